@@ -1,0 +1,198 @@
+"""Cards, kinds and count vectors (RULES.md §1).
+
+The engine never handles card objects.  Every rule of classic canasta
+depends only on a card's *kind*: its rank, except that the colour of a 3
+matters (R1.3).  A hand is therefore a list of ``KIND_COUNT`` integers, one
+count per kind, and the stock is a list of card ids whose kind is a table
+look-up.  Suits survive only in the card ids of the stock, so that whatever
+shows a card to a person (logs, narration, errors) can print ``K♠``.
+
+Kind indices, chosen so that every natural rank is a contiguous range::
+
+    0 JK   1 2   2 black 3   3 red 3   4 4  5 5  6 6  7 7  8 8  9 9
+    10 10  11 J  12 Q  13 K  14 A
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from sim.errors import CardParseError
+
+__all__ = [
+    "ACE",
+    "BLACK_THREE",
+    "CARD_COUNT",
+    "CARD_KIND",
+    "CARD_SUIT",
+    "DECK_COUNTS",
+    "JOKER",
+    "KIND_COUNT",
+    "KIND_NAMES",
+    "KIND_VALUE",
+    "NATURAL_KINDS",
+    "RED_THREE",
+    "SUITS",
+    "TWO",
+    "WILD_KINDS",
+    "card_text",
+    "counts_from_kinds",
+    "counts_text",
+    "counts_value",
+    "is_natural",
+    "is_wild",
+    "kind_text",
+    "kinds_from_counts",
+    "kinds_text",
+    "parse_kind",
+    "parse_kinds",
+]
+
+JOKER = 0
+TWO = 1
+BLACK_THREE = 2
+RED_THREE = 3
+FOUR = 4
+ACE = 14
+KIND_COUNT = 15
+NATURAL_KINDS = tuple(range(FOUR, ACE + 1))
+"""The eleven natural ranks 4 to A (R1.3), the only ranks an ordinary meld can have."""
+WILD_KINDS = (JOKER, TWO)
+"""Jokers and deuces (R1.2)."""
+
+KIND_NAMES = ("JK", "2", "3b", "3r", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+"""Text of each kind; black and red 3s are told apart by a suffix."""
+
+# R1.4: the one table of card values, used for melds, minimums and penalties.
+KIND_VALUE = (50, 20, 5, 0, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20)
+
+SUITS = "♠♥♦♣"
+_RED_SUITS = frozenset((1, 2))
+_RANK_ORDER = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+CARD_COUNT = 108
+"""R1.1: two 52-card packs and four jokers."""
+
+
+def _build_card_tables() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    # Card id = pack * 52 + suit * 13 + rank position for ids 0-103; 104-107 are jokers.
+    kinds: list[int] = []
+    suits: list[int] = []
+    for _pack in range(2):
+        for suit in range(4):
+            for rank_text in _RANK_ORDER:
+                if rank_text == "3":
+                    kinds.append(RED_THREE if suit in _RED_SUITS else BLACK_THREE)
+                else:
+                    kinds.append(KIND_NAMES.index(rank_text))
+                suits.append(suit)
+    kinds.extend([JOKER] * 4)
+    suits.extend([-1] * 4)
+    return tuple(kinds), tuple(suits)
+
+
+CARD_KIND, CARD_SUIT = _build_card_tables()
+"""``CARD_KIND[card_id]`` and ``CARD_SUIT[card_id]`` (-1 for jokers), built once at import."""
+
+DECK_COUNTS = tuple(CARD_KIND.count(kind) for kind in range(KIND_COUNT))
+"""How many cards of each kind the 108-card deck holds (4 jokers, 8 deuces, 4 black 3s, ...)."""
+
+_KIND_ALIASES: dict[str, int] = {}
+for _kind, _name in enumerate(KIND_NAMES):
+    _KIND_ALIASES[_name.upper()] = _kind
+_KIND_ALIASES.update(
+    {
+        "JOKER": JOKER,
+        "T": 10,
+        "3S": BLACK_THREE,
+        "3C": BLACK_THREE,
+        "3♠": BLACK_THREE,
+        "3♣": BLACK_THREE,
+        "3H": RED_THREE,
+        "3D": RED_THREE,
+        "3♥": RED_THREE,
+        "3♦": RED_THREE,
+    }
+)
+_SUIT_LETTERS = {"♠": 0, "♥": 1, "♦": 2, "♣": 3, "S": 0, "H": 1, "D": 2, "C": 3}
+
+
+def is_wild(kind: int) -> bool:
+    """Return whether ``kind`` is a joker or a deuce (R1.2)."""
+    return kind <= TWO
+
+
+def is_natural(kind: int) -> bool:
+    """Return whether ``kind`` is a natural rank 4 to A (R1.3)."""
+    return kind >= FOUR
+
+
+def kind_text(kind: int) -> str:
+    """Return the text of one kind, e.g. ``'K'``, ``'JK'``, ``'3b'``."""
+    return KIND_NAMES[kind]
+
+
+def card_text(card_id: int) -> str:
+    """Return a card with its suit, e.g. ``'K♠'``, ``'10♥'``, ``'JK'``."""
+    kind = CARD_KIND[card_id]
+    if kind == JOKER:
+        return "JK"
+    name = "3" if kind in (BLACK_THREE, RED_THREE) else KIND_NAMES[kind]
+    return name + SUITS[CARD_SUIT[card_id]]
+
+
+def parse_kind(text: str) -> int:
+    """Parse one card or kind: ``'K'``, ``'K♠'``, ``'ks'``, ``'10'``, ``'T'``, ``'JK'``, ``'3b'``, ``'3♥'``.
+
+    A suit other than a 3's is accepted and ignored, since only the colour of 3s matters.
+
+    :raises CardParseError: if the text names no card.
+    """
+    token = text.strip().upper()
+    kind = _KIND_ALIASES.get(token)
+    if kind is None and len(token) >= 2 and token[-1] in _SUIT_LETTERS and token[:-1] != "3":
+        kind = _KIND_ALIASES.get(token[:-1])
+        if kind == JOKER and token != "JK":
+            kind = None
+    if kind is None:
+        raise CardParseError(
+            f"{text!r} is not a card; use a rank 4-10, J, Q, K, A, 2 or JK, "
+            "and 3b/3r (or 3♠ 3♣ / 3♥ 3♦) for threes"
+        )
+    return kind
+
+
+def parse_kinds(text: str) -> tuple[int, ...]:
+    """Parse space- or comma-separated cards into a tuple of kinds (see :func:`parse_kind`)."""
+    return tuple(parse_kind(token) for token in text.replace(",", " ").split())
+
+
+def counts_from_kinds(kinds: Iterable[int]) -> list[int]:
+    """Return the count vector of a sequence of kinds."""
+    counts = [0] * KIND_COUNT
+    for kind in kinds:
+        counts[kind] += 1
+    return counts
+
+
+def kinds_from_counts(counts: Sequence[int]) -> list[int]:
+    """Return the kinds of a count vector, highest rank first, jokers and deuces last."""
+    kinds: list[int] = []
+    for kind in range(KIND_COUNT - 1, -1, -1):
+        kinds.extend([kind] * counts[kind])
+    return kinds
+
+
+def kinds_text(kinds: Iterable[int]) -> str:
+    """Return kinds as text separated by spaces, e.g. ``'K K JK'``."""
+    return " ".join(KIND_NAMES[kind] for kind in kinds)
+
+
+def counts_text(counts: Sequence[int]) -> str:
+    """Return a count vector as text, highest rank first (``'A K K 7 2'``); ``'-'`` when empty."""
+    return kinds_text(kinds_from_counts(counts)) or "-"
+
+
+def counts_value(counts: Sequence[int]) -> int:
+    """Return the total card value (R1.4) of a count vector."""
+    return sum(count * value for count, value in zip(counts, KIND_VALUE))

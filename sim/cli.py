@@ -1,0 +1,17 @@
+"""The ``canasta-sim`` command line; each command lives in its own module under :mod:`sim.commands`."""
+
+from __future__ import annotations
+
+import click
+
+from sim import __version__
+from sim.commands.run import run_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="canasta-sim")
+def main() -> None:
+    """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""
+
+
+main.add_command(run_command)

@@ -1,0 +1,90 @@
+"""The error hierarchy of canasta-sim.
+
+Every error the library raises on purpose derives from :class:`CanastaError`,
+and those caused by a bad value also derive from :class:`ValueError`, so
+callers can catch either.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CanastaError",
+    "CardParseError",
+    "IllegalMoveError",
+    "MoveParseError",
+    "RulesError",
+    "StrategyError",
+    "StrategyLoadError",
+]
+
+
+class CanastaError(Exception):
+    """Root of every error canasta-sim raises on purpose."""
+
+
+class CardParseError(CanastaError, ValueError):
+    """A text did not name a card or a kind."""
+
+
+class MoveParseError(CanastaError, ValueError):
+    """A text did not describe a move in the notation of :mod:`sim.moves`."""
+
+
+class RulesError(CanastaError, ValueError):
+    """A rule-set key is unknown or its value is not accepted."""
+
+
+class IllegalMoveError(CanastaError, ValueError):
+    """A move breaks a rule.
+
+    The message names the player, the move, the phase and the rule broken,
+    e.g. ``seat 0 (A), acquire: take 7 JK: R8.2b: the pile is frozen; ...``.
+
+    :ivar rule: the RULES.md ID of the rule broken, e.g. ``'R8.2b'``.
+    :ivar seat: the seat that tried the move, or ``None``.
+    :ivar move: the move tried, or ``None``.
+    :ivar phase: the phase of the turn when it was tried.
+    """
+
+    def __init__(self, rule: str, reason: str, *, seat=None, move=None, phase: str = "") -> None:
+        self.rule = rule
+        self.reason = reason
+        self.seat = seat
+        self.move = move
+        self.phase = phase
+        where = []
+        if seat is not None:
+            where.append(f"seat {seat} ({'AB'[seat % 2]})")
+        if phase:
+            where.append(phase)
+        if move is not None:
+            where.append(str(move))
+        prefix = ", ".join(where[:2])
+        if len(where) > 2:
+            prefix += f": {where[2]}"
+        super().__init__(f"{prefix}: {rule}: {reason}" if prefix else f"{rule}: {reason}")
+
+
+class StrategyLoadError(CanastaError, ValueError):
+    """A strategy spec could not be turned into a strategy class or instance."""
+
+
+class StrategyError(CanastaError):
+    """A strategy failed during a game: it raised, returned something malformed or illegal, or overran its time.
+
+    :ivar spec: the strategy's spec.
+    :ivar seat: the seat it played.
+    :ivar game_seed: the seed of the game.
+    :ivar decision: the decision it was asked for.
+    :ivar returned: the value it returned (``None`` if it raised).
+    """
+
+    def __init__(self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None) -> None:
+        self.spec = spec
+        self.seat = seat
+        self.game_seed = game_seed
+        self.decision = decision
+        self.returned = returned
+        super().__init__(
+            f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
+        )

@@ -1,0 +1,142 @@
+"""Can a hand be melded out this turn, and how? (RULES.md E4, used by R12.5.)
+
+Asking the partner is allowed only when the player could go out, so that a
+"yes" never traps them.  The search is small because a hand is a count
+vector: the natural cards of each rank have nowhere to go but that rank's
+meld, so the only real choices are which single card (if any) is discarded
+and where the wild cards go.  Wild cards are spread by a greedy fill that
+completes the canastas closest to seven first, which maximises the number of
+canastas for a given number of wild cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
+from sim.melds import CANASTA_SIZE, max_wilds
+from sim.moves import WILD_RANK, MeldGroup
+from sim.rules import Rules
+
+__all__ = ["can_meld_out", "find_meld_out"]
+
+_UNBOUNDED = 1 << 30
+
+
+def can_meld_out(
+    rules: Rules,
+    hand: Sequence[int],
+    melds: Sequence[Sequence[int]],
+    *,
+    minimum: int,
+    allow_no_discard: bool = True,
+) -> bool:
+    """Return whether ``hand`` can be laid on the side's ``melds`` leaving at most one card to discard.
+
+    :param minimum: the initial-meld count the melded cards must reach (0 once the side has melded).
+    :param allow_no_discard: whether laying every card, with no discard, counts as going out.
+    """
+    return find_meld_out(rules, hand, melds, minimum=minimum, allow_no_discard=allow_no_discard) is not None
+
+
+def find_meld_out(
+    rules: Rules,
+    hand: Sequence[int],
+    melds: Sequence[Sequence[int]],
+    *,
+    minimum: int,
+    allow_no_discard: bool = True,
+) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+    """Return ``(groups, discard)`` that meld ``hand`` out, or ``None`` when it cannot be done.
+
+    ``discard`` is the kind left to discard, or ``None`` when every card is melded.  Laying the
+    groups as one :class:`~sim.moves.Meld` and then discarding goes out, provided the turn's
+    other conditions (the partner's answer, R12.5) allow it.
+    """
+    candidates: list[int | None] = [kind for kind in range(KIND_COUNT) if hand[kind]]
+    if allow_no_discard:
+        candidates.insert(0, None)
+    for leftover in candidates:
+        counts = list(hand)
+        if leftover is not None:
+            counts[leftover] -= 1
+        groups = _lay_all(rules, counts, melds, minimum, no_discard=leftover is None)
+        if groups is not None:
+            return groups, leftover
+    return None
+
+
+def _lay_all(
+    rules: Rules, counts: list[int], melds: Sequence[Sequence[int]], minimum: int, *, no_discard: bool
+) -> tuple[MeldGroup, ...] | None:
+    if counts[RED_THREE]:
+        return None
+    black_threes = counts[BLACK_THREE]
+    if black_threes and (rules.black_three_melds == "never" or black_threes not in (3, 4)):
+        return None
+    if sum(KIND_VALUE[kind] * counts[kind] for kind in range(KIND_COUNT)) < minimum:
+        return None
+    wilds = counts[JOKER] + counts[TWO]
+    # Per rank: [naturals from hand, wilds given, lowest wilds, room for wilds, size before wilds]
+    plan: dict[int, list[int]] = {}
+    for rank in range(FOUR, KIND_COUNT):
+        held = counts[rank]
+        old_naturals, old_jokers, old_deuces = melds[rank]
+        old_wilds = old_jokers + old_deuces
+        if held == 0 and old_naturals + old_wilds == 0:
+            continue
+        naturals = old_naturals + held
+        room = max_wilds(rules, rank, naturals) - old_wilds
+        lowest = max(0, 3 - naturals) if old_naturals + old_wilds == 0 else 0
+        if lowest > room:
+            return None
+        plan[rank] = [held, lowest, lowest, room, naturals + old_wilds]
+    budget = wilds - sum(entry[1] for entry in plan.values())
+    if budget < 0:
+        return None
+    canastas = 0
+    deficits = []
+    for rank, entry in plan.items():
+        size = entry[4] + entry[1]
+        if size >= CANASTA_SIZE:
+            canastas += 1
+        elif CANASTA_SIZE - size <= entry[3] - entry[1]:
+            deficits.append((CANASTA_SIZE - size, rank))
+    if sum(melds[WILD_RANK]) >= CANASTA_SIZE:
+        canastas += 1
+    for deficit, rank in sorted(deficits):
+        if canastas >= rules.canastas_to_go_out or deficit > budget:
+            break
+        plan[rank][1] += deficit
+        budget -= deficit
+        canastas += 1
+    if canastas < rules.canastas_to_go_out:
+        return None
+    for entry in plan.values():
+        spare = min(budget, entry[3] - entry[1])
+        entry[1] += spare
+        budget -= spare
+    wild_only = 0
+    if budget:
+        wild_meld_exists = sum(melds[WILD_RANK]) > 0
+        if not rules.allow_wild_only_melds or (budget < 3 and not wild_meld_exists):
+            return None
+        wild_only = budget
+    if no_discard and rules.going_out_without_discard == "only_if_hand_holds_canasta":
+        # R12.2 (seed-002 reading): the hand itself must hold a whole canasta.
+        if not any(entry[0] + entry[1] >= CANASTA_SIZE for entry in plan.values()):
+            return None
+    jokers_left = counts[JOKER]
+    groups: list[MeldGroup] = []
+    for rank, entry in plan.items():
+        if entry[0] == 0 and entry[1] == 0:
+            continue
+        jokers = min(jokers_left, entry[1])
+        jokers_left -= jokers
+        groups.append(MeldGroup.of(rank, entry[0], jokers, entry[1] - jokers))
+    if black_threes:
+        groups.append(MeldGroup.of(BLACK_THREE, black_threes))
+    if wild_only:
+        jokers = min(jokers_left, wild_only)
+        groups.append(MeldGroup.of(WILD_RANK, 0, jokers, wild_only - jokers))
+    return tuple(groups)

@@ -1,0 +1,174 @@
+"""Lazy legal-move generators for a :class:`~sim.state.HandState`.
+
+Every generator yields moves one at a time and checks each with the state's
+own ``can_x`` method, so what it yields is legal by the same code that
+judges a strategy's choice.  Two listings are canonical rather than
+exhaustive, because the exhaustive ones add nothing a player cannot reach:
+
+* once a side has melded, :func:`legal_melds` lists single groups; several
+  groups laid one after another reach every compound meld;
+* :func:`legal_takes` lists a take with extra melds only when the top-card
+  meld alone falls short of the initial minimum; otherwise those melds can be
+  laid right after the take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from sim.melds import meld_problem
+from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from sim.state import ACQUIRE, ANSWER, PLAY, HandState
+
+__all__ = ["legal_acquires", "legal_discards", "legal_melds", "legal_moves", "legal_takes"]
+
+_DRAW = Draw()
+_STOP = Stop()
+_ASK = Ask()
+
+
+def legal_moves(state: HandState) -> Iterator[Move]:
+    """Yield every legal move of the decision now due (see the module's note on canonical listings)."""
+    if state.phase == ACQUIRE:
+        yield from legal_acquires(state)
+    elif state.phase == PLAY:
+        if state.can_ask(_ASK):
+            yield _ASK
+        yield from legal_melds(state)
+        yield from legal_discards(state)
+        if state.can_stop(_STOP):
+            yield _STOP
+    elif state.phase == ANSWER:
+        yield Answer(True)
+        yield Answer(False)
+
+
+def legal_acquires(state: HandState) -> Iterator[Move]:
+    """Yield the legal ways to begin the turn: draw, take the pile, or stop on an empty stock."""
+    if state.phase != ACQUIRE:
+        return
+    if state.stock:
+        yield _DRAW
+    yield from legal_takes(state)
+    if state.can_stop(_STOP):
+        yield _STOP
+
+
+def legal_takes(state: HandState) -> Iterator[TakePile]:
+    """Yield the legal pile takes, one per choice of hand cards melded with the top card."""
+    if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:
+        return
+    top = state.pile[-1]
+    hand = state.hands[state.seat]
+    side = state.side
+    for naturals in range(hand[top] + 1):
+        for jokers in range(min(hand[JOKER], 3) + 1):
+            for deuces in range(min(hand[TWO], 3) + 1):
+                cards = (top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
+                move = TakePile(cards)
+                if state.can_take_pile(move):
+                    yield move
+                elif not state.side_has_melded[side] and naturals >= 2:
+                    value = KIND_VALUE[top] * (naturals + 1) + 50 * jokers + 20 * deuces
+                    if value < state.requirements[side]:
+                        rest = list(hand)
+                        rest[top] -= naturals
+                        rest[JOKER] -= jokers
+                        rest[TWO] -= deuces
+                        for extra in _group_sets(state, rest, exclude=top):
+                            move = TakePile(cards, extra)
+                            if state.can_take_pile(move):
+                                yield move
+
+
+def legal_melds(state: HandState) -> Iterator[Meld]:
+    """Yield legal melds: single groups once the side has melded, whole openings before."""
+    if state.phase != PLAY:
+        return
+    hand = state.hands[state.seat]
+    if not state.side_has_melded[state.side]:
+        for groups in _group_sets(state, list(hand), exclude=None):
+            move = Meld(groups)
+            if state.can_meld(move):
+                yield move
+        return
+    melds = state.melds[state.side]
+    for rank in range(FOUR, KIND_COUNT):
+        existing = sum(melds[rank])
+        lowest = 0 if existing else 2
+        for naturals in range(lowest, hand[rank] + 1):
+            for jokers in range(min(hand[JOKER], 3) + 1):
+                for deuces in range(min(hand[TWO], 3) + 1):
+                    if naturals + jokers + deuces == 0:
+                        continue
+                    move = Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
+                    if state.can_meld(move):
+                        yield move
+    for count in (3, 4):
+        if hand[BLACK_THREE] >= count:
+            move = Meld((MeldGroup.of(BLACK_THREE, count),))
+            if state.can_meld(move):
+                yield move
+    if state.rules.allow_wild_only_melds:
+        for jokers in range(hand[JOKER] + 1):
+            for deuces in range(hand[TWO] + 1):
+                if jokers + deuces:
+                    move = Meld((MeldGroup.of(WILD_RANK, 0, jokers, deuces),))
+                    if state.can_meld(move):
+                        yield move
+
+
+def legal_discards(state: HandState) -> Iterator[Discard]:
+    """Yield one legal discard per kind in hand."""
+    if state.phase != PLAY:
+        return
+    hand = state.hands[state.seat]
+    for kind in range(KIND_COUNT - 1, -1, -1):
+        if hand[kind]:
+            move = Discard(kind)
+            if state.can_discard(move):
+                yield move
+
+
+def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
+    """Yield every non-empty set of new melds that ``counts`` can make, each meld valid on its own."""
+    rules = state.rules
+    options: list[tuple[int, list[tuple[int, int, int]]]] = []
+    for rank in range(FOUR, KIND_COUNT):
+        if rank == exclude or counts[rank] < 2:
+            continue
+        shapes = []
+        for naturals in range(2, counts[rank] + 1):
+            for jokers in range(min(counts[JOKER], 3) + 1):
+                for deuces in range(min(counts[TWO], 3) + 1):
+                    if meld_problem(rules, rank, naturals, jokers, deuces) is None:
+                        shapes.append((naturals, jokers, deuces))
+        options.append((rank, shapes))
+    if counts[BLACK_THREE] >= 3:
+        options.append((BLACK_THREE, [(n, 0, 0) for n in range(3, counts[BLACK_THREE] + 1)]))
+    if rules.allow_wild_only_melds:
+        shapes = [
+            (0, jokers, deuces)
+            for jokers in range(counts[JOKER] + 1)
+            for deuces in range(counts[TWO] + 1)
+            if jokers + deuces >= 3
+        ]
+        options.append((WILD_RANK, shapes))
+
+    chosen: list[MeldGroup] = []
+
+    def walk(index: int, jokers_left: int, deuces_left: int) -> Iterator[tuple[MeldGroup, ...]]:
+        if index == len(options):
+            if chosen:
+                yield tuple(chosen)
+            return
+        yield from walk(index + 1, jokers_left, deuces_left)
+        rank, shapes = options[index]
+        for naturals, jokers, deuces in shapes:
+            if jokers <= jokers_left and deuces <= deuces_left:
+                chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
+                yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
+                chosen.pop()
+
+    yield from walk(0, counts[JOKER], counts[TWO])

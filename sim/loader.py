@@ -1,0 +1,176 @@
+"""Turning a strategy spec into a strategy.
+
+A spec names a strategy and, optionally, its parameters after a colon-free
+tail of ``key=value`` pairs:
+
+=========================================  ===============================================
+spec                                       strategy
+=========================================  ===============================================
+``expert``                                 a built-in (see :data:`strategies.BUILTIN`)
+``path/to/bot.py:MyBot``                   class ``MyBot`` in that file
+``package.module:MyBot``                   class ``MyBot`` in an importable module
+``mybot``                                  a plugin installed under the entry-point group
+                                           ``canasta_sim.strategies``
+``expert:aggression=0.7,patience=2``       any of the above, with parameters
+=========================================  ===============================================
+
+Worker processes call :func:`load_strategy` with the same spec, so a user's
+file works whatever the start method.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import importlib.metadata
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from sim.errors import StrategyLoadError
+from sim.strategy import Strategy
+
+__all__ = ["ENTRY_POINT_GROUP", "LoadedStrategy", "available_strategies", "load_strategy", "parse_spec"]
+
+ENTRY_POINT_GROUP = "canasta_sim.strategies"
+"""Installed packages register strategies under this entry-point group."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadedStrategy:
+    """A strategy class with the parameters its spec gave; calling it with an RNG builds one seat's player."""
+
+    spec: str
+    cls: type[Strategy]
+    parameters: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self, rng: random.Random) -> Strategy:
+        return self.cls(rng, **dict(self.parameters))
+
+    @property
+    def label(self) -> str:
+        """``name@version`` of the strategy class."""
+        return self.cls.label()
+
+
+def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Split a spec into its target and its ``key=value`` parameters.
+
+    >>> parse_spec("expert:aggression=0.7")
+    ('expert', (('aggression', '0.7'),))
+    >>> parse_spec("bots/my_bot.py:MyBot:depth=2")
+    ('bots/my_bot.py:MyBot', (('depth', '2'),))
+    """
+    if not spec or not spec.strip():
+        raise StrategyLoadError("empty strategy spec; use a built-in name, FILE.py:Class, module:Class or a plugin name")
+    parts = spec.strip().split(":")
+    target_parts: list[str] = []
+    parameters: list[tuple[str, str]] = []
+    for index, part in enumerate(parts):
+        if "=" in part and index > 0:
+            for item in part.split(","):
+                key, sep, value = item.partition("=")
+                if not sep or not key.strip():
+                    raise StrategyLoadError(f"strategy spec {spec!r}: parameter {item!r} is not KEY=VALUE")
+                parameters.append((key.strip(), value.strip()))
+        elif parameters:
+            raise StrategyLoadError(f"strategy spec {spec!r}: parameters must come last")
+        else:
+            target_parts.append(part)
+    return ":".join(target_parts), tuple(parameters)
+
+
+def load_strategy(spec: str) -> LoadedStrategy:
+    """Resolve a spec to a :class:`LoadedStrategy`, checking its parameters by building one instance.
+
+    :raises StrategyLoadError: naming what was wrong (unknown name, missing file or class, a file
+        that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
+    """
+    target, parameters = parse_spec(spec)
+    cls = _resolve(target)
+    loaded = LoadedStrategy(spec.strip(), cls, parameters)
+    loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run
+    return loaded
+
+
+def _resolve(target: str) -> type[Strategy]:
+    from strategies import BUILTIN
+
+    if target in BUILTIN:
+        return BUILTIN[target]
+    module_part, sep, class_name = target.rpartition(":")
+    if not sep:
+        plugin = _entry_points().get(target)
+        if plugin is None:
+            known = ", ".join(sorted(set(BUILTIN) | set(_entry_points())))
+            raise StrategyLoadError(
+                f"unknown strategy {target!r}; use one of: {known}, or FILE.py:Class, or module:Class"
+            )
+        try:
+            obj = plugin.load()
+        except Exception as error:  # a plugin that fails to import is reported, whatever the failure
+            raise StrategyLoadError(f"strategy plugin {target!r} failed to load: {type(error).__name__}: {error}") from None
+        return _check_class(obj, target)
+    if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
+        module = _import_file(Path(module_part))
+    else:
+        try:
+            module = importlib.import_module(module_part)
+        except ImportError as error:
+            raise StrategyLoadError(f"strategy module {module_part!r} cannot be imported: {error}") from None
+        except Exception as error:  # the module's own code failed while importing
+            raise StrategyLoadError(
+                f"strategy module {module_part!r} failed while importing: {type(error).__name__}: {error}"
+            ) from None
+    obj = getattr(module, class_name, None)
+    if obj is None:
+        raise StrategyLoadError(f"{module_part!r} has no class {class_name!r}")
+    return _check_class(obj, target)
+
+
+@functools.lru_cache(maxsize=None)
+def _import_file(path: Path):
+    path = path.expanduser()
+    if not path.is_file():
+        raise StrategyLoadError(f"strategy file {str(path)!r} does not exist")
+    module_name = f"canasta_user_strategy_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise StrategyLoadError(f"strategy file {str(path)!r} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # any failure in the user's file is reported with its cause
+        del sys.modules[module_name]
+        raise StrategyLoadError(
+            f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}"
+        ) from None
+    return module
+
+
+def _check_class(obj: Any, target: str) -> type[Strategy]:
+    if not (isinstance(obj, type) and issubclass(obj, Strategy)):
+        raise StrategyLoadError(f"{target!r} is not a subclass of sim.strategy.Strategy")
+    return obj
+
+
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    return {point.name: point for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def available_strategies() -> list[tuple[str, type[Strategy] | None, str]]:
+    """List ``(spec name, class or None, where from)`` for built-ins and installed plugins."""
+    from strategies import BUILTIN
+
+    found: list[tuple[str, type[Strategy] | None, str]] = [(name, cls, "built-in") for name, cls in BUILTIN.items()]
+    for name, point in sorted(_entry_points().items()):
+        try:
+            cls = _check_class(point.load(), name)
+        except Exception:  # listed as broken rather than hidden; check-strategy gives the reason
+            cls = None
+        found.append((name, cls, f"plugin {point.value}"))
+    return found

@@ -1,0 +1,260 @@
+"""Move records: small frozen values with a text form that round-trips.
+
+============================  ===========================================================
+text                          move
+============================  ===========================================================
+``draw``                      :class:`Draw` the top card of the stock (R7.1)
+``take 7 7``                  :class:`TakePile` melding the top card with 7 7 (R8.2)
+``take``                      :class:`TakePile` laying the top card off on the side's meld
+``take K K; A A 2``           :class:`TakePile` plus extra melds for the minimum (R8.3)
+``meld K K K; 8 8 2; 7:JK``   :class:`Meld` of one or more groups; ``7:JK`` adds a joker to the 7s
+``ask``                       :class:`Ask` the partner "may I go out?" (R12.5)
+``answer yes``                :class:`Answer` from the partner
+``discard 4``                 :class:`Discard` one card (R6.1)
+``stop``                      :class:`Stop`: decline the pile on an empty stock (R13.3), or end
+                              a turn that may not discard (R13.1 ``meld_no_discard``)
+============================  ===========================================================
+
+>>> parse_move("meld K K K; 8 8 2")
+parse_move('meld K K K; 8 8 2')
+>>> str(parse_move("take 7♥ 7♦"))
+'take 7 7'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Union
+
+from sim.cards import BLACK_THREE, JOKER, KIND_NAMES, TWO, is_natural, kinds_text, parse_kind, parse_kinds
+from sim.errors import CardParseError, MoveParseError
+
+__all__ = [
+    "Answer",
+    "Ask",
+    "Discard",
+    "Draw",
+    "Meld",
+    "MeldGroup",
+    "Move",
+    "Stop",
+    "TakePile",
+    "WILD_RANK",
+    "parse_move",
+]
+
+WILD_RANK = JOKER
+"""The rank slot of a meld made only of wild cards (allowed only by ``allow_wild_only_melds``)."""
+
+
+def _card_order(kind: int) -> tuple[bool, int]:
+    return (kind <= TWO, kind)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class MeldGroup:
+    """Cards from hand laid on one rank: a new meld, or an addition to the side's meld of that rank (R9.6).
+
+    :ivar rank: a natural kind (4 to A), ``BLACK_THREE`` (R5.3) or ``WILD_RANK``.
+    :ivar cards: the kinds taken from hand, naturals first, then jokers, then deuces.
+    """
+
+    rank: int
+    cards: tuple[int, ...]
+
+    @classmethod
+    def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
+        """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
+        natural_cards = (rank,) * naturals if rank != WILD_RANK else ()
+        return cls(rank, natural_cards + (JOKER,) * jokers + (TWO,) * deuces)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sorted(self.cards, key=_card_order)))
+
+    @property
+    def naturals(self) -> int:
+        """How many cards of the group's own rank it holds."""
+        return 0 if self.rank == WILD_RANK else self.cards.count(self.rank)
+
+    @property
+    def jokers(self) -> int:
+        """How many jokers it holds."""
+        return self.cards.count(JOKER)
+
+    @property
+    def deuces(self) -> int:
+        """How many 2s it holds."""
+        return self.cards.count(TWO)
+
+    def __str__(self) -> str:
+        if self.rank != WILD_RANK and self.rank in self.cards:
+            return kinds_text(self.cards)
+        rank_name = "wild" if self.rank == WILD_RANK else KIND_NAMES[self.rank]
+        return f"{rank_name}:{kinds_text(self.cards)}"
+
+    @classmethod
+    def from_text(cls, text: str) -> MeldGroup:
+        """Parse ``'K K JK'`` or ``'K:JK'`` (``'wild:JK JK 2'`` for a wild-only meld).
+
+        :raises MoveParseError: when no rank can be told or a card is not understood.
+        """
+        rank_text, sep, cards_text = text.partition(":")
+        try:
+            if sep:
+                rank = WILD_RANK if rank_text.strip().lower() == "wild" else parse_kind(rank_text)
+                cards = parse_kinds(cards_text)
+            else:
+                cards = parse_kinds(text)
+                ranks = {kind for kind in cards if kind > TWO}
+                if len(ranks) != 1:
+                    raise MoveParseError(
+                        f"meld group {text!r} must hold cards of exactly one rank; "
+                        "write RANK:CARDS (e.g. K:JK) to add only wild cards"
+                    )
+                (rank,) = ranks
+        except CardParseError as error:
+            raise MoveParseError(f"meld group {text!r}: {error}") from None
+        if not cards:
+            raise MoveParseError(f"meld group {text!r} holds no card")
+        return cls(rank, cards)
+
+
+def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
+    return "; ".join(str(group) for group in groups)
+
+
+def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
+    return tuple(MeldGroup.from_text(part) for part in text.split(";") if part.strip())
+
+
+class _MoveBase:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"parse_move({str(self)!r})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Draw(_MoveBase):
+    """Draw the top card of the stock (R7.1); red 3s drawn are laid down and replaced (R4.2)."""
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class TakePile(_MoveBase):
+    """Take the whole discard pile (R8.2, R8.3).
+
+    :ivar cards: the hand cards melded with the top card (empty: lay it off on the side's meld).
+    :ivar extra: further melds from hand laid with the take to reach the initial minimum (R8.3.1).
+    """
+
+    cards: tuple[int, ...] = ()
+    extra: tuple[MeldGroup, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cards", tuple(sorted(self.cards, key=_card_order)))
+
+    def __str__(self) -> str:
+        text = "take"
+        if self.cards:
+            text += " " + kinds_text(self.cards)
+        if self.extra:
+            text += ("; " if self.cards else " ; ") + _groups_text(self.extra)
+        return text
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Meld(_MoveBase):
+    """Lay one or more groups from hand; validated together (R6.5, R10.3)."""
+
+    groups: tuple[MeldGroup, ...]
+
+    def __str__(self) -> str:
+        return "meld " + _groups_text(self.groups)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Ask(_MoveBase):
+    """Ask the partner "may I go out?" (R12.5)."""
+
+    def __str__(self) -> str:
+        return "ask"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Answer(_MoveBase):
+    """The partner's binding answer to :class:`Ask` (R12.5)."""
+
+    yes: bool
+
+    def __str__(self) -> str:
+        return "answer yes" if self.yes else "answer no"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Discard(_MoveBase):
+    """Discard one card of this kind (R6.1, R6.3)."""
+
+    card: int
+
+    def __str__(self) -> str:
+        return f"discard {KIND_NAMES[self.card]}"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Stop(_MoveBase):
+    """End the turn without acquiring (empty stock, R13.3) or without discarding (R13.1)."""
+
+    def __str__(self) -> str:
+        return "stop"
+
+
+Move = Union[Draw, TakePile, Meld, Ask, Answer, Discard, Stop]
+"""Any move record."""
+
+_SIMPLE = {"draw": Draw(), "ask": Ask(), "stop": Stop(), "answer yes": Answer(True), "answer no": Answer(False)}
+
+
+def parse_move(text: str) -> Move:
+    """Parse the text form of a move (see the module's table); ``str(parse_move(t))`` normalises ``t``.
+
+    :raises MoveParseError: naming the text and the accepted forms.
+    """
+    normal = " ".join(text.strip().split())
+    simple = _SIMPLE.get(normal.lower())
+    if simple is not None:
+        return simple
+    verb, _, rest = normal.partition(" ")
+    verb = verb.lower()
+    try:
+        if verb == "take":
+            first, _, extra_text = rest.partition(";")
+            return TakePile(parse_kinds(first), _parse_groups(extra_text))
+        if verb == "meld":
+            groups = _parse_groups(rest)
+            if not groups:
+                raise MoveParseError(f"move {text!r}: a meld needs at least one group of cards")
+            return Meld(groups)
+        if verb == "discard":
+            cards = parse_kinds(rest)
+            if len(cards) != 1:
+                raise MoveParseError(f"move {text!r}: discard exactly one card, e.g. 'discard 4'")
+            return Discard(cards[0])
+    except CardParseError as error:
+        raise MoveParseError(f"move {text!r}: {error}") from None
+    raise MoveParseError(
+        f"move {text!r} is not understood; use draw, take [CARDS][; GROUPS], meld GROUP[; GROUP...], "
+        "ask, answer yes|no, discard CARD, or stop"
+    )
+
+
+def is_black_three_group(group: MeldGroup) -> bool:
+    """Return whether the group is a meld of black 3s (R5.3)."""
+    return group.rank == BLACK_THREE
+
+
+def is_ordinary_rank(rank: int) -> bool:
+    """Return whether ``rank`` is a natural rank that ordinary melds use."""
+    return is_natural(rank)

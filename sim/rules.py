@@ -1,0 +1,227 @@
+"""The rule set: one frozen, keyword-only object with a field per RULES.md §17 key.
+
+>>> rules = Rules(target_score=3000)
+>>> rules.initial_requirement(-40), rules.initial_requirement(0), rules.initial_requirement(3000)
+(15, 50, 120)
+>>> Rules.from_options(["stock_exhausted_rule=official"]).stock_exhausted_rule
+'official'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from sim.errors import RulesError
+
+__all__ = ["DEFAULT_RULES", "Rules", "RULE_CHOICES"]
+
+_NEG_INF = float("-inf")
+
+RULE_CHOICES: dict[str, tuple[str, ...]] = {
+    "tie_rule": ("play_another_hand", "draw"),
+    "wild_ratio_rule": ("no_more_wild_than_natural", "min_two_naturals"),
+    "ask_partner": ("optional", "mandatory", "off"),
+    "black_three_melds": ("going_out_only", "never"),
+    "blocking_wild_cards": ("any_wild", "joker_only"),
+    "dealt_red_three_timing": ("after_deal", "first_turn"),
+    "stock_exhausted_rule": ("seed", "official", "strict"),
+    "last_card_red_three": ("end_no_meld", "meld_no_discard"),
+    "going_out_without_discard": ("always_if_canasta", "only_if_hand_holds_canasta"),
+}
+"""The accepted values of every rule-set key whose value is a word."""
+
+_BOOL_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
+class Rules:
+    """A complete rule set; every default is the recommended choice of RULES.md §17.
+
+    The table of initial-meld minimums (R10.2) is a tuple of
+    ``(lowest cumulative score, minimum)`` pairs in increasing score order;
+    the first pair's score is ``-inf``.
+
+    :raises RulesError: from the constructor, naming the key and the accepted values.
+    """
+
+    target_score: int = 5000
+    """R15.1: the game ends after the hand in which a side reaches this total."""
+    tie_rule: str = "play_another_hand"
+    """R15.3: equal totals at or above the target: ``play_another_hand`` or ``draw``."""
+    initial_meld_table: tuple[tuple[float, int], ...] = ((_NEG_INF, 15), (0, 50), (1500, 90), (3000, 120))
+    """R10.2: ``(lowest cumulative score, minimum)`` pairs."""
+    wild_ratio_rule: str = "no_more_wild_than_natural"
+    """R9.2/D3: ``no_more_wild_than_natural`` (seeds) or ``min_two_naturals`` (official)."""
+    max_wilds_per_meld: int = 3
+    """R9.2: the most wild cards one meld may hold."""
+    allow_wild_only_melds: bool = False
+    """R9.4: ``true`` allows melds of wild cards only (not classic)."""
+    canastas_to_go_out: int = 1
+    """R12.1: canastas a side needs before a player may go out."""
+    natural_canasta_bonus: int = 500
+    """R11.2."""
+    mixed_canasta_bonus: int = 300
+    """R11.2."""
+    going_out_bonus: int = 100
+    """R14.1c."""
+    concealed_going_out_bonus: int = 200
+    """R14.1c: the total for going out concealed; it replaces ``going_out_bonus``."""
+    red_three_value: int = 100
+    """R14.1d: each red 3."""
+    all_four_red_threes_total: int = 800
+    """R14.1d/D11: the total for all four red 3s on one side."""
+    red_three_negative_if_no_meld: bool = True
+    """R14.1d/D12: red 3s count against a side that melded nothing."""
+    ask_partner: str = "optional"
+    """R12.5/D1: ``optional``, ``mandatory`` (ask before going out) or ``off``."""
+    ask_partner_yes_forces_out: bool = True
+    """R12.5: a "yes" obliges the asker to go out (and asking needs going out to be possible)."""
+    black_three_melds: str = "going_out_only"
+    """R5.3/D2: ``going_out_only`` or ``never``."""
+    black_three_freezes_pile: bool = False
+    """R3.4/R5.2/D5: whether a black 3 in the pile freezes it."""
+    blocking_wild_cards: str = "any_wild"
+    """R8.1a/D6: ``any_wild`` or ``joker_only`` (a deuce on top still cannot be taken)."""
+    dealt_red_three_timing: str = "after_deal"
+    """R3.5/D4: ``after_deal`` or ``first_turn``."""
+    one_card_single_pile_block: bool = True
+    """R8.2d/D15: a player holding one card may not take a one-card pile."""
+    concealed_exempt_from_minimum: bool = True
+    """R10.7/D19: going out concealed after drawing needs no initial minimum."""
+    concealed_allows_pile_take: bool = True
+    """R12.6: a turn that took the pile may still go out concealed."""
+    stock_exhausted_rule: str = "seed"
+    """R13.3/D7: ``seed``, ``official`` or ``strict``."""
+    last_card_red_three: str = "end_no_meld"
+    """R13.1/D14: ``end_no_meld`` or ``meld_no_discard``."""
+    going_out_without_discard: str = "always_if_canasta"
+    """R12.2/D9: ``always_if_canasta`` or ``only_if_hand_holds_canasta``."""
+
+    def __post_init__(self) -> None:
+        for key, choices in RULE_CHOICES.items():
+            value = getattr(self, key)
+            if value not in choices:
+                raise RulesError(f"rule {key}={value!r} is not accepted; use one of: {', '.join(choices)}")
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.type == "bool" and not isinstance(value, bool):
+                raise RulesError(f"rule {field.name}={value!r} is not accepted; use true or false")
+            if field.type == "int" and (not isinstance(value, int) or isinstance(value, bool)):
+                raise RulesError(f"rule {field.name}={value!r} is not accepted; use a whole number")
+        if self.target_score <= 0:
+            raise RulesError(f"rule target_score={self.target_score} is not accepted; use a positive whole number")
+        if self.max_wilds_per_meld < 1:
+            raise RulesError(f"rule max_wilds_per_meld={self.max_wilds_per_meld} is not accepted; use 1 or more")
+        if self.canastas_to_go_out < 1:
+            raise RulesError(f"rule canastas_to_go_out={self.canastas_to_go_out} is not accepted; use 1 or more")
+        _verify_meld_table(self.initial_meld_table)
+
+    def initial_requirement(self, cumulative_score: int) -> int:
+        """Return the initial-meld minimum (R10.2) for a side with this cumulative score."""
+        minimum = self.initial_meld_table[0][1]
+        for lowest, value in self.initial_meld_table:
+            if cumulative_score >= lowest:
+                minimum = value
+        return minimum
+
+    def options(self) -> dict[str, Any]:
+        """Return every key with its value in the text form :meth:`from_options` accepts back."""
+        result: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            result[field.name] = format_meld_table(value) if field.name == "initial_meld_table" else value
+        return result
+
+    def changed_options(self) -> dict[str, Any]:
+        """Return only the keys whose values differ from the defaults, in text form."""
+        defaults = DEFAULT_RULES.options()
+        return {key: value for key, value in self.options().items() if defaults[key] != value}
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any]) -> Rules:
+        """Build a rule set from keys and values; values may be text (``'true'``, ``'5000'``).
+
+        :raises RulesError: for an unknown key or a value that is not accepted.
+        """
+        kwargs: dict[str, Any] = {}
+        types = {field.name: field.type for field in dataclasses.fields(cls)}
+        for key, value in mapping.items():
+            if key not in types:
+                raise RulesError(f"unknown rule key {key!r}; known keys: {', '.join(sorted(types))}")
+            kwargs[key] = _coerce(key, types[key], value)
+        return cls(**kwargs)
+
+    @classmethod
+    def from_options(cls, options: Iterable[str]) -> Rules:
+        """Build a rule set from ``KEY=VALUE`` texts such as the CLI's ``--rules``.
+
+        :raises RulesError: for a text without ``=``, an unknown key or a bad value.
+        """
+        mapping: dict[str, str] = {}
+        for option in options:
+            key, sep, value = option.partition("=")
+            if not sep or not key.strip():
+                raise RulesError(f"rule option {option!r} is not KEY=VALUE, e.g. target_score=3000")
+            mapping[key.strip()] = value.strip()
+        return cls.from_mapping(mapping)
+
+
+def format_meld_table(table: tuple[tuple[float, int], ...]) -> str:
+    """Return the text form of an initial-meld table, e.g. ``'-inf:15,0:50,1500:90,3000:120'``."""
+    return ",".join(f"{'-inf' if lowest == _NEG_INF else int(lowest)}:{minimum}" for lowest, minimum in table)
+
+
+def _parse_meld_table(text: str) -> tuple[tuple[float, int], ...]:
+    pairs = []
+    for item in text.split(","):
+        lowest, sep, minimum = item.partition(":")
+        try:
+            pairs.append((_NEG_INF if lowest.strip() == "-inf" else int(lowest), int(minimum)))
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise RulesError(
+                f"rule initial_meld_table={text!r} is not accepted; use SCORE:MINIMUM pairs "
+                "separated by commas, starting at -inf, e.g. -inf:15,0:50,1500:90,3000:120"
+            )
+    return tuple(pairs)
+
+
+def _verify_meld_table(table: Any) -> None:
+    message = (
+        f"rule initial_meld_table={table!r} is not accepted; use (score, minimum) pairs in increasing "
+        "score order starting at -inf, with minimums of 0 or more"
+    )
+    if not isinstance(table, tuple) or not table or table[0][0] != _NEG_INF:
+        raise RulesError(message)
+    lowests = [pair[0] for pair in table]
+    if lowests != sorted(set(lowests)) or any(
+        not isinstance(minimum, int) or isinstance(minimum, bool) or minimum < 0 for _, minimum in table
+    ):
+        raise RulesError(message)
+
+
+def _coerce(key: str, type_name: str, value: Any) -> Any:
+    if not isinstance(value, str):
+        if key == "initial_meld_table" and isinstance(value, (list, tuple)):
+            return tuple(tuple(pair) for pair in value)
+        return value
+    if type_name == "bool":
+        word = value.strip().lower()
+        if word not in _BOOL_WORDS:
+            raise RulesError(f"rule {key}={value!r} is not accepted; use true or false")
+        return _BOOL_WORDS[word]
+    if type_name == "int":
+        try:
+            return int(value)
+        except ValueError:
+            raise RulesError(f"rule {key}={value!r} is not accepted; use a whole number") from None
+    if key == "initial_meld_table":
+        return _parse_meld_table(value)
+    return value.strip()
+
+
+DEFAULT_RULES = Rules()
+"""The recommended rule set of RULES.md §17."""

@@ -1,0 +1,817 @@
+"""The state of one hand and its transitions (RULES.md §3-§13).
+
+:class:`HandState` holds everything about a hand in plain ints and lists:
+count vectors for the four hands, card ids for the stock, kinds for the
+discard pile, and per-side meld counts.  Each move has three tiers, after
+pokerkit: ``verify_x(move)`` raises :class:`~sim.errors.IllegalMoveError`
+with the rule broken, ``can_x(move)`` returns a bool, ``x(move)`` verifies
+and applies.  :meth:`HandState.apply` dispatches on the move's type.
+
+Phases: ``acquire`` (draw, take the pile, or stop on an empty stock),
+``play`` (ask, meld, discard), ``answer`` (the partner answers an ask) and
+``over``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from sim.cards import (
+    BLACK_THREE,
+    CARD_KIND,
+    JOKER,
+    KIND_COUNT,
+    KIND_NAMES,
+    KIND_VALUE,
+    RED_THREE,
+    TWO,
+    counts_text,
+)
+from sim.errors import IllegalMoveError
+from sim.going_out import find_meld_out
+from sim.melds import CANASTA_SIZE, meld_problem, meld_value, rank_name
+from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from sim.rules import Rules
+
+__all__ = [
+    "ACQUIRE",
+    "ANSWER",
+    "END_RED_THREE_LAST_CARD",
+    "END_STOCK_EXHAUSTED",
+    "END_TURN_CAP",
+    "END_WENT_OUT",
+    "HandState",
+    "MAX_TURNS_PER_HAND",
+    "OVER",
+    "PLAY",
+]
+
+ACQUIRE = "acquire"
+PLAY = "play"
+ANSWER = "answer"
+OVER = "over"
+
+END_WENT_OUT = "went_out"
+END_STOCK_EXHAUSTED = "stock_exhausted"
+END_RED_THREE_LAST_CARD = "red_three_last_card"
+END_TURN_CAP = "turn_cap"
+
+MAX_TURNS_PER_HAND = 600
+"""A guard, never reached by legal play: every turn either draws from the 64-card stock or
+takes the pile, which puts at least one more card on the table for good, so a hand has at
+most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``."""
+
+_HAND_SIZE = 11
+_DEALT = 4 * _HAND_SIZE
+
+
+class HandState:
+    """One hand of four-player partnership canasta, from the deal to its end.
+
+    Build it with :meth:`deal`.  Seats 0-3 run clockwise; side 0 (A) is seats 0 and 2,
+    side 1 (B) seats 1 and 3 (R2.1).
+
+    :ivar hands: four count vectors by kind (see :mod:`sim.cards`).
+    :ivar stock: card ids, the top card last.
+    :ivar pile: kinds of the discard pile, the top card last.
+    :ivar melds: ``melds[side][rank] = [naturals, jokers, deuces]``.
+    """
+
+    def __init__(self, rules: Rules, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> None:
+        self.rules = rules
+        self.dealer = dealer
+        self.hand_number = hand_number
+        self.scores_before = (scores[0], scores[1])
+        self.requirements = (rules.initial_requirement(scores[0]), rules.initial_requirement(scores[1]))
+        self.hands: list[list[int]] = [[0] * KIND_COUNT for _ in range(4)]
+        self.hand_sizes = [0, 0, 0, 0]
+        self.stock: list[int] = []
+        self.pile: list[int] = []
+        self.pile_freezers = 0
+        self.melds: list[list[list[int]]] = [[[0, 0, 0] for _ in range(KIND_COUNT)] for _ in range(2)]
+        self.side_has_melded = [False, False]
+        self.seat_has_melded = [False, False, False, False]
+        self.red_threes = [0, 0, 0, 0]
+        self.red_three_cards: list[list[int]] = [[], [], [], []]
+        self.first_turn_done = [False, False, False, False]
+        self.seat = (dealer + 1) % 4
+        self.phase = ACQUIRE
+        self.turn_count = 0
+        self.side_turns = [0, 0]
+        self.pile_takes = [0, 0]
+        self.pile_cards_taken = [0, 0]
+        self.frozen_pile_takes = [0, 0]
+        self.pile_freezes = [0, 0]
+        self.end_reason: str | None = None
+        self.went_out_seat: int | None = None
+        self.went_out_concealed = False
+        self.history: list[tuple[int, Move, tuple[int, ...]]] = []
+        self._reset_turn()
+
+    # ------------------------------------------------------------------ set-up
+
+    @classmethod
+    def deal(cls, rules: Rules, rng: random.Random, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> HandState:
+        """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
+        deck = list(range(108))
+        rng.shuffle(deck)
+        return cls.from_deck(rules, deck, dealer=dealer, scores=scores, hand_number=hand_number)
+
+    @classmethod
+    def from_deck(cls, rules: Rules, deck: Sequence[int], *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> HandState:
+        """Deal a stacked deck of 108 card ids, index 0 the top card (R3.1's engine convention).
+
+        Cards go out one at a time clockwise from the dealer's left; the next card is the upcard.
+        """
+        if sorted(deck) != list(range(108)):
+            raise ValueError("a deck must hold each of the 108 card ids 0-107 exactly once (R1.1)")
+        state = cls(rules, dealer=dealer, scores=scores, hand_number=hand_number)
+        for index in range(_DEALT):
+            seat = (dealer + 1 + index) % 4
+            state.hands[seat][CARD_KIND[deck[index]]] += 1
+            state.hand_sizes[seat] += 1
+        state.stock = list(reversed(deck[_DEALT:]))
+        state._turn_upcard()
+        if rules.dealt_red_three_timing == "after_deal":
+            for offset in range(1, 5):
+                state._lay_dealt_red_threes((dealer + offset) % 4)
+        state._start_turn()
+        return state
+
+    def _turn_upcard(self) -> None:
+        # R3.3: wild cards and red 3s stay in the pile, freezing it, until a plain card shows.
+        while self.stock:
+            kind = CARD_KIND[self.stock.pop()]
+            self.pile.append(kind)
+            if kind <= TWO or kind == RED_THREE:
+                self.pile_freezers += 1
+                continue
+            if kind == BLACK_THREE and self.rules.black_three_freezes_pile:
+                self.pile_freezers += 1
+            break
+
+    def _lay_dealt_red_threes(self, seat: int) -> None:
+        hand = self.hands[seat]
+        while hand[RED_THREE] and self.stock:
+            hand[RED_THREE] -= 1
+            self.hand_sizes[seat] -= 1
+            self.red_threes[seat] += 1
+            card = self.stock.pop()
+            hand[CARD_KIND[card]] += 1
+            self.hand_sizes[seat] += 1
+        self.first_turn_done[seat] = True
+
+    def _reset_turn(self) -> None:
+        self.acquired: str | None = None
+        self.asked = False
+        self.answer: bool | None = None
+        self.melded_this_turn = False
+        self.must_stop = False
+        self.turn_new_ranks: set[int] = set()
+        self.added_to_existing = False
+        self.turn_laid = [0] * KIND_COUNT
+        self.melded_before_turn = self.seat_has_melded[self.seat]
+
+    def _start_turn(self) -> None:
+        if self.turn_count >= MAX_TURNS_PER_HAND:
+            self._end(END_TURN_CAP)
+            return
+        self._reset_turn()
+        if not self.first_turn_done[self.seat]:
+            self._lay_dealt_red_threes(self.seat)
+        if not self.stock and self.rules.stock_exhausted_rule == "strict":
+            self._end(END_STOCK_EXHAUSTED)
+            return
+        self.turn_count += 1
+        self.side_turns[self.seat & 1] += 1
+        self.phase = ACQUIRE
+
+    def _end(self, reason: str) -> None:
+        self.phase = OVER
+        self.end_reason = reason
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def side(self) -> int:
+        """The side (0 = A, 1 = B) of the seat to move."""
+        return self.seat & 1
+
+    @property
+    def actor(self) -> int:
+        """The seat that decides now: the partner while an ask waits for its answer."""
+        return (self.seat + 2) % 4 if self.phase == ANSWER else self.seat
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the hand has ended."""
+        return self.phase == OVER
+
+    @property
+    def pile_top(self) -> int | None:
+        """The kind on top of the discard pile, or ``None`` when it is empty."""
+        return self.pile[-1] if self.pile else None
+
+    def is_pile_blocked(self) -> bool:
+        """R8.1a, R5.2: a wild card (per ``blocking_wild_cards``) or a black 3 is on top."""
+        if not self.pile:
+            return False
+        top = self.pile[-1]
+        if top == JOKER or top == BLACK_THREE:
+            return True
+        return top == TWO and self.rules.blocking_wild_cards == "any_wild"
+
+    def is_pile_frozen(self) -> bool:
+        """R8.1b: the pile holds a wild card or a red 3 (or a black 3 under ``black_three_freezes_pile``)."""
+        return self.pile_freezers > 0
+
+    def is_pile_frozen_for(self, side: int) -> bool:
+        """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
+        return self.pile_freezers > 0 or not self.side_has_melded[side]
+
+    def canasta_count(self, side: int) -> int:
+        """How many canastas the side has on the table (R11.1)."""
+        return sum(1 for meld in self.melds[side] if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE)
+
+    def requirement(self, side: int) -> int:
+        """The side's initial-meld minimum this hand (R10.2), 0 once it has melded (R10.6)."""
+        return 0 if self.side_has_melded[side] else self.requirements[side]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
+        return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
+
+    def _verify_phase(self, move: Move, phase: str) -> None:
+        if self.phase != phase:
+            if self.phase == OVER:
+                raise self._fail("R12.3", "the hand is over", move)
+            raise self._fail("R6.1", f"{move} is a move of the {phase} phase, not the {self.phase} phase", move)
+
+    def _verify_in_hand(self, move: Move, used: list[int]) -> None:
+        hand = self.hands[self.seat]
+        for kind in range(KIND_COUNT):
+            if used[kind] > hand[kind]:
+                raise self._fail(
+                    "R6.1",
+                    f"the move uses {used[kind]} {KIND_NAMES[kind]} but the hand holds {hand[kind]} "
+                    f"(hand: {counts_text(hand)})",
+                    move,
+                )
+
+    def _collect(self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]) -> None:
+        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.
+        for group in groups:
+            rank = group.rank
+            if not (rank >= 4 or rank == BLACK_THREE or rank == WILD_RANK):
+                raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
+            counts = additions.setdefault(rank, [0, 0, 0])
+            for kind in group.cards:
+                if kind == rank and rank != WILD_RANK:
+                    counts[0] += 1
+                elif kind == JOKER:
+                    counts[1] += 1
+                elif kind == TWO:
+                    counts[2] += 1
+                else:
+                    raise self._fail(
+                        "R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move
+                    )
+                used[kind] += 1
+
+    def _verify_additions(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
+        melds = self.melds[self.side]
+        for rank, (naturals, jokers, deuces) in additions.items():
+            meld = melds[rank]
+            if rank == BLACK_THREE:
+                if self.rules.black_three_melds == "never":
+                    raise self._fail("R5.3", "black 3s may never be melded (black_three_melds=never)", move)
+                if hand_after > 1 or self.must_stop:
+                    raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
+            problem = meld_problem(self.rules, rank, meld[0] + naturals, meld[1] + jokers, meld[2] + deuces)
+            if problem is not None:
+                raise self._fail(problem[0], problem[1], move)
+
+    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
+        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
+        is_discard = isinstance(move, Discard)
+        # After a meld or a take, one card left is still going out: it is the discard to come.
+        if hand_after > (0 if is_discard else 1):
+            if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
+                raise self._fail("R12.5", "the partner answered yes, so the player must go out this turn", move)
+            return
+        if self.must_stop and hand_after == 1:
+            return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
+        side = self.side
+        melds = self.melds[side]
+        canastas = 0
+        for rank in range(KIND_COUNT):
+            meld = melds[rank]
+            size = meld[0] + meld[1] + meld[2]
+            added = additions.get(rank)
+            if added is not None:
+                size += added[0] + added[1] + added[2]
+            if size >= CANASTA_SIZE:
+                canastas += 1
+        needed = self.rules.canastas_to_go_out
+        if canastas < needed:
+            what = "a canasta" if needed == 1 else f"{needed} canastas"
+            raise self._fail(
+                "R6.4",
+                f"the side lacks {what}, so the player may not go out and must keep a card after the "
+                f"discard (R12.1); the move would leave {hand_after} card{'s' * (hand_after != 1)}",
+                move,
+            )
+        if self.answer is False:
+            raise self._fail("R12.5", "the partner answered no, so the player may not go out this turn", move)
+        if self.rules.ask_partner == "mandatory" and self.answer is not True:
+            raise self._fail("R12.5", "ask_partner=mandatory: the player must ask the partner before going out", move)
+        if hand_after == 0 and not is_discard:
+            if self.rules.going_out_without_discard == "only_if_hand_holds_canasta":
+                laid = list(self.turn_laid)
+                for rank, added in additions.items():
+                    laid[rank] += added[0] + added[1] + added[2]
+                if max(laid) < CANASTA_SIZE:
+                    raise self._fail(
+                        "R12.2",
+                        "going out without a discard needs a whole canasta from the hand this turn "
+                        "(going_out_without_discard=only_if_hand_holds_canasta)",
+                        move,
+                    )
+
+    def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
+        seat = self.seat
+        hand = self.hands[seat]
+        melds = self.melds[self.side]
+        for kind in range(KIND_COUNT):
+            if used[kind]:
+                hand[kind] -= used[kind]
+                self.hand_sizes[seat] -= used[kind]
+        for rank, (naturals, jokers, deuces) in additions.items():
+            meld = melds[rank]
+            if meld[0] + meld[1] + meld[2] == 0:
+                self.turn_new_ranks.add(rank)
+            elif rank not in self.turn_new_ranks:
+                self.added_to_existing = True
+            meld[0] += naturals
+            meld[1] += jokers
+            meld[2] += deuces
+            self.turn_laid[rank] += naturals + jokers + deuces
+        self.side_has_melded[self.side] = True
+        self.seat_has_melded[seat] = True
+
+    def _is_concealed_now(self) -> bool:
+        """R12.6: judged when the player goes out."""
+        if self.melded_before_turn or self.added_to_existing:
+            return False
+        if self.acquired == "pile" and not self.rules.concealed_allows_pile_take:
+            return False
+        melds = self.melds[self.side]
+        return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
+
+    def _go_out(self) -> None:
+        self.went_out_seat = self.seat
+        self.went_out_concealed = self._is_concealed_now()
+        self._end(END_WENT_OUT)
+
+    def _next_turn(self) -> None:
+        self.seat = (self.seat + 1) % 4
+        self._start_turn()
+
+    # ------------------------------------------------------------------ draw
+
+    def verify_draw(self, move: Draw = Draw()) -> None:
+        """R6.1, R7.1: drawing needs the acquire phase and a card in the stock (else R13.3)."""
+        self._verify_phase(move, ACQUIRE)
+        if not self.stock:
+            raise self._fail("R13.3", "the stock is empty; take the pile if allowed, or stop", move)
+
+    def can_draw(self, move: Draw = Draw()) -> bool:
+        """Return whether :meth:`draw` is legal now."""
+        try:
+            self.verify_draw(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def draw(self, move: Draw = Draw()) -> None:
+        """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
+        self.verify_draw(move)
+        seat = self.seat
+        drawn: list[int] = []
+        while True:
+            card = self.stock.pop()
+            drawn.append(card)
+            kind = CARD_KIND[card]
+            if kind != RED_THREE:
+                break
+            self.red_threes[seat] += 1
+            if not self.stock:
+                self.history.append((seat, move, tuple(drawn)))
+                self.acquired = "draw"
+                if self.rules.last_card_red_three == "end_no_meld":
+                    self._end(END_RED_THREE_LAST_CARD)
+                else:
+                    self.phase = PLAY
+                    self.must_stop = True
+                return
+        self.hands[seat][kind] += 1
+        self.hand_sizes[seat] += 1
+        self.history.append((seat, move, tuple(drawn)))
+        self.acquired = "draw"
+        self.phase = PLAY
+
+    # ------------------------------------------------------------------ take the pile
+
+    def verify_take_pile(self, move: TakePile) -> None:
+        """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
+        self._verify_phase(move, ACQUIRE)
+        if not self.pile:
+            raise self._fail("R8.2", "the discard pile is empty", move)
+        top = self.pile[-1]
+        if self.is_pile_blocked():
+            if top == BLACK_THREE:
+                raise self._fail("R5.2", "a black 3 on top of the pile blocks it; nobody may take it", move)
+            raise self._fail("R8.1a", f"a wild card ({KIND_NAMES[top]}) on top of the pile blocks it", move)
+        if top <= TWO:
+            raise self._fail("R8.2a", "a 2 on top of the pile cannot be matched by natural cards", move)
+        seat = self.seat
+        side = seat & 1
+        if (
+            self.rules.one_card_single_pile_block
+            and self.hand_sizes[seat] == 1
+            and len(self.pile) == 1
+        ):
+            raise self._fail("R8.2d", "a player holding one card may not take a pile of one card", move)
+        naturals = jokers = deuces = 0
+        used = [0] * KIND_COUNT
+        for kind in move.cards:
+            if kind == top:
+                naturals += 1
+            elif kind == JOKER:
+                jokers += 1
+            elif kind == TWO:
+                deuces += 1
+            else:
+                raise self._fail(
+                    "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
+                )
+            used[kind] += 1
+        wilds = jokers + deuces
+        existing = self.melds[side][top]
+        has_meld = existing[0] + existing[1] + existing[2] > 0
+        if self.is_pile_frozen_for(side):
+            if naturals < 2:
+                why = "it holds a wild card or a red 3 (R8.1b)" if self.pile_freezers else (
+                    "the side has not melded this hand (R8.1c)"
+                )
+                raise self._fail(
+                    "R8.2b",
+                    f"the pile is frozen because {why}; taking it needs a natural pair of "
+                    f"{KIND_NAMES[top]}s, the move offers {_describe(naturals, jokers, deuces, top)}",
+                    move,
+                )
+        elif not has_meld and not (naturals >= 2 or (naturals >= 1 and wilds >= 1)):
+            raise self._fail(
+                "R8.2c",
+                f"taking the pile needs a natural pair of {KIND_NAMES[top]}s, one {KIND_NAMES[top]} and a wild "
+                f"card, or a meld of {KIND_NAMES[top]}s to add it to; the move offers "
+                f"{_describe(naturals, jokers, deuces, top)}",
+                move,
+            )
+        if move.extra and self.side_has_melded[side]:
+            raise self._fail(
+                "R8.3", "extra melds go with a take only to reach the initial minimum; meld them after taking", move
+            )
+        additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
+        self._collect(move, move.extra, additions, used)
+        self._verify_in_hand(move, used)
+        if BLACK_THREE in additions:
+            raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
+        used_count = sum(used)
+        pile_red_threes = self.pile.count(RED_THREE)
+        hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
+        self._verify_additions(move, additions, hand_after)
+        if not self.side_has_melded[side]:
+            total = KIND_VALUE[top] + sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
+            minimum = self.requirements[side]
+            if total < minimum:
+                raise self._fail(
+                    "R8.2e",
+                    f"the side's initial meld needs {minimum} points (R10.2); the top card and the hand cards "
+                    f"laid count {total}, and the other pile cards never count (R10.5)",
+                    move,
+                )
+        if hand_after <= 1 and self.rules.ask_partner == "mandatory":
+            raise self._fail("R12.5", "ask_partner=mandatory: a take cannot go out, since asking comes after it", move)
+        self._verify_going_out(move, hand_after, additions)
+
+    def can_take_pile(self, move: TakePile) -> bool:
+        """Return whether :meth:`take_pile` is legal now."""
+        try:
+            self.verify_take_pile(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def take_pile(self, move: TakePile) -> None:
+        """Meld the top card as the move says, take the rest of the pile (R8.3), lay its red 3s (R4.3)."""
+        self.verify_take_pile(move)
+        seat = self.seat
+        side = seat & 1
+        top = self.pile[-1]
+        additions: dict[int, list[int]] = {top: [1, 0, 0]}
+        used = [0] * KIND_COUNT
+        self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
+        self._collect(move, move.extra, additions, used)
+        self.pile_takes[side] += 1
+        self.pile_cards_taken[side] += len(self.pile)
+        if self.pile_freezers:
+            self.frozen_pile_takes[side] += 1
+        # The top card is in ``additions`` but not in ``used``: it joins the meld from the pile.
+        self._lay(additions, used)
+        hand = self.hands[seat]
+        taken = self.pile[:-1]
+        for kind in taken:
+            if kind == RED_THREE:
+                self.red_threes[seat] += 1
+            else:
+                hand[kind] += 1
+                self.hand_sizes[seat] += 1
+        self.pile = []
+        self.pile_freezers = 0
+        self.history.append((seat, move, ()))
+        self.acquired = "pile"
+        self.phase = PLAY
+        if self.hand_sizes[seat] == 0:
+            self._go_out()
+
+    # ------------------------------------------------------------------ stop
+
+    def must_take_pile(self) -> bool:
+        """R13.3 ``official``: on an empty stock, a take by lay-off on an unfrozen pile is compulsory."""
+        if self.stock or self.rules.stock_exhausted_rule != "official" or not self.pile:
+            return False
+        side = self.side
+        top = self.pile[-1]
+        if self.is_pile_frozen_for(side) or self.is_pile_blocked() or top <= TWO:
+            return False
+        meld = self.melds[side][top]
+        return meld[0] + meld[1] + meld[2] > 0 and self.can_take_pile(TakePile())
+
+    def verify_stop(self, move: Stop = Stop()) -> None:
+        """R13.3: decline the pile on an empty stock; R13.1: end a turn that may not discard."""
+        if self.phase == PLAY and self.must_stop:
+            return
+        self._verify_phase(move, ACQUIRE)
+        if self.stock:
+            raise self._fail("R6.1", "the stock is not empty, so the player must draw or take the pile", move)
+        if self.must_take_pile():
+            raise self._fail(
+                "R13.3",
+                "stock_exhausted_rule=official: the top card fits the side's meld of an unfrozen pile, "
+                "so the player must take it",
+                move,
+            )
+
+    def can_stop(self, move: Stop = Stop()) -> bool:
+        """Return whether :meth:`stop` is legal now."""
+        try:
+            self.verify_stop(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def stop(self, move: Stop = Stop()) -> None:
+        """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
+        self.verify_stop(move)
+        self.history.append((self.seat, move, ()))
+        self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
+
+    # ------------------------------------------------------------------ ask / answer
+
+    def verify_ask(self, move: Ask = Ask()) -> None:
+        """R12.5: ask right after acquiring, once, when allowed; with ``ask_partner_yes_forces_out``,
+        only when the player can go out this turn (so a yes never traps them)."""
+        self._verify_phase(move, PLAY)
+        if self.rules.ask_partner == "off":
+            raise self._fail("R12.5", "asking the partner is switched off (ask_partner=off)", move)
+        if self.asked:
+            raise self._fail("R12.5", "the partner may be asked only once a turn", move)
+        if self.melded_this_turn:
+            raise self._fail("R12.5", "the partner must be asked before any other meld this turn", move)
+        if self.must_stop or self.hand_sizes[self.seat] < 2:
+            raise self._fail("R12.5", "the player has no choice left about going out this turn", move)
+        if self.rules.ask_partner_yes_forces_out and not self.can_go_out_this_turn():
+            raise self._fail("R12.5", "the player cannot go out this turn, so may not ask", move)
+
+    def can_ask(self, move: Ask = Ask()) -> bool:
+        """Return whether :meth:`ask` is legal now."""
+        try:
+            self.verify_ask(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def ask(self, move: Ask = Ask()) -> None:
+        """Ask the partner; the partner's :class:`Answer` comes next."""
+        self.verify_ask(move)
+        self.asked = True
+        self.history.append((self.seat, move, ()))
+        self.phase = ANSWER
+
+    def verify_answer(self, move: Answer) -> None:
+        """R12.5: only an asked partner answers."""
+        self._verify_phase(move, ANSWER)
+
+    def can_answer(self, move: Answer) -> bool:
+        """Return whether :meth:`answer_ask` is legal now."""
+        return self.phase == ANSWER
+
+    def answer_ask(self, move: Answer) -> None:
+        """Record the partner's binding answer (R12.5)."""
+        self.verify_answer(move)
+        self.answer = move.yes
+        self.history.append(((self.seat + 2) % 4, move, ()))
+        self.phase = PLAY
+
+    def can_go_out_this_turn(self) -> bool:
+        """E4: can the hand be melded out this turn, with at most one card left to discard?"""
+        return self.going_out_plan() is not None
+
+    def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+        """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
+        if self.phase != PLAY:
+            return None
+        side = self.side
+        exempt = (
+            self.rules.concealed_exempt_from_minimum
+            and self.acquired == "draw"
+            and not self.melded_before_turn
+            and not self.side_has_melded[side]
+        )
+        return find_meld_out(
+            self.rules,
+            self.hands[self.seat],
+            self.melds[side],
+            minimum=0 if exempt else self.requirement(side),
+            allow_no_discard=not self.must_stop,
+        )
+
+    # ------------------------------------------------------------------ meld
+
+    def verify_meld(self, move: Meld) -> None:
+        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
+        self._verify_phase(move, PLAY)
+        if not move.groups:
+            raise self._fail("R9.1", "a meld needs at least one group of cards", move)
+        additions: dict[int, list[int]] = {}
+        used = [0] * KIND_COUNT
+        self._collect(move, move.groups, additions, used)
+        self._verify_in_hand(move, used)
+        hand_after = self.hand_sizes[self.seat] - sum(used)
+        self._verify_additions(move, additions, hand_after)
+        side = self.side
+        if not self.side_has_melded[side]:
+            total = sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
+            minimum = self.requirements[side]
+            if total < minimum and not self._concealed_exemption(additions, hand_after):
+                raise self._fail(
+                    "R10.2",
+                    f"the side's initial meld needs {minimum} points; these melds count {total}",
+                    move,
+                )
+        self._verify_going_out(move, hand_after, additions)
+
+    def _concealed_exemption(self, additions: dict[int, list[int]], hand_after: int) -> bool:
+        # R10.7: going out concealed in one turn after drawing needs no minimum.
+        if not self.rules.concealed_exempt_from_minimum or self.acquired != "draw" or self.melded_before_turn:
+            return False
+        if hand_after > (0 if self.must_stop else 1):
+            return False
+        return any(sum(counts) >= CANASTA_SIZE for counts in additions.values())
+
+    def can_meld(self, move: Meld) -> bool:
+        """Return whether :meth:`meld` is legal now."""
+        try:
+            self.verify_meld(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def meld(self, move: Meld) -> None:
+        """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
+        self.verify_meld(move)
+        additions: dict[int, list[int]] = {}
+        used = [0] * KIND_COUNT
+        self._collect(move, move.groups, additions, used)
+        self._lay(additions, used)
+        self.melded_this_turn = True
+        self.history.append((self.seat, move, ()))
+        if self.hand_sizes[self.seat] == 0:
+            self._go_out()
+
+    # ------------------------------------------------------------------ discard
+
+    def verify_discard(self, move: Discard) -> None:
+        """R6.1, R6.3, R6.4, R12: any card may be discarded; the last one only when going out is allowed."""
+        self._verify_phase(move, PLAY)
+        if self.must_stop:
+            raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
+        if not 0 <= move.card < KIND_COUNT or self.hands[self.seat][move.card] == 0:
+            name = KIND_NAMES[move.card] if 0 <= move.card < KIND_COUNT else repr(move.card)
+            raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(self.hands[self.seat])})", move)
+        self._verify_going_out(move, self.hand_sizes[self.seat] - 1, {})
+
+    def can_discard(self, move: Discard) -> bool:
+        """Return whether :meth:`discard` is legal now."""
+        try:
+            self.verify_discard(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def discard(self, move: Discard) -> None:
+        """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
+        self.verify_discard(move)
+        seat = self.seat
+        kind = move.card
+        self.hands[seat][kind] -= 1
+        self.hand_sizes[seat] -= 1
+        self.pile.append(kind)
+        if kind <= TWO or (kind == BLACK_THREE and self.rules.black_three_freezes_pile):
+            if not self.pile_freezers:
+                self.pile_freezes[seat & 1] += 1
+            self.pile_freezers += 1
+        self.history.append((seat, move, ()))
+        if self.hand_sizes[seat] == 0:
+            self._go_out()
+        else:
+            self._next_turn()
+
+    # ------------------------------------------------------------------ dispatch
+
+    def verify(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` if ``move`` is not legal now; a non-move raises it too."""
+        method = _VERIFIERS.get(type(move))
+        if method is None:
+            raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
+        method(self, move)
+
+    def is_legal(self, move: Move) -> bool:
+        """Return whether ``move`` is legal now."""
+        try:
+            self.verify(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def apply(self, move: Move) -> None:
+        """Verify and apply any move."""
+        method = _APPLIERS.get(type(move))
+        if method is None:
+            raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
+        method(self, move)
+
+    # ------------------------------------------------------------------ invariants
+
+    def card_total(self) -> int:
+        """Count every card in hands, stock, pile, melds and red 3s; 108 while the state is sound (R1.1)."""
+        melded = sum(sum(meld) for side in self.melds for meld in side)
+        return sum(self.hand_sizes) + len(self.stock) + len(self.pile) + melded + sum(self.red_threes)
+
+    def side_meld_points(self, side: int) -> int:
+        """R14.1a: card points of the side's melds."""
+        return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
+
+
+def _describe(naturals: int, jokers: int, deuces: int, rank: int) -> str:
+    parts = []
+    if naturals:
+        parts.append(f"{naturals} {KIND_NAMES[rank]}")
+    if jokers:
+        parts.append(f"{jokers} joker{'s' * (jokers > 1)}")
+    if deuces:
+        parts.append(f"{deuces} deuce{'s' * (deuces > 1)}")
+    return " and ".join(parts) if parts else "no card from hand"
+
+
+_VERIFIERS = {
+    Draw: HandState.verify_draw,
+    TakePile: HandState.verify_take_pile,
+    Meld: HandState.verify_meld,
+    Ask: HandState.verify_ask,
+    Answer: HandState.verify_answer,
+    Discard: HandState.verify_discard,
+    Stop: HandState.verify_stop,
+}
+_APPLIERS = {
+    Draw: HandState.draw,
+    TakePile: HandState.take_pile,
+    Meld: HandState.meld,
+    Ask: HandState.ask,
+    Answer: HandState.answer_ask,
+    Discard: HandState.discard,
+    Stop: HandState.stop,
+}

@@ -1,0 +1,141 @@
+"""The strategy plugin interface.
+
+A strategy is a small class.  The engine makes one instance per seat, hands
+it its own :class:`random.Random` (never use the global one), and asks it for
+each decision of its turns with a :class:`~sim.view.SeatView` of what that
+seat may know::
+
+    class FirstLegal(Strategy):
+        name = "first-legal"
+        version = 1
+        description = "Plays the first legal move listed."
+
+        def choose_acquire(self, view):
+            return next(view.legal_acquires())
+
+        def choose_discard(self, view):
+            return next(view.legal_discards())
+
+A turn asks, in order: :meth:`~Strategy.choose_acquire`; then, if asking is
+allowed, :meth:`~Strategy.choose_ask` (and the partner's
+:meth:`~Strategy.answer_go_out`); then :meth:`~Strategy.choose_meld` again
+and again until it returns ``None``; then :meth:`~Strategy.choose_discard`.
+Every answer is checked; an illegal one stops the game with a
+:class:`~sim.errors.StrategyError` naming the strategy, seat, game and rule.
+
+Parameters: a class lists them with defaults in ``parameters``; a spec such
+as ``expert:aggression=0.7`` passes ``aggression='0.7'``, converted to the
+default's type.  The version changes only when behaviour changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from sim.errors import StrategyLoadError
+from sim.moves import Discard, Meld, Move
+
+__all__ = ["PublicEvent", "Strategy"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PublicEvent:
+    """Something every player at the table sees happen.
+
+    :ivar seat: who acted.
+    :ivar move: the move; a :class:`~sim.moves.Draw` hides the card drawn.
+    :ivar red_threes: red 3s laid down during this move (drawn and replaced, or found in a taken pile).
+    """
+
+    seat: int
+    move: Move
+    red_threes: int = 0
+
+
+class Strategy:
+    """Base class of every strategy; override the decisions you need.
+
+    :param rng: the strategy's own random generator, seeded by the engine from the game's seed.
+    :param parameters: values for the keys of :attr:`parameters`, as text or typed values.
+    :raises StrategyLoadError: for an unknown parameter or a value of the wrong type.
+    """
+
+    name: ClassVar[str] = "unnamed"
+    """Short name used in specs and results."""
+    version: ClassVar[int] = 1
+    """Bumped only when the strategy's play changes."""
+    description: ClassVar[str] = ""
+    """One line for ``canasta-sim strategies``."""
+    parameters: ClassVar[Mapping[str, Any]] = {}
+    """Parameter names and their defaults."""
+
+    def __init__(self, rng: random.Random, **parameters: Any) -> None:
+        self.rng = rng
+        for key, default in self.parameters.items():
+            setattr(self, key, default)
+        for key, value in parameters.items():
+            if key not in self.parameters:
+                known = ", ".join(sorted(self.parameters)) or "none"
+                raise StrategyLoadError(f"strategy {self.name!r} has no parameter {key!r}; its parameters: {known}")
+            setattr(self, key, _convert(self.name, key, self.parameters[key], value))
+
+    # ------------------------------------------------------------ decisions
+
+    def choose_acquire(self, view) -> Move:
+        """Begin the turn: return ``Draw()``, a ``TakePile(...)`` or, on an empty stock, ``Stop()``."""
+        raise NotImplementedError(f"strategy {self.name!r} does not implement choose_acquire")
+
+    def choose_ask(self, view) -> bool:
+        """Return ``True`` to ask the partner "may I go out?" (called only when asking is legal, R12.5)."""
+        return False
+
+    def answer_go_out(self, view) -> bool:
+        """The partner asked to go out: answer ``True`` (yes) or ``False`` (no); the answer binds."""
+        return True
+
+    def choose_meld(self, view) -> Meld | None:
+        """Return a :class:`~sim.moves.Meld` to lay now, or ``None`` to stop melding this turn."""
+        return None
+
+    def choose_discard(self, view) -> Discard:
+        """End the turn with a :class:`~sim.moves.Discard`."""
+        raise NotImplementedError(f"strategy {self.name!r} does not implement choose_discard")
+
+    # ------------------------------------------------------------ hooks
+
+    def on_hand_start(self, view) -> None:
+        """Called when a hand has been dealt (dealt red 3s already laid)."""
+
+    def on_event(self, event: PublicEvent) -> None:
+        """Called after every move anyone makes; override it to remember what the table has seen."""
+
+    def on_hand_end(self, result) -> None:
+        """Called with the :class:`~sim.scoring.HandResult` of each finished hand."""
+
+    @classmethod
+    def label(cls) -> str:
+        """``name@version``, as results record it."""
+        return f"{cls.name}@{cls.version}"
+
+
+def _convert(name: str, key: str, default: Any, value: Any) -> Any:
+    if not isinstance(value, str) or isinstance(default, str):
+        return value
+    try:
+        if isinstance(default, bool):
+            lowered = value.lower()
+            if lowered not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(value)
+            return lowered in ("true", "1", "yes")
+        if isinstance(default, int):
+            return int(value)
+        if isinstance(default, float):
+            return float(value)
+    except ValueError:
+        raise StrategyLoadError(
+            f"strategy {name!r} parameter {key}={value!r} is not a {type(default).__name__}"
+        ) from None
+    return value

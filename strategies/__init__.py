@@ -1,0 +1,14 @@
+"""The built-in strategies of canasta-sim, each a versioned :class:`sim.strategy.Strategy`.
+
+``BUILTIN`` maps each built-in spec name to its class.
+"""
+
+from __future__ import annotations
+
+from strategies.greedy import Greedy
+from strategies.random_play import RandomPlay
+
+__all__ = ["BUILTIN", "Greedy", "RandomPlay"]
+
+BUILTIN = {cls.name: cls for cls in (RandomPlay, Greedy)}
+"""Built-in strategies by name."""

@@ -1,0 +1,57 @@
+"""``greedy``: melds whenever it can, takes the pile whenever allowed, discards its least useful card."""
+
+from __future__ import annotations
+
+from sim.cards import BLACK_THREE, KIND_VALUE, TWO
+from sim.moves import Discard, Meld, Move
+from sim.strategy import Strategy
+
+
+class Greedy(Strategy):
+    """A simple baseline that a beginner could beat with patience and an expert should beat easily."""
+
+    name = "greedy"
+    version = 1
+    description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
+
+    def choose_acquire(self, view) -> Move:
+        takes = list(view.legal_takes())
+        if takes:
+            # The fewest hand cards spent on the top card keeps the most for later melds.
+            return min(takes, key=lambda move: (len(move.cards) + sum(len(g.cards) for g in move.extra)))
+        return next(view.legal_acquires())
+
+    def choose_ask(self, view) -> bool:
+        return True
+
+    def answer_go_out(self, view) -> bool:
+        return True
+
+    def choose_meld(self, view) -> Meld | None:
+        if view.partner_answer is not False:
+            plan = view.going_out_plan()
+            if plan is not None and plan[0] and (view.partner_answer is True or view.rules.ask_partner != "mandatory"):
+                return Meld(plan[0])
+        best = None
+        best_size = 0
+        for move in view.legal_melds():
+            size = sum(len(group.cards) for group in move.groups)
+            if size > best_size:
+                best, best_size = move, size
+        return best
+
+    def choose_discard(self, view) -> Discard:
+        hand = view.hand
+        own = view.melds(view.side)
+        options = list(view.legal_discards())
+        return min(options, key=lambda move: _usefulness(move.card, hand, own))
+
+
+def _usefulness(kind: int, hand, own_melds) -> tuple[int, int]:
+    if kind == BLACK_THREE:
+        return (-1, 0)
+    if kind <= TWO:
+        return (100, 0)
+    if kind in own_melds:
+        return (50, 0)
+    return (hand[kind], KIND_VALUE[kind])

@@ -1,0 +1,21 @@
+"""Smoke tests: whole games end at the target score with the score identity intact."""
+
+from sim import play_game
+from strategies import Greedy, RandomPlay
+
+
+def test_greedy_self_play_reaches_target_r15_1():
+    result = play_game([Greedy] * 4, seed=3)
+    assert result.termination == "target"
+    assert max(result.scores) >= 5000
+    assert result.winner == (0 if result.scores[0] > result.scores[1] else 1)
+
+
+def test_score_identity_r14_1_over_random_games():
+    for seed in range(5):
+        result = play_game([RandomPlay, Greedy, RandomPlay, Greedy], seed=seed)
+        for hand in result.hands:
+            for side in hand.sides:
+                assert side.score == (
+                    side.meld_points + side.canasta_bonus + side.going_out_bonus + side.red_three_bonus - side.hand_penalty
+                )
