@@ -107,6 +107,9 @@ class HandState:
         self.went_out_seat: int | None = None
         self.went_out_concealed = False
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
+        """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
+        self.deck: tuple[int, ...] = ()
+        """The shuffled deck the hand was dealt from (card ids, index 0 on top), for narration."""
         self._reset_turn()
 
     # ------------------------------------------------------------------ set-up
@@ -127,6 +130,7 @@ class HandState:
         if sorted(deck) != list(range(108)):
             raise ValueError("a deck must hold each of the 108 card ids 0-107 exactly once (R1.1)")
         state = cls(rules, dealer=dealer, scores=scores, hand_number=hand_number)
+        state.deck = tuple(deck)
         for index in range(_DEALT):
             seat = (dealer + 1 + index) % 4
             state.hands[seat][CARD_KIND[deck[index]]] += 1
