@@ -5,7 +5,12 @@ from __future__ import annotations
 import click
 
 from sim import __version__
+from sim.commands.check import check_command
+from sim.commands.play import play_command
+from sim.commands.replay import replay_command
 from sim.commands.run import run_command
+from sim.commands.strategies import strategies_command
+from sim.commands.watch import watch_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -15,3 +20,8 @@ def main() -> None:
 
 
 main.add_command(run_command)
+main.add_command(watch_command)
+main.add_command(replay_command)
+main.add_command(play_command)
+main.add_command(strategies_command)
+main.add_command(check_command)

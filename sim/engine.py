@@ -27,6 +27,7 @@ from sim.strategy import PublicEvent, Strategy
 from sim.view import SeatView
 
 __all__ = [
+    "GameObserver",
     "GameResult",
     "MAX_HANDS_PER_GAME",
     "derive_seed",
@@ -66,6 +67,24 @@ class GameResult:
 StrategyFactory = Callable[[random.Random], Strategy]
 
 
+class GameObserver:
+    """Watches a game as it is played (narration, the terminal game); override what you need.
+
+    The engine calls an observer only when :func:`play_game` is given one, so watching costs
+    nothing otherwise.  An observer sees the whole state, hidden cards included: it is for
+    people and tools, never for strategies.
+    """
+
+    def on_hand_start(self, state: HandState) -> None:
+        """A hand has been dealt, its upcard turned and (by default) dealt red 3s laid (R3.3, R3.5)."""
+
+    def on_move(self, state: HandState) -> None:
+        """A move has been applied; it is ``state.history[-1]`` as ``(seat, move, drawn card ids)``."""
+
+    def on_hand_end(self, state: HandState, result: HandResult) -> None:
+        """A hand has ended and been scored."""
+
+
 class _Table:
     """The four seats' strategies, their names for errors, and the game's seed."""
 
@@ -76,7 +95,10 @@ class _Table:
         self.names = names
         self.seed = seed
         self.time_limit = time_limit
-        self.listeners = [player for player in players if type(player).on_event is not Strategy.on_event]
+        # (seat, strategy) of the strategies that override on_event: the others are not called at all.
+        self.listeners = [
+            (seat, player) for seat, player in enumerate(players) if type(player).on_event is not Strategy.on_event
+        ]
 
     def ask(self, seat: int, decision: str, method: Callable, view: SeatView):
         start = time.perf_counter() if self.time_limit is not None else 0.0
@@ -103,10 +125,34 @@ class _Table:
             state.apply(move)
         except IllegalMoveError as error:
             raise self.error(seat, decision, f"returned an illegal move: {error}", move) from error
+        except Exception as error:  # a malformed record, e.g. Discard('K'), fails inside the rule checks
+            raise self.error(
+                seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move
+            ) from error
         if self.listeners:
             event = PublicEvent(seat, Draw() if isinstance(move, Draw) else move, state.red_threes[seat] - before)
-            for player in self.listeners:
-                player.on_event(event)
+            for listener_seat, player in self.listeners:
+                try:
+                    player.on_event(event)
+                except Exception as error:  # a plugin's hook failing is reported like its decisions
+                    raise self.error(
+                        listener_seat, "event", f"raised {type(error).__name__}: {error}", None
+                    ) from error
+
+
+class _ObservedTable(_Table):
+    """A table that also reports every applied move to an observer; a subclass, so that
+    unobserved games pay nothing for the feature."""
+
+    __slots__ = ("observer",)
+
+    def __init__(self, players, names, seed, time_limit, observer: GameObserver) -> None:
+        super().__init__(players, names, seed, time_limit)
+        self.observer = observer
+
+    def apply(self, state: HandState, seat: int, decision: str, move) -> None:
+        _Table.apply(self, state, seat, decision, move)
+        self.observer.on_move(state)
 
 
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
@@ -158,6 +204,7 @@ def play_game(
     names: Sequence[str] | None = None,
     time_limit: float | None = None,
     max_hands: int = MAX_HANDS_PER_GAME,
+    observer: GameObserver | None = None,
 ) -> GameResult:
     """Play a whole game to ``rules.target_score`` (R15).
 
@@ -166,13 +213,17 @@ def play_game(
     :param seed: the game's seed; the deck, the first dealer and the strategies' generators derive from it.
     :param names: the seats' strategy specs, for error messages.
     :param time_limit: seconds a single decision may take, or ``None`` for no limit.
+    :param observer: a :class:`GameObserver` told of every hand and move, or ``None``.
     :raises StrategyError: when a strategy raises, returns a malformed or illegal move, or overruns.
     """
     if len(players) != 4:
         raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
     names = list(names) if names is not None else [getattr(p, "name", repr(p)) for p in players]
     instances = [factory(random.Random(derive_seed(seed, f"seat{seat}"))) for seat, factory in enumerate(players)]
-    table = _Table(instances, names, seed, time_limit)
+    if observer is None:
+        table = _Table(instances, names, seed, time_limit)
+    else:
+        table = _ObservedTable(instances, names, seed, time_limit, observer)
     deck_rng = random.Random(derive_seed(seed, "deck"))
     first_dealer = deck_rng.randrange(4)  # R2.2: the first dealer is drawn by lot.
     dealer = first_dealer
@@ -183,11 +234,15 @@ def play_game(
     for hand_number in range(1, max_hands + 1):
         state = HandState.deal(rules, deck_rng, dealer=dealer, scores=totals, hand_number=hand_number)
         views = [SeatView(state, seat, totals) for seat in range(4)]
+        if observer is not None:
+            observer.on_hand_start(state)
         for seat, player in enumerate(instances):
             table.ask(seat, "hand start", player.on_hand_start, views[seat])
         play_hand(state, table, views)
         result = score_hand(state)
         hands.append(result)
+        if observer is not None:
+            observer.on_hand_end(state, result)
         for seat, player in enumerate(instances):
             table.ask(seat, "hand end", player.on_hand_end, result)
         totals = result.totals_after

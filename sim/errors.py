@@ -76,7 +76,7 @@ class StrategyError(CanastaError):
     :ivar seat: the seat it played.
     :ivar game_seed: the seed of the game.
     :ivar decision: the decision it was asked for.
-    :ivar returned: the value it returned (``None`` if it raised).
+    :ivar returned: the value it returned (``None`` if it raised); the message shows it.
     """
 
     def __init__(self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None) -> None:
@@ -85,6 +85,9 @@ class StrategyError(CanastaError):
         self.game_seed = game_seed
         self.decision = decision
         self.returned = returned
-        super().__init__(
-            f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
-        )
+        text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
+        if returned is not None or not message.startswith("raised"):
+            # A strategy that raised returned nothing; any other failure shows the value, None included.
+            shown = repr(returned)
+            text += f"; returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
+        super().__init__(text)

@@ -30,13 +30,18 @@ def can_meld_out(
     *,
     minimum: int,
     allow_no_discard: bool = True,
+    allow_discard: bool = True,
 ) -> bool:
     """Return whether ``hand`` can be laid on the side's ``melds`` leaving at most one card to discard.
 
     :param minimum: the initial-meld count the melded cards must reach (0 once the side has melded).
     :param allow_no_discard: whether laying every card, with no discard, counts as going out.
+    :param allow_discard: whether a last card may be discarded (not after R13.1 ``meld_no_discard``).
     """
-    return find_meld_out(rules, hand, melds, minimum=minimum, allow_no_discard=allow_no_discard) is not None
+    plan = find_meld_out(
+        rules, hand, melds, minimum=minimum, allow_no_discard=allow_no_discard, allow_discard=allow_discard
+    )
+    return plan is not None
 
 
 def find_meld_out(
@@ -46,6 +51,7 @@ def find_meld_out(
     *,
     minimum: int,
     allow_no_discard: bool = True,
+    allow_discard: bool = True,
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """Return ``(groups, discard)`` that meld ``hand`` out, or ``None`` when it cannot be done.
 
@@ -53,7 +59,7 @@ def find_meld_out(
     groups as one :class:`~sim.moves.Meld` and then discarding goes out, provided the turn's
     other conditions (the partner's answer, R12.5) allow it.
     """
-    candidates: list[int | None] = [kind for kind in range(KIND_COUNT) if hand[kind]]
+    candidates: list[int | None] = [kind for kind in range(KIND_COUNT) if hand[kind]] if allow_discard else []
     if allow_no_discard:
         candidates.insert(0, None)
     for leftover in candidates:

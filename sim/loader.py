@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
@@ -49,6 +50,10 @@ class LoadedStrategy:
 
     def __call__(self, rng: random.Random) -> Strategy:
         return self.cls(rng, **dict(self.parameters))
+
+    def __reduce__(self):
+        # Pickled as its spec, so a worker process reloads the class itself, whatever the start method.
+        return (load_strategy, (self.spec,))
 
     @property
     def label(self) -> str:
@@ -92,7 +97,14 @@ def load_strategy(spec: str) -> LoadedStrategy:
     target, parameters = parse_spec(spec)
     cls = _resolve(target)
     loaded = LoadedStrategy(spec.strip(), cls, parameters)
-    loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run
+    try:
+        loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run
+    except StrategyLoadError:
+        raise
+    except Exception as error:  # the plugin's own constructor failed: report it with the spec
+        raise StrategyLoadError(
+            f"strategy {spec.strip()!r} cannot be built: {type(error).__name__}: {error}"
+        ) from None
     return loaded
 
 
@@ -136,7 +148,9 @@ def _import_file(path: Path):
     path = path.expanduser()
     if not path.is_file():
         raise StrategyLoadError(f"strategy file {str(path)!r} does not exist")
-    module_name = f"canasta_user_strategy_{abs(hash(str(path.resolve())))}"
+    # A name fixed by the file's path (not by the per-process string hash), the same in every worker.
+    digest = hashlib.blake2b(str(path.resolve()).encode(), digest_size=6).hexdigest()
+    module_name = f"canasta_user_strategy_{digest}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise StrategyLoadError(f"strategy file {str(path)!r} is not a Python file")

@@ -191,22 +191,31 @@ def _parse_meld_table(text: str) -> tuple[tuple[float, int], ...]:
 
 def _verify_meld_table(table: Any) -> None:
     message = (
-        f"rule initial_meld_table={table!r} is not accepted; use (score, minimum) pairs in increasing "
-        "score order starting at -inf, with minimums of 0 or more"
+        f"rule initial_meld_table={table!r} is not accepted; use (lowest score, minimum) pairs, the first "
+        "score -inf and the others whole numbers in increasing order, each minimum a whole number of 0 or "
+        "more (as text: -inf:15,0:50,1500:90,3000:120)"
     )
-    if not isinstance(table, tuple) or not table or table[0][0] != _NEG_INF:
+    if not isinstance(table, tuple) or not table:
         raise RulesError(message)
-    lowests = [pair[0] for pair in table]
-    if lowests != sorted(set(lowests)) or any(
-        not isinstance(minimum, int) or isinstance(minimum, bool) or minimum < 0 for _, minimum in table
-    ):
+    lowests = []
+    # Shapes and types are checked pair by pair before any comparison, so that a malformed table
+    # raises RulesError rather than a TypeError from comparing, say, a str with a float.
+    for index, pair in enumerate(table):
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise RulesError(message)
+        lowest, minimum = pair
+        lowest_ok = lowest == _NEG_INF if index == 0 else isinstance(lowest, int) and not isinstance(lowest, bool)
+        if not lowest_ok or not isinstance(minimum, int) or isinstance(minimum, bool) or minimum < 0:
+            raise RulesError(message)
+        lowests.append(lowest)
+    if lowests != sorted(set(lowests)):
         raise RulesError(message)
 
 
 def _coerce(key: str, type_name: str, value: Any) -> Any:
     if not isinstance(value, str):
         if key == "initial_meld_table" and isinstance(value, (list, tuple)):
-            return tuple(tuple(pair) for pair in value)
+            return tuple(tuple(pair) if isinstance(pair, (list, tuple)) else pair for pair in value)
         return value
     if type_name == "bool":
         word = value.strip().lower()

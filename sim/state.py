@@ -284,18 +284,21 @@ class HandState:
                     )
                 used[kind] += 1
 
-    def _verify_additions(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
+    def _verify_additions(self, move: Move, additions: dict[int, list[int]]) -> None:
         melds = self.melds[self.side]
         for rank, (naturals, jokers, deuces) in additions.items():
             meld = melds[rank]
-            if rank == BLACK_THREE:
-                if self.rules.black_three_melds == "never":
-                    raise self._fail("R5.3", "black 3s may never be melded (black_three_melds=never)", move)
-                if hand_after > 1 or self.must_stop:
-                    raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
+            if rank == BLACK_THREE and self.rules.black_three_melds == "never":
+                raise self._fail("R5.3", "black 3s may never be melded (black_three_melds=never)", move)
             problem = meld_problem(self.rules, rank, meld[0] + naturals, meld[1] + jokers, meld[2] + deuces)
             if problem is not None:
                 raise self._fail(problem[0], problem[1], move)
+
+    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
+        # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard
+        # nothing is discarded, so there only melding every card goes out.
+        if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
+            raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
 
     def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
         """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
@@ -462,6 +465,11 @@ class HandState:
                     "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
                 )
             used[kind] += 1
+        # E2 step 2: every card must be in hand before the take's other conditions are judged,
+        # so that a card the player lacks is reported as such, not as a missing pair (R8.2b).
+        additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
+        self._collect(move, move.extra, additions, used)
+        self._verify_in_hand(move, used)
         wilds = jokers + deuces
         existing = self.melds[side][top]
         has_meld = existing[0] + existing[1] + existing[2] > 0
@@ -488,15 +496,12 @@ class HandState:
             raise self._fail(
                 "R8.3", "extra melds go with a take only to reach the initial minimum; meld them after taking", move
             )
-        additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
-        self._collect(move, move.extra, additions, used)
-        self._verify_in_hand(move, used)
         if BLACK_THREE in additions:
             raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
         used_count = sum(used)
         pile_red_threes = self.pile.count(RED_THREE)
         hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
-        self._verify_additions(move, additions, hand_after)
+        self._verify_additions(move, additions)
         if not self.side_has_melded[side]:
             total = KIND_VALUE[top] + sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
             minimum = self.requirements[side]
@@ -660,7 +665,8 @@ class HandState:
             self.hands[self.seat],
             self.melds[side],
             minimum=0 if exempt else self.requirement(side),
-            allow_no_discard=not self.must_stop,
+            # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
+            allow_discard=not self.must_stop,
         )
 
     # ------------------------------------------------------------------ meld
@@ -675,7 +681,7 @@ class HandState:
         self._collect(move, move.groups, additions, used)
         self._verify_in_hand(move, used)
         hand_after = self.hand_sizes[self.seat] - sum(used)
-        self._verify_additions(move, additions, hand_after)
+        self._verify_additions(move, additions)
         side = self.side
         if not self.side_has_melded[side]:
             total = sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
@@ -686,6 +692,7 @@ class HandState:
                     f"the side's initial meld needs {minimum} points; these melds count {total}",
                     move,
                 )
+        self._verify_black_three_timing(move, additions, hand_after)
         self._verify_going_out(move, hand_after, additions)
 
     def _concealed_exemption(self, additions: dict[int, list[int]], hand_after: int) -> bool:

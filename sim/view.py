@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sim.cards import KIND_COUNT, KIND_VALUE
+from sim.errors import IllegalMoveError
 from sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes
 from sim.moves import Discard, Meld, Move, TakePile
 from sim.rules import Rules
@@ -29,13 +30,17 @@ __all__ = ["SeatView"]
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
-    __slots__ = ("_state", "_seat", "scores")
+    __slots__ = ("_state", "_seat", "_scores")
 
     def __init__(self, state: HandState, seat: int, scores: tuple[int, int]) -> None:
         self._state = state
         self._seat = seat
-        self.scores = scores
+        self._scores = (scores[0], scores[1])
+
+    @property
+    def scores(self) -> tuple[int, int]:
         """Both sides' running totals before this hand (side A, side B)."""
+        return self._scores
 
     # ---------------------------------------------------------------- identity
 
@@ -196,12 +201,21 @@ class SeatView:
         return self._state.actor == self._seat and self._state.is_legal(move)
 
     def verify(self, move: Move) -> None:
-        """Raise :class:`~sim.errors.IllegalMoveError` naming the rule ``move`` would break."""
-        self._state.verify(move)
+        """Raise :class:`~sim.errors.IllegalMoveError` naming the rule ``move`` would break.
+
+        Outside this seat's own decisions every move is refused without looking at the game, so
+        that probing moves cannot reveal what another player holds.
+        """
+        state = self._state
+        if state.actor != self._seat:
+            raise IllegalMoveError(
+                "R2.4", f"it is seat {state.actor}'s decision, not seat {self._seat}'s", seat=self._seat, move=move
+            )
+        state.verify(move)
 
     def can_go_out(self) -> bool:
-        """Whether the player to move could meld out this turn from here (E4)."""
-        return self._state.can_go_out_this_turn()
+        """Whether this seat, being the player to move, could meld out this turn from here (E4)."""
+        return self._state.seat == self._seat and self._state.can_go_out_this_turn()
 
     def going_out_plan(self):
         """Groups that meld this hand out this turn and the kind left to discard (``None`` for none),

@@ -5,10 +5,11 @@
 
 from __future__ import annotations
 
+from strategies.expert import Expert
 from strategies.greedy import Greedy
 from strategies.random_play import RandomPlay
 
-__all__ = ["BUILTIN", "Greedy", "RandomPlay"]
+__all__ = ["BUILTIN", "Expert", "Greedy", "RandomPlay"]
 
-BUILTIN = {cls.name: cls for cls in (RandomPlay, Greedy)}
+BUILTIN = {cls.name: cls for cls in (RandomPlay, Greedy, Expert)}
 """Built-in strategies by name."""

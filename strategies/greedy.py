@@ -11,7 +11,7 @@ class Greedy(Strategy):
     """A simple baseline that a beginner could beat with patience and an expert should beat easily."""
 
     name = "greedy"
-    version = 1
+    version = 2  # v2: no longer discards a rank the opponents melded onto an unfrozen pile
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
     def choose_acquire(self, view) -> Move:
@@ -43,15 +43,17 @@ class Greedy(Strategy):
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         own = view.melds(view.side)
+        # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
+        theirs = () if view.is_pile_frozen else view.melds(1 - view.side)
         options = list(view.legal_discards())
-        return min(options, key=lambda move: _usefulness(move.card, hand, own))
+        return min(options, key=lambda move: _usefulness(move.card, hand, own, theirs))
 
 
-def _usefulness(kind: int, hand, own_melds) -> tuple[int, int]:
+def _usefulness(kind: int, hand, own_melds, their_melds) -> tuple[int, int]:
     if kind == BLACK_THREE:
         return (-1, 0)
     if kind <= TWO:
         return (100, 0)
-    if kind in own_melds:
+    if kind in own_melds or kind in their_melds:
         return (50, 0)
     return (hand[kind], KIND_VALUE[kind])

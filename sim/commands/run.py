@@ -1,35 +1,364 @@
-"""``canasta-sim run``: play games and print a summary (the parallel runner replaces this body)."""
+"""``canasta-sim run``: play a tournament in parallel workers, writing per-game and per-hand tables.
+
+Bad input gets a one-line ``Error: ...`` and exit code 2 before anything is written; a run stopped
+by a strategy failure exits with 1, an interrupted one with 130, and both keep every finished game.
+"""
 
 from __future__ import annotations
 
-import click
+import datetime
+import logging
+import os
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
 
-from sim.engine import play_game
+import click
+import pyarrow.compute as pc
+from tqdm import tqdm
+
+from sim import ENGINE_VERSION, __version__
 from sim.errors import CanastaError
 from sim.loader import load_strategy
 from sim.rules import Rules
+from sim.runner import (
+    MANIFEST_FORMAT,
+    ON_ERROR_CHOICES,
+    ChunkReport,
+    RunSettings,
+    default_chunk_size,
+    default_workers,
+    describe_strategy,
+    run_chunks,
+    settings_from_manifest,
+)
+from sim.storage import RunDirectory
+from sim.summary import format_summary, summarize_run
+
+__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
+
+DEFAULT_MATCHUP = ("expert", "greedy")
+"""The strategies played when no ``-s`` is given."""
+
+EXIT_STOPPED = 1
+EXIT_INTERRUPTED = 130
 
 
-@click.command("run")
-@click.option("--games", type=click.IntRange(min=1), default=100, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Run seed.")
-@click.option("-s", "--strategy", "specs", multiple=True, help="Strategy spec (repeat for head to head).")
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option.")
-def run_command(games: int, seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...]) -> None:
-    """Play GAMES games and print who won."""
+class OneLineErrorCommand(click.Command):
+    """A command whose usage errors print as one ``Error: ...`` line (exit code 2), without the usage text.
+
+    Click prints the usage lines when an error carries its context; these overrides drop the context.
+    """
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        """Parse the arguments; a bad value becomes a one-line usage error."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as error:
+            raise _without_context(error) from None
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; a usage error it raises becomes a one-line usage error."""
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _without_context(error) from None
+
+
+def _without_context(error: click.UsageError) -> click.UsageError:
+    if error.ctx is None:
+        return error
+    return click.UsageError(error.format_message())
+
+
+def fail(message: str) -> click.UsageError:
+    """Return the one-line usage error (exit code 2) for ``message``."""
+    return click.UsageError(" ".join(message.split("\n")))
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).astimezone().isoformat(timespec="seconds")
+
+
+def _default_out() -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path("results") / stamp
+    suffix = 2
+    while path.exists():
+        path = Path("results") / f"{stamp}-{suffix}"
+        suffix += 1
+    return path
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
+class _TqdmHandler(logging.StreamHandler):
+    """Writes log lines above the progress bar instead of through it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            tqdm.write(self.format(record), file=sys.stderr)
+        except (OSError, ValueError):
+            self.handleError(record)
+
+
+def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tuple[RunDirectory, dict, RunSettings]:
+    directory = RunDirectory(path)
+    try:
+        manifest = directory.read_manifest()
+        recorded = settings_from_manifest(manifest, str(directory.manifest_path))
+    except CanastaError as error:
+        raise fail(f"--resume: {error}") from None
+    differences = []
+    if _given(ctx, "games") and games != recorded.games:
+        differences.append(f"--games {recorded.games}, not {games}")
+    if _given(ctx, "seed") and seed != recorded.seed:
+        differences.append(f"--seed {recorded.seed}, not {seed}")
+    if _given(ctx, "specs") and tuple(specs) != recorded.specs:
+        differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(specs)}")
+    if _given(ctx, "rule_options") and rules != recorded.rules:
+        differences.append(f"rules {recorded.rules.changed_options() or 'default'}, not {rules.changed_options()}")
+    if _given(ctx, "chunk_size") and chunk_size != recorded.chunk_size:
+        differences.append(f"--chunk-size {recorded.chunk_size}, not {chunk_size}")
+    if differences:
+        raise fail(f"--resume {path}: the run was made with other settings ({'; '.join(differences)}); "
+                   "resume it without those options or start a new run")
+    return directory, manifest, recorded
+
+
+def _check_versions(manifest: dict, loaded, path) -> None:
+    if str(manifest.get("engine_version")) != ENGINE_VERSION:
+        raise fail(f"{path}: the run was made with engine version {manifest.get('engine_version')}, this is "
+                   f"version {ENGINE_VERSION}; its games cannot be continued, start a new run")
+    recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    for strategy in loaded:
+        if recorded.get(strategy.spec) != strategy.label:
+            raise fail(f"{path}: the run was made with {recorded.get(strategy.spec)} but {strategy.spec!r} is now "
+                       f"{strategy.label}; start a new run")
+
+
+@click.command("run", cls=OneLineErrorCommand)
+@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True, help="Games to play.")
+@click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
+              help="Strategy spec; once for a mirror match, twice for head to head (default: expert vs greedy).")
+@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run directory (default: results/<date-time>).")
+@click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="Finish the run in DIR with the settings of its run.json.")
+@click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
+              help="When a strategy fails: stop the run, or forfeit the game and go on.")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+              help="Games per chunk, each written as one Parquet part (default: 50, fewer for small runs).")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages but errors; the summary still prints.")
+@click.option("-v", "--verbose", is_flag=True, help="More messages.")
+@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write every message, at debug level, to this file.")
+@click.pass_context
+def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
+                quiet, verbose, log_file) -> None:
+    """Play a tournament and write its games and hands to Parquet in a run directory.
+
+    One -s plays a strategy against itself; two play head to head, swapping sides every other game.
+    """
+    if len(specs) > 2:
+        raise fail(f"-s/--strategy was given {len(specs)} times; give it once (mirror match) or twice (head to head)")
     try:
         rules = Rules.from_options(rule_options)
-        loaded = [load_strategy(spec) for spec in (specs or ("greedy", "random"))]
     except CanastaError as error:
-        raise click.UsageError(str(error)) from None
-    if len(loaded) == 1:
-        loaded = loaded * 2
+        raise fail(str(error)) from None
+    manifest: dict[str, Any] | None = None
+    if resume is not None:
+        if out is not None and Path(out).resolve() != Path(resume).resolve():
+            raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
+        directory, manifest, settings = _settings_for_resume(ctx, resume, games, seed, specs, rules, chunk_size)
+        seed_drawn = bool(manifest.get("seed_drawn"))
+    else:
+        seed_drawn = seed is None
+        if seed_drawn:
+            seed = int.from_bytes(os.urandom(4), "big")
+        settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
+                               chunk_size=chunk_size or default_chunk_size(games))
+        directory = RunDirectory(out if out is not None else _default_out())
+        if directory.path.exists() and not directory.path.is_dir():
+            raise fail(f"--out {directory.path} is a file, not a directory")
+        if not directory.is_empty():
+            if not directory.is_run():
+                raise fail(f"--out {directory.path} is not empty and holds no canasta-sim run; "
+                           "choose a new or empty directory")
+            try:
+                manifest = directory.read_manifest()
+                recorded = settings_from_manifest(manifest, str(directory.manifest_path))
+            except CanastaError as error:
+                raise fail(f"--out {directory.path}: {error}") from None
+            if recorded != settings:
+                raise fail(f"--out {directory.path} holds another run (seed {recorded.seed}, "
+                           f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
+                           f"{directory.path} to finish it, or choose another directory")
+    try:
+        loaded = [load_strategy(spec) for spec in settings.specs]
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    if manifest is not None:
+        _check_versions(manifest, loaded, directory.path)
+    if log_file is not None:
+        try:
+            file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as error:
+            raise fail(f"--log-file {log_file}: {error.strerror or error}") from None
+    else:
+        file_handler = None
+    workers = workers or default_workers()
+    _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
+          quiet=quiet, verbose=verbose, file_handler=file_handler)
+
+
+def reproducing_command(settings: RunSettings, path: Path) -> str:
+    """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``."""
+    words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
+    for spec in settings.specs:
+        words += ["-s", spec]
+    for key, value in settings.rules.changed_options().items():
+        words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    if settings.chunk_size != default_chunk_size(settings.games):
+        words += ["--chunk-size", str(settings.chunk_size)]
+    return shlex.join([*words, "--out", str(path)])
+
+
+def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
+    return {
+        "format": MANIFEST_FORMAT,
+        "tool": f"canasta-sim {__version__}",
+        "engine_version": ENGINE_VERSION,
+        "command": reproducing_command(settings, path),
+        "seed_drawn": seed_drawn,
+        **settings.manifest_fields(),
+        "strategies": [describe_strategy(strategy) for strategy in loaded],
+        "on_error": None,
+        "status": "running",
+        "started_at": _now(),
+        "ended_at": None,
+        "games_done": 0,
+        "sessions": [],
+    }
+
+
+def _configure_logging(quiet: bool, verbose: bool, file_handler: logging.Handler | None) -> list[logging.Handler]:
+    console = _TqdmHandler()
+    console.setLevel(logging.ERROR if quiet else logging.INFO if verbose else logging.WARNING)
+    console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    handlers: list[logging.Handler] = [console]
+    if file_handler is not None:
+        file_handler.setLevel(logging.DEBUG)
+        file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
+        handlers.append(file_handler)
+    return handlers
+
+
+def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list[int]:
+    """Wins of each entrant in the chunks already on disk, for the progress bar's running win rate."""
     wins = [0, 0]
-    for game in range(games):
-        swap = game % 2
-        sides = (loaded[swap], loaded[1 - swap])
-        result = play_game([sides[0], sides[1], sides[0], sides[1]], seed=seed * 1_000_003 + game, rules=rules)
-        if result.winner is not None:
-            wins[(result.winner + swap) % 2] += 1
-    for index, strategy in enumerate(loaded):
-        click.echo(f"{strategy.spec}: {wins[index]} wins of {games}")
+    mirror = len(settings.specs) == 1
+    for chunk, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"]):
+        if chunk in chunks:
+            if mirror:
+                wins[0] += pc.sum(pc.equal(games["winner"], "A")).as_py() or 0
+                wins[1] += pc.sum(pc.equal(games["winner"], "B")).as_py() or 0
+            else:
+                for index, spec in enumerate(settings.specs):
+                    wins[index] += pc.sum(pc.equal(games["winner_strategy"], spec)).as_py() or 0
+    return wins
+
+
+def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, seed_drawn, workers, on_error, quiet,
+          verbose, file_handler) -> None:
+    directory.create()
+    directory.remove_temporaries()
+    counts = directory.chunk_game_counts()
+    done = {chunk for chunk, count in counts.items() if count == len(settings.chunk_games(chunk))}
+    missing = [chunk for chunk in range(settings.chunk_count) if chunk not in done]
+    games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
+    if manifest is None:
+        manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
+    session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error, "games_played": 0, "status": "running"}
+    manifest["sessions"].append(session)
+    manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
+    directory.write_manifest(manifest)
+
+    say = (lambda text: None) if quiet else (lambda text: click.echo(text, err=True))
+    matchup = " vs ".join(settings.specs) if len(settings.specs) == 2 else f"{settings.specs[0]} (mirror)"
+    changed = ", ".join(f"{key}={value}" for key, value in settings.rules.changed_options().items())
+    say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
+        f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")
+    if done:
+        say(f"resuming: {games_before} games already played, {len(missing)} chunks to play")
+
+    handlers = _configure_logging(quiet, verbose, file_handler)
+    root = logging.getLogger()
+    previous_level = root.level
+    root.setLevel(logging.DEBUG if file_handler is not None else logging.INFO if verbose else logging.WARNING)
+    for handler in handlers:
+        root.addHandler(handler)
+
+    entrants = settings.entrants
+    wins = _wins_so_far(directory, settings, done) if done else [0, 0]
+    progress = {"games": games_before, "played": 0, "last_write": time.monotonic()}
+    show_bar = not quiet and sys.stderr.isatty()
+    bar = tqdm(total=settings.games, initial=games_before, unit="game", disable=not show_bar, file=sys.stderr,
+               dynamic_ncols=True, smoothing=0.1)
+
+    def on_chunk(report: ChunkReport) -> None:
+        wins[0] += report.wins[0]
+        wins[1] += report.wins[1]
+        progress["games"] += report.games
+        progress["played"] += report.games
+        bar.update(report.games)
+        if progress["games"]:
+            bar.set_postfix_str(f"{entrants[0]} wins {100 * wins[0] / progress['games']:.1f}%", refresh=False)
+        if time.monotonic() - progress["last_write"] > 2.0:
+            manifest["games_done"] = progress["games"]
+            session["games_played"] = progress["played"]
+            directory.write_manifest(manifest)
+            progress["last_write"] = time.monotonic()
+
+    started = time.monotonic()
+    status = "failed"
+    interrupted, error = False, None
+    try:
+        interrupted, error = run_chunks(settings, directory, missing, workers=workers, on_error=on_error,
+                                        on_chunk=on_chunk, log_handlers=handlers)
+        status = "interrupted" if interrupted else "stopped" if error else "complete"
+    finally:
+        bar.close()
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(previous_level)
+        counts = directory.chunk_game_counts()
+        complete = all(counts.get(chunk) == len(settings.chunk_games(chunk)) for chunk in range(settings.chunk_count))
+        if status == "complete" and not complete:
+            status = "incomplete"
+        manifest.update(status=status, ended_at=_now(), games_done=sum(counts.values()))
+        session.update(status=status, ended_at=manifest["ended_at"], games_played=progress["played"])
+        directory.write_manifest(manifest)
+    elapsed = time.monotonic() - started
+    rows, games_read = summarize_run(directory, entrants)
+    if games_read:
+        click.echo(format_summary(rows))
+    rate = progress["played"] / elapsed if elapsed > 0 else 0.0
+    click.echo(f"{games_read} of {settings.games} games in {directory.path} "
+               f"({progress['played']} played now in {elapsed:.1f} s, {rate:.1f} games/s, {workers} workers)")
+    resume_hint = f"canasta-sim run --resume {shlex.quote(str(directory.path))}"
+    if error:
+        click.echo(f"Error: {' '.join(error.split())}; finished games are kept; fix the strategy and run "
+                   f"{resume_hint}, or add --on-error forfeit", err=True)
+        sys.exit(EXIT_STOPPED)
+    if interrupted:
+        click.echo(f"Interrupted: finished games are kept; continue with {resume_hint}", err=True)
+        sys.exit(EXIT_INTERRUPTED)

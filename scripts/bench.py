@@ -1,0 +1,171 @@
+"""canasta-sim's benchmark: engine throughput, matchup speed, scaling and memory.
+
+Run ``python scripts/bench.py`` (about a minute on a 2-core machine) or
+``python scripts/bench.py --quick``.  It prints a table and writes the figures
+to ``results/bench.json`` (``--json PATH`` to change).  Every figure is
+measured here, on this machine, by this script: nothing is copied in.
+
+Figures:
+
+* engine throughput with uniformly random legal players on one core:
+  hands/s and decisions/s (strategy calls, the engine's unit of work);
+* the default matchup (expert vs greedy, sides alternated) in games to 5000
+  per second on one worker, in-process, and through ``canasta-sim run`` on
+  one worker and on all cores, start-up included;
+* the speed-up from 1 to N workers;
+* peak resident memory of the parent and of one worker process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sim import __version__  # noqa: E402
+from sim.engine import play_game  # noqa: E402
+from sim.loader import load_strategy  # noqa: E402
+from sim.rules import Rules  # noqa: E402
+
+
+class _Counting:
+    """Wraps a factory so every decision made by the strategies it builds is counted."""
+
+    def __init__(self, factory) -> None:
+        self.factory = factory
+        self.decisions = 0
+
+    def __call__(self, rng):
+        player = self.factory(rng)
+        counter = self
+
+        for name in ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard"):
+            method = getattr(player, name)
+
+            def counted(view, _method=method):
+                counter.decisions += 1
+                return _method(view)
+
+            setattr(player, name, counted)
+        return player
+
+
+def engine_throughput(seconds: float) -> dict:
+    """Random legal players on one core: hands/s and decisions/s."""
+    factory = _Counting(load_strategy("random"))
+    rules = Rules()
+    hands = 0
+    games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        result = play_game([factory] * 4, seed=1_000_000 + games, rules=rules)
+        hands += len(result.hands)
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {
+        "games": games,
+        "hands": hands,
+        "seconds": round(elapsed, 3),
+        "hands_per_second": round(hands / elapsed, 1),
+        "decisions_per_second": round(factory.decisions / elapsed, 1),
+    }
+
+
+def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
+    """Games to 5000 per second for a matchup, one core, no runner overhead."""
+    loaded = [load_strategy(spec) for spec in specs]
+    games = 0
+    hands = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        first, second = (loaded[0], loaded[1]) if games % 2 == 0 else (loaded[1], loaded[0])
+        result = play_game([first, second, first, second], seed=2_000_000 + games)
+        hands += len(result.hands)
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"games": games, "hands": hands, "seconds": round(elapsed, 3), "games_per_second": round(games / elapsed, 1)}
+
+
+def run_command(games: int, workers: int, extra: list[str]) -> dict:
+    """Time ``canasta-sim run`` end to end (interpreter start-up included) and read its peak memory."""
+    with tempfile.TemporaryDirectory() as directory:
+        out = Path(directory) / "run"
+        command = [
+            sys.executable, "-m", "sim", "run", "--games", str(games), "--workers", str(workers),
+            "--seed", "1", "--out", str(out), "--quiet", *extra,
+        ]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        start = time.perf_counter()
+        completed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        elapsed = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    if completed.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(command)} failed:\n{completed.stderr.strip()}")
+    return {
+        "games": games,
+        "workers": workers,
+        "seconds": round(elapsed, 3),
+        "games_per_second": round(games / elapsed, 1),
+        "games_per_second_per_worker": round(games / elapsed / workers, 1),
+        # ru_maxrss of children is the largest single child process seen so far, in KiB on Linux.
+        "peak_child_rss_mb": round(max(before, after) / 1024, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark and print a table; figures go to JSON too."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="shorter measurements (noisier)")
+    parser.add_argument("--games", type=int, default=None, help="games for the canasta-sim run timings")
+    parser.add_argument("--json", type=Path, default=ROOT / "results" / "bench.json", help="where to write figures")
+    args = parser.parse_args(argv)
+    seconds = 3.0 if args.quick else 10.0
+    games = args.games or (400 if args.quick else 2000)
+    cores = os.cpu_count() or 1
+
+    figures: dict = {
+        "version": __version__,
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()}, {cores} cores",
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+    }
+    figures["engine_random"] = engine_throughput(seconds)
+    figures["matchup_in_process"] = matchup_in_process(("expert", "greedy"), seconds)
+    one = run_command(games, 1, [])
+    many = run_command(games, cores, [])
+    figures["run_1_worker"] = one
+    figures[f"run_{cores}_workers"] = many
+    figures["speedup"] = round(one["seconds"] / many["seconds"], 2)
+    figures["parent_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+    rows = [
+        ("engine, random players, 1 core", f"{figures['engine_random']['hands_per_second']:,.0f} hands/s, "
+         f"{figures['engine_random']['decisions_per_second']:,.0f} decisions/s"),
+        ("expert vs greedy in-process, 1 core", f"{figures['matchup_in_process']['games_per_second']:.1f} games/s"),
+        (f"canasta-sim run, 1 worker, {games} games", f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)"),
+        (f"canasta-sim run, {cores} workers, {games} games",
+         f"{many['games_per_second']:.1f} games/s ({many['seconds']:.1f} s)"),
+        (f"speed-up 1 -> {cores} workers", f"{figures['speedup']:.2f}x"),
+        ("peak memory, largest run process", f"{max(one['peak_child_rss_mb'], many['peak_child_rss_mb']):.0f} MB"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"figures written to {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

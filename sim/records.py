@@ -1,0 +1,161 @@
+"""Turning finished games into rows of the two output tables, ``games`` and ``hands``.
+
+The schemas below are the contract analysts build on; ``docs/output.md``
+documents every column (meaning, type, unit).  A :class:`ChunkRecorder`
+collects the rows of one chunk of games column by column and hands them over
+as two :class:`pyarrow.Table` objects with exactly these schemas.
+
+Side A is seats 0 and 2, side B seats 1 and 3 (R1.1); ``team`` columns hold
+``'A'`` or ``'B'``.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from sim.engine import GameResult
+from sim.errors import StrategyError
+
+__all__ = [
+    "GAME_SCHEMA",
+    "HAND_SCHEMA",
+    "TEAM_NAMES",
+    "ChunkRecorder",
+]
+
+TEAM_NAMES = ("A", "B")
+"""Team letters by side index (0 = seats 0 and 2, 1 = seats 1 and 3)."""
+
+GAME_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.int64()),
+        ("seed", pa.uint64()),
+        ("team_a_strategy", pa.string()),
+        ("team_b_strategy", pa.string()),
+        ("score_a", pa.int32()),
+        ("score_b", pa.int32()),
+        ("winner", pa.string()),
+        ("winner_strategy", pa.string()),
+        ("margin", pa.int32()),
+        ("hands", pa.int32()),
+        ("termination", pa.string()),
+        ("first_dealer", pa.int8()),
+        ("forfeit_team", pa.string()),
+        ("error", pa.string()),
+    ]
+)
+"""One row per game."""
+
+# Per-side figures copied from SideHandResult under the same name, in output order.
+_SIDE_FIELDS = (
+    "initial_requirement",
+    "meld_points",
+    "hand_penalty",
+    "canasta_natural",
+    "canasta_mixed",
+    "canasta_bonus",
+    "red_threes",
+    "red_three_bonus",
+    "went_out",
+    "concealed",
+    "going_out_bonus",
+    "melded",
+    "pile_takes",
+    "pile_cards_taken",
+    "frozen_pile_takes",
+    "pile_freezes",
+    "turns",
+)
+_BOOL_FIELDS = frozenset({"went_out", "concealed", "melded"})
+
+HAND_SCHEMA = pa.schema(
+    [
+        ("game_id", pa.int64()),
+        ("hand_no", pa.int32()),
+        ("team", pa.string()),
+        ("strategy", pa.string()),
+        ("opponent_strategy", pa.string()),
+        ("score", pa.int32()),
+        ("cumulative_score", pa.int32()),
+        *[(name, pa.bool_() if name in _BOOL_FIELDS else pa.int32()) for name in _SIDE_FIELDS],
+        ("end_reason", pa.string()),
+        ("dealer", pa.int8()),
+        ("went_out_seat", pa.int8()),
+        ("hand_turns", pa.int32()),
+    ]
+)
+"""One row per team per hand."""
+
+
+class ChunkRecorder:
+    """Collects the rows of consecutive games, column by column, for one Parquet part of each table."""
+
+    __slots__ = ("_games", "_hands")
+
+    def __init__(self) -> None:
+        self._games: dict[str, list] = {name: [] for name in GAME_SCHEMA.names}
+        self._hands: dict[str, list] = {name: [] for name in HAND_SCHEMA.names}
+
+    @property
+    def game_count(self) -> int:
+        """Games recorded so far."""
+        return len(self._games["game_id"])
+
+    def add_game(self, game_id: int, result: GameResult, strategies: tuple[str, str]) -> None:
+        """Record a finished game; ``strategies`` are the specs playing side A and side B."""
+        score_a, score_b = result.scores
+        winner = "draw" if result.winner is None else TEAM_NAMES[result.winner]
+        winner_strategy = None if result.winner is None else strategies[result.winner]
+        self._add_game_row(
+            game_id, result.seed, strategies, score_a, score_b, winner, winner_strategy,
+            len(result.hands), result.termination, result.first_dealer, None, None,
+        )
+        hands = self._hands
+        for hand in result.hands:
+            went_out_seat = -1 if hand.went_out_seat is None else hand.went_out_seat
+            for side in hand.sides:
+                index = side.side
+                hands["game_id"].append(game_id)
+                hands["hand_no"].append(hand.hand_number)
+                hands["team"].append(TEAM_NAMES[index])
+                hands["strategy"].append(strategies[index])
+                hands["opponent_strategy"].append(strategies[1 - index])
+                hands["score"].append(side.score)
+                hands["cumulative_score"].append(hand.totals_after[index])
+                for name in _SIDE_FIELDS:
+                    hands[name].append(getattr(side, name))
+                hands["end_reason"].append(hand.end_reason)
+                hands["dealer"].append(hand.dealer)
+                hands["went_out_seat"].append(went_out_seat)
+                hands["hand_turns"].append(hand.turns)
+
+    def add_forfeit(self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError) -> None:
+        """Record a game stopped by a failing strategy: the failing side forfeits, the other side wins.
+
+        The engine does not return the hands finished before the failure, so the game has no hand rows,
+        scores of 0 and ``hands`` 0.
+        """
+        failing = error.seat % 2
+        winning = 1 - failing
+        self._add_game_row(
+            game_id, seed, strategies, 0, 0, TEAM_NAMES[winning], strategies[winning],
+            0, "forfeit", -1, TEAM_NAMES[failing], str(error),
+        )
+
+    def _add_game_row(
+        self, game_id, seed, strategies, score_a, score_b, winner, winner_strategy,
+        hand_count, termination, first_dealer, forfeit_team, error,
+    ) -> None:
+        values = (
+            game_id, seed, strategies[0], strategies[1], score_a, score_b, winner, winner_strategy,
+            score_a - score_b, hand_count, termination, first_dealer, forfeit_team, error,
+        )
+        for name, value in zip(GAME_SCHEMA.names, values):
+            self._games[name].append(value)
+
+    def tables(self) -> tuple[pa.Table, pa.Table]:
+        """Return the ``games`` and ``hands`` tables of everything recorded."""
+        return (
+            pa.Table.from_pydict(self._games, schema=GAME_SCHEMA),
+            pa.Table.from_pydict(self._hands, schema=HAND_SCHEMA),
+        )

@@ -1,0 +1,374 @@
+"""The parallel runner: play a run's games in chunks, in worker processes, writing each chunk as it ends.
+
+A run is fixed by its :class:`RunSettings` (games, run seed, strategy specs, rule set, chunk size).
+Game ``i`` is played with seed ``derive_seed(run_seed, f"game{i}")`` and, in head-to-head play,
+with the strategies swapped between sides on odd ``i`` (seats 0 and 2 are side A, R1.1), so the
+tables are the same whatever the number of workers, the order chunks finish in, or how often the
+run was interrupted and resumed.
+
+Worker processes load the strategies from their specs (never from pickled classes) and write their
+chunk's Parquet parts themselves (:meth:`sim.storage.RunDirectory.write_chunk`); the parent only
+receives a small :class:`ChunkReport` per chunk, so its memory stays flat however many games are
+played.
+
+Stopping: a stop event is checked between games.  Ctrl-C or SIGTERM in the parent sets it, a
+strategy failure under ``on_error='stop'`` sets it; workers then write the games they finished (a
+partial part, played again on resume) and the remaining chunks are skipped.  The pool is always
+closed and joined, never terminated, except after a second Ctrl-C.
+
+Worker log records reach the parent's handlers through multiprocessing-logging when the ``fork``
+start method exists, and through the standard library's ``QueueHandler`` otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import logging.handlers
+import math
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from multiprocessing_logging import MultiProcessingHandler
+
+from sim.engine import derive_seed, play_game
+from sim.errors import RulesError, StrategyError
+from sim.loader import LoadedStrategy, load_strategy
+from sim.records import ChunkRecorder
+from sim.rules import Rules
+from sim.storage import RunDirectory, RunDirectoryError
+from sim.summary import side_labels
+
+__all__ = [
+    "ChunkReport",
+    "ChunkPlayer",
+    "MANIFEST_FORMAT",
+    "ON_ERROR_CHOICES",
+    "RunSettings",
+    "default_chunk_size",
+    "default_workers",
+    "describe_strategy",
+    "run_chunks",
+    "settings_from_manifest",
+]
+
+logger = logging.getLogger(__name__)
+
+ON_ERROR_CHOICES = ("stop", "forfeit")
+"""What a strategy failure does: stop the run (keeping finished games) or forfeit the game and go on."""
+
+MAX_CHUNK_SIZE = 50
+"""Games per chunk in a large run: long enough that workers spend their time playing."""
+
+
+def default_chunk_size(games: int) -> int:
+    """Return the chunk size for a run of ``games`` games: 50, or less so a small run still has 16 chunks."""
+    return max(1, min(MAX_CHUNK_SIZE, math.ceil(games / 16)))
+
+
+def default_workers() -> int:
+    """Return the number of cores this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+    """What fixes a run's tables.
+
+    :ivar specs: the strategy specs as given: one (a mirror match) or two (head to head).
+    """
+
+    games: int
+    seed: int
+    specs: tuple[str, ...]
+    rules: Rules
+    chunk_size: int
+
+    def __post_init__(self) -> None:
+        if self.games < 1 or self.chunk_size < 1:
+            raise ValueError(f"a run needs games >= 1 and chunk_size >= 1; got {self.games}, {self.chunk_size}")
+        if len(self.specs) not in (1, 2):
+            raise ValueError(f"a run plays one strategy (mirror) or two (head to head); got {len(self.specs)}")
+
+    @property
+    def chunk_count(self) -> int:
+        """Number of chunks."""
+        return math.ceil(self.games / self.chunk_size)
+
+    def chunk_games(self, chunk: int) -> range:
+        """The game ids of a chunk."""
+        start = chunk * self.chunk_size
+        return range(start, min(start + self.chunk_size, self.games))
+
+    def game_seed(self, game_id: int) -> int:
+        """The seed of game ``game_id``."""
+        return derive_seed(self.seed, f"game{game_id}")
+
+    def sides(self, game_id: int) -> tuple[str, str]:
+        """The specs playing side A and side B in game ``game_id``: swapped on odd games in head to head."""
+        first, second = self.specs[0], self.specs[-1]
+        return (second, first) if game_id % 2 else (first, second)
+
+    @property
+    def entrants(self) -> tuple[str, str]:
+        """The summary labels of the two entrants: the specs, or ``spec (A)``/``spec (B)`` in a mirror."""
+        return side_labels(self.specs[0], self.specs[-1])
+
+    def manifest_fields(self) -> dict[str, Any]:
+        """The settings as ``run.json`` records them (strategies are added by :func:`describe_strategy`)."""
+        return {
+            "games": self.games,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+            "chunks": self.chunk_count,
+            "matchup": "mirror" if len(self.specs) == 1 else "head_to_head",
+            "rules": self.rules.options(),
+            "rules_changed": self.rules.changed_options(),
+        }
+
+
+MANIFEST_FORMAT = 1
+"""Version of the ``run.json`` layout."""
+
+
+def describe_strategy(loaded: LoadedStrategy) -> dict[str, Any]:
+    """What ``run.json`` records about one strategy: spec, name, version, class and parameters."""
+    cls = loaded.cls
+    return {
+        "spec": loaded.spec,
+        "name": cls.name,
+        "version": cls.version,
+        "label": loaded.label,
+        "class": f"{cls.__module__}.{cls.__qualname__}",
+        "parameters": dict(loaded.parameters),
+    }
+
+
+def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") -> RunSettings:
+    """Rebuild the settings recorded in a ``run.json``.
+
+    :raises RunDirectoryError: naming the missing or malformed entry.
+    """
+    try:
+        specs = tuple(entry["spec"] for entry in manifest["strategies"])
+        return RunSettings(
+            games=int(manifest["games"]),
+            seed=int(manifest["seed"]),
+            specs=specs,
+            rules=Rules.from_mapping(manifest["rules"]),
+            chunk_size=int(manifest["chunk_size"]),
+        )
+    except KeyError as error:
+        raise RunDirectoryError(f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim run") from None
+    except (TypeError, ValueError, RulesError) as error:
+        raise RunDirectoryError(f"{where} is malformed: {error}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkReport:
+    """What a worker tells the parent about one chunk."""
+
+    chunk: int
+    games: int
+    """Games recorded (written) from this chunk now; 0 when it was skipped."""
+    complete: bool
+    wins: tuple[int, int]
+    """Wins of entrant 0 and entrant 1 (see :attr:`RunSettings.entrants`) among those games."""
+    forfeits: int = 0
+    error: str | None = None
+    """Under ``on_error='stop'``: the one-line description of the failure that stopped the chunk."""
+
+
+class ChunkPlayer:
+    """Plays chunks of one run; built once per worker process, loading the strategies from their specs."""
+
+    def __init__(self, settings: RunSettings, run_path: str, on_error: str, stop_event) -> None:
+        self.settings = settings
+        self.directory = RunDirectory(run_path)
+        self.on_error = on_error
+        self.stop_event = stop_event
+        self.factories = {spec: load_strategy(spec) for spec in settings.specs}
+
+    def play(self, chunk: int) -> ChunkReport:
+        """Play one chunk and write its parts (partial if stopped); return what happened."""
+        settings = self.settings
+        game_ids = settings.chunk_games(chunk)
+        if self.stop_event.is_set():
+            return ChunkReport(chunk, 0, False, (0, 0))
+        recorder = ChunkRecorder()
+        wins = [0, 0]
+        forfeits = 0
+        error_text = None
+        for game_id in game_ids:
+            if self.stop_event.is_set():
+                break
+            specs = settings.sides(game_id)
+            first = self.factories[specs[0]]
+            second = self.factories[specs[1]]
+            seed = settings.game_seed(game_id)
+            swapped = specs[0] != settings.specs[0]
+            try:
+                result = play_game([first, second, first, second], seed=seed, rules=settings.rules, names=[*specs, *specs])
+            except StrategyError as error:
+                description = f"game {game_id}: {error}"
+                if self.on_error == "stop":
+                    error_text = description
+                    break
+                logger.warning("%s; side %s forfeits the game", description, "AB"[error.seat % 2])
+                recorder.add_forfeit(game_id, seed, specs, error)
+                forfeits += 1
+                wins[(1 - error.seat % 2) ^ swapped] += 1
+                continue
+            recorder.add_game(game_id, result, specs)
+            if result.winner is not None:
+                wins[result.winner ^ swapped] += 1
+        if recorder.game_count:
+            self.directory.write_chunk(chunk, *recorder.tables())
+        complete = recorder.game_count == len(game_ids)
+        logger.debug("chunk %d: %d of %d games written", chunk, recorder.game_count, len(game_ids))
+        return ChunkReport(chunk, recorder.game_count, complete, (wins[0], wins[1]), forfeits, error_text)
+
+
+# --- worker processes ---------------------------------------------------------------------------------
+
+_player: ChunkPlayer | None = None
+
+
+def _initialize_worker(settings, run_path, on_error, stop_event, log_queue, log_level) -> None:
+    global _player
+    # Ctrl-C reaches every process of the terminal's group; only the parent decides what it means.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if log_queue is not None:
+        root = logging.getLogger()
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        root.addHandler(logging.handlers.QueueHandler(log_queue))
+        root.setLevel(log_level)
+    _player = ChunkPlayer(settings, run_path, on_error, stop_event)
+
+
+def _play_in_worker(chunk: int) -> ChunkReport:
+    return _player.play(chunk)
+
+
+@contextlib.contextmanager
+def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[Any]:
+    """Route worker log records to ``handlers`` (attached to the root logger); yield the queue for spawn."""
+    root = logging.getLogger()
+    if context.get_start_method() == "fork":
+        # Wrap only the given handlers, not those other code (a test harness) put on the root logger.
+        wrapped = [(handler, MultiProcessingHandler(f"mp-handler-{index}", sub_handler=handler))
+                   for index, handler in enumerate(handlers)]
+        for handler, wrapper in wrapped:
+            root.removeHandler(handler)
+            root.addHandler(wrapper)
+        try:
+            yield None
+        finally:
+            for handler, wrapper in wrapped:
+                root.removeHandler(wrapper)
+                wrapper.close()  # waits until the queue is drained into the wrapped handler
+                root.addHandler(handler)
+        return
+    queue = context.Queue(-1)
+    listener = logging.handlers.QueueListener(queue, *handlers, respect_handler_level=True)
+    listener.start()
+    try:
+        yield queue
+    finally:
+        listener.stop()
+
+
+@contextlib.contextmanager
+def _stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
+    """Make the first Ctrl-C (or SIGTERM) set ``stop_event``; a second Ctrl-C raises KeyboardInterrupt."""
+    state = {"interrupted": False}
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+
+    def on_signal(number, frame) -> None:
+        state["interrupted"] = True
+        stop_event.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    for number in previous:
+        signal.signal(number, on_signal)
+    try:
+        yield state
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def run_chunks(
+    settings: RunSettings,
+    directory: RunDirectory,
+    chunks: Sequence[int],
+    *,
+    workers: int,
+    on_error: str = "stop",
+    on_chunk: Callable[[ChunkReport], None] = lambda report: None,
+    log_handlers: Sequence[logging.Handler] = (),
+) -> tuple[bool, str | None]:
+    """Play the given chunks, calling ``on_chunk`` in the parent as each one ends.
+
+    With one worker (or one chunk) the games are played in this process.
+
+    :returns: ``(interrupted, error)``: whether Ctrl-C/SIGTERM stopped the run, and the description of
+        the strategy failure that stopped it (``on_error='stop'``), or ``None``.
+    """
+    if on_error not in ON_ERROR_CHOICES:
+        raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
+    directory.create()
+    error: str | None = None
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    stop_event = context.Event()
+    processes = min(workers, len(chunks))
+    with _stop_on_signals(stop_event) as signals:
+        if processes <= 1:
+            player = ChunkPlayer(settings, str(directory.path), on_error, stop_event)
+            for chunk in chunks:
+                report = player.play(chunk)
+                error = error or report.error
+                if report.error:
+                    stop_event.set()
+                on_chunk(report)
+            return signals["interrupted"], error
+        with _worker_logging(context, log_handlers) as log_queue:
+            level = logging.getLogger().getEffectiveLevel()
+            pool = context.Pool(
+                processes,
+                initializer=_initialize_worker,
+                initargs=(settings, str(directory.path), on_error, stop_event, log_queue, level),
+            )
+            try:
+                for report in pool.imap_unordered(_play_in_worker, chunks, chunksize=1):
+                    if report.error and error is None:
+                        error = report.error
+                        stop_event.set()
+                    on_chunk(report)
+            except KeyboardInterrupt:
+                # A second Ctrl-C: the user wants out now; finished chunks are on disk already.
+                pool.terminate()
+                pool.join()
+                raise
+            except BaseException:
+                # A bug surfacing from a worker or in on_chunk: stop the others cleanly, then report it.
+                stop_event.set()
+                pool.close()
+                pool.join()
+                raise
+            pool.close()
+            pool.join()
+    return signals["interrupted"], error

@@ -1,0 +1,185 @@
+"""The run directory: ``run.json`` and the two Parquet datasets ``games/`` and ``hands/``.
+
+Layout::
+
+    RUN_DIR/
+        run.json                      settings, versions, times, games done
+        games/part-000000.parquet     one part per chunk of games, named by chunk index
+        hands/part-000000.parquet
+
+Every file is written under a temporary name starting with ``.`` and then
+renamed, so a reader sees a file whole or not at all; ``pandas.read_parquet``
+(through pyarrow) skips names starting with ``.``.  A chunk's ``hands`` part
+is renamed into place before its ``games`` part, and a chunk counts as
+complete only when both exist and its ``games`` part holds every game of the
+chunk; anything else is played again on ``--resume``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim.errors import CanastaError
+
+__all__ = [
+    "GAMES_DIR",
+    "HANDS_DIR",
+    "RUN_FILE",
+    "RunDirectory",
+    "RunDirectoryError",
+]
+
+RUN_FILE = "run.json"
+GAMES_DIR = "games"
+HANDS_DIR = "hands"
+_TEMPORARY_PREFIX = ".tmp-"
+
+
+class RunDirectoryError(CanastaError, ValueError):
+    """A directory is not a usable run directory (missing, not a run, unreadable ``run.json``, ...)."""
+
+
+def part_name(chunk: int) -> str:
+    """Return the file name of a chunk's part, e.g. ``part-000012.parquet``."""
+    return f"part-{chunk:06d}.parquet"
+
+
+def _chunk_of(name: str) -> int | None:
+    if name.startswith("part-") and name.endswith(".parquet"):
+        digits = name[len("part-") : -len(".parquet")]
+        if digits.isdigit():
+            return int(digits)
+    return None
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``."""
+    temporary = path.with_name(f"{_TEMPORARY_PREFIX}{os.getpid()}-{path.name}")
+    write(temporary)
+    with open(temporary, "rb+") as handle:
+        os.fsync(handle.fileno())  # the rename must never expose a file whose bytes are not on disk yet
+    os.replace(temporary, path)
+
+
+class RunDirectory:
+    """One run's directory on disk.
+
+    :param path: the directory; nothing is created until :meth:`create` or a write.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+
+    @property
+    def manifest_path(self) -> Path:
+        """Path of ``run.json``."""
+        return self.path / RUN_FILE
+
+    @property
+    def games_path(self) -> Path:
+        """Path of the ``games`` dataset."""
+        return self.path / GAMES_DIR
+
+    @property
+    def hands_path(self) -> Path:
+        """Path of the ``hands`` dataset."""
+        return self.path / HANDS_DIR
+
+    def is_run(self) -> bool:
+        """Whether the directory holds a ``run.json``."""
+        return self.manifest_path.is_file()
+
+    def is_empty(self) -> bool:
+        """Whether the directory is missing or has no entries."""
+        return not self.path.exists() or not any(self.path.iterdir())
+
+    def create(self) -> None:
+        """Create the directory and its two dataset folders.
+
+        :raises RunDirectoryError: if the path exists and is not a directory.
+        """
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirectoryError(f"{str(self.path)!r} exists and is not a directory")
+        self.games_path.mkdir(parents=True, exist_ok=True)
+        self.hands_path.mkdir(exist_ok=True)
+
+    def read_manifest(self) -> dict[str, Any]:
+        """Return the content of ``run.json``.
+
+        :raises RunDirectoryError: if the directory or ``run.json`` is missing or unreadable.
+        """
+        if not self.path.is_dir():
+            raise RunDirectoryError(f"run directory {str(self.path)!r} does not exist")
+        if not self.is_run():
+            raise RunDirectoryError(f"{str(self.path)!r} is not a canasta-sim run directory (it has no {RUN_FILE})")
+        try:
+            manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise RunDirectoryError(f"{str(self.manifest_path)!r} cannot be read: {error}") from None
+        if not isinstance(manifest, dict):
+            raise RunDirectoryError(f"{str(self.manifest_path)!r} does not hold a JSON object")
+        return manifest
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        """Replace ``run.json`` atomically."""
+        text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
+        _write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
+
+    def write_chunk(self, chunk: int, games: pa.Table, hands: pa.Table) -> None:
+        """Write one chunk's two parts, ``hands`` first, each under a temporary name then renamed."""
+        name = part_name(chunk)
+        for folder, table in ((self.hands_path, hands), (self.games_path, games)):
+            _write_atomically(folder / name, lambda path, table=table: pq.write_table(table, path, compression="zstd"))
+
+    def parts(self, folder: Path) -> dict[int, Path]:
+        """Return the finished parts in a dataset folder by chunk index."""
+        if not folder.is_dir():
+            return {}
+        found = {}
+        for entry in folder.iterdir():
+            chunk = _chunk_of(entry.name)
+            if chunk is not None:
+                found[chunk] = entry
+        return found
+
+    def chunk_game_counts(self) -> dict[int, int]:
+        """Return, for each chunk whose ``games`` and ``hands`` parts both exist, the games its part holds."""
+        hands = self.parts(self.hands_path)
+        counts = {}
+        for chunk, path in self.parts(self.games_path).items():
+            if chunk in hands:
+                counts[chunk] = pq.read_metadata(path).num_rows
+        return counts
+
+    def remove_temporaries(self) -> int:
+        """Delete temporary files left by an interrupted write; return how many."""
+        removed = 0
+        for folder in (self.path, self.games_path, self.hands_path):
+            if folder.is_dir():
+                for entry in folder.iterdir():
+                    if entry.name.startswith(_TEMPORARY_PREFIX):
+                        entry.unlink()
+                        removed += 1
+        return removed
+
+    def iter_chunks(self, games_columns=None, hands_columns=None) -> Iterator[tuple[int, pa.Table, pa.Table]]:
+        """Yield ``(chunk, games, hands)`` for every chunk whose two parts exist, in chunk order.
+
+        Reading one chunk at a time keeps memory flat however large the run; the column lists
+        (``None`` for all) read only what is needed.
+        """
+        hands = self.parts(self.hands_path)
+        for chunk, path in sorted(self.parts(self.games_path).items()):
+            if chunk in hands:
+                yield (
+                    chunk,
+                    pq.read_table(path, columns=games_columns),
+                    pq.read_table(hands[chunk], columns=hands_columns),
+                )

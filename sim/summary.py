@@ -1,0 +1,320 @@
+"""Per-strategy summary statistics of a run, computed from its ``games`` and ``hands`` tables.
+
+The same figures are printed at the end of ``canasta-sim run``, by
+``canasta-sim report`` and by :func:`sim.analysis.summarize`:
+
+* games, wins, draws and losses (a forfeited game is a loss for the failing side);
+* the win rate ``wins / games`` with its Wilson score 95% interval;
+* the mean final margin (own total minus the opponent's) and hands per game, over games not forfeited;
+* per hand: pile takes, natural and mixed canastas, red 3s, how often the team went out and went out
+  concealed, and the mean hand score.
+
+Rows are keyed by strategy spec.  When both teams of a game play the same spec (a mirror match) the
+two teams are told apart as ``'spec (A)'`` and ``'spec (B)'``, so a mirror match compares the sides.
+
+Sums are accumulated chunk by chunk (:class:`SummaryAccumulator`), so a run of any size is
+summarized in flat memory.
+
+>>> wilson_interval(5, 10)
+(0.2366, 0.7634)
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from sim.storage import RunDirectory
+
+__all__ = [
+    "GAME_COLUMNS_NEEDED",
+    "HAND_COLUMNS_NEEDED",
+    "SummaryAccumulator",
+    "SummaryRow",
+    "Z_95",
+    "format_summary",
+    "side_labels",
+    "summarize",
+    "summarize_run",
+    "wilson_interval",
+]
+
+Z_95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval."""
+
+GAME_COLUMNS_NEEDED = ["team_a_strategy", "team_b_strategy", "winner", "margin", "hands", "termination", "forfeit_team"]
+"""Columns of ``games`` the summary reads."""
+HAND_COLUMNS_NEEDED = [
+    "team", "strategy", "opponent_strategy", "score", "pile_takes",
+    "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed",
+]
+"""Columns of ``hands`` the summary reads."""
+
+_GAME_SUMS = ["games", "wins", "draws", "forfeits", "played", "margin", "hands"]
+_HAND_SUMS = ["hand_rows", "score", "pile_takes", "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed"]
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """Return the Wilson score interval of a proportion, rounded to 4 decimals; ``(nan, nan)`` for no trials."""
+    if trials <= 0:
+        return (math.nan, math.nan)
+    proportion = successes / trials
+    z2 = z * z
+    denominator = 1 + z2 / trials
+    centre = (proportion + z2 / (2 * trials)) / denominator
+    half = z * math.sqrt(proportion * (1 - proportion) / trials + z2 / (4 * trials * trials)) / denominator
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+
+def side_labels(strategy_a: str, strategy_b: str) -> tuple[str, str]:
+    """Return the summary labels of the two teams of a game: the specs, or ``'spec (A)'``/``'spec (B)'`` in a mirror."""
+    if strategy_a == strategy_b:
+        return (f"{strategy_a} (A)", f"{strategy_b} (B)")
+    return (strategy_a, strategy_b)
+
+
+def _labels(mine: pd.Series, theirs: pd.Series, team: pd.Series | str) -> np.ndarray:
+    mine = mine.astype(str)
+    theirs = theirs.astype(str)
+    return mine.where(mine != theirs, mine + " (" + team + ")").to_numpy(dtype=object)
+
+
+class SummaryAccumulator:
+    """Running sums per label, fed with ``games`` and ``hands`` tables (pandas or pyarrow) chunk by chunk."""
+
+    def __init__(self) -> None:
+        self._games = pd.DataFrame(columns=_GAME_SUMS, dtype="int64")
+        self._hands = pd.DataFrame(columns=_HAND_SUMS, dtype="int64")
+
+    def add(self, games, hands) -> None:
+        """Add one chunk's tables (any objects with ``to_pandas()`` or DataFrames)."""
+        self.add_games(games)
+        self.add_hands(hands)
+
+    def add_games(self, games) -> None:
+        """Add rows of the ``games`` table."""
+        games = _frame(games, GAME_COLUMNS_NEEDED)
+        if games.empty:
+            return
+        played = (games["termination"] != "forfeit").to_numpy()
+        margin = games["margin"].to_numpy(dtype="int64")
+        hands = games["hands"].to_numpy(dtype="int64")
+        frames = []
+        for team, mine, theirs, sign in (
+            ("A", "team_a_strategy", "team_b_strategy", 1),
+            ("B", "team_b_strategy", "team_a_strategy", -1),
+        ):
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "label": _labels(games[mine], games[theirs], team),
+                        "games": 1,
+                        "wins": (games["winner"] == team).to_numpy(dtype="int64"),
+                        "draws": (games["winner"] == "draw").to_numpy(dtype="int64"),
+                        "forfeits": (games["forfeit_team"] == team).fillna(False).to_numpy(dtype="int64"),
+                        "played": played.astype("int64"),
+                        "margin": np.where(played, sign * margin, 0),
+                        "hands": np.where(played, hands, 0),
+                    }
+                )
+            )
+        sums = pd.concat(frames).groupby("label", sort=False).sum()
+        self._games = self._games.add(sums, fill_value=0).astype("int64")
+
+    def add_hands(self, hands) -> None:
+        """Add rows of the ``hands`` table."""
+        hands = _frame(hands, HAND_COLUMNS_NEEDED)
+        if hands.empty:
+            return
+        frame = pd.DataFrame({"label": _labels(hands["strategy"], hands["opponent_strategy"], hands["team"])})
+        frame["hand_rows"] = 1
+        for name in _HAND_SUMS[1:]:
+            frame[name] = hands[name].to_numpy(dtype="int64")
+        sums = frame.groupby("label", sort=False).sum()
+        self._hands = self._hands.add(sums, fill_value=0).astype("int64")
+
+    def rows(self, order: Sequence[str] = ()) -> list[SummaryRow]:
+        """Return one :class:`SummaryRow` per label, those in ``order`` first, the rest alphabetically."""
+        labels = list(dict.fromkeys([*order, *sorted(set(self._games.index) | set(self._hands.index))]))
+        rows = []
+        for label in labels:
+            if label not in self._games.index and label not in self._hands.index:
+                continue
+            game = self._games.loc[label] if label in self._games.index else pd.Series(0, index=_GAME_SUMS)
+            hand = self._hands.loc[label] if label in self._hands.index else pd.Series(0, index=_HAND_SUMS)
+            rows.append(SummaryRow.from_sums(label, {**game.to_dict(), **hand.to_dict()}))
+        return rows
+
+
+def _frame(table, columns: list[str]) -> pd.DataFrame:
+    if hasattr(table, "to_pandas"):
+        table = table.select(columns).to_pandas() if hasattr(table, "select") else table.to_pandas()
+    return table[columns]
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator else math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class SummaryRow:
+    """The summary of one strategy (or one side of a mirror match). Rates are fractions (0.25 = 25%)."""
+
+    strategy: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    forfeits: int
+    """Games this strategy lost by forfeit (its own failure)."""
+    win_rate: float
+    win_rate_low: float
+    """Lower end of the Wilson 95% interval of the win rate."""
+    win_rate_high: float
+    mean_margin: float
+    """Mean of (own final total - opponent's), points, over games not forfeited."""
+    hands_per_game: float
+    """Mean hands per game, over games not forfeited."""
+    hands: int
+    """Team-hands played (rows of ``hands``)."""
+    mean_hand_score: float
+    pile_takes_per_hand: float
+    natural_canastas_per_hand: float
+    mixed_canastas_per_hand: float
+    red_threes_per_hand: float
+    went_out_rate: float
+    """Share of hands in which a player of the team went out."""
+    concealed_rate: float
+    """Share of hands in which a player of the team went out concealed."""
+
+    @classmethod
+    def from_sums(cls, label: str, sums: dict[str, int]) -> SummaryRow:
+        """Build a row from the accumulated sums of one label."""
+        games, wins, draws = int(sums["games"]), int(sums["wins"]), int(sums["draws"])
+        low, high = wilson_interval(wins, games)
+        hand_rows = int(sums["hand_rows"])
+        return cls(
+            strategy=label,
+            games=games,
+            wins=wins,
+            draws=draws,
+            losses=games - wins - draws,
+            forfeits=int(sums["forfeits"]),
+            win_rate=_ratio(wins, games),
+            win_rate_low=low,
+            win_rate_high=high,
+            mean_margin=_ratio(sums["margin"], sums["played"]),
+            hands_per_game=_ratio(sums["hands"], sums["played"]),
+            hands=hand_rows,
+            mean_hand_score=_ratio(sums["score"], hand_rows),
+            pile_takes_per_hand=_ratio(sums["pile_takes"], hand_rows),
+            natural_canastas_per_hand=_ratio(sums["canasta_natural"], hand_rows),
+            mixed_canastas_per_hand=_ratio(sums["canasta_mixed"], hand_rows),
+            red_threes_per_hand=_ratio(sums["red_threes"], hand_rows),
+            went_out_rate=_ratio(sums["went_out"], hand_rows),
+            concealed_rate=_ratio(sums["concealed"], hand_rows),
+        )
+
+    def as_dict(self) -> dict:
+        """Return the row as a plain dict (``None`` for undefined figures), ready for JSON."""
+        return {key: (None if isinstance(value, float) and math.isnan(value) else value)
+                for key, value in dataclasses.asdict(self).items()}
+
+
+def summarize(games: pd.DataFrame, hands: pd.DataFrame, order: Sequence[str] = ()) -> list[SummaryRow]:
+    """Summarize whole ``games`` and ``hands`` tables; see the module's description of each figure."""
+    accumulator = SummaryAccumulator()
+    accumulator.add(games, hands)
+    return accumulator.rows(order)
+
+
+def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
+    """Summarize a run directory chunk by chunk, in flat memory; return the rows and the games read."""
+    accumulator = SummaryAccumulator()
+    games_read = 0
+    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED):
+        accumulator.add(games, hands)
+        games_read += games.num_rows
+    return accumulator.rows(order), games_read
+
+
+# --- formatting ---------------------------------------------------------------------------------------
+
+_HEADERS = (
+    "strategy", "games", "wins", "win rate [95% CI]", "margin", "hands/game", "pile takes/hand",
+    "natural/hand", "mixed/hand", "went out",
+)
+
+
+def _percent(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def _number(value: float, sign: bool = False) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return f"{value:+.1f}" if sign else f"{value:.2f}"
+
+
+def _table(rows: list[SummaryRow]) -> list[list[str]]:
+    """The header and one line of cells per row; draws and forfeits get columns only when there are any."""
+    draws = any(row.draws for row in rows)
+    forfeits = any(row.forfeits for row in rows)
+    table = [[*_HEADERS, *(["draws"] if draws else []), *(["forfeits"] if forfeits else [])]]
+    for row in rows:
+        table.append([
+            row.strategy,
+            str(row.games),
+            str(row.wins),
+            f"{_percent(row.win_rate)} [{_percent(row.win_rate_low)}, {_percent(row.win_rate_high)}]",
+            _number(row.mean_margin, sign=True),
+            _number(row.hands_per_game),
+            _number(row.pile_takes_per_hand),
+            _number(row.natural_canastas_per_hand),
+            _number(row.mixed_canastas_per_hand),
+            _percent(row.went_out_rate),
+            *([str(row.draws)] if draws else []),
+            *([str(row.forfeits)] if forfeits else []),
+        ])
+    return table
+
+
+def format_summary(rows: Iterable[SummaryRow], style: str = "text", extra: dict | None = None) -> str:
+    """Return the summary as ``text`` (aligned table), ``markdown``, ``csv`` or ``json``.
+
+    :param extra: for ``json`` only, more top-level keys (e.g. the run's settings).
+    :raises ValueError: for another style.
+    """
+    rows = list(rows)
+    if style == "text":
+        table = _table(rows)
+        widths = [max(len(line[index]) for line in table) for index in range(len(table[0]))]
+        lines = []
+        for line in table:
+            cells = [cell.ljust(width) if index == 0 else cell.rjust(width)
+                     for index, (cell, width) in enumerate(zip(line, widths))]
+            lines.append("  ".join(cells).rstrip())
+        return "\n".join(lines)
+    if style == "markdown":
+        header, *body = _table(rows)
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in body]
+        return "\n".join(lines)
+    if style == "csv":
+        buffer = io.StringIO()
+        fields = [field.name for field in dataclasses.fields(SummaryRow)]
+        writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({key: "" if value is None else value for key, value in row.as_dict().items()})
+        return buffer.getvalue().rstrip("\n")
+    if style == "json":
+        return json.dumps({**(extra or {}), "strategies": [row.as_dict() for row in rows]}, indent=2)
+    raise ValueError(f"unknown summary format {style!r}; use text, markdown, csv or json")

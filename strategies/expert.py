@@ -1,0 +1,520 @@
+"""``expert``: plays as a good club player does, from what its seat can see and remember.
+
+What it does, decision by decision:
+
+* **Acquire.** Takes the pile whenever it can do so cheaply (a lay-off on the side's meld or a
+  natural pair), spends a wild card on an unfrozen pile only when the pile is worth it, and uses a
+  pile take to reach its side's initial minimum (R8.2e, R10.5) whenever the top card pairs up.
+* **Initial meld.** Holds its cards until it can reach the side's minimum (R10.2), then opens with
+  the fewest wild cards that reach it.
+* **Melds.** Adds naturals to the side's melds, lays natural triples, and spends wild cards only to
+  complete a canasta, to go out, or to shed points when the opponents may end the hand.
+* **Going out.** Weighs canastas on both sides, how close each side is to its next canasta, how many
+  cards the opponents are stuck with, the stock and the scores (see :meth:`Expert.wants_to_go_out`).
+  It asks the partner when the partner holds many cards, and answers "no" only when its own hand
+  would cost a lot and the opponents are not about to go out.
+* **Discard.** Scores every card by the chance that the next player can take the pile with it
+  (from the opponents' melds, the cards it saw them pick up, what they discarded or declined, and
+  how many of the rank are out of play) times what the pile is worth, plus what the card is worth
+  in its own hand.  A wild card is discarded to freeze the pile (R8.1b) when every other card
+  hands the opponents a big pile.
+
+It remembers the table through :meth:`~sim.strategy.Strategy.on_event` only, so it sees exactly what
+a player at the table sees.  Moves are built straight from the hand's count vector and checked with
+``view.can(move)``; it never lists the legal melds, which keeps a game to a few tens of milliseconds.
+"""
+
+from __future__ import annotations
+
+from sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
+from sim.melds import CANASTA_SIZE, max_wilds
+from sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from sim.strategy import PublicEvent, Strategy
+
+__all__ = ["Expert"]
+
+_DRAW = Draw()
+_STOP = Stop()
+_NATURALS = range(FOUR, ACE + 1)
+_COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
+_WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
+_AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
+
+
+class _Memory:
+    """What the expert remembers of the current hand from public events (R2.4: only the next seat takes)."""
+
+    __slots__ = ("pile", "pile_freezers", "known", "avoids", "side_melded")
+
+    def __init__(self, pile: tuple[int, ...] = ()) -> None:
+        self.pile = list(pile)
+        self.pile_freezers = sum(1 for kind in pile if kind <= TWO or kind == RED_THREE)
+        self.known = [[0] * KIND_COUNT for _ in range(4)]
+        """Cards each seat is known to hold: those it picked up with a pile and has not played since."""
+        self.avoids = [set(), set(), set(), set()]
+        """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
+        self.side_melded = [False, False]
+
+    def observe(self, event: PublicEvent) -> None:
+        """Update the memory with one move seen at the table."""
+        seat = event.seat
+        move = event.move
+        known = self.known[seat]
+        if isinstance(move, Discard):
+            kind = move.card
+            self.pile.append(kind)
+            if kind <= TWO:
+                self.pile_freezers += 1
+            if known[kind]:
+                known[kind] -= 1
+            self.avoids[seat].add(kind)
+        elif isinstance(move, Draw):
+            pile = self.pile
+            if pile and pile[-1] >= FOUR and self.side_melded[seat & 1]:
+                # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
+                self.avoids[seat].add(pile[-1])
+        elif isinstance(move, TakePile):
+            for kind in self.pile[:-1]:
+                if kind != RED_THREE:
+                    known[kind] += 1
+                    self.avoids[seat].discard(kind)
+            self._played(known, move.cards)
+            for group in move.extra:
+                self._played(known, group.cards)
+            self.pile = []
+            self.pile_freezers = 0
+            self.side_melded[seat & 1] = True
+        elif isinstance(move, Meld):
+            for group in move.groups:
+                self._played(known, group.cards)
+            self.side_melded[seat & 1] = True
+
+    @staticmethod
+    def _played(known: list[int], cards: tuple[int, ...]) -> None:
+        for kind in cards:
+            if known[kind]:
+                known[kind] -= 1
+
+
+class Expert(Strategy):
+    """The strongest built-in bot; see the module's description for how it plays.
+
+    Parameters (``expert:aggression=0.7``):
+
+    * ``aggression`` (0-1): how readily it goes out; 0 holds on for more canastas, 1 goes out at once.
+    * ``freeze`` (0 or more): how readily it discards a wild card to freeze a dangerous pile; 0 never.
+    * ``ask_cards``: ask the partner before going out when the partner holds at least this many cards.
+    * ``wild_take_pile``: the smallest pile worth a wild card to take (one natural and one wild, R8.2c).
+    """
+
+    name = "expert"
+    version = 1
+    description = "Keeps pairs for the pile, freezes big piles, discards safely, times going out by score."
+    parameters = {"aggression": 0.5, "freeze": 1.0, "ask_cards": 5, "wild_take_pile": 4}
+
+    def __init__(self, rng, **parameters) -> None:
+        super().__init__(rng, **parameters)
+        self._memory = _Memory()
+        self._turn: tuple[int, int] | None = None
+        self._going_out = False
+
+    # ------------------------------------------------------------ hooks
+
+    def on_hand_start(self, view) -> None:
+        """Forget the last hand; remember the upcards of this one."""
+        self._memory = _Memory(view.pile)
+        self._turn = None
+
+    def on_event(self, event: PublicEvent) -> None:
+        """Remember discards, pile takes, melds and declined piles."""
+        self._memory.observe(event)
+
+    # ------------------------------------------------------------ acquire
+
+    def choose_acquire(self, view) -> Move:
+        """Take the pile when it pays (R8.2), else draw; on an empty stock take it or stop (R13.3)."""
+        take = self._best_take(view)
+        if take is not None:
+            return take
+        if view.stock_count:
+            return _DRAW
+        if view.can(_STOP):
+            return _STOP
+        return next(view.legal_acquires())  # R13.3 official: a compulsory take
+
+    def _best_take(self, view) -> TakePile | None:
+        top = view.pile_top
+        if top is None or top < FOUR or view.is_pile_blocked:
+            return None
+        hand = view.hand
+        side = view.side
+        naturals = hand[top]
+        if not view.has_melded(side):
+            if naturals < 2:
+                return None  # R8.1c: frozen against an unmelded side, a natural pair is needed
+            return self._opening_take(view, hand, top)
+        candidates: list[TakePile] = []
+        frozen = view.is_pile_frozen_for(side)
+        if not frozen and top in view.melds(side):
+            candidates.append(TakePile())  # R8.2c.3: lay the top card off, no hand card spent
+        if naturals >= 2:
+            candidates.append(TakePile((top,) * naturals))
+        if not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
+            wild = TWO if hand[TWO] else JOKER if hand[JOKER] else None
+            if wild is not None:
+                candidates.append(TakePile((top, wild)))
+        for move in candidates:
+            if view.can(move):
+                return move
+        return None
+
+    def _opening_take(self, view, hand: tuple[int, ...], top: int) -> TakePile | None:
+        # R8.2e, R10.5: the top card and the hand cards laid with the take must reach the minimum.
+        found = _opening(view.rules, hand, view.requirement(view.side), forced=top, keep=2,
+                         hand_size=sum(hand) + view.pile_size - 1)
+        if found is None:
+            return None
+        forced_group, extra = found
+        move = TakePile(forced_group.cards, extra)
+        return move if view.can(move) else None
+
+    # ------------------------------------------------------------ going out
+
+    def choose_ask(self, view) -> bool:
+        """Ask when it wants to go out and either the rules demand it or the partner holds many cards."""
+        self._decide_turn(view)
+        if not self._going_out:
+            return False
+        if view.rules.ask_partner == "mandatory":
+            return True
+        return view.hand_sizes[view.partner] >= self.ask_cards
+
+    def answer_go_out(self, view) -> bool:
+        """Say no only when its own hand would cost a lot and the opponents cannot end the hand soon."""
+        side = view.side
+        opponents = 1 - side
+        sizes = view.hand_sizes
+        cost = view.hand_value()
+        if cost < 100 or view.stock_count < 10:
+            return True
+        if view.canasta_count(opponents) and min(sizes[opponents], sizes[opponents + 2]) <= 4:
+            return True
+        if self._wins_game_now(view, side):
+            return True
+        hand = view.hand
+        melds = view.melds(side)
+        meldable = sum(hand[rank] for rank in _NATURALS if rank in melds or hand[rank] >= 3)
+        meldable += hand[JOKER] + hand[TWO]
+        # Most of the hand could go down on the next turn: waiting one turn is worth the points.
+        return meldable * 2 < sum(hand)
+
+    def wants_to_go_out(self, view) -> bool:
+        """Whether going out now beats playing on, from the canastas, the race to the next ones,
+        the opponents' hands, the stock and the scores (R12, R14)."""
+        side = view.side
+        opponents = 1 - side
+        sizes = view.hand_sizes
+        if self._wins_game_now(view, side):
+            return True
+        ours = view.canasta_count(side)
+        theirs = view.canasta_count(opponents)
+        our_near = _near_canastas(view.melds(side))
+        their_near = _near_canastas(view.melds(opponents))
+        their_fewest = min(sizes[opponents], sizes[opponents + 2])
+        stock = view.stock_count
+        aggression = self.aggression
+        # Points of play left in the hand: about one canasta per ten stock cards shared by both sides.
+        if stock <= 6 + 10 * aggression:
+            return True
+        if theirs and their_fewest <= 3 + 3 * aggression:
+            return True  # they could go out any turn now: take the bonus and stop their scoring
+        lead = ours - theirs
+        if lead >= 1:
+            # Ahead: stop the hand, unless they are stuck and the next canasta of ours is close.
+            return not (their_fewest >= 8 and our_near > their_near and aggression < 0.7)
+        if lead == 0:
+            return their_near + aggression >= our_near
+        # Behind: keep building while the opponents are stuck with many cards.
+        return their_fewest <= 4 + 4 * aggression and their_near >= our_near
+
+    def _wins_game_now(self, view, side: int) -> bool:
+        target = view.rules.target_score
+        ours = view.scores[side] + _table_score(view, side) - view.hand_sizes[view.partner] * _AVERAGE_CARD + 100
+        theirs = view.scores[1 - side] + _table_score(view, 1 - side) - (
+            view.hand_sizes[1 - side] + view.hand_sizes[3 - side]
+        ) * _AVERAGE_CARD
+        return ours >= target and ours > theirs
+
+    def _decide_turn(self, view) -> None:
+        turn = (view.hand_number, view.turn_count)
+        if turn == self._turn:
+            return
+        self._turn = turn
+        self._going_out = view.going_out_plan() is not None and self.wants_to_go_out(view)
+
+    # ------------------------------------------------------------ melds
+
+    def choose_meld(self, view) -> Meld | None:
+        """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
+        self._decide_turn(view)
+        answer = view.partner_answer
+        hand = view.hand
+        size = sum(hand)
+        if answer is True or (self._going_out and answer is None):
+            if size <= 1:
+                return None
+            plan = view.going_out_plan()
+            if plan is not None and plan[0]:
+                move = Meld(plan[0])
+                if view.can(move):
+                    return move
+            if answer is True:
+                return None
+        side = view.side
+        if not view.has_melded(side):
+            found = _opening(view.rules, hand, view.requirement(side), forced=None, keep=2, hand_size=size)
+            if found is None:
+                return None
+            move = Meld(found[1])
+            return move if view.can(move) else None
+        budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
+        if budget <= 0:
+            return None
+        for move in self._meld_candidates(view, hand, side, budget):
+            if view.can(move):
+                return move
+        return None
+
+    def _meld_candidates(self, view, hand: tuple[int, ...], side: int, budget: int):
+        melds = view.melds(side)
+        rules = view.rules
+        # Naturals on the side's melds: points down and a step toward a canasta.
+        for rank, (naturals, jokers, deuces) in melds.items():
+            if rank >= FOUR and hand[rank]:
+                yield Meld((MeldGroup.of(rank, min(hand[rank], budget)),))
+        for rank in _NATURALS:
+            if hand[rank] >= 3 and rank not in melds and hand[rank] <= budget:
+                yield Meld((MeldGroup.of(rank, hand[rank]),))
+        wilds = hand[JOKER] + hand[TWO]
+        if not wilds:
+            return
+        ours = view.canasta_count(side)
+        danger = self._hand_may_end(view)
+        # Wild cards finish canastas: the first one lets the side go out (R12.1).
+        for rank, (naturals, jokers, deuces) in sorted(melds.items(), key=lambda item: -sum(item[1])):
+            if rank < FOUR:
+                continue
+            current = naturals + jokers + deuces
+            need = CANASTA_SIZE - current
+            room = max_wilds(rules, rank, naturals) - jokers - deuces
+            if 0 < need <= min(wilds, room, budget) and (ours == 0 or jokers + deuces or danger or need == 1):
+                use_jokers = min(hand[JOKER], need)
+                yield Meld((MeldGroup.of(rank, 0, use_jokers, need - use_jokers),))
+        if danger:
+            # The hand may end before our next turn: get the points out of the hand.
+            for rank in _NATURALS:
+                if hand[rank] == 2 and rank not in melds and budget >= 3:
+                    wild = (JOKER,) if hand[JOKER] else (TWO,)
+                    yield Meld((MeldGroup(rank, (rank, rank) + wild),))
+            for rank, (naturals, jokers, deuces) in melds.items():
+                room = max_wilds(rules, rank, naturals) - jokers - deuces
+                if rank >= FOUR and room > 0:
+                    use = min(room, wilds, budget)
+                    use_jokers = min(hand[JOKER], use)
+                    yield Meld((MeldGroup.of(rank, 0, use_jokers, use - use_jokers),))
+
+    def _hand_may_end(self, view) -> bool:
+        """Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta)."""
+        opponents = 1 - view.side
+        if not view.canasta_count(opponents) and view.stock_count > 4:
+            return False
+        sizes = view.hand_sizes
+        return min(sizes[opponents], sizes[opponents + 2]) <= 4 or view.stock_count <= 4
+
+    # ------------------------------------------------------------ discard
+
+    def choose_discard(self, view) -> Discard:
+        """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
+        hand = view.hand
+        if sum(hand) == 1:
+            return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
+        scored = sorted((self._discard_cost(view, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
+        for _cost, kind in scored:
+            move = Discard(kind)
+            if view.can(move):
+                return move
+        return next(view.legal_discards())
+
+    def _discard_cost(self, view, hand: tuple[int, ...], kind: int) -> float:
+        if kind == JOKER:
+            return 260.0 / max(self.freeze, 0.01)
+        if kind == TWO:
+            return 130.0 / max(self.freeze, 0.01)
+        pile_worth = 40.0 + 25.0 * (view.pile_size + 1)
+        if kind == BLACK_THREE:
+            # R5.2: blocks the next player; worth saving for a pile that matters.
+            return 12.0 if view.pile_size < 5 else 1.0
+        danger = self._take_chance(view, kind)
+        return danger * pile_worth + self._keep_value(view, hand, kind)
+
+    def _keep_value(self, view, hand: tuple[int, ...], kind: int) -> float:
+        count = hand[kind]
+        side = view.side
+        penalty = KIND_VALUE[kind] if self._hand_may_end(view) else 0
+        if kind in view.melds(side):
+            return 25.0 - penalty
+        if count >= 3:
+            return 70.0 - penalty
+        if count == 2:
+            # A pair takes a frozen pile (R8.2b); more so before the side has melded.
+            return (55.0 if view.has_melded(side) else 65.0) - penalty
+        return 4.0 + KIND_VALUE[kind] / 5.0 - penalty
+
+    def _take_chance(self, view, kind: int) -> float:
+        """The chance that the next seat can take the pile if this natural card goes on top."""
+        memory = self._memory
+        taker = (view.seat + 1) % 4
+        their_side = taker & 1
+        their_melds = view.melds(their_side)
+        melded = view.has_melded(their_side)
+        frozen = memory.pile_freezers > 0 or not melded
+        if not frozen and kind in their_melds:
+            return 1.0  # R8.2c.3: a lay-off needs nothing from hand
+        held = memory.known[taker][kind]
+        seen = view.hand[kind] + memory.pile.count(kind)
+        for melds_side in (0, 1):
+            meld = view.melds(melds_side).get(kind)
+            if meld is not None:
+                seen += meld[0]
+        for seat in range(4):
+            if seat != view.seat:
+                seen += memory.known[seat][kind]
+        unseen = max(0, _COPIES - seen)
+        sizes = view.hand_sizes
+        unknown = view.stock_count + sum(sizes) - sizes[view.seat]
+        for seat in range(4):
+            if seat != view.seat:
+                unknown -= sum(memory.known[seat])
+        share = min(1.0, max(0, sizes[taker] - sum(memory.known[taker])) / max(1, unknown))
+        none = (1.0 - share) ** unseen
+        one = unseen * share * (1.0 - share) ** max(0, unseen - 1)
+        if held >= 2:
+            pair = 1.0
+        elif held == 1:
+            pair = 1.0 - none
+        else:
+            pair = 1.0 - none - one
+        chance = pair
+        if not frozen:
+            single = none if held == 1 else one if held == 0 else 0.0
+            chance += single * self._wild_chance(view, share)
+        if kind in memory.avoids[taker] and held < 2:
+            chance *= 0.3
+        if not melded:
+            chance *= 0.5  # it must also reach its initial minimum (R8.2e)
+        return min(chance, 1.0)
+
+    def _wild_chance(self, view, share: float) -> float:
+        hand = view.hand
+        seen = hand[JOKER] + hand[TWO] + self._memory.pile.count(JOKER) + self._memory.pile.count(TWO)
+        for side in (0, 1):
+            for naturals, jokers, deuces in view.melds(side).values():
+                seen += jokers + deuces
+        return 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - seen)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _near_canastas(melds: dict[int, tuple[int, int, int]]) -> float:
+    """How close a side is to its next canastas: melds of 5 and 6 cards count most."""
+    near = 0.0
+    for naturals, jokers, deuces in melds.values():
+        size = naturals + jokers + deuces
+        if size == 6:
+            near += 1.0
+        elif size == 5:
+            near += 0.6
+        elif size == 4:
+            near += 0.25
+    return near
+
+
+def _table_score(view, side: int) -> int:
+    """Meld points and canasta and red-3 bonuses a side has on the table now (R14.1a, b, d)."""
+    rules = view.rules
+    total = 0
+    for rank, (naturals, jokers, deuces) in view.melds(side).items():
+        total += naturals * KIND_VALUE[rank] + jokers * 50 + deuces * 20
+        if naturals + jokers + deuces >= CANASTA_SIZE:
+            total += rules.mixed_canasta_bonus if jokers + deuces else rules.natural_canasta_bonus
+    threes = view.red_threes[side] + view.red_threes[side + 2]
+    total += rules.all_four_red_threes_total if threes == 4 else threes * rules.red_three_value
+    return total
+
+
+def _opening(
+    rules, hand: tuple[int, ...], minimum: int, *, forced: int | None, keep: int, hand_size: int
+) -> tuple[MeldGroup | None, tuple[MeldGroup, ...]] | None:
+    """The cheapest initial meld reaching ``minimum`` (R10.1-R10.3), built from the count vector.
+
+    ``forced`` is the rank of a pile's top card that must be melded (R10.5: it counts toward the
+    minimum; the hand supplies the rest).  Returns ``(forced group or None, other groups)`` using
+    the fewest wild cards (jokers first, since on the table they score more), or ``None``.
+    """
+    ranks = [rank for rank in _NATURALS if hand[rank] >= 2 and rank != forced]
+    ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
+    del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
+    jokers, deuces = hand[JOKER], hand[TWO]
+    best: tuple[tuple[int, int], list[tuple[int, int, int, int]]] | None = None
+    for mask in range(1 << len(ranks)):
+        chosen = [ranks[index] for index in range(len(ranks)) if mask >> index & 1]
+        if forced is None and not chosen:
+            continue
+        slots: list[list[int]] = []  # [rank, naturals on the table, hand naturals, wilds]
+        if forced is not None:
+            slots.append([forced, hand[forced] + 1, hand[forced], 0])
+        slots.extend([rank, hand[rank], hand[rank], 0] for rank in chosen)
+        needed = sum(max(0, 3 - slot[1]) for slot in slots)
+        if needed > jokers + deuces:
+            continue
+        for slot in slots:
+            slot[3] = max(0, 3 - slot[1])
+        value = sum(slot[1] * KIND_VALUE[slot[0]] for slot in slots)
+        use_jokers = min(jokers, needed)
+        value += use_jokers * 50 + (needed - use_jokers) * 20
+        wilds = needed
+        joker_left, deuce_left = jokers - use_jokers, deuces - (needed - use_jokers)
+        for slot in slots:
+            # Extra wild cards only when the naturals fall short of the minimum.
+            while value < minimum and (joker_left or deuce_left) and slot[3] < max_wilds(rules, slot[0], slot[1]):
+                slot[3] += 1
+                wilds += 1
+                if joker_left:
+                    joker_left -= 1
+                    value += 50
+                else:
+                    deuce_left -= 1
+                    value += 20
+        if value < minimum:
+            continue
+        cards = sum(slot[2] + slot[3] for slot in slots)
+        if hand_size - cards < keep:
+            continue
+        cost = (wilds, -value)
+        if best is None or cost < best[0]:
+            best = (cost, [tuple(slot) for slot in slots])
+    if best is None:
+        return None
+    joker_left = jokers
+    forced_group: MeldGroup | None = None
+    groups: list[MeldGroup] = []
+    for rank, _table, from_hand, wilds in best[1]:
+        use_jokers = min(joker_left, wilds)
+        joker_left -= use_jokers
+        group = MeldGroup.of(rank, from_hand, use_jokers, wilds - use_jokers)
+        if rank == forced and forced_group is None:
+            forced_group = group
+        else:
+            groups.append(group)
+    return forced_group, tuple(groups)

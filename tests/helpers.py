@@ -1,0 +1,301 @@
+"""Helpers for the rules tests: stacked decks, constructed positions and card accounting.
+
+Every position these helpers build still holds each of the 108 cards exactly once
+(R1.1): cards a test does not place go to the stock, or, when the test fixes the
+stock's size, to the hands (and red-3 rows) of the seats the test leaves open.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+
+from sim.cards import (
+    BLACK_THREE,
+    CARD_KIND,
+    DECK_COUNTS,
+    JOKER,
+    KIND_COUNT,
+    RED_THREE,
+    TWO,
+    parse_kinds,
+)
+from sim.errors import IllegalMoveError
+from sim.moves import WILD_RANK, MeldGroup, Move, parse_move
+from sim.rules import DEFAULT_RULES, Rules
+from sim.scoring import HandResult, score_hand
+from sim.state import ACQUIRE, PLAY, HandState
+
+__all__ = [
+    "apply_all",
+    "cards",
+    "expect_illegal",
+    "finish",
+    "first_card",
+    "kind_totals",
+    "position",
+    "snapshot",
+    "stacked_deck",
+    "table_value",
+    "verify_card_accounting",
+]
+
+_HAND_SIZE = 11
+_SPECIAL_ORDER = (BLACK_THREE, TWO, JOKER, RED_THREE)
+"""Kinds the filler hands out last (so they sit at the bottom of the stock), in that order."""
+
+
+def cards(text: str | Sequence[int]) -> list[int]:
+    """Return kinds from text such as ``'K K JK 3r'`` (a sequence of kinds passes through)."""
+    return list(parse_kinds(text)) if isinstance(text, str) else list(text)
+
+
+class _Pool:
+    """The card ids not yet placed, by kind; filler comes out naturals first, special cards last."""
+
+    def __init__(self) -> None:
+        self.by_kind: list[list[int]] = [[] for _ in range(KIND_COUNT)]
+        for card_id in range(107, -1, -1):
+            self.by_kind[CARD_KIND[card_id]].append(card_id)
+
+    def take(self, kind: int) -> int:
+        if not self.by_kind[kind]:
+            raise ValueError(f"the position uses more cards of kind {kind} than the deck's {DECK_COUNTS[kind]}")
+        return self.by_kind[kind].pop()
+
+    def take_all(self, kinds: Iterable[int]) -> list[int]:
+        return [self.take(kind) for kind in kinds]
+
+    def filler(self, count: int, *, allow_red_threes: bool = True) -> list[int]:
+        """Take ``count`` ids: naturals cycling through the ranks, then black 3s, deuces, jokers, red 3s."""
+        taken: list[int] = []
+        while len(taken) < count:
+            naturals = [kind for kind in range(4, KIND_COUNT) if self.by_kind[kind]]
+            if naturals:
+                # One of each rank in turn keeps filler hands from holding accidental pairs.
+                for kind in naturals:
+                    if len(taken) < count:
+                        taken.append(self.take(kind))
+                continue
+            specials = [k for k in _SPECIAL_ORDER if self.by_kind[k] and (allow_red_threes or k != RED_THREE)]
+            if not specials:
+                raise ValueError("the position needs more filler cards than the deck has left")
+            taken.append(self.take(specials[0]))
+        return taken
+
+    def remaining(self) -> list[int]:
+        """Every id left, in the filler order (naturals first)."""
+        return self.filler(sum(len(ids) for ids in self.by_kind))
+
+
+def stacked_deck(
+    hands: Mapping[int, str | Sequence[int]],
+    *,
+    dealer: int,
+    upcards: str | Sequence[int] = "",
+    stock_top: str | Sequence[int] = "",
+) -> list[int]:
+    """Return 108 card ids (index 0 on top) that deal ``hands`` (R3.1) from ``dealer``.
+
+    Seats whose hand lists fewer than 11 cards are topped up with filler naturals. After the
+    44 dealt cards come ``upcards`` (R3.3: the first one turned, then any further ones) and then
+    ``stock_top``, the stock's next cards in the order they will be drawn (red-3 replacements
+    under R3.5 draw from here first).  The rest of the deck lies below, special cards last.
+    """
+    pool = _Pool()
+    dealt: dict[int, list[int]] = {}
+    for seat in range(4):
+        wanted = cards(hands.get(seat, ""))
+        if len(wanted) > _HAND_SIZE:
+            raise ValueError(f"seat {seat} is dealt 11 cards, not {len(wanted)}")
+        dealt[seat] = pool.take_all(wanted)
+    top = pool.take_all(cards(upcards)) + pool.take_all(cards(stock_top))
+    for seat in range(4):
+        dealt[seat] += pool.filler(_HAND_SIZE - len(dealt[seat]), allow_red_threes=False)
+    deck = []
+    for index in range(4 * _HAND_SIZE):
+        seat = (dealer + 1 + index) % 4
+        deck.append(dealt[seat][index // 4])
+    return deck + top + pool.remaining()
+
+
+def position(
+    rules: Rules = DEFAULT_RULES,
+    *,
+    hands: Mapping[int, str | Sequence[int]] | None = None,
+    melds: Mapping[int, str] | None = None,
+    pile: str | Sequence[int] = "",
+    red_threes: Mapping[int, int] | None = None,
+    stock_top: str | Sequence[int] = "",
+    stock_size: int | None = None,
+    seat: int = 0,
+    phase: str = ACQUIRE,
+    acquired: str | None = None,
+    scores: Sequence[int] = (0, 0),
+    side_has_melded: Sequence[bool] | None = None,
+    melded_seats: Iterable[int] = (),
+    other_hand_size: int = _HAND_SIZE,
+) -> HandState:
+    """Build a mid-hand position that keeps all 108 cards (R1.1).
+
+    :param hands: each given seat's exact hand; seats not given get ``other_hand_size`` filler cards.
+    :param melds: per side, groups such as ``'Q Q Q; 8 8 8 2'`` (``'K:JK'`` style is accepted too).
+    :param pile: the discard pile, bottom first, top card last.
+    :param stock_top: the next stock cards, first drawn first.
+    :param stock_size: the stock's exact size; the surplus then goes to the open seats' hands, and
+        surplus red 3s to their red-3 rows.  ``None`` puts every unplaced card in the stock.
+    :param side_has_melded: defaults to "the side has a meld on the table".
+    :param melded_seats: seats that laid cards earlier this hand (R12.6 concealment, R10.7).
+    :param acquired: ``'draw'`` or ``'pile'``; defaults to ``'draw'`` in the play phase.
+    """
+    hands = hands or {}
+    state = HandState.from_deck(rules, list(range(108)), dealer=(seat - 1) % 4, scores=scores)
+    pool = _Pool()
+    state.hands = [[0] * KIND_COUNT for _ in range(4)]
+    state.hand_sizes = [0, 0, 0, 0]
+    state.melds = [[[0, 0, 0] for _ in range(KIND_COUNT)] for _ in range(2)]
+    state.red_threes = [0, 0, 0, 0]
+    for owner, count in (red_threes or {}).items():
+        pool.take_all([RED_THREE] * count)
+        state.red_threes[owner] = count
+    for side, text in (melds or {}).items():
+        for part in text.split(";"):
+            if not part.strip():
+                continue
+            group = MeldGroup.from_text(part)
+            pool.take_all(group.cards)
+            meld = state.melds[side][group.rank]
+            meld[0] += group.naturals
+            meld[1] += group.jokers
+            meld[2] += group.deuces
+    state.pile = cards(pile)
+    pool.take_all(state.pile)
+    for owner, text in hands.items():
+        for kind in cards(text):
+            pool.take(kind)
+            state.hands[owner][kind] += 1
+            state.hand_sizes[owner] += 1
+    top_ids = pool.take_all(cards(stock_top))
+    open_seats = [owner for owner in range(4) if owner not in hands]
+    for owner in open_seats:
+        for card_id in pool.filler(other_hand_size, allow_red_threes=False):
+            state.hands[owner][CARD_KIND[card_id]] += 1
+            state.hand_sizes[owner] += 1
+    if stock_size is None:
+        below = pool.remaining()
+    else:
+        below = pool.filler(max(0, stock_size - len(top_ids)), allow_red_threes=False)
+        surplus = pool.remaining()
+        if surplus and not open_seats:
+            raise ValueError("a fixed stock size needs at least one seat without a given hand for the surplus")
+        for index, card_id in enumerate(surplus):
+            owner = open_seats[index % len(open_seats)]
+            if CARD_KIND[card_id] == RED_THREE:
+                state.red_threes[owner] += 1
+            else:
+                state.hands[owner][CARD_KIND[card_id]] += 1
+                state.hand_sizes[owner] += 1
+    # The stock's top card is its last element; the filler's special cards end up at the bottom.
+    state.stock = list(reversed(below)) + list(reversed(top_ids))
+    state.pile_freezers = sum(
+        1
+        for kind in state.pile
+        if kind <= TWO or kind == RED_THREE or (kind == BLACK_THREE and rules.black_three_freezes_pile)
+    )
+    if side_has_melded is None:
+        side_has_melded = [any(sum(meld) for meld in state.melds[side]) for side in (0, 1)]
+    state.side_has_melded = list(side_has_melded)
+    state.seat_has_melded = [owner in set(melded_seats) for owner in range(4)]
+    state.first_turn_done = [True] * 4
+    state.seat = seat
+    state.history = []
+    state._reset_turn()
+    state.phase = phase
+    state.acquired = acquired if acquired is not None else ("draw" if phase == PLAY else None)
+    verify_card_accounting(state)
+    return state
+
+
+def kind_totals(state: HandState) -> list[int]:
+    """Count every kind across hands, stock, pile, melds and red-3 rows."""
+    totals = [0] * KIND_COUNT
+    for hand in state.hands:
+        for kind in range(KIND_COUNT):
+            totals[kind] += hand[kind]
+    for card_id in state.stock:
+        totals[CARD_KIND[card_id]] += 1
+    for kind in state.pile:
+        totals[kind] += 1
+    for side in state.melds:
+        for rank, (naturals, jokers, deuces) in enumerate(side):
+            if rank != WILD_RANK:
+                totals[rank] += naturals
+            totals[JOKER] += jokers
+            totals[TWO] += deuces
+    totals[RED_THREE] += sum(state.red_threes)
+    return totals
+
+
+def verify_card_accounting(state: HandState) -> None:
+    """Raise ``AssertionError`` unless all 108 cards are present exactly once, kind by kind (R1.1)."""
+    if state.card_total() != 108:
+        raise AssertionError(f"card_total() is {state.card_total()}, not 108")
+    totals = kind_totals(state)
+    if totals != list(DECK_COUNTS):
+        raise AssertionError(f"kind counts {totals} differ from the deck's {list(DECK_COUNTS)}")
+    for owner in range(4):
+        if sum(state.hands[owner]) != state.hand_sizes[owner] or min(state.hands[owner]) < 0:
+            raise AssertionError(f"seat {owner}: hand {state.hands[owner]} disagrees with size {state.hand_sizes[owner]}")
+        if state.hands[owner][RED_THREE]:
+            raise AssertionError(f"seat {owner} keeps a red 3 in hand (R4.1)")
+
+
+def snapshot(state: HandState) -> dict:
+    """Return a deep copy of every attribute of ``state``, to check that a refused move changed nothing."""
+    return {name: copy.deepcopy(value) for name, value in vars(state).items() if name != "rules"}
+
+
+def expect_illegal(state: HandState, move: Move | str, rule: str) -> IllegalMoveError:
+    """Check that ``move`` raises :class:`IllegalMoveError` citing ``rule`` and leaves ``state`` unchanged."""
+    if isinstance(move, str):
+        move = parse_move(move)
+    before = snapshot(state)
+    if state.is_legal(move):
+        raise AssertionError(f"{move} should break {rule} but is legal")
+    try:
+        state.apply(move)
+    except IllegalMoveError as error:
+        if error.rule != rule:
+            raise AssertionError(f"{move} broke {error.rule}, expected {rule}: {error}") from error
+        if snapshot(state) != before:
+            raise AssertionError(f"the refused move {move} changed the state") from error
+        return error
+    raise AssertionError(f"{move} should break {rule} but was applied")
+
+
+def apply_all(state: HandState, *moves: Move | str) -> HandState:
+    """Apply moves (records or their text form) in order and return the state."""
+    for move in moves:
+        state.apply(parse_move(move) if isinstance(move, str) else move)
+    return state
+
+
+def finish(state: HandState, *moves: Move | str) -> HandResult:
+    """Apply ``moves``, check the hand is over, and return its score (R14)."""
+    apply_all(state, *moves)
+    if not state.is_over:
+        raise AssertionError(f"the hand should be over, but is in the {state.phase} phase")
+    return score_hand(state)
+
+
+def table_value(state: HandState, side: int) -> int:
+    """Return what the side's melds are worth now (R14.1a + R14.1b), scoring a copy as if the hand ended."""
+    ended = copy.deepcopy(state)
+    ended._end("test")
+    result = score_hand(ended).sides[side]
+    return result.meld_points + result.canasta_bonus
+
+
+def first_card(hand: Sequence[int]) -> int:
+    """Return the highest kind a count vector holds (for a throw-away discard)."""
+    return next(kind for kind in range(KIND_COUNT - 1, -1, -1) if hand[kind])

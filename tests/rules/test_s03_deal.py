@@ -1,0 +1,84 @@
+"""RULES.md §3: the deal, the stock, the upcard and dealt red 3s (R3.1-R3.5)."""
+
+import pytest
+
+from sim.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, RED_THREE, TWO, parse_kind
+from sim.moves import Discard
+from sim.rules import Rules
+from sim.state import HandState
+from tests.helpers import apply_all, expect_illegal, first_card, stacked_deck, verify_card_accounting
+
+K, Q, A = (parse_kind(name) for name in "KQA")
+
+
+def _deck_without_dealt_red_threes():
+    # Red 3s go to the bottom so that nothing is replaced and the deal can be read off directly.
+    return sorted(range(108), key=lambda card_id: CARD_KIND[card_id] == RED_THREE)
+
+
+@pytest.mark.parametrize("dealer", range(4))
+def test_r3_1_eleven_cards_one_at_a_time_from_dealers_left(dealer):
+    deck = _deck_without_dealt_red_threes()
+    state = HandState.from_deck(Rules(), deck, dealer=dealer)
+    expected = [[0] * KIND_COUNT for _ in range(4)]
+    for index in range(44):
+        expected[(dealer + 1 + index) % 4][CARD_KIND[deck[index]]] += 1
+    assert state.hands == expected
+    assert state.hand_sizes == [11, 11, 11, 11]
+
+
+def test_r3_2_remaining_64_cards_form_the_stock():
+    deck = _deck_without_dealt_red_threes()
+    state = HandState.from_deck(Rules(), deck, dealer=0)
+    assert len(state.stock) + len(state.pile) == 64
+    # The stock is face down in deck order: its top card (the last element) is deck[45].
+    assert state.stock[-1] == deck[45] and state.stock[0] == deck[-1]
+
+
+def test_r3_3_wild_and_red_three_upcards_stay_and_freeze_until_a_plain_card():
+    deck = stacked_deck({}, dealer=3, upcards="JK 3r 2 9")
+    state = HandState.from_deck(Rules(), deck, dealer=3)
+    assert state.pile == [JOKER, RED_THREE, TWO, 9]
+    assert state.is_pile_frozen() and not state.is_pile_blocked()
+    assert len(state.stock) == 64 - 4
+    verify_card_accounting(state)
+
+
+def test_r3_3_plain_upcard_does_not_freeze():
+    state = HandState.from_deck(Rules(), stacked_deck({}, dealer=3, upcards="9"), dealer=3)
+    assert state.pile == [9] and not state.is_pile_frozen()
+
+
+def test_r3_4_black_three_upcard_blocks_but_does_not_freeze():
+    deck = stacked_deck({0: "3b 3b K K"}, dealer=3, upcards="3b")
+    state = HandState.from_deck(Rules(), deck, dealer=3)
+    assert state.pile == [BLACK_THREE] and state.is_pile_blocked() and not state.is_pile_frozen()
+    expect_illegal(state, "take 3b 3b", "R5.2")
+    frozen = HandState.from_deck(Rules(black_three_freezes_pile=True), deck, dealer=3)
+    assert frozen.is_pile_frozen()
+
+
+def test_r3_5_dealt_red_threes_laid_and_replaced_from_dealers_left():
+    deck = stacked_deck({0: "3r", 2: "3r"}, dealer=3, upcards="9", stock_top="3r K Q A")
+    state = HandState.from_deck(Rules(), deck, dealer=3)
+    # Seat 0 goes first: its red 3 is replaced by a red 3, laid in turn and replaced by K.
+    assert state.red_threes == [2, 0, 1, 0]
+    assert state.hands[0][RED_THREE] == 0 and state.hands[2][RED_THREE] == 0
+    assert state.hand_sizes[0] == 11 and state.hand_sizes[2] == 11
+    assert state.stock[-1] == deck[48]  # A is next: K went to seat 0, Q to seat 2
+    assert CARD_KIND[state.stock[-1]] == A
+    verify_card_accounting(state)
+
+
+def test_r3_5_first_turn_alternative_replaces_at_each_players_first_turn():
+    rules = Rules(dealt_red_three_timing="first_turn")
+    deck = stacked_deck({0: "3r", 2: "3r"}, dealer=3, upcards="9", stock_top="K Q A")
+    state = HandState.from_deck(rules, deck, dealer=3)
+    # Seat 0 moves first, so its red 3 is laid at once; seat 2 still holds its own.
+    assert state.red_threes[0] == 1 and state.hands[2][RED_THREE] == 1
+    assert CARD_KIND[state.stock[-1]] == Q  # seat 0's red 3 took the K
+    apply_all(state, "draw", "discard Q", "draw")
+    apply_all(state, Discard(first_card(state.hands[1])))
+    # Seat 2's turn has begun: its red 3 is laid and replaced before it draws.
+    assert state.seat == 2 and state.hands[2][RED_THREE] == 0 and state.red_threes[2] == 1
+    verify_card_accounting(state)

@@ -1,0 +1,139 @@
+"""RULES.md §8: blocked and frozen piles, when and how the pile is taken (R8.1a-R8.4, D6, D15, D18)."""
+
+import pytest
+
+from sim.cards import JOKER, RED_THREE, TWO, parse_kind
+from sim.moves import Discard, TakePile
+from sim.rules import Rules
+from sim.state import PLAY
+from tests.helpers import apply_all, expect_illegal, first_card, position
+
+K, Q, J, A = (parse_kind(name) for name in "KQJA")
+
+
+@pytest.mark.parametrize(("top", "rule"), [("JK", "R8.1a"), ("2", "R8.1a"), ("3b", "R5.2")])
+def test_r8_1a_wild_or_black_three_on_top_blocks(top, rule):
+    state = position(hands={0: "9 9 JK 2 3b 3b"}, melds={0: "K K K"}, pile="9 " + top, seat=0)
+    assert state.is_pile_blocked()
+    expect_illegal(state, "take 9 9", rule)
+    assert not any(state.can_take_pile(TakePile(cards)) for cards in ((), (JOKER, JOKER), (TWO, TWO)))
+
+
+def test_r8_1a_d6_joker_only_option_still_refuses_a_deuce_on_top():
+    state = position(Rules(blocking_wild_cards="joker_only"), hands={0: "9 9 2 2"}, melds={0: "K K K"}, pile="9 2", seat=0)
+    assert not state.is_pile_blocked()
+    expect_illegal(state, TakePile((TWO, TWO)), "R8.2a")
+
+
+def test_r8_1b_buried_wild_or_red_three_freezes_until_taken():
+    for buried in ("2", "JK", "3r"):
+        state = position(hands={0: "9 JK 5", 1: "9 5"}, melds={0: "K K K"}, pile=f"{buried} 6 9", seat=0)
+        assert state.is_pile_frozen() and not state.is_pile_blocked()
+        expect_illegal(state, "take 9 JK", "R8.2b")
+
+
+def test_r8_1b_frozen_pile_stays_frozen_over_further_discards():
+    state = position(hands={0: "5 6 7 8"}, melds={0: "K K K"}, pile="2 9", seat=0, phase=PLAY)
+    apply_all(state, "discard 5", "draw")
+    apply_all(state, Discard(first_card(state.hands[1])))
+    assert state.is_pile_frozen()
+
+
+def test_r8_1c_d18_frozen_against_a_side_that_has_not_melded():
+    hands = {0: "9 2 4 5"}
+    unmelded = position(hands=hands, melds={1: "K K K"}, pile="5 9", seat=0)
+    assert not unmelded.is_pile_frozen() and unmelded.is_pile_frozen_for(0) and not unmelded.is_pile_frozen_for(1)
+    expect_illegal(unmelded, "take 9 2", "R8.2b")
+    melded = position(hands=hands, melds={0: "K K K"}, pile="5 9", seat=0)
+    apply_all(melded, "take 9 2")
+    assert melded.melds[0][9] == [2, 0, 1]
+
+
+def test_r8_2a_top_card_must_be_natural():
+    state = position(Rules(blocking_wild_cards="joker_only"), hands={0: "2 2 5"}, melds={0: "K K K"}, pile="9 2", seat=0)
+    expect_illegal(state, "take", "R8.2a")
+
+
+def test_r8_2b_frozen_pile_needs_natural_pair():
+    state = position(hands={0: "7 JK 2 5 6"}, melds={0: "7 7 7"}, pile="2 9 7", seat=0)
+    expect_illegal(state, "take 7 JK", "R8.2b")
+    expect_illegal(state, "take", "R8.2b")  # laying off on the own 7s is not enough
+    state = position(hands={0: "7 7 JK 5 6"}, melds={0: "A A A"}, pile="2 9 7", seat=0)
+    apply_all(state, "take 7 7 JK")  # wild cards may join the natural pair
+    assert state.melds[0][7] == [3, 1, 0]
+
+
+def test_r8_2c_unfrozen_pile_pair():
+    state = position(hands={0: "9 9 5"}, melds={0: "K K K"}, pile="5 9", seat=0)
+    apply_all(state, "take 9 9")
+    assert state.melds[0][9] == [3, 0, 0]
+
+
+def test_r8_2c_unfrozen_pile_natural_and_wild():
+    state = position(hands={0: "9 JK 5"}, melds={0: "K K K"}, pile="5 9", seat=0)
+    apply_all(state, "take 9 JK")
+    assert state.melds[0][9] == [2, 1, 0]
+
+
+def test_r8_2c_unfrozen_pile_lay_off_on_own_meld():
+    state = position(hands={0: "5 6"}, melds={0: "9 9 9"}, pile="5 9", seat=0)
+    apply_all(state, "take")
+    assert state.melds[0][9] == [4, 0, 0] and state.hand_sizes[0] == 3
+
+
+def test_r8_2c_unfrozen_pile_single_natural_is_not_enough():
+    state = position(hands={0: "9 5 6"}, melds={0: "K K K"}, pile="5 9", seat=0)
+    expect_illegal(state, "take 9", "R8.2c")
+    expect_illegal(state, "take", "R8.2c")
+    expect_illegal(state, TakePile((5,)), "R8.2")  # a 5 cannot go with a 9
+
+
+def test_r8_2d_d15_one_card_cannot_take_one_card_pile():
+    state = position(hands={0: "Q"}, melds={0: "9 9 9"}, pile="9", seat=0)
+    expect_illegal(state, "take", "R8.2d")
+    # Allowed by the option; the side needs a canasta, since the take leaves one card to discard.
+    allowed = position(
+        Rules(one_card_single_pile_block=False), hands={0: "Q"}, melds={0: "9 9 9; K K K K K K K"}, pile="9", seat=0
+    )
+    apply_all(allowed, "take")
+    assert allowed.melds[0][9] == [4, 0, 0] and allowed.hand_sizes[0] == 1
+
+
+def test_r8_2e_initial_meld_by_take_counts_top_and_hand_cards():
+    state = position(hands={0: "A A 5 6"}, pile="K K A", seat=0)
+    apply_all(state, "take A A")  # 3 aces = 60 >= 50
+    assert state.side_has_melded[0] and state.melds[0][A] == [3, 0, 0]
+    short = position(hands={0: "Q Q 5 6"}, pile="A A Q", seat=0)
+    expect_illegal(short, "take Q Q", "R8.2e")
+
+
+def test_r8_2f_merged_meld_must_obey_wild_limits():
+    state = position(hands={0: "K K JK 5"}, melds={0: "K K K 2 2 JK"}, pile="4 K", seat=0)
+    expect_illegal(state, "take K K JK", "R9.2")
+    legal = position(hands={0: "K 2 5 6"}, melds={0: "K K 2 2"}, pile="4 K", seat=0)
+    apply_all(legal, "take K 2")  # merges into one meld: 4 naturals and 3 wild cards
+    assert legal.melds[0][K] == [4, 0, 3]
+
+
+def test_r8_3_top_melded_whole_pile_to_hand_then_meld_and_discard():
+    state = position(hands={0: "Q Q 5 6"}, melds={0: "K K K"}, pile="3r 9 9 JK 9 Q", seat=0)
+    apply_all(state, "take Q Q")
+    assert state.melds[0][Q] == [3, 0, 0]
+    assert state.red_threes[0] == 1 and state.hands[0][RED_THREE] == 0
+    assert state.hands[0][9] == 3 and state.hands[0][JOKER] == 1 and state.hand_sizes[0] == 6
+    apply_all(state, "meld 9 9 9 JK", "discard 5")  # the pile's cards meld the same turn
+    assert state.melds[0][9] == [3, 1, 0] and state.seat == 1
+
+
+def test_r8_3_extra_melds_only_for_the_initial_minimum():
+    state = position(hands={0: "Q Q A A A 5"}, melds={0: "K K K"}, pile="9 Q", seat=0)
+    expect_illegal(state, "take Q Q; A A A", "R8.3")
+
+
+def test_r8_4_taken_pile_is_gone_and_next_discard_starts_unfrozen():
+    state = position(hands={0: "Q Q 5 6"}, melds={0: "K K K"}, pile="2 9 Q", seat=0)
+    apply_all(state, "take Q Q")
+    assert state.pile == [] and not state.is_pile_frozen()
+    apply_all(state, "discard 5")
+    assert state.pile == [5] and not state.is_pile_frozen()
+

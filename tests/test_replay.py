@@ -1,0 +1,83 @@
+"""``canasta-sim replay``: a run's games played again from their records end at the recorded scores."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from sim.cli import main
+
+GAMES = 4
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("replay") / "run"
+    result = CliRunner().invoke(main, [
+        "run", "--games", str(GAMES), "--seed", "3", "--workers", "1", "--out", str(path),
+        "-s", "greedy", "-s", "random", "--rules", "target_score=1000",
+    ])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def _recorded(run_dir):
+    table = pq.read_table(run_dir / "games", columns=["game_id", "score_a", "score_b", "team_a_strategy"])
+    return {row["game_id"]: row for row in table.to_pylist()}
+
+
+def test_replay_of_every_game_ends_at_the_recorded_scores(run_dir):
+    recorded = _recorded(run_dir)
+    assert sorted(recorded) == list(range(GAMES))
+    for game_id, row in recorded.items():
+        result = CliRunner().invoke(main, ["replay", str(run_dir), str(game_id)])
+        assert result.exit_code == 0, result.output
+        lines = result.output.rstrip().splitlines()
+        expected = f"A {row['score_a']}, B {row['score_b']}"
+        assert lines[-1] == f"The replay ends at the scores the run recorded: {expected}."
+        assert any(line.startswith("Game over after") and f"side A {row['score_a']}, side B {row['score_b']}." in line
+                   for line in lines)
+        # Head to head: the strategies swap sides every other game, and the replay seats them as recorded.
+        assert f"side A {row['team_a_strategy']}," in lines[0]
+
+
+def test_public_replay_hides_the_hands(run_dir):
+    result = CliRunner().invoke(main, ["replay", str(run_dir), "1", "--public-only"])
+    assert result.exit_code == 0, result.output
+    assert "Hands:" not in result.output and "draws from the stock." in result.output
+
+
+def test_replay_reports_a_game_whose_record_disagrees(run_dir, tmp_path):
+    # A copy of the run whose record of game 0 was changed must not replay "successfully".
+    copy = tmp_path / "run"
+    copy.mkdir()
+    (copy / "run.json").write_bytes((run_dir / "run.json").read_bytes())
+    for folder in ("games", "hands"):
+        (copy / folder).mkdir()
+        for part in (run_dir / folder).iterdir():
+            (copy / folder / part.name).write_bytes(part.read_bytes())
+    part = next(path for path in (copy / "games").iterdir() if 0 in pq.read_table(path, columns=["game_id"])
+                .column("game_id").to_pylist())
+    table = pq.read_table(part)
+    scores = table.column("score_a").to_pylist()
+    ids = table.column("game_id").to_pylist()
+    scores[ids.index(0)] += 5
+    index = table.schema.get_field_index("score_a")
+    field = table.schema.field(index)
+    table = table.set_column(index, field, pa.array(scores, type=field.type))
+    pq.write_table(table, part)
+    result = CliRunner().invoke(main, ["replay", str(copy), "0"])
+    assert result.exit_code == 1
+    assert "but the run recorded" in result.output and "the strategies or the engine have changed" in result.output
+
+
+def test_replay_errors_name_what_is_wrong(run_dir, tmp_path):
+    runner = CliRunner()
+    result = runner.invoke(main, ["replay", str(run_dir), str(GAMES)])
+    assert result.exit_code == 2 and f"the run has games 0 to {GAMES - 1}; there is no game {GAMES}" in result.output
+    result = runner.invoke(main, ["replay", str(tmp_path / "missing"), "0"])
+    assert result.exit_code == 2 and "does not exist" in result.output
+    result = runner.invoke(main, ["replay", str(tmp_path), "0"])
+    assert result.exit_code == 2 and "is not a canasta-sim run directory" in result.output

@@ -1,0 +1,121 @@
+"""The run summary against a small hand-computed fixture, and its four output formats."""
+
+import csv
+import io
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from sim.summary import SummaryAccumulator, format_summary, side_labels, summarize, wilson_interval
+
+GAME_COLUMNS = ["game_id", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "winner", "margin", "hands",
+                "termination", "forfeit_team"]
+
+
+def fixture_games() -> pd.DataFrame:
+    """Four games of x against y: x wins one (g0) and one by y's forfeit (g2), y wins g1, g3 is a draw."""
+    rows = [
+        (0, "x", "y", 1200, 800, "A", 400, 2, "target", None),
+        (1, "y", "x", 1500, 300, "A", 1200, 1, "target", None),
+        (2, "x", "y", 0, 0, "A", 0, 0, "forfeit", "B"),
+        (3, "y", "x", 1000, 1000, "draw", 0, 1, "hand_cap", None),
+    ]
+    return pd.DataFrame(rows, columns=GAME_COLUMNS)
+
+
+HAND_COLUMNS = ["game_id", "hand_no", "team", "strategy", "opponent_strategy", "score", "pile_takes",
+                "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed"]
+
+
+def fixture_hands() -> pd.DataFrame:
+    rows = [
+        # x's four team-hands
+        (0, 1, "A", "x", "y", 700, 2, 1, 0, 1, True, False),
+        (0, 2, "A", "x", "y", 500, 1, 0, 1, 0, False, False),
+        (1, 1, "B", "x", "y", 300, 0, 0, 0, 2, False, False),
+        (3, 1, "B", "x", "y", 1000, 3, 1, 1, 0, True, True),
+        # y's four team-hands
+        (0, 1, "B", "y", "x", 300, 0, 0, 1, 1, False, False),
+        (0, 2, "B", "y", "x", 500, 2, 0, 0, 0, True, False),
+        (1, 1, "A", "y", "x", 1500, 4, 2, 0, 1, True, True),
+        (3, 1, "A", "y", "x", 1000, 0, 0, 0, 0, False, False),
+    ]
+    return pd.DataFrame(rows, columns=HAND_COLUMNS)
+
+
+def test_wilson_interval_known_values():
+    # Textbook Wilson 95% intervals.
+    assert wilson_interval(2, 4) == (0.15, 0.85)
+    assert wilson_interval(1, 4) == (0.0456, 0.6994)
+    assert wilson_interval(0, 10) == (0.0, 0.2775)
+    assert wilson_interval(10, 10) == (0.7225, 1.0)
+    assert all(math.isnan(value) for value in wilson_interval(0, 0))
+
+
+def test_summary_figures_match_hand_computation():
+    x, y = summarize(fixture_games(), fixture_hands(), order=["x", "y"])
+    assert (x.strategy, x.games, x.wins, x.draws, x.losses, x.forfeits) == ("x", 4, 2, 1, 1, 0)
+    assert (y.strategy, y.games, y.wins, y.draws, y.losses, y.forfeits) == ("y", 4, 1, 1, 2, 1)
+    assert x.win_rate == 0.5 and (x.win_rate_low, x.win_rate_high) == (0.15, 0.85)
+    assert y.win_rate == 0.25 and (y.win_rate_low, y.win_rate_high) == (0.0456, 0.6994)
+    # Margins and hands per game over the three games not forfeited: x +400, -1200, 0; hands 2, 1, 1.
+    assert x.mean_margin == pytest.approx(-800 / 3)
+    assert y.mean_margin == pytest.approx(800 / 3)
+    assert x.hands_per_game == pytest.approx(4 / 3) and y.hands_per_game == pytest.approx(4 / 3)
+    assert x.hands == 4 and y.hands == 4
+    assert x.mean_hand_score == 625 and y.mean_hand_score == 825
+    assert x.pile_takes_per_hand == 1.5 and y.pile_takes_per_hand == 1.5
+    assert x.natural_canastas_per_hand == 0.5 and y.natural_canastas_per_hand == 0.5
+    assert x.mixed_canastas_per_hand == 0.5 and y.mixed_canastas_per_hand == 0.25
+    assert x.red_threes_per_hand == 0.75 and y.red_threes_per_hand == 0.5
+    assert x.went_out_rate == 0.5 and y.went_out_rate == 0.5
+    assert x.concealed_rate == 0.25 and y.concealed_rate == 0.25
+
+
+def test_accumulating_in_chunks_equals_one_pass():
+    games, hands = fixture_games(), fixture_hands()
+    accumulator = SummaryAccumulator()
+    for game_ids in ([0, 1], [2], [3]):
+        accumulator.add(games[games.game_id.isin(game_ids)], hands[hands.game_id.isin(game_ids)])
+    assert accumulator.rows(["x", "y"]) == summarize(games, hands, order=["x", "y"])
+
+
+def test_mirror_match_is_summarized_by_side():
+    assert side_labels("x", "x") == ("x (A)", "x (B)")
+    games = pd.DataFrame([(0, "x", "x", 900, 400, "A", 500, 1, "target", None)], columns=GAME_COLUMNS)
+    hands = pd.DataFrame(
+        [(0, 1, "A", "x", "x", 900, 1, 1, 0, 0, True, False), (0, 1, "B", "x", "x", 400, 0, 0, 1, 0, False, False)],
+        columns=HAND_COLUMNS,
+    )
+    side_a, side_b = summarize(games, hands)
+    assert (side_a.strategy, side_a.wins, side_a.mean_margin, side_a.went_out_rate) == ("x (A)", 1, 500, 1.0)
+    assert (side_b.strategy, side_b.wins, side_b.mean_margin, side_b.went_out_rate) == ("x (B)", 0, -500, 0.0)
+
+
+def test_formats_carry_the_same_figures():
+    rows = summarize(fixture_games(), fixture_hands(), order=["x", "y"])
+    text = format_summary(rows, "text")
+    lines = text.splitlines()
+    assert lines[0].split()[:3] == ["strategy", "games", "wins"]
+    assert "50.0% [15.0%, 85.0%]" in lines[1] and "-266.7" in lines[1]
+    assert "draws" in lines[0] and "forfeits" in lines[0]  # shown because the fixture has both
+    markdown = format_summary(rows, "markdown").splitlines()
+    assert markdown[0].startswith("| strategy |") and markdown[1].startswith("|---|")
+    assert "| 25.0% [4.6%, 69.9%] |" in markdown[3]
+    parsed = list(csv.DictReader(io.StringIO(format_summary(rows, "csv"))))
+    assert [row["strategy"] for row in parsed] == ["x", "y"]
+    assert float(parsed[1]["win_rate_high"]) == 0.6994
+    data = json.loads(format_summary(rows, "json", extra={"run": {"seed": 7}}))
+    assert data["run"]["seed"] == 7
+    assert data["strategies"][0]["mean_margin"] == pytest.approx(-800 / 3)
+    with pytest.raises(ValueError, match="text, markdown, csv or json"):
+        format_summary(rows, "html")
+
+
+def test_no_draw_or_forfeit_columns_when_there_are_none():
+    games = fixture_games().iloc[[0, 1]]
+    hands = fixture_hands()
+    header = format_summary(summarize(games, hands[hands.game_id < 2]), "text").splitlines()[0]
+    assert "draws" not in header and "forfeits" not in header
