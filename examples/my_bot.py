@@ -24,7 +24,7 @@ for 4 to ace (see ``sim.cards``).  Use ``self.rng`` for any randomness, never ``
 from __future__ import annotations
 
 from sim.cards import BLACK_THREE, JOKER, KIND_VALUE, TWO
-from sim.moves import Discard, Draw, Meld, Move, TakePile
+from sim.moves import Discard, Draw, Meld, Move
 from sim.strategy import PublicEvent, Strategy
 
 

@@ -6,8 +6,11 @@ import click
 
 from sim import __version__
 from sim.commands.check import check_command
+from sim.commands.compare import compare_command
 from sim.commands.play import play_command
+from sim.commands.plot import plot_command
 from sim.commands.replay import replay_command
+from sim.commands.report import report_command
 from sim.commands.run import run_command
 from sim.commands.strategies import strategies_command
 from sim.commands.watch import watch_command
@@ -25,3 +28,6 @@ main.add_command(replay_command)
 main.add_command(play_command)
 main.add_command(strategies_command)
 main.add_command(check_command)
+main.add_command(report_command)
+main.add_command(plot_command)
+main.add_command(compare_command)

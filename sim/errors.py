@@ -47,22 +47,24 @@ class IllegalMoveError(CanastaError, ValueError):
     """
 
     def __init__(self, rule: str, reason: str, *, seat=None, move=None, phase: str = "") -> None:
+        super().__init__(rule, reason)
         self.rule = rule
         self.reason = reason
         self.seat = seat
         self.move = move
         self.phase = phase
+
+    def __str__(self) -> str:
+        # Built on demand: legality probes (can_x) raise and discard thousands of these a game.
         where = []
-        if seat is not None:
-            where.append(f"seat {seat} ({'AB'[seat % 2]})")
-        if phase:
-            where.append(phase)
-        if move is not None:
-            where.append(str(move))
-        prefix = ", ".join(where[:2])
-        if len(where) > 2:
-            prefix += f": {where[2]}"
-        super().__init__(f"{prefix}: {rule}: {reason}" if prefix else f"{rule}: {reason}")
+        if self.seat is not None:
+            where.append(f"seat {self.seat} ({'AB'[self.seat % 2]})")
+        if self.phase:
+            where.append(self.phase)
+        prefix = ", ".join(where)
+        if self.move is not None:
+            prefix += f": {self.move}"
+        return f"{prefix}: {self.rule}: {self.reason}" if prefix else f"{self.rule}: {self.reason}"
 
 
 class StrategyLoadError(CanastaError, ValueError):
@@ -88,6 +90,16 @@ class StrategyError(CanastaError):
         text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
         if returned is not None or not message.startswith("raised"):
             # A strategy that raised returned nothing; any other failure shows the value, None included.
-            shown = repr(returned)
+            shown = _show(returned)
             text += f"; returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
         super().__init__(text)
+
+
+def _show(value) -> str:
+    """``repr(value)``, or its type and fields when a malformed record cannot print itself."""
+    try:
+        return repr(value)
+    except Exception:  # a strategy's value (e.g. Discard('K')) may fail in its own __str__
+        fields = getattr(type(value), "__dataclass_fields__", {})
+        shown = ", ".join(f"{name}={getattr(value, name, '?')!r}" for name in fields)
+        return f"{type(value).__name__}({shown})"

@@ -59,9 +59,9 @@ def find_meld_out(
     groups as one :class:`~sim.moves.Meld` and then discarding goes out, provided the turn's
     other conditions (the partner's answer, R12.5) allow it.
     """
-    candidates: list[int | None] = [kind for kind in range(KIND_COUNT) if hand[kind]] if allow_discard else []
-    if allow_no_discard:
-        candidates.insert(0, None)
+    candidates = _leftover_candidates(
+        rules, hand, melds, allow_discard=allow_discard, allow_no_discard=allow_no_discard
+    )
     for leftover in candidates:
         counts = list(hand)
         if leftover is not None:
@@ -70,6 +70,39 @@ def find_meld_out(
         if groups is not None:
             return groups, leftover
     return None
+
+
+def _leftover_candidates(
+    rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], *, allow_discard: bool, allow_no_discard: bool
+) -> list[int | None]:
+    """The kinds worth trying as the card left to discard (``None``: meld every card).
+
+    Going out is asked about on every turn, so the search first rules out what cannot work
+    without trying it: a card that can go nowhere (a lone natural with no meld of its rank, one
+    or two black 3s) must be the discard, two such cards make going out impossible (R12.4), and
+    a side with too few canastas within reach of its hand cannot go out at all (R12.1).
+    """
+    if not rules.allow_wild_only_melds:
+        wilds = hand[JOKER] + hand[TWO]
+        reachable = 0
+        for rank in range(FOUR, KIND_COUNT):
+            if sum(melds[rank]) + hand[rank] + wilds >= CANASTA_SIZE:
+                reachable += 1
+        if reachable < rules.canastas_to_go_out:
+            return []
+    forced: list[int] = [RED_THREE] * hand[RED_THREE]
+    black_threes = hand[BLACK_THREE]
+    if black_threes in (1, 2) or rules.black_three_melds == "never":
+        forced.extend([BLACK_THREE] * black_threes)
+    for rank in range(FOUR, KIND_COUNT):
+        if hand[rank] == 1 and sum(melds[rank]) == 0:
+            forced.append(rank)
+    if forced:
+        return [forced[0]] if len(forced) == 1 and allow_discard else []
+    candidates: list[int | None] = [None] if allow_no_discard else []
+    if allow_discard:
+        candidates.extend(kind for kind in range(KIND_COUNT) if hand[kind])
+    return candidates
 
 
 def _lay_all(

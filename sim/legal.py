@@ -62,9 +62,23 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     top = state.pile[-1]
     hand = state.hands[state.seat]
     side = state.side
+    rules = state.rules
+    most_wilds = rules.max_wilds_per_meld
+    frozen = state.is_pile_frozen_for(side)
+    existing = state.melds[side][top]
+    has_meld = sum(existing) > 0
     for naturals in range(hand[top] + 1):
-        for jokers in range(min(hand[JOKER], 3) + 1):
-            for deuces in range(min(hand[TWO], 3) + 1):
+        # R8.2b/R8.2c: shapes that cannot qualify are skipped before the full check.
+        if frozen and naturals < 2:
+            continue
+        for jokers in range(min(hand[JOKER], most_wilds) + 1):
+            for deuces in range(min(hand[TWO], most_wilds) + 1):
+                if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
+                    continue
+                if meld_problem(
+                    rules, top, existing[0] + naturals + 1, existing[1] + jokers, existing[2] + deuces
+                ) is not None:
+                    continue
                 cards = (top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
                 move = TakePile(cards)
                 if state.can_take_pile(move):
@@ -87,20 +101,32 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
     if state.phase != PLAY:
         return
     hand = state.hands[state.seat]
+    rules = state.rules
     if not state.side_has_melded[state.side]:
+        minimum = state.requirements[state.side]
+        hand_size = state.hand_sizes[state.seat]
         for groups in _group_sets(state, list(hand), exclude=None):
+            # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
+            cards = sum(len(group.cards) for group in groups)
+            if hand_size - cards > 1 and sum(KIND_VALUE[kind] for group in groups for kind in group.cards) < minimum:
+                continue
             move = Meld(groups)
             if state.can_meld(move):
                 yield move
         return
     melds = state.melds[state.side]
+    most_wilds = rules.max_wilds_per_meld
     for rank in range(FOUR, KIND_COUNT):
-        existing = sum(melds[rank])
-        lowest = 0 if existing else 2
+        old_naturals, old_jokers, old_deuces = melds[rank]
+        lowest = 0 if old_naturals + old_jokers + old_deuces else 2
         for naturals in range(lowest, hand[rank] + 1):
-            for jokers in range(min(hand[JOKER], 3) + 1):
-                for deuces in range(min(hand[TWO], 3) + 1):
+            for jokers in range(min(hand[JOKER], most_wilds) + 1):
+                for deuces in range(min(hand[TWO], most_wilds) + 1):
                     if naturals + jokers + deuces == 0:
+                        continue
+                    if meld_problem(
+                        rules, rank, old_naturals + naturals, old_jokers + jokers, old_deuces + deuces
+                    ) is not None:
                         continue
                     move = Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
                     if state.can_meld(move):
@@ -140,8 +166,8 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
             continue
         shapes = []
         for naturals in range(2, counts[rank] + 1):
-            for jokers in range(min(counts[JOKER], 3) + 1):
-                for deuces in range(min(counts[TWO], 3) + 1):
+            for jokers in range(min(counts[JOKER], rules.max_wilds_per_meld) + 1):
+                for deuces in range(min(counts[TWO], rules.max_wilds_per_meld) + 1):
                     if meld_problem(rules, rank, naturals, jokers, deuces) is None:
                         shapes.append((naturals, jokers, deuces))
         options.append((rank, shapes))

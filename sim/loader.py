@@ -70,7 +70,9 @@ def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     ('bots/my_bot.py:MyBot', (('depth', '2'),))
     """
     if not spec or not spec.strip():
-        raise StrategyLoadError("empty strategy spec; use a built-in name, FILE.py:Class, module:Class or a plugin name")
+        raise StrategyLoadError(
+            "empty strategy spec; use a built-in name, FILE.py:Class, module:Class or a plugin name"
+        )
     parts = spec.strip().split(":")
     target_parts: list[str] = []
     parameters: list[tuple[str, str]] = []
@@ -124,7 +126,9 @@ def _resolve(target: str) -> type[Strategy]:
         try:
             obj = plugin.load()
         except Exception as error:  # a plugin that fails to import is reported, whatever the failure
-            raise StrategyLoadError(f"strategy plugin {target!r} failed to load: {type(error).__name__}: {error}") from None
+            raise StrategyLoadError(
+                f"strategy plugin {target!r} failed to load: {type(error).__name__}: {error}"
+            ) from None
         return _check_class(obj, target)
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
         module = _import_file(Path(module_part))
@@ -143,7 +147,7 @@ def _resolve(target: str) -> type[Strategy]:
     return _check_class(obj, target)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _import_file(path: Path):
     path = path.expanduser()
     if not path.is_file():

@@ -30,6 +30,7 @@ GAME_SCHEMA = pa.schema(
     [
         ("game_id", pa.int64()),
         ("seed", pa.uint64()),
+        ("deal_id", pa.int64()),
         ("team_a_strategy", pa.string()),
         ("team_b_strategy", pa.string()),
         ("score_a", pa.int32()),
@@ -101,14 +102,19 @@ class ChunkRecorder:
         """Games recorded so far."""
         return len(self._games["game_id"])
 
-    def add_game(self, game_id: int, result: GameResult, strategies: tuple[str, str]) -> None:
-        """Record a finished game; ``strategies`` are the specs playing side A and side B."""
+    def add_game(
+        self, game_id: int, result: GameResult, strategies: tuple[str, str], deal_id: int | None = None
+    ) -> None:
+        """Record a finished game; ``strategies`` are the specs playing side A and side B.
+
+        :param deal_id: the game's deal (:func:`sim.matchmaking.deal_of`); ``game_id`` when not given.
+        """
         score_a, score_b = result.scores
         winner = "draw" if result.winner is None else TEAM_NAMES[result.winner]
         winner_strategy = None if result.winner is None else strategies[result.winner]
         self._add_game_row(
-            game_id, result.seed, strategies, score_a, score_b, winner, winner_strategy,
-            len(result.hands), result.termination, result.first_dealer, None, None,
+            game_id, result.seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b, winner,
+            winner_strategy, len(result.hands), result.termination, result.first_dealer, None, None,
         )
         hands = self._hands
         for hand in result.hands:
@@ -129,7 +135,9 @@ class ChunkRecorder:
                 hands["went_out_seat"].append(went_out_seat)
                 hands["hand_turns"].append(hand.turns)
 
-    def add_forfeit(self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError) -> None:
+    def add_forfeit(
+        self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError, deal_id: int | None = None
+    ) -> None:
         """Record a game stopped by a failing strategy: the failing side forfeits, the other side wins.
 
         The engine does not return the hands finished before the failure, so the game has no hand rows,
@@ -138,19 +146,19 @@ class ChunkRecorder:
         failing = error.seat % 2
         winning = 1 - failing
         self._add_game_row(
-            game_id, seed, strategies, 0, 0, TEAM_NAMES[winning], strategies[winning],
-            0, "forfeit", -1, TEAM_NAMES[failing], str(error),
+            game_id, seed, game_id if deal_id is None else deal_id, strategies, 0, 0, TEAM_NAMES[winning],
+            strategies[winning], 0, "forfeit", -1, TEAM_NAMES[failing], str(error),
         )
 
     def _add_game_row(
-        self, game_id, seed, strategies, score_a, score_b, winner, winner_strategy,
+        self, game_id, seed, deal_id, strategies, score_a, score_b, winner, winner_strategy,
         hand_count, termination, first_dealer, forfeit_team, error,
     ) -> None:
         values = (
-            game_id, seed, strategies[0], strategies[1], score_a, score_b, winner, winner_strategy,
+            game_id, seed, deal_id, strategies[0], strategies[1], score_a, score_b, winner, winner_strategy,
             score_a - score_b, hand_count, termination, first_dealer, forfeit_team, error,
         )
-        for name, value in zip(GAME_SCHEMA.names, values):
+        for name, value in zip(GAME_SCHEMA.names, values, strict=True):
             self._games[name].append(value)
 
     def tables(self) -> tuple[pa.Table, pa.Table]:

@@ -4,7 +4,8 @@ A run is fixed by its :class:`RunSettings` (games, run seed, strategy specs, rul
 Game ``i`` is played with seed ``derive_seed(run_seed, f"game{i}")`` and, in head-to-head play,
 with the strategies swapped between sides on odd ``i`` (seats 0 and 2 are side A, R1.1), so the
 tables are the same whatever the number of workers, the order chunks finish in, or how often the
-run was interrupted and resumed.
+run was interrupted and resumed.  With ``duplicate`` set, games ``2k`` and ``2k + 1`` share the
+seed of deal ``k`` instead; three or more specs play a round robin (:mod:`sim.matchmaking`).
 
 Worker processes load the strategies from their specs (never from pickled classes) and write their
 chunk's Parquet parts themselves (:meth:`sim.storage.RunDirectory.write_chunk`); the parent only
@@ -37,8 +38,9 @@ from typing import Any
 from multiprocessing_logging import MultiProcessingHandler
 
 from sim.engine import derive_seed, play_game
-from sim.errors import RulesError, StrategyError
+from sim.errors import RulesError, StrategyError, StrategyLoadError
 from sim.loader import LoadedStrategy, load_strategy
+from sim.matchmaking import deal_of, deal_seed, scheduled_sides
 from sim.records import ChunkRecorder
 from sim.rules import Rules
 from sim.storage import RunDirectory, RunDirectoryError
@@ -82,7 +84,8 @@ def default_workers() -> int:
 class RunSettings:
     """What fixes a run's tables.
 
-    :ivar specs: the strategy specs as given: one (a mirror match) or two (head to head).
+    :ivar specs: the strategy specs as given: one (a mirror match), two (head to head) or more (a round robin).
+    :ivar duplicate: whether each deal is played twice, with the strategies swapped between the sides.
     """
 
     games: int
@@ -90,12 +93,18 @@ class RunSettings:
     specs: tuple[str, ...]
     rules: Rules
     chunk_size: int
+    duplicate: bool = False
 
     def __post_init__(self) -> None:
         if self.games < 1 or self.chunk_size < 1:
             raise ValueError(f"a run needs games >= 1 and chunk_size >= 1; got {self.games}, {self.chunk_size}")
-        if len(self.specs) not in (1, 2):
-            raise ValueError(f"a run plays one strategy (mirror) or two (head to head); got {len(self.specs)}")
+        if not self.specs:
+            raise ValueError("a run plays one strategy (mirror), two (head to head) or more (round robin); got none")
+        if len(self.specs) >= 3 and len(set(self.specs)) != len(self.specs):
+            raise ValueError(f"a round robin needs different strategies; got {', '.join(self.specs)}")
+        if self.duplicate and len(set(self.specs)) < 2:
+            raise ValueError("duplicate deals need two or more different strategies; a mirror match would replay "
+                             "each deal identically")
 
     @property
     def chunk_count(self) -> int:
@@ -108,18 +117,32 @@ class RunSettings:
         return range(start, min(start + self.chunk_size, self.games))
 
     def game_seed(self, game_id: int) -> int:
-        """The seed of game ``game_id``."""
+        """The seed of game ``game_id``: its own, or its deal's with duplicate deals."""
+        if self.duplicate:
+            return deal_seed(self.seed, self.deal_id(game_id))
         return derive_seed(self.seed, f"game{game_id}")
 
+    def deal_id(self, game_id: int) -> int:
+        """The deal of game ``game_id`` (the ``deal_id`` column): games ``2k`` and ``2k + 1`` share one if duplicated."""
+        return deal_of(game_id, self.duplicate)
+
     def sides(self, game_id: int) -> tuple[str, str]:
-        """The specs playing side A and side B in game ``game_id``: swapped on odd games in head to head."""
-        first, second = self.specs[0], self.specs[-1]
-        return (second, first) if game_id % 2 else (first, second)
+        """The specs playing side A and side B in game ``game_id``: swapped on odd games (see
+        :func:`sim.matchmaking.scheduled_sides` for round robins)."""
+        return scheduled_sides(self.specs, game_id)
 
     @property
-    def entrants(self) -> tuple[str, str]:
-        """The summary labels of the two entrants: the specs, or ``spec (A)``/``spec (B)`` in a mirror."""
+    def entrants(self) -> tuple[str, ...]:
+        """The summary labels of the entrants: the specs, or ``spec (A)``/``spec (B)`` in a mirror."""
+        if len(self.specs) >= 3:
+            return self.specs
         return side_labels(self.specs[0], self.specs[-1])
+
+    def entrant_of(self, sides: tuple[str, str], side: int) -> int:
+        """The index in :attr:`entrants` of who played ``side`` (0 = A, 1 = B) in a game with these ``sides``."""
+        if len(self.specs) == 1:
+            return side
+        return self.specs.index(sides[side])
 
     def manifest_fields(self) -> dict[str, Any]:
         """The settings as ``run.json`` records them (strategies are added by :func:`describe_strategy`)."""
@@ -128,7 +151,8 @@ class RunSettings:
             "seed": self.seed,
             "chunk_size": self.chunk_size,
             "chunks": self.chunk_count,
-            "matchup": "mirror" if len(self.specs) == 1 else "head_to_head",
+            "matchup": "mirror" if len(self.specs) == 1 else "head_to_head" if len(self.specs) == 2 else "round_robin",
+            "duplicate": self.duplicate,
             "rules": self.rules.options(),
             "rules_changed": self.rules.changed_options(),
         }
@@ -164,9 +188,12 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
             specs=specs,
             rules=Rules.from_mapping(manifest["rules"]),
             chunk_size=int(manifest["chunk_size"]),
+            duplicate=bool(manifest.get("duplicate", False)),
         )
     except KeyError as error:
-        raise RunDirectoryError(f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim run") from None
+        raise RunDirectoryError(
+            f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim run"
+        ) from None
     except (TypeError, ValueError, RulesError) as error:
         raise RunDirectoryError(f"{where} is malformed: {error}") from None
 
@@ -179,8 +206,8 @@ class ChunkReport:
     games: int
     """Games recorded (written) from this chunk now; 0 when it was skipped."""
     complete: bool
-    wins: tuple[int, int]
-    """Wins of entrant 0 and entrant 1 (see :attr:`RunSettings.entrants`) among those games."""
+    wins: tuple[int, ...]
+    """Wins of each entrant (see :attr:`RunSettings.entrants`) among those games."""
     forfeits: int = 0
     error: str | None = None
     """Under ``on_error='stop'``: the one-line description of the failure that stopped the chunk."""
@@ -201,9 +228,9 @@ class ChunkPlayer:
         settings = self.settings
         game_ids = settings.chunk_games(chunk)
         if self.stop_event.is_set():
-            return ChunkReport(chunk, 0, False, (0, 0))
+            return ChunkReport(chunk, 0, False, (0,) * len(settings.entrants))
         recorder = ChunkRecorder()
-        wins = [0, 0]
+        wins = [0] * len(settings.entrants)
         forfeits = 0
         error_text = None
         for game_id in game_ids:
@@ -213,36 +240,38 @@ class ChunkPlayer:
             first = self.factories[specs[0]]
             second = self.factories[specs[1]]
             seed = settings.game_seed(game_id)
-            swapped = specs[0] != settings.specs[0]
             try:
-                result = play_game([first, second, first, second], seed=seed, rules=settings.rules, names=[*specs, *specs])
+                result = play_game(
+                    [first, second, first, second], seed=seed, rules=settings.rules, names=[*specs, *specs]
+                )
             except StrategyError as error:
                 description = f"game {game_id}: {error}"
                 if self.on_error == "stop":
                     error_text = description
                     break
                 logger.warning("%s; side %s forfeits the game", description, "AB"[error.seat % 2])
-                recorder.add_forfeit(game_id, seed, specs, error)
+                recorder.add_forfeit(game_id, seed, specs, error, settings.deal_id(game_id))
                 forfeits += 1
-                wins[(1 - error.seat % 2) ^ swapped] += 1
+                wins[settings.entrant_of(specs, 1 - error.seat % 2)] += 1
                 continue
-            recorder.add_game(game_id, result, specs)
+            recorder.add_game(game_id, result, specs, settings.deal_id(game_id))
             if result.winner is not None:
-                wins[result.winner ^ swapped] += 1
+                wins[settings.entrant_of(specs, result.winner)] += 1
         if recorder.game_count:
             self.directory.write_chunk(chunk, *recorder.tables())
         complete = recorder.game_count == len(game_ids)
         logger.debug("chunk %d: %d of %d games written", chunk, recorder.game_count, len(game_ids))
-        return ChunkReport(chunk, recorder.game_count, complete, (wins[0], wins[1]), forfeits, error_text)
+        return ChunkReport(chunk, recorder.game_count, complete, tuple(wins), forfeits, error_text)
 
 
 # --- worker processes ---------------------------------------------------------------------------------
 
 _player: ChunkPlayer | None = None
+_player_error: str = ""
 
 
 def _initialize_worker(settings, run_path, on_error, stop_event, log_queue, log_level) -> None:
-    global _player
+    global _player, _player_error
     # Ctrl-C reaches every process of the terminal's group; only the parent decides what it means.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -252,10 +281,15 @@ def _initialize_worker(settings, run_path, on_error, stop_event, log_queue, log_
             root.removeHandler(handler)
         root.addHandler(logging.handlers.QueueHandler(log_queue))
         root.setLevel(log_level)
-    _player = ChunkPlayer(settings, run_path, on_error, stop_event)
+    try:
+        _player = ChunkPlayer(settings, run_path, on_error, stop_event)
+    except Exception as error:  # a plugin failing to load here: an initializer that raises is respawned forever
+        _player_error = f"a worker could not load the strategies: {type(error).__name__}: {error}"
 
 
 def _play_in_worker(chunk: int) -> ChunkReport:
+    if _player is None:
+        raise StrategyLoadError(_player_error)
     return _player.play(chunk)
 
 
@@ -331,8 +365,8 @@ def run_chunks(
         raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
     directory.create()
     error: str | None = None
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # fork where it exists (multiprocessing-logging needs it); spawn elsewhere, with a QueueHandler.
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     stop_event = context.Event()
     processes = min(workers, len(chunks))
     with _stop_on_signals(stop_event) as signals:

@@ -14,8 +14,9 @@ Phases: ``acquire`` (draw, take the pile, or stop on an empty stock),
 
 from __future__ import annotations
 
+import numbers
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from sim.cards import (
     BLACK_THREE,
@@ -106,6 +107,8 @@ class HandState:
         self.end_reason: str | None = None
         self.went_out_seat: int | None = None
         self.went_out_concealed = False
+        self.meld_changes = 0
+        """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
         self.deck: tuple[int, ...] = ()
@@ -244,14 +247,29 @@ class HandState:
 
     # ------------------------------------------------------------------ helpers
 
+    def _malformed(self, move: Move, value: object) -> IllegalMoveError:
+        # E1: a record built by hand may hold a value that is no card kind at all.  The message
+        # names the record's type only, since printing the move would itself fail on that value.
+        return IllegalMoveError(
+            "E1",
+            f"a {type(move).__name__} holds {value!r}, which is not a card kind (a whole number 0-{KIND_COUNT - 1})",
+            seat=self.actor,
+            phase=self.phase,
+        )
+
     def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
+        # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
+        for value in _record_kinds(move):
+            if not _is_kind(value):
+                return self._malformed(move, value)
         return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
 
     def _verify_phase(self, move: Move, phase: str) -> None:
         if self.phase != phase:
             if self.phase == OVER:
                 raise self._fail("R12.3", "the hand is over", move)
-            raise self._fail("R6.1", f"{move} is a move of the {phase} phase, not the {self.phase} phase", move)
+            # The move itself heads the error's message; printing it here too would fail on a malformed record.
+            raise self._fail("R6.1", f"this move belongs to the {phase} phase, not the {self.phase} phase", move)
 
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
         hand = self.hands[self.seat]
@@ -268,16 +286,24 @@ class HandState:
         # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.
         for group in groups:
             rank = group.rank
-            if not (rank >= 4 or rank == BLACK_THREE or rank == WILD_RANK):
+            if type(rank) is not int and not _is_kind(rank):
+                raise self._malformed(move, rank)
+            if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
+                if not _is_kind(rank):
+                    raise self._malformed(move, rank)
                 raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
             counts = additions.setdefault(rank, [0, 0, 0])
             for kind in group.cards:
+                if type(kind) is not int and not _is_kind(kind):
+                    raise self._malformed(move, kind)
                 if kind == rank and rank != WILD_RANK:
                     counts[0] += 1
                 elif kind == JOKER:
                     counts[1] += 1
                 elif kind == TWO:
                     counts[2] += 1
+                elif not _is_kind(kind):
+                    raise self._malformed(move, kind)
                 else:
                     raise self._fail(
                         "R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move
@@ -349,6 +375,7 @@ class HandState:
 
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
+        self.meld_changes += 1
         hand = self.hands[seat]
         melds = self.melds[self.side]
         for kind in range(KIND_COUNT):
@@ -454,12 +481,16 @@ class HandState:
         naturals = jokers = deuces = 0
         used = [0] * KIND_COUNT
         for kind in move.cards:
+            if type(kind) is not int and not _is_kind(kind):
+                raise self._malformed(move, kind)
             if kind == top:
                 naturals += 1
             elif kind == JOKER:
                 jokers += 1
             elif kind == TWO:
                 deuces += 1
+            elif not _is_kind(kind):
+                raise self._malformed(move, kind)
             else:
                 raise self._fail(
                     "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
@@ -600,28 +631,34 @@ class HandState:
 
     # ------------------------------------------------------------------ ask / answer
 
+    def _ask_problem(self) -> str | None:
+        # One list of conditions serves verify_ask and can_ask: the engine asks can_ask every turn,
+        # and answering it without building an exception keeps that cheap.
+        if self.rules.ask_partner == "off":
+            return "asking the partner is switched off (ask_partner=off)"
+        if self.asked:
+            return "the partner may be asked only once a turn"
+        if self.melded_this_turn:
+            return "the partner must be asked before any other meld this turn"
+        if self.must_stop or self.hand_sizes[self.seat] < 2:
+            return "the player has no choice left about going out this turn"
+        if self.rules.ask_partner_yes_forces_out and not self.can_go_out_this_turn():
+            return "the player cannot go out this turn, so may not ask"
+        return None
+
     def verify_ask(self, move: Ask = Ask()) -> None:
         """R12.5: ask right after acquiring, once, when allowed; with ``ask_partner_yes_forces_out``,
         only when the player can go out this turn (so a yes never traps them)."""
         self._verify_phase(move, PLAY)
-        if self.rules.ask_partner == "off":
-            raise self._fail("R12.5", "asking the partner is switched off (ask_partner=off)", move)
-        if self.asked:
-            raise self._fail("R12.5", "the partner may be asked only once a turn", move)
-        if self.melded_this_turn:
-            raise self._fail("R12.5", "the partner must be asked before any other meld this turn", move)
-        if self.must_stop or self.hand_sizes[self.seat] < 2:
-            raise self._fail("R12.5", "the player has no choice left about going out this turn", move)
-        if self.rules.ask_partner_yes_forces_out and not self.can_go_out_this_turn():
-            raise self._fail("R12.5", "the player cannot go out this turn, so may not ask", move)
+        problem = self._ask_problem()
+        if problem is not None:
+            raise self._fail("R12.5", problem, move)
 
     def can_ask(self, move: Ask = Ask()) -> bool:
         """Return whether :meth:`ask` is legal now."""
-        try:
-            self.verify_ask(move)
-        except IllegalMoveError:
+        if self.phase != PLAY:
             return False
-        return True
+        return self._ask_problem() is None
 
     def ask(self, move: Ask = Ask()) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
@@ -694,6 +731,24 @@ class HandState:
                 )
         self._verify_black_three_timing(move, additions, hand_after)
         self._verify_going_out(move, hand_after, additions)
+        if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
+            self._verify_still_going_out(move, additions, used)
+
+    def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
+        # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
+        # going out was possible; a meld that makes it impossible would leave no legal move at all.
+        hand = [count - used[kind] for kind, count in enumerate(self.hands[self.seat])]
+        melds = [list(meld) for meld in self.melds[self.side]]
+        for rank, counts in additions.items():
+            for index in range(3):
+                melds[rank][index] += counts[index]
+        if find_meld_out(self.rules, hand, melds, minimum=0) is None:
+            raise self._fail(
+                "R12.5",
+                "the partner answered yes, so the player must go out this turn, and after this meld "
+                "the rest of the hand could no longer be melded out",
+                move,
+            )
 
     def _concealed_exemption(self, additions: dict[int, list[int]], hand_after: int) -> bool:
         # R10.7: going out concealed in one turn after drawing needs no minimum.
@@ -730,8 +785,10 @@ class HandState:
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        if not 0 <= move.card < KIND_COUNT or self.hands[self.seat][move.card] == 0:
-            name = KIND_NAMES[move.card] if 0 <= move.card < KIND_COUNT else repr(move.card)
+        if not _is_kind(move.card):
+            raise self._malformed(move, move.card)
+        if self.hands[self.seat][move.card] == 0:
+            name = KIND_NAMES[move.card]
             raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(self.hands[self.seat])})", move)
         self._verify_going_out(move, self.hand_sizes[self.seat] - 1, {})
 
@@ -795,6 +852,29 @@ class HandState:
     def side_meld_points(self, side: int) -> int:
         """R14.1a: card points of the side's melds."""
         return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
+
+
+def _record_kinds(move: Move) -> Iterator[object]:
+    """Every value of a move record that should be a card kind (ranks of meld groups included)."""
+    groups: Sequence[MeldGroup] = ()
+    if isinstance(move, Discard):
+        yield move.card
+    elif isinstance(move, TakePile):
+        yield from move.cards
+        groups = move.extra
+    elif isinstance(move, Meld):
+        groups = move.groups
+    for group in groups:
+        yield group.rank
+        yield from group.cards
+
+
+def _is_kind(value: object) -> bool:
+    """Whether ``value`` is a card kind 0-14 (E1: records built by hand are checked, not trusted).
+
+    Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
+    """
+    return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT
 
 
 def _describe(naturals: int, jokers: int, deuces: int, rank: int) -> str:

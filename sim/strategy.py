@@ -26,6 +26,12 @@ Every answer is checked; an illegal one stops the game with a
 Parameters: a class lists them with defaults in ``parameters``; a spec such
 as ``expert:aggression=0.7`` passes ``aggression='0.7'``, converted to the
 default's type.  The version changes only when behaviour changes.
+
+A strategy decides from its :class:`~sim.view.SeatView` and from the
+:class:`PublicEvent` records its :meth:`~Strategy.on_event` hook receives,
+nothing else: never another player's hand or the stock.  That is a fairness
+convention inside one Python process, not a security sandbox.  Randomness
+comes only from ``self.rng``, so a game is reproducible from its seed.
 """
 
 from __future__ import annotations

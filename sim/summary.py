@@ -58,7 +58,9 @@ HAND_COLUMNS_NEEDED = [
 """Columns of ``hands`` the summary reads."""
 
 _GAME_SUMS = ["games", "wins", "draws", "forfeits", "played", "margin", "hands"]
-_HAND_SUMS = ["hand_rows", "score", "pile_takes", "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed"]
+_HAND_SUMS = [
+    "hand_rows", "score", "pile_takes", "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed",
+]
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
@@ -299,7 +301,7 @@ def format_summary(rows: Iterable[SummaryRow], style: str = "text", extra: dict 
         lines = []
         for line in table:
             cells = [cell.ljust(width) if index == 0 else cell.rjust(width)
-                     for index, (cell, width) in enumerate(zip(line, widths))]
+                     for index, (cell, width) in enumerate(zip(line, widths, strict=True))]
             lines.append("  ".join(cells).rstrip())
         return "\n".join(lines)
     if style == "markdown":

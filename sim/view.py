@@ -26,15 +26,18 @@ from sim.state import HandState
 
 __all__ = ["SeatView"]
 
+_EMPTY = [0, 0, 0]
+
 
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
-    __slots__ = ("_state", "_seat", "_scores")
+    __slots__ = ("_state", "_seat", "_scores", "_melds_cache")
 
     def __init__(self, state: HandState, seat: int, scores: tuple[int, int]) -> None:
         self._state = state
         self._seat = seat
+        self._melds_cache: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._scores = (scores[0], scores[1])
 
     @property
@@ -155,8 +158,15 @@ class SeatView:
         return (counts[0], counts[1], counts[2], counts[3])
 
     def melds(self, side: int) -> dict[int, tuple[int, int, int]]:
-        """The side's melds: ``{rank: (naturals, jokers, deuces)}`` for every rank it has melded."""
-        return {rank: (meld[0], meld[1], meld[2]) for rank, meld in enumerate(self._state.melds[side]) if sum(meld)}
+        """The side's melds: a fresh ``{rank: (naturals, jokers, deuces)}`` for every rank it has melded."""
+        state = self._state
+        cached = self._melds_cache[side]
+        # Strategies ask for the melds many times a turn; rebuild only after the table changed.
+        if cached is None or cached[0] != state.meld_changes:
+            table = {rank: (meld[0], meld[1], meld[2]) for rank, meld in enumerate(state.melds[side]) if meld != _EMPTY}
+            cached = (state.meld_changes, table)
+            self._melds_cache[side] = cached
+        return cached[1].copy()
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""

@@ -110,7 +110,8 @@ class Expert(Strategy):
     name = "expert"
     version = 1
     description = "Keeps pairs for the pile, freezes big piles, discards safely, times going out by score."
-    parameters = {"aggression": 0.5, "freeze": 1.0, "ask_cards": 5, "wild_take_pile": 4}
+    parameters = {"aggression": 0.5, "freeze": 1.0, "ask_cards": 5, "wild_take_pile": 4, "reserve": 1, "spare": 1,
+                  "open_risk": 150.0, "freeze_gain": 0.5}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -214,7 +215,7 @@ class Expert(Strategy):
         side = view.side
         opponents = 1 - side
         sizes = view.hand_sizes
-        if self._wins_game_now(view, side):
+        if self._wins_game_now(view, side) or self.aggression >= 2:
             return True
         ours = view.canasta_count(side)
         theirs = view.canasta_count(opponents)
@@ -272,24 +273,46 @@ class Expert(Strategy):
                 return None
         side = view.side
         if not view.has_melded(side):
-            found = _opening(view.rules, hand, view.requirement(side), forced=None, keep=2, hand_size=size)
-            if found is None:
-                return None
-            move = Meld(found[1])
-            return move if view.can(move) else None
+            return self._opening_meld(view, hand, size)
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
         if budget <= 0:
             return None
-        for move in self._meld_candidates(view, hand, side, budget):
+        usable = list(hand)
+        if self.reserve:
+            # Decide the discard first and meld from the rest, so melding never leaves only
+            # cards that would hand the next player the pile.
+            usable[self._cheapest_discard(view, hand)[1]] -= 1
+        for move in self._meld_candidates(view, usable, side, budget):
             if view.can(move):
                 return move
         return None
+
+    def _opening_meld(self, view, hand: tuple[int, ...], size: int) -> Meld | None:
+        """The initial meld (R10), keeping back a card that is safe to discard after it."""
+        rules = view.rules
+        minimum = view.requirement(view.side)
+        usable = list(hand)
+        usable[self._cheapest_discard(view, hand)[1]] -= 1
+        found = _opening(rules, usable, minimum, forced=None, keep=1, hand_size=size - 1)
+        if found is None:
+            found = _opening(rules, hand, minimum, forced=None, keep=2, hand_size=size)
+            if found is None:
+                return None
+            rest = list(hand)
+            for group in found[1]:
+                for card in group.cards:
+                    rest[card] -= 1
+            # Opening would leave only cards that hand the opponents a big pile: wait a turn.
+            if self.reserve and self._cheapest_discard(view, rest)[0] > self.open_risk:
+                return None
+        move = Meld(found[1])
+        return move if view.can(move) else None
 
     def _meld_candidates(self, view, hand: tuple[int, ...], side: int, budget: int):
         melds = view.melds(side)
         rules = view.rules
         # Naturals on the side's melds: points down and a step toward a canasta.
-        for rank, (naturals, jokers, deuces) in melds.items():
+        for rank in melds:
             if rank >= FOUR and hand[rank]:
                 yield Meld((MeldGroup.of(rank, min(hand[rank], budget)),))
         for rank in _NATURALS:
@@ -307,7 +330,8 @@ class Expert(Strategy):
             current = naturals + jokers + deuces
             need = CANASTA_SIZE - current
             room = max_wilds(rules, rank, naturals) - jokers - deuces
-            if 0 < need <= min(wilds, room, budget) and (ours == 0 or jokers + deuces or danger or need == 1):
+            spare = self.spare and wilds > need
+            if 0 < need <= min(wilds, room, budget) and (ours == 0 or jokers + deuces or danger or need == 1 or spare):
                 use_jokers = min(hand[JOKER], need)
                 yield Meld((MeldGroup.of(rank, 0, use_jokers, need - use_jokers),))
         if danger:
@@ -338,19 +362,31 @@ class Expert(Strategy):
         hand = view.hand
         if sum(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
-        scored = sorted((self._discard_cost(view, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
-        for _cost, kind in scored:
+        for _cost, kind in self._discard_order(view, hand):
             move = Discard(kind)
             if view.can(move):
                 return move
         return next(view.legal_discards())
 
+    def _discard_order(self, view, hand) -> list[tuple[float, int]]:
+        return sorted((self._discard_cost(view, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
+
+    def _cheapest_discard(self, view, hand) -> tuple[float, int]:
+        return min((self._discard_cost(view, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
+
     def _discard_cost(self, view, hand: tuple[int, ...], kind: int) -> float:
-        if kind == JOKER:
-            return 260.0 / max(self.freeze, 0.01)
-        if kind == TWO:
-            return 130.0 / max(self.freeze, 0.01)
         pile_worth = 40.0 + 25.0 * (view.pile_size + 1)
+        if kind <= TWO:
+            # The more wild cards in hand, the less the last of them is worth keeping.
+            wilds = hand[JOKER] + hand[TWO]
+            cost = (260.0 if kind == JOKER else 130.0) / max(self.freeze, 0.01) / (1.0 + 0.4 * (wilds - 1) * self.spare)
+            opponents = 1 - view.side
+            if not self._memory.pile_freezers and view.pile_size >= 4 and view.has_melded(opponents):
+                # R8.1b: a frozen pile cannot be taken by a lay-off, only with a natural pair.
+                ranks = len(view.melds(opponents))
+                ours = 0.6 if view.has_melded(view.side) else 1.0
+                cost -= self.freeze_gain * pile_worth * min(1.0, ranks / 8.0) * ours
+            return cost
         if kind == BLACK_THREE:
             # R5.2: blocks the next player; worth saving for a pile that matters.
             return 12.0 if view.pile_size < 5 else 1.0
@@ -418,7 +454,7 @@ class Expert(Strategy):
         hand = view.hand
         seen = hand[JOKER] + hand[TWO] + self._memory.pile.count(JOKER) + self._memory.pile.count(TWO)
         for side in (0, 1):
-            for naturals, jokers, deuces in view.melds(side).values():
+            for _naturals, jokers, deuces in view.melds(side).values():
                 seen += jokers + deuces
         return 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - seen)
 

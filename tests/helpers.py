@@ -209,6 +209,7 @@ def position(
     state.first_turn_done = [True] * 4
     state.seat = seat
     state.history = []
+    # The turn's own flags (asked, melded this turn, ...) start afresh for the seat to move.
     state._reset_turn()
     state.phase = phase
     state.acquired = acquired if acquired is not None else ("draw" if phase == PLAY else None)
@@ -245,14 +246,23 @@ def verify_card_accounting(state: HandState) -> None:
         raise AssertionError(f"kind counts {totals} differ from the deck's {list(DECK_COUNTS)}")
     for owner in range(4):
         if sum(state.hands[owner]) != state.hand_sizes[owner] or min(state.hands[owner]) < 0:
-            raise AssertionError(f"seat {owner}: hand {state.hands[owner]} disagrees with size {state.hand_sizes[owner]}")
-        if state.hands[owner][RED_THREE]:
+            raise AssertionError(
+                f"seat {owner}: hand {state.hands[owner]} disagrees with its size {state.hand_sizes[owner]}"
+            )
+        # R4.1: red 3s never stay in hand, except (R3.5 first_turn) until the seat's first turn.
+        if state.hands[owner][RED_THREE] and state.first_turn_done[owner]:
             raise AssertionError(f"seat {owner} keeps a red 3 in hand (R4.1)")
 
 
 def snapshot(state: HandState) -> dict:
-    """Return a deep copy of every attribute of ``state``, to check that a refused move changed nothing."""
-    return {name: copy.deepcopy(value) for name, value in vars(state).items() if name != "rules"}
+    """Return a copy of every attribute of ``state``, to check that a refused move changed nothing."""
+    copied = {}
+    for name, value in vars(state).items():
+        if name == "history":
+            copied[name] = tuple(value)  # its entries are immutable; copying them deeply would be slow
+        elif name not in ("rules", "deck"):  # both immutable
+            copied[name] = copy.deepcopy(value)
+    return copied
 
 
 def expect_illegal(state: HandState, move: Move | str, rule: str) -> IllegalMoveError:

@@ -60,7 +60,7 @@ def tables(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def assert_same_tables(left: Path, right: Path) -> None:
-    for mine, theirs in zip(tables(left), tables(right)):
+    for mine, theirs in zip(tables(left), tables(right), strict=True):
         pd.testing.assert_frame_equal(mine, theirs)
 
 
@@ -131,7 +131,8 @@ def test_seed_is_drawn_printed_and_recorded(tmp_path):
 def test_log_file_gets_worker_messages(tmp_path, bots):
     log = tmp_path / "run.log"
     result = invoke("--games", "30", "--seed", "11", "-s", f"{bots}/flaky.py:Flaky", "-s", "random", "--workers", "2",
-                    "--chunk-size", "5", "--on-error", "forfeit", "--out", str(tmp_path / "run"), "--log-file", str(log),
+                    "--chunk-size", "5", "--on-error", "forfeit", "--out", str(tmp_path / "run"),
+                    "--log-file", str(log),
                     *QUICK)
     assert result.exit_code == 0, result.output
     text = log.read_text()
@@ -148,7 +149,8 @@ def test_strategy_failure_stops_with_one_line_and_keeps_finished_games(tmp_path,
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(error_lines) == 1 and "Traceback" not in result.output
     line = error_lines[0]
-    assert spec in line and "seat" in line and "game seed" in line and "--resume" in line and line.startswith("Error: game ")
+    assert line.startswith("Error: game ") and spec in line and "seat" in line and "game seed" in line
+    assert "--resume" in line
     failed_game = int(line.split()[2].rstrip(":"))
     assert json.loads((out / "run.json").read_text())["status"] == "stopped"
     assert list(tables(out)[0].game_id) == list(range(failed_game))
@@ -222,7 +224,7 @@ BAD_INPUTS = {
     "missing file": (["-s", "{bots}/missing.py:Bot"], "does not exist"),
     "missing class": (["-s", "{bots}/slow.py:Nope"], "has no class 'Nope'"),
     "file that does not import": (["-s", "{bots}/broken.py:Bot"], "failed to import"),
-    "three strategies": (["-s", "greedy", "-s", "random", "-s", "greedy"], "given 3 times"),
+    "a round robin repeating a strategy": (["-s", "greedy", "-s", "random", "-s", "greedy"], "different strategies"),
     "unknown rule key": (["--rules", "no_such_rule=1"], "unknown rule key 'no_such_rule'"),
     "bad rule value": (["--rules", "target_score=high"], "target_score='high'"),
     "rule without value": (["--rules", "target_score"], "not KEY=VALUE"),

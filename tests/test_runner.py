@@ -6,6 +6,7 @@ import multiprocessing
 import pandas as pd
 import pytest
 
+import sim.runner
 from sim.engine import derive_seed
 from sim.records import GAME_SCHEMA, HAND_SCHEMA
 from sim.rules import Rules
@@ -53,13 +54,14 @@ def play(settings, path, workers, on_error="stop", chunks=None):
 
 def test_settings_swap_sides_every_other_game_and_derive_seeds():
     settings = RunSettings(games=10, seed=42, specs=("greedy", "random"), rules=QUICK, chunk_size=4)
-    assert [settings.sides(game) for game in range(3)] == [("greedy", "random"), ("random", "greedy"), ("greedy", "random")]
+    assert [settings.sides(game) for game in range(3)] == [
+        ("greedy", "random"), ("random", "greedy"), ("greedy", "random")]
     assert settings.game_seed(3) == derive_seed(42, "game3")
     assert settings.chunk_count == 3 and list(settings.chunk_games(2)) == [8, 9]
     mirror = RunSettings(games=10, seed=42, specs=("greedy",), rules=QUICK, chunk_size=4)
     assert mirror.sides(1) == ("greedy", "greedy") and mirror.entrants == ("greedy (A)", "greedy (B)")
-    with pytest.raises(ValueError, match="one strategy"):
-        RunSettings(games=10, seed=1, specs=("a", "b", "c"), rules=QUICK, chunk_size=4)
+    with pytest.raises(ValueError, match="different strategies"):  # three specs are a round robin (issue 6)
+        RunSettings(games=10, seed=1, specs=("a", "b", "a"), rules=QUICK, chunk_size=4)
 
 
 def test_default_chunk_size_keeps_small_runs_parallel_and_large_chunks_bounded():
@@ -86,7 +88,8 @@ def test_schema_and_score_identity_over_every_row(tmp_path):
     games, hands = read_tables(directory)
     assert list(games.columns) == GAME_SCHEMA.names and list(hands.columns) == HAND_SCHEMA.names
     # R14.1: score = meld points + canasta bonus + going-out bonus + red-3 bonus - cards left in hand.
-    identity = hands.meld_points + hands.canasta_bonus + hands.going_out_bonus + hands.red_three_bonus - hands.hand_penalty
+    identity = (hands.meld_points + hands.canasta_bonus + hands.going_out_bonus + hands.red_three_bonus
+                - hands.hand_penalty)
     assert (hands.score == identity).all()
     assert hands.groupby("game_id").size().eq(2 * games.set_index("game_id").hands).all()
     last = hands.groupby(["game_id", "team"]).cumulative_score.last().unstack()
@@ -165,4 +168,30 @@ def test_worker_log_records_reach_the_parent_handlers(tmp_path, flaky_spec):
     assert forfeited, "the fixture seed should make the flaky strategy fail at least once"
     logged = sorted(int(record.getMessage().split()[1].rstrip(":")) for record in records)
     assert logged == forfeited
+    assert {record.processName for record in records} != {"MainProcess"}
+
+
+def test_without_fork_workers_are_spawned_and_log_through_a_queue(tmp_path, flaky_spec, monkeypatch):
+    monkeypatch.setattr(sim.runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    records = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Collect(level=logging.WARNING)
+    settings = RunSettings(games=30, seed=11, specs=(flaky_spec, "random"), rules=QUICK, chunk_size=10)
+    spawned = RunDirectory(tmp_path / "spawned")
+    root = logging.getLogger()
+    root.addHandler(handler)
+    try:
+        outcome = run_chunks(settings, spawned, [0, 1, 2], workers=2, on_error="forfeit", log_handlers=[handler])
+    finally:
+        root.removeHandler(handler)
+    assert outcome == (False, None)
+    forked, _ = play(settings, tmp_path / "forked", workers=2, on_error="forfeit")
+    pd.testing.assert_frame_equal(read_tables(spawned)[0], read_tables(forked)[0])
+    pd.testing.assert_frame_equal(read_tables(spawned)[1], read_tables(forked)[1])
+    forfeited = (read_tables(spawned)[0].termination == "forfeit").sum()
+    assert forfeited and len([r for r in records if "forfeits the game" in r.getMessage()]) == forfeited
     assert {record.processName for record in records} != {"MainProcess"}

@@ -1,6 +1,7 @@
 """The run directory: atomic parts, chunk completeness, run.json, and what readers see."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
@@ -70,7 +71,8 @@ def test_forfeit_rows_follow_the_schema(tmp_path):
     recorder.add_forfeit(5, 99, ("good", "bad"), error)
     games, hands = recorder.tables()
     row = games.to_pylist()[0]
-    assert (row["termination"], row["winner"], row["winner_strategy"], row["forfeit_team"]) == ("forfeit", "A", "good", "B")
+    outcome = (row["termination"], row["winner"], row["winner_strategy"], row["forfeit_team"])
+    assert outcome == ("forfeit", "A", "good", "B")
     assert row["hands"] == 0 and "boom" in row["error"] and hands.num_rows == 0
 
 
@@ -93,7 +95,29 @@ def test_manifest_round_trip_and_errors(tmp_path):
 def test_score_identity_and_cumulative_scores_in_recorded_rows():
     games, hands = recorded_chunk(range(4))
     hands = hands.to_pandas()
-    identity = hands.meld_points + hands.canasta_bonus + hands.going_out_bonus + hands.red_three_bonus - hands.hand_penalty
+    identity = (hands.meld_points + hands.canasta_bonus + hands.going_out_bonus + hands.red_three_bonus
+                - hands.hand_penalty)
     assert (hands.score == identity).all()
     running = hands.sort_values(["game_id", "team", "hand_no"]).groupby(["game_id", "team"]).score.cumsum()
     assert (running == hands.sort_values(["game_id", "team", "hand_no"]).cumulative_score).all()
+
+
+def documented_columns(section: str) -> dict[str, str]:
+    """``{column: type}`` from the table under ``section`` in docs/output.md."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "output.md").read_text(encoding="utf-8")
+    body = text.split(f"## `{section}`", 1)[1].split("\n## ", 1)[0]
+    found = {}
+    for line in body.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 4 and cells[0].startswith("`"):
+            found[cells[0].strip("`")] = cells[1].split(",")[0]
+    return found
+
+
+@pytest.mark.parametrize("section, schema", [("games", GAME_SCHEMA), ("hands", HAND_SCHEMA)])
+def test_every_column_is_documented_with_its_type(section, schema):
+    names = {pa.int64(): "int64", pa.uint64(): "uint64", pa.int32(): "int32", pa.int8(): "int8",
+             pa.string(): "string", pa.bool_(): "bool"}
+    documented = documented_columns(section)
+    assert list(documented) == schema.names
+    assert documented == {field.name: names[field.type] for field in schema}

@@ -18,7 +18,10 @@ OPPONENTS = ("greedy", "random")
 @click.command("check-strategy")
 @click.argument("spec")
 @click.option("--games", type=click.IntRange(min=1), default=8, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the check; game k uses derive_seed(seed, 'check<k>').")
+@click.option(
+    "--seed", type=int, default=0, show_default=True,
+    help="Seed of the check; game k uses derive_seed(seed, 'check<k>').",
+)
 @click.option(
     "--time-limit", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
     help="Seconds one decision may take.",

@@ -22,6 +22,7 @@ from tqdm import tqdm
 from sim import ENGINE_VERSION, __version__
 from sim.errors import CanastaError
 from sim.loader import load_strategy
+from sim.matchmaking import matchmaking_report
 from sim.rules import Rules
 from sim.runner import (
     MANIFEST_FORMAT,
@@ -79,7 +80,7 @@ def fail(message: str) -> click.UsageError:
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).astimezone().isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).astimezone().isoformat(timespec="seconds")
 
 
 def _default_out() -> Path:
@@ -146,7 +147,8 @@ def _check_versions(manifest: dict, loaded, path) -> None:
 @click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
 @click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
-              help="Strategy spec; once for a mirror match, twice for head to head (default: expert vs greedy).")
+              help="Strategy spec; once for a mirror match, twice for head to head, three or more for a round robin "
+                   "(default: expert vs greedy).")
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run directory (default: results/<date-time>).")
@@ -156,19 +158,21 @@ def _check_versions(manifest: dict, loaded, path) -> None:
               help="When a strategy fails: stop the run, or forfeit the game and go on.")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
               help="Games per chunk, each written as one Parquet part (default: 50, fewer for small runs).")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages but errors; the summary still prints.")
-@click.option("-v", "--verbose", is_flag=True, help="More messages.")
+@click.option("--duplicate", is_flag=True,
+              help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress bar and no messages but errors; the summary still prints.")
+@click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write every message, at debug level, to this file.")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                quiet, verbose, log_file) -> None:
+                duplicate, quiet, verbose, log_file) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
-    One -s plays a strategy against itself; two play head to head, swapping sides every other game.
+    One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
+    or more play a round robin, every pair in turn.
     """
-    if len(specs) > 2:
-        raise fail(f"-s/--strategy was given {len(specs)} times; give it once (mirror match) or twice (head to head)")
     try:
         rules = Rules.from_options(rule_options)
     except CanastaError as error:
@@ -178,13 +182,18 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         if out is not None and Path(out).resolve() != Path(resume).resolve():
             raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
         directory, manifest, settings = _settings_for_resume(ctx, resume, games, seed, specs, rules, chunk_size)
+        if _given(ctx, "duplicate") and duplicate != settings.duplicate:
+            raise fail(f"--resume {resume}: the run was made without --duplicate; resume it without that option")
         seed_drawn = bool(manifest.get("seed_drawn"))
     else:
         seed_drawn = seed is None
         if seed_drawn:
             seed = int.from_bytes(os.urandom(4), "big")
-        settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
-                               chunk_size=chunk_size or default_chunk_size(games))
+        try:
+            settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
+                                   chunk_size=chunk_size or default_chunk_size(games), duplicate=duplicate)
+        except ValueError as error:
+            raise fail(f"-s/--strategy {' '.join(specs or DEFAULT_MATCHUP)}: {error}") from None
         directory = RunDirectory(out if out is not None else _default_out())
         if directory.path.exists() and not directory.path.is_dir():
             raise fail(f"--out {directory.path} is a file, not a directory")
@@ -228,6 +237,8 @@ def reproducing_command(settings: RunSettings, path: Path) -> str:
         words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
     if settings.chunk_size != default_chunk_size(settings.games):
         words += ["--chunk-size", str(settings.chunk_size)]
+    if settings.duplicate:
+        words.append("--duplicate")
     return shlex.join([*words, "--out", str(path)])
 
 
@@ -251,7 +262,7 @@ def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -
 
 def _configure_logging(quiet: bool, verbose: bool, file_handler: logging.Handler | None) -> list[logging.Handler]:
     console = _TqdmHandler()
-    console.setLevel(logging.ERROR if quiet else logging.INFO if verbose else logging.WARNING)
+    console.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.WARNING)
     console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
     handlers: list[logging.Handler] = [console]
     if file_handler is not None:
@@ -263,7 +274,7 @@ def _configure_logging(quiet: bool, verbose: bool, file_handler: logging.Handler
 
 def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list[int]:
     """Wins of each entrant in the chunks already on disk, for the progress bar's running win rate."""
-    wins = [0, 0]
+    wins = [0] * len(settings.entrants)
     mirror = len(settings.specs) == 1
     for chunk, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"]):
         if chunk in chunks:
@@ -286,13 +297,16 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
-    session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error, "games_played": 0, "status": "running"}
+    session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
+               "games_played": 0, "status": "running"}
     manifest["sessions"].append(session)
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)
 
     say = (lambda text: None) if quiet else (lambda text: click.echo(text, err=True))
-    matchup = " vs ".join(settings.specs) if len(settings.specs) == 2 else f"{settings.specs[0]} (mirror)"
+    matchup = " vs ".join(settings.specs) if len(settings.specs) >= 2 else f"{settings.specs[0]} (mirror)"
+    matchup += " (round robin)" if len(settings.specs) >= 3 else ""
+    matchup += ", duplicate deals" if settings.duplicate else ""
     changed = ", ".join(f"{key}={value}" for key, value in settings.rules.changed_options().items())
     say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
         f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")
@@ -302,12 +316,12 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     handlers = _configure_logging(quiet, verbose, file_handler)
     root = logging.getLogger()
     previous_level = root.level
-    root.setLevel(logging.DEBUG if file_handler is not None else logging.INFO if verbose else logging.WARNING)
+    root.setLevel(logging.DEBUG if file_handler is not None or verbose else logging.WARNING)
     for handler in handlers:
         root.addHandler(handler)
 
     entrants = settings.entrants
-    wins = _wins_so_far(directory, settings, done) if done else [0, 0]
+    wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
     progress = {"games": games_before, "played": 0, "last_write": time.monotonic()}
     show_bar = not quiet and sys.stderr.isatty()
     bar = tqdm(total=settings.games, initial=games_before, unit="game", disable=not show_bar, file=sys.stderr,
@@ -329,11 +343,15 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
 
     started = time.monotonic()
     status = "failed"
-    interrupted, error = False, None
+    interrupted, error, write_error = False, None, None
     try:
         interrupted, error = run_chunks(settings, directory, missing, workers=workers, on_error=on_error,
                                         on_chunk=on_chunk, log_handlers=handlers)
         status = "interrupted" if interrupted else "stopped" if error else "complete"
+    except KeyboardInterrupt:  # a second Ctrl-C: the workers were stopped at once
+        interrupted, status = True, "interrupted"
+    except OSError as failure:  # the disk refused a part or run.json (full, read-only, removed)
+        write_error = f"writing the run failed: {failure}"
     finally:
         bar.close()
         for handler in handlers:
@@ -351,10 +369,16 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     rows, games_read = summarize_run(directory, entrants)
     if games_read:
         click.echo(format_summary(rows))
+        additions = matchmaking_report(directory, settings.specs, settings.duplicate)  # issue 6
+        if additions:
+            click.echo("\n" + additions)
     rate = progress["played"] / elapsed if elapsed > 0 else 0.0
     click.echo(f"{games_read} of {settings.games} games in {directory.path} "
                f"({progress['played']} played now in {elapsed:.1f} s, {rate:.1f} games/s, {workers} workers)")
     resume_hint = f"canasta-sim run --resume {shlex.quote(str(directory.path))}"
+    if write_error:
+        click.echo(f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", err=True)
+        sys.exit(EXIT_STOPPED)
     if error:
         click.echo(f"Error: {' '.join(error.split())}; finished games are kept; fix the strategy and run "
                    f"{resume_hint}, or add --on-error forfeit", err=True)

@@ -21,7 +21,7 @@ def strategies_command() -> None:
     header = ("NAME", "VERSION", "SOURCE", "DESCRIPTION")
     widths = [max(len(row[column]) for row in [header, *rows]) for column in range(3)]
     for row in [header, *rows]:
-        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[3])
+        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)) + "  " + row[3])
     click.echo(
         f"\nA spec is one of these names, FILE.py:Class, module:Class, or a plugin under {ENTRY_POINT_GROUP!r};"
         "\nadd parameters after a colon, e.g. expert:aggression=0.7."

@@ -58,7 +58,7 @@ def test_r3_4_black_three_upcard_blocks_but_does_not_freeze():
     assert frozen.is_pile_frozen()
 
 
-def test_r3_5_dealt_red_threes_laid_and_replaced_from_dealers_left():
+def test_r3_5_d4_dealt_red_threes_laid_and_replaced_from_dealers_left():
     deck = stacked_deck({0: "3r", 2: "3r"}, dealer=3, upcards="9", stock_top="3r K Q A")
     state = HandState.from_deck(Rules(), deck, dealer=3)
     # Seat 0 goes first: its red 3 is replaced by a red 3, laid in turn and replaced by K.

@@ -20,7 +20,8 @@ def test_r8_1a_wild_or_black_three_on_top_blocks(top, rule):
 
 
 def test_r8_1a_d6_joker_only_option_still_refuses_a_deuce_on_top():
-    state = position(Rules(blocking_wild_cards="joker_only"), hands={0: "9 9 2 2"}, melds={0: "K K K"}, pile="9 2", seat=0)
+    rules = Rules(blocking_wild_cards="joker_only")
+    state = position(rules, hands={0: "9 9 2 2"}, melds={0: "K K K"}, pile="9 2", seat=0)
     assert not state.is_pile_blocked()
     expect_illegal(state, TakePile((TWO, TWO)), "R8.2a")
 
@@ -50,7 +51,8 @@ def test_r8_1c_d18_frozen_against_a_side_that_has_not_melded():
 
 
 def test_r8_2a_top_card_must_be_natural():
-    state = position(Rules(blocking_wild_cards="joker_only"), hands={0: "2 2 5"}, melds={0: "K K K"}, pile="9 2", seat=0)
+    rules = Rules(blocking_wild_cards="joker_only")
+    state = position(rules, hands={0: "2 2 5"}, melds={0: "K K K"}, pile="9 2", seat=0)
     expect_illegal(state, "take", "R8.2a")
 
 

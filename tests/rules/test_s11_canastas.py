@@ -2,8 +2,8 @@
 
 import pytest
 
-from sim.melds import is_canasta, meld_problem
 from sim.cards import parse_kind
+from sim.melds import is_canasta, meld_problem
 from sim.rules import Rules
 from sim.state import PLAY
 from tests.helpers import apply_all, finish, position, table_value

@@ -3,7 +3,7 @@
 import pytest
 
 from sim.cards import BLACK_THREE, TWO
-from sim.moves import Ask, Discard
+from sim.moves import Discard
 from sim.rules import Rules
 from sim.state import END_WENT_OUT, OVER, PLAY
 from tests.helpers import apply_all, expect_illegal, finish, position
@@ -11,7 +11,10 @@ from tests.helpers import apply_all, expect_illegal, finish, position
 CANASTA = "A A A A A A A"
 
 
-def _out(hand, melds=CANASTA, rules=Rules(), melded_seats=(0,), **extra):
+DEFAULT = Rules()
+
+
+def _out(hand, melds=CANASTA, rules=DEFAULT, melded_seats=(0,), **extra):
     return position(rules, hands={0: hand}, melds={0: melds}, seat=0, phase=PLAY, melded_seats=melded_seats, **extra)
 
 
@@ -125,6 +128,12 @@ def test_r12_5_answer_yes_binds():
     assert finish(state, "meld 5 5 5", "discard 9").went_out_seat == 0
 
 
+def test_r12_5_after_yes_no_meld_may_make_going_out_impossible():
+    state = apply_all(_out("9 9 JK 5 5 5 4"), "ask", "answer yes")
+    expect_illegal(state, "meld 5 5 5 JK", "R12.5")  # 9 9 4 could no longer go out
+    assert finish(state, "meld 9 9 JK", "meld 5 5 5", "discard 4").went_out_seat == 0
+
+
 def test_r12_5_ask_only_when_going_out_is_possible():
     expect_illegal(_out("5 5 9 4"), "ask", "R12.5")
     state = _out("5 5 9 4", rules=Rules(ask_partner_yes_forces_out=False))
@@ -159,7 +168,8 @@ def test_r12_6_concealed_going_out_scores_200_in_place_of_100():
 
 
 def test_r12_6_1_earlier_meld_by_the_player_breaks_concealment():
-    side = finish(_concealed(melds={0: "9 9 9"}, melded_seats=(0,)), "meld Q Q Q Q Q Q 2; 5 5 5 5", "discard 9").sides[0]
+    state = _concealed(melds={0: "9 9 9"}, melded_seats=(0,))
+    side = finish(state, "meld Q Q Q Q Q Q 2; 5 5 5 5", "discard 9").sides[0]
     assert not side.concealed and side.going_out_bonus == 100
 
 

@@ -7,8 +7,10 @@ from sim.scoring import score_hand
 from sim.state import PLAY
 from tests.helpers import finish, position
 
+DEFAULT = Rules()
 
-def _hand_end(melds_a="Q Q Q Q Q Q Q", melds_b="", hands_b=("", ""), red_threes=None, rules=Rules(), **extra):
+
+def _hand_end(melds_a="Q Q Q Q Q Q Q", melds_b="", hands_b=("", ""), red_threes=None, rules=DEFAULT, **extra):
     """Seat 0 (side A) goes out by melding 5 5 5 and discarding a 9; side B is as given."""
     state = position(
         rules,

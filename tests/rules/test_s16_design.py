@@ -36,7 +36,8 @@ def test_e2_phase_before_cards_in_hand():
 
 
 def test_e2_cards_in_hand_before_meld_make_up():
-    error = expect_illegal(position(hands={0: "2 2 5 6 7"}, melds={0: "A A A"}, seat=0, phase=PLAY), "meld K 2 2", "R6.1")
+    state = position(hands={0: "2 2 5 6 7"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    error = expect_illegal(state, "meld K 2 2", "R6.1")
     assert "holds 0" in error.reason
 
 
@@ -114,3 +115,24 @@ def test_e5_random_steps_take_a_seed():
     assert first.deck == second.deck and first.hands == second.hands and first.stock == second.stock
     assert HandState.deal(Rules(), random.Random(100), dealer=2).deck != first.deck
     assert first.phase == ACQUIRE
+
+
+@pytest.mark.parametrize(
+    "move",
+    [
+        Discard(99),
+        Discard(-1),
+        Discard("K"),
+        Meld((MeldGroup(99, (99, 99, 99)),)),
+        Meld((MeldGroup(13, (13, 13, -1)),)),
+        Meld((MeldGroup(13, (13, 13, 13.0)),)),
+        TakePile((13, 77)),
+        TakePile((13, 13), (MeldGroup(-4, (14, 14, 14)),)),
+        ("draw",),
+        None,
+    ],
+)
+def test_e1_malformed_records_are_refused_as_illegal(move):
+    phase = "acquire" if isinstance(move, TakePile) else PLAY
+    state = position(hands={0: "K K K 9 9 5"}, melds={0: "A A A"}, pile="5 K", seat=0, phase=phase)
+    expect_illegal(state, move, "E1")

@@ -15,6 +15,7 @@ from sim.view import SeatView
 from tests.helpers import apply_all, expect_illegal, finish, position, stacked_deck, table_value
 
 K, Q, J, A = (parse_kind(name) for name in "KQJA")
+DEFAULT = Rules()
 
 
 # --------------------------------------------------------------------------- T01
@@ -365,7 +366,7 @@ def test_t13_not_asking_and_going_out_is_legal():
 # --------------------------------------------------------------------------- T14
 
 
-def _t14(hand, rules=Rules(), melds="9 9 9"):
+def _t14(hand, rules=DEFAULT, melds="9 9 9"):
     return position(rules, hands={0: hand + " 4 5 6 7"}, melds={0: melds}, seat=0, phase=PLAY)
 
 
@@ -485,7 +486,7 @@ def test_x4_upcard_freeze_refuses_natural_plus_wild():
     expect_illegal(state, "take 8 JK; A A A", "R8.2b")
 
 
-def test_x5_only_the_next_player_may_take():
+def test_x5_d13_only_the_next_player_may_take():
     state = position(
         hands={1: "5 9 9 4", 0: "5 5 6", 2: "5 5 8"}, melds={0: "A A A", 1: "K K K"}, pile="4 6", seat=1, phase=PLAY
     )

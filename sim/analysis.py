@@ -1,0 +1,124 @@
+"""A small API for notebooks: load a run's tables as DataFrames and summarize them.
+
+>>> from sim.analysis import load_run, summarize          # doctest: +SKIP
+>>> run = load_run("results/20250101-120000")              # doctest: +SKIP
+>>> run.games.groupby("winner_strategy").size()            # doctest: +SKIP
+>>> summarize(run)                                         # doctest: +SKIP
+
+The columns are documented in ``docs/output.md``.  Only chunks whose ``games`` and ``hands``
+parts both exist are read, so a run still going, or killed and not yet resumed, loads consistently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from sim.records import GAME_SCHEMA, HAND_SCHEMA
+from sim.storage import RunDirectory, RunDirectoryError
+from sim.summary import SummaryAccumulator, SummaryRow, side_labels
+
+__all__ = ["LoadedRun", "entrants_of", "label_teams", "load_run", "summarize", "summary_rows"]
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadedRun:
+    """A run read into memory.
+
+    :ivar path: the run directory.
+    :ivar manifest: the content of ``run.json``.
+    :ivar games: one row per game, sorted by ``game_id``.
+    :ivar hands: one row per team per hand, sorted by ``game_id``, ``hand_no``, ``team``.
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    games: pd.DataFrame
+    hands: pd.DataFrame
+
+    @property
+    def entrants(self) -> tuple[str, ...]:
+        """The summary labels of the run's strategies, in the order they were given."""
+        return entrants_of(self.manifest)
+
+
+def entrants_of(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The summary labels of a run's strategies: the specs, or ``spec (A)``/``spec (B)`` in a mirror match."""
+    specs = [entry.get("spec") for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
+    if not specs:
+        return ()
+    if len(specs) >= 3:  # a round robin
+        return tuple(specs)
+    return side_labels(specs[0], specs[-1])
+
+
+def load_run(
+    path: str | os.PathLike,
+    *,
+    games_columns: Sequence[str] | None = None,
+    hands_columns: Sequence[str] | None = None,
+    require_games: bool = False,
+) -> LoadedRun:
+    """Read a run directory's ``run.json`` and tables.
+
+    :param games_columns: columns of ``games`` to read (``None``: all); ``game_id`` is always read.
+    :param hands_columns: columns of ``hands`` to read (``None``: all); ``game_id`` is always read.
+    :param require_games: raise if the run has no finished games yet.
+    :raises RunDirectoryError: for a missing directory, one without ``run.json``, or (``require_games``)
+        a run with no finished games.
+    """
+    directory = RunDirectory(path)
+    manifest = directory.read_manifest()
+    games_columns = _with_game_id(games_columns, GAME_SCHEMA.names)
+    hands_columns = _with_game_id(hands_columns, HAND_SCHEMA.names)
+    games_parts, hands_parts = [], []
+    for _, games, hands in directory.iter_chunks(games_columns, hands_columns):
+        games_parts.append(games.to_pandas())
+        hands_parts.append(hands.to_pandas())
+    if not games_parts and require_games:
+        raise RunDirectoryError(f"run {str(directory.path)!r} has no finished games yet")
+    games = _concat(games_parts, GAME_SCHEMA, games_columns).sort_values("game_id", kind="stable")
+    hands_order = [name for name in ("game_id", "hand_no", "team") if name in hands_columns]
+    hands = _concat(hands_parts, HAND_SCHEMA, hands_columns).sort_values(hands_order, kind="stable")
+    return LoadedRun(directory.path, manifest, games.reset_index(drop=True), hands.reset_index(drop=True))
+
+
+def _with_game_id(columns: Sequence[str] | None, known: list[str]) -> list[str]:
+    if columns is None:
+        return list(known)
+    unknown = [name for name in columns if name not in known]
+    if unknown:
+        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; see docs/output.md")
+    return list(dict.fromkeys(["game_id", *columns]))
+
+
+def _concat(parts: list[pd.DataFrame], schema, columns: list[str]) -> pd.DataFrame:
+    if parts:
+        return pd.concat(parts, ignore_index=True)
+    return schema.empty_table().select(columns).to_pandas()
+
+
+def label_teams(frame: pd.DataFrame) -> pd.Series:
+    """The summary label of each row of ``hands`` (``strategy``, or ``strategy (team)`` in a mirror match)."""
+    strategy = frame["strategy"].astype(str)
+    mirrored = strategy == frame["opponent_strategy"].astype(str)
+    return strategy.where(~mirrored, strategy + " (" + frame["team"].astype(str) + ")")
+
+
+def summary_rows(run: LoadedRun) -> list[SummaryRow]:
+    """The run's summary as :class:`~sim.summary.SummaryRow` objects, in the run's strategy order."""
+    accumulator = SummaryAccumulator()
+    accumulator.add(run.games, run.hands)
+    return accumulator.rows(run.entrants)
+
+
+def summarize(run: LoadedRun) -> pd.DataFrame:
+    """The run's summary (as printed by ``canasta-sim run`` and ``report``), one row per strategy."""
+    rows = [dataclasses.asdict(row) for row in summary_rows(run)]
+    columns = [field.name for field in dataclasses.fields(SummaryRow)]
+    return pd.DataFrame(rows, columns=columns).set_index("strategy")

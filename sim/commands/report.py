@@ -1,0 +1,80 @@
+"""``canasta-sim report RUN_DIR``: a run's summary, as printed at the end of the run, in four formats."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from sim.analysis import entrants_of
+from sim.commands.run import OneLineErrorCommand, fail
+from sim.errors import CanastaError
+from sim.matchmaking import matchmaking_report
+from sim.storage import RunDirectory
+from sim.summary import format_summary, summarize_run
+
+__all__ = ["report_command", "run_description"]
+
+FORMATS = ("text", "markdown", "csv", "json")
+
+
+def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]:
+    """The facts about a run that a report shows above its table (and puts under ``run`` in JSON)."""
+    strategies = manifest.get("strategies", [])
+    return {
+        "strategies": [entry.get("label", entry.get("spec")) for entry in strategies],
+        "specs": [entry.get("spec") for entry in strategies],
+        "matchup": manifest.get("matchup"),
+        "seed": manifest.get("seed"),
+        "games_planned": manifest.get("games"),
+        "games_done": games_read,
+        "status": manifest.get("status"),
+        "rules_changed": manifest.get("rules_changed", {}),
+        "engine_version": manifest.get("engine_version"),
+        "started_at": manifest.get("started_at"),
+        "ended_at": manifest.get("ended_at"),
+        "command": manifest.get("command"),
+    }
+
+
+def _header(description: dict[str, Any], path: Path) -> list[str]:
+    labels = description["strategies"]
+    if len(labels) >= 3:
+        matchup = f"round robin of {', '.join(labels)}"
+    else:
+        matchup = " vs ".join(labels) if len(labels) == 2 else f"{labels[0] if labels else '?'} (mirror match)"
+    rules = ", ".join(f"{key}={value}" for key, value in description["rules_changed"].items()) or "default"
+    return [
+        f"run {path}: {matchup}",
+        f"games {description['games_done']} of {description['games_planned']} ({description['status']}), "
+        f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
+    ]
+
+
+@click.command("report", cls=OneLineErrorCommand)
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--format", "style", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text (aligned table), markdown, csv (one row per strategy, every figure) or json.")
+def report_command(run_dir: Path, style: str) -> None:
+    """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
+    directory = RunDirectory(run_dir)
+    try:
+        manifest = directory.read_manifest()
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    rows, games_read = summarize_run(directory, entrants_of(manifest))
+    if not games_read:
+        raise fail(f"run {str(run_dir)!r} has no finished games yet; nothing to report")
+    description = run_description(manifest, games_read)
+    if style == "json":
+        click.echo(format_summary(rows, "json", extra={"run": description}))
+    elif style == "csv":
+        click.echo(format_summary(rows, "csv"))
+    elif style == "markdown":
+        click.echo("\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown")]))
+    else:
+        # Issue 6: the paired result of duplicate deals, the cross table and ratings of a round robin.
+        additions = matchmaking_report(directory, description["specs"], bool(manifest.get("duplicate")))
+        click.echo("\n".join([*_header(description, run_dir), "", format_summary(rows, "text"),
+                              *(["", additions] if additions else [])]))

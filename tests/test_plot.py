@@ -1,0 +1,97 @@
+"""``canasta-sim plot``: every chart is written, labelled, and shows its sample sizes."""
+
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from sim.analysis import load_run
+from sim.cli import main
+from sim.commands.plot import CHARTS
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def small_runs(tmp_path_factory):
+    """A head-to-head run, a mirror match and a round robin, short games (R15.1 target 1000)."""
+    folder = tmp_path_factory.mktemp("runs")
+    runs = {}
+    for name, strategies in (("head_to_head", ["-s", "greedy", "-s", "random"]), ("mirror", ["-s", "greedy"]),
+                             ("round_robin", ["-s", "greedy", "-s", "random", "-s", "expert"])):
+        out = folder / name
+        result = CliRunner().invoke(main, ["run", "--games", "40", "--seed", "3", *strategies, "--workers", "1",
+                                           "--rules", "target_score=1000", "--out", str(out), "-q"])
+        assert result.exit_code == 0, result.output
+        runs[name] = out
+    return runs
+
+
+@pytest.mark.parametrize("kind", ["head_to_head", "mirror", "round_robin"])
+def test_plot_writes_every_chart_as_png(kind, small_runs, tmp_path):
+    out = tmp_path / "charts"
+    result = CliRunner().invoke(main, ["plot", str(small_runs[kind]), "--out", str(out), "--dpi", "40"])
+    assert result.exit_code == 0, result.output
+    written = sorted(path.name for path in out.iterdir())
+    assert written == sorted(f"{name}.png" for name in CHARTS)
+    assert result.output.split() == [str(out / f"{name}.png") for name in CHARTS]
+    for path in out.iterdir():
+        data = path.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 2000
+
+
+def test_plot_defaults_to_a_folder_in_the_run(small_runs):
+    result = CliRunner().invoke(main, ["plot", str(small_runs["mirror"]), "--dpi", "40"])
+    assert result.exit_code == 0, result.output
+    assert (small_runs["mirror"] / "plots" / "win_rates.png").is_file()
+
+
+@pytest.mark.parametrize("name", list(CHARTS))
+def test_each_chart_has_title_axis_labels_with_units_and_sample_sizes(name, small_runs):
+    run = load_run(small_runs["head_to_head"])
+    figure = CHARTS[name](run)
+    axes = [axes for axes in figure.axes if axes.has_data()]
+    assert axes
+    suptitle = figure._suptitle.get_text() if figure._suptitle else ""
+    texts = [suptitle]
+    for each in axes:
+        assert each.get_title() or suptitle
+        assert each.get_ylabel() or each.get_yticklabels()  # bar charts by strategy name their bars instead
+        texts += [each.get_title(), each.get_xlabel(), each.get_ylabel()]
+        legend = each.get_legend()
+        if legend is not None:
+            texts += [text.get_text() for text in legend.get_texts()]
+        texts += [text.get_text() for text in each.texts]
+    joined = " ".join(texts)
+    assert any(axes.get_xlabel() for axes in axes) or name == "per_hand_stats"
+    assert re.search(r"points|%|per team-hand|hands|hand number", joined), joined
+    assert re.search(r"n=\d+|\d+ games|team-hands [a-z]+: \d+", joined), joined
+
+
+def test_win_rate_chart_shows_both_strategies_by_side(small_runs):
+    figure = CHARTS["win_rates"](load_run(small_runs["head_to_head"]))
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert labels == ["random\nas side B", "random\nas side A", "random\nall games",
+                      "greedy\nas side B", "greedy\nas side A", "greedy\nall games"]
+    assert any("n=40" in text.get_text() for text in figure.axes[0].texts)
+
+
+def test_win_rate_chart_of_a_round_robin_shows_each_matchup(small_runs):
+    figure = CHARTS["win_rates"](load_run(small_runs["round_robin"]))
+    labels = [label.get_text().replace("\n", " ") for label in figure.axes[0].get_yticklabels()]
+    assert "greedy vs random" in labels and "expert vs greedy" in labels and "random all games" in labels
+    assert len(labels) == 9
+
+
+def test_mirror_match_charts_compare_the_sides(small_runs):
+    figure = CHARTS["win_rates"](load_run(small_runs["mirror"]))
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert labels == ["greedy (B)\nall games", "greedy (A)\nall games"]
+
+
+def test_plot_refuses_an_out_that_is_a_file(small_runs, tmp_path):
+    target = tmp_path / "file.png"
+    target.write_text("not a folder")
+    result = CliRunner().invoke(main, ["plot", str(small_runs["mirror"]), "--out", str(target)])
+    assert result.exit_code == 2 and result.output.strip().splitlines() == [
+        f"Error: --out {target} is a file; give a folder for the charts"]
