@@ -156,8 +156,7 @@ def parse_kind(text: str) -> int:
             kind = None
     if kind is None:
         raise CardParseError(
-            f"{text!r} is not a card; use a rank 4-10, J, Q, K, A, 2 or JK, "
-            "and 3b/3r (or 3♠ 3♣ / 3♥ 3♦) for threes"
+            f"{text!r} is not a card; use a rank 4-10, J, Q, K, A, 2 or JK, and 3b/3r (or 3♠ 3♣ / 3♥ 3♦) for threes"
         )
     return kind
 
@@ -195,4 +194,4 @@ def counts_text(counts: Sequence[int]) -> str:
 
 def counts_value(counts: Sequence[int]) -> int:
     """Return the total card value (R1.4) of a count vector."""
-    return sum(count * value for count, value in zip(counts, KIND_VALUE))
+    return sum(count * value for count, value in zip(counts, KIND_VALUE, strict=True))

@@ -81,7 +81,9 @@ class StrategyError(CanastaError):
     :ivar returned: the value it returned (``None`` if it raised); the message shows it.
     """
 
-    def __init__(self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None) -> None:
+    def __init__(
+        self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None
+    ) -> None:
         self.spec = spec
         self.seat = seat
         self.game_seed = game_seed

@@ -75,9 +75,10 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
             for deuces in range(min(hand[TWO], most_wilds) + 1):
                 if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
                     continue
-                if meld_problem(
-                    rules, top, existing[0] + naturals + 1, existing[1] + jokers, existing[2] + deuces
-                ) is not None:
+                if (
+                    meld_problem(rules, top, existing[0] + naturals + 1, existing[1] + jokers, existing[2] + deuces)
+                    is not None
+                ):
                     continue
                 cards = (top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
                 move = TakePile(cards)
@@ -124,9 +125,10 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
                 for deuces in range(min(hand[TWO], most_wilds) + 1):
                     if naturals + jokers + deuces == 0:
                         continue
-                    if meld_problem(
-                        rules, rank, old_naturals + naturals, old_jokers + jokers, old_deuces + deuces
-                    ) is not None:
+                    if (
+                        meld_problem(rules, rank, old_naturals + naturals, old_jokers + jokers, old_deuces + deuces)
+                        is not None
+                    ):
                         continue
                     move = Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
                     if state.can_meld(move):

@@ -24,23 +24,29 @@ parse_move('meld K K K; 8 8 2')
 from __future__ import annotations
 
 import dataclasses
-from typing import Union
+import numbers
+from collections.abc import Iterator, Sequence
 
-from sim.cards import BLACK_THREE, JOKER, KIND_NAMES, TWO, is_natural, kinds_text, parse_kind, parse_kinds
+from sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, TWO, is_natural, kinds_text, parse_kind, parse_kinds
 from sim.errors import CardParseError, MoveParseError
 
 __all__ = [
+    "ASK",
     "Answer",
     "Ask",
+    "DRAW",
     "Discard",
     "Draw",
     "Meld",
     "MeldGroup",
     "Move",
+    "STOP",
     "Stop",
     "TakePile",
     "WILD_RANK",
+    "is_kind",
     "parse_move",
+    "record_kinds",
 ]
 
 WILD_RANK = JOKER
@@ -211,10 +217,17 @@ class Stop(_MoveBase):
         return "stop"
 
 
-Move = Union[Draw, TakePile, Meld, Ask, Answer, Discard, Stop]
+Move = Draw | TakePile | Meld | Ask | Answer | Discard | Stop
+
+DRAW = Draw()
+"""The one draw move (records are immutable, so one instance serves everywhere)."""
+ASK = Ask()
+"""The one ask move."""
+STOP = Stop()
+"""The one stop move."""
 """Any move record."""
 
-_SIMPLE = {"draw": Draw(), "ask": Ask(), "stop": Stop(), "answer yes": Answer(True), "answer no": Answer(False)}
+_SIMPLE = {"draw": DRAW, "ask": ASK, "stop": STOP, "answer yes": Answer(True), "answer no": Answer(False)}
 
 
 def parse_move(text: str) -> Move:
@@ -258,3 +271,26 @@ def is_black_three_group(group: MeldGroup) -> bool:
 def is_ordinary_rank(rank: int) -> bool:
     """Return whether ``rank`` is a natural rank that ordinary melds use."""
     return is_natural(rank)
+
+
+def record_kinds(move: Move) -> Iterator[object]:
+    """Every value of a move record that should be a card kind (ranks of meld groups included)."""
+    groups: Sequence[MeldGroup] = ()
+    if isinstance(move, Discard):
+        yield move.card
+    elif isinstance(move, TakePile):
+        yield from move.cards
+        groups = move.extra
+    elif isinstance(move, Meld):
+        groups = move.groups
+    for group in groups:
+        yield group.rank
+        yield from group.cards
+
+
+def is_kind(value: object) -> bool:
+    """Whether ``value`` is a card kind 0-14 (E1: records built by hand are checked, not trusted).
+
+    Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
+    """
+    return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT

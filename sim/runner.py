@@ -214,14 +214,21 @@ class ChunkReport:
 
 
 class ChunkPlayer:
-    """Plays chunks of one run; built once per worker process, loading the strategies from their specs."""
+    """Plays chunks of one run; built once per worker process, loading the strategies from their specs.
 
-    def __init__(self, settings: RunSettings, run_path: str, on_error: str, stop_event) -> None:
+    :param factories: the strategies by spec, already loaded (the Dask backend loads file strategies from
+        a copy sent to the worker); ``None`` loads them from the specs.
+    """
+
+    def __init__(self, settings: RunSettings, run_path: str, on_error: str, stop_event, *,
+                 factories: dict[str, LoadedStrategy] | None = None) -> None:
         self.settings = settings
         self.directory = RunDirectory(run_path)
         self.on_error = on_error
         self.stop_event = stop_event
-        self.factories = {spec: load_strategy(spec) for spec in settings.specs}
+        if factories is None:
+            factories = {spec: load_strategy(spec) for spec in settings.specs}
+        self.factories = factories
 
     def play(self, chunk: int) -> ChunkReport:
         """Play one chunk and write its parts (partial if stopped); return what happened."""

@@ -118,7 +118,7 @@ def score_hand(state: HandState) -> HandResult:
         hand_penalty = 0
         for seat in (side, side + 2):
             hand = state.hands[seat]
-            hand_penalty += sum(count * value for count, value in zip(hand, KIND_VALUE))
+            hand_penalty += sum(count * value for count, value in zip(hand, KIND_VALUE, strict=True))
         score = meld_points + canasta_bonus + going_out_bonus + red_three_bonus - hand_penalty
         sides.append(
             SideHandResult(

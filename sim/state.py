@@ -14,9 +14,8 @@ Phases: ``acquire`` (draw, take the pile, or stop on an empty stock),
 
 from __future__ import annotations
 
-import numbers
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from sim.cards import (
     BLACK_THREE,
@@ -24,15 +23,41 @@ from sim.cards import (
     JOKER,
     KIND_COUNT,
     KIND_NAMES,
-    KIND_VALUE,
     RED_THREE,
     TWO,
     counts_text,
 )
 from sim.errors import IllegalMoveError
 from sim.going_out import find_meld_out
-from sim.melds import CANASTA_SIZE, meld_problem, meld_value, rank_name
-from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from sim.melding import MeldingRules
+from sim.melds import CANASTA_SIZE, meld_value
+from sim.moves import (
+    ASK,
+    DRAW,
+    STOP,
+    Answer,
+    Ask,
+    Discard,
+    Draw,
+    Meld,
+    MeldGroup,
+    Move,
+    Stop,
+    TakePile,
+    is_kind,
+    record_kinds,
+)
+from sim.phases import (
+    ACQUIRE,
+    ANSWER,
+    END_RED_THREE_LAST_CARD,
+    END_STOCK_EXHAUSTED,
+    END_TURN_CAP,
+    END_WENT_OUT,
+    OVER,
+    PLAY,
+)
+from sim.pile import PileRules
 from sim.rules import Rules
 
 __all__ = [
@@ -48,15 +73,6 @@ __all__ = [
     "PLAY",
 ]
 
-ACQUIRE = "acquire"
-PLAY = "play"
-ANSWER = "answer"
-OVER = "over"
-
-END_WENT_OUT = "went_out"
-END_STOCK_EXHAUSTED = "stock_exhausted"
-END_RED_THREE_LAST_CARD = "red_three_last_card"
-END_TURN_CAP = "turn_cap"
 
 MAX_TURNS_PER_HAND = 600
 """A guard, never reached by legal play: every turn either draws from the 64-card stock or
@@ -67,7 +83,7 @@ _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
 
 
-class HandState:
+class HandState(MeldingRules, PileRules):
     """One hand of four-player partnership canasta, from the deal to its end.
 
     Build it with :meth:`deal`.  Seats 0-3 run clockwise; side 0 (A) is seats 0 and 2,
@@ -118,14 +134,18 @@ class HandState:
     # ------------------------------------------------------------------ set-up
 
     @classmethod
-    def deal(cls, rules: Rules, rng: random.Random, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> HandState:
+    def deal(
+        cls, rules: Rules, rng: random.Random, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
+    ) -> HandState:
         """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
         deck = list(range(108))
         rng.shuffle(deck)
         return cls.from_deck(rules, deck, dealer=dealer, scores=scores, hand_number=hand_number)
 
     @classmethod
-    def from_deck(cls, rules: Rules, deck: Sequence[int], *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> HandState:
+    def from_deck(
+        cls, rules: Rules, deck: Sequence[int], *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
+    ) -> HandState:
         """Deal a stacked deck of 108 card ids, index 0 the top card (R3.1's engine convention).
 
         Cards go out one at a time clockwise from the dealer's left; the next card is the upcard.
@@ -259,8 +279,8 @@ class HandState:
 
     def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
         # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
-        for value in _record_kinds(move):
-            if not _is_kind(value):
+        for value in record_kinds(move):
+            if not is_kind(value):
                 return self._malformed(move, value)
         return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
 
@@ -270,139 +290,6 @@ class HandState:
                 raise self._fail("R12.3", "the hand is over", move)
             # The move itself heads the error's message; printing it here too would fail on a malformed record.
             raise self._fail("R6.1", f"this move belongs to the {phase} phase, not the {self.phase} phase", move)
-
-    def _verify_in_hand(self, move: Move, used: list[int]) -> None:
-        hand = self.hands[self.seat]
-        for kind in range(KIND_COUNT):
-            if used[kind] > hand[kind]:
-                raise self._fail(
-                    "R6.1",
-                    f"the move uses {used[kind]} {KIND_NAMES[kind]} but the hand holds {hand[kind]} "
-                    f"(hand: {counts_text(hand)})",
-                    move,
-                )
-
-    def _collect(self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]) -> None:
-        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.
-        for group in groups:
-            rank = group.rank
-            if type(rank) is not int and not _is_kind(rank):
-                raise self._malformed(move, rank)
-            if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
-                if not _is_kind(rank):
-                    raise self._malformed(move, rank)
-                raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
-            counts = additions.setdefault(rank, [0, 0, 0])
-            for kind in group.cards:
-                if type(kind) is not int and not _is_kind(kind):
-                    raise self._malformed(move, kind)
-                if kind == rank and rank != WILD_RANK:
-                    counts[0] += 1
-                elif kind == JOKER:
-                    counts[1] += 1
-                elif kind == TWO:
-                    counts[2] += 1
-                elif not _is_kind(kind):
-                    raise self._malformed(move, kind)
-                else:
-                    raise self._fail(
-                        "R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move
-                    )
-                used[kind] += 1
-
-    def _verify_additions(self, move: Move, additions: dict[int, list[int]]) -> None:
-        melds = self.melds[self.side]
-        for rank, (naturals, jokers, deuces) in additions.items():
-            meld = melds[rank]
-            if rank == BLACK_THREE and self.rules.black_three_melds == "never":
-                raise self._fail("R5.3", "black 3s may never be melded (black_three_melds=never)", move)
-            problem = meld_problem(self.rules, rank, meld[0] + naturals, meld[1] + jokers, meld[2] + deuces)
-            if problem is not None:
-                raise self._fail(problem[0], problem[1], move)
-
-    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
-        # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard
-        # nothing is discarded, so there only melding every card goes out.
-        if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
-            raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
-
-    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
-        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
-        is_discard = isinstance(move, Discard)
-        # After a meld or a take, one card left is still going out: it is the discard to come.
-        if hand_after > (0 if is_discard else 1):
-            if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
-                raise self._fail("R12.5", "the partner answered yes, so the player must go out this turn", move)
-            return
-        if self.must_stop and hand_after == 1:
-            return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
-        side = self.side
-        melds = self.melds[side]
-        canastas = 0
-        for rank in range(KIND_COUNT):
-            meld = melds[rank]
-            size = meld[0] + meld[1] + meld[2]
-            added = additions.get(rank)
-            if added is not None:
-                size += added[0] + added[1] + added[2]
-            if size >= CANASTA_SIZE:
-                canastas += 1
-        needed = self.rules.canastas_to_go_out
-        if canastas < needed:
-            what = "a canasta" if needed == 1 else f"{needed} canastas"
-            raise self._fail(
-                "R6.4",
-                f"the side lacks {what}, so the player may not go out and must keep a card after the "
-                f"discard (R12.1); the move would leave {hand_after} card{'s' * (hand_after != 1)}",
-                move,
-            )
-        if self.answer is False:
-            raise self._fail("R12.5", "the partner answered no, so the player may not go out this turn", move)
-        if self.rules.ask_partner == "mandatory" and self.answer is not True:
-            raise self._fail("R12.5", "ask_partner=mandatory: the player must ask the partner before going out", move)
-        if hand_after == 0 and not is_discard:
-            if self.rules.going_out_without_discard == "only_if_hand_holds_canasta":
-                laid = list(self.turn_laid)
-                for rank, added in additions.items():
-                    laid[rank] += added[0] + added[1] + added[2]
-                if max(laid) < CANASTA_SIZE:
-                    raise self._fail(
-                        "R12.2",
-                        "going out without a discard needs a whole canasta from the hand this turn "
-                        "(going_out_without_discard=only_if_hand_holds_canasta)",
-                        move,
-                    )
-
-    def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
-        seat = self.seat
-        self.meld_changes += 1
-        hand = self.hands[seat]
-        melds = self.melds[self.side]
-        for kind in range(KIND_COUNT):
-            if used[kind]:
-                hand[kind] -= used[kind]
-                self.hand_sizes[seat] -= used[kind]
-        for rank, (naturals, jokers, deuces) in additions.items():
-            meld = melds[rank]
-            if meld[0] + meld[1] + meld[2] == 0:
-                self.turn_new_ranks.add(rank)
-            elif rank not in self.turn_new_ranks:
-                self.added_to_existing = True
-            meld[0] += naturals
-            meld[1] += jokers
-            meld[2] += deuces
-            self.turn_laid[rank] += naturals + jokers + deuces
-        self.side_has_melded[self.side] = True
-        self.seat_has_melded[seat] = True
-
-    def _is_concealed_now(self) -> bool:
-        """R12.6: judged when the player goes out."""
-        if self.melded_before_turn or self.added_to_existing:
-            return False
-        if self.acquired == "pile" and not self.rules.concealed_allows_pile_take:
-            return False
-        melds = self.melds[self.side]
-        return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
 
     def _go_out(self) -> None:
         self.went_out_seat = self.seat
@@ -415,13 +302,13 @@ class HandState:
 
     # ------------------------------------------------------------------ draw
 
-    def verify_draw(self, move: Draw = Draw()) -> None:
+    def verify_draw(self, move: Draw = DRAW) -> None:
         """R6.1, R7.1: drawing needs the acquire phase and a card in the stock (else R13.3)."""
         self._verify_phase(move, ACQUIRE)
         if not self.stock:
             raise self._fail("R13.3", "the stock is empty; take the pile if allowed, or stop", move)
 
-    def can_draw(self, move: Draw = Draw()) -> bool:
+    def can_draw(self, move: Draw = DRAW) -> bool:
         """Return whether :meth:`draw` is legal now."""
         try:
             self.verify_draw(move)
@@ -429,7 +316,7 @@ class HandState:
             return False
         return True
 
-    def draw(self, move: Draw = Draw()) -> None:
+    def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
         self.verify_draw(move)
         seat = self.seat
@@ -456,151 +343,9 @@ class HandState:
         self.acquired = "draw"
         self.phase = PLAY
 
-    # ------------------------------------------------------------------ take the pile
-
-    def verify_take_pile(self, move: TakePile) -> None:
-        """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
-        self._verify_phase(move, ACQUIRE)
-        if not self.pile:
-            raise self._fail("R8.2", "the discard pile is empty", move)
-        top = self.pile[-1]
-        if self.is_pile_blocked():
-            if top == BLACK_THREE:
-                raise self._fail("R5.2", "a black 3 on top of the pile blocks it; nobody may take it", move)
-            raise self._fail("R8.1a", f"a wild card ({KIND_NAMES[top]}) on top of the pile blocks it", move)
-        if top <= TWO:
-            raise self._fail("R8.2a", "a 2 on top of the pile cannot be matched by natural cards", move)
-        seat = self.seat
-        side = seat & 1
-        if (
-            self.rules.one_card_single_pile_block
-            and self.hand_sizes[seat] == 1
-            and len(self.pile) == 1
-        ):
-            raise self._fail("R8.2d", "a player holding one card may not take a pile of one card", move)
-        naturals = jokers = deuces = 0
-        used = [0] * KIND_COUNT
-        for kind in move.cards:
-            if type(kind) is not int and not _is_kind(kind):
-                raise self._malformed(move, kind)
-            if kind == top:
-                naturals += 1
-            elif kind == JOKER:
-                jokers += 1
-            elif kind == TWO:
-                deuces += 1
-            elif not _is_kind(kind):
-                raise self._malformed(move, kind)
-            else:
-                raise self._fail(
-                    "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
-                )
-            used[kind] += 1
-        # E2 step 2: every card must be in hand before the take's other conditions are judged,
-        # so that a card the player lacks is reported as such, not as a missing pair (R8.2b).
-        additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
-        self._collect(move, move.extra, additions, used)
-        self._verify_in_hand(move, used)
-        wilds = jokers + deuces
-        existing = self.melds[side][top]
-        has_meld = existing[0] + existing[1] + existing[2] > 0
-        if self.is_pile_frozen_for(side):
-            if naturals < 2:
-                why = "it holds a wild card or a red 3 (R8.1b)" if self.pile_freezers else (
-                    "the side has not melded this hand (R8.1c)"
-                )
-                raise self._fail(
-                    "R8.2b",
-                    f"the pile is frozen because {why}; taking it needs a natural pair of "
-                    f"{KIND_NAMES[top]}s, the move offers {_describe(naturals, jokers, deuces, top)}",
-                    move,
-                )
-        elif not has_meld and not (naturals >= 2 or (naturals >= 1 and wilds >= 1)):
-            raise self._fail(
-                "R8.2c",
-                f"taking the pile needs a natural pair of {KIND_NAMES[top]}s, one {KIND_NAMES[top]} and a wild "
-                f"card, or a meld of {KIND_NAMES[top]}s to add it to; the move offers "
-                f"{_describe(naturals, jokers, deuces, top)}",
-                move,
-            )
-        if move.extra and self.side_has_melded[side]:
-            raise self._fail(
-                "R8.3", "extra melds go with a take only to reach the initial minimum; meld them after taking", move
-            )
-        if BLACK_THREE in additions:
-            raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
-        used_count = sum(used)
-        pile_red_threes = self.pile.count(RED_THREE)
-        hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
-        self._verify_additions(move, additions)
-        if not self.side_has_melded[side]:
-            total = KIND_VALUE[top] + sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
-            minimum = self.requirements[side]
-            if total < minimum:
-                raise self._fail(
-                    "R8.2e",
-                    f"the side's initial meld needs {minimum} points (R10.2); the top card and the hand cards "
-                    f"laid count {total}, and the other pile cards never count (R10.5)",
-                    move,
-                )
-        if hand_after <= 1 and self.rules.ask_partner == "mandatory":
-            raise self._fail("R12.5", "ask_partner=mandatory: a take cannot go out, since asking comes after it", move)
-        self._verify_going_out(move, hand_after, additions)
-
-    def can_take_pile(self, move: TakePile) -> bool:
-        """Return whether :meth:`take_pile` is legal now."""
-        try:
-            self.verify_take_pile(move)
-        except IllegalMoveError:
-            return False
-        return True
-
-    def take_pile(self, move: TakePile) -> None:
-        """Meld the top card as the move says, take the rest of the pile (R8.3), lay its red 3s (R4.3)."""
-        self.verify_take_pile(move)
-        seat = self.seat
-        side = seat & 1
-        top = self.pile[-1]
-        additions: dict[int, list[int]] = {top: [1, 0, 0]}
-        used = [0] * KIND_COUNT
-        self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
-        self._collect(move, move.extra, additions, used)
-        self.pile_takes[side] += 1
-        self.pile_cards_taken[side] += len(self.pile)
-        if self.pile_freezers:
-            self.frozen_pile_takes[side] += 1
-        # The top card is in ``additions`` but not in ``used``: it joins the meld from the pile.
-        self._lay(additions, used)
-        hand = self.hands[seat]
-        taken = self.pile[:-1]
-        for kind in taken:
-            if kind == RED_THREE:
-                self.red_threes[seat] += 1
-            else:
-                hand[kind] += 1
-                self.hand_sizes[seat] += 1
-        self.pile = []
-        self.pile_freezers = 0
-        self.history.append((seat, move, ()))
-        self.acquired = "pile"
-        self.phase = PLAY
-        if self.hand_sizes[seat] == 0:
-            self._go_out()
-
     # ------------------------------------------------------------------ stop
 
-    def must_take_pile(self) -> bool:
-        """R13.3 ``official``: on an empty stock, a take by lay-off on an unfrozen pile is compulsory."""
-        if self.stock or self.rules.stock_exhausted_rule != "official" or not self.pile:
-            return False
-        side = self.side
-        top = self.pile[-1]
-        if self.is_pile_frozen_for(side) or self.is_pile_blocked() or top <= TWO:
-            return False
-        meld = self.melds[side][top]
-        return meld[0] + meld[1] + meld[2] > 0 and self.can_take_pile(TakePile())
-
-    def verify_stop(self, move: Stop = Stop()) -> None:
+    def verify_stop(self, move: Stop = STOP) -> None:
         """R13.3: decline the pile on an empty stock; R13.1: end a turn that may not discard."""
         if self.phase == PLAY and self.must_stop:
             return
@@ -615,7 +360,7 @@ class HandState:
                 move,
             )
 
-    def can_stop(self, move: Stop = Stop()) -> bool:
+    def can_stop(self, move: Stop = STOP) -> bool:
         """Return whether :meth:`stop` is legal now."""
         try:
             self.verify_stop(move)
@@ -623,7 +368,7 @@ class HandState:
             return False
         return True
 
-    def stop(self, move: Stop = Stop()) -> None:
+    def stop(self, move: Stop = STOP) -> None:
         """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
         self.verify_stop(move)
         self.history.append((self.seat, move, ()))
@@ -646,7 +391,7 @@ class HandState:
             return "the player cannot go out this turn, so may not ask"
         return None
 
-    def verify_ask(self, move: Ask = Ask()) -> None:
+    def verify_ask(self, move: Ask = ASK) -> None:
         """R12.5: ask right after acquiring, once, when allowed; with ``ask_partner_yes_forces_out``,
         only when the player can go out this turn (so a yes never traps them)."""
         self._verify_phase(move, PLAY)
@@ -654,13 +399,13 @@ class HandState:
         if problem is not None:
             raise self._fail("R12.5", problem, move)
 
-    def can_ask(self, move: Ask = Ask()) -> bool:
+    def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
         if self.phase != PLAY:
             return False
         return self._ask_problem() is None
 
-    def ask(self, move: Ask = Ask()) -> None:
+    def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
         self.verify_ask(move)
         self.asked = True
@@ -706,78 +451,6 @@ class HandState:
             allow_discard=not self.must_stop,
         )
 
-    # ------------------------------------------------------------------ meld
-
-    def verify_meld(self, move: Meld) -> None:
-        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
-        self._verify_phase(move, PLAY)
-        if not move.groups:
-            raise self._fail("R9.1", "a meld needs at least one group of cards", move)
-        additions: dict[int, list[int]] = {}
-        used = [0] * KIND_COUNT
-        self._collect(move, move.groups, additions, used)
-        self._verify_in_hand(move, used)
-        hand_after = self.hand_sizes[self.seat] - sum(used)
-        self._verify_additions(move, additions)
-        side = self.side
-        if not self.side_has_melded[side]:
-            total = sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
-            minimum = self.requirements[side]
-            if total < minimum and not self._concealed_exemption(additions, hand_after):
-                raise self._fail(
-                    "R10.2",
-                    f"the side's initial meld needs {minimum} points; these melds count {total}",
-                    move,
-                )
-        self._verify_black_three_timing(move, additions, hand_after)
-        self._verify_going_out(move, hand_after, additions)
-        if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
-            self._verify_still_going_out(move, additions, used)
-
-    def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
-        # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
-        # going out was possible; a meld that makes it impossible would leave no legal move at all.
-        hand = [count - used[kind] for kind, count in enumerate(self.hands[self.seat])]
-        melds = [list(meld) for meld in self.melds[self.side]]
-        for rank, counts in additions.items():
-            for index in range(3):
-                melds[rank][index] += counts[index]
-        if find_meld_out(self.rules, hand, melds, minimum=0) is None:
-            raise self._fail(
-                "R12.5",
-                "the partner answered yes, so the player must go out this turn, and after this meld "
-                "the rest of the hand could no longer be melded out",
-                move,
-            )
-
-    def _concealed_exemption(self, additions: dict[int, list[int]], hand_after: int) -> bool:
-        # R10.7: going out concealed in one turn after drawing needs no minimum.
-        if not self.rules.concealed_exempt_from_minimum or self.acquired != "draw" or self.melded_before_turn:
-            return False
-        if hand_after > (0 if self.must_stop else 1):
-            return False
-        return any(sum(counts) >= CANASTA_SIZE for counts in additions.values())
-
-    def can_meld(self, move: Meld) -> bool:
-        """Return whether :meth:`meld` is legal now."""
-        try:
-            self.verify_meld(move)
-        except IllegalMoveError:
-            return False
-        return True
-
-    def meld(self, move: Meld) -> None:
-        """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
-        self.verify_meld(move)
-        additions: dict[int, list[int]] = {}
-        used = [0] * KIND_COUNT
-        self._collect(move, move.groups, additions, used)
-        self._lay(additions, used)
-        self.melded_this_turn = True
-        self.history.append((self.seat, move, ()))
-        if self.hand_sizes[self.seat] == 0:
-            self._go_out()
-
     # ------------------------------------------------------------------ discard
 
     def verify_discard(self, move: Discard) -> None:
@@ -785,7 +458,7 @@ class HandState:
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        if not _is_kind(move.card):
+        if not is_kind(move.card):
             raise self._malformed(move, move.card)
         if self.hands[self.seat][move.card] == 0:
             name = KIND_NAMES[move.card]
@@ -852,40 +525,6 @@ class HandState:
     def side_meld_points(self, side: int) -> int:
         """R14.1a: card points of the side's melds."""
         return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
-
-
-def _record_kinds(move: Move) -> Iterator[object]:
-    """Every value of a move record that should be a card kind (ranks of meld groups included)."""
-    groups: Sequence[MeldGroup] = ()
-    if isinstance(move, Discard):
-        yield move.card
-    elif isinstance(move, TakePile):
-        yield from move.cards
-        groups = move.extra
-    elif isinstance(move, Meld):
-        groups = move.groups
-    for group in groups:
-        yield group.rank
-        yield from group.cards
-
-
-def _is_kind(value: object) -> bool:
-    """Whether ``value`` is a card kind 0-14 (E1: records built by hand are checked, not trusted).
-
-    Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
-    """
-    return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT
-
-
-def _describe(naturals: int, jokers: int, deuces: int, rank: int) -> str:
-    parts = []
-    if naturals:
-        parts.append(f"{naturals} {KIND_NAMES[rank]}")
-    if jokers:
-        parts.append(f"{jokers} joker{'s' * (jokers > 1)}")
-    if deuces:
-        parts.append(f"{deuces} deuce{'s' * (deuces > 1)}")
-    return " and ".join(parts) if parts else "no card from hand"
 
 
 _VERIFIERS = {

@@ -111,7 +111,7 @@ class Expert(Strategy):
     version = 1
     description = "Keeps pairs for the pile, freezes big piles, discards safely, times going out by score."
     parameters = {"aggression": 0.5, "freeze": 1.0, "ask_cards": 5, "wild_take_pile": 4, "reserve": 1, "spare": 1,
-                  "open_risk": 150.0, "freeze_gain": 0.5}
+                  "open_risk": 150.0, "freeze_gain": 0.5, "answer_cost": 100}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -196,7 +196,7 @@ class Expert(Strategy):
         opponents = 1 - side
         sizes = view.hand_sizes
         cost = view.hand_value()
-        if cost < 100 or view.stock_count < 10:
+        if cost < self.answer_cost or view.stock_count < 10:
             return True
         if view.canasta_count(opponents) and min(sizes[opponents], sizes[opponents + 2]) <= 4:
             return True
@@ -210,33 +210,22 @@ class Expert(Strategy):
         return meldable * 2 < sum(hand)
 
     def wants_to_go_out(self, view) -> bool:
-        """Whether going out now beats playing on, from the canastas, the race to the next ones,
-        the opponents' hands, the stock and the scores (R12, R14)."""
+        """Whether going out now beats playing on (R12, R14).
+
+        Going out takes the bonus, stops the opponents' scoring and charges them their cards, so
+        it is the rule; the exception is a side behind on canastas while the opponents are stuck
+        with many cards (they cannot go out soon) and the stock is long: then it keeps building.
+        ``aggression`` sets how many cards count as stuck (4 at 0, 10 at 1).
+        """
         side = view.side
         opponents = 1 - side
+        if self._wins_game_now(view, side):
+            return True
         sizes = view.hand_sizes
-        if self._wins_game_now(view, side) or self.aggression >= 2:
-            return True
-        ours = view.canasta_count(side)
-        theirs = view.canasta_count(opponents)
-        our_near = _near_canastas(view.melds(side))
-        their_near = _near_canastas(view.melds(opponents))
         their_fewest = min(sizes[opponents], sizes[opponents + 2])
-        stock = view.stock_count
-        aggression = self.aggression
-        # Points of play left in the hand: about one canasta per ten stock cards shared by both sides.
-        if stock <= 6 + 10 * aggression:
-            return True
-        if theirs and their_fewest <= 3 + 3 * aggression:
-            return True  # they could go out any turn now: take the bonus and stop their scoring
-        lead = ours - theirs
-        if lead >= 1:
-            # Ahead: stop the hand, unless they are stuck and the next canasta of ours is close.
-            return not (their_fewest >= 8 and our_near > their_near and aggression < 0.7)
-        if lead == 0:
-            return their_near + aggression >= our_near
-        # Behind: keep building while the opponents are stuck with many cards.
-        return their_fewest <= 4 + 4 * aggression and their_near >= our_near
+        behind = view.canasta_count(side) < view.canasta_count(opponents)
+        stuck = 4 + round(6 * self.aggression)
+        return not (behind and their_fewest >= stuck and view.stock_count >= 15)
 
     def _wins_game_now(self, view, side: int) -> bool:
         target = view.rules.target_score

@@ -19,7 +19,7 @@ import click
 import pyarrow.compute as pc
 from tqdm import tqdm
 
-from sim import ENGINE_VERSION, __version__
+from sim import ENGINE_VERSION, __version__, dask_backend
 from sim.errors import CanastaError
 from sim.loader import load_strategy
 from sim.matchmaking import matchmaking_report
@@ -45,6 +45,9 @@ DEFAULT_MATCHUP = ("expert", "greedy")
 
 EXIT_STOPPED = 1
 EXIT_INTERRUPTED = 130
+
+BACKEND_CHOICES = ("local", "dask")
+"""Where a run's chunks are played: local worker processes, or a Dask cluster (issue 7)."""
 
 
 class OneLineErrorCommand(click.Command):
@@ -165,9 +168,17 @@ def _check_versions(manifest: dict, loaded, path) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write every message, at debug level, to this file.")
+@click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="local", show_default=True,
+              help="Play in local worker processes, or on a Dask cluster (pip install 'canasta-sim[dask]').")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="The scheduler of a running Dask cluster (implies --backend dask; default: a local cluster of "
+                   "--workers processes).")
+@click.option("--task-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="With --backend dask: seconds a chunk may play before the run ends with an error "
+                   "(default: 60 plus 10 per game of a chunk).")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                duplicate, quiet, verbose, log_file) -> None:
+                duplicate, quiet, verbose, log_file, backend, scheduler, task_timeout) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
     One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
@@ -177,6 +188,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         rules = Rules.from_options(rule_options)
     except CanastaError as error:
         raise fail(str(error)) from None
+    play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     manifest: dict[str, Any] | None = None
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():
@@ -225,7 +237,28 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         file_handler = None
     workers = workers or default_workers()
     _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
-          quiet=quiet, verbose=verbose, file_handler=file_handler)
+          quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+
+
+def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,
+                  workers: int | None):
+    """The function that plays the chunks: :func:`sim.runner.run_chunks`, or a Dask cluster's runner."""
+    if scheduler is not None and backend == "local":
+        if _given(ctx, "backend"):
+            raise fail(f"--scheduler {scheduler} needs --backend dask, not --backend local")
+        backend = "dask"
+    if backend == "local":
+        if task_timeout is not None:
+            raise fail("--task-timeout applies to --backend dask only")
+        return run_chunks
+    if not dask_backend.is_available():
+        raise fail("--backend dask needs Dask distributed; install it with: pip install 'canasta-sim[dask]'")
+    if scheduler is not None and workers is not None:
+        raise fail(f"--workers does not apply with --scheduler {scheduler}: the run uses that cluster's workers")
+    try:
+        return dask_backend.DaskChunkRunner(scheduler, task_timeout)
+    except ValueError as error:
+        raise fail(f"--scheduler: {error}") from None
 
 
 def reproducing_command(settings: RunSettings, path: Path) -> str:
@@ -288,7 +321,7 @@ def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list
 
 
 def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, seed_drawn, workers, on_error, quiet,
-          verbose, file_handler) -> None:
+          verbose, file_handler, play_chunks=run_chunks) -> None:
     directory.create()
     directory.remove_temporaries()
     counts = directory.chunk_game_counts()
@@ -299,6 +332,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
     session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
                "games_played": 0, "status": "running"}
+    if isinstance(play_chunks, dask_backend.DaskChunkRunner):
+        session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
     manifest["sessions"].append(session)
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)
@@ -345,13 +380,15 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     status = "failed"
     interrupted, error, write_error = False, None, None
     try:
-        interrupted, error = run_chunks(settings, directory, missing, workers=workers, on_error=on_error,
-                                        on_chunk=on_chunk, log_handlers=handlers)
+        interrupted, error = play_chunks(settings, directory, missing, workers=workers, on_error=on_error,
+                                         on_chunk=on_chunk, log_handlers=handlers)
         status = "interrupted" if interrupted else "stopped" if error else "complete"
     except KeyboardInterrupt:  # a second Ctrl-C: the workers were stopped at once
         interrupted, status = True, "interrupted"
     except OSError as failure:  # the disk refused a part or run.json (full, read-only, removed)
         write_error = f"writing the run failed: {failure}"
+    except dask_backend.ClusterError as failure:  # no scheduler, a hung chunk, workers that cannot load a strategy
+        write_error = str(failure)
     finally:
         bar.close()
         for handler in handlers:
@@ -374,7 +411,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
             click.echo("\n" + additions)
     rate = progress["played"] / elapsed if elapsed > 0 else 0.0
     click.echo(f"{games_read} of {settings.games} games in {directory.path} "
-               f"({progress['played']} played now in {elapsed:.1f} s, {rate:.1f} games/s, {workers} workers)")
+               f"({progress['played']} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
+               f"{getattr(play_chunks, 'description', f'{workers} workers')})")
     resume_hint = f"canasta-sim run --resume {shlex.quote(str(directory.path))}"
     if write_error:
         click.echo(f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", err=True)

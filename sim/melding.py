@@ -1,0 +1,227 @@
+"""The meld phase's rules, shared with pile takes: melds on the table, initial minimum, going out.
+
+:class:`MeldingRules` is a part of :class:`sim.state.HandState` kept in its own module: the
+checks of R5.3, R6.4, R9, R10 and R12 that a :class:`~sim.moves.Meld` and a
+:class:`~sim.moves.TakePile` both need, and the meld move itself.  It uses the hand
+state's attributes and is not meant to be used on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
+from sim.errors import IllegalMoveError
+from sim.going_out import find_meld_out
+from sim.melds import CANASTA_SIZE, meld_problem, rank_name
+from sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind
+from sim.phases import PLAY
+
+__all__ = ["MeldingRules"]
+
+
+class MeldingRules:
+    """Meld-phase checks and the :meth:`meld` move of a hand (a mixin of :class:`~sim.state.HandState`)."""
+
+    def _verify_in_hand(self, move: Move, used: list[int]) -> None:
+        hand = self.hands[self.seat]
+        for kind in range(KIND_COUNT):
+            if used[kind] > hand[kind]:
+                raise self._fail(
+                    "R6.1",
+                    f"the move uses {used[kind]} {KIND_NAMES[kind]} but the hand holds {hand[kind]} "
+                    f"(hand: {counts_text(hand)})",
+                    move,
+                )
+
+    def _collect(
+        self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
+    ) -> None:
+        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.
+        for group in groups:
+            rank = group.rank
+            if type(rank) is not int and not is_kind(rank):
+                raise self._malformed(move, rank)
+            if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
+                if not is_kind(rank):
+                    raise self._malformed(move, rank)
+                raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
+            counts = additions.setdefault(rank, [0, 0, 0])
+            for kind in group.cards:
+                if type(kind) is not int and not is_kind(kind):
+                    raise self._malformed(move, kind)
+                if kind == rank and rank != WILD_RANK:
+                    counts[0] += 1
+                elif kind == JOKER:
+                    counts[1] += 1
+                elif kind == TWO:
+                    counts[2] += 1
+                elif not is_kind(kind):
+                    raise self._malformed(move, kind)
+                else:
+                    raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
+                used[kind] += 1
+
+    def _verify_additions(self, move: Move, additions: dict[int, list[int]]) -> None:
+        melds = self.melds[self.side]
+        for rank, (naturals, jokers, deuces) in additions.items():
+            meld = melds[rank]
+            if rank == BLACK_THREE and self.rules.black_three_melds == "never":
+                raise self._fail("R5.3", "black 3s may never be melded (black_three_melds=never)", move)
+            problem = meld_problem(self.rules, rank, meld[0] + naturals, meld[1] + jokers, meld[2] + deuces)
+            if problem is not None:
+                raise self._fail(problem[0], problem[1], move)
+
+    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
+        # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard
+        # nothing is discarded, so there only melding every card goes out.
+        if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
+            raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
+
+    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
+        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
+        is_discard = isinstance(move, Discard)
+        # After a meld or a take, one card left is still going out: it is the discard to come.
+        if hand_after > (0 if is_discard else 1):
+            if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
+                raise self._fail("R12.5", "the partner answered yes, so the player must go out this turn", move)
+            return
+        if self.must_stop and hand_after == 1:
+            return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
+        side = self.side
+        melds = self.melds[side]
+        canastas = 0
+        for rank in range(KIND_COUNT):
+            meld = melds[rank]
+            size = meld[0] + meld[1] + meld[2]
+            added = additions.get(rank)
+            if added is not None:
+                size += added[0] + added[1] + added[2]
+            if size >= CANASTA_SIZE:
+                canastas += 1
+        needed = self.rules.canastas_to_go_out
+        if canastas < needed:
+            what = "a canasta" if needed == 1 else f"{needed} canastas"
+            raise self._fail(
+                "R6.4",
+                f"the side lacks {what}, so the player may not go out and must keep a card after the "
+                f"discard (R12.1); the move would leave {hand_after} card{'s' * (hand_after != 1)}",
+                move,
+            )
+        if self.answer is False:
+            raise self._fail("R12.5", "the partner answered no, so the player may not go out this turn", move)
+        if self.rules.ask_partner == "mandatory" and self.answer is not True:
+            raise self._fail("R12.5", "ask_partner=mandatory: the player must ask the partner before going out", move)
+        if hand_after == 0 and not is_discard:
+            if self.rules.going_out_without_discard == "only_if_hand_holds_canasta":
+                laid = list(self.turn_laid)
+                for rank, added in additions.items():
+                    laid[rank] += added[0] + added[1] + added[2]
+                if max(laid) < CANASTA_SIZE:
+                    raise self._fail(
+                        "R12.2",
+                        "going out without a discard needs a whole canasta from the hand this turn "
+                        "(going_out_without_discard=only_if_hand_holds_canasta)",
+                        move,
+                    )
+
+    def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
+        seat = self.seat
+        self.meld_changes += 1
+        hand = self.hands[seat]
+        melds = self.melds[self.side]
+        for kind in range(KIND_COUNT):
+            if used[kind]:
+                hand[kind] -= used[kind]
+                self.hand_sizes[seat] -= used[kind]
+        for rank, (naturals, jokers, deuces) in additions.items():
+            meld = melds[rank]
+            if meld[0] + meld[1] + meld[2] == 0:
+                self.turn_new_ranks.add(rank)
+            elif rank not in self.turn_new_ranks:
+                self.added_to_existing = True
+            meld[0] += naturals
+            meld[1] += jokers
+            meld[2] += deuces
+            self.turn_laid[rank] += naturals + jokers + deuces
+        self.side_has_melded[self.side] = True
+        self.seat_has_melded[seat] = True
+
+    def _is_concealed_now(self) -> bool:
+        """R12.6: judged when the player goes out."""
+        if self.melded_before_turn or self.added_to_existing:
+            return False
+        if self.acquired == "pile" and not self.rules.concealed_allows_pile_take:
+            return False
+        melds = self.melds[self.side]
+        return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
+
+    def verify_meld(self, move: Meld) -> None:
+        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
+        self._verify_phase(move, PLAY)
+        if not move.groups:
+            raise self._fail("R9.1", "a meld needs at least one group of cards", move)
+        additions: dict[int, list[int]] = {}
+        used = [0] * KIND_COUNT
+        self._collect(move, move.groups, additions, used)
+        self._verify_in_hand(move, used)
+        hand_after = self.hand_sizes[self.seat] - sum(used)
+        self._verify_additions(move, additions)
+        side = self.side
+        if not self.side_has_melded[side]:
+            total = sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
+            minimum = self.requirements[side]
+            if total < minimum and not self._concealed_exemption(additions, hand_after):
+                raise self._fail(
+                    "R10.2",
+                    f"the side's initial meld needs {minimum} points; these melds count {total}",
+                    move,
+                )
+        self._verify_black_three_timing(move, additions, hand_after)
+        self._verify_going_out(move, hand_after, additions)
+        if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
+            self._verify_still_going_out(move, additions, used)
+
+    def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
+        # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
+        # going out was possible; a meld that makes it impossible would leave no legal move at all.
+        hand = [count - used[kind] for kind, count in enumerate(self.hands[self.seat])]
+        melds = [list(meld) for meld in self.melds[self.side]]
+        for rank, counts in additions.items():
+            for index in range(3):
+                melds[rank][index] += counts[index]
+        if find_meld_out(self.rules, hand, melds, minimum=0) is None:
+            raise self._fail(
+                "R12.5",
+                "the partner answered yes, so the player must go out this turn, and after this meld "
+                "the rest of the hand could no longer be melded out",
+                move,
+            )
+
+    def _concealed_exemption(self, additions: dict[int, list[int]], hand_after: int) -> bool:
+        # R10.7: going out concealed in one turn after drawing needs no minimum.
+        if not self.rules.concealed_exempt_from_minimum or self.acquired != "draw" or self.melded_before_turn:
+            return False
+        if hand_after > (0 if self.must_stop else 1):
+            return False
+        return any(sum(counts) >= CANASTA_SIZE for counts in additions.values())
+
+    def can_meld(self, move: Meld) -> bool:
+        """Return whether :meth:`meld` is legal now."""
+        try:
+            self.verify_meld(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def meld(self, move: Meld) -> None:
+        """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
+        self.verify_meld(move)
+        additions: dict[int, list[int]] = {}
+        used = [0] * KIND_COUNT
+        self._collect(move, move.groups, additions, used)
+        self._lay(additions, used)
+        self.melded_this_turn = True
+        self.history.append((self.seat, move, ()))
+        if self.hand_sizes[self.seat] == 0:
+            self._go_out()
