@@ -115,9 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         f"{arguments.first} vs {arguments.second}: {games} games, win rate {points / games:.3f} "
         f"[95% CI {low:.3f}-{high:.3f}]"
     )
+    typical = sum(1 for count in hands if 4 <= count <= 9) / len(hands)
     print(
-        f"hands/game mean {statistics.mean(hands):.2f} (min {min(hands)}, max {max(hands)}), "
-        f"hands ended by going out {gone_out / sum(hands):.1%}, "
+        f"hands/game mean {statistics.mean(hands):.2f} (min {min(hands)}, max {max(hands)}, "
+        f"{typical:.0%} of games 4-9), hands ended by going out {gone_out / sum(hands):.1%}, "
         f"{1000 * statistics.mean(result[3] for result in results):.1f} ms/game, wall {wall:.1f} s"
     )
     return 0

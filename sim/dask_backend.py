@@ -28,17 +28,19 @@ optional extra ``canasta-sim[dask]``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import importlib.util
 import logging
 import os
+import signal
 import tempfile
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,9 @@ IN_FLIGHT_PER_THREAD = 2
 
 POLL_SECONDS = 0.05
 """How often the client looks for finished chunks, a stop request and overdue chunks."""
+
+THREAD_COUNT_SECONDS = 1.0
+"""How often the client asks the scheduler how many worker threads there are."""
 
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 """Address schemes Dask's communication layer accepts."""
@@ -359,36 +364,72 @@ class DaskChunkRunner:
         :returns: ``(interrupted, error)`` as :func:`sim.runner.run_chunks` does.
         :raises ClusterError: when the run cannot go on (see the module docstring).
         """
-        from distributed import Client, LocalCluster
-
         job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())
         directory.create()
         timeout = self.task_timeout or default_task_timeout(settings)
-        cluster = None
-        try:
-            if self.scheduler is None:
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=logging.ERROR)
-                client = Client(cluster, set_as_default=False)
-                self.description = f"{workers} workers on a local Dask cluster"
-            else:
-                client = _connect(self.scheduler)
-                self.description = f"Dask scheduler {self.scheduler}"
-        except BaseException:
-            if cluster is not None:
-                cluster.close()
-            raise
-        try:
-            if self.scheduler is not None:
-                threads = _worker_threads(client, wait=True, address=self.scheduler)
-                self.description = f"{threads} worker threads at {self.scheduler}"
+        with _cluster_messages_at_warning(), self._client(workers) as client:
             with _stop_on_signals(threading.Event()) as signals:
                 error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
             return signals["interrupted"], error
-        finally:
-            client.close()
-            if cluster is not None:
-                cluster.close()
+
+    @contextlib.contextmanager
+    def _client(self, workers: int) -> Iterator[Any]:
+        """A client of the scheduler, or of a local cluster started here; both closed on leaving."""
+        from distributed import Client, LocalCluster
+
+        if self.scheduler is not None:
+            client = _connect(self.scheduler)
+            try:
+                threads = _worker_threads(client, wait=True, address=self.scheduler)
+                self.description = f"{threads} worker threads at {self.scheduler}"
+                yield client
+            finally:
+                client.close()
+            return
+        # No dashboard; the scheduler still serves HTTP (health checks), on a free port so that a cluster
+        # already holding the usual 8787 causes no warning.
+        with _workers_ignoring_ctrl_c():
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR)
+        with cluster, Client(cluster, set_as_default=False) as client:
+            self.description = f"{workers} workers on a local Dask cluster"
+            yield client
+
+
+@contextlib.contextmanager
+def _workers_ignoring_ctrl_c() -> Iterator[None]:
+    """Ignore Ctrl-C while a local cluster's worker processes start, so that they inherit ignoring it.
+
+    Ctrl-C reaches every process of the terminal's group; as with the local runner, only this process
+    decides what it means (stop, then close the cluster), and the workers print no tracebacks.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _cluster_messages_at_warning() -> Iterator[None]:
+    """Keep the scheduler's and nannies' routine messages (they run in this process for a local cluster) out
+    of ``--verbose`` output and the log file; their warnings, such as a worker dying, still show."""
+    import distributed  # noqa: F401  (its first import sets its loggers' levels: do that before changing them)
+
+    changed = []
+    for name in ("distributed", "asyncio"):
+        named = logging.getLogger(name)
+        changed.append((named, named.level))
+        if named.getEffectiveLevel() < logging.WARNING:
+            named.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        for named, level in changed:
+            named.setLevel(level)
 
 
 def _connect(address: str):
@@ -420,17 +461,19 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
     waiting = deque(chunks)
     flights: dict[Any, _Flight] = {}  # in the order sent, which is the order Dask starts them in
     completed = as_completed(loop=client.loop)
+    threads, counted_at = 1, -THREAD_COUNT_SECONDS
     error: str | None = None
     try:
         while (waiting or flights) and not signals["interrupted"] and error is None:
-            threads = max(1, _worker_threads(client))
+            now = time.monotonic()
+            if now - counted_at >= THREAD_COUNT_SECONDS:  # workers may join or leave a cluster mid-run
+                threads, counted_at = max(1, _worker_threads(client)), now
             while waiting and len(flights) < IN_FLIGHT_PER_THREAD * threads:
                 chunk = waiting.popleft()
                 future = client.submit(play_chunk_task, job, chunk, key=f"canasta-chunk-{chunk}-{run_token}",
                                        pure=False, retries=0)
                 flights[future] = _Flight(chunk)
                 completed.add(future)
-            now = time.monotonic()
             for flight in list(flights.values())[:threads]:
                 if flight.started is None:
                     flight.started = now
@@ -441,17 +484,9 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                 continue
             for future in batch:
                 flight = flights.pop(future)
-                result = _result_of(future, flight.chunk)
-                future.release()
-                if result.games is not None:
-                    directory.write_chunk(flight.chunk, result.games, result.hands)
-                for record in result.records:
-                    handler_logger = logging.getLogger(record.name)
-                    if handler_logger.isEnabledFor(record.levelno):
-                        handler_logger.handle(record)
-                if result.report.error and error is None:
-                    error = result.report.error
-                on_chunk(result.report)
+                report = _take_result(future, flight.chunk, directory)
+                error = error or report.error
+                on_chunk(report)
     finally:
         if flights:
             # Stopping, failing or interrupted: what is still playing is not wanted any more.
@@ -459,13 +494,26 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
     return error
 
 
+def _take_result(future, chunk: int, directory: RunDirectory) -> ChunkReport:
+    """Write a finished chunk's parts, hand its workers' log records to this process's loggers, release it."""
+    result = _result_of(future, chunk)
+    future.release()  # the client keeps nothing of a chunk once it is written
+    if result.games is not None:
+        directory.write_chunk(chunk, result.games, result.hands)
+    for record in result.records:
+        named_logger = logging.getLogger(record.name)
+        if named_logger.isEnabledFor(record.levelno):
+            named_logger.handle(record)
+    return result.report
+
+
 def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings) -> None:
     for flight in flights:
         if flight.started is not None and now - flight.started > timeout:
             games = settings.chunk_games(flight.chunk)
             raise ClusterError(f"chunk {flight.chunk} (games {games.start}-{games.stop - 1}) did not come back "
-                               f"within {timeout:g} s of starting (--task-timeout); a strategy may hang, or play "
-                               "far slower than expected")
+                               f"within {timeout:g} s of starting (--task-timeout); a strategy may hang or play "
+                               "far slower than expected, or the cluster lost its workers")
 
 
 def _result_of(future, chunk: int) -> ChunkResult:

@@ -171,7 +171,10 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
             table.apply(state, seat, "acquire", move)
             continue
         if asking and not state.asked and state.can_ask(_ASK):
-            if table.ask(seat, "ask", player.choose_ask, view) is True:
+            asked = table.ask(seat, "ask", player.choose_ask, view)
+            if not isinstance(asked, bool):
+                raise table.error(seat, "ask", "returned something that is not True or False", asked)
+            if asked:
                 table.apply(state, seat, "ask", _ASK)
                 partner = (seat + 2) % 4
                 answer = table.ask(partner, "answer", players[partner].answer_go_out, views[partner])

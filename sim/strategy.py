@@ -20,8 +20,11 @@ A turn asks, in order: :meth:`~Strategy.choose_acquire`; then, if asking is
 allowed, :meth:`~Strategy.choose_ask` (and the partner's
 :meth:`~Strategy.answer_go_out`); then :meth:`~Strategy.choose_meld` again
 and again until it returns ``None``; then :meth:`~Strategy.choose_discard`.
-Every answer is checked; an illegal one stops the game with a
-:class:`~sim.errors.StrategyError` naming the strategy, seat, game and rule.
+Every answer is checked; a strategy that raises, returns a malformed or
+illegal decision, or overruns ``play_game``'s per-decision ``time_limit``
+stops the game with a :class:`~sim.errors.StrategyError` naming its spec,
+seat, game seed, the decision asked and the value returned (with the rule
+broken, for an illegal move).
 
 Parameters: a class lists them with defaults in ``parameters``; a spec such
 as ``expert:aggression=0.7`` passes ``aggression='0.7'``, converted to the

@@ -7,12 +7,15 @@ What it does, decision by decision:
   pile take to reach its side's initial minimum (R8.2e, R10.5) whenever the top card pairs up.
 * **Initial meld.** Holds its cards until it can reach the side's minimum (R10.2), then opens with
   the fewest wild cards that reach it.
-* **Melds.** Adds naturals to the side's melds, lays natural triples, and spends wild cards only to
-  complete a canasta, to go out, or to shed points when the opponents may end the hand.
-* **Going out.** Weighs canastas on both sides, how close each side is to its next canasta, how many
-  cards the opponents are stuck with, the stock and the scores (see :meth:`Expert.wants_to_go_out`).
-  It asks the partner when the partner holds many cards, and answers "no" only when its own hand
-  would cost a lot and the opponents are not about to go out.
+* **Melds.** Chooses its discard first and melds from the rest: adds naturals to the side's melds,
+  lays natural triples, and spends wild cards to complete a canasta (keeping a natural meld natural
+  unless a wild card is spare), to go out, or to shed points when the opponents may end the hand.
+* **Going out.** Goes out as soon as it can, which takes the bonus and catches the opponents with
+  their cards, except when its side is behind on canastas, the opponents are stuck with many cards
+  and the stock is long: then it keeps building (see :meth:`Expert.wants_to_go_out`).  Reaching the
+  target score ahead always goes out.  It asks the partner when the partner holds many cards, and
+  answers "no" only when its own hand would cost a lot, could mostly be melded next turn, and the
+  opponents are not about to go out.
 * **Discard.** Scores every card by the chance that the next player can take the pile with it
   (from the opponents' melds, the cards it saw them pick up, what they discarded or declined, and
   how many of the rank are out of play) times what the pile is worth, plus what the card is worth
@@ -39,6 +42,7 @@ _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
+_OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
 
 
 class _Memory:
@@ -101,17 +105,18 @@ class Expert(Strategy):
 
     Parameters (``expert:aggression=0.7``):
 
-    * ``aggression`` (0-1): how readily it goes out; 0 holds on for more canastas, 1 goes out at once.
+    * ``aggression`` (0-1): how readily it goes out when behind on canastas against opponents stuck
+      with many cards; 0 plays on more often, 1 nearly always goes out.
     * ``freeze`` (0 or more): how readily it discards a wild card to freeze a dangerous pile; 0 never.
     * ``ask_cards``: ask the partner before going out when the partner holds at least this many cards.
+    * ``answer_cost``: answer the partner "no" only when its own hand holds at least these points.
     * ``wild_take_pile``: the smallest pile worth a wild card to take (one natural and one wild, R8.2c).
     """
 
     name = "expert"
     version = 1
     description = "Keeps pairs for the pile, freezes big piles, discards safely, times going out by score."
-    parameters = {"aggression": 0.5, "freeze": 1.0, "ask_cards": 5, "wild_take_pile": 4, "reserve": 1, "spare": 1,
-                  "open_risk": 150.0, "freeze_gain": 0.5, "answer_cost": 100}
+    parameters = {"aggression": 0.5, "freeze": 1.0, "ask_cards": 5, "answer_cost": 100, "wild_take_pile": 4}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -266,11 +271,10 @@ class Expert(Strategy):
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
         if budget <= 0:
             return None
+        # Decide the discard first and meld from the rest, so that melding never leaves only
+        # cards that would hand the next player the pile.
         usable = list(hand)
-        if self.reserve:
-            # Decide the discard first and meld from the rest, so melding never leaves only
-            # cards that would hand the next player the pile.
-            usable[self._cheapest_discard(view, hand)[1]] -= 1
+        usable[self._cheapest_discard(view, hand)[1]] -= 1
         for move in self._meld_candidates(view, usable, side, budget):
             if view.can(move):
                 return move
@@ -292,7 +296,7 @@ class Expert(Strategy):
                 for card in group.cards:
                     rest[card] -= 1
             # Opening would leave only cards that hand the opponents a big pile: wait a turn.
-            if self.reserve and self._cheapest_discard(view, rest)[0] > self.open_risk:
+            if self._cheapest_discard(view, rest)[0] > _OPENING_RISK:
                 return None
         move = Meld(found[1])
         return move if view.can(move) else None
@@ -319,8 +323,9 @@ class Expert(Strategy):
             current = naturals + jokers + deuces
             need = CANASTA_SIZE - current
             room = max_wilds(rules, rank, naturals) - jokers - deuces
-            spare = self.spare and wilds > need
-            if 0 < need <= min(wilds, room, budget) and (ours == 0 or jokers + deuces or danger or need == 1 or spare):
+            # A natural meld waits for naturals (R11.2: 500, not 300) unless a wild card is spare.
+            worth_it = ours == 0 or jokers + deuces or danger or need == 1 or wilds > need
+            if 0 < need <= min(wilds, room, budget) and worth_it:
                 use_jokers = min(hand[JOKER], need)
                 yield Meld((MeldGroup.of(rank, 0, use_jokers, need - use_jokers),))
         if danger:
@@ -368,13 +373,13 @@ class Expert(Strategy):
         if kind <= TWO:
             # The more wild cards in hand, the less the last of them is worth keeping.
             wilds = hand[JOKER] + hand[TWO]
-            cost = (260.0 if kind == JOKER else 130.0) / max(self.freeze, 0.01) / (1.0 + 0.4 * (wilds - 1) * self.spare)
+            cost = (260.0 if kind == JOKER else 130.0) / max(self.freeze, 0.01) / (1.0 + 0.4 * (wilds - 1))
             opponents = 1 - view.side
             if not self._memory.pile_freezers and view.pile_size >= 4 and view.has_melded(opponents):
                 # R8.1b: a frozen pile cannot be taken by a lay-off, only with a natural pair.
                 ranks = len(view.melds(opponents))
                 ours = 0.6 if view.has_melded(view.side) else 1.0
-                cost -= self.freeze_gain * pile_worth * min(1.0, ranks / 8.0) * ours
+                cost -= 0.5 * self.freeze * pile_worth * min(1.0, ranks / 8.0) * ours
             return cost
         if kind == BLACK_THREE:
             # R5.2: blocks the next player; worth saving for a pile that matters.
@@ -449,20 +454,6 @@ class Expert(Strategy):
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def _near_canastas(melds: dict[int, tuple[int, int, int]]) -> float:
-    """How close a side is to its next canastas: melds of 5 and 6 cards count most."""
-    near = 0.0
-    for naturals, jokers, deuces in melds.values():
-        size = naturals + jokers + deuces
-        if size == 6:
-            near += 1.0
-        elif size == 5:
-            near += 0.6
-        elif size == 4:
-            near += 0.25
-    return near
 
 
 def _table_score(view, side: int) -> int:

@@ -144,7 +144,7 @@ def test_parse_spec_splits_target_and_parameters():
         ("expert:aggression", "cannot be imported"),
         ("expert:aggression=0.5:freeze", "parameters must come last"),
         ("expert:=3", "is not KEY=VALUE"),
-        ("expert:boldness=2", "has no parameter 'boldness'; its parameters: aggression, ask_cards"),
+        ("expert:boldness=2", "has no parameter 'boldness'; its parameters: aggression, answer_cost"),
         ("expert:freeze=lots", "freeze='lots' is not a float"),
         ("no_such_module_here:Bot", "cannot be imported"),
         ("strategies.expert:Missing", "has no class 'Missing'"),

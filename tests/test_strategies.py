@@ -105,7 +105,7 @@ def test_expert_adds_naturals_and_keeps_wilds_when_not_needed():
     state = position(hands={0: "Q Q 2 5 6 9 4"}, melds={0: "Q Q Q", 1: "8 8 8"}, pile="4 6", phase=PLAY)
     expert, view = expert_view(state)
     move = expert.choose_meld(view)
-    assert str(move) == "meld Q Q"
+    assert [group.rank for group in move.groups] == [Q] and set(move.groups[0].cards) == {Q}
     state.apply(move)
     assert expert.choose_meld(view) is None  # one deuce cannot finish the queens: it stays in hand
     assert state.hands[0][TWO] == 1
@@ -118,6 +118,29 @@ def test_expert_completes_first_canasta_with_wild_cards_r12_1():
     assert str(move) == "meld Q:JK 2"
     state.apply(move)
     assert state.canasta_count(0) == 1
+
+
+def test_expert_keeps_its_only_safe_card_out_of_its_melds_r8_2c():
+    # Laying the 10 off would leave only nines, which side B could lay off to take a big pile.
+    state = position(
+        hands={0: "9 9 10"}, melds={0: "10 10 10; K K K K K K K", 1: "9 9 9"}, pile="4 6 7 8 5 4 6 7 8 5", phase=PLAY
+    )
+    expert, view = expert_view(state)
+    assert expert.choose_meld(view) is None
+    assert expert.choose_discard(view) == Discard(parse_kind("10"))
+
+
+def test_expert_opening_leaves_a_safe_discard_r10_2():
+    five = parse_kind("5")
+    state = position(
+        hands={0: "K K K A A A 5"}, melds={1: "5 5 5; 6 6 6"}, pile="4 7 8 9 10 4 7 8 9 10 J", phase=PLAY
+    )
+    expert, view = expert_view(state)
+    move = expert.choose_meld(view)
+    assert isinstance(move, Meld)
+    state.apply(move)
+    assert state.side_has_melded[0]
+    assert expert.choose_discard(view) != Discard(five)
 
 
 # ---------------------------------------------------------------- going out, asking, answering
@@ -363,3 +386,28 @@ def test_expert_parameters_from_a_spec():
 def test_expert_refuses_bad_parameters(spec, message):
     with pytest.raises(StrategyLoadError, match=message):
         load_strategy(spec)
+
+
+# ---------------------------------------------------------------- the strength script
+
+
+def load_strength_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "strength.py"
+    spec = importlib.util.spec_from_file_location("strength_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_strength_script_alternates_sides_and_reports_an_interval(capsys):
+    strength = load_strength_script()
+    assert strength.wilson_interval(0, 0) == (0.0, 1.0)
+    low, high = strength.wilson_interval(60, 100)
+    assert round(low, 3) == 0.502 and round(high, 3) == 0.691
+    assert strength.main(["greedy", "random", "--games", "3", "--workers", "1", "--rules", "target_score=1000"]) == 0
+    output = capsys.readouterr().out
+    assert "greedy vs random: 4 games, win rate" in output and "95% CI" in output
+    assert strength.main(["nonsense", "random"]) == 2

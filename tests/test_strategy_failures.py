@@ -46,6 +46,13 @@ class AnswersText(Greedy):
         return "yes"
 
 
+class AsksText(Greedy):
+    name = "asks-text"
+
+    def choose_ask(self, view):
+        return "please"
+
+
 class DiscardsWhatItLacks(Greedy):
     name = "discards-what-it-lacks"
 
@@ -119,6 +126,12 @@ def test_an_answer_that_is_not_a_bool_r12_5():
     error = fail(AnswersText)
     assert (error.decision, error.returned) == ("answer", "yes")
     assert "returned 'yes'" in str(error)
+
+
+def test_an_ask_that_is_not_a_bool_r12_5():
+    error = fail(AsksText)
+    assert (error.decision, error.returned) == ("ask", "please")
+    assert "not True or False; returned 'please'" in str(error)
 
 
 def test_a_strategy_that_returns_an_illegal_discard_r6_1():
