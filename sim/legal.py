@@ -21,7 +21,7 @@ from sim.melds import meld_problem
 from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from sim.state import ACQUIRE, ANSWER, PLAY, HandState
 
-__all__ = ["legal_acquires", "legal_discards", "legal_melds", "legal_moves", "legal_takes"]
+__all__ = ["legal_acquires", "legal_discards", "legal_melds", "legal_moves", "legal_takes", "meld_candidates"]
 
 _DRAW = Draw()
 _STOP = Stop()
@@ -99,6 +99,18 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
 
 def legal_melds(state: HandState) -> Iterator[Meld]:
     """Yield legal melds: single groups once the side has melded, whole openings before."""
+    for move in meld_candidates(state):
+        if state.can_meld(move):
+            yield move
+
+
+def meld_candidates(state: HandState) -> Iterator[Meld]:
+    """Yield, in the order :func:`legal_melds` lists them, melds worth checking with ``can_meld``.
+
+    Each is well shaped (R9 on its own) but not yet judged against the turn (R6.4, R10, R12):
+    a caller that only wants, say, the largest legal meld can check just the candidates that
+    would beat its best so far.
+    """
     if state.phase != PLAY:
         return
     hand = state.hands[state.seat]
@@ -111,9 +123,7 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
             cards = sum(len(group.cards) for group in groups)
             if hand_size - cards > 1 and sum(KIND_VALUE[kind] for group in groups for kind in group.cards) < minimum:
                 continue
-            move = Meld(groups)
-            if state.can_meld(move):
-                yield move
+            yield Meld(groups)
         return
     melds = state.melds[state.side]
     most_wilds = rules.max_wilds_per_meld
@@ -130,21 +140,15 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
                         is not None
                     ):
                         continue
-                    move = Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
-                    if state.can_meld(move):
-                        yield move
+                    yield Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
     for count in (3, 4):
         if hand[BLACK_THREE] >= count:
-            move = Meld((MeldGroup.of(BLACK_THREE, count),))
-            if state.can_meld(move):
-                yield move
+            yield Meld((MeldGroup.of(BLACK_THREE, count),))
     if state.rules.allow_wild_only_melds:
         for jokers in range(hand[JOKER] + 1):
             for deuces in range(hand[TWO] + 1):
                 if jokers + deuces:
-                    move = Meld((MeldGroup.of(WILD_RANK, 0, jokers, deuces),))
-                    if state.can_meld(move):
-                        yield move
+                    yield Meld((MeldGroup.of(WILD_RANK, 0, jokers, deuces),))
 
 
 def legal_discards(state: HandState) -> Iterator[Discard]:

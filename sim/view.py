@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from sim.cards import KIND_COUNT, KIND_VALUE
 from sim.errors import IllegalMoveError
-from sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes
+from sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
 from sim.moves import Discard, Meld, Move, TakePile
 from sim.rules import Rules
 from sim.state import HandState
@@ -201,6 +201,11 @@ class SeatView:
     def legal_melds(self) -> Iterator[Meld]:
         """Lazily yield legal melds (single groups once the side has melded, whole openings before)."""
         return legal_melds(self._state) if self._state.seat == self._seat else iter(())
+
+    def meld_candidates(self) -> Iterator[Meld]:
+        """Lazily yield well-shaped melds in :meth:`legal_melds` order, not yet judged against the
+        turn: check each with :meth:`can` (cheaper when only a few are worth checking)."""
+        return meld_candidates(self._state) if self._state.seat == self._seat else iter(())
 
     def legal_discards(self) -> Iterator[Discard]:
         """Lazily yield the legal discards."""

@@ -284,8 +284,9 @@ class Expert(Strategy):
         """The initial meld (R10), keeping back a card that is safe to discard after it."""
         rules = view.rules
         minimum = view.requirement(view.side)
+        table = _DiscardTable(self, view)
         usable = list(hand)
-        usable[self._cheapest_discard(view, hand)[1]] -= 1
+        usable[self._cheapest_discard(view, hand, table)[1]] -= 1
         found = _opening(rules, usable, minimum, forced=None, keep=1, hand_size=size - 1)
         if found is None:
             found = _opening(rules, hand, minimum, forced=None, keep=2, hand_size=size)
@@ -296,7 +297,7 @@ class Expert(Strategy):
                 for card in group.cards:
                     rest[card] -= 1
             # Opening would leave only cards that hand the opponents a big pile: wait a turn.
-            if self._cheapest_discard(view, rest)[0] > _OPENING_RISK:
+            if self._cheapest_discard(view, rest, table)[0] > _OPENING_RISK:
                 return None
         move = Meld(found[1])
         return move if view.can(move) else None
@@ -363,69 +364,53 @@ class Expert(Strategy):
         return next(view.legal_discards())
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
-        return sorted((self._discard_cost(view, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
+        table = _DiscardTable(self, view)
+        return sorted((self._discard_cost(table, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
 
-    def _cheapest_discard(self, view, hand) -> tuple[float, int]:
-        return min((self._discard_cost(view, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
+    def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
+        table = table or _DiscardTable(self, view)
+        return min((self._discard_cost(table, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
 
-    def _discard_cost(self, view, hand: tuple[int, ...], kind: int) -> float:
-        pile_worth = 40.0 + 25.0 * (view.pile_size + 1)
+    def _discard_cost(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
+        pile_worth = table.pile_worth
         if kind <= TWO:
             # The more wild cards in hand, the less the last of them is worth keeping.
             wilds = hand[JOKER] + hand[TWO]
             cost = (260.0 if kind == JOKER else 130.0) / max(self.freeze, 0.01) / (1.0 + 0.4 * (wilds - 1))
-            opponents = 1 - view.side
-            if not self._memory.pile_freezers and view.pile_size >= 4 and view.has_melded(opponents):
+            if not self._memory.pile_freezers and table.pile_size >= 4 and table.opponents_melded:
                 # R8.1b: a frozen pile cannot be taken by a lay-off, only with a natural pair.
-                ranks = len(view.melds(opponents))
-                ours = 0.6 if view.has_melded(view.side) else 1.0
+                ranks = table.opponent_meld_count
+                ours = 0.6 if table.we_melded else 1.0
                 cost -= 0.5 * self.freeze * pile_worth * min(1.0, ranks / 8.0) * ours
             return cost
         if kind == BLACK_THREE:
             # R5.2: blocks the next player; worth saving for a pile that matters.
-            return 12.0 if view.pile_size < 5 else 1.0
-        danger = self._take_chance(view, kind)
-        return danger * pile_worth + self._keep_value(view, hand, kind)
+            return 12.0 if table.pile_size < 5 else 1.0
+        danger = self._take_chance(table, kind)
+        return danger * pile_worth + self._keep_value(table, hand, kind)
 
-    def _keep_value(self, view, hand: tuple[int, ...], kind: int) -> float:
+    def _keep_value(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
         count = hand[kind]
-        side = view.side
-        penalty = KIND_VALUE[kind] if self._hand_may_end(view) else 0
-        if kind in view.melds(side):
+        penalty = KIND_VALUE[kind] if table.hand_may_end else 0
+        if kind in table.our_melds:
             return 25.0 - penalty
         if count >= 3:
             return 70.0 - penalty
         if count == 2:
             # A pair takes a frozen pile (R8.2b); more so before the side has melded.
-            return (55.0 if view.has_melded(side) else 65.0) - penalty
+            return (55.0 if table.we_melded else 65.0) - penalty
         return 4.0 + KIND_VALUE[kind] / 5.0 - penalty
 
-    def _take_chance(self, view, kind: int) -> float:
+    def _take_chance(self, table: _DiscardTable, kind: int) -> float:
         """The chance that the next seat can take the pile if this natural card goes on top."""
         memory = self._memory
-        taker = (view.seat + 1) % 4
-        their_side = taker & 1
-        their_melds = view.melds(their_side)
-        melded = view.has_melded(their_side)
-        frozen = memory.pile_freezers > 0 or not melded
-        if not frozen and kind in their_melds:
+        taker = table.taker
+        frozen = table.frozen
+        if not frozen and kind in table.their_melds:
             return 1.0  # R8.2c.3: a lay-off needs nothing from hand
         held = memory.known[taker][kind]
-        seen = view.hand[kind] + memory.pile.count(kind)
-        for melds_side in (0, 1):
-            meld = view.melds(melds_side).get(kind)
-            if meld is not None:
-                seen += meld[0]
-        for seat in range(4):
-            if seat != view.seat:
-                seen += memory.known[seat][kind]
-        unseen = max(0, _COPIES - seen)
-        sizes = view.hand_sizes
-        unknown = view.stock_count + sum(sizes) - sizes[view.seat]
-        for seat in range(4):
-            if seat != view.seat:
-                unknown -= sum(memory.known[seat])
-        share = min(1.0, max(0, sizes[taker] - sum(memory.known[taker])) / max(1, unknown))
+        unseen = max(0, _COPIES - table.seen[kind])
+        share = table.share
         none = (1.0 - share) ** unseen
         one = unseen * share * (1.0 - share) ** max(0, unseen - 1)
         if held >= 2:
@@ -437,20 +422,83 @@ class Expert(Strategy):
         chance = pair
         if not frozen:
             single = none if held == 1 else one if held == 0 else 0.0
-            chance += single * self._wild_chance(view, share)
+            chance += single * table.wild_chance
         if kind in memory.avoids[taker] and held < 2:
             chance *= 0.3
-        if not melded:
+        if not table.taker_melded:
             chance *= 0.5  # it must also reach its initial minimum (R8.2e)
         return min(chance, 1.0)
 
-    def _wild_chance(self, view, share: float) -> float:
+
+class _DiscardTable:
+    """What a discard decision reads from the view and the memory, gathered once per decision.
+
+    Scoring a discard looks at every kind in hand, and each look used to ask the view again for
+    the same melds and counts; gathering them here first gives the same figures much faster.
+    """
+
+    __slots__ = (
+        "pile_size",
+        "pile_worth",
+        "opponents_melded",
+        "opponent_meld_count",
+        "we_melded",
+        "our_melds",
+        "hand_may_end",
+        "taker",
+        "their_melds",
+        "taker_melded",
+        "frozen",
+        "seen",
+        "share",
+        "wild_chance",
+    )
+
+    def __init__(self, expert: Expert, view) -> None:
+        memory = expert._memory
+        side = view.side
+        opponents = 1 - side
+        self.pile_size = view.pile_size
+        self.pile_worth = 40.0 + 25.0 * (self.pile_size + 1)
+        self.opponents_melded = view.has_melded(opponents)
+        opponent_melds = view.melds(opponents)
+        self.opponent_meld_count = len(opponent_melds)
+        self.we_melded = view.has_melded(side)
+        our_melds = view.melds(side)
+        self.our_melds = our_melds
+        self.hand_may_end = expert._hand_may_end(view)
+        taker = (view.seat + 1) % 4
+        self.taker = taker
+        their_side = taker & 1
+        self.their_melds = opponent_melds if their_side == opponents else our_melds
+        self.taker_melded = view.has_melded(their_side)
+        self.frozen = memory.pile_freezers > 0 or not self.taker_melded
+        # Cards of each kind out of the next player's reach or already accounted for.
         hand = view.hand
-        seen = hand[JOKER] + hand[TWO] + self._memory.pile.count(JOKER) + self._memory.pile.count(TWO)
-        for side in (0, 1):
-            for _naturals, jokers, deuces in view.melds(side).values():
-                seen += jokers + deuces
-        return 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - seen)
+        seen = list(hand)
+        for kind in memory.pile:
+            seen[kind] += 1
+        for melds in (our_melds, opponent_melds):
+            for rank, meld in melds.items():
+                seen[rank] += meld[0]
+        for seat in range(4):
+            if seat != view.seat:
+                known = memory.known[seat]
+                for kind in range(KIND_COUNT):
+                    seen[kind] += known[kind]
+        self.seen = seen
+        sizes = view.hand_sizes
+        unknown = view.stock_count + sum(sizes) - sizes[view.seat]
+        for seat in range(4):
+            if seat != view.seat:
+                unknown -= sum(memory.known[seat])
+        share = min(1.0, max(0, sizes[taker] - sum(memory.known[taker])) / max(1, unknown))
+        self.share = share
+        wilds_seen = hand[JOKER] + hand[TWO] + memory.pile.count(JOKER) + memory.pile.count(TWO)
+        for melds in (our_melds, opponent_melds):
+            for _naturals, jokers, deuces in melds.values():
+                wilds_seen += jokers + deuces
+        self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
 
 
 # ---------------------------------------------------------------- helpers

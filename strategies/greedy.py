@@ -32,11 +32,13 @@ class Greedy(Strategy):
             plan = view.going_out_plan()
             if plan is not None and plan[0] and (view.partner_answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
+        # The first legal meld of the most cards, in legal_melds order; only a candidate that
+        # would beat the best so far is worth a legality check.
         best = None
         best_size = 0
-        for move in view.legal_melds():
+        for move in view.meld_candidates():
             size = sum(len(group.cards) for group in move.groups)
-            if size > best_size:
+            if size > best_size and view.can(move):
                 best, best_size = move, size
         return best
 
