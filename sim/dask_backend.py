@@ -76,6 +76,9 @@ POLL_SECONDS = 0.05
 THREAD_COUNT_SECONDS = 1.0
 """How often the client asks the scheduler how many worker threads there are."""
 
+WORKER_WAIT_SECONDS = 60.0
+"""How long a run waits for a first worker on a scheduler that has none."""
+
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 """Address schemes Dask's communication layer accepts."""
 
@@ -442,13 +445,13 @@ def _connect(address: str):
 
 
 def _worker_threads(client, *, wait: bool = False, address: str = "") -> int:
-    """Worker threads the cluster has now; with ``wait``, wait up to a minute for a first worker."""
+    """Worker threads the cluster has now; with ``wait``, wait :data:`WORKER_WAIT_SECONDS` for a first worker."""
     if wait and not client.nthreads():
         try:
-            client.wait_for_workers(1, timeout=60)
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
         except TimeoutError:
-            raise ClusterError(f"the Dask scheduler at {address} has no workers (waited 60 s); start some with "
-                               f"dask worker {address}") from None
+            raise ClusterError(f"the Dask scheduler at {address} has no workers (waited {WORKER_WAIT_SECONDS:g} s); "
+                               f"start some with: dask worker {address}") from None
     return sum(client.nthreads().values())
 
 

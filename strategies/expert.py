@@ -481,17 +481,11 @@ class _DiscardTable:
         for melds in (our_melds, opponent_melds):
             for rank, meld in melds.items():
                 seen[rank] += meld[0]
-        for seat in range(4):
-            if seat != view.seat:
-                known = memory.known[seat]
-                for kind in range(KIND_COUNT):
-                    seen[kind] += known[kind]
-        self.seen = seen
+        me = view.seat
+        first, second, third = (memory.known[seat] for seat in range(4) if seat != me)
+        self.seen = [mine + a + b + c for mine, a, b, c in zip(seen, first, second, third, strict=True)]
         sizes = view.hand_sizes
-        unknown = view.stock_count + sum(sizes) - sizes[view.seat]
-        for seat in range(4):
-            if seat != view.seat:
-                unknown -= sum(memory.known[seat])
+        unknown = view.stock_count + sum(sizes) - sizes[me] - sum(first) - sum(second) - sum(third)
         share = min(1.0, max(0, sizes[taker] - sum(memory.known[taker])) / max(1, unknown))
         self.share = share
         wilds_seen = hand[JOKER] + hand[TWO] + memory.pile.count(JOKER) + memory.pile.count(TWO)

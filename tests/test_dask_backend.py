@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
+import sim.dask_backend
 from sim.cli import main
 from sim.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_address, prepare_job
 from sim.rules import Rules
@@ -227,6 +228,15 @@ def test_a_hanging_chunk_ends_the_run_with_a_timeout_error(tmp_path):
     with pytest.raises(ClusterError, match=r"chunk 0 \(games 0-1\) did not come back within 1.5 s"):
         runner(settings, RunDirectory(tmp_path / "run"), [0, 1], workers=1)
     assert runner.description == "1 workers on a local Dask cluster"
+
+
+def test_a_scheduler_without_workers_ends_the_run_with_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(sim.dask_backend, "WORKER_WAIT_SECONDS", 0.5)
+    settings = RunSettings(games=4, seed=1, specs=("greedy",), rules=QUICK, chunk_size=2)
+    with LocalCluster(n_workers=0, dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"}) as empty:
+        with pytest.raises(ClusterError, match=r"has no workers \(waited 0.5 s\); start some with: dask worker"):
+            DaskChunkRunner(empty.scheduler_address)(settings, RunDirectory(tmp_path / "run"), [0, 1], workers=1)
+    assert not list((tmp_path / "run" / "games").iterdir())
 
 
 def test_scheduler_addresses_are_checked():
