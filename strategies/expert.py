@@ -123,6 +123,7 @@ class Expert(Strategy):
         self._memory = _Memory()
         self._turn: tuple[int, int] | None = None
         self._going_out = False
+        self._table_cache: tuple[tuple, _DiscardTable] | None = None
 
     # ------------------------------------------------------------ hooks
 
@@ -284,7 +285,7 @@ class Expert(Strategy):
         """The initial meld (R10), keeping back a card that is safe to discard after it."""
         rules = view.rules
         minimum = view.requirement(view.side)
-        table = _DiscardTable(self, view)
+        table = self._discard_table(view)
         usable = list(hand)
         usable[self._cheapest_discard(view, hand, table)[1]] -= 1
         found = _opening(rules, usable, minimum, forced=None, keep=1, hand_size=size - 1)
@@ -363,12 +364,23 @@ class Expert(Strategy):
                 return move
         return next(view.legal_discards())
 
-    def _discard_order(self, view, hand) -> list[tuple[float, int]]:
+    def _discard_table(self, view) -> _DiscardTable:
+        # Within one turn the table this seat sees changes only by its own melds, which change its
+        # hand; so the same turn and the same hand mean the same table, read once.
+        key = (view.hand_number, view.turn_count, view.hand)
+        cached = self._table_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         table = _DiscardTable(self, view)
+        self._table_cache = (key, table)
+        return table
+
+    def _discard_order(self, view, hand) -> list[tuple[float, int]]:
+        table = self._discard_table(view)
         return sorted((self._discard_cost(table, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
-        table = table or _DiscardTable(self, view)
+        table = table or self._discard_table(view)
         return min((self._discard_cost(table, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
 
     def _discard_cost(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
