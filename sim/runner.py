@@ -86,6 +86,8 @@ class RunSettings:
 
     :ivar specs: the strategy specs as given: one (a mirror match), two (head to head) or more (a round robin).
     :ivar duplicate: whether each deal is played twice, with the strategies swapped between the sides.
+    :ivar time_limit: seconds one decision of a strategy may take (``None``: no limit); a slower decision
+        is a strategy failure, handled by ``--on-error``.
     """
 
     games: int
@@ -94,8 +96,11 @@ class RunSettings:
     rules: Rules
     chunk_size: int
     duplicate: bool = False
+    time_limit: float | None = None
 
     def __post_init__(self) -> None:
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"a decision time limit must be a positive number of seconds; got {self.time_limit}")
         if self.games < 1 or self.chunk_size < 1:
             raise ValueError(f"a run needs games >= 1 and chunk_size >= 1; got {self.games}, {self.chunk_size}")
         if not self.specs:
@@ -153,6 +158,7 @@ class RunSettings:
             "chunks": self.chunk_count,
             "matchup": "mirror" if len(self.specs) == 1 else "head_to_head" if len(self.specs) == 2 else "round_robin",
             "duplicate": self.duplicate,
+            "time_limit": self.time_limit,
             "rules": self.rules.options(),
             "rules_changed": self.rules.changed_options(),
         }
@@ -189,6 +195,7 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
             rules=Rules.from_mapping(manifest["rules"]),
             chunk_size=int(manifest["chunk_size"]),
             duplicate=bool(manifest.get("duplicate", False)),
+            time_limit=None if manifest.get("time_limit") is None else float(manifest["time_limit"]),
         )
     except KeyError as error:
         raise RunDirectoryError(
@@ -249,7 +256,11 @@ class ChunkPlayer:
             seed = settings.game_seed(game_id)
             try:
                 result = play_game(
-                    [first, second, first, second], seed=seed, rules=settings.rules, names=[*specs, *specs]
+                    [first, second, first, second],
+                    seed=seed,
+                    rules=settings.rules,
+                    names=[*specs, *specs],
+                    time_limit=settings.time_limit,
                 )
             except StrategyError as error:
                 description = f"game {game_id}: {error}"

@@ -270,3 +270,44 @@ def test_default_matchup_is_expert_against_greedy(tmp_path):
     manifest = json.loads((out / "run.json").read_text())
     assert [entry["spec"] for entry in manifest["strategies"]] == ["expert", "greedy"]
     assert list(RunDirectory(out).chunk_game_counts().values()) and "expert" in result.stdout
+
+
+DAWDLER = '''
+import time
+
+from strategies.greedy import Greedy
+
+
+class Dawdler(Greedy):
+    """Greedy, but every discard of its first hand takes a tenth of a second."""
+
+    name = "dawdler"
+
+    def choose_discard(self, view):
+        if view.hand_number == 1:
+            time.sleep(0.1)
+        return super().choose_discard(view)
+'''
+
+
+def test_time_limit_overrun_is_a_strategy_failure_named_in_one_line(tmp_path):
+    bot = tmp_path / "dawdler.py"
+    bot.write_text(DAWDLER)
+    spec = f"{bot}:Dawdler"
+    out = tmp_path / "stopped"
+    result = CliRunner().invoke(
+        main, ["run", "--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1",
+               "--time-limit", "0.05", "--out", str(out), "-q", *QUICK],
+    )
+    assert result.exit_code == 1
+    message = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert "took" in message and "over the budget of 0.05 s" in message and spec in message
+    assert "decision discard" in message and "Traceback" not in message
+    forfeited = tmp_path / "forfeited"
+    result = invoke("--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1",
+                    "--time-limit", "0.05", "--on-error", "forfeit", "--out", str(forfeited), "-q", *QUICK)
+    assert result.exit_code == 0
+    games, _ = tables(forfeited)
+    assert list(games.termination) == ["forfeit", "forfeit"]
+    assert json.loads((forfeited / "run.json").read_text())["time_limit"] == 0.05
+    assert "--time-limit 0.05" in json.loads((forfeited / "run.json").read_text())["command"]

@@ -163,6 +163,8 @@ def _check_versions(manifest: dict, loaded, path) -> None:
               help="Games per chunk, each written as one Parquet part (default: 50, fewer for small runs).")
 @click.option("--duplicate", is_flag=True,
               help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
@@ -178,7 +180,7 @@ def _check_versions(manifest: dict, loaded, path) -> None:
                    "(default: 60 plus 10 per game of a chunk).")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                duplicate, quiet, verbose, log_file, backend, scheduler, task_timeout) -> None:
+                duplicate, time_limit, quiet, verbose, log_file, backend, scheduler, task_timeout) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
     One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
@@ -196,6 +198,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         directory, manifest, settings = _settings_for_resume(ctx, resume, games, seed, specs, rules, chunk_size)
         if _given(ctx, "duplicate") and duplicate != settings.duplicate:
             raise fail(f"--resume {resume}: the run was made without --duplicate; resume it without that option")
+        if _given(ctx, "time_limit") and time_limit != settings.time_limit:
+            raise fail(f"--resume {resume}: the run was made with --time-limit {settings.time_limit}; "
+                       "resume it without that option")
         seed_drawn = bool(manifest.get("seed_drawn"))
     else:
         seed_drawn = seed is None
@@ -203,7 +208,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             seed = int.from_bytes(os.urandom(4), "big")
         try:
             settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
-                                   chunk_size=chunk_size or default_chunk_size(games), duplicate=duplicate)
+                                   chunk_size=chunk_size or default_chunk_size(games), duplicate=duplicate,
+                                   time_limit=time_limit)
         except ValueError as error:
             raise fail(f"-s/--strategy {' '.join(specs or DEFAULT_MATCHUP)}: {error}") from None
         directory = RunDirectory(out if out is not None else _default_out())
@@ -272,6 +278,8 @@ def reproducing_command(settings: RunSettings, path: Path) -> str:
         words += ["--chunk-size", str(settings.chunk_size)]
     if settings.duplicate:
         words.append("--duplicate")
+    if settings.time_limit is not None:
+        words += ["--time-limit", str(settings.time_limit)]
     return shlex.join([*words, "--out", str(path)])
 
 
