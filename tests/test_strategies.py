@@ -386,28 +386,3 @@ def test_expert_parameters_from_a_spec():
 def test_expert_refuses_bad_parameters(spec, message):
     with pytest.raises(StrategyLoadError, match=message):
         load_strategy(spec)
-
-
-# ---------------------------------------------------------------- the strength script
-
-
-def load_strength_script():
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "scripts" / "strength.py"
-    spec = importlib.util.spec_from_file_location("strength_script", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_strength_script_alternates_sides_and_reports_an_interval(capsys):
-    strength = load_strength_script()
-    assert strength.wilson_interval(0, 0) == (0.0, 1.0)
-    low, high = strength.wilson_interval(60, 100)
-    assert round(low, 3) == 0.502 and round(high, 3) == 0.691
-    assert strength.main(["greedy", "random", "--games", "3", "--workers", "1", "--rules", "target_score=1000"]) == 0
-    output = capsys.readouterr().out
-    assert "greedy vs random: 4 games, win rate" in output and "95% CI" in output
-    assert strength.main(["nonsense", "random"]) == 2
