@@ -1,9 +1,12 @@
 """A small API for notebooks: load a run's tables as DataFrames and summarize them.
 
->>> from sim.analysis import load_run, summarize          # doctest: +SKIP
->>> run = load_run("results/20250101-120000")              # doctest: +SKIP
->>> run.games.groupby("winner_strategy").size()            # doctest: +SKIP
->>> summarize(run)                                         # doctest: +SKIP
+Typical use, with the directory of a finished run::
+
+    from sim.analysis import load_run, summarize
+
+    run = load_run("results/20250101-120000")
+    run.games.groupby("winner_strategy").size()
+    summarize(run)
 
 The columns are documented in ``docs/output.md``.  Only chunks whose ``games`` and ``hands``
 parts both exist are read, so a run still going, or killed and not yet resumed, loads consistently.
