@@ -82,11 +82,12 @@ def _leftover_candidates(
     or two black 3s) must be the discard, two such cards make going out impossible (R12.4), and
     a side with too few canastas within reach of its hand cannot go out at all (R12.1).
     """
+    sizes = [meld[0] + meld[1] + meld[2] for meld in melds]
     if not rules.allow_wild_only_melds:
-        wilds = hand[JOKER] + hand[TWO]
+        reach = CANASTA_SIZE - hand[JOKER] - hand[TWO]
         reachable = 0
         for rank in range(FOUR, KIND_COUNT):
-            if sum(melds[rank]) + hand[rank] + wilds >= CANASTA_SIZE:
+            if sizes[rank] + hand[rank] >= reach:
                 reachable += 1
         if reachable < rules.canastas_to_go_out:
             return []
@@ -95,7 +96,7 @@ def _leftover_candidates(
     if black_threes in (1, 2) or rules.black_three_melds == "never":
         forced.extend([BLACK_THREE] * black_threes)
     for rank in range(FOUR, KIND_COUNT):
-        if hand[rank] == 1 and sum(melds[rank]) == 0:
+        if hand[rank] == 1 and sizes[rank] == 0:
             forced.append(rank)
     if forced:
         return [forced[0]] if len(forced) == 1 and allow_discard else []
