@@ -155,6 +155,18 @@ class _ObservedTable(_Table):
         self.observer.on_move(state)
 
 
+def _build_player(factory: StrategyFactory, seat: int, name: str, seed: int) -> Strategy:
+    """Build one seat's strategy with its own generator; a constructor that fails is the strategy's failure."""
+    try:
+        return factory(random.Random(derive_seed(seed, f"seat{seat}")))
+    except StrategyError:
+        raise
+    except Exception as error:  # a plugin's constructor failing, whatever the failure, is reported
+        raise StrategyError(
+            f"could not be built: {type(error).__name__}: {error}", spec=name, seat=seat, game_seed=seed, decision="build"
+        ) from error
+
+
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
     players = table.players
@@ -222,7 +234,7 @@ def play_game(
     if len(players) != 4:
         raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
     names = list(names) if names is not None else [getattr(p, "name", repr(p)) for p in players]
-    instances = [factory(random.Random(derive_seed(seed, f"seat{seat}"))) for seat, factory in enumerate(players)]
+    instances = [_build_player(factory, seat, names[seat], seed) for seat, factory in enumerate(players)]
     if observer is None:
         table = _Table(instances, names, seed, time_limit)
     else:

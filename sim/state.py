@@ -110,7 +110,6 @@ class HandState(MeldingRules, PileRules):
         self.side_has_melded = [False, False]
         self.seat_has_melded = [False, False, False, False]
         self.red_threes = [0, 0, 0, 0]
-        self.red_three_cards: list[list[int]] = [[], [], [], []]
         self.first_turn_done = [False, False, False, False]
         self.seat = (dealer + 1) % 4
         self.phase = ACQUIRE

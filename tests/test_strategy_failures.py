@@ -236,3 +236,14 @@ def test_the_seed_in_a_failure_replays_it():
         names = ["raises-spec", "greedy", "raises-spec", "greedy"]
         play_game([Raises, Greedy, Raises, Greedy], seed=first.game_seed, names=names)
     assert str(again.value) == str(first)
+
+
+def test_a_constructor_that_fails_mid_run_is_a_strategy_error_with_its_seat_and_seed():
+    def broken(rng):
+        raise RuntimeError("no memory left")
+
+    with pytest.raises(StrategyError) as caught:
+        play_game([Greedy, broken, Greedy, broken], seed=11, names=["greedy", "broken", "greedy", "broken"])
+    error = caught.value
+    assert error.seat == 1 and error.spec == "broken" and error.game_seed == 11 and error.decision == "build"
+    assert "RuntimeError: no memory left" in str(error)
