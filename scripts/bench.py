@@ -152,7 +152,10 @@ def main(argv: list[str] | None = None) -> int:
         ("engine, random players, 1 core", f"{figures['engine_random']['hands_per_second']:,.0f} hands/s, "
          f"{figures['engine_random']['decisions_per_second']:,.0f} decisions/s"),
         ("expert vs greedy in-process, 1 core", f"{figures['matchup_in_process']['games_per_second']:.1f} games/s"),
-        (f"canasta-sim run, 1 worker, {games} games", f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)"),
+        (
+            f"canasta-sim run, 1 worker, {games} games",
+            f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)",
+        ),
         (f"canasta-sim run, {cores} workers, {games} games",
          f"{many['games_per_second']:.1f} games/s ({many['seconds']:.1f} s)"),
         (f"speed-up 1 -> {cores} workers", f"{figures['speedup']:.2f}x"),

@@ -111,13 +111,13 @@ class _Table:
         if self.time_limit is not None:
             elapsed = time.perf_counter() - start
             if elapsed > self.time_limit:
-                raise self.error(
-                    seat, decision, f"took {elapsed:.3f} s, over the budget of {self.time_limit} s", value
-                )
+                raise self.error(seat, decision, f"took {elapsed:.3f} s, over the budget of {self.time_limit} s", value)
         return value
 
     def error(self, seat: int, decision: str, message: str, value) -> StrategyError:
-        return StrategyError(message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value)
+        return StrategyError(
+            message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value
+        )
 
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
         before = state.red_threes[seat]
@@ -135,9 +135,7 @@ class _Table:
                 try:
                     player.on_event(event)
                 except Exception as error:  # a plugin's hook failing is reported like its decisions
-                    raise self.error(
-                        listener_seat, "event", f"raised {type(error).__name__}: {error}", None
-                    ) from error
+                    raise self.error(listener_seat, "event", f"raised {type(error).__name__}: {error}", None) from error
 
 
 class _ObservedTable(_Table):
@@ -163,7 +161,11 @@ def _build_player(factory: StrategyFactory, seat: int, name: str, seed: int) -> 
         raise
     except Exception as error:  # a plugin's constructor failing, whatever the failure, is reported
         raise StrategyError(
-            f"could not be built: {type(error).__name__}: {error}", spec=name, seat=seat, game_seed=seed, decision="build"
+            f"could not be built: {type(error).__name__}: {error}",
+            spec=name,
+            seat=seat,
+            game_seed=seed,
+            decision="build",
         ) from error
 
 

@@ -108,8 +108,10 @@ class RunSettings:
         if len(self.specs) >= 3 and len(set(self.specs)) != len(self.specs):
             raise ValueError(f"a round robin needs different strategies; got {', '.join(self.specs)}")
         if self.duplicate and len(set(self.specs)) < 2:
-            raise ValueError("duplicate deals need two or more different strategies; a mirror match would replay "
-                             "each deal identically")
+            raise ValueError(
+                "duplicate deals need two or more different strategies; a mirror match would replay "
+                "each deal identically"
+            )
 
     @property
     def chunk_count(self) -> int:
@@ -128,7 +130,9 @@ class RunSettings:
         return derive_seed(self.seed, f"game{game_id}")
 
     def deal_id(self, game_id: int) -> int:
-        """The deal of game ``game_id`` (the ``deal_id`` column): games ``2k`` and ``2k + 1`` share one if duplicated."""
+        """The deal of game ``game_id`` (the ``deal_id`` column).
+
+        Games ``2k`` and ``2k + 1`` share one when deals are duplicated."""
         return deal_of(game_id, self.duplicate)
 
     def sides(self, game_id: int) -> tuple[str, str]:
@@ -227,8 +231,15 @@ class ChunkPlayer:
         a copy sent to the worker); ``None`` loads them from the specs.
     """
 
-    def __init__(self, settings: RunSettings, run_path: str, on_error: str, stop_event, *,
-                 factories: dict[str, LoadedStrategy] | None = None) -> None:
+    def __init__(
+        self,
+        settings: RunSettings,
+        run_path: str,
+        on_error: str,
+        stop_event,
+        *,
+        factories: dict[str, LoadedStrategy] | None = None,
+    ) -> None:
         self.settings = settings
         self.directory = RunDirectory(run_path)
         self.on_error = on_error
@@ -317,8 +328,10 @@ def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[An
     root = logging.getLogger()
     if context.get_start_method() == "fork":
         # Wrap only the given handlers, not those other code (a test harness) put on the root logger.
-        wrapped = [(handler, MultiProcessingHandler(f"mp-handler-{index}", sub_handler=handler))
-                   for index, handler in enumerate(handlers)]
+        wrapped = [
+            (handler, MultiProcessingHandler(f"mp-handler-{index}", sub_handler=handler))
+            for index, handler in enumerate(handlers)
+        ]
         for handler, wrapper in wrapped:
             root.removeHandler(handler)
             root.addHandler(wrapper)
