@@ -50,14 +50,19 @@ def test_every_module_has_a_layer():
     assert unplaced == []
 
 
-@pytest.mark.parametrize("path", [path for path in sim_modules() if path.name != "__init__.py" or path.parent != SIM],
-                         ids=lambda path: str(path.relative_to(SIM)))
+@pytest.mark.parametrize(
+    "path",
+    [path for path in sim_modules() if path.name != "__init__.py" or path.parent != SIM],
+    ids=lambda path: str(path.relative_to(SIM)),
+)
 def test_imports_point_only_to_earlier_layers(path):
     own = layer_of(path)
     for module in imported_modules(path):
         if module.startswith("sim."):
             target = module.split(".")[1]
-            assert LAYER_OF[target] <= own, f"{path.name} ({LAYERS[own][0]}) imports {module} ({LAYERS[LAYER_OF[target]][0]})"
+            assert LAYER_OF[target] <= own, (
+                f"{path.name} ({LAYERS[own][0]}) imports {module} ({LAYERS[LAYER_OF[target]][0]})"
+            )
 
 
 @pytest.mark.parametrize("name", sorted(LAYERS[0][1] | LAYERS[1][1] | LAYERS[2][1]))

@@ -17,5 +17,9 @@ def test_score_identity_r14_1_over_random_games():
         for hand in result.hands:
             for side in hand.sides:
                 assert side.score == (
-                    side.meld_points + side.canasta_bonus + side.going_out_bonus + side.red_three_bonus - side.hand_penalty
+                    side.meld_points
+                    + side.canasta_bonus
+                    + side.going_out_bonus
+                    + side.red_three_bonus
+                    - side.hand_penalty
                 )
