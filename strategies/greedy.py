@@ -32,15 +32,17 @@ class Greedy(Strategy):
             plan = view.going_out_plan()
             if plan is not None and plan[0] and (view.partner_answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
-        # The first legal meld of the most cards, in legal_melds order; only a candidate that
-        # would beat the best so far is worth a legality check.
-        best = None
-        best_size = 0
-        for move in view.meld_candidates():
-            size = sum(len(group.cards) for group in move.groups)
-            if size > best_size and view.can(move):
-                best, best_size = move, size
-        return best
+        # The first legal meld of the most cards, in legal_melds order: candidates are tried
+        # largest first (ties in listing order), so usually a single legality check decides.
+        candidates = [
+            (-sum(len(group.cards) for group in move.groups), index, move)
+            for index, move in enumerate(view.meld_candidates())
+        ]
+        candidates.sort(key=_size_then_order)
+        for _size, _index, move in candidates:
+            if view.can(move):
+                return move
+        return None
 
     def choose_discard(self, view) -> Discard:
         hand = view.hand
@@ -49,6 +51,10 @@ class Greedy(Strategy):
         theirs = () if view.is_pile_frozen else view.melds(1 - view.side)
         options = list(view.legal_discards())
         return min(options, key=lambda move: _usefulness(move.card, hand, own, theirs))
+
+
+def _size_then_order(candidate: tuple) -> tuple[int, int]:
+    return candidate[0], candidate[1]
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> tuple[int, int]:
