@@ -309,3 +309,24 @@ def table_value(state: HandState, side: int) -> int:
 def first_card(hand: Sequence[int]) -> int:
     """Return the highest kind a count vector holds (for a throw-away discard)."""
     return next(kind for kind in range(KIND_COUNT - 1, -1, -1) if hand[kind])
+
+
+def score_from_parts(side) -> int:
+    """R14.1: a side's hand score rebuilt from its recorded parts, to check against ``side.score``."""
+    return side.meld_points + side.canasta_bonus + side.going_out_bonus + side.red_three_bonus - side.hand_penalty
+
+
+FLAKY_BOT_SOURCE = '''
+from strategies.greedy import Greedy
+
+
+class Flaky(Greedy):
+    """Greedy whose discards fail now and then, drawn from its own generator (so reproducibly)."""
+
+    name = "flaky"
+
+    def choose_discard(self, view):
+        if self.rng.random() < 0.01:
+            raise RuntimeError("flaky failure")
+        return super().choose_discard(view)
+'''

@@ -16,6 +16,7 @@ from sim import ENGINE_VERSION
 from sim.cli import main
 from sim.storage import RunDirectory
 from strategies import Greedy, RandomPlay
+from tests.helpers import FLAKY_BOT_SOURCE
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 
@@ -35,18 +36,7 @@ class Slow(Greedy):
         time.sleep(float(os.environ.get("CANASTA_TEST_DELAY", "0")))
 '''
 
-FLAKY = '''
-from strategies.greedy import Greedy
-
-
-class Flaky(Greedy):
-    name = "flaky"
-
-    def choose_discard(self, view):
-        if self.rng.random() < 0.01:
-            raise RuntimeError("flaky failure")
-        return super().choose_discard(view)
-'''
+FLAKY = FLAKY_BOT_SOURCE
 
 
 def invoke(*args: str):

@@ -18,6 +18,7 @@ from sim.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_
 from sim.rules import Rules
 from sim.runner import RunSettings, run_chunks
 from sim.storage import RunDirectory
+from tests.helpers import FLAKY_BOT_SOURCE
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -42,20 +43,7 @@ class Mine(Greedy):
     name = "mine"
 '''
 
-FLAKY = '''
-from strategies.greedy import Greedy
-
-
-class Flaky(Greedy):
-    """Greedy whose discards fail now and then, drawn from its own generator (so reproducibly)."""
-
-    name = "flaky"
-
-    def choose_discard(self, view):
-        if self.rng.random() < 0.01:
-            raise RuntimeError("flaky failure")
-        return super().choose_discard(view)
-'''
+FLAKY = FLAKY_BOT_SOURCE
 
 KILLER = ON_A_WORKER + '''
 import os

@@ -28,7 +28,7 @@ from sim.rules import Rules
 from sim.scoring import score_hand
 from sim.state import ACQUIRE, ANSWER, END_TURN_CAP, OVER, PLAY, HandState
 from strategies import RandomPlay
-from tests.helpers import snapshot, verify_card_accounting
+from tests.helpers import score_from_parts, snapshot, verify_card_accounting
 
 RULE_ID = re.compile(r"^(R\d+\.\d+[a-f]?|E\d)$")
 MAX_ACTIONS_PER_HAND = 5000
@@ -83,9 +83,7 @@ def check_hand_result(state: HandState) -> None:
     result = score_hand(state)
     for side in result.sides:
         assert side.score % 5 == 0
-        assert side.score == (
-            side.meld_points + side.canasta_bonus + side.going_out_bonus + side.red_three_bonus - side.hand_penalty
-        )
+        assert side.score == score_from_parts(side)
         if side.went_out:
             assert side.canasta_natural + side.canasta_mixed >= state.rules.canastas_to_go_out
             assert side.going_out_bonus in (state.rules.going_out_bonus, state.rules.concealed_going_out_bonus)

@@ -2,6 +2,7 @@
 
 from sim import play_game
 from strategies import Greedy, RandomPlay
+from tests.helpers import score_from_parts
 
 
 def test_greedy_self_play_reaches_target_r15_1():
@@ -16,10 +17,4 @@ def test_score_identity_r14_1_over_random_games():
         result = play_game([RandomPlay, Greedy, RandomPlay, Greedy], seed=seed)
         for hand in result.hands:
             for side in hand.sides:
-                assert side.score == (
-                    side.meld_points
-                    + side.canasta_bonus
-                    + side.going_out_bonus
-                    + side.red_three_bonus
-                    - side.hand_penalty
-                )
+                assert side.score == score_from_parts(side)

@@ -31,6 +31,7 @@ from sim.state import (
 )
 from strategies.greedy import Greedy
 from strategies.random_play import RandomPlay
+from tests.helpers import score_from_parts
 
 KING = parse_kind("K")
 QUEEN = parse_kind("Q")
@@ -779,13 +780,7 @@ def test_whole_games_finish_under_each_alternative(options):
         for hand in result.hands:
             assert hand.end_reason in (END_WENT_OUT, END_STOCK_EXHAUSTED, END_RED_THREE_LAST_CARD)
             for side in hand.sides:
-                assert side.score == (
-                    side.meld_points
-                    + side.canasta_bonus
-                    + side.going_out_bonus
-                    + side.red_three_bonus
-                    - side.hand_penalty
-                )
+                assert side.score == score_from_parts(side)
                 if side.went_out:
                     assert side.canasta_natural + side.canasta_mixed >= rules.canastas_to_go_out
 

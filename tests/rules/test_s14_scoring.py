@@ -5,7 +5,7 @@ import pytest
 from sim.rules import Rules
 from sim.scoring import score_hand
 from sim.state import PLAY
-from tests.helpers import finish, position
+from tests.helpers import finish, position, score_from_parts
 
 DEFAULT = Rules()
 
@@ -23,10 +23,6 @@ def _hand_end(melds_a="Q Q Q Q Q Q Q", melds_b="", hands_b=("", ""), red_threes=
         **extra,
     )
     return finish(state, "meld 5 5 5", "discard 9")
-
-
-def _identity(side):
-    return side.meld_points + side.canasta_bonus + side.going_out_bonus + side.red_three_bonus - side.hand_penalty
 
 
 def test_r14_1a_card_points_of_every_melded_card():
@@ -68,10 +64,10 @@ def test_r14_1e_every_card_left_in_hand_counts_against():
     assert result.sides[1].score == 30 - 125
 
 
-def test_r14_1_score_identity():
+def test_r14_1_scorescore_from_parts():
     for result in (_hand_end(), _hand_end(melds_b="K K K", hands_b=("JK", "4"), red_threes={3: 2})):
         for side in result.sides:
-            assert side.score == _identity(side)
+            assert side.score == score_from_parts(side)
 
 
 def test_r14_2_negative_result_added_to_running_total():
