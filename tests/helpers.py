@@ -260,6 +260,8 @@ def snapshot(state: HandState) -> dict:
     for name, value in vars(state).items():
         if name == "history":
             copied[name] = tuple(value)  # its entries are immutable; copying them deeply would be slow
+        elif name == "_vouched":
+            continue  # the last move is_legal accepted, kept to spare re-verifying it: not game state
         elif name not in ("rules", "deck"):  # both immutable
             copied[name] = copy.deepcopy(value)
     return copied

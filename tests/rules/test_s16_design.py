@@ -5,6 +5,7 @@ import random
 
 import pytest
 
+from sim.errors import IllegalMoveError
 from sim.going_out import find_meld_out
 from sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile, parse_move
 from sim.rules import Rules
@@ -136,3 +137,16 @@ def test_e1_malformed_records_are_refused_as_illegal(move):
     phase = "acquire" if isinstance(move, TakePile) else PLAY
     state = position(hands={0: "K K K 9 9 5"}, melds={0: "A A A"}, pile="5 K", seat=0, phase=phase)
     expect_illegal(state, move, "E1")
+
+
+def test_e2_a_move_found_legal_is_verified_again_once_the_state_has_moved_on():
+    # is_legal remembers the move it accepted so that applying that very object skips a second
+    # check; any move applied in between must void that, or a stale move would slip through.
+    state = position(hands={0: "K K K 5 6"}, melds={0: "K K K"}, seat=0, phase=PLAY)
+    stale = Discard(13)
+    assert state.is_legal(stale)
+    apply_all(state, "meld K K K")
+    with pytest.raises(IllegalMoveError) as caught:
+        state.apply(stale)
+    assert caught.value.rule == "R6.1" and "holds no K" in caught.value.reason
+    assert state.hands[0][13] == 0 and state.pile[-1] != 13
