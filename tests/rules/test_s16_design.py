@@ -149,4 +149,4 @@ def test_e2_a_move_found_legal_is_verified_again_once_the_state_has_moved_on():
     with pytest.raises(IllegalMoveError) as caught:
         state.apply(stale)
     assert caught.value.rule == "R6.1" and "holds no K" in caught.value.reason
-    assert state.hands[0][13] == 0 and state.pile[-1] != 13
+    assert state.hands[0][13] == 0 and state.pile[-1:] != [13]
