@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sim.cards import BLACK_THREE, KIND_VALUE, TWO
+from sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
 from sim.moves import Discard, Meld, Move
 from sim.strategy import Strategy
 
@@ -49,8 +49,17 @@ class Greedy(Strategy):
         own = view.melds(view.side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
         theirs = () if view.is_pile_frozen else view.melds(1 - view.side)
-        options = list(view.legal_discards())
-        return min(options, key=lambda move: _usefulness(move.card, hand, own, theirs))
+        # The least useful legal card, ties to the higher kind as legal_discards lists them; the
+        # cards are ranked first, so usually only the first needs a legality check.
+        kinds = sorted(
+            (kind for kind in range(KIND_COUNT - 1, -1, -1) if hand[kind]),
+            key=lambda kind: _usefulness(kind, hand, own, theirs),
+        )
+        for kind in kinds:
+            move = Discard(kind)
+            if view.can(move):
+                return move
+        raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
 
 
 def _size_then_order(candidate: tuple) -> tuple[int, int]:
