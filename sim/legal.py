@@ -127,12 +127,20 @@ def meld_candidates(state: HandState) -> Iterator[Meld]:
         return
     melds = state.melds[state.side]
     most_wilds = rules.max_wilds_per_meld
+    joker_limit = min(hand[JOKER], most_wilds) + 1
+    deuce_limit = min(hand[TWO], most_wilds) + 1
+    has_wilds = joker_limit > 1 or deuce_limit > 1
     for rank in range(FOUR, KIND_COUNT):
+        held = hand[rank]
         old_naturals, old_jokers, old_deuces = melds[rank]
-        lowest = 0 if old_naturals + old_jokers + old_deuces else 2
-        for naturals in range(lowest, hand[rank] + 1):
-            for jokers in range(min(hand[JOKER], most_wilds) + 1):
-                for deuces in range(min(hand[TWO], most_wilds) + 1):
+        existing = old_naturals + old_jokers + old_deuces
+        # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
+        if (not existing and held < 2) or (not held and not has_wilds):
+            continue
+        lowest = 0 if existing else 2
+        for naturals in range(lowest, held + 1):
+            for jokers in range(joker_limit):
+                for deuces in range(deuce_limit):
                     if naturals + jokers + deuces == 0:
                         continue
                     if (
