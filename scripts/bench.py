@@ -22,7 +22,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -96,29 +95,58 @@ def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
     return {"games": games, "hands": hands, "seconds": round(elapsed, 3), "games_per_second": round(games / elapsed, 1)}
 
 
+def _peak_kib(pid: int) -> int:
+    """The peak resident memory (VmHWM, KiB) of a live process, or 0 once it is gone (Linux /proc)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        pass
+    return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = Path(f"/proc/{pid}/task").iterdir()
+        return [int(child) for task in tasks for child in (task / "children").read_text().split()]
+    except (FileNotFoundError, ProcessLookupError, PermissionError):
+        return []
+
+
 def run_command(games: int, workers: int, extra: list[str]) -> dict:
-    """Time ``canasta-sim run`` end to end (interpreter start-up included) and read its peak memory."""
+    """Time ``canasta-sim run`` end to end (interpreter start-up included) and watch its memory.
+
+    The run's parent and its worker processes are sampled every 50 ms for their peak resident
+    memory (VmHWM), which only grows, so the last sample of each process is close to its peak.
+    """
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "run"
         command = [
             sys.executable, "-m", "sim", "run", "--games", str(games), "--workers", str(workers),
             "--seed", "1", "--out", str(out), "--quiet", *extra,
         ]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         start = time.perf_counter()
-        completed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        parent_peak = 0
+        worker_peaks: dict[int, int] = {}
+        while process.poll() is None:
+            parent_peak = max(parent_peak, _peak_kib(process.pid))
+            for child in _children(process.pid):
+                worker_peaks[child] = max(worker_peaks.get(child, 0), _peak_kib(child))
+            time.sleep(0.05)
+        _, stderr = process.communicate()
         elapsed = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    if completed.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(command)} failed:\n{completed.stderr.strip()}")
+    if process.returncode != 0:
+        raise SystemExit(f"bench: {' '.join(command)} failed:\n{stderr.strip()}")
     return {
         "games": games,
         "workers": workers,
         "seconds": round(elapsed, 3),
         "games_per_second": round(games / elapsed, 1),
         "games_per_second_per_worker": round(games / elapsed / workers, 1),
-        # ru_maxrss of children is the largest single child process seen so far, in KiB on Linux.
-        "peak_child_rss_mb": round(max(before, after) / 1024, 1),
+        "parent_peak_mb": round(parent_peak / 1024, 1),
+        "worker_peak_mb": round(max(worker_peaks.values(), default=0) / 1024, 1),
     }
 
 
@@ -145,8 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     many = run_command(games, cores, [])
     figures["run_1_worker"] = one
     figures[f"run_{cores}_workers"] = many
+    small = run_command(max(100, games // 5), cores, [])
+    figures[f"run_{cores}_workers_small"] = small
     figures["speedup"] = round(one["seconds"] / many["seconds"], 2)
-    figures["parent_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
     rows = [
         ("engine, random players, 1 core", f"{figures['engine_random']['hands_per_second']:,.0f} hands/s, "
@@ -159,7 +188,12 @@ def main(argv: list[str] | None = None) -> int:
         (f"canasta-sim run, {cores} workers, {games} games",
          f"{many['games_per_second']:.1f} games/s ({many['seconds']:.1f} s)"),
         (f"speed-up 1 -> {cores} workers", f"{figures['speedup']:.2f}x"),
-        ("peak memory, largest run process", f"{max(one['peak_child_rss_mb'], many['peak_child_rss_mb']):.0f} MB"),
+        ("peak memory of a worker", f"{max(one['worker_peak_mb'], many['worker_peak_mb']):.0f} MB"),
+        (
+            "peak memory of the run's parent",
+            f"{small['parent_peak_mb']:.0f} MB at {small['games']} games, "
+            f"{many['parent_peak_mb']:.0f} MB at {many['games']} games",
+        ),
     ]
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
