@@ -371,8 +371,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
                dynamic_ncols=True, smoothing=0.1)
 
     def on_chunk(report: ChunkReport) -> None:
-        wins[0] += report.wins[0]
-        wins[1] += report.wins[1]
+        for index, count in enumerate(report.wins):
+            wins[index] += count
         progress["games"] += report.games
         progress["played"] += report.games
         bar.update(report.games)
@@ -414,7 +414,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     rows, games_read = summarize_run(directory, entrants)
     if games_read:
         click.echo(format_summary(rows))
-        additions = matchmaking_report(directory, settings.specs, settings.duplicate)  # issue 6
+        additions = matchmaking_report(directory, settings.specs, settings.duplicate)
         if additions:
             click.echo("\n" + additions)
     rate = progress["played"] / elapsed if elapsed > 0 else 0.0
