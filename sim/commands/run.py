@@ -47,7 +47,7 @@ EXIT_STOPPED = 1
 EXIT_INTERRUPTED = 130
 
 BACKEND_CHOICES = ("local", "dask")
-"""Where a run's chunks are played: local worker processes, or a Dask cluster (issue 7)."""
+"""Where a run's chunks are played: local worker processes, or a Dask cluster."""
 
 
 class OneLineErrorCommand(click.Command):
