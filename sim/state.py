@@ -123,8 +123,8 @@ class HandState(MeldingRules, PileRules):
         self.went_out_seat: int | None = None
         self.went_out_concealed = False
         self.meld_changes = 0
-        self._vouched: Move | None = None
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
+        self._vouched: Move | None = None
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
         self.deck: tuple[int, ...] = ()
