@@ -332,3 +332,30 @@ class Flaky(Greedy):
             raise RuntimeError("flaky failure")
         return super().choose_discard(view)
 '''
+
+
+# A tiny run computed by hand, shared by the summary and report tests: four games of x against y.
+# x wins g0 and g2 (y forfeits g2), y wins g1, and g3 is a draw at the hand cap.
+SUMMARY_FIXTURE_GAMES = [
+    dict(game_id=0, team_a_strategy="x", team_b_strategy="y", score_a=1200, score_b=800, winner="A",
+         winner_strategy="x", margin=400, hands=2, termination="target", forfeit_team=None),
+    dict(game_id=1, team_a_strategy="y", team_b_strategy="x", score_a=1500, score_b=300, winner="A",
+         winner_strategy="y", margin=1200, hands=1, termination="target", forfeit_team=None),
+    dict(game_id=2, team_a_strategy="x", team_b_strategy="y", score_a=0, score_b=0, winner="A",
+         winner_strategy="x", margin=0, hands=0, termination="forfeit", forfeit_team="B",
+         error="strategy 'y' at seat 1: raised"),
+    dict(game_id=3, team_a_strategy="y", team_b_strategy="x", score_a=1000, score_b=1000, winner="draw",
+         winner_strategy=None, margin=0, hands=1, termination="hand_cap", forfeit_team=None),
+]
+_FIXTURE_HAND_KEYS = ("game_id", "hand_no", "team", "strategy", "opponent_strategy", "score", "pile_takes",
+                      "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed")
+SUMMARY_FIXTURE_HANDS = [dict(zip(_FIXTURE_HAND_KEYS, values, strict=True)) for values in [
+    (0, 1, "A", "x", "y", 700, 2, 1, 0, 1, True, False),
+    (0, 1, "B", "y", "x", 300, 0, 0, 1, 1, False, False),
+    (0, 2, "A", "x", "y", 500, 1, 0, 1, 0, False, False),
+    (0, 2, "B", "y", "x", 500, 2, 0, 0, 0, True, False),
+    (1, 1, "A", "y", "x", 1500, 4, 2, 0, 1, True, True),
+    (1, 1, "B", "x", "y", 300, 0, 0, 0, 2, False, False),
+    (3, 1, "A", "y", "x", 1000, 0, 0, 0, 0, False, False),
+    (3, 1, "B", "x", "y", 1000, 3, 1, 1, 0, True, True),
+]]

@@ -12,30 +12,10 @@ from sim.analysis import load_run, summarize
 from sim.cli import main
 from sim.records import GAME_SCHEMA, HAND_SCHEMA
 from sim.storage import RunDirectory
+from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
 
-# Four games of x against y, in two chunks: x wins g0 and g2 (y forfeits g2), y wins g1, g3 is a draw.
-GAMES = [
-    dict(game_id=0, team_a_strategy="x", team_b_strategy="y", score_a=1200, score_b=800, winner="A",
-         winner_strategy="x", margin=400, hands=2, termination="target"),
-    dict(game_id=1, team_a_strategy="y", team_b_strategy="x", score_a=1500, score_b=300, winner="A",
-         winner_strategy="y", margin=1200, hands=1, termination="target"),
-    dict(game_id=2, team_a_strategy="x", team_b_strategy="y", winner="A", winner_strategy="x", hands=0,
-         termination="forfeit", forfeit_team="B", error="strategy 'y' at seat 1: raised"),
-    dict(game_id=3, team_a_strategy="y", team_b_strategy="x", score_a=1000, score_b=1000, winner="draw",
-         winner_strategy=None, margin=0, hands=1, termination="hand_cap"),
-]
-_HAND_KEYS = ("game_id", "hand_no", "team", "strategy", "opponent_strategy", "score", "pile_takes",
-              "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed")
-HANDS = [dict(zip(_HAND_KEYS, values, strict=True)) for values in [
-    (0, 1, "A", "x", "y", 700, 2, 1, 0, 1, True, False),
-    (0, 1, "B", "y", "x", 300, 0, 0, 1, 1, False, False),
-    (0, 2, "A", "x", "y", 500, 1, 0, 1, 0, False, False),
-    (0, 2, "B", "y", "x", 500, 2, 0, 0, 0, True, False),
-    (1, 1, "A", "y", "x", 1500, 4, 2, 0, 1, True, True),
-    (1, 1, "B", "x", "y", 300, 0, 0, 0, 2, False, False),
-    (3, 1, "A", "y", "x", 1000, 0, 0, 0, 0, False, False),
-    (3, 1, "B", "x", "y", 1000, 3, 1, 1, 0, True, True),
-]]
+GAMES = SUMMARY_FIXTURE_GAMES  # in two chunks: games 0-1 and 2-3
+HANDS = SUMMARY_FIXTURE_HANDS
 
 
 def full_table(rows: list[dict], schema: pa.Schema) -> pa.Table:

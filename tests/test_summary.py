@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from sim.summary import SummaryAccumulator, format_summary, side_labels, summarize, wilson_interval
+from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
 
 GAME_COLUMNS = ["game_id", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "winner", "margin", "hands",
                 "termination", "forfeit_team"]
@@ -16,13 +17,7 @@ GAME_COLUMNS = ["game_id", "team_a_strategy", "team_b_strategy", "score_a", "sco
 
 def fixture_games() -> pd.DataFrame:
     """Four games of x against y: x wins one (g0) and one by y's forfeit (g2), y wins g1, g3 is a draw."""
-    rows = [
-        (0, "x", "y", 1200, 800, "A", 400, 2, "target", None),
-        (1, "y", "x", 1500, 300, "A", 1200, 1, "target", None),
-        (2, "x", "y", 0, 0, "A", 0, 0, "forfeit", "B"),
-        (3, "y", "x", 1000, 1000, "draw", 0, 1, "hand_cap", None),
-    ]
-    return pd.DataFrame(rows, columns=GAME_COLUMNS)
+    return pd.DataFrame([{column: game[column] for column in GAME_COLUMNS} for game in SUMMARY_FIXTURE_GAMES])
 
 
 HAND_COLUMNS = ["game_id", "hand_no", "team", "strategy", "opponent_strategy", "score", "pile_takes",
@@ -30,19 +25,7 @@ HAND_COLUMNS = ["game_id", "hand_no", "team", "strategy", "opponent_strategy", "
 
 
 def fixture_hands() -> pd.DataFrame:
-    rows = [
-        # x's four team-hands
-        (0, 1, "A", "x", "y", 700, 2, 1, 0, 1, True, False),
-        (0, 2, "A", "x", "y", 500, 1, 0, 1, 0, False, False),
-        (1, 1, "B", "x", "y", 300, 0, 0, 0, 2, False, False),
-        (3, 1, "B", "x", "y", 1000, 3, 1, 1, 0, True, True),
-        # y's four team-hands
-        (0, 1, "B", "y", "x", 300, 0, 0, 1, 1, False, False),
-        (0, 2, "B", "y", "x", 500, 2, 0, 0, 0, True, False),
-        (1, 1, "A", "y", "x", 1500, 4, 2, 0, 1, True, True),
-        (3, 1, "A", "y", "x", 1000, 0, 0, 0, 0, False, False),
-    ]
-    return pd.DataFrame(rows, columns=HAND_COLUMNS)
+    return pd.DataFrame([{column: hand[column] for column in HAND_COLUMNS} for hand in SUMMARY_FIXTURE_HANDS])
 
 
 def test_wilson_interval_known_values():
