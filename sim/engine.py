@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from sim.errors import IllegalMoveError, StrategyError
-from sim.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from sim.rules import DEFAULT_RULES, Rules
 from sim.scoring import HandResult, score_hand
 from sim.state import ACQUIRE, OVER, HandState
@@ -130,7 +130,7 @@ class _Table:
                 seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move
             ) from error
         if self.listeners:
-            event = PublicEvent(seat, Draw() if isinstance(move, Draw) else move, state.red_threes[seat] - before)
+            event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
             for listener_seat, player in self.listeners:
                 try:
                     player.on_event(event)
