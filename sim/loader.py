@@ -74,6 +74,11 @@ def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
             "empty strategy spec; use a built-in name, FILE.py:Class, module:Class or a plugin name"
         )
     parts = spec.strip().split(":")
+    if any(not part.strip() for part in parts[1:]):
+        raise StrategyLoadError(
+            f"strategy spec {spec!r} has an empty part after a colon; use NAME, FILE.py:Class, "
+            "module:Class, each optionally followed by :KEY=VALUE[,KEY=VALUE...]"
+        )
     target_parts: list[str] = []
     parameters: list[tuple[str, str]] = []
     for index, part in enumerate(parts):

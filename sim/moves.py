@@ -206,7 +206,8 @@ class Discard(_MoveBase):
     card: int
 
     def __str__(self) -> str:
-        return f"discard {KIND_NAMES[self.card]}"
+        # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.
+        return f"discard {KIND_NAMES[self.card] if is_kind(self.card) else repr(self.card)}"
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False)

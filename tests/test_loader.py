@@ -134,6 +134,7 @@ def test_parse_spec_splits_target_and_parameters():
     assert parse_spec("expert") == ("expert", ())
     assert parse_spec("expert:aggression=0.7,freeze=2") == ("expert", (("aggression", "0.7"), ("freeze", "2")))
     assert parse_spec("bots/b.py:Bot:depth=2") == ("bots/b.py:Bot", (("depth", "2"),))
+    assert parse_spec(r"C:\bots\b.py:Bot") == (r"C:\bots\b.py:Bot", ())  # a drive letter is no parameter
 
 
 @pytest.mark.parametrize(
@@ -150,6 +151,8 @@ def test_parse_spec_splits_target_and_parameters():
         ("strategies.expert:Missing", "has no class 'Missing'"),
         ("strategies.expert:_Memory", "is not a subclass of sim.strategy.Strategy"),
         ("missing/dir/bot.py:Bot", "does not exist"),
+        ("expert:", "empty part after a colon"),
+        ("bots/b.py::depth=2", "empty part after a colon"),
     ],
 )
 def test_bad_specs_are_refused_with_one_clear_line(spec, message):

@@ -24,8 +24,18 @@ def test_e1_compound_take_is_all_or_nothing():
 
 @pytest.mark.parametrize(
     "move",
-    [Draw(), TakePile((7, 7, 0)), TakePile((13, 13), (MeldGroup(14, (14, 14, 1)),)), TakePile(),
-     Meld((MeldGroup(13, (13, 13, 13)), MeldGroup(8, (0,)))), Ask(), Answer(True), Answer(False), Discard(2), Stop()],
+    [
+        Draw(),
+        TakePile((7, 7, 0)),
+        TakePile((13, 13), (MeldGroup(14, (14, 14, 1)),)),
+        TakePile(),
+        Meld((MeldGroup(13, (13, 13, 13)), MeldGroup(8, (0,)))),
+        Ask(),
+        Answer(True),
+        Answer(False),
+        Discard(2),
+        Stop(),
+    ],
 )
 def test_e1_move_records_round_trip_through_text(move):
     assert parse_move(str(move)) == move
@@ -150,3 +160,10 @@ def test_e2_a_move_found_legal_is_verified_again_once_the_state_has_moved_on():
         state.apply(stale)
     assert caught.value.rule == "R6.1" and "holds no K" in caught.value.reason
     assert state.hands[0][13] == 0 and state.pile[-1:] != [13]
+
+
+@pytest.mark.parametrize(
+    ("move", "text"), [(Discard(-1), "discard -1"), (Discard("K"), "discard 'K'"), (Discard(13), "discard K")]
+)
+def test_e1_a_discard_record_prints_what_it_holds(move, text):
+    assert str(move) == text
