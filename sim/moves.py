@@ -137,7 +137,11 @@ class _MoveBase:
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return f"parse_move({str(self)!r})"
+        if all(is_kind(value) for value in record_kinds(self)):
+            return f"parse_move({str(self)!r})"
+        # A record built by hand with a value that is no card kind has no text form to re-parse.
+        fields = ", ".join(f"{field.name}={getattr(self, field.name)!r}" for field in dataclasses.fields(self))
+        return f"{type(self).__name__}({fields})"
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False)
