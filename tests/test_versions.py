@@ -1,0 +1,48 @@
+"""Versions change only when behaviour changes, and behaviour never changes without them (pgx style).
+
+Each built-in strategy plays a few seeded games against itself; what happened (every hand's end,
+who went out, the running totals) is reduced to a fingerprint recorded here under the strategy's
+``name@version`` and the engine's version.  A change that alters any game fails this test: bump the
+strategy's ``version`` (or ``sim.ENGINE_VERSION`` when the engine's play changed) and record the new
+fingerprint.  A refactor or a speed-up must leave every fingerprint as it is.
+"""
+
+import hashlib
+
+import pytest
+
+from sim import ENGINE_VERSION
+from sim.engine import play_game
+from strategies import BUILTIN
+
+RECORDED = {
+    ("1", "random@1"): "fe128f18dd2d7f26",
+    ("1", "greedy@2"): "e427710f3a60a720",
+    ("1", "expert@1"): "69070ea7b3f599cc",
+}
+
+
+def fingerprint(strategy, games: int = 6) -> str:
+    digest = hashlib.sha256()
+    for seed in range(games):
+        result = play_game([strategy] * 4, seed=seed)
+        digest.update(
+            repr([(hand.end_reason, hand.went_out_seat, hand.totals_after) for hand in result.hands]).encode()
+        )
+        digest.update(repr((result.scores, result.winner, result.termination)).encode())
+    return digest.hexdigest()[:16]
+
+
+def test_every_built_in_strategy_has_a_recorded_fingerprint():
+    assert {label for _, label in RECORDED} == {cls.label() for cls in BUILTIN.values()}
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_play_matches_the_fingerprint_recorded_for_this_version(name):
+    strategy = BUILTIN[name]
+    key = (ENGINE_VERSION, strategy.label())
+    assert key in RECORDED, f"no fingerprint for {key}: record {fingerprint(strategy)!r}"
+    assert fingerprint(strategy) == RECORDED[key], (
+        f"{strategy.label()} plays differently under engine {ENGINE_VERSION}: bump its version (or "
+        f"sim.ENGINE_VERSION) and record {fingerprint(strategy)!r}"
+    )
