@@ -248,33 +248,39 @@ def play_game(
     hands: list[HandResult] = []
     termination = "hand_cap"
     winner: int | None = None
-    for hand_number in range(1, max_hands + 1):
-        state = HandState.deal(rules, deck_rng, dealer=dealer, scores=totals, hand_number=hand_number)
-        views = [SeatView(state, seat, totals) for seat in range(4)]
-        if observer is not None:
-            observer.on_hand_start(state)
-        for seat, player in enumerate(instances):
-            table.ask(seat, "hand start", player.on_hand_start, views[seat])
-        play_hand(state, table, views)
-        result = score_hand(state)
-        hands.append(result)
-        if observer is not None:
-            observer.on_hand_end(state, result)
-        for seat, player in enumerate(instances):
-            table.ask(seat, "hand end", player.on_hand_end, result)
-        totals = result.totals_after
-        dealer = (dealer + 1) % 4  # R2.2: the deal passes clockwise.
-        if max(totals) >= rules.target_score:
+    try:
+        for hand_number in range(1, max_hands + 1):
+            state = HandState.deal(rules, deck_rng, dealer=dealer, scores=totals, hand_number=hand_number)
+            views = [SeatView(state, seat, totals) for seat in range(4)]
+            if observer is not None:
+                observer.on_hand_start(state)
+            for seat, player in enumerate(instances):
+                table.ask(seat, "hand start", player.on_hand_start, views[seat])
+            play_hand(state, table, views)
+            result = score_hand(state)
+            hands.append(result)
+            if observer is not None:
+                observer.on_hand_end(state, result)
+            for seat, player in enumerate(instances):
+                table.ask(seat, "hand end", player.on_hand_end, result)
+            totals = result.totals_after
+            dealer = (dealer + 1) % 4  # R2.2: the deal passes clockwise.
+            if max(totals) >= rules.target_score:
+                if totals[0] != totals[1]:
+                    winner = 0 if totals[0] > totals[1] else 1
+                    termination = "target"
+                    break
+                if rules.tie_rule == "draw":  # R15.3
+                    termination = "target"
+                    break
+        else:
             if totals[0] != totals[1]:
                 winner = 0 if totals[0] > totals[1] else 1
-                termination = "target"
-                break
-            if rules.tie_rule == "draw":  # R15.3
-                termination = "target"
-                break
-    else:
-        if totals[0] != totals[1]:
-            winner = 0 if totals[0] > totals[1] else 1
+    except StrategyError as error:
+        # The hands finished before the failure are still facts of the game: a forfeit records them.
+        error.finished_hands = tuple(hands)
+        error.first_dealer = first_dealer
+        raise
     return GameResult(
         seed=seed,
         scores=totals,

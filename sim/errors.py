@@ -79,6 +79,7 @@ class StrategyError(CanastaError):
     :ivar game_seed: the seed of the game.
     :ivar decision: the decision it was asked for.
     :ivar returned: the value it returned (``None`` if it raised); the message shows it.
+    :ivar finished_hands: the hands finished before the failure.
     """
 
     def __init__(
@@ -89,6 +90,10 @@ class StrategyError(CanastaError):
         self.game_seed = game_seed
         self.decision = decision
         self.returned = returned
+        self.finished_hands: tuple = ()
+        """The :class:`~sim.scoring.HandResult` of every hand finished before the failure (set by the engine)."""
+        self.first_dealer: int | None = None
+        """The game's first dealer, when the engine knows it."""
         text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
         if returned is not None or not message.startswith("raised"):
             # A strategy that raised returned nothing; any other failure shows the value, None included.

@@ -116,8 +116,31 @@ class ChunkRecorder:
             game_id, result.seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b, winner,
             winner_strategy, len(result.hands), result.termination, result.first_dealer, None, None,
         )
+        self._add_hand_rows(game_id, result.hands, strategies)
+
+    def add_forfeit(
+        self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError, deal_id: int | None = None
+    ) -> None:
+        """Record a game stopped by a failing strategy: the failing side forfeits, the other side wins.
+
+        The hands finished before the failure are recorded as usual; the game's scores are the totals
+        they reached (0 before the first hand ends).
+        """
+        failing = error.seat % 2
+        winning = 1 - failing
+        finished = error.finished_hands
+        score_a, score_b = finished[-1].totals_after if finished else (0, 0)
+        first_dealer = -1 if error.first_dealer is None else error.first_dealer
+        self._add_game_row(
+            game_id, seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b,
+            TEAM_NAMES[winning], strategies[winning], len(finished), "forfeit", first_dealer,
+            TEAM_NAMES[failing], str(error),
+        )
+        self._add_hand_rows(game_id, finished, strategies)
+
+    def _add_hand_rows(self, game_id: int, finished, strategies: tuple[str, str]) -> None:
         hands = self._hands
-        for hand in result.hands:
+        for hand in finished:
             went_out_seat = -1 if hand.went_out_seat is None else hand.went_out_seat
             for side in hand.sides:
                 index = side.side
@@ -134,21 +157,6 @@ class ChunkRecorder:
                 hands["dealer"].append(hand.dealer)
                 hands["went_out_seat"].append(went_out_seat)
                 hands["hand_turns"].append(hand.turns)
-
-    def add_forfeit(
-        self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError, deal_id: int | None = None
-    ) -> None:
-        """Record a game stopped by a failing strategy: the failing side forfeits, the other side wins.
-
-        The engine does not return the hands finished before the failure, so the game has no hand rows,
-        scores of 0 and ``hands`` 0.
-        """
-        failing = error.seat % 2
-        winning = 1 - failing
-        self._add_game_row(
-            game_id, seed, game_id if deal_id is None else deal_id, strategies, 0, 0, TEAM_NAMES[winning],
-            strategies[winning], 0, "forfeit", -1, TEAM_NAMES[failing], str(error),
-        )
 
     def _add_game_row(
         self, game_id, seed, deal_id, strategies, score_a, score_b, winner, winner_strategy,

@@ -119,7 +119,16 @@ def test_forfeits_are_recorded_and_identical_for_any_worker_count(tmp_path, flak
     assert (forfeits.forfeit_team == failing_team).all()
     assert (forfeits.winner_strategy == "random").all()
     assert forfeits.error.str.contains("flaky failure").all()
-    assert not hands_one.game_id.isin(forfeits.game_id).any()
+    # The hands finished before the failure are kept, and the game's scores are the totals they reached.
+    for game in forfeits.itertuples():
+        rows = hands_one[hands_one.game_id == game.game_id]
+        assert len(rows) == 2 * game.hands
+        if game.hands:
+            last = rows[rows.hand_no == game.hands].set_index("team").cumulative_score
+            assert (last["A"], last["B"]) == (game.score_a, game.score_b)
+        else:
+            assert (game.score_a, game.score_b) == (0, 0) and -1 <= game.first_dealer <= 3
+    assert (forfeits.hands > 0).any()
 
 
 def test_stop_on_error_keeps_finished_games_and_a_forfeit_run_completes_it(tmp_path, flaky_spec):
