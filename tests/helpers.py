@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
 
 from sim.cards import (
     BLACK_THREE,
@@ -359,3 +362,21 @@ SUMMARY_FIXTURE_HANDS = [dict(zip(_FIXTURE_HAND_KEYS, values, strict=True)) for 
     (3, 1, "A", "y", "x", 1000, 0, 0, 0, 0, False, False),
     (3, 1, "B", "x", "y", 1000, 3, 1, 1, 0, True, True),
 ]]
+
+
+def read_run_tables(path) -> tuple:
+    """A run directory's ``games`` and ``hands`` tables, sorted so that two runs compare row by row."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    path = Path(path)
+    games = pd.read_parquet(path / "games").sort_values("game_id").reset_index(drop=True)
+    hands = pd.read_parquet(path / "hands").sort_values(["game_id", "hand_no", "team"]).reset_index(drop=True)
+    return games, hands
+
+
+def assert_same_run_tables(left: Path | str, right: Path | str) -> None:
+    """Fail unless two run directories hold identical tables."""
+    for mine, theirs in zip(read_run_tables(left), read_run_tables(right), strict=True):
+        pd.testing.assert_frame_equal(mine, theirs)

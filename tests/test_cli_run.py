@@ -8,7 +8,6 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -16,7 +15,7 @@ from sim import ENGINE_VERSION
 from sim.cli import main
 from sim.storage import RunDirectory
 from strategies import Greedy, RandomPlay
-from tests.helpers import FLAKY_BOT_SOURCE
+from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 
@@ -43,15 +42,8 @@ def invoke(*args: str):
     return CliRunner().invoke(main, ["run", *args], catch_exceptions=False)
 
 
-def tables(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    games = pd.read_parquet(path / "games").sort_values("game_id").reset_index(drop=True)
-    hands = pd.read_parquet(path / "hands").sort_values(["game_id", "hand_no", "team"]).reset_index(drop=True)
-    return games, hands
-
-
-def assert_same_tables(left: Path, right: Path) -> None:
-    for mine, theirs in zip(tables(left), tables(right), strict=True):
-        pd.testing.assert_frame_equal(mine, theirs)
+tables = read_run_tables
+assert_same_tables = assert_same_run_tables
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import dask
-import pandas as pd
 import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
@@ -18,7 +17,7 @@ from sim.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_
 from sim.rules import Rules
 from sim.runner import RunSettings, run_chunks
 from sim.storage import RunDirectory
-from tests.helpers import FLAKY_BOT_SOURCE
+from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -114,15 +113,8 @@ def write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def read_tables(path: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    games = pd.read_parquet(path / "games").sort_values("game_id").reset_index(drop=True)
-    hands = pd.read_parquet(path / "hands").sort_values(["game_id", "hand_no", "team"]).reset_index(drop=True)
-    return games, hands
-
-
-def assert_same_tables(left: Path, right: Path) -> None:
-    for mine, theirs in zip(read_tables(left), read_tables(right), strict=True):
-        pd.testing.assert_frame_equal(mine, theirs)
+read_tables = read_run_tables
+assert_same_tables = assert_same_run_tables
 
 
 def play_both(settings: RunSettings, tmp_path: Path, cluster, on_error="stop"):

@@ -12,6 +12,7 @@ from sim.records import GAME_SCHEMA, HAND_SCHEMA
 from sim.rules import Rules
 from sim.runner import ChunkPlayer, RunSettings, default_chunk_size, run_chunks
 from sim.storage import RunDirectory
+from tests.helpers import read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -40,9 +41,7 @@ def flaky_spec(tmp_path):
 
 
 def read_tables(directory: RunDirectory) -> tuple[pd.DataFrame, pd.DataFrame]:
-    games = pd.read_parquet(directory.games_path).sort_values("game_id").reset_index(drop=True)
-    hands = pd.read_parquet(directory.hands_path).sort_values(["game_id", "hand_no", "team"]).reset_index(drop=True)
-    return games, hands
+    return read_run_tables(directory.path)
 
 
 def play(settings, path, workers, on_error="stop", chunks=None):
