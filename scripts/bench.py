@@ -10,8 +10,11 @@ Figures:
 * engine throughput with uniformly random legal players on one core:
   hands/s and decisions/s (strategy calls, the engine's unit of work);
 * the default matchup (expert vs greedy, sides alternated) in games to 5000
-  per second on one worker, in-process, and through ``canasta-sim run`` on
-  one worker and on all cores, start-up included;
+  per second on one worker, in-process, compiled (as installed) and as plain
+  Python (``CANASTA_SIM_PURE_PYTHON=1``, in a child process), and through
+  ``canasta-sim run`` on one worker and on all cores, start-up included;
+* ``canasta-sim run --games 10000`` exactly as the README's quick start runs it
+  (skipped with ``--quick``);
 * the speed-up from 1 to N workers;
 * peak resident memory of the parent and of one worker process.
 """
@@ -31,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sim import __version__  # noqa: E402
+from sim import __version__, accelerator  # noqa: E402
 from sim.engine import play_game  # noqa: E402
 from sim.loader import load_strategy  # noqa: E402
 from sim.rules import Rules  # noqa: E402
@@ -95,6 +98,16 @@ def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
     return {"games": games, "hands": hands, "seconds": round(elapsed, 3), "games_per_second": round(games / elapsed, 1)}
 
 
+def matchup_pure_python(seconds: float) -> dict:
+    """:func:`matchup_in_process` in a child process that runs every module from its Python source."""
+    command = [sys.executable, __file__, "--matchup-only", str(seconds)]
+    env = {**os.environ, accelerator.PURE_PYTHON_VARIABLE: "1"}
+    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
+    if completed.returncode != 0:
+        raise SystemExit(f"bench: the pure-Python matchup failed:\n{completed.stderr.strip()}")
+    return json.loads(completed.stdout)
+
+
 def _peak_kib(pid: int) -> int:
     """The peak resident memory (VmHWM, KiB) of a live process, or 0 once it is gone (Linux /proc)."""
     try:
@@ -114,7 +127,7 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-def run_command(games: int, workers: int, extra: list[str]) -> dict:
+def run_command(games: int, workers: int | None, extra: list[str]) -> dict:
     """Time ``canasta-sim run`` end to end (interpreter start-up included) and watch its memory.
 
     The run's parent and its worker processes are sampled every 50 ms for their peak resident
@@ -122,9 +135,10 @@ def run_command(games: int, workers: int, extra: list[str]) -> dict:
     """
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "run"
+        # workers=None: the command's own default, as the README's quick start runs it.
         command = [
-            sys.executable, "-m", "sim", "run", "--games", str(games), "--workers", str(workers),
-            "--seed", "1", "--out", str(out), "--quiet", *extra,
+            sys.executable, "-m", "sim", "run", "--games", str(games),
+            *(["--workers", str(workers)] if workers else []), "--seed", "1", "--out", str(out), "--quiet", *extra,
         ]
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
@@ -139,6 +153,7 @@ def run_command(games: int, workers: int, extra: list[str]) -> dict:
         elapsed = time.perf_counter() - start
     if process.returncode != 0:
         raise SystemExit(f"bench: {' '.join(command)} failed:\n{stderr.strip()}")
+    workers = workers or len(worker_peaks) or 1
     return {
         "games": games,
         "workers": workers,
@@ -156,7 +171,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="shorter measurements (noisier)")
     parser.add_argument("--games", type=int, default=None, help="games for the canasta-sim run timings")
     parser.add_argument("--json", type=Path, default=ROOT / "results" / "bench.json", help="where to write figures")
+    parser.add_argument("--matchup-only", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.matchup_only is not None:  # the child process of matchup_pure_python
+        figures = matchup_in_process(("expert", "greedy"), args.matchup_only)
+        print(json.dumps({**figures, "build": accelerator.describe()}))
+        return 0
     seconds = 3.0 if args.quick else 10.0
     games = args.games or (400 if args.quick else 2000)
     cores = os.cpu_count() or 1
@@ -169,6 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     figures["engine_random"] = engine_throughput(seconds)
     figures["matchup_in_process"] = matchup_in_process(("expert", "greedy"), seconds)
+    figures["build"] = accelerator.describe()
+    figures["matchup_in_process_pure_python"] = matchup_pure_python(seconds)
     one = run_command(games, 1, [])
     many = run_command(games, cores, [])
     figures["run_1_worker"] = one
@@ -176,11 +198,15 @@ def main(argv: list[str] | None = None) -> int:
     small = run_command(max(100, games // 5), cores, [])
     figures[f"run_{cores}_workers_small"] = small
     figures["speedup"] = round(one["seconds"] / many["seconds"], 2)
+    if not args.quick:
+        figures["quick_start_10000"] = run_command(10_000, None, [])
 
     rows = [
         ("engine, random players, 1 core", f"{figures['engine_random']['hands_per_second']:,.0f} hands/s, "
          f"{figures['engine_random']['decisions_per_second']:,.0f} decisions/s"),
+        ("engine build", figures["build"]),
         ("expert vs greedy in-process, 1 core", f"{figures['matchup_in_process']['games_per_second']:.1f} games/s"),
+        ("  the same as plain Python", f"{figures['matchup_in_process_pure_python']['games_per_second']:.1f} games/s"),
         (
             f"canasta-sim run, 1 worker, {games} games",
             f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)",
@@ -195,6 +221,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{many['parent_peak_mb']:.0f} MB at {many['games']} games",
         ),
     ]
+    if "quick_start_10000" in figures:
+        full = figures["quick_start_10000"]
+        rows.append(("canasta-sim run --games 10000 (defaults)",
+                     f"{full['seconds']:.1f} s, {full['games_per_second_per_worker']:.1f} games/s per worker"))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}")

@@ -5,7 +5,14 @@ The package is layered, each layer importing only those above it in this list:
 :mod:`sim.going_out`, :mod:`sim.state`, :mod:`sim.legal`, :mod:`sim.scoring`,
 :mod:`sim.view`, :mod:`sim.strategy`, :mod:`sim.engine`; the runner, storage,
 analysis and command line sit on top and are never imported by the engine.
+
+Installing compiles the hot modules with Cython; :mod:`sim.accelerator` keeps their Python
+sources as the fallback, so the first thing this package does is tell it where they are.
 """
+
+from sim.accelerator import use_sources_where_needed
+
+use_sources_where_needed(__name__, __path__[0])
 
 from sim.engine import GameResult, derive_seed, play_game
 from sim.errors import CanastaError, IllegalMoveError, RulesError, StrategyError, StrategyLoadError

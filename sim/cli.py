@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sim import __version__
+from sim import ENGINE_VERSION, __version__, accelerator
 from sim.commands.check import check_command
 from sim.commands.compare import compare_command
 from sim.commands.play import play_command
@@ -16,8 +16,18 @@ from sim.commands.strategies import strategies_command
 from sim.commands.watch import watch_command
 
 
+def _print_version(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
+    if not value or context.resilient_parsing:
+        return
+    import strategies  # noqa: F401  (registers the built-in bots' compiled modules too)
+
+    click.echo(f"canasta-sim {__version__}, engine version {ENGINE_VERSION}, {accelerator.describe()}")
+    context.exit()
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="canasta-sim")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version, the engine version and whether the engine is compiled, and exit.")
 def main() -> None:
     """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""
 

@@ -5,6 +5,10 @@
 
 from __future__ import annotations
 
+from sim.accelerator import use_sources_where_needed
+
+use_sources_where_needed(__name__, __path__[0])
+
 from strategies.expert import Expert
 from strategies.greedy import Greedy
 from strategies.random_play import RandomPlay

@@ -19,7 +19,7 @@ import click
 import pyarrow.compute as pc
 from tqdm import tqdm
 
-from sim import ENGINE_VERSION, __version__, dask_backend
+from sim import ENGINE_VERSION, __version__, accelerator, dask_backend
 from sim.errors import CanastaError
 from sim.loader import load_strategy
 from sim.matchmaking import matchmaking_report
@@ -339,7 +339,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
     session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
-               "games_played": 0, "status": "running"}
+               "games_played": 0, "status": "running", "build": accelerator.describe()}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):
         session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
     manifest["sessions"].append(session)
@@ -355,6 +355,9 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")
     if done:
         say(f"resuming: {games_before} games already played, {len(missing)} chunks to play")
+    if not session["build"].startswith("compiled"):
+        say(f"note: the engine runs as {session['build']}: the same games, only slower "
+            f"(README, \"Why it is fast\")")
 
     handlers = _configure_logging(quiet, verbose, file_handler)
     root = logging.getLogger()

@@ -1,0 +1,148 @@
+"""The compiled hot loop and its pure-Python fallback (issue #8): same games, and the right one runs.
+
+``setup.py`` compiles the modules of the game's hot loop with Cython; :mod:`sim.accelerator` runs a
+module from its source instead when ``CANASTA_SIM_PURE_PYTHON`` is set or the source changed since it
+was compiled.  Where the install compiled nothing these tests check the fallback alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sim import ENGINE_VERSION, accelerator
+from sim.cli import main
+from tests.helpers import assert_same_run_tables
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def compiled_by_setup() -> dict[str, list[str]]:
+    """``COMPILED`` as written in setup.py, read without running the build."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == "COMPILED" for target in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError("setup.py defines no COMPILED")
+
+
+def test_every_module_setup_compiles_exists_and_nothing_outside_the_hot_loop():
+    compiled = compiled_by_setup()
+    assert set(compiled) == {"sim", "strategies"}
+    for package, modules in compiled.items():
+        for module in modules:
+            assert (ROOT / package / f"{module}.py").is_file(), f"{package}/{module}.py"
+    # The fallback machinery itself, the package inits and the runner stay plain Python.
+    assert not {"accelerator", "__init__", "runner", "storage", "cli"} & set(compiled["sim"])
+
+
+def test_each_module_the_build_recorded_runs_compiled_unless_pure_python_is_asked():
+    import strategies  # noqa: F401  (registers the bots' manifest)
+
+    states = accelerator.status()
+    for package in ("sim", "strategies"):
+        manifest = ROOT / package / accelerator.MANIFEST_NAME
+        if manifest.is_file():
+            assert {f"{package}.{module}" for module in json.loads(manifest.read_text())} <= set(states)
+    expected = "source" if accelerator.pure_python_requested() else "compiled"
+    assert {name: expected for name in states} == states
+
+
+def play(out: Path, environment: dict[str, str] | None = None) -> str:
+    """Plays a short three-bot round robin through ``canasta-sim run`` in a fresh process; its build line.
+
+    The run says so on its standard error whenever the engine is not compiled.
+    """
+    command = [sys.executable, "-m", "sim", "run", "--games", "18", "--seed", "77", "--workers", "1",
+               "-s", "expert", "-s", "greedy", "-s", "random", "--out", str(out)]
+    env = {**os.environ, **(environment or {})}
+    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=240)
+    assert completed.returncode == 0, completed.stderr
+    build = json.loads((out / "run.json").read_text())["sessions"][0]["build"]
+    noted = f"note: the engine runs as {build}: the same games, only slower" in completed.stderr
+    assert noted is not build.startswith("compiled"), completed.stderr
+    return build
+
+
+def test_compiled_and_pure_python_play_identical_tables(tmp_path):
+    installed = play(tmp_path / "installed", {accelerator.PURE_PYTHON_VARIABLE: "0"})
+    pure = play(tmp_path / "pure", {accelerator.PURE_PYTHON_VARIABLE: "1"})
+    assert pure == f"pure Python ({accelerator.PURE_PYTHON_VARIABLE} is set)"
+    assert installed.startswith(("compiled", "pure Python (nothing was compiled"))
+    assert_same_run_tables(tmp_path / "installed", tmp_path / "pure")
+
+
+def test_version_names_the_engine_version_and_the_build():
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"canasta-sim 0.1.0, engine version {ENGINE_VERSION}, {accelerator.describe()}\n"
+
+
+# --- the fallback, on a package made up for the test: its "compiled" file is not loadable at all ---
+
+EXTENSION_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+@pytest.fixture
+def made_up_package(tmp_path, monkeypatch):
+    """``fakeaccel`` with ``mod.py`` (VALUE = 1), a broken ``mod`` extension file beside it, and no manifest."""
+    folder = tmp_path / "fakeaccel"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "mod.py").write_text("VALUE = 1\n")
+    (folder / f"mod{EXTENSION_SUFFIX}").write_bytes(b"not a shared object")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(accelerator._FINDER, "sources", dict(accelerator._FINDER.sources))
+    monkeypatch.setattr(accelerator, "_REGISTERED", dict(accelerator._REGISTERED))
+    yield folder
+    for name in ("fakeaccel", "fakeaccel.mod"):
+        sys.modules.pop(name, None)
+
+
+def record(folder: Path, digest: str) -> None:
+    (folder / accelerator.MANIFEST_NAME).write_text(json.dumps({"mod": digest}))
+
+
+def test_a_compiled_file_is_preferred_when_its_source_is_unchanged(made_up_package):
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
+    with pytest.raises(ImportError):
+        importlib.import_module("fakeaccel.mod")
+
+
+def test_an_edited_source_runs_instead_of_its_stale_compiled_file_with_a_warning(made_up_package):
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    (made_up_package / "mod.py").write_text("VALUE = 2\n")
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod changed since compiled"):
+        stale = accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
+    assert stale == ["fakeaccel.mod"]
+    module = importlib.import_module("fakeaccel.mod")
+    assert (module.VALUE, Path(module.__file__).name) == (2, "mod.py")
+
+
+def test_pure_python_variable_runs_every_source_without_a_warning(made_up_package, recwarn):
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    environment = {accelerator.PURE_PYTHON_VARIABLE: "1"}
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment=environment) == []
+    assert importlib.import_module("fakeaccel.mod").VALUE == 1
+    assert not [warning for warning in recwarn if issubclass(warning.category, accelerator.StaleCompiledModuleWarning)]
+
+
+def test_without_a_manifest_nothing_is_rerouted(made_up_package):
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
+    assert "fakeaccel" not in accelerator._REGISTERED
+    with pytest.raises(ImportError):
+        importlib.import_module("fakeaccel.mod")
+
+
+@pytest.mark.parametrize(("value", "pure"), [("", False), ("0", False), ("1", True), ("yes", True)])
+def test_pure_python_variable_is_on_for_any_value_but_empty_or_zero(value, pure):
+    assert accelerator.pure_python_requested({accelerator.PURE_PYTHON_VARIABLE: value}) is pure
