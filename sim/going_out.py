@@ -114,7 +114,7 @@ def _lay_all(
     black_threes = counts[BLACK_THREE]
     if black_threes and (rules.black_three_melds == "never" or black_threes not in (3, 4)):
         return None
-    if sum(KIND_VALUE[kind] * counts[kind] for kind in range(KIND_COUNT)) < minimum:
+    if sum([KIND_VALUE[kind] * counts[kind] for kind in range(KIND_COUNT)]) < minimum:
         return None
     wilds = counts[JOKER] + counts[TWO]
     # Per rank: [naturals from hand, wilds given, lowest wilds, room for wilds, size before wilds]
@@ -131,7 +131,7 @@ def _lay_all(
         if lowest > room:
             return None
         plan[rank] = [held, lowest, lowest, room, naturals + old_wilds]
-    budget = wilds - sum(entry[1] for entry in plan.values())
+    budget = wilds - sum([entry[1] for entry in plan.values()])
     if budget < 0:
         return None
     canastas = 0

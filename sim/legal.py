@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
-from sim.melds import meld_problem
+from sim.melds import meld_fits
 from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from sim.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -75,10 +75,7 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
             for deuces in range(min(hand[TWO], most_wilds) + 1):
                 if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
                     continue
-                if (
-                    meld_problem(rules, top, existing[0] + naturals + 1, existing[1] + jokers, existing[2] + deuces)
-                    is not None
-                ):
+                if not meld_fits(rules, top, existing[0] + naturals + 1, existing[1] + jokers, existing[2] + deuces):
                     continue
                 cards = (top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
                 move = TakePile(cards)
@@ -120,8 +117,8 @@ def meld_candidates(state: HandState) -> Iterator[Meld]:
         hand_size = state.hand_sizes[state.seat]
         for groups in _group_sets(state, list(hand), exclude=None):
             # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
-            cards = sum(len(group.cards) for group in groups)
-            if hand_size - cards > 1 and sum(KIND_VALUE[kind] for group in groups for kind in group.cards) < minimum:
+            cards = sum([len(group.cards) for group in groups])
+            if hand_size - cards > 1 and sum([KIND_VALUE[kind] for group in groups for kind in group.cards]) < minimum:
                 continue
             yield Meld(groups)
         return
@@ -143,10 +140,7 @@ def meld_candidates(state: HandState) -> Iterator[Meld]:
                 for deuces in range(deuce_limit):
                     if naturals + jokers + deuces == 0:
                         continue
-                    if (
-                        meld_problem(rules, rank, old_naturals + naturals, old_jokers + jokers, old_deuces + deuces)
-                        is not None
-                    ):
+                    if not meld_fits(rules, rank, old_naturals + naturals, old_jokers + jokers, old_deuces + deuces):
                         continue
                     yield Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
     for count in (3, 4):
@@ -182,7 +176,7 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
         for naturals in range(2, counts[rank] + 1):
             for jokers in range(min(counts[JOKER], rules.max_wilds_per_meld) + 1):
                 for deuces in range(min(counts[TWO], rules.max_wilds_per_meld) + 1):
-                    if meld_problem(rules, rank, naturals, jokers, deuces) is None:
+                    if meld_fits(rules, rank, naturals, jokers, deuces):
                         shapes.append((naturals, jokers, deuces))
         options.append((rank, shapes))
     if counts[BLACK_THREE] >= 3:

@@ -169,7 +169,7 @@ class MeldingRules:
         self._verify_additions(move, additions)
         side = self.side
         if not self.side_has_melded[side]:
-            total = sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
+            total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
             if total < minimum and not self._concealed_exemption(additions, hand_after):
                 raise self._fail(

@@ -17,6 +17,7 @@ __all__ = [
     "CANASTA_SIZE",
     "is_canasta",
     "max_wilds",
+    "meld_fits",
     "meld_problem",
     "meld_value",
     "rank_name",
@@ -62,6 +63,23 @@ def max_wilds(rules: Rules, rank: int, naturals: int) -> int:
     if rules.wild_ratio_rule == "no_more_wild_than_natural":
         return min(rules.max_wilds_per_meld, naturals)
     return rules.max_wilds_per_meld if naturals >= 2 else 0
+
+
+def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
+    """Return whether a meld with these counts may stand on the table: ``meld_problem(...) is None``.
+
+    The legal-move listings try many shapes that fail; this answers without building the reason.
+    """
+    wilds = jokers + deuces
+    if rank == WILD_RANK:
+        return rules.allow_wild_only_melds and naturals + wilds >= 3
+    if rank == BLACK_THREE:
+        return not wilds and naturals in (3, 4)
+    if naturals + wilds < 3 or wilds > rules.max_wilds_per_meld:
+        return False
+    if rules.wild_ratio_rule == "no_more_wild_than_natural":
+        return wilds <= naturals
+    return naturals >= 2
 
 
 def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> tuple[str, str] | None:

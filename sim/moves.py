@@ -71,8 +71,18 @@ class MeldGroup:
     @classmethod
     def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
         """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
-        natural_cards = (rank,) * naturals if rank != WILD_RANK else ()
-        return cls(rank, natural_cards + (JOKER,) * jokers + (TWO,) * deuces)
+        if rank == WILD_RANK:
+            cards = (JOKER,) * jokers + (TWO,) * deuces
+        elif rank > TWO:
+            cards = (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
+        else:  # no rank a meld can have: let the constructor put the cards in order
+            return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
+        # The cards are already in their canonical order (naturals, jokers, deuces): the search for
+        # melds builds groups by the thousand, so skip the constructor's sort.
+        group = object.__new__(cls)
+        object.__setattr__(group, "rank", rank)
+        object.__setattr__(group, "cards", cards)
+        return group
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cards", tuple(sorted(self.cards, key=_card_order)))

@@ -92,7 +92,7 @@ class PileRules:
         hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
         self._verify_additions(move, additions)
         if not self.side_has_melded[side]:
-            total = KIND_VALUE[top] + sum(KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT))
+            total = KIND_VALUE[top] + sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
             if total < minimum:
                 raise self._fail(

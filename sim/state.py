@@ -125,6 +125,7 @@ class HandState(MeldingRules, PileRules):
         self.meld_changes = 0
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
+        self._plan_cache: tuple[tuple, tuple[tuple[MeldGroup, ...], int | None] | None] | None = None
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
         self.deck: tuple[int, ...] = ()
@@ -259,7 +260,11 @@ class HandState(MeldingRules, PileRules):
 
     def canasta_count(self, side: int) -> int:
         """How many canastas the side has on the table (R11.1)."""
-        return sum(1 for meld in self.melds[side] if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE)
+        count = 0
+        for meld in self.melds[side]:
+            if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
+                count += 1
+        return count
 
     def requirement(self, side: int) -> int:
         """The side's initial-meld minimum this hand (R10.2), 0 once it has melded (R10.6)."""
@@ -439,6 +444,13 @@ class HandState(MeldingRules, PileRules):
         """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
         if self.phase != PLAY:
             return None
+        # The engine asks before the ask decision, and the strategies again while melding: within
+        # the play phase of one turn only the hand and the melds change what this returns (the
+        # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
+        key = (self.turn_count, self.meld_changes, self.must_stop, tuple(self.hands[self.seat]))
+        cached = self._plan_cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
         side = self.side
         exempt = (
             self.rules.concealed_exempt_from_minimum
@@ -446,7 +458,7 @@ class HandState(MeldingRules, PileRules):
             and not self.melded_before_turn
             and not self.side_has_melded[side]
         )
-        return find_meld_out(
+        plan = find_meld_out(
             self.rules,
             self.hands[self.seat],
             self.melds[side],
@@ -454,6 +466,8 @@ class HandState(MeldingRules, PileRules):
             # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
             allow_discard=not self.must_stop,
         )
+        self._plan_cache = (key, plan)
+        return plan
 
     # ------------------------------------------------------------------ discard
 

@@ -240,4 +240,4 @@ class SeatView:
     def hand_value(self) -> int:
         """Card points in this seat's hand (what it would cost if the hand ended now)."""
         hand = self._state.hands[self._seat]
-        return sum(hand[kind] * KIND_VALUE[kind] for kind in range(KIND_COUNT))
+        return sum([hand[kind] * KIND_VALUE[kind] for kind in range(KIND_COUNT)])

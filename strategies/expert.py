@@ -210,7 +210,7 @@ class Expert(Strategy):
             return True
         hand = view.hand
         melds = view.melds(side)
-        meldable = sum(hand[rank] for rank in _NATURALS if rank in melds or hand[rank] >= 3)
+        meldable = sum([hand[rank] for rank in _NATURALS if rank in melds or hand[rank] >= 3])
         meldable += hand[JOKER] + hand[TWO]
         # Most of the hand could go down on the next turn: waiting one turn is worth the points.
         return meldable * 2 < sum(hand)
@@ -376,70 +376,91 @@ class Expert(Strategy):
         return table
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
-        table = self._discard_table(view)
-        return sorted((self._discard_cost(table, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
+        return sorted(self._discard_costs(self._discard_table(view), hand))
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
-        table = table or self._discard_table(view)
-        return min((self._discard_cost(table, hand, kind), kind) for kind in range(KIND_COUNT) if hand[kind])
+        return min(self._discard_costs(table or self._discard_table(view), hand))
 
-    def _discard_cost(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
+    def _discard_costs(self, table: _DiscardTable, hand: tuple[int, ...]) -> list[tuple[float, int]]:
+        """``(cost, kind)`` for each kind in hand: the danger of handing the next seat the pile with it
+        (the chance it can take the pile times what the pile is worth) plus its worth in hand.
+
+        Every kind of every discard decision passes through here, so the table's figures are read
+        into locals once instead of once per kind.
+        """
+        memory = self._memory
         pile_worth = table.pile_worth
-        if kind <= TWO:
-            # The more wild cards in hand, the less the last of them is worth keeping.
-            wilds = hand[JOKER] + hand[TWO]
-            cost = (260.0 if kind == JOKER else 130.0) / max(self.freeze, 0.01) / (1.0 + 0.4 * (wilds - 1))
-            if not self._memory.pile_freezers and table.pile_size >= 4 and table.opponents_melded:
-                # R8.1b: a frozen pile cannot be taken by a lay-off, only with a natural pair.
-                ranks = table.opponent_meld_count
-                ours = 0.6 if table.we_melded else 1.0
-                cost -= 0.5 * self.freeze * pile_worth * min(1.0, ranks / 8.0) * ours
-            return cost
+        frozen = table.frozen
+        their_melds = table.their_melds
+        our_melds = table.our_melds
+        known = memory.known[table.taker]
+        avoids = memory.avoids[table.taker]
+        seen = table.seen
+        share = table.share
+        miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
+        wild_chance = table.wild_chance
+        taker_melded = table.taker_melded
+        may_end = table.hand_may_end
+        we_melded = table.we_melded
+        costs = []
+        for kind in range(KIND_COUNT):
+            count = hand[kind]
+            if not count:
+                continue
+            if kind <= TWO or kind == BLACK_THREE:
+                costs.append((self._special_discard_cost(table, hand, kind), kind))
+                continue
+            # The chance that the next seat can take the pile if this card goes on top.
+            if not frozen and kind in their_melds:
+                chance = 1.0  # R8.2c.3: a lay-off needs nothing from hand
+            else:
+                held = known[kind]
+                unseen = max(0, _COPIES - seen[kind])
+                none = miss**unseen
+                one = unseen * share * miss ** max(0, unseen - 1)
+                if held >= 2:
+                    pair = 1.0
+                elif held == 1:
+                    pair = 1.0 - none
+                else:
+                    pair = 1.0 - none - one
+                chance = pair
+                if not frozen:
+                    single = none if held == 1 else one if held == 0 else 0.0
+                    chance += single * wild_chance
+                if kind in avoids and held < 2:
+                    chance *= 0.3
+                if not taker_melded:
+                    chance *= 0.5  # it must also reach its initial minimum (R8.2e)
+                chance = min(chance, 1.0)
+            # What the card is worth in hand.
+            penalty = KIND_VALUE[kind] if may_end else 0
+            if kind in our_melds:
+                keep = 25.0 - penalty
+            elif count >= 3:
+                keep = 70.0 - penalty
+            elif count == 2:
+                # A pair takes a frozen pile (R8.2b); more so before the side has melded.
+                keep = (55.0 if we_melded else 65.0) - penalty
+            else:
+                keep = 4.0 + KIND_VALUE[kind] / 5.0 - penalty
+            costs.append((chance * pile_worth + keep, kind))
+        return costs
+
+    def _special_discard_cost(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
+        """The cost of discarding a wild card (which freezes the pile) or a black 3 (which blocks it)."""
         if kind == BLACK_THREE:
             # R5.2: blocks the next player; worth saving for a pile that matters.
             return 12.0 if table.pile_size < 5 else 1.0
-        danger = self._take_chance(table, kind)
-        return danger * pile_worth + self._keep_value(table, hand, kind)
-
-    def _keep_value(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
-        count = hand[kind]
-        penalty = KIND_VALUE[kind] if table.hand_may_end else 0
-        if kind in table.our_melds:
-            return 25.0 - penalty
-        if count >= 3:
-            return 70.0 - penalty
-        if count == 2:
-            # A pair takes a frozen pile (R8.2b); more so before the side has melded.
-            return (55.0 if table.we_melded else 65.0) - penalty
-        return 4.0 + KIND_VALUE[kind] / 5.0 - penalty
-
-    def _take_chance(self, table: _DiscardTable, kind: int) -> float:
-        """The chance that the next seat can take the pile if this natural card goes on top."""
-        memory = self._memory
-        taker = table.taker
-        frozen = table.frozen
-        if not frozen and kind in table.their_melds:
-            return 1.0  # R8.2c.3: a lay-off needs nothing from hand
-        held = memory.known[taker][kind]
-        unseen = max(0, _COPIES - table.seen[kind])
-        share = table.share
-        none = (1.0 - share) ** unseen
-        one = unseen * share * (1.0 - share) ** max(0, unseen - 1)
-        if held >= 2:
-            pair = 1.0
-        elif held == 1:
-            pair = 1.0 - none
-        else:
-            pair = 1.0 - none - one
-        chance = pair
-        if not frozen:
-            single = none if held == 1 else one if held == 0 else 0.0
-            chance += single * table.wild_chance
-        if kind in memory.avoids[taker] and held < 2:
-            chance *= 0.3
-        if not table.taker_melded:
-            chance *= 0.5  # it must also reach its initial minimum (R8.2e)
-        return min(chance, 1.0)
+        # The more wild cards in hand, the less the last of them is worth keeping.
+        wilds = hand[JOKER] + hand[TWO]
+        cost = (260.0 if kind == JOKER else 130.0) / max(self.freeze, 0.01) / (1.0 + 0.4 * (wilds - 1))
+        if not self._memory.pile_freezers and table.pile_size >= 4 and table.opponents_melded:
+            # R8.1b: a frozen pile cannot be taken by a lay-off, only with a natural pair.
+            ranks = table.opponent_meld_count
+            ours = 0.6 if table.we_melded else 1.0
+            cost -= 0.5 * self.freeze * table.pile_worth * min(1.0, ranks / 8.0) * ours
+        return cost
 
 
 class _DiscardTable:
@@ -545,12 +566,12 @@ def _opening(
         if forced is not None:
             slots.append([forced, hand[forced] + 1, hand[forced], 0])
         slots.extend([rank, hand[rank], hand[rank], 0] for rank in chosen)
-        needed = sum(max(0, 3 - slot[1]) for slot in slots)
+        needed = sum([max(0, 3 - slot[1]) for slot in slots])
         if needed > jokers + deuces:
             continue
         for slot in slots:
             slot[3] = max(0, 3 - slot[1])
-        value = sum(slot[1] * KIND_VALUE[slot[0]] for slot in slots)
+        value = sum([slot[1] * KIND_VALUE[slot[0]] for slot in slots])
         use_jokers = min(jokers, needed)
         value += use_jokers * 50 + (needed - use_jokers) * 20
         wilds = needed
@@ -568,7 +589,7 @@ def _opening(
                     value += 20
         if value < minimum:
             continue
-        cards = sum(slot[2] + slot[3] for slot in slots)
+        cards = sum([slot[2] + slot[3] for slot in slots])
         if hand_size - cards < keep:
             continue
         cost = (wilds, -value)

@@ -35,7 +35,7 @@ class Greedy(Strategy):
         # The first legal meld of the most cards, in legal_melds order: candidates are tried
         # largest first (ties in listing order), so usually a single legality check decides.
         candidates = [
-            (-sum(len(group.cards) for group in move.groups), index, move)
+            (-sum([len(group.cards) for group in move.groups]), index, move)
             for index, move in enumerate(view.meld_candidates())
         ]
         candidates.sort(key=_size_then_order)

@@ -263,8 +263,8 @@ def snapshot(state: HandState) -> dict:
     for name, value in vars(state).items():
         if name == "history":
             copied[name] = tuple(value)  # its entries are immutable; copying them deeply would be slow
-        elif name == "_vouched":
-            continue  # the last move is_legal accepted, kept to spare re-verifying it: not game state
+        elif name in ("_vouched", "_plan_cache"):
+            continue  # what is_legal accepted and the last going-out plan, kept to spare work: not game state
         elif name not in ("rules", "deck"):  # both immutable
             copied[name] = copy.deepcopy(value)
     return copied

@@ -3,7 +3,7 @@
 import pytest
 
 from sim.cards import BLACK_THREE, JOKER, RED_THREE, TWO, parse_kind
-from sim.melds import meld_problem
+from sim.melds import meld_fits, meld_problem
 from sim.moves import WILD_RANK, Meld, MeldGroup
 from sim.rules import Rules
 from sim.state import PLAY
@@ -102,3 +102,18 @@ def test_r9_2_every_legal_meld_has_two_naturals_and_three_wilds_at_most(rules):
             for deuces in range(0, 9):
                 if meld_problem(rules, K, naturals, jokers, deuces) is None:
                     assert naturals >= 2 and jokers + deuces <= 3 and naturals + jokers + deuces >= 3
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [SEEDS, OFFICIAL, Rules(allow_wild_only_melds=True), Rules(max_wilds_per_meld=4, black_three_melds="never")],
+    ids=["seeds", "official", "wild_only_melds", "four_wilds"],
+)
+def test_r9_1_r9_2_r9_4_r5_3_the_quick_meld_check_agrees_with_the_explained_one(rules):
+    # The legal listings use meld_fits, the move checks meld_problem: they must never disagree.
+    for rank in (WILD_RANK, BLACK_THREE, 4, K):
+        for naturals in range(0, 9):
+            for jokers in range(0, 5):
+                for deuces in range(0, 9):
+                    shape = (rank, naturals, jokers, deuces)
+                    assert meld_fits(rules, *shape) is (meld_problem(rules, *shape) is None), shape

@@ -1,6 +1,7 @@
 """RULES.md §16: the engine design notes E1-E5 (compound actions, validation order, flags,
 the going-out search, seeded randomness)."""
 
+import itertools
 import random
 
 import pytest
@@ -39,6 +40,17 @@ def test_e1_compound_take_is_all_or_nothing():
 )
 def test_e1_move_records_round_trip_through_text(move):
     assert parse_move(str(move)) == move
+
+
+@pytest.mark.parametrize("rank", range(15))
+def test_e1_groups_built_from_counts_equal_groups_built_from_cards(rank):
+    # MeldGroup.of skips the constructor's sort where its cards are in order already; the result
+    # must be the very record the constructor makes, card order included.
+    for naturals, jokers, deuces in itertools.product(range(4), range(3), range(4)):
+        cards = (rank,) * naturals * (rank != 0) + (0,) * jokers + (1,) * deuces
+        built = MeldGroup.of(rank, naturals, jokers, deuces)
+        assert (built, built.cards, hash(built)) == (MeldGroup(rank, cards), MeldGroup(rank, cards).cards,
+                                                    hash(MeldGroup(rank, cards)))
 
 
 def test_e2_phase_before_cards_in_hand():
