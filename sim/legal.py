@@ -101,27 +101,53 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
             yield move
 
 
-def meld_candidates(state: HandState) -> Iterator[Meld]:
+def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterator[Meld]:
     """Yield, in the order :func:`legal_melds` lists them, melds worth checking with ``can_meld``.
 
     Each is well shaped (R9 on its own) but not yet judged against the turn (R6.4, R10, R12):
     a caller that only wants, say, the largest legal meld can check just the candidates that
-    would beat its best so far.
+    would beat its best so far.  ``largest_first`` yields the same candidates ordered by the
+    number of hand cards they lay, most first, ties in listing order; each move is built only
+    when it is reached, so a caller that stops at the first legal one builds few.
     """
     if state.phase != PLAY:
-        return
+        return iter(())
+    if not state.side_has_melded[state.side]:
+        openings = _opening_candidates(state)
+        if largest_first:
+            return map(Meld, sorted(openings, key=_cards_laid_most_first))
+        return map(Meld, openings)
+    shapes = _addition_shapes(state)
+    if largest_first:
+        shapes = sorted(shapes, key=_shape_laid_most_first)
+    return (Meld((MeldGroup.of(*shape),)) for shape in shapes)
+
+
+def _cards_laid_most_first(groups: tuple[MeldGroup, ...]) -> int:
+    return -sum([len(group.cards) for group in groups])
+
+
+def _shape_laid_most_first(shape: tuple[int, int, int, int]) -> int:
+    return -(shape[1] + shape[2] + shape[3])
+
+
+def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
+    """The group sets of an initial meld that may reach the minimum (R10.2)."""
+    hand = state.hands[state.seat]
+    minimum = state.requirements[state.side]
+    hand_size = state.hand_sizes[state.seat]
+    for groups in _group_sets(state, list(hand), exclude=None):
+        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
+        cards = sum([len(group.cards) for group in groups])
+        if hand_size - cards > 1 and sum([KIND_VALUE[kind] for group in groups for kind in group.cards]) < minimum:
+            continue
+        yield groups
+
+
+def _addition_shapes(state: HandState) -> Iterator[tuple[int, int, int, int]]:
+    """``(rank, naturals, jokers, deuces)`` from hand of each well-shaped single meld or addition."""
     hand = state.hands[state.seat]
     rules = state.rules
-    if not state.side_has_melded[state.side]:
-        minimum = state.requirements[state.side]
-        hand_size = state.hand_sizes[state.seat]
-        for groups in _group_sets(state, list(hand), exclude=None):
-            # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
-            cards = sum([len(group.cards) for group in groups])
-            if hand_size - cards > 1 and sum([KIND_VALUE[kind] for group in groups for kind in group.cards]) < minimum:
-                continue
-            yield Meld(groups)
-        return
     melds = state.melds[state.side]
     most_wilds = rules.max_wilds_per_meld
     joker_limit = min(hand[JOKER], most_wilds) + 1
@@ -142,15 +168,15 @@ def meld_candidates(state: HandState) -> Iterator[Meld]:
                         continue
                     if not meld_fits(rules, rank, old_naturals + naturals, old_jokers + jokers, old_deuces + deuces):
                         continue
-                    yield Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
+                    yield rank, naturals, jokers, deuces
     for count in (3, 4):
         if hand[BLACK_THREE] >= count:
-            yield Meld((MeldGroup.of(BLACK_THREE, count),))
-    if state.rules.allow_wild_only_melds:
+            yield BLACK_THREE, count, 0, 0
+    if rules.allow_wild_only_melds:
         for jokers in range(hand[JOKER] + 1):
             for deuces in range(hand[TWO] + 1):
                 if jokers + deuces:
-                    yield Meld((MeldGroup.of(WILD_RANK, 0, jokers, deuces),))
+                    yield WILD_RANK, 0, jokers, deuces
 
 
 def legal_discards(state: HandState) -> Iterator[Discard]:

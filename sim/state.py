@@ -125,6 +125,7 @@ class HandState(MeldingRules, PileRules):
         self.meld_changes = 0
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
+        self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._plan_cache: tuple[tuple, tuple[tuple[MeldGroup, ...], int | None] | None] | None = None
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
@@ -265,6 +266,22 @@ class HandState(MeldingRules, PileRules):
             if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
                 count += 1
         return count
+
+    def meld_table(self, side: int) -> dict[int, tuple[int, int, int]]:
+        """The side's melds as ``{rank: (naturals, jokers, deuces)}``, ranks in order, melded ranks only.
+
+        Shared and rebuilt only after the melds changed (see :attr:`meld_changes`): every view asks
+        for it many times a turn.  Callers must not modify it; :meth:`SeatView.melds` hands out copies.
+        """
+        cached = self._meld_tables[side]
+        if cached is None or cached[0] != self.meld_changes:
+            table = {}
+            for rank, meld in enumerate(self.melds[side]):
+                if meld[0] or meld[1] or meld[2]:
+                    table[rank] = (meld[0], meld[1], meld[2])
+            cached = (self.meld_changes, table)
+            self._meld_tables[side] = cached
+        return cached[1]
 
     def requirement(self, side: int) -> int:
         """The side's initial-meld minimum this hand (R10.2), 0 once it has melded (R10.6)."""

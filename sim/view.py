@@ -26,18 +26,16 @@ from sim.state import HandState
 
 __all__ = ["SeatView"]
 
-_EMPTY = [0, 0, 0]
 
 
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
-    __slots__ = ("_state", "_seat", "_scores", "_melds_cache")
+    __slots__ = ("_state", "_seat", "_scores")
 
     def __init__(self, state: HandState, seat: int, scores: tuple[int, int]) -> None:
         self._state = state
         self._seat = seat
-        self._melds_cache: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._scores = (scores[0], scores[1])
 
     @property
@@ -159,14 +157,7 @@ class SeatView:
 
     def melds(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds: a fresh ``{rank: (naturals, jokers, deuces)}`` for every rank it has melded."""
-        state = self._state
-        cached = self._melds_cache[side]
-        # Strategies ask for the melds many times a turn; rebuild only after the table changed.
-        if cached is None or cached[0] != state.meld_changes:
-            table = {rank: (meld[0], meld[1], meld[2]) for rank, meld in enumerate(state.melds[side]) if meld != _EMPTY}
-            cached = (state.meld_changes, table)
-            self._melds_cache[side] = cached
-        return cached[1].copy()
+        return self._state.meld_table(side).copy()
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
@@ -202,10 +193,13 @@ class SeatView:
         """Lazily yield legal melds (single groups once the side has melded, whole openings before)."""
         return legal_melds(self._state) if self._state.seat == self._seat else iter(())
 
-    def meld_candidates(self) -> Iterator[Meld]:
+    def meld_candidates(self, *, largest_first: bool = False) -> Iterator[Meld]:
         """Lazily yield well-shaped melds in :meth:`legal_melds` order, not yet judged against the
-        turn: check each with :meth:`can` (cheaper when only a few are worth checking)."""
-        return meld_candidates(self._state) if self._state.seat == self._seat else iter(())
+        turn: check each with :meth:`can` (cheaper when only a few are worth checking).
+        ``largest_first`` orders them by hand cards laid, most first, ties in listing order."""
+        if self._state.seat != self._seat:
+            return iter(())
+        return meld_candidates(self._state, largest_first=largest_first)
 
     def legal_discards(self) -> Iterator[Discard]:
         """Lazily yield the legal discards."""

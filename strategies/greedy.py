@@ -32,14 +32,9 @@ class Greedy(Strategy):
             plan = view.going_out_plan()
             if plan is not None and plan[0] and (view.partner_answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
-        # The first legal meld of the most cards, in legal_melds order: candidates are tried
-        # largest first (ties in listing order), so usually a single legality check decides.
-        candidates = [
-            (-sum([len(group.cards) for group in move.groups]), index, move)
-            for index, move in enumerate(view.meld_candidates())
-        ]
-        candidates.sort(key=_size_then_order)
-        for _size, _index, move in candidates:
+        # The first legal meld of the most cards, in legal_melds order: candidates come largest
+        # first (ties in listing order), so usually a single legality check decides.
+        for move in view.meld_candidates(largest_first=True):
             if view.can(move):
                 return move
         return None
@@ -60,10 +55,6 @@ class Greedy(Strategy):
             if view.can(move):
                 return move
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
-
-
-def _size_then_order(candidate: tuple) -> tuple[int, int]:
-    return candidate[0], candidate[1]
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> tuple[int, int]:

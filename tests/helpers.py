@@ -263,7 +263,7 @@ def snapshot(state: HandState) -> dict:
     for name, value in vars(state).items():
         if name == "history":
             copied[name] = tuple(value)  # its entries are immutable; copying them deeply would be slow
-        elif name in ("_vouched", "_plan_cache"):
+        elif name in ("_vouched", "_plan_cache", "_meld_tables"):
             continue  # what is_legal accepted and the last going-out plan, kept to spare work: not game state
         elif name not in ("rules", "deck"):  # both immutable
             copied[name] = copy.deepcopy(value)

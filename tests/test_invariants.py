@@ -21,7 +21,7 @@ import pytest
 from sim.cards import BLACK_THREE, JOKER, KIND_COUNT, RED_THREE, TWO
 from sim.engine import play_game
 from sim.errors import IllegalMoveError
-from sim.legal import legal_moves
+from sim.legal import legal_melds, legal_moves, meld_candidates
 from sim.melds import meld_problem
 from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
 from sim.rules import Rules
@@ -149,6 +149,28 @@ def test_uniform_legal_moves_reach_every_phase_and_keep_invariants(rules_index):
     assert {ACQUIRE, PLAY, OVER} <= seen
     if rules.ask_partner != "off":
         assert ANSWER in seen
+
+
+def test_meld_candidates_largest_first_is_the_listing_stably_sorted_by_cards_laid():
+    # Greedy relies on it: the same candidates as the plain listing, most cards first, ties in order;
+    # and every legal meld is among the candidates.
+    rng = random.Random(4242)
+    checked = 0
+    for rules in RULE_SETS:
+        for _ in range(6):
+            state = HandState.deal(rules, rng, dealer=rng.randrange(4))
+            for _ in range(MAX_ACTIONS_PER_HAND):
+                if state.is_over:
+                    break
+                if state.phase == PLAY:
+                    listed = list(meld_candidates(state))
+                    ordered = list(meld_candidates(state, largest_first=True))
+                    laid = [-sum(len(group.cards) for group in move.groups) for move in listed]
+                    assert ordered == [listed[index] for index in sorted(range(len(listed)), key=laid.__getitem__)]
+                    assert set(legal_melds(state)) <= set(listed)
+                    checked += len(listed) > 1
+                state.apply(rng.choice(list(legal_moves(state))))
+    assert checked > 100
 
 
 def test_uniform_play_ends_hands_both_ways():
