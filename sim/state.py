@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from sim.cards import (
     BLACK_THREE,
+    CARD_COUNT,
     CARD_KIND,
     JOKER,
     KIND_COUNT,
@@ -71,6 +72,7 @@ __all__ = [
     "MAX_TURNS_PER_HAND",
     "OVER",
     "PLAY",
+    "shuffled_deck",
 ]
 
 
@@ -81,6 +83,25 @@ most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``
 
 _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
+
+
+def shuffled_deck(rng: random.Random) -> list[int]:
+    """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
+
+    A Fisher-Yates shuffle on ``rng.getrandbits``, the very steps ``random.shuffle`` takes in
+    CPython 3.10 to 3.13 (checked), written out here so that a deal depends only on the generator's
+    bits, never on how a later Python shuffles, and so that it runs compiled.
+    """
+    deck = list(range(CARD_COUNT))
+    getrandbits = rng.getrandbits
+    for index in range(CARD_COUNT - 1, 0, -1):
+        bound = index + 1
+        width = bound.bit_length()
+        other = getrandbits(width)
+        while other >= bound:  # rejection sampling: every position equally likely
+            other = getrandbits(width)
+        deck[index], deck[other] = deck[other], deck[index]
+    return deck
 
 
 class HandState(MeldingRules, PileRules):
@@ -140,9 +161,7 @@ class HandState(MeldingRules, PileRules):
         cls, rules: Rules, rng: random.Random, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
     ) -> HandState:
         """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
-        deck = list(range(108))
-        rng.shuffle(deck)
-        return cls.from_deck(rules, deck, dealer=dealer, scores=scores, hand_number=hand_number)
+        return cls.from_deck(rules, shuffled_deck(rng), dealer=dealer, scores=scores, hand_number=hand_number)
 
     @classmethod
     def from_deck(

@@ -1,11 +1,13 @@
 """RULES.md §3: the deal, the stock, the upcard and dealt red 3s (R3.1-R3.5)."""
 
+import random
+
 import pytest
 
 from sim.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, RED_THREE, TWO, parse_kind
 from sim.moves import Discard
 from sim.rules import Rules
-from sim.state import HandState
+from sim.state import HandState, shuffled_deck
 from tests.helpers import apply_all, expect_illegal, first_card, stacked_deck, verify_card_accounting
 
 K, Q, A = (parse_kind(name) for name in "KQA")
@@ -14,6 +16,19 @@ K, Q, A = (parse_kind(name) for name in "KQA")
 def _deck_without_dealt_red_threes():
     # Red 3s go to the bottom so that nothing is replaced and the deal can be read off directly.
     return sorted(range(108), key=lambda card_id: CARD_KIND[card_id] == RED_THREE)
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 7))
+def test_r3_1_the_shuffle_takes_the_steps_of_the_standard_library_shuffle(seed):
+    expected = list(range(108))
+    random.Random(seed).shuffle(expected)
+    assert shuffled_deck(random.Random(seed)) == expected
+
+
+def test_r3_1_a_deal_depends_only_on_the_generators_bits():
+    # Pinned, so that a Python whose random.shuffle changed could not change a single deal.
+    assert shuffled_deck(random.Random(0))[:8] == [23, 102, 3, 73, 54, 44, 24, 101]
+    assert sorted(shuffled_deck(random.Random(1))) == list(range(108))
 
 
 @pytest.mark.parametrize("dealer", range(4))
