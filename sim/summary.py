@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from sim.storage import RunDirectory
 
@@ -237,13 +238,33 @@ def summarize(games: pd.DataFrame, hands: pd.DataFrame, order: Sequence[str] = (
     return accumulator.rows(order)
 
 
+SUMMARY_BATCH_ROWS = 200_000
+"""Hand rows summed at once: a few tens of MB, so memory stays flat however many games a run has."""
+
+
 def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
-    """Summarize a run directory chunk by chunk, in flat memory; return the rows and the games read."""
+    """Summarize a run directory in batches of chunks, in flat memory; return the rows and the games read."""
     accumulator = SummaryAccumulator()
     games_read = 0
-    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED):
+    batch: list[tuple[pa.Table, pa.Table]] = []
+    batch_rows = 0
+
+    def add_batch() -> None:
+        # One pandas pass per batch: summing chunk by chunk spent most of its time on pandas' overhead.
+        games = pa.concat_tables([games for games, _ in batch], promote_options="default")
+        hands = pa.concat_tables([hands for _, hands in batch], promote_options="default")
         accumulator.add(games, hands)
+        batch.clear()
+
+    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED):
+        batch.append((games, hands))
+        batch_rows += hands.num_rows
         games_read += games.num_rows
+        if batch_rows >= SUMMARY_BATCH_ROWS:
+            add_batch()
+            batch_rows = 0
+    if batch:
+        add_batch()
     return accumulator.rows(order), games_read
 
 

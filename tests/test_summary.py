@@ -102,3 +102,29 @@ def test_no_draw_or_forfeit_columns_when_there_are_none():
     hands = fixture_hands()
     header = format_summary(summarize(games, hands[hands.game_id < 2]), "text").splitlines()[0]
     assert "draws" not in header and "forfeits" not in header
+
+
+def test_a_run_summed_in_batches_of_chunks_equals_chunk_by_chunk(tmp_path, monkeypatch):
+    # summarize_run sums several chunks at once; batch boundaries must change nothing, forfeits included.
+    from click.testing import CliRunner
+
+    from sim import summary
+    from sim.cli import main
+    from sim.storage import RunDirectory
+    from tests.helpers import FLAKY_BOT_SOURCE
+
+    (tmp_path / "flaky.py").write_text(FLAKY_BOT_SOURCE)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, [
+        "run", "--games", "24", "--seed", "11", "-s", f"{tmp_path}/flaky.py:Flaky", "-s", "random", "--workers", "1",
+        "--chunk-size", "3", "--on-error", "forfeit", "--rules", "target_score=1000", "--out", str(out), "-q",
+    ])
+    assert result.exit_code == 0, result.output
+    directory = RunDirectory(out)
+    one_by_one = SummaryAccumulator()
+    for _, games, hands in directory.iter_chunks(summary.GAME_COLUMNS_NEEDED, summary.HAND_COLUMNS_NEEDED):
+        one_by_one.add(games, hands)
+    assert any(row.forfeits for row in one_by_one.rows())
+    for batch_rows in (1, 100, summary.SUMMARY_BATCH_ROWS):
+        monkeypatch.setattr(summary, "SUMMARY_BATCH_ROWS", batch_rows)
+        assert summary.summarize_run(directory) == (one_by_one.rows(), 24)
