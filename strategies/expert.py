@@ -123,7 +123,7 @@ class Expert(Strategy):
         self._memory = _Memory()
         self._turn: tuple[int, int] | None = None
         self._going_out = False
-        self._table_cache: tuple[tuple, _DiscardTable] | None = None
+        self._table_cache: tuple[tuple[int, int], tuple[int, ...], _DiscardTable] | None = None
 
     # ------------------------------------------------------------ hooks
 
@@ -366,13 +366,17 @@ class Expert(Strategy):
 
     def _discard_table(self, view) -> _DiscardTable:
         # Within one turn the table this seat sees changes only by its own melds, which change its
-        # hand; so the same turn and the same hand mean the same table, read once.
-        key = (view.hand_number, view.turn_count, view.hand)
+        # hand: the same turn and hand mean the same table, and a new hand only new melds of its own.
+        turn = (view.hand_number, view.turn_count)
+        hand = view.hand
         cached = self._table_cache
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        table = _DiscardTable(self, view)
-        self._table_cache = (key, table)
+        if cached is not None and cached[0] == turn:
+            table = cached[2]
+            if cached[1] != hand:
+                table.update_own_melds(view, cached[1], hand)
+        else:
+            table = _DiscardTable(self, view)
+        self._table_cache = (turn, hand, table)
         return table
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
@@ -526,6 +530,20 @@ class _DiscardTable:
             for _naturals, jokers, deuces in melds.values():
                 wilds_seen += jokers + deuces
         self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
+
+    def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:
+        """Bring the table up to date after this seat melded from ``before`` to ``after`` this turn.
+
+        A natural card melded from hand still counts once in ``seen`` (its meld instead of the
+        hand), and a wild one once in ``wild_chance``; the pile, the other seats and the memory
+        are as they were.  What changes is the side's melds, whether it has melded, and the wild
+        cards ``seen`` counts, which are those in hand.
+        """
+        side = view.side
+        self.our_melds = view.melds(side)
+        self.we_melded = view.has_melded(side)
+        for kind in (JOKER, TWO):
+            self.seen[kind] += after[kind] - before[kind]
 
 
 # ---------------------------------------------------------------- helpers

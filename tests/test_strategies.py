@@ -34,6 +34,36 @@ def expert_view(state, seat=0, scores=(0, 0), **parameters):
 # ---------------------------------------------------------------- acquire
 
 
+def test_expert_keeps_its_discard_table_equal_to_a_fresh_read(monkeypatch):
+    # Within a turn expert updates its table after its own melds instead of reading it again;
+    # every field must equal what a fresh read of the view gives, at every decision.
+    from strategies.expert import _DiscardTable
+
+    updates = []
+    real_update = _DiscardTable.update_own_melds
+
+    def counted(table, *arguments):
+        updates.append(1)
+        real_update(table, *arguments)
+
+    monkeypatch.setattr(_DiscardTable, "update_own_melds", counted)
+    reads = []
+
+    class Checked(Expert):
+        def _discard_table(self, view):
+            table = super()._discard_table(view)
+            fresh = _DiscardTable(self, view)
+            assert {name: getattr(table, name) for name in _DiscardTable.__slots__} == {
+                name: getattr(fresh, name) for name in _DiscardTable.__slots__
+            }
+            reads.append(1)
+            return table
+
+    for seed in range(10):
+        play_game([Checked, Greedy, Checked, Greedy], seed=seed, rules=Rules(target_score=2000))
+    assert len(updates) > 100 and len(reads) > 1000
+
+
 def test_expert_takes_frozen_pile_with_natural_pair_r8_2b():
     state = position(hands={0: "9 9 K 5 7"}, melds={0: "Q Q Q", 1: "8 8 8"}, pile="4 2 J 9")
     expert, view = expert_view(state)
