@@ -238,8 +238,8 @@ def summarize(games: pd.DataFrame, hands: pd.DataFrame, order: Sequence[str] = (
     return accumulator.rows(order)
 
 
-SUMMARY_BATCH_ROWS = 200_000
-"""Hand rows summed at once: a few tens of MB, so memory stays flat however many games a run has."""
+SUMMARY_BATCH_ROWS = 10_000
+"""Hand rows summed at once (about 800 games): a few MB, so memory stays flat however many games a run has."""
 
 
 def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
