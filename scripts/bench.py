@@ -1,6 +1,6 @@
 """canasta-sim's benchmark: engine throughput, matchup speed, scaling and memory.
 
-Run ``python scripts/bench.py`` (about a minute on a 2-core machine) or
+Run ``python scripts/bench.py`` (about four minutes on a 2-core machine) or
 ``python scripts/bench.py --quick``.  It prints a table and writes the figures
 to ``results/bench.json`` (``--json PATH`` to change).  Every figure is
 measured here, on this machine, by this script: nothing is copied in.
@@ -13,9 +13,11 @@ Figures:
   per second on one worker, in-process, compiled (as installed) and as plain
   Python (``CANASTA_SIM_PURE_PYTHON=1``, in a child process), and through
   ``canasta-sim run`` on one worker and on all cores, start-up included;
-* ``canasta-sim run --games 10000`` exactly as the README's quick start runs it
-  (skipped with ``--quick``);
-* the speed-up from 1 to N workers;
+* ``canasta-sim run --games 10000`` exactly as the README's quick start runs it,
+  and the same games on one worker for the speed-up of a long run (both skipped
+  with ``--quick``);
+* the speed-up from 1 to N workers, and as a yardstick how fast N in-process
+  matchups play side by side (how far the machine's cores themselves scale);
 * peak resident memory of the parent and of one worker process.
 """
 
@@ -100,12 +102,31 @@ def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
 
 def matchup_pure_python(seconds: float) -> dict:
     """:func:`matchup_in_process` in a child process that runs every module from its Python source."""
+    return _matchup_children(seconds, 1, {accelerator.PURE_PYTHON_VARIABLE: "1"})[0]
+
+
+def matchup_side_by_side(seconds: float, processes: int) -> dict:
+    """:func:`matchup_in_process` in ``processes`` child processes at once: how far the cores themselves scale."""
+    children = _matchup_children(seconds, processes, {})
+    rates = [child["games_per_second"] for child in children]
+    mean = round(sum(rates) / len(rates), 1)
+    return {"processes": processes, "games_per_second_each": rates, "mean_games_per_second": mean}
+
+
+def _matchup_children(seconds: float, processes: int, environment: dict[str, str]) -> list[dict]:
     command = [sys.executable, __file__, "--matchup-only", str(seconds)]
-    env = {**os.environ, accelerator.PURE_PYTHON_VARIABLE: "1"}
-    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT)
-    if completed.returncode != 0:
-        raise SystemExit(f"bench: the pure-Python matchup failed:\n{completed.stderr.strip()}")
-    return json.loads(completed.stdout)
+    env = {**os.environ, **environment}
+    children = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+        for _ in range(processes)
+    ]
+    results = []
+    for child in children:
+        stdout, stderr = child.communicate()
+        if child.returncode != 0:
+            raise SystemExit(f"bench: a matchup child process failed:\n{stderr.strip()}")
+        results.append(json.loads(stdout))
+    return results
 
 
 def _peak_kib(pid: int) -> int:
@@ -191,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["matchup_in_process"] = matchup_in_process(("expert", "greedy"), seconds)
     figures["build"] = accelerator.describe()
     figures["matchup_in_process_pure_python"] = matchup_pure_python(seconds)
+    figures["matchup_side_by_side"] = matchup_side_by_side(seconds, cores)
     one = run_command(games, 1, [])
     many = run_command(games, cores, [])
     figures["run_1_worker"] = one
@@ -200,6 +222,11 @@ def main(argv: list[str] | None = None) -> int:
     figures["speedup"] = round(one["seconds"] / many["seconds"], 2)
     if not args.quick:
         figures["quick_start_10000"] = run_command(10_000, None, [])
+        # The same 10000 games on one worker: the speed-up where start-up weighs least.
+        figures["run_10000_1_worker"] = run_command(10_000, 1, [])
+        figures["speedup_10000"] = round(
+            figures["run_10000_1_worker"]["seconds"] / figures["quick_start_10000"]["seconds"], 2
+        )
 
     rows = [
         ("engine, random players, 1 core", f"{figures['engine_random']['hands_per_second']:,.0f} hands/s, "
@@ -207,6 +234,8 @@ def main(argv: list[str] | None = None) -> int:
         ("engine build", figures["build"]),
         ("expert vs greedy in-process, 1 core", f"{figures['matchup_in_process']['games_per_second']:.1f} games/s"),
         ("  the same as plain Python", f"{figures['matchup_in_process_pure_python']['games_per_second']:.1f} games/s"),
+        (f"  {cores} of them at once, each", ", ".join(
+            f"{rate:.1f}" for rate in figures["matchup_side_by_side"]["games_per_second_each"]) + " games/s"),
         (
             f"canasta-sim run, 1 worker, {games} games",
             f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)",
@@ -225,6 +254,9 @@ def main(argv: list[str] | None = None) -> int:
         full = figures["quick_start_10000"]
         rows.append(("canasta-sim run --games 10000 (defaults)",
                      f"{full['seconds']:.1f} s, {full['games_per_second_per_worker']:.1f} games/s per worker"))
+        rows.append(("peak memory of its parent", f"{full['parent_peak_mb']:.0f} MB"))
+        alone = figures["run_10000_1_worker"]
+        rows.append(("the same on 1 worker", f"{alone['seconds']:.1f} s, speed-up {figures['speedup_10000']:.2f}x"))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}")
