@@ -108,16 +108,6 @@ def use_sources_where_needed(
     return stale
 
 
-def compiled_modules() -> list[str]:
-    """The modules of canasta-sim loaded from a compiled extension file, sorted."""
-    return sorted(
-        name
-        for name, module in list(sys.modules.items())
-        if name.partition(".")[0] in _REGISTERED
-        and str(getattr(module, "__file__", None) or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES))
-    )
-
-
 def status() -> dict[str, str]:
     """Each module the build compiled, imported now, and whether it runs ``"compiled"`` or from ``"source"``."""
     found = {}
