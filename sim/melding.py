@@ -23,6 +23,9 @@ __all__ = ["MeldingRules"]
 class MeldingRules:
     """Meld-phase checks and the :meth:`meld` move of a hand (a mixin of :class:`~sim.state.HandState`)."""
 
+    __slots__ = ()  # HandState holds the fields
+
+
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
         hand = self.hands[self.seat]
         for kind in range(KIND_COUNT):

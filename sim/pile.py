@@ -18,6 +18,9 @@ __all__ = ["PileRules"]
 class PileRules:
     """The :class:`~sim.moves.TakePile` move of a hand (a mixin of :class:`~sim.state.HandState`)."""
 
+    __slots__ = ()  # HandState holds the fields
+
+
     def verify_take_pile(self, move: TakePile) -> None:
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
         self._verify_phase(move, ACQUIRE)

@@ -116,6 +116,52 @@ class HandState(MeldingRules, PileRules):
     :ivar melds: ``melds[side][rank] = [naturals, jokers, deuces]``.
     """
 
+    # Slots, not an instance dict: the engine and the strategies read these fields millions of times.
+    __slots__ = (
+        "_meld_tables",
+        "_plan_cache",
+        "_vouched",
+        "acquired",
+        "added_to_existing",
+        "answer",
+        "asked",
+        "dealer",
+        "deck",
+        "end_reason",
+        "first_turn_done",
+        "frozen_pile_takes",
+        "hand_number",
+        "hand_sizes",
+        "hands",
+        "history",
+        "meld_changes",
+        "melded_before_turn",
+        "melded_this_turn",
+        "melds",
+        "must_stop",
+        "phase",
+        "pile",
+        "pile_cards_taken",
+        "pile_freezers",
+        "pile_freezes",
+        "pile_takes",
+        "red_threes",
+        "requirements",
+        "rules",
+        "scores_before",
+        "seat",
+        "seat_has_melded",
+        "side_has_melded",
+        "side_turns",
+        "stock",
+        "turn_count",
+        "turn_laid",
+        "turn_new_ranks",
+        "went_out_concealed",
+        "went_out_seat",
+    )
+
+
     def __init__(self, rules: Rules, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> None:
         self.rules = rules
         self.dealer = dealer

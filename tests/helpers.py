@@ -260,7 +260,8 @@ def verify_card_accounting(state: HandState) -> None:
 def snapshot(state: HandState) -> dict:
     """Return a copy of every attribute of ``state``, to check that a refused move changed nothing."""
     copied = {}
-    for name, value in vars(state).items():
+    for name in type(state).__slots__:
+        value = getattr(state, name)
         if name == "history":
             copied[name] = tuple(value)  # its entries are immutable; copying them deeply would be slow
         elif name in ("_vouched", "_plan_cache", "_meld_tables"):
