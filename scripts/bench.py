@@ -194,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=ROOT / "results" / "bench.json", help="where to write figures")
     parser.add_argument("--matchup-only", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.matchup_only is not None:  # the child process of matchup_pure_python
+    if args.matchup_only is not None:  # a child process of _matchup_children
         figures = matchup_in_process(("expert", "greedy"), args.matchup_only)
         print(json.dumps({**figures, "build": accelerator.describe()}))
         return 0

@@ -91,9 +91,9 @@ def use_sources_where_needed(
         source = folder / f"{module}.py"
         if not source.is_file():
             continue
-        if not pure and source_digest(source) == digest:
-            continue
         if not pure:
+            if source_digest(source) == digest:
+                continue
             stale.append(f"{package}.{module}")
         _FINDER.sources[f"{package}.{module}"] = source
     if _FINDER.sources and _FINDER not in sys.meta_path:
@@ -110,12 +110,12 @@ def use_sources_where_needed(
 
 def status() -> dict[str, str]:
     """Each module the build compiled, imported now, and whether it runs ``"compiled"`` or from ``"source"``."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     found = {}
     for package, modules in sorted(_REGISTERED.items()):
         for module in modules:
             name = f"{package}.{module}"
             loaded = importlib.import_module(name)
-            suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
             found[name] = "compiled" if str(loaded.__file__).endswith(suffixes) else "source"
     return found
 

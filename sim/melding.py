@@ -25,7 +25,6 @@ class MeldingRules:
 
     __slots__ = ()  # HandState holds the fields
 
-
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
         hand = self.hands[self.seat]
         for kind in range(KIND_COUNT):

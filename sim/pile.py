@@ -20,7 +20,6 @@ class PileRules:
 
     __slots__ = ()  # HandState holds the fields
 
-
     def verify_take_pile(self, move: TakePile) -> None:
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
         self._verify_phase(move, ACQUIRE)

@@ -161,7 +161,6 @@ class HandState(MeldingRules, PileRules):
         "went_out_seat",
     )
 
-
     def __init__(self, rules: Rules, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> None:
         self.rules = rules
         self.dealer = dealer

@@ -468,10 +468,11 @@ class Expert(Strategy):
 
 
 class _DiscardTable:
-    """What a discard decision reads from the view and the memory, gathered once per decision.
+    """What a discard decision reads from the view and the memory, gathered once per turn.
 
     Scoring a discard looks at every kind in hand, and each look used to ask the view again for
-    the same melds and counts; gathering them here first gives the same figures much faster.
+    the same melds and counts; gathering them here first gives the same figures much faster, and
+    :meth:`update_own_melds` keeps them true after the seat's own melds that turn.
     """
 
     __slots__ = (
