@@ -7,7 +7,7 @@ module is optional: where it fails to build (no C compiler, say) the package sti
 runs that module from its source, and ``canasta-sim --version`` says which it is.
 
 Beside the compiled files of each package the build writes ``_compiled.json``, the SHA-256 of each
-source it compiled; :mod:`sim.accelerator` uses it to run an edited source instead of its stale
+source it compiled; :mod:`canasta_sim.accelerator` uses it to run an edited source instead of its stale
 compiled copy.
 """
 
@@ -23,13 +23,13 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-MANIFEST_NAME = "_compiled.json"  # sim.accelerator.MANIFEST_NAME; setup.py must not import the package
+MANIFEST_NAME = "_compiled.json"  # canasta_sim.accelerator.MANIFEST_NAME; setup.py must not import the package
 
 # The modules a game spends its time in: the rules engine, the view and engine loop the bots talk
 # through, and the built-in bots.  The runner, storage and analysis stay plain Python: they run once
 # per chunk or per run, and they pickle, log and talk to pandas.
 COMPILED = {
-    "sim": [
+    "canasta_sim": [
         "cards",
         "moves",
         "melds",
@@ -44,21 +44,31 @@ COMPILED = {
         "engine",
         "records",
     ],
-    "strategies": ["random_play", "greedy", "expert"],
+    "canasta_sim.strategies": ["random_play", "greedy", "expert"],
 }
+
+# The import namespace is canasta_sim (issue #13); its source folders keep the layout's names.
+SOURCE_FOLDERS = {"canasta_sim": "sim", "canasta_sim.strategies": "strategies"}
 
 # Python's semantics, not C's: annotations are documentation here, never C types.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 
 
+NO_COMPILE_VARIABLE = "CANASTA_SIM_NO_COMPILE"
+"""Set it to ``1`` to install without compiling (seconds instead of minutes; the same games, slower)."""
+
+
 def _extensions() -> list[Extension]:
+    if os.environ.get(NO_COMPILE_VARIABLE, "") not in ("", "0"):
+        print(f"canasta-sim: {NO_COMPILE_VARIABLE} is set; installing the pure-Python engine", file=sys.stderr)
+        return []
     try:
         from Cython.Build import cythonize
     except ImportError:
         print("canasta-sim: Cython is not available; installing the pure-Python engine (slower)", file=sys.stderr)
         return []
     modules = [
-        Extension(f"{package}.{module}", [f"{package}/{module}.py"])
+        Extension(f"{package}.{module}", [f"{SOURCE_FOLDERS[package]}/{module}.py"])
         for package, names in COMPILED.items()
         for module in names
     ]
@@ -92,7 +102,7 @@ class BuildCompiledModules(build_ext):
                 print(f"canasta-sim: {ext.name} was not compiled; it will run as plain Python", file=sys.stderr)
                 continue
             package, _, module = ext.name.rpartition(".")
-            source = ROOT / package / f"{module}.py"
+            source = ROOT / SOURCE_FOLDERS[package] / f"{module}.py"
             digest = hashlib.sha256(source.read_bytes()).hexdigest()
             manifests.setdefault(output.parent, {})[module] = digest
         for folder, recorded in manifests.items():

@@ -36,10 +36,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sim import __version__, accelerator  # noqa: E402
-from sim.engine import play_game  # noqa: E402
-from sim.loader import load_strategy  # noqa: E402
-from sim.rules import Rules  # noqa: E402
+from canasta_sim import __version__, accelerator  # noqa: E402
+from canasta_sim.engine import play_game  # noqa: E402
+from canasta_sim.loader import load_strategy  # noqa: E402
+from canasta_sim.rules import Rules  # noqa: E402
 
 
 class _Counting:
@@ -158,7 +158,7 @@ def run_command(games: int, workers: int | None, extra: list[str]) -> dict:
         out = Path(directory) / "run"
         # workers=None: the command's own default, as the README's quick start runs it.
         command = [
-            sys.executable, "-m", "sim", "run", "--games", str(games),
+            sys.executable, "-m", "canasta_sim", "run", "--games", str(games),
             *(["--workers", str(workers)] if workers else []), "--seed", "1", "--out", str(out), "--quiet", *extra,
         ]
         start = time.perf_counter()

@@ -36,7 +36,7 @@ def run_once(arguments: list[str], out: Path) -> tuple[float, float, float]:
     """Run ``canasta-sim run`` once; return its wall time, its printed time and its printed games per second."""
     if out.exists():
         shutil.rmtree(out)
-    command = [sys.executable, "-m", "sim", "run", *arguments, "--out", str(out), "-q"]
+    command = [sys.executable, "-m", "canasta_sim", "run", *arguments, "--out", str(out), "-q"]
     started = time.monotonic()
     finished = subprocess.run(command, capture_output=True, text=True, check=False)
     wall = time.monotonic() - started

@@ -1,6 +1,6 @@
-"""``python -m sim`` runs the ``canasta-sim`` command line."""
+"""``python -m canasta_sim`` runs the ``canasta-sim`` command line."""
 
-from sim.cli import main
+from canasta_sim.cli import main
 
 if __name__ == "__main__":
     main()

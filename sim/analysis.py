@@ -2,7 +2,7 @@
 
 Typical use, with the directory of a finished run::
 
-    from sim.analysis import load_run, summarize
+    from canasta_sim.analysis import load_run, summarize
 
     run = load_run("results/20250101-120000")
     run.games.groupby("winner_strategy").size()
@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
-from sim.records import GAME_SCHEMA, HAND_SCHEMA
-from sim.storage import RunDirectory, RunDirectoryError
-from sim.summary import SummaryAccumulator, SummaryRow, side_labels
+from canasta_sim.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.storage import RunDirectory, RunDirectoryError
+from canasta_sim.summary import SummaryAccumulator, SummaryRow, side_labels
 
 __all__ = ["LoadedRun", "entrants_of", "label_teams", "load_run", "summarize", "summary_rows"]
 
@@ -114,7 +114,7 @@ def label_teams(frame: pd.DataFrame) -> pd.Series:
 
 
 def summary_rows(run: LoadedRun) -> list[SummaryRow]:
-    """The run's summary as :class:`~sim.summary.SummaryRow` objects, in the run's strategy order."""
+    """The run's summary as :class:`~canasta_sim.summary.SummaryRow` objects, in the run's strategy order."""
     accumulator = SummaryAccumulator()
     accumulator.add(run.games, run.hands)
     return accumulator.rows(run.entrants)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from sim.errors import CardParseError
+from canasta_sim.errors import CardParseError
 
 __all__ = [
     "ACE",

@@ -1,25 +1,25 @@
-"""The ``canasta-sim`` command line; each command lives in its own module under :mod:`sim.commands`."""
+"""The ``canasta-sim`` command line; each command lives in its own module under :mod:`canasta_sim.commands`."""
 
 from __future__ import annotations
 
 import click
 
-from sim import ENGINE_VERSION, __version__, accelerator
-from sim.commands.check import check_command
-from sim.commands.compare import compare_command
-from sim.commands.play import play_command
-from sim.commands.plot import plot_command
-from sim.commands.replay import replay_command
-from sim.commands.report import report_command
-from sim.commands.run import run_command
-from sim.commands.strategies import strategies_command
-from sim.commands.watch import watch_command
+from canasta_sim import ENGINE_VERSION, __version__, accelerator
+from canasta_sim.commands.check import check_command
+from canasta_sim.commands.compare import compare_command
+from canasta_sim.commands.play import play_command
+from canasta_sim.commands.plot import plot_command
+from canasta_sim.commands.replay import replay_command
+from canasta_sim.commands.report import report_command
+from canasta_sim.commands.run import run_command
+from canasta_sim.commands.strategies import strategies_command
+from canasta_sim.commands.watch import watch_command
 
 
 def _print_version(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
     if not value or context.resilient_parsing:
         return
-    import strategies  # noqa: F401  (registers the built-in bots' compiled modules too)
+    import canasta_sim.strategies  # noqa: F401  (registers the built-in bots' compiled modules too)
 
     click.echo(f"canasta-sim {__version__}, engine version {ENGINE_VERSION}, {accelerator.describe()}")
     context.exit()

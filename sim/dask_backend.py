@@ -1,12 +1,12 @@
 """Playing a run's chunks on a Dask cluster: ``canasta-sim run --backend dask``.
 
-The chunks, seeds and sides are those of the local runner (:class:`sim.runner.RunSettings`), and each
-chunk is played by the same :class:`sim.runner.ChunkPlayer`, so the tables are identical to the local
+The chunks, seeds and sides are those of the local runner (:class:`canasta_sim.runner.RunSettings`), and each
+chunk is played by the same :class:`canasta_sim.runner.ChunkPlayer`, so the tables are identical to the local
 backend's for the same settings.  What differs is where the games are played and who writes:
 
 * **Workers return rows, the client writes.**  Workers of a real cluster do not share the client's
   filesystem, so a task returns its chunk's two Arrow tables and the client writes them as the chunk's
-  Parquet parts (atomically, :meth:`sim.storage.RunDirectory.write_chunk`) as soon as they come back.
+  Parquet parts (atomically, :meth:`canasta_sim.storage.RunDirectory.write_chunk`) as soon as they come back.
   At most twice as many chunks as the cluster has worker threads are in flight, so the client's memory
   stays flat however many games are played.
 * **Tasks are pure.**  A task only reads its arguments and returns rows, so Dask may run it again when
@@ -46,11 +46,11 @@ from typing import Any
 
 import pyarrow as pa
 
-from sim import ENGINE_VERSION
-from sim.errors import CanastaError, StrategyLoadError
-from sim.loader import LoadedStrategy, load_strategy, parse_spec
-from sim.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, _stop_on_signals
-from sim.storage import RunDirectory
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.errors import CanastaError, StrategyLoadError
+from canasta_sim.loader import LoadedStrategy, load_strategy, parse_spec
+from canasta_sim.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, _stop_on_signals
+from canasta_sim.storage import RunDirectory
 
 __all__ = [
     "ChunkJob",
@@ -99,7 +99,7 @@ def default_task_timeout(settings: RunSettings) -> float:
     The built-in strategies play a game in well under a second, so only a hung or very slow strategy
     reaches it; a deliberately slow one needs ``--task-timeout``.
 
-    >>> from sim.rules import Rules
+    >>> from canasta_sim.rules import Rules
     >>> default_task_timeout(RunSettings(games=1000, seed=1, specs=("greedy",), rules=Rules(), chunk_size=50))
     560.0
     """
@@ -178,7 +178,7 @@ class ChunkResult:
 
 
 def _file_target(spec: str) -> tuple[Path, str, tuple[tuple[str, str], ...]] | None:
-    """``(path, class name, parameters)`` of a file spec, the way :func:`sim.loader.load_strategy` reads it."""
+    """``(path, class name, parameters)`` of a file spec, the way :func:`canasta_sim.loader.load_strategy` reads it."""
     target, parameters = parse_spec(spec)
     module_part, separator, class_name = target.rpartition(":")
     if separator and (module_part.endswith(".py") or "/" in module_part or "\\" in module_part):
@@ -296,7 +296,7 @@ def play_chunk_task(job: ChunkJob, chunk: int) -> ChunkResult:
     factories = {spec: _load_on_worker(spec, shipped.get(spec)) for spec in job.settings.specs}
     _check_versions(job, factories)
     collector = _RecordCollector(job.log_level)
-    sim_logger = logging.getLogger("sim")
+    sim_logger = logging.getLogger("canasta_sim")
     if sim_logger.getEffectiveLevel() > job.log_level:
         sim_logger.setLevel(job.log_level)  # e.g. the per-chunk debug lines asked for with --verbose
     root = logging.getLogger()
@@ -334,7 +334,7 @@ class _Flight:
 
 
 class DaskChunkRunner:
-    """Plays chunks on a Dask cluster; called like :func:`sim.runner.run_chunks`.
+    """Plays chunks on a Dask cluster; called like :func:`canasta_sim.runner.run_chunks`.
 
     :param scheduler: the scheduler's address; ``None`` starts a local cluster of ``workers`` processes
         with one thread each for the run and closes it afterwards.
@@ -364,7 +364,7 @@ class DaskChunkRunner:
         ``log_handlers`` is accepted for the local runner's signature: worker records are handled by the
         client's loggers, which carry those handlers already.
 
-        :returns: ``(interrupted, error)`` as :func:`sim.runner.run_chunks` does.
+        :returns: ``(interrupted, error)`` as :func:`canasta_sim.runner.run_chunks` does.
         :raises ClusterError: when the run cannot go on (see the module docstring).
         """
         job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())

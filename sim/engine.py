@@ -4,7 +4,7 @@ A game is a pure function of (rules, seed, strategies): every random step
 draws from generators seeded from the game's seed (:func:`derive_seed`), so
 the same inputs give the same game in any process.
 
->>> from strategies.greedy import Greedy
+>>> from canasta_sim.strategies.greedy import Greedy
 >>> result = play_game([Greedy] * 4, seed=7)
 >>> result.winner in (0, 1, None), max(result.scores) >= 5000
 (True, True)
@@ -18,13 +18,13 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from sim.errors import IllegalMoveError, StrategyError
-from sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
-from sim.rules import DEFAULT_RULES, Rules
-from sim.scoring import HandResult, score_hand
-from sim.state import ACQUIRE, OVER, HandState
-from sim.strategy import PublicEvent, Strategy
-from sim.view import SeatView
+from canasta_sim.errors import IllegalMoveError, StrategyError
+from canasta_sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.rules import DEFAULT_RULES, Rules
+from canasta_sim.scoring import HandResult, score_hand
+from canasta_sim.state import ACQUIRE, OVER, HandState
+from canasta_sim.strategy import PublicEvent, Strategy
+from canasta_sim.view import SeatView
 
 __all__ = [
     "GameObserver",
@@ -226,7 +226,7 @@ def play_game(
     """Play a whole game to ``rules.target_score`` (R15).
 
     :param players: four factories, one per seat, each called with the seat's own
-        :class:`random.Random` (a :class:`~sim.strategy.Strategy` subclass is such a factory).
+        :class:`random.Random` (a :class:`~canasta_sim.strategy.Strategy` subclass is such a factory).
     :param seed: the game's seed; the deck, the first dealer and the strategies' generators derive from it.
     :param names: the seats' strategy specs, for error messages.
     :param time_limit: seconds a single decision may take, or ``None`` for no limit.

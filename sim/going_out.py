@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
-from sim.melds import CANASTA_SIZE, max_wilds
-from sim.moves import WILD_RANK, MeldGroup
-from sim.rules import Rules
+from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.melds import CANASTA_SIZE, max_wilds
+from canasta_sim.moves import WILD_RANK, MeldGroup
+from canasta_sim.rules import Rules
 
 __all__ = ["can_meld_out", "find_meld_out"]
 
@@ -56,7 +56,7 @@ def find_meld_out(
     """Return ``(groups, discard)`` that meld ``hand`` out, or ``None`` when it cannot be done.
 
     ``discard`` is the kind left to discard, or ``None`` when every card is melded.  Laying the
-    groups as one :class:`~sim.moves.Meld` and then discarding goes out, provided the turn's
+    groups as one :class:`~canasta_sim.moves.Meld` and then discarding goes out, provided the turn's
     other conditions (the partner's answer, R12.5) allow it.
     """
     candidates = _leftover_candidates(

@@ -4,7 +4,7 @@
 :func:`click.echo`, so ``canasta-sim play`` works in a terminal and tests can
 drive it with scripted standard input.  Each prompt lists the legal choices;
 a choice may be typed by its number or in the move notation of
-:mod:`sim.moves` (``draw``, ``take 7 7``, ``K K K; 8 8 2``, ``discard 4``).
+:mod:`canasta_sim.moves` (``draw``, ``take 7 7``, ``K K K; 8 8 2``, ``discard 4``).
 Input that is not understood or not legal gets a message naming what is
 accepted, and the prompt again.  End of input, Ctrl-C or ``quit`` raise
 :class:`PlayerQuit`.
@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 
 import click
 
-from sim.cards import KIND_COUNT, counts_text
-from sim.errors import IllegalMoveError, MoveParseError
-from sim.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
-from sim.narrate import SEAT_NAMES, Narrator, cards_text
-from sim.strategy import Strategy
-from sim.view import SeatView
+from canasta_sim.cards import KIND_COUNT, counts_text
+from canasta_sim.errors import IllegalMoveError, MoveParseError
+from canasta_sim.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
+from canasta_sim.narrate import SEAT_NAMES, Narrator, cards_text
+from canasta_sim.strategy import Strategy
+from canasta_sim.view import SeatView
 
 __all__ = ["PlayerQuit", "TerminalPlayer", "screen_lines"]
 
@@ -38,7 +38,7 @@ class PlayerQuit(BaseException):
     """The person ended the game: end of input, Ctrl-C or ``quit``.
 
     A :class:`BaseException`, like :class:`KeyboardInterrupt`, so that the engine's plugin
-    boundary, which turns a strategy's exceptions into :class:`~sim.errors.StrategyError`,
+    boundary, which turns a strategy's exceptions into :class:`~canasta_sim.errors.StrategyError`,
     lets it through to the command.
     """
 

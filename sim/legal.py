@@ -1,4 +1,4 @@
-"""Lazy legal-move generators for a :class:`~sim.state.HandState`.
+"""Lazy legal-move generators for a :class:`~canasta_sim.state.HandState`.
 
 Every generator yields moves one at a time and checks each with the state's
 own ``can_x`` method, so what it yields is legal by the same code that
@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
-from sim.melds import meld_fits
-from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
-from sim.state import ACQUIRE, ANSWER, PLAY, HandState
+from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.melds import meld_fits
+from canasta_sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.state import ACQUIRE, ANSWER, PLAY, HandState
 
 __all__ = ["legal_acquires", "legal_discards", "legal_melds", "legal_moves", "legal_takes", "meld_candidates"]
 

@@ -6,7 +6,7 @@ tail of ``key=value`` pairs:
 =========================================  ===============================================
 spec                                       strategy
 =========================================  ===============================================
-``expert``                                 a built-in (see :data:`strategies.BUILTIN`)
+``expert``                                 a built-in (see :data:`canasta_sim.strategies.BUILTIN`)
 ``path/to/bot.py:MyBot``                   class ``MyBot`` in that file
 ``package.module:MyBot``                   class ``MyBot`` in an importable module
 ``mybot``                                  a plugin installed under the entry-point group
@@ -31,8 +31,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sim.errors import StrategyLoadError
-from sim.strategy import Strategy
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.strategy import Strategy
 
 __all__ = ["ENTRY_POINT_GROUP", "LoadedStrategy", "available_strategies", "load_strategy", "parse_spec"]
 
@@ -116,7 +116,7 @@ def load_strategy(spec: str) -> LoadedStrategy:
 
 
 def _resolve(target: str) -> type[Strategy]:
-    from strategies import BUILTIN
+    from canasta_sim.strategies import BUILTIN
 
     if target in BUILTIN:
         return BUILTIN[target]
@@ -177,7 +177,7 @@ def _import_file(path: Path):
 
 def _check_class(obj: Any, target: str) -> type[Strategy]:
     if not (isinstance(obj, type) and issubclass(obj, Strategy)):
-        raise StrategyLoadError(f"{target!r} is not a subclass of sim.strategy.Strategy")
+        raise StrategyLoadError(f"{target!r} is not a subclass of canasta_sim.strategy.Strategy")
     return obj
 
 
@@ -187,7 +187,7 @@ def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
 
 def available_strategies() -> list[tuple[str, type[Strategy] | None, str]]:
     """List ``(spec name, class or None, where from)`` for built-ins and installed plugins."""
-    from strategies import BUILTIN
+    from canasta_sim.strategies import BUILTIN
 
     found: list[tuple[str, type[Strategy] | None, str]] = [(name, cls, "built-in") for name, cls in BUILTIN.items()]
     for name, point in sorted(_entry_points().items()):

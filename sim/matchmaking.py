@@ -16,7 +16,7 @@ the other is dealt in the second.
 result (the score per game with an interval computed from deal-to-deal variation) and the variance
 reduction against unpaired play: the variance of a paired deal's mean score compared with what two
 independent games would have (the per-game variance halved), measured on the same games.  For round
-robins, the report adds the cross table and the ratings of :mod:`sim.ratings`.
+robins, the report adds the cross table and the ratings of :mod:`canasta_sim.ratings`.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ import itertools
 import math
 from collections.abc import Sequence
 
-from sim.engine import derive_seed
-from sim.ratings import CrossTable, fit_ratings, format_cross_table, format_ratings
-from sim.sprt import ResultCounts
-from sim.storage import RunDirectory
-from sim.summary import Z_95
+from canasta_sim.engine import derive_seed
+from canasta_sim.ratings import CrossTable, fit_ratings, format_cross_table, format_ratings
+from canasta_sim.sprt import ResultCounts
+from canasta_sim.storage import RunDirectory
+from canasta_sim.summary import Z_95
 
 __all__ = [
     "PairedAccumulator",

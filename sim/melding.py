@@ -1,8 +1,8 @@
 """The meld phase's rules, shared with pile takes: melds on the table, initial minimum, going out.
 
-:class:`MeldingRules` is a part of :class:`sim.state.HandState` kept in its own module: the
-checks of R5.3, R6.4, R9, R10 and R12 that a :class:`~sim.moves.Meld` and a
-:class:`~sim.moves.TakePile` both need, and the meld move itself.  It uses the hand
+:class:`MeldingRules` is a part of :class:`canasta_sim.state.HandState` kept in its own module: the
+checks of R5.3, R6.4, R9, R10 and R12 that a :class:`~canasta_sim.moves.Meld` and a
+:class:`~canasta_sim.moves.TakePile` both need, and the meld move itself.  It uses the hand
 state's attributes and is not meant to be used on its own.
 """
 
@@ -10,18 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
-from sim.errors import IllegalMoveError
-from sim.going_out import find_meld_out
-from sim.melds import CANASTA_SIZE, meld_problem, rank_name
-from sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind
-from sim.phases import PLAY
+from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
+from canasta_sim.errors import IllegalMoveError
+from canasta_sim.going_out import find_meld_out
+from canasta_sim.melds import CANASTA_SIZE, meld_problem, rank_name
+from canasta_sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind
+from canasta_sim.phases import PLAY
 
 __all__ = ["MeldingRules"]
 
 
 class MeldingRules:
-    """Meld-phase checks and the :meth:`meld` move of a hand (a mixin of :class:`~sim.state.HandState`)."""
+    """Meld-phase checks and the :meth:`meld` move of a hand (a mixin of :class:`~canasta_sim.state.HandState`)."""
 
     __slots__ = ()  # HandState holds the fields
 

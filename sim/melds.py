@@ -4,14 +4,14 @@ A meld on the table is three counts, ``[naturals, jokers, deuces]``, under a
 rank slot: a natural kind 4 to A, ``BLACK_THREE`` (R5.3) or ``WILD_RANK``
 (only with ``allow_wild_only_melds``).  The functions here judge one meld
 at a time; what depends on the turn (minimums, going out) lives in
-:mod:`sim.state`.
+:mod:`canasta_sim.state`.
 """
 
 from __future__ import annotations
 
-from sim.cards import BLACK_THREE, KIND_NAMES, KIND_VALUE
-from sim.moves import WILD_RANK
-from sim.rules import Rules
+from canasta_sim.cards import BLACK_THREE, KIND_NAMES, KIND_VALUE
+from canasta_sim.moves import WILD_RANK
+from canasta_sim.rules import Rules
 
 __all__ = [
     "CANASTA_SIZE",

@@ -27,8 +27,18 @@ import dataclasses
 import numbers
 from collections.abc import Iterator, Sequence
 
-from sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, TWO, is_natural, kinds_text, parse_kind, parse_kinds
-from sim.errors import CardParseError, MoveParseError
+from canasta_sim.cards import (
+    BLACK_THREE,
+    JOKER,
+    KIND_COUNT,
+    KIND_NAMES,
+    TWO,
+    is_natural,
+    kinds_text,
+    parse_kind,
+    parse_kinds,
+)
+from canasta_sim.errors import CardParseError, MoveParseError
 
 __all__ = [
     "ASK",

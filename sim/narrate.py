@@ -1,12 +1,12 @@
 """Plain-text narration of a game, turn by turn, like a commented game in a rule book.
 
-:class:`Narrator` is a :class:`~sim.engine.GameObserver`: hand one to
-:func:`~sim.engine.play_game` (or call :func:`narrate_game`) and it writes each
+:class:`Narrator` is a :class:`~canasta_sim.engine.GameObserver`: hand one to
+:func:`~canasta_sim.engine.play_game` (or call :func:`narrate_game`) and it writes each
 draw or pile take and why it was allowed, each meld, discard, red 3, canasta,
 the partner's question and answer, and every hand's score with its parts.
 
 The engine works on kinds; suits survive only in the card ids of the deck it
-dealt from (:attr:`~sim.state.HandState.deck`).  :class:`TableCards` follows
+dealt from (:attr:`~canasta_sim.state.HandState.deck`).  :class:`TableCards` follows
 every card id through the hand: the deal (R3.1), the upcards (R3.3), dealt red
 3s and their replacements (R3.5), draws (R4.2), pile takes (R8.3, R4.3), melds
 and discards.  When a move names only a kind, the card of that kind the player
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from sim.cards import (
+from canasta_sim.cards import (
     BLACK_THREE,
     CARD_KIND,
     CARD_SUIT,
@@ -31,12 +31,19 @@ from sim.cards import (
     TWO,
     card_text,
 )
-from sim.engine import GameObserver, GameResult, StrategyFactory, play_game
-from sim.melds import CANASTA_SIZE
-from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
-from sim.rules import DEFAULT_RULES, Rules
-from sim.scoring import HandResult
-from sim.state import ACQUIRE, END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, END_TURN_CAP, END_WENT_OUT, HandState
+from canasta_sim.engine import GameObserver, GameResult, StrategyFactory, play_game
+from canasta_sim.melds import CANASTA_SIZE
+from canasta_sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.rules import DEFAULT_RULES, Rules
+from canasta_sim.scoring import HandResult
+from canasta_sim.state import (
+    ACQUIRE,
+    END_RED_THREE_LAST_CARD,
+    END_STOCK_EXHAUSTED,
+    END_TURN_CAP,
+    END_WENT_OUT,
+    HandState,
+)
 
 __all__ = [
     "SEAT_NAMES",
@@ -85,7 +92,7 @@ def _count_kinds(card_ids: Iterable[int]) -> list[int]:
 
 
 class TableCards:
-    """Where every card id of one hand is, kept in step with a live :class:`~sim.state.HandState`.
+    """Where every card id of one hand is, kept in step with a live :class:`~canasta_sim.state.HandState`.
 
     :ivar hands: each seat's card ids in the order received.
     :ivar stock: card ids, the top card last (as in the state).
@@ -528,7 +535,7 @@ def narrate_game(
     shown_seats: Iterable[int] = range(4),
     names: Sequence[str] | None = None,
 ) -> GameResult:
-    """Play one game with :func:`~sim.engine.play_game` and narrate it from the header to the final score."""
+    """Play one game with :func:`~canasta_sim.engine.play_game` and narrate it from the header to the final score."""
     narrator = Narrator(write, shown_seats=shown_seats)
     narrator.game_header(seed=seed, labels=labels, rules=rules)
     result = play_game(players, seed=seed, rules=rules, names=names or labels, observer=narrator)

@@ -1,22 +1,22 @@
 """Taking the discard pile (RULES.md §8, R10.5, R13.3).
 
-:class:`PileRules` is a part of :class:`sim.state.HandState` kept in its own module: whether
+:class:`PileRules` is a part of :class:`canasta_sim.state.HandState` kept in its own module: whether
 the player to move may take the pile, and the take itself.  It uses the hand state's
-attributes and the checks of :class:`~sim.melding.MeldingRules`.
+attributes and the checks of :class:`~canasta_sim.melding.MeldingRules`.
 """
 
 from __future__ import annotations
 
-from sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
-from sim.errors import IllegalMoveError
-from sim.moves import MeldGroup, TakePile, is_kind
-from sim.phases import ACQUIRE, PLAY
+from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.errors import IllegalMoveError
+from canasta_sim.moves import MeldGroup, TakePile, is_kind
+from canasta_sim.phases import ACQUIRE, PLAY
 
 __all__ = ["PileRules"]
 
 
 class PileRules:
-    """The :class:`~sim.moves.TakePile` move of a hand (a mixin of :class:`~sim.state.HandState`)."""
+    """The :class:`~canasta_sim.moves.TakePile` move of a hand (a mixin of :class:`~canasta_sim.state.HandState`)."""
 
     __slots__ = ()  # HandState holds the fields
 

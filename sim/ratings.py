@@ -27,7 +27,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from sim.summary import wilson_interval
+from canasta_sim.summary import wilson_interval
 
 __all__ = [
     "ELO_PER_UNIT",

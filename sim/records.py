@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from sim.engine import GameResult
-from sim.errors import StrategyError
+from canasta_sim.engine import GameResult
+from canasta_sim.errors import StrategyError
 
 __all__ = [
     "GAME_SCHEMA",
@@ -107,7 +107,7 @@ class ChunkRecorder:
     ) -> None:
         """Record a finished game; ``strategies`` are the specs playing side A and side B.
 
-        :param deal_id: the game's deal (:func:`sim.matchmaking.deal_of`); ``game_id`` when not given.
+        :param deal_id: the game's deal (:func:`canasta_sim.matchmaking.deal_of`); ``game_id`` when not given.
         """
         score_a, score_b = result.scores
         winner = "draw" if result.winner is None else TEAM_NAMES[result.winner]

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sim.errors import RulesError
+from canasta_sim.errors import RulesError
 
 __all__ = ["DEFAULT_RULES", "Rules", "RULE_CHOICES"]
 

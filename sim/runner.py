@@ -5,10 +5,10 @@ Game ``i`` is played with seed ``derive_seed(run_seed, f"game{i}")`` and, in hea
 with the strategies swapped between sides on odd ``i`` (seats 0 and 2 are side A, R1.1), so the
 tables are the same whatever the number of workers, the order chunks finish in, or how often the
 run was interrupted and resumed.  With ``duplicate`` set, games ``2k`` and ``2k + 1`` share the
-seed of deal ``k`` instead; three or more specs play a round robin (:mod:`sim.matchmaking`).
+seed of deal ``k`` instead; three or more specs play a round robin (:mod:`canasta_sim.matchmaking`).
 
 Worker processes load the strategies from their specs (never from pickled classes) and write their
-chunk's Parquet parts themselves (:meth:`sim.storage.RunDirectory.write_chunk`); the parent only
+chunk's Parquet parts themselves (:meth:`canasta_sim.storage.RunDirectory.write_chunk`); the parent only
 receives a small :class:`ChunkReport` per chunk, so its memory stays flat however many games are
 played.
 
@@ -37,14 +37,14 @@ from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from sim.engine import derive_seed, play_game
-from sim.errors import RulesError, StrategyError, StrategyLoadError
-from sim.loader import LoadedStrategy, load_strategy
-from sim.matchmaking import deal_of, deal_seed, scheduled_sides
-from sim.records import ChunkRecorder
-from sim.rules import Rules
-from sim.storage import RunDirectory, RunDirectoryError
-from sim.summary import side_labels
+from canasta_sim.engine import derive_seed, play_game
+from canasta_sim.errors import RulesError, StrategyError, StrategyLoadError
+from canasta_sim.loader import LoadedStrategy, load_strategy
+from canasta_sim.matchmaking import deal_of, deal_seed, scheduled_sides
+from canasta_sim.records import ChunkRecorder
+from canasta_sim.rules import Rules
+from canasta_sim.storage import RunDirectory, RunDirectoryError
+from canasta_sim.summary import side_labels
 
 __all__ = [
     "ChunkReport",
@@ -137,7 +137,7 @@ class RunSettings:
 
     def sides(self, game_id: int) -> tuple[str, str]:
         """The specs playing side A and side B in game ``game_id``: swapped on odd games (see
-        :func:`sim.matchmaking.scheduled_sides` for round robins)."""
+        :func:`canasta_sim.matchmaking.scheduled_sides` for round robins)."""
         return scheduled_sides(self.specs, game_id)
 
     @property

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from sim.cards import KIND_VALUE
-from sim.melds import CANASTA_SIZE, meld_value
-from sim.state import HandState
+from canasta_sim.cards import KIND_VALUE
+from canasta_sim.melds import CANASTA_SIZE, meld_value
+from canasta_sim.state import HandState
 
 __all__ = ["HandResult", "SideHandResult", "score_hand"]
 

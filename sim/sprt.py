@@ -43,7 +43,7 @@ import dataclasses
 import math
 from collections.abc import Sequence
 
-from sim.summary import Z_95
+from canasta_sim.summary import Z_95
 
 __all__ = [
     "PENTANOMIAL_SCORES",

@@ -3,7 +3,7 @@
 :class:`HandState` holds everything about a hand in plain ints and lists:
 count vectors for the four hands, card ids for the stock, kinds for the
 discard pile, and per-side meld counts.  Each move has three tiers, after
-pokerkit: ``verify_x(move)`` raises :class:`~sim.errors.IllegalMoveError`
+pokerkit: ``verify_x(move)`` raises :class:`~canasta_sim.errors.IllegalMoveError`
 with the rule broken, ``can_x(move)`` returns a bool, ``x(move)`` verifies
 and applies.  :meth:`HandState.apply` dispatches on the move's type.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from sim.cards import (
+from canasta_sim.cards import (
     BLACK_THREE,
     CARD_COUNT,
     CARD_KIND,
@@ -28,11 +28,11 @@ from sim.cards import (
     TWO,
     counts_text,
 )
-from sim.errors import IllegalMoveError
-from sim.going_out import find_meld_out
-from sim.melding import MeldingRules
-from sim.melds import CANASTA_SIZE, meld_value
-from sim.moves import (
+from canasta_sim.errors import IllegalMoveError
+from canasta_sim.going_out import find_meld_out
+from canasta_sim.melding import MeldingRules
+from canasta_sim.melds import CANASTA_SIZE, meld_value
+from canasta_sim.moves import (
     ASK,
     DRAW,
     STOP,
@@ -48,7 +48,7 @@ from sim.moves import (
     is_kind,
     record_kinds,
 )
-from sim.phases import (
+from canasta_sim.phases import (
     ACQUIRE,
     ANSWER,
     END_RED_THREE_LAST_CARD,
@@ -58,8 +58,8 @@ from sim.phases import (
     OVER,
     PLAY,
 )
-from sim.pile import PileRules
-from sim.rules import Rules
+from canasta_sim.pile import PileRules
+from canasta_sim.rules import Rules
 
 __all__ = [
     "ACQUIRE",
@@ -110,7 +110,7 @@ class HandState(MeldingRules, PileRules):
     Build it with :meth:`deal`.  Seats 0-3 run clockwise; side 0 (A) is seats 0 and 2,
     side 1 (B) seats 1 and 3 (R2.1).
 
-    :ivar hands: four count vectors by kind (see :mod:`sim.cards`).
+    :ivar hands: four count vectors by kind (see :mod:`canasta_sim.cards`).
     :ivar stock: card ids, the top card last.
     :ivar pile: kinds of the discard pile, the top card last.
     :ivar melds: ``melds[side][rank] = [naturals, jokers, deuces]``.

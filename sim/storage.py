@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.errors import CanastaError
+from canasta_sim.errors import CanastaError
 
 __all__ = [
     "GAMES_DIR",

@@ -2,7 +2,7 @@
 
 A strategy is a small class.  The engine makes one instance per seat, hands
 it its own :class:`random.Random` (never use the global one), and asks it for
-each decision of its turns with a :class:`~sim.view.SeatView` of what that
+each decision of its turns with a :class:`~canasta_sim.view.SeatView` of what that
 seat may know::
 
     class FirstLegal(Strategy):
@@ -22,7 +22,7 @@ allowed, :meth:`~Strategy.choose_ask` (and the partner's
 and again until it returns ``None``; then :meth:`~Strategy.choose_discard`.
 Every answer is checked; a strategy that raises, returns a malformed or
 illegal decision, or overruns ``play_game``'s per-decision ``time_limit``
-stops the game with a :class:`~sim.errors.StrategyError` naming its spec,
+stops the game with a :class:`~canasta_sim.errors.StrategyError` naming its spec,
 seat, game seed, the decision asked and the value returned (with the rule
 broken, for an illegal move).
 
@@ -30,7 +30,7 @@ Parameters: a class lists them with defaults in ``parameters``; a spec such
 as ``expert:aggression=0.7`` passes ``aggression='0.7'``, converted to the
 default's type.  The version changes only when behaviour changes.
 
-A strategy decides from its :class:`~sim.view.SeatView` and from the
+A strategy decides from its :class:`~canasta_sim.view.SeatView` and from the
 :class:`PublicEvent` records its :meth:`~Strategy.on_event` hook receives,
 nothing else: never another player's hand or the stock.  That is a fairness
 convention inside one Python process, not a security sandbox.  Randomness
@@ -44,8 +44,8 @@ import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from sim.errors import StrategyLoadError
-from sim.moves import Discard, Meld, Move
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.moves import Discard, Meld, Move
 
 __all__ = ["PublicEvent", "Strategy"]
 
@@ -55,7 +55,7 @@ class PublicEvent:
     """Something every player at the table sees happen.
 
     :ivar seat: who acted.
-    :ivar move: the move; a :class:`~sim.moves.Draw` hides the card drawn.
+    :ivar move: the move; a :class:`~canasta_sim.moves.Draw` hides the card drawn.
     :ivar red_threes: red 3s laid down during this move (drawn and replaced, or found in a taken pile).
     """
 
@@ -106,11 +106,11 @@ class Strategy:
         return True
 
     def choose_meld(self, view) -> Meld | None:
-        """Return a :class:`~sim.moves.Meld` to lay now, or ``None`` to stop melding this turn."""
+        """Return a :class:`~canasta_sim.moves.Meld` to lay now, or ``None`` to stop melding this turn."""
         return None
 
     def choose_discard(self, view) -> Discard:
-        """End the turn with a :class:`~sim.moves.Discard`."""
+        """End the turn with a :class:`~canasta_sim.moves.Discard`."""
         raise NotImplementedError(f"strategy {self.name!r} does not implement choose_discard")
 
     # ------------------------------------------------------------ hooks
@@ -122,7 +122,7 @@ class Strategy:
         """Called after every move anyone makes; override it to remember what the table has seen."""
 
     def on_hand_end(self, result) -> None:
-        """Called with the :class:`~sim.scoring.HandResult` of each finished hand."""
+        """Called with the :class:`~canasta_sim.scoring.HandResult` of each finished hand."""
 
     @classmethod
     def label(cls) -> str:

@@ -1,7 +1,7 @@
 """Per-strategy summary statistics of a run, computed from its ``games`` and ``hands`` tables.
 
 The same figures are printed at the end of ``canasta-sim run``, by
-``canasta-sim report`` and by :func:`sim.analysis.summarize`:
+``canasta-sim report`` and by :func:`canasta_sim.analysis.summarize`:
 
 * games, wins, draws and losses (a forfeited game is a loss for the failing side);
 * the win rate ``wins / games`` with its Wilson score 95% interval;
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from sim.storage import RunDirectory
+from canasta_sim.storage import RunDirectory
 
 __all__ = [
     "GAME_COLUMNS_NEEDED",

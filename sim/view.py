@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from sim.cards import KIND_COUNT, KIND_VALUE
-from sim.errors import IllegalMoveError
-from sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
-from sim.moves import Discard, Meld, Move, TakePile
-from sim.rules import Rules
-from sim.state import HandState
+from canasta_sim.cards import KIND_COUNT, KIND_VALUE
+from canasta_sim.errors import IllegalMoveError
+from canasta_sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
+from canasta_sim.moves import Discard, Meld, Move, TakePile
+from canasta_sim.rules import Rules
+from canasta_sim.state import HandState
 
 __all__ = ["SeatView"]
 
@@ -106,7 +106,7 @@ class SeatView:
 
     @property
     def hand(self) -> tuple[int, ...]:
-        """This seat's hand as a count vector by kind (see :mod:`sim.cards`)."""
+        """This seat's hand as a count vector by kind (see :mod:`canasta_sim.cards`)."""
         return tuple(self._state.hands[self._seat])
 
     @property
@@ -178,7 +178,7 @@ class SeatView:
     # ---------------------------------------------------------------- moves
 
     def legal_moves(self) -> Iterator[Move]:
-        """Lazily yield the legal moves of the decision now due (see :mod:`sim.legal`)."""
+        """Lazily yield the legal moves of the decision now due (see :mod:`canasta_sim.legal`)."""
         return legal_moves(self._state) if self._state.actor == self._seat else iter(())
 
     def legal_acquires(self) -> Iterator[Move]:
@@ -210,7 +210,7 @@ class SeatView:
         return self._state.actor == self._seat and self._state.is_legal(move)
 
     def verify(self, move: Move) -> None:
-        """Raise :class:`~sim.errors.IllegalMoveError` naming the rule ``move`` would break.
+        """Raise :class:`~canasta_sim.errors.IllegalMoveError` naming the rule ``move`` would break.
 
         Outside this seat's own decisions every move is refused without looking at the game, so
         that probing moves cannot reveal what another player holds.

@@ -1,17 +1,17 @@
-"""The built-in strategies of canasta-sim, each a versioned :class:`sim.strategy.Strategy`.
+"""The built-in strategies of canasta-sim, each a versioned :class:`canasta_sim.strategy.Strategy`.
 
 ``BUILTIN`` maps each built-in spec name to its class.
 """
 
 from __future__ import annotations
 
-from sim.accelerator import use_sources_where_needed
+from canasta_sim.accelerator import use_sources_where_needed
 
 use_sources_where_needed(__name__, __path__[0])
 
-from strategies.expert import Expert
-from strategies.greedy import Greedy
-from strategies.random_play import RandomPlay
+from canasta_sim.strategies.expert import Expert
+from canasta_sim.strategies.greedy import Greedy
+from canasta_sim.strategies.random_play import RandomPlay
 
 __all__ = ["BUILTIN", "Expert", "Greedy", "RandomPlay"]
 

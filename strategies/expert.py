@@ -22,17 +22,17 @@ What it does, decision by decision:
   in its own hand.  A wild card is discarded to freeze the pile (R8.1b) when every other card
   hands the opponents a big pile.
 
-It remembers the table through :meth:`~sim.strategy.Strategy.on_event` only, so it sees exactly what
+It remembers the table through :meth:`~canasta_sim.strategy.Strategy.on_event` only, so it sees exactly what
 a player at the table sees.  Moves are built straight from the hand's count vector and checked with
 ``view.can(move)``; it never lists the legal melds, which keeps a game to a few tens of milliseconds.
 """
 
 from __future__ import annotations
 
-from sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
-from sim.melds import CANASTA_SIZE, max_wilds
-from sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
-from sim.strategy import PublicEvent, Strategy
+from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.melds import CANASTA_SIZE, max_wilds
+from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.strategy import PublicEvent, Strategy
 
 __all__ = ["Expert"]
 

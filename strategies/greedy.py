@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
-from sim.moves import Discard, Meld, Move
-from sim.strategy import Strategy
+from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.moves import Discard, Meld, Move
+from canasta_sim.strategy import Strategy
 
 
 class Greedy(Strategy):

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from sim.cards import (
+from canasta_sim.cards import (
     BLACK_THREE,
     CARD_KIND,
     DECK_COUNTS,
@@ -23,11 +23,11 @@ from sim.cards import (
     TWO,
     parse_kinds,
 )
-from sim.errors import IllegalMoveError
-from sim.moves import WILD_RANK, MeldGroup, Move, parse_move
-from sim.rules import DEFAULT_RULES, Rules
-from sim.scoring import HandResult, score_hand
-from sim.state import ACQUIRE, PLAY, HandState
+from canasta_sim.errors import IllegalMoveError
+from canasta_sim.moves import WILD_RANK, MeldGroup, Move, parse_move
+from canasta_sim.rules import DEFAULT_RULES, Rules
+from canasta_sim.scoring import HandResult, score_hand
+from canasta_sim.state import ACQUIRE, PLAY, HandState
 
 __all__ = [
     "apply_all",
@@ -323,7 +323,7 @@ def score_from_parts(side) -> int:
 
 
 FLAKY_BOT_SOURCE = '''
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 
 class Flaky(Greedy):

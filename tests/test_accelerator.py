@@ -1,6 +1,6 @@
 """The compiled hot loop and its pure-Python fallback (issue #8): same games, and the right one runs.
 
-``setup.py`` compiles the modules of the game's hot loop with Cython; :mod:`sim.accelerator` runs a
+``setup.py`` compiles the modules of the game's hot loop with Cython; :mod:`canasta_sim.accelerator` runs a
 module from its source instead when ``CANASTA_SIM_PURE_PYTHON`` is set or the source changed since it
 was compiled.  Where the install compiled nothing these tests check the fallback alone.
 """
@@ -18,11 +18,15 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sim import ENGINE_VERSION, accelerator
-from sim.cli import main
+from canasta_sim import ENGINE_VERSION, accelerator
+from canasta_sim.cli import main
 from tests.helpers import assert_same_run_tables
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+FOLDERS = {"canasta_sim": "sim", "canasta_sim.strategies": "strategies"}
+"""Each import package the build compiles, and the source folder it maps onto (pyproject.toml)."""
 
 
 def compiled_by_setup() -> dict[str, list[str]]:
@@ -36,20 +40,20 @@ def compiled_by_setup() -> dict[str, list[str]]:
 
 def test_every_module_setup_compiles_exists_and_nothing_outside_the_hot_loop():
     compiled = compiled_by_setup()
-    assert set(compiled) == {"sim", "strategies"}
+    assert set(compiled) == set(FOLDERS)
     for package, modules in compiled.items():
         for module in modules:
-            assert (ROOT / package / f"{module}.py").is_file(), f"{package}/{module}.py"
+            assert (ROOT / FOLDERS[package] / f"{module}.py").is_file(), f"{FOLDERS[package]}/{module}.py"
     # The fallback machinery itself, the package inits and the runner stay plain Python.
-    assert not {"accelerator", "__init__", "runner", "storage", "cli"} & set(compiled["sim"])
+    assert not {"accelerator", "__init__", "runner", "storage", "cli"} & set(compiled["canasta_sim"])
 
 
 def test_each_module_the_build_recorded_runs_compiled_unless_pure_python_is_asked():
-    import strategies  # noqa: F401  (registers the bots' manifest)
+    import canasta_sim.strategies  # noqa: F401  (registers the bots' manifest)
 
     states = accelerator.status()
-    for package in ("sim", "strategies"):
-        manifest = ROOT / package / accelerator.MANIFEST_NAME
+    for package, folder in FOLDERS.items():
+        manifest = ROOT / folder / accelerator.MANIFEST_NAME
         if manifest.is_file():
             assert {f"{package}.{module}" for module in json.loads(manifest.read_text())} <= set(states)
     expected = "source" if accelerator.pure_python_requested() else "compiled"
@@ -65,7 +69,7 @@ def play(out: Path, environment: dict[str, str] | None = None) -> str:
 
     The run says so on its standard error whenever the engine is not compiled.
     """
-    command = [sys.executable, "-m", "sim", "run", "--games", "18", "--seed", "77", "--workers", "1",
+    command = [sys.executable, "-m", "canasta_sim", "run", "--games", "18", "--seed", "77", "--workers", "1",
                "-s", "expert", "-s", "greedy", "-s", "random", "--out", str(out)]
     env = {**os.environ, **(environment or {})}
     completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=240)

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sim import ENGINE_VERSION
-from sim.cli import main
-from sim.storage import RunDirectory
-from strategies import Greedy, RandomPlay
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli import main
+from canasta_sim.storage import RunDirectory
+from canasta_sim.strategies import Greedy, RandomPlay
 from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
@@ -23,7 +23,7 @@ SLOW = '''
 import os
 import time
 
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 
 class Slow(Greedy):
@@ -68,7 +68,7 @@ def reference(tmp_path_factory, bots) -> Path:
 
 
 def start_run(out: Path, bots: Path) -> subprocess.Popen:
-    command = [sys.executable, "-c", "from sim.cli import main; main()", "run", *KILL_RUN,
+    command = [sys.executable, "-c", "from canasta_sim.cli import main; main()", "run", *KILL_RUN,
                "-s", f"{bots}/slow.py:Slow", "-s", "random", "--workers", "2", "--out", str(out)]
     environment = {**os.environ, "CANASTA_TEST_DELAY": "0.02"}
     return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -257,7 +257,7 @@ def test_default_matchup_is_expert_against_greedy(tmp_path):
 DAWDLER = '''
 import time
 
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 
 class Dawdler(Greedy):

@@ -11,12 +11,12 @@ import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
-import sim.dask_backend
-from sim.cli import main
-from sim.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_address, prepare_job
-from sim.rules import Rules
-from sim.runner import RunSettings, run_chunks
-from sim.storage import RunDirectory
+import canasta_sim.dask_backend
+from canasta_sim.cli import main
+from canasta_sim.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_address, prepare_job
+from canasta_sim.rules import Rules
+from canasta_sim.runner import RunSettings, run_chunks
+from canasta_sim.storage import RunDirectory
 from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
@@ -33,7 +33,7 @@ def on_a_dask_worker():
 '''
 
 MINE = '''
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 
 class Mine(Greedy):
@@ -48,7 +48,7 @@ KILLER = ON_A_WORKER + '''
 import os
 import signal
 
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 MARKER = {marker!r}
 hands_started = 0
@@ -71,7 +71,7 @@ class Killer(Greedy):
 '''
 
 WORKER_ONLY_IMPORT_FAILURE = ON_A_WORKER + '''
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 if on_a_dask_worker():
     raise ImportError("No module named 'gpu_only_library'")
@@ -84,7 +84,7 @@ class Picky(Greedy):
 HANG = ON_A_WORKER + '''
 import threading
 
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 
 class Hang(Greedy):
@@ -211,7 +211,7 @@ def test_a_hanging_chunk_ends_the_run_with_a_timeout_error(tmp_path):
 
 
 def test_a_scheduler_without_workers_ends_the_run_with_one_line(tmp_path, monkeypatch):
-    monkeypatch.setattr(sim.dask_backend, "WORKER_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(canasta_sim.dask_backend, "WORKER_WAIT_SECONDS", 0.5)
     settings = RunSettings(games=4, seed=1, specs=("greedy",), rules=QUICK, chunk_size=2)
     with LocalCluster(n_workers=0, dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"}) as empty:
         with pytest.raises(ClusterError, match=r"has no workers \(waited 0.5 s\); start some with: dask worker"):

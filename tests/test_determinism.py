@@ -9,9 +9,9 @@ import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
-from sim.engine import play_game
-from sim.rules import Rules
-from strategies import Greedy, RandomPlay
+from canasta_sim.engine import play_game
+from canasta_sim.rules import Rules
+from canasta_sim.strategies import Greedy, RandomPlay
 
 PLAYERS = [RandomPlay, Greedy, RandomPlay, Greedy]
 RULES = Rules(target_score=3000)

@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-from sim.cards import KIND_COUNT
-from sim.going_out import _lay_all, find_meld_out
-from sim.melds import meld_problem
-from sim.rules import Rules
+from canasta_sim.cards import KIND_COUNT
+from canasta_sim.going_out import _lay_all, find_meld_out
+from canasta_sim.melds import meld_problem
+from canasta_sim.rules import Rules
 
 
 def plain_search(rules, hand, melds, minimum, allow_no_discard, allow_discard):

@@ -6,7 +6,7 @@ canasta (R12.1).  After every hand: scores are multiples of 5 and obey the score
 (R14.1), and the hand ended for a reason other than the turn cap.  Every game ends (R15).
 
 Three drivers: whole games of the ``random`` bot (checked through a wrapped ``HandState.apply``),
-hands of a uniformly random player drawing straight from :func:`sim.legal.legal_moves` under
+hands of a uniformly random player drawing straight from :func:`canasta_sim.legal.legal_moves` under
 several rule sets, and hands of an erratic player that first tries random illegal or malformed
 moves, each of which must raise :class:`IllegalMoveError` and change nothing.
 """
@@ -18,16 +18,16 @@ import re
 
 import pytest
 
-from sim.cards import BLACK_THREE, JOKER, KIND_COUNT, RED_THREE, TWO
-from sim.engine import play_game
-from sim.errors import IllegalMoveError
-from sim.legal import legal_melds, legal_moves, meld_candidates
-from sim.melds import meld_problem
-from sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
-from sim.rules import Rules
-from sim.scoring import score_hand
-from sim.state import ACQUIRE, ANSWER, END_TURN_CAP, OVER, PLAY, HandState
-from strategies import RandomPlay
+from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, RED_THREE, TWO
+from canasta_sim.engine import play_game
+from canasta_sim.errors import IllegalMoveError
+from canasta_sim.legal import legal_melds, legal_moves, meld_candidates
+from canasta_sim.melds import meld_problem
+from canasta_sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
+from canasta_sim.rules import Rules
+from canasta_sim.scoring import score_hand
+from canasta_sim.state import ACQUIRE, ANSWER, END_TURN_CAP, OVER, PLAY, HandState
+from canasta_sim.strategies import RandomPlay
 from tests.helpers import score_from_parts, snapshot, verify_card_accounting
 
 RULE_ID = re.compile(r"^(R\d+\.\d+[a-f]?|E\d)$")

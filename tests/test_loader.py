@@ -10,16 +10,16 @@ import textwrap
 import pytest
 from click.testing import CliRunner
 
-import sim.loader
-from sim.cli import main
-from sim.engine import play_game
-from sim.errors import StrategyLoadError
-from sim.loader import available_strategies, load_strategy, parse_spec
-from strategies import Expert, Greedy, RandomPlay
+import canasta_sim.loader
+from canasta_sim.cli import main
+from canasta_sim.engine import play_game
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.loader import available_strategies, load_strategy, parse_spec
+from canasta_sim.strategies import Expert, Greedy, RandomPlay
 
 BOT_SOURCE = textwrap.dedent(
     '''
-    from sim.strategy import Strategy
+    from canasta_sim.strategy import Strategy
 
 
     class FileBot(Strategy):
@@ -77,7 +77,7 @@ def plugins(monkeypatch):
         "plugin-bot": FakeEntryPoint("plugin-bot", PluginBot),
         "broken-bot": FakeEntryPoint("broken-bot", ImportError("no module named fake_package")),
     }
-    monkeypatch.setattr(sim.loader, "_entry_points", lambda: points)
+    monkeypatch.setattr(canasta_sim.loader, "_entry_points", lambda: points)
     return points
 
 
@@ -104,7 +104,7 @@ def test_file_parameters_are_converted_to_the_defaults_types(bot_file):
 
 
 def test_module_and_class():
-    loaded = load_strategy("strategies.expert:Expert:aggression=0.9")
+    loaded = load_strategy("canasta_sim.strategies.expert:Expert:aggression=0.9")
     assert loaded.cls is Expert and loaded(random.Random(0)).aggression == 0.9
 
 
@@ -125,7 +125,7 @@ def test_plugin_through_importlib_metadata(monkeypatch):
         seen.append(group)
         return [FakeEntryPoint("meta-bot", PluginBot)]
 
-    monkeypatch.setattr(sim.loader.importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(canasta_sim.loader.importlib.metadata, "entry_points", entry_points)
     assert load_strategy("meta-bot").cls is PluginBot
     assert seen[-1] == "canasta_sim.strategies"
 
@@ -148,8 +148,8 @@ def test_parse_spec_splits_target_and_parameters():
         ("expert:boldness=2", "has no parameter 'boldness'; its parameters: aggression, answer_cost"),
         ("expert:freeze=lots", "freeze='lots' is not a float"),
         ("no_such_module_here:Bot", "cannot be imported"),
-        ("strategies.expert:Missing", "has no class 'Missing'"),
-        ("strategies.expert:_Memory", "is not a subclass of sim.strategy.Strategy"),
+        ("canasta_sim.strategies.expert:Missing", "has no class 'Missing'"),
+        ("canasta_sim.strategies.expert:_Memory", "is not a subclass of canasta_sim.strategy.Strategy"),
         ("missing/dir/bot.py:Bot", "does not exist"),
         ("expert:", "empty part after a colon"),
         ("bots/b.py::depth=2", "empty part after a colon"),
@@ -170,7 +170,7 @@ def test_bad_files_are_refused(tmp_path, bot_file):
         load_strategy(f"{bot_file}:NOT_A_STRATEGY")
     raising = tmp_path / "raising.py"
     raising.write_text(
-        "from sim.strategy import Strategy\n"
+        "from canasta_sim.strategy import Strategy\n"
         "class Bot(Strategy):\n"
         "    def __init__(self, rng, **parameters):\n"
         "        raise RuntimeError('no model file')\n"

@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from sim.cli import main
-from sim.engine import GameObserver, play_game
-from sim.matchmaking import PairedAccumulator, deal_seed, matchmaking_report, round_robin_pairs, scheduled_sides
-from sim.rules import Rules
-from sim.runner import RunSettings, run_chunks
-from sim.storage import RunDirectory
-from strategies import Greedy, RandomPlay
+from canasta_sim.cli import main
+from canasta_sim.engine import GameObserver, play_game
+from canasta_sim.matchmaking import PairedAccumulator, deal_seed, matchmaking_report, round_robin_pairs, scheduled_sides
+from canasta_sim.rules import Rules
+from canasta_sim.runner import RunSettings, run_chunks
+from canasta_sim.storage import RunDirectory
+from canasta_sim.strategies import Greedy, RandomPlay
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 VERDICT = re.compile(r"^(H1 accepted after \d+ games: .+|H0 accepted after \d+ games: .+|no decision after .+)$")
@@ -152,7 +152,7 @@ def test_compare_rejects_an_empty_hypothesis_interval_in_one_line():
 def test_compare_stops_with_a_one_line_error_when_a_strategy_fails(tmp_path):
     path = tmp_path / "broken.py"
     path.write_text(
-        "from strategies.greedy import Greedy\n\n\n"
+        "from canasta_sim.strategies.greedy import Greedy\n\n\n"
         "class Broken(Greedy):\n"
         "    name = 'broken'\n\n"
         "    def choose_discard(self, view):\n"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from sim.cards import parse_kind
-from sim.cli import main
-from sim.human import TerminalPlayer
+from canasta_sim.cards import parse_kind
+from canasta_sim.cli import main
+from canasta_sim.human import TerminalPlayer
 
 BOT = f"{Path(__file__).parent / 'golden' / 'golden_bot.py'}:GoldenBot"
 SHORT = ["--rules", "target_score=500"]

@@ -5,9 +5,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from sim.analysis import load_run
-from sim.cli import main
-from sim.commands.plot import CHARTS
+from canasta_sim.analysis import load_run
+from canasta_sim.cli import main
+from canasta_sim.commands.plot import CHARTS
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from sim.ratings import CrossTable, fit_ratings, format_cross_table, format_ratings
+from canasta_sim.ratings import CrossTable, fit_ratings, format_cross_table, format_ratings
 
 NAMES = ("north", "east", "south", "west")
 TRUE_ELO = np.array([0.0, 100.0, 250.0, -80.0])

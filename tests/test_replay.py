@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from sim.cli import main
+from canasta_sim.cli import main
 
 GAMES = 4
 

@@ -8,10 +8,10 @@ import pyarrow as pa
 import pytest
 from click.testing import CliRunner
 
-from sim.analysis import load_run, summarize
-from sim.cli import main
-from sim.records import GAME_SCHEMA, HAND_SCHEMA
-from sim.storage import RunDirectory
+from canasta_sim.analysis import load_run, summarize
+from canasta_sim.cli import main
+from canasta_sim.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.storage import RunDirectory
 from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
 
 GAMES = SUMMARY_FIXTURE_GAMES  # in two chunks: games 0-1 and 2-3

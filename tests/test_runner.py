@@ -6,18 +6,18 @@ import multiprocessing
 import pandas as pd
 import pytest
 
-import sim.runner
-from sim.engine import derive_seed
-from sim.records import GAME_SCHEMA, HAND_SCHEMA
-from sim.rules import Rules
-from sim.runner import ChunkPlayer, RunSettings, default_chunk_size, run_chunks
-from sim.storage import RunDirectory
+import canasta_sim.runner
+from canasta_sim.engine import derive_seed
+from canasta_sim.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.rules import Rules
+from canasta_sim.runner import ChunkPlayer, RunSettings, default_chunk_size, run_chunks
+from canasta_sim.storage import RunDirectory
 from tests.helpers import read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
 FLAKY = '''
-from strategies.greedy import Greedy
+from canasta_sim.strategies.greedy import Greedy
 
 
 class Flaky(Greedy):
@@ -180,7 +180,7 @@ def test_worker_log_records_reach_the_parent_handlers(tmp_path, flaky_spec):
 
 
 def test_without_fork_workers_are_spawned_and_log_through_a_queue(tmp_path, flaky_spec, monkeypatch):
-    monkeypatch.setattr(sim.runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr(canasta_sim.runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     records = []
 
     class Collect(logging.Handler):

@@ -1,7 +1,7 @@
 """Smoke tests: whole games end at the target score with the score identity intact."""
 
-from sim import play_game
-from strategies import Greedy, RandomPlay
+from canasta_sim import play_game
+from canasta_sim.strategies import Greedy, RandomPlay
 from tests.helpers import score_from_parts
 
 

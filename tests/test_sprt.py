@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from sim.sprt import (
+from canasta_sim.sprt import (
     PENTANOMIAL_SCORES,
     TRINOMIAL_SCORES,
     ResultCounts,

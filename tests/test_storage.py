@@ -7,12 +7,12 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from sim.engine import play_game
-from sim.errors import StrategyError
-from sim.records import GAME_SCHEMA, HAND_SCHEMA, ChunkRecorder
-from sim.rules import Rules
-from sim.storage import RunDirectory, RunDirectoryError, part_name
-from strategies import Greedy, RandomPlay
+from canasta_sim.engine import play_game
+from canasta_sim.errors import StrategyError
+from canasta_sim.records import GAME_SCHEMA, HAND_SCHEMA, ChunkRecorder
+from canasta_sim.rules import Rules
+from canasta_sim.storage import RunDirectory, RunDirectoryError, part_name
+from canasta_sim.strategies import Greedy, RandomPlay
 
 QUICK = Rules(target_score=1000)
 

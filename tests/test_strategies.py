@@ -8,16 +8,16 @@ import statistics
 
 import pytest
 
-from sim.cards import BLACK_THREE, KIND_VALUE, TWO, parse_kind
-from sim.engine import play_game
-from sim.errors import StrategyLoadError
-from sim.loader import load_strategy
-from sim.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
-from sim.rules import Rules
-from sim.state import PLAY
-from sim.strategy import PublicEvent, Strategy
-from sim.view import SeatView
-from strategies import BUILTIN, Expert, Greedy, RandomPlay
+from canasta_sim.cards import BLACK_THREE, KIND_VALUE, TWO, parse_kind
+from canasta_sim.engine import play_game
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.loader import load_strategy
+from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.rules import Rules
+from canasta_sim.state import PLAY
+from canasta_sim.strategies import BUILTIN, Expert, Greedy, RandomPlay
+from canasta_sim.strategy import PublicEvent, Strategy
+from canasta_sim.view import SeatView
 from tests.helpers import position
 
 K, Q, J, A, NINE, SEVEN = (parse_kind(name) for name in ("K", "Q", "J", "A", "9", "7"))
@@ -37,7 +37,7 @@ def expert_view(state, seat=0, scores=(0, 0), **parameters):
 def test_expert_keeps_its_discard_table_equal_to_a_fresh_read(monkeypatch):
     # Within a turn expert updates its table after its own melds instead of reading it again;
     # every field must equal what a fresh read of the view gives, at every decision.
-    from strategies.expert import _DiscardTable
+    from canasta_sim.strategies.expert import _DiscardTable
 
     updates = []
     real_update = _DiscardTable.update_own_melds

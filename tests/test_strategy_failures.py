@@ -9,11 +9,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from sim.cli import main
-from sim.engine import play_game
-from sim.errors import StrategyError
-from sim.moves import Discard, TakePile
-from strategies import Greedy
+from canasta_sim.cli import main
+from canasta_sim.engine import play_game
+from canasta_sim.errors import StrategyError
+from canasta_sim.moves import Discard, TakePile
+from canasta_sim.strategies import Greedy
 
 SEED = 4242
 
@@ -168,8 +168,8 @@ def test_a_failing_hook_is_reported_like_a_decision():
 
 FAILING_FILE = textwrap.dedent(
     """
-    from sim.moves import Discard
-    from strategies.greedy import Greedy
+    from canasta_sim.moves import Discard
+    from canasta_sim.strategies.greedy import Greedy
 
 
     class Careless(Greedy):
@@ -184,7 +184,7 @@ UNREPRODUCIBLE_FILE = textwrap.dedent(
     """
     import random
 
-    from strategies.random_play import RandomPlay
+    from canasta_sim.strategies.random_play import RandomPlay
 
 
     class Moody(RandomPlay):

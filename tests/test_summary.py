@@ -8,7 +8,7 @@ import math
 import pandas as pd
 import pytest
 
-from sim.summary import SummaryAccumulator, format_summary, side_labels, summarize, wilson_interval
+from canasta_sim.summary import SummaryAccumulator, format_summary, side_labels, summarize, wilson_interval
 from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
 
 GAME_COLUMNS = ["game_id", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "winner", "margin", "hands",
@@ -108,9 +108,9 @@ def test_a_run_summed_in_batches_of_chunks_equals_chunk_by_chunk(tmp_path, monke
     # summarize_run sums several chunks at once; batch boundaries must change nothing, forfeits included.
     from click.testing import CliRunner
 
-    from sim import summary
-    from sim.cli import main
-    from sim.storage import RunDirectory
+    from canasta_sim import summary
+    from canasta_sim.cli import main
+    from canasta_sim.storage import RunDirectory
     from tests.helpers import FLAKY_BOT_SOURCE
 
     (tmp_path / "flaky.py").write_text(FLAKY_BOT_SOURCE)

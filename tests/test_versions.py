@@ -3,7 +3,7 @@
 Each built-in strategy plays a few seeded games against itself; what happened (every hand's end,
 who went out, the running totals) is reduced to a fingerprint recorded here under the strategy's
 ``name@version`` and the engine's version.  A change that alters any game fails this test: bump the
-strategy's ``version`` (or ``sim.ENGINE_VERSION`` when the engine's play changed) and record the new
+strategy's ``version`` (or ``canasta_sim.ENGINE_VERSION`` when the engine's play changed) and record the new
 fingerprint.  A refactor or a speed-up must leave every fingerprint as it is.
 """
 
@@ -11,9 +11,9 @@ import hashlib
 
 import pytest
 
-from sim import ENGINE_VERSION
-from sim.engine import play_game
-from strategies import BUILTIN
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.engine import play_game
+from canasta_sim.strategies import BUILTIN
 
 RECORDED = {
     ("1", "random@1"): "fe128f18dd2d7f26",
@@ -44,5 +44,5 @@ def test_play_matches_the_fingerprint_recorded_for_this_version(name):
     assert key in RECORDED, f"no fingerprint for {key}: record {fingerprint(strategy)!r}"
     assert fingerprint(strategy) == RECORDED[key], (
         f"{strategy.label()} plays differently under engine {ENGINE_VERSION}: bump its version (or "
-        f"sim.ENGINE_VERSION) and record {fingerprint(strategy)!r}"
+        f"canasta_sim.ENGINE_VERSION) and record {fingerprint(strategy)!r}"
     )

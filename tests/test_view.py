@@ -9,13 +9,13 @@ import random
 
 import pytest
 
-from sim.cards import CARD_KIND, KIND_COUNT, parse_kind
-from sim.engine import play_game
-from sim.errors import IllegalMoveError
-from sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
-from sim.state import PLAY
-from sim.view import SeatView
-from strategies import Expert, Greedy, RandomPlay
+from canasta_sim.cards import CARD_KIND, KIND_COUNT, parse_kind
+from canasta_sim.engine import play_game
+from canasta_sim.errors import IllegalMoveError
+from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
+from canasta_sim.state import PLAY
+from canasta_sim.strategies import Expert, Greedy, RandomPlay
+from canasta_sim.view import SeatView
 from tests.helpers import position, snapshot
 
 NINE, KING = parse_kind("9"), parse_kind("K")

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from sim.cards import card_text
-from sim.cli import main
-from sim.engine import play_game
-from sim.narrate import Narrator, cards_text, sorted_cards
-from sim.rules import DEFAULT_RULES, Rules
-from sim.state import HandState
-from strategies import Greedy, RandomPlay
+from canasta_sim.cards import card_text
+from canasta_sim.cli import main
+from canasta_sim.engine import play_game
+from canasta_sim.narrate import Narrator, cards_text, sorted_cards
+from canasta_sim.rules import DEFAULT_RULES, Rules
+from canasta_sim.state import HandState
+from canasta_sim.strategies import Greedy, RandomPlay
 from tests.helpers import apply_all, stacked_deck
 
 GOLDEN = Path(__file__).parent / "golden"

@@ -1,1 +1,1 @@
-"""The command-line commands, one module each; :mod:`sim.cli` assembles them."""
+"""The command-line commands, one module each; :mod:`canasta_sim.cli` assembles them."""

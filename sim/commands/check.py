@@ -6,10 +6,10 @@ import time
 
 import click
 
-from sim.engine import derive_seed, play_game
-from sim.errors import CanastaError, StrategyError
-from sim.loader import load_strategy
-from sim.rules import Rules
+from canasta_sim.engine import derive_seed, play_game
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.loader import load_strategy
+from canasta_sim.rules import Rules
 
 OPPONENTS = ("greedy", "random")
 """The built-in strategies a checked strategy plays against, in turn."""

@@ -2,8 +2,8 @@
 
 Games are played in blocks, in worker processes, and their results are taken in game order whatever
 the number of workers, so the verdict depends only on the seed and the settings.  By default every
-deal is played twice, NEW on side A and then on side B with the same cards (:mod:`sim.matchmaking`),
-and the test counts pairs (pentanomial model, :mod:`sim.sprt`); ``--no-duplicate`` plays independent
+deal is played twice, NEW on side A and then on side B with the same cards (:mod:`canasta_sim.matchmaking`),
+and the test counts pairs (pentanomial model, :mod:`canasta_sim.sprt`); ``--no-duplicate`` plays independent
 games, sides alternated, and counts games (trinomial model).  The log-likelihood ratio is checked
 after every pair (or game) and printed every ``--print-every`` games; the last line is the verdict.
 The exit code is 0 for any verdict, 1 when a strategy fails, 2 for bad input and 130 on Ctrl-C.
@@ -21,14 +21,14 @@ from collections.abc import Iterator
 
 import click
 
-from sim.commands.run import OneLineErrorCommand, fail
-from sim.engine import derive_seed, play_game
-from sim.errors import CanastaError, StrategyError
-from sim.loader import load_strategy
-from sim.matchmaking import deal_seed
-from sim.rules import Rules
-from sim.runner import default_workers
-from sim.sprt import ResultCounts, Sprt
+from canasta_sim.commands.run import OneLineErrorCommand, fail
+from canasta_sim.engine import derive_seed, play_game
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.loader import load_strategy
+from canasta_sim.matchmaking import deal_seed
+from canasta_sim.rules import Rules
+from canasta_sim.runner import default_workers
+from canasta_sim.sprt import ResultCounts, Sprt
 
 __all__ = ["MatchPlan", "compare_command", "play_observations", "verdict_line"]
 

@@ -6,12 +6,12 @@ import secrets
 
 import click
 
-from sim.engine import play_game
-from sim.errors import CanastaError, StrategyError
-from sim.human import PlayerQuit, TerminalPlayer
-from sim.loader import load_strategy
-from sim.narrate import SEAT_NAMES, Narrator
-from sim.rules import Rules
+from canasta_sim.engine import play_game
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.human import PlayerQuit, TerminalPlayer
+from canasta_sim.loader import load_strategy
+from canasta_sim.narrate import SEAT_NAMES, Narrator
+from canasta_sim.rules import Rules
 
 
 @click.command("play")

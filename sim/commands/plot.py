@@ -1,10 +1,10 @@
 """``canasta-sim plot RUN_DIR``: PNG charts of a run, drawn with matplotlib's Agg backend (no display needed).
 
-Each chart is one function taking a :class:`~sim.analysis.LoadedRun` and returning a matplotlib
+Each chart is one function taking a :class:`~canasta_sim.analysis.LoadedRun` and returning a matplotlib
 :class:`~matplotlib.figure.Figure`, so a notebook can draw them too::
 
-    from sim.analysis import load_run
-    from sim.commands.plot import CHARTS
+    from canasta_sim.analysis import load_run
+    from canasta_sim.commands.plot import CHARTS
     figure = CHARTS["win_rates"](load_run("results/20250101-120000"))
 
 Every chart has a title, axis labels with units, a legend where several series share axes, and its
@@ -23,10 +23,10 @@ import click
 import numpy as np
 import pandas as pd
 
-from sim.analysis import LoadedRun, label_teams, load_run
-from sim.commands.run import OneLineErrorCommand, fail
-from sim.errors import CanastaError
-from sim.summary import Z_95, side_labels, wilson_interval
+from canasta_sim.analysis import LoadedRun, label_teams, load_run
+from canasta_sim.commands.run import OneLineErrorCommand, fail
+from canasta_sim.errors import CanastaError
+from canasta_sim.summary import Z_95, side_labels, wilson_interval
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

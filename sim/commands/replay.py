@@ -15,12 +15,12 @@ from typing import Any
 import click
 import pyarrow.parquet as pq
 
-from sim import ENGINE_VERSION
-from sim.errors import CanastaError, StrategyError
-from sim.loader import LoadedStrategy, load_strategy
-from sim.narrate import narrate_game
-from sim.runner import settings_from_manifest
-from sim.storage import RunDirectory
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.loader import LoadedStrategy, load_strategy
+from canasta_sim.narrate import narrate_game
+from canasta_sim.runner import settings_from_manifest
+from canasta_sim.storage import RunDirectory
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import click
 
-from sim.analysis import entrants_of
-from sim.commands.run import OneLineErrorCommand, fail
-from sim.errors import CanastaError
-from sim.matchmaking import matchmaking_report
-from sim.storage import RunDirectory
-from sim.summary import format_summary, summarize_run
+from canasta_sim.analysis import entrants_of
+from canasta_sim.commands.run import OneLineErrorCommand, fail
+from canasta_sim.errors import CanastaError
+from canasta_sim.matchmaking import matchmaking_report
+from canasta_sim.storage import RunDirectory
+from canasta_sim.summary import format_summary, summarize_run
 
 __all__ = ["report_command", "run_description"]
 

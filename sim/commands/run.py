@@ -19,12 +19,12 @@ import click
 import pyarrow.compute as pc
 from tqdm import tqdm
 
-from sim import ENGINE_VERSION, __version__, accelerator, dask_backend
-from sim.errors import CanastaError
-from sim.loader import load_strategy
-from sim.matchmaking import matchmaking_report
-from sim.rules import Rules
-from sim.runner import (
+from canasta_sim import ENGINE_VERSION, __version__, accelerator, dask_backend
+from canasta_sim.errors import CanastaError
+from canasta_sim.loader import load_strategy
+from canasta_sim.matchmaking import matchmaking_report
+from canasta_sim.rules import Rules
+from canasta_sim.runner import (
     MANIFEST_FORMAT,
     ON_ERROR_CHOICES,
     ChunkReport,
@@ -35,8 +35,8 @@ from sim.runner import (
     run_chunks,
     settings_from_manifest,
 )
-from sim.storage import RunDirectory
-from sim.summary import format_summary, summarize_run
+from canasta_sim.storage import RunDirectory
+from canasta_sim.summary import format_summary, summarize_run
 
 __all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
 
@@ -248,7 +248,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
 
 def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,
                   workers: int | None):
-    """The function that plays the chunks: :func:`sim.runner.run_chunks`, or a Dask cluster's runner."""
+    """The function that plays the chunks: :func:`canasta_sim.runner.run_chunks`, or a Dask cluster's runner."""
     if scheduler is not None and backend == "local":
         if _given(ctx, "backend"):
             raise fail(f"--scheduler {scheduler} needs --backend dask, not --backend local")

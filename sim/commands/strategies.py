@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from sim.loader import ENTRY_POINT_GROUP, available_strategies
+from canasta_sim.loader import ENTRY_POINT_GROUP, available_strategies
 
 
 @click.command("strategies")

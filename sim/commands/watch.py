@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import click
 
-from sim.errors import CanastaError, StrategyError
-from sim.loader import LoadedStrategy, load_strategy
-from sim.narrate import narrate_game
-from sim.rules import Rules
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.loader import LoadedStrategy, load_strategy
+from canasta_sim.narrate import narrate_game
+from canasta_sim.rules import Rules
 
 DEFAULT_WATCH_SPECS = ("greedy",)
 

@@ -13,14 +13,24 @@ import math
 
 import pytest
 
-from sim import engine
-from sim.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, KIND_NAMES, RED_THREE, TWO, parse_kind, parse_kinds
-from sim.engine import play_game
-from sim.errors import IllegalMoveError, RulesError
-from sim.moves import WILD_RANK, MeldGroup, parse_move
-from sim.rules import DEFAULT_RULES, RULE_CHOICES, Rules
-from sim.scoring import score_hand
-from sim.state import (
+from canasta_sim import engine
+from canasta_sim.cards import (
+    BLACK_THREE,
+    CARD_KIND,
+    JOKER,
+    KIND_COUNT,
+    KIND_NAMES,
+    RED_THREE,
+    TWO,
+    parse_kind,
+    parse_kinds,
+)
+from canasta_sim.engine import play_game
+from canasta_sim.errors import IllegalMoveError, RulesError
+from canasta_sim.moves import WILD_RANK, MeldGroup, parse_move
+from canasta_sim.rules import DEFAULT_RULES, RULE_CHOICES, Rules
+from canasta_sim.scoring import score_hand
+from canasta_sim.state import (
     ACQUIRE,
     END_RED_THREE_LAST_CARD,
     END_STOCK_EXHAUSTED,
@@ -29,8 +39,8 @@ from sim.state import (
     PLAY,
     HandState,
 )
-from strategies.greedy import Greedy
-from strategies.random_play import RandomPlay
+from canasta_sim.strategies.greedy import Greedy
+from canasta_sim.strategies.random_play import RandomPlay
 from tests.helpers import score_from_parts
 
 KING = parse_kind("K")
@@ -128,7 +138,7 @@ def _position(
 
 
 def _play(state: HandState, *moves: str) -> HandState:
-    """Apply moves given in their text form (sim.moves) and check that no card was lost (R1.1)."""
+    """Apply moves given in their text form (canasta_sim.moves) and check that no card was lost (R1.1)."""
     for text in moves:
         state.apply(parse_move(text))
     assert state.card_total() == 108

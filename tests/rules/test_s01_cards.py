@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from sim.cards import (
+from canasta_sim.cards import (
     BLACK_THREE,
     CARD_KIND,
     CARD_SUIT,
@@ -21,9 +21,9 @@ from sim.cards import (
     is_wild,
     parse_kinds,
 )
-from sim.moves import Meld, MeldGroup
-from sim.rules import Rules
-from sim.state import PLAY, HandState
+from canasta_sim.moves import Meld, MeldGroup
+from canasta_sim.rules import Rules
+from canasta_sim.state import PLAY, HandState
 from tests.helpers import expect_illegal, position
 
 

@@ -8,11 +8,11 @@ import dataclasses
 
 import pytest
 
-import sim.engine
-from sim.engine import play_game
-from sim.rules import Rules
-from sim.state import END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, END_WENT_OUT
-from strategies import Greedy, RandomPlay
+import canasta_sim.engine
+from canasta_sim.engine import play_game
+from canasta_sim.rules import Rules
+from canasta_sim.state import END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, END_WENT_OUT
+from canasta_sim.strategies import Greedy, RandomPlay
 
 
 @pytest.fixture
@@ -21,12 +21,12 @@ def scripted_totals(monkeypatch):
 
     def install(totals):
         script = iter(totals)
-        real = sim.engine.score_hand
+        real = canasta_sim.engine.score_hand
 
         def scripted(state):
             return dataclasses.replace(real(state), totals_after=next(script))
 
-        monkeypatch.setattr(sim.engine, "score_hand", scripted)
+        monkeypatch.setattr(canasta_sim.engine, "score_hand", scripted)
 
     return install
 
