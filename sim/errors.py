@@ -12,7 +12,9 @@ __all__ = [
     "CardParseError",
     "IllegalMoveError",
     "MoveParseError",
+    "FAILURE_REASONS",
     "RulesError",
+    "SeatFailure",
     "StrategyError",
     "StrategyLoadError",
 ]
@@ -69,6 +71,29 @@ class IllegalMoveError(CanastaError, ValueError):
 
 class StrategyLoadError(CanastaError, ValueError):
     """A strategy spec could not be turned into a strategy class or instance."""
+
+
+FAILURE_REASONS = ("illegal", "malformed", "exception", "timeout", "crash", "tampering")
+"""Why a seat failed, as ``StrategyError.reason`` and the ``forfeit_reason`` column record it:
+an illegal move, a malformed answer, an exception, a decision past its time limit, a strategy process
+or worker that died, and a change to the game made from strategy code."""
+
+
+class SeatFailure(CanastaError):
+    """A failure raised on a seat's behalf by code that stands between the engine and a strategy.
+
+    The proxy that runs a strategy in its own process raises it when the process dies (``crash``),
+    overruns its deadline (``timeout``) or answers outside the protocol (``malformed``); the engine
+    charges it to the seat it asked, with this reason.
+
+    :ivar reason: one of :data:`FAILURE_REASONS`.
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        if reason not in FAILURE_REASONS:
+            raise ValueError(f"unknown failure reason {reason!r}; expected one of {', '.join(FAILURE_REASONS)}")
+        super().__init__(message)
+        self.reason = reason
 
 
 class StrategyError(CanastaError):
