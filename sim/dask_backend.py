@@ -196,10 +196,12 @@ def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.W
     files = []
     labels = []
     for spec in settings.specs:
-        labels.append((spec, load_strategy(spec).label))
+        loaded = load_strategy(spec, file=settings.file_of(spec))
+        labels.append((spec, loaded.label))
         found = _file_target(spec)
         if found is not None:
             path, class_name, parameters = found
+            path = Path(loaded.file) if loaded.file else path  # the file the run recorded, wherever we are
             try:
                 source = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as error:

@@ -34,7 +34,10 @@ from typing import Any
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategy import Strategy
 
-__all__ = ["ENTRY_POINT_GROUP", "LoadedStrategy", "available_strategies", "load_strategy", "parse_spec"]
+__all__ = [
+    "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "load_strategy",
+    "parse_spec", "spec_file",
+]
 
 ENTRY_POINT_GROUP = "canasta_sim.strategies"
 """Installed packages register strategies under this entry-point group."""
@@ -47,13 +50,16 @@ class LoadedStrategy:
     spec: str
     cls: type[Strategy]
     parameters: tuple[tuple[str, str], ...] = ()
+    file: str | None = None
+    """For a file spec, the absolute path the class was loaded from (recorded in ``run.json``)."""
 
     def __call__(self, rng: random.Random) -> Strategy:
         return self.cls(rng, **dict(self.parameters))
 
     def __reduce__(self):
-        # Pickled as its spec, so a worker process reloads the class itself, whatever the start method.
-        return (load_strategy, (self.spec,))
+        # Pickled as its spec and file, so a worker process reloads the class itself, whatever the start
+        # method and whatever its working directory.
+        return (_reload, (self.spec, self.file))
 
     @property
     def label(self) -> str:
@@ -95,15 +101,38 @@ def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
     return ":".join(target_parts), tuple(parameters)
 
 
-def load_strategy(spec: str) -> LoadedStrategy:
+def spec_file(spec: str) -> Path | None:
+    """The absolute path of a file spec's file, resolved from the working directory; ``None`` for other specs.
+
+    >>> spec_file("expert") is None
+    True
+    """
+    try:
+        target, _ = parse_spec(spec)
+    except StrategyLoadError:
+        return None  # loading the spec reports what is wrong with it
+    module_part, sep, _ = target.rpartition(":")
+    if sep and _is_file_part(module_part):
+        return Path(module_part).expanduser().resolve()
+    return None
+
+
+def _is_file_part(module_part: str) -> bool:
+    return module_part.endswith(".py") or "/" in module_part or "\\" in module_part
+
+
+def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
     """Resolve a spec to a :class:`LoadedStrategy`, checking its parameters by building one instance.
 
+    :param file: for a file spec, the file as a run recorded it (an absolute path): loaded instead of the
+        spec's path, which is relative to the directory the run was started from. When it no longer
+        exists the spec's own path is tried, and the error names both.
     :raises StrategyLoadError: naming what was wrong (unknown name, missing file or class, a file
         that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
     """
     target, parameters = parse_spec(spec)
-    cls = _resolve(target)
-    loaded = LoadedStrategy(spec.strip(), cls, parameters)
+    cls, loaded_from = _resolve(target, file)
+    loaded = LoadedStrategy(spec.strip(), cls, parameters, loaded_from)
     try:
         loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run
     except StrategyLoadError:
@@ -115,11 +144,15 @@ def load_strategy(spec: str) -> LoadedStrategy:
     return loaded
 
 
-def _resolve(target: str) -> type[Strategy]:
+def _reload(spec: str, file: str | None) -> LoadedStrategy:
+    return load_strategy(spec, file=file)
+
+
+def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str | None]:
     from canasta_sim.strategies import BUILTIN
 
     if target in BUILTIN:
-        return BUILTIN[target]
+        return BUILTIN[target], None
     module_part, sep, class_name = target.rpartition(":")
     if not sep:
         plugin = _entry_points().get(target)
@@ -134,9 +167,18 @@ def _resolve(target: str) -> type[Strategy]:
             raise StrategyLoadError(
                 f"strategy plugin {target!r} failed to load: {type(error).__name__}: {error}"
             ) from None
-        return _check_class(obj, target)
-    if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
-        module = _import_file(Path(module_part))
+        return _check_class(obj, target), None
+    loaded_from = None
+    if _is_file_part(module_part):
+        path = Path(module_part).expanduser()
+        if file is not None and Path(file).is_file():
+            path = Path(file)
+        elif file is not None and not path.is_file():
+            raise StrategyLoadError(
+                f"strategy file {module_part!r} does not exist here, nor where the run found it ({file!r})"
+            )
+        module = _import_file(path)
+        loaded_from = str(path.resolve())
     else:
         try:
             module = importlib.import_module(module_part)
@@ -149,7 +191,7 @@ def _resolve(target: str) -> type[Strategy]:
     obj = getattr(module, class_name, None)
     if obj is None:
         raise StrategyLoadError(f"{module_part!r} has no class {class_name!r}")
-    return _check_class(obj, target)
+    return _check_class(obj, target), loaded_from
 
 
 @functools.cache
@@ -175,9 +217,28 @@ def _import_file(path: Path):
     return module
 
 
+REQUIRED_DECISIONS = ("choose_acquire", "choose_discard")
+"""Decisions with no default in :class:`~canasta_sim.strategy.Strategy`: a strategy must override them."""
+
+
 def _check_class(obj: Any, target: str) -> type[Strategy]:
     if not (isinstance(obj, type) and issubclass(obj, Strategy)):
         raise StrategyLoadError(f"{target!r} is not a subclass of canasta_sim.strategy.Strategy")
+    # Found at load, not at the first call or in the tables (issue #13, point 8).
+    missing = [method for method in REQUIRED_DECISIONS if getattr(obj, method) is getattr(Strategy, method)]
+    if missing:
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) does not define {' and '.join(missing)}; "
+            f"a strategy must override {', '.join(REQUIRED_DECISIONS)}"
+        )
+    # A subclass inheriting its parent's name would be recorded under the parent's label (greedy@2).
+    own_name = vars(obj).get("name")
+    if not isinstance(own_name, str) or not own_name.strip():
+        inherited = f", so its results would be recorded as {obj.label()}" if obj is not Strategy else ""
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) does not set its own name{inherited}; "
+            "give the class a name = '...' (and a version) of its own"
+        )
     return obj
 
 

@@ -39,7 +39,7 @@ from multiprocessing_logging import MultiProcessingHandler
 
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.errors import RulesError, StrategyError, StrategyLoadError
-from canasta_sim.loader import LoadedStrategy, load_strategy
+from canasta_sim.loader import LoadedStrategy, load_strategy, spec_file
 from canasta_sim.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.records import ChunkRecorder
 from canasta_sim.rules import Rules
@@ -97,8 +97,14 @@ class RunSettings:
     chunk_size: int
     duplicate: bool = False
     time_limit: float | None = None
+    files: tuple[tuple[str, str], ...] | None = dataclasses.field(default=None, compare=False)
+    """``(spec, absolute path)`` of each file spec, fixed when the run starts so that a resume or a worker in
+    another directory loads the same file; ``None`` resolves them from the working directory now."""
 
     def __post_init__(self) -> None:
+        if self.files is None:
+            found = ((spec, spec_file(spec)) for spec in self.specs)
+            object.__setattr__(self, "files", tuple((spec, str(path)) for spec, path in found if path is not None))
         if self.time_limit is not None and not self.time_limit > 0:
             raise ValueError(f"a decision time limit must be a positive number of seconds; got {self.time_limit}")
         if self.games < 1 or self.chunk_size < 1:
@@ -112,6 +118,14 @@ class RunSettings:
                 "duplicate deals need two or more different strategies; a mirror match would replay "
                 "each deal identically"
             )
+
+    def file_of(self, spec: str) -> str | None:
+        """The absolute path recorded for a file spec (``None`` for other specs)."""
+        return dict(self.files or ()).get(spec)
+
+    def load_strategies(self) -> dict[str, LoadedStrategy]:
+        """Load every spec, file specs from their recorded paths."""
+        return {spec: load_strategy(spec, file=self.file_of(spec)) for spec in self.specs}
 
     @property
     def chunk_count(self) -> int:
@@ -182,6 +196,7 @@ def describe_strategy(loaded: LoadedStrategy) -> dict[str, Any]:
         "label": loaded.label,
         "class": f"{cls.__module__}.{cls.__qualname__}",
         "parameters": dict(loaded.parameters),
+        "file": loaded.file,
     }
 
 
@@ -200,6 +215,8 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
             chunk_size=int(manifest["chunk_size"]),
             duplicate=bool(manifest.get("duplicate", False)),
             time_limit=None if manifest.get("time_limit") is None else float(manifest["time_limit"]),
+            files=tuple((entry["spec"], entry["file"]) for entry in manifest["strategies"] if entry.get("file"))
+            or None,
         )
     except KeyError as error:
         raise RunDirectoryError(
@@ -245,7 +262,7 @@ class ChunkPlayer:
         self.on_error = on_error
         self.stop_event = stop_event
         if factories is None:
-            factories = {spec: load_strategy(spec) for spec in settings.specs}
+            factories = settings.load_strategies()
         self.factories = factories
 
     def play(self, chunk: int) -> ChunkReport:

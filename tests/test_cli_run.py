@@ -214,7 +214,7 @@ BAD_INPUTS = {
     "directory of another run": (["--out", "{finished}", "--seed", "9"], "holds another run"),
     "resume of a missing directory": (["--resume", "{missing}"], "does not exist"),
     "resume of a directory that is no run": (["--resume", "{nonempty}"], "no run.json"),
-    "resume with other games": (["--resume", "{finished}", "--games", "5"], "--games 4, not 5"),
+    "resume with fewer games": (["--resume", "{finished}", "--games", "3"], "--games 4, not 3"),
     "resume with other strategies": (["--resume", "{finished}", "-s", "random"], "other settings"),
     "resume with other rules": (["--resume", "{finished}", "--rules", "target_score=2000"], "other settings"),
     "resume with another seed": (["--resume", "{finished}", "--seed", "1"], "--seed 8, not 1"),

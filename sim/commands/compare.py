@@ -7,6 +7,10 @@ and the test counts pairs (pentanomial model, :mod:`canasta_sim.sprt`); ``--no-d
 games, sides alternated, and counts games (trinomial model).  The log-likelihood ratio is checked
 after every pair (or game) and printed every ``--print-every`` games; the last line is the verdict.
 The exit code is 0 for any verdict, 1 when a strategy fails, 2 for bad input and 130 on Ctrl-C.
+
+With ``--out DIR`` the games counted are saved as a run directory, exactly the one ``canasta-sim run``
+writes for the same seed, games and strategies (its ``run.json`` holds that command), so ``report``,
+``plot``, ``replay`` and ``run --resume DIR --games N`` work on it.
 """
 
 from __future__ import annotations
@@ -17,18 +21,22 @@ import multiprocessing
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import click
+import pyarrow.compute as pc
 
-from canasta_sim.commands.run import OneLineErrorCommand, fail
+from canasta_sim.commands.run import OneLineErrorCommand, _new_manifest, _now, fail, reproducing_command
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.loader import load_strategy
 from canasta_sim.matchmaking import deal_seed
+from canasta_sim.records import ChunkRecorder
 from canasta_sim.rules import Rules
-from canasta_sim.runner import default_workers
+from canasta_sim.runner import RunSettings, default_workers
 from canasta_sim.sprt import ResultCounts, Sprt
+from canasta_sim.storage import RunDirectory
 
 __all__ = ["MatchPlan", "compare_command", "play_observations", "verdict_line"]
 
@@ -70,71 +78,141 @@ class MatchPlan:
 
 
 class BlockPlayer:
-    """Plays blocks of a plan; built once per worker, loading the strategies from their specs."""
+    """Plays blocks of a plan; built once per worker, loading the strategies from their specs.
 
-    def __init__(self, plan: MatchPlan) -> None:
+    :param record: also return each block's ``games`` and ``hands`` rows (for ``--out``).
+    """
+
+    def __init__(self, plan: MatchPlan, record: bool = False) -> None:
         self.plan = plan
+        self.record = record
         self.new = load_strategy(plan.new)
         self.old = load_strategy(plan.old)
 
-    def play(self, block: int) -> tuple[list[tuple[float, ...]], str | None]:
-        """NEW's scores (1 win, 0.5 draw, 0 loss) per observation of a block, and the failure that cut it short."""
+    def play(self, block: int) -> tuple[list[tuple[float, ...]], str | None, tuple | None]:
+        """NEW's scores (1 win, 0.5 draw, 0 loss) per observation of a block, the failure that cut it short,
+        and (when recording) the block's ``games`` and ``hands`` tables."""
         plan = self.plan
         start = block * BLOCK_OBSERVATIONS
         results = []
+        recorder = ChunkRecorder() if self.record else None
+        error_text = None
         for observation in range(start, min(start + BLOCK_OBSERVATIONS, plan.observations)):
             scores = []
-            for seed, new_side in plan.games(observation):
+            for index, (seed, new_side) in enumerate(plan.games(observation)):
                 first, second = (self.new, self.old) if new_side == 0 else (self.old, self.new)
                 names = [first.spec, second.spec] * 2
                 try:
                     result = play_game([first, second, first, second], seed=seed, rules=plan.rules, names=names)
                 except StrategyError as error:
-                    return results, str(error)
+                    error_text = str(error)
+                    break
                 scores.append(0.5 if result.winner is None else float(result.winner == new_side))
+                if recorder is not None:
+                    # The numbering of `canasta-sim run`: game 2k + index of deal k, or game k.
+                    game_id = observation * plan.games_per_observation + index
+                    recorder.add_game(game_id, result, (first.spec, second.spec), observation)
+            if error_text is not None:
+                break
             results.append(tuple(scores))
-        return results, None
+        return results, error_text, (recorder.tables() if recorder is not None else None)
 
 
 _player: BlockPlayer | None = None
 
 
-def _initialize_worker(plan: MatchPlan) -> None:
+def _initialize_worker(plan: MatchPlan, record: bool = False) -> None:
     global _player
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _player = BlockPlayer(plan)
+    _player = BlockPlayer(plan, record)
 
 
-def _play_in_worker(block: int) -> tuple[list[tuple[float, ...]], str | None]:
+def _play_in_worker(block: int) -> tuple[list[tuple[float, ...]], str | None, tuple | None]:
     return _player.play(block)
 
 
-def play_observations(plan: MatchPlan, workers: int) -> Iterator[tuple[float, ...]]:
+def play_observations(
+    plan: MatchPlan, workers: int, on_block: Callable[[int, tuple], None] | None = None
+) -> Iterator[tuple[float, ...]]:
     """Yield NEW's scores per observation, in order, playing blocks in ``workers`` processes.
 
     Closing the generator (the test decided) terminates the workers: what they are playing is not needed.
 
+    :param on_block: called with each block's index and ``(games, hands)`` tables before its scores are
+        yielded; recording is on only when it is given.
     :raises CanastaError: when a strategy fails; the message is the :class:`StrategyError`'s.
     """
+    record = on_block is not None
+
+    def handle(block: int, outcome) -> Iterator[tuple[float, ...]]:
+        results, error, tables = outcome
+        if record and tables is not None and tables[0].num_rows:
+            on_block(block, tables)
+        yield from results
+        if error:
+            raise CanastaError(error)
+
     if workers <= 1 or plan.block_count <= 1:
-        player = BlockPlayer(plan)
+        player = BlockPlayer(plan, record)
         for block in range(plan.block_count):
-            results, error = player.play(block)
-            yield from results
-            if error:
-                raise CanastaError(error)
+            yield from handle(block, player.play(block))
         return
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pool = context.Pool(min(workers, plan.block_count), initializer=_initialize_worker, initargs=(plan,))
+    pool = context.Pool(min(workers, plan.block_count), initializer=_initialize_worker, initargs=(plan, record))
     try:
-        for results, error in pool.imap(_play_in_worker, range(plan.block_count), chunksize=1):
-            yield from results
-            if error:
-                raise CanastaError(error)
+        for block, outcome in enumerate(pool.imap(_play_in_worker, range(plan.block_count), chunksize=1)):
+            yield from handle(block, outcome)
     finally:
         pool.terminate()
         pool.join()
+
+
+class _RunRecorder:
+    """Saves the games a comparison counted as a run directory (``--out``), block by block as chunks."""
+
+    def __init__(self, path: Path, plan: MatchPlan, seed_drawn: bool, max_games: int) -> None:
+        self.directory = RunDirectory(path)
+        if self.directory.path.exists() and not self.directory.is_empty():
+            raise fail(f"--out {path} is not empty; choose a new or empty directory")
+        try:
+            self.settings = RunSettings(games=max_games, seed=plan.seed, specs=(plan.new, plan.old), rules=plan.rules,
+                                        chunk_size=BLOCK_OBSERVATIONS * plan.games_per_observation,
+                                        duplicate=plan.duplicate)
+        except ValueError as error:
+            raise fail(f"--out: these games cannot be saved as a run: {error}") from None
+        self.loaded = list(self.settings.load_strategies().values())
+        self.seed_drawn = seed_drawn
+        self.manifest: dict | None = None
+        self.last: tuple[int, tuple] | None = None
+
+    def on_block(self, block: int, tables: tuple) -> None:
+        """Write a block's games as chunk ``block`` (the last one is cut to the games counted at the end)."""
+        if self.manifest is None:
+            self.directory.create()
+            self.manifest = _new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
+            self.manifest["sessions"].append({"started_at": _now(), "command": "compare"})
+            self.directory.write_manifest(self.manifest)
+        self.directory.write_chunk(block, *tables)
+        self.last = (block, tables)
+
+    def finish(self, games_counted: int, status: str, comparison: dict) -> None:
+        """Keep only the ``games_counted`` games the test used and record the run as ``canasta-sim run`` would."""
+        if self.manifest is None:
+            return
+        if self.last is not None:
+            block, (games, hands) = self.last
+            if games.num_rows and games["game_id"][games.num_rows - 1].as_py() >= games_counted:
+                keep_games = games.filter(pc.less(games["game_id"], games_counted))
+                keep_hands = hands.filter(pc.less(hands["game_id"], games_counted))
+                self.directory.write_chunk(block, keep_games, keep_hands)
+        settings = dataclasses.replace(self.settings, games=max(games_counted, 1))
+        self.manifest.update(games=settings.games, chunks=settings.chunk_count,
+                             command=reproducing_command(settings, self.directory.path), status=status,
+                             ended_at=_now(), games_done=sum(self.directory.chunk_game_counts().values()),
+                             on_error="stop", compare=comparison)
+        self.manifest["sessions"][-1].update(ended_at=self.manifest["ended_at"], status=status)
+        self.directory.write_manifest(self.manifest)
 
 
 def _progress_line(counts: ResultCounts, llr: float, test: Sprt) -> str:
@@ -169,8 +247,11 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
 @click.option("--print-every", type=click.IntRange(min=1), default=200, show_default=True,
               help="Print the LLR every this many games.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
+                   "work on it).")
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
-                    print_every) -> None:
+                    print_every, out) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
@@ -193,6 +274,8 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     if seed_drawn:
         seed = int.from_bytes(os.urandom(4), "big")
     plan = MatchPlan(new, old, seed, rules, duplicate, max_games // (2 if duplicate else 1))
+    recorder = None if out is None else _RunRecorder(out, plan, seed_drawn,
+                                                     plan.observations * plan.games_per_observation)
     workers = workers or default_workers()
     changed = ", ".join(f"{key}={value}" for key, value in rules.changed_options().items()) or "default"
     model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
@@ -205,7 +288,8 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     decision = None
     printed_at = 0  # the multiple of --print-every last passed
     last_line = ""
-    observations = play_observations(plan, workers)
+    observations = play_observations(plan, workers, None if recorder is None else recorder.on_block)
+    status = "complete"
     try:
         for scores in observations:
             if duplicate:
@@ -221,13 +305,22 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
             if decision:
                 break
     except CanastaError as error:
+        status = "stopped"
         click.echo(f"Error: {error}", err=True)
         sys.exit(EXIT_STOPPED)
     except KeyboardInterrupt:
+        status = "interrupted"
         click.echo(f"Interrupted after {counts.game_count} games: LLR {llr:.2f}, no decision", err=True)
         sys.exit(EXIT_INTERRUPTED)
     finally:
         observations.close()
+        if recorder is not None:
+            recorder.finish(counts.game_count, status, {
+                "new": new, "baseline": old, "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta,
+                "max_games": max_games, "llr": llr, "decision": decision, "games": counts.game_count,
+            })
     if _progress_line(counts, llr, test) != last_line:  # show where the test ended
         click.echo(_progress_line(counts, llr, test))
     click.echo(verdict_line(decision, counts.game_count, plan, test, llr))
+    if recorder is not None and recorder.manifest is not None:
+        click.echo(f"the {counts.game_count} games are saved in {out}: canasta-sim report {out}")

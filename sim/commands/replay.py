@@ -44,9 +44,9 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
     return rows[0]
 
 
-def _load(spec: str, recorded_labels: dict[str, str]) -> LoadedStrategy:
+def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> LoadedStrategy:
     try:
-        loaded = load_strategy(spec)
+        loaded = load_strategy(spec, file=files.get(spec))
     except CanastaError as error:
         raise click.ClickException(f"the run's strategy {spec!r} cannot be loaded now: {error}") from None
     recorded = recorded_labels.get(spec)
@@ -79,8 +79,9 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool) -> None:
         click.echo(f"Warning: the run used engine version {recorded_engine}, this is {ENGINE_VERSION}; "
                    "the replay may differ.", err=True)
     labels_by_spec = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
-    side_a = _load(row["team_a_strategy"], labels_by_spec)
-    side_b = _load(row["team_b_strategy"], labels_by_spec)
+    files = dict(settings.files or ())
+    side_a = _load(row["team_a_strategy"], labels_by_spec, files)
+    side_b = _load(row["team_b_strategy"], labels_by_spec, files)
     players = [side_a, side_b, side_a, side_b]
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "

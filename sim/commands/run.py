@@ -6,6 +6,7 @@ by a strategy failure exits with 1, an interrupted one with 130, and both keep e
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import logging
 import os
@@ -21,7 +22,6 @@ from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__, accelerator, dask_backend
 from canasta_sim.errors import CanastaError
-from canasta_sim.loader import load_strategy
 from canasta_sim.matchmaking import matchmaking_report
 from canasta_sim.rules import Rules
 from canasta_sim.runner import (
@@ -118,8 +118,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
     differences = []
-    if _given(ctx, "games") and games != recorded.games:
-        differences.append(f"--games {recorded.games}, not {games}")
+    if _given(ctx, "games") and games < recorded.games:
+        differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")
     if _given(ctx, "seed") and seed != recorded.seed:
         differences.append(f"--seed {recorded.seed}, not {seed}")
     if _given(ctx, "specs") and tuple(specs) != recorded.specs:
@@ -131,6 +131,13 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     if differences:
         raise fail(f"--resume {path}: the run was made with other settings ({'; '.join(differences)}); "
                    "resume it without those options or start a new run")
+    if _given(ctx, "games") and games > recorded.games:
+        # Growing: game i's seed and sides depend only on i, so games recorded.games.. are those a run of
+        # `games` from the start would play; the chunk size stays, so finished parts stay valid.
+        grown = dataclasses.replace(recorded, games=games)
+        manifest.update(games=grown.games, chunks=grown.chunk_count, command=reproducing_command(grown, directory.path))
+        manifest.setdefault("grown", []).append({"from_games": recorded.games, "to_games": games, "at": _now()})
+        recorded = grown
     return directory, manifest, recorded
 
 
@@ -229,7 +236,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
                            f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
                            f"{directory.path} to finish it, or choose another directory")
     try:
-        loaded = [load_strategy(spec) for spec in settings.specs]
+        loaded = list(settings.load_strategies().values())
     except CanastaError as error:
         raise fail(str(error)) from None
     if manifest is not None:

@@ -1,0 +1,61 @@
+"""Runs can grow: ``run --resume DIR --games N`` adds games, and ``compare --out`` saves a run (issue #13, point 9)."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from tests.helpers import assert_same_run_tables
+
+QUICK = ["--rules", "target_score=1000", "--workers", "1", "-q"]
+
+
+def invoke(*arguments: str):
+    return CliRunner().invoke(main, [*arguments], catch_exceptions=False)
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("matchup", [
+    ["-s", "greedy", "-s", "random", "--duplicate"],
+    ["-s", "greedy", "-s", "random", "-s", "expert"],
+], ids=["duplicate head to head", "round robin"])
+def test_a_finished_run_grows_to_the_tables_of_a_run_that_long_from_the_start(tmp_path, matchup):
+    grown, reference = tmp_path / "grown", tmp_path / "reference"
+    # 10 games in chunks of 4: the last chunk (games 8-9) is partial under the grown run's chunks.
+    assert invoke("run", "--games", "10", "--chunk-size", "4", "--seed", "5", *matchup, *QUICK,
+                  "--out", str(grown)).exit_code == 0
+    result = invoke("run", "--resume", str(grown), "--games", "22", *QUICK)
+    assert result.exit_code == 0, result.output
+    assert "22 of 22 games" in result.output
+    manifest = json.loads((grown / "run.json").read_text())
+    assert (manifest["games"], manifest["chunks"], manifest["status"]) == (22, 6, "complete")
+    assert manifest["grown"][0]["from_games"] == 10 and "--games 22" in manifest["command"]
+    assert invoke("run", "--games", "22", "--chunk-size", "4", "--seed", "5", *matchup, *QUICK,
+                  "--out", str(reference)).exit_code == 0
+    assert_same_run_tables(grown, reference)
+
+
+@pytest.mark.timeout(120)
+def test_a_run_cannot_shrink(tmp_path):
+    out = tmp_path / "run"
+    assert invoke("run", "--games", "4", "--seed", "5", "-s", "random", *QUICK, "--out", str(out)).exit_code == 0
+    result = CliRunner().invoke(main, ["run", "--resume", str(out), "--games", "3"])
+    assert result.exit_code == 2 and "--games 4, not 3 (a run can grow, not shrink)" in result.output
+
+
+@pytest.mark.timeout(300)
+def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed(tmp_path):
+    saved, reference = tmp_path / "compare", tmp_path / "reference"
+    # elo1 150 decides after 18 games, inside a block of 10: the saved run is cut to the games counted.
+    result = invoke("compare", "greedy", "--baseline", "random", "--elo1", "150", "--max-games", "400", "--seed", "5",
+                    "--rules", "target_score=1000", "--workers", "2", "--out", str(saved))
+    assert result.exit_code == 0, result.output
+    assert "H1 accepted after 18 games" in result.output and f"saved in {saved}" in result.output
+    manifest = json.loads((saved / "run.json").read_text())
+    assert manifest["games"] == manifest["games_done"] == 18 and manifest["compare"]["decision"] == "H1"
+    assert invoke("run", "--games", "18", "--seed", "5", "-s", "greedy", "-s", "random", "--duplicate",
+                  "--chunk-size", "10", *QUICK, "--out", str(reference)).exit_code == 0
+    assert_same_run_tables(saved, reference)
+    report = invoke("report", str(saved))
+    assert report.exit_code == 0 and "duplicate deals, greedy vs random: 9 deals (18 games)" in report.output
