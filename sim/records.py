@@ -83,6 +83,14 @@ HAND_SCHEMA = pa.schema(
         ("dealer", pa.int8()),
         ("went_out_seat", pa.int8()),
         ("hand_turns", pa.int32()),
+        # Answers without self-joins (issue #13): the other side's hand, the game's result, each partner.
+        ("opponent_score", pa.int32()),
+        ("opponent_cumulative_score", pa.int32()),
+        ("won_hand", pa.bool_()),
+        ("game_winner", pa.string()),
+        ("won_game", pa.bool_()),
+        ("first_seat_cards_left", pa.int32()),
+        ("second_seat_cards_left", pa.int32()),
     ]
 )
 """One row per team per hand."""
@@ -116,7 +124,7 @@ class ChunkRecorder:
             game_id, result.seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b, winner,
             winner_strategy, len(result.hands), result.termination, result.first_dealer, None, None,
         )
-        self._add_hand_rows(game_id, result.hands, strategies)
+        self._add_hand_rows(game_id, result.hands, strategies, winner)
 
     def add_forfeit(
         self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError, deal_id: int | None = None
@@ -136,9 +144,9 @@ class ChunkRecorder:
             TEAM_NAMES[winning], strategies[winning], len(finished), "forfeit", first_dealer,
             TEAM_NAMES[failing], str(error),
         )
-        self._add_hand_rows(game_id, finished, strategies)
+        self._add_hand_rows(game_id, finished, strategies, TEAM_NAMES[winning])
 
-    def _add_hand_rows(self, game_id: int, finished, strategies: tuple[str, str]) -> None:
+    def _add_hand_rows(self, game_id: int, finished, strategies: tuple[str, str], game_winner: str) -> None:
         hands = self._hands
         for hand in finished:
             went_out_seat = -1 if hand.went_out_seat is None else hand.went_out_seat
@@ -157,6 +165,14 @@ class ChunkRecorder:
                 hands["dealer"].append(hand.dealer)
                 hands["went_out_seat"].append(went_out_seat)
                 hands["hand_turns"].append(hand.turns)
+                opponent = hand.sides[1 - index]
+                hands["opponent_score"].append(opponent.score)
+                hands["opponent_cumulative_score"].append(hand.totals_after[1 - index])
+                hands["won_hand"].append(side.score > opponent.score)
+                hands["game_winner"].append(game_winner)
+                hands["won_game"].append(game_winner == TEAM_NAMES[index])
+                hands["first_seat_cards_left"].append(side.cards_left[0])
+                hands["second_seat_cards_left"].append(side.cards_left[1])
 
     def _add_game_row(
         self, game_id, seed, deal_id, strategies, score_a, score_b, winner, winner_strategy,

@@ -61,6 +61,9 @@ class SideHandResult:
     """Discards by the side that froze an unfrozen pile."""
     turns: int
     """Turns the side's players began this hand."""
+    cards_left: tuple[int, int] = (0, 0)
+    """Cards left in each partner's hand at the end: (the side's first seat, its second), i.e. seats (0, 2)
+    for side A and (1, 3) for side B."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -141,6 +144,7 @@ def score_hand(state: HandState) -> HandResult:
                 frozen_pile_takes=state.frozen_pile_takes[side],
                 pile_freezes=state.pile_freezes[side],
                 turns=state.side_turns[side],
+                cards_left=(sum(state.hands[side]), sum(state.hands[side + 2])),
             )
         )
     return HandResult(
