@@ -7,6 +7,7 @@ Typical use, with the directory of a finished run::
     run = load_run("results/20250101-120000")
     run.games.groupby("winner_strategy").size()
     summarize(run)
+    cross_table(run), ratings(run), paired_results(run)   # round robins and duplicate deals
 
 The columns are documented in ``docs/output.md``.  Only chunks whose ``games`` and ``hands``
 parts both exist are read, so a run still going, or killed and not yet resumed, loads consistently.
@@ -22,11 +23,16 @@ from typing import Any
 
 import pandas as pd
 
+from canasta_sim.matchmaking import MatchmakingResults, matchmaking_results
 from canasta_sim.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.report_sections import PAIRED_FIELDS, cross_records, paired_records, rating_records
 from canasta_sim.storage import RunDirectory, RunDirectoryError
 from canasta_sim.summary import SummaryAccumulator, SummaryRow, side_labels
 
-__all__ = ["LoadedRun", "entrants_of", "label_teams", "load_run", "summarize", "summary_rows"]
+__all__ = [
+    "LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results", "ratings",
+    "summarize", "summary_rows",
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,3 +131,30 @@ def summarize(run: LoadedRun) -> pd.DataFrame:
     rows = [dataclasses.asdict(row) for row in summary_rows(run)]
     columns = [field.name for field in dataclasses.fields(SummaryRow)]
     return pd.DataFrame(rows, columns=columns).set_index("strategy")
+
+
+def matchmaking(run: LoadedRun) -> MatchmakingResults:
+    """The run's paired results (``--duplicate``) and cross table and ratings (round robins), as reported."""
+    specs = [entry.get("spec") for entry in run.manifest.get("strategies", []) if isinstance(entry, dict)]
+    return matchmaking_results(RunDirectory(run.path), specs, bool(run.manifest.get("duplicate")))
+
+
+def paired_results(run: LoadedRun) -> pd.DataFrame:
+    """The paired result of each pair of strategies of a run with duplicate deals, one row per pair, from the
+    first-given strategy's point of view (no rows for other runs); the columns are described in
+    :mod:`canasta_sim.report_sections`."""
+    return pd.DataFrame(paired_records(matchmaking(run)), columns=list(PAIRED_FIELDS))
+
+
+def cross_table(run: LoadedRun) -> pd.DataFrame:
+    """A round robin's cross table: one row per strategy and opponent that played, with the strategy's score
+    (a draw counting half), its Wilson 95% interval and the games (no rows for other runs)."""
+    columns = ["strategy", "opponent", "games", "score", "score_low", "score_high"]
+    return pd.DataFrame(cross_records(matchmaking(run).cross_table), columns=columns)
+
+
+def ratings(run: LoadedRun) -> pd.DataFrame:
+    """A round robin's Bradley-Terry ratings, strongest first: Elo relative to the entrants' mean with its 95%
+    interval, games and score (no rows for other runs)."""
+    columns = ["rank", "strategy", "elo", "elo_low", "elo_high", "games", "score"]
+    return pd.DataFrame(rating_records(matchmaking(run).ratings), columns=columns).set_index("rank")

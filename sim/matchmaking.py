@@ -27,18 +27,20 @@ import math
 from collections.abc import Sequence
 
 from canasta_sim.engine import derive_seed
-from canasta_sim.ratings import CrossTable, fit_ratings, format_cross_table, format_ratings
+from canasta_sim.ratings import CrossTable, Rating, fit_ratings, format_cross_table, format_ratings
 from canasta_sim.sprt import ResultCounts
 from canasta_sim.storage import RunDirectory
 from canasta_sim.summary import Z_95
 
 __all__ = [
+    "MatchmakingResults",
     "PairedAccumulator",
     "PairedResult",
     "cross_table_of_run",
     "deal_of",
     "deal_seed",
     "matchmaking_report",
+    "matchmaking_results",
     "round_robin_pairs",
     "scheduled_sides",
 ]
@@ -245,23 +247,56 @@ def cross_table_of_run(directory: RunDirectory, specs: Sequence[str]) -> CrossTa
     return table
 
 
+@dataclasses.dataclass(frozen=True)
+class MatchmakingResults:
+    """What a run's report adds to the per-strategy summary: every format and the notebook API show these.
+
+    :ivar paired: the paired result of each pair of strategies (runs with ``--duplicate``), else empty.
+    :ivar cross_table: the results between every pair (round robins), else ``None``.
+    :ivar ratings: the fitted ratings, one per entrant in the run's order (round robins), else empty.
+    """
+
+    paired: tuple[PairedResult, ...] = ()
+    cross_table: CrossTable | None = None
+    ratings: tuple[Rating, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.paired) or self.cross_table is not None
+
+    def text(self) -> str:
+        """The sections as printed by ``canasta-sim run`` and ``report`` ('' when there are none)."""
+        sections = [result.text() for result in self.paired]
+        if self.cross_table is not None:
+            sections.append("cross table (score of the row strategy against the column one, 95% interval):\n"
+                            + format_cross_table(self.cross_table))
+            sections.append("ratings (Bradley-Terry fit, Elo relative to the mean, 95% interval):\n"
+                            + format_ratings(self.ratings))
+        return "\n\n".join(sections)
+
+
+def matchmaking_results(directory: RunDirectory, specs: Sequence[str], duplicate: bool) -> MatchmakingResults:
+    """Read a run's paired results (duplicate deals) and cross table and ratings (round robins).
+
+    :param specs: the run's strategy specs in the order given.
+    :param duplicate: whether the run duplicated its deals.
+    """
+    paired: list[PairedResult] = []
+    if duplicate and len(set(specs)) >= 2:
+        accumulator = PairedAccumulator(specs)
+        for _, games, _ in directory.iter_chunks(PairedAccumulator.COLUMNS, ["game_id"]):
+            accumulator.add(games)
+        paired = accumulator.results()
+    if len(specs) >= 3:
+        table = cross_table_of_run(directory, specs)
+        if table.games.sum():
+            return MatchmakingResults(tuple(paired), table, tuple(fit_ratings(table)))
+    return MatchmakingResults(tuple(paired))
+
+
 def matchmaking_report(directory: RunDirectory, specs: Sequence[str], duplicate: bool) -> str:
     """What the printed summary adds for duplicate deals and round robins ('' for a plain run).
 
     :param specs: the run's strategy specs in the order given.
     :param duplicate: whether the run duplicated its deals.
     """
-    sections = []
-    if duplicate and len(set(specs)) >= 2:
-        accumulator = PairedAccumulator(specs)
-        for _, games, _ in directory.iter_chunks(PairedAccumulator.COLUMNS, ["game_id"]):
-            accumulator.add(games)
-        sections += [result.text() for result in accumulator.results()]
-    if len(specs) >= 3:
-        table = cross_table_of_run(directory, specs)
-        if table.games.sum():
-            sections.append("cross table (score of the row strategy against the column one, 95% interval):\n"
-                            + format_cross_table(table))
-            sections.append("ratings (Bradley-Terry fit, Elo relative to the mean, 95% interval):\n"
-                            + format_ratings(fit_ratings(table)))
-    return "\n\n".join(sections)
+    return matchmaking_results(directory, specs, duplicate).text()

@@ -16,7 +16,8 @@ LAYERS = [
     ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
     ("play", {"view", "strategy", "engine", "loader"}),
-    ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis"}),
+    ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis",
+              "report_sections"}),
     ("people", {"narrate", "human"}),
     ("command line", {"cli", "__main__", "commands"}),
 ]

@@ -1,7 +1,12 @@
-"""``canasta-sim report RUN_DIR``: a run's summary, as printed at the end of the run, in four formats."""
+"""``canasta-sim report RUN_DIR``: a run's summary, as printed at the end of the run, in four formats.
+
+Every format carries the same figures: the per-strategy summary and, for duplicate deals and round robins,
+the paired results, the cross table and the ratings (:mod:`canasta_sim.report_sections`).
+"""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +15,8 @@ import click
 from canasta_sim.analysis import entrants_of
 from canasta_sim.commands.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
-from canasta_sim.matchmaking import matchmaking_report
+from canasta_sim.matchmaking import matchmaking_results
+from canasta_sim.report_sections import format_csv, format_markdown, sections_json
 from canasta_sim.storage import RunDirectory
 from canasta_sim.summary import format_summary, summarize_run
 
@@ -67,14 +73,18 @@ def report_command(run_dir: Path, style: str) -> None:
     if not games_read:
         raise fail(f"run {str(run_dir)!r} has no finished games yet; nothing to report")
     description = run_description(manifest, games_read)
+    # The paired result of duplicate deals, the cross table and ratings of a round robin, in every format.
+    results = matchmaking_results(directory, description["specs"], bool(manifest.get("duplicate")))
     if style == "json":
-        click.echo(format_summary(rows, "json", extra={"run": description}))
+        summary = json.loads(format_summary(rows, "json", extra={"run": description}))
+        click.echo(json.dumps({**summary, **sections_json(results)}, indent=2))
     elif style == "csv":
-        click.echo(format_summary(rows, "csv"))
+        click.echo(format_csv(rows, results))
     elif style == "markdown":
-        click.echo("\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown")]))
+        sections = format_markdown(results)
+        click.echo("\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown"),
+                                 *([sections] if sections else [])]))
     else:
-        # Issue 6: the paired result of duplicate deals, the cross table and ratings of a round robin.
-        additions = matchmaking_report(directory, description["specs"], bool(manifest.get("duplicate")))
+        additions = results.text()
         click.echo("\n".join([*_header(description, run_dir), "", format_summary(rows, "text"),
                               *(["", additions] if additions else [])]))
