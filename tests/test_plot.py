@@ -1,5 +1,6 @@
 """``canasta-sim plot``: every chart is written, labelled, and shows its sample sizes."""
 
+import json
 import re
 
 import pytest
@@ -7,7 +8,7 @@ from click.testing import CliRunner
 
 from canasta_sim.analysis import load_run
 from canasta_sim.cli import main
-from canasta_sim.commands.plot import CHARTS
+from canasta_sim.commands.plot import CHARTS, ROUND_ROBIN_CHARTS
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -33,8 +34,9 @@ def test_plot_writes_every_chart_as_png(kind, small_runs, tmp_path):
     result = CliRunner().invoke(main, ["plot", str(small_runs[kind]), "--out", str(out), "--dpi", "40"])
     assert result.exit_code == 0, result.output
     written = sorted(path.name for path in out.iterdir())
-    assert written == sorted(f"{name}.png" for name in CHARTS)
-    assert result.output.split() == [str(out / f"{name}.png") for name in CHARTS]
+    charts = {**CHARTS, **(ROUND_ROBIN_CHARTS if kind == "round_robin" else {})}
+    assert written == sorted(f"{name}.png" for name in charts)
+    assert result.output.split() == [str(out / f"{name}.png") for name in charts]
     for path in out.iterdir():
         data = path.read_bytes()
         assert data.startswith(PNG_MAGIC) and len(data) > 2000
@@ -95,3 +97,59 @@ def test_plot_refuses_an_out_that_is_a_file(small_runs, tmp_path):
     result = CliRunner().invoke(main, ["plot", str(small_runs["mirror"]), "--out", str(target)])
     assert result.exit_code == 2 and result.output.strip().splitlines() == [
         f"Error: --out {target} is a file; give a folder for the charts"]
+
+
+# --- issue #13, point 5 ------------------------------------------------------------------------------
+
+
+def test_round_robin_margins_show_every_strategy(small_runs):
+    figure = CHARTS["margins"](load_run(small_runs["round_robin"]))
+    panels = [axes for axes in figure.axes if axes.has_data()]
+    legends = [axes.get_legend().get_texts()[0].get_text() for axes in panels]
+    assert [legend.split(",")[0] for legend in legends] == ["greedy", "random", "expert"]
+    assert all("n=" in legend for legend in legends)
+
+
+def test_per_hand_rate_intervals_stay_within_0_and_100_percent(small_runs):
+    figure = CHARTS["per_hand_stats"](load_run(small_runs["round_robin"]))
+    rates = [axes for axes in figure.axes if axes.get_ylabel() == "% of team-hands"]
+    assert [axes.get_title() for axes in rates] == ["went out", "went out concealed"]
+    for axes in rates:
+        # The error bars: one vertical segment per strategy's bar.
+        segments = [segment for container in axes.containers if hasattr(container, "lines")
+                    for segment in container.lines[2][0].get_segments()]
+        assert len(segments) == 3
+        for segment in segments:
+            assert 0 <= segment[:, 1].min() and segment[:, 1].max() <= 100
+
+
+def test_hand_axes_have_whole_numbers_of_hands(small_runs):
+    for name in ("cumulative_score", "hands_per_game"):
+        figure = CHARTS[name](load_run(small_runs["mirror"]))
+        for axes in figure.axes:
+            ticks = axes.get_xticks()
+            assert all(float(tick).is_integer() for tick in ticks), (name, ticks)
+
+
+def test_a_round_robin_gets_a_ratings_chart_with_every_entrant(small_runs):
+    figure = ROUND_ROBIN_CHARTS["ratings"](load_run(small_runs["round_robin"]))
+    names = {label.get_text() for label in figure.axes[0].get_yticklabels()}
+    assert names == {"greedy", "random", "expert"} and "Elo" in figure.axes[0].get_xlabel()
+
+
+@pytest.mark.timeout(120)
+def test_duplicate_runs_draw_the_paired_interval(tmp_path):
+    out = tmp_path / "dup"
+    result = CliRunner().invoke(main, ["run", "--games", "20", "--seed", "3", "-s", "greedy", "-s", "random",
+                                       "--duplicate", "--workers", "1", "--rules", "target_score=1000", "--out",
+                                       str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
+    paired = report["duplicate"][0]
+    figure = CHARTS["win_rates"](load_run(out))
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert "greedy\nall games (paired, 10 deals)" in labels and "random\nall games (paired, 10 deals)" in labels
+    texts = [text.get_text() for text in figure.axes[0].texts]
+    expected = (f"{100 * paired['score']:.1f}%  [{100 * paired['score_low']:.1f}, "
+                f"{100 * paired['score_high']:.1f}]")
+    assert any(text.startswith(expected) for text in texts), (expected, texts)

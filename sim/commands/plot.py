@@ -9,7 +9,10 @@ Each chart is one function taking a :class:`~canasta_sim.analysis.LoadedRun` and
 
 Every chart has a title, axis labels with units, a legend where several series share axes, and its
 sample sizes (games or team-hands) in the title or legend.  Intervals are 95%: Wilson intervals for
-win rates, mean ± 1.96 standard errors for means.
+rates (win rates, and per-hand rates such as "went out", so they stay within 0-100%), mean ± 1.96
+standard errors for means, and for duplicate deals the paired interval from deal-to-deal variation
+(:class:`canasta_sim.matchmaking.PairedResult`).  Round robins get one more chart, ``ratings``
+(:func:`charts_for` lists the charts of a run).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from canasta_sim.analysis import LoadedRun, label_teams, load_run
+from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking
 from canasta_sim.commands.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
 from canasta_sim.summary import Z_95, side_labels, wilson_interval
@@ -31,7 +34,7 @@ from canasta_sim.summary import Z_95, side_labels, wilson_interval
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHARTS", "plot_command", "write_charts"]
+__all__ = ["CHARTS", "ROUND_ROBIN_CHARTS", "charts_for", "plot_command", "write_charts"]
 
 GAME_COLUMNS = ["team_a_strategy", "team_b_strategy", "winner", "margin", "hands", "termination"]
 HAND_COLUMNS = ["hand_no", "team", "strategy", "opponent_strategy", "score", "cumulative_score", "pile_takes",
@@ -83,6 +86,28 @@ def _team_games(games: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+_RATES = frozenset({"went_out", "concealed"})
+"""Per-hand columns that are yes/no: their means are rates."""
+
+
+def _integer_ticks(axis) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _paired_intervals(run: LoadedRun) -> dict[tuple[str, str], tuple[float, float, float, int]]:
+    """For duplicate runs: ``(strategy, opponent) -> (score, low, high, deals)`` from both sides."""
+    if not run.manifest.get("duplicate"):
+        return {}
+    found = {}
+    for result in matchmaking(run).paired:
+        found[(result.first, result.second)] = (result.score, result.score_low, result.score_high, result.deals)
+        found[(result.second, result.first)] = (1 - result.score, 1 - result.score_high, 1 - result.score_low,
+                                                result.deals)
+    return found
+
+
 def win_rates(run: LoadedRun) -> Figure:
     """Win rate with its Wilson 95% interval per strategy: overall, then by side (A = seats 0 and 2), or
     by opponent in a round robin."""
@@ -90,24 +115,28 @@ def win_rates(run: LoadedRun) -> Figure:
     colours = _colours(run)
     rows = []
     mirror = all(label.endswith((" (A)", " (B)")) for label in teams["label"].unique())
+    paired = _paired_intervals(run)
     for label in dict.fromkeys([*run.entrants, *teams["label"]]):
         mine = teams[teams["label"] == label]
         if mine.empty:
             continue
         opponents = list(dict.fromkeys(mine["opponent"]))
-        groups = [("all games", mine)]
+        groups = [("all games", mine, opponents[0] if len(opponents) == 1 else None)]
         if len(opponents) > 1:
-            groups += [(f"vs {opponent}", mine[mine.opponent == opponent]) for opponent in opponents]
+            groups += [(f"vs {opponent}", mine[mine.opponent == opponent], opponent) for opponent in opponents]
         elif not mirror:
-            groups += [("as side A", mine[mine.side == "A"]), ("as side B", mine[mine.side == "B"])]
-        for what, group in groups:
+            groups += [("as side A", mine[mine.side == "A"], None), ("as side B", mine[mine.side == "B"], None)]
+        for what, group, opponent in groups:
             if len(group):
-                rows.append((f"{label}\n{what}", label, int(group["won"].sum()), len(group)))
+                wins, games = int(group["won"].sum()), len(group)
+                rate, (low, high) = wins / games, wilson_interval(wins, games)
+                if (label, opponent) in paired:  # both games of each deal: the paired interval is the honest one
+                    rate, low, high, deals = paired[(label, opponent)]
+                    what += f" (paired, {deals} deals)"
+                rows.append((f"{label}\n{what}", label, rate, low, high, games))
     figure = _new_figure(8, 1.2 + 0.55 * len(rows))
     axes = figure.add_subplot()
-    for position, (_, label, wins, games) in enumerate(reversed(rows)):
-        rate = wins / games
-        low, high = wilson_interval(wins, games)
+    for position, (_, label, rate, low, high, games) in enumerate(reversed(rows)):
         axes.barh(position, 100 * rate, color=colours[label], alpha=0.85)
         axes.errorbar(100 * rate, position, xerr=[[100 * (rate - low)], [100 * (high - rate)]], fmt="none",
                       ecolor="black", capsize=4)
@@ -116,31 +145,41 @@ def win_rates(run: LoadedRun) -> Figure:
     axes.set_yticks(range(len(rows)), [row[0] for row in reversed(rows)], fontsize=8)
     axes.axvline(50, color="grey", linestyle="--", linewidth=1, label="50%")
     axes.set_xlim(0, 130)
-    axes.set_xlabel("games won, % (bars: Wilson 95% interval)")
+    axes.set_xlabel("games won, % (bars: Wilson 95% interval)" if not paired else
+                    "games won, % (bars: Wilson 95% interval;\npaired rows: score per game, draws half, with the 95% "
+                    "interval from deal-to-deal variation)")
     axes.set_title(f"Win rate: {_matchup(run)} ({len(run.games)} games)")
     axes.legend(loc="lower right", fontsize=8)
     return figure
 
 
 def margins(run: LoadedRun) -> Figure:
-    """The distribution of final margins, from the first strategy's side."""
+    """The distribution of final margins: from the first strategy's side in a two-sided match (the other
+    side's is its mirror image), one panel per strategy in a round robin."""
     teams = _team_games(_played(run))
-    label = run.entrants[0] if run.entrants else teams["label"].iloc[0]
-    mine = teams[teams["label"] == label]
-    values = mine["margin"].to_numpy()
-    figure = _new_figure()
-    axes = figure.add_subplot()
-    axes.hist(values, bins=min(60, max(10, int(math.sqrt(len(values))))), color=_colours(run)[label], alpha=0.85,
-              label=f"{label}, n={len(values)} games")
-    axes.axvline(0, color="grey", linewidth=1)
-    mean = float(np.mean(values)) if len(values) else math.nan
-    axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
-    opponents = list(dict.fromkeys(mine["opponent"]))
-    opponent = opponents[0] if len(opponents) == 1 else "its opponent's"
-    axes.set_xlabel(f"final margin, points ({label} total minus {opponent} total)")
-    axes.set_ylabel("games")
-    axes.set_title(f"Final margins: {_matchup(run)} ({len(values)} games played out)")
-    axes.legend()
+    round_robin = len(run.entrants) >= 3
+    first = run.entrants[0] if run.entrants else teams["label"].iloc[0]
+    labels = [label for label in run.entrants if (teams["label"] == label).any()] if round_robin else [first]
+    figure = _new_figure(8, 1.5 + 3.5 * len(labels) if round_robin else 5.0)
+    panels = figure.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
+    played = len(_played(run))
+    for axes, label in zip(panels, labels, strict=True):
+        mine = teams[teams["label"] == label]
+        values = mine["margin"].to_numpy()
+        axes.hist(values, bins=min(60, max(10, int(math.sqrt(len(values))))), color=_colours(run)[label],
+                  alpha=0.85, label=f"{label}, n={len(values)} games")
+        axes.axvline(0, color="grey", linewidth=1)
+        mean = float(np.mean(values)) if len(values) else math.nan
+        axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
+        opponents = list(dict.fromkeys(mine["opponent"]))
+        opponent = f"{opponents[0]}'s" if len(opponents) == 1 else "its opponent's"
+        axes.set_xlabel(f"final margin, points ({label} total minus {opponent} total)")
+        axes.set_ylabel("games")
+        _integer_ticks(axes.yaxis)
+        if round_robin:
+            axes.set_title(f"{label} against all its opponents", fontsize=10)
+        axes.legend(fontsize=8)
+    figure.suptitle(f"Final margins: {_matchup(run)} ({played} games played out)")
     return figure
 
 
@@ -152,6 +191,7 @@ def hands_per_game(run: LoadedRun) -> Figure:
     axes = figure.add_subplot()
     axes.bar(counts.index, counts.to_numpy(), color="tab:gray", width=0.8,
              label=f"mean {hands.mean():.2f} hands, n={len(hands)} games")
+    _integer_ticks(axes.xaxis)
     axes.set_xlabel("hands in the game")
     axes.set_ylabel("games")
     axes.set_title(f"Hands per game: {_matchup(run)} ({len(hands)} games played out)")
@@ -180,14 +220,19 @@ def per_hand_stats(run: LoadedRun) -> Figure:
         for position, label in enumerate(labels):
             values = hands.loc[hands["label"] == label, column].astype(float).to_numpy()
             mean = values.mean()
-            half = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-            axes.bar(position, scale * mean, yerr=scale * half, capsize=4, color=colours[label],
+            if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1]
+                low, high = wilson_interval(int(values.sum()), len(values))
+                below, above = max(mean - low, 0.0), max(high - mean, 0.0)
+            else:
+                below = above = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+            axes.bar(position, scale * mean, yerr=[[scale * below], [scale * above]], capsize=4, color=colours[label],
                      label=f"{label} (n={len(values)})")
         axes.set_xticks(range(len(labels)), labels, fontsize=8, rotation=15)
         axes.set_title(title, fontsize=10)
         axes.set_ylabel(unit)
     counts = ", ".join(f"{label}: {(hands['label'] == label).sum()}" for label in labels)
-    figure.suptitle(f"Per-hand statistics: {_matchup(run)} (team-hands {counts}; bars: 95% interval)")
+    figure.suptitle(f"Per-hand statistics: {_matchup(run)} (team-hands {counts}; bars: 95% interval, Wilson for "
+                    "the rates)")
     return figure
 
 
@@ -239,8 +284,31 @@ def cumulative_score(run: LoadedRun) -> Figure:
                    f"hands reached by < {MIN_GAMES_PER_POINT} games left out)", fontsize=9)
     axes.legend(fontsize=8)
     counts_axes.set_title("games still in play", fontsize=9)
+    _integer_ticks(counts_axes.xaxis)
     counts_axes.set_xlabel("hand number")
     counts_axes.set_ylabel("games in play")
+    return figure
+
+
+def ratings(run: LoadedRun) -> Figure:
+    """A round robin's Bradley-Terry ratings: Elo relative to the entrants' mean, with 95% intervals."""
+    fitted = sorted(matchmaking(run).ratings, key=lambda rating: rating.elo)
+    colours = _colours(run)
+    figure = _new_figure(8, 1.5 + 0.6 * len(fitted))
+    axes = figure.add_subplot()
+    for position, rating in enumerate(fitted):
+        axes.errorbar(rating.elo, position, xerr=[[rating.elo - rating.low], [rating.high - rating.elo]], fmt="o",
+                      color=colours.get(rating.name, "black"), capsize=4)
+        axes.text(rating.high + 5, position, f"{rating.elo:+.0f} [{rating.low:+.0f}, {rating.high:+.0f}]  "
+                  f"n={rating.games} games", va="center", fontsize=8)
+    axes.set_yticks(range(len(fitted)), [rating.name for rating in fitted], fontsize=8)
+    axes.axvline(0, color="grey", linestyle="--", linewidth=1, label="the entrants' mean")
+    axes.set_xlabel("Elo relative to the mean (Bradley-Terry fit; bars: 95% interval)")
+    if fitted:
+        low, high = min(rating.low for rating in fitted), max(rating.high for rating in fitted)
+        axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
+    axes.set_title(f"Ratings: {_matchup(run)} ({len(run.games)} games)")
+    axes.legend(loc="lower right", fontsize=8)
     return figure
 
 
@@ -252,14 +320,22 @@ CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {
     "hand_scores": hand_scores,
     "cumulative_score": cumulative_score,
 }
-"""Chart name (the PNG's file name) to the function that draws it."""
+"""Chart name (the PNG's file name) to the function that draws it, for every run."""
+
+ROUND_ROBIN_CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {"ratings": ratings}
+"""Charts drawn for round robins (three or more strategies) only."""
+
+
+def charts_for(run: LoadedRun) -> dict[str, Callable[[LoadedRun], Figure]]:
+    """The charts :func:`write_charts` draws for this run: :data:`CHARTS`, and more for a round robin."""
+    return {**CHARTS, **(ROUND_ROBIN_CHARTS if len(run.entrants) >= 3 else {})}
 
 
 def write_charts(run: LoadedRun, out: Path, dpi: int = 110) -> list[Path]:
-    """Draw every chart of :data:`CHARTS` into ``out`` as ``<name>.png``; return the files written."""
+    """Draw every chart of :func:`charts_for` the run into ``out`` as ``<name>.png``; return the files written."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, draw in CHARTS.items():
+    for name, draw in charts_for(run).items():
         path = out / f"{name}.png"
         draw(run).savefig(path, dpi=dpi)
         written.append(path)
