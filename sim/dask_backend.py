@@ -23,7 +23,7 @@ backend's for the same settings.  What differs is where the games are played and
 
 Worker log records (forfeits, and the per-chunk lines under ``--verbose``) come back with the rows and
 are handled by the client's loggers.  Dask itself is imported only when a run uses it: it is the
-optional extra ``canasta-sim[dask]``.
+optional extra ``dask`` (``pip install '.[dask]'`` in a checkout).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ class ClusterError(CanastaError):
 
 
 def is_available() -> bool:
-    """Whether Dask distributed is installed (the ``canasta-sim[dask]`` extra)."""
+    """Whether Dask distributed is installed (the ``dask`` extra)."""
     return importlib.util.find_spec("distributed") is not None
 
 

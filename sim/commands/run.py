@@ -163,7 +163,7 @@ def _check_versions(manifest: dict, loaded, path) -> None:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Run directory (default: results/<date-time>).")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
-              help="Finish the run in DIR with the settings of its run.json.")
+              help="Finish the run in DIR with the settings of its run.json, or grow it with a larger --games.")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
               help="When a strategy fails: stop the run, or forfeit the game and go on.")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
@@ -178,7 +178,7 @@ def _check_versions(manifest: dict, loaded, path) -> None:
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write every message, at debug level, to this file.")
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="local", show_default=True,
-              help="Play in local worker processes, or on a Dask cluster (pip install 'canasta-sim[dask]').")
+              help="Play in local worker processes, or on a Dask cluster (in a checkout: pip install '.[dask]').")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
               help="The scheduler of a running Dask cluster (implies --backend dask; default: a local cluster of "
                    "--workers processes).")
@@ -265,7 +265,8 @@ def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_
             raise fail("--task-timeout applies to --backend dask only")
         return run_chunks
     if not dask_backend.is_available():
-        raise fail("--backend dask needs Dask distributed; install it with: pip install 'canasta-sim[dask]'")
+        raise fail("--backend dask needs Dask distributed; install the dask extra (in a checkout of canasta-sim: "
+                   "pip install '.[dask]')")
     if scheduler is not None and workers is not None:
         raise fail(f"--workers does not apply with --scheduler {scheduler}: the run uses that cluster's workers")
     try:
