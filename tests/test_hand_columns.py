@@ -5,7 +5,7 @@ import pandas as pd
 
 from canasta_sim.engine import play_game
 from canasta_sim.phases import OVER
-from canasta_sim.records import ChunkRecorder
+from canasta_sim.records import TEAM_NAMES, ChunkRecorder
 from canasta_sim.rules import Rules
 from canasta_sim.scoring import score_hand
 from canasta_sim.strategies import Greedy, RandomPlay
@@ -55,3 +55,17 @@ def test_cards_left_count_each_seats_hand_in_the_scored_state():
     state.phase, state.end_reason = OVER, "stock_exhausted"  # ended by the stock running out (R13.3)
     result = score_hand(state)
     assert result.sides[0].cards_left == (3, 2) and result.sides[1].cards_left == (1, 4)
+
+
+def test_the_api_winner_index_and_the_tables_winner_letter_name_the_same_side():
+    # GameResult.winner is 0, 1 or None; the tables spell it 'A', 'B', 'draw' (docs/output.md, Conventions).
+    recorder = ChunkRecorder()
+    results = [play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=seed, rules=QUICK) for seed in range(12)]
+    for game_id, result in enumerate(results):
+        recorder.add_game(game_id, result, ("greedy", "random"))
+    games = recorder.tables()[0].to_pandas()
+    expected = ["draw" if result.winner is None else TEAM_NAMES[result.winner] for result in results]
+    assert games.winner.tolist() == expected
+    assert {result.winner for result in results} == {0, 1}
+    for result, letter in zip(results, expected, strict=True):
+        assert result.scores[result.winner] == max(result.scores) and letter == "AB"[result.winner]
