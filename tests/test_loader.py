@@ -170,8 +170,9 @@ def test_bad_files_are_refused(tmp_path, bot_file):
         load_strategy(f"{bot_file}:NOT_A_STRATEGY")
     raising = tmp_path / "raising.py"
     raising.write_text(
-        "from canasta_sim.strategy import Strategy\n"
-        "class Bot(Strategy):\n"
+        "from canasta_sim.strategies import Greedy\n"
+        "class Bot(Greedy):\n"
+        "    name = 'raising'\n"
         "    def __init__(self, rng, **parameters):\n"
         "        raise RuntimeError('no model file')\n"
     )

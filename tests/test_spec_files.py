@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from canasta_sim.cli import main
 from tests.helpers import assert_same_run_tables
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,28 +24,29 @@ def canasta(*arguments: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.timeout(300)
-def test_a_run_started_with_a_relative_file_resumes_and_replays_from_another_directory(tmp_path):
+def test_a_run_started_with_a_relative_file_resumes_and_replays_from_another_directory(tmp_path, monkeypatch):
     project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
     project.mkdir()
     elsewhere.mkdir()
     shutil.copy(ROOT / "examples" / "my_bot.py", project / "my_bot.py")
-    first = canasta("run", "--games", "6", *QUICK, "--workers", "1", "--out", str(tmp_path / "grown"), cwd=project)
-    assert first.returncode == 0, first.stderr
+    monkeypatch.chdir(project)  # the run starts where the bot is, as a user's would
+    for games, out in (("6", "grown"), ("12", "reference")):
+        result = CliRunner().invoke(main, ["run", "--games", games, *QUICK, "--workers", "1", "--out",
+                                           str(tmp_path / out)])
+        assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "grown" / "run.json").read_text())
     assert manifest["strategies"][0]["spec"] == "my_bot.py:MyBot"  # what the user typed stays the label
     assert manifest["strategies"][0]["file"] == str(project / "my_bot.py")
     assert manifest["strategies"][1]["file"] is None
 
-    # From a directory without my_bot.py: workers (2 processes) must load the recorded file too.
+    # From a directory without my_bot.py, in fresh processes (so no module is cached from the project's
+    # directory): the parent and its 2 worker processes must load the recorded file.
     resumed = canasta("run", "--resume", "../grown", "--games", "12", "--workers", "2", cwd=elsewhere)
     assert resumed.returncode == 0, resumed.stderr
     replayed = canasta("replay", "../grown", "9", cwd=elsewhere)
     assert replayed.returncode == 0, replayed.stderr
     assert "The replay ends at the scores the run recorded" in replayed.stdout
-
-    reference = canasta("run", "--games", "12", *QUICK, "--workers", "1", "--out", str(tmp_path / "ref"), cwd=project)
-    assert reference.returncode == 0, reference.stderr
-    assert_same_run_tables(tmp_path / "grown", tmp_path / "ref")
+    assert_same_run_tables(tmp_path / "grown", tmp_path / "reference")
 
 
 @pytest.mark.timeout(120)
