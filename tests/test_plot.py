@@ -110,6 +110,16 @@ def test_round_robin_margins_show_every_strategy(small_runs):
     assert all("n=" in legend for legend in legends)
 
 
+def test_per_hand_count_intervals_never_go_below_zero(small_runs):
+    figure = CHARTS["per_hand_stats"](load_run(small_runs["round_robin"]))
+    counts = [axes for axes in figure.axes if axes.get_ylabel().endswith("per team-hand")]
+    assert len(counts) == 4
+    for axes in counts:
+        for container in axes.containers:
+            if hasattr(container, "lines"):
+                assert all(segment[:, 1].min() >= 0 for segment in container.lines[2][0].get_segments())
+
+
 def test_per_hand_rate_intervals_stay_within_0_and_100_percent(small_runs):
     figure = CHARTS["per_hand_stats"](load_run(small_runs["round_robin"]))
     rates = [axes for axes in figure.axes if axes.get_ylabel() == "% of team-hands"]

@@ -223,8 +223,9 @@ def per_hand_stats(run: LoadedRun) -> Figure:
             if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1]
                 low, high = wilson_interval(int(values.sum()), len(values))
                 below, above = max(mean - low, 0.0), max(high - mean, 0.0)
-            else:
-                below = above = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+            else:  # a count: mean ± 1.96 standard errors, cut at 0 since no count is negative
+                above = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+                below = min(above, mean)
             axes.bar(position, scale * mean, yerr=[[scale * below], [scale * above]], capsize=4, color=colours[label],
                      label=f"{label} (n={len(values)})")
         axes.set_xticks(range(len(labels)), labels, fontsize=8, rotation=15)
