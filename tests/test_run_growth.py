@@ -59,3 +59,16 @@ def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed(tmp_path
     assert_same_run_tables(saved, reference)
     report = invoke("report", str(saved))
     assert report.exit_code == 0 and "duplicate deals, greedy vs random: 9 deals (18 games)" in report.output
+
+
+@pytest.mark.timeout(120)
+def test_a_run_whose_tables_have_other_columns_is_not_continued(tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "run"
+    assert invoke("run", "--games", "4", "--seed", "5", "-s", "random", *QUICK, "--out", str(out)).exit_code == 0
+    part = sorted((out / "hands").glob("part-*.parquet"))[0]
+    pq.write_table(pq.read_table(part).drop_columns(["won_hand"]), part)  # as an older canasta-sim wrote it
+    result = CliRunner().invoke(main, ["run", "--resume", str(out), "--games", "8"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1
+    assert "hands table was written by another version of canasta-sim (columns won_hand missing" in result.output

@@ -18,11 +18,13 @@ from typing import Any
 
 import click
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__, accelerator, dask_backend
 from canasta_sim.errors import CanastaError
 from canasta_sim.matchmaking import matchmaking_report
+from canasta_sim.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.rules import Rules
 from canasta_sim.runner import (
     MANIFEST_FORMAT,
@@ -152,6 +154,22 @@ def _check_versions(manifest: dict, loaded, path) -> None:
                        f"{strategy.label}; start a new run")
 
 
+def _check_columns(directory: RunDirectory) -> None:
+    # Parts with other columns (written by another canasta-sim) would mix two schemas in one dataset:
+    # Parquet readers take the first part's columns and drop or fail on the others.
+    for name, folder, schema in (("games", directory.games_path, GAME_SCHEMA),
+                                 ("hands", directory.hands_path, HAND_SCHEMA)):
+        parts = directory.parts(folder)
+        if parts:
+            found = pq.read_schema(parts[min(parts)])
+            if [(field.name, field.type) for field in found] != [(field.name, field.type) for field in schema]:
+                missing = [field for field in schema.names if field not in found.names]
+                extra = [field for field in found.names if field not in schema.names]
+                raise fail(f"{directory.path}: its {name} table was written by another version of canasta-sim "
+                           f"(columns {', '.join(missing) or 'none'} missing, {', '.join(extra) or 'none'} extra, "
+                           "or other types); its games cannot be continued, start a new run")
+
+
 @click.command("run", cls=OneLineErrorCommand)
 @click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
@@ -241,6 +259,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         raise fail(str(error)) from None
     if manifest is not None:
         _check_versions(manifest, loaded, directory.path)
+        _check_columns(directory)
     if log_file is not None:
         try:
             file_handler = logging.FileHandler(log_file, encoding="utf-8")
