@@ -123,6 +123,8 @@ def test_record_decisions_writes_one_row_per_decision_of_the_chosen_strategy(tmp
     assert decisions["observation"].map(len).eq(OBSERVATION_SIZE).all()
     assert decisions["actions"].map(lambda actions: actions[0]).eq(decisions["action"]).all()
     assert decisions["action"].between(0, ACTION_COUNT - 1).all() and decisions["legal_actions"].ge(1).all()
+    assert decisions["allowed"].map(len).eq(decisions["legal_actions"]).all()
+    assert all(action in allowed for action, allowed in zip(decisions["action"], decisions["allowed"], strict=True))
     # Every hand's outcome is the side's row of the hands table.
     outcome = hands.set_index(["game_id", "hand_no", "team"])["score"]
     keys = list(zip(decisions["game_id"], decisions["hand_no"], decisions["team"], strict=True))
@@ -150,3 +152,10 @@ def test_record_decisions_refuses_whom_the_run_does_not_have(tmp_path):
     result = invoke("--games", "2", "-s", "greedy", "--record-decisions", "expert", "--out", str(tmp_path / "run"))
     assert result.exit_code == 2
     assert "--record-decisions 'expert' is neither 'all', a seat 0-3 nor a strategy of the run" in result.output
+
+
+def test_record_decisions_is_refused_on_the_dask_backend(tmp_path):
+    result = invoke("--games", "2", "-s", "greedy", "--record-decisions", "all", "--backend", "dask",
+                    "--out", str(tmp_path / "run"))
+    assert result.exit_code == 2
+    assert "--record-decisions works with --backend local only" in result.output

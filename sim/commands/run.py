@@ -237,6 +237,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
                 raise fail(f"--out {directory.path} holds another run (seed {recorded.seed}, "
                            f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
                            f"{directory.path} to finish it, or choose another directory")
+    if settings.record_decisions and play_chunks is not run_chunks:
+        raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
+                   "decisions dataset back from its workers yet")
     try:
         loaded = [load_strategy(spec) for spec in settings.specs]
     except CanastaError as error:

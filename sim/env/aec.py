@@ -5,7 +5,7 @@
 >>> env.reset(seed=7)
 >>> observation, reward, terminated, truncated, info = env.last()
 >>> observation["observation"].shape, int(observation["action_mask"].sum()) >= 1
-((236,), True)
+((211,), True)
 
 A game is one episode.  The deal of ``reset(seed=s)`` is the deal of ``play_game(..., seed=s)``;
 later resets without a seed draw their game seeds from a generator seeded by the last given seed.

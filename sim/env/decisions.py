@@ -29,6 +29,7 @@ DECISION_SCHEMA = pa.schema(
         ("decision", pa.string()),
         ("observation", pa.list_(pa.int32())),
         ("legal_actions", pa.int32()),
+        ("allowed", pa.list_(pa.int32())),
         ("action", pa.int32()),
         ("actions", pa.list_(pa.int32())),
         ("move", pa.string()),
@@ -97,7 +98,7 @@ class DecisionRecorder:
                 self._columns[name] = [values[index] for index in keep]
 
     def add_rows(self, rows: list[tuple], hand_score: int, hand_margin: int) -> None:
-        """Append a finished hand's rows (each the first twelve columns) with the hand's outcome."""
+        """Append a finished hand's rows (each every column but the last two) with the hand's outcome."""
         columns = self._columns
         names = DECISION_SCHEMA.names
         for row in rows:
@@ -132,11 +133,11 @@ class _Recorder(Strategy):
             legal = (value is None and decision == MELD_DECISION) or (value is not None and view.can(value))
         if not legal:
             return value  # the engine refuses it and reports the seat's failure; the hand's rows are dropped
-        options = DecisionOptions.of(view, decision)
+        allowed = DecisionOptions.of(view, decision).allowed()
         actions = move_actions(decision, value, side_has_melded=view.has_melded(view.side))
         self.rows.append((
             self.game_id, view.hand_number, view.turn_count, self.seat, _TEAMS[self.seat % 2], self.spec, decision,
-            observation_values(view, decision), options.count, actions[0], list(actions),
+            observation_values(view, decision), len(allowed), allowed, actions[0], list(actions),
             _text(decision, value),
         ))
         return value

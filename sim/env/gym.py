@@ -4,7 +4,7 @@
 >>> env = CanastaGymEnv(partner="greedy", opponents="random", rules={"target_score": 500})
 >>> observation, info = env.reset(seed=3)
 >>> observation["observation"].shape, bool(info["action_mask"].any())
-((236,), True)
+((211,), True)
 
 The learning seat's observations, actions and masks are those of the PettingZoo environment
 (:mod:`canasta_sim.env.aec`, ``docs/env.md``); its partner and both opponents are any strategy specs
