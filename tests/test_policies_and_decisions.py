@@ -159,3 +159,25 @@ def test_record_decisions_is_refused_on_the_dask_backend(tmp_path):
                     "--out", str(tmp_path / "run"))
     assert result.exit_code == 2
     assert "--record-decisions works with --backend local only" in result.output
+
+
+@pytest.mark.timeout(300)
+def test_the_imitation_example_runs_end_to_end(tmp_path):
+    """The README's loop at a small scale: record, fit (one epoch), play the saved policy."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parent.parent
+    recorded = tmp_path / "expert"
+    assert invoke("--games", "2", "--seed", "1", "-s", "expert", "--record-decisions", "all", "--workers", "1",
+                  "--out", str(recorded), "-q", *QUICK).exit_code == 0
+    weights = tmp_path / "imitation.npz"
+    fitted = subprocess.run([sys.executable, str(root / "examples" / "imitation.py"), str(recorded), str(weights),
+                             "--epochs", "1"], capture_output=True, text=True, timeout=240, check=False)
+    assert fitted.returncode == 0, fitted.stderr
+    assert "decisions imitated" in fitted.stdout and weights.is_file()
+    spec = f"policy:{root / 'examples' / 'imitation.py'}:load:weights={weights}"
+    played = invoke("--games", "2", "--seed", "2", "-s", spec, "-s", "random", "--workers", "1",
+                    "--out", str(tmp_path / "played"), "-q", *QUICK)
+    assert played.exit_code == 0, played.output
+    assert pd.read_parquet(tmp_path / "played" / "games")["error"].isna().all()
