@@ -72,6 +72,39 @@ def test_masked_random_play_is_legal_and_conserves_108_cards_over_1000_games():
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"ask_partner": "mandatory"},
+        {"ask_partner": "off"},
+        {"ask_partner_yes_forces_out": False},
+        {"stock_exhausted_rule": "official"},
+        {"last_card_red_three": "meld_no_discard"},
+        {"allow_wild_only_melds": True},
+        {"max_wilds_per_meld": 5, "wild_ratio_rule": "min_two_naturals"},
+        {"canastas_to_go_out": 2, "going_out_without_discard": "only_if_hand_holds_canasta"},
+    ],
+    ids=lambda options: ",".join(f"{key}={value}" for key, value in options.items()),
+)
+def test_masked_random_play_stays_legal_under_other_rule_options(options):
+    """Rule-set options (docs/rules.md, RULES.md §17) pass through: 10 games each to a target of 50."""
+    env = canasta_env(rules={**SHORT, **options})
+    assert all(getattr(env.rules, key) == value for key, value in options.items())
+    rng = random.Random(23)
+    for game in range(10):
+        env.reset(seed=game)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            allowed = np.flatnonzero(observation["action_mask"])
+            assert len(allowed)
+            env.step(int(allowed[rng.randrange(len(allowed))]))
+            assert env.driver.state.card_total() == 108
+
+
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("names", [("random", "greedy"), ("expert", "greedy"), ("expert", "random")])
 def test_driver_with_strategies_in_every_seat_plays_the_engines_game(names):
     players = [BUILTIN[names[0]], BUILTIN[names[1]]] * 2

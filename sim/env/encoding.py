@@ -38,7 +38,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, TWO
+from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 from canasta_sim.going_out import find_meld_out
 from canasta_sim.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
@@ -131,9 +131,7 @@ def _take_shape(action: int) -> tuple[int, int, int]:
 
 
 def action_text(action: int) -> str:
-    """A short text for ``action``, e.g. ``'take +2n+1j'``, ``'group K K JK'``, ``'discard 4'``."""
-    from canasta_sim.cards import KIND_NAMES
-
+    """A short text for ``action``, e.g. ``'take +2n+1j+0d'``, ``'group K K JK'``, ``'discard 4'``."""
     if not 0 <= action < ACTION_COUNT:
         raise ValueError(f"action {action} is outside 0-{ACTION_COUNT - 1}")
     if action == DRAW_ACTION:
