@@ -12,6 +12,10 @@ spec                                       strategy
 ``mybot``                                  a plugin installed under the entry-point group
                                            ``canasta_sim.strategies``
 ``expert:aggression=0.7,patience=2``       any of the above, with parameters
+``FORM:...``                               a spec form an installed package registers under
+                                           the entry-point group ``canasta_sim.spec_forms``
+                                           (``policy:FILE.py:NAME``: a trained policy, see
+                                           :mod:`canasta_sim.env.policy`)
 =========================================  ===============================================
 
 Worker processes call :func:`load_strategy` with the same spec, so a user's
@@ -41,6 +45,10 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "canasta_sim.strategies"
 """Installed packages register strategies under this entry-point group."""
+SPEC_FORM_GROUP = "canasta_sim.spec_forms"
+"""Spec forms ``FORM:REST`` register under this entry-point group a function ``(REST, parameters)`` that
+returns the strategy class, the parameters used up (canasta-sim's own ``policy`` form lives in a layer
+the loader may not import, hence the indirection)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,7 +139,11 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
     """
     target, parameters = parse_spec(spec)
-    cls, loaded_from = _resolve(target, file)
+    form = _spec_form(target)
+    if form is not None:
+        cls, parameters, loaded_from = form(target.partition(":")[2], parameters), (), None
+    else:
+        cls, loaded_from = _resolve(target, file)
     loaded = LoadedStrategy(spec.strip(), cls, parameters, loaded_from)
     try:
         loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run
@@ -240,6 +252,30 @@ def _check_class(obj: Any, target: str) -> type[Strategy]:
             "give the class a name = '...' (and a version) of its own"
         )
     return obj
+
+
+def _spec_form(target: str):
+    """The resolver registered for ``target``'s ``FORM:`` prefix, or ``None`` for the other spec forms."""
+    form, sep, _ = target.partition(":")
+    if not sep or not form.isidentifier():
+        return None
+    points = [point for point in importlib.metadata.entry_points(group=SPEC_FORM_GROUP) if point.name == form]
+    if not points:
+        return None
+    try:
+        resolver = points[0].load()
+    except Exception as error:  # the package providing the form fails to import
+        raise StrategyLoadError(f"spec form {form!r} failed to load: {type(error).__name__}: {error}") from None
+
+    def resolve(rest: str, parameters: tuple[tuple[str, str], ...]) -> type[Strategy]:
+        try:
+            return _check_class(resolver(rest, parameters), target)
+        except StrategyLoadError:
+            raise
+        except Exception as error:  # the form's own resolver failed: reported with the spec
+            raise StrategyLoadError(f"strategy spec {target!r}: {type(error).__name__}: {error}") from None
+
+    return resolve
 
 
 def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:

@@ -38,6 +38,7 @@ from typing import Any
 from multiprocessing_logging import MultiProcessingHandler
 
 from canasta_sim.engine import derive_seed, play_game
+from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
 from canasta_sim.errors import RulesError, StrategyError, StrategyLoadError
 from canasta_sim.loader import LoadedStrategy, load_strategy, spec_file
 from canasta_sim.matchmaking import deal_of, deal_seed, scheduled_sides
@@ -88,6 +89,8 @@ class RunSettings:
     :ivar duplicate: whether each deal is played twice, with the strategies swapped between the sides.
     :ivar time_limit: seconds one decision of a strategy may take (``None``: no limit); a slower decision
         is a strategy failure, handled by ``--on-error``.
+    :ivar record_decisions: whose decisions go to the ``decisions`` dataset: ``all``, seats ``0``-``3``
+        or specs of the run (``()``: none; see :mod:`canasta_sim.env.decisions`).
     """
 
     games: int
@@ -100,6 +103,7 @@ class RunSettings:
     files: tuple[tuple[str, str], ...] | None = dataclasses.field(default=None, compare=False)
     """``(spec, absolute path)`` of each file spec, fixed when the run starts so that a resume or a worker in
     another directory loads the same file; ``None`` resolves them from the working directory now."""
+    record_decisions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.files is None:
@@ -118,6 +122,7 @@ class RunSettings:
                 "duplicate deals need two or more different strategies; a mirror match would replay "
                 "each deal identically"
             )
+        verify_record_choices(self.record_decisions, self.specs)
 
     def file_of(self, spec: str) -> str | None:
         """The absolute path recorded for a file spec (``None`` for other specs)."""
@@ -179,6 +184,7 @@ class RunSettings:
             "time_limit": self.time_limit,
             "rules": self.rules.options(),
             "rules_changed": self.rules.changed_options(),
+            "record_decisions": list(self.record_decisions),
         }
 
 
@@ -217,6 +223,7 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
             time_limit=None if manifest.get("time_limit") is None else float(manifest["time_limit"]),
             files=tuple((entry["spec"], entry["file"]) for entry in manifest["strategies"] if entry.get("file"))
             or None,
+            record_decisions=tuple(manifest.get("record_decisions", ())),
         )
     except KeyError as error:
         raise RunDirectoryError(
@@ -272,6 +279,7 @@ class ChunkPlayer:
         if self.stop_event.is_set():
             return ChunkReport(chunk, 0, False, (0,) * len(settings.entrants))
         recorder = ChunkRecorder()
+        decisions = DecisionRecorder() if settings.record_decisions else None
         wins = [0] * len(settings.entrants)
         forfeits = 0
         error_text = None
@@ -282,9 +290,13 @@ class ChunkPlayer:
             first = self.factories[specs[0]]
             second = self.factories[specs[1]]
             seed = settings.game_seed(game_id)
+            players = [first, second, first, second]
+            if decisions is not None:
+                for seat in recorded_seats(settings.record_decisions, specs):
+                    players[seat] = decisions.wrap(players[seat], game_id=game_id, seat=seat, spec=specs[seat % 2])
             try:
                 result = play_game(
-                    [first, second, first, second],
+                    players,
                     seed=seed,
                     rules=settings.rules,
                     names=[*specs, *specs],
@@ -294,6 +306,8 @@ class ChunkPlayer:
                 description = f"game {game_id}: {error}"
                 if self.on_error == "stop":
                     error_text = description
+                    if decisions is not None:
+                        decisions.drop_game(game_id)
                     break
                 logger.warning("%s; side %s forfeits the game", description, "AB"[error.seat % 2])
                 recorder.add_forfeit(game_id, seed, specs, error, settings.deal_id(game_id))
@@ -304,6 +318,8 @@ class ChunkPlayer:
             if result.winner is not None:
                 wins[settings.entrant_of(specs, result.winner)] += 1
         if recorder.game_count:
+            if decisions is not None:  # before the chunk's games part, which marks the chunk written
+                self.directory.write_decisions(chunk, decisions.table())
             self.directory.write_chunk(chunk, *recorder.tables())
         complete = recorder.game_count == len(game_ids)
         logger.debug("chunk %d: %d of %d games written", chunk, recorder.game_count, len(game_ids))

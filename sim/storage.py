@@ -6,6 +6,7 @@ Layout::
         run.json                      settings, versions, times, games done
         games/part-000000.parquet     one part per chunk of games, named by chunk index
         hands/part-000000.parquet
+        decisions/part-000000.parquet only with --record-decisions (docs/output.md)
 
 Every file is written under a temporary name starting with ``.`` and then
 renamed, so a reader sees a file whole or not at all; ``pandas.read_parquet``
@@ -29,6 +30,7 @@ import pyarrow.parquet as pq
 from canasta_sim.errors import CanastaError
 
 __all__ = [
+    "DECISIONS_DIR",
     "GAMES_DIR",
     "HANDS_DIR",
     "RUN_FILE",
@@ -39,6 +41,7 @@ __all__ = [
 RUN_FILE = "run.json"
 GAMES_DIR = "games"
 HANDS_DIR = "hands"
+DECISIONS_DIR = "decisions"
 _TEMPORARY_PREFIX = ".tmp-"
 
 
@@ -91,6 +94,17 @@ class RunDirectory:
     def hands_path(self) -> Path:
         """Path of the ``hands`` dataset."""
         return self.path / HANDS_DIR
+
+    @property
+    def decisions_path(self) -> Path:
+        """Path of the ``decisions`` dataset (written only by runs with ``--record-decisions``)."""
+        return self.path / DECISIONS_DIR
+
+    def write_decisions(self, chunk: int, decisions: pa.Table) -> None:
+        """Write one chunk's ``decisions`` part under a temporary name, then rename it (before its games part)."""
+        self.decisions_path.mkdir(exist_ok=True)
+        _write_atomically(self.decisions_path / part_name(chunk),
+                          lambda path: pq.write_table(decisions, path, compression="zstd"))
 
     def is_run(self) -> bool:
         """Whether the directory holds a ``run.json``."""
@@ -161,7 +175,7 @@ class RunDirectory:
     def remove_temporaries(self) -> int:
         """Delete temporary files left by an interrupted write; return how many."""
         removed = 0
-        for folder in (self.path, self.games_path, self.hands_path):
+        for folder in (self.path, self.games_path, self.hands_path, self.decisions_path):
             if folder.is_dir():
                 for entry in folder.iterdir():
                     if entry.name.startswith(_TEMPORARY_PREFIX):

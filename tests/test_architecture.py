@@ -16,6 +16,8 @@ LAYERS = [
     ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
     ("play", {"view", "strategy", "engine", "loader"}),
+    # The research interface (issue #17): environments, encodings, policies, decision records; numpy allowed.
+    ("research", {"env"}),
     ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis",
               "report_sections"}),
     ("people", {"narrate", "human"}),

@@ -190,6 +190,9 @@ def _check_columns(directory: RunDirectory) -> None:
               help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error).")
+@click.option("--record-decisions", "record_decisions", multiple=True, metavar="WHO",
+              help="Also write a decisions/ dataset, one row per decision of WHO: all, a seat 0-3, or a strategy "
+                   "spec of the run (repeatable; docs/output.md).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
@@ -205,7 +208,8 @@ def _check_columns(directory: RunDirectory) -> None:
                    "(default: 60 plus 10 per game of a chunk).")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                duplicate, time_limit, quiet, verbose, log_file, backend, scheduler, task_timeout) -> None:
+                duplicate, time_limit, quiet, verbose, log_file, backend, scheduler, task_timeout,
+                record_decisions) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
     One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
@@ -226,6 +230,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         if _given(ctx, "time_limit") and time_limit != settings.time_limit:
             raise fail(f"--resume {resume}: the run was made with --time-limit {settings.time_limit}; "
                        "resume it without that option")
+        if _given(ctx, "record_decisions") and tuple(record_decisions) != settings.record_decisions:
+            raise fail(f"--resume {resume}: the run was made with --record-decisions "
+                       f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
         seed_drawn = bool(manifest.get("seed_drawn"))
     else:
         seed_drawn = seed is None
@@ -234,8 +241,10 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         try:
             settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
                                    chunk_size=chunk_size or default_chunk_size(games), duplicate=duplicate,
-                                   time_limit=time_limit)
+                                   time_limit=time_limit, record_decisions=tuple(record_decisions))
         except ValueError as error:
+            if record_decisions and str(error).startswith("--record-decisions"):
+                raise fail(str(error)) from None
             raise fail(f"-s/--strategy {' '.join(specs or DEFAULT_MATCHUP)}: {error}") from None
         directory = RunDirectory(out if out is not None else _default_out())
         if directory.path.exists() and not directory.path.is_dir():
@@ -253,6 +262,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
                 raise fail(f"--out {directory.path} holds another run (seed {recorded.seed}, "
                            f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
                            f"{directory.path} to finish it, or choose another directory")
+    if settings.record_decisions and play_chunks is not run_chunks:
+        raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
+                   "decisions dataset back from its workers yet")
     try:
         loaded = list(settings.load_strategies().values())
     except CanastaError as error:
@@ -307,6 +319,8 @@ def reproducing_command(settings: RunSettings, path: Path) -> str:
         words.append("--duplicate")
     if settings.time_limit is not None:
         words += ["--time-limit", str(settings.time_limit)]
+    for choice in settings.record_decisions:
+        words += ["--record-decisions", choice]
     return shlex.join([*words, "--out", str(path)])
 
 

@@ -1,0 +1,27 @@
+"""The research interface: environments, encodings, policies as strategies, decision records.
+
+* :mod:`canasta_sim.env.driver`: a game advanced one decision at a time (no numpy).
+* :mod:`canasta_sim.env.encoding`: the fixed observation vector and the action space, with the
+  bijection between actions and engine moves (numpy).
+* :mod:`canasta_sim.env.aec`: the PettingZoo AEC environment (``pip install 'canasta-sim[rl]'``).
+* :mod:`canasta_sim.env.gym`: a Gymnasium environment for one learning seat (the same extra).
+* :mod:`canasta_sim.env.policy`: any ``(observation, action_mask) -> action`` callable as a strategy.
+* :mod:`canasta_sim.env.decisions`: the ``decisions/`` dataset of ``canasta-sim run --record-decisions``.
+
+Importing this package needs only the core dependencies; the environments import PettingZoo and
+Gymnasium when they are built.  See ``docs/env.md``.
+"""
+
+from __future__ import annotations
+
+__all__ = ["canasta_env"]
+
+
+def canasta_env(**options):
+    """Build the PettingZoo AEC environment (:class:`canasta_sim.env.aec.CanastaEnv`) with these options.
+
+    >>> env = canasta_env(rules={"target_score": 500})  # doctest: +SKIP
+    """
+    from canasta_sim.env.aec import CanastaEnv
+
+    return CanastaEnv(**options)

@@ -1,0 +1,162 @@
+"""The PettingZoo AEC environment: four agents, one per seat, one decision per step.
+
+>>> from canasta_sim.env import canasta_env
+>>> env = canasta_env(rules={"target_score": 500})
+>>> env.reset(seed=7)
+>>> observation, reward, terminated, truncated, info = env.last()
+>>> observation["observation"].shape, int(observation["action_mask"].sum()) >= 1
+((211,), True)
+
+A game is one episode.  The deal of ``reset(seed=s)`` is the deal of ``play_game(..., seed=s)``;
+later resets without a seed draw their game seeds from a generator seeded by the last given seed.
+Every decision goes through the engine (:mod:`canasta_sim.env.driver`); the encodings are those of
+:mod:`canasta_sim.env.encoding` (``docs/env.md``).  Needs ``pip install 'canasta-sim[rl]'``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Mapping
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from canasta_sim.engine import MAX_HANDS_PER_GAME
+from canasta_sim.env.driver import GameDriver, as_rules, check_reward, hand_rewards
+from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
+from canasta_sim.rules import Rules
+
+__all__ = ["CanastaEnv"]
+
+class CanastaEnv(AECEnv):
+    """Classic partnership canasta as a PettingZoo AEC environment.
+
+    :param rules: a :class:`~canasta_sim.rules.Rules`, a mapping of rule options (``{"target_score": 3000}``)
+        or ``None`` for the default rule set.
+    :param reward: ``"hand"`` or ``"game"`` (see :data:`REWARD_CHOICES`).
+    :param max_hands: hands after which a game is cut short (the agents are truncated).
+    :param render_mode: ``None`` or ``"ansi"`` (:meth:`render` returns a line of text).
+    """
+
+    metadata = {"name": "canasta_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+
+    def __init__(self, *, rules: Rules | Mapping | None = None, reward: str = "hand",
+                 max_hands: int = MAX_HANDS_PER_GAME, render_mode: str | None = None) -> None:
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode={render_mode!r} is not accepted; use None or 'ansi'")
+        self.rules = as_rules(rules)
+        self.reward_kind = check_reward(reward)
+        self.render_mode = render_mode
+        self.possible_agents = [f"seat_{seat}" for seat in range(4)]
+        self.agents: list[str] = []
+        low, high = observation_bounds()
+        observation_space = spaces.Dict({
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),
+        })
+        self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
+        self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in self.possible_agents}
+        self.driver = GameDriver(self.rules, max_hands=max_hands)
+        self._seeds: random.Random | None = None
+        self._options: DecisionOptions | None = None
+        self._prefix: tuple[int, ...] = ()
+
+    def observation_space(self, agent: str):
+        """The observation space: a dict of ``observation`` (float32 vector) and ``action_mask`` (int8)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str):
+        """The action space: ``Discrete(ACTION_COUNT)``."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game: with ``seed``, the game ``play_game(..., seed=seed)`` deals."""
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            game_seed = seed
+        else:
+            if self._seeds is None:
+                self._seeds = random.Random(int.from_bytes(os.urandom(8), "big"))
+            game_seed = self._seeds.getrandbits(63)
+        self.driver.reset(game_seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {agent: 0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self._prepare()
+
+    def _prepare(self) -> None:
+        driver = self.driver
+        seat = driver.actor
+        self._options = DecisionOptions.of(driver.view(seat), driver.decision)
+        self._prefix = ()
+        self.agent_selection = self.possible_agents[seat]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """The agent's observation: what its seat may know, and its action mask (all 0 unless it decides)."""
+        seat = self.possible_agents.index(agent)
+        driver = self.driver
+        deciding = driver.decision is not None and driver.actor == seat
+        view = driver.view(seat)
+        if deciding:
+            return {"observation": observation_vector(view, driver.decision, self._prefix),
+                    "action_mask": self._options.mask(self._prefix)}
+        return {"observation": observation_vector(view, None), "action_mask": np.zeros(ACTION_COUNT, np.int8)}
+
+    def step(self, action) -> None:
+        """Play ``action`` for :attr:`agent_selection` (``None`` for an agent whose game is over).
+
+        :raises ValueError: when the action mask does not allow ``action``.
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} must choose an action; None is only for agents whose game is over")
+        self._cumulative_rewards[agent] = 0
+        self._clear_rewards()
+        self._prefix, value, complete = self._options.play(self._prefix, int(action))
+        if complete:
+            finished = self.driver.decide(value)
+            if self.reward_kind == "hand":
+                for result in finished:
+                    rewards = hand_rewards(result)
+                    for seat, name in enumerate(self.possible_agents):
+                        self.rewards[name] += rewards[seat % 2]
+            if self.driver.is_over:
+                self._finish()
+            else:
+                self._prepare()
+        self._accumulate_rewards()
+
+    def _finish(self) -> None:
+        driver = self.driver
+        if self.reward_kind == "game":
+            for seat, name in enumerate(self.possible_agents):
+                self.rewards[name] += 0 if driver.winner is None else (1 if driver.winner == seat % 2 else -1)
+        truncated = driver.termination == "hand_cap"
+        for name in self.possible_agents:
+            self.terminations[name] = not truncated
+            self.truncations[name] = truncated
+            self.infos[name] = {"scores": driver.totals, "winner": driver.winner, "termination": driver.termination}
+        self._options = None
+
+    def render(self) -> str | None:
+        """With ``render_mode='ansi'``, one line: the hand, the scores and the decision due."""
+        if self.render_mode is None:
+            return None
+        driver = self.driver
+        if driver.decision is None:
+            return f"game over: {driver.totals[0]} to {driver.totals[1]} ({driver.termination})"
+        view = driver.view(driver.actor)
+        return (f"hand {view.hand_number}, scores {driver.totals[0]} to {driver.totals[1]}: seat {driver.actor} to "
+                f"{driver.decision}, pile {view.pile_size}, stock {view.stock_count}")
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,340 @@
+"""A step-by-step driver of one game: the engine's hand loop turned inside out, one decision per call.
+
+:func:`canasta_sim.engine.play_game` asks each seat's strategy for its decisions in a loop; a
+learning agent instead needs the game to stop at each decision and wait.  :class:`GameDriver`
+keeps the same order of decisions (:func:`canasta_sim.engine.play_hand`: acquire; ask, and the
+partner's answer, when asking is allowed; melds until the player stops; the automatic
+``Stop`` of R13.1; the discard) and the same deal, dealer rotation, scoring and game end as
+:func:`~canasta_sim.engine.play_game`, but every rule is judged by the engine itself:
+each decision goes through :meth:`canasta_sim.state.HandState.apply`.
+
+Seats may also be given strategies: their decisions are asked from the strategy, as the
+engine would, and their hooks (``on_hand_start``, ``on_event``, ``on_hand_end``) are called.
+With a strategy in every seat a driver plays exactly the game ``play_game`` plays (a test
+checks it), which is what makes the environments built on it faithful.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+
+from canasta_sim.engine import MAX_HANDS_PER_GAME, StrategyFactory, derive_seed
+from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError
+from canasta_sim.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile
+from canasta_sim.rules import DEFAULT_RULES, Rules
+from canasta_sim.scoring import HandResult, score_hand
+from canasta_sim.state import OVER, HandState
+from canasta_sim.strategy import PublicEvent, Strategy
+from canasta_sim.view import SeatView
+
+__all__ = [
+    "ACQUIRE_DECISION",
+    "ANSWER_DECISION",
+    "ASK_DECISION",
+    "DECISIONS",
+    "DISCARD_DECISION",
+    "DriverError",
+    "GameDriver",
+    "MELD_DECISION",
+    "REWARD_CHOICES",
+    "as_rules",
+    "check_reward",
+    "hand_rewards",
+]
+
+ACQUIRE_DECISION = "acquire"
+"""Begin the turn: a ``Draw``, a ``TakePile`` or (empty stock) a ``Stop``."""
+ASK_DECISION = "ask"
+"""Whether to ask the partner "may I go out?" (R12.5): ``True`` or ``False``."""
+ANSWER_DECISION = "answer"
+"""The partner's answer: ``True`` (yes) or ``False`` (no); decided by the partner's seat."""
+MELD_DECISION = "meld"
+"""A ``Meld`` to lay, or ``None`` to stop melding this turn."""
+DISCARD_DECISION = "discard"
+"""The ``Discard`` that ends the turn."""
+DECISIONS = (ACQUIRE_DECISION, ASK_DECISION, ANSWER_DECISION, MELD_DECISION, DISCARD_DECISION)
+"""Every decision a seat can be asked, in the order a turn asks them."""
+
+_ACQUIRE_TYPES = (Draw, TakePile, Stop)
+
+
+REWARD_CHOICES = ("hand", "game")
+"""``hand``: at each hand's end, the side's hand score minus the other side's (game points);
+``game``: at the game's end, +1 for a win, -1 for a loss, 0 for a draw."""
+
+
+def as_rules(rules: Rules | Mapping | None) -> Rules:
+    """A :class:`~canasta_sim.rules.Rules` from a rule set, a mapping of rule options, or ``None`` (default)."""
+    if rules is None:
+        return Rules()
+    if isinstance(rules, Rules):
+        return rules
+    if isinstance(rules, Mapping):
+        return Rules.from_mapping({key: str(value) if isinstance(value, bool) else value
+                                   for key, value in rules.items()})
+    raise TypeError(f"rules must be a Rules, a mapping of rule options or None; got {type(rules).__name__}")
+
+
+def hand_rewards(result: HandResult) -> tuple[int, int]:
+    """Each side's ``hand`` reward for a finished hand: its score minus the other side's."""
+    a, b = result.sides[0].score, result.sides[1].score
+    return a - b, b - a
+
+
+def check_reward(reward: str) -> str:
+    """Return ``reward`` if it is one of :data:`REWARD_CHOICES`, else raise ``ValueError`` naming them."""
+    if reward not in REWARD_CHOICES:
+        raise ValueError(f"reward={reward!r} is not accepted; use one of {', '.join(REWARD_CHOICES)}")
+    return reward
+
+
+
+class DriverError(CanastaError, ValueError):
+    """A decision given to a :class:`GameDriver` that is not legal now, or given when no decision is due."""
+
+
+class GameDriver:
+    """One game, advanced one decision at a time.
+
+    :param rules: the rule set.
+    :param players: per seat, a strategy factory (a :class:`~canasta_sim.strategy.Strategy` subclass or a
+        loaded spec) that decides for that seat, or ``None`` for a seat decided through :meth:`decide`.
+    :param names: the seats' names for error messages (default: the factories' names, or ``agent``).
+    :param max_hands: the engine's guard against a game without end (the game ends as ``hand_cap``).
+    """
+
+    def __init__(
+        self,
+        rules: Rules = DEFAULT_RULES,
+        *,
+        players: Sequence[StrategyFactory | None] = (None, None, None, None),
+        names: Sequence[str] | None = None,
+        max_hands: int = MAX_HANDS_PER_GAME,
+    ) -> None:
+        if len(players) != 4:
+            raise ValueError(f"a game needs 4 seats; got {len(players)} players")
+        if max_hands < 1:
+            raise ValueError(f"max_hands must be 1 or more; got {max_hands}")
+        self.rules = rules
+        self.factories = tuple(players)
+        self.names = tuple(names) if names is not None else tuple(
+            "agent" if factory is None else getattr(factory, "name", repr(factory)) for factory in players
+        )
+        self.max_hands = max_hands
+        self.seed: int | None = None
+        self.strategies: list[Strategy | None] = [None] * 4
+        self.state: HandState | None = None
+        self.views: list[SeatView] = []
+        self.totals = (0, 0)
+        self.hands: list[HandResult] = []
+        self.first_dealer = 0
+        self.decision: str | None = None
+        self.winner: int | None = None
+        self.termination: str | None = None
+        self._deck_rng: random.Random | None = None
+        self._dealer = 0
+        self._listeners: list[tuple[int, Strategy]] = []
+
+    # ---------------------------------------------------------------- queries
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (a side reached the target, or the hand cap)."""
+        return self.termination is not None
+
+    @property
+    def actor(self) -> int:
+        """The seat whose decision is due (the partner while an ask waits for its answer)."""
+        if self.state is None or self.decision is None:
+            raise DriverError("no decision is due: the game is over or not started (call reset)")
+        return self.state.actor
+
+    def view(self, seat: int) -> SeatView:
+        """Seat ``seat``'s view of the hand now being played."""
+        return self.views[seat]
+
+    # ---------------------------------------------------------------- playing
+
+    def reset(self, seed: int) -> None:
+        """Start a game with this seed, dealt exactly as ``play_game(..., seed=seed)`` deals it, and play
+        the strategy seats up to the first decision of a seat without one."""
+        self.seed = seed
+        self.strategies = [self._build(seat, factory) for seat, factory in enumerate(self.factories)]
+        self._listeners = [
+            (seat, player) for seat, player in enumerate(self.strategies)
+            if player is not None and type(player).on_event is not Strategy.on_event
+        ]
+        self._deck_rng = random.Random(derive_seed(seed, "deck"))
+        self.first_dealer = self._deck_rng.randrange(4)  # R2.2, as play_game draws it
+        self._dealer = self.first_dealer
+        self.totals = (0, 0)
+        self.hands = []
+        self.winner = None
+        self.termination = None
+        self._deal(1)
+        self._run_strategies()
+
+    def decide(self, value) -> list[HandResult]:
+        """Play the due decision with ``value`` (see :data:`DECISIONS` for what each takes) for the seat
+        :attr:`actor`, then the strategy seats' decisions up to the next seat without one.
+
+        :returns: the hands that ended on the way (usually none).
+        :raises DriverError: when no decision is due, or ``value`` is malformed or illegal (the game
+            is unchanged then).
+        """
+        finished_before = len(self.hands)
+        self._play(value)
+        self._run_strategies()
+        return self.hands[finished_before:]
+
+    # ---------------------------------------------------------------- internals
+
+    def _build(self, seat: int, factory: StrategyFactory | None) -> Strategy | None:
+        if factory is None:
+            return None
+        try:
+            return factory(random.Random(derive_seed(self.seed, f"seat{seat}")))
+        except StrategyError:
+            raise
+        except Exception as error:  # a plugin's constructor failing, whatever the failure, is reported
+            raise self._strategy_error(seat, "build", f"could not be built: {type(error).__name__}: {error}") from error
+
+    def _deal(self, hand_number: int) -> None:
+        state = HandState.deal(self.rules, self._deck_rng, dealer=self._dealer, scores=self.totals,
+                               hand_number=hand_number)
+        self.state = state
+        self.views = [SeatView(state, seat, self.totals) for seat in range(4)]
+        for seat, player in enumerate(self.strategies):
+            if player is not None:
+                self._call(seat, "hand start", player.on_hand_start, self.views[seat])
+        self.decision = ACQUIRE_DECISION
+
+    def _play(self, value) -> None:
+        if self.decision is None or self.state is None:
+            raise DriverError("no decision is due: the game is over or not started (call reset)")
+        state = self.state
+        decision = self.decision
+        seat = state.seat
+        if decision == ACQUIRE_DECISION:
+            if not isinstance(value, _ACQUIRE_TYPES):
+                raise DriverError(f"the acquire decision takes a Draw, TakePile or Stop; got {value!r}")
+            self._apply(seat, value)
+            if state.phase == OVER:
+                self._end_hand()
+            elif self.rules.ask_partner != "off" and not state.asked and state.can_ask(ASK):
+                self.decision = ASK_DECISION
+            else:
+                self.decision = MELD_DECISION
+        elif decision == ASK_DECISION:
+            if not isinstance(value, bool):
+                raise DriverError(f"the ask decision takes True or False; got {value!r}")
+            if value:
+                self._apply(seat, ASK)
+                self.decision = ANSWER_DECISION
+            else:
+                self.decision = MELD_DECISION
+        elif decision == ANSWER_DECISION:
+            if not isinstance(value, bool):
+                raise DriverError(f"the answer decision takes True or False; got {value!r}")
+            self._apply((seat + 2) % 4, Answer(value))
+            self.decision = MELD_DECISION
+        elif decision == MELD_DECISION:
+            if value is None:
+                if state.must_stop:  # R13.1 meld_no_discard: the engine ends the turn itself
+                    self._apply(seat, STOP)
+                    self._end_hand()
+                else:
+                    self.decision = DISCARD_DECISION
+                return
+            if not isinstance(value, Meld):
+                raise DriverError(f"the meld decision takes a Meld or None; got {value!r}")
+            self._apply(seat, value)
+            if state.phase == OVER:
+                self._end_hand()
+        else:
+            if not isinstance(value, Discard):
+                raise DriverError(f"the discard decision takes a Discard; got {value!r}")
+            self._apply(seat, value)
+            if state.phase == OVER:  # went out, or the next turn could not begin (turn cap, strict stock)
+                self._end_hand()
+            else:
+                self.decision = ACQUIRE_DECISION
+
+    def _apply(self, seat: int, move: Move) -> None:
+        state = self.state
+        before = state.red_threes[seat]
+        try:
+            state.apply(move)
+        except IllegalMoveError as error:
+            raise DriverError(f"seat {seat}: {error}") from None
+        except Exception as error:  # a malformed record, e.g. Discard('K'), fails inside the rule checks
+            raise DriverError(f"seat {seat}: malformed move {move!r} ({type(error).__name__}: {error})") from None
+        if self._listeners:
+            event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
+            for listener_seat, player in self._listeners:
+                self._call(listener_seat, "event", player.on_event, event)
+
+    def _end_hand(self) -> None:
+        result = score_hand(self.state)
+        self.hands.append(result)
+        for seat, player in enumerate(self.strategies):
+            if player is not None:
+                self._call(seat, "hand end", player.on_hand_end, result)
+        self.totals = result.totals_after
+        self._dealer = (self._dealer + 1) % 4  # R2.2
+        totals = self.totals
+        ended = False
+        if max(totals) >= self.rules.target_score:
+            if totals[0] != totals[1]:
+                self.winner = 0 if totals[0] > totals[1] else 1
+                ended = True
+            elif self.rules.tie_rule == "draw":  # R15.3
+                ended = True
+        if ended:
+            self.termination = "target"
+        elif len(self.hands) >= self.max_hands:
+            self.termination = "hand_cap"
+            if totals[0] != totals[1]:
+                self.winner = 0 if totals[0] > totals[1] else 1
+        if self.termination is not None:
+            self.decision = None
+            return
+        self._deal(len(self.hands) + 1)
+
+    def _run_strategies(self) -> None:
+        """Ask the strategy seats for their decisions until a seat without one must decide, or the game ends."""
+        while self.decision is not None:
+            seat = self.state.actor
+            player = self.strategies[seat]
+            if player is None:
+                return
+            view = self.views[seat]
+            decision = self.decision
+            if decision == ACQUIRE_DECISION:
+                value = self._call(seat, decision, player.choose_acquire, view)
+            elif decision == ASK_DECISION:
+                value = self._call(seat, decision, player.choose_ask, view)
+            elif decision == ANSWER_DECISION:
+                value = self._call(seat, decision, player.answer_go_out, view)
+            elif decision == MELD_DECISION:
+                value = self._call(seat, decision, player.choose_meld, view)
+            else:
+                value = self._call(seat, decision, player.choose_discard, view)
+            try:
+                self._play(value)
+            except DriverError as error:
+                raise self._strategy_error(seat, decision, f"returned an illegal or malformed decision: {error}",
+                                           value) from error
+
+    def _call(self, seat: int, decision: str, method, argument):
+        try:
+            return method(argument)
+        except StrategyError:
+            raise
+        except Exception as error:  # a plugin's failure of any kind is reported, never swallowed
+            raise self._strategy_error(seat, decision, f"raised {type(error).__name__}: {error}") from error
+
+    def _strategy_error(self, seat: int, decision: str, message: str, value=None) -> StrategyError:
+        return StrategyError(message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision,
+                             returned=value)

@@ -1,0 +1,456 @@
+"""The fixed encodings of the research interface: the action space and the observation vector.
+
+Both are the same for every rule set, so one policy can be trained, saved and replayed anywhere.
+``docs/env.md`` documents them in full; in short:
+
+Actions (:data:`ACTION_COUNT` of them, one ``Discrete`` space):
+
+================================  =========================================================
+action                            meaning
+================================  =========================================================
+0                                 draw (``Draw``)
+1                                 stop: decline the pile on an empty stock (``Stop``, R13.3)
+2 + (n*5 + j)*9 + d               take the pile melding its top card with ``n`` naturals,
+                                  ``j`` jokers, ``d`` deuces from hand (n 0-7, j 0-4, d 0-8)
+362 + ((s*9 + n)*5 + j)*9 + d     meld group on slot ``s`` (0-10: ranks 4 to A, 11: black 3s,
+                                  12: wild cards only) of ``n`` naturals, ``j`` jokers, ``d``
+                                  deuces from hand (n 0-8)
+5627                              done: stop melding, or lay the groups chosen so far
+5628 + kind                       discard one card of ``kind`` (0-14, see canasta_sim.cards)
+5643, 5644                        ask the partner: no, yes
+5645, 5646                        answer the partner: no, yes
+================================  =========================================================
+
+One engine move is one action, except two that must be validated as a whole: an opening meld
+(the side's first, R10) and a take that needs extra melds to reach the minimum (R8.3).  Those
+are played as several actions, the groups in increasing action order, then ``done``; the mask
+allows only prefixes of legal moves, so every sequence it allows ends in a legal move.  The
+mask allows exactly the engine's canonical legal moves (:mod:`canasta_sim.legal`), with one
+restriction: after a partner's "yes" that obliges going out (R12.5), a meld is allowed only if
+going out stays possible after it, so that a masked choice can never leave the seat without a
+legal move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+
+from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
+from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
+from canasta_sim.going_out import find_meld_out
+from canasta_sim.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.view import SeatView
+
+__all__ = [
+    "ACTION_COUNT",
+    "ANSWER_NO",
+    "ANSWER_YES",
+    "ASK_NO",
+    "ASK_YES",
+    "DISCARD_BASE",
+    "DONE_ACTION",
+    "DRAW_ACTION",
+    "DecisionOptions",
+    "GROUP_BASE",
+    "OBSERVATION_FIELDS",
+    "OBSERVATION_SIZE",
+    "STOP_ACTION",
+    "TAKE_BASE",
+    "action_text",
+    "group_action",
+    "move_actions",
+    "observation_bounds",
+    "observation_vector",
+]
+
+DRAW_ACTION = 0
+STOP_ACTION = 1
+TAKE_BASE = 2
+_TAKE_NATURALS, _JOKERS, _GROUP_NATURALS, _DEUCES = 8, 5, 9, 9
+TAKE_COUNT = _TAKE_NATURALS * _JOKERS * _DEUCES
+GROUP_BASE = TAKE_BASE + TAKE_COUNT
+SLOT_RANKS = (*range(FOUR, KIND_COUNT), BLACK_THREE, WILD_RANK)
+"""The rank of each meld slot: 4 to A, black 3s, wild cards only."""
+_SLOT_OF_RANK = {rank: slot for slot, rank in enumerate(SLOT_RANKS)}
+GROUP_COUNT = len(SLOT_RANKS) * _GROUP_NATURALS * _JOKERS * _DEUCES
+DONE_ACTION = GROUP_BASE + GROUP_COUNT
+DISCARD_BASE = DONE_ACTION + 1
+ASK_NO = DISCARD_BASE + KIND_COUNT
+ASK_YES = ASK_NO + 1
+ANSWER_NO = ASK_YES + 1
+ANSWER_YES = ANSWER_NO + 1
+ACTION_COUNT = ANSWER_YES + 1
+"""The size of the ``Discrete`` action space (5647)."""
+
+
+# ---------------------------------------------------------------------------------------------- actions
+
+
+def _shape(cards: Sequence[int]) -> tuple[int, int, int]:
+    jokers = sum(1 for kind in cards if kind == JOKER)
+    deuces = sum(1 for kind in cards if kind == TWO)
+    return len(cards) - jokers - deuces, jokers, deuces
+
+
+def take_action(cards: Sequence[int]) -> int:
+    """The action of a take melding the top card with ``cards`` from hand."""
+    naturals, jokers, deuces = _shape(cards)
+    if naturals >= _TAKE_NATURALS or jokers >= _JOKERS or deuces >= _DEUCES:
+        raise ValueError(f"no take action melds {naturals} naturals, {jokers} jokers and {deuces} deuces")
+    return TAKE_BASE + (naturals * _JOKERS + jokers) * _DEUCES + deuces
+
+
+def group_action(group: MeldGroup) -> int:
+    """The action laying ``group`` (see the module's table)."""
+    slot = _SLOT_OF_RANK.get(group.rank)
+    if slot is None:
+        raise ValueError(f"no meld group action has rank {group.rank!r}")
+    jokers = group.jokers
+    deuces = group.deuces
+    naturals = len(group.cards) - jokers - deuces
+    if naturals >= _GROUP_NATURALS or jokers >= _JOKERS or deuces >= _DEUCES:
+        raise ValueError(f"no meld group action lays {naturals} naturals, {jokers} jokers and {deuces} deuces")
+    return GROUP_BASE + ((slot * _GROUP_NATURALS + naturals) * _JOKERS + jokers) * _DEUCES + deuces
+
+
+def _group_of(action: int) -> MeldGroup:
+    index = action - GROUP_BASE
+    index, deuces = divmod(index, _DEUCES)
+    index, jokers = divmod(index, _JOKERS)
+    slot, naturals = divmod(index, _GROUP_NATURALS)
+    return MeldGroup.of(SLOT_RANKS[slot], naturals, jokers, deuces)
+
+
+def _take_shape(action: int) -> tuple[int, int, int]:
+    index, deuces = divmod(action - TAKE_BASE, _DEUCES)
+    naturals, jokers = divmod(index, _JOKERS)
+    return naturals, jokers, deuces
+
+
+def action_text(action: int) -> str:
+    """A short text for ``action``, e.g. ``'take +2n+1j+0d'``, ``'group K K JK'``, ``'discard 4'``."""
+    if not 0 <= action < ACTION_COUNT:
+        raise ValueError(f"action {action} is outside 0-{ACTION_COUNT - 1}")
+    if action == DRAW_ACTION:
+        return "draw"
+    if action == STOP_ACTION:
+        return "stop"
+    if action < GROUP_BASE:
+        naturals, jokers, deuces = _take_shape(action)
+        return f"take +{naturals}n+{jokers}j+{deuces}d"
+    if action < DONE_ACTION:
+        group = _group_of(action)
+        return f"group {group}" if group.cards else f"group {group.rank}:(empty)"
+    if action == DONE_ACTION:
+        return "done"
+    if action < ASK_NO:
+        return f"discard {KIND_NAMES[action - DISCARD_BASE]}"
+    return ("ask no", "ask yes", "answer no", "answer yes")[action - ASK_NO]
+
+
+def move_actions(decision: str, value, *, side_has_melded: bool) -> tuple[int, ...]:
+    """The actions that play a decision's ``value`` (a move, ``None`` or a bool), in order.
+
+    This is the bijection of the module's table read backwards: a ``TakePile`` with extra melds
+    and an opening ``Meld`` (``side_has_melded`` false) end with :data:`DONE_ACTION`; a ``Meld`` of
+    several groups after the opening becomes one group action per group, as the environment plays it.
+    """
+    if decision in (ASK_DECISION, ANSWER_DECISION):
+        base = ASK_NO if decision == ASK_DECISION else ANSWER_NO
+        return (base + (1 if value else 0),)
+    if value is None:
+        return (DONE_ACTION,)
+    if isinstance(value, Draw):
+        return (DRAW_ACTION,)
+    if isinstance(value, Stop):
+        return (STOP_ACTION,)
+    if isinstance(value, Discard):
+        return (DISCARD_BASE + value.card,)
+    if isinstance(value, TakePile):
+        first = take_action(value.cards)
+        if not value.extra:
+            return (first,)
+        return (first, *sorted(group_action(group) for group in value.extra), DONE_ACTION)
+    if isinstance(value, Meld):
+        groups = tuple(sorted(group_action(group) for group in value.groups))
+        return groups if side_has_melded else (*groups, DONE_ACTION)
+    raise ValueError(f"{value!r} is not a decision's value")
+
+
+@dataclasses.dataclass(frozen=True)
+class DecisionOptions:
+    """The legal actions of one decision and the engine value each complete sequence plays.
+
+    :ivar decision: the driver's decision (see :data:`canasta_sim.env.driver.DECISIONS`).
+    :ivar immediate: actions that complete the decision at once, with the value they play.
+    :ivar compound: ``(actions, move)`` of the moves played as several actions (then ``done``).
+    """
+
+    decision: str
+    immediate: dict[int, object]
+    compound: tuple[tuple[tuple[int, ...], Move], ...] = ()
+
+    @classmethod
+    def of(cls, view: SeatView, decision: str) -> DecisionOptions:
+        """The options of ``decision`` for the seat of ``view``, which must be the seat deciding."""
+        if decision == ACQUIRE_DECISION:
+            return _acquire_options(view)
+        if decision == ASK_DECISION:
+            return cls(decision, {ASK_NO: False, ASK_YES: True})
+        if decision == ANSWER_DECISION:
+            return cls(decision, {ANSWER_NO: False, ANSWER_YES: True})
+        if decision == MELD_DECISION:
+            return _meld_options(view)
+        if decision == DISCARD_DECISION:
+            return cls(decision, {DISCARD_BASE + move.card: move for move in view.legal_discards()})
+        raise ValueError(f"unknown decision {decision!r}")
+
+    def allowed(self, prefix: tuple[int, ...] = ()) -> list[int]:
+        """The actions allowed after the actions ``prefix`` of a compound move, in increasing order."""
+        if not prefix:
+            found = set(self.immediate)
+            found.update(actions[0] for actions, _ in self.compound)
+            return sorted(found)
+        depth = len(prefix)
+        found = set()
+        for actions, _ in self.compound:
+            if actions[:depth] == prefix:
+                found.add(actions[depth] if len(actions) > depth else DONE_ACTION)
+        return sorted(found)
+
+    def mask(self, prefix: tuple[int, ...] = ()) -> np.ndarray:
+        """The action mask (``int8``, 1 for allowed) after ``prefix``."""
+        mask = np.zeros(ACTION_COUNT, dtype=np.int8)
+        mask[self.allowed(prefix)] = 1
+        return mask
+
+    def play(self, prefix: tuple[int, ...], action: int) -> tuple[tuple[int, ...], object, bool]:
+        """Take ``action`` after ``prefix``: return ``(new prefix, value, complete)``.
+
+        When ``complete`` the decision's value (a move, ``None`` or a bool) is ready for
+        :meth:`canasta_sim.env.driver.GameDriver.decide`; otherwise the new prefix waits for more.
+
+        :raises ValueError: when the mask does not allow ``action``.
+        """
+        if not prefix and action in self.immediate:
+            return (), self.immediate[action], True
+        if action not in self.allowed(prefix):
+            raise ValueError(
+                f"action {action} ({action_text(action) if 0 <= action < ACTION_COUNT else 'no action'}) is not "
+                f"allowed now (decision {self.decision}, {len(prefix)} actions chosen); allowed: "
+                f"{self.allowed(prefix)[:20]}"
+            )
+        if action == DONE_ACTION:
+            for actions, move in self.compound:
+                if actions == prefix:
+                    return (), move, True
+        return (*prefix, action), None, False
+
+    @property
+    def count(self) -> int:
+        """How many actions are allowed at the decision's start."""
+        return len(self.allowed())
+
+
+def _acquire_options(view: SeatView) -> DecisionOptions:
+    immediate: dict[int, object] = {}
+    compound = []
+    for move in view.legal_acquires():
+        if isinstance(move, Draw):
+            immediate[DRAW_ACTION] = DRAW
+        elif isinstance(move, Stop):
+            immediate[STOP_ACTION] = STOP
+        elif move.extra:
+            compound.append(((take_action(move.cards), *sorted(group_action(g) for g in move.extra)), move))
+        else:
+            immediate[take_action(move.cards)] = move
+    _check_disjoint(immediate, compound)
+    return DecisionOptions(ACQUIRE_DECISION, immediate, tuple(compound))
+
+
+def _meld_options(view: SeatView) -> DecisionOptions:
+    side = view.side
+    melds = list(view.legal_melds())
+    if view.partner_answer is True and view.rules.ask_partner_yes_forces_out:
+        melds = [move for move in melds if _keeps_going_out_possible(view, move)]
+    immediate: dict[int, object] = {}
+    compound = []
+    if view.has_melded(side):
+        for move in melds:
+            immediate[group_action(move.groups[0])] = move
+    else:
+        compound = [(tuple(sorted(group_action(group) for group in move.groups)), move) for move in melds]
+    if view.can(STOP) or any(True for _ in view.legal_discards()):
+        immediate[DONE_ACTION] = None
+    _check_disjoint(immediate, compound)
+    return DecisionOptions(MELD_DECISION, immediate, tuple(compound))
+
+
+def _check_disjoint(immediate, compound) -> None:
+    # An action both complete on its own and the start of a compound move would make the bijection
+    # ambiguous; the canonical listings (canasta_sim.legal) never produce one.
+    clash = immediate.keys() & {actions[0] for actions, _ in compound}
+    if clash:
+        raise RuntimeError(f"actions {sorted(clash)} are both complete moves and starts of compound moves")
+
+
+def _keeps_going_out_possible(view: SeatView, move: Meld) -> bool:
+    """R12.5: after a "yes" that obliges going out, can the hand still go out once ``move`` is laid?"""
+    hand = list(view.hand)
+    melds = [[0, 0, 0] for _ in range(KIND_COUNT)]
+    for rank, counts in view.melds(view.side).items():
+        melds[rank] = list(counts)
+    for group in move.groups:
+        for kind in group.cards:
+            hand[kind] -= 1
+        meld = melds[group.rank]
+        meld[0] += group.naturals
+        meld[1] += group.jokers
+        meld[2] += group.deuces
+    if sum(hand) == 0:
+        return True
+    # Once anything is laid the side has melded, so no minimum is left (R10.6).
+    return find_meld_out(view.rules, hand, melds, minimum=0) is not None
+
+
+# ---------------------------------------------------------------------------------------------- observation
+
+_DECISION_CODES = ("wait", ACQUIRE_DECISION, "take_extras", ASK_DECISION, ANSWER_DECISION, MELD_DECISION,
+                   DISCARD_DECISION)
+_BIG = 1e9
+
+OBSERVATION_FIELDS: tuple[tuple[str, int, float, float, str], ...] = (
+    ("hand", KIND_COUNT, 0, 8, "the seat's hand: cards of each kind 0-14 (JK, 2, 3b, 3r, 4 ... A)"),
+    ("own_melds", 3 * len(SLOT_RANKS), 0, 12,
+     "the own side's melds: naturals, jokers, deuces on each slot (4 ... A, black 3s, wild only)"),
+    ("other_melds", 3 * len(SLOT_RANKS), 0, 12, "the other side's melds, same layout"),
+    ("pending_groups", 3 * len(SLOT_RANKS), 0, 12,
+     "groups chosen so far in a compound move (opening, take's extras), same layout; 0 for other seats"),
+    ("pending_take", 3, 0, 8, "the take chosen so far in a take with extras: naturals, jokers, deuces"),
+    ("red_threes", 4, 0, 4, "red 3s laid by this seat, its left, its partner, its right"),
+    ("hand_sizes", 4, 0, 108, "cards held by this seat, its left, its partner, its right"),
+    ("pile_counts", KIND_COUNT, 0, 108, "the discard pile's cards of each kind (all were seen face up)"),
+    ("pile_top", KIND_COUNT, 0, 1, "one-hot kind of the pile's top card (all 0: empty pile)"),
+    ("pile_size", 1, 0, 108, "cards in the discard pile"),
+    ("stock_size", 1, 0, 108, "cards in the stock"),
+    ("pile_flags", 4, 0, 1, "pile frozen (R8.1b), blocked (R8.1a), frozen for the own side, for the other"),
+    ("melded", 2, 0, 1, "the own side, the other side has made its initial meld"),
+    ("canastas", 2, 0, 13, "canastas of the own side, the other side"),
+    ("scores", 2, -_BIG, _BIG, "running totals before this hand: own side, other side"),
+    ("initial_requirements", 2, 0, _BIG, "R10.2 minimum this hand: own side, other side"),
+    ("requirements", 2, 0, _BIG, "minimum still due now (0 once melded): own side, other side"),
+    ("decision", len(_DECISION_CODES), 0, 1,
+     "one-hot: wait (not this seat's decision), acquire, take_extras, ask, answer, meld, discard"),
+    ("answer", 2, 0, 1, "this turn's answer to an ask: yes, no (both 0: not asked)"),
+    ("acquired", 2, 0, 1, "how the player to move began the turn: drew, took the pile"),
+    ("to_move", 4, 0, 1, "one-hot seat to move: this seat, its left, its partner, its right"),
+    ("dealer", 4, 0, 1, "one-hot dealer of this hand, same order"),
+    ("hand_number", 1, 1, _BIG, "1 for the game's first hand"),
+    ("turn_count", 1, 0, _BIG, "turns begun so far this hand"),
+    ("target_score", 1, 1, _BIG, "the rule set's target score (R15.1)"),
+)
+"""``(name, length, low, high, meaning)`` of each field of the observation vector, in order."""
+OBSERVATION_SIZE = sum(field[1] for field in OBSERVATION_FIELDS)
+"""The length of the observation vector."""
+
+
+def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
+    """The low and high bound of every entry of the observation vector (``float32``)."""
+    low = np.concatenate([np.full(size, low, np.float32) for _, size, low, _, _ in OBSERVATION_FIELDS])
+    high = np.concatenate([np.full(size, high, np.float32) for _, size, _, high, _ in OBSERVATION_FIELDS])
+    return low, high
+
+
+def _meld_counts(table: dict[int, tuple[int, int, int]]) -> list[int]:
+    values = [0] * (3 * len(SLOT_RANKS))
+    for rank, counts in table.items():
+        slot = _SLOT_OF_RANK[rank] * 3
+        values[slot : slot + 3] = counts
+    return values
+
+
+def observation_values(view: SeatView, decision: str | None, prefix: tuple[int, ...] = ()) -> list[int]:
+    """The observation vector of :func:`observation_vector` as a list of ints."""
+    seat = view.seat
+    side = view.side
+    other = 1 - side
+    order = [(seat + offset) % 4 for offset in range(4)]
+    pending_groups = [0] * (3 * len(SLOT_RANKS))
+    pending_take = [0, 0, 0]
+    code = decision or "wait"
+    if prefix:
+        groups = prefix
+        if prefix[0] < GROUP_BASE:
+            pending_take = list(_take_shape(prefix[0]))
+            groups = prefix[1:]
+            code = "take_extras"
+        table: dict[int, list[int]] = {}
+        for action in groups:
+            group = _group_of(action)
+            counts = table.setdefault(group.rank, [0, 0, 0])
+            counts[0] += group.naturals
+            counts[1] += group.jokers
+            counts[2] += group.deuces
+        pending_groups = _meld_counts({rank: tuple(counts) for rank, counts in table.items()})
+    pile = view.pile
+    pile_counts = [0] * KIND_COUNT
+    for kind in pile:
+        pile_counts[kind] += 1
+    top = [0] * KIND_COUNT
+    if pile:
+        top[pile[-1]] = 1
+    red_threes = view.red_threes
+    sizes = view.hand_sizes
+    scores = view.scores
+    answer = view.partner_answer
+    acquired = view.acquired
+    to_move = [0] * 4
+    to_move[(view.seat_to_move - seat) % 4] = 1
+    dealer = [0] * 4
+    dealer[(view.dealer - seat) % 4] = 1
+    decision_one_hot = [0] * len(_DECISION_CODES)
+    decision_one_hot[_DECISION_CODES.index(code)] = 1
+    return [
+        *view.hand,
+        *_meld_counts(view.melds(side)),
+        *_meld_counts(view.melds(other)),
+        *pending_groups,
+        *pending_take,
+        *[red_threes[index] for index in order],
+        *[sizes[index] for index in order],
+        *pile_counts,
+        *top,
+        len(pile),
+        view.stock_count,
+        int(view.is_pile_frozen), int(view.is_pile_blocked),
+        int(view.is_pile_frozen_for(side)), int(view.is_pile_frozen_for(other)),
+        int(view.has_melded(side)), int(view.has_melded(other)),
+        view.canasta_count(side), view.canasta_count(other),
+        scores[side], scores[other],
+        view.initial_requirement(side), view.initial_requirement(other),
+        view.requirement(side), view.requirement(other),
+        *decision_one_hot,
+        int(answer is True), int(answer is False),
+        int(acquired == "draw"), int(acquired == "pile"),
+        *to_move,
+        *dealer,
+        view.hand_number,
+        view.turn_count,
+        view.rules.target_score,
+    ]
+
+
+def observation_vector(view: SeatView, decision: str | None, prefix: tuple[int, ...] = ()) -> np.ndarray:
+    """The fixed-length observation (``float32``, :data:`OBSERVATION_SIZE` entries) of the seat of ``view``.
+
+    :param decision: the decision the seat must make now, or ``None`` when it waits.
+    :param prefix: the actions chosen so far in a compound move (only for the deciding seat).
+
+    Everything comes from the seat's :class:`~canasta_sim.view.SeatView` (what it may know) and from
+    its own choices in progress; seats are numbered from the seat itself (this, left, partner,
+    right) and sides as own and other, so one policy can play any seat.
+    """
+    return np.array(observation_values(view, decision, prefix), dtype=np.float32)

@@ -1,0 +1,161 @@
+"""A Gymnasium environment for one learning seat; the other three seats are played by strategies.
+
+>>> from canasta_sim.env.gym import CanastaGymEnv
+>>> env = CanastaGymEnv(partner="greedy", opponents="random", rules={"target_score": 500})
+>>> observation, info = env.reset(seed=3)
+>>> observation["observation"].shape, bool(info["action_mask"].any())
+((211,), True)
+
+The learning seat's observations, actions and masks are those of the PettingZoo environment
+(:mod:`canasta_sim.env.aec`, ``docs/env.md``); its partner and both opponents are any strategy specs
+(built-ins, files, plugins, ``policy:`` specs), asked for their decisions exactly as the engine asks
+them.  A strategy that fails raises :class:`~canasta_sim.errors.StrategyError`.  Needs
+``pip install 'canasta-sim[rl]'``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Mapping
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from canasta_sim.engine import MAX_HANDS_PER_GAME
+from canasta_sim.env.driver import GameDriver, as_rules, check_reward, hand_rewards
+from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
+from canasta_sim.loader import load_strategy
+from canasta_sim.rules import Rules
+
+__all__ = ["CanastaGymEnv"]
+
+
+class CanastaGymEnv(gymnasium.Env):
+    """Partnership canasta for one learning seat.
+
+    :param partner: the strategy spec of the learning seat's partner.
+    :param opponents: the strategy spec of both opponents.
+    :param seat: the learning seat, 0-3 (side A is seats 0 and 2).
+    :param rules: a :class:`~canasta_sim.rules.Rules`, a mapping of rule options, or ``None``.
+    :param reward: ``"hand"`` (the side's hand score minus the other's, at each hand's end) or ``"game"``
+        (+1, -1 or 0 at the game's end).
+    :param max_hands: hands after which a game is cut short (``truncated``).
+    :param on_illegal: what an action the mask does not allow does: ``"terminate"`` ends the episode with
+        ``illegal_reward`` and ``info["illegal_action"]`` (what Gymnasium's checker and unmasked learners
+        need), ``"raise"`` raises ``ValueError``.
+    :param illegal_reward: the reward of an illegal action under ``on_illegal="terminate"``.
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, *, partner: str = "greedy", opponents: str = "greedy", seat: int = 0,
+                 rules: Rules | Mapping | None = None, reward: str = "hand",
+                 max_hands: int = MAX_HANDS_PER_GAME, on_illegal: str = "terminate",
+                 illegal_reward: float = -1.0) -> None:
+        if on_illegal not in ("terminate", "raise"):
+            raise ValueError(f"on_illegal={on_illegal!r} is not accepted; use 'terminate' or 'raise'")
+        self.on_illegal = on_illegal
+        self.illegal_reward = float(illegal_reward)
+        if seat not in (0, 1, 2, 3):
+            raise ValueError(f"seat={seat!r} is not accepted; use 0, 1, 2 or 3")
+        self.seat = seat
+        self.rules = as_rules(rules)
+        self.reward_kind = check_reward(reward)
+        loaded_partner = load_strategy(partner)
+        loaded_opponents = load_strategy(opponents)
+        players = [None] * 4
+        names = ["agent"] * 4
+        players[(seat + 2) % 4], names[(seat + 2) % 4] = loaded_partner, loaded_partner.spec
+        for other in ((seat + 1) % 4, (seat + 3) % 4):
+            players[other], names[other] = loaded_opponents, loaded_opponents.spec
+        self.driver = GameDriver(self.rules, players=players, names=names, max_hands=max_hands)
+        low, high = observation_bounds()
+        self.observation_space = spaces.Dict({
+            "observation": spaces.Box(low, high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),
+        })
+        self.action_space = spaces.Discrete(ACTION_COUNT)
+        self._seeds: random.Random | None = None
+        self._options: DecisionOptions | None = None
+        self._prefix: tuple[int, ...] = ()
+        self._carried = 0.0
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
+        seats up to the learning seat's first decision."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            game_seed = seed
+        else:
+            if self._seeds is None:
+                self._seeds = random.Random(int.from_bytes(os.urandom(8), "big"))
+            game_seed = self._seeds.getrandbits(63)
+        self.driver.reset(game_seed)
+        if self.driver.is_over:
+            raise RuntimeError(f"game seed {game_seed}: the game ended before the learning seat's first decision "
+                               "(a target score too low for the rule set?)")
+        # A hand the other seats finish before the learning seat's first decision counts in its first reward.
+        self._carried = self._rewards(self.driver.hands)
+        return self._prepare()
+
+    def _prepare(self):
+        driver = self.driver
+        self._options = DecisionOptions.of(driver.view(self.seat), driver.decision)
+        self._prefix = ()
+        return self._observation(), self._info()
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        return {"observation": observation_vector(self.driver.view(self.seat), self.driver.decision, self._prefix),
+                "action_mask": self._options.mask(self._prefix)}
+
+    def _info(self) -> dict:
+        return {"action_mask": self._options.mask(self._prefix), "decision": self.driver.decision}
+
+    def _end_observation(self) -> dict[str, np.ndarray]:
+        self._options = None
+        return {"observation": observation_vector(self.driver.view(self.seat), None),
+                "action_mask": np.zeros(ACTION_COUNT, np.int8)}
+
+    def _end_info(self) -> dict:
+        driver = self.driver
+        return {"action_mask": np.zeros(ACTION_COUNT, np.int8), "decision": None, "scores": driver.totals,
+                "winner": driver.winner, "termination": driver.termination}
+
+    def action_masks(self) -> np.ndarray:
+        """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for)."""
+        return self._options.mask(self._prefix).astype(bool)
+
+    def _rewards(self, finished) -> float:
+        if self.reward_kind != "hand":
+            return 0.0
+        return float(sum(hand_rewards(result)[self.seat % 2] for result in finished))
+
+    def step(self, action):
+        """Play ``action`` for the learning seat, then the other seats up to its next decision.
+
+        :raises ValueError: when the action mask does not allow ``action``.
+        """
+        if self._options is None:
+            raise ValueError("the game is over; call reset()")
+        try:
+            self._prefix, value, complete = self._options.play(self._prefix, int(action))
+        except ValueError:
+            if self.on_illegal == "raise":
+                raise
+            return self._end_observation(), self.illegal_reward, True, False, {
+                **self._end_info(), "illegal_action": int(action)}
+        reward, self._carried = self._carried, 0.0
+        if complete:
+            finished = self.driver.decide(value)
+            reward += self._rewards(finished)
+            driver = self.driver
+            if driver.is_over:
+                if self.reward_kind == "game":
+                    reward += 0.0 if driver.winner is None else (1.0 if driver.winner == self.seat % 2 else -1.0)
+                truncated = driver.termination == "hand_cap"
+                return self._end_observation(), reward, not truncated, truncated, self._end_info()
+            self._options = DecisionOptions.of(driver.view(self.seat), driver.decision)
+        return self._observation(), reward, False, False, self._info()

@@ -1,0 +1,144 @@
+"""Any ``(observation, action_mask) -> action`` callable as a strategy: the ``policy:`` spec form.
+
+=================================================  ============================================
+spec                                               policy
+=================================================  ============================================
+``policy:path/to/file.py:act``                     the callable ``act`` in that file
+``policy:package.module:act``                      the callable ``act`` in an importable module
+``policy:path/to/file.py:load:weights=w.npz``      ``load(weights='w.npz')``, called once per
+                                                   process, returns the callable
+=================================================  ============================================
+
+The callable gets the seat's observation vector and action mask (numpy arrays, exactly as the
+environments of :mod:`canasta_sim.env` give them, ``docs/env.md``) and returns an action number the
+mask allows; a compound move (an opening, a take with extra melds) asks it once per action.  A
+callable that takes a keyword argument ``rng`` also gets the seat's own :class:`random.Random`, so a
+sampling policy is reproducible from the game's seed like any strategy.  Anything it raises or an
+action the mask does not allow is the seat's failure, reported by the engine like any strategy's.
+
+``canasta-sim run``, ``compare`` and round robins load ``policy:`` specs like any other spec (the
+loader finds this form through the ``canasta_sim.spec_forms`` entry point), in every worker process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import numbers
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
+from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_vector
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.loader import _import_file
+from canasta_sim.strategy import Strategy
+
+__all__ = ["PolicyStrategy", "policy_strategy_class"]
+
+
+class PolicyStrategy(Strategy):
+    """A strategy whose every action comes from :attr:`policy`; built by :func:`policy_strategy_class`."""
+
+    name = "policy"
+    version = 1
+    description = "A trained policy: a callable (observation, action_mask) -> action."
+    policy: ClassVar[Callable[..., Any]]
+    """The callable; a subclass sets it."""
+    takes_rng: ClassVar[bool] = False
+    """Whether the callable takes the keyword argument ``rng``."""
+
+    def _choose(self, view, decision: str):
+        options = DecisionOptions.of(view, decision)
+        prefix: tuple[int, ...] = ()
+        while True:
+            observation = observation_vector(view, decision, prefix)
+            mask = options.mask(prefix)
+            if self.takes_rng:
+                action = type(self).policy(observation, mask, rng=self.rng)
+            else:
+                action = type(self).policy(observation, mask)
+            if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+                raise TypeError(f"the policy returned {action!r}, not an action number 0-{ACTION_COUNT - 1}")
+            prefix, value, complete = options.play(prefix, int(action))
+            if complete:
+                return value
+
+    def choose_acquire(self, view):
+        """Ask the policy how to begin the turn."""
+        return self._choose(view, ACQUIRE_DECISION)
+
+    def choose_ask(self, view) -> bool:
+        """Ask the policy whether to ask the partner."""
+        return self._choose(view, ASK_DECISION)
+
+    def answer_go_out(self, view) -> bool:
+        """Ask the policy for the answer to the partner."""
+        return self._choose(view, ANSWER_DECISION)
+
+    def choose_meld(self, view):
+        """Ask the policy for a meld (one group, or a whole opening) or ``done``."""
+        return self._choose(view, MELD_DECISION)
+
+    def choose_discard(self, view):
+        """Ask the policy for the discard."""
+        return self._choose(view, DISCARD_DECISION)
+
+
+def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] = ()) -> type[Strategy]:
+    """Resolve the part of a ``policy:`` spec after ``policy:`` to a :class:`PolicyStrategy` subclass.
+
+    :param target: ``FILE.py:NAME`` or ``module:NAME``.
+    :param parameters: the spec's ``KEY=VALUE`` pairs; when given, ``NAME`` is called with them (as text)
+        and must return the policy.
+    :raises StrategyLoadError: naming what is wrong and what is accepted.
+    """
+    module_part, sep, name = target.rpartition(":")
+    if not sep or not module_part or not name:
+        raise StrategyLoadError(
+            f"policy spec 'policy:{target}' needs a target; use policy:FILE.py:NAME or policy:module:NAME, "
+            "optionally followed by :KEY=VALUE[,KEY=VALUE...] to call NAME with them"
+        )
+    obj = getattr(_import(module_part), name, None)
+    if obj is None:
+        raise StrategyLoadError(f"policy spec 'policy:{target}': {module_part!r} has no {name!r}")
+    if parameters:
+        if not callable(obj):
+            raise StrategyLoadError(f"policy spec 'policy:{target}': {name!r} is not callable, so it cannot take "
+                                    "the spec's parameters")
+        try:
+            obj = obj(**dict(parameters))
+        except Exception as error:  # the user's factory failed: reported with the spec
+            raise StrategyLoadError(
+                f"policy spec 'policy:{target}': {name}({', '.join(f'{k}={v!r}' for k, v in parameters)}) failed: "
+                f"{type(error).__name__}: {error}"
+            ) from None
+    if not callable(obj) or isinstance(obj, type):
+        raise StrategyLoadError(
+            f"policy spec 'policy:{target}': {name!r} is not a policy; a policy is a callable "
+            "(observation, action_mask) -> action (for a Strategy class, drop the 'policy:' prefix)"
+        )
+    try:
+        takes_rng = "rng" in inspect.signature(obj).parameters
+    except (TypeError, ValueError):  # some callables (builtins) have no signature: they get no rng
+        takes_rng = False
+    return type("LoadedPolicy", (PolicyStrategy,), {
+        "name": f"policy:{target}",
+        "policy": staticmethod(obj),
+        "takes_rng": takes_rng,
+        "__module__": __name__,
+    })
+
+
+def _import(module_part: str):
+    if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
+        return _import_file(Path(module_part))  # the loader's: cached, one module name in every process
+    try:
+        return importlib.import_module(module_part)
+    except ImportError as error:
+        raise StrategyLoadError(f"policy module {module_part!r} cannot be imported: {error}") from None
+    except Exception as error:  # the module's own code failed while importing
+        raise StrategyLoadError(
+            f"policy module {module_part!r} failed while importing: {type(error).__name__}: {error}"
+        ) from None
