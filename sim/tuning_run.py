@@ -268,7 +268,7 @@ def run_tuning(
         load_strategy(settings.against)
     status = "finished"
     deals = settings.deals_per_iteration
-    with MatchPool(workers) as pool:
+    with MatchPool(min(workers, deals)) as pool:  # a task holds at least one deal: more workers would idle
         for iteration in range(len(rows), settings.iterations):
             if should_stop():
                 status = "interrupted"
@@ -278,7 +278,7 @@ def run_tuning(
             for spec in (plus, minus):
                 load_strategy(spec)  # a constructor refusing a candidate is reported here, in one line
             tasks = iteration_tasks(plus, minus, settings.against, settings.rules, settings.seed, iteration, deals,
-                                    workers, settings.on_error)
+                                    pool.workers, settings.on_error)
             match = pool.play(tasks)
             if match.error:
                 raise TuningError(f"iteration {iteration}: {match.error}")

@@ -186,3 +186,44 @@ def test_resume_refuses_other_settings_and_out_refuses_a_used_directory(tmp_path
     assert "is a file" in invoke("expert", "--out", str(tmp_path / "file")).output
     with pytest.raises(StrategyLoadError):
         load_strategy("expert:wild_take_pile=0")
+
+
+SLOW_BOT = '''
+import time
+
+from canasta_sim.parameters import Parameter
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Slow(Greedy):
+    """Greedy with a tunable parameter that changes nothing, pausing at each hand so a run can be caught."""
+
+    name = "slow"
+    parameters = {"knob": Parameter(0.5, low=0.0, high=1.0)}
+
+    def on_hand_start(self, view):
+        time.sleep(0.05)
+'''
+
+
+@pytest.mark.timeout(300)
+def test_ctrl_c_keeps_finished_iterations_and_resume_finishes_the_run(tmp_path):
+    import signal
+    import time
+
+    (tmp_path / "slow.py").write_text(SLOW_BOT)
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "canasta_sim", "tune", f"{tmp_path / 'slow.py'}:Slow", "--games", "400",
+               "--games-per-iteration", "4", "--seed", "1", "--workers", "2", "--out", str(out), *QUICK]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 200
+    while not (out / "trajectory.parquet").exists() and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "Interrupted: finished iterations are kept; continue with canasta-sim tune --resume" in stderr
+    kept = pq.read_table(out / "trajectory.parquet").num_rows
+    manifest = json.loads((out / "tune.json").read_text())
+    assert 1 <= kept < 100 and manifest["status"] == "interrupted" and manifest["iterations_done"] == kept
+    assert stdout.strip().splitlines()[-1] == manifest["final_spec"]

@@ -264,7 +264,11 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         bar.close()
     if outcome is None:
         # Stopped inside an iteration: what counts is what the trajectory on disk holds.
-        outcome = outcome_on_disk(settings, directory, "stopped" if error else "interrupted")
+        try:
+            outcome = outcome_on_disk(settings, directory, "stopped" if error else "interrupted")
+        except CanastaError as failure:  # the strategy no longer loads: the trajectory on disk is still whole
+            click.echo(f"Error: {error or failure}; finished iterations are kept in {directory.path}", err=True)
+            sys.exit(EXIT_STOPPED)
     session.update(ended_at=_now(), iterations_played=played["iterations"], status=outcome.status)
     manifest.update(final_fields(outcome))
     directory.write_manifest(manifest)
