@@ -123,4 +123,4 @@ def test_strategies_command_lists_each_parameter_with_default_and_range():
                                       ("wild_take_pile", "4", "1 to 20, step 1")):
         line = next(line for line in lines if line.strip().startswith(name))
         assert f"default {default}" in line and range_text in line
-    assert "expert parameters:" in result.output and "greedy parameters:" not in result.output
+    assert "Parameters of expert:" in result.output and "Parameters of greedy:" not in result.output

@@ -27,7 +27,7 @@ def strategies_command() -> None:
         click.echo("  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)) + "  " + row[3])
     for name, cls, _ in found:
         if cls is not None and cls.parameters:
-            click.echo(f"\n{name} parameters:")
+            click.echo(f"\nParameters of {name}:")
             for line in parameter_lines(cls.parameters):
                 click.echo("  " + line)
     click.echo(
