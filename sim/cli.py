@@ -13,6 +13,7 @@ from canasta_sim.commands.replay import replay_command
 from canasta_sim.commands.report import report_command
 from canasta_sim.commands.run import run_command
 from canasta_sim.commands.strategies import strategies_command
+from canasta_sim.commands.tune import tune_command
 from canasta_sim.commands.watch import watch_command
 
 
@@ -41,3 +42,4 @@ main.add_command(check_command)
 main.add_command(report_command)
 main.add_command(plot_command)
 main.add_command(compare_command)
+main.add_command(tune_command)

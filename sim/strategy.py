@@ -28,7 +28,10 @@ broken, for an illegal move).
 
 Parameters: a class lists them with defaults in ``parameters``; a spec such
 as ``expert:aggression=0.7`` passes ``aggression='0.7'``, converted to the
-default's type.  The version changes only when behaviour changes.
+default's type.  A default may be wrapped in a
+:class:`~canasta_sim.parameters.Parameter` declaring the range and step that
+values are checked against and ``canasta-sim tune`` explores.  The version
+changes only when behaviour changes.
 
 A strategy decides from its :class:`~canasta_sim.view.SeatView` and from the
 :class:`PublicEvent` records its :meth:`~Strategy.on_event` hook receives,
@@ -46,6 +49,7 @@ from typing import Any, ClassVar
 
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.moves import Discard, Meld, Move
+from canasta_sim.parameters import Parameter, convert_parameter
 
 __all__ = ["PublicEvent", "Strategy"]
 
@@ -79,17 +83,18 @@ class Strategy:
     description: ClassVar[str] = ""
     """One line for ``canasta-sim strategies``."""
     parameters: ClassVar[Mapping[str, Any]] = {}
-    """Parameter names and their defaults."""
+    """Parameter names and their defaults, each a plain value or a :class:`~canasta_sim.parameters.Parameter`
+    (a default with the range a tuner may explore)."""
 
     def __init__(self, rng: random.Random, **parameters: Any) -> None:
         self.rng = rng
         for key, default in self.parameters.items():
-            setattr(self, key, default)
+            setattr(self, key, default.default if isinstance(default, Parameter) else default)
         for key, value in parameters.items():
             if key not in self.parameters:
                 known = ", ".join(sorted(self.parameters)) or "none"
                 raise StrategyLoadError(f"strategy {self.name!r} has no parameter {key!r}; its parameters: {known}")
-            setattr(self, key, _convert(self.name, key, self.parameters[key], value))
+            setattr(self, key, convert_parameter(self.name, key, self.parameters[key], value))
 
     # ------------------------------------------------------------ decisions
 
@@ -129,22 +134,3 @@ class Strategy:
         """``name@version``, as results record it."""
         return f"{cls.name}@{cls.version}"
 
-
-def _convert(name: str, key: str, default: Any, value: Any) -> Any:
-    if not isinstance(value, str) or isinstance(default, str):
-        return value
-    try:
-        if isinstance(default, bool):
-            lowered = value.lower()
-            if lowered not in ("true", "false", "1", "0", "yes", "no"):
-                raise ValueError(value)
-            return lowered in ("true", "1", "yes")
-        if isinstance(default, int):
-            return int(value)
-        if isinstance(default, float):
-            return float(value)
-    except ValueError:
-        raise StrategyLoadError(
-            f"strategy {name!r} parameter {key}={value!r} is not a {type(default).__name__}"
-        ) from None
-    return value

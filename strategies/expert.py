@@ -32,6 +32,7 @@ from __future__ import annotations
 from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.melds import CANASTA_SIZE, max_wilds
 from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.parameters import Parameter
 from canasta_sim.strategy import PublicEvent, Strategy
 
 __all__ = ["Expert"]
@@ -105,18 +106,30 @@ class Expert(Strategy):
 
     Parameters (``expert:aggression=0.7``):
 
-    * ``aggression`` (0-1): how readily it goes out when behind on canastas against opponents stuck
+    * ``aggression`` (0 to 1): how readily it goes out when behind on canastas against opponents stuck
       with many cards; 0 plays on more often, 1 nearly always goes out.
-    * ``freeze`` (0 or more): how readily it discards a wild card to freeze a dangerous pile; 0 never.
-    * ``ask_cards``: ask the partner before going out when the partner holds at least this many cards.
-    * ``answer_cost``: answer the partner "no" only when its own hand holds at least these points.
-    * ``wild_take_pile``: the smallest pile worth a wild card to take (one natural and one wild, R8.2c).
+    * ``freeze`` (0 to 3): how readily it discards a wild card to freeze a dangerous pile; 0 never.
+    * ``ask_cards`` (0 to 15): ask the partner before going out when the partner holds at least this many cards.
+    * ``answer_cost`` (0 to 300): answer the partner "no" only when its own hand holds at least these points.
+    * ``wild_take_pile`` (1 to 20): the smallest pile worth a wild card to take (one natural and one wild, R8.2c).
     """
 
     name = "expert"
     version = 1
     description = "Keeps pairs for the pile, freezes big piles, discards safely, times going out by score."
-    parameters = {"aggression": 0.5, "freeze": 1.0, "ask_cards": 5, "answer_cost": 100, "wild_take_pile": 4}
+    # The ranges bound what specs accept and what `canasta-sim tune` explores.
+    parameters = {
+        "aggression": Parameter(0.5, low=0.0, high=1.0, step=0.01,
+                                help="how readily it goes out when behind on canastas (0 plays on, 1 goes out)"),
+        "freeze": Parameter(1.0, low=0.0, high=3.0, step=0.05,
+                            help="how readily it discards a wild card to freeze a dangerous pile (0 never)"),
+        "ask_cards": Parameter(5, low=0, high=15, step=1,
+                               help="asks the partner before going out when the partner holds this many cards"),
+        "answer_cost": Parameter(100, low=0, high=300, step=5,
+                                 help="answers the partner no only when its own hand holds this many points"),
+        "wild_take_pile": Parameter(4, low=1, high=20, step=1,
+                                    help="the smallest pile worth a wild card to take (R8.2c)"),
+    }
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)

@@ -146,7 +146,7 @@ def test_parse_spec_splits_target_and_parameters():
         ("expert:aggression=0.5:freeze", "parameters must come last"),
         ("expert:=3", "is not KEY=VALUE"),
         ("expert:boldness=2", "has no parameter 'boldness'; its parameters: aggression, answer_cost"),
-        ("expert:freeze=lots", "freeze='lots' is not a float"),
+        ("expert:freeze=lots", "expert: freeze=lots is not a number; expected a float from 0 to 3, such as 1.0"),
         ("no_such_module_here:Bot", "cannot be imported"),
         ("canasta_sim.strategies.expert:Missing", "has no class 'Missing'"),
         ("canasta_sim.strategies.expert:_Memory", "is not a subclass of canasta_sim.strategy.Strategy"),

@@ -411,7 +411,12 @@ def test_expert_parameters_from_a_spec():
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("expert:boldness=1", "no parameter 'boldness'"), ("expert:ask_cards=many", "is not a int")],
+    [
+        ("expert:boldness=1", "no parameter 'boldness'"),
+        ("expert:ask_cards=many", "expert: ask_cards=many is not a whole number; expected an int from 0 to 15"),
+        ("expert:aggression=1.5", "expert: aggression=1.5 is out of range; expected a float from 0 to 1"),
+        ("expert:freeze=nan", "expert: freeze=nan is not a finite number"),
+    ],
 )
 def test_expert_refuses_bad_parameters(spec, message):
     with pytest.raises(StrategyLoadError, match=message):

@@ -30,6 +30,7 @@ from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking
 from canasta_sim.commands.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
 from canasta_sim.summary import Z_95, side_labels, wilson_interval
+from canasta_sim.tuning_run import is_tuning_run
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -349,7 +350,12 @@ def write_charts(run: LoadedRun, out: Path, dpi: int = 110) -> list[Path]:
               help="Folder for the PNG files (default: RUN_DIR/plots).")
 @click.option("--dpi", type=click.IntRange(min=30, max=600), default=110, show_default=True, help="Resolution.")
 def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
-    """Draw PNG charts of the run in RUN_DIR: win rates, margins, hands per game, per-hand statistics."""
+    """Draw PNG charts of the run in RUN_DIR: win rates, margins, hands per game, per-hand statistics.
+
+    For a tuning run (canasta-sim tune), draw the trajectory of every tuned parameter instead."""
+    if is_tuning_run(run_dir):
+        _plot_tuning(run_dir, out, dpi)
+        return
     try:
         run = load_run(run_dir, games_columns=GAME_COLUMNS, hands_columns=HAND_COLUMNS, require_games=True)
     except CanastaError as error:
@@ -359,6 +365,22 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
         raise fail(f"--out {out} is a file; give a folder for the charts")
     try:
         written = write_charts(run, out, dpi)
+    except OSError as error:
+        raise fail(f"--out {out}: {error.strerror or error}") from None
+    for path in written:
+        click.echo(str(path))
+
+
+def _plot_tuning(run_dir: Path, out: Path | None, dpi: int) -> None:
+    from canasta_sim.commands.plot_tuning import write_tuning_charts
+
+    out = out if out is not None else run_dir / "plots"
+    if out.exists() and not out.is_dir():
+        raise fail(f"--out {out} is a file; give a folder for the charts")
+    try:
+        written = write_tuning_charts(run_dir, out, dpi)
+    except CanastaError as error:
+        raise fail(str(error)) from None
     except OSError as error:
         raise fail(f"--out {out}: {error.strerror or error}") from None
     for path in written:
