@@ -12,6 +12,8 @@ spec                                       strategy
 ``mybot``                                  a plugin installed under the entry-point group
                                            ``canasta_sim.strategies``
 ``expert:aggression=0.7,patience=2``       any of the above, with parameters
+``isolated:SPEC``                          any of the above, run in a process of its own
+``cmd:COMMAND ARGS[:KEY=VALUE,...]``       an executable speaking ``docs/protocol.md``
 =========================================  ===============================================
 
 Worker processes call :func:`load_strategy` with the same spec, so a user's
@@ -32,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta_sim.errors import StrategyLoadError
+from canasta_sim.isolation import is_bot_spec, load_bot_class
 from canasta_sim.strategy import Strategy
 
 __all__ = ["ENTRY_POINT_GROUP", "LoadedStrategy", "available_strategies", "load_strategy", "parse_spec"]
@@ -101,8 +104,11 @@ def load_strategy(spec: str) -> LoadedStrategy:
     :raises StrategyLoadError: naming what was wrong (unknown name, missing file or class, a file
         that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
     """
-    target, parameters = parse_spec(spec)
-    cls = _resolve(target)
+    if is_bot_spec(spec):
+        cls, parameters = load_bot_class(spec)
+    else:
+        target, parameters = parse_spec(spec)
+        cls = _resolve(target)
     loaded = LoadedStrategy(spec.strip(), cls, parameters)
     try:
         loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run

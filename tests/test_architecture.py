@@ -15,7 +15,8 @@ SIM = Path(__file__).resolve().parent.parent / "sim"
 LAYERS = [
     ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
-    ("play", {"view", "strategy", "engine", "loader"}),
+    ("play", {"view", "strategy", "engine", "loader",
+              "viewmessage", "protocol", "botprocess", "isolation", "botserver"}),
     ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis"}),
     ("people", {"narrate", "human"}),
     ("command line", {"cli", "__main__", "commands"}),

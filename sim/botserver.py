@@ -1,0 +1,155 @@
+"""Serve a Python strategy over the bot protocol: ``python -m canasta_sim.botserver SPEC``.
+
+This is the process an ``isolated:SPEC`` seat runs in.  It loads the strategy, answers ``hello``
+with the strategy's name, version and parameters, and then for each ``game`` builds a fresh player
+with the seat's seed (the very generator the engine would give it in-process), rebuilds its view
+from each message (:class:`~canasta_sim.viewmessage.MessageView`) and answers each ``decide``
+request with the strategy's decision in the move notation.  It knows only what the messages say.
+
+Anything the strategy prints goes to stderr (the protocol owns stdout).  A strategy that raises, or
+returns a value that is no answer, is reported with an ``error`` message; the arbiter charges it
+to the seat.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, BinaryIO
+
+from canasta_sim.errors import CanastaError
+from canasta_sim.loader import load_strategy
+from canasta_sim.moves import Discard, Draw, Meld, Stop, TakePile, parse_move
+from canasta_sim.protocol import PROTOCOL_VERSION, encode
+from canasta_sim.rules import Rules
+from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
+from canasta_sim.viewmessage import MessageView, hand_result_from_message
+
+__all__ = ["BotServer", "main"]
+
+_METHODS = {
+    "acquire": ("choose_acquire", (Draw, TakePile, Stop), "Draw, TakePile or Stop"),
+    "ask": ("choose_ask", (bool,), "True or False"),
+    "answer": ("answer_go_out", (bool,), "True or False"),
+    "meld": ("choose_meld", (Meld, type(None)), "a Meld or None"),
+    "discard": ("choose_discard", (Discard,), "a Discard"),
+}
+
+
+class BotServer:
+    """Answers the protocol's messages for one strategy spec (one seat at a time).
+
+    :param spec: the strategy spec, without ``isolated:``.
+    """
+
+    def __init__(self, spec: str) -> None:
+        self.loaded = load_strategy(spec)
+        self.player: Strategy | None = None
+        self.view: MessageView | None = None
+        self.rules: Rules | None = None
+        self._rules_text = ""
+
+    def ready(self) -> dict[str, Any]:
+        """The answer to ``hello``."""
+        cls = self.loaded.cls
+        return {
+            "type": "ready",
+            "protocol": PROTOCOL_VERSION,
+            "name": cls.name,
+            "version": cls.version,
+            "description": cls.description,
+            "parameters": dict(cls.parameters),
+            "legal": False,
+            "events": cls.on_event is not Strategy.on_event,
+        }
+
+    def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Act on one message; return the reply to write, if it needs one."""
+        kind = message.get("type")
+        if kind == "hello":
+            return self.ready()
+        if kind == "game":
+            text = json.dumps(message["rules"], sort_keys=True)
+            if text != self._rules_text:
+                self.rules = Rules.from_mapping(message["rules"])
+                self._rules_text = text
+            rng = SeatRandom(message["seed"], seat=message["seat"])
+            self.player = self.loaded.cls(rng, **message["parameters"])
+            self.view = None
+            return None
+        player = self.player
+        if player is None:
+            return {"type": "error", "message": f"a {kind!r} message came before any 'game' message"}
+        try:
+            if kind == "hand_start":
+                self._follow(message["view"])
+                player.on_hand_start(self.view)
+            elif kind == "event":
+                player.on_event(PublicEvent(message["seat"], parse_move(message["move"]), message["red_threes"]))
+            elif kind == "hand_end":
+                player.on_hand_end(hand_result_from_message(message["result"]))
+            elif kind == "decide":
+                return self._decide(player, message)
+            else:
+                return {"type": "error", "message": f"unknown message type {kind!r}"}
+        except Exception as error:  # the strategy's own failure, whatever it is, is the seat's to answer for
+            return {"type": "error", "message": f"raised {type(error).__name__}: {error}"}
+        return None
+
+    def _follow(self, message: dict[str, Any]) -> None:
+        if self.view is None:
+            self.view = MessageView(message, self.rules)
+        else:
+            self.view.update(message)
+
+    def _decide(self, player: Strategy, message: dict[str, Any]) -> dict[str, Any]:
+        decision = message["decision"]
+        name, types, wanted = _METHODS[decision]
+        self._follow(message["view"])
+        value = getattr(player, name)(self.view)
+        if not isinstance(value, types):
+            return {"type": "error", "message": f"returned something that is not {wanted}: {value!r}"}
+        if decision == "ask":
+            text = "ask" if value else None
+        elif decision == "answer":
+            text = "answer yes" if value else "answer no"
+        else:
+            text = None if value is None else str(value)
+        return {"type": "move", "move": text}
+
+
+def serve(server: BotServer, source: BinaryIO, sink: int) -> None:
+    """Read messages from ``source`` until ``quit`` or end of input; write replies to the fd ``sink``."""
+    for line in source:
+        if not line.strip():
+            continue
+        message = json.loads(line)
+        if message.get("type") == "quit":
+            return
+        reply = server.handle(message)
+        if reply is not None:
+            os.write(sink, encode(reply))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: ``python -m canasta_sim.botserver SPEC``."""
+    arguments = sys.argv[1:] if argv is None else argv
+    if len(arguments) != 1:
+        print("usage: python -m canasta_sim.botserver SPEC", file=sys.stderr)
+        return 2
+    # The protocol owns stdout: keep a private copy of it, and send fd 1 (print, C libraries) to stderr.
+    sink = os.dup(1)
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    try:
+        server = BotServer(arguments[0])
+    except CanastaError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    serve(server, sys.stdin.buffer, sink)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
