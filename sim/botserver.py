@@ -18,7 +18,7 @@ import os
 import sys
 from typing import Any, BinaryIO
 
-from canasta_sim.errors import CanastaError
+from canasta_sim.errors import CanastaError, IllegalMoveError
 from canasta_sim.loader import load_strategy
 from canasta_sim.moves import Discard, Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.protocol import PROTOCOL_VERSION, encode
@@ -105,18 +105,77 @@ class BotServer:
 
     def _decide(self, player: Strategy, message: dict[str, Any]) -> dict[str, Any]:
         decision = message["decision"]
-        name, types, wanted = _METHODS[decision]
         self._follow(message["view"])
-        value = getattr(player, name)(self.view)
+        value, answer = self._answer(player, decision)
+        if "error" in answer:
+            return {"type": "error", "message": answer["error"]}
+        reply = {"type": "move", "move": answer["move"]}
+        if decision in ("ask", "meld") and not (decision == "ask" and value):
+            reply["then"] = self._plan(player, decision, value)
+        return reply
+
+    def _answer(self, player: Strategy, decision: str) -> tuple[Any, dict[str, Any]]:
+        """Ask the strategy for one decision: its value, and the answer as a plan item."""
+        name, types, wanted = _METHODS[decision]
+        try:
+            value = getattr(player, name)(self.view)
+        except Exception as error:  # the strategy's own failure, charged to the seat at this decision
+            return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
         if not isinstance(value, types):
-            return {"type": "error", "message": f"returned something that is not {wanted}: {value!r}"}
+            return None, {"decision": decision, "error": f"returned something that is not {wanted}: {value!r}"}
         if decision == "ask":
             text = "ask" if value else None
         elif decision == "answer":
             text = "answer yes" if value else "answer no"
         else:
             text = None if value is None else str(value)
-        return {"type": "move", "move": text}
+        return value, {"decision": decision, "move": text}
+
+    def _plan(self, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:
+        """The answers to the rest of the turn, found by playing it out on the seat's own view.
+
+        After the partner is not asked (or the first meld), nothing the seat does not know can change
+        its turn: only its own melds, which :meth:`HandState.meld` lays on the rebuilt state exactly as
+        the engine will.  The strategy hears of each of its moves (``on_event``) right after making
+        it, as in-process, and the arbiter sends no event for them.  The plan stops at the discard,
+        at a move this state finds illegal (the engine will judge it), or where the hand ends.
+        """
+        state = self.view._state
+        plan: list[dict[str, Any]] = []
+        if decision == "meld":
+            if value is not None and not self._lay(player, value):
+                return plan
+            melding = value is not None
+        else:
+            melding = True
+        while melding and state.phase != "over":
+            value, answer = self._answer(player, "meld")
+            plan.append(answer)
+            if "error" in answer:
+                return plan
+            if value is None:
+                break
+            if not self._lay(player, value):
+                return plan
+        if state.phase == "over" or state.must_stop:
+            return plan
+        value, answer = self._answer(player, "discard")
+        plan.append(answer)
+        if "error" not in answer:
+            self._hear(player, value)
+        return plan
+
+    def _lay(self, player: Strategy, move: Meld) -> bool:
+        try:
+            self.view._state.meld(move)
+        except (IllegalMoveError, ValueError, TypeError):
+            return False  # the engine will judge it: nothing after it can be planned
+        self._hear(player, move)
+        return True
+
+    def _hear(self, player: Strategy, move) -> None:
+        # A plan's own moves reach the strategy's on_event at once, in the order the engine would call it.
+        player.on_event(PublicEvent(self.view.seat, move, 0))
 
 
 def serve(server: BotServer, source: BinaryIO, sink: int) -> None:

@@ -293,13 +293,22 @@ class ProcessStrategy(Strategy):
         self._seconds = DEFAULT_DECISION_DEADLINE if time_limit is None else time_limit
         self._bot: BotProcess | None = None
         self._pending: list[bytes] = []
+        self._plan: list[Any] = []
+        """Answers the bot gave ahead for the rest of its turn (a reply's ``then``), next first."""
+        self._view_seat: int | None = None
+        self._own_events_known = 0
+        """Events of this seat's own moves not to send: the bot made those moves in a plan and saw them."""
         self._values = {key: getattr(self, key) for key in self.parameters}
 
     # ------------------------------------------------------------------------------------ the process
 
+    def _event_seat(self) -> int | None:
+        return self._seat if self._seat is not None else self._view_seat
+
     def _start_game(self, view) -> None:
         # Called at the game's first hook or decision: the engine starts every hand with on_hand_start.
         self._bot = self.pool.acquire(self._seat, self)
+        self._view_seat = view.seat
         seat = view.seat if self._seat is None else self._seat
         self._pending.insert(0, encode(game_message(seat, self._seed, view.rules, self._values)))
 
@@ -320,7 +329,15 @@ class ProcessStrategy(Strategy):
                 reply = decode(line)
                 kind = reply["type"]
                 if kind == "move":
-                    return parse_answer(decision, reply)
+                    value = parse_answer(decision, reply)
+                    plan = reply.get("then")
+                    if plan is not None:
+                        if decision not in _PLANNING or not isinstance(plan, list):
+                            raise ProtocolError(f"'then' goes with an ask or meld answer and is a list; got {plan!r}"
+                                                f" with a {decision} answer")
+                        self._plan = plan
+                        self._own_events_known += _is_move(value)
+                    return value
                 if kind == "check":
                     bot.write(encode(_check(view, reply.get("move"))), deadline)
                     continue
@@ -335,12 +352,34 @@ class ProcessStrategy(Strategy):
                               reason="malformed") from None
 
     def _decide(self, decision: str, view, legal):
+        if self._plan:
+            return self._planned(decision)
         if self._bot is None:
             self._start_game(view)
         listed = None
         if decision in self.wants_legal:
             listed = [None if move is None else str(move) for move in legal(view)]
         return self._request(decision, view, decide_message(decision, view_message(view), listed))
+
+    def _planned(self, decision: str):
+        """The next answer of the bot's plan for this turn, without asking the process."""
+        item = self._plan.pop(0)
+        if not isinstance(item, dict) or item.get("decision") != decision:
+            self._plan = []
+            tail = self._bot.stderr_tail() if self._bot is not None else ""
+            raise SeatFailure(f"the bot's plan answered {_short(item)} where the game asked for a {decision} "
+                              f"decision{tail}", reason="malformed")
+        if "error" in item:
+            self._plan = []
+            raise SeatFailure(f"the bot reported an error: {item['error']}", reason="exception")
+        try:
+            value = parse_answer(decision, {"type": "move", "move": item.get("move")})
+        except ProtocolError as error:
+            self._plan = []
+            raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
+                              reason="malformed") from None
+        self._own_events_known += _is_move(value)
+        return value
 
     # ------------------------------------------------------------------------------------ decisions
 
@@ -370,10 +409,15 @@ class ProcessStrategy(Strategy):
         """Queued for the next request as a ``hand_start`` message with the view."""
         if self._bot is None:
             self._start_game(view)
+        self._plan = []
+        self._own_events_known = 0
         self._pending.append(encode({"type": "hand_start", "view": view_message(view)}))
 
     def on_event(self, event) -> None:
-        """Queued for the next request as an ``event`` message."""
+        """Queued for the next request as an ``event`` message, unless the bot made the move in a plan."""
+        if self._own_events_known and event.seat == self._event_seat():
+            self._own_events_known -= 1
+            return
         # Written by hand: it runs after every move, and move texts hold no character JSON escapes.
         self._pending.append(b'{"type":"event","seat":%d,"move":"%s","red_threes":%d}\n'
                     % (event.seat, str(event.move).encode(), event.red_threes))
@@ -381,6 +425,19 @@ class ProcessStrategy(Strategy):
     def on_hand_end(self, result) -> None:
         """Queued for the next request as a ``hand_end`` message with the result."""
         self._pending.append(encode({"type": "hand_end", "result": hand_result_message(result)}))
+
+
+_PLANNING = ("ask", "meld")
+
+
+def _is_move(value: Any) -> int:
+    """1 when a decision's value is a move the engine applies (and reports as an event), else 0."""
+    return 0 if value is None or isinstance(value, bool) else 1
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _check(view, text: Any) -> dict[str, Any]:

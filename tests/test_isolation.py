@@ -46,6 +46,20 @@ def test_isolated_builtin_plays_the_same_games_as_in_process(name):
 
 
 @pytest.mark.timeout(120)
+def test_isolated_plans_replay_exactly_under_rule_variants():
+    # Asking is compulsory, a last red 3 forbids the discard, dealt red 3s wait for the first turn: the turn
+    # plans the bot process answers ahead (docs/protocol.md, "Plans") must follow every one of these paths.
+    rules = Rules(target_score=1500, ask_partner="mandatory", last_card_red_three="meld_no_discard",
+                  dealt_red_three_timing="first_turn", stock_exhausted_rule="official")
+    for name in ("expert", "random"):
+        honest, isolated = load_strategy(name), load_strategy(f"isolated:{name}")
+        opponent = load_strategy("greedy")
+        for seed in range(2):
+            expected = play_game([honest, opponent, honest, opponent], seed=seed, rules=rules)
+            assert play_game([isolated, opponent, isolated, opponent], seed=seed, rules=rules) == expected
+
+
+@pytest.mark.timeout(120)
 def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
     def run(out, *extra):
         result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "11", "--workers", "2", "--chunk-size",
