@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.engine import play_game
 from canasta_sim.errors import SeatFailure, StrategyError, StrategyLoadError
-from canasta_sim.isolation import bot_command, isolate_spec
+from canasta_sim.isolation import MEMORY_LIMIT_VARIABLE, bot_command, isolate_spec
 from canasta_sim.loader import load_strategy
 from canasta_sim.rules import Rules
 from canasta_sim.strategies import BUILTIN
@@ -168,6 +168,16 @@ def test_a_strategy_raising_in_its_process_is_reported_with_its_exception():
     error, _ = _fail(f"isolated:{MISBEHAVING}:Raises")
     assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "exception"
     assert "RuntimeError: boom in the bot" in str(error)
+
+
+@pytest.mark.timeout(60)
+def test_memory_limit_caps_each_bot_process(monkeypatch):
+    greedy = load_strategy("greedy")
+    unlimited = load_strategy(f"isolated:{MISBEHAVING}:Hoards")
+    play_game([unlimited, greedy, greedy, greedy], seed=77, rules=Rules(target_score=100))  # 400 MB is fine here
+    monkeypatch.setenv(MEMORY_LIMIT_VARIABLE, "300")
+    error, _ = _fail(f"isolated:{MISBEHAVING}:Hoards")
+    assert "MemoryError" in str(error)
 
 
 @pytest.mark.timeout(120)

@@ -132,3 +132,13 @@ class Whispers(Greedy):
         found = Whispers.board.get(view.partner)
         _report(self.report, {"pid": os.getpid(), "seat": view.seat, "found_partner_hand": found is not None})
         return super().choose_discard(view)
+
+
+class Hoards(Greedy):
+    """Tries to hold 400 MB at its first discard."""
+
+    name = "hoards"
+
+    def choose_discard(self, view):
+        hoard = bytearray(400 * 1024 * 1024)
+        return super().choose_discard(view) if hoard else None
