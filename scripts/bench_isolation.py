@@ -10,7 +10,8 @@ all of them alike) with the same seeds, and prints for each:
   core whatever else the machine runs;
 * the ratio of each to the in-process matchup.
 
-``--floor`` runs the pure-Python floor script before and after, so the figures can be set beside it.
+``--floor PATH`` (or the environment variable ``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python floor
+script before and after, so the figures can be set beside it.
 ``scripts/bench.py`` calls :func:`isolation_cost` for its rows.
 """
 
@@ -65,7 +66,7 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True) -> dic
     greedy = load_strategy("greedy")
     loaded = {label: load_strategy(spec) for label, spec in matchups.items()}
     totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0} for label in matchups}
-    for label, strategy in loaded.items():  # start each bot's processes before timing
+    for strategy in loaded.values():  # start each bot's processes before timing
         play_game([strategy, greedy, strategy, greedy], seed=1)
     for round_number in range(rounds):
         for label, strategy in loaded.items():
@@ -92,10 +93,21 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True) -> dic
     return figures
 
 
+FLOOR_VARIABLE = "CANASTA_SIM_FLOOR_SCRIPT"
+"""Environment variable naming the pure-Python floor script (``/work/shared/bench/floor.py`` on the team's
+machine): a fixed hand loop whose speed says how fast plain Python runs on the machine right now."""
+
+
 def floor(path: Path) -> float:
     """Hands per second of the pure-Python floor script at ``path``, measured now."""
     output = subprocess.run([sys.executable, str(path), "2"], capture_output=True, text=True, timeout=120, check=True)
     return float(output.stdout.split()[0])
+
+
+def pure_python_floor() -> float | None:
+    """:func:`floor` of the script named by :data:`FLOOR_VARIABLE`, or ``None`` when it names none."""
+    path = os.environ.get(FLOOR_VARIABLE)
+    return floor(Path(path)) if path else None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", type=Path, default=None, help="the floor script, run before and after")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
-    before = floor(args.floor) if args.floor else None
+    if args.floor:
+        os.environ[FLOOR_VARIABLE] = str(args.floor)
+    before = pure_python_floor()
     figures = isolation_cost(args.rounds, args.games)
-    after = floor(args.floor) if args.floor else None
+    after = pure_python_floor()
     for label, row in figures.items():
         print(f"{label:<40} {row['games_per_second']:6.2f} games/s (x{row['wall_ratio']:.2f} time)   "
               f"{row['games_per_cpu_second']:6.2f} games per CPU-second (x{row['cpu_ratio']:.2f} CPU)")
