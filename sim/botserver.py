@@ -49,6 +49,7 @@ class BotServer:
         self.view: MessageView | None = None
         self.rules: Rules | None = None
         self._rules_text = ""
+        self._moves: dict[str, Any] = {}  # event texts parsed so far: moves repeat, and records are immutable
 
     def ready(self) -> dict[str, Any]:
         """The answer to ``hello``."""
@@ -86,7 +87,11 @@ class BotServer:
                 self._follow(message["view"])
                 player.on_hand_start(self.view)
             elif kind == "event":
-                player.on_event(PublicEvent(message["seat"], parse_move(message["move"]), message["red_threes"]))
+                text = message["move"]
+                move = self._moves.get(text)
+                if move is None:
+                    move = self._moves[text] = parse_move(text)
+                player.on_event(PublicEvent(message["seat"], move, message["red_threes"]))
             elif kind == "hand_end":
                 player.on_hand_end(hand_result_from_message(message["result"]))
             elif kind == "decide":

@@ -317,7 +317,7 @@ class ProcessStrategy(Strategy):
         if bot is not None and self._seat is not None and not self.pool.owns(self._seat, self):
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
                               "loaded bot spec must be played one at a time", reason="crash")
-        if bot is None or not bot.running:
+        if bot is None or bot.process is None:
             raise SeatFailure("the bot process is no longer running", reason="crash")
         deadline = time.monotonic() + self._seconds
         data = b"".join(self._pending) + encode(message)

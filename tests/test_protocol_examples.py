@@ -47,6 +47,16 @@ def test_example_bot_plays_complete_games_in_parallel_workers_reproducibly(tmp_p
 
 
 @pytest.mark.timeout(120)
+def test_a_run_with_a_bot_replays_from_what_it_recorded(tmp_path):
+    spec = f"cmd:{sys.executable} {EXAMPLES / 'bot.py'}:patience=3"
+    games = _run(tmp_path / "run", spec)
+    result = CliRunner().invoke(main, ["replay", str(tmp_path / "run"), "1"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    row = games[games["game_id"] == 1].iloc[0]
+    assert f"{row['score_a']}" in result.output and f"{row['score_b']}" in result.output
+
+
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("spec", BOTS)
 def test_example_bot_is_compared_in_parallel_workers(spec):
     arguments = ["compare", spec, "--baseline", "greedy", "--max-games", "20", "--workers", "2", "--seed", "4",
