@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any, BinaryIO
 
 from canasta_sim.errors import CanastaError, IllegalMoveError
@@ -27,6 +28,8 @@ from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.viewmessage import MessageView, hand_result_from_message
 
 __all__ = ["BotServer", "main"]
+
+_PLANNING_SHARE = 0.25  # of the decision time limit, spent at most on planning the rest of a turn ahead
 
 _METHODS = {
     "acquire": ("choose_acquire", (Draw, TakePile, Stop), "Draw, TakePile or Stop"),
@@ -49,6 +52,9 @@ class BotServer:
         self.view: MessageView | None = None
         self.rules: Rules | None = None
         self._rules_text = ""
+        self.planning_budget: float | None = None
+        """Seconds of a request worth planning ahead in: a plan must never cost a decision its deadline."""
+        self._started = 0.0
         self._moves: dict[str, Any] = {}  # event texts parsed so far: moves repeat, and records are immutable
 
     def ready(self) -> dict[str, Any]:
@@ -76,6 +82,8 @@ class BotServer:
                 self.rules = Rules.from_mapping(message["rules"])
                 self._rules_text = text
             rng = SeatRandom(message["seed"], seat=message["seat"])
+            limit = message.get("time_limit")
+            self.planning_budget = None if limit is None else limit * _PLANNING_SHARE
             self.player = self.loaded.cls(rng, **message["parameters"])
             self.view = None
             return None
@@ -110,6 +118,7 @@ class BotServer:
 
     def _decide(self, player: Strategy, message: dict[str, Any]) -> dict[str, Any]:
         decision = message["decision"]
+        self._started = time.monotonic()
         self._follow(message["view"])
         value, answer = self._answer(player, decision)
         if "error" in answer:
@@ -154,6 +163,8 @@ class BotServer:
         else:
             melding = True
         while melding and state.phase != "over":
+            if self._out_of_time():
+                return plan
             value, answer = self._answer(player, "meld")
             plan.append(answer)
             if "error" in answer:
@@ -162,13 +173,18 @@ class BotServer:
                 break
             if not self._lay(player, value):
                 return plan
-        if state.phase == "over" or state.must_stop:
+        if state.phase == "over" or state.must_stop or self._out_of_time():
             return plan
         value, answer = self._answer(player, "discard")
         plan.append(answer)
         if "error" not in answer:
             self._hear(player, value)
         return plan
+
+    def _out_of_time(self) -> bool:
+        # Planning only saves round trips; what is not planned is asked for in requests of its own.
+        budget = self.planning_budget
+        return budget is not None and time.monotonic() - self._started > budget
 
     def _lay(self, player: Strategy, move: Meld) -> bool:
         try:

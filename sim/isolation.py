@@ -310,7 +310,7 @@ class ProcessStrategy(Strategy):
         self._bot = self.pool.acquire(self._seat, self)
         self._view_seat = view.seat
         seat = view.seat if self._seat is None else self._seat
-        self._pending.insert(0, encode(game_message(seat, self._seed, view.rules, self._values)))
+        self._pending.insert(0, encode(game_message(seat, self._seed, view.rules, self._values, self._seconds)))
 
     def _request(self, decision: str, view, message: dict[str, Any]):
         bot = self._bot

@@ -119,10 +119,14 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def game_message(seat: int, seed: int, rules: Rules, parameters: Mapping[str, Any]) -> dict[str, Any]:
-    """A new game: the bot builds a fresh player for ``seat``, seeded with ``seed``."""
+def game_message(
+    seat: int, seed: int, rules: Rules, parameters: Mapping[str, Any], time_limit: float | None
+) -> dict[str, Any]:
+    """A new game: the bot builds a fresh player for ``seat``, seeded with ``seed``; each request must be
+    answered within ``time_limit`` seconds."""
     return {
         "type": "game", "seat": seat, "seed": seed, "rules": rules.options(), "parameters": dict(parameters),
+        "time_limit": time_limit,
     }
 
 

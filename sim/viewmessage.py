@@ -46,6 +46,7 @@ VIEW_FORMAT = 1
 _PHASES = ("acquire", "play", "answer", "over")
 _ACQUIRED = (None, "draw", "pile")
 _INT = frozenset({int})
+_NO_CARDS = (0,) * KIND_COUNT
 _UNKNOWN_CARD = -1  # a stock placeholder: the view knows how many cards the stock holds, never which
 
 
@@ -123,7 +124,7 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
 
     :raises MessageError: when the message is malformed or is another seat's.
     """
-    if not isinstance(message, Mapping):
+    if type(message) is not dict:
         raise MessageError(f"a view message must be an object; got {type(message).__name__}")
     if message.get("format") != VIEW_FORMAT:
         raise MessageError(f"view message format {message.get('format')!r} is not supported; expected {VIEW_FORMAT}")
@@ -153,7 +154,7 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
     state.asked = _bool(message, "asked")
     state.answer = answer
     state.must_stop = _bool(message, "must_stop")
-    hands = [[0] * KIND_COUNT for _ in range(4)]
+    hands = [_NO_CARDS] * 4  # the other hands are unknown: empty, and immutable so nothing can fill them
     hands[seat] = _ints(message, "hand", KIND_COUNT)
     state.hands = hands
     state.hand_sizes = _ints(message, "hand_sizes", 4)
@@ -178,7 +179,7 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
     state.side_has_melded = [bool(value) for value in side_has_melded]
     state.red_threes = _ints(message, "red_threes", 4)
     turn = _field(message, "turn")
-    if not isinstance(turn, Mapping):
+    if type(turn) is not dict:
         raise MessageError("view message field 'turn' must be an object")
     state.melded_before_turn = _bool(turn, "melded_before")
     state.melded_this_turn = _bool(turn, "melded")

@@ -85,6 +85,28 @@ def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
     assert len(plain_hands) > 6 and plain_hands[columns].equals(isolated_hands[columns])
 
 
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "my_bot.py"
+
+
+@pytest.mark.timeout(120)
+def test_isolate_flag_runs_a_round_robin_with_every_file_spec_isolated(tmp_path):
+    out = tmp_path / "robin"
+    result = CliRunner().invoke(main, ["run", "--isolate", "--games", "3", "--seed", "2", "--workers", "1", "-q",
+                                       "--rules", "target_score=1000", "--out", str(out), "-s", f"{EXAMPLE}:MyBot",
+                                       "-s", "greedy", "-s", "random"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    specs = [entry["spec"] for entry in json.loads((out / "run.json").read_text())["strategies"]]
+    assert specs == [f"isolated:{EXAMPLE}:MyBot", "greedy", "random"]
+
+
+@pytest.mark.timeout(120)
+def test_check_strategy_isolate_checks_the_strategy_in_its_own_process():
+    result = CliRunner().invoke(main, ["check-strategy", "--isolate", f"{EXAMPLE}:MyBot", "--games", "2",
+                                       "--rules", "target_score=1000"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"checking isolated:{EXAMPLE}:MyBot" in result.output and "no problems found" in result.output
+
+
 def test_isolate_flag_isolates_every_spec_but_the_builtins():
     assert isolate_spec("expert", BUILTIN) == "expert"
     assert isolate_spec("expert:aggression=0.7", BUILTIN) == "expert:aggression=0.7"
@@ -131,7 +153,7 @@ def test_a_hanging_bot_is_killed_and_loses_on_time_within_the_deadline_plus_one_
     cause = error.__cause__
     assert isinstance(cause, SeatFailure) and cause.reason == "timeout"
     text = str(error)
-    assert spec in text and "seat 0" in text and "game seed 77" in text and "discard" in text
+    assert spec in text and "seat 0" in text and "game seed 77" in text and "decision acquire" in text
     assert "about to hang" in text  # the bot's last stderr lines
 
 
@@ -148,7 +170,7 @@ def test_a_bot_that_exits_or_crashes_is_its_seat_failure(target, words):
     error, _ = _fail(spec)
     assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "crash"
     text = str(error)
-    assert spec in text and "seat 0" in text and "game seed 77" in text and "decision discard" in text
+    assert spec in text and "seat 0" in text and "game seed 77" in text and "decision acquire" in text
     for word in words:
         assert word in text
 
@@ -167,7 +189,8 @@ def test_a_bot_writing_garbage_is_its_seat_failure():
 def test_a_strategy_raising_in_its_process_is_reported_with_its_exception():
     error, _ = _fail(f"isolated:{MISBEHAVING}:Raises")
     assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "exception"
-    assert "RuntimeError: boom in the bot" in str(error)
+    # raised while the bot planned its turn: charged at the very decision that raised, as in-process
+    assert "RuntimeError: boom in the bot" in str(error) and "decision discard" in str(error)
 
 
 @pytest.mark.timeout(60)
@@ -242,3 +265,26 @@ def test_isolated_partners_share_nothing_but_moves(tmp_path):
     in_process = load_strategy(spec)
     play_game([in_process, greedy, in_process, greedy], seed=8, rules=SHORT)
     assert any(entry["found_partner_hand"] for entry in _reports(report))
+
+
+# ------------------------------------------------------------------------------------------ the process
+
+
+@pytest.mark.timeout(30)
+def test_bot_stderr_is_logged_capped_and_never_blocks_it(caplog):
+    import logging
+    import sys as system
+
+    from canasta_sim.botprocess import STDERR_LOG_LIMIT, BotProcess
+
+    # 300 KiB of stderr before its answer: far more than a pipe holds, so only reading it as it comes helps
+    script = "import sys\nfor i in range(3000): sys.stderr.write('line %d ' % i + 'x' * 90 + '\\n')\nprint('done')"
+    bot = BotProcess([system.executable, "-c", script], label="chatty")
+    caplog.set_level(logging.INFO, logger="canasta_sim.bots")
+    bot.start()
+    assert bot.read_line(time.monotonic() + 20) == b"done"
+    bot.close()
+    logged = [record.getMessage() for record in caplog.records if record.name == "canasta_sim.bots"]
+    assert logged[0].startswith("bot 'chatty' stderr: line 0 ")
+    assert sum(len(message) for message in logged) < STDERR_LOG_LIMIT * 1.5
+    assert "further bytes of stderr not logged" in logged[-1]

@@ -25,12 +25,12 @@ def _report(path: str, entry: dict) -> None:
 
 
 class Hangs(Greedy):
-    """Hangs at its first discard."""
+    """Hangs at its first acquire."""
 
     name = "hangs"
     parameters = {"report": ""}
 
-    def choose_discard(self, view):
+    def choose_acquire(self, view):
         print("about to hang", file=sys.stderr, flush=True)
         _report(self.report, {"hang_started": time.time()})
         while True:
@@ -38,21 +38,21 @@ class Hangs(Greedy):
 
 
 class Exits(Greedy):
-    """Exits at its first discard."""
+    """Exits at its first acquire."""
 
     name = "exits"
 
-    def choose_discard(self, view):
+    def choose_acquire(self, view):
         print("exiting now, status 3", file=sys.stderr, flush=True)
         os._exit(3)
 
 
 class Crashes(Greedy):
-    """Dies of a signal at its first discard."""
+    """Dies of a signal at its first acquire."""
 
     name = "crashes"
 
-    def choose_discard(self, view):
+    def choose_acquire(self, view):
         print("about to crash", file=sys.stderr, flush=True)
         os.kill(os.getpid(), 11)
         time.sleep(5)
