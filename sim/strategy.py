@@ -32,8 +32,9 @@ default's type.  The version changes only when behaviour changes.
 
 A strategy decides from its :class:`~canasta_sim.view.SeatView` and from the
 :class:`PublicEvent` records its :meth:`~Strategy.on_event` hook receives,
-nothing else: never another player's hand or the stock.  That is a fairness
-convention inside one Python process, not a security sandbox.  Randomness
+nothing else: never another player's hand or the stock.  In-process that is a
+fairness convention, not a sandbox; ``isolated:SPEC`` runs the same class in a
+process of its own that receives nothing else (:mod:`canasta_sim.isolation`).  Randomness
 comes only from ``self.rng``, so a game is reproducible from its seed.
 """
 
