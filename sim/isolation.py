@@ -291,7 +291,9 @@ class ProcessStrategy(Strategy):
         self._seed = seed if isinstance(seed, int) else rng.getrandbits(64)
         time_limit = getattr(rng, "time_limit", None)
         self._seconds = DEFAULT_DECISION_DEADLINE if time_limit is None else time_limit
-        self._bot: BotProcess | None = None
+        self._game_started = False
+        # Started now, while the engine builds the players: a process's start-up is no decision's time.
+        self._bot: BotProcess | None = None if self._seat is None else self.pool.acquire(self._seat, self)
         self._pending: list[bytes] = []
         self._plan: list[Any] = []
         """Answers the bot gave ahead for the rest of its turn (a reply's ``then``), next first."""
@@ -306,8 +308,11 @@ class ProcessStrategy(Strategy):
         return self._seat if self._seat is not None else self._view_seat
 
     def _start_game(self, view) -> None:
-        # Called at the game's first hook or decision: the engine starts every hand with on_hand_start.
-        self._bot = self.pool.acquire(self._seat, self)
+        # Called at the game's first hook or decision (the engine starts every hand with on_hand_start),
+        # when the rules are known; the process itself is started when the engine builds the player.
+        self._game_started = True
+        if self._bot is None:
+            self._bot = self.pool.acquire(self._seat, self)
         self._view_seat = view.seat
         seat = view.seat if self._seat is None else self._seat
         self._pending.insert(0, encode(game_message(seat, self._seed, view.rules, self._values, self._seconds)))
@@ -354,7 +359,7 @@ class ProcessStrategy(Strategy):
     def _decide(self, decision: str, view, legal):
         if self._plan:
             return self._planned(decision)
-        if self._bot is None:
+        if not self._game_started:
             self._start_game(view)
         listed = None
         if decision in self.wants_legal:
@@ -407,7 +412,7 @@ class ProcessStrategy(Strategy):
 
     def on_hand_start(self, view) -> None:
         """Queued for the next request as a ``hand_start`` message with the view."""
-        if self._bot is None:
+        if not self._game_started:
             self._start_game(view)
         self._plan = []
         self._own_events_known = 0
