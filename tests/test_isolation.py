@@ -22,6 +22,7 @@ from canasta_sim.strategies import BUILTIN
 BOTS = Path(__file__).resolve().parent / "protocol_bots"
 MISBEHAVING = BOTS / "misbehaving.py"
 SHORT = Rules(target_score=1500)
+SHORTER = Rules(target_score=500)
 
 
 def _reports(path: Path) -> list[dict]:
@@ -62,8 +63,8 @@ def test_isolated_plans_replay_exactly_under_rule_variants():
 @pytest.mark.timeout(120)
 def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
     def run(out, *extra):
-        result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "11", "--workers", "2", "--chunk-size",
-                                           "3", "-q", "--out", str(out), "--rules", "target_score=1500", *extra],
+        result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "11", "--workers", "2", "--chunk-size",
+                                           "2", "-q", "--out", str(out), "--rules", "target_score=1500", *extra],
                                     catch_exceptions=False)
         assert result.exit_code == 0, result.output
         return json.loads((out / "run.json").read_text())
@@ -76,13 +77,13 @@ def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
     plain = pd.read_parquet(tmp_path / "plain" / "games").sort_values("game_id").reset_index(drop=True)
     isolated = pd.read_parquet(tmp_path / "isolated" / "games").sort_values("game_id").reset_index(drop=True)
     columns = ["game_id", "seed", "score_a", "score_b", "winner", "hands", "termination", "first_dealer"]
-    assert len(plain) == 6
+    assert len(plain) == 4
     assert plain[columns].equals(isolated[columns])
     keys = ["game_id", "hand_no", "team"]
     plain_hands = pd.read_parquet(tmp_path / "plain" / "hands").sort_values(keys).reset_index(drop=True)
     isolated_hands = pd.read_parquet(tmp_path / "isolated" / "hands").sort_values(keys).reset_index(drop=True)
     columns = [*keys, "score", "cumulative_score", "end_reason", "went_out_seat", "hand_turns"]
-    assert len(plain_hands) > 6 and plain_hands[columns].equals(isolated_hands[columns])
+    assert len(plain_hands) > 4 and plain_hands[columns].equals(isolated_hands[columns])
 
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "my_bot.py"
@@ -231,13 +232,13 @@ def test_an_isolated_bot_searching_its_memory_finds_no_other_hand_and_no_stock(t
     spec = f"{MISBEHAVING}:Snoops:report={report}"
     greedy = load_strategy("greedy")
     snooper = load_strategy(f"isolated:{spec}")
-    play_game([snooper, greedy, snooper, greedy], seed=3, rules=SHORT)
+    play_game([snooper, greedy, snooper, greedy], seed=3, rules=SHORTER)
     entries = _reports(report)
     assert entries and all(entry["states"] >= 1 for entry in entries)  # it did find the state it was sent
     assert sum(entry["leaks"] for entry in entries) == 0
     # the very same search in-process finds the other hands at once: the test can fail
     report.unlink()
-    play_game([load_strategy(spec), greedy, greedy, greedy], seed=3, rules=SHORT)
+    play_game([load_strategy(spec), greedy, greedy, greedy], seed=3, rules=SHORTER)
     assert sum(entry["leaks"] for entry in _reports(report)) > 0
 
 

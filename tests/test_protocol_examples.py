@@ -26,12 +26,12 @@ BOTS = [
 
 
 def _run(out: Path, spec: str) -> pd.DataFrame:
-    result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "21", "--workers", "2", "--chunk-size", "3",
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "21", "--workers", "2", "--chunk-size", "2",
                                        "-q", "--rules", "target_score=1500", "--out", str(out), "-s", spec,
                                        "-s", "greedy"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "run.json").read_text())
-    assert manifest["games_done"] == 6 and manifest["strategies"][0]["spec"] == spec
+    assert manifest["games_done"] == 4 and manifest["strategies"][0]["spec"] == spec
     games = pd.read_parquet(out / "games").sort_values("game_id").reset_index(drop=True)
     assert games["forfeit_team"].isna().all() and (games["termination"] == "target").all()
     return games
