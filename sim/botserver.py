@@ -94,12 +94,13 @@ class BotServer:
             if kind == "hand_start":
                 self._follow(message["view"])
                 player.on_hand_start(self.view)
-            elif kind == "event":
-                text = message["move"]
-                move = self._moves.get(text)
-                if move is None:
-                    move = self._moves[text] = parse_move(text)
-                player.on_event(PublicEvent(message["seat"], move, message["red_threes"]))
+            elif kind == "events":
+                moves = self._moves
+                for seat, text, red_threes in message["events"]:
+                    move = moves.get(text)
+                    if move is None:
+                        move = moves[text] = parse_move(text)
+                    player.on_event(PublicEvent(seat, move, red_threes))
             elif kind == "hand_end":
                 player.on_hand_end(hand_result_from_message(message["result"]))
             elif kind == "decide":
@@ -114,7 +115,7 @@ class BotServer:
         if self.view is None:
             self.view = MessageView(message, self.rules)
         else:
-            self.view.update(message)
+            self.view.update(message, check=False)  # the arbiter's own messages: checked by construction
 
     def _decide(self, player: Strategy, message: dict[str, Any]) -> dict[str, Any]:
         decision = message["decision"]

@@ -295,6 +295,8 @@ class ProcessStrategy(Strategy):
         # Started now, while the engine builds the players: a process's start-up is no decision's time.
         self._bot: BotProcess | None = None if self._seat is None else self.pool.acquire(self._seat, self)
         self._pending: list[bytes] = []
+        self._events: list[bytes] = []
+        """Events since the last message queued, written as one ``events`` message (one parse for them all)."""
         self._plan: list[Any] = []
         """Answers the bot gave ahead for the rest of its turn (a reply's ``then``), next first."""
         self._view_seat: int | None = None
@@ -325,6 +327,7 @@ class ProcessStrategy(Strategy):
         if bot is None or bot.process is None:
             raise SeatFailure("the bot process is no longer running", reason="crash")
         deadline = time.monotonic() + self._seconds
+        self._flush_events()
         data = b"".join(self._pending) + encode(message)
         self._pending.clear()
         try:
@@ -416,19 +419,25 @@ class ProcessStrategy(Strategy):
             self._start_game(view)
         self._plan = []
         self._own_events_known = 0
+        self._flush_events()
         self._pending.append(encode({"type": "hand_start", "view": view_message(view)}))
 
     def on_event(self, event) -> None:
-        """Queued for the next request as an ``event`` message, unless the bot made the move in a plan."""
+        """Queued for the next request in an ``events`` message, unless the bot made the move in a plan."""
         if self._own_events_known and event.seat == self._event_seat():
             self._own_events_known -= 1
             return
         # Written by hand: it runs after every move, and move texts hold no character JSON escapes.
-        self._pending.append(b'{"type":"event","seat":%d,"move":"%s","red_threes":%d}\n'
-                    % (event.seat, str(event.move).encode(), event.red_threes))
+        self._events.append(b'[%d,"%s",%d]' % (event.seat, str(event.move).encode(), event.red_threes))
+
+    def _flush_events(self) -> None:
+        if self._events:
+            self._pending.append(b'{"type":"events","events":[%s]}\n' % b",".join(self._events))
+            self._events.clear()
 
     def on_hand_end(self, result) -> None:
         """Queued for the next request as a ``hand_end`` message with the result."""
+        self._flush_events()
         self._pending.append(encode({"type": "hand_end", "result": hand_result_message(result)}))
 
 

@@ -13,6 +13,7 @@ parse_move('discard 7')
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -31,7 +32,7 @@ __all__ = [
     "decide_message",
     "decode",
     "encode",
-    "event_message",
+    "events_message",
     "game_message",
     "hello_message",
     "parse_answer",
@@ -130,9 +131,10 @@ def game_message(
     }
 
 
-def event_message(event: PublicEvent) -> dict[str, Any]:
-    """A move someone made, as every player saw it (a draw hides its card)."""
-    return {"type": "event", "seat": event.seat, "move": str(event.move), "red_threes": event.red_threes}
+def events_message(events: list[PublicEvent]) -> dict[str, Any]:
+    """Moves made since the bot's last request, as every player saw them (a draw hides its card), oldest
+    first, each ``[seat, move text, red 3s laid during it]``."""
+    return {"type": "events", "events": [[event.seat, str(event.move), event.red_threes] for event in events]}
 
 
 def decide_message(decision: str, view: dict[str, Any], legal: list[str] | None) -> dict[str, Any]:
@@ -180,12 +182,16 @@ def parse_answer(decision: str, message: Mapping[str, Any]):
     if not isinstance(text, str):
         raise ProtocolError(f"the answer to a {decision} request must be a move in the notation; got {_show(text)}")
     try:
-        move = parse_move(text)
+        move = _parse_move(text)
     except MoveParseError as error:
         raise ProtocolError(str(error)) from None
     if isinstance(move, Answer):
         raise ProtocolError(f"the answer to a {decision} request cannot be {text!r}")
     return move
+
+
+# Answers repeat ("draw", "discard 7"), and move records are immutable: parse each text once.
+_parse_move = functools.lru_cache(maxsize=4096)(parse_move)
 
 
 def _show(value: Any) -> str:
