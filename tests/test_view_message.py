@@ -24,6 +24,18 @@ PROPERTIES = (
 )
 
 
+STATE_FIELDS = (
+    "acquired", "added_to_existing", "answer", "asked", "dealer", "hand_number", "hand_sizes", "hands",
+    "melded_before_turn", "melded_this_turn", "melds", "must_stop", "phase", "pile", "pile_freezers",
+    "red_threes", "requirements", "scores_before", "seat", "side_has_melded", "stock", "turn_count",
+    "turn_laid", "turn_new_ranks",
+)
+
+
+def _plain(value):
+    return [_plain(item) for item in value] if isinstance(value, (list, tuple)) else value
+
+
 def _verdict(view, move):
     try:
         view.verify(move)
@@ -82,9 +94,15 @@ class Comparing:
             rebuilt = kept.get("view")
             if rebuilt is None or view.seat != rebuilt.seat:
                 rebuilt = kept["view"] = MessageView(message, self.rules)
+                kept["unchecked"] = MessageView(message, self.rules)
             else:
                 rebuilt.update(message)  # one view object follows the seat, as a live one does
+                kept["unchecked"].update(json.loads(json.dumps(view_message(view))), check=False)
             Comparing.checked += compare(view, rebuilt)
+            # the bot server's unchecked path builds the very same state
+            unchecked = kept["unchecked"]._state
+            for name in STATE_FIELDS:
+                assert _plain(getattr(unchecked, name)) == _plain(getattr(rebuilt._state, name)), name
 
         for name in ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard", "on_hand_start"):
             method = getattr(player, name)
