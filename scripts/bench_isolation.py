@@ -10,6 +10,9 @@ all of them alike) with the same seeds, and prints for each:
   core whatever else the machine runs;
 * the ratio of each to the in-process matchup.
 
+A last row plays ``isolated:expert`` with each bot process replaced by a bot server called directly in
+this process: what serialising the views and rebuilding them costs without pipes and process switches.
+
 ``--floor PATH`` (or the environment variable ``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python floor
 script before and after, so the figures can be set beside it.
 ``scripts/bench.py`` calls :func:`isolation_cost` for its rows.
@@ -55,6 +58,41 @@ def _bot_seconds(loaded) -> float:
     return total
 
 
+class _Loopback:
+    """Stands in for a bot process: hands each message to a bot server in this very process, so a matchup
+    measures the protocol's serialising and view rebuilding without pipes or process switches."""
+
+    def __init__(self, spec: str) -> None:
+        from canasta_sim.botserver import BotServer
+
+        self.server = BotServer(spec)
+        self.replies: list[bytes] = []
+        self.process = self  # "running" for the proxy
+
+    def write(self, data: bytes, deadline) -> None:
+        from canasta_sim.protocol import encode
+
+        for line in data.splitlines():
+            reply = self.server.handle(json.loads(line))
+            if reply is not None:
+                self.replies.append(encode(reply)[:-1])
+
+    def read_line(self, deadline) -> bytes:
+        return self.replies.pop(0)
+
+    def stderr_tail(self) -> str:
+        return ""
+
+
+def loopback(spec: str):
+    """``isolated:SPEC`` loaded, its processes replaced by :class:`_Loopback` (one per seat)."""
+    loaded = load_strategy(f"isolated:{spec}")
+    pool = loaded.cls.pool
+    pool.acquire = lambda seat, owner: _Loopback(spec)
+    pool.owns = lambda seat, owner: True
+    return loaded
+
+
 def _own_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
@@ -65,7 +103,8 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True) -> dic
     matchups = {label: spec for label, spec in MATCHUPS.items() if include_node or "bot.js" not in label}
     greedy = load_strategy("greedy")
     loaded = {label: load_strategy(spec) for label, spec in matchups.items()}
-    totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0} for label in matchups}
+    loaded["expert through the protocol, no pipes"] = loopback("expert")
+    totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0} for label in loaded}
     for strategy in loaded.values():  # start each bot's processes before timing
         play_game([strategy, greedy, strategy, greedy], seed=1)
     for round_number in range(rounds):
