@@ -93,9 +93,9 @@ def isolate_spec(spec: str, builtin_names) -> str:
 def bot_command(spec: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
     """The command line that runs a bot spec, and the parameters the spec gives.
 
-    >>> argv, parameters = bot_command("cmd:node bot.js:depth=2")
+    >>> argv, parameters = bot_command("cmd:sh bot.sh --fast:depth=2")
     >>> argv, parameters
-    (['node', 'bot.js'], (('depth', '2'),))
+    (['sh', 'bot.sh', '--fast'], (('depth', '2'),))
 
     :raises StrategyLoadError: for a spec that is no bot spec, an empty command or bad parameters.
     """
