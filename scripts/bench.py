@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -186,6 +187,26 @@ def run_command(games: int, workers: int | None, extra: list[str]) -> dict:
     }
 
 
+def isolation_rows(figures: dict, rounds: int) -> list[tuple[str, str]]:
+    """Strategies in their own processes (docs/protocol.md) beside in-process, interleaved rounds, one worker:
+    games/s and games per CPU-second (this process and the bot processes), with this machine's floor."""
+    from bench_isolation import isolation_cost, pure_python_floor
+
+    floor_before = pure_python_floor()
+    cost = isolation_cost(rounds, 4, include_node=shutil.which("node") is not None)
+    floor_after = pure_python_floor()
+    figures["isolation"] = {**cost, "floor_hands_per_second": [floor_before, floor_after]}
+    rows = [(f"{label}, 1 worker", f"{row['games_per_second']:.1f} games/s (x{row['wall_ratio']:.2f} time), "
+                                  f"{row['games_per_cpu_second']:.1f} per CPU-second (x{row['cpu_ratio']:.2f})")
+            for label, row in cost.items()]
+    if floor_before is not None:
+        rows.append(("  floor (pure-Python hand loop)",
+                     f"{floor_before:,.0f} hands/s before, {floor_after:,.0f} after"))
+    else:
+        rows.append(("  floor", "not measured: set CANASTA_SIM_FLOOR_SCRIPT to the floor script"))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print a table; figures go to JSON too."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -250,6 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{many['parent_peak_mb']:.0f} MB at {many['games']} games",
         ),
     ]
+    rows += isolation_rows(figures, rounds=2 if args.quick else 5)
     if "quick_start_10000" in figures:
         full = figures["quick_start_10000"]
         rows.append(("canasta-sim run --games 10000 (defaults)",

@@ -23,7 +23,7 @@ from canasta_sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, Take
 from canasta_sim.rules import DEFAULT_RULES, Rules
 from canasta_sim.scoring import HandResult, score_hand
 from canasta_sim.state import ACQUIRE, OVER, HandState
-from canasta_sim.strategy import PublicEvent, Strategy
+from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.view import SeatView
 
 __all__ = [
@@ -153,10 +153,12 @@ class _ObservedTable(_Table):
         self.observer.on_move(state)
 
 
-def _build_player(factory: StrategyFactory, seat: int, name: str, seed: int) -> Strategy:
+def _build_player(
+    factory: StrategyFactory, seat: int, name: str, seed: int, time_limit: float | None = None
+) -> Strategy:
     """Build one seat's strategy with its own generator; a constructor that fails is the strategy's failure."""
     try:
-        return factory(random.Random(derive_seed(seed, f"seat{seat}")))
+        return factory(SeatRandom(derive_seed(seed, f"seat{seat}"), seat=seat, time_limit=time_limit))
     except StrategyError:
         raise
     except Exception as error:  # a plugin's constructor failing, whatever the failure, is reported
@@ -236,7 +238,7 @@ def play_game(
     if len(players) != 4:
         raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
     names = list(names) if names is not None else [getattr(p, "name", repr(p)) for p in players]
-    instances = [_build_player(factory, seat, names[seat], seed) for seat, factory in enumerate(players)]
+    instances = [_build_player(factory, seat, names[seat], seed, time_limit) for seat, factory in enumerate(players)]
     if observer is None:
         table = _Table(instances, names, seed, time_limit)
     else:

@@ -16,6 +16,8 @@ spec                                       strategy
                                            the entry-point group ``canasta_sim.spec_forms``
                                            (``policy:FILE.py:NAME``: a trained policy, see
                                            :mod:`canasta_sim.env.policy`)
+``isolated:SPEC``                          any of the above, run in a process of its own
+``cmd:COMMAND ARGS[:KEY=VALUE,...]``       an executable speaking ``docs/protocol.md``
 =========================================  ===============================================
 
 Worker processes call :func:`load_strategy` with the same spec, so a user's
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta_sim.errors import StrategyLoadError
+from canasta_sim.isolation import is_bot_spec, load_bot_class
 from canasta_sim.strategy import Strategy
 
 __all__ = [
@@ -138,12 +141,16 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
     :raises StrategyLoadError: naming what was wrong (unknown name, missing file or class, a file
         that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
     """
-    target, parameters = parse_spec(spec)
-    form = _spec_form(target)
-    if form is not None:
-        cls, parameters, loaded_from = form(target.partition(":")[2], parameters), (), None
+    if is_bot_spec(spec):
+        cls, parameters = load_bot_class(spec)
+        loaded_from = None
     else:
-        cls, loaded_from = _resolve(target, file)
+        target, parameters = parse_spec(spec)
+        form = _spec_form(target)
+        if form is not None:
+            cls, parameters, loaded_from = form(target.partition(":")[2], parameters), (), None
+        else:
+            cls, loaded_from = _resolve(target, file)
     loaded = LoadedStrategy(spec.strip(), cls, parameters, loaded_from)
     try:
         loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run

@@ -35,8 +35,9 @@ changes only when behaviour changes.
 
 A strategy decides from its :class:`~canasta_sim.view.SeatView` and from the
 :class:`PublicEvent` records its :meth:`~Strategy.on_event` hook receives,
-nothing else: never another player's hand or the stock.  That is a fairness
-convention inside one Python process, not a security sandbox.  Randomness
+nothing else: never another player's hand or the stock.  In-process that is a
+fairness convention, not a sandbox; ``isolated:SPEC`` runs the same class in a
+process of its own that receives nothing else (:mod:`canasta_sim.isolation`).  Randomness
 comes only from ``self.rng``, so a game is reproducible from its seed.
 """
 
@@ -51,7 +52,7 @@ from canasta_sim.errors import StrategyLoadError
 from canasta_sim.moves import Discard, Meld, Move
 from canasta_sim.parameters import Parameter, convert_parameter
 
-__all__ = ["PublicEvent", "Strategy"]
+__all__ = ["PublicEvent", "SeatRandom", "Strategy"]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -66,6 +67,25 @@ class PublicEvent:
     seat: int
     move: Move
     red_threes: int = 0
+
+
+class SeatRandom(random.Random):
+    """The generator the engine gives each seat's strategy: a :class:`random.Random` seeded with
+    ``seed`` that also tells which seat it serves and the decision time limit.
+
+    A strategy uses it like any ``random.Random``.  A strategy that runs in another process (see
+    :mod:`canasta_sim.isolation`) reads :attr:`initial_seed` so that the process builds the very same
+    generator, and :attr:`seat` and :attr:`time_limit` to serve that seat within the limit.
+    """
+
+    def __init__(self, seed: int | None = None, *, seat: int | None = None, time_limit: float | None = None) -> None:
+        super().__init__(seed)
+        self.initial_seed = seed
+        """The seed this generator was made from."""
+        self.seat = seat
+        """The seat whose strategy it serves, or ``None``."""
+        self.time_limit = time_limit
+        """Seconds one decision may take, or ``None`` for no limit."""
 
 
 class Strategy:

@@ -10,7 +10,9 @@ changing what a view returns cannot change the game.
 This is a fairness convention inside one Python process, not a security
 sandbox: a strategy determined to cheat can reach the engine's objects
 through Python's introspection.  The project's built-in strategies and its
-conformance tests keep to the view.
+conformance tests keep to the view.  A strategy run in a process of its own
+(``isolated:SPEC``, :mod:`canasta_sim.isolation`) gets this view rebuilt from a
+message (:mod:`canasta_sim.viewmessage`) and can reach nothing else.
 """
 
 from __future__ import annotations

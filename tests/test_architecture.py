@@ -15,7 +15,8 @@ SIM = Path(__file__).resolve().parent.parent / "sim"
 LAYERS = [
     ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
-    ("play", {"view", "parameters", "strategy", "engine", "loader"}),
+    ("play", {"view", "parameters", "strategy", "engine", "loader",
+              "viewmessage", "protocol", "botprocess", "isolation", "botserver"}),
     # The research interface (issue #17): environments, encodings, policies, decision records; numpy allowed.
     ("research", {"env"}),
     ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis",

@@ -8,8 +8,10 @@ import click
 
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.isolation import isolate_spec
 from canasta_sim.loader import load_strategy
 from canasta_sim.rules import Rules
+from canasta_sim.strategies import BUILTIN
 
 OPPONENTS = ("greedy", "random")
 """The built-in strategies a checked strategy plays against, in turn."""
@@ -27,9 +29,11 @@ OPPONENTS = ("greedy", "random")
     help="Seconds one decision may take.",
 )
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option("--isolate", is_flag=True, help="Run SPEC in a process of its own unless built-in (as isolated:SPEC).")
 @click.pass_context
 def check_command(
-    context: click.Context, spec: str, games: int, seed: int, time_limit: float, rule_options: tuple[str, ...]
+    context: click.Context, spec: str, games: int, seed: int, time_limit: float, rule_options: tuple[str, ...],
+    isolate: bool,
 ) -> None:
     """Load SPEC, play GAMES games against greedy and random with sides alternated, and report any
     failure (an exception, a malformed or illegal decision, an overrun of the time limit) or a
@@ -37,6 +41,8 @@ def check_command(
     SPEC or a rule option cannot be used."""
     try:
         rules = Rules.from_options(rule_options)
+        if isolate:
+            spec = isolate_spec(spec, BUILTIN)
         checked = load_strategy(spec)
         opponents = [load_strategy(name) for name in OPPONENTS]
     except CanastaError as error:

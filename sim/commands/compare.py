@@ -27,7 +27,14 @@ from pathlib import Path
 import click
 import pyarrow.compute as pc
 
-from canasta_sim.commands.run import OneLineErrorCommand, _new_manifest, _now, fail, reproducing_command
+from canasta_sim.commands.run import (
+    OneLineErrorCommand,
+    _new_manifest,
+    _now,
+    fail,
+    isolation_options,
+    reproducing_command,
+)
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.loader import load_strategy
@@ -245,13 +252,17 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--seed", type=int, default=None, help="Seed of the deals (default: drawn at random and printed).")
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
+@click.option("--isolate", is_flag=True,
+              help="Run NEW and OLD in processes of their own unless built-in (as isolated:SPEC).")
+@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+              help="Address-space limit of each strategy process (isolated:, cmd: specs), in MiB.")
 @click.option("--print-every", type=click.IntRange(min=1), default=200, show_default=True,
               help="Print the LLR every this many games.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
                    "work on it).")
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
-                    print_every, out) -> None:
+                    isolate, memory_limit, print_every, out) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
@@ -263,6 +274,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
         raise fail(f"--elo0/--elo1/--alpha/--beta: {error}") from None
     try:
         rules = Rules.from_options(rule_options)
+        new, old = isolation_options((new, old), isolate, memory_limit)
         # Loaded here to fail in one line rather than in every worker, and to print name@version.
         labels = [load_strategy(spec).label for spec in (new, old)]
     except CanastaError as error:

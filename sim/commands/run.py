@@ -23,6 +23,7 @@ from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__, accelerator, dask_backend
 from canasta_sim.errors import CanastaError
+from canasta_sim.isolation import MEMORY_LIMIT_VARIABLE, isolate_spec
 from canasta_sim.matchmaking import matchmaking_report
 from canasta_sim.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.rules import Rules
@@ -193,6 +194,11 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.option("--record-decisions", "record_decisions", multiple=True, metavar="WHO",
               help="Also write a decisions/ dataset, one row per decision of WHO: all, a seat 0-3, or a strategy "
                    "spec of the run (repeatable; docs/output.md).")
+@click.option("--isolate", is_flag=True,
+              help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
+                   "docs/protocol.md).")
+@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+              help="Address-space limit of each strategy process (isolated:, cmd: specs), in MiB.")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
@@ -208,8 +214,8 @@ def _check_columns(directory: RunDirectory) -> None:
                    "(default: 60 plus 10 per game of a chunk).")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                duplicate, time_limit, quiet, verbose, log_file, backend, scheduler, task_timeout,
-                record_decisions) -> None:
+                duplicate, time_limit, isolate, memory_limit, quiet, verbose, log_file, backend, scheduler,
+                task_timeout, record_decisions) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
     One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
@@ -217,6 +223,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     """
     try:
         rules = Rules.from_options(rule_options)
+        specs = isolation_options(specs, isolate, memory_limit)
     except CanastaError as error:
         raise fail(str(error)) from None
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
@@ -282,6 +289,18 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     workers = workers or default_workers()
     _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
           quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+
+
+def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
+    """Apply ``--isolate`` to the specs (each non-built-in becomes ``isolated:SPEC``) and ``--memory-limit``
+    to the strategy processes this process and its workers start (through the environment they inherit)."""
+    if memory_limit is not None:
+        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
+    if not isolate:
+        return tuple(specs)
+    from canasta_sim.strategies import BUILTIN
+
+    return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
 
 
 def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,

@@ -1,0 +1,284 @@
+"""One bot process, owned by the arbiter: start it, write to it, read one line by a deadline, kill it.
+
+:class:`BotProcess` is the only code that touches a bot's pipes.  Reads wait with :mod:`selectors` on
+the bot's stdout and stderr together, so a bot that writes a lot to stderr never blocks, and a read
+past its deadline kills the process.  The bot's stderr is kept in a capped buffer (its last lines go
+into failure messages) and logged, capped too, to the ``canasta_sim.bots`` logger, which a run's log
+receives.  Failures are :class:`~canasta_sim.errors.SeatFailure` with reason ``timeout`` or ``crash``.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import selectors
+import subprocess
+import time
+from collections.abc import Sequence
+
+from canasta_sim.errors import SeatFailure
+
+__all__ = ["BotProcess", "STDERR_LOG_LIMIT"]
+
+logger = logging.getLogger("canasta_sim.bots")
+
+STDERR_LOG_LIMIT = 64 * 1024
+"""Bytes of one bot process's stderr written to the log; the rest is counted, not logged."""
+
+_STDERR_LINES_KEPT = 20
+_LINE_LIMIT = 16 * 1024 * 1024  # one protocol line longer than this is no protocol at all
+_STOP_GRACE = 0.5
+
+
+class BotProcess:
+    """A bot process speaking lines on its stdin and stdout.
+
+    :param argv: the command and its arguments.
+    :param label: how messages and the log name the bot (its spec).
+    :param memory_limit: the process's address-space limit in MiB (``RLIMIT_AS``), or ``None``.
+    """
+
+    def __init__(self, argv: Sequence[str], *, label: str, memory_limit: int | None = None) -> None:
+        self.argv = list(argv)
+        self.label = label
+        self.memory_limit = memory_limit
+        self.process: subprocess.Popen | None = None
+        self._buffer = bytearray()
+        self._stderr_lines: collections.deque[str] = collections.deque(maxlen=_STDERR_LINES_KEPT)
+        self._stderr_partial = b""
+        self._stderr_logged = 0
+        self._stderr_dropped = 0
+        self._selector: selectors.BaseSelector | None = None
+
+    # ------------------------------------------------------------------------------------------ life
+
+    def start(self) -> None:
+        """Start the process.
+
+        :raises SeatFailure: (``crash``) when it cannot be started.
+        """
+        limit = self.memory_limit
+        try:
+            self.process = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                bufsize=0,
+                preexec_fn=None if limit is None else (lambda: _limit_memory(limit)),
+            )
+        except OSError as error:
+            raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            os.set_blocking(stream.fileno(), False)
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(self.process.stdout, selectors.EVENT_READ, "out")
+        self._selector.register(self.process.stderr, selectors.EVENT_READ, "err")
+
+    @property
+    def running(self) -> bool:
+        """Whether the process has been started and has not been closed or seen to exit."""
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """Kill the process at once and release its pipes."""
+        process = self.process
+        if process is None:
+            return
+        if process.poll() is None:
+            process.kill()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # a process stuck in the kernel: leave it to the system
+            logger.warning("bot %r (pid %d) did not die after SIGKILL", self.label, process.pid)
+        self._drain_stderr()
+        self._release()
+
+    def close(self, farewell: bytes = b"") -> None:
+        """Write ``farewell`` (the quit message), give the bot a moment to exit, then kill it."""
+        process = self.process
+        if process is None:
+            return
+        if farewell and process.poll() is None:
+            try:
+                os.write(process.stdin.fileno(), farewell)
+            except OSError:
+                pass  # it is going anyway
+        try:
+            process.stdin.close()
+        except OSError:
+            pass
+        try:
+            process.wait(timeout=_STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            pass
+        self.kill()
+
+    def _release(self) -> None:
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                stream.close()
+            except OSError:
+                pass
+        self._flush_stderr_line()
+        self.process = None
+
+    # ------------------------------------------------------------------------------------------ I/O
+
+    def write(self, data: bytes, deadline: float | None) -> None:
+        """Write all of ``data`` by ``deadline`` (a :func:`time.monotonic` value, or ``None``).
+
+        :raises SeatFailure: ``crash`` when the bot has exited, ``timeout`` past the deadline.
+        """
+        fd = self.process.stdin.fileno()
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(fd, view)
+            except BlockingIOError:
+                written = 0
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._crashed("closed its input") from None
+            view = view[written:]
+            if view:
+                self._wait(deadline, writing=True)
+
+    def read_line(self, deadline: float | None) -> bytes:
+        """Return the next line the bot writes (without its newline), waiting at most until ``deadline``.
+
+        :raises SeatFailure: ``timeout`` past the deadline (the process is killed first), ``crash`` when
+            the process exits or closes its output first.
+        """
+        buffer = self._buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(buffer[:end])
+                del buffer[: end + 1]
+                return line
+            if len(buffer) > _LINE_LIMIT:
+                raise SeatFailure(f"wrote a line longer than {_LINE_LIMIT} bytes{self.stderr_tail()}",
+                                  reason="malformed")
+            self._wait(deadline, writing=False)
+
+    def _wait(self, deadline: float | None, *, writing: bool) -> None:
+        """Wait for output (or room to write) and take in whatever the bot wrote meanwhile."""
+        selector = self._selector
+        if writing:
+            selector.register(self.process.stdin, selectors.EVENT_WRITE, "in")
+        try:
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                raise self._timed_out()
+            events = selector.select(timeout)
+            if not events:
+                raise self._timed_out()
+            for key, _ in events:
+                if key.data == "out":
+                    chunk = _read(key.fileobj)
+                    if chunk == b"":
+                        raise self._crashed("closed its output")
+                    if chunk is not None:
+                        self._buffer += chunk
+                elif key.data == "err":
+                    chunk = _read(key.fileobj)
+                    if chunk:
+                        self._take_stderr(chunk)
+                    elif chunk == b"":
+                        selector.unregister(key.fileobj)
+        finally:
+            if writing and self._selector is not None:
+                self._selector.unregister(self.process.stdin)
+
+    # ------------------------------------------------------------------------------------------ failures
+
+    def _timed_out(self) -> SeatFailure:
+        pid = self.process.pid
+        self.kill()
+        return SeatFailure(f"bot process {pid} did not answer in time and was killed{self.stderr_tail()}",
+                           reason="timeout")
+
+    def _crashed(self, what: str) -> SeatFailure:
+        process = self.process
+        pid = process.pid
+        try:
+            code = process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            code = None
+        self.kill()
+        if code is None:
+            status = "still running, killed"
+        elif code < 0:
+            status = f"killed by signal {-code}"
+        else:
+            status = f"exit status {code}"
+        return SeatFailure(f"bot process {pid} {what} ({status}){self.stderr_tail()}", reason="crash")
+
+    def stderr_tail(self) -> str:
+        """The bot's last stderr lines, as a suffix for failure messages (empty when it wrote none)."""
+        lines = list(self._stderr_lines)
+        if self._stderr_partial:
+            lines.append(self._stderr_partial.decode(errors="replace"))
+        if not lines:
+            return ""
+        return "; its last stderr lines: " + " | ".join(line.rstrip() for line in lines[-5:])
+
+    # ------------------------------------------------------------------------------------------ stderr
+
+    def _drain_stderr(self) -> None:
+        process = self.process
+        if process is None or process.stderr.closed:
+            return
+        while True:
+            chunk = _read(process.stderr)
+            if not chunk:
+                return
+            self._take_stderr(chunk)
+
+    def _take_stderr(self, chunk: bytes) -> None:
+        data = self._stderr_partial + chunk
+        *lines, self._stderr_partial = data.split(b"\n")
+        if len(self._stderr_partial) > 4096:  # a line without end: keep its start, count the rest
+            lines.append(self._stderr_partial[:4096])
+            self._stderr_partial = b""
+        for raw in lines:
+            self._log_stderr(raw.decode(errors="replace"))
+
+    def _flush_stderr_line(self) -> None:
+        if self._stderr_partial:
+            self._log_stderr(self._stderr_partial.decode(errors="replace"))
+            self._stderr_partial = b""
+        if self._stderr_dropped:
+            logger.info("bot %r: %d further bytes of stderr not logged (limit %d)",
+                        self.label, self._stderr_dropped, STDERR_LOG_LIMIT)
+            self._stderr_dropped = 0
+
+    def _log_stderr(self, line: str) -> None:
+        self._stderr_lines.append(line)
+        if self._stderr_logged + len(line) <= STDERR_LOG_LIMIT:
+            self._stderr_logged += len(line) + 1
+            logger.info("bot %r stderr: %s", self.label, line)
+        else:
+            self._stderr_dropped += len(line) + 1
+
+
+def _read(stream) -> bytes | None:
+    """Read what is there: bytes, ``b''`` at end of file, ``None`` when nothing is ready after all."""
+    try:
+        return os.read(stream.fileno(), 65536)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
+def _limit_memory(megabytes: int) -> None:
+    """In the child, before the bot starts: cap its address space (a bot past it fails to allocate)."""
+    import resource
+
+    limit = megabytes * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
