@@ -22,6 +22,7 @@ from typing import Any, BinaryIO
 from canasta_sim.errors import CanastaError, IllegalMoveError
 from canasta_sim.loader import load_strategy
 from canasta_sim.moves import Discard, Draw, Meld, Stop, TakePile, parse_move
+from canasta_sim.parameters import declared_parameters
 from canasta_sim.protocol import PROTOCOL_VERSION, encode
 from canasta_sim.rules import Rules
 from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
@@ -66,7 +67,7 @@ class BotServer:
             "name": cls.name,
             "version": cls.version,
             "description": cls.description,
-            "parameters": dict(cls.parameters),
+            "parameters": {key: item.default for key, item in declared_parameters(cls.parameters).items()},
             "legal": False,
             "events": cls.on_event is not Strategy.on_event,
         }
