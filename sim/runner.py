@@ -38,7 +38,7 @@ from typing import Any
 from multiprocessing_logging import MultiProcessingHandler
 
 from canasta_sim.engine import derive_seed, play_game
-from canasta_sim.errors import RulesError, StrategyError, StrategyLoadError
+from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.loader import LoadedStrategy, load_strategy
 from canasta_sim.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.records import ChunkRecorder
@@ -54,7 +54,9 @@ __all__ = [
     "RunSettings",
     "default_chunk_size",
     "default_workers",
+    "ChunkBook",
     "describe_strategy",
+    "log_failure",
     "run_chunks",
     "settings_from_manifest",
 ]
@@ -254,73 +256,85 @@ class ChunkPlayer:
         game_ids = settings.chunk_games(chunk)
         if self.stop_event.is_set():
             return ChunkReport(chunk, 0, False, (0,) * len(settings.entrants))
-        recorder = ChunkRecorder()
-        wins = [0] * len(settings.entrants)
-        forfeits = 0
-        error_text = None
+        book = ChunkBook(settings, chunk, self.on_error)
         for game_id in game_ids:
             if self.stop_event.is_set():
                 break
-            specs = settings.sides(game_id)
-            first = self.factories[specs[0]]
-            second = self.factories[specs[1]]
-            seed = settings.game_seed(game_id)
-            try:
-                result = play_game(
-                    [first, second, first, second],
-                    seed=seed,
-                    rules=settings.rules,
-                    names=[*specs, *specs],
-                    time_limit=settings.time_limit,
-                )
-            except StrategyError as error:
-                description = f"game {game_id}: {error}"
-                if self.on_error == "stop":
-                    error_text = description
-                    break
-                logger.warning("%s; side %s forfeits the game", description, "AB"[error.seat % 2])
-                recorder.add_forfeit(game_id, seed, specs, error, settings.deal_id(game_id))
-                forfeits += 1
-                wins[settings.entrant_of(specs, 1 - error.seat % 2)] += 1
-                continue
-            recorder.add_game(game_id, result, specs, settings.deal_id(game_id))
-            if result.winner is not None:
-                wins[settings.entrant_of(specs, result.winner)] += 1
+            if not book.add(game_id, self.play_game(game_id)):
+                break
+        return book.finish(self.directory)
+
+    def play_game(self, game_id: int, monitor=None):
+        """Play game ``game_id``: its :class:`~canasta_sim.engine.GameResult`, or the
+        :class:`~canasta_sim.errors.StrategyError` that ended it (logged here, where it happened)."""
+        settings = self.settings
+        specs = settings.sides(game_id)
+        first = self.factories[specs[0]]
+        second = self.factories[specs[1]]
+        try:
+            return play_game(
+                [first, second, first, second],
+                seed=settings.game_seed(game_id),
+                rules=settings.rules,
+                names=[*specs, *specs],
+                time_limit=settings.time_limit,
+                monitor=monitor,
+            )
+        except StrategyError as error:
+            log_failure(game_id, error, self.on_error)
+            return error
+
+
+def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:
+    """Log a strategy failure: one line (a warning under ``forfeit``), the strategy's traceback at debug level."""
+    if on_error == "forfeit":
+        logger.warning("game %d: %s; side %s forfeits the game", game_id, error, "AB"[error.seat % 2])
+    if error.traceback:
+        logger.debug("game %d: the traceback of seat %d's strategy %r:\n%s", game_id, error.seat, error.spec,
+                     error.traceback.rstrip())
+
+
+class ChunkBook:
+    """The games of one chunk as they come in, from one player or from a supervised worker."""
+
+    def __init__(self, settings: RunSettings, chunk: int, on_error: str) -> None:
+        self.settings = settings
+        self.chunk = chunk
+        self.on_error = on_error
+        self.recorder = ChunkRecorder()
+        self.wins = [0] * len(settings.entrants)
+        self.forfeits = 0
+        self.error: str | None = None
+
+    def add(self, game_id: int, outcome) -> bool:
+        """Record a game's result or failure; ``False`` when the failure stops the run (``on_error='stop'``)."""
+        settings = self.settings
+        specs = settings.sides(game_id)
+        if isinstance(outcome, StrategyError):
+            if self.on_error == "stop":
+                self.error = f"game {game_id}: {outcome}"
+                return False
+            self.recorder.add_forfeit(game_id, settings.game_seed(game_id), specs, outcome, settings.deal_id(game_id))
+            self.forfeits += 1
+            self.wins[settings.entrant_of(specs, 1 - outcome.seat % 2)] += 1
+            return True
+        self.recorder.add_game(game_id, outcome, specs, settings.deal_id(game_id))
+        if outcome.winner is not None:
+            self.wins[settings.entrant_of(specs, outcome.winner)] += 1
+        return True
+
+    def finish(self, directory: RunDirectory) -> ChunkReport:
+        """Write the chunk's parts (if any game was recorded) and report it."""
+        recorder = self.recorder
         if recorder.game_count:
-            self.directory.write_chunk(chunk, *recorder.tables())
-        complete = recorder.game_count == len(game_ids)
-        logger.debug("chunk %d: %d of %d games written", chunk, recorder.game_count, len(game_ids))
-        return ChunkReport(chunk, recorder.game_count, complete, tuple(wins), forfeits, error_text)
+            directory.write_chunk(self.chunk, *recorder.tables())
+        expected = len(self.settings.chunk_games(self.chunk))
+        logger.debug("chunk %d: %d of %d games written", self.chunk, recorder.game_count, expected)
+        return ChunkReport(self.chunk, recorder.game_count, recorder.game_count == expected, tuple(self.wins),
+                           self.forfeits, self.error)
 
 
 # --- worker processes ---------------------------------------------------------------------------------
-
-_player: ChunkPlayer | None = None
-_player_error: str = ""
-
-
-def _initialize_worker(settings, run_path, on_error, stop_event, log_queue, log_level) -> None:
-    global _player, _player_error
-    # Ctrl-C reaches every process of the terminal's group; only the parent decides what it means.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if log_queue is not None:
-        root = logging.getLogger()
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        root.addHandler(logging.handlers.QueueHandler(log_queue))
-        root.setLevel(log_level)
-    try:
-        _player = ChunkPlayer(settings, run_path, on_error, stop_event)
-    except Exception as error:  # a plugin failing to load here: an initializer that raises is respawned forever
-        _player_error = f"a worker could not load the strategies: {type(error).__name__}: {error}"
-
-
-def _play_in_worker(chunk: int) -> ChunkReport:
-    if _player is None:
-        raise StrategyLoadError(_player_error)
-    return _player.play(chunk)
-
 
 @contextlib.contextmanager
 def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[Any]:
@@ -384,56 +398,33 @@ def run_chunks(
     on_error: str = "stop",
     on_chunk: Callable[[ChunkReport], None] = lambda report: None,
     log_handlers: Sequence[logging.Handler] = (),
+    memory_limit: int | None = None,
 ) -> tuple[bool, str | None]:
-    """Play the given chunks, calling ``on_chunk`` in the parent as each one ends.
+    """Play the given chunks in supervised worker processes (:mod:`canasta_sim.supervisor`), calling
+    ``on_chunk`` in this process as each one ends.
 
-    With one worker (or one chunk) the games are played in this process.
+    Strategy code never runs in this process, even with one worker: a strategy that crashes, exits,
+    hangs or raises ``KeyboardInterrupt`` costs its seat the game, never the run.
 
+    :param memory_limit: megabytes of address space each worker may use (``None``: no limit).
     :returns: ``(interrupted, error)``: whether Ctrl-C/SIGTERM stopped the run, and the description of
         the strategy failure that stopped it (``on_error='stop'``), or ``None``.
     """
+    from canasta_sim.supervisor import supervise  # the supervisor builds on this module's ChunkPlayer
+
     if on_error not in ON_ERROR_CHOICES:
         raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
     directory.create()
-    error: str | None = None
+    if not chunks:
+        return False, None
     # fork where it exists (multiprocessing-logging needs it); spawn elsewhere, with a QueueHandler.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     stop_event = context.Event()
-    processes = min(workers, len(chunks))
-    with _stop_on_signals(stop_event) as signals:
-        if processes <= 1:
-            player = ChunkPlayer(settings, str(directory.path), on_error, stop_event)
-            for chunk in chunks:
-                report = player.play(chunk)
-                error = error or report.error
-                if report.error:
-                    stop_event.set()
-                on_chunk(report)
-            return signals["interrupted"], error
-        with _worker_logging(context, log_handlers) as log_queue:
-            level = logging.getLogger().getEffectiveLevel()
-            pool = context.Pool(
-                processes,
-                initializer=_initialize_worker,
-                initargs=(settings, str(directory.path), on_error, stop_event, log_queue, level),
-            )
-            try:
-                for report in pool.imap_unordered(_play_in_worker, chunks, chunksize=1):
-                    if report.error and error is None:
-                        error = report.error
-                        stop_event.set()
-                    on_chunk(report)
-            except KeyboardInterrupt:
-                # A second Ctrl-C: the user wants out now; finished chunks are on disk already.
-                pool.terminate()
-                pool.join()
-                raise
-            except BaseException:
-                # A bug surfacing from a worker or in on_chunk: stop the others cleanly, then report it.
-                stop_event.set()
-                pool.close()
-                pool.join()
-                raise
-            pool.close()
-            pool.join()
+    with _stop_on_signals(stop_event) as signals, _worker_logging(context, log_handlers) as log_queue:
+        try:
+            error = supervise(settings, directory, chunks, workers=workers, on_error=on_error, stop_event=stop_event,
+                              context=context, log_queue=log_queue, on_chunk=on_chunk, memory_limit=memory_limit)
+        except BaseException:
+            stop_event.set()
+            raise
     return signals["interrupted"], error

@@ -15,8 +15,9 @@ SIM = Path(__file__).resolve().parent.parent / "sim"
 LAYERS = [
     ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
-    ("play", {"view", "strategy", "engine", "loader"}),
-    ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis"}),
+    ("play", {"arbiter", "view", "strategy", "engine", "loader"}),
+    ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "supervisor", "dask_backend",
+              "analysis"}),
     ("people", {"narrate", "human"}),
     ("command line", {"cli", "__main__", "commands"}),
 ]

@@ -38,6 +38,26 @@ def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]
     }
 
 
+def forfeit_reasons(directory: RunDirectory) -> dict[str, dict[str, int]]:
+    """How many games each strategy forfeited, by reason (the ``forfeit_reason`` column), for the report."""
+    counts: dict[str, dict[str, int]] = {}
+    for _, games, _ in directory.iter_chunks(None, ["game_id"]):
+        if "forfeit_reason" not in games.column_names:
+            continue  # a run written before the column existed
+        rows = games.select(["team_a_strategy", "team_b_strategy", "forfeit_team", "forfeit_reason"]).to_pylist()
+        for row in rows:
+            if row["forfeit_team"] is not None:
+                spec = row["team_a_strategy"] if row["forfeit_team"] == "A" else row["team_b_strategy"]
+                reasons = counts.setdefault(spec, {})
+                reasons[row["forfeit_reason"]] = reasons.get(row["forfeit_reason"], 0) + 1
+    return counts
+
+
+def _forfeit_lines(reasons: dict[str, dict[str, int]]) -> list[str]:
+    return [f"forfeits of {spec}: " + ", ".join(f"{count} {reason}" for reason, count in sorted(by_reason.items()))
+            for spec, by_reason in sorted(reasons.items())]
+
+
 def _header(description: dict[str, Any], path: Path) -> list[str]:
     labels = description["strategies"]
     if len(labels) >= 3:
@@ -49,6 +69,7 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
         f"run {path}: {matchup}",
         f"games {description['games_done']} of {description['games_planned']} ({description['status']}), "
         f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
+        *_forfeit_lines(description.get("forfeit_reasons", {})),
     ]
 
 
@@ -67,6 +88,7 @@ def report_command(run_dir: Path, style: str) -> None:
     if not games_read:
         raise fail(f"run {str(run_dir)!r} has no finished games yet; nothing to report")
     description = run_description(manifest, games_read)
+    description["forfeit_reasons"] = forfeit_reasons(directory)
     if style == "json":
         click.echo(format_summary(rows, "json", extra={"run": description}))
     elif style == "csv":

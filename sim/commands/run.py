@@ -7,6 +7,7 @@ by a strategy failure exits with 1, an interrupted one with 130, and both keep e
 from __future__ import annotations
 
 import datetime
+import functools
 import logging
 import os
 import shlex
@@ -165,6 +166,9 @@ def _check_versions(manifest: dict, loaded, path) -> None:
               help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
 @click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
               help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error).")
+@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+              help="Megabytes of address space each worker process may use; a strategy allocating past it fails "
+                   "with MemoryError (or its worker dies), charged to its seat (see --on-error).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
@@ -180,7 +184,8 @@ def _check_versions(manifest: dict, loaded, path) -> None:
                    "(default: 60 plus 10 per game of a chunk).")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                duplicate, time_limit, quiet, verbose, log_file, backend, scheduler, task_timeout) -> None:
+                duplicate, time_limit, memory_limit, quiet, verbose, log_file, backend, scheduler,
+                task_timeout) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
     One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
@@ -191,6 +196,11 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     except CanastaError as error:
         raise fail(str(error)) from None
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
+    if memory_limit is not None:
+        if play_chunks is not run_chunks:
+            raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
+                       "dask's own --memory-limit")
+        play_chunks = functools.partial(run_chunks, memory_limit=memory_limit)
     manifest: dict[str, Any] | None = None
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():
