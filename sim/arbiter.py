@@ -186,6 +186,9 @@ class GameFingerprint:
     __slots__ = ("state", "hands", "stock", "pile", "melds", "meld_changes", "control", "red_threes",
                  "hand_sizes", "melded")
 
+    CONTROL = _CONTROL
+    """Reads the scalar parts (whose turn, phase, rules, scores, requirements) as one tuple."""
+
     def __init__(self, state) -> None:
         self.state = state
         self.meld_changes = -1
@@ -193,7 +196,7 @@ class GameFingerprint:
         self.take()
 
     def take(self) -> None:
-        """Copy the state as the engine left it."""
+        """Copy the state as the engine left it (the engine's ``_Table.apply`` inlines this; keep them alike)."""
         state = self.state
         self.hands = list(map(list.copy, state.hands))
         # The engine only ever pops the stock, and the copy equalled it before the engine's change.

@@ -53,6 +53,8 @@ _ASK = Ask()
 _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
+_EVENT_CALL = CALL_CODES["event"]
+_CONTROL = GameFingerprint.CONTROL
 
 
 def derive_seed(seed: int, label: str) -> int:
@@ -211,8 +213,16 @@ class _Table:
         )
 
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
+        fingerprint = self.fingerprint
         if self.called:
-            self.settle()  # the decisions since the last change must have left the game as it was
+            # The calls since the last change must have left the game as it was.  GameFingerprint.changed,
+            # inlined: this runs before every move, and a call costs more than the comparisons.
+            if (state.hands != fingerprint.hands or state.stock != fingerprint.stock or state.pile != fingerprint.pile
+                    or state.melds != fingerprint.melds or state.red_threes != fingerprint.red_threes
+                    or state.hand_sizes != fingerprint.hand_sizes or state.side_has_melded != fingerprint.melded
+                    or _CONTROL(state) != fingerprint.control):
+                self.settle()
+            self.called = 0
         before = state.red_threes[seat]
         try:
             state.apply(move)
@@ -223,11 +233,33 @@ class _Table:
                 seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move,
                 reason="malformed",
             ) from error
-        self.fingerprint.take()
+        # GameFingerprint.take, inlined (see above).
+        fingerprint.hands = list(map(list.copy, state.hands))
+        del fingerprint.stock[len(state.stock):]  # the engine only pops the stock
+        fingerprint.pile = state.pile.copy()
+        if state.meld_changes != fingerprint.meld_changes:
+            fingerprint.meld_changes = state.meld_changes
+            fingerprint.melds = [list(map(list.copy, side)) for side in state.melds]
+        fingerprint.red_threes = state.red_threes.copy()
+        fingerprint.hand_sizes = state.hand_sizes.copy()
+        fingerprint.melded = state.side_has_melded.copy()
+        fingerprint.control = _CONTROL(state)
         if self.listeners:
             event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
+            if self.monitor is not None or self.clock is not None or type(self) is not _Table:
+                for listener_seat, player in self.listeners:
+                    self.ask(listener_seat, "event", player.on_event, event)
+                return
             for listener_seat, player in self.listeners:
-                self.ask(listener_seat, "event", player.on_event, event)
+                # _Table.ask, inlined for the most frequent call into strategy code.
+                try:
+                    player.on_event(event)
+                except ArbiterSignal:
+                    raise
+                except BaseException as error:  # strategy code's failure of any kind is the seat's
+                    raise self.failure(listener_seat, "event", error) from error
+                self.called |= _SIDE_BITS[listener_seat]
+                self.last_call = _EVENT_CALL + listener_seat
 
 
 class _StrictTable(_Table):
