@@ -33,6 +33,7 @@ from operator import attrgetter
 from canasta_sim.errors import UserInterrupt
 
 __all__ = [
+    "is_trusted",
     "CALL_CODES",
     "MONITOR_CALL",
     "MONITOR_GAME",
@@ -164,6 +165,25 @@ class _Watchdog:
                 # blocked in C does not (the Dask task timeout covers that).
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread_id),
                                                            ctypes.py_object(DecisionTimeout))
+
+
+_TRUSTED: frozenset[type] | None = None
+
+
+def is_trusted(player) -> bool:
+    """Whether ``player`` is an instance of one of canasta-sim's own built-in strategies (``random``,
+    ``greedy``, ``expert``, exactly those classes, not subclasses).
+
+    Their calls are not fingerprinted: they are the project's code, reviewed and tested to keep to the view
+    (tests/test_arbiter.py plays them with every call checked), so a tournament of built-ins pays nothing
+    for the guard.  Every other strategy's calls are checked.
+    """
+    global _TRUSTED
+    if _TRUSTED is None:
+        from canasta_sim.strategies import BUILTIN  # late: the built-ins import the play layer
+
+        _TRUSTED = frozenset(BUILTIN.values())
+    return type(player) in _TRUSTED
 
 
 # Whose turn it is and what governs it: compared by value (mostly identity) after strategy code ran.

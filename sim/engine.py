@@ -27,6 +27,7 @@ from canasta_sim.arbiter import (
     DecisionTimeout,
     GameFingerprint,
     decode_call,
+    is_trusted,
     strategy_traceback,
 )
 from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
@@ -111,7 +112,7 @@ class _Table:
     """
 
     __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "monitor", "fingerprint",
-                 "called", "last_call")
+                 "called", "last_call", "side_bits", "guarded")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
                  monitor=None) -> None:
@@ -124,6 +125,9 @@ class _Table:
         self.fingerprint: GameFingerprint | None = None
         self.called = 0
         """The sides called since the fingerprint was last compared: bit 1 side A, bit 2 side B."""
+        self.side_bits = tuple(0 if is_trusted(player) else _SIDE_BITS[seat] for seat, player in enumerate(players))
+        """Each seat's bit in :attr:`called`; 0 for a built-in strategy, whose calls are not checked."""
+        self.guarded = any(self.side_bits)
         self.last_call = 0
         """The last call into strategy code, as ``CALL_CODES[decision] + seat``."""
         # (seat, strategy) of the strategies that override on_event: the others are not called at all.
@@ -132,8 +136,9 @@ class _Table:
         ]
 
     def watch(self, state: HandState) -> None:
-        """Start watching a newly dealt hand."""
-        self.fingerprint = GameFingerprint(state)
+        """Start watching a newly dealt hand (when any seat's calls are checked)."""
+        if self.guarded:
+            self.fingerprint = GameFingerprint(state)
         self.called = 0
 
     def settle(self) -> None:
@@ -187,8 +192,10 @@ class _Table:
             if elapsed > self.time_limit:
                 raise self.error(seat, decision, f"took {elapsed:.3f} s, over the budget of {self.time_limit} s",
                                  value, reason="timeout")
-        self.called |= _SIDE_BITS[seat]
-        self.last_call = CALL_CODES[decision] + seat
+        bit = self.side_bits[seat]
+        if bit:  # a checked seat: remember the call, which is charged if the game changed since
+            self.called |= bit
+            self.last_call = CALL_CODES[decision] + seat
         return value
 
     def failure(self, seat: int, decision: str, error: BaseException) -> StrategyError:
@@ -233,6 +240,29 @@ class _Table:
                 seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move,
                 reason="malformed",
             ) from error
+        if self.guarded:
+            self._take(state, fingerprint)
+        if self.listeners:
+            event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
+            if self.monitor is not None or self.clock is not None or type(self) is not _Table:
+                for listener_seat, player in self.listeners:
+                    self.ask(listener_seat, "event", player.on_event, event)
+                return
+            side_bits = self.side_bits
+            for listener_seat, player in self.listeners:
+                # _Table.ask, inlined for the most frequent call into strategy code.
+                try:
+                    player.on_event(event)
+                except ArbiterSignal:
+                    raise
+                except BaseException as error:  # strategy code's failure of any kind is the seat's
+                    raise self.failure(listener_seat, "event", error) from error
+                if side_bits[listener_seat]:
+                    self.called |= side_bits[listener_seat]
+                    self.last_call = _EVENT_CALL + listener_seat
+
+    @staticmethod
+    def _take(state: HandState, fingerprint: GameFingerprint) -> None:
         # GameFingerprint.take, inlined (see above).
         fingerprint.hands = list(map(list.copy, state.hands))
         del fingerprint.stock[len(state.stock):]  # the engine only pops the stock
@@ -244,22 +274,6 @@ class _Table:
         fingerprint.hand_sizes = state.hand_sizes.copy()
         fingerprint.melded = state.side_has_melded.copy()
         fingerprint.control = _CONTROL(state)
-        if self.listeners:
-            event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
-            if self.monitor is not None or self.clock is not None or type(self) is not _Table:
-                for listener_seat, player in self.listeners:
-                    self.ask(listener_seat, "event", player.on_event, event)
-                return
-            for listener_seat, player in self.listeners:
-                # _Table.ask, inlined for the most frequent call into strategy code.
-                try:
-                    player.on_event(event)
-                except ArbiterSignal:
-                    raise
-                except BaseException as error:  # strategy code's failure of any kind is the seat's
-                    raise self.failure(listener_seat, "event", error) from error
-                self.called |= _SIDE_BITS[listener_seat]
-                self.last_call = _EVENT_CALL + listener_seat
 
 
 class _StrictTable(_Table):
@@ -428,10 +442,10 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
             if observer is not None:
                 observer.on_hand_end(state, result)
             # A frozen result can still be changed through object.__setattr__: its hash must not move.
-            result_hash = hash(result)
+            result_hash = hash(result) if table.guarded else 0
             for seat, player in enumerate(instances):
                 table.ask(seat, "hand end", player.on_hand_end, result)
-                if hash(result) != result_hash:
+                if table.side_bits[seat] and hash(result) != result_hash:
                     raise table.error(seat, "hand end", "changed the hand's result it was shown", None,
                                       reason="tampering")
             table.settle()

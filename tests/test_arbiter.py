@@ -23,8 +23,9 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
-from canasta_sim.engine import play_game
+from canasta_sim.engine import MAX_HANDS_PER_GAME, play_game
 from canasta_sim.errors import StrategyError
+from canasta_sim.rules import DEFAULT_RULES
 from canasta_sim.strategies import Greedy
 from tests.helpers import read_run_tables
 
@@ -219,3 +220,19 @@ def test_a_strategy_error_keeps_the_strategys_own_traceback_and_crosses_processe
     assert "engine.py" not in error.traceback.splitlines()[1]  # it starts at the strategy's frame
     copy = pickle.loads(pickle.dumps(error))
     assert str(copy) == str(error) and copy.traceback == error.traceback and copy.reason == error.reason
+
+
+@pytest.mark.timeout(120)
+def test_the_built_in_strategies_never_change_the_game_so_they_may_go_unchecked(monkeypatch):
+    # Built-ins are trusted (canasta_sim.arbiter.is_trusted): this is what earns them that trust.
+    import canasta_sim.engine
+    from canasta_sim.strategies import Expert, RandomPlay
+
+    monkeypatch.setattr(canasta_sim.engine, "is_trusted", lambda player: False)
+    for seed, (first, second) in enumerate([(Expert, Greedy), (Greedy, RandomPlay), (RandomPlay, Expert)]):
+        players = [first, second, first, second]
+        names = [player.name for player in players]
+        # Strict: the game is compared with its fingerprint after every single call.
+        result = canasta_sim.engine._play(players, seed, DEFAULT_RULES, names, None, MAX_HANDS_PER_GAME, None, None,
+                                          strict=True)
+        assert result == play_game(players, seed=seed)
