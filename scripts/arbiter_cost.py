@@ -27,13 +27,18 @@ import sys, time
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.loader import load_strategy
 games = int(sys.argv[1])
-expert, greedy = load_strategy("expert"), load_strategy("greedy")
+expert, greedy = load_strategy(sys.argv[2]), load_strategy("greedy")
 start = time.perf_counter()
 for game in range(games):
     seats = [expert, greedy] if game % 2 == 0 else [greedy, expert]
     play_game(seats * 2, seed=derive_seed(5, f"game{game}"))
 print(time.perf_counter() - start)
 """
+
+
+FIRST = "expert"
+"""The strategy playing greedy: a built-in is trusted (not fingerprinted); ``--checked`` plays expert's own
+code loaded from its file, as a user's strategy would be, so that every one of its calls is checked."""
 
 
 def _environment(path: str | None) -> dict[str, str]:
@@ -44,7 +49,7 @@ def _environment(path: str | None) -> dict[str, str]:
 
 
 def _seconds(path: str | None, games: int) -> float:
-    output = subprocess.run([sys.executable, "-c", PLAY, str(games)], env=_environment(path), check=True,
+    output = subprocess.run([sys.executable, "-c", PLAY, str(games), FIRST], env=_environment(path), check=True,
                             capture_output=True, text=True, timeout=3600).stdout
     return float(output.split()[-1])
 
@@ -53,7 +58,7 @@ def _instructions(path: str | None, games: int) -> int:
     with tempfile.TemporaryDirectory() as folder:
         result = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder}/out", sys.executable, "-c", PLAY,
-             str(games)], env=_environment(path), check=True, capture_output=True, text=True, timeout=7200,
+             str(games), FIRST], env=_environment(path), check=True, capture_output=True, text=True, timeout=7200,
         )
     return int(re.findall(r"Collected : (\d+)", result.stderr)[-1])
 
@@ -65,7 +70,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="A B pairs of timed processes")
     parser.add_argument("--callgrind", type=int, default=0, metavar="GAMES",
                         help="also count instructions of this many games (and of none, to subtract start-up)")
+    parser.add_argument("--checked", action="store_true",
+                        help="play expert loaded from its file (an untrusted strategy, fingerprinted) against greedy")
     arguments = parser.parse_args()
+    global FIRST
+    if arguments.checked:
+        FIRST = f"{Path(__file__).resolve().parent.parent / 'strategies' / 'expert.py'}:Expert"
     floor = subprocess.run([sys.executable, "/work/shared/bench/floor.py"], capture_output=True, text=True)
     if floor.returncode == 0:
         print(f"floor (pure-Python speed now): {floor.stdout.strip()}")

@@ -38,6 +38,7 @@ from canasta_sim.runner import (
 )
 from canasta_sim.storage import RunDirectory
 from canasta_sim.summary import format_summary, summarize_run
+from canasta_sim.supervisor import WorkerStartError
 
 __all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
 
@@ -352,6 +353,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
                "games_played": 0, "status": "running", "build": accelerator.describe()}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):
         session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
+    if isinstance(play_chunks, functools.partial):
+        session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
     manifest["sessions"].append(session)
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)
@@ -409,6 +412,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     except OSError as failure:  # the disk refused a part or run.json (full, read-only, removed)
         write_error = f"writing the run failed: {failure}"
     except dask_backend.ClusterError as failure:  # no scheduler, a hung chunk, workers that cannot load a strategy
+        write_error = str(failure)
+    except WorkerStartError as failure:  # local workers that cannot load the strategies or die before playing
         write_error = str(failure)
     finally:
         bar.close()
