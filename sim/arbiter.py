@@ -33,7 +33,10 @@ from operator import attrgetter
 from canasta_sim.errors import UserInterrupt
 
 __all__ = [
+    "CodeWatch",
+    "defined_in",
     "is_trusted",
+    "is_trusted_class",
     "CALL_CODES",
     "MONITOR_CALL",
     "MONITOR_GAME",
@@ -61,7 +64,7 @@ MONITOR_START = 2
 """Index of the call's start, in :func:`time.monotonic` seconds (system-wide on Linux)."""
 MONITOR_SIZE = 3
 
-DECISIONS = ("acquire", "ask", "answer", "meld", "discard", "event", "hand start", "hand end", "build")
+DECISIONS = ("acquire", "ask", "answer", "meld", "discard", "event", "hand start", "hand end", "build", "game")
 CALL_CODES = {decision: 4 * index for index, decision in enumerate(DECISIONS)}
 """The code of each decision in the monitor; the seat is added to it."""
 
@@ -178,12 +181,17 @@ def is_trusted(player) -> bool:
     (tests/test_arbiter.py plays them with every call checked), so a tournament of built-ins pays nothing
     for the guard.  Every other strategy's calls are checked.
     """
+    return is_trusted_class(type(player))
+
+
+def is_trusted_class(cls: type) -> bool:
+    """Whether ``cls`` is one of canasta-sim's own built-in strategy classes (see :func:`is_trusted`)."""
     global _TRUSTED
     if _TRUSTED is None:
         from canasta_sim.strategies import BUILTIN  # late: the built-ins import the play layer
 
         _TRUSTED = frozenset(BUILTIN.values())
-    return type(player) in _TRUSTED
+    return cls in _TRUSTED
 
 
 # Whose turn it is and what governs it: compared by value (mostly identity) after strategy code ran.
@@ -245,3 +253,78 @@ class GameFingerprint:
             if live != getattr(self, name):
                 return what
         return "whose turn it is, the phase, the rules, the scores or the meld requirements"
+
+
+# The modules a game runs through: a strategy that rebinds their functions or classes changes other games.
+_WATCHED_MODULES = ("cards", "rules", "moves", "melds", "going_out", "melding", "pile", "state", "legal", "scoring",
+                    "view", "strategy", "engine", "arbiter", "errors")
+
+
+class CodeWatch:
+    """Notices, after a game, that strategy code rebound a function or class of the engine's modules, or an
+    attribute of the run's strategy classes (monkeypatching), and puts the originals back.
+
+    It is checked between games, not between calls (about a thousand identity checks), so it cannot say
+    which call did it: :meth:`check` names what changed and, when the new value is a function, the file
+    that defined it, from which the runner finds the strategy.  Changes that do not rebind a name (an
+    object's state, a list mutated in place) are beyond it: only processes of their own prevent those.
+
+    :param classes: the run's strategy classes; their whole class hierarchy is watched.
+    """
+
+    def __init__(self, classes) -> None:
+        import sys  # late: only runs of many games build one
+
+        owners: list = [sys.modules[f"canasta_sim.{name}"] for name in _WATCHED_MODULES
+                        if f"canasta_sim.{name}" in sys.modules]
+        seen = set()
+        for module in list(owners):
+            owners.extend(value for value in vars(module).values()
+                          if isinstance(value, type) and value.__module__ == module.__name__)
+        for cls in classes:
+            owners.extend(klass for klass in cls.__mro__ if klass is not object)
+        self.owners = []
+        for owner in owners:
+            if id(owner) not in seen:
+                seen.add(id(owner))
+                # Functions, classes and other callables only: module-level caches may change legitimately.
+                entries = {name: value for name, value in vars(owner).items()
+                           if callable(value) or isinstance(value, (staticmethod, classmethod, property))}
+                self.owners.append((owner, entries, len(vars(owner))))
+
+    def check(self) -> list[tuple[str, object]]:
+        """What was rebound since the watch began, as ``(owner.name, new value)``, each put back as it was."""
+        changed = []
+        for owner, entries, size in self.owners:
+            current = vars(owner)
+            if len(current) == size and all(current.get(name) is value for name, value in entries.items()):
+                continue
+            label = getattr(owner, "__qualname__", getattr(owner, "__name__", "?"))
+            for name, value in entries.items():
+                if current.get(name) is not value:
+                    changed.append((f"{label}.{name}", current.get(name)))
+                    _restore(owner, name, value)
+            for name in [name for name in current if name not in entries]:
+                if callable(current[name]) and not name.startswith("__"):
+                    changed.append((f"{label}.{name}", current[name]))
+                    _restore(owner, name, None)
+        return changed
+
+
+def _restore(owner, name: str, value) -> None:
+    if isinstance(owner, type):
+        if value is None:
+            delattr(owner, name)
+        else:
+            setattr(owner, name, value)
+    elif value is None:
+        del vars(owner)[name]
+    else:
+        vars(owner)[name] = value
+
+
+def defined_in(value) -> str | None:
+    """The file that defined a function (or a method's function), if it can be told."""
+    function = getattr(value, "__func__", value)
+    code = getattr(function, "__code__", None)
+    return None if code is None else code.co_filename

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import logging
 import logging.handlers
 import math
 import multiprocessing
 import os
+import random
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -37,6 +39,7 @@ from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
+from canasta_sim.arbiter import CodeWatch, defined_in, is_trusted_class
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.loader import LoadedStrategy, load_strategy
@@ -249,6 +252,7 @@ class ChunkPlayer:
         if factories is None:
             factories = {spec: load_strategy(spec) for spec in settings.specs}
         self.factories = factories
+        self.watch = CodeWatch([loaded.cls for loaded in factories.values()])
 
     def play(self, chunk: int) -> ChunkReport:
         """Play one chunk and write its parts (partial if stopped); return what happened."""
@@ -272,7 +276,7 @@ class ChunkPlayer:
         first = self.factories[specs[0]]
         second = self.factories[specs[1]]
         try:
-            return play_game(
+            outcome = play_game(
                 [first, second, first, second],
                 seed=settings.game_seed(game_id),
                 rules=settings.rules,
@@ -281,8 +285,33 @@ class ChunkPlayer:
                 monitor=monitor,
             )
         except StrategyError as error:
-            log_failure(game_id, error, self.on_error)
-            return error
+            outcome = error
+        changed = self.watch.check()
+        if changed:
+            outcome = self._patched(game_id, specs, changed)
+        if isinstance(outcome, StrategyError):
+            log_failure(game_id, outcome, self.on_error)
+        return outcome
+
+    def _patched(self, game_id: int, specs: tuple[str, str], changed) -> StrategyError:
+        """The failure of a game during which strategy code rebound canasta-sim's or a strategy's code."""
+        suspects = [spec for spec in dict.fromkeys(specs) if not is_trusted_class(self.factories[spec].cls)]
+        files = {spec: inspect.getsourcefile(self.factories[spec].cls) for spec in suspects}
+        culprit = next((spec for name, value in changed for spec in suspects if defined_in(value) == files[spec]),
+                       None)
+        note = ""
+        if culprit is None:
+            culprit = suspects[0] if suspects else specs[0]
+            if len(suspects) != 1:
+                note = " (which strategy did it cannot be told in-process; charged to the first not built in)"
+        names = ", ".join(name for name, _ in changed[:5])
+        error = StrategyError(
+            f"changed canasta-sim's or a strategy's code during the game ({names}), put back as it was{note}",
+            spec=culprit, seat=specs.index(culprit), game_seed=self.settings.game_seed(game_id), decision="game",
+            reason="tampering",
+        )
+        error.first_dealer = random.Random(derive_seed(self.settings.game_seed(game_id), "deck")).randrange(4)
+        return error
 
 
 def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:

@@ -153,3 +153,16 @@ class AllocatesTooMuch(Trap):
 
     def spring(self, view):
         self.hoard = bytearray(4 * 1024**3)
+
+
+class PatchesGreedy(Trap):
+    """Monkeypatches its opponent's class, which would weaken greedy in every later game of the worker."""
+
+    name = "patches-greedy"
+
+    def spring(self, view):
+        Greedy.choose_discard = _first_discard
+
+
+def _first_discard(self, view):
+    return next(view.legal_discards())

@@ -105,6 +105,8 @@ FAILURES = [
     ("GrowsItsMelds", [], "tampering", "changed the game: the melds differs"),
     ("BlamesItsOpponent", [], "exception", "raised StrategyError"),
     ("AllocatesTooMuch", ["--memory-limit", "1500"], "exception", "raised MemoryError"),
+    ("PatchesGreedy", [], "tampering", "changed canasta-sim's or a strategy's code during the game "
+                                       "(Greedy.choose_discard), put back as it was"),
 ]
 
 
