@@ -238,3 +238,37 @@ def test_the_built_in_strategies_never_change_the_game_so_they_may_go_unchecked(
         result = canasta_sim.engine._play(players, seed, DEFAULT_RULES, names, None, MAX_HANDS_PER_GAME, None, None,
                                           strict=True)
         assert result == play_game(players, seed=seed)
+
+
+@pytest.mark.timeout(60)
+def test_the_strategys_traceback_is_in_the_runs_log_and_the_message_stays_one_line(tmp_path):
+    log = tmp_path / "run.log"
+    result, text = run(tmp_path / "run", "-s", spec("CallsSysExit"), "-s", "greedy", "--log-file", str(log))
+    assert result.exit_code == 1 and "Traceback" not in text
+    logged = log.read_text()
+    assert "Traceback (most recent call last)" in logged and f'"{BAD}", line' in logged and "in spring" in logged
+    assert "sys.exit(3)" in logged
+
+
+@pytest.mark.timeout(30)
+def test_the_clock_stops_an_endless_loop_in_a_thread_too_as_on_a_dask_worker():
+    import importlib.util
+    import threading
+
+    loaded = importlib.util.spec_from_file_location("bad_strategies_for_threads", BAD)
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    outcome = {}
+
+    def play():
+        try:
+            for seed in range(40):  # the trap springs in some games only
+                play_game([module.LoopsForever, Greedy] * 2, seed=seed, time_limit=0.2)
+        except StrategyError as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=play, daemon=True)
+    thread.start()
+    thread.join(20)
+    assert not thread.is_alive()
+    assert outcome["error"].reason == "timeout" and "time limit of 0.2 s" in str(outcome["error"])
