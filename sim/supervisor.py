@@ -36,6 +36,7 @@ import logging.handlers
 import multiprocessing
 import multiprocessing.connection
 import os
+import pickle
 import random
 import resource
 import signal
@@ -155,6 +156,7 @@ def _worker_main(connection, monitor_memory, settings, on_error, stop_event, log
         for game_id in range(first, settings.chunk_games(chunk).stop):
             if stop_event.is_set():
                 break
+            monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
             monitor[MONITOR_GAME] = game_id
             try:
                 outcome = player.play_game(game_id, monitor)
@@ -283,7 +285,8 @@ def supervise(
             finish(chunk)
 
     def drain(worker: _Worker) -> None:
-        with contextlib.suppress(EOFError, OSError):
+        # A worker killed while sending leaves a cut message: what came before it is kept.
+        with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
             while worker.connection.poll():
                 handle(worker, worker.connection.recv())
 

@@ -272,3 +272,18 @@ def test_the_clock_stops_an_endless_loop_in_a_thread_too_as_on_a_dask_worker():
     thread.join(20)
     assert not thread.is_alive()
     assert outcome["error"].reason == "timeout" and "time limit of 0.2 s" in str(outcome["error"])
+
+
+def test_a_seat_failure_raised_by_a_strategy_proxy_keeps_its_reason():
+    from canasta_sim.errors import SeatFailure
+
+    class DeadProcess(Greedy):
+        name = "dead-process"
+
+        def choose_acquire(self, view):
+            raise SeatFailure("the bot process exited with code 9", reason="crash")
+
+    with pytest.raises(StrategyError) as caught:
+        play_game([DeadProcess, Greedy, DeadProcess, Greedy], seed=1)
+    assert caught.value.reason == "crash" and "the bot process exited with code 9" in str(caught.value)
+    assert caught.value.spec == "dead-process" and caught.value.seat in (0, 2)
