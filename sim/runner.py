@@ -7,15 +7,15 @@ tables are the same whatever the number of workers, the order chunks finish in, 
 run was interrupted and resumed.  With ``duplicate`` set, games ``2k`` and ``2k + 1`` share the
 seed of deal ``k`` instead; three or more specs play a round robin (:mod:`canasta_sim.matchmaking`).
 
-Worker processes load the strategies from their specs (never from pickled classes) and write their
-chunk's Parquet parts themselves (:meth:`canasta_sim.storage.RunDirectory.write_chunk`); the parent only
-receives a small :class:`ChunkReport` per chunk, so its memory stays flat however many games are
-played.
+Worker processes load the strategies from their specs (never from pickled classes) and send each game
+back as it ends; the supervisor (:mod:`canasta_sim.supervisor`) records them and writes each chunk's
+Parquet parts, so the parent's memory stays flat however many games are played, and a worker that dies
+or hangs costs only the game it was playing, charged to the seat whose call was running.
 
 Stopping: a stop event is checked between games.  Ctrl-C or SIGTERM in the parent sets it, a
-strategy failure under ``on_error='stop'`` sets it; workers then write the games they finished (a
-partial part, played again on resume) and the remaining chunks are skipped.  The pool is always
-closed and joined, never terminated, except after a second Ctrl-C.
+strategy failure under ``on_error='stop'`` sets it; workers then finish their game (those still busy two
+seconds later are killed), the games finished are written (a partial part, played again on resume) and
+the remaining chunks are skipped.
 
 Worker log records reach the parent's handlers through multiprocessing-logging when the ``fork``
 start method exists, and through the standard library's ``QueueHandler`` otherwise.
