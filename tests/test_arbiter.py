@@ -287,3 +287,15 @@ def test_a_seat_failure_raised_by_a_strategy_proxy_keeps_its_reason():
         play_game([DeadProcess, Greedy, DeadProcess, Greedy], seed=1)
     assert caught.value.reason == "crash" and "the bot process exited with code 9" in str(caught.value)
     assert caught.value.spec == "dead-process" and caught.value.seat in (0, 2)
+
+
+@pytest.mark.timeout(60)
+def test_report_counts_each_strategys_forfeits_by_reason(tmp_path):
+    out = tmp_path / "run"
+    result, _ = run(out, "-s", spec("AddsJokers"), "-s", "greedy", "--on-error", "forfeit")
+    assert result.exit_code == 0
+    forfeited = int((read_run_tables(out)[0].forfeit_reason == "tampering").sum())
+    text = CliRunner().invoke(main, ["report", str(out)]).output
+    assert f"forfeits of {spec('AddsJokers')}: {forfeited} tampering" in text
+    described = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
+    assert described["run"]["forfeit_reasons"] == {spec("AddsJokers"): {"tampering": forfeited}}
