@@ -18,7 +18,19 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from canasta_sim.errors import IllegalMoveError, StrategyError
+from canasta_sim.arbiter import (
+    CALL_CODES,
+    MONITOR_CALL,
+    MONITOR_START,
+    ArbiterSignal,
+    DecisionClock,
+    DecisionTimeout,
+    GameFingerprint,
+    decode_call,
+    is_trusted,
+    strategy_traceback,
+)
+from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
 from canasta_sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.rules import DEFAULT_RULES, Rules
 from canasta_sim.scoring import HandResult, score_hand
@@ -41,6 +53,9 @@ MAX_HANDS_PER_GAME = 400
 _ASK = Ask()
 _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
+_SIDE_BITS = (1, 2, 1, 2)
+_EVENT_CALL = CALL_CODES["event"]
+_CONTROL = GameFingerprint.CONTROL
 
 
 def derive_seed(seed: int, label: str) -> int:
@@ -86,89 +101,236 @@ class GameObserver:
 
 
 class _Table:
-    """The four seats' strategies, their names for errors, and the game's seed."""
+    """The four seats' strategies, their names for errors, the game's seed, and the arbiter's watch over them.
 
-    __slots__ = ("players", "names", "seed", "time_limit", "listeners")
+    Every call into strategy code goes through :meth:`ask` (or :meth:`apply`'s event loop): whatever the
+    call raises (``KeyboardInterrupt``, ``SystemExit`` and a ``StrategyError`` of the strategy's own
+    making included) is the failure of the seat asked; only the user's :class:`UserInterrupt` passes.
+    The game's :class:`GameFingerprint` is compared after the calls of one side before the other side
+    is called or the engine changes the game, so a change made from strategy code is charged to the
+    side that made it (reason ``tampering``).
+    """
 
-    def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None) -> None:
+    __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "monitor", "fingerprint",
+                 "called", "last_call", "side_bits", "guarded")
+
+    def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
+                 monitor=None) -> None:
         self.players = players
         self.names = names
         self.seed = seed
         self.time_limit = time_limit
+        self.clock = DecisionClock(time_limit) if time_limit is not None else None
+        self.monitor = monitor
+        self.fingerprint: GameFingerprint | None = None
+        self.called = 0
+        """The sides called since the fingerprint was last compared: bit 1 side A, bit 2 side B."""
+        self.side_bits = tuple(0 if is_trusted(player) else _SIDE_BITS[seat] for seat, player in enumerate(players))
+        """Each seat's bit in :attr:`called`; 0 for a built-in strategy, whose calls are not checked."""
+        self.guarded = any(self.side_bits)
+        self.last_call = 0
+        """The last call into strategy code, as ``CALL_CODES[decision] + seat``."""
         # (seat, strategy) of the strategies that override on_event: the others are not called at all.
         self.listeners = [
             (seat, player) for seat, player in enumerate(players) if type(player).on_event is not Strategy.on_event
         ]
 
-    def ask(self, seat: int, decision: str, method: Callable, view: SeatView):
-        start = time.perf_counter() if self.time_limit is not None else 0.0
-        try:
-            value = method(view)
-        except StrategyError:
-            raise
-        except Exception as error:  # a plugin's failure of any kind is reported, never swallowed
-            raise self.error(seat, decision, f"raised {type(error).__name__}: {error}", None) from error
-        if self.time_limit is not None:
+    def watch(self, state: HandState) -> None:
+        """Start watching a newly dealt hand (when any seat's calls are checked)."""
+        if self.guarded:
+            self.fingerprint = GameFingerprint(state)
+        self.called = 0
+
+    def settle(self) -> None:
+        """Compare the game with its fingerprint; a change is the failure of the side called since.
+
+        :raises _UnattributedChange: when both sides were called since the last comparison.
+        """
+        called = self.called
+        self.called = 0
+        if called and self.fingerprint is not None:
+            what = self.fingerprint.changed()
+            if what:
+                if called == 3:
+                    raise _UnattributedChange(what)
+                seat, decision = decode_call(self.last_call)
+                raise self.error(
+                    seat, decision,
+                    f"changed the game: {what} differs from the engine's copy (changing the game's objects "
+                    f"reached through the view is tampering)", None, reason="tampering",
+                )
+
+    def ask(self, seat: int, decision: str, method: Callable, view):
+        monitor = self.monitor
+        if monitor is not None:  # published for the supervisor, which charges a crash or a hang to this call
+            monitor[MONITOR_CALL] = CALL_CODES[decision] + seat
+            monitor[MONITOR_START] = time.monotonic()
+        clock = self.clock
+        if clock is None:
+            try:
+                value = method(view)
+            except ArbiterSignal:
+                raise
+            except BaseException as error:  # strategy code's failure of any kind is the seat's, never swallowed
+                raise self.failure(seat, decision, error) from error
+        else:
+            start = time.perf_counter()
+            try:
+                clock.start()
+                try:
+                    value = method(view)
+                finally:
+                    clock.stop()
+            except ArbiterSignal:
+                raise
+            except DecisionTimeout:
+                raise self.error(seat, decision, f"was stopped at the time limit of {self.time_limit} s", None,
+                                 reason="timeout") from None
+            except BaseException as error:  # strategy code's failure of any kind is the seat's, never swallowed
+                raise self.failure(seat, decision, error) from error
             elapsed = time.perf_counter() - start
             if elapsed > self.time_limit:
-                raise self.error(seat, decision, f"took {elapsed:.3f} s, over the budget of {self.time_limit} s", value)
+                raise self.error(seat, decision, f"took {elapsed:.3f} s, over the budget of {self.time_limit} s",
+                                 value, reason="timeout")
+        bit = self.side_bits[seat]
+        if bit:  # a checked seat: remember the call, which is charged if the game changed since
+            self.called |= bit
+            self.last_call = CALL_CODES[decision] + seat
         return value
 
-    def error(self, seat: int, decision: str, message: str, value) -> StrategyError:
+    def failure(self, seat: int, decision: str, error: BaseException) -> StrategyError:
+        """The seat's :class:`StrategyError` for an exception its code raised, with the strategy's traceback.
+
+        A :class:`SeatFailure` (raised by a proxy standing between the engine and a strategy) keeps its
+        reason; a ``StrategyError`` the strategy made itself, whatever seat it names, is this seat's.
+        """
+        if isinstance(error, SeatFailure):
+            return self.error(seat, decision, str(error), None, reason=error.reason)
+        text = " ".join(str(error).split())
+        return self.error(seat, decision, f"raised {type(error).__name__}: {text}", None,
+                          traceback=strategy_traceback(error))
+
+    def error(self, seat: int, decision: str, message: str, value, *, reason: str | None = None,
+              traceback: str = "") -> StrategyError:
+        if reason is None:
+            reason = "malformed" if message.startswith("returned") else "exception"
         return StrategyError(
-            message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value
+            message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value,
+            reason=reason, traceback=traceback,
         )
 
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
+        fingerprint = self.fingerprint
+        if self.called:
+            # The calls since the last change must have left the game as it was.  GameFingerprint.changed,
+            # inlined: this runs before every move, and a call costs more than the comparisons.
+            if (state.hands != fingerprint.hands or state.stock != fingerprint.stock or state.pile != fingerprint.pile
+                    or state.melds != fingerprint.melds or state.red_threes != fingerprint.red_threes
+                    or state.hand_sizes != fingerprint.hand_sizes or state.side_has_melded != fingerprint.melded
+                    or _CONTROL(state) != fingerprint.control):
+                self.settle()
+            self.called = 0
         before = state.red_threes[seat]
         try:
             state.apply(move)
         except IllegalMoveError as error:
-            raise self.error(seat, decision, f"returned an illegal move: {error}", move) from error
+            raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
         except Exception as error:  # a malformed record, e.g. Discard('K'), fails inside the rule checks
             raise self.error(
-                seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move
+                seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move,
+                reason="malformed",
             ) from error
+        if self.guarded:
+            self._take(state, fingerprint)
         if self.listeners:
             event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
+            if self.monitor is not None or self.clock is not None or type(self) is not _Table:
+                for listener_seat, player in self.listeners:
+                    self.ask(listener_seat, "event", player.on_event, event)
+                return
+            side_bits = self.side_bits
             for listener_seat, player in self.listeners:
+                # _Table.ask, inlined for the most frequent call into strategy code.
                 try:
                     player.on_event(event)
-                except Exception as error:  # a plugin's hook failing is reported like its decisions
-                    raise self.error(listener_seat, "event", f"raised {type(error).__name__}: {error}", None) from error
+                except ArbiterSignal:
+                    raise
+                except BaseException as error:  # strategy code's failure of any kind is the seat's
+                    raise self.failure(listener_seat, "event", error) from error
+                if side_bits[listener_seat]:
+                    self.called |= side_bits[listener_seat]
+                    self.last_call = _EVENT_CALL + listener_seat
+
+    @staticmethod
+    def _take(state: HandState, fingerprint: GameFingerprint) -> None:
+        # GameFingerprint.take, inlined (see above).
+        fingerprint.hands = list(map(list.copy, state.hands))
+        del fingerprint.stock[len(state.stock):]  # the engine only pops the stock
+        fingerprint.pile = state.pile.copy()
+        if state.meld_changes != fingerprint.meld_changes:
+            fingerprint.meld_changes = state.meld_changes
+            fingerprint.melds = [list(map(list.copy, side)) for side in state.melds]
+        fingerprint.red_threes = state.red_threes.copy()
+        fingerprint.hand_sizes = state.hand_sizes.copy()
+        fingerprint.melded = state.side_has_melded.copy()
+        fingerprint.control = _CONTROL(state)
 
 
-class _ObservedTable(_Table):
+class _StrictTable(_Table):
+    """A table that compares the fingerprint after every call into strategy code (slower), so that a change
+    is always charged to the call that made it: used to replay a game whose change could not be attributed."""
+
+    __slots__ = ()
+
+    def ask(self, seat: int, decision: str, method: Callable, view):
+        value = _Table.ask(self, seat, decision, method, view)
+        self.settle()
+        return value
+
+
+class _UnattributedChange(Exception):
+    """The game changed while both sides' code ran since the last comparison: replay to find whose it was."""
+
+
+class _ObservedTable(_StrictTable):
     """A table that also reports every applied move to an observer; a subclass, so that
     unobserved games pay nothing for the feature."""
 
     __slots__ = ("observer",)
 
-    def __init__(self, players, names, seed, time_limit, observer: GameObserver) -> None:
-        super().__init__(players, names, seed, time_limit)
+    def __init__(self, players, names, seed, time_limit, observer: GameObserver, monitor=None) -> None:
+        # Strict: an observed game is watched by a person, so it is never replayed to find a culprit.
+        super().__init__(players, names, seed, time_limit, monitor)
         self.observer = observer
 
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
-        _Table.apply(self, state, seat, decision, move)
+        _StrictTable.apply(self, state, seat, decision, move)
         self.observer.on_move(state)
 
 
 def _build_player(
-    factory: StrategyFactory, seat: int, name: str, seed: int, time_limit: float | None = None
+    factory: StrategyFactory, seat: int, name: str, seed: int, time_limit: float | None = None, monitor=None
 ) -> Strategy:
     """Build one seat's strategy with its own generator; a constructor that fails is the strategy's failure."""
+    if monitor is not None:
+        monitor[MONITOR_CALL] = CALL_CODES["build"] + seat
+        monitor[MONITOR_START] = time.monotonic()
     try:
-        return factory(SeatRandom(derive_seed(seed, f"seat{seat}"), seat=seat, time_limit=time_limit))
-    except StrategyError:
+        player = factory(SeatRandom(derive_seed(seed, f"seat{seat}"), seat=seat, time_limit=time_limit))
+    except ArbiterSignal:
         raise
-    except Exception as error:  # a plugin's constructor failing, whatever the failure, is reported
+    except BaseException as error:  # a plugin's constructor failing, whatever the failure, is reported
+        reason = error.reason if isinstance(error, SeatFailure) else "exception"
         raise StrategyError(
-            f"could not be built: {type(error).__name__}: {error}",
+            f"could not be built: {type(error).__name__}: {' '.join(str(error).split())}",
             spec=name,
             seat=seat,
             game_seed=seed,
             decision="build",
+            reason=reason,
+            traceback=strategy_traceback(error),
         ) from error
+    return player
 
 
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
@@ -224,6 +386,7 @@ def play_game(
     time_limit: float | None = None,
     max_hands: int = MAX_HANDS_PER_GAME,
     observer: GameObserver | None = None,
+    monitor=None,
 ) -> GameResult:
     """Play a whole game to ``rules.target_score`` (R15).
 
@@ -233,16 +396,33 @@ def play_game(
     :param names: the seats' strategy specs, for error messages.
     :param time_limit: seconds a single decision may take, or ``None`` for no limit.
     :param observer: a :class:`GameObserver` told of every hand and move, or ``None``.
-    :raises StrategyError: when a strategy raises, returns a malformed or illegal move, or overruns.
+    :param monitor: a writable sequence of floats (a memoryview on shared memory) where every call into
+        strategy code is published (:data:`~canasta_sim.arbiter.MONITOR_CALL`, ``MONITOR_START``), so that
+        a supervisor outside the process can charge a crash or a hang to the right seat
+        (:mod:`canasta_sim.supervisor`), or ``None``.
+    :raises StrategyError: when a strategy raises, returns a malformed or illegal move, overruns, or
+        changes the game; its ``reason`` says which.
     """
     if len(players) != 4:
         raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
     names = list(names) if names is not None else [getattr(p, "name", repr(p)) for p in players]
-    instances = [_build_player(factory, seat, names[seat], seed, time_limit) for seat, factory in enumerate(players)]
+    try:
+        return _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=False)
+    except _UnattributedChange:
+        # A game is a pure function of its inputs: replaying it with a comparison after every call finds
+        # the seat that changed it.  Should the replay run clean (a strategy whose tampering depends on
+        # state kept outside the game), its result is a game played by the rules, and that is recorded.
+        return _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=True)
+
+
+def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, *, strict: bool) -> GameResult:
+    instances = [
+        _build_player(factory, seat, names[seat], seed, time_limit, monitor) for seat, factory in enumerate(players)
+    ]
     if observer is None:
-        table = _Table(instances, names, seed, time_limit)
+        table = (_StrictTable if strict else _Table)(instances, names, seed, time_limit, monitor)
     else:
-        table = _ObservedTable(instances, names, seed, time_limit, observer)
+        table = _ObservedTable(instances, names, seed, time_limit, observer, monitor)
     deck_rng = random.Random(derive_seed(seed, "deck"))
     first_dealer = deck_rng.randrange(4)  # R2.2: the first dealer is drawn by lot.
     dealer = first_dealer
@@ -254,17 +434,25 @@ def play_game(
         for hand_number in range(1, max_hands + 1):
             state = HandState.deal(rules, deck_rng, dealer=dealer, scores=totals, hand_number=hand_number)
             views = [SeatView(state, seat, totals) for seat in range(4)]
+            table.watch(state)
             if observer is not None:
                 observer.on_hand_start(state)
             for seat, player in enumerate(instances):
                 table.ask(seat, "hand start", player.on_hand_start, views[seat])
             play_hand(state, table, views)
+            table.settle()
             result = score_hand(state)
             hands.append(result)
             if observer is not None:
                 observer.on_hand_end(state, result)
+            # A frozen result can still be changed through object.__setattr__: its hash must not move.
+            result_hash = hash(result) if table.guarded else 0
             for seat, player in enumerate(instances):
                 table.ask(seat, "hand end", player.on_hand_end, result)
+                if table.side_bits[seat] and hash(result) != result_hash:
+                    raise table.error(seat, "hand end", "changed the hand's result it was shown", None,
+                                      reason="tampering")
+            table.settle()
             totals = result.totals_after
             dealer = (dealer + 1) % 4  # R2.2: the deal passes clockwise.
             if max(totals) >= rules.target_score:

@@ -17,6 +17,7 @@ __all__ = [
     "SeatFailure",
     "StrategyError",
     "StrategyLoadError",
+    "UserInterrupt",
 ]
 
 
@@ -97,34 +98,81 @@ class SeatFailure(CanastaError):
 
 
 class StrategyError(CanastaError):
-    """A strategy failed during a game: it raised, returned something malformed or illegal, or overran its time.
+    """A strategy failed during a game: it raised, returned something malformed or illegal, overran its time,
+    died with its worker, or changed the game.
 
     :ivar spec: the strategy's spec.
     :ivar seat: the seat it played.
     :ivar game_seed: the seed of the game.
     :ivar decision: the decision it was asked for.
     :ivar returned: the value it returned (``None`` if it raised); the message shows it.
+    :ivar reason: why the seat failed, one of :data:`FAILURE_REASONS` (the ``forfeit_reason`` column).
+    :ivar traceback: the strategy's own frames when it raised, as text (``""`` otherwise); the
+        one-line message never includes it, the run's log and ``check-strategy`` show it.
     :ivar finished_hands: the hands finished before the failure.
     """
 
     def __init__(
-        self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None
+        self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None,
+        reason: str = "exception", traceback: str = "",
     ) -> None:
+        if reason not in FAILURE_REASONS:
+            raise ValueError(f"unknown failure reason {reason!r}; expected one of {', '.join(FAILURE_REASONS)}")
         self.spec = spec
         self.seat = seat
         self.game_seed = game_seed
         self.decision = decision
         self.returned = returned
+        self.reason = reason
+        self.traceback = traceback
+        self.message = message
         self.finished_hands: tuple = ()
         """The :class:`~canasta_sim.scoring.HandResult` of each hand finished before the failure (set by the engine)."""
         self.first_dealer: int | None = None
         """The game's first dealer, when the engine knows it."""
         text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
-        if returned is not None or not message.startswith("raised"):
+        shows_value = reason in ("illegal", "malformed", "exception") and not message.startswith("raised")
+        if returned is not None or shows_value:
             # A strategy that raised returned nothing; any other failure shows the value, None included.
             shown = _show(returned)
             text += f"; returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
-        super().__init__(text)
+        super().__init__(" ".join(text.split()))
+
+    def __reduce__(self):
+        # Workers send failures to the runner: rebuild with every field (the returned value as its text,
+        # since a strategy's own object may not unpickle in the parent).
+        shown = None if self.returned is None else _Shown(_show(self.returned))
+        fields = (self.message, self.spec, self.seat, self.game_seed, self.decision, shown, self.reason,
+                  self.traceback, self.finished_hands, self.first_dealer)
+        return (_rebuild_strategy_error, fields)
+
+
+class _Shown:
+    """A returned value that crossed a process boundary, kept as its text."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _rebuild_strategy_error(message, spec, seat, game_seed, decision, returned, reason, traceback, hands, dealer):
+    error = StrategyError(message, spec=spec, seat=seat, game_seed=game_seed, decision=decision, returned=returned,
+                          reason=reason, traceback=traceback)
+    error.finished_hands = hands
+    error.first_dealer = dealer
+    return error
+
+
+class UserInterrupt(BaseException):
+    """The user's own Ctrl-C or SIGTERM, raised by canasta-sim's signal handlers.
+
+    It is not a :class:`KeyboardInterrupt`, so that the engine can tell it from a ``KeyboardInterrupt``
+    a strategy raises (which is that seat's failure) and let it through.
+    """
 
 
 def _show(value) -> str:

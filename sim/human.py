@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import click
 
 from canasta_sim.cards import KIND_COUNT, counts_text
-from canasta_sim.errors import IllegalMoveError, MoveParseError
+from canasta_sim.errors import IllegalMoveError, MoveParseError, UserInterrupt
 from canasta_sim.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
 from canasta_sim.narrate import SEAT_NAMES, Narrator, cards_text
 from canasta_sim.strategy import Strategy
@@ -34,12 +34,12 @@ _YES = ("y", "yes")
 _NO = ("n", "no")
 
 
-class PlayerQuit(BaseException):
+class PlayerQuit(UserInterrupt):
     """The person ended the game: end of input, Ctrl-C or ``quit``.
 
-    A :class:`BaseException`, like :class:`KeyboardInterrupt`, so that the engine's plugin
-    boundary, which turns a strategy's exceptions into :class:`~canasta_sim.errors.StrategyError`,
-    lets it through to the command.
+    A :class:`~canasta_sim.errors.UserInterrupt`, the one exception the engine's plugin boundary lets
+    through (it turns everything else, ``KeyboardInterrupt`` included, into the seat's
+    :class:`~canasta_sim.errors.StrategyError`), so it reaches the command.
     """
 
 
@@ -130,7 +130,7 @@ class TerminalPlayer(Strategy):
         for number, move in enumerate(options, 1):
             click.echo(f"  {number}. {move}")
         while True:
-            text = self._read().strip()
+            text = self._line().strip()
             lowered = text.lower()
             if not text:
                 click.echo(f"Please type a number or {accepted}.")
@@ -163,7 +163,7 @@ class TerminalPlayer(Strategy):
     def _yes_no(self, view: SeatView, prompt: str) -> bool:
         click.echo(prompt + ":")
         while True:
-            lowered = self._read().strip().lower()
+            lowered = self._line().strip().lower()
             if self._handled(view, lowered, "yes or no"):
                 continue
             if lowered in _YES:
@@ -183,6 +183,13 @@ class TerminalPlayer(Strategy):
             self._show(view, force=True)
             return True
         return False
+
+    def _line(self) -> str:
+        # The person's Ctrl-C is theirs, not a strategy's failure: the engine lets only PlayerQuit through.
+        try:
+            return self._read()
+        except KeyboardInterrupt:
+            raise PlayerQuit from None
 
     @staticmethod
     def _read() -> str:

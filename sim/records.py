@@ -43,6 +43,7 @@ GAME_SCHEMA = pa.schema(
         ("first_dealer", pa.int8()),
         ("forfeit_team", pa.string()),
         ("error", pa.string()),
+        ("forfeit_reason", pa.string()),
     ]
 )
 """One row per game."""
@@ -122,7 +123,7 @@ class ChunkRecorder:
         winner_strategy = None if result.winner is None else strategies[result.winner]
         self._add_game_row(
             game_id, result.seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b, winner,
-            winner_strategy, len(result.hands), result.termination, result.first_dealer, None, None,
+            winner_strategy, len(result.hands), result.termination, result.first_dealer, None, None, None,
         )
         self._add_hand_rows(game_id, result.hands, strategies, winner)
 
@@ -142,7 +143,7 @@ class ChunkRecorder:
         self._add_game_row(
             game_id, seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b,
             TEAM_NAMES[winning], strategies[winning], len(finished), "forfeit", first_dealer,
-            TEAM_NAMES[failing], str(error),
+            TEAM_NAMES[failing], str(error), error.reason,
         )
         self._add_hand_rows(game_id, finished, strategies, TEAM_NAMES[winning])
 
@@ -176,11 +177,11 @@ class ChunkRecorder:
 
     def _add_game_row(
         self, game_id, seed, deal_id, strategies, score_a, score_b, winner, winner_strategy,
-        hand_count, termination, first_dealer, forfeit_team, error,
+        hand_count, termination, first_dealer, forfeit_team, error, forfeit_reason,
     ) -> None:
         values = (
             game_id, seed, deal_id, strategies[0], strategies[1], score_a, score_b, winner, winner_strategy,
-            score_a - score_b, hand_count, termination, first_dealer, forfeit_team, error,
+            score_a - score_b, hand_count, termination, first_dealer, forfeit_team, error, forfeit_reason,
         )
         for name, value in zip(GAME_SCHEMA.names, values, strict=True):
             self._games[name].append(value)

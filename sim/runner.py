@@ -7,15 +7,15 @@ tables are the same whatever the number of workers, the order chunks finish in, 
 run was interrupted and resumed.  With ``duplicate`` set, games ``2k`` and ``2k + 1`` share the
 seed of deal ``k`` instead; three or more specs play a round robin (:mod:`canasta_sim.matchmaking`).
 
-Worker processes load the strategies from their specs (never from pickled classes) and write their
-chunk's Parquet parts themselves (:meth:`canasta_sim.storage.RunDirectory.write_chunk`); the parent only
-receives a small :class:`ChunkReport` per chunk, so its memory stays flat however many games are
-played.
+Worker processes load the strategies from their specs (never from pickled classes) and send each game
+back as it ends; the supervisor (:mod:`canasta_sim.supervisor`) records them and writes each chunk's
+Parquet parts, so the parent's memory stays flat however many games are played, and a worker that dies
+or hangs costs only the game it was playing, charged to the seat whose call was running.
 
 Stopping: a stop event is checked between games.  Ctrl-C or SIGTERM in the parent sets it, a
-strategy failure under ``on_error='stop'`` sets it; workers then write the games they finished (a
-partial part, played again on resume) and the remaining chunks are skipped.  The pool is always
-closed and joined, never terminated, except after a second Ctrl-C.
+strategy failure under ``on_error='stop'`` sets it; workers then finish their game (those still busy two
+seconds later are killed), the games finished are written (a partial part, played again on resume) and
+the remaining chunks are skipped.
 
 Worker log records reach the parent's handlers through multiprocessing-logging when the ``fork``
 start method exists, and through the standard library's ``QueueHandler`` otherwise.
@@ -25,21 +25,25 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import inspect
 import logging
 import logging.handlers
 import math
 import multiprocessing
 import os
+import random
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+import pyarrow as pa
 from multiprocessing_logging import MultiProcessingHandler
 
+from canasta_sim.arbiter import CodeWatch, defined_in, is_trusted_class
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
-from canasta_sim.errors import RulesError, StrategyError, StrategyLoadError
+from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.loader import LoadedStrategy, load_strategy, spec_file
 from canasta_sim.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.records import ChunkRecorder
@@ -55,7 +59,9 @@ __all__ = [
     "RunSettings",
     "default_chunk_size",
     "default_workers",
+    "ChunkBook",
     "describe_strategy",
+    "log_failure",
     "run_chunks",
     "settings_from_manifest",
 ]
@@ -271,6 +277,9 @@ class ChunkPlayer:
         if factories is None:
             factories = settings.load_strategies()
         self.factories = factories
+        self.watch = CodeWatch([loaded.cls for loaded in factories.values()])
+        self.last_decisions = None
+        """The decision rows of the game :meth:`play_game` played last (``--record-decisions``), or ``None``."""
 
     def play(self, chunk: int) -> ChunkReport:
         """Play one chunk and write its parts (partial if stopped); return what happened."""
@@ -278,82 +287,127 @@ class ChunkPlayer:
         game_ids = settings.chunk_games(chunk)
         if self.stop_event.is_set():
             return ChunkReport(chunk, 0, False, (0,) * len(settings.entrants))
-        recorder = ChunkRecorder()
-        decisions = DecisionRecorder() if settings.record_decisions else None
-        wins = [0] * len(settings.entrants)
-        forfeits = 0
-        error_text = None
+        book = ChunkBook(settings, chunk, self.on_error)
         for game_id in game_ids:
             if self.stop_event.is_set():
                 break
-            specs = settings.sides(game_id)
-            first = self.factories[specs[0]]
-            second = self.factories[specs[1]]
-            seed = settings.game_seed(game_id)
-            players = [first, second, first, second]
-            if decisions is not None:
-                for seat in recorded_seats(settings.record_decisions, specs):
-                    players[seat] = decisions.wrap(players[seat], game_id=game_id, seat=seat, spec=specs[seat % 2])
-            try:
-                result = play_game(
-                    players,
-                    seed=seed,
-                    rules=settings.rules,
-                    names=[*specs, *specs],
-                    time_limit=settings.time_limit,
-                )
-            except StrategyError as error:
-                description = f"game {game_id}: {error}"
-                if self.on_error == "stop":
-                    error_text = description
-                    if decisions is not None:
-                        decisions.drop_game(game_id)
-                    break
-                logger.warning("%s; side %s forfeits the game", description, "AB"[error.seat % 2])
-                recorder.add_forfeit(game_id, seed, specs, error, settings.deal_id(game_id))
-                forfeits += 1
-                wins[settings.entrant_of(specs, 1 - error.seat % 2)] += 1
-                continue
-            recorder.add_game(game_id, result, specs, settings.deal_id(game_id))
-            if result.winner is not None:
-                wins[settings.entrant_of(specs, result.winner)] += 1
+            outcome = self.play_game(game_id)
+            if not book.add(game_id, outcome, self.last_decisions):
+                break
+        return book.finish(self.directory)
+
+    def play_game(self, game_id: int, monitor=None):
+        """Play game ``game_id``: its :class:`~canasta_sim.engine.GameResult`, or the
+        :class:`~canasta_sim.errors.StrategyError` that ended it (logged here, where it happened).
+
+        With ``--record-decisions``, :attr:`last_decisions` holds the game's decision rows afterwards.
+        """
+        settings = self.settings
+        specs = settings.sides(game_id)
+        first = self.factories[specs[0]]
+        second = self.factories[specs[1]]
+        players = [first, second, first, second]
+        decisions = DecisionRecorder() if settings.record_decisions else None
+        if decisions is not None:
+            for seat in recorded_seats(settings.record_decisions, specs):
+                players[seat] = decisions.wrap(players[seat], game_id=game_id, seat=seat, spec=specs[seat % 2])
+        try:
+            outcome = play_game(
+                players,
+                seed=settings.game_seed(game_id),
+                rules=settings.rules,
+                names=[*specs, *specs],
+                time_limit=settings.time_limit,
+                monitor=monitor,
+            )
+        except StrategyError as error:
+            outcome = error
+        changed = self.watch.check()
+        if changed:
+            outcome = self._patched(game_id, specs, changed)
+        if isinstance(outcome, StrategyError):
+            log_failure(game_id, outcome, self.on_error)
+        self.last_decisions = None if decisions is None else decisions.table()
+        return outcome
+
+    def _patched(self, game_id: int, specs: tuple[str, str], changed) -> StrategyError:
+        """The failure of a game during which strategy code rebound canasta-sim's or a strategy's code."""
+        suspects = [spec for spec in dict.fromkeys(specs) if not is_trusted_class(self.factories[spec].cls)]
+        files = {spec: inspect.getsourcefile(self.factories[spec].cls) for spec in suspects}
+        culprit = next((spec for name, value in changed for spec in suspects if defined_in(value) == files[spec]),
+                       None)
+        note = ""
+        if culprit is None:
+            culprit = suspects[0] if suspects else specs[0]
+            if len(suspects) != 1:
+                note = " (which strategy did it cannot be told in-process; charged to the first not built in)"
+        names = ", ".join(name for name, _ in changed[:5])
+        error = StrategyError(
+            f"changed canasta-sim's or a strategy's code during the game ({names}), put back as it was{note}",
+            spec=culprit, seat=specs.index(culprit), game_seed=self.settings.game_seed(game_id), decision="game",
+            reason="tampering",
+        )
+        error.first_dealer = random.Random(derive_seed(self.settings.game_seed(game_id), "deck")).randrange(4)
+        return error
+
+
+def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:
+    """Log a strategy failure: one line (a warning under ``forfeit``), the strategy's traceback at debug level."""
+    if on_error == "forfeit":
+        logger.warning("game %d: %s; side %s forfeits the game", game_id, error, "AB"[error.seat % 2])
+    if error.traceback:
+        logger.debug("game %d: the traceback of seat %d's strategy %r:\n%s", game_id, error.seat, error.spec,
+                     error.traceback.rstrip())
+
+
+class ChunkBook:
+    """The games of one chunk as they come in, from one player or from a supervised worker."""
+
+    def __init__(self, settings: RunSettings, chunk: int, on_error: str) -> None:
+        self.settings = settings
+        self.chunk = chunk
+        self.on_error = on_error
+        self.recorder = ChunkRecorder()
+        self.wins = [0] * len(settings.entrants)
+        self.forfeits = 0
+        self.error: str | None = None
+        self.decisions: list = []
+
+    def add(self, game_id: int, outcome, decisions=None) -> bool:
+        """Record a game's result or failure, and its decision rows (a table, under ``--record-decisions``);
+        ``False`` when the failure stops the run (``on_error='stop'``): that game and its rows are not kept."""
+        settings = self.settings
+        specs = settings.sides(game_id)
+        if isinstance(outcome, StrategyError) and self.on_error == "stop":
+            self.error = f"game {game_id}: {outcome}"
+            return False
+        if decisions is not None:
+            self.decisions.append(decisions)
+        if isinstance(outcome, StrategyError):
+            self.recorder.add_forfeit(game_id, settings.game_seed(game_id), specs, outcome, settings.deal_id(game_id))
+            self.forfeits += 1
+            self.wins[settings.entrant_of(specs, 1 - outcome.seat % 2)] += 1
+            return True
+        self.recorder.add_game(game_id, outcome, specs, settings.deal_id(game_id))
+        if outcome.winner is not None:
+            self.wins[settings.entrant_of(specs, outcome.winner)] += 1
+        return True
+
+    def finish(self, directory: RunDirectory) -> ChunkReport:
+        """Write the chunk's parts (if any game was recorded) and report it."""
+        recorder = self.recorder
         if recorder.game_count:
-            if decisions is not None:  # before the chunk's games part, which marks the chunk written
-                self.directory.write_decisions(chunk, decisions.table())
-            self.directory.write_chunk(chunk, *recorder.tables())
-        complete = recorder.game_count == len(game_ids)
-        logger.debug("chunk %d: %d of %d games written", chunk, recorder.game_count, len(game_ids))
-        return ChunkReport(chunk, recorder.game_count, complete, tuple(wins), forfeits, error_text)
+            if self.settings.record_decisions:  # before the chunk's games part, which marks the chunk written
+                tables = self.decisions or [DecisionRecorder().table()]
+                directory.write_decisions(self.chunk, pa.concat_tables(tables))
+            directory.write_chunk(self.chunk, *recorder.tables())
+        expected = len(self.settings.chunk_games(self.chunk))
+        logger.debug("chunk %d: %d of %d games written", self.chunk, recorder.game_count, expected)
+        return ChunkReport(self.chunk, recorder.game_count, recorder.game_count == expected, tuple(self.wins),
+                           self.forfeits, self.error)
 
 
 # --- worker processes ---------------------------------------------------------------------------------
-
-_player: ChunkPlayer | None = None
-_player_error: str = ""
-
-
-def _initialize_worker(settings, run_path, on_error, stop_event, log_queue, log_level) -> None:
-    global _player, _player_error
-    # Ctrl-C reaches every process of the terminal's group; only the parent decides what it means.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if log_queue is not None:
-        root = logging.getLogger()
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        root.addHandler(logging.handlers.QueueHandler(log_queue))
-        root.setLevel(log_level)
-    try:
-        _player = ChunkPlayer(settings, run_path, on_error, stop_event)
-    except Exception as error:  # a plugin failing to load here: an initializer that raises is respawned forever
-        _player_error = f"a worker could not load the strategies: {type(error).__name__}: {error}"
-
-
-def _play_in_worker(chunk: int) -> ChunkReport:
-    if _player is None:
-        raise StrategyLoadError(_player_error)
-    return _player.play(chunk)
-
 
 @contextlib.contextmanager
 def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[Any]:
@@ -417,56 +471,33 @@ def run_chunks(
     on_error: str = "stop",
     on_chunk: Callable[[ChunkReport], None] = lambda report: None,
     log_handlers: Sequence[logging.Handler] = (),
+    memory_limit: int | None = None,
 ) -> tuple[bool, str | None]:
-    """Play the given chunks, calling ``on_chunk`` in the parent as each one ends.
+    """Play the given chunks in supervised worker processes (:mod:`canasta_sim.supervisor`), calling
+    ``on_chunk`` in this process as each one ends.
 
-    With one worker (or one chunk) the games are played in this process.
+    Strategy code never runs in this process, even with one worker: a strategy that crashes, exits,
+    hangs or raises ``KeyboardInterrupt`` costs its seat the game, never the run.
 
+    :param memory_limit: megabytes of address space each worker may use (``None``: no limit).
     :returns: ``(interrupted, error)``: whether Ctrl-C/SIGTERM stopped the run, and the description of
         the strategy failure that stopped it (``on_error='stop'``), or ``None``.
     """
+    from canasta_sim.supervisor import supervise  # the supervisor builds on this module's ChunkPlayer
+
     if on_error not in ON_ERROR_CHOICES:
         raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
     directory.create()
-    error: str | None = None
+    if not chunks:
+        return False, None
     # fork where it exists (multiprocessing-logging needs it); spawn elsewhere, with a QueueHandler.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     stop_event = context.Event()
-    processes = min(workers, len(chunks))
-    with _stop_on_signals(stop_event) as signals:
-        if processes <= 1:
-            player = ChunkPlayer(settings, str(directory.path), on_error, stop_event)
-            for chunk in chunks:
-                report = player.play(chunk)
-                error = error or report.error
-                if report.error:
-                    stop_event.set()
-                on_chunk(report)
-            return signals["interrupted"], error
-        with _worker_logging(context, log_handlers) as log_queue:
-            level = logging.getLogger().getEffectiveLevel()
-            pool = context.Pool(
-                processes,
-                initializer=_initialize_worker,
-                initargs=(settings, str(directory.path), on_error, stop_event, log_queue, level),
-            )
-            try:
-                for report in pool.imap_unordered(_play_in_worker, chunks, chunksize=1):
-                    if report.error and error is None:
-                        error = report.error
-                        stop_event.set()
-                    on_chunk(report)
-            except KeyboardInterrupt:
-                # A second Ctrl-C: the user wants out now; finished chunks are on disk already.
-                pool.terminate()
-                pool.join()
-                raise
-            except BaseException:
-                # A bug surfacing from a worker or in on_chunk: stop the others cleanly, then report it.
-                stop_event.set()
-                pool.close()
-                pool.join()
-                raise
-            pool.close()
-            pool.join()
+    with _stop_on_signals(stop_event) as signals, _worker_logging(context, log_handlers) as log_queue:
+        try:
+            error = supervise(settings, directory, chunks, workers=workers, on_error=on_error, stop_event=stop_event,
+                              context=context, log_queue=log_queue, on_chunk=on_chunk, memory_limit=memory_limit)
+        except BaseException:
+            stop_event.set()
+            raise
     return signals["interrupted"], error

@@ -15,12 +15,12 @@ SIM = Path(__file__).resolve().parent.parent / "sim"
 LAYERS = [
     ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
-    ("play", {"view", "parameters", "strategy", "engine", "loader",
+    ("play", {"arbiter", "view", "parameters", "strategy", "engine", "loader",
               "viewmessage", "protocol", "botprocess", "isolation", "botserver"}),
     # The research interface (issue #17): environments, encodings, policies, decision records; numpy allowed.
     ("research", {"env"}),
-    ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis",
-              "report_sections"}),
+    ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "supervisor", "dask_backend",
+              "analysis", "report_sections"}),
     ("tuning", {"spsa", "tuning", "tuning_run"}),
     ("people", {"narrate", "human"}),
     ("command line", {"cli", "__main__", "commands"}),

@@ -44,6 +44,26 @@ def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]
     }
 
 
+def forfeit_reasons(directory: RunDirectory) -> dict[str, dict[str, int]]:
+    """How many games each strategy forfeited, by reason (the ``forfeit_reason`` column), for the report."""
+    counts: dict[str, dict[str, int]] = {}
+    for _, games, _ in directory.iter_chunks(None, ["game_id"]):
+        if "forfeit_reason" not in games.column_names:
+            continue  # a run written before the column existed
+        rows = games.select(["team_a_strategy", "team_b_strategy", "forfeit_team", "forfeit_reason"]).to_pylist()
+        for row in rows:
+            if row["forfeit_team"] is not None:
+                spec = row["team_a_strategy"] if row["forfeit_team"] == "A" else row["team_b_strategy"]
+                reasons = counts.setdefault(spec, {})
+                reasons[row["forfeit_reason"]] = reasons.get(row["forfeit_reason"], 0) + 1
+    return counts
+
+
+def _forfeit_lines(reasons: dict[str, dict[str, int]]) -> list[str]:
+    return [f"forfeits of {spec}: " + ", ".join(f"{count} {reason}" for reason, count in sorted(by_reason.items()))
+            for spec, by_reason in sorted(reasons.items())]
+
+
 def _header(description: dict[str, Any], path: Path) -> list[str]:
     labels = description["strategies"]
     if len(labels) >= 3:
@@ -55,6 +75,7 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
         f"run {path}: {matchup}",
         f"games {description['games_done']} of {description['games_planned']} ({description['status']}), "
         f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
+        *_forfeit_lines(description.get("forfeit_reasons", {})),
     ]
 
 
@@ -75,6 +96,7 @@ def report_command(run_dir: Path, style: str) -> None:
     description = run_description(manifest, games_read)
     # The paired result of duplicate deals, the cross table and ratings of a round robin, in every format.
     results = matchmaking_results(directory, description["specs"], bool(manifest.get("duplicate")))
+    description["forfeit_reasons"] = forfeit_reasons(directory)
     if style == "json":
         summary = json.loads(format_summary(rows, "json", extra={"run": description}))
         click.echo(json.dumps({**summary, **sections_json(results)}, indent=2))

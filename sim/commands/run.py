@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import functools
 import logging
 import os
 import shlex
@@ -40,6 +41,7 @@ from canasta_sim.runner import (
 )
 from canasta_sim.storage import RunDirectory
 from canasta_sim.summary import format_summary, summarize_run
+from canasta_sim.supervisor import WorkerStartError
 
 __all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
 
@@ -198,7 +200,9 @@ def _check_columns(directory: RunDirectory) -> None:
               help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
                    "docs/protocol.md).")
 @click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
-              help="Address-space limit of each strategy process (isolated:, cmd: specs), in MiB.")
+              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
+                   "may use; a strategy allocating past it fails (MemoryError, or its process dies), charged to "
+                   "its seat (see --on-error).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
@@ -227,6 +231,11 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     except CanastaError as error:
         raise fail(str(error)) from None
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
+    if memory_limit is not None:
+        if play_chunks is not run_chunks:
+            raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
+                       "dask's own --memory-limit")
+        play_chunks = functools.partial(run_chunks, memory_limit=memory_limit)
     manifest: dict[str, Any] | None = None
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():
@@ -402,6 +411,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
                "games_played": 0, "status": "running", "build": accelerator.describe()}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):
         session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
+    if isinstance(play_chunks, functools.partial):
+        session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
     manifest["sessions"].append(session)
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)
@@ -459,6 +470,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     except OSError as failure:  # the disk refused a part or run.json (full, read-only, removed)
         write_error = f"writing the run failed: {failure}"
     except dask_backend.ClusterError as failure:  # no scheduler, a hung chunk, workers that cannot load a strategy
+        write_error = str(failure)
+    except WorkerStartError as failure:  # local workers that cannot load the strategies or die before playing
         write_error = str(failure)
     finally:
         bar.close()
