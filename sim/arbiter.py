@@ -97,6 +97,12 @@ def strategy_traceback(error: BaseException) -> str:
     return text
 
 
+OWN_CLOCK_GRACE = 0.5
+"""Seconds past the limit before the engine's clock interrupts a strategy proxy that keeps its own clock
+(``keeps_own_clock``, the bot-process proxy): its own deadline comes first and reports the bot's stderr.
+The decision is still over its limit, and charged as a timeout, either way."""
+
+
 class DecisionClock:
     """Interrupts a decision that runs past ``limit`` seconds by raising :class:`DecisionTimeout` in it.
 
@@ -114,12 +120,12 @@ class DecisionClock:
         else:
             self._watchdog = _Watchdog.for_thread()
 
-    def start(self) -> None:
-        """Arm the clock for one decision."""
+    def start(self, grace: float = 0.0) -> None:
+        """Arm the clock for one decision, ``grace`` seconds past the limit for a proxy that keeps its own."""
         if self._main:
-            signal.setitimer(signal.ITIMER_REAL, self.limit)
+            signal.setitimer(signal.ITIMER_REAL, self.limit + grace)
         else:
-            self._watchdog.arm(time.monotonic() + self.limit)
+            self._watchdog.arm(time.monotonic() + self.limit + grace)
 
     def stop(self) -> None:
         """Disarm the clock; a decision that returned in time is not interrupted later."""

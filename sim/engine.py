@@ -22,6 +22,7 @@ from canasta_sim.arbiter import (
     CALL_CODES,
     MONITOR_CALL,
     MONITOR_START,
+    OWN_CLOCK_GRACE,
     ArbiterSignal,
     DecisionClock,
     DecisionTimeout,
@@ -111,7 +112,7 @@ class _Table:
     side that made it (reason ``tampering``).
     """
 
-    __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "monitor", "fingerprint",
+    __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
                  "called", "last_call", "side_bits", "guarded")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
@@ -121,6 +122,7 @@ class _Table:
         self.seed = seed
         self.time_limit = time_limit
         self.clock = DecisionClock(time_limit) if time_limit is not None else None
+        self.graces = [OWN_CLOCK_GRACE if getattr(player, "keeps_own_clock", False) else 0.0 for player in players]
         self.monitor = monitor
         self.fingerprint: GameFingerprint | None = None
         self.called = 0
@@ -176,7 +178,7 @@ class _Table:
         else:
             start = time.perf_counter()
             try:
-                clock.start()
+                clock.start(self.graces[seat])
                 try:
                     value = method(view)
                 finally:

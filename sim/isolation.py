@@ -283,6 +283,9 @@ class ProcessStrategy(Strategy):
 
     pool: ClassVar[_Pool]
     wants_legal: ClassVar[frozenset[str]] = frozenset()
+    keeps_own_clock: ClassVar[bool] = True
+    """The proxy enforces the deadline itself (it kills the process and keeps its stderr), so the
+    engine's clock (:class:`~canasta_sim.arbiter.DecisionClock`) gives it a moment's grace first."""
 
     def __init__(self, rng, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
@@ -358,6 +361,11 @@ class ProcessStrategy(Strategy):
             bot.kill()
             raise SeatFailure(f"the bot wrote something outside the protocol: {error}{tail}",
                               reason="malformed") from None
+        except BaseException:
+            # Interrupted mid-request (the engine's clock, the user's Ctrl-C): the process may still
+            # answer this request later, so it cannot serve another; the seat's next game starts a new one.
+            bot.kill()
+            raise
 
     def _decide(self, decision: str, view, legal):
         if self._plan:
