@@ -49,7 +49,7 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.loader import LoadedStrategy, load_strategy, parse_spec
-from canasta_sim.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, _stop_on_signals
+from canasta_sim.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.storage import RunDirectory
 
 __all__ = [
@@ -373,7 +373,7 @@ class DaskChunkRunner:
         directory.create()
         timeout = self.task_timeout or default_task_timeout(settings)
         with _cluster_messages_at_warning(), self._client(workers) as client:
-            with _stop_on_signals(threading.Event()) as signals:
+            with stop_on_signals(threading.Event()) as signals:
                 error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
             return signals["interrupted"], error
 

@@ -440,7 +440,7 @@ def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[An
 
 
 @contextlib.contextmanager
-def _stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
+def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
     """Make the first Ctrl-C (or SIGTERM) set ``stop_event``; a second Ctrl-C raises KeyboardInterrupt."""
     state = {"interrupted": False}
     if threading.current_thread() is not threading.main_thread():
@@ -493,7 +493,7 @@ def run_chunks(
     # fork where it exists (multiprocessing-logging needs it); spawn elsewhere, with a QueueHandler.
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     stop_event = context.Event()
-    with _stop_on_signals(stop_event) as signals, _worker_logging(context, log_handlers) as log_queue:
+    with stop_on_signals(stop_event) as signals, _worker_logging(context, log_handlers) as log_queue:
         try:
             error = supervise(settings, directory, chunks, workers=workers, on_error=on_error, stop_event=stop_event,
                               context=context, log_queue=log_queue, on_chunk=on_chunk, memory_limit=memory_limit)

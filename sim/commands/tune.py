@@ -18,7 +18,6 @@ import contextlib
 import datetime
 import os
 import shlex
-import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ from canasta_sim.commands.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
 from canasta_sim.parameters import format_value
 from canasta_sim.rules import Rules
-from canasta_sim.runner import default_workers
+from canasta_sim.runner import default_workers, stop_on_signals
 from canasta_sim.tuning import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning_run import (
     TuningDirectory,
@@ -98,22 +97,8 @@ def reproducing_command(settings: TuningSettings, path: Path) -> str:
 def _first_interrupt_stops() -> Iterator[threading.Event]:
     """The first Ctrl-C (or SIGTERM) sets the event, so the iteration in play ends; a second Ctrl-C raises."""
     stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
+    with stop_on_signals(stop):
         yield stop
-        return
-    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-
-    def on_signal(number, frame) -> None:
-        stop.set()
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-
-    for number in previous:
-        signal.signal(number, on_signal)
-    try:
-        yield stop
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
 
 
 def _parse_params(text: str | None) -> tuple[str, ...] | None:

@@ -15,8 +15,6 @@ Every decision goes through the engine (:mod:`canasta_sim.env.driver`); the enco
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Mapping
 
 import numpy as np
@@ -24,7 +22,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from canasta_sim.engine import MAX_HANDS_PER_GAME
-from canasta_sim.env.driver import GameDriver, as_rules, check_reward, hand_rewards
+from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
 from canasta_sim.rules import Rules
 
@@ -60,7 +58,7 @@ class CanastaEnv(AECEnv):
         self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in self.possible_agents}
         self.driver = GameDriver(self.rules, max_hands=max_hands)
-        self._seeds: random.Random | None = None
+        self._seeds = GameSeeds()
         self._options: DecisionOptions | None = None
         self._prefix: tuple[int, ...] = ()
 
@@ -74,13 +72,7 @@ class CanastaEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game: with ``seed``, the game ``play_game(..., seed=seed)`` deals."""
-        if seed is not None:
-            self._seeds = random.Random(seed)
-            game_seed = seed
-        else:
-            if self._seeds is None:
-                self._seeds = random.Random(int.from_bytes(os.urandom(8), "big"))
-            game_seed = self._seeds.getrandbits(63)
+        game_seed = self._seeds.next(seed)
         self.driver.reset(game_seed)
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0 for agent in self.agents}

@@ -16,6 +16,7 @@ checks it), which is what makes the environments built on it faithful.
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Mapping, Sequence
 
@@ -88,6 +89,26 @@ def check_reward(reward: str) -> str:
         raise ValueError(f"reward={reward!r} is not accepted; use one of {', '.join(REWARD_CHOICES)}")
     return reward
 
+
+
+class GameSeeds:
+    """The seed of each game an environment deals.
+
+    ``next(seed)`` returns ``seed`` and seeds the games that follow from it, as ``reset(seed=...)``
+    asks; ``next()`` draws the next of those (from the system's entropy before any seed was given).
+    """
+
+    def __init__(self) -> None:
+        self._source: random.Random | None = None
+
+    def next(self, seed: int | None = None) -> int:
+        """The seed of the next game to deal."""
+        if seed is not None:
+            self._source = random.Random(seed)
+            return seed
+        if self._source is None:
+            self._source = random.Random(int.from_bytes(os.urandom(8), "big"))
+        return self._source.getrandbits(63)
 
 
 class DriverError(CanastaError, ValueError):

@@ -15,8 +15,6 @@ them.  A strategy that fails raises :class:`~canasta_sim.errors.StrategyError`. 
 
 from __future__ import annotations
 
-import os
-import random
 from collections.abc import Mapping
 
 import gymnasium
@@ -24,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from canasta_sim.engine import MAX_HANDS_PER_GAME
-from canasta_sim.env.driver import GameDriver, as_rules, check_reward, hand_rewards
+from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
 from canasta_sim.loader import load_strategy
 from canasta_sim.rules import Rules
@@ -77,7 +75,7 @@ class CanastaGymEnv(gymnasium.Env):
             "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),
         })
         self.action_space = spaces.Discrete(ACTION_COUNT)
-        self._seeds: random.Random | None = None
+        self._seeds = GameSeeds()
         self._options: DecisionOptions | None = None
         self._prefix: tuple[int, ...] = ()
         self._carried = 0.0
@@ -86,13 +84,7 @@ class CanastaGymEnv(gymnasium.Env):
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
         seats up to the learning seat's first decision."""
         super().reset(seed=seed)
-        if seed is not None:
-            self._seeds = random.Random(seed)
-            game_seed = seed
-        else:
-            if self._seeds is None:
-                self._seeds = random.Random(int.from_bytes(os.urandom(8), "big"))
-            game_seed = self._seeds.getrandbits(63)
+        game_seed = self._seeds.next(seed)
         self.driver.reset(game_seed)
         if self.driver.is_over:
             raise RuntimeError(f"game seed {game_seed}: the game ended before the learning seat's first decision "
