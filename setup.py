@@ -50,9 +50,14 @@ COMPILED = {
 # The import namespace is canasta_sim (issue #13); its source folders keep the layout's names.
 SOURCE_FOLDERS = {"canasta_sim": "sim", "canasta_sim.strategies": "strategies"}
 
-# Python's semantics, not C's: annotations are documentation here, never C types.
+# Python's semantics, not C's: annotations are documentation here, never C types.  The only C types are
+# the integer locals a module declares with @cython.locals (issue #18; canasta_sim.cython_fallback).
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 
+
+# Floating-point results bit for bit those of plain Python: no fused multiply-adds (MSVC fuses none by
+# default).  The hot modules' floats stay Python objects anyway; only their integers are typed.
+FLOAT_FLAGS = [] if sys.platform == "win32" else ["-ffp-contract=off"]
 
 NO_COMPILE_VARIABLE = "CANASTA_SIM_NO_COMPILE"
 """Set it to ``1`` to install without compiling (seconds instead of minutes; the same games, slower)."""
@@ -68,7 +73,7 @@ def _extensions() -> list[Extension]:
         print("canasta-sim: Cython is not available; installing the pure-Python engine (slower)", file=sys.stderr)
         return []
     modules = [
-        Extension(f"{package}.{module}", [f"{SOURCE_FOLDERS[package]}/{module}.py"])
+        Extension(f"{package}.{module}", [f"{SOURCE_FOLDERS[package]}/{module}.py"], extra_compile_args=FLOAT_FLAGS)
         for package, names in COMPILED.items()
         for module in names
     ]

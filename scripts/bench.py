@@ -18,7 +18,12 @@ Figures:
   with ``--quick``);
 * the speed-up from 1 to N workers, and as a yardstick how fast N in-process
   matchups play side by side (how far the machine's cores themselves scale);
-* peak resident memory of the parent and of one worker process.
+* peak resident memory of the parent and of one worker process;
+* the floor: ``scripts/floor.py``, a fixed pure-Python canasta-like hand loop (the project's shared
+  yardstick, ``../shared/bench/floor.py``, copied unchanged), run just before and just after the
+  figures.  A machine's speed varies two- to threefold between machines and over minutes, so every
+  hands/s figure is also printed as a ratio to the mean of the two floors: only the ratios compare
+  across machines.
 """
 
 from __future__ import annotations
@@ -86,6 +91,16 @@ def engine_throughput(seconds: float) -> dict:
     }
 
 
+def floor(seconds: float, path: Path) -> float:
+    """The floor: hands/s of the fixed pure-Python hand loop in ``path``, run in a child process now."""
+    completed = subprocess.run(
+        [sys.executable, str(path), str(seconds)], capture_output=True, text=True, timeout=seconds + 60
+    )
+    if completed.returncode != 0:
+        raise SystemExit(f"bench: the floor {path} failed:\n{completed.stderr.strip()}")
+    return float(completed.stdout.split()[-1])
+
+
 def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
     """Games to 5000 per second for a matchup, one core, no runner overhead."""
     loaded = [load_strategy(spec) for spec in specs]
@@ -98,7 +113,13 @@ def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
         hands += len(result.hands)
         games += 1
     elapsed = time.perf_counter() - start
-    return {"games": games, "hands": hands, "seconds": round(elapsed, 3), "games_per_second": round(games / elapsed, 1)}
+    return {
+        "games": games,
+        "hands": hands,
+        "seconds": round(elapsed, 3),
+        "games_per_second": round(games / elapsed, 1),
+        "hands_per_second": round(hands / elapsed, 1),
+    }
 
 
 def matchup_pure_python(seconds: float) -> dict:
@@ -111,7 +132,13 @@ def matchup_side_by_side(seconds: float, processes: int) -> dict:
     children = _matchup_children(seconds, processes, {})
     rates = [child["games_per_second"] for child in children]
     mean = round(sum(rates) / len(rates), 1)
-    return {"processes": processes, "games_per_second_each": rates, "mean_games_per_second": mean}
+    hands = [child["hands_per_second"] for child in children]
+    return {
+        "processes": processes,
+        "games_per_second_each": rates,
+        "mean_games_per_second": mean,
+        "hands_per_second_each": hands,
+    }
 
 
 def _matchup_children(seconds: float, processes: int, environment: dict[str, str]) -> list[dict]:
@@ -213,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="shorter measurements (noisier)")
     parser.add_argument("--games", type=int, default=None, help="games for the canasta-sim run timings")
     parser.add_argument("--json", type=Path, default=ROOT / "results" / "bench.json", help="where to write figures")
+    parser.add_argument("--floor", type=Path, default=ROOT / "scripts" / "floor.py", help="the floor's hand loop")
     parser.add_argument("--matchup-only", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.matchup_only is not None:  # a child process of _matchup_children
@@ -229,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.machine()}, {cores} cores",
         "date": time.strftime("%Y-%m-%d %H:%M"),
     }
+    floor_before = floor(seconds / 2, args.floor)
     figures["engine_random"] = engine_throughput(seconds)
     figures["matchup_in_process"] = matchup_in_process(("expert", "greedy"), seconds)
     figures["build"] = accelerator.describe()
@@ -249,14 +278,45 @@ def main(argv: list[str] | None = None) -> int:
             figures["run_10000_1_worker"]["seconds"] / figures["quick_start_10000"]["seconds"], 2
         )
 
+    floor_after = floor(seconds / 2, args.floor)
+    floor_mean = (floor_before + floor_after) / 2
+    figures["floor"] = {
+        "hands_per_second_before": floor_before,
+        "hands_per_second_after": floor_after,
+        "hands_per_second": round(floor_mean, 1),
+    }
+    ratios = {
+        "engine_random": figures["engine_random"]["hands_per_second"] / floor_mean,
+        "matchup_in_process": figures["matchup_in_process"]["hands_per_second"] / floor_mean,
+        "matchup_in_process_pure_python": figures["matchup_in_process_pure_python"]["hands_per_second"] / floor_mean,
+        "matchup_side_by_side": [
+            rate / floor_mean for rate in figures["matchup_side_by_side"]["hands_per_second_each"]
+        ],
+    }
+    figures["ratio_to_floor"] = {
+        key: [round(value, 3) for value in values] if isinstance(values, list) else round(values, 3)
+        for key, values in ratios.items()
+    }
+
+    def ratio(value: float) -> str:
+        return f"{value:.3f} of the floor"
+
     rows = [
+        ("floor (scripts/floor.py), before, after", f"{floor_before:,.0f}, {floor_after:,.0f} hands/s"),
         ("engine, random players, 1 core", f"{figures['engine_random']['hands_per_second']:,.0f} hands/s, "
-         f"{figures['engine_random']['decisions_per_second']:,.0f} decisions/s"),
+         f"{figures['engine_random']['decisions_per_second']:,.0f} decisions/s; "
+         f"{ratio(ratios['engine_random'])}"),
         ("engine build", figures["build"]),
-        ("expert vs greedy in-process, 1 core", f"{figures['matchup_in_process']['games_per_second']:.1f} games/s"),
-        ("  the same as plain Python", f"{figures['matchup_in_process_pure_python']['games_per_second']:.1f} games/s"),
+        ("expert vs greedy in-process, 1 core",
+         f"{figures['matchup_in_process']['games_per_second']:.1f} games/s, "
+         f"{figures['matchup_in_process']['hands_per_second']:,.0f} hands/s; {ratio(ratios['matchup_in_process'])}"),
+        ("  the same as plain Python",
+         f"{figures['matchup_in_process_pure_python']['games_per_second']:.1f} games/s, "
+         f"{figures['matchup_in_process_pure_python']['hands_per_second']:,.0f} hands/s; "
+         f"{ratio(ratios['matchup_in_process_pure_python'])}"),
         (f"  {cores} of them at once, each", ", ".join(
-            f"{rate:.1f}" for rate in figures["matchup_side_by_side"]["games_per_second_each"]) + " games/s"),
+            f"{rate:.1f}" for rate in figures["matchup_side_by_side"]["games_per_second_each"]) + " games/s; "
+         + ", ".join(f"{value:.3f}" for value in ratios["matchup_side_by_side"]) + " of the floor"),
         (
             f"canasta-sim run, 1 worker, {games} games",
             f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)",

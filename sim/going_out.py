@@ -18,6 +18,14 @@ from canasta_sim.melds import CANASTA_SIZE, max_wilds
 from canasta_sim.moves import WILD_RANK, MeldGroup
 from canasta_sim.rules import Rules
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
 __all__ = ["can_meld_out", "find_meld_out"]
 
 _UNBOUNDED = 1 << 30
@@ -72,6 +80,7 @@ def find_meld_out(
     return None
 
 
+@cython.locals(reach=Count, reachable=Count, rank=Count, black_threes=Count)
 def _leftover_candidates(
     rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], *, allow_discard: bool, allow_no_discard: bool
 ) -> list[int | None]:
@@ -106,6 +115,11 @@ def _leftover_candidates(
     return candidates
 
 
+@cython.locals(
+    black_threes=Count, wilds=Count, rank=Count, held=Count, old_naturals=Count, old_jokers=Count,
+    old_deuces=Count, old_wilds=Count, naturals=Count, room=Count, lowest=Count, budget=Count, canastas=Count,
+    size=Count, spare=Count, wild_only=Count, jokers_left=Count, jokers=Count,
+)
 def _lay_all(
     rules: Rules, counts: list[int], melds: Sequence[Sequence[int]], minimum: int, *, no_discard: bool
 ) -> tuple[MeldGroup, ...] | None:

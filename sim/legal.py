@@ -21,6 +21,14 @@ from canasta_sim.melds import meld_fits
 from canasta_sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.state import ACQUIRE, ANSWER, PLAY, HandState
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
 __all__ = ["legal_acquires", "legal_discards", "legal_melds", "legal_moves", "legal_takes", "meld_candidates"]
 
 _DRAW = Draw()
@@ -144,6 +152,11 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
         yield groups
 
 
+@cython.locals(
+    most_wilds=Count, joker_limit=Count, deuce_limit=Count, rank=Count, held=Count, old_naturals=Count,
+    old_jokers=Count, old_deuces=Count, existing=Count, lowest=Count, naturals=Count, jokers=Count, deuces=Count,
+    count=Count,
+)
 def _addition_shapes(state: HandState) -> Iterator[tuple[int, int, int, int]]:
     """``(rank, naturals, jokers, deuces)`` from hand of each well-shaped single meld or addition."""
     hand = state.hands[state.seat]

@@ -17,6 +17,14 @@ from canasta_sim.melds import CANASTA_SIZE, meld_problem, rank_name
 from canasta_sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind
 from canasta_sim.phases import PLAY
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
 __all__ = ["MeldingRules"]
 
 
@@ -25,6 +33,7 @@ class MeldingRules:
 
     __slots__ = ()  # HandState holds the fields
 
+    @cython.locals(kind=Count)
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
         hand = self.hands[self.seat]
         for kind in range(KIND_COUNT):
@@ -80,6 +89,7 @@ class MeldingRules:
         if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
             raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
 
+    @cython.locals(canastas=Count, rank=Count, size=Count)
     def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
         """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
         is_discard = isinstance(move, Discard)
@@ -127,6 +137,7 @@ class MeldingRules:
                         move,
                     )
 
+    @cython.locals(kind=Count)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
         self.meld_changes += 1

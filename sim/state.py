@@ -61,6 +61,14 @@ from canasta_sim.phases import (
 from canasta_sim.pile import PileRules
 from canasta_sim.rules import Rules
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
 __all__ = [
     "ACQUIRE",
     "ANSWER",
@@ -85,6 +93,7 @@ _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
 
 
+@cython.locals(index=Count, other=Count)
 def shuffled_deck(rng: random.Random) -> list[int]:
     """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
 
@@ -209,6 +218,7 @@ class HandState(MeldingRules, PileRules):
         return cls.from_deck(rules, shuffled_deck(rng), dealer=dealer, scores=scores, hand_number=hand_number)
 
     @classmethod
+    @cython.locals(index=Count, seat=Count)
     def from_deck(
         cls, rules: Rules, deck: Sequence[int], *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
     ) -> HandState:

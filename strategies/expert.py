@@ -35,6 +35,14 @@ from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePi
 from canasta_sim.parameters import Parameter
 from canasta_sim.strategy import PublicEvent, Strategy
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
 __all__ = ["Expert"]
 
 _DRAW = Draw()
@@ -398,6 +406,7 @@ class Expert(Strategy):
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
         return min(self._discard_costs(table or self._discard_table(view), hand))
 
+    @cython.locals(kind=Count, count=Count, held=Count, unseen=Count)
     def _discard_costs(self, table: _DiscardTable, hand: tuple[int, ...]) -> list[tuple[float, int]]:
         """``(cost, kind)`` for each kind in hand: the danger of handing the next seat the pile with it
         (the chance it can take the pile times what the pile is worth) plus its worth in hand.
@@ -576,6 +585,10 @@ def _table_score(view, side: int) -> int:
     return total
 
 
+@cython.locals(
+    mask=Count, index=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
+    joker_left=Count, deuce_left=Count, value=Count, cards=Count,
+)
 def _opening(
     rules, hand: tuple[int, ...], minimum: int, *, forced: int | None, keep: int, hand_size: int
 ) -> tuple[MeldGroup | None, tuple[MeldGroup, ...]] | None:

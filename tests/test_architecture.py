@@ -13,7 +13,7 @@ import pytest
 SIM = Path(__file__).resolve().parent.parent / "sim"
 
 LAYERS = [
-    ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
+    ("foundations", {"accelerator", "cython_fallback", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
     ("play", {"arbiter", "view", "parameters", "strategy", "engine", "loader",
               "viewmessage", "protocol", "botprocess", "isolation", "botserver"}),
