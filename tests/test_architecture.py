@@ -16,6 +16,7 @@ LAYERS = [
     ("foundations", {"accelerator", "errors", "cards", "rules", "moves", "phases"}),
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
     ("play", {"view", "strategy", "engine", "loader"}),
+    ("search", {"search"}),
     ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "dask_backend", "analysis"}),
     ("people", {"narrate", "human"}),
     ("command line", {"cli", "__main__", "commands"}),
