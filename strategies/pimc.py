@@ -3,9 +3,10 @@
 At the decisions where the choice matters it samples the cards it cannot see, consistently with
 everything its seat has seen (:func:`canasta_sim.search.sample_world`), plays every candidate out to
 the end of the hand in each sampled world with a fast policy (:func:`canasta_sim.search.playout`), and
-plays the candidate with the best average value.  Every candidate is scored on the same sampled
-worlds and the same play-out generators (common random numbers), so the comparison between
-candidates is far less noisy than each average.
+plays expert's own choice unless another candidate beats it with confidence.  Every candidate is
+scored on the same sampled worlds and the same play-out generators (common random numbers), so the
+paired differences between candidates are far less noisy than each average: another candidate is
+played only when its mean difference to expert's choice exceeds ``confidence`` standard errors.
 
 Decisions searched:
 
@@ -35,7 +36,8 @@ Parameters (``pimc:samples=32,policy=greedy``): ``samples`` sampled worlds per d
 searched at one decision; ``budget`` seconds per searched decision, 0 for none (the default):
 when positive, worlds are sampled until the budget is spent (at least one), ``samples`` is ignored,
 and play then depends on the machine's speed, so a game is reproducible from its seed only with
-``budget=0``.  Expert's parameters apply to its rules for melds and asking.
+``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate must lead expert's
+choice by to replace it (0: the best mean wins).  Expert's parameters apply to its rules for melds and asking.
 """
 
 from __future__ import annotations
@@ -151,7 +153,7 @@ class Pimc(Expert):
     name = "pimc"
     version = 1
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
-    parameters = {**Expert.parameters, "samples": 8, "policy": "expert", "width": 3, "budget": 0.0}
+    parameters = {**Expert.parameters, "samples": 8, "policy": "expert", "width": 3, "budget": 0.0, "confidence": 1.0}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -165,6 +167,8 @@ class Pimc(Expert):
             raise StrategyLoadError(f"strategy 'pimc' parameter width={self.width!r} must be at least 1")
         if not self.budget >= 0:
             raise StrategyLoadError(f"strategy 'pimc' parameter budget={self.budget!r} must be 0 or more seconds")
+        if not self.confidence >= 0:
+            raise StrategyLoadError(f"strategy 'pimc' parameter confidence={self.confidence!r} must be 0 or more")
         self._policy = POLICIES[self.policy]
         self._public: PublicMemory | None = None
 
@@ -226,8 +230,11 @@ class Pimc(Expert):
         plan = view.going_out_plan()
         if plan is None:
             return False
-        candidates = [_GoOut(view.rules.ask_partner == "mandatory"), _KeepBuilding(view.turn_count)]
-        return self._search(view, candidates) == 0
+        go_out = _GoOut(view.rules.ask_partner == "mandatory")
+        keep = _KeepBuilding(view.turn_count)
+        if super().wants_to_go_out(view):
+            return self._search(view, [go_out, keep]) == 0
+        return self._search(view, [keep, go_out]) == 1
 
     def answer_go_out(self, view) -> bool:
         """Search yes against no, in worlds where the asker can go out."""
@@ -235,7 +242,9 @@ class Pimc(Expert):
         worlds = self._worlds(view, need_going_out=forced)
         if not worlds:
             return super().answer_go_out(view)
-        return self._score(view, [_Apply(_YES), _Apply(_NO)], worlds) == 0
+        if super().answer_go_out(view):
+            return self._score(view, [_Apply(_YES), _Apply(_NO)], worlds) == 0
+        return self._score(view, [_Apply(_NO), _Apply(_YES)], worlds) == 1
 
     # ------------------------------------------------------------ the search
 
@@ -270,11 +279,17 @@ class Pimc(Expert):
         return self._score(view, candidates, self._worlds(view))
 
     def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]]) -> int:
-        """The index of the candidate with the best mean value over ``worlds`` (ties to the first)."""
+        """The candidate to play: the first (expert's own choice) unless another beats it with confidence.
+
+        Each candidate's value in each world is kept; another candidate replaces the first only when
+        its mean paired difference to the first exceeds ``confidence`` standard errors of that mean
+        (the same worlds for both make the difference far less noisy than either value), and then
+        the one with the largest such lead is played.
+        """
         side = view.side
         scores = view.scores
         rules = view.rules
-        totals = [0.0] * len(candidates)
+        values: list[list[float]] = [[] for _ in candidates]
         for world, seed in worlds:
             for index, candidate in enumerate(candidates):
                 state = world.copy()
@@ -282,11 +297,19 @@ class Pimc(Expert):
                 candidate.play(state, players, view.seat)
                 if not state.is_over:
                     playout(state, players, scores)
-                totals[index] += match_value(score_hand(state).totals_after, side, rules)
-        best = 0
+                values[index].append(match_value(score_hand(state).totals_after, side, rules))
+        count = len(worlds)
+        best, best_lead = 0, 0.0
         for index in range(1, len(candidates)):
-            if totals[index] > totals[best]:
-                best = index
+            differences = [value - base for value, base in zip(values[index], values[0], strict=True)]
+            mean = sum(differences) / count
+            if count > 1:
+                variance = sum((difference - mean) ** 2 for difference in differences) / (count - 1)
+                error = math.sqrt(variance / count)
+            else:
+                error = 0.0
+            if mean > self.confidence * error and mean > best_lead:
+                best, best_lead = index, mean
         return best
 
 

@@ -137,6 +137,7 @@ def test_pimc_is_built_in_and_loads_with_parameters():
         ({"samples": 0}, "samples=0 must be at least 1"),
         ({"width": 0}, "width=0 must be at least 1"),
         ({"budget": -1.0}, "budget=-1.0 must be 0 or more seconds"),
+        ({"confidence": -0.5}, "confidence=-0.5 must be 0 or more"),
     ],
 )
 def test_bad_parameters_are_refused_naming_what_is_accepted(parameters, message):
