@@ -201,7 +201,17 @@ def chart(path: Path) -> None:
               f"[{100 * row['interval_95'][0]:.1f}%, {100 * row['interval_95'][1]:.1f}%], "
               f"{row['mean_decision_ms']:.1f} ms a decision here ({row['mean_searched_decision_ms']:.1f} ms searched), "
               f"floor {row['floor_before']}->{row['floor_after']}, "
-              f"{row['mean_decision_ms_at_floor_5000'] or float('nan'):.1f} ms at floor 5000")
+              f"{row['mean_decision_ms_at_floor_5000'] or float('nan'):.1f} ms at floor 5000 "
+              f"({_scaled_range(row)})")
+
+
+def _scaled_range(row: dict) -> str:
+    """The mean decision time scaled by the floor before and by the floor after: how far the floor moved."""
+    floors = [value for value in (row["floor_before"], row["floor_after"]) if value]
+    if not floors:
+        return "no floor measured"
+    low, high = (row["mean_decision_ms"] * value / REFERENCE_FLOOR for value in (min(floors), max(floors)))
+    return f"{low:.1f} to {high:.1f} ms by the floor before or after alone"
 
 
 def main() -> None:
