@@ -155,6 +155,62 @@ def measure(samples: int, games: int, seed: int, workers: int, policy: str, max_
     }
 
 
+class _TimeUp(Exception):
+    """Raised from inside a decision when a timing round is over."""
+
+
+def timing(samples: int, seconds: float, rounds: int, floor: Path, policy: str) -> dict:
+    """Mean decision time of ``pimc:samples=S`` in this process, each round between two floor measurements.
+
+    On a busy machine the floor moves from minute to minute; a round of ``seconds`` seconds of play
+    between two floors is scaled by their mean, and the rounds are then pooled.
+    """
+    pooled_ms = []
+    raw_ms = []
+    floors = []
+    seed = 0
+    for _ in range(rounds):
+        before = measure_floor(floor)
+        _TimedPimc.totals = {}
+        stop_at = time.perf_counter() + seconds
+
+        build = _factory(samples, policy)
+        original = _TimedPimc.choose_discard
+
+        def guarded(self, view, _original=original, _stop_at=stop_at):
+            if time.perf_counter() > _stop_at:
+                raise _TimeUp
+            return _original(self, view)
+
+        _TimedPimc.choose_discard = guarded
+        try:
+            while time.perf_counter() < stop_at:
+                try:
+                    play_game([build, Expert, build, Expert], seed=derive_seed(seed, "timing"))
+                except Exception as error:  # the engine wraps _TimeUp in a StrategyError
+                    if not isinstance(error.__cause__, _TimeUp):
+                        raise
+                seed += 1
+        finally:
+            _TimedPimc.choose_discard = original
+        after = measure_floor(floor)
+        count = sum(entry[0] for entry in _TimedPimc.totals.values())
+        total = sum(entry[1] for entry in _TimedPimc.totals.values())
+        if not count:
+            continue
+        mean = 1000 * total / count
+        raw_ms.append(mean)
+        floors.append((before, after))
+        if before and after:
+            pooled_ms.append(mean * (before + after) / 2 / REFERENCE_FLOOR)
+    return {
+        "samples": samples,
+        "rounds": [{"mean_decision_ms": ms, "floor_before": pair[0], "floor_after": pair[1]}
+                   for ms, pair in zip(raw_ms, floors, strict=True)],
+        "mean_decision_ms_at_floor_5000": sum(pooled_ms) / len(pooled_ms) if pooled_ms else None,
+    }
+
+
 def chart(path: Path) -> None:
     """Draw every ``samples_*.json`` of :data:`OUT` into one PNG."""
     import matplotlib
@@ -223,11 +279,20 @@ def main() -> None:
     parser.add_argument("--policy", default="expert", help="pimc's play-out policy")
     parser.add_argument("--max-minutes", type=float, default=0.0, help="start no game after this long (0: no limit)")
     parser.add_argument("--floor-script", type=Path, default=FLOOR_SCRIPT)
+    parser.add_argument("--timing", type=float, metavar="SECONDS",
+                        help="only time decisions: rounds of this many seconds of play, each between two floors")
+    parser.add_argument("--rounds", type=int, default=3, help="timing rounds per samples value")
     parser.add_argument("--chart", type=Path, help="draw the chart of every measured samples value into this PNG")
     arguments = parser.parse_args()
     if arguments.games < 2 or arguments.games % 2:
         parser.error(f"--games {arguments.games}: use an even number of at least 2 (duplicate pairs)")
     OUT.mkdir(parents=True, exist_ok=True)
+    if arguments.timing:
+        for samples in arguments.samples:
+            figures = timing(samples, arguments.timing, arguments.rounds, arguments.floor_script, arguments.policy)
+            (OUT / f"timing_{samples}.json").write_text(json.dumps(figures, indent=2) + "\n")
+            print(json.dumps(figures))
+        return
     for samples in arguments.samples:
         figures = measure(samples, arguments.games, arguments.seed, arguments.workers, arguments.policy,
                           arguments.max_minutes, arguments.floor_script)
