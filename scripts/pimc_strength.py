@@ -211,8 +211,9 @@ def timing(samples: int, seconds: float, rounds: int, floor: Path, policy: str) 
     }
 
 
-def chart(path: Path) -> None:
-    """Draw every ``samples_*.json`` of :data:`OUT` into one PNG."""
+def chart(path: Path, headline: Path | None = None, headline_samples: int = 8) -> None:
+    """Draw every ``samples_*.json`` of :data:`OUT` into one PNG, with a ``canasta-sim run`` of pimc
+    against expert (``headline``, at ``headline_samples``) as a point of its own when given."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -236,15 +237,37 @@ def chart(path: Path) -> None:
     left.set_ylabel("pimc win rate against expert, % (95% interval)")
     for value, rate, row in zip(samples, rates, rows, strict=True):
         left.annotate(f"{row['games']} games", (value, rate), textcoords="offset points", xytext=(6, -12), fontsize=8)
-    scaled = [row["mean_decision_ms_at_floor_5000"] or row["mean_decision_ms"] for row in rows]
-    searched = [row["mean_searched_decision_ms"] * (row["mean_decision_ms_at_floor_5000"] or row["mean_decision_ms"])
-                / row["mean_decision_ms"] for row in rows]
-    right.plot(samples, scaled, "o-", label="all decisions")
-    right.plot(samples, searched, "s--", label="searched decisions")
+    if headline is not None:
+        from canasta_sim.analysis import load_run
+
+        games = load_run(headline).games
+        won = int(games["winner_strategy"].str.startswith("pimc").sum())
+        low, high = wilson_interval(won, len(games))
+        rate = 100 * won / len(games)
+        left.errorbar([headline_samples], [rate], yerr=[[rate - 100 * low], [100 * high - rate]], fmt="D",
+                      color="tab:red", capsize=4, label=f"canasta-sim run (default), {len(games)} games")
+        left.legend(fontsize=8)
+        ticks = sorted(set(samples) | {headline_samples})
+        left.set_xticks(ticks, [str(value) for value in ticks])
+        print(f"canasta-sim run {headline}: {len(games)} games, {rate:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]")
+    # Decision times: the --timing rounds where measured (each between two floors), else the match's own.
+    timed = {}
+    for file in OUT.glob("timing_*.json"):
+        figures = json.loads(file.read_text())
+        if figures["mean_decision_ms_at_floor_5000"]:
+            timed[figures["samples"]] = figures["mean_decision_ms_at_floor_5000"]
+    by_samples = {row["samples"]: row for row in rows}
+    every = sorted(set(timed) | set(by_samples))
+    scaled = [timed.get(value) or by_samples[value]["mean_decision_ms_at_floor_5000"] for value in every]
+    right.plot(every, scaled, "o-", label="all decisions")
+    searched = [(value, ms * by_samples[value]["mean_searched_decision_ms"] / by_samples[value]["mean_decision_ms"])
+                for value, ms in zip(every, scaled, strict=True) if value in by_samples]
+    right.plot([value for value, _ in searched], [ms for _, ms in searched], "s--",
+               label="searched decisions (same scale)")
     right.axhline(50, color="grey", linewidth=0.8, linestyle="--")
     right.set_xscale("log", base=2)
     right.set_yscale("log")
-    right.set_xticks(samples, [str(value) for value in samples])
+    right.set_xticks(every, [str(value) for value in every])
     right.set_xlabel("sampled worlds per decision")
     right.set_ylabel("mean decision time, ms (scaled to floor 5000)")
     right.legend()
@@ -258,7 +281,7 @@ def chart(path: Path) -> None:
               f"{row['mean_decision_ms']:.1f} ms a decision here ({row['mean_searched_decision_ms']:.1f} ms searched), "
               f"floor {row['floor_before']}->{row['floor_after']}, "
               f"{row['mean_decision_ms_at_floor_5000'] or float('nan'):.1f} ms at floor 5000 "
-              f"({_scaled_range(row)})")
+              f"({_scaled_range(row)}); timing rounds: {timed.get(row['samples'], 'none')}")
 
 
 def _scaled_range(row: dict) -> str:
@@ -283,6 +306,7 @@ def main() -> None:
                         help="only time decisions: rounds of this many seconds of play, each between two floors")
     parser.add_argument("--rounds", type=int, default=3, help="timing rounds per samples value")
     parser.add_argument("--chart", type=Path, help="draw the chart of every measured samples value into this PNG")
+    parser.add_argument("--headline", type=Path, help="a canasta-sim run of pimc against expert to add to the chart")
     arguments = parser.parse_args()
     if arguments.games < 2 or arguments.games % 2:
         parser.error(f"--games {arguments.games}: use an even number of at least 2 (duplicate pairs)")
@@ -301,7 +325,7 @@ def main() -> None:
                                                          "mean_decision_ms", "mean_searched_decision_ms",
                                                          "floor_before", "floor_after")}))
     if arguments.chart:
-        chart(arguments.chart)
+        chart(arguments.chart, arguments.headline)
 
 
 if __name__ == "__main__":
