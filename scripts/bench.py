@@ -24,6 +24,8 @@ Figures:
   figures.  A machine's speed varies two- to threefold between machines and over minutes, so every
   hands/s figure is also printed as a ratio to the mean of the two floors: only the ratios compare
   across machines.
+* pimc's sampled play-outs per second on one core (a world sampled from a seat's view, copied and
+  played to the end of the hand by expert), with the pure-Python floor measured beside it.
 """
 
 from __future__ import annotations
@@ -157,6 +159,49 @@ def _matchup_children(seconds: float, processes: int, environment: dict[str, str
     return results
 
 
+def pimc_playouts(seconds: float) -> dict:
+    """Sampled play-outs per second on one core (issue #19), the pure-Python floor measured beside it.
+
+    Each play-out samples a world from the first player's view of a fresh deal (``sample_world``),
+    copies it and plays the whole hand out with expert at every seat: the work of one pimc sample
+    from the start of a hand, the longest kind (later in a hand a play-out is shorter).
+    """
+    import random
+
+    from canasta_sim.search import PublicMemory, playout, sample_world
+    from canasta_sim.state import HandState
+    from canasta_sim.strategies import Expert
+    from canasta_sim.view import SeatView
+
+    floor_script = Path("/work/shared/bench/floor.py")
+
+    def floor() -> float | None:
+        if not floor_script.exists():
+            return None
+        output = subprocess.run([sys.executable, str(floor_script)], capture_output=True, text=True, timeout=300)
+        return float(output.stdout.split()[-1]) if output.returncode == 0 else None
+
+    floor_before = floor()
+    rules = Rules()
+    rng = random.Random(19)
+    playouts = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        real = HandState.deal(rules, random.Random(playouts), dealer=playouts % 4)
+        view = SeatView(real, real.seat, (0, 0))
+        world = sample_world(view, PublicMemory(view), rng).copy()
+        playout(world, [Expert(random.Random(seat)) for seat in range(4)], (0, 0))
+        playouts += 1
+    elapsed = time.perf_counter() - start
+    return {
+        "playouts": playouts,
+        "seconds": round(elapsed, 3),
+        "playouts_per_second": round(playouts / elapsed, 1),
+        "floor_before": floor_before,
+        "floor_after": floor(),
+    }
+
+
 def _peak_kib(pid: int) -> int:
     """The peak resident memory (VmHWM, KiB) of a live process, or 0 once it is gone (Linux /proc)."""
     try:
@@ -263,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["build"] = accelerator.describe()
     figures["matchup_in_process_pure_python"] = matchup_pure_python(seconds)
     figures["matchup_side_by_side"] = matchup_side_by_side(seconds, cores)
+    figures["pimc_playouts"] = pimc_playouts(seconds)
     one = run_command(games, 1, [])
     many = run_command(games, cores, [])
     figures["run_1_worker"] = one
@@ -317,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
         (f"  {cores} of them at once, each", ", ".join(
             f"{rate:.1f}" for rate in figures["matchup_side_by_side"]["games_per_second_each"]) + " games/s; "
          + ", ".join(f"{value:.3f}" for value in ratios["matchup_side_by_side"]) + " of the floor"),
+        ("pimc sampled play-outs, 1 core", f"{figures['pimc_playouts']['playouts_per_second']:.1f} play-outs/s "
+         f"(whole hands, expert policy; floor {figures['pimc_playouts']['floor_before']} -> "
+         f"{figures['pimc_playouts']['floor_after']} hands/s)"),
         (
             f"canasta-sim run, 1 worker, {games} games",
             f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)",

@@ -242,6 +242,56 @@ class HandState(MeldingRules, PileRules):
         state._start_turn()
         return state
 
+    def copy(self) -> HandState:
+        """An independent copy for look-ahead (issue #19): playing moves on it never changes this state.
+
+        Every mutable field is copied one level deeper than it is changed; the rules, the deck and
+        the history's entries are immutable and shared, and the caches start empty.
+        """
+        other = HandState.__new__(HandState)
+        other.rules = self.rules
+        other.dealer = self.dealer
+        other.hand_number = self.hand_number
+        other.scores_before = self.scores_before
+        other.requirements = self.requirements
+        other.hands = [list(hand) for hand in self.hands]
+        other.hand_sizes = list(self.hand_sizes)
+        other.stock = list(self.stock)
+        other.pile = list(self.pile)
+        other.pile_freezers = self.pile_freezers
+        other.melds = [[list(meld) for meld in side] for side in self.melds]
+        other.side_has_melded = list(self.side_has_melded)
+        other.seat_has_melded = list(self.seat_has_melded)
+        other.red_threes = list(self.red_threes)
+        other.first_turn_done = list(self.first_turn_done)
+        other.seat = self.seat
+        other.phase = self.phase
+        other.turn_count = self.turn_count
+        other.side_turns = list(self.side_turns)
+        other.pile_takes = list(self.pile_takes)
+        other.pile_cards_taken = list(self.pile_cards_taken)
+        other.frozen_pile_takes = list(self.frozen_pile_takes)
+        other.pile_freezes = list(self.pile_freezes)
+        other.end_reason = self.end_reason
+        other.went_out_seat = self.went_out_seat
+        other.went_out_concealed = self.went_out_concealed
+        other.meld_changes = self.meld_changes
+        other._vouched = None
+        other._meld_tables = [None, None]
+        other._plan_cache = None
+        other.history = list(self.history)
+        other.deck = self.deck
+        other.acquired = self.acquired
+        other.asked = self.asked
+        other.answer = self.answer
+        other.melded_this_turn = self.melded_this_turn
+        other.must_stop = self.must_stop
+        other.turn_new_ranks = set(self.turn_new_ranks)
+        other.added_to_existing = self.added_to_existing
+        other.turn_laid = list(self.turn_laid)
+        other.melded_before_turn = self.melded_before_turn
+        return other
+
     def _turn_upcard(self) -> None:
         # R3.3: wild cards and red 3s stay in the pile, freezing it, until a plain card shows.
         while self.stock:

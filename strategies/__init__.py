@@ -11,9 +11,10 @@ use_sources_where_needed(__name__, __path__[0])
 
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
+from canasta_sim.strategies.pimc import Pimc
 from canasta_sim.strategies.random_play import RandomPlay
 
-__all__ = ["BUILTIN", "Expert", "Greedy", "RandomPlay"]
+__all__ = ["BUILTIN", "Expert", "Greedy", "Pimc", "RandomPlay"]
 
-BUILTIN = {cls.name: cls for cls in (RandomPlay, Greedy, Expert)}
+BUILTIN = {cls.name: cls for cls in (RandomPlay, Greedy, Expert, Pimc)}
 """Built-in strategies by name."""

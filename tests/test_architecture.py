@@ -17,6 +17,7 @@ LAYERS = [
     ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
     ("play", {"arbiter", "view", "parameters", "strategy", "engine", "loader",
               "viewmessage", "protocol", "botprocess", "isolation", "botserver"}),
+    ("search", {"search"}),
     # The research interface (issue #17): environments, encodings, policies, decision records; numpy allowed.
     ("research", {"env"}),
     ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "supervisor", "dask_backend",

@@ -1,0 +1,361 @@
+"""``pimc``: Perfect Information Monte Carlo search over expert play-outs (issue #19).
+
+At the decisions where the choice matters it samples the cards it cannot see, consistently with
+everything its seat has seen (:func:`canasta_sim.search.sample_world`), plays every candidate out to
+the end of the hand in each sampled world with a fast policy (:func:`canasta_sim.search.playout`), and
+plays expert's own choice unless another candidate beats it with confidence.  Every candidate is
+scored on the same sampled worlds and the same play-out generators (common random numbers), so the
+paired differences between candidates are far less noisy than each average: another candidate is
+played only when its mean difference to expert's choice exceeds ``confidence`` standard errors.
+
+Decisions searched:
+
+* **acquire**, when the pile can be taken: draw, expert's choice, and the legal takes laying the
+  fewest hand cards, up to ``width`` candidates;
+* **discard**: expert's ``width`` cheapest discards (its danger-plus-worth order);
+* **going out** (:meth:`Pimc.wants_to_go_out`, asked once a turn when the hand can be melded out):
+  go out now, or play the turn on without going out;
+* **answering** the partner's ask: yes or no, in worlds where the asker can go out (R12.5: with
+  ``ask_partner_yes_forces_out`` the ask itself says so); should no sampled world fit, it answers as
+  expert does.
+
+Melds, the initial meld and whether to ask follow expert's rules (this class extends
+:class:`~canasta_sim.strategies.expert.Expert`, whose memory it keeps too).
+
+**Evaluation.** A play-out ends the hand; its score (R14) gives both sides' running totals after
+it.  The value of those totals for this seat's side is an estimated chance of winning the game:
+1 or 0 when the hand reaches the target (R15.1) with a leader, 0.5 for a tie there, otherwise
+``1 / (1 + exp(-1.7 * lead / spread))`` where ``lead`` is the side's lead in points less
+``REQUIREMENT_WEIGHT`` times the difference of the sides' next initial minimums (R10.2: a higher
+minimum costs tempo next hand), and ``spread = HAND_SPREAD * sqrt(hands_left)`` with ``hands_left =
+1 + (target - leader's total) / POINTS_PER_HAND``.  Early in a game this is nearly linear in the
+hand's point difference; near the target it values reaching it first above points.
+
+Parameters (``pimc:samples=32,policy=greedy``): ``samples`` sampled worlds per decision (default 8);
+``policy`` the play-out policy, ``expert``, ``greedy`` or ``random``; ``width`` the most candidates
+searched at one decision; ``budget`` seconds per searched decision, 0 for none (the default):
+when positive, worlds are sampled until the budget is spent (at least one), ``samples`` is ignored,
+and play then depends on the machine's speed, so a game is reproducible from its seed only with
+``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate must lead expert's
+choice by to replace it (0: the best mean wins).  Expert's parameters apply to its rules for melds and asking.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop
+from canasta_sim.scoring import score_hand
+from canasta_sim.search import PublicMemory, playout, sample_world
+from canasta_sim.state import HandState
+from canasta_sim.strategies.expert import Expert
+from canasta_sim.strategies.greedy import Greedy
+from canasta_sim.strategies.random_play import RandomPlay
+from canasta_sim.strategy import Strategy
+
+__all__ = ["Pimc", "match_value"]
+
+POLICIES = {"expert": Expert, "greedy": Greedy, "random": RandomPlay}
+"""The play-out policies by name."""
+
+HAND_SPREAD = 830.0
+"""Standard deviation of one hand's point difference between the sides in expert self-play (829 over
+the 265 hands of seeds 0-39 of ``play_game([Expert] * 4, seed=s)``)."""
+POINTS_PER_HAND = 1000.0
+"""Points the better side of a hand scores on average in expert self-play (1033 over the same hands)."""
+REQUIREMENT_WEIGHT = 2.0
+"""Points of lead one point of a higher next initial minimum (R10.2) is taken to cost."""
+
+_DRAW = Draw()
+_STOP = Stop()
+_ASK = Ask()
+_YES = Answer(True)
+_NO = Answer(False)
+
+
+def match_value(totals: tuple[int, int], side: int, rules) -> float:
+    """The estimated chance that ``side`` wins the game from running totals ``totals`` (see the module)."""
+    ours, theirs = totals[side], totals[1 - side]
+    target = rules.target_score
+    leader = max(ours, theirs)
+    if leader >= target:  # R15.1: the game ends after this hand, unless the totals are equal (R15.3)
+        if ours == theirs:
+            return 0.5
+        return 1.0 if ours > theirs else 0.0
+    lead = ours - theirs
+    lead -= REQUIREMENT_WEIGHT * (rules.initial_requirement(ours) - rules.initial_requirement(theirs))
+    spread = HAND_SPREAD * math.sqrt(1.0 + (target - leader) / POINTS_PER_HAND)
+    return 1.0 / (1.0 + math.exp(-1.7 * lead / spread))
+
+
+class _ExpertHoldBack(Expert):
+    """Expert play that does not go out during one given turn (the meld rules keep two cards)."""
+
+    def __init__(self, rng, turn: int) -> None:
+        super().__init__(rng)
+        self.turn = turn
+
+    def wants_to_go_out(self, view) -> bool:
+        """Not during the held turn; as expert afterwards."""
+        return False if view.turn_count == self.turn else super().wants_to_go_out(view)
+
+
+class _HoldBack(Strategy):
+    """Any policy, except that during one given turn it does not go out: a meld that would go out
+    gives way to the first legal meld that keeps two cards, and it does not ask."""
+
+    def __init__(self, inner: Strategy, turn: int) -> None:
+        super().__init__(inner.rng)
+        self.inner = inner
+        self.turn = turn
+
+    def choose_acquire(self, view) -> Move:
+        return self.inner.choose_acquire(view)
+
+    def choose_ask(self, view) -> bool:
+        return False if view.turn_count == self.turn else self.inner.choose_ask(view)
+
+    def answer_go_out(self, view) -> bool:
+        return self.inner.answer_go_out(view)
+
+    def choose_meld(self, view) -> Meld | None:
+        move = self.inner.choose_meld(view)
+        if move is None or view.turn_count != self.turn:
+            return move
+        size = sum(view.hand)
+        if size - _laid(move) > 1:
+            return move
+        for other in view.meld_candidates(largest_first=True):
+            if size - _laid(other) > 1 and view.can(other):
+                return other
+        return None
+
+    def choose_discard(self, view) -> Discard:
+        return self.inner.choose_discard(view)
+
+    def on_hand_start(self, view) -> None:
+        self.inner.on_hand_start(view)
+
+    def on_event(self, event) -> None:
+        self.inner.on_event(event)
+
+
+def _laid(move: Meld) -> int:
+    return sum(len(group.cards) for group in move.groups)
+
+
+class Pimc(Expert):
+    """Expert's rules for melds, with its key decisions searched by sampling worlds and playing them out."""
+
+    name = "pimc"
+    version = 1
+    description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
+    parameters = {**Expert.parameters, "samples": 8, "policy": "expert", "width": 3, "budget": 0.0, "confidence": 1.0}
+
+    def __init__(self, rng, **parameters) -> None:
+        super().__init__(rng, **parameters)
+        if self.policy not in POLICIES:
+            raise StrategyLoadError(
+                f"strategy 'pimc' parameter policy={self.policy!r} is not accepted; use one of: {', '.join(POLICIES)}"
+            )
+        if self.samples < 1:
+            raise StrategyLoadError(f"strategy 'pimc' parameter samples={self.samples!r} must be at least 1")
+        if self.width < 1:
+            raise StrategyLoadError(f"strategy 'pimc' parameter width={self.width!r} must be at least 1")
+        if not self.budget >= 0:
+            raise StrategyLoadError(f"strategy 'pimc' parameter budget={self.budget!r} must be 0 or more seconds")
+        if not self.confidence >= 0:
+            raise StrategyLoadError(f"strategy 'pimc' parameter confidence={self.confidence!r} must be 0 or more")
+        self._policy = POLICIES[self.policy]
+        self._public: PublicMemory | None = None
+
+    # ------------------------------------------------------------ hooks
+
+    def on_hand_start(self, view) -> None:
+        """Start both memories: expert's and the sampler's."""
+        super().on_hand_start(view)
+        self._public = PublicMemory(view)
+
+    def on_event(self, event) -> None:
+        """Feed both memories."""
+        super().on_event(event)
+        self._public.observe(event)
+
+    # ------------------------------------------------------------ searched decisions
+
+    def choose_acquire(self, view) -> Move:
+        """Search draw against the pile takes when the pile can be taken; otherwise as expert."""
+        chosen = super().choose_acquire(view)
+        takes = list(view.legal_takes())
+        if not takes:
+            return chosen
+        candidates = [chosen]
+        if view.stock_count and _DRAW not in candidates:
+            candidates.append(_DRAW)
+        if view.can(_STOP) and _STOP not in candidates:
+            candidates.append(_STOP)
+        takes.sort(key=lambda move: len(move.cards) + sum(len(group.cards) for group in move.extra))
+        for take in takes:
+            if len(candidates) >= self.width:
+                break
+            if take not in candidates:
+                candidates.append(take)
+        if len(candidates) == 1:
+            return chosen
+        return candidates[self._search(view, [_Apply(move) for move in candidates])]
+
+    def choose_discard(self, view) -> Discard:
+        """Search expert's cheapest discards."""
+        hand = view.hand
+        if sum(hand) == 1:
+            return super().choose_discard(view)
+        candidates = []
+        for _cost, kind in self._discard_order(view, hand):
+            move = Discard(kind)
+            if view.can(move):
+                candidates.append(move)
+                if len(candidates) >= self.width:
+                    break
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else super().choose_discard(view)
+        return candidates[self._search(view, [_Apply(move) for move in candidates])]
+
+    def wants_to_go_out(self, view) -> bool:
+        """Search going out now against playing this turn on without going out (R12)."""
+        if view.partner_answer is not None:
+            return super().wants_to_go_out(view)
+        plan = view.going_out_plan()
+        if plan is None:
+            return False
+        go_out = _GoOut(view.rules.ask_partner == "mandatory")
+        keep = _KeepBuilding(view.turn_count)
+        if super().wants_to_go_out(view):
+            return self._search(view, [go_out, keep]) == 0
+        return self._search(view, [keep, go_out]) == 1
+
+    def answer_go_out(self, view) -> bool:
+        """Search yes against no, in worlds where the asker can go out."""
+        forced = view.rules.ask_partner_yes_forces_out
+        worlds = self._worlds(view, need_going_out=forced)
+        if not worlds:
+            return super().answer_go_out(view)
+        if super().answer_go_out(view):
+            return self._score(view, [_Apply(_YES), _Apply(_NO)], worlds) == 0
+        return self._score(view, [_Apply(_NO), _Apply(_YES)], worlds) == 1
+
+    # ------------------------------------------------------------ the search
+
+    def _worlds(self, view, *, need_going_out: bool = False) -> list[tuple[HandState, int]]:
+        """Sampled worlds, each with the seed of its play-out generators."""
+        worlds = []
+        rng = self.rng
+        start = time.perf_counter()
+        budget = self.budget
+        wanted = self.samples
+        tries = 0
+        while True:
+            if budget > 0:
+                if worlds and time.perf_counter() - start >= budget:
+                    break
+            elif len(worlds) >= wanted:
+                break
+            if tries >= 20 * wanted:
+                break  # only a condition on the worlds can get here: the asker going out is too rare to find
+            tries += 1
+            world = sample_world(view, self._public, rng)
+            seed = rng.getrandbits(64)
+            if need_going_out:
+                probe = world.copy()
+                probe.apply(_YES)
+                if not probe.can_go_out_this_turn():
+                    continue
+            worlds.append((world, seed))
+        return worlds
+
+    def _search(self, view, candidates: list) -> int:
+        return self._score(view, candidates, self._worlds(view))
+
+    def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]]) -> int:
+        """The candidate to play: the first (expert's own choice) unless another beats it with confidence.
+
+        Each candidate's value in each world is kept; another candidate replaces the first only when
+        its mean paired difference to the first exceeds ``confidence`` standard errors of that mean
+        (the same worlds for both make the difference far less noisy than either value), and then
+        the one with the largest such lead is played.
+        """
+        side = view.side
+        scores = view.scores
+        rules = view.rules
+        values: list[list[float]] = [[] for _ in candidates]
+        for world, seed in worlds:
+            for index, candidate in enumerate(candidates):
+                state = world.copy()
+                players = [self._policy(random.Random(seed + seat)) for seat in range(4)]
+                candidate.play(state, players, view.seat)
+                if not state.is_over:
+                    playout(state, players, scores)
+                values[index].append(match_value(score_hand(state).totals_after, side, rules))
+        count = len(worlds)
+        best, best_lead = 0, 0.0
+        for index in range(1, len(candidates)):
+            differences = [value - base for value, base in zip(values[index], values[0], strict=True)]
+            mean = sum(differences) / count
+            if count > 1:
+                variance = sum((difference - mean) ** 2 for difference in differences) / (count - 1)
+                error = math.sqrt(variance / count)
+            else:
+                error = 0.0
+            if mean > self.confidence * error and mean > best_lead:
+                best, best_lead = index, mean
+        return best
+
+
+class _Apply:
+    """A candidate that is one move, the play-out policies doing the rest."""
+
+    __slots__ = ("move",)
+
+    def __init__(self, move: Move) -> None:
+        self.move = move
+
+    def play(self, state: HandState, players: list[Strategy], seat: int) -> None:
+        state.apply(self.move)
+
+
+class _GoOut:
+    """Go out now with the going-out plan (E4): its melds, then its discard."""
+
+    __slots__ = ("ask_first",)
+
+    def __init__(self, ask_first: bool) -> None:
+        self.ask_first = ask_first
+
+    def play(self, state: HandState, players: list[Strategy], seat: int) -> None:
+        if self.ask_first and state.answer is None:
+            # ask_partner=mandatory: the partner's answer is not searched here; a yes is assumed.
+            state.apply(_ASK)
+            state.apply(_YES)
+        groups, discard = state.going_out_plan()
+        if groups:
+            state.apply(Meld(groups))
+        if not state.is_over and discard is not None:
+            state.apply(Discard(discard))
+
+
+class _KeepBuilding:
+    """Play this turn on without going out; the policy plays the rest."""
+
+    __slots__ = ("turn",)
+
+    def __init__(self, turn: int) -> None:
+        self.turn = turn
+
+    def play(self, state: HandState, players: list[Strategy], seat: int) -> None:
+        player = players[seat]
+        if type(player) is Expert:
+            players[seat] = _ExpertHoldBack(player.rng, self.turn)
+        else:
+            players[seat] = _HoldBack(player, self.turn)
