@@ -94,8 +94,9 @@ def test_a_time_budget_replaces_the_sample_count():
 def test_the_engine_time_limit_applies_to_pimc_like_any_strategy():
     # A searched decision spends its whole budget of 0.6 s, twice the limit; expert's take far less.
     slow = functools.partial(Pimc, budget=0.6, width=2)
-    with pytest.raises(StrategyError, match="over the budget of 0.3 s") as caught:
+    with pytest.raises(StrategyError, match="stopped at the time limit of 0.3 s") as caught:
         play_game([slow, Expert, slow, Expert], seed=1, time_limit=0.3, names=["pimc", "expert"] * 2)
+    assert caught.value.reason == "timeout"
     assert caught.value.seat in (0, 2)
     assert caught.value.decision in ("acquire", "ask", "answer", "meld", "discard")
 
@@ -111,7 +112,8 @@ def test_run_time_limit_forfeits_the_pimc_side_that_overruns(tmp_path):
     assert result.exit_code == 0, result.output
     games = pd.read_parquet(out / "games")
     assert list(games["winner_strategy"].str.startswith("expert")) == [True, True]
-    assert games["error"].str.contains("over the budget of 0.3 s").all()
+    assert games["error"].str.contains("stopped at the time limit of 0.3 s").all()
+    assert list(games["forfeit_reason"]) == ["timeout", "timeout"]
 
 
 @pytest.mark.timeout(120)
