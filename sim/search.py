@@ -226,22 +226,12 @@ def sample_world(view: SeatView, memory: PublicMemory, rng) -> HandState:
     stock_count = view.stock_count
     plain = [kind for kind in range(KIND_COUNT) if kind != RED_THREE for _ in range(unseen[kind])]
     rng.shuffle(plain)
-    position = 0
-    for seat, missing in closed_seats:
-        hand = hands[seat]
-        for kind in plain[position : position + missing]:
-            hand[kind] += 1
-        position += missing
+    position = _deal_into(hands, closed_seats, plain)
     rest = plain[position:] + [RED_THREE] * unseen[RED_THREE]
     if len(rest) != stock_count + sum(missing for _, missing in open_seats):
         raise SearchError(f"{len(rest)} unseen cards left for a stock of {stock_count} and the hands waiting")
     rng.shuffle(rest)
-    position = 0
-    for seat, missing in open_seats:
-        hand = hands[seat]
-        for kind in rest[position : position + missing]:
-            hand[kind] += 1
-        position += missing
+    position = _deal_into(hands, open_seats, rest)
     taken = [0] * KIND_COUNT
     stock = []
     for kind in rest[position:]:
@@ -323,3 +313,14 @@ def playout(state: HandState, players: Sequence[Strategy], scores: tuple[int, in
         apply(seat, player.choose_discard(view))
     return state
 
+
+def _deal_into(hands: list[list[int]], seats, kinds: list[int]) -> int:
+    """Give each ``(seat, missing)`` of ``seats`` its next ``missing`` cards of ``kinds``, in order; the
+    number of cards dealt."""
+    position = 0
+    for seat, missing in seats:
+        hand = hands[seat]
+        for kind in kinds[position : position + missing]:
+            hand[kind] += 1
+        position += missing
+    return position
