@@ -42,7 +42,8 @@ from canasta_sim.isolation import is_bot_spec, load_bot_class
 from canasta_sim.strategy import Strategy
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "load_strategy",
+    "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "import_named_module",
+    "load_strategy",
     "parse_spec", "spec_file",
 ]
 
@@ -199,14 +200,7 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
         module = _import_file(path)
         loaded_from = str(path.resolve())
     else:
-        try:
-            module = importlib.import_module(module_part)
-        except ImportError as error:
-            raise StrategyLoadError(f"strategy module {module_part!r} cannot be imported: {error}") from None
-        except Exception as error:  # the module's own code failed while importing
-            raise StrategyLoadError(
-                f"strategy module {module_part!r} failed while importing: {type(error).__name__}: {error}"
-            ) from None
+        module = import_named_module(module_part)
     obj = getattr(module, class_name, None)
     if obj is None:
         raise StrategyLoadError(f"{module_part!r} has no class {class_name!r}")
@@ -301,3 +295,15 @@ def available_strategies() -> list[tuple[str, type[Strategy] | None, str]]:
             cls = None
         found.append((name, cls, f"plugin {point.value}"))
     return found
+
+
+def import_named_module(name: str, what: str = "strategy"):
+    """Import the module a spec names; a failure is a one-line :class:`StrategyLoadError` saying what for."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise StrategyLoadError(f"{what} module {name!r} cannot be imported: {error}") from None
+    except Exception as error:  # the module's own code failed while importing
+        raise StrategyLoadError(
+            f"{what} module {name!r} failed while importing: {type(error).__name__}: {error}"
+        ) from None

@@ -22,7 +22,6 @@ loader finds this form through the ``canasta_sim.spec_forms`` entry point), in e
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import numbers
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from typing import Any, ClassVar
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_vector
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.loader import _import_file
+from canasta_sim.loader import _import_file, import_named_module
 from canasta_sim.strategy import Strategy
 
 __all__ = ["PolicyStrategy", "policy_strategy_class"]
@@ -134,11 +133,4 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
 def _import(module_part: str):
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
         return _import_file(Path(module_part))  # the loader's: cached, one module name in every process
-    try:
-        return importlib.import_module(module_part)
-    except ImportError as error:
-        raise StrategyLoadError(f"policy module {module_part!r} cannot be imported: {error}") from None
-    except Exception as error:  # the module's own code failed while importing
-        raise StrategyLoadError(
-            f"policy module {module_part!r} failed while importing: {type(error).__name__}: {error}"
-        ) from None
+    return import_named_module(module_part, "policy")
