@@ -360,9 +360,7 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
         run = load_run(run_dir, games_columns=GAME_COLUMNS, hands_columns=HAND_COLUMNS, require_games=True)
     except CanastaError as error:
         raise fail(str(error)) from None
-    out = out if out is not None else run_dir / "plots"
-    if out.exists() and not out.is_dir():
-        raise fail(f"--out {out} is a file; give a folder for the charts")
+    out = _charts_folder(run_dir, out)
     try:
         written = write_charts(run, out, dpi)
     except OSError as error:
@@ -371,12 +369,18 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
         click.echo(str(path))
 
 
-def _plot_tuning(run_dir: Path, out: Path | None, dpi: int) -> None:
-    from canasta_sim.commands.plot_tuning import write_tuning_charts
-
+def _charts_folder(run_dir: Path, out: Path | None) -> Path:
+    """Where the charts go: ``--out``, or ``plots/`` in the run; a file there is refused in one line."""
     out = out if out is not None else run_dir / "plots"
     if out.exists() and not out.is_dir():
         raise fail(f"--out {out} is a file; give a folder for the charts")
+    return out
+
+
+def _plot_tuning(run_dir: Path, out: Path | None, dpi: int) -> None:
+    from canasta_sim.commands.plot_tuning import write_tuning_charts
+
+    out = _charts_folder(run_dir, out)
     try:
         written = write_tuning_charts(run_dir, out, dpi)
     except CanastaError as error:
