@@ -444,9 +444,20 @@ class ProcessStrategy(Strategy):
             self._events.clear()
 
     def on_hand_end(self, result) -> None:
-        """Queued for the next request as a ``hand_end`` message with the result."""
+        """Sent at once as a ``hand_end`` message with the result, behind the messages still queued.
+
+        Not queued for the next request like the other hooks: after a game's last hand there is none, and
+        the process may be handed to another game.  A bot that cannot take it is its seat's failure, as
+        at a request.
+        """
+        bot = self._bot
         self._flush_events()
         self._pending.append(encode({"type": "hand_end", "result": hand_result_message(result)}))
+        if bot is None or bot.process is None or (self._seat is not None and not self.pool.owns(self._seat, self)):
+            return  # the next request reports what became of the process
+        data = b"".join(self._pending)
+        self._pending.clear()
+        bot.write(data, time.monotonic() + self._seconds)
 
 
 _PLANNING = ("ask", "meld")

@@ -289,3 +289,23 @@ def test_bot_stderr_is_logged_capped_and_never_blocks_it(caplog):
     assert logged[0].startswith("bot 'chatty' stderr: line 0 ")
     assert sum(len(message) for message in logged) < STDERR_LOG_LIMIT * 1.5
     assert "further bytes of stderr not logged" in logged[-1]
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_bot_hears_of_every_hands_end_the_games_last_included(tmp_path):
+    report = tmp_path / "listen.jsonl"
+    listener = load_strategy(f"isolated:{MISBEHAVING}:Listens:report={report}")
+    greedy = load_strategy("greedy")
+    for seed in (4, 5):  # the second game reuses the processes: the first game's last hand must not wait for it
+        result = play_game([listener, greedy, listener, greedy], seed=seed, rules=SHORT)
+        deadline = time.monotonic() + 10  # the bots read the last hand_end after play_game has returned
+        while len(_reports(report)) < 2 * len(result.hands) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        by_process: dict[int, list[dict]] = {}
+        for entry in _reports(report):
+            by_process.setdefault(entry["pid"], []).append(entry)
+        assert len(by_process) == 2  # seats 0 and 2, a process each
+        for heard in by_process.values():
+            assert [entry["hand_number"] for entry in heard] == [hand.hand_number for hand in result.hands]
+            assert heard[-1]["totals_after"] == list(result.scores)
+        report.unlink()

@@ -142,3 +142,14 @@ class Hoards(Greedy):
     def choose_discard(self, view):
         hoard = bytearray(400 * 1024 * 1024)
         return super().choose_discard(view) if hoard else None
+
+
+class Listens(Greedy):
+    """Plays as greedy and reports every hand's end it is told of (the last hand's included)."""
+
+    name = "listens"
+    parameters = {"report": ""}
+
+    def on_hand_end(self, result) -> None:
+        _report(self.report, {"pid": os.getpid(), "hand_number": result.hand_number,
+                              "totals_after": list(result.totals_after)})
