@@ -283,3 +283,13 @@ def test_an_isolated_bot_that_timed_out_is_killed_with_its_game(monkeypatch):
     for pid in started:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_the_time_limit_is_a_setting_of_the_tuning_recorded_and_kept_on_resume(tmp_path):
+    settings = TuningSettings(spec="expert", params=("aggression",), against=None, games=8, games_per_iteration=4,
+                              seed=5, rules=Rules(target_score=1000), time_limit=0.5)
+    out = tmp_path / "tuned"
+    TuningDirectory(out).write_manifest(new_manifest(settings, "test", seed_drawn=False))
+    assert TuningSettings.from_manifest(json.loads((out / "tune.json").read_text())) == settings
+    result = CliRunner().invoke(main, ["tune", "--resume", str(out), "--time-limit", "2"])
+    assert result.exit_code == 2 and "(--time-limit 0.5, not 2.0)" in result.output
