@@ -5,15 +5,23 @@ the bot's stdout and stderr together, so a bot that writes a lot to stderr never
 past its deadline kills the process.  The bot's stderr is kept in a capped buffer (its last lines go
 into failure messages) and logged, capped too, to the ``canasta_sim.bots`` logger, which a run's log
 receives.  Failures are :class:`~canasta_sim.errors.SeatFailure` with reason ``timeout`` or ``crash``.
+
+A bot started from a process's main thread dies with that process (Linux ``PR_SET_PDEATHSIG``): when the
+supervisor kills a worker (a hung decision, the end of a ``compare``, Ctrl-C), its bots go with it even if
+they no longer read their input.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
+import ctypes
 import logging
 import os
 import selectors
+import signal
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
 
@@ -59,6 +67,19 @@ class BotProcess:
         :raises SeatFailure: (``crash``) when it cannot be started.
         """
         limit = self.memory_limit
+        # Only from the main thread: the kernel's signal follows the thread that started the child, and a
+        # pool thread (a Dask worker's) may end while its bots serve other threads.
+        prctl = _prctl() if threading.current_thread() is threading.main_thread() else None
+        parent = os.getpid()
+
+        def prepare() -> None:  # in the child, before the bot starts
+            if prctl is not None:
+                prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+                if os.getppid() != parent:  # the parent died before the line above
+                    os._exit(1)
+            if limit is not None:
+                _limit_memory(limit)
+
         try:
             self.process = subprocess.Popen(
                 self.argv,
@@ -66,7 +87,7 @@ class BotProcess:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 bufsize=0,
-                preexec_fn=None if limit is None else (lambda: _limit_memory(limit)),
+                preexec_fn=None if prctl is None and limit is None else prepare,
             )
         except OSError as error:
             raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
@@ -274,6 +295,13 @@ def _read(stream) -> bytes | None:
         return None
     except OSError:
         return b""
+
+
+def _prctl():
+    """libc's ``prctl``, looked up before forking (``None`` where there is none)."""
+    with contextlib.suppress(OSError, AttributeError):
+        return ctypes.CDLL(None, use_errno=True).prctl
+    return None
 
 
 def _limit_memory(megabytes: int) -> None:

@@ -64,6 +64,7 @@ __all__ = [
     "log_failure",
     "run_chunks",
     "settings_from_manifest",
+    "worker_logging",
 ]
 
 logger = logging.getLogger(__name__)
@@ -437,6 +438,10 @@ def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[An
         yield queue
     finally:
         listener.stop()
+
+
+worker_logging = _worker_logging
+"""Route worker log records to the given handlers while the pool runs (``compare`` and ``tune`` use it too)."""
 
 
 @contextlib.contextmanager

@@ -23,6 +23,11 @@ print: it goes to the run's log (size-capped per game), never to the tool's outp
 
 Games are pure functions of their seeds, so the tables are the same whatever the number of workers,
 and a game not charged to a failure is the same as in a run without failures.
+
+What the games are is the *schedule*'s business (:class:`RunSchedule` for ``canasta-sim run``; ``compare``
+and ``tune`` bring their own): it numbers each chunk's games, builds the worker's player, charges a game
+whose worker died and keeps the parent's book of each chunk.  A :class:`WorkerPool` keeps its workers
+for several :meth:`WorkerPool.play` calls (a tuning plays one iteration per call).
 """
 
 from __future__ import annotations
@@ -42,15 +47,29 @@ import resource
 import signal
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from typing import Any, Protocol
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
 from canasta_sim.engine import derive_seed
 from canasta_sim.errors import StrategyError, StrategyLoadError
-from canasta_sim.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure
+from canasta_sim.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.storage import RunDirectory
 
-__all__ = ["OUTPUT_LIMIT", "POLL_SECONDS", "STOP_GRACE_SECONDS", "WorkerStartError", "play_supervised", "supervise"]
+__all__ = [
+    "OUTPUT_LIMIT",
+    "POLL_SECONDS",
+    "STOP_GRACE_SECONDS",
+    "RunSchedule",
+    "Schedule",
+    "StopPlaying",
+    "WorkerPool",
+    "WorkerStartError",
+    "charged_failure",
+    "play_supervised",
+    "supervise",
+    "worker_pool",
+]
 
 logger = logging.getLogger("canasta_sim.runner")
 
@@ -72,6 +91,69 @@ START_FAILURES = 3
 
 class WorkerStartError(StrategyLoadError):
     """Workers could not start: the strategies do not load there, or they die before playing anything."""
+
+
+class StopPlaying(Exception):  # noqa: N818 - a signal from the caller, not an error
+    """Raised by a pool's ``on_chunk`` when the games still being played are not needed (a test decided, a
+    failure ends the command): busy workers are killed at once and unfinished chunks are dropped."""
+
+
+class Schedule(Protocol):
+    """What the supervisor needs to know about the games it plays; a chunk is any hashable, picklable key."""
+
+    time_limit: float | None
+    """Seconds one decision may take (``None``: no limit); a call past it plus a second gets its worker killed."""
+
+    def chunk_games(self, chunk: Hashable) -> range:
+        """The game numbers of a chunk, played in this order."""
+
+    def new_player(self, on_error: str, stop_event) -> Any:
+        """In the worker: an object whose ``play_game(chunk, game_id, monitor)`` returns ``(outcome, extra)``,
+        the outcome a :class:`~canasta_sim.errors.StrategyError` when a strategy failed."""
+
+    def charge(self, chunk: Hashable, game_id: int, seat: int, decision: str, reason: str,
+               message: str) -> StrategyError:
+        """The failure of a game whose worker died or was killed during ``seat``'s call."""
+
+    def new_book(self, chunk: Hashable, on_error: str) -> Any:
+        """In the supervisor: an object whose ``add(game_id, outcome, extra)`` returns ``False`` when the failure
+        stops the run (its ``error`` then says why) and whose ``finish(directory)`` is given to ``on_chunk``."""
+
+
+class RunSchedule:
+    """The games of a ``canasta-sim run``: numbered chunks of :class:`~canasta_sim.runner.RunSettings`, played
+    by a :class:`~canasta_sim.runner.ChunkPlayer` and kept in a :class:`~canasta_sim.runner.ChunkBook`."""
+
+    def __init__(self, settings: RunSettings) -> None:
+        self.settings = settings
+        self.time_limit = settings.time_limit
+
+    def chunk_games(self, chunk: int) -> range:
+        """The chunk's game ids."""
+        return self.settings.chunk_games(chunk)
+
+    def new_player(self, on_error: str, stop_event) -> _RunPlayer:
+        """The worker's player, loading the run's strategies."""
+        return _RunPlayer(ChunkPlayer(self.settings, "", on_error, stop_event))
+
+    def charge(self, chunk: int, game_id: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
+        """The failure of a game lost with its worker."""
+        return _charge(self.settings, game_id, seat, decision, reason, message)
+
+    def new_book(self, chunk: int, on_error: str) -> ChunkBook:
+        """The chunk's book, written as Parquet parts when the chunk ends."""
+        return ChunkBook(self.settings, chunk, on_error)
+
+
+class _RunPlayer:
+    """A :class:`ChunkPlayer` as the worker loop calls it: each game's outcome and its decision rows."""
+
+    def __init__(self, player: ChunkPlayer) -> None:
+        self.player = player
+
+    def play_game(self, chunk: int, game_id: int, monitor):
+        outcome = self.player.play_game(game_id, monitor)
+        return outcome, self.player.last_decisions
 
 
 # --- in the worker ------------------------------------------------------------------------------------
@@ -121,7 +203,7 @@ def _limit_memory(megabytes: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(limit, hard)))
 
 
-def _worker_main(connection, monitor_memory, settings, on_error, stop_event, log_queue, log_level, memory_limit):
+def _worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
     """A worker: play the ``(chunk, first game)`` tasks received, sending each game back as it ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -142,7 +224,7 @@ def _worker_main(connection, monitor_memory, settings, on_error, stop_event, log
     monitor = memoryview(monitor_memory).cast("B").cast("d")
     monitor[MONITOR_GAME] = -1
     try:
-        player = ChunkPlayer(settings, "", on_error, stop_event)
+        player = schedule.new_player(on_error, stop_event)
     except Exception as error:  # a plugin failing to load in the worker: the run cannot go on
         connection.send(("load_error", f"a worker could not load the strategies: {type(error).__name__}: {error}"))
         return
@@ -153,19 +235,19 @@ def _worker_main(connection, monitor_memory, settings, on_error, stop_event, log
         if task is None:
             return
         chunk, first = task
-        for game_id in range(first, settings.chunk_games(chunk).stop):
+        for game_id in range(first, schedule.chunk_games(chunk).stop):
             if stop_event.is_set():
                 break
             monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
             monitor[MONITOR_GAME] = game_id
             try:
-                outcome = player.play_game(game_id, monitor)
+                outcome, extra = player.play_game(chunk, game_id, monitor)
             except BaseException as error:  # noqa: BLE001 - strategy code broke out of its call; see below
                 # Raised outside any call the engine guards (e.g. a MemoryError in the engine while a
                 # strategy holds the memory): the worker may be unsound, so it reports and stops.
                 seat, decision = decode_call(monitor[MONITOR_CALL])
-                outcome = _charge(settings, game_id, seat, decision, "crash",
-                                  f"its worker failed outside the strategy's calls: {type(error).__name__}: {error}")
+                message = f"its worker failed outside the strategy's calls: {type(error).__name__}: {error}"
+                outcome = schedule.charge(chunk, game_id, seat, decision, "crash", message)
                 log_failure(game_id, outcome, on_error)
                 connection.send(("game", game_id, outcome))
                 monitor[MONITOR_GAME] = -1
@@ -174,7 +256,7 @@ def _worker_main(connection, monitor_memory, settings, on_error, stop_event, log
             printed = output.take()
             if printed:
                 logger.info("game %d: the strategies printed:\n%s", game_id, printed.rstrip())
-            connection.send(("game", game_id, outcome, player.last_decisions))
+            connection.send(("game", game_id, outcome, extra))
             if isinstance(outcome, StrategyError) and on_error == "stop":
                 break
         connection.send(("done", chunk))
@@ -182,11 +264,16 @@ def _worker_main(connection, monitor_memory, settings, on_error, stop_event, log
 
 def _charge(settings: RunSettings, game_id: int, seat: int, decision: str, reason: str, message: str):
     """The failure of a game charged by the supervisor (its hands are lost with the worker)."""
-    specs = settings.sides(game_id)
-    seed = settings.game_seed(game_id)
-    error = StrategyError(message, spec=specs[seat % 2], seat=seat, game_seed=seed, decision=decision, reason=reason)
-    # The first dealer is drawn first from the deck generator (engine.play_game, R2.2): known without the game.
-    error.first_dealer = random.Random(derive_seed(seed, "deck")).randrange(4)
+    return charged_failure(settings.sides(game_id)[seat % 2], settings.game_seed(game_id), seat, decision, reason,
+                           message)
+
+
+def charged_failure(spec: str, game_seed: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
+    """The failure of a game whose worker died or was killed during ``spec``'s call at ``seat``: its hands are
+    lost with the worker, its first dealer is known without it."""
+    error = StrategyError(message, spec=spec, seat=seat, game_seed=game_seed, decision=decision, reason=reason)
+    # The first dealer is drawn first from the deck generator (engine.play_game, R2.2).
+    error.first_dealer = random.Random(derive_seed(game_seed, "deck")).randrange(4)
     return error
 
 
@@ -230,6 +317,180 @@ class _Worker:
         self.connection.close()
 
 
+class WorkerPool:
+    """Supervised worker processes playing a schedule's chunks; they are kept from one :meth:`play` to the next.
+
+    Use it as a context manager: leaving it stops the workers (killing any still busy).
+
+    :param memory_limit: megabytes of address space each worker may use (``None``: no limit).
+    :raises WorkerStartError: (from :meth:`play`) when workers cannot load the strategies or keep dying.
+    """
+
+    def __init__(self, schedule: Schedule, *, workers: int, on_error: str, stop_event, context, log_queue,
+                 memory_limit: int | None = None) -> None:
+        level = logging.getLogger().getEffectiveLevel()
+        self.schedule = schedule
+        self.on_error = on_error
+        self.stop_event = stop_event
+        self.context = context
+        self.arguments = (schedule, on_error, stop_event, log_queue, level, memory_limit)
+        self.workers = [_Worker(context, self.arguments) for _ in range(max(1, workers))]
+        self.start_failures = 0
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop every worker: idle ones are told to end, busy ones are killed."""
+        for worker in self.workers:
+            worker.close()
+
+    def play(self, chunks: Sequence[Hashable], on_chunk: Callable[[Any], None],
+             directory: RunDirectory | None = None) -> str | None:
+        """Play ``chunks``, calling ``on_chunk`` with each chunk's finished book (``book.finish(directory)``) as the
+        chunk ends; return the failure that stopped the run (a book's ``error``), or ``None``.
+
+        ``on_chunk`` may raise :class:`StopPlaying` to end at once.  The stop event ends it too: workers
+        finish their game and those still busy after :data:`STOP_GRACE_SECONDS` are killed.
+        """
+        schedule, stop_event, context, pool = self.schedule, self.stop_event, self.context, self.workers
+        pending = collections.deque((chunk, schedule.chunk_games(chunk).start) for chunk in chunks)
+        books: dict[Hashable, Any] = {}
+        error: str | None = None
+        stop_seen: float | None = None
+        abandoned = False
+
+        def finish(chunk) -> None:
+            book = books.pop(chunk)
+            on_chunk(book.finish(directory))
+
+        def record(worker: _Worker, game_id: int, outcome, extra=None) -> None:
+            nonlocal error
+            chunk, _ = worker.task
+            worker.task = (chunk, game_id + 1)
+            book = books[chunk]
+            if not book.add(game_id, outcome, extra) and error is None:
+                error = book.error
+                stop_event.set()
+
+        def handle(worker: _Worker, message) -> None:
+            kind = message[0]
+            if kind == "ready":
+                worker.ready = True
+                self.start_failures = 0
+            elif kind == "load_error":
+                raise WorkerStartError(message[1])
+            elif kind == "game":
+                record(worker, *message[1:])
+            elif kind == "done":
+                chunk, _ = worker.task
+                worker.task = None
+                finish(chunk)
+
+        def drain(worker: _Worker) -> None:
+            # A worker killed while sending leaves a cut message: what came before it is kept.
+            with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
+                while worker.connection.poll():
+                    handle(worker, worker.connection.recv())
+
+        def replace(worker: _Worker) -> _Worker:
+            """Charge the game the dead worker was playing, keep its chunk going on a new worker."""
+            drain(worker)
+            worker.kill()
+            game_id = int(worker.monitor[MONITOR_GAME])
+            if not worker.ready:
+                self.start_failures += 1
+                if self.start_failures >= START_FAILURES:
+                    raise WorkerStartError(f"workers die before playing any game (exit code {worker.process.exitcode})")
+            if worker.task is not None:
+                chunk, next_game = worker.task
+                if game_id >= 0 and game_id == next_game:
+                    seat, decision = decode_call(worker.monitor[MONITOR_CALL])
+                    if worker.killed_for is not None:
+                        reason, message = "timeout", worker.killed_for
+                    else:
+                        code = worker.process.exitcode
+                        killed = code is not None and code < 0
+                        how = f"signal {signal.Signals(-code).name}" if killed else f"exit code {code}"
+                        reason, message = "crash", f"its worker process died ({how}) during this call"
+                    outcome = schedule.charge(chunk, game_id, seat, decision, reason, message)
+                    log_failure(game_id, outcome, self.on_error)
+                    record(worker, game_id, outcome)
+                    next_game = game_id + 1
+                worker.task = None
+                if next_game < schedule.chunk_games(chunk).stop and not stop_event.is_set():
+                    pending.appendleft((chunk, next_game))
+                else:
+                    finish(chunk)
+            worker.connection.close()
+            return _Worker(context, self.arguments)
+
+        for index, worker in enumerate(pool):
+            if worker.ready and not worker.process.is_alive():  # killed when a previous play ended early
+                worker.connection.close()
+                pool[index] = _Worker(context, self.arguments)
+        try:
+            while True:
+                stopping = stop_event.is_set()
+                if stopping and stop_seen is None:
+                    stop_seen = time.monotonic()
+                for worker in pool:
+                    if worker.task is None and worker.ready and pending and not stopping:
+                        worker.task = pending.popleft()
+                        if worker.task[0] not in books:
+                            books[worker.task[0]] = schedule.new_book(worker.task[0], self.on_error)
+                        worker.connection.send(worker.task)
+                busy = [worker for worker in pool if worker.task is not None]
+                if not busy and (stopping or not pending):
+                    break
+                waiting = [worker.connection for worker in pool] + [worker.process.sentinel for worker in pool]
+                multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
+                now = time.monotonic()
+                for index, worker in enumerate(pool):
+                    drain(worker)
+                    overdue = (schedule.time_limit is not None and worker.monitor[MONITOR_GAME] >= 0
+                               and now - worker.monitor[MONITOR_START] > schedule.time_limit + HARD_TIMEOUT_MARGIN)
+                    if overdue and worker.task is not None and not stopping:
+                        worker.killed_for = (f"was still running {now - worker.monitor[MONITOR_START]:.1f} s after "
+                                             f"it began, past the time limit of {schedule.time_limit} s; its worker "
+                                             "was killed")
+                        worker.kill()
+                    if stopping and worker.task is not None and now - stop_seen > STOP_GRACE_SECONDS:
+                        worker.monitor[MONITOR_GAME] = -1  # the user's stop: the game in progress is nobody's failure
+                        worker.kill()
+                    if not worker.process.is_alive():
+                        pool[index] = replace(worker)
+        except StopPlaying:
+            abandoned = True
+        finally:
+            for worker in pool:
+                if worker.task is not None:  # the play is ending early (an error, Ctrl-C, StopPlaying): do not wait
+                    worker.task = None
+                    worker.kill()
+            if not abandoned:
+                for chunk in list(books):
+                    try:
+                        finish(chunk)
+                    except StopPlaying:
+                        break
+        return error
+
+
+@contextlib.contextmanager
+def worker_pool(schedule: Schedule, *, workers: int, on_error: str, log_handlers: Sequence[logging.Handler] = (),
+                memory_limit: int | None = None) -> Iterator[WorkerPool]:
+    """A :class:`WorkerPool` started the way ``run`` starts its workers (``fork`` where it exists), their log
+    records sent to ``log_handlers``; its ``stop_event`` is made here (set it to stop, as Ctrl-C does)."""
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with worker_logging(context, log_handlers) as log_queue, WorkerPool(
+            schedule, workers=workers, on_error=on_error, stop_event=context.Event(), context=context,
+            log_queue=log_queue, memory_limit=memory_limit) as pool:
+        yield pool
+
+
 def supervise(
     settings: RunSettings,
     directory: RunDirectory,
@@ -243,122 +504,14 @@ def supervise(
     on_chunk: Callable[[ChunkReport], None],
     memory_limit: int | None = None,
 ) -> str | None:
-    """Play ``chunks`` in ``workers`` supervised processes; return the failure that stopped the run, or ``None``.
+    """Play ``chunks`` of a run in ``workers`` supervised processes; return the failure that stopped the run, or
+    ``None``.
 
     :raises WorkerStartError: when workers cannot load the strategies or keep dying before playing.
     """
-    level = logging.getLogger().getEffectiveLevel()
-    arguments = (settings, on_error, stop_event, log_queue, level, memory_limit)
-    pending = collections.deque((chunk, settings.chunk_games(chunk).start) for chunk in chunks)
-    books: dict[int, ChunkBook] = {}
-    pool = [_Worker(context, arguments) for _ in range(max(1, min(workers, len(chunks))))]
-    error: str | None = None
-    stop_seen: float | None = None
-    start_failures = 0
-
-    def finish(chunk: int) -> None:
-        book = books.pop(chunk)
-        on_chunk(book.finish(directory))
-
-    def record(worker: _Worker, game_id: int, outcome, decisions=None) -> None:
-        nonlocal error
-        chunk, _ = worker.task
-        worker.task = (chunk, game_id + 1)
-        book = books[chunk]
-        if not book.add(game_id, outcome, decisions) and error is None:
-            error = book.error
-            stop_event.set()
-
-    def handle(worker: _Worker, message) -> None:
-        nonlocal start_failures
-        kind = message[0]
-        if kind == "ready":
-            worker.ready = True
-            start_failures = 0
-        elif kind == "load_error":
-            raise WorkerStartError(message[1])
-        elif kind == "game":
-            record(worker, *message[1:])
-        elif kind == "done":
-            chunk, _ = worker.task
-            worker.task = None
-            finish(chunk)
-
-    def drain(worker: _Worker) -> None:
-        # A worker killed while sending leaves a cut message: what came before it is kept.
-        with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
-            while worker.connection.poll():
-                handle(worker, worker.connection.recv())
-
-    def replace(worker: _Worker) -> _Worker:
-        """Charge the game the dead worker was playing, keep its chunk going on a new worker."""
-        nonlocal start_failures, error
-        drain(worker)
-        worker.kill()
-        game_id = int(worker.monitor[MONITOR_GAME])
-        if not worker.ready:
-            start_failures += 1
-            if start_failures >= START_FAILURES:
-                raise WorkerStartError(f"workers die before playing any game (exit code {worker.process.exitcode})")
-        if worker.task is not None:
-            chunk, next_game = worker.task
-            if game_id >= 0 and game_id == next_game:
-                seat, decision = decode_call(worker.monitor[MONITOR_CALL])
-                if worker.killed_for is not None:
-                    reason, message = "timeout", worker.killed_for
-                else:
-                    code = worker.process.exitcode
-                    killed = code is not None and code < 0
-                    how = f"signal {signal.Signals(-code).name}" if killed else f"exit code {code}"
-                    reason, message = "crash", f"its worker process died ({how}) during this call"
-                outcome = _charge(settings, game_id, seat, decision, reason, message)
-                log_failure(game_id, outcome, on_error)
-                record(worker, game_id, outcome)
-                next_game = game_id + 1
-            worker.task = None
-            if next_game < settings.chunk_games(chunk).stop and not stop_event.is_set():
-                pending.appendleft((chunk, next_game))
-            else:
-                finish(chunk)
-        worker.connection.close()
-        return _Worker(context, arguments)
-
-    try:
-        while True:
-            stopping = stop_event.is_set()
-            if stopping and stop_seen is None:
-                stop_seen = time.monotonic()
-            for worker in pool:
-                if worker.task is None and worker.ready and pending and not stopping:
-                    worker.task = pending.popleft()
-                    books.setdefault(worker.task[0], ChunkBook(settings, worker.task[0], on_error))
-                    worker.connection.send(worker.task)
-            busy = [worker for worker in pool if worker.task is not None]
-            if not busy and (stopping or not pending):
-                break
-            waiting = [worker.connection for worker in pool] + [worker.process.sentinel for worker in pool]
-            multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
-            now = time.monotonic()
-            for index, worker in enumerate(pool):
-                drain(worker)
-                overdue = (settings.time_limit is not None and worker.monitor[MONITOR_GAME] >= 0
-                           and now - worker.monitor[MONITOR_START] > settings.time_limit + HARD_TIMEOUT_MARGIN)
-                if overdue and worker.task is not None and not stopping:
-                    worker.killed_for = (f"was still running {now - worker.monitor[MONITOR_START]:.1f} s after it "
-                                         f"began, past the time limit of {settings.time_limit} s; its worker "
-                                         "was killed")
-                    worker.kill()
-                if stopping and worker.task is not None and now - stop_seen > STOP_GRACE_SECONDS:
-                    worker.monitor[MONITOR_GAME] = -1  # the user's stop: the game in progress is nobody's failure
-                    worker.kill()
-                if not worker.process.is_alive():
-                    pool[index] = replace(worker)
-    finally:
-        for worker in pool:
-            worker.close()
-        for chunk in list(books):
-            finish(chunk)
-    return error
+    with WorkerPool(RunSchedule(settings), workers=min(workers, len(chunks)), on_error=on_error,
+                    stop_event=stop_event, context=context, log_queue=log_queue, memory_limit=memory_limit) as pool:
+        return pool.play(chunks, on_chunk, directory)
 
 
 def play_supervised(play: Callable, charge: Callable, time_limit: float | None):

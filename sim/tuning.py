@@ -18,16 +18,18 @@ seed), and a deal's games depend only on the specs and the deal's seed, so the r
 and with it the whole trajectory, is the same whatever the number of workers and however often the
 run was interrupted and resumed.  The runner's chunked Parquet machinery (:mod:`canasta_sim.runner`)
 is not used: it plays a fixed set of specs per run, while every iteration here plays two new ones
-and needs only their scores; the worker pool is kept for the whole run instead.
+and needs only their scores.  The games are played by the run's supervisor (:mod:`canasta_sim.supervisor`)
+all the same, in worker processes kept for the whole run: strategy code never runs in the tuning's own
+process, and a decision past the time limit, a worker that dies or a strategy that raises is the game's
+failure, charged to its seat (a forfeit, or the end of the tuning under ``--on-error stop``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-import multiprocessing
-import signal
+import logging
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from canasta_sim.engine import play_game
 from canasta_sim.errors import CanastaError, StrategyError
@@ -35,7 +37,9 @@ from canasta_sim.loader import LoadedStrategy, load_strategy, parse_spec
 from canasta_sim.matchmaking import deal_seed
 from canasta_sim.parameters import Parameter, declared_parameters, format_value
 from canasta_sim.rules import Rules
+from canasta_sim.runner import log_failure
 from canasta_sim.spsa import Dimension
+from canasta_sim.supervisor import charged_failure, worker_pool
 
 __all__ = [
     "ON_ERROR_CHOICES",
@@ -44,8 +48,10 @@ __all__ = [
     "MatchResult",
     "TunedStrategy",
     "TuningError",
+    "TuningSchedule",
     "iteration_tasks",
     "play_deals",
+    "task_games",
 ]
 
 ON_ERROR_CHOICES = ("stop", "forfeit")
@@ -140,6 +146,8 @@ class DealTask:
     rules: Rules
     seeds: tuple[int, ...]
     on_error: str
+    first_game: int = 0
+    """The number of the task's first game in the tuning (iteration ``k`` starts at ``k * games per iteration``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -178,10 +186,12 @@ def iteration_tasks(plus: str, minus: str, against: str | None, rules: Rules, se
     seeds = [deal_seed(seed, iteration * deals + index) for index in range(deals)]
     parts = max(1, min(parts, deals))
     size, extra = divmod(deals, parts)
+    games_per_deal = 2 if against is None else 4
     tasks, start = [], 0
     for part in range(parts):
         end = start + size + (part < extra)
-        tasks.append(DealTask(plus, minus, against, rules, tuple(seeds[start:end]), on_error))
+        first_game = (iteration * deals + start) * games_per_deal
+        tasks.append(DealTask(plus, minus, against, rules, tuple(seeds[start:end]), on_error, first_game))
         start = end
     return tasks
 
@@ -198,80 +208,160 @@ def _strategy(spec: str) -> LoadedStrategy:
     return loaded
 
 
-def _score(players: tuple[str, str], side: int, seed: int, rules: Rules, on_error: str) -> tuple[float, int, str]:
-    """``players[side]``'s score in one game where ``players[0]`` is side A; a forfeit count; a failure."""
+def task_games(task: DealTask) -> list[tuple[int, tuple[str, str], int, str]]:
+    """``(deal seed, (side A's spec, side B's spec), the tuned candidate's side, 'plus' or 'minus')`` of each
+    game of a task, in the order they are played (game ``task.first_game + index``)."""
+    games = []
+    for seed in task.seeds:
+        pairs = [(task.plus, task.minus, "plus")] if task.against is None else [
+            (task.plus, task.against, "plus"), (task.minus, task.against, "minus")]
+        for tuned, opponent, which in pairs:
+            for side in (0, 1):  # the same cards with the tuned candidate on side A, then on side B
+                games.append((seed, (tuned, opponent) if side == 0 else (opponent, tuned), side, which))
+    return games
+
+
+def _play(players: tuple[str, str], seed: int, rules: Rules, time_limit: float | None, monitor=None):
+    """One game with ``players[0]`` on side A: its result, or the failure that ended it."""
     first, second = (_strategy(spec) for spec in players)
     try:
-        result = play_game([first, second, first, second], seed=seed, rules=rules, names=[*players, *players])
+        return play_game([first, second, first, second], seed=seed, rules=rules, names=[*players, *players],
+                         time_limit=time_limit, monitor=monitor)
     except StrategyError as error:
-        if on_error == "stop":
-            return 0.0, 0, f"deal seed {seed}: {' '.join(str(error).split())}"
-        return (0.0 if error.seat % 2 == side else 1.0), 1, ""
-    return (0.5 if result.winner is None else float(result.winner == side)), 0, ""
+        return error
 
 
-def play_deals(task: DealTask) -> MatchResult:
-    """Play a task's deals in this process and add up the points (stops at a failure under ``'stop'``)."""
+def _points(task: DealTask, game: tuple, outcome) -> MatchResult:
+    """The points of one game (a :class:`GameResult` or the :class:`StrategyError` that ended it)."""
+    seed, _, side, which = game
+    if isinstance(outcome, StrategyError):
+        if task.on_error == "stop":
+            return MatchResult(error=f"deal seed {seed}: {' '.join(str(outcome).split())} (reason: {outcome.reason})")
+        score, forfeits = (0.0 if outcome.seat % 2 == side else 1.0), 1  # the failing seat's side loses
+    else:
+        score, forfeits = (0.5 if outcome.winner is None else float(outcome.winner == side)), 0
+    if task.against is None:
+        return MatchResult(1, score, 1.0 - score, forfeits)
+    if which == "plus":
+        return MatchResult(1, score, 0.0, forfeits)
+    return MatchResult(1, 0.0, score, forfeits)
+
+
+def play_deals(task: DealTask, time_limit: float | None = None) -> MatchResult:
+    """Play a task's deals in this process and add up the points (stops at a failure under ``'stop'``).
+
+    The tuning itself plays the same games in supervised workers (:class:`MatchPool`); this is their
+    in-process counterpart, for tests and for playing a task by hand.
+    """
     total = MatchResult()
-    for seed in task.seeds:
-        games = [(task.plus, task.minus, "plus")] if task.against is None else [
-            (task.plus, task.against, "plus"), (task.minus, task.against, "minus")]
-        deal = MatchResult()
-        for tuned, opponent, which in games:
-            for side in (0, 1):  # the same cards with the tuned candidate on side A, then on side B
-                players = (tuned, opponent) if side == 0 else (opponent, tuned)
-                score, forfeits, error = _score(players, side, seed, task.rules, task.on_error)
-                if error:
-                    return total + MatchResult(error=error)
-                if task.against is None:
-                    points = MatchResult(1, score, 1.0 - score, forfeits)
-                elif which == "plus":
-                    points = MatchResult(1, score, 0.0, forfeits)
-                else:
-                    points = MatchResult(1, 0.0, score, forfeits)
-                deal = deal + points
-        total = total + deal
+    for game in task_games(task):
+        seed, players, _, _ = game
+        points = _points(task, game, _play(players, seed, task.rules, time_limit))
+        total = total + points
+        if points.error:
+            break
     return total
 
 
-def _initialize_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+class TuningSchedule:
+    """The games of a tuning's tasks as :mod:`canasta_sim.supervisor` plays them: a chunk is a :class:`DealTask`."""
+
+    def __init__(self, time_limit: float | None) -> None:
+        self.time_limit = time_limit
+
+    def chunk_games(self, task: DealTask) -> range:
+        """The numbers of the task's games (counted from the tuning's first game)."""
+        return range(task.first_game, task.first_game + len(task_games(task)))
+
+    def new_player(self, on_error: str, stop_event) -> _TaskPlayer:
+        """The worker's player (strategies are loaded as their specs come)."""
+        return _TaskPlayer(self.time_limit, on_error)
+
+    def charge(self, task: DealTask, game_id: int, seat: int, decision: str, reason: str,
+               message: str) -> StrategyError:
+        """The failure of a game lost with its worker."""
+        seed, players, _, _ = task_games(task)[game_id - task.first_game]
+        return charged_failure(players[seat % 2], seed, seat, decision, reason, message)
+
+    def new_book(self, task: DealTask, on_error: str) -> _TaskBook:
+        """The task's points as its games come in."""
+        return _TaskBook(task)
+
+
+class _TaskPlayer:
+    """Plays one game of a task in a worker and sends back its points (or its failure)."""
+
+    def __init__(self, time_limit: float | None, on_error: str) -> None:
+        self.time_limit = time_limit
+        self.on_error = on_error
+
+    def play_game(self, task: DealTask, game_id: int, monitor):
+        game = task_games(task)[game_id - task.first_game]
+        seed, players, _, _ = game
+        outcome = _play(players, seed, task.rules, self.time_limit, monitor)
+        if isinstance(outcome, StrategyError):
+            log_failure(game_id, outcome, self.on_error)
+            return outcome, None
+        return _points(task, game, outcome), None
+
+
+class _TaskBook:
+    """A task's points in the supervisor: the games played, in order, up to the first failure under ``'stop'``."""
+
+    def __init__(self, task: DealTask) -> None:
+        self.task = task
+        self.games = task_games(task)
+        self.total = MatchResult()
+        self.error = None
+
+    def add(self, game_id: int, outcome, extra=None) -> bool:
+        if isinstance(outcome, StrategyError):
+            outcome = _points(self.task, self.games[game_id - self.task.first_game], outcome)
+        if self.total.error is None:
+            self.total = self.total + outcome
+        return True  # a failure is the iteration's to report, in task order (MatchPool.play)
+
+    def finish(self, directory) -> _TaskBook:
+        return self
 
 
 class MatchPool:
-    """Worker processes kept for a whole tuning run; ``workers=1`` plays in this process.
+    """Supervised worker processes (:mod:`canasta_sim.supervisor`) kept for a whole tuning run: strategy code
+    never runs in this process, a decision past ``time_limit`` or a worker that dies is charged to its seat.
 
-    Use it as a context manager; leaving it by an exception (Ctrl-C) terminates the workers, whose
+    Use it as a context manager; leaving it by an exception (a second Ctrl-C) kills the workers, whose
     unfinished iteration is not needed.
+
+    :param on_error: the tasks' policy (workers stop a task at its first failure under ``'stop'``).
+    :param memory_limit: megabytes of address space each worker may use.
+    :param log_handlers: where the workers' log records go (what strategies print, failures).
     """
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, *, on_error: str = "stop", time_limit: float | None = None,
+                 memory_limit: int | None = None, log_handlers: Sequence[logging.Handler] = ()) -> None:
         self.workers = workers
-        self._pool: Any = None
-        if workers > 1:
-            methods = multiprocessing.get_all_start_methods()
-            context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-            self._pool = context.Pool(workers, initializer=_initialize_worker)
+        self._stack = contextlib.ExitStack()
+        self._pool = self._stack.enter_context(worker_pool(TuningSchedule(time_limit), workers=workers,
+                                                           on_error=on_error, log_handlers=log_handlers,
+                                                           memory_limit=memory_limit))
 
     def play(self, tasks: Sequence[DealTask]) -> MatchResult:
-        """Play every task and return their total (tasks in order, so a failure reported is the first)."""
-        if self._pool is None:
-            results = [play_deals(task) for task in tasks]
-        else:
-            results = self._pool.map(play_deals, tasks, chunksize=1)
+        """Play every task and return their total (tasks in order, so a failure reported is the first).
+
+        :raises TuningError: when a task ended neither complete nor at a failure (the pool was stopped).
+        """
+        books: dict[DealTask, _TaskBook] = {}
+        self._pool.play(tasks, lambda book: books.__setitem__(book.task, book))
         total = MatchResult()
-        for result in results:
-            total = total + result
+        for task in tasks:
+            book = books.get(task)
+            if book is None or (book.total.error is None and book.total.games != len(book.games)):
+                raise TuningError("the iteration's games were not all played (its workers were stopped)")
+            total = total + book.total
         return total
 
     def __enter__(self) -> MatchPool:
         return self
 
     def __exit__(self, kind, value, traceback) -> None:
-        if self._pool is None:
-            return
-        if kind is None:
-            self._pool.close()
-        else:
-            self._pool.terminate()
-        self._pool.join()
+        self._stack.close()

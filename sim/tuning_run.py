@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import math
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,8 @@ class TuningSettings:
     :ivar against: the fixed opponent, or ``None`` to play the two candidates head to head.
     :ivar games: the budget; ``games // games_per_iteration`` iterations are played.
     :ivar games_per_iteration: games of one iteration: a multiple of 2 head to head, of 4 against an opponent.
+    :ivar time_limit: seconds one decision may take (``None``: no limit, as in ``run``); a slower one is the
+        seat's failure (reason ``timeout``), handled by ``on_error``.
     """
 
     spec: str
@@ -92,6 +95,7 @@ class TuningSettings:
     perturbation: float = 0.2
     stability: float | None = None
     on_error: str = "stop"
+    time_limit: float | None = None
 
     def __post_init__(self) -> None:
         per_deal = self.games_per_deal
@@ -102,6 +106,8 @@ class TuningSettings:
                              f"got {self.games_per_iteration}")
         if self.games < self.games_per_iteration:
             raise ValueError(f"--games {self.games} is less than one iteration ({self.games_per_iteration} games)")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"--time-limit must be a positive number of seconds; got {self.time_limit}")
         if self.on_error not in ON_ERROR_CHOICES:
             raise ValueError(f"on_error={self.on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
         self.spsa_settings()  # validates the gains
@@ -142,6 +148,7 @@ class TuningSettings:
                      "stability": self.stability, "stability_used": self.spsa_settings().stability_constant,
                      "alpha": ALPHA, "gamma": GAMMA},
             "on_error": self.on_error,
+            "time_limit": self.time_limit,
         }
 
     @classmethod
@@ -158,7 +165,8 @@ class TuningSettings:
                        rules=Rules.from_mapping(manifest["rules"]), learning_rate=float(spsa["learning_rate"]),
                        perturbation=float(spsa["perturbation"]),
                        stability=None if spsa["stability"] is None else float(spsa["stability"]),
-                       on_error=manifest.get("on_error", "stop"))
+                       on_error=manifest.get("on_error", "stop"),
+                       time_limit=None if manifest.get("time_limit") is None else float(manifest["time_limit"]))
         except KeyError as error:
             raise TuningError(f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim tune"
                               ) from None
@@ -254,11 +262,15 @@ def run_tuning(
     workers: int,
     on_iteration: Callable[[dict[str, Any], tuple[float | int, ...]], None] = lambda row, values: None,
     should_stop: Callable[[], bool] = lambda: False,
+    memory_limit: int | None = None,
+    log_handlers: Sequence[logging.Handler] = (),
 ) -> TuningOutcome:
     """Play the iterations not yet in ``directory``'s trajectory, saving each as it ends.
 
     :param on_iteration: called with each new row and the rounded point after it.
     :param should_stop: checked before each iteration; ``True`` ends the session as interrupted.
+    :param memory_limit: megabytes of address space each worker process may use.
+    :param log_handlers: where the workers' log records go (failures, what strategies print).
     :raises TuningError: for a strategy failure under ``on_error='stop'`` (finished iterations are kept),
         or a trajectory that does not belong to these settings.
     :raises CanastaError: when a strategy does not load.
@@ -268,7 +280,9 @@ def run_tuning(
         load_strategy(settings.against)
     status = "finished"
     deals = settings.deals_per_iteration
-    with MatchPool(min(workers, deals)) as pool:  # a task holds at least one deal: more workers would idle
+    # A task holds at least one deal: more workers would idle.
+    with MatchPool(min(workers, deals), on_error=settings.on_error, time_limit=settings.time_limit,
+                   memory_limit=memory_limit, log_handlers=log_handlers) as pool:
         for iteration in range(len(rows), settings.iterations):
             if should_stop():
                 status = "interrupted"

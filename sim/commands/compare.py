@@ -8,6 +8,13 @@ games, sides alternated, and counts games (trinomial model).  The log-likelihood
 after every pair (or game) and printed every ``--print-every`` games; the last line is the verdict.
 The exit code is 0 for any verdict, 1 when a strategy fails, 2 for bad input and 130 on Ctrl-C.
 
+The games are played in supervised worker processes (:mod:`canasta_sim.supervisor`), as ``run`` plays
+them, even with one worker: a strategy that raises, exits, crashes or outlives ``--time-limit`` has its
+game charged to its seat with a reason.  Failures are applied in game order, like results: under
+``--on-error stop`` (the default) the first one ends the comparison with its one-line error, under
+``forfeit`` the failing side loses that game and the test goes on.  What strategies print goes to the
+log (``--log-file``), never to the output.
+
 With ``--out DIR`` the games counted are saved as a run directory, exactly the one ``canasta-sim run``
 writes for the same seed, games and strategies (its ``run.json`` holds that command), so ``report``,
 ``plot``, ``replay`` and ``run --resume DIR --games N`` work on it.
@@ -16,12 +23,11 @@ writes for the same seed, games and strategies (its ``run.json`` holds that comm
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
-import multiprocessing
 import os
-import signal
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -29,6 +35,7 @@ import pyarrow.compute as pc
 
 from canasta_sim.commands.run import (
     OneLineErrorCommand,
+    _configure_logging,
     _new_manifest,
     _now,
     fail,
@@ -41,11 +48,12 @@ from canasta_sim.loader import load_strategy
 from canasta_sim.matchmaking import deal_seed
 from canasta_sim.records import ChunkRecorder
 from canasta_sim.rules import Rules
-from canasta_sim.runner import RunSettings, default_workers
+from canasta_sim.runner import ON_ERROR_CHOICES, RunSettings, default_workers, log_failure, stop_on_signals
 from canasta_sim.sprt import ResultCounts, Sprt
 from canasta_sim.storage import RunDirectory
+from canasta_sim.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
 
-__all__ = ["MatchPlan", "compare_command", "play_observations", "verdict_line"]
+__all__ = ["CompareSchedule", "Comparison", "MatchPlan", "compare_command", "verdict_line"]
 
 BLOCK_OBSERVATIONS = 5
 """Deals (or single games) per task sent to a worker: small, so the test stops soon after deciding."""
@@ -84,112 +92,177 @@ class MatchPlan:
         return math.ceil(self.observations / BLOCK_OBSERVATIONS)
 
 
-class BlockPlayer:
-    """Plays blocks of a plan; built once per worker, loading the strategies from their specs.
+class CompareSchedule:
+    """The games of a plan as the supervisor (:mod:`canasta_sim.supervisor`) plays them: a chunk is a block.
 
-    :param record: also return each block's ``games`` and ``hands`` rows (for ``--out``).
+    Game ``g`` is game ``g % games_per_observation`` of observation ``g // games_per_observation``, the
+    numbering of ``canasta-sim run`` (see ``--out``).
     """
 
-    def __init__(self, plan: MatchPlan, record: bool = False) -> None:
+    def __init__(self, plan: MatchPlan, time_limit: float | None, record: bool) -> None:
         self.plan = plan
+        self.time_limit = time_limit
         self.record = record
-        self.new = load_strategy(plan.new)
-        self.old = load_strategy(plan.old)
 
-    def play(self, block: int) -> tuple[list[tuple[float, ...]], str | None, tuple | None]:
-        """NEW's scores (1 win, 0.5 draw, 0 loss) per observation of a block, the failure that cut it short,
-        and (when recording) the block's ``games`` and ``hands`` tables."""
-        plan = self.plan
+    def chunk_games(self, block: int) -> range:
+        """The game numbers of a block."""
+        per = self.plan.games_per_observation
         start = block * BLOCK_OBSERVATIONS
-        results = []
-        recorder = ChunkRecorder() if self.record else None
-        error_text = None
+        return range(start * per, min(start + BLOCK_OBSERVATIONS, self.plan.observations) * per)
+
+    def game(self, game_id: int) -> tuple[int, int, tuple[str, str]]:
+        """``(game seed, NEW's side, (side A's spec, side B's spec))`` of a game."""
+        per = self.plan.games_per_observation
+        seed, new_side = self.plan.games(game_id // per)[game_id % per]
+        plan = self.plan
+        return seed, new_side, (plan.new, plan.old) if new_side == 0 else (plan.old, plan.new)
+
+    def new_player(self, on_error: str, stop_event) -> _GamePlayer:
+        """The worker's player, loading NEW and OLD from their specs."""
+        return _GamePlayer(self, on_error)
+
+    def charge(self, block: int, game_id: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
+        """The failure of a game lost with its worker."""
+        seed, _, specs = self.game(game_id)
+        return charged_failure(specs[seat % 2], seed, seat, decision, reason, message)
+
+    def new_book(self, block: int, on_error: str) -> _BlockBook:
+        """The block's games as they come in."""
+        return _BlockBook(self, block)
+
+
+class _GamePlayer:
+    """Plays the games of a comparison in a worker process."""
+
+    def __init__(self, schedule: CompareSchedule, on_error: str) -> None:
+        self.schedule = schedule
+        self.on_error = on_error
+        self.loaded = {spec: load_strategy(spec) for spec in (schedule.plan.new, schedule.plan.old)}
+
+    def play_game(self, block: int, game_id: int, monitor):
+        seed, _, specs = self.schedule.game(game_id)
+        first, second = (self.loaded[spec] for spec in specs)
+        try:
+            outcome = play_game([first, second, first, second], seed=seed, rules=self.schedule.plan.rules,
+                                names=[*specs, *specs], time_limit=self.schedule.time_limit, monitor=monitor)
+        except StrategyError as error:
+            log_failure(game_id, error, self.on_error)
+            outcome = error
+        return outcome, None
+
+
+class _BlockBook:
+    """A block's games in the supervisor, in order: each game's result or failure, and (``--out``) its rows."""
+
+    def __init__(self, schedule: CompareSchedule, block: int) -> None:
+        self.schedule = schedule
+        self.block = block
+        self.outcomes: dict[int, object] = {}
+        self.recorder = ChunkRecorder() if schedule.record else None
+        self.error = None
+
+    def add(self, game_id: int, outcome, extra=None) -> bool:
+        self.outcomes[game_id] = outcome
+        if self.recorder is not None:
+            seed, _, specs = self.schedule.game(game_id)
+            deal = game_id // self.schedule.plan.games_per_observation
+            if isinstance(outcome, StrategyError):
+                self.recorder.add_forfeit(game_id, seed, specs, outcome, deal)
+            else:
+                self.recorder.add_game(game_id, outcome, specs, deal)
+        return True  # failures are applied in game order by the comparison, whatever the order blocks end in
+
+    def finish(self, directory) -> _BlockBook:
+        return self
+
+
+class Comparison:
+    """Takes the blocks' games in game order, whatever order they end in, and runs the test on them.
+
+    :param on_block: called with each block's index and ``(games, hands)`` tables before its games are
+        counted (``--out``).
+    """
+
+    def __init__(self, plan: MatchPlan, test: Sprt, *, on_error: str, print_every: int,
+                 on_block: Callable[[int, tuple], None] | None = None) -> None:
+        self.plan = plan
+        self.test = test
+        self.on_error = on_error
+        self.print_every = print_every
+        self.on_block = on_block
+        self.counts = ResultCounts()
+        self.llr = 0.0
+        self.decision: str | None = None
+        self.error: str | None = None
+        """The first failure in game order under ``--on-error stop``."""
+        self.forfeits = 0
+        self.last_line = ""
+        self._printed_at = 0  # the multiple of --print-every last passed
+        self._waiting: dict[int, _BlockBook] = {}
+        self._next_block = 0
+
+    def take(self, book: _BlockBook) -> None:
+        """A block has ended: count every block now due, in order; raise :class:`StopPlaying` when the test
+        decided, a failure ends the comparison, or a block was cut short (the user stopped it)."""
+        self._waiting[book.block] = book
+        while self._next_block in self._waiting:
+            book = self._waiting.pop(self._next_block)
+            self._next_block += 1
+            if not self._count(book):
+                raise StopPlaying
+
+    def _count(self, book: _BlockBook) -> bool:
+        plan = self.plan
+        if self.on_block is not None and book.recorder is not None and book.recorder.game_count:
+            self.on_block(book.block, book.recorder.tables())
+        start = book.block * BLOCK_OBSERVATIONS
         for observation in range(start, min(start + BLOCK_OBSERVATIONS, plan.observations)):
             scores = []
-            for index, (seed, new_side) in enumerate(plan.games(observation)):
-                first, second = (self.new, self.old) if new_side == 0 else (self.old, self.new)
-                names = [first.spec, second.spec] * 2
-                try:
-                    result = play_game([first, second, first, second], seed=seed, rules=plan.rules, names=names)
-                except StrategyError as error:
-                    error_text = str(error)
-                    break
-                scores.append(0.5 if result.winner is None else float(result.winner == new_side))
-                if recorder is not None:
-                    # The numbering of `canasta-sim run`: game 2k + index of deal k, or game k.
-                    game_id = observation * plan.games_per_observation + index
-                    recorder.add_game(game_id, result, (first.spec, second.spec), observation)
-            if error_text is not None:
-                break
-            results.append(tuple(scores))
-        return results, error_text, (recorder.tables() if recorder is not None else None)
-
-
-_player: BlockPlayer | None = None
-
-
-def _initialize_worker(plan: MatchPlan, record: bool = False) -> None:
-    global _player
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _player = BlockPlayer(plan, record)
-
-
-def _play_in_worker(block: int) -> tuple[list[tuple[float, ...]], str | None, tuple | None]:
-    return _player.play(block)
-
-
-def play_observations(
-    plan: MatchPlan, workers: int, on_block: Callable[[int, tuple], None] | None = None
-) -> Iterator[tuple[float, ...]]:
-    """Yield NEW's scores per observation, in order, playing blocks in ``workers`` processes.
-
-    Closing the generator (the test decided) terminates the workers: what they are playing is not needed.
-
-    :param on_block: called with each block's index and ``(games, hands)`` tables before its scores are
-        yielded; recording is on only when it is given.
-    :raises CanastaError: when a strategy fails; the message is the :class:`StrategyError`'s.
-    """
-    record = on_block is not None
-
-    def handle(block: int, outcome) -> Iterator[tuple[float, ...]]:
-        results, error, tables = outcome
-        if record and tables is not None and tables[0].num_rows:
-            on_block(block, tables)
-        yield from results
-        if error:
-            raise CanastaError(error)
-
-    if workers <= 1 or plan.block_count <= 1:
-        player = BlockPlayer(plan, record)
-        for block in range(plan.block_count):
-            yield from handle(block, player.play(block))
-        return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    pool = context.Pool(min(workers, plan.block_count), initializer=_initialize_worker, initargs=(plan, record))
-    try:
-        for block, outcome in enumerate(pool.imap(_play_in_worker, range(plan.block_count), chunksize=1)):
-            yield from handle(block, outcome)
-    finally:
-        pool.terminate()
-        pool.join()
+            for index, (_, new_side) in enumerate(plan.games(observation)):
+                game_id = observation * plan.games_per_observation + index
+                outcome = book.outcomes.get(game_id)
+                if outcome is None:
+                    return False
+                if isinstance(outcome, StrategyError):
+                    if self.on_error == "stop":
+                        self.error = f"game {game_id}: {outcome} (reason: {outcome.reason})"
+                        return False
+                    self.forfeits += 1
+                    scores.append(0.0 if outcome.seat % 2 == new_side else 1.0)  # the failing side loses
+                else:
+                    scores.append(0.5 if outcome.winner is None else float(outcome.winner == new_side))
+            if plan.duplicate:
+                self.counts.add_pair(*scores)
+            else:
+                self.counts.add_game(scores[0])
+            self.llr = self.test.llr(self.counts)
+            self.decision = self.test.decide(self.llr)
+            if self.counts.game_count - self._printed_at >= self.print_every or self.decision:
+                self._printed_at = self.counts.game_count - self.counts.game_count % self.print_every
+                self.last_line = _progress_line(self.counts, self.llr, self.test)
+                click.echo(self.last_line)
+            if self.decision:
+                return False
+        return True
 
 
 class _RunRecorder:
     """Saves the games a comparison counted as a run directory (``--out``), block by block as chunks."""
 
-    def __init__(self, path: Path, plan: MatchPlan, seed_drawn: bool, max_games: int) -> None:
+    def __init__(self, path: Path, plan: MatchPlan, seed_drawn: bool, max_games: int, time_limit: float | None,
+                 on_error: str) -> None:
         self.directory = RunDirectory(path)
         if self.directory.path.exists() and not self.directory.is_empty():
             raise fail(f"--out {path} is not empty; choose a new or empty directory")
         try:
             self.settings = RunSettings(games=max_games, seed=plan.seed, specs=(plan.new, plan.old), rules=plan.rules,
                                         chunk_size=BLOCK_OBSERVATIONS * plan.games_per_observation,
-                                        duplicate=plan.duplicate)
+                                        duplicate=plan.duplicate, time_limit=time_limit)
         except ValueError as error:
             raise fail(f"--out: these games cannot be saved as a run: {error}") from None
         self.loaded = list(self.settings.load_strategies().values())
         self.seed_drawn = seed_drawn
+        self.on_error = on_error
         self.manifest: dict | None = None
         self.last: tuple[int, tuple] | None = None
 
@@ -217,7 +290,7 @@ class _RunRecorder:
         self.manifest.update(games=settings.games, chunks=settings.chunk_count,
                              command=reproducing_command(settings, self.directory.path), status=status,
                              ended_at=_now(), games_done=sum(self.directory.chunk_game_counts().values()),
-                             on_error="stop", compare=comparison)
+                             on_error=self.on_error, compare=comparison)
         self.manifest["sessions"][-1].update(ended_at=self.manifest["ended_at"], status=status)
         self.directory.write_manifest(self.manifest)
 
@@ -254,15 +327,25 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
 @click.option("--isolate", is_flag=True,
               help="Run NEW and OLD in processes of their own unless built-in (as isolated:SPEC).")
+@click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
+              help="When a strategy fails: stop with its one-line error (the games counted so far are kept with "
+                   "--out), or count the game as lost by the failing side and go on.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
+                   "Off by default, as in run.")
 @click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
-              help="Address-space limit of each strategy process (isolated:, cmd: specs), in MiB.")
+              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
+                   "may use; a strategy allocating past it fails, charged to its seat (see --on-error).")
+@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write every message, at debug level, to this file: failures with the strategy's traceback, "
+                   "what strategies print.")
 @click.option("--print-every", type=click.IntRange(min=1), default=200, show_default=True,
               help="Print the LLR every this many games.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
                    "work on it).")
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
-                    isolate, memory_limit, print_every, out) -> None:
+                    isolate, on_error, time_limit, memory_limit, log_file, print_every, out) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
@@ -287,7 +370,14 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
         seed = int.from_bytes(os.urandom(4), "big")
     plan = MatchPlan(new, old, seed, rules, duplicate, max_games // (2 if duplicate else 1))
     recorder = None if out is None else _RunRecorder(out, plan, seed_drawn,
-                                                     plan.observations * plan.games_per_observation)
+                                                     plan.observations * plan.games_per_observation, time_limit,
+                                                     on_error)
+    file_handler = None
+    if log_file is not None:
+        try:
+            file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as error:
+            raise fail(f"--log-file {log_file}: {error.strerror or error}") from None
     workers = workers or default_workers()
     changed = ", ".join(f"{key}={value}" for key, value in rules.changed_options().items()) or "default"
     model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
@@ -295,44 +385,57 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
                f"elo1 {elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, {test.upper:.2f}], "
                f"at most {max_games} games, seed {seed}{' (drawn)' if seed_drawn else ''}, rules {changed}, "
                f"{workers} worker{'s' if workers > 1 else ''}")
-    counts = ResultCounts()
-    llr = 0.0
-    decision = None
-    printed_at = 0  # the multiple of --print-every last passed
-    last_line = ""
-    observations = play_observations(plan, workers, None if recorder is None else recorder.on_block)
+    comparison = Comparison(plan, test, on_error=on_error, print_every=print_every,
+                            on_block=None if recorder is None else recorder.on_block)
+    schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
+    handlers = _configure_logging(False, False, file_handler)
+    root = logging.getLogger()
+    previous_level = root.level
+    root.setLevel(logging.DEBUG if file_handler is not None else logging.WARNING)
+    for handler in handlers:
+        root.addHandler(handler)
     status = "complete"
+    interrupted = False
+    start_error = None
     try:
-        for scores in observations:
-            if duplicate:
-                counts.add_pair(*scores)
-            else:
-                counts.add_game(scores[0])
-            llr = test.llr(counts)
-            decision = test.decide(llr)
-            if counts.game_count - printed_at >= print_every or decision:
-                printed_at = counts.game_count - counts.game_count % print_every
-                last_line = _progress_line(counts, llr, test)
-                click.echo(last_line)
-            if decision:
-                break
-    except CanastaError as error:
-        status = "stopped"
-        click.echo(f"Error: {error}", err=True)
-        sys.exit(EXIT_STOPPED)
-    except KeyboardInterrupt:
-        status = "interrupted"
-        click.echo(f"Interrupted after {counts.game_count} games: LLR {llr:.2f}, no decision", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        with worker_pool(schedule, workers=min(workers, plan.block_count), on_error=on_error,
+                         log_handlers=handlers, memory_limit=memory_limit) as pool, \
+                stop_on_signals(pool.stop_event) as signals:
+            pool.play(range(plan.block_count), comparison.take)
+            interrupted = signals["interrupted"]
+    except KeyboardInterrupt:  # a second Ctrl-C: the workers were killed at once
+        interrupted = True
+    except WorkerStartError as error:  # workers that cannot load the strategies or die before playing
+        start_error = str(error)
     finally:
-        observations.close()
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(previous_level)
+        counts, llr, decision = comparison.counts, comparison.llr, comparison.decision
+        if comparison.error or start_error:
+            status = "stopped"
+        elif interrupted and not decision:
+            status = "interrupted"
         if recorder is not None:
             recorder.finish(counts.game_count, status, {
                 "new": new, "baseline": old, "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta,
                 "max_games": max_games, "llr": llr, "decision": decision, "games": counts.game_count,
+                "forfeits": comparison.forfeits,
             })
+    saved = (f"; the {counts.game_count} games counted are saved in {out}"
+             if recorder is not None and recorder.manifest is not None else "")
+    if comparison.error or start_error:
+        click.echo(f"Error: {comparison.error or start_error}{saved}", err=True)
+        sys.exit(EXIT_STOPPED)
+    if status == "interrupted":
+        click.echo(f"Interrupted after {counts.game_count} games: LLR {llr:.2f}, no decision{saved}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    last_line = comparison.last_line
     if _progress_line(counts, llr, test) != last_line:  # show where the test ended
         click.echo(_progress_line(counts, llr, test))
+    if comparison.forfeits:
+        click.echo(f"{comparison.forfeits} games counted were forfeited by a failing strategy (--on-error forfeit)")
     click.echo(verdict_line(decision, counts.game_count, plan, test, llr))
     if recorder is not None and recorder.manifest is not None:
         click.echo(f"the {counts.game_count} games are saved in {out}: canasta-sim report {out}")

@@ -10,12 +10,18 @@ strategy as a ready spec.
 The first Ctrl-C finishes the iteration being played and stops; a second one stops at once.  Either
 way every finished iteration is kept and ``--resume DIR`` continues exactly where it stopped.  Exit
 codes: 0 done, 1 a strategy failed, 2 bad input, 130 interrupted.
+
+The games are played in supervised worker processes (:mod:`canasta_sim.supervisor`), as ``run`` plays
+them: a strategy that raises, exits, crashes or outlives ``--time-limit`` loses its game with a reason
+(``--on-error forfeit``) or ends the tuning with a one-line error (``stop``), and what strategies print
+goes to the log (``--log-file``), never to the output.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime
+import logging
 import os
 import shlex
 import sys
@@ -27,7 +33,7 @@ import click
 from tqdm import tqdm
 
 from canasta_sim import accelerator
-from canasta_sim.commands.run import OneLineErrorCommand, fail
+from canasta_sim.commands.run import OneLineErrorCommand, _configure_logging, fail, isolation_options
 from canasta_sim.errors import CanastaError
 from canasta_sim.parameters import format_value
 from canasta_sim.rules import Rules
@@ -57,6 +63,7 @@ _SETTING_OPTIONS = {
     "spec": "SPEC", "against": "--against", "games": "--games", "games_per_iteration": "--games-per-iteration",
     "params": "--params", "seed": "--seed", "rules": "--rules", "learning_rate": "--learning-rate",
     "perturbation": "--perturbation", "stability": "--stability", "on_error": "--on-error",
+    "time_limit": "--time-limit",
 }
 
 
@@ -90,6 +97,8 @@ def reproducing_command(settings: TuningSettings, path: Path) -> str:
         words += ["--stability", format_value(settings.stability)]
     if settings.on_error != "stop":
         words += ["--on-error", settings.on_error]
+    if settings.time_limit is not None:
+        words += ["--time-limit", format_value(settings.time_limit)]
     return shlex.join([*words, "--out", str(path)])
 
 
@@ -119,7 +128,7 @@ def _resumed_settings(resume: Path, given: dict) -> tuple[TuningDirectory, dict,
         "spec": settings.spec, "against": settings.against, "games": settings.games,
         "games_per_iteration": settings.games_per_iteration, "params": settings.params, "seed": settings.seed,
         "rules": settings.rules, "learning_rate": settings.learning_rate, "perturbation": settings.perturbation,
-        "stability": settings.stability, "on_error": settings.on_error,
+        "stability": settings.stability, "on_error": settings.on_error, "time_limit": settings.time_limit,
     }
     differences = [f"{option} {recorded[key]}, not {given[key]}" for key, option in _SETTING_OPTIONS.items()
                    if given[key] is not None and given[key] != recorded[key]]
@@ -139,7 +148,7 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
     chosen = {key: defaults[key] if given[key] is None else given[key] for key in defaults}
     try:
         settings = TuningSettings(spec=given["spec"], params=given["params"], against=given["against"], seed=seed,
-                                  stability=given["stability"], **chosen)
+                                  stability=given["stability"], time_limit=given["time_limit"], **chosen)
     except ValueError as error:
         raise fail(str(error)) from None
     directory = TuningDirectory(out if out is not None else _default_out())
@@ -177,6 +186,15 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
               help="SPSA stability constant A (default: a tenth of the iterations).")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default=None,
               help="When a strategy fails: stop (default; finished iterations are kept) or forfeit the game.")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
+                   "Off by default, as in run.")
+@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
+                   "may use; a strategy allocating past it fails, charged to its seat (see --on-error).")
+@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write every message, at debug level, to this file: failures with the strategy's traceback, "
+                   "what strategies print.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Directory for tune.json and trajectory.parquet (default: results/tune-<date-time>).")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
@@ -184,7 +202,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages; the results still print.")
 @click.pass_context
 def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, params, seed, workers, rule_options,
-                 learning_rate, perturbation, stability, on_error, out, resume, quiet) -> None:
+                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, log_file, out, resume,
+                 quiet) -> None:
     """Tune SPEC's parameters by SPSA and print the tuned strategy as a spec.
 
     Each iteration plays two candidates around the current values on the same deals, each deal with
@@ -196,24 +215,33 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
         raise fail(str(error)) from None
     given = {"spec": spec, "against": against, "games": games, "games_per_iteration": games_per_iteration,
              "params": _parse_params(params), "seed": seed, "rules": rules, "learning_rate": learning_rate,
-             "perturbation": perturbation, "stability": stability, "on_error": on_error}
+             "perturbation": perturbation, "stability": stability, "on_error": on_error, "time_limit": time_limit}
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():
             raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
         directory, manifest, settings = _resumed_settings(resume, given)
     else:
         directory, manifest, settings = _new_settings(given, out)
+    isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
+    file_handler = None
+    if log_file is not None:
+        try:
+            file_handler = logging.FileHandler(log_file, encoding="utf-8")
+        except OSError as error:
+            raise fail(f"--log-file {log_file}: {error.strerror or error}") from None
     workers = workers or default_workers()
-    _tune(settings, directory, manifest, workers=workers, quiet=quiet)
+    _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
+          file_handler=file_handler)
 
 
-def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, *, workers: int, quiet: bool) -> None:
+def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, *, workers: int, quiet: bool,
+          memory_limit: int | None = None, file_handler: logging.Handler | None = None) -> None:
     say = (lambda text: None) if quiet else (lambda text: click.echo(text, err=True))
     tuned, _ = TunedStrategy.from_spec(settings.spec, settings.params)
     table = directory.read_trajectory()
     done = 0 if table is None else table.num_rows
     session = {"started_at": _now(), "ended_at": None, "workers": workers, "iterations_played": 0,
-               "status": "running", "build": accelerator.describe()}
+               "status": "running", "build": accelerator.describe(), "memory_limit": memory_limit}
     manifest.setdefault("sessions", []).append(session)
     manifest["status"] = "running"
     directory.write_manifest(manifest)
@@ -237,16 +265,26 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
 
     error = None
     outcome: TuningOutcome | None = None
+    handlers = _configure_logging(quiet, False, file_handler)
+    root = logging.getLogger()
+    previous_level = root.level
+    root.setLevel(logging.DEBUG if file_handler is not None else logging.WARNING)
+    for handler in handlers:
+        root.addHandler(handler)
     try:
         with _first_interrupt_stops() as stop:
             outcome = run_tuning(settings, directory, workers=workers, on_iteration=on_iteration,
-                                 should_stop=stop.is_set)
+                                 should_stop=stop.is_set, memory_limit=memory_limit, log_handlers=handlers)
     except KeyboardInterrupt:
         pass  # a second Ctrl-C: the finished iterations are on disk; the summary below reads them
     except CanastaError as failure:  # a TuningError for a strategy failure, or a strategy that no longer loads
         error = str(failure)
     finally:
         bar.close()
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(previous_level)
     if outcome is None:
         # Stopped inside an iteration: what counts is what the trajectory on disk holds.
         try:
