@@ -40,7 +40,9 @@ from canasta_sim.commands.run import (
     _now,
     fail,
     isolation_options,
+    open_log_file,
     reproducing_command,
+    supervision_options,
 )
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.errors import CanastaError, StrategyError
@@ -330,15 +332,7 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
               help="When a strategy fails: stop with its one-line error (the games counted so far are kept with "
                    "--out), or count the game as lost by the failing side and go on.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
-                   "Off by default, as in run.")
-@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
-              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
-                   "may use; a strategy allocating past it fails, charged to its seat (see --on-error).")
-@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write every message, at debug level, to this file: failures with the strategy's traceback, "
-                   "what strategies print.")
+@supervision_options
 @click.option("--print-every", type=click.IntRange(min=1), default=200, show_default=True,
               help="Print the LLR every this many games.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
@@ -372,12 +366,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     recorder = None if out is None else _RunRecorder(out, plan, seed_drawn,
                                                      plan.observations * plan.games_per_observation, time_limit,
                                                      on_error)
-    file_handler = None
-    if log_file is not None:
-        try:
-            file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        except OSError as error:
-            raise fail(f"--log-file {log_file}: {error.strerror or error}") from None
+    file_handler = open_log_file(log_file)
     workers = workers or default_workers()
     changed = ", ".join(f"{key}={value}" for key, value in rules.changed_options().items()) or "default"
     model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"

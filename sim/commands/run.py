@@ -82,6 +82,34 @@ def _without_context(error: click.UsageError) -> click.UsageError:
     return click.UsageError(error.format_message())
 
 
+def open_log_file(path: Path | None) -> logging.FileHandler | None:
+    """The handler of ``--log-file PATH`` (``None`` without one), or the option's one-line error."""
+    if path is None:
+        return None
+    try:
+        return logging.FileHandler(path, encoding="utf-8")
+    except OSError as error:
+        raise fail(f"--log-file {path}: {error.strerror or error}") from None
+
+
+def supervision_options(function):
+    """``--time-limit``, ``--memory-limit`` and ``--log-file`` as ``compare`` and ``tune`` take them."""
+    options = [
+        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                     help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
+                          "Off by default, as in run."),
+        click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+                     help="Megabytes of address space each worker process and each strategy process (isolated:, "
+                          "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
+        click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Write every message, at debug level, to this file: failures with the strategy's "
+                          "traceback, what strategies print."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
 def fail(message: str) -> click.UsageError:
     """Return the one-line usage error (exit code 2) for ``message``."""
     return click.UsageError(" ".join(message.split("\n")))
@@ -288,13 +316,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     if manifest is not None:
         _check_versions(manifest, loaded, directory.path)
         _check_columns(directory)
-    if log_file is not None:
-        try:
-            file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        except OSError as error:
-            raise fail(f"--log-file {log_file}: {error.strerror or error}") from None
-    else:
-        file_handler = None
+    file_handler = open_log_file(log_file)
     workers = workers or default_workers()
     _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
           quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)

@@ -33,7 +33,14 @@ import click
 from tqdm import tqdm
 
 from canasta_sim import accelerator
-from canasta_sim.commands.run import OneLineErrorCommand, _configure_logging, fail, isolation_options
+from canasta_sim.commands.run import (
+    OneLineErrorCommand,
+    _configure_logging,
+    fail,
+    isolation_options,
+    open_log_file,
+    supervision_options,
+)
 from canasta_sim.errors import CanastaError
 from canasta_sim.parameters import format_value
 from canasta_sim.rules import Rules
@@ -186,15 +193,7 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
               help="SPSA stability constant A (default: a tenth of the iterations).")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default=None,
               help="When a strategy fails: stop (default; finished iterations are kept) or forfeit the game.")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
-                   "Off by default, as in run.")
-@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
-              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
-                   "may use; a strategy allocating past it fails, charged to its seat (see --on-error).")
-@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Write every message, at debug level, to this file: failures with the strategy's traceback, "
-                   "what strategies print.")
+@supervision_options
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Directory for tune.json and trajectory.parquet (default: results/tune-<date-time>).")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
@@ -223,12 +222,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
     else:
         directory, manifest, settings = _new_settings(given, out)
     isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
-    file_handler = None
-    if log_file is not None:
-        try:
-            file_handler = logging.FileHandler(log_file, encoding="utf-8")
-        except OSError as error:
-            raise fail(f"--log-file {log_file}: {error.strerror or error}") from None
+    file_handler = open_log_file(log_file)
     workers = workers or default_workers()
     _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
           file_handler=file_handler)
