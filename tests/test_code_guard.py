@@ -31,11 +31,19 @@ def spec(name: str) -> str:
 
 
 @pytest.fixture
-def springs_at_once(monkeypatch):
+def late_failures(monkeypatch):
+    """The module of tests/late_failures.py, its count of players built put back after the test: the workers
+    that tests/test_supervised_commands.py forks from this process must count from where they always do."""
+    module = sys.modules[load_strategy(spec("Raises")).cls.__module__]
+    monkeypatch.setattr(module, "_built", module._built)
+    return module
+
+
+@pytest.fixture
+def springs_at_once(monkeypatch, late_failures):
     """The late failures spring at the first decision; the engine's scoring is put back after the test whatever
     happens in it."""
-    module = sys.modules[load_strategy(spec("Raises")).cls.__module__]
-    monkeypatch.setattr(module, "CLEAN_PLAYERS", 0)
+    monkeypatch.setattr(late_failures, "CLEAN_PLAYERS", 0)
     monkeypatch.setattr(engine, "score_hand", engine.score_hand)
     return engine.score_hand
 
@@ -85,8 +93,8 @@ def test_the_engines_fingerprint_guards_every_commands_games(springs_at_once, pl
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("play", PLAYERS, ids=PLAYER_IDS)
-def test_a_clean_game_passes_the_check(monkeypatch, play):
-    monkeypatch.setattr(sys.modules[load_strategy(spec("Raises")).cls.__module__], "CLEAN_PLAYERS", 10**9)
+def test_a_clean_game_passes_the_check(monkeypatch, late_failures, play):
+    monkeypatch.setattr(late_failures, "CLEAN_PLAYERS", 10**9)
     outcome = play("Raises")
     assert not isinstance(outcome, StrategyError) and getattr(outcome, "forfeits", 0) == 0, outcome
 
