@@ -283,16 +283,22 @@ class CodeWatch:
 
         owners: list = [sys.modules[f"canasta_sim.{name}"] for name in _WATCHED_MODULES
                         if f"canasta_sim.{name}" in sys.modules]
-        seen = set()
         for module in list(owners):
             owners.extend(value for value in vars(module).values()
                           if isinstance(value, type) and value.__module__ == module.__name__)
-        for cls in classes:
-            owners.extend(klass for klass in cls.__mro__ if klass is not object)
         self.owners = []
+        self._seen: set[int] = set()
+        self._watch(owners)
+        self.add(classes)
+
+    def add(self, classes) -> None:
+        """Watch these strategy classes' hierarchies too, from now on (``tune`` loads its strategies as they come)."""
+        self._watch(klass for cls in classes for klass in cls.__mro__ if klass is not object)
+
+    def _watch(self, owners) -> None:
         for owner in owners:
-            if id(owner) not in seen:
-                seen.add(id(owner))
+            if id(owner) not in self._seen:
+                self._seen.add(id(owner))
                 # Functions, classes and other callables only: module-level caches may change legitimately.
                 entries = {name: value for name, value in vars(owner).items()
                            if callable(value) or isinstance(value, (staticmethod, classmethod, property))}

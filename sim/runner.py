@@ -25,13 +25,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import inspect
 import logging
 import logging.handlers
 import math
 import multiprocessing
 import os
-import random
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -40,7 +38,7 @@ from typing import Any
 import pyarrow as pa
 from multiprocessing_logging import MultiProcessingHandler
 
-from canasta_sim.arbiter import CodeWatch, defined_in, is_trusted_class
+from canasta_sim.code_guard import CodeGuard
 from canasta_sim.engine import derive_seed, play_game
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
 from canasta_sim.errors import RulesError, StrategyError
@@ -278,7 +276,7 @@ class ChunkPlayer:
         if factories is None:
             factories = settings.load_strategies()
         self.factories = factories
-        self.watch = CodeWatch([loaded.cls for loaded in factories.values()])
+        self.guard = CodeGuard(factories.values())
         self.last_decisions = None
         """The decision rows of the game :meth:`play_game` played last (``--record-decisions``), or ``None``."""
 
@@ -323,33 +321,11 @@ class ChunkPlayer:
             )
         except StrategyError as error:
             outcome = error
-        changed = self.watch.check()
-        if changed:
-            outcome = self._patched(game_id, specs, changed)
+        outcome = self.guard.checked(outcome, (first, second), settings.game_seed(game_id))
         if isinstance(outcome, StrategyError):
             log_failure(game_id, outcome, self.on_error)
         self.last_decisions = None if decisions is None else decisions.table()
         return outcome
-
-    def _patched(self, game_id: int, specs: tuple[str, str], changed) -> StrategyError:
-        """The failure of a game during which strategy code rebound canasta-sim's or a strategy's code."""
-        suspects = [spec for spec in dict.fromkeys(specs) if not is_trusted_class(self.factories[spec].cls)]
-        files = {spec: inspect.getsourcefile(self.factories[spec].cls) for spec in suspects}
-        culprit = next((spec for name, value in changed for spec in suspects if defined_in(value) == files[spec]),
-                       None)
-        note = ""
-        if culprit is None:
-            culprit = suspects[0] if suspects else specs[0]
-            if len(suspects) != 1:
-                note = " (which strategy did it cannot be told in-process; charged to the first not built in)"
-        names = ", ".join(name for name, _ in changed[:5])
-        error = StrategyError(
-            f"changed canasta-sim's or a strategy's code during the game ({names}), put back as it was{note}",
-            spec=culprit, seat=specs.index(culprit), game_seed=self.settings.game_seed(game_id), decision="game",
-            reason="tampering",
-        )
-        error.first_dealer = random.Random(derive_seed(self.settings.game_seed(game_id), "deck")).randrange(4)
-        return error
 
 
 def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:

@@ -31,6 +31,7 @@ import dataclasses
 import logging
 from collections.abc import Mapping, Sequence
 
+from canasta_sim.code_guard import CodeGuard
 from canasta_sim.engine import play_game
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.loader import LoadedStrategy, load_strategy, parse_spec
@@ -233,10 +234,11 @@ def _play(players: tuple[str, str], seed: int, rules: Rules, time_limit: float |
 
 def _points(task: DealTask, game: tuple, outcome) -> MatchResult:
     """The points of one game (a :class:`GameResult` or the :class:`StrategyError` that ended it)."""
-    seed, _, side, which = game
+    _, _, side, which = game
     if isinstance(outcome, StrategyError):
         if task.on_error == "stop":
-            return MatchResult(error=f"deal seed {seed}: {' '.join(str(outcome).split())} (reason: {outcome.reason})")
+            # The failure names the game's seed, which is the deal's: said once.
+            return MatchResult(error=f"{' '.join(str(outcome).split())} (reason: {outcome.reason})")
         score, forfeits = (0.0 if outcome.seat % 2 == side else 1.0), 1  # the failing seat's side loses
     else:
         score, forfeits = (0.5 if outcome.winner is None else float(outcome.winner == side)), 0
@@ -289,16 +291,20 @@ class TuningSchedule:
 
 
 class _TaskPlayer:
-    """Plays one game of a task in a worker and sends back its points (or its failure)."""
+    """Plays one game of a task in a worker and sends back its points (or its failure); each game is checked
+    after it as ``run``'s are (:class:`~canasta_sim.code_guard.CodeGuard`)."""
 
     def __init__(self, time_limit: float | None, on_error: str) -> None:
         self.time_limit = time_limit
         self.on_error = on_error
+        self.guard = CodeGuard()
 
     def play_game(self, task: DealTask, game_id: int, monitor):
         game = task_games(task)[game_id - task.first_game]
         seed, players, _, _ = game
-        outcome = _play(players, seed, task.rules, self.time_limit, monitor)
+        sides = tuple(_strategy(spec) for spec in players)
+        self.guard.add(sides)  # every candidate is the same class: watched from its first game on
+        outcome = self.guard.checked(_play(players, seed, task.rules, self.time_limit, monitor), sides, seed)
         if isinstance(outcome, StrategyError):
             log_failure(game_id, outcome, self.on_error)
             return outcome, None
@@ -330,7 +336,9 @@ class MatchPool:
     never runs in this process, a decision past ``time_limit`` or a worker that dies is charged to its seat.
 
     Use it as a context manager; leaving it by an exception (a second Ctrl-C) kills the workers, whose
-    unfinished iteration is not needed.
+    unfinished iteration is not needed.  Setting :attr:`stop_event` (Ctrl-C or SIGTERM, through
+    :func:`~canasta_sim.runner.stop_on_signals`) stops them as ``run``'s are stopped: each finishes its game,
+    those still busy after :data:`~canasta_sim.supervisor.STOP_GRACE_SECONDS` are killed.
 
     :param on_error: the tasks' policy (workers stop a task at its first failure under ``'stop'``).
     :param memory_limit: megabytes of address space each worker may use.
@@ -345,10 +353,16 @@ class MatchPool:
                                                            on_error=on_error, log_handlers=log_handlers,
                                                            memory_limit=memory_limit))
 
-    def play(self, tasks: Sequence[DealTask]) -> MatchResult:
-        """Play every task and return their total (tasks in order, so a failure reported is the first).
+    @property
+    def stop_event(self):
+        """The workers' stop event: set, the games being played end (see above) and :meth:`play` returns ``None``."""
+        return self._pool.stop_event
 
-        :raises TuningError: when a task ended neither complete nor at a failure (the pool was stopped).
+    def play(self, tasks: Sequence[DealTask]) -> MatchResult | None:
+        """Play every task and return their total (tasks in order, so a failure reported is the first), or
+        ``None`` when :attr:`stop_event` was set before they were all played (the iteration is dropped).
+
+        :raises TuningError: when a task ended neither complete nor at a failure and nobody stopped the pool.
         """
         books: dict[DealTask, _TaskBook] = {}
         self._pool.play(tasks, lambda book: books.__setitem__(book.task, book))
@@ -356,6 +370,8 @@ class MatchPool:
         for task in tasks:
             book = books.get(task)
             if book is None or (book.total.error is None and book.total.games != len(book.games)):
+                if self.stop_event.is_set():
+                    return None
                 raise TuningError("the iteration's games were not all played (its workers were stopped)")
             total = total + book.total
         return total

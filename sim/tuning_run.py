@@ -19,6 +19,7 @@ as they were computed (float64): a resumed run ends exactly where an uninterrupt
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -37,6 +38,7 @@ from canasta_sim.errors import CanastaError, RulesError
 from canasta_sim.loader import load_strategy
 from canasta_sim.parameters import format_value
 from canasta_sim.rules import Rules
+from canasta_sim.runner import stop_on_signals as signals_stop
 from canasta_sim.spsa import ALPHA, GAMMA, Spsa, SpsaSettings
 from canasta_sim.tuning import ON_ERROR_CHOICES, MatchPool, TunedStrategy, TuningError, iteration_tasks
 
@@ -264,11 +266,16 @@ def run_tuning(
     should_stop: Callable[[], bool] = lambda: False,
     memory_limit: int | None = None,
     log_handlers: Sequence[logging.Handler] = (),
+    stop_on_signals: bool = False,
 ) -> TuningOutcome:
     """Play the iterations not yet in ``directory``'s trajectory, saving each as it ends.
 
     :param on_iteration: called with each new row and the rounded point after it.
     :param should_stop: checked before each iteration; ``True`` ends the session as interrupted.
+    :param stop_on_signals: make the first Ctrl-C or SIGTERM stop the workers as ``run``'s are stopped
+        (:func:`canasta_sim.runner.stop_on_signals`): each finishes its game, those still busy two seconds
+        later are killed, the unfinished iteration is dropped and the session ends as interrupted; a second
+        Ctrl-C raises :class:`KeyboardInterrupt` at once.  Finished iterations are on disk either way.
     :param memory_limit: megabytes of address space each worker process may use.
     :param log_handlers: where the workers' log records go (failures, what strategies print).
     :raises TuningError: for a strategy failure under ``on_error='stop'`` (finished iterations are kept),
@@ -282,9 +289,10 @@ def run_tuning(
     deals = settings.deals_per_iteration
     # A task holds at least one deal: more workers would idle.
     with MatchPool(min(workers, deals), on_error=settings.on_error, time_limit=settings.time_limit,
-                   memory_limit=memory_limit, log_handlers=log_handlers) as pool:
+                   memory_limit=memory_limit, log_handlers=log_handlers) as pool, \
+            (signals_stop(pool.stop_event) if stop_on_signals else contextlib.nullcontext()):
         for iteration in range(len(rows), settings.iterations):
-            if should_stop():
+            if should_stop() or pool.stop_event.is_set():
                 status = "interrupted"
                 break
             proposal = spsa.propose(theta, iteration)
@@ -294,6 +302,9 @@ def run_tuning(
             tasks = iteration_tasks(plus, minus, settings.against, settings.rules, settings.seed, iteration, deals,
                                     pool.workers, settings.on_error)
             match = pool.play(tasks)
+            if match is None:  # stopped inside the iteration: it is dropped, the finished ones are on disk
+                status = "interrupted"
+                break
             if match.error:
                 raise TuningError(f"iteration {iteration}: {match.error}")
             result = match.result(head_to_head=settings.against is None)

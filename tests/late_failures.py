@@ -17,6 +17,8 @@ import signal
 import sys
 import time
 
+from canasta_sim import engine
+from canasta_sim.cards import JOKER
 from canasta_sim.parameters import Parameter
 from canasta_sim.strategies.greedy import Greedy
 
@@ -105,6 +107,37 @@ class AllocatesTooMuch(LateTrap):
 
     def spring(self):
         self.hoard = bytearray(4 * 1024**3)
+
+
+class AddsAJoker(LateTrap):
+    """Changes the game itself: a joker more in its hand (the engine's fingerprint finds it)."""
+
+    name = "adds-a-joker"
+
+    def choose_acquire(self, view):
+        self.view = view
+        return super().choose_acquire(view)
+
+    def spring(self):
+        self.view._state.hands[self.view.seat][JOKER] += 1
+        self.view._state.hand_sizes[self.view.seat] += 1
+
+
+class PatchesTheEngine(LateTrap):
+    """Rebinds the engine's scoring function in the middle of a game, to a wrapper that scores the same (the
+    check after the game finds it, puts the original back and charges the game)."""
+
+    name = "patches-the-engine"
+
+    def spring(self):
+        engine.score_hand = _scores_the_same(engine.score_hand)
+
+
+def _scores_the_same(original):
+    def score_hand(state):
+        return original(state)
+
+    return score_hand
 
 
 class Prints(LateTrap):

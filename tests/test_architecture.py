@@ -21,7 +21,7 @@ LAYERS = [
     # The research interface (issue #17): environments, encodings, policies, decision records; numpy allowed.
     ("research", {"env"}),
     ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "supervisor", "dask_backend",
-              "analysis", "report_sections"}),
+              "analysis", "report_sections", "code_guard"}),
     ("tuning", {"spsa", "tuning", "tuning_run"}),
     ("people", {"narrate", "human"}),
     ("command line", {"cli", "__main__", "commands"}),

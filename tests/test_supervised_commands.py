@@ -35,6 +35,8 @@ from tests.helpers import read_run_tables
 FAILING = Path(__file__).resolve().parent / "late_failures.py"
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 LIMIT = ["--time-limit", "0.3"]
+PATCHED = ("changed canasta-sim's or a strategy's code during the game (canasta_sim.engine.score_hand), "
+           "put back as it was")
 
 
 def spec(name: str) -> str:
@@ -50,6 +52,9 @@ FAILURES = [
     ("SleepsPastTheLimit", LIMIT, "timeout", "was stopped at the time limit of 0.3 s"),
     ("SwallowsTheAlarm", LIMIT, "timeout", "past the time limit of 0.3 s; its worker was killed"),
     ("AllocatesTooMuch", ["--memory-limit", "1500"], "exception", "raised MemoryError"),
+    # The engine's own checks (the fingerprint) and run's check after each game hold in compare and tune too.
+    ("AddsAJoker", [], "tampering", "changed the game: a hand differs"),
+    ("PatchesTheEngine", [], "tampering", PATCHED),
 ]
 IDS = [case[0] for case in FAILURES]
 
@@ -94,7 +99,7 @@ def test_compare_stops_at_a_failure_with_its_seat_and_reason_and_keeps_the_games
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("name", ["Raises", "ExitsItsProcess", "SwallowsTheAlarm"])
+@pytest.mark.parametrize("name", ["Raises", "ExitsItsProcess", "SwallowsTheAlarm", "PatchesTheEngine"])
 def test_compare_on_error_forfeit_counts_the_failing_sides_loss_and_goes_on(tmp_path, name):
     out = tmp_path / "saved"
     result = compare(spec(name), "--baseline", "greedy", "--max-games", "20", "--on-error", "forfeit", *LIMIT,
@@ -107,7 +112,7 @@ def test_compare_on_error_forfeit_counts_the_failing_sides_loss_and_goes_on(tmp_
     assert (forfeits.forfeit_reason == FAILURES[IDS.index(name)][2]).all()
     failing = [row.team_a_strategy if row.forfeit_team == "A" else row.team_b_strategy
                for row in forfeits.itertuples()]
-    assert set(failing) == {spec(name)}
+    assert set(failing) == {spec(name)} and all(FAILURES[IDS.index(name)][3] in error for error in forfeits.error)
     assert f"{len(forfeits)} games counted were forfeited" in result.output
     # Each forfeit is a loss of the failing side in the counts: W-D-L of NEW.
     assert f"-{len(forfeits) + int(((games.termination != 'forfeit') & (games.winner_strategy == 'greedy')).sum())}"\
@@ -160,11 +165,19 @@ def test_tune_stops_at_a_failure_with_its_seat_and_reason_and_keeps_finished_ite
     kept = pq.read_table(out / "trajectory.parquet").num_rows
     manifest = json.loads((out / "tune.json").read_text())
     assert 1 <= kept <= 2 and manifest["status"] == "stopped" and manifest["iterations_done"] == kept
-    assert line.startswith(f"Error: iteration {kept}: ")
+    assert line.startswith(f"Error: iteration {kept}: strategy ")
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("name", ["Raises", "ExitsItsProcess"])
+def test_the_tune_failure_line_says_the_deal_seed_once(tmp_path):
+    result = tune(spec("Raises"), "--games", "400", "--out", str(tmp_path / "tuned"))
+    line = one_error_line(result.output, "Raises", "exception", "raised RuntimeError")
+    seed = line.split("(game seed ")[1].split(")")[0]
+    assert seed.isdigit() and line.count(seed) == 1 and line.count("seed") == 1, line
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("name", ["Raises", "ExitsItsProcess", "PatchesTheEngine"])
 def test_tune_on_error_forfeit_records_forfeits_and_goes_on(tmp_path, name):
     out = tmp_path / "tuned"
     result = tune(spec(name), "--games", "16", "--on-error", "forfeit", "--out", str(out))
@@ -237,23 +250,26 @@ def test_ctrl_c_stops_a_compare_whose_isolated_bot_loops_and_no_process_outlives
 
 
 @pytest.mark.timeout(60)
-def test_ctrl_c_twice_stops_a_tuning_stuck_in_a_loop_keeping_finished_iterations(tmp_path):
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_one_signal_stops_a_tuning_stuck_in_a_loop_dropping_its_iteration_and_keeping_finished_ones(tmp_path,
+                                                                                                   number):
     out = tmp_path / "tuned"
     process = start(["tune", spec("LoopsForever"), "--games", "400", "--games-per-iteration", "4", "--seed", "3",
                      "--workers", "2", "--out", str(out), *QUICK])
     deadline = time.monotonic() + 40
     while not (out / "trajectory.parquet").exists() and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.1)
-    time.sleep(1.0)  # a worker is now stuck: the first Ctrl-C waits for the iteration, the second stops it
-    process.send_signal(signal.SIGINT)
-    time.sleep(0.5)
-    process.send_signal(signal.SIGINT)
+    time.sleep(1.0)  # a worker is now stuck in a decision with no time limit: the stop's grace runs out, it is killed
+    process.send_signal(number)
+    signalled = time.monotonic()
     stdout, error = process.communicate(timeout=20)
     assert process.returncode == 130, error
+    assert time.monotonic() - signalled < 2.0 + 5  # the grace, then the summary (no iteration is waited for)
     assert "Interrupted: finished iterations are kept" in error and "Traceback" not in error
     kept = pq.read_table(out / "trajectory.parquet").num_rows
     manifest = json.loads((out / "tune.json").read_text())
     assert kept >= 1 and manifest["status"] == "interrupted" and manifest["iterations_done"] == kept
+    assert manifest["sessions"][-1]["status"] == "interrupted"
     assert stdout.strip().splitlines()[-1] == manifest["final_spec"]
     assert_session_gone(process)
 

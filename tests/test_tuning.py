@@ -118,7 +118,7 @@ def test_a_failing_strategy_stops_the_tuning_and_keeps_finished_iterations(tmp_p
         "        if self.fail > 0.5:\n            raise RuntimeError('oops')\n"
         "        return super().choose_discard(view)\n")
     chosen = settings(spec=f"{bot}:Fragile:fail=0.5", params=("fail",))
-    with pytest.raises(TuningError, match="iteration 0: deal seed .*oops"):
+    with pytest.raises(TuningError, match=r"iteration 0: strategy .* \(game seed \d+\), .*oops"):
         tune(tmp_path / "run", chosen, workers=1)
     assert not (tmp_path / "run" / "trajectory.parquet").exists()
     forfeiting = tune(tmp_path / "forfeit", settings(spec=f"{bot}:Fragile:fail=0.5", params=("fail",),

@@ -33,6 +33,7 @@ from pathlib import Path
 import click
 import pyarrow.compute as pc
 
+from canasta_sim.code_guard import CodeGuard
 from canasta_sim.commands.run import (
     OneLineErrorCommand,
     _configure_logging,
@@ -134,12 +135,14 @@ class CompareSchedule:
 
 
 class _GamePlayer:
-    """Plays the games of a comparison in a worker process."""
+    """Plays the games of a comparison in a worker process, each checked after it as ``run``'s are
+    (:class:`~canasta_sim.code_guard.CodeGuard`)."""
 
     def __init__(self, schedule: CompareSchedule, on_error: str) -> None:
         self.schedule = schedule
         self.on_error = on_error
         self.loaded = {spec: load_strategy(spec) for spec in (schedule.plan.new, schedule.plan.old)}
+        self.guard = CodeGuard(self.loaded.values())
 
     def play_game(self, block: int, game_id: int, monitor):
         seed, _, specs = self.schedule.game(game_id)
@@ -148,8 +151,10 @@ class _GamePlayer:
             outcome = play_game([first, second, first, second], seed=seed, rules=self.schedule.plan.rules,
                                 names=[*specs, *specs], time_limit=self.schedule.time_limit, monitor=monitor)
         except StrategyError as error:
-            log_failure(game_id, error, self.on_error)
             outcome = error
+        outcome = self.guard.checked(outcome, (first, second), seed)
+        if isinstance(outcome, StrategyError):
+            log_failure(game_id, outcome, self.on_error)
         return outcome, None
 
 

@@ -7,9 +7,11 @@ the games).  The trajectory is written to ``DIR/trajectory.parquet`` after every
 settings to ``DIR/tune.json``; ``canasta-sim plot DIR`` draws it.  The last line printed is the tuned
 strategy as a ready spec.
 
-The first Ctrl-C finishes the iteration being played and stops; a second one stops at once.  Either
-way every finished iteration is kept and ``--resume DIR`` continues exactly where it stopped.  Exit
-codes: 0 done, 1 a strategy failed, 2 bad input, 130 interrupted.
+Ctrl-C or SIGTERM stop the workers as they stop ``run``'s: each finishes the game it is playing, those
+still busy two seconds later (a strategy looping with no ``--time-limit``) are killed, and the iteration
+being played is dropped; a second Ctrl-C stops at once.  Either way every finished iteration is kept and
+``--resume DIR`` continues exactly where it stopped.  Exit codes: 0 done, 1 a strategy failed, 2 bad
+input, 130 interrupted.
 
 The games are played in supervised worker processes (:mod:`canasta_sim.supervisor`), as ``run`` plays
 them: a strategy that raises, exits, crashes or outlives ``--time-limit`` loses its game with a reason
@@ -19,14 +21,11 @@ goes to the log (``--log-file``), never to the output.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import logging
 import os
 import shlex
 import sys
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -44,7 +43,7 @@ from canasta_sim.commands.run import (
 from canasta_sim.errors import CanastaError
 from canasta_sim.parameters import format_value
 from canasta_sim.rules import Rules
-from canasta_sim.runner import default_workers, stop_on_signals
+from canasta_sim.runner import default_workers
 from canasta_sim.tuning import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning_run import (
     TuningDirectory,
@@ -107,14 +106,6 @@ def reproducing_command(settings: TuningSettings, path: Path) -> str:
     if settings.time_limit is not None:
         words += ["--time-limit", format_value(settings.time_limit)]
     return shlex.join([*words, "--out", str(path)])
-
-
-@contextlib.contextmanager
-def _first_interrupt_stops() -> Iterator[threading.Event]:
-    """The first Ctrl-C (or SIGTERM) sets the event, so the iteration in play ends; a second Ctrl-C raises."""
-    stop = threading.Event()
-    with stop_on_signals(stop):
-        yield stop
 
 
 def _parse_params(text: str | None) -> tuple[str, ...] | None:
@@ -266,9 +257,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     for handler in handlers:
         root.addHandler(handler)
     try:
-        with _first_interrupt_stops() as stop:
-            outcome = run_tuning(settings, directory, workers=workers, on_iteration=on_iteration,
-                                 should_stop=stop.is_set, memory_limit=memory_limit, log_handlers=handlers)
+        outcome = run_tuning(settings, directory, workers=workers, on_iteration=on_iteration,
+                             memory_limit=memory_limit, log_handlers=handlers, stop_on_signals=True)
     except KeyboardInterrupt:
         pass  # a second Ctrl-C: the finished iterations are on disk; the summary below reads them
     except CanastaError as failure:  # a TuningError for a strategy failure, or a strategy that no longer loads
