@@ -24,13 +24,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Py_ssize_t", "compiled", "locals", "typedef"]
+__all__ = ["Py_ssize_t", "bint", "compiled", "double", "locals", "typedef"]
 
 compiled = False
 """Whether the module runs compiled: never, where this module stands in for Cython."""
 
 Py_ssize_t = int
 """The C integer type of the declarations; plain ``int`` here."""
+
+bint = bool
+"""The C truth value of the declarations; plain ``bool`` here."""
+
+double = float
+"""The C double of the declarations; plain ``float`` here (the same IEEE double)."""
 
 
 def typedef(type_: Any) -> Any:
