@@ -531,7 +531,7 @@ class _DiscardTable:
 
     @cython.locals(
         me=Count, taker=Count, their_side=Count, side=Count, opponents=Count, kind=Count, seat=Count,
-        unknown=Count, wilds_seen=Count, rank=Count,
+        unknown=Count, wilds_seen=Count, rank=Count, total=Count,
     )
     def __init__(self, expert: Expert, view) -> None:
         memory = expert._memory
@@ -573,9 +573,11 @@ class _DiscardTable:
         for seat in range(4):
             if seat != me:
                 held = known[seat]
-                for kind in range(KIND_COUNT):
-                    seen[kind] += held[kind]
-                    unknown -= held[kind]
+                total = sum(held)
+                if total:  # a seat is known to hold cards only after it took a pile
+                    unknown -= total
+                    for kind in range(KIND_COUNT):
+                        seen[kind] += held[kind]
         self.seen = seen
         share = min(1.0, max(0, sizes[taker] - sum(known[taker])) / max(1, unknown))
         self.share = share
