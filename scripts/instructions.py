@@ -18,6 +18,7 @@ files for ``callgrind_annotate``.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import subprocess
@@ -58,7 +59,9 @@ print(count)
 def _count(code: str, arguments: list[str], out: Path) -> tuple[int, int, str]:
     """(instructions, the number the child printed last, its first line) of ``python -c code arguments``."""
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", code, *arguments]
-    completed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=3600)
+    # A fixed hash seed: string hashes and set orders then cost the same instructions in every run.
+    environment = {**os.environ, "PYTHONHASHSEED": "0"}
+    completed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=environment, timeout=3600)
     if completed.returncode != 0:
         raise SystemExit(f"instructions: {' '.join(command[:4])} failed:\n{completed.stderr.strip()[-2000:]}")
     match = re.search(r"^(?:summary|totals): (\d+)", out.read_text(errors="replace"), re.MULTILINE)
