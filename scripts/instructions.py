@@ -3,9 +3,9 @@
 ``python scripts/instructions.py`` (about a minute; ``--games N``, default 10) runs, each under
 ``valgrind --tool=callgrind`` in a child process:
 
-* ``--games`` games of expert vs greedy in-process (seeds 2,000,000 on, sides alternated, as
-  ``scripts/bench.py`` plays them), and the same process with no game, whose count is subtracted
-  (the interpreter's start-up and the imports);
+* ``--games`` games of expert vs greedy in-process, as installed or as plain Python (``--pure``), seeds
+  2,000,000 on, sides alternated, as ``scripts/bench.py`` plays them; and the same process with no
+  game, whose count is subtracted (the interpreter's start-up and the imports);
 * ``--floor-hands`` hands of the floor's hand loop (``scripts/floor.py``), minus the same with none.
 
 It prints the instructions per hand of each and their ratio, the matchup's hands per second as a
@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"  # canasta_sim.accelerator.PURE_PYTHON_VARIABLE
 
 _MATCHUP = """
 import sys
@@ -56,11 +57,13 @@ print(count)
 """
 
 
-def _count(code: str, arguments: list[str], out: Path) -> tuple[int, int, str]:
+def _count(code: str, arguments: list[str], out: Path, pure: bool = False) -> tuple[int, int, str]:
     """(instructions, the number the child printed last, its first line) of ``python -c code arguments``."""
     command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", code, *arguments]
     # A fixed hash seed: string hashes and set orders then cost the same instructions in every run.
     environment = {**os.environ, "PYTHONHASHSEED": "0"}
+    if pure:
+        environment[PURE_PYTHON_VARIABLE] = "1"
     completed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=environment, timeout=3600)
     if completed.returncode != 0:
         raise SystemExit(f"instructions: {' '.join(command[:4])} failed:\n{completed.stderr.strip()[-2000:]}")
@@ -76,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=10, help="games of expert vs greedy (default 10)")
     parser.add_argument("--floor-hands", type=int, default=100, help="hands of the floor (default 100)")
     parser.add_argument("--out", type=Path, default=None, help="keep the callgrind files in this folder")
+    parser.add_argument("--pure", action="store_true",
+                        help="run every module from its Python source (CANASTA_SIM_PURE_PYTHON=1)")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("instructions: valgrind is not installed", file=sys.stderr)
@@ -83,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="instructions-")) if args.out is None else args.out
     folder.mkdir(parents=True, exist_ok=True)
     floor_path = str(ROOT / "scripts" / "floor.py")
-    games_total, hands, build = _count(_MATCHUP, [str(args.games)], folder / "callgrind.matchup")
-    games_base, _, _ = _count(_MATCHUP, ["0"], folder / "callgrind.matchup-base")
+    games_total, hands, build = _count(_MATCHUP, [str(args.games)], folder / "callgrind.matchup", args.pure)
+    games_base, _, _ = _count(_MATCHUP, ["0"], folder / "callgrind.matchup-base", args.pure)
     floor_total, floor_hands, _ = _count(_FLOOR, [str(args.floor_hands), floor_path], folder / "callgrind.floor")
     floor_base, _, _ = _count(_FLOOR, ["0", floor_path], folder / "callgrind.floor-base")
     per_hand = (games_total - games_base) / hands
