@@ -16,7 +16,9 @@ module under the name ``cython`` instead::
     def ...
 
 Every integer so declared holds a card count, a kind, a seat or a small sum of them (well under
-2**31), so C integers give the same values as Python's.  Floating-point work stays on Python objects.
+2**31), so C integers give the same values as Python's.  A local declared ``cython.double`` holds the
+same IEEE double a Python float does; code that declares one makes the same operations in the same order
+(the build forbids fused operations), so it rounds as plain Python does.
 """
 
 from __future__ import annotations
