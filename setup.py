@@ -51,12 +51,14 @@ COMPILED = {
 SOURCE_FOLDERS = {"canasta_sim": "sim", "canasta_sim.strategies": "strategies"}
 
 # Python's semantics, not C's: annotations are documentation here, never C types.  The only C types are
-# the integer locals a module declares with @cython.locals (issue #18; canasta_sim.cython_fallback).
+# the locals a module declares with @cython.locals (issue #18; canasta_sim.cython_fallback): integers,
+# and the doubles of the expert's discard scoring.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 
 
 # Floating-point results bit for bit those of plain Python: no fused multiply-adds (MSVC fuses none by
-# default).  The hot modules' floats stay Python objects anyway; only their integers are typed.
+# default).  The few C doubles (strategies/expert.py, _discard_costs) make Python's float operations in
+# Python's order, so without fused operations they round as Python does.
 FLOAT_FLAGS = [] if sys.platform == "win32" else ["-ffp-contract=off"]
 
 NO_COMPILE_VARIABLE = "CANASTA_SIM_NO_COMPILE"

@@ -16,7 +16,9 @@ module under the name ``cython`` instead::
     def ...
 
 Every integer so declared holds a card count, a kind, a seat or a small sum of them (well under
-2**31), so C integers give the same values as Python's.  Floating-point work stays on Python objects.
+2**31), so C integers give the same values as Python's.  A local declared ``cython.double`` holds the
+same IEEE double a Python float does; code that declares one makes the same operations in the same order
+(the build forbids fused operations), so it rounds as plain Python does.
 """
 
 from __future__ import annotations
@@ -24,13 +26,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Py_ssize_t", "compiled", "locals", "typedef"]
+__all__ = ["Py_ssize_t", "bint", "compiled", "double", "locals", "typedef"]
 
 compiled = False
 """Whether the module runs compiled: never, where this module stands in for Cython."""
 
 Py_ssize_t = int
 """The C integer type of the declarations; plain ``int`` here."""
+
+bint = bool
+"""The C truth value of the declarations; plain ``bool`` here."""
+
+double = float
+"""The C double of the declarations; plain ``float`` here (the same IEEE double)."""
 
 
 def typedef(type_: Any) -> Any:

@@ -80,7 +80,9 @@ def find_meld_out(
     return None
 
 
-@cython.locals(reach=Count, reachable=Count, rank=Count, black_threes=Count)
+@cython.locals(
+    reach=Count, reachable=Count, rank=Count, black_threes=Count, naturals=Count, jokers=Count, deuces=Count,
+)
 def _leftover_candidates(
     rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], *, allow_discard: bool, allow_no_discard: bool
 ) -> list[int | None]:
@@ -91,7 +93,10 @@ def _leftover_candidates(
     or two black 3s) must be the discard, two such cards make going out impossible (R12.4), and
     a side with too few canastas within reach of its hand cannot go out at all (R12.1).
     """
-    sizes = [meld[0] + meld[1] + meld[2] for meld in melds]
+    sizes = [0] * KIND_COUNT  # only the natural ranks' sizes are read below
+    for rank in range(FOUR, KIND_COUNT):
+        naturals, jokers, deuces = melds[rank]
+        sizes[rank] = naturals + jokers + deuces
     if not rules.allow_wild_only_melds:
         reach = CANASTA_SIZE - hand[JOKER] - hand[TWO]
         reachable = 0

@@ -63,6 +63,10 @@ def legal_acquires(state: HandState) -> Iterator[Move]:
         yield _STOP
 
 
+@cython.locals(
+    most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count,
+    wild_ratio=cython.bint,
+)
 def legal_takes(state: HandState) -> Iterator[TakePile]:
     """Yield the legal pile takes, one per choice of hand cards melded with the top card."""
     if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:
@@ -72,6 +76,7 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     side = state.side
     rules = state.rules
     most_wilds = rules.max_wilds_per_meld
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     frozen = state.is_pile_frozen_for(side)
     existing = state.melds[side][top]
     has_meld = sum(existing) > 0
@@ -83,7 +88,12 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
             for deuces in range(min(hand[TWO], most_wilds) + 1):
                 if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
                     continue
-                if not meld_fits(rules, top, existing[0] + naturals + 1, existing[1] + jokers, existing[2] + deuces):
+                # melds.meld_fits for the top card's natural rank (R9.1, R9.2), inlined.
+                total_naturals = existing[0] + naturals + 1
+                wilds = existing[1] + jokers + existing[2] + deuces
+                if total_naturals + wilds < 3 or wilds > most_wilds:
+                    continue
+                if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
                     continue
                 cards = (top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
                 move = TakePile(cards)
@@ -121,22 +131,31 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
     if state.phase != PLAY:
         return iter(())
     if not state.side_has_melded[state.side]:
-        openings = _opening_candidates(state)
         if largest_first:
-            return map(Meld, sorted(openings, key=_cards_laid_most_first))
-        return map(Meld, openings)
+            openings = _openings_most_laid_first(state)
+            return (Meld(tuple([MeldGroup.of(*shape) for shape in chosen])) for chosen in openings)
+        return map(Meld, _opening_candidates(state))
     shapes = _addition_shapes(state)
     if largest_first:
-        shapes = sorted(shapes, key=_shape_laid_most_first)
+        shapes = _most_laid_first(shapes)
     return (Meld((MeldGroup.of(*shape),)) for shape in shapes)
 
 
-def _cards_laid_most_first(groups: tuple[MeldGroup, ...]) -> int:
-    return -sum([len(group.cards) for group in groups])
-
-
-def _shape_laid_most_first(shape: tuple[int, int, int, int]) -> int:
-    return -(shape[1] + shape[2] + shape[3])
+@cython.locals(laid=Count, most=Count, index=Count)
+def _most_laid_first(shapes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """The shapes ordered by hand cards laid, most first, ties in listing order: a stable sort, as one
+    pass into a list per count (a meld candidate lays at most a few dozen cards)."""
+    buckets: list[list[tuple[int, int, int, int]]] = []
+    for shape in shapes:
+        laid = shape[1] + shape[2] + shape[3]
+        while len(buckets) <= laid:
+            buckets.append([])
+        buckets[laid].append(shape)
+    ordered = []
+    most = len(buckets) - 1
+    for index in range(most, -1, -1):
+        ordered.extend(buckets[index])
+    return ordered
 
 
 def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
@@ -155,10 +174,15 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
 @cython.locals(
     most_wilds=Count, joker_limit=Count, deuce_limit=Count, rank=Count, held=Count, old_naturals=Count,
     old_jokers=Count, old_deuces=Count, existing=Count, lowest=Count, naturals=Count, jokers=Count, deuces=Count,
-    count=Count,
+    count=Count, total_naturals=Count, wilds=Count, wild_ratio=cython.bint,
 )
-def _addition_shapes(state: HandState) -> Iterator[tuple[int, int, int, int]]:
-    """``(rank, naturals, jokers, deuces)`` from hand of each well-shaped single meld or addition."""
+def _addition_shapes(state: HandState) -> list[tuple[int, int, int, int]]:
+    """``(rank, naturals, jokers, deuces)`` from hand of each well-shaped single meld or addition.
+
+    A list, not a generator: the loop runs compiled without a generator's resumption per shape, and
+    the moves themselves are still built only when a caller reaches them.
+    """
+    shapes = []
     hand = state.hands[state.seat]
     rules = state.rules
     melds = state.melds[state.side]
@@ -166,6 +190,7 @@ def _addition_shapes(state: HandState) -> Iterator[tuple[int, int, int, int]]:
     joker_limit = min(hand[JOKER], most_wilds) + 1
     deuce_limit = min(hand[TWO], most_wilds) + 1
     has_wilds = joker_limit > 1 or deuce_limit > 1
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     for rank in range(FOUR, KIND_COUNT):
         held = hand[rank]
         old_naturals, old_jokers, old_deuces = melds[rank]
@@ -175,21 +200,28 @@ def _addition_shapes(state: HandState) -> Iterator[tuple[int, int, int, int]]:
             continue
         lowest = 0 if existing else 2
         for naturals in range(lowest, held + 1):
+            total_naturals = old_naturals + naturals
             for jokers in range(joker_limit):
                 for deuces in range(deuce_limit):
                     if naturals + jokers + deuces == 0:
                         continue
-                    if not meld_fits(rules, rank, old_naturals + naturals, old_jokers + jokers, old_deuces + deuces):
+                    # melds.meld_fits for a natural rank (R9.1, R9.2), inlined: this loop is the
+                    # legal listings' hottest, and the answer is the same.
+                    wilds = old_jokers + jokers + old_deuces + deuces
+                    if total_naturals + wilds < 3 or wilds > most_wilds:
                         continue
-                    yield rank, naturals, jokers, deuces
+                    if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
+                        continue
+                    shapes.append((rank, naturals, jokers, deuces))
     for count in (3, 4):
         if hand[BLACK_THREE] >= count:
-            yield BLACK_THREE, count, 0, 0
+            shapes.append((BLACK_THREE, count, 0, 0))
     if rules.allow_wild_only_melds:
         for jokers in range(hand[JOKER] + 1):
             for deuces in range(hand[TWO] + 1):
                 if jokers + deuces:
-                    yield WILD_RANK, 0, jokers, deuces
+                    shapes.append((WILD_RANK, 0, jokers, deuces))
+    return shapes
 
 
 def legal_discards(state: HandState) -> Iterator[Discard]:
@@ -204,9 +236,86 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
                 yield move
 
 
+@cython.locals(cards=Count, value=Count, minimum=Count, hand_size=Count, rank=Count, naturals=Count, jokers=Count,
+               deuces=Count, index=Count)
+def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, int, int], ...]]:
+    """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes, ordered by hand cards
+    laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
+
+    The same candidates in the same order as sorting the groups :func:`_opening_candidates` yields,
+    found without building a group until a caller reaches it: greedy looks at them all every turn
+    before its side has melded.
+    """
+    hand = state.hands[state.seat]
+    minimum = state.requirements[state.side]
+    hand_size = state.hand_sizes[state.seat]
+    buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
+    for chosen in _shape_sets(_group_options(state.rules, hand, None), hand[JOKER], hand[TWO]):
+        cards = 0
+        value = 0
+        for rank, naturals, jokers, deuces in chosen:
+            cards += naturals + jokers + deuces
+            # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
+            value += KIND_VALUE[rank] * naturals + KIND_VALUE[JOKER] * jokers + KIND_VALUE[TWO] * deuces
+        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
+        if hand_size - cards > 1 and value < minimum:
+            continue
+        while len(buckets) <= cards:
+            buckets.append([])
+        buckets[cards].append(chosen)
+    ordered = []
+    for index in range(len(buckets) - 1, -1, -1):
+        ordered.extend(buckets[index])
+    return ordered
+
+
+def _shape_sets(
+    options: list[tuple[int, list[tuple[int, int, int]]]], jokers: int, deuces: int
+) -> list[tuple[tuple[int, int, int, int], ...]]:
+    """What :func:`_group_sets` yields, in its order, as a list of ``(rank, naturals, jokers, deuces)`` sets."""
+    found: list[tuple[tuple[int, int, int, int], ...]] = []
+    chosen: list[tuple[int, int, int, int]] = []
+
+    def walk(index: int, jokers_left: int, deuces_left: int) -> None:
+        if index == len(options):
+            if chosen:
+                found.append(tuple(chosen))
+            return
+        walk(index + 1, jokers_left, deuces_left)
+        rank, shapes = options[index]
+        for naturals, jokers, deuces in shapes:
+            if jokers <= jokers_left and deuces <= deuces_left:
+                chosen.append((rank, naturals, jokers, deuces))
+                walk(index + 1, jokers_left - jokers, deuces_left - deuces)
+                chosen.pop()
+
+    walk(0, jokers, deuces)
+    return found
+
+
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
     """Yield every non-empty set of new melds that ``counts`` can make, each meld valid on its own."""
-    rules = state.rules
+    options = _group_options(state.rules, counts, exclude)
+    chosen: list[MeldGroup] = []
+
+    def walk(index: int, jokers_left: int, deuces_left: int) -> Iterator[tuple[MeldGroup, ...]]:
+        if index == len(options):
+            if chosen:
+                yield tuple(chosen)
+            return
+        yield from walk(index + 1, jokers_left, deuces_left)
+        rank, shapes = options[index]
+        for naturals, jokers, deuces in shapes:
+            if jokers <= jokers_left and deuces <= deuces_left:
+                chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
+                yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
+                chosen.pop()
+
+    yield from walk(0, counts[JOKER], counts[TWO])
+
+
+def _group_options(rules, counts: list[int], exclude: int | None) -> list[tuple[int, list[tuple[int, int, int]]]]:
+    """Each rank a new meld could be made of, with the ``(naturals, jokers, deuces)`` shapes it allows."""
     options: list[tuple[int, list[tuple[int, int, int]]]] = []
     for rank in range(FOUR, KIND_COUNT):
         if rank == exclude or counts[rank] < 2:
@@ -228,20 +337,4 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
             if jokers + deuces >= 3
         ]
         options.append((WILD_RANK, shapes))
-
-    chosen: list[MeldGroup] = []
-
-    def walk(index: int, jokers_left: int, deuces_left: int) -> Iterator[tuple[MeldGroup, ...]]:
-        if index == len(options):
-            if chosen:
-                yield tuple(chosen)
-            return
-        yield from walk(index + 1, jokers_left, deuces_left)
-        rank, shapes = options[index]
-        for naturals, jokers, deuces in shapes:
-            if jokers <= jokers_left and deuces <= deuces_left:
-                chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
-                yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
-                chosen.pop()
-
-    yield from walk(0, counts[JOKER], counts[TWO])
+    return options

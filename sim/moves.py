@@ -67,7 +67,13 @@ def _card_order(kind: int) -> tuple[bool, int]:
     return (kind <= TWO, kind)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+# The records are frozen; their constructors set fields as dataclasses' own __init__ would.  The records
+# with an __init__ written out (init=False) are built thousands of times a game: written here, the
+# constructor is compiled with the module, where the generated one would run as interpreted bytecode.
+_set_field = object.__setattr__
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class MeldGroup:
     """Cards from hand laid on one rank: a new meld, or an addition to the side's meld of that rank (R9.6).
 
@@ -94,8 +100,9 @@ class MeldGroup:
         object.__setattr__(group, "cards", cards)
         return group
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", tuple(sorted(self.cards, key=_card_order)))
+    def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
+        _set_field(self, "rank", rank)
+        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
 
     @property
     def naturals(self) -> int:
@@ -172,7 +179,7 @@ class Draw(_MoveBase):
         return "draw"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class TakePile(_MoveBase):
     """Take the whole discard pile (R8.2, R8.3).
 
@@ -183,8 +190,9 @@ class TakePile(_MoveBase):
     cards: tuple[int, ...] = ()
     extra: tuple[MeldGroup, ...] = ()
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "cards", tuple(sorted(self.cards, key=_card_order)))
+    def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
+        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
+        _set_field(self, "extra", extra)
 
     def __str__(self) -> str:
         text = "take"
@@ -195,11 +203,14 @@ class TakePile(_MoveBase):
         return text
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Meld(_MoveBase):
     """Lay one or more groups from hand; validated together (R6.5, R10.3)."""
 
     groups: tuple[MeldGroup, ...]
+
+    def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
+        _set_field(self, "groups", groups)
 
     def __str__(self) -> str:
         return "meld " + _groups_text(self.groups)
@@ -213,21 +224,27 @@ class Ask(_MoveBase):
         return "ask"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Answer(_MoveBase):
     """The partner's binding answer to :class:`Ask` (R12.5)."""
 
     yes: bool
 
+    def __init__(self, yes: bool) -> None:
+        _set_field(self, "yes", yes)
+
     def __str__(self) -> str:
         return "answer yes" if self.yes else "answer no"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Discard(_MoveBase):
     """Discard one card of this kind (R6.1, R6.3)."""
 
     card: int
+
+    def __init__(self, card: int) -> None:
+        _set_field(self, "card", card)
 
     def __str__(self) -> str:
         # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.

@@ -391,6 +391,7 @@ class HandState(MeldingRules, PileRules):
                 count += 1
         return count
 
+    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count)
     def meld_table(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds as ``{rank: (naturals, jokers, deuces)}``, ranks in order, melded ranks only.
 
@@ -400,9 +401,11 @@ class HandState(MeldingRules, PileRules):
         cached = self._meld_tables[side]
         if cached is None or cached[0] != self.meld_changes:
             table = {}
-            for rank, meld in enumerate(self.melds[side]):
-                if meld[0] or meld[1] or meld[2]:
-                    table[rank] = (meld[0], meld[1], meld[2])
+            melds = self.melds[side]
+            for rank in range(KIND_COUNT):
+                naturals, jokers, deuces = melds[rank]
+                if naturals or jokers or deuces:
+                    table[rank] = (naturals, jokers, deuces)
             cached = (self.meld_changes, table)
             self._meld_tables[side] = cached
         return cached[1]

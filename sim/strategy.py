@@ -54,8 +54,10 @@ from canasta_sim.parameters import Parameter, convert_parameter
 
 __all__ = ["PublicEvent", "SeatRandom", "Strategy"]
 
+_set_field = object.__setattr__  # how a frozen record's constructor sets its fields
 
-@dataclasses.dataclass(frozen=True, slots=True)
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class PublicEvent:
     """Something every player at the table sees happen.
 
@@ -67,6 +69,13 @@ class PublicEvent:
     seat: int
     move: Move
     red_threes: int = 0
+
+    def __init__(self, seat: int, move: Move, red_threes: int = 0) -> None:
+        # Written out rather than generated, so that it is compiled with the module: the engine builds
+        # one event per move (dataclasses' generated __init__ would run as interpreted bytecode).
+        _set_field(self, "seat", seat)
+        _set_field(self, "move", move)
+        _set_field(self, "red_threes", red_threes)
 
 
 class SeatRandom(random.Random):

@@ -68,16 +68,17 @@ class _Memory:
         """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
         self.side_melded = [False, False]
 
+    @cython.locals(seat=Count, kind=Count)
     def observe(self, event: PublicEvent) -> None:
         """Update the memory with one move seen at the table."""
         seat = event.seat
         move = event.move
-        known = self.known[seat]
         if isinstance(move, Discard):
             kind = move.card
             self.pile.append(kind)
             if kind <= TWO:
                 self.pile_freezers += 1
+            known = self.known[seat]
             if known[kind]:
                 known[kind] -= 1
             self.avoids[seat].add(kind)
@@ -87,10 +88,14 @@ class _Memory:
                 # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
                 self.avoids[seat].add(pile[-1])
         elif isinstance(move, TakePile):
-            for kind in self.pile[:-1]:
+            known = self.known[seat]
+            avoids = self.avoids[seat]
+            pile = self.pile
+            for index in range(len(pile) - 1):
+                kind = pile[index]
                 if kind != RED_THREE:
                     known[kind] += 1
-                    self.avoids[seat].discard(kind)
+                    avoids.discard(kind)
             self._played(known, move.cards)
             for group in move.extra:
                 self._played(known, group.cards)
@@ -98,6 +103,7 @@ class _Memory:
             self.pile_freezers = 0
             self.side_melded[seat & 1] = True
         elif isinstance(move, Meld):
+            known = self.known[seat]
             for group in move.groups:
                 self._played(known, group.cards)
             self.side_melded[seat & 1] = True
@@ -406,13 +412,19 @@ class Expert(Strategy):
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
         return min(self._discard_costs(table or self._discard_table(view), hand))
 
-    @cython.locals(kind=Count, count=Count, held=Count, unseen=Count)
+    @cython.locals(
+        kind=Count, count=Count, held=Count, unseen=Count, frozen=cython.bint, taker_melded=cython.bint,
+        may_end=cython.bint, we_melded=cython.bint, penalty=Count, pile_worth=cython.double, share=cython.double,
+        miss=cython.double, wild_chance=cython.double, none=cython.double, one=cython.double, pair=cython.double,
+        chance=cython.double, single=cython.double, keep=cython.double,
+    )
     def _discard_costs(self, table: _DiscardTable, hand: tuple[int, ...]) -> list[tuple[float, int]]:
         """``(cost, kind)`` for each kind in hand: the danger of handing the next seat the pile with it
         (the chance it can take the pile times what the pile is worth) plus its worth in hand.
 
         Every kind of every discard decision passes through here, so the table's figures are read
-        into locals once instead of once per kind.
+        into locals once instead of once per kind.  Compiled, the figures are C doubles: the very
+        IEEE operations, in the same order, that Python's floats make (``**`` is C's ``pow`` in both).
         """
         memory = self._memory
         pile_worth = table.pile_worth
@@ -441,9 +453,11 @@ class Expert(Strategy):
                 chance = 1.0  # R8.2c.3: a lay-off needs nothing from hand
             else:
                 held = known[kind]
-                unseen = max(0, _COPIES - seen[kind])
+                unseen = _COPIES - seen[kind]
+                if unseen < 0:
+                    unseen = 0
                 none = miss**unseen
-                one = unseen * share * miss ** max(0, unseen - 1)
+                one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
                 if held >= 2:
                     pair = 1.0
                 elif held == 1:
@@ -454,11 +468,12 @@ class Expert(Strategy):
                 if not frozen:
                     single = none if held == 1 else one if held == 0 else 0.0
                     chance += single * wild_chance
-                if kind in avoids and held < 2:
+                if held < 2 and kind in avoids:
                     chance *= 0.3
                 if not taker_melded:
                     chance *= 0.5  # it must also reach its initial minimum (R8.2e)
-                chance = min(chance, 1.0)
+                if chance > 1.0:
+                    chance = 1.0
             # What the card is worth in hand.
             penalty = KIND_VALUE[kind] if may_end else 0
             if kind in our_melds:
@@ -514,12 +529,17 @@ class _DiscardTable:
         "wild_chance",
     )
 
+    @cython.locals(
+        me=Count, taker=Count, their_side=Count, side=Count, opponents=Count, kind=Count, seat=Count,
+        unknown=Count, wilds_seen=Count, rank=Count, total=Count,
+    )
     def __init__(self, expert: Expert, view) -> None:
         memory = expert._memory
         side = view.side
         opponents = 1 - side
-        self.pile_size = view.pile_size
-        self.pile_worth = 40.0 + 25.0 * (self.pile_size + 1)
+        pile_size = view.pile_size
+        self.pile_size = pile_size
+        self.pile_worth = 40.0 + 25.0 * (pile_size + 1)
         self.opponents_melded = view.has_melded(opponents)
         opponent_melds = view.melds(opponents)
         self.opponent_meld_count = len(opponent_melds)
@@ -527,31 +547,40 @@ class _DiscardTable:
         our_melds = view.melds(side)
         self.our_melds = our_melds
         self.hand_may_end = expert._hand_may_end(view)
-        taker = (view.seat + 1) % 4
+        me = view.seat
+        taker = (me + 1) % 4
         self.taker = taker
         their_side = taker & 1
         self.their_melds = opponent_melds if their_side == opponents else our_melds
         self.taker_melded = view.has_melded(their_side)
         self.frozen = memory.pile_freezers > 0 or not self.taker_melded
-        # Cards of each kind out of the next player's reach or already accounted for.
+        # Cards of each kind out of the next player's reach or already accounted for, and the wild
+        # cards among them: in hand, in the pile, on the table.
         hand = view.hand
         seen = list(hand)
+        wilds_seen = hand[JOKER] + hand[TWO]
         for kind in memory.pile:
             seen[kind] += 1
+            if kind == JOKER or kind == TWO:
+                wilds_seen += 1
         for melds in (our_melds, opponent_melds):
             for rank, meld in melds.items():
                 seen[rank] += meld[0]
-        me = view.seat
-        first, second, third = (memory.known[seat] for seat in range(4) if seat != me)
-        self.seen = [mine + a + b + c for mine, a, b, c in zip(seen, first, second, third, strict=True)]
+                wilds_seen += meld[1] + meld[2]
         sizes = view.hand_sizes
-        unknown = view.stock_count + sum(sizes) - sizes[me] - sum(first) - sum(second) - sum(third)
-        share = min(1.0, max(0, sizes[taker] - sum(memory.known[taker])) / max(1, unknown))
+        unknown = view.stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
+        known = memory.known
+        for seat in range(4):
+            if seat != me:
+                held = known[seat]
+                total = sum(held)
+                if total:  # a seat is known to hold cards only after it took a pile
+                    unknown -= total
+                    for kind in range(KIND_COUNT):
+                        seen[kind] += held[kind]
+        self.seen = seen
+        share = min(1.0, max(0, sizes[taker] - sum(known[taker])) / max(1, unknown))
         self.share = share
-        wilds_seen = hand[JOKER] + hand[TWO] + memory.pile.count(JOKER) + memory.pile.count(TWO)
-        for melds in (our_melds, opponent_melds):
-            for _naturals, jokers, deuces in melds.values():
-                wilds_seen += jokers + deuces
         self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
 
     def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:

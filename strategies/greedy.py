@@ -6,6 +6,14 @@ from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.moves import Discard, Meld, Move
 from canasta_sim.strategy import Strategy
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
 
 class Greedy(Strategy):
     """A simple baseline that a beginner could beat with patience and an expert should beat easily."""
@@ -39,29 +47,39 @@ class Greedy(Strategy):
                 return move
         return None
 
+    @cython.locals(kind=Count, key=Count, index=Count)
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         own = view.melds(view.side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
         theirs = () if view.is_pile_frozen else view.melds(1 - view.side)
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
-        # cards are ranked first, so usually only the first needs a legality check.
-        kinds = sorted(
-            (kind for kind in range(KIND_COUNT - 1, -1, -1) if hand[kind]),
-            key=lambda kind: _usefulness(kind, hand, own, theirs),
-        )
-        for kind in kinds:
-            move = Discard(kind)
+        # cards are ranked first, so usually only the first needs a legality check.  Each kind's
+        # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
+        keys = []
+        for kind in range(KIND_COUNT - 1, -1, -1):
+            if hand[kind]:
+                keys.append(_usefulness(kind, hand, own, theirs) * _KINDS + (KIND_COUNT - 1 - kind))
+        keys.sort()
+        for index in range(len(keys)):
+            key = keys[index]
+            move = Discard(KIND_COUNT - 1 - key % _KINDS)
             if view.can(move):
                 return move
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
 
 
-def _usefulness(kind: int, hand, own_melds, their_melds) -> tuple[int, int]:
+_KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
+_VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
+
+
+@cython.locals(kind=Count)
+def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
+    """How useful a kind is to keep, least first: the pair ``(group, detail)`` as one integer."""
     if kind == BLACK_THREE:
-        return (-1, 0)
+        return 0  # (-1, 0)
     if kind <= TWO:
-        return (100, 0)
+        return 101 * _VALUES  # (100, 0)
     if kind in own_melds or kind in their_melds:
-        return (50, 0)
-    return (hand[kind], KIND_VALUE[kind])
+        return 51 * _VALUES  # (50, 0)
+    return (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]

@@ -39,6 +39,7 @@ def test_fallback_declarations_leave_functions_as_they_are():
 
     assert cython_fallback.locals(left=cython_fallback.Py_ssize_t)(add) is add
     assert cython_fallback.typedef(cython_fallback.Py_ssize_t) is int
+    assert cython_fallback.double is float and cython_fallback.bint is bool
     assert cython_fallback.compiled is False
 
 
