@@ -9,7 +9,8 @@ Perfect Information Monte Carlo needs two things, both here:
   from a :class:`~canasta_sim.view.SeatView` and a :class:`PublicMemory` fed with the
   :class:`~canasta_sim.strategy.PublicEvent` records a strategy receives; the engine's own state is
   never read.  The cards left over are dealt uniformly at random among the other hands (beyond
-  their known cards) and the stock.
+  their known cards) and the stock; ``avoid_weight`` optionally weights that deal by what the seats
+  revealed (ranks they discarded or declined to take the pile with, :attr:`PublicMemory.avoids`).
 * :func:`playout` plays such a state to the end of the hand with given strategies, without records,
   observers, time limits or checks of what the strategies return: a fast, trusted loop for
   built-in policies on a throw-away copy.
