@@ -30,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from canasta_sim import accelerator  # noqa: E402
 from canasta_sim.engine import derive_seed, play_game  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
 from canasta_sim.summary import wilson_interval  # noqa: E402
@@ -151,6 +152,8 @@ def measure(samples: int, games: int, seed: int, workers: int, policy: str, max_
         "floor_after": floor_after,
         "mean_decision_ms_at_floor_5000": mean_ms * floor_mean / REFERENCE_FLOOR if mean_ms and floor_mean else None,
         "wall_seconds": round(time.perf_counter() - start, 1),
+        "build": accelerator.describe(),
+        "version": Pimc.label(),
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
     }
 
@@ -211,7 +214,7 @@ def timing(samples: int, seconds: float, rounds: int, floor: Path, policy: str) 
     }
 
 
-def chart(path: Path, headline: Path | None = None, headline_samples: int = 8) -> None:
+def chart(path: Path, headline: Path | None = None, headline_samples: int = Pimc.parameters["samples"]) -> None:
     """Draw every ``samples_*.json`` of :data:`OUT` into one PNG, with a ``canasta-sim run`` of pimc
     against expert (``headline``, at ``headline_samples``) as a point of its own when given."""
     import matplotlib
@@ -271,7 +274,10 @@ def chart(path: Path, headline: Path | None = None, headline_samples: int = 8) -
     right.set_xlabel("sampled worlds per decision")
     right.set_ylabel("mean decision time, ms (scaled to floor 5000)")
     right.legend()
-    figure.suptitle("pimc against expert, duplicate deals, pure Python, one core per game")
+    builds = sorted({row.get("build", "pure Python") for row in rows})
+    versions = sorted({row.get("version", "pimc@1") for row in rows})
+    figure.suptitle(f"{', '.join(versions)} against expert, duplicate deals, {'; '.join(builds)}, one core per game",
+                    fontsize=9)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)

@@ -9,7 +9,8 @@ Perfect Information Monte Carlo needs two things, both here:
   from a :class:`~canasta_sim.view.SeatView` and a :class:`PublicMemory` fed with the
   :class:`~canasta_sim.strategy.PublicEvent` records a strategy receives; the engine's own state is
   never read.  The cards left over are dealt uniformly at random among the other hands (beyond
-  their known cards) and the stock.
+  their known cards) and the stock; ``avoid_weight`` optionally weights that deal by what the seats
+  revealed (ranks they discarded or declined to take the pile with, :attr:`PublicMemory.avoids`).
 * :func:`playout` plays such a state to the end of the hand with given strategies, without records,
   observers, time limits or checks of what the strategies return: a fast, trusted loop for
   built-in policies on a throw-away copy.
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_sim.cards import BLACK_THREE, CARD_KIND, DECK_COUNTS, JOKER, KIND_COUNT, RED_THREE, TWO
+from canasta_sim.cards import BLACK_THREE, CARD_KIND, DECK_COUNTS, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO
 from canasta_sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
 from canasta_sim.phases import ACQUIRE, ANSWER, OVER, PLAY
 from canasta_sim.state import HandState
@@ -80,6 +81,7 @@ class PublicMemory:
         "turn_new_ranks",
         "added_to_existing",
         "turn_laid",
+        "avoids",
     )
 
     def __init__(self, view: SeatView) -> None:
@@ -89,6 +91,9 @@ class PublicMemory:
         self.seat_has_melded = [False, False, False, False]
         self.has_acted = [False, False, False, False]
         self.meld_sizes = [[0] * KIND_COUNT for _ in range(2)]
+        self.avoids: list[set[int]] = [set(), set(), set(), set()]
+        """Natural ranks each seat discarded, or declined to take the pile with, since it last took the
+        pile: public signs that it holds no pair of them (used by ``sample_world(..., avoid_weight=...)``)."""
         # A hand starts with no melds; a memory built later would miss them, so say so when asked.
         self.turn_seat = view.seat_to_move
         self._reset_turn(view.seat_to_move, False)
@@ -109,13 +114,21 @@ class PublicMemory:
         if isinstance(move, _ACQUIRES):
             self._reset_turn(seat, self.seat_has_melded[seat])
             self.has_acted[seat] = True
+            if isinstance(move, Draw) and self.pile and self.pile[-1] >= FOUR:
+                if self.seat_has_melded[seat] or self.seat_has_melded[seat ^ 2]:
+                    # A melded side that draws rather than take the pile with a natural pair (R8.2)
+                    # shows it lacks one: the top card's rank is one it avoids.
+                    self.avoids[seat].add(self.pile[-1])
         known = self.known[seat]
         if isinstance(move, Discard):
             kind = move.card
             self.pile.append(kind)
             if known[kind]:
                 known[kind] -= 1
+            if kind >= FOUR:
+                self.avoids[seat].add(kind)
         elif isinstance(move, TakePile):
+            self.avoids[seat].clear()
             top = self.pile[-1]
             for kind in self.pile[:-1]:
                 if kind != RED_THREE:  # R4.3: red 3s in a taken pile are laid down at once
@@ -152,7 +165,7 @@ class PublicMemory:
         self.seat_has_melded[seat] = True
 
 
-def sample_world(view: SeatView, memory: PublicMemory, rng) -> HandState:
+def sample_world(view: SeatView, memory: PublicMemory, rng, *, avoid_weight: float = 1.0) -> HandState:
     """A complete hand state consistent with what ``view``'s seat knows, hidden cards dealt by ``rng``.
 
     Public facts are copied from the view and the memory; the cards this seat cannot see (the other
@@ -162,6 +175,15 @@ def sample_world(view: SeatView, memory: PublicMemory, rng) -> HandState:
     Seats that have had their first turn hold no red 3 (R3.5, R4.1: red 3s go down at once), so the
     unseen red 3s are dealt only to the stock and to seats still waiting for their first turn under
     ``dealt_red_three_timing=first_turn``.
+
+    ``avoid_weight`` below 1 weights the deal by inference: a seat that discarded a natural rank, or
+    drew while its side could have taken the pile with a pair of the top card's rank, since it last
+    took the pile (:attr:`PublicMemory.avoids`) seldom holds a pair of that rank.  After the uniform
+    deal, each such pair beyond the seat's known cards is kept with probability ``avoid_weight``;
+    otherwise one card of it is exchanged with a random stock card of a rank the seat does not
+    avoid, until the seat holds at most one (or what it is known to hold).  The exchange reads only
+    public facts and ``rng``, so the no-leakage property holds as for the uniform deal; 1 (the
+    default) is the uniform deal.
 
     The state is one at which the seat is asked a decision: ``must_stop`` (R13.1 ``meld_no_discard``)
     is taken as ``False``, which it is at every decision but a meld.  Statistics the rules never
@@ -232,9 +254,12 @@ def sample_world(view: SeatView, memory: PublicMemory, rng) -> HandState:
         raise SearchError(f"{len(rest)} unseen cards left for a stock of {stock_count} and the hands waiting")
     rng.shuffle(rest)
     position = _deal_into(hands, open_seats, rest)
+    stock_kinds = rest[position:]
+    if avoid_weight < 1.0:
+        _repair_avoided(hands, memory, [seat for seat, _ in closed_seats], stock_kinds, rng, avoid_weight)
     taken = [0] * KIND_COUNT
     stock = []
-    for kind in rest[position:]:
+    for kind in stock_kinds:
         stock.append(_IDS_OF_KIND[kind][taken[kind]])
         taken[kind] += 1
     state.stock = stock
@@ -312,6 +337,28 @@ def playout(state: HandState, players: Sequence[Strategy], scores: tuple[int, in
             continue
         apply(seat, player.choose_discard(view))
     return state
+
+
+def _repair_avoided(hands, memory: PublicMemory, seats, stock: list[int], rng, weight: float) -> None:
+    """Exchange with the stock the pairs that ``seats`` hold of ranks they avoid (see :func:`sample_world`)."""
+    for seat in seats:
+        avoids = memory.avoids[seat]
+        if not avoids:
+            continue
+        hand = hands[seat]
+        known = memory.known[seat]
+        for rank in sorted(avoids):
+            if hand[rank] < 2 or hand[rank] <= known[rank] or rng.random() < weight:
+                continue
+            while hand[rank] >= 2 and hand[rank] > known[rank]:
+                # Stock cards a seat that has had its turn may hold (no red 3, R4.1) of ranks it does not avoid.
+                choices = [index for index, kind in enumerate(stock) if kind != RED_THREE and kind not in avoids]
+                if not choices:
+                    return
+                index = choices[rng.randrange(len(choices))]
+                hand[stock[index]] += 1
+                hand[rank] -= 1
+                stock[index] = rank
 
 
 def _deal_into(hands: list[list[int]], seats, kinds: list[int]) -> int:

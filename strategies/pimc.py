@@ -31,13 +31,24 @@ minimum costs tempo next hand), and ``spread = HAND_SPREAD * sqrt(hands_left)`` 
 1 + (target - leader's total) / POINTS_PER_HAND``.  Early in a game this is nearly linear in the
 hand's point difference; near the target it values reaching it first above points.
 
-Parameters (``pimc:samples=32,policy=greedy``): ``samples`` sampled worlds per decision (default 8);
+**Sampling.** Worlds are weighted by what the other seats revealed (``avoid``, default 0.25): a seat
+that discarded a natural rank, or drew while its side could have taken the pile with a pair of the
+top card, since it last took the pile, is dealt a pair of that rank beyond its known cards in only
+that fraction of the worlds (see :func:`canasta_sim.search.sample_world`).  Expert opponents keep
+pairs and throw singles, so uniform worlds hand them pairs they seldom hold and make such ranks look
+dangerous to discard; ``avoid=1`` is the uniform deal of pimc@1.
+
+Parameters (``pimc:samples=32,policy=greedy``): ``samples`` sampled worlds per decision (default 12);
 ``policy`` the play-out policy, ``expert``, ``greedy`` or ``random``; ``width`` the most candidates
 searched at one decision; ``budget`` seconds per searched decision, 0 for none (the default):
 when positive, worlds are sampled until the budget is spent (at least one), ``samples`` is ignored,
 and play then depends on the machine's speed, so a game is reproducible from its seed only with
 ``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate must lead expert's
-choice by to replace it (0: the best mean wins).  Expert's parameters apply to its rules for melds and asking.
+choice by to replace it (0: the best mean wins); ``avoid`` (0 to 1, default 0.25) the weight of
+worlds in which a seat holds a pair of a rank it avoids (1: uniform).  Expert's parameters apply to
+its rules for melds and asking.
+
+Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``.
 """
 
 from __future__ import annotations
@@ -151,9 +162,10 @@ class Pimc(Expert):
     """Expert's rules for melds, with its key decisions searched by sampling worlds and playing them out."""
 
     name = "pimc"
-    version = 1
+    version = 2
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
-    parameters = {**Expert.parameters, "samples": 8, "policy": "expert", "width": 3, "budget": 0.0, "confidence": 1.0}
+    parameters = {**Expert.parameters, "samples": 12, "policy": "expert", "width": 3, "budget": 0.0, "confidence": 1.0,
+                  "avoid": 0.25}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -167,6 +179,8 @@ class Pimc(Expert):
             raise StrategyLoadError(f"strategy 'pimc' parameter width={self.width!r} must be at least 1")
         if not self.budget >= 0:
             raise StrategyLoadError(f"strategy 'pimc' parameter budget={self.budget!r} must be 0 or more seconds")
+        if not 0 <= self.avoid <= 1:
+            raise StrategyLoadError(f"strategy 'pimc' parameter avoid={self.avoid!r} must be between 0 and 1")
         if not self.confidence >= 0:
             raise StrategyLoadError(f"strategy 'pimc' parameter confidence={self.confidence!r} must be 0 or more")
         self._policy = POLICIES[self.policy]
@@ -265,7 +279,7 @@ class Pimc(Expert):
             if tries >= 20 * wanted:
                 break  # only a condition on the worlds can get here: the asker going out is too rare to find
             tries += 1
-            world = sample_world(view, self._public, rng)
+            world = sample_world(view, self._public, rng, avoid_weight=self.avoid)
             seed = rng.getrandbits(64)
             if need_going_out:
                 probe = world.copy()

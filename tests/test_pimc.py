@@ -127,9 +127,9 @@ def test_watch_narrates_a_pimc_game():
 
 def test_pimc_is_built_in_and_loads_with_parameters():
     assert BUILTIN["pimc"] is Pimc
-    factory = load_strategy("pimc:samples=3,policy=greedy,width=2")
+    factory = load_strategy("pimc:samples=3,policy=greedy,width=2,avoid=1")
     player = factory(__import__("random").Random(1))
-    assert (player.samples, player.policy, player.width) == (3, "greedy", 2)
+    assert (player.samples, player.policy, player.width, player.avoid) == (3, "greedy", 2, 1.0)
 
 
 @pytest.mark.parametrize(
@@ -140,6 +140,7 @@ def test_pimc_is_built_in_and_loads_with_parameters():
         ({"width": 0}, "width=0 must be at least 1"),
         ({"budget": -1.0}, "budget=-1.0 must be 0 or more seconds"),
         ({"confidence": -0.5}, "confidence=-0.5 must be 0 or more"),
+        ({"avoid": 1.5}, "avoid=1.5 must be between 0 and 1"),
     ],
 )
 def test_bad_parameters_are_refused_naming_what_is_accepted(parameters, message):

@@ -243,3 +243,71 @@ def test_a_playout_from_the_deal_matches_the_engine_hand_for_the_same_players():
         assert score_hand(fast) == score_hand(slow)
         assert [move for _, move, _ in fast.history] == [move for _, move, _ in slow.history]
 
+
+
+class _AvoidingProbe(_CheckingProbe):
+    """The checking probe with the inference option at its strongest (every avoided pair exchanged)."""
+
+    def _probe(self, view) -> None:
+        original = sample_world
+
+        def weighted(view, memory, rng):
+            return original(view, memory, rng, avoid_weight=0.0)
+
+        globals()["sample_world"] = weighted
+        try:
+            super()._probe(view)
+        finally:
+            globals()["sample_world"] = original
+
+
+@pytest.mark.timeout(120)
+def test_weighted_samples_keep_every_public_fact_all_108_cards_and_the_known_cards():
+    _CheckingProbe.failures = []
+    _CheckingProbe.checks = []
+    play_game([_AvoidingProbe, Expert, _AvoidingProbe, Expert], seed=3)
+    assert len(_CheckingProbe.checks) > 50
+    assert _CheckingProbe.failures == []
+
+
+def _memory_avoiding(view: SeatView, seat: int, ranks: set[int]) -> PublicMemory:
+    memory = PublicMemory(view)
+    memory.has_acted = [True] * 4
+    memory.avoids[seat] = set(ranks)
+    return memory
+
+
+@pytest.mark.timeout(30)
+def test_no_leakage_holds_for_weighted_samples_too():
+    state = _position(5, 9)
+    other = state.copy()
+    hand = other.hands[1]
+    give = next(kind for kind in range(KIND_COUNT) if hand[kind])
+    swap_index = next(i for i, card in enumerate(other.stock) if CARD_KIND[card] != give)
+    take = CARD_KIND[other.stock[swap_index]]
+    hand[give] -= 1
+    hand[take] += 1
+    other.stock[swap_index] = next(card for card in range(108) if CARD_KIND[card] == give)
+    view, other_view = SeatView(state, 0, (0, 0)), SeatView(other, 0, (0, 0))
+    avoided = set(range(4, 15))
+    first = sample_world(view, _memory_avoiding(view, 1, avoided), random.Random(11), avoid_weight=0.3)
+    second = sample_world(other_view, _memory_avoiding(other_view, 1, avoided), random.Random(11), avoid_weight=0.3)
+    assert first.hands == second.hands and first.stock == second.stock
+
+
+@pytest.mark.timeout(30)
+def test_a_seat_seldom_holds_a_pair_of_a_rank_it_avoids_when_samples_are_weighted():
+    state = _position(6, 7)
+    view = SeatView(state, 2, (0, 0))
+    avoided = set(range(4, 15))  # every natural rank: weighted samples give seat 1 no natural pair
+    memory = _memory_avoiding(view, 1, avoided)
+    uniform_pairs = weighted_pairs = 0
+    for seed in range(40):
+        uniform = sample_world(view, memory, random.Random(seed))
+        weighted = sample_world(view, memory, random.Random(seed), avoid_weight=0.0)
+        uniform_pairs += sum(uniform.hands[1][rank] >= 2 for rank in avoided)
+        weighted_pairs += sum(weighted.hands[1][rank] >= 2 for rank in avoided)
+        assert sum(weighted.hands[1]) == state.hand_sizes[1] and len(weighted.stock) == len(state.stock)
+        assert kind_totals(weighted) == list(DECK_COUNTS)
+    assert uniform_pairs > 5
+    assert weighted_pairs == 0
