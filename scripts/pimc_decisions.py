@@ -38,10 +38,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from canasta_sim.engine import derive_seed, play_game  # noqa: E402
-from canasta_sim.scoring import score_hand  # noqa: E402
-from canasta_sim.search import playout  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
-from canasta_sim.strategies.pimc import _Apply, match_value  # noqa: E402
+from canasta_sim.strategies.pimc import _Apply  # noqa: E402
 
 
 class _HoldMelds(Expert):
@@ -79,19 +77,6 @@ class _Recorder(Pimc):
         kind = self._kind
         _Recorder.records.append({"kind": kind, "values": values})
         return choose([row[: self.play_samples] for row in values], 1.0)
-
-    def _values(self, view, candidates, worlds):
-        side, scores, rules = view.side, view.scores, view.rules
-        values = [[] for _ in candidates]
-        for world, seed in worlds:
-            for index, candidate in enumerate(candidates):
-                state = world.copy()
-                players = [self._policy(random.Random(seed + seat)) for seat in range(4)]
-                candidate.play(state, players, view.seat)
-                if not state.is_over:
-                    playout(state, players, scores)
-                values[index].append(match_value(score_hand(state).totals_after, side, rules))
-        return values
 
     def choose_acquire(self, view):
         self._kind = "acquire"

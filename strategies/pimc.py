@@ -292,17 +292,12 @@ class Pimc(Expert):
     def _search(self, view, candidates: list) -> int:
         return self._score(view, candidates, self._worlds(view))
 
-    def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]]) -> int:
-        """The candidate to play: the first (expert's own choice) unless another beats it with confidence.
+    def _values(self, view, candidates: list, worlds: list[tuple[HandState, int]]) -> list[list[float]]:
+        """Each candidate's match value (:func:`match_value`) in each world, played out by the policy.
 
-        Each candidate's value in each world is kept; another candidate replaces the first only when
-        its mean paired difference to the first exceeds ``confidence`` standard errors of that mean
-        (the same worlds for both make the difference far less noisy than either value), and then
-        the one with the largest such lead is played.
+        Every candidate meets the same worlds and the same play-out generators (common random numbers).
         """
-        side = view.side
-        scores = view.scores
-        rules = view.rules
+        side, scores, rules = view.side, view.scores, view.rules
         values: list[list[float]] = [[] for _ in candidates]
         for world, seed in worlds:
             for index, candidate in enumerate(candidates):
@@ -312,6 +307,17 @@ class Pimc(Expert):
                 if not state.is_over:
                     playout(state, players, scores)
                 values[index].append(match_value(score_hand(state).totals_after, side, rules))
+        return values
+
+    def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]]) -> int:
+        """The candidate to play: the first (expert's own choice) unless another beats it with confidence.
+
+        Each candidate's value in each world is kept; another candidate replaces the first only when
+        its mean paired difference to the first exceeds ``confidence`` standard errors of that mean
+        (the same worlds for both make the difference far less noisy than either value), and then
+        the one with the largest such lead is played.
+        """
+        values = self._values(view, candidates, worlds)
         count = len(worlds)
         best, best_lead = 0, 0.0
         for index in range(1, len(candidates)):

@@ -167,10 +167,9 @@ def _position(seed: int, turns: int) -> HandState:
     return state
 
 
-@pytest.mark.timeout(30)
-def test_no_leakage_positions_differing_only_in_hidden_cards_give_identical_samples():
-    # Swap cards between two hidden places (another hand and the stock): seat 0 cannot tell.
-    state = _position(5, 9)
+def _with_hidden_cards_swapped(state):
+    """A copy of ``state`` with a card of seat 1's hand and a stock card of another kind exchanged:
+    seat 0 cannot tell the two apart."""
     other = state.copy()
     hand = other.hands[1]
     give = next(kind for kind in range(KIND_COUNT) if hand[kind])
@@ -179,6 +178,14 @@ def test_no_leakage_positions_differing_only_in_hidden_cards_give_identical_samp
     hand[give] -= 1
     hand[take] += 1
     other.stock[swap_index] = next(card for card in range(108) if CARD_KIND[card] == give)
+    return other
+
+
+@pytest.mark.timeout(30)
+def test_no_leakage_positions_differing_only_in_hidden_cards_give_identical_samples():
+    # Swap cards between two hidden places (another hand and the stock): seat 0 cannot tell.
+    state = _position(5, 9)
+    other = _with_hidden_cards_swapped(state)
     assert other.hands[1] != state.hands[1]
     view, other_view = SeatView(state, 0, (0, 0)), SeatView(other, 0, (0, 0))
     memory, other_memory = PublicMemory(view), PublicMemory(other_view)
@@ -280,14 +287,7 @@ def _memory_avoiding(view: SeatView, seat: int, ranks: set[int]) -> PublicMemory
 @pytest.mark.timeout(30)
 def test_no_leakage_holds_for_weighted_samples_too():
     state = _position(5, 9)
-    other = state.copy()
-    hand = other.hands[1]
-    give = next(kind for kind in range(KIND_COUNT) if hand[kind])
-    swap_index = next(i for i, card in enumerate(other.stock) if CARD_KIND[card] != give)
-    take = CARD_KIND[other.stock[swap_index]]
-    hand[give] -= 1
-    hand[take] += 1
-    other.stock[swap_index] = next(card for card in range(108) if CARD_KIND[card] == give)
+    other = _with_hidden_cards_swapped(state)
     view, other_view = SeatView(state, 0, (0, 0)), SeatView(other, 0, (0, 0))
     avoided = set(range(4, 15))
     first = sample_world(view, _memory_avoiding(view, 1, avoided), random.Random(11), avoid_weight=0.3)
