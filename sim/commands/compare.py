@@ -23,7 +23,6 @@ writes for the same seed, games and strategies (its ``run.json`` holds that comm
 from __future__ import annotations
 
 import dataclasses
-import logging
 import math
 import os
 import sys
@@ -36,7 +35,7 @@ import pyarrow.compute as pc
 from canasta_sim.code_guard import CodeGuard
 from canasta_sim.commands.run import (
     OneLineErrorCommand,
-    _configure_logging,
+    _install_logging,
     _new_manifest,
     _now,
     fail,
@@ -382,12 +381,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     comparison = Comparison(plan, test, on_error=on_error, print_every=print_every,
                             on_block=None if recorder is None else recorder.on_block)
     schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
-    handlers = _configure_logging(False, False, file_handler)
-    root = logging.getLogger()
-    previous_level = root.level
-    root.setLevel(logging.DEBUG if file_handler is not None else logging.WARNING)
-    for handler in handlers:
-        root.addHandler(handler)
+    handlers, restore_logging = _install_logging(False, False, file_handler)
     status = "complete"
     interrupted = False
     start_error = None
@@ -402,10 +396,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     except WorkerStartError as error:  # workers that cannot load the strategies or die before playing
         start_error = str(error)
     finally:
-        for handler in handlers:
-            root.removeHandler(handler)
-            handler.close()
-        root.setLevel(previous_level)
+        restore_logging()
         counts, llr, decision = comparison.counts, comparison.llr, comparison.decision
         if comparison.error or start_error:
             status = "stopped"

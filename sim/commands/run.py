@@ -14,6 +14,7 @@ import os
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -404,6 +405,26 @@ def _configure_logging(quiet: bool, verbose: bool, file_handler: logging.Handler
     return handlers
 
 
+def _install_logging(quiet: bool, verbose: bool,
+                     file_handler: logging.Handler | None) -> tuple[list[logging.Handler], Callable[[], None]]:
+    """Attach a command's handlers (:func:`_configure_logging`) to the root logger; return them and the
+    function that detaches and closes them and puts the root logger's level back."""
+    handlers = _configure_logging(quiet, verbose, file_handler)
+    root = logging.getLogger()
+    previous_level = root.level
+    root.setLevel(logging.DEBUG if file_handler is not None or verbose else logging.WARNING)
+    for handler in handlers:
+        root.addHandler(handler)
+
+    def restore() -> None:
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(previous_level)
+
+    return handlers, restore
+
+
 def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list[int]:
     """Wins of each entrant in the chunks already on disk, for the progress bar's running win rate."""
     wins = [0] * len(settings.entrants)
@@ -452,12 +473,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         say(f"note: the engine runs as {session['build']}: the same games, only slower "
             f"(README, \"Why it is fast\")")
 
-    handlers = _configure_logging(quiet, verbose, file_handler)
-    root = logging.getLogger()
-    previous_level = root.level
-    root.setLevel(logging.DEBUG if file_handler is not None or verbose else logging.WARNING)
-    for handler in handlers:
-        root.addHandler(handler)
+    handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
 
     entrants = settings.entrants
     wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
@@ -497,10 +513,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         write_error = str(failure)
     finally:
         bar.close()
-        for handler in handlers:
-            root.removeHandler(handler)
-            handler.close()
-        root.setLevel(previous_level)
+        restore_logging()
         counts = directory.chunk_game_counts()
         complete = all(counts.get(chunk) == len(settings.chunk_games(chunk)) for chunk in range(settings.chunk_count))
         if status == "complete" and not complete:

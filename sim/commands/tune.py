@@ -34,7 +34,7 @@ from tqdm import tqdm
 from canasta_sim import accelerator
 from canasta_sim.commands.run import (
     OneLineErrorCommand,
-    _configure_logging,
+    _install_logging,
     fail,
     isolation_options,
     open_log_file,
@@ -250,12 +250,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
 
     error = None
     outcome: TuningOutcome | None = None
-    handlers = _configure_logging(quiet, False, file_handler)
-    root = logging.getLogger()
-    previous_level = root.level
-    root.setLevel(logging.DEBUG if file_handler is not None else logging.WARNING)
-    for handler in handlers:
-        root.addHandler(handler)
+    handlers, restore_logging = _install_logging(quiet, False, file_handler)
     try:
         outcome = run_tuning(settings, directory, workers=workers, on_iteration=on_iteration,
                              memory_limit=memory_limit, log_handlers=handlers, stop_on_signals=True)
@@ -265,10 +260,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         error = str(failure)
     finally:
         bar.close()
-        for handler in handlers:
-            root.removeHandler(handler)
-            handler.close()
-        root.setLevel(previous_level)
+        restore_logging()
     if outcome is None:
         # Stopped inside an iteration: what counts is what the trajectory on disk holds.
         try:
