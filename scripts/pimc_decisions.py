@@ -65,11 +65,11 @@ class _Hold:
 
 
 class _Recorder(Pimc):
-    """pimc that values every candidate in many worlds, records the values, and plays as pimc@1 would
-    from its first eight worlds."""
+    """pimc that values every candidate in many worlds, records the values, and plays as pimc@2 would
+    from its first twelve worlds."""
 
     records: list = []
-    play_samples = 8
+    play_samples = 12
     melds = False
 
     def _score(self, view, candidates, worlds):
@@ -136,7 +136,9 @@ class _TruthRecorder(_Recorder):
             truths.append((world, rng.getrandbits(64)))
         record["truth"] = self._values(view, candidates, truths)
         _Recorder.records.append(record)
-        return choose([row[: self.play_samples] for row in record["sampled"]["1.0"]], 1.0)
+        # The game goes on as pimc would play it from the first sampler's first worlds.
+        first = record["sampled"][str(self.avoids[0])]
+        return choose([row[: self.play_samples] for row in first], 1.0)
 
 
 def record_truth_game(seed: int, number: int, width: int, sampled: int, truth: int, avoids: tuple) -> dict:
