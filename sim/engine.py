@@ -57,6 +57,7 @@ _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
 _EVENT_CALL = CALL_CODES["event"]
 _CONTROL = GameFingerprint.CONTROL
+_DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
 
 
 def derive_seed(seed: int, label: str) -> int:
@@ -245,7 +246,13 @@ class _Table:
         if self.guarded:
             self._take(state, fingerprint)
         if self.listeners:
-            event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
+            laid = state.red_threes[seat] - before
+            if isinstance(move, Draw):
+                # Built-in listeners only (guarded is False) share one immutable event per seat for the
+                # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
+                event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[seat]
+            else:
+                event = PublicEvent(seat, move, laid)
             if self.monitor is not None or self.clock is not None or type(self) is not _Table:
                 for listener_seat, player in self.listeners:
                     self.ask(listener_seat, "event", player.on_event, event)

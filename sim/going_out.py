@@ -67,14 +67,25 @@ def find_meld_out(
     groups as one :class:`~canasta_sim.moves.Meld` and then discarding goes out, provided the turn's
     other conditions (the partner's answer, R12.5) allow it.
     """
-    candidates = _leftover_candidates(
-        rules, hand, melds, allow_discard=allow_discard, allow_no_discard=allow_no_discard
-    )
+    return _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+
+
+def _find_meld_out(
+    rules: Rules,
+    hand: Sequence[int],
+    melds: Sequence[Sequence[int]],
+    minimum: int,
+    allow_no_discard: bool,
+    allow_discard: bool,
+) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+    """:func:`find_meld_out` with positional arguments: the engine asks it on every turn, and a call
+    with keywords costs more than many of the searches it makes."""
+    candidates = _leftover_candidates(rules, hand, melds, allow_discard, allow_no_discard)
     for leftover in candidates:
         counts = list(hand)
         if leftover is not None:
             counts[leftover] -= 1
-        groups = _lay_all(rules, counts, melds, minimum, no_discard=leftover is None)
+        groups = _lay_all(rules, counts, melds, minimum, leftover is None)
         if groups is not None:
             return groups, leftover
     return None
@@ -84,7 +95,7 @@ def find_meld_out(
     reach=Count, reachable=Count, rank=Count, black_threes=Count, naturals=Count, jokers=Count, deuces=Count,
 )
 def _leftover_candidates(
-    rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], *, allow_discard: bool, allow_no_discard: bool
+    rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], allow_discard: bool, allow_no_discard: bool
 ) -> list[int | None]:
     """The kinds worth trying as the card left to discard (``None``: meld every card).
 
@@ -126,7 +137,7 @@ def _leftover_candidates(
     size=Count, spare=Count, wild_only=Count, jokers_left=Count, jokers=Count,
 )
 def _lay_all(
-    rules: Rules, counts: list[int], melds: Sequence[Sequence[int]], minimum: int, *, no_discard: bool
+    rules: Rules, counts: list[int], melds: Sequence[Sequence[int]], minimum: int, no_discard: bool
 ) -> tuple[MeldGroup, ...] | None:
     if counts[RED_THREE]:
         return None

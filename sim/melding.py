@@ -74,7 +74,7 @@ class MeldingRules:
                 used[kind] += 1
 
     def _verify_additions(self, move: Move, additions: dict[int, list[int]]) -> None:
-        melds = self.melds[self.side]
+        melds = self.melds[self.seat & 1]
         for rank, (naturals, jokers, deuces) in additions.items():
             meld = melds[rank]
             if rank == BLACK_THREE and self.rules.black_three_melds == "never":
@@ -100,7 +100,7 @@ class MeldingRules:
             return
         if self.must_stop and hand_after == 1:
             return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
-        side = self.side
+        side = self.seat & 1
         melds = self.melds[side]
         canastas = 0
         for rank in range(KIND_COUNT):
@@ -140,9 +140,16 @@ class MeldingRules:
     @cython.locals(kind=Count)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
-        self.meld_changes += 1
+        side = seat & 1
+        changes = self.meld_changes + 1
+        self.meld_changes = changes
+        # Only this side's melds change: the other side's meld table (HandState.meld_table) stays valid.
+        tables = self._meld_tables
+        other = tables[1 - side]
+        if other is not None and other[0] == changes - 1:
+            tables[1 - side] = (changes, other[1])
         hand = self.hands[seat]
-        melds = self.melds[self.side]
+        melds = self.melds[side]
         for kind in range(KIND_COUNT):
             if used[kind]:
                 hand[kind] -= used[kind]
@@ -157,7 +164,7 @@ class MeldingRules:
             meld[1] += jokers
             meld[2] += deuces
             self.turn_laid[rank] += naturals + jokers + deuces
-        self.side_has_melded[self.side] = True
+        self.side_has_melded[side] = True
         self.seat_has_melded[seat] = True
 
     def _is_concealed_now(self) -> bool:
@@ -166,7 +173,7 @@ class MeldingRules:
             return False
         if self.acquired == "pile" and not self.rules.concealed_allows_pile_take:
             return False
-        melds = self.melds[self.side]
+        melds = self.melds[self.seat & 1]
         return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
 
     def verify_meld(self, move: Meld) -> None:
@@ -180,7 +187,7 @@ class MeldingRules:
         self._verify_in_hand(move, used)
         hand_after = self.hand_sizes[self.seat] - sum(used)
         self._verify_additions(move, additions)
-        side = self.side
+        side = self.seat & 1
         if not self.side_has_melded[side]:
             total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
@@ -199,7 +206,7 @@ class MeldingRules:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
         # going out was possible; a meld that makes it impossible would leave no legal move at all.
         hand = [count - used[kind] for kind, count in enumerate(self.hands[self.seat])]
-        melds = [list(meld) for meld in self.melds[self.side]]
+        melds = [list(meld) for meld in self.melds[self.seat & 1]]
         for rank, counts in additions.items():
             for index in range(3):
                 melds[rank][index] += counts[index]

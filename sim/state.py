@@ -29,7 +29,7 @@ from canasta_sim.cards import (
     counts_text,
 )
 from canasta_sim.errors import IllegalMoveError
-from canasta_sim.going_out import find_meld_out
+from canasta_sim.going_out import _find_meld_out
 from canasta_sim.melding import MeldingRules
 from canasta_sim.melds import CANASTA_SIZE, meld_value
 from canasta_sim.moves import (
@@ -91,6 +91,7 @@ most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``
 
 _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
+_NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 
 
 @cython.locals(index=Count, other=Count)
@@ -215,10 +216,10 @@ class HandState(MeldingRules, PileRules):
         cls, rules: Rules, rng: random.Random, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
     ) -> HandState:
         """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
-        return cls.from_deck(rules, shuffled_deck(rng), dealer=dealer, scores=scores, hand_number=hand_number)
+        # A shuffled deck holds every card once by construction: no need for from_deck's check.
+        return cls._from_checked_deck(rules, shuffled_deck(rng), dealer, scores, hand_number)
 
     @classmethod
-    @cython.locals(index=Count, seat=Count)
     def from_deck(
         cls, rules: Rules, deck: Sequence[int], *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
     ) -> HandState:
@@ -228,12 +229,22 @@ class HandState(MeldingRules, PileRules):
         """
         if sorted(deck) != list(range(108)):
             raise ValueError("a deck must hold each of the 108 card ids 0-107 exactly once (R1.1)")
+        return cls._from_checked_deck(rules, deck, dealer, scores, hand_number)
+
+    @classmethod
+    @cython.locals(index=Count, seat=Count, first=Count)
+    def _from_checked_deck(
+        cls, rules: Rules, deck: Sequence[int], dealer: int, scores: Sequence[int], hand_number: int
+    ) -> HandState:
         state = cls(rules, dealer=dealer, scores=scores, hand_number=hand_number)
         state.deck = tuple(deck)
+        hands = state.hands
+        sizes = state.hand_sizes
+        first = dealer + 1
         for index in range(_DEALT):
-            seat = (dealer + 1 + index) % 4
-            state.hands[seat][CARD_KIND[deck[index]]] += 1
-            state.hand_sizes[seat] += 1
+            seat = (first + index) % 4
+            hands[seat][CARD_KIND[deck[index]]] += 1
+            sizes[seat] += 1
         state.stock = list(reversed(deck[_DEALT:]))
         state._turn_upcard()
         if rules.dealt_red_three_timing == "after_deal":
@@ -323,21 +334,31 @@ class HandState(MeldingRules, PileRules):
         self.must_stop = False
         self.turn_new_ranks: set[int] = set()
         self.added_to_existing = False
-        self.turn_laid = [0] * KIND_COUNT
+        self.turn_laid = _NO_KINDS[:]
         self.melded_before_turn = self.seat_has_melded[self.seat]
 
     def _start_turn(self) -> None:
         if self.turn_count >= MAX_TURNS_PER_HAND:
             self._end(END_TURN_CAP)
             return
-        self._reset_turn()
-        if not self.first_turn_done[self.seat]:
-            self._lay_dealt_red_threes(self.seat)
+        seat = self.seat
+        # _reset_turn, inlined (keep them alike): this runs every turn.
+        self.acquired = None
+        self.asked = False
+        self.answer = None
+        self.melded_this_turn = False
+        self.must_stop = False
+        self.turn_new_ranks = set()
+        self.added_to_existing = False
+        self.turn_laid = _NO_KINDS[:]
+        self.melded_before_turn = self.seat_has_melded[seat]
+        if not self.first_turn_done[seat]:
+            self._lay_dealt_red_threes(seat)
         if not self.stock and self.rules.stock_exhausted_rule == "strict":
             self._end(END_STOCK_EXHAUSTED)
             return
         self.turn_count += 1
-        self.side_turns[self.seat & 1] += 1
+        self.side_turns[seat & 1] += 1
         self.phase = ACQUIRE
 
     def _end(self, reason: str) -> None:
@@ -467,7 +488,9 @@ class HandState(MeldingRules, PileRules):
 
     def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
-        if not self._take_vouch(move):
+        vouched = self._vouched is move  # _take_vouch, inlined
+        self._vouched = None
+        if not vouched:
             self.verify_draw(move)
         seat = self.seat
         drawn: list[int] = []
@@ -520,7 +543,9 @@ class HandState(MeldingRules, PileRules):
 
     def stop(self, move: Stop = STOP) -> None:
         """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
-        if not self._take_vouch(move):
+        vouched = self._vouched is move  # _take_vouch, inlined
+        self._vouched = None
+        if not vouched:
             self.verify_stop(move)
         self.history.append((self.seat, move, ()))
         self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
@@ -538,7 +563,7 @@ class HandState(MeldingRules, PileRules):
             return "the partner must be asked before any other meld this turn"
         if self.must_stop or self.hand_sizes[self.seat] < 2:
             return "the player has no choice left about going out this turn"
-        if self.rules.ask_partner_yes_forces_out and not self.can_go_out_this_turn():
+        if self.rules.ask_partner_yes_forces_out and self.going_out_plan() is None:
             return "the player cannot go out this turn, so may not ask"
         return None
 
@@ -552,13 +577,21 @@ class HandState(MeldingRules, PileRules):
 
     def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
+        # _ask_problem's conditions, inlined: the engine asks this on every turn.
         if self.phase != PLAY:
             return False
-        return self._ask_problem() is None
+        rules = self.rules
+        if rules.ask_partner == "off" or self.asked or self.melded_this_turn:
+            return False
+        if self.must_stop or self.hand_sizes[self.seat] < 2:
+            return False
+        return not rules.ask_partner_yes_forces_out or self.going_out_plan() is not None
 
     def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
-        if not self._take_vouch(move):
+        vouched = self._vouched is move  # _take_vouch, inlined
+        self._vouched = None
+        if not vouched:
             self.verify_ask(move)
         self.asked = True
         self.history.append((self.seat, move, ()))
@@ -574,7 +607,9 @@ class HandState(MeldingRules, PileRules):
 
     def answer_ask(self, move: Answer) -> None:
         """Record the partner's binding answer (R12.5)."""
-        if not self._take_vouch(move):
+        vouched = self._vouched is move  # _take_vouch, inlined
+        self._vouched = None
+        if not vouched:
             self.verify_answer(move)
         self.answer = move.yes
         self.history.append(((self.seat + 2) % 4, move, ()))
@@ -591,25 +626,21 @@ class HandState(MeldingRules, PileRules):
         # The engine asks before the ask decision, and the strategies again while melding: within
         # the play phase of one turn only the hand and the melds change what this returns (the
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
-        key = (self.turn_count, self.meld_changes, self.must_stop, tuple(self.hands[self.seat]))
+        hand = self.hands[self.seat]
+        key = (self.turn_count, self.meld_changes, self.must_stop, tuple(hand))
         cached = self._plan_cache
         if cached is not None and cached[0] == key:
             return cached[1]
-        side = self.side
-        exempt = (
-            self.rules.concealed_exempt_from_minimum
-            and self.acquired == "draw"
-            and not self.melded_before_turn
-            and not self.side_has_melded[side]
-        )
-        plan = find_meld_out(
-            self.rules,
-            self.hands[self.seat],
-            self.melds[side],
-            minimum=0 if exempt else self.requirement(side),
-            # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
-            allow_discard=not self.must_stop,
-        )
+        side = self.seat & 1
+        rules = self.rules
+        if self.side_has_melded[side]:
+            minimum = 0
+        elif rules.concealed_exempt_from_minimum and self.acquired == "draw" and not self.melded_before_turn:
+            minimum = 0  # R10.7: a concealed going out after a draw needs no minimum
+        else:
+            minimum = self.requirements[side]
+        # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
+        plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
         self._plan_cache = (key, plan)
         return plan
 
@@ -637,7 +668,9 @@ class HandState(MeldingRules, PileRules):
 
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
-        if not self._take_vouch(move):
+        vouched = self._vouched is move  # _take_vouch, inlined
+        self._vouched = None
+        if not vouched:
             self.verify_discard(move)
         seat = self.seat
         kind = move.card
@@ -652,7 +685,8 @@ class HandState(MeldingRules, PileRules):
         if self.hand_sizes[seat] == 0:
             self._go_out()
         else:
-            self._next_turn()
+            self.seat = (seat + 1) % 4  # _next_turn, inlined
+            self._start_turn()
 
     # ------------------------------------------------------------------ dispatch
 
@@ -665,8 +699,11 @@ class HandState(MeldingRules, PileRules):
 
     def is_legal(self, move: Move) -> bool:
         """Return whether ``move`` is legal now."""
+        method = _VERIFIERS.get(type(move))  # verify, inlined: strategies ask this for most moves they make
+        if method is None:
+            return False
         try:
-            self.verify(move)
+            method(self, move)
         except IllegalMoveError:
             return False
         # Strategies check a move and the engine then applies that very object: remember it, so

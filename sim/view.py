@@ -24,7 +24,7 @@ from canasta_sim.errors import IllegalMoveError
 from canasta_sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
 from canasta_sim.moves import Discard, Meld, Move, TakePile
 from canasta_sim.rules import Rules
-from canasta_sim.state import HandState
+from canasta_sim.state import ANSWER, HandState
 
 __all__ = ["SeatView"]
 
@@ -209,7 +209,10 @@ class SeatView:
 
     def can(self, move: Move) -> bool:
         """Return whether ``move`` would be legal for this seat now, without playing it."""
-        return self._state.actor == self._seat and self._state.is_legal(move)
+        state = self._state
+        # state.actor, inlined: strategies ask this for most moves they make.
+        actor = (state.seat + 2) % 4 if state.phase == ANSWER else state.seat
+        return actor == self._seat and state.is_legal(move)
 
     def verify(self, move: Move) -> None:
         """Raise :class:`~canasta_sim.errors.IllegalMoveError` naming the rule ``move`` would break.
