@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -65,6 +66,24 @@ NO_COMPILE_VARIABLE = "CANASTA_SIM_NO_COMPILE"
 """Set it to ``1`` to install without compiling (seconds instead of minutes; the same games, slower)."""
 
 
+def _declarations_folder() -> Path:
+    """A folder holding each package's ``.pxd`` files under its import name (``canasta_sim/engine.pxd``).
+
+    Cython finds a module's C declarations (issue #18: the ``.pxd`` beside a ``.py``) by the module's
+    import name, and the source folders are not named after the packages (``sim/`` is ``canasta_sim``).
+    """
+    folder = ROOT / "build" / "cython_declarations"
+    for package, source in SOURCE_FOLDERS.items():
+        target = folder.joinpath(*package.split("."))
+        target.mkdir(parents=True, exist_ok=True)
+        for old in target.glob("*.pxd"):
+            old.unlink()
+        (target / "__init__.pxd").write_text("")  # marks the folder a package for Cython's search
+        for declarations in (ROOT / source).glob("*.pxd"):
+            shutil.copyfile(declarations, target / declarations.name)
+    return folder
+
+
 def _extensions() -> list[Extension]:
     if os.environ.get(NO_COMPILE_VARIABLE, "") not in ("", "0"):
         print(f"canasta-sim: {NO_COMPILE_VARIABLE} is set; installing the pure-Python engine", file=sys.stderr)
@@ -79,7 +98,13 @@ def _extensions() -> list[Extension]:
         for package, names in COMPILED.items()
         for module in names
     ]
-    extensions = cythonize(modules, build_dir="build/cython", compiler_directives=DIRECTIVES, quiet=True)
+    extensions = cythonize(
+        modules,
+        build_dir="build/cython",
+        include_path=[str(_declarations_folder())],
+        compiler_directives=DIRECTIVES,
+        quiet=True,
+    )
     for extension in extensions:
         # cythonize drops this flag, so set it on what it returns: a module that fails to compile
         # stays plain Python instead of failing the install.

@@ -39,6 +39,11 @@ from canasta_sim.state import ACQUIRE, OVER, HandState
 from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.view import SeatView
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
 __all__ = [
     "GameObserver",
     "GameResult",
@@ -342,6 +347,7 @@ def _build_player(
     return player
 
 
+@cython.locals(table=_Table)
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
     players = table.players

@@ -73,9 +73,15 @@ class PublicEvent:
     def __init__(self, seat: int, move: Move, red_threes: int = 0) -> None:
         # Written out rather than generated, so that it is compiled with the module: the engine builds
         # one event per move (dataclasses' generated __init__ would run as interpreted bytecode).
-        _set_field(self, "seat", seat)
-        _set_field(self, "move", move)
-        _set_field(self, "red_threes", red_threes)
+        # Each field's own slot setter: object.__setattr__ would look the slot up by name every time.
+        _set_seat(self, seat)
+        _set_move(self, move)
+        _set_red_threes(self, red_threes)
+
+
+_set_seat = PublicEvent.__dict__["seat"].__set__
+_set_move = PublicEvent.__dict__["move"].__set__
+_set_red_threes = PublicEvent.__dict__["red_threes"].__set__
 
 
 class SeatRandom(random.Random):

@@ -1,0 +1,10 @@
+# C declarations for sim/engine.py, read by Cython only (issue #18; plain Python ignores this file).
+# _Table becomes an extension type: its fields are C struct members and ask/apply are called from
+# play_hand without a Python method look-up.  Every field stays readable and writable from Python, and
+# the Python subclasses (_StrictTable, _ObservedTable) still override ask and apply.
+
+cdef class _Table:
+    cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor, fingerprint
+    cdef public object called, last_call, side_bits, guarded
+    cpdef ask(self, seat, decision, method, view)
+    cpdef apply(self, state, seat, decision, move)
