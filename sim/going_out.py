@@ -92,7 +92,8 @@ def _find_meld_out(
 
 
 @cython.locals(
-    reach=Count, reachable=Count, rank=Count, black_threes=Count, naturals=Count, jokers=Count, deuces=Count,
+    reach=Count, reachable=Count, rank=Count, black_threes=Count, forced=Count, lone=Count, size=Count,
+    held=Count, kind=Count,
 )
 def _leftover_candidates(
     rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], allow_discard: bool, allow_no_discard: bool
@@ -104,30 +105,40 @@ def _leftover_candidates(
     or two black 3s) must be the discard, two such cards make going out impossible (R12.4), and
     a side with too few canastas within reach of its hand cannot go out at all (R12.1).
     """
-    sizes = [0] * KIND_COUNT  # only the natural ranks' sizes are read below
+    # One pass over the natural ranks: how many canastas are within reach, and the lone naturals with
+    # no meld of their rank (each must be the discard).  Only how many cards are forced, and which one
+    # when it is the only one, decide the answer.
+    reach = CANASTA_SIZE - hand[JOKER] - hand[TWO]
+    reachable = 0
+    forced = hand[RED_THREE]
+    lone = -1
     for rank in range(FOUR, KIND_COUNT):
-        naturals, jokers, deuces = melds[rank]
-        sizes[rank] = naturals + jokers + deuces
-    if not rules.allow_wild_only_melds:
-        reach = CANASTA_SIZE - hand[JOKER] - hand[TWO]
-        reachable = 0
-        for rank in range(FOUR, KIND_COUNT):
-            if sizes[rank] + hand[rank] >= reach:
-                reachable += 1
-        if reachable < rules.canastas_to_go_out:
-            return []
-    forced: list[int] = [RED_THREE] * hand[RED_THREE]
+        meld = melds[rank]
+        size = meld[0] + meld[1] + meld[2]
+        held = hand[rank]
+        if size + held >= reach:
+            reachable += 1
+        if held == 1 and size == 0:
+            forced += 1
+            if lone < 0:
+                lone = rank
+    if not rules.allow_wild_only_melds and reachable < rules.canastas_to_go_out:
+        return []
     black_threes = hand[BLACK_THREE]
-    if black_threes in (1, 2) or rules.black_three_melds == "never":
-        forced.extend([BLACK_THREE] * black_threes)
-    for rank in range(FOUR, KIND_COUNT):
-        if hand[rank] == 1 and sizes[rank] == 0:
-            forced.append(rank)
+    if not (black_threes in (1, 2) or rules.black_three_melds == "never"):
+        black_threes = 0  # three or four black 3s can be melded when going out (R5.3)
+    forced += black_threes
     if forced:
-        return [forced[0]] if len(forced) == 1 and allow_discard else []
+        if forced != 1 or not allow_discard:
+            return []
+        if hand[RED_THREE]:
+            return [RED_THREE]
+        return [BLACK_THREE] if black_threes else [lone]
     candidates: list[int | None] = [None] if allow_no_discard else []
     if allow_discard:
-        candidates.extend(kind for kind in range(KIND_COUNT) if hand[kind])
+        for kind in range(KIND_COUNT):
+            if hand[kind]:
+                candidates.append(kind)
     return candidates
 
 
