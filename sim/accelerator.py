@@ -37,6 +37,11 @@ PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"
 """Set it (to anything but ``""`` or ``"0"``) to run every module from its Python source."""
 
 
+LINKED_MODULES = {"canasta_sim": (frozenset({"melding", "pile", "state"}),)}
+"""Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
+built in three modules, ``sim/melding.pxd``): they run all compiled or all from source, never mixed."""
+
+
 class StaleCompiledModuleWarning(RuntimeWarning):
     """A compiled module is older than its source, so the source is used instead (slower)."""
 
@@ -87,12 +92,16 @@ def use_sources_where_needed(
     _REGISTERED[package] = sorted(recorded)
     pure = pure_python_requested(environment)
     stale = []
-    for module, digest in sorted(recorded.items()):
+    changed = {module for module, digest in recorded.items() if not pure and _changed(folder, module, digest)}
+    for group in LINKED_MODULES.get(package, ()):
+        if changed & group:
+            changed |= group & recorded.keys()  # a linked module runs from source with the changed one
+    for module in sorted(recorded):
         source = folder / f"{module}.py"
         if not source.is_file():
             continue
         if not pure:
-            if source_digest(source) == digest:
+            if module not in changed:
                 continue
             stale.append(f"{package}.{module}")
         _FINDER.sources[f"{package}.{module}"] = source
@@ -106,6 +115,11 @@ def use_sources_where_needed(
             stacklevel=2,
         )
     return stale
+
+
+def _changed(folder: Path, module: str, digest: str) -> bool:
+    source = folder / f"{module}.py"
+    return source.is_file() and source_digest(source) != digest
 
 
 def status() -> dict[str, str]:

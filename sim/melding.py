@@ -29,7 +29,7 @@ __all__ = ["MeldingRules"]
 
 
 class MeldingRules:
-    """Meld-phase checks and the :meth:`meld` move of a hand (a mixin of :class:`~canasta_sim.state.HandState`)."""
+    """Meld-phase checks and the :meth:`meld` move of a hand (the root of :class:`~canasta_sim.state.HandState`)."""
 
     __slots__ = ()  # HandState holds the fields
 

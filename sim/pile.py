@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.errors import IllegalMoveError
+from canasta_sim.melding import MeldingRules
 from canasta_sim.moves import MeldGroup, TakePile, is_kind
 from canasta_sim.phases import ACQUIRE, PLAY
 
 __all__ = ["PileRules"]
 
 
-class PileRules:
-    """The :class:`~canasta_sim.moves.TakePile` move of a hand (a mixin of :class:`~canasta_sim.state.HandState`)."""
+class PileRules(MeldingRules):
+    """The :class:`~canasta_sim.moves.TakePile` move of a hand (a base of :class:`~canasta_sim.state.HandState`)."""
 
     __slots__ = ()  # HandState holds the fields
 

@@ -30,7 +30,6 @@ from canasta_sim.cards import (
 )
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import _find_meld_out
-from canasta_sim.melding import MeldingRules
 from canasta_sim.melds import CANASTA_SIZE, meld_value
 from canasta_sim.moves import (
     ASK,
@@ -114,7 +113,7 @@ def shuffled_deck(rng: random.Random) -> list[int]:
     return deck
 
 
-class HandState(MeldingRules, PileRules):
+class HandState(PileRules):
     """One hand of four-player partnership canasta, from the deal to its end.
 
     Build it with :meth:`deal`.  Seats 0-3 run clockwise; side 0 (A) is seats 0 and 2,

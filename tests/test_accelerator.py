@@ -139,6 +139,20 @@ def test_an_edited_source_runs_instead_of_its_stale_compiled_file_with_a_warning
     assert (module.VALUE, Path(module.__file__).name) == (2, "mod.py")
 
 
+def test_a_module_linked_to_an_edited_one_runs_from_its_source_too(made_up_package, monkeypatch):
+    # Compiled against each other's C declarations (the hand state's three modules), they cannot be mixed.
+    (made_up_package / "base.py").write_text("VALUE = 3\n")
+    (made_up_package / "other.py").write_text("VALUE = 4\n")
+    digests = {name: accelerator.source_digest(made_up_package / f"{name}.py") for name in ("mod", "base", "other")}
+    (made_up_package / accelerator.MANIFEST_NAME).write_text(json.dumps(digests))
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakeaccel": (frozenset({"mod", "base"}),)})
+    (made_up_package / "base.py").write_text("VALUE = 5\n")
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.base, fakeaccel.mod changed"):
+        stale = accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
+    assert stale == ["fakeaccel.base", "fakeaccel.mod"]
+    assert importlib.import_module("fakeaccel.mod").VALUE == 1
+
+
 def test_pure_python_variable_runs_every_source_without_a_warning(made_up_package, recwarn):
     record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
     environment = {accelerator.PURE_PYTHON_VARIABLE: "1"}

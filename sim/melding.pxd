@@ -1,0 +1,14 @@
+# C declarations for sim/melding.py, read by Cython only (issue #18; plain Python ignores this file).
+# The hand state is one extension type built in three modules: MeldingRules (here, with every field of
+# the hand), PileRules (sim/pile.py) and HandState (sim/state.py).  Its methods then reach the fields
+# as C struct members instead of looking each up by name.  Every field stays readable and writable
+# from Python under the names HandState.__slots__ lists; the counters below are C integers.
+
+cdef class MeldingRules:
+    cdef public object _meld_tables, _plan_cache, _vouched, acquired, added_to_existing, answer, asked
+    cdef public object dealer, deck, end_reason, first_turn_done, frozen_pile_takes, hand_number, hand_sizes
+    cdef public object hands, history, melded_before_turn, melded_this_turn, melds, must_stop, phase, pile
+    cdef public object pile_cards_taken, pile_freezes, pile_takes, red_threes, requirements, rules
+    cdef public object scores_before, seat_has_melded, side_has_melded, side_turns, stock, turn_laid
+    cdef public object turn_new_ranks, went_out_concealed, went_out_seat
+    cdef public Py_ssize_t seat, turn_count, pile_freezers, meld_changes
