@@ -41,7 +41,7 @@ def public_api(view: SeatView) -> dict[str, object]:
         if name.startswith("_"):
             continue
         member = getattr(SeatView, name)
-        if isinstance(member, property):
+        if inspect.isdatadescriptor(member):  # a property (a C getter where the view is compiled)
             seen[name] = getattr(view, name)
             continue
         parameters = list(inspect.signature(member).parameters)[1:]
