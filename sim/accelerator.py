@@ -37,10 +37,10 @@ PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"
 """Set it (to anything but ``""`` or ``"0"``) to run every module from its Python source."""
 
 
-LINKED_MODULES = {"canasta_sim": (frozenset({"melding", "pile", "state", "view"}),)}
+LINKED_MODULES = {"canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine"}),)}
 """Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
-built in three modules, ``sim/melding.pxd``, and the view reads its fields): they run all compiled or all
-from source, never mixed."""
+built in three modules, ``sim/melding.pxd``, and the view and the engine read its fields): they run all
+compiled or all from source, never mixed."""
 
 
 class StaleCompiledModuleWarning(RuntimeWarning):

@@ -3,8 +3,11 @@
 # play_hand without a Python method look-up.  Every field stays readable and writable from Python, and
 # the Python subclasses (_StrictTable, _ObservedTable) still override ask and apply.
 
+from canasta_sim.state cimport HandState
+
+
 cdef class _Table:
     cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor, fingerprint
     cdef public object called, last_call, side_bits, guarded
     cpdef ask(self, seat, decision, method, view)
-    cpdef apply(self, state, seat, decision, move)
+    cpdef apply(self, HandState state, seat, decision, move)

@@ -347,7 +347,7 @@ def _build_player(
     return player
 
 
-@cython.locals(table=_Table)
+@cython.locals(table=_Table, state=HandState)
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
     players = table.players
