@@ -39,14 +39,14 @@ sys.path.insert(0, str(ROOT))
 
 from canasta_sim.engine import derive_seed, play_game  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
-from canasta_sim.strategies.pimc import _Apply  # noqa: E402
+from canasta_sim.strategies.pimc import _Apply, _PlayoutExpert  # noqa: E402
 
 
-class _HoldMelds(Expert):
-    """Expert, except that it lays nothing more during one given turn."""
+class _HoldMelds(_PlayoutExpert):
+    """pimc's play-out expert, except that it lays nothing more during one given turn."""
 
-    def __init__(self, rng, turn: int) -> None:
-        super().__init__(rng)
+    def __init__(self, rng, memory, turn: int) -> None:
+        super().__init__(rng, memory)
         self.turn = turn
 
     def choose_meld(self, view):
@@ -60,8 +60,11 @@ class _Hold:
     def __init__(self, turn: int) -> None:
         self.turn = turn
 
-    def play(self, state, players, seat) -> None:
-        players[seat] = _HoldMelds(players[seat].rng, self.turn)
+    def play(self, state, seat, memory) -> None:
+        """No move of its own."""
+
+    def prepare(self, players, seat) -> None:
+        players[seat] = _HoldMelds(players[seat].rng, players[seat].start, self.turn)
 
 
 class _Recorder(Pimc):
