@@ -75,7 +75,7 @@ class _Recorder(Pimc):
     play_samples = 12
     melds = False
 
-    def _score(self, view, candidates, worlds):
+    def _score(self, view, candidates, worlds, *, need_going_out=False):
         values = self._values(view, candidates, worlds)
         kind = self._kind
         _Recorder.records.append({"kind": kind, "values": values})
@@ -103,7 +103,7 @@ class _Recorder(Pimc):
             return move
         candidates = [_Apply(move), _Hold(view.turn_count)]
         try:
-            values = self._values(view, candidates, self._worlds(view))
+            values = self._values(view, candidates, self._worlds(view, self.samples))
         except StopIteration:  # holding back left a hand expert cannot discard from in some world
             _Recorder.records.append({"kind": "meld_failed", "values": [[0.0], [0.0]]})
             return move
@@ -121,12 +121,12 @@ class _TruthRecorder(_Recorder):
     truth = 16
     sampled = 16
 
-    def _score(self, view, candidates, worlds):
+    def _score(self, view, candidates, worlds, *, need_going_out=False):
         need = self._kind == "answer" and view.rules.ask_partner_yes_forces_out
         record = {"kind": self._kind, "sampled": {}}
         for weight in self.avoids:
             self.avoid, self.samples = weight, self.sampled
-            found = self._worlds(view, need_going_out=need)
+            found = self._worlds(view, self.samples, need_going_out=need)
             if not found:
                 return 0
             record["sampled"][str(weight)] = self._values(view, candidates, found)
