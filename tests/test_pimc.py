@@ -20,7 +20,6 @@ from canasta_sim.moves import Discard, Draw
 from canasta_sim.rules import Rules
 from canasta_sim.state import HandState
 from canasta_sim.strategies import BUILTIN, Expert, Pimc
-from canasta_sim.strategies.expert import _Memory
 from canasta_sim.strategies.pimc import _Apply, _PlayoutExpert, match_value
 from canasta_sim.strategies.pimc import _apply as _apply_observed
 from canasta_sim.view import SeatView
@@ -222,12 +221,17 @@ def test_play_out_experts_start_with_what_the_real_opponents_remember_of_the_han
 
 def test_a_searched_move_is_seen_by_the_play_out_memory_as_the_table_sees_it():
     state = HandState.deal(Rules(), random.Random(3), dealer=0)
-    memory = _Memory(tuple(state.pile))
+    view = SeatView(state, state.seat, (0, 0))
+    table = Expert(random.Random(1))  # an expert at the table hears the move from the engine
+    table.on_hand_start(view)
+    listener = _PlayoutExpert(None, table._memory)
+    listener.on_hand_start(view)
     seat = state.seat
     state.apply(Draw())
-    _apply_observed(state, seat, Discard(next(kind for kind, count in enumerate(state.hands[seat]) if count
-                                               and kind >= FOUR)), memory)
-    assert memory.pile == list(state.pile)
+    discard = Discard(next(kind for kind, count in enumerate(state.hands[seat]) if count and kind >= FOUR))
+    _apply_observed(state, seat, discard, listener)
+    assert listener._memory.pile == list(state.pile)
+    assert table._memory.pile == list(state.pile)[:-1]  # the listener's memory is a copy of its own
 
 
 class _Scripted(Pimc):
