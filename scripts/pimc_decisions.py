@@ -39,14 +39,14 @@ sys.path.insert(0, str(ROOT))
 
 from canasta_sim.engine import derive_seed, play_game  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
-from canasta_sim.strategies.pimc import _Apply  # noqa: E402
+from canasta_sim.strategies.pimc import SCREEN_LEAD, _Apply, _leads, _PlayoutExpert  # noqa: E402
 
 
-class _HoldMelds(Expert):
-    """Expert, except that it lays nothing more during one given turn."""
+class _HoldMelds(_PlayoutExpert):
+    """pimc's play-out expert, except that it lays nothing more during one given turn."""
 
-    def __init__(self, rng, turn: int) -> None:
-        super().__init__(rng)
+    def __init__(self, rng, memory, turn: int) -> None:
+        super().__init__(rng, memory)
         self.turn = turn
 
     def choose_meld(self, view):
@@ -60,8 +60,11 @@ class _Hold:
     def __init__(self, turn: int) -> None:
         self.turn = turn
 
-    def play(self, state, players, seat) -> None:
-        players[seat] = _HoldMelds(players[seat].rng, self.turn)
+    def play(self, state, seat, memory) -> None:
+        """No move of its own."""
+
+    def prepare(self, players, seat) -> None:
+        players[seat] = _HoldMelds(players[seat].rng, players[seat].start, self.turn)
 
 
 class _Recorder(Pimc):
@@ -72,7 +75,7 @@ class _Recorder(Pimc):
     play_samples = 12
     melds = False
 
-    def _score(self, view, candidates, worlds):
+    def _score(self, view, candidates, worlds, *, need_going_out=False):
         values = self._values(view, candidates, worlds)
         kind = self._kind
         _Recorder.records.append({"kind": kind, "values": values})
@@ -100,7 +103,7 @@ class _Recorder(Pimc):
             return move
         candidates = [_Apply(move), _Hold(view.turn_count)]
         try:
-            values = self._values(view, candidates, self._worlds(view))
+            values = self._values(view, candidates, self._worlds(view, self.samples))
         except StopIteration:  # holding back left a hand expert cannot discard from in some world
             _Recorder.records.append({"kind": "meld_failed", "values": [[0.0], [0.0]]})
             return move
@@ -118,12 +121,12 @@ class _TruthRecorder(_Recorder):
     truth = 16
     sampled = 16
 
-    def _score(self, view, candidates, worlds):
+    def _score(self, view, candidates, worlds, *, need_going_out=False):
         need = self._kind == "answer" and view.rules.ask_partner_yes_forces_out
         record = {"kind": self._kind, "sampled": {}}
         for weight in self.avoids:
             self.avoid, self.samples = weight, self.sampled
-            found = self._worlds(view, need_going_out=need)
+            found = self._worlds(view, self.samples, need_going_out=need)
             if not found:
                 return 0
             record["sampled"][str(weight)] = self._values(view, candidates, found)
@@ -154,7 +157,8 @@ def record_truth_game(seed: int, number: int, width: int, sampled: int, truth: i
     return {"number": number, "records": _Recorder.records}
 
 
-def analyse_truth(path: Path, samples: list[int], confidences: list[float], widths: list[int]) -> None:
+def analyse_truth(path: Path, samples: list[int], confidences: list[float], widths: list[int],
+                  screens: list[int]) -> None:
     """Print each setting's gain over expert's choice, valued in the real hidden hands."""
     data = json.loads(path.read_text())
     games = len(data["games"])
@@ -165,27 +169,46 @@ def analyse_truth(path: Path, samples: list[int], confidences: list[float], widt
     for width in widths:
         for weight in weights:
             for count in samples:
-                for confidence in [*confidences, "truth"]:
-                    per_kind = {kind: [] for kind in kinds}
-                    changed = 0
-                    for record in records:
-                        truth = [sum(row) / len(row) for row in record["truth"][:width]]
+                for screen in screens:
+                    if screen >= count:
+                        continue
+                    for confidence in [*confidences, "truth"]:
+                        per_kind = {kind: [] for kind in kinds}
+                        changed = 0
+                        worlds = 0
+                        for record in records:
+                            truth = [sum(row) / len(row) for row in record["truth"][:width]]
+                            sampled = record["sampled"][weight][:width]
+                            if confidence == "truth":
+                                index, used = max(range(len(truth)), key=truth.__getitem__), 0
+                            else:
+                                index, used = choose_screened(sampled, count, screen, confidence)
+                            changed += index != 0
+                            worlds += used
+                            per_kind[record["kind"]].append(truth[index] - truth[0])
+                        every = [gain for gains in per_kind.values() for gain in gains]
+                        mean = sum(every) / len(every)
+                        error = math.sqrt(sum((g - mean) ** 2 for g in every) / (len(every) - 1) / len(every))
+                        text = "  ".join(f"{kind} {100 * sum(g) / games:+.2f}" for kind, g in per_kind.items())
+                        label = "truth-best" if confidence == "truth" else f"c={confidence}"
+                        interval = 100 * 1.96 * error * len(every) / games
+                        print(f"width {width} avoid {weight} samples {count:>2} screen {screen:>2} {label:>10}: "
+                              f"per game {100 * sum(every) / games:+.2f} (+-{interval:.2f})"
+                              f" points of win chance, changed {100 * changed / len(every):.1f}%, "
+                              f"{worlds / len(every):.1f} worlds a decision; by kind: {text}")
                         if confidence == "truth":
-                            index = max(range(len(truth)), key=truth.__getitem__)
-                        else:
-                            index = choose([row[:count] for row in record["sampled"][weight][:width]], confidence)
-                        changed += index != 0
-                        per_kind[record["kind"]].append(truth[index] - truth[0])
-                    every = [gain for gains in per_kind.values() for gain in gains]
-                    mean = sum(every) / len(every)
-                    error = math.sqrt(sum((g - mean) ** 2 for g in every) / (len(every) - 1) / len(every))
-                    text = "  ".join(f"{kind} {100 * sum(g) / games:+.2f}" for kind, g in per_kind.items())
-                    label = "truth-best" if confidence == "truth" else f"c={confidence}"
-                    print(f"width {width} avoid {weight} samples {count:>2} {label:>10}: per game "
-                          f"{100 * sum(every) / games:+.2f} (+-{100 * 1.96 * error * len(every) / games:.2f}) points "
-                          f"of win chance, changed {100 * changed / len(every):.1f}%; by kind: {text}")
-                    if confidence == "truth":
-                        break
+                            break
+
+
+def choose_screened(values: list[list[float]], count: int, screen: int, confidence: float) -> tuple[int, int]:
+    """pimc@3's rule on recorded values: the first ``screen`` worlds, then all ``count`` when some candidate
+    leads the first by more than ``SCREEN_LEAD`` standard errors (0: no screening); the choice and the
+    worlds it used."""
+    if screen and len(values) > 1:
+        first = [row[:screen] for row in values]
+        if not any(mean > SCREEN_LEAD * error for mean, error in _leads(first)):
+            return choose(first, confidence), screen
+    return choose([row[:count] for row in values], confidence), count if len(values) > 1 else 0
 
 
 def choose(values: list[list[float]], confidence: float) -> int:
@@ -284,12 +307,14 @@ def main() -> None:
     parser.add_argument("--confidence", type=float, nargs="*", default=[0.0, 0.5, 1.0, 1.5, 2.0])
     parser.add_argument("--widths", type=int, nargs="*", default=[2, 3, 5])
     parser.add_argument("--splits", type=int, default=20)
+    parser.add_argument("--screens", type=int, nargs="*", default=[0],
+                        help="with --truth: first batches of worlds to screen with (0: none; pimc@3 screens 8)")
     parser.add_argument("--truth", type=int, default=0,
                         help="value candidates in this many copies of the real hidden hands (stock shuffled)")
     parser.add_argument("--avoids", type=float, nargs="*", default=[1.0, 0.25], help="samplers' avoid weights")
     arguments = parser.parse_args()
     if arguments.analyse and arguments.truth:
-        analyse_truth(arguments.analyse, arguments.samples, arguments.confidence, arguments.widths)
+        analyse_truth(arguments.analyse, arguments.samples, arguments.confidence, arguments.widths, arguments.screens)
         return
     if arguments.truth:
         start = time.perf_counter()

@@ -236,7 +236,7 @@ def chart(path: Path, headline: Path | None = None, headline_samples: int = Pimc
     left.axhline(60, color="grey", linewidth=0.8, linestyle="--")
     left.set_xscale("log", base=2)
     left.set_xticks(samples, [str(value) for value in samples])
-    left.set_xlabel("sampled worlds per decision")
+    left.set_xlabel("most sampled worlds per decision (`samples`)")
     left.set_ylabel("pimc win rate against expert, % (95% interval)")
     for value, rate, row in zip(samples, rates, rows, strict=True):
         left.annotate(f"{row['games']} games", (value, rate), textcoords="offset points", xytext=(6, -12), fontsize=8)
@@ -271,7 +271,7 @@ def chart(path: Path, headline: Path | None = None, headline_samples: int = Pimc
     right.set_xscale("log", base=2)
     right.set_yscale("log")
     right.set_xticks(every, [str(value) for value in every])
-    right.set_xlabel("sampled worlds per decision")
+    right.set_xlabel("most sampled worlds per decision (`samples`)")
     right.set_ylabel("mean decision time, ms (scaled to floor 5000)")
     right.legend()
     builds = sorted({row.get("build", "pure Python") for row in rows})

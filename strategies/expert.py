@@ -108,6 +108,16 @@ class _Memory:
                 self._played(known, group.cards)
             self.side_melded[seat & 1] = True
 
+    def copy(self) -> _Memory:
+        """An independent copy: what a fresh player would remember had it watched the same hand."""
+        other = _Memory.__new__(_Memory)
+        other.pile = list(self.pile)
+        other.pile_freezers = self.pile_freezers
+        other.known = [list(known) for known in self.known]
+        other.avoids = [set(avoids) for avoids in self.avoids]
+        other.side_melded = list(self.side_melded)
+        return other
+
     @staticmethod
     def _played(known: list[int], cards: tuple[int, ...]) -> None:
         for kind in cards:

@@ -31,6 +31,18 @@ minimum costs tempo next hand), and ``spread = HAND_SPREAD * sqrt(hands_left)`` 
 1 + (target - leader's total) / POINTS_PER_HAND``.  Early in a game this is nearly linear in the
 hand's point difference; near the target it values reaching it first above points.
 
+**Play-outs.** With the default expert policy every seat of a play-out starts from the table's
+memory of the hand (:class:`_PlayoutExpert`): expert remembers only public events, so the real
+opponents remember exactly what the searcher's own expert memory holds, and the searched move itself
+is fed to that memory as the table sees it.  A fresh expert would forget the discards and declined
+piles its discard safety rests on, and play the world out unlike the real opponents.
+
+**Screening.** Most decisions are not close: after the first ``screen`` worlds (default 8) no
+candidate leads expert's choice at all.  Only when one leads it by more than :data:`SCREEN_LEAD`
+(half a) standard error are the rest of the ``samples`` worlds (default 24) sampled, and the choice
+is made on all of them; so the close decisions get three times the worlds at about the cost of 15
+worlds a decision on average.
+
 **Sampling.** Worlds are weighted by what the other seats revealed (``avoid``, default 0.25): a seat
 that discarded a natural rank, or drew while its side could have taken the pile with a pair of the
 top card, since it last took the pile, is dealt a pair of that rank beyond its known cards in only
@@ -38,17 +50,19 @@ that fraction of the worlds (see :func:`canasta_sim.search.sample_world`).  Expe
 pairs and throw singles, so uniform worlds hand them pairs they seldom hold and make such ranks look
 dangerous to discard; ``avoid=1`` is the uniform deal of pimc@1.
 
-Parameters (``pimc:samples=32,policy=greedy``): ``samples`` sampled worlds per decision (default 12);
-``policy`` the play-out policy, ``expert``, ``greedy`` or ``random``; ``width`` the most candidates
-searched at one decision; ``budget`` seconds per searched decision, 0 for none (the default):
-when positive, worlds are sampled until the budget is spent (at least one), ``samples`` is ignored,
-and play then depends on the machine's speed, so a game is reproducible from its seed only with
-``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate must lead expert's
-choice by to replace it (0: the best mean wins); ``avoid`` (0 to 1, default 0.25) the weight of
-worlds in which a seat holds a pair of a rank it avoids (1: uniform).  Expert's parameters apply to
-its rules for melds and asking.
+Parameters (``pimc:samples=32,policy=greedy``): ``samples`` the most sampled worlds per decision
+(default 24); ``screen`` the worlds sampled first (default 8; 0, or ``screen >= samples``, samples all
+of them at once); ``policy`` the play-out policy, ``expert``, ``greedy`` or ``random``; ``width`` the
+most candidates searched at one decision; ``budget`` seconds per searched decision, 0 for none (the
+default): when positive, worlds are sampled until the budget is spent (at least one), ``samples`` and
+``screen`` are ignored, and play then depends on the machine's speed, so a game is reproducible from
+its seed only with ``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate
+must lead expert's choice by to replace it (0: the best mean wins); ``avoid`` (0 to 1, default 0.25)
+the weight of worlds in which a seat holds a pair of a rank it avoids (1: uniform).  Expert's
+parameters apply to its rules for melds and asking.
 
-Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``.
+Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``;
+pimc@3 plays out with experts that remember the hand, and screens: 8 worlds, up to 24.
 """
 
 from __future__ import annotations
@@ -65,7 +79,7 @@ from canasta_sim.state import HandState
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
 from canasta_sim.strategies.random_play import RandomPlay
-from canasta_sim.strategy import Strategy
+from canasta_sim.strategy import PublicEvent, Strategy
 
 __all__ = ["Pimc", "match_value"]
 
@@ -79,6 +93,9 @@ POINTS_PER_HAND = 1000.0
 """Points the better side of a hand scores on average in expert self-play (1033 over the same hands)."""
 REQUIREMENT_WEIGHT = 2.0
 """Points of lead one point of a higher next initial minimum (R10.2) is taken to cost."""
+SCREEN_LEAD = 0.5
+"""Standard errors by which a candidate must lead expert's choice after the first ``screen`` worlds for
+the search to sample the rest of its ``samples`` worlds (see :meth:`Pimc._score`)."""
 
 _DRAW = Draw()
 _STOP = Stop()
@@ -102,16 +119,29 @@ def match_value(totals: tuple[int, int], side: int, rules) -> float:
     return 1.0 / (1.0 + math.exp(-1.7 * lead / spread))
 
 
-class _ExpertHoldBack(Expert):
-    """Expert play that does not go out during one given turn (the meld rules keep two cards)."""
+class _PlayoutExpert(Expert):
+    """Expert in a play-out: it starts with the table's memory of the hand so far, and it may be told
+    not to go out during one turn.
 
-    def __init__(self, rng, turn: int) -> None:
+    Expert remembers only public events, so every seat at the table remembers the same; the real
+    opponents' memory is therefore the searcher's own, and a play-out expert given a copy of it plays
+    as they would in that world (a fresh one would forget the discards and declined piles it bases
+    its discard safety on).
+    """
+
+    def __init__(self, rng, memory) -> None:
         super().__init__(rng)
-        self.turn = turn
+        self.start = memory
+        self.hold_turn = -1
+
+    def on_hand_start(self, view) -> None:
+        """Remember the hand so far, from the searcher's memory."""
+        self._memory = self.start.copy()
+        self._turn = None
 
     def wants_to_go_out(self, view) -> bool:
-        """Not during the held turn; as expert afterwards."""
-        return False if view.turn_count == self.turn else super().wants_to_go_out(view)
+        """Not during the held turn; as expert otherwise."""
+        return False if view.turn_count == self.hold_turn else super().wants_to_go_out(view)
 
 
 class _HoldBack(Strategy):
@@ -162,10 +192,10 @@ class Pimc(Expert):
     """Expert's rules for melds, with its key decisions searched by sampling worlds and playing them out."""
 
     name = "pimc"
-    version = 2
+    version = 3
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
-    parameters = {**Expert.parameters, "samples": 12, "policy": "expert", "width": 3, "budget": 0.0, "confidence": 1.0,
-                  "avoid": 0.25}
+    parameters = {**Expert.parameters, "samples": 24, "screen": 8, "policy": "expert", "width": 3, "budget": 0.0,
+                  "confidence": 1.0, "avoid": 0.25}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -175,6 +205,8 @@ class Pimc(Expert):
             )
         if self.samples < 1:
             raise StrategyLoadError(f"strategy 'pimc' parameter samples={self.samples!r} must be at least 1")
+        if self.screen < 0:
+            raise StrategyLoadError(f"strategy 'pimc' parameter screen={self.screen!r} must be 0 (off) or more")
         if self.width < 1:
             raise StrategyLoadError(f"strategy 'pimc' parameter width={self.width!r} must be at least 1")
         if not self.budget >= 0:
@@ -253,22 +285,26 @@ class Pimc(Expert):
     def answer_go_out(self, view) -> bool:
         """Search yes against no, in worlds where the asker can go out."""
         forced = view.rules.ask_partner_yes_forces_out
-        worlds = self._worlds(view, need_going_out=forced)
+        worlds = self._worlds(view, self._first_batch(), need_going_out=forced)
         if not worlds:
             return super().answer_go_out(view)
         if super().answer_go_out(view):
-            return self._score(view, [_Apply(_YES), _Apply(_NO)], worlds) == 0
-        return self._score(view, [_Apply(_NO), _Apply(_YES)], worlds) == 1
+            return self._score(view, [_Apply(_YES), _Apply(_NO)], worlds, need_going_out=forced) == 0
+        return self._score(view, [_Apply(_NO), _Apply(_YES)], worlds, need_going_out=forced) == 1
 
     # ------------------------------------------------------------ the search
 
-    def _worlds(self, view, *, need_going_out: bool = False) -> list[tuple[HandState, int]]:
-        """Sampled worlds, each with the seed of its play-out generators."""
+    def _first_batch(self) -> int:
+        """How many worlds a decision samples first (see ``screen``)."""
+        return min(self.screen, self.samples) if self.screen else self.samples
+
+    def _worlds(self, view, wanted: int, *, need_going_out: bool = False) -> list[tuple[HandState, int]]:
+        """``wanted`` sampled worlds (or as many as ``budget`` allows), each with the seed of its
+        play-out generators."""
         worlds = []
         rng = self.rng
         start = time.perf_counter()
         budget = self.budget
-        wanted = self.samples
         tries = 0
         while True:
             if budget > 0:
@@ -290,47 +326,87 @@ class Pimc(Expert):
         return worlds
 
     def _search(self, view, candidates: list) -> int:
-        return self._score(view, candidates, self._worlds(view))
+        return self._score(view, candidates, self._worlds(view, self._first_batch()))
 
     def _values(self, view, candidates: list, worlds: list[tuple[HandState, int]]) -> list[list[float]]:
         """Each candidate's match value (:func:`match_value`) in each world, played out by the policy.
 
         Every candidate meets the same worlds and the same play-out generators (common random numbers).
+        With expert play-outs each player starts from the table's memory of the hand, the candidate's
+        own moves included (see :class:`_PlayoutExpert`).
         """
-        side, scores, rules = view.side, view.scores, view.rules
+        side, scores, rules, seat = view.side, view.scores, view.rules, view.seat
+        informed = self._policy is Expert
         values: list[list[float]] = [[] for _ in candidates]
         for world, seed in worlds:
             for index, candidate in enumerate(candidates):
                 state = world.copy()
-                players = [self._policy(random.Random(seed + seat)) for seat in range(4)]
-                candidate.play(state, players, view.seat)
+                listener = None
+                if informed:
+                    # The table's memory after the candidate's own moves: the play-out experts start from it.
+                    listener = _PlayoutExpert(None, self._memory)
+                    listener.on_hand_start(view)
+                candidate.play(state, seat, listener)
                 if not state.is_over:
+                    if informed:
+                        memory = listener._memory
+                        players = [_PlayoutExpert(random.Random(seed + other), memory) for other in range(4)]
+                    else:
+                        players = [self._policy(random.Random(seed + other)) for other in range(4)]
+                    candidate.prepare(players, seat)
                     playout(state, players, scores)
                 values[index].append(match_value(score_hand(state).totals_after, side, rules))
         return values
 
-    def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]]) -> int:
+    def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]], *,
+               need_going_out: bool = False) -> int:
         """The candidate to play: the first (expert's own choice) unless another beats it with confidence.
 
         Each candidate's value in each world is kept; another candidate replaces the first only when
         its mean paired difference to the first exceeds ``confidence`` standard errors of that mean
         (the same worlds for both make the difference far less noisy than either value), and then
-        the one with the largest such lead is played.
+        the one with the largest such lead is played.  Screening: when the first batch of worlds
+        was smaller than ``samples`` and some candidate leads the first by more than
+        :data:`SCREEN_LEAD` standard errors, the rest of the ``samples`` worlds are sampled and every
+        candidate is valued in them too before choosing.
         """
         values = self._values(view, candidates, worlds)
-        count = len(worlds)
+        leads = _leads(values)
+        if self.budget <= 0 and len(worlds) < self.samples and any(mean > SCREEN_LEAD * error for mean, error in leads):
+            more = self._worlds(view, self.samples - len(worlds), need_going_out=need_going_out)
+            for row, extra in zip(values, self._values(view, candidates, more), strict=True):
+                row.extend(extra)
+            leads = _leads(values)
         best, best_lead = 0, 0.0
-        for index in range(1, len(candidates)):
-            differences = [value - base for value, base in zip(values[index], values[0], strict=True)]
-            mean = sum(differences) / count
-            if count > 1:
-                variance = sum((difference - mean) ** 2 for difference in differences) / (count - 1)
-                error = math.sqrt(variance / count)
-            else:
-                error = 0.0
+        for index, (mean, error) in enumerate(leads, start=1):
             if mean > self.confidence * error and mean > best_lead:
                 best, best_lead = index, mean
         return best
+
+
+def _leads(values: list[list[float]]) -> list[tuple[float, float]]:
+    """Each other candidate's mean paired lead over the first, and the standard error of that mean."""
+    base = values[0]
+    count = len(base)
+    leads = []
+    for row in values[1:]:
+        differences = [value - first for value, first in zip(row, base, strict=True)]
+        mean = sum(differences) / count
+        error = 0.0
+        if count > 1:
+            error = math.sqrt(sum((difference - mean) ** 2 for difference in differences) / (count - 1) / count)
+        leads.append((mean, error))
+    return leads
+
+
+def _apply(state: HandState, seat: int, move: Move, listener: Strategy | None) -> None:
+    """Apply ``move`` by ``seat``; a listener, when given, hears it as the table does."""
+    if listener is None:
+        state.apply(move)
+        return
+    before = state.red_threes[seat]
+    state.apply(move)
+    listener.on_event(PublicEvent(seat, _DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before))
 
 
 class _Apply:
@@ -341,8 +417,11 @@ class _Apply:
     def __init__(self, move: Move) -> None:
         self.move = move
 
-    def play(self, state: HandState, players: list[Strategy], seat: int) -> None:
-        state.apply(self.move)
+    def play(self, state: HandState, seat: int, listener: Strategy | None) -> None:
+        _apply(state, seat, self.move, listener)
+
+    def prepare(self, players: list[Strategy], seat: int) -> None:
+        """Nothing to change: the policies play on."""
 
 
 class _GoOut:
@@ -353,16 +432,19 @@ class _GoOut:
     def __init__(self, ask_first: bool) -> None:
         self.ask_first = ask_first
 
-    def play(self, state: HandState, players: list[Strategy], seat: int) -> None:
+    def play(self, state: HandState, seat: int, listener: Strategy | None) -> None:
         if self.ask_first and state.answer is None:
             # ask_partner=mandatory: the partner's answer is not searched here; a yes is assumed.
-            state.apply(_ASK)
-            state.apply(_YES)
+            _apply(state, seat, _ASK, listener)
+            _apply(state, seat ^ 2, _YES, listener)
         groups, discard = state.going_out_plan()
         if groups:
-            state.apply(Meld(groups))
+            _apply(state, seat, Meld(groups), listener)
         if not state.is_over and discard is not None:
-            state.apply(Discard(discard))
+            _apply(state, seat, Discard(discard), listener)
+
+    def prepare(self, players: list[Strategy], seat: int) -> None:
+        """Nothing to change: a hand not over after going out is played on by the policies."""
 
 
 class _KeepBuilding:
@@ -373,9 +455,12 @@ class _KeepBuilding:
     def __init__(self, turn: int) -> None:
         self.turn = turn
 
-    def play(self, state: HandState, players: list[Strategy], seat: int) -> None:
+    def play(self, state: HandState, seat: int, listener: Strategy | None) -> None:
+        """No move of its own: the seat's policy plays the turn, held back from going out."""
+
+    def prepare(self, players: list[Strategy], seat: int) -> None:
         player = players[seat]
-        if type(player) is Expert:
-            players[seat] = _ExpertHoldBack(player.rng, self.turn)
+        if isinstance(player, _PlayoutExpert):
+            player.hold_turn = self.turn
         else:
             players[seat] = _HoldBack(player, self.turn)

@@ -5,18 +5,24 @@ Its strength is a benchmark (``scripts/pimc_strength.py``), not a test.
 """
 
 import functools
+import random
 
 import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from canasta_sim.cards import FOUR
 from canasta_sim.cli import main
 from canasta_sim.engine import play_game
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.loader import load_strategy
+from canasta_sim.moves import Discard, Draw
 from canasta_sim.rules import Rules
+from canasta_sim.state import HandState
 from canasta_sim.strategies import BUILTIN, Expert, Pimc
-from canasta_sim.strategies.pimc import match_value
+from canasta_sim.strategies.pimc import _Apply, _PlayoutExpert, match_value
+from canasta_sim.strategies.pimc import _apply as _apply_observed
+from canasta_sim.view import SeatView
 
 TINY = functools.partial(Pimc, samples=1, width=2)
 SHORT = Rules(target_score=1500)
@@ -143,6 +149,7 @@ def test_pimc_is_built_in_and_loads_with_parameters():
         ({"budget": -1.0}, "budget=-1.0 must be 0 or more seconds"),
         ({"confidence": -0.5}, "confidence=-0.5 must be 0 or more"),
         ({"avoid": 1.5}, "avoid=1.5 must be between 0 and 1"),
+        ({"screen": -1}, "screen=-1 must be 0 (off) or more"),
     ],
 )
 def test_bad_parameters_are_refused_naming_what_is_accepted(parameters, message):
@@ -170,3 +177,82 @@ def test_match_value_is_certain_at_the_target_and_rises_with_the_lead():
     assert match_value((4500, 4000), 0, rules) > match_value((500, 0), 0, rules)
     # A higher next minimum (R10.2: 90 from 1500) costs a little.
     assert match_value((1500, 1490), 0, rules) < match_value((1490, 1480), 0, rules)
+
+
+def _memory_fields(memory) -> tuple:
+    return (memory.pile, memory.pile_freezers, memory.known, memory.avoids, memory.side_melded)
+
+
+class _MemoryChecked(Pimc):
+    """A pimc that compares, at each discard, its memory with its expert opponent's and with what a
+    play-out expert would start from."""
+
+    opponents: list = []
+    checks: list = []
+
+    def choose_discard(self, view):
+        opponent = _MemoryChecked.opponents[view.seat ^ 1]
+        start = _PlayoutExpert(None, self._memory)
+        start.on_hand_start(view)
+        _MemoryChecked.checks.append(
+            _memory_fields(self._memory) == _memory_fields(opponent._memory) == _memory_fields(start._memory)
+            and start._memory.known is not self._memory.known
+        )
+        return super().choose_discard(view)
+
+
+@pytest.mark.timeout(120)
+def test_play_out_experts_start_with_what_the_real_opponents_remember_of_the_hand():
+    # Expert remembers public events only, so every seat remembers the same; a play-out expert must
+    # start with that memory (a copy it may change), not with a fresh one.
+    _MemoryChecked.opponents, _MemoryChecked.checks = [None] * 4, []
+
+    def opponent(rng, seat):
+        player = Expert(rng)
+        _MemoryChecked.opponents[seat] = player
+        return player
+
+    checked = functools.partial(_MemoryChecked, samples=1, width=2)
+    play_game([checked, functools.partial(opponent, seat=1), checked, functools.partial(opponent, seat=3)],
+              seed=6, rules=SHORT)
+    assert len(_MemoryChecked.checks) > 20
+    assert all(_MemoryChecked.checks)
+
+
+def test_a_searched_move_is_seen_by_the_play_out_memory_as_the_table_sees_it():
+    state = HandState.deal(Rules(), random.Random(3), dealer=0)
+    view = SeatView(state, state.seat, (0, 0))
+    table = Expert(random.Random(1))  # an expert at the table hears the move from the engine
+    table.on_hand_start(view)
+    listener = _PlayoutExpert(None, table._memory)
+    listener.on_hand_start(view)
+    seat = state.seat
+    state.apply(Draw())
+    discard = Discard(next(kind for kind, count in enumerate(state.hands[seat]) if count and kind >= FOUR))
+    _apply_observed(state, seat, discard, listener)
+    assert listener._memory.pile == list(state.pile)
+    assert table._memory.pile == list(state.pile)[:-1]  # the listener's memory is a copy of its own
+
+
+class _Scripted(Pimc):
+    """A pimc whose play-outs are replaced by given per-world values, counting the worlds it samples."""
+
+    lead = 0.0
+    worlds_valued = 0
+
+    def _values(self, view, candidates, worlds):
+        _Scripted.worlds_valued += len(worlds)
+        return [[0.0] * len(worlds)] + [[self.lead + (0.01 if index % 2 else -0.01) for index in range(len(worlds))]
+                                         for _ in candidates[1:]]
+
+
+@pytest.mark.parametrize(("lead", "worlds"), [(0.0, 2), (-1.0, 2), (1.0, 6)])
+def test_screening_samples_the_rest_of_the_worlds_only_when_a_candidate_leads(lead, worlds):
+    state = HandState.deal(Rules(), random.Random(5), dealer=0)
+    view = SeatView(state, state.seat, (0, 0))
+    player = _Scripted(random.Random(1), samples=6, screen=2)
+    player.on_hand_start(view)
+    _Scripted.lead, _Scripted.worlds_valued = lead, 0
+    choice = player._search(view, [_Apply(Draw()), _Apply(Draw())])
+    assert _Scripted.worlds_valued == worlds
+    assert choice == (1 if lead > 0 else 0)
