@@ -68,52 +68,6 @@ class _Memory:
         """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
         self.side_melded = [False, False]
 
-    @cython.locals(seat=Count, kind=Count)
-    def observe(self, event: PublicEvent) -> None:
-        """Update the memory with one move seen at the table."""
-        seat = event.seat
-        move = event.move
-        if isinstance(move, Discard):
-            kind = move.card
-            self.pile.append(kind)
-            if kind <= TWO:
-                self.pile_freezers += 1
-            known = self.known[seat]
-            if known[kind]:
-                known[kind] -= 1
-            self.avoids[seat].add(kind)
-        elif isinstance(move, Draw):
-            pile = self.pile
-            if pile and pile[-1] >= FOUR and self.side_melded[seat & 1]:
-                # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
-                self.avoids[seat].add(pile[-1])
-        elif isinstance(move, TakePile):
-            known = self.known[seat]
-            avoids = self.avoids[seat]
-            pile = self.pile
-            for index in range(len(pile) - 1):
-                kind = pile[index]
-                if kind != RED_THREE:
-                    known[kind] += 1
-                    avoids.discard(kind)
-            self._played(known, move.cards)
-            for group in move.extra:
-                self._played(known, group.cards)
-            self.pile = []
-            self.pile_freezers = 0
-            self.side_melded[seat & 1] = True
-        elif isinstance(move, Meld):
-            known = self.known[seat]
-            for group in move.groups:
-                self._played(known, group.cards)
-            self.side_melded[seat & 1] = True
-
-    @staticmethod
-    def _played(known: list[int], cards: tuple[int, ...]) -> None:
-        for kind in cards:
-            if known[kind]:
-                known[kind] -= 1
-
 
 class Expert(Strategy):
     """The strongest built-in bot; see the module's description for how it plays.
@@ -151,6 +105,7 @@ class Expert(Strategy):
         self._turn: tuple[int, int] | None = None
         self._going_out = False
         self._table_cache: tuple[tuple[int, int], tuple[int, ...], _DiscardTable] | None = None
+        self._costs_memo: tuple[_DiscardTable, tuple[int, ...], list[tuple[float, int]]] | None = None
 
     # ------------------------------------------------------------ hooks
 
@@ -159,9 +114,49 @@ class Expert(Strategy):
         self._memory = _Memory(view.pile)
         self._turn = None
 
+    @cython.locals(seat=Count, kind=Count, index=Count)
     def on_event(self, event: PublicEvent) -> None:
-        """Remember discards, pile takes, melds and declined piles."""
-        self._memory.observe(event)
+        """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
+        # The memory's update is here rather than in a method of _Memory: every event of the game
+        # comes through, and one call fewer per event is a measurable share of a game.
+        self._costs_memo = None
+        memory = self._memory
+        seat = event.seat
+        move = event.move
+        if isinstance(move, Discard):
+            kind = move.card
+            memory.pile.append(kind)
+            if kind <= TWO:
+                memory.pile_freezers += 1
+            known = memory.known[seat]
+            if known[kind]:
+                known[kind] -= 1
+            memory.avoids[seat].add(kind)
+        elif isinstance(move, Draw):
+            pile = memory.pile
+            if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
+                # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
+                memory.avoids[seat].add(pile[-1])
+        elif isinstance(move, TakePile):
+            known = memory.known[seat]
+            avoids = memory.avoids[seat]
+            pile = memory.pile
+            for index in range(len(pile) - 1):
+                kind = pile[index]
+                if kind != RED_THREE:
+                    known[kind] += 1
+                    avoids.discard(kind)
+            _forget_played(known, move.cards)
+            for group in move.extra:
+                _forget_played(known, group.cards)
+            memory.pile = []
+            memory.pile_freezers = 0
+            memory.side_melded[seat & 1] = True
+        elif isinstance(move, Meld):
+            known = memory.known[seat]
+            for group in move.groups:
+                _forget_played(known, group.cards)
+            memory.side_melded[seat & 1] = True
 
     # ------------------------------------------------------------ acquire
 
@@ -402,15 +397,27 @@ class Expert(Strategy):
             if cached[1] != hand:
                 table.update_own_melds(view, cached[1], hand)
         else:
-            table = _DiscardTable(self, view)
+            table = _DiscardTable(self, view, hand)
         self._table_cache = (turn, hand, table)
         return table
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
-        return sorted(self._discard_costs(self._discard_table(view), hand))
+        return sorted(self._hand_costs(self._discard_table(view), hand))
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
-        return min(self._discard_costs(table or self._discard_table(view), hand))
+        return min(self._hand_costs(table or self._discard_table(view), hand))
+
+    def _hand_costs(self, table: _DiscardTable, hand) -> list[tuple[float, int]]:
+        # The last meld decision of a turn and the discard after it score the same hand against the
+        # same table: the second reuses the first's list.  Any event (own melds included) may change
+        # the memory and clears the memo, and the table is a new object each turn.
+        memo = self._costs_memo
+        if memo is not None and memo[0] is table and memo[1] == hand:
+            return memo[2]
+        costs = self._discard_costs(table, hand)
+        if type(hand) is tuple:  # a list could change after it was remembered
+            self._costs_memo = (table, hand, costs)
+        return costs
 
     @cython.locals(
         kind=Count, count=Count, held=Count, unseen=Count, frozen=cython.bint, taker_melded=cython.bint,
@@ -530,33 +537,43 @@ class _DiscardTable:
     )
 
     @cython.locals(
-        me=Count, taker=Count, their_side=Count, side=Count, opponents=Count, kind=Count, seat=Count,
-        unknown=Count, wilds_seen=Count, rank=Count, total=Count,
+        me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
+        unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count,
     )
-    def __init__(self, expert: Expert, view) -> None:
+    def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
+        # Each read of the view is a call: every figure is read once, and those the expert's
+        # helpers would read again (Expert._hand_may_end) are worked out here from the same reads.
         memory = expert._memory
-        side = view.side
+        me = view.seat
+        side = me & 1
         opponents = 1 - side
         pile_size = view.pile_size
         self.pile_size = pile_size
         self.pile_worth = 40.0 + 25.0 * (pile_size + 1)
-        self.opponents_melded = view.has_melded(opponents)
+        opponents_melded = view.has_melded(opponents)
+        self.opponents_melded = opponents_melded
         opponent_melds = view.melds(opponents)
         self.opponent_meld_count = len(opponent_melds)
         self.we_melded = view.has_melded(side)
         our_melds = view.melds(side)
         self.our_melds = our_melds
-        self.hand_may_end = expert._hand_may_end(view)
-        me = view.seat
+        sizes = view.hand_sizes
+        stock_count = view.stock_count
+        # Expert._hand_may_end, from the figures read here.
+        if not view.canasta_count(opponents) and stock_count > 4:
+            self.hand_may_end = False
+        else:
+            self.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
         taker = (me + 1) % 4
         self.taker = taker
-        their_side = taker & 1
-        self.their_melds = opponent_melds if their_side == opponents else our_melds
-        self.taker_melded = view.has_melded(their_side)
-        self.frozen = memory.pile_freezers > 0 or not self.taker_melded
+        # The next seat is always an opponent (R2.1: partners sit opposite).
+        self.their_melds = opponent_melds
+        self.taker_melded = opponents_melded
+        self.frozen = memory.pile_freezers > 0 or not opponents_melded
         # Cards of each kind out of the next player's reach or already accounted for, and the wild
         # cards among them: in hand, in the pile, on the table.
-        hand = view.hand
+        if hand is None:
+            hand = view.hand
         seen = list(hand)
         wilds_seen = hand[JOKER] + hand[TWO]
         for kind in memory.pile:
@@ -567,8 +584,7 @@ class _DiscardTable:
             for rank, meld in melds.items():
                 seen[rank] += meld[0]
                 wilds_seen += meld[1] + meld[2]
-        sizes = view.hand_sizes
-        unknown = view.stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
+        unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
         known = memory.known
         for seat in range(4):
             if seat != me:
@@ -599,6 +615,14 @@ class _DiscardTable:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+@cython.locals(kind=Count)
+def _forget_played(known: list[int], cards: tuple[int, ...]) -> None:
+    """A seat laid ``cards``: those it was known to hold are no longer in its hand."""
+    for kind in cards:
+        if known[kind]:
+            known[kind] -= 1
 
 
 def _table_score(view, side: int) -> int:

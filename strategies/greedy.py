@@ -24,6 +24,8 @@ class Greedy(Strategy):
 
     def choose_acquire(self, view) -> Move:
         takes = list(view.legal_takes())
+        if len(takes) == 1:
+            return takes[0]
         if takes:
             # The fewest hand cards spent on the top card keeps the most for later melds.
             return min(takes, key=lambda move: (len(move.cards) + sum(len(g.cards) for g in move.extra)))
@@ -36,9 +38,10 @@ class Greedy(Strategy):
         return True
 
     def choose_meld(self, view) -> Meld | None:
-        if view.partner_answer is not False:
+        answer = view.partner_answer
+        if answer is not False:
             plan = view.going_out_plan()
-            if plan is not None and plan[0] and (view.partner_answer is True or view.rules.ask_partner != "mandatory"):
+            if plan is not None and plan[0] and (answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
         # The first legal meld of the most cards, in legal_melds order: candidates come largest
         # first (ties in listing order), so usually a single legality check decides.
