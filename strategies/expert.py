@@ -119,7 +119,6 @@ class Expert(Strategy):
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
         # The memory's update is here rather than in a method of _Memory: every event of the game
         # comes through, and one call fewer per event is a measurable share of a game.
-        self._costs_memo = None
         memory = self._memory
         seat = event.seat
         move = event.move
@@ -296,9 +295,10 @@ class Expert(Strategy):
             return None
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
+        table = self._discard_table(view)
         usable = list(hand)
-        usable[self._cheapest_discard(view, hand)[1]] -= 1
-        for move in self._meld_candidates(view, usable, side, budget):
+        usable[self._cheapest_discard(view, hand, table)[1]] -= 1
+        for move in self._meld_candidates(view, usable, side, budget, table):
             if view.can(move):
                 return move
         return None
@@ -325,8 +325,10 @@ class Expert(Strategy):
         move = Meld(found[1])
         return move if view.can(move) else None
 
-    def _meld_candidates(self, view, hand: tuple[int, ...], side: int, budget: int):
-        melds = view.melds(side)
+    def _meld_candidates(self, view, hand: tuple[int, ...], side: int, budget: int, table: _DiscardTable):
+        # The table was just brought up to this hand: its melds of the side and whether the hand
+        # may end are the view's now (see _discard_table), without asking the view again.
+        melds = table.our_melds
         rules = view.rules
         # Naturals on the side's melds: points down and a step toward a canasta.
         for rank in melds:
@@ -339,7 +341,7 @@ class Expert(Strategy):
         if not wilds:
             return
         ours = view.canasta_count(side)
-        danger = self._hand_may_end(view)
+        danger = table.hand_may_end
         # Wild cards finish canastas: the first one lets the side go out (R12.1).
         for rank, (naturals, jokers, deuces) in sorted(melds.items(), key=lambda item: -sum(item[1])):
             if rank < FOUR:
@@ -364,14 +366,6 @@ class Expert(Strategy):
                     use = min(room, wilds, budget)
                     use_jokers = min(hand[JOKER], use)
                     yield Meld((MeldGroup.of(rank, 0, use_jokers, use - use_jokers),))
-
-    def _hand_may_end(self, view) -> bool:
-        """Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta)."""
-        opponents = 1 - view.side
-        if not view.canasta_count(opponents) and view.stock_count > 4:
-            return False
-        sizes = view.hand_sizes
-        return min(sizes[opponents], sizes[opponents + 2]) <= 4 or view.stock_count <= 4
 
     # ------------------------------------------------------------ discard
 
@@ -409,8 +403,10 @@ class Expert(Strategy):
 
     def _hand_costs(self, table: _DiscardTable, hand) -> list[tuple[float, int]]:
         # The last meld decision of a turn and the discard after it score the same hand against the
-        # same table: the second reuses the first's list.  Any event (own melds included) may change
-        # the memory and clears the memo, and the table is a new object each turn.
+        # same table: the second reuses the first's list.  The table is a new object each turn, and
+        # within a turn what the costs read from the memory (the next seat's known cards and
+        # declines, the pile's freezers) changes only by the next seat's moves or the pile's, which
+        # come in other turns: the same table and hand mean the same costs, as for the table itself.
         memo = self._costs_memo
         if memo is not None and memo[0] is table and memo[1] == hand:
             return memo[2]
@@ -541,8 +537,7 @@ class _DiscardTable:
         unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count,
     )
     def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
-        # Each read of the view is a call: every figure is read once, and those the expert's
-        # helpers would read again (Expert._hand_may_end) are worked out here from the same reads.
+        # Each read of the view is a call: every figure is read once.
         memory = expert._memory
         me = view.seat
         side = me & 1
@@ -559,7 +554,7 @@ class _DiscardTable:
         self.our_melds = our_melds
         sizes = view.hand_sizes
         stock_count = view.stock_count
-        # Expert._hand_may_end, from the figures read here.
+        # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta).
         if not view.canasta_count(opponents) and stock_count > 4:
             self.hand_may_end = False
         else:
@@ -639,8 +634,10 @@ def _table_score(view, side: int) -> int:
 
 
 @cython.locals(
-    mask=Count, index=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
-    joker_left=Count, deuce_left=Count, value=Count, cards=Count,
+    mask=Count, index=Count, count=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
+    joker_left=Count, deuce_left=Count, value=Count, cards=Count, minimum=Count, keep=Count, hand_size=Count,
+    forced_table=Count, forced_need=Count, forced_value=Count, slot_wilds=Count, limit=Count,
+    best_mask=Count, best_wilds=Count, best_value=Count, found=cython.bint,
 )
 def _opening(
     rules, hand: tuple[int, ...], minimum: int, *, forced: int | None, keep: int, hand_size: int
@@ -650,34 +647,59 @@ def _opening(
     ``forced`` is the rank of a pile's top card that must be melded (R10.5: it counts toward the
     minimum; the hand supplies the rest).  Returns ``(forced group or None, other groups)`` using
     the fewest wild cards (jokers first, since on the table they score more), or ``None``.
+
+    Each subset of the pairs is scored with integers only; the groups are built once, for the best.
     """
     ranks = [rank for rank in _NATURALS if hand[rank] >= 2 and rank != forced]
     ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
     del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
+    counts = [hand[rank] for rank in ranks]
+    # A slot is [rank, naturals on the table, hand naturals, wilds]; the forced slot comes first.
+    forced_table = forced_need = forced_value = 0
+    if forced is not None:
+        forced_table = hand[forced] + 1
+        forced_need = 3 - forced_table if forced_table < 3 else 0
+        forced_value = forced_table * KIND_VALUE[forced]
     jokers, deuces = hand[JOKER], hand[TWO]
-    best: tuple[tuple[int, int], list[tuple[int, int, int, int]]] | None = None
+    found = False
+    best_mask = best_wilds = best_value = 0
     for mask in range(1 << len(ranks)):
-        chosen = [ranks[index] for index in range(len(ranks)) if mask >> index & 1]
-        if forced is None and not chosen:
+        if forced is None and not mask:
             continue
-        slots: list[list[int]] = []  # [rank, naturals on the table, hand naturals, wilds]
-        if forced is not None:
-            slots.append([forced, hand[forced] + 1, hand[forced], 0])
-        slots.extend([rank, hand[rank], hand[rank], 0] for rank in chosen)
-        needed = sum([max(0, 3 - slot[1]) for slot in slots])
+        needed = forced_need
+        value = forced_value
+        cards = forced_table - 1 if forced is not None else 0
+        for index in range(len(ranks)):
+            if mask >> index & 1:
+                count = counts[index]
+                if count < 3:
+                    needed += 3 - count
+                value += count * KIND_VALUE[ranks[index]]
+                cards += count
         if needed > jokers + deuces:
             continue
-        for slot in slots:
-            slot[3] = max(0, 3 - slot[1])
-        value = sum([slot[1] * KIND_VALUE[slot[0]] for slot in slots])
         use_jokers = min(jokers, needed)
         value += use_jokers * 50 + (needed - use_jokers) * 20
         wilds = needed
         joker_left, deuce_left = jokers - use_jokers, deuces - (needed - use_jokers)
-        for slot in slots:
-            # Extra wild cards only when the naturals fall short of the minimum.
-            while value < minimum and (joker_left or deuce_left) and slot[3] < max_wilds(rules, slot[0], slot[1]):
-                slot[3] += 1
+        # Extra wild cards only when the naturals fall short of the minimum, slot by slot in order.
+        index = -1
+        while value < minimum and (joker_left or deuce_left) and index < len(ranks):
+            if index < 0:
+                if forced is None:
+                    index += 1
+                    continue
+                rank, count, slot_wilds = forced, forced_table, forced_need
+            elif mask >> index & 1:
+                rank = ranks[index]
+                count = counts[index]
+                slot_wilds = 3 - count if count < 3 else 0
+            else:
+                index += 1
+                continue
+            limit = max_wilds(rules, rank, count)
+            while value < minimum and (joker_left or deuce_left) and slot_wilds < limit:
+                slot_wilds += 1
                 wilds += 1
                 if joker_left:
                     joker_left -= 1
@@ -685,20 +707,21 @@ def _opening(
                 else:
                     deuce_left -= 1
                     value += 20
+            index += 1
         if value < minimum:
             continue
-        cards = sum([slot[2] + slot[3] for slot in slots])
+        cards += wilds
         if hand_size - cards < keep:
             continue
-        cost = (wilds, -value)
-        if best is None or cost < best[0]:
-            best = (cost, [tuple(slot) for slot in slots])
-    if best is None:
+        if not found or wilds < best_wilds or (wilds == best_wilds and value > best_value):
+            found = True
+            best_mask, best_wilds, best_value = mask, wilds, value
+    if not found:
         return None
     joker_left = jokers
     forced_group: MeldGroup | None = None
     groups: list[MeldGroup] = []
-    for rank, _table, from_hand, wilds in best[1]:
+    for rank, _table, from_hand, wilds in _opening_slots(rules, hand, minimum, forced, ranks, best_mask):
         use_jokers = min(joker_left, wilds)
         joker_left -= use_jokers
         group = MeldGroup.of(rank, from_hand, use_jokers, wilds - use_jokers)
@@ -707,3 +730,34 @@ def _opening(
         else:
             groups.append(group)
     return forced_group, tuple(groups)
+
+
+@cython.locals(mask=Count, index=Count, joker_left=Count, deuce_left=Count, value=Count, needed=Count, use_jokers=Count)
+def _opening_slots(
+    rules, hand: tuple[int, ...], minimum: int, forced: int | None, ranks: list[int], mask: int
+) -> list[list[int]]:
+    """The slots ``[rank, naturals on the table, hand naturals, wilds]`` of the subset ``mask`` of
+    ``ranks`` that :func:`_opening` chose, with the wild cards placed as it counted them."""
+    chosen = [ranks[index] for index in range(len(ranks)) if mask >> index & 1]
+    slots: list[list[int]] = []
+    if forced is not None:
+        slots.append([forced, hand[forced] + 1, hand[forced], 0])
+    slots.extend([[rank, hand[rank], hand[rank], 0] for rank in chosen])
+    for slot in slots:
+        slot[3] = max(0, 3 - slot[1])
+    needed = sum([slot[3] for slot in slots])
+    value = sum([slot[1] * KIND_VALUE[slot[0]] for slot in slots])
+    use_jokers = min(hand[JOKER], needed)
+    value += use_jokers * 50 + (needed - use_jokers) * 20
+    joker_left, deuce_left = hand[JOKER] - use_jokers, hand[TWO] - (needed - use_jokers)
+    for slot in slots:
+        # Extra wild cards only when the naturals fall short of the minimum.
+        while value < minimum and (joker_left or deuce_left) and slot[3] < max_wilds(rules, slot[0], slot[1]):
+            slot[3] += 1
+            if joker_left:
+                joker_left -= 1
+                value += 50
+            else:
+                deuce_left -= 1
+                value += 20
+    return slots
