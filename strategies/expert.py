@@ -122,7 +122,9 @@ class Expert(Strategy):
         memory = self._memory
         seat = event.seat
         move = event.move
-        if isinstance(move, Discard):
+        # The exact class first: an identity test where isinstance walks the class's bases.
+        move_type = type(move)
+        if move_type is Discard or (move_type is not Draw and isinstance(move, Discard)):
             kind = move.card
             memory.pile.append(kind)
             if kind <= TWO:
@@ -131,12 +133,12 @@ class Expert(Strategy):
             if known[kind]:
                 known[kind] -= 1
             memory.avoids[seat].add(kind)
-        elif isinstance(move, Draw):
+        elif move_type is Draw or isinstance(move, Draw):
             pile = memory.pile
             if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
                 # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
                 memory.avoids[seat].add(pile[-1])
-        elif isinstance(move, TakePile):
+        elif move_type is not Meld and isinstance(move, TakePile):
             known = memory.known[seat]
             avoids = memory.avoids[seat]
             pile = memory.pile

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.moves import Discard, Meld, Move
+from canasta_sim.moves import Discard, Draw, Meld, Move
 from canasta_sim.strategy import Strategy
 
 try:
@@ -13,6 +13,8 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+_DRAW = Draw()
 
 
 class Greedy(Strategy):
@@ -29,6 +31,8 @@ class Greedy(Strategy):
         if takes:
             # The fewest hand cards spent on the top card keeps the most for later melds.
             return min(takes, key=lambda move: (len(move.cards) + sum(len(g.cards) for g in move.extra)))
+        if view.stock_count:
+            return _DRAW  # legal_acquires lists the draw first whenever the stock has a card (R7.1)
         return next(view.legal_acquires())
 
     def choose_ask(self, view) -> bool:
@@ -53,9 +57,10 @@ class Greedy(Strategy):
     @cython.locals(kind=Count, key=Count, index=Count)
     def choose_discard(self, view) -> Discard:
         hand = view.hand
-        own = view.melds(view.side)
+        side = view.side
+        own = view.melds(side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
-        theirs = () if view.is_pile_frozen else view.melds(1 - view.side)
+        theirs = () if view.is_pile_frozen else view.melds(1 - side)
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
         # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
