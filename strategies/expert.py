@@ -536,7 +536,7 @@ class _DiscardTable:
 
     @cython.locals(
         me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
-        unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count,
+        unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count, opponents_canasta=cython.bint,
     )
     def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
         # Each read of the view is a call: every figure is read once.
@@ -557,7 +557,13 @@ class _DiscardTable:
         sizes = view.hand_sizes
         stock_count = view.stock_count
         # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta).
-        if not view.canasta_count(opponents) and stock_count > 4:
+        # Their canastas are among the melds just read (SeatView.canasta_count counts the same).
+        opponents_canasta = False
+        for meld in opponent_melds.values():
+            if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
+                opponents_canasta = True
+                break
+        if not opponents_canasta and stock_count > 4:
             self.hand_may_end = False
         else:
             self.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
