@@ -47,6 +47,8 @@ __all__ = ["Expert"]
 
 _DRAW = Draw()
 _STOP = Stop()
+_DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
+"""One discard record per kind: records are immutable, so every decision can hand out the same one."""
 _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
@@ -345,7 +347,8 @@ class Expert(Strategy):
         ours = view.canasta_count(side)
         danger = table.hand_may_end
         # Wild cards finish canastas: the first one lets the side go out (R12.1).
-        for rank, (naturals, jokers, deuces) in sorted(melds.items(), key=lambda item: -sum(item[1])):
+        by_size = sorted(melds.items(), key=lambda item: -(item[1][0] + item[1][1] + item[1][2]))
+        for rank, (naturals, jokers, deuces) in by_size:
             if rank < FOUR:
                 continue
             current = naturals + jokers + deuces
@@ -377,7 +380,7 @@ class Expert(Strategy):
         if sum(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
         for _cost, kind in self._discard_order(view, hand):
-            move = Discard(kind)
+            move = _DISCARDS[kind]
             if view.can(move):
                 return move
         return next(view.legal_discards())
@@ -537,6 +540,7 @@ class _DiscardTable:
     @cython.locals(
         me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
         unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count, opponents_canasta=cython.bint,
+        taker_total=Count,
     )
     def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
         # Each read of the view is a call: every figure is read once.
@@ -589,16 +593,21 @@ class _DiscardTable:
                 wilds_seen += meld[1] + meld[2]
         unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
         known = memory.known
+        taker_total = 0
         for seat in range(4):
             if seat != me:
                 held = known[seat]
-                total = sum(held)
+                total = 0  # sum(held), in C integers
+                for kind in range(KIND_COUNT):
+                    total += held[kind]
+                if seat == taker:
+                    taker_total = total
                 if total:  # a seat is known to hold cards only after it took a pile
                     unknown -= total
                     for kind in range(KIND_COUNT):
                         seen[kind] += held[kind]
         self.seen = seen
-        share = min(1.0, max(0, sizes[taker] - sum(known[taker])) / max(1, unknown))
+        share = min(1.0, max(0, sizes[taker] - taker_total) / max(1, unknown))
         self.share = share
         self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
 

@@ -15,6 +15,8 @@ Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
 _DRAW = Draw()
+_DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
+"""One discard record per kind: records are immutable, so every decision can hand out the same one."""
 
 
 class Greedy(Strategy):
@@ -71,7 +73,7 @@ class Greedy(Strategy):
         keys.sort()
         for index in range(len(keys)):
             key = keys[index]
-            move = Discard(KIND_COUNT - 1 - key % _KINDS)
+            move = _DISCARDS[KIND_COUNT - 1 - key % _KINDS]
             if view.can(move):
                 return move
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
