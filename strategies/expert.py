@@ -52,6 +52,7 @@ _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
+_NO_CARDS = [0] * KIND_COUNT  # a count vector of no card (never changed)
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
 
@@ -597,9 +598,10 @@ class _DiscardTable:
         for seat in range(4):
             if seat != me:
                 held = known[seat]
-                total = 0  # sum(held), in C integers
-                for kind in range(KIND_COUNT):
-                    total += held[kind]
+                total = 0  # sum(held), in C integers; most seats never took a pile and hold no known card
+                if held != _NO_CARDS:
+                    for kind in range(KIND_COUNT):
+                        total += held[kind]
                 if seat == taker:
                     taker_total = total
                 if total:  # a seat is known to hold cards only after it took a pile
