@@ -52,6 +52,7 @@ _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
+_DISCARD_EVENT, _DRAW_EVENT, _TAKE_EVENT, _MELD_EVENT = range(4)  # what an event's move is, for on_event
 _NO_CARDS = [0] * KIND_COUNT  # a count vector of no card (never changed)
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
@@ -117,7 +118,7 @@ class Expert(Strategy):
         self._memory = _Memory(view.pile)
         self._turn = None
 
-    @cython.locals(seat=Count, kind=Count, index=Count)
+    @cython.locals(seat=Count, kind=Count, index=Count, what=Count)
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
         # The memory's update is here rather than in a method of _Memory: every event of the game
@@ -125,9 +126,28 @@ class Expert(Strategy):
         memory = self._memory
         seat = event.seat
         move = event.move
-        # The exact class first: an identity test where isinstance walks the class's bases.
+        # Which record it is: the exact classes by identity first (isinstance walks a class's bases),
+        # then isinstance in the same order for subclasses; the move classes are siblings.
         move_type = type(move)
-        if move_type is Discard or (move_type is not Draw and isinstance(move, Discard)):
+        if move_type is Discard:
+            what = _DISCARD_EVENT
+        elif move_type is Draw:
+            what = _DRAW_EVENT
+        elif move_type is TakePile:
+            what = _TAKE_EVENT
+        elif move_type is Meld:
+            what = _MELD_EVENT
+        elif isinstance(move, Discard):
+            what = _DISCARD_EVENT
+        elif isinstance(move, Draw):
+            what = _DRAW_EVENT
+        elif isinstance(move, TakePile):
+            what = _TAKE_EVENT
+        elif isinstance(move, Meld):
+            what = _MELD_EVENT
+        else:
+            return  # ask, answer and stop change nothing it remembers
+        if what == _DISCARD_EVENT:
             kind = move.card
             memory.pile.append(kind)
             if kind <= TWO:
@@ -136,12 +156,12 @@ class Expert(Strategy):
             if known[kind]:
                 known[kind] -= 1
             memory.avoids[seat].add(kind)
-        elif move_type is Draw or isinstance(move, Draw):
+        elif what == _DRAW_EVENT:
             pile = memory.pile
             if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
                 # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
                 memory.avoids[seat].add(pile[-1])
-        elif move_type is not Meld and isinstance(move, TakePile):
+        elif what == _TAKE_EVENT:
             known = memory.known[seat]
             avoids = memory.avoids[seat]
             pile = memory.pile
@@ -156,7 +176,7 @@ class Expert(Strategy):
             memory.pile = []
             memory.pile_freezers = 0
             memory.side_melded[seat & 1] = True
-        elif isinstance(move, Meld):
+        else:
             known = memory.known[seat]
             for group in move.groups:
                 _forget_played(known, group.cards)
