@@ -47,9 +47,13 @@ __all__ = ["Expert"]
 
 _DRAW = Draw()
 _STOP = Stop()
+_DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
+"""One discard record per kind: records are immutable, so every decision can hand out the same one."""
 _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
+_DISCARD_EVENT, _DRAW_EVENT, _TAKE_EVENT, _MELD_EVENT = range(4)  # what an event's move is, for on_event
+_NO_CARDS = [0] * KIND_COUNT  # a count vector of no card (never changed)
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
 
@@ -68,46 +72,6 @@ class _Memory:
         """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
         self.side_melded = [False, False]
 
-    @cython.locals(seat=Count, kind=Count)
-    def observe(self, event: PublicEvent) -> None:
-        """Update the memory with one move seen at the table."""
-        seat = event.seat
-        move = event.move
-        if isinstance(move, Discard):
-            kind = move.card
-            self.pile.append(kind)
-            if kind <= TWO:
-                self.pile_freezers += 1
-            known = self.known[seat]
-            if known[kind]:
-                known[kind] -= 1
-            self.avoids[seat].add(kind)
-        elif isinstance(move, Draw):
-            pile = self.pile
-            if pile and pile[-1] >= FOUR and self.side_melded[seat & 1]:
-                # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
-                self.avoids[seat].add(pile[-1])
-        elif isinstance(move, TakePile):
-            known = self.known[seat]
-            avoids = self.avoids[seat]
-            pile = self.pile
-            for index in range(len(pile) - 1):
-                kind = pile[index]
-                if kind != RED_THREE:
-                    known[kind] += 1
-                    avoids.discard(kind)
-            self._played(known, move.cards)
-            for group in move.extra:
-                self._played(known, group.cards)
-            self.pile = []
-            self.pile_freezers = 0
-            self.side_melded[seat & 1] = True
-        elif isinstance(move, Meld):
-            known = self.known[seat]
-            for group in move.groups:
-                self._played(known, group.cards)
-            self.side_melded[seat & 1] = True
-
     def copy(self) -> _Memory:
         """An independent copy: what a fresh player would remember had it watched the same hand."""
         other = _Memory.__new__(_Memory)
@@ -117,12 +81,6 @@ class _Memory:
         other.avoids = [set(avoids) for avoids in self.avoids]
         other.side_melded = list(self.side_melded)
         return other
-
-    @staticmethod
-    def _played(known: list[int], cards: tuple[int, ...]) -> None:
-        for kind in cards:
-            if known[kind]:
-                known[kind] -= 1
 
 
 class Expert(Strategy):
@@ -161,6 +119,7 @@ class Expert(Strategy):
         self._turn: tuple[int, int] | None = None
         self._going_out = False
         self._table_cache: tuple[tuple[int, int], tuple[int, ...], _DiscardTable] | None = None
+        self._costs_memo: tuple[_DiscardTable, tuple[int, ...], list[tuple[float, int]]] | None = None
 
     # ------------------------------------------------------------ hooks
 
@@ -169,9 +128,69 @@ class Expert(Strategy):
         self._memory = _Memory(view.pile)
         self._turn = None
 
+    @cython.locals(seat=Count, kind=Count, index=Count, what=Count)
     def on_event(self, event: PublicEvent) -> None:
-        """Remember discards, pile takes, melds and declined piles."""
-        self._memory.observe(event)
+        """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
+        # The memory's update is here rather than in a method of _Memory: every event of the game
+        # comes through, and one call fewer per event is a measurable share of a game.
+        memory = self._memory
+        seat = event.seat
+        move = event.move
+        # Which record it is: the exact classes by identity first (isinstance walks a class's bases),
+        # then isinstance in the same order for subclasses; the move classes are siblings.
+        move_type = type(move)
+        if move_type is Discard:
+            what = _DISCARD_EVENT
+        elif move_type is Draw:
+            what = _DRAW_EVENT
+        elif move_type is TakePile:
+            what = _TAKE_EVENT
+        elif move_type is Meld:
+            what = _MELD_EVENT
+        elif isinstance(move, Discard):
+            what = _DISCARD_EVENT
+        elif isinstance(move, Draw):
+            what = _DRAW_EVENT
+        elif isinstance(move, TakePile):
+            what = _TAKE_EVENT
+        elif isinstance(move, Meld):
+            what = _MELD_EVENT
+        else:
+            return  # ask, answer and stop change nothing it remembers
+        if what == _DISCARD_EVENT:
+            kind = move.card
+            memory.pile.append(kind)
+            if kind <= TWO:
+                memory.pile_freezers += 1
+            known = memory.known[seat]
+            if known[kind]:
+                known[kind] -= 1
+            memory.avoids[seat].add(kind)
+        elif what == _DRAW_EVENT:
+            pile = memory.pile
+            if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
+                # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
+                memory.avoids[seat].add(pile[-1])
+        elif what == _TAKE_EVENT:
+            known = memory.known[seat]
+            avoids = memory.avoids[seat]
+            pile = memory.pile
+            for index in range(len(pile) - 1):
+                kind = pile[index]
+                if kind != RED_THREE:
+                    known[kind] += 1
+                    avoids.discard(kind)
+            _forget_played(known, move.cards)
+            for group in move.extra:
+                _forget_played(known, group.cards)
+            memory.pile = []
+            memory.pile_freezers = 0
+            memory.side_melded[seat & 1] = True
+        else:
+            known = memory.known[seat]
+            for group in move.groups:
+                _forget_played(known, group.cards)
+            memory.side_melded[seat & 1] = True
 
     # ------------------------------------------------------------ acquire
 
@@ -311,9 +330,10 @@ class Expert(Strategy):
             return None
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
+        table = self._discard_table(view)
         usable = list(hand)
-        usable[self._cheapest_discard(view, hand)[1]] -= 1
-        for move in self._meld_candidates(view, usable, side, budget):
+        usable[self._cheapest_discard(view, hand, table)[1]] -= 1
+        for move in self._meld_candidates(view, usable, side, budget, table):
             if view.can(move):
                 return move
         return None
@@ -340,8 +360,10 @@ class Expert(Strategy):
         move = Meld(found[1])
         return move if view.can(move) else None
 
-    def _meld_candidates(self, view, hand: tuple[int, ...], side: int, budget: int):
-        melds = view.melds(side)
+    def _meld_candidates(self, view, hand: tuple[int, ...], side: int, budget: int, table: _DiscardTable):
+        # The table was just brought up to this hand: its melds of the side and whether the hand
+        # may end are the view's now (see _discard_table), without asking the view again.
+        melds = table.our_melds
         rules = view.rules
         # Naturals on the side's melds: points down and a step toward a canasta.
         for rank in melds:
@@ -354,9 +376,10 @@ class Expert(Strategy):
         if not wilds:
             return
         ours = view.canasta_count(side)
-        danger = self._hand_may_end(view)
+        danger = table.hand_may_end
         # Wild cards finish canastas: the first one lets the side go out (R12.1).
-        for rank, (naturals, jokers, deuces) in sorted(melds.items(), key=lambda item: -sum(item[1])):
+        by_size = sorted(melds.items(), key=lambda item: -(item[1][0] + item[1][1] + item[1][2]))
+        for rank, (naturals, jokers, deuces) in by_size:
             if rank < FOUR:
                 continue
             current = naturals + jokers + deuces
@@ -380,14 +403,6 @@ class Expert(Strategy):
                     use_jokers = min(hand[JOKER], use)
                     yield Meld((MeldGroup.of(rank, 0, use_jokers, use - use_jokers),))
 
-    def _hand_may_end(self, view) -> bool:
-        """Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta)."""
-        opponents = 1 - view.side
-        if not view.canasta_count(opponents) and view.stock_count > 4:
-            return False
-        sizes = view.hand_sizes
-        return min(sizes[opponents], sizes[opponents + 2]) <= 4 or view.stock_count <= 4
-
     # ------------------------------------------------------------ discard
 
     def choose_discard(self, view) -> Discard:
@@ -396,7 +411,7 @@ class Expert(Strategy):
         if sum(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
         for _cost, kind in self._discard_order(view, hand):
-            move = Discard(kind)
+            move = _DISCARDS[kind]
             if view.can(move):
                 return move
         return next(view.legal_discards())
@@ -412,15 +427,29 @@ class Expert(Strategy):
             if cached[1] != hand:
                 table.update_own_melds(view, cached[1], hand)
         else:
-            table = _DiscardTable(self, view)
+            table = _DiscardTable(self, view, hand)
         self._table_cache = (turn, hand, table)
         return table
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
-        return sorted(self._discard_costs(self._discard_table(view), hand))
+        return sorted(self._hand_costs(self._discard_table(view), hand))
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
-        return min(self._discard_costs(table or self._discard_table(view), hand))
+        return min(self._hand_costs(table or self._discard_table(view), hand))
+
+    def _hand_costs(self, table: _DiscardTable, hand) -> list[tuple[float, int]]:
+        # The last meld decision of a turn and the discard after it score the same hand against the
+        # same table: the second reuses the first's list.  The table is a new object each turn, and
+        # within a turn what the costs read from the memory (the next seat's known cards and
+        # declines, the pile's freezers) changes only by the next seat's moves or the pile's, which
+        # come in other turns: the same table and hand mean the same costs, as for the table itself.
+        memo = self._costs_memo
+        if memo is not None and memo[0] is table and memo[1] == hand:
+            return memo[2]
+        costs = self._discard_costs(table, hand)
+        if type(hand) is tuple:  # a list could change after it was remembered
+            self._costs_memo = (table, hand, costs)
+        return costs
 
     @cython.locals(
         kind=Count, count=Count, held=Count, unseen=Count, frozen=cython.bint, taker_melded=cython.bint,
@@ -540,33 +569,49 @@ class _DiscardTable:
     )
 
     @cython.locals(
-        me=Count, taker=Count, their_side=Count, side=Count, opponents=Count, kind=Count, seat=Count,
-        unknown=Count, wilds_seen=Count, rank=Count, total=Count,
+        me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
+        unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count, opponents_canasta=cython.bint,
+        taker_total=Count,
     )
-    def __init__(self, expert: Expert, view) -> None:
+    def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
+        # Each read of the view is a call: every figure is read once.
         memory = expert._memory
-        side = view.side
+        me = view.seat
+        side = me & 1
         opponents = 1 - side
         pile_size = view.pile_size
         self.pile_size = pile_size
         self.pile_worth = 40.0 + 25.0 * (pile_size + 1)
-        self.opponents_melded = view.has_melded(opponents)
+        opponents_melded = view.has_melded(opponents)
+        self.opponents_melded = opponents_melded
         opponent_melds = view.melds(opponents)
         self.opponent_meld_count = len(opponent_melds)
         self.we_melded = view.has_melded(side)
         our_melds = view.melds(side)
         self.our_melds = our_melds
-        self.hand_may_end = expert._hand_may_end(view)
-        me = view.seat
+        sizes = view.hand_sizes
+        stock_count = view.stock_count
+        # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta).
+        # Their canastas are among the melds just read (SeatView.canasta_count counts the same).
+        opponents_canasta = False
+        for meld in opponent_melds.values():
+            if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
+                opponents_canasta = True
+                break
+        if not opponents_canasta and stock_count > 4:
+            self.hand_may_end = False
+        else:
+            self.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
         taker = (me + 1) % 4
         self.taker = taker
-        their_side = taker & 1
-        self.their_melds = opponent_melds if their_side == opponents else our_melds
-        self.taker_melded = view.has_melded(their_side)
-        self.frozen = memory.pile_freezers > 0 or not self.taker_melded
+        # The next seat is always an opponent (R2.1: partners sit opposite).
+        self.their_melds = opponent_melds
+        self.taker_melded = opponents_melded
+        self.frozen = memory.pile_freezers > 0 or not opponents_melded
         # Cards of each kind out of the next player's reach or already accounted for, and the wild
         # cards among them: in hand, in the pile, on the table.
-        hand = view.hand
+        if hand is None:
+            hand = view.hand
         seen = list(hand)
         wilds_seen = hand[JOKER] + hand[TWO]
         for kind in memory.pile:
@@ -577,19 +622,24 @@ class _DiscardTable:
             for rank, meld in melds.items():
                 seen[rank] += meld[0]
                 wilds_seen += meld[1] + meld[2]
-        sizes = view.hand_sizes
-        unknown = view.stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
+        unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
         known = memory.known
+        taker_total = 0
         for seat in range(4):
             if seat != me:
                 held = known[seat]
-                total = sum(held)
+                total = 0  # sum(held), in C integers; most seats never took a pile and hold no known card
+                if held != _NO_CARDS:
+                    for kind in range(KIND_COUNT):
+                        total += held[kind]
+                if seat == taker:
+                    taker_total = total
                 if total:  # a seat is known to hold cards only after it took a pile
                     unknown -= total
                     for kind in range(KIND_COUNT):
                         seen[kind] += held[kind]
         self.seen = seen
-        share = min(1.0, max(0, sizes[taker] - sum(known[taker])) / max(1, unknown))
+        share = min(1.0, max(0, sizes[taker] - taker_total) / max(1, unknown))
         self.share = share
         self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
 
@@ -611,6 +661,14 @@ class _DiscardTable:
 # ---------------------------------------------------------------- helpers
 
 
+@cython.locals(kind=Count)
+def _forget_played(known: list[int], cards: tuple[int, ...]) -> None:
+    """A seat laid ``cards``: those it was known to hold are no longer in its hand."""
+    for kind in cards:
+        if known[kind]:
+            known[kind] -= 1
+
+
 def _table_score(view, side: int) -> int:
     """Meld points and canasta and red-3 bonuses a side has on the table now (R14.1a, b, d)."""
     rules = view.rules
@@ -625,8 +683,10 @@ def _table_score(view, side: int) -> int:
 
 
 @cython.locals(
-    mask=Count, index=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
-    joker_left=Count, deuce_left=Count, value=Count, cards=Count,
+    mask=Count, index=Count, count=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
+    joker_left=Count, deuce_left=Count, value=Count, cards=Count, minimum=Count, keep=Count, hand_size=Count,
+    forced_table=Count, forced_need=Count, forced_value=Count, slot_wilds=Count, limit=Count,
+    best_mask=Count, best_wilds=Count, best_value=Count, found=cython.bint,
 )
 def _opening(
     rules, hand: tuple[int, ...], minimum: int, *, forced: int | None, keep: int, hand_size: int
@@ -636,34 +696,59 @@ def _opening(
     ``forced`` is the rank of a pile's top card that must be melded (R10.5: it counts toward the
     minimum; the hand supplies the rest).  Returns ``(forced group or None, other groups)`` using
     the fewest wild cards (jokers first, since on the table they score more), or ``None``.
+
+    Each subset of the pairs is scored with integers only; the groups are built once, for the best.
     """
     ranks = [rank for rank in _NATURALS if hand[rank] >= 2 and rank != forced]
     ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
     del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
+    counts = [hand[rank] for rank in ranks]
+    # A slot is [rank, naturals on the table, hand naturals, wilds]; the forced slot comes first.
+    forced_table = forced_need = forced_value = 0
+    if forced is not None:
+        forced_table = hand[forced] + 1
+        forced_need = 3 - forced_table if forced_table < 3 else 0
+        forced_value = forced_table * KIND_VALUE[forced]
     jokers, deuces = hand[JOKER], hand[TWO]
-    best: tuple[tuple[int, int], list[tuple[int, int, int, int]]] | None = None
+    found = False
+    best_mask = best_wilds = best_value = 0
     for mask in range(1 << len(ranks)):
-        chosen = [ranks[index] for index in range(len(ranks)) if mask >> index & 1]
-        if forced is None and not chosen:
+        if forced is None and not mask:
             continue
-        slots: list[list[int]] = []  # [rank, naturals on the table, hand naturals, wilds]
-        if forced is not None:
-            slots.append([forced, hand[forced] + 1, hand[forced], 0])
-        slots.extend([rank, hand[rank], hand[rank], 0] for rank in chosen)
-        needed = sum([max(0, 3 - slot[1]) for slot in slots])
+        needed = forced_need
+        value = forced_value
+        cards = forced_table - 1 if forced is not None else 0
+        for index in range(len(ranks)):
+            if mask >> index & 1:
+                count = counts[index]
+                if count < 3:
+                    needed += 3 - count
+                value += count * KIND_VALUE[ranks[index]]
+                cards += count
         if needed > jokers + deuces:
             continue
-        for slot in slots:
-            slot[3] = max(0, 3 - slot[1])
-        value = sum([slot[1] * KIND_VALUE[slot[0]] for slot in slots])
         use_jokers = min(jokers, needed)
         value += use_jokers * 50 + (needed - use_jokers) * 20
         wilds = needed
         joker_left, deuce_left = jokers - use_jokers, deuces - (needed - use_jokers)
-        for slot in slots:
-            # Extra wild cards only when the naturals fall short of the minimum.
-            while value < minimum and (joker_left or deuce_left) and slot[3] < max_wilds(rules, slot[0], slot[1]):
-                slot[3] += 1
+        # Extra wild cards only when the naturals fall short of the minimum, slot by slot in order.
+        index = -1
+        while value < minimum and (joker_left or deuce_left) and index < len(ranks):
+            if index < 0:
+                if forced is None:
+                    index += 1
+                    continue
+                rank, count, slot_wilds = forced, forced_table, forced_need
+            elif mask >> index & 1:
+                rank = ranks[index]
+                count = counts[index]
+                slot_wilds = 3 - count if count < 3 else 0
+            else:
+                index += 1
+                continue
+            limit = max_wilds(rules, rank, count)
+            while value < minimum and (joker_left or deuce_left) and slot_wilds < limit:
+                slot_wilds += 1
                 wilds += 1
                 if joker_left:
                     joker_left -= 1
@@ -671,20 +756,21 @@ def _opening(
                 else:
                     deuce_left -= 1
                     value += 20
+            index += 1
         if value < minimum:
             continue
-        cards = sum([slot[2] + slot[3] for slot in slots])
+        cards += wilds
         if hand_size - cards < keep:
             continue
-        cost = (wilds, -value)
-        if best is None or cost < best[0]:
-            best = (cost, [tuple(slot) for slot in slots])
-    if best is None:
+        if not found or wilds < best_wilds or (wilds == best_wilds and value > best_value):
+            found = True
+            best_mask, best_wilds, best_value = mask, wilds, value
+    if not found:
         return None
     joker_left = jokers
     forced_group: MeldGroup | None = None
     groups: list[MeldGroup] = []
-    for rank, _table, from_hand, wilds in best[1]:
+    for rank, _table, from_hand, wilds in _opening_slots(rules, hand, minimum, forced, ranks, best_mask):
         use_jokers = min(joker_left, wilds)
         joker_left -= use_jokers
         group = MeldGroup.of(rank, from_hand, use_jokers, wilds - use_jokers)
@@ -693,3 +779,34 @@ def _opening(
         else:
             groups.append(group)
     return forced_group, tuple(groups)
+
+
+@cython.locals(mask=Count, index=Count, joker_left=Count, deuce_left=Count, value=Count, needed=Count, use_jokers=Count)
+def _opening_slots(
+    rules, hand: tuple[int, ...], minimum: int, forced: int | None, ranks: list[int], mask: int
+) -> list[list[int]]:
+    """The slots ``[rank, naturals on the table, hand naturals, wilds]`` of the subset ``mask`` of
+    ``ranks`` that :func:`_opening` chose, with the wild cards placed as it counted them."""
+    chosen = [ranks[index] for index in range(len(ranks)) if mask >> index & 1]
+    slots: list[list[int]] = []
+    if forced is not None:
+        slots.append([forced, hand[forced] + 1, hand[forced], 0])
+    slots.extend([[rank, hand[rank], hand[rank], 0] for rank in chosen])
+    for slot in slots:
+        slot[3] = max(0, 3 - slot[1])
+    needed = sum([slot[3] for slot in slots])
+    value = sum([slot[1] * KIND_VALUE[slot[0]] for slot in slots])
+    use_jokers = min(hand[JOKER], needed)
+    value += use_jokers * 50 + (needed - use_jokers) * 20
+    joker_left, deuce_left = hand[JOKER] - use_jokers, hand[TWO] - (needed - use_jokers)
+    for slot in slots:
+        # Extra wild cards only when the naturals fall short of the minimum.
+        while value < minimum and (joker_left or deuce_left) and slot[3] < max_wilds(rules, slot[0], slot[1]):
+            slot[3] += 1
+            if joker_left:
+                joker_left -= 1
+                value += 50
+            else:
+                deuce_left -= 1
+                value += 20
+    return slots

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.moves import Discard, Meld, Move
+from canasta_sim.moves import Discard, Draw, Meld, Move
 from canasta_sim.strategy import Strategy
 
 try:
@@ -13,6 +13,10 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+_DRAW = Draw()
+_DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
+"""One discard record per kind: records are immutable, so every decision can hand out the same one."""
 
 
 class Greedy(Strategy):
@@ -24,9 +28,13 @@ class Greedy(Strategy):
 
     def choose_acquire(self, view) -> Move:
         takes = list(view.legal_takes())
+        if len(takes) == 1:
+            return takes[0]
         if takes:
             # The fewest hand cards spent on the top card keeps the most for later melds.
             return min(takes, key=lambda move: (len(move.cards) + sum(len(g.cards) for g in move.extra)))
+        if view.stock_count:
+            return _DRAW  # legal_acquires lists the draw first whenever the stock has a card (R7.1)
         return next(view.legal_acquires())
 
     def choose_ask(self, view) -> bool:
@@ -36,9 +44,10 @@ class Greedy(Strategy):
         return True
 
     def choose_meld(self, view) -> Meld | None:
-        if view.partner_answer is not False:
+        answer = view.partner_answer
+        if answer is not False:
             plan = view.going_out_plan()
-            if plan is not None and plan[0] and (view.partner_answer is True or view.rules.ask_partner != "mandatory"):
+            if plan is not None and plan[0] and (answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
         # The first legal meld of the most cards, in legal_melds order: candidates come largest
         # first (ties in listing order), so usually a single legality check decides.
@@ -50,9 +59,10 @@ class Greedy(Strategy):
     @cython.locals(kind=Count, key=Count, index=Count)
     def choose_discard(self, view) -> Discard:
         hand = view.hand
-        own = view.melds(view.side)
+        side = view.side
+        own = view.melds(side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
-        theirs = () if view.is_pile_frozen else view.melds(1 - view.side)
+        theirs = () if view.is_pile_frozen else view.melds(1 - side)
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
         # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
@@ -63,7 +73,7 @@ class Greedy(Strategy):
         keys.sort()
         for index in range(len(keys)):
             key = keys[index]
-            move = Discard(KIND_COUNT - 1 - key % _KINDS)
+            move = _DISCARDS[KIND_COUNT - 1 - key % _KINDS]
             if view.can(move):
                 return move
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
