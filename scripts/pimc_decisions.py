@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from canasta_sim.engine import derive_seed, play_game  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
-from canasta_sim.strategies.pimc import SCREEN_LEAD, _Apply, _leads, _PlayoutExpert  # noqa: E402
+from canasta_sim.strategies.pimc import SCREEN_LEAD, _Apply, _leads, _pick, _PlayoutExpert  # noqa: E402
 
 
 class _HoldMelds(_PlayoutExpert):
@@ -212,18 +212,8 @@ def choose_screened(values: list[list[float]], count: int, screen: int, confiden
 
 
 def choose(values: list[list[float]], confidence: float) -> int:
-    """pimc@1's rule: candidate 0 unless another's mean paired lead over it exceeds ``confidence`` errors."""
-    count = len(values[0])
-    best, best_lead = 0, 0.0
-    for index in range(1, len(values)):
-        differences = [value - base for value, base in zip(values[index], values[0], strict=True)]
-        mean = sum(differences) / count
-        error = 0.0
-        if count > 1:
-            error = math.sqrt(sum((d - mean) ** 2 for d in differences) / (count - 1) / count)
-        if mean > confidence * error and mean > best_lead:
-            best, best_lead = index, mean
-    return best
+    """pimc's rule: candidate 0 unless another's mean paired lead over it exceeds ``confidence`` errors."""
+    return _pick(_leads(values), confidence)
 
 
 def record_game(seed: int, number: int, worlds: int, width: int, melds: bool) -> dict:

@@ -377,11 +377,17 @@ class Pimc(Expert):
             for row, extra in zip(values, self._values(view, candidates, more), strict=True):
                 row.extend(extra)
             leads = _leads(values)
-        best, best_lead = 0, 0.0
-        for index, (mean, error) in enumerate(leads, start=1):
-            if mean > self.confidence * error and mean > best_lead:
-                best, best_lead = index, mean
-        return best
+        return _pick(leads, self.confidence)
+
+
+def _pick(leads: list[tuple[float, float]], confidence: float) -> int:
+    """The first candidate, unless another's lead exceeds ``confidence`` standard errors: then the
+    one with the largest such lead."""
+    best, best_lead = 0, 0.0
+    for index, (mean, error) in enumerate(leads, start=1):
+        if mean > confidence * error and mean > best_lead:
+            best, best_lead = index, mean
+    return best
 
 
 def _leads(values: list[list[float]]) -> list[tuple[float, float]]:
