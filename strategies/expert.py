@@ -83,6 +83,121 @@ class _Memory:
         return other
 
 
+class _DiscardTable:
+    """What a discard decision reads from the view and the memory, gathered once per turn.
+
+    Scoring a discard looks at every kind in hand, and each look used to ask the view again for
+    the same melds and counts; gathering them here first gives the same figures much faster, and
+    :meth:`update_own_melds` keeps them true after the seat's own melds that turn.
+    """
+
+    __slots__ = (
+        "pile_size",
+        "pile_worth",
+        "opponents_melded",
+        "opponent_meld_count",
+        "we_melded",
+        "our_melds",
+        "hand_may_end",
+        "taker",
+        "their_melds",
+        "taker_melded",
+        "frozen",
+        "seen",
+        "share",
+        "wild_chance",
+    )
+
+    @cython.locals(
+        me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
+        unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count, opponents_canasta=cython.bint,
+        taker_total=Count, memory=_Memory, seen=list, known=list, held=list,
+    )
+    def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
+        # Each read of the view is a call: every figure is read once.
+        memory = expert._memory
+        me = view.seat
+        side = me & 1
+        opponents = 1 - side
+        pile_size = view.pile_size
+        self.pile_size = pile_size
+        self.pile_worth = 40.0 + 25.0 * (pile_size + 1)
+        opponents_melded = view.has_melded(opponents)
+        self.opponents_melded = opponents_melded
+        opponent_melds = view.melds(opponents)
+        self.opponent_meld_count = len(opponent_melds)
+        self.we_melded = view.has_melded(side)
+        our_melds = view.melds(side)
+        self.our_melds = our_melds
+        sizes = view.hand_sizes
+        stock_count = view.stock_count
+        # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta).
+        # Their canastas are among the melds just read (SeatView.canasta_count counts the same).
+        opponents_canasta = False
+        for meld in opponent_melds.values():
+            if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
+                opponents_canasta = True
+                break
+        if not opponents_canasta and stock_count > 4:
+            self.hand_may_end = False
+        else:
+            self.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
+        taker = (me + 1) % 4
+        self.taker = taker
+        # The next seat is always an opponent (R2.1: partners sit opposite).
+        self.their_melds = opponent_melds
+        self.taker_melded = opponents_melded
+        self.frozen = memory.pile_freezers > 0 or not opponents_melded
+        # Cards of each kind out of the next player's reach or already accounted for, and the wild
+        # cards among them: in hand, in the pile, on the table.
+        if hand is None:
+            hand = view.hand
+        seen = list(hand)
+        wilds_seen = hand[JOKER] + hand[TWO]
+        for kind in memory.pile:
+            seen[kind] += 1
+            if kind == JOKER or kind == TWO:
+                wilds_seen += 1
+        for melds in (our_melds, opponent_melds):
+            for rank, meld in melds.items():
+                seen[rank] += meld[0]
+                wilds_seen += meld[1] + meld[2]
+        unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
+        known = memory.known
+        taker_total = 0
+        for seat in range(4):
+            if seat != me:
+                held = known[seat]
+                total = 0  # sum(held), in C integers; most seats never took a pile and hold no known card
+                if held != _NO_CARDS:
+                    for kind in range(KIND_COUNT):
+                        total += held[kind]
+                if seat == taker:
+                    taker_total = total
+                if total:  # a seat is known to hold cards only after it took a pile
+                    unknown -= total
+                    for kind in range(KIND_COUNT):
+                        seen[kind] += held[kind]
+        self.seen = seen
+        share = min(1.0, max(0, sizes[taker] - taker_total) / max(1, unknown))
+        self.share = share
+        self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
+
+    def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:
+        """Bring the table up to date after this seat melded from ``before`` to ``after`` this turn.
+
+        A natural card melded from hand still counts once in ``seen`` (its meld instead of the
+        hand), and a wild one once in ``wild_chance``; the pile, the other seats and the memory
+        are as they were.  What changes is the side's melds, whether it has melded, and the wild
+        cards ``seen`` counts, which are those in hand.
+        """
+        side = view.side
+        self.our_melds = view.melds(side)
+        self.we_melded = view.has_melded(side)
+        for kind in (JOKER, TWO):
+            self.seen[kind] += after[kind] - before[kind]
+
+
 class Expert(Strategy):
     """The strongest built-in bot; see the module's description for how it plays.
 
@@ -128,7 +243,7 @@ class Expert(Strategy):
         self._memory = _Memory(view.pile)
         self._turn = None
 
-    @cython.locals(seat=Count, kind=Count, index=Count, what=Count)
+    @cython.locals(seat=Count, kind=Count, index=Count, what=Count, memory=_Memory, known=list, avoids=set, pile=list)
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
         # The memory's update is here rather than in a method of _Memory: every event of the game
@@ -165,12 +280,14 @@ class Expert(Strategy):
             known = memory.known[seat]
             if known[kind]:
                 known[kind] -= 1
-            memory.avoids[seat].add(kind)
+            avoids = memory.avoids[seat]
+            avoids.add(kind)
         elif what == _DRAW_EVENT:
             pile = memory.pile
             if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
                 # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
-                memory.avoids[seat].add(pile[-1])
+                avoids = memory.avoids[seat]
+                avoids.add(pile[-1])
         elif what == _TAKE_EVENT:
             known = memory.known[seat]
             avoids = memory.avoids[seat]
@@ -455,7 +572,8 @@ class Expert(Strategy):
         kind=Count, count=Count, held=Count, unseen=Count, frozen=cython.bint, taker_melded=cython.bint,
         may_end=cython.bint, we_melded=cython.bint, penalty=Count, pile_worth=cython.double, share=cython.double,
         miss=cython.double, wild_chance=cython.double, none=cython.double, one=cython.double, pair=cython.double,
-        chance=cython.double, single=cython.double, keep=cython.double,
+        chance=cython.double, single=cython.double, keep=cython.double, table=_DiscardTable, memory=_Memory,
+        known=list, avoids=set, seen=list, their_melds=dict, our_melds=dict,
     )
     def _discard_costs(self, table: _DiscardTable, hand: tuple[int, ...]) -> list[tuple[float, int]]:
         """``(cost, kind)`` for each kind in hand: the danger of handing the next seat the pile with it
@@ -527,6 +645,7 @@ class Expert(Strategy):
             costs.append((chance * pile_worth + keep, kind))
         return costs
 
+    @cython.locals(table=_DiscardTable)
     def _special_discard_cost(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
         """The cost of discarding a wild card (which freezes the pile) or a black 3 (which blocks it)."""
         if kind == BLACK_THREE:
@@ -541,121 +660,6 @@ class Expert(Strategy):
             ours = 0.6 if table.we_melded else 1.0
             cost -= 0.5 * self.freeze * table.pile_worth * min(1.0, ranks / 8.0) * ours
         return cost
-
-
-class _DiscardTable:
-    """What a discard decision reads from the view and the memory, gathered once per turn.
-
-    Scoring a discard looks at every kind in hand, and each look used to ask the view again for
-    the same melds and counts; gathering them here first gives the same figures much faster, and
-    :meth:`update_own_melds` keeps them true after the seat's own melds that turn.
-    """
-
-    __slots__ = (
-        "pile_size",
-        "pile_worth",
-        "opponents_melded",
-        "opponent_meld_count",
-        "we_melded",
-        "our_melds",
-        "hand_may_end",
-        "taker",
-        "their_melds",
-        "taker_melded",
-        "frozen",
-        "seen",
-        "share",
-        "wild_chance",
-    )
-
-    @cython.locals(
-        me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
-        unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count, opponents_canasta=cython.bint,
-        taker_total=Count,
-    )
-    def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
-        # Each read of the view is a call: every figure is read once.
-        memory = expert._memory
-        me = view.seat
-        side = me & 1
-        opponents = 1 - side
-        pile_size = view.pile_size
-        self.pile_size = pile_size
-        self.pile_worth = 40.0 + 25.0 * (pile_size + 1)
-        opponents_melded = view.has_melded(opponents)
-        self.opponents_melded = opponents_melded
-        opponent_melds = view.melds(opponents)
-        self.opponent_meld_count = len(opponent_melds)
-        self.we_melded = view.has_melded(side)
-        our_melds = view.melds(side)
-        self.our_melds = our_melds
-        sizes = view.hand_sizes
-        stock_count = view.stock_count
-        # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta).
-        # Their canastas are among the melds just read (SeatView.canasta_count counts the same).
-        opponents_canasta = False
-        for meld in opponent_melds.values():
-            if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
-                opponents_canasta = True
-                break
-        if not opponents_canasta and stock_count > 4:
-            self.hand_may_end = False
-        else:
-            self.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
-        taker = (me + 1) % 4
-        self.taker = taker
-        # The next seat is always an opponent (R2.1: partners sit opposite).
-        self.their_melds = opponent_melds
-        self.taker_melded = opponents_melded
-        self.frozen = memory.pile_freezers > 0 or not opponents_melded
-        # Cards of each kind out of the next player's reach or already accounted for, and the wild
-        # cards among them: in hand, in the pile, on the table.
-        if hand is None:
-            hand = view.hand
-        seen = list(hand)
-        wilds_seen = hand[JOKER] + hand[TWO]
-        for kind in memory.pile:
-            seen[kind] += 1
-            if kind == JOKER or kind == TWO:
-                wilds_seen += 1
-        for melds in (our_melds, opponent_melds):
-            for rank, meld in melds.items():
-                seen[rank] += meld[0]
-                wilds_seen += meld[1] + meld[2]
-        unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
-        known = memory.known
-        taker_total = 0
-        for seat in range(4):
-            if seat != me:
-                held = known[seat]
-                total = 0  # sum(held), in C integers; most seats never took a pile and hold no known card
-                if held != _NO_CARDS:
-                    for kind in range(KIND_COUNT):
-                        total += held[kind]
-                if seat == taker:
-                    taker_total = total
-                if total:  # a seat is known to hold cards only after it took a pile
-                    unknown -= total
-                    for kind in range(KIND_COUNT):
-                        seen[kind] += held[kind]
-        self.seen = seen
-        share = min(1.0, max(0, sizes[taker] - taker_total) / max(1, unknown))
-        self.share = share
-        self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
-
-    def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:
-        """Bring the table up to date after this seat melded from ``before`` to ``after`` this turn.
-
-        A natural card melded from hand still counts once in ``seen`` (its meld instead of the
-        hand), and a wild one once in ``wild_chance``; the pile, the other seats and the memory
-        are as they were.  What changes is the side's melds, whether it has melded, and the wild
-        cards ``seen`` counts, which are those in hand.
-        """
-        side = view.side
-        self.our_melds = view.melds(side)
-        self.we_melded = view.has_melded(side)
-        for kind in (JOKER, TWO):
-            self.seen[kind] += after[kind] - before[kind]
 
 
 # ---------------------------------------------------------------- helpers

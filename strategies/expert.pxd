@@ -1,0 +1,16 @@
+# C declarations for strategies/expert.py, read by Cython only (issue #18; plain Python ignores this file).
+# The expert's memory and its discard table become extension types: every event and every discard
+# decision reads and writes their fields as C struct members instead of looking each up by name.  Every
+# field stays readable and writable from Python (pimc copies the memory; the tests compare tables).
+
+cdef class _Memory:
+    cdef public list pile, known, avoids, side_melded
+    cdef public Py_ssize_t pile_freezers
+
+
+cdef class _DiscardTable:
+    cdef public Py_ssize_t pile_size, opponent_meld_count, taker
+    cdef public double pile_worth, share, wild_chance
+    cdef public bint opponents_melded, we_melded, hand_may_end, taker_melded, frozen
+    cdef public dict our_melds, their_melds
+    cdef public list seen
