@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.melds import meld_fits
 from canasta_sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -29,11 +28,54 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
-__all__ = ["legal_acquires", "legal_discards", "legal_melds", "legal_moves", "legal_takes", "meld_candidates"]
+__all__ = [
+    "legal_acquires",
+    "legal_discards",
+    "legal_melds",
+    "legal_moves",
+    "legal_takes",
+    "meld_candidates",
+    "pile_take",
+    "single_group_meld",
+]
 
 _DRAW = Draw()
 _STOP = Stop()
 _ASK = Ask()
+_SINGLE_MELDS: dict[int, Meld] = {}
+"""Single-group melds by shape (see :func:`single_group_meld`): records are immutable, so every listing
+and every strategy can hand out the same one, and the listings look them up instead of building them."""
+
+
+@cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, key=Count)
+def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> Meld:
+    """``Meld((MeldGroup.of(rank, naturals, jokers, deuces),))``, the same record every time it is asked for."""
+    if not (0 <= rank < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
+        return Meld((MeldGroup.of(rank, naturals, jokers, deuces),))  # no shape a hand can hold: not kept
+    # Five bits each for rank, naturals, jokers and deuces (C integers where compiled).
+    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
+    move = _SINGLE_MELDS.get(key)
+    if move is None:
+        move = Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
+        _SINGLE_MELDS[key] = move
+    return move
+
+
+_PILE_TAKES: dict[int, TakePile] = {}
+"""Pile takes without extra melds by shape (see :func:`pile_take`), kept as :data:`_SINGLE_MELDS` is."""
+
+
+@cython.locals(top=Count, naturals=Count, jokers=Count, deuces=Count, key=Count)
+def pile_take(top: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> TakePile:
+    """``TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)``, the same record every time."""
+    if not (0 <= top < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
+        return TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)  # no shape a hand holds: not kept
+    key = top << 15 | naturals << 10 | jokers << 5 | deuces
+    move = _PILE_TAKES.get(key)
+    if move is None:
+        move = TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
+        _PILE_TAKES[key] = move
+    return move
 
 
 def legal_moves(state: HandState) -> Iterator[Move]:
@@ -95,8 +137,7 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
                     continue
                 if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
                     continue
-                cards = (top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
-                move = TakePile(cards)
+                move = pile_take(top, naturals, jokers, deuces)
                 if state.can_take_pile(move):
                     yield move
                 elif not state.side_has_melded[side] and naturals >= 2:
@@ -106,6 +147,7 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
                         rest[top] -= naturals
                         rest[JOKER] -= jokers
                         rest[TWO] -= deuces
+                        cards = move.cards
                         for extra in _group_sets(state, rest, exclude=top):
                             move = TakePile(cards, extra)
                             if state.can_take_pile(move):
@@ -125,8 +167,10 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
     Each is well shaped (R9 on its own) but not yet judged against the turn (R6.4, R10, R12):
     a caller that only wants, say, the largest legal meld can check just the candidates that
     would beat its best so far.  ``largest_first`` yields the same candidates ordered by the
-    number of hand cards they lay, most first, ties in listing order; each move is built only
-    when it is reached, so a caller that stops at the first legal one builds few.
+    number of hand cards they lay, most first, ties in listing order.  Once the side has melded,
+    each candidate is a single-group meld kept from earlier listings (:func:`single_group_meld`);
+    an opening is built only when it is reached, so a caller that stops at the first legal one
+    builds few.
     """
     if state.phase != PLAY:
         return iter(())
@@ -135,27 +179,7 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
             openings = _openings_most_laid_first(state)
             return (Meld(tuple([MeldGroup.of(*shape) for shape in chosen])) for chosen in openings)
         return map(Meld, _opening_candidates(state))
-    shapes = _addition_shapes(state)
-    if largest_first:
-        shapes = _most_laid_first(shapes)
-    return (Meld((MeldGroup.of(*shape),)) for shape in shapes)
-
-
-@cython.locals(laid=Count, most=Count, index=Count)
-def _most_laid_first(shapes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """The shapes ordered by hand cards laid, most first, ties in listing order: a stable sort, as one
-    pass into a list per count (a meld candidate lays at most a few dozen cards)."""
-    buckets: list[list[tuple[int, int, int, int]]] = []
-    for shape in shapes:
-        laid = shape[1] + shape[2] + shape[3]
-        while len(buckets) <= laid:
-            buckets.append([])
-        buckets[laid].append(shape)
-    ordered = []
-    most = len(buckets) - 1
-    for index in range(most, -1, -1):
-        ordered.extend(buckets[index])
-    return ordered
+    return iter(_addition_melds(state, largest_first))
 
 
 def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
@@ -174,15 +198,20 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
 @cython.locals(
     most_wilds=Count, joker_limit=Count, deuce_limit=Count, rank=Count, held=Count, old_naturals=Count,
     old_jokers=Count, old_deuces=Count, existing=Count, lowest=Count, naturals=Count, jokers=Count, deuces=Count,
-    count=Count, total_naturals=Count, wilds=Count, wild_ratio=cython.bint,
+    count=Count, total_naturals=Count, wilds=Count, wild_ratio=cython.bint, largest_first=cython.bint, laid=Count,
+    index=Count, cache=dict, shapes=list, buckets=list, small=cython.bint,
 )
-def _addition_shapes(state: HandState) -> list[tuple[int, int, int, int]]:
-    """``(rank, naturals, jokers, deuces)`` from hand of each well-shaped single meld or addition.
+def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
+    """The single-group meld of each well-shaped single meld or addition from hand, in listing order, or
+    with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort,
+    one list per count laid).
 
     A list, not a generator: the loop runs compiled without a generator's resumption per shape, and
-    the moves themselves are still built only when a caller reaches them.
+    each move is looked up (:func:`single_group_meld`), not built.
     """
     shapes = []
+    buckets = []
+    cache = _SINGLE_MELDS
     hand = state.hands[state.seat]
     rules = state.rules
     melds = state.melds[state.side]
@@ -199,6 +228,8 @@ def _addition_shapes(state: HandState) -> list[tuple[int, int, int, int]]:
         if (not existing and held < 2) or (not held and not has_wilds):
             continue
         lowest = 0 if existing else 2
+        # Counts a hand can hold fit the cache's keys (single_group_meld checks the rest itself).
+        small = held < 32 and joker_limit <= 32 and deuce_limit <= 32
         for naturals in range(lowest, held + 1):
             total_naturals = old_naturals + naturals
             for jokers in range(joker_limit):
@@ -212,15 +243,40 @@ def _addition_shapes(state: HandState) -> list[tuple[int, int, int, int]]:
                         continue
                     if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
                         continue
-                    shapes.append((rank, naturals, jokers, deuces))
+                    # single_group_meld, inlined: every candidate of every listing passes here.
+                    move = None
+                    if small:
+                        move = cache.get(rank << 15 | naturals << 10 | jokers << 5 | deuces)
+                    if move is None:
+                        move = single_group_meld(rank, naturals, jokers, deuces)
+                    if largest_first:
+                        laid = naturals + jokers + deuces
+                        while len(buckets) <= laid:
+                            buckets.append([])
+                        buckets[laid].append(move)
+                    else:
+                        shapes.append(move)
+    extra = []
     for count in (3, 4):
         if hand[BLACK_THREE] >= count:
-            shapes.append((BLACK_THREE, count, 0, 0))
+            extra.append((BLACK_THREE, count, 0, 0))
     if rules.allow_wild_only_melds:
         for jokers in range(hand[JOKER] + 1):
             for deuces in range(hand[TWO] + 1):
                 if jokers + deuces:
-                    shapes.append((WILD_RANK, 0, jokers, deuces))
+                    extra.append((WILD_RANK, 0, jokers, deuces))
+    for rank, naturals, jokers, deuces in extra:
+        move = single_group_meld(rank, naturals, jokers, deuces)
+        if largest_first:
+            laid = naturals + jokers + deuces
+            while len(buckets) <= laid:
+                buckets.append([])
+            buckets[laid].append(move)
+        else:
+            shapes.append(move)
+    if largest_first:
+        for index in range(len(buckets) - 1, -1, -1):
+            shapes.extend(buckets[index])
     return shapes
 
 
@@ -314,18 +370,33 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
     yield from walk(0, counts[JOKER], counts[TWO])
 
 
+@cython.locals(
+    rank=Count, naturals=Count, jokers=Count, deuces=Count, most_wilds=Count, joker_limit=Count, deuce_limit=Count,
+    wilds=Count, held=Count, excluded=Count, wild_ratio=cython.bint,
+)
 def _group_options(rules, counts: list[int], exclude: int | None) -> list[tuple[int, list[tuple[int, int, int]]]]:
     """Each rank a new meld could be made of, with the ``(naturals, jokers, deuces)`` shapes it allows."""
     options: list[tuple[int, list[tuple[int, int, int]]]] = []
+    excluded = -1 if exclude is None else exclude
+    most_wilds = rules.max_wilds_per_meld
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    joker_limit = min(counts[JOKER], most_wilds) + 1
+    deuce_limit = min(counts[TWO], most_wilds) + 1
     for rank in range(FOUR, KIND_COUNT):
-        if rank == exclude or counts[rank] < 2:
+        held = counts[rank]
+        if rank == excluded or held < 2:
             continue
         shapes = []
-        for naturals in range(2, counts[rank] + 1):
-            for jokers in range(min(counts[JOKER], rules.max_wilds_per_meld) + 1):
-                for deuces in range(min(counts[TWO], rules.max_wilds_per_meld) + 1):
-                    if meld_fits(rules, rank, naturals, jokers, deuces):
-                        shapes.append((naturals, jokers, deuces))
+        for naturals in range(2, held + 1):
+            for jokers in range(joker_limit):
+                for deuces in range(deuce_limit):
+                    # melds.meld_fits for a natural rank with two naturals or more (R9.1, R9.2), inlined.
+                    wilds = jokers + deuces
+                    if naturals + wilds < 3 or wilds > most_wilds:
+                        continue
+                    if wild_ratio and wilds > naturals:
+                        continue
+                    shapes.append((naturals, jokers, deuces))
         options.append((rank, shapes))
     if counts[BLACK_THREE] >= 3:
         options.append((BLACK_THREE, [(n, 0, 0) for n in range(3, counts[BLACK_THREE] + 1)]))

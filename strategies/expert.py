@@ -30,6 +30,7 @@ a player at the table sees.  Moves are built straight from the hand's count vect
 from __future__ import annotations
 
 from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.legal import pile_take, single_group_meld
 from canasta_sim.melds import CANASTA_SIZE, max_wilds
 from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
@@ -336,13 +337,15 @@ class Expert(Strategy):
         candidates: list[TakePile] = []
         frozen = view.is_pile_frozen_for(side)
         if not frozen and top in view.melds(side):
-            candidates.append(TakePile())  # R8.2c.3: lay the top card off, no hand card spent
+            candidates.append(pile_take(top))  # R8.2c.3: lay the top card off, no hand card spent
         if naturals >= 2:
-            candidates.append(TakePile((top,) * naturals))
+            candidates.append(pile_take(top, naturals))
         if not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
-            wild = TWO if hand[TWO] else JOKER if hand[JOKER] else None
-            if wild is not None:
-                candidates.append(TakePile((top, wild)))
+            # The top card, its natural and a wild card: a deuce when there is one.
+            if hand[TWO]:
+                candidates.append(pile_take(top, 1, 0, 1))
+            elif hand[JOKER]:
+                candidates.append(pile_take(top, 1, 1, 0))
         for move in candidates:
             if view.can(move):
                 return move
@@ -485,10 +488,10 @@ class Expert(Strategy):
         # Naturals on the side's melds: points down and a step toward a canasta.
         for rank in melds:
             if rank >= FOUR and hand[rank]:
-                yield Meld((MeldGroup.of(rank, min(hand[rank], budget)),))
+                yield single_group_meld(rank, min(hand[rank], budget))
         for rank in _NATURALS:
             if hand[rank] >= 3 and rank not in melds and hand[rank] <= budget:
-                yield Meld((MeldGroup.of(rank, hand[rank]),))
+                yield single_group_meld(rank, hand[rank])
         wilds = hand[JOKER] + hand[TWO]
         if not wilds:
             return
@@ -506,19 +509,19 @@ class Expert(Strategy):
             worth_it = ours == 0 or jokers + deuces or danger or need == 1 or wilds > need
             if 0 < need <= min(wilds, room, budget) and worth_it:
                 use_jokers = min(hand[JOKER], need)
-                yield Meld((MeldGroup.of(rank, 0, use_jokers, need - use_jokers),))
+                yield single_group_meld(rank, 0, use_jokers, need - use_jokers)
         if danger:
             # The hand may end before our next turn: get the points out of the hand.
             for rank in _NATURALS:
                 if hand[rank] == 2 and rank not in melds and budget >= 3:
-                    wild = (JOKER,) if hand[JOKER] else (TWO,)
-                    yield Meld((MeldGroup(rank, (rank, rank) + wild),))
+                    # A pair and one wild card, a joker when there is one.
+                    yield single_group_meld(rank, 2, 1, 0) if hand[JOKER] else single_group_meld(rank, 2, 0, 1)
             for rank, (naturals, jokers, deuces) in melds.items():
                 room = max_wilds(rules, rank, naturals) - jokers - deuces
                 if rank >= FOUR and room > 0:
                     use = min(room, wilds, budget)
                     use_jokers = min(hand[JOKER], use)
-                    yield Meld((MeldGroup.of(rank, 0, use_jokers, use - use_jokers),))
+                    yield single_group_meld(rank, 0, use_jokers, use - use_jokers)
 
     # ------------------------------------------------------------ discard
 

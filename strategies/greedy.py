@@ -83,7 +83,6 @@ _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
 _VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
 
 
-@cython.locals(kind=Count)
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
     """How useful a kind is to keep, least first: the pair ``(group, detail)`` as one integer."""
     if kind == BLACK_THREE:

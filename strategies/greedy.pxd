@@ -1,0 +1,5 @@
+# C declarations for strategies/greedy.py, read by Cython only (issue #18; plain Python ignores this file).
+# choose_discard ranks every kind in hand by _usefulness: declared here, the call is a C call (cpdef: still
+# an ordinary function from Python, as tests/test_candidate_order.py uses it).
+
+cpdef Py_ssize_t _usefulness(Py_ssize_t kind, hand, own_melds, their_melds) except? -1
