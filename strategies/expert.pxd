@@ -3,6 +3,9 @@
 # decision reads and writes their fields as C struct members instead of looking each up by name.  Every
 # field stays readable and writable from Python (pimc copies the memory; the tests compare tables).
 
+cimport cython
+
+
 cdef class _Memory:
     cdef public list pile, known, avoids, side_melded
     cdef public Py_ssize_t pile_freezers
@@ -14,3 +17,8 @@ cdef class _DiscardTable:
     cdef public bint opponents_melded, we_melded, hand_may_end, taker_melded, frozen
     cdef public dict our_melds, their_melds
     cdef public list seen
+
+
+# The least (cost, kind) pair of a discard cost list, as a C call on C doubles (see _cheapest).
+@cython.locals(index=Py_ssize_t, best=Py_ssize_t, lowest=double, cost=double)
+cpdef tuple _cheapest(list costs)

@@ -530,10 +530,17 @@ class Expert(Strategy):
         hand = view.hand
         if sum(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
-        for _cost, kind in self._discard_order(view, hand):
-            move = _DISCARDS[kind]
-            if view.can(move):
-                return move
+        costs = self._hand_costs(self._discard_table(view), hand)
+        # The cheapest card is the first of the order and usually legal; then the order is not needed.
+        cheapest = _cheapest(costs)[1]
+        move = _DISCARDS[cheapest]
+        if view.can(move):
+            return move
+        for _cost, kind in sorted(costs):
+            if kind != cheapest:
+                move = _DISCARDS[kind]
+                if view.can(move):
+                    return move
         return next(view.legal_discards())
 
     def _discard_table(self, view) -> _DiscardTable:
@@ -555,7 +562,7 @@ class Expert(Strategy):
         return sorted(self._hand_costs(self._discard_table(view), hand))
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
-        return min(self._hand_costs(table or self._discard_table(view), hand))
+        return _cheapest(self._hand_costs(table or self._discard_table(view), hand))
 
     def _hand_costs(self, table: _DiscardTable, hand) -> list[tuple[float, int]]:
         # The last meld decision of a turn and the discard after it score the same hand against the
@@ -668,6 +675,24 @@ class Expert(Strategy):
 # ---------------------------------------------------------------- helpers
 
 
+def _cheapest(costs: list[tuple[float, int]]) -> tuple[float, int]:
+    """``min(costs)`` of a cost list from :meth:`Expert._discard_costs`, found on C doubles.
+
+    Its kinds rise along the list and its costs are finite, so the least pair is the first of the
+    lowest cost: the one ``min`` returns.
+    """
+    if not costs:
+        return min(costs)  # the same error as min's
+    best = 0
+    lowest = costs[0][0]
+    for index in range(1, len(costs)):
+        cost = costs[index][0]
+        if cost < lowest:
+            lowest = cost
+            best = index
+    return costs[best]
+
+
 @cython.locals(kind=Count)
 def _forget_played(known: list[int], cards: tuple[int, ...]) -> None:
     """A seat laid ``cards``: those it was known to hold are no longer in its hand."""
@@ -693,7 +718,7 @@ def _table_score(view, side: int) -> int:
     mask=Count, index=Count, count=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
     joker_left=Count, deuce_left=Count, value=Count, cards=Count, minimum=Count, keep=Count, hand_size=Count,
     forced_table=Count, forced_need=Count, forced_value=Count, slot_wilds=Count, limit=Count,
-    best_mask=Count, best_wilds=Count, best_value=Count, found=cython.bint,
+    best_mask=Count, best_wilds=Count, best_value=Count, found=cython.bint, most_wilds=Count, wild_ratio=cython.bint,
 )
 def _opening(
     rules, hand: tuple[int, ...], minimum: int, *, forced: int | None, keep: int, hand_size: int
@@ -717,6 +742,8 @@ def _opening(
         forced_need = 3 - forced_table if forced_table < 3 else 0
         forced_value = forced_table * KIND_VALUE[forced]
     jokers, deuces = hand[JOKER], hand[TWO]
+    most_wilds = rules.max_wilds_per_meld
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     found = False
     best_mask = best_wilds = best_value = 0
     for mask in range(1 << len(ranks)):
@@ -753,7 +780,11 @@ def _opening(
             else:
                 index += 1
                 continue
-            limit = max_wilds(rules, rank, count)
+            # melds.max_wilds for a natural rank (R9.2), inlined: every slot is of a natural rank.
+            if wild_ratio:
+                limit = most_wilds if most_wilds < count else count
+            else:
+                limit = most_wilds if count >= 2 else 0
             while value < minimum and (joker_left or deuce_left) and slot_wilds < limit:
                 slot_wilds += 1
                 wilds += 1
