@@ -293,7 +293,7 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
 
 
 @cython.locals(cards=Count, value=Count, minimum=Count, hand_size=Count, rank=Count, naturals=Count, jokers=Count,
-               deuces=Count, index=Count)
+               deuces=Count, index=Count, joker_points=Count, deuce_points=Count)
 def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, int, int], ...]]:
     """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes, ordered by hand cards
     laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
@@ -306,13 +306,16 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     minimum = state.requirements[state.side]
     hand_size = state.hand_sizes[state.seat]
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
+    values = KIND_VALUE
+    joker_points = values[JOKER]
+    deuce_points = values[TWO]
     for chosen in _shape_sets(_group_options(state.rules, hand, None), hand[JOKER], hand[TWO]):
         cards = 0
         value = 0
         for rank, naturals, jokers, deuces in chosen:
             cards += naturals + jokers + deuces
             # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
-            value += KIND_VALUE[rank] * naturals + KIND_VALUE[JOKER] * jokers + KIND_VALUE[TWO] * deuces
+            value += values[rank] * naturals + joker_points * jokers + deuce_points * deuces
         # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
         if hand_size - cards > 1 and value < minimum:
             continue

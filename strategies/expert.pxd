@@ -22,3 +22,8 @@ cdef class _DiscardTable:
 # The least (cost, kind) pair of a discard cost list, as a C call on C doubles (see _cheapest).
 @cython.locals(index=Py_ssize_t, best=Py_ssize_t, lowest=double, cost=double)
 cpdef tuple _cheapest(list costs)
+
+
+# on_event's update of a seat's known cards after it laid some: a C call.
+@cython.locals(kind=Py_ssize_t)
+cdef _forget_played(list known, cards)

@@ -693,7 +693,6 @@ def _cheapest(costs: list[tuple[float, int]]) -> tuple[float, int]:
     return costs[best]
 
 
-@cython.locals(kind=Count)
 def _forget_played(known: list[int], cards: tuple[int, ...]) -> None:
     """A seat laid ``cards``: those it was known to hold are no longer in its hand."""
     for kind in cards:
@@ -719,6 +718,7 @@ def _table_score(view, side: int) -> int:
     joker_left=Count, deuce_left=Count, value=Count, cards=Count, minimum=Count, keep=Count, hand_size=Count,
     forced_table=Count, forced_need=Count, forced_value=Count, slot_wilds=Count, limit=Count,
     best_mask=Count, best_wilds=Count, best_value=Count, found=cython.bint, most_wilds=Count, wild_ratio=cython.bint,
+    size=Count, has_forced=cython.bint, ranks=list, counts=list, points=list,
 )
 def _opening(
     rules, hand: tuple[int, ...], minimum: int, *, forced: int | None, keep: int, hand_size: int
@@ -735,6 +735,9 @@ def _opening(
     ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
     del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
     counts = [hand[rank] for rank in ranks]
+    points = [hand[rank] * KIND_VALUE[rank] for rank in ranks]  # each slot's natural cards, in points
+    size = len(ranks)
+    has_forced = forced is not None
     # A slot is [rank, naturals on the table, hand naturals, wilds]; the forced slot comes first.
     forced_table = forced_need = forced_value = 0
     if forced is not None:
@@ -746,18 +749,18 @@ def _opening(
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     found = False
     best_mask = best_wilds = best_value = 0
-    for mask in range(1 << len(ranks)):
-        if forced is None and not mask:
+    for mask in range(1 << size):
+        if not has_forced and not mask:
             continue
         needed = forced_need
         value = forced_value
-        cards = forced_table - 1 if forced is not None else 0
-        for index in range(len(ranks)):
+        cards = forced_table - 1 if has_forced else 0
+        for index in range(size):
             if mask >> index & 1:
                 count = counts[index]
                 if count < 3:
                     needed += 3 - count
-                value += count * KIND_VALUE[ranks[index]]
+                value += points[index]
                 cards += count
         if needed > jokers + deuces:
             continue
@@ -767,14 +770,13 @@ def _opening(
         joker_left, deuce_left = jokers - use_jokers, deuces - (needed - use_jokers)
         # Extra wild cards only when the naturals fall short of the minimum, slot by slot in order.
         index = -1
-        while value < minimum and (joker_left or deuce_left) and index < len(ranks):
+        while value < minimum and (joker_left or deuce_left) and index < size:
             if index < 0:
-                if forced is None:
+                if not has_forced:
                     index += 1
                     continue
-                rank, count, slot_wilds = forced, forced_table, forced_need
+                count, slot_wilds = forced_table, forced_need
             elif mask >> index & 1:
-                rank = ranks[index]
                 count = counts[index]
                 slot_wilds = 3 - count if count < 3 else 0
             else:
