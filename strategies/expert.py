@@ -453,10 +453,7 @@ class Expert(Strategy):
         table = self._discard_table(view)
         usable = list(hand)
         usable[self._cheapest_discard(view, hand, table)[1]] -= 1
-        for move in self._meld_candidates(view, usable, side, budget, table):
-            if view.can(move):
-                return move
-        return None
+        return self._first_legal_meld(view, usable, side, budget, table)
 
     def _opening_meld(self, view, hand: tuple[int, ...], size: int) -> Meld | None:
         """The initial meld (R10), keeping back a card that is safe to discard after it."""
@@ -480,7 +477,17 @@ class Expert(Strategy):
         move = Meld(found[1])
         return move if view.can(move) else None
 
-    def _meld_candidates(self, view, hand: tuple[int, ...], side: int, budget: int, table: _DiscardTable):
+    @cython.locals(
+        table=_DiscardTable, melds=dict, rank=Count, budget=Count, wilds=Count, ours=Count, danger=cython.bint,
+        naturals=Count, jokers=Count, deuces=Count, current=Count, need=Count, room=Count, use=Count,
+        use_jokers=Count, worth_it=cython.bint,
+    )
+    def _first_legal_meld(self, view, hand, side: int, budget: int, table: _DiscardTable) -> Meld | None:
+        """The first legal meld, in this order, of: naturals on the side's melds, natural triples, wild cards
+        completing canastas, and when the hand may end, pairs with a wild card and wild cards on melds.
+
+        Each candidate is checked where it is found (a generator's resumption per candidate costs more).
+        """
         # The table was just brought up to this hand: its melds of the side and whether the hand
         # may end are the view's now (see _discard_table), without asking the view again.
         melds = table.our_melds
@@ -488,13 +495,17 @@ class Expert(Strategy):
         # Naturals on the side's melds: points down and a step toward a canasta.
         for rank in melds:
             if rank >= FOUR and hand[rank]:
-                yield single_group_meld(rank, min(hand[rank], budget))
+                move = single_group_meld(rank, min(hand[rank], budget))
+                if view.can(move):
+                    return move
         for rank in _NATURALS:
             if hand[rank] >= 3 and rank not in melds and hand[rank] <= budget:
-                yield single_group_meld(rank, hand[rank])
+                move = single_group_meld(rank, hand[rank])
+                if view.can(move):
+                    return move
         wilds = hand[JOKER] + hand[TWO]
         if not wilds:
-            return
+            return None
         ours = view.canasta_count(side)
         danger = table.hand_may_end
         # Wild cards finish canastas: the first one lets the side go out (R12.1).
@@ -509,19 +520,26 @@ class Expert(Strategy):
             worth_it = ours == 0 or jokers + deuces or danger or need == 1 or wilds > need
             if 0 < need <= min(wilds, room, budget) and worth_it:
                 use_jokers = min(hand[JOKER], need)
-                yield single_group_meld(rank, 0, use_jokers, need - use_jokers)
+                move = single_group_meld(rank, 0, use_jokers, need - use_jokers)
+                if view.can(move):
+                    return move
         if danger:
             # The hand may end before our next turn: get the points out of the hand.
             for rank in _NATURALS:
                 if hand[rank] == 2 and rank not in melds and budget >= 3:
                     # A pair and one wild card, a joker when there is one.
-                    yield single_group_meld(rank, 2, 1, 0) if hand[JOKER] else single_group_meld(rank, 2, 0, 1)
+                    move = single_group_meld(rank, 2, 1, 0) if hand[JOKER] else single_group_meld(rank, 2, 0, 1)
+                    if view.can(move):
+                        return move
             for rank, (naturals, jokers, deuces) in melds.items():
                 room = max_wilds(rules, rank, naturals) - jokers - deuces
                 if rank >= FOUR and room > 0:
                     use = min(room, wilds, budget)
                     use_jokers = min(hand[JOKER], use)
-                    yield single_group_meld(rank, 0, use_jokers, use - use_jokers)
+                    move = single_group_meld(rank, 0, use_jokers, use - use_jokers)
+                    if view.can(move):
+                        return move
+        return None
 
     # ------------------------------------------------------------ discard
 
