@@ -8,6 +8,9 @@ outside the source tree that
 * ``canasta-sim --version`` reports every hot module compiled (``compiled (16 of 16 hot modules)``), and
 * a short ``canasta-sim run`` plays and reports the compiled build in its ``run.json``.
 
+``--profile-guided`` builds as released Linux wheels are built (``CANASTA_SIM_PGO=1``: GCC's
+profile-guided build, trained on a few games inside the build) and checks the wheel says so too.
+
 Releases build their wheels for Linux, macOS and Windows with cibuildwheel (``[tool.cibuildwheel]``
 in ``pyproject.toml``, which runs the same ``--version`` check on every wheel); cibuildwheel's Linux
 builds need container images, so this script is the check that runs anywhere.  Exit 0 when the wheel
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -29,9 +33,9 @@ ROOT = Path(__file__).resolve().parent.parent
 COMPILED_PATTERN = re.compile(r"compiled \((\d+) of (\d+) hot modules\)")
 
 
-def _run(command: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProcess:
+def _run(command: list[str], cwd: Path, timeout: float, environment: dict[str, str] | None = None):
     print("$ " + " ".join(command), flush=True)
-    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout)
+    return subprocess.run(command, capture_output=True, text=True, cwd=cwd, timeout=timeout, env=environment)
 
 
 def _expected_modules() -> int:
@@ -48,13 +52,17 @@ def main(argv: list[str] | None = None) -> int:
     """Build, install in a fresh environment, check; print each step."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="build into this folder and keep the wheel and environment there")
+    parser.add_argument("--profile-guided", action="store_true",
+                        help="build with CANASTA_SIM_PGO=1, as released Linux wheels are, and check it took")
     args = parser.parse_args(argv)
     expected = _expected_modules()
+    build_environment = {**os.environ, "CANASTA_SIM_PGO": "1" if args.profile_guided else "0"}
     with tempfile.TemporaryDirectory() as scratch:
         work = args.keep or Path(scratch)
         work.mkdir(parents=True, exist_ok=True)
         dist = work / "dist"
-        built = _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], ROOT, 3600)
+        built = _run([sys.executable, "-m", "build", "--wheel", "--outdir", str(dist), str(ROOT)], ROOT, 3600,
+                     build_environment)
         if built.returncode != 0:
             print(f"build_wheel_check: the wheel did not build:\n{built.stderr[-4000:]}", file=sys.stderr)
             return 1
@@ -82,6 +90,10 @@ def main(argv: list[str] | None = None) -> int:
         if version.returncode != 0 or found is None or int(found[1]) != expected or int(found[2]) != expected:
             print(f"build_wheel_check: the installed wheel does not run all {expected} hot modules compiled:\n"
                   f"{version.stdout}{version.stderr}", file=sys.stderr)
+            return 1
+        if args.profile_guided and not version.stdout.strip().endswith(", profile-guided"):
+            why = built.stderr[-4000:]
+            print(f"build_wheel_check: the wheel was not built profile-guided:\n{why}", file=sys.stderr)
             return 1
         out = work / "run"
         played = _run([str(bin_folder / "canasta-sim"), "run", "--games", "20", "--seed", "1", "--workers", "1",

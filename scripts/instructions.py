@@ -13,6 +13,12 @@ share of the floor's by instruction count.  Instruction counts do not depend on 
 this ratio is stable where ``scripts/bench.py``'s clock ratio is not; it is a ratio of instructions, not
 of times (instructions per cycle differ between the two loops).  ``--out DIR`` keeps the callgrind
 files for ``callgrind_annotate``.
+
+``--cache`` also simulates the caches and branch predictors (callgrind's ``--cache-sim=yes
+--branch-sim=yes``, several times slower) and prints, per hand of each, the misses of the first-level
+instruction and data caches and the mispredicted branches: why a hand of the matchup costs more time
+per instruction than a hand of the floor.  Simulated, not measured: valgrind's caches are modelled on
+the host's sizes, and its indirect-branch predictor is simpler than a real one's.
 """
 
 from __future__ import annotations
@@ -57,9 +63,21 @@ print(count)
 """
 
 
-def _count(code: str, arguments: list[str], out: Path, pure: bool = False) -> tuple[int, int, str]:
-    """(instructions, the number the child printed last, its first line) of ``python -c code arguments``."""
-    command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", code, *arguments]
+CACHE_EVENTS = {"I1mr": "instruction cache misses", "D1mr": "data cache read misses",
+                "D1mw": "data cache write misses", "Bcm": "conditional branches mispredicted",
+                "Bim": "indirect branches mispredicted"}
+"""callgrind's event names under ``--cache-sim=yes --branch-sim=yes``, and what each counts."""
+
+
+def _count(code: str, arguments: list[str], out: Path, pure: bool = False, cache: bool = False):
+    """(events, the number the child printed last, its first line) of ``python -c code arguments``.
+
+    ``events`` maps callgrind's event names (``Ir``: instructions; with ``cache`` also ``CACHE_EVENTS``)
+    to their totals.
+    """
+    simulation = ["--cache-sim=yes", "--branch-sim=yes"] if cache else []
+    command = ["valgrind", "--tool=callgrind", *simulation, f"--callgrind-out-file={out}", sys.executable, "-c",
+               code, *arguments]
     # A fixed hash seed: string hashes and set orders then cost the same instructions in every run.
     environment = {**os.environ, "PYTHONHASHSEED": "0"}
     if pure:
@@ -67,11 +85,14 @@ def _count(code: str, arguments: list[str], out: Path, pure: bool = False) -> tu
     completed = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=environment, timeout=3600)
     if completed.returncode != 0:
         raise SystemExit(f"instructions: {' '.join(command[:4])} failed:\n{completed.stderr.strip()[-2000:]}")
-    match = re.search(r"^(?:summary|totals): (\d+)", out.read_text(errors="replace"), re.MULTILINE)
-    if match is None:
-        raise SystemExit(f"instructions: no instruction total in {out}")
+    text = out.read_text(errors="replace")
+    names = re.search(r"^events: (.+)$", text, re.MULTILINE)
+    totals = re.search(r"^(?:summary|totals): (.+)$", text, re.MULTILINE)
+    if names is None or totals is None:
+        raise SystemExit(f"instructions: no event totals in {out}")
+    events = dict(zip(names.group(1).split(), map(int, totals.group(1).split()), strict=False))
     lines = completed.stdout.splitlines()
-    return int(match.group(1)), int(lines[-1]), lines[0]
+    return events, int(lines[-1]), lines[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="keep the callgrind files in this folder")
     parser.add_argument("--pure", action="store_true",
                         help="run every module from its Python source (CANASTA_SIM_PURE_PYTHON=1)")
+    parser.add_argument("--cache", action="store_true",
+                        help="also simulate the caches and branch predictors (slower) and print their misses")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("instructions: valgrind is not installed", file=sys.stderr)
@@ -88,17 +111,30 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="instructions-")) if args.out is None else args.out
     folder.mkdir(parents=True, exist_ok=True)
     floor_path = str(ROOT / "scripts" / "floor.py")
-    games_total, hands, build = _count(_MATCHUP, [str(args.games)], folder / "callgrind.matchup", args.pure)
-    games_base, _, _ = _count(_MATCHUP, ["0"], folder / "callgrind.matchup-base", args.pure)
-    floor_total, floor_hands, _ = _count(_FLOOR, [str(args.floor_hands), floor_path], folder / "callgrind.floor")
-    floor_base, _, _ = _count(_FLOOR, ["0", floor_path], folder / "callgrind.floor-base")
-    per_hand = (games_total - games_base) / hands
-    floor_per_hand = (floor_total - floor_base) / floor_hands
+    games, hands, build = _count(_MATCHUP, [str(args.games)], folder / "callgrind.matchup", args.pure, args.cache)
+    games_base, _, _ = _count(_MATCHUP, ["0"], folder / "callgrind.matchup-base", args.pure, args.cache)
+    floor, floor_hands, _ = _count(_FLOOR, [str(args.floor_hands), floor_path], folder / "callgrind.floor",
+                                   cache=args.cache)
+    floor_base, _, _ = _count(_FLOOR, ["0", floor_path], folder / "callgrind.floor-base", cache=args.cache)
+
+    def per_hand(total: dict[str, int], base: dict[str, int], count: int, event: str) -> float:
+        return (total.get(event, 0) - base.get(event, 0)) / count
+
+    matchup_instructions = per_hand(games, games_base, hands, "Ir")
+    floor_instructions = per_hand(floor, floor_base, floor_hands, "Ir")
     print(f"build                          {build}")
     print(f"expert vs greedy               {args.games} games, {hands} hands, "
-          f"{per_hand / 1e6:.3f} million instructions a hand")
-    print(f"floor                          {floor_hands} hands, {floor_per_hand / 1e6:.3f} million instructions a hand")
-    print(f"share of the floor             {floor_per_hand / per_hand:.3f} (by instruction count)")
+          f"{matchup_instructions / 1e6:.3f} million instructions a hand")
+    print(f"floor                          {floor_hands} hands, "
+          f"{floor_instructions / 1e6:.3f} million instructions a hand")
+    print(f"share of the floor             {floor_instructions / matchup_instructions:.3f} (by instruction count)")
+    if args.cache:
+        print("simulated, a hand                 expert vs greedy        floor   (per 1,000 instructions)")
+        for event, meaning in CACHE_EVENTS.items():
+            matchup = per_hand(games, games_base, hands, event)
+            floor_value = per_hand(floor, floor_base, floor_hands, event)
+            print(f"  {meaning:<36} {matchup:>9,.0f} ({1000 * matchup / matchup_instructions:4.1f})"
+                  f" {floor_value:>9,.0f} ({1000 * floor_value / floor_instructions:4.1f})")
     if args.out is None:
         shutil.rmtree(folder)
     return 0

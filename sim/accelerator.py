@@ -37,6 +37,9 @@ PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"
 """Set it (to anything but ``""`` or ``"0"``) to run every module from its Python source."""
 
 
+BUILD_RECORD_NAME = "_build.json"
+"""Beside the compiled files: how they were built (``profile_guided``, and ``without_profile_guidance``: why not)."""
+
 LINKED_MODULES = {"canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine"}),)}
 """Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
 built in three modules, ``sim/melding.pxd``, and the view and the engine read its fields): they run all
@@ -135,6 +138,25 @@ def status() -> dict[str, str]:
     return found
 
 
+def profile_guided(folders: list[Path] | None = None) -> bool | None:
+    """Whether the compiled modules were built profile-guided; None when no build record says.
+
+    ``folders``: the packages' folders holding the compiled files and their ``_build.json`` (default:
+    those of the packages imported now).  ``CANASTA_SIM_PGO=1 pip install ...`` asks ``setup.py`` for
+    GCC's profile-guided build (issue #18).  The record is missing where nothing was compiled, or from a
+    build older than the record.
+    """
+    if folders is None:
+        folders = [Path(importlib.import_module(package).__path__[0]) for package in sorted(_REGISTERED)]
+    answers = []
+    for folder in folders:
+        record = Path(folder) / BUILD_RECORD_NAME
+        if not record.is_file():
+            return None
+        answers.append(json.loads(record.read_text()).get("profile_guided") is True)
+    return all(answers) if answers else None
+
+
 def describe() -> str:
     """One line for ``--version``, ``run.json`` and the benchmark: how much of the hot loop is compiled."""
     modules = status()
@@ -144,6 +166,7 @@ def describe() -> str:
     if compiled == 0 and pure_python_requested():
         return f"pure Python ({PURE_PYTHON_VARIABLE} is set)"
     if compiled == len(modules):
-        return f"compiled ({compiled} of {len(modules)} hot modules)"
+        guided = {True: ", profile-guided", False: ", not profile-guided", None: ""}[profile_guided()]
+        return f"compiled ({compiled} of {len(modules)} hot modules){guided}"
     from_source = ", ".join(name for name, state in modules.items() if state == "source")
     return f"partly compiled ({compiled} of {len(modules)} hot modules; from source: {from_source})"

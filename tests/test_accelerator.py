@@ -171,3 +171,71 @@ def test_without_a_manifest_nothing_is_rerouted(made_up_package):
 @pytest.mark.parametrize(("value", "pure"), [("", False), ("0", False), ("1", True), ("yes", True)])
 def test_pure_python_variable_is_on_for_any_value_but_empty_or_zero(value, pure):
     assert accelerator.pure_python_requested({accelerator.PURE_PYTHON_VARIABLE: value}) is pure
+
+
+def setup_constant(name: str):
+    """A constant of setup.py (a string or literal), read without running the build."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == name for target in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"setup.py defines no {name}")
+
+
+def test_the_build_record_name_is_the_one_setup_writes():
+    assert setup_constant("BUILD_RECORD_NAME") == accelerator.BUILD_RECORD_NAME
+
+
+@pytest.mark.parametrize(
+    ("records", "expected"),
+    [
+        ([True, True], True),
+        ([True, False], False),
+        ([False], False),
+        ([True, None], None),  # a package built before the record existed
+        ([], None),
+    ],
+)
+def test_profile_guided_reads_every_package_record(tmp_path, records, expected):
+    folders = []
+    for index, guided in enumerate(records):
+        folder = tmp_path / f"package{index}"
+        folder.mkdir()
+        if guided is not None:
+            reason = None if guided else "not asked for"
+            record = {"profile_guided": guided, "without_profile_guidance": reason}
+            (folder / accelerator.BUILD_RECORD_NAME).write_text(json.dumps(record))
+        folders.append(folder)
+    assert accelerator.profile_guided(folders) is expected
+
+
+@pytest.mark.timeout(120)
+def test_the_profile_training_plays_the_installed_modules_with_only_the_engine_and_bots():
+    # The profile-guided build (CANASTA_SIM_PGO=1) trains in the build's own environment, where only
+    # setuptools and Cython are installed; here it runs against this install's folders.  It must play
+    # its games, import nothing the build environment lacks, and name any module it played from source.
+    import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules)
+
+    folders = {package: [str(ROOT / folder)] for package, folder in FOLDERS.items()}
+    compiled = [f"{package}.{module}" for package, modules in compiled_by_setup().items() for module in modules]
+    blocked = "import sys\nfor name in ('pyarrow', 'pandas', 'numpy'):\n    sys.modules[name] = None\n"
+    completed = subprocess.run(
+        [sys.executable, "-c", blocked + setup_constant("_TRAINING"), json.dumps(folders), json.dumps(compiled)],
+        capture_output=True, text=True, timeout=110, cwd=ROOT,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    states = accelerator.status()
+    from_source = {name for name, state in states.items() if state == "source" and name != "canasta_sim.records"}
+    printed = completed.stdout.strip()
+    assert (set(printed.split()) if printed != "compiled" else set()) == from_source
+
+
+def test_the_installed_build_says_whether_it_is_profile_guided():
+    import canasta_sim.strategies  # noqa: F401
+
+    guided = accelerator.profile_guided()
+    described = accelerator.describe()
+    if guided is None or accelerator.pure_python_requested():
+        assert "profile-guided" not in described
+    else:
+        assert described.endswith(", profile-guided" if guided else ", not profile-guided")
