@@ -12,3 +12,20 @@ cdef class MeldingRules:
     cdef public object scores_before, seat_has_melded, side_has_melded, side_turns, stock, turn_laid
     cdef public object turn_new_ranks, went_out_concealed, went_out_seat
     cdef public Py_ssize_t seat, turn_count, pile_freezers, meld_changes
+
+    # Called from C by the hand state's own checks and moves (cpdef: still ordinary methods from Python).
+    cpdef _malformed(self, move, value)
+    cpdef _fail(self, rule, reason, move)
+    cpdef _verify_phase(self, move, phase)
+    cpdef _go_out(self)
+    cpdef _end(self, reason)
+    cpdef bint _take_vouch(self, move)
+    cpdef _verify_in_hand(self, move, list used)
+    cpdef _collect(self, move, groups, dict additions, list used)
+    cpdef _verify_additions(self, move, dict additions)
+    cpdef _verify_black_three_timing(self, move, dict additions, hand_after)
+    cpdef _verify_going_out(self, move, hand_after, dict additions)
+    cpdef _lay(self, dict additions, list used)
+    cpdef verify_meld(self, move)
+    cpdef _verify_still_going_out(self, move, dict additions, list used)
+    cpdef meld(self, move)

@@ -21,6 +21,19 @@ class PileRules(MeldingRules):
 
     __slots__ = ()  # HandState holds the fields
 
+    def is_pile_blocked(self) -> bool:
+        """R8.1a, R5.2: a wild card (per ``blocking_wild_cards``) or a black 3 is on top."""
+        if not self.pile:
+            return False
+        top = self.pile[-1]
+        if top == JOKER or top == BLACK_THREE:
+            return True
+        return top == TWO and self.rules.blocking_wild_cards == "any_wild"
+
+    def is_pile_frozen_for(self, side: int) -> bool:
+        """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
+        return self.pile_freezers > 0 or not self.side_has_melded[side]
+
     def verify_take_pile(self, move: TakePile) -> None:
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
         self._verify_phase(move, ACQUIRE)

@@ -21,7 +21,6 @@ from canasta_sim.cards import (
     BLACK_THREE,
     CARD_COUNT,
     CARD_KIND,
-    JOKER,
     KIND_COUNT,
     KIND_NAMES,
     RED_THREE,
@@ -45,7 +44,6 @@ from canasta_sim.moves import (
     Stop,
     TakePile,
     is_kind,
-    record_kinds,
 )
 from canasta_sim.phases import (
     ACQUIRE,
@@ -360,10 +358,6 @@ class HandState(PileRules):
         self.side_turns[seat & 1] += 1
         self.phase = ACQUIRE
 
-    def _end(self, reason: str) -> None:
-        self.phase = OVER
-        self.end_reason = reason
-
     # ------------------------------------------------------------------ queries
 
     @property
@@ -386,22 +380,9 @@ class HandState(PileRules):
         """The kind on top of the discard pile, or ``None`` when it is empty."""
         return self.pile[-1] if self.pile else None
 
-    def is_pile_blocked(self) -> bool:
-        """R8.1a, R5.2: a wild card (per ``blocking_wild_cards``) or a black 3 is on top."""
-        if not self.pile:
-            return False
-        top = self.pile[-1]
-        if top == JOKER or top == BLACK_THREE:
-            return True
-        return top == TWO and self.rules.blocking_wild_cards == "any_wild"
-
     def is_pile_frozen(self) -> bool:
         """R8.1b: the pile holds a wild card or a red 3 (or a black 3 under ``black_three_freezes_pile``)."""
         return self.pile_freezers > 0
-
-    def is_pile_frozen_for(self, side: int) -> bool:
-        """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
-        return self.pile_freezers > 0 or not self.side_has_melded[side]
 
     def canasta_count(self, side: int) -> int:
         """How many canastas the side has on the table (R11.1)."""
@@ -435,35 +416,6 @@ class HandState(PileRules):
         return 0 if self.side_has_melded[side] else self.requirements[side]
 
     # ------------------------------------------------------------------ helpers
-
-    def _malformed(self, move: Move, value: object) -> IllegalMoveError:
-        # E1: a record built by hand may hold a value that is no card kind at all.  The message
-        # names the record's type only, since printing the move would itself fail on that value.
-        return IllegalMoveError(
-            "E1",
-            f"a {type(move).__name__} holds {value!r}, which is not a card kind (a whole number 0-{KIND_COUNT - 1})",
-            seat=self.actor,
-            phase=self.phase,
-        )
-
-    def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
-        # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
-        for value in record_kinds(move):
-            if not is_kind(value):
-                return self._malformed(move, value)
-        return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
-
-    def _verify_phase(self, move: Move, phase: str) -> None:
-        if self.phase != phase:
-            if self.phase == OVER:
-                raise self._fail("R12.3", "the hand is over", move)
-            # The move itself heads the error's message; printing it here too would fail on a malformed record.
-            raise self._fail("R6.1", f"this move belongs to the {phase} phase, not the {self.phase} phase", move)
-
-    def _go_out(self) -> None:
-        self.went_out_seat = self.seat
-        self.went_out_concealed = self._is_concealed_now()
-        self._end(END_WENT_OUT)
 
     def _next_turn(self) -> None:
         self.seat = (self.seat + 1) % 4
@@ -691,18 +643,55 @@ class HandState(PileRules):
 
     def verify(self, move: Move) -> None:
         """Raise :class:`IllegalMoveError` if ``move`` is not legal now; a non-move raises it too."""
-        method = _VERIFIERS.get(type(move))
-        if method is None:
+        if not self._verify_move(move):
             raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
-        method(self, move)
+
+    def _verify_move(self, move: Move) -> bool:
+        """Run the move's ``verify_x``; ``False`` for what is no move (a subclass of a move's record is none either).
+
+        The dispatch tests the exact type, commonest first, rather than looking it up in a table: compiled,
+        each ``verify_x`` is then a C method call (sim/state.pxd), and strategies ask this for most moves.
+        """
+        move_type = type(move)
+        if move_type is Meld:
+            self.verify_meld(move)
+        elif move_type is TakePile:
+            self.verify_take_pile(move)
+        elif move_type is Discard:
+            self.verify_discard(move)
+        elif move_type is Draw:
+            self.verify_draw(move)
+        elif move_type is Stop:
+            self.verify_stop(move)
+        elif move_type is Ask:
+            self.verify_ask(move)
+        elif move_type is Answer:
+            self.verify_answer(move)
+        else:
+            return False
+        return True
 
     def is_legal(self, move: Move) -> bool:
         """Return whether ``move`` is legal now."""
-        method = _VERIFIERS.get(type(move))  # verify, inlined: strategies ask this for most moves they make
-        if method is None:
-            return False
+        # _verify_move, inlined: strategies ask this for most moves they make.
+        move_type = type(move)
         try:
-            method(self, move)
+            if move_type is Meld:
+                self.verify_meld(move)
+            elif move_type is TakePile:
+                self.verify_take_pile(move)
+            elif move_type is Discard:
+                self.verify_discard(move)
+            elif move_type is Draw:
+                self.verify_draw(move)
+            elif move_type is Stop:
+                self.verify_stop(move)
+            elif move_type is Ask:
+                self.verify_ask(move)
+            elif move_type is Answer:
+                self.verify_answer(move)
+            else:
+                return False
         except IllegalMoveError:
             return False
         # Strategies check a move and the engine then applies that very object: remember it, so
@@ -710,18 +699,26 @@ class HandState(PileRules):
         self._vouched = move
         return True
 
-    def _take_vouch(self, move: Move) -> bool:
-        """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
-        vouched = self._vouched is move
-        self._vouched = None
-        return vouched
-
     def apply(self, move: Move) -> None:
         """Verify and apply any move."""
-        method = _APPLIERS.get(type(move))
-        if method is None:
+        # The exact type, as in _verify_move: compiled, each move's method is a C method call.
+        move_type = type(move)
+        if move_type is Discard:
+            self.discard(move)
+        elif move_type is Draw:
+            self.draw(move)
+        elif move_type is Meld:
+            self.meld(move)
+        elif move_type is TakePile:
+            self.take_pile(move)
+        elif move_type is Stop:
+            self.stop(move)
+        elif move_type is Ask:
+            self.ask(move)
+        elif move_type is Answer:
+            self.answer_ask(move)
+        else:
             raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
-        method(self, move)
 
     # ------------------------------------------------------------------ invariants
 
@@ -734,22 +731,3 @@ class HandState(PileRules):
         """R14.1a: card points of the side's melds."""
         return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
 
-
-_VERIFIERS = {
-    Draw: HandState.verify_draw,
-    TakePile: HandState.verify_take_pile,
-    Meld: HandState.verify_meld,
-    Ask: HandState.verify_ask,
-    Answer: HandState.verify_answer,
-    Discard: HandState.verify_discard,
-    Stop: HandState.verify_stop,
-}
-_APPLIERS = {
-    Draw: HandState.draw,
-    TakePile: HandState.take_pile,
-    Meld: HandState.meld,
-    Ask: HandState.ask,
-    Answer: HandState.answer_ask,
-    Discard: HandState.discard,
-    Stop: HandState.stop,
-}
