@@ -12,6 +12,7 @@ cdef class MeldingRules:
     cdef public object scores_before, seat_has_melded, side_has_melded, side_turns, stock, turn_laid
     cdef public object turn_new_ranks, went_out_concealed, went_out_seat
     cdef public Py_ssize_t seat, turn_count, pile_freezers, meld_changes
+    cdef public bint _probing
 
     # Called from C by the hand state's own checks and moves (cpdef: still ordinary methods from Python).
     cpdef _malformed(self, move, value)

@@ -27,6 +27,11 @@ Count = cython.typedef(cython.Py_ssize_t)
 
 __all__ = ["MeldingRules"]
 
+_REFUSED = IllegalMoveError("E0", "refused while probing (HandState.is_legal and the can_x methods discard this error)")
+"""The error a rule check raises while :attr:`HandState._probing` is set: the caller only wants to know
+whether the move is legal, so the real error (its message formatted, its record checked, E1) is not built.
+Nothing outside the probes ever sees it."""
+
 
 class MeldingRules:
     """Meld-phase checks and the :meth:`meld` move of a hand (the root of :class:`~canasta_sim.state.HandState`)."""
@@ -47,6 +52,9 @@ class MeldingRules:
         )
 
     def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
+        if self._probing:
+            # is_legal or a can_x asks and discards the error: spare building one (see _REFUSED).
+            return _REFUSED
         # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
         for value in record_kinds(move):
             if not is_kind(value):
@@ -270,10 +278,15 @@ class MeldingRules:
 
     def can_meld(self, move: Meld) -> bool:
         """Return whether :meth:`meld` is legal now."""
+        probing = self._probing
+        self._probing = True
         try:
             self.verify_meld(move)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            error.__traceback__ = None  # _REFUSED is raised again and again: keep no frames alive through it
             return False
+        finally:
+            self._probing = probing
         return True
 
     def meld(self, move: Meld) -> None:

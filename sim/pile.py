@@ -123,10 +123,15 @@ class PileRules(MeldingRules):
 
     def can_take_pile(self, move: TakePile) -> bool:
         """Return whether :meth:`take_pile` is legal now."""
+        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
+        self._probing = True
         try:
             self.verify_take_pile(move)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            error.__traceback__ = None
             return False
+        finally:
+            self._probing = probing
         return True
 
     def take_pile(self, move: TakePile) -> None:

@@ -127,6 +127,7 @@ class HandState(PileRules):
     __slots__ = (
         "_meld_tables",
         "_plan_cache",
+        "_probing",
         "_vouched",
         "acquired",
         "added_to_existing",
@@ -198,6 +199,8 @@ class HandState(PileRules):
         self.meld_changes = 0
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
+        self._probing = False
+        """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
         self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._plan_cache: tuple[tuple, tuple[tuple[MeldGroup, ...], int | None] | None] | None = None
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
@@ -285,6 +288,7 @@ class HandState(PileRules):
         other.went_out_concealed = self.went_out_concealed
         other.meld_changes = self.meld_changes
         other._vouched = None
+        other._probing = False
         other._meld_tables = [None, None]
         other._plan_cache = None
         other.history = list(self.history)
@@ -611,10 +615,15 @@ class HandState(PileRules):
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""
+        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
+        self._probing = True
         try:
             self.verify_discard(move)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            error.__traceback__ = None
             return False
+        finally:
+            self._probing = probing
         return True
 
     def discard(self, move: Discard) -> None:
@@ -673,8 +682,11 @@ class HandState(PileRules):
 
     def is_legal(self, move: Move) -> bool:
         """Return whether ``move`` is legal now."""
-        # _verify_move, inlined: strategies ask this for most moves they make.
+        # _verify_move, inlined: strategies ask this for most moves they make.  While probing, a rule
+        # check raises one shared error instead of building its own (MeldingRules._fail).
         move_type = type(move)
+        probing = self._probing
+        self._probing = True
         try:
             if move_type is Meld:
                 self.verify_meld(move)
@@ -692,8 +704,11 @@ class HandState(PileRules):
                 self.verify_answer(move)
             else:
                 return False
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            error.__traceback__ = None  # the shared error is raised again and again: keep no frames alive
             return False
+        finally:
+            self._probing = probing
         # Strategies check a move and the engine then applies that very object: remember it, so
         # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
         self._vouched = move
