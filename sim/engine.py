@@ -256,7 +256,8 @@ class _Table:
             self._take(state, fingerprint)
         if self.listeners:
             laid = state.red_threes[seat] - before
-            if isinstance(move, Draw):
+            # The exact type: state.apply accepted the move, so it is one of the move records themselves.
+            if type(move) is Draw:
                 # Built-in listeners only (guarded is False) share one immutable event per seat for the
                 # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
                 event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[seat]

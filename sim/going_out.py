@@ -205,7 +205,10 @@ def _lay_all(
         wild_only = budget
     if no_discard and rules.going_out_without_discard == "only_if_hand_holds_canasta":
         # R12.2 (seed-002 reading): the hand itself must hold a whole canasta.
-        if not any(entry[0] + entry[1] >= CANASTA_SIZE for entry in plan.values()):
+        for entry in plan.values():
+            if entry[0] + entry[1] >= CANASTA_SIZE:
+                break
+        else:  # any(...) as a loop: compiled, this function may hold no generator (sim/going_out.pxd)
             return None
     jokers_left = counts[JOKER]
     groups: list[MeldGroup] = []

@@ -91,7 +91,11 @@ _DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 
 
-@cython.locals(index=Count, other=Count)
+_BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
+"""``bound.bit_length()`` of each bound the shuffle draws below: a look-up instead of a method call per card."""
+
+
+@cython.locals(index=Count, other=Count, bound=Count, width=Count, deck=list)
 def shuffled_deck(rng: random.Random) -> list[int]:
     """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
 
@@ -103,7 +107,7 @@ def shuffled_deck(rng: random.Random) -> list[int]:
     getrandbits = rng.getrandbits
     for index in range(CARD_COUNT - 1, 0, -1):
         bound = index + 1
-        width = bound.bit_length()
+        width = _BIT_LENGTHS[bound]
         other = getrandbits(width)
         while other >= bound:  # rejection sampling: every position equally likely
             other = getrandbits(width)
@@ -202,7 +206,8 @@ class HandState(PileRules):
         self._probing = False
         """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
         self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
-        self._plan_cache: tuple[tuple, tuple[tuple[MeldGroup, ...], int | None] | None] | None = None
+        self._plan_cache: tuple | None = None
+        """The last going-out plan as (turn_count, meld_changes, must_stop, the hand's counts, the plan)."""
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
         self.deck: tuple[int, ...] = ()
@@ -582,10 +587,11 @@ class HandState(PileRules):
         # the play phase of one turn only the hand and the melds change what this returns (the
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
-        key = (self.turn_count, self.meld_changes, self.must_stop, tuple(hand))
         cached = self._plan_cache
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        # The key's parts compared one by one, and the hand as a list: no key tuple built per call.
+        if (cached is not None and cached[0] == self.turn_count and cached[1] == self.meld_changes
+                and cached[2] == self.must_stop and cached[3] == hand):
+            return cached[4]
         side = self.seat & 1
         rules = self.rules
         if self.side_has_melded[side]:
@@ -596,7 +602,7 @@ class HandState(PileRules):
             minimum = self.requirements[side]
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
         plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
-        self._plan_cache = (key, plan)
+        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
         return plan
 
     # ------------------------------------------------------------------ discard
