@@ -251,6 +251,7 @@ class MeldingRules:
         self._verify_going_out(move, hand_after, additions)
         if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
             self._verify_still_going_out(move, additions, used)
+        self._collected = (move, additions, used)
 
     def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
@@ -293,9 +294,17 @@ class MeldingRules:
         """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
         if not self._take_vouch(move):
             self.verify_meld(move)
-        additions: dict[int, list[int]] = {}
-        used = [0] * KIND_COUNT
-        self._collect(move, move.groups, additions, used)
+        # The check just made, or the one is_legal made with nothing applied since, summed this very
+        # move's cards: lay those sums rather than summing them again.
+        collected = self._collected
+        self._collected = None
+        if collected is not None and collected[0] is move:
+            additions = collected[1]
+            used = collected[2]
+        else:
+            additions = {}
+            used = [0] * KIND_COUNT
+            self._collect(move, move.groups, additions, used)
         self._lay(additions, used)
         self.melded_this_turn = True
         self.history.append((self.seat, move, ()))

@@ -120,6 +120,7 @@ class PileRules(MeldingRules):
         if hand_after <= 1 and self.rules.ask_partner == "mandatory":
             raise self._fail("R12.5", "ask_partner=mandatory: a take cannot go out, since asking comes after it", move)
         self._verify_going_out(move, hand_after, additions)
+        self._collected = (move, additions, used)
 
     def can_take_pile(self, move: TakePile) -> bool:
         """Return whether :meth:`take_pile` is legal now."""
@@ -141,10 +142,18 @@ class PileRules(MeldingRules):
         seat = self.seat
         side = seat & 1
         top = self.pile[-1]
-        additions: dict[int, list[int]] = {top: [1, 0, 0]}
-        used = [0] * KIND_COUNT
-        self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
-        self._collect(move, move.extra, additions, used)
+        # The check's sums of this very move (MeldingRules.meld): the top card with the cards laid on it,
+        # then the extra melds, in the order summed here otherwise.
+        collected = self._collected
+        self._collected = None
+        if collected is not None and collected[0] is move:
+            additions = collected[1]
+            used = collected[2]
+        else:
+            additions = {top: [1, 0, 0]}
+            used = [0] * KIND_COUNT
+            self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
+            self._collect(move, move.extra, additions, used)
         self.pile_takes[side] += 1
         self.pile_cards_taken[side] += len(self.pile)
         if self.pile_freezers:

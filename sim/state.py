@@ -129,6 +129,7 @@ class HandState(PileRules):
 
     # Slots, not an instance dict: the engine and the strategies read these fields millions of times.
     __slots__ = (
+        "_collected",
         "_meld_tables",
         "_plan_cache",
         "_probing",
@@ -204,6 +205,8 @@ class HandState(PileRules):
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
         self._probing = False
+        self._collected: tuple | None = None
+        """(move, its sums per rank, its hand cards by kind) from the last check that passed a meld or a take."""
         """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
         self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._plan_cache: tuple | None = None
@@ -294,6 +297,7 @@ class HandState(PileRules):
         other.meld_changes = self.meld_changes
         other._vouched = None
         other._probing = False
+        other._collected = None
         other._meld_tables = [None, None]
         other._plan_cache = None
         other.history = list(self.history)

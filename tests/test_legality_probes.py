@@ -73,3 +73,46 @@ def test_the_shared_refusal_keeps_no_traceback_after_a_probe():
     for _ in range(3):
         assert not state.is_legal(parse_move("meld K K"))
     assert _REFUSED.__traceback__ is None
+
+
+def _same_state(left, right) -> None:
+    assert snapshot(left) == snapshot(right)
+    assert left.history == right.history
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("text", ["meld K K K", "meld K K K; 5 5 5", "meld A:JK"])
+def test_a_meld_checked_by_is_legal_lays_what_an_unchecked_one_lays(text):
+    # The meld reuses the sums is_legal made of that very move (MeldingRules.meld).
+    state = position(Rules(), hands={0: "K K K 5 5 5 JK 8 9"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    unchecked = state.copy()
+    move = parse_move(text)
+    assert state.is_legal(move)
+    state.apply(move)
+    unchecked.apply(parse_move(text))
+    _same_state(state, unchecked)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("text", ["take 7 7", "take 7 JK", "take"])
+def test_a_take_checked_by_is_legal_lays_what_an_unchecked_one_lays(text):
+    state = position(
+        Rules(), hands={1: "7 7 JK 5 6"}, melds={1: "7 7 7"}, pile="9 4 7", seat=1, phase=ACQUIRE, melded_seats=(1,)
+    )
+    unchecked = state.copy()
+    move = parse_move(text)
+    assert state.is_legal(move)
+    state.apply(move)
+    unchecked.apply(parse_move(text))
+    _same_state(state, unchecked)
+
+
+@pytest.mark.timeout(30)
+def test_sums_from_a_check_are_not_reused_after_another_move_is_applied():
+    state = position(Rules(), hands={0: "K K K 5 5 5 JK 8 9"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    kings, fives = parse_move("meld K K K"), parse_move("meld 5 5 5")
+    assert state.is_legal(kings)
+    state.apply(fives)  # clears the vouch: the kings are checked and summed again
+    state.apply(kings)
+    assert state.melds[0][K] == [3, 0, 0] and state.melds[0][FIVE] == [3, 0, 0]
+    assert state.hands[0][K] == 0 and state.hands[0][FIVE] == 0
