@@ -37,6 +37,9 @@ from canasta_sim.rules import DEFAULT_RULES, Rules
 from canasta_sim.scoring import HandResult, score_hand
 from canasta_sim.state import ACQUIRE, OVER, HandState
 from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
+from canasta_sim.strategy import _set_move as _set_event_move
+from canasta_sim.strategy import _set_red_threes as _set_event_red_threes
+from canasta_sim.strategy import _set_seat as _set_event_seat
 from canasta_sim.view import SeatView
 
 try:
@@ -63,6 +66,7 @@ _SIDE_BITS = (1, 2, 1, 2)
 _EVENT_CALL = CALL_CODES["event"]
 _CONTROL = GameFingerprint.CONTROL
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
+_new_object = object.__new__
 
 
 def derive_seed(seed: int, label: str) -> int:
@@ -252,12 +256,18 @@ class _Table:
             self._take(state, fingerprint)
         if self.listeners:
             laid = state.red_threes[seat] - before
-            if isinstance(move, Draw):
+            # The exact type: state.apply accepted the move, so it is one of the move records themselves.
+            if type(move) is Draw:
                 # Built-in listeners only (guarded is False) share one immutable event per seat for the
                 # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
                 event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[seat]
             else:
-                event = PublicEvent(seat, move, laid)
+                # PublicEvent(seat, move, laid) without the type call and __init__'s argument handling:
+                # its constructor's own three slot setters (sim/strategy.py), on a bare instance.
+                event = _new_object(PublicEvent)
+                _set_event_seat(event, seat)
+                _set_event_move(event, move)
+                _set_event_red_threes(event, laid)
             if self.monitor is not None or self.clock is not None or type(self) is not _Table:
                 for listener_seat, player in self.listeners:
                     self.ask(listener_seat, "event", player.on_event, event)

@@ -93,7 +93,7 @@ def _find_meld_out(
 
 @cython.locals(
     reach=Count, reachable=Count, rank=Count, black_threes=Count, forced=Count, lone=Count, size=Count,
-    held=Count, kind=Count,
+    held=Count, kind=Count, naturals=Count, jokers=Count, deuces=Count,
 )
 def _leftover_candidates(
     rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], allow_discard: bool, allow_no_discard: bool
@@ -113,8 +113,8 @@ def _leftover_candidates(
     forced = hand[RED_THREE]
     lone = -1
     for rank in range(FOUR, KIND_COUNT):
-        meld = melds[rank]
-        size = meld[0] + meld[1] + meld[2]
+        naturals, jokers, deuces = melds[rank]  # C integers compiled, so the sum is C arithmetic
+        size = naturals + jokers + deuces
         held = hand[rank]
         if size + held >= reach:
             reachable += 1
@@ -205,7 +205,10 @@ def _lay_all(
         wild_only = budget
     if no_discard and rules.going_out_without_discard == "only_if_hand_holds_canasta":
         # R12.2 (seed-002 reading): the hand itself must hold a whole canasta.
-        if not any(entry[0] + entry[1] >= CANASTA_SIZE for entry in plan.values()):
+        for entry in plan.values():
+            if entry[0] + entry[1] >= CANASTA_SIZE:
+                break
+        else:  # any(...) as a loop: compiled, this function may hold no generator (sim/going_out.pxd)
             return None
     jokers_left = counts[JOKER]
     groups: list[MeldGroup] = []

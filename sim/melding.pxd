@@ -5,10 +5,28 @@
 # from Python under the names HandState.__slots__ lists; the counters below are C integers.
 
 cdef class MeldingRules:
-    cdef public object _meld_tables, _plan_cache, _vouched, acquired, added_to_existing, answer, asked
+    cdef public object _collected, _meld_tables, _plan_cache, _vouched, acquired, added_to_existing, answer, asked
     cdef public object dealer, deck, end_reason, first_turn_done, frozen_pile_takes, hand_number, hand_sizes
     cdef public object hands, history, melded_before_turn, melded_this_turn, melds, must_stop, phase, pile
     cdef public object pile_cards_taken, pile_freezes, pile_takes, red_threes, requirements, rules
     cdef public object scores_before, seat_has_melded, side_has_melded, side_turns, stock, turn_laid
     cdef public object turn_new_ranks, went_out_concealed, went_out_seat
     cdef public Py_ssize_t seat, turn_count, pile_freezers, meld_changes
+    cdef public bint _probing
+
+    # Called from C by the hand state's own checks and moves (cpdef: still ordinary methods from Python).
+    cpdef _malformed(self, move, value)
+    cpdef _fail(self, rule, reason, move)
+    cpdef _verify_phase(self, move, phase)
+    cpdef _go_out(self)
+    cpdef _end(self, reason)
+    cpdef bint _take_vouch(self, move)
+    cpdef _verify_in_hand(self, move, list used)
+    cpdef _collect(self, move, groups, dict additions, list used)
+    cpdef _verify_additions(self, move, dict additions)
+    cpdef _verify_black_three_timing(self, move, dict additions, hand_after)
+    cpdef _verify_going_out(self, move, hand_after, dict additions)
+    cpdef _lay(self, dict additions, list used)
+    cpdef verify_meld(self, move)
+    cpdef _verify_still_going_out(self, move, dict additions, list used)
+    cpdef meld(self, move)

@@ -14,8 +14,8 @@ from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_V
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import find_meld_out
 from canasta_sim.melds import CANASTA_SIZE, meld_problem, rank_name
-from canasta_sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind
-from canasta_sim.phases import PLAY
+from canasta_sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind, record_kinds
+from canasta_sim.phases import END_WENT_OUT, OVER, PLAY
 
 try:
     import cython
@@ -27,11 +27,61 @@ Count = cython.typedef(cython.Py_ssize_t)
 
 __all__ = ["MeldingRules"]
 
+_REFUSED = IllegalMoveError("E0", "refused while probing (HandState.is_legal and the can_x methods discard this error)")
+"""The error a rule check raises while :attr:`HandState._probing` is set: the caller only wants to know
+whether the move is legal, so the real error (its message formatted, its record checked, E1) is not built.
+Nothing outside the probes ever sees it."""
+
 
 class MeldingRules:
     """Meld-phase checks and the :meth:`meld` move of a hand (the root of :class:`~canasta_sim.state.HandState`)."""
 
     __slots__ = ()  # HandState holds the fields
+
+    # The hand state's helpers that the checks below call: kept in this, its root class, so that compiled they
+    # are C methods (sim/melding.pxd) for every part of the hand state.
+
+    def _malformed(self, move: Move, value: object) -> IllegalMoveError:
+        # E1: a record built by hand may hold a value that is no card kind at all.  The message
+        # names the record's type only, since printing the move would itself fail on that value.
+        return IllegalMoveError(
+            "E1",
+            f"a {type(move).__name__} holds {value!r}, which is not a card kind (a whole number 0-{KIND_COUNT - 1})",
+            seat=self.actor,
+            phase=self.phase,
+        )
+
+    def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
+        if self._probing:
+            # is_legal or a can_x asks and discards the error: spare building one (see _REFUSED).
+            return _REFUSED
+        # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
+        for value in record_kinds(move):
+            if not is_kind(value):
+                return self._malformed(move, value)
+        return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
+
+    def _verify_phase(self, move: Move, phase: str) -> None:
+        if self.phase != phase:
+            if self.phase == OVER:
+                raise self._fail("R12.3", "the hand is over", move)
+            # The move itself heads the error's message; printing it here too would fail on a malformed record.
+            raise self._fail("R6.1", f"this move belongs to the {phase} phase, not the {self.phase} phase", move)
+
+    def _go_out(self) -> None:
+        self.went_out_seat = self.seat
+        self.went_out_concealed = self._is_concealed_now()
+        self._end(END_WENT_OUT)
+
+    def _end(self, reason: str) -> None:
+        self.phase = OVER
+        self.end_reason = reason
+
+    def _take_vouch(self, move: Move) -> bool:
+        """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
+        vouched = self._vouched is move
+        self._vouched = None
+        return vouched
 
     @cython.locals(kind=Count)
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
@@ -201,6 +251,7 @@ class MeldingRules:
         self._verify_going_out(move, hand_after, additions)
         if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
             self._verify_still_going_out(move, additions, used)
+        self._collected = (move, additions, used)
 
     def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
@@ -228,19 +279,32 @@ class MeldingRules:
 
     def can_meld(self, move: Meld) -> bool:
         """Return whether :meth:`meld` is legal now."""
+        probing = self._probing
+        self._probing = True
         try:
             self.verify_meld(move)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            error.__traceback__ = None  # _REFUSED is raised again and again: keep no frames alive through it
             return False
+        finally:
+            self._probing = probing
         return True
 
     def meld(self, move: Meld) -> None:
         """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
         if not self._take_vouch(move):
             self.verify_meld(move)
-        additions: dict[int, list[int]] = {}
-        used = [0] * KIND_COUNT
-        self._collect(move, move.groups, additions, used)
+        # The check just made, or the one is_legal made with nothing applied since, summed this very
+        # move's cards: lay those sums rather than summing them again.
+        collected = self._collected
+        self._collected = None
+        if collected is not None and collected[0] is move:
+            additions = collected[1]
+            used = collected[2]
+        else:
+            additions = {}
+            used = [0] * KIND_COUNT
+            self._collect(move, move.groups, additions, used)
         self._lay(additions, used)
         self.melded_this_turn = True
         self.history.append((self.seat, move, ()))

@@ -67,10 +67,10 @@ def _card_order(kind: int) -> tuple[bool, int]:
     return (kind <= TWO, kind)
 
 
-# The records are frozen; their constructors set fields as dataclasses' own __init__ would.  The records
-# with an __init__ written out (init=False) are built thousands of times a game: written here, the
-# constructor is compiled with the module, where the generated one would run as interpreted bytecode.
-_set_field = object.__setattr__
+# The records are frozen; their constructors set fields through each field's slot setter (below each
+# class), as object.__setattr__ would.  The records with an __init__ written out (init=False) are built
+# thousands of times a game: written here, the constructor is compiled with the module, where the
+# generated one would run as interpreted bytecode.
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -96,13 +96,13 @@ class MeldGroup:
         # The cards are already in their canonical order (naturals, jokers, deuces): the search for
         # melds builds groups by the thousand, so skip the constructor's sort.
         group = object.__new__(cls)
-        object.__setattr__(group, "rank", rank)
-        object.__setattr__(group, "cards", cards)
+        _set_group_rank(group, rank)
+        _set_group_cards(group, cards)
         return group
 
     def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
-        _set_field(self, "rank", rank)
-        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
+        _set_group_rank(self, rank)
+        _set_group_cards(self, tuple(sorted(cards, key=_card_order)))
 
     @property
     def naturals(self) -> int:
@@ -152,6 +152,12 @@ class MeldGroup:
         return cls(rank, cards)
 
 
+# Each field's own slot setter (the records are frozen): object.__setattr__ would look the slot up by name
+# every time, and the bots build these records by the thousand a game.
+_set_group_rank = MeldGroup.__dict__["rank"].__set__
+_set_group_cards = MeldGroup.__dict__["cards"].__set__
+
+
 def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
     return "; ".join(str(group) for group in groups)
 
@@ -191,8 +197,8 @@ class TakePile(_MoveBase):
     extra: tuple[MeldGroup, ...] = ()
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
-        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
-        _set_field(self, "extra", extra)
+        _set_take_cards(self, tuple(sorted(cards, key=_card_order)))
+        _set_take_extra(self, extra)
 
     def __str__(self) -> str:
         text = "take"
@@ -203,6 +209,10 @@ class TakePile(_MoveBase):
         return text
 
 
+_set_take_cards = TakePile.__dict__["cards"].__set__
+_set_take_extra = TakePile.__dict__["extra"].__set__
+
+
 @dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Meld(_MoveBase):
     """Lay one or more groups from hand; validated together (R6.5, R10.3)."""
@@ -210,10 +220,13 @@ class Meld(_MoveBase):
     groups: tuple[MeldGroup, ...]
 
     def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
-        _set_field(self, "groups", groups)
+        _set_meld_groups(self, groups)
 
     def __str__(self) -> str:
         return "meld " + _groups_text(self.groups)
+
+
+_set_meld_groups = Meld.__dict__["groups"].__set__
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False)
@@ -231,10 +244,13 @@ class Answer(_MoveBase):
     yes: bool
 
     def __init__(self, yes: bool) -> None:
-        _set_field(self, "yes", yes)
+        _set_answer_yes(self, yes)
 
     def __str__(self) -> str:
         return "answer yes" if self.yes else "answer no"
+
+
+_set_answer_yes = Answer.__dict__["yes"].__set__
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
@@ -244,11 +260,14 @@ class Discard(_MoveBase):
     card: int
 
     def __init__(self, card: int) -> None:
-        _set_field(self, "card", card)
+        _set_discard_card(self, card)
 
     def __str__(self) -> str:
         # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.
         return f"discard {KIND_NAMES[self.card] if is_kind(self.card) else repr(self.card)}"
+
+
+_set_discard_card = Discard.__dict__["card"].__set__
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False)

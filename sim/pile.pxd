@@ -4,4 +4,9 @@ from canasta_sim.melding cimport MeldingRules
 
 
 cdef class PileRules(MeldingRules):
-    pass
+    # Called from C by the hand state's checks and moves (cpdef: still ordinary methods from Python).
+    cpdef bint is_pile_blocked(self)
+    cpdef bint is_pile_frozen_for(self, side)
+    cpdef verify_take_pile(self, move)
+    cpdef take_pile(self, move)
+    cpdef must_take_pile(self)

@@ -21,6 +21,19 @@ class PileRules(MeldingRules):
 
     __slots__ = ()  # HandState holds the fields
 
+    def is_pile_blocked(self) -> bool:
+        """R8.1a, R5.2: a wild card (per ``blocking_wild_cards``) or a black 3 is on top."""
+        if not self.pile:
+            return False
+        top = self.pile[-1]
+        if top == JOKER or top == BLACK_THREE:
+            return True
+        return top == TWO and self.rules.blocking_wild_cards == "any_wild"
+
+    def is_pile_frozen_for(self, side: int) -> bool:
+        """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
+        return self.pile_freezers > 0 or not self.side_has_melded[side]
+
     def verify_take_pile(self, move: TakePile) -> None:
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
         self._verify_phase(move, ACQUIRE)
@@ -107,13 +120,19 @@ class PileRules(MeldingRules):
         if hand_after <= 1 and self.rules.ask_partner == "mandatory":
             raise self._fail("R12.5", "ask_partner=mandatory: a take cannot go out, since asking comes after it", move)
         self._verify_going_out(move, hand_after, additions)
+        self._collected = (move, additions, used)
 
     def can_take_pile(self, move: TakePile) -> bool:
         """Return whether :meth:`take_pile` is legal now."""
+        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
+        self._probing = True
         try:
             self.verify_take_pile(move)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            error.__traceback__ = None
             return False
+        finally:
+            self._probing = probing
         return True
 
     def take_pile(self, move: TakePile) -> None:
@@ -123,10 +142,18 @@ class PileRules(MeldingRules):
         seat = self.seat
         side = seat & 1
         top = self.pile[-1]
-        additions: dict[int, list[int]] = {top: [1, 0, 0]}
-        used = [0] * KIND_COUNT
-        self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
-        self._collect(move, move.extra, additions, used)
+        # The check's sums of this very move (MeldingRules.meld): the top card with the cards laid on it,
+        # then the extra melds, in the order summed here otherwise.
+        collected = self._collected
+        self._collected = None
+        if collected is not None and collected[0] is move:
+            additions = collected[1]
+            used = collected[2]
+        else:
+            additions = {top: [1, 0, 0]}
+            used = [0] * KIND_COUNT
+            self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
+            self._collect(move, move.extra, additions, used)
         self.pile_takes[side] += 1
         self.pile_cards_taken[side] += len(self.pile)
         if self.pile_freezers:

@@ -21,7 +21,6 @@ from canasta_sim.cards import (
     BLACK_THREE,
     CARD_COUNT,
     CARD_KIND,
-    JOKER,
     KIND_COUNT,
     KIND_NAMES,
     RED_THREE,
@@ -45,7 +44,6 @@ from canasta_sim.moves import (
     Stop,
     TakePile,
     is_kind,
-    record_kinds,
 )
 from canasta_sim.phases import (
     ACQUIRE,
@@ -93,7 +91,11 @@ _DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 
 
-@cython.locals(index=Count, other=Count)
+_BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
+"""``bound.bit_length()`` of each bound the shuffle draws below: a look-up instead of a method call per card."""
+
+
+@cython.locals(index=Count, other=Count, bound=Count, width=Count, deck=list)
 def shuffled_deck(rng: random.Random) -> list[int]:
     """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
 
@@ -105,7 +107,7 @@ def shuffled_deck(rng: random.Random) -> list[int]:
     getrandbits = rng.getrandbits
     for index in range(CARD_COUNT - 1, 0, -1):
         bound = index + 1
-        width = bound.bit_length()
+        width = _BIT_LENGTHS[bound]
         other = getrandbits(width)
         while other >= bound:  # rejection sampling: every position equally likely
             other = getrandbits(width)
@@ -127,8 +129,10 @@ class HandState(PileRules):
 
     # Slots, not an instance dict: the engine and the strategies read these fields millions of times.
     __slots__ = (
+        "_collected",
         "_meld_tables",
         "_plan_cache",
+        "_probing",
         "_vouched",
         "acquired",
         "added_to_existing",
@@ -200,8 +204,13 @@ class HandState(PileRules):
         self.meld_changes = 0
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
+        self._probing = False
+        self._collected: tuple | None = None
+        """(move, its sums per rank, its hand cards by kind) from the last check that passed a meld or a take."""
+        """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
         self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
-        self._plan_cache: tuple[tuple, tuple[tuple[MeldGroup, ...], int | None] | None] | None = None
+        self._plan_cache: tuple | None = None
+        """The last going-out plan as (turn_count, meld_changes, must_stop, the hand's counts, the plan)."""
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
         self.deck: tuple[int, ...] = ()
@@ -287,6 +296,8 @@ class HandState(PileRules):
         other.went_out_concealed = self.went_out_concealed
         other.meld_changes = self.meld_changes
         other._vouched = None
+        other._probing = False
+        other._collected = None
         other._meld_tables = [None, None]
         other._plan_cache = None
         other.history = list(self.history)
@@ -360,10 +371,6 @@ class HandState(PileRules):
         self.side_turns[seat & 1] += 1
         self.phase = ACQUIRE
 
-    def _end(self, reason: str) -> None:
-        self.phase = OVER
-        self.end_reason = reason
-
     # ------------------------------------------------------------------ queries
 
     @property
@@ -386,22 +393,9 @@ class HandState(PileRules):
         """The kind on top of the discard pile, or ``None`` when it is empty."""
         return self.pile[-1] if self.pile else None
 
-    def is_pile_blocked(self) -> bool:
-        """R8.1a, R5.2: a wild card (per ``blocking_wild_cards``) or a black 3 is on top."""
-        if not self.pile:
-            return False
-        top = self.pile[-1]
-        if top == JOKER or top == BLACK_THREE:
-            return True
-        return top == TWO and self.rules.blocking_wild_cards == "any_wild"
-
     def is_pile_frozen(self) -> bool:
         """R8.1b: the pile holds a wild card or a red 3 (or a black 3 under ``black_three_freezes_pile``)."""
         return self.pile_freezers > 0
-
-    def is_pile_frozen_for(self, side: int) -> bool:
-        """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
-        return self.pile_freezers > 0 or not self.side_has_melded[side]
 
     def canasta_count(self, side: int) -> int:
         """How many canastas the side has on the table (R11.1)."""
@@ -435,35 +429,6 @@ class HandState(PileRules):
         return 0 if self.side_has_melded[side] else self.requirements[side]
 
     # ------------------------------------------------------------------ helpers
-
-    def _malformed(self, move: Move, value: object) -> IllegalMoveError:
-        # E1: a record built by hand may hold a value that is no card kind at all.  The message
-        # names the record's type only, since printing the move would itself fail on that value.
-        return IllegalMoveError(
-            "E1",
-            f"a {type(move).__name__} holds {value!r}, which is not a card kind (a whole number 0-{KIND_COUNT - 1})",
-            seat=self.actor,
-            phase=self.phase,
-        )
-
-    def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
-        # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
-        for value in record_kinds(move):
-            if not is_kind(value):
-                return self._malformed(move, value)
-        return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
-
-    def _verify_phase(self, move: Move, phase: str) -> None:
-        if self.phase != phase:
-            if self.phase == OVER:
-                raise self._fail("R12.3", "the hand is over", move)
-            # The move itself heads the error's message; printing it here too would fail on a malformed record.
-            raise self._fail("R6.1", f"this move belongs to the {phase} phase, not the {self.phase} phase", move)
-
-    def _go_out(self) -> None:
-        self.went_out_seat = self.seat
-        self.went_out_concealed = self._is_concealed_now()
-        self._end(END_WENT_OUT)
 
     def _next_turn(self) -> None:
         self.seat = (self.seat + 1) % 4
@@ -626,10 +591,11 @@ class HandState(PileRules):
         # the play phase of one turn only the hand and the melds change what this returns (the
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
-        key = (self.turn_count, self.meld_changes, self.must_stop, tuple(hand))
         cached = self._plan_cache
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        # The key's parts compared one by one, and the hand as a list: no key tuple built per call.
+        if (cached is not None and cached[0] == self.turn_count and cached[1] == self.meld_changes
+                and cached[2] == self.must_stop and cached[3] == hand):
+            return cached[4]
         side = self.seat & 1
         rules = self.rules
         if self.side_has_melded[side]:
@@ -640,7 +606,7 @@ class HandState(PileRules):
             minimum = self.requirements[side]
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
         plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
-        self._plan_cache = (key, plan)
+        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
         return plan
 
     # ------------------------------------------------------------------ discard
@@ -659,10 +625,15 @@ class HandState(PileRules):
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""
+        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
+        self._probing = True
         try:
             self.verify_discard(move)
-        except IllegalMoveError:
+        except IllegalMoveError as error:
+            error.__traceback__ = None
             return False
+        finally:
+            self._probing = probing
         return True
 
     def discard(self, move: Discard) -> None:
@@ -691,37 +662,88 @@ class HandState(PileRules):
 
     def verify(self, move: Move) -> None:
         """Raise :class:`IllegalMoveError` if ``move`` is not legal now; a non-move raises it too."""
-        method = _VERIFIERS.get(type(move))
-        if method is None:
+        if not self._verify_move(move):
             raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
-        method(self, move)
+
+    def _verify_move(self, move: Move) -> bool:
+        """Run the move's ``verify_x``; ``False`` for what is no move (a subclass of a move's record is none either).
+
+        The dispatch tests the exact type, commonest first, rather than looking it up in a table: compiled,
+        each ``verify_x`` is then a C method call (sim/state.pxd), and strategies ask this for most moves.
+        """
+        move_type = type(move)
+        if move_type is Meld:
+            self.verify_meld(move)
+        elif move_type is TakePile:
+            self.verify_take_pile(move)
+        elif move_type is Discard:
+            self.verify_discard(move)
+        elif move_type is Draw:
+            self.verify_draw(move)
+        elif move_type is Stop:
+            self.verify_stop(move)
+        elif move_type is Ask:
+            self.verify_ask(move)
+        elif move_type is Answer:
+            self.verify_answer(move)
+        else:
+            return False
+        return True
 
     def is_legal(self, move: Move) -> bool:
         """Return whether ``move`` is legal now."""
-        method = _VERIFIERS.get(type(move))  # verify, inlined: strategies ask this for most moves they make
-        if method is None:
-            return False
+        # _verify_move, inlined: strategies ask this for most moves they make.  While probing, a rule
+        # check raises one shared error instead of building its own (MeldingRules._fail).
+        move_type = type(move)
+        probing = self._probing
+        self._probing = True
         try:
-            method(self, move)
-        except IllegalMoveError:
+            if move_type is Meld:
+                self.verify_meld(move)
+            elif move_type is TakePile:
+                self.verify_take_pile(move)
+            elif move_type is Discard:
+                self.verify_discard(move)
+            elif move_type is Draw:
+                self.verify_draw(move)
+            elif move_type is Stop:
+                self.verify_stop(move)
+            elif move_type is Ask:
+                self.verify_ask(move)
+            elif move_type is Answer:
+                self.verify_answer(move)
+            else:
+                return False
+        except IllegalMoveError as error:
+            error.__traceback__ = None  # the shared error is raised again and again: keep no frames alive
             return False
+        finally:
+            self._probing = probing
         # Strategies check a move and the engine then applies that very object: remember it, so
         # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
         self._vouched = move
         return True
 
-    def _take_vouch(self, move: Move) -> bool:
-        """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
-        vouched = self._vouched is move
-        self._vouched = None
-        return vouched
-
     def apply(self, move: Move) -> None:
         """Verify and apply any move."""
-        method = _APPLIERS.get(type(move))
-        if method is None:
+        # The exact type, as in _verify_move: compiled, each move's method is a C method call.
+        move_type = type(move)
+        if move_type is Discard:
+            self.discard(move)
+        elif move_type is Draw:
+            self.draw(move)
+        elif move_type is Meld:
+            self.meld(move)
+        elif move_type is TakePile:
+            self.take_pile(move)
+        elif move_type is Stop:
+            self.stop(move)
+        elif move_type is Ask:
+            self.ask(move)
+        elif move_type is Answer:
+            self.answer_ask(move)
+        else:
             raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
-        method(self, move)
 
     # ------------------------------------------------------------------ invariants
 
@@ -734,22 +756,3 @@ class HandState(PileRules):
         """R14.1a: card points of the side's melds."""
         return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
 
-
-_VERIFIERS = {
-    Draw: HandState.verify_draw,
-    TakePile: HandState.verify_take_pile,
-    Meld: HandState.verify_meld,
-    Ask: HandState.verify_ask,
-    Answer: HandState.verify_answer,
-    Discard: HandState.verify_discard,
-    Stop: HandState.verify_stop,
-}
-_APPLIERS = {
-    Draw: HandState.draw,
-    TakePile: HandState.take_pile,
-    Meld: HandState.meld,
-    Ask: HandState.ask,
-    Answer: HandState.answer_ask,
-    Discard: HandState.discard,
-    Stop: HandState.stop,
-}
