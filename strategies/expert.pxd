@@ -16,7 +16,9 @@ cdef class _DiscardTable:
     cdef public double pile_worth, share, wild_chance
     cdef public bint opponents_melded, we_melded, hand_may_end, taker_melded, frozen
     cdef public dict our_melds, their_melds
-    cdef public list seen
+    # Cards of each kind accounted for (KIND_COUNT = 15 kinds): a C array counted in C integers; Python reads
+    # and writes it as a list.
+    cdef public Py_ssize_t seen[15]
 
 
 # The least (cost, kind) pair of a discard cost list, as a C call on C doubles (see _cheapest).

@@ -112,7 +112,7 @@ class _DiscardTable:
     @cython.locals(
         me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
         unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count, opponents_canasta=cython.bint,
-        taker_total=Count, memory=_Memory, seen=list, known=list, held=list,
+        taker_total=Count, memory=_Memory, known=list, held=list,
     )
     def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
         # Each read of the view is a call: every figure is read once.
@@ -153,7 +153,8 @@ class _DiscardTable:
         # cards among them: in hand, in the pile, on the table.
         if hand is None:
             hand = view.hand
-        seen = list(hand)
+        self.seen = list(hand)
+        seen: cython.p_Py_ssize_t = self.seen  # compiled, a pointer to its C array: C integer sums
         wilds_seen = hand[JOKER] + hand[TWO]
         for kind in memory.pile:
             seen[kind] += 1
@@ -179,7 +180,6 @@ class _DiscardTable:
                     unknown -= total
                     for kind in range(KIND_COUNT):
                         seen[kind] += held[kind]
-        self.seen = seen
         share = min(1.0, max(0, sizes[taker] - taker_total) / max(1, unknown))
         self.share = share
         self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
@@ -601,7 +601,7 @@ class Expert(Strategy):
         may_end=cython.bint, we_melded=cython.bint, penalty=Count, pile_worth=cython.double, share=cython.double,
         miss=cython.double, wild_chance=cython.double, none=cython.double, one=cython.double, pair=cython.double,
         chance=cython.double, single=cython.double, keep=cython.double, table=_DiscardTable, memory=_Memory,
-        known=list, avoids=set, seen=list, their_melds=dict, our_melds=dict,
+        known=list, avoids=set, their_melds=dict, our_melds=dict,
     )
     def _discard_costs(self, table: _DiscardTable, hand: tuple[int, ...]) -> list[tuple[float, int]]:
         """``(cost, kind)`` for each kind in hand: the danger of handing the next seat the pile with it
@@ -618,7 +618,7 @@ class Expert(Strategy):
         our_melds = table.our_melds
         known = memory.known[table.taker]
         avoids = memory.avoids[table.taker]
-        seen = table.seen
+        seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
         share = table.share
         miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
         wild_chance = table.wild_chance
