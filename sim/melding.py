@@ -66,6 +66,8 @@ class MeldingRules:
             if self.phase == OVER:
                 raise self._fail("R12.3", "the hand is over", move)
             # The move itself heads the error's message; printing it here too would fail on a malformed record.
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
             raise self._fail("R6.1", f"this move belongs to the {phase} phase, not the {self.phase} phase", move)
 
     def _go_out(self) -> None:
@@ -88,6 +90,8 @@ class MeldingRules:
         hand = self.hands[self.seat]
         for kind in range(KIND_COUNT):
             if used[kind] > hand[kind]:
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
                 raise self._fail(
                     "R6.1",
                     f"the move uses {used[kind]} {KIND_NAMES[kind]} but the hand holds {hand[kind]} "
@@ -106,6 +110,8 @@ class MeldingRules:
             if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
                 if not is_kind(rank):
                     raise self._malformed(move, rank)
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
                 raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
             counts = additions.setdefault(rank, [0, 0, 0])
             for kind in group.cards:
@@ -120,6 +126,8 @@ class MeldingRules:
                 elif not is_kind(kind):
                     raise self._malformed(move, kind)
                 else:
+                    if self._probing:  # the message below would be formatted only to be discarded
+                        raise _REFUSED
                     raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
                 used[kind] += 1
 
@@ -164,6 +172,8 @@ class MeldingRules:
         needed = self.rules.canastas_to_go_out
         if canastas < needed:
             what = "a canasta" if needed == 1 else f"{needed} canastas"
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
             raise self._fail(
                 "R6.4",
                 f"the side lacks {what}, so the player may not go out and must keep a card after the "
@@ -242,6 +252,8 @@ class MeldingRules:
             total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
             if total < minimum and not self._concealed_exemption(additions, hand_after):
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
                 raise self._fail(
                     "R10.2",
                     f"the side's initial meld needs {minimum} points; these melds count {total}",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.errors import IllegalMoveError
-from canasta_sim.melding import MeldingRules
+from canasta_sim.melding import _REFUSED, MeldingRules
 from canasta_sim.moves import MeldGroup, TakePile, is_kind
 from canasta_sim.phases import ACQUIRE, PLAY
 
@@ -43,6 +43,8 @@ class PileRules(MeldingRules):
         if self.is_pile_blocked():
             if top == BLACK_THREE:
                 raise self._fail("R5.2", "a black 3 on top of the pile blocks it; nobody may take it", move)
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
             raise self._fail("R8.1a", f"a wild card ({KIND_NAMES[top]}) on top of the pile blocks it", move)
         if top <= TWO:
             raise self._fail("R8.2a", "a 2 on top of the pile cannot be matched by natural cards", move)
@@ -64,6 +66,8 @@ class PileRules(MeldingRules):
             elif not is_kind(kind):
                 raise self._malformed(move, kind)
             else:
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
                 raise self._fail(
                     "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
                 )
@@ -83,6 +87,8 @@ class PileRules(MeldingRules):
                     if self.pile_freezers
                     else ("the side has not melded this hand (R8.1c)")
                 )
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
                 raise self._fail(
                     "R8.2b",
                     f"the pile is frozen because {why}; taking it needs a natural pair of "
@@ -90,6 +96,8 @@ class PileRules(MeldingRules):
                     move,
                 )
         elif not has_meld and not (naturals >= 2 or (naturals >= 1 and wilds >= 1)):
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
             raise self._fail(
                 "R8.2c",
                 f"taking the pile needs a natural pair of {KIND_NAMES[top]}s, one {KIND_NAMES[top]} and a wild "
@@ -111,6 +119,8 @@ class PileRules(MeldingRules):
             total = KIND_VALUE[top] + sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
             if total < minimum:
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
                 raise self._fail(
                     "R8.2e",
                     f"the side's initial meld needs {minimum} points (R10.2); the top card and the hand cards "

@@ -16,7 +16,7 @@ from canasta_sim.state import HandState
 __all__ = ["HandResult", "SideHandResult", "score_hand"]
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class SideHandResult:
     """One side's result for one hand, with the facts recorded while it was played.
 
@@ -65,8 +65,59 @@ class SideHandResult:
     """Cards left in each partner's hand at the end: (the side's first seat, its second), i.e. seats (0, 2)
     for side A and (1, 3) for side B."""
 
+    def __init__(
+        self, side: int, score: int, meld_points: int, canasta_natural: int, canasta_mixed: int, canasta_bonus: int,
+        went_out: bool, concealed: bool, going_out_bonus: int, red_threes: int, red_three_bonus: int,
+        hand_penalty: int, melded: bool, initial_requirement: int, pile_takes: int, pile_cards_taken: int,
+        frozen_pile_takes: int, pile_freezes: int, turns: int, cards_left: tuple[int, int] = (0, 0),
+    ) -> None:
+        # Written out rather than generated, so that it is compiled with the module (issue #18: dataclasses'
+        # generated __init__ runs as interpreted bytecode); each field through its own slot setter.
+        _set_side_side(self, side)
+        _set_side_score(self, score)
+        _set_side_meld_points(self, meld_points)
+        _set_side_canasta_natural(self, canasta_natural)
+        _set_side_canasta_mixed(self, canasta_mixed)
+        _set_side_canasta_bonus(self, canasta_bonus)
+        _set_side_went_out(self, went_out)
+        _set_side_concealed(self, concealed)
+        _set_side_going_out_bonus(self, going_out_bonus)
+        _set_side_red_threes(self, red_threes)
+        _set_side_red_three_bonus(self, red_three_bonus)
+        _set_side_hand_penalty(self, hand_penalty)
+        _set_side_melded(self, melded)
+        _set_side_initial_requirement(self, initial_requirement)
+        _set_side_pile_takes(self, pile_takes)
+        _set_side_pile_cards_taken(self, pile_cards_taken)
+        _set_side_frozen_pile_takes(self, frozen_pile_takes)
+        _set_side_pile_freezes(self, pile_freezes)
+        _set_side_turns(self, turns)
+        _set_side_cards_left(self, cards_left)
 
-@dataclasses.dataclass(frozen=True, slots=True)
+
+_set_side_side = SideHandResult.__dict__["side"].__set__
+_set_side_score = SideHandResult.__dict__["score"].__set__
+_set_side_meld_points = SideHandResult.__dict__["meld_points"].__set__
+_set_side_canasta_natural = SideHandResult.__dict__["canasta_natural"].__set__
+_set_side_canasta_mixed = SideHandResult.__dict__["canasta_mixed"].__set__
+_set_side_canasta_bonus = SideHandResult.__dict__["canasta_bonus"].__set__
+_set_side_went_out = SideHandResult.__dict__["went_out"].__set__
+_set_side_concealed = SideHandResult.__dict__["concealed"].__set__
+_set_side_going_out_bonus = SideHandResult.__dict__["going_out_bonus"].__set__
+_set_side_red_threes = SideHandResult.__dict__["red_threes"].__set__
+_set_side_red_three_bonus = SideHandResult.__dict__["red_three_bonus"].__set__
+_set_side_hand_penalty = SideHandResult.__dict__["hand_penalty"].__set__
+_set_side_melded = SideHandResult.__dict__["melded"].__set__
+_set_side_initial_requirement = SideHandResult.__dict__["initial_requirement"].__set__
+_set_side_pile_takes = SideHandResult.__dict__["pile_takes"].__set__
+_set_side_pile_cards_taken = SideHandResult.__dict__["pile_cards_taken"].__set__
+_set_side_frozen_pile_takes = SideHandResult.__dict__["frozen_pile_takes"].__set__
+_set_side_pile_freezes = SideHandResult.__dict__["pile_freezes"].__set__
+_set_side_turns = SideHandResult.__dict__["turns"].__set__
+_set_side_cards_left = SideHandResult.__dict__["cards_left"].__set__
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class HandResult:
     """A finished hand: why it ended and both sides' results."""
 
@@ -79,6 +130,28 @@ class HandResult:
     sides: tuple[SideHandResult, SideHandResult]
     totals_after: tuple[int, int]
     """Both sides' running totals after this hand (R14.2, R15.1)."""
+
+    def __init__(
+        self, hand_number: int, dealer: int, end_reason: str, turns: int, went_out_seat: int | None,
+        sides: tuple[SideHandResult, SideHandResult], totals_after: tuple[int, int],
+    ) -> None:
+        # Written out for the same reason as SideHandResult's.
+        _set_hand_hand_number(self, hand_number)
+        _set_hand_dealer(self, dealer)
+        _set_hand_end_reason(self, end_reason)
+        _set_hand_turns(self, turns)
+        _set_hand_went_out_seat(self, went_out_seat)
+        _set_hand_sides(self, sides)
+        _set_hand_totals_after(self, totals_after)
+
+
+_set_hand_hand_number = HandResult.__dict__["hand_number"].__set__
+_set_hand_dealer = HandResult.__dict__["dealer"].__set__
+_set_hand_end_reason = HandResult.__dict__["end_reason"].__set__
+_set_hand_turns = HandResult.__dict__["turns"].__set__
+_set_hand_went_out_seat = HandResult.__dict__["went_out_seat"].__set__
+_set_hand_sides = HandResult.__dict__["sides"].__set__
+_set_hand_totals_after = HandResult.__dict__["totals_after"].__set__
 
 
 def score_hand(state: HandState) -> HandResult:

@@ -29,6 +29,7 @@ from canasta_sim.cards import (
 )
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import _find_meld_out
+from canasta_sim.melding import _REFUSED
 from canasta_sim.melds import CANASTA_SIZE, meld_value
 from canasta_sim.moves import (
     ASK,
@@ -620,6 +621,8 @@ class HandState(PileRules):
             raise self._malformed(move, move.card)
         if self.hands[self.seat][move.card] == 0:
             name = KIND_NAMES[move.card]
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
             raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(self.hands[self.seat])})", move)
         self._verify_going_out(move, self.hand_sizes[self.seat] - 1, {})
 
