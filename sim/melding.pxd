@@ -5,7 +5,7 @@
 # from Python under the names HandState.__slots__ lists; the counters below are C integers.
 
 cdef class MeldingRules:
-    cdef public object _collected, _meld_tables, _plan_cache, _vouched, acquired, added_to_existing, answer, asked
+    cdef public object _collected, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked
     cdef public object dealer, deck, end_reason, first_turn_done, frozen_pile_takes, hand_number, hand_sizes
     cdef public object hands, history, melded_before_turn, melded_this_turn, melds, must_stop, phase, pile
     cdef public object pile_cards_taken, pile_freezes, pile_takes, red_threes, requirements, rules

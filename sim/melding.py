@@ -14,7 +14,7 @@ from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_V
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import find_meld_out
 from canasta_sim.melds import CANASTA_SIZE, meld_problem, rank_name
-from canasta_sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind, record_kinds
+from canasta_sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind, record_key, record_kinds
 from canasta_sim.phases import END_WENT_OUT, OVER, PLAY
 
 try:
@@ -81,7 +81,8 @@ class MeldingRules:
 
     def _take_vouch(self, move: Move) -> bool:
         """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
-        vouched = self._vouched is move
+        # A record changed through object.__setattr__ since the check is checked again (record_key).
+        vouched = self._vouched is move and record_key(move) == self._vouched_key
         self._vouched = None
         return vouched
 

@@ -45,6 +45,7 @@ from canasta_sim.moves import (
     Stop,
     TakePile,
     is_kind,
+    record_key,
 )
 from canasta_sim.phases import (
     ACQUIRE,
@@ -135,6 +136,7 @@ class HandState(PileRules):
         "_plan_cache",
         "_probing",
         "_vouched",
+        "_vouched_key",
         "acquired",
         "added_to_existing",
         "answer",
@@ -205,6 +207,7 @@ class HandState(PileRules):
         self.meld_changes = 0
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
+        self._vouched_key: object = None
         self._probing = False
         self._collected: tuple | None = None
         """(move, its sums per rank, its hand cards by kind) from the last check that passed a meld or a take."""
@@ -297,6 +300,7 @@ class HandState(PileRules):
         other.went_out_concealed = self.went_out_concealed
         other.meld_changes = self.meld_changes
         other._vouched = None
+        other._vouched_key = None
         other._probing = False
         other._collected = None
         other._meld_tables = [None, None]
@@ -453,7 +457,7 @@ class HandState(PileRules):
 
     def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
-        vouched = self._vouched is move  # _take_vouch, inlined
+        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
         self._vouched = None
         if not vouched:
             self.verify_draw(move)
@@ -508,7 +512,7 @@ class HandState(PileRules):
 
     def stop(self, move: Stop = STOP) -> None:
         """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
-        vouched = self._vouched is move  # _take_vouch, inlined
+        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
         self._vouched = None
         if not vouched:
             self.verify_stop(move)
@@ -554,7 +558,7 @@ class HandState(PileRules):
 
     def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
-        vouched = self._vouched is move  # _take_vouch, inlined
+        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
         self._vouched = None
         if not vouched:
             self.verify_ask(move)
@@ -572,7 +576,7 @@ class HandState(PileRules):
 
     def answer_ask(self, move: Answer) -> None:
         """Record the partner's binding answer (R12.5)."""
-        vouched = self._vouched is move  # _take_vouch, inlined
+        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
         self._vouched = None
         if not vouched:
             self.verify_answer(move)
@@ -641,7 +645,7 @@ class HandState(PileRules):
 
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
-        vouched = self._vouched is move  # _take_vouch, inlined
+        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
         self._vouched = None
         if not vouched:
             self.verify_discard(move)
@@ -725,6 +729,7 @@ class HandState(PileRules):
         # Strategies check a move and the engine then applies that very object: remember it, so
         # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
         self._vouched = move
+        self._vouched_key = record_key(move)
         return True
 
     def apply(self, move: Move) -> None:

@@ -158,6 +158,7 @@ def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     state.added_to_existing = turn["added_to_existing"]
     state.turn_laid = turn["laid"]
     state._vouched = None
+    state._vouched_key = None
 
 
 def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
@@ -227,6 +228,7 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
     state.added_to_existing = _bool(turn, "added_to_existing")
     state.turn_laid = _ints(turn, "laid", KIND_COUNT)
     state._vouched = None
+    state._vouched_key = None
 
 
 def _meld_tables(melds: Any) -> list[list[list[int]]]:

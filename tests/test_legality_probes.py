@@ -116,3 +116,35 @@ def test_sums_from_a_check_are_not_reused_after_another_move_is_applied():
     state.apply(kings)
     assert state.melds[0][K] == [3, 0, 0] and state.melds[0][FIVE] == [3, 0, 0]
     assert state.hands[0][K] == 0 and state.hands[0][FIVE] == 0
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("legal", "changed_field", "changed_to"),
+    [
+        ("meld K K K", "groups", (MeldGroup(K, (parse_kind("K"),) * 6),)),  # the same cards twice over
+        ("discard 5", "card", Q),  # a card the hand lacks
+    ],
+)
+def test_a_record_changed_after_its_check_is_checked_again_not_applied_on_the_vouch(legal, changed_field, changed_to):
+    # Strategy code is untrusted: a record found legal and then changed through object.__setattr__ (the
+    # records are frozen, but not against that) must meet the rules' check when applied, not the vouch
+    # the check left for that object (R6.1: only cards in hand are played).
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    move = parse_move(legal)
+    assert state.is_legal(move)
+    object.__setattr__(move, changed_field, changed_to)
+    before = snapshot(state)
+    with pytest.raises(IllegalMoveError) as raised:
+        state.apply(move)
+    assert raised.value.rule == "R6.1"
+    assert snapshot(state) == before
+
+
+@pytest.mark.timeout(30)
+def test_an_unchanged_record_is_applied_on_its_vouch_as_before():
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    move = parse_move("meld K K K")
+    assert state.is_legal(move)
+    state.apply(move)
+    assert state.hand_sizes[0] == 4
