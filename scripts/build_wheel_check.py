@@ -20,6 +20,7 @@ runs compiled, 1 with the reason when not.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import re
@@ -55,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile-guided", action="store_true",
                         help="build with CANASTA_SIM_PGO=1, as released Linux wheels are, and check it took")
     args = parser.parse_args(argv)
+    if importlib.util.find_spec("build") is None:
+        print("build_wheel_check: the 'build' package is not installed in this Python; "
+              "pip install -e '.[dev]' (or pip install build) installs it", file=sys.stderr)
+        return 2
     expected = _expected_modules()
     build_environment = {**os.environ, "CANASTA_SIM_PGO": "1" if args.profile_guided else "0"}
     with tempfile.TemporaryDirectory() as scratch:

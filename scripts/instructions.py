@@ -4,8 +4,10 @@
 ``valgrind --tool=callgrind`` in a child process:
 
 * ``--games`` games of expert vs greedy in-process, as installed or as plain Python (``--pure``), seeds
-  2,000,000 on, sides alternated, as ``scripts/bench.py`` plays them; and the same process with no
-  game, whose count is subtracted (the interpreter's start-up and the imports);
+  2,000,000 on, sides alternated, as ``scripts/bench.py`` plays them.  When the engine is compiled,
+  only the instructions inside ``play_game`` are counted (callgrind's ``--toggle-collect`` on its C
+  function).  As plain Python ``play_game`` has no C function of its own, so the same process with no
+  game is counted too and subtracted (the interpreter's start-up and the imports);
 * ``--floor-hands`` hands of the floor's hand loop (``scripts/floor.py``), minus the same with none.
 
 It prints the instructions per hand of each and their ratio, the matchup's hands per second as a
@@ -13,6 +15,10 @@ share of the floor's by instruction count.  Instruction counts do not depend on 
 this ratio is stable where ``scripts/bench.py``'s clock ratio is not; it is a ratio of instructions, not
 of times (instructions per cycle differ between the two loops).  ``--out DIR`` keeps the callgrind
 files for ``callgrind_annotate``.
+
+Why inside ``play_game``: with ``PYTHONDONTWRITEBYTECODE`` set, as on some machines, every process
+parses its sources at start-up, and that count wobbles from run to run by more than a change to the
+engine moves a hand's; the subtraction then reads noise.  Counting inside the game leaves start-up out.
 
 ``--cache`` also simulates the caches and branch predictors (callgrind's ``--cache-sim=yes
 --branch-sim=yes``, several times slower) and prints, per hand of each, the misses of the first-level
@@ -69,15 +75,33 @@ CACHE_EVENTS = {"I1mr": "instruction cache misses", "D1mr": "data cache read mis
 """callgrind's event names under ``--cache-sim=yes --branch-sim=yes``, and what each counts."""
 
 
-def _count(code: str, arguments: list[str], out: Path, pure: bool = False, cache: bool = False):
+PLAY_GAME_FUNCTION = "__pyx_pw_11canasta_sim_6engine_*play_game"
+"""The C function of the compiled ``play_game`` (Cython's name for it, numbered by its place in the module)."""
+
+
+def _engine_compiled(pure: bool) -> bool:
+    """Whether the child's ``canasta_sim.engine`` is the compiled module."""
+    if pure:
+        return False
+    probe = "import importlib.machinery, canasta_sim.engine as e; " \
+            "print(e.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)))"
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    if completed.returncode != 0:
+        raise SystemExit(f"instructions: cannot import canasta_sim.engine:\n{completed.stderr.strip()[-2000:]}")
+    return completed.stdout.strip() == "True"
+
+
+def _count(code: str, arguments: list[str], out: Path, pure: bool = False, cache: bool = False,
+           inside: str | None = None):
     """(events, the number the child printed last, its first line) of ``python -c code arguments``.
 
     ``events`` maps callgrind's event names (``Ir``: instructions; with ``cache`` also ``CACHE_EVENTS``)
-    to their totals.
+    to their totals; with ``inside`` (a C function's name, wildcards allowed), counted only inside it.
     """
     simulation = ["--cache-sim=yes", "--branch-sim=yes"] if cache else []
-    command = ["valgrind", "--tool=callgrind", *simulation, f"--callgrind-out-file={out}", sys.executable, "-c",
-               code, *arguments]
+    toggle = [] if inside is None else ["--collect-atstart=no", f"--toggle-collect={inside}"]
+    command = ["valgrind", "--tool=callgrind", *simulation, *toggle, f"--callgrind-out-file={out}",
+               sys.executable, "-c", code, *arguments]
     # A fixed hash seed: string hashes and set orders then cost the same instructions in every run.
     environment = {**os.environ, "PYTHONHASHSEED": "0"}
     if pure:
@@ -111,8 +135,13 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(tempfile.mkdtemp(prefix="instructions-")) if args.out is None else args.out
     folder.mkdir(parents=True, exist_ok=True)
     floor_path = str(ROOT / "scripts" / "floor.py")
-    games, hands, build = _count(_MATCHUP, [str(args.games)], folder / "callgrind.matchup", args.pure, args.cache)
-    games_base, _, _ = _count(_MATCHUP, ["0"], folder / "callgrind.matchup-base", args.pure, args.cache)
+    inside = PLAY_GAME_FUNCTION if _engine_compiled(args.pure) else None
+    games, hands, build = _count(_MATCHUP, [str(args.games)], folder / "callgrind.matchup", args.pure, args.cache,
+                                 inside)
+    if inside is None:
+        games_base, _, _ = _count(_MATCHUP, ["0"], folder / "callgrind.matchup-base", args.pure, args.cache)
+    else:
+        games_base = {}
     floor, floor_hands, _ = _count(_FLOOR, [str(args.floor_hands), floor_path], folder / "callgrind.floor",
                                    cache=args.cache)
     floor_base, _, _ = _count(_FLOOR, ["0", floor_path], folder / "callgrind.floor-base", cache=args.cache)
@@ -123,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     matchup_instructions = per_hand(games, games_base, hands, "Ir")
     floor_instructions = per_hand(floor, floor_base, floor_hands, "Ir")
     print(f"build                          {build}")
+    print("counted                        " + ("inside play_game" if inside else "the process, less its start-up"))
     print(f"expert vs greedy               {args.games} games, {hands} hands, "
           f"{matchup_instructions / 1e6:.3f} million instructions a hand")
     print(f"floor                          {floor_hands} hands, "

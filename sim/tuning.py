@@ -253,12 +253,18 @@ def play_deals(task: DealTask, time_limit: float | None = None) -> MatchResult:
     """Play a task's deals in this process and add up the points (stops at a failure under ``'stop'``).
 
     The tuning itself plays the same games in supervised workers (:class:`MatchPool`); this is their
-    in-process counterpart, for tests and for playing a task by hand.
+    in-process counterpart, for tests and for playing a task by hand.  Each game is checked after it for
+    rebound engine code, as the workers' are (:class:`~canasta_sim.code_guard.CodeGuard`, reason
+    ``tampering``).
     """
     total = MatchResult()
+    guard = CodeGuard()
     for game in task_games(task):
         seed, players, _, _ = game
-        points = _points(task, game, _play(players, seed, task.rules, time_limit))
+        sides = tuple(_strategy(spec) for spec in players)
+        guard.add(sides)
+        outcome = guard.checked(_play(players, seed, task.rules, time_limit), sides, seed)
+        points = _points(task, game, outcome)
         total = total + points
         if points.error:
             break

@@ -69,6 +69,40 @@ def test_an_iteration_plays_each_deal_with_the_sides_swapped():
     assert against.result(head_to_head=False) == 0.0
 
 
+PATCHER = """
+from canasta_sim import engine
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Patcher(Greedy):
+    name = "patcher"
+
+    def choose_acquire(self, view):
+        if engine.score_hand.__name__ != "patched_score_hand":
+            original = engine.score_hand
+
+            def patched_score_hand(state):
+                return original(state)
+
+            engine.score_hand = patched_score_hand
+        return super().choose_acquire(view)
+"""
+
+
+@pytest.mark.timeout(120)
+def test_deals_played_in_process_are_checked_for_rebound_engine_code(tmp_path):
+    from canasta_sim import engine
+
+    original = engine.score_hand
+    path = tmp_path / "patcher.py"
+    path.write_text(PATCHER)
+    match = play_deals(iteration_tasks(f"{path}:Patcher", "greedy", None, QUICK_RULES, 9, 0, 2, 1)[0])
+    # The first game is charged to the strategy whose file defined the replacement, and the engine is
+    # put back as it was, so no later game plays with it.
+    assert match.error is not None and "(reason: tampering)" in match.error and "score_hand" in match.error
+    assert match.games == 0 and engine.score_hand is original
+
+
 def test_match_results_are_the_documented_estimates():
     assert MatchResult(16, 10.0, 6.0).result(head_to_head=True) == pytest.approx(10 / 16 - 0.5)
     assert MatchResult(8, 3.0, 1.0).result(head_to_head=False) == pytest.approx(3 / 4 - 1 / 4)
