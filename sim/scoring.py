@@ -94,6 +94,16 @@ class SideHandResult:
         _set_side_turns(self, turns)
         _set_side_cards_left(self, cards_left)
 
+    def __reduce__(self):
+        # Pickled as the constructor's arguments: a run's results cross from worker to parent about twenty
+        # to a game, and dataclasses' own slot state calls fields() for every object unpickled (issue #18).
+        return (SideHandResult, (
+            self.side, self.score, self.meld_points, self.canasta_natural, self.canasta_mixed, self.canasta_bonus,
+            self.went_out, self.concealed, self.going_out_bonus, self.red_threes, self.red_three_bonus,
+            self.hand_penalty, self.melded, self.initial_requirement, self.pile_takes, self.pile_cards_taken,
+            self.frozen_pile_takes, self.pile_freezes, self.turns, self.cards_left,
+        ))
+
 
 _set_side_side = SideHandResult.__dict__["side"].__set__
 _set_side_score = SideHandResult.__dict__["score"].__set__
@@ -143,6 +153,11 @@ class HandResult:
         _set_hand_went_out_seat(self, went_out_seat)
         _set_hand_sides(self, sides)
         _set_hand_totals_after(self, totals_after)
+
+    def __reduce__(self):
+        # As SideHandResult's.
+        return (HandResult, (self.hand_number, self.dealer, self.end_reason, self.turns, self.went_out_seat,
+                             self.sides, self.totals_after))
 
 
 _set_hand_hand_number = HandResult.__dict__["hand_number"].__set__

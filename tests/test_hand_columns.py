@@ -69,3 +69,19 @@ def test_the_api_winner_index_and_the_tables_winner_letter_name_the_same_side():
     assert {result.winner for result in results} == {0, 1}
     for result, letter in zip(results, expected, strict=True):
         assert result.scores[result.winner] == max(result.scores) and letter == "AB"[result.winner]
+
+
+def test_hand_results_cross_a_pickle_whole_field_by_field():
+    # Results travel from worker to parent pickled; HandResult and SideHandResult pickle as their
+    # constructor's arguments, which must name every field, those added later included.
+    import dataclasses
+    import pickle
+
+    result = play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=3, rules=QUICK)
+    copied = pickle.loads(pickle.dumps(result))
+    assert copied == result and copied is not result
+    for hand, hand_copy in zip(result.hands, copied.hands, strict=True):
+        for value in (hand, *hand.sides):
+            fields = [getattr(value, field.name) for field in dataclasses.fields(value)]
+            assert list(value.__reduce__()[1]) == fields
+        assert [dataclasses.astuple(side) for side in hand_copy.sides] == [dataclasses.astuple(s) for s in hand.sides]
