@@ -45,7 +45,6 @@ from canasta_sim.moves import (
     Stop,
     TakePile,
     is_kind,
-    record_key,
 )
 from canasta_sim.phases import (
     ACQUIRE,
@@ -457,9 +456,7 @@ class HandState(PileRules):
 
     def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_draw(move)
         seat = self.seat
         drawn: list[int] = []
@@ -512,9 +509,7 @@ class HandState(PileRules):
 
     def stop(self, move: Stop = STOP) -> None:
         """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_stop(move)
         self.history.append((self.seat, move, ()))
         self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
@@ -558,9 +553,7 @@ class HandState(PileRules):
 
     def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_ask(move)
         self.asked = True
         self.history.append((self.seat, move, ()))
@@ -576,9 +569,7 @@ class HandState(PileRules):
 
     def answer_ask(self, move: Answer) -> None:
         """Record the partner's binding answer (R12.5)."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_answer(move)
         self.answer = move.yes
         self.history.append(((self.seat + 2) % 4, move, ()))
@@ -645,9 +636,7 @@ class HandState(PileRules):
 
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
         kind = move.card
@@ -728,8 +717,7 @@ class HandState(PileRules):
             self._probing = probing
         # Strategies check a move and the engine then applies that very object: remember it, so
         # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
-        self._vouched = move
-        self._vouched_key = record_key(move)
+        self._vouch(move)
         return True
 
     def apply(self, move: Move) -> None:
