@@ -102,16 +102,25 @@ def _find_meld_out(
     return None
 
 
-@cython.locals(kind=Count)
+@cython.locals(kind=Count, rank=Count, jokers=Count, deuces=Count)
 def _read_counts(
     hand: Sequence[int], melds: Sequence[Sequence[int]], held: list[int], naturals: list[int], wilds: list[int]
 ) -> None:
-    """Fill ``held`` with the hand's counts, ``naturals`` and ``wilds`` with each meld's natural and wild cards."""
+    """Fill ``held`` with the hand's counts, ``naturals`` and ``wilds`` with the natural and wild cards of each
+    meld the search uses: the natural ranks' and the wild meld's (``WILD_RANK``); the others are left at 0."""
     for kind in range(KIND_COUNT):
         held[kind] = hand[kind]
-        meld = melds[kind]
-        naturals[kind] = meld[0]
-        wilds[kind] = meld[1] + meld[2]
+    meld = melds[WILD_RANK]
+    naturals[WILD_RANK] = meld[0]
+    jokers = meld[1]
+    deuces = meld[2]
+    wilds[WILD_RANK] = jokers + deuces
+    for rank in range(FOUR, KIND_COUNT):
+        meld = melds[rank]
+        naturals[rank] = meld[0]
+        jokers = meld[1]
+        deuces = meld[2]
+        wilds[rank] = jokers + deuces
 
 
 def _leftover_candidates(
