@@ -116,6 +116,26 @@ def shuffled_deck(rng: random.Random) -> list[int]:
     return deck
 
 
+@cython.locals(index=Count, seat=Count, kind=Count)
+def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes: list[int]) -> None:
+    """Deal the deck's first cards one at a time clockwise from seat ``first`` (R3.1) into empty hands.
+
+    The cards are counted in C integers where compiled (``counts``: seat * 15 + kind, KIND_COUNT = 15 kinds
+    written as a literal so that the index is C arithmetic; a C array declared in sim/state.pxd), then
+    written to the hands' lists once.
+    """
+    counts = [0] * 60
+    for index in range(_DEALT):
+        seat = (first + index) % 4
+        kind = CARD_KIND[deck[index]]
+        counts[seat * 15 + kind] += 1
+    for seat in range(4):
+        hand = hands[seat]
+        for kind in range(15):
+            hand[kind] = counts[seat * 15 + kind]
+        sizes[seat] = _HAND_SIZE  # the _DEALT cards, one to each seat in turn
+
+
 class HandState(PileRules):
     """One hand of four-player partnership canasta, from the deal to its end.
 
@@ -243,19 +263,12 @@ class HandState(PileRules):
         return cls._from_checked_deck(rules, deck, dealer, scores, hand_number)
 
     @classmethod
-    @cython.locals(index=Count, seat=Count, first=Count)
     def _from_checked_deck(
         cls, rules: Rules, deck: Sequence[int], dealer: int, scores: Sequence[int], hand_number: int
     ) -> HandState:
         state = cls(rules, dealer=dealer, scores=scores, hand_number=hand_number)
         state.deck = tuple(deck)
-        hands = state.hands
-        sizes = state.hand_sizes
-        first = dealer + 1
-        for index in range(_DEALT):
-            seat = (first + index) % 4
-            hands[seat][CARD_KIND[deck[index]]] += 1
-            sizes[seat] += 1
+        _deal_hands(state.deck, dealer + 1, state.hands, state.hand_sizes)
         state.stock = list(reversed(deck[_DEALT:]))
         state._turn_upcard()
         if rules.dealt_red_three_timing == "after_deal":
@@ -351,6 +364,7 @@ class HandState(PileRules):
         self.turn_laid = _NO_KINDS[:]
         self.melded_before_turn = self.seat_has_melded[self.seat]
 
+    @cython.locals(seat=Count)
     def _start_turn(self) -> None:
         if self.turn_count >= MAX_TURNS_PER_HAND:
             self._end(END_TURN_CAP)
@@ -634,6 +648,7 @@ class HandState(PileRules):
             self._probing = probing
         return True
 
+    @cython.locals(seat=Count)
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
         if not self._take_vouch(move):
