@@ -325,7 +325,7 @@ class MeldingRules:
                         move,
                     )
 
-    @cython.locals(kind=Count)
+    @cython.locals(kind=Count, count=Count, seat=Count)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
         side = seat & 1
@@ -338,10 +338,12 @@ class MeldingRules:
             tables[1 - side] = (changes, other[1])
         hand = self.hands[seat]
         melds = self.melds[side]
+        sizes = self.hand_sizes
         for kind in range(KIND_COUNT):
-            if used[kind]:
-                hand[kind] -= used[kind]
-                self.hand_sizes[seat] -= used[kind]
+            count = used[kind]
+            if count:
+                hand[kind] -= count
+                sizes[seat] -= count
         for rank, (naturals, jokers, deuces) in additions.items():
             meld = melds[rank]
             if meld[0] + meld[1] + meld[2] == 0:
