@@ -325,7 +325,7 @@ class MeldingRules:
                         move,
                     )
 
-    @cython.locals(kind=Count, count=Count, seat=Count)
+    @cython.locals(kind=Count, count=Count, seat=Count, table=dict)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
         side = seat & 1
@@ -356,6 +356,21 @@ class MeldingRules:
             self.turn_laid[rank] += naturals + jokers + deuces
         self.side_has_melded[side] = True
         self.seat_has_melded[seat] = True
+        # This side's table, if it was current: a new one with the changed melds' counts, which is what
+        # HandState.meld_table would rebuild while no rank is new to it (a new rank would break its rank
+        # order: that table is rebuilt when next asked for, as the stale stamp says).
+        own = tables[side]
+        if own is not None and own[0] == changes - 1:
+            table = own[1]
+            for rank in additions:
+                if rank not in table:
+                    break
+            else:
+                table = table.copy()
+                for rank in additions:
+                    meld = melds[rank]
+                    table[rank] = (meld[0], meld[1], meld[2])
+                tables[side] = (changes, table)
 
     def _is_concealed_now(self) -> bool:
         """R12.6: judged when the player goes out."""

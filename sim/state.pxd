@@ -16,7 +16,7 @@ cdef class HandState(PileRules):
     cpdef apply(self, move)
     cpdef going_out_plan(self)
     cpdef can_ask(self, move=*)
-    cpdef meld_table(self, side)
+    cpdef dict meld_table(self, side)
     cpdef _turn_upcard(self)
     cpdef _lay_dealt_red_threes(self, seat)
     cpdef _start_turn(self)
