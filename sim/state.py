@@ -90,6 +90,7 @@ most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``
 _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
+_NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _verify_going_out, never changed
 
 
 _BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
@@ -626,14 +627,17 @@ class HandState(PileRules):
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        if not is_kind(move.card):
-            raise self._malformed(move, move.card)
-        if self.hands[self.seat][move.card] == 0:
-            name = KIND_NAMES[move.card]
+        card = move.card
+        # is_kind(card), with a plain int in range answered without the call (the commonest record).
+        if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
+            raise self._malformed(move, card)
+        hand = self.hands[self.seat]
+        if hand[card] == 0:
+            name = KIND_NAMES[card]
             if self._probing:  # the message below would be formatted only to be discarded
                 raise _REFUSED
-            raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(self.hands[self.seat])})", move)
-        self._verify_going_out(move, self.hand_sizes[self.seat] - 1, {})
+            raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(hand)})", move)
+        self._verify_going_out(move, self.hand_sizes[self.seat] - 1, _NO_ADDITIONS)
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""
