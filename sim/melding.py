@@ -392,18 +392,24 @@ class MeldingRules:
         used = _NO_KINDS[:]
         self._collect(move, groups, additions, used)
         self._verify_in_hand(move, used)
-        laid = 0
-        for kind in range(KIND_COUNT):
-            count = used[kind]
-            laid += count
+        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
+            laid = 0
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                laid += count
+        else:
+            laid = sum(used)
         hand_after = self.hand_sizes[self.seat] - laid
         self._verify_additions(move, additions)
         side = self.seat & 1
         if not self.side_has_melded[side]:
-            total = 0
-            for kind in range(KIND_COUNT):
-                count = used[kind]
-                total += _KIND_VALUE[kind] * count
+            if cython.compiled:
+                total = 0
+                for kind in range(KIND_COUNT):
+                    count = used[kind]
+                    total += _KIND_VALUE[kind] * count
+            else:
+                total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
             if total < minimum and not self._concealed_exemption(additions, hand_after):
                 if self._probing:  # the message below would be formatted only to be discarded
