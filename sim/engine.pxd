@@ -3,7 +3,14 @@
 # play_hand without a Python method look-up.  Every field stays readable and writable from Python, and
 # the Python subclasses (_StrictTable, _ObservedTable) still override ask and apply.
 
+from cpython.object cimport PyObject_GenericSetAttr
+from cpython.type cimport PyType_GenericNew
+
 from canasta_sim.state cimport HandState
+
+
+# The event of a move, built from C (CPython's generic __new__ and attribute setter: see _new_event).
+cdef _new_event(seat, move, laid)
 
 
 cdef class _Table:

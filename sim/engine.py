@@ -69,6 +69,27 @@ _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
 _new_object = object.__new__
 
 
+def _new_event(seat: int, move, laid: int) -> PublicEvent:
+    """``PublicEvent(seat, move, laid)`` without the type call and ``__init__``'s argument handling: the engine
+    builds one for nearly every move.
+
+    Compiled, a bare instance from CPython's generic ``__new__`` and each field set by CPython's generic
+    attribute setter called from C (sim/engine.pxd), as ``object.__setattr__`` sets it; plain Python calls
+    the constructor's own slot setters (sim/strategy.py).
+    """
+    if cython.compiled:
+        event = PyType_GenericNew(PublicEvent, None, None)  # noqa: F821 (cimported in sim/engine.pxd)
+        PyObject_GenericSetAttr(event, "seat", seat)  # noqa: F821
+        PyObject_GenericSetAttr(event, "move", move)  # noqa: F821
+        PyObject_GenericSetAttr(event, "red_threes", laid)  # noqa: F821
+    else:
+        event = _new_object(PublicEvent)
+        _set_event_seat(event, seat)
+        _set_event_move(event, move)
+        _set_event_red_threes(event, laid)
+    return event
+
+
 def derive_seed(seed: int, label: str) -> int:
     """Return a 64-bit seed derived from ``seed`` and ``label``, the same in every process."""
     digest = hashlib.blake2b(f"{seed}/{label}".encode(), digest_size=8).digest()
@@ -262,12 +283,7 @@ class _Table:
                 # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
                 event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[seat]
             else:
-                # PublicEvent(seat, move, laid) without the type call and __init__'s argument handling:
-                # its constructor's own three slot setters (sim/strategy.py), on a bare instance.
-                event = _new_object(PublicEvent)
-                _set_event_seat(event, seat)
-                _set_event_move(event, move)
-                _set_event_red_threes(event, laid)
+                event = _new_event(seat, move, laid)
             if self.monitor is not None or self.clock is not None or type(self) is not _Table:
                 for listener_seat, player in self.listeners:
                     self.ask(listener_seat, "event", player.on_event, event)

@@ -2,7 +2,30 @@
 # The search's parts call each other as C functions instead of through the module's Python names (the
 # strategies' find_meld_out included); every one stays an ordinary function from Python.  No other module
 # cimports them, so this module may still run compiled or from source on its own.
+#
+# The search works on counts by kind in C arrays of KIND_COUNT (15) integers: the hand's, and the natural
+# and wild cards of each meld of the side, read once per question (_read_counts).  Plain Python runs the
+# same code on lists.
 
+cimport cython
+
+cdef Py_ssize_t _KIND_VALUE[15]
+
+@cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+
+@cython.locals(kind=Py_ssize_t)
+cdef _read_counts(hand, melds, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds)
+
+@cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef list _leftover_candidates(rules, hand, melds, allow_discard, allow_no_discard)
+
+cdef list _candidates(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds, allow_discard,
+                      allow_no_discard)
+
+@cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _lay_all(rules, list counts, melds, minimum, no_discard)
+
+@cython.locals(in_plan=Py_ssize_t[15], given=Py_ssize_t[15], rooms=Py_ssize_t[15], sizes=Py_ssize_t[15],
+               deficits=Py_ssize_t[15])
+cdef _lay(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds, minimum, bint no_discard)

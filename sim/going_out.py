@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
-from canasta_sim.melds import CANASTA_SIZE, max_wilds
+from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import WILD_RANK, MeldGroup
 from canasta_sim.rules import Rules
 
@@ -29,6 +29,8 @@ Count = cython.typedef(cython.Py_ssize_t)
 __all__ = ["can_meld_out", "find_meld_out"]
 
 _UNBOUNDED = 1 << 30
+
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/going_out.pxd): the minimum's sum in C integers
 
 
 def can_meld_out(
@@ -80,25 +82,71 @@ def _find_meld_out(
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """:func:`find_meld_out` with positional arguments: the engine asks it on every turn, and a call
     with keywords costs more than many of the searches it makes."""
-    candidates = _leftover_candidates(rules, hand, melds, allow_discard, allow_no_discard)
+    # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/going_out.pxd;
+    # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays): the shortcuts and every
+    # search below then index C integers, not lists of Python ints.
+    if cython.compiled:
+        held = [0] * 15
+        naturals = [0] * 15
+        wilds = [0] * 15
+        _read_counts(hand, melds, held, naturals, wilds)
+    else:  # the same counts as lists, built the way plain Python builds lists fastest
+        held = list(hand)
+        naturals = [meld[0] for meld in melds]
+        wilds = [meld[1] + meld[2] for meld in melds]
+    candidates = _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
     for leftover in candidates:
-        counts = list(hand)
-        if leftover is not None:
-            counts[leftover] -= 1
-        groups = _lay_all(rules, counts, melds, minimum, leftover is None)
+        if leftover is None:
+            groups = _lay(rules, held, naturals, wilds, minimum, True)
+        else:
+            held[leftover] -= 1
+            groups = _lay(rules, held, naturals, wilds, minimum, False)
+            held[leftover] += 1
         if groups is not None:
             return groups, leftover
     return None
 
 
-@cython.locals(
-    reach=Count, reachable=Count, rank=Count, black_threes=Count, forced=Count, lone=Count, size=Count,
-    held=Count, kind=Count, naturals=Count, jokers=Count, deuces=Count,
-)
+@cython.locals(kind=Count, rank=Count, jokers=Count, deuces=Count)
+def _read_counts(
+    hand: Sequence[int], melds: Sequence[Sequence[int]], held: list[int], naturals: list[int], wilds: list[int]
+) -> None:
+    """Fill ``held`` with the hand's counts, ``naturals`` and ``wilds`` with the natural and wild cards of each
+    meld the search uses: the natural ranks' and the wild meld's (``WILD_RANK``); the others are left at 0."""
+    for kind in range(KIND_COUNT):
+        held[kind] = hand[kind]
+    meld = melds[WILD_RANK]
+    naturals[WILD_RANK] = meld[0]
+    jokers = meld[1]
+    deuces = meld[2]
+    wilds[WILD_RANK] = jokers + deuces
+    for rank in range(FOUR, KIND_COUNT):
+        meld = melds[rank]
+        naturals[rank] = meld[0]
+        jokers = meld[1]
+        deuces = meld[2]
+        wilds[rank] = jokers + deuces
+
+
 def _leftover_candidates(
     rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], allow_discard: bool, allow_no_discard: bool
 ) -> list[int | None]:
-    """The kinds worth trying as the card left to discard (``None``: meld every card).
+    """The kinds worth trying as the card left to discard (``None``: meld every card); see :func:`_candidates`."""
+    held = [0] * 15
+    naturals = [0] * 15
+    wilds = [0] * 15
+    _read_counts(hand, melds, held, naturals, wilds)
+    return _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
+
+
+@cython.locals(
+    reach=Count, reachable=Count, rank=Count, black_threes=Count, forced=Count, lone=Count, size=Count,
+    count=Count, kind=Count,
+)
+def _candidates(
+    rules: Rules, held: list[int], naturals: list[int], wilds: list[int], allow_discard: bool, allow_no_discard: bool
+) -> list[int | None]:
+    """The kinds worth trying as the card left to discard (``None``: meld every card), from counts by kind.
 
     Going out is asked about on every turn, so the search first rules out what cannot work
     without trying it: a card that can go nowhere (a lone natural with no meld of its rank, one
@@ -108,116 +156,154 @@ def _leftover_candidates(
     # One pass over the natural ranks: how many canastas are within reach, and the lone naturals with
     # no meld of their rank (each must be the discard).  Only how many cards are forced, and which one
     # when it is the only one, decide the answer.
-    reach = CANASTA_SIZE - hand[JOKER] - hand[TWO]
+    reach = CANASTA_SIZE - held[JOKER] - held[TWO]
     reachable = 0
-    forced = hand[RED_THREE]
+    forced = held[RED_THREE]
     lone = -1
     for rank in range(FOUR, KIND_COUNT):
-        naturals, jokers, deuces = melds[rank]  # C integers compiled, so the sum is C arithmetic
-        size = naturals + jokers + deuces
-        held = hand[rank]
-        if size + held >= reach:
+        size = naturals[rank] + wilds[rank]
+        count = held[rank]
+        if size + count >= reach:
             reachable += 1
-        if held == 1 and size == 0:
+        if count == 1 and size == 0:
             forced += 1
             if lone < 0:
                 lone = rank
     if not rules.allow_wild_only_melds and reachable < rules.canastas_to_go_out:
         return []
-    black_threes = hand[BLACK_THREE]
-    if not (black_threes in (1, 2) or rules.black_three_melds == "never"):
+    black_threes = held[BLACK_THREE]
+    if not (black_threes == 1 or black_threes == 2 or rules.black_three_melds == "never"):
         black_threes = 0  # three or four black 3s can be melded when going out (R5.3)
     forced += black_threes
     if forced:
         if forced != 1 or not allow_discard:
             return []
-        if hand[RED_THREE]:
+        if held[RED_THREE]:
             return [RED_THREE]
         return [BLACK_THREE] if black_threes else [lone]
     candidates: list[int | None] = [None] if allow_no_discard else []
     if allow_discard:
         for kind in range(KIND_COUNT):
-            if hand[kind]:
+            if held[kind]:
                 candidates.append(kind)
     return candidates
 
 
-@cython.locals(
-    black_threes=Count, wilds=Count, rank=Count, held=Count, old_naturals=Count, old_jokers=Count,
-    old_deuces=Count, old_wilds=Count, naturals=Count, room=Count, lowest=Count, budget=Count, canastas=Count,
-    size=Count, spare=Count, wild_only=Count, jokers_left=Count, jokers=Count,
-)
 def _lay_all(
     rules: Rules, counts: list[int], melds: Sequence[Sequence[int]], minimum: int, no_discard: bool
 ) -> tuple[MeldGroup, ...] | None:
-    if counts[RED_THREE]:
+    """The groups that lay every card of ``counts`` on ``melds`` with enough canastas to go out, or ``None``."""
+    held = [0] * 15
+    naturals = [0] * 15
+    wilds = [0] * 15
+    _read_counts(counts, melds, held, naturals, wilds)
+    return _lay(rules, held, naturals, wilds, minimum, no_discard)
+
+
+@cython.locals(
+    black_threes=Count, budget=Count, rank=Count, count=Count, old_naturals=Count, old_wilds=Count,
+    total_naturals=Count, room=Count, lowest=Count, canastas=Count, needed=Count, size=Count, spare=Count,
+    wild_only=Count, jokers_left=Count, jokers=Count, most_wilds=Count, value=Count, deficit=Count, kind=Count,
+    wild_ratio=cython.bint, no_discard=cython.bint,
+)
+def _lay(
+    rules: Rules, held: list[int], naturals: list[int], wilds: list[int], minimum: int, no_discard: bool
+) -> tuple[MeldGroup, ...] | None:
+    """:func:`_lay_all` on counts by kind: the hand's, and the natural and wild cards of each meld."""
+    if held[RED_THREE]:
         return None
-    black_threes = counts[BLACK_THREE]
-    if black_threes and (rules.black_three_melds == "never" or black_threes not in (3, 4)):
+    black_threes = held[BLACK_THREE]
+    if black_threes and (rules.black_three_melds == "never" or not (black_threes == 3 or black_threes == 4)):
         return None
-    if sum([KIND_VALUE[kind] * counts[kind] for kind in range(KIND_COUNT)]) < minimum:
+    value = 0
+    for kind in range(KIND_COUNT):
+        value += _KIND_VALUE[kind] * held[kind]
+    if value < minimum:
         return None
-    wilds = counts[JOKER] + counts[TWO]
-    # Per rank: [naturals from hand, wilds given, lowest wilds, room for wilds, size before wilds]
-    plan: dict[int, list[int]] = {}
+    budget = held[JOKER] + held[TWO]
+    # Per rank, for the ranks with a meld or hand cards (in rank order): the wild cards given, the room for
+    # wild cards, and the size before wild cards are given; a rank without either has no entry (in_plan 0).
+    in_plan = [0] * 15
+    given = [0] * 15
+    rooms = [0] * 15
+    sizes = [0] * 15
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    most_wilds = rules.max_wilds_per_meld
     for rank in range(FOUR, KIND_COUNT):
-        held = counts[rank]
-        old_naturals, old_jokers, old_deuces = melds[rank]
-        old_wilds = old_jokers + old_deuces
-        if held == 0 and old_naturals + old_wilds == 0:
+        count = held[rank]
+        old_naturals = naturals[rank]
+        old_wilds = wilds[rank]
+        if count == 0 and old_naturals + old_wilds == 0:
             continue
-        naturals = old_naturals + held
-        room = max_wilds(rules, rank, naturals) - old_wilds
-        lowest = max(0, 3 - naturals) if old_naturals + old_wilds == 0 else 0
+        total_naturals = old_naturals + count
+        # melds.max_wilds for a natural rank (R9.2), inlined.
+        if wild_ratio:
+            room = min(most_wilds, total_naturals) - old_wilds
+        else:
+            room = (most_wilds if total_naturals >= 2 else 0) - old_wilds
+        lowest = max(0, 3 - total_naturals) if old_naturals + old_wilds == 0 else 0
         if lowest > room:
             return None
-        plan[rank] = [held, lowest, lowest, room, naturals + old_wilds]
-    budget = wilds - sum([entry[1] for entry in plan.values()])
+        in_plan[rank] = 1
+        given[rank] = lowest
+        rooms[rank] = room
+        sizes[rank] = total_naturals + old_wilds
+        budget -= lowest
     if budget < 0:
         return None
     canastas = 0
-    deficits = []
-    for rank, entry in plan.items():
-        size = entry[4] + entry[1]
+    # The canastas to complete, fewest missing cards first (ties: the lower rank), as sorting the
+    # (deficit, rank) pairs would order them: deficits[rank] is 0 where none is within the room.
+    deficits = [0] * 15
+    for rank in range(FOUR, KIND_COUNT):
+        if not in_plan[rank]:
+            continue
+        size = sizes[rank] + given[rank]
         if size >= CANASTA_SIZE:
             canastas += 1
-        elif CANASTA_SIZE - size <= entry[3] - entry[1]:
-            deficits.append((CANASTA_SIZE - size, rank))
-    if sum(melds[WILD_RANK]) >= CANASTA_SIZE:
+        elif CANASTA_SIZE - size <= rooms[rank] - given[rank]:
+            deficits[rank] = CANASTA_SIZE - size
+    if naturals[WILD_RANK] + wilds[WILD_RANK] >= CANASTA_SIZE:
         canastas += 1
-    for deficit, rank in sorted(deficits):
-        if canastas >= rules.canastas_to_go_out or deficit > budget:
+    needed = rules.canastas_to_go_out
+    for deficit in range(1, CANASTA_SIZE + 1):
+        if canastas >= needed or deficit > budget:
             break
-        plan[rank][1] += deficit
-        budget -= deficit
-        canastas += 1
-    if canastas < rules.canastas_to_go_out:
+        for rank in range(FOUR, KIND_COUNT):
+            if deficits[rank] != deficit:
+                continue
+            if canastas >= needed or deficit > budget:
+                break
+            given[rank] += deficit
+            budget -= deficit
+            canastas += 1
+    if canastas < needed:
         return None
-    for entry in plan.values():
-        spare = min(budget, entry[3] - entry[1])
-        entry[1] += spare
-        budget -= spare
+    for rank in range(FOUR, KIND_COUNT):
+        if in_plan[rank]:
+            spare = min(budget, rooms[rank] - given[rank])
+            given[rank] += spare
+            budget -= spare
     wild_only = 0
     if budget:
-        wild_meld_exists = sum(melds[WILD_RANK]) > 0
-        if not rules.allow_wild_only_melds or (budget < 3 and not wild_meld_exists):
+        if not rules.allow_wild_only_melds or (budget < 3 and naturals[WILD_RANK] + wilds[WILD_RANK] <= 0):
             return None
         wild_only = budget
     if no_discard and rules.going_out_without_discard == "only_if_hand_holds_canasta":
         # R12.2 (seed-002 reading): the hand itself must hold a whole canasta.
-        for entry in plan.values():
-            if entry[0] + entry[1] >= CANASTA_SIZE:
+        for rank in range(FOUR, KIND_COUNT):
+            if in_plan[rank] and held[rank] + given[rank] >= CANASTA_SIZE:
                 break
-        else:  # any(...) as a loop: compiled, this function may hold no generator (sim/going_out.pxd)
+        else:
             return None
-    jokers_left = counts[JOKER]
+    jokers_left = held[JOKER]
     groups: list[MeldGroup] = []
-    for rank, entry in plan.items():
-        if entry[0] == 0 and entry[1] == 0:
+    for rank in range(FOUR, KIND_COUNT):
+        if not in_plan[rank] or (held[rank] == 0 and given[rank] == 0):
             continue
-        jokers = min(jokers_left, entry[1])
+        jokers = min(jokers_left, given[rank])
         jokers_left -= jokers
-        groups.append(MeldGroup.of(rank, entry[0], jokers, entry[1] - jokers))
+        groups.append(MeldGroup.of(rank, held[rank], jokers, given[rank] - jokers))
     if black_threes:
         groups.append(MeldGroup.of(BLACK_THREE, black_threes))
     if wild_only:

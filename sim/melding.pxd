@@ -4,6 +4,18 @@
 # as C struct members instead of looking each up by name.  Every field stays readable and writable
 # from Python under the names HandState.__slots__ lists; the counters below are C integers.
 
+cimport cython
+
+# The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
+cdef Py_ssize_t _KIND_VALUE[15]
+
+# The vouch's record keys and the meld-shape check, as C calls from the checks below.
+cdef object _field_objects(move)
+cdef object _group_objects(first, groups)
+cdef bint _same_field_objects(move, key) except -1
+cdef bint _meld_fits(rules, rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces) except -1
+
+
 cdef class MeldingRules:
     cdef public object _collected, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked
     cdef public object dealer, deck, end_reason, first_turn_done, frozen_pile_takes, hand_number, hand_sizes
@@ -20,11 +32,13 @@ cdef class MeldingRules:
     cpdef _verify_phase(self, move, phase)
     cpdef _go_out(self)
     cpdef _end(self, reason)
+    cpdef _vouch(self, move)
     cpdef bint _take_vouch(self, move)
     cpdef _verify_in_hand(self, move, list used)
     cpdef _collect(self, move, groups, dict additions, list used)
     cpdef _verify_additions(self, move, dict additions)
     cpdef _verify_black_three_timing(self, move, dict additions, hand_after)
+    @cython.locals(sizes=Py_ssize_t[15])
     cpdef _verify_going_out(self, move, hand_after, dict additions)
     cpdef _lay(self, dict additions, list used)
     cpdef verify_meld(self, move)

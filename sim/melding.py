@@ -14,7 +14,7 @@ from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_V
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import find_meld_out
 from canasta_sim.melds import CANASTA_SIZE, meld_problem, rank_name
-from canasta_sim.moves import WILD_RANK, Discard, Meld, MeldGroup, Move, is_kind, record_key, record_kinds
+from canasta_sim.moves import WILD_RANK, Answer, Discard, Meld, MeldGroup, Move, TakePile, is_kind, record_kinds
 from canasta_sim.phases import END_WENT_OUT, OVER, PLAY
 
 try:
@@ -31,6 +31,98 @@ _REFUSED = IllegalMoveError("E0", "refused while probing (HandState.is_legal and
 """The error a rule check raises while :attr:`HandState._probing` is set: the caller only wants to know
 whether the move is legal, so the real error (its message formatted, its record checked, E1) is not built.
 Nothing outside the probes ever sees it."""
+
+_NO_KINDS = [0] * KIND_COUNT  # copied, never changed
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial meld's sum in C integers
+
+_NOT_KEPT = object()
+"""What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
+
+
+def _field_objects(move: Move) -> object:
+    """The objects a move record's fields hold, the groups' ranks and cards included, to tell later whether
+    the record changed since it was checked (:meth:`MeldingRules._vouch`).
+
+    The records are frozen, but ``object.__setattr__`` can still change a field: it then holds another
+    object.  Tuples cannot change, so a field whose object is the same tuple holds the same cards; a
+    record with a container of another kind (a list built by hand) is not kept (``_NOT_KEPT``) and is
+    checked again when applied.
+    """
+    move_type = type(move)
+    if move_type is Meld:
+        return _group_objects(None, move.groups)
+    if move_type is TakePile:
+        cards = move.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        return _group_objects(cards, move.extra)
+    if move_type is Discard:
+        return move.card
+    if move_type is Answer:
+        return move.yes
+    return None  # Draw, Ask and Stop carry no field
+
+
+def _group_objects(first: object, groups: object) -> object:
+    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``."""
+    if type(groups) is not tuple:
+        return _NOT_KEPT
+    if len(groups) == 1:  # the commonest meld
+        group = groups[0]
+        cards = group.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        return (first, groups, group.rank, cards)
+    parts = [first, groups]
+    for group in groups:
+        cards = group.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        parts.append(group.rank)
+        parts.append(cards)
+    return tuple(parts)
+
+
+@cython.locals(index=Count)
+def _same_field_objects(move: Move, key: object) -> bool:
+    """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
+    move_type = type(move)
+    if move_type is Meld:
+        groups = move.groups
+    elif move_type is TakePile:
+        if move.cards is not key[0]:
+            return False
+        groups = move.extra
+    elif move_type is Discard:
+        return move.card is key
+    elif move_type is Answer:
+        return move.yes is key
+    else:
+        return True  # Draw, Ask and Stop carry no field
+    if groups is not key[1]:
+        return False
+    # The same tuple holds the same group objects in the same order: only their fields can have changed.
+    index = 2
+    for group in groups:
+        if group.rank is not key[index] or group.cards is not key[index + 1]:
+            return False
+        index += 2
+    return True
+
+
+@cython.locals(wilds=Count)
+def _meld_fits(rules: object, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
+    """:func:`canasta_sim.melds.meld_fits` on C integers (sim/melding.pxd): the same answer, without its reason."""
+    wilds = jokers + deuces
+    if rank == WILD_RANK:
+        return rules.allow_wild_only_melds and naturals + wilds >= 3
+    if rank == BLACK_THREE:
+        return not wilds and (naturals == 3 or naturals == 4)
+    if naturals + wilds < 3 or wilds > rules.max_wilds_per_meld:
+        return False
+    if rules.wild_ratio_rule == "no_more_wild_than_natural":
+        return wilds <= naturals
+    return naturals >= 2
 
 
 class MeldingRules:
@@ -79,10 +171,17 @@ class MeldingRules:
         self.phase = OVER
         self.end_reason = reason
 
+    def _vouch(self, move: Move) -> None:
+        """Remember ``move`` (of one of the move types exactly) as just found legal, for :meth:`_take_vouch`."""
+        key = _field_objects(move)
+        self._vouched = None if key is _NOT_KEPT else move
+        self._vouched_key = key
+
     def _take_vouch(self, move: Move) -> bool:
         """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
-        # A record changed through object.__setattr__ since the check is checked again (record_key).
-        vouched = self._vouched is move and record_key(move) == self._vouched_key
+        # A record changed through object.__setattr__ since the check holds other objects in its fields,
+        # and is checked again.
+        vouched = self._vouched is move and _same_field_objects(move, self._vouched_key)
         self._vouched = None
         return vouched
 
@@ -100,10 +199,12 @@ class MeldingRules:
                     move,
                 )
 
+    @cython.locals(naturals=Count, jokers=Count, deuces=Count)
     def _collect(
         self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
     ) -> None:
-        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.
+        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's
+        # counts are summed in C integers and added to its rank's once (additions is discarded on an error).
         for group in groups:
             rank = group.rank
             if type(rank) is not int and not is_kind(rank):
@@ -114,16 +215,16 @@ class MeldingRules:
                 if self._probing:  # the message below would be formatted only to be discarded
                     raise _REFUSED
                 raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
-            counts = additions.setdefault(rank, [0, 0, 0])
+            naturals = jokers = deuces = 0
             for kind in group.cards:
                 if type(kind) is not int and not is_kind(kind):
                     raise self._malformed(move, kind)
                 if kind == rank and rank != WILD_RANK:
-                    counts[0] += 1
+                    naturals += 1
                 elif kind == JOKER:
-                    counts[1] += 1
+                    jokers += 1
                 elif kind == TWO:
-                    counts[2] += 1
+                    deuces += 1
                 elif not is_kind(kind):
                     raise self._malformed(move, kind)
                 else:
@@ -131,15 +232,34 @@ class MeldingRules:
                         raise _REFUSED
                     raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
                 used[kind] += 1
+            counts = additions.get(rank)
+            if counts is None:
+                additions[rank] = [naturals, jokers, deuces]
+            else:
+                counts[0] += naturals
+                counts[1] += jokers
+                counts[2] += deuces
 
+    @cython.locals(naturals=Count, jokers=Count, deuces=Count, more=Count)
     def _verify_additions(self, move: Move, additions: dict[int, list[int]]) -> None:
         melds = self.melds[self.seat & 1]
-        for rank, (naturals, jokers, deuces) in additions.items():
+        rules = self.rules
+        for rank, added in additions.items():
             meld = melds[rank]
-            if rank == BLACK_THREE and self.rules.black_three_melds == "never":
+            if rank == BLACK_THREE and rules.black_three_melds == "never":
                 raise self._fail("R5.3", "black 3s may never be melded (black_three_melds=never)", move)
-            problem = meld_problem(self.rules, rank, meld[0] + naturals, meld[1] + jokers, meld[2] + deuces)
-            if problem is not None:
+            naturals = meld[0]
+            more = added[0]
+            naturals += more
+            jokers = meld[1]
+            more = added[1]
+            jokers += more
+            deuces = meld[2]
+            more = added[2]
+            deuces += more
+            # meld_problem's reason is built only for a meld that does not fit (the same judgement).
+            if not _meld_fits(rules, rank, naturals, jokers, deuces):
+                problem = meld_problem(rules, rank, naturals, jokers, deuces)
                 raise self._fail(problem[0], problem[1], move)
 
     def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
@@ -148,10 +268,11 @@ class MeldingRules:
         if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
             raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
 
-    @cython.locals(canastas=Count, rank=Count, size=Count)
+    @cython.locals(canastas=Count, rank=Count, size=Count, naturals=Count, jokers=Count, deuces=Count,
+                   is_discard=cython.bint)
     def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
         """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
-        is_discard = isinstance(move, Discard)
+        is_discard = type(move) is Discard or isinstance(move, Discard)
         # After a meld or a take, one card left is still going out: it is the discard to come.
         if hand_after > (0 if is_discard else 1):
             if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
@@ -161,13 +282,19 @@ class MeldingRules:
             return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
         side = self.seat & 1
         melds = self.melds[side]
+        sizes = [0] * 15  # each meld's size after the move by rank (KIND_COUNT; a C array compiled)
+        for rank, added in additions.items():
+            naturals = added[0]
+            jokers = added[1]
+            deuces = added[2]
+            sizes[rank] = naturals + jokers + deuces
         canastas = 0
         for rank in range(KIND_COUNT):
             meld = melds[rank]
-            size = meld[0] + meld[1] + meld[2]
-            added = additions.get(rank)
-            if added is not None:
-                size += added[0] + added[1] + added[2]
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            size = sizes[rank] + naturals + jokers + deuces
             if size >= CANASTA_SIZE:
                 canastas += 1
         needed = self.rules.canastas_to_go_out
@@ -198,7 +325,7 @@ class MeldingRules:
                         move,
                     )
 
-    @cython.locals(kind=Count)
+    @cython.locals(kind=Count, count=Count, seat=Count, table=dict)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
         side = seat & 1
@@ -211,10 +338,12 @@ class MeldingRules:
             tables[1 - side] = (changes, other[1])
         hand = self.hands[seat]
         melds = self.melds[side]
+        sizes = self.hand_sizes
         for kind in range(KIND_COUNT):
-            if used[kind]:
-                hand[kind] -= used[kind]
-                self.hand_sizes[seat] -= used[kind]
+            count = used[kind]
+            if count:
+                hand[kind] -= count
+                sizes[seat] -= count
         for rank, (naturals, jokers, deuces) in additions.items():
             meld = melds[rank]
             if meld[0] + meld[1] + meld[2] == 0:
@@ -227,6 +356,21 @@ class MeldingRules:
             self.turn_laid[rank] += naturals + jokers + deuces
         self.side_has_melded[side] = True
         self.seat_has_melded[seat] = True
+        # This side's table, if it was current: a new one with the changed melds' counts, which is what
+        # HandState.meld_table would rebuild while no rank is new to it (a new rank would break its rank
+        # order: that table is rebuilt when next asked for, as the stale stamp says).
+        own = tables[side]
+        if own is not None and own[0] == changes - 1:
+            table = own[1]
+            for rank in additions:
+                if rank not in table:
+                    break
+            else:
+                table = table.copy()
+                for rank in additions:
+                    meld = melds[rank]
+                    table[rank] = (meld[0], meld[1], meld[2])
+                tables[side] = (changes, table)
 
     def _is_concealed_now(self) -> bool:
         """R12.6: judged when the player goes out."""
@@ -237,20 +381,35 @@ class MeldingRules:
         melds = self.melds[self.seat & 1]
         return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
 
+    @cython.locals(used=list, kind=Count, laid=Count, count=Count, total=Count)
     def verify_meld(self, move: Meld) -> None:
         """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
         self._verify_phase(move, PLAY)
-        if not move.groups:
+        groups = move.groups
+        if not groups:
             raise self._fail("R9.1", "a meld needs at least one group of cards", move)
         additions: dict[int, list[int]] = {}
-        used = [0] * KIND_COUNT
-        self._collect(move, move.groups, additions, used)
+        used = _NO_KINDS[:]
+        self._collect(move, groups, additions, used)
         self._verify_in_hand(move, used)
-        hand_after = self.hand_sizes[self.seat] - sum(used)
+        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
+            laid = 0
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                laid += count
+        else:
+            laid = sum(used)
+        hand_after = self.hand_sizes[self.seat] - laid
         self._verify_additions(move, additions)
         side = self.seat & 1
         if not self.side_has_melded[side]:
-            total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
+            if cython.compiled:
+                total = 0
+                for kind in range(KIND_COUNT):
+                    count = used[kind]
+                    total += _KIND_VALUE[kind] * count
+            else:
+                total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
             if total < minimum and not self._concealed_exemption(additions, hand_after):
                 if self._probing:  # the message below would be formatted only to be discarded
@@ -316,7 +475,7 @@ class MeldingRules:
             used = collected[2]
         else:
             additions = {}
-            used = [0] * KIND_COUNT
+            used = _NO_KINDS[:]
             self._collect(move, move.groups, additions, used)
         self._lay(additions, used)
         self.melded_this_turn = True

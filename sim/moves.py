@@ -40,6 +40,11 @@ from canasta_sim.cards import (
 )
 from canasta_sim.errors import CardParseError, MoveParseError
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
 __all__ = [
     "ASK",
     "Answer",
@@ -70,7 +75,9 @@ def _card_order(kind: int) -> tuple[bool, int]:
 # The records are frozen; their constructors set fields through each field's slot setter (below each
 # class), as object.__setattr__ would.  The records with an __init__ written out (init=False) are built
 # thousands of times a game: written here, the constructor is compiled with the module, where the
-# generated one would run as interpreted bytecode.
+# generated one would run as interpreted bytecode.  Compiled, the fields are set by CPython's generic
+# attribute setter called from C (what object.__setattr__ runs; sim/moves.pxd) instead of through the
+# setters' method wrappers, each a Python call.
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -95,14 +102,23 @@ class MeldGroup:
             return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         # The cards are already in their canonical order (naturals, jokers, deuces): the search for
         # melds builds groups by the thousand, so skip the constructor's sort.
-        group = object.__new__(cls)
-        _set_group_rank(group, rank)
-        _set_group_cards(group, cards)
+        if cython.compiled:
+            group = PyType_GenericNew(cls, None, None)  # noqa: F821 (cimported in sim/moves.pxd): object.__new__
+            PyObject_GenericSetAttr(group, "rank", rank)  # noqa: F821
+            PyObject_GenericSetAttr(group, "cards", cards)  # noqa: F821
+        else:
+            group = object.__new__(cls)
+            _set_group_rank(group, rank)
+            _set_group_cards(group, cards)
         return group
 
     def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
-        _set_group_rank(self, rank)
-        _set_group_cards(self, tuple(sorted(cards, key=_card_order)))
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "rank", rank)  # noqa: F821
+            PyObject_GenericSetAttr(self, "cards", tuple(sorted(cards, key=_card_order)))  # noqa: F821
+        else:
+            _set_group_rank(self, rank)
+            _set_group_cards(self, tuple(sorted(cards, key=_card_order)))
 
     @property
     def naturals(self) -> int:
@@ -197,8 +213,12 @@ class TakePile(_MoveBase):
     extra: tuple[MeldGroup, ...] = ()
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
-        _set_take_cards(self, tuple(sorted(cards, key=_card_order)))
-        _set_take_extra(self, extra)
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "cards", tuple(sorted(cards, key=_card_order)))  # noqa: F821
+            PyObject_GenericSetAttr(self, "extra", extra)  # noqa: F821
+        else:
+            _set_take_cards(self, tuple(sorted(cards, key=_card_order)))
+            _set_take_extra(self, extra)
 
     def __str__(self) -> str:
         text = "take"
@@ -220,7 +240,10 @@ class Meld(_MoveBase):
     groups: tuple[MeldGroup, ...]
 
     def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
-        _set_meld_groups(self, groups)
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "groups", groups)  # noqa: F821
+        else:
+            _set_meld_groups(self, groups)
 
     def __str__(self) -> str:
         return "meld " + _groups_text(self.groups)
@@ -244,7 +267,10 @@ class Answer(_MoveBase):
     yes: bool
 
     def __init__(self, yes: bool) -> None:
-        _set_answer_yes(self, yes)
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "yes", yes)  # noqa: F821
+        else:
+            _set_answer_yes(self, yes)
 
     def __str__(self) -> str:
         return "answer yes" if self.yes else "answer no"
@@ -260,7 +286,10 @@ class Discard(_MoveBase):
     card: int
 
     def __init__(self, card: int) -> None:
-        _set_discard_card(self, card)
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "card", card)  # noqa: F821
+        else:
+            _set_discard_card(self, card)
 
     def __str__(self) -> str:
         # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.

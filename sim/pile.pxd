@@ -2,6 +2,9 @@
 
 from canasta_sim.melding cimport MeldingRules
 
+# The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
+cdef Py_ssize_t _KIND_VALUE[15]
+
 
 cdef class PileRules(MeldingRules):
     # Called from C by the hand state's checks and moves (cpdef: still ordinary methods from Python).

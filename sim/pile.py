@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from canasta_sim.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.errors import IllegalMoveError
-from canasta_sim.melding import _REFUSED, MeldingRules
+from canasta_sim.melding import _NO_KINDS, _REFUSED, MeldingRules
 from canasta_sim.moves import MeldGroup, TakePile, is_kind
 from canasta_sim.phases import ACQUIRE, PLAY
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/pile.pxd): the initial meld's sum in C integers
 
 __all__ = ["PileRules"]
 
@@ -34,6 +44,8 @@ class PileRules(MeldingRules):
         """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
         return self.pile_freezers > 0 or not self.side_has_melded[side]
 
+    @cython.locals(used=list, naturals=Count, jokers=Count, deuces=Count, used_count=Count, total=Count, kind=Count,
+                   count=Count)
     def verify_take_pile(self, move: TakePile) -> None:
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
         self._verify_phase(move, ACQUIRE)
@@ -53,25 +65,25 @@ class PileRules(MeldingRules):
         if self.rules.one_card_single_pile_block and self.hand_sizes[seat] == 1 and len(self.pile) == 1:
             raise self._fail("R8.2d", "a player holding one card may not take a pile of one card", move)
         naturals = jokers = deuces = 0
-        used = [0] * KIND_COUNT
-        for kind in move.cards:
-            if type(kind) is not int and not is_kind(kind):
-                raise self._malformed(move, kind)
-            if kind == top:
+        used = _NO_KINDS[:]
+        for card in move.cards:
+            if type(card) is not int and not is_kind(card):
+                raise self._malformed(move, card)
+            if card == top:
                 naturals += 1
-            elif kind == JOKER:
+            elif card == JOKER:
                 jokers += 1
-            elif kind == TWO:
+            elif card == TWO:
                 deuces += 1
-            elif not is_kind(kind):
-                raise self._malformed(move, kind)
+            elif not is_kind(card):
+                raise self._malformed(move, card)
             else:
                 if self._probing:  # the message below would be formatted only to be discarded
                     raise _REFUSED
                 raise self._fail(
                     "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
                 )
-            used[kind] += 1
+            used[card] += 1
         # E2 step 2: every card must be in hand before the take's other conditions are judged,
         # so that a card the player lacks is reported as such, not as a missing pair (R8.2b).
         additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
@@ -111,12 +123,24 @@ class PileRules(MeldingRules):
             )
         if BLACK_THREE in additions:
             raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
-        used_count = sum(used)
+        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
+            used_count = 0
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                used_count += count
+        else:
+            used_count = sum(used)
         pile_red_threes = self.pile.count(RED_THREE)
         hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
         self._verify_additions(move, additions)
         if not self.side_has_melded[side]:
-            total = KIND_VALUE[top] + sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
+            total = KIND_VALUE[top]
+            if cython.compiled:
+                for kind in range(KIND_COUNT):
+                    count = used[kind]
+                    total += _KIND_VALUE[kind] * count
+            else:
+                total += sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
             minimum = self.requirements[side]
             if total < minimum:
                 if self._probing:  # the message below would be formatted only to be discarded

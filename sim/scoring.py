@@ -9,9 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 
-from canasta_sim.cards import KIND_VALUE
-from canasta_sim.melds import CANASTA_SIZE, meld_value
+from canasta_sim.cards import JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.melds import CANASTA_SIZE
+from canasta_sim.moves import WILD_RANK
 from canasta_sim.state import HandState
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, points of one hand: all far below 2**31), a Python int otherwise."""
+
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
 
 __all__ = ["HandResult", "SideHandResult", "score_hand"]
 
@@ -73,26 +84,48 @@ class SideHandResult:
     ) -> None:
         # Written out rather than generated, so that it is compiled with the module (issue #18: dataclasses'
         # generated __init__ runs as interpreted bytecode); each field through its own slot setter.
-        _set_side_side(self, side)
-        _set_side_score(self, score)
-        _set_side_meld_points(self, meld_points)
-        _set_side_canasta_natural(self, canasta_natural)
-        _set_side_canasta_mixed(self, canasta_mixed)
-        _set_side_canasta_bonus(self, canasta_bonus)
-        _set_side_went_out(self, went_out)
-        _set_side_concealed(self, concealed)
-        _set_side_going_out_bonus(self, going_out_bonus)
-        _set_side_red_threes(self, red_threes)
-        _set_side_red_three_bonus(self, red_three_bonus)
-        _set_side_hand_penalty(self, hand_penalty)
-        _set_side_melded(self, melded)
-        _set_side_initial_requirement(self, initial_requirement)
-        _set_side_pile_takes(self, pile_takes)
-        _set_side_pile_cards_taken(self, pile_cards_taken)
-        _set_side_frozen_pile_takes(self, frozen_pile_takes)
-        _set_side_pile_freezes(self, pile_freezes)
-        _set_side_turns(self, turns)
-        _set_side_cards_left(self, cards_left)
+        if cython.compiled:  # CPython's generic setter called from C (sim/scoring.pxd): what object.__setattr__ runs
+            PyObject_GenericSetAttr(self, "side", side)  # noqa: F821
+            PyObject_GenericSetAttr(self, "score", score)  # noqa: F821
+            PyObject_GenericSetAttr(self, "meld_points", meld_points)  # noqa: F821
+            PyObject_GenericSetAttr(self, "canasta_natural", canasta_natural)  # noqa: F821
+            PyObject_GenericSetAttr(self, "canasta_mixed", canasta_mixed)  # noqa: F821
+            PyObject_GenericSetAttr(self, "canasta_bonus", canasta_bonus)  # noqa: F821
+            PyObject_GenericSetAttr(self, "went_out", went_out)  # noqa: F821
+            PyObject_GenericSetAttr(self, "concealed", concealed)  # noqa: F821
+            PyObject_GenericSetAttr(self, "going_out_bonus", going_out_bonus)  # noqa: F821
+            PyObject_GenericSetAttr(self, "red_threes", red_threes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "red_three_bonus", red_three_bonus)  # noqa: F821
+            PyObject_GenericSetAttr(self, "hand_penalty", hand_penalty)  # noqa: F821
+            PyObject_GenericSetAttr(self, "melded", melded)  # noqa: F821
+            PyObject_GenericSetAttr(self, "initial_requirement", initial_requirement)  # noqa: F821
+            PyObject_GenericSetAttr(self, "pile_takes", pile_takes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "pile_cards_taken", pile_cards_taken)  # noqa: F821
+            PyObject_GenericSetAttr(self, "frozen_pile_takes", frozen_pile_takes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "pile_freezes", pile_freezes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "turns", turns)  # noqa: F821
+            PyObject_GenericSetAttr(self, "cards_left", cards_left)  # noqa: F821
+        else:
+            _set_side_side(self, side)
+            _set_side_score(self, score)
+            _set_side_meld_points(self, meld_points)
+            _set_side_canasta_natural(self, canasta_natural)
+            _set_side_canasta_mixed(self, canasta_mixed)
+            _set_side_canasta_bonus(self, canasta_bonus)
+            _set_side_went_out(self, went_out)
+            _set_side_concealed(self, concealed)
+            _set_side_going_out_bonus(self, going_out_bonus)
+            _set_side_red_threes(self, red_threes)
+            _set_side_red_three_bonus(self, red_three_bonus)
+            _set_side_hand_penalty(self, hand_penalty)
+            _set_side_melded(self, melded)
+            _set_side_initial_requirement(self, initial_requirement)
+            _set_side_pile_takes(self, pile_takes)
+            _set_side_pile_cards_taken(self, pile_cards_taken)
+            _set_side_frozen_pile_takes(self, frozen_pile_takes)
+            _set_side_pile_freezes(self, pile_freezes)
+            _set_side_turns(self, turns)
+            _set_side_cards_left(self, cards_left)
 
     def __reduce__(self):
         # Pickled as the constructor's arguments: a run's results cross from worker to parent about twenty
@@ -146,13 +179,22 @@ class HandResult:
         sides: tuple[SideHandResult, SideHandResult], totals_after: tuple[int, int],
     ) -> None:
         # Written out for the same reason as SideHandResult's.
-        _set_hand_hand_number(self, hand_number)
-        _set_hand_dealer(self, dealer)
-        _set_hand_end_reason(self, end_reason)
-        _set_hand_turns(self, turns)
-        _set_hand_went_out_seat(self, went_out_seat)
-        _set_hand_sides(self, sides)
-        _set_hand_totals_after(self, totals_after)
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "hand_number", hand_number)  # noqa: F821
+            PyObject_GenericSetAttr(self, "dealer", dealer)  # noqa: F821
+            PyObject_GenericSetAttr(self, "end_reason", end_reason)  # noqa: F821
+            PyObject_GenericSetAttr(self, "turns", turns)  # noqa: F821
+            PyObject_GenericSetAttr(self, "went_out_seat", went_out_seat)  # noqa: F821
+            PyObject_GenericSetAttr(self, "sides", sides)  # noqa: F821
+            PyObject_GenericSetAttr(self, "totals_after", totals_after)  # noqa: F821
+        else:
+            _set_hand_hand_number(self, hand_number)
+            _set_hand_dealer(self, dealer)
+            _set_hand_end_reason(self, end_reason)
+            _set_hand_turns(self, turns)
+            _set_hand_went_out_seat(self, went_out_seat)
+            _set_hand_sides(self, sides)
+            _set_hand_totals_after(self, totals_after)
 
     def __reduce__(self):
         # As SideHandResult's.
@@ -169,6 +211,10 @@ _set_hand_sides = HandResult.__dict__["sides"].__set__
 _set_hand_totals_after = HandResult.__dict__["totals_after"].__set__
 
 
+@cython.locals(
+    meld_points=Count, natural=Count, mixed=Count, rank=Count, naturals=Count, jokers=Count, deuces=Count,
+    hand_penalty=Count, kind=Count, count=Count,
+)
 def score_hand(state: HandState) -> HandResult:
     """Score both sides of a finished hand (R14.1, R14.4).
 
@@ -181,9 +227,13 @@ def score_hand(state: HandState) -> HandResult:
     for side in (0, 1):
         meld_points = 0
         natural = mixed = 0
-        for rank, meld in enumerate(state.melds[side]):
-            naturals, jokers, deuces = meld
-            meld_points += meld_value(rank, naturals, jokers, deuces)
+        melds = state.melds[side]
+        for rank in range(KIND_COUNT):
+            naturals, jokers, deuces = melds[rank]
+            # melds.meld_value (R1.4, R14.1a), in C integers.
+            if rank != WILD_RANK:
+                meld_points += naturals * _KIND_VALUE[rank]
+            meld_points += jokers * _KIND_VALUE[JOKER] + deuces * _KIND_VALUE[TWO]
             if naturals + jokers + deuces >= CANASTA_SIZE:
                 if jokers + deuces:
                     mixed += 1
@@ -209,38 +259,43 @@ def score_hand(state: HandState) -> HandResult:
         hand_penalty = 0
         for seat in (side, side + 2):
             hand = state.hands[seat]
-            hand_penalty += sum(count * value for count, value in zip(hand, KIND_VALUE, strict=True))
+            if len(hand) != KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
+                raise ValueError(f"a hand holds {KIND_COUNT} counts, one per kind; seat {seat}'s holds {len(hand)}")
+            for kind in range(KIND_COUNT):
+                count = hand[kind]
+                hand_penalty += count * _KIND_VALUE[kind]
         score = meld_points + canasta_bonus + going_out_bonus + red_three_bonus - hand_penalty
+        # The fields in their order (positional arguments: no keyword matching for each result).
         sides.append(
             SideHandResult(
-                side=side,
-                score=score,
-                meld_points=meld_points,
-                canasta_natural=natural,
-                canasta_mixed=mixed,
-                canasta_bonus=canasta_bonus,
-                went_out=went_out,
-                concealed=concealed,
-                going_out_bonus=going_out_bonus,
-                red_threes=red_threes,
-                red_three_bonus=red_three_bonus,
-                hand_penalty=hand_penalty,
-                melded=melded,
-                initial_requirement=state.requirements[side],
-                pile_takes=state.pile_takes[side],
-                pile_cards_taken=state.pile_cards_taken[side],
-                frozen_pile_takes=state.frozen_pile_takes[side],
-                pile_freezes=state.pile_freezes[side],
-                turns=state.side_turns[side],
-                cards_left=(sum(state.hands[side]), sum(state.hands[side + 2])),
+                side,  # side
+                score,  # score
+                meld_points,  # meld_points
+                natural,  # canasta_natural
+                mixed,  # canasta_mixed
+                canasta_bonus,  # canasta_bonus
+                went_out,  # went_out
+                concealed,  # concealed
+                going_out_bonus,  # going_out_bonus
+                red_threes,  # red_threes
+                red_three_bonus,  # red_three_bonus
+                hand_penalty,  # hand_penalty
+                melded,  # melded
+                state.requirements[side],  # initial_requirement
+                state.pile_takes[side],  # pile_takes
+                state.pile_cards_taken[side],  # pile_cards_taken
+                state.frozen_pile_takes[side],  # frozen_pile_takes
+                state.pile_freezes[side],  # pile_freezes
+                state.side_turns[side],  # turns
+                (sum(state.hands[side]), sum(state.hands[side + 2])),  # cards_left
             )
         )
     return HandResult(
-        hand_number=state.hand_number,
-        dealer=state.dealer,
-        end_reason=state.end_reason or "",
-        turns=state.turn_count,
-        went_out_seat=state.went_out_seat,
-        sides=(sides[0], sides[1]),
-        totals_after=(state.scores_before[0] + sides[0].score, state.scores_before[1] + sides[1].score),
+        state.hand_number,  # hand_number
+        state.dealer,  # dealer
+        state.end_reason or "",  # end_reason
+        state.turn_count,  # turns
+        state.went_out_seat,  # went_out_seat
+        (sides[0], sides[1]),  # sides
+        (state.scores_before[0] + sides[0].score, state.scores_before[1] + sides[1].score),  # totals_after
     )

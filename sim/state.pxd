@@ -1,7 +1,14 @@
 # C declarations for sim/state.py, read by Cython only (issue #18): see sim/melding.pxd.  The methods
 # below are called from C by the view and the engine (cpdef: still ordinary methods from Python).
 
+cimport cython
+
 from canasta_sim.pile cimport PileRules
+
+
+# The deal's count of each seat's cards (4 seats x KIND_COUNT = 15 kinds) in a C array.
+@cython.locals(counts=Py_ssize_t[60])
+cdef _deal_hands(tuple deck, Py_ssize_t first, list hands, list sizes)
 
 
 cdef class HandState(PileRules):
@@ -9,7 +16,7 @@ cdef class HandState(PileRules):
     cpdef apply(self, move)
     cpdef going_out_plan(self)
     cpdef can_ask(self, move=*)
-    cpdef meld_table(self, side)
+    cpdef dict meld_table(self, side)
     cpdef _turn_upcard(self)
     cpdef _lay_dealt_red_threes(self, seat)
     cpdef _start_turn(self)

@@ -45,7 +45,6 @@ from canasta_sim.moves import (
     Stop,
     TakePile,
     is_kind,
-    record_key,
 )
 from canasta_sim.phases import (
     ACQUIRE,
@@ -91,6 +90,7 @@ most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``
 _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
+_NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _verify_going_out, never changed
 
 
 _BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
@@ -115,6 +115,26 @@ def shuffled_deck(rng: random.Random) -> list[int]:
             other = getrandbits(width)
         deck[index], deck[other] = deck[other], deck[index]
     return deck
+
+
+@cython.locals(index=Count, seat=Count, kind=Count)
+def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes: list[int]) -> None:
+    """Deal the deck's first cards one at a time clockwise from seat ``first`` (R3.1) into empty hands.
+
+    The cards are counted in C integers where compiled (``counts``: seat * 15 + kind, KIND_COUNT = 15 kinds
+    written as a literal so that the index is C arithmetic; a C array declared in sim/state.pxd), then
+    written to the hands' lists once.
+    """
+    counts = [0] * 60
+    for index in range(_DEALT):
+        seat = (first + index) % 4
+        kind = CARD_KIND[deck[index]]
+        counts[seat * 15 + kind] += 1
+    for seat in range(4):
+        hand = hands[seat]
+        for kind in range(15):
+            hand[kind] = counts[seat * 15 + kind]
+        sizes[seat] = _HAND_SIZE  # the _DEALT cards, one to each seat in turn
 
 
 class HandState(PileRules):
@@ -244,19 +264,12 @@ class HandState(PileRules):
         return cls._from_checked_deck(rules, deck, dealer, scores, hand_number)
 
     @classmethod
-    @cython.locals(index=Count, seat=Count, first=Count)
     def _from_checked_deck(
         cls, rules: Rules, deck: Sequence[int], dealer: int, scores: Sequence[int], hand_number: int
     ) -> HandState:
         state = cls(rules, dealer=dealer, scores=scores, hand_number=hand_number)
         state.deck = tuple(deck)
-        hands = state.hands
-        sizes = state.hand_sizes
-        first = dealer + 1
-        for index in range(_DEALT):
-            seat = (first + index) % 4
-            hands[seat][CARD_KIND[deck[index]]] += 1
-            sizes[seat] += 1
+        _deal_hands(state.deck, dealer + 1, state.hands, state.hand_sizes)
         state.stock = list(reversed(deck[_DEALT:]))
         state._turn_upcard()
         if rules.dealt_red_three_timing == "after_deal":
@@ -352,6 +365,7 @@ class HandState(PileRules):
         self.turn_laid = _NO_KINDS[:]
         self.melded_before_turn = self.seat_has_melded[self.seat]
 
+    @cython.locals(seat=Count)
     def _start_turn(self) -> None:
         if self.turn_count >= MAX_TURNS_PER_HAND:
             self._end(END_TURN_CAP)
@@ -457,9 +471,7 @@ class HandState(PileRules):
 
     def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_draw(move)
         seat = self.seat
         drawn: list[int] = []
@@ -512,9 +524,7 @@ class HandState(PileRules):
 
     def stop(self, move: Stop = STOP) -> None:
         """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_stop(move)
         self.history.append((self.seat, move, ()))
         self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
@@ -558,9 +568,7 @@ class HandState(PileRules):
 
     def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_ask(move)
         self.asked = True
         self.history.append((self.seat, move, ()))
@@ -576,9 +584,7 @@ class HandState(PileRules):
 
     def answer_ask(self, move: Answer) -> None:
         """Record the partner's binding answer (R12.5)."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_answer(move)
         self.answer = move.yes
         self.history.append(((self.seat + 2) % 4, move, ()))
@@ -621,14 +627,17 @@ class HandState(PileRules):
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        if not is_kind(move.card):
-            raise self._malformed(move, move.card)
-        if self.hands[self.seat][move.card] == 0:
-            name = KIND_NAMES[move.card]
+        card = move.card
+        # is_kind(card), with a plain int in range answered without the call (the commonest record).
+        if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
+            raise self._malformed(move, card)
+        hand = self.hands[self.seat]
+        if hand[card] == 0:
+            name = KIND_NAMES[card]
             if self._probing:  # the message below would be formatted only to be discarded
                 raise _REFUSED
-            raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(self.hands[self.seat])})", move)
-        self._verify_going_out(move, self.hand_sizes[self.seat] - 1, {})
+            raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(hand)})", move)
+        self._verify_going_out(move, self.hand_sizes[self.seat] - 1, _NO_ADDITIONS)
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""
@@ -643,11 +652,10 @@ class HandState(PileRules):
             self._probing = probing
         return True
 
+    @cython.locals(seat=Count)
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
-        vouched = self._vouched is move and record_key(move) == self._vouched_key  # _take_vouch, inlined
-        self._vouched = None
-        if not vouched:
+        if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
         kind = move.card
@@ -728,8 +736,7 @@ class HandState(PileRules):
             self._probing = probing
         # Strategies check a move and the engine then applies that very object: remember it, so
         # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
-        self._vouched = move
-        self._vouched_key = record_key(move)
+        self._vouch(move)
         return True
 
     def apply(self, move: Move) -> None:

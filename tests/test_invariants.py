@@ -75,6 +75,11 @@ def check_state(state: HandState) -> None:
     if state.pile:
         assert state.pile[-1] != RED_THREE  # R8.1a: a red 3 is never on top
     assert state.phase in (ACQUIRE, PLAY, ANSWER, OVER)
+    for side in (0, 1):
+        # The shared meld table (HandState.meld_table), updated in place of a rebuild as cards are laid
+        # (MeldingRules._lay), holds what a rebuild would: the melded ranks in rank order with their counts.
+        expected = [(rank, tuple(meld)) for rank, meld in enumerate(state.melds[side]) if any(meld)]
+        assert list(state.meld_table(side).items()) == expected
 
 
 def check_hand_result(state: HandState) -> None:

@@ -148,3 +148,42 @@ def test_an_unchanged_record_is_applied_on_its_vouch_as_before():
     assert state.is_legal(move)
     state.apply(move)
     assert state.hand_sizes[0] == 4
+
+
+def _change_group_cards(move):
+    object.__setattr__(move.groups[0], "cards", (K,) * 6)  # a group inside the record: the same cards twice over
+
+
+def _grow_group_list(move):
+    move.groups.append(MeldGroup(K, (K, K, K)))  # a list of groups, built by hand, grown after the check
+
+
+def _change_take_extra(move):
+    object.__setattr__(move, "extra", (MeldGroup(Q, (Q, Q, Q)),))  # extra melds of cards the hand lacks
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("build", "change", "phase"),
+    [
+        (lambda: parse_move("meld K K K"), _change_group_cards, PLAY),
+        (lambda: Meld([MeldGroup(K, (K, K, K))]), _grow_group_list, PLAY),
+        (lambda: TakePile((FIVE, FIVE)), _change_take_extra, ACQUIRE),
+    ],
+    ids=["group_cards", "group_list", "take_extra"],
+)
+def test_a_record_changed_at_any_level_after_its_check_is_checked_again(build, change, phase):
+    # The vouch compares the very objects the record's fields held at the check, level by level (the groups'
+    # ranks and cards included), and keeps no vouch for a container other than a tuple: any change made
+    # after the check, however deep, meets the rules' check when applied (R6.1: only cards in hand are played).
+    state = position(
+        Rules(), hands={0: "K K K 5 5 6 7 8"}, melds={0: "A A A"}, pile="9 5", seat=0, phase=phase, melded_seats=(0,)
+    )
+    move = build()
+    assert state.is_legal(move)
+    change(move)
+    before = snapshot(state)
+    with pytest.raises(IllegalMoveError) as raised:
+        state.apply(move)
+    assert raised.value.rule in ("R6.1", "R8.3")
+    assert snapshot(state) == before
