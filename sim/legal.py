@@ -106,28 +106,35 @@ def legal_acquires(state: HandState) -> Iterator[Move]:
 
 
 @cython.locals(
-    most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count,
-    wild_ratio=cython.bint,
+    most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count, top=Count,
+    side=Count, value=Count, requirement=Count, wild_ratio=cython.bint, frozen=cython.bint, has_meld=cython.bint,
+    melded=cython.bint, hand_held=Count, joker_limit=Count, deuce_limit=Count, seat=Count, state=HandState,
 )
 def legal_takes(state: HandState) -> Iterator[TakePile]:
     """Yield the legal pile takes, one per choice of hand cards melded with the top card."""
     if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:
         return
     top = state.pile[-1]
-    hand = state.hands[state.seat]
-    side = state.side
+    seat = state.seat
+    hand = state.hands[seat]
+    side = seat & 1
     rules = state.rules
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     frozen = state.is_pile_frozen_for(side)
     existing = state.melds[side][top]
-    has_meld = sum(existing) > 0
-    for naturals in range(hand[top] + 1):
+    has_meld = existing[0] + existing[1] + existing[2] > 0
+    melded = state.side_has_melded[side]
+    requirement = state.requirements[side]
+    hand_held = hand[top]
+    joker_limit = min(hand[JOKER], most_wilds) + 1
+    deuce_limit = min(hand[TWO], most_wilds) + 1
+    for naturals in range(hand_held + 1):
         # R8.2b/R8.2c: shapes that cannot qualify are skipped before the full check.
         if frozen and naturals < 2:
             continue
-        for jokers in range(min(hand[JOKER], most_wilds) + 1):
-            for deuces in range(min(hand[TWO], most_wilds) + 1):
+        for jokers in range(joker_limit):
+            for deuces in range(deuce_limit):
                 if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
                     continue
                 # melds.meld_fits for the top card's natural rank (R9.1, R9.2), inlined.
@@ -138,20 +145,37 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
                 if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
                     continue
                 move = pile_take(top, naturals, jokers, deuces)
-                if state.can_take_pile(move):
-                    yield move
-                elif not state.side_has_melded[side] and naturals >= 2:
-                    value = KIND_VALUE[top] * (naturals + 1) + 50 * jokers + 20 * deuces
-                    if value < state.requirements[side]:
-                        rest = list(hand)
-                        rest[top] -= naturals
-                        rest[JOKER] -= jokers
-                        rest[TWO] -= deuces
-                        cards = move.cards
-                        for extra in _group_sets(state, rest, exclude=top):
-                            move = TakePile(cards, extra)
-                            if state.can_take_pile(move):
-                                yield move
+                # The points the take lays (R10.5: the top card and the hand cards, never the rest).
+                value = KIND_VALUE[top] * (naturals + 1) + 50 * jokers + 20 * deuces
+                if melded or value >= requirement:
+                    if state.can_take_pile(move):
+                        yield move
+                    continue
+                # R8.2e: short of the initial minimum the take alone is refused (can_take_pile would say
+                # so), so only extra melds from hand can make it legal (R8.3.1).
+                if naturals < 2:
+                    continue
+                rest = list(hand)
+                rest[top] -= naturals
+                rest[JOKER] -= jokers
+                rest[TWO] -= deuces
+                cards = move.cards
+                for extra in _group_sets(state, rest, exclude=top):
+                    # R8.2e again: extra melds that still fall short are refused; skip their check.
+                    if value + _groups_value(extra) < requirement:
+                        continue
+                    move = TakePile(cards, extra)
+                    if state.can_take_pile(move):
+                        yield move
+
+
+def _groups_value(groups: tuple[MeldGroup, ...]) -> int:
+    """The card points of the groups' cards (R1.4), as :meth:`PileRules.verify_take_pile` counts them."""
+    total = 0
+    for group in groups:
+        for kind in group.cards:
+            total += KIND_VALUE[kind]
+    return total
 
 
 def legal_melds(state: HandState) -> Iterator[Meld]:
@@ -161,6 +185,7 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
             yield move
 
 
+@cython.locals(state=HandState)
 def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterator[Meld]:
     """Yield, in the order :func:`legal_melds` lists them, melds worth checking with ``can_meld``.
 
@@ -174,7 +199,7 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
     """
     if state.phase != PLAY:
         return iter(())
-    if not state.side_has_melded[state.side]:
+    if not state.side_has_melded[state.seat & 1]:
         if largest_first:
             openings = _openings_most_laid_first(state)
             return (Meld(tuple([MeldGroup.of(*shape) for shape in chosen])) for chosen in openings)
@@ -195,12 +220,6 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
         yield groups
 
 
-@cython.locals(
-    most_wilds=Count, joker_limit=Count, deuce_limit=Count, rank=Count, held=Count, old_naturals=Count,
-    old_jokers=Count, old_deuces=Count, existing=Count, lowest=Count, naturals=Count, jokers=Count, deuces=Count,
-    count=Count, total_naturals=Count, wilds=Count, wild_ratio=cython.bint, largest_first=cython.bint, laid=Count,
-    index=Count, cache=dict, shapes=list, buckets=list, small=cython.bint,
-)
 def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     """The single-group meld of each well-shaped single meld or addition from hand, in listing order, or
     with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort,
@@ -214,7 +233,7 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     cache = _SINGLE_MELDS
     hand = state.hands[state.seat]
     rules = state.rules
-    melds = state.melds[state.side]
+    melds = state.melds[state.seat & 1]
     most_wilds = rules.max_wilds_per_meld
     joker_limit = min(hand[JOKER], most_wilds) + 1
     deuce_limit = min(hand[TWO], most_wilds) + 1
@@ -292,8 +311,6 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
                 yield move
 
 
-@cython.locals(cards=Count, value=Count, minimum=Count, hand_size=Count, rank=Count, naturals=Count, jokers=Count,
-               deuces=Count, index=Count, joker_points=Count, deuce_points=Count)
 def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, int, int], ...]]:
     """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes, ordered by hand cards
     laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
@@ -302,9 +319,10 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     found without building a group until a caller reaches it: greedy looks at them all every turn
     before its side has melded.
     """
-    hand = state.hands[state.seat]
-    minimum = state.requirements[state.side]
-    hand_size = state.hand_sizes[state.seat]
+    seat = state.seat
+    hand = state.hands[seat]
+    minimum = state.requirements[seat & 1]
+    hand_size = state.hand_sizes[seat]
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
     values = KIND_VALUE
     joker_points = values[JOKER]
@@ -333,23 +351,33 @@ def _shape_sets(
 ) -> list[tuple[tuple[int, int, int, int], ...]]:
     """What :func:`_group_sets` yields, in its order, as a list of ``(rank, naturals, jokers, deuces)`` sets."""
     found: list[tuple[tuple[int, int, int, int], ...]] = []
-    chosen: list[tuple[int, int, int, int]] = []
-
-    def walk(index: int, jokers_left: int, deuces_left: int) -> None:
-        if index == len(options):
-            if chosen:
-                found.append(tuple(chosen))
-            return
-        walk(index + 1, jokers_left, deuces_left)
-        rank, shapes = options[index]
-        for naturals, jokers, deuces in shapes:
-            if jokers <= jokers_left and deuces <= deuces_left:
-                chosen.append((rank, naturals, jokers, deuces))
-                walk(index + 1, jokers_left - jokers, deuces_left - deuces)
-                chosen.pop()
-
-    walk(0, jokers, deuces)
+    _walk_shapes(options, 0, jokers, deuces, [], found)
     return found
+
+
+def _walk_shapes(
+    options: list[tuple[int, list[tuple[int, int, int]]]],
+    index: int,
+    jokers_left: int,
+    deuces_left: int,
+    chosen: list[tuple[int, int, int, int]],
+    found: list[tuple[tuple[int, int, int, int], ...]],
+) -> None:
+    """:func:`_shape_sets`' search from option ``index`` on: without the option first, then with each shape.
+
+    A function of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
+    """
+    if index == len(options):
+        if chosen:
+            found.append(tuple(chosen))
+        return
+    _walk_shapes(options, index + 1, jokers_left, deuces_left, chosen, found)
+    rank, shapes = options[index]
+    for naturals, jokers, deuces in shapes:
+        if jokers <= jokers_left and deuces <= deuces_left:
+            chosen.append((rank, naturals, jokers, deuces))
+            _walk_shapes(options, index + 1, jokers_left - jokers, deuces_left - deuces, chosen, found)
+            chosen.pop()
 
 
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
