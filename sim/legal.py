@@ -108,7 +108,8 @@ def legal_acquires(state: HandState) -> Iterator[Move]:
 @cython.locals(
     most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count, top=Count,
     side=Count, value=Count, requirement=Count, wild_ratio=cython.bint, frozen=cython.bint, has_meld=cython.bint,
-    melded=cython.bint, hand_held=Count, joker_limit=Count, deuce_limit=Count, seat=Count, state=HandState,
+    melded=cython.bint, hand_held=Count, held_jokers=Count, held_deuces=Count, joker_limit=Count, deuce_limit=Count,
+    seat=Count, state=HandState,
 )
 def legal_takes(state: HandState) -> Iterator[TakePile]:
     """Yield the legal pile takes, one per choice of hand cards melded with the top card."""
@@ -127,8 +128,10 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     melded = state.side_has_melded[side]
     requirement = state.requirements[side]
     hand_held = hand[top]
-    joker_limit = min(hand[JOKER], most_wilds) + 1
-    deuce_limit = min(hand[TWO], most_wilds) + 1
+    held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = hand[TWO]
+    joker_limit = min(held_jokers, most_wilds) + 1
+    deuce_limit = min(held_deuces, most_wilds) + 1
     for naturals in range(hand_held + 1):
         # R8.2b/R8.2c: shapes that cannot qualify are skipped before the full check.
         if frozen and naturals < 2:
@@ -235,8 +238,10 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     rules = state.rules
     melds = state.melds[state.seat & 1]
     most_wilds = rules.max_wilds_per_meld
-    joker_limit = min(hand[JOKER], most_wilds) + 1
-    deuce_limit = min(hand[TWO], most_wilds) + 1
+    held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = hand[TWO]
+    joker_limit = min(held_jokers, most_wilds) + 1
+    deuce_limit = min(held_deuces, most_wilds) + 1
     has_wilds = joker_limit > 1 or deuce_limit > 1
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     for rank in range(FOUR, KIND_COUNT):
@@ -317,66 +322,96 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
 
     The same candidates in the same order as sorting the groups :func:`_opening_candidates` yields,
     found without building a group until a caller reaches it: greedy looks at them all every turn
-    before its side has melded.
+    before its side has melded.  The search skips the branches that hold no opening.
     """
     seat = state.seat
     hand = state.hands[seat]
     minimum = state.requirements[seat & 1]
     hand_size = state.hand_sizes[seat]
+    options = _group_options(state.rules, hand, None)
+    joker_points = KIND_VALUE[JOKER]
+    deuce_points = KIND_VALUE[TWO]
+    # The most points and cards the options from each index on could add (each at its best shape, wild
+    # cards counted as if each option had its own): a branch that cannot reach the minimum, nor lay all
+    # but one card, holds no opening, and the search skips it (R10.2, R10.7).
+    index = len(options)
+    most_points = [0] * (index + 1)
+    most_cards = [0] * (index + 1)
+    while index > 0:
+        index -= 1
+        rank, shapes = options[index]
+        rank_points = KIND_VALUE[rank]
+        best_points = 0
+        best_cards = 0
+        for naturals, jokers, deuces in shapes:
+            points = rank_points * naturals + joker_points * jokers + deuce_points * deuces
+            if points > best_points:
+                best_points = points
+            if naturals + jokers + deuces > best_cards:
+                best_cards = naturals + jokers + deuces
+        most_points[index] = most_points[index + 1] + best_points
+        most_cards[index] = most_cards[index + 1] + best_cards
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
-    values = KIND_VALUE
-    joker_points = values[JOKER]
-    deuce_points = values[TWO]
-    for chosen in _shape_sets(_group_options(state.rules, hand, None), hand[JOKER], hand[TWO]):
-        cards = 0
-        value = 0
-        for rank, naturals, jokers, deuces in chosen:
-            cards += naturals + jokers + deuces
-            # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
-            value += values[rank] * naturals + joker_points * jokers + deuce_points * deuces
-        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
-        if hand_size - cards > 1 and value < minimum:
-            continue
-        while len(buckets) <= cards:
-            buckets.append([])
-        buckets[cards].append(chosen)
+    limits = (minimum, hand_size, joker_points, deuce_points)
+    _walk_openings(options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, limits, buckets)
     ordered = []
     for index in range(len(buckets) - 1, -1, -1):
         ordered.extend(buckets[index])
     return ordered
 
 
-def _shape_sets(
-    options: list[tuple[int, list[tuple[int, int, int]]]], jokers: int, deuces: int
-) -> list[tuple[tuple[int, int, int, int], ...]]:
-    """What :func:`_group_sets` yields, in its order, as a list of ``(rank, naturals, jokers, deuces)`` sets."""
-    found: list[tuple[tuple[int, int, int, int], ...]] = []
-    _walk_shapes(options, 0, jokers, deuces, [], found)
-    return found
-
-
-def _walk_shapes(
+def _walk_openings(
     options: list[tuple[int, list[tuple[int, int, int]]]],
     index: int,
     jokers_left: int,
     deuces_left: int,
+    cards: int,
+    points: int,
     chosen: list[tuple[int, int, int, int]],
-    found: list[tuple[tuple[int, int, int, int], ...]],
+    most_points: list[int],
+    most_cards: list[int],
+    limits: tuple[int, int, int, int],
+    buckets: list[list[tuple[tuple[int, int, int, int], ...]]],
 ) -> None:
-    """:func:`_shape_sets`' search from option ``index`` on: without the option first, then with each shape.
+    """:func:`_openings_most_laid_first`' search from option ``index`` on, in :func:`_group_sets`' order.
 
-    A function of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
+    Each option is left out first, then taken at each of its shapes the wild cards left allow; every
+    set found that may open (R10.2: the minimum, or at most one card left for R10.7) joins the bucket of
+    its count of cards.  ``limits`` is ``(minimum, hand size, joker points, deuce points)``.  A function
+    of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
     """
+    minimum, hand_size, joker_points, deuce_points = limits
+    if points + most_points[index] < minimum and hand_size - (cards + most_cards[index]) > 1:
+        return  # nothing below this branch can open
     if index == len(options):
-        if chosen:
-            found.append(tuple(chosen))
+        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
+        if chosen and not (hand_size - cards > 1 and points < minimum):
+            while len(buckets) <= cards:
+                buckets.append([])
+            buckets[cards].append(tuple(chosen))
         return
-    _walk_shapes(options, index + 1, jokers_left, deuces_left, chosen, found)
+    _walk_openings(
+        options, index + 1, jokers_left, deuces_left, cards, points, chosen, most_points, most_cards, limits, buckets
+    )
     rank, shapes = options[index]
+    rank_points = KIND_VALUE[rank]
     for naturals, jokers, deuces in shapes:
         if jokers <= jokers_left and deuces <= deuces_left:
             chosen.append((rank, naturals, jokers, deuces))
-            _walk_shapes(options, index + 1, jokers_left - jokers, deuces_left - deuces, chosen, found)
+            _walk_openings(
+                options,
+                index + 1,
+                jokers_left - jokers,
+                deuces_left - deuces,
+                cards + naturals + jokers + deuces,
+                # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
+                points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
+                chosen,
+                most_points,
+                most_cards,
+                limits,
+                buckets,
+            )
             chosen.pop()
 
 
@@ -401,18 +436,16 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
     yield from walk(0, counts[JOKER], counts[TWO])
 
 
-@cython.locals(
-    rank=Count, naturals=Count, jokers=Count, deuces=Count, most_wilds=Count, joker_limit=Count, deuce_limit=Count,
-    wilds=Count, held=Count, excluded=Count, wild_ratio=cython.bint,
-)
 def _group_options(rules, counts: list[int], exclude: int | None) -> list[tuple[int, list[tuple[int, int, int]]]]:
     """Each rank a new meld could be made of, with the ``(naturals, jokers, deuces)`` shapes it allows."""
     options: list[tuple[int, list[tuple[int, int, int]]]] = []
     excluded = -1 if exclude is None else exclude
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    joker_limit = min(counts[JOKER], most_wilds) + 1
-    deuce_limit = min(counts[TWO], most_wilds) + 1
+    held_jokers = counts[JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = counts[TWO]
+    joker_limit = min(held_jokers, most_wilds) + 1
+    deuce_limit = min(held_deuces, most_wilds) + 1
     for rank in range(FOUR, KIND_COUNT):
         held = counts[rank]
         if rank == excluded or held < 2:
