@@ -103,7 +103,7 @@ class Greedy(Strategy):
                 return move
         return None
 
-    @cython.locals(kind=Count, key=Count, index=Count)
+    @cython.locals(kind=Count, key=Count, index=Count, melded=Count)
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         side = view.side
@@ -113,13 +113,15 @@ class Greedy(Strategy):
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
         # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
-        keys = _discard_keys(hand, own, theirs)
-        key = keys[0]
-        kind = KIND_COUNT - 1 - key % _KINDS
-        if view.partner_answer is not True and (len(keys) > 1 or hand[kind] > 1):
-            # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the partner's
-            # yes obliges going out (R12.5).  The engine checks the move all the same.
-            return _DISCARDS[kind]
+        melded = _melded_ranks(own, theirs)
+        key = _least_key(hand, melded)
+        if key >= 0 and view.partner_answer is not True:
+            kind = KIND_COUNT - 1 - key % _KINDS
+            if hand[kind] > 1 or _holds_more_than_one(hand):
+                # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
+                # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
+                return _DISCARDS[kind]
+        keys = _discard_keys(hand, melded)
         for index in range(len(keys)):
             key = keys[index]
             move = _DISCARDS[KIND_COUNT - 1 - key % _KINDS]
@@ -138,23 +140,72 @@ _VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
     """How useful a kind is to keep, least first: the pair ``(group, detail)`` as one integer."""
-    if kind == BLACK_THREE:
+    return _kind_usefulness(kind, hand[kind], kind in own_melds or kind in their_melds)
+
+
+def _kind_usefulness(kind: int, held: int, melded: bool) -> int:
+    """:func:`_usefulness` of a kind held ``held`` times, ``melded`` by either side."""
+    # The kinds compared as C integers where compiled (the module's constants are Python objects).
+    black_three = BLACK_THREE
+    two = TWO
+    if kind == black_three:
         return 0  # (-1, 0)
-    if kind <= TWO:
+    if kind <= two:
         return 101 * _VALUES  # (100, 0)
-    if kind in own_melds or kind in their_melds:
+    if melded:
         return 51 * _VALUES  # (50, 0)
-    return (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]
+    points = KIND_VALUE[kind]
+    return (held + 1) * _VALUES + points
 
 
-def _discard_keys(hand, own_melds, their_melds) -> list[int]:
-    """Each kind in hand as one sort key, least useful first: :func:`_usefulness` and the kind, higher first."""
+def _melded_ranks(own_melds, their_melds) -> int:
+    """The ranks either side melded, one bit each (bit ``rank``): a test per kind instead of two look-ups."""
+    melded = 0
+    for rank in own_melds:
+        melded |= 1 << rank
+    for rank in their_melds:
+        melded |= 1 << rank
+    return melded
+
+
+def _discard_keys(hand, melded: int) -> list[int]:
+    """Each kind in hand as one sort key, least useful first: :func:`_usefulness` and the kind, higher first.
+
+    ``melded`` has the bit of each rank either side melded (:func:`_melded_ranks`).
+    """
+    kinds = _KINDS
+    last = KIND_COUNT - 1
     keys = []
-    for kind in range(KIND_COUNT - 1, -1, -1):
-        if hand[kind]:
-            keys.append(_usefulness(kind, hand, own_melds, their_melds) * _KINDS + (KIND_COUNT - 1 - kind))
+    for kind in range(last, -1, -1):
+        held = hand[kind]
+        if held:
+            keys.append(_kind_usefulness(kind, held, (melded >> kind) & 1) * kinds + (last - kind))
     keys.sort()
     return keys
+
+
+def _least_key(hand, melded: int) -> int:
+    """The first of :func:`_discard_keys` (the keys differ in their kinds), found without a list; -1 for no card."""
+    kinds = _KINDS
+    last = KIND_COUNT - 1
+    least = -1
+    for kind in range(last, -1, -1):
+        held = hand[kind]
+        if held:
+            key = _kind_usefulness(kind, held, (melded >> kind) & 1) * kinds + (last - kind)
+            if least < 0 or key < least:
+                least = key
+    return least
+
+
+def _holds_more_than_one(hand) -> bool:
+    """Whether the hand holds two cards or more."""
+    cards = 0
+    for kind in range(KIND_COUNT):
+        cards += hand[kind]
+        if cards > 1:
+            return True
+    return False
 
 
 def _take_size(move: TakePile) -> int:
