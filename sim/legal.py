@@ -119,15 +119,21 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     seat = state.seat
     hand = state.hands[seat]
     side = seat & 1
+    hand_held = hand[top]
+    frozen = state.is_pile_frozen_for(side)
+    # The shapes below all need a natural pair when the pile is frozen (R8.2b), and one natural card
+    # at least when the side has no meld to lay the top card off on (R8.2c): without those, none.
+    if frozen and hand_held < 2:
+        return
+    existing = state.melds[side][top]
+    has_meld = existing[0] + existing[1] + existing[2] > 0
+    if not has_meld and hand_held == 0:
+        return
     rules = state.rules
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    frozen = state.is_pile_frozen_for(side)
-    existing = state.melds[side][top]
-    has_meld = existing[0] + existing[1] + existing[2] > 0
     melded = state.side_has_melded[side]
     requirement = state.requirements[side]
-    hand_held = hand[top]
     held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = hand[TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
@@ -246,10 +252,12 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     for rank in range(FOUR, KIND_COUNT):
         held = hand[rank]
+        # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
+        if not held and not has_wilds:
+            continue
         old_naturals, old_jokers, old_deuces = melds[rank]
         existing = old_naturals + old_jokers + old_deuces
-        # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
-        if (not existing and held < 2) or (not held and not has_wilds):
+        if not existing and held < 2:
             continue
         lowest = 0 if existing else 2
         # Counts a hand can hold fit the cache's keys (single_group_meld checks the rest itself).
