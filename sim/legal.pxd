@@ -13,6 +13,7 @@ from canasta_sim.state cimport HandState
     naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t, total_naturals=Py_ssize_t,
     wilds=Py_ssize_t, wild_ratio=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
     cache=dict, shapes=list, buckets=list, extra=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
+    black_three=Py_ssize_t, held_threes=Py_ssize_t,
 )
 cpdef list _addition_melds(HandState state, bint largest_first)
 
@@ -28,12 +29,12 @@ cpdef list _openings_most_laid_first(HandState state)
 
 # The openings' search, a C function calling itself (plain Python runs the def).
 @cython.locals(
-    minimum=Py_ssize_t, hand_size=Py_ssize_t, joker_points=Py_ssize_t, deuce_points=Py_ssize_t,
-    rank_points=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t,
+    joker_points=Py_ssize_t, deuce_points=Py_ssize_t, rank_points=Py_ssize_t, naturals=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list,
 )
 cdef void _walk_openings(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
                          Py_ssize_t cards, Py_ssize_t points, list chosen, list most_points, list most_cards,
-                         tuple limits, list buckets) except *
+                         Py_ssize_t minimum, Py_ssize_t hand_size, list buckets) except *
 
 
 @cython.locals(

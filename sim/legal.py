@@ -289,12 +289,14 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                     else:
                         shapes.append(move)
     extra = []
+    black_three = BLACK_THREE  # a C integer where compiled: the look-up below is then a C index
+    held_threes = hand[black_three]
     for count in (3, 4):
-        if hand[BLACK_THREE] >= count:
-            extra.append((BLACK_THREE, count, 0, 0))
+        if held_threes >= count:
+            extra.append((black_three, count, 0, 0))
     if rules.allow_wild_only_melds:
-        for jokers in range(hand[JOKER] + 1):
-            for deuces in range(hand[TWO] + 1):
+        for jokers in range(held_jokers + 1):
+            for deuces in range(held_deuces + 1):
                 if jokers + deuces:
                     extra.append((WILD_RANK, 0, jokers, deuces))
     for rank, naturals, jokers, deuces in extra:
@@ -360,8 +362,9 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
         most_points[index] = most_points[index + 1] + best_points
         most_cards[index] = most_cards[index + 1] + best_cards
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
-    limits = (minimum, hand_size, joker_points, deuce_points)
-    _walk_openings(options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, limits, buckets)
+    _walk_openings(
+        options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, buckets
+    )
     ordered = []
     for index in range(len(buckets) - 1, -1, -1):
         ordered.extend(buckets[index])
@@ -378,17 +381,17 @@ def _walk_openings(
     chosen: list[tuple[int, int, int, int]],
     most_points: list[int],
     most_cards: list[int],
-    limits: tuple[int, int, int, int],
+    minimum: int,
+    hand_size: int,
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]],
 ) -> None:
     """:func:`_openings_most_laid_first`' search from option ``index`` on, in :func:`_group_sets`' order.
 
     Each option is left out first, then taken at each of its shapes the wild cards left allow; every
     set found that may open (R10.2: the minimum, or at most one card left for R10.7) joins the bucket of
-    its count of cards.  ``limits`` is ``(minimum, hand size, joker points, deuce points)``.  A function
-    of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
+    its count of cards.  A function of its own, not a closure: compiled (sim/legal.pxd), each step is a
+    C call.
     """
-    minimum, hand_size, joker_points, deuce_points = limits
     if points + most_points[index] < minimum and hand_size - (cards + most_cards[index]) > 1:
         return  # nothing below this branch can open
     if index == len(options):
@@ -399,10 +402,13 @@ def _walk_openings(
             buckets[cards].append(tuple(chosen))
         return
     _walk_openings(
-        options, index + 1, jokers_left, deuces_left, cards, points, chosen, most_points, most_cards, limits, buckets
+        options, index + 1, jokers_left, deuces_left, cards, points, chosen, most_points, most_cards, minimum,
+        hand_size, buckets,
     )
     rank, shapes = options[index]
     rank_points = KIND_VALUE[rank]
+    joker_points = KIND_VALUE[JOKER]
+    deuce_points = KIND_VALUE[TWO]
     for naturals, jokers, deuces in shapes:
         if jokers <= jokers_left and deuces <= deuces_left:
             chosen.append((rank, naturals, jokers, deuces))
@@ -417,7 +423,8 @@ def _walk_openings(
                 chosen,
                 most_points,
                 most_cards,
-                limits,
+                minimum,
+                hand_size,
                 buckets,
             )
             chosen.pop()
