@@ -20,9 +20,8 @@ cpdef list _addition_melds(HandState state, bint largest_first)
 
 @cython.locals(
     minimum=Py_ssize_t, hand_size=Py_ssize_t, rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
-    deuces=Py_ssize_t, index=Py_ssize_t, joker_points=Py_ssize_t, deuce_points=Py_ssize_t, seat=Py_ssize_t,
-    rank_points=Py_ssize_t, points=Py_ssize_t, best_points=Py_ssize_t, best_cards=Py_ssize_t, buckets=list,
-    ordered=list, options=list, most_points=list, most_cards=list,
+    deuces=Py_ssize_t, index=Py_ssize_t, seat=Py_ssize_t, buckets=list, ordered=list, options=list,
+    most_points=list, most_cards=list,
 )
 cpdef list _openings_most_laid_first(HandState state)
 
@@ -45,5 +44,22 @@ cdef void _walk_openings(list options, Py_ssize_t index, Py_ssize_t jokers_left,
 cpdef list _group_options(rules, counts, exclude)
 
 
-@cython.locals(total=Py_ssize_t, kind=Py_ssize_t)
-cpdef Py_ssize_t _groups_value(tuple groups) except? -1
+@cython.locals(
+    index=Py_ssize_t, rank=Py_ssize_t, rank_points=Py_ssize_t, joker_points=Py_ssize_t, deuce_points=Py_ssize_t,
+    best_points=Py_ssize_t, best_cards=Py_ssize_t, points=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
+    deuces=Py_ssize_t, most_points=list, most_cards=list,
+)
+cdef tuple _option_bounds(list options)
+
+
+@cython.locals(options=list, most_points=list, found=list)
+cdef list _extra_melds(HandState state, list counts, Py_ssize_t exclude, Py_ssize_t needed)
+
+
+# _extra_melds' search, a C function calling itself (plain Python runs the def).
+@cython.locals(
+    joker_points=Py_ssize_t, deuce_points=Py_ssize_t, rank_points=Py_ssize_t, naturals=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list,
+)
+cdef void _walk_extras(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
+                       Py_ssize_t points, list chosen, list most_points, Py_ssize_t needed, list found) except *

@@ -169,22 +169,11 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
                 rest[JOKER] -= jokers
                 rest[TWO] -= deuces
                 cards = move.cards
-                for extra in _group_sets(state, rest, exclude=top):
-                    # R8.2e again: extra melds that still fall short are refused; skip their check.
-                    if value + _groups_value(extra) < requirement:
-                        continue
+                # R8.2e again: extra melds that still fall short would be refused; none is listed.
+                for extra in _extra_melds(state, rest, top, requirement - value):
                     move = TakePile(cards, extra)
                     if state.can_take_pile(move):
                         yield move
-
-
-def _groups_value(groups: tuple[MeldGroup, ...]) -> int:
-    """The card points of the groups' cards (R1.4), as :meth:`PileRules.verify_take_pile` counts them."""
-    total = 0
-    for group in groups:
-        for kind in group.cards:
-            total += KIND_VALUE[kind]
-    return total
 
 
 def legal_melds(state: HandState) -> Iterator[Meld]:
@@ -339,11 +328,27 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     minimum = state.requirements[seat & 1]
     hand_size = state.hand_sizes[seat]
     options = _group_options(state.rules, hand, None)
+    # A branch of the search that cannot reach the minimum, nor lay all but one card, holds no opening,
+    # and the search skips it (R10.2, R10.7).
+    most_points, most_cards = _option_bounds(options)
+    buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
+    _walk_openings(
+        options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, buckets
+    )
+    ordered = []
+    for index in range(len(buckets) - 1, -1, -1):
+        ordered.extend(buckets[index])
+    return ordered
+
+
+def _option_bounds(options: list[tuple[int, list[tuple[int, int, int]]]]) -> tuple[list[int], list[int]]:
+    """The most points and cards the options from each index on could add, one more index for none left.
+
+    Each option counts at its best shape, and wild cards as if each option had its own: bounds that no
+    set of groups from those options exceeds, for the searches to skip branches that cannot qualify.
+    """
     joker_points = KIND_VALUE[JOKER]
     deuce_points = KIND_VALUE[TWO]
-    # The most points and cards the options from each index on could add (each at its best shape, wild
-    # cards counted as if each option had its own): a branch that cannot reach the minimum, nor lay all
-    # but one card, holds no opening, and the search skips it (R10.2, R10.7).
     index = len(options)
     most_points = [0] * (index + 1)
     most_cards = [0] * (index + 1)
@@ -361,14 +366,61 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
                 best_cards = naturals + jokers + deuces
         most_points[index] = most_points[index + 1] + best_points
         most_cards[index] = most_cards[index + 1] + best_cards
-    buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
-    _walk_openings(
-        options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, buckets
-    )
-    ordered = []
-    for index in range(len(buckets) - 1, -1, -1):
-        ordered.extend(buckets[index])
-    return ordered
+    return most_points, most_cards
+
+
+def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int) -> list[tuple[MeldGroup, ...]]:
+    """The sets :func:`_group_sets` yields, in its order, whose cards count ``needed`` points or more (R10.2).
+
+    The search skips the branches whose every set falls short, and builds the groups of a set only once
+    it qualifies.
+    """
+    options = _group_options(state.rules, counts, exclude)
+    most_points = _option_bounds(options)[0]
+    found: list[tuple[MeldGroup, ...]] = []
+    _walk_extras(options, 0, counts[JOKER], counts[TWO], 0, [], most_points, needed, found)
+    return found
+
+
+def _walk_extras(
+    options: list[tuple[int, list[tuple[int, int, int]]]],
+    index: int,
+    jokers_left: int,
+    deuces_left: int,
+    points: int,
+    chosen: list[tuple[int, int, int, int]],
+    most_points: list[int],
+    needed: int,
+    found: list[tuple[MeldGroup, ...]],
+) -> None:
+    """:func:`_extra_melds`' search from option ``index`` on, in :func:`_group_sets`' order (compiled: C calls)."""
+    if points + most_points[index] < needed:
+        return  # no set below this branch counts enough
+    if index == len(options):
+        if chosen:
+            found.append(tuple([MeldGroup.of(*shape) for shape in chosen]))
+        return
+    _walk_extras(options, index + 1, jokers_left, deuces_left, points, chosen, most_points, needed, found)
+    rank, shapes = options[index]
+    rank_points = KIND_VALUE[rank]
+    joker_points = KIND_VALUE[JOKER]
+    deuce_points = KIND_VALUE[TWO]
+    for naturals, jokers, deuces in shapes:
+        if jokers <= jokers_left and deuces <= deuces_left:
+            chosen.append((rank, naturals, jokers, deuces))
+            _walk_extras(
+                options,
+                index + 1,
+                jokers_left - jokers,
+                deuces_left - deuces,
+                # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
+                points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
+                chosen,
+                most_points,
+                needed,
+                found,
+            )
+            chosen.pop()
 
 
 def _walk_openings(
