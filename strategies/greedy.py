@@ -92,7 +92,7 @@ class Greedy(Strategy):
                         canastas = view.canasta_count(side)
                         needed = view.rules.canastas_to_go_out
                         stock = view.stock_count
-                        table = view.meld_table(side)
+                        table = view.melds(side)
                     # R6.4: a meld that leaves no card, or one card to discard (unless R13.1 forbids the
                     # discard, which needs an empty stock), goes out, and going out needs the canastas.
                     if after == 0 or stock:
@@ -107,9 +107,9 @@ class Greedy(Strategy):
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         side = view.side
-        own = view.meld_table(side)
+        own = view.melds(side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
-        theirs = _NO_MELDS if view.is_pile_frozen else view.meld_table(1 - side)
+        theirs = _NO_MELDS if view.is_pile_frozen else view.melds(1 - side)
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
         # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
@@ -220,6 +220,6 @@ def _smallest_take(view) -> int:
     """The fewest hand cards a legal take can lay now: none where the top card may be laid off on the
     side's meld of its rank (R8.2c.3), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
     side = view.side
-    if not view.is_pile_frozen_for(side) and view.pile_top in view.meld_table(side):
+    if not view.is_pile_frozen_for(side) and view.pile_top in view.melds(side):
         return 0
     return 2
