@@ -106,28 +106,44 @@ def legal_acquires(state: HandState) -> Iterator[Move]:
 
 
 @cython.locals(
-    most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count,
-    wild_ratio=cython.bint,
+    most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count, top=Count,
+    side=Count, value=Count, requirement=Count, wild_ratio=cython.bint, frozen=cython.bint, has_meld=cython.bint,
+    melded=cython.bint, hand_held=Count, held_jokers=Count, held_deuces=Count, joker_limit=Count, deuce_limit=Count,
+    seat=Count, state=HandState,
 )
 def legal_takes(state: HandState) -> Iterator[TakePile]:
     """Yield the legal pile takes, one per choice of hand cards melded with the top card."""
     if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:
         return
     top = state.pile[-1]
-    hand = state.hands[state.seat]
-    side = state.side
+    seat = state.seat
+    hand = state.hands[seat]
+    side = seat & 1
+    hand_held = hand[top]
+    frozen = state.is_pile_frozen_for(side)
+    # The shapes below all need a natural pair when the pile is frozen (R8.2b), and one natural card
+    # at least when the side has no meld to lay the top card off on (R8.2c): without those, none.
+    if frozen and hand_held < 2:
+        return
+    existing = state.melds[side][top]
+    has_meld = existing[0] + existing[1] + existing[2] > 0
+    if not has_meld and hand_held == 0:
+        return
     rules = state.rules
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    frozen = state.is_pile_frozen_for(side)
-    existing = state.melds[side][top]
-    has_meld = sum(existing) > 0
-    for naturals in range(hand[top] + 1):
+    melded = state.side_has_melded[side]
+    requirement = state.requirements[side]
+    held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = hand[TWO]
+    joker_limit = min(held_jokers, most_wilds) + 1
+    deuce_limit = min(held_deuces, most_wilds) + 1
+    for naturals in range(hand_held + 1):
         # R8.2b/R8.2c: shapes that cannot qualify are skipped before the full check.
         if frozen and naturals < 2:
             continue
-        for jokers in range(min(hand[JOKER], most_wilds) + 1):
-            for deuces in range(min(hand[TWO], most_wilds) + 1):
+        for jokers in range(joker_limit):
+            for deuces in range(deuce_limit):
                 if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
                     continue
                 # melds.meld_fits for the top card's natural rank (R9.1, R9.2), inlined.
@@ -138,20 +154,26 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
                 if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
                     continue
                 move = pile_take(top, naturals, jokers, deuces)
-                if state.can_take_pile(move):
-                    yield move
-                elif not state.side_has_melded[side] and naturals >= 2:
-                    value = KIND_VALUE[top] * (naturals + 1) + 50 * jokers + 20 * deuces
-                    if value < state.requirements[side]:
-                        rest = list(hand)
-                        rest[top] -= naturals
-                        rest[JOKER] -= jokers
-                        rest[TWO] -= deuces
-                        cards = move.cards
-                        for extra in _group_sets(state, rest, exclude=top):
-                            move = TakePile(cards, extra)
-                            if state.can_take_pile(move):
-                                yield move
+                # The points the take lays (R10.5: the top card and the hand cards, never the rest).
+                value = KIND_VALUE[top] * (naturals + 1) + 50 * jokers + 20 * deuces
+                if melded or value >= requirement:
+                    if state.can_take_pile(move):
+                        yield move
+                    continue
+                # R8.2e: short of the initial minimum the take alone is refused (can_take_pile would say
+                # so), so only extra melds from hand can make it legal (R8.3.1).
+                if naturals < 2:
+                    continue
+                rest = list(hand)
+                rest[top] -= naturals
+                rest[JOKER] -= jokers
+                rest[TWO] -= deuces
+                cards = move.cards
+                # R8.2e again: extra melds that still fall short would be refused; none is listed.
+                for extra in _extra_melds(state, rest, top, requirement - value):
+                    move = TakePile(cards, extra)
+                    if state.can_take_pile(move):
+                        yield move
 
 
 def legal_melds(state: HandState) -> Iterator[Meld]:
@@ -161,6 +183,7 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
             yield move
 
 
+@cython.locals(state=HandState)
 def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterator[Meld]:
     """Yield, in the order :func:`legal_melds` lists them, melds worth checking with ``can_meld``.
 
@@ -174,7 +197,7 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
     """
     if state.phase != PLAY:
         return iter(())
-    if not state.side_has_melded[state.side]:
+    if not state.side_has_melded[state.seat & 1]:
         if largest_first:
             openings = _openings_most_laid_first(state)
             return (Meld(tuple([MeldGroup.of(*shape) for shape in chosen])) for chosen in openings)
@@ -195,12 +218,6 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
         yield groups
 
 
-@cython.locals(
-    most_wilds=Count, joker_limit=Count, deuce_limit=Count, rank=Count, held=Count, old_naturals=Count,
-    old_jokers=Count, old_deuces=Count, existing=Count, lowest=Count, naturals=Count, jokers=Count, deuces=Count,
-    count=Count, total_naturals=Count, wilds=Count, wild_ratio=cython.bint, largest_first=cython.bint, laid=Count,
-    index=Count, cache=dict, shapes=list, buckets=list, small=cython.bint,
-)
 def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     """The single-group meld of each well-shaped single meld or addition from hand, in listing order, or
     with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort,
@@ -214,18 +231,22 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     cache = _SINGLE_MELDS
     hand = state.hands[state.seat]
     rules = state.rules
-    melds = state.melds[state.side]
+    melds = state.melds[state.seat & 1]
     most_wilds = rules.max_wilds_per_meld
-    joker_limit = min(hand[JOKER], most_wilds) + 1
-    deuce_limit = min(hand[TWO], most_wilds) + 1
+    held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = hand[TWO]
+    joker_limit = min(held_jokers, most_wilds) + 1
+    deuce_limit = min(held_deuces, most_wilds) + 1
     has_wilds = joker_limit > 1 or deuce_limit > 1
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     for rank in range(FOUR, KIND_COUNT):
         held = hand[rank]
+        # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
+        if not held and not has_wilds:
+            continue
         old_naturals, old_jokers, old_deuces = melds[rank]
         existing = old_naturals + old_jokers + old_deuces
-        # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
-        if (not existing and held < 2) or (not held and not has_wilds):
+        if not existing and held < 2:
             continue
         lowest = 0 if existing else 2
         # Counts a hand can hold fit the cache's keys (single_group_meld checks the rest itself).
@@ -257,12 +278,14 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                     else:
                         shapes.append(move)
     extra = []
+    black_three = BLACK_THREE  # a C integer where compiled: the look-up below is then a C index
+    held_threes = hand[black_three]
     for count in (3, 4):
-        if hand[BLACK_THREE] >= count:
-            extra.append((BLACK_THREE, count, 0, 0))
+        if held_threes >= count:
+            extra.append((black_three, count, 0, 0))
     if rules.allow_wild_only_melds:
-        for jokers in range(hand[JOKER] + 1):
-            for deuces in range(hand[TWO] + 1):
+        for jokers in range(held_jokers + 1):
+            for deuces in range(held_deuces + 1):
                 if jokers + deuces:
                     extra.append((WILD_RANK, 0, jokers, deuces))
     for rank, naturals, jokers, deuces in extra:
@@ -292,64 +315,171 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
                 yield move
 
 
-@cython.locals(cards=Count, value=Count, minimum=Count, hand_size=Count, rank=Count, naturals=Count, jokers=Count,
-               deuces=Count, index=Count, joker_points=Count, deuce_points=Count)
 def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, int, int], ...]]:
     """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes, ordered by hand cards
     laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
 
     The same candidates in the same order as sorting the groups :func:`_opening_candidates` yields,
     found without building a group until a caller reaches it: greedy looks at them all every turn
-    before its side has melded.
+    before its side has melded.  The search skips the branches that hold no opening.
     """
-    hand = state.hands[state.seat]
-    minimum = state.requirements[state.side]
-    hand_size = state.hand_sizes[state.seat]
+    seat = state.seat
+    hand = state.hands[seat]
+    minimum = state.requirements[seat & 1]
+    hand_size = state.hand_sizes[seat]
+    options = _group_options(state.rules, hand, None)
+    # A branch of the search that cannot reach the minimum, nor lay all but one card, holds no opening,
+    # and the search skips it (R10.2, R10.7).
+    most_points, most_cards = _option_bounds(options)
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
-    values = KIND_VALUE
-    joker_points = values[JOKER]
-    deuce_points = values[TWO]
-    for chosen in _shape_sets(_group_options(state.rules, hand, None), hand[JOKER], hand[TWO]):
-        cards = 0
-        value = 0
-        for rank, naturals, jokers, deuces in chosen:
-            cards += naturals + jokers + deuces
-            # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
-            value += values[rank] * naturals + joker_points * jokers + deuce_points * deuces
-        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
-        if hand_size - cards > 1 and value < minimum:
-            continue
-        while len(buckets) <= cards:
-            buckets.append([])
-        buckets[cards].append(chosen)
+    _walk_openings(
+        options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, buckets
+    )
     ordered = []
     for index in range(len(buckets) - 1, -1, -1):
         ordered.extend(buckets[index])
     return ordered
 
 
-def _shape_sets(
-    options: list[tuple[int, list[tuple[int, int, int]]]], jokers: int, deuces: int
-) -> list[tuple[tuple[int, int, int, int], ...]]:
-    """What :func:`_group_sets` yields, in its order, as a list of ``(rank, naturals, jokers, deuces)`` sets."""
-    found: list[tuple[tuple[int, int, int, int], ...]] = []
-    chosen: list[tuple[int, int, int, int]] = []
+def _option_bounds(options: list[tuple[int, list[tuple[int, int, int]]]]) -> tuple[list[int], list[int]]:
+    """The most points and cards the options from each index on could add, one more index for none left.
 
-    def walk(index: int, jokers_left: int, deuces_left: int) -> None:
-        if index == len(options):
-            if chosen:
-                found.append(tuple(chosen))
-            return
-        walk(index + 1, jokers_left, deuces_left)
+    Each option counts at its best shape, and wild cards as if each option had its own: bounds that no
+    set of groups from those options exceeds, for the searches to skip branches that cannot qualify.
+    """
+    joker_points = KIND_VALUE[JOKER]
+    deuce_points = KIND_VALUE[TWO]
+    index = len(options)
+    most_points = [0] * (index + 1)
+    most_cards = [0] * (index + 1)
+    while index > 0:
+        index -= 1
         rank, shapes = options[index]
+        rank_points = KIND_VALUE[rank]
+        best_points = 0
+        best_cards = 0
         for naturals, jokers, deuces in shapes:
-            if jokers <= jokers_left and deuces <= deuces_left:
-                chosen.append((rank, naturals, jokers, deuces))
-                walk(index + 1, jokers_left - jokers, deuces_left - deuces)
-                chosen.pop()
+            points = rank_points * naturals + joker_points * jokers + deuce_points * deuces
+            if points > best_points:
+                best_points = points
+            if naturals + jokers + deuces > best_cards:
+                best_cards = naturals + jokers + deuces
+        most_points[index] = most_points[index + 1] + best_points
+        most_cards[index] = most_cards[index + 1] + best_cards
+    return most_points, most_cards
 
-    walk(0, jokers, deuces)
+
+def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int) -> list[tuple[MeldGroup, ...]]:
+    """The sets :func:`_group_sets` yields, in its order, whose cards count ``needed`` points or more (R10.2).
+
+    The search skips the branches whose every set falls short, and builds the groups of a set only once
+    it qualifies.
+    """
+    options = _group_options(state.rules, counts, exclude)
+    most_points = _option_bounds(options)[0]
+    found: list[tuple[MeldGroup, ...]] = []
+    _walk_extras(options, 0, counts[JOKER], counts[TWO], 0, [], most_points, needed, found)
     return found
+
+
+def _walk_extras(
+    options: list[tuple[int, list[tuple[int, int, int]]]],
+    index: int,
+    jokers_left: int,
+    deuces_left: int,
+    points: int,
+    chosen: list[tuple[int, int, int, int]],
+    most_points: list[int],
+    needed: int,
+    found: list[tuple[MeldGroup, ...]],
+) -> None:
+    """:func:`_extra_melds`' search from option ``index`` on, in :func:`_group_sets`' order (compiled: C calls)."""
+    if points + most_points[index] < needed:
+        return  # no set below this branch counts enough
+    if index == len(options):
+        if chosen:
+            found.append(tuple([MeldGroup.of(*shape) for shape in chosen]))
+        return
+    _walk_extras(options, index + 1, jokers_left, deuces_left, points, chosen, most_points, needed, found)
+    rank, shapes = options[index]
+    rank_points = KIND_VALUE[rank]
+    joker_points = KIND_VALUE[JOKER]
+    deuce_points = KIND_VALUE[TWO]
+    for naturals, jokers, deuces in shapes:
+        if jokers <= jokers_left and deuces <= deuces_left:
+            chosen.append((rank, naturals, jokers, deuces))
+            _walk_extras(
+                options,
+                index + 1,
+                jokers_left - jokers,
+                deuces_left - deuces,
+                # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
+                points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
+                chosen,
+                most_points,
+                needed,
+                found,
+            )
+            chosen.pop()
+
+
+def _walk_openings(
+    options: list[tuple[int, list[tuple[int, int, int]]]],
+    index: int,
+    jokers_left: int,
+    deuces_left: int,
+    cards: int,
+    points: int,
+    chosen: list[tuple[int, int, int, int]],
+    most_points: list[int],
+    most_cards: list[int],
+    minimum: int,
+    hand_size: int,
+    buckets: list[list[tuple[tuple[int, int, int, int], ...]]],
+) -> None:
+    """:func:`_openings_most_laid_first`' search from option ``index`` on, in :func:`_group_sets`' order.
+
+    Each option is left out first, then taken at each of its shapes the wild cards left allow; every
+    set found that may open (R10.2: the minimum, or at most one card left for R10.7) joins the bucket of
+    its count of cards.  A function of its own, not a closure: compiled (sim/legal.pxd), each step is a
+    C call.
+    """
+    if points + most_points[index] < minimum and hand_size - (cards + most_cards[index]) > 1:
+        return  # nothing below this branch can open
+    if index == len(options):
+        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
+        if chosen and not (hand_size - cards > 1 and points < minimum):
+            while len(buckets) <= cards:
+                buckets.append([])
+            buckets[cards].append(tuple(chosen))
+        return
+    _walk_openings(
+        options, index + 1, jokers_left, deuces_left, cards, points, chosen, most_points, most_cards, minimum,
+        hand_size, buckets,
+    )
+    rank, shapes = options[index]
+    rank_points = KIND_VALUE[rank]
+    joker_points = KIND_VALUE[JOKER]
+    deuce_points = KIND_VALUE[TWO]
+    for naturals, jokers, deuces in shapes:
+        if jokers <= jokers_left and deuces <= deuces_left:
+            chosen.append((rank, naturals, jokers, deuces))
+            _walk_openings(
+                options,
+                index + 1,
+                jokers_left - jokers,
+                deuces_left - deuces,
+                cards + naturals + jokers + deuces,
+                # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
+                points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
+                chosen,
+                most_points,
+                most_cards,
+                minimum,
+                hand_size,
+                buckets,
+            )
+            chosen.pop()
 
 
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
@@ -373,18 +503,16 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
     yield from walk(0, counts[JOKER], counts[TWO])
 
 
-@cython.locals(
-    rank=Count, naturals=Count, jokers=Count, deuces=Count, most_wilds=Count, joker_limit=Count, deuce_limit=Count,
-    wilds=Count, held=Count, excluded=Count, wild_ratio=cython.bint,
-)
 def _group_options(rules, counts: list[int], exclude: int | None) -> list[tuple[int, list[tuple[int, int, int]]]]:
     """Each rank a new meld could be made of, with the ``(naturals, jokers, deuces)`` shapes it allows."""
     options: list[tuple[int, list[tuple[int, int, int]]]] = []
     excluded = -1 if exclude is None else exclude
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    joker_limit = min(counts[JOKER], most_wilds) + 1
-    deuce_limit = min(counts[TWO], most_wilds) + 1
+    held_jokers = counts[JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = counts[TWO]
+    joker_limit = min(held_jokers, most_wilds) + 1
+    deuce_limit = min(held_deuces, most_wilds) + 1
     for rank in range(FOUR, KIND_COUNT):
         held = counts[rank]
         if rank == excluded or held < 2:

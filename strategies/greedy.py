@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.moves import Discard, Draw, Meld, Move
+from canasta_sim.melds import CANASTA_SIZE
+from canasta_sim.moves import Discard, Draw, Meld, Move, TakePile
 from canasta_sim.strategy import Strategy
 
 try:
@@ -26,13 +27,29 @@ class Greedy(Strategy):
     version = 2  # v2: no longer discards a rank the opponents melded onto an unfrozen pile
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
+    @cython.locals(count=Count, best_count=Count, smallest=Count)
     def choose_acquire(self, view) -> Move:
-        takes = list(view.legal_takes())
-        if len(takes) == 1:
-            return takes[0]
-        if takes:
-            # The fewest hand cards spent on the top card keeps the most for later melds.
-            return min(takes, key=lambda move: (len(move.cards) + sum(len(g.cards) for g in move.extra)))
+        # The take that spends the fewest hand cards on the top card (keeping the most for later melds),
+        # the first listed of those.  The listing checks each take, so stop once no later take can
+        # spend fewer: none spends fewer than nothing, nor fewer than two where the top card cannot
+        # be laid off (R8.2b, R8.2c).
+        best = None
+        best_count = 0
+        smallest = -1
+        for move in view.legal_takes():
+            count = _take_size(move)
+            if best is None or count < best_count:
+                best = move
+                best_count = count
+            if best_count == 0:
+                break
+            if best_count == 2:
+                if smallest < 0:
+                    smallest = _smallest_take(view)
+                if smallest == 2:
+                    break
+        if best is not None:
+            return best
         if view.stock_count:
             return _DRAW  # legal_acquires lists the draw first whenever the stock has a card (R7.1)
         return next(view.legal_acquires())
@@ -43,6 +60,7 @@ class Greedy(Strategy):
     def answer_go_out(self, view) -> bool:
         return True
 
+    @cython.locals(size=Count, after=Count, laid=Count, rank=Count, canastas=Count, needed=Count, old=Count)
     def choose_meld(self, view) -> Meld | None:
         answer = view.partner_answer
         if answer is not False:
@@ -50,27 +68,60 @@ class Greedy(Strategy):
             if plan is not None and plan[0] and (answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
         # The first legal meld of the most cards, in legal_melds order: candidates come largest
-        # first (ties in listing order), so usually a single legality check decides.
+        # first (ties in listing order), so usually a single legality check decides.  A one-group
+        # candidate the rules refuse for certain is passed over unchecked (the check would say no).
+        size = -1
+        canastas = -1
+        needed = 0
+        stock = 0
+        table = None
         for move in view.meld_candidates(largest_first=True):
+            groups = move.groups
+            if len(groups) == 1:
+                if size < 0:
+                    size = view.hand_sizes[view.seat]
+                group = groups[0]
+                laid = len(group.cards)
+                rank = group.rank
+                after = size - laid
+                if rank == BLACK_THREE and after > 1:
+                    continue  # R5.3: black 3s are melded only by a player going out
+                if after < 2:
+                    if canastas < 0:
+                        side = view.side
+                        canastas = view.canasta_count(side)
+                        needed = view.rules.canastas_to_go_out
+                        stock = view.stock_count
+                        table = view.melds(side)
+                    # R6.4: a meld that leaves no card, or one card to discard (unless R13.1 forbids the
+                    # discard, which needs an empty stock), goes out, and going out needs the canastas.
+                    if after == 0 or stock:
+                        old = sum(table[rank]) if rank in table else 0
+                        if canastas + (old < CANASTA_SIZE <= old + laid) < needed:
+                            continue
             if view.can(move):
                 return move
         return None
 
-    @cython.locals(kind=Count, key=Count, index=Count)
+    @cython.locals(kind=Count, key=Count, index=Count, melded=Count)
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         side = view.side
         own = view.melds(side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
-        theirs = () if view.is_pile_frozen else view.melds(1 - side)
+        theirs = _NO_MELDS if view.is_pile_frozen else view.melds(1 - side)
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
         # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
-        keys = []
-        for kind in range(KIND_COUNT - 1, -1, -1):
-            if hand[kind]:
-                keys.append(_usefulness(kind, hand, own, theirs) * _KINDS + (KIND_COUNT - 1 - kind))
-        keys.sort()
+        melded = _melded_ranks(own, theirs)
+        key = _least_key(hand, melded)
+        if key >= 0 and view.partner_answer is not True:
+            kind = KIND_COUNT - 1 - key % _KINDS
+            if hand[kind] > 1 or _holds_more_than_one(hand):
+                # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
+                # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
+                return _DISCARDS[kind]
+        keys = _discard_keys(hand, melded)
         for index in range(len(keys)):
             key = keys[index]
             move = _DISCARDS[KIND_COUNT - 1 - key % _KINDS]
@@ -79,16 +130,96 @@ class Greedy(Strategy):
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
 
 
+_NO_MELDS: dict[int, tuple[int, int, int]] = {}
+"""The melds that hand the next player nothing (a frozen pile): never changed."""
+
+
 _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
 _VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
     """How useful a kind is to keep, least first: the pair ``(group, detail)`` as one integer."""
-    if kind == BLACK_THREE:
+    return _kind_usefulness(kind, hand[kind], kind in own_melds or kind in their_melds)
+
+
+def _kind_usefulness(kind: int, held: int, melded: bool) -> int:
+    """:func:`_usefulness` of a kind held ``held`` times, ``melded`` by either side."""
+    # The kinds compared as C integers where compiled (the module's constants are Python objects).
+    black_three = BLACK_THREE
+    two = TWO
+    if kind == black_three:
         return 0  # (-1, 0)
-    if kind <= TWO:
+    if kind <= two:
         return 101 * _VALUES  # (100, 0)
-    if kind in own_melds or kind in their_melds:
+    if melded:
         return 51 * _VALUES  # (50, 0)
-    return (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]
+    points = KIND_VALUE[kind]
+    return (held + 1) * _VALUES + points
+
+
+def _melded_ranks(own_melds, their_melds) -> int:
+    """The ranks either side melded, one bit each (bit ``rank``): a test per kind instead of two look-ups."""
+    melded = 0
+    for rank in own_melds:
+        melded |= 1 << rank
+    for rank in their_melds:
+        melded |= 1 << rank
+    return melded
+
+
+def _discard_keys(hand, melded: int) -> list[int]:
+    """Each kind in hand as one sort key, least useful first: :func:`_usefulness` and the kind, higher first.
+
+    ``melded`` has the bit of each rank either side melded (:func:`_melded_ranks`).
+    """
+    kinds = _KINDS
+    last = KIND_COUNT - 1
+    keys = []
+    for kind in range(last, -1, -1):
+        held = hand[kind]
+        if held:
+            keys.append(_kind_usefulness(kind, held, (melded >> kind) & 1) * kinds + (last - kind))
+    keys.sort()
+    return keys
+
+
+def _least_key(hand, melded: int) -> int:
+    """The first of :func:`_discard_keys` (the keys differ in their kinds), found without a list; -1 for no card."""
+    kinds = _KINDS
+    last = KIND_COUNT - 1
+    least = -1
+    for kind in range(last, -1, -1):
+        held = hand[kind]
+        if held:
+            key = _kind_usefulness(kind, held, (melded >> kind) & 1) * kinds + (last - kind)
+            if least < 0 or key < least:
+                least = key
+    return least
+
+
+def _holds_more_than_one(hand) -> bool:
+    """Whether the hand holds two cards or more."""
+    cards = 0
+    for kind in range(KIND_COUNT):
+        cards += hand[kind]
+        if cards > 1:
+            return True
+    return False
+
+
+def _take_size(move: TakePile) -> int:
+    """How many hand cards a take lays: those with the top card and those of its extra melds."""
+    count = len(move.cards)
+    for group in move.extra:
+        count += len(group.cards)
+    return count
+
+
+def _smallest_take(view) -> int:
+    """The fewest hand cards a legal take can lay now: none where the top card may be laid off on the
+    side's meld of its rank (R8.2c.3), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
+    side = view.side
+    if not view.is_pile_frozen_for(side) and view.pile_top in view.melds(side):
+        return 0
+    return 2

@@ -1,0 +1,65 @@
+# C declarations for sim/legal.py, read by Cython only (issue #18; plain Python ignores this file).
+# The listings reach the hand state's fields as C struct members (sim/melding.pxd) instead of looking each
+# up by name, and the helpers below are C calls (cpdef: still ordinary functions from Python).
+
+cimport cython
+
+from canasta_sim.state cimport HandState
+
+
+@cython.locals(
+    most_wilds=Py_ssize_t, joker_limit=Py_ssize_t, deuce_limit=Py_ssize_t, rank=Py_ssize_t, held=Py_ssize_t,
+    old_naturals=Py_ssize_t, old_jokers=Py_ssize_t, old_deuces=Py_ssize_t, existing=Py_ssize_t, lowest=Py_ssize_t,
+    naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t, total_naturals=Py_ssize_t,
+    wilds=Py_ssize_t, wild_ratio=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
+    cache=dict, shapes=list, buckets=list, extra=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
+    black_three=Py_ssize_t, held_threes=Py_ssize_t,
+)
+cpdef list _addition_melds(HandState state, bint largest_first)
+
+
+@cython.locals(
+    minimum=Py_ssize_t, hand_size=Py_ssize_t, rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
+    deuces=Py_ssize_t, index=Py_ssize_t, seat=Py_ssize_t, buckets=list, ordered=list, options=list,
+    most_points=list, most_cards=list,
+)
+cpdef list _openings_most_laid_first(HandState state)
+
+
+# The openings' search, a C function calling itself (plain Python runs the def).
+@cython.locals(
+    joker_points=Py_ssize_t, deuce_points=Py_ssize_t, rank_points=Py_ssize_t, naturals=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list,
+)
+cdef void _walk_openings(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
+                         Py_ssize_t cards, Py_ssize_t points, list chosen, list most_points, list most_cards,
+                         Py_ssize_t minimum, Py_ssize_t hand_size, list buckets) except *
+
+
+@cython.locals(
+    rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, most_wilds=Py_ssize_t,
+    joker_limit=Py_ssize_t, deuce_limit=Py_ssize_t, wilds=Py_ssize_t, held=Py_ssize_t, excluded=Py_ssize_t,
+    wild_ratio=bint, options=list, shapes=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
+)
+cpdef list _group_options(rules, counts, exclude)
+
+
+@cython.locals(
+    index=Py_ssize_t, rank=Py_ssize_t, rank_points=Py_ssize_t, joker_points=Py_ssize_t, deuce_points=Py_ssize_t,
+    best_points=Py_ssize_t, best_cards=Py_ssize_t, points=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
+    deuces=Py_ssize_t, most_points=list, most_cards=list,
+)
+cdef tuple _option_bounds(list options)
+
+
+@cython.locals(options=list, most_points=list, found=list)
+cdef list _extra_melds(HandState state, list counts, Py_ssize_t exclude, Py_ssize_t needed)
+
+
+# _extra_melds' search, a C function calling itself (plain Python runs the def).
+@cython.locals(
+    joker_points=Py_ssize_t, deuce_points=Py_ssize_t, rank_points=Py_ssize_t, naturals=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list,
+)
+cdef void _walk_extras(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
+                       Py_ssize_t points, list chosen, list most_points, Py_ssize_t needed, list found) except *
