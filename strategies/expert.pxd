@@ -55,7 +55,8 @@ cdef _opening_meld(expert, view, hand, Py_ssize_t size)
     rank=Py_ssize_t, count=Py_ssize_t, wilds=Py_ssize_t, ours=Py_ssize_t, danger=bint, naturals=Py_ssize_t,
     jokers=Py_ssize_t, deuces=Py_ssize_t, need=Py_ssize_t, room=Py_ssize_t, use=Py_ssize_t, use_jokers=Py_ssize_t,
     worth_it=bint, four=Py_ssize_t, ace=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, jokers_in_hand=Py_ssize_t,
-    meld=tuple,
+    meld=tuple, melds=dict, most_wilds=Py_ssize_t, wild_ratio=bint, limit=Py_ssize_t, total=Py_ssize_t,
+    taken=Py_ssize_t, pick=Py_ssize_t, index=Py_ssize_t, ranks=Py_ssize_t[15], sizes=Py_ssize_t[15],
 )
 cdef _first_legal_meld(view, list hand, Py_ssize_t side, Py_ssize_t budget, _DiscardTable table)
 
@@ -99,6 +100,17 @@ cdef _discard_costs(_Costs result, _DiscardTable table, _Memory memory, hand, do
 @cython.locals(cost=double, ranks=Py_ssize_t, ours=double)
 cdef double _special_discard_cost(_DiscardTable table, _Memory memory, Py_ssize_t kind, Py_ssize_t wilds,
                                   double freeze) except? -1.0
+
+
+@cython.locals(
+    mask=Py_ssize_t, index=Py_ssize_t, count=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, needed=Py_ssize_t,
+    use_jokers=Py_ssize_t, wilds=Py_ssize_t, joker_left=Py_ssize_t, deuce_left=Py_ssize_t, value=Py_ssize_t,
+    cards=Py_ssize_t, forced_table=Py_ssize_t, forced_need=Py_ssize_t, forced_value=Py_ssize_t,
+    slot_wilds=Py_ssize_t, limit=Py_ssize_t, best_mask=Py_ssize_t, best_wilds=Py_ssize_t, best_value=Py_ssize_t,
+    found=bint, most_wilds=Py_ssize_t, wild_ratio=bint, size=Py_ssize_t, has_forced=bint, ranks=list,
+    counts=Py_ssize_t[7], points=Py_ssize_t[7],
+)
+cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize_t hand_size)
 
 
 # on_event's update of a seat's known cards after it laid some: a C call.

@@ -590,12 +590,6 @@ def _single_meld(rank: int, naturals: int, jokers: int, deuces: int) -> Meld:
     return move
 
 
-def _meld_size(item: tuple[int, tuple[int, int, int]]) -> int:
-    """Sort key of a side's melds, largest first (its ``items()``)."""
-    meld = item[1]
-    return -(meld[0] + meld[1] + meld[2])
-
-
 def _first_legal_meld(view, hand: list[int], side: int, budget: int, table: _DiscardTable) -> Meld | None:
     """The first legal meld, in this order, of: naturals on the side's melds, natural triples, wild cards
     completing canastas, and when the hand may end, pairs with a wild card and wild cards on melds.
@@ -626,15 +620,40 @@ def _first_legal_meld(view, hand: list[int], side: int, budget: int, table: _Dis
         return None
     ours = view.canasta_count(side)
     danger = table.hand_may_end
-    # Wild cards finish canastas: the first one lets the side go out (R12.1).
-    for rank, meld in sorted(melds.items(), key=_meld_size):
+    # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
+    most_wilds = rules.max_wilds_per_meld
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    # The side's melds, largest first (ties in the table's order, as a stable sort orders them): C arrays
+    # where compiled, picked in order by a selection instead of sorting Python pairs with a key function.
+    if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
+        ranks = [0] * KIND_COUNT
+        sizes = [0] * KIND_COUNT
+    total = 0
+    for rank, meld in melds.items():
+        ranks[total] = rank
+        sizes[total] = meld[0] + meld[1] + meld[2]
+        total += 1
+    taken = 0
+    for _ in range(total):
+        pick = -1
+        for index in range(total):
+            if not taken >> index & 1 and (pick < 0 or sizes[index] > sizes[pick]):
+                pick = index
+        taken |= 1 << pick
+        rank = ranks[pick]
+        # Wild cards finish canastas: the first one lets the side go out (R12.1).
         if rank < four:
             continue
+        meld = melds[rank]
         naturals = meld[0]
         jokers = meld[1]
         deuces = meld[2]
         need = CANASTA_SIZE - naturals - jokers - deuces
-        room = max_wilds(rules, rank, naturals) - jokers - deuces
+        if wild_ratio:
+            limit = most_wilds if most_wilds < naturals else naturals
+        else:
+            limit = most_wilds if naturals >= 2 else 0
+        room = limit - jokers - deuces
         # A natural meld waits for naturals (R11.2: 500, not 300) unless a wild card is spare.
         worth_it = ours == 0 or jokers + deuces or danger or need == 1 or wilds > need
         if 0 < need and need <= wilds and need <= room and need <= budget and worth_it:
@@ -650,13 +669,18 @@ def _first_legal_meld(view, hand: list[int], side: int, budget: int, table: _Dis
                 move = _single_meld(rank, 2, 1, 0) if jokers_in_hand else _single_meld(rank, 2, 0, 1)
                 if view.can(move):
                     return move
-        for rank in melds:
-            meld = melds[rank]
+        for rank, meld in melds.items():
+            if rank < four:
+                continue
             naturals = meld[0]
             jokers = meld[1]
             deuces = meld[2]
-            room = max_wilds(rules, rank, naturals) - jokers - deuces
-            if rank >= four and room > 0:
+            if wild_ratio:
+                limit = most_wilds if most_wilds < naturals else naturals
+            else:
+                limit = most_wilds if naturals >= 2 else 0
+            room = limit - jokers - deuces
+            if room > 0:
                 use = room
                 if wilds < use:
                     use = wilds
@@ -843,13 +867,6 @@ def _table_score(view, side: int) -> int:
     return total
 
 
-@cython.locals(
-    mask=Count, index=Count, count=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
-    joker_left=Count, deuce_left=Count, value=Count, cards=Count, minimum=Count, keep=Count, hand_size=Count,
-    forced_table=Count, forced_need=Count, forced_value=Count, slot_wilds=Count, limit=Count,
-    best_mask=Count, best_wilds=Count, best_value=Count, found=cython.bint, most_wilds=Count, wild_ratio=cython.bint,
-    size=Count, has_forced=cython.bint, ranks=list, counts=list, points=list,
-)
 def _opening(
     rules, hand: tuple[int, ...], minimum: int, forced: int | None, keep: int, hand_size: int
 ) -> tuple[MeldGroup | None, tuple[MeldGroup, ...]] | None:
@@ -864,9 +881,15 @@ def _opening(
     ranks = [rank for rank in _NATURALS if hand[rank] >= 2 and rank != forced]
     ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
     del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
-    counts = [hand[rank] for rank in ranks]
-    points = [hand[rank] * KIND_VALUE[rank] for rank in ranks]  # each slot's natural cards, in points
     size = len(ranks)
+    # Each slot's hand naturals, and their points: C arrays where compiled (the loop below reads them 2**size times).
+    if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
+        counts = [0] * 7
+        points = [0] * 7
+    for index in range(size):
+        count = hand[ranks[index]]
+        counts[index] = count
+        points[index] = count * KIND_VALUE[ranks[index]]
     has_forced = forced is not None
     # A slot is [rank, naturals on the table, hand naturals, wilds]; the forced slot comes first.
     forced_table = forced_need = forced_value = 0
