@@ -30,7 +30,7 @@ cdef _DiscardTable _new_table(_Memory memory, view, hand)
     me=Py_ssize_t, taker=Py_ssize_t, side=Py_ssize_t, opponents=Py_ssize_t, kind=Py_ssize_t, seat=Py_ssize_t,
     unknown=Py_ssize_t, wilds_seen=Py_ssize_t, rank=Py_ssize_t, total=Py_ssize_t, stock_count=Py_ssize_t,
     pile_size=Py_ssize_t, opponents_melded=bint, opponents_canasta=bint, taker_total=Py_ssize_t,
-    taker_size=Py_ssize_t, naturals=Py_ssize_t, wild=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, share=double,
+    taker_size=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, wild=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, share=double,
     known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict,
 )
 cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
@@ -111,6 +111,23 @@ cdef double _special_discard_cost(_DiscardTable table, _Memory memory, Py_ssize_
     counts=Py_ssize_t[7], points=Py_ssize_t[7],
 )
 cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize_t hand_size)
+
+
+# on_event's updates of the memory, one per kind of move: C calls.
+@cython.locals(kind=Py_ssize_t, known=list, avoids=set)
+cdef _remember_discard(_Memory memory, Py_ssize_t seat, move)
+
+
+@cython.locals(pile=list, avoids=set)
+cdef _remember_draw(_Memory memory, Py_ssize_t seat)
+
+
+@cython.locals(kind=Py_ssize_t, index=Py_ssize_t, known=list, avoids=set, pile=list)
+cdef _remember_take(_Memory memory, Py_ssize_t seat, move)
+
+
+@cython.locals(known=list)
+cdef _remember_meld(_Memory memory, Py_ssize_t seat, move)
 
 
 # on_event's update of a seat's known cards after it laid some: a C call.

@@ -53,7 +53,6 @@ _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
-_DISCARD_EVENT, _DRAW_EVENT, _TAKE_EVENT, _MELD_EVENT = range(4)  # what an event's move is, for on_event
 _NO_CARDS = [0] * KIND_COUNT  # a count vector of no card (never changed)
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
@@ -195,16 +194,17 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     for seat in range(4):
         if seat != me:
             held = known[seat]
-            total = 0  # sum(held), in C integers; most seats never took a pile and hold no known card
+            # Most seats never took a pile and hold no known card; the counts are never negative, so one
+            # pass sums them and adds them to ``seen``.
             if held != _NO_CARDS:
+                total = 0
                 for kind in range(KIND_COUNT):
-                    total += held[kind]
-            if seat == taker:
-                taker_total = total
-            if total:  # a seat is known to hold cards only after it took a pile
+                    count = held[kind]
+                    total += count
+                    seen[kind] += count
+                if seat == taker:
+                    taker_total = total
                 unknown -= total
-                for kind in range(KIND_COUNT):
-                    seen[kind] += held[kind]
     # Python's min(1.0, max(0, a) / max(1, b)) on C figures: the int quotient is the same IEEE double.
     taker_size = sizes[taker] - taker_total
     if taker_size < 0:
@@ -276,71 +276,30 @@ class Expert(Strategy):
         self._memory = _Memory(view.pile)
         self._turn = None
 
-    @cython.locals(seat=Count, kind=Count, index=Count, what=Count, memory=_Memory, known=list, avoids=set, pile=list)
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
-        # The memory's update is here rather than in a method of _Memory: every event of the game
-        # comes through, and one call fewer per event is a measurable share of a game.
-        memory = self._memory
-        seat = event.seat
-        move = event.move
         # Which record it is: the exact classes by identity first (isinstance walks a class's bases),
-        # then isinstance in the same order for subclasses; the move classes are siblings.
+        # then isinstance in the same order for subclasses; the move classes are siblings.  Each kind of
+        # move updates the memory in a function of its own (compiled, a C call).
+        move = event.move
         move_type = type(move)
-        if move_type is Discard:
-            what = _DISCARD_EVENT
-        elif move_type is Draw:
-            what = _DRAW_EVENT
-        elif move_type is TakePile:
-            what = _TAKE_EVENT
+        if move_type is Draw:
+            _remember_draw(self._memory, event.seat)
+        elif move_type is Discard:
+            _remember_discard(self._memory, event.seat, move)
         elif move_type is Meld:
-            what = _MELD_EVENT
+            _remember_meld(self._memory, event.seat, move)
+        elif move_type is TakePile:
+            _remember_take(self._memory, event.seat, move)
         elif isinstance(move, Discard):
-            what = _DISCARD_EVENT
+            _remember_discard(self._memory, event.seat, move)
         elif isinstance(move, Draw):
-            what = _DRAW_EVENT
+            _remember_draw(self._memory, event.seat)
         elif isinstance(move, TakePile):
-            what = _TAKE_EVENT
+            _remember_take(self._memory, event.seat, move)
         elif isinstance(move, Meld):
-            what = _MELD_EVENT
-        else:
-            return  # ask, answer and stop change nothing it remembers
-        if what == _DISCARD_EVENT:
-            kind = move.card
-            memory.pile.append(kind)
-            if kind <= TWO:
-                memory.pile_freezers += 1
-            known = memory.known[seat]
-            if known[kind]:
-                known[kind] -= 1
-            avoids = memory.avoids[seat]
-            avoids.add(kind)
-        elif what == _DRAW_EVENT:
-            pile = memory.pile
-            if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
-                # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
-                avoids = memory.avoids[seat]
-                avoids.add(pile[-1])
-        elif what == _TAKE_EVENT:
-            known = memory.known[seat]
-            avoids = memory.avoids[seat]
-            pile = memory.pile
-            for index in range(len(pile) - 1):
-                kind = pile[index]
-                if kind != RED_THREE:
-                    known[kind] += 1
-                    avoids.discard(kind)
-            _forget_played(known, move.cards)
-            for group in move.extra:
-                _forget_played(known, group.cards)
-            memory.pile = []
-            memory.pile_freezers = 0
-            memory.side_melded[seat & 1] = True
-        else:
-            known = memory.known[seat]
-            for group in move.groups:
-                _forget_played(known, group.cards)
-            memory.side_melded[seat & 1] = True
+            _remember_meld(self._memory, event.seat, move)
+        # ask, answer and stop change nothing it remembers
 
     # ------------------------------------------------------------ acquire
 
@@ -845,6 +804,54 @@ def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wild
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
+    """``seat`` discarded: the card tops the pile, and the seat probably holds no pair of its rank."""
+    kind = move.card
+    memory.pile.append(kind)
+    if kind <= TWO:
+        memory.pile_freezers += 1
+    known = memory.known[seat]
+    if known[kind]:
+        known[kind] -= 1
+    avoids = memory.avoids[seat]
+    avoids.add(kind)
+
+
+def _remember_draw(memory: _Memory, seat: int) -> None:
+    """``seat`` drew from the stock."""
+    pile = memory.pile
+    if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
+        # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
+        avoids = memory.avoids[seat]
+        avoids.add(pile[-1])
+
+
+def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
+    """``seat`` took the pile: it holds the cards under the top one, less those it laid with the take."""
+    known = memory.known[seat]
+    avoids = memory.avoids[seat]
+    pile = memory.pile
+    for index in range(len(pile) - 1):
+        kind = pile[index]
+        if kind != RED_THREE:
+            known[kind] += 1
+            avoids.discard(kind)
+    _forget_played(known, move.cards)
+    for group in move.extra:
+        _forget_played(known, group.cards)
+    memory.pile = []
+    memory.pile_freezers = 0
+    memory.side_melded[seat & 1] = True
+
+
+def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
+    """``seat`` melded: the cards it laid are no longer in its hand."""
+    known = memory.known[seat]
+    for group in move.groups:
+        _forget_played(known, group.cards)
+    memory.side_melded[seat & 1] = True
 
 
 def _forget_played(known: list[int], cards: tuple[int, ...]) -> None:
