@@ -80,7 +80,11 @@ cdef Py_ssize_t _cheapest_kind(_Costs costs) except -1
 cdef list _cost_list(_Costs costs)
 
 
-cdef dict _SINGLE_MELDS
+cdef dict _SINGLE_MELDS, _PILE_TAKES
+
+
+@cython.locals(key=Py_ssize_t)
+cdef _pile_take(Py_ssize_t top, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
 
 
 @cython.locals(key=Py_ssize_t)

@@ -325,19 +325,24 @@ class Expert(Strategy):
             if naturals < 2:
                 return None  # R8.1c: frozen against an unmelded side, a natural pair is needed
             return self._opening_take(view, hand, top)
-        candidates: list[TakePile] = []
+        # Each way is checked where it is found, in this order; the first legal one is taken.
         frozen = view.is_pile_frozen_for(side)
         if not frozen and top in view.melds(side):
-            candidates.append(pile_take(top))  # R8.2c.3: lay the top card off, no hand card spent
+            move = _pile_take(top, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
+            if view.can(move):
+                return move
         if naturals >= 2:
-            candidates.append(pile_take(top, naturals))
-        if not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
+            move = _pile_take(top, naturals, 0, 0)
+            if view.can(move):
+                return move
+        elif not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
             # The top card, its natural and a wild card: a deuce when there is one.
             if hand[TWO]:
-                candidates.append(pile_take(top, 1, 0, 1))
+                move = _pile_take(top, 1, 0, 1)
             elif hand[JOKER]:
-                candidates.append(pile_take(top, 1, 1, 0))
-        for move in candidates:
+                move = _pile_take(top, 1, 1, 0)
+            else:
+                return None
             if view.can(move):
                 return move
         return None
@@ -546,6 +551,22 @@ def _single_meld(rank: int, naturals: int, jokers: int, deuces: int) -> Meld:
     if move is None:
         move = single_group_meld(rank, naturals, jokers, deuces)
         _SINGLE_MELDS[key] = move
+    return move
+
+
+_PILE_TAKES: dict[int, TakePile] = {}
+"""The moves of :func:`_pile_take` by shape: the same records legal.pile_take hands out."""
+
+
+def _pile_take(top: int, naturals: int, jokers: int, deuces: int) -> TakePile:
+    """``pile_take(top, naturals, jokers, deuces)``, found in a dict keyed by a C integer where compiled."""
+    if top >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
+        return pile_take(top, naturals, jokers, deuces)  # no shape a hand holds: not kept
+    key = top << 15 | naturals << 10 | jokers << 5 | deuces
+    move = _PILE_TAKES.get(key)
+    if move is None:
+        move = pile_take(top, naturals, jokers, deuces)
+        _PILE_TAKES[key] = move
     return move
 
 
