@@ -57,8 +57,9 @@ cdef _opening_meld(expert, view, hand, Py_ssize_t size)
     worth_it=bint, four=Py_ssize_t, ace=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, jokers_in_hand=Py_ssize_t,
     meld=tuple, melds=dict, most_wilds=Py_ssize_t, wild_ratio=bint, limit=Py_ssize_t, total=Py_ssize_t,
     taken=Py_ssize_t, pick=Py_ssize_t, index=Py_ssize_t, ranks=Py_ssize_t[15], sizes=Py_ssize_t[15],
+    counts=Py_ssize_t[15],
 )
-cdef _first_legal_meld(view, list hand, Py_ssize_t side, Py_ssize_t budget, _DiscardTable table)
+cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t side, Py_ssize_t budget, _DiscardTable table)
 
 
 # A hand's discard costs: a C array of doubles by kind, and a bit mask of the kinds in hand.

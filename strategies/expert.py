@@ -32,7 +32,7 @@ from __future__ import annotations
 from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.legal import pile_take, single_group_meld
 from canasta_sim.melds import CANASTA_SIZE, max_wilds
-from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
 from canasta_sim.strategy import PublicEvent, Strategy
 
@@ -291,6 +291,8 @@ class Expert(Strategy):
             _remember_meld(self._memory, event.seat, move)
         elif move_type is TakePile:
             _remember_take(self._memory, event.seat, move)
+        elif move_type is Ask or move_type is Answer or move_type is Stop:
+            return  # ask, answer and stop change nothing it remembers
         elif isinstance(move, Discard):
             _remember_discard(self._memory, event.seat, move)
         elif isinstance(move, Draw):
@@ -442,9 +444,7 @@ class Expert(Strategy):
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
         table = self._discard_table(view)
-        usable = list(hand)
-        usable[_cheapest_kind(_hand_costs(self, table, hand))] -= 1
-        return _first_legal_meld(view, usable, side, budget, table)
+        return _first_legal_meld(view, hand, _cheapest_kind(_hand_costs(self, table, hand)), side, budget, table)
 
     # ------------------------------------------------------------ discard
 
@@ -570,32 +570,41 @@ def _pile_take(top: int, naturals: int, jokers: int, deuces: int) -> TakePile:
     return move
 
 
-def _first_legal_meld(view, hand: list[int], side: int, budget: int, table: _DiscardTable) -> Meld | None:
-    """The first legal meld, in this order, of: naturals on the side's melds, natural triples, wild cards
-    completing canastas, and when the hand may end, pairs with a wild card and wild cards on melds.
+def _first_legal_meld(
+    view, hand: tuple[int, ...], discard: int, side: int, budget: int, table: _DiscardTable
+) -> Meld | None:
+    """The first legal meld from ``hand`` less one ``discard``, in this order, of: naturals on the side's
+    melds, natural triples, wild cards completing canastas, and when the hand may end, pairs with a wild
+    card and wild cards on melds.
 
     Each candidate is checked where it is found (a generator's resumption per candidate costs more).
     """
     # The table was just brought up to this hand: its melds of the side and whether the hand
     # may end are the view's now (see Expert._discard_table), without asking the view again.
     four, ace, joker, two = FOUR, ACE, JOKER, TWO
+    # The cards it may meld: a C array where compiled (strategies/expert.pxd).
+    if not cython.compiled:
+        counts = [0] * KIND_COUNT
+    for rank in range(KIND_COUNT):
+        counts[rank] = hand[rank]
+    counts[discard] -= 1
     melds = table.our_melds
     rules = view.rules
     # Naturals on the side's melds: points down and a step toward a canasta.
     for rank in melds:
-        if rank >= four and hand[rank]:
-            count = hand[rank]
+        if rank >= four and counts[rank]:
+            count = counts[rank]
             move = _single_meld(rank, count if count < budget else budget, 0, 0)
             if view.can(move):
                 return move
     for rank in range(four, ace + 1):
-        count = hand[rank]
+        count = counts[rank]
         if count >= 3 and count <= budget and rank not in melds:
             move = _single_meld(rank, count, 0, 0)
             if view.can(move):
                 return move
-    jokers_in_hand = hand[joker]
-    wilds = jokers_in_hand + hand[two]
+    jokers_in_hand = counts[joker]
+    wilds = jokers_in_hand + counts[two]
     if not wilds:
         return None
     ours = view.canasta_count(side)
@@ -644,7 +653,7 @@ def _first_legal_meld(view, hand: list[int], side: int, budget: int, table: _Dis
     if danger:
         # The hand may end before our next turn: get the points out of the hand.
         for rank in range(four, ace + 1):
-            if hand[rank] == 2 and budget >= 3 and rank not in melds:
+            if counts[rank] == 2 and budget >= 3 and rank not in melds:
                 # A pair and one wild card, a joker when there is one.
                 move = _single_meld(rank, 2, 1, 0) if jokers_in_hand else _single_meld(rank, 2, 0, 1)
                 if view.can(move):
