@@ -11,6 +11,8 @@ cimport cython
 cdef class _Memory:
     cdef public list pile, known, avoids, side_melded
     cdef public Py_ssize_t pile_freezers
+    # The sum of each seat's known cards (a C array; Python reads and writes it as a list).
+    cdef public Py_ssize_t known_totals[4]
 
 
 cdef class _DiscardTable:
@@ -136,5 +138,5 @@ cdef _remember_meld(_Memory memory, Py_ssize_t seat, move)
 
 
 # on_event's update of a seat's known cards after it laid some: a C call.
-@cython.locals(kind=Py_ssize_t)
-cdef _forget_played(list known, cards)
+@cython.locals(kind=Py_ssize_t, forgotten=Py_ssize_t)
+cdef Py_ssize_t _forget_played(list known, cards) except -1

@@ -53,7 +53,6 @@ _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
-_NO_CARDS = [0] * KIND_COUNT  # a count vector of no card (never changed)
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
 
@@ -61,13 +60,15 @@ _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld:
 class _Memory:
     """What the expert remembers of the current hand from public events (R2.4: only the next seat takes)."""
 
-    __slots__ = ("pile", "pile_freezers", "known", "avoids", "side_melded")
+    __slots__ = ("pile", "pile_freezers", "known", "known_totals", "avoids", "side_melded")
 
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
         self.pile = list(pile)
         self.pile_freezers = sum(1 for kind in pile if kind <= TWO or kind == RED_THREE)
         self.known = [[0] * KIND_COUNT for _ in range(4)]
         """Cards each seat is known to hold: those it picked up with a pile and has not played since."""
+        self.known_totals = [0, 0, 0, 0]
+        """How many cards each seat is known to hold (the sum of its ``known``), kept up to date with it."""
         self.avoids = [set(), set(), set(), set()]
         """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
         self.side_melded = [False, False]
@@ -78,6 +79,7 @@ class _Memory:
         other.pile = list(self.pile)
         other.pile_freezers = self.pile_freezers
         other.known = [list(known) for known in self.known]
+        other.known_totals = list(self.known_totals)
         other.avoids = [set(avoids) for avoids in self.avoids]
         other.side_melded = list(self.side_melded)
         return other
@@ -193,10 +195,9 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     taker_total = 0
     for seat in range(4):
         if seat != me:
-            held = known[seat]
-            # Most seats never took a pile and hold no known card; the counts are never negative, so one
-            # pass sums them and adds them to ``seen``.
-            if held != _NO_CARDS:
+            # Most seats never took a pile and hold no known card (memory.known_totals says which do).
+            if memory.known_totals[seat]:
+                held = known[seat]
                 total = 0
                 for kind in range(KIND_COUNT):
                     count = held[kind]
@@ -845,6 +846,7 @@ def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
     known = memory.known[seat]
     if known[kind]:
         known[kind] -= 1
+        memory.known_totals[seat] -= 1
     avoids = memory.avoids[seat]
     avoids.add(kind)
 
@@ -867,10 +869,11 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
         kind = pile[index]
         if kind != RED_THREE:
             known[kind] += 1
+            memory.known_totals[seat] += 1
             avoids.discard(kind)
-    _forget_played(known, move.cards)
+    memory.known_totals[seat] -= _forget_played(known, move.cards)
     for group in move.extra:
-        _forget_played(known, group.cards)
+        memory.known_totals[seat] -= _forget_played(known, group.cards)
     memory.pile = []
     memory.pile_freezers = 0
     memory.side_melded[seat & 1] = True
@@ -880,15 +883,18 @@ def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
     known = memory.known[seat]
     for group in move.groups:
-        _forget_played(known, group.cards)
+        memory.known_totals[seat] -= _forget_played(known, group.cards)
     memory.side_melded[seat & 1] = True
 
 
-def _forget_played(known: list[int], cards: tuple[int, ...]) -> None:
-    """A seat laid ``cards``: those it was known to hold are no longer in its hand."""
+def _forget_played(known: list[int], cards: tuple[int, ...]) -> int:
+    """A seat laid ``cards``: those it was known to hold are no longer in its hand.  Returns how many those were."""
+    forgotten = 0
     for kind in cards:
         if known[kind]:
             known[kind] -= 1
+            forgotten += 1
+    return forgotten
 
 
 def _table_score(view, side: int) -> int:
