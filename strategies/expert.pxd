@@ -2,6 +2,8 @@
 # The expert's memory and its discard table become extension types: every event and every discard
 # decision reads and writes their fields as C struct members instead of looking each up by name.  Every
 # field stays readable and writable from Python (pimc copies the memory; the tests compare tables).
+# The decisions' inner steps are C functions on typed arguments and C locals (the cdef functions below):
+# a call between them is a C call, not a method looked up by name and called through Python.
 
 cimport cython
 
@@ -9,6 +11,8 @@ cimport cython
 cdef class _Memory:
     cdef public list pile, known, avoids, side_melded
     cdef public Py_ssize_t pile_freezers
+    # The sum of each seat's known cards (a C array; Python reads and writes it as a list).
+    cdef public Py_ssize_t known_totals[4]
 
 
 cdef class _DiscardTable:
@@ -21,11 +25,118 @@ cdef class _DiscardTable:
     cdef public Py_ssize_t seen[15]
 
 
-# The least (cost, kind) pair of a discard cost list, as a C call on C doubles (see _cheapest).
-@cython.locals(index=Py_ssize_t, best=Py_ssize_t, lowest=double, cost=double)
-cpdef tuple _cheapest(list costs)
+cdef _DiscardTable _new_table(_Memory memory, view, hand)
+
+
+@cython.locals(
+    me=Py_ssize_t, taker=Py_ssize_t, side=Py_ssize_t, opponents=Py_ssize_t, kind=Py_ssize_t, seat=Py_ssize_t,
+    unknown=Py_ssize_t, wilds_seen=Py_ssize_t, rank=Py_ssize_t, total=Py_ssize_t, stock_count=Py_ssize_t,
+    pile_size=Py_ssize_t, opponents_melded=bint, opponents_canasta=bint, taker_total=Py_ssize_t,
+    taker_size=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, wild=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, share=double,
+    known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict,
+)
+cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
+
+
+@cython.locals(joker=Py_ssize_t, two=Py_ssize_t)
+cdef _update_table(_DiscardTable table, view, before, after)
+
+
+cdef _decide_turn(expert, view)
+
+
+@cython.locals(total=Py_ssize_t, count=Py_ssize_t)
+cdef Py_ssize_t _card_count(hand) except? -1
+
+
+@cython.locals(usable=list, rest=list, card=Py_ssize_t)
+cdef _opening_meld(expert, view, hand, Py_ssize_t size)
+
+
+@cython.locals(
+    rank=Py_ssize_t, count=Py_ssize_t, wilds=Py_ssize_t, ours=Py_ssize_t, danger=bint, naturals=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, need=Py_ssize_t, room=Py_ssize_t, use=Py_ssize_t, use_jokers=Py_ssize_t,
+    worth_it=bint, four=Py_ssize_t, ace=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, jokers_in_hand=Py_ssize_t,
+    meld=tuple, melds=dict, most_wilds=Py_ssize_t, wild_ratio=bint, limit=Py_ssize_t, total=Py_ssize_t,
+    taken=Py_ssize_t, pick=Py_ssize_t, index=Py_ssize_t, ranks=Py_ssize_t[15], sizes=Py_ssize_t[15],
+    counts=Py_ssize_t[15],
+)
+cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t side, Py_ssize_t budget, _DiscardTable table)
+
+
+# A hand's discard costs: a C array of doubles by kind, and a bit mask of the kinds in hand.
+cdef class _Costs:
+    cdef public object table, hand
+    cdef public Py_ssize_t present
+    cdef public double costs[15]
+
+
+@cython.locals(memo=_Costs, costs=_Costs)
+cdef _Costs _hand_costs(expert, _DiscardTable table, hand)
+
+
+@cython.locals(present=Py_ssize_t, best=Py_ssize_t, kind=Py_ssize_t, lowest=double, cost=double)
+cdef Py_ssize_t _cheapest_kind(_Costs costs) except -1
+
+
+@cython.locals(kind=Py_ssize_t)
+cdef list _cost_list(_Costs costs)
+
+
+cdef dict _SINGLE_MELDS, _PILE_TAKES
+
+
+@cython.locals(key=Py_ssize_t)
+cdef _pile_take(Py_ssize_t top, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
+
+
+@cython.locals(key=Py_ssize_t)
+cdef _single_meld(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
+
+
+@cython.locals(
+    kind=Py_ssize_t, count=Py_ssize_t, held=Py_ssize_t, unseen=Py_ssize_t, frozen=bint, taker_melded=bint,
+    may_end=bint, we_melded=bint, penalty=Py_ssize_t, value=Py_ssize_t, wilds=Py_ssize_t, joker=Py_ssize_t,
+    two=Py_ssize_t, black_three=Py_ssize_t, pile_worth=double, share=double, miss=double, wild_chance=double,
+    none=double, one=double, pair=double, chance=double, single=double, keep=double, known=list, avoids=set,
+    present=Py_ssize_t, theirs=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t,
+)
+cdef _discard_costs(_Costs result, _DiscardTable table, _Memory memory, hand, double freeze)
+
+
+@cython.locals(cost=double, ranks=Py_ssize_t, ours=double)
+cdef double _special_discard_cost(_DiscardTable table, _Memory memory, Py_ssize_t kind, Py_ssize_t wilds,
+                                  double freeze) except? -1.0
+
+
+@cython.locals(
+    mask=Py_ssize_t, index=Py_ssize_t, count=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, needed=Py_ssize_t,
+    use_jokers=Py_ssize_t, wilds=Py_ssize_t, joker_left=Py_ssize_t, deuce_left=Py_ssize_t, value=Py_ssize_t,
+    cards=Py_ssize_t, forced_table=Py_ssize_t, forced_need=Py_ssize_t, forced_value=Py_ssize_t,
+    slot_wilds=Py_ssize_t, limit=Py_ssize_t, best_mask=Py_ssize_t, best_wilds=Py_ssize_t, best_value=Py_ssize_t,
+    found=bint, most_wilds=Py_ssize_t, wild_ratio=bint, size=Py_ssize_t, has_forced=bint, ranks=list,
+    counts=Py_ssize_t[7], points=Py_ssize_t[7],
+)
+cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize_t hand_size)
+
+
+# on_event's updates of the memory, one per kind of move: C calls.
+@cython.locals(kind=Py_ssize_t, known=list, avoids=set)
+cdef _remember_discard(_Memory memory, Py_ssize_t seat, move)
+
+
+@cython.locals(pile=list, avoids=set)
+cdef _remember_draw(_Memory memory, Py_ssize_t seat)
+
+
+@cython.locals(kind=Py_ssize_t, index=Py_ssize_t, known=list, avoids=set, pile=list)
+cdef _remember_take(_Memory memory, Py_ssize_t seat, move)
+
+
+@cython.locals(known=list)
+cdef _remember_meld(_Memory memory, Py_ssize_t seat, move)
 
 
 # on_event's update of a seat's known cards after it laid some: a C call.
-@cython.locals(kind=Py_ssize_t)
-cdef _forget_played(list known, cards)
+@cython.locals(kind=Py_ssize_t, forgotten=Py_ssize_t)
+cdef Py_ssize_t _forget_played(list known, cards) except -1

@@ -32,7 +32,7 @@ from __future__ import annotations
 from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.legal import pile_take, single_group_meld
 from canasta_sim.melds import CANASTA_SIZE, max_wilds
-from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
 from canasta_sim.strategy import PublicEvent, Strategy
 
@@ -53,8 +53,6 @@ _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 _NATURALS = range(FOUR, ACE + 1)
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
-_DISCARD_EVENT, _DRAW_EVENT, _TAKE_EVENT, _MELD_EVENT = range(4)  # what an event's move is, for on_event
-_NO_CARDS = [0] * KIND_COUNT  # a count vector of no card (never changed)
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
 
@@ -62,13 +60,15 @@ _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld:
 class _Memory:
     """What the expert remembers of the current hand from public events (R2.4: only the next seat takes)."""
 
-    __slots__ = ("pile", "pile_freezers", "known", "avoids", "side_melded")
+    __slots__ = ("pile", "pile_freezers", "known", "known_totals", "avoids", "side_melded")
 
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
         self.pile = list(pile)
         self.pile_freezers = sum(1 for kind in pile if kind <= TWO or kind == RED_THREE)
         self.known = [[0] * KIND_COUNT for _ in range(4)]
         """Cards each seat is known to hold: those it picked up with a pile and has not played since."""
+        self.known_totals = [0, 0, 0, 0]
+        """How many cards each seat is known to hold (the sum of its ``known``), kept up to date with it."""
         self.avoids = [set(), set(), set(), set()]
         """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
         self.side_melded = [False, False]
@@ -79,6 +79,7 @@ class _Memory:
         other.pile = list(self.pile)
         other.pile_freezers = self.pile_freezers
         other.known = [list(known) for known in self.known]
+        other.known_totals = list(self.known_totals)
         other.avoids = [set(avoids) for avoids in self.avoids]
         other.side_melded = list(self.side_melded)
         return other
@@ -109,80 +110,8 @@ class _DiscardTable:
         "wild_chance",
     )
 
-    @cython.locals(
-        me=Count, taker=Count, side=Count, opponents=Count, kind=Count, seat=Count,
-        unknown=Count, wilds_seen=Count, rank=Count, total=Count, stock_count=Count, opponents_canasta=cython.bint,
-        taker_total=Count, memory=_Memory, known=list, held=list,
-    )
     def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
-        # Each read of the view is a call: every figure is read once.
-        memory = expert._memory
-        me = view.seat
-        side = me & 1
-        opponents = 1 - side
-        pile_size = view.pile_size
-        self.pile_size = pile_size
-        self.pile_worth = 40.0 + 25.0 * (pile_size + 1)
-        opponents_melded = view.has_melded(opponents)
-        self.opponents_melded = opponents_melded
-        opponent_melds = view.melds(opponents)
-        self.opponent_meld_count = len(opponent_melds)
-        self.we_melded = view.has_melded(side)
-        our_melds = view.melds(side)
-        self.our_melds = our_melds
-        sizes = view.hand_sizes
-        stock_count = view.stock_count
-        # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta).
-        # Their canastas are among the melds just read (SeatView.canasta_count counts the same).
-        opponents_canasta = False
-        for meld in opponent_melds.values():
-            if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
-                opponents_canasta = True
-                break
-        if not opponents_canasta and stock_count > 4:
-            self.hand_may_end = False
-        else:
-            self.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
-        taker = (me + 1) % 4
-        self.taker = taker
-        # The next seat is always an opponent (R2.1: partners sit opposite).
-        self.their_melds = opponent_melds
-        self.taker_melded = opponents_melded
-        self.frozen = memory.pile_freezers > 0 or not opponents_melded
-        # Cards of each kind out of the next player's reach or already accounted for, and the wild
-        # cards among them: in hand, in the pile, on the table.
-        if hand is None:
-            hand = view.hand
-        self.seen = list(hand)
-        seen: cython.p_Py_ssize_t = self.seen  # compiled, a pointer to its C array: C integer sums
-        wilds_seen = hand[JOKER] + hand[TWO]
-        for kind in memory.pile:
-            seen[kind] += 1
-            if kind == JOKER or kind == TWO:
-                wilds_seen += 1
-        for melds in (our_melds, opponent_melds):
-            for rank, meld in melds.items():
-                seen[rank] += meld[0]
-                wilds_seen += meld[1] + meld[2]
-        unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
-        known = memory.known
-        taker_total = 0
-        for seat in range(4):
-            if seat != me:
-                held = known[seat]
-                total = 0  # sum(held), in C integers; most seats never took a pile and hold no known card
-                if held != _NO_CARDS:
-                    for kind in range(KIND_COUNT):
-                        total += held[kind]
-                if seat == taker:
-                    taker_total = total
-                if total:  # a seat is known to hold cards only after it took a pile
-                    unknown -= total
-                    for kind in range(KIND_COUNT):
-                        seen[kind] += held[kind]
-        share = min(1.0, max(0, sizes[taker] - taker_total) / max(1, unknown))
-        self.share = share
-        self.wild_chance = 1.0 - (1.0 - share) ** max(0, _WILDS_IN_DECK - wilds_seen)
+        _read_table(self, expert._memory, view, view.hand if hand is None else hand)
 
     def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:
         """Bring the table up to date after this seat melded from ``before`` to ``after`` this turn.
@@ -192,11 +121,115 @@ class _DiscardTable:
         are as they were.  What changes is the side's melds, whether it has melded, and the wild
         cards ``seen`` counts, which are those in hand.
         """
-        side = view.side
-        self.our_melds = view.melds(side)
-        self.we_melded = view.has_melded(side)
-        for kind in (JOKER, TWO):
-            self.seen[kind] += after[kind] - before[kind]
+        _update_table(self, view, before, after)
+
+
+def _new_table(memory: _Memory, view, hand: tuple[int, ...]) -> _DiscardTable:
+    """A table read from ``view`` and ``memory`` for ``hand`` (compiled: a C call, no Python-level __init__)."""
+    table = _DiscardTable.__new__(_DiscardTable)
+    _read_table(table, memory, view, hand)
+    return table
+
+
+def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ...]) -> None:
+    """Fill ``table`` from the view and the memory (the body of ``_DiscardTable.__init__``).
+
+    Each read of the view is a call: every figure is read once.  The sides' melds are read with
+    ``view.melds`` (a dict copy): compiled, a dict is walked in C, and the copy costs less than the
+    read-only proxy ``view.meld_table`` builds.
+    """
+    joker, two = JOKER, TWO
+    me = view.seat
+    side = me & 1
+    opponents = 1 - side
+    pile_size = view.pile_size
+    table.pile_size = pile_size
+    table.pile_worth = 40.0 + 25.0 * (pile_size + 1)
+    opponents_melded = view.has_melded(opponents)
+    table.opponents_melded = opponents_melded
+    opponent_melds = view.melds(opponents)
+    table.opponent_meld_count = len(opponent_melds)
+    table.we_melded = view.has_melded(side)
+    our_melds = view.melds(side)
+    table.our_melds = our_melds
+    sizes = view.hand_sizes
+    stock_count = view.stock_count
+    taker = (me + 1) % 4
+    table.taker = taker
+    # The next seat is always an opponent (R2.1: partners sit opposite).
+    table.their_melds = opponent_melds
+    table.taker_melded = opponents_melded
+    table.frozen = memory.pile_freezers > 0 or not opponents_melded
+    # Cards of each kind out of the next player's reach or already accounted for, and the wild
+    # cards among them: in hand, in the pile, on the table.
+    if not cython.compiled:
+        table.seen = [0] * KIND_COUNT  # compiled, the field is a C array already
+    seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array: C integer sums
+    for kind in range(KIND_COUNT):
+        seen[kind] = hand[kind]
+    wilds_seen = seen[joker] + seen[two]
+    pile = memory.pile
+    for kind in pile:
+        seen[kind] += 1
+        if kind == joker or kind == two:
+            wilds_seen += 1
+    for rank, meld in our_melds.items():
+        seen[rank] += meld[0]
+        wilds_seen += meld[1] + meld[2]
+    # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta),
+    # found in the same pass over their melds (SeatView.canasta_count counts the same).
+    opponents_canasta = False
+    for rank, meld in opponent_melds.items():
+        naturals = meld[0]
+        wild = meld[1] + meld[2]
+        seen[rank] += naturals
+        wilds_seen += wild
+        if naturals + wild >= CANASTA_SIZE:
+            opponents_canasta = True
+    if not opponents_canasta and stock_count > 4:
+        table.hand_may_end = False
+    else:
+        table.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
+    unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
+    known = memory.known
+    taker_total = 0
+    for seat in range(4):
+        if seat != me:
+            # Most seats never took a pile and hold no known card (memory.known_totals says which do).
+            if memory.known_totals[seat]:
+                held = known[seat]
+                total = 0
+                for kind in range(KIND_COUNT):
+                    count = held[kind]
+                    total += count
+                    seen[kind] += count
+                if seat == taker:
+                    taker_total = total
+                unknown -= total
+    # Python's min(1.0, max(0, a) / max(1, b)) on C figures: the int quotient is the same IEEE double.
+    taker_size = sizes[taker] - taker_total
+    if taker_size < 0:
+        taker_size = 0
+    if unknown < 1:
+        unknown = 1
+    share = taker_size / unknown
+    if not share < 1.0:
+        share = 1.0
+    table.share = share
+    wilds_seen = _WILDS_IN_DECK - wilds_seen
+    if wilds_seen < 0:
+        wilds_seen = 0
+    table.wild_chance = 1.0 - (1.0 - share) ** wilds_seen
+
+
+def _update_table(table: _DiscardTable, view, before, after) -> None:
+    """The body of :meth:`_DiscardTable.update_own_melds`."""
+    side = view.side
+    table.our_melds = view.melds(side)
+    table.we_melded = view.has_melded(side)
+    joker, two = JOKER, TWO
+    table.seen[joker] += after[joker] - before[joker]
+    table.seen[two] += after[two] - before[two]
 
 
 class Expert(Strategy):
@@ -244,71 +277,32 @@ class Expert(Strategy):
         self._memory = _Memory(view.pile)
         self._turn = None
 
-    @cython.locals(seat=Count, kind=Count, index=Count, what=Count, memory=_Memory, known=list, avoids=set, pile=list)
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
-        # The memory's update is here rather than in a method of _Memory: every event of the game
-        # comes through, and one call fewer per event is a measurable share of a game.
-        memory = self._memory
-        seat = event.seat
-        move = event.move
         # Which record it is: the exact classes by identity first (isinstance walks a class's bases),
-        # then isinstance in the same order for subclasses; the move classes are siblings.
+        # then isinstance in the same order for subclasses; the move classes are siblings.  Each kind of
+        # move updates the memory in a function of its own (compiled, a C call).
+        move = event.move
         move_type = type(move)
-        if move_type is Discard:
-            what = _DISCARD_EVENT
-        elif move_type is Draw:
-            what = _DRAW_EVENT
-        elif move_type is TakePile:
-            what = _TAKE_EVENT
+        if move_type is Draw:
+            _remember_draw(self._memory, event.seat)
+        elif move_type is Discard:
+            _remember_discard(self._memory, event.seat, move)
         elif move_type is Meld:
-            what = _MELD_EVENT
-        elif isinstance(move, Discard):
-            what = _DISCARD_EVENT
-        elif isinstance(move, Draw):
-            what = _DRAW_EVENT
-        elif isinstance(move, TakePile):
-            what = _TAKE_EVENT
-        elif isinstance(move, Meld):
-            what = _MELD_EVENT
-        else:
+            _remember_meld(self._memory, event.seat, move)
+        elif move_type is TakePile:
+            _remember_take(self._memory, event.seat, move)
+        elif move_type is Ask or move_type is Answer or move_type is Stop:
             return  # ask, answer and stop change nothing it remembers
-        if what == _DISCARD_EVENT:
-            kind = move.card
-            memory.pile.append(kind)
-            if kind <= TWO:
-                memory.pile_freezers += 1
-            known = memory.known[seat]
-            if known[kind]:
-                known[kind] -= 1
-            avoids = memory.avoids[seat]
-            avoids.add(kind)
-        elif what == _DRAW_EVENT:
-            pile = memory.pile
-            if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
-                # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
-                avoids = memory.avoids[seat]
-                avoids.add(pile[-1])
-        elif what == _TAKE_EVENT:
-            known = memory.known[seat]
-            avoids = memory.avoids[seat]
-            pile = memory.pile
-            for index in range(len(pile) - 1):
-                kind = pile[index]
-                if kind != RED_THREE:
-                    known[kind] += 1
-                    avoids.discard(kind)
-            _forget_played(known, move.cards)
-            for group in move.extra:
-                _forget_played(known, group.cards)
-            memory.pile = []
-            memory.pile_freezers = 0
-            memory.side_melded[seat & 1] = True
-        else:
-            known = memory.known[seat]
-            for group in move.groups:
-                _forget_played(known, group.cards)
-            memory.side_melded[seat & 1] = True
+        elif isinstance(move, Discard):
+            _remember_discard(self._memory, event.seat, move)
+        elif isinstance(move, Draw):
+            _remember_draw(self._memory, event.seat)
+        elif isinstance(move, TakePile):
+            _remember_take(self._memory, event.seat, move)
+        elif isinstance(move, Meld):
+            _remember_meld(self._memory, event.seat, move)
+        # ask, answer and stop change nothing it remembers
 
     # ------------------------------------------------------------ acquire
 
@@ -334,27 +328,31 @@ class Expert(Strategy):
             if naturals < 2:
                 return None  # R8.1c: frozen against an unmelded side, a natural pair is needed
             return self._opening_take(view, hand, top)
-        candidates: list[TakePile] = []
+        # Each way is checked where it is found, in this order; the first legal one is taken.
         frozen = view.is_pile_frozen_for(side)
         if not frozen and top in view.melds(side):
-            candidates.append(pile_take(top))  # R8.2c.3: lay the top card off, no hand card spent
+            move = _pile_take(top, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
+            if view.can(move):
+                return move
         if naturals >= 2:
-            candidates.append(pile_take(top, naturals))
-        if not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
+            move = _pile_take(top, naturals, 0, 0)
+            if view.can(move):
+                return move
+        elif not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
             # The top card, its natural and a wild card: a deuce when there is one.
             if hand[TWO]:
-                candidates.append(pile_take(top, 1, 0, 1))
+                move = _pile_take(top, 1, 0, 1)
             elif hand[JOKER]:
-                candidates.append(pile_take(top, 1, 1, 0))
-        for move in candidates:
+                move = _pile_take(top, 1, 1, 0)
+            else:
+                return None
             if view.can(move):
                 return move
         return None
 
     def _opening_take(self, view, hand: tuple[int, ...], top: int) -> TakePile | None:
         # R8.2e, R10.5: the top card and the hand cards laid with the take must reach the minimum.
-        found = _opening(view.rules, hand, view.requirement(view.side), forced=top, keep=2,
-                         hand_size=sum(hand) + view.pile_size - 1)
+        found = _opening(view.rules, hand, view.requirement(view.side), top, 2, _card_count(hand) + view.pile_size - 1)
         if found is None:
             return None
         forced_group, extra = found
@@ -365,7 +363,7 @@ class Expert(Strategy):
 
     def choose_ask(self, view) -> bool:
         """Ask when it wants to go out and either the rules demand it or the partner holds many cards."""
-        self._decide_turn(view)
+        _decide_turn(self, view)
         if not self._going_out:
             return False
         if view.rules.ask_partner == "mandatory":
@@ -418,20 +416,16 @@ class Expert(Strategy):
         return ours >= target and ours > theirs
 
     def _decide_turn(self, view) -> None:
-        turn = (view.hand_number, view.turn_count)
-        if turn == self._turn:
-            return
-        self._turn = turn
-        self._going_out = view.going_out_plan() is not None and self.wants_to_go_out(view)
+        _decide_turn(self, view)
 
     # ------------------------------------------------------------ melds
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        self._decide_turn(view)
+        _decide_turn(self, view)
         answer = view.partner_answer
         hand = view.hand
-        size = sum(hand)
+        size = _card_count(hand)
         if answer is True or (self._going_out and answer is None):
             if size <= 1:
                 return None
@@ -444,117 +438,29 @@ class Expert(Strategy):
                 return None
         side = view.side
         if not view.has_melded(side):
-            return self._opening_meld(view, hand, size)
+            return _opening_meld(self, view, hand, size)
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
         if budget <= 0:
             return None
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
         table = self._discard_table(view)
-        usable = list(hand)
-        usable[self._cheapest_discard(view, hand, table)[1]] -= 1
-        return self._first_legal_meld(view, usable, side, budget, table)
-
-    def _opening_meld(self, view, hand: tuple[int, ...], size: int) -> Meld | None:
-        """The initial meld (R10), keeping back a card that is safe to discard after it."""
-        rules = view.rules
-        minimum = view.requirement(view.side)
-        table = self._discard_table(view)
-        usable = list(hand)
-        usable[self._cheapest_discard(view, hand, table)[1]] -= 1
-        found = _opening(rules, usable, minimum, forced=None, keep=1, hand_size=size - 1)
-        if found is None:
-            found = _opening(rules, hand, minimum, forced=None, keep=2, hand_size=size)
-            if found is None:
-                return None
-            rest = list(hand)
-            for group in found[1]:
-                for card in group.cards:
-                    rest[card] -= 1
-            # Opening would leave only cards that hand the opponents a big pile: wait a turn.
-            if self._cheapest_discard(view, rest, table)[0] > _OPENING_RISK:
-                return None
-        move = Meld(found[1])
-        return move if view.can(move) else None
-
-    @cython.locals(
-        table=_DiscardTable, melds=dict, rank=Count, budget=Count, wilds=Count, ours=Count, danger=cython.bint,
-        naturals=Count, jokers=Count, deuces=Count, current=Count, need=Count, room=Count, use=Count,
-        use_jokers=Count, worth_it=cython.bint,
-    )
-    def _first_legal_meld(self, view, hand, side: int, budget: int, table: _DiscardTable) -> Meld | None:
-        """The first legal meld, in this order, of: naturals on the side's melds, natural triples, wild cards
-        completing canastas, and when the hand may end, pairs with a wild card and wild cards on melds.
-
-        Each candidate is checked where it is found (a generator's resumption per candidate costs more).
-        """
-        # The table was just brought up to this hand: its melds of the side and whether the hand
-        # may end are the view's now (see _discard_table), without asking the view again.
-        melds = table.our_melds
-        rules = view.rules
-        # Naturals on the side's melds: points down and a step toward a canasta.
-        for rank in melds:
-            if rank >= FOUR and hand[rank]:
-                move = single_group_meld(rank, min(hand[rank], budget))
-                if view.can(move):
-                    return move
-        for rank in _NATURALS:
-            if hand[rank] >= 3 and rank not in melds and hand[rank] <= budget:
-                move = single_group_meld(rank, hand[rank])
-                if view.can(move):
-                    return move
-        wilds = hand[JOKER] + hand[TWO]
-        if not wilds:
-            return None
-        ours = view.canasta_count(side)
-        danger = table.hand_may_end
-        # Wild cards finish canastas: the first one lets the side go out (R12.1).
-        by_size = sorted(melds.items(), key=lambda item: -(item[1][0] + item[1][1] + item[1][2]))
-        for rank, (naturals, jokers, deuces) in by_size:
-            if rank < FOUR:
-                continue
-            current = naturals + jokers + deuces
-            need = CANASTA_SIZE - current
-            room = max_wilds(rules, rank, naturals) - jokers - deuces
-            # A natural meld waits for naturals (R11.2: 500, not 300) unless a wild card is spare.
-            worth_it = ours == 0 or jokers + deuces or danger or need == 1 or wilds > need
-            if 0 < need <= min(wilds, room, budget) and worth_it:
-                use_jokers = min(hand[JOKER], need)
-                move = single_group_meld(rank, 0, use_jokers, need - use_jokers)
-                if view.can(move):
-                    return move
-        if danger:
-            # The hand may end before our next turn: get the points out of the hand.
-            for rank in _NATURALS:
-                if hand[rank] == 2 and rank not in melds and budget >= 3:
-                    # A pair and one wild card, a joker when there is one.
-                    move = single_group_meld(rank, 2, 1, 0) if hand[JOKER] else single_group_meld(rank, 2, 0, 1)
-                    if view.can(move):
-                        return move
-            for rank, (naturals, jokers, deuces) in melds.items():
-                room = max_wilds(rules, rank, naturals) - jokers - deuces
-                if rank >= FOUR and room > 0:
-                    use = min(room, wilds, budget)
-                    use_jokers = min(hand[JOKER], use)
-                    move = single_group_meld(rank, 0, use_jokers, use - use_jokers)
-                    if view.can(move):
-                        return move
-        return None
+        return _first_legal_meld(view, hand, _cheapest_kind(_hand_costs(self, table, hand)), side, budget, table)
 
     # ------------------------------------------------------------ discard
 
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
         hand = view.hand
-        if sum(hand) == 1:
+        if _card_count(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
-        costs = self._hand_costs(self._discard_table(view), hand)
+        costs = _hand_costs(self, self._discard_table(view), hand)
         # The cheapest card is the first of the order and usually legal; then the order is not needed.
-        cheapest = _cheapest(costs)[1]
+        cheapest = _cheapest_kind(costs)
         move = _DISCARDS[cheapest]
         if view.can(move):
             return move
-        for _cost, kind in sorted(costs):
+        for _cost, kind in sorted(_cost_list(costs)):
             if kind != cheapest:
                 move = _DISCARDS[kind]
                 if view.can(move):
@@ -569,153 +475,426 @@ class Expert(Strategy):
         cached = self._table_cache
         if cached is not None and cached[0] == turn:
             table = cached[2]
-            if cached[1] != hand:
-                table.update_own_melds(view, cached[1], hand)
+            if cached[1] == hand:
+                return table
+            _update_table(table, view, cached[1], hand)
         else:
-            table = _DiscardTable(self, view, hand)
+            table = _new_table(self._memory, view, hand)
         self._table_cache = (turn, hand, table)
         return table
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
-        return sorted(self._hand_costs(self._discard_table(view), hand))
+        return sorted(_cost_list(_hand_costs(self, self._discard_table(view), hand)))
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
-        return _cheapest(self._hand_costs(table or self._discard_table(view), hand))
+        """``min`` of the ``(cost, kind)`` pairs of ``hand``'s discards (see :func:`_discard_costs`)."""
+        costs = _hand_costs(self, table or self._discard_table(view), hand)
+        kind = _cheapest_kind(costs)
+        return costs.costs[kind], kind
 
-    def _hand_costs(self, table: _DiscardTable, hand) -> list[tuple[float, int]]:
-        # The last meld decision of a turn and the discard after it score the same hand against the
-        # same table: the second reuses the first's list.  The table is a new object each turn, and
-        # within a turn what the costs read from the memory (the next seat's known cards and
-        # declines, the pile's freezers) changes only by the next seat's moves or the pile's, which
-        # come in other turns: the same table and hand mean the same costs, as for the table itself.
-        memo = self._costs_memo
-        if memo is not None and memo[0] is table and memo[1] == hand:
-            return memo[2]
-        costs = self._discard_costs(table, hand)
-        if type(hand) is tuple:  # a list could change after it was remembered
-            self._costs_memo = (table, hand, costs)
-        return costs
 
-    @cython.locals(
-        kind=Count, count=Count, held=Count, unseen=Count, frozen=cython.bint, taker_melded=cython.bint,
-        may_end=cython.bint, we_melded=cython.bint, penalty=Count, pile_worth=cython.double, share=cython.double,
-        miss=cython.double, wild_chance=cython.double, none=cython.double, one=cython.double, pair=cython.double,
-        chance=cython.double, single=cython.double, keep=cython.double, table=_DiscardTable, memory=_Memory,
-        known=list, avoids=set, their_melds=dict, our_melds=dict,
-    )
-    def _discard_costs(self, table: _DiscardTable, hand: tuple[int, ...]) -> list[tuple[float, int]]:
-        """``(cost, kind)`` for each kind in hand: the danger of handing the next seat the pile with it
-        (the chance it can take the pile times what the pile is worth) plus its worth in hand.
+# ---------------------------------------------------------------- decisions, compiled as C calls
+# The decisions' inner steps are module functions rather than methods: compiled, each is a C call on
+# typed arguments (strategies/expert.pxd) instead of a method looked up by name and called through Python.
 
-        Every kind of every discard decision passes through here, so the table's figures are read
-        into locals once instead of once per kind.  Compiled, the figures are C doubles: the very
-        IEEE operations, in the same order, that Python's floats make (``**`` is C's ``pow`` in both).
-        """
-        memory = self._memory
-        pile_worth = table.pile_worth
-        frozen = table.frozen
-        their_melds = table.their_melds
-        our_melds = table.our_melds
-        known = memory.known[table.taker]
-        avoids = memory.avoids[table.taker]
-        seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
-        share = table.share
-        miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
-        wild_chance = table.wild_chance
-        taker_melded = table.taker_melded
-        may_end = table.hand_may_end
-        we_melded = table.we_melded
-        costs = []
-        for kind in range(KIND_COUNT):
-            count = hand[kind]
-            if not count:
+
+def _decide_turn(expert: Expert, view) -> None:
+    """Decide once a turn whether to go out this turn (``expert._going_out``)."""
+    turn = (view.hand_number, view.turn_count)
+    if turn == expert._turn:
+        return
+    expert._turn = turn
+    expert._going_out = view.going_out_plan() is not None and expert.wants_to_go_out(view)
+
+
+def _card_count(hand) -> int:
+    """``sum(hand)``, in C integers where compiled."""
+    total = 0
+    for count in hand:
+        total += count
+    return total
+
+
+def _opening_meld(expert: Expert, view, hand: tuple[int, ...], size: int) -> Meld | None:
+    """The initial meld (R10), keeping back a card that is safe to discard after it."""
+    rules = view.rules
+    minimum = view.requirement(view.side)
+    table = expert._discard_table(view)
+    usable = list(hand)
+    usable[_cheapest_kind(_hand_costs(expert, table, hand))] -= 1
+    found = _opening(rules, usable, minimum, None, 1, size - 1)
+    if found is None:
+        found = _opening(rules, hand, minimum, None, 2, size)
+        if found is None:
+            return None
+        rest = list(hand)
+        for group in found[1]:
+            for card in group.cards:
+                rest[card] -= 1
+        # Opening would leave only cards that hand the opponents a big pile: wait a turn.
+        costs = _hand_costs(expert, table, rest)
+        if costs.costs[_cheapest_kind(costs)] > _OPENING_RISK:
+            return None
+    move = Meld(found[1])
+    return move if view.can(move) else None
+
+
+_SINGLE_MELDS: dict[int, Meld] = {}
+"""The moves of :func:`_single_meld` by shape: the same records legal.single_group_meld hands out."""
+
+
+def _single_meld(rank: int, naturals: int, jokers: int, deuces: int) -> Meld:
+    """``single_group_meld(rank, naturals, jokers, deuces)``, found in a dict keyed by a C integer where compiled."""
+    if rank >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
+        return single_group_meld(rank, naturals, jokers, deuces)  # no shape a hand holds: not kept
+    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
+    move = _SINGLE_MELDS.get(key)
+    if move is None:
+        move = single_group_meld(rank, naturals, jokers, deuces)
+        _SINGLE_MELDS[key] = move
+    return move
+
+
+_PILE_TAKES: dict[int, TakePile] = {}
+"""The moves of :func:`_pile_take` by shape: the same records legal.pile_take hands out."""
+
+
+def _pile_take(top: int, naturals: int, jokers: int, deuces: int) -> TakePile:
+    """``pile_take(top, naturals, jokers, deuces)``, found in a dict keyed by a C integer where compiled."""
+    if top >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
+        return pile_take(top, naturals, jokers, deuces)  # no shape a hand holds: not kept
+    key = top << 15 | naturals << 10 | jokers << 5 | deuces
+    move = _PILE_TAKES.get(key)
+    if move is None:
+        move = pile_take(top, naturals, jokers, deuces)
+        _PILE_TAKES[key] = move
+    return move
+
+
+def _first_legal_meld(
+    view, hand: tuple[int, ...], discard: int, side: int, budget: int, table: _DiscardTable
+) -> Meld | None:
+    """The first legal meld from ``hand`` less one ``discard``, in this order, of: naturals on the side's
+    melds, natural triples, wild cards completing canastas, and when the hand may end, pairs with a wild
+    card and wild cards on melds.
+
+    Each candidate is checked where it is found (a generator's resumption per candidate costs more).
+    """
+    # The table was just brought up to this hand: its melds of the side and whether the hand
+    # may end are the view's now (see Expert._discard_table), without asking the view again.
+    four, ace, joker, two = FOUR, ACE, JOKER, TWO
+    # The cards it may meld: a C array where compiled (strategies/expert.pxd).
+    if not cython.compiled:
+        counts = [0] * KIND_COUNT
+    for rank in range(KIND_COUNT):
+        counts[rank] = hand[rank]
+    counts[discard] -= 1
+    melds = table.our_melds
+    rules = view.rules
+    # Naturals on the side's melds: points down and a step toward a canasta.
+    for rank in melds:
+        if rank >= four and counts[rank]:
+            count = counts[rank]
+            move = _single_meld(rank, count if count < budget else budget, 0, 0)
+            if view.can(move):
+                return move
+    for rank in range(four, ace + 1):
+        count = counts[rank]
+        if count >= 3 and count <= budget and rank not in melds:
+            move = _single_meld(rank, count, 0, 0)
+            if view.can(move):
+                return move
+    jokers_in_hand = counts[joker]
+    wilds = jokers_in_hand + counts[two]
+    if not wilds:
+        return None
+    ours = view.canasta_count(side)
+    danger = table.hand_may_end
+    # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
+    most_wilds = rules.max_wilds_per_meld
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    # The side's melds, largest first (ties in the table's order, as a stable sort orders them): C arrays
+    # where compiled, picked in order by a selection instead of sorting Python pairs with a key function.
+    if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
+        ranks = [0] * KIND_COUNT
+        sizes = [0] * KIND_COUNT
+    total = 0
+    for rank, meld in melds.items():
+        ranks[total] = rank
+        sizes[total] = meld[0] + meld[1] + meld[2]
+        total += 1
+    taken = 0
+    for _ in range(total):
+        pick = -1
+        for index in range(total):
+            if not taken >> index & 1 and (pick < 0 or sizes[index] > sizes[pick]):
+                pick = index
+        taken |= 1 << pick
+        rank = ranks[pick]
+        # Wild cards finish canastas: the first one lets the side go out (R12.1).
+        if rank < four:
+            continue
+        meld = melds[rank]
+        naturals = meld[0]
+        jokers = meld[1]
+        deuces = meld[2]
+        need = CANASTA_SIZE - naturals - jokers - deuces
+        if wild_ratio:
+            limit = most_wilds if most_wilds < naturals else naturals
+        else:
+            limit = most_wilds if naturals >= 2 else 0
+        room = limit - jokers - deuces
+        # A natural meld waits for naturals (R11.2: 500, not 300) unless a wild card is spare.
+        worth_it = ours == 0 or jokers + deuces or danger or need == 1 or wilds > need
+        if 0 < need and need <= wilds and need <= room and need <= budget and worth_it:
+            use_jokers = jokers_in_hand if jokers_in_hand < need else need
+            move = _single_meld(rank, 0, use_jokers, need - use_jokers)
+            if view.can(move):
+                return move
+    if danger:
+        # The hand may end before our next turn: get the points out of the hand.
+        for rank in range(four, ace + 1):
+            if counts[rank] == 2 and budget >= 3 and rank not in melds:
+                # A pair and one wild card, a joker when there is one.
+                move = _single_meld(rank, 2, 1, 0) if jokers_in_hand else _single_meld(rank, 2, 0, 1)
+                if view.can(move):
+                    return move
+        for rank, meld in melds.items():
+            if rank < four:
                 continue
-            if kind <= TWO or kind == BLACK_THREE:
-                costs.append((self._special_discard_cost(table, hand, kind), kind))
-                continue
-            # The chance that the next seat can take the pile if this card goes on top.
-            if not frozen and kind in their_melds:
-                chance = 1.0  # R8.2c.3: a lay-off needs nothing from hand
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if wild_ratio:
+                limit = most_wilds if most_wilds < naturals else naturals
             else:
-                held = known[kind]
-                unseen = _COPIES - seen[kind]
-                if unseen < 0:
-                    unseen = 0
-                none = miss**unseen
-                one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
-                if held >= 2:
-                    pair = 1.0
-                elif held == 1:
-                    pair = 1.0 - none
-                else:
-                    pair = 1.0 - none - one
-                chance = pair
-                if not frozen:
-                    single = none if held == 1 else one if held == 0 else 0.0
-                    chance += single * wild_chance
-                if held < 2 and kind in avoids:
-                    chance *= 0.3
-                if not taker_melded:
-                    chance *= 0.5  # it must also reach its initial minimum (R8.2e)
-                if chance > 1.0:
-                    chance = 1.0
-            # What the card is worth in hand.
-            penalty = KIND_VALUE[kind] if may_end else 0
-            if kind in our_melds:
-                keep = 25.0 - penalty
-            elif count >= 3:
-                keep = 70.0 - penalty
-            elif count == 2:
-                # A pair takes a frozen pile (R8.2b); more so before the side has melded.
-                keep = (55.0 if we_melded else 65.0) - penalty
-            else:
-                keep = 4.0 + KIND_VALUE[kind] / 5.0 - penalty
-            costs.append((chance * pile_worth + keep, kind))
-        return costs
+                limit = most_wilds if naturals >= 2 else 0
+            room = limit - jokers - deuces
+            if room > 0:
+                use = room
+                if wilds < use:
+                    use = wilds
+                if budget < use:
+                    use = budget
+                use_jokers = jokers_in_hand if jokers_in_hand < use else use
+                move = _single_meld(rank, 0, use_jokers, use - use_jokers)
+                if view.can(move):
+                    return move
+    return None
 
-    @cython.locals(table=_DiscardTable)
-    def _special_discard_cost(self, table: _DiscardTable, hand: tuple[int, ...], kind: int) -> float:
-        """The cost of discarding a wild card (which freezes the pile) or a black 3 (which blocks it)."""
-        if kind == BLACK_THREE:
-            # R5.2: blocks the next player; worth saving for a pile that matters.
-            return 12.0 if table.pile_size < 5 else 1.0
-        # The more wild cards in hand, the less the last of them is worth keeping.
-        wilds = hand[JOKER] + hand[TWO]
-        cost = (260.0 if kind == JOKER else 130.0) / max(self.freeze, 0.01) / (1.0 + 0.4 * (wilds - 1))
-        if not self._memory.pile_freezers and table.pile_size >= 4 and table.opponents_melded:
-            # R8.1b: a frozen pile cannot be taken by a lay-off, only with a natural pair.
-            ranks = table.opponent_meld_count
-            ours = 0.6 if table.we_melded else 1.0
-            cost -= 0.5 * self.freeze * table.pile_worth * min(1.0, ranks / 8.0) * ours
-        return cost
+
+class _Costs:
+    """The discard costs of one hand against one table (see :func:`_discard_costs`), kept as C doubles.
+
+    ``costs[kind]`` is the cost of discarding ``kind``, for each kind whose bit is set in ``present`` (the kinds in
+    hand); :func:`_cost_list` gives them as ``(cost, kind)`` pairs when an order of every discard is needed.
+    """
+
+    __slots__ = ("table", "hand", "present", "costs")
+
+
+def _hand_costs(expert: Expert, table: _DiscardTable, hand) -> _Costs:
+    """The discard costs of ``hand`` against ``table`` (see :func:`_discard_costs`), remembered.
+
+    The last meld decision of a turn and the discard after it score the same hand against the
+    same table: the second reuses the first's costs.  The table is a new object each turn, and
+    within a turn what the costs read from the memory (the next seat's known cards and
+    declines, the pile's freezers) changes only by the next seat's moves or the pile's, which
+    come in other turns: the same table and hand mean the same costs, as for the table itself.
+    """
+    memo = expert._costs_memo
+    if memo is not None and memo.table is table and memo.hand == hand:
+        return memo
+    costs = _Costs.__new__(_Costs)
+    costs.table = table
+    costs.hand = hand
+    if not cython.compiled:
+        costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
+    _discard_costs(costs, table, expert._memory, hand, expert.freeze)
+    if type(hand) is tuple:  # a list could change after it was remembered
+        expert._costs_memo = costs
+    return costs
+
+
+def _cheapest_kind(costs: _Costs) -> int:
+    """The kind of ``min`` of the ``(cost, kind)`` pairs: the first kind of the lowest cost (kinds rise along
+    the pairs and the costs are finite, so that is the pair ``min`` returns)."""
+    present = costs.present
+    if not present:
+        raise ValueError("min() arg is an empty sequence")  # what min() of no pair raised
+    best = -1
+    lowest = 0.0
+    for kind in range(KIND_COUNT):
+        if present >> kind & 1:
+            cost = costs.costs[kind]
+            if best < 0 or cost < lowest:
+                lowest = cost
+                best = kind
+    return best
+
+
+def _cost_list(costs: _Costs) -> list[tuple[float, int]]:
+    """The ``(cost, kind)`` pairs of ``costs``, kinds rising."""
+    return [(costs.costs[kind], kind) for kind in range(KIND_COUNT) if costs.present >> kind & 1]
+
+
+def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, freeze: float) -> None:
+    """Fill ``result`` with the cost of each kind in hand: the danger of handing the next seat the pile with it
+    (the chance it can take the pile times what the pile is worth) plus its worth in hand.
+
+    Every kind of every discard decision passes through here, so the table's figures are read
+    into locals once instead of once per kind.  Compiled, the figures are C doubles: the very
+    IEEE operations, in the same order, that Python's floats make (``**`` is C's ``pow`` in both).
+    """
+    joker, two, black_three = JOKER, TWO, BLACK_THREE
+    pile_worth = table.pile_worth
+    frozen = table.frozen
+    # The ranks each side has melded, as bit masks: one C test per kind instead of a dict look-up.
+    theirs = ours = 0
+    for rank in table.their_melds:
+        theirs |= 1 << rank
+    for rank in table.our_melds:
+        ours |= 1 << rank
+    known = memory.known[table.taker]
+    avoids = memory.avoids[table.taker]
+    seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
+    share = table.share
+    miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
+    wild_chance = table.wild_chance
+    taker_melded = table.taker_melded
+    may_end = table.hand_may_end
+    we_melded = table.we_melded
+    wilds = hand[joker] + hand[two]
+    costs: cython.p_double = result.costs  # compiled, a pointer to the C array
+    present = 0
+    for kind in range(KIND_COUNT):
+        count = hand[kind]
+        if not count:
+            continue
+        if kind <= two or kind == black_three:
+            costs[kind] = _special_discard_cost(table, memory, kind, wilds, freeze)
+            present |= 1 << kind
+            continue
+        # The chance that the next seat can take the pile if this card goes on top.
+        if not frozen and theirs >> kind & 1:
+            chance = 1.0  # R8.2c.3: a lay-off needs nothing from hand
+        else:
+            held = known[kind]
+            unseen = _COPIES - seen[kind]
+            if unseen < 0:
+                unseen = 0
+            none = miss**unseen
+            one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
+            if held >= 2:
+                pair = 1.0
+            elif held == 1:
+                pair = 1.0 - none
+            else:
+                pair = 1.0 - none - one
+            chance = pair
+            if not frozen:
+                single = none if held == 1 else one if held == 0 else 0.0
+                chance += single * wild_chance
+            if held < 2 and kind in avoids:
+                chance *= 0.3
+            if not taker_melded:
+                chance *= 0.5  # it must also reach its initial minimum (R8.2e)
+            if chance > 1.0:
+                chance = 1.0
+        # What the card is worth in hand.
+        value = KIND_VALUE[kind]
+        penalty = value if may_end else 0
+        if ours >> kind & 1:
+            keep = 25.0 - penalty
+        elif count >= 3:
+            keep = 70.0 - penalty
+        elif count == 2:
+            # A pair takes a frozen pile (R8.2b); more so before the side has melded.
+            keep = (55.0 if we_melded else 65.0) - penalty
+        else:
+            keep = 4.0 + value / 5.0 - penalty
+        costs[kind] = chance * pile_worth + keep
+        present |= 1 << kind
+    result.present = present
+
+
+def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wilds: int, freeze: float) -> float:
+    """The cost of discarding a wild card (which freezes the pile) or a black 3 (which blocks it);
+    ``wilds`` is the wild cards in hand."""
+    if kind == BLACK_THREE:
+        # R5.2: blocks the next player; worth saving for a pile that matters.
+        return 12.0 if table.pile_size < 5 else 1.0
+    # The more wild cards in hand, the less the last of them is worth keeping.
+    cost = (260.0 if kind == JOKER else 130.0) / max(freeze, 0.01) / (1.0 + 0.4 * (wilds - 1))
+    if not memory.pile_freezers and table.pile_size >= 4 and table.opponents_melded:
+        # R8.1b: a frozen pile cannot be taken by a lay-off, only with a natural pair.
+        ranks = table.opponent_meld_count
+        ours = 0.6 if table.we_melded else 1.0
+        cost -= 0.5 * freeze * table.pile_worth * min(1.0, ranks / 8.0) * ours
+    return cost
 
 
 # ---------------------------------------------------------------- helpers
 
 
-def _cheapest(costs: list[tuple[float, int]]) -> tuple[float, int]:
-    """``min(costs)`` of a cost list from :meth:`Expert._discard_costs`, found on C doubles.
-
-    Its kinds rise along the list and its costs are finite, so the least pair is the first of the
-    lowest cost: the one ``min`` returns.
-    """
-    if not costs:
-        return min(costs)  # the same error as min's
-    best = 0
-    lowest = costs[0][0]
-    for index in range(1, len(costs)):
-        cost = costs[index][0]
-        if cost < lowest:
-            lowest = cost
-            best = index
-    return costs[best]
+def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
+    """``seat`` discarded: the card tops the pile, and the seat probably holds no pair of its rank."""
+    kind = move.card
+    memory.pile.append(kind)
+    if kind <= TWO:
+        memory.pile_freezers += 1
+    known = memory.known[seat]
+    if known[kind]:
+        known[kind] -= 1
+        memory.known_totals[seat] -= 1
+    avoids = memory.avoids[seat]
+    avoids.add(kind)
 
 
-def _forget_played(known: list[int], cards: tuple[int, ...]) -> None:
-    """A seat laid ``cards``: those it was known to hold are no longer in its hand."""
+def _remember_draw(memory: _Memory, seat: int) -> None:
+    """``seat`` drew from the stock."""
+    pile = memory.pile
+    if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
+        # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
+        avoids = memory.avoids[seat]
+        avoids.add(pile[-1])
+
+
+def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
+    """``seat`` took the pile: it holds the cards under the top one, less those it laid with the take."""
+    known = memory.known[seat]
+    avoids = memory.avoids[seat]
+    pile = memory.pile
+    for index in range(len(pile) - 1):
+        kind = pile[index]
+        if kind != RED_THREE:
+            known[kind] += 1
+            memory.known_totals[seat] += 1
+            avoids.discard(kind)
+    memory.known_totals[seat] -= _forget_played(known, move.cards)
+    for group in move.extra:
+        memory.known_totals[seat] -= _forget_played(known, group.cards)
+    memory.pile = []
+    memory.pile_freezers = 0
+    memory.side_melded[seat & 1] = True
+
+
+def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
+    """``seat`` melded: the cards it laid are no longer in its hand."""
+    known = memory.known[seat]
+    for group in move.groups:
+        memory.known_totals[seat] -= _forget_played(known, group.cards)
+    memory.side_melded[seat & 1] = True
+
+
+def _forget_played(known: list[int], cards: tuple[int, ...]) -> int:
+    """A seat laid ``cards``: those it was known to hold are no longer in its hand.  Returns how many those were."""
+    forgotten = 0
     for kind in cards:
         if known[kind]:
             known[kind] -= 1
+            forgotten += 1
+    return forgotten
 
 
 def _table_score(view, side: int) -> int:
@@ -731,15 +910,8 @@ def _table_score(view, side: int) -> int:
     return total
 
 
-@cython.locals(
-    mask=Count, index=Count, count=Count, jokers=Count, deuces=Count, needed=Count, use_jokers=Count, wilds=Count,
-    joker_left=Count, deuce_left=Count, value=Count, cards=Count, minimum=Count, keep=Count, hand_size=Count,
-    forced_table=Count, forced_need=Count, forced_value=Count, slot_wilds=Count, limit=Count,
-    best_mask=Count, best_wilds=Count, best_value=Count, found=cython.bint, most_wilds=Count, wild_ratio=cython.bint,
-    size=Count, has_forced=cython.bint, ranks=list, counts=list, points=list,
-)
 def _opening(
-    rules, hand: tuple[int, ...], minimum: int, *, forced: int | None, keep: int, hand_size: int
+    rules, hand: tuple[int, ...], minimum: int, forced: int | None, keep: int, hand_size: int
 ) -> tuple[MeldGroup | None, tuple[MeldGroup, ...]] | None:
     """The cheapest initial meld reaching ``minimum`` (R10.1-R10.3), built from the count vector.
 
@@ -752,9 +924,15 @@ def _opening(
     ranks = [rank for rank in _NATURALS if hand[rank] >= 2 and rank != forced]
     ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
     del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
-    counts = [hand[rank] for rank in ranks]
-    points = [hand[rank] * KIND_VALUE[rank] for rank in ranks]  # each slot's natural cards, in points
     size = len(ranks)
+    # Each slot's hand naturals, and their points: C arrays where compiled (the loop below reads them 2**size times).
+    if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
+        counts = [0] * 7
+        points = [0] * 7
+    for index in range(size):
+        count = hand[ranks[index]]
+        counts[index] = count
+        points[index] = count * KIND_VALUE[ranks[index]]
     has_forced = forced is not None
     # A slot is [rank, naturals on the table, hand naturals, wilds]; the forced slot comes first.
     forced_table = forced_need = forced_value = 0
