@@ -40,10 +40,10 @@ PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"
 BUILD_RECORD_NAME = "_build.json"
 """Beside the compiled files: how they were built (``profile_guided``, and ``without_profile_guidance``: why not)."""
 
-LINKED_MODULES = {"canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine"}),)}
+LINKED_MODULES = {"canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine", "legal"}),)}
 """Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
-built in three modules, ``sim/melding.pxd``, and the view and the engine read its fields): they run all
-compiled or all from source, never mixed."""
+built in three modules, ``sim/melding.pxd``, and the view, the engine and the legal listings read its
+fields): they run all compiled or all from source, never mixed."""
 
 
 class StaleCompiledModuleWarning(RuntimeWarning):

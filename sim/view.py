@@ -17,8 +17,7 @@ message (:mod:`canasta_sim.viewmessage`) and can reach nothing else.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from types import MappingProxyType
+from collections.abc import Iterator
 
 from canasta_sim.cards import KIND_COUNT, KIND_VALUE
 from canasta_sim.errors import IllegalMoveError
@@ -161,16 +160,6 @@ class SeatView:
     def melds(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds: a fresh ``{rank: (naturals, jokers, deuces)}`` for every rank it has melded."""
         return self._state.meld_table(side).copy()
-
-    def meld_table(self, side: int) -> Mapping[int, tuple[int, int, int]]:
-        """The side's melds as :meth:`melds` gives them, but read-only and not copied: a snapshot taken now.
-
-        Cheaper than :meth:`melds` (issue #18: the bots read the melds many times a turn); the mapping
-        cannot be changed, and it does not follow later melds: ask again after the melds change.
-        """
-        # The hand state rebuilds its table as a new dict whenever the melds change, so the proxy stays
-        # a snapshot; the proxy keeps a strategy from changing the table every view shares.
-        return MappingProxyType(self._state.meld_table(side))
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""

@@ -153,6 +153,18 @@ def test_a_module_linked_to_an_edited_one_runs_from_its_source_too(made_up_packa
     assert importlib.import_module("fakeaccel.mod").VALUE == 1
 
 
+def test_every_module_that_cimports_another_is_linked_to_it():
+    # A module compiled against another's C layout (a .pxd's cimport) would read a plain-Python object as a C
+    # struct if that other ran from source alone; LINKED_MODULES keeps the two together.
+    import re
+
+    for package, folder in FOLDERS.items():
+        groups = accelerator.LINKED_MODULES.get(package, ())
+        for declarations in (ROOT / folder).glob("*.pxd"):
+            for other in re.findall(rf"^from {re.escape(package)}\.(\w+) cimport", declarations.read_text(), re.M):
+                assert any({declarations.stem, other} <= group for group in groups), (declarations.name, other)
+
+
 def test_pure_python_variable_runs_every_source_without_a_warning(made_up_package, recwarn):
     record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
     environment = {accelerator.PURE_PYTHON_VARIABLE: "1"}

@@ -121,19 +121,6 @@ def test_probing_another_seats_turn_reveals_nothing():
     assert list(view.legal_moves()) == [] and list(view.legal_discards()) == []
 
 
-def test_meld_table_is_a_read_only_snapshot_equal_to_melds():
-    state = position(hands={0: "9 9 9 K K 5 7"}, melds={0: "Q Q Q", 1: "8 8 8"}, pile="4 2 6 J", phase=PLAY)
-    view = SeatView(state, 0, (10, 20))
-    table = view.meld_table(0)
-    assert dict(table) == view.melds(0) == {parse_kind("Q"): (3, 0, 0)}
-    assert dict(view.meld_table(1)) == view.melds(1)
-    with pytest.raises(TypeError):
-        table[NINE] = (9, 0, 0)  # type: ignore[index]
-    state.apply(Meld((MeldGroup.of(NINE, 3),)))
-    assert NINE not in table and NINE in view.meld_table(0)
-    assert dict(view.meld_table(0)) == view.melds(0)
-
-
 def test_changing_what_the_view_returns_changes_nothing():
     state = position(hands={0: "9 9 9 K K 5 7"}, melds={0: "Q Q Q", 1: "8 8 8"}, pile="4 2 6 J", phase=PLAY)
     view = SeatView(state, 0, (10, 20))
