@@ -384,28 +384,3 @@ def is_kind(value: object) -> bool:
     Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
     """
     return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT
-
-
-def record_key(move: object) -> object:
-    """The values of a move record's fields, to tell whether the record changed since it was checked.
-
-    The records are frozen, but ``object.__setattr__`` can still change one.  A strategy that has a
-    record found legal (:meth:`canasta_sim.state.HandState.is_legal`) and then changes it must not have
-    the changed record applied unchecked: the check's vouch holds only while this value is equal.
-    """
-    move_type = type(move)
-    if move_type is Meld:
-        groups = move.groups
-        if len(groups) == 1:  # the commonest meld; an int first never equals the tuples below
-            group = groups[0]
-            return group.rank, group.cards
-        return tuple([(group.rank, group.cards) for group in groups])
-    if move_type is TakePile:
-        if not move.extra:  # the commonest take; its cards (ints) never equal the pair below
-            return move.cards
-        return move.cards, tuple([(group.rank, group.cards) for group in move.extra])
-    if move_type is Discard:
-        return move.card
-    if move_type is Answer:
-        return move.yes
-    return None  # Draw, Ask and Stop carry no field
