@@ -431,7 +431,10 @@ def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
 
     def on_signal(number, frame) -> None:
         state["interrupted"] = True
-        stop_event.set()
+        # Not stop_event.set() here: a multiprocessing Event's set() and is_set() take one non-reentrant
+        # lock, and the handler runs in the main thread, maybe inside is_set(), which then waits on itself
+        # forever.  A thread of its own sets it once the main thread lets go.
+        threading.Thread(target=stop_event.set, name="canasta-sim-stop", daemon=True).start()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
     for number in previous:

@@ -203,3 +203,22 @@ def test_without_fork_workers_are_spawned_and_log_through_a_queue(tmp_path, flak
     forfeited = (read_tables(spawned)[0].termination == "forfeit").sum()
     assert forfeited and len([r for r in records if "forfeits the game" in r.getMessage()]) == forfeited
     assert {record.processName for record in records} != {"MainProcess"}
+
+
+@pytest.mark.timeout(20)
+def test_a_sigterm_landing_while_the_run_reads_its_stop_event_still_stops_it():
+    # A multiprocessing Event's is_set() and set() share one non-reentrant lock. The signal handler runs in
+    # the main thread, which polls is_set() all run long: had the handler called set() itself, a signal
+    # landing inside is_set() would wait on the lock its own thread holds, for ever (a run hung on SIGTERM).
+    import signal
+    import time
+
+    from canasta_sim.runner import stop_on_signals
+
+    event = multiprocessing.get_context().Event()
+    with stop_on_signals(event) as state:
+        with event._cond:  # where is_set() holds the lock
+            signal.raise_signal(signal.SIGTERM)
+            assert state["interrupted"]
+        start = time.monotonic()
+        assert event.wait(5) and time.monotonic() - start < 1
