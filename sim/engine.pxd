@@ -16,5 +16,6 @@ cdef _new_event(seat, move, laid)
 cdef class _Table:
     cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor, fingerprint
     cdef public object called, last_call, side_bits, guarded
+    cdef double[:] cells  # the monitor's floats (see _Table.__init__); None without a monitor
     cpdef ask(self, seat, decision, method, view)
     cpdef apply(self, HandState state, seat, decision, move)

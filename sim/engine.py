@@ -144,7 +144,7 @@ class _Table:
     """
 
     __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
-                 "called", "last_call", "side_bits", "guarded")
+                 "called", "last_call", "side_bits", "guarded", "cells")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
                  monitor=None) -> None:
@@ -155,6 +155,9 @@ class _Table:
         self.clock = DecisionClock(time_limit) if time_limit is not None else None
         self.graces = [OWN_CLOCK_GRACE if getattr(player, "keeps_own_clock", False) else 0.0 for player in players]
         self.monitor = monitor
+        # The monitor's floats as a typed view when compiled (engine.pxd): a C store per call into strategy code,
+        # where a store through the memoryview object cost about a sixth of a worker's game.
+        self.cells = monitor
         self.fingerprint: GameFingerprint | None = None
         self.called = 0
         """The sides called since the fingerprint was last compared: bit 1 side A, bit 2 side B."""
@@ -194,11 +197,12 @@ class _Table:
                 )
 
     def ask(self, seat: int, decision: str, method: Callable, view):
-        monitor = self.monitor
-        if monitor is not None:  # published for the supervisor, which charges a crash or a hang to this call
-            monitor[MONITOR_CALL] = CALL_CODES[decision] + seat
-            monitor[MONITOR_START] = time.monotonic()
         clock = self.clock
+        if self.monitor is not None:  # published for the supervisor, which charges a crash or a hang to this call
+            cells = self.cells
+            cells[MONITOR_CALL] = CALL_CODES[decision] + seat
+            if clock is not None:  # the supervisor reads the start only to find a hang past the time limit
+                cells[MONITOR_START] = time.monotonic()
         if clock is None:
             try:
                 value = method(view)
@@ -284,13 +288,16 @@ class _Table:
                 event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[seat]
             else:
                 event = _new_event(seat, move, laid)
-            if self.monitor is not None or self.clock is not None or type(self) is not _Table:
+            if self.clock is not None or type(self) is not _Table:
                 for listener_seat, player in self.listeners:
                     self.ask(listener_seat, "event", player.on_event, event)
                 return
             side_bits = self.side_bits
+            monitored = self.monitor is not None
             for listener_seat, player in self.listeners:
                 # _Table.ask, inlined for the most frequent call into strategy code.
+                if monitored:
+                    self.cells[MONITOR_CALL] = _EVENT_CALL + listener_seat
                 try:
                     player.on_event(event)
                 except ArbiterSignal:
@@ -437,10 +444,10 @@ def play_game(
     :param names: the seats' strategy specs, for error messages.
     :param time_limit: seconds a single decision may take, or ``None`` for no limit.
     :param observer: a :class:`GameObserver` told of every hand and move, or ``None``.
-    :param monitor: a writable sequence of floats (a memoryview on shared memory) where every call into
-        strategy code is published (:data:`~canasta_sim.arbiter.MONITOR_CALL`, ``MONITOR_START``), so that
-        a supervisor outside the process can charge a crash or a hang to the right seat
-        (:mod:`canasta_sim.supervisor`), or ``None``.
+    :param monitor: a writable memoryview of C doubles (format ``"d"``, on shared memory) where every call
+        into strategy code is published (:data:`~canasta_sim.arbiter.MONITOR_CALL`; with a ``time_limit``
+        also the call's start, ``MONITOR_START``), so that a supervisor outside the process can charge a
+        crash or a hang to the right seat (:mod:`canasta_sim.supervisor`), or ``None``.
     :raises StrategyError: when a strategy raises, returns a malformed or illegal move, overruns, or
         changes the game; its ``reason`` says which.
     """

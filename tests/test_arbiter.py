@@ -9,7 +9,9 @@ game played by greedy.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import multiprocessing
 import os
 import pickle
 import signal
@@ -22,6 +24,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from canasta_sim.arbiter import MONITOR_CALL, MONITOR_SIZE, MONITOR_START, decode_call
 from canasta_sim.cli import main
 from canasta_sim.engine import MAX_HANDS_PER_GAME, play_game
 from canasta_sim.errors import StrategyError
@@ -299,3 +302,44 @@ def test_report_counts_each_strategys_forfeits_by_reason(tmp_path):
     assert f"forfeits of {spec('AddsJokers')}: {forfeited} tampering" in text
     described = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
     assert described["run"]["forfeit_reasons"] == {spec("AddsJokers"): {"tampering": forfeited}}
+
+
+def _monitored_game(time_limit):
+    """Play one game with a monitor, each greedy seat noting what the monitor says during its own calls."""
+    cells = memoryview(multiprocessing.RawArray("d", MONITOR_SIZE)).cast("B").cast("d")
+    seen = []
+
+    class Noting(Greedy):
+        def on_event(self, event):
+            seen.append((self.seat, "event", decode_call(cells[MONITOR_CALL]), cells[MONITOR_START], time.monotonic()))
+
+        def choose_discard(self, view):
+            seen.append((self.seat, "discard", decode_call(cells[MONITOR_CALL]), cells[MONITOR_START],
+                         time.monotonic()))
+            return super().choose_discard(view)
+
+    def factory(seat):
+        def build(generator):
+            player = Noting(generator)
+            player.seat = seat
+            return player
+        return build
+
+    play_game([factory(seat) for seat in range(4)], seed=3, rules=dataclasses.replace(DEFAULT_RULES, target_score=500),
+              time_limit=time_limit, monitor=cells)
+    return seen
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("time_limit", [None, 30.0])
+def test_the_monitor_names_the_seat_and_decision_of_every_call_in_progress(time_limit):
+    # The supervisor charges a worker's crash to the call the monitor names: events (the engine's inlined
+    # path) and decisions alike must be published before strategy code runs.
+    seen = _monitored_game(time_limit)
+    assert {kind for _, kind, _, _, _ in seen} == {"event", "discard"}
+    for seat, kind, published, _, _ in seen:
+        assert published == (seat, kind)
+    if time_limit is not None:  # a hang past the limit is found from the call's start
+        starts = [start for _, _, _, start, _ in seen]
+        assert all(0 < start <= now for _, _, _, start, now in seen)
+        assert len(set(starts)) > len(seen) // 2
