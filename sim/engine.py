@@ -227,7 +227,7 @@ class _Table:
                 raise self.failure(seat, decision, error) from error
             elapsed = time.perf_counter() - start
             if elapsed > self.time_limit:
-                raise self.error(seat, decision, f"took {elapsed:.3f} s, over the budget of {self.time_limit} s",
+                raise self.error(seat, decision, f"took {elapsed:.3f} s, past the time limit of {self.time_limit} s",
                                  value, reason="timeout")
         bit = self.side_bits[seat]
         if bit:  # a checked seat: remember the call, which is charged if the game changed since
