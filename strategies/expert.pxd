@@ -8,11 +8,24 @@
 cimport cython
 
 
+cdef class _DiscardTable
+cdef class _Costs
+
+
 cdef class _Memory:
     cdef public list pile, known, avoids, side_melded
     cdef public Py_ssize_t pile_freezers
     # The sum of each seat's known cards (a C array; Python reads and writes it as a list).
     cdef public Py_ssize_t known_totals[4]
+    # The expert's answers of the current turn (see _forget_turn): C fields that every decision reads.
+    cdef public Py_ssize_t decided_hand, decided_turn, table_hand_number, table_turn
+    cdef public bint going_out
+    cdef public _DiscardTable table
+    cdef public object table_hand
+    cdef public _Costs costs
+
+
+cdef _forget_turn(_Memory memory)
 
 
 cdef class _DiscardTable:
@@ -42,7 +55,13 @@ cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
 cdef _update_table(_DiscardTable table, view, before, after)
 
 
-cdef _decide_turn(expert, view)
+cdef bint _decide_turn(expert, _Memory memory, view) except -1
+
+
+cdef bint _decide_turn_of(expert, _Memory memory, view, Py_ssize_t hand_number, Py_ssize_t turn) except -1
+
+
+cdef _DiscardTable _turn_table(_Memory memory, view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
 
 
 @cython.locals(total=Py_ssize_t, count=Py_ssize_t)
@@ -50,7 +69,7 @@ cdef Py_ssize_t _card_count(hand) except? -1
 
 
 @cython.locals(usable=list, rest=list, card=Py_ssize_t)
-cdef _opening_meld(expert, view, hand, Py_ssize_t size)
+cdef _opening_meld(expert, _Memory memory, view, hand, Py_ssize_t size, _DiscardTable table)
 
 
 @cython.locals(
@@ -67,15 +86,14 @@ cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t side, Py_ssize
 # A hand's discard costs: a C array of doubles by kind, and a bit mask of the kinds in hand.
 cdef class _Costs:
     cdef public object table, hand
-    cdef public Py_ssize_t present
+    cdef public Py_ssize_t present, cheapest
     cdef public double costs[15]
 
 
 @cython.locals(memo=_Costs, costs=_Costs)
-cdef _Costs _hand_costs(expert, _DiscardTable table, hand)
+cdef _Costs _hand_costs(expert, _Memory memory, _DiscardTable table, hand)
 
 
-@cython.locals(present=Py_ssize_t, best=Py_ssize_t, kind=Py_ssize_t, lowest=double, cost=double)
 cdef Py_ssize_t _cheapest_kind(_Costs costs) except -1
 
 
@@ -99,7 +117,8 @@ cdef _single_meld(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ss
     may_end=bint, we_melded=bint, penalty=Py_ssize_t, value=Py_ssize_t, wilds=Py_ssize_t, joker=Py_ssize_t,
     two=Py_ssize_t, black_three=Py_ssize_t, pile_worth=double, share=double, miss=double, wild_chance=double,
     none=double, one=double, pair=double, chance=double, single=double, keep=double, known=list, avoids=set,
-    present=Py_ssize_t, theirs=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t,
+    present=Py_ssize_t, theirs=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t, cheapest=Py_ssize_t, lowest=double,
+    cost=double,
 )
 cdef _discard_costs(_Costs result, _DiscardTable table, _Memory memory, hand, double freeze)
 

@@ -60,7 +60,22 @@ _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld:
 class _Memory:
     """What the expert remembers of the current hand from public events (R2.4: only the next seat takes)."""
 
-    __slots__ = ("pile", "pile_freezers", "known", "known_totals", "avoids", "side_melded")
+    __slots__ = (
+        "pile",
+        "pile_freezers",
+        "known",
+        "known_totals",
+        "avoids",
+        "side_melded",
+        "decided_hand",
+        "decided_turn",
+        "going_out",
+        "table",
+        "table_hand",
+        "table_hand_number",
+        "table_turn",
+        "costs",
+    )
 
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
         self.pile = list(pile)
@@ -72,9 +87,11 @@ class _Memory:
         self.avoids = [set(), set(), set(), set()]
         """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
         self.side_melded = [False, False]
+        _forget_turn(self)
 
     def copy(self) -> _Memory:
-        """An independent copy: what a fresh player would remember had it watched the same hand."""
+        """An independent copy: what a fresh player would remember had it watched the same hand (its own
+        decisions of the turn are not copied: the copy decides afresh)."""
         other = _Memory.__new__(_Memory)
         other.pile = list(self.pile)
         other.pile_freezers = self.pile_freezers
@@ -82,7 +99,25 @@ class _Memory:
         other.known_totals = list(self.known_totals)
         other.avoids = [set(avoids) for avoids in self.avoids]
         other.side_melded = list(self.side_melded)
+        _forget_turn(other)
         return other
+
+
+def _forget_turn(memory: _Memory) -> None:
+    """No turn decided yet, no discard table nor discard costs kept (see :func:`_turn_table`).
+
+    The memory keeps the expert's answers of the current turn beside what it remembers of the hand:
+    it is new each hand (and each play-out copy starts without them), and compiled every one is a C field
+    of one object that each decision fetches once, instead of an attribute of the expert looked up by name.
+    """
+    memory.decided_hand = 0
+    memory.decided_turn = -1  # turn_count is never negative: no turn matches
+    memory.going_out = False
+    memory.table = None
+    memory.table_hand = None
+    memory.table_hand_number = 0
+    memory.table_turn = -1
+    memory.costs = None
 
 
 class _DiscardTable:
@@ -265,17 +300,12 @@ class Expert(Strategy):
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
         self._memory = _Memory()
-        self._turn: tuple[int, int] | None = None
-        self._going_out = False
-        self._table_cache: tuple[tuple[int, int], tuple[int, ...], _DiscardTable] | None = None
-        self._costs_memo: tuple[_DiscardTable, tuple[int, ...], list[tuple[float, int]]] | None = None
 
     # ------------------------------------------------------------ hooks
 
     def on_hand_start(self, view) -> None:
         """Forget the last hand; remember the upcards of this one."""
         self._memory = _Memory(view.pile)
-        self._turn = None
 
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
@@ -363,8 +393,7 @@ class Expert(Strategy):
 
     def choose_ask(self, view) -> bool:
         """Ask when it wants to go out and either the rules demand it or the partner holds many cards."""
-        _decide_turn(self, view)
-        if not self._going_out:
+        if not _decide_turn(self, self._memory, view):
             return False
         if view.rules.ask_partner == "mandatory":
             return True
@@ -416,17 +445,20 @@ class Expert(Strategy):
         return ours >= target and ours > theirs
 
     def _decide_turn(self, view) -> None:
-        _decide_turn(self, view)
+        _decide_turn(self, self._memory, view)
 
     # ------------------------------------------------------------ melds
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        _decide_turn(self, view)
+        memory = self._memory
+        hand_number = view.hand_number
+        turn = view.turn_count
+        going_out = _decide_turn_of(self, memory, view, hand_number, turn)
         answer = view.partner_answer
         hand = view.hand
         size = _card_count(hand)
-        if answer is True or (self._going_out and answer is None):
+        if answer is True or (going_out and answer is None):
             if size <= 1:
                 return None
             plan = view.going_out_plan()
@@ -438,14 +470,15 @@ class Expert(Strategy):
                 return None
         side = view.side
         if not view.has_melded(side):
-            return _opening_meld(self, view, hand, size)
+            return _opening_meld(self, memory, view, hand, size, _turn_table(memory, view, hand, hand_number, turn))
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
         if budget <= 0:
             return None
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
-        table = self._discard_table(view)
-        return _first_legal_meld(view, hand, _cheapest_kind(_hand_costs(self, table, hand)), side, budget, table)
+        table = _turn_table(memory, view, hand, hand_number, turn)
+        discard = _cheapest_kind(_hand_costs(self, memory, table, hand))
+        return _first_legal_meld(view, hand, discard, side, budget, table)
 
     # ------------------------------------------------------------ discard
 
@@ -454,7 +487,8 @@ class Expert(Strategy):
         hand = view.hand
         if _card_count(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
-        costs = _hand_costs(self, self._discard_table(view), hand)
+        memory = self._memory
+        costs = _hand_costs(self, memory, _turn_table(memory, view, hand, view.hand_number, view.turn_count), hand)
         # The cheapest card is the first of the order and usually legal; then the order is not needed.
         cheapest = _cheapest_kind(costs)
         move = _DISCARDS[cheapest]
@@ -468,27 +502,15 @@ class Expert(Strategy):
         return next(view.legal_discards())
 
     def _discard_table(self, view) -> _DiscardTable:
-        # Within one turn the table this seat sees changes only by its own melds, which change its
-        # hand: the same turn and hand mean the same table, and a new hand only new melds of its own.
-        turn = (view.hand_number, view.turn_count)
-        hand = view.hand
-        cached = self._table_cache
-        if cached is not None and cached[0] == turn:
-            table = cached[2]
-            if cached[1] == hand:
-                return table
-            _update_table(table, view, cached[1], hand)
-        else:
-            table = _new_table(self._memory, view, hand)
-        self._table_cache = (turn, hand, table)
-        return table
+        """This turn's discard table for the hand in view (see :func:`_turn_table`)."""
+        return _turn_table(self._memory, view, view.hand, view.hand_number, view.turn_count)
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
-        return sorted(_cost_list(_hand_costs(self, self._discard_table(view), hand)))
+        return sorted(_cost_list(_hand_costs(self, self._memory, self._discard_table(view), hand)))
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
         """``min`` of the ``(cost, kind)`` pairs of ``hand``'s discards (see :func:`_discard_costs`)."""
-        costs = _hand_costs(self, table or self._discard_table(view), hand)
+        costs = _hand_costs(self, self._memory, table or self._discard_table(view), hand)
         kind = _cheapest_kind(costs)
         return costs.costs[kind], kind
 
@@ -498,13 +520,41 @@ class Expert(Strategy):
 # typed arguments (strategies/expert.pxd) instead of a method looked up by name and called through Python.
 
 
-def _decide_turn(expert: Expert, view) -> None:
-    """Decide once a turn whether to go out this turn (``expert._going_out``)."""
-    turn = (view.hand_number, view.turn_count)
-    if turn == expert._turn:
-        return
-    expert._turn = turn
-    expert._going_out = view.going_out_plan() is not None and expert.wants_to_go_out(view)
+def _decide_turn(expert: Expert, memory: _Memory, view) -> bool:
+    """Decide once a turn whether to go out this turn (kept in ``memory.going_out``), and return it."""
+    return _decide_turn_of(expert, memory, view, view.hand_number, view.turn_count)
+
+
+def _decide_turn_of(expert: Expert, memory: _Memory, view, hand_number: int, turn: int) -> bool:
+    """:func:`_decide_turn` for the turn ``turn`` of hand ``hand_number``, which the caller read from the view."""
+    if hand_number == memory.decided_hand and turn == memory.decided_turn:
+        return memory.going_out
+    memory.decided_hand = hand_number
+    memory.decided_turn = turn
+    memory.going_out = view.going_out_plan() is not None and expert.wants_to_go_out(view)
+    return memory.going_out
+
+
+def _turn_table(memory: _Memory, view, hand: tuple[int, ...], hand_number: int, turn: int) -> _DiscardTable:
+    """The discard table of ``hand`` in the turn ``turn`` of hand ``hand_number`` (what the view shows now).
+
+    Within one turn the table this seat sees changes only by its own melds, which change its hand:
+    the same turn and hand mean the same table, and a new hand only new melds of its own
+    (:func:`_update_table`).  The memory is new each hand, so a table never outlives its hand.
+    """
+    table = memory.table
+    if table is not None and memory.table_turn == turn and memory.table_hand_number == hand_number:
+        before = memory.table_hand
+        if before == hand:
+            return table
+        _update_table(table, view, before, hand)
+    else:
+        table = _new_table(memory, view, hand)
+        memory.table = table
+        memory.table_hand_number = hand_number
+        memory.table_turn = turn
+    memory.table_hand = hand
+    return table
 
 
 def _card_count(hand) -> int:
@@ -515,13 +565,14 @@ def _card_count(hand) -> int:
     return total
 
 
-def _opening_meld(expert: Expert, view, hand: tuple[int, ...], size: int) -> Meld | None:
-    """The initial meld (R10), keeping back a card that is safe to discard after it."""
+def _opening_meld(
+    expert: Expert, memory: _Memory, view, hand: tuple[int, ...], size: int, table: _DiscardTable
+) -> Meld | None:
+    """The initial meld (R10), keeping back a card that is safe to discard after it (``table``: this turn's)."""
     rules = view.rules
     minimum = view.requirement(view.side)
-    table = expert._discard_table(view)
     usable = list(hand)
-    usable[_cheapest_kind(_hand_costs(expert, table, hand))] -= 1
+    usable[_cheapest_kind(_hand_costs(expert, memory, table, hand))] -= 1
     found = _opening(rules, usable, minimum, None, 1, size - 1)
     if found is None:
         found = _opening(rules, hand, minimum, None, 2, size)
@@ -532,7 +583,7 @@ def _opening_meld(expert: Expert, view, hand: tuple[int, ...], size: int) -> Mel
             for card in group.cards:
                 rest[card] -= 1
         # Opening would leave only cards that hand the opponents a big pile: wait a turn.
-        costs = _hand_costs(expert, table, rest)
+        costs = _hand_costs(expert, memory, table, rest)
         if costs.costs[_cheapest_kind(costs)] > _OPENING_RISK:
             return None
     move = Meld(found[1])
@@ -688,12 +739,13 @@ class _Costs:
 
     ``costs[kind]`` is the cost of discarding ``kind``, for each kind whose bit is set in ``present`` (the kinds in
     hand); :func:`_cost_list` gives them as ``(cost, kind)`` pairs when an order of every discard is needed.
+    ``cheapest`` is the first kind of the lowest cost (-1 for no kind), found as the costs are filled in.
     """
 
-    __slots__ = ("table", "hand", "present", "costs")
+    __slots__ = ("table", "hand", "present", "cheapest", "costs")
 
 
-def _hand_costs(expert: Expert, table: _DiscardTable, hand) -> _Costs:
+def _hand_costs(expert: Expert, memory: _Memory, table: _DiscardTable, hand) -> _Costs:
     """The discard costs of ``hand`` against ``table`` (see :func:`_discard_costs`), remembered.
 
     The last meld decision of a turn and the discard after it score the same hand against the
@@ -702,7 +754,7 @@ def _hand_costs(expert: Expert, table: _DiscardTable, hand) -> _Costs:
     declines, the pile's freezers) changes only by the next seat's moves or the pile's, which
     come in other turns: the same table and hand mean the same costs, as for the table itself.
     """
-    memo = expert._costs_memo
+    memo = memory.costs
     if memo is not None and memo.table is table and memo.hand == hand:
         return memo
     costs = _Costs.__new__(_Costs)
@@ -710,27 +762,18 @@ def _hand_costs(expert: Expert, table: _DiscardTable, hand) -> _Costs:
     costs.hand = hand
     if not cython.compiled:
         costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
-    _discard_costs(costs, table, expert._memory, hand, expert.freeze)
+    _discard_costs(costs, table, memory, hand, expert.freeze)
     if type(hand) is tuple:  # a list could change after it was remembered
-        expert._costs_memo = costs
+        memory.costs = costs
     return costs
 
 
 def _cheapest_kind(costs: _Costs) -> int:
     """The kind of ``min`` of the ``(cost, kind)`` pairs: the first kind of the lowest cost (kinds rise along
-    the pairs and the costs are finite, so that is the pair ``min`` returns)."""
-    present = costs.present
-    if not present:
+    the pairs and the costs are finite, so that is the pair ``min`` returns), found by :func:`_discard_costs`."""
+    if costs.cheapest < 0:
         raise ValueError("min() arg is an empty sequence")  # what min() of no pair raised
-    best = -1
-    lowest = 0.0
-    for kind in range(KIND_COUNT):
-        if present >> kind & 1:
-            cost = costs.costs[kind]
-            if best < 0 or cost < lowest:
-                lowest = cost
-                best = kind
-    return best
+    return costs.cheapest
 
 
 def _cost_list(costs: _Costs) -> list[tuple[float, int]]:
@@ -767,13 +810,20 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
     wilds = hand[joker] + hand[two]
     costs: cython.p_double = result.costs  # compiled, a pointer to the C array
     present = 0
+    # The cheapest kind, kinds rising: the first of the lowest cost (what _cheapest_kind returns).
+    cheapest = -1
+    lowest = 0.0
     for kind in range(KIND_COUNT):
         count = hand[kind]
         if not count:
             continue
         if kind <= two or kind == black_three:
-            costs[kind] = _special_discard_cost(table, memory, kind, wilds, freeze)
+            cost = _special_discard_cost(table, memory, kind, wilds, freeze)
+            costs[kind] = cost
             present |= 1 << kind
+            if cheapest < 0 or cost < lowest:
+                lowest = cost
+                cheapest = kind
             continue
         # The chance that the next seat can take the pile if this card goes on top.
         if not frozen and theirs >> kind & 1:
@@ -813,9 +863,14 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
             keep = (55.0 if we_melded else 65.0) - penalty
         else:
             keep = 4.0 + value / 5.0 - penalty
-        costs[kind] = chance * pile_worth + keep
+        cost = chance * pile_worth + keep
+        costs[kind] = cost
         present |= 1 << kind
+        if cheapest < 0 or cost < lowest:
+            lowest = cost
+            cheapest = kind
     result.present = present
+    result.cheapest = cheapest
 
 
 def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wilds: int, freeze: float) -> float:
