@@ -30,6 +30,8 @@ cdef _forget_turn(_Memory memory)
 
 cdef class _DiscardTable:
     cdef public Py_ssize_t pile_size, opponent_meld_count, taker
+    # Bit masks by rank: the side's melds, the opponents' melds, the ranks the next seat avoids.
+    cdef public Py_ssize_t our_ranks, their_ranks, taker_avoids
     cdef public double pile_worth, share, wild_chance
     cdef public bint opponents_melded, we_melded, hand_may_end, taker_melded, frozen
     cdef public dict our_melds, their_melds
@@ -46,12 +48,12 @@ cdef _DiscardTable _new_table(_Memory memory, view, hand)
     unknown=Py_ssize_t, wilds_seen=Py_ssize_t, rank=Py_ssize_t, total=Py_ssize_t, stock_count=Py_ssize_t,
     pile_size=Py_ssize_t, opponents_melded=bint, opponents_canasta=bint, taker_total=Py_ssize_t,
     taker_size=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, wild=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, share=double,
-    known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict,
+    known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict, ranks=Py_ssize_t,
 )
 cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
 
 
-@cython.locals(joker=Py_ssize_t, two=Py_ssize_t)
+@cython.locals(joker=Py_ssize_t, two=Py_ssize_t, ranks=Py_ssize_t, rank=Py_ssize_t, our_melds=dict)
 cdef _update_table(_DiscardTable table, view, before, after)
 
 
@@ -116,7 +118,7 @@ cdef _single_meld(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ss
     kind=Py_ssize_t, count=Py_ssize_t, held=Py_ssize_t, unseen=Py_ssize_t, frozen=bint, taker_melded=bint,
     may_end=bint, we_melded=bint, penalty=Py_ssize_t, value=Py_ssize_t, wilds=Py_ssize_t, joker=Py_ssize_t,
     two=Py_ssize_t, black_three=Py_ssize_t, pile_worth=double, share=double, miss=double, wild_chance=double,
-    none=double, one=double, pair=double, chance=double, single=double, keep=double, known=list, avoids=set,
+    none=double, one=double, pair=double, chance=double, single=double, keep=double, known=list, avoids=Py_ssize_t,
     present=Py_ssize_t, theirs=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t, cheapest=Py_ssize_t, lowest=double,
     cost=double,
 )

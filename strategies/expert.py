@@ -143,6 +143,9 @@ class _DiscardTable:
         "seen",
         "share",
         "wild_chance",
+        "our_ranks",
+        "their_ranks",
+        "taker_avoids",
     )
 
     def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
@@ -208,19 +211,31 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
         seen[kind] += 1
         if kind == joker or kind == two:
             wilds_seen += 1
+    # The ranks each side has melded and those the next seat avoids, as bit masks: each discard cost then
+    # tests a bit instead of looking the rank up in a dict or a set.
+    ranks = 0
     for rank, meld in our_melds.items():
         seen[rank] += meld[0]
         wilds_seen += meld[1] + meld[2]
+        ranks |= 1 << rank
+    table.our_ranks = ranks
+    ranks = 0
+    for kind in memory.avoids[taker]:
+        ranks |= 1 << kind
+    table.taker_avoids = ranks
     # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta),
     # found in the same pass over their melds (SeatView.canasta_count counts the same).
     opponents_canasta = False
+    ranks = 0
     for rank, meld in opponent_melds.items():
         naturals = meld[0]
         wild = meld[1] + meld[2]
         seen[rank] += naturals
         wilds_seen += wild
+        ranks |= 1 << rank
         if naturals + wild >= CANASTA_SIZE:
             opponents_canasta = True
+    table.their_ranks = ranks
     if not opponents_canasta and stock_count > 4:
         table.hand_may_end = False
     else:
@@ -260,8 +275,13 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
 def _update_table(table: _DiscardTable, view, before, after) -> None:
     """The body of :meth:`_DiscardTable.update_own_melds`."""
     side = view.side
-    table.our_melds = view.melds(side)
+    our_melds = view.melds(side)
+    table.our_melds = our_melds
     table.we_melded = view.has_melded(side)
+    ranks = 0
+    for rank in our_melds:
+        ranks |= 1 << rank
+    table.our_ranks = ranks
     joker, two = JOKER, TWO
     table.seen[joker] += after[joker] - before[joker]
     table.seen[two] += after[two] - before[two]
@@ -792,14 +812,11 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
     joker, two, black_three = JOKER, TWO, BLACK_THREE
     pile_worth = table.pile_worth
     frozen = table.frozen
-    # The ranks each side has melded, as bit masks: one C test per kind instead of a dict look-up.
-    theirs = ours = 0
-    for rank in table.their_melds:
-        theirs |= 1 << rank
-    for rank in table.our_melds:
-        ours |= 1 << rank
+    # The ranks each side has melded and those the taker avoids, as bit masks (see _read_table).
+    theirs = table.their_ranks
+    ours = table.our_ranks
+    avoids = table.taker_avoids
     known = memory.known[table.taker]
-    avoids = memory.avoids[table.taker]
     seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
     share = table.share
     miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
@@ -845,7 +862,7 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
             if not frozen:
                 single = none if held == 1 else one if held == 0 else 0.0
                 chance += single * wild_chance
-            if held < 2 and kind in avoids:
+            if held < 2 and avoids >> kind & 1:
                 chance *= 0.3
             if not taker_melded:
                 chance *= 0.5  # it must also reach its initial minimum (R8.2e)
