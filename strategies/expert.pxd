@@ -49,6 +49,7 @@ cdef _DiscardTable _new_table(_Memory memory, view, hand)
     pile_size=Py_ssize_t, opponents_melded=bint, opponents_canasta=bint, taker_total=Py_ssize_t,
     taker_size=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, wild=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, share=double,
     known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict, ranks=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, avoids=set,
 )
 cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
 
@@ -104,6 +105,9 @@ cdef list _cost_list(_Costs costs)
 
 
 cdef dict _SINGLE_MELDS, _PILE_TAKES
+
+# Module constants the discard figures subtract from: C integers, so that the subtractions are C subtractions.
+cdef Py_ssize_t _COPIES, _WILDS_IN_DECK
 
 
 @cython.locals(key=Py_ssize_t)

@@ -213,14 +213,19 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
             wilds_seen += 1
     # The ranks each side has melded and those the next seat avoids, as bit masks: each discard cost then
     # tests a bit instead of looking the rank up in a dict or a set.
+    # Each meld's figures are read into C integers first (compiled), so that the sums are C sums.
     ranks = 0
     for rank, meld in our_melds.items():
-        seen[rank] += meld[0]
-        wilds_seen += meld[1] + meld[2]
+        naturals = meld[0]
+        jokers = meld[1]
+        deuces = meld[2]
+        seen[rank] += naturals
+        wilds_seen += jokers + deuces
         ranks |= 1 << rank
     table.our_ranks = ranks
     ranks = 0
-    for kind in memory.avoids[taker]:
+    avoids = memory.avoids[taker]
+    for kind in avoids:
         ranks |= 1 << kind
     table.taker_avoids = ranks
     # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta),
@@ -229,7 +234,9 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     ranks = 0
     for rank, meld in opponent_melds.items():
         naturals = meld[0]
-        wild = meld[1] + meld[2]
+        jokers = meld[1]
+        deuces = meld[2]
+        wild = jokers + deuces
         seen[rank] += naturals
         wilds_seen += wild
         ranks |= 1 << rank
@@ -240,7 +247,11 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
         table.hand_may_end = False
     else:
         table.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
-    unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
+    unknown = stock_count  # and every other seat's cards (C sums of the sizes, compiled)
+    for seat in range(4):
+        if seat != me:
+            count = sizes[seat]
+            unknown += count
     known = memory.known
     taker_total = 0
     for seat in range(4):
@@ -257,7 +268,8 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
                     taker_total = total
                 unknown -= total
     # Python's min(1.0, max(0, a) / max(1, b)) on C figures: the int quotient is the same IEEE double.
-    taker_size = sizes[taker] - taker_total
+    taker_size = sizes[taker]
+    taker_size -= taker_total
     if taker_size < 0:
         taker_size = 0
     if unknown < 1:
