@@ -68,7 +68,7 @@ cdef _DiscardTable _turn_table(_Memory memory, view, hand, Py_ssize_t hand_numbe
 
 
 @cython.locals(total=Py_ssize_t, count=Py_ssize_t)
-cdef Py_ssize_t _card_count(hand) except? -1
+cdef Py_ssize_t _card_count(tuple hand) except? -1
 
 
 @cython.locals(usable=list, rest=list, card=Py_ssize_t)
@@ -110,12 +110,14 @@ cdef dict _SINGLE_MELDS, _PILE_TAKES
 cdef Py_ssize_t _COPIES, _WILDS_IN_DECK
 
 
-@cython.locals(key=Py_ssize_t)
 cdef _pile_take(Py_ssize_t top, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
 
 
-@cython.locals(key=Py_ssize_t)
 cdef _single_meld(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
+
+
+@cython.locals(key=Py_ssize_t)
+cdef _shaped(dict moves, build, Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
 
 
 @cython.locals(
@@ -139,8 +141,9 @@ cdef double _special_discard_cost(_DiscardTable table, _Memory memory, Py_ssize_
     use_jokers=Py_ssize_t, wilds=Py_ssize_t, joker_left=Py_ssize_t, deuce_left=Py_ssize_t, value=Py_ssize_t,
     cards=Py_ssize_t, forced_table=Py_ssize_t, forced_need=Py_ssize_t, forced_value=Py_ssize_t,
     slot_wilds=Py_ssize_t, limit=Py_ssize_t, best_mask=Py_ssize_t, best_wilds=Py_ssize_t, best_value=Py_ssize_t,
-    found=bint, most_wilds=Py_ssize_t, wild_ratio=bint, size=Py_ssize_t, has_forced=bint, ranks=list,
-    counts=Py_ssize_t[7], points=Py_ssize_t[7],
+    found=bint, most_wilds=Py_ssize_t, wild_ratio=bint, size=Py_ssize_t, has_forced=bint, final=bint,
+    forced_rank=Py_ssize_t, rank=Py_ssize_t, ranks=Py_ssize_t[11], counts=Py_ssize_t[11], points=Py_ssize_t[11],
+    placed=Py_ssize_t[8],
 )
 cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize_t hand_size)
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.legal import pile_take, single_group_meld
-from canasta_sim.melds import CANASTA_SIZE, max_wilds
+from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
 from canasta_sim.strategy import PublicEvent, Strategy
@@ -591,6 +591,8 @@ def _turn_table(memory: _Memory, view, hand: tuple[int, ...], hand_number: int, 
 
 def _card_count(hand) -> int:
     """``sum(hand)``, in C integers where compiled."""
+    if not cython.compiled:
+        return sum(hand)  # plain Python: the built-in's loop
     total = 0
     for count in hand:
         total += count
@@ -625,32 +627,30 @@ def _opening_meld(
 _SINGLE_MELDS: dict[int, Meld] = {}
 """The moves of :func:`_single_meld` by shape: the same records legal.single_group_meld hands out."""
 
-
-def _single_meld(rank: int, naturals: int, jokers: int, deuces: int) -> Meld:
-    """``single_group_meld(rank, naturals, jokers, deuces)``, found in a dict keyed by a C integer where compiled."""
-    if rank >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
-        return single_group_meld(rank, naturals, jokers, deuces)  # no shape a hand holds: not kept
-    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
-    move = _SINGLE_MELDS.get(key)
-    if move is None:
-        move = single_group_meld(rank, naturals, jokers, deuces)
-        _SINGLE_MELDS[key] = move
-    return move
-
-
 _PILE_TAKES: dict[int, TakePile] = {}
 """The moves of :func:`_pile_take` by shape: the same records legal.pile_take hands out."""
 
 
+def _single_meld(rank: int, naturals: int, jokers: int, deuces: int) -> Meld:
+    """``single_group_meld(rank, naturals, jokers, deuces)``, kept by shape (see :func:`_shaped`)."""
+    return _shaped(_SINGLE_MELDS, single_group_meld, rank, naturals, jokers, deuces)
+
+
 def _pile_take(top: int, naturals: int, jokers: int, deuces: int) -> TakePile:
-    """``pile_take(top, naturals, jokers, deuces)``, found in a dict keyed by a C integer where compiled."""
-    if top >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
-        return pile_take(top, naturals, jokers, deuces)  # no shape a hand holds: not kept
-    key = top << 15 | naturals << 10 | jokers << 5 | deuces
-    move = _PILE_TAKES.get(key)
+    """``pile_take(top, naturals, jokers, deuces)``, kept by shape (see :func:`_shaped`)."""
+    return _shaped(_PILE_TAKES, pile_take, top, naturals, jokers, deuces)
+
+
+def _shaped(moves: dict, build, rank: int, naturals: int, jokers: int, deuces: int) -> Move:
+    """``build(rank, naturals, jokers, deuces)``, kept in ``moves`` under its shape, a key that is a C integer
+    where compiled: records are immutable, so every decision can hand out the same one."""
+    if rank >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
+        return build(rank, naturals, jokers, deuces)  # no shape a hand holds: not kept
+    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
+    move = moves.get(key)
     if move is None:
-        move = pile_take(top, naturals, jokers, deuces)
-        _PILE_TAKES[key] = move
+        move = build(rank, naturals, jokers, deuces)
+        moves[key] = move
     return move
 
 
@@ -1003,35 +1003,63 @@ def _opening(
     minimum; the hand supplies the rest).  Returns ``(forced group or None, other groups)`` using
     the fewest wild cards (jokers first, since on the table they score more), or ``None``.
 
-    Each subset of the pairs is scored with integers only; the groups are built once, for the best.
+    Each subset of the pairs is scored with integers only; the groups are built once, for the best,
+    from one more pass over the best subset that records where its wild cards went.
     """
-    ranks = [rank for rank in _NATURALS if hand[rank] >= 2 and rank != forced]
-    ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
-    del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
-    size = len(ranks)
-    # Each slot's hand naturals, and their points: C arrays where compiled (the loop below reads them 2**size times).
+    # The slots' ranks, hand naturals and their points: C arrays where compiled (the loop below reads them
+    # 2**size times).  A slot is a pair of the hand; the forced rank has a slot of its own, before them.
     if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
-        counts = [0] * 7
-        points = [0] * 7
-    for index in range(size):
-        count = hand[ranks[index]]
-        counts[index] = count
-        points[index] = count * KIND_VALUE[ranks[index]]
+        ranks = [0] * 11
+        counts = [0] * 11
+        points = [0] * 11
+        placed = [0] * 8
+    forced_rank = -1 if forced is None else forced
+    # The pairs by points, most first, equal points by rank (the order a stable sort by points gives), by
+    # insertion: a slot moves past those worth less.
+    size = 0
+    for rank in range(FOUR, ACE + 1):
+        count = hand[rank]
+        if count >= 2 and rank != forced_rank:
+            value = count * KIND_VALUE[rank]
+            index = size
+            while index > 0 and points[index - 1] < value:
+                ranks[index] = ranks[index - 1]
+                counts[index] = counts[index - 1]
+                points[index] = points[index - 1]
+                index -= 1
+            ranks[index] = rank
+            counts[index] = count
+            points[index] = value
+            size += 1
+    if size > 7:
+        size = 7  # a hand with more pairs than this has plenty of ways; the best seven suffice
     has_forced = forced is not None
-    # A slot is [rank, naturals on the table, hand naturals, wilds]; the forced slot comes first.
     forced_table = forced_need = forced_value = 0
-    if forced is not None:
-        forced_table = hand[forced] + 1
+    if has_forced:
+        forced_table = hand[forced_rank] + 1
         forced_need = 3 - forced_table if forced_table < 3 else 0
-        forced_value = forced_table * KIND_VALUE[forced]
+        forced_value = forced_table * KIND_VALUE[forced_rank]
     jokers, deuces = hand[JOKER], hand[TWO]
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     found = False
     best_mask = best_wilds = best_value = 0
-    for mask in range(1 << size):
-        if not has_forced and not mask:
-            continue
+    # Every subset in turn, then the best one again (``final``): that pass records each slot's wild cards
+    # in ``placed`` (the forced slot's first), placed as the scoring placed them.
+    final = False
+    mask = -1
+    while True:
+        if final:
+            mask = best_mask
+        else:
+            mask += 1
+            if mask >= 1 << size:
+                if not found:
+                    return None
+                final = True
+                mask = best_mask
+            elif not has_forced and not mask:
+                continue
         needed = forced_need
         value = forced_value
         cards = forced_table - 1 if has_forced else 0
@@ -1044,6 +1072,11 @@ def _opening(
                 cards += count
         if needed > jokers + deuces:
             continue
+        if final:
+            placed[0] = forced_need
+            for index in range(size):
+                count = counts[index]
+                placed[index + 1] = 3 - count if count < 3 else 0
         use_jokers = min(jokers, needed)
         value += use_jokers * 50 + (needed - use_jokers) * 20
         wilds = needed
@@ -1076,7 +1109,10 @@ def _opening(
                 else:
                     deuce_left -= 1
                     value += 20
+            placed[index + 1] = slot_wilds
             index += 1
+        if final:
+            break
         if value < minimum:
             continue
         cards += wilds
@@ -1085,48 +1121,19 @@ def _opening(
         if not found or wilds < best_wilds or (wilds == best_wilds and value > best_value):
             found = True
             best_mask, best_wilds, best_value = mask, wilds, value
-    if not found:
-        return None
+    # The groups, jokers first slot by slot.
     joker_left = jokers
     forced_group: MeldGroup | None = None
-    groups: list[MeldGroup] = []
-    for rank, _table, from_hand, wilds in _opening_slots(rules, hand, minimum, forced, ranks, best_mask):
-        use_jokers = min(joker_left, wilds)
+    if has_forced:
+        wilds = placed[0]
+        use_jokers = joker_left if joker_left < wilds else wilds
         joker_left -= use_jokers
-        group = MeldGroup.of(rank, from_hand, use_jokers, wilds - use_jokers)
-        if rank == forced and forced_group is None:
-            forced_group = group
-        else:
-            groups.append(group)
+        forced_group = MeldGroup.of(forced_rank, hand[forced_rank], use_jokers, wilds - use_jokers)
+    groups: list[MeldGroup] = []
+    for index in range(size):
+        if mask >> index & 1:
+            wilds = placed[index + 1]
+            use_jokers = joker_left if joker_left < wilds else wilds
+            joker_left -= use_jokers
+            groups.append(MeldGroup.of(ranks[index], counts[index], use_jokers, wilds - use_jokers))
     return forced_group, tuple(groups)
-
-
-@cython.locals(mask=Count, index=Count, joker_left=Count, deuce_left=Count, value=Count, needed=Count, use_jokers=Count)
-def _opening_slots(
-    rules, hand: tuple[int, ...], minimum: int, forced: int | None, ranks: list[int], mask: int
-) -> list[list[int]]:
-    """The slots ``[rank, naturals on the table, hand naturals, wilds]`` of the subset ``mask`` of
-    ``ranks`` that :func:`_opening` chose, with the wild cards placed as it counted them."""
-    chosen = [ranks[index] for index in range(len(ranks)) if mask >> index & 1]
-    slots: list[list[int]] = []
-    if forced is not None:
-        slots.append([forced, hand[forced] + 1, hand[forced], 0])
-    slots.extend([[rank, hand[rank], hand[rank], 0] for rank in chosen])
-    for slot in slots:
-        slot[3] = max(0, 3 - slot[1])
-    needed = sum([slot[3] for slot in slots])
-    value = sum([slot[1] * KIND_VALUE[slot[0]] for slot in slots])
-    use_jokers = min(hand[JOKER], needed)
-    value += use_jokers * 50 + (needed - use_jokers) * 20
-    joker_left, deuce_left = hand[JOKER] - use_jokers, hand[TWO] - (needed - use_jokers)
-    for slot in slots:
-        # Extra wild cards only when the naturals fall short of the minimum.
-        while value < minimum and (joker_left or deuce_left) and slot[3] < max_wilds(rules, slot[0], slot[1]):
-            slot[3] += 1
-            if joker_left:
-                joker_left -= 1
-                value += 50
-            else:
-                deuce_left -= 1
-                value += 20
-    return slots
