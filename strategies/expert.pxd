@@ -83,7 +83,7 @@ cdef _opening_meld(expert, _Memory memory, view, hand, Py_ssize_t size, _Discard
     taken=Py_ssize_t, pick=Py_ssize_t, index=Py_ssize_t, ranks=Py_ssize_t[15], sizes=Py_ssize_t[15],
     counts=Py_ssize_t[15],
 )
-cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t side, Py_ssize_t budget, _DiscardTable table)
+cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t budget, _DiscardTable table)
 
 
 # A hand's discard costs: a C array of doubles by kind, and a bit mask of the kinds in hand.

@@ -500,17 +500,17 @@ class Expert(Strategy):
                     return move
             if answer is True:
                 return None
-        side = view.side
-        if not view.has_melded(side):
-            return _opening_meld(self, memory, view, hand, size, _turn_table(memory, view, hand, hand_number, turn))
+        # This turn's discard table, which the discard reads too: whether the side has melded is in it.
+        table = _turn_table(memory, view, hand, hand_number, turn)
+        if not table.we_melded:
+            return _opening_meld(self, memory, view, hand, size, table)
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
         if budget <= 0:
             return None
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
-        table = _turn_table(memory, view, hand, hand_number, turn)
         discard = _cheapest_kind(_hand_costs(self, memory, table, hand))
-        return _first_legal_meld(view, hand, discard, side, budget, table)
+        return _first_legal_meld(view, hand, discard, budget, table)
 
     # ------------------------------------------------------------ discard
 
@@ -654,9 +654,7 @@ def _shaped(moves: dict, build, rank: int, naturals: int, jokers: int, deuces: i
     return move
 
 
-def _first_legal_meld(
-    view, hand: tuple[int, ...], discard: int, side: int, budget: int, table: _DiscardTable
-) -> Meld | None:
+def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, table: _DiscardTable) -> Meld | None:
     """The first legal meld from ``hand`` less one ``discard``, in this order, of: naturals on the side's
     melds, natural triples, wild cards completing canastas, and when the hand may end, pairs with a wild
     card and wild cards on melds.
@@ -673,7 +671,6 @@ def _first_legal_meld(
         counts[rank] = hand[rank]
     counts[discard] -= 1
     melds = table.our_melds
-    rules = view.rules
     # Naturals on the side's melds: points down and a step toward a canasta.
     for rank in melds:
         if rank >= four and counts[rank]:
@@ -691,9 +688,10 @@ def _first_legal_meld(
     wilds = jokers_in_hand + counts[two]
     if not wilds:
         return None
-    ours = view.canasta_count(side)
+    ours = view.canasta_count(view.side)
     danger = table.hand_may_end
     # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
+    rules = view.rules
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     # The side's melds, largest first (ties in the table's order, as a stable sort orders them): C arrays
@@ -927,10 +925,11 @@ def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
     memory.pile.append(kind)
     if kind <= TWO:
         memory.pile_freezers += 1
-    known = memory.known[seat]
-    if known[kind]:
-        known[kind] -= 1
-        memory.known_totals[seat] -= 1
+    if memory.known_totals[seat]:  # else the seat holds no known card, of this kind or any
+        known = memory.known[seat]
+        if known[kind]:
+            known[kind] -= 1
+            memory.known_totals[seat] -= 1
     avoids = memory.avoids[seat]
     avoids.add(kind)
 
@@ -965,9 +964,10 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
 
 def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
-    known = memory.known[seat]
-    for group in move.groups:
-        memory.known_totals[seat] -= _forget_played(known, group.cards)
+    if memory.known_totals[seat]:  # else the seat holds no known card, and there is nothing to forget
+        known = memory.known[seat]
+        for group in move.groups:
+            memory.known_totals[seat] -= _forget_played(known, group.cards)
     memory.side_melded[seat & 1] = True
 
 
