@@ -201,10 +201,11 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     # Cards of each kind out of the next player's reach or already accounted for, and the wild
     # cards among them: in hand, in the pile, on the table.
     if not cython.compiled:
-        table.seen = [0] * KIND_COUNT  # compiled, the field is a C array already
+        table.seen = list(hand)  # plain Python: the hand's counts copied at once (compiled, a C array filled below)
     seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array: C integer sums
-    for kind in range(KIND_COUNT):
-        seen[kind] = hand[kind]
+    if cython.compiled:
+        for kind in range(KIND_COUNT):
+            seen[kind] = hand[kind]
     wilds_seen = seen[joker] + seen[two]
     pile = memory.pile
     for kind in pile:
@@ -509,7 +510,7 @@ class Expert(Strategy):
             return None
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
-        discard = _cheapest_kind(_hand_costs(self, memory, table, hand))
+        discard = _cheapest_kind(_hand_costs(self, memory, table, memory.table_hand))
         return _first_legal_meld(view, hand, discard, budget, table)
 
     # ------------------------------------------------------------ discard
@@ -520,7 +521,8 @@ class Expert(Strategy):
         if _card_count(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
         memory = self._memory
-        costs = _hand_costs(self, memory, _turn_table(memory, view, hand, view.hand_number, view.turn_count), hand)
+        table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
+        costs = _hand_costs(self, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
         # The cheapest card is the first of the order and usually legal; then the order is not needed.
         cheapest = _cheapest_kind(costs)
         move = _DISCARDS[cheapest]
@@ -783,17 +785,26 @@ def _hand_costs(expert: Expert, memory: _Memory, table: _DiscardTable, hand) -> 
     within a turn what the costs read from the memory (the next seat's known cards and
     declines, the pile's freezers) changes only by the next seat's moves or the pile's, which
     come in other turns: the same table and hand mean the same costs, as for the table itself.
+
+    The decisions pass the hand the table keeps (``memory.table_hand``, equal to the view's), so that
+    a kept answer is usually found by identity, without comparing the hands.  A tuple's costs are kept
+    in one object per memory, written over for the next hand (every caller is done with the last
+    costs when it asks for new ones); a list's (it could change) in a new object, not kept.
     """
     memo = memory.costs
-    if memo is not None and memo.table is table and memo.hand == hand:
+    if memo is not None and memo.table is table and (memo.hand is hand or memo.hand == hand):
         return memo
-    costs = _Costs.__new__(_Costs)
+    kept = type(hand) is tuple
+    if kept and memo is not None:
+        costs = memo
+    else:
+        costs = _Costs.__new__(_Costs)
+        if not cython.compiled:
+            costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
     costs.table = table
     costs.hand = hand
-    if not cython.compiled:
-        costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
     _discard_costs(costs, table, memory, hand, expert.freeze)
-    if type(hand) is tuple:  # a list could change after it was remembered
+    if kept:
         memory.costs = costs
     return costs
 
