@@ -58,6 +58,13 @@ cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
 cdef _update_table(_DiscardTable table, view, before, after)
 
 
+@cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint)
+cdef _best_take(expert, view)
+
+
+cdef _opening_take(view, tuple hand, Py_ssize_t top)
+
+
 cdef bint _decide_turn(expert, _Memory memory, view) except -1
 
 

@@ -371,7 +371,7 @@ class Expert(Strategy):
 
     def choose_acquire(self, view) -> Move:
         """Take the pile when it pays (R8.2), else draw; on an empty stock take it or stop (R13.3)."""
-        take = self._best_take(view)
+        take = _best_take(self, view)
         if take is not None:
             return take
         if view.stock_count:
@@ -379,48 +379,6 @@ class Expert(Strategy):
         if view.can(_STOP):
             return _STOP
         return next(view.legal_acquires())  # R13.3 official: a compulsory take
-
-    def _best_take(self, view) -> TakePile | None:
-        top = view.pile_top
-        if top is None or top < FOUR or view.is_pile_blocked:
-            return None
-        hand = view.hand
-        side = view.side
-        naturals = hand[top]
-        if not view.has_melded(side):
-            if naturals < 2:
-                return None  # R8.1c: frozen against an unmelded side, a natural pair is needed
-            return self._opening_take(view, hand, top)
-        # Each way is checked where it is found, in this order; the first legal one is taken.
-        frozen = view.is_pile_frozen_for(side)
-        if not frozen and top in view.melds(side):
-            move = _pile_take(top, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
-            if view.can(move):
-                return move
-        if naturals >= 2:
-            move = _pile_take(top, naturals, 0, 0)
-            if view.can(move):
-                return move
-        elif not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
-            # The top card, its natural and a wild card: a deuce when there is one.
-            if hand[TWO]:
-                move = _pile_take(top, 1, 0, 1)
-            elif hand[JOKER]:
-                move = _pile_take(top, 1, 1, 0)
-            else:
-                return None
-            if view.can(move):
-                return move
-        return None
-
-    def _opening_take(self, view, hand: tuple[int, ...], top: int) -> TakePile | None:
-        # R8.2e, R10.5: the top card and the hand cards laid with the take must reach the minimum.
-        found = _opening(view.rules, hand, view.requirement(view.side), top, 2, _card_count(hand) + view.pile_size - 1)
-        if found is None:
-            return None
-        forced_group, extra = found
-        move = TakePile(forced_group.cards, extra)
-        return move if view.can(move) else None
 
     # ------------------------------------------------------------ going out
 
@@ -552,6 +510,53 @@ class Expert(Strategy):
 # ---------------------------------------------------------------- decisions, compiled as C calls
 # The decisions' inner steps are module functions rather than methods: compiled, each is a C call on
 # typed arguments (strategies/expert.pxd) instead of a method looked up by name and called through Python.
+
+
+def _best_take(expert: Expert, view) -> TakePile | None:
+    """The pile take to make, or ``None`` to draw (see :meth:`Expert.choose_acquire`)."""
+    top = view.pile_top
+    if top is None or top < FOUR or view.is_pile_blocked:
+        return None
+    kind = top
+    hand = view.hand
+    side = view.side
+    naturals = hand[kind]
+    if not view.has_melded(side):
+        if naturals < 2:
+            return None  # R8.1c: frozen against an unmelded side, a natural pair is needed
+        return _opening_take(view, hand, kind)
+    # Each way is checked where it is found, in this order; the first legal one is taken.
+    frozen = view.is_pile_frozen_for(side)
+    if not frozen and kind in view.melds(side):
+        move = _pile_take(kind, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
+        if view.can(move):
+            return move
+    if naturals >= 2:
+        move = _pile_take(kind, naturals, 0, 0)
+        if view.can(move):
+            return move
+    elif not frozen and naturals == 1 and view.pile_size >= expert.wild_take_pile:
+        # The top card, its natural and a wild card: a deuce when there is one.
+        if hand[TWO]:
+            move = _pile_take(kind, 1, 0, 1)
+        elif hand[JOKER]:
+            move = _pile_take(kind, 1, 1, 0)
+        else:
+            return None
+        if view.can(move):
+            return move
+    return None
+
+
+def _opening_take(view, hand: tuple[int, ...], top: int) -> TakePile | None:
+    """The pile take that makes the initial meld with the top card, or ``None`` (R8.2e, R10.5: the top card
+    and the hand cards laid with the take must reach the minimum)."""
+    found = _opening(view.rules, hand, view.requirement(view.side), top, 2, _card_count(hand) + view.pile_size - 1)
+    if found is None:
+        return None
+    forced_group, extra = found
+    move = TakePile(forced_group.cards, extra)
+    return move if view.can(move) else None
 
 
 def _decide_turn(expert: Expert, memory: _Memory, view) -> bool:
