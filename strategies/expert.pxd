@@ -8,15 +8,30 @@
 cimport cython
 
 
+cdef class _DiscardTable
+cdef class _Costs
+
+
 cdef class _Memory:
     cdef public list pile, known, avoids, side_melded
     cdef public Py_ssize_t pile_freezers
     # The sum of each seat's known cards (a C array; Python reads and writes it as a list).
     cdef public Py_ssize_t known_totals[4]
+    # The expert's answers of the current turn (see _forget_turn): C fields that every decision reads.
+    cdef public Py_ssize_t decided_hand, decided_turn, table_hand_number, table_turn
+    cdef public bint going_out
+    cdef public _DiscardTable table
+    cdef public object table_hand
+    cdef public _Costs costs
+
+
+cdef _forget_turn(_Memory memory)
 
 
 cdef class _DiscardTable:
     cdef public Py_ssize_t pile_size, opponent_meld_count, taker
+    # Bit masks by rank: the side's melds, the opponents' melds, the ranks the next seat avoids.
+    cdef public Py_ssize_t our_ranks, their_ranks, taker_avoids
     cdef public double pile_worth, share, wild_chance
     cdef public bint opponents_melded, we_melded, hand_may_end, taker_melded, frozen
     cdef public dict our_melds, their_melds
@@ -33,24 +48,38 @@ cdef _DiscardTable _new_table(_Memory memory, view, hand)
     unknown=Py_ssize_t, wilds_seen=Py_ssize_t, rank=Py_ssize_t, total=Py_ssize_t, stock_count=Py_ssize_t,
     pile_size=Py_ssize_t, opponents_melded=bint, opponents_canasta=bint, taker_total=Py_ssize_t,
     taker_size=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, wild=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, share=double,
-    known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict,
+    known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict, ranks=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, avoids=set,
 )
 cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
 
 
-@cython.locals(joker=Py_ssize_t, two=Py_ssize_t)
+@cython.locals(joker=Py_ssize_t, two=Py_ssize_t, ranks=Py_ssize_t, rank=Py_ssize_t, our_melds=dict)
 cdef _update_table(_DiscardTable table, view, before, after)
 
 
-cdef _decide_turn(expert, view)
+@cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint)
+cdef _best_take(expert, view)
+
+
+cdef _opening_take(view, tuple hand, Py_ssize_t top)
+
+
+cdef bint _decide_turn(expert, _Memory memory, view) except -1
+
+
+cdef bint _decide_turn_of(expert, _Memory memory, view, Py_ssize_t hand_number, Py_ssize_t turn) except -1
+
+
+cdef _DiscardTable _turn_table(_Memory memory, view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
 
 
 @cython.locals(total=Py_ssize_t, count=Py_ssize_t)
-cdef Py_ssize_t _card_count(hand) except? -1
+cdef Py_ssize_t _card_count(tuple hand) except? -1
 
 
 @cython.locals(usable=list, rest=list, card=Py_ssize_t)
-cdef _opening_meld(expert, view, hand, Py_ssize_t size)
+cdef _opening_meld(expert, _Memory memory, view, hand, Py_ssize_t size, _DiscardTable table)
 
 
 @cython.locals(
@@ -61,21 +90,20 @@ cdef _opening_meld(expert, view, hand, Py_ssize_t size)
     taken=Py_ssize_t, pick=Py_ssize_t, index=Py_ssize_t, ranks=Py_ssize_t[15], sizes=Py_ssize_t[15],
     counts=Py_ssize_t[15],
 )
-cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t side, Py_ssize_t budget, _DiscardTable table)
+cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t budget, _DiscardTable table)
 
 
 # A hand's discard costs: a C array of doubles by kind, and a bit mask of the kinds in hand.
 cdef class _Costs:
     cdef public object table, hand
-    cdef public Py_ssize_t present
+    cdef public Py_ssize_t present, cheapest
     cdef public double costs[15]
 
 
 @cython.locals(memo=_Costs, costs=_Costs)
-cdef _Costs _hand_costs(expert, _DiscardTable table, hand)
+cdef _Costs _hand_costs(expert, _Memory memory, _DiscardTable table, hand)
 
 
-@cython.locals(present=Py_ssize_t, best=Py_ssize_t, kind=Py_ssize_t, lowest=double, cost=double)
 cdef Py_ssize_t _cheapest_kind(_Costs costs) except -1
 
 
@@ -85,21 +113,27 @@ cdef list _cost_list(_Costs costs)
 
 cdef dict _SINGLE_MELDS, _PILE_TAKES
 
+# Module constants the discard figures subtract from: C integers, so that the subtractions are C subtractions.
+cdef Py_ssize_t _COPIES, _WILDS_IN_DECK
 
-@cython.locals(key=Py_ssize_t)
+
 cdef _pile_take(Py_ssize_t top, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
 
 
-@cython.locals(key=Py_ssize_t)
 cdef _single_meld(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
+
+
+@cython.locals(key=Py_ssize_t)
+cdef _shaped(dict moves, build, Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
 
 
 @cython.locals(
     kind=Py_ssize_t, count=Py_ssize_t, held=Py_ssize_t, unseen=Py_ssize_t, frozen=bint, taker_melded=bint,
     may_end=bint, we_melded=bint, penalty=Py_ssize_t, value=Py_ssize_t, wilds=Py_ssize_t, joker=Py_ssize_t,
     two=Py_ssize_t, black_three=Py_ssize_t, pile_worth=double, share=double, miss=double, wild_chance=double,
-    none=double, one=double, pair=double, chance=double, single=double, keep=double, known=list, avoids=set,
-    present=Py_ssize_t, theirs=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t,
+    none=double, one=double, pair=double, chance=double, single=double, keep=double, known=list, avoids=Py_ssize_t,
+    present=Py_ssize_t, theirs=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t, cheapest=Py_ssize_t, lowest=double,
+    cost=double,
 )
 cdef _discard_costs(_Costs result, _DiscardTable table, _Memory memory, hand, double freeze)
 
@@ -114,8 +148,9 @@ cdef double _special_discard_cost(_DiscardTable table, _Memory memory, Py_ssize_
     use_jokers=Py_ssize_t, wilds=Py_ssize_t, joker_left=Py_ssize_t, deuce_left=Py_ssize_t, value=Py_ssize_t,
     cards=Py_ssize_t, forced_table=Py_ssize_t, forced_need=Py_ssize_t, forced_value=Py_ssize_t,
     slot_wilds=Py_ssize_t, limit=Py_ssize_t, best_mask=Py_ssize_t, best_wilds=Py_ssize_t, best_value=Py_ssize_t,
-    found=bint, most_wilds=Py_ssize_t, wild_ratio=bint, size=Py_ssize_t, has_forced=bint, ranks=list,
-    counts=Py_ssize_t[7], points=Py_ssize_t[7],
+    found=bint, most_wilds=Py_ssize_t, wild_ratio=bint, size=Py_ssize_t, has_forced=bint, final=bint,
+    forced_rank=Py_ssize_t, rank=Py_ssize_t, ranks=Py_ssize_t[11], counts=Py_ssize_t[11], points=Py_ssize_t[11],
+    placed=Py_ssize_t[8],
 )
 cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize_t hand_size)
 

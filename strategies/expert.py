@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.legal import pile_take, single_group_meld
-from canasta_sim.melds import CANASTA_SIZE, max_wilds
+from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
 from canasta_sim.strategy import PublicEvent, Strategy
@@ -60,7 +60,22 @@ _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld:
 class _Memory:
     """What the expert remembers of the current hand from public events (R2.4: only the next seat takes)."""
 
-    __slots__ = ("pile", "pile_freezers", "known", "known_totals", "avoids", "side_melded")
+    __slots__ = (
+        "pile",
+        "pile_freezers",
+        "known",
+        "known_totals",
+        "avoids",
+        "side_melded",
+        "decided_hand",
+        "decided_turn",
+        "going_out",
+        "table",
+        "table_hand",
+        "table_hand_number",
+        "table_turn",
+        "costs",
+    )
 
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
         self.pile = list(pile)
@@ -72,9 +87,11 @@ class _Memory:
         self.avoids = [set(), set(), set(), set()]
         """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
         self.side_melded = [False, False]
+        _forget_turn(self)
 
     def copy(self) -> _Memory:
-        """An independent copy: what a fresh player would remember had it watched the same hand."""
+        """An independent copy: what a fresh player would remember had it watched the same hand (its own
+        decisions of the turn are not copied: the copy decides afresh)."""
         other = _Memory.__new__(_Memory)
         other.pile = list(self.pile)
         other.pile_freezers = self.pile_freezers
@@ -82,7 +99,25 @@ class _Memory:
         other.known_totals = list(self.known_totals)
         other.avoids = [set(avoids) for avoids in self.avoids]
         other.side_melded = list(self.side_melded)
+        _forget_turn(other)
         return other
+
+
+def _forget_turn(memory: _Memory) -> None:
+    """No turn decided yet, no discard table nor discard costs kept (see :func:`_turn_table`).
+
+    The memory keeps the expert's answers of the current turn beside what it remembers of the hand:
+    it is new each hand (and each play-out copy starts without them), and compiled every one is a C field
+    of one object that each decision fetches once, instead of an attribute of the expert looked up by name.
+    """
+    memory.decided_hand = 0
+    memory.decided_turn = -1  # turn_count is never negative: no turn matches
+    memory.going_out = False
+    memory.table = None
+    memory.table_hand = None
+    memory.table_hand_number = 0
+    memory.table_turn = -1
+    memory.costs = None
 
 
 class _DiscardTable:
@@ -108,6 +143,9 @@ class _DiscardTable:
         "seen",
         "share",
         "wild_chance",
+        "our_ranks",
+        "their_ranks",
+        "taker_avoids",
     )
 
     def __init__(self, expert: Expert, view, hand: tuple[int, ...] | None = None) -> None:
@@ -163,34 +201,58 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     # Cards of each kind out of the next player's reach or already accounted for, and the wild
     # cards among them: in hand, in the pile, on the table.
     if not cython.compiled:
-        table.seen = [0] * KIND_COUNT  # compiled, the field is a C array already
+        table.seen = list(hand)  # plain Python: the hand's counts copied at once (compiled, a C array filled below)
     seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array: C integer sums
-    for kind in range(KIND_COUNT):
-        seen[kind] = hand[kind]
+    if cython.compiled:
+        for kind in range(KIND_COUNT):
+            seen[kind] = hand[kind]
     wilds_seen = seen[joker] + seen[two]
     pile = memory.pile
     for kind in pile:
         seen[kind] += 1
         if kind == joker or kind == two:
             wilds_seen += 1
+    # The ranks each side has melded and those the next seat avoids, as bit masks: each discard cost then
+    # tests a bit instead of looking the rank up in a dict or a set.
+    # Each meld's figures are read into C integers first (compiled), so that the sums are C sums.
+    ranks = 0
     for rank, meld in our_melds.items():
-        seen[rank] += meld[0]
-        wilds_seen += meld[1] + meld[2]
+        naturals = meld[0]
+        jokers = meld[1]
+        deuces = meld[2]
+        seen[rank] += naturals
+        wilds_seen += jokers + deuces
+        ranks |= 1 << rank
+    table.our_ranks = ranks
+    ranks = 0
+    avoids = memory.avoids[taker]
+    for kind in avoids:
+        ranks |= 1 << kind
+    table.taker_avoids = ranks
     # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta),
     # found in the same pass over their melds (SeatView.canasta_count counts the same).
     opponents_canasta = False
+    ranks = 0
     for rank, meld in opponent_melds.items():
         naturals = meld[0]
-        wild = meld[1] + meld[2]
+        jokers = meld[1]
+        deuces = meld[2]
+        wild = jokers + deuces
         seen[rank] += naturals
         wilds_seen += wild
+        ranks |= 1 << rank
         if naturals + wild >= CANASTA_SIZE:
             opponents_canasta = True
+    table.their_ranks = ranks
     if not opponents_canasta and stock_count > 4:
         table.hand_may_end = False
     else:
         table.hand_may_end = min(sizes[opponents], sizes[opponents + 2]) <= 4 or stock_count <= 4
-    unknown = stock_count + sizes[0] + sizes[1] + sizes[2] + sizes[3] - sizes[me]
+    unknown = stock_count  # and every other seat's cards (C sums of the sizes, compiled)
+    for seat in range(4):
+        if seat != me:
+            count = sizes[seat]
+            unknown += count
     known = memory.known
     taker_total = 0
     for seat in range(4):
@@ -207,7 +269,8 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
                     taker_total = total
                 unknown -= total
     # Python's min(1.0, max(0, a) / max(1, b)) on C figures: the int quotient is the same IEEE double.
-    taker_size = sizes[taker] - taker_total
+    taker_size = sizes[taker]
+    taker_size -= taker_total
     if taker_size < 0:
         taker_size = 0
     if unknown < 1:
@@ -225,8 +288,13 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
 def _update_table(table: _DiscardTable, view, before, after) -> None:
     """The body of :meth:`_DiscardTable.update_own_melds`."""
     side = view.side
-    table.our_melds = view.melds(side)
+    our_melds = view.melds(side)
+    table.our_melds = our_melds
     table.we_melded = view.has_melded(side)
+    ranks = 0
+    for rank in our_melds:
+        ranks |= 1 << rank
+    table.our_ranks = ranks
     joker, two = JOKER, TWO
     table.seen[joker] += after[joker] - before[joker]
     table.seen[two] += after[two] - before[two]
@@ -265,17 +333,12 @@ class Expert(Strategy):
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
         self._memory = _Memory()
-        self._turn: tuple[int, int] | None = None
-        self._going_out = False
-        self._table_cache: tuple[tuple[int, int], tuple[int, ...], _DiscardTable] | None = None
-        self._costs_memo: tuple[_DiscardTable, tuple[int, ...], list[tuple[float, int]]] | None = None
 
     # ------------------------------------------------------------ hooks
 
     def on_hand_start(self, view) -> None:
         """Forget the last hand; remember the upcards of this one."""
         self._memory = _Memory(view.pile)
-        self._turn = None
 
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
@@ -308,7 +371,7 @@ class Expert(Strategy):
 
     def choose_acquire(self, view) -> Move:
         """Take the pile when it pays (R8.2), else draw; on an empty stock take it or stop (R13.3)."""
-        take = self._best_take(view)
+        take = _best_take(self, view)
         if take is not None:
             return take
         if view.stock_count:
@@ -317,54 +380,11 @@ class Expert(Strategy):
             return _STOP
         return next(view.legal_acquires())  # R13.3 official: a compulsory take
 
-    def _best_take(self, view) -> TakePile | None:
-        top = view.pile_top
-        if top is None or top < FOUR or view.is_pile_blocked:
-            return None
-        hand = view.hand
-        side = view.side
-        naturals = hand[top]
-        if not view.has_melded(side):
-            if naturals < 2:
-                return None  # R8.1c: frozen against an unmelded side, a natural pair is needed
-            return self._opening_take(view, hand, top)
-        # Each way is checked where it is found, in this order; the first legal one is taken.
-        frozen = view.is_pile_frozen_for(side)
-        if not frozen and top in view.melds(side):
-            move = _pile_take(top, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
-            if view.can(move):
-                return move
-        if naturals >= 2:
-            move = _pile_take(top, naturals, 0, 0)
-            if view.can(move):
-                return move
-        elif not frozen and naturals == 1 and view.pile_size >= self.wild_take_pile:
-            # The top card, its natural and a wild card: a deuce when there is one.
-            if hand[TWO]:
-                move = _pile_take(top, 1, 0, 1)
-            elif hand[JOKER]:
-                move = _pile_take(top, 1, 1, 0)
-            else:
-                return None
-            if view.can(move):
-                return move
-        return None
-
-    def _opening_take(self, view, hand: tuple[int, ...], top: int) -> TakePile | None:
-        # R8.2e, R10.5: the top card and the hand cards laid with the take must reach the minimum.
-        found = _opening(view.rules, hand, view.requirement(view.side), top, 2, _card_count(hand) + view.pile_size - 1)
-        if found is None:
-            return None
-        forced_group, extra = found
-        move = TakePile(forced_group.cards, extra)
-        return move if view.can(move) else None
-
     # ------------------------------------------------------------ going out
 
     def choose_ask(self, view) -> bool:
         """Ask when it wants to go out and either the rules demand it or the partner holds many cards."""
-        _decide_turn(self, view)
-        if not self._going_out:
+        if not _decide_turn(self, self._memory, view):
             return False
         if view.rules.ask_partner == "mandatory":
             return True
@@ -416,17 +436,20 @@ class Expert(Strategy):
         return ours >= target and ours > theirs
 
     def _decide_turn(self, view) -> None:
-        _decide_turn(self, view)
+        _decide_turn(self, self._memory, view)
 
     # ------------------------------------------------------------ melds
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        _decide_turn(self, view)
+        memory = self._memory
+        hand_number = view.hand_number
+        turn = view.turn_count
+        going_out = _decide_turn_of(self, memory, view, hand_number, turn)
         answer = view.partner_answer
         hand = view.hand
         size = _card_count(hand)
-        if answer is True or (self._going_out and answer is None):
+        if answer is True or (going_out and answer is None):
             if size <= 1:
                 return None
             plan = view.going_out_plan()
@@ -436,16 +459,17 @@ class Expert(Strategy):
                     return move
             if answer is True:
                 return None
-        side = view.side
-        if not view.has_melded(side):
-            return _opening_meld(self, view, hand, size)
+        # This turn's discard table, which the discard reads too: whether the side has melded is in it.
+        table = _turn_table(memory, view, hand, hand_number, turn)
+        if not table.we_melded:
+            return _opening_meld(self, memory, view, hand, size, table)
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
         if budget <= 0:
             return None
         # Decide the discard first and meld from the rest, so that melding never leaves only
         # cards that would hand the next player the pile.
-        table = self._discard_table(view)
-        return _first_legal_meld(view, hand, _cheapest_kind(_hand_costs(self, table, hand)), side, budget, table)
+        discard = _cheapest_kind(_hand_costs(self, memory, table, memory.table_hand))
+        return _first_legal_meld(view, hand, discard, budget, table)
 
     # ------------------------------------------------------------ discard
 
@@ -454,7 +478,9 @@ class Expert(Strategy):
         hand = view.hand
         if _card_count(hand) == 1:
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
-        costs = _hand_costs(self, self._discard_table(view), hand)
+        memory = self._memory
+        table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
+        costs = _hand_costs(self, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
         # The cheapest card is the first of the order and usually legal; then the order is not needed.
         cheapest = _cheapest_kind(costs)
         move = _DISCARDS[cheapest]
@@ -468,27 +494,15 @@ class Expert(Strategy):
         return next(view.legal_discards())
 
     def _discard_table(self, view) -> _DiscardTable:
-        # Within one turn the table this seat sees changes only by its own melds, which change its
-        # hand: the same turn and hand mean the same table, and a new hand only new melds of its own.
-        turn = (view.hand_number, view.turn_count)
-        hand = view.hand
-        cached = self._table_cache
-        if cached is not None and cached[0] == turn:
-            table = cached[2]
-            if cached[1] == hand:
-                return table
-            _update_table(table, view, cached[1], hand)
-        else:
-            table = _new_table(self._memory, view, hand)
-        self._table_cache = (turn, hand, table)
-        return table
+        """This turn's discard table for the hand in view (see :func:`_turn_table`)."""
+        return _turn_table(self._memory, view, view.hand, view.hand_number, view.turn_count)
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
-        return sorted(_cost_list(_hand_costs(self, self._discard_table(view), hand)))
+        return sorted(_cost_list(_hand_costs(self, self._memory, self._discard_table(view), hand)))
 
     def _cheapest_discard(self, view, hand, table: _DiscardTable | None = None) -> tuple[float, int]:
         """``min`` of the ``(cost, kind)`` pairs of ``hand``'s discards (see :func:`_discard_costs`)."""
-        costs = _hand_costs(self, table or self._discard_table(view), hand)
+        costs = _hand_costs(self, self._memory, table or self._discard_table(view), hand)
         kind = _cheapest_kind(costs)
         return costs.costs[kind], kind
 
@@ -498,30 +512,108 @@ class Expert(Strategy):
 # typed arguments (strategies/expert.pxd) instead of a method looked up by name and called through Python.
 
 
-def _decide_turn(expert: Expert, view) -> None:
-    """Decide once a turn whether to go out this turn (``expert._going_out``)."""
-    turn = (view.hand_number, view.turn_count)
-    if turn == expert._turn:
-        return
-    expert._turn = turn
-    expert._going_out = view.going_out_plan() is not None and expert.wants_to_go_out(view)
+def _best_take(expert: Expert, view) -> TakePile | None:
+    """The pile take to make, or ``None`` to draw (see :meth:`Expert.choose_acquire`)."""
+    top = view.pile_top
+    if top is None or top < FOUR or view.is_pile_blocked:
+        return None
+    kind = top
+    hand = view.hand
+    side = view.side
+    naturals = hand[kind]
+    if not view.has_melded(side):
+        if naturals < 2:
+            return None  # R8.1c: frozen against an unmelded side, a natural pair is needed
+        return _opening_take(view, hand, kind)
+    # Each way is checked where it is found, in this order; the first legal one is taken.
+    frozen = view.is_pile_frozen_for(side)
+    if not frozen and kind in view.melds(side):
+        move = _pile_take(kind, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
+        if view.can(move):
+            return move
+    if naturals >= 2:
+        move = _pile_take(kind, naturals, 0, 0)
+        if view.can(move):
+            return move
+    elif not frozen and naturals == 1 and view.pile_size >= expert.wild_take_pile:
+        # The top card, its natural and a wild card: a deuce when there is one.
+        if hand[TWO]:
+            move = _pile_take(kind, 1, 0, 1)
+        elif hand[JOKER]:
+            move = _pile_take(kind, 1, 1, 0)
+        else:
+            return None
+        if view.can(move):
+            return move
+    return None
+
+
+def _opening_take(view, hand: tuple[int, ...], top: int) -> TakePile | None:
+    """The pile take that makes the initial meld with the top card, or ``None`` (R8.2e, R10.5: the top card
+    and the hand cards laid with the take must reach the minimum)."""
+    found = _opening(view.rules, hand, view.requirement(view.side), top, 2, _card_count(hand) + view.pile_size - 1)
+    if found is None:
+        return None
+    forced_group, extra = found
+    move = TakePile(forced_group.cards, extra)
+    return move if view.can(move) else None
+
+
+def _decide_turn(expert: Expert, memory: _Memory, view) -> bool:
+    """Decide once a turn whether to go out this turn (kept in ``memory.going_out``), and return it."""
+    return _decide_turn_of(expert, memory, view, view.hand_number, view.turn_count)
+
+
+def _decide_turn_of(expert: Expert, memory: _Memory, view, hand_number: int, turn: int) -> bool:
+    """:func:`_decide_turn` for the turn ``turn`` of hand ``hand_number``, which the caller read from the view."""
+    if hand_number == memory.decided_hand and turn == memory.decided_turn:
+        return memory.going_out
+    memory.decided_hand = hand_number
+    memory.decided_turn = turn
+    memory.going_out = view.going_out_plan() is not None and expert.wants_to_go_out(view)
+    return memory.going_out
+
+
+def _turn_table(memory: _Memory, view, hand: tuple[int, ...], hand_number: int, turn: int) -> _DiscardTable:
+    """The discard table of ``hand`` in the turn ``turn`` of hand ``hand_number`` (what the view shows now).
+
+    Within one turn the table this seat sees changes only by its own melds, which change its hand:
+    the same turn and hand mean the same table, and a new hand only new melds of its own
+    (:func:`_update_table`).  The memory is new each hand, so a table never outlives its hand.
+    """
+    table = memory.table
+    if table is not None and memory.table_turn == turn and memory.table_hand_number == hand_number:
+        before = memory.table_hand
+        if before == hand:
+            return table
+        _update_table(table, view, before, hand)
+    else:
+        table = _new_table(memory, view, hand)
+        memory.table = table
+        memory.table_hand_number = hand_number
+        memory.table_turn = turn
+    memory.table_hand = hand
+    return table
 
 
 def _card_count(hand) -> int:
     """``sum(hand)``, in C integers where compiled."""
+    if not cython.compiled:
+        return sum(hand)  # plain Python: the built-in's loop
     total = 0
     for count in hand:
         total += count
     return total
 
 
-def _opening_meld(expert: Expert, view, hand: tuple[int, ...], size: int) -> Meld | None:
-    """The initial meld (R10), keeping back a card that is safe to discard after it."""
+def _opening_meld(
+    expert: Expert, memory: _Memory, view, hand: tuple[int, ...], size: int, table: _DiscardTable
+) -> Meld | None:
+    """The initial meld (R10), keeping back a card that is safe to discard after it (``table``: this turn's)."""
     rules = view.rules
     minimum = view.requirement(view.side)
-    table = expert._discard_table(view)
     usable = list(hand)
-    usable[_cheapest_kind(_hand_costs(expert, table, hand))] -= 1
+    usable[_cheapest_kind(_hand_costs(expert, memory, table, hand))] -= 1
     found = _opening(rules, usable, minimum, None, 1, size - 1)
     if found is None:
         found = _opening(rules, hand, minimum, None, 2, size)
@@ -532,7 +624,7 @@ def _opening_meld(expert: Expert, view, hand: tuple[int, ...], size: int) -> Mel
             for card in group.cards:
                 rest[card] -= 1
         # Opening would leave only cards that hand the opponents a big pile: wait a turn.
-        costs = _hand_costs(expert, table, rest)
+        costs = _hand_costs(expert, memory, table, rest)
         if costs.costs[_cheapest_kind(costs)] > _OPENING_RISK:
             return None
     move = Meld(found[1])
@@ -542,38 +634,34 @@ def _opening_meld(expert: Expert, view, hand: tuple[int, ...], size: int) -> Mel
 _SINGLE_MELDS: dict[int, Meld] = {}
 """The moves of :func:`_single_meld` by shape: the same records legal.single_group_meld hands out."""
 
-
-def _single_meld(rank: int, naturals: int, jokers: int, deuces: int) -> Meld:
-    """``single_group_meld(rank, naturals, jokers, deuces)``, found in a dict keyed by a C integer where compiled."""
-    if rank >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
-        return single_group_meld(rank, naturals, jokers, deuces)  # no shape a hand holds: not kept
-    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
-    move = _SINGLE_MELDS.get(key)
-    if move is None:
-        move = single_group_meld(rank, naturals, jokers, deuces)
-        _SINGLE_MELDS[key] = move
-    return move
-
-
 _PILE_TAKES: dict[int, TakePile] = {}
 """The moves of :func:`_pile_take` by shape: the same records legal.pile_take hands out."""
 
 
+def _single_meld(rank: int, naturals: int, jokers: int, deuces: int) -> Meld:
+    """``single_group_meld(rank, naturals, jokers, deuces)``, kept by shape (see :func:`_shaped`)."""
+    return _shaped(_SINGLE_MELDS, single_group_meld, rank, naturals, jokers, deuces)
+
+
 def _pile_take(top: int, naturals: int, jokers: int, deuces: int) -> TakePile:
-    """``pile_take(top, naturals, jokers, deuces)``, found in a dict keyed by a C integer where compiled."""
-    if top >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
-        return pile_take(top, naturals, jokers, deuces)  # no shape a hand holds: not kept
-    key = top << 15 | naturals << 10 | jokers << 5 | deuces
-    move = _PILE_TAKES.get(key)
+    """``pile_take(top, naturals, jokers, deuces)``, kept by shape (see :func:`_shaped`)."""
+    return _shaped(_PILE_TAKES, pile_take, top, naturals, jokers, deuces)
+
+
+def _shaped(moves: dict, build, rank: int, naturals: int, jokers: int, deuces: int) -> Move:
+    """``build(rank, naturals, jokers, deuces)``, kept in ``moves`` under its shape, a key that is a C integer
+    where compiled: records are immutable, so every decision can hand out the same one."""
+    if rank >= 32 or naturals >= 32 or jokers >= 32 or deuces >= 32:
+        return build(rank, naturals, jokers, deuces)  # no shape a hand holds: not kept
+    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
+    move = moves.get(key)
     if move is None:
-        move = pile_take(top, naturals, jokers, deuces)
-        _PILE_TAKES[key] = move
+        move = build(rank, naturals, jokers, deuces)
+        moves[key] = move
     return move
 
 
-def _first_legal_meld(
-    view, hand: tuple[int, ...], discard: int, side: int, budget: int, table: _DiscardTable
-) -> Meld | None:
+def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, table: _DiscardTable) -> Meld | None:
     """The first legal meld from ``hand`` less one ``discard``, in this order, of: naturals on the side's
     melds, natural triples, wild cards completing canastas, and when the hand may end, pairs with a wild
     card and wild cards on melds.
@@ -590,7 +678,6 @@ def _first_legal_meld(
         counts[rank] = hand[rank]
     counts[discard] -= 1
     melds = table.our_melds
-    rules = view.rules
     # Naturals on the side's melds: points down and a step toward a canasta.
     for rank in melds:
         if rank >= four and counts[rank]:
@@ -608,9 +695,10 @@ def _first_legal_meld(
     wilds = jokers_in_hand + counts[two]
     if not wilds:
         return None
-    ours = view.canasta_count(side)
+    ours = view.canasta_count(view.side)
     danger = table.hand_may_end
     # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
+    rules = view.rules
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     # The side's melds, largest first (ties in the table's order, as a stable sort orders them): C arrays
@@ -688,12 +776,13 @@ class _Costs:
 
     ``costs[kind]`` is the cost of discarding ``kind``, for each kind whose bit is set in ``present`` (the kinds in
     hand); :func:`_cost_list` gives them as ``(cost, kind)`` pairs when an order of every discard is needed.
+    ``cheapest`` is the first kind of the lowest cost (-1 for no kind), found as the costs are filled in.
     """
 
-    __slots__ = ("table", "hand", "present", "costs")
+    __slots__ = ("table", "hand", "present", "cheapest", "costs")
 
 
-def _hand_costs(expert: Expert, table: _DiscardTable, hand) -> _Costs:
+def _hand_costs(expert: Expert, memory: _Memory, table: _DiscardTable, hand) -> _Costs:
     """The discard costs of ``hand`` against ``table`` (see :func:`_discard_costs`), remembered.
 
     The last meld decision of a turn and the discard after it score the same hand against the
@@ -701,36 +790,36 @@ def _hand_costs(expert: Expert, table: _DiscardTable, hand) -> _Costs:
     within a turn what the costs read from the memory (the next seat's known cards and
     declines, the pile's freezers) changes only by the next seat's moves or the pile's, which
     come in other turns: the same table and hand mean the same costs, as for the table itself.
+
+    The decisions pass the hand the table keeps (``memory.table_hand``, equal to the view's), so that
+    a kept answer is usually found by identity, without comparing the hands.  A tuple's costs are kept
+    in one object per memory, written over for the next hand (every caller is done with the last
+    costs when it asks for new ones); a list's (it could change) in a new object, not kept.
     """
-    memo = expert._costs_memo
-    if memo is not None and memo.table is table and memo.hand == hand:
+    memo = memory.costs
+    if memo is not None and memo.table is table and (memo.hand is hand or memo.hand == hand):
         return memo
-    costs = _Costs.__new__(_Costs)
+    kept = type(hand) is tuple
+    if kept and memo is not None:
+        costs = memo
+    else:
+        costs = _Costs.__new__(_Costs)
+        if not cython.compiled:
+            costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
     costs.table = table
     costs.hand = hand
-    if not cython.compiled:
-        costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
-    _discard_costs(costs, table, expert._memory, hand, expert.freeze)
-    if type(hand) is tuple:  # a list could change after it was remembered
-        expert._costs_memo = costs
+    _discard_costs(costs, table, memory, hand, expert.freeze)
+    if kept:
+        memory.costs = costs
     return costs
 
 
 def _cheapest_kind(costs: _Costs) -> int:
     """The kind of ``min`` of the ``(cost, kind)`` pairs: the first kind of the lowest cost (kinds rise along
-    the pairs and the costs are finite, so that is the pair ``min`` returns)."""
-    present = costs.present
-    if not present:
+    the pairs and the costs are finite, so that is the pair ``min`` returns), found by :func:`_discard_costs`."""
+    if costs.cheapest < 0:
         raise ValueError("min() arg is an empty sequence")  # what min() of no pair raised
-    best = -1
-    lowest = 0.0
-    for kind in range(KIND_COUNT):
-        if present >> kind & 1:
-            cost = costs.costs[kind]
-            if best < 0 or cost < lowest:
-                lowest = cost
-                best = kind
-    return best
+    return costs.cheapest
 
 
 def _cost_list(costs: _Costs) -> list[tuple[float, int]]:
@@ -749,14 +838,11 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
     joker, two, black_three = JOKER, TWO, BLACK_THREE
     pile_worth = table.pile_worth
     frozen = table.frozen
-    # The ranks each side has melded, as bit masks: one C test per kind instead of a dict look-up.
-    theirs = ours = 0
-    for rank in table.their_melds:
-        theirs |= 1 << rank
-    for rank in table.our_melds:
-        ours |= 1 << rank
+    # The ranks each side has melded and those the taker avoids, as bit masks (see _read_table).
+    theirs = table.their_ranks
+    ours = table.our_ranks
+    avoids = table.taker_avoids
     known = memory.known[table.taker]
-    avoids = memory.avoids[table.taker]
     seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
     share = table.share
     miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
@@ -767,13 +853,20 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
     wilds = hand[joker] + hand[two]
     costs: cython.p_double = result.costs  # compiled, a pointer to the C array
     present = 0
+    # The cheapest kind, kinds rising: the first of the lowest cost (what _cheapest_kind returns).
+    cheapest = -1
+    lowest = 0.0
     for kind in range(KIND_COUNT):
         count = hand[kind]
         if not count:
             continue
         if kind <= two or kind == black_three:
-            costs[kind] = _special_discard_cost(table, memory, kind, wilds, freeze)
+            cost = _special_discard_cost(table, memory, kind, wilds, freeze)
+            costs[kind] = cost
             present |= 1 << kind
+            if cheapest < 0 or cost < lowest:
+                lowest = cost
+                cheapest = kind
             continue
         # The chance that the next seat can take the pile if this card goes on top.
         if not frozen and theirs >> kind & 1:
@@ -795,7 +888,7 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
             if not frozen:
                 single = none if held == 1 else one if held == 0 else 0.0
                 chance += single * wild_chance
-            if held < 2 and kind in avoids:
+            if held < 2 and avoids >> kind & 1:
                 chance *= 0.3
             if not taker_melded:
                 chance *= 0.5  # it must also reach its initial minimum (R8.2e)
@@ -813,9 +906,14 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
             keep = (55.0 if we_melded else 65.0) - penalty
         else:
             keep = 4.0 + value / 5.0 - penalty
-        costs[kind] = chance * pile_worth + keep
+        cost = chance * pile_worth + keep
+        costs[kind] = cost
         present |= 1 << kind
+        if cheapest < 0 or cost < lowest:
+            lowest = cost
+            cheapest = kind
     result.present = present
+    result.cheapest = cheapest
 
 
 def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wilds: int, freeze: float) -> float:
@@ -843,10 +941,11 @@ def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
     memory.pile.append(kind)
     if kind <= TWO:
         memory.pile_freezers += 1
-    known = memory.known[seat]
-    if known[kind]:
-        known[kind] -= 1
-        memory.known_totals[seat] -= 1
+    if memory.known_totals[seat]:  # else the seat holds no known card, of this kind or any
+        known = memory.known[seat]
+        if known[kind]:
+            known[kind] -= 1
+            memory.known_totals[seat] -= 1
     avoids = memory.avoids[seat]
     avoids.add(kind)
 
@@ -881,9 +980,10 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
 
 def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
-    known = memory.known[seat]
-    for group in move.groups:
-        memory.known_totals[seat] -= _forget_played(known, group.cards)
+    if memory.known_totals[seat]:  # else the seat holds no known card, and there is nothing to forget
+        known = memory.known[seat]
+        for group in move.groups:
+            memory.known_totals[seat] -= _forget_played(known, group.cards)
     memory.side_melded[seat & 1] = True
 
 
@@ -919,35 +1019,63 @@ def _opening(
     minimum; the hand supplies the rest).  Returns ``(forced group or None, other groups)`` using
     the fewest wild cards (jokers first, since on the table they score more), or ``None``.
 
-    Each subset of the pairs is scored with integers only; the groups are built once, for the best.
+    Each subset of the pairs is scored with integers only; the groups are built once, for the best,
+    from one more pass over the best subset that records where its wild cards went.
     """
-    ranks = [rank for rank in _NATURALS if hand[rank] >= 2 and rank != forced]
-    ranks.sort(key=lambda rank: -hand[rank] * KIND_VALUE[rank])
-    del ranks[7:]  # a hand with more pairs than this has plenty of ways; the best seven suffice
-    size = len(ranks)
-    # Each slot's hand naturals, and their points: C arrays where compiled (the loop below reads them 2**size times).
+    # The slots' ranks, hand naturals and their points: C arrays where compiled (the loop below reads them
+    # 2**size times).  A slot is a pair of the hand; the forced rank has a slot of its own, before them.
     if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
-        counts = [0] * 7
-        points = [0] * 7
-    for index in range(size):
-        count = hand[ranks[index]]
-        counts[index] = count
-        points[index] = count * KIND_VALUE[ranks[index]]
+        ranks = [0] * 11
+        counts = [0] * 11
+        points = [0] * 11
+        placed = [0] * 8
+    forced_rank = -1 if forced is None else forced
+    # The pairs by points, most first, equal points by rank (the order a stable sort by points gives), by
+    # insertion: a slot moves past those worth less.
+    size = 0
+    for rank in range(FOUR, ACE + 1):
+        count = hand[rank]
+        if count >= 2 and rank != forced_rank:
+            value = count * KIND_VALUE[rank]
+            index = size
+            while index > 0 and points[index - 1] < value:
+                ranks[index] = ranks[index - 1]
+                counts[index] = counts[index - 1]
+                points[index] = points[index - 1]
+                index -= 1
+            ranks[index] = rank
+            counts[index] = count
+            points[index] = value
+            size += 1
+    if size > 7:
+        size = 7  # a hand with more pairs than this has plenty of ways; the best seven suffice
     has_forced = forced is not None
-    # A slot is [rank, naturals on the table, hand naturals, wilds]; the forced slot comes first.
     forced_table = forced_need = forced_value = 0
-    if forced is not None:
-        forced_table = hand[forced] + 1
+    if has_forced:
+        forced_table = hand[forced_rank] + 1
         forced_need = 3 - forced_table if forced_table < 3 else 0
-        forced_value = forced_table * KIND_VALUE[forced]
+        forced_value = forced_table * KIND_VALUE[forced_rank]
     jokers, deuces = hand[JOKER], hand[TWO]
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     found = False
     best_mask = best_wilds = best_value = 0
-    for mask in range(1 << size):
-        if not has_forced and not mask:
-            continue
+    # Every subset in turn, then the best one again (``final``): that pass records each slot's wild cards
+    # in ``placed`` (the forced slot's first), placed as the scoring placed them.
+    final = False
+    mask = -1
+    while True:
+        if final:
+            mask = best_mask
+        else:
+            mask += 1
+            if mask >= 1 << size:
+                if not found:
+                    return None
+                final = True
+                mask = best_mask
+            elif not has_forced and not mask:
+                continue
         needed = forced_need
         value = forced_value
         cards = forced_table - 1 if has_forced else 0
@@ -960,6 +1088,11 @@ def _opening(
                 cards += count
         if needed > jokers + deuces:
             continue
+        if final:
+            placed[0] = forced_need
+            for index in range(size):
+                count = counts[index]
+                placed[index + 1] = 3 - count if count < 3 else 0
         use_jokers = min(jokers, needed)
         value += use_jokers * 50 + (needed - use_jokers) * 20
         wilds = needed
@@ -992,7 +1125,10 @@ def _opening(
                 else:
                     deuce_left -= 1
                     value += 20
+            placed[index + 1] = slot_wilds
             index += 1
+        if final:
+            break
         if value < minimum:
             continue
         cards += wilds
@@ -1001,48 +1137,19 @@ def _opening(
         if not found or wilds < best_wilds or (wilds == best_wilds and value > best_value):
             found = True
             best_mask, best_wilds, best_value = mask, wilds, value
-    if not found:
-        return None
+    # The groups, jokers first slot by slot.
     joker_left = jokers
     forced_group: MeldGroup | None = None
-    groups: list[MeldGroup] = []
-    for rank, _table, from_hand, wilds in _opening_slots(rules, hand, minimum, forced, ranks, best_mask):
-        use_jokers = min(joker_left, wilds)
+    if has_forced:
+        wilds = placed[0]
+        use_jokers = joker_left if joker_left < wilds else wilds
         joker_left -= use_jokers
-        group = MeldGroup.of(rank, from_hand, use_jokers, wilds - use_jokers)
-        if rank == forced and forced_group is None:
-            forced_group = group
-        else:
-            groups.append(group)
+        forced_group = MeldGroup.of(forced_rank, hand[forced_rank], use_jokers, wilds - use_jokers)
+    groups: list[MeldGroup] = []
+    for index in range(size):
+        if mask >> index & 1:
+            wilds = placed[index + 1]
+            use_jokers = joker_left if joker_left < wilds else wilds
+            joker_left -= use_jokers
+            groups.append(MeldGroup.of(ranks[index], counts[index], use_jokers, wilds - use_jokers))
     return forced_group, tuple(groups)
-
-
-@cython.locals(mask=Count, index=Count, joker_left=Count, deuce_left=Count, value=Count, needed=Count, use_jokers=Count)
-def _opening_slots(
-    rules, hand: tuple[int, ...], minimum: int, forced: int | None, ranks: list[int], mask: int
-) -> list[list[int]]:
-    """The slots ``[rank, naturals on the table, hand naturals, wilds]`` of the subset ``mask`` of
-    ``ranks`` that :func:`_opening` chose, with the wild cards placed as it counted them."""
-    chosen = [ranks[index] for index in range(len(ranks)) if mask >> index & 1]
-    slots: list[list[int]] = []
-    if forced is not None:
-        slots.append([forced, hand[forced] + 1, hand[forced], 0])
-    slots.extend([[rank, hand[rank], hand[rank], 0] for rank in chosen])
-    for slot in slots:
-        slot[3] = max(0, 3 - slot[1])
-    needed = sum([slot[3] for slot in slots])
-    value = sum([slot[1] * KIND_VALUE[slot[0]] for slot in slots])
-    use_jokers = min(hand[JOKER], needed)
-    value += use_jokers * 50 + (needed - use_jokers) * 20
-    joker_left, deuce_left = hand[JOKER] - use_jokers, hand[TWO] - (needed - use_jokers)
-    for slot in slots:
-        # Extra wild cards only when the naturals fall short of the minimum.
-        while value < minimum and (joker_left or deuce_left) and slot[3] < max_wilds(rules, slot[0], slot[1]):
-            slot[3] += 1
-            if joker_left:
-                joker_left -= 1
-                value += 50
-            else:
-                deuce_left -= 1
-                value += 20
-    return slots
