@@ -6,14 +6,25 @@ cimport cython
 
 from canasta_sim.state cimport HandState
 
+# The card values by kind (KIND_COUNT = 15), for the searches' points in C integers.
+cdef Py_ssize_t _KIND_VALUE[15]
+
+
+# The rules every listing reads, kept as C values (see _read_rules).
+cdef object _rules_seen
+cdef Py_ssize_t _most_wilds
+cdef bint _wild_ratio, _wild_only
+
+cdef void _read_rules(rules) except *
+
 
 @cython.locals(
     most_wilds=Py_ssize_t, joker_limit=Py_ssize_t, deuce_limit=Py_ssize_t, rank=Py_ssize_t, held=Py_ssize_t,
-    old_naturals=Py_ssize_t, old_jokers=Py_ssize_t, old_deuces=Py_ssize_t, existing=Py_ssize_t, lowest=Py_ssize_t,
-    naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t, total_naturals=Py_ssize_t,
-    wilds=Py_ssize_t, wild_ratio=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
-    cache=dict, shapes=list, buckets=list, extra=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
-    black_three=Py_ssize_t, held_threes=Py_ssize_t,
+    old_naturals=Py_ssize_t, old_jokers=Py_ssize_t, old_deuces=Py_ssize_t, lowest=Py_ssize_t,
+    naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, total_naturals=Py_ssize_t,
+    wilds=Py_ssize_t, wild_ratio=bint, wild_only=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
+    cache=dict, shapes=list, laids=list, buckets=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
+    black_three=Py_ssize_t, wild_rank=Py_ssize_t, seat=Py_ssize_t, ordered=bint, last=Py_ssize_t, most=Py_ssize_t,
 )
 cpdef list _addition_melds(HandState state, bint largest_first)
 
@@ -26,10 +37,13 @@ cpdef list _addition_melds(HandState state, bint largest_first)
 cpdef list _openings_most_laid_first(HandState state)
 
 
+cdef object _shape_group(tuple shape)
+
+
 # The openings' search, a C function calling itself (plain Python runs the def).
 @cython.locals(
     joker_points=Py_ssize_t, deuce_points=Py_ssize_t, rank_points=Py_ssize_t, naturals=Py_ssize_t,
-    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list, shape=tuple,
 )
 cdef void _walk_openings(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
                          Py_ssize_t cards, Py_ssize_t points, list chosen, list most_points, list most_cards,
@@ -59,7 +73,7 @@ cdef list _extra_melds(HandState state, list counts, Py_ssize_t exclude, Py_ssiz
 # _extra_melds' search, a C function calling itself (plain Python runs the def).
 @cython.locals(
     joker_points=Py_ssize_t, deuce_points=Py_ssize_t, rank_points=Py_ssize_t, naturals=Py_ssize_t,
-    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, shapes=list, shape=tuple,
 )
 cdef void _walk_extras(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
                        Py_ssize_t points, list chosen, list most_points, Py_ssize_t needed, list found) except *

@@ -129,9 +129,10 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     has_meld = existing[0] + existing[1] + existing[2] > 0
     if not has_meld and hand_held == 0:
         return
-    rules = state.rules
-    most_wilds = rules.max_wilds_per_meld
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    if state.rules is not _rules_seen:
+        _read_rules(state.rules)
+    most_wilds = _most_wilds
+    wild_ratio = _wild_ratio
     melded = state.side_has_melded[side]
     requirement = state.requirements[side]
     held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
@@ -200,7 +201,7 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
     if not state.side_has_melded[state.seat & 1]:
         if largest_first:
             openings = _openings_most_laid_first(state)
-            return (Meld(tuple([MeldGroup.of(*shape) for shape in chosen])) for chosen in openings)
+            return (Meld(tuple([_shape_group(shape) for shape in chosen])) for chosen in openings)
         return map(Meld, _opening_candidates(state))
     return iter(_addition_melds(state, largest_first))
 
@@ -218,44 +219,70 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
         yield groups
 
 
+_rules_seen = None
+"""The rule set :data:`_most_wilds`, :data:`_wild_ratio` and :data:`_wild_only` were read from.  A rule set is
+a frozen record, so they stay its values; holding it keeps its identity from being reused by another."""
+_most_wilds = 0
+_wild_ratio = False
+_wild_only = False
+
+
+def _read_rules(rules) -> None:
+    """Keep the rules the listings read on every call, as C values where compiled (no attribute look-ups)."""
+    global _rules_seen, _most_wilds, _wild_ratio, _wild_only
+    _most_wilds = rules.max_wilds_per_meld
+    _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    _wild_only = rules.allow_wild_only_melds
+    _rules_seen = rules
+
+
 def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     """The single-group meld of each well-shaped single meld or addition from hand, in listing order, or
-    with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort,
-    one list per count laid).
+    with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort).
 
     A list, not a generator: the loop runs compiled without a generator's resumption per shape, and
-    each move is looked up (:func:`single_group_meld`), not built.
+    each move is looked up (:func:`single_group_meld`), not built.  Most listings hold one candidate or
+    none, or come out ordered already: only a listing out of order is reordered (one list per count laid).
     """
     shapes = []
-    buckets = []
+    laids = []  # with largest_first, the hand cards each of shapes lays
+    ordered = True  # whether shapes come most laid first already
+    last = 1 << 30  # the hand cards the last of shapes lays; at first more than any hand holds
+    most = 0  # the most hand cards a candidate lays
     cache = _SINGLE_MELDS
-    hand = state.hands[state.seat]
-    rules = state.rules
-    melds = state.melds[state.seat & 1]
-    most_wilds = rules.max_wilds_per_meld
+    seat = state.seat
+    hand = state.hands[seat]
+    melds = state.melds[seat & 1]
+    if state.rules is not _rules_seen:
+        _read_rules(state.rules)
+    most_wilds = _most_wilds
+    wild_ratio = _wild_ratio
+    wild_only = _wild_only
     held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = hand[TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
     has_wilds = joker_limit > 1 or deuce_limit > 1
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    # Counts a hand can hold fit the cache's keys (single_group_meld checks the rest itself).
+    small = joker_limit <= 32 and deuce_limit <= 32
     for rank in range(FOUR, KIND_COUNT):
         held = hand[rank]
         # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
         if not held and not has_wilds:
             continue
         old_naturals, old_jokers, old_deuces = melds[rank]
-        existing = old_naturals + old_jokers + old_deuces
-        if not existing and held < 2:
+        if old_naturals or old_jokers or old_deuces:
+            lowest = 0
+        elif held < 2:
             continue
-        lowest = 0 if existing else 2
-        # Counts a hand can hold fit the cache's keys (single_group_meld checks the rest itself).
-        small = held < 32 and joker_limit <= 32 and deuce_limit <= 32
+        else:
+            lowest = 2
         for naturals in range(lowest, held + 1):
             total_naturals = old_naturals + naturals
             for jokers in range(joker_limit):
                 for deuces in range(deuce_limit):
-                    if naturals + jokers + deuces == 0:
+                    laid = naturals + jokers + deuces
+                    if laid == 0:
                         continue
                     # melds.meld_fits for a natural rank (R9.1, R9.2), inlined: this loop is the
                     # legal listings' hottest, and the answer is the same.
@@ -266,40 +293,52 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                         continue
                     # single_group_meld, inlined: every candidate of every listing passes here.
                     move = None
-                    if small:
+                    if small and held < 32:
                         move = cache.get(rank << 15 | naturals << 10 | jokers << 5 | deuces)
                     if move is None:
                         move = single_group_meld(rank, naturals, jokers, deuces)
+                    shapes.append(move)
                     if largest_first:
-                        laid = naturals + jokers + deuces
-                        while len(buckets) <= laid:
-                            buckets.append([])
-                        buckets[laid].append(move)
-                    else:
-                        shapes.append(move)
-    extra = []
+                        laids.append(laid)
+                        if laid > last:
+                            ordered = False
+                        if laid > most:
+                            most = laid
+                        last = laid
     black_three = BLACK_THREE  # a C integer where compiled: the look-up below is then a C index
-    held_threes = hand[black_three]
-    for count in (3, 4):
-        if held_threes >= count:
-            extra.append((black_three, count, 0, 0))
-    if rules.allow_wild_only_melds:
+    held = hand[black_three]
+    for naturals in range(3, 5):  # three or four black 3s, melded only by a player going out (R5.3, R9.8)
+        if held >= naturals:
+            shapes.append(single_group_meld(black_three, naturals, 0, 0))
+            if largest_first:
+                laids.append(naturals)
+                if naturals > last:
+                    ordered = False
+                if naturals > most:
+                    most = naturals
+                last = naturals
+    if wild_only:
+        wild_rank = WILD_RANK
         for jokers in range(held_jokers + 1):
             for deuces in range(held_deuces + 1):
-                if jokers + deuces:
-                    extra.append((WILD_RANK, 0, jokers, deuces))
-    for rank, naturals, jokers, deuces in extra:
-        move = single_group_meld(rank, naturals, jokers, deuces)
-        if largest_first:
-            laid = naturals + jokers + deuces
-            while len(buckets) <= laid:
-                buckets.append([])
-            buckets[laid].append(move)
-        else:
-            shapes.append(move)
-    if largest_first:
-        for index in range(len(buckets) - 1, -1, -1):
-            shapes.extend(buckets[index])
+                laid = jokers + deuces
+                if laid:
+                    shapes.append(single_group_meld(wild_rank, 0, jokers, deuces))
+                    if largest_first:
+                        laids.append(laid)
+                        if laid > last:
+                            ordered = False
+                        if laid > most:
+                            most = laid
+                        last = laid
+    if ordered:
+        return shapes
+    buckets = [[] for _ in range(most + 1)]
+    for index in range(len(shapes)):
+        buckets[laids[index]].append(shapes[index])
+    shapes = []
+    for index in range(most, -1, -1):
+        shapes.extend(buckets[index])
     return shapes
 
 
@@ -315,9 +354,17 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
                 yield move
 
 
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/legal.pxd): the searches' points in C integers
+
+
+def _shape_group(shape: tuple[int, int, int, int]) -> MeldGroup:
+    """``MeldGroup.of(*shape)``: the group of :func:`single_group_meld`'s record, shared, not built again."""
+    return single_group_meld(shape[0], shape[1], shape[2], shape[3]).groups[0]
+
+
 def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, int, int], ...]]:
-    """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes, ordered by hand cards
-    laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
+    """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes (those of :func:`_group_options`),
+    ordered by hand cards laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
 
     The same candidates in the same order as sorting the groups :func:`_opening_candidates` yields,
     found without building a group until a caller reaches it: greedy looks at them all every turn
@@ -341,24 +388,24 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     return ordered
 
 
-def _option_bounds(options: list[tuple[int, list[tuple[int, int, int]]]]) -> tuple[list[int], list[int]]:
+def _option_bounds(options: list[tuple[int, list[tuple[int, int, int, int]]]]) -> tuple[list[int], list[int]]:
     """The most points and cards the options from each index on could add, one more index for none left.
 
     Each option counts at its best shape, and wild cards as if each option had its own: bounds that no
     set of groups from those options exceeds, for the searches to skip branches that cannot qualify.
     """
-    joker_points = KIND_VALUE[JOKER]
-    deuce_points = KIND_VALUE[TWO]
+    joker_points = _KIND_VALUE[JOKER]
+    deuce_points = _KIND_VALUE[TWO]
     index = len(options)
     most_points = [0] * (index + 1)
     most_cards = [0] * (index + 1)
     while index > 0:
         index -= 1
         rank, shapes = options[index]
-        rank_points = KIND_VALUE[rank]
+        rank_points = _KIND_VALUE[rank]
         best_points = 0
         best_cards = 0
-        for naturals, jokers, deuces in shapes:
+        for _, naturals, jokers, deuces in shapes:
             points = rank_points * naturals + joker_points * jokers + deuce_points * deuces
             if points > best_points:
                 best_points = points
@@ -383,7 +430,7 @@ def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int)
 
 
 def _walk_extras(
-    options: list[tuple[int, list[tuple[int, int, int]]]],
+    options: list[tuple[int, list[tuple[int, int, int, int]]]],
     index: int,
     jokers_left: int,
     deuces_left: int,
@@ -402,12 +449,13 @@ def _walk_extras(
         return
     _walk_extras(options, index + 1, jokers_left, deuces_left, points, chosen, most_points, needed, found)
     rank, shapes = options[index]
-    rank_points = KIND_VALUE[rank]
-    joker_points = KIND_VALUE[JOKER]
-    deuce_points = KIND_VALUE[TWO]
-    for naturals, jokers, deuces in shapes:
+    rank_points = _KIND_VALUE[rank]
+    joker_points = _KIND_VALUE[JOKER]
+    deuce_points = _KIND_VALUE[TWO]
+    for shape in shapes:
+        _, naturals, jokers, deuces = shape
         if jokers <= jokers_left and deuces <= deuces_left:
-            chosen.append((rank, naturals, jokers, deuces))
+            chosen.append(shape)
             _walk_extras(
                 options,
                 index + 1,
@@ -424,7 +472,7 @@ def _walk_extras(
 
 
 def _walk_openings(
-    options: list[tuple[int, list[tuple[int, int, int]]]],
+    options: list[tuple[int, list[tuple[int, int, int, int]]]],
     index: int,
     jokers_left: int,
     deuces_left: int,
@@ -458,12 +506,13 @@ def _walk_openings(
         hand_size, buckets,
     )
     rank, shapes = options[index]
-    rank_points = KIND_VALUE[rank]
-    joker_points = KIND_VALUE[JOKER]
-    deuce_points = KIND_VALUE[TWO]
-    for naturals, jokers, deuces in shapes:
+    rank_points = _KIND_VALUE[rank]
+    joker_points = _KIND_VALUE[JOKER]
+    deuce_points = _KIND_VALUE[TWO]
+    for shape in shapes:
+        _, naturals, jokers, deuces = shape
         if jokers <= jokers_left and deuces <= deuces_left:
-            chosen.append((rank, naturals, jokers, deuces))
+            chosen.append(shape)
             _walk_openings(
                 options,
                 index + 1,
@@ -493,8 +542,7 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
                 yield tuple(chosen)
             return
         yield from walk(index + 1, jokers_left, deuces_left)
-        rank, shapes = options[index]
-        for naturals, jokers, deuces in shapes:
+        for rank, naturals, jokers, deuces in options[index][1]:
             if jokers <= jokers_left and deuces <= deuces_left:
                 chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
                 yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
@@ -503,12 +551,19 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
     yield from walk(0, counts[JOKER], counts[TWO])
 
 
-def _group_options(rules, counts: list[int], exclude: int | None) -> list[tuple[int, list[tuple[int, int, int]]]]:
-    """Each rank a new meld could be made of, with the ``(naturals, jokers, deuces)`` shapes it allows."""
-    options: list[tuple[int, list[tuple[int, int, int]]]] = []
+def _group_options(
+    rules, counts: list[int], exclude: int | None
+) -> list[tuple[int, list[tuple[int, int, int, int]]]]:
+    """Each rank a new meld could be made of, with the ``(rank, naturals, jokers, deuces)`` shapes it allows.
+
+    A shape holds its rank so that a search can keep the shape itself as its choice (no tuple built per step).
+    """
+    options: list[tuple[int, list[tuple[int, int, int, int]]]] = []
     excluded = -1 if exclude is None else exclude
-    most_wilds = rules.max_wilds_per_meld
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    if rules is not _rules_seen:
+        _read_rules(rules)
+    most_wilds = _most_wilds
+    wild_ratio = _wild_ratio
     held_jokers = counts[JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = counts[TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
@@ -527,13 +582,13 @@ def _group_options(rules, counts: list[int], exclude: int | None) -> list[tuple[
                         continue
                     if wild_ratio and wilds > naturals:
                         continue
-                    shapes.append((naturals, jokers, deuces))
+                    shapes.append((rank, naturals, jokers, deuces))
         options.append((rank, shapes))
     if counts[BLACK_THREE] >= 3:
-        options.append((BLACK_THREE, [(n, 0, 0) for n in range(3, counts[BLACK_THREE] + 1)]))
-    if rules.allow_wild_only_melds:
+        options.append((BLACK_THREE, [(BLACK_THREE, n, 0, 0) for n in range(3, counts[BLACK_THREE] + 1)]))
+    if _wild_only:
         shapes = [
-            (0, jokers, deuces)
+            (WILD_RANK, 0, jokers, deuces)
             for jokers in range(counts[JOKER] + 1)
             for deuces in range(counts[TWO] + 1)
             if jokers + deuces >= 3
