@@ -8,11 +8,13 @@ cimport cython
 cpdef Py_ssize_t _usefulness(Py_ssize_t kind, hand, own_melds, their_melds) except? -1
 
 
-# Read by _kind_usefulness: a C integer, not a module attribute, where compiled.
-cdef Py_ssize_t _VALUES
+# Read by _kind_usefulness and the loops over kinds: C integers and a C array (KIND_COUNT = 15), not module
+# attributes, where compiled.
+cdef Py_ssize_t _VALUES, _KIND_COUNT, _BLACK_THREE, _TWO
+cdef Py_ssize_t _KIND_VALUE[15]
 
 
-@cython.locals(black_three=Py_ssize_t, two=Py_ssize_t, points=Py_ssize_t)
+@cython.locals(points=Py_ssize_t)
 cdef Py_ssize_t _kind_usefulness(Py_ssize_t kind, Py_ssize_t held, bint melded) except? -1
 
 
