@@ -47,9 +47,28 @@ _SINGLE_MELDS: dict[int, Meld] = {}
 and every strategy can hand out the same one, and the listings look them up instead of building them."""
 
 
-@cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, key=Count)
+_TABLE_NATURALS = 9  # 0-8 naturals: two decks hold 8 cards of a rank (R1.1)
+_TABLE_JOKERS = 5  # 0-4 jokers
+_TABLE_DEUCES = 9  # 0-8 deuces
+_SINGLE_MELD_TABLE: list[Meld | None] = [None] * (KIND_COUNT * _TABLE_NATURALS * _TABLE_JOKERS * _TABLE_DEUCES)
+"""The records of :data:`_SINGLE_MELDS` for the shapes a two-deck hand can hold, at
+:func:`_table_index`: a list index instead of a dict look-up with a Python integer key."""
+
+
+def _table_index(rank: int, naturals: int, jokers: int, deuces: int) -> int:
+    """Where :data:`_SINGLE_MELD_TABLE` keeps a shape, or -1 for a shape outside it."""
+    if 0 <= rank < KIND_COUNT and 0 <= naturals < 9 and 0 <= jokers < 5 and 0 <= deuces < 9:
+        return ((rank * 9 + naturals) * 5 + jokers) * 9 + deuces
+    return -1
+
+
 def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> Meld:
     """``Meld((MeldGroup.of(rank, naturals, jokers, deuces),))``, the same record every time it is asked for."""
+    index = _table_index(rank, naturals, jokers, deuces)
+    if index >= 0:
+        move = _SINGLE_MELD_TABLE[index]
+        if move is not None:
+            return move
     if not (0 <= rank < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
         return Meld((MeldGroup.of(rank, naturals, jokers, deuces),))  # no shape a hand can hold: not kept
     # Five bits each for rank, naturals, jokers and deuces (C integers where compiled).
@@ -58,6 +77,8 @@ def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int
     if move is None:
         move = Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
         _SINGLE_MELDS[key] = move
+    if index >= 0:
+        _SINGLE_MELD_TABLE[index] = move
     return move
 
 
@@ -65,7 +86,6 @@ _PILE_TAKES: dict[int, TakePile] = {}
 """Pile takes without extra melds by shape (see :func:`pile_take`), kept as :data:`_SINGLE_MELDS` is."""
 
 
-@cython.locals(top=Count, naturals=Count, jokers=Count, deuces=Count, key=Count)
 def pile_take(top: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> TakePile:
     """``TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)``, the same record every time."""
     if not (0 <= top < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
@@ -105,16 +125,15 @@ def legal_acquires(state: HandState) -> Iterator[Move]:
         yield _STOP
 
 
-@cython.locals(
-    most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count, top=Count,
-    side=Count, value=Count, requirement=Count, wild_ratio=cython.bint, frozen=cython.bint, has_meld=cython.bint,
-    melded=cython.bint, hand_held=Count, held_jokers=Count, held_deuces=Count, joker_limit=Count, deuce_limit=Count,
-    seat=Count, state=HandState,
-)
+@cython.locals(top=Count, side=Count, frozen=cython.bint, has_meld=cython.bint, hand_held=Count, seat=Count,
+               state=HandState)
 def legal_takes(state: HandState) -> Iterator[TakePile]:
-    """Yield the legal pile takes, one per choice of hand cards melded with the top card."""
+    """Lazily yield the legal pile takes, one per choice of hand cards melded with the top card.
+
+    The checks that rule out every take run at once, without a generator: most turns no take is possible.
+    """
     if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:
-        return
+        return iter(())
     top = state.pile[-1]
     seat = state.seat
     hand = state.hands[seat]
@@ -124,14 +143,31 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     # The shapes below all need a natural pair when the pile is frozen (R8.2b), and one natural card
     # at least when the side has no meld to lay the top card off on (R8.2c): without those, none.
     if frozen and hand_held < 2:
-        return
+        return iter(())
     existing = state.melds[side][top]
     has_meld = existing[0] + existing[1] + existing[2] > 0
     if not has_meld and hand_held == 0:
-        return
-    rules = state.rules
-    most_wilds = rules.max_wilds_per_meld
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+        return iter(())
+    return _takes(state, top, side, hand, hand_held, frozen, existing, has_meld)
+
+
+@cython.locals(
+    most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count, top=Count,
+    side=Count, value=Count, requirement=Count, wild_ratio=cython.bint, frozen=cython.bint, has_meld=cython.bint,
+    melded=cython.bint, hand_held=Count, held_jokers=Count, held_deuces=Count, joker_limit=Count, deuce_limit=Count,
+    state=HandState,
+)
+def _takes(
+    state: HandState, top: int, side: int, hand: list[int], hand_held: int, frozen: bool, existing: list[int],
+    has_meld: bool,
+) -> Iterator[TakePile]:
+    """:func:`legal_takes`' generator, once a take may be possible: ``top`` the pile's top card, ``side`` the
+    side to move, ``hand`` its player's hand holding ``hand_held`` of ``top``, ``frozen`` whether the pile is
+    frozen for the side, ``existing`` the side's meld of ``top`` and ``has_meld`` whether it holds a card."""
+    if state.rules is not _rules_seen:
+        _read_rules(state.rules)
+    most_wilds = _most_wilds
+    wild_ratio = _wild_ratio
     melded = state.side_has_melded[side]
     requirement = state.requirements[side]
     held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
@@ -200,7 +236,7 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
     if not state.side_has_melded[state.seat & 1]:
         if largest_first:
             openings = _openings_most_laid_first(state)
-            return (Meld(tuple([MeldGroup.of(*shape) for shape in chosen])) for chosen in openings)
+            return (Meld(tuple([_shape_group(shape) for shape in chosen])) for chosen in openings)
         return map(Meld, _opening_candidates(state))
     return iter(_addition_melds(state, largest_first))
 
@@ -218,44 +254,74 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
         yield groups
 
 
+_rules_seen = None
+"""The rule set :data:`_most_wilds`, :data:`_wild_ratio` and :data:`_wild_only` were read from.  A rule set is
+a frozen record, so they stay its values; holding it keeps its identity from being reused by another."""
+_most_wilds = 0
+_wild_ratio = False
+_wild_only = False
+
+
+def _read_rules(rules) -> None:
+    """Keep the rules the listings read on every call, as C values where compiled (no attribute look-ups)."""
+    global _rules_seen, _most_wilds, _wild_ratio, _wild_only
+    _most_wilds = rules.max_wilds_per_meld
+    _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    _wild_only = rules.allow_wild_only_melds
+    _RANK_SHAPES.clear()  # shapes of the rule set read before
+    _rules_seen = rules
+
+
 def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     """The single-group meld of each well-shaped single meld or addition from hand, in listing order, or
-    with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort,
-    one list per count laid).
+    with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort).
 
     A list, not a generator: the loop runs compiled without a generator's resumption per shape, and
-    each move is looked up (:func:`single_group_meld`), not built.
+    each move is looked up (:func:`single_group_meld`), not built.  Most listings hold one candidate or
+    none, or come out ordered already: only a listing out of order is reordered (one list per count laid).
     """
     shapes = []
-    buckets = []
-    cache = _SINGLE_MELDS
-    hand = state.hands[state.seat]
-    rules = state.rules
-    melds = state.melds[state.seat & 1]
-    most_wilds = rules.max_wilds_per_meld
+    laids = []  # with largest_first, the hand cards each of shapes lays
+    ordered = True  # whether shapes come most laid first already
+    last = 1 << 30  # the hand cards the last of shapes lays; at first more than any hand holds
+    most = 0  # the most hand cards a candidate lays
+    table = _SINGLE_MELD_TABLE
+    seat = state.seat
+    # The engine's hands and melds are lists (read as lists where compiled); a copy of anything else.
+    seat_hand = state.hands[seat]
+    hand = seat_hand if type(seat_hand) is list else list(seat_hand)
+    side_melds = state.melds[seat & 1]
+    melds = side_melds if type(side_melds) is list else list(side_melds)
+    if state.rules is not _rules_seen:
+        _read_rules(state.rules)
+    most_wilds = _most_wilds
+    wild_ratio = _wild_ratio
+    wild_only = _wild_only
     held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = hand[TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
     has_wilds = joker_limit > 1 or deuce_limit > 1
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    # Counts a two-deck hand can hold fit the table (single_group_meld looks up the rest itself).
+    small = joker_limit <= _TABLE_JOKERS and deuce_limit <= _TABLE_DEUCES
     for rank in range(FOUR, KIND_COUNT):
         held = hand[rank]
         # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
         if not held and not has_wilds:
             continue
         old_naturals, old_jokers, old_deuces = melds[rank]
-        existing = old_naturals + old_jokers + old_deuces
-        if not existing and held < 2:
+        if old_naturals or old_jokers or old_deuces:
+            lowest = 0
+        elif held < 2:
             continue
-        lowest = 0 if existing else 2
-        # Counts a hand can hold fit the cache's keys (single_group_meld checks the rest itself).
-        small = held < 32 and joker_limit <= 32 and deuce_limit <= 32
+        else:
+            lowest = 2
         for naturals in range(lowest, held + 1):
             total_naturals = old_naturals + naturals
             for jokers in range(joker_limit):
                 for deuces in range(deuce_limit):
-                    if naturals + jokers + deuces == 0:
+                    laid = naturals + jokers + deuces
+                    if laid == 0:
                         continue
                     # melds.meld_fits for a natural rank (R9.1, R9.2), inlined: this loop is the
                     # legal listings' hottest, and the answer is the same.
@@ -266,40 +332,52 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                         continue
                     # single_group_meld, inlined: every candidate of every listing passes here.
                     move = None
-                    if small:
-                        move = cache.get(rank << 15 | naturals << 10 | jokers << 5 | deuces)
+                    if small and held < _TABLE_NATURALS:
+                        move = table[((rank * 9 + naturals) * 5 + jokers) * 9 + deuces]  # _table_index's
                     if move is None:
                         move = single_group_meld(rank, naturals, jokers, deuces)
+                    shapes.append(move)
                     if largest_first:
-                        laid = naturals + jokers + deuces
-                        while len(buckets) <= laid:
-                            buckets.append([])
-                        buckets[laid].append(move)
-                    else:
-                        shapes.append(move)
-    extra = []
+                        laids.append(laid)
+                        if laid > last:
+                            ordered = False
+                        if laid > most:
+                            most = laid
+                        last = laid
     black_three = BLACK_THREE  # a C integer where compiled: the look-up below is then a C index
-    held_threes = hand[black_three]
-    for count in (3, 4):
-        if held_threes >= count:
-            extra.append((black_three, count, 0, 0))
-    if rules.allow_wild_only_melds:
+    held = hand[black_three]
+    for naturals in range(3, 5):  # three or four black 3s, melded only by a player going out (R5.3, R9.8)
+        if held >= naturals:
+            shapes.append(single_group_meld(black_three, naturals, 0, 0))
+            if largest_first:
+                laids.append(naturals)
+                if naturals > last:
+                    ordered = False
+                if naturals > most:
+                    most = naturals
+                last = naturals
+    if wild_only:
+        wild_rank = WILD_RANK
         for jokers in range(held_jokers + 1):
             for deuces in range(held_deuces + 1):
-                if jokers + deuces:
-                    extra.append((WILD_RANK, 0, jokers, deuces))
-    for rank, naturals, jokers, deuces in extra:
-        move = single_group_meld(rank, naturals, jokers, deuces)
-        if largest_first:
-            laid = naturals + jokers + deuces
-            while len(buckets) <= laid:
-                buckets.append([])
-            buckets[laid].append(move)
-        else:
-            shapes.append(move)
-    if largest_first:
-        for index in range(len(buckets) - 1, -1, -1):
-            shapes.extend(buckets[index])
+                laid = jokers + deuces
+                if laid:
+                    shapes.append(single_group_meld(wild_rank, 0, jokers, deuces))
+                    if largest_first:
+                        laids.append(laid)
+                        if laid > last:
+                            ordered = False
+                        if laid > most:
+                            most = laid
+                        last = laid
+    if ordered:
+        return shapes
+    buckets = [[] for _ in range(most + 1)]
+    for index in range(len(shapes)):
+        buckets[laids[index]].append(shapes[index])
+    shapes = []
+    for index in range(most, -1, -1):
+        shapes.extend(buckets[index])
     return shapes
 
 
@@ -315,9 +393,19 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
                 yield move
 
 
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/legal.pxd): the searches' points in C integers
+_JOKER_POINTS = KIND_VALUE[JOKER]  # C integers compiled (sim/legal.pxd)
+_DEUCE_POINTS = KIND_VALUE[TWO]
+
+
+def _shape_group(shape: tuple[int, int, int, int]) -> MeldGroup:
+    """``MeldGroup.of(*shape)``: the group of :func:`single_group_meld`'s record, shared, not built again."""
+    return single_group_meld(shape[0], shape[1], shape[2], shape[3]).groups[0]
+
+
 def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, int, int], ...]]:
-    """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes, ordered by hand cards
-    laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
+    """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes (those of :func:`_group_options`),
+    ordered by hand cards laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
 
     The same candidates in the same order as sorting the groups :func:`_opening_candidates` yields,
     found without building a group until a caller reaches it: greedy looks at them all every turn
@@ -327,13 +415,15 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     hand = state.hands[seat]
     minimum = state.requirements[seat & 1]
     hand_size = state.hand_sizes[seat]
-    options = _group_options(state.rules, hand, None)
+    best_points: list[int] = []
+    best_cards: list[int] = []
+    options = _group_options(state.rules, hand, None, best_points, best_cards)
     # A branch of the search that cannot reach the minimum, nor lay all but one card, holds no opening,
     # and the search skips it (R10.2, R10.7).
-    most_points, most_cards = _option_bounds(options)
+    most_points, most_cards = _option_bounds(best_points, best_cards)
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
-    _walk_openings(
-        options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, buckets
+    _walk_sets(
+        options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, True, buckets
     )
     ordered = []
     for index in range(len(buckets) - 1, -1, -1):
@@ -341,31 +431,20 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     return ordered
 
 
-def _option_bounds(options: list[tuple[int, list[tuple[int, int, int]]]]) -> tuple[list[int], list[int]]:
-    """The most points and cards the options from each index on could add, one more index for none left.
+def _option_bounds(best_points: list[int], best_cards: list[int]) -> tuple[list[int], list[int]]:
+    """The most points and cards the options from each index on could add, one more index for none left,
+    from each option's own most (:func:`_group_options`' ``best_points`` and ``best_cards``).
 
     Each option counts at its best shape, and wild cards as if each option had its own: bounds that no
     set of groups from those options exceeds, for the searches to skip branches that cannot qualify.
     """
-    joker_points = KIND_VALUE[JOKER]
-    deuce_points = KIND_VALUE[TWO]
-    index = len(options)
+    index = len(best_points)
     most_points = [0] * (index + 1)
     most_cards = [0] * (index + 1)
     while index > 0:
         index -= 1
-        rank, shapes = options[index]
-        rank_points = KIND_VALUE[rank]
-        best_points = 0
-        best_cards = 0
-        for naturals, jokers, deuces in shapes:
-            points = rank_points * naturals + joker_points * jokers + deuce_points * deuces
-            if points > best_points:
-                best_points = points
-            if naturals + jokers + deuces > best_cards:
-                best_cards = naturals + jokers + deuces
-        most_points[index] = most_points[index + 1] + best_points
-        most_cards[index] = most_cards[index + 1] + best_cards
+        most_points[index] = most_points[index + 1] + best_points[index]
+        most_cards[index] = most_cards[index + 1] + best_cards[index]
     return most_points, most_cards
 
 
@@ -375,56 +454,20 @@ def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int)
     The search skips the branches whose every set falls short, and builds the groups of a set only once
     it qualifies.
     """
-    options = _group_options(state.rules, counts, exclude)
-    most_points = _option_bounds(options)[0]
-    found: list[tuple[MeldGroup, ...]] = []
-    _walk_extras(options, 0, counts[JOKER], counts[TWO], 0, [], most_points, needed, found)
-    return found
+    best_points: list[int] = []
+    best_cards: list[int] = []
+    options = _group_options(state.rules, counts, exclude, best_points, best_cards)
+    most_points, most_cards = _option_bounds(best_points, best_cards)
+    found: list[list[tuple[tuple[int, int, int, int], ...]]] = []
+    # No count of cards qualifies a set here, only its points (R8.2e): a hand size no set comes near.
+    _walk_sets(options, 0, counts[JOKER], counts[TWO], 0, 0, [], most_points, most_cards, needed, 1 << 30, False, found)
+    if not found:
+        return []
+    return [tuple([MeldGroup.of(*shape) for shape in chosen]) for chosen in found[0]]
 
 
-def _walk_extras(
-    options: list[tuple[int, list[tuple[int, int, int]]]],
-    index: int,
-    jokers_left: int,
-    deuces_left: int,
-    points: int,
-    chosen: list[tuple[int, int, int, int]],
-    most_points: list[int],
-    needed: int,
-    found: list[tuple[MeldGroup, ...]],
-) -> None:
-    """:func:`_extra_melds`' search from option ``index`` on, in :func:`_group_sets`' order (compiled: C calls)."""
-    if points + most_points[index] < needed:
-        return  # no set below this branch counts enough
-    if index == len(options):
-        if chosen:
-            found.append(tuple([MeldGroup.of(*shape) for shape in chosen]))
-        return
-    _walk_extras(options, index + 1, jokers_left, deuces_left, points, chosen, most_points, needed, found)
-    rank, shapes = options[index]
-    rank_points = KIND_VALUE[rank]
-    joker_points = KIND_VALUE[JOKER]
-    deuce_points = KIND_VALUE[TWO]
-    for naturals, jokers, deuces in shapes:
-        if jokers <= jokers_left and deuces <= deuces_left:
-            chosen.append((rank, naturals, jokers, deuces))
-            _walk_extras(
-                options,
-                index + 1,
-                jokers_left - jokers,
-                deuces_left - deuces,
-                # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
-                points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
-                chosen,
-                most_points,
-                needed,
-                found,
-            )
-            chosen.pop()
-
-
-def _walk_openings(
-    options: list[tuple[int, list[tuple[int, int, int]]]],
+def _walk_sets(
+    options: list[tuple[int, list[tuple[int, int, int, int]]]],
     index: int,
     jokers_left: int,
     deuces_left: int,
@@ -435,36 +478,43 @@ def _walk_openings(
     most_cards: list[int],
     minimum: int,
     hand_size: int,
+    by_cards: bool,
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]],
 ) -> None:
-    """:func:`_openings_most_laid_first`' search from option ``index`` on, in :func:`_group_sets`' order.
+    """The search of :func:`_openings_most_laid_first` and :func:`_extra_melds` from option ``index`` on, in
+    :func:`_group_sets`' order.
 
     Each option is left out first, then taken at each of its shapes the wild cards left allow; every
-    set found that may open (R10.2: the minimum, or at most one card left for R10.7) joins the bucket of
-    its count of cards.  A function of its own, not a closure: compiled (sim/legal.pxd), each step is a
-    C call.
+    non-empty set found whose cards count ``minimum`` points or more, or leave at most one of
+    ``hand_size`` cards (R10.2, R10.7), joins ``buckets``: the bucket of its count of cards with
+    ``by_cards``, else the first.  A branch whose every set falls short of both is skipped.  A function
+    of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
     """
-    if points + most_points[index] < minimum and hand_size - (cards + most_cards[index]) > 1:
-        return  # nothing below this branch can open
+    # C integers where compiled: the bounds compared without a Python object.
+    most_more_points = most_points[index]
+    most_more_cards = most_cards[index]
+    if points + most_more_points < minimum and hand_size - (cards + most_more_cards) > 1:
+        return  # nothing below this branch qualifies (at the end, most_points and most_cards count nothing)
     if index == len(options):
-        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
-        if chosen and not (hand_size - cards > 1 and points < minimum):
-            while len(buckets) <= cards:
+        if chosen:
+            bucket = cards if by_cards else 0
+            while len(buckets) <= bucket:
                 buckets.append([])
-            buckets[cards].append(tuple(chosen))
+            buckets[bucket].append(tuple(chosen))
         return
-    _walk_openings(
+    _walk_sets(
         options, index + 1, jokers_left, deuces_left, cards, points, chosen, most_points, most_cards, minimum,
-        hand_size, buckets,
+        hand_size, by_cards, buckets,
     )
     rank, shapes = options[index]
-    rank_points = KIND_VALUE[rank]
-    joker_points = KIND_VALUE[JOKER]
-    deuce_points = KIND_VALUE[TWO]
-    for naturals, jokers, deuces in shapes:
+    rank_points = _KIND_VALUE[rank]
+    joker_points = _JOKER_POINTS
+    deuce_points = _DEUCE_POINTS
+    for shape in shapes:
+        _, naturals, jokers, deuces = shape
         if jokers <= jokers_left and deuces <= deuces_left:
-            chosen.append((rank, naturals, jokers, deuces))
-            _walk_openings(
+            chosen.append(shape)
+            _walk_sets(
                 options,
                 index + 1,
                 jokers_left - jokers,
@@ -477,9 +527,10 @@ def _walk_openings(
                 most_cards,
                 minimum,
                 hand_size,
+                by_cards,
                 buckets,
             )
-            chosen.pop()
+            del chosen[-1]  # chosen.pop() without a method call
 
 
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
@@ -493,8 +544,7 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
                 yield tuple(chosen)
             return
         yield from walk(index + 1, jokers_left, deuces_left)
-        rank, shapes = options[index]
-        for naturals, jokers, deuces in shapes:
+        for rank, naturals, jokers, deuces in options[index][1]:
             if jokers <= jokers_left and deuces <= deuces_left:
                 chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
                 yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
@@ -503,40 +553,102 @@ def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> 
     yield from walk(0, counts[JOKER], counts[TWO])
 
 
-def _group_options(rules, counts: list[int], exclude: int | None) -> list[tuple[int, list[tuple[int, int, int]]]]:
-    """Each rank a new meld could be made of, with the ``(naturals, jokers, deuces)`` shapes it allows."""
-    options: list[tuple[int, list[tuple[int, int, int]]]] = []
+def _group_options(
+    rules, counts: list[int], exclude: int | None, best_points: list[int] | None = None,
+    best_cards: list[int] | None = None,
+) -> list[tuple[int, list[tuple[int, int, int, int]]]]:
+    """Each rank a new meld could be made of, with the ``(rank, naturals, jokers, deuces)`` shapes it allows.
+
+    A shape holds its rank so that a search can keep the shape itself as its choice (no tuple built per step).
+    Given lists ``best_points`` and ``best_cards``, appends to them each option's most points and most cards
+    (of one shape; 0 for none), for :func:`_option_bounds`.  The shapes lists are shared (see
+    :func:`_rank_shapes`): callers only read them.
+    """
+    options: list[tuple[int, list[tuple[int, int, int, int]]]] = []
     excluded = -1 if exclude is None else exclude
-    most_wilds = rules.max_wilds_per_meld
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    if rules is not _rules_seen:
+        _read_rules(rules)
+    most_wilds = _most_wilds
     held_jokers = counts[JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = counts[TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
+    bounded = best_points is not None
     for rank in range(FOUR, KIND_COUNT):
         held = counts[rank]
         if rank == excluded or held < 2:
             continue
-        shapes = []
-        for naturals in range(2, held + 1):
-            for jokers in range(joker_limit):
-                for deuces in range(deuce_limit):
-                    # melds.meld_fits for a natural rank with two naturals or more (R9.1, R9.2), inlined.
-                    wilds = jokers + deuces
-                    if naturals + wilds < 3 or wilds > most_wilds:
-                        continue
-                    if wild_ratio and wilds > naturals:
-                        continue
-                    shapes.append((naturals, jokers, deuces))
-        options.append((rank, shapes))
-    if counts[BLACK_THREE] >= 3:
-        options.append((BLACK_THREE, [(n, 0, 0) for n in range(3, counts[BLACK_THREE] + 1)]))
-    if rules.allow_wild_only_melds:
+        found = _rank_shapes(rank, held, joker_limit, deuce_limit)
+        options.append(found[0])
+        if bounded:
+            best_points.append(found[1])
+            best_cards.append(found[2])
+    black_three = BLACK_THREE
+    held = counts[black_three]
+    if held >= 3:
+        options.append((black_three, [(black_three, naturals, 0, 0) for naturals in range(3, held + 1)]))
+        if bounded:
+            best_points.append(_KIND_VALUE[black_three] * held)
+            best_cards.append(held)
+    if _wild_only:
         shapes = [
-            (0, jokers, deuces)
-            for jokers in range(counts[JOKER] + 1)
-            for deuces in range(counts[TWO] + 1)
+            (WILD_RANK, 0, jokers, deuces)
+            for jokers in range(held_jokers + 1)
+            for deuces in range(held_deuces + 1)
             if jokers + deuces >= 3
         ]
         options.append((WILD_RANK, shapes))
+        if bounded:
+            # Every wild card held, when they make a shape at all (three or more).
+            best_points.append(_KIND_VALUE[JOKER] * held_jokers + _KIND_VALUE[TWO] * held_deuces if shapes else 0)
+            best_cards.append(held_jokers + held_deuces if shapes else 0)
     return options
+
+
+_RANK_SHAPES: dict[int, tuple[tuple[int, list[tuple[int, int, int, int]]], int, int]] = {}
+""":func:`_rank_shapes`' answers by rank, count held and wild-card limits, for the rule set ``_rules_seen``
+(emptied by :func:`_read_rules` when another comes): the same few hands' ranks recur all game."""
+
+
+def _rank_shapes(
+    rank: int, held: int, joker_limit: int, deuce_limit: int
+) -> tuple[tuple[int, list[tuple[int, int, int, int]]], int, int]:
+    """The option ``(rank, shapes)`` of :func:`_group_options` for natural ``rank`` from ``held`` cards of it and
+    fewer than ``joker_limit`` jokers and ``deuce_limit`` deuces (the shapes in listing order), with the shapes'
+    most points and most cards (0 for none).
+
+    Reads the rule set ``_rules_seen`` (the caller read it).  Kept (:data:`_RANK_SHAPES`): never modify one.
+    """
+    small = held < 32 and joker_limit < 32 and deuce_limit < 32
+    key = rank << 15 | held << 10 | joker_limit << 5 | deuce_limit
+    if small:
+        found = _RANK_SHAPES.get(key)
+        if found is not None:
+            return found
+    most_wilds = _most_wilds
+    wild_ratio = _wild_ratio
+    rank_points = _KIND_VALUE[rank]
+    joker_points = _JOKER_POINTS
+    deuce_points = _DEUCE_POINTS
+    shapes = []
+    best_points = 0
+    best_cards = 0
+    for naturals in range(2, held + 1):
+        for jokers in range(joker_limit):
+            for deuces in range(deuce_limit):
+                # melds.meld_fits for a natural rank with two naturals or more (R9.1, R9.2), inlined.
+                wilds = jokers + deuces
+                if naturals + wilds < 3 or wilds > most_wilds:
+                    continue
+                if wild_ratio and wilds > naturals:
+                    continue
+                shapes.append((rank, naturals, jokers, deuces))
+                points = rank_points * naturals + joker_points * jokers + deuce_points * deuces
+                if points > best_points:
+                    best_points = points
+                if naturals + wilds > best_cards:
+                    best_cards = naturals + wilds
+    found = ((rank, shapes), best_points, best_cards)
+    if small:
+        _RANK_SHAPES[key] = found
+    return found

@@ -84,7 +84,7 @@ class Greedy(Strategy):
                 laid = len(group.cards)
                 rank = group.rank
                 after = size - laid
-                if rank == BLACK_THREE and after > 1:
+                if rank == _BLACK_THREE and after > 1:
                     continue  # R5.3: black 3s are melded only by a player going out
                 if after < 2:
                     if canastas < 0:
@@ -103,7 +103,7 @@ class Greedy(Strategy):
                 return move
         return None
 
-    @cython.locals(kind=Count, key=Count, index=Count, melded=Count)
+    @cython.locals(kind=Count, key=Count, index=Count, melded=Count, kinds=Count)
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         side = view.side
@@ -114,9 +114,10 @@ class Greedy(Strategy):
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
         # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
         melded = _melded_ranks(own, theirs)
+        kinds = _KINDS  # a C integer where compiled: the remainders below are C operations
         key = _least_key(hand, melded)
         if key >= 0 and view.partner_answer is not True:
-            kind = KIND_COUNT - 1 - key % _KINDS
+            kind = _KIND_COUNT - 1 - key % kinds
             if hand[kind] > 1 or _holds_more_than_one(hand):
                 # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
                 # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
@@ -124,7 +125,7 @@ class Greedy(Strategy):
         keys = _discard_keys(hand, melded)
         for index in range(len(keys)):
             key = keys[index]
-            move = _DISCARDS[KIND_COUNT - 1 - key % _KINDS]
+            move = _DISCARDS[_KIND_COUNT - 1 - key % kinds]
             if view.can(move):
                 return move
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
@@ -136,6 +137,11 @@ _NO_MELDS: dict[int, tuple[int, int, int]] = {}
 
 _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
 _VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
+# The card constants as C integers and a C array where compiled (strategies/greedy.pxd), for the loops below.
+_KIND_COUNT = KIND_COUNT
+_BLACK_THREE = BLACK_THREE
+_TWO = TWO
+_KIND_VALUE = KIND_VALUE
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
@@ -145,16 +151,13 @@ def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
 
 def _kind_usefulness(kind: int, held: int, melded: bool) -> int:
     """:func:`_usefulness` of a kind held ``held`` times, ``melded`` by either side."""
-    # The kinds compared as C integers where compiled (the module's constants are Python objects).
-    black_three = BLACK_THREE
-    two = TWO
-    if kind == black_three:
+    if kind == _BLACK_THREE:
         return 0  # (-1, 0)
-    if kind <= two:
+    if kind <= _TWO:
         return 101 * _VALUES  # (100, 0)
     if melded:
         return 51 * _VALUES  # (50, 0)
-    points = KIND_VALUE[kind]
+    points = _KIND_VALUE[kind]
     return (held + 1) * _VALUES + points
 
 
@@ -174,7 +177,7 @@ def _discard_keys(hand, melded: int) -> list[int]:
     ``melded`` has the bit of each rank either side melded (:func:`_melded_ranks`).
     """
     kinds = _KINDS
-    last = KIND_COUNT - 1
+    last = _KIND_COUNT - 1
     keys = []
     for kind in range(last, -1, -1):
         held = hand[kind]
@@ -187,7 +190,7 @@ def _discard_keys(hand, melded: int) -> list[int]:
 def _least_key(hand, melded: int) -> int:
     """The first of :func:`_discard_keys` (the keys differ in their kinds), found without a list; -1 for no card."""
     kinds = _KINDS
-    last = KIND_COUNT - 1
+    last = _KIND_COUNT - 1
     least = -1
     for kind in range(last, -1, -1):
         held = hand[kind]
@@ -201,7 +204,7 @@ def _least_key(hand, melded: int) -> int:
 def _holds_more_than_one(hand) -> bool:
     """Whether the hand holds two cards or more."""
     cards = 0
-    for kind in range(KIND_COUNT):
+    for kind in range(_KIND_COUNT):
         cards += hand[kind]
         if cards > 1:
             return True
