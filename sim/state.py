@@ -451,23 +451,25 @@ class HandState(PileRules):
                 count += 1
         return count
 
-    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count)
+    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, tables=list, melds=list, meld=list)
     def meld_table(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds as ``{rank: (naturals, jokers, deuces)}``, ranks in order, melded ranks only.
 
         Shared and rebuilt only after the melds changed (see :attr:`meld_changes`): every view asks
         for it many times a turn.  Callers must not modify it; :meth:`SeatView.melds` hands out copies.
         """
-        cached = self._meld_tables[side]
+        tables = self._meld_tables
+        cached = tables[side]
         if cached is None or cached[0] != self.meld_changes:
             table = {}
             melds = self.melds[side]
             for rank in range(KIND_COUNT):
-                naturals, jokers, deuces = melds[rank]
+                meld = melds[rank]
+                naturals, jokers, deuces = meld
                 if naturals or jokers or deuces:
-                    table[rank] = (naturals, jokers, deuces)
+                    table[rank] = (meld[0], meld[1], meld[2])  # the list's own int objects: none boxed anew
             cached = (self.meld_changes, table)
-            self._meld_tables[side] = cached
+            tables[side] = cached
         return cached[1]
 
     def requirement(self, side: int) -> int:
