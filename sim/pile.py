@@ -169,7 +169,7 @@ class PileRules(MeldingRules):
             self._probing = probing
         return True
 
-    @cython.locals(seat=Count, kind=Count, index=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list)
+    @cython.locals(seat=Count, kind=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list)
     def take_pile(self, move: TakePile) -> None:
         """Meld the top card as the move says, take the rest of the pile (R8.3), lay its red 3s (R4.3)."""
         if not self._take_vouch(move):
@@ -200,8 +200,7 @@ class PileRules(MeldingRules):
         pile = self.pile
         taken = 0
         laid = 0
-        for index in range(len(pile) - 1):
-            kind = pile[index]
+        for kind in pile[:-1]:
             if kind == RED_THREE:
                 laid += 1
             else:

@@ -451,7 +451,7 @@ class HandState(PileRules):
                 count += 1
         return count
 
-    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, tables=list, melds=list, meld=list)
+    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, tables=list, melds=list)
     def meld_table(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds as ``{rank: (naturals, jokers, deuces)}``, ranks in order, melded ranks only.
 
@@ -464,10 +464,9 @@ class HandState(PileRules):
             table = {}
             melds = self.melds[side]
             for rank in range(KIND_COUNT):
-                meld = melds[rank]
-                naturals, jokers, deuces = meld
+                naturals, jokers, deuces = melds[rank]
                 if naturals or jokers or deuces:
-                    table[rank] = (meld[0], meld[1], meld[2])  # the list's own int objects: none boxed anew
+                    table[rank] = (naturals, jokers, deuces)
             cached = (self.meld_changes, table)
             tables[side] = cached
         return cached[1]
