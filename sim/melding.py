@@ -325,7 +325,9 @@ class MeldingRules:
                         move,
                     )
 
-    @cython.locals(kind=Count, count=Count, seat=Count, table=dict)
+    @cython.locals(kind=Count, count=Count, seat=Count, table=dict, hand=list, melds=list, sizes=list, meld=list,
+                   added=list, laid=list, new_ranks=set, naturals=Count, jokers=Count, deuces=Count, before=Count,
+                   total=Count, more_naturals=Count, more_jokers=Count, more_deuces=Count, rank=Count)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
         side = seat & 1
@@ -339,21 +341,37 @@ class MeldingRules:
         hand = self.hands[seat]
         melds = self.melds[side]
         sizes = self.hand_sizes
+        # The counts read into C integers and written back once each (typed lists compiled: no generic item
+        # access, no boxed sums of boxed ints).
+        total = 0
         for kind in range(KIND_COUNT):
             count = used[kind]
             if count:
-                hand[kind] -= count
-                sizes[seat] -= count
-        for rank, (naturals, jokers, deuces) in additions.items():
+                before = hand[kind]
+                hand[kind] = before - count
+                total += count
+        if total:
+            before = sizes[seat]
+            sizes[seat] = before - total
+        new_ranks = self.turn_new_ranks
+        laid = self.turn_laid
+        for rank, added in additions.items():
             meld = melds[rank]
-            if meld[0] + meld[1] + meld[2] == 0:
-                self.turn_new_ranks.add(rank)
-            elif rank not in self.turn_new_ranks:
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces == 0:
+                new_ranks.add(rank)
+            elif rank not in new_ranks:
                 self.added_to_existing = True
-            meld[0] += naturals
-            meld[1] += jokers
-            meld[2] += deuces
-            self.turn_laid[rank] += naturals + jokers + deuces
+            more_naturals = added[0]
+            more_jokers = added[1]
+            more_deuces = added[2]
+            meld[0] = naturals + more_naturals
+            meld[1] = jokers + more_jokers
+            meld[2] = deuces + more_deuces
+            before = laid[rank]
+            laid[rank] = before + more_naturals + more_jokers + more_deuces
         self.side_has_melded[side] = True
         self.seat_has_melded[seat] = True
         # This side's table, if it was current: a new one with the changed melds' counts, which is what

@@ -169,6 +169,7 @@ class PileRules(MeldingRules):
             self._probing = probing
         return True
 
+    @cython.locals(seat=Count, kind=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list)
     def take_pile(self, move: TakePile) -> None:
         """Meld the top card as the move says, take the rest of the pile (R8.3), lay its red 3s (R4.3)."""
         if not self._take_vouch(move):
@@ -194,14 +195,22 @@ class PileRules(MeldingRules):
             self.frozen_pile_takes[side] += 1
         # The top card is in ``additions`` but not in ``used``: it joins the meld from the pile.
         self._lay(additions, used)
+        # The rest of the pile into the hand, counted in C integers and added to the seat's totals once.
         hand = self.hands[seat]
-        taken = self.pile[:-1]
-        for kind in taken:
+        pile = self.pile
+        taken = 0
+        laid = 0
+        for kind in pile[:-1]:
             if kind == RED_THREE:
-                self.red_threes[seat] += 1
+                laid += 1
             else:
-                hand[kind] += 1
-                self.hand_sizes[seat] += 1
+                before = hand[kind]
+                hand[kind] = before + 1
+                taken += 1
+        if laid:
+            self.red_threes[seat] += laid
+        if taken:
+            self.hand_sizes[seat] += taken
         self.pile = []
         self.pile_freezers = 0
         self.history.append((seat, move, ()))

@@ -6,6 +6,11 @@ cimport cython
 from canasta_sim.pile cimport PileRules
 
 
+# The shuffle's cards (CARD_COUNT = 108) in a C array, returned as a list.
+@cython.locals(cards=Py_ssize_t[108])
+cpdef list shuffled_deck(rng)
+
+
 # The deal's count of each seat's cards (4 seats x KIND_COUNT = 15 kinds) in a C array.
 @cython.locals(counts=Py_ssize_t[60])
 cdef _deal_hands(tuple deck, Py_ssize_t first, list hands, list sizes)
@@ -30,3 +35,7 @@ cdef class HandState(PileRules):
     cpdef answer_ask(self, move)
     cpdef verify_discard(self, move)
     cpdef discard(self, move)
+
+
+# The deal's set-up, called by HandState._from_checked_deck with the new state typed.
+cdef _set_up_deal(HandState state, tuple deck, Py_ssize_t dealer)

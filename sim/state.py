@@ -96,25 +96,58 @@ _NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _ver
 _BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
 """``bound.bit_length()`` of each bound the shuffle draws below: a look-up instead of a method call per card."""
 
+_TOP_SHIFTS = tuple(8 - width for width in _BIT_LENGTHS)
+"""How far the shuffle shifts a word's top byte to keep its ``width`` top bits (every width is at most 7)."""
+if max(_BIT_LENGTHS) > 8:  # pragma: no cover - the deck has 108 cards: a width above 8 is not reachable
+    raise RuntimeError("the shuffle reads only a word's top byte, so no bound may need more than 8 bits")
 
-@cython.locals(index=Count, other=Count, bound=Count, width=Count, deck=list)
+
+@cython.locals(index=Count, other=Count, bound=Count, width=Count, shift=Count, top=Count, count=Count, tops=bytes)
 def shuffled_deck(rng: random.Random) -> list[int]:
     """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
 
     A Fisher-Yates shuffle on ``rng.getrandbits``, the very steps ``random.shuffle`` takes in
     CPython 3.10 to 3.13 (checked), written out here so that a deal depends only on the generator's
     bits, never on how a later Python shuffles, and so that it runs compiled.
+
+    For a :class:`random.Random` itself (not a subclass, which may draw its bits otherwise), the words
+    are drawn in blocks: CPython's ``getrandbits(k)`` for ``k <= 32`` is the generator's next 32-bit word
+    shifted right by ``32 - k``, and ``getrandbits(32 * n)`` holds the next ``n`` words, the first one
+    least significant.  Each step left takes at least one word (more when a draw is rejected), so a block
+    of as many words as steps are left never draws a word the shuffle does not use: the generator ends
+    in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.
     """
-    deck = list(range(CARD_COUNT))
-    getrandbits = rng.getrandbits
-    for index in range(CARD_COUNT - 1, 0, -1):
-        bound = index + 1
-        width = _BIT_LENGTHS[bound]
-        other = getrandbits(width)
-        while other >= bound:  # rejection sampling: every position equally likely
+    if cython.compiled:  # the cards in a C array (sim/state.pxd), swapped as C integers, made a list once at the end
+        for index in range(CARD_COUNT):
+            cards[index] = index  # noqa: F821 (a C array declared in sim/state.pxd)
+    else:
+        cards = list(range(CARD_COUNT))
+    if type(rng) is not random.Random:
+        getrandbits = rng.getrandbits
+        for index in range(CARD_COUNT - 1, 0, -1):
+            bound = index + 1
+            width = _BIT_LENGTHS[bound]
             other = getrandbits(width)
-        deck[index], deck[other] = deck[other], deck[index]
-    return deck
+            # Rejection sampling: every position equally likely.  A generator's bits are never negative; the
+            # test keeps the C array's index in range whatever an overriding getrandbits returns.
+            while not 0 <= other < bound:
+                other = getrandbits(width)
+            cards[index], cards[other] = cards[other], cards[index]
+        return cards
+    index = CARD_COUNT - 1
+    while index > 0:
+        count = index  # the steps left, index down to 1
+        # Every word's top byte (little-endian: byte 3 of each 4), in the order the words were drawn.
+        tops = rng.getrandbits(32 * count).to_bytes(4 * count, "little")[3::4]
+        for top in tops:
+            bound = index + 1
+            shift = _TOP_SHIFTS[bound]
+            # & 255: compiled, a byte is read as a C char, signed on most platforms; a Python byte is 0-255.
+            other = (top & 255) >> shift
+            if other < bound:  # else rejected: the next word tries this step again
+                cards[index], cards[other] = cards[other], cards[index]
+                index -= 1
+    return cards
 
 
 @cython.locals(index=Count, seat=Count, kind=Count)
@@ -268,14 +301,7 @@ class HandState(PileRules):
         cls, rules: Rules, deck: Sequence[int], dealer: int, scores: Sequence[int], hand_number: int
     ) -> HandState:
         state = cls(rules, dealer=dealer, scores=scores, hand_number=hand_number)
-        state.deck = tuple(deck)
-        _deal_hands(state.deck, dealer + 1, state.hands, state.hand_sizes)
-        state.stock = list(reversed(deck[_DEALT:]))
-        state._turn_upcard()
-        if rules.dealt_red_three_timing == "after_deal":
-            for offset in range(1, 5):
-                state._lay_dealt_red_threes((dealer + offset) % 4)
-        state._start_turn()
+        _set_up_deal(state, tuple(deck), dealer)
         return state
 
     def copy(self) -> HandState:
@@ -379,7 +405,8 @@ class HandState(PileRules):
         self.must_stop = False
         self.turn_new_ranks = set()
         self.added_to_existing = False
-        self.turn_laid = _NO_KINDS[:]
+        # KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
+        self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         self.melded_before_turn = self.seat_has_melded[seat]
         if not self.first_turn_done[seat]:
             self._lay_dealt_red_threes(seat)
@@ -424,14 +451,15 @@ class HandState(PileRules):
                 count += 1
         return count
 
-    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count)
+    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, tables=list, melds=list)
     def meld_table(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds as ``{rank: (naturals, jokers, deuces)}``, ranks in order, melded ranks only.
 
         Shared and rebuilt only after the melds changed (see :attr:`meld_changes`): every view asks
         for it many times a turn.  Callers must not modify it; :meth:`SeatView.melds` hands out copies.
         """
-        cached = self._meld_tables[side]
+        tables = self._meld_tables
+        cached = tables[side]
         if cached is None or cached[0] != self.meld_changes:
             table = {}
             melds = self.melds[side]
@@ -440,7 +468,7 @@ class HandState(PileRules):
                 if naturals or jokers or deuces:
                     table[rank] = (naturals, jokers, deuces)
             cached = (self.meld_changes, table)
-            self._meld_tables[side] = cached
+            tables[side] = cached
         return cached[1]
 
     def requirement(self, side: int) -> int:
@@ -474,13 +502,17 @@ class HandState(PileRules):
         if not self._take_vouch(move):
             self.verify_draw(move)
         seat = self.seat
-        drawn: list[int] = []
+        card = self.stock.pop()
+        kind = CARD_KIND[card]
+        if kind != RED_THREE:  # the commonest draw, one card: its tuple built at once, no list of the cards
+            self.hands[seat][kind] += 1
+            self.hand_sizes[seat] += 1
+            self.history.append((seat, move, (card,)))
+            self.acquired = "draw"
+            self.phase = PLAY
+            return
+        drawn: list[int] = [card]
         while True:
-            card = self.stock.pop()
-            drawn.append(card)
-            kind = CARD_KIND[card]
-            if kind != RED_THREE:
-                break
             self.red_threes[seat] += 1
             if not self.stock:
                 self.history.append((seat, move, tuple(drawn)))
@@ -491,6 +523,11 @@ class HandState(PileRules):
                     self.phase = PLAY
                     self.must_stop = True
                 return
+            card = self.stock.pop()
+            drawn.append(card)
+            kind = CARD_KIND[card]
+            if kind != RED_THREE:
+                break
         self.hands[seat][kind] += 1
         self.hand_sizes[seat] += 1
         self.history.append((seat, move, tuple(drawn)))
@@ -771,3 +808,19 @@ class HandState(PileRules):
         """R14.1a: card points of the side's melds."""
         return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
 
+
+@cython.locals(offset=Count)
+def _set_up_deal(state: HandState, deck: tuple[int, ...], dealer: int) -> None:
+    """Deal ``deck`` into a new ``state`` (R3.1), turn the upcard (R3.3), lay dealt red 3s (R3.5), start the first turn.
+
+    A function of the module, not of the class method that calls it: compiled, ``state`` is then typed
+    (sim/state.pxd) and each step is a C method call.
+    """
+    state.deck = deck
+    _deal_hands(deck, dealer + 1, state.hands, state.hand_sizes)
+    state.stock = list(reversed(deck[_DEALT:]))
+    state._turn_upcard()
+    if state.rules.dealt_red_three_timing == "after_deal":
+        for offset in range(1, 5):
+            state._lay_dealt_red_threes((dealer + offset) % 4)
+    state._start_turn()

@@ -97,3 +97,28 @@ def test_r3_5_first_turn_alternative_replaces_at_each_players_first_turn():
     # Seat 2's turn has begun: its red 3 is laid and replaced before it draws.
     assert state.seat == 2 and state.hands[2][RED_THREE] == 0 and state.red_threes[2] == 1
     verify_card_accounting(state)
+
+
+class _OwnBitsRandom(random.Random):
+    """A subclass: the shuffle draws its bits one call a card from it, as random.shuffle does."""
+
+
+@pytest.mark.parametrize("seed", range(0, 300, 11))
+def test_r3_1_the_shuffle_leaves_the_generator_where_the_standard_library_shuffle_does(seed):
+    # The deck's generator deals every hand of a game: the words drawn in blocks must be exactly the
+    # words random.shuffle draws one at a time, or the next hand's deal would differ.
+    ours, theirs = random.Random(seed), random.Random(seed)
+    for _ in range(3):
+        expected = list(range(108))
+        theirs.shuffle(expected)
+        assert shuffled_deck(ours) == expected
+        assert ours.getstate() == theirs.getstate()
+
+
+@pytest.mark.parametrize("seed", range(0, 100, 13))
+def test_r3_1_a_generator_subclass_gets_the_same_shuffle_drawn_a_card_at_a_time(seed):
+    ours, theirs = _OwnBitsRandom(seed), random.Random(seed)
+    expected = list(range(108))
+    theirs.shuffle(expected)
+    assert shuffled_deck(ours) == expected
+    assert ours.getstate() == theirs.getstate()
