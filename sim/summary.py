@@ -26,7 +26,7 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,7 @@ from canasta_sim.storage import RunDirectory
 __all__ = [
     "GAME_COLUMNS_NEEDED",
     "HAND_COLUMNS_NEEDED",
+    "RunSummarizer",
     "SummaryAccumulator",
     "SummaryRow",
     "Z_95",
@@ -95,6 +96,13 @@ class SummaryAccumulator:
     def __init__(self) -> None:
         self._games = pd.DataFrame(columns=_GAME_SUMS, dtype="int64")
         self._hands = pd.DataFrame(columns=_HAND_SUMS, dtype="int64")
+
+    def copy(self) -> SummaryAccumulator:
+        """Return an accumulator holding the same sums, to add more to without changing this one."""
+        copied = SummaryAccumulator()
+        copied._games = self._games.copy()
+        copied._hands = self._hands.copy()
+        return copied
 
     def add(self, games, hands) -> None:
         """Add one chunk's tables (any objects with ``to_pandas()`` or DataFrames)."""
@@ -242,30 +250,85 @@ SUMMARY_BATCH_ROWS = 10_000
 """Hand rows summed at once (about 800 games): a few MB, so memory stays flat however many games a run has."""
 
 
+def _read_run(accumulator: SummaryAccumulator, directory: RunDirectory, skip: Collection[int] = ()) -> int:
+    """Add the chunks of a run directory (but those in ``skip``) to ``accumulator`` in batches; return the
+    games read."""
+    batch = _Batch(accumulator)
+    games_read = 0
+    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED, skip=skip):
+        batch.append(games, hands)
+        games_read += games.num_rows
+    batch.flush()
+    return games_read
+
+
+class _Batch:
+    """Tables waiting to be summed at once: one pandas pass per batch, since summing chunk by chunk spent
+    most of its time on pandas' overhead; at most about :data:`SUMMARY_BATCH_ROWS` hand rows, so memory
+    stays flat."""
+
+    def __init__(self, accumulator: SummaryAccumulator) -> None:
+        self.accumulator = accumulator
+        self.tables: list[tuple[pa.Table, pa.Table]] = []
+        self.rows = 0
+
+    def append(self, games: pa.Table, hands: pa.Table) -> None:
+        self.tables.append((games, hands))
+        self.rows += hands.num_rows
+        if self.rows >= SUMMARY_BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.tables:
+            games = pa.concat_tables([games for games, _ in self.tables], promote_options="default")
+            hands = pa.concat_tables([hands for _, hands in self.tables], promote_options="default")
+            self.accumulator.add(games, hands)
+        self.tables.clear()
+        self.rows = 0
+
+
 def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
     """Summarize a run directory in batches of chunks, in flat memory; return the rows and the games read."""
     accumulator = SummaryAccumulator()
-    games_read = 0
-    batch: list[tuple[pa.Table, pa.Table]] = []
-    batch_rows = 0
-
-    def add_batch() -> None:
-        # One pandas pass per batch: summing chunk by chunk spent most of its time on pandas' overhead.
-        games = pa.concat_tables([games for games, _ in batch], promote_options="default")
-        hands = pa.concat_tables([hands for _, hands in batch], promote_options="default")
-        accumulator.add(games, hands)
-        batch.clear()
-
-    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED):
-        batch.append((games, hands))
-        batch_rows += hands.num_rows
-        games_read += games.num_rows
-        if batch_rows >= SUMMARY_BATCH_ROWS:
-            add_batch()
-            batch_rows = 0
-    if batch:
-        add_batch()
+    games_read = _read_run(accumulator, directory)
     return accumulator.rows(order), games_read
+
+
+class RunSummarizer:
+    """The summary of a run directory, kept from the chunks this process writes as it writes them.
+
+    Give :meth:`chunk_written` to :attr:`RunDirectory.chunk_listeners
+    <canasta_sim.storage.RunDirectory.chunk_listeners>`; :meth:`summarize` then reads back only the chunks
+    written elsewhere (a resumed run's earlier sessions, workers writing their own parts) and returns what
+    :func:`summarize_run` returns, without reading every part again at the end of a run.
+    """
+
+    def __init__(self) -> None:
+        self._accumulator = SummaryAccumulator()
+        self._batch = _Batch(self._accumulator)
+        self._games: dict[int, int] = {}
+        """Games of each chunk written here."""
+        self._rewritten = False
+        """Whether a chunk was written twice here: its first tables were summed already, so read everything."""
+
+    def chunk_written(self, chunk: int, games: pa.Table, hands: pa.Table) -> None:
+        """Sum one chunk's tables, just written as its parts."""
+        if chunk in self._games:
+            self._rewritten = True
+            return
+        self._games[chunk] = games.num_rows
+        self._batch.append(games.select(GAME_COLUMNS_NEEDED), hands.select(HAND_COLUMNS_NEEDED))
+
+    def summarize(self, directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
+        """Return :func:`summarize_run`'s rows and games read for ``directory``, reading only the chunks that
+        were not written here."""
+        on_disk = directory.chunks()
+        if self._rewritten or not on_disk.issuperset(self._games):
+            return summarize_run(directory, order)  # what was summed here is not what the directory holds
+        self._batch.flush()
+        accumulator = self._accumulator.copy()
+        games_read = _read_run(accumulator, directory, skip=self._games.keys())
+        return accumulator.rows(order), games_read + sum(self._games.values())
 
 
 # --- formatting ---------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ from canasta_sim.runner import (
     settings_from_manifest,
 )
 from canasta_sim.storage import RunDirectory
-from canasta_sim.summary import format_summary, summarize_run
+from canasta_sim.summary import RunSummarizer, format_summary
 from canasta_sim.supervisor import WorkerStartError
 
 __all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
@@ -496,6 +496,10 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
             directory.write_manifest(manifest)
             progress["last_write"] = time.monotonic()
 
+    # The summary is summed from the chunks as this process writes them; only parts written before this
+    # session (or by another process) are read back at the end.
+    summarizer = RunSummarizer()
+    directory.chunk_listeners.append(summarizer.chunk_written)
     started = time.monotonic()
     status = "failed"
     interrupted, error, write_error = False, None, None
@@ -521,8 +525,9 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         manifest.update(status=status, ended_at=_now(), games_done=sum(counts.values()))
         session.update(status=status, ended_at=manifest["ended_at"], games_played=progress["played"])
         directory.write_manifest(manifest)
+        directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
-    rows, games_read = summarize_run(directory, entrants)
+    rows, games_read = summarizer.summarize(directory, entrants)
     if games_read:
         click.echo(format_summary(rows))
         additions = matchmaking_report(directory, settings.specs, settings.duplicate)
