@@ -429,14 +429,14 @@ def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list
     """Wins of each entrant in the chunks already on disk, for the progress bar's running win rate."""
     wins = [0] * len(settings.entrants)
     mirror = len(settings.specs) == 1
-    for chunk, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"]):
-        if chunk in chunks:
-            if mirror:
-                wins[0] += pc.sum(pc.equal(games["winner"], "A")).as_py() or 0
-                wins[1] += pc.sum(pc.equal(games["winner"], "B")).as_py() or 0
-            else:
-                for index, spec in enumerate(settings.specs):
-                    wins[index] += pc.sum(pc.equal(games["winner_strategy"], spec)).as_py() or 0
+    for _, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"],
+                                             skip=directory.chunks() - set(chunks)):
+        if mirror:
+            wins[0] += pc.sum(pc.equal(games["winner"], "A")).as_py() or 0
+            wins[1] += pc.sum(pc.equal(games["winner"], "B")).as_py() or 0
+        else:
+            for index, spec in enumerate(settings.specs):
+                wins[index] += pc.sum(pc.equal(games["winner_strategy"], spec)).as_py() or 0
     return wins
 
 
