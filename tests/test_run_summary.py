@@ -25,6 +25,20 @@ def reread_summary(out) -> str:
     return format_summary(rows)
 
 
+def assert_arrow_sums_equal_pandas_sums(out) -> None:
+    """The accumulator sums Arrow tables with Arrow and DataFrames with pandas: both must give the same rows."""
+    import pyarrow as pa
+
+    chunks = list(RunDirectory(out).iter_chunks(summary.GAME_COLUMNS_NEEDED, summary.HAND_COLUMNS_NEEDED))
+    games = pa.concat_tables([games for _, games, _ in chunks])
+    hands = pa.concat_tables([hands for _, _, hands in chunks])
+    by_arrow, by_pandas = summary.SummaryAccumulator(), summary.SummaryAccumulator()
+    by_arrow.add(games, hands)
+    by_pandas.add(games.to_pandas(), hands.to_pandas())
+    assert repr(by_arrow.rows()) == repr(by_pandas.rows())
+    assert format_summary(by_arrow.rows(), "json") == format_summary(by_pandas.rows(), "json")
+
+
 def printed_summary(result) -> str:
     """The summary table of a run's standard output (it ends with the 'N of M games' line)."""
     lines = result.stdout.splitlines()
@@ -66,6 +80,7 @@ def test_printed_summary_equals_the_reread_one_after_a_stop_and_a_resume(tmp_pat
     read = {storage._chunk_of(path.name) for path in read_counter}
     assert read == complete and len(read_counter) == 4 * len(complete)
     assert printed_summary(resumed) == reread_summary(out)
+    assert_arrow_sums_equal_pandas_sums(out)  # forfeits included
 
 
 @pytest.mark.timeout(120)
@@ -78,6 +93,7 @@ def test_printed_summary_of_a_mirror_equals_the_reread_one_whatever_the_batch(tm
     assert result.exit_code == 0, result.output
     assert "greedy (A)" in result.stdout and "16 of 16 games" in result.stdout
     assert printed_summary(result) == reread_summary(out)
+    assert_arrow_sums_equal_pandas_sums(out)  # mirror labels
 
 
 @pytest.fixture(scope="module")
