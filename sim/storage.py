@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +79,9 @@ class RunDirectory:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
+        self.chunk_listeners: list[Callable[[int, pa.Table, pa.Table], None]] = []
+        """Called with ``(chunk, games, hands)`` after :meth:`write_chunk` put both parts in place through
+        this object, in this process (``run`` keeps its summary from them instead of reading the parts back)."""
 
     @property
     def manifest_path(self) -> Path:
@@ -151,6 +154,8 @@ class RunDirectory:
         name = part_name(chunk)
         for folder, table in ((self.hands_path, hands), (self.games_path, games)):
             _write_atomically(folder / name, lambda path, table=table: pq.write_table(table, path, compression="zstd"))
+        for listener in self.chunk_listeners:
+            listener(chunk, games, hands)
 
     def parts(self, folder: Path) -> dict[int, Path]:
         """Return the finished parts in a dataset folder by chunk index."""
@@ -183,15 +188,20 @@ class RunDirectory:
                         removed += 1
         return removed
 
-    def iter_chunks(self, games_columns=None, hands_columns=None) -> Iterator[tuple[int, pa.Table, pa.Table]]:
+    def chunks(self) -> set[int]:
+        """Return the chunks whose ``games`` and ``hands`` parts both exist (complete or not)."""
+        return set(self.parts(self.games_path)) & set(self.parts(self.hands_path))
+
+    def iter_chunks(self, games_columns=None, hands_columns=None, *,
+                    skip: Collection[int] = ()) -> Iterator[tuple[int, pa.Table, pa.Table]]:
         """Yield ``(chunk, games, hands)`` for every chunk whose two parts exist, in chunk order.
 
         Reading one chunk at a time keeps memory flat however large the run; the column lists
-        (``None`` for all) read only what is needed.
+        (``None`` for all) read only what is needed; the chunks in ``skip`` are not read.
         """
         hands = self.parts(self.hands_path)
         for chunk, path in sorted(self.parts(self.games_path).items()):
-            if chunk in hands:
+            if chunk in hands and chunk not in skip:
                 yield (
                     chunk,
                     pq.read_table(path, columns=games_columns),

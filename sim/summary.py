@@ -26,17 +26,19 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from canasta_sim.storage import RunDirectory
 
 __all__ = [
     "GAME_COLUMNS_NEEDED",
     "HAND_COLUMNS_NEEDED",
+    "RunSummarizer",
     "SummaryAccumulator",
     "SummaryRow",
     "Z_95",
@@ -96,6 +98,13 @@ class SummaryAccumulator:
         self._games = pd.DataFrame(columns=_GAME_SUMS, dtype="int64")
         self._hands = pd.DataFrame(columns=_HAND_SUMS, dtype="int64")
 
+    def copy(self) -> SummaryAccumulator:
+        """Return an accumulator holding the same sums, to add more to without changing this one."""
+        copied = SummaryAccumulator()
+        copied._games = self._games.copy()
+        copied._hands = self._hands.copy()
+        return copied
+
     def add(self, games, hands) -> None:
         """Add one chunk's tables (any objects with ``to_pandas()`` or DataFrames)."""
         self.add_games(games)
@@ -103,6 +112,10 @@ class SummaryAccumulator:
 
     def add_games(self, games) -> None:
         """Add rows of the ``games`` table."""
+        if isinstance(games, pa.Table):
+            if games.num_rows:
+                self._games = self._games.add(_arrow_game_sums(games), fill_value=0).astype("int64")
+            return
         games = _frame(games, GAME_COLUMNS_NEEDED)
         if games.empty:
             return
@@ -133,6 +146,10 @@ class SummaryAccumulator:
 
     def add_hands(self, hands) -> None:
         """Add rows of the ``hands`` table."""
+        if isinstance(hands, pa.Table):
+            if hands.num_rows:
+                self._hands = self._hands.add(_arrow_hand_sums(hands), fill_value=0).astype("int64")
+            return
         hands = _frame(hands, HAND_COLUMNS_NEEDED)
         if hands.empty:
             return
@@ -154,6 +171,57 @@ class SummaryAccumulator:
             hand = self._hands.loc[label] if label in self._hands.index else pd.Series(0, index=_HAND_SUMS)
             rows.append(SummaryRow.from_sums(label, {**game.to_dict(), **hand.to_dict()}))
         return rows
+
+
+# The same sums computed by Arrow for Arrow tables (what runs and run directories hold): a chunk's sums
+# cost pandas several DataFrames and a groupby, a large share of the parent's time per game in a run.
+
+def _arrow_labels(mine: pa.ChunkedArray, theirs: pa.ChunkedArray, team) -> pa.ChunkedArray:
+    mirrored = pc.fill_null(pc.equal(mine, theirs), False)
+    return pc.if_else(mirrored, pc.binary_join_element_wise(mine, " (", team, ")", ""), mine)
+
+
+def _arrow_sums(columns: dict[str, pa.ChunkedArray | pa.Array], names: list[str]) -> pd.DataFrame:
+    """Sum ``columns`` (``label`` and the int64 columns ``names``) by label into a frame indexed by label."""
+    grouped = pa.table(columns).group_by("label", use_threads=False).aggregate([(name, "sum") for name in names])
+    frame = grouped.to_pandas()
+    frame.index = pd.Index(frame["label"].astype(object).to_numpy(dtype=object), name="label")
+    return pd.DataFrame({name: frame[f"{name}_sum"].to_numpy(dtype="int64") for name in names}, index=frame.index)
+
+
+def _arrow_game_sums(games: pa.Table) -> pd.DataFrame:
+    games = games.select(GAME_COLUMNS_NEEDED)
+    played = pc.fill_null(pc.not_equal(games["termination"], "forfeit"), True)
+    margin = pc.cast(games["margin"], pa.int64())
+    hands = pc.cast(games["hands"], pa.int64())
+    zero = pa.scalar(0, pa.int64())
+    sides = []
+    for team, mine, theirs, signed in (
+        ("A", "team_a_strategy", "team_b_strategy", margin),
+        ("B", "team_b_strategy", "team_a_strategy", pc.negate(margin)),
+    ):
+        sides.append(pa.table({
+            "label": pc.cast(_arrow_labels(games[mine], games[theirs], team), pa.string()),
+            "games": pa.array(np.ones(games.num_rows, dtype="int64")),
+            "wins": pc.cast(pc.fill_null(pc.equal(games["winner"], team), False), pa.int64()),
+            "draws": pc.cast(pc.fill_null(pc.equal(games["winner"], "draw"), False), pa.int64()),
+            "forfeits": pc.cast(pc.fill_null(pc.equal(games["forfeit_team"], team), False), pa.int64()),
+            "played": pc.cast(played, pa.int64()),
+            "margin": pc.if_else(played, signed, zero),
+            "hands": pc.if_else(played, hands, zero),
+        }))
+    both = pa.concat_tables(sides)
+    return _arrow_sums({name: both[name] for name in both.column_names}, _GAME_SUMS)
+
+
+def _arrow_hand_sums(hands: pa.Table) -> pd.DataFrame:
+    columns = {
+        "label": pc.cast(_arrow_labels(hands["strategy"], hands["opponent_strategy"], hands["team"]), pa.string()),
+        "hand_rows": pa.array(np.ones(hands.num_rows, dtype="int64")),
+    }
+    for name in _HAND_SUMS[1:]:
+        columns[name] = pc.cast(hands[name], pa.int64())
+    return _arrow_sums(columns, _HAND_SUMS)
 
 
 def _frame(table, columns: list[str]) -> pd.DataFrame:
@@ -242,30 +310,85 @@ SUMMARY_BATCH_ROWS = 10_000
 """Hand rows summed at once (about 800 games): a few MB, so memory stays flat however many games a run has."""
 
 
+def _read_run(accumulator: SummaryAccumulator, directory: RunDirectory, skip: Collection[int] = ()) -> int:
+    """Add the chunks of a run directory (but those in ``skip``) to ``accumulator`` in batches; return the
+    games read."""
+    batch = _Batch(accumulator)
+    games_read = 0
+    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED, skip=skip):
+        batch.append(games, hands)
+        games_read += games.num_rows
+    batch.flush()
+    return games_read
+
+
+class _Batch:
+    """Tables waiting to be summed at once: one pandas pass per batch, since summing chunk by chunk spent
+    most of its time on pandas' overhead; at most about :data:`SUMMARY_BATCH_ROWS` hand rows, so memory
+    stays flat."""
+
+    def __init__(self, accumulator: SummaryAccumulator) -> None:
+        self.accumulator = accumulator
+        self.tables: list[tuple[pa.Table, pa.Table]] = []
+        self.rows = 0
+
+    def append(self, games: pa.Table, hands: pa.Table) -> None:
+        self.tables.append((games, hands))
+        self.rows += hands.num_rows
+        if self.rows >= SUMMARY_BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.tables:
+            games = pa.concat_tables([games for games, _ in self.tables], promote_options="default")
+            hands = pa.concat_tables([hands for _, hands in self.tables], promote_options="default")
+            self.accumulator.add(games, hands)
+        self.tables.clear()
+        self.rows = 0
+
+
 def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
     """Summarize a run directory in batches of chunks, in flat memory; return the rows and the games read."""
     accumulator = SummaryAccumulator()
-    games_read = 0
-    batch: list[tuple[pa.Table, pa.Table]] = []
-    batch_rows = 0
-
-    def add_batch() -> None:
-        # One pandas pass per batch: summing chunk by chunk spent most of its time on pandas' overhead.
-        games = pa.concat_tables([games for games, _ in batch], promote_options="default")
-        hands = pa.concat_tables([hands for _, hands in batch], promote_options="default")
-        accumulator.add(games, hands)
-        batch.clear()
-
-    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED):
-        batch.append((games, hands))
-        batch_rows += hands.num_rows
-        games_read += games.num_rows
-        if batch_rows >= SUMMARY_BATCH_ROWS:
-            add_batch()
-            batch_rows = 0
-    if batch:
-        add_batch()
+    games_read = _read_run(accumulator, directory)
     return accumulator.rows(order), games_read
+
+
+class RunSummarizer:
+    """The summary of a run directory, kept from the chunks this process writes as it writes them.
+
+    Give :meth:`chunk_written` to :attr:`RunDirectory.chunk_listeners
+    <canasta_sim.storage.RunDirectory.chunk_listeners>`; :meth:`summarize` then reads back only the chunks
+    written elsewhere (a resumed run's earlier sessions, workers writing their own parts) and returns what
+    :func:`summarize_run` returns, without reading every part again at the end of a run.
+    """
+
+    def __init__(self) -> None:
+        self._accumulator = SummaryAccumulator()
+        self._batch = _Batch(self._accumulator)
+        self._games: dict[int, int] = {}
+        """Games of each chunk written here."""
+        self._rewritten = False
+        """Whether a chunk was written twice here: its first tables were summed already, so read everything."""
+
+    def chunk_written(self, chunk: int, games: pa.Table, hands: pa.Table) -> None:
+        """Sum one chunk's tables, just written as its parts."""
+        if chunk in self._games:
+            self._rewritten = True
+            return
+        self._games[chunk] = games.num_rows
+        self._batch.append(games.select(GAME_COLUMNS_NEEDED), hands.select(HAND_COLUMNS_NEEDED))
+
+    def summarize(self, directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
+        """Return :func:`summarize_run`'s rows and games read for ``directory``, reading only the chunks that
+        were not written here."""
+        on_disk = directory.chunks()
+        if self._rewritten or not on_disk.issuperset(self._games):
+            return summarize_run(directory, order)  # what was summed here is not what the directory holds
+        self._batch.flush()
+        accumulator = self._accumulator.copy()
+        games_read = _read_run(accumulator, directory, skip=self._games.keys())
+        return accumulator.rows(order), games_read + sum(self._games.values())
 
 
 # --- formatting ---------------------------------------------------------------------------------------

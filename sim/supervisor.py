@@ -396,6 +396,10 @@ class WorkerPool:
                 while worker.connection.poll():
                     handle(worker, worker.connection.recv())
 
+        def receive(worker: _Worker) -> None:
+            with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
+                handle(worker, worker.connection.recv())
+
         def replace(worker: _Worker) -> _Worker:
             """Charge the game the dead worker was playing, keep its chunk going on a new worker."""
             drain(worker)
@@ -447,10 +451,13 @@ class WorkerPool:
                 if not busy and (stopping or not pending):
                     break
                 waiting = [worker.connection for worker in pool] + [worker.process.sentinel for worker in pool]
-                multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
+                ready = multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
                 now = time.monotonic()
                 for index, worker in enumerate(pool):
-                    drain(worker)
+                    if worker.connection in ready:
+                        # One message a wake: wait() is level-triggered, so the next turn takes any other at
+                        # once, and no poll() (a selector set up each time) is spent on an idle pipe.
+                        receive(worker)
                     overdue = (schedule.time_limit is not None and worker.monitor[MONITOR_GAME] >= 0
                                and now - worker.monitor[MONITOR_START] > schedule.time_limit + HARD_TIMEOUT_MARGIN)
                     if overdue and worker.task is not None and not stopping:

@@ -41,7 +41,7 @@ from canasta_sim.runner import (
     settings_from_manifest,
 )
 from canasta_sim.storage import RunDirectory
-from canasta_sim.summary import format_summary, summarize_run
+from canasta_sim.summary import RunSummarizer, format_summary
 from canasta_sim.supervisor import WorkerStartError
 
 __all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
@@ -429,14 +429,14 @@ def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list
     """Wins of each entrant in the chunks already on disk, for the progress bar's running win rate."""
     wins = [0] * len(settings.entrants)
     mirror = len(settings.specs) == 1
-    for chunk, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"]):
-        if chunk in chunks:
-            if mirror:
-                wins[0] += pc.sum(pc.equal(games["winner"], "A")).as_py() or 0
-                wins[1] += pc.sum(pc.equal(games["winner"], "B")).as_py() or 0
-            else:
-                for index, spec in enumerate(settings.specs):
-                    wins[index] += pc.sum(pc.equal(games["winner_strategy"], spec)).as_py() or 0
+    for _, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"],
+                                             skip=directory.chunks() - set(chunks)):
+        if mirror:
+            wins[0] += pc.sum(pc.equal(games["winner"], "A")).as_py() or 0
+            wins[1] += pc.sum(pc.equal(games["winner"], "B")).as_py() or 0
+        else:
+            for index, spec in enumerate(settings.specs):
+                wins[index] += pc.sum(pc.equal(games["winner_strategy"], spec)).as_py() or 0
     return wins
 
 
@@ -496,6 +496,10 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
             directory.write_manifest(manifest)
             progress["last_write"] = time.monotonic()
 
+    # The summary is summed from the chunks as this process writes them; only parts written before this
+    # session (or by another process) are read back at the end.
+    summarizer = RunSummarizer()
+    directory.chunk_listeners.append(summarizer.chunk_written)
     started = time.monotonic()
     status = "failed"
     interrupted, error, write_error = False, None, None
@@ -521,8 +525,9 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         manifest.update(status=status, ended_at=_now(), games_done=sum(counts.values()))
         session.update(status=status, ended_at=manifest["ended_at"], games_played=progress["played"])
         directory.write_manifest(manifest)
+        directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
-    rows, games_read = summarize_run(directory, entrants)
+    rows, games_read = summarizer.summarize(directory, entrants)
     if games_read:
         click.echo(format_summary(rows))
         additions = matchmaking_report(directory, settings.specs, settings.duplicate)
