@@ -20,6 +20,9 @@ Why inside ``play_game``: with ``PYTHONDONTWRITEBYTECODE`` set, as on some machi
 parses its sources at start-up, and that count wobbles from run to run by more than a change to the
 engine moves a hand's; the subtraction then reads noise.  Counting inside the game leaves start-up out.
 
+``--monitor`` plays as a run's worker does, with every call into strategy code published in a
+shared-memory monitor (what the supervisor reads to charge a crash or a hang to a seat): its cost.
+
 ``--cache`` also simulates the caches and branch predictors (callgrind's ``--cache-sim=yes
 --branch-sim=yes``, several times slower) and prints, per hand of each, the misses of the first-level
 instruction and data caches and the mispredicted branches: why a hand of the matchup costs more time
@@ -47,10 +50,15 @@ from canasta_sim.engine import play_game
 from canasta_sim.loader import load_strategy
 expert, greedy = load_strategy("expert"), load_strategy("greedy")
 from canasta_sim import accelerator
+monitor = None
+if sys.argv[2:] == ["monitor"]:  # as a run's worker plays: every call published in shared memory
+    import multiprocessing
+    from canasta_sim.arbiter import MONITOR_SIZE
+    monitor = memoryview(multiprocessing.RawArray("d", MONITOR_SIZE)).cast("B").cast("d")
 hands = 0
 for game in range(int(sys.argv[1])):
     first, second = (expert, greedy) if game % 2 == 0 else (greedy, expert)
-    hands += len(play_game([first, second, first, second], seed=2_000_000 + game).hands)
+    hands += len(play_game([first, second, first, second], seed=2_000_000 + game, monitor=monitor).hands)
 print(accelerator.describe())
 print(hands)
 """
@@ -126,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="keep the callgrind files in this folder")
     parser.add_argument("--pure", action="store_true",
                         help="run every module from its Python source (CANASTA_SIM_PURE_PYTHON=1)")
+    parser.add_argument("--monitor", action="store_true",
+                        help="play as a run's worker does, publishing every call in a shared-memory monitor")
     parser.add_argument("--cache", action="store_true",
                         help="also simulate the caches and branch predictors (slower) and print their misses")
     args = parser.parse_args(argv)
@@ -136,10 +146,11 @@ def main(argv: list[str] | None = None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     floor_path = str(ROOT / "scripts" / "floor.py")
     inside = PLAY_GAME_FUNCTION if _engine_compiled(args.pure) else None
-    games, hands, build = _count(_MATCHUP, [str(args.games)], folder / "callgrind.matchup", args.pure, args.cache,
-                                 inside)
+    mode = ["monitor"] if args.monitor else []
+    games, hands, build = _count(_MATCHUP, [str(args.games), *mode], folder / "callgrind.matchup", args.pure,
+                                 args.cache, inside)
     if inside is None:
-        games_base, _, _ = _count(_MATCHUP, ["0"], folder / "callgrind.matchup-base", args.pure, args.cache)
+        games_base, _, _ = _count(_MATCHUP, ["0", *mode], folder / "callgrind.matchup-base", args.pure, args.cache)
     else:
         games_base = {}
     floor, floor_hands, _ = _count(_FLOOR, [str(args.floor_hands), floor_path], folder / "callgrind.floor",
@@ -153,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     floor_instructions = per_hand(floor, floor_base, floor_hands, "Ir")
     print(f"build                          {build}")
     print("counted                        " + ("inside play_game" if inside else "the process, less its start-up"))
+    print("monitor                        " + ("published, as in a run's worker" if args.monitor else "none"))
     print(f"expert vs greedy               {args.games} games, {hands} hands, "
           f"{matchup_instructions / 1e6:.3f} million instructions a hand")
     print(f"floor                          {floor_hands} hands, "
