@@ -40,10 +40,17 @@ PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"
 BUILD_RECORD_NAME = "_build.json"
 """Beside the compiled files: how they were built (``profile_guided``, and ``without_profile_guidance``: why not)."""
 
-LINKED_MODULES = {"canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine", "legal"}),)}
+LINKED_MODULES = {
+    "canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine", "legal"}),),
+    "canasta_sim.strategies": (frozenset({"expert", "greedy", "canasta_sim.view", "canasta_sim.state"}),),
+}
 """Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
 built in three modules, ``sim/melding.pxd``, and the view, the engine and the legal listings read its
-fields): they run all compiled or all from source, never mixed."""
+fields): they run all compiled or all from source, never mixed.
+
+A group may also name, in full, modules of a package imported before its own (the built-in bots call the
+view's C methods): whichever of those runs from source takes the group's own modules with it.  The other
+way needs nothing: a module compiled against another never changes that other's layout."""
 
 
 class StaleCompiledModuleWarning(RuntimeWarning):
@@ -98,7 +105,7 @@ def use_sources_where_needed(
     stale = []
     changed = {module for module, digest in recorded.items() if not pure and _changed(folder, module, digest)}
     for group in LINKED_MODULES.get(package, ()):
-        if changed & group:
+        if any(_runs_from_source(member, changed, recorded) for member in group):
             changed |= group & recorded.keys()  # a linked module runs from source with the changed one
     for module in sorted(recorded):
         source = folder / f"{module}.py"
@@ -119,6 +126,15 @@ def use_sources_where_needed(
             stacklevel=2,
         )
     return stale
+
+
+def _runs_from_source(member: str, changed: set[str], recorded: dict[str, str]) -> bool:
+    """Whether a member of a linked group runs from its source: changed or not compiled at all (a failed
+    compile), or, named in full from a package registered before, routed to its source there."""
+    package, _, module = member.rpartition(".")
+    if package:
+        return member in _FINDER.sources or module not in _REGISTERED.get(package, ())
+    return member in changed or member not in recorded
 
 
 def _changed(folder: Path, module: str, digest: str) -> bool:

@@ -155,14 +155,62 @@ def test_a_module_linked_to_an_edited_one_runs_from_its_source_too(made_up_packa
 
 def test_every_module_that_cimports_another_is_linked_to_it():
     # A module compiled against another's C layout (a .pxd's cimport) would read a plain-Python object as a C
-    # struct if that other ran from source alone; LINKED_MODULES keeps the two together.
+    # struct if that other ran from source alone; LINKED_MODULES keeps the two together.  A module of
+    # another package is named in full, and only a package imported after it may name it.
     import re
 
+    order = list(FOLDERS)
     for package, folder in FOLDERS.items():
         groups = accelerator.LINKED_MODULES.get(package, ())
         for declarations in (ROOT / folder).glob("*.pxd"):
-            for other in re.findall(rf"^from {re.escape(package)}\.(\w+) cimport", declarations.read_text(), re.M):
-                assert any({declarations.stem, other} <= group for group in groups), (declarations.name, other)
+            cimports = re.findall(r"^from (canasta_sim(?:\.\w+)*)\.(\w+) cimport", declarations.read_text(), re.M)
+            for origin, other in cimports:
+                name = other if origin == package else f"{origin}.{other}"
+                if origin != package:
+                    assert order.index(origin) < order.index(package), (declarations.name, name)
+                assert any({declarations.stem, name} <= group for group in groups), (declarations.name, name)
+
+
+def test_a_group_follows_a_module_of_an_earlier_package_that_runs_from_its_source(made_up_package, monkeypatch):
+    # The built-in bots call the view's C methods: a view run from its source takes them with it.
+    later = made_up_package.parent / "fakelater"
+    later.mkdir()
+    (later / "__init__.py").write_text("")
+    (later / "bot.py").write_text("VALUE = 6\n")
+    (later / accelerator.MANIFEST_NAME).write_text(json.dumps({"bot": accelerator.source_digest(later / "bot.py")}))
+    record(made_up_package, "not the digest of mod.py")
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakelater": (frozenset({"bot", "fakeaccel.mod"}),)})
+    try:
+        with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod changed"):
+            accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
+        with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakelater.bot changed"):
+            assert accelerator.use_sources_where_needed("fakelater", later, environment={}) == ["fakelater.bot"]
+        assert accelerator._FINDER.sources["fakelater.bot"] == later / "bot.py"
+    finally:
+        sys.modules.pop("fakelater", None)
+
+
+def test_a_group_stays_compiled_while_the_earlier_package_module_does(made_up_package, monkeypatch):
+    later = made_up_package.parent / "fakelater"
+    later.mkdir()
+    (later / "__init__.py").write_text("")
+    (later / "bot.py").write_text("VALUE = 6\n")
+    (later / accelerator.MANIFEST_NAME).write_text(json.dumps({"bot": accelerator.source_digest(later / "bot.py")}))
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakelater": (frozenset({"bot", "fakeaccel.mod"}),)})
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
+    assert accelerator.use_sources_where_needed("fakelater", later, environment={}) == []
+    assert "fakelater.bot" not in accelerator._FINDER.sources
+
+
+def test_a_group_member_that_failed_to_compile_takes_the_others_to_their_source(made_up_package, monkeypatch):
+    # "base" is in the group but not in the manifest: its compile failed, so it runs from source.
+    (made_up_package / "base.py").write_text("VALUE = 3\n")
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakeaccel": (frozenset({"mod", "base"}),)})
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod"):
+        assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == ["fakeaccel.mod"]
+    assert importlib.import_module("fakeaccel.mod").VALUE == 1
 
 
 def test_pure_python_variable_runs_every_source_without_a_warning(made_up_package, recwarn):
