@@ -77,6 +77,10 @@ FLOAT_FLAGS = [] if sys.platform == "win32" else ["-ffp-contract=off"]
 # and the hot loop calls the C API tens of times a move.  GCC and Clang on ELF platforms only.
 CALL_FLAGS = ["-fno-plt"] if sys.platform.startswith("linux") else []
 
+# No debugging information: the same machine code, a third less of the compiler's time (Python's own CFLAGS
+# ask for -g).  Profilers still name every function from the symbol table.
+DEBUG_FLAGS = [] if sys.platform == "win32" else ["-g0"]
+
 PGO_VARIABLE = "CANASTA_SIM_PGO"
 """Set it to ``1`` for a profile-guided build (two compiles and a few seconds of games; faster games)."""
 
@@ -149,7 +153,7 @@ def _extensions() -> list[Extension]:
         Extension(
             f"{package}.{module}",
             [f"{SOURCE_FOLDERS[package]}/{module}.py"],
-            extra_compile_args=FLOAT_FLAGS + CALL_FLAGS,
+            extra_compile_args=FLOAT_FLAGS + CALL_FLAGS + DEBUG_FLAGS,
         )
         for package, names in COMPILED.items()
         for module in names
