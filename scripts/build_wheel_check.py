@@ -8,8 +8,9 @@ outside the source tree that
 * ``canasta-sim --version`` reports every hot module compiled (``compiled (16 of 16 hot modules)``), and
 * a short ``canasta-sim run`` plays and reports the compiled build in its ``run.json``.
 
-``--profile-guided`` builds as released Linux wheels are built (``CANASTA_SIM_PGO=1``: GCC's
-profile-guided build, trained on a few games inside the build) and checks the wheel says so too.
+Without options it builds with ``CANASTA_SIM_PGO=0`` (one compile, quicker); ``--profile-guided`` builds
+as installs with GCC and released Linux wheels are built (GCC's profile-guided build, trained on a few
+games inside the build, the default) and checks the wheel says so too.
 
 Releases build their wheels for Linux, macOS and Windows with cibuildwheel (``[tool.cibuildwheel]``
 in ``pyproject.toml``, which runs the same ``--version`` check on every wheel); cibuildwheel's Linux
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="build into this folder and keep the wheel and environment there")
     parser.add_argument("--profile-guided", action="store_true",
-                        help="build with CANASTA_SIM_PGO=1, as released Linux wheels are, and check it took")
+                        help="build profile-guided, as GCC installs and Linux wheels are, and check it took")
     args = parser.parse_args(argv)
     if importlib.util.find_spec("build") is None:
         print("build_wheel_check: the 'build' package is not installed in this Python; "

@@ -1,7 +1,8 @@
 """Exit 0 when the installed canasta-sim runs every hot module compiled, 1 (saying which do not) otherwise.
 
 cibuildwheel runs it on each wheel it builds (``[tool.cibuildwheel]`` in ``pyproject.toml``);
-``--profile-guided`` (Linux wheels) also requires the profile-guided build (``CANASTA_SIM_PGO=1``).
+``--profile-guided`` (Linux wheels) also requires the profile-guided build (setup.py's default with GCC;
+``CANASTA_SIM_PGO=0`` turns it off).
 """
 
 from __future__ import annotations

@@ -271,7 +271,7 @@ def test_profile_guided_reads_every_package_record(tmp_path, records, expected):
 
 @pytest.mark.timeout(120)
 def test_the_profile_training_plays_the_installed_modules_with_only_the_engine_and_bots():
-    # The profile-guided build (CANASTA_SIM_PGO=1) trains in the build's own environment, where only
+    # The profile-guided build (the default with GCC) trains in the build's own environment, where only
     # setuptools and Cython are installed; here it runs against this install's folders.  It must play
     # its games, import nothing the build environment lacks, and name any module it played from source.
     import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules)
