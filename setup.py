@@ -87,13 +87,14 @@ PGO_VARIABLE = "CANASTA_SIM_PGO"
 
 BUILD_RECORD_NAME = "_build.json"  # canasta_sim.accelerator.BUILD_RECORD_NAME
 
-# The training: the built-in bots in the matchups people run (expert against greedy, the default, and
-# against random), long enough for the counters to see every kind of move, short enough for an install
-# (about ten seconds).  Code the training never runs is optimized as without profiles
-# (-fprofile-partial-training), so a strategy it does not play loses nothing.  The package is imported
-# from the freshly built extensions ahead of the sources (argv: the package's folders and the compiled
-# modules, as JSON); it prints "compiled", or the modules it played from source.  It runs in the build's
-# environment, so it imports nothing beyond the engine and the bots (no pyarrow: records is not trained).
+# The training: the built-in bots in the matchups people run (expert against greedy, the default, half of
+# those games with a monitor as a run's workers play them, and each against random), long enough for the
+# counters to see every kind of move, short enough for an install (about ten seconds).  Code the training
+# never runs is optimized as without profiles (-fprofile-partial-training), so a strategy it does not
+# play loses nothing.  The package is imported from the freshly built extensions ahead of the sources
+# (argv: the package's folders and the compiled modules, as JSON); it prints "compiled", or the modules it
+# played from source.  It runs in the build's environment, so it imports nothing beyond the engine and
+# the bots (no pyarrow: records is not trained).
 _TRAINING = """
 import importlib.abc, importlib.machinery, importlib.util, json, sys
 folders = json.loads(sys.argv[1])
@@ -105,12 +106,14 @@ class Finder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(
             name, places[-1] + "/__init__.py", submodule_search_locations=places)
 sys.meta_path.insert(0, Finder())
+from canasta_sim.arbiter import MONITOR_SIZE
 from canasta_sim.engine import play_game
 from canasta_sim.loader import load_strategy
 expert, greedy, random_play = (load_strategy(name) for name in ("expert", "greedy", "random"))
+monitor = memoryview(bytearray(8 * MONITOR_SIZE)).cast("d")
 for game in range(40):
     first, second = (expert, greedy) if game % 2 == 0 else (greedy, expert)
-    play_game([first, second, first, second], seed=7_000 + game)
+    play_game([first, second, first, second], seed=7_000 + game, monitor=monitor if game >= 20 else None)
 for game in range(10):
     play_game([expert, random_play, expert, random_play], seed=8_000 + game)
     play_game([random_play, greedy, random_play, greedy], seed=9_000 + game)
