@@ -171,35 +171,33 @@ def test_every_module_that_cimports_another_is_linked_to_it():
                 assert any({declarations.stem, name} <= group for group in groups), (declarations.name, name)
 
 
-def test_a_group_follows_a_module_of_an_earlier_package_that_runs_from_its_source(made_up_package, monkeypatch):
+@pytest.fixture
+def later_package(made_up_package, monkeypatch):
+    """``fakelater`` with a compiled ``bot`` linked to ``fakeaccel.mod``, a module of a package registered before."""
+    later = made_up_package.parent / "fakelater"
+    later.mkdir()
+    (later / "__init__.py").write_text("")
+    (later / "bot.py").write_text("VALUE = 6\n")
+    (later / accelerator.MANIFEST_NAME).write_text(json.dumps({"bot": accelerator.source_digest(later / "bot.py")}))
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakelater": (frozenset({"bot", "fakeaccel.mod"}),)})
+    yield later
+    sys.modules.pop("fakelater", None)
+
+
+def test_a_group_follows_a_module_of_an_earlier_package_that_runs_from_its_source(made_up_package, later_package):
     # The built-in bots call the view's C methods: a view run from its source takes them with it.
-    later = made_up_package.parent / "fakelater"
-    later.mkdir()
-    (later / "__init__.py").write_text("")
-    (later / "bot.py").write_text("VALUE = 6\n")
-    (later / accelerator.MANIFEST_NAME).write_text(json.dumps({"bot": accelerator.source_digest(later / "bot.py")}))
     record(made_up_package, "not the digest of mod.py")
-    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakelater": (frozenset({"bot", "fakeaccel.mod"}),)})
-    try:
-        with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod changed"):
-            accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
-        with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakelater.bot changed"):
-            assert accelerator.use_sources_where_needed("fakelater", later, environment={}) == ["fakelater.bot"]
-        assert accelerator._FINDER.sources["fakelater.bot"] == later / "bot.py"
-    finally:
-        sys.modules.pop("fakelater", None)
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod changed"):
+        accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakelater.bot changed"):
+        assert accelerator.use_sources_where_needed("fakelater", later_package, environment={}) == ["fakelater.bot"]
+    assert accelerator._FINDER.sources["fakelater.bot"] == later_package / "bot.py"
 
 
-def test_a_group_stays_compiled_while_the_earlier_package_module_does(made_up_package, monkeypatch):
-    later = made_up_package.parent / "fakelater"
-    later.mkdir()
-    (later / "__init__.py").write_text("")
-    (later / "bot.py").write_text("VALUE = 6\n")
-    (later / accelerator.MANIFEST_NAME).write_text(json.dumps({"bot": accelerator.source_digest(later / "bot.py")}))
+def test_a_group_stays_compiled_while_the_earlier_package_module_does(made_up_package, later_package):
     record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
-    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakelater": (frozenset({"bot", "fakeaccel.mod"}),)})
     assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
-    assert accelerator.use_sources_where_needed("fakelater", later, environment={}) == []
+    assert accelerator.use_sources_where_needed("fakelater", later_package, environment={}) == []
     assert "fakelater.bot" not in accelerator._FINDER.sources
 
 
