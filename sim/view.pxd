@@ -2,6 +2,7 @@
 # SeatView becomes an extension type: its properties are C getters instead of Python calls, and it reaches
 # the hand state's fields (sim/melding.pxd) as C struct members.
 
+from canasta_sim.legal cimport legal_takes, meld_candidates
 from canasta_sim.state cimport HandState
 
 
@@ -9,3 +10,16 @@ cdef class SeatView:
     cdef public HandState _state
     cdef public Py_ssize_t _seat
     cdef public object _scores
+    cdef list _tables, _sizes
+
+    # The queries the bots ask most, C calls from a caller that cimports SeatView (strategies/greedy.pxd);
+    # still ordinary methods from Python (cpdef), MessageView (sim/viewmessage.py) included.
+    cpdef dict melds(self, side)
+    cpdef tuple meld_sizes(self, side)
+    cpdef canasta_count(self, side)
+    cpdef has_melded(self, side)
+    cpdef bint is_pile_frozen_for(self, side) except -1
+    cpdef legal_takes(self)
+    cpdef meld_candidates(self, bint largest_first=*)
+    cpdef bint can(self, move) except -1
+    cpdef going_out_plan(self)
