@@ -22,37 +22,21 @@ from collections.abc import Iterator
 from canasta_sim.cards import KIND_COUNT, KIND_VALUE
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
-from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Discard, Meld, Move, TakePile
 from canasta_sim.rules import Rules
 from canasta_sim.state import ANSWER, HandState
 
-try:
-    import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
-    from canasta_sim import cython_fallback as cython
-
-Count = cython.typedef(cython.Py_ssize_t)
-"""A C integer where compiled (kinds, ranks, sides), a Python int otherwise."""
-
 __all__ = ["SeatView"]
-
-_NO_SIZES = (0,) * KIND_COUNT
-"""The meld sizes of a side with no meld: a tuple, so it is shared safely."""
-
 
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
-    # _tables and _sizes: each side's meld table (HandState.meld_table) and the meld_sizes tuple made from it.
-    __slots__ = ("_state", "_seat", "_scores", "_tables", "_sizes")
+    __slots__ = ("_state", "_seat", "_scores")
 
     def __init__(self, state: HandState, seat: int, scores: tuple[int, int]) -> None:
         self._state = state
         self._seat = seat
         self._scores = (scores[0], scores[1])
-        self._tables = [None, None]
-        self._sizes = [_NO_SIZES, _NO_SIZES]
 
     @property
     def scores(self) -> tuple[int, int]:
@@ -175,42 +159,23 @@ class SeatView:
         """The side's melds: a fresh ``{rank: (naturals, jokers, deuces)}`` for every rank it has melded."""
         return self._state.meld_table(side).copy()
 
-    @cython.locals(table=dict, rank=Count, index=Count, sizes=list, meld=tuple)
-    def meld_sizes(self, side: int) -> tuple[int, ...]:
-        """The cards in each of the side's melds, by rank: ``KIND_COUNT`` counts, 0 for a rank it has not
-        melded (a wild-card meld, where the rules allow one, at ``WILD_RANK``).  ``meld_sizes(side)[rank]`` is
-        ``sum(melds(side)[rank])`` for a melded rank, read without a dict copied.  ``side`` is 0 or 1."""
-        if side == 0:
-            index = 0
-        elif side == 1:
-            index = 1
-        else:
+    def meld_size(self, side: int, rank: int) -> int:
+        """The cards in the side's meld of ``rank``, 0 where it has none: ``sum(melds(side)[rank])`` for a
+        melded rank, found without a dict built.  ``side`` is 0 or 1, ``rank`` a kind (0 to ``KIND_COUNT - 1``;
+        a wild-card meld, where the rules allow one, is at ``WILD_RANK``)."""
+        if side != 0 and side != 1:
             raise ValueError(f"side must be 0 or 1, not {side!r}")
-        table = self._state.meld_table(index)
-        # The state's table is rebuilt, a new dict, whenever the melds change, and the one held here cannot
-        # be freed for another to take its place: the same dict means the same melds.
-        if table is not self._tables[index]:
-            sizes = [0] * KIND_COUNT
-            for rank, meld in table.items():
-                sizes[rank] = meld[0] + meld[1] + meld[2]
-            self._sizes[index] = tuple(sizes)
-            self._tables[index] = table
-        return self._sizes[index]
+        if not 0 <= rank < KIND_COUNT:
+            raise ValueError(f"rank must be a kind from 0 to {KIND_COUNT - 1}, not {rank!r}")
+        meld = self._state.melds[side][rank]
+        naturals = meld[0]  # C integers where compiled: the sum below is C arithmetic
+        jokers = meld[1]
+        deuces = meld[2]
+        return naturals + jokers + deuces
 
-    @cython.locals(sizes=tuple, rank=Count, count=Count, size=Count, canasta=Count)
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
-        if side != 0 and side != 1:
-            return self._state.canasta_count(side)  # what the state answers for any other side
-        # HandState.canasta_count (R11.1) from the sizes kept above, without a pass over the state's melds.
-        sizes = self.meld_sizes(side)
-        canasta = CANASTA_SIZE  # C integers where compiled: the comparisons below are C comparisons
-        count = 0
-        for rank in range(KIND_COUNT):
-            size = sizes[rank]
-            if size >= canasta:
-                count += 1
-        return count
+        return self._state.canasta_count(side)
 
     def has_melded(self, side: int) -> bool:
         """Whether the side has made its initial meld this hand."""

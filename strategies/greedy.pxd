@@ -15,17 +15,19 @@ cpdef Py_ssize_t _usefulness(Py_ssize_t kind, hand, own_melds, their_melds) exce
 # attributes, where compiled.
 cdef Py_ssize_t _VALUES, _KIND_COUNT, _BLACK_THREE, _TWO, _CANASTA_SIZE
 cdef Py_ssize_t _KIND_VALUE[15]
-cdef tuple _NO_SIZES
 
 
 @cython.locals(points=Py_ssize_t)
 cdef Py_ssize_t _kind_usefulness(Py_ssize_t kind, Py_ssize_t held, bint melded) except? -1
 
 
-# The hand is the view's tuple (SeatView.hand) and the sizes its tuples (SeatView.meld_sizes): typed, they are
-# read with CPython's tuple accessors instead of the generic indexing protocol.
-@cython.locals(kind=Py_ssize_t, held=Py_ssize_t, kinds=Py_ssize_t, last=Py_ssize_t, melded=Py_ssize_t, keys=list)
-cdef list _discard_keys(tuple hand, tuple own_sizes, tuple their_sizes)
+cdef bint _is_melded(SeatView view, Py_ssize_t kind, Py_ssize_t side, Py_ssize_t other) except -1
+
+
+# The hand is the view's tuple (SeatView.hand): typed, it is read with CPython's tuple accessors instead of the
+# generic indexing protocol.
+@cython.locals(kind=Py_ssize_t, held=Py_ssize_t, kinds=Py_ssize_t, last=Py_ssize_t, keys=list)
+cdef list _discard_keys(SeatView view, tuple hand, Py_ssize_t side, Py_ssize_t other)
 
 
 @cython.locals(count=Py_ssize_t)

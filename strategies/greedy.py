@@ -65,7 +65,7 @@ class Greedy(Strategy):
 
     @cython.locals(
         view=SeatView, size=Count, after=Count, laid=Count, rank=Count, canastas=Count, needed=Count, old=Count,
-        stock=Count, sizes=tuple,
+        stock=Count, side=Count,
     )
     def choose_meld(self, view) -> Meld | None:
         answer = view.partner_answer
@@ -80,7 +80,7 @@ class Greedy(Strategy):
         canastas = -1
         needed = 0
         stock = 0
-        sizes = _NO_SIZES
+        side = 0
         for move in view.meld_candidates(True):
             groups = move.groups
             if len(groups) == 1:
@@ -98,11 +98,10 @@ class Greedy(Strategy):
                         canastas = view.canasta_count(side)
                         needed = view.rules.canastas_to_go_out
                         stock = view.stock_count
-                        sizes = view.meld_sizes(side)
                     # R6.4: a meld that leaves no card, or one card to discard (unless R13.1 forbids the
                     # discard, which needs an empty stock), goes out, and going out needs the canastas.
                     if after == 0 or stock:
-                        old = sizes[rank]  # the cards already in the side's meld of the rank
+                        old = view.meld_size(side, rank)  # the cards already in the side's meld of the rank
                         if canastas + (old < _CANASTA_SIZE <= old + laid) < needed:
                             continue
             if view.can(move):
@@ -111,14 +110,13 @@ class Greedy(Strategy):
 
     @cython.locals(
         view=SeatView, kind=Count, key=Count, index=Count, kinds=Count, last=Count, least=Count, held=Count,
-        cards=Count, side=Count, melded=Count, hand=tuple, own=tuple, theirs=tuple, keys=list,
+        cards=Count, side=Count, other=Count, hand=tuple, keys=list,
     )
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         side = view.side
-        own = view.meld_sizes(side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
-        theirs = _NO_SIZES if view.is_pile_frozen else view.meld_sizes(1 - side)
+        other = -1 if view.is_pile_frozen else 1 - side
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
         # rank is one integer (see _usefulness): the least of those is the first of _discard_keys.
@@ -130,27 +128,20 @@ class Greedy(Strategy):
             held = hand[kind]
             if held:
                 cards += held
-                # Melded by either side: the sizes of the kind's melds (0 for none) add up to more than none.
-                melded = own[kind]
-                melded += theirs[kind]
-                key = _kind_usefulness(kind, held, melded > 0) * kinds + (last - kind)
+                key = _kind_usefulness(kind, held, _is_melded(view, kind, side, other)) * kinds + (last - kind)
                 if least < 0 or key < least:
                     least = key
         if least >= 0 and cards > 1 and view.partner_answer is not True:
             # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
             # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
             return _DISCARDS[last - least % kinds]
-        keys = _discard_keys(hand, own, theirs)
+        keys = _discard_keys(view, hand, side, other)
         for index in range(len(keys)):
             key = keys[index]
             move = _DISCARDS[last - key % kinds]
             if view.can(move):
                 return move
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
-
-
-_NO_SIZES = (0,) * KIND_COUNT
-"""The meld sizes (SeatView.meld_sizes) that hand the next player nothing (a frozen pile): a tuple, never changed."""
 
 
 _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
@@ -180,10 +171,18 @@ def _kind_usefulness(kind: int, held: int, melded: bool) -> int:
     return (held + 1) * _VALUES + points
 
 
-def _discard_keys(hand, own_sizes, their_sizes) -> list[int]:
+def _is_melded(view: SeatView, kind: int, side: int, other: int) -> bool:
+    """Whether ``side``, or ``other`` unless it is -1, has melded ``kind``: what :func:`_kind_usefulness` reads,
+    and only for natural ranks (``False`` for the others, which it does not read)."""
+    if kind <= _TWO or kind == _BLACK_THREE:
+        return False
+    return view.meld_size(side, kind) > 0 or (other >= 0 and view.meld_size(other, kind) > 0)
+
+
+def _discard_keys(view: SeatView, hand, side: int, other: int) -> list[int]:
     """Each kind in hand as one sort key, least useful first: :func:`_usefulness` and the kind, higher first.
 
-    ``own_sizes`` and ``their_sizes`` are the sides' :meth:`~canasta_sim.view.SeatView.meld_sizes`.
+    ``side`` and ``other`` are the sides whose melds count, as :func:`_is_melded` reads them.
     """
     kinds = _KINDS
     last = _KIND_COUNT - 1
@@ -191,9 +190,7 @@ def _discard_keys(hand, own_sizes, their_sizes) -> list[int]:
     for kind in range(last, -1, -1):
         held = hand[kind]
         if held:
-            melded = own_sizes[kind]
-            melded += their_sizes[kind]
-            keys.append(_kind_usefulness(kind, held, melded > 0) * kinds + (last - kind))
+            keys.append(_kind_usefulness(kind, held, _is_melded(view, kind, side, other)) * kinds + (last - kind))
     keys.sort()
     return keys
 
@@ -211,6 +208,6 @@ def _smallest_take(view: SeatView) -> int:
     side's meld of its rank (R8.2c.3), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
     side = view.side
     top = view.pile_top
-    if top is not None and not view.is_pile_frozen_for(side) and view.meld_sizes(side)[top] > 0:
+    if top is not None and not view.is_pile_frozen_for(side) and view.meld_size(side, top) > 0:
         return 0
     return 2
