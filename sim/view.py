@@ -28,6 +28,8 @@ from canasta_sim.state import ANSWER, HandState
 
 __all__ = ["SeatView"]
 
+_KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
+
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
@@ -165,9 +167,12 @@ class SeatView:
         a wild-card meld, where the rules allow one, is at ``WILD_RANK``)."""
         if side != 0 and side != 1:
             raise ValueError(f"side must be 0 or 1, not {side!r}")
-        if not 0 <= rank < KIND_COUNT:
+        if not 0 <= rank < _KIND_COUNT:
             raise ValueError(f"rank must be a kind from 0 to {KIND_COUNT - 1}, not {rank!r}")
-        meld = self._state.melds[side][rank]
+        # The engine's melds are lists (sim/state.py): read as lists where compiled, without the generic protocol.
+        melds = self._state.melds
+        side_melds = melds[side]
+        meld = side_melds[rank]
         naturals = meld[0]  # C integers where compiled: the sum below is C arithmetic
         jokers = meld[1]
         deuces = meld[2]
