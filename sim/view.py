@@ -30,6 +30,7 @@ __all__ = ["SeatView"]
 
 _KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
 
+
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
