@@ -18,6 +18,13 @@ cpdef object single_group_meld(Py_ssize_t rank, Py_ssize_t naturals=*, Py_ssize_
 @cython.locals(key=Py_ssize_t)
 cpdef object pile_take(Py_ssize_t top, Py_ssize_t naturals=*, Py_ssize_t jokers=*, Py_ssize_t deuces=*)
 
+# The listings the view calls most (sim/view.pxd): C calls from it, ordinary functions from Python.
+@cython.locals(top=Py_ssize_t, side=Py_ssize_t, frozen=bint, has_meld=bint, hand_held=Py_ssize_t, seat=Py_ssize_t)
+cpdef object legal_takes(HandState state)
+
+cpdef object meld_candidates(HandState state, bint largest_first=*)
+
+
 # The card values by kind (KIND_COUNT = 15), for the searches' points in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 cdef Py_ssize_t _JOKER_POINTS, _DEUCE_POINTS

@@ -125,8 +125,6 @@ def legal_acquires(state: HandState) -> Iterator[Move]:
         yield _STOP
 
 
-@cython.locals(top=Count, side=Count, frozen=cython.bint, has_meld=cython.bint, hand_held=Count, seat=Count,
-               state=HandState)
 def legal_takes(state: HandState) -> Iterator[TakePile]:
     """Lazily yield the legal pile takes, one per choice of hand cards melded with the top card.
 
@@ -219,8 +217,7 @@ def legal_melds(state: HandState) -> Iterator[Meld]:
             yield move
 
 
-@cython.locals(state=HandState)
-def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterator[Meld]:
+def meld_candidates(state: HandState, largest_first: bool = False) -> Iterator[Meld]:
     """Yield, in the order :func:`legal_melds` lists them, melds worth checking with ``can_meld``.
 
     Each is well shaped (R9 on its own) but not yet judged against the turn (R6.4, R10, R12):
@@ -235,10 +232,15 @@ def meld_candidates(state: HandState, *, largest_first: bool = False) -> Iterato
         return iter(())
     if not state.side_has_melded[state.seat & 1]:
         if largest_first:
-            openings = _openings_most_laid_first(state)
-            return (Meld(tuple([_shape_group(shape) for shape in chosen])) for chosen in openings)
+            return _opening_melds(_openings_most_laid_first(state))
         return map(Meld, _opening_candidates(state))
     return iter(_addition_melds(state, largest_first))
+
+
+def _opening_melds(openings: list[tuple[tuple[int, int, int, int], ...]]) -> Iterator[Meld]:
+    """Yield the opening of each of ``openings``' shapes (:func:`_openings_most_laid_first`), built when reached."""
+    for chosen in openings:
+        yield Meld(tuple([_shape_group(shape) for shape in chosen]))
 
 
 def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:

@@ -28,6 +28,7 @@ from canasta_sim.state import ANSWER, HandState
 
 __all__ = ["SeatView"]
 
+_KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
 
 
 class SeatView:
@@ -161,6 +162,23 @@ class SeatView:
         """The side's melds: a fresh ``{rank: (naturals, jokers, deuces)}`` for every rank it has melded."""
         return self._state.meld_table(side).copy()
 
+    def meld_size(self, side: int, rank: int) -> int:
+        """The cards in the side's meld of ``rank``, 0 where it has none: ``sum(melds(side)[rank])`` for a
+        melded rank, found without a dict built.  ``side`` is 0 or 1, ``rank`` a kind (0 to ``KIND_COUNT - 1``;
+        a wild-card meld, where the rules allow one, is at ``WILD_RANK``)."""
+        if side != 0 and side != 1:
+            raise ValueError(f"side must be 0 or 1, not {side!r}")
+        if not 0 <= rank < _KIND_COUNT:
+            raise ValueError(f"rank must be a kind from 0 to {KIND_COUNT - 1}, not {rank!r}")
+        # The engine's melds are lists (sim/state.py): read as lists where compiled, without the generic protocol.
+        melds = self._state.melds
+        side_melds = melds[side]
+        meld = side_melds[rank]
+        naturals = meld[0]  # C integers where compiled: the sum below is C arithmetic
+        jokers = meld[1]
+        deuces = meld[2]
+        return naturals + jokers + deuces
+
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
         return self._state.canasta_count(side)
@@ -195,13 +213,13 @@ class SeatView:
         """Lazily yield legal melds (single groups once the side has melded, whole openings before)."""
         return legal_melds(self._state) if self._state.seat == self._seat else iter(())
 
-    def meld_candidates(self, *, largest_first: bool = False) -> Iterator[Meld]:
+    def meld_candidates(self, largest_first: bool = False) -> Iterator[Meld]:
         """Lazily yield well-shaped melds in :meth:`legal_melds` order, not yet judged against the
         turn: check each with :meth:`can` (cheaper when only a few are worth checking).
         ``largest_first`` orders them by hand cards laid, most first, ties in listing order."""
         if self._state.seat != self._seat:
             return iter(())
-        return meld_candidates(self._state, largest_first=largest_first)
+        return meld_candidates(self._state, largest_first)
 
     def legal_discards(self) -> Iterator[Discard]:
         """Lazily yield the legal discards."""

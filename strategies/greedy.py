@@ -6,6 +6,7 @@ from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Discard, Draw, Meld, Move, TakePile
 from canasta_sim.strategy import Strategy
+from canasta_sim.view import SeatView
 
 try:
     import cython
@@ -27,7 +28,9 @@ class Greedy(Strategy):
     version = 2  # v2: no longer discards a rank the opponents melded onto an unfrozen pile
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
-    @cython.locals(count=Count, best_count=Count, smallest=Count)
+    # The decisions read the view as a SeatView (a MessageView is one too): compiled, its query methods are C
+    # calls (sim/view.pxd), not methods looked up by name.
+    @cython.locals(view=SeatView, count=Count, best_count=Count, smallest=Count)
     def choose_acquire(self, view) -> Move:
         # The take that spends the fewest hand cards on the top card (keeping the most for later melds),
         # the first listed of those.  The listing checks each take, so stop once no later take can
@@ -60,7 +63,10 @@ class Greedy(Strategy):
     def answer_go_out(self, view) -> bool:
         return True
 
-    @cython.locals(size=Count, after=Count, laid=Count, rank=Count, canastas=Count, needed=Count, old=Count)
+    @cython.locals(
+        view=SeatView, size=Count, after=Count, laid=Count, rank=Count, canastas=Count, needed=Count, old=Count,
+        stock=Count, side=Count,
+    )
     def choose_meld(self, view) -> Meld | None:
         answer = view.partner_answer
         if answer is not False:
@@ -74,8 +80,8 @@ class Greedy(Strategy):
         canastas = -1
         needed = 0
         stock = 0
-        table = None
-        for move in view.meld_candidates(largest_first=True):
+        side = 0
+        for move in view.meld_candidates(True):
             groups = move.groups
             if len(groups) == 1:
                 if size < 0:
@@ -92,47 +98,50 @@ class Greedy(Strategy):
                         canastas = view.canasta_count(side)
                         needed = view.rules.canastas_to_go_out
                         stock = view.stock_count
-                        table = view.melds(side)
                     # R6.4: a meld that leaves no card, or one card to discard (unless R13.1 forbids the
                     # discard, which needs an empty stock), goes out, and going out needs the canastas.
                     if after == 0 or stock:
-                        old = sum(table[rank]) if rank in table else 0
-                        if canastas + (old < CANASTA_SIZE <= old + laid) < needed:
+                        old = view.meld_size(side, rank)  # the cards already in the side's meld of the rank
+                        if canastas + (old < _CANASTA_SIZE <= old + laid) < needed:
                             continue
             if view.can(move):
                 return move
         return None
 
-    @cython.locals(kind=Count, key=Count, index=Count, melded=Count, kinds=Count)
+    @cython.locals(
+        view=SeatView, kind=Count, key=Count, index=Count, kinds=Count, last=Count, least=Count, held=Count,
+        cards=Count, side=Count, other=Count, hand=tuple, keys=list,
+    )
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         side = view.side
-        own = view.melds(side)
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
-        theirs = _NO_MELDS if view.is_pile_frozen else view.melds(1 - side)
+        other = -1 if view.is_pile_frozen else 1 - side
         # The least useful legal card, ties to the higher kind as legal_discards lists them; the
         # cards are ranked first, so usually only the first needs a legality check.  Each kind's
-        # rank is one integer (see _usefulness): sorting those sorts the kinds as the pairs would.
-        melded = _melded_ranks(own, theirs)
+        # rank is one integer (see _usefulness): the least of those is the first of _discard_keys.
         kinds = _KINDS  # a C integer where compiled: the remainders below are C operations
-        key = _least_key(hand, melded)
-        if key >= 0 and view.partner_answer is not True:
-            kind = _KIND_COUNT - 1 - key % kinds
-            if hand[kind] > 1 or _holds_more_than_one(hand):
-                # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
-                # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
-                return _DISCARDS[kind]
-        keys = _discard_keys(hand, melded)
+        last = _KIND_COUNT - 1
+        least = -1
+        cards = 0
+        for kind in range(last, -1, -1):
+            held = hand[kind]
+            if held:
+                cards += held
+                key = _kind_usefulness(kind, held, _is_melded(view, kind, side, other)) * kinds + (last - kind)
+                if least < 0 or key < least:
+                    least = key
+        if least >= 0 and cards > 1 and view.partner_answer is not True:
+            # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
+            # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
+            return _DISCARDS[last - least % kinds]
+        keys = _discard_keys(view, hand, side, other)
         for index in range(len(keys)):
             key = keys[index]
-            move = _DISCARDS[_KIND_COUNT - 1 - key % kinds]
+            move = _DISCARDS[last - key % kinds]
             if view.can(move):
                 return move
         raise RuntimeError("no legal discard: the partner's yes obliges going out (R12.5)")
-
-
-_NO_MELDS: dict[int, tuple[int, int, int]] = {}
-"""The melds that hand the next player nothing (a frozen pile): never changed."""
 
 
 _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
@@ -142,6 +151,7 @@ _KIND_COUNT = KIND_COUNT
 _BLACK_THREE = BLACK_THREE
 _TWO = TWO
 _KIND_VALUE = KIND_VALUE
+_CANASTA_SIZE = CANASTA_SIZE
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
@@ -161,20 +171,18 @@ def _kind_usefulness(kind: int, held: int, melded: bool) -> int:
     return (held + 1) * _VALUES + points
 
 
-def _melded_ranks(own_melds, their_melds) -> int:
-    """The ranks either side melded, one bit each (bit ``rank``): a test per kind instead of two look-ups."""
-    melded = 0
-    for rank in own_melds:
-        melded |= 1 << rank
-    for rank in their_melds:
-        melded |= 1 << rank
-    return melded
+def _is_melded(view: SeatView, kind: int, side: int, other: int) -> bool:
+    """Whether ``side``, or ``other`` unless it is -1, has melded ``kind``: what :func:`_kind_usefulness` reads,
+    and only for natural ranks (``False`` for the others, which it does not read)."""
+    if kind <= _TWO or kind == _BLACK_THREE:
+        return False
+    return view.meld_size(side, kind) > 0 or (other >= 0 and view.meld_size(other, kind) > 0)
 
 
-def _discard_keys(hand, melded: int) -> list[int]:
+def _discard_keys(view: SeatView, hand, side: int, other: int) -> list[int]:
     """Each kind in hand as one sort key, least useful first: :func:`_usefulness` and the kind, higher first.
 
-    ``melded`` has the bit of each rank either side melded (:func:`_melded_ranks`).
+    ``side`` and ``other`` are the sides whose melds count, as :func:`_is_melded` reads them.
     """
     kinds = _KINDS
     last = _KIND_COUNT - 1
@@ -182,33 +190,9 @@ def _discard_keys(hand, melded: int) -> list[int]:
     for kind in range(last, -1, -1):
         held = hand[kind]
         if held:
-            keys.append(_kind_usefulness(kind, held, (melded >> kind) & 1) * kinds + (last - kind))
+            keys.append(_kind_usefulness(kind, held, _is_melded(view, kind, side, other)) * kinds + (last - kind))
     keys.sort()
     return keys
-
-
-def _least_key(hand, melded: int) -> int:
-    """The first of :func:`_discard_keys` (the keys differ in their kinds), found without a list; -1 for no card."""
-    kinds = _KINDS
-    last = _KIND_COUNT - 1
-    least = -1
-    for kind in range(last, -1, -1):
-        held = hand[kind]
-        if held:
-            key = _kind_usefulness(kind, held, (melded >> kind) & 1) * kinds + (last - kind)
-            if least < 0 or key < least:
-                least = key
-    return least
-
-
-def _holds_more_than_one(hand) -> bool:
-    """Whether the hand holds two cards or more."""
-    cards = 0
-    for kind in range(_KIND_COUNT):
-        cards += hand[kind]
-        if cards > 1:
-            return True
-    return False
 
 
 def _take_size(move: TakePile) -> int:
@@ -219,10 +203,11 @@ def _take_size(move: TakePile) -> int:
     return count
 
 
-def _smallest_take(view) -> int:
+def _smallest_take(view: SeatView) -> int:
     """The fewest hand cards a legal take can lay now: none where the top card may be laid off on the
     side's meld of its rank (R8.2c.3), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
     side = view.side
-    if not view.is_pile_frozen_for(side) and view.pile_top in view.melds(side):
+    top = view.pile_top
+    if top is not None and not view.is_pile_frozen_for(side) and view.meld_size(side, top) > 0:
         return 0
     return 2

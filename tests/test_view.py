@@ -51,6 +51,8 @@ def public_api(view: SeatView) -> dict[str, object]:
             seen[name] = list(value) if inspect.isgenerator(value) or hasattr(value, "__next__") else value
         elif parameters == ["side"]:
             seen[name] = [bound(side) for side in (0, 1)]
+        elif parameters == ["side", "rank"]:
+            seen[name] = [bound(side, rank) for side in (0, 1) for rank in range(KIND_COUNT)]
         elif parameters == ["largest_first"]:
             seen[name] = [list(bound(largest_first=flag)) for flag in (False, True)]
         elif parameters == ["move"]:
