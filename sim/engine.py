@@ -67,21 +67,27 @@ _EVENT_CALL = CALL_CODES["event"]
 _CONTROL = GameFingerprint.CONTROL
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
 _new_object = object.__new__
+_SEAT_SLOT = PublicEvent.__dict__["seat"]
+_MOVE_SLOT = PublicEvent.__dict__["move"]
+_RED_THREES_SLOT = PublicEvent.__dict__["red_threes"]
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (seats, red 3 counts), a Python int otherwise."""
 
 
 def _new_event(seat: int, move, laid: int) -> PublicEvent:
     """``PublicEvent(seat, move, laid)`` without the type call and ``__init__``'s argument handling: the engine
     builds one for nearly every move.
 
-    Compiled, a bare instance from CPython's generic ``__new__`` and each field set by CPython's generic
-    attribute setter called from C (sim/engine.pxd), as ``object.__setattr__`` sets it; plain Python calls
-    the constructor's own slot setters (sim/strategy.py).
+    Compiled, a bare instance from CPython's generic ``__new__`` and each field set by its slot's descriptor
+    called from C (sim/engine.pxd), which is what ``object.__setattr__`` ends in, without looking the field up
+    by name; plain Python calls the constructor's own slot setters (sim/strategy.py).
     """
     if cython.compiled:
         event = PyType_GenericNew(PublicEvent, None, None)  # noqa: F821 (cimported in sim/engine.pxd)
-        PyObject_GenericSetAttr(event, "seat", seat)  # noqa: F821
-        PyObject_GenericSetAttr(event, "move", move)  # noqa: F821
-        PyObject_GenericSetAttr(event, "red_threes", laid)  # noqa: F821
+        _set_slot(_SEAT_SLOT, event, seat)  # noqa: F821 (an inline C function in sim/engine.pxd)
+        _set_slot(_MOVE_SLOT, event, move)  # noqa: F821
+        _set_slot(_RED_THREES_SLOT, event, laid)  # noqa: F821
     else:
         event = _new_object(PublicEvent)
         _set_event_seat(event, seat)
@@ -144,7 +150,7 @@ class _Table:
     """
 
     __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
-                 "called", "last_call", "side_bits", "guarded", "cells")
+                 "called", "last_call", "side_bits", "guarded", "cells", "handlers")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
                  monitor=None) -> None:
@@ -170,6 +176,10 @@ class _Table:
         self.listeners = [
             (seat, player) for seat, player in enumerate(players) if type(player).on_event is not Strategy.on_event
         ]
+        # Each listener's on_event bound once where the seat's calls are not checked (a built-in strategy, whose
+        # class never rebinds it): a call by name looks the method up and binds it again every time.  None for a
+        # checked seat, whose on_event is looked up at each call as before.
+        self.handlers = tuple(None if self.side_bits[seat] else player.on_event for seat, player in self.listeners)
 
     def watch(self, state: HandState) -> None:
         """Start watching a newly dealt hand (when any seat's calls are checked)."""
@@ -256,6 +266,8 @@ class _Table:
             reason=reason, traceback=traceback,
         )
 
+    @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
+                   handlers=tuple, listeners=list)
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
         fingerprint = self.fingerprint
         if self.called:
@@ -267,7 +279,8 @@ class _Table:
                     or _CONTROL(state) != fingerprint.control):
                 self.settle()
             self.called = 0
-        before = state.red_threes[seat]
+        index = seat
+        before = state.red_threes[index]
         try:
             state.apply(move)
         except IllegalMoveError as error:
@@ -280,12 +293,12 @@ class _Table:
         if self.guarded:
             self._take(state, fingerprint)
         if self.listeners:
-            laid = state.red_threes[seat] - before
+            laid = state.red_threes[index] - before
             # The exact type: state.apply accepted the move, so it is one of the move records themselves.
             if type(move) is Draw:
                 # Built-in listeners only (guarded is False) share one immutable event per seat for the
                 # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
-                event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[seat]
+                event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[index]
             else:
                 event = _new_event(seat, move, laid)
             if self.clock is not None or type(self) is not _Table:
@@ -294,18 +307,26 @@ class _Table:
                 return
             side_bits = self.side_bits
             monitored = self.monitor is not None
-            for listener_seat, player in self.listeners:
+            listeners = self.listeners
+            handlers = self.handlers
+            for number in range(len(handlers)):
                 # _Table.ask, inlined for the most frequent call into strategy code.
+                listener_seat = listeners[number][0]
                 if monitored:
                     self.cells[MONITOR_CALL] = _EVENT_CALL + listener_seat
+                handler = handlers[number]
                 try:
-                    player.on_event(event)
+                    if handler is None:
+                        listeners[number][1].on_event(event)
+                    else:
+                        handler(event)
                 except ArbiterSignal:
                     raise
                 except BaseException as error:  # strategy code's failure of any kind is the seat's
                     raise self.failure(listener_seat, "event", error) from error
-                if side_bits[listener_seat]:
-                    self.called |= side_bits[listener_seat]
+                bit = side_bits[listener_seat]
+                if bit:
+                    self.called |= bit
                     self.last_call = _EVENT_CALL + listener_seat
 
     @staticmethod
