@@ -21,7 +21,7 @@ cdef inline int _set_slot(descriptor, target, value) except -1:
 
 cdef class _Table:
     cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor, fingerprint
-    cdef public object called, last_call, side_bits, guarded, handlers
+    cdef public object called, last_call, side_bits, guarded, handlers, decisions
     cdef double[:] cells  # the monitor's floats (see _Table.__init__); None without a monitor
     cpdef ask(self, seat, decision, method, view)
     cpdef apply(self, HandState state, seat, decision, move)

@@ -60,6 +60,8 @@ MAX_HANDS_PER_GAME = 400
 """A guard: a game that has not reached the target after this many hands ends as ``hand_cap``."""
 
 _ASK = Ask()
+_DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
+"""The decision methods play_hand calls, in the order of _Table.decisions."""
 _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
@@ -150,7 +152,7 @@ class _Table:
     """
 
     __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
-                 "called", "last_call", "side_bits", "guarded", "cells", "handlers")
+                 "called", "last_call", "side_bits", "guarded", "cells", "handlers", "decisions")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
                  monitor=None) -> None:
@@ -180,6 +182,12 @@ class _Table:
         # class never rebinds it): a call by name looks the method up and binds it again every time.  None for a
         # checked seat, whose on_event is looked up at each call as before.
         self.handlers = tuple(None if self.side_bits[seat] else player.on_event for seat, player in self.listeners)
+        # Likewise each seat's decision methods, bound once where its calls are not checked (play_hand asks a seat
+        # for a decision about five times a turn), in _DECISION order; None for a checked seat.
+        self.decisions = tuple(
+            None if self.side_bits[seat] else tuple(getattr(player, name) for name in _DECISIONS)
+            for seat, player in enumerate(players)
+        )
 
     def watch(self, state: HandState) -> None:
         """Start watching a newly dealt hand (when any seat's calls are checked)."""
@@ -401,35 +409,43 @@ def _build_player(
     return player
 
 
-@cython.locals(table=_Table, state=HandState)
+@cython.locals(table=_Table, state=HandState, decisions=tuple)
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
     players = table.players
+    decisions = table.decisions
     rules = state.rules
     asking = rules.ask_partner != "off"
     while state.phase != OVER:
         seat = state.seat
         player = players[seat]
         view = views[seat]
+        # The seat's decision methods bound once (_Table.decisions), or looked up at each call for a checked seat.
+        bound = decisions[seat]
         if state.phase == ACQUIRE:
-            move = table.ask(seat, "acquire", player.choose_acquire, view)
+            method = player.choose_acquire if bound is None else bound[0]
+            move = table.ask(seat, "acquire", method, view)
             if not isinstance(move, _ACQUIRE_TYPES):
                 raise table.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
             table.apply(state, seat, "acquire", move)
             continue
         if asking and not state.asked and state.can_ask(_ASK):
-            asked = table.ask(seat, "ask", player.choose_ask, view)
+            method = player.choose_ask if bound is None else bound[1]
+            asked = table.ask(seat, "ask", method, view)
             if not isinstance(asked, bool):
                 raise table.error(seat, "ask", "returned something that is not True or False", asked)
             if asked:
                 table.apply(state, seat, "ask", _ASK)
                 partner = (seat + 2) % 4
-                answer = table.ask(partner, "answer", players[partner].answer_go_out, views[partner])
+                partner_bound = decisions[partner]
+                method = players[partner].answer_go_out if partner_bound is None else partner_bound[2]
+                answer = table.ask(partner, "answer", method, views[partner])
                 if not isinstance(answer, bool):
                     raise table.error(partner, "answer", "returned something that is not True or False", answer)
                 table.apply(state, partner, "answer", Answer(answer))
         while state.phase != OVER:
-            move = table.ask(seat, "meld", player.choose_meld, view)
+            method = player.choose_meld if bound is None else bound[3]
+            move = table.ask(seat, "meld", method, view)
             if move is None:
                 break
             if not isinstance(move, Meld):
@@ -440,7 +456,8 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
         if state.must_stop:
             table.apply(state, seat, "stop", _STOP)
             continue
-        move = table.ask(seat, "discard", player.choose_discard, view)
+        method = player.choose_discard if bound is None else bound[4]
+        move = table.ask(seat, "discard", method, view)
         if not isinstance(move, Discard):
             raise table.error(seat, "discard", "returned something that is not a Discard", move)
         table.apply(state, seat, "discard", move)
