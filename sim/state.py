@@ -29,7 +29,7 @@ from canasta_sim.cards import (
 )
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import _find_meld_out
-from canasta_sim.melding import _REFUSED
+from canasta_sim.melding import _DISCARD_CARD, _REFUSED
 from canasta_sim.melds import CANASTA_SIZE, meld_value
 from canasta_sim.moves import (
     ASK,
@@ -664,7 +664,8 @@ class HandState(PileRules):
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        card = move.card
+        # Compiled, a Discard's card is read through its slot (_slot, sim/melding.pxd).
+        card = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
         # is_kind(card), with a plain int in range answered without the call (the commonest record).
         if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
             raise self._malformed(move, card)
@@ -695,7 +696,7 @@ class HandState(PileRules):
         if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
-        kind = move.card
+        kind = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
         self.hands[seat][kind] -= 1
         self.hand_sizes[seat] -= 1
         self.pile.append(kind)
