@@ -16,6 +16,7 @@ from canasta_sim.going_out import find_meld_out
 from canasta_sim.melds import CANASTA_SIZE, meld_problem, rank_name
 from canasta_sim.moves import WILD_RANK, Answer, Discard, Meld, MeldGroup, Move, TakePile, is_kind, record_kinds
 from canasta_sim.phases import END_WENT_OUT, OVER, PLAY
+from canasta_sim.rules import Rules
 
 try:
     import cython
@@ -42,6 +43,11 @@ _GROUP_CARDS = MeldGroup.__dict__["cards"]
 _TAKE_CARDS = TakePile.__dict__["cards"]
 _TAKE_EXTRA = TakePile.__dict__["extra"]
 _DISCARD_CARD = Discard.__dict__["card"]
+# Likewise the rules' fields the checks of every meld read.
+_MAX_WILDS = Rules.__dict__["max_wilds_per_meld"]
+_WILD_RATIO = Rules.__dict__["wild_ratio_rule"]
+_ASK_PARTNER = Rules.__dict__["ask_partner"]
+_YES_FORCES_OUT = Rules.__dict__["ask_partner_yes_forces_out"]
 
 _NOT_KEPT = object()
 """What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
@@ -149,9 +155,17 @@ def _meld_fits(rules: object, rank: int, naturals: int, jokers: int, deuces: int
         return rules.allow_wild_only_melds and naturals + wilds >= 3
     if rank == BLACK_THREE:
         return not wilds and (naturals == 3 or naturals == 4)
-    if naturals + wilds < 3 or wilds > rules.max_wilds_per_meld:
+    if naturals + wilds < 3:
         return False
-    if rules.wild_ratio_rule == "no_more_wild_than_natural":
+    if cython.compiled and type(rules) is Rules:  # the same fields, read through their slots (sim/melding.pxd)
+        if wilds > _slot(_MAX_WILDS, rules):  # noqa: F821
+            return False
+        ratio = _slot(_WILD_RATIO, rules)  # noqa: F821
+    else:
+        if wilds > rules.max_wilds_per_meld:
+            return False
+        ratio = rules.wild_ratio_rule
+    if ratio == "no_more_wild_than_natural":
         return wilds <= naturals
     return naturals >= 2
 

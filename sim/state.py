@@ -29,7 +29,7 @@ from canasta_sim.cards import (
 )
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import _find_meld_out
-from canasta_sim.melding import _DISCARD_CARD, _REFUSED
+from canasta_sim.melding import _ASK_PARTNER, _DISCARD_CARD, _REFUSED, _YES_FORCES_OUT
 from canasta_sim.melds import CANASTA_SIZE, meld_value
 from canasta_sim.moves import (
     ASK,
@@ -403,7 +403,10 @@ class HandState(PileRules):
         self.answer = None
         self.melded_this_turn = False
         self.must_stop = False
-        self.turn_new_ranks = set()
+        # The last turn's set of new ranks kept while empty (most turns meld nothing): a new set each turn costs
+        # an allocation and a free.  HandState.copy gives a copy a set of its own.
+        if type(self.turn_new_ranks) is not set or self.turn_new_ranks:
+            self.turn_new_ranks = set()
         self.added_to_existing = False
         # KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
         self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
@@ -591,17 +594,24 @@ class HandState(PileRules):
         if problem is not None:
             raise self._fail("R12.5", problem, move)
 
+    @cython.locals(exact=cython.bint)
     def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
         # _ask_problem's conditions, inlined: the engine asks this on every turn.
         if self.phase != PLAY:
             return False
         rules = self.rules
-        if rules.ask_partner == "off" or self.asked or self.melded_this_turn:
+        # Compiled, the rules' fields are read through their slots (_slot, sim/melding.pxd).
+        exact = cython.compiled and type(rules) is Rules
+        if (_slot(_ASK_PARTNER, rules) if exact else rules.ask_partner) == "off":  # noqa: F821
+            return False
+        if self.asked or self.melded_this_turn:
             return False
         if self.must_stop or self.hand_sizes[self.seat] < 2:
             return False
-        return not rules.ask_partner_yes_forces_out or self.going_out_plan() is not None
+        if not (_slot(_YES_FORCES_OUT, rules) if exact else rules.ask_partner_yes_forces_out):  # noqa: F821
+            return True
+        return self.going_out_plan() is not None
 
     def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
