@@ -641,6 +641,7 @@ class HandState(PileRules):
         """E4: can the hand be melded out this turn, with at most one card left to discard?"""
         return self.going_out_plan() is not None
 
+    @cython.locals(cached=tuple, turn=Count, changes=Count)
     def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
         """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
         if self.phase != PLAY:
@@ -650,10 +651,14 @@ class HandState(PileRules):
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
         cached = self._plan_cache
-        # The key's parts compared one by one, and the hand as a list: no key tuple built per call.
-        if (cached is not None and cached[0] == self.turn_count and cached[1] == self.meld_changes
-                and cached[2] == self.must_stop and cached[3] == hand):
-            return cached[4]
+        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
+        # tuple built per call.
+        if cached is not None:
+            turn = cached[0]
+            changes = cached[1]
+            if (turn == self.turn_count and changes == self.meld_changes and cached[2] == self.must_stop
+                    and cached[3] == hand):
+                return cached[4]
         side = self.seat & 1
         rules = self.rules
         if self.side_has_melded[side]:
