@@ -318,11 +318,11 @@ class _Table:
             listeners = self.listeners
             handlers = self.handlers
             for number in range(len(handlers)):
-                # _Table.ask, inlined for the most frequent call into strategy code.
-                listener_seat = listeners[number][0]
-                if monitored:
-                    self.cells[MONITOR_CALL] = _EVENT_CALL + listener_seat
+                # _Table.ask, inlined for the most frequent call into strategy code.  The listener's seat is read
+                # only where it is needed: a built-in listener's call, unmonitored, needs none.
                 handler = handlers[number]
+                if monitored:
+                    self.cells[MONITOR_CALL] = _EVENT_CALL + listeners[number][0]
                 try:
                     if handler is None:
                         listeners[number][1].on_event(event)
@@ -331,11 +331,13 @@ class _Table:
                 except ArbiterSignal:
                     raise
                 except BaseException as error:  # strategy code's failure of any kind is the seat's
-                    raise self.failure(listener_seat, "event", error) from error
-                bit = side_bits[listener_seat]
-                if bit:
-                    self.called |= bit
-                    self.last_call = _EVENT_CALL + listener_seat
+                    raise self.failure(listeners[number][0], "event", error) from error
+                if handler is None:  # a checked seat (a built-in's bit is 0): remember the call
+                    listener_seat = listeners[number][0]
+                    bit = side_bits[listener_seat]
+                    if bit:
+                        self.called |= bit
+                        self.last_call = _EVENT_CALL + listener_seat
 
     @staticmethod
     def _take(state: HandState, fingerprint: GameFingerprint) -> None:
