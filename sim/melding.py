@@ -319,7 +319,10 @@ class MeldingRules:
                    is_discard=cython.bint)
     def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
         """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
-        is_discard = type(move) is Discard or isinstance(move, Discard)
+        # isinstance only for a record of another class than the commonest ones: a Meld or a TakePile is no Discard.
+        move_type = type(move)
+        is_discard = move_type is Discard or (move_type is not Meld and move_type is not TakePile
+                                              and isinstance(move, Discard))
         # After a meld or a take, one card left is still going out: it is the discard to come.
         if hand_after > (0 if is_discard else 1):
             if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
