@@ -427,7 +427,7 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
         if state.phase == ACQUIRE:
             method = player.choose_acquire if bound is None else bound[0]
             move = table.ask(seat, "acquire", method, view)
-            if not isinstance(move, _ACQUIRE_TYPES):
+            if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
                 raise table.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
             table.apply(state, seat, "acquire", move)
             continue
