@@ -60,6 +60,8 @@ MAX_HANDS_PER_GAME = 400
 """A guard: a game that has not reached the target after this many hands ends as ``hand_cap``."""
 
 _ASK = Ask()
+_DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
+"""The decision methods play_hand calls, in the order of _Table.decisions."""
 _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
@@ -67,21 +69,27 @@ _EVENT_CALL = CALL_CODES["event"]
 _CONTROL = GameFingerprint.CONTROL
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
 _new_object = object.__new__
+_SEAT_SLOT = PublicEvent.__dict__["seat"]
+_MOVE_SLOT = PublicEvent.__dict__["move"]
+_RED_THREES_SLOT = PublicEvent.__dict__["red_threes"]
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (seats, red 3 counts), a Python int otherwise."""
 
 
 def _new_event(seat: int, move, laid: int) -> PublicEvent:
     """``PublicEvent(seat, move, laid)`` without the type call and ``__init__``'s argument handling: the engine
     builds one for nearly every move.
 
-    Compiled, a bare instance from CPython's generic ``__new__`` and each field set by CPython's generic
-    attribute setter called from C (sim/engine.pxd), as ``object.__setattr__`` sets it; plain Python calls
-    the constructor's own slot setters (sim/strategy.py).
+    Compiled, a bare instance from CPython's generic ``__new__`` and each field set by its slot's descriptor
+    called from C (sim/engine.pxd), which is what ``object.__setattr__`` ends in, without looking the field up
+    by name; plain Python calls the constructor's own slot setters (sim/strategy.py).
     """
     if cython.compiled:
         event = PyType_GenericNew(PublicEvent, None, None)  # noqa: F821 (cimported in sim/engine.pxd)
-        PyObject_GenericSetAttr(event, "seat", seat)  # noqa: F821
-        PyObject_GenericSetAttr(event, "move", move)  # noqa: F821
-        PyObject_GenericSetAttr(event, "red_threes", laid)  # noqa: F821
+        _set_slot(_SEAT_SLOT, event, seat)  # noqa: F821 (an inline C function in sim/engine.pxd)
+        _set_slot(_MOVE_SLOT, event, move)  # noqa: F821
+        _set_slot(_RED_THREES_SLOT, event, laid)  # noqa: F821
     else:
         event = _new_object(PublicEvent)
         _set_event_seat(event, seat)
@@ -144,7 +152,7 @@ class _Table:
     """
 
     __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
-                 "called", "last_call", "side_bits", "guarded", "cells")
+                 "called", "last_call", "side_bits", "guarded", "cells", "handlers", "decisions")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
                  monitor=None) -> None:
@@ -170,6 +178,16 @@ class _Table:
         self.listeners = [
             (seat, player) for seat, player in enumerate(players) if type(player).on_event is not Strategy.on_event
         ]
+        # Each listener's on_event bound once where the seat's calls are not checked (a built-in strategy, whose
+        # class never rebinds it): a call by name looks the method up and binds it again every time.  None for a
+        # checked seat, whose on_event is looked up at each call as before.
+        self.handlers = tuple(None if self.side_bits[seat] else player.on_event for seat, player in self.listeners)
+        # Likewise each seat's decision methods, bound once where its calls are not checked (play_hand asks a seat
+        # for a decision about five times a turn), in _DECISION order; None for a checked seat.
+        self.decisions = tuple(
+            None if self.side_bits[seat] else tuple(getattr(player, name) for name in _DECISIONS)
+            for seat, player in enumerate(players)
+        )
 
     def watch(self, state: HandState) -> None:
         """Start watching a newly dealt hand (when any seat's calls are checked)."""
@@ -256,6 +274,8 @@ class _Table:
             reason=reason, traceback=traceback,
         )
 
+    @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
+                   handlers=tuple, listeners=list)
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
         fingerprint = self.fingerprint
         if self.called:
@@ -267,7 +287,8 @@ class _Table:
                     or _CONTROL(state) != fingerprint.control):
                 self.settle()
             self.called = 0
-        before = state.red_threes[seat]
+        index = seat
+        before = state.red_threes[index]
         try:
             state.apply(move)
         except IllegalMoveError as error:
@@ -280,12 +301,12 @@ class _Table:
         if self.guarded:
             self._take(state, fingerprint)
         if self.listeners:
-            laid = state.red_threes[seat] - before
+            laid = state.red_threes[index] - before
             # The exact type: state.apply accepted the move, so it is one of the move records themselves.
             if type(move) is Draw:
                 # Built-in listeners only (guarded is False) share one immutable event per seat for the
                 # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
-                event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[seat]
+                event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[index]
             else:
                 event = _new_event(seat, move, laid)
             if self.clock is not None or type(self) is not _Table:
@@ -294,19 +315,29 @@ class _Table:
                 return
             side_bits = self.side_bits
             monitored = self.monitor is not None
-            for listener_seat, player in self.listeners:
-                # _Table.ask, inlined for the most frequent call into strategy code.
+            listeners = self.listeners
+            handlers = self.handlers
+            for number in range(len(handlers)):
+                # _Table.ask, inlined for the most frequent call into strategy code.  The listener's seat is read
+                # only where it is needed: a built-in listener's call, unmonitored, needs none.
+                handler = handlers[number]
                 if monitored:
-                    self.cells[MONITOR_CALL] = _EVENT_CALL + listener_seat
+                    self.cells[MONITOR_CALL] = _EVENT_CALL + listeners[number][0]
                 try:
-                    player.on_event(event)
+                    if handler is None:
+                        listeners[number][1].on_event(event)
+                    else:
+                        handler(event)
                 except ArbiterSignal:
                     raise
                 except BaseException as error:  # strategy code's failure of any kind is the seat's
-                    raise self.failure(listener_seat, "event", error) from error
-                if side_bits[listener_seat]:
-                    self.called |= side_bits[listener_seat]
-                    self.last_call = _EVENT_CALL + listener_seat
+                    raise self.failure(listeners[number][0], "event", error) from error
+                if handler is None:  # a checked seat (a built-in's bit is 0): remember the call
+                    listener_seat = listeners[number][0]
+                    bit = side_bits[listener_seat]
+                    if bit:
+                        self.called |= bit
+                        self.last_call = _EVENT_CALL + listener_seat
 
     @staticmethod
     def _take(state: HandState, fingerprint: GameFingerprint) -> None:
@@ -380,35 +411,43 @@ def _build_player(
     return player
 
 
-@cython.locals(table=_Table, state=HandState)
+@cython.locals(table=_Table, state=HandState, decisions=tuple)
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
     players = table.players
+    decisions = table.decisions
     rules = state.rules
     asking = rules.ask_partner != "off"
     while state.phase != OVER:
         seat = state.seat
         player = players[seat]
         view = views[seat]
+        # The seat's decision methods bound once (_Table.decisions), or looked up at each call for a checked seat.
+        bound = decisions[seat]
         if state.phase == ACQUIRE:
-            move = table.ask(seat, "acquire", player.choose_acquire, view)
-            if not isinstance(move, _ACQUIRE_TYPES):
+            method = player.choose_acquire if bound is None else bound[0]
+            move = table.ask(seat, "acquire", method, view)
+            if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
                 raise table.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
             table.apply(state, seat, "acquire", move)
             continue
         if asking and not state.asked and state.can_ask(_ASK):
-            asked = table.ask(seat, "ask", player.choose_ask, view)
+            method = player.choose_ask if bound is None else bound[1]
+            asked = table.ask(seat, "ask", method, view)
             if not isinstance(asked, bool):
                 raise table.error(seat, "ask", "returned something that is not True or False", asked)
             if asked:
                 table.apply(state, seat, "ask", _ASK)
                 partner = (seat + 2) % 4
-                answer = table.ask(partner, "answer", players[partner].answer_go_out, views[partner])
+                partner_bound = decisions[partner]
+                method = players[partner].answer_go_out if partner_bound is None else partner_bound[2]
+                answer = table.ask(partner, "answer", method, views[partner])
                 if not isinstance(answer, bool):
                     raise table.error(partner, "answer", "returned something that is not True or False", answer)
                 table.apply(state, partner, "answer", Answer(answer))
         while state.phase != OVER:
-            move = table.ask(seat, "meld", player.choose_meld, view)
+            method = player.choose_meld if bound is None else bound[3]
+            move = table.ask(seat, "meld", method, view)
             if move is None:
                 break
             if not isinstance(move, Meld):
@@ -419,7 +458,8 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
         if state.must_stop:
             table.apply(state, seat, "stop", _STOP)
             continue
-        move = table.ask(seat, "discard", player.choose_discard, view)
+        method = player.choose_discard if bound is None else bound[4]
+        move = table.ask(seat, "discard", method, view)
         if not isinstance(move, Discard):
             raise table.error(seat, "discard", "returned something that is not a Discard", move)
         table.apply(state, seat, "discard", move)

@@ -14,6 +14,9 @@ cdef Py_ssize_t _KIND_VALUE[15]
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
 
+# Whether two of the hand's cards can go nowhere (answered before _read_counts reads everything).
+cdef bint _two_cards_stranded(hand, melds) except -1
+
 @cython.locals(kind=Py_ssize_t)
 cdef _read_counts(hand, melds, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds)
 

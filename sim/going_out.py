@@ -82,6 +82,10 @@ def _find_meld_out(
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """:func:`find_meld_out` with positional arguments: the engine asks it on every turn, and a call
     with keywords costs more than many of the searches it makes."""
+    # Most hands asked about hold two cards that can go nowhere, which no leftover cures (see _candidates):
+    # answered from the hand and the melds of its lone cards' ranks, before the full read below.
+    if _two_cards_stranded(hand, melds):
+        return None
     # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/going_out.pxd;
     # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays): the shortcuts and every
     # search below then index C integers, not lists of Python ints.
@@ -105,6 +109,23 @@ def _find_meld_out(
         if groups is not None:
             return groups, leftover
     return None
+
+
+@cython.locals(rank=Count, count=Count, stranded=Count)
+def _two_cards_stranded(hand: Sequence[int], melds: Sequence[Sequence[int]]) -> bool:
+    """Whether the hand holds two cards that must both be discarded: red 3s, or lone naturals of ranks the side
+    has no meld of.  Only one card may be left to discard (R12.4), so :func:`_candidates` then finds no
+    leftover to try (its ``forced`` counts these cards, and more) and the hand cannot go out this turn."""
+    stranded = hand[RED_THREE]
+    for rank in range(FOUR, KIND_COUNT):
+        count = hand[rank]
+        if count == 1:
+            meld = melds[rank]
+            if meld[0] + meld[1] + meld[2] == 0:
+                stranded += 1
+                if stranded >= 2:
+                    return True
+    return stranded >= 2
 
 
 @cython.locals(kind=Count, rank=Count, jokers=Count, deuces=Count)

@@ -76,6 +76,7 @@ class SideHandResult:
     """Cards left in each partner's hand at the end: (the side's first seat, its second), i.e. seats (0, 2)
     for side A and (1, 3) for side B."""
 
+    @cython.locals(slots=tuple)
     def __init__(
         self, side: int, score: int, meld_points: int, canasta_natural: int, canasta_mixed: int, canasta_bonus: int,
         went_out: bool, concealed: bool, going_out_bonus: int, red_threes: int, red_three_bonus: int,
@@ -84,7 +85,29 @@ class SideHandResult:
     ) -> None:
         # Written out rather than generated, so that it is compiled with the module (issue #18: dataclasses'
         # generated __init__ runs as interpreted bytecode); each field through its own slot setter.
-        if cython.compiled:  # CPython's generic setter called from C (sim/scoring.pxd): what object.__setattr__ runs
+        if cython.compiled and type(self) is SideHandResult:  # each slot's descriptor called from C (sim/scoring.pxd)
+            slots = _SIDE_SLOTS
+            _set_slot(slots[0], self, side)  # noqa: F821
+            _set_slot(slots[1], self, score)  # noqa: F821
+            _set_slot(slots[2], self, meld_points)  # noqa: F821
+            _set_slot(slots[3], self, canasta_natural)  # noqa: F821
+            _set_slot(slots[4], self, canasta_mixed)  # noqa: F821
+            _set_slot(slots[5], self, canasta_bonus)  # noqa: F821
+            _set_slot(slots[6], self, went_out)  # noqa: F821
+            _set_slot(slots[7], self, concealed)  # noqa: F821
+            _set_slot(slots[8], self, going_out_bonus)  # noqa: F821
+            _set_slot(slots[9], self, red_threes)  # noqa: F821
+            _set_slot(slots[10], self, red_three_bonus)  # noqa: F821
+            _set_slot(slots[11], self, hand_penalty)  # noqa: F821
+            _set_slot(slots[12], self, melded)  # noqa: F821
+            _set_slot(slots[13], self, initial_requirement)  # noqa: F821
+            _set_slot(slots[14], self, pile_takes)  # noqa: F821
+            _set_slot(slots[15], self, pile_cards_taken)  # noqa: F821
+            _set_slot(slots[16], self, frozen_pile_takes)  # noqa: F821
+            _set_slot(slots[17], self, pile_freezes)  # noqa: F821
+            _set_slot(slots[18], self, turns)  # noqa: F821
+            _set_slot(slots[19], self, cards_left)  # noqa: F821
+        elif cython.compiled:  # a subclass (its fields may be other slots): object.__setattr__'s generic setter
             PyObject_GenericSetAttr(self, "side", side)  # noqa: F821
             PyObject_GenericSetAttr(self, "score", score)  # noqa: F821
             PyObject_GenericSetAttr(self, "meld_points", meld_points)  # noqa: F821
@@ -158,6 +181,8 @@ _set_side_frozen_pile_takes = SideHandResult.__dict__["frozen_pile_takes"].__set
 _set_side_pile_freezes = SideHandResult.__dict__["pile_freezes"].__set__
 _set_side_turns = SideHandResult.__dict__["turns"].__set__
 _set_side_cards_left = SideHandResult.__dict__["cards_left"].__set__
+_SIDE_SLOTS = tuple(SideHandResult.__dict__[field.name] for field in dataclasses.fields(SideHandResult))
+"""The fields' slot descriptors in the constructor's order (the fields' order), each called from C by ``__init__``."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -174,12 +199,22 @@ class HandResult:
     totals_after: tuple[int, int]
     """Both sides' running totals after this hand (R14.2, R15.1)."""
 
+    @cython.locals(slots=tuple)
     def __init__(
         self, hand_number: int, dealer: int, end_reason: str, turns: int, went_out_seat: int | None,
         sides: tuple[SideHandResult, SideHandResult], totals_after: tuple[int, int],
     ) -> None:
         # Written out for the same reason as SideHandResult's.
-        if cython.compiled:
+        if cython.compiled and type(self) is HandResult:  # each slot's descriptor called from C (sim/scoring.pxd)
+            slots = _HAND_SLOTS
+            _set_slot(slots[0], self, hand_number)  # noqa: F821
+            _set_slot(slots[1], self, dealer)  # noqa: F821
+            _set_slot(slots[2], self, end_reason)  # noqa: F821
+            _set_slot(slots[3], self, turns)  # noqa: F821
+            _set_slot(slots[4], self, went_out_seat)  # noqa: F821
+            _set_slot(slots[5], self, sides)  # noqa: F821
+            _set_slot(slots[6], self, totals_after)  # noqa: F821
+        elif cython.compiled:  # a subclass (its fields may be other slots): object.__setattr__'s generic setter
             PyObject_GenericSetAttr(self, "hand_number", hand_number)  # noqa: F821
             PyObject_GenericSetAttr(self, "dealer", dealer)  # noqa: F821
             PyObject_GenericSetAttr(self, "end_reason", end_reason)  # noqa: F821
@@ -209,6 +244,8 @@ _set_hand_turns = HandResult.__dict__["turns"].__set__
 _set_hand_went_out_seat = HandResult.__dict__["went_out_seat"].__set__
 _set_hand_sides = HandResult.__dict__["sides"].__set__
 _set_hand_totals_after = HandResult.__dict__["totals_after"].__set__
+_HAND_SLOTS = tuple(HandResult.__dict__[field.name] for field in dataclasses.fields(HandResult))
+"""As :data:`_SIDE_SLOTS`."""
 
 
 @cython.locals(

@@ -3,6 +3,7 @@
 
 cimport cython
 
+from canasta_sim.melding cimport _slot
 from canasta_sim.pile cimport PileRules
 
 

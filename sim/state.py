@@ -29,7 +29,7 @@ from canasta_sim.cards import (
 )
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.going_out import _find_meld_out
-from canasta_sim.melding import _REFUSED
+from canasta_sim.melding import _ASK_PARTNER, _DISCARD_CARD, _REFUSED, _YES_FORCES_OUT
 from canasta_sim.melds import CANASTA_SIZE, meld_value
 from canasta_sim.moves import (
     ASK,
@@ -403,7 +403,10 @@ class HandState(PileRules):
         self.answer = None
         self.melded_this_turn = False
         self.must_stop = False
-        self.turn_new_ranks = set()
+        # The last turn's set of new ranks kept while empty (most turns meld nothing): a new set each turn costs
+        # an allocation and a free.  HandState.copy gives a copy a set of its own.
+        if type(self.turn_new_ranks) is not set or self.turn_new_ranks:
+            self.turn_new_ranks = set()
         self.added_to_existing = False
         # KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
         self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
@@ -591,17 +594,24 @@ class HandState(PileRules):
         if problem is not None:
             raise self._fail("R12.5", problem, move)
 
+    @cython.locals(exact=cython.bint)
     def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
         # _ask_problem's conditions, inlined: the engine asks this on every turn.
         if self.phase != PLAY:
             return False
         rules = self.rules
-        if rules.ask_partner == "off" or self.asked or self.melded_this_turn:
+        # Compiled, the rules' fields are read through their slots (_slot, sim/melding.pxd).
+        exact = cython.compiled and type(rules) is Rules
+        if (_slot(_ASK_PARTNER, rules) if exact else rules.ask_partner) == "off":  # noqa: F821
+            return False
+        if self.asked or self.melded_this_turn:
             return False
         if self.must_stop or self.hand_sizes[self.seat] < 2:
             return False
-        return not rules.ask_partner_yes_forces_out or self.going_out_plan() is not None
+        if not (_slot(_YES_FORCES_OUT, rules) if exact else rules.ask_partner_yes_forces_out):  # noqa: F821
+            return True
+        return self.going_out_plan() is not None
 
     def ask(self, move: Ask = ASK) -> None:
         """Ask the partner; the partner's :class:`Answer` comes next."""
@@ -631,6 +641,7 @@ class HandState(PileRules):
         """E4: can the hand be melded out this turn, with at most one card left to discard?"""
         return self.going_out_plan() is not None
 
+    @cython.locals(cached=tuple, turn=Count, changes=Count)
     def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
         """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
         if self.phase != PLAY:
@@ -640,10 +651,14 @@ class HandState(PileRules):
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
         cached = self._plan_cache
-        # The key's parts compared one by one, and the hand as a list: no key tuple built per call.
-        if (cached is not None and cached[0] == self.turn_count and cached[1] == self.meld_changes
-                and cached[2] == self.must_stop and cached[3] == hand):
-            return cached[4]
+        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
+        # tuple built per call.
+        if cached is not None:
+            turn = cached[0]
+            changes = cached[1]
+            if (turn == self.turn_count and changes == self.meld_changes and cached[2] == self.must_stop
+                    and cached[3] == hand):
+                return cached[4]
         side = self.seat & 1
         rules = self.rules
         if self.side_has_melded[side]:
@@ -664,7 +679,8 @@ class HandState(PileRules):
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        card = move.card
+        # Compiled, a Discard's card is read through its slot (_slot, sim/melding.pxd).
+        card = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
         # is_kind(card), with a plain int in range answered without the call (the commonest record).
         if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
             raise self._malformed(move, card)
@@ -695,7 +711,7 @@ class HandState(PileRules):
         if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
-        kind = move.card
+        kind = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
         self.hands[seat][kind] -= 1
         self.hand_sizes[seat] -= 1
         self.pile.append(kind)
