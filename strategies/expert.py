@@ -58,14 +58,20 @@ _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld:
 
 
 class _Memory:
-    """What the expert remembers of the current hand from public events (R2.4: only the next seat takes)."""
+    """What the expert remembers of the current hand from public events (R2.4: only the next seat takes).
+
+    What each seat is known to hold and the ranks it avoids are kept as C integers where compiled (a count
+    per seat and kind, and a bit mask of ranks per seat): every event and every discard table reads and
+    writes them without boxing an int or hashing into a set.  :attr:`known` and :attr:`avoids` give them as
+    lists and sets.
+    """
 
     __slots__ = (
         "pile",
         "pile_freezers",
-        "known",
+        "known_counts",
         "known_totals",
-        "avoids",
+        "avoided",
         "side_melded",
         "decided_hand",
         "decided_turn",
@@ -80,14 +86,26 @@ class _Memory:
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
         self.pile = list(pile)
         self.pile_freezers = sum(1 for kind in pile if kind <= TWO or kind == RED_THREE)
-        self.known = [[0] * KIND_COUNT for _ in range(4)]
-        """Cards each seat is known to hold: those it picked up with a pile and has not played since."""
+        if not cython.compiled:  # compiled, a C array, zero from the allocation
+            self.known_counts = [0] * (4 * KIND_COUNT)
+        """Cards each seat is known to hold, ``known_counts[seat * KIND_COUNT + kind]``: those it picked up with
+        a pile and has not played since."""
         self.known_totals = [0, 0, 0, 0]
         """How many cards each seat is known to hold (the sum of its ``known``), kept up to date with it."""
-        self.avoids = [set(), set(), set(), set()]
-        """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
+        self.avoided = [0, 0, 0, 0]
+        """Ranks each seat discarded or declined to take, a bit mask by kind: it probably holds no pair of them."""
         self.side_melded = [False, False]
         _forget_turn(self)
+
+    @property
+    def known(self) -> list[list[int]]:
+        """Cards each seat is known to hold, a count vector by kind per seat (a fresh list of lists)."""
+        return [[self.known_counts[seat * KIND_COUNT + kind] for kind in range(KIND_COUNT)] for seat in range(4)]
+
+    @property
+    def avoids(self) -> list[set[int]]:
+        """Ranks each seat discarded or declined to take: it probably holds no pair of them (fresh sets)."""
+        return [{kind for kind in range(KIND_COUNT) if self.avoided[seat] >> kind & 1} for seat in range(4)]
 
     def copy(self) -> _Memory:
         """An independent copy: what a fresh player would remember had it watched the same hand (its own
@@ -95,9 +113,9 @@ class _Memory:
         other = _Memory.__new__(_Memory)
         other.pile = list(self.pile)
         other.pile_freezers = self.pile_freezers
-        other.known = [list(known) for known in self.known]
+        other.known_counts = list(self.known_counts)
         other.known_totals = list(self.known_totals)
-        other.avoids = [set(avoids) for avoids in self.avoids]
+        other.avoided = list(self.avoided)
         other.side_melded = list(self.side_melded)
         _forget_turn(other)
         return other
@@ -177,7 +195,7 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     read-only proxy ``view.meld_table`` builds.
     """
     joker, two = JOKER, TWO
-    me = view.seat
+    me = view._seat
     side = me & 1
     opponents = 1 - side
     pile_size = view.pile_size
@@ -224,11 +242,7 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
         wilds_seen += jokers + deuces
         ranks |= 1 << rank
     table.our_ranks = ranks
-    ranks = 0
-    avoids = memory.avoids[taker]
-    for kind in avoids:
-        ranks |= 1 << kind
-    table.taker_avoids = ranks
+    table.taker_avoids = memory.avoided[taker]
     # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta),
     # found in the same pass over their melds (SeatView.canasta_count counts the same).
     opponents_canasta = False
@@ -253,16 +267,15 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
         if seat != me:
             count = sizes[seat]
             unknown += count
-    known = memory.known
     taker_total = 0
     for seat in range(4):
         if seat != me:
             # Most seats never took a pile and hold no known card (memory.known_totals says which do).
             if memory.known_totals[seat]:
-                held = known[seat]
+                base = seat * KIND_COUNT
                 total = 0
                 for kind in range(KIND_COUNT):
-                    count = held[kind]
+                    count = memory.known_counts[base + kind]
                     total += count
                     seen[kind] += count
                 if seat == taker:
@@ -287,7 +300,7 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
 
 def _update_table(table: _DiscardTable, view, before, after) -> None:
     """The body of :meth:`_DiscardTable.update_own_melds`."""
-    side = view.side
+    side = view._seat & 1
     our_melds = view.melds(side)
     table.our_melds = our_melds
     table.we_melded = view.has_melded(side)
@@ -519,7 +532,7 @@ def _best_take(expert: Expert, view) -> TakePile | None:
         return None
     kind = top
     hand = view.hand
-    side = view.side
+    side = view._seat & 1
     naturals = hand[kind]
     if not view.has_melded(side):
         if naturals < 2:
@@ -551,7 +564,7 @@ def _best_take(expert: Expert, view) -> TakePile | None:
 def _opening_take(view, hand: tuple[int, ...], top: int) -> TakePile | None:
     """The pile take that makes the initial meld with the top card, or ``None`` (R8.2e, R10.5: the top card
     and the hand cards laid with the take must reach the minimum)."""
-    found = _opening(view.rules, hand, view.requirement(view.side), top, 2, _card_count(hand) + view.pile_size - 1)
+    found = _opening(view.rules, hand, view.requirement(view._seat & 1), top, 2, _card_count(hand) + view.pile_size - 1)
     if found is None:
         return None
     forced_group, extra = found
@@ -611,7 +624,7 @@ def _opening_meld(
 ) -> Meld | None:
     """The initial meld (R10), keeping back a card that is safe to discard after it (``table``: this turn's)."""
     rules = view.rules
-    minimum = view.requirement(view.side)
+    minimum = view.requirement(view._seat & 1)
     usable = list(hand)
     usable[_cheapest_kind(_hand_costs(expert, memory, table, hand))] -= 1
     found = _opening(rules, usable, minimum, None, 1, size - 1)
@@ -695,7 +708,7 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
     wilds = jokers_in_hand + counts[two]
     if not wilds:
         return None
-    ours = view.canasta_count(view.side)
+    ours = view.canasta_count(view._seat & 1)
     danger = table.hand_may_end
     # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
     rules = view.rules
@@ -842,7 +855,7 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
     theirs = table.their_ranks
     ours = table.our_ranks
     avoids = table.taker_avoids
-    known = memory.known[table.taker]
+    base = table.taker * KIND_COUNT  # the taker's known cards in memory.known_counts
     seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
     share = table.share
     miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
@@ -872,7 +885,7 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
         if not frozen and theirs >> kind & 1:
             chance = 1.0  # R8.2c.3: a lay-off needs nothing from hand
         else:
-            held = known[kind]
+            held = memory.known_counts[base + kind]
             unseen = _COPIES - seen[kind]
             if unseen < 0:
                 unseen = 0
@@ -937,42 +950,46 @@ def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wild
 
 def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
     """``seat`` discarded: the card tops the pile, and the seat probably holds no pair of its rank."""
-    kind = move.card
-    memory.pile.append(kind)
+    card = move.card
+    kind = card
+    memory.pile.append(card)
     if kind <= TWO:
         memory.pile_freezers += 1
     if memory.known_totals[seat]:  # else the seat holds no known card, of this kind or any
-        known = memory.known[seat]
-        if known[kind]:
-            known[kind] -= 1
+        index = seat * KIND_COUNT + kind
+        if memory.known_counts[index]:
+            memory.known_counts[index] -= 1
             memory.known_totals[seat] -= 1
-    avoids = memory.avoids[seat]
-    avoids.add(kind)
+    memory.avoided[seat] |= 1 << kind
 
 
 def _remember_draw(memory: _Memory, seat: int) -> None:
     """``seat`` drew from the stock."""
     pile = memory.pile
-    if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
-        # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
-        avoids = memory.avoids[seat]
-        avoids.add(pile[-1])
+    if pile and memory.side_melded[seat & 1]:
+        top = pile[-1]
+        if top >= FOUR:
+            # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
+            memory.avoided[seat] |= 1 << top
 
 
 def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
     """``seat`` took the pile: it holds the cards under the top one, less those it laid with the take."""
-    known = memory.known[seat]
-    avoids = memory.avoids[seat]
+    base = seat * KIND_COUNT
+    avoided = memory.avoided[seat]
     pile = memory.pile
+    added = 0
     for index in range(len(pile) - 1):
         kind = pile[index]
         if kind != RED_THREE:
-            known[kind] += 1
-            memory.known_totals[seat] += 1
-            avoids.discard(kind)
-    memory.known_totals[seat] -= _forget_played(known, move.cards)
+            memory.known_counts[base + kind] += 1
+            added += 1
+            avoided &= ~(1 << kind)
+    memory.avoided[seat] = avoided
+    added -= _forget_played(memory, base, move.cards)
     for group in move.extra:
-        memory.known_totals[seat] -= _forget_played(known, group.cards)
+        added -= _forget_played(memory, base, group.cards)
+    memory.known_totals[seat] += added
     memory.pile = []
     memory.pile_freezers = 0
     memory.side_melded[seat & 1] = True
@@ -981,18 +998,19 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
 def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
     if memory.known_totals[seat]:  # else the seat holds no known card, and there is nothing to forget
-        known = memory.known[seat]
+        base = seat * KIND_COUNT
         for group in move.groups:
-            memory.known_totals[seat] -= _forget_played(known, group.cards)
+            memory.known_totals[seat] -= _forget_played(memory, base, group.cards)
     memory.side_melded[seat & 1] = True
 
 
-def _forget_played(known: list[int], cards: tuple[int, ...]) -> int:
-    """A seat laid ``cards``: those it was known to hold are no longer in its hand.  Returns how many those were."""
+def _forget_played(memory: _Memory, base: int, cards: tuple[int, ...]) -> int:
+    """A seat laid ``cards``: those it was known to hold (its counts start at ``base`` in ``memory.known_counts``)
+    are no longer in its hand.  Returns how many those were."""
     forgotten = 0
     for kind in cards:
-        if known[kind]:
-            known[kind] -= 1
+        if memory.known_counts[base + kind]:
+            memory.known_counts[base + kind] -= 1
             forgotten += 1
     return forgotten
 
