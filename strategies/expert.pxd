@@ -28,6 +28,11 @@ cdef class _Memory:
     cdef public _DiscardTable table
     cdef public object table_hand
     cdef public _Costs costs
+    # The chances of none and of one of the unseen cards of a kind in the taker's hand, by how many are unseen
+    # (0 to _COPIES = 8), for the share chances_share; bit n of chances_known set when count n is kept.
+    cdef public double chances_share
+    cdef public Py_ssize_t chances_known
+    cdef public double none_chances[9], one_chances[9]
 
 
 cdef _forget_turn(_Memory memory)
@@ -117,6 +122,11 @@ cdef list _cost_list(_Costs costs)
 
 
 cdef dict _SINGLE_MELDS, _PILE_TAKES
+
+# The card constants of canasta_sim.cards and canasta_sim.melds, imported into C integers: comparisons and index
+# arithmetic with them are C operations instead of operations on Python ints.
+cdef Py_ssize_t ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE
+cdef tuple KIND_VALUE
 
 # Module constants the discard figures subtract from: C integers, so that the subtractions are C subtractions.
 cdef Py_ssize_t _COPIES, _WILDS_IN_DECK

@@ -81,6 +81,10 @@ class _Memory:
         "table_hand_number",
         "table_turn",
         "costs",
+        "chances_share",
+        "chances_known",
+        "none_chances",
+        "one_chances",
     )
 
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
@@ -136,6 +140,12 @@ def _forget_turn(memory: _Memory) -> None:
     memory.table_hand_number = 0
     memory.table_turn = -1
     memory.costs = None
+    # The chances _discard_costs computed for one share of the unseen cards, by their count (bit set: kept).
+    memory.chances_share = -1.0  # no share: every share is at least 0
+    memory.chances_known = 0
+    if not cython.compiled:  # compiled, C arrays
+        memory.none_chances = [0.0] * (_COPIES + 1)
+        memory.one_chances = [0.0] * (_COPIES + 1)
 
 
 class _DiscardTable:
@@ -201,12 +211,14 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     pile_size = view.pile_size
     table.pile_size = pile_size
     table.pile_worth = 40.0 + 25.0 * (pile_size + 1)
-    opponents_melded = view.has_melded(opponents)
-    table.opponents_melded = opponents_melded
+    # A side with a meld on the table has melded (R10: its initial meld laid it, and melds stay down all hand;
+    # tests/test_invariants.py checks it): the view is asked whether a side has melded only when it has no meld.
     opponent_melds = view.melds(opponents)
+    opponents_melded = True if opponent_melds else view.has_melded(opponents)
+    table.opponents_melded = opponents_melded
     table.opponent_meld_count = len(opponent_melds)
-    table.we_melded = view.has_melded(side)
     our_melds = view.melds(side)
+    table.we_melded = True if our_melds else view.has_melded(side)
     table.our_melds = our_melds
     sizes = view.hand_sizes
     stock_count = view.stock_count
@@ -303,7 +315,7 @@ def _update_table(table: _DiscardTable, view, before, after) -> None:
     side = view._seat & 1
     our_melds = view.melds(side)
     table.our_melds = our_melds
-    table.we_melded = view.has_melded(side)
+    table.we_melded = True if our_melds else view.has_melded(side)  # see _read_table
     ranks = 0
     for rank in our_melds:
         ranks |= 1 << rank
@@ -859,6 +871,9 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
     seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
     share = table.share
     miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
+    if memory.chances_share != share:  # the chances below kept for another share: forgotten
+        memory.chances_share = share
+        memory.chances_known = 0
     wild_chance = table.wild_chance
     taker_melded = table.taker_melded
     may_end = table.hand_may_end
@@ -889,8 +904,17 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
             unseen = _COPIES - seen[kind]
             if unseen < 0:
                 unseen = 0
-            none = miss**unseen
-            one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
+            # The chances that the taker holds none or one of the unseen cards depend on the count alone for
+            # one share: each is computed once per count (pow is the dearest step of a discard's cost).
+            if memory.chances_known >> unseen & 1:
+                none = memory.none_chances[unseen]
+                one = memory.one_chances[unseen]
+            else:
+                none = miss**unseen
+                one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
+                memory.none_chances[unseen] = none
+                memory.one_chances[unseen] = one
+                memory.chances_known |= 1 << unseen
             if held >= 2:
                 pair = 1.0
             elif held == 1:
