@@ -88,6 +88,10 @@ cdef _DiscardTable _turn_table(_Memory memory, SeatView view, hand, Py_ssize_t h
 cdef Py_ssize_t _card_count(tuple hand) except? -1
 
 
+@cython.locals(total=Py_ssize_t, count=Py_ssize_t)
+cdef bint _holds_one_card(tuple hand) except -1
+
+
 @cython.locals(usable=list, rest=list, card=Py_ssize_t)
 cdef _opening_meld(expert, _Memory memory, SeatView view, hand, Py_ssize_t size, _DiscardTable table)
 

@@ -501,7 +501,7 @@ class Expert(Strategy):
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
         hand = view.hand
-        if _card_count(hand) == 1:
+        if _holds_one_card(hand):
             return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
         memory = self._memory
         table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
@@ -629,6 +629,16 @@ def _card_count(hand) -> int:
     for count in hand:
         total += count
     return total
+
+
+def _holds_one_card(hand) -> bool:
+    """``sum(hand) == 1``, stopping at the second card (most hands hold it among their first kinds)."""
+    total = 0
+    for count in hand:
+        total += count
+        if total > 1:
+            return False
+    return total == 1
 
 
 def _opening_meld(
