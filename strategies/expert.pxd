@@ -31,6 +31,8 @@ cdef class _Memory:
     # The chances of none and of one of the unseen cards of a kind in the taker's hand, by how many are unseen
     # (0 to _COPIES = 8), for the share chances_share; bit n of chances_known set when count n is kept.
     cdef public double chances_share
+    # The expert's freeze parameter, read at the hand's first discard costs (-1: not yet).
+    cdef public double freeze
     cdef public Py_ssize_t chances_known
     cdef public double none_chances[9], one_chances[9]
 

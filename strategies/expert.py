@@ -82,6 +82,7 @@ class _Memory:
         "table_turn",
         "costs",
         "chances_share",
+        "freeze",
         "chances_known",
         "none_chances",
         "one_chances",
@@ -142,6 +143,7 @@ def _forget_turn(memory: _Memory) -> None:
     memory.costs = None
     # The chances _discard_costs computed for one share of the unseen cards, by their count (bit set: kept).
     memory.chances_share = -1.0  # no share: every share is at least 0
+    memory.freeze = -1.0  # the expert's freeze parameter, not read yet (see _hand_costs)
     memory.chances_known = 0
     if not cython.compiled:  # compiled, C arrays
         memory.none_chances = [0.0] * (_COPIES + 1)
@@ -540,7 +542,9 @@ class Expert(Strategy):
 def _best_take(expert: Expert, view) -> TakePile | None:
     """The pile take to make, or ``None`` to draw (see :meth:`Expert.choose_acquire`)."""
     top = view.pile_top
-    if top is None or top < FOUR or view.is_pile_blocked:
+    # A natural rank on top never blocks the pile (R8.1a, R5.2: only a wild card or a black 3 does), so
+    # view.is_pile_blocked, False for every top it lets through, is not asked.
+    if top is None or top < FOUR:
         return None
     kind = top
     hand = view.hand
@@ -730,7 +734,6 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
     wilds = jokers_in_hand + counts[two]
     if not wilds:
         return None
-    ours = view.canasta_count(view._seat & 1)
     danger = table.hand_may_end
     # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
     rules = view.rules
@@ -741,10 +744,14 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
     if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
         ranks = [0] * KIND_COUNT
         sizes = [0] * KIND_COUNT
+    # The side's canastas counted in the same pass (what view.canasta_count counts, from the table's melds).
     total = 0
+    ours = 0
     for rank, meld in melds.items():
         ranks[total] = rank
         sizes[total] = meld[0] + meld[1] + meld[2]
+        if sizes[total] >= CANASTA_SIZE:
+            ours += 1
         total += 1
     taken = 0
     for _ in range(total):
@@ -843,7 +850,9 @@ def _hand_costs(expert: Expert, memory: _Memory, table: _DiscardTable, hand) -> 
             costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
     costs.table = table
     costs.hand = hand
-    _discard_costs(costs, table, memory, hand, expert.freeze)
+    if memory.freeze < 0:  # read once a hand (the parameter is at least 0; a copied memory reads its own)
+        memory.freeze = expert.freeze
+    _discard_costs(costs, table, memory, hand, memory.freeze)
     if kept:
         memory.costs = costs
     return costs
