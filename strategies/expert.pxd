@@ -70,6 +70,17 @@ cdef _read_table(_DiscardTable table, _Memory memory, SeatView view, hand)
 cdef _update_table(_DiscardTable table, SeatView view, before, after)
 
 
+# The bodies of Expert.choose_meld and Expert.choose_discard: C calls with the memory and the view typed, so that
+# the memory's fields are C struct members.
+@cython.locals(hand_number=Py_ssize_t, turn=Py_ssize_t, going_out=bint, size=Py_ssize_t, budget=Py_ssize_t,
+               table=_DiscardTable, discard=Py_ssize_t)
+cdef _choose_meld(expert, _Memory memory, SeatView view)
+
+
+@cython.locals(kind=Py_ssize_t, cheapest=Py_ssize_t, table=_DiscardTable, costs=_Costs)
+cdef _choose_discard(expert, _Memory memory, SeatView view)
+
+
 @cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint)
 cdef _best_take(expert, SeatView view)
 

@@ -469,56 +469,13 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        memory = self._memory
-        hand_number = view.hand_number
-        turn = view.turn_count
-        going_out = _decide_turn_of(self, memory, view, hand_number, turn)
-        answer = view.partner_answer
-        hand = view.hand
-        size = _card_count(hand)
-        if answer is True or (going_out and answer is None):
-            if size <= 1:
-                return None
-            plan = view.going_out_plan()
-            if plan is not None and plan[0]:
-                move = Meld(plan[0])
-                if view.can(move):
-                    return move
-            if answer is True:
-                return None
-        # This turn's discard table, which the discard reads too: whether the side has melded is in it.
-        table = _turn_table(memory, view, hand, hand_number, turn)
-        if not table.we_melded:
-            return _opening_meld(self, memory, view, hand, size, table)
-        budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
-        if budget <= 0:
-            return None
-        # Decide the discard first and meld from the rest, so that melding never leaves only
-        # cards that would hand the next player the pile.
-        discard = _cheapest_kind(_hand_costs(self, memory, table, memory.table_hand))
-        return _first_legal_meld(view, hand, discard, budget, table)
+        return _choose_meld(self, self._memory, view)
 
     # ------------------------------------------------------------ discard
 
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
-        hand = view.hand
-        if _holds_one_card(hand):
-            return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
-        memory = self._memory
-        table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
-        costs = _hand_costs(self, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
-        # The cheapest card is the first of the order and usually legal; then the order is not needed.
-        cheapest = _cheapest_kind(costs)
-        move = _DISCARDS[cheapest]
-        if view.can(move):
-            return move
-        for _cost, kind in sorted(_cost_list(costs)):
-            if kind != cheapest:
-                move = _DISCARDS[kind]
-                if view.can(move):
-                    return move
-        return next(view.legal_discards())
+        return _choose_discard(self, self._memory, view)
 
     def _discard_table(self, view) -> _DiscardTable:
         """This turn's discard table for the hand in view (see :func:`_turn_table`)."""
@@ -537,6 +494,59 @@ class Expert(Strategy):
 # ---------------------------------------------------------------- decisions, compiled as C calls
 # The decisions' inner steps are module functions rather than methods: compiled, each is a C call on
 # typed arguments (strategies/expert.pxd) instead of a method looked up by name and called through Python.
+
+
+def _choose_meld(expert: Expert, memory: _Memory, view) -> Meld | None:
+    """The body of :meth:`Expert.choose_meld` (compiled, with the memory and the view typed)."""
+    hand_number = view.hand_number
+    turn = view.turn_count
+    going_out = _decide_turn_of(expert, memory, view, hand_number, turn)
+    answer = view.partner_answer
+    hand = view.hand
+    size = _card_count(hand)
+    if answer is True or (going_out and answer is None):
+        if size <= 1:
+            return None
+        plan = view.going_out_plan()
+        if plan is not None and plan[0]:
+            move = Meld(plan[0])
+            if view.can(move):
+                return move
+        if answer is True:
+            return None
+    # This turn's discard table, which the discard reads too: whether the side has melded is in it.
+    table = _turn_table(memory, view, hand, hand_number, turn)
+    if not table.we_melded:
+        return _opening_meld(expert, memory, view, hand, size, table)
+    budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
+    if budget <= 0:
+        return None
+    # Decide the discard first and meld from the rest, so that melding never leaves only
+    # cards that would hand the next player the pile.
+    discard = _cheapest_kind(_hand_costs(expert, memory, table, memory.table_hand))
+    return _first_legal_meld(view, hand, discard, budget, table)
+
+
+def _choose_discard(expert: Expert, memory: _Memory, view) -> Discard:
+    """The body of :meth:`Expert.choose_discard` (compiled, with the memory and the view typed)."""
+    hand = view.hand
+    if _holds_one_card(hand):
+        for kind in range(KIND_COUNT):
+            if hand[kind]:
+                return Discard(kind)
+    table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
+    costs = _hand_costs(expert, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
+    # The cheapest card is the first of the order and usually legal; then the order is not needed.
+    cheapest = _cheapest_kind(costs)
+    move = _DISCARDS[cheapest]
+    if view.can(move):
+        return move
+    for _cost, kind in sorted(_cost_list(costs)):
+        if kind != cheapest:
+            move = _DISCARDS[kind]
+            if view.can(move):
+                return move
+    return next(view.legal_discards())
 
 
 def _best_take(expert: Expert, view) -> TakePile | None:
