@@ -646,7 +646,9 @@ def _card_count(hand) -> int:
 
 
 def _holds_one_card(hand) -> bool:
-    """``sum(hand) == 1``, stopping at the second card (most hands hold it among their first kinds)."""
+    """``sum(hand) == 1``, stopping at the second card where compiled (most hands hold it among their first kinds)."""
+    if not cython.compiled:
+        return sum(hand) == 1  # plain Python: the built-in's loop
     total = 0
     for count in hand:
         total += count
@@ -934,8 +936,12 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
             if unseen < 0:
                 unseen = 0
             # The chances that the taker holds none or one of the unseen cards depend on the count alone for
-            # one share: each is computed once per count (pow is the dearest step of a discard's cost).
-            if memory.chances_known >> unseen & 1:
+            # one share: compiled, each is computed once per count (pow is the dearest step of a discard's
+            # cost); plain Python computes them each time (one operation, cheaper than the memory's lookups).
+            if not cython.compiled:
+                none = miss**unseen
+                one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
+            elif memory.chances_known >> unseen & 1:
                 none = memory.none_chances[unseen]
                 one = memory.one_chances[unseen]
             else:
