@@ -7,22 +7,34 @@
 
 cimport cython
 
+from canasta_sim.view cimport SeatView
+
 
 cdef class _DiscardTable
 cdef class _Costs
 
 
 cdef class _Memory:
-    cdef public list pile, known, avoids, side_melded
+    cdef public list pile, side_melded
     cdef public Py_ssize_t pile_freezers
-    # The sum of each seat's known cards (a C array; Python reads and writes it as a list).
+    # Each seat's known cards by kind (4 seats x KIND_COUNT = 15 kinds), the sum of each seat's, and each
+    # seat's avoided ranks as a bit mask: C arrays (Python reads and writes each as a list).
+    cdef public Py_ssize_t known_counts[60]
     cdef public Py_ssize_t known_totals[4]
+    cdef public Py_ssize_t avoided[4]
     # The expert's answers of the current turn (see _forget_turn): C fields that every decision reads.
     cdef public Py_ssize_t decided_hand, decided_turn, table_hand_number, table_turn
     cdef public bint going_out
     cdef public _DiscardTable table
     cdef public object table_hand
     cdef public _Costs costs
+    # The chances of none and of one of the unseen cards of a kind in the taker's hand, by how many are unseen
+    # (0 to _COPIES = 8), for the share chances_share; bit n of chances_known set when count n is kept.
+    cdef public double chances_share
+    # The expert's freeze parameter, read at the hand's first discard costs (-1: not yet).
+    cdef public double freeze
+    cdef public Py_ssize_t chances_known
+    cdef public double none_chances[9], one_chances[9]
 
 
 cdef _forget_turn(_Memory memory)
@@ -40,7 +52,7 @@ cdef class _DiscardTable:
     cdef public Py_ssize_t seen[15]
 
 
-cdef _DiscardTable _new_table(_Memory memory, view, hand)
+cdef _DiscardTable _new_table(_Memory memory, SeatView view, hand)
 
 
 @cython.locals(
@@ -48,38 +60,53 @@ cdef _DiscardTable _new_table(_Memory memory, view, hand)
     unknown=Py_ssize_t, wilds_seen=Py_ssize_t, rank=Py_ssize_t, total=Py_ssize_t, stock_count=Py_ssize_t,
     pile_size=Py_ssize_t, opponents_melded=bint, opponents_canasta=bint, taker_total=Py_ssize_t,
     taker_size=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, wild=Py_ssize_t, joker=Py_ssize_t, two=Py_ssize_t, share=double,
-    known=list, held=list, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict, ranks=Py_ssize_t,
-    jokers=Py_ssize_t, deuces=Py_ssize_t, avoids=set,
+    base=Py_ssize_t, pile=list, sizes=tuple, meld=tuple, our_melds=dict, opponent_melds=dict, ranks=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t,
 )
-cdef _read_table(_DiscardTable table, _Memory memory, view, hand)
+cdef _read_table(_DiscardTable table, _Memory memory, SeatView view, hand)
 
 
 @cython.locals(joker=Py_ssize_t, two=Py_ssize_t, ranks=Py_ssize_t, rank=Py_ssize_t, our_melds=dict)
-cdef _update_table(_DiscardTable table, view, before, after)
+cdef _update_table(_DiscardTable table, SeatView view, before, after)
+
+
+# The bodies of Expert.choose_meld and Expert.choose_discard: C calls with the memory and the view typed, so that
+# the memory's fields are C struct members.
+@cython.locals(hand_number=Py_ssize_t, turn=Py_ssize_t, going_out=bint, size=Py_ssize_t, budget=Py_ssize_t,
+               table=_DiscardTable, discard=Py_ssize_t)
+cdef _choose_meld(expert, _Memory memory, SeatView view)
+
+
+@cython.locals(kind=Py_ssize_t, cheapest=Py_ssize_t, table=_DiscardTable, costs=_Costs)
+cdef _choose_discard(expert, _Memory memory, SeatView view)
 
 
 @cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint)
-cdef _best_take(expert, view)
+cdef _best_take(expert, SeatView view)
 
 
-cdef _opening_take(view, tuple hand, Py_ssize_t top)
+cdef _opening_take(SeatView view, tuple hand, Py_ssize_t top)
 
 
-cdef bint _decide_turn(expert, _Memory memory, view) except -1
+cdef bint _decide_turn(expert, _Memory memory, SeatView view) except -1
 
 
-cdef bint _decide_turn_of(expert, _Memory memory, view, Py_ssize_t hand_number, Py_ssize_t turn) except -1
+cdef bint _decide_turn_of(expert, _Memory memory, SeatView view, Py_ssize_t hand_number, Py_ssize_t turn) except -1
 
 
-cdef _DiscardTable _turn_table(_Memory memory, view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
+cdef _DiscardTable _turn_table(_Memory memory, SeatView view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
 
 
 @cython.locals(total=Py_ssize_t, count=Py_ssize_t)
 cdef Py_ssize_t _card_count(tuple hand) except? -1
 
 
+@cython.locals(total=Py_ssize_t, count=Py_ssize_t)
+cdef bint _holds_one_card(tuple hand) except -1
+
+
 @cython.locals(usable=list, rest=list, card=Py_ssize_t)
-cdef _opening_meld(expert, _Memory memory, view, hand, Py_ssize_t size, _DiscardTable table)
+cdef _opening_meld(expert, _Memory memory, SeatView view, hand, Py_ssize_t size, _DiscardTable table)
 
 
 @cython.locals(
@@ -90,7 +117,7 @@ cdef _opening_meld(expert, _Memory memory, view, hand, Py_ssize_t size, _Discard
     taken=Py_ssize_t, pick=Py_ssize_t, index=Py_ssize_t, ranks=Py_ssize_t[15], sizes=Py_ssize_t[15],
     counts=Py_ssize_t[15],
 )
-cdef _first_legal_meld(view, hand, Py_ssize_t discard, Py_ssize_t budget, _DiscardTable table)
+cdef _first_legal_meld(SeatView view, hand, Py_ssize_t discard, Py_ssize_t budget, _DiscardTable table)
 
 
 # A hand's discard costs: a C array of doubles by kind, and a bit mask of the kinds in hand.
@@ -113,6 +140,11 @@ cdef list _cost_list(_Costs costs)
 
 cdef dict _SINGLE_MELDS, _PILE_TAKES
 
+# The card constants of canasta_sim.cards and canasta_sim.melds, imported into C integers: comparisons and index
+# arithmetic with them are C operations instead of operations on Python ints.
+cdef Py_ssize_t ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE
+cdef tuple KIND_VALUE
+
 # Module constants the discard figures subtract from: C integers, so that the subtractions are C subtractions.
 cdef Py_ssize_t _COPIES, _WILDS_IN_DECK
 
@@ -131,7 +163,7 @@ cdef _shaped(dict moves, build, Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t
     kind=Py_ssize_t, count=Py_ssize_t, held=Py_ssize_t, unseen=Py_ssize_t, frozen=bint, taker_melded=bint,
     may_end=bint, we_melded=bint, penalty=Py_ssize_t, value=Py_ssize_t, wilds=Py_ssize_t, joker=Py_ssize_t,
     two=Py_ssize_t, black_three=Py_ssize_t, pile_worth=double, share=double, miss=double, wild_chance=double,
-    none=double, one=double, pair=double, chance=double, single=double, keep=double, known=list, avoids=Py_ssize_t,
+    none=double, one=double, pair=double, chance=double, single=double, keep=double, base=Py_ssize_t, avoids=Py_ssize_t,
     present=Py_ssize_t, theirs=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t, cheapest=Py_ssize_t, lowest=double,
     cost=double,
 )
@@ -156,22 +188,22 @@ cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize
 
 
 # on_event's updates of the memory, one per kind of move: C calls.
-@cython.locals(kind=Py_ssize_t, known=list, avoids=set)
+@cython.locals(kind=Py_ssize_t, index=Py_ssize_t)
 cdef _remember_discard(_Memory memory, Py_ssize_t seat, move)
 
 
-@cython.locals(pile=list, avoids=set)
+@cython.locals(pile=list, top=Py_ssize_t)
 cdef _remember_draw(_Memory memory, Py_ssize_t seat)
 
 
-@cython.locals(kind=Py_ssize_t, index=Py_ssize_t, known=list, avoids=set, pile=list)
+@cython.locals(kind=Py_ssize_t, index=Py_ssize_t, base=Py_ssize_t, avoided=Py_ssize_t, added=Py_ssize_t, pile=list)
 cdef _remember_take(_Memory memory, Py_ssize_t seat, move)
 
 
-@cython.locals(known=list)
+@cython.locals(base=Py_ssize_t)
 cdef _remember_meld(_Memory memory, Py_ssize_t seat, move)
 
 
 # on_event's update of a seat's known cards after it laid some: a C call.
 @cython.locals(kind=Py_ssize_t, forgotten=Py_ssize_t)
-cdef Py_ssize_t _forget_played(list known, cards) except -1
+cdef Py_ssize_t _forget_played(_Memory memory, Py_ssize_t base, cards) except -1

@@ -58,14 +58,20 @@ _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld:
 
 
 class _Memory:
-    """What the expert remembers of the current hand from public events (R2.4: only the next seat takes)."""
+    """What the expert remembers of the current hand from public events (R2.4: only the next seat takes).
+
+    What each seat is known to hold and the ranks it avoids are kept as C integers where compiled (a count
+    per seat and kind, and a bit mask of ranks per seat): every event and every discard table reads and
+    writes them without boxing an int or hashing into a set.  :attr:`known` and :attr:`avoids` give them as
+    lists and sets.
+    """
 
     __slots__ = (
         "pile",
         "pile_freezers",
-        "known",
+        "known_counts",
         "known_totals",
-        "avoids",
+        "avoided",
         "side_melded",
         "decided_hand",
         "decided_turn",
@@ -75,19 +81,36 @@ class _Memory:
         "table_hand_number",
         "table_turn",
         "costs",
+        "chances_share",
+        "freeze",
+        "chances_known",
+        "none_chances",
+        "one_chances",
     )
 
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
         self.pile = list(pile)
         self.pile_freezers = sum(1 for kind in pile if kind <= TWO or kind == RED_THREE)
-        self.known = [[0] * KIND_COUNT for _ in range(4)]
-        """Cards each seat is known to hold: those it picked up with a pile and has not played since."""
+        if not cython.compiled:  # compiled, a C array, zero from the allocation
+            self.known_counts = [0] * (4 * KIND_COUNT)
+        """Cards each seat is known to hold, ``known_counts[seat * KIND_COUNT + kind]``: those it picked up with
+        a pile and has not played since."""
         self.known_totals = [0, 0, 0, 0]
         """How many cards each seat is known to hold (the sum of its ``known``), kept up to date with it."""
-        self.avoids = [set(), set(), set(), set()]
-        """Ranks each seat discarded or declined to take: it probably holds no pair of them."""
+        self.avoided = [0, 0, 0, 0]
+        """Ranks each seat discarded or declined to take, a bit mask by kind: it probably holds no pair of them."""
         self.side_melded = [False, False]
         _forget_turn(self)
+
+    @property
+    def known(self) -> list[list[int]]:
+        """Cards each seat is known to hold, a count vector by kind per seat (a fresh list of lists)."""
+        return [[self.known_counts[seat * KIND_COUNT + kind] for kind in range(KIND_COUNT)] for seat in range(4)]
+
+    @property
+    def avoids(self) -> list[set[int]]:
+        """Ranks each seat discarded or declined to take: it probably holds no pair of them (fresh sets)."""
+        return [{kind for kind in range(KIND_COUNT) if self.avoided[seat] >> kind & 1} for seat in range(4)]
 
     def copy(self) -> _Memory:
         """An independent copy: what a fresh player would remember had it watched the same hand (its own
@@ -95,9 +118,9 @@ class _Memory:
         other = _Memory.__new__(_Memory)
         other.pile = list(self.pile)
         other.pile_freezers = self.pile_freezers
-        other.known = [list(known) for known in self.known]
+        other.known_counts = list(self.known_counts)
         other.known_totals = list(self.known_totals)
-        other.avoids = [set(avoids) for avoids in self.avoids]
+        other.avoided = list(self.avoided)
         other.side_melded = list(self.side_melded)
         _forget_turn(other)
         return other
@@ -118,6 +141,13 @@ def _forget_turn(memory: _Memory) -> None:
     memory.table_hand_number = 0
     memory.table_turn = -1
     memory.costs = None
+    # The chances _discard_costs computed for one share of the unseen cards, by their count (bit set: kept).
+    memory.chances_share = -1.0  # no share: every share is at least 0
+    memory.freeze = -1.0  # the expert's freeze parameter, not read yet (see _hand_costs)
+    memory.chances_known = 0
+    if not cython.compiled:  # compiled, C arrays
+        memory.none_chances = [0.0] * (_COPIES + 1)
+        memory.one_chances = [0.0] * (_COPIES + 1)
 
 
 class _DiscardTable:
@@ -177,18 +207,20 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     read-only proxy ``view.meld_table`` builds.
     """
     joker, two = JOKER, TWO
-    me = view.seat
+    me = view._seat
     side = me & 1
     opponents = 1 - side
     pile_size = view.pile_size
     table.pile_size = pile_size
     table.pile_worth = 40.0 + 25.0 * (pile_size + 1)
-    opponents_melded = view.has_melded(opponents)
-    table.opponents_melded = opponents_melded
+    # A side with a meld on the table has melded (R10: its initial meld laid it, and melds stay down all hand;
+    # tests/test_invariants.py checks it): the view is asked whether a side has melded only when it has no meld.
     opponent_melds = view.melds(opponents)
+    opponents_melded = True if opponent_melds else view.has_melded(opponents)
+    table.opponents_melded = opponents_melded
     table.opponent_meld_count = len(opponent_melds)
-    table.we_melded = view.has_melded(side)
     our_melds = view.melds(side)
+    table.we_melded = True if our_melds else view.has_melded(side)
     table.our_melds = our_melds
     sizes = view.hand_sizes
     stock_count = view.stock_count
@@ -224,11 +256,7 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
         wilds_seen += jokers + deuces
         ranks |= 1 << rank
     table.our_ranks = ranks
-    ranks = 0
-    avoids = memory.avoids[taker]
-    for kind in avoids:
-        ranks |= 1 << kind
-    table.taker_avoids = ranks
+    table.taker_avoids = memory.avoided[taker]
     # Whether an opponent may go out before this seat's next turn (R12.1 needs them a canasta),
     # found in the same pass over their melds (SeatView.canasta_count counts the same).
     opponents_canasta = False
@@ -253,16 +281,15 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
         if seat != me:
             count = sizes[seat]
             unknown += count
-    known = memory.known
     taker_total = 0
     for seat in range(4):
         if seat != me:
             # Most seats never took a pile and hold no known card (memory.known_totals says which do).
             if memory.known_totals[seat]:
-                held = known[seat]
+                base = seat * KIND_COUNT
                 total = 0
                 for kind in range(KIND_COUNT):
-                    count = held[kind]
+                    count = memory.known_counts[base + kind]
                     total += count
                     seen[kind] += count
                 if seat == taker:
@@ -287,10 +314,10 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
 
 def _update_table(table: _DiscardTable, view, before, after) -> None:
     """The body of :meth:`_DiscardTable.update_own_melds`."""
-    side = view.side
+    side = view._seat & 1
     our_melds = view.melds(side)
     table.our_melds = our_melds
-    table.we_melded = view.has_melded(side)
+    table.we_melded = True if our_melds else view.has_melded(side)  # see _read_table
     ranks = 0
     for rank in our_melds:
         ranks |= 1 << rank
@@ -442,56 +469,13 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        memory = self._memory
-        hand_number = view.hand_number
-        turn = view.turn_count
-        going_out = _decide_turn_of(self, memory, view, hand_number, turn)
-        answer = view.partner_answer
-        hand = view.hand
-        size = _card_count(hand)
-        if answer is True or (going_out and answer is None):
-            if size <= 1:
-                return None
-            plan = view.going_out_plan()
-            if plan is not None and plan[0]:
-                move = Meld(plan[0])
-                if view.can(move):
-                    return move
-            if answer is True:
-                return None
-        # This turn's discard table, which the discard reads too: whether the side has melded is in it.
-        table = _turn_table(memory, view, hand, hand_number, turn)
-        if not table.we_melded:
-            return _opening_meld(self, memory, view, hand, size, table)
-        budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
-        if budget <= 0:
-            return None
-        # Decide the discard first and meld from the rest, so that melding never leaves only
-        # cards that would hand the next player the pile.
-        discard = _cheapest_kind(_hand_costs(self, memory, table, memory.table_hand))
-        return _first_legal_meld(view, hand, discard, budget, table)
+        return _choose_meld(self, self._memory, view)
 
     # ------------------------------------------------------------ discard
 
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
-        hand = view.hand
-        if _card_count(hand) == 1:
-            return Discard(next(kind for kind in range(KIND_COUNT) if hand[kind]))
-        memory = self._memory
-        table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
-        costs = _hand_costs(self, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
-        # The cheapest card is the first of the order and usually legal; then the order is not needed.
-        cheapest = _cheapest_kind(costs)
-        move = _DISCARDS[cheapest]
-        if view.can(move):
-            return move
-        for _cost, kind in sorted(_cost_list(costs)):
-            if kind != cheapest:
-                move = _DISCARDS[kind]
-                if view.can(move):
-                    return move
-        return next(view.legal_discards())
+        return _choose_discard(self, self._memory, view)
 
     def _discard_table(self, view) -> _DiscardTable:
         """This turn's discard table for the hand in view (see :func:`_turn_table`)."""
@@ -512,14 +496,69 @@ class Expert(Strategy):
 # typed arguments (strategies/expert.pxd) instead of a method looked up by name and called through Python.
 
 
+def _choose_meld(expert: Expert, memory: _Memory, view) -> Meld | None:
+    """The body of :meth:`Expert.choose_meld` (compiled, with the memory and the view typed)."""
+    hand_number = view.hand_number
+    turn = view.turn_count
+    going_out = _decide_turn_of(expert, memory, view, hand_number, turn)
+    answer = view.partner_answer
+    hand = view.hand
+    size = _card_count(hand)
+    if answer is True or (going_out and answer is None):
+        if size <= 1:
+            return None
+        plan = view.going_out_plan()
+        if plan is not None and plan[0]:
+            move = Meld(plan[0])
+            if view.can(move):
+                return move
+        if answer is True:
+            return None
+    # This turn's discard table, which the discard reads too: whether the side has melded is in it.
+    table = _turn_table(memory, view, hand, hand_number, turn)
+    if not table.we_melded:
+        return _opening_meld(expert, memory, view, hand, size, table)
+    budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
+    if budget <= 0:
+        return None
+    # Decide the discard first and meld from the rest, so that melding never leaves only
+    # cards that would hand the next player the pile.
+    discard = _cheapest_kind(_hand_costs(expert, memory, table, memory.table_hand))
+    return _first_legal_meld(view, hand, discard, budget, table)
+
+
+def _choose_discard(expert: Expert, memory: _Memory, view) -> Discard:
+    """The body of :meth:`Expert.choose_discard` (compiled, with the memory and the view typed)."""
+    hand = view.hand
+    if _holds_one_card(hand):
+        for kind in range(KIND_COUNT):
+            if hand[kind]:
+                return Discard(kind)
+    table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
+    costs = _hand_costs(expert, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
+    # The cheapest card is the first of the order and usually legal; then the order is not needed.
+    cheapest = _cheapest_kind(costs)
+    move = _DISCARDS[cheapest]
+    if view.can(move):
+        return move
+    for _cost, kind in sorted(_cost_list(costs)):
+        if kind != cheapest:
+            move = _DISCARDS[kind]
+            if view.can(move):
+                return move
+    return next(view.legal_discards())
+
+
 def _best_take(expert: Expert, view) -> TakePile | None:
     """The pile take to make, or ``None`` to draw (see :meth:`Expert.choose_acquire`)."""
     top = view.pile_top
-    if top is None or top < FOUR or view.is_pile_blocked:
+    # A natural rank on top never blocks the pile (R8.1a, R5.2: only a wild card or a black 3 does), so
+    # view.is_pile_blocked, False for every top it lets through, is not asked.
+    if top is None or top < FOUR:
         return None
     kind = top
     hand = view.hand
-    side = view.side
+    side = view._seat & 1
     naturals = hand[kind]
     if not view.has_melded(side):
         if naturals < 2:
@@ -551,7 +590,7 @@ def _best_take(expert: Expert, view) -> TakePile | None:
 def _opening_take(view, hand: tuple[int, ...], top: int) -> TakePile | None:
     """The pile take that makes the initial meld with the top card, or ``None`` (R8.2e, R10.5: the top card
     and the hand cards laid with the take must reach the minimum)."""
-    found = _opening(view.rules, hand, view.requirement(view.side), top, 2, _card_count(hand) + view.pile_size - 1)
+    found = _opening(view.rules, hand, view.requirement(view._seat & 1), top, 2, _card_count(hand) + view.pile_size - 1)
     if found is None:
         return None
     forced_group, extra = found
@@ -606,12 +645,24 @@ def _card_count(hand) -> int:
     return total
 
 
+def _holds_one_card(hand) -> bool:
+    """``sum(hand) == 1``, stopping at the second card where compiled (most hands hold it among their first kinds)."""
+    if not cython.compiled:
+        return sum(hand) == 1  # plain Python: the built-in's loop
+    total = 0
+    for count in hand:
+        total += count
+        if total > 1:
+            return False
+    return total == 1
+
+
 def _opening_meld(
     expert: Expert, memory: _Memory, view, hand: tuple[int, ...], size: int, table: _DiscardTable
 ) -> Meld | None:
     """The initial meld (R10), keeping back a card that is safe to discard after it (``table``: this turn's)."""
     rules = view.rules
-    minimum = view.requirement(view.side)
+    minimum = view.requirement(view._seat & 1)
     usable = list(hand)
     usable[_cheapest_kind(_hand_costs(expert, memory, table, hand))] -= 1
     found = _opening(rules, usable, minimum, None, 1, size - 1)
@@ -695,7 +746,6 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
     wilds = jokers_in_hand + counts[two]
     if not wilds:
         return None
-    ours = view.canasta_count(view.side)
     danger = table.hand_may_end
     # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
     rules = view.rules
@@ -706,10 +756,14 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
     if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
         ranks = [0] * KIND_COUNT
         sizes = [0] * KIND_COUNT
+    # The side's canastas counted in the same pass (what view.canasta_count counts, from the table's melds).
     total = 0
+    ours = 0
     for rank, meld in melds.items():
         ranks[total] = rank
         sizes[total] = meld[0] + meld[1] + meld[2]
+        if sizes[total] >= CANASTA_SIZE:
+            ours += 1
         total += 1
     taken = 0
     for _ in range(total):
@@ -808,7 +862,9 @@ def _hand_costs(expert: Expert, memory: _Memory, table: _DiscardTable, hand) -> 
             costs.costs = [0.0] * KIND_COUNT  # compiled, the field is a C array already
     costs.table = table
     costs.hand = hand
-    _discard_costs(costs, table, memory, hand, expert.freeze)
+    if memory.freeze < 0:  # read once a hand (the parameter is at least 0; a copied memory reads its own)
+        memory.freeze = expert.freeze
+    _discard_costs(costs, table, memory, hand, memory.freeze)
     if kept:
         memory.costs = costs
     return costs
@@ -842,10 +898,13 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
     theirs = table.their_ranks
     ours = table.our_ranks
     avoids = table.taker_avoids
-    known = memory.known[table.taker]
+    base = table.taker * KIND_COUNT  # the taker's known cards in memory.known_counts
     seen: cython.p_Py_ssize_t = table.seen  # compiled, a pointer to the table's C array
     share = table.share
     miss = 1.0 - share  # the chance that one unseen card is not in the taker's hand
+    if memory.chances_share != share:  # the chances below kept for another share: forgotten
+        memory.chances_share = share
+        memory.chances_known = 0
     wild_chance = table.wild_chance
     taker_melded = table.taker_melded
     may_end = table.hand_may_end
@@ -872,12 +931,25 @@ def _discard_costs(result: _Costs, table: _DiscardTable, memory: _Memory, hand, 
         if not frozen and theirs >> kind & 1:
             chance = 1.0  # R8.2c.3: a lay-off needs nothing from hand
         else:
-            held = known[kind]
+            held = memory.known_counts[base + kind]
             unseen = _COPIES - seen[kind]
             if unseen < 0:
                 unseen = 0
-            none = miss**unseen
-            one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
+            # The chances that the taker holds none or one of the unseen cards depend on the count alone for
+            # one share: compiled, each is computed once per count (pow is the dearest step of a discard's
+            # cost); plain Python computes them each time (one operation, cheaper than the memory's lookups).
+            if not cython.compiled:
+                none = miss**unseen
+                one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
+            elif memory.chances_known >> unseen & 1:
+                none = memory.none_chances[unseen]
+                one = memory.one_chances[unseen]
+            else:
+                none = miss**unseen
+                one = unseen * share * miss ** (unseen - 1 if unseen > 1 else 0)
+                memory.none_chances[unseen] = none
+                memory.one_chances[unseen] = one
+                memory.chances_known |= 1 << unseen
             if held >= 2:
                 pair = 1.0
             elif held == 1:
@@ -937,42 +1009,46 @@ def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wild
 
 def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
     """``seat`` discarded: the card tops the pile, and the seat probably holds no pair of its rank."""
-    kind = move.card
-    memory.pile.append(kind)
+    card = move.card
+    kind = card
+    memory.pile.append(card)
     if kind <= TWO:
         memory.pile_freezers += 1
     if memory.known_totals[seat]:  # else the seat holds no known card, of this kind or any
-        known = memory.known[seat]
-        if known[kind]:
-            known[kind] -= 1
+        index = seat * KIND_COUNT + kind
+        if memory.known_counts[index]:
+            memory.known_counts[index] -= 1
             memory.known_totals[seat] -= 1
-    avoids = memory.avoids[seat]
-    avoids.add(kind)
+    memory.avoided[seat] |= 1 << kind
 
 
 def _remember_draw(memory: _Memory, seat: int) -> None:
     """``seat`` drew from the stock."""
     pile = memory.pile
-    if pile and pile[-1] >= FOUR and memory.side_melded[seat & 1]:
-        # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
-        avoids = memory.avoids[seat]
-        avoids.add(pile[-1])
+    if pile and memory.side_melded[seat & 1]:
+        top = pile[-1]
+        if top >= FOUR:
+            # It chose the stock over a pile it might have taken: it lacks a pair of the top rank.
+            memory.avoided[seat] |= 1 << top
 
 
 def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
     """``seat`` took the pile: it holds the cards under the top one, less those it laid with the take."""
-    known = memory.known[seat]
-    avoids = memory.avoids[seat]
+    base = seat * KIND_COUNT
+    avoided = memory.avoided[seat]
     pile = memory.pile
+    added = 0
     for index in range(len(pile) - 1):
         kind = pile[index]
         if kind != RED_THREE:
-            known[kind] += 1
-            memory.known_totals[seat] += 1
-            avoids.discard(kind)
-    memory.known_totals[seat] -= _forget_played(known, move.cards)
+            memory.known_counts[base + kind] += 1
+            added += 1
+            avoided &= ~(1 << kind)
+    memory.avoided[seat] = avoided
+    added -= _forget_played(memory, base, move.cards)
     for group in move.extra:
-        memory.known_totals[seat] -= _forget_played(known, group.cards)
+        added -= _forget_played(memory, base, group.cards)
+    memory.known_totals[seat] += added
     memory.pile = []
     memory.pile_freezers = 0
     memory.side_melded[seat & 1] = True
@@ -981,18 +1057,19 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
 def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
     if memory.known_totals[seat]:  # else the seat holds no known card, and there is nothing to forget
-        known = memory.known[seat]
+        base = seat * KIND_COUNT
         for group in move.groups:
-            memory.known_totals[seat] -= _forget_played(known, group.cards)
+            memory.known_totals[seat] -= _forget_played(memory, base, group.cards)
     memory.side_melded[seat & 1] = True
 
 
-def _forget_played(known: list[int], cards: tuple[int, ...]) -> int:
-    """A seat laid ``cards``: those it was known to hold are no longer in its hand.  Returns how many those were."""
+def _forget_played(memory: _Memory, base: int, cards: tuple[int, ...]) -> int:
+    """A seat laid ``cards``: those it was known to hold (its counts start at ``base`` in ``memory.known_counts``)
+    are no longer in its hand.  Returns how many those were."""
     forgotten = 0
     for kind in cards:
-        if known[kind]:
-            known[kind] -= 1
+        if memory.known_counts[base + kind]:
+            memory.known_counts[base + kind] -= 1
             forgotten += 1
     return forgotten
 
