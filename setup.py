@@ -14,7 +14,7 @@ With GCC the build is profile-guided (issue #18): it compiles the modules with c
 short games with them (``_TRAINING``), and compiles them again with what the counters saw.  The code is
 the same and plays the same games; its layout favours the paths a game takes, which the compiler cannot
 guess, so fewer of them miss the instruction cache and the games run faster (README, Performance).  It
-takes two compiles and the training, about twice the install's compiling time, so
+takes two compiles and the training, about two and a half times the compiling time, so
 ``CANASTA_SIM_PGO=0`` turns it off for a quicker install of the same games.  Where it cannot be done
 (another compiler, a failed training) the build completes without it and says why.  ``_build.json``
 beside the compiled files records which it was.
