@@ -19,6 +19,9 @@ Figures:
 * the speed-up from 1 to N workers, and as a yardstick how fast N in-process
   matchups play side by side (how far the machine's cores themselves scale);
 * peak resident memory of the parent and of one worker process;
+* expert vs greedy in-process in turn with the floor (floor, matchup, floor, ...): each round's ratio to
+  the floors either side of it, and their median, the figure issue #18's goal is judged by
+  (``--beside-floor ROUNDS`` runs only this);
 * the floor: ``scripts/floor.py``, a fixed pure-Python canasta-like hand loop (the project's shared
   yardstick, ``../shared/bench/floor.py``, copied unchanged), run just before and just after the
   figures.  A machine's speed varies two- to threefold between machines and over minutes, so every
@@ -122,6 +125,44 @@ def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
         "games_per_second": round(games / elapsed, 1),
         "hands_per_second": round(hands / elapsed, 1),
     }
+
+
+def matchup_beside_floor(rounds: int, seconds: float, path: Path) -> dict:
+    """Expert vs greedy in-process and the floor in turn: floor, matchup, floor, ..., matchup, floor.
+
+    Each round's ratio is its matchup's hands/s over the mean of the two floors either side of it, a few
+    seconds apart, so a change of the machine's speed during the benchmark (another process, the clock of
+    a shared host) moves both sides of a ratio alike.  The median of the rounds is the figure issue #18's
+    goal is judged by; the lowest and highest are printed beside it.
+    """
+    loaded = [load_strategy(spec) for spec in ("expert", "greedy")]
+    floors = [floor(seconds / 2, path)]
+    rounds_played = []
+    games = 0
+    for _ in range(rounds):
+        hands = 0
+        played = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            first, second = (loaded[0], loaded[1]) if games % 2 == 0 else (loaded[1], loaded[0])
+            hands += len(play_game([first, second, first, second], seed=3_000_000 + games).hands)
+            games += 1
+            played += 1
+        elapsed = time.perf_counter() - start
+        floors.append(floor(seconds / 2, path))
+        rate = hands / elapsed
+        rounds_played.append({
+            "games": played,
+            "hands_per_second": round(rate, 1),
+            "floor_before": floors[-2],
+            "floor_after": floors[-1],
+            "ratio": round(rate / ((floors[-2] + floors[-1]) / 2), 3),
+        })
+    ratios = sorted(entry["ratio"] for entry in rounds_played)
+    middle = len(ratios) // 2
+    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    return {"rounds": rounds_played, "median_ratio": round(median, 3), "lowest_ratio": ratios[0],
+            "highest_ratio": ratios[-1]}
 
 
 def matchup_pure_python(seconds: float) -> dict:
@@ -279,6 +320,13 @@ def isolation_rows(figures: dict, rounds: int) -> list[tuple[str, str]]:
     return rows
 
 
+def _rounds_row(beside: dict) -> str:
+    """The interleaved rounds as a table cell: the median ratio first, then each round's."""
+    each = ", ".join(f"{entry['ratio']:.3f}" for entry in beside["rounds"])
+    return (f"median {beside['median_ratio']:.3f} of the floor (lowest {beside['lowest_ratio']:.3f}, "
+            f"highest {beside['highest_ratio']:.3f}; rounds {each})")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print a table; figures go to JSON too."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -287,7 +335,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=ROOT / "results" / "bench.json", help="where to write figures")
     parser.add_argument("--floor", type=Path, default=ROOT / "scripts" / "floor.py", help="the floor's hand loop")
     parser.add_argument("--matchup-only", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
+    parser.add_argument("--beside-floor", type=int, metavar="ROUNDS",
+                        help="only expert vs greedy in turn with the floor, ROUNDS rounds (about 5 s each)")
     args = parser.parse_args(argv)
+    if args.beside_floor is not None:
+        if args.beside_floor < 1:
+            parser.error(f"--beside-floor takes a number of rounds of at least 1, not {args.beside_floor}")
+        beside = matchup_beside_floor(args.beside_floor, 10.0 / 3, args.floor)
+        print(f"expert vs greedy in-process, in turn with the floor ({accelerator.describe()}):")
+        for number, entry in enumerate(beside["rounds"], 1):
+            print(f"  round {number}: {entry['hands_per_second']:,.0f} hands/s, floor {entry['floor_before']:,.0f} "
+                  f"before and {entry['floor_after']:,.0f} after: {entry['ratio']:.3f}")
+        print(_rounds_row(beside))
+        return 0
     if args.matchup_only is not None:  # a child process of _matchup_children
         figures = matchup_in_process(("expert", "greedy"), args.matchup_only)
         print(json.dumps({**figures, "build": accelerator.describe()}))
@@ -306,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["engine_random"] = engine_throughput(seconds)
     figures["matchup_in_process"] = matchup_in_process(("expert", "greedy"), seconds)
     figures["build"] = accelerator.describe()
+    figures["matchup_beside_floor"] = matchup_beside_floor(3 if args.quick else 7, seconds / 3, args.floor)
     figures["matchup_in_process_pure_python"] = matchup_pure_python(seconds)
     figures["matchup_side_by_side"] = matchup_side_by_side(seconds, cores)
     figures["pimc_playouts"] = pimc_playouts(seconds)
@@ -356,6 +417,8 @@ def main(argv: list[str] | None = None) -> int:
         ("expert vs greedy in-process, 1 core",
          f"{figures['matchup_in_process']['games_per_second']:.1f} games/s, "
          f"{figures['matchup_in_process']['hands_per_second']:,.0f} hands/s; {ratio(ratios['matchup_in_process'])}"),
+        ("  in turn with the floor, each round's ratio",
+         _rounds_row(figures["matchup_beside_floor"])),
         ("  the same as plain Python",
          f"{figures['matchup_in_process_pure_python']['games_per_second']:.1f} games/s, "
          f"{figures['matchup_in_process_pure_python']['hands_per_second']:,.0f} hands/s; "
