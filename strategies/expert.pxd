@@ -6,8 +6,21 @@
 # a call between them is a C call, not a method looked up by name and called through Python.
 
 cimport cython
+from cpython.object cimport Py_TYPE, PyTypeObject
 
 from canasta_sim.view cimport SeatView
+
+
+# A field read through its descriptor called from C: what reading the attribute ends in for an object of the
+# descriptor's own class exactly, without looking the field up by name (the callers check the class).
+cdef inline object _get(descriptor, target):
+    return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_get(descriptor, target, <object> Py_TYPE(target))
+
+
+# The record classes and the slot descriptors _get reads (strategies/expert.py), C globals.
+cdef object _EVENT_TYPE, _DRAW_TYPE, _DISCARD_TYPE, _MELD_TYPE, _TAKE_TYPE, _ASK_TYPE, _ANSWER_TYPE, _STOP_TYPE
+cdef object _GROUP_TYPE, _EXPERT_TYPE
+cdef object _EVENT_SEAT, _EVENT_MOVE, _DISCARD_CARD, _MELD_GROUPS, _TAKE_CARDS, _TAKE_EXTRA, _GROUP_CARDS, _MEMORY
 
 
 cdef class _DiscardTable
@@ -189,7 +202,7 @@ cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize
 
 # on_event's updates of the memory, one per kind of move: C calls.
 @cython.locals(kind=Py_ssize_t, index=Py_ssize_t)
-cdef _remember_discard(_Memory memory, Py_ssize_t seat, move)
+cdef _remember_discard(_Memory memory, Py_ssize_t seat, Py_ssize_t card)
 
 
 @cython.locals(pile=list, top=Py_ssize_t)

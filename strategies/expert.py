@@ -56,6 +56,25 @@ _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
 
+# The record classes and their fields' slot descriptors: compiled, C globals (strategies/expert.pxd), and a field of
+# a record of the descriptor's own class exactly is read through the descriptor from C (_get) instead of by name.
+_EVENT_TYPE = PublicEvent
+_DRAW_TYPE = Draw
+_DISCARD_TYPE = Discard
+_MELD_TYPE = Meld
+_TAKE_TYPE = TakePile
+_ASK_TYPE = Ask
+_ANSWER_TYPE = Answer
+_STOP_TYPE = Stop
+_GROUP_TYPE = MeldGroup
+_EVENT_SEAT = PublicEvent.__dict__["seat"]
+_EVENT_MOVE = PublicEvent.__dict__["move"]
+_DISCARD_CARD = Discard.__dict__["card"]
+_MELD_GROUPS = Meld.__dict__["groups"]
+_TAKE_CARDS = TakePile.__dict__["cards"]
+_TAKE_EXTRA = TakePile.__dict__["extra"]
+_GROUP_CARDS = MeldGroup.__dict__["cards"]
+
 
 class _Memory:
     """What the expert remembers of the current hand from public events (R2.4: only the next seat takes).
@@ -357,6 +376,10 @@ class Expert(Strategy):
                                     help="the smallest pile worth a wild card to take (R8.2c)"),
     }
 
+    # The memory in a slot: compiled, every decision and event of an Expert exactly reads it through the slot's
+    # descriptor from C (_get) instead of looking it up by name in the instance's dict.
+    __slots__ = ("_memory",)
+
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
         self._memory = _Memory()
@@ -369,29 +392,37 @@ class Expert(Strategy):
 
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
-        # Which record it is: the exact classes by identity first (isinstance walks a class's bases),
-        # then isinstance in the same order for subclasses; the move classes are siblings.  Each kind of
+        # Compiled, the fields of an event, a move and the expert of their exact classes are read through their
+        # slots (_get, strategies/expert.pxd) instead of being looked up by name: the engine sends every seat's
+        # every move here.  Which record it is: the exact classes by identity first (isinstance walks a class's
+        # bases), then isinstance in the same order for subclasses; the move classes are siblings.  Each kind of
         # move updates the memory in a function of its own (compiled, a C call).
-        move = event.move
+        if cython.compiled and type(event) is _EVENT_TYPE:
+            move = _get(_EVENT_MOVE, event)  # noqa: F821 (an inline C function in strategies/expert.pxd)
+            seat = _get(_EVENT_SEAT, event)  # noqa: F821
+        else:
+            move = event.move
+            seat = event.seat
+        memory = _get(_MEMORY, self) if cython.compiled and type(self) is _EXPERT_TYPE else self._memory  # noqa: F821
         move_type = type(move)
-        if move_type is Draw:
-            _remember_draw(self._memory, event.seat)
-        elif move_type is Discard:
-            _remember_discard(self._memory, event.seat, move)
-        elif move_type is Meld:
-            _remember_meld(self._memory, event.seat, move)
-        elif move_type is TakePile:
-            _remember_take(self._memory, event.seat, move)
-        elif move_type is Ask or move_type is Answer or move_type is Stop:
+        if move_type is _DRAW_TYPE:
+            _remember_draw(memory, seat)
+        elif move_type is _DISCARD_TYPE:
+            _remember_discard(memory, seat, _get(_DISCARD_CARD, move) if cython.compiled else move.card)  # noqa: F821
+        elif move_type is _MELD_TYPE:
+            _remember_meld(memory, seat, move)
+        elif move_type is _TAKE_TYPE:
+            _remember_take(memory, seat, move)
+        elif move_type is _ASK_TYPE or move_type is _ANSWER_TYPE or move_type is _STOP_TYPE:
             return  # ask, answer and stop change nothing it remembers
         elif isinstance(move, Discard):
-            _remember_discard(self._memory, event.seat, move)
+            _remember_discard(memory, seat, move.card)
         elif isinstance(move, Draw):
-            _remember_draw(self._memory, event.seat)
+            _remember_draw(memory, seat)
         elif isinstance(move, TakePile):
-            _remember_take(self._memory, event.seat, move)
+            _remember_take(memory, seat, move)
         elif isinstance(move, Meld):
-            _remember_meld(self._memory, event.seat, move)
+            _remember_meld(memory, seat, move)
         # ask, answer and stop change nothing it remembers
 
     # ------------------------------------------------------------ acquire
@@ -469,13 +500,15 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        return _choose_meld(self, self._memory, view)
+        return _choose_meld(self, _get(_MEMORY, self) if cython.compiled and type(self) is _EXPERT_TYPE  # noqa: F821
+                            else self._memory, view)
 
     # ------------------------------------------------------------ discard
 
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
-        return _choose_discard(self, self._memory, view)
+        return _choose_discard(self, _get(_MEMORY, self) if cython.compiled and type(self) is _EXPERT_TYPE  # noqa: F821
+                               else self._memory, view)
 
     def _discard_table(self, view) -> _DiscardTable:
         """This turn's discard table for the hand in view (see :func:`_turn_table`)."""
@@ -489,6 +522,10 @@ class Expert(Strategy):
         costs = _hand_costs(self, self._memory, table or self._discard_table(view), hand)
         kind = _cheapest_kind(costs)
         return costs.costs[kind], kind
+
+
+_EXPERT_TYPE = Expert
+_MEMORY = Expert.__dict__["_memory"]
 
 
 # ---------------------------------------------------------------- decisions, compiled as C calls
@@ -1007,9 +1044,8 @@ def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wild
 # ---------------------------------------------------------------- helpers
 
 
-def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
-    """``seat`` discarded: the card tops the pile, and the seat probably holds no pair of its rank."""
-    card = move.card
+def _remember_discard(memory: _Memory, seat: int, card: int) -> None:
+    """``seat`` discarded ``card``: it tops the pile, and the seat probably holds no pair of its rank."""
     kind = card
     memory.pile.append(card)
     if kind <= TWO:
@@ -1045,9 +1081,16 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
             added += 1
             avoided &= ~(1 << kind)
     memory.avoided[seat] = avoided
-    added -= _forget_played(memory, base, move.cards)
-    for group in move.extra:
-        added -= _forget_played(memory, base, group.cards)
+    # Compiled, the fields of records of the exact classes through their slots (see Expert.on_event).
+    if cython.compiled and type(move) is _TAKE_TYPE:
+        added -= _forget_played(memory, base, _get(_TAKE_CARDS, move))  # noqa: F821 (strategies/expert.pxd)
+        extra = _get(_TAKE_EXTRA, move)  # noqa: F821
+    else:
+        added -= _forget_played(memory, base, move.cards)
+        extra = move.extra
+    for group in extra:
+        cards = _get(_GROUP_CARDS, group) if cython.compiled and type(group) is _GROUP_TYPE else group.cards  # noqa: F821
+        added -= _forget_played(memory, base, cards)
     memory.known_totals[seat] += added
     memory.pile = []
     memory.pile_freezers = 0
@@ -1058,8 +1101,10 @@ def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
     if memory.known_totals[seat]:  # else the seat holds no known card, and there is nothing to forget
         base = seat * KIND_COUNT
-        for group in move.groups:
-            memory.known_totals[seat] -= _forget_played(memory, base, group.cards)
+        groups = _get(_MELD_GROUPS, move) if cython.compiled and type(move) is _MELD_TYPE else move.groups  # noqa: F821
+        for group in groups:
+            cards = _get(_GROUP_CARDS, group) if cython.compiled and type(group) is _GROUP_TYPE else group.cards  # noqa: F821
+            memory.known_totals[seat] -= _forget_played(memory, base, cards)
     memory.side_melded[seat & 1] = True
 
 
