@@ -6,7 +6,7 @@
 # a call between them is a C call, not a method looked up by name and called through Python.
 
 cimport cython
-from cpython.object cimport Py_TYPE, PyTypeObject
+from cpython.object cimport Py_TYPE, PyObject, PyTypeObject
 
 from canasta_sim.view cimport SeatView
 
@@ -17,10 +17,49 @@ cdef inline object _get(descriptor, target):
     return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_get(descriptor, target, <object> Py_TYPE(target))
 
 
-# The record classes and the slot descriptors _get reads (strategies/expert.py), C globals.
+# A slot of a class made with __slots__ (or a dataclass's slots=True) is a member descriptor whose PyMemberDef gives
+# where the slot's object pointer is in every instance of that class.
+cdef extern from "structmember.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+    int T_OBJECT_EX
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef *d_member
+    PyTypeObject PyMemberDescr_Type
+
+
+# Where a slot's object is in its instances: checked once, at import, to be a slot of an object (what __slots__ makes).
+cdef inline Py_ssize_t _offset(descriptor) except -1:
+    if (Py_TYPE(descriptor) != &PyMemberDescr_Type
+            or (<PyMemberDescrObject *> descriptor).d_member.type != T_OBJECT_EX):
+        raise TypeError(f"not the descriptor of an object slot: {descriptor!r}")
+    return (<PyMemberDescrObject *> descriptor).d_member.offset
+
+
+# A slot's object read from its place in an instance of the descriptor's own class exactly (the callers check the
+# class), as the descriptor would read it; an empty slot is left to the descriptor, which raises AttributeError.
+cdef inline object _field(target, Py_ssize_t offset, descriptor):
+    cdef PyObject *value = (<PyObject **> ((<char *> <PyObject *> target) + offset))[0]
+    if value is NULL:
+        return _get(descriptor, target)
+    return <object> value
+
+
+# The record classes, their slots' descriptors and offsets, and the view's property descriptors (strategies/expert.py),
+# C globals.
 cdef object _EVENT_TYPE, _DRAW_TYPE, _DISCARD_TYPE, _MELD_TYPE, _TAKE_TYPE, _ASK_TYPE, _ANSWER_TYPE, _STOP_TYPE
-cdef object _GROUP_TYPE, _EXPERT_TYPE
+cdef object _GROUP_TYPE, _EXPERT_TYPE, _VIEW_TYPE
 cdef object _EVENT_SEAT, _EVENT_MOVE, _DISCARD_CARD, _MELD_GROUPS, _TAKE_CARDS, _TAKE_EXTRA, _GROUP_CARDS, _MEMORY
+cdef Py_ssize_t _EVENT_SEAT_AT, _EVENT_MOVE_AT, _DISCARD_CARD_AT, _MELD_GROUPS_AT, _TAKE_CARDS_AT, _TAKE_EXTRA_AT
+cdef Py_ssize_t _GROUP_CARDS_AT, _MEMORY_AT
+cdef object _VIEW_HAND, _VIEW_HAND_NUMBER, _VIEW_TURN_COUNT, _VIEW_PARTNER_ANSWER, _VIEW_PILE_TOP, _VIEW_PILE_SIZE
+cdef object _VIEW_HAND_SIZES, _VIEW_STOCK_COUNT
+
+
+cdef _Memory _memory_of(expert)
 
 
 cdef class _DiscardTable
@@ -90,11 +129,12 @@ cdef _update_table(_DiscardTable table, SeatView view, before, after)
 cdef _choose_meld(expert, _Memory memory, SeatView view)
 
 
-@cython.locals(kind=Py_ssize_t, cheapest=Py_ssize_t, table=_DiscardTable, costs=_Costs)
+@cython.locals(kind=Py_ssize_t, cheapest=Py_ssize_t, table=_DiscardTable, costs=_Costs, hand_number=Py_ssize_t,
+               turn=Py_ssize_t)
 cdef _choose_discard(expert, _Memory memory, SeatView view)
 
 
-@cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint)
+@cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint, exact=bint)
 cdef _best_take(expert, SeatView view)
 
 

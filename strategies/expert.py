@@ -35,6 +35,7 @@ from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
 from canasta_sim.strategy import PublicEvent, Strategy
+from canasta_sim.view import SeatView
 
 try:
     import cython
@@ -57,7 +58,9 @@ _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobo
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
 
 # The record classes and their fields' slot descriptors: compiled, C globals (strategies/expert.pxd), and a field of
-# a record of the descriptor's own class exactly is read through the descriptor from C (_get) instead of by name.
+# a record of the descriptor's own class exactly is read from C instead of being looked up by name: a slot straight
+# from its place in the record (_field, at the offset its descriptor gives), a view's property through its
+# descriptor (_get).
 _EVENT_TYPE = PublicEvent
 _DRAW_TYPE = Draw
 _DISCARD_TYPE = Discard
@@ -74,6 +77,23 @@ _MELD_GROUPS = Meld.__dict__["groups"]
 _TAKE_CARDS = TakePile.__dict__["cards"]
 _TAKE_EXTRA = TakePile.__dict__["extra"]
 _GROUP_CARDS = MeldGroup.__dict__["cards"]
+_VIEW_TYPE = SeatView
+_VIEW_HAND = SeatView.__dict__["hand"]
+_VIEW_HAND_NUMBER = SeatView.__dict__["hand_number"]
+_VIEW_TURN_COUNT = SeatView.__dict__["turn_count"]
+_VIEW_PARTNER_ANSWER = SeatView.__dict__["partner_answer"]
+_VIEW_PILE_TOP = SeatView.__dict__["pile_top"]
+_VIEW_PILE_SIZE = SeatView.__dict__["pile_size"]
+_VIEW_HAND_SIZES = SeatView.__dict__["hand_sizes"]
+_VIEW_STOCK_COUNT = SeatView.__dict__["stock_count"]
+# Compiled, where each slot's object is in its records (_offset checks that the descriptor is a slot's).
+_EVENT_SEAT_AT = _offset(_EVENT_SEAT) if cython.compiled else 0  # noqa: F821 (strategies/expert.pxd)
+_EVENT_MOVE_AT = _offset(_EVENT_MOVE) if cython.compiled else 0  # noqa: F821
+_DISCARD_CARD_AT = _offset(_DISCARD_CARD) if cython.compiled else 0  # noqa: F821
+_MELD_GROUPS_AT = _offset(_MELD_GROUPS) if cython.compiled else 0  # noqa: F821
+_TAKE_CARDS_AT = _offset(_TAKE_CARDS) if cython.compiled else 0  # noqa: F821
+_TAKE_EXTRA_AT = _offset(_TAKE_EXTRA) if cython.compiled else 0  # noqa: F821
+_GROUP_CARDS_AT = _offset(_GROUP_CARDS) if cython.compiled else 0  # noqa: F821
 
 
 class _Memory:
@@ -229,7 +249,14 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     me = view._seat
     side = me & 1
     opponents = 1 - side
-    pile_size = view.pile_size
+    if cython.compiled and type(view) is _VIEW_TYPE:  # through the properties' descriptors (see _choose_meld)
+        pile_size = _get(_VIEW_PILE_SIZE, view)  # noqa: F821 (strategies/expert.pxd)
+        sizes = _get(_VIEW_HAND_SIZES, view)  # noqa: F821
+        stock_count = _get(_VIEW_STOCK_COUNT, view)  # noqa: F821
+    else:
+        pile_size = view.pile_size
+        sizes = view.hand_sizes
+        stock_count = view.stock_count
     table.pile_size = pile_size
     table.pile_worth = 40.0 + 25.0 * (pile_size + 1)
     # A side with a meld on the table has melded (R10: its initial meld laid it, and melds stay down all hand;
@@ -241,8 +268,6 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     our_melds = view.melds(side)
     table.we_melded = True if our_melds else view.has_melded(side)
     table.our_melds = our_melds
-    sizes = view.hand_sizes
-    stock_count = view.stock_count
     taker = (me + 1) % 4
     table.taker = taker
     # The next seat is always an opponent (R2.1: partners sit opposite).
@@ -392,23 +417,29 @@ class Expert(Strategy):
 
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
-        # Compiled, the fields of an event, a move and the expert of their exact classes are read through their
-        # slots (_get, strategies/expert.pxd) instead of being looked up by name: the engine sends every seat's
-        # every move here.  Which record it is: the exact classes by identity first (isinstance walks a class's
-        # bases), then isinstance in the same order for subclasses; the move classes are siblings.  Each kind of
-        # move updates the memory in a function of its own (compiled, a C call).
-        if cython.compiled and type(event) is _EVENT_TYPE:
-            move = _get(_EVENT_MOVE, event)  # noqa: F821 (an inline C function in strategies/expert.pxd)
-            seat = _get(_EVENT_SEAT, event)  # noqa: F821
+        # Which record it is: the exact classes by identity first (isinstance walks a class's bases), then
+        # isinstance in the same order for subclasses; the move classes are siblings.  Each kind of move updates
+        # the memory in a function of its own (compiled, a C call).
+        if not cython.compiled:
+            move = event.move
+            seat = event.seat
+            memory = self._memory
+        elif type(event) is _EVENT_TYPE:
+            # The engine sends every seat's every move here: compiled, the fields of an event of the exact class are
+            # read from their slots (_field, strategies/expert.pxd) instead of being looked up by name.
+            move = _field(event, _EVENT_MOVE_AT, _EVENT_MOVE)  # noqa: F821 (inline C functions, strategies/expert.pxd)
+            seat = _field(event, _EVENT_SEAT_AT, _EVENT_SEAT)  # noqa: F821
+            memory = _memory_of(self)
         else:
             move = event.move
             seat = event.seat
-        memory = _get(_MEMORY, self) if cython.compiled and type(self) is _EXPERT_TYPE else self._memory  # noqa: F821
+            memory = _memory_of(self)
         move_type = type(move)
         if move_type is _DRAW_TYPE:
             _remember_draw(memory, seat)
         elif move_type is _DISCARD_TYPE:
-            _remember_discard(memory, seat, _get(_DISCARD_CARD, move) if cython.compiled else move.card)  # noqa: F821
+            card = move.card if not cython.compiled else _field(move, _DISCARD_CARD_AT, _DISCARD_CARD)  # noqa: F821
+            _remember_discard(memory, seat, card)
         elif move_type is _MELD_TYPE:
             _remember_meld(memory, seat, move)
         elif move_type is _TAKE_TYPE:
@@ -500,15 +531,13 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        return _choose_meld(self, _get(_MEMORY, self) if cython.compiled and type(self) is _EXPERT_TYPE  # noqa: F821
-                            else self._memory, view)
+        return _choose_meld(self, self._memory if not cython.compiled else _memory_of(self), view)
 
     # ------------------------------------------------------------ discard
 
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
-        return _choose_discard(self, _get(_MEMORY, self) if cython.compiled and type(self) is _EXPERT_TYPE  # noqa: F821
-                               else self._memory, view)
+        return _choose_discard(self, self._memory if not cython.compiled else _memory_of(self), view)
 
     def _discard_table(self, view) -> _DiscardTable:
         """This turn's discard table for the hand in view (see :func:`_turn_table`)."""
@@ -526,6 +555,14 @@ class Expert(Strategy):
 
 _EXPERT_TYPE = Expert
 _MEMORY = Expert.__dict__["_memory"]
+_MEMORY_AT = _offset(_MEMORY) if cython.compiled else 0  # noqa: F821 (strategies/expert.pxd)
+
+
+def _memory_of(expert: Expert) -> _Memory:
+    """``expert._memory`` (compiled, from the slot for an Expert exactly: see Expert.on_event)."""
+    if type(expert) is _EXPERT_TYPE:
+        return _field(expert, _MEMORY_AT, _MEMORY)  # noqa: F821 (strategies/expert.pxd)
+    return expert._memory
 
 
 # ---------------------------------------------------------------- decisions, compiled as C calls
@@ -535,11 +572,19 @@ _MEMORY = Expert.__dict__["_memory"]
 
 def _choose_meld(expert: Expert, memory: _Memory, view) -> Meld | None:
     """The body of :meth:`Expert.choose_meld` (compiled, with the memory and the view typed)."""
-    hand_number = view.hand_number
-    turn = view.turn_count
+    # Compiled, a view of the exact class is read through its properties' descriptors (_get, strategies/expert.pxd)
+    # instead of by name; deciding the turn changes none of these.
+    if cython.compiled and type(view) is _VIEW_TYPE:
+        hand_number = _get(_VIEW_HAND_NUMBER, view)  # noqa: F821 (an inline C function, strategies/expert.pxd)
+        turn = _get(_VIEW_TURN_COUNT, view)  # noqa: F821
+        answer = _get(_VIEW_PARTNER_ANSWER, view)  # noqa: F821
+        hand = _get(_VIEW_HAND, view)  # noqa: F821
+    else:
+        hand_number = view.hand_number
+        turn = view.turn_count
+        answer = view.partner_answer
+        hand = view.hand
     going_out = _decide_turn_of(expert, memory, view, hand_number, turn)
-    answer = view.partner_answer
-    hand = view.hand
     size = _card_count(hand)
     if answer is True or (going_out and answer is None):
         if size <= 1:
@@ -566,12 +611,19 @@ def _choose_meld(expert: Expert, memory: _Memory, view) -> Meld | None:
 
 def _choose_discard(expert: Expert, memory: _Memory, view) -> Discard:
     """The body of :meth:`Expert.choose_discard` (compiled, with the memory and the view typed)."""
-    hand = view.hand
+    if cython.compiled and type(view) is _VIEW_TYPE:  # through the properties' descriptors (see _choose_meld)
+        hand = _get(_VIEW_HAND, view)  # noqa: F821 (strategies/expert.pxd)
+        hand_number = _get(_VIEW_HAND_NUMBER, view)  # noqa: F821
+        turn = _get(_VIEW_TURN_COUNT, view)  # noqa: F821
+    else:
+        hand = view.hand
+        hand_number = view.hand_number
+        turn = view.turn_count
     if _holds_one_card(hand):
         for kind in range(KIND_COUNT):
             if hand[kind]:
                 return Discard(kind)
-    table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
+    table = _turn_table(memory, view, hand, hand_number, turn)
     costs = _hand_costs(expert, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
     # The cheapest card is the first of the order and usually legal; then the order is not needed.
     cheapest = _cheapest_kind(costs)
@@ -588,13 +640,14 @@ def _choose_discard(expert: Expert, memory: _Memory, view) -> Discard:
 
 def _best_take(expert: Expert, view) -> TakePile | None:
     """The pile take to make, or ``None`` to draw (see :meth:`Expert.choose_acquire`)."""
-    top = view.pile_top
+    exact = cython.compiled and type(view) is _VIEW_TYPE  # through the properties' descriptors (see _choose_meld)
+    top = _get(_VIEW_PILE_TOP, view) if exact else view.pile_top  # noqa: F821 (strategies/expert.pxd)
     # A natural rank on top never blocks the pile (R8.1a, R5.2: only a wild card or a black 3 does), so
     # view.is_pile_blocked, False for every top it lets through, is not asked.
     if top is None or top < FOUR:
         return None
     kind = top
-    hand = view.hand
+    hand = _get(_VIEW_HAND, view) if exact else view.hand  # noqa: F821
     side = view._seat & 1
     naturals = hand[kind]
     if not view.has_melded(side):
@@ -1083,13 +1136,16 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
     memory.avoided[seat] = avoided
     # Compiled, the fields of records of the exact classes through their slots (see Expert.on_event).
     if cython.compiled and type(move) is _TAKE_TYPE:
-        added -= _forget_played(memory, base, _get(_TAKE_CARDS, move))  # noqa: F821 (strategies/expert.pxd)
-        extra = _get(_TAKE_EXTRA, move)  # noqa: F821
+        added -= _forget_played(memory, base, _field(move, _TAKE_CARDS_AT, _TAKE_CARDS))  # noqa: F821
+        extra = _field(move, _TAKE_EXTRA_AT, _TAKE_EXTRA)  # noqa: F821
     else:
         added -= _forget_played(memory, base, move.cards)
         extra = move.extra
     for group in extra:
-        cards = _get(_GROUP_CARDS, group) if cython.compiled and type(group) is _GROUP_TYPE else group.cards  # noqa: F821
+        if cython.compiled and type(group) is _GROUP_TYPE:
+            cards = _field(group, _GROUP_CARDS_AT, _GROUP_CARDS)  # noqa: F821 (strategies/expert.pxd)
+        else:
+            cards = group.cards
         added -= _forget_played(memory, base, cards)
     memory.known_totals[seat] += added
     memory.pile = []
@@ -1101,9 +1157,15 @@ def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
     if memory.known_totals[seat]:  # else the seat holds no known card, and there is nothing to forget
         base = seat * KIND_COUNT
-        groups = _get(_MELD_GROUPS, move) if cython.compiled and type(move) is _MELD_TYPE else move.groups  # noqa: F821
+        if cython.compiled and type(move) is _MELD_TYPE:
+            groups = _field(move, _MELD_GROUPS_AT, _MELD_GROUPS)  # noqa: F821 (strategies/expert.pxd)
+        else:
+            groups = move.groups
         for group in groups:
-            cards = _get(_GROUP_CARDS, group) if cython.compiled and type(group) is _GROUP_TYPE else group.cards  # noqa: F821
+            if cython.compiled and type(group) is _GROUP_TYPE:
+                cards = _field(group, _GROUP_CARDS_AT, _GROUP_CARDS)  # noqa: F821
+            else:
+                cards = group.cards
             memory.known_totals[seat] -= _forget_played(memory, base, cards)
     memory.side_melded[seat & 1] = True
 
