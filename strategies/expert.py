@@ -585,7 +585,7 @@ def _choose_meld(expert: Expert, memory: _Memory, view) -> Meld | None:
         answer = view.partner_answer
         hand = view.hand
     going_out = _decide_turn_of(expert, memory, view, hand_number, turn)
-    size = _card_count(hand)
+    size = sum(hand) if not cython.compiled else _card_count(hand)  # plain Python: the built-in, without a call
     if answer is True or (going_out and answer is None):
         if size <= 1:
             return None
@@ -619,7 +619,7 @@ def _choose_discard(expert: Expert, memory: _Memory, view) -> Discard:
         hand = view.hand
         hand_number = view.hand_number
         turn = view.turn_count
-    if _holds_one_card(hand):
+    if (sum(hand) == 1) if not cython.compiled else _holds_one_card(hand):  # plain Python: as in _choose_meld
         for kind in range(KIND_COUNT):
             if hand[kind]:
                 return Discard(kind)
@@ -656,7 +656,8 @@ def _best_take(expert: Expert, view) -> TakePile | None:
         return _opening_take(view, hand, kind)
     # Each way is checked where it is found, in this order; the first legal one is taken.
     frozen = view.is_pile_frozen_for(side)
-    if not frozen and kind in view.melds(side):
+    # The side has a meld of the rank when it holds any card (view.meld_size: no copy of the melds built).
+    if not frozen and view.meld_size(side, kind):
         move = _pile_take(kind, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
         if view.can(move):
             return move
@@ -814,9 +815,10 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
     four, ace, joker, two = FOUR, ACE, JOKER, TWO
     # The cards it may meld: a C array where compiled (strategies/expert.pxd).
     if not cython.compiled:
-        counts = [0] * KIND_COUNT
-    for rank in range(KIND_COUNT):
-        counts[rank] = hand[rank]
+        counts = list(hand)  # plain Python: copied at once
+    else:
+        for rank in range(KIND_COUNT):
+            counts[rank] = hand[rank]
     counts[discard] -= 1
     melds = table.our_melds
     # Naturals on the side's melds: points down and a step toward a canasta.
