@@ -7,6 +7,7 @@
 
 cimport cython
 from cpython.object cimport Py_TYPE, PyObject, PyTypeObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
 from canasta_sim.view cimport SeatView
 
@@ -54,7 +55,8 @@ cdef object _EVENT_TYPE, _DRAW_TYPE, _DISCARD_TYPE, _MELD_TYPE, _TAKE_TYPE, _ASK
 cdef object _GROUP_TYPE, _EXPERT_TYPE, _VIEW_TYPE
 cdef object _EVENT_SEAT, _EVENT_MOVE, _DISCARD_CARD, _MELD_GROUPS, _TAKE_CARDS, _TAKE_EXTRA, _GROUP_CARDS, _MEMORY
 cdef Py_ssize_t _EVENT_SEAT_AT, _EVENT_MOVE_AT, _DISCARD_CARD_AT, _MELD_GROUPS_AT, _TAKE_CARDS_AT, _TAKE_EXTRA_AT
-cdef Py_ssize_t _GROUP_CARDS_AT, _MEMORY_AT
+cdef Py_ssize_t _GROUP_CARDS_AT, _MEMORY_AT, _MAX_WILDS_AT, _WILD_RATIO_AT
+cdef object _RULES_TYPE, _MAX_WILDS, _WILD_RATIO, _VIEW_RULES
 cdef object _VIEW_HAND, _VIEW_HAND_NUMBER, _VIEW_TURN_COUNT, _VIEW_PARTNER_ANSWER, _VIEW_PILE_TOP, _VIEW_PILE_SIZE
 cdef object _VIEW_HAND_SIZES, _VIEW_STOCK_COUNT
 
@@ -147,7 +149,20 @@ cdef bint _decide_turn(expert, _Memory memory, SeatView view) except -1
 cdef bint _decide_turn_of(expert, _Memory memory, SeatView view, Py_ssize_t hand_number, Py_ssize_t turn) except -1
 
 
+@cython.locals(same=bint)
 cdef _DiscardTable _turn_table(_Memory memory, SeatView view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
+
+
+# Whether two tuples hold the very same objects, item by item: pointer comparisons in C.  Tuples that do are equal.
+cdef inline bint _same_items(tuple left, tuple right):
+    cdef Py_ssize_t index
+    cdef Py_ssize_t size = PyTuple_GET_SIZE(right)
+    if PyTuple_GET_SIZE(left) != size:
+        return False
+    for index in range(size):
+        if PyTuple_GET_ITEM(left, index) != PyTuple_GET_ITEM(right, index):
+            return False
+    return True
 
 
 @cython.locals(total=Py_ssize_t, count=Py_ssize_t)

@@ -34,6 +34,7 @@ from canasta_sim.legal import pile_take, single_group_meld
 from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
+from canasta_sim.rules import Rules
 from canasta_sim.strategy import PublicEvent, Strategy
 from canasta_sim.view import SeatView
 
@@ -86,6 +87,10 @@ _VIEW_PILE_TOP = SeatView.__dict__["pile_top"]
 _VIEW_PILE_SIZE = SeatView.__dict__["pile_size"]
 _VIEW_HAND_SIZES = SeatView.__dict__["hand_sizes"]
 _VIEW_STOCK_COUNT = SeatView.__dict__["stock_count"]
+_VIEW_RULES = SeatView.__dict__["rules"]
+_RULES_TYPE = Rules
+_MAX_WILDS = Rules.__dict__["max_wilds_per_meld"]
+_WILD_RATIO = Rules.__dict__["wild_ratio_rule"]
 # Compiled, where each slot's object is in its records (_offset checks that the descriptor is a slot's).
 _EVENT_SEAT_AT = _offset(_EVENT_SEAT) if cython.compiled else 0  # noqa: F821 (strategies/expert.pxd)
 _EVENT_MOVE_AT = _offset(_EVENT_MOVE) if cython.compiled else 0  # noqa: F821
@@ -94,6 +99,8 @@ _MELD_GROUPS_AT = _offset(_MELD_GROUPS) if cython.compiled else 0  # noqa: F821
 _TAKE_CARDS_AT = _offset(_TAKE_CARDS) if cython.compiled else 0  # noqa: F821
 _TAKE_EXTRA_AT = _offset(_TAKE_EXTRA) if cython.compiled else 0  # noqa: F821
 _GROUP_CARDS_AT = _offset(_GROUP_CARDS) if cython.compiled else 0  # noqa: F821
+_MAX_WILDS_AT = _offset(_MAX_WILDS) if cython.compiled else 0  # noqa: F821
+_WILD_RATIO_AT = _offset(_WILD_RATIO) if cython.compiled else 0  # noqa: F821
 
 
 class _Memory:
@@ -714,7 +721,14 @@ def _turn_table(memory: _Memory, view, hand: tuple[int, ...], hand_number: int, 
     table = memory.table
     if table is not None and memory.table_turn == turn and memory.table_hand_number == hand_number:
         before = memory.table_hand
-        if before == hand:
+        # Compiled, the same hand usually holds the very same count objects (small ints): compared by identity in C
+        # first (_same_items), the generic comparison only when they differ.
+        if not cython.compiled:
+            same = before == hand
+        else:
+            same = (type(before) is tuple and type(hand) is tuple and _same_items(before, hand)  # noqa: F821
+                    or before == hand)
+        if same:
             return table
         _update_table(table, view, before, hand)
     else:
@@ -840,9 +854,17 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
         return None
     danger = table.hand_may_end
     # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
-    rules = view.rules
-    most_wilds = rules.max_wilds_per_meld
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    if cython.compiled and type(view) is _VIEW_TYPE:  # through the property's descriptor (see _choose_meld)
+        rules = _get(_VIEW_RULES, view)  # noqa: F821 (strategies/expert.pxd)
+    else:
+        rules = view.rules
+    if cython.compiled and type(rules) is _RULES_TYPE:  # the slots read from C (see Expert.on_event)
+        most_wilds = _field(rules, _MAX_WILDS_AT, _MAX_WILDS)  # noqa: F821
+        ratio = _field(rules, _WILD_RATIO_AT, _WILD_RATIO)  # noqa: F821
+    else:
+        most_wilds = rules.max_wilds_per_meld
+        ratio = rules.wild_ratio_rule
+    wild_ratio = ratio == "no_more_wild_than_natural"
     # The side's melds, largest first (ties in the table's order, as a stable sort orders them): C arrays
     # where compiled, picked in order by a selection instead of sorting Python pairs with a key function.
     if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
