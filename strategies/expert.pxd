@@ -6,8 +6,62 @@
 # a call between them is a C call, not a method looked up by name and called through Python.
 
 cimport cython
+from cpython.object cimport Py_TYPE, PyObject, PyTypeObject
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
 from canasta_sim.view cimport SeatView
+
+
+# A field read through its descriptor called from C: what reading the attribute ends in for an object of the
+# descriptor's own class exactly, without looking the field up by name (the callers check the class).
+cdef inline object _get(descriptor, target):
+    return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_get(descriptor, target, <object> Py_TYPE(target))
+
+
+# A slot of a class made with __slots__ (or a dataclass's slots=True) is a member descriptor whose PyMemberDef gives
+# where the slot's object pointer is in every instance of that class.
+cdef extern from "structmember.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+    int T_OBJECT_EX
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef *d_member
+    PyTypeObject PyMemberDescr_Type
+
+
+# Where a slot's object is in its instances: checked once, at import, to be a slot of an object (what __slots__ makes).
+cdef inline Py_ssize_t _offset(descriptor) except -1:
+    if (Py_TYPE(descriptor) != &PyMemberDescr_Type
+            or (<PyMemberDescrObject *> descriptor).d_member.type != T_OBJECT_EX):
+        raise TypeError(f"not the descriptor of an object slot: {descriptor!r}")
+    return (<PyMemberDescrObject *> descriptor).d_member.offset
+
+
+# A slot's object read from its place in an instance of the descriptor's own class exactly (the callers check the
+# class), as the descriptor would read it; an empty slot is left to the descriptor, which raises AttributeError.
+cdef inline object _field(target, Py_ssize_t offset, descriptor):
+    cdef PyObject *value = (<PyObject **> ((<char *> <PyObject *> target) + offset))[0]
+    if value is NULL:
+        return _get(descriptor, target)
+    return <object> value
+
+
+# The record classes, their slots' descriptors and offsets, and the view's property descriptors (strategies/expert.py),
+# C globals.
+cdef object _EVENT_TYPE, _DRAW_TYPE, _DISCARD_TYPE, _MELD_TYPE, _TAKE_TYPE, _ASK_TYPE, _ANSWER_TYPE, _STOP_TYPE
+cdef object _GROUP_TYPE, _EXPERT_TYPE, _VIEW_TYPE
+cdef object _EVENT_SEAT, _EVENT_MOVE, _DISCARD_CARD, _MELD_GROUPS, _TAKE_CARDS, _TAKE_EXTRA, _GROUP_CARDS, _MEMORY
+cdef Py_ssize_t _EVENT_SEAT_AT, _EVENT_MOVE_AT, _DISCARD_CARD_AT, _MELD_GROUPS_AT, _TAKE_CARDS_AT, _TAKE_EXTRA_AT
+cdef Py_ssize_t _GROUP_CARDS_AT, _MEMORY_AT, _MAX_WILDS_AT, _WILD_RATIO_AT
+cdef object _RULES_TYPE, _MAX_WILDS, _WILD_RATIO, _VIEW_RULES
+cdef object _VIEW_HAND, _VIEW_HAND_NUMBER, _VIEW_TURN_COUNT, _VIEW_PARTNER_ANSWER, _VIEW_PILE_TOP, _VIEW_PILE_SIZE
+cdef object _VIEW_HAND_SIZES, _VIEW_STOCK_COUNT
+
+
+cdef _Memory _memory_of(expert)
 
 
 cdef class _DiscardTable
@@ -77,11 +131,12 @@ cdef _update_table(_DiscardTable table, SeatView view, before, after)
 cdef _choose_meld(expert, _Memory memory, SeatView view)
 
 
-@cython.locals(kind=Py_ssize_t, cheapest=Py_ssize_t, table=_DiscardTable, costs=_Costs)
+@cython.locals(kind=Py_ssize_t, cheapest=Py_ssize_t, table=_DiscardTable, costs=_Costs, hand_number=Py_ssize_t,
+               turn=Py_ssize_t)
 cdef _choose_discard(expert, _Memory memory, SeatView view)
 
 
-@cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint)
+@cython.locals(kind=Py_ssize_t, naturals=Py_ssize_t, side=Py_ssize_t, frozen=bint, exact=bint)
 cdef _best_take(expert, SeatView view)
 
 
@@ -94,7 +149,20 @@ cdef bint _decide_turn(expert, _Memory memory, SeatView view) except -1
 cdef bint _decide_turn_of(expert, _Memory memory, SeatView view, Py_ssize_t hand_number, Py_ssize_t turn) except -1
 
 
+@cython.locals(same=bint)
 cdef _DiscardTable _turn_table(_Memory memory, SeatView view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
+
+
+# Whether two tuples hold the very same objects, item by item: pointer comparisons in C.  Tuples that do are equal.
+cdef inline bint _same_items(tuple left, tuple right):
+    cdef Py_ssize_t index
+    cdef Py_ssize_t size = PyTuple_GET_SIZE(right)
+    if PyTuple_GET_SIZE(left) != size:
+        return False
+    for index in range(size):
+        if PyTuple_GET_ITEM(left, index) != PyTuple_GET_ITEM(right, index):
+            return False
+    return True
 
 
 @cython.locals(total=Py_ssize_t, count=Py_ssize_t)
@@ -189,7 +257,7 @@ cdef _opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize
 
 # on_event's updates of the memory, one per kind of move: C calls.
 @cython.locals(kind=Py_ssize_t, index=Py_ssize_t)
-cdef _remember_discard(_Memory memory, Py_ssize_t seat, move)
+cdef _remember_discard(_Memory memory, Py_ssize_t seat, Py_ssize_t card)
 
 
 @cython.locals(pile=list, top=Py_ssize_t)

@@ -34,7 +34,9 @@ from canasta_sim.legal import pile_take, single_group_meld
 from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.parameters import Parameter
+from canasta_sim.rules import Rules
 from canasta_sim.strategy import PublicEvent, Strategy
+from canasta_sim.view import SeatView
 
 try:
     import cython
@@ -55,6 +57,50 @@ _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
 _AVERAGE_CARD = 9  # mean penalty of an unseen card, for estimates of hands nobody may look at
 _OPENING_RISK = 150.0  # a discard costing more than this after an initial meld: better wait a turn
+
+# The record classes and their fields' slot descriptors: compiled, C globals (strategies/expert.pxd), and a field of
+# a record of the descriptor's own class exactly is read from C instead of being looked up by name: a slot straight
+# from its place in the record (_field, at the offset its descriptor gives), a view's property through its
+# descriptor (_get).
+_EVENT_TYPE = PublicEvent
+_DRAW_TYPE = Draw
+_DISCARD_TYPE = Discard
+_MELD_TYPE = Meld
+_TAKE_TYPE = TakePile
+_ASK_TYPE = Ask
+_ANSWER_TYPE = Answer
+_STOP_TYPE = Stop
+_GROUP_TYPE = MeldGroup
+_EVENT_SEAT = PublicEvent.__dict__["seat"]
+_EVENT_MOVE = PublicEvent.__dict__["move"]
+_DISCARD_CARD = Discard.__dict__["card"]
+_MELD_GROUPS = Meld.__dict__["groups"]
+_TAKE_CARDS = TakePile.__dict__["cards"]
+_TAKE_EXTRA = TakePile.__dict__["extra"]
+_GROUP_CARDS = MeldGroup.__dict__["cards"]
+_VIEW_TYPE = SeatView
+_VIEW_HAND = SeatView.__dict__["hand"]
+_VIEW_HAND_NUMBER = SeatView.__dict__["hand_number"]
+_VIEW_TURN_COUNT = SeatView.__dict__["turn_count"]
+_VIEW_PARTNER_ANSWER = SeatView.__dict__["partner_answer"]
+_VIEW_PILE_TOP = SeatView.__dict__["pile_top"]
+_VIEW_PILE_SIZE = SeatView.__dict__["pile_size"]
+_VIEW_HAND_SIZES = SeatView.__dict__["hand_sizes"]
+_VIEW_STOCK_COUNT = SeatView.__dict__["stock_count"]
+_VIEW_RULES = SeatView.__dict__["rules"]
+_RULES_TYPE = Rules
+_MAX_WILDS = Rules.__dict__["max_wilds_per_meld"]
+_WILD_RATIO = Rules.__dict__["wild_ratio_rule"]
+# Compiled, where each slot's object is in its records (_offset checks that the descriptor is a slot's).
+_EVENT_SEAT_AT = _offset(_EVENT_SEAT) if cython.compiled else 0  # noqa: F821 (strategies/expert.pxd)
+_EVENT_MOVE_AT = _offset(_EVENT_MOVE) if cython.compiled else 0  # noqa: F821
+_DISCARD_CARD_AT = _offset(_DISCARD_CARD) if cython.compiled else 0  # noqa: F821
+_MELD_GROUPS_AT = _offset(_MELD_GROUPS) if cython.compiled else 0  # noqa: F821
+_TAKE_CARDS_AT = _offset(_TAKE_CARDS) if cython.compiled else 0  # noqa: F821
+_TAKE_EXTRA_AT = _offset(_TAKE_EXTRA) if cython.compiled else 0  # noqa: F821
+_GROUP_CARDS_AT = _offset(_GROUP_CARDS) if cython.compiled else 0  # noqa: F821
+_MAX_WILDS_AT = _offset(_MAX_WILDS) if cython.compiled else 0  # noqa: F821
+_WILD_RATIO_AT = _offset(_WILD_RATIO) if cython.compiled else 0  # noqa: F821
 
 
 class _Memory:
@@ -210,7 +256,14 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     me = view._seat
     side = me & 1
     opponents = 1 - side
-    pile_size = view.pile_size
+    if cython.compiled and type(view) is _VIEW_TYPE:  # through the properties' descriptors (see _choose_meld)
+        pile_size = _get(_VIEW_PILE_SIZE, view)  # noqa: F821 (strategies/expert.pxd)
+        sizes = _get(_VIEW_HAND_SIZES, view)  # noqa: F821
+        stock_count = _get(_VIEW_STOCK_COUNT, view)  # noqa: F821
+    else:
+        pile_size = view.pile_size
+        sizes = view.hand_sizes
+        stock_count = view.stock_count
     table.pile_size = pile_size
     table.pile_worth = 40.0 + 25.0 * (pile_size + 1)
     # A side with a meld on the table has melded (R10: its initial meld laid it, and melds stay down all hand;
@@ -222,8 +275,6 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     our_melds = view.melds(side)
     table.we_melded = True if our_melds else view.has_melded(side)
     table.our_melds = our_melds
-    sizes = view.hand_sizes
-    stock_count = view.stock_count
     taker = (me + 1) % 4
     table.taker = taker
     # The next seat is always an opponent (R2.1: partners sit opposite).
@@ -357,6 +408,10 @@ class Expert(Strategy):
                                     help="the smallest pile worth a wild card to take (R8.2c)"),
     }
 
+    # The memory in a slot: compiled, every decision and event of an Expert exactly reads it through the slot's
+    # descriptor from C (_get) instead of looking it up by name in the instance's dict.
+    __slots__ = ("_memory",)
+
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
         self._memory = _Memory()
@@ -369,29 +424,43 @@ class Expert(Strategy):
 
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
-        # Which record it is: the exact classes by identity first (isinstance walks a class's bases),
-        # then isinstance in the same order for subclasses; the move classes are siblings.  Each kind of
-        # move updates the memory in a function of its own (compiled, a C call).
-        move = event.move
+        # Which record it is: the exact classes by identity first (isinstance walks a class's bases), then
+        # isinstance in the same order for subclasses; the move classes are siblings.  Each kind of move updates
+        # the memory in a function of its own (compiled, a C call).
+        if not cython.compiled:
+            move = event.move
+            seat = event.seat
+            memory = self._memory
+        elif type(event) is _EVENT_TYPE:
+            # The engine sends every seat's every move here: compiled, the fields of an event of the exact class are
+            # read from their slots (_field, strategies/expert.pxd) instead of being looked up by name.
+            move = _field(event, _EVENT_MOVE_AT, _EVENT_MOVE)  # noqa: F821 (inline C functions, strategies/expert.pxd)
+            seat = _field(event, _EVENT_SEAT_AT, _EVENT_SEAT)  # noqa: F821
+            memory = _memory_of(self)
+        else:
+            move = event.move
+            seat = event.seat
+            memory = _memory_of(self)
         move_type = type(move)
-        if move_type is Draw:
-            _remember_draw(self._memory, event.seat)
-        elif move_type is Discard:
-            _remember_discard(self._memory, event.seat, move)
-        elif move_type is Meld:
-            _remember_meld(self._memory, event.seat, move)
-        elif move_type is TakePile:
-            _remember_take(self._memory, event.seat, move)
-        elif move_type is Ask or move_type is Answer or move_type is Stop:
+        if move_type is _DRAW_TYPE:
+            _remember_draw(memory, seat)
+        elif move_type is _DISCARD_TYPE:
+            card = move.card if not cython.compiled else _field(move, _DISCARD_CARD_AT, _DISCARD_CARD)  # noqa: F821
+            _remember_discard(memory, seat, card)
+        elif move_type is _MELD_TYPE:
+            _remember_meld(memory, seat, move)
+        elif move_type is _TAKE_TYPE:
+            _remember_take(memory, seat, move)
+        elif move_type is _ASK_TYPE or move_type is _ANSWER_TYPE or move_type is _STOP_TYPE:
             return  # ask, answer and stop change nothing it remembers
         elif isinstance(move, Discard):
-            _remember_discard(self._memory, event.seat, move)
+            _remember_discard(memory, seat, move.card)
         elif isinstance(move, Draw):
-            _remember_draw(self._memory, event.seat)
+            _remember_draw(memory, seat)
         elif isinstance(move, TakePile):
-            _remember_take(self._memory, event.seat, move)
+            _remember_take(memory, seat, move)
         elif isinstance(move, Meld):
-            _remember_meld(self._memory, event.seat, move)
+            _remember_meld(memory, seat, move)
         # ask, answer and stop change nothing it remembers
 
     # ------------------------------------------------------------ acquire
@@ -469,13 +538,13 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        return _choose_meld(self, self._memory, view)
+        return _choose_meld(self, self._memory if not cython.compiled else _memory_of(self), view)
 
     # ------------------------------------------------------------ discard
 
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
-        return _choose_discard(self, self._memory, view)
+        return _choose_discard(self, self._memory if not cython.compiled else _memory_of(self), view)
 
     def _discard_table(self, view) -> _DiscardTable:
         """This turn's discard table for the hand in view (see :func:`_turn_table`)."""
@@ -491,6 +560,18 @@ class Expert(Strategy):
         return costs.costs[kind], kind
 
 
+_EXPERT_TYPE = Expert
+_MEMORY = Expert.__dict__["_memory"]
+_MEMORY_AT = _offset(_MEMORY) if cython.compiled else 0  # noqa: F821 (strategies/expert.pxd)
+
+
+def _memory_of(expert: Expert) -> _Memory:
+    """``expert._memory`` (compiled, from the slot for an Expert exactly: see Expert.on_event)."""
+    if type(expert) is _EXPERT_TYPE:
+        return _field(expert, _MEMORY_AT, _MEMORY)  # noqa: F821 (strategies/expert.pxd)
+    return expert._memory
+
+
 # ---------------------------------------------------------------- decisions, compiled as C calls
 # The decisions' inner steps are module functions rather than methods: compiled, each is a C call on
 # typed arguments (strategies/expert.pxd) instead of a method looked up by name and called through Python.
@@ -498,12 +579,20 @@ class Expert(Strategy):
 
 def _choose_meld(expert: Expert, memory: _Memory, view) -> Meld | None:
     """The body of :meth:`Expert.choose_meld` (compiled, with the memory and the view typed)."""
-    hand_number = view.hand_number
-    turn = view.turn_count
+    # Compiled, a view of the exact class is read through its properties' descriptors (_get, strategies/expert.pxd)
+    # instead of by name; deciding the turn changes none of these.
+    if cython.compiled and type(view) is _VIEW_TYPE:
+        hand_number = _get(_VIEW_HAND_NUMBER, view)  # noqa: F821 (an inline C function, strategies/expert.pxd)
+        turn = _get(_VIEW_TURN_COUNT, view)  # noqa: F821
+        answer = _get(_VIEW_PARTNER_ANSWER, view)  # noqa: F821
+        hand = _get(_VIEW_HAND, view)  # noqa: F821
+    else:
+        hand_number = view.hand_number
+        turn = view.turn_count
+        answer = view.partner_answer
+        hand = view.hand
     going_out = _decide_turn_of(expert, memory, view, hand_number, turn)
-    answer = view.partner_answer
-    hand = view.hand
-    size = _card_count(hand)
+    size = sum(hand) if not cython.compiled else _card_count(hand)  # plain Python: the built-in, without a call
     if answer is True or (going_out and answer is None):
         if size <= 1:
             return None
@@ -529,12 +618,19 @@ def _choose_meld(expert: Expert, memory: _Memory, view) -> Meld | None:
 
 def _choose_discard(expert: Expert, memory: _Memory, view) -> Discard:
     """The body of :meth:`Expert.choose_discard` (compiled, with the memory and the view typed)."""
-    hand = view.hand
-    if _holds_one_card(hand):
+    if cython.compiled and type(view) is _VIEW_TYPE:  # through the properties' descriptors (see _choose_meld)
+        hand = _get(_VIEW_HAND, view)  # noqa: F821 (strategies/expert.pxd)
+        hand_number = _get(_VIEW_HAND_NUMBER, view)  # noqa: F821
+        turn = _get(_VIEW_TURN_COUNT, view)  # noqa: F821
+    else:
+        hand = view.hand
+        hand_number = view.hand_number
+        turn = view.turn_count
+    if (sum(hand) == 1) if not cython.compiled else _holds_one_card(hand):  # plain Python: as in _choose_meld
         for kind in range(KIND_COUNT):
             if hand[kind]:
                 return Discard(kind)
-    table = _turn_table(memory, view, hand, view.hand_number, view.turn_count)
+    table = _turn_table(memory, view, hand, hand_number, turn)
     costs = _hand_costs(expert, memory, table, memory.table_hand)  # the table's hand: equal, and kept (see there)
     # The cheapest card is the first of the order and usually legal; then the order is not needed.
     cheapest = _cheapest_kind(costs)
@@ -551,13 +647,14 @@ def _choose_discard(expert: Expert, memory: _Memory, view) -> Discard:
 
 def _best_take(expert: Expert, view) -> TakePile | None:
     """The pile take to make, or ``None`` to draw (see :meth:`Expert.choose_acquire`)."""
-    top = view.pile_top
+    exact = cython.compiled and type(view) is _VIEW_TYPE  # through the properties' descriptors (see _choose_meld)
+    top = _get(_VIEW_PILE_TOP, view) if exact else view.pile_top  # noqa: F821 (strategies/expert.pxd)
     # A natural rank on top never blocks the pile (R8.1a, R5.2: only a wild card or a black 3 does), so
     # view.is_pile_blocked, False for every top it lets through, is not asked.
     if top is None or top < FOUR:
         return None
     kind = top
-    hand = view.hand
+    hand = _get(_VIEW_HAND, view) if exact else view.hand  # noqa: F821
     side = view._seat & 1
     naturals = hand[kind]
     if not view.has_melded(side):
@@ -566,7 +663,8 @@ def _best_take(expert: Expert, view) -> TakePile | None:
         return _opening_take(view, hand, kind)
     # Each way is checked where it is found, in this order; the first legal one is taken.
     frozen = view.is_pile_frozen_for(side)
-    if not frozen and kind in view.melds(side):
+    # The side has a meld of the rank when it holds any card (view.meld_size: no copy of the melds built).
+    if not frozen and view.meld_size(side, kind):
         move = _pile_take(kind, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
         if view.can(move):
             return move
@@ -623,7 +721,14 @@ def _turn_table(memory: _Memory, view, hand: tuple[int, ...], hand_number: int, 
     table = memory.table
     if table is not None and memory.table_turn == turn and memory.table_hand_number == hand_number:
         before = memory.table_hand
-        if before == hand:
+        # Compiled, the same hand usually holds the very same count objects (small ints): compared by identity in C
+        # first (_same_items), the generic comparison only when they differ.
+        if not cython.compiled:
+            same = before == hand
+        else:
+            same = (type(before) is tuple and type(hand) is tuple and _same_items(before, hand)  # noqa: F821
+                    or before == hand)
+        if same:
             return table
         _update_table(table, view, before, hand)
     else:
@@ -724,9 +829,10 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
     four, ace, joker, two = FOUR, ACE, JOKER, TWO
     # The cards it may meld: a C array where compiled (strategies/expert.pxd).
     if not cython.compiled:
-        counts = [0] * KIND_COUNT
-    for rank in range(KIND_COUNT):
-        counts[rank] = hand[rank]
+        counts = list(hand)  # plain Python: copied at once
+    else:
+        for rank in range(KIND_COUNT):
+            counts[rank] = hand[rank]
     counts[discard] -= 1
     melds = table.our_melds
     # Naturals on the side's melds: points down and a step toward a canasta.
@@ -748,9 +854,17 @@ def _first_legal_meld(view, hand: tuple[int, ...], discard: int, budget: int, ta
         return None
     danger = table.hand_may_end
     # melds.max_wilds of a natural rank (R9.2), inlined: every rank below is natural.
-    rules = view.rules
-    most_wilds = rules.max_wilds_per_meld
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    if cython.compiled and type(view) is _VIEW_TYPE:  # through the property's descriptor (see _choose_meld)
+        rules = _get(_VIEW_RULES, view)  # noqa: F821 (strategies/expert.pxd)
+    else:
+        rules = view.rules
+    if cython.compiled and type(rules) is _RULES_TYPE:  # the slots read from C (see Expert.on_event)
+        most_wilds = _field(rules, _MAX_WILDS_AT, _MAX_WILDS)  # noqa: F821
+        ratio = _field(rules, _WILD_RATIO_AT, _WILD_RATIO)  # noqa: F821
+    else:
+        most_wilds = rules.max_wilds_per_meld
+        ratio = rules.wild_ratio_rule
+    wild_ratio = ratio == "no_more_wild_than_natural"
     # The side's melds, largest first (ties in the table's order, as a stable sort orders them): C arrays
     # where compiled, picked in order by a selection instead of sorting Python pairs with a key function.
     if not cython.compiled:  # compiled, C arrays (strategies/expert.pxd)
@@ -1007,9 +1121,8 @@ def _special_discard_cost(table: _DiscardTable, memory: _Memory, kind: int, wild
 # ---------------------------------------------------------------- helpers
 
 
-def _remember_discard(memory: _Memory, seat: int, move: Discard) -> None:
-    """``seat`` discarded: the card tops the pile, and the seat probably holds no pair of its rank."""
-    card = move.card
+def _remember_discard(memory: _Memory, seat: int, card: int) -> None:
+    """``seat`` discarded ``card``: it tops the pile, and the seat probably holds no pair of its rank."""
     kind = card
     memory.pile.append(card)
     if kind <= TWO:
@@ -1045,9 +1158,19 @@ def _remember_take(memory: _Memory, seat: int, move: TakePile) -> None:
             added += 1
             avoided &= ~(1 << kind)
     memory.avoided[seat] = avoided
-    added -= _forget_played(memory, base, move.cards)
-    for group in move.extra:
-        added -= _forget_played(memory, base, group.cards)
+    # Compiled, the fields of records of the exact classes through their slots (see Expert.on_event).
+    if cython.compiled and type(move) is _TAKE_TYPE:
+        added -= _forget_played(memory, base, _field(move, _TAKE_CARDS_AT, _TAKE_CARDS))  # noqa: F821
+        extra = _field(move, _TAKE_EXTRA_AT, _TAKE_EXTRA)  # noqa: F821
+    else:
+        added -= _forget_played(memory, base, move.cards)
+        extra = move.extra
+    for group in extra:
+        if cython.compiled and type(group) is _GROUP_TYPE:
+            cards = _field(group, _GROUP_CARDS_AT, _GROUP_CARDS)  # noqa: F821 (strategies/expert.pxd)
+        else:
+            cards = group.cards
+        added -= _forget_played(memory, base, cards)
     memory.known_totals[seat] += added
     memory.pile = []
     memory.pile_freezers = 0
@@ -1058,8 +1181,16 @@ def _remember_meld(memory: _Memory, seat: int, move: Meld) -> None:
     """``seat`` melded: the cards it laid are no longer in its hand."""
     if memory.known_totals[seat]:  # else the seat holds no known card, and there is nothing to forget
         base = seat * KIND_COUNT
-        for group in move.groups:
-            memory.known_totals[seat] -= _forget_played(memory, base, group.cards)
+        if cython.compiled and type(move) is _MELD_TYPE:
+            groups = _field(move, _MELD_GROUPS_AT, _MELD_GROUPS)  # noqa: F821 (strategies/expert.pxd)
+        else:
+            groups = move.groups
+        for group in groups:
+            if cython.compiled and type(group) is _GROUP_TYPE:
+                cards = _field(group, _GROUP_CARDS_AT, _GROUP_CARDS)  # noqa: F821
+            else:
+                cards = group.cards
+            memory.known_totals[seat] -= _forget_played(memory, base, cards)
     memory.side_melded[seat & 1] = True
 
 
