@@ -22,24 +22,54 @@ from collections.abc import Iterator
 from canasta_sim.cards import KIND_COUNT, KIND_VALUE
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
+from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Discard, Meld, Move, TakePile
 from canasta_sim.rules import Rules
 from canasta_sim.state import ANSWER, HandState
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
+    from canasta_sim import cython_fallback as cython
+
 __all__ = ["SeatView"]
 
 _KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
+_ANSWER = ANSWER  # a str where compiled (sim/view.pxd)
+_CANASTA_SIZE = CANASTA_SIZE  # a C integer where compiled
+_NOTHING = iter(())
+"""What a listing for another seat's turn returns: an exhausted iterator stays exhausted, so every such listing
+can hand out the same one instead of making an iterator per call."""
+
+
+def _holds(last, counts) -> bool:
+    """Whether the tuple ``last`` holds the very values of the list ``counts``, item for item (``False`` for
+    anything but a list): then ``last`` may be handed out again instead of a new tuple of the same values."""
+    if type(counts) is not list:
+        return False
+    values = counts
+    size = len(last)
+    if len(values) != size:
+        return False
+    for index in range(size):
+        # The same int objects (counts are small ints, kept once each by CPython): equal values, so an
+        # answer of False only costs a new tuple, never a wrong one.
+        if last[index] is not values[index]:
+            return False
+    return True
 
 
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
-    __slots__ = ("_state", "_seat", "_scores")
+    __slots__ = ("_state", "_seat", "_scores", "_hand", "_hand_sizes")
 
     def __init__(self, state: HandState, seat: int, scores: tuple[int, int]) -> None:
         self._state = state
         self._seat = seat
         self._scores = (scores[0], scores[1])
+        self._hand = None  # the tuples hand and hand_sizes gave last (compiled: see hand)
+        self._hand_sizes = None
 
     @property
     def scores(self) -> tuple[int, int]:
@@ -110,12 +140,30 @@ class SeatView:
     @property
     def hand(self) -> tuple[int, ...]:
         """This seat's hand as a count vector by kind (see :mod:`canasta_sim.cards`)."""
-        return tuple(self._state.hands[self._seat])
+        hand = self._state.hands[self._seat]
+        if cython.compiled:
+            # The tuple given last, again while the hand holds the same counts: a tuple cannot be changed, and
+            # comparing the counts costs less than building a tuple (and freeing it later).  Plain Python builds
+            # the tuple, its cheapest there.
+            last = self._hand
+            if last is not None and _holds(last, hand):
+                return last
+            last = tuple(hand)
+            self._hand = last
+            return last
+        return tuple(hand)
 
     @property
     def hand_sizes(self) -> tuple[int, int, int, int]:
         """How many cards each seat holds."""
         sizes = self._state.hand_sizes
+        if cython.compiled:
+            last = self._hand_sizes  # as in hand: the tuple given last, while the sizes are the same
+            if last is not None and _holds(last, sizes):
+                return last
+            last = (sizes[0], sizes[1], sizes[2], sizes[3])
+            self._hand_sizes = last
+            return last
         return (sizes[0], sizes[1], sizes[2], sizes[3])
 
     @property
@@ -141,7 +189,7 @@ class SeatView:
     @property
     def is_pile_frozen(self) -> bool:
         """R8.1b: frozen by a wild card or red 3 in it."""
-        return self._state.is_pile_frozen()
+        return self._state.pile_freezers > 0  # HandState.is_pile_frozen, inlined: a C field read where compiled
 
     @property
     def is_pile_blocked(self) -> bool:
@@ -181,7 +229,16 @@ class SeatView:
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
-        return self._state.canasta_count(side)
+        # HandState.canasta_count (R11.1), counted here: compiled, in C integers and without a method looked up
+        # by name.
+        count = 0
+        for meld in self._state.melds[side]:
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces >= _CANASTA_SIZE:
+                count += 1
+        return count
 
     def has_melded(self, side: int) -> bool:
         """Whether the side has made its initial meld this hand."""
@@ -199,37 +256,39 @@ class SeatView:
 
     def legal_moves(self) -> Iterator[Move]:
         """Lazily yield the legal moves of the decision now due (see :mod:`canasta_sim.legal`)."""
-        return legal_moves(self._state) if self._state.actor == self._seat else iter(())
+        return legal_moves(self._state) if self._state.actor == self._seat else _NOTHING
 
     def legal_acquires(self) -> Iterator[Move]:
         """Lazily yield the legal ways to begin the turn."""
-        return legal_acquires(self._state) if self._state.seat == self._seat else iter(())
+        return legal_acquires(self._state) if self._state.seat == self._seat else _NOTHING
 
     def legal_takes(self) -> Iterator[TakePile]:
         """Lazily yield the legal pile takes."""
-        return legal_takes(self._state) if self._state.seat == self._seat else iter(())
+        return legal_takes(self._state) if self._state.seat == self._seat else _NOTHING
 
     def legal_melds(self) -> Iterator[Meld]:
         """Lazily yield legal melds (single groups once the side has melded, whole openings before)."""
-        return legal_melds(self._state) if self._state.seat == self._seat else iter(())
+        return legal_melds(self._state) if self._state.seat == self._seat else _NOTHING
 
     def meld_candidates(self, largest_first: bool = False) -> Iterator[Meld]:
         """Lazily yield well-shaped melds in :meth:`legal_melds` order, not yet judged against the
         turn: check each with :meth:`can` (cheaper when only a few are worth checking).
         ``largest_first`` orders them by hand cards laid, most first, ties in listing order."""
         if self._state.seat != self._seat:
-            return iter(())
+            return _NOTHING
         return meld_candidates(self._state, largest_first)
 
     def legal_discards(self) -> Iterator[Discard]:
         """Lazily yield the legal discards."""
-        return legal_discards(self._state) if self._state.seat == self._seat else iter(())
+        return legal_discards(self._state) if self._state.seat == self._seat else _NOTHING
 
     def can(self, move: Move) -> bool:
         """Return whether ``move`` would be legal for this seat now, without playing it."""
         state = self._state
-        # state.actor, inlined: strategies ask this for most moves they make.
-        actor = (state.seat + 2) % 4 if state.phase == ANSWER else state.seat
+        # state.actor, inlined: strategies ask this for most moves they make.  The phase is a str (typed where
+        # compiled, sim/view.pxd): compared as strings, a different phase differs at once by its length.
+        phase = state.phase
+        actor = (state.seat + 2) % 4 if phase == _ANSWER else state.seat
         return actor == self._seat and state.is_legal(move)
 
     def verify(self, move: Move) -> None:
