@@ -4,6 +4,7 @@
 
 cimport cython
 
+from canasta_sim.melding cimport _slot
 from canasta_sim.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).
@@ -50,7 +51,7 @@ cdef void _read_rules(rules) except *
     table=list, shapes=list, buckets=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
     hand=list, melds=list,
     black_three=Py_ssize_t, wild_rank=Py_ssize_t, seat=Py_ssize_t, ordered=bint, last=Py_ssize_t, most=Py_ssize_t,
-    old_wilds=Py_ssize_t, low=Py_ssize_t, high=Py_ssize_t,
+    old_wilds=Py_ssize_t, low=Py_ssize_t, high=Py_ssize_t, bucket=Py_ssize_t,
 )
 cpdef list _addition_melds(HandState state, bint largest_first)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.melding import _GROUP_CARDS, _MELD_GROUPS
 from canasta_sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -394,9 +395,14 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     buckets = [[] for _ in range(most + 1)]
     for index in range(len(shapes)):
         move = shapes[index]
-        # The hand cards a candidate lays are its one group's cards (MeldGroup.of's): read back here, in the rare
-        # listing out of order, rather than kept in a list of their own for every listing.
-        buckets[len(move.groups[0].cards)].append(move)
+        # The hand cards a candidate lays are its one group's cards (MeldGroup.of's): read back here, for a listing
+        # out of order, rather than kept in a list of their own for every listing.  Compiled, the records' fields
+        # are read through their slots (_slot, sim/melding.pxd): every candidate here is a Meld of MeldGroups.
+        if cython.compiled:
+            bucket = len(_slot(_GROUP_CARDS, _slot(_MELD_GROUPS, move)[0]))  # noqa: F821
+        else:
+            bucket = len(move.groups[0].cards)
+        buckets[bucket].append(move)
     shapes = []
     for index in range(most, -1, -1):
         shapes.extend(buckets[index])
@@ -554,7 +560,10 @@ def _walk_sets(
                 by_cards,
                 buckets,
             )
-            del chosen[-1]  # chosen.pop() without a method call
+            if cython.compiled:
+                chosen.pop()  # a C call on a typed list
+            else:
+                del chosen[-1]  # chosen.pop() without a method call
 
 
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:

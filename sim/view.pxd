@@ -12,16 +12,10 @@ cdef Py_ssize_t _KIND_COUNT, _CANASTA_SIZE
 cdef str _ANSWER
 
 
-# The tuple-reuse check of SeatView.hand and hand_sizes, a C function.
-@cython.locals(values=list, size=Py_ssize_t, index=Py_ssize_t)
-cdef bint _holds(tuple last, counts) except -1
-
-
 cdef class SeatView:
     cdef public HandState _state
     cdef public Py_ssize_t _seat
     cdef public object _scores
-    cdef object _hand, _hand_sizes
 
     # The queries the bots ask most, C calls from a caller that cimports SeatView (strategies/greedy.pxd);
     # still ordinary methods from Python (cpdef), MessageView (sim/viewmessage.py) included.

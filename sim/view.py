@@ -27,11 +27,6 @@ from canasta_sim.moves import Discard, Meld, Move, TakePile
 from canasta_sim.rules import Rules
 from canasta_sim.state import ANSWER, HandState
 
-try:
-    import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
-    from canasta_sim import cython_fallback as cython
-
 __all__ = ["SeatView"]
 
 _KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
@@ -42,34 +37,15 @@ _NOTHING = iter(())
 can hand out the same one instead of making an iterator per call."""
 
 
-def _holds(last, counts) -> bool:
-    """Whether the tuple ``last`` holds the very values of the list ``counts``, item for item (``False`` for
-    anything but a list): then ``last`` may be handed out again instead of a new tuple of the same values."""
-    if type(counts) is not list:
-        return False
-    values = counts
-    size = len(last)
-    if len(values) != size:
-        return False
-    for index in range(size):
-        # The same int objects (counts are small ints, kept once each by CPython): equal values, so an
-        # answer of False only costs a new tuple, never a wrong one.
-        if last[index] is not values[index]:
-            return False
-    return True
-
-
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
-    __slots__ = ("_state", "_seat", "_scores", "_hand", "_hand_sizes")
+    __slots__ = ("_state", "_seat", "_scores")
 
     def __init__(self, state: HandState, seat: int, scores: tuple[int, int]) -> None:
         self._state = state
         self._seat = seat
         self._scores = (scores[0], scores[1])
-        self._hand = None  # the tuples hand and hand_sizes gave last (compiled: see hand)
-        self._hand_sizes = None
 
     @property
     def scores(self) -> tuple[int, int]:
@@ -140,30 +116,12 @@ class SeatView:
     @property
     def hand(self) -> tuple[int, ...]:
         """This seat's hand as a count vector by kind (see :mod:`canasta_sim.cards`)."""
-        hand = self._state.hands[self._seat]
-        if cython.compiled:
-            # The tuple given last, again while the hand holds the same counts: a tuple cannot be changed, and
-            # comparing the counts costs less than building a tuple (and freeing it later).  Plain Python builds
-            # the tuple, its cheapest there.
-            last = self._hand
-            if last is not None and _holds(last, hand):
-                return last
-            last = tuple(hand)
-            self._hand = last
-            return last
-        return tuple(hand)
+        return tuple(self._state.hands[self._seat])
 
     @property
     def hand_sizes(self) -> tuple[int, int, int, int]:
         """How many cards each seat holds."""
         sizes = self._state.hand_sizes
-        if cython.compiled:
-            last = self._hand_sizes  # as in hand: the tuple given last, while the sizes are the same
-            if last is not None and _holds(last, sizes):
-                return last
-            last = (sizes[0], sizes[1], sizes[2], sizes[3])
-            self._hand_sizes = last
-            return last
         return (sizes[0], sizes[1], sizes[2], sizes[3])
 
     @property
