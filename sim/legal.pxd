@@ -74,7 +74,7 @@ cdef object _shape_group(tuple shape)
     most_more_points=Py_ssize_t, most_more_cards=Py_ssize_t,
 )
 cdef void _walk_sets(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
-                     Py_ssize_t cards, Py_ssize_t points, list chosen, list most_points, list most_cards,
+                     Py_ssize_t cards, Py_ssize_t points, list chosen, Py_ssize_t depth, list most_points, list most_cards,
                      Py_ssize_t minimum, Py_ssize_t hand_size, bint by_cards, list buckets) except *
 
 

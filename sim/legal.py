@@ -281,8 +281,9 @@ def _read_rules(rules) -> None:
     _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     _wild_only = rules.allow_wild_only_melds
     _RANK_SHAPES.clear()  # shapes of the rule set read before
-    for index in range(len(_RANK_SHAPE_TABLE)):
-        _RANK_SHAPE_TABLE[index] = None
+    if _rules_seen is not None:  # before the first rule set read, the table holds nothing yet
+        for index in range(len(_RANK_SHAPE_TABLE)):
+            _RANK_SHAPE_TABLE[index] = None
     _rules_seen = rules
 
 
@@ -451,7 +452,8 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     most_points, most_cards = _option_bounds(best_points, best_cards)
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
     _walk_sets(
-        options, 0, hand[_JOKER], hand[_TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, True, buckets
+        options, 0, hand[_JOKER], hand[_TWO], 0, 0, [None] * len(options), 0, most_points, most_cards, minimum,
+        hand_size, True, buckets,
     )
     ordered = []
     for index in range(len(buckets) - 1, -1, -1):
@@ -489,7 +491,8 @@ def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int)
     found: list[list[tuple[tuple[int, int, int, int], ...]]] = []
     # No count of cards qualifies a set here, only its points (R8.2e): a hand size no set comes near.
     _walk_sets(
-        options, 0, counts[_JOKER], counts[_TWO], 0, 0, [], most_points, most_cards, needed, 1 << 30, False, found
+        options, 0, counts[_JOKER], counts[_TWO], 0, 0, [None] * len(options), 0, most_points, most_cards, needed,
+        1 << 30, False, found,
     )
     if not found:
         return []
@@ -503,7 +506,8 @@ def _walk_sets(
     deuces_left: int,
     cards: int,
     points: int,
-    chosen: list[tuple[int, int, int, int]],
+    chosen: list[tuple[int, int, int, int] | None],
+    depth: int,
     most_points: list[int],
     most_cards: list[int],
     minimum: int,
@@ -514,10 +518,11 @@ def _walk_sets(
     """The search of :func:`_openings_most_laid_first` and :func:`_extra_melds` from option ``index`` on, in
     :func:`_group_sets`' order.
 
-    Each option is left out first, then taken at each of its shapes the wild cards left allow; every
-    non-empty set found whose cards count ``minimum`` points or more, or leave at most one of
-    ``hand_size`` cards (R10.2, R10.7), joins ``buckets``: the bucket of its count of cards with
-    ``by_cards``, else the first.  A branch whose every set falls short of both is skipped.  A function
+    The shapes chosen so far are the first ``depth`` items of ``chosen`` (a list as long as ``options``: set in
+    place, never grown nor shrunk, so no step reallocates it).  Each option is left out first, then taken at each
+    of its shapes the wild cards left allow; every non-empty set found whose cards count ``minimum`` points or
+    more, or leave at most one of ``hand_size`` cards (R10.2, R10.7), joins ``buckets``: the bucket of its count
+    of cards with ``by_cards``, else the first.  A branch whose every set falls short of both is skipped.  A function
     of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
     """
     # C integers where compiled: the bounds compared without a Python object.
@@ -526,14 +531,14 @@ def _walk_sets(
     if points + most_more_points < minimum and hand_size - (cards + most_more_cards) > 1:
         return  # nothing below this branch qualifies (at the end, most_points and most_cards count nothing)
     if index == len(options):
-        if chosen:
+        if depth:
             bucket = cards if by_cards else 0
             while len(buckets) <= bucket:
                 buckets.append([])
-            buckets[bucket].append(tuple(chosen))
+            buckets[bucket].append(tuple(chosen[:depth]))
         return
     _walk_sets(
-        options, index + 1, jokers_left, deuces_left, cards, points, chosen, most_points, most_cards, minimum,
+        options, index + 1, jokers_left, deuces_left, cards, points, chosen, depth, most_points, most_cards, minimum,
         hand_size, by_cards, buckets,
     )
     rank, shapes = options[index]
@@ -543,7 +548,7 @@ def _walk_sets(
     for shape in shapes:
         _, naturals, jokers, deuces = shape
         if jokers <= jokers_left and deuces <= deuces_left:
-            chosen.append(shape)
+            chosen[depth] = shape
             _walk_sets(
                 options,
                 index + 1,
@@ -553,6 +558,7 @@ def _walk_sets(
                 # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
                 points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
                 chosen,
+                depth + 1,
                 most_points,
                 most_cards,
                 minimum,
@@ -560,10 +566,6 @@ def _walk_sets(
                 by_cards,
                 buckets,
             )
-            if cython.compiled:
-                chosen.pop()  # a C call on a typed list
-            else:
-                del chosen[-1]  # chosen.pop() without a method call
 
 
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
