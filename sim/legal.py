@@ -647,9 +647,10 @@ _RANK_SHAPES: dict[int, tuple[tuple[int, list[tuple[int, int, int, int]]], int, 
 _SHAPE_HELD = 9  # 0-8 cards of a rank: two decks hold 8 (R1.1)
 _SHAPE_JOKERS = 6  # joker limits 1-5: two decks hold 4 jokers
 _SHAPE_DEUCES = 10  # deuce limits 1-9: two decks hold 8 deuces
-_RANK_SHAPE_TABLE: list = [None] * (KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES)
-"""The answers of :data:`_RANK_SHAPES` for what a two-deck hand can hold, at an index computed from the counts:
-a list index instead of a dict look-up with a Python integer key.  Emptied with it."""
+_RANK_SHAPE_TABLE: list = [None] * (KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES) if cython.compiled else []
+"""Compiled, the answers of :data:`_RANK_SHAPES` for what a two-deck hand can hold, at an index computed from the
+counts: a list index instead of a dict look-up with a Python integer key.  Emptied with it.  Plain Python keeps
+them all in the dict, its cheaper look-up there (and no long list for the garbage collector to walk)."""
 
 
 def _rank_shapes(
@@ -662,7 +663,8 @@ def _rank_shapes(
     Reads the rule set ``_rules_seen`` (the caller read it).  Kept (:data:`_RANK_SHAPES`): never modify one.
     """
     index = -1
-    if 0 <= rank < _KIND_COUNT and held < _SHAPE_HELD and joker_limit < _SHAPE_JOKERS and deuce_limit < _SHAPE_DEUCES:
+    if (cython.compiled and 0 <= rank < _KIND_COUNT and held < _SHAPE_HELD and joker_limit < _SHAPE_JOKERS
+            and deuce_limit < _SHAPE_DEUCES):
         index = ((rank * _SHAPE_HELD + held) * _SHAPE_JOKERS + joker_limit) * _SHAPE_DEUCES + deuce_limit
         found = _RANK_SHAPE_TABLE[index]
         if found is not None:
