@@ -4,6 +4,7 @@
 
 cimport cython
 
+from canasta_sim.melding cimport _slot
 from canasta_sim.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).
@@ -25,6 +26,9 @@ cpdef object legal_takes(HandState state)
 cpdef object meld_candidates(HandState state, bint largest_first=*)
 
 
+# The card constants the listings index hands with, as C integers.
+cdef Py_ssize_t _JOKER, _TWO, _FOUR, _KIND_COUNT
+
 # The card values by kind (KIND_COUNT = 15), for the searches' points in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 cdef Py_ssize_t _JOKER_POINTS, _DEUCE_POINTS
@@ -35,6 +39,7 @@ cdef object _rules_seen
 cdef Py_ssize_t _most_wilds
 cdef bint _wild_ratio, _wild_only
 
+@cython.locals(index=Py_ssize_t)
 cdef void _read_rules(rules) except *
 
 
@@ -43,9 +48,10 @@ cdef void _read_rules(rules) except *
     old_naturals=Py_ssize_t, old_jokers=Py_ssize_t, old_deuces=Py_ssize_t, lowest=Py_ssize_t,
     naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, total_naturals=Py_ssize_t,
     wilds=Py_ssize_t, wild_ratio=bint, wild_only=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
-    table=list, shapes=list, laids=list, buckets=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
+    table=list, shapes=list, buckets=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
     hand=list, melds=list,
     black_three=Py_ssize_t, wild_rank=Py_ssize_t, seat=Py_ssize_t, ordered=bint, last=Py_ssize_t, most=Py_ssize_t,
+    old_wilds=Py_ssize_t, low=Py_ssize_t, high=Py_ssize_t, bucket=Py_ssize_t,
 )
 cpdef list _addition_melds(HandState state, bint largest_first)
 
@@ -68,7 +74,7 @@ cdef object _shape_group(tuple shape)
     most_more_points=Py_ssize_t, most_more_cards=Py_ssize_t,
 )
 cdef void _walk_sets(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
-                     Py_ssize_t cards, Py_ssize_t points, list chosen, list most_points, list most_cards,
+                     Py_ssize_t cards, Py_ssize_t points, list chosen, Py_ssize_t depth, list most_points, list most_cards,
                      Py_ssize_t minimum, Py_ssize_t hand_size, bint by_cards, list buckets) except *
 
 
@@ -82,10 +88,12 @@ cpdef list _group_options(rules, counts, exclude, list best_points=*, list best_
 
 # Each natural rank's shapes, kept by rank, count held and wild-card limits for the rule set read last.
 cdef dict _RANK_SHAPES
+cdef list _RANK_SHAPE_TABLE
+cdef Py_ssize_t _SHAPE_HELD, _SHAPE_JOKERS, _SHAPE_DEUCES
 
 @cython.locals(
     naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, most_wilds=Py_ssize_t, wilds=Py_ssize_t,
-    wild_ratio=bint, small=bint, key=Py_ssize_t, shapes=list, found=tuple, rank_points=Py_ssize_t,
+    wild_ratio=bint, small=bint, key=Py_ssize_t, shapes=list, found=tuple, rank_points=Py_ssize_t, index=Py_ssize_t,
     joker_points=Py_ssize_t, deuce_points=Py_ssize_t, points=Py_ssize_t, best_points=Py_ssize_t,
     best_cards=Py_ssize_t,
 )

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.melding import _GROUP_CARDS, _MELD_GROUPS
 from canasta_sim.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -42,6 +43,15 @@ __all__ = [
 _DRAW = Draw()
 _STOP = Stop()
 _ASK = Ask()
+_NOTHING = iter(())
+"""What a listing with nothing to list returns: an exhausted iterator stays exhausted, so every such listing can
+hand out the same one instead of making an iterator per call."""
+
+# The card constants as C integers where compiled (sim/legal.pxd): the listings index hands with them.
+_JOKER = JOKER
+_TWO = TWO
+_FOUR = FOUR
+_KIND_COUNT = KIND_COUNT
 _SINGLE_MELDS: dict[int, Meld] = {}
 """Single-group melds by shape (see :func:`single_group_meld`): records are immutable, so every listing
 and every strategy can hand out the same one, and the listings look them up instead of building them."""
@@ -130,8 +140,8 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
 
     The checks that rule out every take run at once, without a generator: most turns no take is possible.
     """
-    if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:
-        return iter(())
+    if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= _TWO:
+        return _NOTHING
     top = state.pile[-1]
     seat = state.seat
     hand = state.hands[seat]
@@ -141,11 +151,11 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     # The shapes below all need a natural pair when the pile is frozen (R8.2b), and one natural card
     # at least when the side has no meld to lay the top card off on (R8.2c): without those, none.
     if frozen and hand_held < 2:
-        return iter(())
+        return _NOTHING
     existing = state.melds[side][top]
     has_meld = existing[0] + existing[1] + existing[2] > 0
     if not has_meld and hand_held == 0:
-        return iter(())
+        return _NOTHING
     return _takes(state, top, side, hand, hand_held, frozen, existing, has_meld)
 
 
@@ -168,8 +178,8 @@ def _takes(
     wild_ratio = _wild_ratio
     melded = state.side_has_melded[side]
     requirement = state.requirements[side]
-    held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
-    held_deuces = hand[TWO]
+    held_jokers = hand[_JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = hand[_TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
     for naturals in range(hand_held + 1):
@@ -229,7 +239,7 @@ def meld_candidates(state: HandState, largest_first: bool = False) -> Iterator[M
     builds few.
     """
     if state.phase != PLAY:
-        return iter(())
+        return _NOTHING
     if not state.side_has_melded[state.seat & 1]:
         if largest_first:
             return _opening_melds(_openings_most_laid_first(state))
@@ -271,6 +281,9 @@ def _read_rules(rules) -> None:
     _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     _wild_only = rules.allow_wild_only_melds
     _RANK_SHAPES.clear()  # shapes of the rule set read before
+    if _rules_seen is not None:  # before the first rule set read, the table holds nothing yet
+        for index in range(len(_RANK_SHAPE_TABLE)):
+            _RANK_SHAPE_TABLE[index] = None
     _rules_seen = rules
 
 
@@ -280,10 +293,10 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
 
     A list, not a generator: the loop runs compiled without a generator's resumption per shape, and
     each move is looked up (:func:`single_group_meld`), not built.  Most listings hold one candidate or
-    none, or come out ordered already: only a listing out of order is reordered (one list per count laid).
+    none, or come out ordered already: only a listing out of order is reordered (one list per count laid,
+    each candidate's count read back from its group).
     """
     shapes = []
-    laids = []  # with largest_first, the hand cards each of shapes lays
     ordered = True  # whether shapes come most laid first already
     last = 1 << 30  # the hand cards the last of shapes lays; at first more than any hand holds
     most = 0  # the most hand cards a candidate lays
@@ -299,14 +312,14 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     most_wilds = _most_wilds
     wild_ratio = _wild_ratio
     wild_only = _wild_only
-    held_jokers = hand[JOKER]  # C integers where compiled: min() of two is then a C comparison
-    held_deuces = hand[TWO]
+    held_jokers = hand[_JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = hand[_TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
     has_wilds = joker_limit > 1 or deuce_limit > 1
     # Counts a two-deck hand can hold fit the table (single_group_meld looks up the rest itself).
     small = joker_limit <= _TABLE_JOKERS and deuce_limit <= _TABLE_DEUCES
-    for rank in range(FOUR, KIND_COUNT):
+    for rank in range(_FOUR, _KIND_COUNT):
         held = hand[rank]
         # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
         if not held and not has_wilds:
@@ -318,20 +331,29 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
             continue
         else:
             lowest = 2
+        old_wilds = old_jokers + old_deuces
         for naturals in range(lowest, held + 1):
             total_naturals = old_naturals + naturals
+            if not wild_ratio and total_naturals < 2:
+                continue  # R9.1 without the ratio rule: a meld needs two naturals whatever its wild cards
             for jokers in range(joker_limit):
-                for deuces in range(deuce_limit):
+                # melds.meld_fits for a natural rank (R9.1, R9.2), inlined as the range of deuces that fit: this
+                # loop is the legal listings' hottest, and the shapes that fit, in the same order, are those of
+                # the checks "total_naturals + wilds >= 3", "wilds <= most_wilds" and, with the ratio rule,
+                # "wilds <= total_naturals" on wilds = old_wilds + jokers + deuces, and a shape lays a card.
+                wilds = old_wilds + jokers
+                low = 3 - total_naturals - wilds
+                if low < 0:
+                    low = 0
+                if low == 0 and naturals + jokers == 0:
+                    low = 1
+                high = deuce_limit - 1
+                if high > most_wilds - wilds:
+                    high = most_wilds - wilds
+                if wild_ratio and high > total_naturals - wilds:
+                    high = total_naturals - wilds
+                for deuces in range(low, high + 1):
                     laid = naturals + jokers + deuces
-                    if laid == 0:
-                        continue
-                    # melds.meld_fits for a natural rank (R9.1, R9.2), inlined: this loop is the
-                    # legal listings' hottest, and the answer is the same.
-                    wilds = old_jokers + jokers + old_deuces + deuces
-                    if total_naturals + wilds < 3 or wilds > most_wilds:
-                        continue
-                    if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
-                        continue
                     # single_group_meld, inlined: every candidate of every listing passes here.
                     move = None
                     if small and held < _TABLE_NATURALS:
@@ -340,7 +362,6 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                         move = single_group_meld(rank, naturals, jokers, deuces)
                     shapes.append(move)
                     if largest_first:
-                        laids.append(laid)
                         if laid > last:
                             ordered = False
                         if laid > most:
@@ -352,7 +373,6 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
         if held >= naturals:
             shapes.append(single_group_meld(black_three, naturals, 0, 0))
             if largest_first:
-                laids.append(naturals)
                 if naturals > last:
                     ordered = False
                 if naturals > most:
@@ -366,7 +386,6 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                 if laid:
                     shapes.append(single_group_meld(wild_rank, 0, jokers, deuces))
                     if largest_first:
-                        laids.append(laid)
                         if laid > last:
                             ordered = False
                         if laid > most:
@@ -376,7 +395,15 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
         return shapes
     buckets = [[] for _ in range(most + 1)]
     for index in range(len(shapes)):
-        buckets[laids[index]].append(shapes[index])
+        move = shapes[index]
+        # The hand cards a candidate lays are its one group's cards (MeldGroup.of's): read back here, for a listing
+        # out of order, rather than kept in a list of their own for every listing.  Compiled, the records' fields
+        # are read through their slots (_slot, sim/melding.pxd): every candidate here is a Meld of MeldGroups.
+        if cython.compiled:
+            bucket = len(_slot(_GROUP_CARDS, _slot(_MELD_GROUPS, move)[0]))  # noqa: F821
+        else:
+            bucket = len(move.groups[0].cards)
+        buckets[bucket].append(move)
     shapes = []
     for index in range(most, -1, -1):
         shapes.extend(buckets[index])
@@ -425,7 +452,8 @@ def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, in
     most_points, most_cards = _option_bounds(best_points, best_cards)
     buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
     _walk_sets(
-        options, 0, hand[JOKER], hand[TWO], 0, 0, [], most_points, most_cards, minimum, hand_size, True, buckets
+        options, 0, hand[_JOKER], hand[_TWO], 0, 0, [None] * len(options), 0, most_points, most_cards, minimum,
+        hand_size, True, buckets,
     )
     ordered = []
     for index in range(len(buckets) - 1, -1, -1):
@@ -462,7 +490,10 @@ def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int)
     most_points, most_cards = _option_bounds(best_points, best_cards)
     found: list[list[tuple[tuple[int, int, int, int], ...]]] = []
     # No count of cards qualifies a set here, only its points (R8.2e): a hand size no set comes near.
-    _walk_sets(options, 0, counts[JOKER], counts[TWO], 0, 0, [], most_points, most_cards, needed, 1 << 30, False, found)
+    _walk_sets(
+        options, 0, counts[_JOKER], counts[_TWO], 0, 0, [None] * len(options), 0, most_points, most_cards, needed,
+        1 << 30, False, found,
+    )
     if not found:
         return []
     return [tuple([MeldGroup.of(*shape) for shape in chosen]) for chosen in found[0]]
@@ -475,7 +506,8 @@ def _walk_sets(
     deuces_left: int,
     cards: int,
     points: int,
-    chosen: list[tuple[int, int, int, int]],
+    chosen: list[tuple[int, int, int, int] | None],
+    depth: int,
     most_points: list[int],
     most_cards: list[int],
     minimum: int,
@@ -486,10 +518,11 @@ def _walk_sets(
     """The search of :func:`_openings_most_laid_first` and :func:`_extra_melds` from option ``index`` on, in
     :func:`_group_sets`' order.
 
-    Each option is left out first, then taken at each of its shapes the wild cards left allow; every
-    non-empty set found whose cards count ``minimum`` points or more, or leave at most one of
-    ``hand_size`` cards (R10.2, R10.7), joins ``buckets``: the bucket of its count of cards with
-    ``by_cards``, else the first.  A branch whose every set falls short of both is skipped.  A function
+    The shapes chosen so far are the first ``depth`` items of ``chosen`` (a list as long as ``options``: set in
+    place, never grown nor shrunk, so no step reallocates it).  Each option is left out first, then taken at each
+    of its shapes the wild cards left allow; every non-empty set found whose cards count ``minimum`` points or
+    more, or leave at most one of ``hand_size`` cards (R10.2, R10.7), joins ``buckets``: the bucket of its count
+    of cards with ``by_cards``, else the first.  A branch whose every set falls short of both is skipped.  A function
     of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
     """
     # C integers where compiled: the bounds compared without a Python object.
@@ -498,14 +531,14 @@ def _walk_sets(
     if points + most_more_points < minimum and hand_size - (cards + most_more_cards) > 1:
         return  # nothing below this branch qualifies (at the end, most_points and most_cards count nothing)
     if index == len(options):
-        if chosen:
+        if depth:
             bucket = cards if by_cards else 0
             while len(buckets) <= bucket:
                 buckets.append([])
-            buckets[bucket].append(tuple(chosen))
+            buckets[bucket].append(tuple(chosen[:depth]))
         return
     _walk_sets(
-        options, index + 1, jokers_left, deuces_left, cards, points, chosen, most_points, most_cards, minimum,
+        options, index + 1, jokers_left, deuces_left, cards, points, chosen, depth, most_points, most_cards, minimum,
         hand_size, by_cards, buckets,
     )
     rank, shapes = options[index]
@@ -515,7 +548,7 @@ def _walk_sets(
     for shape in shapes:
         _, naturals, jokers, deuces = shape
         if jokers <= jokers_left and deuces <= deuces_left:
-            chosen.append(shape)
+            chosen[depth] = shape
             _walk_sets(
                 options,
                 index + 1,
@@ -525,6 +558,7 @@ def _walk_sets(
                 # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
                 points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
                 chosen,
+                depth + 1,
                 most_points,
                 most_cards,
                 minimum,
@@ -532,7 +566,6 @@ def _walk_sets(
                 by_cards,
                 buckets,
             )
-            del chosen[-1]  # chosen.pop() without a method call
 
 
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
@@ -571,12 +604,12 @@ def _group_options(
     if rules is not _rules_seen:
         _read_rules(rules)
     most_wilds = _most_wilds
-    held_jokers = counts[JOKER]  # C integers where compiled: min() of two is then a C comparison
-    held_deuces = counts[TWO]
+    held_jokers = counts[_JOKER]  # C integers where compiled: min() of two is then a C comparison
+    held_deuces = counts[_TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
     bounded = best_points is not None
-    for rank in range(FOUR, KIND_COUNT):
+    for rank in range(_FOUR, _KIND_COUNT):
         held = counts[rank]
         if rank == excluded or held < 2:
             continue
@@ -611,6 +644,14 @@ _RANK_SHAPES: dict[int, tuple[tuple[int, list[tuple[int, int, int, int]]], int, 
 """:func:`_rank_shapes`' answers by rank, count held and wild-card limits, for the rule set ``_rules_seen``
 (emptied by :func:`_read_rules` when another comes): the same few hands' ranks recur all game."""
 
+_SHAPE_HELD = 9  # 0-8 cards of a rank: two decks hold 8 (R1.1)
+_SHAPE_JOKERS = 6  # joker limits 1-5: two decks hold 4 jokers
+_SHAPE_DEUCES = 10  # deuce limits 1-9: two decks hold 8 deuces
+_RANK_SHAPE_TABLE: list = [None] * (KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES) if cython.compiled else []
+"""Compiled, the answers of :data:`_RANK_SHAPES` for what a two-deck hand can hold, at an index computed from the
+counts: a list index instead of a dict look-up with a Python integer key.  Emptied with it.  Plain Python keeps
+them all in the dict, its cheaper look-up there (and no long list for the garbage collector to walk)."""
+
 
 def _rank_shapes(
     rank: int, held: int, joker_limit: int, deuce_limit: int
@@ -621,9 +662,16 @@ def _rank_shapes(
 
     Reads the rule set ``_rules_seen`` (the caller read it).  Kept (:data:`_RANK_SHAPES`): never modify one.
     """
+    index = -1
+    if (cython.compiled and 0 <= rank < _KIND_COUNT and held < _SHAPE_HELD and joker_limit < _SHAPE_JOKERS
+            and deuce_limit < _SHAPE_DEUCES):
+        index = ((rank * _SHAPE_HELD + held) * _SHAPE_JOKERS + joker_limit) * _SHAPE_DEUCES + deuce_limit
+        found = _RANK_SHAPE_TABLE[index]
+        if found is not None:
+            return found
     small = held < 32 and joker_limit < 32 and deuce_limit < 32
     key = rank << 15 | held << 10 | joker_limit << 5 | deuce_limit
-    if small:
+    if small and index < 0:
         found = _RANK_SHAPES.get(key)
         if found is not None:
             return found
@@ -651,6 +699,8 @@ def _rank_shapes(
                 if naturals + wilds > best_cards:
                     best_cards = naturals + wilds
     found = ((rank, shapes), best_points, best_cards)
-    if small:
+    if index >= 0:
+        _RANK_SHAPE_TABLE[index] = found
+    elif small:
         _RANK_SHAPES[key] = found
     return found

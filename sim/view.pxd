@@ -8,7 +8,8 @@ from canasta_sim.legal cimport legal_takes, meld_candidates
 from canasta_sim.state cimport HandState
 
 
-cdef Py_ssize_t _KIND_COUNT
+cdef Py_ssize_t _KIND_COUNT, _CANASTA_SIZE
+cdef str _ANSWER
 
 
 cdef class SeatView:
@@ -19,11 +20,14 @@ cdef class SeatView:
     # The queries the bots ask most, C calls from a caller that cimports SeatView (strategies/greedy.pxd);
     # still ordinary methods from Python (cpdef), MessageView (sim/viewmessage.py) included.
     cpdef dict melds(self, side)
+    @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t)
+    cpdef Py_ssize_t canasta_count(self, side) except? -1
     @cython.locals(melds=list, side_melds=list, meld=list, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)
     cpdef Py_ssize_t meld_size(self, Py_ssize_t side, Py_ssize_t rank) except? -1
     cpdef has_melded(self, side)
     cpdef bint is_pile_frozen_for(self, side) except -1
     cpdef legal_takes(self)
     cpdef meld_candidates(self, bint largest_first=*)
+    @cython.locals(phase=str)
     cpdef bint can(self, move) except -1
     cpdef going_out_plan(self)

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from canasta_sim.cards import KIND_COUNT, KIND_VALUE
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
+from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Discard, Meld, Move, TakePile
 from canasta_sim.rules import Rules
 from canasta_sim.state import ANSWER, HandState
@@ -29,6 +30,11 @@ from canasta_sim.state import ANSWER, HandState
 __all__ = ["SeatView"]
 
 _KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
+_ANSWER = ANSWER  # a str where compiled (sim/view.pxd)
+_CANASTA_SIZE = CANASTA_SIZE  # a C integer where compiled
+_NOTHING = iter(())
+"""What a listing for another seat's turn returns: an exhausted iterator stays exhausted, so every such listing
+can hand out the same one instead of making an iterator per call."""
 
 
 class SeatView:
@@ -141,7 +147,7 @@ class SeatView:
     @property
     def is_pile_frozen(self) -> bool:
         """R8.1b: frozen by a wild card or red 3 in it."""
-        return self._state.is_pile_frozen()
+        return self._state.pile_freezers > 0  # HandState.is_pile_frozen, inlined: a C field read where compiled
 
     @property
     def is_pile_blocked(self) -> bool:
@@ -181,7 +187,16 @@ class SeatView:
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
-        return self._state.canasta_count(side)
+        # HandState.canasta_count (R11.1), counted here: compiled, in C integers and without a method looked up
+        # by name.
+        count = 0
+        for meld in self._state.melds[side]:
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces >= _CANASTA_SIZE:
+                count += 1
+        return count
 
     def has_melded(self, side: int) -> bool:
         """Whether the side has made its initial meld this hand."""
@@ -199,37 +214,39 @@ class SeatView:
 
     def legal_moves(self) -> Iterator[Move]:
         """Lazily yield the legal moves of the decision now due (see :mod:`canasta_sim.legal`)."""
-        return legal_moves(self._state) if self._state.actor == self._seat else iter(())
+        return legal_moves(self._state) if self._state.actor == self._seat else _NOTHING
 
     def legal_acquires(self) -> Iterator[Move]:
         """Lazily yield the legal ways to begin the turn."""
-        return legal_acquires(self._state) if self._state.seat == self._seat else iter(())
+        return legal_acquires(self._state) if self._state.seat == self._seat else _NOTHING
 
     def legal_takes(self) -> Iterator[TakePile]:
         """Lazily yield the legal pile takes."""
-        return legal_takes(self._state) if self._state.seat == self._seat else iter(())
+        return legal_takes(self._state) if self._state.seat == self._seat else _NOTHING
 
     def legal_melds(self) -> Iterator[Meld]:
         """Lazily yield legal melds (single groups once the side has melded, whole openings before)."""
-        return legal_melds(self._state) if self._state.seat == self._seat else iter(())
+        return legal_melds(self._state) if self._state.seat == self._seat else _NOTHING
 
     def meld_candidates(self, largest_first: bool = False) -> Iterator[Meld]:
         """Lazily yield well-shaped melds in :meth:`legal_melds` order, not yet judged against the
         turn: check each with :meth:`can` (cheaper when only a few are worth checking).
         ``largest_first`` orders them by hand cards laid, most first, ties in listing order."""
         if self._state.seat != self._seat:
-            return iter(())
+            return _NOTHING
         return meld_candidates(self._state, largest_first)
 
     def legal_discards(self) -> Iterator[Discard]:
         """Lazily yield the legal discards."""
-        return legal_discards(self._state) if self._state.seat == self._seat else iter(())
+        return legal_discards(self._state) if self._state.seat == self._seat else _NOTHING
 
     def can(self, move: Move) -> bool:
         """Return whether ``move`` would be legal for this seat now, without playing it."""
         state = self._state
-        # state.actor, inlined: strategies ask this for most moves they make.
-        actor = (state.seat + 2) % 4 if state.phase == ANSWER else state.seat
+        # state.actor, inlined: strategies ask this for most moves they make.  The phase is a str (typed where
+        # compiled, sim/view.pxd): compared as strings, a different phase differs at once by its length.
+        phase = state.phase
+        actor = (state.seat + 2) % 4 if phase == _ANSWER else state.seat
         return actor == self._seat and state.is_legal(move)
 
     def verify(self, move: Move) -> None:

@@ -4,8 +4,17 @@
 # as a SeatView, whose query methods are then C calls (sim/view.pxd).
 
 cimport cython
+from cpython.object cimport Py_TYPE, PyTypeObject
 
 from canasta_sim.view cimport SeatView
+
+
+# A record's field read through its slot's descriptor called from C: what reading the attribute ends in for a
+# record of the descriptor's own class exactly (the caller checks the class), without the look-up by name.
+cdef object _MELD_GROUPS, _GROUP_CARDS, _GROUP_RANK
+
+cdef inline object _slot(descriptor, record):
+    return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_get(descriptor, record, <object> Py_TYPE(record))
 
 
 cpdef Py_ssize_t _usefulness(Py_ssize_t kind, hand, own_melds, their_melds) except? -1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.melds import CANASTA_SIZE
-from canasta_sim.moves import Discard, Draw, Meld, Move, TakePile
+from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, TakePile
 from canasta_sim.strategy import Strategy
 from canasta_sim.view import SeatView
 
@@ -65,7 +65,7 @@ class Greedy(Strategy):
 
     @cython.locals(
         view=SeatView, size=Count, after=Count, laid=Count, rank=Count, canastas=Count, needed=Count, old=Count,
-        stock=Count, side=Count,
+        stock=Count, side=Count, groups=tuple,
     )
     def choose_meld(self, view) -> Meld | None:
         answer = view.partner_answer
@@ -82,19 +82,25 @@ class Greedy(Strategy):
         stock = 0
         side = 0
         for move in view.meld_candidates(True):
-            groups = move.groups
+            # Compiled, the records' fields are read through their slots (_slot, strategies/greedy.pxd): the
+            # candidates are Meld records of MeldGroups, and the checks below read every one's fields.
+            groups = _slot(_MELD_GROUPS, move) if cython.compiled and type(move) is Meld else move.groups  # noqa: F821
             if len(groups) == 1:
                 if size < 0:
-                    size = view.hand_sizes[view.seat]
+                    size = view.hand_sizes[view._seat]  # the view's own seat: a C field where compiled
                 group = groups[0]
-                laid = len(group.cards)
-                rank = group.rank
+                if cython.compiled and type(group) is MeldGroup:
+                    laid = len(_slot(_GROUP_CARDS, group))  # noqa: F821
+                    rank = _slot(_GROUP_RANK, group)  # noqa: F821
+                else:
+                    laid = len(group.cards)
+                    rank = group.rank
                 after = size - laid
                 if rank == _BLACK_THREE and after > 1:
                     continue  # R5.3: black 3s are melded only by a player going out
                 if after < 2:
                     if canastas < 0:
-                        side = view.side
+                        side = view._seat & 1  # view.side, read as a C field where compiled
                         canastas = view.canasta_count(side)
                         needed = view.rules.canastas_to_go_out
                         stock = view.stock_count
@@ -110,31 +116,63 @@ class Greedy(Strategy):
 
     @cython.locals(
         view=SeatView, kind=Count, key=Count, index=Count, kinds=Count, last=Count, least=Count, held=Count,
-        cards=Count, side=Count, other=Count, hand=tuple, keys=list,
+        cards=Count, side=Count, other=Count, hand=tuple, keys=list, wild=Count, natural=Count, found=Count,
+        best=Count, rejected=Count, three=cython.bint,
     )
     def choose_discard(self, view) -> Discard:
         hand = view.hand
-        side = view.side
-        # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
-        other = -1 if view.is_pile_frozen else 1 - side
-        # The least useful legal card, ties to the higher kind as legal_discards lists them; the
-        # cards are ranked first, so usually only the first needs a legality check.  Each kind's
-        # rank is one integer (see _usefulness): the least of those is the first of _discard_keys.
         kinds = _KINDS  # a C integer where compiled: the remainders below are C operations
         last = _KIND_COUNT - 1
-        least = -1
         cards = 0
+        three = False
+        wild = -1  # the highest wild kind held
+        natural = -1  # the highest natural kind held
         for kind in range(last, -1, -1):
             held = hand[kind]
             if held:
                 cards += held
-                key = _kind_usefulness(kind, held, _is_melded(view, kind, side, other)) * kinds + (last - kind)
-                if least < 0 or key < least:
-                    least = key
-        if least >= 0 and cards > 1 and view.partner_answer is not True:
+                if kind == _BLACK_THREE:
+                    three = True
+                elif kind <= _TWO:
+                    if wild < 0:
+                        wild = kind
+                elif natural < 0:
+                    natural = kind
+        side = view._seat & 1  # view.side, read as a C field where compiled
+        if cards > 1 and view.partner_answer is not True:
             # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
             # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
-            return _DISCARDS[last - least % kinds]
+            # The least useful card (the least of _discard_keys' keys), found with the fewest meld look-ups:
+            # a black 3 is least useful of all, then the unmelded naturals (by _kind_usefulness they rank
+            # below every melded one, so a natural's melds are looked up only once it is the least left),
+            # then the melded naturals (the highest first), then the wild cards (the highest first).
+            if three:
+                return _DISCARDS[_BLACK_THREE]
+            if natural >= 0:
+                other = -2  # not read yet: the pile's freezing is asked only when a meld look-up needs it
+                rejected = 0  # the naturals found melded, one bit each
+                while True:
+                    best = -1
+                    least = 0
+                    for kind in range(natural, _TWO, -1):
+                        held = hand[kind]
+                        if held and kind != _BLACK_THREE and not (rejected >> kind) & 1:
+                            key = _kind_usefulness(kind, held, False) * kinds + (last - kind)
+                            if best < 0 or key < least:
+                                best = kind
+                                least = key
+                    if best < 0:
+                        return _DISCARDS[natural]  # every natural held is melded
+                    if view.meld_size(side, best) <= 0:
+                        if other == -2:
+                            other = -1 if view.is_pile_frozen else 1 - side
+                        if other < 0 or view.meld_size(other, best) <= 0:
+                            return _DISCARDS[best]
+                    rejected |= 1 << best
+            if wild >= 0:
+                return _DISCARDS[wild]
+        # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
+        other = -1 if view.is_pile_frozen else 1 - side
         keys = _discard_keys(view, hand, side, other)
         for index in range(len(keys)):
             key = keys[index]
@@ -152,6 +190,10 @@ _BLACK_THREE = BLACK_THREE
 _TWO = TWO
 _KIND_VALUE = KIND_VALUE
 _CANASTA_SIZE = CANASTA_SIZE
+# The move records' slot descriptors, read from C through _slot (strategies/greedy.pxd) where the class is exact.
+_MELD_GROUPS = Meld.__dict__["groups"]
+_GROUP_CARDS = MeldGroup.__dict__["cards"]
+_GROUP_RANK = MeldGroup.__dict__["rank"]
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
@@ -206,7 +248,7 @@ def _take_size(move: TakePile) -> int:
 def _smallest_take(view: SeatView) -> int:
     """The fewest hand cards a legal take can lay now: none where the top card may be laid off on the
     side's meld of its rank (R8.2c.3), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
-    side = view.side
+    side = view._seat & 1  # view.side, read as a C field where compiled
     top = view.pile_top
     if top is not None and not view.is_pile_frozen_for(side) and view.meld_size(side, top) > 0:
         return 0
