@@ -19,9 +19,18 @@ cdef inline int _set_slot(descriptor, target, value) except -1:
     return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_set(descriptor, target, value)
 
 
+# The phases play_hand compares with, typed: a comparison with a str is CPython's string equality called from C,
+# which answers at once for the very object (the engine only ever sets these).
+cdef str _OVER, _ACQUIRE
+
+
 cdef class _Table:
     cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor, fingerprint
-    cdef public object called, last_call, side_bits, guarded, handlers, decisions
+    cdef public object last_call, side_bits, handlers, decisions
+    # C integers: tested before and after every call into strategy code.
+    cdef public Py_ssize_t called
+    cdef public bint guarded
     cdef double[:] cells  # the monitor's floats (see _Table.__init__); None without a monitor
-    cpdef ask(self, seat, decision, method, view)
-    cpdef apply(self, HandState state, seat, decision, move)
+    # The seat a C integer: it indexes the seats' tuples with no boxed int.
+    cpdef ask(self, Py_ssize_t seat, decision, method, view)
+    cpdef apply(self, HandState state, Py_ssize_t seat, decision, move)

@@ -4,6 +4,8 @@
 cimport cython
 
 from canasta_sim.melding cimport _slot
+# The going-out search called from C by going_out_plan, not through the module's Python name.
+from canasta_sim.going_out cimport _find_meld_out
 from canasta_sim.pile cimport PileRules
 
 
