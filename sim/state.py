@@ -91,6 +91,7 @@ _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _verify_going_out, never changed
+_CARD_KIND = CARD_KIND  # a C array compiled (sim/state.pxd): the deal reads each dealt card's kind
 
 
 _BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
@@ -150,7 +151,7 @@ def shuffled_deck(rng: random.Random) -> list[int]:
     return cards
 
 
-@cython.locals(index=Count, seat=Count, kind=Count)
+@cython.locals(index=Count, seat=Count, kind=Count, card=Count)
 def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes: list[int]) -> None:
     """Deal the deck's first cards one at a time clockwise from seat ``first`` (R3.1) into empty hands.
 
@@ -161,7 +162,8 @@ def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes
     counts = [0] * 60
     for index in range(_DEALT):
         seat = (first + index) % 4
-        kind = CARD_KIND[deck[index]]
+        card = deck[index]
+        kind = _CARD_KIND[card]  # a C array compiled (sim/state.pxd); the deck holds card ids 0-107 only
         counts[seat * 15 + kind] += 1
     for seat in range(4):
         hand = hands[seat]
@@ -231,17 +233,23 @@ class HandState(PileRules):
     )
 
     def __init__(self, rules: Rules, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> None:
+        _init_state(self, rules, dealer, scores, hand_number)
+
+    def _init_fields(self, rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> None:
+        # __init__'s work, a C method compiled (sim/state.pxd), which the engine's deal calls on a bare instance
+        # (_init_state): no keyword arguments to match for each hand.
         self.rules = rules
         self.dealer = dealer
         self.hand_number = hand_number
         self.scores_before = (scores[0], scores[1])
         self.requirements = (rules.initial_requirement(scores[0]), rules.initial_requirement(scores[1]))
-        self.hands: list[list[int]] = [[0] * KIND_COUNT for _ in range(4)]
+        # KIND_COUNT (15) zeros per hand and 15 empty melds per side, written as literals: C loops compiled.
+        self.hands: list[list[int]] = [[0] * 15 for _ in range(4)]
         self.hand_sizes = [0, 0, 0, 0]
         self.stock: list[int] = []
         self.pile: list[int] = []
         self.pile_freezers = 0
-        self.melds: list[list[list[int]]] = [[[0, 0, 0] for _ in range(KIND_COUNT)] for _ in range(2)]
+        self.melds: list[list[list[int]]] = [[[0, 0, 0] for _ in range(15)] for _ in range(2)]
         self.side_has_melded = [False, False]
         self.seat_has_melded = [False, False, False, False]
         self.red_threes = [0, 0, 0, 0]
@@ -282,6 +290,10 @@ class HandState(PileRules):
     ) -> HandState:
         """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
         # A shuffled deck holds every card once by construction: no need for from_deck's check.
+        if cls is HandState:  # the engine's deal: the state built and dealt by C calls compiled
+            state = _new_state(rules, dealer, scores, hand_number)
+            _set_up_deal(state, tuple(shuffled_deck(rng)), dealer)
+            return state
         return cls._from_checked_deck(rules, shuffled_deck(rng), dealer, scores, hand_number)
 
     @classmethod
@@ -825,6 +837,19 @@ class HandState(PileRules):
         return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
 
 
+def _init_state(state: HandState, rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> None:
+    """HandState.__init__'s work on ``state``; a function of the module so that compiled ``state`` is typed."""
+    state._init_fields(rules, dealer, scores, hand_number)
+
+
+def _new_state(rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> HandState:
+    """``HandState(rules, dealer=dealer, scores=scores, hand_number=hand_number)`` without the keyword call: compiled,
+    a bare instance from the type's own allocator and its fields set by a C method."""
+    state = HandState.__new__(HandState)
+    _init_state(state, rules, dealer, scores, hand_number)
+    return state
+
+
 @cython.locals(offset=Count)
 def _set_up_deal(state: HandState, deck: tuple[int, ...], dealer: int) -> None:
     """Deal ``deck`` into a new ``state`` (R3.1), turn the upcard (R3.3), lay dealt red 3s (R3.5), start the first turn.
@@ -834,7 +859,8 @@ def _set_up_deal(state: HandState, deck: tuple[int, ...], dealer: int) -> None:
     """
     state.deck = deck
     _deal_hands(deck, dealer + 1, state.hands, state.hand_sizes)
-    state.stock = list(reversed(deck[_DEALT:]))
+    # The undealt cards, the deck's last on top (stock[-1]): a reversed slice of the tuple, copied once.
+    state.stock = list(deck[:_DEALT - 1:-1])
     state._turn_upcard()
     if state.rules.dealt_red_three_timing == "after_deal":
         for offset in range(1, 5):
