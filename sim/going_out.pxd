@@ -15,6 +15,8 @@ cdef Py_ssize_t _KIND_VALUE[15]
 cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
 
 # Whether two of the hand's cards can go nowhere (answered before _read_counts reads everything).
+@cython.locals(stranded=Py_ssize_t, rank=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
+               deuces=Py_ssize_t)
 cdef bint _two_cards_stranded(hand, melds) except -1
 
 @cython.locals(kind=Py_ssize_t)

@@ -458,8 +458,10 @@ class HandState(PileRules):
         """R8.1b: the pile holds a wild card or a red 3 (or a black 3 under ``black_three_freezes_pile``)."""
         return self.pile_freezers > 0
 
+    @cython.locals(count=Count, meld=list)
     def canasta_count(self, side: int) -> int:
         """How many canastas the side has on the table (R11.1)."""
+        # A C method compiled (sim/state.pxd): the view asks it for the bots.
         count = 0
         for meld in self.melds[side]:
             if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
@@ -512,6 +514,7 @@ class HandState(PileRules):
             return False
         return True
 
+    @cython.locals(seat=Count, index=Count)
     def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
         if not self._take_vouch(move):
@@ -520,7 +523,8 @@ class HandState(PileRules):
         card = self.stock.pop()
         kind = CARD_KIND[card]
         if kind != RED_THREE:  # the commonest draw, one card: its tuple built at once, no list of the cards
-            self.hands[seat][kind] += 1
+            index = kind  # a C integer compiled: the hand's count found without a boxed index
+            self.hands[seat][index] += 1
             self.hand_sizes[seat] += 1
             self.history.append((seat, move, (card,)))
             self.acquired = "draw"
@@ -668,7 +672,9 @@ class HandState(PileRules):
         if cached is not None:
             turn = cached[0]
             changes = cached[1]
-            if (turn == self.turn_count and changes == self.meld_changes and cached[2] == self.must_stop
+            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
+            # miss the cache, never answer wrongly.
+            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
                     and cached[3] == hand):
                 return cached[4]
         side = self.seat & 1
@@ -717,14 +723,16 @@ class HandState(PileRules):
             self._probing = probing
         return True
 
-    @cython.locals(seat=Count)
+    @cython.locals(seat=Count, index=Count)
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
         if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
         kind = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
-        self.hands[seat][kind] -= 1
+        # The kind as a C integer compiled, to index the hand; the record's own object goes on the pile.
+        index = kind
+        self.hands[seat][index] -= 1
         self.hand_sizes[seat] -= 1
         self.pile.append(kind)
         if kind <= TWO or (kind == BLACK_THREE and self.rules.black_three_freezes_pile):
