@@ -19,9 +19,19 @@ cdef inline int _set_slot(descriptor, target, value) except -1:
     return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_set(descriptor, target, value)
 
 
-# The phases play_hand compares with, typed: a comparison with a str is CPython's string equality called from C,
-# which answers at once for the very object (the engine only ever sets these).
-cdef str _OVER, _ACQUIRE
+# The phases (sim/phases.py), typed.
+cdef str _OVER, _ACQUIRE, _PLAY, _ANSWER
+
+
+# Whether the hand's phase is ``constant``, one of the phases above.  The hand state only ever sets those very
+# objects, so identity answers at once (a string comparison is a call into CPython that compares the characters);
+# any other object is compared by value, as phase == constant would.
+cdef inline bint _phase_is(object phase, str constant) except -1:
+    if phase is constant:
+        return True
+    if phase is _OVER or phase is _ACQUIRE or phase is _PLAY or phase is _ANSWER:
+        return False
+    return phase == constant
 
 
 cdef class _Table:

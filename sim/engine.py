@@ -35,7 +35,7 @@ from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
 from canasta_sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.rules import DEFAULT_RULES, Rules
 from canasta_sim.scoring import HandResult, score_hand
-from canasta_sim.state import ACQUIRE, OVER, HandState
+from canasta_sim.state import ACQUIRE, ANSWER, OVER, PLAY, HandState
 from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.strategy import _set_move as _set_event_move
 from canasta_sim.strategy import _set_red_threes as _set_event_red_threes
@@ -72,8 +72,10 @@ _new_object = object.__new__
 _SEAT_SLOT = PublicEvent.__dict__["seat"]
 _MOVE_SLOT = PublicEvent.__dict__["move"]
 _RED_THREES_SLOT = PublicEvent.__dict__["red_threes"]
-_OVER = OVER  # typed str compiled (sim/engine.pxd): play_hand's phase tests compare strings from C
+_OVER = OVER  # typed str compiled, for play_hand's phase tests (_phase_is, sim/engine.pxd)
 _ACQUIRE = ACQUIRE
+_PLAY = PLAY
+_ANSWER = ANSWER
 
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (seats, red 3 counts), a Python int otherwise."""
@@ -421,15 +423,15 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
     decisions = table.decisions
     rules = state.rules
     asking = rules.ask_partner != "off"
-    # The seat a C integer compiled, and the phases compared with typed strings (sim/engine.pxd): this loop runs
-    # for every decision of the hand.
-    while state.phase != _OVER:
+    # The seat a C integer compiled, and the phases compared by identity first (_phase_is, sim/engine.pxd): this
+    # loop runs for every decision of the hand.
+    while not (_phase_is(state.phase, _OVER) if cython.compiled else state.phase == OVER):  # noqa: F821
         seat = state.seat
         player = players[seat]
         view = views[seat]
         # The seat's decision methods bound once (_Table.decisions), or looked up at each call for a checked seat.
         bound = decisions[seat]
-        if state.phase == _ACQUIRE:
+        if _phase_is(state.phase, _ACQUIRE) if cython.compiled else state.phase == ACQUIRE:  # noqa: F821
             method = player.choose_acquire if bound is None else bound[0]
             move = table.ask(seat, "acquire", method, view)
             if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
@@ -450,7 +452,7 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
                 if answer is not True and answer is not False:
                     raise table.error(partner, "answer", "returned something that is not True or False", answer)
                 table.apply(state, partner, "answer", Answer(answer))
-        while state.phase != _OVER:
+        while not (_phase_is(state.phase, _OVER) if cython.compiled else state.phase == OVER):  # noqa: F821
             method = player.choose_meld if bound is None else bound[3]
             move = table.ask(seat, "meld", method, view)
             if move is None:
@@ -458,7 +460,7 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
             if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
                 raise table.error(seat, "meld", "returned something that is not a Meld or None", move)
             table.apply(state, seat, "meld", move)
-        if state.phase == _OVER:
+        if _phase_is(state.phase, _OVER) if cython.compiled else state.phase == OVER:  # noqa: F821
             break
         if state.must_stop:
             table.apply(state, seat, "stop", _STOP)
