@@ -416,7 +416,7 @@ def _build_player(
     return player
 
 
-@cython.locals(table=_Table, state=HandState, decisions=tuple, seat=Count, partner=Count)
+@cython.locals(table=_Table, state=HandState, decisions=tuple, seat=Count, partner=Count, compiled=cython.bint)
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
     players = table.players
@@ -424,14 +424,15 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
     rules = state.rules
     asking = rules.ask_partner != "off"
     # The seat a C integer compiled, and the phases compared by identity first (_phase_is, sim/engine.pxd): this
-    # loop runs for every decision of the hand.
-    while not (_phase_is(state.phase, _OVER) if cython.compiled else state.phase == OVER):  # noqa: F821
+    # loop runs for every decision of the hand.  (A local flag: plain Python reads no module attribute per test.)
+    compiled = cython.compiled
+    while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
         seat = state.seat
         player = players[seat]
         view = views[seat]
         # The seat's decision methods bound once (_Table.decisions), or looked up at each call for a checked seat.
         bound = decisions[seat]
-        if _phase_is(state.phase, _ACQUIRE) if cython.compiled else state.phase == ACQUIRE:  # noqa: F821
+        if _phase_is(state.phase, _ACQUIRE) if compiled else state.phase == ACQUIRE:  # noqa: F821
             method = player.choose_acquire if bound is None else bound[0]
             move = table.ask(seat, "acquire", method, view)
             if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
@@ -452,7 +453,7 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
                 if answer is not True and answer is not False:
                     raise table.error(partner, "answer", "returned something that is not True or False", answer)
                 table.apply(state, partner, "answer", Answer(answer))
-        while not (_phase_is(state.phase, _OVER) if cython.compiled else state.phase == OVER):  # noqa: F821
+        while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
             method = player.choose_meld if bound is None else bound[3]
             move = table.ask(seat, "meld", method, view)
             if move is None:
@@ -460,7 +461,7 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
             if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
                 raise table.error(seat, "meld", "returned something that is not a Meld or None", move)
             table.apply(state, seat, "meld", move)
-        if _phase_is(state.phase, _OVER) if cython.compiled else state.phase == OVER:  # noqa: F821
+        if _phase_is(state.phase, _OVER) if compiled else state.phase == OVER:  # noqa: F821
             break
         if state.must_stop:
             table.apply(state, seat, "stop", _STOP)

@@ -17,5 +17,5 @@ cdef inline int _set_slot(descriptor, target, value) except -1:
 
 
 # A group's cards, ``naturals`` of ``natural``, then the jokers, then the 2s, as one tuple filled from C.
-@cython.locals(position=Py_ssize_t, end=Py_ssize_t)
+@cython.locals(position=Py_ssize_t)
 cdef tuple _group_cards(natural, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)

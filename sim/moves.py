@@ -94,16 +94,12 @@ class MeldGroup:
     @classmethod
     def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
         """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
+        # Compiled, one tuple filled from C (_group_cards), not three joined.
         if rank == WILD_RANK:
-            if cython.compiled:  # one tuple filled from C (_group_cards), not three joined
-                cards = _group_cards(rank, 0, jokers, deuces)
-            else:
-                cards = (JOKER,) * jokers + (TWO,) * deuces
+            cards = _group_cards(rank, 0, jokers, deuces) if cython.compiled else (JOKER,) * jokers + (TWO,) * deuces
         elif rank > TWO:
-            if cython.compiled:
-                cards = _group_cards(rank, naturals, jokers, deuces)
-            else:
-                cards = (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
+            cards = (_group_cards(rank, naturals, jokers, deuces) if cython.compiled
+                     else (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         else:  # no rank a meld can have: let the constructor put the cards in order
             return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         # The cards are already in their canonical order (naturals, jokers, deuces): the search for
@@ -113,7 +109,7 @@ class MeldGroup:
             if cls is MeldGroup:  # each field by its slot's descriptor (_set_slot, sim/moves.pxd)
                 _set_slot(_GROUP_RANK_SLOT, group, rank)  # noqa: F821
                 _set_slot(_GROUP_CARDS_SLOT, group, cards)  # noqa: F821
-            else:  # a subclass may lay its fields out otherwise: the generic setter, by name
+            else:  # a subclass: the generic setter, by name
                 PyObject_GenericSetAttr(group, "rank", rank)  # noqa: F821
                 PyObject_GenericSetAttr(group, "cards", cards)  # noqa: F821
         else:
@@ -178,41 +174,21 @@ class MeldGroup:
         return cls(rank, cards)
 
 
-# Each field's own slot setter (the records are frozen): object.__setattr__ would look the slot up by name
-# every time, and the bots build these records by the thousand a game.
 def _group_cards(natural: int, naturals: int, jokers: int, deuces: int) -> tuple[int, ...]:
-    """``(natural,) * naturals + (JOKER,) * jokers + (TWO,) * deuces``, built as one tuple (compiled: filled from C,
-    where the repeats and joins cost about 1,500 instructions a group)."""
-    if naturals < 0:  # a repeat by a negative count is empty
-        naturals = 0
-    if jokers < 0:
-        jokers = 0
-    if deuces < 0:
-        deuces = 0
-    if not cython.compiled:
-        return (natural,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
-    cards = PyTuple_New(naturals + jokers + deuces)  # noqa: F821 (cimported in sim/moves.pxd)
-    position = 0
-    end = naturals
-    while position < end:
-        Py_INCREF(natural)  # noqa: F821 (PyTuple_SET_ITEM takes the reference over)
-        PyTuple_SET_ITEM(cards, position, natural)  # noqa: F821
-        position += 1
-    joker = JOKER
-    end += jokers
-    while position < end:
-        Py_INCREF(joker)  # noqa: F821
-        PyTuple_SET_ITEM(cards, position, joker)  # noqa: F821
-        position += 1
-    deuce = TWO
-    end += deuces
-    while position < end:
-        Py_INCREF(deuce)  # noqa: F821
-        PyTuple_SET_ITEM(cards, position, deuce)  # noqa: F821
-        position += 1
+    """MeldGroup.of's cards as one tuple filled from C (compiled only: repeats and joins cost 1,500 instructions)."""
+    naturals = max(naturals, 0)  # a repeat by a negative count is empty
+    jokers = naturals + max(jokers, 0)  # where each kind's cards end
+    deuces = jokers + max(deuces, 0)
+    cards = PyTuple_New(deuces)  # noqa: F821 (sim/moves.pxd)
+    for position in range(deuces):
+        card = natural if position < naturals else JOKER if position < jokers else TWO
+        Py_INCREF(card)  # noqa: F821 (PyTuple_SET_ITEM takes the reference over)
+        PyTuple_SET_ITEM(cards, position, card)  # noqa: F821
     return cards
 
 
+# Each field's own slot setter (the records are frozen): object.__setattr__ would look the slot up by name
+# every time, and the bots build these records by the thousand a game.
 _GROUP_RANK_SLOT = MeldGroup.__dict__["rank"]
 _GROUP_CARDS_SLOT = MeldGroup.__dict__["cards"]
 _set_group_rank = _GROUP_RANK_SLOT.__set__

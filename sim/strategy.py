@@ -84,7 +84,7 @@ _set_move = PublicEvent.__dict__["move"].__set__
 _set_red_threes = PublicEvent.__dict__["red_threes"].__set__
 
 
-_random_method = random.Random.random  # the generator's C methods (random.Random inherits them from _random)
+_random_method = random.Random.random  # the generator's C methods
 _getrandbits_method = random.Random.getrandbits
 
 
@@ -98,14 +98,12 @@ class SeatRandom(random.Random):
     """
 
     def __init__(self, seed: int | None = None, *, seat: int | None = None, time_limit: float | None = None) -> None:
-        # Seeding the Mersenne Twister from an int costs about 25,000 instructions (issue #18: 15,000 a hand of a
-        # game between the built-in bots), and many strategies never draw a number: an int seed is applied when
-        # the generator is first used (_seed_now), which draws the very same numbers.  Any other seed (None: the
-        # system's randomness) is applied at once, as random.Random does.
+        # Seeding from an int costs about 25,000 instructions and the built-in bots never draw (issue #18): an int
+        # seed is applied at the first use (_seed_now), which draws the same numbers.  Others (None) at once.
         self._deferred_seed = type(seed) is int
         if self._deferred_seed:
             self._seed = seed
-            self.gauss_next = None  # what random.Random.__init__ sets after seeding
+            self.gauss_next = None  # as random.Random.__init__ leaves it
         else:
             super().__init__(seed)
             self._bind()
@@ -117,48 +115,42 @@ class SeatRandom(random.Random):
         """Seconds one decision may take, or ``None`` for no limit."""
 
     def _seed_now(self, seeding: bool = True) -> None:
-        """Apply the deferred seed (unless ``seeding`` is false: a seed or a state is about to replace it)."""
-        if not self._deferred_seed:
-            return
-        self._deferred_seed = False
-        self._bind()
-        if seeding:
-            gauss_next = self.gauss_next  # random.Random.seed clears it; nothing has drawn yet, so it is unchanged
-            random.Random.seed(self, self._seed)
-            self.gauss_next = gauss_next
+        if self._deferred_seed:
+            self._deferred_seed = False
+            self._bind()
+            if seeding:  # (random.Random.seed clears gauss_next, unused so far)
+                random.Random.seed(self, self._seed)
 
     def _bind(self) -> None:
-        # The generator's own C methods bound on the instance, ahead of the class's deferring ones below: every
-        # draw then calls them directly, as on a plain random.Random.
+        # The C methods on the instance, ahead of the class's deferring ones: later draws call them directly.
         self.random = _random_method.__get__(self)
         self.getrandbits = _getrandbits_method.__get__(self)
 
-    # Every draw of random.Random's methods ends in random() or getrandbits(); the state's methods and seed()
-    # replace or read the whole state.  Each applies the deferred seed first.
+    # random.Random's draws all end in random() or getrandbits().
 
     def random(self) -> float:
-        """The next float in [0, 1) (random.Random.random, after the deferred seed)."""
+        """random.Random.random, after the deferred seed."""
         self._seed_now()
         return _random_method(self)
 
     def getrandbits(self, k: int) -> int:
-        """An int of ``k`` random bits (random.Random.getrandbits, after the deferred seed)."""
+        """random.Random.getrandbits, after the deferred seed."""
         self._seed_now()
         return _getrandbits_method(self, k)
 
     def seed(self, a=None, version: int = 2) -> None:
-        """Seed again (random.Random.seed); the deferred seed is then never applied."""
-        self._seed_now(seeding=False)
+        """random.Random.seed, which replaces the deferred seed."""
+        self._seed_now(False)
         super().seed(a, version)
 
     def getstate(self) -> tuple:
-        """The generator's state (random.Random.getstate, after the deferred seed)."""
+        """random.Random.getstate, after the deferred seed."""
         self._seed_now()
         return super().getstate()
 
     def setstate(self, state: tuple) -> None:
-        """Restore a state from :meth:`getstate` (random.Random.setstate); the deferred seed is never applied."""
-        self._seed_now(seeding=False)
+        """random.Random.setstate, which replaces the deferred seed."""
+        self._seed_now(False)
         super().setstate(state)
 
 
