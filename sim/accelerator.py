@@ -41,7 +41,7 @@ BUILD_RECORD_NAME = "_build.json"
 """Beside the compiled files: how they were built (``profile_guided``, and ``without_profile_guidance``: why not)."""
 
 LINKED_MODULES = {
-    "canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine", "legal"}),),
+    "canasta_sim": (frozenset({"melding", "pile", "state", "view", "engine", "legal", "going_out", "scoring"}),),
     "canasta_sim.strategies": (frozenset({"expert", "greedy", "canasta_sim.view", "canasta_sim.state"}),),
 }
 """Modules compiled against each other's C declarations (issue #18: the hand state is one extension type

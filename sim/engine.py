@@ -35,7 +35,7 @@ from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
 from canasta_sim.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.rules import DEFAULT_RULES, Rules
 from canasta_sim.scoring import HandResult, score_hand
-from canasta_sim.state import ACQUIRE, OVER, HandState
+from canasta_sim.state import ACQUIRE, ANSWER, OVER, PLAY, HandState
 from canasta_sim.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.strategy import _set_move as _set_event_move
 from canasta_sim.strategy import _set_red_threes as _set_event_red_threes
@@ -72,6 +72,10 @@ _new_object = object.__new__
 _SEAT_SLOT = PublicEvent.__dict__["seat"]
 _MOVE_SLOT = PublicEvent.__dict__["move"]
 _RED_THREES_SLOT = PublicEvent.__dict__["red_threes"]
+_OVER = OVER  # typed str compiled, for play_hand's phase tests (_phase_is, sim/engine.pxd)
+_ACQUIRE = ACQUIRE
+_PLAY = PLAY
+_ANSWER = ANSWER
 
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (seats, red 3 counts), a Python int otherwise."""
@@ -214,6 +218,7 @@ class _Table:
                     f"reached through the view is tampering)", None, reason="tampering",
                 )
 
+    @cython.locals(bit=Count)
     def ask(self, seat: int, decision: str, method: Callable, view):
         clock = self.clock
         if self.monitor is not None:  # published for the supervisor, which charges a crash or a hang to this call
@@ -411,20 +416,23 @@ def _build_player(
     return player
 
 
-@cython.locals(table=_Table, state=HandState, decisions=tuple)
+@cython.locals(table=_Table, state=HandState, decisions=tuple, seat=Count, partner=Count, compiled=cython.bint)
 def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
     players = table.players
     decisions = table.decisions
     rules = state.rules
     asking = rules.ask_partner != "off"
-    while state.phase != OVER:
+    # The seat a C integer compiled, and the phases compared by identity first (_phase_is, sim/engine.pxd): this
+    # loop runs for every decision of the hand.  (A local flag: plain Python reads no module attribute per test.)
+    compiled = cython.compiled
+    while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
         seat = state.seat
         player = players[seat]
         view = views[seat]
         # The seat's decision methods bound once (_Table.decisions), or looked up at each call for a checked seat.
         bound = decisions[seat]
-        if state.phase == ACQUIRE:
+        if _phase_is(state.phase, _ACQUIRE) if compiled else state.phase == ACQUIRE:  # noqa: F821
             method = player.choose_acquire if bound is None else bound[0]
             move = table.ask(seat, "acquire", method, view)
             if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
@@ -434,7 +442,7 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
         if asking and not state.asked and state.can_ask(_ASK):
             method = player.choose_ask if bound is None else bound[1]
             asked = table.ask(seat, "ask", method, view)
-            if not isinstance(asked, bool):
+            if asked is not True and asked is not False:  # isinstance(asked, bool): bool has no subclass
                 raise table.error(seat, "ask", "returned something that is not True or False", asked)
             if asked:
                 table.apply(state, seat, "ask", _ASK)
@@ -442,25 +450,25 @@ def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> Non
                 partner_bound = decisions[partner]
                 method = players[partner].answer_go_out if partner_bound is None else partner_bound[2]
                 answer = table.ask(partner, "answer", method, views[partner])
-                if not isinstance(answer, bool):
+                if answer is not True and answer is not False:
                     raise table.error(partner, "answer", "returned something that is not True or False", answer)
                 table.apply(state, partner, "answer", Answer(answer))
-        while state.phase != OVER:
+        while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
             method = player.choose_meld if bound is None else bound[3]
             move = table.ask(seat, "meld", method, view)
             if move is None:
                 break
-            if not isinstance(move, Meld):
+            if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
                 raise table.error(seat, "meld", "returned something that is not a Meld or None", move)
             table.apply(state, seat, "meld", move)
-        if state.phase == OVER:
+        if _phase_is(state.phase, _OVER) if compiled else state.phase == OVER:  # noqa: F821
             break
         if state.must_stop:
             table.apply(state, seat, "stop", _STOP)
             continue
         method = player.choose_discard if bound is None else bound[4]
         move = table.ask(seat, "discard", method, view)
-        if not isinstance(move, Discard):
+        if type(move) is not Discard and not isinstance(move, Discard):
             raise table.error(seat, "discard", "returned something that is not a Discard", move)
         table.apply(state, seat, "discard", move)
 

@@ -1,7 +1,7 @@
 # C declarations for sim/going_out.py, read by Cython only (issue #18; plain Python ignores this file).
 # The search's parts call each other as C functions instead of through the module's Python names (the
-# strategies' find_meld_out included); every one stays an ordinary function from Python.  No other module
-# cimports them, so this module may still run compiled or from source on its own.
+# strategies' find_meld_out included); every one stays an ordinary function from Python.  The hand state
+# (sim/state.pxd) cimports _find_meld_out, so this module is linked with it (LINKED_MODULES in sim/accelerator.py).
 #
 # The search works on counts by kind in C arrays of KIND_COUNT (15) integers: the hand's, and the natural
 # and wild cards of each meld of the side, read once per question (_read_counts).  Plain Python runs the
@@ -15,6 +15,8 @@ cdef Py_ssize_t _KIND_VALUE[15]
 cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
 
 # Whether two of the hand's cards can go nowhere (answered before _read_counts reads everything).
+@cython.locals(stranded=Py_ssize_t, rank=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
+               deuces=Py_ssize_t)
 cdef bint _two_cards_stranded(hand, melds) except -1
 
 @cython.locals(kind=Py_ssize_t)

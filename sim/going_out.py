@@ -117,11 +117,15 @@ def _two_cards_stranded(hand: Sequence[int], melds: Sequence[Sequence[int]]) -> 
     has no meld of.  Only one card may be left to discard (R12.4), so :func:`_candidates` then finds no
     leftover to try (its ``forced`` counts these cards, and more) and the hand cannot go out this turn."""
     stranded = hand[RED_THREE]
+    # C integers compiled (sim/going_out.pxd): the engine asks this for every going-out plan it finds.
     for rank in range(FOUR, KIND_COUNT):
         count = hand[rank]
         if count == 1:
             meld = melds[rank]
-            if meld[0] + meld[1] + meld[2] == 0:
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces == 0:
                 stranded += 1
                 if stranded >= 2:
                     return True

@@ -94,18 +94,24 @@ class MeldGroup:
     @classmethod
     def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
         """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
+        # Compiled, one tuple filled from C (_group_cards), not three joined.
         if rank == WILD_RANK:
-            cards = (JOKER,) * jokers + (TWO,) * deuces
+            cards = _group_cards(rank, 0, jokers, deuces) if cython.compiled else (JOKER,) * jokers + (TWO,) * deuces
         elif rank > TWO:
-            cards = (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
+            cards = (_group_cards(rank, naturals, jokers, deuces) if cython.compiled
+                     else (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         else:  # no rank a meld can have: let the constructor put the cards in order
             return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         # The cards are already in their canonical order (naturals, jokers, deuces): the search for
         # melds builds groups by the thousand, so skip the constructor's sort.
         if cython.compiled:
             group = PyType_GenericNew(cls, None, None)  # noqa: F821 (cimported in sim/moves.pxd): object.__new__
-            PyObject_GenericSetAttr(group, "rank", rank)  # noqa: F821
-            PyObject_GenericSetAttr(group, "cards", cards)  # noqa: F821
+            if cls is MeldGroup:  # each field by its slot's descriptor (_set_slot, sim/moves.pxd)
+                _set_slot(_GROUP_RANK_SLOT, group, rank)  # noqa: F821
+                _set_slot(_GROUP_CARDS_SLOT, group, cards)  # noqa: F821
+            else:  # a subclass: the generic setter, by name
+                PyObject_GenericSetAttr(group, "rank", rank)  # noqa: F821
+                PyObject_GenericSetAttr(group, "cards", cards)  # noqa: F821
         else:
             group = object.__new__(cls)
             _set_group_rank(group, rank)
@@ -168,10 +174,25 @@ class MeldGroup:
         return cls(rank, cards)
 
 
+def _group_cards(natural: int, naturals: int, jokers: int, deuces: int) -> tuple[int, ...]:
+    """MeldGroup.of's cards as one tuple filled from C (compiled only: repeats and joins cost 1,500 instructions)."""
+    naturals = max(naturals, 0)  # a repeat by a negative count is empty
+    jokers = naturals + max(jokers, 0)  # where each kind's cards end
+    deuces = jokers + max(deuces, 0)
+    cards = PyTuple_New(deuces)  # noqa: F821 (sim/moves.pxd)
+    for position in range(deuces):
+        card = natural if position < naturals else JOKER if position < jokers else TWO
+        Py_INCREF(card)  # noqa: F821 (PyTuple_SET_ITEM takes the reference over)
+        PyTuple_SET_ITEM(cards, position, card)  # noqa: F821
+    return cards
+
+
 # Each field's own slot setter (the records are frozen): object.__setattr__ would look the slot up by name
 # every time, and the bots build these records by the thousand a game.
-_set_group_rank = MeldGroup.__dict__["rank"].__set__
-_set_group_cards = MeldGroup.__dict__["cards"].__set__
+_GROUP_RANK_SLOT = MeldGroup.__dict__["rank"]
+_GROUP_CARDS_SLOT = MeldGroup.__dict__["cards"]
+_set_group_rank = _GROUP_RANK_SLOT.__set__
+_set_group_cards = _GROUP_CARDS_SLOT.__set__
 
 
 def _groups_text(groups: tuple[MeldGroup, ...]) -> str:

@@ -4,6 +4,8 @@
 
 from cpython.object cimport Py_TYPE, PyObject_GenericSetAttr, PyTypeObject
 
+from canasta_sim.state cimport HandState
+
 
 # Sets a field through its slot's descriptor called from C (what object.__setattr__ ends in for a record of the
 # descriptor's own class), with no look-up of the field by name.

@@ -250,18 +250,22 @@ _HAND_SLOTS = tuple(HandResult.__dict__[field.name] for field in dataclasses.fie
 
 @cython.locals(
     meld_points=Count, natural=Count, mixed=Count, rank=Count, naturals=Count, jokers=Count, deuces=Count,
-    hand_penalty=Count, kind=Count, count=Count,
+    hand_penalty=Count, kind=Count, count=Count, side=Count, state=HandState,
 )
 def score_hand(state: HandState) -> HandResult:
     """Score both sides of a finished hand (R14.1, R14.4).
 
+    :raises TypeError: if ``state`` is not a :class:`~canasta_sim.state.HandState`.
     :raises ValueError: if the hand is not over.
     """
+    # Compiled, the state is typed (sim/scoring.pxd): its fields are read as C struct members, not by name.
+    if not isinstance(state, HandState):
+        raise TypeError(f"score_hand scores a HandState, not {type(state).__name__}")
     if not state.is_over:
         raise ValueError("R14.4: a hand is scored once, after it ends; this one is still being played")
     rules = state.rules
     sides = []
-    for side in (0, 1):
+    for side in range(2):
         meld_points = 0
         natural = mixed = 0
         melds = state.melds[side]

@@ -91,6 +91,7 @@ _HAND_SIZE = 11
 _DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _verify_going_out, never changed
+_CARD_KIND = CARD_KIND  # a C array compiled (sim/state.pxd): the deal reads each dealt card's kind
 
 
 _BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
@@ -150,7 +151,7 @@ def shuffled_deck(rng: random.Random) -> list[int]:
     return cards
 
 
-@cython.locals(index=Count, seat=Count, kind=Count)
+@cython.locals(index=Count, seat=Count, kind=Count, card=Count)
 def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes: list[int]) -> None:
     """Deal the deck's first cards one at a time clockwise from seat ``first`` (R3.1) into empty hands.
 
@@ -161,7 +162,8 @@ def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes
     counts = [0] * 60
     for index in range(_DEALT):
         seat = (first + index) % 4
-        kind = CARD_KIND[deck[index]]
+        card = deck[index]
+        kind = _CARD_KIND[card]  # a C array compiled (sim/state.pxd); the deck holds card ids 0-107 only
         counts[seat * 15 + kind] += 1
     for seat in range(4):
         hand = hands[seat]
@@ -231,17 +233,23 @@ class HandState(PileRules):
     )
 
     def __init__(self, rules: Rules, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> None:
+        _init_state(self, rules, dealer, scores, hand_number)
+
+    def _init_fields(self, rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> None:
+        # __init__'s work, a C method compiled (sim/state.pxd), which the engine's deal calls on a bare instance
+        # (_init_state): no keyword arguments to match for each hand.
         self.rules = rules
         self.dealer = dealer
         self.hand_number = hand_number
         self.scores_before = (scores[0], scores[1])
         self.requirements = (rules.initial_requirement(scores[0]), rules.initial_requirement(scores[1]))
-        self.hands: list[list[int]] = [[0] * KIND_COUNT for _ in range(4)]
+        # KIND_COUNT (15) zeros per hand and 15 empty melds per side, written as literals: C loops compiled.
+        self.hands: list[list[int]] = [[0] * 15 for _ in range(4)]
         self.hand_sizes = [0, 0, 0, 0]
         self.stock: list[int] = []
         self.pile: list[int] = []
         self.pile_freezers = 0
-        self.melds: list[list[list[int]]] = [[[0, 0, 0] for _ in range(KIND_COUNT)] for _ in range(2)]
+        self.melds: list[list[list[int]]] = [[[0, 0, 0] for _ in range(15)] for _ in range(2)]
         self.side_has_melded = [False, False]
         self.seat_has_melded = [False, False, False, False]
         self.red_threes = [0, 0, 0, 0]
@@ -282,6 +290,10 @@ class HandState(PileRules):
     ) -> HandState:
         """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
         # A shuffled deck holds every card once by construction: no need for from_deck's check.
+        if cls is HandState:  # the engine's deal: the state built and dealt by C calls compiled
+            state = _new_state(rules, dealer, scores, hand_number)
+            _set_up_deal(state, tuple(shuffled_deck(rng)), dealer)
+            return state
         return cls._from_checked_deck(rules, shuffled_deck(rng), dealer, scores, hand_number)
 
     @classmethod
@@ -446,8 +458,10 @@ class HandState(PileRules):
         """R8.1b: the pile holds a wild card or a red 3 (or a black 3 under ``black_three_freezes_pile``)."""
         return self.pile_freezers > 0
 
+    @cython.locals(count=Count, meld=list)
     def canasta_count(self, side: int) -> int:
         """How many canastas the side has on the table (R11.1)."""
+        # A C method compiled (sim/state.pxd): the view asks it for the bots.
         count = 0
         for meld in self.melds[side]:
             if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
@@ -500,6 +514,7 @@ class HandState(PileRules):
             return False
         return True
 
+    @cython.locals(seat=Count, index=Count)
     def draw(self, move: Draw = DRAW) -> None:
         """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
         if not self._take_vouch(move):
@@ -508,7 +523,8 @@ class HandState(PileRules):
         card = self.stock.pop()
         kind = CARD_KIND[card]
         if kind != RED_THREE:  # the commonest draw, one card: its tuple built at once, no list of the cards
-            self.hands[seat][kind] += 1
+            index = kind  # a C integer compiled: the hand's count found without a boxed index
+            self.hands[seat][index] += 1
             self.hand_sizes[seat] += 1
             self.history.append((seat, move, (card,)))
             self.acquired = "draw"
@@ -656,7 +672,9 @@ class HandState(PileRules):
         if cached is not None:
             turn = cached[0]
             changes = cached[1]
-            if (turn == self.turn_count and changes == self.meld_changes and cached[2] == self.must_stop
+            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
+            # miss the cache, never answer wrongly.
+            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
                     and cached[3] == hand):
                 return cached[4]
         side = self.seat & 1
@@ -705,14 +723,16 @@ class HandState(PileRules):
             self._probing = probing
         return True
 
-    @cython.locals(seat=Count)
+    @cython.locals(seat=Count, index=Count)
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
         if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
         kind = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
-        self.hands[seat][kind] -= 1
+        # The kind as a C integer compiled, to index the hand; the record's own object goes on the pile.
+        index = kind
+        self.hands[seat][index] -= 1
         self.hand_sizes[seat] -= 1
         self.pile.append(kind)
         if kind <= TWO or (kind == BLACK_THREE and self.rules.black_three_freezes_pile):
@@ -825,6 +845,19 @@ class HandState(PileRules):
         return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
 
 
+def _init_state(state: HandState, rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> None:
+    """HandState.__init__'s work on ``state``; a function of the module so that compiled ``state`` is typed."""
+    state._init_fields(rules, dealer, scores, hand_number)
+
+
+def _new_state(rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> HandState:
+    """``HandState(rules, dealer=dealer, scores=scores, hand_number=hand_number)`` without the keyword call: compiled,
+    a bare instance from the type's own allocator and its fields set by a C method."""
+    state = HandState.__new__(HandState)
+    _init_state(state, rules, dealer, scores, hand_number)
+    return state
+
+
 @cython.locals(offset=Count)
 def _set_up_deal(state: HandState, deck: tuple[int, ...], dealer: int) -> None:
     """Deal ``deck`` into a new ``state`` (R3.1), turn the upcard (R3.3), lay dealt red 3s (R3.5), start the first turn.
@@ -834,7 +867,8 @@ def _set_up_deal(state: HandState, deck: tuple[int, ...], dealer: int) -> None:
     """
     state.deck = deck
     _deal_hands(deck, dealer + 1, state.hands, state.hand_sizes)
-    state.stock = list(reversed(deck[_DEALT:]))
+    # The undealt cards, the deck's last on top (stock[-1]): a reversed slice of the tuple, copied once.
+    state.stock = list(deck[:_DEALT - 1:-1])
     state._turn_upcard()
     if state.rules.dealt_red_three_timing == "after_deal":
         for offset in range(1, 5):

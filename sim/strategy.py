@@ -84,6 +84,10 @@ _set_move = PublicEvent.__dict__["move"].__set__
 _set_red_threes = PublicEvent.__dict__["red_threes"].__set__
 
 
+_random_method = random.Random.random  # the generator's C methods
+_getrandbits_method = random.Random.getrandbits
+
+
 class SeatRandom(random.Random):
     """The generator the engine gives each seat's strategy: a :class:`random.Random` seeded with
     ``seed`` that also tells which seat it serves and the decision time limit.
@@ -94,13 +98,60 @@ class SeatRandom(random.Random):
     """
 
     def __init__(self, seed: int | None = None, *, seat: int | None = None, time_limit: float | None = None) -> None:
-        super().__init__(seed)
+        # Seeding from an int costs about 25,000 instructions and the built-in bots never draw (issue #18): an int
+        # seed is applied at the first use (_seed_now), which draws the same numbers.  Others (None) at once.
+        self._deferred_seed = type(seed) is int
+        if self._deferred_seed:
+            self._seed = seed
+            self.gauss_next = None  # as random.Random.__init__ leaves it
+        else:
+            super().__init__(seed)
+            self._bind()
         self.initial_seed = seed
         """The seed this generator was made from."""
         self.seat = seat
         """The seat whose strategy it serves, or ``None``."""
         self.time_limit = time_limit
         """Seconds one decision may take, or ``None`` for no limit."""
+
+    def _seed_now(self, seeding: bool = True) -> None:
+        if self._deferred_seed:
+            self._deferred_seed = False
+            self._bind()
+            if seeding:  # (random.Random.seed clears gauss_next, unused so far)
+                random.Random.seed(self, self._seed)
+
+    def _bind(self) -> None:
+        # The C methods on the instance, ahead of the class's deferring ones: later draws call them directly.
+        self.random = _random_method.__get__(self)
+        self.getrandbits = _getrandbits_method.__get__(self)
+
+    # random.Random's draws all end in random() or getrandbits().
+
+    def random(self) -> float:
+        """random.Random.random, after the deferred seed."""
+        self._seed_now()
+        return _random_method(self)
+
+    def getrandbits(self, k: int) -> int:
+        """random.Random.getrandbits, after the deferred seed."""
+        self._seed_now()
+        return _getrandbits_method(self, k)
+
+    def seed(self, a=None, version: int = 2) -> None:
+        """random.Random.seed, which replaces the deferred seed."""
+        self._seed_now(False)
+        super().seed(a, version)
+
+    def getstate(self) -> tuple:
+        """random.Random.getstate, after the deferred seed."""
+        self._seed_now()
+        return super().getstate()
+
+    def setstate(self, state: tuple) -> None:
+        """random.Random.setstate, which replaces the deferred seed."""
+        self._seed_now(False)
+        super().setstate(state)
 
 
 class Strategy:
