@@ -31,7 +31,8 @@ cdef class HandState(PileRules):
     cpdef going_out_plan(self)
     cpdef can_ask(self, move=*)
     cpdef dict meld_table(self, Py_ssize_t side)
-    cpdef canasta_count(self, Py_ssize_t side)
+    @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t)
+    cpdef Py_ssize_t canasta_count(self, Py_ssize_t side) except? -1
     cpdef _turn_upcard(self)
     cpdef _lay_dealt_red_threes(self, seat)
     cpdef _start_turn(self)

@@ -461,10 +461,13 @@ class HandState(PileRules):
     @cython.locals(count=Count, meld=list)
     def canasta_count(self, side: int) -> int:
         """How many canastas the side has on the table (R11.1)."""
-        # A C method compiled (sim/state.pxd): the view asks it for the bots.
+        # A C method counting in C integers compiled (sim/state.pxd): the view asks it for the bots.
         count = 0
         for meld in self.melds[side]:
-            if meld[0] + meld[1] + meld[2] >= CANASTA_SIZE:
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces >= CANASTA_SIZE:
                 count += 1
         return count
 

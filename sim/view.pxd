@@ -8,7 +8,7 @@ from canasta_sim.legal cimport legal_takes, meld_candidates
 from canasta_sim.state cimport HandState
 
 
-cdef Py_ssize_t _KIND_COUNT, _CANASTA_SIZE
+cdef Py_ssize_t _KIND_COUNT
 cdef str _ANSWER
 
 
@@ -20,7 +20,6 @@ cdef class SeatView:
     # The queries the bots ask most, C calls from a caller that cimports SeatView (strategies/greedy.pxd);
     # still ordinary methods from Python (cpdef), MessageView (sim/viewmessage.py) included.
     cpdef dict melds(self, side)
-    @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t)
     cpdef Py_ssize_t canasta_count(self, side) except? -1
     @cython.locals(melds=list, side_melds=list, meld=list, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)
     cpdef Py_ssize_t meld_size(self, Py_ssize_t side, Py_ssize_t rank) except? -1

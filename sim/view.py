@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from canasta_sim.cards import KIND_COUNT, KIND_VALUE
 from canasta_sim.errors import IllegalMoveError
 from canasta_sim.legal import legal_acquires, legal_discards, legal_melds, legal_moves, legal_takes, meld_candidates
-from canasta_sim.melds import CANASTA_SIZE
 from canasta_sim.moves import Discard, Meld, Move, TakePile
 from canasta_sim.rules import Rules
 from canasta_sim.state import ANSWER, HandState
@@ -31,7 +30,6 @@ __all__ = ["SeatView"]
 
 _KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
 _ANSWER = ANSWER  # a str where compiled (sim/view.pxd)
-_CANASTA_SIZE = CANASTA_SIZE  # a C integer where compiled
 _NOTHING = iter(())
 """What a listing for another seat's turn returns: an exhausted iterator stays exhausted, so every such listing
 can hand out the same one instead of making an iterator per call."""
@@ -187,16 +185,7 @@ class SeatView:
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
-        # HandState.canasta_count (R11.1), counted here: compiled, in C integers and without a method looked up
-        # by name.
-        count = 0
-        for meld in self._state.melds[side]:
-            naturals = meld[0]
-            jokers = meld[1]
-            deuces = meld[2]
-            if naturals + jokers + deuces >= _CANASTA_SIZE:
-                count += 1
-        return count
+        return self._state.canasta_count(side)  # R11.1; compiled, a C call (sim/state.pxd)
 
     def has_melded(self, side: int) -> bool:
         """Whether the side has made its initial meld this hand."""
