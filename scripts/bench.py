@@ -38,6 +38,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -106,15 +107,15 @@ def floor(seconds: float, path: Path) -> float:
     return float(completed.stdout.split()[-1])
 
 
-def matchup_in_process(specs: tuple[str, str], seconds: float) -> dict:
-    """Games to 5000 per second for a matchup, one core, no runner overhead."""
+def matchup_in_process(specs: tuple[str, str], seconds: float, first_seed: int = 2_000_000) -> dict:
+    """Games to 5000 per second for a matchup, one core, no runner overhead; seeds from ``first_seed`` on."""
     loaded = [load_strategy(spec) for spec in specs]
     games = 0
     hands = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         first, second = (loaded[0], loaded[1]) if games % 2 == 0 else (loaded[1], loaded[0])
-        result = play_game([first, second, first, second], seed=2_000_000 + games)
+        result = play_game([first, second, first, second], seed=first_seed + games)
         hands += len(result.hands)
         games += 1
     elapsed = time.perf_counter() - start
@@ -135,39 +136,27 @@ def matchup_beside_floor(rounds: int, seconds: float, path: Path) -> dict:
     a shared host) moves both sides of a ratio alike.  The median of the rounds is the figure issue #18's
     goal is judged by; the lowest and highest are printed beside it.
     """
-    loaded = [load_strategy(spec) for spec in ("expert", "greedy")]
     floors = [floor(seconds / 2, path)]
     rounds_played = []
     games = 0
     for _ in range(rounds):
-        hands = 0
-        played = 0
-        start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            first, second = (loaded[0], loaded[1]) if games % 2 == 0 else (loaded[1], loaded[0])
-            hands += len(play_game([first, second, first, second], seed=3_000_000 + games).hands)
-            games += 1
-            played += 1
-        elapsed = time.perf_counter() - start
+        played = matchup_in_process(("expert", "greedy"), seconds, first_seed=3_000_000 + games)
+        games += played["games"]
         floors.append(floor(seconds / 2, path))
-        rate = hands / elapsed
+        rate = played["hands"] / played["seconds"]
         rounds_played.append({
-            "games": played,
-            "hands": hands,
-            "seconds": round(elapsed, 3),
-            "hands_per_second": round(rate, 1),
+            **played,
             "floor_before": floors[-2],
             "floor_after": floors[-1],
             "ratio": round(rate / ((floors[-2] + floors[-1]) / 2), 3),
         })
-    ratios = sorted(entry["ratio"] for entry in rounds_played)
-    middle = len(ratios) // 2
-    median = ratios[middle] if len(ratios) % 2 else (ratios[middle - 1] + ratios[middle]) / 2
+    ratios = [entry["ratio"] for entry in rounds_played]
     games_played = sum(entry["games"] for entry in rounds_played)
     hands_played = sum(entry["hands"] for entry in rounds_played)
     elapsed = sum(entry["seconds"] for entry in rounds_played)
-    return {"rounds": rounds_played, "median_ratio": round(median, 3), "lowest_ratio": ratios[0],
-            "highest_ratio": ratios[-1], "games": games_played, "hands": hands_played, "seconds": round(elapsed, 3),
+    return {"rounds": rounds_played, "median_ratio": round(statistics.median(ratios), 3),
+            "lowest_ratio": min(ratios), "highest_ratio": max(ratios), "games": games_played, "hands": hands_played,
+            "seconds": round(elapsed, 3),
             "games_per_second": round(games_played / elapsed, 1), "hands_per_second": round(hands_played / elapsed, 1)}
 
 
