@@ -7,7 +7,7 @@ module is optional: where it fails to build (no C compiler, say) the package sti
 runs that module from its source, and ``canasta-sim --version`` says which it is.
 
 Beside the compiled files of each package the build writes ``_compiled.json``, the SHA-256 of each
-source it compiled; :mod:`canasta_sim.accelerator` uses it to run an edited source instead of its stale
+source it compiled; :mod:`canasta_sim.core._compiled.accelerator` uses it to run an edited source instead of its stale
 compiled copy.
 
 With GCC the build is profile-guided (issue #18): it compiles the modules with counters, plays a few
@@ -36,13 +36,14 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
-MANIFEST_NAME = "_compiled.json"  # canasta_sim.accelerator.MANIFEST_NAME; setup.py must not import the package
+# canasta_sim.core._compiled.accelerator.MANIFEST_NAME: setup.py must not import the package
+MANIFEST_NAME = "_compiled.json"
 
 # The modules a game spends its time in: the rules engine, the view and engine loop the bots talk
 # through, and the built-in bots.  The runner, storage and analysis stay plain Python: they run once
 # per chunk or per run, and they pickle, log and talk to pandas.
 COMPILED = {
-    "canasta_sim": [
+    "canasta_sim.core": [
         "cards",
         "moves",
         "melds",
@@ -55,16 +56,16 @@ COMPILED = {
         "view",
         "strategy",
         "engine",
-        "records",
     ],
     "canasta_sim.strategies": ["random_play", "greedy", "expert"],
 }
 
-# The import namespace is canasta_sim (issue #13); its source folders keep the layout's names.
-SOURCE_FOLDERS = {"canasta_sim": "sim", "canasta_sim.strategies": "strategies"}
+# The import namespace is canasta_sim; its source folders keep the layout's names.
+SOURCE_FOLDERS = {"canasta_sim.core": "sim/core", "canasta_sim.strategies": "strategies"}
+PARENT_FOLDERS = {"canasta_sim": "sim"}  # packages above the compiled ones, which the training must import
 
 # Python's semantics, not C's: annotations are documentation here, never C types.  The only C types are
-# the locals a module declares with @cython.locals (issue #18; canasta_sim.cython_fallback): integers,
+# the locals a module declares with @cython.locals (issue #18; canasta_sim.core._compiled.cython_fallback): integers,
 # and the doubles of the expert's discard scoring.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 
@@ -85,7 +86,7 @@ DEBUG_FLAGS = [] if sys.platform == "win32" else ["-g0"]
 PGO_VARIABLE = "CANASTA_SIM_PGO"
 """Set it to ``0`` for a build without profile guidance (one compile instead of two; slower games)."""
 
-BUILD_RECORD_NAME = "_build.json"  # canasta_sim.accelerator.BUILD_RECORD_NAME
+BUILD_RECORD_NAME = "_build.json"  # canasta_sim.core._compiled.accelerator.BUILD_RECORD_NAME
 
 # The training: the built-in bots in the matchups people run (expert against greedy, the default, half of
 # those games with a monitor as a run's workers play them, and each against random), long enough for the
@@ -107,8 +108,8 @@ class Finder(importlib.abc.MetaPathFinder):
             name, places[-1] + "/__init__.py", submodule_search_locations=places)
 sys.meta_path.insert(0, Finder())
 from canasta_sim.arbiter import MONITOR_SIZE
-from canasta_sim.engine import play_game
-from canasta_sim.loader import load_strategy
+from canasta_sim.core.engine import play_game
+from canasta_sim.plugins.loader import load_strategy
 expert, greedy, random_play = (load_strategy(name) for name in ("expert", "greedy", "random"))
 monitor = memoryview(bytearray(8 * MONITOR_SIZE)).cast("d")
 for game in range(40):
@@ -127,9 +128,9 @@ NO_COMPILE_VARIABLE = "CANASTA_SIM_NO_COMPILE"
 
 
 def _declarations_folder() -> Path:
-    """A folder holding each package's ``.pxd`` files under its import name (``canasta_sim/engine.pxd``).
+    """A folder holding each package's ``.pxd`` files under its import name (``canasta_sim/core/engine.pxd``).
 
-    Cython finds a module's C declarations (issue #18: the ``.pxd`` beside a ``.py``) by the module's
+    Cython finds a module's C declarations (the ``.pxd`` beside a ``.py``) by the module's
     import name, and the source folders are not named after the packages (``sim/`` is ``canasta_sim``).
     """
     folder = ROOT / "build" / "cython_declarations"
@@ -138,7 +139,8 @@ def _declarations_folder() -> Path:
         target.mkdir(parents=True, exist_ok=True)
         for old in target.glob("*.pxd"):
             old.unlink()
-        (target / "__init__.pxd").write_text("")  # marks the folder a package for Cython's search
+        for level in [target, *target.relative_to(folder).parents][:-1]:
+            (folder / level / "__init__.pxd").write_text("")  # marks each folder a package for Cython's search
         for declarations in (ROOT / source).glob("*.pxd"):
             shutil.copyfile(declarations, target / declarations.name)
     return folder
@@ -266,6 +268,8 @@ class BuildCompiledModules(build_ext):
             built = str(Path(self.get_ext_fullpath(ext.name)).parent)
             source = str(ROOT / SOURCE_FOLDERS[package])
             folders[package] = list(dict.fromkeys([built, source]))
+        for package, source in PARENT_FOLDERS.items():
+            folders.setdefault(package, [str(ROOT / source)])
         compiled = json.dumps([ext.name for ext in self.extensions])
         try:
             completed = subprocess.run(

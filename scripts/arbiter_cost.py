@@ -24,8 +24,8 @@ from pathlib import Path
 
 PLAY = """
 import sys, time
-from canasta_sim.engine import derive_seed, play_game
-from canasta_sim.loader import load_strategy
+from canasta_sim.core.engine import derive_seed, play_game
+from canasta_sim.plugins.loader import load_strategy
 games = int(sys.argv[1])
 expert, greedy = load_strategy(sys.argv[2]), load_strategy("greedy")
 start = time.perf_counter()

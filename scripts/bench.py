@@ -48,10 +48,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from canasta_sim import __version__, accelerator  # noqa: E402
-from canasta_sim.engine import play_game  # noqa: E402
-from canasta_sim.loader import load_strategy  # noqa: E402
-from canasta_sim.rules import Rules  # noqa: E402
+from canasta_sim import __version__  # noqa: E402
+from canasta_sim.core._compiled import accelerator  # noqa: E402
+from canasta_sim.core.engine import play_game  # noqa: E402
+from canasta_sim.core.rules import Rules  # noqa: E402
+from canasta_sim.plugins.loader import load_strategy  # noqa: E402
 
 
 class _Counting:
@@ -204,10 +205,10 @@ def pimc_playouts(seconds: float) -> dict:
     """
     import random
 
-    from canasta_sim.search import PublicMemory, playout, sample_world
-    from canasta_sim.state import HandState
+    from canasta_sim.core.search import PublicMemory, playout, sample_world
+    from canasta_sim.core.state import HandState
+    from canasta_sim.core.view import SeatView
     from canasta_sim.strategies import Expert
-    from canasta_sim.view import SeatView
 
     floor_script = Path("/work/shared/bench/floor.py")
 

@@ -5,7 +5,7 @@
 Plays the same games (seeds derived from 0) in this process, alternately without recording and with all
 four seats wrapped by the ``--record-decisions`` recorder (:mod:`canasta_sim.env.decisions`), and prints
 the time of each round, the ratio and the rows written.  Runs without ``--record-decisions`` never build
-the recorder: their only extra work is one ``if`` per game in :class:`canasta_sim.runner.ChunkPlayer`.
+the recorder: their only extra work is one ``if`` per game in :class:`canasta_sim.runs.runner.ChunkPlayer`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from canasta_sim.engine import derive_seed, play_game
+from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.env.decisions import DecisionRecorder
-from canasta_sim.loader import load_strategy
+from canasta_sim.plugins.loader import load_strategy
 
 
 def play(games: int, spec: str, record: bool) -> tuple[float, int]:

@@ -32,9 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from canasta_sim.engine import play_game  # noqa: E402
-from canasta_sim.isolation import close_all  # noqa: E402
-from canasta_sim.loader import load_strategy  # noqa: E402
+from canasta_sim.core.engine import play_game  # noqa: E402
+from canasta_sim.plugins.loader import load_strategy  # noqa: E402
+from canasta_sim.plugins.proxy import close_all  # noqa: E402
 
 MATCHUPS = {
     "expert vs greedy, in-process": "expert",
@@ -63,14 +63,14 @@ class _Loopback:
     measures the protocol's serialising and view rebuilding without pipes or process switches."""
 
     def __init__(self, spec: str) -> None:
-        from canasta_sim.botserver import BotServer
+        from canasta_sim.plugins.server import BotServer
 
         self.server = BotServer(spec)
         self.replies: list[bytes] = []
         self.process = self  # "running" for the proxy
 
     def write(self, data: bytes, deadline) -> None:
-        from canasta_sim.protocol import encode
+        from canasta_sim.plugins.protocol import encode
 
         for line in data.splitlines():
             reply = self.server.handle(json.loads(line))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules too)
-from canasta_sim import accelerator
+from canasta_sim.core._compiled import accelerator
 
 
 def main(argv: list[str] | None = None) -> int:

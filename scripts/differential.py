@@ -28,14 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"  # canasta_sim.accelerator.PURE_PYTHON_VARIABLE
+PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"  # canasta_sim.core._compiled.accelerator.PURE_PYTHON_VARIABLE
 
 
 def move_digests(games: int, seed: int) -> dict:
     """Play ``games`` games of expert vs greedy (sides alternated) here; a digest of each game's moves."""
-    from canasta_sim import accelerator
-    from canasta_sim.engine import GameObserver, derive_seed, play_game
-    from canasta_sim.loader import load_strategy
+    from canasta_sim.core._compiled import accelerator
+    from canasta_sim.core.engine import GameObserver, derive_seed, play_game
+    from canasta_sim.plugins.loader import load_strategy
 
     class Recorder(GameObserver):
         def __init__(self) -> None:

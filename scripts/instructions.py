@@ -42,14 +42,14 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"  # canasta_sim.accelerator.PURE_PYTHON_VARIABLE
+PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"  # canasta_sim.core._compiled.accelerator.PURE_PYTHON_VARIABLE
 
 _MATCHUP = """
 import sys
-from canasta_sim.engine import play_game
-from canasta_sim.loader import load_strategy
+from canasta_sim.core.engine import play_game
+from canasta_sim.plugins.loader import load_strategy
 expert, greedy = load_strategy("expert"), load_strategy("greedy")
-from canasta_sim import accelerator
+from canasta_sim.core._compiled import accelerator
 monitor = None
 if sys.argv[2:] == ["monitor"]:  # as a run's worker plays: every call published in shared memory
     import multiprocessing
@@ -88,14 +88,14 @@ PLAY_GAME_FUNCTION = "__pyx_pw_11canasta_sim_6engine_*play_game"
 
 
 def _engine_compiled(pure: bool) -> bool:
-    """Whether the child's ``canasta_sim.engine`` is the compiled module."""
+    """Whether the child's ``canasta_sim.core.engine`` is the compiled module."""
     if pure:
         return False
-    probe = "import importlib.machinery, canasta_sim.engine as e; " \
+    probe = "import importlib.machinery, canasta_sim.core.engine as e; " \
             "print(e.__file__.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)))"
     completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=300)
     if completed.returncode != 0:
-        raise SystemExit(f"instructions: cannot import canasta_sim.engine:\n{completed.stderr.strip()[-2000:]}")
+        raise SystemExit(f"instructions: cannot import canasta_sim.core.engine:\n{completed.stderr.strip()[-2000:]}")
     return completed.stdout.strip() == "True"
 
 

@@ -37,7 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from canasta_sim.engine import derive_seed, play_game  # noqa: E402
+from canasta_sim.core.engine import derive_seed, play_game  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
 from canasta_sim.strategies.pimc import SCREEN_LEAD, _Apply, _leads, _pick, _PlayoutExpert  # noqa: E402
 

@@ -30,10 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from canasta_sim import accelerator  # noqa: E402
-from canasta_sim.engine import derive_seed, play_game  # noqa: E402
+from canasta_sim.core._compiled import accelerator  # noqa: E402
+from canasta_sim.core.engine import derive_seed, play_game  # noqa: E402
+from canasta_sim.runs.summary import wilson_interval  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
-from canasta_sim.summary import wilson_interval  # noqa: E402
 
 OUT = ROOT / "results" / "pimc_strength"
 FLOOR_SCRIPT = Path("/work/shared/bench/floor.py")

@@ -1,32 +1,60 @@
 """canasta-sim: classic four-player partnership canasta, played fast by pluggable strategies.
 
-The package is layered, each layer importing only those above it in this list:
-:mod:`canasta_sim.cards`, :mod:`canasta_sim.rules`, :mod:`canasta_sim.moves`, :mod:`canasta_sim.melds`,
-:mod:`canasta_sim.going_out`, :mod:`canasta_sim.state`, :mod:`canasta_sim.legal`, :mod:`canasta_sim.scoring`,
-:mod:`canasta_sim.view`, :mod:`canasta_sim.strategy`, :mod:`canasta_sim.engine`; the runner, storage,
-analysis and command line sit on top and are never imported by the engine.
+``import canasta_sim`` offers everything a strategy needs: :class:`Strategy`, the view it decides from
+(:class:`SeatView`), the move records, the card kinds, :class:`Parameter`, the rules and the errors, and
+:func:`play_game` to try it.
 
-Installing compiles the hot modules with Cython; :mod:`canasta_sim.accelerator` keeps their Python
-sources as the fallback, so the first thing this package does is tell it where they are.
+The package is built in rooms, each importing only those before it (``docs/architecture.md``;
+``tests/test_architecture.py`` checks it): :mod:`~canasta_sim.errors`, :mod:`~canasta_sim.arbiter`,
+:mod:`~canasta_sim.core` (the rules and the game loop: the only compiled room),
+:mod:`~canasta_sim.plugins`, :mod:`~canasta_sim.env`, :mod:`~canasta_sim.runs`, :mod:`~canasta_sim.analysis`,
+:mod:`~canasta_sim.tuning`, :mod:`~canasta_sim.terminal` and :mod:`~canasta_sim.cli`.
 """
 
-from canasta_sim.accelerator import use_sources_where_needed
+from canasta_sim import _moved
 
-use_sources_where_needed(__name__, __path__[0])
+_moved.install()
 
-from canasta_sim.engine import GameResult, derive_seed, play_game
-from canasta_sim.errors import CanastaError, IllegalMoveError, RulesError, StrategyError, StrategyLoadError
-from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile, parse_move
-from canasta_sim.rules import DEFAULT_RULES, Rules
-from canasta_sim.strategy import PublicEvent, Strategy
+from canasta_sim.core.cards import (
+    ACE,
+    BLACK_THREE,
+    JOKER,
+    KIND_COUNT,
+    KIND_NAMES,
+    KIND_VALUE,
+    NATURAL_KINDS,
+    RED_THREE,
+    TWO,
+    WILD_KINDS,
+    counts_text,
+    kind_text,
+    parse_kind,
+    parse_kinds,
+)
+from canasta_sim.core.engine import GameResult, derive_seed, play_game
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile, parse_move
+from canasta_sim.core.parameters import Parameter
+from canasta_sim.core.rules import DEFAULT_RULES, Rules
+from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
+from canasta_sim.core.view import SeatView
+from canasta_sim.errors import (
+    CanastaError,
+    IllegalMoveError,
+    MoveParseError,
+    RulesError,
+    StrategyError,
+    StrategyLoadError,
+)
 
 __version__ = "0.1.0"
 ENGINE_VERSION = "1"
 """Bumped whenever a change to the engine could change any game's outcome."""
 
 __all__ = [
+    "ACE",
     "Answer",
     "Ask",
+    "BLACK_THREE",
     "CanastaError",
     "DEFAULT_RULES",
     "Discard",
@@ -34,17 +62,34 @@ __all__ = [
     "ENGINE_VERSION",
     "GameResult",
     "IllegalMoveError",
+    "JOKER",
+    "KIND_COUNT",
+    "KIND_NAMES",
+    "KIND_VALUE",
     "Meld",
     "MeldGroup",
+    "Move",
+    "MoveParseError",
+    "NATURAL_KINDS",
+    "Parameter",
     "PublicEvent",
+    "RED_THREE",
     "Rules",
     "RulesError",
+    "SeatRandom",
+    "SeatView",
     "Stop",
     "Strategy",
     "StrategyError",
     "StrategyLoadError",
+    "TWO",
     "TakePile",
+    "WILD_KINDS",
+    "counts_text",
     "derive_seed",
+    "kind_text",
+    "parse_kind",
+    "parse_kinds",
     "parse_move",
     "play_game",
 ]

@@ -30,7 +30,7 @@ class CardParseError(CanastaError, ValueError):
 
 
 class MoveParseError(CanastaError, ValueError):
-    """A text did not describe a move in the notation of :mod:`canasta_sim.moves`."""
+    """A text did not describe a move in the notation of :mod:`canasta_sim.core.moves`."""
 
 
 class RulesError(CanastaError, ValueError):
@@ -127,7 +127,8 @@ class StrategyError(CanastaError):
         self.traceback = traceback
         self.message = message
         self.finished_hands: tuple = ()
-        """The :class:`~canasta_sim.scoring.HandResult` of each hand finished before the failure (set by the engine)."""
+        """The :class:`~canasta_sim.core.scoring.HandResult` of each hand finished before the failure (set by the
+        engine)."""
         self.first_dealer: int | None = None
         """The game's first dealer, when the engine knows it."""
         text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"

@@ -1,14 +1,15 @@
-"""The built-in strategies of canasta-sim, each a versioned :class:`canasta_sim.strategy.Strategy`.
+"""The built-in strategies of canasta-sim, each a versioned :class:`canasta_sim.Strategy`.
 
 ``BUILTIN`` maps each built-in spec name to its class.
 """
 
 from __future__ import annotations
 
-from canasta_sim.accelerator import use_sources_where_needed
+from canasta_sim.core._compiled.accelerator import use_sources_where_needed
 
 use_sources_where_needed(__name__, __path__[0])
 
+from canasta_sim.arbiter.fingerprint import trust_builtin_strategies
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
 from canasta_sim.strategies.pimc import Pimc
@@ -18,3 +19,5 @@ __all__ = ["BUILTIN", "Expert", "Greedy", "Pimc", "RandomPlay"]
 
 BUILTIN = {cls.name: cls for cls in (RandomPlay, Greedy, Expert, Pimc)}
 """Built-in strategies by name."""
+
+trust_builtin_strategies(BUILTIN.values())

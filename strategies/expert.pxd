@@ -9,7 +9,7 @@ cimport cython
 from cpython.object cimport Py_TYPE, PyObject, PyTypeObject
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_GET_SIZE
 
-from canasta_sim.view cimport SeatView
+from canasta_sim.core.view cimport SeatView
 
 
 # A field read through its descriptor called from C: what reading the attribute ends in for an object of the
@@ -208,7 +208,7 @@ cdef list _cost_list(_Costs costs)
 
 cdef dict _SINGLE_MELDS, _PILE_TAKES
 
-# The card constants of canasta_sim.cards and canasta_sim.melds, imported into C integers: comparisons and index
+# The card constants of canasta_sim.core.cards and canasta_sim.core.melds, imported into C integers: comparisons and index
 # arithmetic with them are C operations instead of operations on Python ints.
 cdef Py_ssize_t ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE
 cdef tuple KIND_VALUE

@@ -22,26 +22,26 @@ What it does, decision by decision:
   in its own hand.  A wild card is discarded to freeze the pile (R8.1b) when every other card
   hands the opponents a big pile.
 
-It remembers the table through :meth:`~canasta_sim.strategy.Strategy.on_event` only, so it sees exactly what
+It remembers the table through :meth:`~canasta_sim.core.strategy.Strategy.on_event` only, so it sees exactly what
 a player at the table sees.  Moves are built straight from the hand's count vector and checked with
 ``view.can(move)``; it never lists the legal melds, which keeps a game to a few tens of milliseconds.
 """
 
 from __future__ import annotations
 
-from canasta_sim.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
-from canasta_sim.legal import pile_take, single_group_meld
-from canasta_sim.melds import CANASTA_SIZE
-from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
-from canasta_sim.parameters import Parameter
-from canasta_sim.rules import Rules
-from canasta_sim.strategy import PublicEvent, Strategy
-from canasta_sim.view import SeatView
+from canasta_sim.core.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.core.legal import pile_take, single_group_meld
+from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.core.parameters import Parameter
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.strategy import PublicEvent, Strategy
+from canasta_sim.core.view import SeatView
 
 try:
     import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
-    from canasta_sim import cython_fallback as cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
 
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
@@ -267,7 +267,7 @@ def _read_table(table: _DiscardTable, memory: _Memory, view, hand: tuple[int, ..
     table.pile_size = pile_size
     table.pile_worth = 40.0 + 25.0 * (pile_size + 1)
     # A side with a meld on the table has melded (R10: its initial meld laid it, and melds stay down all hand;
-    # tests/test_invariants.py checks it): the view is asked whether a side has melded only when it has no meld.
+    # tests/core/test_invariants.py checks it): the view is asked whether a side has melded only when it has no meld.
     opponent_melds = view.melds(opponents)
     opponents_melded = True if opponent_melds else view.has_melded(opponents)
     table.opponents_melded = opponents_melded

@@ -1,12 +1,12 @@
 # C declarations for strategies/greedy.py, read by Cython only (issue #18; plain Python ignores this file).
 # choose_discard ranks every kind in hand by _usefulness: declared here, the call is a C call (cpdef: still
-# an ordinary function from Python, as tests/test_candidate_order.py uses it).  The decisions read the view
+# an ordinary function from Python, as tests/core/equivalence/test_candidate_order.py uses it).  The decisions read the view
 # as a SeatView, whose query methods are then C calls (sim/view.pxd).
 
 cimport cython
 from cpython.object cimport Py_TYPE, PyTypeObject
 
-from canasta_sim.view cimport SeatView
+from canasta_sim.core.view cimport SeatView
 
 
 # A record's field read through its slot's descriptor called from C: what reading the attribute ends in for a

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from canasta_sim.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.melds import CANASTA_SIZE
-from canasta_sim.moves import Discard, Draw, Meld, MeldGroup, Move, TakePile
-from canasta_sim.strategy import Strategy
-from canasta_sim.view import SeatView
+from canasta_sim.core.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.moves import Discard, Draw, Meld, MeldGroup, Move, TakePile
+from canasta_sim.core.strategy import Strategy
+from canasta_sim.core.view import SeatView
 
 try:
     import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing (canasta_sim.cython_fallback)
-    from canasta_sim import cython_fallback as cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
 
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""

@@ -1,8 +1,8 @@
 """``pimc``: Perfect Information Monte Carlo search over expert play-outs (issue #19).
 
 At the decisions where the choice matters it samples the cards it cannot see, consistently with
-everything its seat has seen (:func:`canasta_sim.search.sample_world`), plays every candidate out to
-the end of the hand in each sampled world with a fast policy (:func:`canasta_sim.search.playout`), and
+everything its seat has seen (:func:`canasta_sim.core.search.sample_world`), plays every candidate out to
+the end of the hand in each sampled world with a fast policy (:func:`canasta_sim.core.search.playout`), and
 plays expert's own choice unless another candidate beats it with confidence.  Every candidate is
 scored on the same sampled worlds and the same play-out generators (common random numbers), so the
 paired differences between candidates are far less noisy than each average: another candidate is
@@ -46,7 +46,7 @@ worlds a decision on average.
 **Sampling.** Worlds are weighted by what the other seats revealed (``avoid``, default 0.25): a seat
 that discarded a natural rank, or drew while its side could have taken the pile with a pair of the
 top card, since it last took the pile, is dealt a pair of that rank beyond its known cards in only
-that fraction of the worlds (see :func:`canasta_sim.search.sample_world`).  Expert opponents keep
+that fraction of the worlds (see :func:`canasta_sim.core.search.sample_world`).  Expert opponents keep
 pairs and throw singles, so uniform worlds hand them pairs they seldom hold and make such ranks look
 dangerous to discard; ``avoid=1`` is the uniform deal of pimc@1.
 
@@ -71,15 +71,15 @@ import math
 import random
 import time
 
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop
+from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.search import PublicMemory, playout, sample_world
+from canasta_sim.core.state import HandState
+from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop
-from canasta_sim.scoring import score_hand
-from canasta_sim.search import PublicMemory, playout, sample_world
-from canasta_sim.state import HandState
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
 from canasta_sim.strategies.random_play import RandomPlay
-from canasta_sim.strategy import PublicEvent, Strategy
 
 __all__ = ["Pimc", "match_value"]
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from canasta_sim.moves import Discard, Meld, Move
-from canasta_sim.strategy import Strategy
+from canasta_sim.core.moves import Discard, Meld, Move
+from canasta_sim.core.strategy import Strategy
 
 
 class RandomPlay(Strategy):

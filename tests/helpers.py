@@ -1,4 +1,4 @@
-"""Helpers for the rules tests: stacked decks, constructed positions and card accounting.
+"""Helpers for the tests: the fixture folders, stacked decks, constructed positions and card accounting.
 
 Every position these helpers build still holds each of the 108 cards exactly once
 (R1.1): cards a test does not place go to the stock, or, when the test fixes the
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from canasta_sim.cards import (
+from canasta_sim.core.cards import (
     BLACK_THREE,
     CARD_KIND,
     DECK_COUNTS,
@@ -23,11 +23,18 @@ from canasta_sim.cards import (
     TWO,
     parse_kinds,
 )
+from canasta_sim.core.moves import WILD_RANK, MeldGroup, Move, parse_move
+from canasta_sim.core.rules import DEFAULT_RULES, Rules
+from canasta_sim.core.scoring import HandResult, score_hand
+from canasta_sim.core.state import ACQUIRE, PLAY, HandState
 from canasta_sim.errors import IllegalMoveError
-from canasta_sim.moves import WILD_RANK, MeldGroup, Move, parse_move
-from canasta_sim.rules import DEFAULT_RULES, Rules
-from canasta_sim.scoring import HandResult, score_hand
-from canasta_sim.state import ACQUIRE, PLAY, HandState
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository's top folder."""
+BOTS = ROOT / "tests" / "bots"
+"""Strategy files the tests load: bots that fail, misbehave or break the protocol on purpose."""
+GOLDEN = ROOT / "tests" / "golden"
+"""The golden narrations and the fixed bot that plays them."""
 
 __all__ = [
     "apply_all",

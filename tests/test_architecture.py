@@ -1,8 +1,10 @@
-"""The package's rooms and their one-way dependencies (STYLE.md: the layout tells the architecture).
+"""The package's rooms and their one-way dependencies, read from the folders (docs/architecture.md).
 
-Each module of ``canasta_sim`` (the folder ``sim/``) belongs to one layer; a module may import only from
-its own layer or the ones before it, and the rules engine never imports the analysis stack (numpy,
-pandas, pyarrow, matplotlib): the hot loop stays on plain ints and lists.
+Each sub-package of ``canasta_sim`` (the folder ``sim/``) is a room, and the built-in strategies
+(``canasta_sim.strategies``, the folder ``strategies/``) are one too.  A module may import only from its
+own room or the rooms before it in :data:`ROOMS`, by the modules' own paths (the old flat paths kept for
+users, :mod:`canasta_sim._moved`, are not for the package itself).  The arbiter and the core never import
+the analysis stack (numpy, pandas, pyarrow, matplotlib): the hot loop stays on plain ints and lists.
 """
 
 import ast
@@ -10,24 +12,19 @@ from pathlib import Path
 
 import pytest
 
-SIM = Path(__file__).resolve().parent.parent / "sim"
+from canasta_sim._moved import MOVED
 
-LAYERS = [
-    ("foundations", {"accelerator", "cython_fallback", "errors", "cards", "rules", "moves", "phases"}),
-    ("rules engine", {"melds", "going_out", "melding", "pile", "state", "legal", "scoring"}),
-    ("play", {"arbiter", "view", "parameters", "strategy", "engine", "loader",
-              "viewmessage", "protocol", "botprocess", "isolation", "botserver"}),
-    ("search", {"search"}),
-    # The research interface (issue #17): environments, encodings, policies, decision records; numpy allowed.
-    ("research", {"env"}),
-    ("runs", {"records", "storage", "summary", "ratings", "sprt", "matchmaking", "runner", "supervisor", "dask_backend",
-              "analysis", "report_sections", "code_guard"}),
-    ("tuning", {"spsa", "tuning", "tuning_run"}),
-    ("people", {"narrate", "human"}),
-    ("command line", {"cli", "__main__", "commands"}),
-]
-LAYER_OF = {module: index for index, (_, modules) in enumerate(LAYERS) for module in modules}
+ROOT = Path(__file__).resolve().parent.parent
+SIM = ROOT / "sim"
+STRATEGIES = ROOT / "strategies"
+
+ROOMS = ["errors", "arbiter", "core", "strategies", "plugins", "env", "runs", "analysis", "tuning", "terminal", "cli"]
+"""The rooms in dependency order: each imports only from itself and those before it."""
+TOP = {"__init__", "__main__", "_moved"}
+"""The package's own top-level modules: the public surface and the old paths; they may import any room."""
 ANALYSIS_STACK = {"numpy", "pandas", "pyarrow", "matplotlib", "tqdm", "dask", "distributed"}
+RANDOM_USERS = {"core/state.py", "core/engine.py", "core/strategy.py", "plugins/loader.py"}
+"""The only modules of the play that import ``random``: each seeds its own generator, never the global one."""
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -38,41 +35,66 @@ def imported_modules(path: Path) -> set[str]:
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
+            if node.module == "canasta_sim":  # ``from canasta_sim import some_module``
+                found.update(f"canasta_sim.{alias.name}" for alias in node.names if _is_module(alias.name))
     return found
 
 
-def sim_modules() -> list[Path]:
-    return sorted(path for path in SIM.rglob("*.py"))
+def _is_module(name: str) -> bool:
+    return name in MOVED or (SIM / name).is_dir() or (SIM / f"{name}.py").is_file()
 
 
-def layer_of(path: Path) -> int:
+def room_of_path(path: Path) -> str:
+    """A source file's room: its folder under ``sim/``, ``strategies``, or its own name at the top of ``sim/``."""
+    if path.is_relative_to(STRATEGIES):
+        return "strategies"
     relative = path.relative_to(SIM)
-    name = relative.parts[0] if len(relative.parts) > 1 else relative.stem
-    return LAYER_OF.get("__init__" if name == "__init__" else name, -1)
+    return relative.parts[0] if len(relative.parts) > 1 else relative.stem
 
 
-def test_every_module_has_a_layer():
-    unplaced = [str(path.relative_to(SIM)) for path in sim_modules() if path.stem != "__init__" and layer_of(path) < 0]
-    assert unplaced == []
+def room_of_module(name: str) -> str:
+    """The room of a dotted ``canasta_sim`` module path."""
+    return name.split(".")[1]
+
+
+def package_modules() -> list[Path]:
+    return sorted([*SIM.rglob("*.py"), *STRATEGIES.rglob("*.py")])
+
+
+def test_every_folder_and_top_module_is_a_room():
+    rooms = {room_of_path(path) for path in package_modules()}
+    assert rooms - TOP == set(ROOMS)
 
 
 @pytest.mark.parametrize(
     "path",
-    [path for path in sim_modules() if path.name != "__init__.py" or path.parent != SIM],
-    ids=lambda path: str(path.relative_to(SIM)),
+    [path for path in package_modules() if room_of_path(path) not in TOP],
+    ids=lambda path: str(path.relative_to(ROOT)),
 )
-def test_imports_point_only_to_earlier_layers(path):
-    own = layer_of(path)
+def test_imports_point_only_to_earlier_rooms(path):
+    own = ROOMS.index(room_of_path(path))
     for module in imported_modules(path):
-        if module.startswith("canasta_sim.") and not module.startswith("canasta_sim.strategies"):
-            target = module.split(".")[1]
-            assert LAYER_OF[target] <= own, (
-                f"{path.name} ({LAYERS[own][0]}) imports {module} ({LAYERS[LAYER_OF[target]][0]})"
+        if module.startswith("canasta_sim."):
+            target = room_of_module(module)
+            assert target in ROOMS, f"{path.name} imports {module}, an old path: import it from its room"
+            assert ROOMS.index(target) <= own, (
+                f"{path.relative_to(ROOT)} ({ROOMS[own]}) imports {module} ({target}), a later room"
             )
 
 
-@pytest.mark.parametrize("name", sorted(LAYERS[0][1] | LAYERS[1][1] | LAYERS[2][1]))
-def test_engine_never_imports_the_analysis_stack(name):
-    roots = {module.split(".")[0] for module in imported_modules(SIM / f"{name}.py")}
+@pytest.mark.parametrize(
+    "path",
+    [path for path in package_modules() if room_of_path(path) in {"errors", "arbiter", "core"}],
+    ids=lambda path: str(path.relative_to(ROOT)),
+)
+def test_the_arbiter_and_the_core_never_import_the_analysis_stack(path):
+    roots = {module.split(".")[0] for module in imported_modules(path)}
     assert not roots & ANALYSIS_STACK
-    assert "random" not in roots or name in {"state", "engine", "loader", "strategy"}
+    assert "random" not in roots or str(path.relative_to(SIM)) in RANDOM_USERS
+
+
+def test_a_later_room_imported_late_is_still_caught(tmp_path):
+    """The check reads imports inside functions too: a call-time import is still an import."""
+    module = tmp_path / "late.py"
+    module.write_text("def f():\n    from canasta_sim.runs.runner import run\n")
+    assert "canasta_sim.runs.runner" in imported_modules(module)

@@ -1,7 +1,7 @@
 """The examples in the package's docstrings, run against the installed ``canasta_sim`` modules.
 
 pytest's ``--doctest-modules`` would import ``sim/*.py`` a second time under the folder's name
-(``sim.cards`` beside ``canasta_sim.cards``), so the docstrings are read from the sources here and run
+(``sim.cards`` beside ``canasta_sim.core.cards``), so the docstrings are read from the sources here and run
 in the namespace of the module the package really imports, compiled or not.
 """
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules for describe())
-from canasta_sim import accelerator
+from canasta_sim.core._compiled import accelerator
 
 
 @pytest.fixture

@@ -21,17 +21,17 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from canasta_sim.engine import MAX_HANDS_PER_GAME
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME
+from canasta_sim.core.rules import Rules
 from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
-from canasta_sim.rules import Rules
 
 __all__ = ["CanastaEnv"]
 
 class CanastaEnv(AECEnv):
     """Classic partnership canasta as a PettingZoo AEC environment.
 
-    :param rules: a :class:`~canasta_sim.rules.Rules`, a mapping of rule options (``{"target_score": 3000}``)
+    :param rules: a :class:`~canasta_sim.core.rules.Rules`, a mapping of rule options (``{"target_score": 3000}``)
         or ``None`` for the default rule set.
     :param reward: ``"hand"`` or ``"game"`` (see :data:`REWARD_CHOICES`).
     :param max_hands: hands after which a game is cut short (the agents are truncated).

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from canasta_sim.core.strategy import Strategy
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 from canasta_sim.env.encoding import DecisionOptions, move_actions, observation_values
-from canasta_sim.strategy import Strategy
 
 __all__ = ["DECISION_SCHEMA", "DecisionRecorder", "recorded_seats", "verify_record_choices"]
 

@@ -1,12 +1,12 @@
 """A step-by-step driver of one game: the engine's hand loop turned inside out, one decision per call.
 
-:func:`canasta_sim.engine.play_game` asks each seat's strategy for its decisions in a loop; a
+:func:`canasta_sim.core.engine.play_game` asks each seat's strategy for its decisions in a loop; a
 learning agent instead needs the game to stop at each decision and wait.  :class:`GameDriver`
-keeps the same order of decisions (:func:`canasta_sim.engine.play_hand`: acquire; ask, and the
+keeps the same order of decisions (:func:`canasta_sim.core.engine.play_hand`: acquire; ask, and the
 partner's answer, when asking is allowed; melds until the player stops; the automatic
 ``Stop`` of R13.1; the discard) and the same deal, dealer rotation, scoring and game end as
-:func:`~canasta_sim.engine.play_game`, but every rule is judged by the engine itself:
-each decision goes through :meth:`canasta_sim.state.HandState.apply`.
+:func:`~canasta_sim.core.engine.play_game`, but every rule is judged by the engine itself:
+each decision goes through :meth:`canasta_sim.core.state.HandState.apply`.
 
 Seats may also be given strategies: their decisions are asked from the strategy, as the
 engine would, and their hooks (``on_hand_start``, ``on_event``, ``on_hand_end``) are called.
@@ -20,14 +20,14 @@ import os
 import random
 from collections.abc import Mapping, Sequence
 
-from canasta_sim.engine import MAX_HANDS_PER_GAME, StrategyFactory, derive_seed
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, derive_seed
+from canasta_sim.core.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile
+from canasta_sim.core.rules import DEFAULT_RULES, Rules
+from canasta_sim.core.scoring import HandResult, score_hand
+from canasta_sim.core.state import OVER, HandState
+from canasta_sim.core.strategy import PublicEvent, Strategy
+from canasta_sim.core.view import SeatView
 from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError
-from canasta_sim.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile
-from canasta_sim.rules import DEFAULT_RULES, Rules
-from canasta_sim.scoring import HandResult, score_hand
-from canasta_sim.state import OVER, HandState
-from canasta_sim.strategy import PublicEvent, Strategy
-from canasta_sim.view import SeatView
 
 __all__ = [
     "ACQUIRE_DECISION",
@@ -66,7 +66,7 @@ REWARD_CHOICES = ("hand", "game")
 
 
 def as_rules(rules: Rules | Mapping | None) -> Rules:
-    """A :class:`~canasta_sim.rules.Rules` from a rule set, a mapping of rule options, or ``None`` (default)."""
+    """A :class:`~canasta_sim.core.rules.Rules` from a rule set, a mapping of rule options, or ``None`` (default)."""
     if rules is None:
         return Rules()
     if isinstance(rules, Rules):
@@ -119,7 +119,7 @@ class GameDriver:
     """One game, advanced one decision at a time.
 
     :param rules: the rule set.
-    :param players: per seat, a strategy factory (a :class:`~canasta_sim.strategy.Strategy` subclass or a
+    :param players: per seat, a strategy factory (a :class:`~canasta_sim.core.strategy.Strategy` subclass or a
         loaded spec) that decides for that seat, or ``None`` for a seat decided through :meth:`decide`.
     :param names: the seats' names for error messages (default: the factories' names, or ``agent``).
     :param max_hands: the engine's guard against a game without end (the game ends as ``hand_cap``).

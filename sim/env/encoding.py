@@ -16,7 +16,7 @@ action                            meaning
                                   12: wild cards only) of ``n`` naturals, ``j`` jokers, ``d``
                                   deuces from hand (n 0-8)
 5627                              done: stop melding, or lay the groups chosen so far
-5628 + kind                       discard one card of ``kind`` (0-14, see canasta_sim.cards)
+5628 + kind                       discard one card of ``kind`` (0-14, see canasta_sim.core.cards)
 5643, 5644                        ask the partner: no, yes
 5645, 5646                        answer the partner: no, yes
 ================================  =========================================================
@@ -25,7 +25,7 @@ One engine move is one action, except two that must be validated as a whole: an 
 (the side's first, R10) and a take that needs extra melds to reach the minimum (R8.3).  Those
 are played as several actions, the groups in increasing action order, then ``done``; the mask
 allows only prefixes of legal moves, so every sequence it allows ends in a legal move.  The
-mask allows exactly the engine's canonical legal moves (:mod:`canasta_sim.legal`), with one
+mask allows exactly the engine's canonical legal moves (:mod:`canasta_sim.core.legal`), with one
 restriction: after a partner's "yes" that obliges going out (R12.5), a meld is allowed only if
 going out stays possible after it, so that a masked choice can never leave the seat without a
 legal move.
@@ -38,11 +38,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from canasta_sim.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
+from canasta_sim.core.going_out import find_meld_out
+from canasta_sim.core.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
-from canasta_sim.going_out import find_meld_out
-from canasta_sim.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
-from canasta_sim.view import SeatView
 
 __all__ = [
     "ACTION_COUNT",
@@ -291,7 +291,7 @@ def _meld_options(view: SeatView) -> DecisionOptions:
 
 def _check_disjoint(immediate, compound) -> None:
     # An action both complete on its own and the start of a compound move would make the bijection
-    # ambiguous; the canonical listings (canasta_sim.legal) never produce one.
+    # ambiguous; the canonical listings (canasta_sim.core.legal) never produce one.
     clash = immediate.keys() & {actions[0] for actions, _ in compound}
     if clash:
         raise RuntimeError(f"actions {sorted(clash)} are both complete moves and starts of compound moves")
@@ -449,7 +449,7 @@ def observation_vector(view: SeatView, decision: str | None, prefix: tuple[int, 
     :param decision: the decision the seat must make now, or ``None`` when it waits.
     :param prefix: the actions chosen so far in a compound move (only for the deciding seat).
 
-    Everything comes from the seat's :class:`~canasta_sim.view.SeatView` (what it may know) and from
+    Everything comes from the seat's :class:`~canasta_sim.core.view.SeatView` (what it may know) and from
     its own choices in progress; seats are numbered from the seat itself (this, left, partner,
     right) and sides as own and other, so one policy can play any seat.
     """

@@ -21,11 +21,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from canasta_sim.engine import MAX_HANDS_PER_GAME
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME
+from canasta_sim.core.rules import Rules
 from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
-from canasta_sim.loader import load_strategy
-from canasta_sim.rules import Rules
+from canasta_sim.plugins.loader import load_strategy
 
 __all__ = ["CanastaGymEnv"]
 
@@ -36,7 +36,7 @@ class CanastaGymEnv(gymnasium.Env):
     :param partner: the strategy spec of the learning seat's partner.
     :param opponents: the strategy spec of both opponents.
     :param seat: the learning seat, 0-3 (side A is seats 0 and 2).
-    :param rules: a :class:`~canasta_sim.rules.Rules`, a mapping of rule options, or ``None``.
+    :param rules: a :class:`~canasta_sim.core.rules.Rules`, a mapping of rule options, or ``None``.
     :param reward: ``"hand"`` (the side's hand score minus the other's, at each hand's end) or ``"game"``
         (+1, -1 or 0 at the game's end).
     :param max_hands: hands after which a game is cut short (``truncated``).

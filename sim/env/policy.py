@@ -28,11 +28,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from canasta_sim.core.strategy import Strategy
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_vector
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.loader import _import_file, import_named_module
-from canasta_sim.strategy import Strategy
+from canasta_sim.plugins.loader import _import_file, import_named_module
 
 __all__ = ["PolicyStrategy", "policy_strategy_class"]
 

@@ -6,9 +6,9 @@ bots never changes a golden narration: only an engine or narrator change can.
 
 from __future__ import annotations
 
-from canasta_sim.cards import BLACK_THREE, KIND_VALUE, TWO
-from canasta_sim.moves import Discard, Meld, Move
-from canasta_sim.strategy import Strategy
+from canasta_sim.core.cards import BLACK_THREE, KIND_VALUE, TWO
+from canasta_sim.core.moves import Discard, Meld, Move
+from canasta_sim.core.strategy import Strategy
 
 
 class GoldenBot(Strategy):

@@ -13,8 +13,8 @@ import math
 
 import pytest
 
-from canasta_sim import engine
-from canasta_sim.cards import (
+from canasta_sim.core import engine
+from canasta_sim.core.cards import (
     BLACK_THREE,
     CARD_KIND,
     JOKER,
@@ -25,12 +25,11 @@ from canasta_sim.cards import (
     parse_kind,
     parse_kinds,
 )
-from canasta_sim.engine import play_game
-from canasta_sim.errors import IllegalMoveError, RulesError
-from canasta_sim.moves import WILD_RANK, MeldGroup, parse_move
-from canasta_sim.rules import DEFAULT_RULES, RULE_CHOICES, Rules
-from canasta_sim.scoring import score_hand
-from canasta_sim.state import (
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import WILD_RANK, MeldGroup, parse_move
+from canasta_sim.core.rules import DEFAULT_RULES, RULE_CHOICES, Rules
+from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.state import (
     ACQUIRE,
     END_RED_THREE_LAST_CARD,
     END_STOCK_EXHAUSTED,
@@ -39,6 +38,7 @@ from canasta_sim.state import (
     PLAY,
     HandState,
 )
+from canasta_sim.errors import IllegalMoveError, RulesError
 from canasta_sim.strategies.greedy import Greedy
 from canasta_sim.strategies.random_play import RandomPlay
 from tests.helpers import score_from_parts
@@ -138,7 +138,7 @@ def _position(
 
 
 def _play(state: HandState, *moves: str) -> HandState:
-    """Apply moves given in their text form (canasta_sim.moves) and check that no card was lost (R1.1)."""
+    """Apply moves given in their text form (canasta_sim.core.moves) and check that no card was lost (R1.1)."""
     for text in moves:
         state.apply(parse_move(text))
     assert state.card_total() == 108

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from canasta_sim.cards import (
+from canasta_sim.core.cards import (
     BLACK_THREE,
     CARD_KIND,
     CARD_SUIT,
@@ -21,9 +21,9 @@ from canasta_sim.cards import (
     is_wild,
     parse_kinds,
 )
-from canasta_sim.moves import Meld, MeldGroup
-from canasta_sim.rules import Rules
-from canasta_sim.state import PLAY, HandState
+from canasta_sim.core.moves import Meld, MeldGroup
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY, HandState
 from tests.helpers import expect_illegal, position
 
 

@@ -1,11 +1,11 @@
 """RULES.md §2: partnerships, the dealer, turn order and who may act (R2.1-R2.4)."""
 
-from canasta_sim.engine import play_game
-from canasta_sim.moves import Discard, Draw, TakePile
-from canasta_sim.rules import Rules
-from canasta_sim.state import ACQUIRE, PLAY, HandState
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import Discard, Draw, TakePile
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import ACQUIRE, PLAY, HandState
+from canasta_sim.core.view import SeatView
 from canasta_sim.strategies import RandomPlay
-from canasta_sim.view import SeatView
 from tests.helpers import apply_all, finish, position
 
 

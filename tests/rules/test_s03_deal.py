@@ -4,10 +4,10 @@ import random
 
 import pytest
 
-from canasta_sim.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, RED_THREE, TWO, parse_kind
-from canasta_sim.moves import Discard
-from canasta_sim.rules import Rules
-from canasta_sim.state import HandState, shuffled_deck
+from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, RED_THREE, TWO, parse_kind
+from canasta_sim.core.moves import Discard
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import HandState, shuffled_deck
 from tests.helpers import apply_all, expect_illegal, first_card, stacked_deck, verify_card_accounting
 
 K, Q, A = (parse_kind(name) for name in "KQA")

@@ -1,9 +1,9 @@
 """RULES.md §4: red 3s are laid down, replaced when drawn, never melded or kept (R4.1-R4.6)."""
 
-from canasta_sim.cards import CARD_KIND, RED_THREE, parse_kind
-from canasta_sim.moves import Discard, Meld, MeldGroup
-from canasta_sim.scoring import score_hand
-from canasta_sim.state import END_RED_THREE_LAST_CARD, OVER, PLAY
+from canasta_sim.core.cards import CARD_KIND, RED_THREE, parse_kind
+from canasta_sim.core.moves import Discard, Meld, MeldGroup
+from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.state import END_RED_THREE_LAST_CARD, OVER, PLAY
 from tests.helpers import apply_all, expect_illegal, finish, position
 
 K = parse_kind("K")

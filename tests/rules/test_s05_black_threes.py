@@ -1,9 +1,9 @@
 """RULES.md §5: black 3s, the stop cards (R5.1-R5.5, D2, D5)."""
 
-from canasta_sim.cards import BLACK_THREE, parse_kind
-from canasta_sim.moves import Meld, MeldGroup
-from canasta_sim.rules import Rules
-from canasta_sim.state import PLAY
+from canasta_sim.core.cards import BLACK_THREE, parse_kind
+from canasta_sim.core.moves import Meld, MeldGroup
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY
 from tests.helpers import apply_all, expect_illegal, finish, position
 
 K = parse_kind("K")

@@ -1,8 +1,8 @@
 """RULES.md §6: acquire, meld, discard; melds stay; any discard; keep a card; atomic melds (R6.1-R6.5)."""
 
-from canasta_sim.cards import JOKER, TWO, parse_kind
-from canasta_sim.moves import Discard, Meld, MeldGroup, Stop
-from canasta_sim.state import ACQUIRE, PLAY
+from canasta_sim.core.cards import JOKER, TWO, parse_kind
+from canasta_sim.core.moves import Discard, Meld, MeldGroup, Stop
+from canasta_sim.core.state import ACQUIRE, PLAY
 from tests.helpers import apply_all, expect_illegal, position, snapshot
 
 K, Q = parse_kind("K"), parse_kind("Q")

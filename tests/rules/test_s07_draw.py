@@ -1,7 +1,7 @@
 """RULES.md §7: drawing from the stock (R7.1, R7.2)."""
 
-from canasta_sim.cards import CARD_KIND, parse_kind
-from canasta_sim.state import END_RED_THREE_LAST_CARD, OVER, PLAY
+from canasta_sim.core.cards import CARD_KIND, parse_kind
+from canasta_sim.core.state import END_RED_THREE_LAST_CARD, OVER, PLAY
 from tests.helpers import apply_all, expect_illegal, position
 
 K = parse_kind("K")

@@ -2,10 +2,10 @@
 
 import pytest
 
-from canasta_sim.cards import JOKER, RED_THREE, TWO, parse_kind
-from canasta_sim.moves import Discard, TakePile
-from canasta_sim.rules import Rules
-from canasta_sim.state import PLAY
+from canasta_sim.core.cards import JOKER, RED_THREE, TWO, parse_kind
+from canasta_sim.core.moves import Discard, TakePile
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY
 from tests.helpers import apply_all, expect_illegal, first_card, position
 
 K, Q, J, A = (parse_kind(name) for name in "KQJA")

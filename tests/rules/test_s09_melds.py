@@ -2,11 +2,11 @@
 
 import pytest
 
-from canasta_sim.cards import BLACK_THREE, JOKER, RED_THREE, TWO, parse_kind
-from canasta_sim.melds import meld_fits, meld_problem
-from canasta_sim.moves import WILD_RANK, Meld, MeldGroup
-from canasta_sim.rules import Rules
-from canasta_sim.state import PLAY
+from canasta_sim.core.cards import BLACK_THREE, JOKER, RED_THREE, TWO, parse_kind
+from canasta_sim.core.melds import meld_fits, meld_problem
+from canasta_sim.core.moves import WILD_RANK, Meld, MeldGroup
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY
 from tests.helpers import apply_all, expect_illegal, finish, position
 
 K, Q, J = (parse_kind(name) for name in "KQJ")

@@ -2,9 +2,9 @@
 
 import pytest
 
-from canasta_sim.moves import Discard
-from canasta_sim.rules import Rules
-from canasta_sim.state import PLAY
+from canasta_sim.core.moves import Discard
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY
 from tests.helpers import apply_all, expect_illegal, finish, first_card, position
 
 DEFAULT = Rules()

@@ -2,10 +2,10 @@
 
 import pytest
 
-from canasta_sim.cards import parse_kind
-from canasta_sim.melds import is_canasta, meld_problem
-from canasta_sim.rules import Rules
-from canasta_sim.state import PLAY
+from canasta_sim.core.cards import parse_kind
+from canasta_sim.core.melds import is_canasta, meld_problem
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY
 from tests.helpers import apply_all, finish, position, table_value
 
 K = parse_kind("K")

@@ -2,10 +2,10 @@
 
 import pytest
 
-from canasta_sim.cards import BLACK_THREE, TWO
-from canasta_sim.moves import Discard
-from canasta_sim.rules import Rules
-from canasta_sim.state import END_WENT_OUT, OVER, PLAY
+from canasta_sim.core.cards import BLACK_THREE, TWO
+from canasta_sim.core.moves import Discard
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import END_WENT_OUT, OVER, PLAY
 from tests.helpers import apply_all, expect_illegal, finish, position
 
 CANASTA = "A A A A A A A"

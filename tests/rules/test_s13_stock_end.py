@@ -1,9 +1,9 @@
 """RULES.md §13: the end of the hand when the stock runs out (R13.1-R13.4, D7, D14)."""
 
-from canasta_sim.moves import Stop
-from canasta_sim.rules import Rules
-from canasta_sim.scoring import score_hand
-from canasta_sim.state import ACQUIRE, END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, OVER, PLAY
+from canasta_sim.core.moves import Stop
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.state import ACQUIRE, END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, OVER, PLAY
 from tests.helpers import apply_all, expect_illegal, finish, position
 
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from canasta_sim.rules import Rules
-from canasta_sim.scoring import score_hand
-from canasta_sim.state import PLAY
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.state import PLAY
 from tests.helpers import finish, position, score_from_parts
 
 DEFAULT = Rules()

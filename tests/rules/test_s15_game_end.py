@@ -8,10 +8,10 @@ import dataclasses
 
 import pytest
 
-import canasta_sim.engine
-from canasta_sim.engine import play_game
-from canasta_sim.rules import Rules
-from canasta_sim.state import END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, END_WENT_OUT
+import canasta_sim.core.engine
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, END_WENT_OUT
 from canasta_sim.strategies import Greedy, RandomPlay
 
 
@@ -21,12 +21,12 @@ def scripted_totals(monkeypatch):
 
     def install(totals):
         script = iter(totals)
-        real = canasta_sim.engine.score_hand
+        real = canasta_sim.core.engine.score_hand
 
         def scripted(state):
             return dataclasses.replace(real(state), totals_after=next(script))
 
-        monkeypatch.setattr(canasta_sim.engine, "score_hand", scripted)
+        monkeypatch.setattr(canasta_sim.core.engine, "score_hand", scripted)
 
     return install
 

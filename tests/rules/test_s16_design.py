@@ -6,11 +6,11 @@ import random
 
 import pytest
 
+from canasta_sim.core.going_out import find_meld_out
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile, parse_move
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import ACQUIRE, PLAY, HandState
 from canasta_sim.errors import IllegalMoveError
-from canasta_sim.going_out import find_meld_out
-from canasta_sim.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile, parse_move
-from canasta_sim.rules import Rules
-from canasta_sim.state import ACQUIRE, PLAY, HandState
 from tests.helpers import apply_all, expect_illegal, finish, position, snapshot
 
 

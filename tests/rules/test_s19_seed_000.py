@@ -4,8 +4,8 @@ Seats follow the example's turn order (you → Ada → Bo → Cleo): "you" is se
 (team Y = side A); Ada is seat 1 and Cleo seat 3 (team Z = side B).  All totals start at 0.
 """
 
-from canasta_sim.rules import Rules
-from canasta_sim.state import PLAY, HandState
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY, HandState
 from tests.helpers import apply_all, finish, position
 
 YOU, ADA, BO, CLEO = 0, 1, 2, 3

@@ -6,12 +6,20 @@ T15 (the seed-000 game) lives in test_s19_seed_000.py.  Positions are built with
 
 import pytest
 
-from canasta_sim.cards import JOKER, RED_THREE, TWO, parse_kind
-from canasta_sim.moves import WILD_RANK, Draw, Meld, MeldGroup, Stop, TakePile, parse_move
-from canasta_sim.rules import Rules
-from canasta_sim.scoring import score_hand
-from canasta_sim.state import ACQUIRE, END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, END_WENT_OUT, OVER, PLAY, HandState
-from canasta_sim.view import SeatView
+from canasta_sim.core.cards import JOKER, RED_THREE, TWO, parse_kind
+from canasta_sim.core.moves import WILD_RANK, Draw, Meld, MeldGroup, Stop, TakePile, parse_move
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.state import (
+    ACQUIRE,
+    END_RED_THREE_LAST_CARD,
+    END_STOCK_EXHAUSTED,
+    END_WENT_OUT,
+    OVER,
+    PLAY,
+    HandState,
+)
+from canasta_sim.core.view import SeatView
 from tests.helpers import apply_all, expect_illegal, finish, position, stacked_deck, table_value
 
 K, Q, J, A = (parse_kind(name) for name in "KQJA")

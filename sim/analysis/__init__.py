@@ -1,0 +1,28 @@
+"""Reading finished runs: the notebook API (:mod:`~canasta_sim.analysis.notebook`) and the report's sections
+(:mod:`~canasta_sim.analysis.sections`).
+
+Typical use, with the directory of a finished run::
+
+    from canasta_sim.analysis import load_run, summarize
+
+    run = load_run("results/20250101-120000")
+    summarize(run)
+"""
+
+from canasta_sim.analysis.notebook import (
+    LoadedRun,
+    cross_table,
+    entrants_of,
+    label_teams,
+    load_run,
+    matchmaking,
+    paired_results,
+    ratings,
+    summarize,
+    summary_rows,
+)
+
+__all__ = [
+    "LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results", "ratings",
+    "summarize", "summary_rows",
+]

@@ -1,0 +1,160 @@
+"""A small API for notebooks: load a run's tables as DataFrames and summarize them.
+
+Typical use, with the directory of a finished run::
+
+    from canasta_sim.analysis import load_run, summarize
+
+    run = load_run("results/20250101-120000")
+    run.games.groupby("winner_strategy").size()
+    summarize(run)
+    cross_table(run), ratings(run), paired_results(run)   # round robins and duplicate deals
+
+The columns are documented in ``docs/output.md``.  Only chunks whose ``games`` and ``hands``
+parts both exist are read, so a run still going, or killed and not yet resumed, loads consistently.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from canasta_sim.analysis.sections import PAIRED_FIELDS, cross_records, paired_records, rating_records
+from canasta_sim.runs.matchmaking import MatchmakingResults, matchmaking_results
+from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
+from canasta_sim.runs.summary import SummaryAccumulator, SummaryRow, side_labels
+
+__all__ = [
+    "LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results", "ratings",
+    "summarize", "summary_rows",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadedRun:
+    """A run read into memory.
+
+    :ivar path: the run directory.
+    :ivar manifest: the content of ``run.json``.
+    :ivar games: one row per game, sorted by ``game_id``.
+    :ivar hands: one row per team per hand, sorted by ``game_id``, ``hand_no``, ``team``.
+    """
+
+    path: Path
+    manifest: dict[str, Any]
+    games: pd.DataFrame
+    hands: pd.DataFrame
+
+    @property
+    def entrants(self) -> tuple[str, ...]:
+        """The summary labels of the run's strategies, in the order they were given."""
+        return entrants_of(self.manifest)
+
+
+def entrants_of(manifest: dict[str, Any]) -> tuple[str, ...]:
+    """The summary labels of a run's strategies: the specs, or ``spec (A)``/``spec (B)`` in a mirror match."""
+    specs = [entry.get("spec") for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
+    if not specs:
+        return ()
+    if len(specs) >= 3:  # a round robin
+        return tuple(specs)
+    return side_labels(specs[0], specs[-1])
+
+
+def load_run(
+    path: str | os.PathLike,
+    *,
+    games_columns: Sequence[str] | None = None,
+    hands_columns: Sequence[str] | None = None,
+    require_games: bool = False,
+) -> LoadedRun:
+    """Read a run directory's ``run.json`` and tables.
+
+    :param games_columns: columns of ``games`` to read (``None``: all); ``game_id`` is always read.
+    :param hands_columns: columns of ``hands`` to read (``None``: all); ``game_id`` is always read.
+    :param require_games: raise if the run has no finished games yet.
+    :raises RunDirectoryError: for a missing directory, one without ``run.json``, or (``require_games``)
+        a run with no finished games.
+    """
+    directory = RunDirectory(path)
+    manifest = directory.read_manifest()
+    games_columns = _with_game_id(games_columns, GAME_SCHEMA.names)
+    hands_columns = _with_game_id(hands_columns, HAND_SCHEMA.names)
+    games_parts, hands_parts = [], []
+    for _, games, hands in directory.iter_chunks(games_columns, hands_columns):
+        games_parts.append(games.to_pandas())
+        hands_parts.append(hands.to_pandas())
+    if not games_parts and require_games:
+        raise RunDirectoryError(f"run {str(directory.path)!r} has no finished games yet")
+    games = _concat(games_parts, GAME_SCHEMA, games_columns).sort_values("game_id", kind="stable")
+    hands_order = [name for name in ("game_id", "hand_no", "team") if name in hands_columns]
+    hands = _concat(hands_parts, HAND_SCHEMA, hands_columns).sort_values(hands_order, kind="stable")
+    return LoadedRun(directory.path, manifest, games.reset_index(drop=True), hands.reset_index(drop=True))
+
+
+def _with_game_id(columns: Sequence[str] | None, known: list[str]) -> list[str]:
+    if columns is None:
+        return list(known)
+    unknown = [name for name in columns if name not in known]
+    if unknown:
+        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; see docs/output.md")
+    return list(dict.fromkeys(["game_id", *columns]))
+
+
+def _concat(parts: list[pd.DataFrame], schema, columns: list[str]) -> pd.DataFrame:
+    if parts:
+        return pd.concat(parts, ignore_index=True)
+    return schema.empty_table().select(columns).to_pandas()
+
+
+def label_teams(frame: pd.DataFrame) -> pd.Series:
+    """The summary label of each row of ``hands`` (``strategy``, or ``strategy (team)`` in a mirror match)."""
+    strategy = frame["strategy"].astype(str)
+    mirrored = strategy == frame["opponent_strategy"].astype(str)
+    return strategy.where(~mirrored, strategy + " (" + frame["team"].astype(str) + ")")
+
+
+def summary_rows(run: LoadedRun) -> list[SummaryRow]:
+    """The run's summary as :class:`~canasta_sim.runs.summary.SummaryRow` objects, in the run's strategy order."""
+    accumulator = SummaryAccumulator()
+    accumulator.add(run.games, run.hands)
+    return accumulator.rows(run.entrants)
+
+
+def summarize(run: LoadedRun) -> pd.DataFrame:
+    """The run's summary (as printed by ``canasta-sim run`` and ``report``), one row per strategy."""
+    rows = [dataclasses.asdict(row) for row in summary_rows(run)]
+    columns = [field.name for field in dataclasses.fields(SummaryRow)]
+    return pd.DataFrame(rows, columns=columns).set_index("strategy")
+
+
+def matchmaking(run: LoadedRun) -> MatchmakingResults:
+    """The run's paired results (``--duplicate``) and cross table and ratings (round robins), as reported."""
+    specs = [entry.get("spec") for entry in run.manifest.get("strategies", []) if isinstance(entry, dict)]
+    return matchmaking_results(RunDirectory(run.path), specs, bool(run.manifest.get("duplicate")))
+
+
+def paired_results(run: LoadedRun) -> pd.DataFrame:
+    """The paired result of each pair of strategies of a run with duplicate deals, one row per pair, from the
+    first-given strategy's point of view (no rows for other runs); the columns are described in
+    :mod:`canasta_sim.analysis.sections`."""
+    return pd.DataFrame(paired_records(matchmaking(run)), columns=list(PAIRED_FIELDS))
+
+
+def cross_table(run: LoadedRun) -> pd.DataFrame:
+    """A round robin's cross table: one row per strategy and opponent that played, with the strategy's score
+    (a draw counting half), its Wilson 95% interval and the games (no rows for other runs)."""
+    columns = ["strategy", "opponent", "games", "score", "score_low", "score_high"]
+    return pd.DataFrame(cross_records(matchmaking(run).cross_table), columns=columns)
+
+
+def ratings(run: LoadedRun) -> pd.DataFrame:
+    """A round robin's Bradley-Terry ratings, strongest first: Elo relative to the entrants' mean with its 95%
+    interval, games and score (no rows for other runs)."""
+    columns = ["rank", "strategy", "elo", "elo_low", "elo_high", "games", "score"]
+    return pd.DataFrame(rating_records(matchmaking(run).ratings), columns=columns).set_index("rank")

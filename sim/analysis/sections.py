@@ -1,0 +1,187 @@
+"""The report's sections beyond the per-strategy summary, in every format: the paired results of duplicate
+deals, and the cross table and ratings of a round robin (:class:`canasta_sim.runs.matchmaking.MatchmakingResults`).
+
+``canasta-sim report`` prints them as text (as ``run`` does), as Markdown tables, under the JSON keys
+``duplicate``, ``cross_table`` and ``ratings``, and as more columns of the one-row-per-strategy CSV;
+:mod:`canasta_sim.analysis` returns them as DataFrames.  Every figure is a plain number: rates are
+fractions (0.25 = 25%), Elo differences are Elo points, margins are game points; an undefined figure is
+``None`` (JSON, records) or empty (CSV).
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import math
+from collections.abc import Iterable, Sequence
+
+from canasta_sim.runs.matchmaking import MatchmakingResults, PairedResult
+from canasta_sim.runs.ratings import CrossTable, Rating
+from canasta_sim.runs.summary import SummaryRow
+
+__all__ = [
+    "PAIRED_FIELDS",
+    "cross_records",
+    "format_csv",
+    "format_markdown",
+    "paired_records",
+    "rating_records",
+    "sections_json",
+]
+
+PAIRED_FIELDS = (
+    "strategy", "opponent", "deals", "games", "score", "score_low", "score_high", "elo", "elo_low", "elo_high",
+    "pairs_0", "pairs_0.5", "pairs_1", "pairs_1.5", "pairs_2", "mean_margin", "score_variance_reduction",
+    "equivalent_unpaired_games", "margin_variance_reduction",
+)
+"""The keys of a paired record, from ``strategy``'s point of view."""
+
+
+def _clean(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _paired_record(result: PairedResult, flipped: bool) -> dict:
+    estimate = result.counts.estimate()
+    pairs = list(result.counts.pairs)
+    score, low, high = result.score, result.score_low, result.score_high
+    elo, elo_low, elo_high = estimate.elo, estimate.low, estimate.high
+    first, second, margin = result.first, result.second, result.margin
+    if flipped:  # the same deals told from the second strategy's side
+        first, second, margin = second, first, -margin
+        score, low, high = 1 - score, 1 - high, 1 - low
+        elo, elo_low, elo_high = -elo, -elo_high, -elo_low
+        pairs.reverse()
+    values = (first, second, result.deals, 2 * result.deals, score, low, high, elo, elo_low, elo_high, *pairs,
+              margin, result.score_reduction, result.equivalent_games, result.margin_reduction)
+    return {key: _clean(value) for key, value in zip(PAIRED_FIELDS, values, strict=True)}
+
+
+def paired_records(results: MatchmakingResults, both_sides: bool = False) -> list[dict]:
+    """One record per pair of strategies with duplicate deals, from the first-given one's point of view
+    (``both_sides``: and one from the other's)."""
+    records = []
+    for result in results.paired:
+        records.append(_paired_record(result, False))
+        if both_sides:
+            records.append(_paired_record(result, True))
+    return records
+
+
+def cross_records(table: CrossTable | None) -> list[dict]:
+    """One record per ordered pair that played: the row strategy's score against the opponent, Wilson 95%."""
+    if table is None:
+        return []
+    records = []
+    for first in table.names:
+        for second in table.names:
+            if first == second:
+                continue
+            score, low, high, games = table.score(first, second)
+            if games:
+                records.append({"strategy": first, "opponent": second, "games": games, "score": score,
+                                "score_low": low, "score_high": high})
+    return records
+
+
+def rating_records(ratings: Sequence[Rating]) -> list[dict]:
+    """One record per entrant, strongest first: rank, Elo relative to the mean with its 95% interval."""
+    ordered = sorted(ratings, key=lambda rating: -rating.elo)
+    return [{"rank": rank, "strategy": rating.name, "elo": rating.elo, "elo_low": rating.low,
+             "elo_high": rating.high, "games": rating.games, "score": _clean(rating.score)}
+            for rank, rating in enumerate(ordered, start=1)]
+
+
+def sections_json(results: MatchmakingResults) -> dict:
+    """The JSON report's keys: ``duplicate``, ``cross_table`` and ``ratings`` (empty lists when not played)."""
+    return {
+        "duplicate": paired_records(results),
+        "cross_table": cross_records(results.cross_table),
+        "ratings": rating_records(results.ratings),
+    }
+
+
+def _percent(value) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _signed(value) -> str:
+    return "n/a" if value is None else f"{value:+.1f}"
+
+
+def _markdown_table(header: list[str], rows: Iterable[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def format_markdown(results: MatchmakingResults) -> str:
+    """The sections as Markdown headings and tables ('' when there are none)."""
+    sections = []
+    paired = paired_records(results)
+    if paired:
+        sections.append("### Duplicate deals (paired, 95% interval from deal-to-deal variation)\n\n" + _markdown_table(
+            ["strategy", "opponent", "deals", "score [95%]", "Elo [95%]", "pairs 0/0.5/1/1.5/2", "margin",
+             "variance reduction"],
+            ([row["strategy"], row["opponent"], str(row["deals"]),
+              f"{_percent(row['score'])} [{_percent(row['score_low'])}, {_percent(row['score_high'])}]",
+              f"{_signed(row['elo'])} [{_signed(row['elo_low'])}, {_signed(row['elo_high'])}]",
+              "/".join(str(row[f"pairs_{key}"]) for key in ("0", "0.5", "1", "1.5", "2")),
+              _signed(row["mean_margin"]), _percent(row["score_variance_reduction"])] for row in paired)))
+    table = results.cross_table
+    if table is not None:
+        header = ["score of row vs column", *table.names]
+        rows = []
+        for first in table.names:
+            cells = [first]
+            for second in table.names:
+                score, low, high, games = table.score(first, second) if first != second else (0, 0, 0, 0)
+                cells.append("-" if not games else f"{100 * score:.1f}% [{100 * low:.1f}, {100 * high:.1f}] n={games}")
+            rows.append(cells)
+        sections.append("### Cross table (Wilson 95% interval)\n\n" + _markdown_table(header, rows))
+        sections.append("### Ratings (Bradley-Terry, Elo relative to the mean, 95% interval)\n\n" + _markdown_table(
+            ["rank", "strategy", "Elo", "95% interval", "games", "score"],
+            ([str(row["rank"]), row["strategy"], _signed(row["elo"]),
+              f"[{_signed(row['elo_low'])}, {_signed(row['elo_high'])}]", str(row["games"]),
+              _percent(row["score"])] for row in rating_records(results.ratings))))
+    return "\n\n".join(sections)
+
+
+def _extra_columns(results: MatchmakingResults) -> tuple[list[str], dict[str, dict]]:
+    """Columns added to the CSV summary, and their values by strategy."""
+    columns: list[str] = []
+    values: dict[str, dict] = {}
+
+    def put(strategy: str, column: str, value) -> None:
+        if column not in columns:
+            columns.append(column)
+        values.setdefault(strategy, {})[column] = value
+
+    for rating in rating_records(results.ratings):
+        for key in ("elo", "elo_low", "elo_high"):
+            put(rating["strategy"], key, rating[key])
+    for record in cross_records(results.cross_table):
+        for key in ("score", "score_low", "score_high", "games"):
+            put(record["strategy"], f"{key}_vs_{record['opponent']}", record[key])
+    for record in paired_records(results, both_sides=True):
+        for key in ("deals", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "mean_margin"):
+            put(record["strategy"], f"paired_{key}_vs_{record['opponent']}", record[key])
+    return columns, values
+
+
+def format_csv(rows: Iterable[SummaryRow], results: MatchmakingResults) -> str:
+    """The summary as CSV, one row per strategy, with the sections' figures as more columns: ``elo``,
+    ``elo_low``, ``elo_high`` (ratings), ``score_vs_X``, ``score_low_vs_X``, ``score_high_vs_X``,
+    ``games_vs_X`` (cross table) and ``paired_..._vs_X`` (duplicate deals), X naming the opponent."""
+    extra_columns, extra = _extra_columns(results)
+    fields = [field.name for field in dataclasses.fields(SummaryRow)] + extra_columns
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        values = {**row.as_dict(), **extra.get(row.strategy, {})}
+        writer.writerow({key: "" if values.get(key) is None else values[key] for key in fields})
+    return buffer.getvalue().rstrip("\n")

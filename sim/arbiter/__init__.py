@@ -1,0 +1,58 @@
+"""The arbiter's instruments: what the engine needs to judge untrusted strategy code, and nothing of the game loop.
+
+* :mod:`~canasta_sim.arbiter.clock`: the decision clock and strategies' tracebacks;
+* :mod:`~canasta_sim.arbiter.monitor`: the shared-memory record of the call under way, for the supervisor;
+* :mod:`~canasta_sim.arbiter.fingerprint`: the game's fingerprint (tampering), the code watch
+  (monkeypatching) and which strategies are trusted.
+
+The engine (:mod:`canasta_sim.core.engine`) calls strategy code, which is untrusted: whatever it raises,
+however long it runs and whatever it changes is the seat's failure.
+"""
+
+from canasta_sim.arbiter.clock import (
+    OWN_CLOCK_GRACE,
+    TRACEBACK_LIMIT,
+    ArbiterSignal,
+    DecisionClock,
+    DecisionTimeout,
+    strategy_traceback,
+)
+from canasta_sim.arbiter.fingerprint import (
+    CodeWatch,
+    GameFingerprint,
+    defined_in,
+    is_trusted,
+    is_trusted_class,
+    trust_builtin_strategies,
+)
+from canasta_sim.arbiter.monitor import (
+    CALL_CODES,
+    DECISIONS,
+    MONITOR_CALL,
+    MONITOR_GAME,
+    MONITOR_SIZE,
+    MONITOR_START,
+    decode_call,
+)
+
+__all__ = [
+    "CALL_CODES",
+    "DECISIONS",
+    "MONITOR_CALL",
+    "MONITOR_GAME",
+    "MONITOR_SIZE",
+    "MONITOR_START",
+    "OWN_CLOCK_GRACE",
+    "TRACEBACK_LIMIT",
+    "ArbiterSignal",
+    "CodeWatch",
+    "DecisionClock",
+    "DecisionTimeout",
+    "GameFingerprint",
+    "decode_call",
+    "defined_in",
+    "is_trusted",
+    "is_trusted_class",
+    "strategy_traceback",
+    "trust_builtin_strategies",
+]

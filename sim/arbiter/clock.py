@@ -1,0 +1,131 @@
+"""The decision clock and strategies' tracebacks.
+
+:class:`DecisionClock` interrupts a decision at its time limit: a ``SIGALRM`` timer
+(:func:`signal.setitimer`) in the main thread, which also stops a strategy sleeping in C, and a
+watchdog thread raising :class:`DecisionTimeout` asynchronously in other threads (the Dask backend's
+task threads), which stops pure-Python loops only.  Code that swallows the alarm or blocks in C is
+stopped by the runner's supervisor (:mod:`canasta_sim.runs.supervisor`), which kills its worker.
+
+:func:`strategy_traceback` keeps the frames of a strategy's failure below the engine's call, so the
+author finds the line.
+
+Arbiter-owned interruptions derive from :class:`BaseException` but not from :class:`KeyboardInterrupt`,
+so the engine can tell them from anything a strategy raises.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import signal
+import threading
+import time
+import traceback
+
+from canasta_sim.errors import UserInterrupt
+
+__all__ = ["ArbiterSignal", "DecisionClock", "DecisionTimeout", "OWN_CLOCK_GRACE", "TRACEBACK_LIMIT",
+           "strategy_traceback"]
+
+TRACEBACK_LIMIT = 4000
+"""Characters of a strategy's traceback kept on its :class:`~canasta_sim.errors.StrategyError`."""
+
+
+class DecisionTimeout(BaseException):
+    """Raised into a decision that has run past its time limit (never by a strategy: by the clock)."""
+
+
+ArbiterSignal = (UserInterrupt,)
+"""Exceptions the engine lets through strategy calls: they are the user's, not the seat's."""
+
+
+def strategy_traceback(error: BaseException) -> str:
+    """The traceback of ``error`` from the frame below the engine's call into strategy code, as text.
+
+    The engine's own frame (the call site) is left out: the author needs the strategy's lines.
+    """
+    frames = error.__traceback__.tb_next if error.__traceback__ is not None else None
+    lines = traceback.format_exception(type(error), error, frames)
+    text = "".join(lines)
+    if len(text) > TRACEBACK_LIMIT:
+        # Keep the innermost frames, where the error is: the head of a deep recursion says little.
+        text = "... (traceback shortened)\n" + text[-TRACEBACK_LIMIT:]
+    return text
+
+
+OWN_CLOCK_GRACE = 0.5
+"""Seconds past the limit before the engine's clock interrupts a strategy proxy that keeps its own clock
+(``keeps_own_clock``, the bot-process proxy): its own deadline comes first and reports the bot's stderr.
+The decision is still over its limit, and charged as a timeout, either way."""
+
+
+class DecisionClock:
+    """Interrupts a decision that runs past ``limit`` seconds by raising :class:`DecisionTimeout` in it.
+
+    :meth:`start` before calling strategy code, :meth:`stop` after, in the same thread.
+    """
+
+    __slots__ = ("limit", "_main", "_watchdog")
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self._main = threading.current_thread() is threading.main_thread()
+        self._watchdog: _Watchdog | None = None
+        if self._main:
+            signal.signal(signal.SIGALRM, _on_alarm)
+        else:
+            self._watchdog = _Watchdog.for_thread()
+
+    def start(self, grace: float = 0.0) -> None:
+        """Arm the clock for one decision, ``grace`` seconds past the limit for a proxy that keeps its own."""
+        if self._main:
+            signal.setitimer(signal.ITIMER_REAL, self.limit + grace)
+        else:
+            self._watchdog.arm(time.monotonic() + self.limit + grace)
+
+    def stop(self) -> None:
+        """Disarm the clock; a decision that returned in time is not interrupted later."""
+        if self._main:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        else:
+            self._watchdog.arm(0.0)
+
+
+def _on_alarm(number, frame) -> None:
+    raise DecisionTimeout()
+
+
+class _Watchdog:
+    """A daemon thread that raises :class:`DecisionTimeout` in one thread once its deadline has passed."""
+
+    POLL_SECONDS = 0.02
+    _by_thread: dict[int, _Watchdog] = {}
+    _lock = threading.Lock()
+
+    def __init__(self, thread_id: int) -> None:
+        self.thread_id = thread_id
+        self.deadline = 0.0
+        self.thread = threading.Thread(target=self._watch, name=f"decision-clock-{thread_id}", daemon=True)
+        self.thread.start()
+
+    @classmethod
+    def for_thread(cls) -> _Watchdog:
+        ident = threading.get_ident()
+        with cls._lock:
+            watchdog = cls._by_thread.get(ident)
+            if watchdog is None or not watchdog.thread.is_alive():
+                watchdog = cls._by_thread[ident] = cls(ident)
+            return watchdog
+
+    def arm(self, deadline: float) -> None:
+        self.deadline = deadline
+
+    def _watch(self) -> None:
+        while True:
+            time.sleep(self.POLL_SECONDS)
+            deadline = self.deadline
+            if deadline and time.monotonic() > deadline:
+                self.deadline = 0.0
+                # Delivered when the thread next runs Python bytecode: a pure-Python loop stops, a call
+                # blocked in C does not (the Dask task timeout covers that).
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread_id),
+                                                           ctypes.py_object(DecisionTimeout))

@@ -1,0 +1,66 @@
+"""The ``canasta-sim`` command line; each command lives in its own module under :mod:`canasta_sim.cli`.
+
+A command's module is imported when that command runs (or shows its own help), not before: ``run`` needs
+pandas and pyarrow, ``play`` needs neither, and ``canasta-sim --help`` lists every command from
+:data:`COMMANDS` without importing any of them.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.core._compiled import accelerator
+
+COMMANDS = {
+    "check-strategy": ("check", "check_command", "Play SPEC against greedy and random and report any failure."),
+    "compare": ("compare", "compare_command", "Play NEW against OLD (--baseline) until a sequential test decides."),
+    "play": ("play", "play_command", "Play a game in the terminal: you South, bots in the other seats."),
+    "plot": ("plot", "plot_command", "Draw PNG charts of a run: win rates, margins, hands per game."),
+    "replay": ("replay", "replay_command", "Play one game of a run again from its seed, narrated."),
+    "report": ("report", "report_command", "Print the summary of a run (finished, interrupted or still going)."),
+    "run": ("run", "run_command", "Play a tournament and write its games and hands to Parquet."),
+    "strategies": ("strategies", "strategies_command",
+                   "List the built-in strategies and plugins with their parameters."),
+    "tune": ("tune", "tune_command", "Tune SPEC's parameters by SPSA and print the tuned strategy."),
+    "watch": ("watch", "watch_command", "Play one game and narrate it like a commented game."),
+}
+"""Each command's name: its module under :mod:`canasta_sim.cli`, the command object's name there, and
+the one line ``canasta-sim --help`` shows for it."""
+
+
+class LazyCommands(click.Group):
+    """A group that imports a command's module only when that command is asked for."""
+
+    def list_commands(self, context: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, context: click.Context, name: str) -> click.Command | None:
+        place = COMMANDS.get(name)
+        if place is None:
+            return None
+        module, attribute, _summary = place
+        return getattr(importlib.import_module(f"canasta_sim.cli.{module}"), attribute)
+
+    def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
+        # From the table, so that listing the commands imports none of them.
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(context)])
+
+
+def _print_version(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
+    if not value or context.resilient_parsing:
+        return
+    import canasta_sim.strategies  # noqa: F401  (registers the built-in bots' compiled modules too)
+
+    click.echo(f"canasta-sim {__version__}, engine version {ENGINE_VERSION}, {accelerator.describe()}")
+    context.exit()
+
+
+@click.group(cls=LazyCommands, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version, the engine version and whether the engine is compiled, and exit.")
+def main() -> None:
+    """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""

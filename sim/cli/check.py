@@ -1,0 +1,165 @@
+"""``canasta-sim check-strategy``: play a few games with a strategy and report anything wrong with it."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import random
+import signal
+import time
+
+import click
+
+from canasta_sim.core.engine import derive_seed, play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.proxy import isolate_spec
+from canasta_sim.runs.supervisor import play_supervised
+from canasta_sim.strategies import BUILTIN
+
+EXIT_INTERRUPTED = 130
+
+OPPONENTS = ("greedy", "random")
+"""The built-in strategies a checked strategy plays against, in turn."""
+
+
+@click.command("check-strategy")
+@click.argument("spec")
+@click.option("--games", type=click.IntRange(min=1), default=8, show_default=True, help="Games to play.")
+@click.option(
+    "--seed", type=int, default=0, show_default=True,
+    help="Seed of the check; game k uses derive_seed(seed, 'check<k>').",
+)
+@click.option(
+    "--time-limit", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+    help="Seconds one decision may take; a decision still running then is stopped, so the check never hangs.",
+)
+@click.option("-v", "--verbose", is_flag=True, help="Also show what the strategies printed.")
+@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option("--isolate", is_flag=True, help="Run SPEC in a process of its own unless built-in (as isolated:SPEC).")
+@click.pass_context
+def check_command(
+    context: click.Context, spec: str, games: int, seed: int, time_limit: float, rule_options: tuple[str, ...],
+    verbose: bool,
+    isolate: bool,
+) -> None:
+    """Load SPEC, play GAMES games against greedy and random with sides alternated, and report any
+    failure (an exception, a malformed or illegal decision, an overrun of the time limit) or a
+    game that does not replay identically from its seed.  Exits 1 when something is wrong, 2 when
+    SPEC or a rule option cannot be used.
+
+    Each game is played in a process of its own: a strategy that crashes, exits or hangs is reported
+    like any other failure.  A failure's traceback (the strategy's own lines) follows its one-line
+    description."""
+    try:
+        rules = Rules.from_options(rule_options)
+        if isolate:
+            spec = isolate_spec(spec, BUILTIN)
+        checked = load_strategy(spec)
+        opponents = [load_strategy(name) for name in OPPONENTS]
+    except CanastaError as error:
+        click.echo(f"error: {error}", err=True)
+        context.exit(2)
+    click.echo(f"checking {checked.spec} ({checked.label}): {games} games against {', '.join(OPPONENTS)}")
+    printed = _PrintedHandler(verbose)
+    logging.getLogger("canasta_sim.runs.runner").addHandler(printed)
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    for number in previous:
+        signal.signal(number, _interrupt)
+    try:
+        problems, finished, wins, slowest = _check(checked, opponents, games, seed, rules, time_limit)
+    except UserInterrupt:
+        click.echo("Interrupted", err=True)
+        context.exit(EXIT_INTERRUPTED)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+        logging.getLogger("canasta_sim.runs.runner").removeHandler(printed)
+    click.echo(f"{finished} of {games} games finished; won {wins:g}; slowest game {slowest * 1000:.0f} ms")
+    if printed.characters and not verbose:
+        click.echo(f"the strategies printed {printed.characters} characters (shown with -v)")
+    if problems:
+        click.echo(f"{problems} problem{'s' * (problems != 1)} found", err=True)
+        context.exit(1)
+    click.echo("no problems found")
+
+
+def _interrupt(number, frame) -> None:
+    # The user's own Ctrl-C or SIGTERM: not a KeyboardInterrupt, which would be a strategy's failure.
+    raise UserInterrupt()
+
+
+class _PrintedHandler(logging.Handler):
+    """Counts (and under -v shows) what the strategies printed, which the game's process logs."""
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__(logging.INFO)
+        self.verbose = verbose
+        self.characters = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        self.characters += len(text)
+        if self.verbose:
+            click.echo(text, err=True)
+
+
+def _play(players, game_seed, rules, names, time_limit, times, monitor):
+    """The game played ``times`` times in a row in one process (a replay must not depend on what the
+    first play left behind), or the failure that ended it."""
+    try:
+        return [play_game(players, seed=game_seed, rules=rules, names=names, time_limit=time_limit, monitor=monitor)
+                for _ in range(times)]
+    except StrategyError as error:
+        return error
+
+
+def _charge(names, game_seed, seat, decision, reason, message) -> StrategyError:
+    error = StrategyError(message, spec=names[seat], seat=seat, game_seed=game_seed, decision=decision, reason=reason)
+    error.first_dealer = random.Random(derive_seed(game_seed, "deck")).randrange(4)
+    return error
+
+
+def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int, float, float]:
+    problems = 0
+    wins = 0.0
+    finished = 0
+    slowest = 0.0
+    for index in range(games):
+        opponent = opponents[(index // 2) % len(opponents)]
+        swapped = index % 2  # sides alternate: the checked strategy plays side A, then side B
+        side_a, side_b = (opponent, checked) if swapped else (checked, opponent)
+        game_seed = derive_seed(seed, f"check{index}")
+        players = [side_a, side_b, side_a, side_b]
+        names = [player.spec for player in players]
+        # Game 0 is played twice in one process: the same seed must give the same game.
+        play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1)
+        charge = functools.partial(_charge, names, game_seed)
+        start = time.perf_counter()
+        result = play_supervised(play, charge, time_limit)
+        if not isinstance(result, StrategyError):
+            result, *again = result
+        if isinstance(result, StrategyError):
+            problems += 1
+            click.echo(f"problem in game {index} against {opponent.spec}: {result} (reason: {result.reason})", err=True)
+            if result.traceback:
+                click.echo(result.traceback.rstrip(), err=True)
+            continue
+        slowest = max(slowest, (time.perf_counter() - start) / (1 + len(again)))
+        finished += 1
+        if result.winner is None:
+            wins += 0.5
+        elif result.winner == swapped:
+            wins += 1
+        if again:
+            # The same seed must give the same game: a strategy that used global random state,
+            # the clock or memory kept between games would play differently the second time.
+            if again[0] != result:
+                problems += 1
+                click.echo(
+                    f"problem in game {index}: replaying seed {game_seed} gave a different game; a strategy "
+                    "must draw randomness only from self.rng and keep no state between games",
+                    err=True,
+                )
+    return problems, finished, wins, slowest

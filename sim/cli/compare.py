@@ -1,0 +1,426 @@
+"""``canasta-sim compare NEW --baseline OLD``: play until a sequential probability ratio test decides.
+
+Games are played in blocks, in worker processes, and their results are taken in game order whatever
+the number of workers, so the verdict depends only on the seed and the settings.  By default every
+deal is played twice, NEW on side A and then on side B with the same cards (:mod:`canasta_sim.runs.matchmaking`),
+and the test counts pairs (pentanomial model, :mod:`canasta_sim.runs.sprt`); ``--no-duplicate`` plays independent
+games, sides alternated, and counts games (trinomial model).  The log-likelihood ratio is checked
+after every pair (or game) and printed every ``--print-every`` games; the last line is the verdict.
+The exit code is 0 for any verdict, 1 when a strategy fails, 2 for bad input and 130 on Ctrl-C.
+
+The games are played in supervised worker processes (:mod:`canasta_sim.runs.supervisor`), as ``run`` plays
+them, even with one worker: a strategy that raises, exits, crashes or outlives ``--time-limit`` has its
+game charged to its seat with a reason.  Failures are applied in game order, like results: under
+``--on-error stop`` (the default) the first one ends the comparison with its one-line error, under
+``forfeit`` the failing side loses that game and the test goes on.  What strategies print goes to the
+log (``--log-file``), never to the output.
+
+With ``--out DIR`` the games counted are saved as a run directory, exactly the one ``canasta-sim run``
+writes for the same seed, games and strategies (its ``run.json`` holds that command), so ``report``,
+``plot``, ``replay`` and ``run --resume DIR --games N`` work on it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+import pyarrow.compute as pc
+
+from canasta_sim.cli.run import (
+    OneLineErrorCommand,
+    _install_logging,
+    _new_manifest,
+    _now,
+    fail,
+    isolation_options,
+    open_log_file,
+    reproducing_command,
+    supervision_options,
+)
+from canasta_sim.core.engine import derive_seed, play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.runs.code_guard import CodeGuard
+from canasta_sim.runs.matchmaking import deal_seed
+from canasta_sim.runs.records import ChunkRecorder
+from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, default_workers, log_failure, stop_on_signals
+from canasta_sim.runs.sprt import ResultCounts, Sprt
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
+
+__all__ = ["CompareSchedule", "Comparison", "MatchPlan", "compare_command", "verdict_line"]
+
+BLOCK_OBSERVATIONS = 5
+"""Deals (or single games) per task sent to a worker: small, so the test stops soon after deciding."""
+
+EXIT_STOPPED = 1
+EXIT_INTERRUPTED = 130
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchPlan:
+    """Which games the comparison plays, in order; an observation is one deal (paired) or one game."""
+
+    new: str
+    old: str
+    seed: int
+    rules: Rules
+    duplicate: bool
+    observations: int
+    """At most this many observations are played."""
+
+    @property
+    def games_per_observation(self) -> int:
+        """2 with duplicate deals, else 1."""
+        return 2 if self.duplicate else 1
+
+    def games(self, observation: int) -> list[tuple[int, int]]:
+        """``(game seed, NEW's side)`` of each game of an observation; side 0 is A (seats 0 and 2, R1.1)."""
+        if self.duplicate:
+            seed = deal_seed(self.seed, observation)
+            return [(seed, 0), (seed, 1)]
+        return [(derive_seed(self.seed, f"game{observation}"), observation % 2)]
+
+    @property
+    def block_count(self) -> int:
+        """Number of blocks of :data:`BLOCK_OBSERVATIONS` observations."""
+        return math.ceil(self.observations / BLOCK_OBSERVATIONS)
+
+
+class CompareSchedule:
+    """The games of a plan as the supervisor (:mod:`canasta_sim.runs.supervisor`) plays them: a chunk is a block.
+
+    Game ``g`` is game ``g % games_per_observation`` of observation ``g // games_per_observation``, the
+    numbering of ``canasta-sim run`` (see ``--out``).
+    """
+
+    def __init__(self, plan: MatchPlan, time_limit: float | None, record: bool) -> None:
+        self.plan = plan
+        self.time_limit = time_limit
+        self.record = record
+
+    def chunk_games(self, block: int) -> range:
+        """The game numbers of a block."""
+        per = self.plan.games_per_observation
+        start = block * BLOCK_OBSERVATIONS
+        return range(start * per, min(start + BLOCK_OBSERVATIONS, self.plan.observations) * per)
+
+    def game(self, game_id: int) -> tuple[int, int, tuple[str, str]]:
+        """``(game seed, NEW's side, (side A's spec, side B's spec))`` of a game."""
+        per = self.plan.games_per_observation
+        seed, new_side = self.plan.games(game_id // per)[game_id % per]
+        plan = self.plan
+        return seed, new_side, (plan.new, plan.old) if new_side == 0 else (plan.old, plan.new)
+
+    def new_player(self, on_error: str, stop_event) -> _GamePlayer:
+        """The worker's player, loading NEW and OLD from their specs."""
+        return _GamePlayer(self, on_error)
+
+    def charge(self, block: int, game_id: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
+        """The failure of a game lost with its worker."""
+        seed, _, specs = self.game(game_id)
+        return charged_failure(specs[seat % 2], seed, seat, decision, reason, message)
+
+    def new_book(self, block: int, on_error: str) -> _BlockBook:
+        """The block's games as they come in."""
+        return _BlockBook(self, block)
+
+
+class _GamePlayer:
+    """Plays the games of a comparison in a worker process, each checked after it as ``run``'s are
+    (:class:`~canasta_sim.runs.code_guard.CodeGuard`)."""
+
+    def __init__(self, schedule: CompareSchedule, on_error: str) -> None:
+        self.schedule = schedule
+        self.on_error = on_error
+        self.loaded = {spec: load_strategy(spec) for spec in (schedule.plan.new, schedule.plan.old)}
+        self.guard = CodeGuard(self.loaded.values())
+
+    def play_game(self, block: int, game_id: int, monitor):
+        seed, _, specs = self.schedule.game(game_id)
+        first, second = (self.loaded[spec] for spec in specs)
+        try:
+            outcome = play_game([first, second, first, second], seed=seed, rules=self.schedule.plan.rules,
+                                names=[*specs, *specs], time_limit=self.schedule.time_limit, monitor=monitor)
+        except StrategyError as error:
+            outcome = error
+        outcome = self.guard.checked(outcome, (first, second), seed)
+        if isinstance(outcome, StrategyError):
+            log_failure(game_id, outcome, self.on_error)
+        return outcome, None
+
+
+class _BlockBook:
+    """A block's games in the supervisor, in order: each game's result or failure, and (``--out``) its rows."""
+
+    def __init__(self, schedule: CompareSchedule, block: int) -> None:
+        self.schedule = schedule
+        self.block = block
+        self.outcomes: dict[int, object] = {}
+        self.recorder = ChunkRecorder() if schedule.record else None
+        self.error = None
+
+    def add(self, game_id: int, outcome, extra=None) -> bool:
+        self.outcomes[game_id] = outcome
+        if self.recorder is not None:
+            seed, _, specs = self.schedule.game(game_id)
+            deal = game_id // self.schedule.plan.games_per_observation
+            if isinstance(outcome, StrategyError):
+                self.recorder.add_forfeit(game_id, seed, specs, outcome, deal)
+            else:
+                self.recorder.add_game(game_id, outcome, specs, deal)
+        return True  # failures are applied in game order by the comparison, whatever the order blocks end in
+
+    def finish(self, directory) -> _BlockBook:
+        return self
+
+
+class Comparison:
+    """Takes the blocks' games in game order, whatever order they end in, and runs the test on them.
+
+    :param on_block: called with each block's index and ``(games, hands)`` tables before its games are
+        counted (``--out``).
+    """
+
+    def __init__(self, plan: MatchPlan, test: Sprt, *, on_error: str, print_every: int,
+                 on_block: Callable[[int, tuple], None] | None = None) -> None:
+        self.plan = plan
+        self.test = test
+        self.on_error = on_error
+        self.print_every = print_every
+        self.on_block = on_block
+        self.counts = ResultCounts()
+        self.llr = 0.0
+        self.decision: str | None = None
+        self.error: str | None = None
+        """The first failure in game order under ``--on-error stop``."""
+        self.forfeits = 0
+        self.last_line = ""
+        self._printed_at = 0  # the multiple of --print-every last passed
+        self._waiting: dict[int, _BlockBook] = {}
+        self._next_block = 0
+
+    def take(self, book: _BlockBook) -> None:
+        """A block has ended: count every block now due, in order; raise :class:`StopPlaying` when the test
+        decided, a failure ends the comparison, or a block was cut short (the user stopped it)."""
+        self._waiting[book.block] = book
+        while self._next_block in self._waiting:
+            book = self._waiting.pop(self._next_block)
+            self._next_block += 1
+            if not self._count(book):
+                raise StopPlaying
+
+    def _count(self, book: _BlockBook) -> bool:
+        plan = self.plan
+        if self.on_block is not None and book.recorder is not None and book.recorder.game_count:
+            self.on_block(book.block, book.recorder.tables())
+        start = book.block * BLOCK_OBSERVATIONS
+        for observation in range(start, min(start + BLOCK_OBSERVATIONS, plan.observations)):
+            scores = []
+            for index, (_, new_side) in enumerate(plan.games(observation)):
+                game_id = observation * plan.games_per_observation + index
+                outcome = book.outcomes.get(game_id)
+                if outcome is None:
+                    return False
+                if isinstance(outcome, StrategyError):
+                    if self.on_error == "stop":
+                        self.error = f"game {game_id}: {outcome} (reason: {outcome.reason})"
+                        return False
+                    self.forfeits += 1
+                    scores.append(0.0 if outcome.seat % 2 == new_side else 1.0)  # the failing side loses
+                else:
+                    scores.append(0.5 if outcome.winner is None else float(outcome.winner == new_side))
+            if plan.duplicate:
+                self.counts.add_pair(*scores)
+            else:
+                self.counts.add_game(scores[0])
+            self.llr = self.test.llr(self.counts)
+            self.decision = self.test.decide(self.llr)
+            if self.counts.game_count - self._printed_at >= self.print_every or self.decision:
+                self._printed_at = self.counts.game_count - self.counts.game_count % self.print_every
+                self.last_line = _progress_line(self.counts, self.llr, self.test)
+                click.echo(self.last_line)
+            if self.decision:
+                return False
+        return True
+
+
+class _RunRecorder:
+    """Saves the games a comparison counted as a run directory (``--out``), block by block as chunks."""
+
+    def __init__(self, path: Path, plan: MatchPlan, seed_drawn: bool, max_games: int, time_limit: float | None,
+                 on_error: str) -> None:
+        self.directory = RunDirectory(path)
+        if self.directory.path.exists() and not self.directory.is_empty():
+            raise fail(f"--out {path} is not empty; choose a new or empty directory")
+        try:
+            self.settings = RunSettings(games=max_games, seed=plan.seed, specs=(plan.new, plan.old), rules=plan.rules,
+                                        chunk_size=BLOCK_OBSERVATIONS * plan.games_per_observation,
+                                        duplicate=plan.duplicate, time_limit=time_limit)
+        except ValueError as error:
+            raise fail(f"--out: these games cannot be saved as a run: {error}") from None
+        self.loaded = list(self.settings.load_strategies().values())
+        self.seed_drawn = seed_drawn
+        self.on_error = on_error
+        self.manifest: dict | None = None
+        self.last: tuple[int, tuple] | None = None
+
+    def on_block(self, block: int, tables: tuple) -> None:
+        """Write a block's games as chunk ``block`` (the last one is cut to the games counted at the end)."""
+        if self.manifest is None:
+            self.directory.create()
+            self.manifest = _new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
+            self.manifest["sessions"].append({"started_at": _now(), "command": "compare"})
+            self.directory.write_manifest(self.manifest)
+        self.directory.write_chunk(block, *tables)
+        self.last = (block, tables)
+
+    def finish(self, games_counted: int, status: str, comparison: dict) -> None:
+        """Keep only the ``games_counted`` games the test used and record the run as ``canasta-sim run`` would."""
+        if self.manifest is None:
+            return
+        if self.last is not None:
+            block, (games, hands) = self.last
+            if games.num_rows and games["game_id"][games.num_rows - 1].as_py() >= games_counted:
+                keep_games = games.filter(pc.less(games["game_id"], games_counted))
+                keep_hands = hands.filter(pc.less(hands["game_id"], games_counted))
+                self.directory.write_chunk(block, keep_games, keep_hands)
+        settings = dataclasses.replace(self.settings, games=max(games_counted, 1))
+        self.manifest.update(games=settings.games, chunks=settings.chunk_count,
+                             command=reproducing_command(settings, self.directory.path), status=status,
+                             ended_at=_now(), games_done=sum(self.directory.chunk_game_counts().values()),
+                             on_error=self.on_error, compare=comparison)
+        self.manifest["sessions"][-1].update(ended_at=self.manifest["ended_at"], status=status)
+        self.directory.write_manifest(self.manifest)
+
+
+def _progress_line(counts: ResultCounts, llr: float, test: Sprt) -> str:
+    return (f"games {counts.game_count:6d}  {counts.text()}  LLR {llr:6.2f} [{test.lower:.2f}, {test.upper:.2f}]  "
+            f"{counts.estimate()}")
+
+
+def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, llr: float) -> str:
+    """The plain last line: which hypothesis was accepted after how many games, or that none was."""
+    if decision == "H1":
+        return (f"H1 accepted after {games} games: {plan.new} is stronger than {plan.old} by at least "
+                f"elo1 = {test.elo1:g} Elo (rather than elo0 = {test.elo0:g})")
+    if decision == "H0":
+        return (f"H0 accepted after {games} games: {plan.new} is not stronger than {plan.old} by elo1 = "
+                f"{test.elo1:g} Elo (its gain is nearer elo0 = {test.elo0:g})")
+    return (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "
+            f"{test.lower:.2f} and {test.upper:.2f}")
+
+
+@click.command("compare", cls=OneLineErrorCommand)
+@click.argument("new")
+@click.option("--baseline", "old", required=True, metavar="SPEC", help="The strategy NEW is tested against.")
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="Elo difference of H0 (no gain).")
+@click.option("--elo1", type=float, default=10.0, show_default=True, help="Elo difference of H1 (the hoped-for gain).")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Chance of accepting H1 when H0 is true.")
+@click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of accepting H0 when H1 is true.")
+@click.option("--max-games", type=click.IntRange(min=1), default=20000, show_default=True,
+              help="Stop without a decision after this many games.")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--seed", type=int, default=None, help="Seed of the deals (default: drawn at random and printed).")
+@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
+@click.option("--isolate", is_flag=True,
+              help="Run NEW and OLD in processes of their own unless built-in (as isolated:SPEC).")
+@click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
+              help="When a strategy fails: stop with its one-line error (the games counted so far are kept with "
+                   "--out), or count the game as lost by the failing side and go on.")
+@supervision_options
+@click.option("--print-every", type=click.IntRange(min=1), default=200, show_default=True,
+              help="Print the LLR every this many games.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
+                   "work on it).")
+def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
+                    isolate, on_error, time_limit, memory_limit, log_file, print_every, out) -> None:
+    """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
+
+    H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
+    sides swapped unless --no-duplicate is given.  See docs/matchmaking.md.
+    """
+    try:
+        test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
+    except ValueError as error:
+        raise fail(f"--elo0/--elo1/--alpha/--beta: {error}") from None
+    try:
+        rules = Rules.from_options(rule_options)
+        new, old = isolation_options((new, old), isolate, memory_limit)
+        # Loaded here to fail in one line rather than in every worker, and to print name@version.
+        labels = [load_strategy(spec).label for spec in (new, old)]
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    duplicate = not no_duplicate
+    if duplicate and max_games < 2:
+        raise fail("--max-games must be at least 2 with duplicate deals (each deal is two games)")
+    seed_drawn = seed is None
+    if seed_drawn:
+        seed = int.from_bytes(os.urandom(4), "big")
+    plan = MatchPlan(new, old, seed, rules, duplicate, max_games // (2 if duplicate else 1))
+    recorder = None if out is None else _RunRecorder(out, plan, seed_drawn,
+                                                     plan.observations * plan.games_per_observation, time_limit,
+                                                     on_error)
+    file_handler = open_log_file(log_file)
+    workers = workers or default_workers()
+    changed = ", ".join(f"{key}={value}" for key, value in rules.changed_options().items()) or "default"
+    model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
+    click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, "
+               f"elo1 {elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, {test.upper:.2f}], "
+               f"at most {max_games} games, seed {seed}{' (drawn)' if seed_drawn else ''}, rules {changed}, "
+               f"{workers} worker{'s' if workers > 1 else ''}")
+    comparison = Comparison(plan, test, on_error=on_error, print_every=print_every,
+                            on_block=None if recorder is None else recorder.on_block)
+    schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
+    handlers, restore_logging = _install_logging(False, False, file_handler)
+    status = "complete"
+    interrupted = False
+    start_error = None
+    try:
+        with worker_pool(schedule, workers=min(workers, plan.block_count), on_error=on_error,
+                         log_handlers=handlers, memory_limit=memory_limit) as pool, \
+                stop_on_signals(pool.stop_event) as signals:
+            pool.play(range(plan.block_count), comparison.take)
+            interrupted = signals["interrupted"]
+    except KeyboardInterrupt:  # a second Ctrl-C: the workers were killed at once
+        interrupted = True
+    except WorkerStartError as error:  # workers that cannot load the strategies or die before playing
+        start_error = str(error)
+    finally:
+        restore_logging()
+        counts, llr, decision = comparison.counts, comparison.llr, comparison.decision
+        if comparison.error or start_error:
+            status = "stopped"
+        elif interrupted and not decision:
+            status = "interrupted"
+        if recorder is not None:
+            recorder.finish(counts.game_count, status, {
+                "new": new, "baseline": old, "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta,
+                "max_games": max_games, "llr": llr, "decision": decision, "games": counts.game_count,
+                "forfeits": comparison.forfeits,
+            })
+    saved = (f"; the {counts.game_count} games counted are saved in {out}"
+             if recorder is not None and recorder.manifest is not None else "")
+    if comparison.error or start_error:
+        click.echo(f"Error: {comparison.error or start_error}{saved}", err=True)
+        sys.exit(EXIT_STOPPED)
+    if status == "interrupted":
+        click.echo(f"Interrupted after {counts.game_count} games: LLR {llr:.2f}, no decision{saved}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    last_line = comparison.last_line
+    if _progress_line(counts, llr, test) != last_line:  # show where the test ended
+        click.echo(_progress_line(counts, llr, test))
+    if comparison.forfeits:
+        click.echo(f"{comparison.forfeits} games counted were forfeited by a failing strategy (--on-error forfeit)")
+    click.echo(verdict_line(decision, counts.game_count, plan, test, llr))
+    if recorder is not None and recorder.manifest is not None:
+        click.echo(f"the {counts.game_count} games are saved in {out}: canasta-sim report {out}")

@@ -1,0 +1,59 @@
+"""``canasta-sim play``: a person plays seat 0 (South) in the terminal with a bot partner against two bots."""
+
+from __future__ import annotations
+
+import secrets
+
+import click
+
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.terminal.human import PlayerQuit, TerminalPlayer
+from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator
+
+
+@click.command("play")
+@click.option("--seed", type=int, default=None, help="The game's seed [default: a new one, printed].")
+@click.option("--partner", default="greedy", show_default=True, metavar="SPEC", help="Your partner's strategy.")
+@click.option("--opponents", default="greedy", show_default=True, metavar="SPEC", help="The opponents' strategy.")
+@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+def play_command(seed: int | None, partner: str, opponents: str, rule_options: tuple[str, ...]) -> None:
+    """Play a game in the terminal: you are South, your partner North, against West and East.
+
+    Each prompt lists the legal choices: type a number or a move (draw, take 7 7, K K K; 8 8 2,
+    done, discard 4). 'help' explains, 'show' shows the table again, 'quit' or end of input stops.
+    """
+    try:
+        rules = Rules.from_options(rule_options)
+        partner_strategy = load_strategy(partner)
+        opponent_strategy = load_strategy(opponents)
+    except CanastaError as error:
+        raise click.UsageError(str(error)) from None
+    if seed is None:
+        seed = secrets.randbelow(2**31)  # a fresh game; the seed is printed so it can be replayed
+    narrator = Narrator(click.echo, shown_seats=(0,))
+
+    def human(rng):
+        return TerminalPlayer(rng, narrator=narrator)
+
+    players = [human, opponent_strategy, partner_strategy, opponent_strategy]
+    labels = ["you", opponent_strategy.label, partner_strategy.label, opponent_strategy.label]
+    narrator.game_header(seed=seed, labels=labels, rules=rules)
+    click.echo(f"You are {SEAT_NAMES[0]}; your partner is {SEAT_NAMES[2]}. Replay this deal with --seed {seed}.")
+    try:
+        result = play_game(
+            players, seed=seed, rules=rules, names=["you", opponents, partner, opponents], observer=narrator
+        )
+    except (PlayerQuit, KeyboardInterrupt):
+        click.echo("")
+        click.echo(f"Game abandoned. (seed {seed})")
+        return
+    except StrategyError as error:
+        raise click.ClickException(str(error)) from None
+    narrator.game_over(result)
+    if result.winner is None:
+        click.echo("A draw.")
+    else:
+        click.echo("You and your partner win!" if result.winner == 0 else "West and East win.")

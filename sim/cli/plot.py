@@ -1,0 +1,391 @@
+"""``canasta-sim plot RUN_DIR``: PNG charts of a run, drawn with matplotlib's Agg backend (no display needed).
+
+Each chart is one function taking a :class:`~canasta_sim.analysis.LoadedRun` and returning a matplotlib
+:class:`~matplotlib.figure.Figure`, so a notebook can draw them too::
+
+    from canasta_sim.analysis import load_run
+    from canasta_sim.cli.plot import CHARTS
+    figure = CHARTS["win_rates"](load_run("results/20250101-120000"))
+
+Every chart has a title, axis labels with units, a legend where several series share axes, and its
+sample sizes (games or team-hands) in the title or legend.  Intervals are 95%: Wilson intervals for
+rates (win rates, and per-hand rates such as "went out", so they stay within 0-100%), mean ± 1.96
+standard errors for means, and for duplicate deals the paired interval from deal-to-deal variation
+(:class:`canasta_sim.runs.matchmaking.PairedResult`).  Round robins get one more chart, ``ratings``
+(:func:`charts_for` lists the charts of a run).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+import numpy as np
+import pandas as pd
+
+from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking
+from canasta_sim.cli.run import OneLineErrorCommand, fail
+from canasta_sim.errors import CanastaError
+from canasta_sim.runs.summary import Z_95, side_labels, wilson_interval
+from canasta_sim.tuning.run import is_tuning_run
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["CHARTS", "ROUND_ROBIN_CHARTS", "charts_for", "plot_command", "write_charts"]
+
+GAME_COLUMNS = ["team_a_strategy", "team_b_strategy", "winner", "margin", "hands", "termination"]
+HAND_COLUMNS = ["hand_no", "team", "strategy", "opponent_strategy", "score", "cumulative_score", "pile_takes",
+                "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed"]
+MIN_GAMES_PER_POINT = 20
+"""Hand numbers reached by fewer games than this are left out of the cumulative-score chart."""
+
+
+def _new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
+    # Imported here so that every other command starts without loading matplotlib.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def _colours(run: LoadedRun) -> dict[str, str]:
+    labels = list(dict.fromkeys([*run.entrants, *sorted(set(label_teams(run.hands)))]))
+    palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
+    return {label: palette[index % len(palette)] for index, label in enumerate(labels)}
+
+
+def _matchup(run: LoadedRun) -> str:
+    specs = [entry.get("spec") for entry in run.manifest.get("strategies", [])]
+    if len(specs) >= 3:
+        return f"round robin of {len(specs)}"
+    return " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
+
+
+def _played(run: LoadedRun) -> pd.DataFrame:
+    return run.games[run.games["termination"] != "forfeit"]
+
+
+def _team_games(games: pd.DataFrame) -> pd.DataFrame:
+    """One row per team per game: label, opponent's label, side, won, own margin."""
+    pairs = [side_labels(a, b) for a, b in
+             zip(games["team_a_strategy"].astype(str), games["team_b_strategy"].astype(str), strict=True)]
+    frames = []
+    for side, own, other, sign in (("A", 0, 1, 1), ("B", 1, 0, -1)):
+        frames.append(pd.DataFrame({
+            "label": [pair[own] for pair in pairs],
+            "opponent": [pair[other] for pair in pairs],
+            "side": side,
+            "won": (games["winner"] == side).to_numpy(),
+            "margin": sign * games["margin"].to_numpy(),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+_RATES = frozenset({"went_out", "concealed"})
+"""Per-hand columns that are yes/no: their means are rates."""
+
+
+def _integer_ticks(axis) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    axis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _paired_intervals(run: LoadedRun) -> dict[tuple[str, str], tuple[float, float, float, int]]:
+    """For duplicate runs: ``(strategy, opponent) -> (score, low, high, deals)`` from both sides."""
+    if not run.manifest.get("duplicate"):
+        return {}
+    found = {}
+    for result in matchmaking(run).paired:
+        found[(result.first, result.second)] = (result.score, result.score_low, result.score_high, result.deals)
+        found[(result.second, result.first)] = (1 - result.score, 1 - result.score_high, 1 - result.score_low,
+                                                result.deals)
+    return found
+
+
+def win_rates(run: LoadedRun) -> Figure:
+    """Win rate with its Wilson 95% interval per strategy: overall, then by side (A = seats 0 and 2), or
+    by opponent in a round robin."""
+    teams = _team_games(run.games)
+    colours = _colours(run)
+    rows = []
+    mirror = all(label.endswith((" (A)", " (B)")) for label in teams["label"].unique())
+    paired = _paired_intervals(run)
+    for label in dict.fromkeys([*run.entrants, *teams["label"]]):
+        mine = teams[teams["label"] == label]
+        if mine.empty:
+            continue
+        opponents = list(dict.fromkeys(mine["opponent"]))
+        groups = [("all games", mine, opponents[0] if len(opponents) == 1 else None)]
+        if len(opponents) > 1:
+            groups += [(f"vs {opponent}", mine[mine.opponent == opponent], opponent) for opponent in opponents]
+        elif not mirror:
+            groups += [("as side A", mine[mine.side == "A"], None), ("as side B", mine[mine.side == "B"], None)]
+        for what, group, opponent in groups:
+            if len(group):
+                wins, games = int(group["won"].sum()), len(group)
+                rate, (low, high) = wins / games, wilson_interval(wins, games)
+                if (label, opponent) in paired:  # both games of each deal: the paired interval is the honest one
+                    rate, low, high, deals = paired[(label, opponent)]
+                    what += f" (paired, {deals} deals)"
+                rows.append((f"{label}\n{what}", label, rate, low, high, games))
+    figure = _new_figure(8, 1.2 + 0.55 * len(rows))
+    axes = figure.add_subplot()
+    for position, (_, label, rate, low, high, games) in enumerate(reversed(rows)):
+        axes.barh(position, 100 * rate, color=colours[label], alpha=0.85)
+        axes.errorbar(100 * rate, position, xerr=[[100 * (rate - low)], [100 * (high - rate)]], fmt="none",
+                      ecolor="black", capsize=4)
+        axes.text(100 * high + 1, position, f"{100 * rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]  n={games}",
+                  va="center", fontsize=8)
+    axes.set_yticks(range(len(rows)), [row[0] for row in reversed(rows)], fontsize=8)
+    axes.axvline(50, color="grey", linestyle="--", linewidth=1, label="50%")
+    axes.set_xlim(0, 130)
+    axes.set_xlabel("games won, % (bars: Wilson 95% interval)" if not paired else
+                    "games won, % (bars: Wilson 95% interval;\npaired rows: score per game, draws half, with the 95% "
+                    "interval from deal-to-deal variation)")
+    axes.set_title(f"Win rate: {_matchup(run)} ({len(run.games)} games)")
+    axes.legend(loc="lower right", fontsize=8)
+    return figure
+
+
+def margins(run: LoadedRun) -> Figure:
+    """The distribution of final margins: from the first strategy's side in a two-sided match (the other
+    side's is its mirror image), one panel per strategy in a round robin."""
+    teams = _team_games(_played(run))
+    round_robin = len(run.entrants) >= 3
+    first = run.entrants[0] if run.entrants else teams["label"].iloc[0]
+    labels = [label for label in run.entrants if (teams["label"] == label).any()] if round_robin else [first]
+    figure = _new_figure(8, 1.5 + 3.5 * len(labels) if round_robin else 5.0)
+    panels = figure.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
+    played = len(_played(run))
+    for axes, label in zip(panels, labels, strict=True):
+        mine = teams[teams["label"] == label]
+        values = mine["margin"].to_numpy()
+        axes.hist(values, bins=min(60, max(10, int(math.sqrt(len(values))))), color=_colours(run)[label],
+                  alpha=0.85, label=f"{label}, n={len(values)} games")
+        axes.axvline(0, color="grey", linewidth=1)
+        mean = float(np.mean(values)) if len(values) else math.nan
+        axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
+        opponents = list(dict.fromkeys(mine["opponent"]))
+        opponent = f"{opponents[0]}'s" if len(opponents) == 1 else "its opponent's"
+        axes.set_xlabel(f"final margin, points ({label} total minus {opponent} total)")
+        axes.set_ylabel("games")
+        _integer_ticks(axes.yaxis)
+        if round_robin:
+            axes.set_title(f"{label} against all its opponents", fontsize=10)
+        axes.legend(fontsize=8)
+    figure.suptitle(f"Final margins: {_matchup(run)} ({played} games played out)")
+    return figure
+
+
+def hands_per_game(run: LoadedRun) -> Figure:
+    """How many hands games lasted."""
+    hands = _played(run)["hands"]
+    counts = hands.value_counts().sort_index()
+    figure = _new_figure()
+    axes = figure.add_subplot()
+    axes.bar(counts.index, counts.to_numpy(), color="tab:gray", width=0.8,
+             label=f"mean {hands.mean():.2f} hands, n={len(hands)} games")
+    _integer_ticks(axes.xaxis)
+    axes.set_xlabel("hands in the game")
+    axes.set_ylabel("games")
+    axes.set_title(f"Hands per game: {_matchup(run)} ({len(hands)} games played out)")
+    axes.legend()
+    return figure
+
+
+_PER_HAND = (
+    ("pile_takes", "pile takes per hand", "takes per team-hand", 1),
+    ("canasta_natural", "natural canastas per hand", "canastas per team-hand", 1),
+    ("canasta_mixed", "mixed canastas per hand", "canastas per team-hand", 1),
+    ("red_threes", "red 3s per hand", "red 3s per team-hand", 1),
+    ("went_out", "went out", "% of team-hands", 100),
+    ("concealed", "went out concealed", "% of team-hands", 100),
+)
+
+
+def per_hand_stats(run: LoadedRun) -> Figure:
+    """Per-hand statistics per strategy, with 95% intervals of the means."""
+    hands = run.hands.assign(label=label_teams(run.hands))
+    colours = _colours(run)
+    labels = [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
+    figure = _new_figure(11, 6.5)
+    for index, (column, title, unit, scale) in enumerate(_PER_HAND):
+        axes = figure.add_subplot(2, 3, index + 1)
+        for position, label in enumerate(labels):
+            values = hands.loc[hands["label"] == label, column].astype(float).to_numpy()
+            mean = values.mean()
+            if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1]
+                low, high = wilson_interval(int(values.sum()), len(values))
+                below, above = max(mean - low, 0.0), max(high - mean, 0.0)
+            else:  # a count: mean ± 1.96 standard errors, cut at 0 since no count is negative
+                above = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+                below = min(above, mean)
+            axes.bar(position, scale * mean, yerr=[[scale * below], [scale * above]], capsize=4, color=colours[label],
+                     label=f"{label} (n={len(values)})")
+        axes.set_xticks(range(len(labels)), labels, fontsize=8, rotation=15)
+        axes.set_title(title, fontsize=10)
+        axes.set_ylabel(unit)
+    counts = ", ".join(f"{label}: {(hands['label'] == label).sum()}" for label in labels)
+    figure.suptitle(f"Per-hand statistics: {_matchup(run)} (team-hands {counts}; bars: 95% interval, Wilson for "
+                    "the rates)")
+    return figure
+
+
+def hand_scores(run: LoadedRun) -> Figure:
+    """The distribution of hand scores per strategy."""
+    hands = run.hands.assign(label=label_teams(run.hands))
+    colours = _colours(run)
+    low, high = hands["score"].quantile([0.002, 0.998]).to_numpy() if len(hands) else (0, 1)
+    bins = np.arange(100 * math.floor(low / 100), 100 * math.ceil(high / 100) + 100, 100)
+    figure = _new_figure()
+    axes = figure.add_subplot()
+    for label in dict.fromkeys([*run.entrants, *hands["label"]]):
+        scores = hands.loc[hands["label"] == label, "score"].to_numpy()
+        if len(scores):
+            weights = np.full(len(scores), 100 / len(scores))
+            axes.hist(np.clip(scores, bins[0], bins[-1] - 1), bins=bins, weights=weights, histtype="step",
+                      linewidth=1.8, color=colours[label],
+                      label=f"{label}: mean {scores.mean():+.0f}, n={len(scores)} team-hands")
+    axes.set_xlabel("hand score, points (bins of 100; extremes folded into the end bins)")
+    axes.set_ylabel("% of team-hands")
+    axes.set_title(f"Hand scores: {_matchup(run)}")
+    axes.legend(fontsize=8)
+    return figure
+
+
+def cumulative_score(run: LoadedRun) -> Figure:
+    """Mean cumulative score by hand number, over the games still being played at that hand."""
+    hands = run.hands.assign(label=label_teams(run.hands))
+    colours = _colours(run)
+    figure = _new_figure(8, 6.5)
+    axes, counts_axes = figure.subplots(2, 1, sharex=True, height_ratios=[3, 1])
+    for label in dict.fromkeys([*run.entrants, *hands["label"]]):
+        mine = hands[hands["label"] == label]
+        stats = mine.groupby("hand_no")["cumulative_score"].agg(["mean", "std", "count"])
+        stats = stats[stats["count"] >= MIN_GAMES_PER_POINT]
+        if stats.empty:
+            continue
+        half = Z_95 * stats["std"].fillna(0) / np.sqrt(stats["count"])
+        axes.plot(stats.index, stats["mean"], marker="o", markersize=3, color=colours[label],
+                  label=f"{label} ({mine['hand_no'].eq(1).sum()} games)")
+        axes.fill_between(stats.index, stats["mean"] - half, stats["mean"] + half, color=colours[label], alpha=0.2)
+        counts_axes.plot(stats.index, stats["count"], color=colours[label], drawstyle="steps-mid")
+    target = run.manifest.get("rules", {}).get("target_score")
+    if target:
+        axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target} points")
+    axes.set_ylabel("mean cumulative score, points")
+    figure.suptitle(f"Cumulative score by hand: {_matchup(run)}")
+    axes.set_title(f"mean over the games still in play at each hand (band: 95% interval; "
+                   f"hands reached by < {MIN_GAMES_PER_POINT} games left out)", fontsize=9)
+    axes.legend(fontsize=8)
+    counts_axes.set_title("games still in play", fontsize=9)
+    _integer_ticks(counts_axes.xaxis)
+    counts_axes.set_xlabel("hand number")
+    counts_axes.set_ylabel("games in play")
+    return figure
+
+
+def ratings(run: LoadedRun) -> Figure:
+    """A round robin's Bradley-Terry ratings: Elo relative to the entrants' mean, with 95% intervals."""
+    fitted = sorted(matchmaking(run).ratings, key=lambda rating: rating.elo)
+    colours = _colours(run)
+    figure = _new_figure(8, 1.5 + 0.6 * len(fitted))
+    axes = figure.add_subplot()
+    for position, rating in enumerate(fitted):
+        axes.errorbar(rating.elo, position, xerr=[[rating.elo - rating.low], [rating.high - rating.elo]], fmt="o",
+                      color=colours.get(rating.name, "black"), capsize=4)
+        axes.text(rating.high + 5, position, f"{rating.elo:+.0f} [{rating.low:+.0f}, {rating.high:+.0f}]  "
+                  f"n={rating.games} games", va="center", fontsize=8)
+    axes.set_yticks(range(len(fitted)), [rating.name for rating in fitted], fontsize=8)
+    axes.axvline(0, color="grey", linestyle="--", linewidth=1, label="the entrants' mean")
+    axes.set_xlabel("Elo relative to the mean (Bradley-Terry fit; bars: 95% interval)")
+    if fitted:
+        low, high = min(rating.low for rating in fitted), max(rating.high for rating in fitted)
+        axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
+    axes.set_title(f"Ratings: {_matchup(run)} ({len(run.games)} games)")
+    axes.legend(loc="lower right", fontsize=8)
+    return figure
+
+
+CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {
+    "win_rates": win_rates,
+    "margins": margins,
+    "hands_per_game": hands_per_game,
+    "per_hand_stats": per_hand_stats,
+    "hand_scores": hand_scores,
+    "cumulative_score": cumulative_score,
+}
+"""Chart name (the PNG's file name) to the function that draws it, for every run."""
+
+ROUND_ROBIN_CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {"ratings": ratings}
+"""Charts drawn for round robins (three or more strategies) only."""
+
+
+def charts_for(run: LoadedRun) -> dict[str, Callable[[LoadedRun], Figure]]:
+    """The charts :func:`write_charts` draws for this run: :data:`CHARTS`, and more for a round robin."""
+    return {**CHARTS, **(ROUND_ROBIN_CHARTS if len(run.entrants) >= 3 else {})}
+
+
+def write_charts(run: LoadedRun, out: Path, dpi: int = 110) -> list[Path]:
+    """Draw every chart of :func:`charts_for` the run into ``out`` as ``<name>.png``; return the files written."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, draw in charts_for(run).items():
+        path = out / f"{name}.png"
+        draw(run).savefig(path, dpi=dpi)
+        written.append(path)
+    return written
+
+
+@click.command("plot", cls=OneLineErrorCommand)
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Folder for the PNG files (default: RUN_DIR/plots).")
+@click.option("--dpi", type=click.IntRange(min=30, max=600), default=110, show_default=True, help="Resolution.")
+def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
+    """Draw PNG charts of the run in RUN_DIR: win rates, margins, hands per game, per-hand statistics.
+
+    For a tuning run (canasta-sim tune), draw the trajectory of every tuned parameter instead."""
+    if is_tuning_run(run_dir):
+        _plot_tuning(run_dir, out, dpi)
+        return
+    try:
+        run = load_run(run_dir, games_columns=GAME_COLUMNS, hands_columns=HAND_COLUMNS, require_games=True)
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    out = _charts_folder(run_dir, out)
+    try:
+        written = write_charts(run, out, dpi)
+    except OSError as error:
+        raise fail(f"--out {out}: {error.strerror or error}") from None
+    for path in written:
+        click.echo(str(path))
+
+
+def _charts_folder(run_dir: Path, out: Path | None) -> Path:
+    """Where the charts go: ``--out``, or ``plots/`` in the run; a file there is refused in one line."""
+    out = out if out is not None else run_dir / "plots"
+    if out.exists() and not out.is_dir():
+        raise fail(f"--out {out} is a file; give a folder for the charts")
+    return out
+
+
+def _plot_tuning(run_dir: Path, out: Path | None, dpi: int) -> None:
+    from canasta_sim.cli.plot_tuning import write_tuning_charts
+
+    out = _charts_folder(run_dir, out)
+    try:
+        written = write_tuning_charts(run_dir, out, dpi)
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    except OSError as error:
+        raise fail(f"--out {out}: {error.strerror or error}") from None
+    for path in written:
+        click.echo(str(path))

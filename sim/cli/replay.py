@@ -1,0 +1,110 @@
+"""``canasta-sim replay RUN_DIR GAME_ID``: play a game of a run again and narrate it.
+
+A game is a pure function of (rules, seed, strategies), so the replay plays the
+game again from what the run recorded: the rule set in ``run.json``, and the
+seed and the two sides' strategy specs in the game's row of ``games/``.  The
+narration ends at the final scores, checked against the row's ``score_a`` and
+``score_b``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import pyarrow.parquet as pq
+
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.runs.runner import settings_from_manifest
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.terminal.narrate import narrate_game
+
+_COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
+
+
+def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[str, Any]:
+    """Return the recorded row of ``game_id`` from the ``games`` dataset.
+
+    :raises click.ClickException: when the game's part is missing or does not hold the game.
+    """
+    chunk = game_id // chunk_size
+    part = directory.parts(directory.games_path).get(chunk)
+    rows = []
+    if part is not None:
+        table = pq.read_table(part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
+        rows = table.to_pylist()
+    if not rows:
+        raise click.ClickException(
+            f"game {game_id} is not recorded in {str(directory.path)!r}; its chunk {chunk} has not been written "
+            "(finish the run with canasta-sim run --resume)"
+        )
+    return rows[0]
+
+
+def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> LoadedStrategy:
+    try:
+        loaded = load_strategy(spec, file=files.get(spec))
+    except CanastaError as error:
+        raise click.ClickException(f"the run's strategy {spec!r} cannot be loaded now: {error}") from None
+    recorded = recorded_labels.get(spec)
+    if recorded is not None and recorded != loaded.label:
+        click.echo(f"Warning: the run used {recorded} but {spec!r} is now {loaded.label}; the replay may differ.",
+                   err=True)
+    return loaded
+
+
+@click.command("replay")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.argument("game_id", type=click.IntRange(min=0))
+@click.option(
+    "--show-hands/--public-only", default=True, show_default=True,
+    help="Name every card in every hand and every card drawn, or only what the table sees.",
+)
+def replay_command(run_dir: Path, game_id: int, show_hands: bool) -> None:
+    """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
+    directory = RunDirectory(run_dir)
+    try:
+        manifest = directory.read_manifest()
+        settings = settings_from_manifest(manifest, str(directory.manifest_path))
+    except CanastaError as error:
+        raise click.UsageError(str(error)) from None
+    if game_id >= settings.games:
+        raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
+    row = find_game(directory, settings.chunk_size, game_id)
+    recorded_engine = str(manifest.get("engine_version", ENGINE_VERSION))
+    if recorded_engine != ENGINE_VERSION:
+        click.echo(f"Warning: the run used engine version {recorded_engine}, this is {ENGINE_VERSION}; "
+                   "the replay may differ.", err=True)
+    labels_by_spec = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    files = dict(settings.files or ())
+    side_a = _load(row["team_a_strategy"], labels_by_spec, files)
+    side_b = _load(row["team_b_strategy"], labels_by_spec, files)
+    players = [side_a, side_b, side_a, side_b]
+    recorded = (row["score_a"], row["score_b"])
+    click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "
+               f"the run recorded A {recorded[0]}, B {recorded[1]} ({row['termination']}).")
+    click.echo("")
+    try:
+        result = narrate_game(
+            players,
+            seed=int(row["seed"]),
+            rules=settings.rules,
+            labels=[player.label for player in players],
+            names=[player.spec for player in players],
+            write=click.echo,
+            shown_seats=range(4) if show_hands else (),
+        )
+    except StrategyError as error:
+        if row["termination"] == "forfeit":
+            click.echo(f"The game stops here, as it did in the run (a forfeit): {error}")
+            return
+        raise click.ClickException(f"the replay failed where the run did not: {error}") from None
+    if row["termination"] == "forfeit" or tuple(result.scores) != recorded:
+        raise click.ClickException(
+            f"the replay ends at A {result.scores[0]}, B {result.scores[1]} but the run recorded "
+            f"A {recorded[0]}, B {recorded[1]} ({row['termination']}); the strategies or the engine have changed"
+        )
+    click.echo(f"The replay ends at the scores the run recorded: A {recorded[0]}, B {recorded[1]}.")

@@ -1,0 +1,112 @@
+"""``canasta-sim report RUN_DIR``: a run's summary, as printed at the end of the run, in four formats.
+
+Every format carries the same figures: the per-strategy summary and, for duplicate deals and round robins,
+the paired results, the cross table and the ratings (:mod:`canasta_sim.analysis.sections`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from canasta_sim.analysis import entrants_of
+from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
+from canasta_sim.cli.run import OneLineErrorCommand, fail
+from canasta_sim.errors import CanastaError
+from canasta_sim.runs.matchmaking import matchmaking_results
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.summary import format_summary, summarize_run
+
+__all__ = ["report_command", "run_description"]
+
+FORMATS = ("text", "markdown", "csv", "json")
+
+
+def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]:
+    """The facts about a run that a report shows above its table (and puts under ``run`` in JSON)."""
+    strategies = manifest.get("strategies", [])
+    return {
+        "strategies": [entry.get("label", entry.get("spec")) for entry in strategies],
+        "specs": [entry.get("spec") for entry in strategies],
+        "matchup": manifest.get("matchup"),
+        "seed": manifest.get("seed"),
+        "games_planned": manifest.get("games"),
+        "games_done": games_read,
+        "status": manifest.get("status"),
+        "rules_changed": manifest.get("rules_changed", {}),
+        "engine_version": manifest.get("engine_version"),
+        "started_at": manifest.get("started_at"),
+        "ended_at": manifest.get("ended_at"),
+        "command": manifest.get("command"),
+    }
+
+
+def forfeit_reasons(directory: RunDirectory) -> dict[str, dict[str, int]]:
+    """How many games each strategy forfeited, by reason (the ``forfeit_reason`` column), for the report."""
+    counts: dict[str, dict[str, int]] = {}
+    for _, games, _ in directory.iter_chunks(None, ["game_id"]):
+        if "forfeit_reason" not in games.column_names:
+            continue  # a run written before the column existed
+        rows = games.select(["team_a_strategy", "team_b_strategy", "forfeit_team", "forfeit_reason"]).to_pylist()
+        for row in rows:
+            if row["forfeit_team"] is not None:
+                spec = row["team_a_strategy"] if row["forfeit_team"] == "A" else row["team_b_strategy"]
+                reasons = counts.setdefault(spec, {})
+                reasons[row["forfeit_reason"]] = reasons.get(row["forfeit_reason"], 0) + 1
+    return counts
+
+
+def _forfeit_lines(reasons: dict[str, dict[str, int]]) -> list[str]:
+    return [f"forfeits of {spec}: " + ", ".join(f"{count} {reason}" for reason, count in sorted(by_reason.items()))
+            for spec, by_reason in sorted(reasons.items())]
+
+
+def _header(description: dict[str, Any], path: Path) -> list[str]:
+    labels = description["strategies"]
+    if len(labels) >= 3:
+        matchup = f"round robin of {', '.join(labels)}"
+    else:
+        matchup = " vs ".join(labels) if len(labels) == 2 else f"{labels[0] if labels else '?'} (mirror match)"
+    rules = ", ".join(f"{key}={value}" for key, value in description["rules_changed"].items()) or "default"
+    return [
+        f"run {path}: {matchup}",
+        f"games {description['games_done']} of {description['games_planned']} ({description['status']}), "
+        f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
+        *_forfeit_lines(description.get("forfeit_reasons", {})),
+    ]
+
+
+@click.command("report", cls=OneLineErrorCommand)
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--format", "style", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="text (aligned table), markdown, csv (one row per strategy, every figure) or json.")
+def report_command(run_dir: Path, style: str) -> None:
+    """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
+    directory = RunDirectory(run_dir)
+    try:
+        manifest = directory.read_manifest()
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    rows, games_read = summarize_run(directory, entrants_of(manifest))
+    if not games_read:
+        raise fail(f"run {str(run_dir)!r} has no finished games yet; nothing to report")
+    description = run_description(manifest, games_read)
+    # The paired result of duplicate deals, the cross table and ratings of a round robin, in every format.
+    results = matchmaking_results(directory, description["specs"], bool(manifest.get("duplicate")))
+    description["forfeit_reasons"] = forfeit_reasons(directory)
+    if style == "json":
+        summary = json.loads(format_summary(rows, "json", extra={"run": description}))
+        click.echo(json.dumps({**summary, **sections_json(results)}, indent=2))
+    elif style == "csv":
+        click.echo(format_csv(rows, results))
+    elif style == "markdown":
+        sections = format_markdown(results)
+        click.echo("\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown"),
+                                 *([sections] if sections else [])]))
+    else:
+        additions = results.text()
+        click.echo("\n".join([*_header(description, run_dir), "", format_summary(rows, "text"),
+                              *(["", additions] if additions else [])]))

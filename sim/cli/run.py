@@ -1,0 +1,552 @@
+"""``canasta-sim run``: play a tournament in parallel workers, writing per-game and per-hand tables.
+
+Bad input gets a one-line ``Error: ...`` and exit code 2 before anything is written; a run stopped
+by a strategy failure exits with 1, an interrupted one with 130, and both keep every finished game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import functools
+import logging
+import os
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+from tqdm import tqdm
+
+from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.core._compiled import accelerator
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import CanastaError
+from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
+from canasta_sim.runs import dask_backend
+from canasta_sim.runs.matchmaking import matchmaking_report
+from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.runs.runner import (
+    MANIFEST_FORMAT,
+    ON_ERROR_CHOICES,
+    ChunkReport,
+    RunSettings,
+    default_chunk_size,
+    default_workers,
+    describe_strategy,
+    run_chunks,
+    settings_from_manifest,
+)
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.summary import RunSummarizer, format_summary
+from canasta_sim.runs.supervisor import WorkerStartError
+
+__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
+
+DEFAULT_MATCHUP = ("expert", "greedy")
+"""The strategies played when no ``-s`` is given."""
+
+EXIT_STOPPED = 1
+EXIT_INTERRUPTED = 130
+
+BACKEND_CHOICES = ("local", "dask")
+"""Where a run's chunks are played: local worker processes, or a Dask cluster."""
+
+
+class OneLineErrorCommand(click.Command):
+    """A command whose usage errors print as one ``Error: ...`` line (exit code 2), without the usage text.
+
+    Click prints the usage lines when an error carries its context; these overrides drop the context.
+    """
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        """Parse the arguments; a bad value becomes a one-line usage error."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as error:
+            raise _without_context(error) from None
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; a usage error it raises becomes a one-line usage error."""
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _without_context(error) from None
+
+
+def _without_context(error: click.UsageError) -> click.UsageError:
+    if error.ctx is None:
+        return error
+    return click.UsageError(error.format_message())
+
+
+def open_log_file(path: Path | None) -> logging.FileHandler | None:
+    """The handler of ``--log-file PATH`` (``None`` without one), or the option's one-line error."""
+    if path is None:
+        return None
+    try:
+        return logging.FileHandler(path, encoding="utf-8")
+    except OSError as error:
+        raise fail(f"--log-file {path}: {error.strerror or error}") from None
+
+
+def supervision_options(function):
+    """``--time-limit``, ``--memory-limit`` and ``--log-file`` as ``compare`` and ``tune`` take them."""
+    options = [
+        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                     help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
+                          "Off by default, as in run."),
+        click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+                     help="Megabytes of address space each worker process and each strategy process (isolated:, "
+                          "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
+        click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Write every message, at debug level, to this file: failures with the strategy's "
+                          "traceback, what strategies print."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def fail(message: str) -> click.UsageError:
+    """Return the one-line usage error (exit code 2) for ``message``."""
+    return click.UsageError(" ".join(message.split("\n")))
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).astimezone().isoformat(timespec="seconds")
+
+
+def _default_out() -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path("results") / stamp
+    suffix = 2
+    while path.exists():
+        path = Path("results") / f"{stamp}-{suffix}"
+        suffix += 1
+    return path
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
+
+
+class _TqdmHandler(logging.StreamHandler):
+    """Writes log lines above the progress bar instead of through it."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            tqdm.write(self.format(record), file=sys.stderr)
+        except (OSError, ValueError):
+            self.handleError(record)
+
+
+def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tuple[RunDirectory, dict, RunSettings]:
+    directory = RunDirectory(path)
+    try:
+        manifest = directory.read_manifest()
+        recorded = settings_from_manifest(manifest, str(directory.manifest_path))
+    except CanastaError as error:
+        raise fail(f"--resume: {error}") from None
+    differences = []
+    if _given(ctx, "games") and games < recorded.games:
+        differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")
+    if _given(ctx, "seed") and seed != recorded.seed:
+        differences.append(f"--seed {recorded.seed}, not {seed}")
+    if _given(ctx, "specs") and tuple(specs) != recorded.specs:
+        differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(specs)}")
+    if _given(ctx, "rule_options") and rules != recorded.rules:
+        differences.append(f"rules {recorded.rules.changed_options() or 'default'}, not {rules.changed_options()}")
+    if _given(ctx, "chunk_size") and chunk_size != recorded.chunk_size:
+        differences.append(f"--chunk-size {recorded.chunk_size}, not {chunk_size}")
+    if differences:
+        raise fail(f"--resume {path}: the run was made with other settings ({'; '.join(differences)}); "
+                   "resume it without those options or start a new run")
+    if _given(ctx, "games") and games > recorded.games:
+        # Growing: game i's seed and sides depend only on i, so games recorded.games.. are those a run of
+        # `games` from the start would play; the chunk size stays, so finished parts stay valid.
+        grown = dataclasses.replace(recorded, games=games)
+        manifest.update(games=grown.games, chunks=grown.chunk_count, command=reproducing_command(grown, directory.path))
+        manifest.setdefault("grown", []).append({"from_games": recorded.games, "to_games": games, "at": _now()})
+        recorded = grown
+    return directory, manifest, recorded
+
+
+def _check_versions(manifest: dict, loaded, path) -> None:
+    if str(manifest.get("engine_version")) != ENGINE_VERSION:
+        raise fail(f"{path}: the run was made with engine version {manifest.get('engine_version')}, this is "
+                   f"version {ENGINE_VERSION}; its games cannot be continued, start a new run")
+    recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    for strategy in loaded:
+        if recorded.get(strategy.spec) != strategy.label:
+            raise fail(f"{path}: the run was made with {recorded.get(strategy.spec)} but {strategy.spec!r} is now "
+                       f"{strategy.label}; start a new run")
+
+
+def _check_columns(directory: RunDirectory) -> None:
+    # Parts with other columns (written by another canasta-sim) would mix two schemas in one dataset:
+    # Parquet readers take the first part's columns and drop or fail on the others.
+    for name, folder, schema in (("games", directory.games_path, GAME_SCHEMA),
+                                 ("hands", directory.hands_path, HAND_SCHEMA)):
+        parts = directory.parts(folder)
+        if parts:
+            found = pq.read_schema(parts[min(parts)])
+            if [(field.name, field.type) for field in found] != [(field.name, field.type) for field in schema]:
+                missing = [field for field in schema.names if field not in found.names]
+                extra = [field for field in found.names if field not in schema.names]
+                raise fail(f"{directory.path}: its {name} table was written by another version of canasta-sim "
+                           f"(columns {', '.join(missing) or 'none'} missing, {', '.join(extra) or 'none'} extra, "
+                           "or other types); its games cannot be continued, start a new run")
+
+
+@click.command("run", cls=OneLineErrorCommand)
+@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True, help="Games to play.")
+@click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
+              help="Strategy spec; once for a mirror match, twice for head to head, three or more for a round robin "
+                   "(default: expert vs greedy).")
+@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run directory (default: results/<date-time>).")
+@click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="Finish the run in DIR with the settings of its run.json, or grow it with a larger --games.")
+@click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
+              help="When a strategy fails: stop the run, or forfeit the game and go on.")
+@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+              help="Games per chunk, each written as one Parquet part (default: 50, fewer for small runs).")
+@click.option("--duplicate", is_flag=True,
+              help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error).")
+@click.option("--record-decisions", "record_decisions", multiple=True, metavar="WHO",
+              help="Also write a decisions/ dataset, one row per decision of WHO: all, a seat 0-3, or a strategy "
+                   "spec of the run (repeatable; docs/output.md).")
+@click.option("--isolate", is_flag=True,
+              help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
+                   "docs/protocol.md).")
+@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
+                   "may use; a strategy allocating past it fails (MemoryError, or its process dies), charged to "
+                   "its seat (see --on-error).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No progress bar and no messages but errors; the summary still prints.")
+@click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
+@click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also write every message, at debug level, to this file.")
+@click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="local", show_default=True,
+              help="Play in local worker processes, or on a Dask cluster (in a checkout: pip install '.[dask]').")
+@click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
+              help="The scheduler of a running Dask cluster (implies --backend dask; default: a local cluster of "
+                   "--workers processes).")
+@click.option("--task-timeout", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+              help="With --backend dask: seconds a chunk may play before the run ends with an error "
+                   "(default: 60 plus 10 per game of a chunk).")
+@click.pass_context
+def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
+                duplicate, time_limit, isolate, memory_limit, quiet, verbose, log_file, backend, scheduler,
+                task_timeout, record_decisions) -> None:
+    """Play a tournament and write its games and hands to Parquet in a run directory.
+
+    One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
+    or more play a round robin, every pair in turn.
+    """
+    try:
+        rules = Rules.from_options(rule_options)
+        specs = isolation_options(specs, isolate, memory_limit)
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
+    if memory_limit is not None:
+        if play_chunks is not run_chunks:
+            raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
+                       "dask's own --memory-limit")
+        play_chunks = functools.partial(run_chunks, memory_limit=memory_limit)
+    manifest: dict[str, Any] | None = None
+    if resume is not None:
+        if out is not None and Path(out).resolve() != Path(resume).resolve():
+            raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
+        directory, manifest, settings = _settings_for_resume(ctx, resume, games, seed, specs, rules, chunk_size)
+        if _given(ctx, "duplicate") and duplicate != settings.duplicate:
+            raise fail(f"--resume {resume}: the run was made without --duplicate; resume it without that option")
+        if _given(ctx, "time_limit") and time_limit != settings.time_limit:
+            raise fail(f"--resume {resume}: the run was made with --time-limit {settings.time_limit}; "
+                       "resume it without that option")
+        if _given(ctx, "record_decisions") and tuple(record_decisions) != settings.record_decisions:
+            raise fail(f"--resume {resume}: the run was made with --record-decisions "
+                       f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
+        seed_drawn = bool(manifest.get("seed_drawn"))
+    else:
+        seed_drawn = seed is None
+        if seed_drawn:
+            seed = int.from_bytes(os.urandom(4), "big")
+        try:
+            settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
+                                   chunk_size=chunk_size or default_chunk_size(games), duplicate=duplicate,
+                                   time_limit=time_limit, record_decisions=tuple(record_decisions))
+        except ValueError as error:
+            if record_decisions and str(error).startswith("--record-decisions"):
+                raise fail(str(error)) from None
+            raise fail(f"-s/--strategy {' '.join(specs or DEFAULT_MATCHUP)}: {error}") from None
+        directory = RunDirectory(out if out is not None else _default_out())
+        if directory.path.exists() and not directory.path.is_dir():
+            raise fail(f"--out {directory.path} is a file, not a directory")
+        if not directory.is_empty():
+            if not directory.is_run():
+                raise fail(f"--out {directory.path} is not empty and holds no canasta-sim run; "
+                           "choose a new or empty directory")
+            try:
+                manifest = directory.read_manifest()
+                recorded = settings_from_manifest(manifest, str(directory.manifest_path))
+            except CanastaError as error:
+                raise fail(f"--out {directory.path}: {error}") from None
+            if recorded != settings:
+                raise fail(f"--out {directory.path} holds another run (seed {recorded.seed}, "
+                           f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
+                           f"{directory.path} to finish it, or choose another directory")
+    if settings.record_decisions and play_chunks is not run_chunks:
+        raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
+                   "decisions dataset back from its workers yet")
+    try:
+        loaded = list(settings.load_strategies().values())
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    if manifest is not None:
+        _check_versions(manifest, loaded, directory.path)
+        _check_columns(directory)
+    file_handler = open_log_file(log_file)
+    workers = workers or default_workers()
+    _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
+          quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+
+
+def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
+    """Apply ``--isolate`` to the specs (each non-built-in becomes ``isolated:SPEC``) and ``--memory-limit``
+    to the strategy processes this process and its workers start (through the environment they inherit)."""
+    if memory_limit is not None:
+        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
+    if not isolate:
+        return tuple(specs)
+    from canasta_sim.strategies import BUILTIN
+
+    return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
+
+
+def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,
+                  workers: int | None):
+    """The function that plays the chunks: :func:`canasta_sim.runs.runner.run_chunks`, or a Dask cluster's runner."""
+    if scheduler is not None and backend == "local":
+        if _given(ctx, "backend"):
+            raise fail(f"--scheduler {scheduler} needs --backend dask, not --backend local")
+        backend = "dask"
+    if backend == "local":
+        if task_timeout is not None:
+            raise fail("--task-timeout applies to --backend dask only")
+        return run_chunks
+    if not dask_backend.is_available():
+        raise fail("--backend dask needs Dask distributed; install the dask extra (in a checkout of canasta-sim: "
+                   "pip install '.[dask]')")
+    if scheduler is not None and workers is not None:
+        raise fail(f"--workers does not apply with --scheduler {scheduler}: the run uses that cluster's workers")
+    try:
+        return dask_backend.DaskChunkRunner(scheduler, task_timeout)
+    except ValueError as error:
+        raise fail(f"--scheduler: {error}") from None
+
+
+def reproducing_command(settings: RunSettings, path: Path) -> str:
+    """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``."""
+    words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
+    for spec in settings.specs:
+        words += ["-s", spec]
+    for key, value in settings.rules.changed_options().items():
+        words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    if settings.chunk_size != default_chunk_size(settings.games):
+        words += ["--chunk-size", str(settings.chunk_size)]
+    if settings.duplicate:
+        words.append("--duplicate")
+    if settings.time_limit is not None:
+        words += ["--time-limit", str(settings.time_limit)]
+    for choice in settings.record_decisions:
+        words += ["--record-decisions", choice]
+    return shlex.join([*words, "--out", str(path)])
+
+
+def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
+    return {
+        "format": MANIFEST_FORMAT,
+        "tool": f"canasta-sim {__version__}",
+        "engine_version": ENGINE_VERSION,
+        "command": reproducing_command(settings, path),
+        "seed_drawn": seed_drawn,
+        **settings.manifest_fields(),
+        "strategies": [describe_strategy(strategy) for strategy in loaded],
+        "on_error": None,
+        "status": "running",
+        "started_at": _now(),
+        "ended_at": None,
+        "games_done": 0,
+        "sessions": [],
+    }
+
+
+def _configure_logging(quiet: bool, verbose: bool, file_handler: logging.Handler | None) -> list[logging.Handler]:
+    console = _TqdmHandler()
+    console.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.WARNING)
+    console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
+    handlers: list[logging.Handler] = [console]
+    if file_handler is not None:
+        file_handler.setLevel(logging.DEBUG)
+        file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
+        handlers.append(file_handler)
+    return handlers
+
+
+def _install_logging(quiet: bool, verbose: bool,
+                     file_handler: logging.Handler | None) -> tuple[list[logging.Handler], Callable[[], None]]:
+    """Attach a command's handlers (:func:`_configure_logging`) to the root logger; return them and the
+    function that detaches and closes them and puts the root logger's level back."""
+    handlers = _configure_logging(quiet, verbose, file_handler)
+    root = logging.getLogger()
+    previous_level = root.level
+    root.setLevel(logging.DEBUG if file_handler is not None or verbose else logging.WARNING)
+    for handler in handlers:
+        root.addHandler(handler)
+
+    def restore() -> None:
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+        root.setLevel(previous_level)
+
+    return handlers, restore
+
+
+def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list[int]:
+    """Wins of each entrant in the chunks already on disk, for the progress bar's running win rate."""
+    wins = [0] * len(settings.entrants)
+    mirror = len(settings.specs) == 1
+    for _, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"],
+                                             skip=directory.chunks() - set(chunks)):
+        if mirror:
+            wins[0] += pc.sum(pc.equal(games["winner"], "A")).as_py() or 0
+            wins[1] += pc.sum(pc.equal(games["winner"], "B")).as_py() or 0
+        else:
+            for index, spec in enumerate(settings.specs):
+                wins[index] += pc.sum(pc.equal(games["winner_strategy"], spec)).as_py() or 0
+    return wins
+
+
+def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, seed_drawn, workers, on_error, quiet,
+          verbose, file_handler, play_chunks=run_chunks) -> None:
+    directory.create()
+    directory.remove_temporaries()
+    counts = directory.chunk_game_counts()
+    done = {chunk for chunk, count in counts.items() if count == len(settings.chunk_games(chunk))}
+    missing = [chunk for chunk in range(settings.chunk_count) if chunk not in done]
+    games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
+    if manifest is None:
+        manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
+    session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
+               "games_played": 0, "status": "running", "build": accelerator.describe()}
+    if isinstance(play_chunks, dask_backend.DaskChunkRunner):
+        session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
+    if isinstance(play_chunks, functools.partial):
+        session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
+    manifest["sessions"].append(session)
+    manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
+    directory.write_manifest(manifest)
+
+    say = (lambda text: None) if quiet else (lambda text: click.echo(text, err=True))
+    matchup = " vs ".join(settings.specs) if len(settings.specs) >= 2 else f"{settings.specs[0]} (mirror)"
+    matchup += " (round robin)" if len(settings.specs) >= 3 else ""
+    matchup += ", duplicate deals" if settings.duplicate else ""
+    changed = ", ".join(f"{key}={value}" for key, value in settings.rules.changed_options().items())
+    say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
+        f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")
+    if done:
+        say(f"resuming: {games_before} games already played, {len(missing)} chunks to play")
+    if not session["build"].startswith("compiled"):
+        say(f"note: the engine runs as {session['build']}: the same games, only slower "
+            f"(README, \"Why it is fast\")")
+
+    handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
+
+    entrants = settings.entrants
+    wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
+    progress = {"games": games_before, "played": 0, "last_write": time.monotonic()}
+    show_bar = not quiet and sys.stderr.isatty()
+    bar = tqdm(total=settings.games, initial=games_before, unit="game", disable=not show_bar, file=sys.stderr,
+               dynamic_ncols=True, smoothing=0.1)
+
+    def on_chunk(report: ChunkReport) -> None:
+        for index, count in enumerate(report.wins):
+            wins[index] += count
+        progress["games"] += report.games
+        progress["played"] += report.games
+        bar.update(report.games)
+        if progress["games"]:
+            bar.set_postfix_str(f"{entrants[0]} wins {100 * wins[0] / progress['games']:.1f}%", refresh=False)
+        if time.monotonic() - progress["last_write"] > 2.0:
+            manifest["games_done"] = progress["games"]
+            session["games_played"] = progress["played"]
+            directory.write_manifest(manifest)
+            progress["last_write"] = time.monotonic()
+
+    # The summary is summed from the chunks as this process writes them; only parts written before this
+    # session (or by another process) are read back at the end.
+    summarizer = RunSummarizer()
+    directory.chunk_listeners.append(summarizer.chunk_written)
+    started = time.monotonic()
+    status = "failed"
+    interrupted, error, write_error = False, None, None
+    try:
+        interrupted, error = play_chunks(settings, directory, missing, workers=workers, on_error=on_error,
+                                         on_chunk=on_chunk, log_handlers=handlers)
+        status = "interrupted" if interrupted else "stopped" if error else "complete"
+    except KeyboardInterrupt:  # a second Ctrl-C: the workers were stopped at once
+        interrupted, status = True, "interrupted"
+    except OSError as failure:  # the disk refused a part or run.json (full, read-only, removed)
+        write_error = f"writing the run failed: {failure}"
+    except dask_backend.ClusterError as failure:  # no scheduler, a hung chunk, workers that cannot load a strategy
+        write_error = str(failure)
+    except WorkerStartError as failure:  # local workers that cannot load the strategies or die before playing
+        write_error = str(failure)
+    finally:
+        bar.close()
+        restore_logging()
+        counts = directory.chunk_game_counts()
+        complete = all(counts.get(chunk) == len(settings.chunk_games(chunk)) for chunk in range(settings.chunk_count))
+        if status == "complete" and not complete:
+            status = "incomplete"
+        manifest.update(status=status, ended_at=_now(), games_done=sum(counts.values()))
+        session.update(status=status, ended_at=manifest["ended_at"], games_played=progress["played"])
+        directory.write_manifest(manifest)
+        directory.chunk_listeners.remove(summarizer.chunk_written)
+    elapsed = time.monotonic() - started
+    rows, games_read = summarizer.summarize(directory, entrants)
+    if games_read:
+        click.echo(format_summary(rows))
+        additions = matchmaking_report(directory, settings.specs, settings.duplicate)
+        if additions:
+            click.echo("\n" + additions)
+    rate = progress["played"] / elapsed if elapsed > 0 else 0.0
+    click.echo(f"{games_read} of {settings.games} games in {directory.path} "
+               f"({progress['played']} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
+               f"{getattr(play_chunks, 'description', f'{workers} workers')})")
+    resume_hint = f"canasta-sim run --resume {shlex.quote(str(directory.path))}"
+    if write_error:
+        click.echo(f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", err=True)
+        sys.exit(EXIT_STOPPED)
+    if error:
+        click.echo(f"Error: {' '.join(error.split())}; finished games are kept; fix the strategy and run "
+                   f"{resume_hint}, or add --on-error forfeit", err=True)
+        sys.exit(EXIT_STOPPED)
+    if interrupted:
+        click.echo(f"Interrupted: finished games are kept; continue with {resume_hint}", err=True)
+        sys.exit(EXIT_INTERRUPTED)

@@ -1,0 +1,300 @@
+"""``canasta-sim tune SPEC``: find better values of a strategy's parameters by SPSA.
+
+Each iteration plays two candidates around the current values against each other on the same deals
+(sides swapped), or both against ``--against SPEC``, and moves the values towards the side that
+scored better (:mod:`canasta_sim.tuning.spsa` for the update rule and its gains, :mod:`canasta_sim.tuning.iteration` for
+the games).  The trajectory is written to ``DIR/trajectory.parquet`` after every iteration and the
+settings to ``DIR/tune.json``; ``canasta-sim plot DIR`` draws it.  The last line printed is the tuned
+strategy as a ready spec.
+
+Ctrl-C or SIGTERM stop the workers as they stop ``run``'s: each finishes the game it is playing, those
+still busy two seconds later (a strategy looping with no ``--time-limit``) are killed, and the iteration
+being played is dropped; a second Ctrl-C stops at once.  Either way every finished iteration is kept and
+``--resume DIR`` continues exactly where it stopped.  Exit codes: 0 done, 1 a strategy failed, 2 bad
+input, 130 interrupted.
+
+The games are played in supervised worker processes (:mod:`canasta_sim.runs.supervisor`), as ``run`` plays
+them: a strategy that raises, exits, crashes or outlives ``--time-limit`` loses its game with a reason
+(``--on-error forfeit``) or ends the tuning with a one-line error (``stop``), and what strategies print
+goes to the log (``--log-file``), never to the output.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import os
+import shlex
+import sys
+from pathlib import Path
+
+import click
+from tqdm import tqdm
+
+from canasta_sim.cli.run import (
+    OneLineErrorCommand,
+    _install_logging,
+    fail,
+    isolation_options,
+    open_log_file,
+    supervision_options,
+)
+from canasta_sim.core._compiled import accelerator
+from canasta_sim.core.parameters import format_value
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import CanastaError
+from canasta_sim.runs.runner import default_workers
+from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
+from canasta_sim.tuning.run import (
+    TuningDirectory,
+    TuningOutcome,
+    TuningSettings,
+    check_versions,
+    final_fields,
+    is_tuning_run,
+    new_manifest,
+    outcome_on_disk,
+    run_tuning,
+)
+
+__all__ = ["tune_command"]
+
+EXIT_STOPPED = 1
+EXIT_INTERRUPTED = 130
+DEFAULT_GAMES = 20000
+DEFAULT_GAMES_PER_ITERATION = 16
+
+# Options fixed by the run: on --resume they may be repeated only with the recorded value.
+_SETTING_OPTIONS = {
+    "spec": "SPEC", "against": "--against", "games": "--games", "games_per_iteration": "--games-per-iteration",
+    "params": "--params", "seed": "--seed", "rules": "--rules", "learning_rate": "--learning-rate",
+    "perturbation": "--perturbation", "stability": "--stability", "on_error": "--on-error",
+    "time_limit": "--time-limit",
+}
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).astimezone().isoformat(timespec="seconds")
+
+
+def _default_out() -> Path:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path("results") / f"tune-{stamp}"
+    suffix = 2
+    while path.exists():
+        path = Path("results") / f"tune-{stamp}-{suffix}"
+        suffix += 1
+    return path
+
+
+def reproducing_command(settings: TuningSettings, path: Path) -> str:
+    """The command line that plays exactly this tuning (its seed included) into ``path``."""
+    words = ["canasta-sim", "tune", settings.spec, "--games", str(settings.games), "--games-per-iteration",
+             str(settings.games_per_iteration), "--seed", str(settings.seed)]
+    if settings.against is not None:
+        words += ["--against", settings.against]
+    if settings.params is not None:
+        words += ["--params", ",".join(settings.params)]
+    for key, value in settings.rules.changed_options().items():
+        words += ["--rules", f"{key}={format_value(value)}"]
+    words += ["--learning-rate", format_value(settings.learning_rate), "--perturbation",
+              format_value(settings.perturbation)]
+    if settings.stability is not None:
+        words += ["--stability", format_value(settings.stability)]
+    if settings.on_error != "stop":
+        words += ["--on-error", settings.on_error]
+    if settings.time_limit is not None:
+        words += ["--time-limit", format_value(settings.time_limit)]
+    return shlex.join([*words, "--out", str(path)])
+
+
+def _parse_params(text: str | None) -> tuple[str, ...] | None:
+    if text is None:
+        return None
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def _resumed_settings(resume: Path, given: dict) -> tuple[TuningDirectory, dict, TuningSettings]:
+    directory = TuningDirectory(resume)
+    try:
+        manifest = directory.read_manifest()
+        settings = TuningSettings.from_manifest(manifest, str(directory.manifest_path))
+        check_versions(manifest, settings, directory.path)
+    except CanastaError as error:
+        raise fail(f"--resume: {error}") from None
+    recorded = {
+        "spec": settings.spec, "against": settings.against, "games": settings.games,
+        "games_per_iteration": settings.games_per_iteration, "params": settings.params, "seed": settings.seed,
+        "rules": settings.rules, "learning_rate": settings.learning_rate, "perturbation": settings.perturbation,
+        "stability": settings.stability, "on_error": settings.on_error, "time_limit": settings.time_limit,
+    }
+    differences = [f"{option} {recorded[key]}, not {given[key]}" for key, option in _SETTING_OPTIONS.items()
+                   if given[key] is not None and given[key] != recorded[key]]
+    if differences:
+        raise fail(f"--resume {resume}: the tuning was made with other settings ({'; '.join(differences)}); "
+                   "resume it without those options or start a new tuning")
+    return directory, manifest, settings
+
+
+def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict, TuningSettings]:
+    if given["spec"] is None:
+        raise fail("tune needs a strategy SPEC to tune (e.g. canasta-sim tune expert), or --resume DIR")
+    seed_drawn = given["seed"] is None
+    seed = int.from_bytes(os.urandom(4), "big") if seed_drawn else given["seed"]
+    defaults = {"games": DEFAULT_GAMES, "games_per_iteration": DEFAULT_GAMES_PER_ITERATION, "rules": Rules(),
+                "learning_rate": 0.3, "perturbation": 0.2, "on_error": "stop"}
+    chosen = {key: defaults[key] if given[key] is None else given[key] for key in defaults}
+    try:
+        settings = TuningSettings(spec=given["spec"], params=given["params"], against=given["against"], seed=seed,
+                                  stability=given["stability"], time_limit=given["time_limit"], **chosen)
+    except ValueError as error:
+        raise fail(str(error)) from None
+    directory = TuningDirectory(out if out is not None else _default_out())
+    if directory.path.exists() and not directory.path.is_dir():
+        raise fail(f"--out {directory.path} is a file, not a directory")
+    if directory.path.is_dir() and any(directory.path.iterdir()):
+        hint = f"; continue it with --resume {directory.path}" if is_tuning_run(directory.path) else ""
+        raise fail(f"--out {directory.path} is not empty; choose a new or empty directory{hint}")
+    try:
+        manifest = new_manifest(settings, reproducing_command(settings, directory.path), seed_drawn)
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    return directory, manifest, settings
+
+
+@click.command("tune", cls=OneLineErrorCommand)
+@click.argument("spec", required=False)
+@click.option("--against", default=None, metavar="SPEC",
+              help="Play both candidates against this strategy (default: the two candidates play each other).")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help=f"Total games to play (the budget; default {DEFAULT_GAMES}).")
+@click.option("--games-per-iteration", type=click.IntRange(min=1), default=None,
+              help=f"Games per SPSA iteration: a multiple of 2 head to head, of 4 with --against "
+                   f"(default {DEFAULT_GAMES_PER_ITERATION}).")
+@click.option("--params", default=None, metavar="A,B",
+              help="Parameters to tune (default: every parameter with a declared range).")
+@click.option("--seed", type=int, default=None, help="Seed of the deals and perturbations (default: drawn, recorded).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option("--learning-rate", type=float, default=None,
+              help="SPSA step gain a, in fractions of each range per unit of result (default 0.3).")
+@click.option("--perturbation", type=float, default=None,
+              help="SPSA perturbation c: the first perturbation as a fraction of each range (default 0.2).")
+@click.option("--stability", type=float, default=None,
+              help="SPSA stability constant A (default: a tenth of the iterations).")
+@click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default=None,
+              help="When a strategy fails: stop (default; finished iterations are kept) or forfeit the game.")
+@supervision_options
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Directory for tune.json and trajectory.parquet (default: results/tune-<date-time>).")
+@click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="Continue the tuning in DIR with the settings of its tune.json.")
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages; the results still print.")
+@click.pass_context
+def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, params, seed, workers, rule_options,
+                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, log_file, out, resume,
+                 quiet) -> None:
+    """Tune SPEC's parameters by SPSA and print the tuned strategy as a spec.
+
+    Each iteration plays two candidates around the current values on the same deals, each deal with
+    the sides swapped, and moves the values towards the better one.  See README, "Tuning".
+    """
+    try:
+        rules = Rules.from_options(rule_options) if rule_options else None
+    except CanastaError as error:
+        raise fail(str(error)) from None
+    given = {"spec": spec, "against": against, "games": games, "games_per_iteration": games_per_iteration,
+             "params": _parse_params(params), "seed": seed, "rules": rules, "learning_rate": learning_rate,
+             "perturbation": perturbation, "stability": stability, "on_error": on_error, "time_limit": time_limit}
+    if resume is not None:
+        if out is not None and Path(out).resolve() != Path(resume).resolve():
+            raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
+        directory, manifest, settings = _resumed_settings(resume, given)
+    else:
+        directory, manifest, settings = _new_settings(given, out)
+    isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
+    file_handler = open_log_file(log_file)
+    workers = workers or default_workers()
+    _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
+          file_handler=file_handler)
+
+
+def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, *, workers: int, quiet: bool,
+          memory_limit: int | None = None, file_handler: logging.Handler | None = None) -> None:
+    say = (lambda text: None) if quiet else (lambda text: click.echo(text, err=True))
+    tuned, _ = TunedStrategy.from_spec(settings.spec, settings.params)
+    table = directory.read_trajectory()
+    done = 0 if table is None else table.num_rows
+    session = {"started_at": _now(), "ended_at": None, "workers": workers, "iterations_played": 0,
+               "status": "running", "build": accelerator.describe(), "memory_limit": memory_limit}
+    manifest.setdefault("sessions", []).append(session)
+    manifest["status"] = "running"
+    directory.write_manifest(manifest)
+    opponent = f"against {settings.against}" if settings.against else "head to head"
+    say(f"tune {settings.spec} ({manifest['strategy']['label']}): {', '.join(tuned.names)}; {opponent}, "
+        f"{settings.iterations} iterations of {settings.games_per_iteration} games, seed {settings.seed}"
+        f"{' (drawn)' if manifest.get('seed_drawn') else ''}, {workers} worker{'s' if workers > 1 else ''} "
+        f"-> {directory.path}")
+    if done:
+        say(f"resuming: {done} iterations already played")
+    show_bar = not quiet and sys.stderr.isatty()
+    bar = tqdm(total=settings.iterations, initial=done, unit="it", disable=not show_bar, file=sys.stderr,
+               dynamic_ncols=True, smoothing=0.1)
+    played = {"iterations": 0}
+
+    def on_iteration(row, values) -> None:
+        played["iterations"] += 1
+        bar.update(1)
+        bar.set_postfix_str(", ".join(f"{name}={format_value(value)}"
+                                      for name, value in zip(tuned.names, values, strict=True)), refresh=False)
+
+    error = None
+    outcome: TuningOutcome | None = None
+    handlers, restore_logging = _install_logging(quiet, False, file_handler)
+    try:
+        outcome = run_tuning(settings, directory, workers=workers, on_iteration=on_iteration,
+                             memory_limit=memory_limit, log_handlers=handlers, stop_on_signals=True)
+    except KeyboardInterrupt:
+        pass  # a second Ctrl-C: the finished iterations are on disk; the summary below reads them
+    except CanastaError as failure:  # a TuningError for a strategy failure, or a strategy that no longer loads
+        error = str(failure)
+    finally:
+        bar.close()
+        restore_logging()
+    if outcome is None:
+        # Stopped inside an iteration: what counts is what the trajectory on disk holds.
+        try:
+            outcome = outcome_on_disk(settings, directory, "stopped" if error else "interrupted")
+        except CanastaError as failure:  # the strategy no longer loads: the trajectory on disk is still whole
+            click.echo(f"Error: {error or failure}; finished iterations are kept in {directory.path}", err=True)
+            sys.exit(EXIT_STOPPED)
+    session.update(ended_at=_now(), iterations_played=played["iterations"], status=outcome.status)
+    manifest.update(final_fields(outcome))
+    directory.write_manifest(manifest)
+    _print_outcome(settings, manifest, outcome)
+    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
+    if error:
+        click.echo(f"Error: {' '.join(error.split())}; finished iterations are kept; fix the strategy and run "
+                   f"{resume_hint}, or start again with --on-error forfeit", err=True)
+        sys.exit(EXIT_STOPPED)
+    if outcome.status == "interrupted":
+        click.echo(f"Interrupted: finished iterations are kept; continue with {resume_hint}", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+
+
+def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome) -> None:
+    parameters = {entry["name"]: entry for entry in manifest["parameters"]}
+    click.echo(f"{outcome.iterations_done} of {outcome.iterations} iterations ({outcome.games_done} games), "
+               f"{outcome.status}:")
+    width = max(len(name) for name in outcome.names)
+    for name, start, value in zip(outcome.names, outcome.start, outcome.values, strict=True):
+        entry = parameters[name]
+        click.echo(f"  {name:<{width}}  {format_value(_typed(start, entry)):>6} -> {format_value(value):<6}  "
+                   f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
+    baseline = settings.against or settings.spec
+    click.echo(f"check it: canasta-sim compare {shlex.quote(outcome.spec)} --baseline {shlex.quote(baseline)}")
+    click.echo(outcome.spec)
+
+
+def _typed(value: float, entry: dict):
+    return int(value) if isinstance(entry.get("default"), int) and float(value).is_integer() else value

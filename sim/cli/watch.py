@@ -1,0 +1,67 @@
+"""``canasta-sim watch``: play one game and narrate it turn by turn in plain text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.terminal.narrate import narrate_game
+
+DEFAULT_WATCH_SPECS = ("greedy",)
+
+
+def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
+    """Load one strategy per seat: one spec plays every seat, two are sides A and B, four are seats 0-3.
+
+    :raises click.UsageError: for another number of specs or a spec that does not load.
+    """
+    if len(specs) not in (1, 2, 4):
+        raise click.UsageError(
+            f"give 1 strategy (all seats), 2 (side A, side B) or 4 (seats 0-3); got {len(specs)}"
+        )
+    try:
+        loaded = [load_strategy(spec) for spec in specs]
+    except CanastaError as error:
+        raise click.UsageError(str(error)) from None
+    if len(loaded) == 1:
+        return loaded * 4
+    if len(loaded) == 2:
+        return [loaded[0], loaded[1], loaded[0], loaded[1]]
+    return loaded
+
+
+@click.command("watch")
+@click.option("--seed", type=int, default=0, show_default=True, help="The game's seed.")
+@click.option(
+    "-s", "--strategy", "specs", multiple=True, metavar="SPEC",
+    help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 [default: greedy].",
+)
+@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option(
+    "--show-hands/--public-only", default=True, show_default=True,
+    help="Name every card in every hand and every card drawn, or only what the table sees.",
+)
+def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], show_hands: bool) -> None:
+    """Play one game and narrate it like a commented game in a rule book."""
+    try:
+        rules = Rules.from_options(rule_options)
+    except CanastaError as error:
+        raise click.UsageError(str(error)) from None
+    players = seat_strategies(specs or DEFAULT_WATCH_SPECS)
+    labels = [player.label for player in players]
+    try:
+        narrate_game(
+            players,
+            seed=seed,
+            rules=rules,
+            labels=labels,
+            names=[player.spec for player in players],
+            write=click.echo,
+            shown_seats=range(4) if show_hands else (),
+        )
+    except StrategyError as error:
+        raise click.ClickException(str(error)) from None

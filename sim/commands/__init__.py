@@ -1,1 +1,0 @@
-"""The command-line commands, one module each; :mod:`canasta_sim.cli` assembles them."""

@@ -1,0 +1,188 @@
+"""Compiled modules and their pure-Python fallback (issue #8, README "Why it is fast").
+
+Installing canasta-sim compiles the modules of the game's hot loop (the engine and the built-in bots)
+with Cython, unchanged: the same ``.py`` files, compiled with annotations ignored, so compiled and
+plain Python play identical games (``tests/core/equivalence/test_accelerator.py`` checks it).  The build writes a
+manifest, ``_compiled.json``, beside the compiled files of each package: the SHA-256 of every source
+file it compiled.
+
+At import, :func:`use_sources_where_needed` reads that manifest and sends the import of a module to
+its ``.py`` source instead of its compiled file when
+
+* the environment variable ``CANASTA_SIM_PURE_PYTHON`` is set to anything but ``""`` or ``"0"``
+  (for profiling, or to compare the two), or
+* the source changed since it was compiled (an edited editable install), which also warns once,
+  naming the files and how to recompile them.
+
+Without a manifest (no compiler at install time) every module is plain Python already.
+:func:`status` and :func:`describe` tell which modules run compiled.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import json
+import os
+import sys
+import warnings
+from pathlib import Path
+
+MANIFEST_NAME = "_compiled.json"
+"""The file the build writes beside a package's compiled modules: module name to source SHA-256."""
+
+PURE_PYTHON_VARIABLE = "CANASTA_SIM_PURE_PYTHON"
+"""Set it (to anything but ``""`` or ``"0"``) to run every module from its Python source."""
+
+
+BUILD_RECORD_NAME = "_build.json"
+"""Beside the compiled files: how they were built (``profile_guided``, and ``without_profile_guidance``: why not)."""
+
+LINKED_MODULES = {
+    "canasta_sim.core": (frozenset({"melding", "pile", "state", "view", "engine", "legal", "going_out", "scoring"}),),
+    "canasta_sim.strategies": (frozenset({"expert", "greedy", "canasta_sim.core.view", "canasta_sim.core.state"}),),
+}
+"""Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
+built in three modules, ``sim/melding.pxd``, and the view, the engine and the legal listings read its
+fields): they run all compiled or all from source, never mixed.
+
+A group may also name, in full, modules of a package imported before its own (the built-in bots call the
+view's C methods): whichever of those runs from source takes the group's own modules with it.  The other
+way needs nothing: a module compiled against another never changes that other's layout."""
+
+
+class StaleCompiledModuleWarning(RuntimeWarning):
+    """A compiled module is older than its source, so the source is used instead (slower)."""
+
+
+def pure_python_requested(environment: dict[str, str] | None = None) -> bool:
+    """Whether ``CANASTA_SIM_PURE_PYTHON`` asks for every module to run from its source."""
+    value = (os.environ if environment is None else environment).get(PURE_PYTHON_VARIABLE, "")
+    return value not in ("", "0")
+
+
+def source_digest(path: Path) -> str:
+    """The SHA-256 of a source file, as the build records it in the manifest."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class _SourceFinder(importlib.abc.MetaPathFinder):
+    """Imports the registered modules from their ``.py`` file, ahead of the compiled file beside it."""
+
+    def __init__(self) -> None:
+        self.sources: dict[str, Path] = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        source = self.sources.get(fullname)
+        if source is None:
+            return None
+        return importlib.util.spec_from_file_location(
+            fullname, source, loader=importlib.machinery.SourceFileLoader(fullname, str(source))
+        )
+
+
+_FINDER = _SourceFinder()
+_REGISTERED: dict[str, list[str]] = {}
+
+
+def use_sources_where_needed(
+    package: str, folder: str | os.PathLike, environment: dict[str, str] | None = None
+) -> list[str]:
+    """Route the imports of ``package``'s compiled modules to their sources where they must not be used.
+
+    Called by a package's ``__init__`` before it imports its modules.  Returns the names of the
+    modules sent to their source because the source changed since it was compiled.
+    """
+    folder = Path(folder)
+    manifest = folder / MANIFEST_NAME
+    if not manifest.is_file():
+        return []
+    recorded = json.loads(manifest.read_text())
+    _REGISTERED[package] = sorted(recorded)
+    pure = pure_python_requested(environment)
+    stale = []
+    changed = {module for module, digest in recorded.items() if not pure and _changed(folder, module, digest)}
+    for group in LINKED_MODULES.get(package, ()):
+        if any(_runs_from_source(member, changed, recorded) for member in group):
+            changed |= group & recorded.keys()  # a linked module runs from source with the changed one
+    for module in sorted(recorded):
+        source = folder / f"{module}.py"
+        if not source.is_file():
+            continue
+        if not pure:
+            if module not in changed:
+                continue
+            stale.append(f"{package}.{module}")
+        _FINDER.sources[f"{package}.{module}"] = source
+    if _FINDER.sources and _FINDER not in sys.meta_path:
+        sys.meta_path.insert(0, _FINDER)
+    if stale:
+        warnings.warn(
+            f"canasta-sim: {', '.join(stale)} changed since compiled; running the source (slower). "
+            f"Recompile with `pip install -e .`, or set {PURE_PYTHON_VARIABLE}=1 to run all from source.",
+            StaleCompiledModuleWarning,
+            stacklevel=2,
+        )
+    return stale
+
+
+def _runs_from_source(member: str, changed: set[str], recorded: dict[str, str]) -> bool:
+    """Whether a member of a linked group runs from its source: changed or not compiled at all (a failed
+    compile), or, named in full from a package registered before, routed to its source there."""
+    package, _, module = member.rpartition(".")
+    if package:
+        return member in _FINDER.sources or module not in _REGISTERED.get(package, ())
+    return member in changed or member not in recorded
+
+
+def _changed(folder: Path, module: str, digest: str) -> bool:
+    source = folder / f"{module}.py"
+    return source.is_file() and source_digest(source) != digest
+
+
+def status() -> dict[str, str]:
+    """Each module the build compiled, imported now, and whether it runs ``"compiled"`` or from ``"source"``."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    found = {}
+    for package, modules in sorted(_REGISTERED.items()):
+        for module in modules:
+            name = f"{package}.{module}"
+            loaded = importlib.import_module(name)
+            found[name] = "compiled" if str(loaded.__file__).endswith(suffixes) else "source"
+    return found
+
+
+def profile_guided(folders: list[Path] | None = None) -> bool | None:
+    """Whether the compiled modules were built profile-guided; None when no build record says.
+
+    ``folders``: the packages' folders holding the compiled files and their ``_build.json`` (default:
+    those of the packages imported now).  ``CANASTA_SIM_PGO=1 pip install ...`` asks ``setup.py`` for
+    GCC's profile-guided build (issue #18).  The record is missing where nothing was compiled, or from a
+    build older than the record.
+    """
+    if folders is None:
+        folders = [Path(importlib.import_module(package).__path__[0]) for package in sorted(_REGISTERED)]
+    answers = []
+    for folder in folders:
+        record = Path(folder) / BUILD_RECORD_NAME
+        if not record.is_file():
+            return None
+        answers.append(json.loads(record.read_text()).get("profile_guided") is True)
+    return all(answers) if answers else None
+
+
+def describe() -> str:
+    """One line for ``--version``, ``run.json`` and the benchmark: how much of the hot loop is compiled."""
+    modules = status()
+    compiled = sum(state == "compiled" for state in modules.values())
+    if not modules:
+        return "pure Python (nothing was compiled at install)"
+    if compiled == 0 and pure_python_requested():
+        return f"pure Python ({PURE_PYTHON_VARIABLE} is set)"
+    if compiled == len(modules):
+        guided = {True: ", profile-guided", False: ", not profile-guided", None: ""}[profile_guided()]
+        return f"compiled ({compiled} of {len(modules)} hot modules){guided}"
+    from_source = ", ".join(name for name, state in modules.items() if state == "source")
+    return f"partly compiled ({compiled} of {len(modules)} hot modules; from source: {from_source})"

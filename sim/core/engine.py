@@ -1,0 +1,577 @@
+"""The game loop: deal hands, ask each seat's strategy for its decisions, score, repeat to the target.
+
+A game is a pure function of (rules, seed, strategies): every random step
+draws from generators seeded from the game's seed (:func:`derive_seed`), so
+the same inputs give the same game in any process.
+
+>>> from canasta_sim.strategies.greedy import Greedy
+>>> result = play_game([Greedy] * 4, seed=7)
+>>> result.winner in (0, 1, None), max(result.scores) >= 5000
+(True, True)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import random
+import time
+from collections.abc import Callable, Sequence
+
+from canasta_sim.arbiter import (
+    CALL_CODES,
+    MONITOR_CALL,
+    MONITOR_START,
+    OWN_CLOCK_GRACE,
+    ArbiterSignal,
+    DecisionClock,
+    DecisionTimeout,
+    GameFingerprint,
+    decode_call,
+    is_trusted,
+    strategy_traceback,
+)
+from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.core.rules import DEFAULT_RULES, Rules
+from canasta_sim.core.scoring import HandResult, score_hand
+from canasta_sim.core.state import ACQUIRE, ANSWER, OVER, PLAY, HandState
+from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
+from canasta_sim.core.strategy import _set_move as _set_event_move
+from canasta_sim.core.strategy import _set_red_threes as _set_event_red_threes
+from canasta_sim.core.strategy import _set_seat as _set_event_seat
+from canasta_sim.core.view import SeatView
+from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+__all__ = [
+    "GameObserver",
+    "GameResult",
+    "MAX_HANDS_PER_GAME",
+    "derive_seed",
+    "play_game",
+    "play_hand",
+]
+
+MAX_HANDS_PER_GAME = 400
+"""A guard: a game that has not reached the target after this many hands ends as ``hand_cap``."""
+
+_ASK = Ask()
+_DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
+"""The decision methods play_hand calls, in the order of _Table.decisions."""
+_STOP = Stop()
+_ACQUIRE_TYPES = (Draw, TakePile, Stop)
+_SIDE_BITS = (1, 2, 1, 2)
+_EVENT_CALL = CALL_CODES["event"]
+_CONTROL = GameFingerprint.CONTROL
+_DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
+_new_object = object.__new__
+_SEAT_SLOT = PublicEvent.__dict__["seat"]
+_MOVE_SLOT = PublicEvent.__dict__["move"]
+_RED_THREES_SLOT = PublicEvent.__dict__["red_threes"]
+_OVER = OVER  # typed str compiled, for play_hand's phase tests (_phase_is, sim/engine.pxd)
+_ACQUIRE = ACQUIRE
+_PLAY = PLAY
+_ANSWER = ANSWER
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (seats, red 3 counts), a Python int otherwise."""
+
+
+def _new_event(seat: int, move, laid: int) -> PublicEvent:
+    """``PublicEvent(seat, move, laid)`` without the type call and ``__init__``'s argument handling: the engine
+    builds one for nearly every move.
+
+    Compiled, a bare instance from CPython's generic ``__new__`` and each field set by its slot's descriptor
+    called from C (sim/engine.pxd), which is what ``object.__setattr__`` ends in, without looking the field up
+    by name; plain Python calls the constructor's own slot setters (sim/strategy.py).
+    """
+    if cython.compiled:
+        event = PyType_GenericNew(PublicEvent, None, None)  # noqa: F821 (cimported in sim/engine.pxd)
+        _set_slot(_SEAT_SLOT, event, seat)  # noqa: F821 (an inline C function in sim/engine.pxd)
+        _set_slot(_MOVE_SLOT, event, move)  # noqa: F821
+        _set_slot(_RED_THREES_SLOT, event, laid)  # noqa: F821
+    else:
+        event = _new_object(PublicEvent)
+        _set_event_seat(event, seat)
+        _set_event_move(event, move)
+        _set_event_red_threes(event, laid)
+    return event
+
+
+def derive_seed(seed: int, label: str) -> int:
+    """Return a 64-bit seed derived from ``seed`` and ``label``, the same in every process."""
+    digest = hashlib.blake2b(f"{seed}/{label}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameResult:
+    """A finished game."""
+
+    seed: int
+    scores: tuple[int, int]
+    """Final totals of side A and side B."""
+    winner: int | None
+    """0 (A), 1 (B) or ``None`` for a draw (``tie_rule=draw``, or equal totals at the hand cap)."""
+    termination: str
+    """``target`` (a side reached the target score) or ``hand_cap``."""
+    first_dealer: int
+    hands: tuple[HandResult, ...]
+
+
+StrategyFactory = Callable[[random.Random], Strategy]
+
+
+class GameObserver:
+    """Watches a game as it is played (narration, the terminal game); override what you need.
+
+    The engine calls an observer only when :func:`play_game` is given one, so watching costs
+    nothing otherwise.  An observer sees the whole state, hidden cards included: it is for
+    people and tools, never for strategies.
+    """
+
+    def on_hand_start(self, state: HandState) -> None:
+        """A hand has been dealt, its upcard turned and (by default) dealt red 3s laid (R3.3, R3.5)."""
+
+    def on_move(self, state: HandState) -> None:
+        """A move has been applied; it is ``state.history[-1]`` as ``(seat, move, drawn card ids)``."""
+
+    def on_hand_end(self, state: HandState, result: HandResult) -> None:
+        """A hand has ended and been scored."""
+
+
+class _Table:
+    """The four seats' strategies, their names for errors, the game's seed, and the arbiter's watch over them.
+
+    Every call into strategy code goes through :meth:`ask` (or :meth:`apply`'s event loop): whatever the
+    call raises (``KeyboardInterrupt``, ``SystemExit`` and a ``StrategyError`` of the strategy's own
+    making included) is the failure of the seat asked; only the user's :class:`UserInterrupt` passes.
+    The game's :class:`GameFingerprint` is compared after the calls of one side before the other side
+    is called or the engine changes the game, so a change made from strategy code is charged to the
+    side that made it (reason ``tampering``).
+    """
+
+    __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
+                 "called", "last_call", "side_bits", "guarded", "cells", "handlers", "decisions")
+
+    def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
+                 monitor=None) -> None:
+        self.players = players
+        self.names = names
+        self.seed = seed
+        self.time_limit = time_limit
+        self.clock = DecisionClock(time_limit) if time_limit is not None else None
+        self.graces = [OWN_CLOCK_GRACE if getattr(player, "keeps_own_clock", False) else 0.0 for player in players]
+        self.monitor = monitor
+        # The monitor's floats as a typed view when compiled (engine.pxd): a C store per call into strategy code,
+        # where a store through the memoryview object cost about a sixth of a worker's game.
+        self.cells = monitor
+        self.fingerprint: GameFingerprint | None = None
+        self.called = 0
+        """The sides called since the fingerprint was last compared: bit 1 side A, bit 2 side B."""
+        self.side_bits = tuple(0 if is_trusted(player) else _SIDE_BITS[seat] for seat, player in enumerate(players))
+        """Each seat's bit in :attr:`called`; 0 for a built-in strategy, whose calls are not checked."""
+        self.guarded = any(self.side_bits)
+        self.last_call = 0
+        """The last call into strategy code, as ``CALL_CODES[decision] + seat``."""
+        # (seat, strategy) of the strategies that override on_event: the others are not called at all.
+        self.listeners = [
+            (seat, player) for seat, player in enumerate(players) if type(player).on_event is not Strategy.on_event
+        ]
+        # Each listener's on_event bound once where the seat's calls are not checked (a built-in strategy, whose
+        # class never rebinds it): a call by name looks the method up and binds it again every time.  None for a
+        # checked seat, whose on_event is looked up at each call as before.
+        self.handlers = tuple(None if self.side_bits[seat] else player.on_event for seat, player in self.listeners)
+        # Likewise each seat's decision methods, bound once where its calls are not checked (play_hand asks a seat
+        # for a decision about five times a turn), in _DECISION order; None for a checked seat.
+        self.decisions = tuple(
+            None if self.side_bits[seat] else tuple(getattr(player, name) for name in _DECISIONS)
+            for seat, player in enumerate(players)
+        )
+
+    def watch(self, state: HandState) -> None:
+        """Start watching a newly dealt hand (when any seat's calls are checked)."""
+        if self.guarded:
+            self.fingerprint = GameFingerprint(state)
+        self.called = 0
+
+    def settle(self) -> None:
+        """Compare the game with its fingerprint; a change is the failure of the side called since.
+
+        :raises _UnattributedChange: when both sides were called since the last comparison.
+        """
+        called = self.called
+        self.called = 0
+        if called and self.fingerprint is not None:
+            what = self.fingerprint.changed()
+            if what:
+                if called == 3:
+                    raise _UnattributedChange(what)
+                seat, decision = decode_call(self.last_call)
+                raise self.error(
+                    seat, decision,
+                    f"changed the game: {what} differs from the engine's copy (changing the game's objects "
+                    f"reached through the view is tampering)", None, reason="tampering",
+                )
+
+    @cython.locals(bit=Count)
+    def ask(self, seat: int, decision: str, method: Callable, view):
+        clock = self.clock
+        if self.monitor is not None:  # published for the supervisor, which charges a crash or a hang to this call
+            cells = self.cells
+            cells[MONITOR_CALL] = CALL_CODES[decision] + seat
+            if clock is not None:  # the supervisor reads the start only to find a hang past the time limit
+                cells[MONITOR_START] = time.monotonic()
+        if clock is None:
+            try:
+                value = method(view)
+            except ArbiterSignal:
+                raise
+            except BaseException as error:  # strategy code's failure of any kind is the seat's, never swallowed
+                raise self.failure(seat, decision, error) from error
+        else:
+            start = time.perf_counter()
+            try:
+                clock.start(self.graces[seat])
+                try:
+                    value = method(view)
+                finally:
+                    clock.stop()
+            except ArbiterSignal:
+                raise
+            except DecisionTimeout:
+                raise self.error(seat, decision, f"was stopped at the time limit of {self.time_limit} s", None,
+                                 reason="timeout") from None
+            except BaseException as error:  # strategy code's failure of any kind is the seat's, never swallowed
+                raise self.failure(seat, decision, error) from error
+            elapsed = time.perf_counter() - start
+            if elapsed > self.time_limit:
+                raise self.error(seat, decision, f"took {elapsed:.3f} s, past the time limit of {self.time_limit} s",
+                                 value, reason="timeout")
+        bit = self.side_bits[seat]
+        if bit:  # a checked seat: remember the call, which is charged if the game changed since
+            self.called |= bit
+            self.last_call = CALL_CODES[decision] + seat
+        return value
+
+    def failure(self, seat: int, decision: str, error: BaseException) -> StrategyError:
+        """The seat's :class:`StrategyError` for an exception its code raised, with the strategy's traceback.
+
+        A :class:`SeatFailure` (raised by a proxy standing between the engine and a strategy) keeps its
+        reason; a ``StrategyError`` the strategy made itself, whatever seat it names, is this seat's.
+        """
+        if isinstance(error, SeatFailure):
+            return self.error(seat, decision, str(error), None, reason=error.reason)
+        text = " ".join(str(error).split())
+        return self.error(seat, decision, f"raised {type(error).__name__}: {text}", None,
+                          traceback=strategy_traceback(error))
+
+    def error(self, seat: int, decision: str, message: str, value, *, reason: str | None = None,
+              traceback: str = "") -> StrategyError:
+        if reason is None:
+            reason = "malformed" if message.startswith("returned") else "exception"
+        return StrategyError(
+            message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value,
+            reason=reason, traceback=traceback,
+        )
+
+    @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
+                   handlers=tuple, listeners=list)
+    def apply(self, state: HandState, seat: int, decision: str, move) -> None:
+        fingerprint = self.fingerprint
+        if self.called:
+            # The calls since the last change must have left the game as it was.  GameFingerprint.changed,
+            # inlined: this runs before every move, and a call costs more than the comparisons.
+            if (state.hands != fingerprint.hands or state.stock != fingerprint.stock or state.pile != fingerprint.pile
+                    or state.melds != fingerprint.melds or state.red_threes != fingerprint.red_threes
+                    or state.hand_sizes != fingerprint.hand_sizes or state.side_has_melded != fingerprint.melded
+                    or _CONTROL(state) != fingerprint.control):
+                self.settle()
+            self.called = 0
+        index = seat
+        before = state.red_threes[index]
+        try:
+            state.apply(move)
+        except IllegalMoveError as error:
+            raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
+        except Exception as error:  # a malformed record, e.g. Discard('K'), fails inside the rule checks
+            raise self.error(
+                seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move,
+                reason="malformed",
+            ) from error
+        if self.guarded:
+            self._take(state, fingerprint)
+        if self.listeners:
+            laid = state.red_threes[index] - before
+            # The exact type: state.apply accepted the move, so it is one of the move records themselves.
+            if type(move) is Draw:
+                # Built-in listeners only (guarded is False) share one immutable event per seat for the
+                # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
+                event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[index]
+            else:
+                event = _new_event(seat, move, laid)
+            if self.clock is not None or type(self) is not _Table:
+                for listener_seat, player in self.listeners:
+                    self.ask(listener_seat, "event", player.on_event, event)
+                return
+            side_bits = self.side_bits
+            monitored = self.monitor is not None
+            listeners = self.listeners
+            handlers = self.handlers
+            for number in range(len(handlers)):
+                # _Table.ask, inlined for the most frequent call into strategy code.  The listener's seat is read
+                # only where it is needed: a built-in listener's call, unmonitored, needs none.
+                handler = handlers[number]
+                if monitored:
+                    self.cells[MONITOR_CALL] = _EVENT_CALL + listeners[number][0]
+                try:
+                    if handler is None:
+                        listeners[number][1].on_event(event)
+                    else:
+                        handler(event)
+                except ArbiterSignal:
+                    raise
+                except BaseException as error:  # strategy code's failure of any kind is the seat's
+                    raise self.failure(listeners[number][0], "event", error) from error
+                if handler is None:  # a checked seat (a built-in's bit is 0): remember the call
+                    listener_seat = listeners[number][0]
+                    bit = side_bits[listener_seat]
+                    if bit:
+                        self.called |= bit
+                        self.last_call = _EVENT_CALL + listener_seat
+
+    @staticmethod
+    def _take(state: HandState, fingerprint: GameFingerprint) -> None:
+        # GameFingerprint.take, inlined (see above).
+        fingerprint.hands = list(map(list.copy, state.hands))
+        del fingerprint.stock[len(state.stock):]  # the engine only pops the stock
+        fingerprint.pile = state.pile.copy()
+        if state.meld_changes != fingerprint.meld_changes:
+            fingerprint.meld_changes = state.meld_changes
+            fingerprint.melds = [list(map(list.copy, side)) for side in state.melds]
+        fingerprint.red_threes = state.red_threes.copy()
+        fingerprint.hand_sizes = state.hand_sizes.copy()
+        fingerprint.melded = state.side_has_melded.copy()
+        fingerprint.control = _CONTROL(state)
+
+
+class _StrictTable(_Table):
+    """A table that compares the fingerprint after every call into strategy code (slower), so that a change
+    is always charged to the call that made it: used to replay a game whose change could not be attributed."""
+
+    __slots__ = ()
+
+    def ask(self, seat: int, decision: str, method: Callable, view):
+        value = _Table.ask(self, seat, decision, method, view)
+        self.settle()
+        return value
+
+
+class _UnattributedChange(Exception):
+    """The game changed while both sides' code ran since the last comparison: replay to find whose it was."""
+
+
+class _ObservedTable(_StrictTable):
+    """A table that also reports every applied move to an observer; a subclass, so that
+    unobserved games pay nothing for the feature."""
+
+    __slots__ = ("observer",)
+
+    def __init__(self, players, names, seed, time_limit, observer: GameObserver, monitor=None) -> None:
+        # Strict: an observed game is watched by a person, so it is never replayed to find a culprit.
+        super().__init__(players, names, seed, time_limit, monitor)
+        self.observer = observer
+
+    def apply(self, state: HandState, seat: int, decision: str, move) -> None:
+        _StrictTable.apply(self, state, seat, decision, move)
+        self.observer.on_move(state)
+
+
+def _build_player(
+    factory: StrategyFactory, seat: int, name: str, seed: int, time_limit: float | None = None, monitor=None
+) -> Strategy:
+    """Build one seat's strategy with its own generator; a constructor that fails is the strategy's failure."""
+    if monitor is not None:
+        monitor[MONITOR_CALL] = CALL_CODES["build"] + seat
+        monitor[MONITOR_START] = time.monotonic()
+    try:
+        player = factory(SeatRandom(derive_seed(seed, f"seat{seat}"), seat=seat, time_limit=time_limit))
+    except ArbiterSignal:
+        raise
+    except BaseException as error:  # a plugin's constructor failing, whatever the failure, is reported
+        reason = error.reason if isinstance(error, SeatFailure) else "exception"
+        raise StrategyError(
+            f"could not be built: {type(error).__name__}: {' '.join(str(error).split())}",
+            spec=name,
+            seat=seat,
+            game_seed=seed,
+            decision="build",
+            reason=reason,
+            traceback=strategy_traceback(error),
+        ) from error
+    return player
+
+
+@cython.locals(table=_Table, state=HandState, decisions=tuple, seat=Count, partner=Count, compiled=cython.bint)
+def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
+    """Play one dealt hand to its end, asking each seat's strategy in turn."""
+    players = table.players
+    decisions = table.decisions
+    rules = state.rules
+    asking = rules.ask_partner != "off"
+    # The seat a C integer compiled, and the phases compared by identity first (_phase_is, sim/engine.pxd): this
+    # loop runs for every decision of the hand.  (A local flag: plain Python reads no module attribute per test.)
+    compiled = cython.compiled
+    while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
+        seat = state.seat
+        player = players[seat]
+        view = views[seat]
+        # The seat's decision methods bound once (_Table.decisions), or looked up at each call for a checked seat.
+        bound = decisions[seat]
+        if _phase_is(state.phase, _ACQUIRE) if compiled else state.phase == ACQUIRE:  # noqa: F821
+            method = player.choose_acquire if bound is None else bound[0]
+            move = table.ask(seat, "acquire", method, view)
+            if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
+                raise table.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
+            table.apply(state, seat, "acquire", move)
+            continue
+        if asking and not state.asked and state.can_ask(_ASK):
+            method = player.choose_ask if bound is None else bound[1]
+            asked = table.ask(seat, "ask", method, view)
+            if asked is not True and asked is not False:  # isinstance(asked, bool): bool has no subclass
+                raise table.error(seat, "ask", "returned something that is not True or False", asked)
+            if asked:
+                table.apply(state, seat, "ask", _ASK)
+                partner = (seat + 2) % 4
+                partner_bound = decisions[partner]
+                method = players[partner].answer_go_out if partner_bound is None else partner_bound[2]
+                answer = table.ask(partner, "answer", method, views[partner])
+                if answer is not True and answer is not False:
+                    raise table.error(partner, "answer", "returned something that is not True or False", answer)
+                table.apply(state, partner, "answer", Answer(answer))
+        while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
+            method = player.choose_meld if bound is None else bound[3]
+            move = table.ask(seat, "meld", method, view)
+            if move is None:
+                break
+            if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
+                raise table.error(seat, "meld", "returned something that is not a Meld or None", move)
+            table.apply(state, seat, "meld", move)
+        if _phase_is(state.phase, _OVER) if compiled else state.phase == OVER:  # noqa: F821
+            break
+        if state.must_stop:
+            table.apply(state, seat, "stop", _STOP)
+            continue
+        method = player.choose_discard if bound is None else bound[4]
+        move = table.ask(seat, "discard", method, view)
+        if type(move) is not Discard and not isinstance(move, Discard):
+            raise table.error(seat, "discard", "returned something that is not a Discard", move)
+        table.apply(state, seat, "discard", move)
+
+
+def play_game(
+    players: Sequence[StrategyFactory],
+    *,
+    seed: int,
+    rules: Rules = DEFAULT_RULES,
+    names: Sequence[str] | None = None,
+    time_limit: float | None = None,
+    max_hands: int = MAX_HANDS_PER_GAME,
+    observer: GameObserver | None = None,
+    monitor=None,
+) -> GameResult:
+    """Play a whole game to ``rules.target_score`` (R15).
+
+    :param players: four factories, one per seat, each called with the seat's own
+        :class:`random.Random` (a :class:`~canasta_sim.core.strategy.Strategy` subclass is such a factory).
+    :param seed: the game's seed; the deck, the first dealer and the strategies' generators derive from it.
+    :param names: the seats' strategy specs, for error messages.
+    :param time_limit: seconds a single decision may take, or ``None`` for no limit.
+    :param observer: a :class:`GameObserver` told of every hand and move, or ``None``.
+    :param monitor: a writable memoryview of C doubles (format ``"d"``, on shared memory) where every call
+        into strategy code is published (:data:`~canasta_sim.arbiter.MONITOR_CALL`; with a ``time_limit``
+        also the call's start, ``MONITOR_START``), so that a supervisor outside the process can charge a
+        crash or a hang to the right seat (:mod:`canasta_sim.runs.supervisor`), or ``None``.
+    :raises StrategyError: when a strategy raises, returns a malformed or illegal move, overruns, or
+        changes the game; its ``reason`` says which.
+    """
+    if len(players) != 4:
+        raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
+    names = list(names) if names is not None else [getattr(p, "name", repr(p)) for p in players]
+    try:
+        return _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=False)
+    except _UnattributedChange:
+        # A game is a pure function of its inputs: replaying it with a comparison after every call finds
+        # the seat that changed it.  Should the replay run clean (a strategy whose tampering depends on
+        # state kept outside the game), its result is a game played by the rules, and that is recorded.
+        return _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=True)
+
+
+def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, *, strict: bool) -> GameResult:
+    instances = [
+        _build_player(factory, seat, names[seat], seed, time_limit, monitor) for seat, factory in enumerate(players)
+    ]
+    if observer is None:
+        table = (_StrictTable if strict else _Table)(instances, names, seed, time_limit, monitor)
+    else:
+        table = _ObservedTable(instances, names, seed, time_limit, observer, monitor)
+    deck_rng = random.Random(derive_seed(seed, "deck"))
+    first_dealer = deck_rng.randrange(4)  # R2.2: the first dealer is drawn by lot.
+    dealer = first_dealer
+    totals = (0, 0)
+    hands: list[HandResult] = []
+    termination = "hand_cap"
+    winner: int | None = None
+    try:
+        for hand_number in range(1, max_hands + 1):
+            state = HandState.deal(rules, deck_rng, dealer=dealer, scores=totals, hand_number=hand_number)
+            views = [SeatView(state, seat, totals) for seat in range(4)]
+            table.watch(state)
+            if observer is not None:
+                observer.on_hand_start(state)
+            for seat, player in enumerate(instances):
+                table.ask(seat, "hand start", player.on_hand_start, views[seat])
+            play_hand(state, table, views)
+            table.settle()
+            result = score_hand(state)
+            hands.append(result)
+            if observer is not None:
+                observer.on_hand_end(state, result)
+            # A frozen result can still be changed through object.__setattr__: its hash must not move.
+            result_hash = hash(result) if table.guarded else 0
+            for seat, player in enumerate(instances):
+                table.ask(seat, "hand end", player.on_hand_end, result)
+                if table.side_bits[seat] and hash(result) != result_hash:
+                    raise table.error(seat, "hand end", "changed the hand's result it was shown", None,
+                                      reason="tampering")
+            table.settle()
+            totals = result.totals_after
+            dealer = (dealer + 1) % 4  # R2.2: the deal passes clockwise.
+            if max(totals) >= rules.target_score:
+                if totals[0] != totals[1]:
+                    winner = 0 if totals[0] > totals[1] else 1
+                    termination = "target"
+                    break
+                if rules.tie_rule == "draw":  # R15.3
+                    termination = "target"
+                    break
+        else:
+            if totals[0] != totals[1]:
+                winner = 0 if totals[0] > totals[1] else 1
+    except StrategyError as error:
+        # The hands finished before the failure are still facts of the game: a forfeit records them.
+        error.finished_hands = tuple(hands)
+        error.first_dealer = first_dealer
+        raise
+    return GameResult(
+        seed=seed,
+        scores=totals,
+        winner=winner,
+        termination=termination,
+        first_dealer=first_dealer,
+        hands=tuple(hands),
+    )

@@ -1,0 +1,337 @@
+"""Can a hand be melded out this turn, and how? (RULES.md E4, used by R12.5.)
+
+Asking the partner is allowed only when the player could go out, so that a
+"yes" never traps them.  The search is small because a hand is a count
+vector: the natural cards of each rank have nowhere to go but that rank's
+meld, so the only real choices are which single card (if any) is discarded
+and where the wild cards go.  Wild cards are spread by a greedy fill that
+completes the canastas closest to seven first, which maximises the number of
+canastas for a given number of wild cards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.moves import WILD_RANK, MeldGroup
+from canasta_sim.core.rules import Rules
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+__all__ = ["can_meld_out", "find_meld_out"]
+
+_UNBOUNDED = 1 << 30
+
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/going_out.pxd): the minimum's sum in C integers
+
+
+def can_meld_out(
+    rules: Rules,
+    hand: Sequence[int],
+    melds: Sequence[Sequence[int]],
+    *,
+    minimum: int,
+    allow_no_discard: bool = True,
+    allow_discard: bool = True,
+) -> bool:
+    """Return whether ``hand`` can be laid on the side's ``melds`` leaving at most one card to discard.
+
+    :param minimum: the initial-meld count the melded cards must reach (0 once the side has melded).
+    :param allow_no_discard: whether laying every card, with no discard, counts as going out.
+    :param allow_discard: whether a last card may be discarded (not after R13.1 ``meld_no_discard``).
+    """
+    plan = find_meld_out(
+        rules, hand, melds, minimum=minimum, allow_no_discard=allow_no_discard, allow_discard=allow_discard
+    )
+    return plan is not None
+
+
+def find_meld_out(
+    rules: Rules,
+    hand: Sequence[int],
+    melds: Sequence[Sequence[int]],
+    *,
+    minimum: int,
+    allow_no_discard: bool = True,
+    allow_discard: bool = True,
+) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+    """Return ``(groups, discard)`` that meld ``hand`` out, or ``None`` when it cannot be done.
+
+    ``discard`` is the kind left to discard, or ``None`` when every card is melded.  Laying the
+    groups as one :class:`~canasta_sim.core.moves.Meld` and then discarding goes out, provided the turn's
+    other conditions (the partner's answer, R12.5) allow it.
+    """
+    return _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+
+
+def _find_meld_out(
+    rules: Rules,
+    hand: Sequence[int],
+    melds: Sequence[Sequence[int]],
+    minimum: int,
+    allow_no_discard: bool,
+    allow_discard: bool,
+) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+    """:func:`find_meld_out` with positional arguments: the engine asks it on every turn, and a call
+    with keywords costs more than many of the searches it makes."""
+    # Most hands asked about hold two cards that can go nowhere, which no leftover cures (see _candidates):
+    # answered from the hand and the melds of its lone cards' ranks, before the full read below.
+    if _two_cards_stranded(hand, melds):
+        return None
+    # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/going_out.pxd;
+    # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays): the shortcuts and every
+    # search below then index C integers, not lists of Python ints.
+    if cython.compiled:
+        held = [0] * 15
+        naturals = [0] * 15
+        wilds = [0] * 15
+        _read_counts(hand, melds, held, naturals, wilds)
+    else:  # the same counts as lists, built the way plain Python builds lists fastest
+        held = list(hand)
+        naturals = [meld[0] for meld in melds]
+        wilds = [meld[1] + meld[2] for meld in melds]
+    candidates = _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
+    for leftover in candidates:
+        if leftover is None:
+            groups = _lay(rules, held, naturals, wilds, minimum, True)
+        else:
+            held[leftover] -= 1
+            groups = _lay(rules, held, naturals, wilds, minimum, False)
+            held[leftover] += 1
+        if groups is not None:
+            return groups, leftover
+    return None
+
+
+@cython.locals(rank=Count, count=Count, stranded=Count)
+def _two_cards_stranded(hand: Sequence[int], melds: Sequence[Sequence[int]]) -> bool:
+    """Whether the hand holds two cards that must both be discarded: red 3s, or lone naturals of ranks the side
+    has no meld of.  Only one card may be left to discard (R12.4), so :func:`_candidates` then finds no
+    leftover to try (its ``forced`` counts these cards, and more) and the hand cannot go out this turn."""
+    stranded = hand[RED_THREE]
+    # C integers compiled (sim/going_out.pxd): the engine asks this for every going-out plan it finds.
+    for rank in range(FOUR, KIND_COUNT):
+        count = hand[rank]
+        if count == 1:
+            meld = melds[rank]
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces == 0:
+                stranded += 1
+                if stranded >= 2:
+                    return True
+    return stranded >= 2
+
+
+@cython.locals(kind=Count, rank=Count, jokers=Count, deuces=Count)
+def _read_counts(
+    hand: Sequence[int], melds: Sequence[Sequence[int]], held: list[int], naturals: list[int], wilds: list[int]
+) -> None:
+    """Fill ``held`` with the hand's counts, ``naturals`` and ``wilds`` with the natural and wild cards of each
+    meld the search uses: the natural ranks' and the wild meld's (``WILD_RANK``); the others are left at 0."""
+    for kind in range(KIND_COUNT):
+        held[kind] = hand[kind]
+    meld = melds[WILD_RANK]
+    naturals[WILD_RANK] = meld[0]
+    jokers = meld[1]
+    deuces = meld[2]
+    wilds[WILD_RANK] = jokers + deuces
+    for rank in range(FOUR, KIND_COUNT):
+        meld = melds[rank]
+        naturals[rank] = meld[0]
+        jokers = meld[1]
+        deuces = meld[2]
+        wilds[rank] = jokers + deuces
+
+
+def _leftover_candidates(
+    rules: Rules, hand: Sequence[int], melds: Sequence[Sequence[int]], allow_discard: bool, allow_no_discard: bool
+) -> list[int | None]:
+    """The kinds worth trying as the card left to discard (``None``: meld every card); see :func:`_candidates`."""
+    held = [0] * 15
+    naturals = [0] * 15
+    wilds = [0] * 15
+    _read_counts(hand, melds, held, naturals, wilds)
+    return _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
+
+
+@cython.locals(
+    reach=Count, reachable=Count, rank=Count, black_threes=Count, forced=Count, lone=Count, size=Count,
+    count=Count, kind=Count,
+)
+def _candidates(
+    rules: Rules, held: list[int], naturals: list[int], wilds: list[int], allow_discard: bool, allow_no_discard: bool
+) -> list[int | None]:
+    """The kinds worth trying as the card left to discard (``None``: meld every card), from counts by kind.
+
+    Going out is asked about on every turn, so the search first rules out what cannot work
+    without trying it: a card that can go nowhere (a lone natural with no meld of its rank, one
+    or two black 3s) must be the discard, two such cards make going out impossible (R12.4), and
+    a side with too few canastas within reach of its hand cannot go out at all (R12.1).
+    """
+    # One pass over the natural ranks: how many canastas are within reach, and the lone naturals with
+    # no meld of their rank (each must be the discard).  Only how many cards are forced, and which one
+    # when it is the only one, decide the answer.
+    reach = CANASTA_SIZE - held[JOKER] - held[TWO]
+    reachable = 0
+    forced = held[RED_THREE]
+    lone = -1
+    for rank in range(FOUR, KIND_COUNT):
+        size = naturals[rank] + wilds[rank]
+        count = held[rank]
+        if size + count >= reach:
+            reachable += 1
+        if count == 1 and size == 0:
+            forced += 1
+            if lone < 0:
+                lone = rank
+    if not rules.allow_wild_only_melds and reachable < rules.canastas_to_go_out:
+        return []
+    black_threes = held[BLACK_THREE]
+    if not (black_threes == 1 or black_threes == 2 or rules.black_three_melds == "never"):
+        black_threes = 0  # three or four black 3s can be melded when going out (R5.3)
+    forced += black_threes
+    if forced:
+        if forced != 1 or not allow_discard:
+            return []
+        if held[RED_THREE]:
+            return [RED_THREE]
+        return [BLACK_THREE] if black_threes else [lone]
+    candidates: list[int | None] = [None] if allow_no_discard else []
+    if allow_discard:
+        for kind in range(KIND_COUNT):
+            if held[kind]:
+                candidates.append(kind)
+    return candidates
+
+
+def _lay_all(
+    rules: Rules, counts: list[int], melds: Sequence[Sequence[int]], minimum: int, no_discard: bool
+) -> tuple[MeldGroup, ...] | None:
+    """The groups that lay every card of ``counts`` on ``melds`` with enough canastas to go out, or ``None``."""
+    held = [0] * 15
+    naturals = [0] * 15
+    wilds = [0] * 15
+    _read_counts(counts, melds, held, naturals, wilds)
+    return _lay(rules, held, naturals, wilds, minimum, no_discard)
+
+
+@cython.locals(
+    black_threes=Count, budget=Count, rank=Count, count=Count, old_naturals=Count, old_wilds=Count,
+    total_naturals=Count, room=Count, lowest=Count, canastas=Count, needed=Count, size=Count, spare=Count,
+    wild_only=Count, jokers_left=Count, jokers=Count, most_wilds=Count, value=Count, deficit=Count, kind=Count,
+    wild_ratio=cython.bint, no_discard=cython.bint,
+)
+def _lay(
+    rules: Rules, held: list[int], naturals: list[int], wilds: list[int], minimum: int, no_discard: bool
+) -> tuple[MeldGroup, ...] | None:
+    """:func:`_lay_all` on counts by kind: the hand's, and the natural and wild cards of each meld."""
+    if held[RED_THREE]:
+        return None
+    black_threes = held[BLACK_THREE]
+    if black_threes and (rules.black_three_melds == "never" or not (black_threes == 3 or black_threes == 4)):
+        return None
+    value = 0
+    for kind in range(KIND_COUNT):
+        value += _KIND_VALUE[kind] * held[kind]
+    if value < minimum:
+        return None
+    budget = held[JOKER] + held[TWO]
+    # Per rank, for the ranks with a meld or hand cards (in rank order): the wild cards given, the room for
+    # wild cards, and the size before wild cards are given; a rank without either has no entry (in_plan 0).
+    in_plan = [0] * 15
+    given = [0] * 15
+    rooms = [0] * 15
+    sizes = [0] * 15
+    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    most_wilds = rules.max_wilds_per_meld
+    for rank in range(FOUR, KIND_COUNT):
+        count = held[rank]
+        old_naturals = naturals[rank]
+        old_wilds = wilds[rank]
+        if count == 0 and old_naturals + old_wilds == 0:
+            continue
+        total_naturals = old_naturals + count
+        # melds.max_wilds for a natural rank (R9.2), inlined.
+        if wild_ratio:
+            room = min(most_wilds, total_naturals) - old_wilds
+        else:
+            room = (most_wilds if total_naturals >= 2 else 0) - old_wilds
+        lowest = max(0, 3 - total_naturals) if old_naturals + old_wilds == 0 else 0
+        if lowest > room:
+            return None
+        in_plan[rank] = 1
+        given[rank] = lowest
+        rooms[rank] = room
+        sizes[rank] = total_naturals + old_wilds
+        budget -= lowest
+    if budget < 0:
+        return None
+    canastas = 0
+    # The canastas to complete, fewest missing cards first (ties: the lower rank), as sorting the
+    # (deficit, rank) pairs would order them: deficits[rank] is 0 where none is within the room.
+    deficits = [0] * 15
+    for rank in range(FOUR, KIND_COUNT):
+        if not in_plan[rank]:
+            continue
+        size = sizes[rank] + given[rank]
+        if size >= CANASTA_SIZE:
+            canastas += 1
+        elif CANASTA_SIZE - size <= rooms[rank] - given[rank]:
+            deficits[rank] = CANASTA_SIZE - size
+    if naturals[WILD_RANK] + wilds[WILD_RANK] >= CANASTA_SIZE:
+        canastas += 1
+    needed = rules.canastas_to_go_out
+    for deficit in range(1, CANASTA_SIZE + 1):
+        if canastas >= needed or deficit > budget:
+            break
+        for rank in range(FOUR, KIND_COUNT):
+            if deficits[rank] != deficit:
+                continue
+            if canastas >= needed or deficit > budget:
+                break
+            given[rank] += deficit
+            budget -= deficit
+            canastas += 1
+    if canastas < needed:
+        return None
+    for rank in range(FOUR, KIND_COUNT):
+        if in_plan[rank]:
+            spare = min(budget, rooms[rank] - given[rank])
+            given[rank] += spare
+            budget -= spare
+    wild_only = 0
+    if budget:
+        if not rules.allow_wild_only_melds or (budget < 3 and naturals[WILD_RANK] + wilds[WILD_RANK] <= 0):
+            return None
+        wild_only = budget
+    if no_discard and rules.going_out_without_discard == "only_if_hand_holds_canasta":
+        # R12.2 (seed-002 reading): the hand itself must hold a whole canasta.
+        for rank in range(FOUR, KIND_COUNT):
+            if in_plan[rank] and held[rank] + given[rank] >= CANASTA_SIZE:
+                break
+        else:
+            return None
+    jokers_left = held[JOKER]
+    groups: list[MeldGroup] = []
+    for rank in range(FOUR, KIND_COUNT):
+        if not in_plan[rank] or (held[rank] == 0 and given[rank] == 0):
+            continue
+        jokers = min(jokers_left, given[rank])
+        jokers_left -= jokers
+        groups.append(MeldGroup.of(rank, held[rank], jokers, given[rank] - jokers))
+    if black_threes:
+        groups.append(MeldGroup.of(BLACK_THREE, black_threes))
+    if wild_only:
+        jokers = min(jokers_left, wild_only)
+        groups.append(MeldGroup.of(WILD_RANK, 0, jokers, wild_only - jokers))
+    return tuple(groups)

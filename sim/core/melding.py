@@ -1,0 +1,552 @@
+"""The meld phase's rules, shared with pile takes: melds on the table, initial minimum, going out.
+
+:class:`MeldingRules` is a part of :class:`canasta_sim.core.state.HandState` kept in its own module: the
+checks of R5.3, R6.4, R9, R10 and R12 that a :class:`~canasta_sim.core.moves.Meld` and a
+:class:`~canasta_sim.core.moves.TakePile` both need, and the meld move itself.  It uses the hand
+state's attributes and is not meant to be used on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
+from canasta_sim.core.going_out import find_meld_out
+from canasta_sim.core.melds import CANASTA_SIZE, meld_problem, rank_name
+from canasta_sim.core.moves import WILD_RANK, Answer, Discard, Meld, MeldGroup, Move, TakePile, is_kind, record_kinds
+from canasta_sim.core.phases import END_WENT_OUT, OVER, PLAY
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import IllegalMoveError
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+__all__ = ["MeldingRules"]
+
+_REFUSED = IllegalMoveError("E0", "refused while probing (HandState.is_legal and the can_x methods discard this error)")
+"""The error a rule check raises while :attr:`HandState._probing` is set: the caller only wants to know
+whether the move is legal, so the real error (its message formatted, its record checked, E1) is not built.
+Nothing outside the probes ever sees it."""
+
+_NO_KINDS = [0] * KIND_COUNT  # copied, never changed
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial meld's sum in C integers
+
+# The move records' slot descriptors, read from C through _slot (sim/melding.pxd) where the record's class is exact.
+_MELD_GROUPS = Meld.__dict__["groups"]
+_GROUP_RANK = MeldGroup.__dict__["rank"]
+_GROUP_CARDS = MeldGroup.__dict__["cards"]
+_TAKE_CARDS = TakePile.__dict__["cards"]
+_TAKE_EXTRA = TakePile.__dict__["extra"]
+_DISCARD_CARD = Discard.__dict__["card"]
+# Likewise the rules' fields the checks of every meld read.
+_MAX_WILDS = Rules.__dict__["max_wilds_per_meld"]
+_WILD_RATIO = Rules.__dict__["wild_ratio_rule"]
+_ASK_PARTNER = Rules.__dict__["ask_partner"]
+_YES_FORCES_OUT = Rules.__dict__["ask_partner_yes_forces_out"]
+
+_NOT_KEPT = object()
+"""What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
+
+
+def _field_objects(move: Move) -> object:
+    """The objects a move record's fields hold, the groups' ranks and cards included, to tell later whether
+    the record changed since it was checked (:meth:`MeldingRules._vouch`).
+
+    The records are frozen, but ``object.__setattr__`` can still change a field: it then holds another
+    object.  Tuples cannot change, so a field whose object is the same tuple holds the same cards; a
+    record with a container of another kind (a list built by hand) is not kept (``_NOT_KEPT``) and is
+    checked again when applied.
+    """
+    move_type = type(move)
+    if cython.compiled:  # the same fields, each read through its slot (the move's class is exact here)
+        if move_type is Meld:
+            return _group_objects(None, _slot(_MELD_GROUPS, move))  # noqa: F821 (sim/melding.pxd)
+        if move_type is TakePile:
+            cards = _slot(_TAKE_CARDS, move)  # noqa: F821
+            if type(cards) is not tuple:
+                return _NOT_KEPT
+            return _group_objects(cards, _slot(_TAKE_EXTRA, move))  # noqa: F821
+        if move_type is Discard:
+            return _slot(_DISCARD_CARD, move)  # noqa: F821
+    if move_type is Meld:
+        return _group_objects(None, move.groups)
+    if move_type is TakePile:
+        cards = move.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        return _group_objects(cards, move.extra)
+    if move_type is Discard:
+        return move.card
+    if move_type is Answer:
+        return move.yes
+    return None  # Draw, Ask and Stop carry no field
+
+
+def _group_objects(first: object, groups: object) -> object:
+    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``."""
+    if type(groups) is not tuple:
+        return _NOT_KEPT
+    if len(groups) == 1:  # the commonest meld
+        group = groups[0]
+        if cython.compiled and type(group) is MeldGroup:
+            cards = _slot(_GROUP_CARDS, group)  # noqa: F821 (sim/melding.pxd)
+            if type(cards) is not tuple:
+                return _NOT_KEPT
+            return (first, groups, _slot(_GROUP_RANK, group), cards)  # noqa: F821
+        cards = group.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        return (first, groups, group.rank, cards)
+    parts = [first, groups]
+    for group in groups:
+        cards = group.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        parts.append(group.rank)
+        parts.append(cards)
+    return tuple(parts)
+
+
+@cython.locals(index=Count)
+def _same_field_objects(move: Move, key: object) -> bool:
+    """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
+    move_type = type(move)
+    if cython.compiled and move_type is Meld:  # the commonest record vouched for, its field read through its slot
+        groups = _slot(_MELD_GROUPS, move)  # noqa: F821 (sim/melding.pxd)
+    elif cython.compiled and move_type is Discard:
+        return _slot(_DISCARD_CARD, move) is key  # noqa: F821
+    elif move_type is Meld:
+        groups = move.groups
+    elif move_type is TakePile:
+        if move.cards is not key[0]:
+            return False
+        groups = move.extra
+    elif move_type is Discard:
+        return move.card is key
+    elif move_type is Answer:
+        return move.yes is key
+    else:
+        return True  # Draw, Ask and Stop carry no field
+    if groups is not key[1]:
+        return False
+    # The same tuple holds the same group objects in the same order: only their fields can have changed.
+    index = 2
+    for group in groups:
+        if cython.compiled and type(group) is MeldGroup:
+            if (_slot(_GROUP_RANK, group) is not key[index]  # noqa: F821 (sim/melding.pxd)
+                    or _slot(_GROUP_CARDS, group) is not key[index + 1]):  # noqa: F821
+                return False
+        elif group.rank is not key[index] or group.cards is not key[index + 1]:
+            return False
+        index += 2
+    return True
+
+
+@cython.locals(wilds=Count)
+def _meld_fits(rules: object, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
+    """:func:`canasta_sim.core.melds.meld_fits` on C integers (sim/melding.pxd): the same answer, without its reason."""
+    wilds = jokers + deuces
+    if rank == WILD_RANK:
+        return rules.allow_wild_only_melds and naturals + wilds >= 3
+    if rank == BLACK_THREE:
+        return not wilds and (naturals == 3 or naturals == 4)
+    if naturals + wilds < 3:
+        return False
+    if cython.compiled and type(rules) is Rules:  # the same fields, read through their slots (sim/melding.pxd)
+        if wilds > _slot(_MAX_WILDS, rules):  # noqa: F821
+            return False
+        ratio = _slot(_WILD_RATIO, rules)  # noqa: F821
+    else:
+        if wilds > rules.max_wilds_per_meld:
+            return False
+        ratio = rules.wild_ratio_rule
+    if ratio == "no_more_wild_than_natural":
+        return wilds <= naturals
+    return naturals >= 2
+
+
+class MeldingRules:
+    """Meld-phase checks and the :meth:`meld` move of a hand (the root of :class:`~.state.HandState`)."""
+
+    __slots__ = ()  # HandState holds the fields
+
+    # The hand state's helpers that the checks below call: kept in this, its root class, so that compiled they
+    # are C methods (sim/melding.pxd) for every part of the hand state.
+
+    def _malformed(self, move: Move, value: object) -> IllegalMoveError:
+        # E1: a record built by hand may hold a value that is no card kind at all.  The message
+        # names the record's type only, since printing the move would itself fail on that value.
+        return IllegalMoveError(
+            "E1",
+            f"a {type(move).__name__} holds {value!r}, which is not a card kind (a whole number 0-{KIND_COUNT - 1})",
+            seat=self.actor,
+            phase=self.phase,
+        )
+
+    def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
+        if self._probing:
+            # is_legal or a can_x asks and discards the error: spare building one (see _REFUSED).
+            return _REFUSED
+        # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
+        for value in record_kinds(move):
+            if not is_kind(value):
+                return self._malformed(move, value)
+        return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
+
+    def _verify_phase(self, move: Move, phase: str) -> None:
+        if self.phase != phase:
+            if self.phase == OVER:
+                raise self._fail("R12.3", "the hand is over", move)
+            # The move itself heads the error's message; printing it here too would fail on a malformed record.
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
+            raise self._fail("R6.1", f"this move belongs to the {phase} phase, not the {self.phase} phase", move)
+
+    def _go_out(self) -> None:
+        self.went_out_seat = self.seat
+        self.went_out_concealed = self._is_concealed_now()
+        self._end(END_WENT_OUT)
+
+    def _end(self, reason: str) -> None:
+        self.phase = OVER
+        self.end_reason = reason
+
+    def _vouch(self, move: Move) -> None:
+        """Remember ``move`` (of one of the move types exactly) as just found legal, for :meth:`_take_vouch`."""
+        key = _field_objects(move)
+        self._vouched = None if key is _NOT_KEPT else move
+        self._vouched_key = key
+
+    def _take_vouch(self, move: Move) -> bool:
+        """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
+        # A record changed through object.__setattr__ since the check holds other objects in its fields,
+        # and is checked again.
+        vouched = self._vouched is move and _same_field_objects(move, self._vouched_key)
+        self._vouched = None
+        return vouched
+
+    @cython.locals(kind=Count)
+    def _verify_in_hand(self, move: Move, used: list[int]) -> None:
+        hand = self.hands[self.seat]
+        for kind in range(KIND_COUNT):
+            if used[kind] > hand[kind]:
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
+                raise self._fail(
+                    "R6.1",
+                    f"the move uses {used[kind]} {KIND_NAMES[kind]} but the hand holds {hand[kind]} "
+                    f"(hand: {counts_text(hand)})",
+                    move,
+                )
+
+    @cython.locals(naturals=Count, jokers=Count, deuces=Count, exact=cython.bint)
+    def _collect(
+        self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
+    ) -> None:
+        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's
+        # counts are summed in C integers and added to its rank's once (additions is discarded on an error).
+        for group in groups:
+            # Compiled, a MeldGroup's fields are read through their slots (_slot, sim/melding.pxd).
+            exact = cython.compiled and type(group) is MeldGroup
+            rank = _slot(_GROUP_RANK, group) if exact else group.rank  # noqa: F821
+            if type(rank) is not int and not is_kind(rank):
+                raise self._malformed(move, rank)
+            if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
+                if not is_kind(rank):
+                    raise self._malformed(move, rank)
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
+                raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
+            naturals = jokers = deuces = 0
+            for kind in _slot(_GROUP_CARDS, group) if exact else group.cards:  # noqa: F821
+                if type(kind) is not int and not is_kind(kind):
+                    raise self._malformed(move, kind)
+                if kind == rank and rank != WILD_RANK:
+                    naturals += 1
+                elif kind == JOKER:
+                    jokers += 1
+                elif kind == TWO:
+                    deuces += 1
+                elif not is_kind(kind):
+                    raise self._malformed(move, kind)
+                else:
+                    if self._probing:  # the message below would be formatted only to be discarded
+                        raise _REFUSED
+                    raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
+                used[kind] += 1
+            counts = additions.get(rank)
+            if counts is None:
+                additions[rank] = [naturals, jokers, deuces]
+            else:
+                counts[0] += naturals
+                counts[1] += jokers
+                counts[2] += deuces
+
+    @cython.locals(naturals=Count, jokers=Count, deuces=Count, more=Count)
+    def _verify_additions(self, move: Move, additions: dict[int, list[int]]) -> None:
+        melds = self.melds[self.seat & 1]
+        rules = self.rules
+        for rank, added in additions.items():
+            meld = melds[rank]
+            if rank == BLACK_THREE and rules.black_three_melds == "never":
+                raise self._fail("R5.3", "black 3s may never be melded (black_three_melds=never)", move)
+            naturals = meld[0]
+            more = added[0]
+            naturals += more
+            jokers = meld[1]
+            more = added[1]
+            jokers += more
+            deuces = meld[2]
+            more = added[2]
+            deuces += more
+            # meld_problem's reason is built only for a meld that does not fit (the same judgement).
+            if not _meld_fits(rules, rank, naturals, jokers, deuces):
+                problem = meld_problem(rules, rank, naturals, jokers, deuces)
+                raise self._fail(problem[0], problem[1], move)
+
+    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
+        # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard
+        # nothing is discarded, so there only melding every card goes out.
+        if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
+            raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
+
+    @cython.locals(canastas=Count, rank=Count, size=Count, naturals=Count, jokers=Count, deuces=Count,
+                   is_discard=cython.bint)
+    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
+        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
+        # isinstance only for a record of another class than the commonest ones: a Meld or a TakePile is no Discard.
+        move_type = type(move)
+        is_discard = move_type is Discard or (move_type is not Meld and move_type is not TakePile
+                                              and isinstance(move, Discard))
+        # After a meld or a take, one card left is still going out: it is the discard to come.
+        if hand_after > (0 if is_discard else 1):
+            if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
+                raise self._fail("R12.5", "the partner answered yes, so the player must go out this turn", move)
+            return
+        if self.must_stop and hand_after == 1:
+            return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
+        side = self.seat & 1
+        melds = self.melds[side]
+        sizes = [0] * 15  # each meld's size after the move by rank (KIND_COUNT; a C array compiled)
+        for rank, added in additions.items():
+            naturals = added[0]
+            jokers = added[1]
+            deuces = added[2]
+            sizes[rank] = naturals + jokers + deuces
+        canastas = 0
+        for rank in range(KIND_COUNT):
+            meld = melds[rank]
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            size = sizes[rank] + naturals + jokers + deuces
+            if size >= CANASTA_SIZE:
+                canastas += 1
+        needed = self.rules.canastas_to_go_out
+        if canastas < needed:
+            what = "a canasta" if needed == 1 else f"{needed} canastas"
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
+            raise self._fail(
+                "R6.4",
+                f"the side lacks {what}, so the player may not go out and must keep a card after the "
+                f"discard (R12.1); the move would leave {hand_after} card{'s' * (hand_after != 1)}",
+                move,
+            )
+        if self.answer is False:
+            raise self._fail("R12.5", "the partner answered no, so the player may not go out this turn", move)
+        if self.rules.ask_partner == "mandatory" and self.answer is not True:
+            raise self._fail("R12.5", "ask_partner=mandatory: the player must ask the partner before going out", move)
+        if hand_after == 0 and not is_discard:
+            if self.rules.going_out_without_discard == "only_if_hand_holds_canasta":
+                laid = list(self.turn_laid)
+                for rank, added in additions.items():
+                    laid[rank] += added[0] + added[1] + added[2]
+                if max(laid) < CANASTA_SIZE:
+                    raise self._fail(
+                        "R12.2",
+                        "going out without a discard needs a whole canasta from the hand this turn "
+                        "(going_out_without_discard=only_if_hand_holds_canasta)",
+                        move,
+                    )
+
+    @cython.locals(kind=Count, count=Count, seat=Count, table=dict, hand=list, melds=list, sizes=list, meld=list,
+                   added=list, laid=list, new_ranks=set, naturals=Count, jokers=Count, deuces=Count, before=Count,
+                   total=Count, more_naturals=Count, more_jokers=Count, more_deuces=Count, rank=Count)
+    def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
+        seat = self.seat
+        side = seat & 1
+        changes = self.meld_changes + 1
+        self.meld_changes = changes
+        # Only this side's melds change: the other side's meld table (HandState.meld_table) stays valid.
+        tables = self._meld_tables
+        other = tables[1 - side]
+        if other is not None and other[0] == changes - 1:
+            tables[1 - side] = (changes, other[1])
+        hand = self.hands[seat]
+        melds = self.melds[side]
+        sizes = self.hand_sizes
+        # The counts read into C integers and written back once each (typed lists compiled: no generic item
+        # access, no boxed sums of boxed ints).
+        total = 0
+        for kind in range(KIND_COUNT):
+            count = used[kind]
+            if count:
+                before = hand[kind]
+                hand[kind] = before - count
+                total += count
+        if total:
+            before = sizes[seat]
+            sizes[seat] = before - total
+        new_ranks = self.turn_new_ranks
+        laid = self.turn_laid
+        for rank, added in additions.items():
+            meld = melds[rank]
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces == 0:
+                new_ranks.add(rank)
+            elif rank not in new_ranks:
+                self.added_to_existing = True
+            more_naturals = added[0]
+            more_jokers = added[1]
+            more_deuces = added[2]
+            meld[0] = naturals + more_naturals
+            meld[1] = jokers + more_jokers
+            meld[2] = deuces + more_deuces
+            before = laid[rank]
+            laid[rank] = before + more_naturals + more_jokers + more_deuces
+        self.side_has_melded[side] = True
+        self.seat_has_melded[seat] = True
+        # This side's table, if it was current: a new one with the changed melds' counts, which is what
+        # HandState.meld_table would rebuild while no rank is new to it (a new rank would break its rank
+        # order: that table is rebuilt when next asked for, as the stale stamp says).
+        own = tables[side]
+        if own is not None and own[0] == changes - 1:
+            table = own[1]
+            for rank in additions:
+                if rank not in table:
+                    break
+            else:
+                table = table.copy()
+                for rank in additions:
+                    meld = melds[rank]
+                    table[rank] = (meld[0], meld[1], meld[2])
+                tables[side] = (changes, table)
+
+    def _is_concealed_now(self) -> bool:
+        """R12.6: judged when the player goes out."""
+        if self.melded_before_turn or self.added_to_existing:
+            return False
+        if self.acquired == "pile" and not self.rules.concealed_allows_pile_take:
+            return False
+        melds = self.melds[self.seat & 1]
+        return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
+
+    @cython.locals(used=list, kind=Count, laid=Count, count=Count, total=Count)
+    def verify_meld(self, move: Meld) -> None:
+        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
+        self._verify_phase(move, PLAY)
+        groups = _slot(_MELD_GROUPS, move) if cython.compiled and type(move) is Meld else move.groups  # noqa: F821
+        if not groups:
+            raise self._fail("R9.1", "a meld needs at least one group of cards", move)
+        additions: dict[int, list[int]] = {}
+        used = _NO_KINDS[:]
+        self._collect(move, groups, additions, used)
+        self._verify_in_hand(move, used)
+        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
+            laid = 0
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                laid += count
+        else:
+            laid = sum(used)
+        hand_after = self.hand_sizes[self.seat] - laid
+        self._verify_additions(move, additions)
+        side = self.seat & 1
+        if not self.side_has_melded[side]:
+            if cython.compiled:
+                total = 0
+                for kind in range(KIND_COUNT):
+                    count = used[kind]
+                    total += _KIND_VALUE[kind] * count
+            else:
+                total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
+            minimum = self.requirements[side]
+            if total < minimum and not self._concealed_exemption(additions, hand_after):
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
+                raise self._fail(
+                    "R10.2",
+                    f"the side's initial meld needs {minimum} points; these melds count {total}",
+                    move,
+                )
+        self._verify_black_three_timing(move, additions, hand_after)
+        self._verify_going_out(move, hand_after, additions)
+        if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
+            self._verify_still_going_out(move, additions, used)
+        self._collected = (move, additions, used)
+
+    def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
+        # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
+        # going out was possible; a meld that makes it impossible would leave no legal move at all.
+        hand = [count - used[kind] for kind, count in enumerate(self.hands[self.seat])]
+        melds = [list(meld) for meld in self.melds[self.seat & 1]]
+        for rank, counts in additions.items():
+            for index in range(3):
+                melds[rank][index] += counts[index]
+        if find_meld_out(self.rules, hand, melds, minimum=0) is None:
+            raise self._fail(
+                "R12.5",
+                "the partner answered yes, so the player must go out this turn, and after this meld "
+                "the rest of the hand could no longer be melded out",
+                move,
+            )
+
+    def _concealed_exemption(self, additions: dict[int, list[int]], hand_after: int) -> bool:
+        # R10.7: going out concealed in one turn after drawing needs no minimum.
+        if not self.rules.concealed_exempt_from_minimum or self.acquired != "draw" or self.melded_before_turn:
+            return False
+        if hand_after > (0 if self.must_stop else 1):
+            return False
+        return any(sum(counts) >= CANASTA_SIZE for counts in additions.values())
+
+    def can_meld(self, move: Meld) -> bool:
+        """Return whether :meth:`meld` is legal now."""
+        probing = self._probing
+        self._probing = True
+        try:
+            self.verify_meld(move)
+        except IllegalMoveError as error:
+            error.__traceback__ = None  # _REFUSED is raised again and again: keep no frames alive through it
+            return False
+        finally:
+            self._probing = probing
+        return True
+
+    def meld(self, move: Meld) -> None:
+        """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
+        if not self._take_vouch(move):
+            self.verify_meld(move)
+        # The check just made, or the one is_legal made with nothing applied since, summed this very
+        # move's cards: lay those sums rather than summing them again.
+        collected = self._collected
+        self._collected = None
+        if collected is not None and collected[0] is move:
+            additions = collected[1]
+            used = collected[2]
+        else:
+            additions = {}
+            used = _NO_KINDS[:]
+            self._collect(move, move.groups, additions, used)
+        self._lay(additions, used)
+        self.melded_this_turn = True
+        self.history.append((self.seat, move, ()))
+        if self.hand_sizes[self.seat] == 0:
+            self._go_out()

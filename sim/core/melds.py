@@ -1,0 +1,119 @@
+"""Meld make-up and values (RULES.md §9, §11).
+
+A meld on the table is three counts, ``[naturals, jokers, deuces]``, under a
+rank slot: a natural kind 4 to A, ``BLACK_THREE`` (R5.3) or ``WILD_RANK``
+(only with ``allow_wild_only_melds``).  The functions here judge one meld
+at a time; what depends on the turn (minimums, going out) lives in
+:mod:`canasta_sim.core.state`.
+"""
+
+from __future__ import annotations
+
+from canasta_sim.core.cards import BLACK_THREE, KIND_NAMES, KIND_VALUE
+from canasta_sim.core.moves import WILD_RANK
+from canasta_sim.core.rules import Rules
+
+__all__ = [
+    "CANASTA_SIZE",
+    "is_canasta",
+    "max_wilds",
+    "meld_fits",
+    "meld_problem",
+    "meld_value",
+    "rank_name",
+]
+
+CANASTA_SIZE = 7
+"""R11.1: a canasta is a meld of at least seven cards."""
+
+_JOKER_VALUE = KIND_VALUE[0]
+_DEUCE_VALUE = KIND_VALUE[1]
+
+
+def rank_name(rank: int) -> str:
+    """Return a rank's name for messages: ``'K'``, ``'black 3'``, ``'wild'``."""
+    if rank == WILD_RANK:
+        return "wild"
+    if rank == BLACK_THREE:
+        return "black 3"
+    return KIND_NAMES[rank]
+
+
+def meld_value(rank: int, naturals: int, jokers: int, deuces: int) -> int:
+    """Return the card points (R1.4, R14.1a) of a meld."""
+    natural_value = 0 if rank == WILD_RANK else naturals * KIND_VALUE[rank]
+    return natural_value + jokers * _JOKER_VALUE + deuces * _DEUCE_VALUE
+
+
+def is_canasta(naturals: int, jokers: int, deuces: int) -> bool:
+    """Return whether a meld of these counts is a canasta (R11.1)."""
+    return naturals + jokers + deuces >= CANASTA_SIZE
+
+
+def max_wilds(rules: Rules, rank: int, naturals: int) -> int:
+    """Return how many wild cards a meld of ``rank`` with ``naturals`` natural cards may hold (R9.2).
+
+    Under ``no_more_wild_than_natural`` this is ``min(max_wilds_per_meld, naturals)``; under
+    ``min_two_naturals`` it is ``max_wilds_per_meld`` once there are two naturals, else 0.
+    """
+    if rank == WILD_RANK:
+        return 1 << 30
+    if rank == BLACK_THREE:
+        return 0
+    if rules.wild_ratio_rule == "no_more_wild_than_natural":
+        return min(rules.max_wilds_per_meld, naturals)
+    return rules.max_wilds_per_meld if naturals >= 2 else 0
+
+
+def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
+    """Return whether a meld with these counts may stand on the table: ``meld_problem(...) is None``.
+
+    The legal-move listings try many shapes that fail; this answers without building the reason.
+    """
+    wilds = jokers + deuces
+    if rank == WILD_RANK:
+        return rules.allow_wild_only_melds and naturals + wilds >= 3
+    if rank == BLACK_THREE:
+        return not wilds and naturals in (3, 4)
+    if naturals + wilds < 3 or wilds > rules.max_wilds_per_meld:
+        return False
+    if rules.wild_ratio_rule == "no_more_wild_than_natural":
+        return wilds <= naturals
+    return naturals >= 2
+
+
+def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> tuple[str, str] | None:
+    """Return ``(rule id, reason)`` if a meld with these counts may not stand on the table, else ``None``.
+
+    Checks R9.1 (three cards, at least one rank), R9.2 (wild-card limits, which hold
+    for the meld's whole life, R9.3), R9.4 (no wild-only melds) and R5.3 (black 3s:
+    three or four, no wild card).  When a black 3 meld may be laid is the state's concern.
+    """
+    wilds = jokers + deuces
+    total = naturals + wilds
+    name = rank_name(rank)
+    if rank == WILD_RANK:
+        if not rules.allow_wild_only_melds:
+            return "R9.4", "a meld of wild cards only is not allowed in classic canasta"
+        if total < 3:
+            return "R9.1", f"a meld needs at least 3 cards; the wild meld would hold {total}"
+        return None
+    if rank == BLACK_THREE:
+        if wilds:
+            return "R5.3", "a meld of black 3s may hold no wild card"
+        if naturals not in (3, 4):
+            return "R5.3", f"a meld of black 3s holds 3 or 4 of them, not {naturals}"
+        return None
+    if total < 3:
+        return "R9.1", f"a meld needs at least 3 cards; the {name}s would hold {total}"
+    if wilds > rules.max_wilds_per_meld:
+        return "R9.2", f"a meld holds at most {rules.max_wilds_per_meld} wild cards; the {name}s would hold {wilds}"
+    if rules.wild_ratio_rule == "no_more_wild_than_natural":
+        if wilds > naturals:
+            return "R9.2", (
+                f"a meld may not hold more wild cards than natural ones; the {name}s would hold "
+                f"{naturals} natural and {wilds} wild"
+            )
+    elif naturals < 2:
+        return "R9.2", f"a meld needs at least 2 natural cards; the {name}s would hold {naturals}"
+    return None

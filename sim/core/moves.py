@@ -1,0 +1,407 @@
+"""Move records: small frozen values with a text form that round-trips.
+
+============================  ===========================================================
+text                          move
+============================  ===========================================================
+``draw``                      :class:`Draw` the top card of the stock (R7.1)
+``take 7 7``                  :class:`TakePile` melding the top card with 7 7 (R8.2)
+``take``                      :class:`TakePile` laying the top card off on the side's meld
+``take K K; A A 2``           :class:`TakePile` plus extra melds for the minimum (R8.3)
+``meld K K K; 8 8 2; 7:JK``   :class:`Meld` of one or more groups; ``7:JK`` adds a joker to the 7s
+``ask``                       :class:`Ask` the partner "may I go out?" (R12.5)
+``answer yes``                :class:`Answer` from the partner
+``discard 4``                 :class:`Discard` one card (R6.1)
+``stop``                      :class:`Stop`: decline the pile on an empty stock (R13.3), or end
+                              a turn that may not discard (R13.1 ``meld_no_discard``)
+============================  ===========================================================
+
+>>> parse_move("meld K K K; 8 8 2")
+parse_move('meld K K K; 8 8 2')
+>>> str(parse_move("take 7♥ 7♦"))
+'take 7 7'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from collections.abc import Iterator, Sequence
+
+from canasta_sim.core.cards import (
+    BLACK_THREE,
+    JOKER,
+    KIND_COUNT,
+    KIND_NAMES,
+    TWO,
+    is_natural,
+    kinds_text,
+    parse_kind,
+    parse_kinds,
+)
+from canasta_sim.errors import CardParseError, MoveParseError
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+__all__ = [
+    "ASK",
+    "Answer",
+    "Ask",
+    "DRAW",
+    "Discard",
+    "Draw",
+    "Meld",
+    "MeldGroup",
+    "Move",
+    "STOP",
+    "Stop",
+    "TakePile",
+    "WILD_RANK",
+    "is_kind",
+    "parse_move",
+    "record_kinds",
+]
+
+WILD_RANK = JOKER
+"""The rank slot of a meld made only of wild cards (allowed only by ``allow_wild_only_melds``)."""
+
+
+def _card_order(kind: int) -> tuple[bool, int]:
+    return (kind <= TWO, kind)
+
+
+# The records are frozen; their constructors set fields through each field's slot setter (below each
+# class), as object.__setattr__ would.  The records with an __init__ written out (init=False) are built
+# thousands of times a game: written here, the constructor is compiled with the module, where the
+# generated one would run as interpreted bytecode.  Compiled, the fields are set by CPython's generic
+# attribute setter called from C (what object.__setattr__ runs; sim/moves.pxd) instead of through the
+# setters' method wrappers, each a Python call.
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
+class MeldGroup:
+    """Cards from hand laid on one rank: a new meld, or an addition to the side's meld of that rank (R9.6).
+
+    :ivar rank: a natural kind (4 to A), ``BLACK_THREE`` (R5.3) or ``WILD_RANK``.
+    :ivar cards: the kinds taken from hand, naturals first, then jokers, then deuces.
+    """
+
+    rank: int
+    cards: tuple[int, ...]
+
+    @classmethod
+    def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
+        """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
+        # Compiled, one tuple filled from C (_group_cards), not three joined.
+        if rank == WILD_RANK:
+            cards = _group_cards(rank, 0, jokers, deuces) if cython.compiled else (JOKER,) * jokers + (TWO,) * deuces
+        elif rank > TWO:
+            cards = (_group_cards(rank, naturals, jokers, deuces) if cython.compiled
+                     else (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
+        else:  # no rank a meld can have: let the constructor put the cards in order
+            return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
+        # The cards are already in their canonical order (naturals, jokers, deuces): the search for
+        # melds builds groups by the thousand, so skip the constructor's sort.
+        if cython.compiled:
+            group = PyType_GenericNew(cls, None, None)  # noqa: F821 (cimported in sim/moves.pxd): object.__new__
+            if cls is MeldGroup:  # each field by its slot's descriptor (_set_slot, sim/moves.pxd)
+                _set_slot(_GROUP_RANK_SLOT, group, rank)  # noqa: F821
+                _set_slot(_GROUP_CARDS_SLOT, group, cards)  # noqa: F821
+            else:  # a subclass: the generic setter, by name
+                PyObject_GenericSetAttr(group, "rank", rank)  # noqa: F821
+                PyObject_GenericSetAttr(group, "cards", cards)  # noqa: F821
+        else:
+            group = object.__new__(cls)
+            _set_group_rank(group, rank)
+            _set_group_cards(group, cards)
+        return group
+
+    def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "rank", rank)  # noqa: F821
+            PyObject_GenericSetAttr(self, "cards", tuple(sorted(cards, key=_card_order)))  # noqa: F821
+        else:
+            _set_group_rank(self, rank)
+            _set_group_cards(self, tuple(sorted(cards, key=_card_order)))
+
+    @property
+    def naturals(self) -> int:
+        """How many cards of the group's own rank it holds."""
+        return 0 if self.rank == WILD_RANK else self.cards.count(self.rank)
+
+    @property
+    def jokers(self) -> int:
+        """How many jokers it holds."""
+        return self.cards.count(JOKER)
+
+    @property
+    def deuces(self) -> int:
+        """How many 2s it holds."""
+        return self.cards.count(TWO)
+
+    def __str__(self) -> str:
+        if self.rank != WILD_RANK and self.rank in self.cards:
+            return kinds_text(self.cards)
+        rank_name = "wild" if self.rank == WILD_RANK else KIND_NAMES[self.rank]
+        return f"{rank_name}:{kinds_text(self.cards)}"
+
+    @classmethod
+    def from_text(cls, text: str) -> MeldGroup:
+        """Parse ``'K K JK'`` or ``'K:JK'`` (``'wild:JK JK 2'`` for a wild-only meld).
+
+        :raises MoveParseError: when no rank can be told or a card is not understood.
+        """
+        rank_text, sep, cards_text = text.partition(":")
+        try:
+            if sep:
+                rank = WILD_RANK if rank_text.strip().lower() == "wild" else parse_kind(rank_text)
+                cards = parse_kinds(cards_text)
+            else:
+                cards = parse_kinds(text)
+                ranks = {kind for kind in cards if kind > TWO}
+                if len(ranks) != 1:
+                    raise MoveParseError(
+                        f"meld group {text!r} must hold cards of exactly one rank; "
+                        "write RANK:CARDS (e.g. K:JK) to add only wild cards"
+                    )
+                (rank,) = ranks
+        except CardParseError as error:
+            raise MoveParseError(f"meld group {text!r}: {error}") from None
+        if not cards:
+            raise MoveParseError(f"meld group {text!r} holds no card")
+        return cls(rank, cards)
+
+
+def _group_cards(natural: int, naturals: int, jokers: int, deuces: int) -> tuple[int, ...]:
+    """MeldGroup.of's cards as one tuple filled from C (compiled only: repeats and joins cost 1,500 instructions)."""
+    naturals = max(naturals, 0)  # a repeat by a negative count is empty
+    jokers = naturals + max(jokers, 0)  # where each kind's cards end
+    deuces = jokers + max(deuces, 0)
+    cards = PyTuple_New(deuces)  # noqa: F821 (sim/moves.pxd)
+    for position in range(deuces):
+        card = natural if position < naturals else JOKER if position < jokers else TWO
+        Py_INCREF(card)  # noqa: F821 (PyTuple_SET_ITEM takes the reference over)
+        PyTuple_SET_ITEM(cards, position, card)  # noqa: F821
+    return cards
+
+
+# Each field's own slot setter (the records are frozen): object.__setattr__ would look the slot up by name
+# every time, and the bots build these records by the thousand a game.
+_GROUP_RANK_SLOT = MeldGroup.__dict__["rank"]
+_GROUP_CARDS_SLOT = MeldGroup.__dict__["cards"]
+_set_group_rank = _GROUP_RANK_SLOT.__set__
+_set_group_cards = _GROUP_CARDS_SLOT.__set__
+
+
+def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
+    return "; ".join(str(group) for group in groups)
+
+
+def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
+    return tuple(MeldGroup.from_text(part) for part in text.split(";") if part.strip())
+
+
+class _MoveBase:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if all(is_kind(value) for value in record_kinds(self)):
+            return f"parse_move({str(self)!r})"
+        # A record built by hand with a value that is no card kind has no text form to re-parse.
+        fields = ", ".join(f"{field.name}={getattr(self, field.name)!r}" for field in dataclasses.fields(self))
+        return f"{type(self).__name__}({fields})"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Draw(_MoveBase):
+    """Draw the top card of the stock (R7.1); red 3s drawn are laid down and replaced (R4.2)."""
+
+    def __str__(self) -> str:
+        return "draw"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
+class TakePile(_MoveBase):
+    """Take the whole discard pile (R8.2, R8.3).
+
+    :ivar cards: the hand cards melded with the top card (empty: lay it off on the side's meld).
+    :ivar extra: further melds from hand laid with the take to reach the initial minimum (R8.3.1).
+    """
+
+    cards: tuple[int, ...] = ()
+    extra: tuple[MeldGroup, ...] = ()
+
+    def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "cards", tuple(sorted(cards, key=_card_order)))  # noqa: F821
+            PyObject_GenericSetAttr(self, "extra", extra)  # noqa: F821
+        else:
+            _set_take_cards(self, tuple(sorted(cards, key=_card_order)))
+            _set_take_extra(self, extra)
+
+    def __str__(self) -> str:
+        text = "take"
+        if self.cards:
+            text += " " + kinds_text(self.cards)
+        if self.extra:
+            text += ("; " if self.cards else " ; ") + _groups_text(self.extra)
+        return text
+
+
+_set_take_cards = TakePile.__dict__["cards"].__set__
+_set_take_extra = TakePile.__dict__["extra"].__set__
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
+class Meld(_MoveBase):
+    """Lay one or more groups from hand; validated together (R6.5, R10.3)."""
+
+    groups: tuple[MeldGroup, ...]
+
+    def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "groups", groups)  # noqa: F821
+        else:
+            _set_meld_groups(self, groups)
+
+    def __str__(self) -> str:
+        return "meld " + _groups_text(self.groups)
+
+
+_set_meld_groups = Meld.__dict__["groups"].__set__
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Ask(_MoveBase):
+    """Ask the partner "may I go out?" (R12.5)."""
+
+    def __str__(self) -> str:
+        return "ask"
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
+class Answer(_MoveBase):
+    """The partner's binding answer to :class:`Ask` (R12.5)."""
+
+    yes: bool
+
+    def __init__(self, yes: bool) -> None:
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "yes", yes)  # noqa: F821
+        else:
+            _set_answer_yes(self, yes)
+
+    def __str__(self) -> str:
+        return "answer yes" if self.yes else "answer no"
+
+
+_set_answer_yes = Answer.__dict__["yes"].__set__
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
+class Discard(_MoveBase):
+    """Discard one card of this kind (R6.1, R6.3)."""
+
+    card: int
+
+    def __init__(self, card: int) -> None:
+        if cython.compiled:
+            PyObject_GenericSetAttr(self, "card", card)  # noqa: F821
+        else:
+            _set_discard_card(self, card)
+
+    def __str__(self) -> str:
+        # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.
+        return f"discard {KIND_NAMES[self.card] if is_kind(self.card) else repr(self.card)}"
+
+
+_set_discard_card = Discard.__dict__["card"].__set__
+
+
+@dataclasses.dataclass(frozen=True, slots=True, repr=False)
+class Stop(_MoveBase):
+    """End the turn without acquiring (empty stock, R13.3) or without discarding (R13.1)."""
+
+    def __str__(self) -> str:
+        return "stop"
+
+
+Move = Draw | TakePile | Meld | Ask | Answer | Discard | Stop
+
+DRAW = Draw()
+"""The one draw move (records are immutable, so one instance serves everywhere)."""
+ASK = Ask()
+"""The one ask move."""
+STOP = Stop()
+"""The one stop move."""
+"""Any move record."""
+
+_SIMPLE = {"draw": DRAW, "ask": ASK, "stop": STOP, "answer yes": Answer(True), "answer no": Answer(False)}
+
+
+def parse_move(text: str) -> Move:
+    """Parse the text form of a move (see the module's table); ``str(parse_move(t))`` normalises ``t``.
+
+    :raises MoveParseError: naming the text and the accepted forms.
+    """
+    normal = " ".join(text.strip().split())
+    simple = _SIMPLE.get(normal.lower())
+    if simple is not None:
+        return simple
+    verb, _, rest = normal.partition(" ")
+    verb = verb.lower()
+    try:
+        if verb == "take":
+            first, _, extra_text = rest.partition(";")
+            return TakePile(parse_kinds(first), _parse_groups(extra_text))
+        if verb == "meld":
+            groups = _parse_groups(rest)
+            if not groups:
+                raise MoveParseError(f"move {text!r}: a meld needs at least one group of cards")
+            return Meld(groups)
+        if verb == "discard":
+            cards = parse_kinds(rest)
+            if len(cards) != 1:
+                raise MoveParseError(f"move {text!r}: discard exactly one card, e.g. 'discard 4'")
+            return Discard(cards[0])
+    except CardParseError as error:
+        raise MoveParseError(f"move {text!r}: {error}") from None
+    raise MoveParseError(
+        f"move {text!r} is not understood; use draw, take [CARDS][; GROUPS], meld GROUP[; GROUP...], "
+        "ask, answer yes|no, discard CARD, or stop"
+    )
+
+
+def is_black_three_group(group: MeldGroup) -> bool:
+    """Return whether the group is a meld of black 3s (R5.3)."""
+    return group.rank == BLACK_THREE
+
+
+def is_ordinary_rank(rank: int) -> bool:
+    """Return whether ``rank`` is a natural rank that ordinary melds use."""
+    return is_natural(rank)
+
+
+def record_kinds(move: Move) -> Iterator[object]:
+    """Every value of a move record that should be a card kind (ranks of meld groups included)."""
+    groups: Sequence[MeldGroup] = ()
+    if isinstance(move, Discard):
+        yield move.card
+    elif isinstance(move, TakePile):
+        yield from move.cards
+        groups = move.extra
+    elif isinstance(move, Meld):
+        groups = move.groups
+    for group in groups:
+        yield group.rank
+        yield from group.cards
+
+
+def is_kind(value: object) -> bool:
+    """Whether ``value`` is a card kind 0-14 (E1: records built by hand are checked, not trusted).
+
+    Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
+    """
+    return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT

@@ -1,0 +1,15 @@
+# C declarations for sim/pile.py, read by Cython only (issue #18): see sim/melding.pxd.
+
+from canasta_sim.core.melding cimport MeldingRules
+
+# The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
+cdef Py_ssize_t _KIND_VALUE[15]
+
+
+cdef class PileRules(MeldingRules):
+    # Called from C by the hand state's checks and moves (cpdef: still ordinary methods from Python).
+    cpdef bint is_pile_blocked(self)
+    cpdef bint is_pile_frozen_for(self, side)
+    cpdef verify_take_pile(self, move)
+    cpdef take_pile(self, move)
+    cpdef must_take_pile(self)

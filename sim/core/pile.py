@@ -1,0 +1,242 @@
+"""Taking the discard pile (RULES.md §8, R10.5, R13.3).
+
+:class:`PileRules` is a part of :class:`canasta_sim.core.state.HandState` kept in its own module: whether
+the player to move may take the pile, and the take itself.  It uses the hand state's
+attributes and the checks of :class:`~canasta_sim.core.melding.MeldingRules`.
+"""
+
+from __future__ import annotations
+
+from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.core.melding import _NO_KINDS, _REFUSED, MeldingRules
+from canasta_sim.core.moves import MeldGroup, TakePile, is_kind
+from canasta_sim.core.phases import ACQUIRE, PLAY
+from canasta_sim.errors import IllegalMoveError
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/pile.pxd): the initial meld's sum in C integers
+
+__all__ = ["PileRules"]
+
+
+class PileRules(MeldingRules):
+    """The :class:`~canasta_sim.core.moves.TakePile` move of a hand (a base of :class:`~.state.HandState`)."""
+
+    __slots__ = ()  # HandState holds the fields
+
+    def is_pile_blocked(self) -> bool:
+        """R8.1a, R5.2: a wild card (per ``blocking_wild_cards``) or a black 3 is on top."""
+        if not self.pile:
+            return False
+        top = self.pile[-1]
+        if top == JOKER or top == BLACK_THREE:
+            return True
+        return top == TWO and self.rules.blocking_wild_cards == "any_wild"
+
+    def is_pile_frozen_for(self, side: int) -> bool:
+        """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
+        return self.pile_freezers > 0 or not self.side_has_melded[side]
+
+    @cython.locals(used=list, naturals=Count, jokers=Count, deuces=Count, used_count=Count, total=Count, kind=Count,
+                   count=Count)
+    def verify_take_pile(self, move: TakePile) -> None:
+        """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
+        self._verify_phase(move, ACQUIRE)
+        if not self.pile:
+            raise self._fail("R8.2", "the discard pile is empty", move)
+        top = self.pile[-1]
+        if self.is_pile_blocked():
+            if top == BLACK_THREE:
+                raise self._fail("R5.2", "a black 3 on top of the pile blocks it; nobody may take it", move)
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
+            raise self._fail("R8.1a", f"a wild card ({KIND_NAMES[top]}) on top of the pile blocks it", move)
+        if top <= TWO:
+            raise self._fail("R8.2a", "a 2 on top of the pile cannot be matched by natural cards", move)
+        seat = self.seat
+        side = seat & 1
+        if self.rules.one_card_single_pile_block and self.hand_sizes[seat] == 1 and len(self.pile) == 1:
+            raise self._fail("R8.2d", "a player holding one card may not take a pile of one card", move)
+        naturals = jokers = deuces = 0
+        used = _NO_KINDS[:]
+        for card in move.cards:
+            if type(card) is not int and not is_kind(card):
+                raise self._malformed(move, card)
+            if card == top:
+                naturals += 1
+            elif card == JOKER:
+                jokers += 1
+            elif card == TWO:
+                deuces += 1
+            elif not is_kind(card):
+                raise self._malformed(move, card)
+            else:
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
+                raise self._fail(
+                    "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
+                )
+            used[card] += 1
+        # E2 step 2: every card must be in hand before the take's other conditions are judged,
+        # so that a card the player lacks is reported as such, not as a missing pair (R8.2b).
+        additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
+        self._collect(move, move.extra, additions, used)
+        self._verify_in_hand(move, used)
+        wilds = jokers + deuces
+        existing = self.melds[side][top]
+        has_meld = existing[0] + existing[1] + existing[2] > 0
+        if self.is_pile_frozen_for(side):
+            if naturals < 2:
+                why = (
+                    "it holds a wild card or a red 3 (R8.1b)"
+                    if self.pile_freezers
+                    else ("the side has not melded this hand (R8.1c)")
+                )
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
+                raise self._fail(
+                    "R8.2b",
+                    f"the pile is frozen because {why}; taking it needs a natural pair of "
+                    f"{KIND_NAMES[top]}s, the move offers {_describe(naturals, jokers, deuces, top)}",
+                    move,
+                )
+        elif not has_meld and not (naturals >= 2 or (naturals >= 1 and wilds >= 1)):
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
+            raise self._fail(
+                "R8.2c",
+                f"taking the pile needs a natural pair of {KIND_NAMES[top]}s, one {KIND_NAMES[top]} and a wild "
+                f"card, or a meld of {KIND_NAMES[top]}s to add it to; the move offers "
+                f"{_describe(naturals, jokers, deuces, top)}",
+                move,
+            )
+        if move.extra and self.side_has_melded[side]:
+            raise self._fail(
+                "R8.3", "extra melds go with a take only to reach the initial minimum; meld them after taking", move
+            )
+        if BLACK_THREE in additions:
+            raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
+        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
+            used_count = 0
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                used_count += count
+        else:
+            used_count = sum(used)
+        pile_red_threes = self.pile.count(RED_THREE)
+        hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
+        self._verify_additions(move, additions)
+        if not self.side_has_melded[side]:
+            total = KIND_VALUE[top]
+            if cython.compiled:
+                for kind in range(KIND_COUNT):
+                    count = used[kind]
+                    total += _KIND_VALUE[kind] * count
+            else:
+                total += sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
+            minimum = self.requirements[side]
+            if total < minimum:
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
+                raise self._fail(
+                    "R8.2e",
+                    f"the side's initial meld needs {minimum} points (R10.2); the top card and the hand cards "
+                    f"laid count {total}, and the other pile cards never count (R10.5)",
+                    move,
+                )
+        if hand_after <= 1 and self.rules.ask_partner == "mandatory":
+            raise self._fail("R12.5", "ask_partner=mandatory: a take cannot go out, since asking comes after it", move)
+        self._verify_going_out(move, hand_after, additions)
+        self._collected = (move, additions, used)
+
+    def can_take_pile(self, move: TakePile) -> bool:
+        """Return whether :meth:`take_pile` is legal now."""
+        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
+        self._probing = True
+        try:
+            self.verify_take_pile(move)
+        except IllegalMoveError as error:
+            error.__traceback__ = None
+            return False
+        finally:
+            self._probing = probing
+        return True
+
+    @cython.locals(seat=Count, kind=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list)
+    def take_pile(self, move: TakePile) -> None:
+        """Meld the top card as the move says, take the rest of the pile (R8.3), lay its red 3s (R4.3)."""
+        if not self._take_vouch(move):
+            self.verify_take_pile(move)
+        seat = self.seat
+        side = seat & 1
+        top = self.pile[-1]
+        # The check's sums of this very move (MeldingRules.meld): the top card with the cards laid on it,
+        # then the extra melds, in the order summed here otherwise.
+        collected = self._collected
+        self._collected = None
+        if collected is not None and collected[0] is move:
+            additions = collected[1]
+            used = collected[2]
+        else:
+            additions = {top: [1, 0, 0]}
+            used = [0] * KIND_COUNT
+            self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
+            self._collect(move, move.extra, additions, used)
+        self.pile_takes[side] += 1
+        self.pile_cards_taken[side] += len(self.pile)
+        if self.pile_freezers:
+            self.frozen_pile_takes[side] += 1
+        # The top card is in ``additions`` but not in ``used``: it joins the meld from the pile.
+        self._lay(additions, used)
+        # The rest of the pile into the hand, counted in C integers and added to the seat's totals once.
+        hand = self.hands[seat]
+        pile = self.pile
+        taken = 0
+        laid = 0
+        for kind in pile[:-1]:
+            if kind == RED_THREE:
+                laid += 1
+            else:
+                before = hand[kind]
+                hand[kind] = before + 1
+                taken += 1
+        if laid:
+            self.red_threes[seat] += laid
+        if taken:
+            self.hand_sizes[seat] += taken
+        self.pile = []
+        self.pile_freezers = 0
+        self.history.append((seat, move, ()))
+        self.acquired = "pile"
+        self.phase = PLAY
+        if self.hand_sizes[seat] == 0:
+            self._go_out()
+
+    def must_take_pile(self) -> bool:
+        """R13.3 ``official``: on an empty stock, a take by lay-off on an unfrozen pile is compulsory."""
+        if self.stock or self.rules.stock_exhausted_rule != "official" or not self.pile:
+            return False
+        side = self.side
+        top = self.pile[-1]
+        if self.is_pile_frozen_for(side) or self.is_pile_blocked() or top <= TWO:
+            return False
+        meld = self.melds[side][top]
+        return meld[0] + meld[1] + meld[2] > 0 and self.can_take_pile(TakePile())
+
+
+def _describe(naturals: int, jokers: int, deuces: int, rank: int) -> str:
+    parts = []
+    if naturals:
+        parts.append(f"{naturals} {KIND_NAMES[rank]}")
+    if jokers:
+        parts.append(f"{jokers} joker{'s' * (jokers > 1)}")
+    if deuces:
+        parts.append(f"{deuces} deuce{'s' * (deuces > 1)}")
+    return " and ".join(parts) if parts else "no card from hand"

@@ -1,0 +1,342 @@
+"""Scoring a finished hand (RULES.md §14) and the records kept for each side.
+
+The identity ``score = meld_points + canasta_bonus + going_out_bonus +
+red_three_bonus - hand_penalty`` holds for every :class:`SideHandResult`
+by construction, and the tests check it over thousands of hands.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.moves import WILD_RANK
+from canasta_sim.core.state import HandState
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, points of one hand: all far below 2**31), a Python int otherwise."""
+
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
+
+__all__ = ["HandResult", "SideHandResult", "score_hand"]
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
+class SideHandResult:
+    """One side's result for one hand, with the facts recorded while it was played.
+
+    Points are in game points; counts are numbers of events or cards.
+    """
+
+    side: int
+    """0 for side A (seats 0 and 2), 1 for side B (seats 1 and 3)."""
+    score: int
+    """The hand's result for the side (R14.1), may be negative (R14.2)."""
+    meld_points: int
+    """R14.1a: card points of the side's melds."""
+    canasta_natural: int
+    """Natural canastas (no wild card) on the table at the end (R11.2)."""
+    canasta_mixed: int
+    """Mixed canastas on the table at the end (R11.2)."""
+    canasta_bonus: int
+    """R14.1b: 500 per natural and 300 per mixed canasta (by default)."""
+    went_out: bool
+    """A player of this side went out (R12)."""
+    concealed: bool
+    """That player went out concealed (R12.6)."""
+    going_out_bonus: int
+    """R14.1c: 100, or 200 in total when concealed (by default)."""
+    red_threes: int
+    """Red 3s laid down by the side's two players (R4)."""
+    red_three_bonus: int
+    """R14.1d: +100 each or +800 for all four; negative when the side melded nothing."""
+    hand_penalty: int
+    """R14.1e: card points left in both partners' hands, subtracted (a positive number)."""
+    melded: bool
+    """The side made its initial meld this hand."""
+    initial_requirement: int
+    """The side's initial-meld minimum this hand (R10.2)."""
+    pile_takes: int
+    """How many times the side took the discard pile."""
+    pile_cards_taken: int
+    """Cards those takes brought, top cards included."""
+    frozen_pile_takes: int
+    """Takes of a pile frozen by its content (R8.1b)."""
+    pile_freezes: int
+    """Discards by the side that froze an unfrozen pile."""
+    turns: int
+    """Turns the side's players began this hand."""
+    cards_left: tuple[int, int] = (0, 0)
+    """Cards left in each partner's hand at the end: (the side's first seat, its second), i.e. seats (0, 2)
+    for side A and (1, 3) for side B."""
+
+    @cython.locals(slots=tuple)
+    def __init__(
+        self, side: int, score: int, meld_points: int, canasta_natural: int, canasta_mixed: int, canasta_bonus: int,
+        went_out: bool, concealed: bool, going_out_bonus: int, red_threes: int, red_three_bonus: int,
+        hand_penalty: int, melded: bool, initial_requirement: int, pile_takes: int, pile_cards_taken: int,
+        frozen_pile_takes: int, pile_freezes: int, turns: int, cards_left: tuple[int, int] = (0, 0),
+    ) -> None:
+        # Written out rather than generated, so that it is compiled with the module (issue #18: dataclasses'
+        # generated __init__ runs as interpreted bytecode); each field through its own slot setter.
+        if cython.compiled and type(self) is SideHandResult:  # each slot's descriptor called from C (sim/scoring.pxd)
+            slots = _SIDE_SLOTS
+            _set_slot(slots[0], self, side)  # noqa: F821
+            _set_slot(slots[1], self, score)  # noqa: F821
+            _set_slot(slots[2], self, meld_points)  # noqa: F821
+            _set_slot(slots[3], self, canasta_natural)  # noqa: F821
+            _set_slot(slots[4], self, canasta_mixed)  # noqa: F821
+            _set_slot(slots[5], self, canasta_bonus)  # noqa: F821
+            _set_slot(slots[6], self, went_out)  # noqa: F821
+            _set_slot(slots[7], self, concealed)  # noqa: F821
+            _set_slot(slots[8], self, going_out_bonus)  # noqa: F821
+            _set_slot(slots[9], self, red_threes)  # noqa: F821
+            _set_slot(slots[10], self, red_three_bonus)  # noqa: F821
+            _set_slot(slots[11], self, hand_penalty)  # noqa: F821
+            _set_slot(slots[12], self, melded)  # noqa: F821
+            _set_slot(slots[13], self, initial_requirement)  # noqa: F821
+            _set_slot(slots[14], self, pile_takes)  # noqa: F821
+            _set_slot(slots[15], self, pile_cards_taken)  # noqa: F821
+            _set_slot(slots[16], self, frozen_pile_takes)  # noqa: F821
+            _set_slot(slots[17], self, pile_freezes)  # noqa: F821
+            _set_slot(slots[18], self, turns)  # noqa: F821
+            _set_slot(slots[19], self, cards_left)  # noqa: F821
+        elif cython.compiled:  # a subclass (its fields may be other slots): object.__setattr__'s generic setter
+            PyObject_GenericSetAttr(self, "side", side)  # noqa: F821
+            PyObject_GenericSetAttr(self, "score", score)  # noqa: F821
+            PyObject_GenericSetAttr(self, "meld_points", meld_points)  # noqa: F821
+            PyObject_GenericSetAttr(self, "canasta_natural", canasta_natural)  # noqa: F821
+            PyObject_GenericSetAttr(self, "canasta_mixed", canasta_mixed)  # noqa: F821
+            PyObject_GenericSetAttr(self, "canasta_bonus", canasta_bonus)  # noqa: F821
+            PyObject_GenericSetAttr(self, "went_out", went_out)  # noqa: F821
+            PyObject_GenericSetAttr(self, "concealed", concealed)  # noqa: F821
+            PyObject_GenericSetAttr(self, "going_out_bonus", going_out_bonus)  # noqa: F821
+            PyObject_GenericSetAttr(self, "red_threes", red_threes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "red_three_bonus", red_three_bonus)  # noqa: F821
+            PyObject_GenericSetAttr(self, "hand_penalty", hand_penalty)  # noqa: F821
+            PyObject_GenericSetAttr(self, "melded", melded)  # noqa: F821
+            PyObject_GenericSetAttr(self, "initial_requirement", initial_requirement)  # noqa: F821
+            PyObject_GenericSetAttr(self, "pile_takes", pile_takes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "pile_cards_taken", pile_cards_taken)  # noqa: F821
+            PyObject_GenericSetAttr(self, "frozen_pile_takes", frozen_pile_takes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "pile_freezes", pile_freezes)  # noqa: F821
+            PyObject_GenericSetAttr(self, "turns", turns)  # noqa: F821
+            PyObject_GenericSetAttr(self, "cards_left", cards_left)  # noqa: F821
+        else:
+            _set_side_side(self, side)
+            _set_side_score(self, score)
+            _set_side_meld_points(self, meld_points)
+            _set_side_canasta_natural(self, canasta_natural)
+            _set_side_canasta_mixed(self, canasta_mixed)
+            _set_side_canasta_bonus(self, canasta_bonus)
+            _set_side_went_out(self, went_out)
+            _set_side_concealed(self, concealed)
+            _set_side_going_out_bonus(self, going_out_bonus)
+            _set_side_red_threes(self, red_threes)
+            _set_side_red_three_bonus(self, red_three_bonus)
+            _set_side_hand_penalty(self, hand_penalty)
+            _set_side_melded(self, melded)
+            _set_side_initial_requirement(self, initial_requirement)
+            _set_side_pile_takes(self, pile_takes)
+            _set_side_pile_cards_taken(self, pile_cards_taken)
+            _set_side_frozen_pile_takes(self, frozen_pile_takes)
+            _set_side_pile_freezes(self, pile_freezes)
+            _set_side_turns(self, turns)
+            _set_side_cards_left(self, cards_left)
+
+    def __reduce__(self):
+        # Pickled as the constructor's arguments: a run's results cross from worker to parent about twenty
+        # to a game, and dataclasses' own slot state calls fields() for every object unpickled (issue #18).
+        return (SideHandResult, (
+            self.side, self.score, self.meld_points, self.canasta_natural, self.canasta_mixed, self.canasta_bonus,
+            self.went_out, self.concealed, self.going_out_bonus, self.red_threes, self.red_three_bonus,
+            self.hand_penalty, self.melded, self.initial_requirement, self.pile_takes, self.pile_cards_taken,
+            self.frozen_pile_takes, self.pile_freezes, self.turns, self.cards_left,
+        ))
+
+
+_set_side_side = SideHandResult.__dict__["side"].__set__
+_set_side_score = SideHandResult.__dict__["score"].__set__
+_set_side_meld_points = SideHandResult.__dict__["meld_points"].__set__
+_set_side_canasta_natural = SideHandResult.__dict__["canasta_natural"].__set__
+_set_side_canasta_mixed = SideHandResult.__dict__["canasta_mixed"].__set__
+_set_side_canasta_bonus = SideHandResult.__dict__["canasta_bonus"].__set__
+_set_side_went_out = SideHandResult.__dict__["went_out"].__set__
+_set_side_concealed = SideHandResult.__dict__["concealed"].__set__
+_set_side_going_out_bonus = SideHandResult.__dict__["going_out_bonus"].__set__
+_set_side_red_threes = SideHandResult.__dict__["red_threes"].__set__
+_set_side_red_three_bonus = SideHandResult.__dict__["red_three_bonus"].__set__
+_set_side_hand_penalty = SideHandResult.__dict__["hand_penalty"].__set__
+_set_side_melded = SideHandResult.__dict__["melded"].__set__
+_set_side_initial_requirement = SideHandResult.__dict__["initial_requirement"].__set__
+_set_side_pile_takes = SideHandResult.__dict__["pile_takes"].__set__
+_set_side_pile_cards_taken = SideHandResult.__dict__["pile_cards_taken"].__set__
+_set_side_frozen_pile_takes = SideHandResult.__dict__["frozen_pile_takes"].__set__
+_set_side_pile_freezes = SideHandResult.__dict__["pile_freezes"].__set__
+_set_side_turns = SideHandResult.__dict__["turns"].__set__
+_set_side_cards_left = SideHandResult.__dict__["cards_left"].__set__
+_SIDE_SLOTS = tuple(SideHandResult.__dict__[field.name] for field in dataclasses.fields(SideHandResult))
+"""The fields' slot descriptors in the constructor's order (the fields' order), each called from C by ``__init__``."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
+class HandResult:
+    """A finished hand: why it ended and both sides' results."""
+
+    hand_number: int
+    dealer: int
+    end_reason: str
+    """``went_out``, ``stock_exhausted``, ``red_three_last_card`` or ``turn_cap``."""
+    turns: int
+    went_out_seat: int | None
+    sides: tuple[SideHandResult, SideHandResult]
+    totals_after: tuple[int, int]
+    """Both sides' running totals after this hand (R14.2, R15.1)."""
+
+    @cython.locals(slots=tuple)
+    def __init__(
+        self, hand_number: int, dealer: int, end_reason: str, turns: int, went_out_seat: int | None,
+        sides: tuple[SideHandResult, SideHandResult], totals_after: tuple[int, int],
+    ) -> None:
+        # Written out for the same reason as SideHandResult's.
+        if cython.compiled and type(self) is HandResult:  # each slot's descriptor called from C (sim/scoring.pxd)
+            slots = _HAND_SLOTS
+            _set_slot(slots[0], self, hand_number)  # noqa: F821
+            _set_slot(slots[1], self, dealer)  # noqa: F821
+            _set_slot(slots[2], self, end_reason)  # noqa: F821
+            _set_slot(slots[3], self, turns)  # noqa: F821
+            _set_slot(slots[4], self, went_out_seat)  # noqa: F821
+            _set_slot(slots[5], self, sides)  # noqa: F821
+            _set_slot(slots[6], self, totals_after)  # noqa: F821
+        elif cython.compiled:  # a subclass (its fields may be other slots): object.__setattr__'s generic setter
+            PyObject_GenericSetAttr(self, "hand_number", hand_number)  # noqa: F821
+            PyObject_GenericSetAttr(self, "dealer", dealer)  # noqa: F821
+            PyObject_GenericSetAttr(self, "end_reason", end_reason)  # noqa: F821
+            PyObject_GenericSetAttr(self, "turns", turns)  # noqa: F821
+            PyObject_GenericSetAttr(self, "went_out_seat", went_out_seat)  # noqa: F821
+            PyObject_GenericSetAttr(self, "sides", sides)  # noqa: F821
+            PyObject_GenericSetAttr(self, "totals_after", totals_after)  # noqa: F821
+        else:
+            _set_hand_hand_number(self, hand_number)
+            _set_hand_dealer(self, dealer)
+            _set_hand_end_reason(self, end_reason)
+            _set_hand_turns(self, turns)
+            _set_hand_went_out_seat(self, went_out_seat)
+            _set_hand_sides(self, sides)
+            _set_hand_totals_after(self, totals_after)
+
+    def __reduce__(self):
+        # As SideHandResult's.
+        return (HandResult, (self.hand_number, self.dealer, self.end_reason, self.turns, self.went_out_seat,
+                             self.sides, self.totals_after))
+
+
+_set_hand_hand_number = HandResult.__dict__["hand_number"].__set__
+_set_hand_dealer = HandResult.__dict__["dealer"].__set__
+_set_hand_end_reason = HandResult.__dict__["end_reason"].__set__
+_set_hand_turns = HandResult.__dict__["turns"].__set__
+_set_hand_went_out_seat = HandResult.__dict__["went_out_seat"].__set__
+_set_hand_sides = HandResult.__dict__["sides"].__set__
+_set_hand_totals_after = HandResult.__dict__["totals_after"].__set__
+_HAND_SLOTS = tuple(HandResult.__dict__[field.name] for field in dataclasses.fields(HandResult))
+"""As :data:`_SIDE_SLOTS`."""
+
+
+@cython.locals(
+    meld_points=Count, natural=Count, mixed=Count, rank=Count, naturals=Count, jokers=Count, deuces=Count,
+    hand_penalty=Count, kind=Count, count=Count, side=Count, state=HandState,
+)
+def score_hand(state: HandState) -> HandResult:
+    """Score both sides of a finished hand (R14.1, R14.4).
+
+    :raises TypeError: if ``state`` is not a :class:`~canasta_sim.core.state.HandState`.
+    :raises ValueError: if the hand is not over.
+    """
+    # Compiled, the state is typed (sim/scoring.pxd): its fields are read as C struct members, not by name.
+    if not isinstance(state, HandState):
+        raise TypeError(f"score_hand scores a HandState, not {type(state).__name__}")
+    if not state.is_over:
+        raise ValueError("R14.4: a hand is scored once, after it ends; this one is still being played")
+    rules = state.rules
+    sides = []
+    for side in range(2):
+        meld_points = 0
+        natural = mixed = 0
+        melds = state.melds[side]
+        for rank in range(KIND_COUNT):
+            naturals, jokers, deuces = melds[rank]
+            # melds.meld_value (R1.4, R14.1a), in C integers.
+            if rank != WILD_RANK:
+                meld_points += naturals * _KIND_VALUE[rank]
+            meld_points += jokers * _KIND_VALUE[JOKER] + deuces * _KIND_VALUE[TWO]
+            if naturals + jokers + deuces >= CANASTA_SIZE:
+                if jokers + deuces:
+                    mixed += 1
+                else:
+                    natural += 1
+        canasta_bonus = natural * rules.natural_canasta_bonus + mixed * rules.mixed_canasta_bonus
+        went_out = state.went_out_seat is not None and state.went_out_seat & 1 == side
+        concealed = went_out and state.went_out_concealed
+        if not went_out:
+            going_out_bonus = 0
+        elif concealed:
+            going_out_bonus = rules.concealed_going_out_bonus
+        else:
+            going_out_bonus = rules.going_out_bonus
+        red_threes = state.red_threes[side] + state.red_threes[side + 2]
+        if red_threes == 4:
+            red_three_bonus = rules.all_four_red_threes_total
+        else:
+            red_three_bonus = red_threes * rules.red_three_value
+        melded = state.side_has_melded[side]
+        if not melded and rules.red_three_negative_if_no_meld:
+            red_three_bonus = -red_three_bonus
+        hand_penalty = 0
+        for seat in (side, side + 2):
+            hand = state.hands[seat]
+            if len(hand) != KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
+                raise ValueError(f"a hand holds {KIND_COUNT} counts, one per kind; seat {seat}'s holds {len(hand)}")
+            for kind in range(KIND_COUNT):
+                count = hand[kind]
+                hand_penalty += count * _KIND_VALUE[kind]
+        score = meld_points + canasta_bonus + going_out_bonus + red_three_bonus - hand_penalty
+        # The fields in their order (positional arguments: no keyword matching for each result).
+        sides.append(
+            SideHandResult(
+                side,  # side
+                score,  # score
+                meld_points,  # meld_points
+                natural,  # canasta_natural
+                mixed,  # canasta_mixed
+                canasta_bonus,  # canasta_bonus
+                went_out,  # went_out
+                concealed,  # concealed
+                going_out_bonus,  # going_out_bonus
+                red_threes,  # red_threes
+                red_three_bonus,  # red_three_bonus
+                hand_penalty,  # hand_penalty
+                melded,  # melded
+                state.requirements[side],  # initial_requirement
+                state.pile_takes[side],  # pile_takes
+                state.pile_cards_taken[side],  # pile_cards_taken
+                state.frozen_pile_takes[side],  # frozen_pile_takes
+                state.pile_freezes[side],  # pile_freezes
+                state.side_turns[side],  # turns
+                (sum(state.hands[side]), sum(state.hands[side + 2])),  # cards_left
+            )
+        )
+    return HandResult(
+        state.hand_number,  # hand_number
+        state.dealer,  # dealer
+        state.end_reason or "",  # end_reason
+        state.turn_count,  # turns
+        state.went_out_seat,  # went_out_seat
+        (sides[0], sides[1]),  # sides
+        (state.scores_before[0] + sides[0].score, state.scores_before[1] + sides[1].score),  # totals_after
+    )

@@ -1,0 +1,879 @@
+"""The state of one hand and its transitions (RULES.md §3-§13).
+
+:class:`HandState` holds everything about a hand in plain ints and lists:
+count vectors for the four hands, card ids for the stock, kinds for the
+discard pile, and per-side meld counts.  Each move has three tiers, after
+pokerkit: ``verify_x(move)`` raises :class:`~canasta_sim.errors.IllegalMoveError`
+with the rule broken, ``can_x(move)`` returns a bool, ``x(move)`` verifies
+and applies.  :meth:`HandState.apply` dispatches on the move's type.
+
+Phases: ``acquire`` (draw, take the pile, or stop on an empty stock),
+``play`` (ask, meld, discard), ``answer`` (the partner answers an ask) and
+``over``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from canasta_sim.core.cards import (
+    BLACK_THREE,
+    CARD_COUNT,
+    CARD_KIND,
+    KIND_COUNT,
+    KIND_NAMES,
+    RED_THREE,
+    TWO,
+    counts_text,
+)
+from canasta_sim.core.going_out import _find_meld_out
+from canasta_sim.core.melding import _ASK_PARTNER, _DISCARD_CARD, _REFUSED, _YES_FORCES_OUT
+from canasta_sim.core.melds import CANASTA_SIZE, meld_value
+from canasta_sim.core.moves import (
+    ASK,
+    DRAW,
+    STOP,
+    Answer,
+    Ask,
+    Discard,
+    Draw,
+    Meld,
+    MeldGroup,
+    Move,
+    Stop,
+    TakePile,
+    is_kind,
+)
+from canasta_sim.core.phases import (
+    ACQUIRE,
+    ANSWER,
+    END_RED_THREE_LAST_CARD,
+    END_STOCK_EXHAUSTED,
+    END_TURN_CAP,
+    END_WENT_OUT,
+    OVER,
+    PLAY,
+)
+from canasta_sim.core.pile import PileRules
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import IllegalMoveError
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+__all__ = [
+    "ACQUIRE",
+    "ANSWER",
+    "END_RED_THREE_LAST_CARD",
+    "END_STOCK_EXHAUSTED",
+    "END_TURN_CAP",
+    "END_WENT_OUT",
+    "HandState",
+    "MAX_TURNS_PER_HAND",
+    "OVER",
+    "PLAY",
+    "shuffled_deck",
+]
+
+
+MAX_TURNS_PER_HAND = 600
+"""A guard, never reached by legal play: every turn either draws from the 64-card stock or
+takes the pile, which puts at least one more card on the table for good, so a hand has at
+most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``."""
+
+_HAND_SIZE = 11
+_DEALT = 4 * _HAND_SIZE
+_NO_KINDS = [0] * KIND_COUNT  # copied, never changed
+_NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _verify_going_out, never changed
+_CARD_KIND = CARD_KIND  # a C array compiled (sim/state.pxd): the deal reads each dealt card's kind
+
+
+_BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
+"""``bound.bit_length()`` of each bound the shuffle draws below: a look-up instead of a method call per card."""
+
+_TOP_SHIFTS = tuple(8 - width for width in _BIT_LENGTHS)
+"""How far the shuffle shifts a word's top byte to keep its ``width`` top bits (every width is at most 7)."""
+if max(_BIT_LENGTHS) > 8:  # pragma: no cover - the deck has 108 cards: a width above 8 is not reachable
+    raise RuntimeError("the shuffle reads only a word's top byte, so no bound may need more than 8 bits")
+
+
+@cython.locals(index=Count, other=Count, bound=Count, width=Count, shift=Count, top=Count, count=Count, tops=bytes)
+def shuffled_deck(rng: random.Random) -> list[int]:
+    """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
+
+    A Fisher-Yates shuffle on ``rng.getrandbits``, the very steps ``random.shuffle`` takes in
+    CPython 3.10 to 3.13 (checked), written out here so that a deal depends only on the generator's
+    bits, never on how a later Python shuffles, and so that it runs compiled.
+
+    For a :class:`random.Random` itself (not a subclass, which may draw its bits otherwise), the words
+    are drawn in blocks: CPython's ``getrandbits(k)`` for ``k <= 32`` is the generator's next 32-bit word
+    shifted right by ``32 - k``, and ``getrandbits(32 * n)`` holds the next ``n`` words, the first one
+    least significant.  Each step left takes at least one word (more when a draw is rejected), so a block
+    of as many words as steps are left never draws a word the shuffle does not use: the generator ends
+    in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.
+    """
+    if cython.compiled:  # the cards in a C array (sim/state.pxd), swapped as C integers, made a list once at the end
+        for index in range(CARD_COUNT):
+            cards[index] = index  # noqa: F821 (a C array declared in sim/state.pxd)
+    else:
+        cards = list(range(CARD_COUNT))
+    if type(rng) is not random.Random:
+        getrandbits = rng.getrandbits
+        for index in range(CARD_COUNT - 1, 0, -1):
+            bound = index + 1
+            width = _BIT_LENGTHS[bound]
+            other = getrandbits(width)
+            # Rejection sampling: every position equally likely.  A generator's bits are never negative; the
+            # test keeps the C array's index in range whatever an overriding getrandbits returns.
+            while not 0 <= other < bound:
+                other = getrandbits(width)
+            cards[index], cards[other] = cards[other], cards[index]
+        return cards
+    index = CARD_COUNT - 1
+    while index > 0:
+        count = index  # the steps left, index down to 1
+        # Every word's top byte (little-endian: byte 3 of each 4), in the order the words were drawn.
+        tops = rng.getrandbits(32 * count).to_bytes(4 * count, "little")[3::4]
+        for top in tops:
+            bound = index + 1
+            shift = _TOP_SHIFTS[bound]
+            # & 255: compiled, a byte is read as a C char, signed on most platforms; a Python byte is 0-255.
+            other = (top & 255) >> shift
+            if other < bound:  # else rejected: the next word tries this step again
+                cards[index], cards[other] = cards[other], cards[index]
+                index -= 1
+    return cards
+
+
+@cython.locals(index=Count, seat=Count, kind=Count, card=Count)
+def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes: list[int]) -> None:
+    """Deal the deck's first cards one at a time clockwise from seat ``first`` (R3.1) into empty hands.
+
+    The cards are counted in C integers where compiled (``counts``: seat * 15 + kind, KIND_COUNT = 15 kinds
+    written as a literal so that the index is C arithmetic; a C array declared in sim/state.pxd), then
+    written to the hands' lists once.
+    """
+    counts = [0] * 60
+    for index in range(_DEALT):
+        seat = (first + index) % 4
+        card = deck[index]
+        kind = _CARD_KIND[card]  # a C array compiled (sim/state.pxd); the deck holds card ids 0-107 only
+        counts[seat * 15 + kind] += 1
+    for seat in range(4):
+        hand = hands[seat]
+        for kind in range(15):
+            hand[kind] = counts[seat * 15 + kind]
+        sizes[seat] = _HAND_SIZE  # the _DEALT cards, one to each seat in turn
+
+
+class HandState(PileRules):
+    """One hand of four-player partnership canasta, from the deal to its end.
+
+    Build it with :meth:`deal`.  Seats 0-3 run clockwise; side 0 (A) is seats 0 and 2,
+    side 1 (B) seats 1 and 3 (R2.1).
+
+    :ivar hands: four count vectors by kind (see :mod:`canasta_sim.core.cards`).
+    :ivar stock: card ids, the top card last.
+    :ivar pile: kinds of the discard pile, the top card last.
+    :ivar melds: ``melds[side][rank] = [naturals, jokers, deuces]``.
+    """
+
+    # Slots, not an instance dict: the engine and the strategies read these fields millions of times.
+    __slots__ = (
+        "_collected",
+        "_meld_tables",
+        "_plan_cache",
+        "_probing",
+        "_vouched",
+        "_vouched_key",
+        "acquired",
+        "added_to_existing",
+        "answer",
+        "asked",
+        "dealer",
+        "deck",
+        "end_reason",
+        "first_turn_done",
+        "frozen_pile_takes",
+        "hand_number",
+        "hand_sizes",
+        "hands",
+        "history",
+        "meld_changes",
+        "melded_before_turn",
+        "melded_this_turn",
+        "melds",
+        "must_stop",
+        "phase",
+        "pile",
+        "pile_cards_taken",
+        "pile_freezers",
+        "pile_freezes",
+        "pile_takes",
+        "red_threes",
+        "requirements",
+        "rules",
+        "scores_before",
+        "seat",
+        "seat_has_melded",
+        "side_has_melded",
+        "side_turns",
+        "stock",
+        "turn_count",
+        "turn_laid",
+        "turn_new_ranks",
+        "went_out_concealed",
+        "went_out_seat",
+    )
+
+    def __init__(self, rules: Rules, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1) -> None:
+        _init_state(self, rules, dealer, scores, hand_number)
+
+    def _init_fields(self, rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> None:
+        # __init__'s work, a C method compiled (sim/state.pxd), which the engine's deal calls on a bare instance
+        # (_init_state): no keyword arguments to match for each hand.
+        self.rules = rules
+        self.dealer = dealer
+        self.hand_number = hand_number
+        self.scores_before = (scores[0], scores[1])
+        self.requirements = (rules.initial_requirement(scores[0]), rules.initial_requirement(scores[1]))
+        # KIND_COUNT (15) zeros per hand and 15 empty melds per side, written as literals: C loops compiled.
+        self.hands: list[list[int]] = [[0] * 15 for _ in range(4)]
+        self.hand_sizes = [0, 0, 0, 0]
+        self.stock: list[int] = []
+        self.pile: list[int] = []
+        self.pile_freezers = 0
+        self.melds: list[list[list[int]]] = [[[0, 0, 0] for _ in range(15)] for _ in range(2)]
+        self.side_has_melded = [False, False]
+        self.seat_has_melded = [False, False, False, False]
+        self.red_threes = [0, 0, 0, 0]
+        self.first_turn_done = [False, False, False, False]
+        self.seat = (dealer + 1) % 4
+        self.phase = ACQUIRE
+        self.turn_count = 0
+        self.side_turns = [0, 0]
+        self.pile_takes = [0, 0]
+        self.pile_cards_taken = [0, 0]
+        self.frozen_pile_takes = [0, 0]
+        self.pile_freezes = [0, 0]
+        self.end_reason: str | None = None
+        self.went_out_seat: int | None = None
+        self.went_out_concealed = False
+        self.meld_changes = 0
+        """Counts every change to the melds on the table, so views can cache what they derive from them."""
+        self._vouched: Move | None = None
+        self._vouched_key: object = None
+        self._probing = False
+        self._collected: tuple | None = None
+        """(move, its sums per rank, its hand cards by kind) from the last check that passed a meld or a take."""
+        """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
+        self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
+        self._plan_cache: tuple | None = None
+        """The last going-out plan as (turn_count, meld_changes, must_stop, the hand's counts, the plan)."""
+        self.history: list[tuple[int, Move, tuple[int, ...]]] = []
+        """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
+        self.deck: tuple[int, ...] = ()
+        """The shuffled deck the hand was dealt from (card ids, index 0 on top), for narration."""
+        self._reset_turn()
+
+    # ------------------------------------------------------------------ set-up
+
+    @classmethod
+    def deal(
+        cls, rules: Rules, rng: random.Random, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
+    ) -> HandState:
+        """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
+        # A shuffled deck holds every card once by construction: no need for from_deck's check.
+        if cls is HandState:  # the engine's deal: the state built and dealt by C calls compiled
+            state = _new_state(rules, dealer, scores, hand_number)
+            _set_up_deal(state, tuple(shuffled_deck(rng)), dealer)
+            return state
+        return cls._from_checked_deck(rules, shuffled_deck(rng), dealer, scores, hand_number)
+
+    @classmethod
+    def from_deck(
+        cls, rules: Rules, deck: Sequence[int], *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
+    ) -> HandState:
+        """Deal a stacked deck of 108 card ids, index 0 the top card (R3.1's engine convention).
+
+        Cards go out one at a time clockwise from the dealer's left; the next card is the upcard.
+        """
+        if sorted(deck) != list(range(108)):
+            raise ValueError("a deck must hold each of the 108 card ids 0-107 exactly once (R1.1)")
+        return cls._from_checked_deck(rules, deck, dealer, scores, hand_number)
+
+    @classmethod
+    def _from_checked_deck(
+        cls, rules: Rules, deck: Sequence[int], dealer: int, scores: Sequence[int], hand_number: int
+    ) -> HandState:
+        state = cls(rules, dealer=dealer, scores=scores, hand_number=hand_number)
+        _set_up_deal(state, tuple(deck), dealer)
+        return state
+
+    def copy(self) -> HandState:
+        """An independent copy for look-ahead (issue #19): playing moves on it never changes this state.
+
+        Every mutable field is copied one level deeper than it is changed; the rules, the deck and
+        the history's entries are immutable and shared, and the caches start empty.
+        """
+        other = HandState.__new__(HandState)
+        other.rules = self.rules
+        other.dealer = self.dealer
+        other.hand_number = self.hand_number
+        other.scores_before = self.scores_before
+        other.requirements = self.requirements
+        other.hands = [list(hand) for hand in self.hands]
+        other.hand_sizes = list(self.hand_sizes)
+        other.stock = list(self.stock)
+        other.pile = list(self.pile)
+        other.pile_freezers = self.pile_freezers
+        other.melds = [[list(meld) for meld in side] for side in self.melds]
+        other.side_has_melded = list(self.side_has_melded)
+        other.seat_has_melded = list(self.seat_has_melded)
+        other.red_threes = list(self.red_threes)
+        other.first_turn_done = list(self.first_turn_done)
+        other.seat = self.seat
+        other.phase = self.phase
+        other.turn_count = self.turn_count
+        other.side_turns = list(self.side_turns)
+        other.pile_takes = list(self.pile_takes)
+        other.pile_cards_taken = list(self.pile_cards_taken)
+        other.frozen_pile_takes = list(self.frozen_pile_takes)
+        other.pile_freezes = list(self.pile_freezes)
+        other.end_reason = self.end_reason
+        other.went_out_seat = self.went_out_seat
+        other.went_out_concealed = self.went_out_concealed
+        other.meld_changes = self.meld_changes
+        other._vouched = None
+        other._vouched_key = None
+        other._probing = False
+        other._collected = None
+        other._meld_tables = [None, None]
+        other._plan_cache = None
+        other.history = list(self.history)
+        other.deck = self.deck
+        other.acquired = self.acquired
+        other.asked = self.asked
+        other.answer = self.answer
+        other.melded_this_turn = self.melded_this_turn
+        other.must_stop = self.must_stop
+        other.turn_new_ranks = set(self.turn_new_ranks)
+        other.added_to_existing = self.added_to_existing
+        other.turn_laid = list(self.turn_laid)
+        other.melded_before_turn = self.melded_before_turn
+        return other
+
+    def _turn_upcard(self) -> None:
+        # R3.3: wild cards and red 3s stay in the pile, freezing it, until a plain card shows.
+        while self.stock:
+            kind = CARD_KIND[self.stock.pop()]
+            self.pile.append(kind)
+            if kind <= TWO or kind == RED_THREE:
+                self.pile_freezers += 1
+                continue
+            if kind == BLACK_THREE and self.rules.black_three_freezes_pile:
+                self.pile_freezers += 1
+            break
+
+    def _lay_dealt_red_threes(self, seat: int) -> None:
+        hand = self.hands[seat]
+        while hand[RED_THREE] and self.stock:
+            hand[RED_THREE] -= 1
+            self.hand_sizes[seat] -= 1
+            self.red_threes[seat] += 1
+            card = self.stock.pop()
+            hand[CARD_KIND[card]] += 1
+            self.hand_sizes[seat] += 1
+        self.first_turn_done[seat] = True
+
+    def _reset_turn(self) -> None:
+        self.acquired: str | None = None
+        self.asked = False
+        self.answer: bool | None = None
+        self.melded_this_turn = False
+        self.must_stop = False
+        self.turn_new_ranks: set[int] = set()
+        self.added_to_existing = False
+        self.turn_laid = _NO_KINDS[:]
+        self.melded_before_turn = self.seat_has_melded[self.seat]
+
+    @cython.locals(seat=Count)
+    def _start_turn(self) -> None:
+        if self.turn_count >= MAX_TURNS_PER_HAND:
+            self._end(END_TURN_CAP)
+            return
+        seat = self.seat
+        # _reset_turn, inlined (keep them alike): this runs every turn.
+        self.acquired = None
+        self.asked = False
+        self.answer = None
+        self.melded_this_turn = False
+        self.must_stop = False
+        # The last turn's set of new ranks kept while empty (most turns meld nothing): a new set each turn costs
+        # an allocation and a free.  HandState.copy gives a copy a set of its own.
+        if type(self.turn_new_ranks) is not set or self.turn_new_ranks:
+            self.turn_new_ranks = set()
+        self.added_to_existing = False
+        # KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
+        self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+        self.melded_before_turn = self.seat_has_melded[seat]
+        if not self.first_turn_done[seat]:
+            self._lay_dealt_red_threes(seat)
+        if not self.stock and self.rules.stock_exhausted_rule == "strict":
+            self._end(END_STOCK_EXHAUSTED)
+            return
+        self.turn_count += 1
+        self.side_turns[seat & 1] += 1
+        self.phase = ACQUIRE
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def side(self) -> int:
+        """The side (0 = A, 1 = B) of the seat to move."""
+        return self.seat & 1
+
+    @property
+    def actor(self) -> int:
+        """The seat that decides now: the partner while an ask waits for its answer."""
+        return (self.seat + 2) % 4 if self.phase == ANSWER else self.seat
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the hand has ended."""
+        return self.phase == OVER
+
+    @property
+    def pile_top(self) -> int | None:
+        """The kind on top of the discard pile, or ``None`` when it is empty."""
+        return self.pile[-1] if self.pile else None
+
+    def is_pile_frozen(self) -> bool:
+        """R8.1b: the pile holds a wild card or a red 3 (or a black 3 under ``black_three_freezes_pile``)."""
+        return self.pile_freezers > 0
+
+    @cython.locals(count=Count, meld=list)
+    def canasta_count(self, side: int) -> int:
+        """How many canastas the side has on the table (R11.1)."""
+        # A C method counting in C integers compiled (sim/state.pxd): the view asks it for the bots.
+        count = 0
+        for meld in self.melds[side]:
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals + jokers + deuces >= CANASTA_SIZE:
+                count += 1
+        return count
+
+    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, tables=list, melds=list)
+    def meld_table(self, side: int) -> dict[int, tuple[int, int, int]]:
+        """The side's melds as ``{rank: (naturals, jokers, deuces)}``, ranks in order, melded ranks only.
+
+        Shared and rebuilt only after the melds changed (see :attr:`meld_changes`): every view asks
+        for it many times a turn.  Callers must not modify it; :meth:`SeatView.melds` hands out copies.
+        """
+        tables = self._meld_tables
+        cached = tables[side]
+        if cached is None or cached[0] != self.meld_changes:
+            table = {}
+            melds = self.melds[side]
+            for rank in range(KIND_COUNT):
+                naturals, jokers, deuces = melds[rank]
+                if naturals or jokers or deuces:
+                    table[rank] = (naturals, jokers, deuces)
+            cached = (self.meld_changes, table)
+            tables[side] = cached
+        return cached[1]
+
+    def requirement(self, side: int) -> int:
+        """The side's initial-meld minimum this hand (R10.2), 0 once it has melded (R10.6)."""
+        return 0 if self.side_has_melded[side] else self.requirements[side]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _next_turn(self) -> None:
+        self.seat = (self.seat + 1) % 4
+        self._start_turn()
+
+    # ------------------------------------------------------------------ draw
+
+    def verify_draw(self, move: Draw = DRAW) -> None:
+        """R6.1, R7.1: drawing needs the acquire phase and a card in the stock (else R13.3)."""
+        self._verify_phase(move, ACQUIRE)
+        if not self.stock:
+            raise self._fail("R13.3", "the stock is empty; take the pile if allowed, or stop", move)
+
+    def can_draw(self, move: Draw = DRAW) -> bool:
+        """Return whether :meth:`draw` is legal now."""
+        try:
+            self.verify_draw(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    @cython.locals(seat=Count, index=Count)
+    def draw(self, move: Draw = DRAW) -> None:
+        """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
+        if not self._take_vouch(move):
+            self.verify_draw(move)
+        seat = self.seat
+        card = self.stock.pop()
+        kind = CARD_KIND[card]
+        if kind != RED_THREE:  # the commonest draw, one card: its tuple built at once, no list of the cards
+            index = kind  # a C integer compiled: the hand's count found without a boxed index
+            self.hands[seat][index] += 1
+            self.hand_sizes[seat] += 1
+            self.history.append((seat, move, (card,)))
+            self.acquired = "draw"
+            self.phase = PLAY
+            return
+        drawn: list[int] = [card]
+        while True:
+            self.red_threes[seat] += 1
+            if not self.stock:
+                self.history.append((seat, move, tuple(drawn)))
+                self.acquired = "draw"
+                if self.rules.last_card_red_three == "end_no_meld":
+                    self._end(END_RED_THREE_LAST_CARD)
+                else:
+                    self.phase = PLAY
+                    self.must_stop = True
+                return
+            card = self.stock.pop()
+            drawn.append(card)
+            kind = CARD_KIND[card]
+            if kind != RED_THREE:
+                break
+        self.hands[seat][kind] += 1
+        self.hand_sizes[seat] += 1
+        self.history.append((seat, move, tuple(drawn)))
+        self.acquired = "draw"
+        self.phase = PLAY
+
+    # ------------------------------------------------------------------ stop
+
+    def verify_stop(self, move: Stop = STOP) -> None:
+        """R13.3: decline the pile on an empty stock; R13.1: end a turn that may not discard."""
+        if self.phase == PLAY and self.must_stop:
+            return
+        self._verify_phase(move, ACQUIRE)
+        if self.stock:
+            raise self._fail("R6.1", "the stock is not empty, so the player must draw or take the pile", move)
+        if self.must_take_pile():
+            raise self._fail(
+                "R13.3",
+                "stock_exhausted_rule=official: the top card fits the side's meld of an unfrozen pile, "
+                "so the player must take it",
+                move,
+            )
+
+    def can_stop(self, move: Stop = STOP) -> bool:
+        """Return whether :meth:`stop` is legal now."""
+        try:
+            self.verify_stop(move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def stop(self, move: Stop = STOP) -> None:
+        """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
+        if not self._take_vouch(move):
+            self.verify_stop(move)
+        self.history.append((self.seat, move, ()))
+        self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
+
+    # ------------------------------------------------------------------ ask / answer
+
+    def _ask_problem(self) -> str | None:
+        # One list of conditions serves verify_ask and can_ask: the engine asks can_ask every turn,
+        # and answering it without building an exception keeps that cheap.
+        if self.rules.ask_partner == "off":
+            return "asking the partner is switched off (ask_partner=off)"
+        if self.asked:
+            return "the partner may be asked only once a turn"
+        if self.melded_this_turn:
+            return "the partner must be asked before any other meld this turn"
+        if self.must_stop or self.hand_sizes[self.seat] < 2:
+            return "the player has no choice left about going out this turn"
+        if self.rules.ask_partner_yes_forces_out and self.going_out_plan() is None:
+            return "the player cannot go out this turn, so may not ask"
+        return None
+
+    def verify_ask(self, move: Ask = ASK) -> None:
+        """R12.5: ask right after acquiring, once, when allowed; with ``ask_partner_yes_forces_out``,
+        only when the player can go out this turn (so a yes never traps them)."""
+        self._verify_phase(move, PLAY)
+        problem = self._ask_problem()
+        if problem is not None:
+            raise self._fail("R12.5", problem, move)
+
+    @cython.locals(exact=cython.bint)
+    def can_ask(self, move: Ask = ASK) -> bool:
+        """Return whether :meth:`ask` is legal now."""
+        # _ask_problem's conditions, inlined: the engine asks this on every turn.
+        if self.phase != PLAY:
+            return False
+        rules = self.rules
+        # Compiled, the rules' fields are read through their slots (_slot, sim/melding.pxd).
+        exact = cython.compiled and type(rules) is Rules
+        if (_slot(_ASK_PARTNER, rules) if exact else rules.ask_partner) == "off":  # noqa: F821
+            return False
+        if self.asked or self.melded_this_turn:
+            return False
+        if self.must_stop or self.hand_sizes[self.seat] < 2:
+            return False
+        if not (_slot(_YES_FORCES_OUT, rules) if exact else rules.ask_partner_yes_forces_out):  # noqa: F821
+            return True
+        return self.going_out_plan() is not None
+
+    def ask(self, move: Ask = ASK) -> None:
+        """Ask the partner; the partner's :class:`Answer` comes next."""
+        if not self._take_vouch(move):
+            self.verify_ask(move)
+        self.asked = True
+        self.history.append((self.seat, move, ()))
+        self.phase = ANSWER
+
+    def verify_answer(self, move: Answer) -> None:
+        """R12.5: only an asked partner answers."""
+        self._verify_phase(move, ANSWER)
+
+    def can_answer(self, move: Answer) -> bool:
+        """Return whether :meth:`answer_ask` is legal now."""
+        return self.phase == ANSWER
+
+    def answer_ask(self, move: Answer) -> None:
+        """Record the partner's binding answer (R12.5)."""
+        if not self._take_vouch(move):
+            self.verify_answer(move)
+        self.answer = move.yes
+        self.history.append(((self.seat + 2) % 4, move, ()))
+        self.phase = PLAY
+
+    def can_go_out_this_turn(self) -> bool:
+        """E4: can the hand be melded out this turn, with at most one card left to discard?"""
+        return self.going_out_plan() is not None
+
+    @cython.locals(cached=tuple, turn=Count, changes=Count)
+    def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+        """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
+        if self.phase != PLAY:
+            return None
+        # The engine asks before the ask decision, and the strategies again while melding: within
+        # the play phase of one turn only the hand and the melds change what this returns (the
+        # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
+        hand = self.hands[self.seat]
+        cached = self._plan_cache
+        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
+        # tuple built per call.
+        if cached is not None:
+            turn = cached[0]
+            changes = cached[1]
+            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
+            # miss the cache, never answer wrongly.
+            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
+                    and cached[3] == hand):
+                return cached[4]
+        side = self.seat & 1
+        rules = self.rules
+        if self.side_has_melded[side]:
+            minimum = 0
+        elif rules.concealed_exempt_from_minimum and self.acquired == "draw" and not self.melded_before_turn:
+            minimum = 0  # R10.7: a concealed going out after a draw needs no minimum
+        else:
+            minimum = self.requirements[side]
+        # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
+        plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
+        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
+        return plan
+
+    # ------------------------------------------------------------------ discard
+
+    def verify_discard(self, move: Discard) -> None:
+        """R6.1, R6.3, R6.4, R12: any card may be discarded; the last one only when going out is allowed."""
+        self._verify_phase(move, PLAY)
+        if self.must_stop:
+            raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
+        # Compiled, a Discard's card is read through its slot (_slot, sim/melding.pxd).
+        card = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
+        # is_kind(card), with a plain int in range answered without the call (the commonest record).
+        if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
+            raise self._malformed(move, card)
+        hand = self.hands[self.seat]
+        if hand[card] == 0:
+            name = KIND_NAMES[card]
+            if self._probing:  # the message below would be formatted only to be discarded
+                raise _REFUSED
+            raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(hand)})", move)
+        self._verify_going_out(move, self.hand_sizes[self.seat] - 1, _NO_ADDITIONS)
+
+    def can_discard(self, move: Discard) -> bool:
+        """Return whether :meth:`discard` is legal now."""
+        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
+        self._probing = True
+        try:
+            self.verify_discard(move)
+        except IllegalMoveError as error:
+            error.__traceback__ = None
+            return False
+        finally:
+            self._probing = probing
+        return True
+
+    @cython.locals(seat=Count, index=Count)
+    def discard(self, move: Discard) -> None:
+        """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
+        if not self._take_vouch(move):
+            self.verify_discard(move)
+        seat = self.seat
+        kind = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
+        # The kind as a C integer compiled, to index the hand; the record's own object goes on the pile.
+        index = kind
+        self.hands[seat][index] -= 1
+        self.hand_sizes[seat] -= 1
+        self.pile.append(kind)
+        if kind <= TWO or (kind == BLACK_THREE and self.rules.black_three_freezes_pile):
+            if not self.pile_freezers:
+                self.pile_freezes[seat & 1] += 1
+            self.pile_freezers += 1
+        self.history.append((seat, move, ()))
+        if self.hand_sizes[seat] == 0:
+            self._go_out()
+        else:
+            self.seat = (seat + 1) % 4  # _next_turn, inlined
+            self._start_turn()
+
+    # ------------------------------------------------------------------ dispatch
+
+    def verify(self, move: Move) -> None:
+        """Raise :class:`IllegalMoveError` if ``move`` is not legal now; a non-move raises it too."""
+        if not self._verify_move(move):
+            raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
+
+    def _verify_move(self, move: Move) -> bool:
+        """Run the move's ``verify_x``; ``False`` for what is no move (a subclass of a move's record is none either).
+
+        The dispatch tests the exact type, commonest first, rather than looking it up in a table: compiled,
+        each ``verify_x`` is then a C method call (sim/state.pxd), and strategies ask this for most moves.
+        """
+        move_type = type(move)
+        if move_type is Meld:
+            self.verify_meld(move)
+        elif move_type is TakePile:
+            self.verify_take_pile(move)
+        elif move_type is Discard:
+            self.verify_discard(move)
+        elif move_type is Draw:
+            self.verify_draw(move)
+        elif move_type is Stop:
+            self.verify_stop(move)
+        elif move_type is Ask:
+            self.verify_ask(move)
+        elif move_type is Answer:
+            self.verify_answer(move)
+        else:
+            return False
+        return True
+
+    def is_legal(self, move: Move) -> bool:
+        """Return whether ``move`` is legal now."""
+        # _verify_move, inlined: strategies ask this for most moves they make.  While probing, a rule
+        # check raises one shared error instead of building its own (MeldingRules._fail).
+        move_type = type(move)
+        probing = self._probing
+        self._probing = True
+        try:
+            if move_type is Meld:
+                self.verify_meld(move)
+            elif move_type is TakePile:
+                self.verify_take_pile(move)
+            elif move_type is Discard:
+                self.verify_discard(move)
+            elif move_type is Draw:
+                self.verify_draw(move)
+            elif move_type is Stop:
+                self.verify_stop(move)
+            elif move_type is Ask:
+                self.verify_ask(move)
+            elif move_type is Answer:
+                self.verify_answer(move)
+            else:
+                return False
+        except IllegalMoveError as error:
+            error.__traceback__ = None  # the shared error is raised again and again: keep no frames alive
+            return False
+        finally:
+            self._probing = probing
+        # Strategies check a move and the engine then applies that very object: remember it, so
+        # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
+        self._vouch(move)
+        return True
+
+    def apply(self, move: Move) -> None:
+        """Verify and apply any move."""
+        # The exact type, as in _verify_move: compiled, each move's method is a C method call.
+        move_type = type(move)
+        if move_type is Discard:
+            self.discard(move)
+        elif move_type is Draw:
+            self.draw(move)
+        elif move_type is Meld:
+            self.meld(move)
+        elif move_type is TakePile:
+            self.take_pile(move)
+        elif move_type is Stop:
+            self.stop(move)
+        elif move_type is Ask:
+            self.ask(move)
+        elif move_type is Answer:
+            self.answer_ask(move)
+        else:
+            raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
+
+    # ------------------------------------------------------------------ invariants
+
+    def card_total(self) -> int:
+        """Count every card in hands, stock, pile, melds and red 3s; 108 while the state is sound (R1.1)."""
+        melded = sum(sum(meld) for side in self.melds for meld in side)
+        return sum(self.hand_sizes) + len(self.stock) + len(self.pile) + melded + sum(self.red_threes)
+
+    def side_meld_points(self, side: int) -> int:
+        """R14.1a: card points of the side's melds."""
+        return sum(meld_value(rank, *meld) for rank, meld in enumerate(self.melds[side]))
+
+
+def _init_state(state: HandState, rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> None:
+    """HandState.__init__'s work on ``state``; a function of the module so that compiled ``state`` is typed."""
+    state._init_fields(rules, dealer, scores, hand_number)
+
+
+def _new_state(rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> HandState:
+    """``HandState(rules, dealer=dealer, scores=scores, hand_number=hand_number)`` without the keyword call: compiled,
+    a bare instance from the type's own allocator and its fields set by a C method."""
+    state = HandState.__new__(HandState)
+    _init_state(state, rules, dealer, scores, hand_number)
+    return state
+
+
+@cython.locals(offset=Count)
+def _set_up_deal(state: HandState, deck: tuple[int, ...], dealer: int) -> None:
+    """Deal ``deck`` into a new ``state`` (R3.1), turn the upcard (R3.3), lay dealt red 3s (R3.5), start the first turn.
+
+    A function of the module, not of the class method that calls it: compiled, ``state`` is then typed
+    (sim/state.pxd) and each step is a C method call.
+    """
+    state.deck = deck
+    _deal_hands(deck, dealer + 1, state.hands, state.hand_sizes)
+    # The undealt cards, the deck's last on top (stock[-1]): a reversed slice of the tuple, copied once.
+    state.stock = list(deck[:_DEALT - 1:-1])
+    state._turn_upcard()
+    if state.rules.dealt_red_three_timing == "after_deal":
+        for offset in range(1, 5):
+            state._lay_dealt_red_threes((dealer + offset) % 4)
+    state._start_turn()

@@ -1,0 +1,222 @@
+"""The strategy plugin interface.
+
+A strategy is a small class.  The engine makes one instance per seat, hands
+it its own :class:`random.Random` (never use the global one), and asks it for
+each decision of its turns with a :class:`~canasta_sim.core.view.SeatView` of what that
+seat may know::
+
+    class FirstLegal(Strategy):
+        name = "first-legal"
+        version = 1
+        description = "Plays the first legal move listed."
+
+        def choose_acquire(self, view):
+            return next(view.legal_acquires())
+
+        def choose_discard(self, view):
+            return next(view.legal_discards())
+
+A turn asks, in order: :meth:`~Strategy.choose_acquire`; then, if asking is
+allowed, :meth:`~Strategy.choose_ask` (and the partner's
+:meth:`~Strategy.answer_go_out`); then :meth:`~Strategy.choose_meld` again
+and again until it returns ``None``; then :meth:`~Strategy.choose_discard`.
+Every answer is checked; a strategy that raises, returns a malformed or
+illegal decision, or overruns ``play_game``'s per-decision ``time_limit``
+stops the game with a :class:`~canasta_sim.errors.StrategyError` naming its spec,
+seat, game seed, the decision asked and the value returned (with the rule
+broken, for an illegal move).
+
+Parameters: a class lists them with defaults in ``parameters``; a spec such
+as ``expert:aggression=0.7`` passes ``aggression='0.7'``, converted to the
+default's type.  A default may be wrapped in a
+:class:`~canasta_sim.core.parameters.Parameter` declaring the range and step that
+values are checked against and ``canasta-sim tune`` explores.  The version
+changes only when behaviour changes.
+
+A strategy decides from its :class:`~canasta_sim.core.view.SeatView` and from the
+:class:`PublicEvent` records its :meth:`~Strategy.on_event` hook receives,
+nothing else: never another player's hand or the stock.  In-process that is a
+fairness convention, not a sandbox; ``isolated:SPEC`` runs the same class in a
+process of its own that receives nothing else (:mod:`canasta_sim.plugins.proxy`).  Randomness
+comes only from ``self.rng``, so a game is reproducible from its seed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from canasta_sim.core.moves import Discard, Meld, Move
+from canasta_sim.core.parameters import Parameter, convert_parameter
+from canasta_sim.errors import StrategyLoadError
+
+__all__ = ["PublicEvent", "SeatRandom", "Strategy"]
+
+_set_field = object.__setattr__  # how a frozen record's constructor sets its fields
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
+class PublicEvent:
+    """Something every player at the table sees happen.
+
+    :ivar seat: who acted.
+    :ivar move: the move; a :class:`~canasta_sim.core.moves.Draw` hides the card drawn.
+    :ivar red_threes: red 3s laid down during this move (drawn and replaced, or found in a taken pile).
+    """
+
+    seat: int
+    move: Move
+    red_threes: int = 0
+
+    def __init__(self, seat: int, move: Move, red_threes: int = 0) -> None:
+        # Written out rather than generated, so that it is compiled with the module: the engine builds
+        # one event per move (dataclasses' generated __init__ would run as interpreted bytecode).
+        # Each field's own slot setter: object.__setattr__ would look the slot up by name every time.
+        _set_seat(self, seat)
+        _set_move(self, move)
+        _set_red_threes(self, red_threes)
+
+
+_set_seat = PublicEvent.__dict__["seat"].__set__
+_set_move = PublicEvent.__dict__["move"].__set__
+_set_red_threes = PublicEvent.__dict__["red_threes"].__set__
+
+
+_random_method = random.Random.random  # the generator's C methods
+_getrandbits_method = random.Random.getrandbits
+
+
+class SeatRandom(random.Random):
+    """The generator the engine gives each seat's strategy: a :class:`random.Random` seeded with
+    ``seed`` that also tells which seat it serves and the decision time limit.
+
+    A strategy uses it like any ``random.Random``.  A strategy that runs in another process (see
+    :mod:`canasta_sim.plugins.proxy`) reads :attr:`initial_seed` so that the process builds the very same
+    generator, and :attr:`seat` and :attr:`time_limit` to serve that seat within the limit.
+    """
+
+    def __init__(self, seed: int | None = None, *, seat: int | None = None, time_limit: float | None = None) -> None:
+        # Seeding from an int costs about 25,000 instructions and the built-in bots never draw (issue #18): an int
+        # seed is applied at the first use (_seed_now), which draws the same numbers.  Others (None) at once.
+        self._deferred_seed = type(seed) is int
+        if self._deferred_seed:
+            self._seed = seed
+            self.gauss_next = None  # as random.Random.__init__ leaves it
+        else:
+            super().__init__(seed)
+            self._bind()
+        self.initial_seed = seed
+        """The seed this generator was made from."""
+        self.seat = seat
+        """The seat whose strategy it serves, or ``None``."""
+        self.time_limit = time_limit
+        """Seconds one decision may take, or ``None`` for no limit."""
+
+    def _seed_now(self, seeding: bool = True) -> None:
+        if self._deferred_seed:
+            self._deferred_seed = False
+            self._bind()
+            if seeding:  # (random.Random.seed clears gauss_next, unused so far)
+                random.Random.seed(self, self._seed)
+
+    def _bind(self) -> None:
+        # The C methods on the instance, ahead of the class's deferring ones: later draws call them directly.
+        self.random = _random_method.__get__(self)
+        self.getrandbits = _getrandbits_method.__get__(self)
+
+    # random.Random's draws all end in random() or getrandbits().
+
+    def random(self) -> float:
+        """random.Random.random, after the deferred seed."""
+        self._seed_now()
+        return _random_method(self)
+
+    def getrandbits(self, k: int) -> int:
+        """random.Random.getrandbits, after the deferred seed."""
+        self._seed_now()
+        return _getrandbits_method(self, k)
+
+    def seed(self, a=None, version: int = 2) -> None:
+        """random.Random.seed, which replaces the deferred seed."""
+        self._seed_now(False)
+        super().seed(a, version)
+
+    def getstate(self) -> tuple:
+        """random.Random.getstate, after the deferred seed."""
+        self._seed_now()
+        return super().getstate()
+
+    def setstate(self, state: tuple) -> None:
+        """random.Random.setstate, which replaces the deferred seed."""
+        self._seed_now(False)
+        super().setstate(state)
+
+
+class Strategy:
+    """Base class of every strategy; override the decisions you need.
+
+    :param rng: the strategy's own random generator, seeded by the engine from the game's seed.
+    :param parameters: values for the keys of :attr:`parameters`, as text or typed values.
+    :raises StrategyLoadError: for an unknown parameter or a value of the wrong type.
+    """
+
+    name: ClassVar[str] = "unnamed"
+    """Short name used in specs and results."""
+    version: ClassVar[int] = 1
+    """Bumped only when the strategy's play changes."""
+    description: ClassVar[str] = ""
+    """One line for ``canasta-sim strategies``."""
+    parameters: ClassVar[Mapping[str, Any]] = {}
+    """Parameter names and their defaults, each a plain value or a :class:`~canasta_sim.core.parameters.Parameter`
+    (a default with the range a tuner may explore)."""
+
+    def __init__(self, rng: random.Random, **parameters: Any) -> None:
+        self.rng = rng
+        for key, default in self.parameters.items():
+            setattr(self, key, default.default if isinstance(default, Parameter) else default)
+        for key, value in parameters.items():
+            if key not in self.parameters:
+                known = ", ".join(sorted(self.parameters)) or "none"
+                raise StrategyLoadError(f"strategy {self.name!r} has no parameter {key!r}; its parameters: {known}")
+            setattr(self, key, convert_parameter(self.name, key, self.parameters[key], value))
+
+    # ------------------------------------------------------------ decisions
+
+    def choose_acquire(self, view) -> Move:
+        """Begin the turn: return ``Draw()``, a ``TakePile(...)`` or, on an empty stock, ``Stop()``."""
+        raise NotImplementedError(f"strategy {self.name!r} does not implement choose_acquire")
+
+    def choose_ask(self, view) -> bool:
+        """Return ``True`` to ask the partner "may I go out?" (called only when asking is legal, R12.5)."""
+        return False
+
+    def answer_go_out(self, view) -> bool:
+        """The partner asked to go out: answer ``True`` (yes) or ``False`` (no); the answer binds."""
+        return True
+
+    def choose_meld(self, view) -> Meld | None:
+        """Return a :class:`~canasta_sim.core.moves.Meld` to lay now, or ``None`` to stop melding this turn."""
+        return None
+
+    def choose_discard(self, view) -> Discard:
+        """End the turn with a :class:`~canasta_sim.core.moves.Discard`."""
+        raise NotImplementedError(f"strategy {self.name!r} does not implement choose_discard")
+
+    # ------------------------------------------------------------ hooks
+
+    def on_hand_start(self, view) -> None:
+        """Called when a hand has been dealt (dealt red 3s already laid)."""
+
+    def on_event(self, event: PublicEvent) -> None:
+        """Called after every move anyone makes; override it to remember what the table has seen."""
+
+    def on_hand_end(self, result) -> None:
+        """Called with the :class:`~canasta_sim.core.scoring.HandResult` of each finished hand."""
+
+    @classmethod
+    def label(cls) -> str:
+        """``name@version``, as results record it."""
+        return f"{cls.name}@{cls.version}"
+

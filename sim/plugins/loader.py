@@ -1,0 +1,309 @@
+"""Turning a strategy spec into a strategy.
+
+A spec names a strategy and, optionally, its parameters after a colon-free
+tail of ``key=value`` pairs:
+
+=========================================  ===============================================
+spec                                       strategy
+=========================================  ===============================================
+``expert``                                 a built-in (see :data:`canasta_sim.strategies.BUILTIN`)
+``path/to/bot.py:MyBot``                   class ``MyBot`` in that file
+``package.module:MyBot``                   class ``MyBot`` in an importable module
+``mybot``                                  a plugin installed under the entry-point group
+                                           ``canasta_sim.strategies``
+``expert:aggression=0.7,patience=2``       any of the above, with parameters
+``FORM:...``                               a spec form an installed package registers under
+                                           the entry-point group ``canasta_sim.spec_forms``
+                                           (``policy:FILE.py:NAME``: a trained policy, see
+                                           :mod:`canasta_sim.env.policy`)
+``isolated:SPEC``                          any of the above, run in a process of its own
+``cmd:COMMAND ARGS[:KEY=VALUE,...]``       an executable speaking ``docs/protocol.md``
+=========================================  ===============================================
+
+Worker processes call :func:`load_strategy` with the same spec, so a user's
+file works whatever the start method.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib
+import importlib.metadata
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+from canasta_sim.core.strategy import Strategy
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.plugins.proxy import is_bot_spec, load_bot_class
+
+__all__ = [
+    "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "import_named_module",
+    "load_strategy",
+    "parse_spec", "spec_file",
+]
+
+ENTRY_POINT_GROUP = "canasta_sim.strategies"
+"""Installed packages register strategies under this entry-point group."""
+SPEC_FORM_GROUP = "canasta_sim.spec_forms"
+"""Spec forms ``FORM:REST`` register under this entry-point group a function ``(REST, parameters)`` that
+returns the strategy class, the parameters used up (canasta-sim's own ``policy`` form lives in a layer
+the loader may not import, hence the indirection)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LoadedStrategy:
+    """A strategy class with the parameters its spec gave; calling it with an RNG builds one seat's player."""
+
+    spec: str
+    cls: type[Strategy]
+    parameters: tuple[tuple[str, str], ...] = ()
+    file: str | None = None
+    """For a file spec, the absolute path the class was loaded from (recorded in ``run.json``)."""
+
+    def __call__(self, rng: random.Random) -> Strategy:
+        return self.cls(rng, **dict(self.parameters))
+
+    def __reduce__(self):
+        # Pickled as its spec and file, so a worker process reloads the class itself, whatever the start
+        # method and whatever its working directory.
+        return (_reload, (self.spec, self.file))
+
+    @property
+    def label(self) -> str:
+        """``name@version`` of the strategy class."""
+        return self.cls.label()
+
+
+def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """Split a spec into its target and its ``key=value`` parameters.
+
+    >>> parse_spec("expert:aggression=0.7")
+    ('expert', (('aggression', '0.7'),))
+    >>> parse_spec("bots/my_bot.py:MyBot:depth=2")
+    ('bots/my_bot.py:MyBot', (('depth', '2'),))
+    """
+    if not spec or not spec.strip():
+        raise StrategyLoadError(
+            "empty strategy spec; use a built-in name, FILE.py:Class, module:Class or a plugin name"
+        )
+    parts = spec.strip().split(":")
+    if any(not part.strip() for part in parts[1:]):
+        raise StrategyLoadError(
+            f"strategy spec {spec!r} has an empty part after a colon; use NAME, FILE.py:Class, "
+            "module:Class, each optionally followed by :KEY=VALUE[,KEY=VALUE...]"
+        )
+    target_parts: list[str] = []
+    parameters: list[tuple[str, str]] = []
+    for index, part in enumerate(parts):
+        if "=" in part and index > 0:
+            for item in part.split(","):
+                key, sep, value = item.partition("=")
+                if not sep or not key.strip():
+                    raise StrategyLoadError(f"strategy spec {spec!r}: parameter {item!r} is not KEY=VALUE")
+                parameters.append((key.strip(), value.strip()))
+        elif parameters:
+            raise StrategyLoadError(f"strategy spec {spec!r}: parameters must come last")
+        else:
+            target_parts.append(part)
+    return ":".join(target_parts), tuple(parameters)
+
+
+def spec_file(spec: str) -> Path | None:
+    """The absolute path of a file spec's file, resolved from the working directory; ``None`` for other specs.
+
+    >>> spec_file("expert") is None
+    True
+    """
+    try:
+        target, _ = parse_spec(spec)
+    except StrategyLoadError:
+        return None  # loading the spec reports what is wrong with it
+    module_part, sep, _ = target.rpartition(":")
+    if sep and _is_file_part(module_part):
+        return Path(module_part).expanduser().resolve()
+    return None
+
+
+def _is_file_part(module_part: str) -> bool:
+    return module_part.endswith(".py") or "/" in module_part or "\\" in module_part
+
+
+def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
+    """Resolve a spec to a :class:`LoadedStrategy`, checking its parameters by building one instance.
+
+    :param file: for a file spec, the file as a run recorded it (an absolute path): loaded instead of the
+        spec's path, which is relative to the directory the run was started from. When it no longer
+        exists the spec's own path is tried, and the error names both.
+    :raises StrategyLoadError: naming what was wrong (unknown name, missing file or class, a file
+        that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
+    """
+    if is_bot_spec(spec):
+        cls, parameters = load_bot_class(spec)
+        loaded_from = None
+    else:
+        target, parameters = parse_spec(spec)
+        form = _spec_form(target)
+        if form is not None:
+            cls, parameters, loaded_from = form(target.partition(":")[2], parameters), (), None
+        else:
+            cls, loaded_from = _resolve(target, file)
+    loaded = LoadedStrategy(spec.strip(), cls, parameters, loaded_from)
+    try:
+        loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run
+    except StrategyLoadError:
+        raise
+    except Exception as error:  # the plugin's own constructor failed: report it with the spec
+        raise StrategyLoadError(
+            f"strategy {spec.strip()!r} cannot be built: {type(error).__name__}: {error}"
+        ) from None
+    return loaded
+
+
+def _reload(spec: str, file: str | None) -> LoadedStrategy:
+    return load_strategy(spec, file=file)
+
+
+def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str | None]:
+    from canasta_sim.strategies import BUILTIN
+
+    if target in BUILTIN:
+        return BUILTIN[target], None
+    module_part, sep, class_name = target.rpartition(":")
+    if not sep:
+        plugin = _entry_points().get(target)
+        if plugin is None:
+            known = ", ".join(sorted(set(BUILTIN) | set(_entry_points())))
+            raise StrategyLoadError(
+                f"unknown strategy {target!r}; use one of: {known}, or FILE.py:Class, or module:Class"
+            )
+        try:
+            obj = plugin.load()
+        except Exception as error:  # a plugin that fails to import is reported, whatever the failure
+            raise StrategyLoadError(
+                f"strategy plugin {target!r} failed to load: {type(error).__name__}: {error}"
+            ) from None
+        return _check_class(obj, target), None
+    loaded_from = None
+    if _is_file_part(module_part):
+        path = Path(module_part).expanduser()
+        if file is not None and Path(file).is_file():
+            path = Path(file)
+        elif file is not None and not path.is_file():
+            raise StrategyLoadError(
+                f"strategy file {module_part!r} does not exist here, nor where the run found it ({file!r})"
+            )
+        module = _import_file(path)
+        loaded_from = str(path.resolve())
+    else:
+        module = import_named_module(module_part)
+    obj = getattr(module, class_name, None)
+    if obj is None:
+        raise StrategyLoadError(f"{module_part!r} has no class {class_name!r}")
+    return _check_class(obj, target), loaded_from
+
+
+@functools.cache
+def _import_file(path: Path):
+    path = path.expanduser()
+    if not path.is_file():
+        raise StrategyLoadError(f"strategy file {str(path)!r} does not exist")
+    # A name fixed by the file's path (not by the per-process string hash), the same in every worker.
+    digest = hashlib.blake2b(str(path.resolve()).encode(), digest_size=6).hexdigest()
+    module_name = f"canasta_user_strategy_{digest}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise StrategyLoadError(f"strategy file {str(path)!r} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:  # any failure in the user's file is reported with its cause
+        del sys.modules[module_name]
+        raise StrategyLoadError(
+            f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}"
+        ) from None
+    return module
+
+
+REQUIRED_DECISIONS = ("choose_acquire", "choose_discard")
+"""Decisions with no default in :class:`~canasta_sim.core.strategy.Strategy`: a strategy must override them."""
+
+
+def _check_class(obj: Any, target: str) -> type[Strategy]:
+    if not (isinstance(obj, type) and issubclass(obj, Strategy)):
+        raise StrategyLoadError(f"{target!r} is not a subclass of canasta_sim.core.strategy.Strategy")
+    # Found at load, not at the first call or in the tables (issue #13, point 8).
+    missing = [method for method in REQUIRED_DECISIONS if getattr(obj, method) is getattr(Strategy, method)]
+    if missing:
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) does not define {' and '.join(missing)}; "
+            f"a strategy must override {', '.join(REQUIRED_DECISIONS)}"
+        )
+    # A subclass inheriting its parent's name would be recorded under the parent's label (greedy@2).
+    own_name = vars(obj).get("name")
+    if not isinstance(own_name, str) or not own_name.strip():
+        inherited = f", so its results would be recorded as {obj.label()}" if obj is not Strategy else ""
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) does not set its own name{inherited}; "
+            "give the class a name = '...' (and a version) of its own"
+        )
+    return obj
+
+
+def _spec_form(target: str):
+    """The resolver registered for ``target``'s ``FORM:`` prefix, or ``None`` for the other spec forms."""
+    form, sep, _ = target.partition(":")
+    if not sep or not form.isidentifier():
+        return None
+    points = [point for point in importlib.metadata.entry_points(group=SPEC_FORM_GROUP) if point.name == form]
+    if not points:
+        return None
+    try:
+        resolver = points[0].load()
+    except Exception as error:  # the package providing the form fails to import
+        raise StrategyLoadError(f"spec form {form!r} failed to load: {type(error).__name__}: {error}") from None
+
+    def resolve(rest: str, parameters: tuple[tuple[str, str], ...]) -> type[Strategy]:
+        try:
+            return _check_class(resolver(rest, parameters), target)
+        except StrategyLoadError:
+            raise
+        except Exception as error:  # the form's own resolver failed: reported with the spec
+            raise StrategyLoadError(f"strategy spec {target!r}: {type(error).__name__}: {error}") from None
+
+    return resolve
+
+
+def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
+    return {point.name: point for point in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def available_strategies() -> list[tuple[str, type[Strategy] | None, str]]:
+    """List ``(spec name, class or None, where from)`` for built-ins and installed plugins."""
+    from canasta_sim.strategies import BUILTIN
+
+    found: list[tuple[str, type[Strategy] | None, str]] = [(name, cls, "built-in") for name, cls in BUILTIN.items()]
+    for name, point in sorted(_entry_points().items()):
+        try:
+            cls = _check_class(point.load(), name)
+        except Exception:  # listed as broken rather than hidden; check-strategy gives the reason
+            cls = None
+        found.append((name, cls, f"plugin {point.value}"))
+    return found
+
+
+def import_named_module(name: str, what: str = "strategy"):
+    """Import the module a spec names; a failure is a one-line :class:`StrategyLoadError` saying what for."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as error:
+        raise StrategyLoadError(f"{what} module {name!r} cannot be imported: {error}") from None
+    except Exception as error:  # the module's own code failed while importing
+        raise StrategyLoadError(
+            f"{what} module {name!r} failed while importing: {type(error).__name__}: {error}"
+        ) from None

@@ -1,0 +1,199 @@
+"""The bot protocol's messages: JSON lines between the arbiter and a bot process (``docs/protocol.md``).
+
+Every message is one JSON object on one line with a ``type``.  This module builds the arbiter's
+messages, parses the bot's, and turns a bot's answer into what the engine expects from a
+:class:`~canasta_sim.core.strategy.Strategy` decision: a move record, ``True``/``False`` or ``None``.  It
+does no I/O (:mod:`canasta_sim.plugins.process` owns the process).
+
+>>> parse_answer("ask", decode(b'{"type": "move", "move": null}'))
+False
+>>> parse_answer("discard", decode(b'{"type": "move", "move": "discard 7"}'))
+parse_move('discard 7')
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from canasta_sim.core.cards import KIND_NAMES
+from canasta_sim.core.moves import Answer, Move, parse_move
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.strategy import PublicEvent
+from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
+
+__all__ = [
+    "DECISIONS",
+    "PROTOCOL_VERSION",
+    "ProtocolError",
+    "checked_message",
+    "decide_message",
+    "decode",
+    "encode",
+    "events_message",
+    "game_message",
+    "hello_message",
+    "parse_answer",
+    "parse_ready",
+]
+
+PROTOCOL_VERSION = 1
+"""The protocol's version, exchanged in the handshake; bumped when a message changes meaning."""
+
+DECISIONS = ("acquire", "ask", "answer", "meld", "discard")
+"""The decisions a ``decide`` request names, one per :class:`~canasta_sim.core.strategy.Strategy` decision method."""
+
+_ANSWERS = {"answer yes": True, "answer no": False}
+
+
+class ProtocolError(CanastaError, ValueError):
+    """A bot wrote something that is not the protocol: not JSON, not an object, a wrong type or field."""
+
+
+def encode(message: Mapping[str, Any]) -> bytes:
+    """One message as a line of compact JSON."""
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """Parse one line a bot wrote.
+
+    :raises ProtocolError: when it is not a JSON object with a text ``type``.
+    """
+    try:
+        message = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        shown = line[:120].decode(errors="replace")
+        raise ProtocolError(f"the line {shown!r} is not JSON") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError(f"the message {_show(message)} is not a JSON object with a text field 'type'")
+    return message
+
+
+def hello_message() -> dict[str, Any]:
+    """The arbiter's first message."""
+    return {"type": "hello", "protocol": PROTOCOL_VERSION, "kinds": list(KIND_NAMES)}
+
+
+def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
+    """Check the bot's answer to ``hello`` and return its ``name``, ``version``, ``description``,
+    ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers) and ``events``
+    (whether it wants ``event`` messages).
+
+    :raises ProtocolError: naming the field that is missing or wrong.
+    """
+    if message.get("type") != "ready":
+        raise ProtocolError(f"the answer to hello must be a 'ready' message; got {_show(message)}")
+    if message.get("protocol") != PROTOCOL_VERSION:
+        raise ProtocolError(
+            f"the bot speaks protocol version {message.get('protocol')!r}; this arbiter speaks {PROTOCOL_VERSION}"
+        )
+    legal = message.get("legal", False)
+    if legal is True or legal is False:
+        listed = frozenset(DECISIONS) if legal else frozenset()
+    elif isinstance(legal, list) and all(item in DECISIONS for item in legal):
+        listed = frozenset(legal)
+    else:
+        raise ProtocolError(f"'ready' field 'legal' must be true, false or a list of decisions among "
+                            f"{', '.join(DECISIONS)}; got {_show(legal)}")
+    name = message.get("name")
+    version = message.get("version", 1)
+    parameters = message.get("parameters", {})
+    if not isinstance(name, str) or not name or any(character in name for character in ":@ \n"):
+        raise ProtocolError(f"'ready' needs a 'name' without ':', '@' or spaces; got {name!r}")
+    if type(version) is not int:
+        raise ProtocolError(f"'ready' field 'version' must be a whole number; got {version!r}")
+    if not isinstance(parameters, dict) or not all(
+        isinstance(value, (str, int, float, bool)) for value in parameters.values()
+    ):
+        raise ProtocolError(f"'ready' field 'parameters' must map names to defaults (text, number, bool); got "
+                            f"{_show(parameters)}")
+    return {
+        "name": name,
+        "version": version,
+        "description": str(message.get("description", "")),
+        "parameters": parameters,
+        "legal": listed,
+        "events": message.get("events") is not False,
+    }
+
+
+def game_message(
+    seat: int, seed: int, rules: Rules, parameters: Mapping[str, Any], time_limit: float | None
+) -> dict[str, Any]:
+    """A new game: the bot builds a fresh player for ``seat``, seeded with ``seed``; each request must be
+    answered within ``time_limit`` seconds."""
+    return {
+        "type": "game", "seat": seat, "seed": seed, "rules": rules.options(), "parameters": dict(parameters),
+        "time_limit": time_limit,
+    }
+
+
+def events_message(events: list[PublicEvent]) -> dict[str, Any]:
+    """Moves made since the bot's last request, as every player saw them (a draw hides its card), oldest
+    first, each ``[seat, move text, red 3s laid during it]``."""
+    return {"type": "events", "events": [[event.seat, str(event.move), event.red_threes] for event in events]}
+
+
+def decide_message(decision: str, view: dict[str, Any], legal: list[str] | None) -> dict[str, Any]:
+    """A decision request; ``legal`` lists the legal answers when the bot asked for lists."""
+    message = {"type": "decide", "decision": decision, "view": view}
+    if legal is not None:
+        message["legal"] = legal
+    return message
+
+
+def checked_message(move_text: str, move: Move | None, error: Exception | None) -> dict[str, Any]:
+    """The answer to a bot's ``check`` request: whether the move is legal now, and if not the rule broken."""
+    if error is None:
+        return {"type": "checked", "move": str(move), "legal": True}
+    message = {"type": "checked", "move": move_text, "legal": False, "reason": str(error)}
+    if isinstance(error, IllegalMoveError):
+        message["rule"] = error.rule
+    return message
+
+
+def parse_answer(decision: str, message: Mapping[str, Any]):
+    """Turn a bot's ``move`` message into the decision's value.
+
+    ``acquire`` and ``discard`` give a move record; ``meld`` a move record or ``None`` (``null``: stop
+    melding); ``ask`` ``True`` for ``"ask"`` and ``False`` for ``null``; ``answer`` ``True`` for
+    ``"answer yes"`` and ``False`` for ``"answer no"``.  Whether the move is legal is the engine's
+    judgement, not this function's.
+
+    :raises ProtocolError: when the message is not a ``move`` or its text is not a move.
+    """
+    if message.get("type") != "move" or "move" not in message:
+        raise ProtocolError(f"the answer to a {decision} request must be a 'move' message; got {_show(message)}")
+    text = message["move"]
+    if decision == "ask":
+        if text is None or text == "ask":
+            return text == "ask"
+        raise ProtocolError(f"the answer to an ask request is \"ask\" or null; got {_show(text)}")
+    if decision == "answer":
+        value = _ANSWERS.get(text) if isinstance(text, str) else None
+        if value is None:
+            raise ProtocolError(f"the answer to an answer request is 'answer yes' or 'answer no'; got {_show(text)}")
+        return value
+    if text is None and decision == "meld":
+        return None
+    if not isinstance(text, str):
+        raise ProtocolError(f"the answer to a {decision} request must be a move in the notation; got {_show(text)}")
+    try:
+        move = _parse_move(text)
+    except MoveParseError as error:
+        raise ProtocolError(str(error)) from None
+    if isinstance(move, Answer):
+        raise ProtocolError(f"the answer to a {decision} request cannot be {text!r}")
+    return move
+
+
+# Answers repeat ("draw", "discard 7"), and move records are immutable: parse each text once.
+_parse_move = functools.lru_cache(maxsize=4096)(parse_move)
+
+
+def _show(value: Any) -> str:
+    shown = json.dumps(value, default=repr)
+    return shown if len(shown) <= 120 else shown[:117] + "..."

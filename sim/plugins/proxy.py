@@ -1,0 +1,485 @@
+"""Strategies in their own processes: the ``isolated:SPEC`` and ``cmd:COMMAND`` spec forms.
+
+A :class:`ProcessStrategy` is a :class:`~canasta_sim.core.strategy.Strategy` whose decisions are answered
+by a bot process speaking the protocol of ``docs/protocol.md`` (messages in :mod:`canasta_sim.plugins.protocol`,
+the process in :mod:`canasta_sim.plugins.process`), so the engine and the runner need no special path:
+
+* ``isolated:SPEC`` runs any Python strategy spec (``expert``, ``bots/my_bot.py:MyBot:depth=2``) in
+  ``python -m canasta_sim.plugins.server``, a process of its own that sees only its seat's messages;
+* ``cmd:COMMAND ARGS[:KEY=VALUE,...]`` runs any executable speaking the protocol, e.g.
+  ``cmd:node examples/protocol/bot.js``.
+
+Each seat gets a process of its own (partners never share one), kept for the seat's next games in the
+same worker; a new ``game`` message gives the bot a fresh player seeded with the seat's seed, so a
+process's history never changes a game.  A process that fails (timeout, crash, output outside the
+protocol) is killed, and the seat's next game starts a new one.  Hooks (hand start, events, hand end)
+are queued and written with the next decision request, one write per decision.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shlex
+import shutil
+import sys
+import time
+import weakref
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from canasta_sim.core.moves import parse_move
+from canasta_sim.core.strategy import Strategy
+from canasta_sim.errors import MoveParseError, SeatFailure, StrategyLoadError
+from canasta_sim.plugins.messages import hand_result_message, view_message
+from canasta_sim.plugins.process import BotProcess
+from canasta_sim.plugins.protocol import (
+    ProtocolError,
+    checked_message,
+    decide_message,
+    decode,
+    encode,
+    game_message,
+    hello_message,
+    parse_answer,
+    parse_ready,
+)
+
+__all__ = [
+    "BOT_PREFIXES",
+    "DEFAULT_DECISION_DEADLINE",
+    "HANDSHAKE_DEADLINE",
+    "MEMORY_LIMIT_VARIABLE",
+    "ProcessStrategy",
+    "bot_command",
+    "is_bot_spec",
+    "isolate_spec",
+    "load_bot_class",
+]
+
+BOT_PREFIXES = ("isolated:", "cmd:")
+"""Spec prefixes that run a strategy in a process of its own."""
+
+DEFAULT_DECISION_DEADLINE = 60.0
+"""Seconds a bot process may take over one decision when the game sets no ``time_limit``."""
+
+HANDSHAKE_DEADLINE = 30.0
+"""Seconds a bot process may take to start and answer ``hello``."""
+
+MEMORY_LIMIT_VARIABLE = "CANASTA_SIM_BOT_MEMORY_LIMIT_MB"
+"""Environment variable holding the address-space limit of every bot process in MiB (``--memory-limit``);
+an environment variable so that worker processes inherit it whatever their start method."""
+
+_QUIT = encode({"type": "quit"})
+
+
+def is_bot_spec(spec: str) -> bool:
+    """Whether ``spec`` runs its strategy in a process of its own."""
+    return spec.strip().startswith(BOT_PREFIXES)
+
+
+def isolate_spec(spec: str, builtin_names) -> str:
+    """The spec ``--isolate`` plays instead of ``spec``: ``isolated:SPEC`` for any spec that is not a
+    built-in (``builtin_names``) and not already a bot spec; built-ins are the project's own code and
+    stay in-process unless named ``isolated:NAME``."""
+    from canasta_sim.plugins.loader import parse_spec  # the loader imports this module: a call-time import
+
+    stripped = spec.strip()
+    if is_bot_spec(stripped) or parse_spec(stripped)[0] in builtin_names:
+        return stripped
+    return f"isolated:{stripped}"
+
+
+def bot_command(spec: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
+    """The command line that runs a bot spec, and the parameters the spec gives.
+
+    >>> argv, parameters = bot_command("cmd:sh bot.sh --fast:depth=2")
+    >>> argv, parameters
+    (['sh', 'bot.sh', '--fast'], (('depth', '2'),))
+
+    :raises StrategyLoadError: for a spec that is no bot spec, an empty command or bad parameters.
+    """
+    from canasta_sim.plugins.loader import parse_spec  # the loader imports this module: a call-time import
+
+    stripped = spec.strip()
+    if stripped.startswith("isolated:"):
+        inner = stripped[len("isolated:"):]
+        if is_bot_spec(inner):
+            raise StrategyLoadError(f"strategy spec {spec!r}: {inner.split(':')[0]}: specs run in a process already")
+        target, parameters = parse_spec(inner)
+        return [sys.executable, "-m", "canasta_sim.plugins.server", target], parameters
+    if not stripped.startswith("cmd:"):
+        raise StrategyLoadError(f"strategy spec {spec!r} is not a bot spec; bot specs start with isolated: or cmd:")
+    command, parameters = _split_parameters(stripped[len("cmd:"):], spec)
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise StrategyLoadError(f"strategy spec {spec!r}: the command cannot be split into words: {error}") from None
+    if not argv:
+        raise StrategyLoadError(f"strategy spec {spec!r} names no command; write cmd:COMMAND [ARGS...]")
+    found = shutil.which(argv[0])
+    if found is None:
+        raise StrategyLoadError(f"strategy spec {spec!r}: command {argv[0]!r} is not found (not on PATH, not a file)")
+    return argv, parameters
+
+
+def _split_parameters(command: str, spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    # A trailing ":KEY=VALUE,..." holds parameters; a command's own colons or = signs stay in the command.
+    head, sep, tail = command.rpartition(":")
+    if not sep or not tail or " " in tail.strip() or "=" not in tail:
+        return command, ()
+    parameters = []
+    for item in tail.split(","):
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip().isidentifier():
+            return command, ()
+        parameters.append((key.strip(), value.strip()))
+    return head, tuple(parameters)
+
+
+def load_bot_class(spec: str) -> tuple[type[ProcessStrategy], tuple[tuple[str, str], ...]]:
+    """Start the bot once, read its handshake, and return a :class:`ProcessStrategy` class named after it
+    (its ``name``, ``version``, ``description`` and ``parameters`` are the bot's) and the spec's parameters.
+
+    :raises StrategyLoadError: when the bot cannot start or its handshake is not the protocol.
+    """
+    argv, parameters = bot_command(spec)
+    stripped = spec.strip()
+    bot = BotProcess(argv, label=stripped, memory_limit=memory_limit())
+    try:
+        bot.start()
+        bot.write(encode(hello_message()), time.monotonic() + HANDSHAKE_DEADLINE)
+        ready = parse_ready(decode(bot.read_line(time.monotonic() + HANDSHAKE_DEADLINE)))
+    except (SeatFailure, ProtocolError) as error:
+        bot.kill()
+        raise StrategyLoadError(f"bot {stripped!r} failed its handshake: {error}") from None
+    pool = _Pool(argv, stripped)
+    pool.spares.append(bot)
+    attributes: dict[str, Any] = {
+        "name": ready["name"],
+        "version": ready["version"],
+        "description": ready["description"],
+        "parameters": ready["parameters"],
+        "wants_legal": ready["legal"],
+        "pool": pool,
+        "__module__": __name__,
+    }
+    if not ready.get("events", True):
+        attributes["on_event"] = Strategy.on_event  # the engine then skips the calls altogether
+    cls = type(f"Bot_{_identifier(ready['name'])}", (ProcessStrategy,), attributes)
+    return cls, parameters
+
+
+def memory_limit() -> int | None:
+    """The bot processes' memory limit in MiB from :data:`MEMORY_LIMIT_VARIABLE`, or ``None``."""
+    text = os.environ.get(MEMORY_LIMIT_VARIABLE, "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r} is not a whole number of MiB") from None
+    if value < 1:
+        raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r}: a memory limit is at least 1 MiB")
+    return value
+
+
+def _identifier(name: str) -> str:
+    return "".join(character if character.isalnum() else "_" for character in name)
+
+
+class _Pool:
+    """The processes of one loaded bot spec in this process: one per seat, plus started spares."""
+
+    def __init__(self, argv: Sequence[str], label: str) -> None:
+        self.argv = list(argv)
+        self.label = label
+        self.seats: dict[int, BotProcess] = {}
+        self.owners: dict[int, weakref.ref] = {}
+        self.spares: list[BotProcess] = []
+        self.pid = os.getpid()
+        _POOLS.add(self)
+
+    def _forked(self) -> None:
+        # A forked worker inherits the parent's pool: those processes are the parent's, never to be shared.
+        if self.pid != os.getpid():
+            self.seats, self.owners, self.spares = {}, {}, []
+            self.pid = os.getpid()
+
+    def acquire(self, seat: int | None, owner: ProcessStrategy) -> BotProcess:
+        """A running process for ``seat`` (``None``: one of its own for ``owner``, closed with it)."""
+        self._forked()
+        if seat is None:
+            bot = self._fresh()
+            weakref.finalize(owner, _close, bot)
+            return bot
+        bot = self.seats.get(seat)
+        if bot is None or not bot.running:
+            bot = self.seats[seat] = self._fresh()
+        self.owners[seat] = weakref.ref(owner)
+        return bot
+
+    def owns(self, seat: int, owner: ProcessStrategy) -> bool:
+        """Whether ``owner`` is still the player the seat's process serves."""
+        reference = self.owners.get(seat)
+        return reference is not None and reference() is owner
+
+    def _fresh(self) -> BotProcess:
+        while self.spares:
+            bot = self.spares.pop()
+            if bot.running:
+                return bot
+        bot = BotProcess(self.argv, label=self.label, memory_limit=memory_limit())
+        bot.start()
+        deadline = time.monotonic() + HANDSHAKE_DEADLINE
+        bot.write(encode(hello_message()), deadline)
+        try:
+            parse_ready(decode(bot.read_line(deadline)))
+        except ProtocolError as error:
+            bot.kill()
+            raise SeatFailure(f"a new process of bot {self.label!r} failed its handshake: {error}",
+                              reason="malformed") from None
+        return bot
+
+    def close(self) -> None:
+        """Ask every process to quit, then kill what is left (only in the process that started them)."""
+        if self.pid != os.getpid():
+            return
+        for bot in [*self.seats.values(), *self.spares]:
+            _close(bot)
+        self.seats.clear()
+        self.spares.clear()
+
+
+def _close(bot: BotProcess) -> None:
+    bot.close(_QUIT)
+
+
+_POOLS: weakref.WeakSet[_Pool] = weakref.WeakSet()
+
+
+def close_all() -> None:
+    """Close every bot process this process started (at exit, and at a worker's end)."""
+    for pool in list(_POOLS):
+        pool.close()
+
+
+atexit.register(close_all)
+try:  # multiprocessing workers end without running atexit handlers; their finalizers do run
+    from multiprocessing import util as _multiprocessing_util
+
+    _multiprocessing_util.Finalize(None, close_all, exitpriority=50)
+except ImportError:  # pragma: no cover - a Python without multiprocessing
+    pass
+
+
+class ProcessStrategy(Strategy):
+    """A strategy answered by a bot process (see the module's note); made by :func:`load_bot_class`.
+
+    The seat, the seed and the deadline come from the engine's
+    :class:`~canasta_sim.core.strategy.SeatRandom`.  A generator of another kind (one built by hand)
+    gets a process of its own, seeded with 64 bits drawn from that generator.
+    """
+
+    pool: ClassVar[_Pool]
+    wants_legal: ClassVar[frozenset[str]] = frozenset()
+    keeps_own_clock: ClassVar[bool] = True
+    """The proxy enforces the deadline itself (it kills the process and keeps its stderr), so the
+    engine's clock (:class:`~canasta_sim.arbiter.DecisionClock`) gives it a moment's grace first."""
+
+    def __init__(self, rng, **parameters: Any) -> None:
+        super().__init__(rng, **parameters)
+        self._seat: int | None = getattr(rng, "seat", None)
+        seed = getattr(rng, "initial_seed", None)
+        self._seed = seed if isinstance(seed, int) else rng.getrandbits(64)
+        time_limit = getattr(rng, "time_limit", None)
+        self._seconds = DEFAULT_DECISION_DEADLINE if time_limit is None else time_limit
+        self._game_started = False
+        # Started now, while the engine builds the players: a process's start-up is no decision's time.
+        self._bot: BotProcess | None = None if self._seat is None else self.pool.acquire(self._seat, self)
+        self._pending: list[bytes] = []
+        self._events: list[bytes] = []
+        """Events since the last message queued, written as one ``events`` message (one parse for them all)."""
+        self._plan: list[Any] = []
+        """Answers the bot gave ahead for the rest of its turn (a reply's ``then``), next first."""
+        self._view_seat: int | None = None
+        self._own_events_known = 0
+        """Events of this seat's own moves not to send: the bot made those moves in a plan and saw them."""
+        self._values = {key: getattr(self, key) for key in self.parameters}
+
+    # ------------------------------------------------------------------------------------ the process
+
+    def _event_seat(self) -> int | None:
+        return self._seat if self._seat is not None else self._view_seat
+
+    def _start_game(self, view) -> None:
+        # Called at the game's first hook or decision (the engine starts every hand with on_hand_start),
+        # when the rules are known; the process itself is started when the engine builds the player.
+        self._game_started = True
+        if self._bot is None:
+            self._bot = self.pool.acquire(self._seat, self)
+        self._view_seat = view.seat
+        seat = view.seat if self._seat is None else self._seat
+        self._pending.insert(0, encode(game_message(seat, self._seed, view.rules, self._values, self._seconds)))
+
+    def _request(self, decision: str, view, message: dict[str, Any]):
+        bot = self._bot
+        if bot is not None and self._seat is not None and not self.pool.owns(self._seat, self):
+            raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
+                              "loaded bot spec must be played one at a time", reason="crash")
+        if bot is None or bot.process is None:
+            raise SeatFailure("the bot process is no longer running", reason="crash")
+        deadline = time.monotonic() + self._seconds
+        self._flush_events()
+        data = b"".join(self._pending) + encode(message)
+        self._pending.clear()
+        try:
+            bot.write(data, deadline)
+            while True:
+                line = bot.read_line(deadline)
+                reply = decode(line)
+                kind = reply["type"]
+                if kind == "move":
+                    value = parse_answer(decision, reply)
+                    plan = reply.get("then")
+                    if plan is not None:
+                        if decision not in _PLANNING or not isinstance(plan, list):
+                            raise ProtocolError(f"'then' goes with an ask or meld answer and is a list; got {plan!r}"
+                                                f" with a {decision} answer")
+                        self._plan = plan
+                        self._own_events_known += _is_move(value)
+                    return value
+                if kind == "check":
+                    bot.write(encode(_check(view, reply.get("move"))), deadline)
+                    continue
+                if kind == "error":
+                    raise SeatFailure(f"the bot reported an error: {reply.get('message', '')}{bot.stderr_tail()}",
+                                      reason="exception")
+                raise ProtocolError(f"a bot answers a decide request with 'move', 'check' or 'error', not {kind!r}")
+        except ProtocolError as error:
+            tail = bot.stderr_tail()
+            bot.kill()
+            raise SeatFailure(f"the bot wrote something outside the protocol: {error}{tail}",
+                              reason="malformed") from None
+        except BaseException:
+            # Interrupted mid-request (the engine's clock, the user's Ctrl-C): the process may still
+            # answer this request later, so it cannot serve another; the seat's next game starts a new one.
+            bot.kill()
+            raise
+
+    def _decide(self, decision: str, view, legal):
+        if self._plan:
+            return self._planned(decision)
+        if not self._game_started:
+            self._start_game(view)
+        listed = None
+        if decision in self.wants_legal:
+            listed = [None if move is None else str(move) for move in legal(view)]
+        return self._request(decision, view, decide_message(decision, view_message(view), listed))
+
+    def _planned(self, decision: str):
+        """The next answer of the bot's plan for this turn, without asking the process."""
+        item = self._plan.pop(0)
+        if not isinstance(item, dict) or item.get("decision") != decision:
+            self._plan = []
+            tail = self._bot.stderr_tail() if self._bot is not None else ""
+            raise SeatFailure(f"the bot's plan answered {_short(item)} where the game asked for a {decision} "
+                              f"decision{tail}", reason="malformed")
+        if "error" in item:
+            self._plan = []
+            raise SeatFailure(f"the bot reported an error: {item['error']}", reason="exception")
+        try:
+            value = parse_answer(decision, {"type": "move", "move": item.get("move")})
+        except ProtocolError as error:
+            self._plan = []
+            raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
+                              reason="malformed") from None
+        self._own_events_known += _is_move(value)
+        return value
+
+    # ------------------------------------------------------------------------------------ decisions
+
+    def choose_acquire(self, view):
+        """Forwarded to the bot as a ``decide`` request (``acquire``)."""
+        return self._decide("acquire", view, lambda v: list(v.legal_acquires()))
+
+    def choose_ask(self, view) -> bool:
+        """Forwarded to the bot as a ``decide`` request (``ask``)."""
+        return self._decide("ask", view, lambda v: ["ask", None])
+
+    def answer_go_out(self, view) -> bool:
+        """Forwarded to the bot as a ``decide`` request (``answer``)."""
+        return self._decide("answer", view, lambda v: ["answer yes", "answer no"])
+
+    def choose_meld(self, view):
+        """Forwarded to the bot as a ``decide`` request (``meld``)."""
+        return self._decide("meld", view, lambda v: [*v.legal_melds(), None])
+
+    def choose_discard(self, view):
+        """Forwarded to the bot as a ``decide`` request (``discard``)."""
+        return self._decide("discard", view, lambda v: list(v.legal_discards()))
+
+    # ------------------------------------------------------------------------------------ hooks
+
+    def on_hand_start(self, view) -> None:
+        """Queued for the next request as a ``hand_start`` message with the view."""
+        if not self._game_started:
+            self._start_game(view)
+        self._plan = []
+        self._own_events_known = 0
+        self._flush_events()
+        self._pending.append(encode({"type": "hand_start", "view": view_message(view)}))
+
+    def on_event(self, event) -> None:
+        """Queued for the next request in an ``events`` message, unless the bot made the move in a plan."""
+        if self._own_events_known and event.seat == self._event_seat():
+            self._own_events_known -= 1
+            return
+        # Written by hand: it runs after every move, and move texts hold no character JSON escapes.
+        self._events.append(b'[%d,"%s",%d]' % (event.seat, str(event.move).encode(), event.red_threes))
+
+    def _flush_events(self) -> None:
+        if self._events:
+            self._pending.append(b'{"type":"events","events":[%s]}\n' % b",".join(self._events))
+            self._events.clear()
+
+    def on_hand_end(self, result) -> None:
+        """Sent at once as a ``hand_end`` message with the result, behind the messages still queued.
+
+        Not queued for the next request like the other hooks: after a game's last hand there is none, and
+        the process may be handed to another game.  A bot that cannot take it is its seat's failure, as
+        at a request.
+        """
+        bot = self._bot
+        self._flush_events()
+        self._pending.append(encode({"type": "hand_end", "result": hand_result_message(result)}))
+        if bot is None or bot.process is None or (self._seat is not None and not self.pool.owns(self._seat, self)):
+            return  # the next request reports what became of the process
+        data = b"".join(self._pending)
+        self._pending.clear()
+        bot.write(data, time.monotonic() + self._seconds)
+
+
+_PLANNING = ("ask", "meld")
+
+
+def _is_move(value: Any) -> int:
+    """1 when a decision's value is a move the engine applies (and reports as an event), else 0."""
+    return 0 if value is None or isinstance(value, bool) else 1
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check(view, text: Any) -> dict[str, Any]:
+    if not isinstance(text, str):
+        return checked_message(repr(text), None, MoveParseError(f"{text!r} is not a move in the notation"))
+    try:
+        move = parse_move(text)
+        view.verify(move)
+    except (MoveParseError, ValueError) as error:
+        return checked_message(text, None, error)
+    return checked_message(text, move, None)
+

@@ -1,0 +1,536 @@
+"""Playing a run's chunks on a Dask cluster: ``canasta-sim run --backend dask``.
+
+The chunks, seeds and sides are those of the local runner (:class:`canasta_sim.runs.runner.RunSettings`), and each
+chunk is played by the same :class:`canasta_sim.runs.runner.ChunkPlayer`, so the tables are identical to the local
+backend's for the same settings.  What differs is where the games are played and who writes:
+
+* **Workers return rows, the client writes.**  Workers of a real cluster do not share the client's
+  filesystem, so a task returns its chunk's two Arrow tables and the client writes them as the chunk's
+  Parquet parts (atomically, :meth:`canasta_sim.runs.storage.RunDirectory.write_chunk`) as soon as they come back.
+  At most twice as many chunks as the cluster has worker threads are in flight, so the client's memory
+  stays flat however many games are played.
+* **Tasks are pure.**  A task only reads its arguments and returns rows, so Dask may run it again when
+  the worker running it dies; the part of a chunk is named by its index, so nothing is lost or doubled.
+* **Strategies travel as specs, files as their text.**  A file spec (``path/bot.py:Bot``) is read by
+  the client and its source sent with every task; a worker writes it under its temporary directory
+  (named by the text's hash) and loads it from there, so workers need not see the client's file.
+  Built-ins, modules and plugins must be installed on the workers.  Each worker checks that its engine
+  version and every strategy's ``name@version`` match the client's, since anything else would give
+  other tables.
+* **Nothing hangs silently.**  A chunk that has not come back ``task_timeout`` seconds after it could
+  start (see :func:`default_task_timeout`), a strategy that no worker can load, and a chunk whose
+  workers keep dying end the run with a one-line :class:`ClusterError`; finished chunks are kept.
+
+Worker log records (forfeits, and the per-chunk lines under ``--verbose``) come back with the rows and
+are handled by the client's loggers.  Dask itself is imported only when a run uses it: it is the
+optional extra ``dask`` (``pip install '.[dask]'`` in a checkout).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import importlib.util
+import logging
+import os
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.errors import CanastaError, StrategyLoadError
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
+from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
+from canasta_sim.runs.storage import RunDirectory
+
+__all__ = [
+    "ChunkJob",
+    "ChunkResult",
+    "ClusterError",
+    "DaskChunkRunner",
+    "ShippedFile",
+    "default_task_timeout",
+    "is_available",
+    "normalize_scheduler_address",
+    "play_chunk_task",
+    "prepare_job",
+]
+
+logger = logging.getLogger(__name__)
+
+IN_FLIGHT_PER_THREAD = 2
+"""Chunks in flight per worker thread: one playing and one queued, so no worker waits for the client."""
+
+POLL_SECONDS = 0.05
+"""How often the client looks for finished chunks, a stop request and overdue chunks."""
+
+THREAD_COUNT_SECONDS = 1.0
+"""How often the client asks the scheduler how many worker threads there are."""
+
+WORKER_WAIT_SECONDS = 60.0
+"""How long a run waits for a first worker on a scheduler that has none."""
+
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
+"""Address schemes Dask's communication layer accepts."""
+
+
+class ClusterError(CanastaError):
+    """A run on a Dask cluster cannot go on: no scheduler or workers, a strategy the workers cannot load, a
+    chunk that hangs or whose workers keep dying, or workers with another engine or strategy version."""
+
+
+def is_available() -> bool:
+    """Whether Dask distributed is installed (the ``dask`` extra)."""
+    return importlib.util.find_spec("distributed") is not None
+
+
+def default_task_timeout(settings: RunSettings) -> float:
+    """Seconds a chunk may take once it could start: a minute plus ten seconds per game of the chunk.
+
+    The built-in strategies play a game in well under a second, so only a hung or very slow strategy
+    reaches it; a deliberately slow one needs ``--task-timeout``.
+
+    >>> from canasta_sim.core.rules import Rules
+    >>> default_task_timeout(RunSettings(games=1000, seed=1, specs=("greedy",), rules=Rules(), chunk_size=50))
+    560.0
+    """
+    return 60.0 + 10.0 * settings.chunk_size
+
+
+def normalize_scheduler_address(text: str) -> str:
+    """Check a scheduler address and return it with its scheme (``host:port`` means ``tcp://host:port``).
+
+    >>> normalize_scheduler_address("10.0.0.5:8786")
+    'tcp://10.0.0.5:8786'
+    >>> normalize_scheduler_address("tls://scheduler.example:8786")
+    'tls://scheduler.example:8786'
+
+    :raises ValueError: naming the address and what is accepted.
+    """
+    address = text.strip()
+    scheme, separator, rest = address.rpartition("://")
+    if not separator:
+        scheme, rest = "tcp", address
+    host, colon, port = rest.rpartition(":")
+    if scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and (not colon or not host or not port.isdigit())):
+        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786); "
+                         f"schemes: {', '.join(SCHEDULER_SCHEMES)}")
+    return f"{scheme}://{rest}"
+
+
+# --- what a task carries ----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ShippedFile:
+    """A file strategy's source, sent with each task so that workers need not see the file.
+
+    :ivar spec: the spec as given (what the tables record).
+    :ivar file_name: the file's base name, kept so messages and tracebacks name it.
+    """
+
+    spec: str
+    file_name: str
+    class_name: str
+    parameters: tuple[tuple[str, str], ...]
+    source: str
+
+    @property
+    def digest(self) -> str:
+        """A hash of the file name and source: the folder a worker writes the file in."""
+        return hashlib.blake2b(f"{self.file_name}\0{self.source}".encode(), digest_size=10).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkJob:
+    """Everything a worker needs to play any chunk of a run; the same object goes with every task.
+
+    :ivar labels: ``(spec, name@version)`` as the client loaded them, checked on each worker.
+    :ivar log_level: the client's level; worker records at or above it come back with the rows.
+    """
+
+    settings: RunSettings
+    on_error: str
+    files: tuple[ShippedFile, ...]
+    labels: tuple[tuple[str, str], ...]
+    engine_version: str
+    log_level: int
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkResult:
+    """What a task returns: the chunk's report, its two tables (``None`` when nothing was recorded) and the
+    log records it emitted."""
+
+    report: ChunkReport
+    games: pa.Table | None
+    hands: pa.Table | None
+    records: tuple[logging.LogRecord, ...] = ()
+
+
+def _file_target(spec: str) -> tuple[Path, str, tuple[tuple[str, str], ...]] | None:
+    """``(path, class name, parameters)`` of a file spec, as :func:`~canasta_sim.plugins.loader.load_strategy`
+    reads it."""
+    target, parameters = parse_spec(spec)
+    module_part, separator, class_name = target.rpartition(":")
+    if separator and (module_part.endswith(".py") or "/" in module_part or "\\" in module_part):
+        return Path(module_part).expanduser(), class_name, parameters
+    return None
+
+
+def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.WARNING) -> ChunkJob:
+    """Load the strategies here and read the source of each file strategy, to send them with the tasks.
+
+    :raises StrategyLoadError: if a strategy does not load or a file cannot be read.
+    """
+    if on_error not in ON_ERROR_CHOICES:
+        raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
+    files = []
+    labels = []
+    for spec in settings.specs:
+        loaded = load_strategy(spec, file=settings.file_of(spec))
+        labels.append((spec, loaded.label))
+        found = _file_target(spec)
+        if found is not None:
+            path, class_name, parameters = found
+            path = Path(loaded.file) if loaded.file else path  # the file the run recorded, wherever we are
+            try:
+                source = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as error:
+                raise StrategyLoadError(f"strategy file {str(path)!r} cannot be read to send it to the workers: "
+                                        f"{error}") from None
+            files.append(ShippedFile(spec, path.name, class_name, parameters, source))
+    return ChunkJob(settings, on_error, tuple(files), tuple(labels), ENGINE_VERSION, log_level)
+
+
+# --- the worker side --------------------------------------------------------------------------------
+
+_loaded_on_worker: dict[tuple[str, str], LoadedStrategy] = {}
+_loading_lock = threading.Lock()
+
+
+def _worker_name() -> str:
+    from distributed import get_worker
+
+    try:
+        return f"Dask worker {get_worker().address}"
+    except ValueError:  # called outside a worker (tests call the task function directly)
+        return f"process {os.getpid()}"
+
+
+def _materialize(shipped: ShippedFile) -> Path:
+    """Write a shipped file under this machine's temporary folder (once) and return its path."""
+    folder = Path(tempfile.gettempdir()) / "canasta-sim-strategies" / shipped.digest
+    path = folder / shipped.file_name
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        # Several worker processes of one machine may write it at once: each renames its own whole copy.
+        partial = folder / f".{shipped.file_name}.{os.getpid()}.{threading.get_ident()}"
+        partial.write_text(shipped.source, encoding="utf-8")
+        os.replace(partial, path)
+    return path
+
+
+def _load_on_worker(spec: str, shipped: ShippedFile | None) -> LoadedStrategy:
+    key = (spec, "" if shipped is None else shipped.digest)
+    with _loading_lock:
+        if key not in _loaded_on_worker:
+            if shipped is None:
+                _loaded_on_worker[key] = load_strategy(spec)
+            else:
+                path = _materialize(shipped)
+                local_spec = f"{path}:{shipped.class_name}"
+                if shipped.parameters:
+                    local_spec += ":" + ",".join(f"{name}={value}" for name, value in shipped.parameters)
+                try:
+                    _loaded_on_worker[key] = load_strategy(local_spec)
+                except StrategyLoadError as error:
+                    raise StrategyLoadError(f"strategy {spec!r} (sent to the worker as {path}): {error}") from None
+        return _loaded_on_worker[key]
+
+
+def _check_versions(job: ChunkJob, factories: dict[str, LoadedStrategy]) -> None:
+    if ENGINE_VERSION != job.engine_version:
+        raise ClusterError(f"{_worker_name()} has canasta-sim engine version {ENGINE_VERSION}, the client "
+                           f"{job.engine_version}; install the same canasta-sim on the client and every worker")
+    for spec, label in job.labels:
+        if factories[spec].label != label:
+            raise ClusterError(f"{_worker_name()} loads strategy {spec!r} as {factories[spec].label}, the client "
+                               f"as {label}; install the same version on the client and every worker")
+
+
+class _RecordCollector(logging.Handler):
+    """Keeps the log records one thread emits, made picklable, to send them back with a chunk's rows."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__(level)
+        self.thread = threading.get_ident()
+        self.records: list[logging.LogRecord] = []
+        self.process_name = _worker_name()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self.thread:  # another task running in a thread of the same worker
+            return
+        portable = logging.makeLogRecord(record.__dict__)
+        portable.msg, portable.args = record.getMessage(), None
+        if record.exc_info:
+            portable.exc_text = logging.Formatter().formatException(record.exc_info)
+        portable.exc_info = None
+        portable.processName = self.process_name
+        self.records.append(portable)
+
+
+def play_chunk_task(job: ChunkJob, chunk: int) -> ChunkResult:
+    """Play one chunk on a worker and return its rows (the Dask task; pure, so it may be run again).
+
+    :raises StrategyLoadError: if a strategy cannot be loaded on this worker.
+    :raises ClusterError: if this worker's engine or a strategy's version differs from the client's.
+    """
+    shipped = {entry.spec: entry for entry in job.files}
+    factories = {spec: _load_on_worker(spec, shipped.get(spec)) for spec in job.settings.specs}
+    _check_versions(job, factories)
+    collector = _RecordCollector(job.log_level)
+    sim_logger = logging.getLogger("canasta_sim")
+    if sim_logger.getEffectiveLevel() > job.log_level:
+        sim_logger.setLevel(job.log_level)  # e.g. the per-chunk debug lines asked for with --verbose
+    root = logging.getLogger()
+    root.addHandler(collector)
+    try:
+        player = ChunkPlayer(job.settings, "", job.on_error, threading.Event(), factories=factories)
+        captured: dict[str, pa.Table] = {}
+        # The player writes through its directory; here "writing" keeps the tables to return them.
+        player.directory = _TableCatcher(captured)
+        report = player.play(chunk)
+    finally:
+        root.removeHandler(collector)
+    return ChunkResult(report, captured.get("games"), captured.get("hands"), tuple(collector.records))
+
+
+class _TableCatcher:
+    """Stands in for the run directory on a worker: keeps the chunk's tables instead of writing them."""
+
+    def __init__(self, captured: dict[str, pa.Table]) -> None:
+        self.captured = captured
+
+    def write_chunk(self, chunk: int, games: pa.Table, hands: pa.Table) -> None:
+        self.captured.update(games=games, hands=hands)
+
+
+# --- the client side --------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Flight:
+    """A chunk sent to the cluster; its clock starts once fewer chunks than worker threads are ahead of it."""
+
+    chunk: int
+    started: float | None = None
+
+
+class DaskChunkRunner:
+    """Plays chunks on a Dask cluster; called like :func:`canasta_sim.runs.runner.run_chunks`.
+
+    :param scheduler: the scheduler's address; ``None`` starts a local cluster of ``workers`` processes
+        with one thread each for the run and closes it afterwards.
+    :param task_timeout: seconds a chunk may take once it could start; ``None`` for
+        :func:`default_task_timeout`.
+    """
+
+    def __init__(self, scheduler: str | None = None, task_timeout: float | None = None) -> None:
+        self.scheduler = None if scheduler is None else normalize_scheduler_address(scheduler)
+        self.task_timeout = task_timeout
+        self.description = "Dask"
+        """How the last run was played, for the closing line (e.g. ``2 workers on a local Dask cluster``)."""
+
+    def __call__(
+        self,
+        settings: RunSettings,
+        directory: RunDirectory,
+        chunks: Sequence[int],
+        *,
+        workers: int,
+        on_error: str = "stop",
+        on_chunk: Callable[[ChunkReport], None] = lambda report: None,
+        log_handlers: Sequence[logging.Handler] = (),
+    ) -> tuple[bool, str | None]:
+        """Play the given chunks, writing each one's parts and calling ``on_chunk`` as it comes back.
+
+        ``log_handlers`` is accepted for the local runner's signature: worker records are handled by the
+        client's loggers, which carry those handlers already.
+
+        :returns: ``(interrupted, error)`` as :func:`canasta_sim.runs.runner.run_chunks` does.
+        :raises ClusterError: when the run cannot go on (see the module docstring).
+        """
+        job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())
+        directory.create()
+        timeout = self.task_timeout or default_task_timeout(settings)
+        with _cluster_messages_at_warning(), self._client(workers) as client:
+            with stop_on_signals(threading.Event()) as signals:
+                error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
+            return signals["interrupted"], error
+
+    @contextlib.contextmanager
+    def _client(self, workers: int) -> Iterator[Any]:
+        """A client of the scheduler, or of a local cluster started here; both closed on leaving."""
+        from distributed import Client, LocalCluster
+
+        if self.scheduler is not None:
+            client = _connect(self.scheduler)
+            try:
+                threads = _worker_threads(client, wait=True, address=self.scheduler)
+                self.description = f"{threads} worker threads at {self.scheduler}"
+                yield client
+            finally:
+                client.close()
+            return
+        # No dashboard; the scheduler still serves HTTP (health checks), on a free port so that a cluster
+        # already holding the usual 8787 causes no warning.
+        with _workers_ignoring_ctrl_c():
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                                   scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR)
+        with cluster, Client(cluster, set_as_default=False) as client:
+            self.description = f"{workers} workers on a local Dask cluster"
+            yield client
+
+
+@contextlib.contextmanager
+def _workers_ignoring_ctrl_c() -> Iterator[None]:
+    """Ignore Ctrl-C while a local cluster's worker processes start, so that they inherit ignoring it.
+
+    Ctrl-C reaches every process of the terminal's group; as with the local runner, only this process
+    decides what it means (stop, then close the cluster), and the workers print no tracebacks.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _cluster_messages_at_warning() -> Iterator[None]:
+    """Keep the scheduler's and nannies' routine messages (they run in this process for a local cluster) out
+    of ``--verbose`` output and the log file; their warnings, such as a worker dying, still show."""
+    import distributed  # noqa: F401  (its first import sets its loggers' levels: do that before changing them)
+
+    changed = []
+    for name in ("distributed", "asyncio"):
+        named = logging.getLogger(name)
+        changed.append((named, named.level))
+        if named.getEffectiveLevel() < logging.WARNING:
+            named.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        for named, level in changed:
+            named.setLevel(level)
+
+
+def _connect(address: str):
+    from distributed import Client
+
+    try:
+        return Client(address, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+
+
+def _worker_threads(client, *, wait: bool = False, address: str = "") -> int:
+    """Worker threads the cluster has now; with ``wait``, wait :data:`WORKER_WAIT_SECONDS` for a first worker."""
+    if wait and not client.nthreads():
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
+            raise ClusterError(f"the Dask scheduler at {address} has no workers (waited {WORKER_WAIT_SECONDS:g} s); "
+                               f"start some with: dask worker {address}") from None
+    return sum(client.nthreads().values())
+
+
+def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory,
+           on_chunk: Callable[[ChunkReport], None], timeout: float, signals: dict[str, Any]) -> str | None:
+    """Keep a bounded number of chunks in flight, write each as it comes back; return the stopping error."""
+    from distributed import as_completed
+
+    run_token = uuid.uuid4().hex[:12]
+    waiting = deque(chunks)
+    flights: dict[Any, _Flight] = {}  # in the order sent, which is the order Dask starts them in
+    completed = as_completed(loop=client.loop)
+    threads, counted_at = 1, -THREAD_COUNT_SECONDS
+    error: str | None = None
+    try:
+        while (waiting or flights) and not signals["interrupted"] and error is None:
+            now = time.monotonic()
+            if now - counted_at >= THREAD_COUNT_SECONDS:  # workers may join or leave a cluster mid-run
+                threads, counted_at = max(1, _worker_threads(client)), now
+            while waiting and len(flights) < IN_FLIGHT_PER_THREAD * threads:
+                chunk = waiting.popleft()
+                future = client.submit(play_chunk_task, job, chunk, key=f"canasta-chunk-{chunk}-{run_token}",
+                                       pure=False, retries=0)
+                flights[future] = _Flight(chunk)
+                completed.add(future)
+            for flight in list(flights.values())[:threads]:
+                if flight.started is None:
+                    flight.started = now
+            batch = completed.next_batch(block=False)
+            if not batch:
+                _check_deadlines(flights.values(), now, timeout, job.settings)
+                time.sleep(POLL_SECONDS)
+                continue
+            for future in batch:
+                flight = flights.pop(future)
+                report = _take_result(future, flight.chunk, directory)
+                error = error or report.error
+                on_chunk(report)
+    finally:
+        if flights:
+            # Stopping, failing or interrupted: what is still playing is not wanted any more.
+            client.cancel(list(flights))
+    return error
+
+
+def _take_result(future, chunk: int, directory: RunDirectory) -> ChunkReport:
+    """Write a finished chunk's parts, hand its workers' log records to this process's loggers, release it."""
+    result = _result_of(future, chunk)
+    future.release()  # the client keeps nothing of a chunk once it is written
+    if result.games is not None:
+        directory.write_chunk(chunk, result.games, result.hands)
+    for record in result.records:
+        named_logger = logging.getLogger(record.name)
+        if named_logger.isEnabledFor(record.levelno):
+            named_logger.handle(record)
+    return result.report
+
+
+def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings) -> None:
+    for flight in flights:
+        if flight.started is not None and now - flight.started > timeout:
+            games = settings.chunk_games(flight.chunk)
+            raise ClusterError(f"chunk {flight.chunk} (games {games.start}-{games.stop - 1}) did not come back "
+                               f"within {timeout:g} s of starting (--task-timeout); a strategy may hang or play "
+                               "far slower than expected, or the cluster lost its workers")
+
+
+def _result_of(future, chunk: int) -> ChunkResult:
+    """The chunk's result; a failure the run cannot go past becomes a one-line :class:`ClusterError`."""
+    from distributed import KilledWorker
+
+    try:
+        return future.result()
+    except StrategyLoadError as error:
+        raise ClusterError(f"a Dask worker cannot load the strategies: {error}; install canasta-sim and any "
+                           "strategy modules or plugins on every worker (strategy files are sent)") from None
+    except KilledWorker as error:
+        raise ClusterError(f"chunk {chunk} was lost: the Dask workers playing it kept dying ({error}); a strategy "
+                           "may crash its process or exhaust its memory") from None

@@ -1,0 +1,302 @@
+"""Who plays whom with which cards: duplicate deals and round robins, and what the report adds for them.
+
+**Schedule.** Game ``g`` of a run belongs to deal ``g // 2`` when deals are duplicated, and is its own
+deal otherwise (:func:`deal_of`).  Games ``2k`` and ``2k + 1`` are played by the same two strategies
+with the sides swapped (side A is seats 0 and 2, R1.1); with three or more strategies (a round robin)
+they are played by the ``k``-th pair of :func:`round_robin_pairs`, cycling, so every pair plays
+equally often, sides alternated, and the assignment depends on nothing but the game number.
+
+**Duplicate deals.** Both games of a deal are played with the deal's seed
+(``derive_seed(run_seed, f"deal{k}")``).  The engine draws the first dealer and every shuffle from
+a generator seeded by the game's seed alone, so the two games see the same cards in the same seats
+hand by hand (as long as both last that many hands): what one strategy was dealt in the first game,
+the other is dealt in the second.
+
+**Report.** For duplicate deals, :class:`PairedAccumulator` gives each pair of strategies' paired
+result (the score per game with an interval computed from deal-to-deal variation) and the variance
+reduction against unpaired play: the variance of a paired deal's mean score compared with what two
+independent games would have (the per-game variance halved), measured on the same games.  For round
+robins, the report adds the cross table and the ratings of :mod:`canasta_sim.runs.ratings`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Sequence
+
+from canasta_sim.core.engine import derive_seed
+from canasta_sim.runs.ratings import CrossTable, Rating, fit_ratings, format_cross_table, format_ratings
+from canasta_sim.runs.sprt import ResultCounts
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.summary import Z_95
+
+__all__ = [
+    "MatchmakingResults",
+    "PairedAccumulator",
+    "PairedResult",
+    "cross_table_of_run",
+    "deal_of",
+    "deal_seed",
+    "matchmaking_report",
+    "matchmaking_results",
+    "round_robin_pairs",
+    "scheduled_sides",
+]
+
+
+def round_robin_pairs(count: int) -> list[tuple[int, int]]:
+    """Every pair of ``count`` entrants as index pairs, in a fixed order.
+
+    >>> round_robin_pairs(3)
+    [(0, 1), (0, 2), (1, 2)]
+    """
+    return list(itertools.combinations(range(count), 2))
+
+
+def scheduled_sides(specs: Sequence[str], game_id: int) -> tuple[str, str]:
+    """The specs playing side A and side B in game ``game_id``.
+
+    One spec plays itself; two swap sides on odd games; three or more play a round robin whose
+    ``k``-th game pair (games ``2k`` and ``2k + 1``) goes to pair ``k`` modulo the number of pairs.
+
+    >>> [scheduled_sides(("x", "y", "z"), game) for game in range(4)]
+    [('x', 'y'), ('y', 'x'), ('x', 'z'), ('z', 'x')]
+    """
+    if len(specs) <= 2:
+        first, second = specs[0], specs[-1]
+    else:
+        pairs = round_robin_pairs(len(specs))
+        i, j = pairs[(game_id // 2) % len(pairs)]
+        first, second = specs[i], specs[j]
+    return (second, first) if game_id % 2 else (first, second)
+
+
+def deal_of(game_id: int, duplicate: bool) -> int:
+    """The deal of game ``game_id``: shared by games ``2k`` and ``2k + 1`` when deals are duplicated."""
+    return game_id // 2 if duplicate else game_id
+
+
+def deal_seed(run_seed: int, deal: int) -> int:
+    """The game seed of both games of duplicate deal ``deal``."""
+    return derive_seed(run_seed, f"deal{deal}")
+
+
+# --- the paired result of duplicate deals ------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PairedResult:
+    """What the duplicate deals between ``first`` and ``second`` showed, from ``first``'s point of view."""
+
+    first: str
+    second: str
+    counts: ResultCounts
+    """Games and pairs (pentanomial) of ``first``."""
+    score: float
+    """``first``'s mean score per game (a draw counting half)."""
+    score_low: float
+    score_high: float
+    """The 95% interval of the score, from the variation between deals."""
+    score_reduction: float
+    """1 - (variance of a deal's mean score) / (per-game variance / 2): the share of the variance of the
+    score that pairing removed."""
+    equivalent_games: float
+    """Unpaired games that would give the paired estimate's precision."""
+    margin: float
+    """``first``'s mean final margin per game, points."""
+    margin_reduction: float
+    """The same share for the final margin."""
+
+    @property
+    def deals(self) -> int:
+        """Complete deals (both games played)."""
+        return sum(self.counts.pairs)
+
+    def text(self) -> str:
+        """Four lines for the printed report."""
+        estimate = self.counts.estimate()
+        pairs = "/".join(str(count) for count in self.counts.pairs)
+        return "\n".join([
+            f"duplicate deals, {self.first} vs {self.second}: {self.deals} deals ({2 * self.deals} games)",
+            f"  paired result: {self.first} scores {_percent(self.score)} "
+            f"[{_percent(self.score_low)}, {_percent(self.score_high)}] per game, {estimate}",
+            f"  deals by {self.first}'s points 0/0.5/1/1.5/2 (of 2): {pairs}; mean margin {self.margin:+.1f} per game",
+            f"  variance reduction against unpaired play: win score {_percent(self.score_reduction)} "
+            f"(as precise as {self.equivalent_games:.0f} unpaired games), margin {_percent(self.margin_reduction)}",
+        ])
+
+
+def _percent(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+class _Moments:
+    """Count, sum and sum of squares of a series: its mean and (population) variance."""
+
+    __slots__ = ("count", "total", "squares")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.total = 0.0
+        self.squares = 0.0
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        self.total += value
+        self.squares += value * value
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.count if self.count else math.nan
+
+    @property
+    def variance(self) -> float:
+        if not self.count:
+            return math.nan
+        return max(self.squares / self.count - self.mean**2, 0.0)
+
+
+def _reduction(per_game: _Moments, per_deal: _Moments) -> float:
+    # Two independent games would give the deal's mean a variance of per_game.variance / 2.
+    if not per_game.variance:
+        return math.nan
+    return 1.0 - per_deal.variance / (per_game.variance / 2.0)
+
+
+class PairedAccumulator:
+    """Matches the two games of each duplicate deal, fed with ``games`` rows chunk by chunk.
+
+    :param order: the entrants; a pair's result is told from the point of view of the one given first.
+    """
+
+    COLUMNS = ["deal_id", "team_a_strategy", "team_b_strategy", "winner", "margin"]
+    """Columns of ``games`` it reads."""
+
+    def __init__(self, order: Sequence[str]) -> None:
+        self._rank = {spec: index for index, spec in enumerate(order)}
+        self._waiting: dict[int, tuple[str, str, float, int]] = {}
+        self._matchups: dict[tuple[str, str], dict] = {}
+
+    def add(self, games) -> None:
+        """Add rows of the ``games`` table (a pyarrow table or a DataFrame)."""
+        frame = games.select(self.COLUMNS).to_pandas() if hasattr(games, "to_pandas") else games[self.COLUMNS]
+        for deal, side_a, side_b, winner, margin in frame.itertuples(index=False):
+            first, second = sorted((side_a, side_b), key=lambda spec: self._rank.get(spec, len(self._rank)))
+            score = 0.5 if winner == "draw" else float((winner == "A") == (side_a == first))
+            own_margin = int(margin) if side_a == first else -int(margin)
+            other = self._waiting.pop(int(deal), None)
+            if other is None:
+                self._waiting[int(deal)] = (first, second, score, own_margin)
+                continue
+            if other[:2] != (first, second):
+                raise ValueError(f"deal {deal} was played by {other[0]} vs {other[1]} and by {first} vs {second}; "
+                                 "the run does not hold duplicate deals")
+            matchup = self._matchups.setdefault((first, second), {
+                "counts": ResultCounts(), "game_scores": _Moments(), "deal_scores": _Moments(),
+                "game_margins": _Moments(), "deal_margins": _Moments(),
+            })
+            matchup["counts"].add_pair(other[2], score)
+            for value, margin_value in ((other[2], other[3]), (score, own_margin)):
+                matchup["game_scores"].add(value)
+                matchup["game_margins"].add(margin_value)
+            matchup["deal_scores"].add((other[2] + score) / 2)
+            matchup["deal_margins"].add((other[3] + own_margin) / 2)
+
+    def results(self) -> list[PairedResult]:
+        """The paired result of every pair of strategies with complete deals, in entrant order."""
+        results = []
+        for (first, second), matchup in sorted(self._matchups.items(),
+                                               key=lambda item: tuple(self._rank.get(s, 0) for s in item[0])):
+            deal_scores = matchup["deal_scores"]
+            half = Z_95 * math.sqrt(deal_scores.variance / deal_scores.count)
+            game_variance = matchup["game_scores"].variance
+            equivalent = game_variance * deal_scores.count / deal_scores.variance if deal_scores.variance else math.inf
+            results.append(PairedResult(
+                first=first,
+                second=second,
+                counts=matchup["counts"],
+                score=deal_scores.mean,
+                score_low=max(0.0, deal_scores.mean - half),
+                score_high=min(1.0, deal_scores.mean + half),
+                score_reduction=_reduction(matchup["game_scores"], deal_scores),
+                equivalent_games=equivalent,
+                margin=matchup["game_margins"].mean,
+                margin_reduction=_reduction(matchup["game_margins"], matchup["deal_margins"]),
+            ))
+        return results
+
+
+# --- round robins -----------------------------------------------------------------------------------
+
+_CROSS_COLUMNS = ["team_a_strategy", "team_b_strategy", "winner"]
+
+
+def _add_to_cross_table(table: CrossTable, games) -> None:
+    frame = games.select(_CROSS_COLUMNS).to_pandas() if hasattr(games, "to_pandas") else games[_CROSS_COLUMNS]
+    for (side_a, side_b, winner), count in frame.value_counts(sort=False).items():
+        table.add(side_a, side_b, None if winner == "draw" else side_a if winner == "A" else side_b, count=int(count))
+
+
+def cross_table_of_run(directory: RunDirectory, specs: Sequence[str]) -> CrossTable:
+    """The cross table of a run's games, read chunk by chunk."""
+    table = CrossTable(specs)
+    for _, games, _ in directory.iter_chunks(_CROSS_COLUMNS, ["game_id"]):
+        _add_to_cross_table(table, games)
+    return table
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchmakingResults:
+    """What a run's report adds to the per-strategy summary: every format and the notebook API show these.
+
+    :ivar paired: the paired result of each pair of strategies (runs with ``--duplicate``), else empty.
+    :ivar cross_table: the results between every pair (round robins), else ``None``.
+    :ivar ratings: the fitted ratings, one per entrant in the run's order (round robins), else empty.
+    """
+
+    paired: tuple[PairedResult, ...] = ()
+    cross_table: CrossTable | None = None
+    ratings: tuple[Rating, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.paired) or self.cross_table is not None
+
+    def text(self) -> str:
+        """The sections as printed by ``canasta-sim run`` and ``report`` ('' when there are none)."""
+        sections = [result.text() for result in self.paired]
+        if self.cross_table is not None:
+            sections.append("cross table (score of the row strategy against the column one, 95% interval):\n"
+                            + format_cross_table(self.cross_table))
+            sections.append("ratings (Bradley-Terry fit, Elo relative to the mean, 95% interval):\n"
+                            + format_ratings(self.ratings))
+        return "\n\n".join(sections)
+
+
+def matchmaking_results(directory: RunDirectory, specs: Sequence[str], duplicate: bool) -> MatchmakingResults:
+    """Read a run's paired results (duplicate deals) and cross table and ratings (round robins).
+
+    :param specs: the run's strategy specs in the order given.
+    :param duplicate: whether the run duplicated its deals.
+    """
+    paired: list[PairedResult] = []
+    if duplicate and len(set(specs)) >= 2:
+        accumulator = PairedAccumulator(specs)
+        for _, games, _ in directory.iter_chunks(PairedAccumulator.COLUMNS, ["game_id"]):
+            accumulator.add(games)
+        paired = accumulator.results()
+    if len(specs) >= 3:
+        table = cross_table_of_run(directory, specs)
+        if table.games.sum():
+            return MatchmakingResults(tuple(paired), table, tuple(fit_ratings(table)))
+    return MatchmakingResults(tuple(paired))
+
+
+def matchmaking_report(directory: RunDirectory, specs: Sequence[str], duplicate: bool) -> str:
+    """What the printed summary adds for duplicate deals and round robins ('' for a plain run).
+
+    :param specs: the run's strategy specs in the order given.
+    :param duplicate: whether the run duplicated its deals.
+    """
+    return matchmaking_results(directory, specs, duplicate).text()

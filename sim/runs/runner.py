@@ -1,0 +1,487 @@
+"""The parallel runner: play a run's games in chunks, in worker processes, writing each chunk as it ends.
+
+A run is fixed by its :class:`RunSettings` (games, run seed, strategy specs, rule set, chunk size).
+Game ``i`` is played with seed ``derive_seed(run_seed, f"game{i}")`` and, in head-to-head play,
+with the strategies swapped between sides on odd ``i`` (seats 0 and 2 are side A, R1.1), so the
+tables are the same whatever the number of workers, the order chunks finish in, or how often the
+run was interrupted and resumed.  With ``duplicate`` set, games ``2k`` and ``2k + 1`` share the
+seed of deal ``k`` instead; three or more specs play a round robin (:mod:`canasta_sim.runs.matchmaking`).
+
+Worker processes load the strategies from their specs (never from pickled classes) and send each game
+back as it ends; the supervisor (:mod:`canasta_sim.runs.supervisor`) records them and writes each chunk's
+Parquet parts, so the parent's memory stays flat however many games are played, and a worker that dies
+or hangs costs only the game it was playing, charged to the seat whose call was running.
+
+Stopping: a stop event is checked between games.  Ctrl-C or SIGTERM in the parent sets it, a
+strategy failure under ``on_error='stop'`` sets it; workers then finish their game (those still busy two
+seconds later are killed), the games finished are written (a partial part, played again on resume) and
+the remaining chunks are skipped.
+
+Worker log records reach the parent's handlers through multiprocessing-logging when the ``fork``
+start method exists, and through the standard library's ``QueueHandler`` otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import logging.handlers
+import math
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import pyarrow as pa
+from multiprocessing_logging import MultiProcessingHandler
+
+from canasta_sim.core.engine import derive_seed, play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
+from canasta_sim.errors import RulesError, StrategyError
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, spec_file
+from canasta_sim.runs.code_guard import CodeGuard
+from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
+from canasta_sim.runs.records import ChunkRecorder
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
+from canasta_sim.runs.summary import side_labels
+
+__all__ = [
+    "ChunkReport",
+    "ChunkPlayer",
+    "MANIFEST_FORMAT",
+    "ON_ERROR_CHOICES",
+    "RunSettings",
+    "default_chunk_size",
+    "default_workers",
+    "ChunkBook",
+    "describe_strategy",
+    "log_failure",
+    "run_chunks",
+    "settings_from_manifest",
+    "worker_logging",
+]
+
+logger = logging.getLogger(__name__)
+
+ON_ERROR_CHOICES = ("stop", "forfeit")
+"""What a strategy failure does: stop the run (keeping finished games) or forfeit the game and go on."""
+
+MAX_CHUNK_SIZE = 50
+"""Games per chunk in a large run: long enough that workers spend their time playing."""
+
+
+def default_chunk_size(games: int) -> int:
+    """Return the chunk size for a run of ``games`` games: 50, or less so a small run still has 16 chunks."""
+    return max(1, min(MAX_CHUNK_SIZE, math.ceil(games / 16)))
+
+
+def default_workers() -> int:
+    """Return the number of cores this process may use."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+    """What fixes a run's tables.
+
+    :ivar specs: the strategy specs as given: one (a mirror match), two (head to head) or more (a round robin).
+    :ivar duplicate: whether each deal is played twice, with the strategies swapped between the sides.
+    :ivar time_limit: seconds one decision of a strategy may take (``None``: no limit); a slower decision
+        is a strategy failure, handled by ``--on-error``.
+    :ivar record_decisions: whose decisions go to the ``decisions`` dataset: ``all``, seats ``0``-``3``
+        or specs of the run (``()``: none; see :mod:`canasta_sim.env.decisions`).
+    """
+
+    games: int
+    seed: int
+    specs: tuple[str, ...]
+    rules: Rules
+    chunk_size: int
+    duplicate: bool = False
+    time_limit: float | None = None
+    files: tuple[tuple[str, str], ...] | None = dataclasses.field(default=None, compare=False)
+    """``(spec, absolute path)`` of each file spec, fixed when the run starts so that a resume or a worker in
+    another directory loads the same file; ``None`` resolves them from the working directory now."""
+    record_decisions: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.files is None:
+            found = ((spec, spec_file(spec)) for spec in self.specs)
+            object.__setattr__(self, "files", tuple((spec, str(path)) for spec, path in found if path is not None))
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"a decision time limit must be a positive number of seconds; got {self.time_limit}")
+        if self.games < 1 or self.chunk_size < 1:
+            raise ValueError(f"a run needs games >= 1 and chunk_size >= 1; got {self.games}, {self.chunk_size}")
+        if not self.specs:
+            raise ValueError("a run plays one strategy (mirror), two (head to head) or more (round robin); got none")
+        if len(self.specs) >= 3 and len(set(self.specs)) != len(self.specs):
+            raise ValueError(f"a round robin needs different strategies; got {', '.join(self.specs)}")
+        if self.duplicate and len(set(self.specs)) < 2:
+            raise ValueError(
+                "duplicate deals need two or more different strategies; a mirror match would replay "
+                "each deal identically"
+            )
+        verify_record_choices(self.record_decisions, self.specs)
+
+    def file_of(self, spec: str) -> str | None:
+        """The absolute path recorded for a file spec (``None`` for other specs)."""
+        return dict(self.files or ()).get(spec)
+
+    def load_strategies(self) -> dict[str, LoadedStrategy]:
+        """Load every spec, file specs from their recorded paths."""
+        return {spec: load_strategy(spec, file=self.file_of(spec)) for spec in self.specs}
+
+    @property
+    def chunk_count(self) -> int:
+        """Number of chunks."""
+        return math.ceil(self.games / self.chunk_size)
+
+    def chunk_games(self, chunk: int) -> range:
+        """The game ids of a chunk."""
+        start = chunk * self.chunk_size
+        return range(start, min(start + self.chunk_size, self.games))
+
+    def game_seed(self, game_id: int) -> int:
+        """The seed of game ``game_id``: its own, or its deal's with duplicate deals."""
+        if self.duplicate:
+            return deal_seed(self.seed, self.deal_id(game_id))
+        return derive_seed(self.seed, f"game{game_id}")
+
+    def deal_id(self, game_id: int) -> int:
+        """The deal of game ``game_id`` (the ``deal_id`` column).
+
+        Games ``2k`` and ``2k + 1`` share one when deals are duplicated."""
+        return deal_of(game_id, self.duplicate)
+
+    def sides(self, game_id: int) -> tuple[str, str]:
+        """The specs playing side A and side B in game ``game_id``: swapped on odd games (see
+        :func:`canasta_sim.runs.matchmaking.scheduled_sides` for round robins)."""
+        return scheduled_sides(self.specs, game_id)
+
+    @property
+    def entrants(self) -> tuple[str, ...]:
+        """The summary labels of the entrants: the specs, or ``spec (A)``/``spec (B)`` in a mirror."""
+        if len(self.specs) >= 3:
+            return self.specs
+        return side_labels(self.specs[0], self.specs[-1])
+
+    def entrant_of(self, sides: tuple[str, str], side: int) -> int:
+        """The index in :attr:`entrants` of who played ``side`` (0 = A, 1 = B) in a game with these ``sides``."""
+        if len(self.specs) == 1:
+            return side
+        return self.specs.index(sides[side])
+
+    def manifest_fields(self) -> dict[str, Any]:
+        """The settings as ``run.json`` records them (strategies are added by :func:`describe_strategy`)."""
+        return {
+            "games": self.games,
+            "seed": self.seed,
+            "chunk_size": self.chunk_size,
+            "chunks": self.chunk_count,
+            "matchup": "mirror" if len(self.specs) == 1 else "head_to_head" if len(self.specs) == 2 else "round_robin",
+            "duplicate": self.duplicate,
+            "time_limit": self.time_limit,
+            "rules": self.rules.options(),
+            "rules_changed": self.rules.changed_options(),
+            "record_decisions": list(self.record_decisions),
+        }
+
+
+MANIFEST_FORMAT = 1
+"""Version of the ``run.json`` layout."""
+
+
+def describe_strategy(loaded: LoadedStrategy) -> dict[str, Any]:
+    """What ``run.json`` records about one strategy: spec, name, version, class and parameters."""
+    cls = loaded.cls
+    return {
+        "spec": loaded.spec,
+        "name": cls.name,
+        "version": cls.version,
+        "label": loaded.label,
+        "class": f"{cls.__module__}.{cls.__qualname__}",
+        "parameters": dict(loaded.parameters),
+        "file": loaded.file,
+    }
+
+
+def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") -> RunSettings:
+    """Rebuild the settings recorded in a ``run.json``.
+
+    :raises RunDirectoryError: naming the missing or malformed entry.
+    """
+    try:
+        specs = tuple(entry["spec"] for entry in manifest["strategies"])
+        return RunSettings(
+            games=int(manifest["games"]),
+            seed=int(manifest["seed"]),
+            specs=specs,
+            rules=Rules.from_mapping(manifest["rules"]),
+            chunk_size=int(manifest["chunk_size"]),
+            duplicate=bool(manifest.get("duplicate", False)),
+            time_limit=None if manifest.get("time_limit") is None else float(manifest["time_limit"]),
+            files=tuple((entry["spec"], entry["file"]) for entry in manifest["strategies"] if entry.get("file"))
+            or None,
+            record_decisions=tuple(manifest.get("record_decisions", ())),
+        )
+    except KeyError as error:
+        raise RunDirectoryError(
+            f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim run"
+        ) from None
+    except (TypeError, ValueError, RulesError) as error:
+        raise RunDirectoryError(f"{where} is malformed: {error}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class ChunkReport:
+    """What a worker tells the parent about one chunk."""
+
+    chunk: int
+    games: int
+    """Games recorded (written) from this chunk now; 0 when it was skipped."""
+    complete: bool
+    wins: tuple[int, ...]
+    """Wins of each entrant (see :attr:`RunSettings.entrants`) among those games."""
+    forfeits: int = 0
+    error: str | None = None
+    """Under ``on_error='stop'``: the one-line description of the failure that stopped the chunk."""
+
+
+class ChunkPlayer:
+    """Plays chunks of one run; built once per worker process, loading the strategies from their specs.
+
+    :param factories: the strategies by spec, already loaded (the Dask backend loads file strategies from
+        a copy sent to the worker); ``None`` loads them from the specs.
+    """
+
+    def __init__(
+        self,
+        settings: RunSettings,
+        run_path: str,
+        on_error: str,
+        stop_event,
+        *,
+        factories: dict[str, LoadedStrategy] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.directory = RunDirectory(run_path)
+        self.on_error = on_error
+        self.stop_event = stop_event
+        if factories is None:
+            factories = settings.load_strategies()
+        self.factories = factories
+        self.guard = CodeGuard(factories.values())
+        self.last_decisions = None
+        """The decision rows of the game :meth:`play_game` played last (``--record-decisions``), or ``None``."""
+
+    def play(self, chunk: int) -> ChunkReport:
+        """Play one chunk and write its parts (partial if stopped); return what happened."""
+        settings = self.settings
+        game_ids = settings.chunk_games(chunk)
+        if self.stop_event.is_set():
+            return ChunkReport(chunk, 0, False, (0,) * len(settings.entrants))
+        book = ChunkBook(settings, chunk, self.on_error)
+        for game_id in game_ids:
+            if self.stop_event.is_set():
+                break
+            outcome = self.play_game(game_id)
+            if not book.add(game_id, outcome, self.last_decisions):
+                break
+        return book.finish(self.directory)
+
+    def play_game(self, game_id: int, monitor=None):
+        """Play game ``game_id``: its :class:`~canasta_sim.core.engine.GameResult`, or the
+        :class:`~canasta_sim.errors.StrategyError` that ended it (logged here, where it happened).
+
+        With ``--record-decisions``, :attr:`last_decisions` holds the game's decision rows afterwards.
+        """
+        settings = self.settings
+        specs = settings.sides(game_id)
+        first = self.factories[specs[0]]
+        second = self.factories[specs[1]]
+        players = [first, second, first, second]
+        decisions = DecisionRecorder() if settings.record_decisions else None
+        if decisions is not None:
+            for seat in recorded_seats(settings.record_decisions, specs):
+                players[seat] = decisions.wrap(players[seat], game_id=game_id, seat=seat, spec=specs[seat % 2])
+        try:
+            outcome = play_game(
+                players,
+                seed=settings.game_seed(game_id),
+                rules=settings.rules,
+                names=[*specs, *specs],
+                time_limit=settings.time_limit,
+                monitor=monitor,
+            )
+        except StrategyError as error:
+            outcome = error
+        outcome = self.guard.checked(outcome, (first, second), settings.game_seed(game_id))
+        if isinstance(outcome, StrategyError):
+            log_failure(game_id, outcome, self.on_error)
+        self.last_decisions = None if decisions is None else decisions.table()
+        return outcome
+
+
+def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:
+    """Log a strategy failure: one line (a warning under ``forfeit``), the strategy's traceback at debug level."""
+    if on_error == "forfeit":
+        logger.warning("game %d: %s; side %s forfeits the game", game_id, error, "AB"[error.seat % 2])
+    if error.traceback:
+        logger.debug("game %d: the traceback of seat %d's strategy %r:\n%s", game_id, error.seat, error.spec,
+                     error.traceback.rstrip())
+
+
+class ChunkBook:
+    """The games of one chunk as they come in, from one player or from a supervised worker."""
+
+    def __init__(self, settings: RunSettings, chunk: int, on_error: str) -> None:
+        self.settings = settings
+        self.chunk = chunk
+        self.on_error = on_error
+        self.recorder = ChunkRecorder()
+        self.wins = [0] * len(settings.entrants)
+        self.forfeits = 0
+        self.error: str | None = None
+        self.decisions: list = []
+
+    def add(self, game_id: int, outcome, decisions=None) -> bool:
+        """Record a game's result or failure, and its decision rows (a table, under ``--record-decisions``);
+        ``False`` when the failure stops the run (``on_error='stop'``): that game and its rows are not kept."""
+        settings = self.settings
+        specs = settings.sides(game_id)
+        if isinstance(outcome, StrategyError) and self.on_error == "stop":
+            self.error = f"game {game_id}: {outcome}"
+            return False
+        if decisions is not None:
+            self.decisions.append(decisions)
+        if isinstance(outcome, StrategyError):
+            self.recorder.add_forfeit(game_id, settings.game_seed(game_id), specs, outcome, settings.deal_id(game_id))
+            self.forfeits += 1
+            self.wins[settings.entrant_of(specs, 1 - outcome.seat % 2)] += 1
+            return True
+        self.recorder.add_game(game_id, outcome, specs, settings.deal_id(game_id))
+        if outcome.winner is not None:
+            self.wins[settings.entrant_of(specs, outcome.winner)] += 1
+        return True
+
+    def finish(self, directory: RunDirectory) -> ChunkReport:
+        """Write the chunk's parts (if any game was recorded) and report it."""
+        recorder = self.recorder
+        if recorder.game_count:
+            if self.settings.record_decisions:  # before the chunk's games part, which marks the chunk written
+                tables = self.decisions or [DecisionRecorder().table()]
+                directory.write_decisions(self.chunk, pa.concat_tables(tables))
+            directory.write_chunk(self.chunk, *recorder.tables())
+        expected = len(self.settings.chunk_games(self.chunk))
+        logger.debug("chunk %d: %d of %d games written", self.chunk, recorder.game_count, expected)
+        return ChunkReport(self.chunk, recorder.game_count, recorder.game_count == expected, tuple(self.wins),
+                           self.forfeits, self.error)
+
+
+# --- worker processes ---------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[Any]:
+    """Route worker log records to ``handlers`` (attached to the root logger); yield the queue for spawn."""
+    root = logging.getLogger()
+    if context.get_start_method() == "fork":
+        # Wrap only the given handlers, not those other code (a test harness) put on the root logger.
+        wrapped = [
+            (handler, MultiProcessingHandler(f"mp-handler-{index}", sub_handler=handler))
+            for index, handler in enumerate(handlers)
+        ]
+        for handler, wrapper in wrapped:
+            root.removeHandler(handler)
+            root.addHandler(wrapper)
+        try:
+            yield None
+        finally:
+            for handler, wrapper in wrapped:
+                root.removeHandler(wrapper)
+                wrapper.close()  # waits until the queue is drained into the wrapped handler
+                root.addHandler(handler)
+        return
+    queue = context.Queue(-1)
+    listener = logging.handlers.QueueListener(queue, *handlers, respect_handler_level=True)
+    listener.start()
+    try:
+        yield queue
+    finally:
+        listener.stop()
+
+
+worker_logging = _worker_logging
+"""Route worker log records to the given handlers while the pool runs (``compare`` and ``tune`` use it too)."""
+
+
+@contextlib.contextmanager
+def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
+    """Make the first Ctrl-C (or SIGTERM) set ``stop_event``; a second Ctrl-C raises KeyboardInterrupt."""
+    state = {"interrupted": False}
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+
+    def on_signal(number, frame) -> None:
+        state["interrupted"] = True
+        # Not stop_event.set() here: a multiprocessing Event's set() and is_set() take one non-reentrant
+        # lock, and the handler runs in the main thread, maybe inside is_set(), which then waits on itself
+        # forever.  A thread of its own sets it once the main thread lets go.
+        threading.Thread(target=stop_event.set, name="canasta-sim-stop", daemon=True).start()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    for number in previous:
+        signal.signal(number, on_signal)
+    try:
+        yield state
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def run_chunks(
+    settings: RunSettings,
+    directory: RunDirectory,
+    chunks: Sequence[int],
+    *,
+    workers: int,
+    on_error: str = "stop",
+    on_chunk: Callable[[ChunkReport], None] = lambda report: None,
+    log_handlers: Sequence[logging.Handler] = (),
+    memory_limit: int | None = None,
+) -> tuple[bool, str | None]:
+    """Play the given chunks in supervised worker processes (:mod:`canasta_sim.runs.supervisor`), calling
+    ``on_chunk`` in this process as each one ends.
+
+    Strategy code never runs in this process, even with one worker: a strategy that crashes, exits,
+    hangs or raises ``KeyboardInterrupt`` costs its seat the game, never the run.
+
+    :param memory_limit: megabytes of address space each worker may use (``None``: no limit).
+    :returns: ``(interrupted, error)``: whether Ctrl-C/SIGTERM stopped the run, and the description of
+        the strategy failure that stopped it (``on_error='stop'``), or ``None``.
+    """
+    from canasta_sim.runs.supervisor import supervise  # the supervisor builds on this module's ChunkPlayer
+
+    if on_error not in ON_ERROR_CHOICES:
+        raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
+    directory.create()
+    if not chunks:
+        return False, None
+    # fork where it exists (multiprocessing-logging needs it); spawn elsewhere, with a QueueHandler.
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    stop_event = context.Event()
+    with stop_on_signals(stop_event) as signals, _worker_logging(context, log_handlers) as log_queue:
+        try:
+            error = supervise(settings, directory, chunks, workers=workers, on_error=on_error, stop_event=stop_event,
+                              context=context, log_queue=log_queue, on_chunk=on_chunk, memory_limit=memory_limit)
+        except BaseException:
+            stop_event.set()
+            raise
+    return signals["interrupted"], error

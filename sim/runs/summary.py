@@ -1,0 +1,466 @@
+"""Per-strategy summary statistics of a run, computed from its ``games`` and ``hands`` tables.
+
+The same figures are printed at the end of ``canasta-sim run``, by
+``canasta-sim report`` and by :func:`canasta_sim.analysis.summarize`:
+
+* games, wins, draws and losses (a forfeited game is a loss for the failing side);
+* the win rate ``wins / games`` with its Wilson score 95% interval;
+* the mean final margin (own total minus the opponent's) and hands per game, over games not forfeited;
+* per hand: pile takes, natural and mixed canastas, red 3s, how often the team went out and went out
+  concealed, and the mean hand score.
+
+Rows are keyed by strategy spec.  When both teams of a game play the same spec (a mirror match) the
+two teams are told apart as ``'spec (A)'`` and ``'spec (B)'``, so a mirror match compares the sides.
+
+Sums are accumulated chunk by chunk (:class:`SummaryAccumulator`), so a run of any size is
+summarized in flat memory.
+
+>>> wilson_interval(5, 10)
+(0.2366, 0.7634)
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+import math
+from collections.abc import Collection, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from canasta_sim.runs.storage import RunDirectory
+
+__all__ = [
+    "GAME_COLUMNS_NEEDED",
+    "HAND_COLUMNS_NEEDED",
+    "RunSummarizer",
+    "SummaryAccumulator",
+    "SummaryRow",
+    "Z_95",
+    "format_summary",
+    "side_labels",
+    "summarize",
+    "summarize_run",
+    "wilson_interval",
+]
+
+Z_95 = 1.959963984540054
+"""The standard normal quantile of a two-sided 95% interval."""
+
+GAME_COLUMNS_NEEDED = ["team_a_strategy", "team_b_strategy", "winner", "margin", "hands", "termination", "forfeit_team"]
+"""Columns of ``games`` the summary reads."""
+HAND_COLUMNS_NEEDED = [
+    "team", "strategy", "opponent_strategy", "score", "pile_takes",
+    "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed",
+]
+"""Columns of ``hands`` the summary reads."""
+
+_GAME_SUMS = ["games", "wins", "draws", "forfeits", "played", "margin", "hands"]
+_HAND_SUMS = [
+    "hand_rows", "score", "pile_takes", "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed",
+]
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
+    """Return the Wilson score interval of a proportion, rounded to 4 decimals; ``(nan, nan)`` for no trials."""
+    if trials <= 0:
+        return (math.nan, math.nan)
+    proportion = successes / trials
+    z2 = z * z
+    denominator = 1 + z2 / trials
+    centre = (proportion + z2 / (2 * trials)) / denominator
+    half = z * math.sqrt(proportion * (1 - proportion) / trials + z2 / (4 * trials * trials)) / denominator
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+
+def side_labels(strategy_a: str, strategy_b: str) -> tuple[str, str]:
+    """Return the summary labels of the two teams of a game: the specs, or ``'spec (A)'``/``'spec (B)'`` in a mirror."""
+    if strategy_a == strategy_b:
+        return (f"{strategy_a} (A)", f"{strategy_b} (B)")
+    return (strategy_a, strategy_b)
+
+
+def _labels(mine: pd.Series, theirs: pd.Series, team: pd.Series | str) -> np.ndarray:
+    mine = mine.astype(str)
+    theirs = theirs.astype(str)
+    return mine.where(mine != theirs, mine + " (" + team + ")").to_numpy(dtype=object)
+
+
+class SummaryAccumulator:
+    """Running sums per label, fed with ``games`` and ``hands`` tables (pandas or pyarrow) chunk by chunk."""
+
+    def __init__(self) -> None:
+        self._games = pd.DataFrame(columns=_GAME_SUMS, dtype="int64")
+        self._hands = pd.DataFrame(columns=_HAND_SUMS, dtype="int64")
+
+    def copy(self) -> SummaryAccumulator:
+        """Return an accumulator holding the same sums, to add more to without changing this one."""
+        copied = SummaryAccumulator()
+        copied._games = self._games.copy()
+        copied._hands = self._hands.copy()
+        return copied
+
+    def add(self, games, hands) -> None:
+        """Add one chunk's tables (any objects with ``to_pandas()`` or DataFrames)."""
+        self.add_games(games)
+        self.add_hands(hands)
+
+    def add_games(self, games) -> None:
+        """Add rows of the ``games`` table."""
+        if isinstance(games, pa.Table):
+            if games.num_rows:
+                self._games = self._games.add(_arrow_game_sums(games), fill_value=0).astype("int64")
+            return
+        games = _frame(games, GAME_COLUMNS_NEEDED)
+        if games.empty:
+            return
+        played = (games["termination"] != "forfeit").to_numpy()
+        margin = games["margin"].to_numpy(dtype="int64")
+        hands = games["hands"].to_numpy(dtype="int64")
+        frames = []
+        for team, mine, theirs, sign in (
+            ("A", "team_a_strategy", "team_b_strategy", 1),
+            ("B", "team_b_strategy", "team_a_strategy", -1),
+        ):
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "label": _labels(games[mine], games[theirs], team),
+                        "games": 1,
+                        "wins": (games["winner"] == team).to_numpy(dtype="int64"),
+                        "draws": (games["winner"] == "draw").to_numpy(dtype="int64"),
+                        "forfeits": (games["forfeit_team"] == team).fillna(False).to_numpy(dtype="int64"),
+                        "played": played.astype("int64"),
+                        "margin": np.where(played, sign * margin, 0),
+                        "hands": np.where(played, hands, 0),
+                    }
+                )
+            )
+        sums = pd.concat(frames).groupby("label", sort=False).sum()
+        self._games = self._games.add(sums, fill_value=0).astype("int64")
+
+    def add_hands(self, hands) -> None:
+        """Add rows of the ``hands`` table."""
+        if isinstance(hands, pa.Table):
+            if hands.num_rows:
+                self._hands = self._hands.add(_arrow_hand_sums(hands), fill_value=0).astype("int64")
+            return
+        hands = _frame(hands, HAND_COLUMNS_NEEDED)
+        if hands.empty:
+            return
+        frame = pd.DataFrame({"label": _labels(hands["strategy"], hands["opponent_strategy"], hands["team"])})
+        frame["hand_rows"] = 1
+        for name in _HAND_SUMS[1:]:
+            frame[name] = hands[name].to_numpy(dtype="int64")
+        sums = frame.groupby("label", sort=False).sum()
+        self._hands = self._hands.add(sums, fill_value=0).astype("int64")
+
+    def rows(self, order: Sequence[str] = ()) -> list[SummaryRow]:
+        """Return one :class:`SummaryRow` per label, those in ``order`` first, the rest alphabetically."""
+        labels = list(dict.fromkeys([*order, *sorted(set(self._games.index) | set(self._hands.index))]))
+        rows = []
+        for label in labels:
+            if label not in self._games.index and label not in self._hands.index:
+                continue
+            game = self._games.loc[label] if label in self._games.index else pd.Series(0, index=_GAME_SUMS)
+            hand = self._hands.loc[label] if label in self._hands.index else pd.Series(0, index=_HAND_SUMS)
+            rows.append(SummaryRow.from_sums(label, {**game.to_dict(), **hand.to_dict()}))
+        return rows
+
+
+# The same sums computed by Arrow for Arrow tables (what runs and run directories hold): a chunk's sums
+# cost pandas several DataFrames and a groupby, a large share of the parent's time per game in a run.
+
+def _arrow_labels(mine: pa.ChunkedArray, theirs: pa.ChunkedArray, team) -> pa.ChunkedArray:
+    mirrored = pc.fill_null(pc.equal(mine, theirs), False)
+    return pc.if_else(mirrored, pc.binary_join_element_wise(mine, " (", team, ")", ""), mine)
+
+
+def _arrow_sums(columns: dict[str, pa.ChunkedArray | pa.Array], names: list[str]) -> pd.DataFrame:
+    """Sum ``columns`` (``label`` and the int64 columns ``names``) by label into a frame indexed by label."""
+    grouped = pa.table(columns).group_by("label", use_threads=False).aggregate([(name, "sum") for name in names])
+    frame = grouped.to_pandas()
+    frame.index = pd.Index(frame["label"].astype(object).to_numpy(dtype=object), name="label")
+    return pd.DataFrame({name: frame[f"{name}_sum"].to_numpy(dtype="int64") for name in names}, index=frame.index)
+
+
+def _arrow_game_sums(games: pa.Table) -> pd.DataFrame:
+    games = games.select(GAME_COLUMNS_NEEDED)
+    played = pc.fill_null(pc.not_equal(games["termination"], "forfeit"), True)
+    margin = pc.cast(games["margin"], pa.int64())
+    hands = pc.cast(games["hands"], pa.int64())
+    zero = pa.scalar(0, pa.int64())
+    sides = []
+    for team, mine, theirs, signed in (
+        ("A", "team_a_strategy", "team_b_strategy", margin),
+        ("B", "team_b_strategy", "team_a_strategy", pc.negate(margin)),
+    ):
+        sides.append(pa.table({
+            "label": pc.cast(_arrow_labels(games[mine], games[theirs], team), pa.string()),
+            "games": pa.array(np.ones(games.num_rows, dtype="int64")),
+            "wins": pc.cast(pc.fill_null(pc.equal(games["winner"], team), False), pa.int64()),
+            "draws": pc.cast(pc.fill_null(pc.equal(games["winner"], "draw"), False), pa.int64()),
+            "forfeits": pc.cast(pc.fill_null(pc.equal(games["forfeit_team"], team), False), pa.int64()),
+            "played": pc.cast(played, pa.int64()),
+            "margin": pc.if_else(played, signed, zero),
+            "hands": pc.if_else(played, hands, zero),
+        }))
+    both = pa.concat_tables(sides)
+    return _arrow_sums({name: both[name] for name in both.column_names}, _GAME_SUMS)
+
+
+def _arrow_hand_sums(hands: pa.Table) -> pd.DataFrame:
+    columns = {
+        "label": pc.cast(_arrow_labels(hands["strategy"], hands["opponent_strategy"], hands["team"]), pa.string()),
+        "hand_rows": pa.array(np.ones(hands.num_rows, dtype="int64")),
+    }
+    for name in _HAND_SUMS[1:]:
+        columns[name] = pc.cast(hands[name], pa.int64())
+    return _arrow_sums(columns, _HAND_SUMS)
+
+
+def _frame(table, columns: list[str]) -> pd.DataFrame:
+    if hasattr(table, "to_pandas"):
+        table = table.select(columns).to_pandas() if hasattr(table, "select") else table.to_pandas()
+    return table[columns]
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator else math.nan
+
+
+@dataclasses.dataclass(frozen=True)
+class SummaryRow:
+    """The summary of one strategy (or one side of a mirror match). Rates are fractions (0.25 = 25%)."""
+
+    strategy: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    forfeits: int
+    """Games this strategy lost by forfeit (its own failure)."""
+    win_rate: float
+    win_rate_low: float
+    """Lower end of the Wilson 95% interval of the win rate."""
+    win_rate_high: float
+    mean_margin: float
+    """Mean of (own final total - opponent's), points, over games not forfeited."""
+    hands_per_game: float
+    """Mean hands per game, over games not forfeited."""
+    hands: int
+    """Team-hands played (rows of ``hands``)."""
+    mean_hand_score: float
+    pile_takes_per_hand: float
+    natural_canastas_per_hand: float
+    mixed_canastas_per_hand: float
+    red_threes_per_hand: float
+    went_out_rate: float
+    """Share of hands in which a player of the team went out."""
+    concealed_rate: float
+    """Share of hands in which a player of the team went out concealed."""
+
+    @classmethod
+    def from_sums(cls, label: str, sums: dict[str, int]) -> SummaryRow:
+        """Build a row from the accumulated sums of one label."""
+        games, wins, draws = int(sums["games"]), int(sums["wins"]), int(sums["draws"])
+        low, high = wilson_interval(wins, games)
+        hand_rows = int(sums["hand_rows"])
+        return cls(
+            strategy=label,
+            games=games,
+            wins=wins,
+            draws=draws,
+            losses=games - wins - draws,
+            forfeits=int(sums["forfeits"]),
+            win_rate=_ratio(wins, games),
+            win_rate_low=low,
+            win_rate_high=high,
+            mean_margin=_ratio(sums["margin"], sums["played"]),
+            hands_per_game=_ratio(sums["hands"], sums["played"]),
+            hands=hand_rows,
+            mean_hand_score=_ratio(sums["score"], hand_rows),
+            pile_takes_per_hand=_ratio(sums["pile_takes"], hand_rows),
+            natural_canastas_per_hand=_ratio(sums["canasta_natural"], hand_rows),
+            mixed_canastas_per_hand=_ratio(sums["canasta_mixed"], hand_rows),
+            red_threes_per_hand=_ratio(sums["red_threes"], hand_rows),
+            went_out_rate=_ratio(sums["went_out"], hand_rows),
+            concealed_rate=_ratio(sums["concealed"], hand_rows),
+        )
+
+    def as_dict(self) -> dict:
+        """Return the row as a plain dict (``None`` for undefined figures), ready for JSON."""
+        return {key: (None if isinstance(value, float) and math.isnan(value) else value)
+                for key, value in dataclasses.asdict(self).items()}
+
+
+def summarize(games: pd.DataFrame, hands: pd.DataFrame, order: Sequence[str] = ()) -> list[SummaryRow]:
+    """Summarize whole ``games`` and ``hands`` tables; see the module's description of each figure."""
+    accumulator = SummaryAccumulator()
+    accumulator.add(games, hands)
+    return accumulator.rows(order)
+
+
+SUMMARY_BATCH_ROWS = 10_000
+"""Hand rows summed at once (about 800 games): a few MB, so memory stays flat however many games a run has."""
+
+
+def _read_run(accumulator: SummaryAccumulator, directory: RunDirectory, skip: Collection[int] = ()) -> int:
+    """Add the chunks of a run directory (but those in ``skip``) to ``accumulator`` in batches; return the
+    games read."""
+    batch = _Batch(accumulator)
+    games_read = 0
+    for _, games, hands in directory.iter_chunks(GAME_COLUMNS_NEEDED, HAND_COLUMNS_NEEDED, skip=skip):
+        batch.append(games, hands)
+        games_read += games.num_rows
+    batch.flush()
+    return games_read
+
+
+class _Batch:
+    """Tables waiting to be summed at once: one pandas pass per batch, since summing chunk by chunk spent
+    most of its time on pandas' overhead; at most about :data:`SUMMARY_BATCH_ROWS` hand rows, so memory
+    stays flat."""
+
+    def __init__(self, accumulator: SummaryAccumulator) -> None:
+        self.accumulator = accumulator
+        self.tables: list[tuple[pa.Table, pa.Table]] = []
+        self.rows = 0
+
+    def append(self, games: pa.Table, hands: pa.Table) -> None:
+        self.tables.append((games, hands))
+        self.rows += hands.num_rows
+        if self.rows >= SUMMARY_BATCH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.tables:
+            games = pa.concat_tables([games for games, _ in self.tables], promote_options="default")
+            hands = pa.concat_tables([hands for _, hands in self.tables], promote_options="default")
+            self.accumulator.add(games, hands)
+        self.tables.clear()
+        self.rows = 0
+
+
+def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
+    """Summarize a run directory in batches of chunks, in flat memory; return the rows and the games read."""
+    accumulator = SummaryAccumulator()
+    games_read = _read_run(accumulator, directory)
+    return accumulator.rows(order), games_read
+
+
+class RunSummarizer:
+    """The summary of a run directory, kept from the chunks this process writes as it writes them.
+
+    Give :meth:`chunk_written` to :attr:`RunDirectory.chunk_listeners
+    <canasta_sim.runs.storage.RunDirectory.chunk_listeners>`; :meth:`summarize` then reads back only the chunks
+    written elsewhere (a resumed run's earlier sessions, workers writing their own parts) and returns what
+    :func:`summarize_run` returns, without reading every part again at the end of a run.
+    """
+
+    def __init__(self) -> None:
+        self._accumulator = SummaryAccumulator()
+        self._batch = _Batch(self._accumulator)
+        self._games: dict[int, int] = {}
+        """Games of each chunk written here."""
+        self._rewritten = False
+        """Whether a chunk was written twice here: its first tables were summed already, so read everything."""
+
+    def chunk_written(self, chunk: int, games: pa.Table, hands: pa.Table) -> None:
+        """Sum one chunk's tables, just written as its parts."""
+        if chunk in self._games:
+            self._rewritten = True
+            return
+        self._games[chunk] = games.num_rows
+        self._batch.append(games.select(GAME_COLUMNS_NEEDED), hands.select(HAND_COLUMNS_NEEDED))
+
+    def summarize(self, directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
+        """Return :func:`summarize_run`'s rows and games read for ``directory``, reading only the chunks that
+        were not written here."""
+        on_disk = directory.chunks()
+        if self._rewritten or not on_disk.issuperset(self._games):
+            return summarize_run(directory, order)  # what was summed here is not what the directory holds
+        self._batch.flush()
+        accumulator = self._accumulator.copy()
+        games_read = _read_run(accumulator, directory, skip=self._games.keys())
+        return accumulator.rows(order), games_read + sum(self._games.values())
+
+
+# --- formatting ---------------------------------------------------------------------------------------
+
+_HEADERS = (
+    "strategy", "games", "wins", "win rate [95% CI]", "margin", "hands/game", "pile takes/hand",
+    "natural/hand", "mixed/hand", "went out",
+)
+
+
+def _percent(value: float) -> str:
+    return "n/a" if math.isnan(value) else f"{100 * value:.1f}%"
+
+
+def _number(value: float, sign: bool = False) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return f"{value:+.1f}" if sign else f"{value:.2f}"
+
+
+def _table(rows: list[SummaryRow]) -> list[list[str]]:
+    """The header and one line of cells per row; draws and forfeits get columns only when there are any."""
+    draws = any(row.draws for row in rows)
+    forfeits = any(row.forfeits for row in rows)
+    table = [[*_HEADERS, *(["draws"] if draws else []), *(["forfeits"] if forfeits else [])]]
+    for row in rows:
+        table.append([
+            row.strategy,
+            str(row.games),
+            str(row.wins),
+            f"{_percent(row.win_rate)} [{_percent(row.win_rate_low)}, {_percent(row.win_rate_high)}]",
+            _number(row.mean_margin, sign=True),
+            _number(row.hands_per_game),
+            _number(row.pile_takes_per_hand),
+            _number(row.natural_canastas_per_hand),
+            _number(row.mixed_canastas_per_hand),
+            _percent(row.went_out_rate),
+            *([str(row.draws)] if draws else []),
+            *([str(row.forfeits)] if forfeits else []),
+        ])
+    return table
+
+
+def format_summary(rows: Iterable[SummaryRow], style: str = "text", extra: dict | None = None) -> str:
+    """Return the summary as ``text`` (aligned table), ``markdown``, ``csv`` or ``json``.
+
+    :param extra: for ``json`` only, more top-level keys (e.g. the run's settings).
+    :raises ValueError: for another style.
+    """
+    rows = list(rows)
+    if style == "text":
+        table = _table(rows)
+        widths = [max(len(line[index]) for line in table) for index in range(len(table[0]))]
+        lines = []
+        for line in table:
+            cells = [cell.ljust(width) if index == 0 else cell.rjust(width)
+                     for index, (cell, width) in enumerate(zip(line, widths, strict=True))]
+            lines.append("  ".join(cells).rstrip())
+        return "\n".join(lines)
+    if style == "markdown":
+        header, *body = _table(rows)
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in body]
+        return "\n".join(lines)
+    if style == "csv":
+        buffer = io.StringIO()
+        fields = [field.name for field in dataclasses.fields(SummaryRow)]
+        writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({key: "" if value is None else value for key, value in row.as_dict().items()})
+        return buffer.getvalue().rstrip("\n")
+    if style == "json":
+        return json.dumps({**(extra or {}), "strategies": [row.as_dict() for row in rows]}, indent=2)
+    raise ValueError(f"unknown summary format {style!r}; use text, markdown, csv or json")

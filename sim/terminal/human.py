@@ -1,0 +1,299 @@
+"""A person at the terminal, as a strategy: the screen, the prompts and the reading of what they type.
+
+:class:`TerminalPlayer` reads through :func:`click.prompt` and writes through
+:func:`click.echo`, so ``canasta-sim play`` works in a terminal and tests can
+drive it with scripted standard input.  Each prompt lists the legal choices;
+a choice may be typed by its number or in the move notation of
+:mod:`canasta_sim.core.moves` (``draw``, ``take 7 7``, ``K K K; 8 8 2``, ``discard 4``).
+Input that is not understood or not legal gets a message naming what is
+accepted, and the prompt again.  End of input, Ctrl-C or ``quit`` raise
+:class:`PlayerQuit`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Callable, Sequence
+
+import click
+
+from canasta_sim.core.cards import KIND_COUNT, counts_text
+from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
+from canasta_sim.core.strategy import Strategy
+from canasta_sim.core.view import SeatView
+from canasta_sim.errors import IllegalMoveError, MoveParseError, UserInterrupt
+from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator, cards_text
+
+__all__ = ["PlayerQuit", "TerminalPlayer", "screen_lines"]
+
+_RULE = "-" * 72
+_MELD_CHOICES = 9
+_COMMON_HELP = "Also: 'show' shows the table again, 'help' lists what is accepted, 'quit' ends the game."
+_YES = ("y", "yes")
+_NO = ("n", "no")
+
+
+class PlayerQuit(UserInterrupt):
+    """The person ended the game: end of input, Ctrl-C or ``quit``.
+
+    A :class:`~canasta_sim.errors.UserInterrupt`, the one exception the engine's plugin boundary lets
+    through (it turns everything else, ``KeyboardInterrupt`` included, into the seat's
+    :class:`~canasta_sim.errors.StrategyError`), so it reaches the command.
+    """
+
+
+class TerminalPlayer(Strategy):
+    """Asks the person at the terminal for every decision of one seat.
+
+    :param rng: unused (a person needs no generator), kept for the strategy interface.
+    :param narrator: the game's narrator, whose card ids give the screen its suits; without one
+        the screen shows ranks only.
+    """
+
+    name = "human"
+    version = 1
+    description = "A person playing at the terminal."
+
+    def __init__(self, rng: random.Random, *, narrator: Narrator | None = None, **parameters) -> None:
+        super().__init__(rng, **parameters)
+        self.narrator = narrator
+        self._shown_turn: tuple[int, int, bool] | None = None
+        self._shown_hand = ""
+
+    # ------------------------------------------------------------ decisions
+
+    def choose_acquire(self, view: SeatView) -> Move:
+        """Show the table and ask how to begin the turn: draw, take the pile or (empty stock) stop."""
+        self._show(view)
+        options = list(view.legal_acquires())
+        accepted = "'draw', 'take' with the cards to meld with the top card (e.g. 'take 7 7'), or 'stop'"
+        return self._choose(view, "Begin your turn", options, parse_move, (Draw, TakePile, Stop), accepted)
+
+    def choose_ask(self, view: SeatView) -> bool:
+        """When going out is possible, offer to ask the partner first (R12.5)."""
+        if not view.can_go_out():
+            return False
+        partner = SEAT_NAMES[view.partner]
+        self._show(view)
+        click.echo(f'You can go out this turn. Ask {partner} "May I go out?" first (R12.5)?')
+        if view.rules.ask_partner == "mandatory":
+            click.echo("Under ask_partner=mandatory you may go out only after a yes.")
+        return self._yes_no(view, "Ask your partner? (yes/no)")
+
+    def answer_go_out(self, view: SeatView) -> bool:
+        """The partner asks to go out: yes obliges them to go out now, no forbids it this turn (R12.5)."""
+        self._show(view, force=True)
+        partner = SEAT_NAMES[view.partner]
+        click.echo(f'{partner} asks you: "May I go out?" A yes obliges {partner} to go out now; a no forbids it '
+                   "this turn (R12.5).")
+        return self._yes_no(view, "Your answer (yes/no)")
+
+    def choose_meld(self, view: SeatView) -> Meld | None:
+        """Offer melds until the person types ``done``."""
+        self._show(view)
+        options = _meld_suggestions(view)
+        if not options:
+            click.echo("No meld is possible now.")
+            return None
+        accepted = ("groups of cards separated by ';' (e.g. 'K K K; 8 8 2'; '7:JK' adds a joker to "
+                    "your sevens), or 'done' to stop melding")
+        while True:
+            move = self._choose(view, "Meld, or type 'done'", options, _parse_meld, (Meld,), accepted, allow_done=True)
+            if move is not None:
+                return move
+            if any(True for _ in view.legal_discards()) or view.can(Stop()):
+                return None
+            click.echo("You cannot stop melding yet: no discard would be legal. After your partner's yes you "
+                       "must go out this turn (R12.5); meld until at most one card is left.")
+
+    def choose_discard(self, view: SeatView) -> Discard:
+        """Ask which card to discard (R6.1)."""
+        options = list(view.legal_discards())
+        accepted = "a card (e.g. '4', 'K', '10', 'JK', '3b'; suits do not matter)"
+        return self._choose(view, "Discard a card", options, _parse_discard, (Discard,), accepted)
+
+    # ------------------------------------------------------------ input
+
+    def _choose(
+        self,
+        view: SeatView,
+        prompt: str,
+        options: Sequence[Move],
+        parse: Callable[[str], Move],
+        types: tuple[type, ...],
+        accepted: str,
+        *,
+        allow_done: bool = False,
+    ) -> Move | None:
+        click.echo(f"{prompt}. Type a number or {accepted}:")
+        for number, move in enumerate(options, 1):
+            click.echo(f"  {number}. {move}")
+        while True:
+            text = self._line().strip()
+            lowered = text.lower()
+            if not text:
+                click.echo(f"Please type a number or {accepted}.")
+                continue
+            if self._handled(view, lowered, "a number or " + accepted):
+                continue
+            if allow_done and lowered == "done":
+                return None
+            if lowered.isdigit():
+                number = int(lowered)
+                if 1 <= number <= len(options):
+                    return options[number - 1]
+                click.echo(f"There is no choice {number}; type a number from 1 to {len(options)} or {accepted}.")
+                continue
+            try:
+                move = parse(text)
+            except MoveParseError as error:
+                click.echo(f"Not understood: {error}. Type a number or {accepted}.")
+                continue
+            if not isinstance(move, types):
+                click.echo(f"'{move}' is not a choice now. Type a number or {accepted}.")
+                continue
+            try:
+                view.verify(move)
+            except IllegalMoveError as error:
+                click.echo(f"Not allowed: {error.rule}: {error.reason}.")
+                continue
+            return move
+
+    def _yes_no(self, view: SeatView, prompt: str) -> bool:
+        click.echo(prompt + ":")
+        while True:
+            lowered = self._line().strip().lower()
+            if self._handled(view, lowered, "yes or no"):
+                continue
+            if lowered in _YES:
+                return True
+            if lowered in _NO:
+                return False
+            click.echo("Please type yes or no (y/n).")
+
+    def _handled(self, view: SeatView, lowered: str, accepted: str) -> bool:
+        # Words that work at every prompt.
+        if lowered in ("quit", "exit"):
+            raise PlayerQuit
+        if lowered in ("help", "?"):
+            click.echo(f"Type {accepted}. {_COMMON_HELP}")
+            return True
+        if lowered in ("show", "table"):
+            self._show(view, force=True)
+            return True
+        return False
+
+    def _line(self) -> str:
+        # The person's Ctrl-C is theirs, not a strategy's failure: the engine lets only PlayerQuit through.
+        try:
+            return self._read()
+        except KeyboardInterrupt:
+            raise PlayerQuit from None
+
+    @staticmethod
+    def _read() -> str:
+        try:
+            return click.prompt("", default="", show_default=False, prompt_suffix="> ")
+        except click.Abort:  # click turns end of input and Ctrl-C into Abort
+            raise PlayerQuit from None
+
+    def _show(self, view: SeatView, *, force: bool = False) -> None:
+        # The whole screen once a turn (or on request); after that only the hand, when it changes.
+        turn = (view.hand_number, view.turn_count, view.phase == "acquire")
+        lines = screen_lines(view, self.narrator)
+        if force or turn != self._shown_turn:
+            self._shown_turn = turn
+            self._shown_hand = lines[-1]
+            for line in lines:
+                click.echo(line)
+        elif lines[-1] != self._shown_hand:
+            self._shown_hand = lines[-1]
+            click.echo(lines[-1])
+
+
+def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
+    """Return the screen: scores, both sides' melds and red 3s, the pile, the stock and the hand."""
+    seat = view.seat
+    cards = narrator.cards if narrator is not None else None
+    a, b = view.scores
+    lines = [
+        _RULE,
+        f"Hand {view.hand_number}, turn {view.turn_count}. Scores: A (South & North) {a}, B (West & East) {b}; "
+        f"target {view.rules.target_score}.",
+    ]
+    for side in (0, 1):
+        who = " & ".join(SEAT_NAMES[member] for member in (side, side + 2)) + (", yours" if side == view.side else "")
+        melds = view.melds(side)
+        if melds:
+            parts = []
+            for rank in sorted(melds, reverse=True):
+                shown = cards_text(cards.melds[side][rank]) if cards is not None else counts_text(
+                    _counts(rank, melds[rank]))
+                size = sum(melds[rank])
+                parts.append(f"{shown}" + (" (canasta)" if size >= 7 else ""))
+            meld_text = " | ".join(parts)
+        else:
+            meld_text = f"no meld yet (initial meld needs {view.initial_requirement(side)})"
+        reds = view.red_threes[side] + view.red_threes[side + 2]
+        if cards is not None:
+            red_text = cards_text(cards.red_threes[side] + cards.red_threes[side + 2]) if reds else "-"
+        else:
+            red_text = str(reds)
+        lines.append(f"Side {'AB'[side]} ({who}): {meld_text}. Red 3s: {red_text}.")
+    lines.append(_pile_line(view, cards))
+    others = ", ".join(f"{SEAT_NAMES[other]} {view.hand_sizes[other]}" for other in range(4) if other != seat)
+    lines.append(f"Stock: {view.stock_count}. Cards held: {others}.")
+    hand = cards_text(cards.hands[seat]) if cards is not None else counts_text(view.hand)
+    lines.append(f"Your hand ({sum(view.hand)}): {hand}")
+    return lines
+
+
+def _pile_line(view: SeatView, cards) -> str:
+    if not view.pile_size:
+        return "Pile: empty."
+    top = cards_text(cards.pile[-1:]) if cards is not None else counts_text(_counts(view.pile_top, (1, 0, 0)))
+    states = []
+    if view.is_pile_blocked:
+        states.append("blocked while that card is on top (R8.1a, R5.2)")
+    if view.is_pile_frozen:
+        states.append("frozen: taking it needs a natural pair (R8.1b)")
+    elif view.is_pile_frozen_for(view.side):
+        states.append("frozen for your side until it melds: taking it needs a natural pair (R8.1c)")
+    state_text = "; " + "; ".join(states) if states else ""
+    return f"Pile: {top} on top, {view.pile_size} card{'s' * (view.pile_size != 1)}{state_text}."
+
+
+def _counts(rank: int, meld: Sequence[int]) -> list[int]:
+    counts = [0] * KIND_COUNT
+    counts[rank] += meld[0]
+    counts[0] += meld[1]
+    counts[1] += meld[2]
+    return counts
+
+
+def _meld_suggestions(view: SeatView) -> list[Meld]:
+    """A few legal melds to pick by number: the way to go out first if there is one, then the largest."""
+    suggestions: list[Meld] = []
+    plan = view.going_out_plan()
+    if plan is not None and plan[0] and view.partner_answer is not False:
+        going_out = Meld(plan[0])
+        if view.can(going_out):
+            suggestions.append(going_out)
+    found = list(itertools.islice(view.legal_melds(), 200))
+    found.sort(key=lambda move: (-sum(len(group.cards) for group in move.groups), str(move)))
+    for move in found:
+        if len(suggestions) >= _MELD_CHOICES:
+            break
+        if move not in suggestions:
+            suggestions.append(move)
+    return suggestions
+
+
+def _parse_meld(text: str) -> Move:
+    return parse_move(text if text.lower().startswith("meld") else "meld " + text)
+
+
+def _parse_discard(text: str) -> Move:
+    return parse_move(text if text.lower().startswith("discard") else "discard " + text)
+

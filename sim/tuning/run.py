@@ -1,0 +1,430 @@
+"""A tuning run on disk and its loop: settings, ``tune.json``, ``trajectory.parquet``, resume.
+
+Layout of a tuning run's directory::
+
+    TUNE_DIR/
+        tune.json            settings, versions, parameters and their ranges, status, final values
+        trajectory.parquet   one row per finished iteration
+
+A row of the trajectory holds the iteration's number ``iteration``, its ``games``, the points of the
+two candidates (``plus_points``, ``minus_points``: a win 1, a draw 1/2), ``forfeits``, the ``result``
+given to the update rule, the gains ``step_gain`` (``a_k``) and ``perturbation_gain`` (``c_k``), and
+for each tuned parameter ``p``: ``theta.p`` (the point after the update, unrounded), ``plus.p`` and
+``minus.p`` (the values played) and ``delta.p`` (the perturbation's sign).
+
+The trajectory is rewritten (atomically) after every iteration, so an interrupted run keeps every
+finished iteration, and ``--resume`` continues from the last row's ``theta`` values, which are stored
+as they were computed (float64): a resumed run ends exactly where an uninterrupted one does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import math
+import os
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.core.parameters import format_value
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import CanastaError, RulesError
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.runs.runner import stop_on_signals as signals_stop
+from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, MatchPool, TunedStrategy, TuningError, iteration_tasks
+from canasta_sim.tuning.spsa import ALPHA, GAMMA, Spsa, SpsaSettings
+
+__all__ = [
+    "TRAJECTORY_FILE",
+    "TUNE_FILE",
+    "TuningDirectory",
+    "TuningOutcome",
+    "TuningSettings",
+    "is_tuning_run",
+    "outcome_on_disk",
+    "run_tuning",
+]
+
+TUNE_FILE = "tune.json"
+TRAJECTORY_FILE = "trajectory.parquet"
+MANIFEST_FORMAT = 1
+"""Version of the ``tune.json`` layout."""
+
+
+def _write_atomically(path: Path, write) -> None:
+    """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``: never a torn file."""
+    temporary = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    write(temporary)
+    with open(temporary, "rb+") as handle:
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def is_tuning_run(path: str | Path) -> bool:
+    """Whether ``path`` is the directory of a tuning run (it holds ``tune.json``)."""
+    return (Path(path) / TUNE_FILE).is_file()
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class TuningSettings:
+    """What fixes a tuning run's trajectory.
+
+    :ivar spec: the strategy tuned, as given; its parameters fix the untuned ones and start the tuned ones.
+    :ivar params: the tuned parameters; ``None`` tunes every parameter with a declared range.
+    :ivar against: the fixed opponent, or ``None`` to play the two candidates head to head.
+    :ivar games: the budget; ``games // games_per_iteration`` iterations are played.
+    :ivar games_per_iteration: games of one iteration: a multiple of 2 head to head, of 4 against an opponent.
+    :ivar time_limit: seconds one decision may take (``None``: no limit, as in ``run``); a slower one is the
+        seat's failure (reason ``timeout``), handled by ``on_error``.
+    """
+
+    spec: str
+    params: tuple[str, ...] | None
+    against: str | None
+    games: int
+    games_per_iteration: int
+    seed: int
+    rules: Rules = dataclasses.field(default_factory=Rules)
+    learning_rate: float = 0.3
+    perturbation: float = 0.2
+    stability: float | None = None
+    on_error: str = "stop"
+    time_limit: float | None = None
+
+    def __post_init__(self) -> None:
+        per_deal = self.games_per_deal
+        if self.games_per_iteration < per_deal or self.games_per_iteration % per_deal:
+            mode = "against an opponent (each deal: both candidates, both sides)" if self.against else \
+                "head to head (each deal twice, sides swapped)"
+            raise ValueError(f"--games-per-iteration must be a positive multiple of {per_deal} {mode}; "
+                             f"got {self.games_per_iteration}")
+        if self.games < self.games_per_iteration:
+            raise ValueError(f"--games {self.games} is less than one iteration ({self.games_per_iteration} games)")
+        if self.time_limit is not None and not self.time_limit > 0:
+            raise ValueError(f"--time-limit must be a positive number of seconds; got {self.time_limit}")
+        if self.on_error not in ON_ERROR_CHOICES:
+            raise ValueError(f"on_error={self.on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
+        self.spsa_settings()  # validates the gains
+
+    @property
+    def games_per_deal(self) -> int:
+        """2 head to head, 4 against an opponent."""
+        return 2 if self.against is None else 4
+
+    @property
+    def deals_per_iteration(self) -> int:
+        """Deals of one iteration."""
+        return self.games_per_iteration // self.games_per_deal
+
+    @property
+    def iterations(self) -> int:
+        """Iterations the budget buys."""
+        return self.games // self.games_per_iteration
+
+    def spsa_settings(self) -> SpsaSettings:
+        """The update rule's settings."""
+        return SpsaSettings(iterations=self.iterations, seed=self.seed, learning_rate=self.learning_rate,
+                            perturbation=self.perturbation, stability=self.stability)
+
+    def manifest_fields(self) -> dict[str, Any]:
+        """The settings as ``tune.json`` records them."""
+        return {
+            "spec": self.spec,
+            "params": None if self.params is None else list(self.params),
+            "against": self.against,
+            "games": self.games,
+            "games_per_iteration": self.games_per_iteration,
+            "iterations": self.iterations,
+            "seed": self.seed,
+            "rules": self.rules.options(),
+            "rules_changed": self.rules.changed_options(),
+            "spsa": {"learning_rate": self.learning_rate, "perturbation": self.perturbation,
+                     "stability": self.stability, "stability_used": self.spsa_settings().stability_constant,
+                     "alpha": ALPHA, "gamma": GAMMA},
+            "on_error": self.on_error,
+            "time_limit": self.time_limit,
+        }
+
+    @classmethod
+    def from_manifest(cls, manifest: dict[str, Any], where: str = TUNE_FILE) -> TuningSettings:
+        """Rebuild the settings a ``tune.json`` records.
+
+        :raises TuningError: naming the missing or malformed entry.
+        """
+        try:
+            spsa = manifest["spsa"]
+            return cls(spec=manifest["spec"], params=None if manifest["params"] is None else tuple(manifest["params"]),
+                       against=manifest["against"], games=int(manifest["games"]),
+                       games_per_iteration=int(manifest["games_per_iteration"]), seed=int(manifest["seed"]),
+                       rules=Rules.from_mapping(manifest["rules"]), learning_rate=float(spsa["learning_rate"]),
+                       perturbation=float(spsa["perturbation"]),
+                       stability=None if spsa["stability"] is None else float(spsa["stability"]),
+                       on_error=manifest.get("on_error", "stop"),
+                       time_limit=None if manifest.get("time_limit") is None else float(manifest["time_limit"]))
+        except KeyError as error:
+            raise TuningError(f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim tune"
+                              ) from None
+        except (TypeError, ValueError, RulesError) as error:
+            raise TuningError(f"{where} is malformed: {error}") from None
+
+
+class TuningDirectory:
+    """A tuning run's directory: ``tune.json`` and ``trajectory.parquet``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+
+    @property
+    def manifest_path(self) -> Path:
+        """``tune.json``."""
+        return self.path / TUNE_FILE
+
+    @property
+    def trajectory_path(self) -> Path:
+        """``trajectory.parquet``."""
+        return self.path / TRAJECTORY_FILE
+
+    def read_manifest(self) -> dict[str, Any]:
+        """The parsed ``tune.json``.
+
+        :raises TuningError: when it is missing or not JSON.
+        """
+        if not self.path.is_dir():
+            raise TuningError(f"{self.path} does not exist or is not a directory")
+        try:
+            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise TuningError(f"{self.path} is not a tuning run: it holds no {TUNE_FILE}") from None
+        except (OSError, ValueError) as error:
+            raise TuningError(f"{self.manifest_path} cannot be read: {error}") from None
+
+    def write_manifest(self, manifest: dict[str, Any]) -> None:
+        """Write ``tune.json`` atomically."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(manifest, indent=2) + "\n"
+        _write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
+
+    def read_trajectory(self) -> pa.Table | None:
+        """The trajectory table, or ``None`` when no iteration has finished yet."""
+        if not self.trajectory_path.is_file():
+            return None
+        try:
+            return pq.read_table(self.trajectory_path)
+        except (OSError, pa.ArrowException) as error:
+            raise TuningError(f"{self.trajectory_path} cannot be read: {error}") from None
+
+    def write_trajectory(self, rows: list[dict[str, Any]], names: tuple[str, ...]) -> None:
+        """Write every row so far atomically, with the same column types whether or not the run was resumed."""
+        table = pa.Table.from_pylist(rows, schema=trajectory_schema(names))
+        _write_atomically(self.trajectory_path, lambda path: pq.write_table(table, path))
+
+
+def trajectory_schema(names: tuple[str, ...]) -> pa.Schema:
+    """The columns of ``trajectory.parquet`` for the tuned parameters ``names``."""
+    fields = [("iteration", pa.int64()), ("games", pa.int64()), ("plus_points", pa.float64()),
+              ("minus_points", pa.float64()), ("forfeits", pa.int64()), ("result", pa.float64()),
+              ("step_gain", pa.float64()), ("perturbation_gain", pa.float64())]
+    for name in names:
+        fields += [(f"theta.{name}", pa.float64()), (f"plus.{name}", pa.float64()),
+                   (f"minus.{name}", pa.float64()), (f"delta.{name}", pa.int8())]
+    return pa.schema(fields)
+
+
+@dataclasses.dataclass(frozen=True)
+class TuningOutcome:
+    """Where a tuning run stands after a session."""
+
+    names: tuple[str, ...]
+    start: tuple[float, ...]
+    theta: tuple[float, ...]
+    """The point reached, unrounded."""
+    values: tuple[float | int, ...]
+    """The point reached, rounded to each parameter's step."""
+    spec: str
+    """The strategy spec playing ``values``."""
+    iterations_done: int
+    iterations: int
+    games_done: int
+    status: str
+    """``'finished'``, ``'interrupted'`` or ``'stopped'``."""
+
+
+def run_tuning(
+    settings: TuningSettings,
+    directory: TuningDirectory,
+    *,
+    workers: int,
+    on_iteration: Callable[[dict[str, Any], tuple[float | int, ...]], None] = lambda row, values: None,
+    should_stop: Callable[[], bool] = lambda: False,
+    memory_limit: int | None = None,
+    log_handlers: Sequence[logging.Handler] = (),
+    stop_on_signals: bool = False,
+) -> TuningOutcome:
+    """Play the iterations not yet in ``directory``'s trajectory, saving each as it ends.
+
+    :param on_iteration: called with each new row and the rounded point after it.
+    :param should_stop: checked before each iteration; ``True`` ends the session as interrupted.
+    :param stop_on_signals: make the first Ctrl-C or SIGTERM stop the workers as ``run``'s are stopped
+        (:func:`canasta_sim.runs.runner.stop_on_signals`): each finishes its game, those still busy two seconds
+        later are killed, the unfinished iteration is dropped and the session ends as interrupted; a second
+        Ctrl-C raises :class:`KeyboardInterrupt` at once.  Finished iterations are on disk either way.
+    :param memory_limit: megabytes of address space each worker process may use.
+    :param log_handlers: where the workers' log records go (failures, what strategies print).
+    :raises TuningError: for a strategy failure under ``on_error='stop'`` (finished iterations are kept),
+        or a trajectory that does not belong to these settings.
+    :raises CanastaError: when a strategy does not load.
+    """
+    tuned, spsa, start, rows, theta = _state_on_disk(settings, directory)
+    if settings.against is not None:
+        load_strategy(settings.against)
+    status = "finished"
+    deals = settings.deals_per_iteration
+    # A task holds at least one deal: more workers would idle.
+    with MatchPool(min(workers, deals), on_error=settings.on_error, time_limit=settings.time_limit,
+                   memory_limit=memory_limit, log_handlers=log_handlers) as pool, \
+            (signals_stop(pool.stop_event) if stop_on_signals else contextlib.nullcontext()):
+        for iteration in range(len(rows), settings.iterations):
+            if should_stop() or pool.stop_event.is_set():
+                status = "interrupted"
+                break
+            proposal = spsa.propose(theta, iteration)
+            plus, minus = tuned.spec(proposal.plus), tuned.spec(proposal.minus)
+            for spec in (plus, minus):
+                load_strategy(spec)  # a constructor refusing a candidate is reported here, in one line
+            tasks = iteration_tasks(plus, minus, settings.against, settings.rules, settings.seed, iteration, deals,
+                                    pool.workers, settings.on_error)
+            match = pool.play(tasks)
+            if match is None:  # stopped inside the iteration: it is dropped, the finished ones are on disk
+                status = "interrupted"
+                break
+            if match.error:
+                raise TuningError(f"iteration {iteration}: {match.error}")
+            result = match.result(head_to_head=settings.against is None)
+            theta = spsa.update(theta, proposal, result)
+            row = {"iteration": iteration, "games": match.games, "plus_points": match.plus_points,
+                   "minus_points": match.minus_points, "forfeits": match.forfeits, "result": result,
+                   "step_gain": proposal.step_gain, "perturbation_gain": proposal.perturbation_gain}
+            for index, name in enumerate(tuned.names):
+                row.update({f"theta.{name}": theta[index], f"plus.{name}": float(proposal.plus[index]),
+                            f"minus.{name}": float(proposal.minus[index]), f"delta.{name}": proposal.delta[index]})
+            rows.append(row)
+            directory.write_trajectory(rows, tuned.names)
+            on_iteration(row, spsa.rounded(theta))
+    return _outcome(tuned, spsa, start, rows, theta, settings, status)
+
+
+def outcome_on_disk(settings: TuningSettings, directory: TuningDirectory, status: str) -> TuningOutcome:
+    """Where the run stands by its trajectory on disk (after a session that stopped inside an iteration)."""
+    tuned, spsa, start, rows, theta = _state_on_disk(settings, directory)
+    return _outcome(tuned, spsa, start, rows, theta, settings, status)
+
+
+def _state_on_disk(settings: TuningSettings, directory: TuningDirectory):
+    tuned, loaded = TunedStrategy.from_spec(settings.spec, settings.params)
+    spsa = Spsa(tuned.dimensions(), settings.spsa_settings())
+    start = spsa.start(tuned.start_values(loaded(_probe_rng())))
+    rows = _rows_so_far(directory, tuned.names, settings.iterations)
+    theta = tuple(rows[-1][f"theta.{name}"] for name in tuned.names) if rows else start
+    return tuned, spsa, start, rows, theta
+
+
+def _outcome(tuned, spsa, start, rows, theta, settings, status) -> TuningOutcome:
+    values = spsa.rounded(theta)
+    return TuningOutcome(tuned.names, start, theta, values, tuned.spec(values), len(rows), settings.iterations,
+                         sum(row["games"] for row in rows), status)
+
+
+def _probe_rng() -> random.Random:
+    """The generator of the player built only to read its parameters' values."""
+    return random.Random(0)
+
+
+def _rows_so_far(directory: TuningDirectory, names: tuple[str, ...], iterations: int) -> list[dict[str, Any]]:
+    table = directory.read_trajectory()
+    if table is None:
+        return []
+    expected = trajectory_schema(names)
+    if not table.schema.equals(expected):
+        raise TuningError(f"{directory.trajectory_path} does not hold the columns of a tuning of "
+                          f"{', '.join(names)}; it belongs to another run")
+    rows = table.to_pylist()
+    if [row["iteration"] for row in rows] != list(range(len(rows))) or len(rows) > iterations:
+        raise TuningError(f"{directory.trajectory_path} does not hold iterations 0 to {len(rows) - 1} of at most "
+                          f"{iterations} in order; it belongs to another run")
+    for row in rows:
+        if not all(math.isfinite(row[f"theta.{name}"]) for name in names):
+            raise TuningError(f"{directory.trajectory_path} holds a value that is not a finite number")
+    return rows
+
+
+def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool) -> dict[str, Any]:
+    """The ``tune.json`` of a new run: settings, versions and the tuned parameters' declarations."""
+    tuned, loaded = TunedStrategy.from_spec(settings.spec, settings.params)
+    start = tuned.start_values(loaded(_probe_rng()))
+    against = None if settings.against is None else load_strategy(settings.against)
+    return {
+        "format": MANIFEST_FORMAT,
+        "kind": "tuning",
+        "tool": f"canasta-sim {__version__}",
+        "engine_version": ENGINE_VERSION,
+        "command": command,
+        "seed_drawn": seed_drawn,
+        **settings.manifest_fields(),
+        "strategy": {"spec": settings.spec, "label": loaded.label,
+                     "class": f"{loaded.cls.__module__}.{loaded.cls.__qualname__}"},
+        "against_label": None if against is None else against.label,
+        "parameters": [
+            {"name": name, "default": tuned.declarations[name].default, "start": start[name],
+             "low": tuned.declarations[name].low, "high": tuned.declarations[name].high,
+             "step": tuned.declarations[name].grid_step}
+            for name in tuned.names
+        ],
+        "status": "running",
+        "iterations_done": 0,
+        "games_done": 0,
+        "final_values": None,
+        "final_spec": None,
+        "sessions": [],
+    }
+
+
+def check_versions(manifest: dict[str, Any], settings: TuningSettings, where: Path) -> None:
+    """Refuse to continue a run made with another engine or strategy version.
+
+    :raises TuningError: naming what changed.
+    """
+    if str(manifest.get("engine_version")) != ENGINE_VERSION:
+        raise TuningError(f"{where}: the tuning was made with engine version {manifest.get('engine_version')}, this "
+                          f"is version {ENGINE_VERSION}; its iterations cannot be continued, start a new tuning")
+    pairs = [(settings.spec, manifest.get("strategy", {}).get("label"))]
+    if settings.against is not None:
+        pairs.append((settings.against, manifest.get("against_label")))
+    for spec, recorded in pairs:
+        try:
+            label = load_strategy(spec).label
+        except CanastaError as error:
+            raise TuningError(f"{where}: {error}") from None
+        if label != recorded:
+            raise TuningError(f"{where}: the tuning was made with {recorded} but {spec!r} is now {label}; "
+                              "start a new tuning")
+
+
+def final_fields(outcome: TuningOutcome) -> dict[str, Any]:
+    """What ``tune.json`` records of where a session ended."""
+    return {
+        "status": outcome.status,
+        "iterations_done": outcome.iterations_done,
+        "games_done": outcome.games_done,
+        "final_values": {name: value for name, value in zip(outcome.names, outcome.values, strict=True)},
+        "final_spec": outcome.spec,
+        "final_text": ", ".join(f"{name}={format_value(value)}"
+                                for name, value in zip(outcome.names, outcome.values, strict=True)),
+    }

@@ -1,0 +1,123 @@
+"""``canasta-sim report`` and the notebook API against a small hand-computed run directory."""
+
+import csv
+import io
+import json
+
+import pyarrow as pa
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.analysis import load_run, summarize
+from canasta_sim.cli import main
+from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.runs.storage import RunDirectory
+from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
+
+GAMES = SUMMARY_FIXTURE_GAMES  # in two chunks: games 0-1 and 2-3
+HANDS = SUMMARY_FIXTURE_HANDS
+
+
+def full_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
+    """Rows with every schema column: integers 0, flags false, strings empty unless given."""
+    defaults = {pa.types.is_boolean: False, pa.types.is_string: None}
+    columns = {}
+    for field in schema:
+        default = next((value for test, value in defaults.items() if test(field.type)), 0)
+        if field.name in ("winner", "termination", "team", "strategy", "opponent_strategy", "end_reason"):
+            default = ""
+        columns[field.name] = [row.get(field.name, default) for row in rows]
+    return pa.Table.from_pydict(columns, schema=schema)
+
+
+@pytest.fixture
+def fixture_run(tmp_path):
+    directory = RunDirectory(tmp_path / "run")
+    directory.create()
+    directory.write_manifest({
+        "format": 1, "games": 4, "seed": 17, "chunk_size": 2, "matchup": "head_to_head", "status": "complete",
+        "strategies": [{"spec": "x", "label": "x@1"}, {"spec": "y", "label": "y@3"}],
+        "rules": {"target_score": 1000}, "rules_changed": {"target_score": 1000}, "engine_version": "1",
+    })
+    for chunk, game_ids in ((0, (0, 1)), (1, (2, 3))):
+        games = full_table([row for row in GAMES if row["game_id"] in game_ids], GAME_SCHEMA)
+        hands = full_table([row for row in HANDS if row["game_id"] in game_ids], HAND_SCHEMA)
+        directory.write_chunk(chunk, games, hands)
+    return directory.path
+
+
+def report(*arguments):
+    return CliRunner().invoke(main, ["report", *map(str, arguments)])
+
+
+def test_text_report_shows_the_run_and_the_hand_computed_figures(fixture_run):
+    result = report(fixture_run)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert "x@1 vs y@3" in lines[0] and "games 4 of 4 (complete)" in lines[1] and "seed 17" in lines[1]
+    x_line = next(line for line in lines if line.startswith("x "))
+    y_line = next(line for line in lines if line.startswith("y "))
+    # x: 2 wins in 4 (Wilson 15.0-85.0%), margin (400 - 1200 + 0) / 3, 4/3 hands per game,
+    # pile takes 6/4, natural 2/4, mixed 2/4, went out 2/4.
+    assert x_line.split()[1:3] == ["4", "2"] and "50.0% [15.0%, 85.0%]" in x_line
+    assert x_line.split()[-8:] == ["-266.7", "1.33", "1.50", "0.50", "0.50", "50.0%", "1", "0"]
+    assert "25.0% [4.6%, 69.9%]" in y_line and y_line.split()[-8:] == [
+        "+266.7", "1.33", "1.50", "0.50", "0.25", "50.0%", "1", "1"]
+
+
+def test_json_and_csv_reports_carry_exact_figures(fixture_run):
+    data = json.loads(report(fixture_run, "--format", "json").output)
+    assert data["run"]["seed"] == 17 and data["run"]["games_done"] == 4 and data["run"]["specs"] == ["x", "y"]
+    x, y = data["strategies"]
+    assert (x["wins"], x["draws"], x["losses"], x["forfeits"]) == (2, 1, 1, 0)
+    assert (y["wins"], y["draws"], y["losses"], y["forfeits"]) == (1, 1, 2, 1)
+    assert x["mean_hand_score"] == 625 and y["mean_hand_score"] == 825
+    assert y["red_threes_per_hand"] == 0.5 and x["concealed_rate"] == 0.25
+    rows = list(csv.DictReader(io.StringIO(report(fixture_run, "--format", "csv").output)))
+    assert [(row["strategy"], row["win_rate"], row["win_rate_low"]) for row in rows] == [
+        ("x", "0.5", "0.15"), ("y", "0.25", "0.0456")]
+
+
+def test_markdown_report_is_a_table(fixture_run):
+    output = report(fixture_run, "--format", "markdown").output
+    assert "| strategy | games | wins |" in output and "| x | 4 | 2 | 50.0% [15.0%, 85.0%] |" in output
+
+
+def test_notebook_api_loads_and_summarizes(fixture_run):
+    run = load_run(fixture_run)
+    assert list(run.games.game_id) == [0, 1, 2, 3] and len(run.hands) == 8 and run.entrants == ("x", "y")
+    assert list(run.games.columns) == GAME_SCHEMA.names
+    table = summarize(run)
+    assert list(table.index) == ["x", "y"]
+    assert table.loc["x", "mean_margin"] == pytest.approx(-800 / 3)
+    assert table.loc["y", "mixed_canastas_per_hand"] == 0.25
+    narrow = load_run(fixture_run, games_columns=["winner"], hands_columns=["score"])
+    assert list(narrow.games.columns) == ["game_id", "winner"] and list(narrow.hands.columns) == ["game_id", "score"]
+    with pytest.raises(ValueError, match="unknown column"):
+        load_run(fixture_run, games_columns=["nope"])
+
+
+def test_report_skips_a_chunk_missing_its_games_part(fixture_run):
+    (fixture_run / "games" / "part-000001.parquet").unlink()  # as after a kill between the two renames
+    data = json.loads(report(fixture_run, "--format", "json").output)
+    assert data["run"]["games_done"] == 2 and [row["games"] for row in data["strategies"]] == [2, 2]
+    assert len(load_run(fixture_run).hands) == 6
+
+
+@pytest.mark.parametrize("case, message", [
+    ("missing", "does not exist"),
+    ("not a run", "no run.json"),
+    ("no games", "no finished games"),
+])
+def test_bad_run_directories_get_one_line_errors(case, message, tmp_path):
+    path = tmp_path / "dir"
+    if case != "missing":
+        path.mkdir()
+    if case == "no games":
+        RunDirectory(path).write_manifest({"games": 10, "strategies": [{"spec": "x"}]})
+    for command in ("report", "plot"):
+        result = CliRunner().invoke(main, [command, str(path)])
+        assert result.exit_code == 2, result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+    assert report(tmp_path / "dir", "--format", "xml").exit_code == 2

@@ -1,0 +1,251 @@
+"""Failing strategies are stopped and explained: spec, seat, game seed, decision and returned value;
+and ``canasta-sim check-strategy`` reports them."""
+
+from __future__ import annotations
+
+import textwrap
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import Discard, TakePile
+from canasta_sim.errors import StrategyError
+from canasta_sim.strategies import Greedy
+
+SEED = 4242
+
+
+class Raises(Greedy):
+    name = "raises"
+
+    def choose_discard(self, view):
+        raise RuntimeError("boom")
+
+
+class ReturnsText(Greedy):
+    name = "returns-text"
+
+    def choose_acquire(self, view):
+        return "draw"
+
+
+class ReturnsMalformedRecord(Greedy):
+    name = "malformed-record"
+
+    def choose_discard(self, view):
+        return Discard("K")
+
+
+class AnswersText(Greedy):
+    name = "answers-text"
+
+    def answer_go_out(self, view):
+        return "yes"
+
+
+class AsksText(Greedy):
+    name = "asks-text"
+
+    def choose_ask(self, view):
+        return "please"
+
+
+class DiscardsWhatItLacks(Greedy):
+    name = "discards-what-it-lacks"
+
+    def choose_discard(self, view):
+        missing = next(kind for kind in range(4, 15) if view.hand[kind] == 0)
+        return Discard(missing)
+
+
+class TakesBlindly(Greedy):
+    name = "takes-blindly"
+
+    def choose_acquire(self, view):
+        return TakePile((13, 13))
+
+
+class Slow(Greedy):
+    name = "slow"
+
+    def choose_discard(self, view):
+        time.sleep(0.03)
+        return super().choose_discard(view)
+
+
+class BrokenHook(Greedy):
+    name = "broken-hook"
+
+    def on_event(self, event):
+        raise KeyError("memory")
+
+
+class BrokenStart(Greedy):
+    name = "broken-start"
+
+    def on_hand_start(self, view):
+        raise ValueError("cannot start")
+
+
+def fail(cls, time_limit=None) -> StrategyError:
+    names = [f"{cls.name}-spec", "greedy", f"{cls.name}-spec", "greedy"]
+    with pytest.raises(StrategyError) as caught:
+        play_game([cls, Greedy, cls, Greedy], seed=SEED, names=names, time_limit=time_limit)
+    error = caught.value
+    assert error.spec == f"{cls.name}-spec" and error.seat in (0, 2) and error.game_seed == SEED
+    text = str(error)
+    assert f"strategy '{cls.name}-spec' at seat {error.seat} (game seed {SEED}), decision {error.decision}" in text
+    assert "\n" not in text
+    return error
+
+
+def test_a_strategy_that_raises():
+    error = fail(Raises)
+    assert error.decision == "discard" and error.returned is None
+    assert str(error).endswith("raised RuntimeError: boom")
+    assert isinstance(error.__cause__, RuntimeError)
+
+
+def test_a_strategy_that_returns_a_string():
+    error = fail(ReturnsText)
+    assert (error.decision, error.returned) == ("acquire", "draw")
+    assert "not Draw, TakePile or Stop; returned 'draw'" in str(error)
+
+
+def test_a_strategy_that_returns_a_malformed_record():
+    error = fail(ReturnsMalformedRecord)
+    assert error.decision == "discard" and error.returned == Discard("K")
+    text = str(error)
+    assert ("malformed" in text or "not a card kind" in text) and text.endswith("returned Discard(card='K')")
+
+
+def test_an_answer_that_is_not_a_bool_r12_5():
+    error = fail(AnswersText)
+    assert (error.decision, error.returned) == ("answer", "yes")
+    assert "returned 'yes'" in str(error)
+
+
+def test_an_ask_that_is_not_a_bool_r12_5():
+    error = fail(AsksText)
+    assert (error.decision, error.returned) == ("ask", "please")
+    assert "not True or False; returned 'please'" in str(error)
+
+
+def test_a_strategy_that_returns_an_illegal_discard_r6_1():
+    error = fail(DiscardsWhatItLacks)
+    assert error.decision == "discard" and isinstance(error.returned, Discard)
+    assert "illegal move" in str(error) and "R6.1" in str(error)
+    assert f"returned parse_move('{error.returned}')" in str(error)
+
+
+def test_a_strategy_that_takes_a_pile_it_may_not_r8_2():
+    error = fail(TakesBlindly)
+    assert error.decision == "acquire" and error.returned == TakePile((13, 13))
+    assert "illegal move" in str(error) and ("R8" in str(error) or "R6.1" in str(error))
+
+
+def test_a_strategy_that_overruns_its_time_budget_is_stopped_at_the_limit():
+    started = time.perf_counter()
+    error = fail(Slow, time_limit=0.01)
+    assert error.decision == "discard" and error.returned is None and error.reason == "timeout"
+    assert "was stopped at the time limit of 0.01 s" in str(error)
+    assert time.perf_counter() - started < 0.03 * 20  # interrupted, not waited for: far less than every sleep
+
+
+def test_the_time_budget_spares_a_fast_strategy():
+    result = play_game([Greedy] * 4, seed=SEED, time_limit=0.5)
+    assert result.termination == "target"
+
+
+def test_a_failing_hook_is_reported_like_a_decision():
+    assert fail(BrokenHook).decision == "event"
+    error = fail(BrokenStart)
+    assert error.decision == "hand start" and "ValueError: cannot start" in str(error)
+
+
+# ---------------------------------------------------------------- check-strategy
+
+FAILING_FILE = textwrap.dedent(
+    """
+    from canasta_sim.core.moves import Discard
+    from canasta_sim.strategies.greedy import Greedy
+
+
+    class Careless(Greedy):
+        name = "careless"
+
+        def choose_discard(self, view):
+            return Discard(0) if view.hand[0] == 0 else super().choose_discard(view)
+    """
+)
+
+UNREPRODUCIBLE_FILE = textwrap.dedent(
+    """
+    import random
+
+    from canasta_sim.strategies.random_play import RandomPlay
+
+
+    class Moody(RandomPlay):
+        name = "moody"
+
+        def __init__(self, rng, **parameters):
+            super().__init__(random.Random(), **parameters)  # ignores the engine's generator
+    """
+)
+
+
+def test_check_strategy_passes_a_sound_strategy():
+    result = CliRunner().invoke(main, ["check-strategy", "expert", "--games", "2", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 games finished" in result.output and "no problems found" in result.output
+
+
+def test_check_strategy_reports_an_illegal_move(tmp_path):
+    path = tmp_path / "careless.py"
+    path.write_text(FAILING_FILE)
+    spec = f"{path}:Careless"
+    result = CliRunner().invoke(main, ["check-strategy", spec, "--games", "2"])
+    assert result.exit_code == 1
+    assert f"strategy '{spec}' at seat" in result.output and "game seed" in result.output
+    assert "decision discard" in result.output and "returned parse_move('discard JK')" in result.output
+    assert "2 problems found" in result.output
+
+
+def test_check_strategy_reports_a_strategy_that_does_not_replay(tmp_path):
+    path = tmp_path / "moody.py"
+    path.write_text(UNREPRODUCIBLE_FILE)
+    result = CliRunner().invoke(main, ["check-strategy", f"{path}:Moody", "--games", "1"])
+    assert result.exit_code == 1
+    assert "gave a different game" in result.output
+
+
+@pytest.mark.parametrize("spec", ["grandmaster", "nowhere/bot.py:Bot", "expert:boldness=2"])
+def test_check_strategy_refuses_a_bad_spec_in_one_line(spec):
+    result = CliRunner().invoke(main, ["check-strategy", spec])
+    assert result.exit_code == 2
+    assert len(result.output.strip().splitlines()) == 1 and result.output.startswith("error: ")
+    assert "Traceback" not in result.output
+
+
+def test_the_seed_in_a_failure_replays_it():
+    # The failure names the game seed; playing that seed again fails the same way.
+    first = fail(Raises)
+    with pytest.raises(StrategyError) as again:
+        names = ["raises-spec", "greedy", "raises-spec", "greedy"]
+        play_game([Raises, Greedy, Raises, Greedy], seed=first.game_seed, names=names)
+    assert str(again.value) == str(first)
+
+
+def test_a_constructor_that_fails_mid_run_is_a_strategy_error_with_its_seat_and_seed():
+    def broken(rng):
+        raise RuntimeError("no memory left")
+
+    with pytest.raises(StrategyError) as caught:
+        play_game([Greedy, broken, Greedy, broken], seed=11, names=["greedy", "broken", "greedy", "broken"])
+    error = caught.value
+    assert error.seat == 1 and error.spec == "broken" and error.game_seed == 11 and error.decision == "build"
+    assert "RuntimeError: no memory left" in str(error)

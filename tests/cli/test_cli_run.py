@@ -1,0 +1,295 @@
+"""``canasta-sim run`` end to end: output contract, bad input, interruptions and resume."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli import main
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.strategies import Greedy, RandomPlay
+from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
+
+QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
+
+SLOW = '''
+import os
+import time
+
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Slow(Greedy):
+    """Greedy, pausing at each hand's start when CANASTA_TEST_DELAY is set, so a run can be caught mid-way."""
+
+    name = "slow"
+
+    def on_hand_start(self, view):
+        time.sleep(float(os.environ.get("CANASTA_TEST_DELAY", "0")))
+'''
+
+FLAKY = FLAKY_BOT_SOURCE
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, ["run", *args], catch_exceptions=False)
+
+
+tables = read_run_tables
+assert_same_tables = assert_same_run_tables
+
+
+@pytest.fixture(scope="module")
+def bots(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("bots")
+    (folder / "slow.py").write_text(SLOW)
+    (folder / "flaky.py").write_text(FLAKY)
+    (folder / "broken.py").write_text("import a_module_that_does_not_exist\n")
+    return folder
+
+
+KILL_RUN = ["--games", "120", "--seed", "21", "--chunk-size", "5", *QUICK]
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory, bots) -> Path:
+    """The uninterrupted run the interrupted ones must equal."""
+    out = tmp_path_factory.mktemp("reference") / "run"
+    result = invoke(*KILL_RUN, "-s", f"{bots}/slow.py:Slow", "-s", "random", "--workers", "2", "--out", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def start_run(out: Path, bots: Path) -> subprocess.Popen:
+    command = [sys.executable, "-c", "from canasta_sim.cli import main; main()", "run", *KILL_RUN,
+               "-s", f"{bots}/slow.py:Slow", "-s", "random", "--workers", "2", "--out", str(out)]
+    environment = {**os.environ, "CANASTA_TEST_DELAY": "0.02"}
+    return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, text=True)
+
+
+def wait_for_parts(out: Path, count: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if (out / "games").is_dir() and len(list((out / "games").glob("part-*.parquet"))) >= count:
+            return
+        if process.poll() is not None:
+            pytest.fail(f"the run ended before it could be interrupted: {process.communicate()}")
+        time.sleep(0.02)
+    pytest.fail("the run wrote no parts in time")
+
+
+def test_run_writes_the_documented_run_directory(tmp_path):
+    out = tmp_path / "run"
+    result = invoke("--games", "40", "--seed", "5", "-s", "greedy", "-s", "random", "--workers", "2",
+                    "--out", str(out), *QUICK)
+    assert result.exit_code == 0, result.output
+    assert "win rate [95% CI]" in result.stdout and "greedy" in result.stdout
+    assert "\r" not in result.output  # no progress bar when the output is not a terminal
+    manifest = json.loads((out / "run.json").read_text())
+    assert (manifest["seed"], manifest["games"], manifest["games_done"], manifest["status"]) == (5, 40, 40, "complete")
+    assert [entry["label"] for entry in manifest["strategies"]] == [Greedy.label(), RandomPlay.label()]
+    assert manifest["rules"]["target_score"] == 1000 and manifest["rules_changed"] == {"target_score": 1000}
+    assert manifest["engine_version"] == ENGINE_VERSION and manifest["seed_drawn"] is False
+    assert manifest["started_at"] and manifest["ended_at"] and manifest["command"].startswith("canasta-sim run")
+    games, hands = tables(out)
+    assert list(games.game_id) == list(range(40)) and len(hands) == 2 * games.hands.sum()
+
+
+def test_seed_is_drawn_printed_and_recorded(tmp_path):
+    result = invoke("--games", "2", "-s", "greedy", "--workers", "1", "--out", str(tmp_path / "run"), *QUICK)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert manifest["seed_drawn"] is True and f"seed {manifest['seed']} (drawn)" in result.stderr
+
+
+def test_log_file_gets_worker_messages(tmp_path, bots):
+    log = tmp_path / "run.log"
+    result = invoke("--games", "30", "--seed", "11", "-s", f"{bots}/flaky.py:Flaky", "-s", "random", "--workers", "2",
+                    "--chunk-size", "5", "--on-error", "forfeit", "--out", str(tmp_path / "run"),
+                    "--log-file", str(log),
+                    *QUICK)
+    assert result.exit_code == 0, result.output
+    text = log.read_text()
+    assert " Worker-" in text and "chunk 5: 5 of 5 games written" in text and "forfeits the game" in text
+    assert "forfeits" in result.stdout.splitlines()[0]
+
+
+def test_strategy_failure_stops_with_one_line_and_keeps_finished_games(tmp_path, bots):
+    out = tmp_path / "run"
+    spec = f"{bots}/flaky.py:Flaky"
+    result = invoke("--games", "40", "--seed", "11", "-s", spec, "-s", "random", "--workers", "1", "--chunk-size", "6",
+                    "--out", str(out), *QUICK)
+    assert result.exit_code == 1
+    error_lines = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(error_lines) == 1 and "Traceback" not in result.output
+    line = error_lines[0]
+    assert line.startswith("Error: game ") and spec in line and "seat" in line and "game seed" in line
+    assert "--resume" in line
+    failed_game = int(line.split()[2].rstrip(":"))
+    assert json.loads((out / "run.json").read_text())["status"] == "stopped"
+    assert list(tables(out)[0].game_id) == list(range(failed_game))
+    # Finishing it with forfeits plays only what is missing and gives the tables of a forfeit run.
+    assert invoke("--resume", str(out), "--on-error", "forfeit", "-q").exit_code == 0
+    whole = tmp_path / "whole"
+    assert invoke("--games", "40", "--seed", "11", "-s", spec, "-s", "random", "--workers", "2", "--chunk-size", "6",
+                  "--out", str(whole), "--on-error", "forfeit", "-q", *QUICK).exit_code == 0
+    assert_same_tables(out, whole)
+
+
+def test_killed_run_resumes_to_the_uninterrupted_tables(tmp_path, bots, reference):
+    out = tmp_path / "run"
+    process = start_run(out, bots)
+    wait_for_parts(out, 3, process)
+    os.killpg(process.pid, signal.SIGKILL)  # the whole group: parent and workers die at once
+    process.communicate()
+    parts = len(list((out / "games").glob("part-*.parquet")))
+    assert parts < 24 and json.loads((out / "run.json").read_text())["status"] == "running"
+    result = invoke("--resume", str(out), "--workers", "2")
+    assert result.exit_code == 0, result.output
+    assert "120 of 120 games" in result.stdout
+    assert_same_tables(out, reference)
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "complete" and manifest["games_done"] == 120 and len(manifest["sessions"]) == 2
+
+
+def test_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_path, bots, reference):
+    out = tmp_path / "run"
+    process = start_run(out, bots)
+    wait_for_parts(out, 3, process)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "interrupted" and 0 < manifest["games_done"] < 120
+    assert invoke("--resume", str(out), "--workers", "1", "-q").exit_code == 0
+    assert_same_tables(out, reference)
+
+
+def test_out_naming_this_run_again_continues_it(tmp_path):
+    out = tmp_path / "run"
+    arguments = ["--games", "6", "--seed", "4", "-s", "greedy", "--workers", "1", "--out", str(out), *QUICK]
+    assert invoke(*arguments).exit_code == 0
+    before = {path: path.stat().st_mtime_ns for path in (out / "games").iterdir()}
+    result = invoke(*arguments)
+    assert result.exit_code == 0 and "6 of 6 games" in result.stdout and "0 played now" in result.stdout
+    assert {path: path.stat().st_mtime_ns for path in (out / "games").iterdir()} == before
+
+
+@pytest.fixture
+def finished_run(tmp_path) -> Path:
+    out = tmp_path / "finished"
+    result = invoke("--games", "4", "--seed", "8", "-s", "greedy", "-s", "random", "--workers", "1", "--out", str(out),
+                    *QUICK)
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def snapshot(folder: Path) -> dict:
+    return {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+BAD_INPUTS = {
+    "negative games": (["--games", "-3"], "--games"),
+    "non-numeric games": (["--games", "many"], "--games"),
+    "zero workers": (["--workers", "0"], "--workers"),
+    "non-numeric workers": (["--workers", "two"], "--workers"),
+    "unknown strategy": (["-s", "no-such-bot"], "unknown strategy 'no-such-bot'"),
+    "missing file": (["-s", "{bots}/missing.py:Bot"], "does not exist"),
+    "missing class": (["-s", "{bots}/slow.py:Nope"], "has no class 'Nope'"),
+    "file that does not import": (["-s", "{bots}/broken.py:Bot"], "failed to import"),
+    "a round robin repeating a strategy": (["-s", "greedy", "-s", "random", "-s", "greedy"], "different strategies"),
+    "unknown rule key": (["--rules", "no_such_rule=1"], "unknown rule key 'no_such_rule'"),
+    "bad rule value": (["--rules", "target_score=high"], "target_score='high'"),
+    "rule without value": (["--rules", "target_score"], "not KEY=VALUE"),
+    "non-empty directory that is no run": (["--out", "{nonempty}"], "is not empty"),
+    "directory of another run": (["--out", "{finished}", "--seed", "9"], "holds another run"),
+    "resume of a missing directory": (["--resume", "{missing}"], "does not exist"),
+    "resume of a directory that is no run": (["--resume", "{nonempty}"], "no run.json"),
+    "resume with fewer games": (["--resume", "{finished}", "--games", "3"], "--games 4, not 3"),
+    "resume with other strategies": (["--resume", "{finished}", "-s", "random"], "other settings"),
+    "resume with other rules": (["--resume", "{finished}", "--rules", "target_score=2000"], "other settings"),
+    "resume with another seed": (["--resume", "{finished}", "--seed", "1"], "--seed 8, not 1"),
+}
+
+
+@pytest.mark.parametrize("arguments, message", BAD_INPUTS.values(), ids=BAD_INPUTS.keys())
+def test_bad_input_is_one_line_exit_2_and_loses_nothing(arguments, message, tmp_path, bots, finished_run, monkeypatch):
+    nonempty = tmp_path / "nonempty"
+    nonempty.mkdir()
+    (nonempty / "notes.txt").write_text("mine")
+    places = {"bots": bots, "nonempty": nonempty, "finished": finished_run, "missing": tmp_path / "missing"}
+    arguments = [argument.format(**places) for argument in arguments]
+    before_finished, before_nonempty = snapshot(finished_run), snapshot(nonempty)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--games", "4", *QUICK, *arguments]
+                                if "--resume" not in arguments else ["run", *arguments])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0], result.output
+    assert not (tmp_path / "results").exists() and not (tmp_path / "missing").exists()
+    assert snapshot(finished_run) == before_finished and snapshot(nonempty) == before_nonempty
+
+
+def test_resume_of_a_finished_run_plays_nothing_and_reports(finished_run):
+    result = invoke("--resume", str(finished_run))
+    assert result.exit_code == 0 and "4 of 4 games" in result.stdout and "win rate" in result.stdout
+
+
+def test_default_matchup_is_expert_against_greedy(tmp_path):
+    out = tmp_path / "run"
+    result = invoke("--games", "4", "--workers", "1", "--out", str(out), "--rules", "target_score=500")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "run.json").read_text())
+    assert [entry["spec"] for entry in manifest["strategies"]] == ["expert", "greedy"]
+    assert list(RunDirectory(out).chunk_game_counts().values()) and "expert" in result.stdout
+
+
+DAWDLER = '''
+import time
+
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Dawdler(Greedy):
+    """Greedy, but every discard of its first hand takes a tenth of a second."""
+
+    name = "dawdler"
+
+    def choose_discard(self, view):
+        if view.hand_number == 1:
+            time.sleep(0.1)
+        return super().choose_discard(view)
+'''
+
+
+def test_time_limit_overrun_is_a_strategy_failure_named_in_one_line(tmp_path):
+    bot = tmp_path / "dawdler.py"
+    bot.write_text(DAWDLER)
+    spec = f"{bot}:Dawdler"
+    out = tmp_path / "stopped"
+    result = CliRunner().invoke(
+        main, ["run", "--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1",
+               "--time-limit", "0.05", "--out", str(out), "-q", *QUICK],
+    )
+    assert result.exit_code == 1
+    message = result.output + (result.stderr if result.stderr_bytes is not None else "")
+    assert "was stopped at the time limit of 0.05 s" in message and spec in message
+    assert "decision discard" in message and "Traceback" not in message
+    forfeited = tmp_path / "forfeited"
+    result = invoke("--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1",
+                    "--time-limit", "0.05", "--on-error", "forfeit", "--out", str(forfeited), "-q", *QUICK)
+    assert result.exit_code == 0
+    games, _ = tables(forfeited)
+    assert list(games.termination) == ["forfeit", "forfeit"]
+    assert json.loads((forfeited / "run.json").read_text())["time_limit"] == 0.05
+    assert "--time-limit 0.05" in json.loads((forfeited / "run.json").read_text())["command"]

@@ -1,0 +1,165 @@
+"""``canasta-sim plot``: every chart is written, labelled, and shows its sample sizes."""
+
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.analysis import load_run
+from canasta_sim.cli import main
+from canasta_sim.cli.plot import CHARTS, ROUND_ROBIN_CHARTS
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def small_runs(tmp_path_factory):
+    """A head-to-head run, a mirror match and a round robin, short games (R15.1 target 1000)."""
+    folder = tmp_path_factory.mktemp("runs")
+    runs = {}
+    for name, strategies in (("head_to_head", ["-s", "greedy", "-s", "random"]), ("mirror", ["-s", "greedy"]),
+                             ("round_robin", ["-s", "greedy", "-s", "random", "-s", "expert"])):
+        out = folder / name
+        result = CliRunner().invoke(main, ["run", "--games", "40", "--seed", "3", *strategies, "--workers", "1",
+                                           "--rules", "target_score=1000", "--out", str(out), "-q"])
+        assert result.exit_code == 0, result.output
+        runs[name] = out
+    return runs
+
+
+@pytest.mark.parametrize("kind", ["head_to_head", "mirror", "round_robin"])
+def test_plot_writes_every_chart_as_png(kind, small_runs, tmp_path):
+    out = tmp_path / "charts"
+    result = CliRunner().invoke(main, ["plot", str(small_runs[kind]), "--out", str(out), "--dpi", "40"])
+    assert result.exit_code == 0, result.output
+    written = sorted(path.name for path in out.iterdir())
+    charts = {**CHARTS, **(ROUND_ROBIN_CHARTS if kind == "round_robin" else {})}
+    assert written == sorted(f"{name}.png" for name in charts)
+    assert result.output.split() == [str(out / f"{name}.png") for name in charts]
+    for path in out.iterdir():
+        data = path.read_bytes()
+        assert data.startswith(PNG_MAGIC) and len(data) > 2000
+
+
+def test_plot_defaults_to_a_folder_in_the_run(small_runs):
+    result = CliRunner().invoke(main, ["plot", str(small_runs["mirror"]), "--dpi", "40"])
+    assert result.exit_code == 0, result.output
+    assert (small_runs["mirror"] / "plots" / "win_rates.png").is_file()
+
+
+@pytest.mark.parametrize("name", list(CHARTS))
+def test_each_chart_has_title_axis_labels_with_units_and_sample_sizes(name, small_runs):
+    run = load_run(small_runs["head_to_head"])
+    figure = CHARTS[name](run)
+    axes = [axes for axes in figure.axes if axes.has_data()]
+    assert axes
+    suptitle = figure._suptitle.get_text() if figure._suptitle else ""
+    texts = [suptitle]
+    for each in axes:
+        assert each.get_title() or suptitle
+        assert each.get_ylabel() or each.get_yticklabels()  # bar charts by strategy name their bars instead
+        texts += [each.get_title(), each.get_xlabel(), each.get_ylabel()]
+        legend = each.get_legend()
+        if legend is not None:
+            texts += [text.get_text() for text in legend.get_texts()]
+        texts += [text.get_text() for text in each.texts]
+    joined = " ".join(texts)
+    assert any(axes.get_xlabel() for axes in axes) or name == "per_hand_stats"
+    assert re.search(r"points|%|per team-hand|hands|hand number", joined), joined
+    assert re.search(r"n=\d+|\d+ games|team-hands [a-z]+: \d+", joined), joined
+
+
+def test_win_rate_chart_shows_both_strategies_by_side(small_runs):
+    figure = CHARTS["win_rates"](load_run(small_runs["head_to_head"]))
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert labels == ["random\nas side B", "random\nas side A", "random\nall games",
+                      "greedy\nas side B", "greedy\nas side A", "greedy\nall games"]
+    assert any("n=40" in text.get_text() for text in figure.axes[0].texts)
+
+
+def test_win_rate_chart_of_a_round_robin_shows_each_matchup(small_runs):
+    figure = CHARTS["win_rates"](load_run(small_runs["round_robin"]))
+    labels = [label.get_text().replace("\n", " ") for label in figure.axes[0].get_yticklabels()]
+    assert "greedy vs random" in labels and "expert vs greedy" in labels and "random all games" in labels
+    assert len(labels) == 9
+
+
+def test_mirror_match_charts_compare_the_sides(small_runs):
+    figure = CHARTS["win_rates"](load_run(small_runs["mirror"]))
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert labels == ["greedy (B)\nall games", "greedy (A)\nall games"]
+
+
+def test_plot_refuses_an_out_that_is_a_file(small_runs, tmp_path):
+    target = tmp_path / "file.png"
+    target.write_text("not a folder")
+    result = CliRunner().invoke(main, ["plot", str(small_runs["mirror"]), "--out", str(target)])
+    assert result.exit_code == 2 and result.output.strip().splitlines() == [
+        f"Error: --out {target} is a file; give a folder for the charts"]
+
+
+# --- issue #13, point 5 ------------------------------------------------------------------------------
+
+
+def test_round_robin_margins_show_every_strategy(small_runs):
+    figure = CHARTS["margins"](load_run(small_runs["round_robin"]))
+    panels = [axes for axes in figure.axes if axes.has_data()]
+    legends = [axes.get_legend().get_texts()[0].get_text() for axes in panels]
+    assert [legend.split(",")[0] for legend in legends] == ["greedy", "random", "expert"]
+    assert all("n=" in legend for legend in legends)
+
+
+def test_per_hand_count_intervals_never_go_below_zero(small_runs):
+    figure = CHARTS["per_hand_stats"](load_run(small_runs["round_robin"]))
+    counts = [axes for axes in figure.axes if axes.get_ylabel().endswith("per team-hand")]
+    assert len(counts) == 4
+    for axes in counts:
+        for container in axes.containers:
+            if hasattr(container, "lines"):
+                assert all(segment[:, 1].min() >= 0 for segment in container.lines[2][0].get_segments())
+
+
+def test_per_hand_rate_intervals_stay_within_0_and_100_percent(small_runs):
+    figure = CHARTS["per_hand_stats"](load_run(small_runs["round_robin"]))
+    rates = [axes for axes in figure.axes if axes.get_ylabel() == "% of team-hands"]
+    assert [axes.get_title() for axes in rates] == ["went out", "went out concealed"]
+    for axes in rates:
+        # The error bars: one vertical segment per strategy's bar.
+        segments = [segment for container in axes.containers if hasattr(container, "lines")
+                    for segment in container.lines[2][0].get_segments()]
+        assert len(segments) == 3
+        for segment in segments:
+            assert 0 <= segment[:, 1].min() and segment[:, 1].max() <= 100
+
+
+def test_hand_axes_have_whole_numbers_of_hands(small_runs):
+    for name in ("cumulative_score", "hands_per_game"):
+        figure = CHARTS[name](load_run(small_runs["mirror"]))
+        for axes in figure.axes:
+            ticks = axes.get_xticks()
+            assert all(float(tick).is_integer() for tick in ticks), (name, ticks)
+
+
+def test_a_round_robin_gets_a_ratings_chart_with_every_entrant(small_runs):
+    figure = ROUND_ROBIN_CHARTS["ratings"](load_run(small_runs["round_robin"]))
+    names = {label.get_text() for label in figure.axes[0].get_yticklabels()}
+    assert names == {"greedy", "random", "expert"} and "Elo" in figure.axes[0].get_xlabel()
+
+
+@pytest.mark.timeout(120)
+def test_duplicate_runs_draw_the_paired_interval(tmp_path):
+    out = tmp_path / "dup"
+    result = CliRunner().invoke(main, ["run", "--games", "20", "--seed", "3", "-s", "greedy", "-s", "random",
+                                       "--duplicate", "--workers", "1", "--rules", "target_score=1000", "--out",
+                                       str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
+    paired = report["duplicate"][0]
+    figure = CHARTS["win_rates"](load_run(out))
+    labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
+    assert "greedy\nall games (paired, 10 deals)" in labels and "random\nall games (paired, 10 deals)" in labels
+    texts = [text.get_text() for text in figure.axes[0].texts]
+    expected = (f"{100 * paired['score']:.1f}%  [{100 * paired['score_low']:.1f}, "
+                f"{100 * paired['score_high']:.1f}]")
+    assert any(text.startswith(expected) for text in texts), (expected, texts)

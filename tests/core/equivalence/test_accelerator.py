@@ -1,0 +1,301 @@
+"""The compiled hot loop and its pure-Python fallback (issue #8): same games, and the right one runs.
+
+``setup.py`` compiles the modules of the game's hot loop with Cython;
+:mod:`canasta_sim.core._compiled.accelerator` runs a
+module from its source instead when ``CANASTA_SIM_PURE_PYTHON`` is set or the source changed since it
+was compiled.  Where the install compiled nothing these tests check the fallback alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli import main
+from canasta_sim.core._compiled import accelerator
+from tests.helpers import assert_same_run_tables
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+FOLDERS = {"canasta_sim.core": "sim/core", "canasta_sim.strategies": "strategies"}
+"""Each import package the build compiles, and the source folder it maps onto (pyproject.toml)."""
+
+
+def compiled_by_setup() -> dict[str, list[str]]:
+    """``COMPILED`` as written in setup.py, read without running the build."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == "COMPILED" for target in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError("setup.py defines no COMPILED")
+
+
+def test_every_module_setup_compiles_exists_and_nothing_outside_the_hot_loop():
+    compiled = compiled_by_setup()
+    assert set(compiled) == set(FOLDERS)
+    for package, modules in compiled.items():
+        for module in modules:
+            assert (ROOT / FOLDERS[package] / f"{module}.py").is_file(), f"{FOLDERS[package]}/{module}.py"
+    # The package inits stay plain Python, and only the core is compiled among the package's rooms.
+    assert not any("__init__" in modules for modules in compiled.values())
+
+
+def test_each_module_the_build_recorded_runs_compiled_unless_pure_python_is_asked():
+    import canasta_sim.strategies  # noqa: F401  (registers the bots' manifest)
+
+    states = accelerator.status()
+    for package, folder in FOLDERS.items():
+        manifest = ROOT / folder / accelerator.MANIFEST_NAME
+        if manifest.is_file():
+            assert {f"{package}.{module}" for module in json.loads(manifest.read_text())} <= set(states)
+    expected = "source" if accelerator.pure_python_requested() else "compiled"
+    wrong = sorted(name for name, state in states.items() if state != expected)
+    assert not wrong, (
+        f"{', '.join(wrong)} should run {expected}: after editing a compiled module, recompile with "
+        f"`pip install -e .` (or set {accelerator.PURE_PYTHON_VARIABLE}=1 to test the sources)"
+    )
+
+
+def play(out: Path, environment: dict[str, str] | None = None) -> str:
+    """Plays a short three-bot round robin through ``canasta-sim run`` in a fresh process; its build line.
+
+    The run says so on its standard error whenever the engine is not compiled.
+    """
+    command = [sys.executable, "-m", "canasta_sim", "run", "--games", "18", "--seed", "77", "--workers", "1",
+               "-s", "expert", "-s", "greedy", "-s", "random", "--out", str(out)]
+    env = {**os.environ, **(environment or {})}
+    completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=240)
+    assert completed.returncode == 0, completed.stderr
+    build = json.loads((out / "run.json").read_text())["sessions"][0]["build"]
+    noted = f"note: the engine runs as {build}: the same games, only slower" in completed.stderr
+    assert noted is not build.startswith("compiled"), completed.stderr
+    return build
+
+
+def test_compiled_and_pure_python_play_identical_tables(tmp_path):
+    installed = play(tmp_path / "installed", {accelerator.PURE_PYTHON_VARIABLE: "0"})
+    pure = play(tmp_path / "pure", {accelerator.PURE_PYTHON_VARIABLE: "1"})
+    assert installed.startswith(("compiled", "pure Python (nothing was compiled"))
+    if installed.startswith("compiled"):
+        assert pure == f"pure Python ({accelerator.PURE_PYTHON_VARIABLE} is set)"
+    else:  # an install without a compiler (CANASTA_SIM_NO_COMPILE=1): both runs are the sources already
+        assert pure == installed
+    assert_same_run_tables(tmp_path / "installed", tmp_path / "pure")
+
+
+def test_version_names_the_engine_version_and_the_build():
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.exit_code == 0
+    assert result.output == f"canasta-sim 0.1.0, engine version {ENGINE_VERSION}, {accelerator.describe()}\n"
+
+
+# --- the fallback, on a package made up for the test: its "compiled" file is not loadable at all ---
+
+EXTENSION_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
+
+
+@pytest.fixture
+def made_up_package(tmp_path, monkeypatch):
+    """``fakeaccel`` with ``mod.py`` (VALUE = 1), a broken ``mod`` extension file beside it, and no manifest."""
+    folder = tmp_path / "fakeaccel"
+    folder.mkdir()
+    (folder / "__init__.py").write_text("")
+    (folder / "mod.py").write_text("VALUE = 1\n")
+    (folder / f"mod{EXTENSION_SUFFIX}").write_bytes(b"not a shared object")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(accelerator._FINDER, "sources", dict(accelerator._FINDER.sources))
+    monkeypatch.setattr(accelerator, "_REGISTERED", dict(accelerator._REGISTERED))
+    yield folder
+    for name in ("fakeaccel", "fakeaccel.mod"):
+        sys.modules.pop(name, None)
+
+
+def record(folder: Path, digest: str) -> None:
+    (folder / accelerator.MANIFEST_NAME).write_text(json.dumps({"mod": digest}))
+
+
+def test_a_compiled_file_is_preferred_when_its_source_is_unchanged(made_up_package):
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
+    with pytest.raises(ImportError):
+        importlib.import_module("fakeaccel.mod")
+
+
+def test_an_edited_source_runs_instead_of_its_stale_compiled_file_with_a_warning(made_up_package):
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    (made_up_package / "mod.py").write_text("VALUE = 2\n")
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod changed since compiled"):
+        stale = accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
+    assert stale == ["fakeaccel.mod"]
+    module = importlib.import_module("fakeaccel.mod")
+    assert (module.VALUE, Path(module.__file__).name) == (2, "mod.py")
+
+
+def test_a_module_linked_to_an_edited_one_runs_from_its_source_too(made_up_package, monkeypatch):
+    # Compiled against each other's C declarations (the hand state's three modules), they cannot be mixed.
+    (made_up_package / "base.py").write_text("VALUE = 3\n")
+    (made_up_package / "other.py").write_text("VALUE = 4\n")
+    digests = {name: accelerator.source_digest(made_up_package / f"{name}.py") for name in ("mod", "base", "other")}
+    (made_up_package / accelerator.MANIFEST_NAME).write_text(json.dumps(digests))
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakeaccel": (frozenset({"mod", "base"}),)})
+    (made_up_package / "base.py").write_text("VALUE = 5\n")
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.base, fakeaccel.mod changed"):
+        stale = accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
+    assert stale == ["fakeaccel.base", "fakeaccel.mod"]
+    assert importlib.import_module("fakeaccel.mod").VALUE == 1
+
+
+def test_every_module_that_cimports_another_is_linked_to_it():
+    # A module compiled against another's C layout (a .pxd's cimport) would read a plain-Python object as a C
+    # struct if that other ran from source alone; LINKED_MODULES keeps the two together.  A module of
+    # another package is named in full, and only a package imported after it may name it.
+    import re
+
+    order = list(FOLDERS)
+    for package, folder in FOLDERS.items():
+        groups = accelerator.LINKED_MODULES.get(package, ())
+        for declarations in (ROOT / folder).glob("*.pxd"):
+            cimports = re.findall(r"^from (canasta_sim(?:\.\w+)*)\.(\w+) cimport", declarations.read_text(), re.M)
+            for origin, other in cimports:
+                name = other if origin == package else f"{origin}.{other}"
+                if origin != package:
+                    assert order.index(origin) < order.index(package), (declarations.name, name)
+                assert any({declarations.stem, name} <= group for group in groups), (declarations.name, name)
+
+
+@pytest.fixture
+def later_package(made_up_package, monkeypatch):
+    """``fakelater`` with a compiled ``bot`` linked to ``fakeaccel.mod``, a module of a package registered before."""
+    later = made_up_package.parent / "fakelater"
+    later.mkdir()
+    (later / "__init__.py").write_text("")
+    (later / "bot.py").write_text("VALUE = 6\n")
+    (later / accelerator.MANIFEST_NAME).write_text(json.dumps({"bot": accelerator.source_digest(later / "bot.py")}))
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakelater": (frozenset({"bot", "fakeaccel.mod"}),)})
+    yield later
+    sys.modules.pop("fakelater", None)
+
+
+def test_a_group_follows_a_module_of_an_earlier_package_that_runs_from_its_source(made_up_package, later_package):
+    # The built-in bots call the view's C methods: a view run from its source takes them with it.
+    record(made_up_package, "not the digest of mod.py")
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod changed"):
+        accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakelater.bot changed"):
+        assert accelerator.use_sources_where_needed("fakelater", later_package, environment={}) == ["fakelater.bot"]
+    assert accelerator._FINDER.sources["fakelater.bot"] == later_package / "bot.py"
+
+
+def test_a_group_stays_compiled_while_the_earlier_package_module_does(made_up_package, later_package):
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
+    assert accelerator.use_sources_where_needed("fakelater", later_package, environment={}) == []
+    assert "fakelater.bot" not in accelerator._FINDER.sources
+
+
+def test_a_group_member_that_failed_to_compile_takes_the_others_to_their_source(made_up_package, monkeypatch):
+    # "base" is in the group but not in the manifest: its compile failed, so it runs from source.
+    (made_up_package / "base.py").write_text("VALUE = 3\n")
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakeaccel": (frozenset({"mod", "base"}),)})
+    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod"):
+        assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == ["fakeaccel.mod"]
+    assert importlib.import_module("fakeaccel.mod").VALUE == 1
+
+
+def test_pure_python_variable_runs_every_source_without_a_warning(made_up_package, recwarn):
+    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
+    environment = {accelerator.PURE_PYTHON_VARIABLE: "1"}
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment=environment) == []
+    assert importlib.import_module("fakeaccel.mod").VALUE == 1
+    assert not [warning for warning in recwarn if issubclass(warning.category, accelerator.StaleCompiledModuleWarning)]
+
+
+def test_without_a_manifest_nothing_is_rerouted(made_up_package):
+    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
+    assert "fakeaccel" not in accelerator._REGISTERED
+    with pytest.raises(ImportError):
+        importlib.import_module("fakeaccel.mod")
+
+
+@pytest.mark.parametrize(("value", "pure"), [("", False), ("0", False), ("1", True), ("yes", True)])
+def test_pure_python_variable_is_on_for_any_value_but_empty_or_zero(value, pure):
+    assert accelerator.pure_python_requested({accelerator.PURE_PYTHON_VARIABLE: value}) is pure
+
+
+def setup_constant(name: str):
+    """A constant of setup.py (a string or literal), read without running the build."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(target, "id", None) == name for target in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"setup.py defines no {name}")
+
+
+def test_the_build_record_name_is_the_one_setup_writes():
+    assert setup_constant("BUILD_RECORD_NAME") == accelerator.BUILD_RECORD_NAME
+
+
+@pytest.mark.parametrize(
+    ("records", "expected"),
+    [
+        ([True, True], True),
+        ([True, False], False),
+        ([False], False),
+        ([True, None], None),  # a package built before the record existed
+        ([], None),
+    ],
+)
+def test_profile_guided_reads_every_package_record(tmp_path, records, expected):
+    folders = []
+    for index, guided in enumerate(records):
+        folder = tmp_path / f"package{index}"
+        folder.mkdir()
+        if guided is not None:
+            reason = None if guided else "not asked for"
+            record = {"profile_guided": guided, "without_profile_guidance": reason}
+            (folder / accelerator.BUILD_RECORD_NAME).write_text(json.dumps(record))
+        folders.append(folder)
+    assert accelerator.profile_guided(folders) is expected
+
+
+@pytest.mark.timeout(120)
+def test_the_profile_training_plays_the_installed_modules_with_only_the_engine_and_bots():
+    # The profile-guided build (the default with GCC) trains in the build's own environment, where only
+    # setuptools and Cython are installed; here it runs against this install's folders.  It must play
+    # its games, import nothing the build environment lacks, and name any module it played from source.
+    import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules)
+
+    folders = {package: [str(ROOT / folder)] for package, folder in FOLDERS.items()}
+    compiled = [f"{package}.{module}" for package, modules in compiled_by_setup().items() for module in modules]
+    blocked = "import sys\nfor name in ('pyarrow', 'pandas', 'numpy'):\n    sys.modules[name] = None\n"
+    completed = subprocess.run(
+        [sys.executable, "-c", blocked + setup_constant("_TRAINING"), json.dumps(folders), json.dumps(compiled)],
+        capture_output=True, text=True, timeout=110, cwd=ROOT,
+    )
+    assert completed.returncode == 0, completed.stderr[-2000:]
+    states = accelerator.status()
+    from_source = {name for name, state in states.items() if state == "source" and name != "canasta_sim.runs.records"}
+    printed = completed.stdout.strip()
+    assert (set(printed.split()) if printed != "compiled" else set()) == from_source
+
+
+def test_the_installed_build_says_whether_it_is_profile_guided():
+    import canasta_sim.strategies  # noqa: F401
+
+    guided = accelerator.profile_guided()
+    described = accelerator.describe()
+    if guided is None or accelerator.pure_python_requested():
+        assert "profile-guided" not in described
+    else:
+        assert described.endswith(", profile-guided" if guided else ", not profile-guided")

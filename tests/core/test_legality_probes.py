@@ -1,0 +1,189 @@
+"""Legality probes (is_legal, can_x) answer like verify_x without building the error (issue #18).
+
+While a probe runs, a broken rule raises one shared error (``canasta_sim.core.melding._REFUSED``) instead of
+formatting its own; these tests check that the probe's answer, the errors verify_x raises afterwards and
+the hand state itself are those of a check that builds every error.
+"""
+
+import pytest
+
+from canasta_sim.core.cards import parse_kind
+from canasta_sim.core.melding import _REFUSED
+from canasta_sim.core.moves import Discard, Meld, MeldGroup, TakePile, parse_move
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import ACQUIRE, PLAY
+from canasta_sim.errors import IllegalMoveError
+from tests.helpers import position, snapshot
+
+K, Q, FIVE = (parse_kind(name) for name in ("K", "Q", "5"))
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("meld K K", "R9.1"),  # too few cards
+        ("meld Q Q Q", "R6.1"),  # cards the hand lacks
+        ("discard Q", "R6.1"),
+    ],
+)
+def test_a_refused_probe_leaves_verify_raising_the_rules_own_error(text, rule):
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    move = parse_move(text)
+    before = snapshot(state)
+    assert not state.is_legal(move)
+    assert snapshot(state) == before
+    assert state._probing is False
+    with pytest.raises(IllegalMoveError) as raised:
+        state.verify(move)
+    assert raised.value is not _REFUSED
+    assert raised.value.rule == rule
+    assert rule in str(raised.value)
+
+
+@pytest.mark.timeout(30)
+def test_the_can_methods_answer_as_verify_does_and_restore_the_probe_flag():
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    assert state.can_meld(Meld((MeldGroup.of(K, 3),)))
+    assert not state.can_meld(Meld((MeldGroup.of(K, 2),)))
+    assert state.can_discard(Discard(FIVE))
+    assert not state.can_discard(Discard(Q))
+    assert state._probing is False
+    taking = position(Rules(), hands={1: "7 7 5 6"}, pile="9 7", seat=1, phase=ACQUIRE, melded_seats=(1,))
+    assert not taking.can_take_pile(TakePile((FIVE,)))
+    assert taking._probing is False
+    with pytest.raises(IllegalMoveError) as raised:
+        taking.verify_take_pile(TakePile((FIVE,)))
+    assert raised.value is not _REFUSED and raised.value.rule == "R8.2"
+
+
+@pytest.mark.timeout(30)
+def test_a_malformed_record_is_still_refused_by_a_probe_and_named_by_verify():
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    malformed = Discard("K")
+    assert not state.is_legal(malformed)
+    with pytest.raises(IllegalMoveError) as raised:
+        state.verify(malformed)
+    assert raised.value.rule == "E1"
+
+
+@pytest.mark.timeout(30)
+def test_the_shared_refusal_keeps_no_traceback_after_a_probe():
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    for _ in range(3):
+        assert not state.is_legal(parse_move("meld K K"))
+    assert _REFUSED.__traceback__ is None
+
+
+def _same_state(left, right) -> None:
+    assert snapshot(left) == snapshot(right)
+    assert left.history == right.history
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("text", ["meld K K K", "meld K K K; 5 5 5", "meld A:JK"])
+def test_a_meld_checked_by_is_legal_lays_what_an_unchecked_one_lays(text):
+    # The meld reuses the sums is_legal made of that very move (MeldingRules.meld).
+    state = position(Rules(), hands={0: "K K K 5 5 5 JK 8 9"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    unchecked = state.copy()
+    move = parse_move(text)
+    assert state.is_legal(move)
+    state.apply(move)
+    unchecked.apply(parse_move(text))
+    _same_state(state, unchecked)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("text", ["take 7 7", "take 7 JK", "take"])
+def test_a_take_checked_by_is_legal_lays_what_an_unchecked_one_lays(text):
+    state = position(
+        Rules(), hands={1: "7 7 JK 5 6"}, melds={1: "7 7 7"}, pile="9 4 7", seat=1, phase=ACQUIRE, melded_seats=(1,)
+    )
+    unchecked = state.copy()
+    move = parse_move(text)
+    assert state.is_legal(move)
+    state.apply(move)
+    unchecked.apply(parse_move(text))
+    _same_state(state, unchecked)
+
+
+@pytest.mark.timeout(30)
+def test_sums_from_a_check_are_not_reused_after_another_move_is_applied():
+    state = position(Rules(), hands={0: "K K K 5 5 5 JK 8 9"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    kings, fives = parse_move("meld K K K"), parse_move("meld 5 5 5")
+    assert state.is_legal(kings)
+    state.apply(fives)  # clears the vouch: the kings are checked and summed again
+    state.apply(kings)
+    assert state.melds[0][K] == [3, 0, 0] and state.melds[0][FIVE] == [3, 0, 0]
+    assert state.hands[0][K] == 0 and state.hands[0][FIVE] == 0
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("legal", "changed_field", "changed_to"),
+    [
+        ("meld K K K", "groups", (MeldGroup(K, (parse_kind("K"),) * 6),)),  # the same cards twice over
+        ("discard 5", "card", Q),  # a card the hand lacks
+    ],
+)
+def test_a_record_changed_after_its_check_is_checked_again_not_applied_on_the_vouch(legal, changed_field, changed_to):
+    # Strategy code is untrusted: a record found legal and then changed through object.__setattr__ (the
+    # records are frozen, but not against that) must meet the rules' check when applied, not the vouch
+    # the check left for that object (R6.1: only cards in hand are played).
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    move = parse_move(legal)
+    assert state.is_legal(move)
+    object.__setattr__(move, changed_field, changed_to)
+    before = snapshot(state)
+    with pytest.raises(IllegalMoveError) as raised:
+        state.apply(move)
+    assert raised.value.rule == "R6.1"
+    assert snapshot(state) == before
+
+
+@pytest.mark.timeout(30)
+def test_an_unchanged_record_is_applied_on_its_vouch_as_before():
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    move = parse_move("meld K K K")
+    assert state.is_legal(move)
+    state.apply(move)
+    assert state.hand_sizes[0] == 4
+
+
+def _change_group_cards(move):
+    object.__setattr__(move.groups[0], "cards", (K,) * 6)  # a group inside the record: the same cards twice over
+
+
+def _grow_group_list(move):
+    move.groups.append(MeldGroup(K, (K, K, K)))  # a list of groups, built by hand, grown after the check
+
+
+def _change_take_extra(move):
+    object.__setattr__(move, "extra", (MeldGroup(Q, (Q, Q, Q)),))  # extra melds of cards the hand lacks
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("build", "change", "phase"),
+    [
+        (lambda: parse_move("meld K K K"), _change_group_cards, PLAY),
+        (lambda: Meld([MeldGroup(K, (K, K, K))]), _grow_group_list, PLAY),
+        (lambda: TakePile((FIVE, FIVE)), _change_take_extra, ACQUIRE),
+    ],
+    ids=["group_cards", "group_list", "take_extra"],
+)
+def test_a_record_changed_at_any_level_after_its_check_is_checked_again(build, change, phase):
+    # The vouch compares the very objects the record's fields held at the check, level by level (the groups'
+    # ranks and cards included), and keeps no vouch for a container other than a tuple: any change made
+    # after the check, however deep, meets the rules' check when applied (R6.1: only cards in hand are played).
+    state = position(
+        Rules(), hands={0: "K K K 5 5 6 7 8"}, melds={0: "A A A"}, pile="9 5", seat=0, phase=phase, melded_seats=(0,)
+    )
+    move = build()
+    assert state.is_legal(move)
+    change(move)
+    before = snapshot(state)
+    with pytest.raises(IllegalMoveError) as raised:
+        state.apply(move)
+    assert raised.value.rule in ("R6.1", "R8.3")
+    assert snapshot(state) == before

@@ -1,0 +1,231 @@
+"""The research interface (issue #17): the PettingZoo and Gymnasium environments, their encodings and driver."""
+
+import random
+
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import HandState
+from canasta_sim.core.view import SeatView
+from canasta_sim.env import canasta_env
+from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
+from canasta_sim.env.encoding import (
+    ACTION_COUNT,
+    DONE_ACTION,
+    OBSERVATION_SIZE,
+    DecisionOptions,
+    action_text,
+    move_actions,
+    observation_vector,
+)
+from canasta_sim.env.gym import CanastaGymEnv
+from canasta_sim.strategies import BUILTIN
+
+SHORT = {"target_score": 50}
+
+
+@pytest.mark.timeout(120)
+def test_pettingzoo_api_test_passes():
+    api_test(canasta_env(rules=SHORT), num_cycles=1000)
+
+
+@pytest.mark.timeout(120)
+def test_pettingzoo_seed_test_passes():
+    seed_test(lambda: canasta_env(rules=SHORT), num_cycles=500)
+
+
+@pytest.mark.timeout(120)
+def test_gymnasium_check_env_passes():
+    check_env(CanastaGymEnv(partner="greedy", opponents="random", rules=SHORT), skip_render_check=True)
+
+
+@pytest.mark.timeout(300)
+def test_masked_random_play_is_legal_and_conserves_108_cards_over_1000_games():
+    """1,000 whole games to a target score of 50 (R15.1 via ``target_score``; most end after their
+    first hand, some play more), every action drawn uniformly among those the mask allows: every
+    decision has an allowed action, the engine accepts every move (it raises on an illegal one),
+    and the 108 cards (R1.1) are all accounted for after every step."""
+    env = canasta_env(rules=SHORT)
+    rng = random.Random(17)
+    hands = steps = 0
+    for game in range(1000):
+        env.reset(seed=game)
+        state = None
+        for agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            allowed = np.flatnonzero(observation["action_mask"])
+            assert len(allowed), f"game {game}: {agent} has no allowed action"
+            env.step(int(allowed[rng.randrange(len(allowed))]))
+            steps += 1
+            state = env.driver.state
+            assert state.card_total() == 108
+        assert not env.agents and env.driver.is_over
+        hands += len(env.driver.hands)
+    assert hands >= 1000 and steps > 100_000
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"ask_partner": "mandatory"},
+        {"ask_partner": "off"},
+        {"ask_partner_yes_forces_out": False},
+        {"stock_exhausted_rule": "official"},
+        {"last_card_red_three": "meld_no_discard"},
+        {"allow_wild_only_melds": True},
+        {"max_wilds_per_meld": 5, "wild_ratio_rule": "min_two_naturals"},
+        {"canastas_to_go_out": 2, "going_out_without_discard": "only_if_hand_holds_canasta"},
+    ],
+    ids=lambda options: ",".join(f"{key}={value}" for key, value in options.items()),
+)
+def test_masked_random_play_stays_legal_under_other_rule_options(options):
+    """Rule-set options (docs/rules.md, RULES.md §17) pass through: 10 games each to a target of 50."""
+    env = canasta_env(rules={**SHORT, **options})
+    assert all(getattr(env.rules, key) == value for key, value in options.items())
+    rng = random.Random(23)
+    for game in range(10):
+        env.reset(seed=game)
+        for _ in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            allowed = np.flatnonzero(observation["action_mask"])
+            assert len(allowed)
+            env.step(int(allowed[rng.randrange(len(allowed))]))
+            assert env.driver.state.card_total() == 108
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("names", [("random", "greedy"), ("expert", "greedy"), ("expert", "random")])
+def test_driver_with_strategies_in_every_seat_plays_the_engines_game(names):
+    players = [BUILTIN[names[0]], BUILTIN[names[1]]] * 2
+    for seed in range(2):
+        expected = play_game(players, seed=seed)
+        driver = GameDriver(Rules(), players=players)
+        driver.reset(seed)
+        assert driver.is_over
+        assert tuple(driver.hands) == expected.hands
+        assert (driver.totals, driver.winner, driver.first_dealer) == (expected.scores, expected.winner,
+                                                                      expected.first_dealer)
+
+
+def _sequences(options: DecisionOptions):
+    """Every complete action sequence the options allow, with the value it plays."""
+    for action, value in options.immediate.items():
+        yield (action,), value
+    for actions, move in options.compound:
+        yield (*actions, DONE_ACTION), move
+
+
+@pytest.mark.timeout(120)
+def test_actions_and_engine_moves_correspond_one_to_one():
+    """Over the decisions of random games: each allowed sequence plays its move (stepping through
+    the mask), :func:`move_actions` turns the move back into that sequence, and no two sequences
+    play the same move."""
+    driver = GameDriver(Rules(target_score=50))
+    rng = random.Random(5)
+    checked = 0
+    for seed in range(12):
+        driver.reset(seed)
+        while not driver.is_over:
+            view = driver.view(driver.actor)
+            options = DecisionOptions.of(view, driver.decision)
+            values = []
+            for actions, value in _sequences(options):
+                prefix = ()
+                for position, action in enumerate(actions):
+                    assert options.mask(prefix)[action] == 1
+                    prefix, played, complete = options.play(prefix, action)
+                    assert complete == (position == len(actions) - 1)
+                assert played == value
+                assert move_actions(driver.decision, value, side_has_melded=view.has_melded(view.side)) == actions
+                values.append(value)
+                checked += 1
+            assert len(set(map(repr, values))) == len(values)
+            actions, value = rng.choice(list(_sequences(options)))
+            driver.decide(value)
+    assert checked > 3000
+
+
+def test_options_refuse_an_action_the_mask_does_not_allow():
+    env = canasta_env(rules=SHORT)
+    env.reset(seed=1)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    refused = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(ValueError, match="not allowed now"):
+        env.step(refused)
+    with pytest.raises(DriverError, match="acquire decision takes"):
+        env.driver.decide(True)
+
+
+def test_gym_env_ends_the_episode_on_an_illegal_action_or_raises_if_asked():
+    env = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
+    observation, info = env.reset(seed=2)
+    refused = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, truncated, info = env.step(refused)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, refused)
+    strict = CanastaGymEnv(partner="random", opponents="random", rules=SHORT, on_illegal="raise")
+    strict.reset(seed=2)
+    with pytest.raises(ValueError, match="not allowed now"):
+        strict.step(refused)
+
+
+@pytest.mark.timeout(120)
+def test_gym_episode_rewards_sum_to_the_learning_sides_score_margin():
+    env = CanastaGymEnv(partner="greedy", opponents="greedy", seat=1, rules={"target_score": 1000})
+    rng = random.Random(3)
+    observation, info = env.reset(seed=11)
+    total = 0.0
+    while True:
+        allowed = np.flatnonzero(info["action_mask"])
+        observation, reward, terminated, truncated, info = env.step(int(allowed[rng.randrange(len(allowed))]))
+        total += reward
+        if terminated or truncated:
+            break
+    scores = info["scores"]
+    assert total == scores[1] - scores[0]
+
+
+def test_observation_holds_nothing_the_seat_may_not_know():
+    """Swapping cards between the other seats' hands and the stock (R3.1 deal order) changes none of
+    seat 0's observation: it sees only its view (its hand, the table, sizes and counts)."""
+    deck = list(range(108))
+    dealer = 3  # seat 0 is dealt first: deck positions 0, 4, 8, ...; seat 1: 1, 5, ...; seat 3: 3, 7, ...
+    other = deck.copy()
+    other[1], other[3] = other[3], other[1]  # a card of seat 1 and one of seat 3 change hands
+    other[50], other[107] = other[107], other[50]  # two stock cards change places
+    views = []
+    for order in (deck, other):
+        state = HandState.from_deck(Rules(), order, dealer=dealer)
+        views.append(SeatView(state, 0, (0, 0)))
+    assert views[0].hand == views[1].hand and views[0].pile == views[1].pile
+    for decision in (None, "acquire"):
+        first = observation_vector(views[0], decision)
+        assert np.array_equal(first, observation_vector(views[1], decision))
+        assert first.shape == (OBSERVATION_SIZE,) and first.dtype == np.float32
+
+
+def test_action_texts_cover_the_whole_space():
+    texts = {action_text(action) for action in range(ACTION_COUNT)}
+    assert {"draw", "stop", "done", "discard 4", "ask yes", "answer no"} <= texts
+    with pytest.raises(ValueError):
+        action_text(ACTION_COUNT)
+    assert set(DECISIONS) == {"acquire", "ask", "answer", "meld", "discard"}
+
+
+def test_env_options_are_checked():
+    with pytest.raises(ValueError, match="reward"):
+        canasta_env(reward="points")
+    with pytest.raises(ValueError, match="render_mode"):
+        canasta_env(render_mode="human")
+    with pytest.raises(ValueError, match="seat"):
+        CanastaGymEnv(seat=4)

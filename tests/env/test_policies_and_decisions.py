@@ -1,0 +1,183 @@
+"""Trained policies as strategies (the ``policy:`` spec form) and ``run --record-decisions`` (issue #17)."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.env.encoding import ACTION_COUNT, OBSERVATION_SIZE
+from canasta_sim.errors import StrategyError, StrategyLoadError
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.strategies import Greedy
+from tests.helpers import assert_same_run_tables
+
+QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
+
+POLICIES = '''
+import numpy as np
+
+
+def first(observation, action_mask):
+    """The first action the mask allows."""
+    return int(np.flatnonzero(action_mask)[0])
+
+
+def sample(observation, action_mask, rng):
+    """Uniform among the allowed actions, from the seat's own generator."""
+    return rng.choice(np.flatnonzero(action_mask).tolist())
+
+
+def shifted(offset):
+    """A factory: the spec's parameters come as text."""
+    step = int(offset)
+
+    def act(observation, action_mask):
+        allowed = np.flatnonzero(action_mask)
+        return int(allowed[min(step, len(allowed) - 1)])
+
+    return act
+
+
+def refused(observation, action_mask):
+    """An action the mask never allows first: a seat failure."""
+    return int(np.flatnonzero(action_mask == 0)[0])
+
+
+def text(observation, action_mask):
+    return "draw"
+
+
+NOT_CALLABLE = 3
+'''
+
+
+@pytest.fixture(scope="module")
+def policies(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("policies") / "policies.py"
+    path.write_text(POLICIES)
+    return path
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, ["run", *args], catch_exceptions=False)
+
+
+@pytest.mark.timeout(300)
+def test_policy_spec_plays_in_worker_processes_with_the_same_tables_for_any_number_of_workers(policies, tmp_path):
+    spec = f"policy:{policies}:sample"
+    for workers in ("1", "2"):
+        result = invoke("--games", "8", "--seed", "4", "-s", spec, "-s", "greedy", "--workers", workers,
+                        "--chunk-size", "2", "--out", str(tmp_path / workers), "-q", *QUICK)
+        assert result.exit_code == 0, result.output
+    assert_same_run_tables(tmp_path / "1", tmp_path / "2")
+    games = pd.read_parquet(tmp_path / "1" / "games")
+    assert set(games["team_a_strategy"]) == {spec, "greedy"} and games["error"].isna().all()
+
+
+def test_policy_spec_parameters_call_the_target_as_a_factory(policies):
+    loaded = load_strategy(f"policy:{policies}:shifted:offset=2")
+    result = play_game([loaded, Greedy, loaded, Greedy], seed=3, rules=Rules(target_score=1000))
+    assert result.termination == "target"
+    assert loaded.label == f"policy:{policies}:shifted@1"
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("missing", "has no 'missing'"), ("NOT_CALLABLE", "is not a policy"), ("first:offset=1", "first\\(offset='1'\\)")],
+)
+def test_bad_policy_specs_are_refused_with_what_is_accepted(policies, name, message):
+    with pytest.raises(StrategyLoadError, match=message):
+        load_strategy(f"policy:{policies}:{name}")
+
+
+@pytest.mark.parametrize(("name", "reason"), [("refused", "not allowed now"), ("text", "not an action number")])
+def test_a_policy_returning_a_refused_or_malformed_action_is_its_seats_failure(policies, name, reason):
+    loaded = load_strategy(f"policy:{policies}:{name}")
+    with pytest.raises(StrategyError, match=reason) as caught:
+        play_game([Greedy, loaded, Greedy, loaded], seed=1, names=["greedy", "bad"] * 2)
+    assert caught.value.seat in (1, 3)
+
+
+def test_a_bad_policy_spec_is_a_one_line_usage_error(tmp_path):
+    result = invoke("--games", "2", "-s", "policy:nowhere.py:act", "--out", str(tmp_path / "run"))
+    assert result.exit_code == 2
+    assert "does not exist" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.timeout(300)
+def test_record_decisions_writes_one_row_per_decision_of_the_chosen_strategy(tmp_path):
+    out = tmp_path / "run"
+    result = invoke("--games", "6", "--seed", "8", "-s", "expert", "-s", "greedy", "--workers", "2",
+                    "--chunk-size", "3", "--record-decisions", "expert", "--out", str(out), "-q", *QUICK)
+    assert result.exit_code == 0, result.output
+    decisions = pd.read_parquet(out / "decisions")
+    hands = pd.read_parquet(out / "hands")
+    assert set(decisions["strategy"]) == {"expert"}
+    # Side A is expert in even games, side B in odd ones (sides swap, R1.1 seats 0 and 2 are side A).
+    assert all(seat % 2 == game % 2 for game, seat in zip(decisions["game_id"], decisions["seat"], strict=True))
+    assert set(decisions["decision"]) >= {"acquire", "meld", "discard"}
+    assert decisions["observation"].map(len).eq(OBSERVATION_SIZE).all()
+    assert decisions["actions"].map(lambda actions: actions[0]).eq(decisions["action"]).all()
+    assert decisions["action"].between(0, ACTION_COUNT - 1).all() and decisions["legal_actions"].ge(1).all()
+    assert decisions["allowed"].map(len).eq(decisions["legal_actions"]).all()
+    assert all(action in allowed for action, allowed in zip(decisions["action"], decisions["allowed"], strict=True))
+    # Every hand's outcome is the side's row of the hands table.
+    outcome = hands.set_index(["game_id", "hand_no", "team"])["score"]
+    keys = list(zip(decisions["game_id"], decisions["hand_no"], decisions["team"], strict=True))
+    assert decisions["hand_score"].tolist() == [outcome[key] for key in keys]
+    # Every hand of every game has rows: each of the expert's turns begins with an acquire decision.
+    expert_hands = hands[hands["strategy"] == "expert"][["game_id", "hand_no"]].drop_duplicates()
+    recorded = decisions[decisions["decision"] == "acquire"][["game_id", "hand_no"]].drop_duplicates()
+    assert len(recorded) == len(expert_hands)
+    manifest = (out / "run.json").read_text()
+    assert '"record_decisions": [\n    "expert"\n  ]' in manifest and "--record-decisions expert" in manifest
+
+
+@pytest.mark.timeout(300)
+def test_record_decisions_does_not_change_the_games(tmp_path):
+    common = ["--games", "4", "--seed", "9", "-s", "greedy", "-s", "random", "--workers", "1", "-q", *QUICK]
+    assert invoke(*common, "--out", str(tmp_path / "plain")).exit_code == 0
+    assert invoke(*common, "--record-decisions", "all", "--out", str(tmp_path / "recorded")).exit_code == 0
+    assert_same_run_tables(tmp_path / "plain", tmp_path / "recorded")
+    assert not (tmp_path / "plain" / "decisions").exists()
+    decisions = pd.read_parquet(tmp_path / "recorded" / "decisions")
+    assert set(decisions["seat"]) == {0, 1, 2, 3}
+
+
+def test_record_decisions_refuses_whom_the_run_does_not_have(tmp_path):
+    result = invoke("--games", "2", "-s", "greedy", "--record-decisions", "expert", "--out", str(tmp_path / "run"))
+    assert result.exit_code == 2
+    assert "--record-decisions 'expert' is neither 'all', a seat 0-3 nor a strategy of the run" in result.output
+
+
+def test_record_decisions_is_refused_on_the_dask_backend(tmp_path):
+    result = invoke("--games", "2", "-s", "greedy", "--record-decisions", "all", "--backend", "dask",
+                    "--out", str(tmp_path / "run"))
+    assert result.exit_code == 2
+    assert "--record-decisions works with --backend local only" in result.output
+
+
+@pytest.mark.timeout(300)
+def test_the_imitation_example_runs_end_to_end(tmp_path):
+    """The README's loop at a small scale: record, fit (one epoch), play the saved policy."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    recorded = tmp_path / "expert"
+    assert invoke("--games", "2", "--seed", "1", "-s", "expert", "--record-decisions", "all", "--workers", "1",
+                  "--out", str(recorded), "-q", *QUICK).exit_code == 0
+    weights = tmp_path / "imitation.npz"
+    fitted = subprocess.run([sys.executable, str(root / "examples" / "imitation.py"), str(recorded), str(weights),
+                             "--epochs", "1"], capture_output=True, text=True, timeout=240, check=False)
+    assert fitted.returncode == 0, fitted.stderr
+    assert "decisions imitated" in fitted.stdout and weights.is_file()
+    spec = f"policy:{root / 'examples' / 'imitation.py'}:load:weights={weights}"
+    played = invoke("--games", "2", "--seed", "2", "-s", spec, "-s", "random", "--workers", "1",
+                    "--out", str(tmp_path / "played"), "-q", *QUICK)
+    assert played.exit_code == 0, played.output
+    assert pd.read_parquet(tmp_path / "played" / "games")["error"].isna().all()

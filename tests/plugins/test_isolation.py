@@ -1,0 +1,312 @@
+"""Strategies in their own processes (issue #15): the same games as in-process, failures charged to the seat
+with a clear message, and fairness by construction (no other hand in reach, no way to change the game,
+nothing shared between partners but moves)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import SeatFailure, StrategyError, StrategyLoadError
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, bot_command, isolate_spec
+from canasta_sim.strategies import BUILTIN
+from tests.helpers import BOTS
+
+BOTS = BOTS
+MISBEHAVING = BOTS / "protocol_misbehaving.py"
+SHORT = Rules(target_score=1500)
+SHORTER = Rules(target_score=500)
+
+
+def _reports(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+# ------------------------------------------------------------------------------------------ same games
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("name", ["expert", "greedy", "random"])
+def test_isolated_builtin_plays_the_same_games_as_in_process(name):
+    honest = load_strategy(name)
+    isolated = load_strategy(f"isolated:{name}")
+    opponent = load_strategy("greedy" if name != "greedy" else "expert")
+    assert isolated.label == honest.label
+    for seed in range(2):
+        expected = play_game([honest, opponent, honest, opponent], seed=seed, rules=SHORT)
+        assert play_game([isolated, opponent, isolated, opponent], seed=seed, rules=SHORT) == expected
+    expected = play_game([opponent, honest, opponent, honest], seed=9)
+    assert play_game([opponent, isolated, opponent, isolated], seed=9) == expected
+
+
+@pytest.mark.timeout(120)
+def test_isolated_plans_replay_exactly_under_rule_variants():
+    # Asking is compulsory, a last red 3 forbids the discard, dealt red 3s wait for the first turn: the turn
+    # plans the bot process answers ahead (docs/protocol.md, "Plans") must follow every one of these paths.
+    rules = Rules(target_score=1500, ask_partner="mandatory", last_card_red_three="meld_no_discard",
+                  dealt_red_three_timing="first_turn", stock_exhausted_rule="official")
+    for name in ("expert", "random"):
+        honest, isolated = load_strategy(name), load_strategy(f"isolated:{name}")
+        opponent = load_strategy("greedy")
+        for seed in range(2):
+            expected = play_game([honest, opponent, honest, opponent], seed=seed, rules=rules)
+            assert play_game([isolated, opponent, isolated, opponent], seed=seed, rules=rules) == expected
+
+
+@pytest.mark.timeout(120)
+def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
+    def run(out, *extra):
+        result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "11", "--workers", "2", "--chunk-size",
+                                           "2", "-q", "--out", str(out), "--rules", "target_score=1500", *extra],
+                                    catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return json.loads((out / "run.json").read_text())
+
+    import pandas as pd
+
+    run(tmp_path / "plain", "-s", "expert", "-s", "greedy")
+    manifest = run(tmp_path / "isolated", "-s", "isolated:expert", "-s", "greedy")
+    assert [entry["spec"] for entry in manifest["strategies"]] == ["isolated:expert", "greedy"]
+    plain = pd.read_parquet(tmp_path / "plain" / "games").sort_values("game_id").reset_index(drop=True)
+    isolated = pd.read_parquet(tmp_path / "isolated" / "games").sort_values("game_id").reset_index(drop=True)
+    columns = ["game_id", "seed", "score_a", "score_b", "winner", "hands", "termination", "first_dealer"]
+    assert len(plain) == 4
+    assert plain[columns].equals(isolated[columns])
+    keys = ["game_id", "hand_no", "team"]
+    plain_hands = pd.read_parquet(tmp_path / "plain" / "hands").sort_values(keys).reset_index(drop=True)
+    isolated_hands = pd.read_parquet(tmp_path / "isolated" / "hands").sort_values(keys).reset_index(drop=True)
+    columns = [*keys, "score", "cumulative_score", "end_reason", "went_out_seat", "hand_turns"]
+    assert len(plain_hands) > 4 and plain_hands[columns].equals(isolated_hands[columns])
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_bot.py"
+
+
+@pytest.mark.timeout(120)
+def test_isolate_flag_runs_a_round_robin_with_every_file_spec_isolated(tmp_path):
+    out = tmp_path / "robin"
+    result = CliRunner().invoke(main, ["run", "--isolate", "--games", "3", "--seed", "2", "--workers", "1", "-q",
+                                       "--rules", "target_score=1000", "--out", str(out), "-s", f"{EXAMPLE}:MyBot",
+                                       "-s", "greedy", "-s", "random"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    specs = [entry["spec"] for entry in json.loads((out / "run.json").read_text())["strategies"]]
+    assert specs == [f"isolated:{EXAMPLE}:MyBot", "greedy", "random"]
+
+
+@pytest.mark.timeout(120)
+def test_check_strategy_isolate_checks_the_strategy_in_its_own_process():
+    result = CliRunner().invoke(main, ["check-strategy", "--isolate", f"{EXAMPLE}:MyBot", "--games", "2",
+                                       "--rules", "target_score=1000"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"checking isolated:{EXAMPLE}:MyBot" in result.output and "no problems found" in result.output
+
+
+def test_isolate_flag_isolates_every_spec_but_the_builtins():
+    assert isolate_spec("expert", BUILTIN) == "expert"
+    assert isolate_spec("expert:aggression=0.7", BUILTIN) == "expert:aggression=0.7"
+    assert isolate_spec("bots/x.py:Bot", BUILTIN) == "isolated:bots/x.py:Bot"
+    assert isolate_spec("isolated:greedy", BUILTIN) == "isolated:greedy"
+    assert isolate_spec("cmd:node bot.js", BUILTIN) == "cmd:node bot.js"
+
+
+def test_bot_specs_name_what_is_wrong():
+    with pytest.raises(StrategyLoadError, match="not found"):
+        bot_command("cmd:no-such-program-here --flag")
+    with pytest.raises(StrategyLoadError, match="names no command"):
+        bot_command("cmd:   ")
+    with pytest.raises(StrategyLoadError, match="in a process already"):
+        bot_command("isolated:cmd:node bot.js")
+    assert bot_command("cmd:python bot.py --depth=2")[1] == ()
+    with pytest.raises(StrategyLoadError, match="has no parameter 'depth'"):
+        load_strategy("isolated:greedy:depth=2")
+    with pytest.raises(StrategyLoadError, match="failed its handshake"):
+        load_strategy(f"cmd:python {BOTS / 'protocol_misbehaving.py'}")  # a Python file that speaks no protocol
+
+
+# ------------------------------------------------------------------------------------------ failures
+
+
+def _fail(spec: str, *, time_limit: float | None = None) -> tuple[StrategyError, float]:
+    loaded = load_strategy(spec)
+    greedy = load_strategy("greedy")
+    start = time.monotonic()
+    with pytest.raises(StrategyError) as caught:
+        play_game([loaded, greedy, greedy, greedy], seed=77, names=[spec, "greedy", "greedy", "greedy"],
+                  time_limit=time_limit)
+    return caught.value, time.monotonic() - start
+
+
+@pytest.mark.timeout(60)
+def test_a_hanging_bot_is_killed_and_loses_on_time_within_the_deadline_plus_one_second(tmp_path):
+    report = tmp_path / "hang.jsonl"
+    spec = f"isolated:{MISBEHAVING}:Hangs:report={report}"
+    error, _ = _fail(spec, time_limit=1.0)
+    caught_at = time.time()
+    started = _reports(report)[0]["hang_started"]
+    assert caught_at - started < 1.0 + 1.0
+    cause = error.__cause__
+    assert isinstance(cause, SeatFailure) and cause.reason == "timeout"
+    text = str(error)
+    assert spec in text and "seat 0" in text and "game seed 77" in text and "decision acquire" in text
+    assert "about to hang" in text  # the bot's last stderr lines
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("target", "words"),
+    [
+        ("Exits", ["exit status 3", "exiting now, status 3"]),
+        ("Crashes", ["killed by signal 11", "about to crash"]),
+    ],
+)
+def test_a_bot_that_exits_or_crashes_is_its_seat_failure(target, words):
+    spec = f"isolated:{MISBEHAVING}:{target}"
+    error, _ = _fail(spec)
+    assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "crash"
+    text = str(error)
+    assert spec in text and "seat 0" in text and "game seed 77" in text and "decision acquire" in text
+    for word in words:
+        assert word in text
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_writing_garbage_is_its_seat_failure():
+    spec = f"cmd:python {BOTS / 'protocol_garbage.py'}"
+    error, _ = _fail(spec)
+    assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "malformed"
+    text = str(error)
+    assert "is not JSON" in text and "I am not JSON" in text and "garbage, not the protocol" in text
+    assert "decision acquire" in text and "game seed 77" in text
+
+
+@pytest.mark.timeout(60)
+def test_a_strategy_raising_in_its_process_is_reported_with_its_exception():
+    error, _ = _fail(f"isolated:{MISBEHAVING}:Raises")
+    assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "exception"
+    # raised while the bot planned its turn: charged at the very decision that raised, as in-process
+    assert "RuntimeError: boom in the bot" in str(error) and "decision discard" in str(error)
+
+
+@pytest.mark.timeout(60)
+def test_memory_limit_caps_each_bot_process(monkeypatch):
+    greedy = load_strategy("greedy")
+    unlimited = load_strategy(f"isolated:{MISBEHAVING}:Hoards")
+    play_game([unlimited, greedy, greedy, greedy], seed=77, rules=Rules(target_score=100))  # 400 MB is fine here
+    monkeypatch.setenv(MEMORY_LIMIT_VARIABLE, "300")
+    error, _ = _fail(f"isolated:{MISBEHAVING}:Hoards")
+    assert "MemoryError" in str(error)
+
+
+@pytest.mark.timeout(120)
+def test_with_forfeit_a_new_process_takes_the_next_game(tmp_path):
+    report = tmp_path / "exits.jsonl"
+    spec = f"isolated:{MISBEHAVING}:ExitsNow:at=30,report={report}"
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "5", "--workers", "1", "-q", "--out",
+                                       str(out), "--on-error", "forfeit", "--rules", "target_score=1500",
+                                       "-s", spec, "-s", "greedy"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["games_done"] == 4
+    pids = []
+    for entry in _reports(report):
+        if not pids or pids[-1] != entry["pid"]:
+            pids.append(entry["pid"])
+    # two seats, each a process exiting at its 30th decision: more processes than seats were started
+    assert len(set(pids)) > 2
+
+
+# ------------------------------------------------------------------------------------------ fairness
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_bot_searching_its_memory_finds_no_other_hand_and_no_stock(tmp_path):
+    report = tmp_path / "snoop.jsonl"
+    spec = f"{MISBEHAVING}:Snoops:report={report}"
+    greedy = load_strategy("greedy")
+    snooper = load_strategy(f"isolated:{spec}")
+    play_game([snooper, greedy, snooper, greedy], seed=3, rules=SHORTER)
+    entries = _reports(report)
+    assert entries and all(entry["states"] >= 1 for entry in entries)  # it did find the state it was sent
+    assert sum(entry["leaks"] for entry in entries) == 0
+    # the very same search in-process finds the other hands at once: the test can fail
+    report.unlink()
+    play_game([load_strategy(spec), greedy, greedy, greedy], seed=3, rules=SHORTER)
+    assert sum(entry["leaks"] for entry in _reports(report)) > 0
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_bot_cannot_change_the_game():
+    greedy = load_strategy("greedy")
+    tamperer = load_strategy(f"isolated:{MISBEHAVING}:Tampers")
+    for seed in range(2):
+        honest = play_game([greedy] * 4, seed=seed, rules=SHORT)
+        assert play_game([tamperer, greedy, tamperer, greedy], seed=seed, rules=SHORT) == honest
+
+
+@pytest.mark.timeout(120)
+def test_isolated_partners_share_nothing_but_moves(tmp_path):
+    report = tmp_path / "whisper.jsonl"
+    spec = f"{MISBEHAVING}:Whispers:report={report}"
+    greedy = load_strategy("greedy")
+    whisperer = load_strategy(f"isolated:{spec}")
+    play_game([whisperer, greedy, whisperer, greedy], seed=8, rules=SHORT)
+    entries = _reports(report)
+    seats = {entry["seat"]: entry["pid"] for entry in entries}
+    assert set(seats) == {0, 2} and seats[0] != seats[2]
+    assert not any(entry["found_partner_hand"] for entry in entries)
+    report.unlink()
+    in_process = load_strategy(spec)
+    play_game([in_process, greedy, in_process, greedy], seed=8, rules=SHORT)
+    assert any(entry["found_partner_hand"] for entry in _reports(report))
+
+
+# ------------------------------------------------------------------------------------------ the process
+
+
+@pytest.mark.timeout(30)
+def test_bot_stderr_is_logged_capped_and_never_blocks_it(caplog):
+    import logging
+    import sys as system
+
+    from canasta_sim.plugins.process import STDERR_LOG_LIMIT, BotProcess
+
+    # 300 KiB of stderr before its answer: far more than a pipe holds, so only reading it as it comes helps
+    script = "import sys\nfor i in range(3000): sys.stderr.write('line %d ' % i + 'x' * 90 + '\\n')\nprint('done')"
+    bot = BotProcess([system.executable, "-c", script], label="chatty")
+    caplog.set_level(logging.INFO, logger="canasta_sim.bots")
+    bot.start()
+    assert bot.read_line(time.monotonic() + 20) == b"done"
+    bot.close()
+    logged = [record.getMessage() for record in caplog.records if record.name == "canasta_sim.bots"]
+    assert logged[0].startswith("bot 'chatty' stderr: line 0 ")
+    assert sum(len(message) for message in logged) < STDERR_LOG_LIMIT * 1.5
+    assert "further bytes of stderr not logged" in logged[-1]
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_bot_hears_of_every_hands_end_the_games_last_included(tmp_path):
+    report = tmp_path / "listen.jsonl"
+    listener = load_strategy(f"isolated:{MISBEHAVING}:Listens:report={report}")
+    greedy = load_strategy("greedy")
+    for seed in (4, 5):  # the second game reuses the processes: the first game's last hand must not wait for it
+        result = play_game([listener, greedy, listener, greedy], seed=seed, rules=SHORT)
+        deadline = time.monotonic() + 10  # the bots read the last hand_end after play_game has returned
+        while len(_reports(report)) < 2 * len(result.hands) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        by_process: dict[int, list[dict]] = {}
+        for entry in _reports(report):
+            by_process.setdefault(entry["pid"], []).append(entry)
+        assert len(by_process) == 2  # seats 0 and 2, a process each
+        for heard in by_process.values():
+            assert [entry["hand_number"] for entry in heard] == [hand.hand_number for hand in result.hands]
+            assert heard[-1]["totals_after"] == list(result.scores)
+        report.unlink()

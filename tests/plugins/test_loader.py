@@ -1,0 +1,209 @@
+"""Strategy specs: built-in names, files, modules, entry-point plugins, parameters, and the
+``canasta-sim strategies`` listing."""
+
+from __future__ import annotations
+
+import pickle
+import random
+import textwrap
+
+import pytest
+from click.testing import CliRunner
+
+import canasta_sim.plugins.loader
+from canasta_sim.cli import main
+from canasta_sim.core.engine import play_game
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.plugins.loader import available_strategies, load_strategy, parse_spec
+from canasta_sim.strategies import Expert, Greedy, RandomPlay
+
+BOT_SOURCE = textwrap.dedent(
+    '''
+    from canasta_sim.core.strategy import Strategy
+
+
+    class FileBot(Strategy):
+        """Draws, never melds, discards its first legal card."""
+
+        name = "file-bot"
+        version = 3
+        description = "A bot from a file."
+        parameters = {"depth": 1, "bold": False}
+
+        def choose_acquire(self, view):
+            return next(view.legal_acquires())
+
+        def choose_discard(self, view):
+            return next(view.legal_discards())
+
+
+    NOT_A_STRATEGY = 42
+    '''
+)
+
+
+@pytest.fixture()
+def bot_file(tmp_path):
+    path = tmp_path / "file_bot.py"
+    path.write_text(BOT_SOURCE)
+    return path
+
+
+class FakeEntryPoint:
+    """Stands in for an ``importlib.metadata.EntryPoint`` of the group canasta_sim.strategies."""
+
+    def __init__(self, name, target, value="fake_package.bots:Bot"):
+        self.name = name
+        self.value = value
+        self._target = target
+
+    def load(self):
+        if isinstance(self._target, Exception):
+            raise self._target
+        return self._target
+
+
+class PluginBot(Greedy):
+    """A plugin strategy."""
+
+    name = "plugin-bot"
+    version = 7
+    description = "Installed from a package."
+
+
+@pytest.fixture()
+def plugins(monkeypatch):
+    points = {
+        "plugin-bot": FakeEntryPoint("plugin-bot", PluginBot),
+        "broken-bot": FakeEntryPoint("broken-bot", ImportError("no module named fake_package")),
+    }
+    monkeypatch.setattr(canasta_sim.plugins.loader, "_entry_points", lambda: points)
+    return points
+
+
+# ---------------------------------------------------------------- spec forms
+
+
+@pytest.mark.parametrize(("name", "cls"), [("random", RandomPlay), ("greedy", Greedy), ("expert", Expert)])
+def test_builtin_names(name, cls):
+    loaded = load_strategy(name)
+    assert loaded.cls is cls and loaded.label == f"{name}@{cls.version}"
+    assert isinstance(loaded(random.Random(0)), cls)
+
+
+def test_file_path_and_class(bot_file):
+    loaded = load_strategy(f"{bot_file}:FileBot")
+    assert loaded.label == "file-bot@3"
+    result = play_game([loaded, Greedy, loaded, Greedy], seed=1)
+    assert result.winner == 1  # a bot that never melds loses
+
+
+def test_file_parameters_are_converted_to_the_defaults_types(bot_file):
+    player = load_strategy(f"{bot_file}:FileBot:depth=4,bold=yes")(random.Random(0))
+    assert (player.depth, player.bold) == (4, True)
+
+
+def test_module_and_class():
+    loaded = load_strategy("canasta_sim.strategies.expert:Expert:aggression=0.9")
+    assert loaded.cls is Expert and loaded(random.Random(0)).aggression == 0.9
+
+
+def test_entry_point_plugin(plugins):
+    loaded = load_strategy("plugin-bot")
+    assert loaded.cls is PluginBot and loaded.label == "plugin-bot@7"
+
+
+def test_broken_plugin_is_reported_with_its_cause(plugins):
+    with pytest.raises(StrategyLoadError, match="'broken-bot' failed to load: ImportError"):
+        load_strategy("broken-bot")
+
+
+def test_plugin_through_importlib_metadata(monkeypatch):
+    seen = []
+
+    def entry_points(group):
+        seen.append(group)
+        return [FakeEntryPoint("meta-bot", PluginBot)]
+
+    monkeypatch.setattr(canasta_sim.plugins.loader.importlib.metadata, "entry_points", entry_points)
+    assert load_strategy("meta-bot").cls is PluginBot
+    assert seen[-1] == "canasta_sim.strategies"
+
+
+def test_parse_spec_splits_target_and_parameters():
+    assert parse_spec("expert") == ("expert", ())
+    assert parse_spec("expert:aggression=0.7,freeze=2") == ("expert", (("aggression", "0.7"), ("freeze", "2")))
+    assert parse_spec("bots/b.py:Bot:depth=2") == ("bots/b.py:Bot", (("depth", "2"),))
+    assert parse_spec(r"C:\bots\b.py:Bot") == (r"C:\bots\b.py:Bot", ())  # a drive letter is no parameter
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("", "empty strategy spec"),
+        ("grandmaster", "unknown strategy 'grandmaster'; use one of: expert, greedy, pimc, random"),
+        ("expert:aggression", "cannot be imported"),
+        ("expert:aggression=0.5:freeze", "parameters must come last"),
+        ("expert:=3", "is not KEY=VALUE"),
+        ("expert:boldness=2", "has no parameter 'boldness'; its parameters: aggression, answer_cost"),
+        ("expert:freeze=lots", "expert: freeze=lots is not a number; expected a float from 0 to 3, such as 1.0"),
+        ("no_such_module_here:Bot", "cannot be imported"),
+        ("canasta_sim.strategies.expert:Missing", "has no class 'Missing'"),
+        ("canasta_sim.strategies.expert:_Memory", "is not a subclass of canasta_sim.core.strategy.Strategy"),
+        ("missing/dir/bot.py:Bot", "does not exist"),
+        ("expert:", "empty part after a colon"),
+        ("bots/b.py::depth=2", "empty part after a colon"),
+    ],
+)
+def test_bad_specs_are_refused_with_one_clear_line(spec, message):
+    with pytest.raises(StrategyLoadError, match=message.replace("(", r"\(")) as caught:
+        load_strategy(spec)
+    assert "\n" not in str(caught.value)
+
+
+def test_bad_files_are_refused(tmp_path, bot_file):
+    broken = tmp_path / "broken.py"
+    broken.write_text("def oops(:\n")
+    with pytest.raises(StrategyLoadError, match="failed to import: SyntaxError"):
+        load_strategy(f"{broken}:Bot")
+    with pytest.raises(StrategyLoadError, match="is not a subclass"):
+        load_strategy(f"{bot_file}:NOT_A_STRATEGY")
+    raising = tmp_path / "raising.py"
+    raising.write_text(
+        "from canasta_sim.strategies import Greedy\n"
+        "class Bot(Greedy):\n"
+        "    name = 'raising'\n"
+        "    def __init__(self, rng, **parameters):\n"
+        "        raise RuntimeError('no model file')\n"
+    )
+    with pytest.raises(StrategyLoadError, match="cannot be built: RuntimeError: no model file"):
+        load_strategy(f"{raising}:Bot")
+
+
+def test_loaded_strategy_pickles_as_its_spec(bot_file):
+    for spec in ("expert:aggression=0.8", f"{bot_file}:FileBot:depth=2"):
+        loaded = load_strategy(spec)
+        again = pickle.loads(pickle.dumps(loaded))
+        assert again.spec == spec and again.label == loaded.label and again.parameters == loaded.parameters
+
+
+# ---------------------------------------------------------------- listing
+
+
+def test_available_strategies_lists_builtins_and_plugins(plugins):
+    listed = {name: (cls, source) for name, cls, source in available_strategies()}
+    assert listed["expert"] == (Expert, "built-in")
+    assert listed["plugin-bot"][0] is PluginBot
+    assert listed["broken-bot"][0] is None
+
+
+def test_strategies_command(plugins):
+    result = CliRunner().invoke(main, ["strategies"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["NAME", "VERSION", "SOURCE", "DESCRIPTION"]
+    rows = {line.split()[0]: line for line in lines[1:] if line.strip()}
+    for name, cls in (("random", RandomPlay), ("greedy", Greedy), ("expert", Expert)):
+        assert f" {cls.version} " in rows[name] and cls.description in rows[name]
+    assert "7" in rows["plugin-bot"] and "Installed from a package." in rows["plugin-bot"]
+    assert "fails to load" in rows["broken-bot"]

@@ -1,0 +1,284 @@
+"""The Dask backend (issue 7): the same tables as the local runner, file strategies the workers cannot see,
+a worker dying mid-run, and one-line errors for strategies the workers cannot load and chunks that hang."""
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import dask
+import pytest
+from click.testing import CliRunner
+from distributed import Client, LocalCluster
+
+import canasta_sim.runs.dask_backend
+from canasta_sim.cli import main
+from canasta_sim.core.rules import Rules
+from canasta_sim.runs.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_address, prepare_job
+from canasta_sim.runs.runner import RunSettings, run_chunks
+from canasta_sim.runs.storage import RunDirectory
+from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
+
+QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
+
+ON_A_WORKER = '''
+def on_a_dask_worker():
+    """Whether this code runs in a Dask worker's task (not in the client, nor in a local worker process)."""
+    try:
+        from distributed import get_worker
+        get_worker()
+    except ValueError:
+        return False
+    return True
+'''
+
+MINE = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Mine(Greedy):
+    """Greedy under another name, loaded from a file only the client can see."""
+
+    name = "mine"
+'''
+
+FLAKY = FLAKY_BOT_SOURCE
+
+KILLER = ON_A_WORKER + '''
+import os
+import signal
+
+from canasta_sim.strategies.greedy import Greedy
+
+MARKER = {marker!r}
+hands_started = 0
+
+
+class Killer(Greedy):
+    """Greedy that, on a Dask worker, kills its own worker process once, a few hands into the run."""
+
+    name = "killer"
+
+    def on_hand_start(self, view):
+        global hands_started
+        hands_started += 1
+        if hands_started == 40 and on_a_dask_worker():
+            try:
+                os.close(os.open(MARKER, os.O_CREAT | os.O_EXCL))  # only the first worker to get here dies
+            except FileExistsError:
+                return
+            os.kill(os.getpid(), signal.SIGKILL)
+'''
+
+WORKER_ONLY_IMPORT_FAILURE = ON_A_WORKER + '''
+from canasta_sim.strategies.greedy import Greedy
+
+if on_a_dask_worker():
+    raise ImportError("No module named 'gpu_only_library'")
+
+
+class Picky(Greedy):
+    name = "picky"
+'''
+
+HANG = ON_A_WORKER + '''
+import threading
+
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Hang(Greedy):
+    """Greedy that, on a Dask worker, never comes back from its first hand."""
+
+    name = "hang"
+
+    def on_hand_start(self, view):
+        if on_a_dask_worker():
+            threading.Event().wait()
+'''
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two worker processes of one thread each, as ``--backend dask --workers 2`` starts."""
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR) as local_cluster:
+        yield local_cluster
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+read_tables = read_run_tables
+assert_same_tables = assert_same_run_tables
+
+
+def play_both(settings: RunSettings, tmp_path: Path, cluster, on_error="stop"):
+    """Play the run locally (one process) and on the cluster; return both directories and the Dask reports."""
+    chunks = list(range(settings.chunk_count))
+    local = RunDirectory(tmp_path / "local")
+    assert run_chunks(settings, local, chunks, workers=1, on_error=on_error) == (False, None)
+    remote = RunDirectory(tmp_path / "dask")
+    reports = []
+    runner = DaskChunkRunner(cluster.scheduler_address)
+    outcome = runner(settings, remote, chunks, workers=2, on_error=on_error, on_chunk=reports.append)
+    return local, remote, outcome, reports
+
+
+def test_dask_tables_equal_the_local_tables(cluster, tmp_path):
+    settings = RunSettings(games=40, seed=7, specs=("greedy", "random"), rules=QUICK, chunk_size=5)
+    local, remote, outcome, reports = play_both(settings, tmp_path, cluster)
+    assert outcome == (False, None)
+    assert_same_tables(local.path, remote.path)
+    assert sorted(report.chunk for report in reports) == list(range(8))  # each chunk once, none lost or doubled
+    assert sum(report.games for report in reports) == 40 and all(report.complete for report in reports)
+    assert sorted(remote.chunk_game_counts()) == list(range(8))
+    assert not [p for p in (remote.path / "games").iterdir() if p.name.startswith(".")]  # no temporaries left
+
+
+def test_forfeits_and_worker_log_records_come_back_like_local_ones(cluster, tmp_path):
+    spec = f"{write(tmp_path / 'bots', 'flaky.py', FLAKY)}:Flaky"
+    settings = RunSettings(games=30, seed=11, specs=(spec, "random"), rules=QUICK, chunk_size=5)
+    records = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Collect(level=logging.WARNING)
+    logging.getLogger().addHandler(handler)
+    try:
+        local, remote, outcome, _ = play_both(settings, tmp_path, cluster, on_error="forfeit")
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert outcome == (False, None)
+    assert_same_tables(local.path, remote.path)  # the error column names the spec as given, on both backends
+    games = read_tables(remote.path)[0]
+    forfeited = sorted(games.game_id[games.termination == "forfeit"])
+    assert forfeited, "the fixture seed should make the flaky strategy fail at least once"
+    from_workers = [record for record in records if record.processName.startswith("Dask worker tcp://")]
+    assert sorted(int(record.getMessage().split()[1].rstrip(":")) for record in from_workers) == forfeited
+
+
+def test_a_file_strategy_reaches_workers_that_cannot_see_it(cluster, tmp_path, monkeypatch):
+    write(tmp_path / "only_here", "mine.py", MINE)
+    monkeypatch.chdir(tmp_path)  # the spec is relative to the client's folder, not to the workers'
+    spec = "only_here/mine.py:Mine"
+    with Client(cluster, set_as_default=False) as client:
+        seen = client.run(os.path.exists, "only_here/mine.py")
+    assert list(seen.values()) == [False, False]
+    settings = RunSettings(games=20, seed=3, specs=(spec, "random"), rules=QUICK, chunk_size=5)
+    assert [shipped.source for shipped in prepare_job(settings, "stop").files] == [MINE]
+    local, remote, outcome, _ = play_both(settings, tmp_path, cluster)
+    assert outcome == (False, None)
+    assert_same_tables(local.path, remote.path)
+    assert set(read_tables(remote.path)[0].team_a_strategy) == {spec, "random"}
+
+
+def test_a_worker_dying_mid_run_costs_only_time(cluster, tmp_path):
+    marker = tmp_path / "killed"
+    spec = f"{write(tmp_path / 'bots', 'killer.py', KILLER.format(marker=str(marker)))}:Killer"
+    settings = RunSettings(games=40, seed=5, specs=(spec, "random"), rules=QUICK, chunk_size=4)
+    local, remote, outcome, reports = play_both(settings, tmp_path, cluster)
+    assert marker.exists(), "a worker should have killed itself during the run"
+    assert outcome == (False, None)
+    assert sorted(report.chunk for report in reports) == list(range(10))
+    assert_same_tables(local.path, remote.path)
+
+
+def test_a_strategy_the_workers_cannot_import_ends_the_run_with_one_line(cluster, tmp_path):
+    spec = f"{write(tmp_path / 'bots', 'picky.py', WORKER_ONLY_IMPORT_FAILURE)}:Picky"
+    settings = RunSettings(games=20, seed=1, specs=(spec, "random"), rules=QUICK, chunk_size=5)
+    with pytest.raises(ClusterError) as caught:
+        DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / "run"), [0, 1, 2, 3], workers=2)
+    message = str(caught.value)
+    assert "\n" not in message and "cannot load the strategies" in message
+    assert spec in message and "gpu_only_library" in message
+    assert not list((tmp_path / "run" / "games").iterdir())
+
+
+def test_a_hanging_chunk_ends_the_run_with_a_timeout_error(tmp_path):
+    spec = f"{write(tmp_path / 'bots', 'hang.py', HANG)}:Hang"
+    settings = RunSettings(games=4, seed=1, specs=(spec, "random"), rules=QUICK, chunk_size=2)
+    runner = DaskChunkRunner(task_timeout=1.5)  # no address: the runner starts and closes its own local cluster
+    with pytest.raises(ClusterError, match=r"chunk 0 \(games 0-1\) did not come back within 1.5 s"):
+        runner(settings, RunDirectory(tmp_path / "run"), [0, 1], workers=1)
+    assert runner.description == "1 workers on a local Dask cluster"
+
+
+def test_a_scheduler_without_workers_ends_the_run_with_one_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(canasta_sim.runs.dask_backend, "WORKER_WAIT_SECONDS", 0.5)
+    settings = RunSettings(games=4, seed=1, specs=("greedy",), rules=QUICK, chunk_size=2)
+    with LocalCluster(n_workers=0, dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"}) as empty:
+        with pytest.raises(ClusterError, match=r"has no workers \(waited 0.5 s\); start some with: dask worker"):
+            DaskChunkRunner(empty.scheduler_address)(settings, RunDirectory(tmp_path / "run"), [0, 1], workers=1)
+    assert not list((tmp_path / "run" / "games").iterdir())
+
+
+def test_scheduler_addresses_are_checked():
+    assert normalize_scheduler_address("127.0.0.1:8786") == "tcp://127.0.0.1:8786"
+    assert normalize_scheduler_address(" tcp://[::1]:8786 ") == "tcp://[::1]:8786"
+    for bad in ("http://host:8786", "tcp://host", "tcp://:8786", "host:port"):
+        with pytest.raises(ValueError, match="SCHEME://HOST:PORT"):
+            normalize_scheduler_address(bad)
+
+
+# --- the command line ----------------------------------------------------------------------------------
+
+CLI_RUN = ["--games", "30", "--seed", "9", "-s", "greedy", "-s", "random", "--chunk-size", "5",
+           "--rules", "target_score=1000"]
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, ["run", *args], catch_exceptions=False)
+
+
+def test_cli_dask_run_and_resume_give_the_local_tables(tmp_path):
+    assert invoke(*CLI_RUN, "--workers", "1", "--out", str(tmp_path / "local"), "-q").exit_code == 0
+    out = tmp_path / "dask"
+    result = invoke(*CLI_RUN, "--backend", "dask", "--workers", "2", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert "30 of 30 games" in result.stdout and "2 workers on a local Dask cluster" in result.stdout
+    assert_same_tables(tmp_path / "local", out)
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "complete" and manifest["sessions"][0]["backend"] == "dask"
+    assert "--backend" not in manifest["command"]  # the backend does not change the tables
+    # Lose three chunks, as a crash would, and let the Dask backend play only those again.
+    for chunk in (1, 3, 4):
+        (out / "games" / f"part-{chunk:06d}.parquet").unlink()
+    result = invoke("--resume", str(out), "--backend", "dask", "--workers", "2")
+    assert result.exit_code == 0, result.output
+    assert "30 of 30 games" in result.stdout and "15 played now" in result.stdout
+    assert_same_tables(tmp_path / "local", out)
+
+
+def test_cli_unreachable_scheduler_is_a_one_line_error(tmp_path):
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        result = invoke(*CLI_RUN, "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "run"))
+    assert result.exit_code == 1
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in errors[0]
+    assert "--resume" in errors[0] and "Traceback" not in result.output
+
+
+BAD_OPTIONS = {
+    "malformed scheduler": (["--scheduler", "http://host:1"], "SCHEME://HOST:PORT"),
+    "scheduler with local backend": (["--backend", "local", "--scheduler", "tcp://h:1"], "needs --backend dask"),
+    "workers with a scheduler": (["--scheduler", "tcp://h:1", "--workers", "2"], "--workers does not apply"),
+    "timeout with local backend": (["--task-timeout", "5"], "--backend dask only"),
+    "non-positive timeout": (["--backend", "dask", "--task-timeout", "0"], "--task-timeout"),
+    "unknown backend": (["--backend", "spark"], "--backend"),
+}
+
+
+@pytest.mark.parametrize("arguments, message", BAD_OPTIONS.values(), ids=BAD_OPTIONS.keys())
+def test_cli_bad_backend_options_are_one_line_exit_2(arguments, message, tmp_path):
+    result = CliRunner().invoke(main, ["run", *CLI_RUN, "--out", str(tmp_path / "run"), *arguments])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0], result.output
+    assert not (tmp_path / "run").exists()

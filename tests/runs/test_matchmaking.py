@@ -1,0 +1,169 @@
+"""Duplicate deals, round robins and ``canasta-sim compare`` end to end (issue 6)."""
+
+import json
+import re
+from collections import Counter
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.engine import GameObserver, play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.runs.matchmaking import (
+    PairedAccumulator,
+    deal_seed,
+    matchmaking_report,
+    round_robin_pairs,
+    scheduled_sides,
+)
+from canasta_sim.runs.runner import RunSettings, run_chunks
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.strategies import Greedy, RandomPlay
+
+QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
+VERDICT = re.compile(r"^(H1 accepted after \d+ games: .+|H0 accepted after \d+ games: .+|no decision after .+)$")
+
+
+class _Decks(GameObserver):
+    """Records each hand's dealer and stacked deck (R3.1)."""
+
+    def __init__(self) -> None:
+        self.hands = []
+
+    def on_hand_start(self, state) -> None:
+        self.hands.append((state.dealer, state.deck))
+
+
+def test_round_robin_gives_every_pair_equal_games_with_sides_alternated():
+    specs = ("a", "b", "c", "d")
+    games = [scheduled_sides(specs, game) for game in range(2 * len(round_robin_pairs(4)) * 3)]
+    assert Counter(frozenset(sides) for sides in games) == {frozenset(pair): 6 for pair in
+                                                            [("a", "b"), ("a", "c"), ("a", "d"), ("b", "c"),
+                                                             ("b", "d"), ("c", "d")]}
+    for first, second in zip(games[::2], games[1::2], strict=True):
+        assert second == (first[1], first[0])  # games 2k and 2k+1: same pair, sides swapped
+    assert scheduled_sides(("x", "y"), 3) == ("y", "x") and scheduled_sides(("x",), 3) == ("x", "x")
+
+
+def test_duplicate_settings_share_a_deal_seed_between_games_2k_and_2k_plus_1():
+    settings = RunSettings(games=6, seed=9, specs=("greedy", "random"), rules=QUICK, chunk_size=3, duplicate=True)
+    assert [settings.deal_id(game) for game in range(6)] == [0, 0, 1, 1, 2, 2]
+    assert settings.game_seed(4) == settings.game_seed(5) == deal_seed(9, 2) != settings.game_seed(3)
+    assert settings.manifest_fields()["duplicate"] is True
+    with pytest.raises(ValueError, match="two or more different strategies"):
+        RunSettings(games=6, seed=9, specs=("greedy",), rules=QUICK, chunk_size=3, duplicate=True)
+
+
+def test_the_two_games_of_a_deal_get_the_same_cards_with_the_strategies_swapped(tmp_path):
+    # Chunks of 3 games split deal 1 across two chunks: pairing must not depend on the chunking.
+    settings = RunSettings(games=6, seed=9, specs=("greedy", "random"), rules=QUICK, chunk_size=3, duplicate=True)
+    directory = RunDirectory(tmp_path / "run")
+    assert run_chunks(settings, directory, list(range(settings.chunk_count)), workers=1) == (False, None)
+    games = pd.read_parquet(directory.games_path).sort_values("game_id").reset_index(drop=True)
+    for first, second in zip(games.iloc[::2].itertuples(), games.iloc[1::2].itertuples(), strict=True):
+        assert first.deal_id == second.deal_id == first.game_id // 2
+        assert first.seed == second.seed and first.first_dealer == second.first_dealer  # R2.2: same lot
+        assert (first.team_a_strategy, first.team_b_strategy) == ("greedy", "random")
+        assert (second.team_a_strategy, second.team_b_strategy) == ("random", "greedy")
+    # Replaying one deal both ways: every hand both games reach is dealt from the same deck (R3.1).
+    seed = int(games.seed[0])
+    decks = []
+    for players in ([Greedy, RandomPlay] * 2, [RandomPlay, Greedy] * 2):
+        observer = _Decks()
+        play_game(players, seed=seed, rules=QUICK, observer=observer)
+        decks.append(observer.hands)
+    assert decks[0][0] == decks[1][0]
+    common = min(len(decks[0]), len(decks[1]))
+    assert decks[0][:common] == decks[1][:common]
+
+
+def test_paired_report_measures_the_variance_pairing_removes():
+    # Three deals split 1-1 (the cards decided) and one won twice: pairing removes most of the variance.
+    rows = []
+    for deal, (first_winner, second_winner) in enumerate([("A", "A"), ("B", "B"), ("A", "A"), ("A", "B")]):
+        rows.append((deal, "new", "old", first_winner, 300 if first_winner == "A" else -300))
+        rows.append((deal, "old", "new", second_winner, 100 if second_winner == "A" else -100))
+    accumulator = PairedAccumulator(["new", "old"])
+    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
+    (result,) = accumulator.results()
+    assert (result.first, result.deals, result.counts.pairs) == ("new", 4, [0, 0, 3, 0, 1])
+    assert result.score == pytest.approx(5 / 8)
+    # Per game: 5 wins in 8, variance 15/64; per deal: means 1/2, 1/2, 1/2, 1, variance 3/64.
+    assert result.score_reduction == pytest.approx(1 - (3 / 64) / (15 / 64 / 2))
+    assert result.equivalent_games == pytest.approx((15 / 64) * 4 / (3 / 64))
+    assert "variance reduction against unpaired play" in result.text()
+
+
+def test_duplicate_run_prints_the_paired_result(tmp_path):
+    result = CliRunner().invoke(main, ["run", "--games", "8", "--seed", "4", "-s", "greedy", "-s", "random",
+                                       "--duplicate", "--rules", "target_score=1000", "--workers", "1", "-q",
+                                       "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "duplicate deals, greedy vs random: 4 deals (8 games)" in result.output
+    assert "variance reduction against unpaired play" in result.output
+    manifest = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert manifest["duplicate"] is True and "--duplicate" in manifest["command"]
+
+
+def test_round_robin_run_prints_a_cross_table_and_ratings(tmp_path):
+    result = CliRunner().invoke(main, ["run", "--games", "12", "--seed", "2", "-s", "greedy", "-s", "random",
+                                       "-s", "expert", "--rules", "target_score=1000", "--workers", "1", "-q",
+                                       "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "cross table" in result.output and "ratings (Bradley-Terry fit" in result.output
+    games = pd.read_parquet(tmp_path / "run" / "games")
+    pairs = Counter(frozenset(row) for row in zip(games.team_a_strategy, games.team_b_strategy, strict=True))
+    assert sorted(pairs.values()) == [4, 4, 4] and json.loads((tmp_path / "run" / "run.json").read_text())[
+        "matchup"] == "round_robin"
+    assert matchmaking_report(RunDirectory(tmp_path / "run"), ("greedy", "random", "expert"), False).count("n=4") == 6
+
+
+def test_repeated_specs_in_a_round_robin_are_a_one_line_error(tmp_path):
+    result = CliRunner().invoke(main, ["run", "--games", "4", "-s", "greedy", "-s", "random", "-s", "greedy",
+                                       "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2 and "different strategies" in result.output and "Usage" not in result.output
+
+
+def _compare(*extra):
+    arguments = ["compare", "greedy", "--baseline", "random", "--rules", "target_score=1000", "--seed", "3",
+                 "--max-games", "24", "--print-every", "10", *extra]
+    return CliRunner().invoke(main, arguments)
+
+
+def test_compare_prints_the_llr_as_it_goes_and_ends_with_a_verdict():
+    one = _compare("--workers", "1")
+    assert one.exit_code == 0, one.output
+    lines = one.output.splitlines()
+    assert VERDICT.match(lines[-1]), lines[-1]
+    assert any(line.startswith("games ") and "LLR" in line for line in lines)
+    # Results are taken in game order, so the verdict does not depend on the number of workers.
+    two = _compare("--workers", "2")
+    assert two.exit_code == 0 and two.output.splitlines()[1:] == lines[1:]
+
+
+def test_compare_without_duplicate_deals_counts_single_games():
+    result = _compare("--workers", "1", "--no-duplicate", "--elo1", "400")
+    assert result.exit_code == 0, result.output
+    assert "independent games, trinomial" in result.output and "pairs" not in result.output
+    assert VERDICT.match(result.output.splitlines()[-1])
+
+
+def test_compare_rejects_an_empty_hypothesis_interval_in_one_line():
+    result = _compare("--elo0", "10", "--elo1", "5")
+    assert result.exit_code == 2 and "elo0 must be below elo1" in result.output and "Usage" not in result.output
+
+
+def test_compare_stops_with_a_one_line_error_when_a_strategy_fails(tmp_path):
+    path = tmp_path / "broken.py"
+    path.write_text(
+        "from canasta_sim.strategies.greedy import Greedy\n\n\n"
+        "class Broken(Greedy):\n"
+        "    name = 'broken'\n\n"
+        "    def choose_discard(self, view):\n"
+        "        raise RuntimeError('no discard today')\n"
+    )
+    result = CliRunner().invoke(main, ["compare", f"{path}:Broken", "--baseline", "random", "--seed", "1",
+                                       "--max-games", "10", "--workers", "1", "--rules", "target_score=1000"])
+    assert result.exit_code == 1 and "no discard today" in result.output

@@ -1,0 +1,123 @@
+"""The run directory: atomic parts, chunk completeness, run.json, and what readers see."""
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import StrategyError
+from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA, ChunkRecorder
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, part_name
+from canasta_sim.strategies import Greedy, RandomPlay
+
+QUICK = Rules(target_score=1000)
+
+
+def recorded_chunk(game_ids) -> tuple[pa.Table, pa.Table]:
+    recorder = ChunkRecorder()
+    for game_id in game_ids:
+        result = play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=game_id, rules=QUICK)
+        recorder.add_game(game_id, result, ("greedy", "random"))
+    return recorder.tables()
+
+
+def test_part_names_sort_by_chunk_index():
+    assert part_name(7) == "part-000007.parquet"
+    assert sorted([part_name(10), part_name(9)]) == [part_name(9), part_name(10)]
+
+
+def test_write_chunk_leaves_no_temporary_and_readers_see_both_tables(tmp_path):
+    directory = RunDirectory(tmp_path / "run")
+    directory.create()
+    games, hands = recorded_chunk([0, 1, 2])
+    directory.write_chunk(0, games, hands)
+    assert sorted(path.name for path in directory.games_path.iterdir()) == [part_name(0)]
+    assert sorted(path.name for path in directory.hands_path.iterdir()) == [part_name(0)]
+    read = pd.read_parquet(directory.games_path)
+    assert list(read.columns) == GAME_SCHEMA.names and len(read) == 3
+    assert list(pd.read_parquet(directory.hands_path).columns) == HAND_SCHEMA.names
+
+
+def test_readers_skip_temporary_files_and_resume_removes_them(tmp_path):
+    directory = RunDirectory(tmp_path)
+    directory.create()
+    directory.write_chunk(0, *recorded_chunk([0, 1]))
+    # What a write killed half-way leaves: a partial file under the temporary name.
+    (directory.games_path / ".tmp-123-part-000001.parquet").write_bytes(b"PAR1 half written")
+    assert len(pd.read_parquet(directory.games_path)) == 2
+    assert directory.remove_temporaries() == 1
+    assert directory.remove_temporaries() == 0
+
+
+def test_chunk_counts_need_both_parts_and_count_games(tmp_path):
+    directory = RunDirectory(tmp_path)
+    directory.create()
+    directory.write_chunk(0, *recorded_chunk([0, 1, 2]))
+    directory.write_chunk(1, *recorded_chunk([3]))  # a partial chunk: fewer games than planned
+    games, hands = recorded_chunk([4, 5])
+    directory.write_chunk(2, games, hands)
+    (directory.games_path / part_name(2)).unlink()  # killed between the two renames
+    assert directory.chunk_game_counts() == {0: 3, 1: 1}
+    assert [chunk for chunk, _, _ in directory.iter_chunks()] == [0, 1]
+
+
+def test_forfeit_rows_follow_the_schema(tmp_path):
+    recorder = ChunkRecorder()
+    error = StrategyError("raised RuntimeError: boom", spec="bad", seat=3, game_seed=99, decision="discard")
+    recorder.add_forfeit(5, 99, ("good", "bad"), error)
+    games, hands = recorder.tables()
+    row = games.to_pylist()[0]
+    outcome = (row["termination"], row["winner"], row["winner_strategy"], row["forfeit_team"])
+    assert outcome == ("forfeit", "A", "good", "B")
+    assert row["hands"] == 0 and "boom" in row["error"] and hands.num_rows == 0
+
+
+def test_manifest_round_trip_and_errors(tmp_path):
+    directory = RunDirectory(tmp_path / "run")
+    with pytest.raises(RunDirectoryError, match="does not exist"):
+        directory.read_manifest()
+    directory.create()
+    with pytest.raises(RunDirectoryError, match="no run.json"):
+        directory.read_manifest()
+    directory.write_manifest({"seed": 3, "games": 10})
+    assert directory.read_manifest() == {"seed": 3, "games": 10}
+    assert json.loads(directory.manifest_path.read_text())["seed"] == 3
+    assert [path.name for path in directory.path.iterdir() if path.name.startswith(".")] == []
+    directory.manifest_path.write_text("{not json")
+    with pytest.raises(RunDirectoryError, match="cannot be read"):
+        directory.read_manifest()
+
+
+def test_score_identity_and_cumulative_scores_in_recorded_rows():
+    games, hands = recorded_chunk(range(4))
+    hands = hands.to_pandas()
+    identity = (hands.meld_points + hands.canasta_bonus + hands.going_out_bonus + hands.red_three_bonus
+                - hands.hand_penalty)
+    assert (hands.score == identity).all()
+    running = hands.sort_values(["game_id", "team", "hand_no"]).groupby(["game_id", "team"]).score.cumsum()
+    assert (running == hands.sort_values(["game_id", "team", "hand_no"]).cumulative_score).all()
+
+
+def documented_columns(section: str) -> dict[str, str]:
+    """``{column: type}`` from the table under ``section`` in docs/output.md."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "output.md").read_text(encoding="utf-8")
+    body = text.split(f"## `{section}`", 1)[1].split("\n## ", 1)[0]
+    found = {}
+    for line in body.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) >= 4 and cells[0].startswith("`"):
+            found[cells[0].strip("`")] = cells[1].split(",")[0]
+    return found
+
+
+@pytest.mark.parametrize("section, schema", [("games", GAME_SCHEMA), ("hands", HAND_SCHEMA)])
+def test_every_column_is_documented_with_its_type(section, schema):
+    names = {pa.int64(): "int64", pa.uint64(): "uint64", pa.int32(): "int32", pa.int8(): "int8",
+             pa.string(): "string", pa.bool_(): "bool"}
+    documented = documented_columns(section)
+    assert list(documented) == schema.names
+    assert documented == {field.name: names[field.type] for field in schema}

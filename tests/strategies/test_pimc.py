@@ -1,0 +1,258 @@
+"""The ``pimc`` strategy (issue #19): it plays whole games at a tiny budget, reproducibly, within the
+engine's time limit, never changes the game it searches, and refuses bad parameters.
+
+Its strength is a benchmark (``scripts/pimc_strength.py``), not a test.
+"""
+
+import functools
+import random
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.cards import FOUR
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import Discard, Draw
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import HandState
+from canasta_sim.core.view import SeatView
+from canasta_sim.errors import StrategyError, StrategyLoadError
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.strategies import BUILTIN, Expert, Pimc
+from canasta_sim.strategies.pimc import _Apply, _PlayoutExpert, match_value
+from canasta_sim.strategies.pimc import _apply as _apply_observed
+
+TINY = functools.partial(Pimc, samples=1, width=2)
+SHORT = Rules(target_score=1500)
+
+
+def _snapshot(state) -> tuple:
+    """Everything in a hand state, hidden cards included."""
+    return (
+        [list(hand) for hand in state.hands],
+        list(state.stock),
+        list(state.pile),
+        [[list(meld) for meld in side] for side in state.melds],
+        list(state.hand_sizes),
+        list(state.red_threes),
+        state.seat,
+        state.phase,
+        state.turn_count,
+        state.asked,
+        state.answer,
+        state.acquired,
+        len(state.history),
+        state.meld_changes,
+    )
+
+
+class _Watched(Pimc):
+    """A pimc that checks, around each searched decision, that the real hand state is untouched."""
+
+    changed: list = []
+    searched = 0
+
+    def _around(name):
+        def decide(self, view, _name=name):
+            before = _snapshot(view._state)  # the test reads the truth; the strategy never does
+            value = getattr(Pimc, _name)(self, view)
+            if _snapshot(view._state) != before:
+                _Watched.changed.append(_name)
+            _Watched.searched += 1
+            return value
+
+        return decide
+
+    choose_acquire = _around("choose_acquire")
+    choose_discard = _around("choose_discard")
+    choose_ask = _around("choose_ask")
+    answer_go_out = _around("answer_go_out")
+
+
+@pytest.mark.timeout(120)
+def test_searching_never_changes_the_real_hand_state():
+    _Watched.changed = []
+    _Watched.searched = 0
+    factory = functools.partial(_Watched, samples=2, width=2)
+    play_game([factory, Expert, factory, Expert], seed=4, rules=SHORT)
+    assert _Watched.searched > 20
+    assert _Watched.changed == []
+
+
+@pytest.mark.timeout(120)
+def test_a_few_games_at_a_tiny_budget_finish_and_repeat_exactly_for_a_seed():
+    first = [play_game([TINY, Expert, TINY, Expert], seed=seed, rules=SHORT) for seed in range(2)]
+    again = [play_game([TINY, Expert, TINY, Expert], seed=seed, rules=SHORT) for seed in range(2)]
+    assert [game.scores for game in first] == [game.scores for game in again]
+    assert all(max(game.scores) >= 1500 for game in first)
+
+
+@pytest.mark.timeout(60)
+def test_a_time_budget_replaces_the_sample_count():
+    budgeted = functools.partial(Pimc, budget=0.001, width=2)
+    result = play_game([budgeted, Expert, budgeted, Expert], seed=1, rules=Rules(target_score=500))
+    assert max(result.scores) >= 500
+
+
+@pytest.mark.timeout(60)
+def test_the_engine_time_limit_applies_to_pimc_like_any_strategy():
+    # A searched decision spends its whole budget of 0.6 s, twice the limit; expert's take far less.
+    slow = functools.partial(Pimc, budget=0.6, width=2)
+    with pytest.raises(StrategyError, match="stopped at the time limit of 0.3 s") as caught:
+        play_game([slow, Expert, slow, Expert], seed=1, time_limit=0.3, names=["pimc", "expert"] * 2)
+    assert caught.value.reason == "timeout"
+    assert caught.value.seat in (0, 2)
+    assert caught.value.decision in ("acquire", "ask", "answer", "meld", "discard")
+
+
+@pytest.mark.timeout(60)
+def test_run_time_limit_forfeits_the_pimc_side_that_overruns(tmp_path):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        main,
+        ["run", "-s", "pimc:budget=0.6,width=2", "-s", "expert", "--games", "2", "--seed", "1", "--workers", "1",
+         "--time-limit", "0.3", "--on-error", "forfeit", "--out", str(out), "-q"],
+    )
+    assert result.exit_code == 0, result.output
+    games = pd.read_parquet(out / "games")
+    assert list(games["winner_strategy"].str.startswith("expert")) == [True, True]
+    # Stopped by its own alarm, found over the limit when its call returned (the alarm lands late on a loaded
+    # machine), or its worker killed by the supervisor past limit + 1 s: each says the limit and loses on time.
+    assert games["error"].str.contains("time limit of 0.3 s").all()
+    assert list(games["forfeit_reason"]) == ["timeout", "timeout"]
+
+
+@pytest.mark.timeout(120)
+def test_watch_narrates_a_pimc_game():
+    result = CliRunner().invoke(
+        main, ["watch", "--seed", "2", "-s", "pimc:samples=1,width=2", "-s", "expert", "--rules", "target_score=500"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Game over" in result.output
+
+
+def test_pimc_is_built_in_and_loads_with_parameters():
+    assert BUILTIN["pimc"] is Pimc
+    factory = load_strategy("pimc:samples=3,policy=greedy,width=2,avoid=1")
+    player = factory(__import__("random").Random(1))
+    assert (player.samples, player.policy, player.width, player.avoid) == (3, "greedy", 2, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("parameters", "message"),
+    [
+        ({"policy": "minimax"}, "policy='minimax' is not accepted; use one of: expert, greedy, random"),
+        ({"samples": 0}, "samples=0 must be at least 1"),
+        ({"width": 0}, "width=0 must be at least 1"),
+        ({"budget": -1.0}, "budget=-1.0 must be 0 or more seconds"),
+        ({"confidence": -0.5}, "confidence=-0.5 must be 0 or more"),
+        ({"avoid": 1.5}, "avoid=1.5 must be between 0 and 1"),
+        ({"screen": -1}, "screen=-1 must be 0 (off) or more"),
+    ],
+)
+def test_bad_parameters_are_refused_naming_what_is_accepted(parameters, message):
+    with pytest.raises(StrategyLoadError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        Pimc(__import__("random").Random(1), **parameters)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("policy", ["greedy", "random"])
+def test_other_play_out_policies_play_a_game(policy):
+    factory = functools.partial(Pimc, samples=1, width=2, policy=policy)
+    result = play_game([factory, Expert, factory, Expert], seed=3, rules=Rules(target_score=500))
+    assert max(result.scores) >= 500
+
+
+def test_match_value_is_certain_at_the_target_and_rises_with_the_lead():
+    # R15.1: reaching the target with the higher total wins; R15.3: equal totals play on.
+    rules = Rules()
+    assert match_value((5100, 4000), 0, rules) == 1.0
+    assert match_value((5100, 4000), 1, rules) == 0.0
+    assert match_value((5200, 5200), 0, rules) == 0.5
+    values = [match_value((lead, 0), 0, rules) for lead in (-1000, -100, 0, 100, 1000)]
+    assert values == sorted(values) and values[2] == pytest.approx(0.5)
+    # The same lead matters more near the target than at the start.
+    assert match_value((4500, 4000), 0, rules) > match_value((500, 0), 0, rules)
+    # A higher next minimum (R10.2: 90 from 1500) costs a little.
+    assert match_value((1500, 1490), 0, rules) < match_value((1490, 1480), 0, rules)
+
+
+def _memory_fields(memory) -> tuple:
+    return (memory.pile, memory.pile_freezers, memory.known, memory.avoids, memory.side_melded)
+
+
+class _MemoryChecked(Pimc):
+    """A pimc that compares, at each discard, its memory with its expert opponent's and with what a
+    play-out expert would start from."""
+
+    opponents: list = []
+    checks: list = []
+
+    def choose_discard(self, view):
+        opponent = _MemoryChecked.opponents[view.seat ^ 1]
+        start = _PlayoutExpert(None, self._memory)
+        start.on_hand_start(view)
+        _MemoryChecked.checks.append(
+            _memory_fields(self._memory) == _memory_fields(opponent._memory) == _memory_fields(start._memory)
+            and start._memory.known is not self._memory.known
+        )
+        return super().choose_discard(view)
+
+
+@pytest.mark.timeout(120)
+def test_play_out_experts_start_with_what_the_real_opponents_remember_of_the_hand():
+    # Expert remembers public events only, so every seat remembers the same; a play-out expert must
+    # start with that memory (a copy it may change), not with a fresh one.
+    _MemoryChecked.opponents, _MemoryChecked.checks = [None] * 4, []
+
+    def opponent(rng, seat):
+        player = Expert(rng)
+        _MemoryChecked.opponents[seat] = player
+        return player
+
+    checked = functools.partial(_MemoryChecked, samples=1, width=2)
+    play_game([checked, functools.partial(opponent, seat=1), checked, functools.partial(opponent, seat=3)],
+              seed=6, rules=SHORT)
+    assert len(_MemoryChecked.checks) > 20
+    assert all(_MemoryChecked.checks)
+
+
+def test_a_searched_move_is_seen_by_the_play_out_memory_as_the_table_sees_it():
+    state = HandState.deal(Rules(), random.Random(3), dealer=0)
+    view = SeatView(state, state.seat, (0, 0))
+    table = Expert(random.Random(1))  # an expert at the table hears the move from the engine
+    table.on_hand_start(view)
+    listener = _PlayoutExpert(None, table._memory)
+    listener.on_hand_start(view)
+    seat = state.seat
+    state.apply(Draw())
+    discard = Discard(next(kind for kind, count in enumerate(state.hands[seat]) if count and kind >= FOUR))
+    _apply_observed(state, seat, discard, listener)
+    assert listener._memory.pile == list(state.pile)
+    assert table._memory.pile == list(state.pile)[:-1]  # the listener's memory is a copy of its own
+
+
+class _Scripted(Pimc):
+    """A pimc whose play-outs are replaced by given per-world values, counting the worlds it samples."""
+
+    lead = 0.0
+    worlds_valued = 0
+
+    def _values(self, view, candidates, worlds):
+        _Scripted.worlds_valued += len(worlds)
+        return [[0.0] * len(worlds)] + [[self.lead + (0.01 if index % 2 else -0.01) for index in range(len(worlds))]
+                                         for _ in candidates[1:]]
+
+
+@pytest.mark.parametrize(("lead", "worlds"), [(0.0, 2), (-1.0, 2), (1.0, 6)])
+def test_screening_samples_the_rest_of_the_worlds_only_when_a_candidate_leads(lead, worlds):
+    state = HandState.deal(Rules(), random.Random(5), dealer=0)
+    view = SeatView(state, state.seat, (0, 0))
+    player = _Scripted(random.Random(1), samples=6, screen=2)
+    player.on_hand_start(view)
+    _Scripted.lead, _Scripted.worlds_valued = lead, 0
+    choice = player._search(view, [_Apply(Draw()), _Apply(Draw())])
+    assert _Scripted.worlds_valued == worlds
+    assert choice == (1 if lead > 0 else 0)

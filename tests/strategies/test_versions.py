@@ -1,0 +1,56 @@
+"""Versions change only when behaviour changes, and behaviour never changes without them (pgx style).
+
+Each built-in strategy plays a few seeded games against itself; what happened (every hand's end,
+who went out, the running totals) is reduced to a fingerprint recorded here under the strategy's
+``name@version`` and the engine's version.  A change that alters any game fails this test: bump the
+strategy's ``version`` (or ``canasta_sim.ENGINE_VERSION`` when the engine's play changed) and record the new
+fingerprint.  A refactor or a speed-up must leave every fingerprint as it is.
+"""
+
+import functools
+import hashlib
+
+import pytest
+
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.core.engine import play_game
+from canasta_sim.strategies import BUILTIN
+
+RECORDED = {
+    ("1", "random@1"): "fe128f18dd2d7f26",
+    ("1", "greedy@2"): "e427710f3a60a720",
+    ("1", "expert@1"): "69070ea7b3f599cc",
+    ("1", "pimc@3"): "936f40f1579bd90b",
+}
+CHEAP = {"pimc": ({"samples": 3, "screen": 2, "width": 2}, 2)}
+"""Searching strategies are fingerprinted at a small setting over fewer games, to keep the suite fast:
+``name: (parameters, games)``.  Their search code runs all the same, so a change to it shows."""
+
+
+def fingerprint(strategy, games: int = 6) -> str:
+    digest = hashlib.sha256()
+    for seed in range(games):
+        result = play_game([strategy] * 4, seed=seed)
+        digest.update(
+            repr([(hand.end_reason, hand.went_out_seat, hand.totals_after) for hand in result.hands]).encode()
+        )
+        digest.update(repr((result.scores, result.winner, result.termination)).encode())
+    return digest.hexdigest()[:16]
+
+
+def test_every_built_in_strategy_has_a_recorded_fingerprint():
+    assert {label for _, label in RECORDED} == {cls.label() for cls in BUILTIN.values()}
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_play_matches_the_fingerprint_recorded_for_this_version(name):
+    strategy = BUILTIN[name]
+    key = (ENGINE_VERSION, strategy.label())
+    parameters, games = CHEAP.get(name, ({}, 6))
+    player = functools.partial(strategy, **parameters) if parameters else strategy
+    found = fingerprint(player, games)
+    assert key in RECORDED, f"no fingerprint for {key}: record {found!r}"
+    assert found == RECORDED[key], (
+        f"{strategy.label()} plays differently under engine {ENGINE_VERSION}: bump its version (or "
+        f"canasta_sim.ENGINE_VERSION) and record {found!r}"
+    )

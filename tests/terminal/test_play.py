@@ -1,0 +1,133 @@
+"""``canasta-sim play`` driven through scripted standard input: the screen, prompts, bad input, quitting."""
+
+from __future__ import annotations
+
+import re
+
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.cards import parse_kind
+from canasta_sim.terminal.human import TerminalPlayer
+from tests.helpers import GOLDEN
+
+BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
+SHORT = ["--rules", "target_score=500"]
+# Seed 4: South (the person) moves first in hand 1 and holds A K K Q Q 10 8 7 5 5 4; the upcard is a 7.
+FIRST_TURN = ["play", "--seed", "4", "--partner", BOT, "--opponents", BOT, *SHORT]
+
+
+def _play(arguments, text):
+    return CliRunner().invoke(main, arguments, input=text)
+
+
+def test_screen_shows_the_hand_sorted_by_rank_the_table_pile_and_scores():
+    result = _play(FIRST_TURN, "")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Scores: A (South & North) 0, B (West & East) 0; target 500." in out
+    assert "Side B (West & East): no meld yet (initial meld needs 50)." in out
+    assert "frozen for your side until it melds: taking it needs a natural pair (R8.1c)" in out
+    hand_line = next(line for line in out.splitlines() if line.startswith("Your hand (11): "))
+    cards = hand_line.split(": ", 1)[1].split()
+    assert all(card[-1] in "♠♥♦♣" for card in cards), cards  # suits shown
+    kinds = [parse_kind(card) for card in cards]
+    assert kinds == sorted(kinds, reverse=True)  # A first, down to 4 (R1.3 ranks)
+    assert "Begin your turn. Type a number or 'draw'" in out and "  1. draw" in out
+    assert "Game abandoned. (seed 4)" in out  # end of input quits cleanly
+
+
+def test_bad_input_gets_a_message_naming_what_is_accepted_and_the_prompt_again():
+    script = "\n".join([
+        "",               # nothing typed
+        "x",              # not a move
+        "9",              # no such choice
+        "take 9 9",       # R8.2: the cards taken with a 7 must be 7s or wild cards
+        "meld K K K",     # a move of another phase
+        "help",
+        "draw",           # accepted; no meld is possible with this hand
+        "Z",              # not a card
+        "3b",             # R6.1: no black 3 in hand
+        "discard 4",      # accepted
+    ]) + "\n"
+    result = _play(FIRST_TURN, script)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Please type a number or 'draw'" in out
+    assert "Not understood: move 'x' is not understood; use draw, take" in out
+    assert "There is no choice 9; type a number from 1 to 1 or 'draw'" in out
+    assert "Not allowed: R8.2: the cards taken with the 7 must be 7s or wild cards." in out
+    assert "'meld K K K' is not a choice now. Type a number or 'draw'" in out
+    assert "'show' shows the table again" in out
+    assert "No meld is possible now." in out
+    assert "Not understood: move 'discard Z': 'Z' is not a card" in out
+    assert "Not allowed: R6.1: the hand holds no 3b" in out
+    assert re.search(r"South discards 4♠\. Pile: 2 cards\.", out)
+    assert "Game abandoned. (seed 4)" in out
+
+
+def test_melds_typed_or_chosen_and_their_errors_r9_r10():
+    # Seed 1: South moves first and, after drawing 10♠, holds K Q 10 10 9 9 5 5 4 2 2 2.
+    script = "\n".join([
+        "draw",
+        "K K K",            # R6.1: one king in hand
+        "5 5 2",            # R10.2: 30 points, the initial meld needs 50
+        "5 5 JK",           # R6.1: no joker in hand
+        "10 10 2; 9 9 2",   # accepted: 80 points (R10.3)
+        "5 5 2",            # accepted: no minimum once the side has melded (R10.6)
+        "done",
+        "discard K",
+    ]) + "\n"
+    result = _play(["play", "--seed", "1", "--partner", BOT, "--opponents", BOT, *SHORT], script)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "Meld, or type 'done'. Type a number or groups of cards separated by ';'" in out
+    assert "  1. meld 5 5 2; 9 9 2; 10 10 2" in out
+    assert "Not allowed: R6.1: the move uses 3 K but the hand holds 1" in out
+    assert "Not allowed: R10.2: the side's initial meld needs 50 points; these melds count 30." in out
+    assert "Not allowed: R6.1: the move uses 1 JK but the hand holds 0" in out
+    assert "South melds the tens: 10♠ 10♣ 2" in out and "South melds the nines: 9♠ 9♦ 2" in out
+    assert "Initial meld of side A: 80 points, minimum 50 (R10.2, R10.3)." in out
+    assert "South melds the fives: 5♠ 5♥ 2" in out
+    assert "South discards K♦." in out
+
+
+def test_a_whole_game_played_through_standard_input_ends_with_the_score():
+    # Alternating '1' and 'yes' answers every prompt: each one takes the first line it accepts.
+    result = _play(["play", "--seed", "7", "--partner", BOT, "--opponents", BOT, *SHORT], "1\nyes\n" * 2000)
+    assert result.exit_code == 0, result.output
+    assert "Game over after" in result.output
+    assert result.output.rstrip().endswith(("win!", "West and East win.", "A draw."))
+
+
+def test_partner_questions_both_ways_r12_5():
+    asked_partner = answered_partner = False
+    for seed in range(30):
+        arguments = ["play", "--seed", str(seed), "--partner", BOT, "--opponents", BOT, *SHORT]
+        out = _play(arguments, "1\nyes\n" * 2000).output
+        asked_partner |= "Ask your partner? (yes/no)" in out and 'South asks North: "May I go out?"' in out
+        answered_partner |= 'North asks you: "May I go out?"' in out and "South answers yes" in out
+        if asked_partner and answered_partner:
+            break
+    assert asked_partner and answered_partner
+
+
+def test_quit_and_ctrl_c_end_the_game_cleanly(monkeypatch):
+    result = _play(FIRST_TURN, "quit\n")
+    assert result.exit_code == 0 and "Game abandoned. (seed 4)" in result.output
+    assert result.exception is None
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(TerminalPlayer, "_read", staticmethod(interrupted))
+    result = _play(FIRST_TURN, "")
+    assert result.exit_code == 0 and "Game abandoned. (seed 4)" in result.output
+    assert result.exception is None
+
+
+def test_bad_options_are_usage_errors():
+    result = _play(["play", "--partner", "nosuchbot"], "")
+    assert result.exit_code == 2 and "unknown strategy 'nosuchbot'" in result.output
+    result = _play(["play", "--rules", "ask_partner=sometimes"], "")
+    assert result.exit_code == 2 and "ask_partner" in result.output
