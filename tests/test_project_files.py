@@ -1,9 +1,15 @@
-"""The project's own files that a new user meets first (issue #13, point 10)."""
+"""The project's own files that a new user meets first: the license, the README and the docs pages."""
 
+import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+QUICK_START = ("pip install -e '.[dev]' && canasta-sim run --games 10000", "python -m pytest")
 
 
 def test_the_license_file_is_the_mit_license_that_pyproject_declares():
@@ -13,7 +19,69 @@ def test_the_license_file_is_the_mit_license_that_pyproject_declares():
     assert "Copyright (c) 2026 the canasta-sim authors" in text
 
 
-def test_the_readme_installs_the_dask_extra_the_way_a_checkout_can():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "pip install '.[dask]'" in readme and "pip install 'canasta-sim[dask]'" not in readme
-    assert "about half\na minute" not in readme and "half a minute" not in readme.split("## Performance")[0]
+def test_the_readme_is_an_entrance_with_the_quick_start_ci_runs():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 300
+    for command in QUICK_START:
+        assert f"\n{command}\n" in text, command
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "pip install -q -e '.[dev]'" in ci and "python -m pytest" in ci
+
+
+def test_the_readme_links_every_docs_page():
+    text = README.read_text(encoding="utf-8")
+    assert PAGES
+    for page in PAGES:
+        assert f"(docs/{page.name})" in text, page.name
+
+
+def test_the_dask_extra_is_installed_the_way_a_checkout_can():
+    cluster = (ROOT / "docs" / "cluster.md").read_text(encoding="utf-8")
+    assert "pip install '.[dask]'" in cluster
+    for path in [README, *PAGES]:
+        assert "pip install 'canasta-sim[dask]'" not in path.read_text(encoding="utf-8"), path.name
+
+
+def test_no_stale_install_time():
+    for path in [README, ROOT / "docs" / "install.md"]:
+        text = path.read_text(encoding="utf-8")
+        assert "half a minute" not in text and "about half\na minute" not in text, path.name
+
+
+WORK_ITEM = re.compile(r"\bissues? #\d+|(?<![(\w])#\d+(?![\w-])")
+
+
+@pytest.mark.parametrize("path", [README, *PAGES], ids=lambda path: path.name)
+def test_readme_and_docs_carry_no_work_item_numbers(path):
+    assert WORK_ITEM.findall(path.read_text(encoding="utf-8")) == []
+
+
+def anchors(path: Path) -> set[str]:
+    """The anchors GitHub makes of a Markdown file's headings."""
+    found = set()
+    in_code = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            in_code = not in_code
+        elif not in_code and line.startswith("#"):
+            heading = line.lstrip("#").strip().lower()
+            slug = re.sub(r"[^\w\- ]", "", heading).replace(" ", "-")
+            found.add(slug)
+    return found
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+@pytest.mark.parametrize("path", [README, ROOT / "CHANGELOG.md", *PAGES], ids=lambda path: path.name)
+def test_relative_links_resolve(path):
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"```.*?```", "", text, flags=re.DOTALL)
+    for target in LINK.findall(text):
+        if re.match(r"[a-z]+:", target):
+            continue
+        file_part, _, anchor = target.partition("#")
+        linked = (path.parent / file_part).resolve() if file_part else path
+        assert linked.exists(), f"{path.name}: {target}"
+        if anchor and linked.suffix == ".md":
+            assert anchor in anchors(linked), f"{path.name}: {target}"
