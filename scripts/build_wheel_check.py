@@ -1,4 +1,4 @@
-"""Build canasta-sim's wheel, install it in a fresh virtual environment and check it runs compiled (issue #18).
+"""Build canasta-sim's wheel, install it in a fresh virtual environment and check it runs compiled.
 
 ``python scripts/build_wheel_check.py`` runs ``python -m build --wheel`` (it needs the ``build``
 package; the build fetches its own Cython and setuptools from the package index), creates a new

@@ -1,4 +1,4 @@
-"""Instructions per hand of expert vs greedy and of the floor, counted by valgrind (issue #18).
+"""Instructions per hand of expert vs greedy and of the floor, counted by valgrind.
 
 ``python scripts/instructions.py`` (about a minute; ``--games N``, default 10) runs, each under
 ``valgrind --tool=callgrind`` in a child process:
