@@ -72,14 +72,15 @@ def test_default_chunk_size_keeps_small_runs_parallel_and_large_chunks_bounded()
     assert default_chunk_size(3) == 1
 
 
-@pytest.mark.parametrize("backend", [run_chunks, DaskChunkRunner.__call__], ids=["local", "dask"])
+@pytest.mark.parametrize("backend", [run_chunks, DaskChunkRunner()], ids=["local", "dask"])
 def test_each_backend_takes_what_run_passes_to_a_chunk_runner(backend):
     """``run`` calls the local and the Dask backend alike: each takes every parameter of ChunkRunner, the same
     way (positional or keyword only) and with the same defaults where the protocol gives one."""
-    expected = inspect.signature(ChunkRunner.__call__).parameters
+    _self, *expected = inspect.signature(ChunkRunner.__call__).parameters.values()
     taken = inspect.signature(backend).parameters
-    for name, parameter in expected.items():
-        assert name in taken, f"{backend.__qualname__} does not take {name}"
+    for parameter in expected:
+        name = parameter.name
+        assert name in taken, f"{backend} does not take {name}"
         assert taken[name].kind == parameter.kind
         if parameter.default not in (inspect.Parameter.empty, ...):
             assert taken[name].default == parameter.default
