@@ -5,7 +5,7 @@ package; the build fetches its own Cython and setuptools from the package index)
 virtual environment in a temporary folder, installs the wheel there with pip, and checks from
 outside the source tree that
 
-* ``canasta-sim --version`` reports every hot module compiled (``compiled (16 of 16 hot modules)``), and
+* ``canasta-sim --version`` reports every hot module compiled (``compiled (N of N hot modules)``), and
 * a short ``canasta-sim run`` plays and reports the compiled build in its ``run.json``.
 
 Without options it builds with ``CANASTA_SIM_PGO=0`` (one compile, quicker); ``--profile-guided`` builds
