@@ -1,4 +1,4 @@
-"""Build step: compile the game's hot loop with Cython (issue #8; README, "Why it is fast").
+"""Build step: compile the game's hot loop with Cython (docs/performance.md).
 
 Everything else about the package is declared in ``pyproject.toml``.  The modules listed in
 ``COMPILED`` are compiled as they are, from the same ``.py`` files, with type annotations ignored so
@@ -10,10 +10,10 @@ Beside the compiled files of each package the build writes ``_compiled.json``, t
 source it compiled; :mod:`canasta_sim.core._compiled.accelerator` uses it to run an edited source instead of its stale
 compiled copy.
 
-With GCC the build is profile-guided (issue #18): it compiles the modules with counters, plays a few
+With GCC the build is profile-guided: it compiles the modules with counters, plays a few
 short games with them (``_TRAINING``), and compiles them again with what the counters saw.  The code is
 the same and plays the same games; its layout favours the paths a game takes, which the compiler cannot
-guess, so fewer of them miss the instruction cache and the games run faster (README, Performance).  It
+guess, so fewer of them miss the instruction cache and the games run faster (docs/performance.md).  It
 takes two compiles and the training, about two and a half times the compiling time, so
 ``CANASTA_SIM_PGO=0`` turns it off for a quicker install of the same games.  Where it cannot be done
 (another compiler, a failed training) the build completes without it and says why.  ``_build.json``
@@ -65,7 +65,7 @@ SOURCE_FOLDERS = {"canasta_sim.core": "sim/core", "canasta_sim.strategies": "str
 PARENT_FOLDERS = {"canasta_sim": "sim"}  # packages above the compiled ones, which the training must import
 
 # Python's semantics, not C's: annotations are documentation here, never C types.  The only C types are
-# the locals a module declares with @cython.locals (issue #18; canasta_sim.core._compiled.cython_fallback): integers,
+# the locals a module declares with @cython.locals (see canasta_sim.core._compiled.cython_fallback): integers,
 # and the doubles of the expert's discard scoring.
 DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 

@@ -14,18 +14,16 @@ The engine makes one instance per seat and asks it, each turn, in this order:
 3. ``choose_meld(view)``, again and again until it returns ``None``;
 4. ``choose_discard(view)``.
 
-``view`` is a :class:`canasta_sim.core.view.SeatView`: this seat's hand as counts by kind, every meld on the
+``view`` is a :class:`canasta_sim.SeatView`: this seat's hand as counts by kind, every meld on the
 table, the pile, hand sizes, the stock's size, scores and rules, plus the legal moves of the
 decision due (``view.legal_takes()``, ``view.legal_melds()``, ...) and ``view.can(move)`` to test
 a move before returning it.  Kinds are small ints: 0 joker, 1 deuce, 2 black 3, 3 red 3, 4..14
-for 4 to ace (see ``canasta_sim.core.cards``).  Use ``self.rng`` for any randomness, never ``random``.
+for 4 to ace (``canasta_sim.KIND_NAMES`` names them).  Use ``self.rng`` for any randomness, never ``random``.
 """
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_VALUE, TWO
-from canasta_sim.core.moves import Discard, Draw, Meld, Move
-from canasta_sim.core.strategy import PublicEvent, Strategy
+from canasta_sim import BLACK_THREE, JOKER, KIND_VALUE, TWO, Discard, Draw, Meld, Move, PublicEvent, Strategy
 
 
 class MyBot(Strategy):

@@ -1,11 +1,11 @@
 """What the arbiter's in-process guards cost: expert vs greedy, this tree against a baseline tree.
 
-The baseline is another copy of canasta-sim's package (for instance the commit before the arbiter, laid
+The baseline is another copy of canasta-sim's package (for instance an earlier commit, laid
 out as an importable ``canasta_sim`` package); both are run in fresh processes, interleaved A B A B, and
 with ``--callgrind`` also under valgrind's callgrind, whose instruction counts do not depend on how busy
 the machine is.  Games and seeds are the same on both sides.
 
-    git archive 11b3d05 sim strategies | tar -x -C /tmp/base
+    git archive BASE_COMMIT sim strategies | tar -x -C /tmp/base
     mkdir -p /tmp/base/pkg && cp -r /tmp/base/sim /tmp/base/pkg/canasta_sim \\
         && cp -r /tmp/base/strategies /tmp/base/pkg/canasta_sim/strategies
     python scripts/arbiter_cost.py --baseline /tmp/base/pkg --games 30 --rounds 3 --callgrind 8

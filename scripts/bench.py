@@ -13,15 +13,17 @@ Figures:
   per second on one worker, in-process, compiled (as installed; in turn with the floor, below) and as plain
   Python (``CANASTA_SIM_PURE_PYTHON=1``, in a child process), and through
   ``canasta-sim run`` on one worker and on all cores, start-up included;
-* ``canasta-sim run --games 10000`` exactly as the README's quick start runs it,
+* ``canasta-sim run --games 10000`` exactly as the quick start (README.md) runs it,
   and the same games on one worker for the speed-up of a long run (both skipped
   with ``--quick``);
 * the speed-up from 1 to N workers, and as a yardstick how fast N in-process
   matchups play side by side (how far the machine's cores themselves scale);
 * peak resident memory of the parent and of one worker process;
 * expert vs greedy in-process in turn with the floor (floor, matchup, floor, ...): each round's ratio to
-  the floors either side of it, and their median, the figure issue #18's goal is judged by
-  (``--beside-floor ROUNDS`` runs only this); the other ratios are to the mean of the two floors below;
+  the floors either side of it, and their median, the figure the engine's speed is judged by; the same
+  for a user's plain-Python bot (``examples/my_bot.py`` loaded from its file) against greedy, the speed
+  a user's own strategy gets (``--beside-floor ROUNDS`` runs only these two); the other ratios are to the
+  mean of the two floors below;
 * the floor: ``scripts/floor.py``, a fixed pure-Python canasta-like hand loop (the project's shared
   yardstick, ``../shared/bench/floor.py``, copied unchanged), run just before and just after the
   figures.  A machine's speed varies two- to threefold between machines and over minutes, so every
@@ -129,19 +131,30 @@ def matchup_in_process(specs: tuple[str, str], seconds: float, first_seed: int =
     }
 
 
-def matchup_beside_floor(rounds: int, seconds: float, path: Path) -> dict:
-    """Expert vs greedy in-process and the floor in turn: floor, matchup, floor, ..., matchup, floor.
+DEFAULT_MATCHUP = ("expert", "greedy")
+"""The matchup the engine's speed is judged by: the strongest built-in against the quickest sound one."""
+
+USER_BOT_MATCHUP = (f"{ROOT / 'examples' / 'my_bot.py'}:MyBot", "greedy")
+"""A user's plain-Python bot, loaded from its file as ``-s examples/my_bot.py:MyBot`` loads it, against greedy:
+the speed a user's own strategy gets from the engine and the view."""
+
+USER_BOT_GOAL = 0.20
+"""The share of the floor the user's bot against greedy should reach in-process."""
+
+
+def matchup_beside_floor(rounds: int, seconds: float, path: Path, specs: tuple[str, str] = DEFAULT_MATCHUP) -> dict:
+    """A matchup in-process and the floor in turn: floor, matchup, floor, ..., matchup, floor.
 
     Each round's ratio is its matchup's hands/s over the mean of the two floors either side of it, a few
     seconds apart, so a change of the machine's speed during the benchmark (another process, the clock of
-    a shared host) moves both sides of a ratio alike.  The median of the rounds is the figure issue #18's
-    goal is judged by; the lowest and highest are printed beside it.
+    a shared host) moves both sides of a ratio alike.  The median of the rounds is the figure the speed is
+    judged by; the lowest and highest are printed beside it.
     """
     floors = [floor(seconds / 2, path)]
     rounds_played = []
     games = 0
     for _ in range(rounds):
-        played = matchup_in_process(("expert", "greedy"), seconds, first_seed=3_000_000 + games)
+        played = matchup_in_process(specs, seconds, first_seed=3_000_000 + games)
         games += played["games"]
         floors.append(floor(seconds / 2, path))
         rate = played["hands"] / played["seconds"]
@@ -197,7 +210,7 @@ def _matchup_children(seconds: float, processes: int, environment: dict[str, str
 
 
 def pimc_playouts(seconds: float) -> dict:
-    """Sampled play-outs per second on one core (issue #19), the pure-Python floor measured beside it.
+    """Sampled play-outs per second on one core (pimc's unit of work), the pure-Python floor measured beside it.
 
     Each play-out samples a world from the first player's view of a fresh deal (``sample_world``),
     copies it and plays the whole hand out with expert at every seat: the work of one pimc sample
@@ -266,7 +279,7 @@ def run_command(games: int, workers: int | None, extra: list[str]) -> dict:
     """
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "run"
-        # workers=None: the command's own default, as the README's quick start runs it.
+        # workers=None: the command's own default, as the quick start (README.md) runs it.
         command = [
             sys.executable, "-m", "canasta_sim", "run", "--games", str(games),
             *(["--workers", str(workers)] if workers else []), "--seed", "1", "--out", str(out), "--quiet", *extra,
@@ -323,6 +336,18 @@ def _rounds_row(beside: dict) -> str:
             f"highest {beside['highest_ratio']:.3f}; rounds {each})")
 
 
+def beside_floor_only(rounds: int, path: Path) -> None:
+    """``--beside-floor ROUNDS``: expert vs greedy, then the user's bot vs greedy, each in turn with the floor."""
+    for label, specs, goal in (("expert vs greedy", DEFAULT_MATCHUP, None),
+                               ("examples/my_bot.py:MyBot vs greedy", USER_BOT_MATCHUP, USER_BOT_GOAL)):
+        beside = matchup_beside_floor(rounds, 10.0 / 3, path, specs)
+        print(f"{label} in-process, in turn with the floor ({accelerator.describe()}):")
+        for number, entry in enumerate(beside["rounds"], 1):
+            print(f"  round {number}: {entry['hands_per_second']:,.0f} hands/s, floor {entry['floor_before']:,.0f} "
+                  f"before and {entry['floor_after']:,.0f} after: {entry['ratio']:.3f}")
+        print(_rounds_row(beside) + ("" if goal is None else f"; goal {goal:.2f}"))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print a table; figures go to JSON too."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -332,57 +357,66 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", type=Path, default=ROOT / "scripts" / "floor.py", help="the floor's hand loop")
     parser.add_argument("--matchup-only", type=float, metavar="SECONDS", help=argparse.SUPPRESS)
     parser.add_argument("--beside-floor", type=int, metavar="ROUNDS",
-                        help="only expert vs greedy in turn with the floor, ROUNDS rounds (about 5 s each)")
+                        help="only expert vs greedy and examples/my_bot.py vs greedy, each in turn with the floor, "
+                             "ROUNDS rounds (about 5 s each)")
     args = parser.parse_args(argv)
     if args.beside_floor is not None:
         if args.beside_floor < 1:
             parser.error(f"--beside-floor takes a number of rounds of at least 1, not {args.beside_floor}")
-        beside = matchup_beside_floor(args.beside_floor, 10.0 / 3, args.floor)
-        print(f"expert vs greedy in-process, in turn with the floor ({accelerator.describe()}):")
-        for number, entry in enumerate(beside["rounds"], 1):
-            print(f"  round {number}: {entry['hands_per_second']:,.0f} hands/s, floor {entry['floor_before']:,.0f} "
-                  f"before and {entry['floor_after']:,.0f} after: {entry['ratio']:.3f}")
-        print(_rounds_row(beside))
+        beside_floor_only(args.beside_floor, args.floor)
         return 0
     if args.matchup_only is not None:  # a child process of _matchup_children
-        figures = matchup_in_process(("expert", "greedy"), args.matchup_only)
+        figures = matchup_in_process(DEFAULT_MATCHUP, args.matchup_only)
         print(json.dumps({**figures, "build": accelerator.describe()}))
         return 0
-    seconds = 3.0 if args.quick else 10.0
-    games = args.games or (400 if args.quick else 2000)
-    cores = os.cpu_count() or 1
+    figures = measure(args.quick, args.games, args.floor)
+    rows = table_rows(figures)
+    rows += isolation_rows(figures, rounds=2 if args.quick else 5)
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"figures written to {args.json}")
+    return 0
 
+
+def measure(quick: bool, games: int | None, floor_path: Path) -> dict:
+    """Every figure but the isolation rows, with the floor before and after and each ratio to the floor."""
+    seconds = 3.0 if quick else 10.0
+    games = games or (400 if quick else 2000)
+    cores = os.cpu_count() or 1
     figures: dict = {
         "version": __version__,
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {cores} cores",
         "date": time.strftime("%Y-%m-%d %H:%M"),
+        "cores": cores,
+        "games": games,
     }
-    floor_before = floor(seconds / 2, args.floor)
+    floor_before = floor(seconds / 2, floor_path)
     figures["engine_random"] = engine_throughput(seconds)
-    # The matchup in turn with the floor (about 3.3 s each way a round): its ratio is taken against floors
-    # measured seconds from it, not minutes, as the two floors around the whole benchmark are.
-    figures["matchup_in_process"] = matchup_beside_floor(3 if args.quick else 7, seconds / 3, args.floor)
+    # The matchups in turn with the floor (about 3.3 s each way a round): their ratio is taken against floors
+    # measured seconds from them, not minutes, as the two floors around the whole benchmark are.
+    rounds = 3 if quick else 7
+    figures["matchup_in_process"] = matchup_beside_floor(rounds, seconds / 3, floor_path)
+    figures["user_bot_in_process"] = matchup_beside_floor(rounds, seconds / 3, floor_path, USER_BOT_MATCHUP)
     figures["build"] = accelerator.describe()
     figures["matchup_in_process_pure_python"] = matchup_pure_python(seconds)
     figures["matchup_side_by_side"] = matchup_side_by_side(seconds, cores)
     figures["pimc_playouts"] = pimc_playouts(seconds)
-    one = run_command(games, 1, [])
-    many = run_command(games, cores, [])
-    figures["run_1_worker"] = one
-    figures[f"run_{cores}_workers"] = many
-    small = run_command(max(100, games // 5), cores, [])
-    figures[f"run_{cores}_workers_small"] = small
+    one = figures["run_1_worker"] = run_command(games, 1, [])
+    many = figures[f"run_{cores}_workers"] = run_command(games, cores, [])
+    figures[f"run_{cores}_workers_small"] = run_command(max(100, games // 5), cores, [])
     figures["speedup"] = round(one["seconds"] / many["seconds"], 2)
-    if not args.quick:
+    if not quick:
         figures["quick_start_10000"] = run_command(10_000, None, [])
         # The same 10000 games on one worker: the speed-up where start-up weighs least.
         figures["run_10000_1_worker"] = run_command(10_000, 1, [])
         figures["speedup_10000"] = round(
             figures["run_10000_1_worker"]["seconds"] / figures["quick_start_10000"]["seconds"], 2
         )
-
-    floor_after = floor(seconds / 2, args.floor)
+    floor_after = floor(seconds / 2, floor_path)
     floor_mean = (floor_before + floor_after) / 2
     figures["floor"] = {
         "hands_per_second_before": floor_before,
@@ -392,6 +426,7 @@ def main(argv: list[str] | None = None) -> int:
     ratios = {
         "engine_random": figures["engine_random"]["hands_per_second"] / floor_mean,
         "matchup_in_process": figures["matchup_in_process"]["median_ratio"],
+        "user_bot_in_process": figures["user_bot_in_process"]["median_ratio"],
         "matchup_in_process_pure_python": figures["matchup_in_process_pure_python"]["hands_per_second"] / floor_mean,
         "matchup_side_by_side": [
             rate / floor_mean for rate in figures["matchup_side_by_side"]["hands_per_second_each"]
@@ -401,12 +436,22 @@ def main(argv: list[str] | None = None) -> int:
         key: [round(value, 3) for value in values] if isinstance(values, list) else round(values, 3)
         for key, values in ratios.items()
     }
+    return figures
+
+
+def table_rows(figures: dict) -> list[tuple[str, str]]:
+    """The printed table of :func:`measure`'s figures: a label and a value a row."""
+    ratios, cores, games = figures["ratio_to_floor"], figures["cores"], figures["games"]
+    floors = figures["floor"]
+    one, many = figures["run_1_worker"], figures[f"run_{cores}_workers"]
+    small = figures[f"run_{cores}_workers_small"]
 
     def ratio(value: float) -> str:
         return f"{value:.3f} of the floor"
 
     rows = [
-        ("floor (scripts/floor.py), before, after", f"{floor_before:,.0f}, {floor_after:,.0f} hands/s"),
+        ("floor (scripts/floor.py), before, after",
+         f"{floors['hands_per_second_before']:,.0f}, {floors['hands_per_second_after']:,.0f} hands/s"),
         ("engine, random players, 1 core", f"{figures['engine_random']['hands_per_second']:,.0f} hands/s, "
          f"{figures['engine_random']['decisions_per_second']:,.0f} decisions/s; "
          f"{ratio(ratios['engine_random'])}"),
@@ -422,24 +467,23 @@ def main(argv: list[str] | None = None) -> int:
         (f"  {cores} of them at once, each", ", ".join(
             f"{rate:.1f}" for rate in figures["matchup_side_by_side"]["games_per_second_each"]) + " games/s; "
          + ", ".join(f"{value:.3f}" for value in ratios["matchup_side_by_side"]) + " of the floor"),
+        ("a user's bot (examples/my_bot.py) vs greedy, 1 core",
+         f"{figures['user_bot_in_process']['games_per_second']:.1f} games/s, "
+         f"{figures['user_bot_in_process']['hands_per_second']:,.0f} hands/s, in turn with the floor"),
+        ("  its ratio to the floor beside it",
+         _rounds_row(figures["user_bot_in_process"]) + f"; goal {USER_BOT_GOAL:.2f}"),
         ("pimc sampled play-outs, 1 core", f"{figures['pimc_playouts']['playouts_per_second']:.1f} play-outs/s "
          f"(whole hands, expert policy; floor {figures['pimc_playouts']['floor_before']} -> "
          f"{figures['pimc_playouts']['floor_after']} hands/s)"),
-        (
-            f"canasta-sim run, 1 worker, {games} games",
-            f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)",
-        ),
+        (f"canasta-sim run, 1 worker, {games} games",
+         f"{one['games_per_second']:.1f} games/s ({one['seconds']:.1f} s)"),
         (f"canasta-sim run, {cores} workers, {games} games",
          f"{many['games_per_second']:.1f} games/s ({many['seconds']:.1f} s)"),
         (f"speed-up 1 -> {cores} workers", f"{figures['speedup']:.2f}x"),
         ("peak memory of a worker", f"{max(one['worker_peak_mb'], many['worker_peak_mb']):.0f} MB"),
-        (
-            "peak memory of the run's parent",
-            f"{small['parent_peak_mb']:.0f} MB at {small['games']} games, "
-            f"{many['parent_peak_mb']:.0f} MB at {many['games']} games",
-        ),
+        ("peak memory of the run's parent", f"{small['parent_peak_mb']:.0f} MB at {small['games']} games, "
+                                            f"{many['parent_peak_mb']:.0f} MB at {many['games']} games"),
     ]
-    rows += isolation_rows(figures, rounds=2 if args.quick else 5)
     if "quick_start_10000" in figures:
         full = figures["quick_start_10000"]
         rows.append(("canasta-sim run --games 10000 (defaults)",
@@ -447,13 +491,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("peak memory of its parent", f"{full['parent_peak_mb']:.0f} MB"))
         alone = figures["run_10000_1_worker"]
         rows.append(("the same on 1 worker", f"{alone['seconds']:.1f} s, speed-up {figures['speedup_10000']:.2f}x"))
-    width = max(len(label) for label, _ in rows)
-    for label, value in rows:
-        print(f"{label:<{width}}  {value}")
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(figures, indent=2) + "\n")
-    print(f"figures written to {args.json}")
-    return 0
+    return rows
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Differential check: the compiled build and plain Python play the very same games (issue #18).
+"""Differential check: the compiled build and plain Python play the very same games.
 
 ``python scripts/differential.py`` (default 10,000 games; ``--games N`` for fewer) plays the same
 games twice, once as installed (compiled) and once with every module run from its Python source

@@ -1,4 +1,4 @@
-"""Instructions per hand of expert vs greedy and of the floor, counted by valgrind (issue #18).
+"""Instructions per hand of expert vs greedy and of the floor, counted by valgrind.
 
 ``python scripts/instructions.py`` (about a minute; ``--games N``, default 10) runs, each under
 ``valgrind --tool=callgrind`` in a child process:
@@ -83,7 +83,7 @@ CACHE_EVENTS = {"I1mr": "instruction cache misses", "D1mr": "data cache read mis
 """callgrind's event names under ``--cache-sim=yes --branch-sim=yes``, and what each counts."""
 
 
-PLAY_GAME_FUNCTION = "__pyx_pw_11canasta_sim_6engine_*play_game"
+PLAY_GAME_FUNCTION = "__pyx_pw_11canasta_sim_4core_6engine_*play_game"
 """The C function of the compiled ``play_game`` (Cython's name for it, numbered by its place in the module)."""
 
 
@@ -162,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
 
     matchup_instructions = per_hand(games, games_base, hands, "Ir")
     floor_instructions = per_hand(floor, floor_base, floor_hands, "Ir")
+    if matchup_instructions <= 0:
+        raise SystemExit(f"instructions: nothing was counted inside {PLAY_GAME_FUNCTION}; has the compiled "
+                         "play_game's C name changed (nm the engine's .so)?")
     print(f"build                          {build}")
     print("counted                        " + ("inside play_game" if inside else "the process, less its start-up"))
     print("monitor                        " + ("published, as in a run's worker" if args.monitor else "none"))

@@ -1,4 +1,4 @@
-"""What pimc's settings are worth, decision by decision, from a few games instead of thousands (issue #19).
+"""What pimc's settings are worth, decision by decision, from a few games instead of thousands.
 
 A match between pimc and expert needs about 600 games to tell 60% from 52%, because a game's result
 is mostly the luck of the deal.  This script measures what a setting gains at each decision instead.

@@ -1,4 +1,4 @@
-"""pimc's strength against expert and its decision time, by samples per decision (issue #19).
+"""pimc's strength against expert and its decision time, by samples per decision.
 
 For each ``--samples`` value it plays ``--games`` games of ``pimc:samples=S`` against ``expert``, each
 deal twice with the sides swapped (duplicate deals, as ``canasta-sim run --duplicate``), in worker

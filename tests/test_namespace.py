@@ -1,4 +1,4 @@
-"""The import namespace ``canasta_sim`` (issue #13, point 1): a user's own ``sim/`` or ``strategies/``
+"""The import namespace ``canasta_sim``: a user's own ``sim/`` or ``strategies/``
 folder in the working directory, or another distribution's top-level ``sim``, cannot shadow canasta-sim."""
 
 import json

@@ -12,6 +12,7 @@ engine's modules (monkeypatching) and puts the originals back.
 
 from __future__ import annotations
 
+import sys
 from operator import attrgetter
 
 __all__ = ["CodeWatch", "GameFingerprint", "defined_in", "is_trusted", "is_trusted_class", "trust_builtin_strategies"]
@@ -125,8 +126,6 @@ class CodeWatch:
     """
 
     def __init__(self, classes) -> None:
-        import sys  # late: only runs of many games build one
-
         owners: list = [sys.modules[name] for name in _WATCHED_MODULES if name in sys.modules]
         for module in list(owners):
             owners.extend(value for value in vars(module).values()

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking
+from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.cli.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.summary import Z_95, side_labels, wilson_interval
@@ -378,8 +379,6 @@ def _charts_folder(run_dir: Path, out: Path | None) -> Path:
 
 
 def _plot_tuning(run_dir: Path, out: Path | None, dpi: int) -> None:
-    from canasta_sim.cli.plot_tuning import write_tuning_charts
-
     out = _charts_folder(run_dir, out)
     try:
         written = write_tuning_charts(run_dir, out, dpi)

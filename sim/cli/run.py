@@ -29,22 +29,24 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
 from canasta_sim.runs import dask_backend
+from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import matchmaking_report
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import (
     MANIFEST_FORMAT,
     ON_ERROR_CHOICES,
     ChunkReport,
+    ChunkRunner,
     RunSettings,
     default_chunk_size,
     default_workers,
     describe_strategy,
-    run_chunks,
     settings_from_manifest,
 )
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
+from canasta_sim.strategies import BUILTIN
 
 __all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
 
@@ -332,14 +334,13 @@ def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[s
         os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
     if not isolate:
         return tuple(specs)
-    from canasta_sim.strategies import BUILTIN
-
     return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
 
 
 def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,
-                  workers: int | None):
-    """The function that plays the chunks: :func:`canasta_sim.runs.runner.run_chunks`, or a Dask cluster's runner."""
+                  workers: int | None) -> ChunkRunner:
+    """The backend that plays the chunks: :func:`canasta_sim.runs.local_backend.run_chunks`, or a Dask
+    cluster's runner."""
     if scheduler is not None and backend == "local":
         if _given(ctx, "backend"):
             raise fail(f"--scheduler {scheduler} needs --backend dask, not --backend local")
@@ -443,7 +444,9 @@ def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list
 
 
 def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, seed_drawn, workers, on_error, quiet,
-          verbose, file_handler, play_chunks=run_chunks) -> None:
+          verbose, file_handler, play_chunks: ChunkRunner = run_chunks) -> None:
+    """Play the chunks of the run not yet written, keeping ``run.json`` current, then print the summary; exit with
+    :data:`EXIT_STOPPED` or :data:`EXIT_INTERRUPTED` when the run did not end complete."""
     directory.create()
     directory.remove_temporaries()
     counts = directory.chunk_game_counts()
@@ -452,52 +455,13 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
-    session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
-               "games_played": 0, "status": "running", "build": accelerator.describe()}
-    if isinstance(play_chunks, dask_backend.DaskChunkRunner):
-        session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
-    if isinstance(play_chunks, functools.partial):
-        session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
-    manifest["sessions"].append(session)
-    manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
-    directory.write_manifest(manifest)
-
-    say = (lambda text: None) if quiet else (lambda text: click.echo(text, err=True))
-    matchup = " vs ".join(settings.specs) if len(settings.specs) >= 2 else f"{settings.specs[0]} (mirror)"
-    matchup += " (round robin)" if len(settings.specs) >= 3 else ""
-    matchup += ", duplicate deals" if settings.duplicate else ""
-    changed = ", ".join(f"{key}={value}" for key, value in settings.rules.changed_options().items())
-    say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
-        f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")
-    if done:
-        say(f"resuming: {games_before} games already played, {len(missing)} chunks to play")
-    if not session["build"].startswith("compiled"):
-        say(f"note: the engine runs as {session['build']}: the same games, only slower "
-            f"(README, \"Why it is fast\")")
-
+    session = _open_session(directory, manifest, play_chunks, workers, on_error, games_before)
+    if not quiet:
+        _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
     handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
-
-    entrants = settings.entrants
     wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
-    progress = {"games": games_before, "played": 0, "last_write": time.monotonic()}
-    show_bar = not quiet and sys.stderr.isatty()
-    bar = tqdm(total=settings.games, initial=games_before, unit="game", disable=not show_bar, file=sys.stderr,
-               dynamic_ncols=True, smoothing=0.1)
-
-    def on_chunk(report: ChunkReport) -> None:
-        for index, count in enumerate(report.wins):
-            wins[index] += count
-        progress["games"] += report.games
-        progress["played"] += report.games
-        bar.update(report.games)
-        if progress["games"]:
-            bar.set_postfix_str(f"{entrants[0]} wins {100 * wins[0] / progress['games']:.1f}%", refresh=False)
-        if time.monotonic() - progress["last_write"] > 2.0:
-            manifest["games_done"] = progress["games"]
-            session["games_played"] = progress["played"]
-            directory.write_manifest(manifest)
-            progress["last_write"] = time.monotonic()
-
+    progress = _Progress(settings, directory, manifest, session, wins, games_before,
+                         show_bar=not quiet and sys.stderr.isatty())
     # The summary is summed from the chunks as this process writes them; only parts written before this
     # session (or by another process) are read back at the end.
     summarizer = RunSummarizer()
@@ -507,7 +471,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     interrupted, error, write_error = False, None, None
     try:
         interrupted, error = play_chunks(settings, directory, missing, workers=workers, on_error=on_error,
-                                         on_chunk=on_chunk, log_handlers=handlers)
+                                         on_chunk=progress.on_chunk, log_handlers=handlers)
         status = "interrupted" if interrupted else "stopped" if error else "complete"
     except KeyboardInterrupt:  # a second Ctrl-C: the workers were stopped at once
         interrupted, status = True, "interrupted"
@@ -518,27 +482,107 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     except WorkerStartError as failure:  # local workers that cannot load the strategies or die before playing
         write_error = str(failure)
     finally:
-        bar.close()
+        progress.bar.close()
         restore_logging()
-        counts = directory.chunk_game_counts()
-        complete = all(counts.get(chunk) == len(settings.chunk_games(chunk)) for chunk in range(settings.chunk_count))
-        if status == "complete" and not complete:
-            status = "incomplete"
-        manifest.update(status=status, ended_at=_now(), games_done=sum(counts.values()))
-        session.update(status=status, ended_at=manifest["ended_at"], games_played=progress["played"])
-        directory.write_manifest(manifest)
+        _close_session(settings, directory, manifest, session, status, progress.played)
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
-    rows, games_read = summarizer.summarize(directory, entrants)
+    rows, games_read = summarizer.summarize(directory, settings.entrants)
     if games_read:
         click.echo(format_summary(rows))
         additions = matchmaking_report(directory, settings.specs, settings.duplicate)
         if additions:
             click.echo("\n" + additions)
-    rate = progress["played"] / elapsed if elapsed > 0 else 0.0
+    rate = progress.played / elapsed if elapsed > 0 else 0.0
     click.echo(f"{games_read} of {settings.games} games in {directory.path} "
-               f"({progress['played']} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
+               f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
                f"{getattr(play_chunks, 'description', f'{workers} workers')})")
+    _exit_unless_complete(directory, write_error, error, interrupted)
+
+
+def _open_session(directory: RunDirectory, manifest, play_chunks: ChunkRunner, workers, on_error,
+                  games_before: int) -> dict[str, Any]:
+    """Add this session to ``run.json`` (marked running) and return its entry, which the run keeps current."""
+    session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
+               "games_played": 0, "status": "running", "build": accelerator.describe()}
+    if isinstance(play_chunks, dask_backend.DaskChunkRunner):
+        session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
+    if isinstance(play_chunks, functools.partial):
+        session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
+    manifest["sessions"].append(session)
+    manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
+    directory.write_manifest(manifest)
+    return session
+
+
+def _announce(settings: RunSettings, directory: RunDirectory, seed_drawn, games_before: int,
+              chunks_left: int | None, build: str) -> None:
+    """Say on stderr what the run plays, where to, whether it resumes (``chunks_left`` not ``None``), and
+    whether the engine runs slower than compiled."""
+    matchup = " vs ".join(settings.specs) if len(settings.specs) >= 2 else f"{settings.specs[0]} (mirror)"
+    matchup += " (round robin)" if len(settings.specs) >= 3 else ""
+    matchup += ", duplicate deals" if settings.duplicate else ""
+    changed = ", ".join(f"{key}={value}" for key, value in settings.rules.changed_options().items())
+    say = functools.partial(click.echo, err=True)
+    say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
+        f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")
+    if chunks_left is not None:
+        say(f"resuming: {games_before} games already played, {chunks_left} chunks to play")
+    if not build.startswith("compiled"):
+        say(f"note: the engine runs as {build}: the same games, only slower (docs/performance.md)")
+
+
+class _Progress:
+    """The run's progress as chunks end: the bar with the first entrant's win rate, and ``run.json`` rewritten
+    at most every two seconds."""
+
+    def __init__(self, settings: RunSettings, directory: RunDirectory, manifest, session, wins: list[int],
+                 games_before: int, *, show_bar: bool) -> None:
+        self.entrants = settings.entrants
+        self.directory = directory
+        self.manifest = manifest
+        self.session = session
+        self.wins = wins
+        self.games = games_before
+        self.played = 0
+        """Games played by this session."""
+        self.last_write = time.monotonic()
+        self.bar = tqdm(total=settings.games, initial=games_before, unit="game", disable=not show_bar,
+                        file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+
+    def on_chunk(self, report: ChunkReport) -> None:
+        """Count a finished chunk's games and wins."""
+        for index, count in enumerate(report.wins):
+            self.wins[index] += count
+        self.games += report.games
+        self.played += report.games
+        self.bar.update(report.games)
+        if self.games:
+            rate = 100 * self.wins[0] / self.games
+            self.bar.set_postfix_str(f"{self.entrants[0]} wins {rate:.1f}%", refresh=False)
+        if time.monotonic() - self.last_write > 2.0:
+            self.manifest["games_done"] = self.games
+            self.session["games_played"] = self.played
+            self.directory.write_manifest(self.manifest)
+            self.last_write = time.monotonic()
+
+
+def _close_session(settings: RunSettings, directory: RunDirectory, manifest, session, status: str,
+                   played: int) -> None:
+    """Write the session's end to ``run.json``; a run said complete whose chunks are not all written is
+    ``incomplete``."""
+    counts = directory.chunk_game_counts()
+    complete = all(counts.get(chunk) == len(settings.chunk_games(chunk)) for chunk in range(settings.chunk_count))
+    if status == "complete" and not complete:
+        status = "incomplete"
+    manifest.update(status=status, ended_at=_now(), games_done=sum(counts.values()))
+    session.update(status=status, ended_at=manifest["ended_at"], games_played=played)
+    directory.write_manifest(manifest)
+
+
+def _exit_unless_complete(directory: RunDirectory, write_error: str | None, error: str | None,
+                          interrupted: bool) -> None:
+    """Say why the run stopped and how to resume it, and exit with the matching code; return if it did not."""
     resume_hint = f"canasta-sim run --resume {shlex.quote(str(directory.path))}"
     if write_error:
         click.echo(f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", err=True)

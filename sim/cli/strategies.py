@@ -33,7 +33,7 @@ def strategies_command() -> None:
     click.echo(
         f"\nA spec is one of these names, FILE.py:Class, module:Class, or a plugin under {ENTRY_POINT_GROUP!r};"
         "\nadd parameters after a colon, e.g. expert:aggression=0.7.  Ranged parameters can be tuned:"
-        "\ncanasta-sim tune expert (README, \"Tuning\")."
+        "\ncanasta-sim tune expert (docs/tuning.md)."
     )
 
 

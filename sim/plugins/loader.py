@@ -40,6 +40,8 @@ from typing import Any
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.proxy import is_bot_spec, load_bot_class
+from canasta_sim.plugins.specs import is_file_part, parse_spec, spec_file
+from canasta_sim.strategies import BUILTIN
 
 __all__ = [
     "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "import_named_module",
@@ -79,60 +81,6 @@ class LoadedStrategy:
         return self.cls.label()
 
 
-def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """Split a spec into its target and its ``key=value`` parameters.
-
-    >>> parse_spec("expert:aggression=0.7")
-    ('expert', (('aggression', '0.7'),))
-    >>> parse_spec("bots/my_bot.py:MyBot:depth=2")
-    ('bots/my_bot.py:MyBot', (('depth', '2'),))
-    """
-    if not spec or not spec.strip():
-        raise StrategyLoadError(
-            "empty strategy spec; use a built-in name, FILE.py:Class, module:Class or a plugin name"
-        )
-    parts = spec.strip().split(":")
-    if any(not part.strip() for part in parts[1:]):
-        raise StrategyLoadError(
-            f"strategy spec {spec!r} has an empty part after a colon; use NAME, FILE.py:Class, "
-            "module:Class, each optionally followed by :KEY=VALUE[,KEY=VALUE...]"
-        )
-    target_parts: list[str] = []
-    parameters: list[tuple[str, str]] = []
-    for index, part in enumerate(parts):
-        if "=" in part and index > 0:
-            for item in part.split(","):
-                key, sep, value = item.partition("=")
-                if not sep or not key.strip():
-                    raise StrategyLoadError(f"strategy spec {spec!r}: parameter {item!r} is not KEY=VALUE")
-                parameters.append((key.strip(), value.strip()))
-        elif parameters:
-            raise StrategyLoadError(f"strategy spec {spec!r}: parameters must come last")
-        else:
-            target_parts.append(part)
-    return ":".join(target_parts), tuple(parameters)
-
-
-def spec_file(spec: str) -> Path | None:
-    """The absolute path of a file spec's file, resolved from the working directory; ``None`` for other specs.
-
-    >>> spec_file("expert") is None
-    True
-    """
-    try:
-        target, _ = parse_spec(spec)
-    except StrategyLoadError:
-        return None  # loading the spec reports what is wrong with it
-    module_part, sep, _ = target.rpartition(":")
-    if sep and _is_file_part(module_part):
-        return Path(module_part).expanduser().resolve()
-    return None
-
-
-def _is_file_part(module_part: str) -> bool:
-    return module_part.endswith(".py") or "/" in module_part or "\\" in module_part
-
-
 def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
     """Resolve a spec to a :class:`LoadedStrategy`, checking its parameters by building one instance.
 
@@ -169,8 +117,6 @@ def _reload(spec: str, file: str | None) -> LoadedStrategy:
 
 
 def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str | None]:
-    from canasta_sim.strategies import BUILTIN
-
     if target in BUILTIN:
         return BUILTIN[target], None
     module_part, sep, class_name = target.rpartition(":")
@@ -189,7 +135,7 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
             ) from None
         return _check_class(obj, target), None
     loaded_from = None
-    if _is_file_part(module_part):
+    if is_file_part(module_part):
         path = Path(module_part).expanduser()
         if file is not None and Path(file).is_file():
             path = Path(file)
@@ -237,7 +183,7 @@ REQUIRED_DECISIONS = ("choose_acquire", "choose_discard")
 def _check_class(obj: Any, target: str) -> type[Strategy]:
     if not (isinstance(obj, type) and issubclass(obj, Strategy)):
         raise StrategyLoadError(f"{target!r} is not a subclass of canasta_sim.core.strategy.Strategy")
-    # Found at load, not at the first call or in the tables (issue #13, point 8).
+    # Found at load, not at a seat's first call mid-run nor as a puzzle in the tables.
     missing = [method for method in REQUIRED_DECISIONS if getattr(obj, method) is getattr(Strategy, method)]
     if missing:
         raise StrategyLoadError(
@@ -285,8 +231,6 @@ def _entry_points() -> dict[str, importlib.metadata.EntryPoint]:
 
 def available_strategies() -> list[tuple[str, type[Strategy] | None, str]]:
     """List ``(spec name, class or None, where from)`` for built-ins and installed plugins."""
-    from canasta_sim.strategies import BUILTIN
-
     found: list[tuple[str, type[Strategy] | None, str]] = [(name, cls, "built-in") for name, cls in BUILTIN.items()]
     for name, point in sorted(_entry_points().items()):
         try:

@@ -44,6 +44,7 @@ from canasta_sim.plugins.protocol import (
     parse_answer,
     parse_ready,
 )
+from canasta_sim.plugins.specs import parse_spec
 
 __all__ = [
     "BOT_PREFIXES",
@@ -82,8 +83,6 @@ def isolate_spec(spec: str, builtin_names) -> str:
     """The spec ``--isolate`` plays instead of ``spec``: ``isolated:SPEC`` for any spec that is not a
     built-in (``builtin_names``) and not already a bot spec; built-ins are the project's own code and
     stay in-process unless named ``isolated:NAME``."""
-    from canasta_sim.plugins.loader import parse_spec  # the loader imports this module: a call-time import
-
     stripped = spec.strip()
     if is_bot_spec(stripped) or parse_spec(stripped)[0] in builtin_names:
         return stripped
@@ -99,8 +98,6 @@ def bot_command(spec: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
 
     :raises StrategyLoadError: for a spec that is no bot spec, an empty command or bad parameters.
     """
-    from canasta_sim.plugins.loader import parse_spec  # the loader imports this module: a call-time import
-
     stripped = spec.strip()
     if stripped.startswith("isolated:"):
         inner = stripped[len("isolated:"):]

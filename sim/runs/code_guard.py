@@ -5,7 +5,7 @@ processes that play many games each, so a strategy that monkeypatches the engine
 class, would change every later game of its worker.  :class:`CodeGuard` is the one piece all three use:
 after each game it asks a :class:`~canasta_sim.arbiter.CodeWatch` what was rebound (which puts the
 originals back) and, if anything was, turns the game's outcome into a failure of reason ``tampering``,
-charged to the strategy whose file defined the replacement (README, "Fairness").
+charged to the strategy whose file defined the replacement (docs/fairness.md).
 
 The other checks against tampering (the game's fingerprint, compared before every move the engine
 applies and after every hook) are the engine's own: :func:`canasta_sim.core.engine.play_game` makes them

@@ -337,7 +337,7 @@ class _Flight:
 
 
 class DaskChunkRunner:
-    """Plays chunks on a Dask cluster; called like :func:`canasta_sim.runs.runner.run_chunks`.
+    """Plays chunks on a Dask cluster; a :class:`~canasta_sim.runs.runner.ChunkRunner`.
 
     :param scheduler: the scheduler's address; ``None`` starts a local cluster of ``workers`` processes
         with one thread each for the run and closes it afterwards.
@@ -367,7 +367,7 @@ class DaskChunkRunner:
         ``log_handlers`` is accepted for the local runner's signature: worker records are handled by the
         client's loggers, which carry those handlers already.
 
-        :returns: ``(interrupted, error)`` as :func:`canasta_sim.runs.runner.run_chunks` does.
+        :returns: ``(interrupted, error)`` as every :class:`~canasta_sim.runs.runner.ChunkRunner` does.
         :raises ClusterError: when the run cannot go on (see the module docstring).
         """
         job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())

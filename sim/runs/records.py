@@ -84,7 +84,7 @@ HAND_SCHEMA = pa.schema(
         ("dealer", pa.int8()),
         ("went_out_seat", pa.int8()),
         ("hand_turns", pa.int32()),
-        # Answers without self-joins (issue #13): the other side's hand, the game's result, each partner.
+        # Answers common questions without self-joins: the other side's hand, the game's result, each partner.
         ("opponent_score", pa.int32()),
         ("opponent_cumulative_score", pa.int32()),
         ("won_hand", pa.bool_()),

@@ -28,12 +28,11 @@ import dataclasses
 import logging
 import logging.handlers
 import math
-import multiprocessing
 import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import pyarrow as pa
 from multiprocessing_logging import MultiProcessingHandler
@@ -52,6 +51,7 @@ from canasta_sim.runs.summary import side_labels
 __all__ = [
     "ChunkReport",
     "ChunkPlayer",
+    "ChunkRunner",
     "MANIFEST_FORMAT",
     "ON_ERROR_CHOICES",
     "RunSettings",
@@ -60,7 +60,7 @@ __all__ = [
     "ChunkBook",
     "describe_strategy",
     "log_failure",
-    "run_chunks",
+    "stop_on_signals",
     "settings_from_manifest",
     "worker_logging",
 ]
@@ -251,6 +251,31 @@ class ChunkReport:
     forfeits: int = 0
     error: str | None = None
     """Under ``on_error='stop'``: the one-line description of the failure that stopped the chunk."""
+
+
+class ChunkRunner(Protocol):
+    """How a backend plays a run's chunks: the local one (:func:`canasta_sim.runs.local_backend.run_chunks`,
+    supervised worker processes on this machine) and the Dask one
+    (:class:`canasta_sim.runs.dask_backend.DaskChunkRunner`) are called alike, so ``run`` treats them alike."""
+
+    def __call__(
+        self,
+        settings: RunSettings,
+        directory: RunDirectory,
+        chunks: Sequence[int],
+        *,
+        workers: int,
+        on_error: str = "stop",
+        on_chunk: Callable[[ChunkReport], None] = ...,
+        log_handlers: Sequence[logging.Handler] = (),
+    ) -> tuple[bool, str | None]:
+        """Play ``chunks`` (writing each one's parts, then calling ``on_chunk`` with its report) on up to
+        ``workers`` workers; ``log_handlers`` receive the workers' log records.
+
+        :returns: ``(interrupted, error)``: whether Ctrl-C/SIGTERM stopped the run, and the description of
+            the strategy failure that stopped it (``on_error='stop'``), or ``None``.
+        """
+        ...
 
 
 class ChunkPlayer:
@@ -444,44 +469,3 @@ def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-
-
-def run_chunks(
-    settings: RunSettings,
-    directory: RunDirectory,
-    chunks: Sequence[int],
-    *,
-    workers: int,
-    on_error: str = "stop",
-    on_chunk: Callable[[ChunkReport], None] = lambda report: None,
-    log_handlers: Sequence[logging.Handler] = (),
-    memory_limit: int | None = None,
-) -> tuple[bool, str | None]:
-    """Play the given chunks in supervised worker processes (:mod:`canasta_sim.runs.supervisor`), calling
-    ``on_chunk`` in this process as each one ends.
-
-    Strategy code never runs in this process, even with one worker: a strategy that crashes, exits,
-    hangs or raises ``KeyboardInterrupt`` costs its seat the game, never the run.
-
-    :param memory_limit: megabytes of address space each worker may use (``None``: no limit).
-    :returns: ``(interrupted, error)``: whether Ctrl-C/SIGTERM stopped the run, and the description of
-        the strategy failure that stopped it (``on_error='stop'``), or ``None``.
-    """
-    from canasta_sim.runs.supervisor import supervise  # the supervisor builds on this module's ChunkPlayer
-
-    if on_error not in ON_ERROR_CHOICES:
-        raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
-    directory.create()
-    if not chunks:
-        return False, None
-    # fork where it exists (multiprocessing-logging needs it); spawn elsewhere, with a QueueHandler.
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    stop_event = context.Event()
-    with stop_on_signals(stop_event) as signals, _worker_logging(context, log_handlers) as log_queue:
-        try:
-            error = supervise(settings, directory, chunks, workers=workers, on_error=on_error, stop_event=stop_event,
-                              context=context, log_queue=log_queue, on_chunk=on_chunk, memory_limit=memory_limit)
-        except BaseException:
-            stop_event.set()
-            raise
-    return signals["interrupted"], error

@@ -34,16 +34,12 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import ctypes
-import io
 import logging
 import logging.handlers
 import multiprocessing
 import multiprocessing.connection
-import os
 import pickle
 import random
-import resource
 import signal
 import sys
 import time
@@ -55,6 +51,7 @@ from canasta_sim.core.engine import derive_seed
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent, worker_main
 
 __all__ = [
     "OUTPUT_LIMIT",
@@ -81,9 +78,6 @@ HARD_TIMEOUT_MARGIN = 1.0
 
 STOP_GRACE_SECONDS = 2.0
 """Seconds a worker may take to finish its game once the run is stopping, before it is killed."""
-
-OUTPUT_LIMIT = 16_000
-"""Characters of what the strategies print during one game kept for the run's log."""
 
 START_FAILURES = 3
 """Workers that die before playing anything, in a row, before the run gives up."""
@@ -156,112 +150,6 @@ class _RunPlayer:
         return outcome, self.player.last_decisions
 
 
-# --- in the worker ------------------------------------------------------------------------------------
-
-
-class _CappedOutput(io.TextIOBase):
-    """Stands in for ``sys.stdout`` and ``sys.stderr`` in a worker: keeps the first characters printed."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.parts: list[str] = []
-        self.kept = 0
-        self.dropped = 0
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, text) -> int:
-        text = str(text)
-        room = self.limit - self.kept
-        if room > 0:
-            self.parts.append(text[:room])
-            self.kept += min(room, len(text))
-        self.dropped += max(0, len(text) - max(room, 0))
-        return len(text)
-
-    def take(self) -> str:
-        """What was printed since the last call (with a note of what was dropped), then forget it."""
-        text = "".join(self.parts)
-        if self.dropped:
-            text += f"\n... ({self.dropped} more characters dropped)"
-        self.parts, self.kept, self.dropped = [], 0, 0
-        return text
-
-
-def _die_with_parent() -> None:
-    # A worker spinning in strategy code never checks on its parent: let the kernel kill it (Linux).
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _limit_memory(megabytes: int | None) -> None:
-    if megabytes is not None:
-        limit = megabytes * 1024 * 1024
-        _, hard = resource.getrlimit(resource.RLIMIT_AS)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(limit, hard)))
-
-
-def _worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
-    """A worker: play the ``(chunk, first game)`` tasks received, sending each game back as it ends."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    _die_with_parent()
-    if log_queue is not None:
-        root = logging.getLogger()
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        root.addHandler(logging.handlers.QueueHandler(log_queue))
-        root.setLevel(log_level)
-    # What strategies print goes to the log; raw writes to the descriptors are dropped.
-    output = _CappedOutput(OUTPUT_LIMIT)
-    sys.stdout = sys.stderr = output
-    with contextlib.suppress(OSError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 1)
-        os.dup2(null, 2)
-    monitor = memoryview(monitor_memory).cast("B").cast("d")
-    monitor[MONITOR_GAME] = -1
-    try:
-        player = schedule.new_player(on_error, stop_event)
-    except Exception as error:  # a plugin failing to load in the worker: the run cannot go on
-        connection.send(("load_error", f"a worker could not load the strategies: {type(error).__name__}: {error}"))
-        return
-    _limit_memory(memory_limit)
-    connection.send(("ready",))
-    while True:
-        task = connection.recv()
-        if task is None:
-            return
-        chunk, first = task
-        for game_id in range(first, schedule.chunk_games(chunk).stop):
-            if stop_event.is_set():
-                break
-            monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
-            monitor[MONITOR_GAME] = game_id
-            try:
-                outcome, extra = player.play_game(chunk, game_id, monitor)
-            except BaseException as error:  # noqa: BLE001 - strategy code broke out of its call; see below
-                # Raised outside any call the engine guards (e.g. a MemoryError in the engine while a
-                # strategy holds the memory): the worker may be unsound, so it reports and stops.
-                seat, decision = decode_call(monitor[MONITOR_CALL])
-                message = f"its worker failed outside the strategy's calls: {type(error).__name__}: {error}"
-                outcome = schedule.charge(chunk, game_id, seat, decision, "crash", message)
-                log_failure(game_id, outcome, on_error)
-                connection.send(("game", game_id, outcome))
-                monitor[MONITOR_GAME] = -1
-                os._exit(70)
-            monitor[MONITOR_GAME] = -1
-            printed = output.take()
-            if printed:
-                logger.info("game %d: the strategies printed:\n%s", game_id, printed.rstrip())
-            connection.send(("game", game_id, outcome, extra))
-            if isinstance(outcome, StrategyError) and on_error == "stop":
-                break
-        connection.send(("done", chunk))
-
-
 def _charge(settings: RunSettings, game_id: int, seat: int, decision: str, reason: str, message: str):
     """The failure of a game charged by the supervisor (its hands are lost with the worker)."""
     return charged_failure(settings.sides(game_id)[seat % 2], settings.game_seed(game_id), seat, decision, reason,
@@ -291,7 +179,7 @@ class _Worker:
         self.monitor[MONITOR_GAME] = -1
         self.connection, child = context.Pipe()
         _Worker.started += 1
-        self.process = context.Process(target=_worker_main, args=(child, self.monitor_memory, *arguments),
+        self.process = context.Process(target=worker_main, args=(child, self.monitor_memory, *arguments),
                                        name=f"Worker-{_Worker.started}", daemon=True)
         self.process.start()
         child.close()
@@ -356,134 +244,173 @@ class WorkerPool:
         ``on_chunk`` may raise :class:`StopPlaying` to end at once.  The stop event ends it too: workers
         finish their game and those still busy after :data:`STOP_GRACE_SECONDS` are killed.
         """
-        schedule, stop_event, context, pool = self.schedule, self.stop_event, self.context, self.workers
-        pending = collections.deque((chunk, schedule.chunk_games(chunk).start) for chunk in chunks)
-        books: dict[Hashable, Any] = {}
-        error: str | None = None
-        stop_seen: float | None = None
-        abandoned = False
-
-        def finish(chunk) -> None:
-            book = books.pop(chunk)
-            on_chunk(book.finish(directory))
-
-        def record(worker: _Worker, game_id: int, outcome, extra=None) -> None:
-            nonlocal error
-            chunk, _ = worker.task
-            worker.task = (chunk, game_id + 1)
-            book = books[chunk]
-            if not book.add(game_id, outcome, extra) and error is None:
-                error = book.error
-                stop_event.set()
-
-        def handle(worker: _Worker, message) -> None:
-            kind = message[0]
-            if kind == "ready":
-                worker.ready = True
-                self.start_failures = 0
-            elif kind == "load_error":
-                raise WorkerStartError(message[1])
-            elif kind == "game":
-                record(worker, *message[1:])
-            elif kind == "done":
-                chunk, _ = worker.task
-                worker.task = None
-                finish(chunk)
-
-        def drain(worker: _Worker) -> None:
-            # A worker killed while sending leaves a cut message: what came before it is kept.
-            with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
-                while worker.connection.poll():
-                    handle(worker, worker.connection.recv())
-
-        def receive(worker: _Worker) -> None:
-            with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
-                handle(worker, worker.connection.recv())
-
-        def replace(worker: _Worker) -> _Worker:
-            """Charge the game the dead worker was playing, keep its chunk going on a new worker."""
-            drain(worker)
-            worker.kill()
-            game_id = int(worker.monitor[MONITOR_GAME])
-            if not worker.ready:
-                self.start_failures += 1
-                if self.start_failures >= START_FAILURES:
-                    raise WorkerStartError(f"workers die before playing any game (exit code {worker.process.exitcode})")
-            if worker.task is not None:
-                chunk, next_game = worker.task
-                if game_id >= 0 and game_id == next_game:
-                    seat, decision = decode_call(worker.monitor[MONITOR_CALL])
-                    if worker.killed_for is not None:
-                        reason, message = "timeout", worker.killed_for
-                    else:
-                        code = worker.process.exitcode
-                        killed = code is not None and code < 0
-                        how = f"signal {signal.Signals(-code).name}" if killed else f"exit code {code}"
-                        reason, message = "crash", f"its worker process died ({how}) during this call"
-                    outcome = schedule.charge(chunk, game_id, seat, decision, reason, message)
-                    log_failure(game_id, outcome, self.on_error)
-                    record(worker, game_id, outcome)
-                    next_game = game_id + 1
-                worker.task = None
-                if next_game < schedule.chunk_games(chunk).stop and not stop_event.is_set():
-                    pending.appendleft((chunk, next_game))
-                else:
-                    finish(chunk)
-            worker.connection.close()
-            return _Worker(context, self.arguments)
-
-        for index, worker in enumerate(pool):
+        for index, worker in enumerate(self.workers):
             if worker.ready and not worker.process.is_alive():  # killed when a previous play ended early
                 worker.connection.close()
-                pool[index] = _Worker(context, self.arguments)
+                self.workers[index] = _Worker(self.context, self.arguments)
+        return _Play(self, chunks, on_chunk, directory).run()
+
+
+class _Play:
+    """One :meth:`WorkerPool.play`: the chunks still to start, the books of the chunks under way, and the
+    failure that stopped the run."""
+
+    def __init__(self, pool: WorkerPool, chunks: Sequence[Hashable], on_chunk: Callable[[Any], None],
+                 directory: RunDirectory | None) -> None:
+        self.pool = pool
+        self.schedule = pool.schedule
+        self.on_chunk = on_chunk
+        self.directory = directory
+        self.pending = collections.deque((chunk, pool.schedule.chunk_games(chunk).start) for chunk in chunks)
+        """``(chunk, first game still to play)`` waiting for a worker; a dead worker's chunk goes back first."""
+        self.books: dict[Hashable, Any] = {}
+        self.error: str | None = None
+        self.stop_seen: float | None = None
+        """When the stop event was first seen set: busy workers get :data:`STOP_GRACE_SECONDS` from then."""
+
+    def run(self) -> str | None:
+        """Play until every chunk is finished or the run stops; the failure that stopped it, or ``None``."""
+        abandoned = False
         try:
-            while True:
-                stopping = stop_event.is_set()
-                if stopping and stop_seen is None:
-                    stop_seen = time.monotonic()
-                for worker in pool:
-                    if worker.task is None and worker.ready and pending and not stopping:
-                        worker.task = pending.popleft()
-                        if worker.task[0] not in books:
-                            books[worker.task[0]] = schedule.new_book(worker.task[0], self.on_error)
-                        worker.connection.send(worker.task)
-                busy = [worker for worker in pool if worker.task is not None]
-                if not busy and (stopping or not pending):
-                    break
-                waiting = [worker.connection for worker in pool] + [worker.process.sentinel for worker in pool]
-                ready = multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
-                now = time.monotonic()
-                for index, worker in enumerate(pool):
-                    if worker.connection in ready:
-                        # One message a wake: wait() is level-triggered, so the next turn takes any other at
-                        # once, and no poll() (a selector set up each time) is spent on an idle pipe.
-                        receive(worker)
-                    overdue = (schedule.time_limit is not None and worker.monitor[MONITOR_GAME] >= 0
-                               and now - worker.monitor[MONITOR_START] > schedule.time_limit + HARD_TIMEOUT_MARGIN)
-                    if overdue and worker.task is not None and not stopping:
-                        worker.killed_for = (f"was still running {now - worker.monitor[MONITOR_START]:.1f} s after "
-                                             f"it began, past the time limit of {schedule.time_limit} s; its worker "
-                                             "was killed")
-                        worker.kill()
-                    if stopping and worker.task is not None and now - stop_seen > STOP_GRACE_SECONDS:
-                        worker.monitor[MONITOR_GAME] = -1  # the user's stop: the game in progress is nobody's failure
-                        worker.kill()
-                    if not worker.process.is_alive():
-                        pool[index] = replace(worker)
+            while self._turn():
+                pass
         except StopPlaying:
             abandoned = True
         finally:
-            for worker in pool:
-                if worker.task is not None:  # the play is ending early (an error, Ctrl-C, StopPlaying): do not wait
-                    worker.task = None
-                    worker.kill()
-            if not abandoned:
-                for chunk in list(books):
-                    try:
-                        finish(chunk)
-                    except StopPlaying:
-                        break
-        return error
+            self._end(abandoned)
+        return self.error
+
+    def _turn(self) -> bool:
+        """Hand idle workers a chunk, wait for a message or a worker's death, enforce the clocks; ``False`` once
+        nothing is left to play (or to wait for, when stopping)."""
+        workers = self.pool.workers
+        stopping = self.pool.stop_event.is_set()
+        if stopping and self.stop_seen is None:
+            self.stop_seen = time.monotonic()
+        for worker in workers:
+            if worker.task is None and worker.ready and self.pending and not stopping:
+                self._assign(worker)
+        busy = [worker for worker in workers if worker.task is not None]
+        if not busy and (stopping or not self.pending):
+            return False
+        waiting = [worker.connection for worker in workers] + [worker.process.sentinel for worker in workers]
+        ready = multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
+        now = time.monotonic()
+        for index, worker in enumerate(workers):
+            if worker.connection in ready:
+                # One message a wake: wait() is level-triggered, so the next turn takes any other at
+                # once, and no poll() (a selector set up each time) is spent on an idle pipe.
+                self._receive(worker)
+            self._enforce_clocks(worker, now, stopping)
+            if not worker.process.is_alive():
+                workers[index] = self._replace(worker)
+        return True
+
+    def _assign(self, worker: _Worker) -> None:
+        worker.task = self.pending.popleft()
+        chunk = worker.task[0]
+        if chunk not in self.books:
+            self.books[chunk] = self.schedule.new_book(chunk, self.pool.on_error)
+        worker.connection.send(worker.task)
+
+    def _enforce_clocks(self, worker: _Worker, now: float, stopping: bool) -> None:
+        """Kill a worker whose call overran the time limit, or that is still busy past the stop's grace."""
+        time_limit = self.schedule.time_limit
+        started = worker.monitor[MONITOR_START]
+        overdue = (time_limit is not None and worker.monitor[MONITOR_GAME] >= 0
+                   and now - started > time_limit + HARD_TIMEOUT_MARGIN)
+        if overdue and worker.task is not None and not stopping:
+            worker.killed_for = (f"was still running {now - started:.1f} s after it began, past the time limit of "
+                                 f"{time_limit} s; its worker was killed")
+            worker.kill()
+        if stopping and worker.task is not None and now - self.stop_seen > STOP_GRACE_SECONDS:
+            worker.monitor[MONITOR_GAME] = -1  # the user's stop: the game in progress is nobody's failure
+            worker.kill()
+
+    def _end(self, abandoned: bool) -> None:
+        for worker in self.pool.workers:
+            if worker.task is not None:  # the play is ending early (an error, Ctrl-C, StopPlaying): do not wait
+                worker.task = None
+                worker.kill()
+        if not abandoned:
+            for chunk in list(self.books):
+                try:
+                    self._finish(chunk)
+                except StopPlaying:
+                    break
+
+    def _finish(self, chunk: Hashable) -> None:
+        book = self.books.pop(chunk)
+        self.on_chunk(book.finish(self.directory))
+
+    def _record(self, worker: _Worker, game_id: int, outcome, extra=None) -> None:
+        chunk, _ = worker.task
+        worker.task = (chunk, game_id + 1)
+        book = self.books[chunk]
+        if not book.add(game_id, outcome, extra) and self.error is None:
+            self.error = book.error
+            self.pool.stop_event.set()
+
+    def _handle(self, worker: _Worker, message) -> None:
+        kind = message[0]
+        if kind == "ready":
+            worker.ready = True
+            self.pool.start_failures = 0
+        elif kind == "load_error":
+            raise WorkerStartError(message[1])
+        elif kind == "game":
+            self._record(worker, *message[1:])
+        elif kind == "done":
+            chunk, _ = worker.task
+            worker.task = None
+            self._finish(chunk)
+
+    def _drain(self, worker: _Worker) -> None:
+        # A worker killed while sending leaves a cut message: what came before it is kept.
+        with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
+            while worker.connection.poll():
+                self._handle(worker, worker.connection.recv())
+
+    def _receive(self, worker: _Worker) -> None:
+        with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
+            self._handle(worker, worker.connection.recv())
+
+    def _replace(self, worker: _Worker) -> _Worker:
+        """Charge the game the dead worker was playing, keep its chunk going on a new worker."""
+        self._drain(worker)
+        worker.kill()
+        pool = self.pool
+        if not worker.ready:
+            pool.start_failures += 1
+            if pool.start_failures >= START_FAILURES:
+                raise WorkerStartError(f"workers die before playing any game (exit code {worker.process.exitcode})")
+        if worker.task is not None:
+            chunk, next_game = worker.task
+            game_id = int(worker.monitor[MONITOR_GAME])
+            if game_id >= 0 and game_id == next_game:
+                self._charge_death(worker, chunk, game_id)
+                next_game = game_id + 1
+            worker.task = None
+            if next_game < self.schedule.chunk_games(chunk).stop and not pool.stop_event.is_set():
+                self.pending.appendleft((chunk, next_game))
+            else:
+                self._finish(chunk)
+        worker.connection.close()
+        return _Worker(pool.context, pool.arguments)
+
+    def _charge_death(self, worker: _Worker, chunk: Hashable, game_id: int) -> None:
+        """Charge game ``game_id`` to the seat whose call was running when its worker died or was killed."""
+        seat, decision = decode_call(worker.monitor[MONITOR_CALL])
+        if worker.killed_for is not None:
+            reason, message = "timeout", worker.killed_for
+        else:
+            code = worker.process.exitcode
+            killed = code is not None and code < 0
+            how = f"signal {signal.Signals(-code).name}" if killed else f"exit code {code}"
+            reason, message = "crash", f"its worker process died ({how}) during this call"
+        outcome = self.schedule.charge(chunk, game_id, seat, decision, reason, message)
+        log_failure(game_id, outcome, self.pool.on_error)
+        self._record(worker, game_id, outcome)
 
 
 @contextlib.contextmanager
@@ -538,8 +465,8 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None):
 
     def child() -> None:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _die_with_parent()
-        output = _CappedOutput(OUTPUT_LIMIT)
+        die_with_parent()
+        output = CappedOutput(OUTPUT_LIMIT)
         sys.stdout = sys.stderr = output
         child_monitor = memoryview(memory).cast("B").cast("d")
         child_monitor[MONITOR_GAME] = 0

@@ -1,5 +1,5 @@
 """Every report format and the notebook API carry the cross table, the ratings and the duplicate-deal results
-that the text report shows (issue #13, point 4)."""
+that the text report shows."""
 
 import csv
 import io

@@ -1,4 +1,4 @@
-"""The arbiter (issue #14): no strategy can hang, crash, corrupt or quietly win a run.
+"""The arbiter: no strategy can hang, crash, corrupt or quietly win a run.
 
 Each failure kind of tests/bots/bad_strategies.py is played in a real run (worker processes under the
 supervisor), once with ``--on-error forfeit`` and, for most, once with ``--on-error stop``; each run must

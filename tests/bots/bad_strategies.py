@@ -1,4 +1,4 @@
-"""Strategies that attack the arbiter, one per failure kind of issue #14 (loaded by file spec in test_arbiter.py).
+"""Strategies that attack the arbiter, one per way a strategy can fail a run (loaded by file spec in test_arbiter.py).
 
 Each plays exactly like greedy (which never draws from its generator) until its trap springs: in the
 second hand of a game whose second dealer sits on side A, at its first discard.  So some games of a run

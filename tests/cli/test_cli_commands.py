@@ -1,5 +1,5 @@
-"""The command line's lazy command table (sim/cli.py): every command is listed, loads under its own name, and
-``canasta-sim --help`` answers without importing any command's module."""
+"""The command line's lazy command table (:mod:`canasta_sim.cli`): every command is listed, loads under its own
+name, and ``canasta-sim --help`` answers without importing any command's module."""
 
 from __future__ import annotations
 

@@ -99,7 +99,7 @@ def test_plot_refuses_an_out_that_is_a_file(small_runs, tmp_path):
         f"Error: --out {target} is a file; give a folder for the charts"]
 
 
-# --- issue #13, point 5 ------------------------------------------------------------------------------
+# --- round robins and duplicate deals in the charts -----------------------------------------------
 
 
 def test_round_robin_margins_show_every_strategy(small_runs):

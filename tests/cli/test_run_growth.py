@@ -1,4 +1,4 @@
-"""Runs can grow: ``run --resume DIR --games N`` adds games, and ``compare --out`` saves a run (issue #13, point 9)."""
+"""Runs can grow: ``run --resume DIR --games N`` adds games, and ``compare --out`` saves a run."""
 
 import json
 

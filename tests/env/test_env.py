@@ -1,4 +1,4 @@
-"""The research interface (issue #17): the PettingZoo and Gymnasium environments, their encodings and driver."""
+"""The research interface: the PettingZoo and Gymnasium environments, their encodings and driver."""
 
 import random
 

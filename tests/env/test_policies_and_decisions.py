@@ -1,4 +1,4 @@
-"""Trained policies as strategies (the ``policy:`` spec form) and ``run --record-decisions`` (issue #17)."""
+"""Trained policies as strategies (the ``policy:`` spec form) and ``run --record-decisions``."""
 
 from pathlib import Path
 
@@ -163,7 +163,7 @@ def test_record_decisions_is_refused_on_the_dask_backend(tmp_path):
 
 @pytest.mark.timeout(300)
 def test_the_imitation_example_runs_end_to_end(tmp_path):
-    """The README's loop at a small scale: record, fit (one epoch), play the saved policy."""
+    """The imitation loop of docs/env.md at a small scale: record, fit (one epoch), play the saved policy."""
     import subprocess
     import sys
 

@@ -1,4 +1,4 @@
-"""Strategies in their own processes (issue #15): the same games as in-process, failures charged to the seat
+"""Strategies in their own processes: the same games as in-process, failures charged to the seat
 with a clear message, and fairness by construction (no other hand in reach, no way to change the game,
 nothing shared between partners but moves)."""
 

@@ -1,4 +1,4 @@
-"""Problems a strategy class has are found when its spec is loaded, with a one-line error (issue #13, point 8)."""
+"""Problems a strategy class has are found when its spec is loaded, with a one-line error."""
 
 import pytest
 from click.testing import CliRunner

@@ -1,4 +1,4 @@
-"""File specs are recorded with their absolute path, so a run resumes and replays from any directory (issue #13)."""
+"""File specs are recorded with their absolute path, so a run resumes and replays from any directory."""
 
 import json
 import os

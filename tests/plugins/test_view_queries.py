@@ -1,4 +1,4 @@
-"""The view's quick queries (issue #18) answer exactly what its dicts and the hand state answer.
+"""The view's quick queries answer exactly what its dicts and the hand state answer.
 
 ``SeatView.meld_size`` reads one rank's meld without building the ``melds`` dict: at every decision of whole
 games, from greedy's seats, on its own view and on one rebuilt from a message (``MessageView``, as an isolated

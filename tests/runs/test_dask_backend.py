@@ -1,4 +1,4 @@
-"""The Dask backend (issue 7): the same tables as the local runner, file strategies the workers cannot see,
+"""The Dask backend: the same tables as the local runner, file strategies the workers cannot see,
 a worker dying mid-run, and one-line errors for strategies the workers cannot load and chunks that hang."""
 
 import json
@@ -15,7 +15,8 @@ import canasta_sim.runs.dask_backend
 from canasta_sim.cli import main
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_address, prepare_job
-from canasta_sim.runs.runner import RunSettings, run_chunks
+from canasta_sim.runs.local_backend import run_chunks
+from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
 from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
 

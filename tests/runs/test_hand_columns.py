@@ -1,4 +1,4 @@
-"""The ``hands`` columns that answer common questions without self-joins (issue #13, point 6), checked against
+"""The ``hands`` columns that answer common questions without self-joins, checked against
 the joins they replace and against the engine's own hand state."""
 
 import pandas as pd

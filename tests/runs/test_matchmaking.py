@@ -1,4 +1,4 @@
-"""Duplicate deals, round robins and ``canasta-sim compare`` end to end (issue 6)."""
+"""Duplicate deals, round robins and ``canasta-sim compare`` end to end."""
 
 import json
 import re
@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.engine import GameObserver, play_game
 from canasta_sim.core.rules import Rules
+from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import (
     PairedAccumulator,
     deal_seed,
@@ -18,7 +19,7 @@ from canasta_sim.runs.matchmaking import (
     round_robin_pairs,
     scheduled_sides,
 )
-from canasta_sim.runs.runner import RunSettings, run_chunks
+from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies import Greedy, RandomPlay
 

@@ -1,4 +1,4 @@
-"""Cross tables and Bradley–Terry ratings (sim/ratings.py, issue 6), checked on tables with a known answer."""
+"""Cross tables and Bradley–Terry ratings (:mod:`canasta_sim.runs.ratings`), checked on tables with a known answer."""
 
 import math
 

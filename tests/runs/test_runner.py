@@ -1,16 +1,19 @@
 """The parallel runner: seeds, sides, chunks, determinism across worker counts, strategy failures."""
 
+import inspect
 import logging
 import multiprocessing
 
 import pandas as pd
 import pytest
 
-import canasta_sim.runs.runner
+import canasta_sim.runs.local_backend
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.core.rules import Rules
+from canasta_sim.runs.dask_backend import DaskChunkRunner
+from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
-from canasta_sim.runs.runner import ChunkPlayer, RunSettings, default_chunk_size, run_chunks
+from canasta_sim.runs.runner import ChunkPlayer, ChunkRunner, RunSettings, default_chunk_size
 from canasta_sim.runs.storage import RunDirectory
 from tests.helpers import read_run_tables
 
@@ -59,7 +62,7 @@ def test_settings_swap_sides_every_other_game_and_derive_seeds():
     assert settings.chunk_count == 3 and list(settings.chunk_games(2)) == [8, 9]
     mirror = RunSettings(games=10, seed=42, specs=("greedy",), rules=QUICK, chunk_size=4)
     assert mirror.sides(1) == ("greedy", "greedy") and mirror.entrants == ("greedy (A)", "greedy (B)")
-    with pytest.raises(ValueError, match="different strategies"):  # three specs are a round robin (issue 6)
+    with pytest.raises(ValueError, match="different strategies"):  # three or more specs are a round robin
         RunSettings(games=10, seed=1, specs=("a", "b", "a"), rules=QUICK, chunk_size=4)
 
 
@@ -67,6 +70,20 @@ def test_default_chunk_size_keeps_small_runs_parallel_and_large_chunks_bounded()
     assert default_chunk_size(10_000) == 50
     assert default_chunk_size(200) == 13
     assert default_chunk_size(3) == 1
+
+
+@pytest.mark.parametrize("backend", [run_chunks, DaskChunkRunner()], ids=["local", "dask"])
+def test_each_backend_takes_what_run_passes_to_a_chunk_runner(backend):
+    """``run`` calls the local and the Dask backend alike: each takes every parameter of ChunkRunner, the same
+    way (positional or keyword only) and with the same defaults where the protocol gives one."""
+    _self, *expected = inspect.signature(ChunkRunner.__call__).parameters.values()
+    taken = inspect.signature(backend).parameters
+    for parameter in expected:
+        name = parameter.name
+        assert name in taken, f"{backend} does not take {name}"
+        assert taken[name].kind == parameter.kind
+        if parameter.default not in (inspect.Parameter.empty, ...):
+            assert taken[name].default == parameter.default
 
 
 def test_one_and_two_workers_write_identical_tables(tmp_path):
@@ -180,7 +197,7 @@ def test_worker_log_records_reach_the_parent_handlers(tmp_path, flaky_spec):
 
 
 def test_without_fork_workers_are_spawned_and_log_through_a_queue(tmp_path, flaky_spec, monkeypatch):
-    monkeypatch.setattr(canasta_sim.runs.runner.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr(canasta_sim.runs.local_backend.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     records = []
 
     class Collect(logging.Handler):

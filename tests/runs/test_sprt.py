@@ -1,4 +1,4 @@
-"""The sequential probability ratio test of ``canasta-sim compare`` (sim/sprt.py, issue 6)."""
+"""The sequential probability ratio test of ``canasta-sim compare`` (:mod:`canasta_sim.runs.sprt`)."""
 
 import math
 import random

@@ -1,0 +1,134 @@
+"""The worker side of a supervised run (:mod:`canasta_sim.runs.supervisor`): the loop a worker process runs.
+
+A worker ignores Ctrl-C, dies with its parent, optionally runs under a memory limit, and plays the
+``(chunk, first game)`` tasks it receives one game at a time, publishing the game and the call in progress
+in the shared *monitor* and sending each game back as it ends.  What strategies print goes to the run's log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import io
+import logging
+import logging.handlers
+import os
+import resource
+import signal
+import sys
+import time
+
+from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
+from canasta_sim.errors import StrategyError
+from canasta_sim.runs.runner import log_failure
+
+__all__ = ["OUTPUT_LIMIT", "CappedOutput", "die_with_parent", "worker_main"]
+
+logger = logging.getLogger("canasta_sim.runs.runner")
+
+OUTPUT_LIMIT = 16_000
+"""Characters of what the strategies print during one game kept for the run's log."""
+
+
+class CappedOutput(io.TextIOBase):
+    """Stands in for ``sys.stdout`` and ``sys.stderr`` in a worker: keeps the first characters printed."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.parts: list[str] = []
+        self.kept = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text) -> int:
+        text = str(text)
+        room = self.limit - self.kept
+        if room > 0:
+            self.parts.append(text[:room])
+            self.kept += min(room, len(text))
+        self.dropped += max(0, len(text) - max(room, 0))
+        return len(text)
+
+    def take(self) -> str:
+        """What was printed since the last call (with a note of what was dropped), then forget it."""
+        text = "".join(self.parts)
+        if self.dropped:
+            text += f"\n... ({self.dropped} more characters dropped)"
+        self.parts, self.kept, self.dropped = [], 0, 0
+        return text
+
+
+def die_with_parent() -> None:
+    """Have the kernel kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``; elsewhere nothing)."""
+    # A worker spinning in strategy code never checks on its parent: let the kernel kill it (Linux).
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _limit_memory(megabytes: int | None) -> None:
+    if megabytes is not None:
+        limit = megabytes * 1024 * 1024
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(limit, hard)))
+
+
+def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
+    """A worker: play the ``(chunk, first game)`` tasks received, sending each game back as it ends."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent()
+    if log_queue is not None:
+        root = logging.getLogger()
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        root.addHandler(logging.handlers.QueueHandler(log_queue))
+        root.setLevel(log_level)
+    # What strategies print goes to the log; raw writes to the descriptors are dropped.
+    output = CappedOutput(OUTPUT_LIMIT)
+    sys.stdout = sys.stderr = output
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+    monitor = memoryview(monitor_memory).cast("B").cast("d")
+    monitor[MONITOR_GAME] = -1
+    try:
+        player = schedule.new_player(on_error, stop_event)
+    except Exception as error:  # a plugin failing to load in the worker: the run cannot go on
+        connection.send(("load_error", f"a worker could not load the strategies: {type(error).__name__}: {error}"))
+        return
+    _limit_memory(memory_limit)
+    connection.send(("ready",))
+    while True:
+        task = connection.recv()
+        if task is None:
+            return
+        chunk, first = task
+        for game_id in range(first, schedule.chunk_games(chunk).stop):
+            if stop_event.is_set():
+                break
+            monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
+            monitor[MONITOR_GAME] = game_id
+            try:
+                outcome, extra = player.play_game(chunk, game_id, monitor)
+            except BaseException as error:  # noqa: BLE001 - strategy code broke out of its call; see below
+                # Raised outside any call the engine guards (e.g. a MemoryError in the engine while a
+                # strategy holds the memory): the worker may be unsound, so it reports and stops.
+                seat, decision = decode_call(monitor[MONITOR_CALL])
+                message = f"its worker failed outside the strategy's calls: {type(error).__name__}: {error}"
+                outcome = schedule.charge(chunk, game_id, seat, decision, "crash", message)
+                log_failure(game_id, outcome, on_error)
+                connection.send(("game", game_id, outcome))
+                monitor[MONITOR_GAME] = -1
+                os._exit(70)
+            monitor[MONITOR_GAME] = -1
+            printed = output.take()
+            if printed:
+                logger.info("game %d: the strategies printed:\n%s", game_id, printed.rstrip())
+            connection.send(("game", game_id, outcome, extra))
+            if isinstance(outcome, StrategyError) and on_error == "stop":
+                break
+        connection.send(("done", chunk))
