@@ -83,7 +83,7 @@ CACHE_EVENTS = {"I1mr": "instruction cache misses", "D1mr": "data cache read mis
 """callgrind's event names under ``--cache-sim=yes --branch-sim=yes``, and what each counts."""
 
 
-PLAY_GAME_FUNCTION = "__pyx_pw_11canasta_sim_6engine_*play_game"
+PLAY_GAME_FUNCTION = "__pyx_pw_11canasta_sim_4core_6engine_*play_game"
 """The C function of the compiled ``play_game`` (Cython's name for it, numbered by its place in the module)."""
 
 

@@ -87,17 +87,11 @@ def _find_meld_out(
     if _two_cards_stranded(hand, melds):
         return None
     # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/going_out.pxd;
-    # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays): the shortcuts and every
-    # search below then index C integers, not lists of Python ints.
-    if cython.compiled:
-        held = [0] * 15
-        naturals = [0] * 15
-        wilds = [0] * 15
-        _read_counts(hand, melds, held, naturals, wilds)
-    else:  # the same counts as lists, built the way plain Python builds lists fastest
-        held = list(hand)
-        naturals = [meld[0] for meld in melds]
-        wilds = [meld[1] + meld[2] for meld in melds]
+    # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays).
+    held = [0] * 15
+    naturals = [0] * 15
+    wilds = [0] * 15
+    _read_counts(hand, melds, held, naturals, wilds)
     candidates = _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
     for leftover in candidates:
         if leftover is None:

@@ -4,7 +4,6 @@
 
 cimport cython
 
-from canasta_sim.core.melding cimport _slot
 from canasta_sim.core.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.core.melding import _GROUP_CARDS, _MELD_GROUPS
 from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -397,12 +396,8 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     for index in range(len(shapes)):
         move = shapes[index]
         # The hand cards a candidate lays are its one group's cards (MeldGroup.of's): read back here, for a listing
-        # out of order, rather than kept in a list of their own for every listing.  Compiled, the records' fields
-        # are read through their slots (_slot, sim/melding.pxd): every candidate here is a Meld of MeldGroups.
-        if cython.compiled:
-            bucket = len(_slot(_GROUP_CARDS, _slot(_MELD_GROUPS, move)[0]))  # noqa: F821
-        else:
-            bucket = len(move.groups[0].cards)
+        # out of order, rather than kept in a list of their own for every listing.
+        bucket = len(move.groups[0].cards)
         buckets[bucket].append(move)
     shapes = []
     for index in range(most, -1, -1):
@@ -647,10 +642,9 @@ _RANK_SHAPES: dict[int, tuple[tuple[int, list[tuple[int, int, int, int]]], int, 
 _SHAPE_HELD = 9  # 0-8 cards of a rank: two decks hold 8 (R1.1)
 _SHAPE_JOKERS = 6  # joker limits 1-5: two decks hold 4 jokers
 _SHAPE_DEUCES = 10  # deuce limits 1-9: two decks hold 8 deuces
-_RANK_SHAPE_TABLE: list = [None] * (KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES) if cython.compiled else []
-"""Compiled, the answers of :data:`_RANK_SHAPES` for what a two-deck hand can hold, at an index computed from the
-counts: a list index instead of a dict look-up with a Python integer key.  Emptied with it.  Plain Python keeps
-them all in the dict, its cheaper look-up there (and no long list for the garbage collector to walk)."""
+_RANK_SHAPE_TABLE: list = [None] * (KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES)
+"""The answers for what a two-deck hand can hold, at an index computed from the counts (a list index, cheaper
+than a dict look-up with an integer key); :data:`_RANK_SHAPES` keeps the rest.  Emptied with it."""
 
 
 def _rank_shapes(
@@ -663,7 +657,7 @@ def _rank_shapes(
     Reads the rule set ``_rules_seen`` (the caller read it).  Kept (:data:`_RANK_SHAPES`): never modify one.
     """
     index = -1
-    if (cython.compiled and 0 <= rank < _KIND_COUNT and held < _SHAPE_HELD and joker_limit < _SHAPE_JOKERS
+    if (0 <= rank < _KIND_COUNT and held < _SHAPE_HELD and joker_limit < _SHAPE_JOKERS
             and deuce_limit < _SHAPE_DEUCES):
         index = ((rank * _SHAPE_HELD + held) * _SHAPE_JOKERS + joker_limit) * _SHAPE_DEUCES + deuce_limit
         found = _RANK_SHAPE_TABLE[index]

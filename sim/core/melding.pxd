@@ -5,15 +5,9 @@
 # from Python under the names HandState.__slots__ lists; the counters below are C integers.
 
 cimport cython
-from cpython.object cimport Py_TYPE, PyTypeObject
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
-
-# A record's field read through its slot's descriptor called from C: what reading the attribute ends in for a
-# record of the descriptor's own class exactly, without looking the field up by name (the callers check the class).
-cdef inline object _slot(descriptor, record):
-    return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_get(descriptor, record, <object> Py_TYPE(record))
 
 # The vouch's record keys and the meld-shape check, as C calls from the checks below.
 cdef object _field_objects(move)

@@ -123,24 +123,18 @@ class PileRules(MeldingRules):
             )
         if BLACK_THREE in additions:
             raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
-        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
-            used_count = 0
-            for kind in range(KIND_COUNT):
-                count = used[kind]
-                used_count += count
-        else:
-            used_count = sum(used)
+        used_count = 0  # summed in C integers where compiled
+        for kind in range(KIND_COUNT):
+            count = used[kind]
+            used_count += count
         pile_red_threes = self.pile.count(RED_THREE)
         hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
         self._verify_additions(move, additions)
         if not self.side_has_melded[side]:
             total = KIND_VALUE[top]
-            if cython.compiled:
-                for kind in range(KIND_COUNT):
-                    count = used[kind]
-                    total += _KIND_VALUE[kind] * count
-            else:
-                total += sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                total += _KIND_VALUE[kind] * count
             minimum = self.requirements[side]
             if total < minimum:
                 if self._probing:  # the message below would be formatted only to be discarded

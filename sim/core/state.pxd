@@ -3,7 +3,6 @@
 
 cimport cython
 
-from canasta_sim.core.melding cimport _slot
 # The going-out search called from C by going_out_plan, not through the module's Python name.
 from canasta_sim.core.going_out cimport _find_meld_out
 from canasta_sim.core.pile cimport PileRules

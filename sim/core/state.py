@@ -28,7 +28,7 @@ from canasta_sim.core.cards import (
     counts_text,
 )
 from canasta_sim.core.going_out import _find_meld_out
-from canasta_sim.core.melding import _ASK_PARTNER, _DISCARD_CARD, _REFUSED, _YES_FORCES_OUT
+from canasta_sim.core.melding import _REFUSED
 from canasta_sim.core.melds import CANASTA_SIZE, meld_value
 from canasta_sim.core.moves import (
     ASK,
@@ -118,11 +118,11 @@ def shuffled_deck(rng: random.Random) -> list[int]:
     of as many words as steps are left never draws a word the shuffle does not use: the generator ends
     in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.
     """
-    if cython.compiled:  # the cards in a C array (sim/state.pxd), swapped as C integers, made a list once at the end
-        for index in range(CARD_COUNT):
-            cards[index] = index  # noqa: F821 (a C array declared in sim/state.pxd)
-    else:
-        cards = list(range(CARD_COUNT))
+    # The cards in a C array where compiled (sim/state.pxd; 108 is CARD_COUNT, a literal so that it fills the
+    # array), swapped as C integers and made a list once at the end.
+    cards = [0] * 108
+    for index in range(CARD_COUNT):
+        cards[index] = index
     if type(rng) is not random.Random:
         getrandbits = rng.getrandbits
         for index in range(CARD_COUNT - 1, 0, -1):
@@ -613,22 +613,19 @@ class HandState(PileRules):
         if problem is not None:
             raise self._fail("R12.5", problem, move)
 
-    @cython.locals(exact=cython.bint)
     def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
         # _ask_problem's conditions, inlined: the engine asks this on every turn.
         if self.phase != PLAY:
             return False
         rules = self.rules
-        # Compiled, the rules' fields are read through their slots (_slot, sim/melding.pxd).
-        exact = cython.compiled and type(rules) is Rules
-        if (_slot(_ASK_PARTNER, rules) if exact else rules.ask_partner) == "off":  # noqa: F821
+        if rules.ask_partner == "off":
             return False
         if self.asked or self.melded_this_turn:
             return False
         if self.must_stop or self.hand_sizes[self.seat] < 2:
             return False
-        if not (_slot(_YES_FORCES_OUT, rules) if exact else rules.ask_partner_yes_forces_out):  # noqa: F821
+        if not rules.ask_partner_yes_forces_out:
             return True
         return self.going_out_plan() is not None
 
@@ -700,8 +697,7 @@ class HandState(PileRules):
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        # Compiled, a Discard's card is read through its slot (_slot, sim/melding.pxd).
-        card = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
+        card = move.card
         # is_kind(card), with a plain int in range answered without the call (the commonest record).
         if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
             raise self._malformed(move, card)
@@ -732,7 +728,7 @@ class HandState(PileRules):
         if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
-        kind = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
+        kind = move.card
         # The kind as a C integer compiled, to index the hand; the record's own object goes on the pile.
         index = kind
         self.hands[seat][index] -= 1

@@ -73,15 +73,9 @@ class PublicEvent:
     def __init__(self, seat: int, move: Move, red_threes: int = 0) -> None:
         # Written out rather than generated, so that it is compiled with the module: the engine builds
         # one event per move (dataclasses' generated __init__ would run as interpreted bytecode).
-        # Each field's own slot setter: object.__setattr__ would look the slot up by name every time.
-        _set_seat(self, seat)
-        _set_move(self, move)
-        _set_red_threes(self, red_threes)
-
-
-_set_seat = PublicEvent.__dict__["seat"].__set__
-_set_move = PublicEvent.__dict__["move"].__set__
-_set_red_threes = PublicEvent.__dict__["red_threes"].__set__
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "move", move)
+        object.__setattr__(self, "red_threes", red_threes)
 
 
 _random_method = random.Random.random  # the generator's C methods

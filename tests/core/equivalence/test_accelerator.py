@@ -1,4 +1,4 @@
-"""The compiled hot loop and its pure-Python fallback (issue #8): same games, and the right one runs.
+"""The compiled hot loop and its pure-Python fallback: same games, and the right one runs.
 
 ``setup.py`` compiles the modules of the game's hot loop with Cython;
 :mod:`canasta_sim.core._compiled.accelerator` runs a
