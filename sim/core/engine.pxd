@@ -1,4 +1,4 @@
-# C declarations for sim/engine.py, read by Cython only (issue #18; plain Python ignores this file).
+# C declarations for sim/core/engine.py, read by Cython only (plain Python ignores this file).
 # _Seats becomes an extension type: its fields are C struct members and ask/apply are called from
 # play_hand without a Python method look-up.  Every field stays readable and writable from Python, and
 # the Python subclasses (_StrictSeats, _ObservedSeats) still override ask and apply.
@@ -6,7 +6,7 @@
 from canasta_sim.core.state cimport HandState
 
 
-# The phases play_hand tests (sim/phases.py), typed.
+# The phases play_hand tests (sim/core/phases.py), typed.
 cdef str _OVER, _ACQUIRE
 
 

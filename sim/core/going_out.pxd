@@ -1,7 +1,7 @@
-# C declarations for sim/going_out.py, read by Cython only (issue #18; plain Python ignores this file).
+# C declarations for sim/core/going_out.py, read by Cython only (plain Python ignores this file).
 # The search's parts call each other as C functions instead of through the module's Python names (the
 # strategies' find_meld_out included); every one stays an ordinary function from Python.  The hand state
-# (sim/state.pxd) cimports _find_meld_out, so this module is linked with it (LINKED_MODULES in sim/accelerator.py).
+# (sim/core/state.pxd) cimports _find_meld_out, so this module is linked with it (LINKED_MODULES in sim/core/accelerator.py).
 #
 # The search works on counts by kind in C arrays of KIND_COUNT (15) integers: the hand's, and the natural
 # and wild cards of each meld of the side, read once per question (_read_counts).  Plain Python runs the

@@ -1,6 +1,6 @@
-# C declarations for sim/melding.py, read by Cython only (issue #18; plain Python ignores this file).
-# The hand state is one extension type built in three modules: MeldingRules (here, with every field of
-# the hand), PileRules (sim/pile.py) and HandState (sim/state.py).  Its methods then reach the fields
+# C declarations for sim/core/melding.py, read by Cython only (plain Python ignores this file).
+# The hand state is one extension type built in four modules: MeldingRules (here, with every field of
+# the hand), PileRules (sim/core/pile.py), AskingRules (sim/core/asking.py) and HandState (sim/core/state.py).  Its methods then reach the fields
 # as C struct members instead of looking each up by name.  Every field stays readable and writable
 # from Python under the names HandState.__slots__ lists; the counters below are C integers.
 

@@ -59,6 +59,8 @@ __all__ = [
     "record_kinds",
 ]
 
+_set_field = object.__setattr__  # how a frozen record's constructor sets its fields (looked up once)
+
 WILD_RANK = JOKER
 """The rank slot of a meld made only of wild cards (allowed only by ``allow_wild_only_melds``)."""
 
@@ -68,7 +70,7 @@ def _card_order(kind: int) -> tuple[bool, int]:
 
 
 # The records are frozen dataclasses; the constructors written out (init=False) are compiled with the
-# module and set each field as a frozen dataclass's own __init__ does, with object.__setattr__.
+# module and set each field as a frozen dataclass's own __init__ does, with object.__setattr__ (_set_field).
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -94,13 +96,13 @@ class MeldGroup:
         # The cards are already in their canonical order (naturals, jokers, deuces): the searches build
         # groups by the thousand, so skip the constructor's sort.
         group = object.__new__(cls)
-        object.__setattr__(group, "rank", rank)
-        object.__setattr__(group, "cards", cards)
+        _set_field(group, "rank", rank)
+        _set_field(group, "cards", cards)
         return group
 
     def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
-        object.__setattr__(self, "rank", rank)
-        object.__setattr__(self, "cards", tuple(sorted(cards, key=_card_order)))
+        _set_field(self, "rank", rank)
+        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
 
     @property
     def naturals(self) -> int:
@@ -189,8 +191,8 @@ class TakePile(_MoveBase):
     extra: tuple[MeldGroup, ...] = ()
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
-        object.__setattr__(self, "cards", tuple(sorted(cards, key=_card_order)))
-        object.__setattr__(self, "extra", extra)
+        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
+        _set_field(self, "extra", extra)
 
     def __str__(self) -> str:
         text = "take"
@@ -208,7 +210,7 @@ class Meld(_MoveBase):
     groups: tuple[MeldGroup, ...]
 
     def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
-        object.__setattr__(self, "groups", groups)
+        _set_field(self, "groups", groups)
 
     def __str__(self) -> str:
         return "meld " + _groups_text(self.groups)
@@ -229,7 +231,7 @@ class Answer(_MoveBase):
     yes: bool
 
     def __init__(self, yes: bool) -> None:
-        object.__setattr__(self, "yes", yes)
+        _set_field(self, "yes", yes)
 
     def __str__(self) -> str:
         return "answer yes" if self.yes else "answer no"
@@ -242,7 +244,7 @@ class Discard(_MoveBase):
     card: int
 
     def __init__(self, card: int) -> None:
-        object.__setattr__(self, "card", card)
+        _set_field(self, "card", card)
 
     def __str__(self) -> str:
         # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.

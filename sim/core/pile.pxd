@@ -1,4 +1,4 @@
-# C declarations for sim/pile.py, read by Cython only (issue #18): see sim/melding.pxd.
+# C declarations for sim/core/pile.py, read by Cython only: see sim/core/melding.pxd.
 
 from canasta_sim.core.melding cimport MeldingRules
 

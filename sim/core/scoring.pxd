@@ -1,6 +1,5 @@
-# C declarations for sim/scoring.py, read by Cython only (issue #18; plain Python ignores this file).
-# The results' constructors set their frozen fields with CPython's generic attribute setter called from C
-# (what object.__setattr__ runs), and score_hand sums the card points in C integers.
+# C declarations for sim/core/scoring.py, read by Cython only (plain Python ignores this file).
+# score_hand sums the card points in C integers.
 
 from canasta_sim.core.state cimport HandState
 

@@ -26,6 +26,8 @@ _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
 
 __all__ = ["HandResult", "SideHandResult", "score_hand"]
 
+_set_field = object.__setattr__  # how a frozen record's constructor sets its fields (looked up once)
+
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
 class SideHandResult:
@@ -84,26 +86,26 @@ class SideHandResult:
     ) -> None:
         # Written out rather than generated, so that it is compiled with the module (dataclasses' generated
         # __init__ runs as interpreted bytecode); each field set as a frozen dataclass's own __init__ does.
-        object.__setattr__(self, "side", side)
-        object.__setattr__(self, "score", score)
-        object.__setattr__(self, "meld_points", meld_points)
-        object.__setattr__(self, "canasta_natural", canasta_natural)
-        object.__setattr__(self, "canasta_mixed", canasta_mixed)
-        object.__setattr__(self, "canasta_bonus", canasta_bonus)
-        object.__setattr__(self, "went_out", went_out)
-        object.__setattr__(self, "concealed", concealed)
-        object.__setattr__(self, "going_out_bonus", going_out_bonus)
-        object.__setattr__(self, "red_threes", red_threes)
-        object.__setattr__(self, "red_three_bonus", red_three_bonus)
-        object.__setattr__(self, "hand_penalty", hand_penalty)
-        object.__setattr__(self, "melded", melded)
-        object.__setattr__(self, "initial_requirement", initial_requirement)
-        object.__setattr__(self, "pile_takes", pile_takes)
-        object.__setattr__(self, "pile_cards_taken", pile_cards_taken)
-        object.__setattr__(self, "frozen_pile_takes", frozen_pile_takes)
-        object.__setattr__(self, "pile_freezes", pile_freezes)
-        object.__setattr__(self, "turns", turns)
-        object.__setattr__(self, "cards_left", cards_left)
+        _set_field(self, "side", side)
+        _set_field(self, "score", score)
+        _set_field(self, "meld_points", meld_points)
+        _set_field(self, "canasta_natural", canasta_natural)
+        _set_field(self, "canasta_mixed", canasta_mixed)
+        _set_field(self, "canasta_bonus", canasta_bonus)
+        _set_field(self, "went_out", went_out)
+        _set_field(self, "concealed", concealed)
+        _set_field(self, "going_out_bonus", going_out_bonus)
+        _set_field(self, "red_threes", red_threes)
+        _set_field(self, "red_three_bonus", red_three_bonus)
+        _set_field(self, "hand_penalty", hand_penalty)
+        _set_field(self, "melded", melded)
+        _set_field(self, "initial_requirement", initial_requirement)
+        _set_field(self, "pile_takes", pile_takes)
+        _set_field(self, "pile_cards_taken", pile_cards_taken)
+        _set_field(self, "frozen_pile_takes", frozen_pile_takes)
+        _set_field(self, "pile_freezes", pile_freezes)
+        _set_field(self, "turns", turns)
+        _set_field(self, "cards_left", cards_left)
 
     def __reduce__(self):
         # Pickled as the constructor's arguments: a run's results cross from worker to parent about twenty
@@ -135,13 +137,13 @@ class HandResult:
         sides: tuple[SideHandResult, SideHandResult], totals_after: tuple[int, int],
     ) -> None:
         # Written out for the same reason as SideHandResult's.
-        object.__setattr__(self, "hand_number", hand_number)
-        object.__setattr__(self, "dealer", dealer)
-        object.__setattr__(self, "end_reason", end_reason)
-        object.__setattr__(self, "turns", turns)
-        object.__setattr__(self, "went_out_seat", went_out_seat)
-        object.__setattr__(self, "sides", sides)
-        object.__setattr__(self, "totals_after", totals_after)
+        _set_field(self, "hand_number", hand_number)
+        _set_field(self, "dealer", dealer)
+        _set_field(self, "end_reason", end_reason)
+        _set_field(self, "turns", turns)
+        _set_field(self, "went_out_seat", went_out_seat)
+        _set_field(self, "sides", sides)
+        _set_field(self, "totals_after", totals_after)
 
     def __reduce__(self):
         # As SideHandResult's.

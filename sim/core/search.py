@@ -1,4 +1,4 @@
-"""Look-ahead for strategies: sample the cards a seat cannot see, then play the hand out fast (issue #19).
+"""Look-ahead for strategies: sample the cards a seat cannot see, then play the hand out fast.
 
 Perfect Information Monte Carlo needs two things, both here:
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+from canasta_sim.core.asking import AskingRules
 from canasta_sim.core.cards import (
     BLACK_THREE,
-    CARD_COUNT,
     CARD_KIND,
     KIND_COUNT,
     KIND_NAMES,
@@ -27,11 +27,10 @@ from canasta_sim.core.cards import (
     TWO,
     counts_text,
 )
-from canasta_sim.core.going_out import _find_meld_out
+from canasta_sim.core.deal import _DEALT, _deal_hands, shuffled_deck
 from canasta_sim.core.melding import _REFUSED
 from canasta_sim.core.melds import CANASTA_SIZE, meld_value
 from canasta_sim.core.moves import (
-    ASK,
     DRAW,
     STOP,
     Answer,
@@ -39,7 +38,6 @@ from canasta_sim.core.moves import (
     Discard,
     Draw,
     Meld,
-    MeldGroup,
     Move,
     Stop,
     TakePile,
@@ -55,7 +53,6 @@ from canasta_sim.core.phases import (
     OVER,
     PLAY,
 )
-from canasta_sim.core.pile import PileRules
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import IllegalMoveError
 
@@ -87,92 +84,9 @@ MAX_TURNS_PER_HAND = 600
 takes the pile, which puts at least one more card on the table for good, so a hand has at
 most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``."""
 
-_HAND_SIZE = 11
-_DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _verify_going_out, never changed
-_CARD_KIND = CARD_KIND  # a C array compiled (sim/state.pxd): the deal reads each dealt card's kind
-
-
-_BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
-"""``bound.bit_length()`` of each bound the shuffle draws below: a look-up instead of a method call per card."""
-
-_TOP_SHIFTS = tuple(8 - width for width in _BIT_LENGTHS)
-"""How far the shuffle shifts a word's top byte to keep its ``width`` top bits (every width is at most 7)."""
-if max(_BIT_LENGTHS) > 8:  # pragma: no cover - the deck has 108 cards: a width above 8 is not reachable
-    raise RuntimeError("the shuffle reads only a word's top byte, so no bound may need more than 8 bits")
-
-
-@cython.locals(index=Count, other=Count, bound=Count, width=Count, shift=Count, top=Count, count=Count, tops=bytes)
-def shuffled_deck(rng: random.Random) -> list[int]:
-    """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
-
-    A Fisher-Yates shuffle on ``rng.getrandbits``, the very steps ``random.shuffle`` takes in
-    CPython 3.10 to 3.13 (checked), written out here so that a deal depends only on the generator's
-    bits, never on how a later Python shuffles, and so that it runs compiled.
-
-    For a :class:`random.Random` itself (not a subclass, which may draw its bits otherwise), the words
-    are drawn in blocks: CPython's ``getrandbits(k)`` for ``k <= 32`` is the generator's next 32-bit word
-    shifted right by ``32 - k``, and ``getrandbits(32 * n)`` holds the next ``n`` words, the first one
-    least significant.  Each step left takes at least one word (more when a draw is rejected), so a block
-    of as many words as steps are left never draws a word the shuffle does not use: the generator ends
-    in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.
-    """
-    # The cards in a C array where compiled (sim/state.pxd; 108 is CARD_COUNT, a literal so that it fills the
-    # array), swapped as C integers and made a list once at the end.
-    cards = [0] * 108
-    for index in range(CARD_COUNT):
-        cards[index] = index
-    if type(rng) is not random.Random:
-        getrandbits = rng.getrandbits
-        for index in range(CARD_COUNT - 1, 0, -1):
-            bound = index + 1
-            width = _BIT_LENGTHS[bound]
-            other = getrandbits(width)
-            # Rejection sampling: every position equally likely.  A generator's bits are never negative; the
-            # test keeps the C array's index in range whatever an overriding getrandbits returns.
-            while not 0 <= other < bound:
-                other = getrandbits(width)
-            cards[index], cards[other] = cards[other], cards[index]
-        return cards
-    index = CARD_COUNT - 1
-    while index > 0:
-        count = index  # the steps left, index down to 1
-        # Every word's top byte (little-endian: byte 3 of each 4), in the order the words were drawn.
-        tops = rng.getrandbits(32 * count).to_bytes(4 * count, "little")[3::4]
-        for top in tops:
-            bound = index + 1
-            shift = _TOP_SHIFTS[bound]
-            # & 255: compiled, a byte is read as a C char, signed on most platforms; a Python byte is 0-255.
-            other = (top & 255) >> shift
-            if other < bound:  # else rejected: the next word tries this step again
-                cards[index], cards[other] = cards[other], cards[index]
-                index -= 1
-    return cards
-
-
-@cython.locals(index=Count, seat=Count, kind=Count, card=Count)
-def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes: list[int]) -> None:
-    """Deal the deck's first cards one at a time clockwise from seat ``first`` (R3.1) into empty hands.
-
-    The cards are counted in C integers where compiled (``counts``: seat * 15 + kind, KIND_COUNT = 15 kinds
-    written as a literal so that the index is C arithmetic; a C array declared in sim/state.pxd), then
-    written to the hands' lists once.
-    """
-    counts = [0] * 60
-    for index in range(_DEALT):
-        seat = (first + index) % 4
-        card = deck[index]
-        kind = _CARD_KIND[card]  # a C array compiled (sim/state.pxd); the deck holds card ids 0-107 only
-        counts[seat * 15 + kind] += 1
-    for seat in range(4):
-        hand = hands[seat]
-        for kind in range(15):
-            hand[kind] = counts[seat * 15 + kind]
-        sizes[seat] = _HAND_SIZE  # the _DEALT cards, one to each seat in turn
-
-
-class HandState(PileRules):
+class HandState(AskingRules):
     """One hand of four-player partnership canasta, from the deal to its end.
 
     Build it with :meth:`deal`.  Seats 0-3 run clockwise; side 0 (A) is seats 0 and 2,
@@ -317,7 +231,7 @@ class HandState(PileRules):
         return state
 
     def copy(self) -> HandState:
-        """An independent copy for look-ahead (issue #19): playing moves on it never changes this state.
+        """An independent copy for look-ahead: playing moves on it never changes this state.
 
         Every mutable field is copied one level deeper than it is changed; the rules, the deck and
         the history's entries are immutable and shared, and the caches start empty.
@@ -587,108 +501,6 @@ class HandState(PileRules):
             self.verify_stop(move)
         self.history.append((self.seat, move, ()))
         self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
-
-    # ------------------------------------------------------------------ ask / answer
-
-    def _ask_problem(self) -> str | None:
-        # One list of conditions serves verify_ask and can_ask: the engine asks can_ask every turn,
-        # and answering it without building an exception keeps that cheap.
-        if self.rules.ask_partner == "off":
-            return "asking the partner is switched off (ask_partner=off)"
-        if self.asked:
-            return "the partner may be asked only once a turn"
-        if self.melded_this_turn:
-            return "the partner must be asked before any other meld this turn"
-        if self.must_stop or self.hand_sizes[self.seat] < 2:
-            return "the player has no choice left about going out this turn"
-        if self.rules.ask_partner_yes_forces_out and self.going_out_plan() is None:
-            return "the player cannot go out this turn, so may not ask"
-        return None
-
-    def verify_ask(self, move: Ask = ASK) -> None:
-        """R12.5: ask right after acquiring, once, when allowed; with ``ask_partner_yes_forces_out``,
-        only when the player can go out this turn (so a yes never traps them)."""
-        self._verify_phase(move, PLAY)
-        problem = self._ask_problem()
-        if problem is not None:
-            raise self._fail("R12.5", problem, move)
-
-    def can_ask(self, move: Ask = ASK) -> bool:
-        """Return whether :meth:`ask` is legal now."""
-        # _ask_problem's conditions, inlined: the engine asks this on every turn.
-        if self.phase != PLAY:
-            return False
-        rules = self.rules
-        if rules.ask_partner == "off":
-            return False
-        if self.asked or self.melded_this_turn:
-            return False
-        if self.must_stop or self.hand_sizes[self.seat] < 2:
-            return False
-        if not rules.ask_partner_yes_forces_out:
-            return True
-        return self.going_out_plan() is not None
-
-    def ask(self, move: Ask = ASK) -> None:
-        """Ask the partner; the partner's :class:`Answer` comes next."""
-        if not self._take_vouch(move):
-            self.verify_ask(move)
-        self.asked = True
-        self.history.append((self.seat, move, ()))
-        self.phase = ANSWER
-
-    def verify_answer(self, move: Answer) -> None:
-        """R12.5: only an asked partner answers."""
-        self._verify_phase(move, ANSWER)
-
-    def can_answer(self, move: Answer) -> bool:
-        """Return whether :meth:`answer_ask` is legal now."""
-        return self.phase == ANSWER
-
-    def answer_ask(self, move: Answer) -> None:
-        """Record the partner's binding answer (R12.5)."""
-        if not self._take_vouch(move):
-            self.verify_answer(move)
-        self.answer = move.yes
-        self.history.append(((self.seat + 2) % 4, move, ()))
-        self.phase = PLAY
-
-    def can_go_out_this_turn(self) -> bool:
-        """E4: can the hand be melded out this turn, with at most one card left to discard?"""
-        return self.going_out_plan() is not None
-
-    @cython.locals(cached=tuple, turn=Count, changes=Count)
-    def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
-        """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
-        if self.phase != PLAY:
-            return None
-        # The engine asks before the ask decision, and the strategies again while melding: within
-        # the play phase of one turn only the hand and the melds change what this returns (the
-        # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
-        hand = self.hands[self.seat]
-        cached = self._plan_cache
-        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
-        # tuple built per call.
-        if cached is not None:
-            turn = cached[0]
-            changes = cached[1]
-            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
-            # miss the cache, never answer wrongly.
-            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
-                    and cached[3] == hand):
-                return cached[4]
-        side = self.seat & 1
-        rules = self.rules
-        if self.side_has_melded[side]:
-            minimum = 0
-        elif rules.concealed_exempt_from_minimum and self.acquired == "draw" and not self.melded_before_turn:
-            minimum = 0  # R10.7: a concealed going out after a draw needs no minimum
-        else:
-            minimum = self.requirements[side]
-        # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
-        plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
-        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
-        return plan
 
     # ------------------------------------------------------------------ discard
 
