@@ -51,6 +51,7 @@ COMPILED = {
         "melding",
         "pile",
         "asking",
+        "stock",
         "deal",
         "state",
         "meld_search",

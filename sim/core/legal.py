@@ -18,6 +18,7 @@ from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
+from canasta_sim.core.melds import wild_limit
 from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -190,12 +191,10 @@ def _takes(
             for deuces in range(deuce_limit):
                 if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
                     continue
-                # melds.meld_fits for the top card's natural rank (R9.1, R9.2), inlined.
+                # melds.meld_fits for the top card's natural rank (R9.1, R9.2).
                 total_naturals = existing[0] + naturals + 1
                 wilds = existing[1] + jokers + existing[2] + deuces
-                if total_naturals + wilds < 3 or wilds > most_wilds:
-                    continue
-                if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
+                if total_naturals + wilds < 3 or wilds > wild_limit(total_naturals, most_wilds, wild_ratio):
                     continue
                 move = pile_take(top, naturals, jokers, deuces)
                 # The points the take lays (R10.5: the top card and the hand cards, never the rest).
@@ -298,27 +297,22 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     most = 0  # the most hand cards a candidate lays
     table = _SINGLE_MELD_TABLE
     seat = state.seat
-    # The engine's hands and melds are lists (read as lists where compiled); a copy of anything else.
-    seat_hand = state.hands[seat]
-    hand = seat_hand if type(seat_hand) is list else list(seat_hand)
-    side_melds = state.melds[seat & 1]
-    melds = side_melds if type(side_melds) is list else list(side_melds)
+    hand = _as_list(state.hands[seat])
+    melds = _as_list(state.melds[seat & 1])
     if state.rules is not _rules_seen:
         _read_rules(state.rules)
     most_wilds = _most_wilds
     wild_ratio = _wild_ratio
-    wild_only = _wild_only
     held_jokers = hand[_JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = hand[_TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
-    has_wilds = joker_limit > 1 or deuce_limit > 1
     # Counts a two-deck hand can hold fit the table (single_group_meld looks up the rest itself).
     small = joker_limit <= _TABLE_JOKERS and deuce_limit <= _TABLE_DEUCES
     for rank in range(_FOUR, _KIND_COUNT):
         held = hand[rank]
         # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
-        if not held and not has_wilds:
+        if not held and joker_limit == 1 and deuce_limit == 1:
             continue
         old_naturals, old_jokers, old_deuces = melds[rank]
         if old_naturals or old_jokers or old_deuces:
@@ -333,21 +327,18 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
             if not wild_ratio and total_naturals < 2:
                 continue  # R9.1 without the ratio rule: a meld needs two naturals whatever its wild cards
             for jokers in range(joker_limit):
-                # melds.meld_fits for a natural rank (R9.1, R9.2), inlined as the range of deuces that fit: this
-                # loop is the legal listings' hottest, and the shapes that fit, in the same order, are those of
-                # the checks "total_naturals + wilds >= 3", "wilds <= most_wilds" and, with the ratio rule,
-                # "wilds <= total_naturals" on wilds = old_wilds + jokers + deuces, and a shape lays a card.
+                # melds.meld_fits for a natural rank (R9.1, R9.2) as the range of deuces that fit (the listings'
+                # hottest loop): total_naturals + wilds >= 3 and wilds <= melds.wild_limit for
+                # wilds = old_wilds + jokers + deuces, and a shape lays a card.
                 wilds = old_wilds + jokers
                 low = 3 - total_naturals - wilds
                 if low < 0:
                     low = 0
                 if low == 0 and naturals + jokers == 0:
                     low = 1
-                high = deuce_limit - 1
-                if high > most_wilds - wilds:
-                    high = most_wilds - wilds
-                if wild_ratio and high > total_naturals - wilds:
-                    high = total_naturals - wilds
+                high = wild_limit(total_naturals, most_wilds, wild_ratio) - wilds
+                if high > deuce_limit - 1:
+                    high = deuce_limit - 1
                 for deuces in range(low, high + 1):
                     laid = naturals + jokers + deuces
                     # single_group_meld, inlined: every candidate of every listing passes here.
@@ -363,32 +354,46 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                         if laid > most:
                             most = laid
                         last = laid
-    black_three = BLACK_THREE  # a C integer where compiled: the look-up below is then a C index
-    held = hand[black_three]
-    for naturals in range(3, 5):  # three or four black 3s, melded only by a player going out (R5.3, R9.8)
-        if held >= naturals:
-            shapes.append(single_group_meld(black_three, naturals, 0, 0))
-            if largest_first:
-                if naturals > last:
-                    ordered = False
-                if naturals > most:
-                    most = naturals
-                last = naturals
-    if wild_only:
-        wild_rank = WILD_RANK
-        for jokers in range(held_jokers + 1):
-            for deuces in range(held_deuces + 1):
-                laid = jokers + deuces
-                if laid:
-                    shapes.append(single_group_meld(wild_rank, 0, jokers, deuces))
-                    if largest_first:
-                        if laid > last:
-                            ordered = False
-                        if laid > most:
-                            most = laid
-                        last = laid
+    # The black 3 and wild-card melds, after the natural ranks': each laid count read back from its group.
+    for move in _black_three_and_wild_melds(hand[BLACK_THREE], _wild_only, held_jokers, held_deuces):
+        shapes.append(move)
+        if largest_first:
+            laid = len(move.groups[0].cards)
+            if laid > last:
+                ordered = False
+            if laid > most:
+                most = laid
+            last = laid
     if ordered:
         return shapes
+    return _most_laid_first(shapes, most)
+
+
+def _as_list(counts: list[int]) -> list[int]:
+    """``counts`` itself if a list (the engine's hands and melds, read as lists where compiled), else a copy."""
+    return counts if type(counts) is list else list(counts)
+
+
+@cython.locals(naturals=Count, jokers=Count, deuces=Count)
+def _black_three_and_wild_melds(black_threes: int, wild_only: bool, held_jokers: int, held_deuces: int) -> list[Meld]:
+    """The single-group melds of black 3s (three or four, melded only by a player going out: R5.3, R9.8) and, with
+    ``wild_only`` (``allow_wild_only_melds``), of wild cards alone, in listing order."""
+    found = []
+    for naturals in range(3, 5):
+        if black_threes >= naturals:
+            found.append(single_group_meld(BLACK_THREE, naturals, 0, 0))
+    if wild_only:
+        for jokers in range(held_jokers + 1):
+            for deuces in range(held_deuces + 1):
+                if jokers + deuces:
+                    found.append(single_group_meld(WILD_RANK, 0, jokers, deuces))
+    return found
+
+
+@cython.locals(index=Count, bucket=Count)
+def _most_laid_first(shapes: list[Meld], most: int) -> list[Meld]:
+    """``shapes`` ordered by the hand cards each lays, at most ``most``, most first, ties in their order (a stable
+    sort, one list per count laid)."""
     buckets = [[] for _ in range(most + 1)]
     for index in range(len(shapes)):
         move = shapes[index]
@@ -396,10 +401,10 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
         # out of order, rather than kept in a list of their own for every listing.
         bucket = len(move.groups[0].cards)
         buckets[bucket].append(move)
-    shapes = []
+    ordered = []
     for index in range(most, -1, -1):
-        shapes.extend(buckets[index])
-    return shapes
+        ordered.extend(buckets[index])
+    return ordered
 
 
 def legal_discards(state: HandState) -> Iterator[Discard]:

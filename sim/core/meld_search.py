@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.melds import wild_limit
 from canasta_sim.core.moves import WILD_RANK, MeldGroup
 from canasta_sim.core.state import HandState
 
@@ -303,11 +304,8 @@ def _rank_shapes(
     for naturals in range(2, held + 1):
         for jokers in range(joker_limit):
             for deuces in range(deuce_limit):
-                # melds.meld_fits for a natural rank with two naturals or more (R9.1, R9.2), inlined.
-                wilds = jokers + deuces
-                if naturals + wilds < 3 or wilds > most_wilds:
-                    continue
-                if wild_ratio and wilds > naturals:
+                wilds = jokers + deuces  # melds.meld_fits for a natural rank (R9.1, R9.2)
+                if naturals + wilds < 3 or wilds > wild_limit(naturals, most_wilds, wild_ratio):
                     continue
                 shapes.append((rank, naturals, jokers, deuces))
                 points = rank_points * naturals + joker_points * jokers + deuce_points * deuces

@@ -1,19 +1,21 @@
 # C declarations for sim/core/melding.py, read by Cython only (plain Python ignores this file).
-# The hand state is one extension type built in four modules: MeldingRules (here, with every field of
-# the hand), PileRules (sim/core/pile.py), AskingRules (sim/core/asking.py) and HandState (sim/core/state.py).  Its methods then reach the fields
+# The hand state is one extension type built in five modules: MeldingRules (here, with every field of
+# the hand), PileRules (sim/core/pile.py), AskingRules (sim/core/asking.py), StockRules (sim/core/stock.py)
+# and HandState (sim/core/state.py).  Its methods then reach the fields
 # as C struct members instead of looking each up by name.  Every field stays readable and writable
 # from Python under the names HandState.__slots__ lists; the counters below are C integers.
 
 cimport cython
 
+from canasta_sim.core.melds cimport meld_fits
+
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 
-# The vouch's record keys and the meld-shape check, as C calls from the checks below.
+# The vouch's record keys, as C calls from the checks below.
 cdef object _field_objects(move)
 cdef object _group_objects(first, groups)
 cdef bint _same_field_objects(move, key) except -1
-cdef bint _meld_fits(rules, rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces) except -1
 
 
 cdef class MeldingRules:

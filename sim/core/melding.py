@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
 from canasta_sim.core.going_out import find_meld_out
-from canasta_sim.core.melds import CANASTA_SIZE, meld_problem, rank_name
+from canasta_sim.core.melds import CANASTA_SIZE, meld_fits, meld_problem, rank_name
 from canasta_sim.core.moves import WILD_RANK, Answer, Discard, Meld, MeldGroup, Move, TakePile, is_kind, record_kinds
 from canasta_sim.core.phases import END_WENT_OUT, OVER, PLAY
 from canasta_sim.errors import IllegalMoveError
@@ -108,24 +108,6 @@ def _same_field_objects(move: Move, key: object) -> bool:
             return False
         index += 2
     return True
-
-
-@cython.locals(wilds=Count)
-def _meld_fits(rules: object, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
-    """:func:`canasta_sim.core.melds.meld_fits` on C integers (sim/melding.pxd): the same answer, without its reason."""
-    wilds = jokers + deuces
-    if rank == WILD_RANK:
-        return rules.allow_wild_only_melds and naturals + wilds >= 3
-    if rank == BLACK_THREE:
-        return not wilds and (naturals == 3 or naturals == 4)
-    if naturals + wilds < 3:
-        return False
-    if wilds > rules.max_wilds_per_meld:
-        return False
-    ratio = rules.wild_ratio_rule
-    if ratio == "no_more_wild_than_natural":
-        return wilds <= naturals
-    return naturals >= 2
 
 
 class MeldingRules:
@@ -261,7 +243,7 @@ class MeldingRules:
             more = added[2]
             deuces += more
             # meld_problem's reason is built only for a meld that does not fit (the same judgement).
-            if not _meld_fits(rules, rank, naturals, jokers, deuces):
+            if not meld_fits(rules, rank, naturals, jokers, deuces):
                 problem = meld_problem(rules, rank, naturals, jokers, deuces)
                 raise self._fail(problem[0], problem[1], move)
 

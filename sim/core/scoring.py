@@ -155,7 +155,7 @@ class HandResult:
 
 @cython.locals(
     meld_points=Count, natural=Count, mixed=Count, rank=Count, naturals=Count, jokers=Count, deuces=Count,
-    hand_penalty=Count, kind=Count, count=Count, side=Count, state=HandState,
+    hand_penalty=Count, side=Count, state=HandState,
 )
 def score_hand(state: HandState) -> HandResult:
     """Score both sides of a finished hand (R14.1, R14.4).
@@ -202,14 +202,7 @@ def score_hand(state: HandState) -> HandResult:
         melded = state.side_has_melded[side]
         if not melded and rules.red_three_negative_if_no_meld:
             red_three_bonus = -red_three_bonus
-        hand_penalty = 0
-        for seat in (side, side + 2):
-            hand = state.hands[seat]
-            if len(hand) != KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
-                raise ValueError(f"a hand holds {KIND_COUNT} counts, one per kind; seat {seat}'s holds {len(hand)}")
-            for kind in range(KIND_COUNT):
-                count = hand[kind]
-                hand_penalty += count * _KIND_VALUE[kind]
+        hand_penalty = _hand_penalty(state, side)
         score = meld_points + canasta_bonus + going_out_bonus + red_three_bonus - hand_penalty
         # The fields in their order (positional arguments: no keyword matching for each result).
         sides.append(
@@ -245,3 +238,17 @@ def score_hand(state: HandState) -> HandResult:
         (sides[0], sides[1]),  # sides
         (state.scores_before[0] + sides[0].score, state.scores_before[1] + sides[1].score),  # totals_after
     )
+
+
+@cython.locals(seat=Count, kind=Count, count=Count, penalty=Count, state=HandState)
+def _hand_penalty(state: HandState, side: int) -> int:
+    """R14.1e: the card points left in both partners' hands (a positive number)."""
+    penalty = 0
+    for seat in (side, side + 2):
+        hand = state.hands[seat]
+        if len(hand) != KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
+            raise ValueError(f"a hand holds {KIND_COUNT} counts, one per kind; seat {seat}'s holds {len(hand)}")
+        for kind in range(KIND_COUNT):
+            count = hand[kind]
+            penalty += count * _KIND_VALUE[kind]
+    return penalty

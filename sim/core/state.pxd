@@ -5,10 +5,10 @@ cimport cython
 
 # The deal's count of the hands, a C call from _set_up_deal.
 from canasta_sim.core.deal cimport _deal_hands
-from canasta_sim.core.asking cimport AskingRules
+from canasta_sim.core.stock cimport StockRules
 
 
-cdef class HandState(AskingRules):
+cdef class HandState(StockRules):
     cpdef _init_fields(self, rules, dealer, scores, hand_number)
     cpdef _reset_turn(self)
     cpdef is_legal(self, move)
@@ -16,13 +16,7 @@ cdef class HandState(AskingRules):
     cpdef dict meld_table(self, Py_ssize_t side)
     @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t)
     cpdef Py_ssize_t canasta_count(self, Py_ssize_t side) except? -1
-    cpdef _turn_upcard(self)
-    cpdef _lay_dealt_red_threes(self, seat)
     cpdef _start_turn(self)
-    cpdef verify_draw(self, move=*)
-    cpdef draw(self, move=*)
-    cpdef verify_stop(self, move=*)
-    cpdef stop(self, move=*)
     cpdef verify_discard(self, move)
     cpdef discard(self, move)
 

@@ -43,17 +43,17 @@ BUILD_RECORD_NAME = "_build.json"
 LINKED_MODULES = {
     "canasta_sim.core": (
         frozenset({
-            "melding", "pile", "asking", "deal", "state", "view", "engine", "legal", "meld_search", "going_out",
-            "scoring",
+            "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine", "legal", "meld_search",
+            "going_out", "scoring",
         }),
     ),
 }
 """Modules compiled against each other's C declarations (the hand state is one extension type
-built in three modules, ``sim/melding.pxd``, and the view, the engine and the legal listings read its
-fields): they run all compiled or all from source, never mixed.
+built in five modules, ``sim/core/melding.pxd``; the view, the engine, the listings and the searches read its
+fields and call each other's C functions): they run all compiled or all from source, never mixed.
 
-A group may also name, in full, modules of a package imported before its own (the built-in bots call the
-view's C methods): whichever of those runs from source takes the group's own modules with it.  The other
+A group may also name, in full, modules of a package imported before its own (a package compiled against the
+core's declarations): whichever of those runs from source takes the group's own modules with it.  The other
 way needs nothing: a module compiled against another never changes that other's layout."""
 
 
