@@ -449,18 +449,28 @@ class MeldingRules:
             return False
         return any(sum(counts) >= CANASTA_SIZE for counts in additions.values())
 
-    def can_meld(self, move: Meld) -> bool:
-        """Return whether :meth:`meld` is legal now."""
+    def _verify_move(self, move: Move) -> bool:
+        """Run the move's ``verify_x``; ``False`` for what is no move.  The hand state dispatches
+        (:meth:`canasta_sim.core.state.HandState._verify_move`)."""
+        raise NotImplementedError("MeldingRules is a part of HandState, not a hand state of its own")
+
+    def _probe(self, move: Move) -> bool:
+        """Whether ``move`` passes its rule checks now (:meth:`_verify_move`), answered without building the error:
+        while probing, a check raises one shared error instead (``_REFUSED``, see :meth:`_fail`).  The ``can_x``
+        methods and :meth:`~canasta_sim.core.state.HandState.is_legal` all ask this."""
         probing = self._probing
         self._probing = True
         try:
-            self.verify_meld(move)
+            return self._verify_move(move)
         except IllegalMoveError as error:
             error.__traceback__ = None  # _REFUSED is raised again and again: keep no frames alive through it
             return False
         finally:
             self._probing = probing
-        return True
+
+    def can_meld(self, move: Meld) -> bool:
+        """Return whether :meth:`meld` is legal now."""
+        return self._probe(move)
 
     def meld(self, move: Meld) -> None:
         """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""

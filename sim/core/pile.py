@@ -11,7 +11,6 @@ from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, K
 from canasta_sim.core.melding import _NO_KINDS, _REFUSED, MeldingRules
 from canasta_sim.core.moves import MeldGroup, TakePile, is_kind
 from canasta_sim.core.phases import ACQUIRE, PLAY
-from canasta_sim.errors import IllegalMoveError
 
 try:
     import cython
@@ -166,16 +165,7 @@ class PileRules(MeldingRules):
 
     def can_take_pile(self, move: TakePile) -> bool:
         """Return whether :meth:`take_pile` is legal now."""
-        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
-        self._probing = True
-        try:
-            self.verify_take_pile(move)
-        except IllegalMoveError as error:
-            error.__traceback__ = None
-            return False
-        finally:
-            self._probing = probing
-        return True
+        return self._probe(move)
 
     @cython.locals(seat=Count, kind=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list)
     def take_pile(self, move: TakePile) -> None:

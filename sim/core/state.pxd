@@ -12,6 +12,7 @@ cdef class HandState(StockRules):
     cpdef _init_fields(self, rules, dealer, scores, hand_number)
     cpdef _reset_turn(self)
     cpdef is_legal(self, move)
+    cpdef bint _verify_move(self, move) except -1
     cpdef apply(self, move)
     cpdef dict meld_table(self, Py_ssize_t side)
     @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t)

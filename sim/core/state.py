@@ -409,16 +409,7 @@ class HandState(StockRules):
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""
-        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
-        self._probing = True
-        try:
-            self.verify_discard(move)
-        except IllegalMoveError as error:
-            error.__traceback__ = None
-            return False
-        finally:
-            self._probing = probing
-        return True
+        return self._probe(move)
 
     @cython.locals(seat=Count, index=Count)
     def discard(self, move: Discard) -> None:
@@ -477,33 +468,8 @@ class HandState(StockRules):
 
     def is_legal(self, move: Move) -> bool:
         """Return whether ``move`` is legal now."""
-        # _verify_move, inlined: strategies ask this for most moves they make.  While probing, a rule
-        # check raises one shared error instead of building its own (MeldingRules._fail).
-        move_type = type(move)
-        probing = self._probing
-        self._probing = True
-        try:
-            if move_type is Meld:
-                self.verify_meld(move)
-            elif move_type is TakePile:
-                self.verify_take_pile(move)
-            elif move_type is Discard:
-                self.verify_discard(move)
-            elif move_type is Draw:
-                self.verify_draw(move)
-            elif move_type is Stop:
-                self.verify_stop(move)
-            elif move_type is Ask:
-                self.verify_ask(move)
-            elif move_type is Answer:
-                self.verify_answer(move)
-            else:
-                return False
-        except IllegalMoveError as error:
-            error.__traceback__ = None  # the shared error is raised again and again: keep no frames alive
+        if not self._probe(move):
             return False
-        finally:
-            self._probing = probing
         # Strategies check a move and the engine then applies that very object: remember it, so
         # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
         self._vouch(move)

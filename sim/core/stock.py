@@ -12,7 +12,6 @@ from canasta_sim.core.asking import AskingRules
 from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, RED_THREE, TWO
 from canasta_sim.core.moves import DRAW, STOP, Draw, Stop
 from canasta_sim.core.phases import ACQUIRE, END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, PLAY
-from canasta_sim.errors import IllegalMoveError
 
 try:
     import cython
@@ -62,11 +61,7 @@ class StockRules(AskingRules):
 
     def can_draw(self, move: Draw = DRAW) -> bool:
         """Return whether :meth:`draw` is legal now."""
-        try:
-            self.verify_draw(move)
-        except IllegalMoveError:
-            return False
-        return True
+        return self._probe(move)
 
     @cython.locals(seat=Count, index=Count)
     def draw(self, move: Draw = DRAW) -> None:
@@ -126,11 +121,7 @@ class StockRules(AskingRules):
 
     def can_stop(self, move: Stop = STOP) -> bool:
         """Return whether :meth:`stop` is legal now."""
-        try:
-            self.verify_stop(move)
-        except IllegalMoveError:
-            return False
-        return True
+        return self._probe(move)
 
     def stop(self, move: Stop = STOP) -> None:
         """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
