@@ -275,7 +275,7 @@ class _Seats:
                 reason="malformed",
             ) from error
         if self.guarded:
-            self._take(state, fingerprint)
+            self._take(state, fingerprint, seat)
         if self.listeners:
             laid = state.red_threes[index] - before
             # The exact type: state.apply accepted the move, so it is one of the move records themselves.
@@ -316,17 +316,23 @@ class _Seats:
                         self.last_call = _EVENT_CALL + listener_seat
 
     @staticmethod
-    def _take(state: HandState, fingerprint: GameFingerprint) -> None:
-        # GameFingerprint.take, inlined (see above).
-        fingerprint.hands = list(map(list.copy, state.hands))
-        del fingerprint.stock[len(state.stock):]  # the engine only pops the stock
-        fingerprint.pile = state.pile.copy()
+    @cython.locals(seat=Count, following=Count)
+    def _take(state: HandState, fingerprint: GameFingerprint, seat: int) -> None:
+        """GameFingerprint.take after a move of ``seat`` (the copies equalled the state before it), updated in
+        place: a move changes only the mover's hand and, as the next turn begins, the next seat's (its dealt
+        red 3s laid and replaced, R3.5); the engine only pops the stock."""
+        hands = fingerprint.hands
+        hands[seat] = state.hands[seat].copy()
+        following = (seat + 1) % 4
+        hands[following] = state.hands[following].copy()
+        del fingerprint.stock[len(state.stock):]
+        fingerprint.pile[:] = state.pile
         if state.meld_changes != fingerprint.meld_changes:
             fingerprint.meld_changes = state.meld_changes
             fingerprint.melds = [list(map(list.copy, side)) for side in state.melds]
-        fingerprint.red_threes = state.red_threes.copy()
-        fingerprint.hand_sizes = state.hand_sizes.copy()
-        fingerprint.melded = state.side_has_melded.copy()
+        fingerprint.red_threes[:] = state.red_threes
+        fingerprint.hand_sizes[:] = state.hand_sizes
+        fingerprint.melded[:] = state.side_has_melded
         fingerprint.control = _CONTROL(state)
 
 

@@ -44,6 +44,8 @@ __all__ = [
 _DRAW = Draw()
 _STOP = Stop()
 _ASK = Ask()
+_DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
+"""One discard record per kind: records are immutable, so every listing hands out the same ones."""
 _NOTHING = iter(())
 """What a listing with nothing to list returns: an exhausted iterator stays exhausted, so every such listing can
 hand out the same one instead of making an iterator per call."""
@@ -414,7 +416,7 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
     hand = state.hands[state.seat]
     for kind in range(KIND_COUNT - 1, -1, -1):
         if hand[kind]:
-            move = Discard(kind)
+            move = _DISCARDS[kind]
             if state.can_discard(move):
                 yield move
 
