@@ -113,8 +113,9 @@ class SeatRandom(random.Random):
     """
 
     def __init__(self, seed: int | None = None, *, seat: int | None = None, time_limit: float | None = None) -> None:
-        # Seeding from an int costs about 25,000 instructions and the built-in bots never draw: an int
-        # seed is applied at the first use (_seed_now), which draws the same numbers.  Others (None) at once.
+        # Seeding from an int is dear (it hashes the seed into the whole state) and the built-in bots never
+        # draw: an int seed is applied at the first use (_seed_now), which draws the same numbers.  Others
+        # (None) at once.
         self._deferred_seed = type(seed) is int
         if self._deferred_seed:
             self._seed = seed
