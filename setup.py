@@ -50,18 +50,21 @@ COMPILED = {
         "going_out",
         "melding",
         "pile",
+        "asking",
+        "stock",
+        "deal",
         "state",
+        "meld_search",
         "legal",
         "scoring",
         "view",
         "strategy",
         "engine",
     ],
-    "canasta_sim.strategies": ["random_play", "greedy", "expert"],
 }
 
 # The import namespace is canasta_sim; its source folders keep the layout's names.
-SOURCE_FOLDERS = {"canasta_sim.core": "sim/core", "canasta_sim.strategies": "strategies"}
+SOURCE_FOLDERS = {"canasta_sim.core": "sim/core"}
 PARENT_FOLDERS = {"canasta_sim": "sim"}  # packages above the compiled ones, which the training must import
 
 # Python's semantics, not C's: annotations are documentation here, never C types.  The only C types are

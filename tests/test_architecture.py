@@ -23,7 +23,7 @@ ROOMS = ["errors", "arbiter", "core", "strategies", "plugins", "env", "runs", "a
 TOP = {"__init__", "__main__", "_moved"}
 """The package's own top-level modules: the public surface and the old paths; they may import any room."""
 ANALYSIS_STACK = {"numpy", "pandas", "pyarrow", "matplotlib", "tqdm", "dask", "distributed"}
-RANDOM_USERS = {"core/state.py", "core/engine.py", "core/strategy.py", "plugins/loader.py"}
+RANDOM_USERS = {"core/deal.py", "core/state.py", "core/engine.py", "core/strategy.py", "plugins/loader.py"}
 """The only modules of the play that import ``random``: each seeds its own generator, never the global one."""
 
 

@@ -75,7 +75,7 @@ class GameFingerprint:
         self.take()
 
     def take(self) -> None:
-        """Copy the state as the engine left it (the engine's ``_Table.apply`` inlines this; keep them alike)."""
+        """Copy the state as the engine left it (the engine's ``_Seats.apply`` inlines this; keep them alike)."""
         state = self.state
         self.hands = list(map(list.copy, state.hands))
         # The engine only ever pops the stock, and the copy equalled it before the engine's change.

@@ -34,11 +34,8 @@ from canasta_sim.arbiter import (
 from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
-from canasta_sim.core.state import ACQUIRE, ANSWER, OVER, PLAY, HandState
+from canasta_sim.core.state import ACQUIRE, OVER, HandState
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
-from canasta_sim.core.strategy import _set_move as _set_event_move
-from canasta_sim.core.strategy import _set_red_threes as _set_event_red_threes
-from canasta_sim.core.strategy import _set_seat as _set_event_seat
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
 
@@ -61,45 +58,19 @@ MAX_HANDS_PER_GAME = 400
 
 _ASK = Ask()
 _DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
-"""The decision methods play_hand calls, in the order of _Table.decisions."""
+"""The decision methods play_hand calls, in the order of _Seats.decisions."""
 _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
 _EVENT_CALL = CALL_CODES["event"]
 _CONTROL = GameFingerprint.CONTROL
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
-_new_object = object.__new__
-_SEAT_SLOT = PublicEvent.__dict__["seat"]
-_MOVE_SLOT = PublicEvent.__dict__["move"]
-_RED_THREES_SLOT = PublicEvent.__dict__["red_threes"]
-_OVER = OVER  # typed str compiled, for play_hand's phase tests (_phase_is, sim/engine.pxd)
+# Typed str where compiled (sim/engine.pxd): play_hand's phase tests then compare lengths and hashes, not text.
+_OVER = OVER
 _ACQUIRE = ACQUIRE
-_PLAY = PLAY
-_ANSWER = ANSWER
 
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (seats, red 3 counts), a Python int otherwise."""
-
-
-def _new_event(seat: int, move, laid: int) -> PublicEvent:
-    """``PublicEvent(seat, move, laid)`` without the type call and ``__init__``'s argument handling: the engine
-    builds one for nearly every move.
-
-    Compiled, a bare instance from CPython's generic ``__new__`` and each field set by its slot's descriptor
-    called from C (sim/engine.pxd), which is what ``object.__setattr__`` ends in, without looking the field up
-    by name; plain Python calls the constructor's own slot setters (sim/strategy.py).
-    """
-    if cython.compiled:
-        event = PyType_GenericNew(PublicEvent, None, None)  # noqa: F821 (cimported in sim/engine.pxd)
-        _set_slot(_SEAT_SLOT, event, seat)  # noqa: F821 (an inline C function in sim/engine.pxd)
-        _set_slot(_MOVE_SLOT, event, move)  # noqa: F821
-        _set_slot(_RED_THREES_SLOT, event, laid)  # noqa: F821
-    else:
-        event = _new_object(PublicEvent)
-        _set_event_seat(event, seat)
-        _set_event_move(event, move)
-        _set_event_red_threes(event, laid)
-    return event
 
 
 def derive_seed(seed: int, label: str) -> int:
@@ -144,7 +115,7 @@ class GameObserver:
         """A hand has ended and been scored."""
 
 
-class _Table:
+class _Seats:
     """The four seats' strategies, their names for errors, the game's seed, and the arbiter's watch over them.
 
     Every call into strategy code goes through :meth:`ask` (or :meth:`apply`'s event loop): whatever the
@@ -304,7 +275,7 @@ class _Table:
                 reason="malformed",
             ) from error
         if self.guarded:
-            self._take(state, fingerprint)
+            self._take(state, fingerprint, seat)
         if self.listeners:
             laid = state.red_threes[index] - before
             # The exact type: state.apply accepted the move, so it is one of the move records themselves.
@@ -313,8 +284,8 @@ class _Table:
                 # commonest move, a draw laying no red 3: a new one per draw is the engine's costliest record.
                 event = PublicEvent(seat, DRAW, laid) if laid or self.guarded else _DRAW_EVENTS[index]
             else:
-                event = _new_event(seat, move, laid)
-            if self.clock is not None or type(self) is not _Table:
+                event = PublicEvent(seat, move, laid)
+            if self.clock is not None or type(self) is not _Seats:
                 for listener_seat, player in self.listeners:
                     self.ask(listener_seat, "event", player.on_event, event)
                 return
@@ -323,7 +294,7 @@ class _Table:
             listeners = self.listeners
             handlers = self.handlers
             for number in range(len(handlers)):
-                # _Table.ask, inlined for the most frequent call into strategy code.  The listener's seat is read
+                # _Seats.ask, inlined for the most frequent call into strategy code.  The listener's seat is read
                 # only where it is needed: a built-in listener's call, unmonitored, needs none.
                 handler = handlers[number]
                 if monitored:
@@ -345,28 +316,34 @@ class _Table:
                         self.last_call = _EVENT_CALL + listener_seat
 
     @staticmethod
-    def _take(state: HandState, fingerprint: GameFingerprint) -> None:
-        # GameFingerprint.take, inlined (see above).
-        fingerprint.hands = list(map(list.copy, state.hands))
-        del fingerprint.stock[len(state.stock):]  # the engine only pops the stock
-        fingerprint.pile = state.pile.copy()
+    @cython.locals(seat=Count, following=Count)
+    def _take(state: HandState, fingerprint: GameFingerprint, seat: int) -> None:
+        """GameFingerprint.take after a move of ``seat`` (the copies equalled the state before it), updated in
+        place: a move changes only the mover's hand and, as the next turn begins, the next seat's (its dealt
+        red 3s laid and replaced, R3.5); the engine only pops the stock."""
+        hands = fingerprint.hands
+        hands[seat] = state.hands[seat].copy()
+        following = (seat + 1) % 4
+        hands[following] = state.hands[following].copy()
+        del fingerprint.stock[len(state.stock):]
+        fingerprint.pile[:] = state.pile
         if state.meld_changes != fingerprint.meld_changes:
             fingerprint.meld_changes = state.meld_changes
             fingerprint.melds = [list(map(list.copy, side)) for side in state.melds]
-        fingerprint.red_threes = state.red_threes.copy()
-        fingerprint.hand_sizes = state.hand_sizes.copy()
-        fingerprint.melded = state.side_has_melded.copy()
+        fingerprint.red_threes[:] = state.red_threes
+        fingerprint.hand_sizes[:] = state.hand_sizes
+        fingerprint.melded[:] = state.side_has_melded
         fingerprint.control = _CONTROL(state)
 
 
-class _StrictTable(_Table):
-    """A table that compares the fingerprint after every call into strategy code (slower), so that a change
+class _StrictSeats(_Seats):
+    """Seats that compares the fingerprint after every call into strategy code (slower), so that a change
     is always charged to the call that made it: used to replay a game whose change could not be attributed."""
 
     __slots__ = ()
 
     def ask(self, seat: int, decision: str, method: Callable, view):
-        value = _Table.ask(self, seat, decision, method, view)
+        value = _Seats.ask(self, seat, decision, method, view)
         self.settle()
         return value
 
@@ -375,8 +352,8 @@ class _UnattributedChange(Exception):
     """The game changed while both sides' code ran since the last comparison: replay to find whose it was."""
 
 
-class _ObservedTable(_StrictTable):
-    """A table that also reports every applied move to an observer; a subclass, so that
+class _ObservedSeats(_StrictSeats):
+    """Seats that also reports every applied move to an observer; a subclass, so that
     unobserved games pay nothing for the feature."""
 
     __slots__ = ("observer",)
@@ -387,7 +364,7 @@ class _ObservedTable(_StrictTable):
         self.observer = observer
 
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
-        _StrictTable.apply(self, state, seat, decision, move)
+        _StrictSeats.apply(self, state, seat, decision, move)
         self.observer.on_move(state)
 
 
@@ -416,61 +393,58 @@ def _build_player(
     return player
 
 
-@cython.locals(table=_Table, state=HandState, decisions=tuple, seat=Count, partner=Count, compiled=cython.bint)
-def play_hand(state: HandState, table: _Table, views: Sequence[SeatView]) -> None:
+@cython.locals(seats=_Seats, state=HandState, decisions=tuple, seat=Count, partner=Count)
+def play_hand(state: HandState, seats: _Seats, views: Sequence[SeatView]) -> None:
     """Play one dealt hand to its end, asking each seat's strategy in turn."""
-    players = table.players
-    decisions = table.decisions
+    players = seats.players
+    decisions = seats.decisions
     rules = state.rules
     asking = rules.ask_partner != "off"
-    # The seat a C integer compiled, and the phases compared by identity first (_phase_is, sim/engine.pxd): this
-    # loop runs for every decision of the hand.  (A local flag: plain Python reads no module attribute per test.)
-    compiled = cython.compiled
-    while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
+    while state.phase != _OVER:
         seat = state.seat
         player = players[seat]
         view = views[seat]
-        # The seat's decision methods bound once (_Table.decisions), or looked up at each call for a checked seat.
+        # The seat's decision methods bound once (_Seats.decisions), or looked up at each call for a checked seat.
         bound = decisions[seat]
-        if _phase_is(state.phase, _ACQUIRE) if compiled else state.phase == ACQUIRE:  # noqa: F821
+        if state.phase == _ACQUIRE:
             method = player.choose_acquire if bound is None else bound[0]
-            move = table.ask(seat, "acquire", method, view)
+            move = seats.ask(seat, "acquire", method, view)
             if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
-                raise table.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
-            table.apply(state, seat, "acquire", move)
+                raise seats.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
+            seats.apply(state, seat, "acquire", move)
             continue
         if asking and not state.asked and state.can_ask(_ASK):
             method = player.choose_ask if bound is None else bound[1]
-            asked = table.ask(seat, "ask", method, view)
+            asked = seats.ask(seat, "ask", method, view)
             if asked is not True and asked is not False:  # isinstance(asked, bool): bool has no subclass
-                raise table.error(seat, "ask", "returned something that is not True or False", asked)
+                raise seats.error(seat, "ask", "returned something that is not True or False", asked)
             if asked:
-                table.apply(state, seat, "ask", _ASK)
+                seats.apply(state, seat, "ask", _ASK)
                 partner = (seat + 2) % 4
                 partner_bound = decisions[partner]
                 method = players[partner].answer_go_out if partner_bound is None else partner_bound[2]
-                answer = table.ask(partner, "answer", method, views[partner])
+                answer = seats.ask(partner, "answer", method, views[partner])
                 if answer is not True and answer is not False:
-                    raise table.error(partner, "answer", "returned something that is not True or False", answer)
-                table.apply(state, partner, "answer", Answer(answer))
-        while not _phase_is(state.phase, _OVER) if compiled else state.phase != OVER:  # noqa: F821
+                    raise seats.error(partner, "answer", "returned something that is not True or False", answer)
+                seats.apply(state, partner, "answer", Answer(answer))
+        while state.phase != _OVER:
             method = player.choose_meld if bound is None else bound[3]
-            move = table.ask(seat, "meld", method, view)
+            move = seats.ask(seat, "meld", method, view)
             if move is None:
                 break
             if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
-                raise table.error(seat, "meld", "returned something that is not a Meld or None", move)
-            table.apply(state, seat, "meld", move)
-        if _phase_is(state.phase, _OVER) if compiled else state.phase == OVER:  # noqa: F821
+                raise seats.error(seat, "meld", "returned something that is not a Meld or None", move)
+            seats.apply(state, seat, "meld", move)
+        if state.phase == _OVER:
             break
         if state.must_stop:
-            table.apply(state, seat, "stop", _STOP)
+            seats.apply(state, seat, "stop", _STOP)
             continue
         method = player.choose_discard if bound is None else bound[4]
-        move = table.ask(seat, "discard", method, view)
+        move = seats.ask(seat, "discard", method, view)
         if type(move) is not Discard and not isinstance(move, Discard):
-            raise table.error(seat, "discard", "returned something that is not a Discard", move)
-        table.apply(state, seat, "discard", move)
+            raise seats.error(seat, "discard", "returned something that is not a Discard", move)
+        seats.apply(state, seat, "discard", move)
 
 
 def play_game(
@@ -516,9 +490,9 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
         _build_player(factory, seat, names[seat], seed, time_limit, monitor) for seat, factory in enumerate(players)
     ]
     if observer is None:
-        table = (_StrictTable if strict else _Table)(instances, names, seed, time_limit, monitor)
+        seats = (_StrictSeats if strict else _Seats)(instances, names, seed, time_limit, monitor)
     else:
-        table = _ObservedTable(instances, names, seed, time_limit, observer, monitor)
+        seats = _ObservedSeats(instances, names, seed, time_limit, observer, monitor)
     deck_rng = random.Random(derive_seed(seed, "deck"))
     first_dealer = deck_rng.randrange(4)  # R2.2: the first dealer is drawn by lot.
     dealer = first_dealer
@@ -530,25 +504,25 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
         for hand_number in range(1, max_hands + 1):
             state = HandState.deal(rules, deck_rng, dealer=dealer, scores=totals, hand_number=hand_number)
             views = [SeatView(state, seat, totals) for seat in range(4)]
-            table.watch(state)
+            seats.watch(state)
             if observer is not None:
                 observer.on_hand_start(state)
             for seat, player in enumerate(instances):
-                table.ask(seat, "hand start", player.on_hand_start, views[seat])
-            play_hand(state, table, views)
-            table.settle()
+                seats.ask(seat, "hand start", player.on_hand_start, views[seat])
+            play_hand(state, seats, views)
+            seats.settle()
             result = score_hand(state)
             hands.append(result)
             if observer is not None:
                 observer.on_hand_end(state, result)
             # A frozen result can still be changed through object.__setattr__: its hash must not move.
-            result_hash = hash(result) if table.guarded else 0
+            result_hash = hash(result) if seats.guarded else 0
             for seat, player in enumerate(instances):
-                table.ask(seat, "hand end", player.on_hand_end, result)
-                if table.side_bits[seat] and hash(result) != result_hash:
-                    raise table.error(seat, "hand end", "changed the hand's result it was shown", None,
+                seats.ask(seat, "hand end", player.on_hand_end, result)
+                if seats.side_bits[seat] and hash(result) != result_hash:
+                    raise seats.error(seat, "hand end", "changed the hand's result it was shown", None,
                                       reason="tampering")
-            table.settle()
+            seats.settle()
             totals = result.totals_after
             dealer = (dealer + 1) % 4  # R2.2: the deal passes clockwise.
             if max(totals) >= rules.target_score:

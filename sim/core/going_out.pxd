@@ -1,7 +1,7 @@
-# C declarations for sim/going_out.py, read by Cython only (issue #18; plain Python ignores this file).
+# C declarations for sim/core/going_out.py, read by Cython only (plain Python ignores this file).
 # The search's parts call each other as C functions instead of through the module's Python names (the
 # strategies' find_meld_out included); every one stays an ordinary function from Python.  The hand state
-# (sim/state.pxd) cimports _find_meld_out, so this module is linked with it (LINKED_MODULES in sim/accelerator.py).
+# (sim/core/state.pxd) cimports _find_meld_out, so this module is linked with it (LINKED_MODULES in sim/core/accelerator.py).
 #
 # The search works on counts by kind in C arrays of KIND_COUNT (15) integers: the hand's, and the natural
 # and wild cards of each meld of the side, read once per question (_read_counts).  Plain Python runs the
@@ -31,6 +31,12 @@ cdef list _candidates(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t 
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _lay_all(rules, list counts, melds, minimum, no_discard)
 
-@cython.locals(in_plan=Py_ssize_t[15], given=Py_ssize_t[15], rooms=Py_ssize_t[15], sizes=Py_ssize_t[15],
-               deficits=Py_ssize_t[15])
+@cython.locals(in_plan=Py_ssize_t[15], given=Py_ssize_t[15], rooms=Py_ssize_t[15], sizes=Py_ssize_t[15])
 cdef _lay(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds, minimum, bint no_discard)
+
+# The plan's canastas completed with wild cards, and its groups, on the same C arrays.
+@cython.locals(deficits=Py_ssize_t[15])
+cdef Py_ssize_t _complete_canastas(Py_ssize_t *in_plan, Py_ssize_t *given, Py_ssize_t *rooms, Py_ssize_t *sizes,
+                                   Py_ssize_t canastas, Py_ssize_t needed, Py_ssize_t budget) except? -2
+cdef tuple _plan_groups(Py_ssize_t *held, Py_ssize_t *in_plan, Py_ssize_t *given, Py_ssize_t black_threes,
+                        Py_ssize_t wild_only)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
-from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.melds import CANASTA_SIZE, wild_limit
 from canasta_sim.core.moves import WILD_RANK, MeldGroup
 from canasta_sim.core.rules import Rules
 
@@ -87,17 +87,11 @@ def _find_meld_out(
     if _two_cards_stranded(hand, melds):
         return None
     # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/going_out.pxd;
-    # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays): the shortcuts and every
-    # search below then index C integers, not lists of Python ints.
-    if cython.compiled:
-        held = [0] * 15
-        naturals = [0] * 15
-        wilds = [0] * 15
-        _read_counts(hand, melds, held, naturals, wilds)
-    else:  # the same counts as lists, built the way plain Python builds lists fastest
-        held = list(hand)
-        naturals = [meld[0] for meld in melds]
-        wilds = [meld[1] + meld[2] for meld in melds]
+    # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays).
+    held = [0] * 15
+    naturals = [0] * 15
+    wilds = [0] * 15
+    _read_counts(hand, melds, held, naturals, wilds)
     candidates = _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
     for leftover in candidates:
         if leftover is None:
@@ -227,8 +221,8 @@ def _lay_all(
 
 @cython.locals(
     black_threes=Count, budget=Count, rank=Count, count=Count, old_naturals=Count, old_wilds=Count,
-    total_naturals=Count, room=Count, lowest=Count, canastas=Count, needed=Count, size=Count, spare=Count,
-    wild_only=Count, jokers_left=Count, jokers=Count, most_wilds=Count, value=Count, deficit=Count, kind=Count,
+    total_naturals=Count, room=Count, lowest=Count, canastas=Count, spare=Count,
+    wild_only=Count, most_wilds=Count, value=Count, kind=Count,
     wild_ratio=cython.bint, no_discard=cython.bint,
 )
 def _lay(
@@ -261,11 +255,7 @@ def _lay(
         if count == 0 and old_naturals + old_wilds == 0:
             continue
         total_naturals = old_naturals + count
-        # melds.max_wilds for a natural rank (R9.2), inlined.
-        if wild_ratio:
-            room = min(most_wilds, total_naturals) - old_wilds
-        else:
-            room = (most_wilds if total_naturals >= 2 else 0) - old_wilds
+        room = wild_limit(total_naturals, most_wilds, wild_ratio) - old_wilds
         lowest = max(0, 3 - total_naturals) if old_naturals + old_wilds == 0 else 0
         if lowest > room:
             return None
@@ -276,33 +266,9 @@ def _lay(
         budget -= lowest
     if budget < 0:
         return None
-    canastas = 0
-    # The canastas to complete, fewest missing cards first (ties: the lower rank), as sorting the
-    # (deficit, rank) pairs would order them: deficits[rank] is 0 where none is within the room.
-    deficits = [0] * 15
-    for rank in range(FOUR, KIND_COUNT):
-        if not in_plan[rank]:
-            continue
-        size = sizes[rank] + given[rank]
-        if size >= CANASTA_SIZE:
-            canastas += 1
-        elif CANASTA_SIZE - size <= rooms[rank] - given[rank]:
-            deficits[rank] = CANASTA_SIZE - size
-    if naturals[WILD_RANK] + wilds[WILD_RANK] >= CANASTA_SIZE:
-        canastas += 1
-    needed = rules.canastas_to_go_out
-    for deficit in range(1, CANASTA_SIZE + 1):
-        if canastas >= needed or deficit > budget:
-            break
-        for rank in range(FOUR, KIND_COUNT):
-            if deficits[rank] != deficit:
-                continue
-            if canastas >= needed or deficit > budget:
-                break
-            given[rank] += deficit
-            budget -= deficit
-            canastas += 1
-    if canastas < needed:
+    canastas = 1 if naturals[WILD_RANK] + wilds[WILD_RANK] >= CANASTA_SIZE else 0
+    budget = _complete_canastas(in_plan, given, rooms, sizes, canastas, rules.canastas_to_go_out, budget)
+    if budget < 0:
         return None
     for rank in range(FOUR, KIND_COUNT):
         if in_plan[rank]:
@@ -321,6 +287,50 @@ def _lay(
                 break
         else:
             return None
+    return _plan_groups(held, in_plan, given, black_threes, wild_only)
+
+
+@cython.locals(rank=Count, size=Count, deficit=Count)
+def _complete_canastas(
+    in_plan: list[int], given: list[int], rooms: list[int], sizes: list[int], canastas: int, needed: int, budget: int
+) -> int:
+    """Give wild cards to the melds of the plan (``given``, within ``rooms``) until ``needed`` canastas are complete
+    (R12.1), ``canastas`` complete already besides the ranks': the wild cards left of ``budget``, or -1 if too few.
+
+    The canastas to complete go fewest missing cards first (ties: the lower rank), as sorting the (deficit, rank)
+    pairs would order them: ``deficits[rank]`` is 0 where none is within the room.
+    """
+    deficits = [0] * 15
+    for rank in range(FOUR, KIND_COUNT):
+        if not in_plan[rank]:
+            continue
+        size = sizes[rank] + given[rank]
+        if size >= CANASTA_SIZE:
+            canastas += 1
+        elif CANASTA_SIZE - size <= rooms[rank] - given[rank]:
+            deficits[rank] = CANASTA_SIZE - size
+    for deficit in range(1, CANASTA_SIZE + 1):
+        if canastas >= needed or deficit > budget:
+            break
+        for rank in range(FOUR, KIND_COUNT):
+            if deficits[rank] != deficit:
+                continue
+            if canastas >= needed or deficit > budget:
+                break
+            given[rank] += deficit
+            budget -= deficit
+            canastas += 1
+    if canastas < needed:
+        return -1
+    return budget
+
+
+@cython.locals(rank=Count, jokers_left=Count, jokers=Count)
+def _plan_groups(
+    held: list[int], in_plan: list[int], given: list[int], black_threes: int, wild_only: int
+) -> tuple[MeldGroup, ...]:
+    """The groups of a going-out plan: each rank of the plan with its hand cards and the wild cards ``given`` it
+    (jokers first), the black 3s, and a wild-card meld of ``wild_only`` cards."""
     jokers_left = held[JOKER]
     groups: list[MeldGroup] = []
     for rank in range(FOUR, KIND_COUNT):

@@ -1,10 +1,10 @@
-# C declarations for sim/legal.py, read by Cython only (issue #18; plain Python ignores this file).
-# The listings reach the hand state's fields as C struct members (sim/melding.pxd) instead of looking each
+# C declarations for sim/core/legal.py, read by Cython only (plain Python ignores this file).
+# The listings reach the hand state's fields as C struct members (sim/core/melding.pxd) instead of looking each
 # up by name, and the helpers below are C calls (cpdef: still ordinary functions from Python).
 
 cimport cython
 
-from canasta_sim.core.melding cimport _slot
+from canasta_sim.core.meld_search cimport _extra_melds, _openings_most_laid_first
 from canasta_sim.core.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).
@@ -19,7 +19,7 @@ cpdef object single_group_meld(Py_ssize_t rank, Py_ssize_t naturals=*, Py_ssize_
 @cython.locals(key=Py_ssize_t)
 cpdef object pile_take(Py_ssize_t top, Py_ssize_t naturals=*, Py_ssize_t jokers=*, Py_ssize_t deuces=*)
 
-# The listings the view calls most (sim/view.pxd): C calls from it, ordinary functions from Python.
+# The listings the view calls most (sim/core/view.pxd): C calls from it, ordinary functions from Python.
 @cython.locals(top=Py_ssize_t, side=Py_ssize_t, frozen=bint, has_meld=bint, hand_held=Py_ssize_t, seat=Py_ssize_t)
 cpdef object legal_takes(HandState state)
 
@@ -28,10 +28,6 @@ cpdef object meld_candidates(HandState state, bint largest_first=*)
 
 # The card constants the listings index hands with, as C integers.
 cdef Py_ssize_t _JOKER, _TWO, _FOUR, _KIND_COUNT
-
-# The card values by kind (KIND_COUNT = 15), for the searches' points in C integers.
-cdef Py_ssize_t _KIND_VALUE[15]
-cdef Py_ssize_t _JOKER_POINTS, _DEUCE_POINTS
 
 
 # The rules every listing reads, kept as C values (see _read_rules).
@@ -56,53 +52,4 @@ cdef void _read_rules(rules) except *
 cpdef list _addition_melds(HandState state, bint largest_first)
 
 
-@cython.locals(
-    minimum=Py_ssize_t, hand_size=Py_ssize_t, rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
-    deuces=Py_ssize_t, index=Py_ssize_t, seat=Py_ssize_t, buckets=list, ordered=list, options=list,
-    most_points=list, most_cards=list, best_points=list, best_cards=list,
-)
-cpdef list _openings_most_laid_first(HandState state)
-
-
 cdef object _shape_group(tuple shape)
-
-
-# The openings' and the extra melds' search, a C function calling itself (plain Python runs the def).
-@cython.locals(
-    joker_points=Py_ssize_t, deuce_points=Py_ssize_t, rank_points=Py_ssize_t, naturals=Py_ssize_t,
-    jokers=Py_ssize_t, deuces=Py_ssize_t, bucket=Py_ssize_t, shapes=list, shape=tuple, rank=Py_ssize_t,
-    most_more_points=Py_ssize_t, most_more_cards=Py_ssize_t,
-)
-cdef void _walk_sets(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_ssize_t deuces_left,
-                     Py_ssize_t cards, Py_ssize_t points, list chosen, Py_ssize_t depth, list most_points, list most_cards,
-                     Py_ssize_t minimum, Py_ssize_t hand_size, bint by_cards, list buckets) except *
-
-
-@cython.locals(
-    rank=Py_ssize_t, most_wilds=Py_ssize_t, joker_limit=Py_ssize_t, deuce_limit=Py_ssize_t, held=Py_ssize_t,
-    excluded=Py_ssize_t, options=list, shapes=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
-    black_three=Py_ssize_t, bounded=bint, found=tuple,
-)
-cpdef list _group_options(rules, counts, exclude, list best_points=*, list best_cards=*)
-
-
-# Each natural rank's shapes, kept by rank, count held and wild-card limits for the rule set read last.
-cdef dict _RANK_SHAPES
-cdef list _RANK_SHAPE_TABLE
-cdef Py_ssize_t _SHAPE_HELD, _SHAPE_JOKERS, _SHAPE_DEUCES
-
-@cython.locals(
-    naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, most_wilds=Py_ssize_t, wilds=Py_ssize_t,
-    wild_ratio=bint, small=bint, key=Py_ssize_t, shapes=list, found=tuple, rank_points=Py_ssize_t, index=Py_ssize_t,
-    joker_points=Py_ssize_t, deuce_points=Py_ssize_t, points=Py_ssize_t, best_points=Py_ssize_t,
-    best_cards=Py_ssize_t,
-)
-cdef tuple _rank_shapes(Py_ssize_t rank, Py_ssize_t held, Py_ssize_t joker_limit, Py_ssize_t deuce_limit)
-
-
-@cython.locals(index=Py_ssize_t, most_points=list, most_cards=list)
-cdef tuple _option_bounds(list best_points, list best_cards)
-
-
-@cython.locals(options=list, most_points=list, most_cards=list, found=list, best_points=list, best_cards=list)
-cdef list _extra_melds(HandState state, list counts, Py_ssize_t exclude, Py_ssize_t needed)

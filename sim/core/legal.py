@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.core.melding import _GROUP_CARDS, _MELD_GROUPS
+from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
+from canasta_sim.core.melds import wild_limit
 from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -43,6 +44,8 @@ __all__ = [
 _DRAW = Draw()
 _STOP = Stop()
 _ASK = Ask()
+_DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
+"""One discard record per kind: records are immutable, so every listing hands out the same ones."""
 _NOTHING = iter(())
 """What a listing with nothing to list returns: an exhausted iterator stays exhausted, so every such listing can
 hand out the same one instead of making an iterator per call."""
@@ -190,12 +193,10 @@ def _takes(
             for deuces in range(deuce_limit):
                 if not frozen and not has_meld and naturals < 2 and not (naturals and jokers + deuces):
                     continue
-                # melds.meld_fits for the top card's natural rank (R9.1, R9.2), inlined.
+                # melds.meld_fits for the top card's natural rank (R9.1, R9.2).
                 total_naturals = existing[0] + naturals + 1
                 wilds = existing[1] + jokers + existing[2] + deuces
-                if total_naturals + wilds < 3 or wilds > most_wilds:
-                    continue
-                if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
+                if total_naturals + wilds < 3 or wilds > wild_limit(total_naturals, most_wilds, wild_ratio):
                     continue
                 move = pile_take(top, naturals, jokers, deuces)
                 # The points the take lays (R10.5: the top card and the hand cards, never the rest).
@@ -280,10 +281,6 @@ def _read_rules(rules) -> None:
     _most_wilds = rules.max_wilds_per_meld
     _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
     _wild_only = rules.allow_wild_only_melds
-    _RANK_SHAPES.clear()  # shapes of the rule set read before
-    if _rules_seen is not None:  # before the first rule set read, the table holds nothing yet
-        for index in range(len(_RANK_SHAPE_TABLE)):
-            _RANK_SHAPE_TABLE[index] = None
     _rules_seen = rules
 
 
@@ -302,27 +299,22 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     most = 0  # the most hand cards a candidate lays
     table = _SINGLE_MELD_TABLE
     seat = state.seat
-    # The engine's hands and melds are lists (read as lists where compiled); a copy of anything else.
-    seat_hand = state.hands[seat]
-    hand = seat_hand if type(seat_hand) is list else list(seat_hand)
-    side_melds = state.melds[seat & 1]
-    melds = side_melds if type(side_melds) is list else list(side_melds)
+    hand = _as_list(state.hands[seat])
+    melds = _as_list(state.melds[seat & 1])
     if state.rules is not _rules_seen:
         _read_rules(state.rules)
     most_wilds = _most_wilds
     wild_ratio = _wild_ratio
-    wild_only = _wild_only
     held_jokers = hand[_JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = hand[_TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
     deuce_limit = min(held_deuces, most_wilds) + 1
-    has_wilds = joker_limit > 1 or deuce_limit > 1
     # Counts a two-deck hand can hold fit the table (single_group_meld looks up the rest itself).
     small = joker_limit <= _TABLE_JOKERS and deuce_limit <= _TABLE_DEUCES
     for rank in range(_FOUR, _KIND_COUNT):
         held = hand[rank]
         # A rank offers nothing without cards of it in hand, unless wild cards can join its meld.
-        if not held and not has_wilds:
+        if not held and joker_limit == 1 and deuce_limit == 1:
             continue
         old_naturals, old_jokers, old_deuces = melds[rank]
         if old_naturals or old_jokers or old_deuces:
@@ -337,21 +329,18 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
             if not wild_ratio and total_naturals < 2:
                 continue  # R9.1 without the ratio rule: a meld needs two naturals whatever its wild cards
             for jokers in range(joker_limit):
-                # melds.meld_fits for a natural rank (R9.1, R9.2), inlined as the range of deuces that fit: this
-                # loop is the legal listings' hottest, and the shapes that fit, in the same order, are those of
-                # the checks "total_naturals + wilds >= 3", "wilds <= most_wilds" and, with the ratio rule,
-                # "wilds <= total_naturals" on wilds = old_wilds + jokers + deuces, and a shape lays a card.
+                # melds.meld_fits for a natural rank (R9.1, R9.2) as the range of deuces that fit (the listings'
+                # hottest loop): total_naturals + wilds >= 3 and wilds <= melds.wild_limit for
+                # wilds = old_wilds + jokers + deuces, and a shape lays a card.
                 wilds = old_wilds + jokers
                 low = 3 - total_naturals - wilds
                 if low < 0:
                     low = 0
                 if low == 0 and naturals + jokers == 0:
                     low = 1
-                high = deuce_limit - 1
-                if high > most_wilds - wilds:
-                    high = most_wilds - wilds
-                if wild_ratio and high > total_naturals - wilds:
-                    high = total_naturals - wilds
+                high = wild_limit(total_naturals, most_wilds, wild_ratio) - wilds
+                if high > deuce_limit - 1:
+                    high = deuce_limit - 1
                 for deuces in range(low, high + 1):
                     laid = naturals + jokers + deuces
                     # single_group_meld, inlined: every candidate of every listing passes here.
@@ -367,47 +356,57 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                         if laid > most:
                             most = laid
                         last = laid
-    black_three = BLACK_THREE  # a C integer where compiled: the look-up below is then a C index
-    held = hand[black_three]
-    for naturals in range(3, 5):  # three or four black 3s, melded only by a player going out (R5.3, R9.8)
-        if held >= naturals:
-            shapes.append(single_group_meld(black_three, naturals, 0, 0))
-            if largest_first:
-                if naturals > last:
-                    ordered = False
-                if naturals > most:
-                    most = naturals
-                last = naturals
-    if wild_only:
-        wild_rank = WILD_RANK
-        for jokers in range(held_jokers + 1):
-            for deuces in range(held_deuces + 1):
-                laid = jokers + deuces
-                if laid:
-                    shapes.append(single_group_meld(wild_rank, 0, jokers, deuces))
-                    if largest_first:
-                        if laid > last:
-                            ordered = False
-                        if laid > most:
-                            most = laid
-                        last = laid
+    # The black 3 and wild-card melds, after the natural ranks': each laid count read back from its group.
+    for move in _black_three_and_wild_melds(hand[BLACK_THREE], _wild_only, held_jokers, held_deuces):
+        shapes.append(move)
+        if largest_first:
+            laid = len(move.groups[0].cards)
+            if laid > last:
+                ordered = False
+            if laid > most:
+                most = laid
+            last = laid
     if ordered:
         return shapes
+    return _most_laid_first(shapes, most)
+
+
+def _as_list(counts: list[int]) -> list[int]:
+    """``counts`` itself if a list (the engine's hands and melds, read as lists where compiled), else a copy."""
+    return counts if type(counts) is list else list(counts)
+
+
+@cython.locals(naturals=Count, jokers=Count, deuces=Count)
+def _black_three_and_wild_melds(black_threes: int, wild_only: bool, held_jokers: int, held_deuces: int) -> list[Meld]:
+    """The single-group melds of black 3s (three or four, melded only by a player going out: R5.3, R9.8) and, with
+    ``wild_only`` (``allow_wild_only_melds``), of wild cards alone, in listing order."""
+    found = []
+    for naturals in range(3, 5):
+        if black_threes >= naturals:
+            found.append(single_group_meld(BLACK_THREE, naturals, 0, 0))
+    if wild_only:
+        for jokers in range(held_jokers + 1):
+            for deuces in range(held_deuces + 1):
+                if jokers + deuces:
+                    found.append(single_group_meld(WILD_RANK, 0, jokers, deuces))
+    return found
+
+
+@cython.locals(index=Count, bucket=Count)
+def _most_laid_first(shapes: list[Meld], most: int) -> list[Meld]:
+    """``shapes`` ordered by the hand cards each lays, at most ``most``, most first, ties in their order (a stable
+    sort, one list per count laid)."""
     buckets = [[] for _ in range(most + 1)]
     for index in range(len(shapes)):
         move = shapes[index]
         # The hand cards a candidate lays are its one group's cards (MeldGroup.of's): read back here, for a listing
-        # out of order, rather than kept in a list of their own for every listing.  Compiled, the records' fields
-        # are read through their slots (_slot, sim/melding.pxd): every candidate here is a Meld of MeldGroups.
-        if cython.compiled:
-            bucket = len(_slot(_GROUP_CARDS, _slot(_MELD_GROUPS, move)[0]))  # noqa: F821
-        else:
-            bucket = len(move.groups[0].cards)
+        # out of order, rather than kept in a list of their own for every listing.
+        bucket = len(move.groups[0].cards)
         buckets[bucket].append(move)
-    shapes = []
+    ordered = []
     for index in range(most, -1, -1):
-        shapes.extend(buckets[index])
-    return shapes
+        ordered.extend(buckets[index])
+    return ordered
 
 
 def legal_discards(state: HandState) -> Iterator[Discard]:
@@ -417,290 +416,11 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
     hand = state.hands[state.seat]
     for kind in range(KIND_COUNT - 1, -1, -1):
         if hand[kind]:
-            move = Discard(kind)
+            move = _DISCARDS[kind]
             if state.can_discard(move):
                 yield move
-
-
-_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/legal.pxd): the searches' points in C integers
-_JOKER_POINTS = KIND_VALUE[JOKER]  # C integers compiled (sim/legal.pxd)
-_DEUCE_POINTS = KIND_VALUE[TWO]
 
 
 def _shape_group(shape: tuple[int, int, int, int]) -> MeldGroup:
     """``MeldGroup.of(*shape)``: the group of :func:`single_group_meld`'s record, shared, not built again."""
     return single_group_meld(shape[0], shape[1], shape[2], shape[3]).groups[0]
-
-
-def _openings_most_laid_first(state: HandState) -> list[tuple[tuple[int, int, int, int], ...]]:
-    """:func:`_opening_candidates` as ``(rank, naturals, jokers, deuces)`` shapes (those of :func:`_group_options`),
-    ordered by hand cards laid, most first, ties in listing order (a stable sort, one list per count of cards laid).
-
-    The same candidates in the same order as sorting the groups :func:`_opening_candidates` yields,
-    found without building a group until a caller reaches it: greedy looks at them all every turn
-    before its side has melded.  The search skips the branches that hold no opening.
-    """
-    seat = state.seat
-    hand = state.hands[seat]
-    minimum = state.requirements[seat & 1]
-    hand_size = state.hand_sizes[seat]
-    best_points: list[int] = []
-    best_cards: list[int] = []
-    options = _group_options(state.rules, hand, None, best_points, best_cards)
-    # A branch of the search that cannot reach the minimum, nor lay all but one card, holds no opening,
-    # and the search skips it (R10.2, R10.7).
-    most_points, most_cards = _option_bounds(best_points, best_cards)
-    buckets: list[list[tuple[tuple[int, int, int, int], ...]]] = []
-    _walk_sets(
-        options, 0, hand[_JOKER], hand[_TWO], 0, 0, [None] * len(options), 0, most_points, most_cards, minimum,
-        hand_size, True, buckets,
-    )
-    ordered = []
-    for index in range(len(buckets) - 1, -1, -1):
-        ordered.extend(buckets[index])
-    return ordered
-
-
-def _option_bounds(best_points: list[int], best_cards: list[int]) -> tuple[list[int], list[int]]:
-    """The most points and cards the options from each index on could add, one more index for none left,
-    from each option's own most (:func:`_group_options`' ``best_points`` and ``best_cards``).
-
-    Each option counts at its best shape, and wild cards as if each option had its own: bounds that no
-    set of groups from those options exceeds, for the searches to skip branches that cannot qualify.
-    """
-    index = len(best_points)
-    most_points = [0] * (index + 1)
-    most_cards = [0] * (index + 1)
-    while index > 0:
-        index -= 1
-        most_points[index] = most_points[index + 1] + best_points[index]
-        most_cards[index] = most_cards[index + 1] + best_cards[index]
-    return most_points, most_cards
-
-
-def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int) -> list[tuple[MeldGroup, ...]]:
-    """The sets :func:`_group_sets` yields, in its order, whose cards count ``needed`` points or more (R10.2).
-
-    The search skips the branches whose every set falls short, and builds the groups of a set only once
-    it qualifies.
-    """
-    best_points: list[int] = []
-    best_cards: list[int] = []
-    options = _group_options(state.rules, counts, exclude, best_points, best_cards)
-    most_points, most_cards = _option_bounds(best_points, best_cards)
-    found: list[list[tuple[tuple[int, int, int, int], ...]]] = []
-    # No count of cards qualifies a set here, only its points (R8.2e): a hand size no set comes near.
-    _walk_sets(
-        options, 0, counts[_JOKER], counts[_TWO], 0, 0, [None] * len(options), 0, most_points, most_cards, needed,
-        1 << 30, False, found,
-    )
-    if not found:
-        return []
-    return [tuple([MeldGroup.of(*shape) for shape in chosen]) for chosen in found[0]]
-
-
-def _walk_sets(
-    options: list[tuple[int, list[tuple[int, int, int, int]]]],
-    index: int,
-    jokers_left: int,
-    deuces_left: int,
-    cards: int,
-    points: int,
-    chosen: list[tuple[int, int, int, int] | None],
-    depth: int,
-    most_points: list[int],
-    most_cards: list[int],
-    minimum: int,
-    hand_size: int,
-    by_cards: bool,
-    buckets: list[list[tuple[tuple[int, int, int, int], ...]]],
-) -> None:
-    """The search of :func:`_openings_most_laid_first` and :func:`_extra_melds` from option ``index`` on, in
-    :func:`_group_sets`' order.
-
-    The shapes chosen so far are the first ``depth`` items of ``chosen`` (a list as long as ``options``: set in
-    place, never grown nor shrunk, so no step reallocates it).  Each option is left out first, then taken at each
-    of its shapes the wild cards left allow; every non-empty set found whose cards count ``minimum`` points or
-    more, or leave at most one of ``hand_size`` cards (R10.2, R10.7), joins ``buckets``: the bucket of its count
-    of cards with ``by_cards``, else the first.  A branch whose every set falls short of both is skipped.  A function
-    of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
-    """
-    # C integers where compiled: the bounds compared without a Python object.
-    most_more_points = most_points[index]
-    most_more_cards = most_cards[index]
-    if points + most_more_points < minimum and hand_size - (cards + most_more_cards) > 1:
-        return  # nothing below this branch qualifies (at the end, most_points and most_cards count nothing)
-    if index == len(options):
-        if depth:
-            bucket = cards if by_cards else 0
-            while len(buckets) <= bucket:
-                buckets.append([])
-            buckets[bucket].append(tuple(chosen[:depth]))
-        return
-    _walk_sets(
-        options, index + 1, jokers_left, deuces_left, cards, points, chosen, depth, most_points, most_cards, minimum,
-        hand_size, by_cards, buckets,
-    )
-    rank, shapes = options[index]
-    rank_points = _KIND_VALUE[rank]
-    joker_points = _JOKER_POINTS
-    deuce_points = _DEUCE_POINTS
-    for shape in shapes:
-        _, naturals, jokers, deuces = shape
-        if jokers <= jokers_left and deuces <= deuces_left:
-            chosen[depth] = shape
-            _walk_sets(
-                options,
-                index + 1,
-                jokers_left - jokers,
-                deuces_left - deuces,
-                cards + naturals + jokers + deuces,
-                # The points of MeldGroup.of(rank, naturals, jokers, deuces).cards (a wild meld has no natural).
-                points + rank_points * naturals + joker_points * jokers + deuce_points * deuces,
-                chosen,
-                depth + 1,
-                most_points,
-                most_cards,
-                minimum,
-                hand_size,
-                by_cards,
-                buckets,
-            )
-
-
-def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
-    """Yield every non-empty set of new melds that ``counts`` can make, each meld valid on its own."""
-    options = _group_options(state.rules, counts, exclude)
-    chosen: list[MeldGroup] = []
-
-    def walk(index: int, jokers_left: int, deuces_left: int) -> Iterator[tuple[MeldGroup, ...]]:
-        if index == len(options):
-            if chosen:
-                yield tuple(chosen)
-            return
-        yield from walk(index + 1, jokers_left, deuces_left)
-        for rank, naturals, jokers, deuces in options[index][1]:
-            if jokers <= jokers_left and deuces <= deuces_left:
-                chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
-                yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
-                chosen.pop()
-
-    yield from walk(0, counts[JOKER], counts[TWO])
-
-
-def _group_options(
-    rules, counts: list[int], exclude: int | None, best_points: list[int] | None = None,
-    best_cards: list[int] | None = None,
-) -> list[tuple[int, list[tuple[int, int, int, int]]]]:
-    """Each rank a new meld could be made of, with the ``(rank, naturals, jokers, deuces)`` shapes it allows.
-
-    A shape holds its rank so that a search can keep the shape itself as its choice (no tuple built per step).
-    Given lists ``best_points`` and ``best_cards``, appends to them each option's most points and most cards
-    (of one shape; 0 for none), for :func:`_option_bounds`.  The shapes lists are shared (see
-    :func:`_rank_shapes`): callers only read them.
-    """
-    options: list[tuple[int, list[tuple[int, int, int, int]]]] = []
-    excluded = -1 if exclude is None else exclude
-    if rules is not _rules_seen:
-        _read_rules(rules)
-    most_wilds = _most_wilds
-    held_jokers = counts[_JOKER]  # C integers where compiled: min() of two is then a C comparison
-    held_deuces = counts[_TWO]
-    joker_limit = min(held_jokers, most_wilds) + 1
-    deuce_limit = min(held_deuces, most_wilds) + 1
-    bounded = best_points is not None
-    for rank in range(_FOUR, _KIND_COUNT):
-        held = counts[rank]
-        if rank == excluded or held < 2:
-            continue
-        found = _rank_shapes(rank, held, joker_limit, deuce_limit)
-        options.append(found[0])
-        if bounded:
-            best_points.append(found[1])
-            best_cards.append(found[2])
-    black_three = BLACK_THREE
-    held = counts[black_three]
-    if held >= 3:
-        options.append((black_three, [(black_three, naturals, 0, 0) for naturals in range(3, held + 1)]))
-        if bounded:
-            best_points.append(_KIND_VALUE[black_three] * held)
-            best_cards.append(held)
-    if _wild_only:
-        shapes = [
-            (WILD_RANK, 0, jokers, deuces)
-            for jokers in range(held_jokers + 1)
-            for deuces in range(held_deuces + 1)
-            if jokers + deuces >= 3
-        ]
-        options.append((WILD_RANK, shapes))
-        if bounded:
-            # Every wild card held, when they make a shape at all (three or more).
-            best_points.append(_KIND_VALUE[JOKER] * held_jokers + _KIND_VALUE[TWO] * held_deuces if shapes else 0)
-            best_cards.append(held_jokers + held_deuces if shapes else 0)
-    return options
-
-
-_RANK_SHAPES: dict[int, tuple[tuple[int, list[tuple[int, int, int, int]]], int, int]] = {}
-""":func:`_rank_shapes`' answers by rank, count held and wild-card limits, for the rule set ``_rules_seen``
-(emptied by :func:`_read_rules` when another comes): the same few hands' ranks recur all game."""
-
-_SHAPE_HELD = 9  # 0-8 cards of a rank: two decks hold 8 (R1.1)
-_SHAPE_JOKERS = 6  # joker limits 1-5: two decks hold 4 jokers
-_SHAPE_DEUCES = 10  # deuce limits 1-9: two decks hold 8 deuces
-_RANK_SHAPE_TABLE: list = [None] * (KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES) if cython.compiled else []
-"""Compiled, the answers of :data:`_RANK_SHAPES` for what a two-deck hand can hold, at an index computed from the
-counts: a list index instead of a dict look-up with a Python integer key.  Emptied with it.  Plain Python keeps
-them all in the dict, its cheaper look-up there (and no long list for the garbage collector to walk)."""
-
-
-def _rank_shapes(
-    rank: int, held: int, joker_limit: int, deuce_limit: int
-) -> tuple[tuple[int, list[tuple[int, int, int, int]]], int, int]:
-    """The option ``(rank, shapes)`` of :func:`_group_options` for natural ``rank`` from ``held`` cards of it and
-    fewer than ``joker_limit`` jokers and ``deuce_limit`` deuces (the shapes in listing order), with the shapes'
-    most points and most cards (0 for none).
-
-    Reads the rule set ``_rules_seen`` (the caller read it).  Kept (:data:`_RANK_SHAPES`): never modify one.
-    """
-    index = -1
-    if (cython.compiled and 0 <= rank < _KIND_COUNT and held < _SHAPE_HELD and joker_limit < _SHAPE_JOKERS
-            and deuce_limit < _SHAPE_DEUCES):
-        index = ((rank * _SHAPE_HELD + held) * _SHAPE_JOKERS + joker_limit) * _SHAPE_DEUCES + deuce_limit
-        found = _RANK_SHAPE_TABLE[index]
-        if found is not None:
-            return found
-    small = held < 32 and joker_limit < 32 and deuce_limit < 32
-    key = rank << 15 | held << 10 | joker_limit << 5 | deuce_limit
-    if small and index < 0:
-        found = _RANK_SHAPES.get(key)
-        if found is not None:
-            return found
-    most_wilds = _most_wilds
-    wild_ratio = _wild_ratio
-    rank_points = _KIND_VALUE[rank]
-    joker_points = _JOKER_POINTS
-    deuce_points = _DEUCE_POINTS
-    shapes = []
-    best_points = 0
-    best_cards = 0
-    for naturals in range(2, held + 1):
-        for jokers in range(joker_limit):
-            for deuces in range(deuce_limit):
-                # melds.meld_fits for a natural rank with two naturals or more (R9.1, R9.2), inlined.
-                wilds = jokers + deuces
-                if naturals + wilds < 3 or wilds > most_wilds:
-                    continue
-                if wild_ratio and wilds > naturals:
-                    continue
-                shapes.append((rank, naturals, jokers, deuces))
-                points = rank_points * naturals + joker_points * jokers + deuce_points * deuces
-                if points > best_points:
-                    best_points = points
-                if naturals + wilds > best_cards:
-                    best_cards = naturals + wilds
-    found = ((rank, shapes), best_points, best_cards)
-    if index >= 0:
-        _RANK_SHAPE_TABLE[index] = found
-    elif small:
-        _RANK_SHAPES[key] = found
-    return found

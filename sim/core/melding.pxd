@@ -1,25 +1,21 @@
-# C declarations for sim/melding.py, read by Cython only (issue #18; plain Python ignores this file).
-# The hand state is one extension type built in three modules: MeldingRules (here, with every field of
-# the hand), PileRules (sim/pile.py) and HandState (sim/state.py).  Its methods then reach the fields
+# C declarations for sim/core/melding.py, read by Cython only (plain Python ignores this file).
+# The hand state is one extension type built in five modules: MeldingRules (here, with every field of
+# the hand), PileRules (sim/core/pile.py), AskingRules (sim/core/asking.py), StockRules (sim/core/stock.py)
+# and HandState (sim/core/state.py).  Its methods then reach the fields
 # as C struct members instead of looking each up by name.  Every field stays readable and writable
 # from Python under the names HandState.__slots__ lists; the counters below are C integers.
 
 cimport cython
-from cpython.object cimport Py_TYPE, PyTypeObject
+
+from canasta_sim.core.melds cimport meld_fits
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 
-# A record's field read through its slot's descriptor called from C: what reading the attribute ends in for a
-# record of the descriptor's own class exactly, without looking the field up by name (the callers check the class).
-cdef inline object _slot(descriptor, record):
-    return (<PyTypeObject *> Py_TYPE(descriptor)).tp_descr_get(descriptor, record, <object> Py_TYPE(record))
-
-# The vouch's record keys and the meld-shape check, as C calls from the checks below.
+# The vouch's record keys, as C calls from the checks below.
 cdef object _field_objects(move)
 cdef object _group_objects(first, groups)
 cdef bint _same_field_objects(move, key) except -1
-cdef bint _meld_fits(rules, rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces) except -1
 
 
 cdef class MeldingRules:
@@ -50,3 +46,6 @@ cdef class MeldingRules:
     cpdef verify_meld(self, move)
     cpdef _verify_still_going_out(self, move, dict additions, list used)
     cpdef meld(self, move)
+    # The dispatch to the move's check (HandState's) and the probe every can_x asks.
+    cpdef bint _verify_move(self, move) except -1
+    cpdef bint _probe(self, move) except -1

@@ -12,10 +12,9 @@ from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
 from canasta_sim.core.going_out import find_meld_out
-from canasta_sim.core.melds import CANASTA_SIZE, meld_problem, rank_name
+from canasta_sim.core.melds import CANASTA_SIZE, meld_fits, meld_problem, rank_name
 from canasta_sim.core.moves import WILD_RANK, Answer, Discard, Meld, MeldGroup, Move, TakePile, is_kind, record_kinds
 from canasta_sim.core.phases import END_WENT_OUT, OVER, PLAY
-from canasta_sim.core.rules import Rules
 from canasta_sim.errors import IllegalMoveError
 
 try:
@@ -36,19 +35,6 @@ Nothing outside the probes ever sees it."""
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial meld's sum in C integers
 
-# The move records' slot descriptors, read from C through _slot (sim/melding.pxd) where the record's class is exact.
-_MELD_GROUPS = Meld.__dict__["groups"]
-_GROUP_RANK = MeldGroup.__dict__["rank"]
-_GROUP_CARDS = MeldGroup.__dict__["cards"]
-_TAKE_CARDS = TakePile.__dict__["cards"]
-_TAKE_EXTRA = TakePile.__dict__["extra"]
-_DISCARD_CARD = Discard.__dict__["card"]
-# Likewise the rules' fields the checks of every meld read.
-_MAX_WILDS = Rules.__dict__["max_wilds_per_meld"]
-_WILD_RATIO = Rules.__dict__["wild_ratio_rule"]
-_ASK_PARTNER = Rules.__dict__["ask_partner"]
-_YES_FORCES_OUT = Rules.__dict__["ask_partner_yes_forces_out"]
-
 _NOT_KEPT = object()
 """What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
 
@@ -63,16 +49,6 @@ def _field_objects(move: Move) -> object:
     checked again when applied.
     """
     move_type = type(move)
-    if cython.compiled:  # the same fields, each read through its slot (the move's class is exact here)
-        if move_type is Meld:
-            return _group_objects(None, _slot(_MELD_GROUPS, move))  # noqa: F821 (sim/melding.pxd)
-        if move_type is TakePile:
-            cards = _slot(_TAKE_CARDS, move)  # noqa: F821
-            if type(cards) is not tuple:
-                return _NOT_KEPT
-            return _group_objects(cards, _slot(_TAKE_EXTRA, move))  # noqa: F821
-        if move_type is Discard:
-            return _slot(_DISCARD_CARD, move)  # noqa: F821
     if move_type is Meld:
         return _group_objects(None, move.groups)
     if move_type is TakePile:
@@ -93,11 +69,6 @@ def _group_objects(first: object, groups: object) -> object:
         return _NOT_KEPT
     if len(groups) == 1:  # the commonest meld
         group = groups[0]
-        if cython.compiled and type(group) is MeldGroup:
-            cards = _slot(_GROUP_CARDS, group)  # noqa: F821 (sim/melding.pxd)
-            if type(cards) is not tuple:
-                return _NOT_KEPT
-            return (first, groups, _slot(_GROUP_RANK, group), cards)  # noqa: F821
         cards = group.cards
         if type(cards) is not tuple:
             return _NOT_KEPT
@@ -116,11 +87,7 @@ def _group_objects(first: object, groups: object) -> object:
 def _same_field_objects(move: Move, key: object) -> bool:
     """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
     move_type = type(move)
-    if cython.compiled and move_type is Meld:  # the commonest record vouched for, its field read through its slot
-        groups = _slot(_MELD_GROUPS, move)  # noqa: F821 (sim/melding.pxd)
-    elif cython.compiled and move_type is Discard:
-        return _slot(_DISCARD_CARD, move) is key  # noqa: F821
-    elif move_type is Meld:
+    if move_type is Meld:
         groups = move.groups
     elif move_type is TakePile:
         if move.cards is not key[0]:
@@ -137,37 +104,10 @@ def _same_field_objects(move: Move, key: object) -> bool:
     # The same tuple holds the same group objects in the same order: only their fields can have changed.
     index = 2
     for group in groups:
-        if cython.compiled and type(group) is MeldGroup:
-            if (_slot(_GROUP_RANK, group) is not key[index]  # noqa: F821 (sim/melding.pxd)
-                    or _slot(_GROUP_CARDS, group) is not key[index + 1]):  # noqa: F821
-                return False
-        elif group.rank is not key[index] or group.cards is not key[index + 1]:
+        if group.rank is not key[index] or group.cards is not key[index + 1]:
             return False
         index += 2
     return True
-
-
-@cython.locals(wilds=Count)
-def _meld_fits(rules: object, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
-    """:func:`canasta_sim.core.melds.meld_fits` on C integers (sim/melding.pxd): the same answer, without its reason."""
-    wilds = jokers + deuces
-    if rank == WILD_RANK:
-        return rules.allow_wild_only_melds and naturals + wilds >= 3
-    if rank == BLACK_THREE:
-        return not wilds and (naturals == 3 or naturals == 4)
-    if naturals + wilds < 3:
-        return False
-    if cython.compiled and type(rules) is Rules:  # the same fields, read through their slots (sim/melding.pxd)
-        if wilds > _slot(_MAX_WILDS, rules):  # noqa: F821
-            return False
-        ratio = _slot(_WILD_RATIO, rules)  # noqa: F821
-    else:
-        if wilds > rules.max_wilds_per_meld:
-            return False
-        ratio = rules.wild_ratio_rule
-    if ratio == "no_more_wild_than_natural":
-        return wilds <= naturals
-    return naturals >= 2
 
 
 class MeldingRules:
@@ -244,16 +184,14 @@ class MeldingRules:
                     move,
                 )
 
-    @cython.locals(naturals=Count, jokers=Count, deuces=Count, exact=cython.bint)
+    @cython.locals(naturals=Count, jokers=Count, deuces=Count)
     def _collect(
         self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
     ) -> None:
         # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's
         # counts are summed in C integers and added to its rank's once (additions is discarded on an error).
         for group in groups:
-            # Compiled, a MeldGroup's fields are read through their slots (_slot, sim/melding.pxd).
-            exact = cython.compiled and type(group) is MeldGroup
-            rank = _slot(_GROUP_RANK, group) if exact else group.rank  # noqa: F821
+            rank = group.rank
             if type(rank) is not int and not is_kind(rank):
                 raise self._malformed(move, rank)
             if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
@@ -263,7 +201,7 @@ class MeldingRules:
                     raise _REFUSED
                 raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
             naturals = jokers = deuces = 0
-            for kind in _slot(_GROUP_CARDS, group) if exact else group.cards:  # noqa: F821
+            for kind in group.cards:
                 if type(kind) is not int and not is_kind(kind):
                     raise self._malformed(move, kind)
                 if kind == rank and rank != WILD_RANK:
@@ -305,7 +243,7 @@ class MeldingRules:
             more = added[2]
             deuces += more
             # meld_problem's reason is built only for a meld that does not fit (the same judgement).
-            if not _meld_fits(rules, rank, naturals, jokers, deuces):
+            if not meld_fits(rules, rank, naturals, jokers, deuces):
                 problem = meld_problem(rules, rank, naturals, jokers, deuces)
                 raise self._fail(problem[0], problem[1], move)
 
@@ -453,31 +391,25 @@ class MeldingRules:
     def verify_meld(self, move: Meld) -> None:
         """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
         self._verify_phase(move, PLAY)
-        groups = _slot(_MELD_GROUPS, move) if cython.compiled and type(move) is Meld else move.groups  # noqa: F821
+        groups = move.groups
         if not groups:
             raise self._fail("R9.1", "a meld needs at least one group of cards", move)
         additions: dict[int, list[int]] = {}
         used = _NO_KINDS[:]
         self._collect(move, groups, additions, used)
         self._verify_in_hand(move, used)
-        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
-            laid = 0
-            for kind in range(KIND_COUNT):
-                count = used[kind]
-                laid += count
-        else:
-            laid = sum(used)
+        laid = 0  # summed in C integers where compiled
+        for kind in range(KIND_COUNT):
+            count = used[kind]
+            laid += count
         hand_after = self.hand_sizes[self.seat] - laid
         self._verify_additions(move, additions)
         side = self.seat & 1
         if not self.side_has_melded[side]:
-            if cython.compiled:
-                total = 0
-                for kind in range(KIND_COUNT):
-                    count = used[kind]
-                    total += _KIND_VALUE[kind] * count
-            else:
-                total = sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
+            total = 0
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                total += _KIND_VALUE[kind] * count
             minimum = self.requirements[side]
             if total < minimum and not self._concealed_exemption(additions, hand_after):
                 if self._probing:  # the message below would be formatted only to be discarded
@@ -517,18 +449,28 @@ class MeldingRules:
             return False
         return any(sum(counts) >= CANASTA_SIZE for counts in additions.values())
 
-    def can_meld(self, move: Meld) -> bool:
-        """Return whether :meth:`meld` is legal now."""
+    def _verify_move(self, move: Move) -> bool:
+        """Run the move's ``verify_x``; ``False`` for what is no move.  The hand state dispatches
+        (:meth:`canasta_sim.core.state.HandState._verify_move`)."""
+        raise NotImplementedError("MeldingRules is a part of HandState, not a hand state of its own")
+
+    def _probe(self, move: Move) -> bool:
+        """Whether ``move`` passes its rule checks now (:meth:`_verify_move`), answered without building the error:
+        while probing, a check raises one shared error instead (``_REFUSED``, see :meth:`_fail`).  The ``can_x``
+        methods and :meth:`~canasta_sim.core.state.HandState.is_legal` all ask this."""
         probing = self._probing
         self._probing = True
         try:
-            self.verify_meld(move)
+            return self._verify_move(move)
         except IllegalMoveError as error:
             error.__traceback__ = None  # _REFUSED is raised again and again: keep no frames alive through it
             return False
         finally:
             self._probing = probing
-        return True
+
+    def can_meld(self, move: Meld) -> bool:
+        """Return whether :meth:`meld` is legal now."""
+        return self._probe(move)
 
     def meld(self, move: Meld) -> None:
         """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""

@@ -21,6 +21,7 @@ __all__ = [
     "meld_problem",
     "meld_value",
     "rank_name",
+    "wild_limit",
 ]
 
 CANASTA_SIZE = 7
@@ -50,6 +51,18 @@ def is_canasta(naturals: int, jokers: int, deuces: int) -> bool:
     return naturals + jokers + deuces >= CANASTA_SIZE
 
 
+def wild_limit(naturals: int, most_wilds: int, wild_ratio: bool) -> int:
+    """R9.2: the most wild cards a meld of a natural rank with ``naturals`` natural cards may hold, for a rule set's
+    ``max_wilds_per_meld`` (``most_wilds``) and whether its ``wild_ratio_rule`` is ``no_more_wild_than_natural``
+    (``wild_ratio``): ``min(most_wilds, naturals)`` with the ratio rule, else ``most_wilds`` from two naturals on.
+
+    The searches read the rule set once and call this on C integers (sim/core/melds.pxd).
+    """
+    if wild_ratio:
+        return most_wilds if most_wilds < naturals else naturals
+    return most_wilds if naturals >= 2 else 0
+
+
 def max_wilds(rules: Rules, rank: int, naturals: int) -> int:
     """Return how many wild cards a meld of ``rank`` with ``naturals`` natural cards may hold (R9.2).
 
@@ -60,9 +73,7 @@ def max_wilds(rules: Rules, rank: int, naturals: int) -> int:
         return 1 << 30
     if rank == BLACK_THREE:
         return 0
-    if rules.wild_ratio_rule == "no_more_wild_than_natural":
-        return min(rules.max_wilds_per_meld, naturals)
-    return rules.max_wilds_per_meld if naturals >= 2 else 0
+    return wild_limit(naturals, rules.max_wilds_per_meld, rules.wild_ratio_rule == "no_more_wild_than_natural")
 
 
 def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
@@ -74,12 +85,10 @@ def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) 
     if rank == WILD_RANK:
         return rules.allow_wild_only_melds and naturals + wilds >= 3
     if rank == BLACK_THREE:
-        return not wilds and naturals in (3, 4)
-    if naturals + wilds < 3 or wilds > rules.max_wilds_per_meld:
+        return not wilds and (naturals == 3 or naturals == 4)
+    if naturals + wilds < 3:
         return False
-    if rules.wild_ratio_rule == "no_more_wild_than_natural":
-        return wilds <= naturals
-    return naturals >= 2
+    return wilds <= wild_limit(naturals, rules.max_wilds_per_meld, rules.wild_ratio_rule == "no_more_wild_than_natural")
 
 
 def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> tuple[str, str] | None:

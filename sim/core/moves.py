@@ -40,11 +40,6 @@ from canasta_sim.core.cards import (
 )
 from canasta_sim.errors import CardParseError, MoveParseError
 
-try:
-    import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing
-    from canasta_sim.core._compiled import cython_fallback as cython
-
 __all__ = [
     "ASK",
     "Answer",
@@ -64,6 +59,8 @@ __all__ = [
     "record_kinds",
 ]
 
+_set_field = object.__setattr__  # how a frozen record's constructor sets its fields (looked up once)
+
 WILD_RANK = JOKER
 """The rank slot of a meld made only of wild cards (allowed only by ``allow_wild_only_melds``)."""
 
@@ -72,12 +69,8 @@ def _card_order(kind: int) -> tuple[bool, int]:
     return (kind <= TWO, kind)
 
 
-# The records are frozen; their constructors set fields through each field's slot setter (below each
-# class), as object.__setattr__ would.  The records with an __init__ written out (init=False) are built
-# thousands of times a game: written here, the constructor is compiled with the module, where the
-# generated one would run as interpreted bytecode.  Compiled, the fields are set by CPython's generic
-# attribute setter called from C (what object.__setattr__ runs; sim/moves.pxd) instead of through the
-# setters' method wrappers, each a Python call.
+# The records are frozen dataclasses; the constructors written out (init=False) are compiled with the
+# module and set each field as a frozen dataclass's own __init__ does, with object.__setattr__ (_set_field).
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -94,37 +87,22 @@ class MeldGroup:
     @classmethod
     def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
         """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
-        # Compiled, one tuple filled from C (_group_cards), not three joined.
         if rank == WILD_RANK:
-            cards = _group_cards(rank, 0, jokers, deuces) if cython.compiled else (JOKER,) * jokers + (TWO,) * deuces
+            cards = (JOKER,) * jokers + (TWO,) * deuces
         elif rank > TWO:
-            cards = (_group_cards(rank, naturals, jokers, deuces) if cython.compiled
-                     else (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
+            cards = (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
         else:  # no rank a meld can have: let the constructor put the cards in order
             return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
-        # The cards are already in their canonical order (naturals, jokers, deuces): the search for
-        # melds builds groups by the thousand, so skip the constructor's sort.
-        if cython.compiled:
-            group = PyType_GenericNew(cls, None, None)  # noqa: F821 (cimported in sim/moves.pxd): object.__new__
-            if cls is MeldGroup:  # each field by its slot's descriptor (_set_slot, sim/moves.pxd)
-                _set_slot(_GROUP_RANK_SLOT, group, rank)  # noqa: F821
-                _set_slot(_GROUP_CARDS_SLOT, group, cards)  # noqa: F821
-            else:  # a subclass: the generic setter, by name
-                PyObject_GenericSetAttr(group, "rank", rank)  # noqa: F821
-                PyObject_GenericSetAttr(group, "cards", cards)  # noqa: F821
-        else:
-            group = object.__new__(cls)
-            _set_group_rank(group, rank)
-            _set_group_cards(group, cards)
+        # The cards are already in their canonical order (naturals, jokers, deuces): the searches build
+        # groups by the thousand, so skip the constructor's sort.
+        group = object.__new__(cls)
+        _set_field(group, "rank", rank)
+        _set_field(group, "cards", cards)
         return group
 
     def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
-        if cython.compiled:
-            PyObject_GenericSetAttr(self, "rank", rank)  # noqa: F821
-            PyObject_GenericSetAttr(self, "cards", tuple(sorted(cards, key=_card_order)))  # noqa: F821
-        else:
-            _set_group_rank(self, rank)
-            _set_group_cards(self, tuple(sorted(cards, key=_card_order)))
+        _set_field(self, "rank", rank)
+        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
 
     @property
     def naturals(self) -> int:
@@ -174,27 +152,6 @@ class MeldGroup:
         return cls(rank, cards)
 
 
-def _group_cards(natural: int, naturals: int, jokers: int, deuces: int) -> tuple[int, ...]:
-    """MeldGroup.of's cards as one tuple filled from C (compiled only: repeats and joins cost 1,500 instructions)."""
-    naturals = max(naturals, 0)  # a repeat by a negative count is empty
-    jokers = naturals + max(jokers, 0)  # where each kind's cards end
-    deuces = jokers + max(deuces, 0)
-    cards = PyTuple_New(deuces)  # noqa: F821 (sim/moves.pxd)
-    for position in range(deuces):
-        card = natural if position < naturals else JOKER if position < jokers else TWO
-        Py_INCREF(card)  # noqa: F821 (PyTuple_SET_ITEM takes the reference over)
-        PyTuple_SET_ITEM(cards, position, card)  # noqa: F821
-    return cards
-
-
-# Each field's own slot setter (the records are frozen): object.__setattr__ would look the slot up by name
-# every time, and the bots build these records by the thousand a game.
-_GROUP_RANK_SLOT = MeldGroup.__dict__["rank"]
-_GROUP_CARDS_SLOT = MeldGroup.__dict__["cards"]
-_set_group_rank = _GROUP_RANK_SLOT.__set__
-_set_group_cards = _GROUP_CARDS_SLOT.__set__
-
-
 def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
     return "; ".join(str(group) for group in groups)
 
@@ -234,12 +191,8 @@ class TakePile(_MoveBase):
     extra: tuple[MeldGroup, ...] = ()
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
-        if cython.compiled:
-            PyObject_GenericSetAttr(self, "cards", tuple(sorted(cards, key=_card_order)))  # noqa: F821
-            PyObject_GenericSetAttr(self, "extra", extra)  # noqa: F821
-        else:
-            _set_take_cards(self, tuple(sorted(cards, key=_card_order)))
-            _set_take_extra(self, extra)
+        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
+        _set_field(self, "extra", extra)
 
     def __str__(self) -> str:
         text = "take"
@@ -250,10 +203,6 @@ class TakePile(_MoveBase):
         return text
 
 
-_set_take_cards = TakePile.__dict__["cards"].__set__
-_set_take_extra = TakePile.__dict__["extra"].__set__
-
-
 @dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Meld(_MoveBase):
     """Lay one or more groups from hand; validated together (R6.5, R10.3)."""
@@ -261,16 +210,10 @@ class Meld(_MoveBase):
     groups: tuple[MeldGroup, ...]
 
     def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
-        if cython.compiled:
-            PyObject_GenericSetAttr(self, "groups", groups)  # noqa: F821
-        else:
-            _set_meld_groups(self, groups)
+        _set_field(self, "groups", groups)
 
     def __str__(self) -> str:
         return "meld " + _groups_text(self.groups)
-
-
-_set_meld_groups = Meld.__dict__["groups"].__set__
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False)
@@ -288,16 +231,10 @@ class Answer(_MoveBase):
     yes: bool
 
     def __init__(self, yes: bool) -> None:
-        if cython.compiled:
-            PyObject_GenericSetAttr(self, "yes", yes)  # noqa: F821
-        else:
-            _set_answer_yes(self, yes)
+        _set_field(self, "yes", yes)
 
     def __str__(self) -> str:
         return "answer yes" if self.yes else "answer no"
-
-
-_set_answer_yes = Answer.__dict__["yes"].__set__
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
@@ -307,17 +244,11 @@ class Discard(_MoveBase):
     card: int
 
     def __init__(self, card: int) -> None:
-        if cython.compiled:
-            PyObject_GenericSetAttr(self, "card", card)  # noqa: F821
-        else:
-            _set_discard_card(self, card)
+        _set_field(self, "card", card)
 
     def __str__(self) -> str:
         # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.
         return f"discard {KIND_NAMES[self.card] if is_kind(self.card) else repr(self.card)}"
-
-
-_set_discard_card = Discard.__dict__["card"].__set__
 
 
 @dataclasses.dataclass(frozen=True, slots=True, repr=False)

@@ -1,4 +1,4 @@
-# C declarations for sim/pile.py, read by Cython only (issue #18): see sim/melding.pxd.
+# C declarations for sim/core/pile.py, read by Cython only: see sim/core/melding.pxd.
 
 from canasta_sim.core.melding cimport MeldingRules
 
@@ -11,5 +11,8 @@ cdef class PileRules(MeldingRules):
     cpdef bint is_pile_blocked(self)
     cpdef bint is_pile_frozen_for(self, side)
     cpdef verify_take_pile(self, move)
+    cpdef _verify_pile_open(self, move)
+    cpdef _verify_top_card_meld(self, move, top, Py_ssize_t side, Py_ssize_t naturals, Py_ssize_t jokers,
+                                Py_ssize_t deuces)
     cpdef take_pile(self, move)
     cpdef must_take_pile(self)

@@ -11,7 +11,6 @@ from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, K
 from canasta_sim.core.melding import _NO_KINDS, _REFUSED, MeldingRules
 from canasta_sim.core.moves import MeldGroup, TakePile, is_kind
 from canasta_sim.core.phases import ACQUIRE, PLAY
-from canasta_sim.errors import IllegalMoveError
 
 try:
     import cython
@@ -44,10 +43,8 @@ class PileRules(MeldingRules):
         """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
         return self.pile_freezers > 0 or not self.side_has_melded[side]
 
-    @cython.locals(used=list, naturals=Count, jokers=Count, deuces=Count, used_count=Count, total=Count, kind=Count,
-                   count=Count)
-    def verify_take_pile(self, move: TakePile) -> None:
-        """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
+    def _verify_pile_open(self, move: TakePile) -> int:
+        """R8.1a, R8.2, R8.2a, R8.2d, R5.2: whether the pile may be taken at all now; its top card if so."""
         self._verify_phase(move, ACQUIRE)
         if not self.pile:
             raise self._fail("R8.2", "the discard pile is empty", move)
@@ -61,34 +58,16 @@ class PileRules(MeldingRules):
         if top <= TWO:
             raise self._fail("R8.2a", "a 2 on top of the pile cannot be matched by natural cards", move)
         seat = self.seat
-        side = seat & 1
         if self.rules.one_card_single_pile_block and self.hand_sizes[seat] == 1 and len(self.pile) == 1:
             raise self._fail("R8.2d", "a player holding one card may not take a pile of one card", move)
-        naturals = jokers = deuces = 0
-        used = _NO_KINDS[:]
-        for card in move.cards:
-            if type(card) is not int and not is_kind(card):
-                raise self._malformed(move, card)
-            if card == top:
-                naturals += 1
-            elif card == JOKER:
-                jokers += 1
-            elif card == TWO:
-                deuces += 1
-            elif not is_kind(card):
-                raise self._malformed(move, card)
-            else:
-                if self._probing:  # the message below would be formatted only to be discarded
-                    raise _REFUSED
-                raise self._fail(
-                    "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
-                )
-            used[card] += 1
-        # E2 step 2: every card must be in hand before the take's other conditions are judged,
-        # so that a card the player lacks is reported as such, not as a missing pair (R8.2b).
-        additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
-        self._collect(move, move.extra, additions, used)
-        self._verify_in_hand(move, used)
+        return top
+
+    @cython.locals(wilds=Count)
+    def _verify_top_card_meld(
+        self, move: TakePile, top: int, side: int, naturals: int, jokers: int, deuces: int
+    ) -> None:
+        """R8.2b, R8.2c: the hand cards laid with the top card, ``naturals`` of its rank and ``jokers`` and
+        ``deuces``, make a meld with it, or add it to the side's meld of its rank."""
         wilds = jokers + deuces
         existing = self.melds[side][top]
         has_meld = existing[0] + existing[1] + existing[2] > 0
@@ -117,30 +96,58 @@ class PileRules(MeldingRules):
                 f"{_describe(naturals, jokers, deuces, top)}",
                 move,
             )
+
+    @cython.locals(used=list, naturals=Count, jokers=Count, deuces=Count, used_count=Count, total=Count, kind=Count,
+                   count=Count)
+    def verify_take_pile(self, move: TakePile) -> None:
+        """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
+        top = self._verify_pile_open(move)
+        seat = self.seat
+        side = seat & 1
+        naturals = jokers = deuces = 0
+        used = _NO_KINDS[:]
+        for card in move.cards:
+            if type(card) is not int and not is_kind(card):
+                raise self._malformed(move, card)
+            if card == top:
+                naturals += 1
+            elif card == JOKER:
+                jokers += 1
+            elif card == TWO:
+                deuces += 1
+            elif not is_kind(card):
+                raise self._malformed(move, card)
+            else:
+                if self._probing:  # the message below would be formatted only to be discarded
+                    raise _REFUSED
+                raise self._fail(
+                    "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
+                )
+            used[card] += 1
+        # E2 step 2: every card must be in hand before the take's other conditions are judged,
+        # so that a card the player lacks is reported as such, not as a missing pair (R8.2b).
+        additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
+        self._collect(move, move.extra, additions, used)
+        self._verify_in_hand(move, used)
+        self._verify_top_card_meld(move, top, side, naturals, jokers, deuces)
         if move.extra and self.side_has_melded[side]:
             raise self._fail(
                 "R8.3", "extra melds go with a take only to reach the initial minimum; meld them after taking", move
             )
         if BLACK_THREE in additions:
             raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
-        if cython.compiled:  # C integer sums; plain Python keeps the builtin sum (faster there)
-            used_count = 0
-            for kind in range(KIND_COUNT):
-                count = used[kind]
-                used_count += count
-        else:
-            used_count = sum(used)
+        used_count = 0  # summed in C integers where compiled
+        for kind in range(KIND_COUNT):
+            count = used[kind]
+            used_count += count
         pile_red_threes = self.pile.count(RED_THREE)
         hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
         self._verify_additions(move, additions)
         if not self.side_has_melded[side]:
             total = KIND_VALUE[top]
-            if cython.compiled:
-                for kind in range(KIND_COUNT):
-                    count = used[kind]
-                    total += _KIND_VALUE[kind] * count
-            else:
-                total += sum([KIND_VALUE[kind] * used[kind] for kind in range(KIND_COUNT)])
+            for kind in range(KIND_COUNT):
+                count = used[kind]
+                total += _KIND_VALUE[kind] * count
             minimum = self.requirements[side]
             if total < minimum:
                 if self._probing:  # the message below would be formatted only to be discarded
@@ -158,16 +165,7 @@ class PileRules(MeldingRules):
 
     def can_take_pile(self, move: TakePile) -> bool:
         """Return whether :meth:`take_pile` is legal now."""
-        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
-        self._probing = True
-        try:
-            self.verify_take_pile(move)
-        except IllegalMoveError as error:
-            error.__traceback__ = None
-            return False
-        finally:
-            self._probing = probing
-        return True
+        return self._probe(move)
 
     @cython.locals(seat=Count, kind=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list)
     def take_pile(self, move: TakePile) -> None:

@@ -26,6 +26,8 @@ _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
 
 __all__ = ["HandResult", "SideHandResult", "score_hand"]
 
+_set_field = object.__setattr__  # how a frozen record's constructor sets its fields (looked up once)
+
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
 class SideHandResult:
@@ -76,113 +78,44 @@ class SideHandResult:
     """Cards left in each partner's hand at the end: (the side's first seat, its second), i.e. seats (0, 2)
     for side A and (1, 3) for side B."""
 
-    @cython.locals(slots=tuple)
     def __init__(
         self, side: int, score: int, meld_points: int, canasta_natural: int, canasta_mixed: int, canasta_bonus: int,
         went_out: bool, concealed: bool, going_out_bonus: int, red_threes: int, red_three_bonus: int,
         hand_penalty: int, melded: bool, initial_requirement: int, pile_takes: int, pile_cards_taken: int,
         frozen_pile_takes: int, pile_freezes: int, turns: int, cards_left: tuple[int, int] = (0, 0),
     ) -> None:
-        # Written out rather than generated, so that it is compiled with the module (issue #18: dataclasses'
-        # generated __init__ runs as interpreted bytecode); each field through its own slot setter.
-        if cython.compiled and type(self) is SideHandResult:  # each slot's descriptor called from C (sim/scoring.pxd)
-            slots = _SIDE_SLOTS
-            _set_slot(slots[0], self, side)  # noqa: F821
-            _set_slot(slots[1], self, score)  # noqa: F821
-            _set_slot(slots[2], self, meld_points)  # noqa: F821
-            _set_slot(slots[3], self, canasta_natural)  # noqa: F821
-            _set_slot(slots[4], self, canasta_mixed)  # noqa: F821
-            _set_slot(slots[5], self, canasta_bonus)  # noqa: F821
-            _set_slot(slots[6], self, went_out)  # noqa: F821
-            _set_slot(slots[7], self, concealed)  # noqa: F821
-            _set_slot(slots[8], self, going_out_bonus)  # noqa: F821
-            _set_slot(slots[9], self, red_threes)  # noqa: F821
-            _set_slot(slots[10], self, red_three_bonus)  # noqa: F821
-            _set_slot(slots[11], self, hand_penalty)  # noqa: F821
-            _set_slot(slots[12], self, melded)  # noqa: F821
-            _set_slot(slots[13], self, initial_requirement)  # noqa: F821
-            _set_slot(slots[14], self, pile_takes)  # noqa: F821
-            _set_slot(slots[15], self, pile_cards_taken)  # noqa: F821
-            _set_slot(slots[16], self, frozen_pile_takes)  # noqa: F821
-            _set_slot(slots[17], self, pile_freezes)  # noqa: F821
-            _set_slot(slots[18], self, turns)  # noqa: F821
-            _set_slot(slots[19], self, cards_left)  # noqa: F821
-        elif cython.compiled:  # a subclass (its fields may be other slots): object.__setattr__'s generic setter
-            PyObject_GenericSetAttr(self, "side", side)  # noqa: F821
-            PyObject_GenericSetAttr(self, "score", score)  # noqa: F821
-            PyObject_GenericSetAttr(self, "meld_points", meld_points)  # noqa: F821
-            PyObject_GenericSetAttr(self, "canasta_natural", canasta_natural)  # noqa: F821
-            PyObject_GenericSetAttr(self, "canasta_mixed", canasta_mixed)  # noqa: F821
-            PyObject_GenericSetAttr(self, "canasta_bonus", canasta_bonus)  # noqa: F821
-            PyObject_GenericSetAttr(self, "went_out", went_out)  # noqa: F821
-            PyObject_GenericSetAttr(self, "concealed", concealed)  # noqa: F821
-            PyObject_GenericSetAttr(self, "going_out_bonus", going_out_bonus)  # noqa: F821
-            PyObject_GenericSetAttr(self, "red_threes", red_threes)  # noqa: F821
-            PyObject_GenericSetAttr(self, "red_three_bonus", red_three_bonus)  # noqa: F821
-            PyObject_GenericSetAttr(self, "hand_penalty", hand_penalty)  # noqa: F821
-            PyObject_GenericSetAttr(self, "melded", melded)  # noqa: F821
-            PyObject_GenericSetAttr(self, "initial_requirement", initial_requirement)  # noqa: F821
-            PyObject_GenericSetAttr(self, "pile_takes", pile_takes)  # noqa: F821
-            PyObject_GenericSetAttr(self, "pile_cards_taken", pile_cards_taken)  # noqa: F821
-            PyObject_GenericSetAttr(self, "frozen_pile_takes", frozen_pile_takes)  # noqa: F821
-            PyObject_GenericSetAttr(self, "pile_freezes", pile_freezes)  # noqa: F821
-            PyObject_GenericSetAttr(self, "turns", turns)  # noqa: F821
-            PyObject_GenericSetAttr(self, "cards_left", cards_left)  # noqa: F821
-        else:
-            _set_side_side(self, side)
-            _set_side_score(self, score)
-            _set_side_meld_points(self, meld_points)
-            _set_side_canasta_natural(self, canasta_natural)
-            _set_side_canasta_mixed(self, canasta_mixed)
-            _set_side_canasta_bonus(self, canasta_bonus)
-            _set_side_went_out(self, went_out)
-            _set_side_concealed(self, concealed)
-            _set_side_going_out_bonus(self, going_out_bonus)
-            _set_side_red_threes(self, red_threes)
-            _set_side_red_three_bonus(self, red_three_bonus)
-            _set_side_hand_penalty(self, hand_penalty)
-            _set_side_melded(self, melded)
-            _set_side_initial_requirement(self, initial_requirement)
-            _set_side_pile_takes(self, pile_takes)
-            _set_side_pile_cards_taken(self, pile_cards_taken)
-            _set_side_frozen_pile_takes(self, frozen_pile_takes)
-            _set_side_pile_freezes(self, pile_freezes)
-            _set_side_turns(self, turns)
-            _set_side_cards_left(self, cards_left)
+        # Written out rather than generated, so that it is compiled with the module (dataclasses' generated
+        # __init__ runs as interpreted bytecode); each field set as a frozen dataclass's own __init__ does.
+        _set_field(self, "side", side)
+        _set_field(self, "score", score)
+        _set_field(self, "meld_points", meld_points)
+        _set_field(self, "canasta_natural", canasta_natural)
+        _set_field(self, "canasta_mixed", canasta_mixed)
+        _set_field(self, "canasta_bonus", canasta_bonus)
+        _set_field(self, "went_out", went_out)
+        _set_field(self, "concealed", concealed)
+        _set_field(self, "going_out_bonus", going_out_bonus)
+        _set_field(self, "red_threes", red_threes)
+        _set_field(self, "red_three_bonus", red_three_bonus)
+        _set_field(self, "hand_penalty", hand_penalty)
+        _set_field(self, "melded", melded)
+        _set_field(self, "initial_requirement", initial_requirement)
+        _set_field(self, "pile_takes", pile_takes)
+        _set_field(self, "pile_cards_taken", pile_cards_taken)
+        _set_field(self, "frozen_pile_takes", frozen_pile_takes)
+        _set_field(self, "pile_freezes", pile_freezes)
+        _set_field(self, "turns", turns)
+        _set_field(self, "cards_left", cards_left)
 
     def __reduce__(self):
         # Pickled as the constructor's arguments: a run's results cross from worker to parent about twenty
-        # to a game, and dataclasses' own slot state calls fields() for every object unpickled (issue #18).
+        # to a game, and dataclasses' own slot state calls fields() for every object unpickled .
         return (SideHandResult, (
             self.side, self.score, self.meld_points, self.canasta_natural, self.canasta_mixed, self.canasta_bonus,
             self.went_out, self.concealed, self.going_out_bonus, self.red_threes, self.red_three_bonus,
             self.hand_penalty, self.melded, self.initial_requirement, self.pile_takes, self.pile_cards_taken,
             self.frozen_pile_takes, self.pile_freezes, self.turns, self.cards_left,
         ))
-
-
-_set_side_side = SideHandResult.__dict__["side"].__set__
-_set_side_score = SideHandResult.__dict__["score"].__set__
-_set_side_meld_points = SideHandResult.__dict__["meld_points"].__set__
-_set_side_canasta_natural = SideHandResult.__dict__["canasta_natural"].__set__
-_set_side_canasta_mixed = SideHandResult.__dict__["canasta_mixed"].__set__
-_set_side_canasta_bonus = SideHandResult.__dict__["canasta_bonus"].__set__
-_set_side_went_out = SideHandResult.__dict__["went_out"].__set__
-_set_side_concealed = SideHandResult.__dict__["concealed"].__set__
-_set_side_going_out_bonus = SideHandResult.__dict__["going_out_bonus"].__set__
-_set_side_red_threes = SideHandResult.__dict__["red_threes"].__set__
-_set_side_red_three_bonus = SideHandResult.__dict__["red_three_bonus"].__set__
-_set_side_hand_penalty = SideHandResult.__dict__["hand_penalty"].__set__
-_set_side_melded = SideHandResult.__dict__["melded"].__set__
-_set_side_initial_requirement = SideHandResult.__dict__["initial_requirement"].__set__
-_set_side_pile_takes = SideHandResult.__dict__["pile_takes"].__set__
-_set_side_pile_cards_taken = SideHandResult.__dict__["pile_cards_taken"].__set__
-_set_side_frozen_pile_takes = SideHandResult.__dict__["frozen_pile_takes"].__set__
-_set_side_pile_freezes = SideHandResult.__dict__["pile_freezes"].__set__
-_set_side_turns = SideHandResult.__dict__["turns"].__set__
-_set_side_cards_left = SideHandResult.__dict__["cards_left"].__set__
-_SIDE_SLOTS = tuple(SideHandResult.__dict__[field.name] for field in dataclasses.fields(SideHandResult))
-"""The fields' slot descriptors in the constructor's order (the fields' order), each called from C by ``__init__``."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -199,37 +132,18 @@ class HandResult:
     totals_after: tuple[int, int]
     """Both sides' running totals after this hand (R14.2, R15.1)."""
 
-    @cython.locals(slots=tuple)
     def __init__(
         self, hand_number: int, dealer: int, end_reason: str, turns: int, went_out_seat: int | None,
         sides: tuple[SideHandResult, SideHandResult], totals_after: tuple[int, int],
     ) -> None:
         # Written out for the same reason as SideHandResult's.
-        if cython.compiled and type(self) is HandResult:  # each slot's descriptor called from C (sim/scoring.pxd)
-            slots = _HAND_SLOTS
-            _set_slot(slots[0], self, hand_number)  # noqa: F821
-            _set_slot(slots[1], self, dealer)  # noqa: F821
-            _set_slot(slots[2], self, end_reason)  # noqa: F821
-            _set_slot(slots[3], self, turns)  # noqa: F821
-            _set_slot(slots[4], self, went_out_seat)  # noqa: F821
-            _set_slot(slots[5], self, sides)  # noqa: F821
-            _set_slot(slots[6], self, totals_after)  # noqa: F821
-        elif cython.compiled:  # a subclass (its fields may be other slots): object.__setattr__'s generic setter
-            PyObject_GenericSetAttr(self, "hand_number", hand_number)  # noqa: F821
-            PyObject_GenericSetAttr(self, "dealer", dealer)  # noqa: F821
-            PyObject_GenericSetAttr(self, "end_reason", end_reason)  # noqa: F821
-            PyObject_GenericSetAttr(self, "turns", turns)  # noqa: F821
-            PyObject_GenericSetAttr(self, "went_out_seat", went_out_seat)  # noqa: F821
-            PyObject_GenericSetAttr(self, "sides", sides)  # noqa: F821
-            PyObject_GenericSetAttr(self, "totals_after", totals_after)  # noqa: F821
-        else:
-            _set_hand_hand_number(self, hand_number)
-            _set_hand_dealer(self, dealer)
-            _set_hand_end_reason(self, end_reason)
-            _set_hand_turns(self, turns)
-            _set_hand_went_out_seat(self, went_out_seat)
-            _set_hand_sides(self, sides)
-            _set_hand_totals_after(self, totals_after)
+        _set_field(self, "hand_number", hand_number)
+        _set_field(self, "dealer", dealer)
+        _set_field(self, "end_reason", end_reason)
+        _set_field(self, "turns", turns)
+        _set_field(self, "went_out_seat", went_out_seat)
+        _set_field(self, "sides", sides)
+        _set_field(self, "totals_after", totals_after)
 
     def __reduce__(self):
         # As SideHandResult's.
@@ -237,20 +151,11 @@ class HandResult:
                              self.sides, self.totals_after))
 
 
-_set_hand_hand_number = HandResult.__dict__["hand_number"].__set__
-_set_hand_dealer = HandResult.__dict__["dealer"].__set__
-_set_hand_end_reason = HandResult.__dict__["end_reason"].__set__
-_set_hand_turns = HandResult.__dict__["turns"].__set__
-_set_hand_went_out_seat = HandResult.__dict__["went_out_seat"].__set__
-_set_hand_sides = HandResult.__dict__["sides"].__set__
-_set_hand_totals_after = HandResult.__dict__["totals_after"].__set__
-_HAND_SLOTS = tuple(HandResult.__dict__[field.name] for field in dataclasses.fields(HandResult))
-"""As :data:`_SIDE_SLOTS`."""
 
 
 @cython.locals(
     meld_points=Count, natural=Count, mixed=Count, rank=Count, naturals=Count, jokers=Count, deuces=Count,
-    hand_penalty=Count, kind=Count, count=Count, side=Count, state=HandState,
+    hand_penalty=Count, side=Count, state=HandState,
 )
 def score_hand(state: HandState) -> HandResult:
     """Score both sides of a finished hand (R14.1, R14.4).
@@ -297,14 +202,7 @@ def score_hand(state: HandState) -> HandResult:
         melded = state.side_has_melded[side]
         if not melded and rules.red_three_negative_if_no_meld:
             red_three_bonus = -red_three_bonus
-        hand_penalty = 0
-        for seat in (side, side + 2):
-            hand = state.hands[seat]
-            if len(hand) != KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
-                raise ValueError(f"a hand holds {KIND_COUNT} counts, one per kind; seat {seat}'s holds {len(hand)}")
-            for kind in range(KIND_COUNT):
-                count = hand[kind]
-                hand_penalty += count * _KIND_VALUE[kind]
+        hand_penalty = _hand_penalty(state, side)
         score = meld_points + canasta_bonus + going_out_bonus + red_three_bonus - hand_penalty
         # The fields in their order (positional arguments: no keyword matching for each result).
         sides.append(
@@ -340,3 +238,17 @@ def score_hand(state: HandState) -> HandResult:
         (sides[0], sides[1]),  # sides
         (state.scores_before[0] + sides[0].score, state.scores_before[1] + sides[1].score),  # totals_after
     )
+
+
+@cython.locals(seat=Count, kind=Count, count=Count, penalty=Count, state=HandState)
+def _hand_penalty(state: HandState, side: int) -> int:
+    """R14.1e: the card points left in both partners' hands (a positive number)."""
+    penalty = 0
+    for seat in (side, side + 2):
+        hand = state.hands[seat]
+        if len(hand) != KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
+            raise ValueError(f"a hand holds {KIND_COUNT} counts, one per kind; seat {seat}'s holds {len(hand)}")
+        for kind in range(KIND_COUNT):
+            count = hand[kind]
+            penalty += count * _KIND_VALUE[kind]
+    return penalty

@@ -1,4 +1,4 @@
-"""Look-ahead for strategies: sample the cards a seat cannot see, then play the hand out fast (issue #19).
+"""Look-ahead for strategies: sample the cards a seat cannot see, then play the hand out fast.
 
 Perfect Information Monte Carlo needs two things, both here:
 
@@ -263,8 +263,15 @@ def sample_world(view: SeatView, memory: PublicMemory, rng, *, avoid_weight: flo
         stock.append(_IDS_OF_KIND[kind][taken[kind]])
         taken[kind] += 1
     state.stock = stock
+    _copy_turn(state, view, memory)
+    return state
+
+
+def _copy_turn(state: HandState, view: SeatView, memory: PublicMemory) -> None:
+    """Set ``state``'s seat, phase, turn counts and the turn's own facts (acquired, asked, answered, melded) from
+    what ``view``'s seat knows."""
     state.seat_has_melded = list(memory.seat_has_melded)
-    state.seat = seat_to_move
+    state.seat = view.seat_to_move
     state.phase = view.phase
     turns = view.turn_count
     state.turn_count = turns
@@ -273,8 +280,8 @@ def sample_world(view: SeatView, memory: PublicMemory, rng, *, avoid_weight: flo
     state.side_turns[1 - first_side] = turns // 2
     state.acquired = view.acquired
     state.answer = view.partner_answer
-    if view.phase == ACQUIRE or memory.turn_seat != seat_to_move:
-        state.melded_before_turn = memory.seat_has_melded[seat_to_move]
+    if view.phase == ACQUIRE or memory.turn_seat != view.seat_to_move:
+        state.melded_before_turn = memory.seat_has_melded[view.seat_to_move]
     else:
         state.asked = memory.asked or view.phase == ANSWER
         state.melded_this_turn = memory.melded_this_turn
@@ -282,7 +289,6 @@ def sample_world(view: SeatView, memory: PublicMemory, rng, *, avoid_weight: flo
         state.turn_new_ranks = set(memory.turn_new_ranks)
         state.added_to_existing = memory.added_to_existing
         state.turn_laid = list(memory.turn_laid)
-    return state
 
 
 def playout(state: HandState, players: Sequence[Strategy], scores: tuple[int, int]) -> HandState:

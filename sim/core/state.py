@@ -19,27 +19,20 @@ from collections.abc import Sequence
 
 from canasta_sim.core.cards import (
     BLACK_THREE,
-    CARD_COUNT,
-    CARD_KIND,
     KIND_COUNT,
     KIND_NAMES,
-    RED_THREE,
     TWO,
     counts_text,
 )
-from canasta_sim.core.going_out import _find_meld_out
-from canasta_sim.core.melding import _ASK_PARTNER, _DISCARD_CARD, _REFUSED, _YES_FORCES_OUT
+from canasta_sim.core.deal import _DEALT, _deal_hands, shuffled_deck
+from canasta_sim.core.melding import _REFUSED
 from canasta_sim.core.melds import CANASTA_SIZE, meld_value
 from canasta_sim.core.moves import (
-    ASK,
-    DRAW,
-    STOP,
     Answer,
     Ask,
     Discard,
     Draw,
     Meld,
-    MeldGroup,
     Move,
     Stop,
     TakePile,
@@ -55,8 +48,8 @@ from canasta_sim.core.phases import (
     OVER,
     PLAY,
 )
-from canasta_sim.core.pile import PileRules
 from canasta_sim.core.rules import Rules
+from canasta_sim.core.stock import StockRules
 from canasta_sim.errors import IllegalMoveError
 
 try:
@@ -87,92 +80,9 @@ MAX_TURNS_PER_HAND = 600
 takes the pile, which puts at least one more card on the table for good, so a hand has at
 most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``."""
 
-_HAND_SIZE = 11
-_DEALT = 4 * _HAND_SIZE
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _NO_ADDITIONS: dict[int, list[int]] = {}  # a discard lays no card: read by _verify_going_out, never changed
-_CARD_KIND = CARD_KIND  # a C array compiled (sim/state.pxd): the deal reads each dealt card's kind
-
-
-_BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
-"""``bound.bit_length()`` of each bound the shuffle draws below: a look-up instead of a method call per card."""
-
-_TOP_SHIFTS = tuple(8 - width for width in _BIT_LENGTHS)
-"""How far the shuffle shifts a word's top byte to keep its ``width`` top bits (every width is at most 7)."""
-if max(_BIT_LENGTHS) > 8:  # pragma: no cover - the deck has 108 cards: a width above 8 is not reachable
-    raise RuntimeError("the shuffle reads only a word's top byte, so no bound may need more than 8 bits")
-
-
-@cython.locals(index=Count, other=Count, bound=Count, width=Count, shift=Count, top=Count, count=Count, tops=bytes)
-def shuffled_deck(rng: random.Random) -> list[int]:
-    """The 108 card ids in a random order drawn from ``rng`` (R3.1: the dealer shuffles).
-
-    A Fisher-Yates shuffle on ``rng.getrandbits``, the very steps ``random.shuffle`` takes in
-    CPython 3.10 to 3.13 (checked), written out here so that a deal depends only on the generator's
-    bits, never on how a later Python shuffles, and so that it runs compiled.
-
-    For a :class:`random.Random` itself (not a subclass, which may draw its bits otherwise), the words
-    are drawn in blocks: CPython's ``getrandbits(k)`` for ``k <= 32`` is the generator's next 32-bit word
-    shifted right by ``32 - k``, and ``getrandbits(32 * n)`` holds the next ``n`` words, the first one
-    least significant.  Each step left takes at least one word (more when a draw is rejected), so a block
-    of as many words as steps are left never draws a word the shuffle does not use: the generator ends
-    in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.
-    """
-    if cython.compiled:  # the cards in a C array (sim/state.pxd), swapped as C integers, made a list once at the end
-        for index in range(CARD_COUNT):
-            cards[index] = index  # noqa: F821 (a C array declared in sim/state.pxd)
-    else:
-        cards = list(range(CARD_COUNT))
-    if type(rng) is not random.Random:
-        getrandbits = rng.getrandbits
-        for index in range(CARD_COUNT - 1, 0, -1):
-            bound = index + 1
-            width = _BIT_LENGTHS[bound]
-            other = getrandbits(width)
-            # Rejection sampling: every position equally likely.  A generator's bits are never negative; the
-            # test keeps the C array's index in range whatever an overriding getrandbits returns.
-            while not 0 <= other < bound:
-                other = getrandbits(width)
-            cards[index], cards[other] = cards[other], cards[index]
-        return cards
-    index = CARD_COUNT - 1
-    while index > 0:
-        count = index  # the steps left, index down to 1
-        # Every word's top byte (little-endian: byte 3 of each 4), in the order the words were drawn.
-        tops = rng.getrandbits(32 * count).to_bytes(4 * count, "little")[3::4]
-        for top in tops:
-            bound = index + 1
-            shift = _TOP_SHIFTS[bound]
-            # & 255: compiled, a byte is read as a C char, signed on most platforms; a Python byte is 0-255.
-            other = (top & 255) >> shift
-            if other < bound:  # else rejected: the next word tries this step again
-                cards[index], cards[other] = cards[other], cards[index]
-                index -= 1
-    return cards
-
-
-@cython.locals(index=Count, seat=Count, kind=Count, card=Count)
-def _deal_hands(deck: tuple[int, ...], first: int, hands: list[list[int]], sizes: list[int]) -> None:
-    """Deal the deck's first cards one at a time clockwise from seat ``first`` (R3.1) into empty hands.
-
-    The cards are counted in C integers where compiled (``counts``: seat * 15 + kind, KIND_COUNT = 15 kinds
-    written as a literal so that the index is C arithmetic; a C array declared in sim/state.pxd), then
-    written to the hands' lists once.
-    """
-    counts = [0] * 60
-    for index in range(_DEALT):
-        seat = (first + index) % 4
-        card = deck[index]
-        kind = _CARD_KIND[card]  # a C array compiled (sim/state.pxd); the deck holds card ids 0-107 only
-        counts[seat * 15 + kind] += 1
-    for seat in range(4):
-        hand = hands[seat]
-        for kind in range(15):
-            hand[kind] = counts[seat * 15 + kind]
-        sizes[seat] = _HAND_SIZE  # the _DEALT cards, one to each seat in turn
-
-
-class HandState(PileRules):
+class HandState(StockRules):
     """One hand of four-player partnership canasta, from the deal to its end.
 
     Build it with :meth:`deal`.  Seats 0-3 run clockwise; side 0 (A) is seats 0 and 2,
@@ -317,7 +227,7 @@ class HandState(PileRules):
         return state
 
     def copy(self) -> HandState:
-        """An independent copy for look-ahead (issue #19): playing moves on it never changes this state.
+        """An independent copy for look-ahead: playing moves on it never changes this state.
 
         Every mutable field is copied one level deeper than it is changed; the rules, the deck and
         the history's entries are immutable and shared, and the caches start empty.
@@ -368,29 +278,6 @@ class HandState(PileRules):
         other.turn_laid = list(self.turn_laid)
         other.melded_before_turn = self.melded_before_turn
         return other
-
-    def _turn_upcard(self) -> None:
-        # R3.3: wild cards and red 3s stay in the pile, freezing it, until a plain card shows.
-        while self.stock:
-            kind = CARD_KIND[self.stock.pop()]
-            self.pile.append(kind)
-            if kind <= TWO or kind == RED_THREE:
-                self.pile_freezers += 1
-                continue
-            if kind == BLACK_THREE and self.rules.black_three_freezes_pile:
-                self.pile_freezers += 1
-            break
-
-    def _lay_dealt_red_threes(self, seat: int) -> None:
-        hand = self.hands[seat]
-        while hand[RED_THREE] and self.stock:
-            hand[RED_THREE] -= 1
-            self.hand_sizes[seat] -= 1
-            self.red_threes[seat] += 1
-            card = self.stock.pop()
-            hand[CARD_KIND[card]] += 1
-            self.hand_sizes[seat] += 1
-        self.first_turn_done[seat] = True
 
     def _reset_turn(self) -> None:
         self.acquired: str | None = None
@@ -501,198 +388,6 @@ class HandState(PileRules):
         self.seat = (self.seat + 1) % 4
         self._start_turn()
 
-    # ------------------------------------------------------------------ draw
-
-    def verify_draw(self, move: Draw = DRAW) -> None:
-        """R6.1, R7.1: drawing needs the acquire phase and a card in the stock (else R13.3)."""
-        self._verify_phase(move, ACQUIRE)
-        if not self.stock:
-            raise self._fail("R13.3", "the stock is empty; take the pile if allowed, or stop", move)
-
-    def can_draw(self, move: Draw = DRAW) -> bool:
-        """Return whether :meth:`draw` is legal now."""
-        try:
-            self.verify_draw(move)
-        except IllegalMoveError:
-            return False
-        return True
-
-    @cython.locals(seat=Count, index=Count)
-    def draw(self, move: Draw = DRAW) -> None:
-        """Draw the top stock card; lay red 3s and replace them (R4.2); R13.1 if one was the last card."""
-        if not self._take_vouch(move):
-            self.verify_draw(move)
-        seat = self.seat
-        card = self.stock.pop()
-        kind = CARD_KIND[card]
-        if kind != RED_THREE:  # the commonest draw, one card: its tuple built at once, no list of the cards
-            index = kind  # a C integer compiled: the hand's count found without a boxed index
-            self.hands[seat][index] += 1
-            self.hand_sizes[seat] += 1
-            self.history.append((seat, move, (card,)))
-            self.acquired = "draw"
-            self.phase = PLAY
-            return
-        drawn: list[int] = [card]
-        while True:
-            self.red_threes[seat] += 1
-            if not self.stock:
-                self.history.append((seat, move, tuple(drawn)))
-                self.acquired = "draw"
-                if self.rules.last_card_red_three == "end_no_meld":
-                    self._end(END_RED_THREE_LAST_CARD)
-                else:
-                    self.phase = PLAY
-                    self.must_stop = True
-                return
-            card = self.stock.pop()
-            drawn.append(card)
-            kind = CARD_KIND[card]
-            if kind != RED_THREE:
-                break
-        self.hands[seat][kind] += 1
-        self.hand_sizes[seat] += 1
-        self.history.append((seat, move, tuple(drawn)))
-        self.acquired = "draw"
-        self.phase = PLAY
-
-    # ------------------------------------------------------------------ stop
-
-    def verify_stop(self, move: Stop = STOP) -> None:
-        """R13.3: decline the pile on an empty stock; R13.1: end a turn that may not discard."""
-        if self.phase == PLAY and self.must_stop:
-            return
-        self._verify_phase(move, ACQUIRE)
-        if self.stock:
-            raise self._fail("R6.1", "the stock is not empty, so the player must draw or take the pile", move)
-        if self.must_take_pile():
-            raise self._fail(
-                "R13.3",
-                "stock_exhausted_rule=official: the top card fits the side's meld of an unfrozen pile, "
-                "so the player must take it",
-                move,
-            )
-
-    def can_stop(self, move: Stop = STOP) -> bool:
-        """Return whether :meth:`stop` is legal now."""
-        try:
-            self.verify_stop(move)
-        except IllegalMoveError:
-            return False
-        return True
-
-    def stop(self, move: Stop = STOP) -> None:
-        """End the hand: the stock is exhausted (R13.3) or the last card was a red 3 (R13.1)."""
-        if not self._take_vouch(move):
-            self.verify_stop(move)
-        self.history.append((self.seat, move, ()))
-        self._end(END_RED_THREE_LAST_CARD if self.must_stop else END_STOCK_EXHAUSTED)
-
-    # ------------------------------------------------------------------ ask / answer
-
-    def _ask_problem(self) -> str | None:
-        # One list of conditions serves verify_ask and can_ask: the engine asks can_ask every turn,
-        # and answering it without building an exception keeps that cheap.
-        if self.rules.ask_partner == "off":
-            return "asking the partner is switched off (ask_partner=off)"
-        if self.asked:
-            return "the partner may be asked only once a turn"
-        if self.melded_this_turn:
-            return "the partner must be asked before any other meld this turn"
-        if self.must_stop or self.hand_sizes[self.seat] < 2:
-            return "the player has no choice left about going out this turn"
-        if self.rules.ask_partner_yes_forces_out and self.going_out_plan() is None:
-            return "the player cannot go out this turn, so may not ask"
-        return None
-
-    def verify_ask(self, move: Ask = ASK) -> None:
-        """R12.5: ask right after acquiring, once, when allowed; with ``ask_partner_yes_forces_out``,
-        only when the player can go out this turn (so a yes never traps them)."""
-        self._verify_phase(move, PLAY)
-        problem = self._ask_problem()
-        if problem is not None:
-            raise self._fail("R12.5", problem, move)
-
-    @cython.locals(exact=cython.bint)
-    def can_ask(self, move: Ask = ASK) -> bool:
-        """Return whether :meth:`ask` is legal now."""
-        # _ask_problem's conditions, inlined: the engine asks this on every turn.
-        if self.phase != PLAY:
-            return False
-        rules = self.rules
-        # Compiled, the rules' fields are read through their slots (_slot, sim/melding.pxd).
-        exact = cython.compiled and type(rules) is Rules
-        if (_slot(_ASK_PARTNER, rules) if exact else rules.ask_partner) == "off":  # noqa: F821
-            return False
-        if self.asked or self.melded_this_turn:
-            return False
-        if self.must_stop or self.hand_sizes[self.seat] < 2:
-            return False
-        if not (_slot(_YES_FORCES_OUT, rules) if exact else rules.ask_partner_yes_forces_out):  # noqa: F821
-            return True
-        return self.going_out_plan() is not None
-
-    def ask(self, move: Ask = ASK) -> None:
-        """Ask the partner; the partner's :class:`Answer` comes next."""
-        if not self._take_vouch(move):
-            self.verify_ask(move)
-        self.asked = True
-        self.history.append((self.seat, move, ()))
-        self.phase = ANSWER
-
-    def verify_answer(self, move: Answer) -> None:
-        """R12.5: only an asked partner answers."""
-        self._verify_phase(move, ANSWER)
-
-    def can_answer(self, move: Answer) -> bool:
-        """Return whether :meth:`answer_ask` is legal now."""
-        return self.phase == ANSWER
-
-    def answer_ask(self, move: Answer) -> None:
-        """Record the partner's binding answer (R12.5)."""
-        if not self._take_vouch(move):
-            self.verify_answer(move)
-        self.answer = move.yes
-        self.history.append(((self.seat + 2) % 4, move, ()))
-        self.phase = PLAY
-
-    def can_go_out_this_turn(self) -> bool:
-        """E4: can the hand be melded out this turn, with at most one card left to discard?"""
-        return self.going_out_plan() is not None
-
-    @cython.locals(cached=tuple, turn=Count, changes=Count)
-    def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
-        """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
-        if self.phase != PLAY:
-            return None
-        # The engine asks before the ask decision, and the strategies again while melding: within
-        # the play phase of one turn only the hand and the melds change what this returns (the
-        # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
-        hand = self.hands[self.seat]
-        cached = self._plan_cache
-        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
-        # tuple built per call.
-        if cached is not None:
-            turn = cached[0]
-            changes = cached[1]
-            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
-            # miss the cache, never answer wrongly.
-            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
-                    and cached[3] == hand):
-                return cached[4]
-        side = self.seat & 1
-        rules = self.rules
-        if self.side_has_melded[side]:
-            minimum = 0
-        elif rules.concealed_exempt_from_minimum and self.acquired == "draw" and not self.melded_before_turn:
-            minimum = 0  # R10.7: a concealed going out after a draw needs no minimum
-        else:
-            minimum = self.requirements[side]
-        # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
-        plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
-        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
-        return plan
-
     # ------------------------------------------------------------------ discard
 
     def verify_discard(self, move: Discard) -> None:
@@ -700,8 +395,7 @@ class HandState(PileRules):
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        # Compiled, a Discard's card is read through its slot (_slot, sim/melding.pxd).
-        card = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
+        card = move.card
         # is_kind(card), with a plain int in range answered without the call (the commonest record).
         if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
             raise self._malformed(move, card)
@@ -715,16 +409,7 @@ class HandState(PileRules):
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""
-        probing = self._probing  # MeldingRules.can_meld's probe (see _fail)
-        self._probing = True
-        try:
-            self.verify_discard(move)
-        except IllegalMoveError as error:
-            error.__traceback__ = None
-            return False
-        finally:
-            self._probing = probing
-        return True
+        return self._probe(move)
 
     @cython.locals(seat=Count, index=Count)
     def discard(self, move: Discard) -> None:
@@ -732,7 +417,7 @@ class HandState(PileRules):
         if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
-        kind = _slot(_DISCARD_CARD, move) if cython.compiled and type(move) is Discard else move.card  # noqa: F821
+        kind = move.card
         # The kind as a C integer compiled, to index the hand; the record's own object goes on the pile.
         index = kind
         self.hands[seat][index] -= 1
@@ -783,33 +468,8 @@ class HandState(PileRules):
 
     def is_legal(self, move: Move) -> bool:
         """Return whether ``move`` is legal now."""
-        # _verify_move, inlined: strategies ask this for most moves they make.  While probing, a rule
-        # check raises one shared error instead of building its own (MeldingRules._fail).
-        move_type = type(move)
-        probing = self._probing
-        self._probing = True
-        try:
-            if move_type is Meld:
-                self.verify_meld(move)
-            elif move_type is TakePile:
-                self.verify_take_pile(move)
-            elif move_type is Discard:
-                self.verify_discard(move)
-            elif move_type is Draw:
-                self.verify_draw(move)
-            elif move_type is Stop:
-                self.verify_stop(move)
-            elif move_type is Ask:
-                self.verify_ask(move)
-            elif move_type is Answer:
-                self.verify_answer(move)
-            else:
-                return False
-        except IllegalMoveError as error:
-            error.__traceback__ = None  # the shared error is raised again and again: keep no frames alive
+        if not self._probe(move):
             return False
-        finally:
-            self._probing = probing
         # Strategies check a move and the engine then applies that very object: remember it, so
         # the apply need not verify it again.  Any move applied clears this (see _take_vouch).
         self._vouch(move)

@@ -43,7 +43,6 @@ comes only from ``self.rng``, so a game is reproducible from its seed.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -54,34 +53,50 @@ from canasta_sim.errors import StrategyLoadError
 
 __all__ = ["PublicEvent", "SeatRandom", "Strategy"]
 
-_set_field = object.__setattr__  # how a frozen record's constructor sets its fields
-
-
-@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class PublicEvent:
-    """Something every player at the table sees happen.
+    """Something every player at the table sees happen; immutable, equal and hashable by its fields.
 
     :ivar seat: who acted.
     :ivar move: the move; a :class:`~canasta_sim.core.moves.Draw` hides the card drawn.
     :ivar red_threes: red 3s laid down during this move (drawn and replaced, or found in a taken pile).
     """
 
-    seat: int
-    move: Move
-    red_threes: int = 0
+    # A C struct where compiled (sim/core/strategy.pxd): the engine builds one event per move.
+    __slots__ = ("_seat", "_move", "_red_threes")
 
     def __init__(self, seat: int, move: Move, red_threes: int = 0) -> None:
-        # Written out rather than generated, so that it is compiled with the module: the engine builds
-        # one event per move (dataclasses' generated __init__ would run as interpreted bytecode).
-        # Each field's own slot setter: object.__setattr__ would look the slot up by name every time.
-        _set_seat(self, seat)
-        _set_move(self, move)
-        _set_red_threes(self, red_threes)
+        self._seat = seat
+        self._move = move
+        self._red_threes = red_threes
 
+    @property
+    def seat(self) -> int:
+        """Who acted."""
+        return self._seat
 
-_set_seat = PublicEvent.__dict__["seat"].__set__
-_set_move = PublicEvent.__dict__["move"].__set__
-_set_red_threes = PublicEvent.__dict__["red_threes"].__set__
+    @property
+    def move(self) -> Move:
+        """The move; a :class:`~canasta_sim.core.moves.Draw` hides the card drawn."""
+        return self._move
+
+    @property
+    def red_threes(self) -> int:
+        """Red 3s laid down during this move."""
+        return self._red_threes
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self._seat, self._move, self._red_threes) == (other.seat, other.move, other.red_threes)
+
+    def __hash__(self) -> int:
+        return hash((self._seat, self._move, self._red_threes))
+
+    def __repr__(self) -> str:
+        return f"PublicEvent(seat={self._seat!r}, move={self._move!r}, red_threes={self._red_threes!r})"
+
+    def __reduce__(self):
+        return (PublicEvent, (self._seat, self._move, self._red_threes))
 
 
 _random_method = random.Random.random  # the generator's C methods
@@ -98,8 +113,9 @@ class SeatRandom(random.Random):
     """
 
     def __init__(self, seed: int | None = None, *, seat: int | None = None, time_limit: float | None = None) -> None:
-        # Seeding from an int costs about 25,000 instructions and the built-in bots never draw (issue #18): an int
-        # seed is applied at the first use (_seed_now), which draws the same numbers.  Others (None) at once.
+        # Seeding from an int is dear (it hashes the seed into the whole state) and the built-in bots never
+        # draw: an int seed is applied at the first use (_seed_now), which draws the same numbers.  Others
+        # (None) at once.
         self._deferred_seed = type(seed) is int
         if self._deferred_seed:
             self._seed = seed

@@ -1,6 +1,6 @@
-# C declarations for sim/view.py, read by Cython only (issue #18; plain Python ignores this file).
+# C declarations for sim/core/view.py, read by Cython only (plain Python ignores this file).
 # SeatView becomes an extension type: its properties are C getters instead of Python calls, and it reaches
-# the hand state's fields (sim/melding.pxd) as C struct members.
+# the hand state's fields (sim/core/melding.pxd) as C struct members.
 
 cimport cython
 
@@ -18,7 +18,7 @@ cdef class SeatView:
     cdef public object _scores
 
     # The queries the bots ask most, C calls from a caller that cimports SeatView (strategies/greedy.pxd);
-    # still ordinary methods from Python (cpdef), MessageView (sim/viewmessage.py) included.
+    # still ordinary methods from Python (cpdef), MessageView (sim/core/viewmessage.py) included.
     cpdef dict melds(self, side)
     cpdef Py_ssize_t canasta_count(self, side) except? -1
     @cython.locals(melds=list, side_melds=list, meld=list, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)

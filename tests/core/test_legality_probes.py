@@ -1,4 +1,4 @@
-"""Legality probes (is_legal, can_x) answer like verify_x without building the error (issue #18).
+"""Legality probes (is_legal, can_x) answer like verify_x without building the error.
 
 While a probe runs, a broken rule raises one shared error (``canasta_sim.core.melding._REFUSED``) instead of
 formatting its own; these tests check that the probe's answer, the errors verify_x raises afterwards and

@@ -1,4 +1,4 @@
-"""SeatRandom applies an int seed when first used (issue #18): every draw must be the one a generator seeded at
+"""SeatRandom applies an int seed when first used: every draw must be the one a generator seeded at
 once would give, whichever method draws first."""
 
 from __future__ import annotations

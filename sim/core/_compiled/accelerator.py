@@ -1,4 +1,4 @@
-"""Compiled modules and their pure-Python fallback (issue #8, README "Why it is fast").
+"""Compiled modules and their pure-Python fallback (docs/performance.md).
 
 Installing canasta-sim compiles the modules of the game's hot loop (the engine and the built-in bots)
 with Cython, unchanged: the same ``.py`` files, compiled with annotations ignored, so compiled and
@@ -41,15 +41,19 @@ BUILD_RECORD_NAME = "_build.json"
 """Beside the compiled files: how they were built (``profile_guided``, and ``without_profile_guidance``: why not)."""
 
 LINKED_MODULES = {
-    "canasta_sim.core": (frozenset({"melding", "pile", "state", "view", "engine", "legal", "going_out", "scoring"}),),
-    "canasta_sim.strategies": (frozenset({"expert", "greedy", "canasta_sim.core.view", "canasta_sim.core.state"}),),
+    "canasta_sim.core": (
+        frozenset({
+            "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine", "legal", "meld_search",
+            "going_out", "scoring",
+        }),
+    ),
 }
-"""Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
-built in three modules, ``sim/melding.pxd``, and the view, the engine and the legal listings read its
-fields): they run all compiled or all from source, never mixed.
+"""Modules compiled against each other's C declarations (the hand state is one extension type
+built in five modules, ``sim/core/melding.pxd``; the view, the engine, the listings and the searches read its
+fields and call each other's C functions): they run all compiled or all from source, never mixed.
 
-A group may also name, in full, modules of a package imported before its own (the built-in bots call the
-view's C methods): whichever of those runs from source takes the group's own modules with it.  The other
+A group may also name, in full, modules of a package imported before its own (a package compiled against the
+core's declarations): whichever of those runs from source takes the group's own modules with it.  The other
 way needs nothing: a module compiled against another never changes that other's layout."""
 
 
@@ -159,7 +163,7 @@ def profile_guided(folders: list[Path] | None = None) -> bool | None:
 
     ``folders``: the packages' folders holding the compiled files and their ``_build.json`` (default:
     those of the packages imported now).  ``CANASTA_SIM_PGO=1 pip install ...`` asks ``setup.py`` for
-    GCC's profile-guided build (issue #18).  The record is missing where nothing was compiled, or from a
+    GCC's profile-guided build.  The record is missing where nothing was compiled, or from a
     build older than the record.
     """
     if folders is None:

@@ -1,6 +1,6 @@
 """The few names of Cython's pure-Python mode the hot modules use, for plain Python without Cython.
 
-The hot modules declare C types for their integer locals with ``@cython.locals(...)`` (issue #18).
+The hot modules declare C types for their integer locals with ``@cython.locals(...)``.
 Compiled, Cython reads those declarations; run as plain Python they must do nothing.  Where Cython is
 installed, ``import cython`` gives its own no-op versions; where it is not, a hot module imports this
 module under the name ``cython`` instead::

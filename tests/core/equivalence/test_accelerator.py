@@ -1,4 +1,4 @@
-"""The compiled hot loop and its pure-Python fallback (issue #8): same games, and the right one runs.
+"""The compiled hot loop and its pure-Python fallback: same games, and the right one runs.
 
 ``setup.py`` compiles the modules of the game's hot loop with Cython;
 :mod:`canasta_sim.core._compiled.accelerator` runs a
@@ -27,8 +27,8 @@ from tests.helpers import assert_same_run_tables
 ROOT = Path(__file__).resolve().parents[3]
 
 
-FOLDERS = {"canasta_sim.core": "sim/core", "canasta_sim.strategies": "strategies"}
-"""Each import package the build compiles, and the source folder it maps onto (pyproject.toml)."""
+FOLDERS = {"canasta_sim.core": "sim/core"}
+"""The import package the build compiles, and the source folder it maps onto (pyproject.toml)."""
 
 
 def compiled_by_setup() -> dict[str, list[str]]:

@@ -1,4 +1,4 @@
-"""Cython's type declarations without Cython (issue #18): the hot modules run and play the same games.
+"""Cython's type declarations without Cython: the hot modules run and play the same games.
 
 The hot modules declare C integers with ``@cython.locals``; plain Python without Cython installed
 imports :mod:`canasta_sim.core._compiled.cython_fallback` in its place, whose declarations do nothing.

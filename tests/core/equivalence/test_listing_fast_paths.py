@@ -1,4 +1,4 @@
-"""The meld listings' fast paths of issue #18 (eighth session) list exactly what the long ways listed.
+"""The meld listings list exactly what the long ways (written out here) list, in the same order.
 
 ``legal._addition_melds`` reorders only a listing that is out of order, reads the rules it needs once per
 rule set (``legal._read_rules``) and lists the black 3 and wild-card melds without an intermediate list;
@@ -29,7 +29,7 @@ _RULE_SETS = (
 
 
 def _additions_the_long_way(state) -> list[Meld]:
-    """legal._addition_melds as it was before the eighth session, in listing order (R9.1, R9.2, R9.4)."""
+    """legal._addition_melds, the long way, in listing order (R9.1, R9.2, R9.4)."""
     hand = state.hands[state.seat]
     rules = state.rules
     melds = state.melds[state.seat & 1]
@@ -68,7 +68,7 @@ def _additions_the_long_way(state) -> list[Meld]:
 
 
 def _group_sets_the_long_way(rules, counts, exclude: int) -> list[tuple[MeldGroup, ...]]:
-    """legal._group_sets as it was before the eighth session: every non-empty set of new groups ``counts``
+    """legal._group_sets, the long way: every non-empty set of new groups ``counts``
     can make (each valid on its own, R9; none of rank ``exclude``), in the search's order."""
     most_wilds = rules.max_wilds_per_meld
     wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
@@ -118,7 +118,7 @@ def _points(groups) -> int:
 
 
 def _openings_the_long_way(state) -> list[Meld]:
-    """legal._opening_candidates as it was before the eighth session: the group sets that reach the minimum
+    """legal._opening_candidates, the long way: the group sets that reach the minimum
     or leave at most one card (R10.2, R10.7)."""
     hand_size = state.hand_sizes[state.seat]
     minimum = state.requirements[state.side]
@@ -130,7 +130,7 @@ def _openings_the_long_way(state) -> list[Meld]:
 
 
 def _takes_the_long_way(state) -> list[TakePile]:
-    """legal.legal_takes as it was before the eighth session: each shape of hand cards with the top card that
+    """legal.legal_takes, the long way: each shape of hand cards with the top card that
     ``can_take_pile`` accepts, and short of the initial minimum, with each set of extra melds from hand that
     makes up the points (R8.2, R8.3, R10.2)."""
     if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:

@@ -1,5 +1,5 @@
-"""MeldGroup.of builds its cards as one tuple where compiled (issue #18): the same cards, in the same order, as
-the repeats and joins it stands for, for every count a caller may pass (negative counts repeat nothing)."""
+"""MeldGroup.of builds a group's cards from counts: the naturals, then the jokers, then the 2s, for every count a
+caller may pass (negative counts repeat nothing)."""
 
 from __future__ import annotations
 

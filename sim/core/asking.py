@@ -1,0 +1,130 @@
+"""Asking the partner "may I go out?" and the partner's answer (R12.5), and whether the hand can go out now (E4).
+
+:class:`AskingRules` is a part of :class:`canasta_sim.core.state.HandState` kept in its own module, like
+:class:`~canasta_sim.core.melding.MeldingRules` and :class:`~canasta_sim.core.pile.PileRules`: it uses the hand
+state's attributes and is not meant to be used on its own.
+"""
+
+from __future__ import annotations
+
+from canasta_sim.core.going_out import _find_meld_out
+from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup
+from canasta_sim.core.phases import ANSWER, PLAY
+from canasta_sim.core.pile import PileRules
+
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
+
+__all__ = ["AskingRules"]
+
+
+class AskingRules(PileRules):
+    """The :class:`~canasta_sim.core.moves.Ask` and :class:`~canasta_sim.core.moves.Answer` moves of a hand, and its
+    going-out plan (a base of :class:`~.state.HandState`)."""
+
+    __slots__ = ()  # HandState holds the fields
+
+    def _ask_problem(self) -> str | None:
+        # One list of conditions serves verify_ask and can_ask: the engine asks can_ask every turn,
+        # and answering it without building an exception keeps that cheap.
+        if self.rules.ask_partner == "off":
+            return "asking the partner is switched off (ask_partner=off)"
+        if self.asked:
+            return "the partner may be asked only once a turn"
+        if self.melded_this_turn:
+            return "the partner must be asked before any other meld this turn"
+        if self.must_stop or self.hand_sizes[self.seat] < 2:
+            return "the player has no choice left about going out this turn"
+        if self.rules.ask_partner_yes_forces_out and self.going_out_plan() is None:
+            return "the player cannot go out this turn, so may not ask"
+        return None
+
+    def verify_ask(self, move: Ask = ASK) -> None:
+        """R12.5: ask right after acquiring, once, when allowed; with ``ask_partner_yes_forces_out``,
+        only when the player can go out this turn (so a yes never traps them)."""
+        self._verify_phase(move, PLAY)
+        problem = self._ask_problem()
+        if problem is not None:
+            raise self._fail("R12.5", problem, move)
+
+    def can_ask(self, move: Ask = ASK) -> bool:
+        """Return whether :meth:`ask` is legal now."""
+        # _ask_problem's conditions, inlined: the engine asks this on every turn.
+        if self.phase != PLAY:
+            return False
+        rules = self.rules
+        if rules.ask_partner == "off":
+            return False
+        if self.asked or self.melded_this_turn:
+            return False
+        if self.must_stop or self.hand_sizes[self.seat] < 2:
+            return False
+        if not rules.ask_partner_yes_forces_out:
+            return True
+        return self.going_out_plan() is not None
+
+    def ask(self, move: Ask = ASK) -> None:
+        """Ask the partner; the partner's :class:`Answer` comes next."""
+        if not self._take_vouch(move):
+            self.verify_ask(move)
+        self.asked = True
+        self.history.append((self.seat, move, ()))
+        self.phase = ANSWER
+
+    def verify_answer(self, move: Answer) -> None:
+        """R12.5: only an asked partner answers."""
+        self._verify_phase(move, ANSWER)
+
+    def can_answer(self, move: Answer) -> bool:
+        """Return whether :meth:`answer_ask` is legal now."""
+        return self.phase == ANSWER
+
+    def answer_ask(self, move: Answer) -> None:
+        """Record the partner's binding answer (R12.5)."""
+        if not self._take_vouch(move):
+            self.verify_answer(move)
+        self.answer = move.yes
+        self.history.append(((self.seat + 2) % 4, move, ()))
+        self.phase = PLAY
+
+    def can_go_out_this_turn(self) -> bool:
+        """E4: can the hand be melded out this turn, with at most one card left to discard?"""
+        return self.going_out_plan() is not None
+
+    @cython.locals(cached=tuple, turn=Count, changes=Count)
+    def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+        """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
+        if self.phase != PLAY:
+            return None
+        # The engine asks before the ask decision, and the strategies again while melding: within
+        # the play phase of one turn only the hand and the melds change what this returns (the
+        # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
+        hand = self.hands[self.seat]
+        cached = self._plan_cache
+        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
+        # tuple built per call.
+        if cached is not None:
+            turn = cached[0]
+            changes = cached[1]
+            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
+            # miss the cache, never answer wrongly.
+            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
+                    and cached[3] == hand):
+                return cached[4]
+        side = self.seat & 1
+        rules = self.rules
+        if self.side_has_melded[side]:
+            minimum = 0
+        elif rules.concealed_exempt_from_minimum and self.acquired == "draw" and not self.melded_before_turn:
+            minimum = 0  # R10.7: a concealed going out after a draw needs no minimum
+        else:
+            minimum = self.requirements[side]
+        # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
+        plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
+        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
+        return plan

@@ -1,0 +1,13 @@
+# C declarations for sim/core/stock.py, read by Cython only: see sim/core/melding.pxd.
+
+from canasta_sim.core.asking cimport AskingRules
+
+
+cdef class StockRules(AskingRules):
+    # Called from C by the hand state's set-up, turns and moves (cpdef: still ordinary methods from Python).
+    cpdef _turn_upcard(self)
+    cpdef _lay_dealt_red_threes(self, seat)
+    cpdef verify_draw(self, move=*)
+    cpdef draw(self, move=*)
+    cpdef verify_stop(self, move=*)
+    cpdef stop(self, move=*)
