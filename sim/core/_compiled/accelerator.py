@@ -41,8 +41,9 @@ BUILD_RECORD_NAME = "_build.json"
 """Beside the compiled files: how they were built (``profile_guided``, and ``without_profile_guidance``: why not)."""
 
 LINKED_MODULES = {
-    "canasta_sim.core": (frozenset({"melding", "pile", "state", "view", "engine", "legal", "going_out", "scoring"}),),
-    "canasta_sim.strategies": (frozenset({"expert", "greedy", "canasta_sim.core.view", "canasta_sim.core.state"}),),
+    "canasta_sim.core": (
+        frozenset({"melding", "pile", "state", "view", "engine", "legal", "going_out", "scoring", "kernels"}),
+    ),
 }
 """Modules compiled against each other's C declarations (issue #18: the hand state is one extension type
 built in three modules, ``sim/melding.pxd``, and the view, the engine and the legal listings read its

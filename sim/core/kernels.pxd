@@ -1,0 +1,132 @@
+# C types for sim/core/kernels.py (Cython reads this file beside the module; plain Python ignores it).
+# The memory, the discard risk and the costs are extension types whose counts are C arrays; the searches run on
+# C integers and doubles.  The view is typed, so its query methods are C calls (sim/core/view.pxd).
+
+cimport cython
+
+from canasta_sim.core.view cimport SeatView
+
+
+cdef Py_ssize_t ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE
+cdef tuple KIND_VALUE
+cdef Py_ssize_t _COPIES, _WILDS_IN_DECK
+
+
+cdef class CardMemory:
+    cdef public list pile, side_melded
+    cdef public Py_ssize_t pile_freezers
+    # 4 seats x KIND_COUNT = 15 kinds, the sums by seat, the avoided ranks by seat (bit masks).
+    cdef public Py_ssize_t known_counts[60]
+    cdef public Py_ssize_t known_totals[4]
+    cdef public Py_ssize_t avoided[4]
+
+
+@cython.locals(index=Py_ssize_t)
+cdef _remember_discard(CardMemory memory, Py_ssize_t seat, Py_ssize_t kind)
+@cython.locals(pile=list, top=Py_ssize_t)
+cdef _remember_draw(CardMemory memory, Py_ssize_t seat)
+@cython.locals(base=Py_ssize_t, avoided=Py_ssize_t, added=Py_ssize_t, index=Py_ssize_t, kind=Py_ssize_t, pile=list)
+cdef _remember_take(CardMemory memory, Py_ssize_t seat, move)
+@cython.locals(base=Py_ssize_t)
+cdef _remember_meld(CardMemory memory, Py_ssize_t seat, groups)
+@cython.locals(forgotten=Py_ssize_t, kind=Py_ssize_t)
+cdef Py_ssize_t _forget_played(CardMemory memory, Py_ssize_t base, cards) except -1
+
+
+cdef class DiscardCosts:
+    cdef public object hand
+    cdef public double freeze, lowest
+    cdef public Py_ssize_t present, cheapest
+    cdef public double costs[15]
+
+    cpdef double cost(self, Py_ssize_t kind) except? -1.0
+    cpdef Py_ssize_t cheapest_kind(self) except -1
+    cpdef list pairs(self)
+    cpdef list order(self)
+
+
+cdef class DiscardRisk:
+    cdef public CardMemory memory
+    cdef public Py_ssize_t side, pile_size, opponent_meld_count, taker, our_ranks, their_ranks, taker_avoids
+    cdef public double pile_worth, share, wild_chance
+    cdef public bint opponents_melded, we_melded, hand_may_end, taker_melded, frozen
+    cdef public dict our_melds, their_melds
+    cdef public Py_ssize_t seen[15]
+    cdef public DiscardCosts kept
+    # The chances that the taker holds none or one of the unseen cards of a kind, by their count (0 to 8);
+    # bit n of chances_known set once count n is computed.
+    cdef public Py_ssize_t chances_known
+    cdef public double none_chances[9]
+    cdef public double one_chances[9]
+
+    @cython.locals(side=Py_ssize_t, ranks=Py_ssize_t, rank=Py_ssize_t, our_melds=dict)
+    cpdef update_own_melds(self, SeatView view, before, after)
+    @cython.locals(kept=DiscardCosts, costs=DiscardCosts)
+    cpdef DiscardCosts costs(self, hand, double freeze)
+
+
+@cython.locals(
+    hand=tuple, pile_size=Py_ssize_t, sizes=tuple, stock_count=Py_ssize_t, me=Py_ssize_t, side=Py_ssize_t,
+    opponents=Py_ssize_t, taker=Py_ssize_t, wilds_seen=Py_ssize_t, ranks=Py_ssize_t, rank=Py_ssize_t,
+    naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, wild=Py_ssize_t, kind=Py_ssize_t, meld=tuple,
+    opponents_melded=bint, opponents_canasta=bint, our_melds=dict, opponent_melds=dict,
+)
+cdef _read_risk(DiscardRisk risk, CardMemory memory, SeatView view, tuple snapshot)
+@cython.locals(
+    taker=Py_ssize_t, unknown=Py_ssize_t, seat=Py_ssize_t, taker_total=Py_ssize_t, base=Py_ssize_t,
+    total=Py_ssize_t, kind=Py_ssize_t, count=Py_ssize_t, taker_size=Py_ssize_t, share=double,
+    wilds_unseen=Py_ssize_t,
+)
+cdef _read_unseen(DiscardRisk risk, CardMemory memory, Py_ssize_t me, tuple sizes, Py_ssize_t stock_count,
+                  Py_ssize_t wilds_seen)
+@cython.locals(wilds=Py_ssize_t, present=Py_ssize_t, cheapest=Py_ssize_t, kind=Py_ssize_t, count=Py_ssize_t,
+               lowest=double, cost=double)
+cdef _discard_costs(DiscardCosts result, DiscardRisk risk, CardMemory memory, hand, double freeze)
+@cython.locals(held=Py_ssize_t, unseen=Py_ssize_t, value=Py_ssize_t, penalty=Py_ssize_t, chance=double,
+               miss=double, none=double, one=double, single=double, keep=double)
+cdef double _natural_cost(DiscardRisk risk, CardMemory memory, Py_ssize_t kind, Py_ssize_t count) except? -1.0
+@cython.locals(cost=double, ours=double)
+cdef double _special_cost(DiscardRisk risk, CardMemory memory, Py_ssize_t kind, Py_ssize_t wilds,
+                          double freeze) except? -1.0
+
+
+@cython.locals(
+    ranks=Py_ssize_t[11], counts=Py_ssize_t[11], points=Py_ssize_t[11], placed=Py_ssize_t[8], size=Py_ssize_t,
+    jokers=Py_ssize_t, deuces=Py_ssize_t, forced_table=Py_ssize_t, forced_value=Py_ssize_t,
+    most_wilds=Py_ssize_t, wild_ratio=bint, found=bint, best_mask=Py_ssize_t, best_wilds=Py_ssize_t,
+    best_value=Py_ssize_t, mask=Py_ssize_t, value=Py_ssize_t, wilds=Py_ssize_t, cards=Py_ssize_t,
+    index=Py_ssize_t,
+)
+cpdef opening(rules, hand, Py_ssize_t minimum, forced, Py_ssize_t keep, Py_ssize_t hand_size)
+@cython.locals(joker_left=Py_ssize_t, wilds=Py_ssize_t, use_jokers=Py_ssize_t, index=Py_ssize_t, groups=list)
+cdef tuple _opening_groups(hand, forced, Py_ssize_t size, Py_ssize_t *ranks, Py_ssize_t *counts,
+                           Py_ssize_t *placed, Py_ssize_t mask)
+@cython.locals(size=Py_ssize_t, rank=Py_ssize_t, count=Py_ssize_t, value=Py_ssize_t, index=Py_ssize_t)
+cdef Py_ssize_t _pair_slots(hand, Py_ssize_t forced_rank, Py_ssize_t *ranks, Py_ssize_t *counts,
+                            Py_ssize_t *points) except -1
+@cython.locals(
+    forced_need=Py_ssize_t, needed=Py_ssize_t, value=Py_ssize_t, index=Py_ssize_t, count=Py_ssize_t,
+    use_jokers=Py_ssize_t, wilds=Py_ssize_t, joker_left=Py_ssize_t, deuce_left=Py_ssize_t,
+    slot_wilds=Py_ssize_t, limit=Py_ssize_t,
+)
+cdef (Py_ssize_t, Py_ssize_t) _fill_subset(
+    Py_ssize_t jokers, Py_ssize_t deuces, Py_ssize_t forced_table, Py_ssize_t forced_value, Py_ssize_t most_wilds,
+    bint wild_ratio, Py_ssize_t minimum, Py_ssize_t size, Py_ssize_t *counts, Py_ssize_t *points, Py_ssize_t mask,
+    Py_ssize_t *placed,
+) noexcept
+cdef Py_ssize_t _wild_limit(Py_ssize_t naturals, Py_ssize_t most_wilds, bint wild_ratio) noexcept
+
+
+@cython.locals(
+    counts=Py_ssize_t[15], rank=Py_ssize_t, count=Py_ssize_t, jokers_in_hand=Py_ssize_t, wilds=Py_ssize_t,
+    most_wilds=Py_ssize_t, wild_ratio=bint, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t,
+    room=Py_ssize_t, use=Py_ssize_t, use_jokers=Py_ssize_t, meld=tuple,
+)
+cpdef first_legal_meld(SeatView view, hand, Py_ssize_t discard, Py_ssize_t budget, dict melds, bint hand_may_end)
+@cython.locals(
+    ranks=Py_ssize_t[15], sizes=Py_ssize_t[15], total=Py_ssize_t, ours=Py_ssize_t, rank=Py_ssize_t, meld=tuple,
+    taken=Py_ssize_t, pick=Py_ssize_t, index=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
+    deuces=Py_ssize_t, need=Py_ssize_t, room=Py_ssize_t, worth_it=bint, use_jokers=Py_ssize_t,
+)
+cdef _canasta_meld(SeatView view, dict melds, Py_ssize_t jokers_in_hand, Py_ssize_t wilds, Py_ssize_t budget,
+                   bint hand_may_end, Py_ssize_t most_wilds, bint wild_ratio)
