@@ -84,15 +84,13 @@ class Expert(Strategy):
         self._memory = CardMemory()
         self._decided: tuple | None = None
         """``(hand number, turn, going out)``: whether to go out, decided once a turn."""
-        self._turn: tuple | None = None
-        """``(hand number, turn, hand, risk)``: this turn's :class:`DiscardRisk` and the hand it is up to date with."""
 
     # ------------------------------------------------------------ hooks
 
     def on_hand_start(self, view) -> None:
         """Forget the last hand; remember the upcards of this one."""
         self._memory = CardMemory(view.pile)
-        self._decided = self._turn = None
+        self._decided = None
 
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
@@ -237,7 +235,7 @@ class Expert(Strategy):
             if answer is True:
                 return None
         # This turn's discard risk, which the discard reads too: whether the side has melded is in it.
-        risk = self._turn_risk(view, hand, hand_number, turn)
+        risk = self._memory.turn_risk(view, hand, hand_number, turn)
         if not risk.we_melded:
             return self._opening_meld(view, hand, size, risk)
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
@@ -279,7 +277,7 @@ class Expert(Strategy):
             for kind in range(KIND_COUNT):
                 if hand[kind]:
                     return _DISCARDS[kind]
-        costs = self._turn_risk(view, hand, hand_number, turn).costs(hand, self.freeze)
+        costs = self._memory.turn_risk(view, hand, hand_number, turn).costs(hand, self.freeze)
         # The cheapest card is the first of the order and usually legal; then the order is not needed.
         cheapest = costs.cheapest_kind()
         move = _DISCARDS[cheapest]
@@ -292,26 +290,9 @@ class Expert(Strategy):
                     return move
         return next(view.legal_discards())
 
-    def _turn_risk(self, view, hand: tuple[int, ...], hand_number: int, turn: int) -> DiscardRisk:
-        """The discard risk of ``hand`` in turn ``turn`` of hand ``hand_number`` (what the view shows now).
-
-        Within one turn what this seat sees changes only by its own melds, which change its hand: the
-        same turn and hand mean the same risk, and a new hand only new melds of its own.
-        """
-        kept = self._turn
-        if kept is not None and kept[1] == turn and kept[0] == hand_number:
-            risk = kept[3]
-            if kept[2] == hand:
-                return risk
-            risk.update_own_melds(view, kept[2], hand)
-        else:
-            risk = DiscardRisk(self._memory, view)
-        self._turn = (hand_number, turn, hand, risk)
-        return risk
-
     def _discard_costs(self, view, hand) -> DiscardCosts:
         """The discard costs of ``hand`` against this turn's risk."""
-        return self._turn_risk(view, view.hand, view.hand_number, view.turn_count).costs(hand, self.freeze)
+        return self._memory.turn_risk(view, view.hand, view.hand_number, view.turn_count).costs(hand, self.freeze)
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
         """The ``(cost, kind)`` pairs of ``hand``'s discards, cheapest first."""

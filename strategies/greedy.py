@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.kernels import first_legal
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, TakePile
 from canasta_sim.core.strategy import Strategy
 _DRAW = Draw()
@@ -57,92 +57,39 @@ class Greedy(Strategy):
             if plan is not None and plan[0] and (answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
         # The first legal meld of the most cards, in legal_melds order: candidates come largest
-        # first (ties in listing order), so usually a single legality check decides.  A one-group
-        # candidate the rules refuse for certain is passed over unchecked (the check would say no).
-        size = -1
-        canastas = -1
-        needed = 0
-        stock = 0
-        side = 0
-        for move in view.meld_candidates(True):
-            groups = move.groups
-            if len(groups) == 1:
-                if size < 0:
-                    size = view.hand_sizes[view.seat]
-                group = groups[0]
-                laid = len(group.cards)
-                rank = group.rank
-                after = size - laid
-                if rank == BLACK_THREE and after > 1:
-                    continue  # R5.3: black 3s are melded only by a player going out
-                if after < 2:
-                    if canastas < 0:
-                        side = view.side
-                        canastas = view.canasta_count(side)
-                        needed = view.rules.canastas_to_go_out
-                        stock = view.stock_count
-                    # R6.4: a meld that leaves no card, or one card to discard (unless R13.1 forbids the
-                    # discard, which needs an empty stock), goes out, and going out needs the canastas.
-                    if after == 0 or stock:
-                        old = view.meld_size(side, rank)  # the cards already in the side's meld of the rank
-                        if canastas + (old < CANASTA_SIZE <= old + laid) < needed:
-                            continue
-            if view.can(move):
-                return move
-        return None
+        # first (ties in listing order), so usually a single legality check decides.
+        return first_legal(view, view.meld_candidates(True))
 
     def choose_discard(self, view) -> Discard:
         hand = view.hand
-        kinds = _KINDS
-        last = KIND_COUNT - 1
-        cards = 0
-        three = False
-        wild = -1  # the highest wild kind held
-        natural = -1  # the highest natural kind held
-        for kind in range(last, -1, -1):
-            held = hand[kind]
-            if held:
-                cards += held
-                if kind == BLACK_THREE:
-                    three = True
-                elif kind <= TWO:
-                    if wild < 0:
-                        wild = kind
-                elif natural < 0:
-                    natural = kind
         side = view.side
-        if cards > 1 and view.partner_answer is not True:
+        if sum(hand) > 1 and view.partner_answer is not True:
             # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
             # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
-            # The least useful card (the least of _discard_keys' keys), found with the fewest meld look-ups:
-            # a black 3 is least useful of all, then the unmelded naturals (by _kind_usefulness they rank
-            # below every melded one, so a natural's melds are looked up only once it is the least left),
-            # then the melded naturals (the highest first), then the wild cards (the highest first).
-            if three:
+            # The least useful card (the least of _discard_keys' keys): a black 3 is least useful of all,
+            # then the unmelded naturals, then the melded naturals (the highest first), then the wild cards
+            # (the highest first).
+            if hand[BLACK_THREE]:
                 return _DISCARDS[BLACK_THREE]
-            if natural >= 0:
-                other = -2  # not read yet: the pile's freezing is asked only when a meld look-up needs it
-                rejected = 0  # the naturals found melded, one bit each
-                while True:
-                    best = -1
-                    least = 0
-                    for kind in range(natural, TWO, -1):
-                        held = hand[kind]
-                        if held and kind != BLACK_THREE and not (rejected >> kind) & 1:
-                            key = _kind_usefulness(kind, held, False) * kinds + (last - kind)
-                            if best < 0 or key < least:
-                                best = kind
-                                least = key
-                    if best < 0:
-                        return _DISCARDS[natural]  # every natural held is melded
-                    if view.meld_size(side, best) <= 0:
-                        if other == -2:
-                            other = -1 if view.is_pile_frozen else 1 - side
-                        if other < 0 or view.meld_size(other, best) <= 0:
-                            return _DISCARDS[best]
-                    rejected |= 1 << best
-            if wild >= 0:
-                return _DISCARDS[wild]
+            naturals = [kind for kind in _NATURALS_DOWN if hand[kind]]
+            if naturals:
+                ours = view.melds(side)
+                theirs = _NO_MELDS if view.is_pile_frozen else view.melds(1 - side)
+                best = naturals[0]  # every natural held is melded: the highest
+                least = -1
+                for kind in naturals:  # highest first: of equal usefulness, the highest kind goes
+                    if kind not in ours and kind not in theirs:
+                        usefulness = (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]  # _kind_usefulness, unmelded
+                        if least < 0 or usefulness < least:
+                            best = kind
+                            least = usefulness
+                return _DISCARDS[best]
+            if hand[TWO]:
+                return _DISCARDS[TWO]
+            if hand[JOKER]:
+                return _DISCARDS[JOKER]
+        kinds = _KINDS
+        last = KIND_COUNT - 1
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
         other = -1 if view.is_pile_frozen else 1 - side
         keys = _discard_keys(view, hand, side, other)
@@ -156,6 +103,9 @@ class Greedy(Strategy):
 
 _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
 _VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
+_NATURALS_DOWN = tuple(kind for kind in range(KIND_COUNT - 1, TWO, -1) if kind != BLACK_THREE)
+"""The kinds above the wild cards but the black 3, highest first: those ranked as naturals."""
+_NO_MELDS: dict = {}
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:

@@ -137,7 +137,7 @@ class _PlayoutExpert(Expert):
     def on_hand_start(self, view) -> None:
         """Remember the hand so far, from the searcher's memory."""
         self._memory = self.start.copy()
-        self._decided = self._turn = None
+        self._decided = None
 
     def wants_to_go_out(self, view) -> bool:
         """Not during the held turn; as expert otherwise."""

@@ -8,8 +8,11 @@ from canasta_sim.core.view cimport SeatView
 
 
 cdef Py_ssize_t ACE, BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE
-cdef tuple KIND_VALUE
+cdef tuple KIND_VALUE, _REMEMBERED
 cdef Py_ssize_t _COPIES, _WILDS_IN_DECK
+
+
+cdef class DiscardRisk
 
 
 cdef class CardMemory:
@@ -19,6 +22,13 @@ cdef class CardMemory:
     cdef public Py_ssize_t known_counts[60]
     cdef public Py_ssize_t known_totals[4]
     cdef public Py_ssize_t avoided[4]
+    # This turn's discard risk, the hand it is up to date with, and the turn.
+    cdef public DiscardRisk risk
+    cdef public object risk_hand
+    cdef public Py_ssize_t risk_hand_number, risk_turn
+
+    @cython.locals(risk=DiscardRisk)
+    cpdef DiscardRisk turn_risk(self, SeatView view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
 
 
 @cython.locals(index=Py_ssize_t)
@@ -130,3 +140,8 @@ cpdef first_legal_meld(SeatView view, hand, Py_ssize_t discard, Py_ssize_t budge
 )
 cdef _canasta_meld(SeatView view, dict melds, Py_ssize_t jokers_in_hand, Py_ssize_t wilds, Py_ssize_t budget,
                    bint hand_may_end, Py_ssize_t most_wilds, bint wild_ratio)
+
+
+@cython.locals(size=Py_ssize_t, canastas=Py_ssize_t, needed=Py_ssize_t, stock=Py_ssize_t, side=Py_ssize_t,
+               laid=Py_ssize_t, rank=Py_ssize_t, after=Py_ssize_t, old=Py_ssize_t)
+cpdef first_legal(SeatView view, moves)

@@ -14,6 +14,7 @@ its inner loops at the engine's speed.  The built-in ``expert`` is written on to
   player can take the pile with it (R8.2) times what the pile is worth, plus its worth in hand.
 * :func:`opening` finds the cheapest initial meld reaching a minimum (R10.1-R10.3, R10.5).
 * :func:`first_legal_meld` finds a meld to lay after the initial meld, checked with ``view.can``.
+* :func:`first_legal` picks the first legal move of a listing (``view.meld_candidates(True)``, say).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from canasta_sim.core.legal import single_group_meld
 from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import Discard, Draw, Meld, MeldGroup, TakePile
 
-__all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal_meld", "opening"]
+__all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal", "first_legal_meld", "opening"]
 
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
@@ -40,9 +41,15 @@ class CardMemory:
     and ``pile_freezers`` the wild cards and red 3s in it (R8.1b).
     """
 
-    __slots__ = ("pile", "pile_freezers", "known_counts", "known_totals", "avoided", "side_melded")
+    __slots__ = (
+        "pile", "pile_freezers", "known_counts", "known_totals", "avoided", "side_melded", "risk", "risk_hand",
+        "risk_hand_number", "risk_turn",
+    )
 
     def __init__(self, pile: tuple[int, ...] = ()) -> None:
+        self.risk = self.risk_hand = None
+        self.risk_hand_number = 0
+        self.risk_turn = -1  # no turn yet
         self.pile = list(pile)
         self.pile_freezers = sum([1 for kind in pile if kind <= TWO or kind == RED_THREE])
         self.known_counts = [0] * 60  # 4 seats x KIND_COUNT kinds: a fixed size, a C array where compiled
@@ -71,19 +78,45 @@ class CardMemory:
         other.side_melded = list(self.side_melded)
         return other
 
+    def turn_risk(self, view, hand: tuple[int, ...], hand_number: int, turn: int) -> DiscardRisk:
+        """The :class:`DiscardRisk` of turn ``turn`` of hand ``hand_number`` for ``hand``, the seat's hand in
+        ``view`` now: read once a turn and kept, then brought up to date after the seat's own melds (within a
+        turn what the seat sees changes only by them, and they change its hand).  A copy keeps none."""
+        risk = self.risk
+        if risk is not None and self.risk_turn == turn and self.risk_hand_number == hand_number:
+            before = self.risk_hand
+            if before == hand:
+                return risk
+            risk.update_own_melds(view, before, hand)
+        else:
+            risk = DiscardRisk(self, view)
+            self.risk = risk
+            self.risk_hand_number = hand_number
+            self.risk_turn = turn
+        self.risk_hand = hand
+        return risk
+
     def observe(self, event) -> None:
         """Remember one public event: a discard, a draw, a pile take or a meld (ask, answer and stop change
         nothing remembered)."""
         move = event.move
         seat = event.seat
-        if isinstance(move, Discard):
+        move_type = type(move)
+        if move_type is not Discard and move_type is not Draw and move_type is not Meld and move_type is not TakePile:
+            # A subclass of a move record is remembered as its record; ask, answer and stop change nothing.
+            move_type = next((base for base in _REMEMBERED if isinstance(move, base)), None)
+        if move_type is Discard:
             _remember_discard(self, seat, move.card)
-        elif isinstance(move, Draw):
+        elif move_type is Draw:
             _remember_draw(self, seat)
-        elif isinstance(move, Meld):
+        elif move_type is Meld:
             _remember_meld(self, seat, move.groups)
-        elif isinstance(move, TakePile):
+        elif move_type is TakePile:
             _remember_take(self, seat, move)
+
+
+_REMEMBERED = (Discard, Draw, Meld, TakePile)
+"""The moves a :class:`CardMemory` remembers, by record class (the move classes are siblings)."""
 
 
 def _remember_discard(memory: CardMemory, seat: int, kind: int) -> None:
@@ -677,4 +710,41 @@ def _canasta_meld(view, melds: dict, jokers_in_hand: int, wilds: int, budget: in
             move = single_group_meld(rank, 0, use_jokers, need - use_jokers)
             if view.can(move):
                 return move
+    return None
+
+
+def first_legal(view, moves):
+    """The first of ``moves`` that is legal for the view's seat now (``view.can``), or ``None``.
+
+    A one-group meld the rules refuse for certain is passed over without the full check: black 3s melded
+    by a player not going out (R5.3), and a meld that would go out (R6.4: it leaves no card, or one to
+    discard while the stock lasts, R13.1) without the canastas going out needs (R12.1).
+    """
+    size = -1
+    canastas = -1
+    needed = stock = side = 0
+    for move in moves:
+        if type(move) is Meld or isinstance(move, Meld):
+            groups = move.groups
+            if len(groups) == 1:
+                if size < 0:
+                    size = sum(view.hand)
+                group = groups[0]
+                laid = len(group.cards)
+                rank = group.rank
+                after = size - laid
+                if rank == BLACK_THREE and after > 1:
+                    continue
+                if after < 2:
+                    if canastas < 0:
+                        side = view.side
+                        canastas = view.canasta_count(side)
+                        needed = view.rules.canastas_to_go_out
+                        stock = view.stock_count
+                    if after == 0 or stock:
+                        old = view.meld_size(side, rank)  # the cards already in the side's meld of the rank
+                        if canastas + (old < CANASTA_SIZE <= old + laid) < needed:
+                            continue
+        if view.can(move):
+            return move
     return None

@@ -81,9 +81,10 @@ class _Checked(Expert):
         )
 
     def _check(self, view, move):
-        kept = self._turn
-        if kept is not None and kept[:3] == (view.hand_number, view.turn_count, view.hand):
-            risk, fresh = kept[3], DiscardRisk(self._memory, view)
+        memory = self._memory
+        kept = (memory.risk_hand_number, memory.risk_turn, memory.risk_hand)
+        if memory.risk is not None and kept == (view.hand_number, view.turn_count, view.hand):
+            risk, fresh = memory.risk, DiscardRisk(memory, view)
             figures = ("pile_size", "pile_worth", "opponents_melded", "opponent_meld_count", "we_melded",
                        "our_melds", "hand_may_end", "taker", "their_melds", "taker_melded", "frozen", "share",
                        "wild_chance", "our_ranks", "their_ranks", "taker_avoids")
