@@ -56,6 +56,7 @@ COMPILED = {
         "view",
         "strategy",
         "engine",
+        "meld_search",
         "kernels",
     ],
 }

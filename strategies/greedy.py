@@ -6,6 +6,7 @@ from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, T
 from canasta_sim.core.kernels import first_legal
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, TakePile
 from canasta_sim.core.strategy import Strategy
+
 _DRAW = Draw()
 _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 """One discard record per kind: records are immutable, so every decision can hand out the same one."""

@@ -63,6 +63,7 @@ class _Checked(Expert):
 
     events: list = []
     risks: list = []
+    updates: list = []
 
     def on_hand_start(self, view) -> None:
         super().on_hand_start(view)
@@ -80,6 +81,13 @@ class _Checked(Expert):
             and memory.pile_freezers == sum(1 for kind in reference.pile if kind <= TWO or kind == RED_THREE)
         )
 
+    def _update_due(self, view) -> None:
+        memory = self._memory
+        if memory.risk is not None and (memory.risk_hand_number, memory.risk_turn) == (view.hand_number,
+                                                                                       view.turn_count):
+            if memory.risk_hand != view.hand:
+                _Checked.updates.append(1)  # the risk kept this turn is brought up to date after own melds
+
     def _check(self, view, move):
         memory = self._memory
         kept = (memory.risk_hand_number, memory.risk_turn, memory.risk_hand)
@@ -94,13 +102,16 @@ class _Checked(Expert):
                 and risk.seen_counts() == fresh.seen_counts()
                 and risk.we_melded == view.has_melded(view.side)
                 and risk.costs(hand, self.freeze).order() == fresh.costs(hand, self.freeze).order()
+                and risk.costs(hand, self.freeze) is risk.costs(hand, self.freeze)  # kept for the same hand
             )
         return move
 
     def choose_meld(self, view):
+        self._update_due(view)
         return self._check(view, super().choose_meld(view))
 
     def choose_discard(self, view):
+        self._update_due(view)
         return self._check(view, super().choose_discard(view))
 
 
@@ -114,10 +125,11 @@ def test_card_memory_of_known_cards_and_avoided_ranks_matches_the_plain_reading_
 
 @pytest.mark.timeout(120)
 def test_discard_risk_kept_through_a_turn_equals_a_fresh_read_of_the_view():
-    _Checked.events, _Checked.risks = [], []
-    for seed in range(3, 6):
+    _Checked.events, _Checked.risks, _Checked.updates = [], [], []
+    for seed in range(3, 9):
         play_game([_Checked, Greedy, _Checked, Greedy], seed=seed, rules=SHORT)
-    assert len(_Checked.risks) > 100 and all(_Checked.risks)
+    assert len(_Checked.risks) > 300 and all(_Checked.risks)
+    assert len(_Checked.updates) > 30
 
 
 def test_card_memory_copy_is_independent_and_equal():
