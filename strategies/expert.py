@@ -221,7 +221,7 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        hand, hand_number, turn, answer, _top, _pile_size, _sizes, _stock = view.snapshot()
+        hand, hand_number, turn, answer, _top, _pile_size, _sizes, _stock = snapshot = view.snapshot()
         going_out = self._going_out(view, hand_number, turn)
         size = sum(hand)
         if answer is True or (going_out and answer is None):
@@ -235,7 +235,7 @@ class Expert(Strategy):
             if answer is True:
                 return None
         # This turn's discard risk, which the discard reads too: whether the side has melded is in it.
-        risk = self._memory.turn_risk(view, hand, hand_number, turn)
+        risk = self._memory.turn_risk(view, snapshot)
         if not risk.we_melded:
             return self._opening_meld(view, hand, size, risk)
         budget = size - 2  # not going out: keep one card to discard and one to hold (R6.4)
@@ -272,12 +272,13 @@ class Expert(Strategy):
 
     def choose_discard(self, view) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
-        hand, hand_number, turn, _answer, _top, _pile_size, _sizes, _stock = view.snapshot()
+        snapshot = view.snapshot()
+        hand = snapshot[0]
         if sum(hand) == 1:
             for kind in range(KIND_COUNT):
                 if hand[kind]:
                     return _DISCARDS[kind]
-        costs = self._memory.turn_risk(view, hand, hand_number, turn).costs(hand, self.freeze)
+        costs = self._memory.turn_risk(view, snapshot).costs(hand, self.freeze)
         # The cheapest card is the first of the order and usually legal; then the order is not needed.
         cheapest = costs.cheapest_kind()
         move = _DISCARDS[cheapest]
@@ -292,7 +293,7 @@ class Expert(Strategy):
 
     def _discard_costs(self, view, hand) -> DiscardCosts:
         """The discard costs of ``hand`` against this turn's risk."""
-        return self._memory.turn_risk(view, view.hand, view.hand_number, view.turn_count).costs(hand, self.freeze)
+        return self._memory.turn_risk(view, view.snapshot()).costs(hand, self.freeze)
 
     def _discard_order(self, view, hand) -> list[tuple[float, int]]:
         """The ``(cost, kind)`` pairs of ``hand``'s discards, cheapest first."""

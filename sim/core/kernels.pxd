@@ -27,8 +27,8 @@ cdef class CardMemory:
     cdef public object risk_hand
     cdef public Py_ssize_t risk_hand_number, risk_turn
 
-    @cython.locals(risk=DiscardRisk)
-    cpdef DiscardRisk turn_risk(self, SeatView view, hand, Py_ssize_t hand_number, Py_ssize_t turn)
+    @cython.locals(risk=DiscardRisk, hand_number=Py_ssize_t, turn=Py_ssize_t)
+    cpdef DiscardRisk turn_risk(self, SeatView view, tuple snapshot)
 
 
 @cython.locals(index=Py_ssize_t)
@@ -74,6 +74,7 @@ cdef class DiscardRisk:
     cpdef DiscardCosts costs(self, hand, double freeze)
 
 
+cdef _start_risk(DiscardRisk risk, CardMemory memory, SeatView view, tuple snapshot)
 @cython.locals(
     hand=tuple, pile_size=Py_ssize_t, sizes=tuple, stock_count=Py_ssize_t, me=Py_ssize_t, side=Py_ssize_t,
     opponents=Py_ssize_t, taker=Py_ssize_t, wilds_seen=Py_ssize_t, ranks=Py_ssize_t, rank=Py_ssize_t,

@@ -79,10 +79,13 @@ class CardMemory:
         other.side_melded = list(self.side_melded)
         return other
 
-    def turn_risk(self, view, hand: tuple[int, ...], hand_number: int, turn: int) -> DiscardRisk:
-        """The :class:`DiscardRisk` of turn ``turn`` of hand ``hand_number`` for ``hand``, the seat's hand in
-        ``view`` now: read once a turn and kept, then brought up to date after the seat's own melds (within a
+    def turn_risk(self, view, snapshot: tuple) -> DiscardRisk:
+        """This turn's :class:`DiscardRisk` for the seat's hand, from ``snapshot``, what ``view.snapshot()``
+        returned now: read once a turn and kept, then brought up to date after the seat's own melds (within a
         turn what the seat sees changes only by them, and they change its hand).  A copy keeps none."""
+        hand = snapshot[0]
+        hand_number = snapshot[1]
+        turn = snapshot[2]
         risk = self.risk
         if risk is not None and self.risk_turn == turn and self.risk_hand_number == hand_number:
             before = self.risk_hand
@@ -90,7 +93,8 @@ class CardMemory:
                 return risk
             risk.update_own_melds(view, before, hand)
         else:
-            risk = DiscardRisk(self, view)
+            risk = DiscardRisk.__new__(DiscardRisk)
+            _start_risk(risk, self, view, snapshot)
             self.risk = risk
             self.risk_hand_number = hand_number
             self.risk_turn = turn
@@ -248,12 +252,7 @@ class DiscardRisk:
     )
 
     def __init__(self, memory: CardMemory, view) -> None:
-        self.memory = memory
-        self.kept = None
-        self.chances_known = 0
-        self.none_chances = [0.0] * 9  # by unseen count, 0 to _COPIES
-        self.one_chances = [0.0] * 9
-        _read_risk(self, memory, view, view.snapshot())
+        _start_risk(self, memory, view, view.snapshot())
 
     def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:
         """Bring the figures up to date after this seat melded from hand ``before`` to ``after`` this turn.
@@ -293,6 +292,16 @@ class DiscardRisk:
         if type(hand) is tuple:
             self.kept = costs
         return costs
+
+
+def _start_risk(risk: DiscardRisk, memory: CardMemory, view, snapshot: tuple) -> None:
+    """The body of the constructor: ``snapshot`` is ``view.snapshot()``."""
+    risk.memory = memory
+    risk.kept = None
+    risk.chances_known = 0
+    risk.none_chances = [0.0] * 9  # by unseen count, 0 to _COPIES
+    risk.one_chances = [0.0] * 9
+    _read_risk(risk, memory, view, snapshot)
 
 
 def _read_risk(risk: DiscardRisk, memory: CardMemory, view, snapshot: tuple) -> None:
