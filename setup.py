@@ -56,7 +56,7 @@ COMPILED = {
         "view",
         "strategy",
         "engine",
-        "meld_search",
+        "meld_planning",
         "kernels",
     ],
 }

@@ -15,13 +15,13 @@ its inner loops at the engine's speed.  The built-in ``expert`` is written on to
 * :func:`opening` finds the cheapest initial meld reaching a minimum (R10.1-R10.3, R10.5),
   :func:`first_legal_meld` a meld to lay after the initial meld, and :func:`first_legal` the first legal
   move of a listing (``view.meld_candidates(True)``, say): the meld searches, kept in
-  :mod:`canasta_sim.core.meld_search` and exported here.
+  :mod:`canasta_sim.core.meld_planning` and exported here.
 """
 
 from __future__ import annotations
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
-from canasta_sim.core.meld_search import first_legal, first_legal_meld, opening
+from canasta_sim.core.meld_planning import first_legal, first_legal_meld, opening
 from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import Discard, Draw, Meld, TakePile
 

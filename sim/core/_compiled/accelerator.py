@@ -43,7 +43,7 @@ BUILD_RECORD_NAME = "_build.json"
 LINKED_MODULES = {
     "canasta_sim.core": (
         frozenset({"melding", "pile", "state", "view", "engine", "legal", "going_out", "scoring", "kernels",
-                   "meld_search"}),
+                   "meld_planning"}),
     ),
 }
 """Modules compiled against each other's C declarations (issue #18: the hand state is one extension type

@@ -1,7 +1,7 @@
 """Meld searches on count vectors for strategies: the initial meld, a meld after it, the first legal move.
 
 Part of the core's helpers for strategies (see :mod:`canasta_sim.core.kernels`, which exports these too),
-compiled with the rules engine (``meld_search.pxd``): :func:`opening` finds the cheapest initial meld reaching
+compiled with the rules engine (``meld_planning.pxd``): :func:`opening` finds the cheapest initial meld reaching
 a minimum (R10.1-R10.3, R10.5), :func:`first_legal_meld` a meld to lay after it, and :func:`first_legal` the
 first legal move of a listing.
 """

@@ -1,4 +1,4 @@
-# C types for sim/core/meld_search.py (Cython reads this file beside the module; plain Python ignores it).
+# C types for sim/core/meld_planning.py (Cython reads this file beside the module; plain Python ignores it).
 # The searches run on C integers and C arrays; the view is typed, so view.can is a C call (sim/core/view.pxd).
 
 cimport cython
