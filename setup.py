@@ -60,12 +60,15 @@ COMPILED = {
         "view",
         "strategy",
         "engine",
+        "meld_planning",
+        "kernels",
     ],
 }
 
 # The import namespace is canasta_sim; its source folders keep the layout's names.
 SOURCE_FOLDERS = {"canasta_sim.core": "sim/core"}
-PARENT_FOLDERS = {"canasta_sim": "sim"}  # packages above the compiled ones, which the training must import
+# The packages the training imports besides the compiled ones: the one above them, and the plain-Python bots.
+PARENT_FOLDERS = {"canasta_sim": "sim", "canasta_sim.strategies": "strategies"}
 
 # Python's semantics, not C's: annotations are documentation here, never C types.  The only C types are
 # the locals a module declares with @cython.locals (see canasta_sim.core._compiled.cython_fallback): integers,
@@ -74,7 +77,7 @@ DIRECTIVES = {"language_level": 3, "annotation_typing": False, "binding": True}
 
 
 # Floating-point results bit for bit those of plain Python: no fused multiply-adds (MSVC fuses none by
-# default).  The few C doubles (strategies/expert.py, _discard_costs) make Python's float operations in
+# default).  The few C doubles (sim/core/kernels.py, the discard costs) make Python's float operations in
 # Python's order, so without fused operations they round as Python does.
 FLOAT_FLAGS = [] if sys.platform == "win32" else ["-ffp-contract=off"]
 

@@ -5,10 +5,6 @@
 
 from __future__ import annotations
 
-from canasta_sim.core._compiled.accelerator import use_sources_where_needed
-
-use_sources_where_needed(__name__, __path__[0])
-
 from canasta_sim.arbiter.fingerprint import trust_builtin_strategies
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import Discard, Draw, Meld, MeldGroup, Move, TakePile
+from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.kernels import first_legal
+from canasta_sim.core.moves import Discard, Draw, Meld, Move, TakePile
 from canasta_sim.core.strategy import Strategy
-from canasta_sim.core.view import SeatView
-
-try:
-    import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing
-    from canasta_sim.core._compiled import cython_fallback as cython
-
-Count = cython.typedef(cython.Py_ssize_t)
-"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
 _DRAW = Draw()
 _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
@@ -28,9 +19,6 @@ class Greedy(Strategy):
     version = 2  # v2: no longer discards a rank the opponents melded onto an unfrozen pile
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
-    # The decisions read the view as a SeatView (a MessageView is one too): compiled, its query methods are C
-    # calls (sim/view.pxd), not methods looked up by name.
-    @cython.locals(view=SeatView, count=Count, best_count=Count, smallest=Count)
     def choose_acquire(self, view) -> Move:
         # The take that spends the fewest hand cards on the top card (keeping the most for later melds),
         # the first listed of those.  The listing checks each take, so stop once no later take can
@@ -63,10 +51,6 @@ class Greedy(Strategy):
     def answer_go_out(self, view) -> bool:
         return True
 
-    @cython.locals(
-        view=SeatView, size=Count, after=Count, laid=Count, rank=Count, canastas=Count, needed=Count, old=Count,
-        stock=Count, side=Count, groups=tuple,
-    )
     def choose_meld(self, view) -> Meld | None:
         answer = view.partner_answer
         if answer is not False:
@@ -74,103 +58,39 @@ class Greedy(Strategy):
             if plan is not None and plan[0] and (answer is True or view.rules.ask_partner != "mandatory"):
                 return Meld(plan[0])
         # The first legal meld of the most cards, in legal_melds order: candidates come largest
-        # first (ties in listing order), so usually a single legality check decides.  A one-group
-        # candidate the rules refuse for certain is passed over unchecked (the check would say no).
-        size = -1
-        canastas = -1
-        needed = 0
-        stock = 0
-        side = 0
-        for move in view.meld_candidates(True):
-            # Compiled, the records' fields are read through their slots (_slot, strategies/greedy.pxd): the
-            # candidates are Meld records of MeldGroups, and the checks below read every one's fields.
-            groups = _slot(_MELD_GROUPS, move) if cython.compiled and type(move) is Meld else move.groups  # noqa: F821
-            if len(groups) == 1:
-                if size < 0:
-                    size = view.hand_sizes[view._seat]  # the view's own seat: a C field where compiled
-                group = groups[0]
-                if cython.compiled and type(group) is MeldGroup:
-                    laid = len(_slot(_GROUP_CARDS, group))  # noqa: F821
-                    rank = _slot(_GROUP_RANK, group)  # noqa: F821
-                else:
-                    laid = len(group.cards)
-                    rank = group.rank
-                after = size - laid
-                if rank == _BLACK_THREE and after > 1:
-                    continue  # R5.3: black 3s are melded only by a player going out
-                if after < 2:
-                    if canastas < 0:
-                        side = view._seat & 1  # view.side, read as a C field where compiled
-                        canastas = view.canasta_count(side)
-                        needed = view.rules.canastas_to_go_out
-                        stock = view.stock_count
-                    # R6.4: a meld that leaves no card, or one card to discard (unless R13.1 forbids the
-                    # discard, which needs an empty stock), goes out, and going out needs the canastas.
-                    if after == 0 or stock:
-                        old = view.meld_size(side, rank)  # the cards already in the side's meld of the rank
-                        if canastas + (old < _CANASTA_SIZE <= old + laid) < needed:
-                            continue
-            if view.can(move):
-                return move
-        return None
+        # first (ties in listing order), so usually a single legality check decides.
+        return first_legal(view, view.meld_candidates(True))
 
-    @cython.locals(
-        view=SeatView, kind=Count, key=Count, index=Count, kinds=Count, last=Count, least=Count, held=Count,
-        cards=Count, side=Count, other=Count, hand=tuple, keys=list, wild=Count, natural=Count, found=Count,
-        best=Count, rejected=Count, three=cython.bint,
-    )
     def choose_discard(self, view) -> Discard:
         hand = view.hand
-        kinds = _KINDS  # a C integer where compiled: the remainders below are C operations
-        last = _KIND_COUNT - 1
-        cards = 0
-        three = False
-        wild = -1  # the highest wild kind held
-        natural = -1  # the highest natural kind held
-        for kind in range(last, -1, -1):
-            held = hand[kind]
-            if held:
-                cards += held
-                if kind == _BLACK_THREE:
-                    three = True
-                elif kind <= _TWO:
-                    if wild < 0:
-                        wild = kind
-                elif natural < 0:
-                    natural = kind
-        side = view._seat & 1  # view.side, read as a C field where compiled
-        if cards > 1 and view.partner_answer is not True:
+        side = view.side
+        if sum(hand) > 1 and view.partner_answer is not True:
             # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
             # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
-            # The least useful card (the least of _discard_keys' keys), found with the fewest meld look-ups:
-            # a black 3 is least useful of all, then the unmelded naturals (by _kind_usefulness they rank
-            # below every melded one, so a natural's melds are looked up only once it is the least left),
-            # then the melded naturals (the highest first), then the wild cards (the highest first).
-            if three:
-                return _DISCARDS[_BLACK_THREE]
-            if natural >= 0:
-                other = -2  # not read yet: the pile's freezing is asked only when a meld look-up needs it
-                rejected = 0  # the naturals found melded, one bit each
-                while True:
-                    best = -1
-                    least = 0
-                    for kind in range(natural, _TWO, -1):
-                        held = hand[kind]
-                        if held and kind != _BLACK_THREE and not (rejected >> kind) & 1:
-                            key = _kind_usefulness(kind, held, False) * kinds + (last - kind)
-                            if best < 0 or key < least:
-                                best = kind
-                                least = key
-                    if best < 0:
-                        return _DISCARDS[natural]  # every natural held is melded
-                    if view.meld_size(side, best) <= 0:
-                        if other == -2:
-                            other = -1 if view.is_pile_frozen else 1 - side
-                        if other < 0 or view.meld_size(other, best) <= 0:
-                            return _DISCARDS[best]
-                    rejected |= 1 << best
-            if wild >= 0:
-                return _DISCARDS[wild]
+            # The least useful card (the least of _discard_keys' keys): a black 3 is least useful of all,
+            # then the unmelded naturals, then the melded naturals (the highest first), then the wild cards
+            # (the highest first).
+            if hand[BLACK_THREE]:
+                return _DISCARDS[BLACK_THREE]
+            naturals = [kind for kind in _NATURALS_DOWN if hand[kind]]
+            if naturals:
+                ours = view.melds(side)
+                theirs = _NO_MELDS if view.is_pile_frozen else view.melds(1 - side)
+                best = naturals[0]  # every natural held is melded: the highest
+                least = -1
+                for kind in naturals:  # highest first: of equal usefulness, the highest kind goes
+                    if kind not in ours and kind not in theirs:
+                        usefulness = (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]  # _kind_usefulness, unmelded
+                        if least < 0 or usefulness < least:
+                            best = kind
+                            least = usefulness
+                return _DISCARDS[best]
+            if hand[TWO]:
+                return _DISCARDS[TWO]
+            if hand[JOKER]:
+                return _DISCARDS[JOKER]
+        kinds = _KINDS
+        last = KIND_COUNT - 1
         # Ranks the next player's side has melded would hand it the pile while the pile is not frozen.
         other = -1 if view.is_pile_frozen else 1 - side
         keys = _discard_keys(view, hand, side, other)
@@ -184,16 +104,9 @@ class Greedy(Strategy):
 
 _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
 _VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
-# The card constants as C integers and a C array where compiled (strategies/greedy.pxd), for the loops below.
-_KIND_COUNT = KIND_COUNT
-_BLACK_THREE = BLACK_THREE
-_TWO = TWO
-_KIND_VALUE = KIND_VALUE
-_CANASTA_SIZE = CANASTA_SIZE
-# The move records' slot descriptors, read from C through _slot (strategies/greedy.pxd) where the class is exact.
-_MELD_GROUPS = Meld.__dict__["groups"]
-_GROUP_CARDS = MeldGroup.__dict__["cards"]
-_GROUP_RANK = MeldGroup.__dict__["rank"]
+_NATURALS_DOWN = tuple(kind for kind in range(KIND_COUNT - 1, TWO, -1) if kind != BLACK_THREE)
+"""The kinds above the wild cards but the black 3, highest first: those ranked as naturals."""
+_NO_MELDS: dict = {}
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
@@ -203,31 +116,31 @@ def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
 
 def _kind_usefulness(kind: int, held: int, melded: bool) -> int:
     """:func:`_usefulness` of a kind held ``held`` times, ``melded`` by either side."""
-    if kind == _BLACK_THREE:
+    if kind == BLACK_THREE:
         return 0  # (-1, 0)
-    if kind <= _TWO:
+    if kind <= TWO:
         return 101 * _VALUES  # (100, 0)
     if melded:
         return 51 * _VALUES  # (50, 0)
-    points = _KIND_VALUE[kind]
+    points = KIND_VALUE[kind]
     return (held + 1) * _VALUES + points
 
 
-def _is_melded(view: SeatView, kind: int, side: int, other: int) -> bool:
+def _is_melded(view, kind: int, side: int, other: int) -> bool:
     """Whether ``side``, or ``other`` unless it is -1, has melded ``kind``: what :func:`_kind_usefulness` reads,
     and only for natural ranks (``False`` for the others, which it does not read)."""
-    if kind <= _TWO or kind == _BLACK_THREE:
+    if kind <= TWO or kind == BLACK_THREE:
         return False
     return view.meld_size(side, kind) > 0 or (other >= 0 and view.meld_size(other, kind) > 0)
 
 
-def _discard_keys(view: SeatView, hand, side: int, other: int) -> list[int]:
+def _discard_keys(view, hand, side: int, other: int) -> list[int]:
     """Each kind in hand as one sort key, least useful first: :func:`_usefulness` and the kind, higher first.
 
     ``side`` and ``other`` are the sides whose melds count, as :func:`_is_melded` reads them.
     """
     kinds = _KINDS
-    last = _KIND_COUNT - 1
+    last = KIND_COUNT - 1
     keys = []
     for kind in range(last, -1, -1):
         held = hand[kind]
@@ -245,10 +158,10 @@ def _take_size(move: TakePile) -> int:
     return count
 
 
-def _smallest_take(view: SeatView) -> int:
+def _smallest_take(view) -> int:
     """The fewest hand cards a legal take can lay now: none where the top card may be laid off on the
     side's meld of its rank (R8.2c.3), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
-    side = view._seat & 1  # view.side, read as a C field where compiled
+    side = view.side
     top = view.pile_top
     if top is not None and not view.is_pile_frozen_for(side) and view.meld_size(side, top) > 0:
         return 0

@@ -1,4 +1,4 @@
-"""``pimc``: Perfect Information Monte Carlo search over expert play-outs (issue #19).
+"""``pimc``: Perfect Information Monte Carlo search over expert play-outs.
 
 At the decisions where the choice matters it samples the cards it cannot see, consistently with
 everything its seat has seen (:func:`canasta_sim.core.search.sample_world`), plays every candidate out to
@@ -137,7 +137,7 @@ class _PlayoutExpert(Expert):
     def on_hand_start(self, view) -> None:
         """Remember the hand so far, from the searcher's memory."""
         self._memory = self.start.copy()
-        self._turn = None
+        self._decided = None
 
     def wants_to_go_out(self, view) -> bool:
         """Not during the held turn; as expert otherwise."""

@@ -30,3 +30,4 @@ cdef class SeatView:
     @cython.locals(phase=str)
     cpdef bint can(self, move) except -1
     cpdef going_out_plan(self)
+    cpdef tuple snapshot(self)

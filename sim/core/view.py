@@ -116,6 +116,22 @@ class SeatView:
         """Turns begun so far this hand."""
         return self._state.turn_count
 
+    def snapshot(self) -> tuple:
+        """What a decision reads, in one call: ``(hand, hand_number, turn_count, partner_answer, pile_top,
+        pile_size, hand_sizes, stock_count)``, each as its property gives it."""
+        state = self._state
+        sizes = state.hand_sizes
+        return (
+            tuple(state.hands[self._seat]),
+            state.hand_number,
+            state.turn_count,
+            state.answer,
+            state.pile_top,
+            len(state.pile),
+            (sizes[0], sizes[1], sizes[2], sizes[3]),
+            len(state.stock),
+        )
+
     # ---------------------------------------------------------------- cards
 
     @property

@@ -149,7 +149,7 @@ def test_parse_spec_splits_target_and_parameters():
         ("expert:freeze=lots", "expert: freeze=lots is not a number; expected a float from 0 to 3, such as 1.0"),
         ("no_such_module_here:Bot", "cannot be imported"),
         ("canasta_sim.strategies.expert:Missing", "has no class 'Missing'"),
-        ("canasta_sim.strategies.expert:_Memory", "is not a subclass of canasta_sim.core.strategy.Strategy"),
+        ("canasta_sim.strategies.expert:CardMemory", "is not a subclass of canasta_sim.core.strategy.Strategy"),
         ("missing/dir/bot.py:Bot", "does not exist"),
         ("expert:", "empty part after a colon"),
         ("bots/b.py::depth=2", "empty part after a colon"),

@@ -35,48 +35,6 @@ def expert_view(state, seat=0, scores=(0, 0), **parameters):
 # ---------------------------------------------------------------- acquire
 
 
-def test_expert_keeps_its_discard_table_equal_to_a_fresh_read():
-    # Within a turn expert updates its table after its own melds instead of reading it again;
-    # every field must equal what a fresh read of the view gives, at every decision.
-    from canasta_sim.strategies.expert import _DiscardTable
-
-    updates = []
-    reads = []
-
-    class Checked(Expert):
-        def _checked(self, view, decide):
-            # The table of this turn kept for a changed hand: the update_own_melds case (compiled, the
-            # table is an extension type whose functions cannot be wrapped, so the case is counted here).
-            memory = self._memory
-            turn = (view.hand_number, view.turn_count)
-            if memory.table is not None and (memory.table_hand_number, memory.table_turn) == turn:
-                if memory.table_hand != view.hand:
-                    updates.append(1)
-            move = decide(view)
-            # The table the decision kept for this turn and hand, against a fresh read.
-            if memory.table is not None and (memory.table_hand_number, memory.table_turn, memory.table_hand) == (
-                *turn,
-                view.hand,
-            ):
-                table = memory.table
-                fresh = _DiscardTable(self, view)
-                assert {name: getattr(table, name) for name in _DiscardTable.__slots__} == {
-                    name: getattr(fresh, name) for name in _DiscardTable.__slots__
-                }
-                reads.append(1)
-            return move
-
-        def choose_meld(self, view):
-            return self._checked(view, super().choose_meld)
-
-        def choose_discard(self, view):
-            return self._checked(view, super().choose_discard)
-
-    for seed in range(10):
-        play_game([Checked, Greedy, Checked, Greedy], seed=seed, rules=Rules(target_score=2000))
-    assert len(updates) > 100 and len(reads) > 1000
-
-
 def test_expert_takes_frozen_pile_with_natural_pair_r8_2b():
     state = position(hands={0: "9 9 K 5 7"}, melds={0: "Q Q Q", 1: "8 8 8"}, pile="4 2 J 9")
     expert, view = expert_view(state)
@@ -436,37 +394,3 @@ def test_expert_parameters_from_a_spec():
 def test_expert_refuses_bad_parameters(spec, message):
     with pytest.raises(StrategyLoadError, match=message):
         load_strategy(spec)
-
-
-def test_expert_discard_costs_kept_in_a_turn_equal_a_fresh_computation():
-    # Expert keeps this turn's discard table and the last hand's discard costs in its memory, and reuses them
-    # while the turn and the hand are the same: at every meld and discard decision of a few games, what it
-    # kept must equal what an expert given a copy of its memory (which keeps nothing of the turn) computes.
-    checks = []
-
-    class Checked(Expert):
-        def _checked(self, view, decide):
-            move = decide(view)
-            memory = self._memory
-            hand = view.hand
-            kept = memory.costs
-            this_turn = (memory.table_hand_number, memory.table_turn) == (view.hand_number, view.turn_count)
-            if this_turn and kept is not None and kept.table is memory.table and kept.hand == hand:
-                fresh = Expert(random.Random(0))
-                fresh._memory = memory.copy()
-                assert fresh._memory.table is None and fresh._memory.costs is None
-                assert self._discard_order(view, hand) == fresh._discard_order(view, hand)
-                assert self._cheapest_discard(view, hand) == fresh._cheapest_discard(view, hand)
-                assert memory.costs is kept  # the check itself reused the kept costs
-                checks.append(1)
-            return move
-
-        def choose_meld(self, view):
-            return self._checked(view, super().choose_meld)
-
-        def choose_discard(self, view):
-            return self._checked(view, super().choose_discard)
-
-    for seed in range(6):
-        play_game([Checked, Greedy, Checked, Greedy], seed=seed, rules=Rules(target_score=2000))
-    assert len(checks) > 500

@@ -1,4 +1,4 @@
-"""The one-pass candidate orders equal the stable sorts they stand for.
+"""The orders the one-pass listings and greedy's integer keys produce are the orders a sort by pairs gives.
 
 ``meld_candidates(largest_first=True)`` orders candidates in one pass (by counts, and greedy's openings
 as shapes), where it used to sort them; greedy ranks its discards by one integer per kind, where it used
@@ -46,7 +46,7 @@ def test_largest_first_candidates_are_the_stable_sort_of_the_listing_before_and_
 
 
 def _pair(kind: int, hand, own, theirs) -> tuple[int, int]:
-    # greedy's ranking by pairs, the long way
+    # greedy's ranking as pairs, before it ranked by integer keys
     if kind == 2:
         return (-1, 0)
     if kind <= 1:

@@ -1,8 +1,8 @@
-"""Greedy's discard, found with few meld look-ups (issue #18), is the discard its full ranking gives.
+"""Greedy's discard, found with two meld tables and no legality check, is the discard its full ranking gives.
 
-``Greedy.choose_discard`` looks up a natural's melds only once that natural is the least useful left (an
-unmelded natural always ranks below a melded one), and asks whether the pile is frozen only when a look-up
-needs the other side's melds.  At every discard of several games this checks its answer against the ranking
+``Greedy.choose_discard`` ranks the unmelded naturals from the side's and (while the pile is not frozen) the
+opponents' meld tables, an unmelded natural always ranking below a melded one, and checks no discard with
+``view.can`` while another card stays.  At every discard of several games this checks its answer against the ranking
 of every kind in hand by :func:`~canasta_sim.strategies.greedy._usefulness`, the least useful first.
 """
 

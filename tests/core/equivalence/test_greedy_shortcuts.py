@@ -1,8 +1,9 @@
-"""Issue #18's shortcuts in greedy and the take listing decide exactly as the long ways they replaced.
+"""The shortcuts in greedy, the core's first_legal and the take listing decide exactly as the long ways.
 
-Greedy stops listing takes once no later take can spend fewer cards, passes over meld candidates the rules
-refuse for certain (R6.4, R5.3) without asking ``view.can``, and discards without ``view.can`` while another
-card stays in hand; ``legal_takes`` skips the check of a take R8.2e refuses for certain.  Each test plays
+Greedy stops listing takes once no later take can spend fewer cards, melds with
+:func:`canasta_sim.core.kernels.first_legal` (which passes over meld candidates the rules refuse for certain,
+R6.4, R5.3, without asking ``view.can``), and discards without ``view.can`` while another card stays in hand;
+``legal_takes`` skips the check of a take R8.2e refuses for certain.  Each test plays
 games and compares, at every decision, the shortcut's answer with the long way's (written out here as it
 was before the shortcut).
 """
@@ -22,7 +23,7 @@ from canasta_sim.strategies.random_play import RandomPlay
 
 
 def _takes_checking_each(state) -> list[TakePile]:
-    """legal_takes before issue #18's R8.2e shortcut: every shape is checked with ``can_take_pile``."""
+    """legal_takes without its R8.2e shortcut: every shape is checked with ``can_take_pile``."""
     if state.phase != ACQUIRE or not state.pile or state.is_pile_blocked() or state.pile[-1] <= TWO:
         return []
     top = state.pile[-1]
