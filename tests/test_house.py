@@ -36,7 +36,8 @@ WORK_ITEM_IN_COMMENT = re.compile(r"(?<![\w&/])#\d{1,3}\b")
 """A bare ``#13`` in a comment (in prose it may be a rank or a seat, so only comments are checked for it)."""
 CYTHON = re.compile(r"^\s*(import cython\b|from cython\b|cimport\b|from \S+ cimport\b)")
 CPYTHON_INTERNALS = re.compile(
-    r"PyMemberDef|Py_TYPE|__dict__\[[\"']|tp_descr_get|PyObject_GenericSetAttr|offsetof"
+    r"PyMemberDef|Py_TYPE|__dict__\[[\"']|tp_descr_|PyObject_GenericSetAttr|PyType_GenericNew|offsetof|"
+    r"\bfrom cpython\b|\bcimport cpython\b"
 )
 """Reads of CPython's layout: member offsets, type slots, class dicts by key, raw attribute writes."""
 SELF = Path(__file__).resolve()
@@ -127,6 +128,14 @@ def test_cython_appears_only_in_the_core(name):
     assert not found, "\n".join(found)
 
 
+@pytest.mark.parametrize("name", sorted(PACKAGE_ROOMS))
+def test_every_name_a_module_uses_is_defined_in_its_own_source(name):
+    """No ``noqa: F821``: a name that exists only in a ``.pxd`` would pass lint and every plain-Python test."""
+    found = [where(path, number) for path in PACKAGE_ROOMS[name]
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if "noqa: F821" in line]
+    assert not found, "\n".join(found)
+
+
 @pytest.mark.parametrize("name", sorted(ALL_PYTHON_ROOMS))
 def test_no_cpython_internals(name):
     found = [where(path, number, match.group()) for path in ALL_PYTHON_ROOMS[name]
@@ -163,5 +172,7 @@ def test_the_checks_see_what_they_look_for(tmp_path):
     assert WORK_ITEM_IN_COMMENT.search("# as in #13") and not WORK_ITEM_IN_COMMENT.search("# R9.2, hands[#]")
     assert CYTHON.match("from canasta_sim.core cimport cards") and CYTHON.match("import cython")
     assert CPYTHON_INTERNALS.search("Py_TYPE(obj)") and CPYTHON_INTERNALS.search('Seat.__dict__["hand"]')
+    assert CPYTHON_INTERNALS.search("from cpython.object cimport PyObject")
+    assert not CPYTHON_INTERNALS.search("CPython's")
     source = 'def f():\n    """Doc."""\n' + "    x = 1\n" * 81
     assert function_body_lines(ast.parse(source).body[0]) == 81

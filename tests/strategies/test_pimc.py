@@ -1,4 +1,4 @@
-"""The ``pimc`` strategy (issue #19): it plays whole games at a tiny budget, reproducibly, within the
+"""The ``pimc`` strategy: it plays whole games at a tiny budget, reproducibly, within the
 engine's time limit, never changes the game it searches, and refuses bad parameters.
 
 Its strength is a benchmark (``scripts/pimc_strength.py``), not a test.

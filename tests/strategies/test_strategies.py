@@ -327,7 +327,7 @@ def test_expert_exercises_every_decision_over_games():
 @pytest.mark.parametrize("name", sorted(BUILTIN))
 def test_each_builtin_is_deterministic_given_its_rng(name):
     cls = BUILTIN[name]
-    if name == "pimc":  # a searching strategy: a tiny budget keeps the suite fast (issue #19)
+    if name == "pimc":  # a searching strategy: a tiny budget keeps the suite fast
         cls = functools.partial(cls, samples=2, width=2)
     first = play_game([cls, Greedy, cls, RandomPlay], seed=11)
     second = play_game([cls, Greedy, cls, RandomPlay], seed=11)
