@@ -515,7 +515,7 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
             hands.append(result)
             if observer is not None:
                 observer.on_hand_end(state, result)
-            # A frozen result can still be changed through object.__setattr__: its hash must not move.
+            # A result can still be forced to change (its constructor run again): its hash must not move.
             result_hash = hash(result) if seats.guarded else 0
             for seat, player in enumerate(instances):
                 seats.ask(seat, "hand end", player.on_hand_end, result)
