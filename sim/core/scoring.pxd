@@ -7,6 +7,10 @@ from canasta_sim.core.state cimport HandState
 # The card values by kind (KIND_COUNT = 15).
 cdef Py_ssize_t _KIND_VALUE[15]
 
+# R14.1e's penalty, a C call from score_hand (cpdef: still an ordinary function from Python).
+@cython.locals(seat=Py_ssize_t, kind=Py_ssize_t, count=Py_ssize_t, penalty=Py_ssize_t)
+cpdef Py_ssize_t _hand_penalty(HandState state, Py_ssize_t side) except? -1
+
 
 # The results become extension types: their fields are C members, read-only from Python, set in C by
 # their constructors.

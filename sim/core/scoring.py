@@ -291,7 +291,6 @@ def score_hand(state: HandState) -> HandResult:
     )
 
 
-@cython.locals(seat=Count, kind=Count, count=Count, penalty=Count, state=HandState)
 def _hand_penalty(state: HandState, side: int) -> int:
     """R14.1e: the card points left in both partners' hands (a positive number)."""
     penalty = 0
