@@ -25,5 +25,5 @@ cdef class _Seats:
 
 
 # The fingerprint's update after a move, a C call from _Seats.apply reading the hand state's C fields.
-@cython.locals(following=Py_ssize_t, side=Py_ssize_t)
+@cython.locals(following=Py_ssize_t, rank=Py_ssize_t, live=list, copied=list)
 cdef _take_fingerprint(HandState state, fingerprint, Py_ssize_t seat)

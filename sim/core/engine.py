@@ -319,7 +319,7 @@ def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int)
     """GameFingerprint.take after a move of ``seat`` (the copies equalled the state before it), updated in
     place: a move changes only the mover's hand and, as the next turn begins, the next seat's (its dealt
     red 3s laid and replaced, R3.5), and only the mover's side's melds (R9.5: a player lays only on their
-    own side's); the engine only pops the stock."""
+    own side's), of which only the ranks that differ are copied again; the engine only pops the stock."""
     hands = fingerprint.hands
     hands[seat] = state.hands[seat].copy()
     following = (seat + 1) % 4
@@ -328,8 +328,11 @@ def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int)
     fingerprint.pile[:] = state.pile
     if state.meld_changes != fingerprint.meld_changes:
         fingerprint.meld_changes = state.meld_changes
-        side = seat & 1
-        fingerprint.melds[side] = list(map(list.copy, state.melds[side]))
+        live = state.melds[seat & 1]
+        copied = fingerprint.melds[seat & 1]
+        for rank in range(len(live)):
+            if live[rank] != copied[rank]:
+                copied[rank] = live[rank].copy()
     fingerprint.red_threes[:] = state.red_threes
     fingerprint.hand_sizes[:] = state.hand_sizes
     fingerprint.melded[:] = state.side_has_melded
