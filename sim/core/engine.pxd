@@ -3,6 +3,8 @@
 # play_hand without a Python method look-up.  Every field stays readable and writable from Python, and
 # the Python subclasses (_StrictSeats, _ObservedSeats) still override ask and apply.
 
+cimport cython
+
 from canasta_sim.core.state cimport HandState
 
 
@@ -20,3 +22,8 @@ cdef class _Seats:
     # The seat a C integer: it indexes the seats' tuples with no boxed int.
     cpdef ask(self, Py_ssize_t seat, decision, method, view)
     cpdef apply(self, HandState state, Py_ssize_t seat, decision, move)
+
+
+# The fingerprint's update after a move, a C call from _Seats.apply reading the hand state's C fields.
+@cython.locals(following=Py_ssize_t, rank=Py_ssize_t, live=list, copied=list)
+cdef _take_fingerprint(HandState state, fingerprint, Py_ssize_t seat)

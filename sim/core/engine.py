@@ -275,7 +275,7 @@ class _Seats:
                 reason="malformed",
             ) from error
         if self.guarded:
-            self._take(state, fingerprint, seat)
+            _take_fingerprint(state, fingerprint, seat)
         if self.listeners:
             laid = state.red_threes[index] - before
             # The exact type: state.apply accepted the move, so it is one of the move records themselves.
@@ -315,25 +315,28 @@ class _Seats:
                         self.called |= bit
                         self.last_call = _EVENT_CALL + listener_seat
 
-    @staticmethod
-    @cython.locals(seat=Count, following=Count)
-    def _take(state: HandState, fingerprint: GameFingerprint, seat: int) -> None:
-        """GameFingerprint.take after a move of ``seat`` (the copies equalled the state before it), updated in
-        place: a move changes only the mover's hand and, as the next turn begins, the next seat's (its dealt
-        red 3s laid and replaced, R3.5); the engine only pops the stock."""
-        hands = fingerprint.hands
-        hands[seat] = state.hands[seat].copy()
-        following = (seat + 1) % 4
-        hands[following] = state.hands[following].copy()
-        del fingerprint.stock[len(state.stock):]
-        fingerprint.pile[:] = state.pile
-        if state.meld_changes != fingerprint.meld_changes:
-            fingerprint.meld_changes = state.meld_changes
-            fingerprint.melds = [list(map(list.copy, side)) for side in state.melds]
-        fingerprint.red_threes[:] = state.red_threes
-        fingerprint.hand_sizes[:] = state.hand_sizes
-        fingerprint.melded[:] = state.side_has_melded
-        fingerprint.control = _CONTROL(state)
+def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int) -> None:
+    """GameFingerprint.take after a move of ``seat`` (the copies equalled the state before it), updated in
+    place: a move changes only the mover's hand and, as the next turn begins, the next seat's (its dealt
+    red 3s laid and replaced, R3.5), and only the mover's side's melds (R9.5: a player lays only on their
+    own side's), of which only the ranks that differ are copied again; the engine only pops the stock."""
+    hands = fingerprint.hands
+    hands[seat] = state.hands[seat].copy()
+    following = (seat + 1) % 4
+    hands[following] = state.hands[following].copy()
+    del fingerprint.stock[len(state.stock):]
+    fingerprint.pile[:] = state.pile
+    if state.meld_changes != fingerprint.meld_changes:
+        fingerprint.meld_changes = state.meld_changes
+        live = state.melds[seat & 1]
+        copied = fingerprint.melds[seat & 1]
+        for rank in range(len(live)):
+            if live[rank] != copied[rank]:
+                copied[rank] = live[rank].copy()
+    fingerprint.red_threes[:] = state.red_threes
+    fingerprint.hand_sizes[:] = state.hand_sizes
+    fingerprint.melded[:] = state.side_has_melded
+    fingerprint.control = _CONTROL(state)
 
 
 class _StrictSeats(_Seats):
@@ -515,7 +518,7 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
             hands.append(result)
             if observer is not None:
                 observer.on_hand_end(state, result)
-            # A frozen result can still be changed through object.__setattr__: its hash must not move.
+            # A result can still be forced to change (its constructor run again): its hash must not move.
             result_hash = hash(result) if seats.guarded else 0
             for seat, player in enumerate(instances):
                 seats.ask(seat, "hand end", player.on_hand_end, result)

@@ -9,6 +9,9 @@
 
 cimport cython
 
+# The R9.2 wild-card limit, a C call from the search.
+from canasta_sim.core.melds cimport wild_limit
+
 cdef Py_ssize_t _KIND_VALUE[15]
 
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])

@@ -5,6 +5,7 @@
 cimport cython
 
 from canasta_sim.core.meld_search cimport _extra_melds, _openings_most_laid_first
+from canasta_sim.core.melds cimport wild_limit
 from canasta_sim.core.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).
@@ -53,3 +54,11 @@ cpdef list _addition_melds(HandState state, bint largest_first)
 
 
 cdef object _shape_group(tuple shape)
+
+# The addition listing's helpers, C calls from it (cpdef: still ordinary functions from Python).
+cpdef list _as_list(counts)
+@cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, found=list)
+cpdef list _black_three_and_wild_melds(Py_ssize_t black_threes, bint wild_only, Py_ssize_t held_jokers,
+                                       Py_ssize_t held_deuces)
+@cython.locals(index=Py_ssize_t, bucket=Py_ssize_t, buckets=list, ordered=list)
+cpdef list _most_laid_first(list shapes, Py_ssize_t most)

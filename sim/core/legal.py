@@ -376,7 +376,6 @@ def _as_list(counts: list[int]) -> list[int]:
     return counts if type(counts) is list else list(counts)
 
 
-@cython.locals(naturals=Count, jokers=Count, deuces=Count)
 def _black_three_and_wild_melds(black_threes: int, wild_only: bool, held_jokers: int, held_deuces: int) -> list[Meld]:
     """The single-group melds of black 3s (three or four, melded only by a player going out: R5.3, R9.8) and, with
     ``wild_only`` (``allow_wild_only_melds``), of wild cards alone, in listing order."""
@@ -392,7 +391,6 @@ def _black_three_and_wild_melds(black_threes: int, wild_only: bool, held_jokers:
     return found
 
 
-@cython.locals(index=Count, bucket=Count)
 def _most_laid_first(shapes: list[Meld], most: int) -> list[Meld]:
     """``shapes`` ordered by the hand cards each lays, at most ``most``, most first, ties in their order (a stable
     sort, one list per count laid)."""

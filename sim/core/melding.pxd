@@ -45,6 +45,7 @@ cdef class MeldingRules:
     cpdef _lay(self, dict additions, list used)
     cpdef verify_meld(self, move)
     cpdef _verify_still_going_out(self, move, dict additions, list used)
+    cpdef bint can_meld(self, move) except -1
     cpdef meld(self, move)
     # The dispatch to the move's check (HandState's) and the probe every can_x asks.
     cpdef bint _verify_move(self, move) except -1

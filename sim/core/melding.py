@@ -43,10 +43,10 @@ def _field_objects(move: Move) -> object:
     """The objects a move record's fields hold, the groups' ranks and cards included, to tell later whether
     the record changed since it was checked (:meth:`MeldingRules._vouch`).
 
-    The records are frozen, but ``object.__setattr__`` can still change a field: it then holds another
-    object.  Tuples cannot change, so a field whose object is the same tuple holds the same cards; a
-    record with a container of another kind (a list built by hand) is not kept (``_NOT_KEPT``) and is
-    checked again when applied.
+    The records are frozen, but a field can still be forced to change (``object.__setattr__``, or a
+    constructor run again on a built record): it then holds another object.  Tuples cannot change, so a
+    field whose object is the same tuple holds the same cards; a record with a container of another kind
+    (a list built by hand) is not kept (``_NOT_KEPT``) and is checked again when applied.
     """
     move_type = type(move)
     if move_type is Meld:
@@ -164,7 +164,7 @@ class MeldingRules:
 
     def _take_vouch(self, move: Move) -> bool:
         """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
-        # A record changed through object.__setattr__ since the check holds other objects in its fields,
+        # A record forced to change since the check holds other objects in its fields,
         # and is checked again.
         vouched = self._vouched is move and _same_field_objects(move, self._vouched_key)
         self._vouched = None

@@ -59,8 +59,6 @@ __all__ = [
     "record_kinds",
 ]
 
-_set_field = object.__setattr__  # how a frozen record's constructor sets its fields (looked up once)
-
 WILD_RANK = JOKER
 """The rank slot of a meld made only of wild cards (allowed only by ``allow_wild_only_melds``)."""
 
@@ -69,20 +67,39 @@ def _card_order(kind: int) -> tuple[bool, int]:
     return (kind <= TWO, kind)
 
 
-# The records are frozen dataclasses; the constructors written out (init=False) are compiled with the
-# module and set each field as a frozen dataclass's own __init__ does, with object.__setattr__ (_set_field).
+def refuse_change(record: object, name: str, value: object) -> None:
+    """A record's ``__setattr__``: each field is set once, by its constructor, and never changed after.
+
+    Compiled, the records are extension types whose fields are read-only C members, set in C by the
+    constructor; as plain Python they keep their fields in ``__slots__``, and this lets the constructor fill
+    an empty slot once.  Either way ``record.field = value`` on a built record raises.
+
+    :raises dataclasses.FrozenInstanceError: ``name`` is no field, or the field already holds a value (an
+        ``AttributeError``).
+    """
+    if name not in type(record).__slots__ or hasattr(record, name):
+        raise dataclasses.FrozenInstanceError(f"cannot assign to {name!r}: {type(record).__name__} is immutable")
+    object.__setattr__(record, name, value)
 
 
-@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class MeldGroup:
     """Cards from hand laid on one rank: a new meld, or an addition to the side's meld of that rank (R9.6).
+
+    Immutable, equal and hashable by its fields.
 
     :ivar rank: a natural kind (4 to A), ``BLACK_THREE`` (R5.3) or ``WILD_RANK``.
     :ivar cards: the kinds taken from hand, naturals first, then jokers, then deuces.
     """
 
-    rank: int
-    cards: tuple[int, ...]
+    # An extension type where compiled (sim/core/moves.pxd): the searches build groups by the thousand.
+    __slots__ = ("rank", "cards")
+
+    def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
+        self.rank = rank
+        self.cards = tuple(sorted(cards, key=_card_order))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_change(self, name, value)
 
     @classmethod
     def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
@@ -93,16 +110,25 @@ class MeldGroup:
             cards = (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
         else:  # no rank a meld can have: let the constructor put the cards in order
             return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
+        if cls is not MeldGroup:  # a subclass: its own constructor
+            return cls(rank, cards)
         # The cards are already in their canonical order (naturals, jokers, deuces): the searches build
         # groups by the thousand, so skip the constructor's sort.
-        group = object.__new__(cls)
-        _set_field(group, "rank", rank)
-        _set_field(group, "cards", cards)
-        return group
+        return _ordered_group(rank, cards)
 
-    def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
-        _set_field(self, "rank", rank)
-        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return (self.rank, self.cards) == (other.rank, other.cards)
+
+    def __hash__(self) -> int:
+        return hash((self.rank, self.cards))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(rank={self.rank!r}, cards={self.cards!r})"
+
+    def __reduce__(self):
+        return (type(self), (self.rank, self.cards))
 
     @property
     def naturals(self) -> int:
@@ -158,6 +184,19 @@ def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
 
 def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
     return tuple(MeldGroup.from_text(part) for part in text.split(";") if part.strip())
+
+
+def _ordered_group(rank: int, cards: tuple[int, ...]) -> MeldGroup:
+    """A group of cards already in their canonical order (naturals, jokers, deuces), built without the sort."""
+    group = MeldGroup.__new__(MeldGroup)
+    group.rank = rank
+    group.cards = cards
+    return group
+
+
+# The move records are frozen dataclasses; the constructors written out (init=False) set each field as a
+# frozen dataclass's own __init__ does, with object.__setattr__ (_set_field).
+_set_field = object.__setattr__
 
 
 class _MoveBase:

@@ -14,5 +14,6 @@ cdef class PileRules(MeldingRules):
     cpdef _verify_pile_open(self, move)
     cpdef _verify_top_card_meld(self, move, top, Py_ssize_t side, Py_ssize_t naturals, Py_ssize_t jokers,
                                 Py_ssize_t deuces)
+    cpdef bint can_take_pile(self, move) except -1
     cpdef take_pile(self, move)
     cpdef must_take_pile(self)

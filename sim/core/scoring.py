@@ -7,11 +7,9 @@ by construction, and the tests check it over thousands of hands.
 
 from __future__ import annotations
 
-import dataclasses
-
 from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import WILD_RANK
+from canasta_sim.core.moves import WILD_RANK, refuse_change
 from canasta_sim.core.state import HandState
 
 try:
@@ -26,57 +24,46 @@ _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
 
 __all__ = ["HandResult", "SideHandResult", "score_hand"]
 
-_set_field = object.__setattr__  # how a frozen record's constructor sets its fields (looked up once)
 
-
-@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class SideHandResult:
     """One side's result for one hand, with the facts recorded while it was played.
 
-    Points are in game points; counts are numbers of events or cards.
+    Immutable, equal and hashable by its fields (in the order of :attr:`FIELDS`).  Points are in game
+    points; counts are numbers of events or cards.
+
+    :ivar side: 0 for side A (seats 0 and 2), 1 for side B (seats 1 and 3).
+    :ivar score: the hand's result for the side (R14.1), may be negative (R14.2).
+    :ivar meld_points: R14.1a: card points of the side's melds.
+    :ivar canasta_natural: natural canastas (no wild card) on the table at the end (R11.2).
+    :ivar canasta_mixed: mixed canastas on the table at the end (R11.2).
+    :ivar canasta_bonus: R14.1b: 500 per natural and 300 per mixed canasta (by default).
+    :ivar went_out: a player of this side went out (R12).
+    :ivar concealed: that player went out concealed (R12.6).
+    :ivar going_out_bonus: R14.1c: 100, or 200 in total when concealed (by default).
+    :ivar red_threes: red 3s laid down by the side's two players (R4).
+    :ivar red_three_bonus: R14.1d: +100 each or +800 for all four; negative when the side melded nothing.
+    :ivar hand_penalty: R14.1e: card points left in both partners' hands, subtracted (a positive number).
+    :ivar melded: the side made its initial meld this hand.
+    :ivar initial_requirement: the side's initial-meld minimum this hand (R10.2).
+    :ivar pile_takes: how many times the side took the discard pile.
+    :ivar pile_cards_taken: cards those takes brought, top cards included.
+    :ivar frozen_pile_takes: takes of a pile frozen by its content (R8.1b).
+    :ivar pile_freezes: discards by the side that froze an unfrozen pile.
+    :ivar turns: turns the side's players began this hand.
+    :ivar cards_left: cards left in each partner's hand at the end: (the side's first seat, its second),
+        i.e. seats (0, 2) for side A and (1, 3) for side B.
     """
 
-    side: int
-    """0 for side A (seats 0 and 2), 1 for side B (seats 1 and 3)."""
-    score: int
-    """The hand's result for the side (R14.1), may be negative (R14.2)."""
-    meld_points: int
-    """R14.1a: card points of the side's melds."""
-    canasta_natural: int
-    """Natural canastas (no wild card) on the table at the end (R11.2)."""
-    canasta_mixed: int
-    """Mixed canastas on the table at the end (R11.2)."""
-    canasta_bonus: int
-    """R14.1b: 500 per natural and 300 per mixed canasta (by default)."""
-    went_out: bool
-    """A player of this side went out (R12)."""
-    concealed: bool
-    """That player went out concealed (R12.6)."""
-    going_out_bonus: int
-    """R14.1c: 100, or 200 in total when concealed (by default)."""
-    red_threes: int
-    """Red 3s laid down by the side's two players (R4)."""
-    red_three_bonus: int
-    """R14.1d: +100 each or +800 for all four; negative when the side melded nothing."""
-    hand_penalty: int
-    """R14.1e: card points left in both partners' hands, subtracted (a positive number)."""
-    melded: bool
-    """The side made its initial meld this hand."""
-    initial_requirement: int
-    """The side's initial-meld minimum this hand (R10.2)."""
-    pile_takes: int
-    """How many times the side took the discard pile."""
-    pile_cards_taken: int
-    """Cards those takes brought, top cards included."""
-    frozen_pile_takes: int
-    """Takes of a pile frozen by its content (R8.1b)."""
-    pile_freezes: int
-    """Discards by the side that froze an unfrozen pile."""
-    turns: int
-    """Turns the side's players began this hand."""
-    cards_left: tuple[int, int] = (0, 0)
-    """Cards left in each partner's hand at the end: (the side's first seat, its second), i.e. seats (0, 2)
-    for side A and (1, 3) for side B."""
+    FIELDS = (
+        "side", "score", "meld_points", "canasta_natural", "canasta_mixed", "canasta_bonus", "went_out",
+        "concealed", "going_out_bonus", "red_threes", "red_three_bonus", "hand_penalty", "melded",
+        "initial_requirement", "pile_takes", "pile_cards_taken", "frozen_pile_takes", "pile_freezes", "turns",
+        "cards_left",
+    )
+    """The fields' names, in the constructor's order."""
+
+    # An extension type where compiled (sim/core/scoring.pxd): two are built every hand.
+    __slots__ = FIELDS
 
     def __init__(
         self, side: int, score: int, meld_points: int, canasta_natural: int, canasta_mixed: int, canasta_bonus: int,
@@ -84,73 +71,137 @@ class SideHandResult:
         hand_penalty: int, melded: bool, initial_requirement: int, pile_takes: int, pile_cards_taken: int,
         frozen_pile_takes: int, pile_freezes: int, turns: int, cards_left: tuple[int, int] = (0, 0),
     ) -> None:
-        # Written out rather than generated, so that it is compiled with the module (dataclasses' generated
-        # __init__ runs as interpreted bytecode); each field set as a frozen dataclass's own __init__ does.
-        _set_field(self, "side", side)
-        _set_field(self, "score", score)
-        _set_field(self, "meld_points", meld_points)
-        _set_field(self, "canasta_natural", canasta_natural)
-        _set_field(self, "canasta_mixed", canasta_mixed)
-        _set_field(self, "canasta_bonus", canasta_bonus)
-        _set_field(self, "went_out", went_out)
-        _set_field(self, "concealed", concealed)
-        _set_field(self, "going_out_bonus", going_out_bonus)
-        _set_field(self, "red_threes", red_threes)
-        _set_field(self, "red_three_bonus", red_three_bonus)
-        _set_field(self, "hand_penalty", hand_penalty)
-        _set_field(self, "melded", melded)
-        _set_field(self, "initial_requirement", initial_requirement)
-        _set_field(self, "pile_takes", pile_takes)
-        _set_field(self, "pile_cards_taken", pile_cards_taken)
-        _set_field(self, "frozen_pile_takes", frozen_pile_takes)
-        _set_field(self, "pile_freezes", pile_freezes)
-        _set_field(self, "turns", turns)
-        _set_field(self, "cards_left", cards_left)
+        self.side = side
+        self.score = score
+        self.meld_points = meld_points
+        self.canasta_natural = canasta_natural
+        self.canasta_mixed = canasta_mixed
+        self.canasta_bonus = canasta_bonus
+        self.went_out = went_out
+        self.concealed = concealed
+        self.going_out_bonus = going_out_bonus
+        self.red_threes = red_threes
+        self.red_three_bonus = red_three_bonus
+        self.hand_penalty = hand_penalty
+        self.melded = melded
+        self.initial_requirement = initial_requirement
+        self.pile_takes = pile_takes
+        self.pile_cards_taken = pile_cards_taken
+        self.frozen_pile_takes = frozen_pile_takes
+        self.pile_freezes = pile_freezes
+        self.turns = turns
+        self.cards_left = cards_left
 
-    def __reduce__(self):
-        # Pickled as the constructor's arguments: a run's results cross from worker to parent about twenty
-        # to a game, and dataclasses' own slot state calls fields() for every object unpickled .
-        return (SideHandResult, (
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_change(self, name, value)
+
+    def values(self) -> tuple:
+        """The fields' values, in the order of :attr:`FIELDS`."""
+        return (
             self.side, self.score, self.meld_points, self.canasta_natural, self.canasta_mixed, self.canasta_bonus,
             self.went_out, self.concealed, self.going_out_bonus, self.red_threes, self.red_three_bonus,
             self.hand_penalty, self.melded, self.initial_requirement, self.pile_takes, self.pile_cards_taken,
             self.frozen_pile_takes, self.pile_freezes, self.turns, self.cards_left,
-        ))
+        )
+
+    def replace(self, **changes: object) -> SideHandResult:
+        """A copy with the fields named in ``changes`` given those values.
+
+        :raises TypeError: a name is no field.
+        """
+        return _replaced(self, changes)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return _fields_repr(self)
+
+    def __reduce__(self):
+        # Pickled as the constructor's arguments: a run's results cross from worker to parent.
+        return (type(self), self.values())
 
 
-@dataclasses.dataclass(frozen=True, slots=True, init=False)
 class HandResult:
-    """A finished hand: why it ended and both sides' results."""
+    """A finished hand: why it ended and both sides' results.
 
-    hand_number: int
-    dealer: int
-    end_reason: str
-    """``went_out``, ``stock_exhausted``, ``red_three_last_card`` or ``turn_cap``."""
-    turns: int
-    went_out_seat: int | None
-    sides: tuple[SideHandResult, SideHandResult]
-    totals_after: tuple[int, int]
-    """Both sides' running totals after this hand (R14.2, R15.1)."""
+    Immutable, equal and hashable by its fields (in the order of :attr:`FIELDS`).
+
+    :ivar hand_number: the hand's number in the game, from 1.
+    :ivar dealer: the seat that dealt it.
+    :ivar end_reason: ``went_out``, ``stock_exhausted``, ``red_three_last_card`` or ``turn_cap``.
+    :ivar turns: the turns played.
+    :ivar went_out_seat: the seat that went out, or ``None``.
+    :ivar sides: both sides' :class:`SideHandResult`.
+    :ivar totals_after: both sides' running totals after this hand (R14.2, R15.1).
+    """
+
+    FIELDS = ("hand_number", "dealer", "end_reason", "turns", "went_out_seat", "sides", "totals_after")
+    """The fields' names, in the constructor's order."""
+
+    # An extension type where compiled (sim/core/scoring.pxd): one is built every hand.
+    __slots__ = FIELDS
 
     def __init__(
         self, hand_number: int, dealer: int, end_reason: str, turns: int, went_out_seat: int | None,
         sides: tuple[SideHandResult, SideHandResult], totals_after: tuple[int, int],
     ) -> None:
-        # Written out for the same reason as SideHandResult's.
-        _set_field(self, "hand_number", hand_number)
-        _set_field(self, "dealer", dealer)
-        _set_field(self, "end_reason", end_reason)
-        _set_field(self, "turns", turns)
-        _set_field(self, "went_out_seat", went_out_seat)
-        _set_field(self, "sides", sides)
-        _set_field(self, "totals_after", totals_after)
+        self.hand_number = hand_number
+        self.dealer = dealer
+        self.end_reason = end_reason
+        self.turns = turns
+        self.went_out_seat = went_out_seat
+        self.sides = sides
+        self.totals_after = totals_after
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_change(self, name, value)
+
+    def values(self) -> tuple:
+        """The fields' values, in the order of :attr:`FIELDS`."""
+        return (self.hand_number, self.dealer, self.end_reason, self.turns, self.went_out_seat, self.sides,
+                self.totals_after)
+
+    def replace(self, **changes: object) -> HandResult:
+        """A copy with the fields named in ``changes`` given those values.
+
+        :raises TypeError: a name is no field.
+        """
+        return _replaced(self, changes)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return _fields_repr(self)
 
     def __reduce__(self):
         # As SideHandResult's.
-        return (HandResult, (self.hand_number, self.dealer, self.end_reason, self.turns, self.went_out_seat,
-                             self.sides, self.totals_after))
+        return (type(self), self.values())
 
 
+def _replaced(record, changes: dict):
+    """``record``'s type built from its values with ``changes`` applied (the results' ``replace``)."""
+    unknown = changes.keys() - set(record.FIELDS)
+    if unknown:
+        raise TypeError(f"{type(record).__name__} has no field {', '.join(sorted(unknown))}")
+    return type(record)(*[changes.get(name, value) for name, value in zip(record.FIELDS, record.values(), strict=True)])
+
+
+def _fields_repr(record) -> str:
+    """``Name(field=value, ...)``, as a dataclass shows itself."""
+    shown = ", ".join(f"{name}={value!r}" for name, value in zip(record.FIELDS, record.values(), strict=True))
+    return f"{type(record).__name__}({shown})"
 
 
 @cython.locals(
@@ -240,7 +291,6 @@ def score_hand(state: HandState) -> HandResult:
     )
 
 
-@cython.locals(seat=Count, kind=Count, count=Count, penalty=Count, state=HandState)
 def _hand_penalty(state: HandState, side: int) -> int:
     """R14.1e: the card points left in both partners' hands (a positive number)."""
     penalty = 0

@@ -19,6 +19,7 @@ cdef class HandState(StockRules):
     cpdef Py_ssize_t canasta_count(self, Py_ssize_t side) except? -1
     cpdef _start_turn(self)
     cpdef verify_discard(self, move)
+    cpdef bint can_discard(self, move) except -1
     cpdef discard(self, move)
 
 

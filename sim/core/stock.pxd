@@ -8,6 +8,8 @@ cdef class StockRules(AskingRules):
     cpdef _turn_upcard(self)
     cpdef _lay_dealt_red_threes(self, seat)
     cpdef verify_draw(self, move=*)
+    cpdef bint can_draw(self, move=*) except -1
     cpdef draw(self, move=*)
     cpdef verify_stop(self, move=*)
+    cpdef bint can_stop(self, move=*) except -1
     cpdef stop(self, move=*)

@@ -254,7 +254,7 @@ def hand_result_message(result: HandResult) -> dict[str, Any]:
         "turns": result.turns,
         "went_out_seat": result.went_out_seat,
         "sides": [
-            {name: getattr(side, name) for name in SideHandResult.__dataclass_fields__} for side in result.sides
+            dict(zip(SideHandResult.FIELDS, side.values(), strict=True)) for side in result.sides
         ],
         "totals_after": list(result.totals_after),
     }

@@ -199,7 +199,7 @@ def _tie_after_first_hand(monkeypatch, total: int) -> None:
     def tied(state: HandState):
         result = real_score_hand(state)
         if state.hand_number == 1:
-            return dataclasses.replace(result, totals_after=(total, total))
+            return result.replace(totals_after=(total, total))
         return result
 
     monkeypatch.setattr(engine, "score_hand", tied)

@@ -4,8 +4,6 @@ The game loop's handling of totals is tested with scripted running totals: the r
 scoring runs, and only each hand's ``totals_after`` is replaced by the script's.
 """
 
-import dataclasses
-
 import pytest
 
 import canasta_sim.core.engine
@@ -24,7 +22,7 @@ def scripted_totals(monkeypatch):
         real = canasta_sim.core.engine.score_hand
 
         def scripted(state):
-            return dataclasses.replace(real(state), totals_after=next(script))
+            return real(state).replace(totals_after=next(script))
 
         monkeypatch.setattr(canasta_sim.core.engine, "score_hand", scripted)
 
