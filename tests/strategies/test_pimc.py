@@ -98,8 +98,9 @@ def test_a_time_budget_replaces_the_sample_count():
 
 @pytest.mark.timeout(60)
 def test_the_engine_time_limit_applies_to_pimc_like_any_strategy():
-    # A searched decision spends its whole budget of 0.6 s, twice the limit; expert's take far less.
-    slow = functools.partial(Pimc, budget=0.6, width=2)
+    # A searched decision spends its whole budget of 0.6 s, twice the limit; expert's take far less.  So many
+    # worlds are wanted (samples, no screening) that only the budget ends the sampling, however fast the core.
+    slow = functools.partial(Pimc, budget=0.6, width=2, samples=10_000, screen=0)
     with pytest.raises(StrategyError, match="stopped at the time limit of 0.3 s") as caught:
         play_game([slow, Expert, slow, Expert], seed=1, time_limit=0.3, names=["pimc", "expert"] * 2)
     assert caught.value.reason == "timeout"
@@ -112,7 +113,8 @@ def test_run_time_limit_forfeits_the_pimc_side_that_overruns(tmp_path):
     out = tmp_path / "run"
     result = CliRunner().invoke(
         main,
-        ["run", "-s", "pimc:budget=0.6,width=2", "-s", "expert", "--games", "2", "--seed", "1", "--workers", "1",
+        ["run", "-s", "pimc:budget=0.6,width=2,samples=10000,screen=0", "-s", "expert", "--games", "2", "--seed", "1",
+         "--workers", "1",
          "--time-limit", "0.3", "--on-error", "forfeit", "--out", str(out), "-q"],
     )
     assert result.exit_code == 0, result.output
