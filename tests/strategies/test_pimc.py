@@ -101,7 +101,9 @@ def test_the_engine_time_limit_applies_to_pimc_like_any_strategy():
     # A searched decision spends its whole budget of 0.6 s, twice the limit; expert's take far less.  So many
     # worlds are wanted (samples, no screening) that only the budget ends the sampling, however fast the core.
     slow = functools.partial(Pimc, budget=0.6, width=2, samples=10_000, screen=0)
-    with pytest.raises(StrategyError, match="stopped at the time limit of 0.3 s") as caught:
+    # Stopped by the clock's alarm, or found over the limit when the call returned (the alarm can land in code
+    # that swallows it, such as a finalizer the collector runs mid-decision): a loss on time either way.
+    with pytest.raises(StrategyError, match=r"(stopped at|past) the time limit of 0\.3 s") as caught:
         play_game([slow, Expert, slow, Expert], seed=1, time_limit=0.3, names=["pimc", "expert"] * 2)
     assert caught.value.reason == "timeout"
     assert caught.value.seat in (0, 2)
