@@ -3,6 +3,7 @@
 
 cimport cython
 
+from canasta_sim.core.melds cimport wild_limit
 from canasta_sim.core.view cimport SeatView
 
 
@@ -34,7 +35,6 @@ cdef (Py_ssize_t, Py_ssize_t) _fill_subset(
     bint wild_ratio, Py_ssize_t minimum, Py_ssize_t size, Py_ssize_t *counts, Py_ssize_t *points, Py_ssize_t mask,
     Py_ssize_t *placed,
 ) noexcept
-cdef Py_ssize_t _wild_limit(Py_ssize_t naturals, Py_ssize_t most_wilds, bint wild_ratio) noexcept
 
 
 @cython.locals(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from canasta_sim.core.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_VALUE, TWO
 from canasta_sim.core.legal import single_group_meld
-from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.melds import CANASTA_SIZE, wild_limit
 from canasta_sim.core.moves import Meld, MeldGroup
 
 __all__ = ["first_legal", "first_legal_meld", "opening"]
@@ -141,7 +141,7 @@ def _fill_subset(jokers: int, deuces: int, forced_table: int, forced_value: int,
         else:
             index += 1
             continue
-        limit = _wild_limit(count, most_wilds, wild_ratio)
+        limit = wild_limit(count, most_wilds, wild_ratio)
         while value < minimum and (joker_left or deuce_left) and slot_wilds < limit:
             slot_wilds += 1
             wilds += 1
@@ -154,15 +154,6 @@ def _fill_subset(jokers: int, deuces: int, forced_table: int, forced_value: int,
         placed[index + 1] = slot_wilds
         index += 1
     return value, wilds
-
-
-def _wild_limit(naturals: int, most_wilds: int, wild_ratio: bool) -> int:
-    """R9.2: the wild cards a meld of a natural rank with ``naturals`` natural cards may hold, where
-    ``most_wilds`` is ``rules.max_wilds_per_meld`` and ``wild_ratio`` whether ``rules.wild_ratio_rule`` is
-    ``"no_more_wild_than_natural"``."""
-    if wild_ratio:
-        return most_wilds if most_wilds < naturals else naturals
-    return most_wilds if naturals >= 2 else 0
 
 
 def first_legal_meld(view, hand, discard: int, budget: int, melds: dict, hand_may_end: bool):
@@ -207,7 +198,7 @@ def first_legal_meld(view, hand, discard: int, budget: int, melds: dict, hand_ma
         if rank < FOUR:
             continue
         naturals, jokers, deuces = meld
-        room = _wild_limit(naturals, most_wilds, wild_ratio) - jokers - deuces
+        room = wild_limit(naturals, most_wilds, wild_ratio) - jokers - deuces
         if room > 0:
             use = room
             if wilds < use:
@@ -247,7 +238,7 @@ def _canasta_meld(view, melds: dict, jokers_in_hand: int, wilds: int, budget: in
             continue
         naturals, jokers, deuces = melds[rank]
         need = CANASTA_SIZE - naturals - jokers - deuces
-        room = _wild_limit(naturals, most_wilds, wild_ratio) - jokers - deuces
+        room = wild_limit(naturals, most_wilds, wild_ratio) - jokers - deuces
         # A natural meld waits for naturals (R11.2: 500, not 300) unless a wild card is spare.
         worth_it = ours == 0 or jokers + deuces or hand_may_end or need == 1 or wilds > need
         if 0 < need and need <= wilds and need <= room and need <= budget and worth_it:
