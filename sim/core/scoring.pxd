@@ -14,12 +14,16 @@ cpdef Py_ssize_t _hand_penalty(HandState state, Py_ssize_t side) except? -1
 
 # The results become extension types: their fields are C members, read-only from Python, set in C by
 # their constructors.
-cdef class SideHandResult:
+cdef class _Result:
+    pass
+
+
+cdef class SideHandResult(_Result):
     cdef readonly object side, score, meld_points, canasta_natural, canasta_mixed, canasta_bonus, went_out
     cdef readonly object concealed, going_out_bonus, red_threes, red_three_bonus, hand_penalty, melded
     cdef readonly object initial_requirement, pile_takes, pile_cards_taken, frozen_pile_takes, pile_freezes
     cdef readonly object turns, cards_left
 
 
-cdef class HandResult:
+cdef class HandResult(_Result):
     cdef readonly object hand_number, dealer, end_reason, turns, went_out_seat, sides, totals_after

@@ -25,7 +25,39 @@ _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
 __all__ = ["HandResult", "SideHandResult", "score_hand"]
 
 
-class SideHandResult:
+class _Result:
+    """What the hand's results share: immutable, equal and hashable by their fields' values (``values()``, in the
+    order of ``FIELDS``), shown and copied as a dataclass would be, and pickled as their constructor's
+    arguments (a run's results cross from worker to parent)."""
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_change(self, name, value)
+
+    def replace(self, **changes: object):
+        """A copy with the fields named in ``changes`` given those values.
+
+        :raises TypeError: a name is no field.
+        """
+        return _replaced(self, changes)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.values() == other.values()
+
+    def __hash__(self) -> int:
+        return hash(self.values())
+
+    def __repr__(self) -> str:
+        return _fields_repr(self)
+
+    def __reduce__(self):
+        return (type(self), self.values())
+
+
+class SideHandResult(_Result):
     """One side's result for one hand, with the facts recorded while it was played.
 
     Immutable, equal and hashable by its fields (in the order of :attr:`FIELDS`).  Points are in game
@@ -92,9 +124,6 @@ class SideHandResult:
         self.turns = turns
         self.cards_left = cards_left
 
-    def __setattr__(self, name: str, value: object) -> None:
-        refuse_change(self, name, value)
-
     def values(self) -> tuple:
         """The fields' values, in the order of :attr:`FIELDS`."""
         return (
@@ -104,30 +133,9 @@ class SideHandResult:
             self.frozen_pile_takes, self.pile_freezes, self.turns, self.cards_left,
         )
 
-    def replace(self, **changes: object) -> SideHandResult:
-        """A copy with the fields named in ``changes`` given those values.
-
-        :raises TypeError: a name is no field.
-        """
-        return _replaced(self, changes)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.values() == other.values()
-
-    def __hash__(self) -> int:
-        return hash(self.values())
-
-    def __repr__(self) -> str:
-        return _fields_repr(self)
-
-    def __reduce__(self):
-        # Pickled as the constructor's arguments: a run's results cross from worker to parent.
-        return (type(self), self.values())
 
 
-class HandResult:
+class HandResult(_Result):
     """A finished hand: why it ended and both sides' results.
 
     Immutable, equal and hashable by its fields (in the order of :attr:`FIELDS`).
@@ -159,35 +167,11 @@ class HandResult:
         self.sides = sides
         self.totals_after = totals_after
 
-    def __setattr__(self, name: str, value: object) -> None:
-        refuse_change(self, name, value)
-
     def values(self) -> tuple:
         """The fields' values, in the order of :attr:`FIELDS`."""
         return (self.hand_number, self.dealer, self.end_reason, self.turns, self.went_out_seat, self.sides,
                 self.totals_after)
 
-    def replace(self, **changes: object) -> HandResult:
-        """A copy with the fields named in ``changes`` given those values.
-
-        :raises TypeError: a name is no field.
-        """
-        return _replaced(self, changes)
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        return self.values() == other.values()
-
-    def __hash__(self) -> int:
-        return hash(self.values())
-
-    def __repr__(self) -> str:
-        return _fields_repr(self)
-
-    def __reduce__(self):
-        # As SideHandResult's.
-        return (type(self), self.values())
 
 
 def _replaced(record, changes: dict):
