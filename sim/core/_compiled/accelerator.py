@@ -50,11 +50,8 @@ LINKED_MODULES = {
 }
 """Modules compiled against each other's C declarations (the hand state is one extension type
 built in five modules, ``sim/core/melding.pxd``; the view, the engine, the listings and the searches read its
-fields and call each other's C functions): they run all compiled or all from source, never mixed.
-
-A group may also name, in full, modules of a package imported before its own (a package compiled against the
-core's declarations): whichever of those runs from source takes the group's own modules with it.  The other
-way needs nothing: a module compiled against another never changes that other's layout."""
+fields and call each other's C functions): they run all compiled or all from source, never mixed.  Only the
+core is compiled, so a group names modules of its own package."""
 
 
 class StaleCompiledModuleWarning(RuntimeWarning):
@@ -109,7 +106,8 @@ def use_sources_where_needed(
     stale = []
     changed = {module for module, digest in recorded.items() if not pure and _changed(folder, module, digest)}
     for group in LINKED_MODULES.get(package, ()):
-        if any(_runs_from_source(member, changed, recorded) for member in group):
+        # A member changed, or not compiled at all (a failed compile), takes the group to its source.
+        if any(member in changed or member not in recorded for member in group):
             changed |= group & recorded.keys()  # a linked module runs from source with the changed one
     for module in sorted(recorded):
         source = folder / f"{module}.py"
@@ -130,15 +128,6 @@ def use_sources_where_needed(
             stacklevel=2,
         )
     return stale
-
-
-def _runs_from_source(member: str, changed: set[str], recorded: dict[str, str]) -> bool:
-    """Whether a member of a linked group runs from its source: changed or not compiled at all (a failed
-    compile), or, named in full from a package registered before, routed to its source there."""
-    package, _, module = member.rpartition(".")
-    if package:
-        return member in _FINDER.sources or module not in _REGISTERED.get(package, ())
-    return member in changed or member not in recorded
 
 
 def _changed(folder: Path, module: str, digest: str) -> bool:

@@ -158,50 +158,17 @@ def test_a_module_linked_to_an_edited_one_runs_from_its_source_too(made_up_packa
 
 def test_every_module_that_cimports_another_is_linked_to_it():
     # A module compiled against another's C layout (a .pxd's cimport) would read a plain-Python object as a C
-    # struct if that other ran from source alone; LINKED_MODULES keeps the two together.  A module of
-    # another package is named in full, and only a package imported after it may name it.
+    # struct if that other ran from source alone; LINKED_MODULES keeps the two together.  Only the core is
+    # compiled, so every cimport names a module of the core.
     import re
 
-    order = list(FOLDERS)
     for package, folder in FOLDERS.items():
         groups = accelerator.LINKED_MODULES.get(package, ())
         for declarations in (ROOT / folder).glob("*.pxd"):
             cimports = re.findall(r"^from (canasta_sim(?:\.\w+)*)\.(\w+) cimport", declarations.read_text(), re.M)
             for origin, other in cimports:
-                name = other if origin == package else f"{origin}.{other}"
-                if origin != package:
-                    assert order.index(origin) < order.index(package), (declarations.name, name)
-                assert any({declarations.stem, name} <= group for group in groups), (declarations.name, name)
-
-
-@pytest.fixture
-def later_package(made_up_package, monkeypatch):
-    """``fakelater`` with a compiled ``bot`` linked to ``fakeaccel.mod``, a module of a package registered before."""
-    later = made_up_package.parent / "fakelater"
-    later.mkdir()
-    (later / "__init__.py").write_text("")
-    (later / "bot.py").write_text("VALUE = 6\n")
-    (later / accelerator.MANIFEST_NAME).write_text(json.dumps({"bot": accelerator.source_digest(later / "bot.py")}))
-    monkeypatch.setattr(accelerator, "LINKED_MODULES", {"fakelater": (frozenset({"bot", "fakeaccel.mod"}),)})
-    yield later
-    sys.modules.pop("fakelater", None)
-
-
-def test_a_group_follows_a_module_of_an_earlier_package_that_runs_from_its_source(made_up_package, later_package):
-    # The built-in bots call the view's C methods: a view run from its source takes them with it.
-    record(made_up_package, "not the digest of mod.py")
-    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakeaccel.mod changed"):
-        accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={})
-    with pytest.warns(accelerator.StaleCompiledModuleWarning, match="fakelater.bot changed"):
-        assert accelerator.use_sources_where_needed("fakelater", later_package, environment={}) == ["fakelater.bot"]
-    assert accelerator._FINDER.sources["fakelater.bot"] == later_package / "bot.py"
-
-
-def test_a_group_stays_compiled_while_the_earlier_package_module_does(made_up_package, later_package):
-    record(made_up_package, accelerator.source_digest(made_up_package / "mod.py"))
-    assert accelerator.use_sources_where_needed("fakeaccel", made_up_package, environment={}) == []
-    assert accelerator.use_sources_where_needed("fakelater", later_package, environment={}) == []
-    assert "fakelater.bot" not in accelerator._FINDER.sources
+                assert origin == package, (declarations.name, f"{origin}.{other}")
+                assert any({declarations.stem, other} <= group for group in groups), (declarations.name, other)
 
 
 def test_a_group_member_that_failed_to_compile_takes_the_others_to_their_source(made_up_package, monkeypatch):
