@@ -40,8 +40,8 @@ ROOT = Path(__file__).resolve().parent
 MANIFEST_NAME = "_compiled.json"
 
 # The modules a game spends its time in: the rules engine, the view and engine loop the bots talk
-# through, and the built-in bots.  The runner, storage and analysis stay plain Python: they run once
-# per chunk or per run, and they pickle, log and talk to pandas.
+# through, and the helpers their inner loops call (only the core is compiled).  The runner, storage and
+# analysis stay plain Python: they run once per chunk or per run, and they pickle, log and talk to pandas.
 COMPILED = {
     "canasta_sim.core": [
         "cards",

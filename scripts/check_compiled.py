@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sys
 
-import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules too)
 from canasta_sim.core._compiled import accelerator
 
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules for describe())
 from canasta_sim.core._compiled import accelerator
 
 

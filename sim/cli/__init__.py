@@ -53,8 +53,6 @@ class LazyCommands(click.Group):
 def _print_version(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
     if not value or context.resilient_parsing:
         return
-    import canasta_sim.strategies  # noqa: F401  (registers the built-in bots' compiled modules too)
-
     click.echo(f"canasta-sim {__version__}, engine version {ENGINE_VERSION}, {accelerator.describe()}")
     context.exit()
 

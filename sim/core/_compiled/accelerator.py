@@ -1,8 +1,9 @@
 """Compiled modules and their pure-Python fallback (docs/performance.md).
 
-Installing canasta-sim compiles the modules of the game's hot loop (the engine and the built-in bots)
-with Cython, unchanged: the same ``.py`` files, compiled with annotations ignored, so compiled and
-plain Python play identical games (``tests/core/equivalence/test_accelerator.py`` checks it).  The build writes a
+Installing canasta-sim compiles the modules of the game's hot loop (the core: the rules, the engine and
+the helpers strategies call) with Cython, unchanged: the same ``.py`` files, compiled with annotations
+ignored, so compiled and plain Python play identical games (``tests/core/equivalence/test_accelerator.py``
+checks it).  The build writes a
 manifest, ``_compiled.json``, beside the compiled files of each package: the SHA-256 of every source
 file it compiled.
 

@@ -52,8 +52,6 @@ def test_every_module_setup_compiles_exists_and_nothing_outside_the_hot_loop():
 
 
 def test_each_module_the_build_recorded_runs_compiled_unless_pure_python_is_asked():
-    import canasta_sim.strategies  # noqa: F401  (registers the bots' manifest)
-
     states = accelerator.status()
     for package, folder in FOLDERS.items():
         manifest = ROOT / folder / accelerator.MANIFEST_NAME
@@ -242,8 +240,6 @@ def test_the_profile_training_plays_the_installed_modules_with_only_the_engine_a
     # The profile-guided build (the default with GCC) trains in the build's own environment, where only
     # setuptools and Cython are installed; here it runs against this install's folders.  It must play
     # its games, import nothing the build environment lacks, and name any module it played from source.
-    import canasta_sim.strategies  # noqa: F401  (registers the bots' compiled modules)
-
     folders = {package: [str(ROOT / folder)] for package, folder in FOLDERS.items()}
     compiled = [f"{package}.{module}" for package, modules in compiled_by_setup().items() for module in modules]
     blocked = "import sys\nfor name in ('pyarrow', 'pandas', 'numpy'):\n    sys.modules[name] = None\n"
