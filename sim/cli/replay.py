@@ -4,7 +4,8 @@ A game is a pure function of (rules, seed, strategies), so the replay plays the
 game again from what the run recorded: the rule set in ``run.json``, and the
 seed and the two sides' strategy specs in the game's row of ``games/``.  The
 narration ends at the final scores, checked against the row's ``score_a`` and
-``score_b``.
+``score_b``.  With ``--html FILE`` the game is written as one self-contained page instead
+(:mod:`canasta_sim.terminal.html_replay`): the table after every move, the narration beside it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.terminal.html_replay import record_game
 from canasta_sim.terminal.narrate import narrate_game
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
@@ -63,7 +65,9 @@ def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> 
     "--show-hands/--public-only", default=True, show_default=True,
     help="Name every card in every hand and every card drawn, or only what the table sees.",
 )
-def replay_command(run_dir: Path, game_id: int, show_hands: bool) -> None:
+@click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+              help="Write the game as one self-contained HTML page (the table after every move) instead of text.")
+def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
     directory = RunDirectory(run_dir)
     try:
@@ -83,28 +87,51 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool) -> None:
     side_a = _load(row["team_a_strategy"], labels_by_spec, files)
     side_b = _load(row["team_b_strategy"], labels_by_spec, files)
     players = [side_a, side_b, side_a, side_b]
+    game = {"seed": int(row["seed"]), "rules": settings.rules, "labels": [player.label for player in players],
+            "names": [player.spec for player in players], "shown_seats": range(4) if show_hands else ()}
+    if html_file is not None:
+        _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"), game_id=game_id)
+        return
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "
                f"the run recorded A {recorded[0]}, B {recorded[1]} ({row['termination']}).")
     click.echo("")
     try:
-        result = narrate_game(
-            players,
-            seed=int(row["seed"]),
-            rules=settings.rules,
-            labels=[player.label for player in players],
-            names=[player.spec for player in players],
-            write=click.echo,
-            shown_seats=range(4) if show_hands else (),
-        )
+        result = narrate_game(players, write=click.echo, **game)
     except StrategyError as error:
         if row["termination"] == "forfeit":
             click.echo(f"The game stops here, as it did in the run (a forfeit): {error}")
             return
         raise click.ClickException(f"the replay failed where the run did not: {error}") from None
-    if row["termination"] == "forfeit" or tuple(result.scores) != recorded:
+    _check_scores(tuple(result.scores), row)
+    click.echo(f"The replay ends at the scores the run recorded: A {recorded[0]}, B {recorded[1]}.")
+
+
+def _check_scores(scores: tuple[int, int], row: dict[str, Any]) -> None:
+    """Refuse a replay that ends where the run's record does not (the strategies or the engine changed)."""
+    recorded = (row["score_a"], row["score_b"])
+    if row["termination"] == "forfeit" or scores != recorded:
         raise click.ClickException(
-            f"the replay ends at A {result.scores[0]}, B {result.scores[1]} but the run recorded "
+            f"the replay ends at A {scores[0]}, B {scores[1]} but the run recorded "
             f"A {recorded[0]}, B {recorded[1]} ({row['termination']}); the strategies or the engine have changed"
         )
-    click.echo(f"The replay ends at the scores the run recorded: A {recorded[0]}, B {recorded[1]}.")
+
+
+def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any], *,
+                run_dir: Path, run_seed: int | None, game_id: int) -> None:
+    """Record the game, check its end against the run's record, and write the page."""
+    recorded = record_game(players, **game)
+    if recorded.error is not None:
+        if row["termination"] != "forfeit":
+            raise click.ClickException(f"the replay failed where the run did not: {recorded.error}")
+    else:
+        _check_scores(tuple(recorded.result.scores), row)
+    title = f"Game {game_id} of the run in {run_dir}"
+    try:
+        path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir)),
+                        encoding="utf-8")
+    except OSError as error:
+        raise click.ClickException(f"--html {path}: {error.strerror or error}") from None
+    ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
+    click.echo(f"Wrote {path}: game {game_id}, {len(recorded.recorder.hands)} hands, ending at {ending} "
+               "as the run recorded.")

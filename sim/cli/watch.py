@@ -1,14 +1,16 @@
-"""``canasta-sim watch``: play one game and narrate it turn by turn in plain text."""
+"""``canasta-sim watch``: play one game and narrate it turn by turn in plain text, or write it as an HTML page."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import click
 
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.terminal.html_replay import record_game
 from canasta_sim.terminal.narrate import narrate_game
 
 DEFAULT_WATCH_SPECS = ("greedy",)
@@ -45,7 +47,10 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
     "--show-hands/--public-only", default=True, show_default=True,
     help="Name every card in every hand and every card drawn, or only what the table sees.",
 )
-def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], show_hands: bool) -> None:
+@click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+              help="Write the game as one self-contained HTML page (the table after every move) instead of text.")
+def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], show_hands: bool,
+                  html_file: Path | None) -> None:
     """Play one game and narrate it like a commented game in a rule book."""
     try:
         rules = Rules.from_options(rule_options)
@@ -53,6 +58,19 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
         raise click.UsageError(str(error)) from None
     players = seat_strategies(specs or DEFAULT_WATCH_SPECS)
     labels = [player.label for player in players]
+    if html_file is not None:
+        recorded = record_game(players, seed=seed, rules=rules, labels=labels,
+                               names=[player.spec for player in players],
+                               shown_seats=range(4) if show_hands else ())
+        try:
+            html_file.write_text(recorded.html(title=f"Canasta, game seed {seed}"), encoding="utf-8")
+        except OSError as error:
+            raise click.ClickException(f"--html {html_file}: {error.strerror or error}") from None
+        if recorded.error is not None:
+            raise click.ClickException(f"wrote {html_file} up to the failure: {recorded.error}")
+        click.echo(f"Wrote {html_file}: game seed {seed}, {len(recorded.recorder.hands)} hands, "
+                   f"final scores A {recorded.result.scores[0]}, B {recorded.result.scores[1]}.")
+        return
     try:
         narrate_game(
             players,

@@ -53,6 +53,7 @@ __all__ = [
     "cards_text",
     "narrate_game",
     "rank_words",
+    "score_rows",
     "score_table",
     "sorted_cards",
 ]
@@ -494,8 +495,9 @@ class Narrator(GameObserver):
         self._side_melded = list(state.side_has_melded)
 
 
-def score_table(result: HandResult) -> list[str]:
-    """Return the lines of a hand's score table: each part of R14.1 for both sides, then the totals."""
+def score_rows(result: HandResult) -> list[tuple[str, int, int, str, str]]:
+    """Return a hand's score table as rows ``(part, side A, side B, note A, note B)``: each part of R14.1,
+    then the hand and the running total (the text table of :func:`score_table`, the HTML replay's table)."""
     a, b = result.sides
 
     def canastas(side) -> str:
@@ -506,7 +508,7 @@ def score_table(result: HandResult) -> list[str]:
             parts.append(f"{side.canasta_mixed} mixed")
         return " + ".join(parts)
 
-    rows = [
+    return [
         ("melds (R14.1a)", a.meld_points, b.meld_points, "", ""),
         ("canastas (R14.1b)", a.canasta_bonus, b.canasta_bonus, canastas(a), canastas(b)),
         ("going out (R14.1c)", a.going_out_bonus, b.going_out_bonus,
@@ -517,8 +519,12 @@ def score_table(result: HandResult) -> list[str]:
         ("hand", a.score, b.score, "", ""),
         ("total", result.totals_after[0], result.totals_after[1], "", ""),
     ]
+
+
+def score_table(result: HandResult) -> list[str]:
+    """Return the lines of a hand's score table: each part of R14.1 for both sides, then the totals."""
     lines = [f"  {'':<24}{'A ' + SIDE_NAMES[0]:>24}{'B ' + SIDE_NAMES[1]:>24}"]
-    for label, value_a, value_b, note_a, note_b in rows:
+    for label, value_a, value_b, note_a, note_b in score_rows(result):
         cell_a = f"{value_a}" + (f" ({note_a})" if note_a else "")
         cell_b = f"{value_b}" + (f" ({note_b})" if note_b else "")
         lines.append(f"  {label:<24}{cell_a:>24}{cell_b:>24}")
@@ -534,10 +540,16 @@ def narrate_game(
     write: Callable[[str], object] = print,
     shown_seats: Iterable[int] = range(4),
     names: Sequence[str] | None = None,
+    narrator: Narrator | None = None,
 ) -> GameResult:
     """Play one game with :func:`~canasta_sim.core.engine.play_game` and narrate it from the header to the final
-    score."""
-    narrator = Narrator(write, shown_seats=shown_seats)
+    score.
+
+    :param narrator: the narrator to use (one that also records, as the HTML replay's does); by default a
+        :class:`Narrator` writing through ``write`` and naming the cards of ``shown_seats``.
+    """
+    if narrator is None:
+        narrator = Narrator(write, shown_seats=shown_seats)
     narrator.game_header(seed=seed, labels=labels, rules=rules)
     result = play_game(players, seed=seed, rules=rules, names=names or labels, observer=narrator)
     narrator.game_over(result)

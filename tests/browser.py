@@ -1,0 +1,77 @@
+"""Headless Chromium through Selenium and the Debian chromium-driver, for the HTML pages' tests and screenshots.
+
+The browser is the system's (``/usr/bin/chromium`` and ``/usr/bin/chromedriver``, from Debian's
+``chromium`` and ``chromium-driver``), given by path so that Selenium never looks for or fetches one of
+its own.  Where it is missing the page tests skip, naming the install command, except under CI (the
+``CI`` variable set), where a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+CHROMIUM = os.environ.get("CANASTA_SIM_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CANASTA_SIM_CHROMEDRIVER", "/usr/bin/chromedriver")
+INSTALL = "apt-get install -y chromium chromium-driver (and pip install selenium, in the dev extra)"
+FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-dev-shm-usage", "--hide-scrollbars",
+)
+
+
+def missing() -> str | None:
+    """Why the browser cannot start here, or ``None`` when it can."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed"
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not Path(path).exists() and shutil.which(path) is None:
+            return f"{path} is missing"
+    return None
+
+
+def start_chromium(*, width: int = 1400, height: int = 900):
+    """Start headless Chromium with a fresh profile and network logging; return the Selenium driver.
+
+    The caller quits it; the profile folder goes with the process (``--user-data-dir`` in a temporary folder).
+    """
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--window-size={width},{height}")
+    options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='canasta-chromium-')}")
+    # Every request the page makes is logged (DevTools' Network domain), so a test can check there are none.
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(20)
+    driver.set_script_timeout(10)
+    return driver
+
+
+def requests_made(driver) -> list[str]:
+    """The URLs of every request the browser sent since the last call (DevTools' Network log)."""
+    urls = []
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"])["message"]
+        if message.get("method") == "Network.requestWillBeSent":
+            urls.append(message["params"]["request"]["url"])
+    return urls
+
+
+def open_page(driver, path) -> None:
+    """Load a page from disk and wait until its script has drawn the first position."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    requests_made(driver)  # forget what earlier pages did
+    driver.get(path.as_uri())
+    WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))

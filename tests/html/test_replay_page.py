@@ -1,0 +1,286 @@
+"""The HTML replay in a real browser: what the page shows after move N is what the engine's state held.
+
+The pages are written by the commands a user runs (``watch --html``, ``replay --html``) and opened from disk
+in headless Chromium; the expected positions come from a separate play of the same game with an observer
+that copies the engine's own state (counts by kind, melds, pile, stock, whose turn) and its hand results.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+from canasta_sim.cli import main
+from canasta_sim.core.cards import CARD_KIND, JOKER, TWO
+from canasta_sim.core.engine import GameObserver, play_game
+from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.plugins.loader import load_strategy
+from tests.browser import open_page, requests_made
+
+pytestmark = pytest.mark.timeout(60)
+
+SEED = 5
+SPECS = ("greedy", "expert")
+
+READ_TABLE = """
+const cards = (root, selector) => [...root.querySelectorAll(selector)].map(c => +c.dataset.kind);
+const seats = [0, 1, 2, 3].map(s => {
+  const box = document.getElementById("seat-" + s);
+  return {counts: box.dataset.counts, kinds: cards(box, ".card[data-card]"),
+          backs: box.querySelectorAll(".card.back").length, size: +box.dataset.size,
+          toMove: box.classList.contains("to-move")};
+});
+const melds = [0, 1].map(side => [...document.querySelectorAll("#melds-" + side + " .meld")].map(m => (
+  {rank: +m.dataset.rank, parts: [+m.dataset.naturals, +m.dataset.jokers, +m.dataset.deuces],
+   canasta: m.dataset.canasta, kinds: cards(m, ".card")})));
+const reds = [0, 1].map(side => document.querySelectorAll("#red3-" + side + " .card").length);
+const pile = document.getElementById("pile").dataset, turn = document.getElementById("turn").dataset;
+const table = document.getElementById("score-table");
+const rows = {};
+table.querySelectorAll("tr[data-part]").forEach(r => {
+  rows[r.dataset.part] = [...r.querySelectorAll("td[data-value]")].map(td => +td.dataset.value); });
+return {seats, melds, reds, stock: +document.getElementById("stock").dataset.count,
+        pile: {size: +pile.size, top: pile.top === "" ? null : +pile.top, frozen: pile.frozen === "true"},
+        actor: turn.actor === "" ? null : +turn.actor, hand: +document.body.dataset.hand,
+        frame: +document.body.dataset.frame, step: +document.getElementById("position").dataset.step,
+        scoreShown: table.classList.contains("shown"), rows,
+        totals: ["a", "b"].map(s => +document.getElementById("score-" + s).dataset.total),
+        playing: document.body.dataset.playing === "true"};
+"""
+
+
+class EngineRecord(GameObserver):
+    """The engine's own state after the deal and after every move, and each hand's result."""
+
+    def __init__(self) -> None:
+        self.hands: list[dict] = []
+
+    def on_hand_start(self, state) -> None:
+        self.hands.append({"positions": [self._take(state)], "result": None, "scores_before": state.scores_before})
+
+    def on_move(self, state) -> None:
+        self.hands[-1]["positions"].append(self._take(state))
+
+    def on_hand_end(self, state, result) -> None:
+        self.hands[-1]["result"] = result
+
+    @staticmethod
+    def _take(state) -> dict:
+        return {
+            "counts": [list(state.hands[seat]) for seat in range(4)],
+            "melds": [{rank: list(meld) for rank, meld in state.meld_table(side).items()} for side in (0, 1)],
+            "red_threes": [state.red_threes[side] + state.red_threes[side + 2] for side in (0, 1)],
+            "pile": (len(state.pile), state.pile[-1] if state.pile else None, state.is_pile_frozen()),
+            "stock": len(state.stock),
+            "actor": None if state.is_over else state.actor,
+        }
+
+    def steps(self) -> list[tuple[int, int]]:
+        """(hand, position) of every step of the page: the positions of each hand, then its end."""
+        return [(hand, index) for hand, record in enumerate(self.hands)
+                for index in range(len(record["positions"]) + 1)]
+
+
+def engine_record(specs, seed: int) -> EngineRecord:
+    loaded = [load_strategy(spec) for spec in specs]
+    record = EngineRecord()
+    play_game([loaded[0], loaded[1], loaded[0], loaded[1]], seed=seed, observer=record)
+    return record
+
+
+def check_position(shown: dict, record: EngineRecord, hand: int, index: int) -> None:
+    """The page's table against the engine's state at (hand, index); the end of a hand shows its last position."""
+    positions = record.hands[hand]["positions"]
+    expected = positions[min(index, len(positions) - 1)]
+    where = f"hand {hand + 1}, step {index}"
+    assert (shown["hand"], shown["frame"]) == (hand, index), where
+    for seat, seen in enumerate(shown["seats"]):
+        counts = expected["counts"][seat]
+        assert seen["counts"] == ",".join(map(str, counts)), f"{where}: seat {seat}'s counts"
+        on_screen = Counter(seen["kinds"])
+        assert [on_screen.get(kind, 0) for kind in range(len(counts))] == counts, f"{where}: seat {seat}'s cards"
+        assert seen["size"] == sum(counts) and seen["toMove"] == (expected["actor"] == seat), where
+    for side in (0, 1):
+        melds = {meld["rank"]: meld["parts"] for meld in shown["melds"][side]}
+        assert melds == expected["melds"][side], f"{where}: side {side}'s melds"
+        for meld in shown["melds"][side]:
+            naturals, jokers, deuces = meld["parts"]
+            kinds = Counter(meld["kinds"])
+            assert (kinds[meld["rank"]], kinds[JOKER], kinds[TWO]) == (naturals, jokers, deuces), where
+            size = naturals + jokers + deuces
+            assert meld["canasta"] == ("" if size < CANASTA_SIZE else "mixed" if jokers + deuces else "natural")
+    assert shown["reds"] == expected["red_threes"], f"{where}: red 3s"
+    size, top, frozen = expected["pile"]
+    assert (shown["pile"]["size"], shown["pile"]["frozen"], shown["stock"]) == (size, frozen, expected["stock"]), where
+    assert (CARD_KIND[shown["pile"]["top"]] if shown["pile"]["top"] is not None else None) == top, f"{where}: pile top"
+    assert shown["actor"] == expected["actor"], f"{where}: whose turn"
+
+
+def check_score_table(shown: dict, record: EngineRecord, hand: int) -> None:
+    result = record.hands[hand]["result"]
+    a, b = result.sides
+    assert shown["scoreShown"], f"hand {hand + 1}'s end shows no score table"
+    assert shown["rows"]["melds (R14.1a)"] == [a.meld_points, b.meld_points]
+    assert shown["rows"]["canastas (R14.1b)"] == [a.canasta_bonus, b.canasta_bonus]
+    assert shown["rows"]["going out (R14.1c)"] == [a.going_out_bonus, b.going_out_bonus]
+    assert shown["rows"]["red 3s (R14.1d)"] == [a.red_three_bonus, b.red_three_bonus]
+    assert shown["rows"]["cards in hand (R14.1e)"] == [-a.hand_penalty, -b.hand_penalty]
+    assert shown["rows"]["hand"] == [a.score, b.score]
+    assert shown["rows"]["total"] == list(result.totals_after) == shown["totals"]
+
+
+@pytest.fixture(scope="module")
+def watched(tmp_path_factory):
+    path = tmp_path_factory.mktemp("page") / "game.html"
+    args = ["watch", "--seed", str(SEED), "--html", str(path)]
+    for spec in SPECS:
+        args += ["-s", spec]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return path, engine_record(SPECS, SEED)
+
+
+def read(driver) -> dict:
+    return driver.execute_script(READ_TABLE)
+
+
+def press(driver, key) -> None:
+    ActionChains(driver).send_keys(key).perform()
+
+
+def test_the_keys_step_through_a_hand_and_every_position_is_the_engines(browser, watched):
+    path, record = watched
+    open_page(browser, path)
+    check_position(read(browser), record, 0, 0)
+    first = record.hands[0]["positions"]
+    for index in range(1, len(first)):
+        press(browser, Keys.ARROW_RIGHT)
+        check_position(read(browser), record, 0, index)
+    press(browser, Keys.ARROW_RIGHT)  # the hand's end: its last position and its score table
+    shown = read(browser)
+    check_position(shown, record, 0, len(first))
+    check_score_table(shown, record, 0)
+    press(browser, Keys.ARROW_RIGHT)
+    check_position(read(browser), record, 1, 0)
+    assert not read(browser)["scoreShown"]
+    for index in (1, 2, 3):
+        press(browser, Keys.ARROW_RIGHT)
+        check_position(read(browser), record, 1, index)
+    press(browser, Keys.ARROW_LEFT)
+    check_position(read(browser), record, 1, 2)
+    press(browser, Keys.PAGE_DOWN)
+    check_position(read(browser), record, 2, 0)
+    press(browser, Keys.PAGE_UP)
+    check_position(read(browser), record, 1, 0)
+    press(browser, Keys.END)
+    last = len(record.hands) - 1
+    shown = read(browser)
+    assert shown["step"] == len(record.steps()) - 1
+    check_position(shown, record, last, len(record.hands[last]["positions"]))
+    check_score_table(shown, record, last)
+    ending = browser.find_element(By.ID, "ending").text
+    assert "Game over after" in ending and f"side A {shown['totals'][0]}, side B {shown['totals'][1]}" in ending
+    press(browser, Keys.HOME)
+    check_position(read(browser), record, 0, 0)
+
+
+def test_the_buttons_and_the_hand_list_go_where_they_say(browser, watched):
+    path, record = watched
+    open_page(browser, path)
+    browser.find_element(By.ID, "next-hand").click()
+    browser.find_element(By.ID, "next-hand").click()
+    check_position(read(browser), record, 2, 0)
+    for index in range(1, 8):
+        browser.find_element(By.ID, "forward").click()
+        check_position(read(browser), record, 2, index)
+    browser.find_element(By.ID, "back").click()
+    check_position(read(browser), record, 2, 6)
+    Select(browser.find_element(By.ID, "hand-select")).select_by_value("4")
+    check_position(read(browser), record, 4, 0)
+    browser.find_element(By.ID, "prev-hand").click()
+    check_position(read(browser), record, 3, 0)
+    browser.find_element(By.ID, "last").click()
+    assert read(browser)["step"] == len(record.steps()) - 1
+    browser.find_element(By.ID, "first").click()
+    check_position(read(browser), record, 0, 0)
+
+
+def test_every_hand_ends_with_the_engines_score_table(browser, watched):
+    path, record = watched
+    open_page(browser, path)
+    steps = record.steps()
+    for hand, hand_record in enumerate(record.hands):
+        end = steps.index((hand, len(hand_record["positions"])))
+        browser.execute_script(f"location.hash = '#step={end}'")
+        shown = read(browser)
+        check_position(shown, record, hand, len(hand_record["positions"]))
+        check_score_table(shown, record, hand)
+    # Before a hand's end, the scores are those the hand started with.
+    browser.execute_script(f"location.hash = '#step={steps.index((2, 5))}'")
+    assert read(browser)["totals"] == list(record.hands[2]["scores_before"])
+
+
+def test_play_moves_on_at_the_chosen_speed_and_pauses(browser, watched):
+    path, record = watched
+    open_page(browser, path)
+    Select(browser.find_element(By.ID, "speed")).select_by_value("40")
+    press(browser, " ")
+    WebDriverWait(browser, 5).until(lambda driver: read(driver)["step"] >= 12)
+    press(browser, " ")
+    shown = read(browser)
+    assert not shown["playing"]
+    hand, index = record.steps()[shown["step"]]
+    check_position(shown, record, hand, index)
+    assert read(browser)["step"] == shown["step"]  # paused: it stays
+
+
+def test_the_page_loads_nothing_and_sends_no_request(browser, watched):
+    path, _ = watched
+    text = path.read_text(encoding="utf-8")
+    assert "http://" not in text and "https://" not in text and " src=" not in text and " href=" not in text
+    open_page(browser, path)
+    browser.find_element(By.ID, "next-hand").click()
+    press(browser, Keys.END)
+    assert requests_made(browser) == [path.as_uri()]
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+
+
+def test_a_replayed_run_game_shows_its_seeds_strategies_and_recorded_end(browser, tmp_path):
+    run = tmp_path / "run"
+    runner = CliRunner()
+    result = runner.invoke(main, ["run", "--games", "2", "--seed", "3", "--workers", "1", "--out", str(run),
+                                  "-s", "greedy", "-s", "random", "--rules", "target_score=1000"])
+    assert result.exit_code == 0, result.output
+    row = [r for r in pq.read_table(run / "games").to_pylist() if r["game_id"] == 1][0]
+    page = tmp_path / "game1.html"
+    result = runner.invoke(main, ["replay", str(run), "1", "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    assert f"ending at A {row['score_a']}, B {row['score_b']} as the run recorded" in result.output
+    open_page(browser, page)
+    meta = browser.find_element(By.ID, "meta")
+    assert meta.get_attribute("data-game-seed") == str(row["seed"]) and meta.get_attribute("data-run-seed") == "3"
+    labels = {"greedy": load_strategy("greedy").label, "random": load_strategy("random").label}
+    side_a, side_b = labels[row["team_a_strategy"]], labels[row["team_b_strategy"]]
+    assert meta.get_attribute("data-strategies") == ",".join([side_a, side_b, side_a, side_b])
+    assert "run seed 3, game 1" in meta.text and f"Game seed {row['seed']}" in meta.text
+    press(browser, Keys.END)
+    assert read(browser)["totals"] == [row["score_a"], row["score_b"]]
+
+
+def test_a_public_page_shows_only_the_backs_of_the_hands(browser, tmp_path):
+    page = tmp_path / "public.html"
+    result = CliRunner().invoke(main, ["watch", "--seed", "2", "--public-only", "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    open_page(browser, page)
+    for _ in range(6):
+        press(browser, Keys.ARROW_RIGHT)
+    shown = read(browser)
+    for seat in shown["seats"]:
+        assert seat["kinds"] == [] and seat["counts"] == "" and seat["backs"] == seat["size"] > 0
