@@ -18,11 +18,13 @@ from canasta_sim.analysis.notebook import (
     matchmaking,
     paired_results,
     ratings,
+    strategy_names,
     summarize,
     summary_rows,
+    with_strategy_names,
 )
 
 __all__ = [
     "LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results", "ratings",
-    "summarize", "summary_rows",
+    "strategy_names", "summarize", "summary_rows", "with_strategy_names",
 ]

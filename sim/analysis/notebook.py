@@ -31,7 +31,7 @@ from canasta_sim.runs.summary import SummaryAccumulator, SummaryRow, side_labels
 
 __all__ = [
     "LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results", "ratings",
-    "summarize", "summary_rows",
+    "strategy_names", "summarize", "summary_rows", "with_strategy_names",
 ]
 
 
@@ -64,6 +64,37 @@ def entrants_of(manifest: dict[str, Any]) -> tuple[str, ...]:
     if len(specs) >= 3:  # a round robin
         return tuple(specs)
     return side_labels(specs[0], specs[-1])
+
+
+def strategy_names(manifest: dict[str, Any]) -> dict[str, str]:
+    """Each strategy's spec to the name charts and pages show it by: its ``name@version`` as the run recorded it
+    (``label`` in ``run.json``), with the spec added in brackets where two strategies share one (the same class
+    with other parameters), and the spec itself for a run that recorded no label."""
+    entries = [entry for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
+    labels = [str(entry.get("label") or entry.get("spec")) for entry in entries]
+    return {str(entry.get("spec")): label if labels.count(label) == 1 else f"{label} [{entry.get('spec')}]"
+            for entry, label in zip(entries, labels, strict=True)}
+
+
+_STRATEGY_COLUMNS = ("team_a_strategy", "team_b_strategy", "winner_strategy", "strategy", "opponent_strategy")
+
+
+def with_strategy_names(run: LoadedRun) -> LoadedRun:
+    """The run with every spec, in its tables and in ``manifest["strategies"]``, replaced by the strategy's name
+    (:func:`strategy_names`), for display; the figures are unchanged.  Read the run's paired results and
+    ratings from the run itself (they go back to its files by spec) and rename them with :func:`strategy_names`."""
+    names = strategy_names(run.manifest)
+    if all(spec == name for spec, name in names.items()):
+        return run
+
+    def renamed(frame: pd.DataFrame) -> pd.DataFrame:
+        columns = {column: frame[column].map(lambda value: names.get(value, value))
+                   for column in _STRATEGY_COLUMNS if column in frame.columns}
+        return frame.assign(**columns) if columns else frame
+
+    strategies = [{**entry, "spec": names.get(entry.get("spec"), entry.get("spec"))} if isinstance(entry, dict)
+                  else entry for entry in run.manifest.get("strategies", [])]
+    return LoadedRun(run.path, {**run.manifest, "strategies": strategies}, renamed(run.games), renamed(run.hands))
 
 
 def load_run(

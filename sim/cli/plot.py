@@ -7,7 +7,9 @@ Each chart is one function taking a :class:`~canasta_sim.analysis.LoadedRun` and
     from canasta_sim.cli.plot import CHARTS
     figure = CHARTS["win_rates"](load_run("results/20250101-120000"))
 
-Every chart has a title, axis labels with units, a legend where several series share axes, and its
+Every chart names the strategies by their names and versions as the run recorded them (``greedy@2``, not
+the spec that loaded them, which for a file is its path) and wraps its titles to the figure's width.  Every
+chart has a title, axis labels with units, a legend where several series share axes, and its
 sample sizes (games or team-hands) in the title or legend.  Intervals are 95%: Wilson intervals for
 rates (win rates, and per-hand rates such as "went out", so they stay within 0-100%), mean ± 1.96
 standard errors for means, and for duplicate deals the paired interval from deal-to-deal variation
@@ -18,6 +20,7 @@ standard errors for means, and for duplicate deals the paired interval from deal
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +29,7 @@ import click
 import numpy as np
 import pandas as pd
 
-from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking
+from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking, strategy_names, with_strategy_names
 from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.cli.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
@@ -53,6 +56,30 @@ def _new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
     figure = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(figure)
     return figure
+
+
+_TITLE_SIZE = 12.0
+"""Matplotlib's default title size in points (``large``)."""
+
+
+def _wrapped(text: str, width: float, size: float = _TITLE_SIZE) -> str:
+    """``text`` broken at spaces into lines that fit ``width`` inches at ``size`` points.
+
+    An average glyph of the default font (DejaVu Sans) is about 0.6 of the size wide; 0.62 leaves a margin.
+    """
+    columns = max(12, int(width * 72 / (size * 0.62)))
+    return "\n".join(textwrap.wrap(text, columns, break_on_hyphens=False)) or text
+
+
+def _title(axes, text: str, size: float = _TITLE_SIZE) -> None:
+    """An axes' title wrapped to the axes' share of its figure's width."""
+    width = axes.figure.get_figwidth() * axes.get_position().width
+    axes.set_title(_wrapped(text, width, size), fontsize=size)
+
+
+def _suptitle(figure: Figure, text: str) -> None:
+    """A figure's title wrapped to the figure's width."""
+    figure.suptitle(_wrapped(text, figure.get_figwidth() * 0.96), fontsize=_TITLE_SIZE)
 
 
 def _colours(run: LoadedRun) -> dict[str, str]:
@@ -103,21 +130,23 @@ def _paired_intervals(run: LoadedRun) -> dict[tuple[str, str], tuple[float, floa
     if not run.manifest.get("duplicate"):
         return {}
     found = {}
+    names = strategy_names(run.manifest)
     for result in matchmaking(run).paired:
-        found[(result.first, result.second)] = (result.score, result.score_low, result.score_high, result.deals)
-        found[(result.second, result.first)] = (1 - result.score, 1 - result.score_high, 1 - result.score_low,
-                                                result.deals)
+        first, second = names.get(result.first, result.first), names.get(result.second, result.second)
+        found[(first, second)] = (result.score, result.score_low, result.score_high, result.deals)
+        found[(second, first)] = (1 - result.score, 1 - result.score_high, 1 - result.score_low, result.deals)
     return found
 
 
 def win_rates(run: LoadedRun) -> Figure:
     """Win rate with its Wilson 95% interval per strategy: overall, then by side (A = seats 0 and 2), or
     by opponent in a round robin."""
+    paired = _paired_intervals(run)
+    run = with_strategy_names(run)
     teams = _team_games(run.games)
     colours = _colours(run)
     rows = []
     mirror = all(label.endswith((" (A)", " (B)")) for label in teams["label"].unique())
-    paired = _paired_intervals(run)
     for label in dict.fromkeys([*run.entrants, *teams["label"]]):
         mine = teams[teams["label"] == label]
         if mine.empty:
@@ -150,7 +179,7 @@ def win_rates(run: LoadedRun) -> Figure:
     axes.set_xlabel("games won, % (bars: Wilson 95% interval)" if not paired else
                     "games won, % (bars: Wilson 95% interval;\npaired rows: score per game, draws half, with the 95% "
                     "interval from deal-to-deal variation)")
-    axes.set_title(f"Win rate: {_matchup(run)} ({len(run.games)} games)")
+    _title(axes, f"Win rate: {_matchup(run)} ({len(run.games)} games)")
     axes.legend(loc="lower right", fontsize=8)
     return figure
 
@@ -158,6 +187,7 @@ def win_rates(run: LoadedRun) -> Figure:
 def margins(run: LoadedRun) -> Figure:
     """The distribution of final margins: from the first strategy's side in a two-sided match (the other
     side's is its mirror image), one panel per strategy in a round robin."""
+    run = with_strategy_names(run)
     teams = _team_games(_played(run))
     round_robin = len(run.entrants) >= 3
     first = run.entrants[0] if run.entrants else teams["label"].iloc[0]
@@ -175,18 +205,19 @@ def margins(run: LoadedRun) -> Figure:
         axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
         opponents = list(dict.fromkeys(mine["opponent"]))
         opponent = f"{opponents[0]}'s" if len(opponents) == 1 else "its opponent's"
-        axes.set_xlabel(f"final margin, points ({label} total minus {opponent} total)")
+        axes.set_xlabel(_wrapped(f"final margin, points ({label} total minus {opponent} total)", 7.5, 10))
         axes.set_ylabel("games")
         _integer_ticks(axes.yaxis)
         if round_robin:
-            axes.set_title(f"{label} against all its opponents", fontsize=10)
+            _title(axes, f"{label} against all its opponents", 10)
         axes.legend(fontsize=8)
-    figure.suptitle(f"Final margins: {_matchup(run)} ({played} games played out)")
+    _suptitle(figure, f"Final margins: {_matchup(run)} ({played} games played out)")
     return figure
 
 
 def hands_per_game(run: LoadedRun) -> Figure:
     """How many hands games lasted."""
+    run = with_strategy_names(run)
     hands = _played(run)["hands"]
     counts = hands.value_counts().sort_index()
     figure = _new_figure()
@@ -196,7 +227,7 @@ def hands_per_game(run: LoadedRun) -> Figure:
     _integer_ticks(axes.xaxis)
     axes.set_xlabel("hands in the game")
     axes.set_ylabel("games")
-    axes.set_title(f"Hands per game: {_matchup(run)} ({len(hands)} games played out)")
+    _title(axes, f"Hands per game: {_matchup(run)} ({len(hands)} games played out)")
     axes.legend()
     return figure
 
@@ -213,6 +244,7 @@ _PER_HAND = (
 
 def per_hand_stats(run: LoadedRun) -> Figure:
     """Per-hand statistics per strategy, with 95% intervals of the means."""
+    run = with_strategy_names(run)
     hands = run.hands.assign(label=label_teams(run.hands))
     colours = _colours(run)
     labels = [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
@@ -230,17 +262,20 @@ def per_hand_stats(run: LoadedRun) -> Figure:
                 below = min(above, mean)
             axes.bar(position, scale * mean, yerr=[[scale * below], [scale * above]], capsize=4, color=colours[label],
                      label=f"{label} (n={len(values)})")
-        axes.set_xticks(range(len(labels)), labels, fontsize=8, rotation=15)
+        # Each name wrapped to its bar's share of the panel, so that neighbours never overlap.
+        ticks = [_wrapped(label, 3.2 / max(len(labels), 1), 8) for label in labels]
+        axes.set_xticks(range(len(labels)), ticks, fontsize=8)
         axes.set_title(title, fontsize=10)
         axes.set_ylabel(unit)
     counts = ", ".join(f"{label}: {(hands['label'] == label).sum()}" for label in labels)
-    figure.suptitle(f"Per-hand statistics: {_matchup(run)} (team-hands {counts}; bars: 95% interval, Wilson for "
-                    "the rates)")
+    _suptitle(figure, f"Per-hand statistics: {_matchup(run)} (team-hands {counts}; bars: 95% interval, Wilson for "
+                      "the rates)")
     return figure
 
 
 def hand_scores(run: LoadedRun) -> Figure:
     """The distribution of hand scores per strategy."""
+    run = with_strategy_names(run)
     hands = run.hands.assign(label=label_teams(run.hands))
     colours = _colours(run)
     low, high = hands["score"].quantile([0.002, 0.998]).to_numpy() if len(hands) else (0, 1)
@@ -256,13 +291,14 @@ def hand_scores(run: LoadedRun) -> Figure:
                       label=f"{label}: mean {scores.mean():+.0f}, n={len(scores)} team-hands")
     axes.set_xlabel("hand score, points (bins of 100; extremes folded into the end bins)")
     axes.set_ylabel("% of team-hands")
-    axes.set_title(f"Hand scores: {_matchup(run)}")
+    _title(axes, f"Hand scores: {_matchup(run)}")
     axes.legend(fontsize=8)
     return figure
 
 
 def cumulative_score(run: LoadedRun) -> Figure:
     """Mean cumulative score by hand number, over the games still being played at that hand."""
+    run = with_strategy_names(run)
     hands = run.hands.assign(label=label_teams(run.hands))
     colours = _colours(run)
     figure = _new_figure(8, 6.5)
@@ -282,9 +318,9 @@ def cumulative_score(run: LoadedRun) -> Figure:
     if target:
         axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target} points")
     axes.set_ylabel("mean cumulative score, points")
-    figure.suptitle(f"Cumulative score by hand: {_matchup(run)}")
-    axes.set_title(f"mean over the games still in play at each hand (band: 95% interval; "
-                   f"hands reached by < {MIN_GAMES_PER_POINT} games left out)", fontsize=9)
+    _suptitle(figure, f"Cumulative score by hand: {_matchup(run)}")
+    _title(axes, f"mean over the games still in play at each hand (band: 95% interval; "
+                 f"hands reached by < {MIN_GAMES_PER_POINT} games left out)", 9)
     axes.legend(fontsize=8)
     counts_axes.set_title("games still in play", fontsize=9)
     _integer_ticks(counts_axes.xaxis)
@@ -296,21 +332,23 @@ def cumulative_score(run: LoadedRun) -> Figure:
 def ratings(run: LoadedRun) -> Figure:
     """A round robin's Bradley-Terry ratings: Elo relative to the entrants' mean, with 95% intervals."""
     fitted = sorted(matchmaking(run).ratings, key=lambda rating: rating.elo)
+    names = strategy_names(run.manifest)
+    run = with_strategy_names(run)
     colours = _colours(run)
     figure = _new_figure(8, 1.5 + 0.6 * len(fitted))
     axes = figure.add_subplot()
     for position, rating in enumerate(fitted):
         axes.errorbar(rating.elo, position, xerr=[[rating.elo - rating.low], [rating.high - rating.elo]], fmt="o",
-                      color=colours.get(rating.name, "black"), capsize=4)
+                      color=colours.get(names.get(rating.name, rating.name), "black"), capsize=4)
         axes.text(rating.high + 5, position, f"{rating.elo:+.0f} [{rating.low:+.0f}, {rating.high:+.0f}]  "
                   f"n={rating.games} games", va="center", fontsize=8)
-    axes.set_yticks(range(len(fitted)), [rating.name for rating in fitted], fontsize=8)
+    axes.set_yticks(range(len(fitted)), [names.get(rating.name, rating.name) for rating in fitted], fontsize=8)
     axes.axvline(0, color="grey", linestyle="--", linewidth=1, label="the entrants' mean")
     axes.set_xlabel("Elo relative to the mean (Bradley-Terry fit; bars: 95% interval)")
     if fitted:
         low, high = min(rating.low for rating in fitted), max(rating.high for rating in fitted)
         axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
-    axes.set_title(f"Ratings: {_matchup(run)} ({len(run.games)} games)")
+    _title(axes, f"Ratings: {_matchup(run)} ({len(run.games)} games)")
     axes.legend(loc="lower right", fontsize=8)
     return figure
 

@@ -9,8 +9,11 @@ from click.testing import CliRunner
 from canasta_sim.analysis import load_run
 from canasta_sim.cli import main
 from canasta_sim.cli.plot import CHARTS, ROUND_ROBIN_CHARTS
+from canasta_sim.plugins.loader import load_strategy
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+# The charts name strategies as the run recorded them: name@version.
+GREEDY, RANDOM, EXPERT = (load_strategy(spec).label for spec in ("greedy", "random", "expert"))
 
 
 @pytest.fixture(scope="module")
@@ -67,28 +70,28 @@ def test_each_chart_has_title_axis_labels_with_units_and_sample_sizes(name, smal
     joined = " ".join(texts)
     assert any(axes.get_xlabel() for axes in axes) or name == "per_hand_stats"
     assert re.search(r"points|%|per team-hand|hands|hand number", joined), joined
-    assert re.search(r"n=\d+|\d+ games|team-hands [a-z]+: \d+", joined), joined
+    assert re.search(r"n=\d+|\d+ games|team-hands [^:]+: \d+", joined), joined
 
 
 def test_win_rate_chart_shows_both_strategies_by_side(small_runs):
     figure = CHARTS["win_rates"](load_run(small_runs["head_to_head"]))
     labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
-    assert labels == ["random\nas side B", "random\nas side A", "random\nall games",
-                      "greedy\nas side B", "greedy\nas side A", "greedy\nall games"]
+    assert labels == [f"{RANDOM}\nas side B", f"{RANDOM}\nas side A", f"{RANDOM}\nall games",
+                      f"{GREEDY}\nas side B", f"{GREEDY}\nas side A", f"{GREEDY}\nall games"]
     assert any("n=40" in text.get_text() for text in figure.axes[0].texts)
 
 
 def test_win_rate_chart_of_a_round_robin_shows_each_matchup(small_runs):
     figure = CHARTS["win_rates"](load_run(small_runs["round_robin"]))
     labels = [label.get_text().replace("\n", " ") for label in figure.axes[0].get_yticklabels()]
-    assert "greedy vs random" in labels and "expert vs greedy" in labels and "random all games" in labels
+    assert f"{GREEDY} vs {RANDOM}" in labels and f"{EXPERT} vs {GREEDY}" in labels and f"{RANDOM} all games" in labels
     assert len(labels) == 9
 
 
 def test_mirror_match_charts_compare_the_sides(small_runs):
     figure = CHARTS["win_rates"](load_run(small_runs["mirror"]))
     labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
-    assert labels == ["greedy (B)\nall games", "greedy (A)\nall games"]
+    assert labels == [f"{GREEDY} (B)\nall games", f"{GREEDY} (A)\nall games"]
 
 
 def test_plot_refuses_an_out_that_is_a_file(small_runs, tmp_path):
@@ -106,7 +109,7 @@ def test_round_robin_margins_show_every_strategy(small_runs):
     figure = CHARTS["margins"](load_run(small_runs["round_robin"]))
     panels = [axes for axes in figure.axes if axes.has_data()]
     legends = [axes.get_legend().get_texts()[0].get_text() for axes in panels]
-    assert [legend.split(",")[0] for legend in legends] == ["greedy", "random", "expert"]
+    assert [legend.split(",")[0] for legend in legends] == [GREEDY, RANDOM, EXPERT]
     assert all("n=" in legend for legend in legends)
 
 
@@ -144,7 +147,7 @@ def test_hand_axes_have_whole_numbers_of_hands(small_runs):
 def test_a_round_robin_gets_a_ratings_chart_with_every_entrant(small_runs):
     figure = ROUND_ROBIN_CHARTS["ratings"](load_run(small_runs["round_robin"]))
     names = {label.get_text() for label in figure.axes[0].get_yticklabels()}
-    assert names == {"greedy", "random", "expert"} and "Elo" in figure.axes[0].get_xlabel()
+    assert names == {GREEDY, RANDOM, EXPERT} and "Elo" in figure.axes[0].get_xlabel()
 
 
 @pytest.mark.timeout(120)
@@ -158,8 +161,71 @@ def test_duplicate_runs_draw_the_paired_interval(tmp_path):
     paired = report["duplicate"][0]
     figure = CHARTS["win_rates"](load_run(out))
     labels = [label.get_text() for label in figure.axes[0].get_yticklabels()]
-    assert "greedy\nall games (paired, 10 deals)" in labels and "random\nall games (paired, 10 deals)" in labels
+    assert f"{GREEDY}\nall games (paired, 10 deals)" in labels and f"{RANDOM}\nall games (paired, 10 deals)" in labels
     texts = [text.get_text() for text in figure.axes[0].texts]
     expected = (f"{100 * paired['score']:.1f}%  [{100 * paired['score_low']:.1f}, "
                 f"{100 * paired['score_high']:.1f}]")
     assert any(text.startswith(expected) for text in texts), (expected, texts)
+
+
+# --- names and titles ------------------------------------------------------------------------------------
+
+LONG_NAMED_BOT = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class MyRatherCarefullyNamedBot(Greedy):
+    name = "my-rather-carefully-named-bot"
+    version = 3
+'''
+
+
+@pytest.fixture(scope="module")
+def file_spec_run(tmp_path_factory):
+    """A run of a strategy given by a file spec (a long path) against greedy."""
+    folder = tmp_path_factory.mktemp("a_folder_with_a_fairly_long_name_for_the_strategy_files")
+    (folder / "my_rather_carefully_named_bot.py").write_text(LONG_NAMED_BOT)
+    out = folder / "run"
+    spec = f"{folder / 'my_rather_carefully_named_bot.py'}:MyRatherCarefullyNamedBot"
+    result = CliRunner().invoke(main, ["run", "--games", "12", "--seed", "3", "-s", spec, "-s", "greedy",
+                                       "--workers", "1", "--rules", "target_score=1000", "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def _texts(figure) -> list:
+    """Every title, axis label, tick label, legend entry and note of a figure, as matplotlib Text objects."""
+    texts = [figure._suptitle] if figure._suptitle else []
+    for axes in figure.axes:
+        texts += [axes.title, axes.xaxis.label, axes.yaxis.label, *axes.texts, *axes.get_xticklabels(),
+                  *axes.get_yticklabels()]
+        if axes.get_legend() is not None:
+            texts += list(axes.get_legend().get_texts())
+    return [text for text in texts if text.get_text()]
+
+
+@pytest.mark.parametrize("name", list(CHARTS))
+def test_charts_name_strategies_by_name_and_version_and_titles_fit(name, file_spec_run):
+    run = load_run(file_spec_run)
+    figure = CHARTS[name](run)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    texts = _texts(figure)
+    joined = " ".join(text.get_text() for text in texts)
+    assert "my-rather-carefully-named-bot@3" in joined and "greedy@" in joined, joined
+    assert ".py" not in joined and ":MyRather" not in joined, joined
+    width, height = figure.bbox.width, figure.bbox.height
+    titles = [figure._suptitle] if figure._suptitle else []
+    titles += [axes.title for axes in figure.axes if axes.title.get_text()]
+    assert titles
+    for text in titles:  # every title lies wholly inside the figure
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height, (text.get_text(), box, width)
+
+
+def test_the_per_hand_chart_title_of_a_file_spec_fits_and_names_the_strategy(file_spec_run):
+    figure = CHARTS["per_hand_stats"](load_run(file_spec_run))
+    figure.canvas.draw()
+    box = figure._suptitle.get_window_extent(figure.canvas.get_renderer())
+    assert 0 <= box.x0 and box.x1 <= figure.bbox.width
+    assert figure._suptitle.get_text().startswith("Per-hand statistics: my-rather-carefully-named-bot@3 vs greedy@")
