@@ -21,7 +21,7 @@ from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.terminal.html_replay import record_game
+from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
@@ -78,17 +78,8 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     if game_id >= settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
     row = find_game(directory, settings.chunk_size, game_id)
-    recorded_engine = str(manifest.get("engine_version", ENGINE_VERSION))
-    if recorded_engine != ENGINE_VERSION:
-        click.echo(f"Warning: the run used engine version {recorded_engine}, this is {ENGINE_VERSION}; "
-                   "the replay may differ.", err=True)
-    labels_by_spec = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
-    files = dict(settings.files or ())
-    side_a = _load(row["team_a_strategy"], labels_by_spec, files)
-    side_b = _load(row["team_b_strategy"], labels_by_spec, files)
-    players = [side_a, side_b, side_a, side_b]
-    game = {"seed": int(row["seed"]), "rules": settings.rules, "labels": [player.label for player in players],
-            "names": [player.spec for player in players], "shown_seats": range(4) if show_hands else ()}
+    players, game = game_setup(manifest, settings, row, show_hands=show_hands)
+    side_a, side_b = players[0], players[1]
     if html_file is not None:
         _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"), game_id=game_id)
         return
@@ -107,6 +98,41 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     click.echo(f"The replay ends at the scores the run recorded: A {recorded[0]}, B {recorded[1]}.")
 
 
+def game_setup(manifest: dict[str, Any], settings, row: dict[str, Any], *,
+               show_hands: bool = True) -> tuple[list[LoadedStrategy], dict[str, Any]]:
+    """The four seats' strategies of a recorded game, loaded as the run loaded them, and the keyword arguments
+    of :func:`~canasta_sim.terminal.narrate.narrate_game` (and :func:`record_game`) that play it again.
+
+    :raises click.ClickException: when a strategy cannot be loaded now.
+    """
+    recorded_engine = str(manifest.get("engine_version", ENGINE_VERSION))
+    if recorded_engine != ENGINE_VERSION:
+        click.echo(f"Warning: the run used engine version {recorded_engine}, this is {ENGINE_VERSION}; "
+                   "the replay may differ.", err=True)
+    labels_by_spec = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    files = dict(settings.files or ())
+    side_a = _load(row["team_a_strategy"], labels_by_spec, files)
+    side_b = _load(row["team_b_strategy"], labels_by_spec, files)
+    players = [side_a, side_b, side_a, side_b]
+    game = {"seed": int(row["seed"]), "rules": settings.rules, "labels": [player.label for player in players],
+            "names": [player.spec for player in players], "shown_seats": range(4) if show_hands else ()}
+    return players, game
+
+
+def recorded_run_game(players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any]) -> RecordedGame:
+    """Play a run's game again for its HTML page, checking that it ends where the run's record does.
+
+    :raises click.ClickException: when the replay fails where the run did not, or ends at other scores.
+    """
+    recorded = record_game(players, **game)
+    if recorded.error is not None:
+        if row["termination"] != "forfeit":
+            raise click.ClickException(f"the replay failed where the run did not: {recorded.error}")
+    else:
+        _check_scores(tuple(recorded.result.scores), row)
+    return recorded
+
+
 def _check_scores(scores: tuple[int, int], row: dict[str, Any]) -> None:
     """Refuse a replay that ends where the run's record does not (the strategies or the engine changed)."""
     recorded = (row["score_a"], row["score_b"])
@@ -120,12 +146,7 @@ def _check_scores(scores: tuple[int, int], row: dict[str, Any]) -> None:
 def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any], *,
                 run_dir: Path, run_seed: int | None, game_id: int) -> None:
     """Record the game, check its end against the run's record, and write the page."""
-    recorded = record_game(players, **game)
-    if recorded.error is not None:
-        if row["termination"] != "forfeit":
-            raise click.ClickException(f"the replay failed where the run did not: {recorded.error}")
-    else:
-        _check_scores(tuple(recorded.result.scores), row)
+    recorded = recorded_run_game(players, game, row)
     title = f"Game {game_id} of the run in {run_dir}"
     try:
         path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir)),

@@ -1,7 +1,8 @@
-"""``canasta-sim report RUN_DIR``: a run's summary, as printed at the end of the run, in four formats.
+"""``canasta-sim report RUN_DIR``: a run's summary, as printed at the end of the run, in five formats.
 
 Every format carries the same figures: the per-strategy summary and, for duplicate deals and round robins,
-the paired results, the cross table and the ratings (:mod:`canasta_sim.analysis.sections`).
+the paired results, the cross table and the ratings (:mod:`canasta_sim.analysis.sections`).  The HTML page
+adds the charts and the replays of a few games (:mod:`canasta_sim.cli.report_html`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import click
 
 from canasta_sim.analysis import entrants_of
 from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
+from canasta_sim.cli.report_html import report_page
 from canasta_sim.cli.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
@@ -22,7 +24,7 @@ from canasta_sim.runs.summary import format_summary, summarize_run
 
 __all__ = ["report_command", "run_description"]
 
-FORMATS = ("text", "markdown", "csv", "json")
+FORMATS = ("text", "markdown", "csv", "json", "html")
 
 
 def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]:
@@ -82,7 +84,8 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
 @click.command("report", cls=OneLineErrorCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--format", "style", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="text (aligned table), markdown, csv (one row per strategy, every figure) or json.")
+              help="text (aligned table), markdown, csv (one row per strategy, every figure), json, or html "
+                   "(one self-contained page: the tables, the charts and replays of a few games).")
 def report_command(run_dir: Path, style: str) -> None:
     """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
     directory = RunDirectory(run_dir)
@@ -102,6 +105,9 @@ def report_command(run_dir: Path, style: str) -> None:
         click.echo(json.dumps({**summary, **sections_json(results)}, indent=2))
     elif style == "csv":
         click.echo(format_csv(rows, results))
+    elif style == "html":
+        click.echo(report_page(run_dir, manifest, _header(description, run_dir), format_summary(rows, "markdown"),
+                               format_markdown(results)))
     elif style == "markdown":
         sections = format_markdown(results)
         click.echo("\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown"),

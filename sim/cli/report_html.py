@@ -1,0 +1,186 @@
+"""``canasta-sim report RUN_DIR --format html``: the report as one self-contained page.
+
+The page carries what the other formats carry, from the same functions: the run's header, the summary and
+the paired results, cross table and ratings (:func:`~canasta_sim.runs.summary.format_summary` and
+:func:`~canasta_sim.analysis.sections.format_markdown`, their Markdown tables turned into HTML tables),
+then every chart of ``canasta-sim plot`` as an inline PNG, and the replays of a few games worth seeing (the
+largest margin, the longest game, a forfeit if there was one), each the page ``replay --html`` writes,
+kept base64-encoded in the report and put into a frame when opened.  Nothing is fetched: no network,
+server or other file.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import pandas as pd
+
+from canasta_sim.analysis import LoadedRun, load_run, strategy_names
+from canasta_sim.cli.plot import GAME_COLUMNS, HAND_COLUMNS, charts_for
+from canasta_sim.cli.replay import find_game, game_setup, recorded_run_game
+from canasta_sim.runs.runner import settings_from_manifest
+from canasta_sim.runs.storage import RunDirectory
+
+__all__ = ["games_worth_seeing", "markdown_html", "report_page"]
+
+CHART_DPI = 80
+"""Resolution of the inline charts: sharp on a screen, about 40 kB each."""
+
+_STYLE = """
+body { margin: 0 auto; max-width: 1100px; padding: 10px 16px; font: 14px/1.4 system-ui, sans-serif; color: #222; }
+h1 { font-size: 20px; } h2 { font-size: 17px; border-bottom: 1px solid #ccc; margin-top: 26px; } h3 { font-size: 15px; }
+table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
+th, td { border: 1px solid #d4d4d4; padding: 3px 7px; } th { background: #f0efe9; }
+td.number, th.number { text-align: right; }
+.charts img { display: block; max-width: 100%; margin: 8px 0 18px; border: 1px solid #eee; }
+details { margin: 8px 0; border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px; }
+summary { cursor: pointer; font-weight: 600; }
+iframe { width: 100%; height: 860px; border: 1px solid #bbb; margin-top: 6px; }
+.note { color: #7a3b00; }
+"""
+
+_SCRIPT = """
+"use strict";
+// Each replay is a whole page kept as base64 (UTF-8); it becomes its frame's document when first opened.
+document.querySelectorAll("details[data-replay]").forEach(function (details) {
+  details.addEventListener("toggle", function () {
+    const frame = details.querySelector("iframe");
+    if (!details.open || frame.srcdoc) return;
+    const text = document.getElementById(details.dataset.replay).textContent;
+    const bytes = Uint8Array.from(atob(text.trim()), function (c) { return c.charCodeAt(0); });
+    frame.srcdoc = new TextDecoder().decode(bytes);
+  });
+});
+document.body.setAttribute("data-ready", "true");
+"""
+
+
+def markdown_html(text: str) -> str:
+    """The report's Markdown (``###`` headings, pipe tables, plain lines) as HTML; cells and lines are escaped."""
+    out: list[str] = []
+    table: list[list[str]] = []
+
+    def cells(line: str) -> list[str]:
+        inner = line.strip()[1:-1].replace("\\|", "\0")
+        return [cell.strip().replace("\0", "|") for cell in inner.split("|")]
+
+    def flush() -> None:
+        if not table:
+            return
+        header, alignment, *body = table
+        right = [spec.endswith(":") for spec in alignment]
+        rows = ["<tr>" + "".join(f'<th class="{"number" if r else "text"}">{html.escape(c)}</th>'
+                                 for c, r in zip(header, right, strict=True)) + "</tr>"]
+        rows += ["<tr>" + "".join(f'<td class="{"number" if r else "text"}">{html.escape(c)}</td>'
+                                  for c, r in zip(row, right, strict=True)) + "</tr>" for row in body]
+        out.append("<table>" + "".join(rows) + "</table>")
+        table.clear()
+
+    for line in text.splitlines():
+        if line.startswith("|"):
+            table.append(cells(line))
+            continue
+        flush()
+        if line.startswith("### "):
+            out.append(f"<h3>{html.escape(line[4:])}</h3>")
+        elif line.strip():
+            out.append(f"<p>{html.escape(line.strip())}</p>")
+    flush()
+    return "\n".join(out)
+
+
+def games_worth_seeing(games: pd.DataFrame) -> list[tuple[int, str]]:
+    """``(game_id, why)`` for the game with the largest margin, the longest game and the first forfeit; a game
+    picked for two reasons is listed once with both."""
+    picked: dict[int, list[str]] = {}
+    played = games[games["termination"] != "forfeit"]
+    if len(played):
+        widest = played.loc[played["margin"].abs().idxmax()]
+        margin = abs(int(widest["margin"]))
+        picked.setdefault(int(widest["game_id"]), []).append(f"the largest margin ({margin} points)")
+        longest = played.loc[played["hands"].idxmax()]
+        picked.setdefault(int(longest["game_id"]), []).append(f"the longest game ({int(longest['hands'])} hands)")
+    forfeits = games[games["termination"] == "forfeit"]
+    if len(forfeits):
+        picked.setdefault(int(forfeits["game_id"].iloc[0]), []).append("a forfeit")
+    return [(game_id, " and ".join(reasons)) for game_id, reasons in picked.items()]
+
+
+def _chart_images(run: LoadedRun) -> list[str]:
+    images = []
+    for name, draw in charts_for(run).items():
+        buffer = io.BytesIO()
+        figure = draw(run)
+        figure.savefig(buffer, format="png", dpi=CHART_DPI)
+        data = base64.b64encode(buffer.getvalue()).decode("ascii")
+        title = figure._suptitle.get_text() if figure._suptitle else figure.axes[0].get_title()
+        images.append(f'<img id="chart-{name}" data-chart="{name}" alt="{html.escape(title.replace(chr(10), " "))}" '
+                      f'src="data:image/png;base64,{data}">')
+    return images
+
+
+def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
+    directory = RunDirectory(run_dir)
+    settings = settings_from_manifest(manifest, str(directory.manifest_path))
+    parts = []
+    for index, (game_id, why) in enumerate(games_worth_seeing(games)):
+        row = find_game(directory, settings.chunk_size, game_id)
+        heading = (f"Game {game_id}, {why}: side A {row['team_a_strategy']} {row['score_a']}, "
+                   f"side B {row['team_b_strategy']} {row['score_b']} ({row['termination']})")
+        try:
+            players, game = game_setup(manifest, settings, row)
+            page = recorded_run_game(players, game, row).html(
+                title=f"Game {game_id} of the run in {run_dir}", run_seed=manifest.get("seed"), game_id=game_id,
+                source=str(run_dir))
+        except click.ClickException as error:  # the strategies or the engine changed since the run: say so
+            parts.append(f'<p class="note" data-game="{game_id}">{html.escape(heading)}: no replay, '
+                         f"{html.escape(error.message)}</p>")
+            continue
+        encoded = base64.b64encode(page.encode("utf-8")).decode("ascii")
+        parts.append(f'<details data-replay="replay-{index}" data-game="{game_id}"><summary>{html.escape(heading)}'
+                     f'</summary><iframe title="replay of game {game_id}"></iframe></details>'
+                     f'<script type="text/plain" id="replay-{index}">{encoded}</script>')
+    return parts
+
+
+def _strategies_table(manifest: dict[str, Any]) -> str:
+    names = strategy_names(manifest)
+    rows = ["<tr><th>spec</th><th>strategy</th><th>class</th><th>parameters</th></tr>"]
+    for entry in manifest.get("strategies", []):
+        parameters = ", ".join(f"{key}={value}" for key, value in (entry.get("parameters") or {}).items())
+        rows.append(f"<tr><td>{html.escape(str(entry.get('spec')))}</td>"
+                    f"<td>{html.escape(names.get(entry.get('spec'), str(entry.get('spec'))))}</td>"
+                    f"<td>{html.escape(str(entry.get('class', '')))}</td><td>{html.escape(parameters)}</td></tr>")
+    return '<table id="strategies">' + "".join(rows) + "</table>"
+
+
+def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], summary_markdown: str,
+                sections_markdown: str) -> str:
+    """The whole page: ``header`` (the report's first lines), the strategies, the summary and sections (the
+    Markdown report's tables), the charts and the replays of the games worth seeing."""
+    run = load_run(run_dir, games_columns=[*GAME_COLUMNS, "score_a", "score_b"], hands_columns=HAND_COLUMNS,
+                   require_games=True)
+    body = [f"<h1>{html.escape(header[0])}</h1>", *(f"<p>{html.escape(line)}</p>" for line in header[1:]),
+            "<h2>Strategies</h2>", _strategies_table(manifest),
+            '<h2>Summary</h2><div id="summary">', markdown_html(summary_markdown), "</div>"]
+    if sections_markdown:
+        body += ['<h2>Paired results, cross table and ratings</h2><div id="sections">',
+                 markdown_html(sections_markdown), "</div>"]
+    body += ['<h2>Charts</h2><div class="charts">', *_chart_images(run), "</div>",
+             '<h2>Games worth seeing</h2><div id="replays">',
+             "<p>Each opens as the page <code>canasta-sim replay RUN_DIR GAME --html FILE</code> writes: the table "
+             "after every move (keys: arrows, PageUp/PageDown, Home/End, Space).</p>",
+             *_replays(run_dir, manifest, run.games), "</div>"]
+    policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
+    return "\n".join([
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
+        f"<title>{html.escape(header[0])}</title><style>{_STYLE}</style></head><body>",
+        *body, f"<script>{_SCRIPT}</script>", "</body></html>",
+    ])

@@ -1,0 +1,133 @@
+"""``report --format html`` in a real browser: the same tables as the Markdown report, every chart drawn, and
+replays of the games worth seeing that end where the run's record does; nothing fetched."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+from canasta_sim.analysis import load_run
+from canasta_sim.cli import main
+from canasta_sim.cli.plot import charts_for
+from canasta_sim.cli.report_html import games_worth_seeing, markdown_html
+from tests.browser import open_page, requests_made
+from tests.helpers import FLAKY_BOT_SOURCE
+
+pytestmark = pytest.mark.timeout(120)
+
+READ_TABLES = """
+const table = (root) => [...root.querySelectorAll("tr")].map(r => [...r.children].map(c => c.textContent));
+return {summary: [...document.querySelectorAll("#summary table")].map(table),
+        sections: [...document.querySelectorAll("#sections table")].map(table),
+        charts: [...document.querySelectorAll("img[data-chart]")].map(i => [i.dataset.chart, i.naturalWidth,
+                                                                            i.src.slice(0, 22)]),
+        replays: [...document.querySelectorAll("details[data-replay]")].map(d => +d.dataset.game)};
+"""
+
+
+def _run(folder, *args):
+    result = CliRunner().invoke(main, ["run", "--seed", "4", "--workers", "1", "--rules", "target_score=1000",
+                                       "--out", str(folder), "-q", *args])
+    assert result.exit_code == 0, result.output
+    return folder
+
+
+@pytest.fixture(scope="module")
+def round_robin(tmp_path_factory):
+    return _run(tmp_path_factory.mktemp("report") / "rr", "--games", "12", "-s", "greedy", "-s", "random",
+                "-s", "expert")
+
+
+@pytest.fixture(scope="module")
+def with_forfeits(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("forfeits")
+    (folder / "flaky.py").write_text(FLAKY_BOT_SOURCE)
+    return _run(folder / "run", "--games", "16", "-s", f"{folder / 'flaky.py'}:Flaky", "-s", "greedy",
+                "--on-error", "forfeit")
+
+
+def _markdown_tables(text: str) -> list[list[list[str]]]:
+    tables, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            if not line.startswith("|---"):
+                current.append([cell.strip() for cell in line.strip()[1:-1].split("|")])
+        elif current:
+            tables.append(current)
+            current = []
+    return tables
+
+
+def _page(run, tmp_path):
+    result = CliRunner().invoke(main, ["report", str(run), "--format", "html"])
+    assert result.exit_code == 0, result.output
+    page = tmp_path / "report.html"
+    page.write_text(result.output, encoding="utf-8")
+    markdown = CliRunner().invoke(main, ["report", str(run), "--format", "markdown"]).output
+    return page, _markdown_tables(markdown)
+
+
+def _open_replay(browser, game_id: int) -> None:
+    details = browser.find_element(By.CSS_SELECTOR, f"details[data-game='{game_id}']")
+    details.find_element(By.TAG_NAME, "summary").click()
+    browser.switch_to.frame(details.find_element(By.TAG_NAME, "iframe"))
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    browser.find_element(By.ID, "last").click()
+
+
+def test_the_report_page_has_the_reports_tables_charts_and_replays(browser, round_robin, tmp_path):
+    page, markdown = _page(round_robin, tmp_path)
+    open_page(browser, page)
+    shown = browser.execute_script(READ_TABLES)
+    assert shown["summary"] + shown["sections"] == markdown  # the same cells as the Markdown report
+    expected = list(charts_for(load_run(round_robin)))
+    assert [chart[0] for chart in shown["charts"]] == expected and "ratings" in expected
+    assert all(width > 300 and src == "data:image/png;base64," for _, width, src in shown["charts"])
+    games = pq.read_table(round_robin / "games").to_pandas()
+    picks = games_worth_seeing(games)
+    assert shown["replays"] == [game_id for game_id, _ in picks] and picks
+    for game_id, _ in picks:
+        _open_replay(browser, game_id)
+        row = games[games.game_id == game_id].iloc[0]
+        totals = [int(browser.find_element(By.ID, f"score-{side}").get_attribute("data-total")) for side in "ab"]
+        assert totals == [row.score_a, row.score_b]
+        assert browser.find_element(By.ID, "meta").get_attribute("data-game-seed") == str(row.seed)
+        browser.switch_to.default_content()
+    assert all(url == page.as_uri() or url.startswith(("data:", "about:")) for url in requests_made(browser))
+    assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+
+
+def test_a_forfeit_is_among_the_games_worth_seeing_and_its_replay_stops_at_the_failure(browser, with_forfeits,
+                                                                                        tmp_path):
+    games = pq.read_table(with_forfeits / "games").to_pandas()
+    forfeits = games[games.termination == "forfeit"]
+    assert len(forfeits), "the flaky strategy forfeited no game: pick another seed"
+    page, _ = _page(with_forfeits, tmp_path)
+    open_page(browser, page)
+    first = int(forfeits.game_id.iloc[0])
+    details = browser.find_element(By.CSS_SELECTOR, f"details[data-game='{first}']")
+    assert "a forfeit" in details.text
+    _open_replay(browser, first)
+    ending = browser.find_element(By.ID, "ending")
+    assert ending.get_attribute("data-error") == "true" and "flaky failure" in ending.text
+    browser.switch_to.default_content()
+
+
+def test_games_worth_seeing_are_the_widest_the_longest_and_a_forfeit():
+    games = pd.DataFrame({"game_id": [0, 1, 2, 3], "margin": [100, -900, 300, 0], "hands": [3, 2, 7, 0],
+                          "termination": ["target", "target", "target", "forfeit"]})
+    assert games_worth_seeing(games) == [(1, "the largest margin (900 points)"), (2, "the longest game (7 hands)"),
+                                         (3, "a forfeit")]
+    both = games.assign(hands=[3, 9, 7, 0])
+    assert games_worth_seeing(both)[0] == (1, "the largest margin (900 points) and the longest game (9 hands)")
+
+
+def test_markdown_becomes_escaped_html_tables():
+    text = "### A <b> heading\n\n| name | score |\n|---|---:|\n| x\\|y | <1% |\nplain & line"
+    assert markdown_html(text) == (
+        "<h3>A &lt;b&gt; heading</h3>\n<table><tr><th class=\"text\">name</th><th class=\"number\">score</th></tr>"
+        "<tr><td class=\"text\">x|y</td><td class=\"number\">&lt;1%</td></tr></table>\n<p>plain &amp; line</p>")
