@@ -24,6 +24,20 @@ FLAGS = (
 )
 
 
+def need_selenium() -> None:
+    """Skip the calling test module when selenium is not installed, naming the install command; under CI
+    (the ``CI`` variable set) fail instead, since CI installs it with the dev extra."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        reason = f"the page tests need selenium and headless Chromium: {INSTALL}"
+        if os.environ.get("CI"):
+            raise RuntimeError(reason) from None
+        import pytest
+
+        pytest.skip(reason, allow_module_level=True)
+
+
 def missing() -> str | None:
     """Why the browser cannot start here, or ``None`` when it can."""
     try:

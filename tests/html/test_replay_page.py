@@ -12,17 +12,22 @@ from collections import Counter
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from selenium.webdriver.common.action_chains import ActionChains
-from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from canasta_sim.cli import main
-from canasta_sim.core.cards import CARD_KIND, JOKER, TWO
-from canasta_sim.core.engine import GameObserver, play_game
-from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.plugins.loader import load_strategy
-from tests.browser import open_page, requests_made
+from tests.browser import need_selenium
+
+need_selenium()  # before selenium's imports: skips the module where it is missing (fails in CI)
+
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+from canasta_sim.cli import main  # noqa: E402
+from canasta_sim.core.cards import CARD_KIND, JOKER, TWO  # noqa: E402
+from canasta_sim.core.engine import GameObserver, play_game  # noqa: E402
+from canasta_sim.core.melds import CANASTA_SIZE  # noqa: E402
+from canasta_sim.plugins.loader import load_strategy  # noqa: E402
+from tests.browser import open_page, requests_made  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -3,19 +3,23 @@ replays of the games worth seeing that end where the run's record does; nothing 
 
 from __future__ import annotations
 
-import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
 
-from canasta_sim.analysis import load_run
-from canasta_sim.cli import main
-from canasta_sim.cli.plot import charts_for
-from canasta_sim.cli.report_html import games_worth_seeing, markdown_html
-from tests.browser import open_page, requests_made
-from tests.helpers import FLAKY_BOT_SOURCE
+from tests.browser import need_selenium
+
+need_selenium()  # before selenium's imports: skips the module where it is missing (fails in CI)
+
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from canasta_sim.analysis import load_run  # noqa: E402
+from canasta_sim.cli import main  # noqa: E402
+from canasta_sim.cli.plot import charts_for  # noqa: E402
+from canasta_sim.cli.report_html import games_worth_seeing  # noqa: E402
+from tests.browser import open_page, requests_made  # noqa: E402
+from tests.helpers import FLAKY_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -115,19 +119,3 @@ def test_a_forfeit_is_among_the_games_worth_seeing_and_its_replay_stops_at_the_f
     ending = browser.find_element(By.ID, "ending")
     assert ending.get_attribute("data-error") == "true" and "flaky failure" in ending.text
     browser.switch_to.default_content()
-
-
-def test_games_worth_seeing_are_the_widest_the_longest_and_a_forfeit():
-    games = pd.DataFrame({"game_id": [0, 1, 2, 3], "margin": [100, -900, 300, 0], "hands": [3, 2, 7, 0],
-                          "termination": ["target", "target", "target", "forfeit"]})
-    assert games_worth_seeing(games) == [(1, "the largest margin (900 points)"), (2, "the longest game (7 hands)"),
-                                         (3, "a forfeit")]
-    both = games.assign(hands=[3, 9, 7, 0])
-    assert games_worth_seeing(both)[0] == (1, "the largest margin (900 points) and the longest game (9 hands)")
-
-
-def test_markdown_becomes_escaped_html_tables():
-    text = "### A <b> heading\n\n| name | score |\n|---|---:|\n| x\\|y | <1% |\nplain & line"
-    assert markdown_html(text) == (
-        "<h3>A &lt;b&gt; heading</h3>\n<table><tr><th class=\"text\">name</th><th class=\"number\">score</th></tr>"
-        "<tr><td class=\"text\">x|y</td><td class=\"number\">&lt;1%</td></tr></table>\n<p>plain &amp; line</p>")
