@@ -60,7 +60,8 @@ class ReplayRecorder(Narrator):
         self.footer: list[str] = []
         self._last: dict[str, Any] = {}
 
-    def _take_lines(self) -> list[str]:
+    def take_lines(self) -> list[str]:
+        """The lines written since the last call (they belong to the position recorded next)."""
         lines = list(self._lines)
         self._lines.clear()
         return lines
@@ -68,12 +69,12 @@ class ReplayRecorder(Narrator):
     def game_header(self, *, seed: int, labels: Sequence[str], rules: Rules = DEFAULT_RULES) -> None:
         """Write the game's header lines and keep them apart from the first hand's."""
         super().game_header(seed=seed, labels=labels, rules=rules)
-        self.header = self._take_lines()
+        self.header = self.take_lines()
 
     def game_over(self, result: GameResult) -> None:
         """Write the final totals and keep those lines as the footer."""
         super().game_over(result)
-        self.footer = [line for line in self._take_lines() if line]
+        self.footer = [line for line in self.take_lines() if line]
 
     def on_hand_start(self, state: HandState) -> None:
         """Narrate the deal, then record the hand and its first position."""
@@ -94,7 +95,7 @@ class ReplayRecorder(Narrator):
     def on_hand_end(self, state: HandState, result: HandResult) -> None:
         """Narrate the hand's end, then record its score table as the hand's last position."""
         super().on_hand_end(state, result)
-        lines = self._take_lines()
+        lines = self.take_lines()
         # The narrator's own score table ends these lines; the page shows the same figures as a table.
         reason = lines[0] if lines else ""
         self.hands[-1]["end"] = {
@@ -108,7 +109,7 @@ class ReplayRecorder(Narrator):
         position = self._position(state)
         changed = {key: value for key, value in position.items() if self._last.get(key, _UNSET) != value}
         self._last = position
-        self.hands[-1]["frames"].append({"seat": seat, "move": move, "lines": self._take_lines(), **changed})
+        self.hands[-1]["frames"].append({"seat": seat, "move": move, "lines": self.take_lines(), **changed})
 
     def _position(self, state: HandState) -> dict[str, Any]:
         """The table now, from the engine's state; card ids from the narrator's cards (verified against it)."""
@@ -203,9 +204,11 @@ class RecordedGame:
 def replay_page(document: dict[str, Any]) -> str:
     """Put a record (:meth:`RecordedGame.document`) into the page's template."""
     template = resources.files("canasta_sim.terminal").joinpath(_TEMPLATE).read_text(encoding="utf-8")
-    # Inside <script>, "</" could end the element early: JSON allows the escaped solidus instead.
-    data = json.dumps(document, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
-    return template.replace(_TITLE_MARK, html.escape(document["title"])).replace(_DATA_MARK, data)
+    # Inside <script>, "</script" or "<!--" (a strategy's file name may hold either) would end or confuse the
+    # element: "<" only ever occurs inside JSON strings, where its escape \u003c means the same.
+    data = json.dumps(document, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+    # The data first: with every "<" escaped it cannot hold the title's mark, while a title could hold the data's.
+    return template.replace(_DATA_MARK, data, 1).replace(_TITLE_MARK, html.escape(document["title"]), 1)
 
 
 def record_game(
@@ -230,5 +233,5 @@ def record_game(
     except StrategyError as failure:
         error = failure
         if recorder.hands:  # what was narrated of the move that failed belongs to the last position
-            recorder.hands[-1]["frames"][-1]["lines"].extend(recorder._take_lines())
+            recorder.hands[-1]["frames"][-1]["lines"].extend(recorder.take_lines())
     return RecordedGame(recorder, seed, rules, tuple(labels), tuple(names), result, error)

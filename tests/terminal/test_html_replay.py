@@ -130,3 +130,14 @@ def test_an_unwritable_page_is_a_one_line_error(tmp_path):
     result = CliRunner().invoke(main, ["watch", "--html", str(tmp_path / "missing" / "game.html")])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert result.output.startswith(f"Error: --html {tmp_path / 'missing' / 'game.html'}: ")
+
+
+def test_markup_in_a_name_cannot_break_out_of_the_page():
+    players = _players("greedy")
+    odd = "</script><!--<script>alert(1)</script>"
+    recorded = record_game(players, seed=1, labels=[odd] * 4, names=[odd] * 4)
+    page = recorded.html(title=f"<b>{odd}</b>")
+    assert page.count("</script>") == 2 and "<!--<script>" not in page  # the data element's and the script's
+    document = _document(page)
+    assert document["title"] == f"<b>{odd}</b>" and document["seats"][0]["strategy"] == odd
+    assert "<title>&lt;b&gt;&lt;/script&gt;" in page
