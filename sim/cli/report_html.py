@@ -119,7 +119,7 @@ def _chart_images(run: LoadedRun) -> list[str]:
         figure = draw(run)
         figure.savefig(buffer, format="png", dpi=CHART_DPI)
         data = base64.b64encode(buffer.getvalue()).decode("ascii")
-        title = figure._suptitle.get_text() if figure._suptitle else figure.axes[0].get_title()
+        title = figure.get_suptitle() or figure.axes[0].get_title()
         images.append(f'<img id="chart-{name}" data-chart="{name}" alt="{html.escape(title.replace(chr(10), " "))}" '
                       f'src="data:image/png;base64,{data}">')
     return images
