@@ -388,3 +388,22 @@ def assert_same_run_tables(left: Path | str, right: Path | str) -> None:
     """Fail unless two run directories hold identical tables."""
     for mine, theirs in zip(read_run_tables(left), read_run_tables(right), strict=True):
         pd.testing.assert_frame_equal(mine, theirs)
+
+
+# A strategy whose seats fail as the game builds them, before the first deal (the loader's own check passes).
+BROKEN_AT_ONCE_BOT_SOURCE = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class BrokenAtOnce(Greedy):
+    """Fails as the game builds its players, before the deal."""
+
+    name = "broken-at-once"
+
+    def __init__(self, rng, **parameters):
+        super().__init__(rng, **parameters)
+        self.built = getattr(type(self), "built", 0) + 1
+        type(self).built = self.built
+        if self.built > 1:  # the loader's check builds one first; the game's seats fail
+            raise RuntimeError("it breaks at once")
+'''

@@ -28,6 +28,7 @@ from canasta_sim.core.engine import GameObserver, play_game  # noqa: E402
 from canasta_sim.core.melds import CANASTA_SIZE  # noqa: E402
 from canasta_sim.plugins.loader import load_strategy  # noqa: E402
 from tests.browser import open_page, requests_made  # noqa: E402
+from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -289,3 +290,14 @@ def test_a_public_page_shows_only_the_backs_of_the_hands(browser, tmp_path):
     shown = read(browser)
     for seat in shown["seats"]:
         assert seat["kinds"] == [] and seat["counts"] == "" and seat["backs"] == seat["size"] > 0
+
+
+def test_a_game_that_failed_before_its_deal_shows_the_failure(browser, tmp_path):
+    bot = tmp_path / "broken_at_once.py"
+    bot.write_text(BROKEN_AT_ONCE_BOT_SOURCE)
+    page = tmp_path / "broken.html"
+    result = CliRunner().invoke(main, ["watch", "-s", f"{bot}:BrokenAtOnce", "--html", str(page)])
+    assert result.exit_code == 1, result.output
+    open_page(browser, page)
+    ending = browser.find_element(By.ID, "ending")
+    assert ending.get_attribute("data-error") == "true" and "it breaks at once" in ending.text

@@ -14,6 +14,7 @@ from canasta_sim.core.engine import GameObserver, play_game
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.terminal.html_replay import record_game
 from canasta_sim.terminal.narrate import narrate_game
+from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,6 +37,7 @@ class Failing(Greedy):
             raise RuntimeError("the sixth discard fails")
         return super().choose_discard(view)
 '''
+
 
 
 def _players(*specs):
@@ -111,6 +113,16 @@ def test_a_forfeit_is_written_up_to_the_failure(tmp_path):
     document = _document(page.read_text(encoding="utf-8"))
     assert "the sixth discard fails" in document["ending"]["error"]
     assert document["hands"] and document["hands"][-1]["end"] is None
+
+
+def test_a_strategy_failing_before_the_deal_still_gives_a_page(tmp_path):
+    bot = tmp_path / "broken_at_once.py"
+    bot.write_text(BROKEN_AT_ONCE_BOT_SOURCE)
+    page = tmp_path / "game.html"
+    result = CliRunner().invoke(main, ["watch", "-s", f"{bot}:BrokenAtOnce", "--html", str(page)])
+    assert result.exit_code == 1 and "it breaks at once" in result.output
+    document = _document(page.read_text(encoding="utf-8"))
+    assert document["hands"] == [] and "it breaks at once" in document["ending"]["error"]
 
 
 def test_public_pages_hold_no_hidden_card(tmp_path):
