@@ -122,7 +122,9 @@ class MessageView(SeatView):
 
 def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     """:func:`update_view` without checking the fields, for messages from the arbiter itself (the bot
-    server's): the same assignments, in a third of the time.  The tests compare both paths."""
+    server's): the same assignments, in a third of the time.  The tests compare both paths.  Lists are
+    copied: the message may be kept (a protocol-2 view is merged from its changes) while the bot's own
+    plan changes the state."""
     state = view._state
     scores = message["scores"]
     if (message["hand_number"], message["dealer"], scores) != (state.hand_number, state.dealer,
@@ -138,25 +140,25 @@ def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     state.answer = message["answer"]
     state.must_stop = message["must_stop"]
     hands = [_NO_CARDS] * 4
-    hands[seat] = message["hand"]
+    hands[seat] = list(message["hand"])
     state.hands = hands
-    state.hand_sizes = message["hand_sizes"]
+    state.hand_sizes = list(message["hand_sizes"])
     state.stock = [_UNKNOWN_CARD] * message["stock_count"]
-    state.pile = message["pile"]
+    state.pile = list(message["pile"])
     state.pile_freezers = message["pile_freezers"]
     melds = message["melds"]
     if melds != view._melds_seen:
         state.melds = _meld_tables(melds)
         state.meld_changes += 1
         view._melds_seen = melds
-    state.side_has_melded = message["side_has_melded"]
-    state.red_threes = message["red_threes"]
+    state.side_has_melded = list(message["side_has_melded"])
+    state.red_threes = list(message["red_threes"])
     turn = message["turn"]
     state.melded_before_turn = turn["melded_before"]
     state.melded_this_turn = turn["melded"]
     state.turn_new_ranks = set(turn["new_ranks"])
     state.added_to_existing = turn["added_to_existing"]
-    state.turn_laid = turn["laid"]
+    state.turn_laid = list(turn["laid"])
     state._vouched = None
     state._vouched_key = None
 
