@@ -244,8 +244,9 @@ def _hear(game: _Game, move) -> None:
 def serve(server: BotServer, source: int, sink: int) -> None:
     """Read messages from the fd ``source`` until ``quit`` or end of input; answer on the fd ``sink``.
 
-    Whatever the arbiter wrote is read at once and every answer to it written in one write: a batch of
-    requests for many games costs one exchange of messages.
+    Whatever the arbiter wrote is read at once (a batch of requests for many games); each answer is
+    written as soon as it is found, so that a strategy that hangs or crashes leaves every earlier answer
+    delivered and the arbiter charges the very game it failed in.
     """
     pending = b""
     while True:
@@ -253,22 +254,19 @@ def serve(server: BotServer, source: int, sink: int) -> None:
         if not chunk:
             return
         *lines, pending = (pending + chunk).split(b"\n")
-        replies = []
         for line in lines:
             if not line.strip():
                 continue
             message = orjson.loads(line)
             if message.get("type") == "quit":
-                _write(sink, replies)
                 return
             reply = server.handle(message)
             if reply is not None:
-                replies.append(encode(reply))
-        _write(sink, replies)
+                _write(sink, encode(reply))
 
 
-def _write(sink: int, replies: list[bytes]) -> None:
-    data = memoryview(b"".join(replies))
+def _write(sink: int, reply: bytes) -> None:
+    data = memoryview(reply)
     while data:
         data = data[os.write(sink, data):]
 
