@@ -36,6 +36,7 @@ __all__ = [
     "VIEW_FORMAT",
     "hand_result_from_message",
     "hand_result_message",
+    "meld_rows",
     "update_view",
     "view_message",
 ]
@@ -54,11 +55,16 @@ class MessageError(CanastaError, ValueError):
     """A view or result message is malformed: a field is missing or holds a value of the wrong shape."""
 
 
-def view_message(view: SeatView) -> dict[str, Any]:
-    """Return what ``view`` shows as a JSON-serialisable dict (see the module's note and ``docs/protocol.md``)."""
+def view_message(view: SeatView, melds: list | None = None) -> dict[str, Any]:
+    """Return what ``view`` shows as a JSON-serialisable dict (see the module's note and ``docs/protocol.md``).
+
+    :param melds: the ``melds`` field of an earlier message of the same hand, when the melds have not
+        changed since (the state's ``meld_changes`` tells): listing them is a third of the message's cost.
+    """
     state = view._state  # the arbiter's side: it reads the live state to describe it, never a strategy
     seat = view._seat
-    melds = state.melds
+    if melds is None:
+        melds = meld_rows(state.melds)
     return {
         "format": VIEW_FORMAT,
         "seat": seat,
@@ -77,9 +83,7 @@ def view_message(view: SeatView) -> dict[str, Any]:
         "stock_count": len(state.stock),
         "pile": list(state.pile),
         "pile_freezers": state.pile_freezers,
-        "melds": [
-            [[rank, *meld] for rank, meld in enumerate(melds[side]) if meld[0] or meld[1] or meld[2]] for side in (0, 1)
-        ],
+        "melds": melds,
         "side_has_melded": list(state.side_has_melded),
         "red_threes": list(state.red_threes),
         "turn": {
@@ -90,6 +94,12 @@ def view_message(view: SeatView) -> dict[str, Any]:
             "laid": list(state.turn_laid),
         },
     }
+
+
+def meld_rows(melds) -> list[list[list[int]]]:
+    """Both sides' melds as the view message lists them: ``[rank, naturals, jokers, deuces]`` per melded rank."""
+    return [[[rank, *meld] for rank, meld in enumerate(melds[side]) if meld[0] or meld[1] or meld[2]]
+            for side in (0, 1)]
 
 
 class MessageView(SeatView):

@@ -28,6 +28,7 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+from canasta_sim.arbiter import trust_builtin_strategies
 from canasta_sim.core.moves import parse_move
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import MoveParseError, SeatFailure, StrategyLoadError
@@ -166,6 +167,9 @@ def load_bot_class(spec: str) -> tuple[type[ProcessStrategy], tuple[tuple[str, s
     if not ready.get("events", True):
         attributes["on_event"] = Strategy.on_event  # the engine then skips the calls altogether
     cls = type(f"Bot_{_identifier(ready['name'])}", (ProcessStrategy,), attributes)
+    # The proxy is canasta-sim's own code and the bot's runs in another process, which cannot reach the game:
+    # the engine need not fingerprint the game around its calls (docs/fairness.md), nor watch it for patches.
+    trust_builtin_strategies([cls])
     return cls, parameters
 
 
@@ -324,6 +328,8 @@ class ProcessStrategy(Strategy):
         self._tagged = self.pool.tagged
         self._sent: dict[str, Any] | None = None
         """The last view the bot was sent in this hand: a protocol-2 request carries only what changed."""
+        self._melds: tuple | None = None
+        """``((state, its meld_changes), melds field)`` of the last view message built."""
         self._pending: list[bytes] = []
         self._events: list[bytes] = []
         """Events since the last message queued, written as one ``events`` message (one parse for them all)."""
@@ -409,12 +415,21 @@ class ProcessStrategy(Strategy):
         listed = None
         if decision in self.wants_legal:
             listed = [None if move is None else str(move) for move in legal(view)]
-        shown = view_message(view)
+        shown = self._view_message(view)
         if self._tagged:  # protocol 2: only the fields that changed since the last view sent
             sent, self._sent = self._sent, shown
             if sent is not None:
                 shown = {key: value for key, value in shown.items() if sent[key] != value}
         return self._request(decision, view, decide_message(decision, shown, listed))
+
+    def _view_message(self, view) -> dict[str, Any]:
+        # The melds change far less often than the view is sent: listed again only when the state says so.
+        state = view._state
+        stamp = (state, state.meld_changes)
+        known = self._melds
+        shown = view_message(view, known[1] if known is not None and known[0] == stamp else None)
+        self._melds = (stamp, shown["melds"])
+        return shown
 
     def _planned(self, decision: str):
         """The next answer of the bot's plan for this turn, without asking the process."""
@@ -467,7 +482,7 @@ class ProcessStrategy(Strategy):
         self._plan = []
         self._own_events_known = 0
         self._flush_events()
-        shown = self._sent = view_message(view)
+        shown = self._sent = self._view_message(view)
         self._pending.append(self._bot.tagged({"type": "hand_start", "view": shown}))
 
     def on_event(self, event) -> None:
@@ -475,8 +490,15 @@ class ProcessStrategy(Strategy):
         if self._own_events_known and event.seat == self._event_seat():
             self._own_events_known -= 1
             return
-        # Written by hand: it runs after every move, and move texts hold no character JSON escapes.
-        self._events.append(b'[%d,"%s",%d]' % (event.seat, str(event.move).encode(), event.red_threes))
+        # Written by hand: it runs after every move, and move texts hold no character JSON escapes.  Move
+        # records are immutable and repeat (draws above all): each one's text is encoded once.
+        move = event.move
+        text = _MOVE_TEXTS.get(move)
+        if text is None:
+            if len(_MOVE_TEXTS) > 8192:
+                _MOVE_TEXTS.clear()
+            text = _MOVE_TEXTS[move] = str(move).encode()
+        self._events.append(b'[%d,"%s",%d]' % (event.seat, text, event.red_threes))
 
     def _flush_events(self) -> None:
         if self._events:
@@ -506,6 +528,7 @@ class ProcessStrategy(Strategy):
 
 
 _PLANNING = ("ask", "meld")
+_MOVE_TEXTS: dict[Any, bytes] = {}
 
 
 def _is_move(value: Any) -> int:
