@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from canasta_sim.errors import SeatFailure
 
-__all__ = ["BotProcess", "STDERR_LOG_LIMIT"]
+__all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE"]
 
 logger = logging.getLogger("canasta_sim.bots")
 
@@ -36,7 +36,9 @@ STDERR_LOG_LIMIT = 64 * 1024
 
 _STDERR_LINES_KEPT = 20
 _LINE_LIMIT = 16 * 1024 * 1024  # one protocol line longer than this is no protocol at all
-_STOP_GRACE = 0.5
+STOP_GRACE = 0.5
+"""Seconds a bot has to exit after ``quit`` (and its input closed) before it is killed."""
+_STOP_GRACE = STOP_GRACE
 
 
 class BotProcess:
@@ -118,6 +120,11 @@ class BotProcess:
 
     def close(self, farewell: bytes = b"") -> None:
         """Write ``farewell`` (the quit message), give the bot a moment to exit, then kill it."""
+        self.say_farewell(farewell)
+        self.finish(time.monotonic() + _STOP_GRACE)
+
+    def say_farewell(self, farewell: bytes) -> None:
+        """Write ``farewell`` (the quit message) if the bot still runs, and close its input."""
         process = self.process
         if process is None:
             return
@@ -130,8 +137,14 @@ class BotProcess:
             process.stdin.close()
         except OSError:
             pass
+
+    def finish(self, deadline: float) -> None:
+        """Wait until ``deadline`` for the bot to exit (after :meth:`say_farewell`), then kill it."""
+        process = self.process
+        if process is None:
+            return
         try:
-            process.wait(timeout=_STOP_GRACE)
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             pass
         self.kill()

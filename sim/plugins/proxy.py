@@ -34,7 +34,7 @@ from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import MoveParseError, SeatFailure, StrategyLoadError
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
-from canasta_sim.plugins.process import BotProcess
+from canasta_sim.plugins.process import STOP_GRACE, BotProcess
 from canasta_sim.plugins.protocol import (
     ProtocolError,
     checked_message,
@@ -263,15 +263,22 @@ class _Pool:
 
     def close(self) -> None:
         """Ask every process to quit, then kill what is left (only in the process that started them)."""
+        _say_farewells(self.detach())
+
+    def detach(self) -> list[BotProcess]:
+        """Every process of this pool, told of the end of its games and taken from the pool."""
         if self.pid != os.getpid():
-            return
-        for bots in self.seats.values():
-            for shared in bots:
-                _close(shared)
-        for bot in self.spares:
-            bot.close(_QUIT)
+            return []
+        bots = list(self.spares)
+        for shared_bots in self.seats.values():
+            for shared in shared_bots:
+                for endpoint in list(shared.open.values()):
+                    endpoint.close()
+                shared.flush()
+                bots.append(shared.bot)
         self.seats.clear()
         self.spares.clear()
+        return bots
 
 
 def _close(shared: SharedBot) -> None:
@@ -281,13 +288,23 @@ def _close(shared: SharedBot) -> None:
     shared.bot.close(_QUIT)
 
 
+def _say_farewells(bots: list[BotProcess]) -> None:
+    # Every process hears quit at once and they share one grace period: a worker ending with many bots
+    # must not take a grace period per bot (its supervisor kills a worker that takes too long to end).
+    for bot in bots:
+        bot.say_farewell(_QUIT)
+    deadline = time.monotonic() + STOP_GRACE
+    for bot in bots:
+        bot.finish(deadline)
+
+
 _POOLS: weakref.WeakSet[_Pool] = weakref.WeakSet()
 
 
 def close_all() -> None:
-    """Close every bot process this process started (at exit, and at a worker's end)."""
-    for pool in list(_POOLS):
-        pool.close()
+    """Close every bot process this process started (at exit, and at a worker's end): each hears ``quit``,
+    then has :data:`~canasta_sim.plugins.process.STOP_GRACE` seconds to exit before it is killed."""
+    _say_farewells([bot for pool in list(_POOLS) for bot in pool.detach()])
 
 
 atexit.register(close_all)

@@ -20,6 +20,7 @@ import time
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import StrategyError
+from canasta_sim.plugins.proxy import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side
 from canasta_sim.runs.runner import log_failure
 
@@ -106,6 +107,7 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
     while True:
         task = connection.recv()
         if task is None:
+            close_all()  # every bot process this worker started hears quit (a worker's end runs no atexit)
             return
         chunk, first = task
 

@@ -2,8 +2,8 @@
 discard.  ``python protocol_simple.py [PROTOCOL [GAMES]]``: protocol 1 (one game at a time) or 2 (up to GAMES
 at once, every message naming its game).  Parameters: ``target`` (a seat seed) and ``kind``: in the game
 seeded ``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, or leaves its process
-(``exit``).  Each ``quit`` it receives is noted in the file named by the environment variable
-``SIMPLE_BOT_QUIT_LOG``, if set."""
+(``exit``).  Its process id is noted at ``hello`` in the file named by the environment variable
+``SIMPLE_BOT_START_LOG`` and at ``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they are set."""
 
 import json
 import os
@@ -53,6 +53,9 @@ for line in sys.stdin:
     message = json.loads(line)
     kind = message["type"]
     if kind == "hello":
+        if os.environ.get("SIMPLE_BOT_START_LOG"):
+            with open(os.environ["SIMPLE_BOT_START_LOG"], "a", encoding="utf-8") as file:
+                file.write(f"{os.getpid()}\n")
         ready = {"type": "ready", "protocol": PROTOCOL, "name": f"simple{PROTOCOL}", "version": 1, "legal": True,
                  "events": False, "parameters": {"target": "", "kind": ""}}
         if PROTOCOL == 2:

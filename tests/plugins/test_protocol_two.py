@@ -21,6 +21,7 @@ from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.proxy import close_all
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.supervisor import RunSchedule
@@ -144,3 +145,20 @@ def test_protocol_one_bots_keep_playing_one_game_at_a_time(tmp_path):
     two = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
     assert two.cls.games == 8
     assert play_game([two, greedy, two, greedy], seed=4, rules=Rules(target_score=1000)) == result
+
+
+@pytest.mark.timeout(120)
+def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
+    started, quit_ = tmp_path / "started", tmp_path / "quit"
+    env = {"SIMPLE_BOT_START_LOG": str(started), "SIMPLE_BOT_QUIT_LOG": str(quit_)}
+    for protocol in ("1", "2 4"):
+        _run(tmp_path / f"run{protocol[0]}", [f"cmd:{sys.executable} {SIMPLE} {protocol}", "greedy"], "--workers",
+             "2", "--chunk-size", "3", env=env)
+        # each worker's processes (every seat of both sides, in two workers) heard quit as the worker ended;
+        # the load-time handshake's, kept by this process, hears it at this process's exit, as here
+        assert len(started.read_text().split()) >= 1 + 2 * 4
+        assert len(quit_.read_text().split()) == len(started.read_text().split()) - 1
+        close_all()
+        assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
+        started.unlink()
+        quit_.unlink()
