@@ -85,6 +85,7 @@ def view_message(view: SeatView, melds: list | None = None) -> dict[str, Any]:
         "pile_freezers": state.pile_freezers,
         "melds": melds,
         "side_has_melded": list(state.side_has_melded),
+        "initial_minimum": [view.requirement(0), view.requirement(1)],
         "red_threes": list(state.red_threes),
         "turn": {
             "melded_before": state.melded_before_turn,
@@ -157,8 +158,8 @@ def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     state.pile = list(message["pile"])
     state.pile_freezers = message["pile_freezers"]
     melds = message["melds"]
-    if melds != view._melds_seen:
-        state.melds = _meld_tables(melds)
+    if melds is not view._melds_seen and melds != view._melds_seen:
+        state.melds = _meld_tables_unchecked(melds)
         state.meld_changes += 1
         view._melds_seen = melds
     state.side_has_melded = list(message["side_has_melded"])
@@ -241,6 +242,17 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
     state.turn_laid = _ints(turn, "laid", KIND_COUNT)
     state._vouched = None
     state._vouched_key = None
+
+
+def _meld_tables_unchecked(melds: list) -> list[list[list[int]]]:
+    """:func:`_meld_tables` for the arbiter's own messages, without checking each entry."""
+    tables = []
+    for rows in melds:
+        table = [[0, 0, 0] for _ in range(KIND_COUNT)]
+        for rank, naturals, jokers, deuces in rows:
+            table[rank] = [naturals, jokers, deuces]
+        tables.append(table)
+    return tables
 
 
 def _meld_tables(melds: Any) -> list[list[list[int]]]:

@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 
 from canasta_sim.core.cards import KIND_NAMES
-from canasta_sim.core.moves import Answer, Move, parse_move
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile, parse_move
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.strategy import PublicEvent
 from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
@@ -31,6 +31,7 @@ __all__ = [
     "PROTOCOLS",
     "PROTOCOL_VERSION",
     "ProtocolError",
+    "check_answer",
     "checked_message",
     "decide_message",
     "decode",
@@ -216,3 +217,37 @@ _parse_move = functools.lru_cache(maxsize=4096)(parse_move)
 def _show(value: Any) -> str:
     shown = json.dumps(value, default=repr)
     return shown if len(shown) <= 120 else shown[:117] + "..."
+
+
+_ANSWERING = {
+    "acquire": ((Draw, TakePile, Stop), "draw, take [CARDS][; GROUPS] or stop"),
+    "ask": ((Ask,), "ask, or null"),
+    "answer": ((Answer,), "answer yes or answer no"),
+    "meld": ((Meld,), "meld GROUP[; GROUP...], or null"),
+    "discard": ((Discard,), "discard CARD"),
+}
+
+
+def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
+    """The answer to a ``check``: whether ``text`` would be a legal answer to the pending ``decision`` now."""
+    if text is None:
+        if decision not in ("ask", "meld"):
+            return checked_message("null", None, MoveParseError(
+                f"null answers a meld or an ask decision only; a {decision} decision takes {_ANSWERING[decision][1]}"))
+        if decision == "meld" and view.partner_answer is True and view.rules.ask_partner_yes_forces_out \
+                and sum(view.hand) > 1:
+            return checked_message("null", None, IllegalMoveError(
+                "R12.5", "the partner answered yes, so the player must go out this turn: melding must go on "
+                "until at most one card is left", seat=view.seat))
+        return {"type": "checked", "move": None, "legal": True}
+    if not isinstance(text, str):
+        return checked_message(repr(text), None, MoveParseError(f"{text!r} is not a move in the notation"))
+    try:
+        move = parse_move(text)
+        types, forms = _ANSWERING[decision]
+        if not isinstance(move, types):
+            raise MoveParseError(f"{text!r} does not answer a {decision} decision, which takes {forms}")
+        view.verify(move)
+    except (MoveParseError, ValueError) as error:
+        return checked_message(text, None, error)
+    return checked_message(text, move, None)

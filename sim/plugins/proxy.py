@@ -29,15 +29,14 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from canasta_sim.arbiter import trust_builtin_strategies
-from canasta_sim.core.moves import parse_move
 from canasta_sim.core.strategy import Strategy
-from canasta_sim.errors import MoveParseError, SeatFailure, StrategyLoadError
+from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
 from canasta_sim.plugins.protocol import (
     ProtocolError,
-    checked_message,
+    check_answer,
     decide_message,
     decode,
     encode,
@@ -397,7 +396,8 @@ class ProcessStrategy(Strategy):
                         self._own_events_known += _is_move(value)
                     return value
                 if kind == "check":
-                    reply = bot.exchange(bot.tagged(_check(view, reply.get("move"))), self._seconds, fresh=False)
+                    answer = check_answer(view, decision, reply.get("move"))
+                    reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
                     continue
                 if kind == "view" and self._tagged:  # the whole view, asked for by a protocol-2 bot
                     answer = {"type": "view", "view": view_message(view)}
@@ -556,15 +556,3 @@ def _is_move(value: Any) -> int:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _check(view, text: Any) -> dict[str, Any]:
-    if not isinstance(text, str):
-        return checked_message(repr(text), None, MoveParseError(f"{text!r} is not a move in the notation"))
-    try:
-        move = parse_move(text)
-        view.verify(move)
-    except (MoveParseError, ValueError) as error:
-        return checked_message(text, None, error)
-    return checked_message(text, move, None)
-
