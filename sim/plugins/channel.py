@@ -147,6 +147,7 @@ class SharedBot:
 
 
 _WRITE_SECONDS = 60.0  # a bot that takes no input for this long has stopped reading: a timeout
+_CLOSED_KEPT = 4096  # ended games whose late answers are still recognised (and dropped)
 
 
 class Endpoint:
@@ -232,7 +233,10 @@ class Endpoint:
         if shared.open.pop(self.tag, None) is None:
             return
         shared.awaiting.pop(self.tag, None)
-        shared.closed.add(self.tag)
+        closed = shared.closed
+        closed.add(self.tag)
+        if len(closed) > _CLOSED_KEPT:  # tags only grow: a late answer can only name a game closed lately
+            shared.closed = set(sorted(closed)[_CLOSED_KEPT // 2:])
         if shared.tagged and self.started and shared.running:
             shared.outgoing.append(b'{"type":"game_end","game":%d}\n' % self.tag)
 
