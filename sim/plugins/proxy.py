@@ -14,6 +14,11 @@ same worker; a new ``game`` message gives the bot a fresh player seeded with the
 process's history never changes a game.  A process that fails (timeout, crash, output outside the
 protocol) is killed, and the seat's next game starts a new one.  Hooks (hand start, events, hand end)
 are queued and written with the next decision request, one write per decision.
+
+A strategy talks to its process through an :class:`~canasta_sim.plugins.channel.Endpoint`: under
+protocol 2 every message names the game, a request carries only the view's fields that changed, and
+under a :class:`~canasta_sim.plugins.channel.Hub` (a worker playing games side by side) one process of a
+seat serves that seat in up to ``games`` games at once.
 """
 
 from __future__ import annotations
