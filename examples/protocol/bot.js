@@ -5,6 +5,8 @@
 // It asks for every decision's legal moves to be listed ("legal": true) and picks among them:
 // the biggest pile take, else a draw; the meld laying the most cards; a discard of its least useful
 // card.  Ties are broken by a small generator seeded from the game's "seed", so a game replays exactly.
+// It speaks protocol 2: one process plays up to GAMES games at once, every message naming its game, and a
+// "decide" carries only what changed in the view since the last one (merged into the game's copy here).
 "use strict";
 
 const readline = require("readline");
@@ -24,8 +26,8 @@ function generator(seed) {
   };
 }
 
-let random = generator(0);
-let minMeld = 1; // parameter min_meld: the fewest cards a meld it lays must hold
+const GAMES = 64; // games this process plays at once
+const games = new Map(); // game -> { random, minMeld (parameter min_meld: fewest cards a meld lays), view }
 
 function send(message) {
   process.stdout.write(JSON.stringify(message) + "\n");
@@ -36,9 +38,12 @@ function cardsIn(move) {
   return move.replace(/;/g, " ").split(" ").slice(1).filter((word) => word.length > 0).length;
 }
 
-function decide(message) {
+function decide(game, message) {
   const legal = message.legal;
-  const view = message.view;
+  Object.assign(game.view, message.view); // only the fields that changed come
+  const view = game.view;
+  const random = game.random;
+  const minMeld = game.minMeld;
   switch (message.decision) {
     case "acquire": {
       const takes = legal.filter((move) => move.startsWith("take"));
@@ -91,23 +96,30 @@ input.on("line", (line) => {
   switch (message.type) {
     case "hello":
       send({
-        type: "ready", protocol: 1, name: "jsbot", version: 1,
+        type: "ready", protocol: 2, games: GAMES, name: "jsbot", version: 2,
         description: "A JavaScript example: biggest take, biggest meld, loosest discard.",
         parameters: { min_meld: 1 }, legal: true, events: false,
       });
       break;
     case "game":
-      random = generator(message.seed);
-      minMeld = Number(message.parameters.min_meld);
+      games.set(message.game, {
+        random: generator(message.seed), minMeld: Number(message.parameters.min_meld), view: {},
+      });
+      break;
+    case "hand_start":
+      games.get(message.game).view = Object.assign({}, message.view);
       break;
     case "decide":
-      send({ type: "move", move: decide(message) });
+      send({ type: "move", game: message.game, move: decide(games.get(message.game), message) });
+      break;
+    case "game_end":
+      games.delete(message.game);
       break;
     case "quit":
       process.exit(0);
       break;
     default:
-      break; // hand_start and hand_end need no answer
+      break; // hand_end needs no answer
   }
 });
 input.on("close", () => process.exit(0));

@@ -1,7 +1,9 @@
 """A canasta bot in plain Python speaking the canasta-sim protocol (docs/protocol.md).
 
 It imports nothing from canasta-sim: everything it knows comes from the JSON lines on its stdin.
-Run it as a strategy with, for example::
+It speaks protocol 2: one process plays up to ``GAMES`` games at once, every message naming its game
+(``"game"``), and a ``decide`` carries only what changed in the view since the last one, merged here into
+the game's copy.  Run it as a strategy with, for example::
 
     canasta-sim run --games 100 -s "cmd:python examples/protocol/bot.py" -s greedy
 
@@ -13,12 +15,14 @@ biggest legal meld it finds, discard its least useful card, with ties broken by 
 seeded from the game's ``seed`` so that a game replays exactly.
 """
 
+import collections
 import json
 import random
 import sys
 
 NAME = "pybot"
-VERSION = 1
+VERSION = 2
+GAMES = 64  # games this process plays at once
 KINDS = ["JK", "2", "3b", "3r", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 JOKER, TWO, BLACK_THREE, FOUR = 0, 1, 2, 4
 VALUES = [50, 20, 5, 100, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20]
@@ -29,7 +33,12 @@ def send(message):
     sys.stdout.flush()
 
 
+backlog = collections.deque()  # messages read while waiting for a 'checked', handled afterwards
+
+
 def receive():
+    if backlog:
+        return backlog.popleft()
     line = sys.stdin.readline()
     if not line:
         sys.exit(0)  # the arbiter closed our input: the tournament is over
@@ -37,19 +46,26 @@ def receive():
 
 
 class Bot:
-    def __init__(self):
-        self.rng = random.Random(0)
-        self.patience = 2
+    """One game's player."""
 
-    def game(self, message):
+    def __init__(self, message):
+        self.game_id = message["game"]
         self.rng = random.Random(message["seed"])
         self.patience = int(message["parameters"].get("patience", 2))
+        self.view = None
 
     def check(self, move):
-        """Ask the arbiter whether ``move`` is legal now."""
-        send({"type": "check", "move": move})
-        reply = receive()
-        return reply["legal"]
+        """Ask the arbiter whether ``move`` is legal now.  Requests for other games may come first (the
+        arbiter sends many at once): they wait in the backlog."""
+        send({"type": "check", "game": self.game_id, "move": move})
+        while True:
+            line = sys.stdin.readline()
+            if not line:
+                sys.exit(0)
+            reply = json.loads(line)
+            if reply["type"] == "checked" and reply["game"] == self.game_id:
+                return reply["legal"]
+            backlog.append(reply)
 
     def candidates(self, view):
         """Melds worth checking, biggest first: whole ranks from hand, wild cards onto the side's melds."""
@@ -75,7 +91,8 @@ class Bot:
 
     def decide(self, message):
         decision = message["decision"]
-        view = message["view"]
+        self.view.update(message["view"])  # only the fields that changed come
+        view = self.view
         legal = message.get("legal")
         if decision == "acquire":
             takes = [move for move in legal if move.startswith("take")]
@@ -103,21 +120,26 @@ class Bot:
 
 
 def main():
-    bot = Bot()
+    bots = {}
     while True:
         message = receive()
         kind = message["type"]
         if kind == "hello":
-            send({"type": "ready", "protocol": 1, "name": NAME, "version": VERSION,
+            send({"type": "ready", "protocol": 2, "games": GAMES, "name": NAME, "version": VERSION,
                   "description": "A standalone Python example: takes piles, lays big melds, checks melds.",
                   "parameters": {"patience": 2}, "legal": ["acquire", "discard"], "events": False})
         elif kind == "game":
-            bot.game(message)
+            bots[message["game"]] = Bot(message)
+        elif kind == "hand_start":
+            bots[message["game"]].view = dict(message["view"])
         elif kind == "decide":
-            send({"type": "move", "move": bot.decide(message)})
+            game = message["game"]
+            send({"type": "move", "game": game, "move": bots[game].decide(message)})
+        elif kind == "game_end":
+            del bots[message["game"]]
         elif kind == "quit":
             return
-        # hand_start and hand_end need no answer; this bot keeps no memory of them
+        # hand_end needs no answer; this bot keeps no memory of it
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ __all__ = [
     "VIEW_FORMAT",
     "hand_result_from_message",
     "hand_result_message",
+    "meld_rows",
     "update_view",
     "view_message",
 ]
@@ -54,11 +55,16 @@ class MessageError(CanastaError, ValueError):
     """A view or result message is malformed: a field is missing or holds a value of the wrong shape."""
 
 
-def view_message(view: SeatView) -> dict[str, Any]:
-    """Return what ``view`` shows as a JSON-serialisable dict (see the module's note and ``docs/protocol.md``)."""
+def view_message(view: SeatView, melds: list | None = None) -> dict[str, Any]:
+    """Return what ``view`` shows as a JSON-serialisable dict (see the module's note and ``docs/protocol.md``).
+
+    :param melds: the ``melds`` field of an earlier message of the same hand, when the melds have not
+        changed since (the state's ``meld_changes`` tells): listing them is a third of the message's cost.
+    """
     state = view._state  # the arbiter's side: it reads the live state to describe it, never a strategy
     seat = view._seat
-    melds = state.melds
+    if melds is None:
+        melds = meld_rows(state.melds)
     return {
         "format": VIEW_FORMAT,
         "seat": seat,
@@ -77,10 +83,9 @@ def view_message(view: SeatView) -> dict[str, Any]:
         "stock_count": len(state.stock),
         "pile": list(state.pile),
         "pile_freezers": state.pile_freezers,
-        "melds": [
-            [[rank, *meld] for rank, meld in enumerate(melds[side]) if meld[0] or meld[1] or meld[2]] for side in (0, 1)
-        ],
+        "melds": melds,
         "side_has_melded": list(state.side_has_melded),
+        "initial_minimum": [view.requirement(0), view.requirement(1)],
         "red_threes": list(state.red_threes),
         "turn": {
             "melded_before": state.melded_before_turn,
@@ -90,6 +95,12 @@ def view_message(view: SeatView) -> dict[str, Any]:
             "laid": list(state.turn_laid),
         },
     }
+
+
+def meld_rows(melds) -> list[list[list[int]]]:
+    """Both sides' melds as the view message lists them: ``[rank, naturals, jokers, deuces]`` per melded rank."""
+    return [[[rank, *meld] for rank, meld in enumerate(melds[side]) if meld[0] or meld[1] or meld[2]]
+            for side in (0, 1)]
 
 
 class MessageView(SeatView):
@@ -122,7 +133,9 @@ class MessageView(SeatView):
 
 def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     """:func:`update_view` without checking the fields, for messages from the arbiter itself (the bot
-    server's): the same assignments, in a third of the time.  The tests compare both paths."""
+    server's): the same assignments, in a third of the time.  The tests compare both paths.  Lists are
+    copied: the message may be kept (a protocol-2 view is merged from its changes) while the bot's own
+    plan changes the state."""
     state = view._state
     scores = message["scores"]
     if (message["hand_number"], message["dealer"], scores) != (state.hand_number, state.dealer,
@@ -138,25 +151,25 @@ def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     state.answer = message["answer"]
     state.must_stop = message["must_stop"]
     hands = [_NO_CARDS] * 4
-    hands[seat] = message["hand"]
+    hands[seat] = list(message["hand"])
     state.hands = hands
-    state.hand_sizes = message["hand_sizes"]
+    state.hand_sizes = list(message["hand_sizes"])
     state.stock = [_UNKNOWN_CARD] * message["stock_count"]
-    state.pile = message["pile"]
+    state.pile = list(message["pile"])
     state.pile_freezers = message["pile_freezers"]
     melds = message["melds"]
-    if melds != view._melds_seen:
-        state.melds = _meld_tables(melds)
+    if melds is not view._melds_seen and melds != view._melds_seen:
+        state.melds = _meld_tables_unchecked(melds)
         state.meld_changes += 1
         view._melds_seen = melds
-    state.side_has_melded = message["side_has_melded"]
-    state.red_threes = message["red_threes"]
+    state.side_has_melded = list(message["side_has_melded"])
+    state.red_threes = list(message["red_threes"])
     turn = message["turn"]
     state.melded_before_turn = turn["melded_before"]
     state.melded_this_turn = turn["melded"]
     state.turn_new_ranks = set(turn["new_ranks"])
     state.added_to_existing = turn["added_to_existing"]
-    state.turn_laid = turn["laid"]
+    state.turn_laid = list(turn["laid"])
     state._vouched = None
     state._vouched_key = None
 
@@ -229,6 +242,17 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
     state.turn_laid = _ints(turn, "laid", KIND_COUNT)
     state._vouched = None
     state._vouched_key = None
+
+
+def _meld_tables_unchecked(melds: list) -> list[list[list[int]]]:
+    """:func:`_meld_tables` for the arbiter's own messages, without checking each entry."""
+    tables = []
+    for rows in melds:
+        table = [[0, 0, 0] for _ in range(KIND_COUNT)]
+        for rank, naturals, jokers, deuces in rows:
+            table[rank] = [naturals, jokers, deuces]
+        tables.append(table)
+    return tables
 
 
 def _meld_tables(melds: Any) -> list[list[list[int]]]:

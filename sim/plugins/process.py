@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from canasta_sim.errors import SeatFailure
 
-__all__ = ["BotProcess", "STDERR_LOG_LIMIT"]
+__all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE"]
 
 logger = logging.getLogger("canasta_sim.bots")
 
@@ -36,7 +36,9 @@ STDERR_LOG_LIMIT = 64 * 1024
 
 _STDERR_LINES_KEPT = 20
 _LINE_LIMIT = 16 * 1024 * 1024  # one protocol line longer than this is no protocol at all
-_STOP_GRACE = 0.5
+STOP_GRACE = 0.5
+"""Seconds a bot has to exit after ``quit`` (and its input closed) before it is killed."""
+_STOP_GRACE = STOP_GRACE
 
 
 class BotProcess:
@@ -118,6 +120,11 @@ class BotProcess:
 
     def close(self, farewell: bytes = b"") -> None:
         """Write ``farewell`` (the quit message), give the bot a moment to exit, then kill it."""
+        self.say_farewell(farewell)
+        self.finish(time.monotonic() + _STOP_GRACE)
+
+    def say_farewell(self, farewell: bytes) -> None:
+        """Write ``farewell`` (the quit message) if the bot still runs, and close its input."""
         process = self.process
         if process is None:
             return
@@ -130,8 +137,14 @@ class BotProcess:
             process.stdin.close()
         except OSError:
             pass
+
+    def finish(self, deadline: float) -> None:
+        """Wait until ``deadline`` for the bot to exit (after :meth:`say_farewell`), then kill it."""
+        process = self.process
+        if process is None:
+            return
         try:
-            process.wait(timeout=_STOP_GRACE)
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             pass
         self.kill()
@@ -186,15 +199,59 @@ class BotProcess:
                                   reason="malformed")
             self._wait(deadline, writing=False)
 
+    # --------------------------------------------------------------- for a reader waiting on many bots
+
+    @property
+    def streams(self) -> tuple:
+        """The bot's stdout and stderr, for a selector waiting on several bots at once."""
+        return (self.process.stdout, self.process.stderr)
+
+    def has_line(self) -> bool:
+        """Whether a complete line the bot wrote is waiting to be taken."""
+        return b"\n" in self._buffer
+
+    def buffered_line(self) -> bytes | None:
+        """The next complete line already read from the bot, or ``None`` (never waits)."""
+        buffer = self._buffer
+        end = buffer.find(b"\n")
+        if end < 0:
+            if len(buffer) > _LINE_LIMIT:
+                raise SeatFailure(f"wrote a line longer than {_LINE_LIMIT} bytes{self.stderr_tail()}",
+                                  reason="malformed")
+            return None
+        line = bytes(buffer[:end])
+        del buffer[: end + 1]
+        return line
+
+    def take_output(self, stream) -> bool:
+        """Take in what ``stream`` (one of :attr:`streams`, found readable) holds; ``False`` once stderr
+        has ended (stop watching it).
+
+        :raises SeatFailure: ``crash`` when the bot closed its output.
+        """
+        chunk = _read(stream)
+        if stream is self.process.stdout:
+            if chunk == b"":
+                raise self._crashed("closed its output")
+            if chunk is not None:
+                self._buffer += chunk
+            return True
+        if chunk:
+            self._take_stderr(chunk)
+        return chunk != b""
+
+    def timed_out(self) -> SeatFailure:
+        """Kill the bot, which did not answer by its deadline, and return the seat's ``timeout`` failure."""
+        return self._timed_out()
+
     def _wait(self, deadline: float | None, *, writing: bool) -> None:
         """Wait for output (or room to write) and take in whatever the bot wrote meanwhile."""
         selector = self._selector
         if writing:
             selector.register(self.process.stdin, selectors.EVENT_WRITE, "in")
         try:
-            timeout = None if deadline is None else deadline - time.monotonic()
-            if timeout is not None and timeout <= 0:
-                raise self._timed_out()
+            # Past the deadline, what the bot wrote in time still counts: one look without waiting.
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
             events = selector.select(timeout)
             if not events:
                 raise self._timed_out()

@@ -14,6 +14,11 @@ same worker; a new ``game`` message gives the bot a fresh player seeded with the
 process's history never changes a game.  A process that fails (timeout, crash, output outside the
 protocol) is killed, and the seat's next game starts a new one.  Hooks (hand start, events, hand end)
 are queued and written with the next decision request, one write per decision.
+
+A strategy talks to its process through an :class:`~canasta_sim.plugins.channel.Endpoint`: under
+protocol 2 every message names the game, a request carries only the view's fields that changed, and
+under a :class:`~canasta_sim.plugins.channel.Hub` (a worker playing games side by side) one process of a
+seat serves that seat in up to ``games`` games at once.
 """
 
 from __future__ import annotations
@@ -28,14 +33,15 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from canasta_sim.core.moves import parse_move
+from canasta_sim.arbiter import trust_builtin_strategies
 from canasta_sim.core.strategy import Strategy
-from canasta_sim.errors import MoveParseError, SeatFailure, StrategyLoadError
+from canasta_sim.errors import SeatFailure, StrategyLoadError
+from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
-from canasta_sim.plugins.process import BotProcess
+from canasta_sim.plugins.process import STOP_GRACE, BotProcess
 from canasta_sim.plugins.protocol import (
     ProtocolError,
-    checked_message,
+    check_answer,
     decide_message,
     decode,
     encode,
@@ -150,7 +156,7 @@ def load_bot_class(spec: str) -> tuple[type[ProcessStrategy], tuple[tuple[str, s
     except (SeatFailure, ProtocolError) as error:
         bot.kill()
         raise StrategyLoadError(f"bot {stripped!r} failed its handshake: {error}") from None
-    pool = _Pool(argv, stripped)
+    pool = _Pool(argv, stripped, tagged=ready["protocol"] >= 2, capacity=ready["games"])
     pool.spares.append(bot)
     attributes: dict[str, Any] = {
         "name": ready["name"],
@@ -158,12 +164,16 @@ def load_bot_class(spec: str) -> tuple[type[ProcessStrategy], tuple[tuple[str, s
         "description": ready["description"],
         "parameters": ready["parameters"],
         "wants_legal": ready["legal"],
+        "games": ready["games"],
         "pool": pool,
         "__module__": __name__,
     }
     if not ready.get("events", True):
         attributes["on_event"] = Strategy.on_event  # the engine then skips the calls altogether
     cls = type(f"Bot_{_identifier(ready['name'])}", (ProcessStrategy,), attributes)
+    # The proxy is canasta-sim's own code and the bot's runs in another process, which cannot reach the game:
+    # the engine need not fingerprint the game around its calls (docs/fairness.md), nor watch it for patches.
+    trust_builtin_strategies([cls])
     return cls, parameters
 
 
@@ -186,13 +196,16 @@ def _identifier(name: str) -> str:
 
 
 class _Pool:
-    """The processes of one loaded bot spec in this process: one per seat, plus started spares."""
+    """The processes of one loaded bot spec in this process, by seat (partners never share one), plus
+    started spares.  Games played one at a time take a seat's process over from the game before; under a
+    :class:`~canasta_sim.plugins.channel.Hub` a protocol-2 process serves up to ``capacity`` games at once."""
 
-    def __init__(self, argv: Sequence[str], label: str) -> None:
+    def __init__(self, argv: Sequence[str], label: str, *, tagged: bool = False, capacity: int = 1) -> None:
         self.argv = list(argv)
         self.label = label
-        self.seats: dict[int, BotProcess] = {}
-        self.owners: dict[int, weakref.ref] = {}
+        self.tagged = tagged
+        self.capacity = capacity
+        self.seats: dict[int, list[SharedBot]] = {}
         self.spares: list[BotProcess] = []
         self.pid = os.getpid()
         _POOLS.add(self)
@@ -200,32 +213,46 @@ class _Pool:
     def _forked(self) -> None:
         # A forked worker inherits the parent's pool: those processes are the parent's, never to be shared.
         if self.pid != os.getpid():
-            self.seats, self.owners, self.spares = {}, {}, []
+            self.seats, self.spares = {}, []
             self.pid = os.getpid()
 
-    def acquire(self, seat: int | None, owner: ProcessStrategy) -> BotProcess:
-        """A running process for ``seat`` (``None``: one of its own for ``owner``, closed with it)."""
+    def processes(self) -> list[BotProcess]:
+        """The running bot processes (for measuring them)."""
+        return [shared.bot for bots in self.seats.values() for shared in bots if shared.running]
+
+    def acquire(self, seat: int | None, owner: ProcessStrategy) -> Endpoint:
+        """An endpoint for ``owner``'s game on a running process of ``seat`` (``None``: a process of its
+        own, closed with ``owner``)."""
         self._forked()
         if seat is None:
-            bot = self._fresh()
-            weakref.finalize(owner, _close, bot)
-            return bot
-        bot = self.seats.get(seat)
-        if bot is None or not bot.running:
-            bot = self.seats[seat] = self._fresh()
-        self.owners[seat] = weakref.ref(owner)
-        return bot
+            shared = self._fresh()
+            weakref.finalize(owner, _close, shared)
+            return shared.endpoint()
+        hub = current_hub()
+        bots = self.seats.setdefault(seat, [])
+        bots[:] = [shared for shared in bots if shared.running]
+        if hub is None:
+            # One game at a time: the seat's process leaves the game before for this one.
+            shared = bots[0] if bots else None
+            if shared is None:
+                shared = self._fresh()
+                bots.append(shared)
+            for endpoint in list(shared.open.values()):
+                endpoint.close()
+            return shared.endpoint()
+        shared = next((shared for shared in bots if shared.has_room), None)
+        if shared is None:
+            shared = self._fresh()
+            bots.append(shared)
+        endpoint = shared.endpoint()
+        hub.adopt(endpoint)
+        return endpoint
 
-    def owns(self, seat: int, owner: ProcessStrategy) -> bool:
-        """Whether ``owner`` is still the player the seat's process serves."""
-        reference = self.owners.get(seat)
-        return reference is not None and reference() is owner
-
-    def _fresh(self) -> BotProcess:
+    def _fresh(self) -> SharedBot:
         while self.spares:
             bot = self.spares.pop()
             if bot.running:
-                return bot
+                return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
         bot = BotProcess(self.argv, label=self.label, memory_limit=memory_limit())
         bot.start()
         deadline = time.monotonic() + HANDSHAKE_DEADLINE
@@ -236,29 +263,52 @@ class _Pool:
             bot.kill()
             raise SeatFailure(f"a new process of bot {self.label!r} failed its handshake: {error}",
                               reason="malformed") from None
-        return bot
+        return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
 
     def close(self) -> None:
         """Ask every process to quit, then kill what is left (only in the process that started them)."""
+        _say_farewells(self.detach())
+
+    def detach(self) -> list[BotProcess]:
+        """Every process of this pool, told of the end of its games and taken from the pool."""
         if self.pid != os.getpid():
-            return
-        for bot in [*self.seats.values(), *self.spares]:
-            _close(bot)
+            return []
+        bots = list(self.spares)
+        for shared_bots in self.seats.values():
+            for shared in shared_bots:
+                for endpoint in list(shared.open.values()):
+                    endpoint.close()
+                shared.flush()
+                bots.append(shared.bot)
         self.seats.clear()
         self.spares.clear()
+        return bots
 
 
-def _close(bot: BotProcess) -> None:
-    bot.close(_QUIT)
+def _close(shared: SharedBot) -> None:
+    for endpoint in list(shared.open.values()):
+        endpoint.close()
+    shared.flush()
+    shared.bot.close(_QUIT)
+
+
+def _say_farewells(bots: list[BotProcess]) -> None:
+    # Every process hears quit at once and they share one grace period: a worker ending with many bots
+    # must not take a grace period per bot (its supervisor kills a worker that takes too long to end).
+    for bot in bots:
+        bot.say_farewell(_QUIT)
+    deadline = time.monotonic() + STOP_GRACE
+    for bot in bots:
+        bot.finish(deadline)
 
 
 _POOLS: weakref.WeakSet[_Pool] = weakref.WeakSet()
 
 
 def close_all() -> None:
-    """Close every bot process this process started (at exit, and at a worker's end)."""
-    for pool in list(_POOLS):
-        pool.close()
+    """Close every bot process this process started (at exit, and at a worker's end): each hears ``quit``,
+    then has :data:`~canasta_sim.plugins.process.STOP_GRACE` seconds to exit before it is killed."""
+    _say_farewells([bot for pool in list(_POOLS) for bot in pool.detach()])
 
 
 atexit.register(close_all)
@@ -280,6 +330,8 @@ class ProcessStrategy(Strategy):
 
     pool: ClassVar[_Pool]
     wants_legal: ClassVar[frozenset[str]] = frozenset()
+    games: ClassVar[int] = 1
+    """How many games one of its processes plays at once (its `ready` message's `games`; 1 under protocol 1)."""
     keeps_own_clock: ClassVar[bool] = True
     """The proxy enforces the deadline itself (it kills the process and keeps its stderr), so the
     engine's clock (:class:`~canasta_sim.arbiter.DecisionClock`) gives it a moment's grace first."""
@@ -293,7 +345,12 @@ class ProcessStrategy(Strategy):
         self._seconds = DEFAULT_DECISION_DEADLINE if time_limit is None else time_limit
         self._game_started = False
         # Started now, while the engine builds the players: a process's start-up is no decision's time.
-        self._bot: BotProcess | None = None if self._seat is None else self.pool.acquire(self._seat, self)
+        self._bot: Endpoint | None = None if self._seat is None else self.pool.acquire(self._seat, self)
+        self._tagged = self.pool.tagged
+        self._sent: dict[str, Any] | None = None
+        """The last view the bot was sent in this hand: a protocol-2 request carries only what changed."""
+        self._melds: tuple | None = None
+        """``((state, its meld_changes), melds field)`` of the last view message built."""
         self._pending: list[bytes] = []
         self._events: list[bytes] = []
         """Events since the last message queued, written as one ``events`` message (one parse for them all)."""
@@ -317,24 +374,21 @@ class ProcessStrategy(Strategy):
             self._bot = self.pool.acquire(self._seat, self)
         self._view_seat = view.seat
         seat = view.seat if self._seat is None else self._seat
-        self._pending.insert(0, encode(game_message(seat, self._seed, view.rules, self._values, self._seconds)))
+        self._bot.started = True
+        message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
+        self._pending.insert(0, self._bot.tagged(message))
 
     def _request(self, decision: str, view, message: dict[str, Any]):
         bot = self._bot
-        if bot is not None and self._seat is not None and not self.pool.owns(self._seat, self):
+        if bot is not None and bot.tag not in bot.shared.open:
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
                               "loaded bot spec must be played one at a time", reason="crash")
-        if bot is None or bot.process is None:
-            raise SeatFailure("the bot process is no longer running", reason="crash")
-        deadline = time.monotonic() + self._seconds
         self._flush_events()
-        data = b"".join(self._pending) + encode(message)
+        data = b"".join(self._pending) + bot.tagged(message)
         self._pending.clear()
         try:
-            bot.write(data, deadline)
+            reply = bot.exchange(data, self._seconds, fresh=True)
             while True:
-                line = bot.read_line(deadline)
-                reply = decode(line)
                 kind = reply["type"]
                 if kind == "move":
                     value = parse_answer(decision, reply)
@@ -347,21 +401,32 @@ class ProcessStrategy(Strategy):
                         self._own_events_known += _is_move(value)
                     return value
                 if kind == "check":
-                    bot.write(encode(_check(view, reply.get("move"))), deadline)
+                    answer = check_answer(view, decision, reply.get("move"))
+                    reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
+                    continue
+                if kind == "view" and self._tagged:  # the whole view, asked for by a protocol-2 bot
+                    answer = {"type": "view", "view": view_message(view)}
+                    reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
                     continue
                 if kind == "error":
                     raise SeatFailure(f"the bot reported an error: {reply.get('message', '')}{bot.stderr_tail()}",
                                       reason="exception")
                 raise ProtocolError(f"a bot answers a decide request with 'move', 'check' or 'error', not {kind!r}")
         except ProtocolError as error:
-            tail = bot.stderr_tail()
-            bot.kill()
-            raise SeatFailure(f"the bot wrote something outside the protocol: {error}{tail}",
-                              reason="malformed") from None
+            failure = SeatFailure(f"the bot wrote something outside the protocol: {error}{bot.stderr_tail()}",
+                                  reason="malformed")
+            bot.kill(failure)
+            raise failure from None
+        except SeatFailure:
+            raise
         except BaseException:
-            # Interrupted mid-request (the engine's clock, the user's Ctrl-C): the process may still
-            # answer this request later, so it cannot serve another; the seat's next game starts a new one.
-            bot.kill()
+            # Interrupted mid-request (the engine's clock, the user's Ctrl-C, an abandoned game): the process
+            # may still answer later.  A protocol-2 bot's late answer names a game now ended and is dropped;
+            # a protocol-1 process cannot serve another request, and the seat's next game starts a new one.
+            if self._tagged:
+                bot.close()
+            else:
+                bot.kill(SeatFailure("interrupted during a request", reason="crash"))
             raise
 
     def _decide(self, decision: str, view, legal):
@@ -372,14 +437,28 @@ class ProcessStrategy(Strategy):
         listed = None
         if decision in self.wants_legal:
             listed = [None if move is None else str(move) for move in legal(view)]
-        return self._request(decision, view, decide_message(decision, view_message(view), listed))
+        shown = self._view_message(view)
+        if self._tagged:  # protocol 2: only the fields that changed since the last view sent
+            sent, self._sent = self._sent, shown
+            if sent is not None:
+                shown = {key: value for key, value in shown.items() if sent[key] != value}
+        return self._request(decision, view, decide_message(decision, shown, listed))
+
+    def _view_message(self, view) -> dict[str, Any]:
+        # The melds change far less often than the view is sent: listed again only when the state says so.
+        state = view._state
+        stamp = (state, state.meld_changes)
+        known = self._melds
+        shown = view_message(view, known[1] if known is not None and known[0] == stamp else None)
+        self._melds = (stamp, shown["melds"])
+        return shown
 
     def _planned(self, decision: str):
         """The next answer of the bot's plan for this turn, without asking the process."""
         item = self._plan.pop(0)
         if not isinstance(item, dict) or item.get("decision") != decision:
             self._plan = []
-            tail = self._bot.stderr_tail() if self._bot is not None else ""
+            tail = self._bot.stderr_tail()
             raise SeatFailure(f"the bot's plan answered {_short(item)} where the game asked for a {decision} "
                               f"decision{tail}", reason="malformed")
         if "error" in item:
@@ -425,19 +504,31 @@ class ProcessStrategy(Strategy):
         self._plan = []
         self._own_events_known = 0
         self._flush_events()
-        self._pending.append(encode({"type": "hand_start", "view": view_message(view)}))
+        shown = self._sent = self._view_message(view)
+        self._pending.append(self._bot.tagged({"type": "hand_start", "view": shown}))
 
     def on_event(self, event) -> None:
         """Queued for the next request in an ``events`` message, unless the bot made the move in a plan."""
         if self._own_events_known and event.seat == self._event_seat():
             self._own_events_known -= 1
             return
-        # Written by hand: it runs after every move, and move texts hold no character JSON escapes.
-        self._events.append(b'[%d,"%s",%d]' % (event.seat, str(event.move).encode(), event.red_threes))
+        # Written by hand: it runs after every move, and move texts hold no character JSON escapes.  Move
+        # records are immutable and repeat (draws above all): each one's text is encoded once.
+        move = event.move
+        text = _MOVE_TEXTS.get(move)
+        if text is None:
+            if len(_MOVE_TEXTS) > 8192:
+                _MOVE_TEXTS.clear()
+            text = _MOVE_TEXTS[move] = str(move).encode()
+        self._events.append(b'[%d,"%s",%d]' % (event.seat, text, event.red_threes))
 
     def _flush_events(self) -> None:
         if self._events:
-            self._pending.append(b'{"type":"events","events":[%s]}\n' % b",".join(self._events))
+            if self._tagged:
+                self._pending.append(b'{"type":"events","game":%d,"events":[%s]}\n'
+                                     % (self._bot.tag, b",".join(self._events)))
+            else:
+                self._pending.append(b'{"type":"events","events":[%s]}\n' % b",".join(self._events))
             self._events.clear()
 
     def on_hand_end(self, result) -> None:
@@ -449,15 +540,17 @@ class ProcessStrategy(Strategy):
         """
         bot = self._bot
         self._flush_events()
-        self._pending.append(encode({"type": "hand_end", "result": hand_result_message(result)}))
-        if bot is None or bot.process is None or (self._seat is not None and not self.pool.owns(self._seat, self)):
+        self._pending.append(bot.tagged({"type": "hand_end", "result": hand_result_message(result)}))
+        self._sent = None
+        if not bot.shared.running or bot.tag not in bot.shared.open:
             return  # the next request reports what became of the process
         data = b"".join(self._pending)
         self._pending.clear()
-        bot.write(data, time.monotonic() + self._seconds)
+        bot.send(data)
 
 
 _PLANNING = ("ask", "meld")
+_MOVE_TEXTS: dict[Any, bytes] = {}
 
 
 def _is_move(value: Any) -> int:
@@ -468,15 +561,3 @@ def _is_move(value: Any) -> int:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _check(view, text: Any) -> dict[str, Any]:
-    if not isinstance(text, str):
-        return checked_message(repr(text), None, MoveParseError(f"{text!r} is not a move in the notation"))
-    try:
-        move = parse_move(text)
-        view.verify(move)
-    except (MoveParseError, ValueError) as error:
-        return checked_message(text, None, error)
-    return checked_message(text, move, None)
-

@@ -1,10 +1,12 @@
 """Serve a Python strategy over the bot protocol: ``python -m canasta_sim.plugins.server SPEC``.
 
 This is the process an ``isolated:SPEC`` seat runs in.  It loads the strategy, answers ``hello``
-with the strategy's name, version and parameters, and then for each ``game`` builds a fresh player
-with the seat's seed (the very generator the engine would give it in-process), rebuilds its view
-from each message (:class:`~canasta_sim.plugins.messages.MessageView`) and answers each ``decide``
-request with the strategy's decision in the move notation.  It knows only what the messages say.
+with the strategy's name, version and parameters (protocol 2, up to :data:`GAMES` games at once), and
+then for each ``game`` builds a fresh player with the seat's seed (the very generator the engine would
+give it in-process), rebuilds its view from each message (:class:`~canasta_sim.plugins.messages.MessageView`;
+a ``decide`` carries the view's changes, merged into the last view) and answers each ``decide`` request
+with the strategy's decision in the move notation.  It knows only what the messages say.  It reads
+whatever the arbiter wrote at once and writes all its answers to it in one write.
 
 Anything the strategy prints goes to stderr (the protocol owns stdout).  A strategy that raises, or
 returns a value that is no answer, is reported with an ``error`` message; the arbiter charges it
@@ -13,11 +15,12 @@ to the seat.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
-from typing import Any, BinaryIO
+from typing import Any
+
+import orjson
 
 from canasta_sim.core.moves import Discard, Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.core.parameters import declared_parameters
@@ -28,7 +31,10 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message
 from canasta_sim.plugins.protocol import PROTOCOL_VERSION, encode
 
-__all__ = ["BotServer", "main"]
+__all__ = ["GAMES", "BotServer", "main"]
+
+GAMES = 64
+"""Games one bot server plays at once (its ``ready`` message's ``games``)."""
 
 _PLANNING_SHARE = 0.25  # of the decision time limit, spent at most on planning the rest of a turn ahead
 
@@ -41,21 +47,32 @@ _METHODS = {
 }
 
 
+class _Game:
+    """One game this process plays: its player, rules, rebuilt view, last view message, planning budget."""
+
+    __slots__ = ("player", "rules", "view", "message", "planning_budget", "started")
+
+    def __init__(self, player: Strategy, rules: Rules, planning_budget: float | None) -> None:
+        self.player = player
+        self.rules = rules
+        self.view: MessageView | None = None
+        self.message: dict[str, Any] | None = None
+        """The last view message as the arbiter sees it: a protocol-2 ``decide`` sends only what changed."""
+        self.planning_budget = planning_budget
+        """Seconds of a request worth planning ahead in: a plan must never cost a decision its deadline."""
+        self.started = 0.0
+
+
 class BotServer:
-    """Answers the protocol's messages for one strategy spec (one seat at a time).
+    """Answers the protocol's messages for one strategy spec, for every game the arbiter opens.
 
     :param spec: the strategy spec, without ``isolated:``.
     """
 
     def __init__(self, spec: str) -> None:
         self.loaded = load_strategy(spec)
-        self.player: Strategy | None = None
-        self.view: MessageView | None = None
-        self.rules: Rules | None = None
-        self._rules_text = ""
-        self.planning_budget: float | None = None
-        """Seconds of a request worth planning ahead in: a plan must never cost a decision its deadline."""
-        self._started = 0.0
+        self.games: dict[Any, _Game] = {}
+        self._rules: dict[bytes, Rules] = {}
         self._moves: dict[str, Any] = {}  # event texts parsed so far: moves repeat, and records are immutable
 
     def ready(self) -> dict[str, Any]:
@@ -64,6 +81,7 @@ class BotServer:
         return {
             "type": "ready",
             "protocol": PROTOCOL_VERSION,
+            "games": GAMES,
             "name": cls.name,
             "version": cls.version,
             "description": cls.description,
@@ -73,28 +91,32 @@ class BotServer:
         }
 
     def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        """Act on one message; return the reply to write, if it needs one."""
+        """Act on one message; return the reply to write, if it needs one (naming the message's game)."""
+        reply = self._handle(message)
+        if reply is not None and "game" in message:
+            reply["game"] = message["game"]
+        return reply
+
+    def _handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
         kind = message.get("type")
+        tag = message.get("game")
         if kind == "hello":
             return self.ready()
         if kind == "game":
-            text = json.dumps(message["rules"], sort_keys=True)
-            if text != self._rules_text:
-                self.rules = Rules.from_mapping(message["rules"])
-                self._rules_text = text
-            rng = SeatRandom(message["seed"], seat=message["seat"])
-            limit = message.get("time_limit")
-            self.planning_budget = None if limit is None else limit * _PLANNING_SHARE
-            self.player = self.loaded.cls(rng, **message["parameters"])
-            self.view = None
+            self._open(tag, message)
             return None
-        player = self.player
-        if player is None:
-            return {"type": "error", "message": f"a {kind!r} message came before any 'game' message"}
+        if kind == "game_end":
+            self.games.pop(tag, None)
+            return None
+        game = self.games.get(tag)
+        if game is None:
+            return {"type": "error", "message": f"a {kind!r} message came for no open game (game {tag!r})"}
+        player = game.player
         try:
             if kind == "hand_start":
-                self._follow(message["view"])
-                player.on_hand_start(self.view)
+                game.message = message["view"]
+                self._follow(game)
+                player.on_hand_start(game.view)
             elif kind == "events":
                 moves = self._moves
                 for seat, text, red_threes in message["events"]:
@@ -105,36 +127,52 @@ class BotServer:
             elif kind == "hand_end":
                 player.on_hand_end(hand_result_from_message(message["result"]))
             elif kind == "decide":
-                return self._decide(player, message)
+                return self._decide(game, message)
             else:
                 return {"type": "error", "message": f"unknown message type {kind!r}"}
         except Exception as error:  # the strategy's own failure, whatever it is, is the seat's to answer for
             return {"type": "error", "message": f"raised {type(error).__name__}: {error}"}
         return None
 
-    def _follow(self, message: dict[str, Any]) -> None:
-        if self.view is None:
-            self.view = MessageView(message, self.rules)
-        else:
-            self.view.update(message, check=False)  # the arbiter's own messages: checked by construction
+    def _open(self, tag: Any, message: dict[str, Any]) -> None:
+        key = orjson.dumps(message["rules"], option=orjson.OPT_SORT_KEYS)
+        rules = self._rules.get(key)
+        if rules is None:
+            rules = self._rules[key] = Rules.from_mapping(message["rules"])
+        rng = SeatRandom(message["seed"], seat=message["seat"])
+        limit = message.get("time_limit")
+        player = self.loaded.cls(rng, **message["parameters"])
+        self.games[tag] = _Game(player, rules, None if limit is None else limit * _PLANNING_SHARE)
 
-    def _decide(self, player: Strategy, message: dict[str, Any]) -> dict[str, Any]:
+    def _follow(self, game: _Game) -> None:
+        if game.view is None:
+            game.view = MessageView(game.message, game.rules)
+        else:
+            game.view.update(game.message, check=False)  # the arbiter's own messages: checked by construction
+
+    def _decide(self, game: _Game, message: dict[str, Any]) -> dict[str, Any]:
         decision = message["decision"]
-        self._started = time.monotonic()
-        self._follow(message["view"])
-        value, answer = self._answer(player, decision)
+        game.started = time.monotonic()
+        changes = message["view"]
+        if "format" in changes or game.message is None:
+            game.message = changes  # a whole view (protocol 1 sends one with every request)
+        else:
+            game.message = {**game.message, **changes}
+        self._follow(game)
+        player = game.player
+        value, answer = self._answer(game, decision)
         if "error" in answer:
             return {"type": "error", "message": answer["error"]}
         reply = {"type": "move", "move": answer["move"]}
         if decision in ("ask", "meld") and not (decision == "ask" and value):
-            reply["then"] = self._plan(player, decision, value)
+            reply["then"] = self._plan(game, player, decision, value)
         return reply
 
-    def _answer(self, player: Strategy, decision: str) -> tuple[Any, dict[str, Any]]:
+    def _answer(self, game: _Game, decision: str) -> tuple[Any, dict[str, Any]]:
         """Ask the strategy for one decision: its value, and the answer as a plan item."""
         name, types, wanted = _METHODS[decision]
         try:
-            value = getattr(player, name)(self.view)
+            value = getattr(game.player, name)(game.view)
         except Exception as error:  # the strategy's own failure, charged to the seat at this decision
             return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
         if not isinstance(value, types):
@@ -147,7 +185,7 @@ class BotServer:
             text = None if value is None else str(value)
         return value, {"decision": decision, "move": text}
 
-    def _plan(self, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:
+    def _plan(self, game: _Game, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:
         """The answers to the rest of the turn, found by playing it out on the seat's own view.
 
         After the partner is not asked (or the first meld), nothing the seat does not know can change
@@ -156,62 +194,81 @@ class BotServer:
         it, as in-process, and the arbiter sends no event for them.  The plan stops at the discard,
         at a move this state finds illegal (the engine will judge it), or where the hand ends.
         """
-        state = self.view._state
+        state = game.view._state
         plan: list[dict[str, Any]] = []
         if decision == "meld":
-            if value is not None and not self._lay(player, value):
+            if value is not None and not self._lay(game, value):
                 return plan
             melding = value is not None
         else:
             melding = True
         while melding and state.phase != "over":
-            if self._out_of_time():
+            if _out_of_time(game):
                 return plan
-            value, answer = self._answer(player, "meld")
+            value, answer = self._answer(game, "meld")
             plan.append(answer)
             if "error" in answer:
                 return plan
             if value is None:
                 break
-            if not self._lay(player, value):
+            if not self._lay(game, value):
                 return plan
-        if state.phase == "over" or state.must_stop or self._out_of_time():
+        if state.phase == "over" or state.must_stop or _out_of_time(game):
             return plan
-        value, answer = self._answer(player, "discard")
+        value, answer = self._answer(game, "discard")
         plan.append(answer)
         if "error" not in answer:
-            self._hear(player, value)
+            _hear(game, value)
         return plan
 
-    def _out_of_time(self) -> bool:
-        # Planning only saves round trips; what is not planned is asked for in requests of its own.
-        budget = self.planning_budget
-        return budget is not None and time.monotonic() - self._started > budget
-
-    def _lay(self, player: Strategy, move: Meld) -> bool:
+    def _lay(self, game: _Game, move: Meld) -> bool:
         try:
-            self.view._state.meld(move)
+            game.view._state.meld(move)
         except (IllegalMoveError, ValueError, TypeError):
             return False  # the engine will judge it: nothing after it can be planned
-        self._hear(player, move)
+        _hear(game, move)
         return True
 
-    def _hear(self, player: Strategy, move) -> None:
-        # A plan's own moves reach the strategy's on_event at once, in the order the engine would call it.
-        player.on_event(PublicEvent(self.view.seat, move, 0))
+
+def _out_of_time(game: _Game) -> bool:
+    # Planning only saves round trips; what is not planned is asked for in requests of its own.
+    budget = game.planning_budget
+    return budget is not None and time.monotonic() - game.started > budget
 
 
-def serve(server: BotServer, source: BinaryIO, sink: int) -> None:
-    """Read messages from ``source`` until ``quit`` or end of input; write replies to the fd ``sink``."""
-    for line in source:
-        if not line.strip():
-            continue
-        message = json.loads(line)
-        if message.get("type") == "quit":
+def _hear(game: _Game, move) -> None:
+    # A plan's own moves reach the strategy's on_event at once, in the order the engine would call it.
+    game.player.on_event(PublicEvent(game.view.seat, move, 0))
+
+
+def serve(server: BotServer, source: int, sink: int) -> None:
+    """Read messages from the fd ``source`` until ``quit`` or end of input; answer on the fd ``sink``.
+
+    Whatever the arbiter wrote is read at once (a batch of requests for many games); each answer is
+    written as soon as it is found, so that a strategy that hangs or crashes leaves every earlier answer
+    delivered and the arbiter charges the very game it failed in.
+    """
+    pending = b""
+    while True:
+        chunk = os.read(source, 1 << 20)
+        if not chunk:
             return
-        reply = server.handle(message)
-        if reply is not None:
-            os.write(sink, encode(reply))
+        *lines, pending = (pending + chunk).split(b"\n")
+        for line in lines:
+            if not line.strip():
+                continue
+            message = orjson.loads(line)
+            if message.get("type") == "quit":
+                return
+            reply = server.handle(message)
+            if reply is not None:
+                _write(sink, encode(reply))
+
+
+def _write(sink: int, reply: bytes) -> None:
+    data = memoryview(reply)
+    while data:
+        data = data[os.write(sink, data):]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -229,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     except CanastaError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    serve(server, sys.stdin.buffer, sink)
+    serve(server, sys.stdin.fileno(), sink)
     return 0
 
 

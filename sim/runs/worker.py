@@ -20,6 +20,8 @@ import time
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import StrategyError
+from canasta_sim.plugins.proxy import close_all
+from canasta_sim.runs.interleave import games_at_once, play_side_by_side
 from canasta_sim.runs.runner import log_failure
 
 __all__ = ["OUTPUT_LIMIT", "CappedOutput", "die_with_parent", "worker_main"]
@@ -105,16 +107,13 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
     while True:
         task = connection.recv()
         if task is None:
+            close_all()  # every bot process this worker started hears quit (a worker's end runs no atexit)
             return
         chunk, first = task
-        for game_id in range(first, schedule.chunk_games(chunk).stop):
-            if stop_event.is_set():
-                break
-            monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
-            monitor[MONITOR_GAME] = game_id
-            try:
-                outcome, extra = player.play_game(chunk, game_id, monitor)
-            except BaseException as error:  # noqa: BLE001 - strategy code broke out of its call; see below
+
+        def report(game_id, played, error, chunk=chunk) -> bool:
+            """Send one game back; ``False`` when the task stops there."""
+            if error is not None:
                 # Raised outside any call the engine guards (e.g. a MemoryError in the engine while a
                 # strategy holds the memory): the worker may be unsound, so it reports and stops.
                 seat, decision = decode_call(monitor[MONITOR_CALL])
@@ -124,11 +123,30 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
                 connection.send(("game", game_id, outcome))
                 monitor[MONITOR_GAME] = -1
                 os._exit(70)
+            outcome, extra = played
             monitor[MONITOR_GAME] = -1
             printed = output.take()
             if printed:
                 logger.info("game %d: the strategies printed:\n%s", game_id, printed.rstrip())
             connection.send(("game", game_id, outcome, extra))
-            if isinstance(outcome, StrategyError) and on_error == "stop":
+            return not (isinstance(outcome, StrategyError) and on_error == "stop")
+
+        games = range(first, schedule.chunk_games(chunk).stop)
+        width = games_at_once(player, len(games))
+        if width > 1:  # bots playing several games per process: the chunk's games side by side
+            play_side_by_side(lambda game_id, chunk=chunk: player.play_game(chunk, game_id, monitor), games, width,
+                              monitor, stop_event=stop_event, time_limit=schedule.time_limit, report=report)
+            connection.send(("done", chunk))
+            continue
+        for game_id in games:
+            if stop_event.is_set():
+                break
+            monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
+            monitor[MONITOR_GAME] = game_id
+            try:
+                played, error = player.play_game(chunk, game_id, monitor), None
+            except BaseException as caught:  # noqa: BLE001 - strategy code broke out of its call; see report
+                played, error = None, caught
+            if not report(game_id, played, error):
                 break
         connection.send(("done", chunk))

@@ -12,6 +12,7 @@ import sys
 import time
 
 from canasta_sim.core.cards import JOKER
+from canasta_sim.core.moves import STOP
 from canasta_sim.core.state import HandState
 from canasta_sim.strategies import Greedy
 
@@ -153,3 +154,27 @@ class Listens(Greedy):
     def on_hand_end(self, result) -> None:
         _report(self.report, {"pid": os.getpid(), "hand_number": result.hand_number,
                               "totals_after": list(result.totals_after)})
+
+
+class FailsIn(Greedy):
+    """Plays as greedy, and fails at its first acquire of the one game whose seat seed is ``target``, in the
+    way ``kind`` names: ``exception``, ``illegal``, ``exit``, ``crash`` or ``hang``.  With many games in one
+    process, only that game is its failure."""
+
+    name = "fails-in"
+    parameters = {"kind": "exception", "target": 0}
+
+    def choose_acquire(self, view):
+        if self.rng.initial_seed != self.target:
+            return super().choose_acquire(view)
+        print(f"failing now: {self.kind}", file=sys.stderr, flush=True)
+        if self.kind == "exception":
+            raise RuntimeError("boom in one game")
+        if self.kind == "illegal":
+            return STOP  # R13: stopping is for an empty stock only
+        if self.kind == "exit":
+            os._exit(3)
+        if self.kind == "crash":
+            os.kill(os.getpid(), 11)
+        while True:
+            time.sleep(1)

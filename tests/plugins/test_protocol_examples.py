@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "protocol"
 NODE = shutil.which("node")
@@ -25,10 +26,10 @@ BOTS = [
 ]
 
 
-def _run(out: Path, spec: str) -> pd.DataFrame:
+def _run(out: Path, spec: str, env: dict | None = None) -> pd.DataFrame:
     result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "21", "--workers", "2", "--chunk-size", "2",
                                        "-q", "--rules", "target_score=1500", "--out", str(out), "-s", spec,
-                                       "-s", "greedy"], catch_exceptions=False)
+                                       "-s", "greedy"], catch_exceptions=False, env=env)
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["games_done"] == 4 and manifest["strategies"][0]["spec"] == spec
@@ -40,8 +41,8 @@ def _run(out: Path, spec: str) -> pd.DataFrame:
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("spec", BOTS)
 def test_example_bot_plays_complete_games_in_parallel_workers_reproducibly(tmp_path, spec):
-    first = _run(tmp_path / "first", spec)
-    again = _run(tmp_path / "again", spec)
+    first = _run(tmp_path / "first", spec)  # a chunk's two games side by side (protocol 2)
+    again = _run(tmp_path / "again", spec, env={GAMES_AT_ONCE_VARIABLE: "1"})  # one at a time
     columns = ["game_id", "seed", "score_a", "score_b", "winner", "hands"]
     assert first[columns].equals(again[columns])
 
@@ -74,4 +75,4 @@ def test_python_example_imports_nothing_from_canasta_sim():
             imported.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             imported.add((node.module or "").split(".")[0])
-    assert imported <= {"json", "random", "sys"}
+    assert imported <= {"collections", "json", "random", "sys"}

@@ -149,7 +149,7 @@ def test_view_message_holds_no_other_hand_and_no_stock_order():
         assert set(message) == {
             "format", "seat", "hand_number", "dealer", "scores", "seat_to_move", "phase", "turn_count", "acquired",
             "asked", "answer", "must_stop", "hand", "hand_sizes", "stock_count", "pile", "pile_freezers", "melds",
-            "side_has_melded", "red_threes", "turn",
+            "side_has_melded", "initial_minimum", "red_threes", "turn",
         }
         assert isinstance(message["stock_count"], int)
 

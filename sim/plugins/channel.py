@@ -1,0 +1,425 @@
+"""Games sharing bot processes: each game's seat talks to its process through an :class:`Endpoint`.
+
+A protocol-2 bot process plays up to ``games`` games at once (``docs/protocol.md``): every message names
+its game, and a :class:`SharedBot` routes the bot's answers to the game they name.  A protocol-1 process
+is a :class:`SharedBot` of one game whose messages name none.
+
+Two ways to wait for an answer:
+
+* alone (no :class:`Hub` running): the request is written at once and the caller reads the bot's output
+  until its answer comes, as a single game always did;
+* under a :class:`Hub`: each game is a greenlet; a request queues its message and gives way to the hub,
+  which runs the other games up to their own requests, writes every process's queued messages in one
+  write, and hands each answer back to the game it names.  K games then cost one exchange of messages
+  where they cost K, and a game waits only while the bots think.
+
+Failures stay each game's own: an answer is charged to the game it names; a process that dies, hangs or
+writes something outside the protocol is charged to the game whose answer it owed first (it answers in
+the order it was asked), and each other game waiting on it loses its seat with a ``crash`` naming that
+game.  A line the bot writes for a game that has ended since (a late answer to an interrupted request) is
+dropped.
+"""
+
+from __future__ import annotations
+
+import collections
+import selectors
+import signal
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import greenlet
+
+from canasta_sim.errors import SeatFailure
+from canasta_sim.plugins.process import BotProcess
+from canasta_sim.plugins.protocol import ProtocolError, decode, encode
+
+__all__ = ["Endpoint", "Hub", "SharedBot", "current_hub"]
+
+_HUB: Hub | None = None
+
+
+def current_hub() -> Hub | None:
+    """The hub interleaving games in this thread, or ``None`` when games are played one at a time."""
+    hub = _HUB
+    return hub if hub is not None and hub.thread_greenlet is greenlet.getcurrent().parent else None
+
+
+class SharedBot:
+    """One bot process and the games it serves.
+
+    :param tagged: whether messages name their game (protocol 2); a protocol-1 process serves one game.
+    :param capacity: how many games it plays at once (1 under protocol 1).
+    """
+
+    def __init__(self, bot: BotProcess, *, tagged: bool, capacity: int) -> None:
+        self.bot = bot
+        self.tagged = tagged
+        self.capacity = capacity if tagged else 1
+        self.open: dict[int, Endpoint] = {}
+        self.awaiting: dict[int, Endpoint] = {}
+        """Games waiting for an answer, oldest request first."""
+        self.outgoing: list[bytes] = []
+        self.closed: set[int] = set()
+        self.failure: SeatFailure | None = None
+        self._next_tag = 0
+
+    @property
+    def running(self) -> bool:
+        """Whether the process still serves games."""
+        return self.failure is None and self.bot.running
+
+    @property
+    def has_room(self) -> bool:
+        """Whether it may take another game."""
+        return self.running and len(self.open) < self.capacity
+
+    def endpoint(self) -> Endpoint:
+        """A new game's endpoint on this process."""
+        tag = self._next_tag
+        self._next_tag += 1
+        endpoint = self.open[tag] = Endpoint(self, tag)
+        return endpoint
+
+    def flush(self, seconds_from_now: float | None = None) -> None:
+        """Write every queued message in one write (a dead process is charged to its waiting games)."""
+        now = time.monotonic()
+        for endpoint in self.awaiting.values():
+            if endpoint.deadline is None:
+                endpoint.deadline = now + endpoint.seconds
+        if not self.outgoing:
+            return
+        data = b"".join(self.outgoing)
+        self.outgoing.clear()
+        if self.failure is not None or self.bot.process is None:
+            return
+        try:
+            self.bot.write(data, now + (seconds_from_now or _WRITE_SECONDS))
+        except SeatFailure as failure:
+            self.die(failure)
+
+    def die(self, failure: SeatFailure, culprit: Endpoint | None = None) -> None:
+        """The process is lost: kill it; ``culprit`` (default: the game it owed an answer first) is charged
+        with ``failure``, each other waiting game with a ``crash`` naming it."""
+        if self.failure is None:
+            self.failure = failure
+        self.bot.kill()
+        waiting = list(self.awaiting.values())
+        self.awaiting.clear()
+        if culprit is None and waiting:
+            culprit = waiting[0]
+        hub = _HUB
+        for endpoint in waiting:
+            if endpoint is culprit:
+                error = failure
+            else:
+                error = SeatFailure(f"its bot process, shared with another game, was lost there: {failure}",
+                                    reason="crash")
+            if hub is not None and endpoint.waiter is not None:
+                hub.resume(endpoint, error)
+            else:
+                endpoint.failure = error
+
+    def dispatch(self, line: bytes) -> None:
+        """Hand one line the bot wrote to the game it answers."""
+        try:
+            message = decode(line)
+            if self.tagged:
+                tag = message.get("game")
+                if tag in self.closed:
+                    return  # a late answer for a game that ended meanwhile
+                endpoint = self.awaiting.pop(tag, None)
+                if endpoint is None:
+                    raise ProtocolError(f"the message {line[:120].decode(errors='replace')!r} names no game "
+                                        "waiting for an answer (every message names its game with 'game')")
+            else:
+                tag, endpoint = self.awaiting.popitem()
+        except ProtocolError as error:
+            self.die(SeatFailure(f"the bot wrote something outside the protocol: {error}{self.bot.stderr_tail()}",
+                                 reason="malformed"))
+            return
+        hub = _HUB
+        if hub is not None and endpoint.waiter is not None:
+            hub.resume(endpoint, message)
+        else:
+            endpoint.reply = message
+
+
+_WRITE_SECONDS = 60.0  # a bot that takes no input for this long has stopped reading: a timeout
+_CLOSED_KEPT = 4096  # ended games whose late answers are still recognised (and dropped)
+
+
+class Endpoint:
+    """One game's seat on a :class:`SharedBot`."""
+
+    __slots__ = ("shared", "tag", "seconds", "deadline", "waiter", "reply", "failure", "started")
+
+    def __init__(self, shared: SharedBot, tag: int) -> None:
+        self.shared = shared
+        self.tag = tag
+        self.seconds = 0.0
+        self.deadline: float | None = None
+        self.waiter: Any = None
+        self.reply: dict[str, Any] | None = None
+        self.failure: SeatFailure | None = None
+        self.started = False
+        """Whether the bot was told of this game (a ``game`` message): only then does it hear of its end."""
+
+    def tagged(self, message: dict[str, Any]) -> bytes:
+        """``message`` encoded, naming this game when the process plays several."""
+        if self.shared.tagged:
+            message["game"] = self.tag
+        return encode(message)
+
+    def send(self, data: bytes) -> None:
+        """Queue ``data``, written with the next request (or when the hub next writes)."""
+        self.shared.outgoing.append(data)
+        if current_hub() is None:
+            self.shared.flush()
+
+    def exchange(self, data: bytes, seconds: float, *, fresh: bool) -> dict[str, Any]:
+        """Write ``data`` and return the bot's next message for this game.
+
+        :param seconds: the time the bot has to answer, counted from when the request is written.
+        :param fresh: a new request (its clock starts now); ``False`` for a further exchange within one
+            request (a ``check``), which keeps the request's deadline.
+        :raises SeatFailure: the seat's failure (``timeout``, ``crash``, ``malformed``).
+        """
+        shared = self.shared
+        if shared.failure is not None or shared.bot.process is None:
+            raise SeatFailure(f"the bot process is no longer running{_cause(shared)}", reason="crash")
+        if fresh:
+            self.seconds = seconds
+            self.deadline = None
+        if data:
+            shared.outgoing.append(data)
+        shared.awaiting[self.tag] = self
+        hub = current_hub()
+        if hub is not None:
+            return hub.wait(self)
+        return self._wait_alone()
+
+    def _wait_alone(self) -> dict[str, Any]:
+        shared = self.shared
+        shared.flush()
+        bot = shared.bot
+        while self.reply is None and self.failure is None:
+            if shared.failure is not None:
+                raise SeatFailure(f"the bot process is no longer running{_cause(shared)}", reason="crash")
+            try:
+                line = bot.read_line(self.deadline)
+            except SeatFailure as failure:
+                shared.die(failure, self)
+                continue
+            shared.dispatch(line)
+        return self._take()
+
+    def _take(self) -> dict[str, Any]:
+        reply, failure = self.reply, self.failure
+        self.reply = self.failure = None
+        if failure is not None:
+            raise failure
+        return reply
+
+    def kill(self, failure: SeatFailure) -> None:
+        """The bot broke the protocol in this game: its process is lost for every game it serves."""
+        self.shared.awaiting.pop(self.tag, None)
+        self.shared.die(failure, self)
+
+    def close(self) -> None:
+        """This game is over for the bot: it hears so (protocol 2) and drops the game."""
+        shared = self.shared
+        if shared.open.pop(self.tag, None) is None:
+            return
+        shared.awaiting.pop(self.tag, None)
+        closed = shared.closed
+        closed.add(self.tag)
+        if len(closed) > _CLOSED_KEPT:  # tags only grow: a late answer can only name a game closed lately
+            shared.closed = set(sorted(closed)[_CLOSED_KEPT // 2:])
+        if shared.tagged and self.started and shared.running:
+            shared.outgoing.append(b'{"type":"game_end","game":%d}\n' % self.tag)
+
+    def stderr_tail(self) -> str:
+        """The bot's last stderr lines, for a failure message."""
+        return self.shared.bot.stderr_tail()
+
+
+def _cause(shared: SharedBot) -> str:
+    return f" ({shared.failure})" if shared.failure is not None else ""
+
+
+class Hub:
+    """Plays several games at once in one thread, each a greenlet, writing each bot's requests together.
+
+    :param disarm_clock: stop the engine's ``SIGALRM`` decision clock whenever a game gives way (its
+        clock would otherwise fire in another game's call): a bot's request keeps its own deadline.
+    """
+
+    def __init__(self, *, disarm_clock: bool = False) -> None:
+        self.disarm_clock = disarm_clock
+        self.thread_greenlet: Any = None
+        self.runnable: collections.deque = collections.deque()
+        self.endpoints: dict[Any, list[Endpoint]] = {}
+        self.bots: list[SharedBot] = []
+        self._selector: selectors.BaseSelector | None = None
+        self._watched: dict[Any, SharedBot] = {}
+
+    # ------------------------------------------------------------------------ the games' side
+
+    def wait(self, endpoint: Endpoint) -> dict[str, Any]:
+        """Give way until the answer for ``endpoint`` arrives (called in a game's greenlet)."""
+        shared = endpoint.shared
+        if shared not in self.bots:
+            self.bots.append(shared)
+        endpoint.waiter = greenlet.getcurrent()
+        try:
+            result = self.thread_greenlet.switch()
+        finally:
+            endpoint.waiter = None
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    def resume(self, endpoint: Endpoint, result: Any) -> None:
+        """Schedule ``endpoint``'s game to go on with ``result`` (a message, or the failure to raise)."""
+        self.runnable.append((endpoint.waiter, result))
+
+    def adopt(self, endpoint: Endpoint) -> None:
+        """Close ``endpoint`` when the game playing it (the current greenlet) ends."""
+        self.endpoints.setdefault(greenlet.getcurrent(), []).append(endpoint)
+
+    # ------------------------------------------------------------------------ the loop
+
+    def play(self, tasks: Iterator[tuple[Any, Callable[[], Any]]], room: Callable[[int], bool],
+             on_switch: Callable[[Any], None], on_done: Callable[[Any, Any], bool]) -> None:
+        """Play ``tasks`` (``(key, function)``), at most as many at once as ``room(active)`` allows.
+
+        ``on_switch(key)`` runs before a game goes on; ``on_done(key, (value, error))`` when it ends,
+        returning ``False`` to stop: games still under way are then abandoned.
+        """
+        global _HUB
+        if _HUB is not None:
+            raise RuntimeError("a hub is already playing in this process")
+        _HUB = self
+        self.thread_greenlet = greenlet.getcurrent()
+        keys: dict[Any, Any] = {}
+        pending = iter(tasks)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and room(len(keys)):
+                    item = next(pending, None)
+                    if item is None:
+                        exhausted = True
+                        break
+                    key, function = item
+                    game = greenlet.greenlet(_catching(function), parent=self.thread_greenlet)
+                    keys[game] = key
+                    self.runnable.append((game, None))
+                if not keys:
+                    return
+                while self.runnable:
+                    game, value = self.runnable.popleft()
+                    on_switch(keys[game])
+                    result = game.switch(value)
+                    if self.disarm_clock:
+                        signal.setitimer(signal.ITIMER_REAL, 0)
+                    if game.dead:
+                        for endpoint in self.endpoints.pop(game, ()):
+                            endpoint.close()
+                        if not on_done(keys.pop(game), result):
+                            return
+                if keys:
+                    self._exchange()
+        finally:
+            _HUB = None
+            for game in list(keys):  # abandoned: each hears it is over, and its bots that it ended
+                for endpoint in self.endpoints.pop(game, ()):
+                    endpoint.close()
+                if not game.dead:
+                    game.throw(greenlet.GreenletExit)
+            for shared in self.bots:
+                shared.flush()
+            self._close_selector()
+
+    def _exchange(self) -> None:
+        """Write every process's queued messages, then wait for answers until some game can go on."""
+        bots = self.bots
+        for shared in bots:
+            shared.flush()
+        while not self.runnable:
+            waiting = [shared for shared in bots if shared.awaiting]
+            if not waiting:
+                raise RuntimeError("every game waits, and no bot owes an answer")
+            for shared in waiting:
+                self._take_lines(shared)
+            if self.runnable:
+                return
+            self._watch(waiting)
+            deadline = min(endpoint.deadline for shared in waiting for endpoint in shared.awaiting.values())
+            events = self._selector.select(max(0.0, deadline - time.monotonic()))
+            for key, _ in events:
+                shared = self._watched.get(key.fileobj)
+                if shared is None or not shared.awaiting or shared.bot.process is None:
+                    continue
+                try:
+                    if not shared.bot.take_output(key.fileobj):
+                        self._unwatch(key.fileobj)
+                except SeatFailure as failure:
+                    shared.die(failure)
+            now = time.monotonic()
+            for shared in waiting:
+                if shared.awaiting and shared.bot.process is not None and not shared.bot.has_line():
+                    oldest = min(endpoint.deadline for endpoint in shared.awaiting.values())
+                    if now >= oldest:
+                        shared.die(shared.bot.timed_out())
+
+    def _take_lines(self, shared: SharedBot) -> None:
+        bot = shared.bot
+        while shared.awaiting and bot.process is not None:
+            try:
+                line = bot.buffered_line()
+            except SeatFailure as failure:
+                shared.die(failure)
+                return
+            if line is None:
+                return
+            shared.dispatch(line)
+
+    def _watch(self, waiting: list[SharedBot]) -> None:
+        if self._selector is None:
+            self._selector = selectors.DefaultSelector()
+        for stream, shared in list(self._watched.items()):
+            if shared.bot.process is None or stream.closed:
+                self._unwatch(stream)
+        for shared in waiting:
+            if shared.bot.process is None:
+                continue
+            for stream in shared.bot.streams:
+                if stream not in self._watched and not stream.closed:
+                    self._selector.register(stream, selectors.EVENT_READ)
+                    self._watched[stream] = shared
+
+    def _unwatch(self, stream) -> None:
+        self._watched.pop(stream, None)
+        try:
+            self._selector.unregister(stream)
+        except (KeyError, ValueError):
+            pass  # closed with its process already
+
+    def _close_selector(self) -> None:
+        if self._selector is not None:
+            self._selector.close()
+            self._selector = None
+        self._watched.clear()
+
+
+def _catching(function: Callable[[], Any]) -> Callable[[], tuple[Any, BaseException | None]]:
+    def run(*_: Any) -> tuple[Any, BaseException | None]:
+        try:
+            return function(), None
+        except BaseException as error:  # noqa: BLE001 - handed to the caller, which decides what it means
+            return None, error
+
+    return run

@@ -1,0 +1,103 @@
+"""A chunk's games side by side, when its bot processes play several games at once (protocol 2).
+
+A worker whose run has a bot speaking protocol 2 (``isolated:`` specs, the example bots) plays up to
+``games`` of a chunk's games at once, each in a greenlet driven by a
+:class:`~canasta_sim.plugins.channel.Hub`: every game runs up to its next bot request, the requests of all
+games go to each bot process in one write, and each answer resumes its own game.  Each game is still
+played by :meth:`ChunkPlayer.play_game` from its own seed, with the same strategies, so its record is the
+one it has played alone; results are sent to the supervisor in game order, as the supervisor expects.
+
+In-process strategies and protocol-1 bots play one game at a time, so a run with no protocol-2 bot,
+or with a protocol-1 bot, takes the worker's plain loop and pays nothing for this module.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+
+from canasta_sim.arbiter import MONITOR_GAME, MONITOR_START
+from canasta_sim.plugins.channel import Hub
+from canasta_sim.plugins.proxy import ProcessStrategy
+
+__all__ = ["GAMES_AT_ONCE_VARIABLE", "games_at_once", "play_side_by_side"]
+
+GAMES_AT_ONCE_VARIABLE = "CANASTA_SIM_GAMES_AT_ONCE"
+"""Environment variable capping the games a worker plays at once (``1``: one at a time, as protocol 1)."""
+
+
+def games_at_once(player, remaining: int) -> int:
+    """How many of a task's ``remaining`` games a worker plays at once with ``player``.
+
+    The fewest games any bot process of the run announced (``games`` in its ``ready``); 1 when a strategy
+    runs as a protocol-1 bot, or none runs as a bot at all.
+    """
+    factories = getattr(getattr(player, "player", None), "factories", None)
+    if not factories:
+        return 1
+    bots = [loaded.cls.games for loaded in factories.values() if issubclass(loaded.cls, ProcessStrategy)]
+    if not bots:
+        return 1
+    width = min(min(bots), remaining)
+    cap = os.environ.get(GAMES_AT_ONCE_VARIABLE, "").strip()
+    if cap:
+        try:
+            width = min(width, max(1, int(cap)))
+        except ValueError:
+            raise ValueError(f"{GAMES_AT_ONCE_VARIABLE}={cap!r} is not a whole number of games") from None
+    return max(1, width)
+
+
+def play_side_by_side(
+    play: Callable[[int], tuple], games: range, width: int, monitor, *, stop_event,
+    time_limit: float | None, report: Callable[[int, tuple | None, BaseException | None], bool],
+) -> None:
+    """Play ``games`` up to ``width`` at once; ``report(game_id, (outcome, extra), error)`` each in game order.
+
+    ``play(game_id)`` plays one game (``(outcome, extra)``); an exception it lets out is reported as
+    ``error``.  ``report`` returns ``False`` to stop: the games under way are then abandoned (their bots
+    told so).  A task resumed after its worker died (``games`` not starting at the chunk's first game) plays
+    its first game alone, so a game that kills workers is charged when it is the one the supervisor awaits.
+    """
+    first = games.start
+    done: dict[int, tuple] = {}
+    state = {"next": first, "emit": first}
+
+    def room(active: int) -> bool:
+        if stop_event.is_set() or state["next"] >= games.stop:
+            return False
+        if state["next"] >= state["emit"] + width:
+            return False
+        return active == 0 or state["emit"] > first
+
+    def tasks() -> Iterator[tuple[int, Callable[[], tuple]]]:
+        while state["next"] < games.stop:
+            game_id = state["next"]
+            state["next"] += 1
+            yield game_id, _starter(play, game_id, monitor)
+
+    def on_switch(game_id: int) -> None:
+        monitor[MONITOR_GAME] = game_id
+
+    def on_done(game_id: int, result: tuple) -> bool:
+        done[game_id] = result
+        while state["emit"] in done:
+            value, error = done.pop(state["emit"])
+            state["emit"] += 1
+            if not report(state["emit"] - 1, value, error):
+                return False
+        return True
+
+    main = threading.current_thread() is threading.main_thread()
+    Hub(disarm_clock=time_limit is not None and main).play(tasks(), room, on_switch, on_done)
+
+
+def _starter(play: Callable[[int], tuple], game_id: int, monitor) -> Callable[[], tuple]:
+    def start() -> tuple:
+        monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
+        monitor[MONITOR_GAME] = game_id
+        return play(game_id)
+
+    return start

@@ -1,0 +1,74 @@
+"""A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal
+discard.  ``python protocol_simple.py [PROTOCOL [GAMES]]``: protocol 1 (one game at a time) or 2 (up to GAMES
+at once, every message naming its game).  Parameters: ``target`` (a seat seed) and ``kind``: in the game
+seeded ``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, or leaves its process
+(``exit``).  Its process id is noted at ``hello`` in the file named by the environment variable
+``SIMPLE_BOT_START_LOG`` and at ``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they are set."""
+
+import json
+import os
+import sys
+
+PROTOCOL = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+GAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+games = {}  # game -> its 'game' message (None: protocol 1's single game)
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def answer(message):
+    game = games[message.get("game")]
+    parameters = game["parameters"]
+    if str(game["seed"]) == str(parameters.get("target")):
+        kind = parameters.get("kind")
+        if kind == "garbage":
+            print("writing garbage", file=sys.stderr, flush=True)
+            sys.stdout.write("I am not JSON\n")
+            sys.stdout.flush()
+            return
+        if kind == "wrong_game":
+            message = {**message, "game": 10_000}
+        if kind == "exit":
+            os._exit(5)
+    legal = message["legal"]
+    decision = message["decision"]
+    if decision == "acquire":
+        move = "draw" if "draw" in legal else legal[0]
+    elif decision in ("ask", "meld"):
+        move = None
+    elif decision == "answer":
+        move = "answer no"
+    else:
+        move = legal[0]
+    reply = {"type": "move", "move": move}
+    if "game" in message:
+        reply["game"] = message["game"]
+    send(reply)
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "hello":
+        if os.environ.get("SIMPLE_BOT_START_LOG"):
+            with open(os.environ["SIMPLE_BOT_START_LOG"], "a", encoding="utf-8") as file:
+                file.write(f"{os.getpid()}\n")
+        ready = {"type": "ready", "protocol": PROTOCOL, "name": f"simple{PROTOCOL}", "version": 1, "legal": True,
+                 "events": False, "parameters": {"target": "", "kind": ""}}
+        if PROTOCOL == 2:
+            ready["games"] = GAMES
+        send(ready)
+    elif kind == "game":
+        games[message.get("game")] = message
+    elif kind == "game_end":
+        games.pop(message["game"], None)
+    elif kind == "decide":
+        answer(message)
+    elif kind == "quit":
+        if os.environ.get("SIMPLE_BOT_QUIT_LOG"):
+            with open(os.environ["SIMPLE_BOT_QUIT_LOG"], "a", encoding="utf-8") as file:
+                file.write(f"{os.getpid()}\n")
+        break

@@ -1,0 +1,131 @@
+"""docs/protocol.md's examples hold against the arbiter: every move of its notation table parses back to
+itself and is legal in a position built for it, and every complete message of its exchanges is one the
+arbiter writes or accepts (the bot's through the arbiter's own parsers)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from canasta_sim.core.moves import ASK, parse_move
+from canasta_sim.core.scoring import HandResult, SideHandResult
+from canasta_sim.core.state import ACQUIRE, PLAY
+from canasta_sim.core.view import SeatView
+from canasta_sim.plugins.messages import hand_result_from_message
+from canasta_sim.plugins.protocol import (
+    DECISIONS,
+    check_answer,
+    decode,
+    parse_answer,
+    parse_ready,
+)
+from tests.helpers import position
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+
+# A position for each example move, built so that exactly that move is legal there (seat 0 to move).
+POSITIONS = {
+    "draw": lambda: position(seat=0, phase=ACQUIRE),
+    "take 7 7": lambda: position(hands={0: "7 7 9 9 4 5"}, pile="4 8 7", melds={0: "K K K"}, seat=0),
+    "take": lambda: position(hands={0: "9 4 5 6"}, pile="4 8 7", melds={0: "7 7 7"}, seat=0),
+    "take K K; A A 2": lambda: position(hands={0: "K K A A 2 5 6"}, pile="4 8 K", seat=0,
+                                        side_has_melded=[False, False]),
+    "meld K K K": lambda: position(hands={0: "K K K 5 6"}, melds={0: "Q Q Q"}, seat=0, phase=PLAY),
+    "meld 8 8 2": lambda: position(hands={0: "8 8 2 5 6"}, melds={0: "Q Q Q"}, seat=0, phase=PLAY),
+    "meld K K K; 8 8 JK": lambda: position(hands={0: "K K K 8 8 JK 5 6"}, seat=0, phase=PLAY,
+                                           side_has_melded=[False, False]),
+    "meld 7": lambda: position(hands={0: "7 5 6"}, melds={0: "7 7 7"}, seat=0, phase=PLAY),
+    "meld 7:JK": lambda: position(hands={0: "JK 5 6"}, melds={0: "7 7 7"}, seat=0, phase=PLAY),
+    "stop": lambda: position(seat=0, phase=ACQUIRE, stock_size=0, pile="4 8 7"),
+    "ask": lambda: position(hands={0: "K K K 5"}, melds={0: "Q Q Q Q Q Q Q"}, seat=0, phase=PLAY),
+    "answer yes": lambda: _asked(),
+    "discard 9": lambda: position(hands={0: "9 5 6"}, seat=0, phase=PLAY),
+}
+
+
+def _asked():
+    state = position(hands={0: "K K K 5"}, melds={0: "Q Q Q Q Q Q Q"}, seat=0, phase=PLAY)
+    state.apply(ASK)
+    return state
+
+
+def _doc_moves() -> list[str]:
+    table = DOC.split("<!-- moves:")[1].split("<!-- end moves -->")[0]
+    return [row.split("|")[2].strip().strip("`") for row in table.splitlines() if row.startswith("| ") and "`" in row]
+
+
+def test_the_doc_shows_a_move_of_every_form():
+    moves = _doc_moves()
+    assert set(moves) == set(POSITIONS), "a move example was added or removed: give it a position here"
+    kinds = {type(parse_move(text)).__name__ for text in moves}
+    assert kinds == {"Draw", "TakePile", "Meld", "Stop", "Ask", "Answer", "Discard"}
+
+
+@pytest.mark.parametrize("text", _doc_moves())
+def test_each_example_move_parses_back_to_itself_and_is_legal_in_its_position(text):
+    move = parse_move(text)
+    assert str(move) == text
+    state = POSITIONS[text]()
+    state.verify(move)  # raises IllegalMoveError naming the rule if the doc's example were wrong
+
+
+def _exchanges() -> list[tuple[str, str]]:
+    """Every complete message line (``>`` the arbiter's, ``<`` the bot's) of the doc's JSON blocks."""
+    lines = []
+    for block in re.findall(r"```json\n(.*?)```", DOC, flags=re.S):
+        for line in block.splitlines():
+            if line[:2] in ("> ", "< ") and "..." not in line:
+                lines.append((line[0], line[2:]))
+    return lines
+
+
+def test_every_complete_message_of_the_doc_is_the_protocol():
+    lines = _exchanges()
+    assert len(lines) >= 20
+    arbiter_types = {"hello", "game", "hand_start", "events", "hand_end", "decide", "checked", "view", "game_end",
+                     "quit"}
+    decision = None
+    for side, text in lines:
+        message = decode(text.encode())
+        kind = message["type"]
+        if side == ">":
+            assert kind in arbiter_types, text
+            if kind == "decide":
+                decision = message["decision"]
+                assert decision in DECISIONS
+            if kind == "hand_end":
+                assert hand_result_from_message(message["result"]).end_reason == "went_out"
+            if kind == "hello":
+                assert message["protocol"] == 2 and message["protocols"] == [1, 2]
+        elif kind == "ready":
+            assert parse_ready(message)["protocol"] in (1, 2)
+        elif kind == "move":
+            assert decision is not None, text
+            parse_answer(decision, message)  # raises ProtocolError if the doc's answer were no answer
+        else:
+            assert kind in ("check", "view", "error"), text
+
+
+def test_the_docs_checked_answers_are_the_arbiters():
+    # The position of the doc's check example: seat 0 to meld, side A not yet melded (minimum 50).
+    state = position(hands={0: "K K 7 7 2 2 4 9 Q 3b"}, pile="2 2 8 7 6", seat=0, phase=PLAY,
+                     side_has_melded=[False, False])
+    view = SeatView(state, 0, (0, 0))
+    checked = [json.loads(text) for side, text in _exchanges() if side == ">" and '"checked"' in text]
+    assert len(checked) >= 3
+    for shown in checked:
+        answer = check_answer(view, "meld", shown["move"])
+        answer["game"] = shown["game"]
+        assert answer == shown
+
+
+def test_the_doc_names_every_failure_reason_end_reason_and_hand_end_field():
+    for reason in ("illegal", "exception", "malformed", "crash", "timeout"):
+        assert f"| `{reason}` |" in DOC
+    for end_reason in ("went_out", "stock_exhausted", "red_three_last_card", "turn_cap"):
+        assert f"`{end_reason}`" in DOC
+    for field in (*HandResult.FIELDS, *SideHandResult.FIELDS):
+        assert f"`{field}`" in DOC, f"hand_end field {field} is not documented"

@@ -1,0 +1,164 @@
+"""Protocol 2: one bot process plays many games at once, and a worker plays a chunk's games side by side.
+
+The games and tables are the ones played one game at a time, in-process or isolated, whatever the number
+of games at once or of workers; every failure is still charged to the seat and the game it happened in;
+protocol-1 bots keep playing as before.
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import sys
+import threading
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.engine import derive_seed, play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.errors import StrategyError
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.proxy import close_all
+from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
+from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.supervisor import RunSchedule
+from tests.helpers import BOTS
+
+MISBEHAVING = BOTS / "protocol_misbehaving.py"
+SIMPLE = BOTS / "protocol_simple.py"
+RULES = "target_score=1500"
+
+
+def _run(out, specs, *extra, env=None) -> dict:
+    arguments = ["run", "--games", "12", "--seed", "21", "--chunk-size", "12", "-q", "--out", str(out), "--rules",
+                 RULES, *extra]
+    for spec in specs:
+        arguments += ["-s", spec]
+    result = CliRunner().invoke(main, arguments, catch_exceptions=False, env=env)
+    assert result.exit_code == 0, result.output
+    return json.loads((out / "run.json").read_text())
+
+
+def _tables(out) -> list[pd.DataFrame]:
+    games = pd.read_parquet(out / "games").sort_values("game_id").reset_index(drop=True)
+    hands = pd.read_parquet(out / "hands").sort_values(["game_id", "hand_no", "team"]).reset_index(drop=True)
+    # Everything but the columns naming the strategies' specs, which differ by their isolated: prefix.
+    return [table.drop(columns=[name for name in table.columns if "strategy" in name]) for table in (games, hands)]
+
+
+@pytest.mark.timeout(180)
+def test_games_side_by_side_write_the_tables_of_games_played_alone(tmp_path):
+    _run(tmp_path / "plain", ["expert", "greedy"], "--workers", "1")
+    expected = _tables(tmp_path / "plain")
+    assert len(expected[0]) == 12 and len(expected[1]) > 24
+    runs = {
+        "side by side": (["--workers", "1"], None),
+        "one at a time": (["--workers", "1"], {GAMES_AT_ONCE_VARIABLE: "1"}),
+        "three at a time, two workers": (["--workers", "2", "--chunk-size", "6"], {GAMES_AT_ONCE_VARIABLE: "3"}),
+    }
+    for name, (extra, env) in runs.items():
+        out = tmp_path / name.replace(" ", "_").replace(",", "")
+        _run(out, ["isolated:expert", "greedy"], *extra, env=env)
+        for table, wanted in zip(_tables(out), expected, strict=True):
+            pd.testing.assert_frame_equal(table, wanted, obj=name)
+
+
+def _side_by_side(spec: str, games: int, *, time_limit: float | None = None, width: int | None = None):
+    """Play games 0..games-1 of ``spec`` against greedy side by side in this process, forfeiting failures."""
+    settings = RunSettings(games=games, seed=33, specs=(spec, "greedy"), rules=Rules(target_score=1500),
+                           chunk_size=games, time_limit=time_limit)
+    stop = threading.Event()
+    player = RunSchedule(settings).new_player("forfeit", stop)
+    width = games_at_once(player, games) if width is None else width
+    monitor = memoryview(array.array("d", [0.0] * 3))
+    outcomes: dict[int, object] = {}
+
+    def report(game_id, played, error):
+        assert error is None
+        outcomes[game_id] = played[0]
+        return True
+
+    play_side_by_side(lambda game_id: player.play_game(0, game_id, monitor), range(games), width, monitor,
+                      stop_event=stop, time_limit=time_limit, report=report)
+    return settings, width, [outcomes[game_id] for game_id in range(games)]
+
+
+def _target(settings: RunSettings, game_id: int) -> int:
+    return derive_seed(settings.game_seed(game_id), "seat0")
+
+
+KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "malformed", "wrong_game": "malformed"}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(
+    ("spec", "kind", "reason"),
+    [
+        (f"isolated:{MISBEHAVING}:FailsIn", "exception", "exception"),
+        (f"isolated:{MISBEHAVING}:FailsIn", "illegal", "illegal"),
+        (f"isolated:{MISBEHAVING}:FailsIn", "crash", "crash"),
+        (f"isolated:{MISBEHAVING}:FailsIn", "exit", "crash"),
+        (f"isolated:{MISBEHAVING}:FailsIn", "hang", "timeout"),
+        (f"cmd:{sys.executable} {SIMPLE} 2 8", "garbage", "malformed"),
+        (f"cmd:{sys.executable} {SIMPLE} 2 8", "wrong_game", "malformed"),
+    ],
+)
+def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game(spec, kind, reason):
+    games, culprit = 6, 2
+    settings = RunSettings(games=games, seed=33, specs=("greedy", "greedy"), rules=Rules(), chunk_size=games)
+    target = _target(settings, culprit)
+    settings, width, outcomes = _side_by_side(f"{spec}:kind={kind},target={target}", games,
+                                              time_limit=1.0 if kind == "hang" else None)
+    assert width == games
+    failure = outcomes[culprit]
+    assert isinstance(failure, StrategyError), failure
+    assert (failure.reason, failure.seat, failure.decision) == (reason, 0, "acquire"), failure
+    assert failure.game_seed == settings.game_seed(culprit)
+    for game_id, outcome in enumerate(outcomes):
+        if game_id == culprit:
+            continue
+        if isinstance(outcome, StrategyError):
+            # Only a lost process costs other games: those it was playing, each charged as such.
+            assert kind in KILLING and game_id % 2 == culprit % 2 and outcome.reason == "crash", outcome
+            assert outcome.seat % 2 == 0
+        else:
+            assert outcome.winner is not None or outcome.termination
+    # The games the same bot played from the other side's processes are untouched.
+    assert all(not isinstance(outcomes[game_id], StrategyError) for game_id in range(1, games, 2))
+
+
+@pytest.mark.timeout(120)
+def test_protocol_one_bots_keep_playing_one_game_at_a_time(tmp_path):
+    spec = f"cmd:{sys.executable} {SIMPLE} 1"
+    loaded = load_strategy(spec)
+    assert loaded.cls.games == 1
+    greedy = load_strategy("greedy")
+    result = play_game([loaded, greedy, loaded, greedy], seed=4, rules=Rules(target_score=1000))
+    assert result.winner is not None
+    settings, width, outcomes = _side_by_side(spec, 4)
+    assert width == 1 and not any(isinstance(outcome, StrategyError) for outcome in outcomes)
+    again = play_game([loaded, greedy, loaded, greedy], seed=4, rules=Rules(target_score=1000))
+    assert again == result
+    two = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
+    assert two.cls.games == 8
+    assert play_game([two, greedy, two, greedy], seed=4, rules=Rules(target_score=1000)) == result
+
+
+@pytest.mark.timeout(120)
+def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
+    started, quit_ = tmp_path / "started", tmp_path / "quit"
+    env = {"SIMPLE_BOT_START_LOG": str(started), "SIMPLE_BOT_QUIT_LOG": str(quit_)}
+    for protocol in ("1", "2 4"):
+        _run(tmp_path / f"run{protocol[0]}", [f"cmd:{sys.executable} {SIMPLE} {protocol}", "greedy"], "--workers",
+             "2", "--chunk-size", "3", env=env)
+        # each worker's processes (every seat of both sides, in two workers) heard quit as the worker ended;
+        # the load-time handshake's, kept by this process, hears it at this process's exit, as here
+        assert len(started.read_text().split()) >= 1 + 2 * 4
+        assert len(quit_.read_text().split()) == len(started.read_text().split()) - 1
+        close_all()
+        assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
+        started.unlink()
+        quit_.unlink()
