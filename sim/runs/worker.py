@@ -130,5 +130,7 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
                 logger.info("game %d: the strategies printed:\n%s", game_id, printed.rstrip())
             connection.send(("game", game_id, outcome, extra))
             if isinstance(outcome, StrategyError) and on_error == "stop":
+                if getattr(schedule, "stops_at_failure", False):
+                    stop_event.set()  # now, before this worker takes up the chunk sent ahead of this one
                 break
         connection.send(("done", chunk))
