@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
+from canasta_sim.plugins.specs import is_file_part, parse_spec
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import matchmaking_report
@@ -311,7 +312,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
                 raise fail(f"--out {directory.path} holds another run (seed {recorded.seed}, "
                            f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
                            f"{directory.path} to finish it, or choose another directory")
-    if settings.record_decisions and play_chunks is not run_chunks:
+    if settings.record_decisions and isinstance(play_chunks, dask_backend.DaskChunkRunner):
         raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
                    "decisions dataset back from its workers yet")
     try:
@@ -360,8 +361,13 @@ def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_
         raise fail(f"--scheduler: {error}") from None
 
 
-def reproducing_command(settings: RunSettings, path: Path) -> str:
-    """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``."""
+def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
+    """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``.
+
+    :param session: the options of how it is played (:func:`session_options`: workers, ``--on-error``, memory
+        limit, backend), which the settings do not hold.  A spec naming a relative path (a file, or a command's
+        script) is found from the directory the run started in, so the command then begins with ``cd`` to it.
+    """
     words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
     for spec in settings.specs:
         words += ["-s", spec]
@@ -375,7 +381,39 @@ def reproducing_command(settings: RunSettings, path: Path) -> str:
         words += ["--time-limit", str(settings.time_limit)]
     for choice in settings.record_decisions:
         words += ["--record-decisions", choice]
-    return shlex.join([*words, "--out", str(path)])
+    command = shlex.join([*words, *session, "--out", str(path)])
+    if any(_names_relative_path(spec) for spec in settings.specs):
+        command = f"cd {shlex.quote(os.getcwd())} && {command}"
+    return command
+
+
+def _names_relative_path(spec: str) -> bool:
+    """Whether a spec may name a path relative to the working directory: a relative file spec, or any command."""
+    inner = spec.strip().removeprefix("isolated:")
+    if inner.startswith("cmd:"):
+        return True
+    try:
+        target, _ = parse_spec(inner)
+    except CanastaError:
+        return False
+    module_part, separator, _ = target.rpartition(":")
+    return bool(separator) and is_file_part(module_part) and not Path(module_part).expanduser().is_absolute()
+
+
+def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:
+    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error``, and ``--memory-limit``
+    or the Dask backend's options when they were given."""
+    words = ["--workers", str(workers), "--on-error", on_error]
+    if isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None:
+        words += ["--memory-limit", str(play_chunks.keywords["memory_limit"])]
+    if isinstance(play_chunks, dask_backend.DaskChunkRunner):
+        if play_chunks.scheduler is not None:
+            words = ["--on-error", on_error, "--scheduler", play_chunks.scheduler]  # the cluster's workers
+        else:
+            words += ["--backend", "dask"]
+        if play_chunks.task_timeout is not None:
+            words += ["--task-timeout", str(play_chunks.task_timeout)]
+    return words
 
 
 def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
@@ -455,7 +493,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
-    session = _open_session(directory, manifest, play_chunks, workers, on_error, games_before)
+    session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
     handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
@@ -500,9 +538,11 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     _exit_unless_complete(directory, write_error, error, interrupted)
 
 
-def _open_session(directory: RunDirectory, manifest, play_chunks: ChunkRunner, workers, on_error,
-                  games_before: int) -> dict[str, Any]:
+def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play_chunks: ChunkRunner, workers,
+                  on_error, games_before: int) -> dict[str, Any]:
     """Add this session to ``run.json`` (marked running) and return its entry, which the run keeps current."""
+    # The command of the session that plays the run now: a resume may change --workers or --on-error.
+    manifest["command"] = reproducing_command(settings, directory.path, session_options(play_chunks, workers, on_error))
     session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
                "games_played": 0, "status": "running", "build": accelerator.describe()}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):

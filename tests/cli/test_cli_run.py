@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -101,6 +102,30 @@ def test_run_writes_the_documented_run_directory(tmp_path):
     assert manifest["started_at"] and manifest["ended_at"] and manifest["command"].startswith("canasta-sim run")
     games, hands = tables(out)
     assert list(games.game_id) == list(range(40)) and len(hands) == 2 * games.hands.sum()
+
+
+@pytest.mark.timeout(120)
+def test_the_recorded_command_replays_the_run_exactly(tmp_path, bots, monkeypatch):
+    # Every option that shapes the tables or how they are played, and a file spec relative to where the run starts.
+    monkeypatch.chdir(bots)
+    out = tmp_path / "run"
+    result = invoke("--games", "24", "--seed", "13", "-s", "flaky.py:Flaky", "-s", "random", "--workers", "2",
+                    "--on-error", "forfeit", "--chunk-size", "5", "--duplicate", "--time-limit", "30",
+                    "--memory-limit", "4000", "--record-decisions", "random", "--out", str(out), "-q", *QUICK)
+    assert result.exit_code == 0, result.output
+    assert (tables(out)[0].termination == "forfeit").any(), "the seed must make the flaky bot fail at least once"
+    command = json.loads((out / "run.json").read_text())["command"]
+    directory, separator, command = command.partition(" && ")
+    assert separator and directory == f"cd {bots}"  # flaky.py is found from there
+    words = shlex.split(command)
+    for option in ("--workers 2", "--on-error forfeit", "--memory-limit 4000", "--chunk-size 5", "--duplicate",
+                   "--time-limit 30", "--record-decisions random", "--rules target_score=1000"):
+        assert option in command, f"{option} is missing from {command}"
+    assert words[:2] == ["canasta-sim", "run"] and words[-2:] == ["--out", str(out)]
+    again = tmp_path / "again"
+    replayed = invoke(*words[2:-2], "--out", str(again), "-q")
+    assert replayed.exit_code == 0, replayed.output
+    assert_same_tables(out, again)
 
 
 def test_seed_is_drawn_printed_and_recorded(tmp_path):
