@@ -365,7 +365,7 @@ def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str
     """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``.
 
     :param session: the options of how it is played (:func:`session_options`: workers, ``--on-error``, memory
-        limit, backend), which the settings do not hold.  A spec naming a relative path (a file, or a command's
+        limit), which the settings do not hold.  A spec naming a relative path (a file, or a command's
         script) is found from the directory the run started in, so the command then begins with ``cd`` to it.
     """
     words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
@@ -401,18 +401,13 @@ def _names_relative_path(spec: str) -> bool:
 
 
 def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:
-    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error``, and ``--memory-limit``
-    or the Dask backend's options when they were given."""
+    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error`` and ``--memory-limit``.
+
+    A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
+    cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers."""
     words = ["--workers", str(workers), "--on-error", on_error]
     if isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None:
         words += ["--memory-limit", str(play_chunks.keywords["memory_limit"])]
-    if isinstance(play_chunks, dask_backend.DaskChunkRunner):
-        if play_chunks.scheduler is not None:
-            words = ["--on-error", on_error, "--scheduler", play_chunks.scheduler]  # the cluster's workers
-        else:
-            words += ["--backend", "dask"]
-        if play_chunks.task_timeout is not None:
-            words += ["--task-timeout", str(play_chunks.task_timeout)]
     return words
 
 
