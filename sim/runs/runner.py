@@ -37,6 +37,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 from multiprocessing_logging import MultiProcessingHandler
 
+from canasta_sim.arbiter import MONITOR_GAME
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
@@ -305,8 +306,13 @@ class ChunkPlayer:
         self.last_decisions = None
         """The decision rows of the game :meth:`play_game` played last (``--record-decisions``), or ``None``."""
 
-    def play(self, chunk: int) -> ChunkReport:
-        """Play one chunk and write its parts (partial if stopped); return what happened."""
+    def play(self, chunk: int, *, monitor=None, charged: dict[int, StrategyError] | None = None) -> ChunkReport:
+        """Play one chunk and write its parts (partial if stopped); return what happened.
+
+        :param monitor: where each game is marked while it plays (``MONITOR_GAME``) and the engine publishes each
+            call into strategy code (the Dask backend's :class:`~canasta_sim.runs.dask_journal.ChunkJournal`).
+        :param charged: games not to play, by id: the failure each is charged with (its worker died in it).
+        """
         settings = self.settings
         game_ids = settings.chunk_games(chunk)
         if self.stop_event.is_set():
@@ -315,7 +321,15 @@ class ChunkPlayer:
         for game_id in game_ids:
             if self.stop_event.is_set():
                 break
-            outcome = self.play_game(game_id)
+            if charged and game_id in charged:
+                outcome, self.last_decisions = charged[game_id], None
+                log_failure(game_id, outcome, self.on_error)
+            elif monitor is None:
+                outcome = self.play_game(game_id)
+            else:
+                monitor[MONITOR_GAME] = game_id
+                outcome = self.play_game(game_id, monitor)
+                monitor[MONITOR_GAME] = -1
             if not book.add(game_id, outcome, self.last_decisions):
                 break
         return book.finish(self.directory)
