@@ -14,7 +14,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +24,11 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
-from canasta_sim.plugins.specs import is_file_part, parse_spec
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import matchmaking_report
@@ -315,17 +315,19 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     if settings.record_decisions and isinstance(play_chunks, dask_backend.DaskChunkRunner):
         raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
                    "decisions dataset back from its workers yet")
-    try:
-        loaded = list(settings.load_strategies().values())
-    except CanastaError as error:
-        raise fail(str(error)) from None
-    if manifest is not None:
-        _check_versions(manifest, loaded, directory.path)
-        _check_columns(directory)
-    file_handler = open_log_file(log_file)
-    workers = workers or default_workers()
-    _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
-          quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+    started_from, directory = start_directory(manifest, settings, directory)
+    with started_from:
+        try:
+            loaded = list(settings.load_strategies().values())
+        except CanastaError as error:
+            raise fail(str(error)) from None
+        if manifest is not None:
+            _check_versions(manifest, loaded, directory.path)
+            _check_columns(directory)
+        file_handler = open_log_file(log_file if log_file is None else log_file.absolute())
+        workers = workers or default_workers()
+        _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
+              quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 
 
 def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
@@ -361,62 +363,13 @@ def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_
         raise fail(f"--scheduler: {error}") from None
 
 
-def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
-    """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``.
-
-    :param session: the options of how it is played (:func:`session_options`: workers, ``--on-error``, memory
-        limit), which the settings do not hold.  A spec naming a relative path (a file, or a command's
-        script) is found from the directory the run started in, so the command then begins with ``cd`` to it.
-    """
-    words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
-    for spec in settings.specs:
-        words += ["-s", spec]
-    for key, value in settings.rules.changed_options().items():
-        words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
-    if settings.chunk_size != default_chunk_size(settings.games):
-        words += ["--chunk-size", str(settings.chunk_size)]
-    if settings.duplicate:
-        words.append("--duplicate")
-    if settings.time_limit is not None:
-        words += ["--time-limit", str(settings.time_limit)]
-    for choice in settings.record_decisions:
-        words += ["--record-decisions", choice]
-    command = shlex.join([*words, *session, "--out", str(path)])
-    if any(_names_relative_path(spec) for spec in settings.specs):
-        command = f"cd {shlex.quote(os.getcwd())} && {command}"
-    return command
-
-
-def _names_relative_path(spec: str) -> bool:
-    """Whether a spec may name a path relative to the working directory: a relative file spec, or any command."""
-    inner = spec.strip().removeprefix("isolated:")
-    if inner.startswith("cmd:"):
-        return True
-    try:
-        target, _ = parse_spec(inner)
-    except CanastaError:
-        return False
-    module_part, separator, _ = target.rpartition(":")
-    return bool(separator) and is_file_part(module_part) and not Path(module_part).expanduser().is_absolute()
-
-
-def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:
-    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error`` and ``--memory-limit``.
-
-    A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
-    cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers."""
-    words = ["--workers", str(workers), "--on-error", on_error]
-    if isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None:
-        words += ["--memory-limit", str(play_chunks.keywords["memory_limit"])]
-    return words
-
-
 def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
     return {
         "format": MANIFEST_FORMAT,
         "tool": f"canasta-sim {__version__}",
         "engine_version": ENGINE_VERSION,
         "command": reproducing_command(settings, path),
+        "directory": os.getcwd(),
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategies": [describe_strategy(strategy) for strategy in loaded],

@@ -16,7 +16,7 @@ from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli import main
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies import Greedy, RandomPlay
-from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
+from tests.helpers import FLAKY_BOT_SOURCE, ROOT, assert_same_run_tables, read_run_tables
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 
@@ -126,6 +126,25 @@ def test_the_recorded_command_replays_the_run_exactly(tmp_path, bots, monkeypatc
     replayed = invoke(*words[2:-2], "--out", str(again), "-q")
     assert replayed.exit_code == 0, replayed.output
     assert_same_tables(out, again)
+
+
+@pytest.mark.timeout(120)
+def test_a_protocol_bot_run_resumes_from_another_directory(tmp_path, monkeypatch):
+    # The bot's script is relative to where the run started; the resume starts it from there again.
+    monkeypatch.chdir(ROOT)
+    bot = "cmd:python examples/protocol/bot.py"
+    arguments = ["--games", "6", "--seed", "8", "--chunk-size", "3", "-s", bot, "-s", "random", "--workers", "2",
+                 "-q", *QUICK]
+    out, reference = tmp_path / "run", tmp_path / "reference"
+    assert invoke(*arguments, "--out", str(reference)).exit_code == 0
+    assert invoke(*arguments, "--out", str(out)).exit_code == 0
+    (out / "games" / "part-000001.parquet").unlink()  # as if the run had been stopped before its last chunk
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--resume", "run", "-q")
+    assert result.exit_code == 0, result.output
+    assert "6 of 6 games" in result.stdout and "3 played now" in result.stdout
+    assert_same_tables(reference, out)
+    assert json.loads((out / "run.json").read_text())["directory"] == str(ROOT)
 
 
 def test_seed_is_drawn_printed_and_recorded(tmp_path):

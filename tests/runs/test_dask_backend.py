@@ -322,3 +322,14 @@ def test_a_chunk_journal_charges_the_game_its_last_attempt_died_in(tmp_path):
     assert third.charged == {7: (2, "discard")}
     third.close(done=True)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.timeout(180)
+def test_an_isolated_strategy_plays_on_dask_the_games_it_plays_locally(tmp_path):
+    arguments = ["--games", "6", "--seed", "4", "--chunk-size", "3", "--rules", "target_score=1000",
+                 "-s", "isolated:greedy", "-s", "random", "--workers", "2", "-q"]
+    assert invoke(*arguments, "--out", str(tmp_path / "local")).exit_code == 0
+    result = invoke(*arguments, "--backend", "dask", "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    assert "6 of 6 games" in result.stdout
+    assert_same_tables(tmp_path / "local", tmp_path / "dask")
