@@ -45,7 +45,7 @@ from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, spec_file
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
-from canasta_sim.runs.records import ChunkRecorder
+from canasta_sim.runs.records import ChunkRecorder, GameRows
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
 from canasta_sim.runs.summary import side_labels
 
@@ -404,7 +404,10 @@ class ChunkBook:
             self.forfeits += 1
             self.wins[settings.entrant_of(specs, 1 - outcome.seat % 2)] += 1
             return True
-        self.recorder.add_game(game_id, outcome, specs, settings.deal_id(game_id))
+        if isinstance(outcome, GameRows):  # a worker's game, turned into its rows where it was played
+            self.recorder.add_rows(outcome)
+        else:
+            self.recorder.add_game(game_id, outcome, specs, settings.deal_id(game_id))
         if outcome.winner is not None:
             self.wins[settings.entrant_of(specs, outcome.winner)] += 1
         return True

@@ -50,6 +50,7 @@ from typing import Any, Protocol
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.errors import StrategyError, StrategyLoadError
+from canasta_sim.runs.records import game_rows
 from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent, worker_main
@@ -148,13 +149,20 @@ class RunSchedule:
 
 
 class _RunPlayer:
-    """A :class:`ChunkPlayer` as the worker loop calls it: each game's outcome and its decision rows."""
+    """A :class:`ChunkPlayer` as the worker loop calls it: each game's outcome and its decision rows.
+
+    A finished game goes to the supervisor as its table rows (:class:`~canasta_sim.runs.records.GameRows`): built
+    here, in parallel with the other workers, and far cheaper to send than the result's objects."""
 
     def __init__(self, player: ChunkPlayer) -> None:
         self.player = player
+        self.settings = player.settings
 
     def play_game(self, chunk: int, game_id: int, monitor):
         outcome = self.player.play_game(game_id, monitor)
+        if not isinstance(outcome, StrategyError):
+            settings = self.settings
+            outcome = game_rows(game_id, outcome, settings.sides(game_id), settings.deal_id(game_id))
         return outcome, self.player.last_decisions
 
 
