@@ -73,10 +73,10 @@ __all__ = [
 logger = logging.getLogger("canasta_sim.runs.runner")
 
 POLL_SECONDS = 0.1
-"""How often the supervisor looks at its workers' clocks when no message arrives."""
+"""How often :func:`play_supervised` looks at its game's clock when no message arrives."""
 
-GATHER_SECONDS = 0.005
-"""How long the supervisor lets its workers' messages gather after taking some, before it waits again."""
+TICK_SECONDS = 0.01
+"""How often the supervisor takes its workers' messages (at once when a worker dies)."""
 
 HARD_TIMEOUT_MARGIN = 1.0
 """Seconds past the time limit after which a decision's worker is killed (its alarm did not stop it)."""
@@ -327,19 +327,16 @@ class _Play:
         busy = [worker for worker in workers if worker.task is not None]
         if not busy and (stopping or not self.pending):
             return False
-        waiting = [worker.connection for worker in workers] + [worker.process.sentinel for worker in workers]
-        ready = multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
+        # Woken by a death or by the tick, not by each message: a worker whose message wakes this process pays for
+        # the wake-up in its send, once a game, and nothing here needs an answer sooner than a tick.
+        multiprocessing.connection.wait([worker.process.sentinel for worker in workers], timeout=TICK_SECONDS)
         now = time.monotonic()
         for index, worker in enumerate(workers):
-            if worker.connection in ready:
+            if worker.has_message():
                 self._receive(worker)
             self._enforce_clocks(worker, now, stopping)
             if not worker.process.is_alive():
                 workers[index] = self._replace(worker)
-        if ready and not stopping:
-            # Let the next games gather: a worker whose game wakes this process pays for the wake-up in its
-            # send, and games come far faster than anything here needs an answer.
-            time.sleep(GATHER_SECONDS)
         return True
 
     def _send_next(self, worker: _Worker) -> tuple[Hashable, int] | None:
