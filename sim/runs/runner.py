@@ -349,10 +349,11 @@ class ChunkPlayer:
         if decisions is not None:
             for seat in recorded_seats(settings.record_decisions, specs):
                 players[seat] = decisions.wrap(players[seat], game_id=game_id, seat=seat, spec=specs[seat % 2])
+        seed = settings.game_seed(game_id)
         try:
             outcome = play_game(
                 players,
-                seed=settings.game_seed(game_id),
+                seed=seed,
                 rules=settings.rules,
                 names=[*specs, *specs],
                 time_limit=settings.time_limit,
@@ -360,7 +361,7 @@ class ChunkPlayer:
             )
         except StrategyError as error:
             outcome = error
-        outcome = self.guard.checked(outcome, (first, second), settings.game_seed(game_id))
+        outcome = self.guard.checked(outcome, (first, second), seed)
         if isinstance(outcome, StrategyError):
             log_failure(game_id, outcome, self.on_error)
         self.last_decisions = None if decisions is None else decisions.table()
