@@ -359,7 +359,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--beside-floor", type=int, metavar="ROUNDS",
                         help="only expert vs greedy and examples/my_bot.py vs greedy, each in turn with the floor, "
                              "ROUNDS rounds (about 5 s each)")
+    parser.add_argument("--run-overhead", type=int, metavar="ROUNDS",
+                        help="only what canasta-sim run adds: the same games in-process, on 1 worker and on 2, "
+                             "ROUNDS rounds in turn with the floor (scripts/bench_run.py)")
     args = parser.parse_args(argv)
+    if args.run_overhead is not None:
+        from bench_run import main as run_overhead
+
+        return run_overhead(["--rounds", str(args.run_overhead), "--floor", str(args.floor),
+                             *(["--games", str(args.games)] if args.games else [])])
     if args.beside_floor is not None:
         if args.beside_floor < 1:
             parser.error(f"--beside-floor takes a number of rounds of at least 1, not {args.beside_floor}")

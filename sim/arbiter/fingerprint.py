@@ -146,14 +146,18 @@ class CodeWatch:
                 # Functions, classes and other callables only: module-level caches may change legitimately.
                 entries = {name: value for name, value in vars(owner).items()
                            if callable(value) or isinstance(value, (staticmethod, classmethod, property))}
-                self.owners.append((owner, entries, len(vars(owner))))
+                # The values' identities, compared in one go: the values are kept in ``entries``, so no other
+                # object can take one of these ids, and an id compares as a number (a replacement's __eq__ is
+                # never asked).
+                names = tuple(entries)
+                self.owners.append((owner, entries, len(vars(owner)), names, list(map(id, entries.values()))))
 
     def check(self) -> list[tuple[str, object]]:
         """What was rebound since the watch began, as ``(owner.name, new value)``, each put back as it was."""
         changed = []
-        for owner, entries, size in self.owners:
+        for owner, entries, size, names, identities in self.owners:
             current = vars(owner)
-            if len(current) == size and all(current.get(name) is value for name, value in entries.items()):
+            if len(current) == size and list(map(id, map(current.get, names))) == identities:
                 continue
             label = getattr(owner, "__qualname__", getattr(owner, "__name__", "?"))
             for name, value in entries.items():

@@ -24,6 +24,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
@@ -311,20 +312,22 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
                 raise fail(f"--out {directory.path} holds another run (seed {recorded.seed}, "
                            f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
                            f"{directory.path} to finish it, or choose another directory")
-    if settings.record_decisions and play_chunks is not run_chunks:
+    if settings.record_decisions and isinstance(play_chunks, dask_backend.DaskChunkRunner):
         raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
                    "decisions dataset back from its workers yet")
-    try:
-        loaded = list(settings.load_strategies().values())
-    except CanastaError as error:
-        raise fail(str(error)) from None
-    if manifest is not None:
-        _check_versions(manifest, loaded, directory.path)
-        _check_columns(directory)
-    file_handler = open_log_file(log_file)
-    workers = workers or default_workers()
-    _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
-          quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+    started_from, directory = start_directory(manifest, settings, directory)
+    with started_from:
+        try:
+            loaded = list(settings.load_strategies().values())
+        except CanastaError as error:
+            raise fail(str(error)) from None
+        if manifest is not None:
+            _check_versions(manifest, loaded, directory.path)
+            _check_columns(directory)
+        file_handler = open_log_file(log_file if log_file is None else log_file.absolute())
+        workers = workers or default_workers()
+        _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
+              quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 
 
 def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
@@ -360,30 +363,13 @@ def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_
         raise fail(f"--scheduler: {error}") from None
 
 
-def reproducing_command(settings: RunSettings, path: Path) -> str:
-    """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``."""
-    words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
-    for spec in settings.specs:
-        words += ["-s", spec]
-    for key, value in settings.rules.changed_options().items():
-        words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
-    if settings.chunk_size != default_chunk_size(settings.games):
-        words += ["--chunk-size", str(settings.chunk_size)]
-    if settings.duplicate:
-        words.append("--duplicate")
-    if settings.time_limit is not None:
-        words += ["--time-limit", str(settings.time_limit)]
-    for choice in settings.record_decisions:
-        words += ["--record-decisions", choice]
-    return shlex.join([*words, "--out", str(path)])
-
-
 def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
     return {
         "format": MANIFEST_FORMAT,
         "tool": f"canasta-sim {__version__}",
         "engine_version": ENGINE_VERSION,
         "command": reproducing_command(settings, path),
+        "directory": os.getcwd(),
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategies": [describe_strategy(strategy) for strategy in loaded],
@@ -455,7 +441,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
-    session = _open_session(directory, manifest, play_chunks, workers, on_error, games_before)
+    session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
     handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
@@ -500,9 +486,11 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     _exit_unless_complete(directory, write_error, error, interrupted)
 
 
-def _open_session(directory: RunDirectory, manifest, play_chunks: ChunkRunner, workers, on_error,
-                  games_before: int) -> dict[str, Any]:
+def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play_chunks: ChunkRunner, workers,
+                  on_error, games_before: int) -> dict[str, Any]:
     """Add this session to ``run.json`` (marked running) and return its entry, which the run keeps current."""
+    # The command of the session that plays the run now: a resume may change --workers or --on-error.
+    manifest["command"] = reproducing_command(settings, directory.path, session_options(play_chunks, workers, on_error))
     session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
                "games_played": 0, "status": "running", "build": accelerator.describe()}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):

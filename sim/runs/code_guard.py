@@ -37,16 +37,23 @@ class CodeGuard:
     """
 
     def __init__(self, strategies: Iterable[LoadedStrategy] = ()) -> None:
-        classes = [strategy.cls for strategy in strategies]
-        self.watch = CodeWatch(classes)
-        self._classes: set[type] = set(classes)
+        self.watch: CodeWatch | None = None
+        """``None`` while every strategy watched is one of canasta-sim's built-ins: no code but the project's has run,
+        so nothing can have been rebound, and the check costs nothing (as the fingerprint skips their calls)."""
+        self._classes: dict[type, None] = {}
+        self.add(strategies)
 
     def add(self, strategies: Iterable[LoadedStrategy]) -> None:
         """Watch these strategies' classes too (a no-op for classes already watched)."""
         new = [strategy.cls for strategy in strategies if strategy.cls not in self._classes]
-        if new:
-            self._classes.update(new)
+        if not new:
+            return
+        self._classes.update(dict.fromkeys(new))
+        if self.watch is not None:
             self.watch.add(new)
+        elif not all(map(is_trusted_class, self._classes)):
+            # The first strategy not built in: watch from now on, built-ins' classes too (it may rebind them).
+            self.watch = CodeWatch(list(self._classes))
 
     def checked(self, outcome: GameResult | StrategyError, sides: Sequence[LoadedStrategy],
                 game_seed: int) -> GameResult | StrategyError:
@@ -54,6 +61,8 @@ class CodeGuard:
 
         :param sides: the strategies of side A (seats 0 and 2) and side B (seats 1 and 3).
         """
+        if self.watch is None:
+            return outcome
         changed = self.watch.check()
         if not changed:
             return outcome

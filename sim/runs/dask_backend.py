@@ -49,8 +49,10 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
+from canasta_sim.runs.dask_journal import ChunkJournal
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.supervisor import charged_failure
 
 __all__ = [
     "ChunkJob",
@@ -75,6 +77,10 @@ POLL_SECONDS = 0.05
 
 THREAD_COUNT_SECONDS = 1.0
 """How often the client asks the scheduler how many worker threads there are."""
+
+DASK_DEATH = "its Dask worker process died during this call"
+"""The failure of a game during which its worker died (the exit code, which the local backend names, is the
+nanny's, out of the task's reach)."""
 
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
@@ -164,6 +170,8 @@ class ChunkJob:
     labels: tuple[tuple[str, str], ...]
     engine_version: str
     log_level: int
+    token: str = ""
+    """Names the run in each worker machine's chunk journals (:mod:`canasta_sim.runs.dask_journal`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -209,7 +217,7 @@ def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.W
                 raise StrategyLoadError(f"strategy file {str(path)!r} cannot be read to send it to the workers: "
                                         f"{error}") from None
             files.append(ShippedFile(spec, path.name, class_name, parameters, source))
-    return ChunkJob(settings, on_error, tuple(files), tuple(labels), ENGINE_VERSION, log_level)
+    return ChunkJob(settings, on_error, tuple(files), tuple(labels), ENGINE_VERSION, log_level, uuid.uuid4().hex)
 
 
 # --- the worker side --------------------------------------------------------------------------------
@@ -309,7 +317,12 @@ def play_chunk_task(job: ChunkJob, chunk: int) -> ChunkResult:
         captured: dict[str, pa.Table] = {}
         # The player writes through its directory; here "writing" keeps the tables to return them.
         player.directory = _TableCatcher(captured)
-        report = player.play(chunk)
+        with ChunkJournal(job.token, chunk) as journal:
+            # A game during which an earlier attempt's worker died is that call's seat's failure, as locally.
+            charged = {game_id: charged_failure(job.settings.sides(game_id)[seat % 2], job.settings.game_seed(game_id),
+                                                seat, decision, "crash", DASK_DEATH)
+                       for game_id, (seat, decision) in journal.charged.items()}
+            report = player.play(chunk, monitor=journal.monitor, charged=charged)
     finally:
         root.removeHandler(collector)
     return ChunkResult(report, captured.get("games"), captured.get("hands"), tuple(collector.records))
@@ -334,6 +347,7 @@ class _Flight:
 
     chunk: int
     started: float | None = None
+    submissions: int = 1
 
 
 class DaskChunkRunner:
@@ -467,6 +481,14 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
     waiting = deque(chunks)
     flights: dict[Any, _Flight] = {}  # in the order sent, which is the order Dask starts them in
     completed = as_completed(loop=client.loop)
+
+    def submit(chunk: int, submissions: int = 1) -> None:
+        suffix = "" if submissions == 1 else f"-{submissions}"
+        future = client.submit(play_chunk_task, job, chunk, key=f"canasta-chunk-{chunk}-{run_token}{suffix}",
+                               pure=False, retries=0)
+        flights[future] = _Flight(chunk, submissions=submissions)
+        completed.add(future)
+
     threads, counted_at = 1, -THREAD_COUNT_SECONDS
     error: str | None = None
     try:
@@ -475,11 +497,7 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
             if now - counted_at >= THREAD_COUNT_SECONDS:  # workers may join or leave a cluster mid-run
                 threads, counted_at = max(1, _worker_threads(client)), now
             while waiting and len(flights) < IN_FLIGHT_PER_THREAD * threads:
-                chunk = waiting.popleft()
-                future = client.submit(play_chunk_task, job, chunk, key=f"canasta-chunk-{chunk}-{run_token}",
-                                       pure=False, retries=0)
-                flights[future] = _Flight(chunk)
-                completed.add(future)
+                submit(waiting.popleft())
             for flight in list(flights.values())[:threads]:
                 if flight.started is None:
                     flight.started = now
@@ -490,7 +508,16 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                 continue
             for future in batch:
                 flight = flights.pop(future)
-                report = _take_result(future, flight.chunk, directory)
+                try:
+                    report = _take_result(future, flight.chunk, directory)
+                except _ChunkLost as lost:
+                    if flight.submissions > len(job.settings.chunk_games(flight.chunk)):
+                        raise ClusterError(f"chunk {flight.chunk} was lost: the Dask workers playing it kept dying "
+                                           f"({lost}); a strategy may crash its process or exhaust its memory"
+                                           ) from None
+                    # The next attempts on the machine charge each game a worker died in (dask_journal): go on.
+                    submit(flight.chunk, flight.submissions + 1)
+                    continue
                 error = error or report.error
                 on_chunk(report)
     finally:
@@ -532,5 +559,8 @@ def _result_of(future, chunk: int) -> ChunkResult:
         raise ClusterError(f"a Dask worker cannot load the strategies: {error}; install canasta-sim and any "
                            "strategy modules or plugins on every worker (strategy files are sent)") from None
     except KilledWorker as error:
-        raise ClusterError(f"chunk {chunk} was lost: the Dask workers playing it kept dying ({error}); a strategy "
-                           "may crash its process or exhaust its memory") from None
+        raise _ChunkLost(str(error)) from None
+
+
+class _ChunkLost(Exception):
+    """The workers playing a chunk kept dying (Dask's ``KilledWorker``): it may be submitted again."""

@@ -11,6 +11,9 @@ Side A is seats 0 and 2, side B seats 1 and 3 (R1.1); ``team`` columns hold
 
 from __future__ import annotations
 
+from operator import attrgetter
+from typing import NamedTuple
+
 import pyarrow as pa
 
 from canasta_sim.core.engine import GameResult
@@ -21,6 +24,8 @@ __all__ = [
     "HAND_SCHEMA",
     "TEAM_NAMES",
     "ChunkRecorder",
+    "GameRows",
+    "game_rows",
 ]
 
 TEAM_NAMES = ("A", "B")
@@ -97,19 +102,69 @@ HAND_SCHEMA = pa.schema(
 """One row per team per hand."""
 
 
+_side_values = attrgetter(*_SIDE_FIELDS)
+
+
+class GameRows(NamedTuple):
+    """A finished game as the rows it adds, in schema order: what a worker sends for each game it plays.
+
+    Plain tuples of numbers and strings cost a fraction of the game's result objects to pickle and unpickle, and
+    the process writing the tables only appends them (:meth:`ChunkRecorder.add_rows`)."""
+
+    game: tuple
+    """The game's ``games`` row."""
+    hands: tuple[tuple, ...]
+    """Its ``hands`` rows, two per hand."""
+    winner: int | None
+    """As :attr:`GameResult.winner <canasta_sim.core.engine.GameResult.winner>`: 0 (A), 1 (B) or ``None``."""
+
+
+def game_rows(game_id: int, result: GameResult, strategies: tuple[str, str], deal_id: int | None = None) -> GameRows:
+    """The rows of a finished game; ``strategies`` are the specs playing side A and side B.
+
+    :param deal_id: the game's deal (:func:`canasta_sim.runs.matchmaking.deal_of`); ``game_id`` when not given.
+    """
+    score_a, score_b = result.scores
+    winner = "draw" if result.winner is None else TEAM_NAMES[result.winner]
+    winner_strategy = None if result.winner is None else strategies[result.winner]
+    row = (game_id, result.seed, game_id if deal_id is None else deal_id, strategies[0], strategies[1], score_a,
+           score_b, winner, winner_strategy, score_a - score_b, len(result.hands), result.termination,
+           result.first_dealer, None, None, None)
+    return GameRows(row, _hand_rows(game_id, result.hands, strategies, winner), result.winner)
+
+
+def _hand_rows(game_id: int, finished, strategies: tuple[str, str], game_winner: str) -> tuple[tuple, ...]:
+    rows = []
+    for hand in finished:
+        went_out_seat = -1 if hand.went_out_seat is None else hand.went_out_seat
+        sides = hand.sides
+        totals = hand.totals_after
+        for side in sides:
+            index = side.side
+            opponent = sides[1 - index]
+            cards_left = side.cards_left
+            rows.append((
+                game_id, hand.hand_number, TEAM_NAMES[index], strategies[index], strategies[1 - index], side.score,
+                totals[index], *_side_values(side), hand.end_reason, hand.dealer, went_out_seat, hand.turns,
+                opponent.score, totals[1 - index], side.score > opponent.score, game_winner,
+                game_winner == TEAM_NAMES[index], cards_left[0], cards_left[1],
+            ))
+    return tuple(rows)
+
+
 class ChunkRecorder:
-    """Collects the rows of consecutive games, column by column, for one Parquet part of each table."""
+    """Collects the rows of consecutive games for one Parquet part of each table."""
 
     __slots__ = ("_games", "_hands")
 
     def __init__(self) -> None:
-        self._games: dict[str, list] = {name: [] for name in GAME_SCHEMA.names}
-        self._hands: dict[str, list] = {name: [] for name in HAND_SCHEMA.names}
+        self._games: list[tuple] = []
+        self._hands: list[tuple] = []
 
     @property
     def game_count(self) -> int:
         """Games recorded so far."""
-        return len(self._games["game_id"])
+        return len(self._games)
 
     def add_game(
         self, game_id: int, result: GameResult, strategies: tuple[str, str], deal_id: int | None = None
@@ -118,14 +173,12 @@ class ChunkRecorder:
 
         :param deal_id: the game's deal (:func:`canasta_sim.runs.matchmaking.deal_of`); ``game_id`` when not given.
         """
-        score_a, score_b = result.scores
-        winner = "draw" if result.winner is None else TEAM_NAMES[result.winner]
-        winner_strategy = None if result.winner is None else strategies[result.winner]
-        self._add_game_row(
-            game_id, result.seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b, winner,
-            winner_strategy, len(result.hands), result.termination, result.first_dealer, None, None, None,
-        )
-        self._add_hand_rows(game_id, result.hands, strategies, winner)
+        self.add_rows(game_rows(game_id, result, strategies, deal_id))
+
+    def add_rows(self, rows: GameRows) -> None:
+        """Record a finished game from its rows (:func:`game_rows`)."""
+        self._games.append(rows.game)
+        self._hands.extend(rows.hands)
 
     def add_forfeit(
         self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError, deal_id: int | None = None
@@ -140,55 +193,20 @@ class ChunkRecorder:
         finished = error.finished_hands
         score_a, score_b = finished[-1].totals_after if finished else (0, 0)
         first_dealer = -1 if error.first_dealer is None else error.first_dealer
-        self._add_game_row(
-            game_id, seed, game_id if deal_id is None else deal_id, strategies, score_a, score_b,
-            TEAM_NAMES[winning], strategies[winning], len(finished), "forfeit", first_dealer,
+        self._games.append((
+            game_id, seed, game_id if deal_id is None else deal_id, strategies[0], strategies[1], score_a, score_b,
+            TEAM_NAMES[winning], strategies[winning], score_a - score_b, len(finished), "forfeit", first_dealer,
             TEAM_NAMES[failing], str(error), error.reason,
-        )
-        self._add_hand_rows(game_id, finished, strategies, TEAM_NAMES[winning])
-
-    def _add_hand_rows(self, game_id: int, finished, strategies: tuple[str, str], game_winner: str) -> None:
-        hands = self._hands
-        for hand in finished:
-            went_out_seat = -1 if hand.went_out_seat is None else hand.went_out_seat
-            for side in hand.sides:
-                index = side.side
-                hands["game_id"].append(game_id)
-                hands["hand_no"].append(hand.hand_number)
-                hands["team"].append(TEAM_NAMES[index])
-                hands["strategy"].append(strategies[index])
-                hands["opponent_strategy"].append(strategies[1 - index])
-                hands["score"].append(side.score)
-                hands["cumulative_score"].append(hand.totals_after[index])
-                for name in _SIDE_FIELDS:
-                    hands[name].append(getattr(side, name))
-                hands["end_reason"].append(hand.end_reason)
-                hands["dealer"].append(hand.dealer)
-                hands["went_out_seat"].append(went_out_seat)
-                hands["hand_turns"].append(hand.turns)
-                opponent = hand.sides[1 - index]
-                hands["opponent_score"].append(opponent.score)
-                hands["opponent_cumulative_score"].append(hand.totals_after[1 - index])
-                hands["won_hand"].append(side.score > opponent.score)
-                hands["game_winner"].append(game_winner)
-                hands["won_game"].append(game_winner == TEAM_NAMES[index])
-                hands["first_seat_cards_left"].append(side.cards_left[0])
-                hands["second_seat_cards_left"].append(side.cards_left[1])
-
-    def _add_game_row(
-        self, game_id, seed, deal_id, strategies, score_a, score_b, winner, winner_strategy,
-        hand_count, termination, first_dealer, forfeit_team, error, forfeit_reason,
-    ) -> None:
-        values = (
-            game_id, seed, deal_id, strategies[0], strategies[1], score_a, score_b, winner, winner_strategy,
-            score_a - score_b, hand_count, termination, first_dealer, forfeit_team, error, forfeit_reason,
-        )
-        for name, value in zip(GAME_SCHEMA.names, values, strict=True):
-            self._games[name].append(value)
+        ))
+        self._hands.extend(_hand_rows(game_id, finished, strategies, TEAM_NAMES[winning]))
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
         """Return the ``games`` and ``hands`` tables of everything recorded."""
-        return (
-            pa.Table.from_pydict(self._games, schema=GAME_SCHEMA),
-            pa.Table.from_pydict(self._hands, schema=HAND_SCHEMA),
-        )
+        return _table(self._games, GAME_SCHEMA), _table(self._hands, HAND_SCHEMA)
+
+
+def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:
+    # Rows to columns in one transposition (C-level), then one typed array per column.
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    arrays = [pa.array(column, type=field.type) for column, field in zip(columns, schema, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=schema)

@@ -37,6 +37,7 @@ from typing import Any, Protocol
 import pyarrow as pa
 from multiprocessing_logging import MultiProcessingHandler
 
+from canasta_sim.arbiter import MONITOR_GAME
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
@@ -44,7 +45,7 @@ from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, spec_file
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
-from canasta_sim.runs.records import ChunkRecorder
+from canasta_sim.runs.records import ChunkRecorder, GameRows
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
 from canasta_sim.runs.summary import side_labels
 
@@ -305,8 +306,13 @@ class ChunkPlayer:
         self.last_decisions = None
         """The decision rows of the game :meth:`play_game` played last (``--record-decisions``), or ``None``."""
 
-    def play(self, chunk: int) -> ChunkReport:
-        """Play one chunk and write its parts (partial if stopped); return what happened."""
+    def play(self, chunk: int, *, monitor=None, charged: dict[int, StrategyError] | None = None) -> ChunkReport:
+        """Play one chunk and write its parts (partial if stopped); return what happened.
+
+        :param monitor: where each game is marked while it plays (``MONITOR_GAME``) and the engine publishes each
+            call into strategy code (the Dask backend's :class:`~canasta_sim.runs.dask_journal.ChunkJournal`).
+        :param charged: games not to play, by id: the failure each is charged with (its worker died in it).
+        """
         settings = self.settings
         game_ids = settings.chunk_games(chunk)
         if self.stop_event.is_set():
@@ -315,7 +321,15 @@ class ChunkPlayer:
         for game_id in game_ids:
             if self.stop_event.is_set():
                 break
-            outcome = self.play_game(game_id)
+            if charged and game_id in charged:
+                outcome, self.last_decisions = charged[game_id], None
+                log_failure(game_id, outcome, self.on_error)
+            elif monitor is None:
+                outcome = self.play_game(game_id)
+            else:
+                monitor[MONITOR_GAME] = game_id
+                outcome = self.play_game(game_id, monitor)
+                monitor[MONITOR_GAME] = -1
             if not book.add(game_id, outcome, self.last_decisions):
                 break
         return book.finish(self.directory)
@@ -335,10 +349,11 @@ class ChunkPlayer:
         if decisions is not None:
             for seat in recorded_seats(settings.record_decisions, specs):
                 players[seat] = decisions.wrap(players[seat], game_id=game_id, seat=seat, spec=specs[seat % 2])
+        seed = settings.game_seed(game_id)
         try:
             outcome = play_game(
                 players,
-                seed=settings.game_seed(game_id),
+                seed=seed,
                 rules=settings.rules,
                 names=[*specs, *specs],
                 time_limit=settings.time_limit,
@@ -346,7 +361,7 @@ class ChunkPlayer:
             )
         except StrategyError as error:
             outcome = error
-        outcome = self.guard.checked(outcome, (first, second), settings.game_seed(game_id))
+        outcome = self.guard.checked(outcome, (first, second), seed)
         if isinstance(outcome, StrategyError):
             log_failure(game_id, outcome, self.on_error)
         self.last_decisions = None if decisions is None else decisions.table()
@@ -390,7 +405,10 @@ class ChunkBook:
             self.forfeits += 1
             self.wins[settings.entrant_of(specs, 1 - outcome.seat % 2)] += 1
             return True
-        self.recorder.add_game(game_id, outcome, specs, settings.deal_id(game_id))
+        if isinstance(outcome, GameRows):  # a worker's game, turned into its rows where it was played
+            self.recorder.add_rows(outcome)
+        else:
+            self.recorder.add_game(game_id, outcome, specs, settings.deal_id(game_id))
         if outcome.winner is not None:
             self.wins[settings.entrant_of(specs, outcome.winner)] += 1
         return True

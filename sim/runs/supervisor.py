@@ -40,6 +40,7 @@ import multiprocessing
 import multiprocessing.connection
 import pickle
 import random
+import select
 import signal
 import sys
 import time
@@ -49,6 +50,7 @@ from typing import Any, Protocol
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.errors import StrategyError, StrategyLoadError
+from canasta_sim.runs.records import game_rows
 from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent, worker_main
@@ -71,7 +73,10 @@ __all__ = [
 logger = logging.getLogger("canasta_sim.runs.runner")
 
 POLL_SECONDS = 0.1
-"""How often the supervisor looks at its workers' clocks when no message arrives."""
+"""How often :func:`play_supervised` looks at its game's clock when no message arrives."""
+
+TICK_SECONDS = 0.01
+"""How often the supervisor takes its workers' messages (at once when a worker dies)."""
 
 HARD_TIMEOUT_MARGIN = 1.0
 """Seconds past the time limit after which a decision's worker is killed (its alarm did not stop it)."""
@@ -118,6 +123,10 @@ class RunSchedule:
     """The games of a ``canasta-sim run``: numbered chunks of :class:`~canasta_sim.runs.runner.RunSettings`, played
     by a :class:`~canasta_sim.runs.runner.ChunkPlayer` and kept in a :class:`~canasta_sim.runs.runner.ChunkBook`."""
 
+    stops_at_failure = True
+    """A failure under ``on_error='stop'`` stops the whole run (its worker sets the stop event at once); a schedule
+    without this attribute keeps playing its other chunks and decides itself what a failure ends."""
+
     def __init__(self, settings: RunSettings) -> None:
         self.settings = settings
         self.time_limit = settings.time_limit
@@ -140,13 +149,20 @@ class RunSchedule:
 
 
 class _RunPlayer:
-    """A :class:`ChunkPlayer` as the worker loop calls it: each game's outcome and its decision rows."""
+    """A :class:`ChunkPlayer` as the worker loop calls it: each game's outcome and its decision rows.
+
+    A finished game goes to the supervisor as its table rows (:class:`~canasta_sim.runs.records.GameRows`): built
+    here, in parallel with the other workers, and far cheaper to send than the result's objects."""
 
     def __init__(self, player: ChunkPlayer) -> None:
         self.player = player
+        self.settings = player.settings
 
     def play_game(self, chunk: int, game_id: int, monitor):
         outcome = self.player.play_game(game_id, monitor)
+        if not isinstance(outcome, StrategyError):
+            settings = self.settings
+            outcome = game_rows(game_id, outcome, settings.sides(game_id), settings.deal_id(game_id))
         return outcome, self.player.last_decisions
 
 
@@ -186,7 +202,21 @@ class _Worker:
         self.ready = False
         self.task: tuple[int, int] | None = None
         """``(chunk, next game)`` while busy."""
+        self.queued: tuple[int, int] | None = None
+        """``(chunk, first game)`` sent ahead while busy, so that the worker goes on to it at once: the supervisor
+        may be writing a chunk's parts just then."""
         self.killed_for: str | None = None
+        # One poll object for the pipe, kept: Connection.poll sets up a selector at each call, once per game here.
+        self.poller = None
+        if hasattr(select, "poll"):
+            self.poller = select.poll()
+            self.poller.register(self.connection.fileno(), select.POLLIN)
+
+    def has_message(self) -> bool:
+        """Whether a message (or the end of the pipe) waits to be read, asked without blocking."""
+        if self.poller is None:
+            return self.connection.poll()
+        return bool(self.poller.poll(0))
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):
@@ -281,37 +311,50 @@ class _Play:
         return self.error
 
     def _turn(self) -> bool:
-        """Hand idle workers a chunk, wait for a message or a worker's death, enforce the clocks; ``False`` once
-        nothing is left to play (or to wait for, when stopping)."""
+        """Hand idle workers a chunk (and busy ones the next, while chunks wait), take the messages that came,
+        enforce the clocks; ``False`` once nothing is left to play (or to wait for, when stopping)."""
         workers = self.pool.workers
         stopping = self.pool.stop_event.is_set()
         if stopping and self.stop_seen is None:
             self.stop_seen = time.monotonic()
-        for worker in workers:
-            if worker.task is None and worker.ready and self.pending and not stopping:
-                self._assign(worker)
+        if not stopping:
+            for worker in workers:
+                if worker.task is None and worker.ready and self.pending:
+                    self._start(worker, self._send_next(worker))
+                # A chunk sent ahead only while every worker can have one: the last chunks go to idle workers.
+                if worker.task is not None and worker.queued is None and len(self.pending) >= len(workers):
+                    worker.queued = self._send_next(worker)
         busy = [worker for worker in workers if worker.task is not None]
         if not busy and (stopping or not self.pending):
             return False
-        waiting = [worker.connection for worker in workers] + [worker.process.sentinel for worker in workers]
-        ready = multiprocessing.connection.wait(waiting, timeout=POLL_SECONDS)
+        # Woken by a death or by the tick, not by each message: a worker whose message wakes this process pays for
+        # the wake-up in its send, once a game, and nothing here needs an answer sooner than a tick.
+        multiprocessing.connection.wait([worker.process.sentinel for worker in workers], timeout=TICK_SECONDS)
         now = time.monotonic()
         for index, worker in enumerate(workers):
-            if worker.connection in ready:
-                # One message a wake: wait() is level-triggered, so the next turn takes any other at
-                # once, and no poll() (a selector set up each time) is spent on an idle pipe.
+            if worker.has_message():
                 self._receive(worker)
             self._enforce_clocks(worker, now, stopping)
             if not worker.process.is_alive():
                 workers[index] = self._replace(worker)
         return True
 
-    def _assign(self, worker: _Worker) -> None:
-        worker.task = self.pending.popleft()
-        chunk = worker.task[0]
-        if chunk not in self.books:
-            self.books[chunk] = self.schedule.new_book(chunk, self.pool.on_error)
-        worker.connection.send(worker.task)
+    def _send_next(self, worker: _Worker) -> tuple[Hashable, int] | None:
+        """Send the worker the next pending ``(chunk, first game)`` and return it; ``None`` if the worker is dead
+        (the task stays pending, and the worker is replaced once its death is seen)."""
+        task = self.pending.popleft()
+        try:
+            worker.connection.send(task)
+        except OSError:
+            self.pending.appendleft(task)
+            return None
+        return task
+
+    def _start(self, worker: _Worker, task: tuple[Hashable, int] | None) -> None:
+        """Make ``task`` the one the worker plays now, opening its chunk's book."""
+        worker.task = task
+        if task is not None and task[0] not in self.books:
+            self.books[task[0]] = self.schedule.new_book(task[0], self.pool.on_error)
 
     def _enforce_clocks(self, worker: _Worker, now: float, stopping: bool) -> None:
         """Kill a worker whose call overran the time limit, or that is still busy past the stop's grace."""
@@ -329,6 +372,7 @@ class _Play:
 
     def _end(self, abandoned: bool) -> None:
         for worker in self.pool.workers:
+            worker.queued = None
             if worker.task is not None:  # the play is ending early (an error, Ctrl-C, StopPlaying): do not wait
                 worker.task = None
                 worker.kill()
@@ -362,22 +406,25 @@ class _Play:
             self._record(worker, *message[1:])
         elif kind == "done":
             chunk, _ = worker.task
-            worker.task = None
+            next_task, worker.queued = worker.queued, None
+            if next_task is None and self.pending and not self.pool.stop_event.is_set():
+                next_task = self._send_next(worker)  # before the chunk's parts are written: the worker goes on
+            self._start(worker, next_task)
             self._finish(chunk)
 
-    def _drain(self, worker: _Worker) -> None:
+    def _receive(self, worker: _Worker) -> None:
+        """Take every message the worker has sent so far."""
         # A worker killed while sending leaves a cut message: what came before it is kept.
         with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
-            while worker.connection.poll():
+            while True:
                 self._handle(worker, worker.connection.recv())
-
-    def _receive(self, worker: _Worker) -> None:
-        with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
-            self._handle(worker, worker.connection.recv())
+                if not worker.has_message():
+                    return
 
     def _replace(self, worker: _Worker) -> _Worker:
         """Charge the game the dead worker was playing, keep its chunk going on a new worker."""
-        self._drain(worker)
+        if worker.has_message():
+            self._receive(worker)
         worker.kill()
         pool = self.pool
         if not worker.ready:
@@ -391,6 +438,8 @@ class _Play:
                 self._charge_death(worker, chunk, game_id)
                 next_game = game_id + 1
             worker.task = None
+            if worker.queued is not None and not pool.stop_event.is_set():
+                self.pending.appendleft(worker.queued)  # sent ahead, never started: played by the next worker
             if next_game < self.schedule.chunk_games(chunk).stop and not pool.stop_event.is_set():
                 self.pending.appendleft((chunk, next_game))
             else:

@@ -129,7 +129,11 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
             if printed:
                 logger.info("game %d: the strategies printed:\n%s", game_id, printed.rstrip())
             connection.send(("game", game_id, outcome, extra))
-            return not (isinstance(outcome, StrategyError) and on_error == "stop")
+            if isinstance(outcome, StrategyError) and on_error == "stop":
+                if getattr(schedule, "stops_at_failure", False):
+                    stop_event.set()  # now, before this worker takes up the chunk sent ahead of this one
+                return False
+            return True
 
         games = range(first, schedule.chunk_games(chunk).stop)
         width = games_at_once(player, len(games))

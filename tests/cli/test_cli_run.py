@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli import main
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies import Greedy, RandomPlay
-from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
+from tests.helpers import FLAKY_BOT_SOURCE, ROOT, assert_same_run_tables, read_run_tables
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 
@@ -101,6 +102,49 @@ def test_run_writes_the_documented_run_directory(tmp_path):
     assert manifest["started_at"] and manifest["ended_at"] and manifest["command"].startswith("canasta-sim run")
     games, hands = tables(out)
     assert list(games.game_id) == list(range(40)) and len(hands) == 2 * games.hands.sum()
+
+
+@pytest.mark.timeout(120)
+def test_the_recorded_command_replays_the_run_exactly(tmp_path, bots, monkeypatch):
+    # Every option that shapes the tables or how they are played, and a file spec relative to where the run starts.
+    monkeypatch.chdir(bots)
+    out = tmp_path / "run"
+    result = invoke("--games", "24", "--seed", "13", "-s", "flaky.py:Flaky", "-s", "random", "--workers", "2",
+                    "--on-error", "forfeit", "--chunk-size", "5", "--duplicate", "--time-limit", "30",
+                    "--memory-limit", "4000", "--record-decisions", "random", "--out", str(out), "-q", *QUICK)
+    assert result.exit_code == 0, result.output
+    assert (tables(out)[0].termination == "forfeit").any(), "the seed must make the flaky bot fail at least once"
+    command = json.loads((out / "run.json").read_text())["command"]
+    directory, separator, command = command.partition(" && ")
+    assert separator and directory == f"cd {bots}"  # flaky.py is found from there
+    words = shlex.split(command)
+    for option in ("--workers 2", "--on-error forfeit", "--memory-limit 4000", "--chunk-size 5", "--duplicate",
+                   "--time-limit 30", "--record-decisions random", "--rules target_score=1000"):
+        assert option in command, f"{option} is missing from {command}"
+    assert words[:2] == ["canasta-sim", "run"] and words[-2:] == ["--out", str(out)]
+    again = tmp_path / "again"
+    replayed = invoke(*words[2:-2], "--out", str(again), "-q")
+    assert replayed.exit_code == 0, replayed.output
+    assert_same_tables(out, again)
+
+
+@pytest.mark.timeout(120)
+def test_a_protocol_bot_run_resumes_from_another_directory(tmp_path, monkeypatch):
+    # The bot's script is relative to where the run started; the resume starts it from there again.
+    monkeypatch.chdir(ROOT)
+    bot = "cmd:python examples/protocol/bot.py"
+    arguments = ["--games", "6", "--seed", "8", "--chunk-size", "3", "-s", bot, "-s", "random", "--workers", "2",
+                 "-q", *QUICK]
+    out, reference = tmp_path / "run", tmp_path / "reference"
+    assert invoke(*arguments, "--out", str(reference)).exit_code == 0
+    assert invoke(*arguments, "--out", str(out)).exit_code == 0
+    (out / "games" / "part-000001.parquet").unlink()  # as if the run had been stopped before its last chunk
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--resume", "run", "-q")
+    assert result.exit_code == 0, result.output
+    assert "6 of 6 games" in result.stdout and "3 played now" in result.stdout
+    assert_same_tables(reference, out)
+    assert json.loads((out / "run.json").read_text())["directory"] == str(ROOT)
 
 
 def test_seed_is_drawn_printed_and_recorded(tmp_path):

@@ -7,18 +7,27 @@ import os
 from pathlib import Path
 
 import dask
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
 import canasta_sim.runs.dask_backend
+from canasta_sim.arbiter import CALL_CODES, MONITOR_CALL, MONITOR_GAME
 from canasta_sim.cli import main
 from canasta_sim.core.rules import Rules
-from canasta_sim.runs.dask_backend import ClusterError, DaskChunkRunner, normalize_scheduler_address, prepare_job
+from canasta_sim.runs.dask_backend import (
+    DASK_DEATH,
+    ClusterError,
+    DaskChunkRunner,
+    normalize_scheduler_address,
+    prepare_job,
+)
+from canasta_sim.runs.dask_journal import ChunkJournal
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
-from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
+from tests.helpers import BOTS, FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -52,23 +61,21 @@ import signal
 from canasta_sim.strategies.greedy import Greedy
 
 MARKER = {marker!r}
-hands_started = 0
+
+if on_a_dask_worker():
+    try:
+        os.close(os.open(MARKER, os.O_CREAT | os.O_EXCL))  # only the first worker to load this file dies
+    except FileExistsError:
+        pass
+    else:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 class Killer(Greedy):
-    """Greedy that, on a Dask worker, kills its own worker process once, a few hands into the run."""
+    """Greedy, whose file, loaded on a Dask worker, kills that worker once: outside any game, so nobody's failure
+    (a death during a game is charged to the call that was running, as locally)."""
 
     name = "killer"
-
-    def on_hand_start(self, view):
-        global hands_started
-        hands_started += 1
-        if hands_started == 40 and on_a_dask_worker():
-            try:
-                os.close(os.open(MARKER, os.O_CREAT | os.O_EXCL))  # only the first worker to get here dies
-            except FileExistsError:
-                return
-            os.kill(os.getpid(), signal.SIGKILL)
 '''
 
 WORKER_ONLY_IMPORT_FAILURE = ON_A_WORKER + '''
@@ -283,3 +290,46 @@ def test_cli_bad_backend_options_are_one_line_exit_2(arguments, message, tmp_pat
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0], result.output
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.timeout(180)
+def test_a_strategy_that_kills_its_dask_worker_is_charged_to_its_seat_as_locally(tmp_path):
+    killer = f"{BOTS / 'bad_strategies.py'}:ExitsItsProcess"
+    arguments = ["--games", "8", "--seed", "5", "--chunk-size", "4", "--rules", "target_score=1500", "-s", killer,
+                 "-s", "greedy", "--on-error", "forfeit", "--workers", "2", "-q"]
+    assert invoke(*arguments, "--out", str(tmp_path / "local")).exit_code == 0
+    result = invoke(*arguments, "--backend", "dask", "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    local, remote = read_tables(tmp_path / "local"), read_tables(tmp_path / "dask")
+    forfeits = remote[0][remote[0].termination == "forfeit"]
+    assert len(forfeits) >= 2 and set(forfeits.forfeit_reason) == {"crash"}
+    assert forfeits.error.str.contains(DASK_DEATH).all()
+    # The same games, the same seats charged; only the words of the crash differ (the exit code is the nanny's).
+    pd.testing.assert_frame_equal(remote[0].drop(columns="error"), local[0].drop(columns="error"))
+    pd.testing.assert_frame_equal(remote[1], local[1])
+
+
+def test_a_chunk_journal_charges_the_game_its_last_attempt_died_in(tmp_path):
+    journal = ChunkJournal("run", 3, tmp_path)
+    assert journal.charged == {} and journal.monitor[MONITOR_GAME] == -1
+    journal.monitor[MONITOR_GAME] = 7
+    journal.monitor[MONITOR_CALL] = CALL_CODES["discard"] + 2
+    journal.close(done=False)  # as if its process had died in game 7: the files stay
+    again = ChunkJournal("run", 3, tmp_path)
+    assert again.charged == {7: (2, "discard")} and again.monitor[MONITOR_GAME] == -1
+    again.close(done=False)
+    third = ChunkJournal("run", 3, tmp_path)  # charged once, remembered
+    assert third.charged == {7: (2, "discard")}
+    third.close(done=True)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.timeout(180)
+def test_an_isolated_strategy_plays_on_dask_the_games_it_plays_locally(tmp_path):
+    arguments = ["--games", "6", "--seed", "4", "--chunk-size", "3", "--rules", "target_score=1000",
+                 "-s", "isolated:greedy", "-s", "random", "--workers", "2", "-q"]
+    assert invoke(*arguments, "--out", str(tmp_path / "local")).exit_code == 0
+    result = invoke(*arguments, "--backend", "dask", "--out", str(tmp_path / "dask"))
+    assert result.exit_code == 0, result.output
+    assert "6 of 6 games" in result.stdout
+    assert_same_tables(tmp_path / "local", tmp_path / "dask")

@@ -1,0 +1,127 @@
+"""What ``canasta-sim run`` adds to playing its games: the same games in-process, on one worker, on two.
+
+Run ``python scripts/bench_run.py`` (or ``python scripts/bench.py --run-overhead ROUNDS``).  Each round plays,
+in turn, the same ``--games`` games of expert against greedy (run seed ``--seed``, sides alternated as a run
+alternates them):
+
+1. in this process, a plain ``play_game`` loop (no workers, no tables);
+2. ``canasta-sim run --workers 1``;
+3. ``canasta-sim run --workers 2``;
+
+and the floor (``scripts/floor.py``, hands/s) before the first round and after each one.  A run's speed is the
+games/s its closing line prints (``played now in S s``: from the first worker's start to the last part
+written, the interpreter's start-up left out); the whole command's wall time is printed beside it.  Each
+round's ratios (one worker against the loop, two workers against one) are taken within the round, seconds
+apart, so that a change of the machine's speed moves both sides alike; the medians of the rounds are the
+figures.  Goals: one worker at least 0.9 of the loop, two at least 1.85 times one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from canasta_sim.core._compiled import accelerator  # noqa: E402
+from canasta_sim.core.engine import play_game  # noqa: E402
+from canasta_sim.core.rules import Rules  # noqa: E402
+from canasta_sim.runs.runner import RunSettings, default_chunk_size  # noqa: E402
+
+MATCHUP = ("expert", "greedy")
+ONE_WORKER_GOAL = 0.9
+TWO_WORKERS_GOAL = 1.85
+
+
+def floor(path: Path, seconds: float = 1.5) -> float:
+    """Hands/s of the floor's hand loop, run in a child process now."""
+    completed = subprocess.run([sys.executable, str(path), str(seconds)], capture_output=True, text=True,
+                               timeout=seconds + 60, check=True)
+    return float(completed.stdout.split()[-1])
+
+
+def loop(games: int, seed: int) -> float:
+    """Games/s of the run's games played here in a plain ``play_game`` loop."""
+    settings = RunSettings(games=games, seed=seed, specs=MATCHUP, rules=Rules(), chunk_size=default_chunk_size(games))
+    loaded = settings.load_strategies()
+    start = time.perf_counter()
+    for game_id in range(games):
+        first, second = settings.sides(game_id)
+        play_game([loaded[first], loaded[second], loaded[first], loaded[second]], seed=settings.game_seed(game_id),
+                  rules=settings.rules, names=[first, second, first, second])
+    return games / (time.perf_counter() - start)
+
+
+def run(games: int, seed: int, workers: int) -> tuple[float, float]:
+    """``canasta-sim run``'s own games/s (its closing line) and the whole command's, on ``workers`` workers."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = [sys.executable, "-m", "canasta_sim", "run", "--games", str(games), "--seed", str(seed),
+                   "--workers", str(workers), "-q", "--out", str(Path(folder) / "run")]
+        start = time.perf_counter()
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=3600, cwd=ROOT)
+        wall = time.perf_counter() - start
+    if completed.returncode != 0:
+        raise SystemExit(f"bench_run: {' '.join(command)} failed:\n{completed.stderr.strip()}")
+    played = re.search(r"played now in ([0-9.]+) s", completed.stdout)
+    if played is None:
+        raise SystemExit(f"bench_run: no closing line in the run's output:\n{completed.stdout}")
+    return games / float(played.group(1)), games / wall
+
+
+def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
+    """The rounds (loop, one worker, two workers, floor) and the medians of their ratios."""
+    floors = [floor(floor_path)]
+    played = []
+    for _ in range(rounds):
+        in_process = loop(games, seed)
+        one, one_wall = run(games, seed, 1)
+        two, two_wall = run(games, seed, 2)
+        floors.append(floor(floor_path))
+        played.append({"loop": round(in_process, 1), "one_worker": round(one, 1), "two_workers": round(two, 1),
+                       "one_worker_wall": round(one_wall, 1), "two_workers_wall": round(two_wall, 1),
+                       "floor_before": floors[-2], "floor_after": floors[-1],
+                       "one_to_loop": round(one / in_process, 3), "two_to_one": round(two / one, 3)})
+    return {"games": games, "seed": seed, "build": accelerator.describe(), "rounds": played,
+            "one_to_loop": round(statistics.median(entry["one_to_loop"] for entry in played), 3),
+            "two_to_one": round(statistics.median(entry["two_to_one"] for entry in played), 3)}
+
+
+def report(figures: dict) -> list[str]:
+    """The printed lines: each round, then the medians against the goals."""
+    lines = [f"canasta-sim run against the same {figures['games']} games in-process (expert vs greedy, seed "
+             f"{figures['seed']}; {figures['build']}), games/s:"]
+    for number, entry in enumerate(figures["rounds"], 1):
+        lines.append(f"  round {number}: loop {entry['loop']:.0f}, 1 worker {entry['one_worker']:.0f} "
+                     f"({entry['one_to_loop']:.3f} of the loop), 2 workers {entry['two_workers']:.0f} "
+                     f"({entry['two_to_one']:.3f}x one); whole command {entry['one_worker_wall']:.0f} and "
+                     f"{entry['two_workers_wall']:.0f}; floor {entry['floor_before']:,.0f} -> "
+                     f"{entry['floor_after']:,.0f} hands/s")
+    lines.append(f"median: 1 worker {figures['one_to_loop']:.3f} of the loop (goal {ONE_WORKER_GOAL}), "
+                 f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL})")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure and print."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of loop, 1 worker, 2 workers (default 3)")
+    parser.add_argument("--games", type=int, default=4000, help="games of each (default 4000)")
+    parser.add_argument("--seed", type=int, default=5, help="the run seed (default 5)")
+    parser.add_argument("--floor", type=Path, default=ROOT / "scripts" / "floor.py", help="the floor's hand loop")
+    args = parser.parse_args(argv)
+    if args.rounds < 1 or args.games < 1:
+        parser.error(f"--rounds and --games take at least 1, not {args.rounds} and {args.games}")
+    for line in report(run_overhead(args.rounds, args.games, args.seed, args.floor)):
+        print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,87 @@
+"""How a run is played again: the command ``run.json`` records, and the directory its strategies start from.
+
+The command names every setting that shapes the tables (seed, strategies, rules, chunk size, ...) and how the last
+session played (``--workers``, ``--on-error``, ``--memory-limit``); a spec naming a path relative to the directory
+the run started in (a file, a bot's script) makes it begin with ``cd`` there, and a resume from elsewhere starts
+such strategies there too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import shlex
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from canasta_sim.errors import CanastaError
+from canasta_sim.plugins.specs import is_file_part, parse_spec
+from canasta_sim.runs.runner import ChunkRunner, RunSettings, default_chunk_size
+from canasta_sim.runs.storage import RunDirectory
+
+__all__ = ["reproducing_command", "session_options", "start_directory"]
+
+
+def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
+    """The command line that plays exactly this run (with its seed, even a drawn one) into ``path``.
+
+    :param session: the options of how it is played (:func:`session_options`: workers, ``--on-error``, memory
+        limit), which the settings do not hold.  A spec naming a relative path (a file, or a command's
+        script) is found from the directory the run started in, so the command then begins with ``cd`` to it.
+    """
+    words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
+    for spec in settings.specs:
+        words += ["-s", spec]
+    for key, value in settings.rules.changed_options().items():
+        words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    if settings.chunk_size != default_chunk_size(settings.games):
+        words += ["--chunk-size", str(settings.chunk_size)]
+    if settings.duplicate:
+        words.append("--duplicate")
+    if settings.time_limit is not None:
+        words += ["--time-limit", str(settings.time_limit)]
+    for choice in settings.record_decisions:
+        words += ["--record-decisions", choice]
+    command = shlex.join([*words, *session, "--out", str(path)])
+    if any(_names_relative_path(spec) for spec in settings.specs):
+        command = f"cd {shlex.quote(os.getcwd())} && {command}"
+    return command
+
+
+def _names_relative_path(spec: str) -> bool:
+    """Whether a spec may name a path relative to the working directory: a relative file spec, or any command."""
+    inner = spec.strip().removeprefix("isolated:")
+    if inner.startswith("cmd:"):
+        return True
+    try:
+        target, _ = parse_spec(inner)
+    except CanastaError:
+        return False
+    module_part, separator, _ = target.rpartition(":")
+    return bool(separator) and is_file_part(module_part) and not Path(module_part).expanduser().is_absolute()
+
+
+def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:
+    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error`` and ``--memory-limit``.
+
+    A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
+    cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers."""
+    words = ["--workers", str(workers), "--on-error", on_error]
+    if isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None:
+        words += ["--memory-limit", str(play_chunks.keywords["memory_limit"])]
+    return words
+
+
+def start_directory(manifest: dict[str, Any] | None, settings: RunSettings,
+                     directory: RunDirectory) -> tuple[contextlib.AbstractContextManager, RunDirectory]:
+    """Where a resumed run's strategies start: the directory the run was started from (``run.json``'s
+    ``directory``), when a spec names a path relative to it (``cmd:python bot.py``, ``isolated:bots/mine.py:Mine``);
+    the run's own directory, given relative to here, is then made absolute."""
+    recorded = None if manifest is None else manifest.get("directory")
+    if (recorded is None or not Path(recorded).is_dir() or Path(recorded) == Path.cwd()
+            or not any(_names_relative_path(spec) for spec in settings.specs)):
+        return contextlib.nullcontext(), directory
+    # log_file is made absolute by the caller first: the messages go where the user said.
+    return contextlib.chdir(recorded), RunDirectory(directory.path.absolute())
