@@ -1,0 +1,151 @@
+"""The OpenSpiel game ``canasta_sim`` (canasta_sim.env.openspiel): OpenSpiel's own checks, the engine's
+game action for action, and resampling that keeps what a seat has seen."""
+
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+
+import canasta_sim.env.openspiel as spiel_game  # registers the game
+from canasta_sim.core.cards import CARD_KIND
+from canasta_sim.env import canasta_env
+from canasta_sim.env.game_tree import GameTree
+
+SHORT = {"target_score": 50}
+
+
+def _play_chance(state, rng):
+    actions, probabilities = zip(*state.chance_outcomes(), strict=True)
+    state.apply_action(rng.choices(actions, probabilities)[0])
+
+
+def _random_decision_state(seed: int, decisions: int, parameters=SHORT):
+    game = pyspiel.load_game("canasta_sim", parameters)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    while state.is_chance_node() or decisions > 0:
+        if state.is_chance_node():
+            _play_chance(state, rng)
+            continue
+        state.apply_action(rng.choice(state.legal_actions()))
+        decisions -= 1
+    return state, rng
+
+
+@pytest.mark.timeout(120)
+def test_openspiel_random_sim_test_passes():
+    game = pyspiel.load_game("canasta_sim", SHORT)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.timeout(120)
+def test_random_sim_test_passes_under_other_rule_options_and_the_hand_scope():
+    for parameters in ({**SHORT, "ask_partner": "mandatory", "dealt_red_three_timing": "first_turn"},
+                       {"scope": "hand", "ask_partner": "off"}):
+        pyspiel.random_sim_test(pyspiel.load_game("canasta_sim", parameters), num_sims=2, serialize=False,
+                                verbose=False)
+
+
+def test_the_game_declares_its_type_and_parameters():
+    game = pyspiel.load_game("canasta_sim", {"target_score": 3000, "ask_partner": "off"})
+    kind = game.get_type()
+    assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert (game.num_players(), game.num_distinct_actions()) == (4, 5647)
+    assert game.rules.target_score == 3000 and game.rules.ask_partner == "off"
+    assert (game.observation_tensor_size(), game.information_state_tensor_size()) == (211, 331)
+    with pytest.raises(ValueError, match="ask_partner"):
+        pyspiel.load_game("canasta_sim", {"ask_partner": "sometimes"})
+    with pytest.raises(ValueError, match="scope"):
+        pyspiel.load_game("canasta_sim", {"scope": "match"})
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("seed", range(4))
+def test_the_tree_plays_the_pettingzoo_environments_game_action_for_action(seed):
+    """Dealt the deck the environment dealt (its kinds, card by card, and its first dealer), the tree
+    allows exactly the environment's actions at every decision, and the same actions give the same
+    hands, pile and scores: both run the engine's hand loop."""
+    env = canasta_env(rules=SHORT)
+    env.reset(seed=seed)
+    tree = GameTree(spiel_game.load(**SHORT).rules)
+    tree.apply(env.driver.first_dealer)
+    rng = random.Random(seed)
+    dealt_hands = 0
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if tree.is_chance:
+            for card in env.driver.state.deck:
+                tree.apply(CARD_KIND[card])
+            dealt_hands += 1
+        allowed = [int(action) for action in np.flatnonzero(observation["action_mask"])]
+        assert tree.legal_actions() == allowed
+        assert tree.actor == int(agent.rsplit("_", 1)[1])
+        action = rng.choice(allowed)
+        env.step(action)
+        tree.apply(action)
+        if not env.driver.is_over and env.driver.state is not None and not tree.is_chance:
+            assert tree.state.hands == env.driver.state.hands and tree.state.pile == env.driver.state.pile
+    assert tree.is_over and tree.totals == env.driver.totals and tree.winner == env.driver.winner
+    assert dealt_hands == len(env.driver.hands)
+
+
+@pytest.mark.timeout(60)
+def test_resampling_keeps_what_the_seat_has_seen_and_deals_the_rest_anew():
+    state, rng = _random_decision_state(3, 40, {"target_score": 5000})
+    player = state.current_player()
+    before = state.tree.state
+    hidden = set()
+    for draw in range(6):
+        sample = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0) if draw == 0 else
+                                               (lambda value=draw: value / 7))
+        world = sample.tree.state
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert np.array_equal(sample.information_state_tensor(player), state.information_state_tensor(player))
+        assert sample.legal_actions() == state.legal_actions()
+        assert world.hands[player] == before.hands[player] and world.pile == before.pile
+        assert world.hand_sizes == before.hand_sizes and len(world.stock) == len(before.stock)
+        assert world.card_total() == 108
+        hidden.add(tuple(tuple(hand) for seat, hand in enumerate(world.hands) if seat != player))
+    assert len(hidden) > 1  # the hidden hands change between samples
+    assert state.tree.state is before and state.tree.state.hands == before.hands  # the state itself is unchanged
+
+
+@pytest.mark.timeout(60)
+def test_information_state_strings_hold_the_seats_own_cards_and_not_the_others():
+    state, _ = _random_decision_state(5, 30)
+    for player in range(4):
+        text = state.information_state_string(player)
+        assert text.startswith(f"seat {player}\n")
+        own = [line for line in text.splitlines() if line.startswith("dealt ")]
+        assert len(own) == 1  # its own deal, no other seat's
+    assert len({state.information_state_string(player) for player in range(4)}) == 4
+
+
+@pytest.mark.timeout(60)
+def test_clones_are_independent():
+    state, rng = _random_decision_state(7, 10)
+    clone = state.clone()
+    text = str(state)
+    while not clone.is_terminal():
+        if clone.is_chance_node():
+            _play_chance(clone, rng)
+        else:
+            clone.apply_action(rng.choice(clone.legal_actions()))
+    assert str(state) == text and not state.is_terminal()
+
+
+@pytest.mark.timeout(120)
+def test_openspiels_ismcts_searches_the_game():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("canasta_sim", {"scope": "hand"})
+    state, _ = _random_decision_state(11, 3, {"scope": "hand"})
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 8, random_state=np.random.RandomState(1))
+    action = bot.step(state)
+    assert action in state.legal_actions()
