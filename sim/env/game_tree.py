@@ -32,9 +32,10 @@ from collections.abc import Callable
 
 from canasta_sim.core.cards import CARD_KIND, DECK_COUNTS, KIND_COUNT, KIND_NAMES
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
-from canasta_sim.core.moves import DRAW, Draw, TakePile
+from canasta_sim.core.moves import DRAW, Answer, Draw, TakePile
+from canasta_sim.core.phases import ANSWER
 from canasta_sim.core.rules import Rules
-from canasta_sim.core.search import PublicMemory, sample_world
+from canasta_sim.core.search import PublicMemory, SearchError, sample_world
 from canasta_sim.core.state import MAX_TURNS_PER_HAND, HandState
 from canasta_sim.core.strategy import PublicEvent
 from canasta_sim.core.view import SeatView
@@ -42,12 +43,18 @@ from canasta_sim.env.driver import ACQUIRE_DECISION, GameDriver
 from canasta_sim.env.encoding import DecisionOptions
 from canasta_sim.strategies.pimc import match_value
 
-__all__ = ["DECK_SIZE", "GameTree", "SCOPES", "event_text", "max_game_length", "receipt_text"]
+__all__ = [
+    "DECK_SIZE", "GameTree", "SAMPLE_TRIES", "SCOPES", "event_text", "hand_text", "max_game_length", "receipt_text",
+    "sample_position",
+]
 
 SCOPES = ("game", "hand")
 """``game``: play to the target score; ``hand``: end with the current hand (see the module)."""
 DECK_SIZE = len(CARD_KIND)
 _IDS_OF_KIND = tuple(tuple(card for card, kind in enumerate(CARD_KIND) if kind == index) for index in range(KIND_COUNT))
+SAMPLE_TRIES = 200
+"""The most worlds :func:`sample_position` samples looking for one in which an asker can go out."""
+_YES = Answer(True)
 _ACTIONS_PER_TURN = 150
 """More actions than one turn can take: acquire (a take and its extra groups, then done), ask and answer,
 one meld group per card held at most, done, discard."""
@@ -70,7 +77,8 @@ def receipt_text(before, after) -> str:
     return f"got {' '.join(gained)}" if gained else ""
 
 
-def _hand_text(counts) -> str:
+def hand_text(counts) -> str:
+    """A hand of counts by kind as text, e.g. ``'JK 2 7 7 K'``."""
     return " ".join(KIND_NAMES[kind] for kind in range(KIND_COUNT) for _ in range(counts[kind]))
 
 
@@ -204,12 +212,12 @@ class GameTree(GameDriver):
             rng.shuffle(kinds)
             other.deck = _ids(kinds[: len(self.deck)])
             return other
-        world = sample_world(SeatView(self.state, player, self.views[0].scores), self.memory, rng)
-        world.must_stop = self.state.must_stop  # sampled at a decision, it is False; copy R13.1's flag as it is
+        world = sample_position(SeatView(self.state, player, self.views[0].scores), self.memory, rng,
+                                must_stop=self.state.must_stop)
         other._set_state(world, self.views[0].scores)
         for seat in range(4):
             if seat != player:
-                other.private_logs[seat] = [f"sampled {_hand_text(world.hands[seat])}"]
+                other.private_logs[seat] = [f"sampled {hand_text(world.hands[seat])}"]
         if self.decision is not None and self.actor != player:
             other.prefix = ()
             other.options = None
@@ -280,7 +288,7 @@ class GameTree(GameDriver):
         self._set_state(state, self.totals)
         self.memory = PublicMemory(self.views[0])
         self.public_log = []
-        self.private_logs = [[f"dealt {_hand_text(state.hands[seat])}"] for seat in range(4)]
+        self.private_logs = [[f"dealt {hand_text(state.hands[seat])}"] for seat in range(4)]
         self.decision = ACQUIRE_DECISION
 
     def _apply(self, seat: int, move) -> None:
@@ -298,6 +306,32 @@ class GameTree(GameDriver):
             text = receipt_text(before[other], state.hands[other])
             if text:
                 self.private_logs[other].append(text)
+
+
+def sample_position(view: SeatView, memory: PublicMemory, rng: random.Random, *, must_stop: bool) -> HandState:
+    """:func:`~canasta_sim.core.search.sample_world` for ``view``'s seat, with R13.1's ``must_stop`` as given
+    (the sampler takes it as ``False``) and, when the player to move has asked and not been told no under
+    ``ask_partner_yes_forces_out``, only worlds in which that player can still go out this turn: the ask
+    said so (R12.5), and a "yes" in any other world would leave it no legal move.
+
+    :raises SearchError: when :data:`SAMPLE_TRIES` worlds in a row could not go out.
+    """
+    state_seat = view.seat_to_move
+    needs_out = (view.rules.ask_partner_yes_forces_out and state_seat != view.seat and view.partner_answer is not False
+                 and (view.phase == ANSWER or memory.asked))
+    for _ in range(SAMPLE_TRIES):
+        world = sample_world(view, memory, rng)
+        world.must_stop = must_stop
+        if not needs_out or _can_go_out(world):
+            return world
+    raise SearchError(f"no world of {SAMPLE_TRIES} sampled lets seat {state_seat} go out as its ask said it could")
+
+
+def _can_go_out(world: HandState) -> bool:
+    if world.phase == ANSWER:
+        world = world.copy()
+        world.apply(_YES)
+    return world.can_go_out_this_turn()
 
 
 def _ids(kinds: list[int]) -> list[int]:

@@ -149,3 +149,50 @@ def test_openspiels_ismcts_searches_the_game():
     bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 8, random_state=np.random.RandomState(1))
     action = bot.step(state)
     assert action in state.legal_actions()
+
+
+# ---------------------------------------------------------------------------------------------- the ismcts strategy
+
+
+def _ismcts_game(spec: str, seed: int):
+    from canasta_sim.core.engine import play_game
+    from canasta_sim.core.rules import Rules
+    from canasta_sim.plugins.loader import load_strategy
+
+    searcher = load_strategy(spec)
+    expert = load_strategy("expert")
+    return play_game([searcher, expert, searcher, expert], seed=seed, rules=Rules(target_score=200))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("playout", ["random", "expert"])
+def test_the_ismcts_spec_plays_whole_games_reproducibly_from_the_seed(playout):
+    spec = f"ismcts:simulations=4,playout={playout}"
+    first = _ismcts_game(spec, 3)
+    assert first.hands and first.winner in (0, 1, None)
+    again = _ismcts_game(spec, 3)
+    assert (again.hands, again.scores) == (first.hands, first.scores)
+
+
+def test_ismcts_is_registered_as_a_strategy_and_checks_its_parameters():
+    from canasta_sim.errors import StrategyLoadError
+    from canasta_sim.plugins.loader import load_strategy
+
+    loaded = load_strategy("ismcts:simulations=20,uct_c=1.5,final_policy=max_value,rollouts=2")
+    assert loaded.label == "ismcts@1"
+    for bad, named in (("simulations=0", "simulations"), ("final_policy=best", "max_visit"),
+                       ("playout=greedy", "random, expert"), ("rollouts=0", "rollouts")):
+        with pytest.raises(StrategyLoadError, match=named):
+            load_strategy(f"ismcts:{bad}")
+
+
+def test_ismcts_without_openspiel_is_a_one_line_error(monkeypatch):
+    import sys
+
+    from canasta_sim.env import ismcts
+    from canasta_sim.errors import StrategyLoadError
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # an import of pyspiel now fails, as when not installed
+    with pytest.raises(StrategyLoadError, match=r"pip install 'canasta-sim\[openspiel\]'") as caught:
+        ismcts.Ismcts(random.Random(0))
+    assert "\n" not in str(caught.value)
