@@ -196,3 +196,48 @@ def test_ismcts_without_openspiel_is_a_one_line_error(monkeypatch):
     with pytest.raises(StrategyLoadError, match=r"pip install 'canasta-sim\[openspiel\]'") as caught:
         ismcts.Ismcts(random.Random(0))
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.timeout(300)
+def test_ismcts_plays_canasta_sim_run_with_the_same_tables_for_any_number_of_workers(tmp_path):
+    from click.testing import CliRunner
+
+    from canasta_sim.cli import main
+    from tests.helpers import assert_same_run_tables
+
+    spec = "ismcts:simulations=3,playout=expert"
+    for workers in ("1", "2"):
+        result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "5", "-s", spec, "-s", "expert",
+                                           "--workers", workers, "--chunk-size", "1", "--out", str(tmp_path / workers),
+                                           "-q", "--rules", "target_score=300"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    assert_same_run_tables(tmp_path / "1", tmp_path / "2")
+
+
+@pytest.mark.timeout(120)
+def test_a_partner_asked_to_let_its_side_go_out_samples_only_worlds_where_the_asker_can():
+    """R12.5 with ask_partner_yes_forces_out: an ask says the asker can go out, so every world sampled for
+    the partner lets it (a "yes" elsewhere would leave the asker without a legal move)."""
+    from canasta_sim.core.moves import Answer
+    from canasta_sim.env.driver import ANSWER_DECISION
+
+    game = pyspiel.load_game("canasta_sim", {"ask_partner": "mandatory"})
+    rng = random.Random(2)
+    found = 0
+    for _ in range(200):
+        state = game.new_initial_state()
+        while not state.is_terminal() and found < 3:
+            if state.is_chance_node():
+                _play_chance(state, rng)
+                continue
+            tree = state.tree
+            if tree.decision == ANSWER_DECISION:
+                found += 1
+                for draw in range(5):
+                    world = state.resample_from_infostate(tree.actor, lambda value=draw: (value + 0.5) / 5).tree.state
+                    world.apply(Answer(True))
+                    assert world.can_go_out_this_turn()
+            state.apply_action(rng.choice(state.legal_actions()))
+        if found >= 3:
+            break
+    assert found >= 3
