@@ -77,28 +77,35 @@ def measure_floor(script: Path) -> float | None:
     return float(output.stdout.split()[-1])
 
 
-def run(spec: str, against: str, games: int, seed: int, workers: int, max_minutes: float, floor: Path) -> dict:
-    """Play the games and return the figures."""
-    floor_before = measure_floor(floor)
-    start = time.perf_counter()
-    deadline = start + max_minutes * 60 if max_minutes > 0 else math.inf
+def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: float) -> list[dict]:
+    """``play(*arguments, number)`` for games ``0 .. games - 1`` in ``workers`` processes, starting none after
+    ``max_minutes`` (0: no limit); the results of whole duplicate pairs (a deal whose second game did not
+    finish is left out)."""
+    deadline = time.perf_counter() + max_minutes * 60 if max_minutes > 0 else math.inf
     results = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending = set()
         number = 0
         while number < games or pending:
             while number < games and len(pending) < workers and time.perf_counter() < deadline:
-                pending.add(pool.submit(play_one, spec, against, seed, number))
+                pending.add(pool.submit(play, *arguments, number))
                 number += 1
             if not pending:
                 break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             results.extend(future.result() for future in done)
             if time.perf_counter() >= deadline:
-                number = games
-    floor_after = measure_floor(floor)
+                number = games  # start nothing new; finish what is running
     numbers = {result["number"] for result in results}
-    results = [result for result in results if result["number"] ^ 1 in numbers]
+    return [result for result in results if result["number"] ^ 1 in numbers]
+
+
+def run(spec: str, against: str, games: int, seed: int, workers: int, max_minutes: float, floor: Path) -> dict:
+    """Play the games and return the figures."""
+    floor_before = measure_floor(floor)
+    start = time.perf_counter()
+    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes)
+    floor_after = measure_floor(floor)
     played = len(results)
     points = sum(result["points"] for result in results)
     low, high = wilson_interval(round(points), played) if played else (0.0, 0.0)
