@@ -123,6 +123,7 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
         "spec": spec, "against": against, "seed": seed, "games_asked": games, "games": played, "points": points,
         "win_rate": points / played if played else None, "interval_95": [low, high],
         "hands": sum(result["hands"] for result in results),
+        "points_by_game": {result["number"]: result["points"] for result in sorted(results, key=lambda r: r["number"])},
         "timing": {"spec": timing("mine"), "against": timing("theirs")},
         "floor_before": floor_before, "floor_after": floor_after,
         "wall_seconds": round(time.perf_counter() - start, 1), "build": accelerator.describe(),
