@@ -10,6 +10,7 @@ figures then say how many games were played (a deal whose second game did not fi
 
     python scripts/strength.py ismcts:simulations=20,playout=expert --against expert --games 40 --workers 2
     python scripts/strength.py pimc --against ismcts:simulations=20,playout=expert --games 40 --out results/x.json
+    python scripts/strength.py - --paired results/a.json results/b.json    # two runs of one --seed, deal by deal
 """
 
 from __future__ import annotations
@@ -132,6 +133,24 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
     }
 
 
+def paired(first: dict, second: dict) -> dict:
+    """The difference of two runs' win rates on the deals both played (the same ``--seed``): the mean
+    per-deal difference of points and its 95% interval (normal, from the spread of the per-deal
+    differences; the deals' shared luck cancels)."""
+    if first["seed"] != second["seed"]:
+        raise SystemExit(f"the runs dealt different deals (seeds {first['seed']} and {second['seed']})")
+    a, b = first["points_by_game"], second["points_by_game"]
+    deals = sorted({int(number) // 2 for number in a} & {int(number) // 2 for number in b})
+    differences = [(a[str(2 * deal)] + a[str(2 * deal + 1)] - b[str(2 * deal)] - b[str(2 * deal + 1)]) / 2
+                   for deal in deals]
+    count = len(differences)
+    mean = sum(differences) / count if count else 0.0
+    spread = math.sqrt(sum((value - mean) ** 2 for value in differences) / (count - 1)) if count > 1 else 0.0
+    half = 1.96 * spread / math.sqrt(count) if count else 0.0
+    return {"deals": count, "difference": mean, "interval_95": [mean - half, mean + half],
+            "first": first["spec"], "second": second["spec"]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("spec", help="the strategy measured")
@@ -142,7 +161,13 @@ def main() -> None:
     parser.add_argument("--max-minutes", type=float, default=0.0, help="start no game after this long (0: no limit)")
     parser.add_argument("--floor-script", type=Path, default=FLOOR_SCRIPT)
     parser.add_argument("--out", type=Path, help="write the figures to this JSON file too")
+    parser.add_argument("--paired", type=Path, nargs=2, metavar="JSON",
+                        help="compare two saved runs on their common deals instead of playing (SPEC is ignored)")
     args = parser.parse_args()
+    if args.paired:
+        runs = [json.loads(path.read_text()) for path in args.paired]
+        print(json.dumps(paired(*runs), indent=2))
+        return
     figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes, args.floor_script)
     text = json.dumps(figures, indent=2)
     print(text)
