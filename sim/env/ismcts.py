@@ -22,10 +22,13 @@ Parameters (``ismcts:simulations=200,uct_c=1.5``):
   with :class:`~canasta_sim.strategies.expert.Expert` in every seat (:func:`canasta_sim.core.search.playout`),
   far faster per play-out and a far better judge.
 
-Every generator (the bot's, the evaluator's, the sampler's) is seeded from the seat's own
-``random.Random``, so a game is a pure function of its seed, like any other.  Needs OpenSpiel
-(``pip install 'canasta-sim[openspiel]'``); registered through the ``canasta_sim.strategies``
-entry point, since the strategies room may not import the environments.
+Should no world consistent with what the seat saw be found (a partner's ask that says it can go out,
+R12.5, when :data:`~canasta_sim.env.game_tree.SAMPLE_TRIES` samples in a row cannot), the seat decides as
+expert does, whose memory it keeps for that.  Every generator (the bot's, the evaluator's, the
+sampler's) is seeded from the seat's own ``random.Random``, so a game is a pure function of its
+seed, like any other.  Needs OpenSpiel (``pip install 'canasta-sim[openspiel]'``); registered
+through the ``canasta_sim.strategies`` entry point, since the strategies room may not import the
+environments.
 """
 
 from __future__ import annotations
@@ -38,7 +41,7 @@ import numpy as np
 from canasta_sim.core.moves import Stop, TakePile
 from canasta_sim.core.phases import ACQUIRE
 from canasta_sim.core.scoring import score_hand
-from canasta_sim.core.search import PublicMemory, playout
+from canasta_sim.core.search import PublicMemory, SearchError, playout
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
@@ -53,6 +56,8 @@ __all__ = ["FINAL_POLICIES", "PLAYOUTS", "Ismcts"]
 FINAL_POLICIES = ("max_visit", "normalized_visit", "max_value")
 PLAYOUTS = ("random", "expert")
 _STOP = Stop()
+_EXPERT_METHODS = {ACQUIRE_DECISION: "choose_acquire", ASK_DECISION: "choose_ask", ANSWER_DECISION: "answer_go_out",
+                   MELD_DECISION: "choose_meld", DISCARD_DECISION: "choose_discard"}
 
 
 def _openspiel():
@@ -144,12 +149,15 @@ class Ismcts(Strategy):
         self._private: list[str] = []
         self._hand: tuple[int, ...] = ()
         self._view: SeatView | None = None
+        self._expert = Expert(random.Random(self.rng.getrandbits(64)))
+        """Decides when no world consistent with what the seat saw can be sampled (see :meth:`_decide`)."""
 
     # ------------------------------------------------------------ what the seat has seen
 
     def on_hand_start(self, view) -> None:
         """Start the hand's records: the table's memory, the public moves, the seat's own cards."""
         self._view = view
+        self._expert.on_hand_start(view)
         self._memory = PublicMemory(view)
         self._public = []
         self._hand = tuple(view.hand)
@@ -157,6 +165,7 @@ class Ismcts(Strategy):
 
     def on_event(self, event) -> None:
         """Record a move seen at the table, and the cards this seat received with it."""
+        self._expert.on_event(event)
         self._memory.observe(event)
         self._public.append(event_text(event))
         hand = tuple(self._view.hand)
@@ -198,7 +207,12 @@ class Ismcts(Strategy):
                 action = allowed[0]
             else:
                 if root is None:
-                    root = self._root(view, decision)
+                    try:
+                        root = self._root(view, decision)
+                    except SearchError:
+                        # Asked "may I go out?" (R12.5) by a partner whose ask no sampled world bears out: nothing
+                        # to search, so the seat answers as expert does (as pimc does there).
+                        return getattr(self._expert, _EXPERT_METHODS[decision])(view)
                     for chosen in prefix:
                         root.apply_action(chosen)
                 action = int(self._searcher(view).step(root))

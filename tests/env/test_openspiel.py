@@ -241,3 +241,38 @@ def test_a_partner_asked_to_let_its_side_go_out_samples_only_worlds_where_the_as
         if found >= 3:
             break
     assert found >= 3
+
+
+@pytest.mark.timeout(120)
+def test_ismcts_answers_as_expert_when_no_world_bears_out_the_partners_ask(monkeypatch):
+    """When sampling cannot find a world consistent with the ask (R12.5), the seat answers as expert."""
+    from canasta_sim.core.rules import Rules
+    from canasta_sim.core.search import SearchError
+    from canasta_sim.env import ismcts
+
+    answered = []
+
+    def refuse(view, memory, rng, *, must_stop):
+        if view.phase == "answer":
+            raise SearchError("no world")
+        return original(view, memory, rng, must_stop=must_stop)
+
+    original = ismcts.sample_position
+    monkeypatch.setattr(ismcts, "sample_position", refuse)
+    expert_answer = ismcts.Expert.answer_go_out
+
+    def spy(self, view):
+        answered.append(view.seat)
+        return expert_answer(self, view)
+
+    monkeypatch.setattr(ismcts.Expert, "answer_go_out", spy)
+    from canasta_sim.core.engine import play_game
+    from canasta_sim.plugins.loader import load_strategy
+
+    searcher = load_strategy("ismcts:simulations=2,playout=random")  # random play-outs: no expert but the fallback
+    for seed in range(40):
+        play_game([searcher, searcher, searcher, searcher], seed=seed,
+                  rules=Rules(target_score=300, ask_partner="mandatory"))
+        if answered:
+            break
+    assert answered  # the fallback answered (and the games finished)
