@@ -149,8 +149,9 @@ class Ismcts(Strategy):
         self._private: list[str] = []
         self._hand: tuple[int, ...] = ()
         self._view: SeatView | None = None
-        self._expert = Expert(random.Random(self.rng.getrandbits(64)))
-        """Decides when no world consistent with what the seat saw can be sampled (see :meth:`_decide`)."""
+        # Decides when no world consistent with what the seat saw can be sampled (see _decide).  Expert draws
+        # nothing from its generator, so sharing the seat's leaves the seat's stream as it was.
+        self._expert = Expert(self.rng)
 
     # ------------------------------------------------------------ what the seat has seen
 
