@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import subprocess
 import sys
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +31,9 @@ from canasta_sim.core._compiled import accelerator  # noqa: E402
 from canasta_sim.core.engine import derive_seed, play_game  # noqa: E402
 from canasta_sim.runs.summary import wilson_interval  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from strength import measure_floor, play_games  # noqa: E402  (the duplicate-deal pool and the floor, shared)
 
 OUT = ROOT / "results" / "pimc_strength"
 FLOOR_SCRIPT = Path("/work/shared/bench/floor.py")
@@ -85,37 +85,12 @@ def play_one(samples: int, policy: str, seed: int, number: int) -> dict:
     return {"number": number, "points": points, "hands": len(result.hands), "timing": _TimedPimc.totals}
 
 
-def measure_floor(script: Path) -> float | None:
-    """This machine's pure-Python floor in hands/s right now, or ``None`` without the script."""
-    if not script.exists():
-        return None
-    output = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True)
-    return float(output.stdout.split()[-1])
-
-
 def measure(samples: int, games: int, seed: int, workers: int, policy: str, max_minutes: float, floor: Path) -> dict:
     """Play the games for one samples value and return the figures."""
     floor_before = measure_floor(floor)
     start = time.perf_counter()
-    deadline = start + max_minutes * 60 if max_minutes > 0 else math.inf
-    results = []
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending = set()
-        number = 0
-        while number < games or pending:
-            while number < games and len(pending) < workers and time.perf_counter() < deadline:
-                pending.add(pool.submit(play_one, samples, policy, seed, number))
-                number += 1
-            if not pending:
-                break
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            results.extend(future.result() for future in done)
-            if time.perf_counter() >= deadline:
-                number = games  # start nothing new; finish what is running
+    results = play_games(play_one, (samples, policy, seed), games, workers, max_minutes)
     floor_after = measure_floor(floor)
-    # Duplicate deals are scored in pairs: a deal whose second game did not finish is left out.
-    numbers = {result["number"] for result in results}
-    results = [result for result in results if result["number"] ^ 1 in numbers]
     played = len(results)
     points = sum(result["points"] for result in results)
     timing = {name: [0, 0.0] for name in _ALL}

@@ -98,6 +98,24 @@ class PublicMemory:
         self.turn_seat = view.seat_to_move
         self._reset_turn(view.seat_to_move, False)
 
+    def copy(self) -> PublicMemory:
+        """An independent copy: observing events on it never changes this memory."""
+        other = PublicMemory.__new__(PublicMemory)
+        other.pile = list(self.pile)
+        other.known = [list(known) for known in self.known]
+        other.seat_has_melded = list(self.seat_has_melded)
+        other.has_acted = list(self.has_acted)
+        other.meld_sizes = [list(sizes) for sizes in self.meld_sizes]
+        other.avoids = [set(avoids) for avoids in self.avoids]
+        other.turn_seat = self.turn_seat
+        other.asked = self.asked
+        other.melded_this_turn = self.melded_this_turn
+        other.melded_before_turn = self.melded_before_turn
+        other.turn_new_ranks = set(self.turn_new_ranks)
+        other.added_to_existing = self.added_to_existing
+        other.turn_laid = list(self.turn_laid)
+        return other
+
     def _reset_turn(self, seat: int, melded_before: bool) -> None:
         self.turn_seat = seat
         self.asked = False

@@ -7,6 +7,10 @@
 * :mod:`canasta_sim.env.gym`: a Gymnasium environment for one learning seat (the same extra).
 * :mod:`canasta_sim.env.policy`: any ``(observation, action_mask) -> action`` callable as a strategy.
 * :mod:`canasta_sim.env.decisions`: the ``decisions/`` dataset of ``canasta-sim run --record-decisions``.
+* :mod:`canasta_sim.env.game_tree`: the game as a tree of explicit chance and decision actions (no numpy).
+* :mod:`canasta_sim.env.openspiel`: that tree as the OpenSpiel game ``canasta_sim``
+  (``pip install 'canasta-sim[openspiel]'``).
+* :mod:`canasta_sim.env.ismcts`: OpenSpiel's IS-MCTS as the strategy ``ismcts`` (the same extra).
 
 Importing this package needs only the core dependencies; the environments import PettingZoo and
 Gymnasium when they are built.  See ``docs/env.md``.

@@ -311,3 +311,19 @@ def test_a_seat_seldom_holds_a_pair_of_a_rank_it_avoids_when_samples_are_weighte
         assert kind_totals(weighted) == list(DECK_COUNTS)
     assert uniform_pairs > 5
     assert weighted_pairs == 0
+
+
+def test_a_copied_public_memory_is_equal_and_independent():
+    from canasta_sim.core.moves import Discard, Draw
+    from canasta_sim.core.strategy import PublicEvent
+
+    real = HandState.deal(Rules(), random.Random(4), dealer=0)
+    memory = PublicMemory(SeatView(real, 1, (0, 0)))
+    memory.observe(PublicEvent(1, Draw()))
+    memory.observe(PublicEvent(1, Discard(9)))
+    copy = memory.copy()
+    assert all(getattr(copy, name) == getattr(memory, name) for name in PublicMemory.__slots__)
+    copy.observe(PublicEvent(2, Draw()))
+    copy.observe(PublicEvent(2, Discard(11)))
+    assert memory.pile[-1] == 9 and copy.pile[-1] == 11
+    assert 11 not in memory.avoids[2] and 11 in copy.avoids[2] and not memory.has_acted[2]

@@ -141,7 +141,7 @@ def test_parse_spec_splits_target_and_parameters():
     ("spec", "message"),
     [
         ("", "empty strategy spec"),
-        ("grandmaster", "unknown strategy 'grandmaster'; use one of: expert, greedy, pimc, random"),
+        ("grandmaster", "unknown strategy 'grandmaster'; use one of: expert, greedy, ismcts, pimc, random"),
         ("expert:aggression", "cannot be imported"),
         ("expert:aggression=0.5:freeze", "parameters must come last"),
         ("expert:=3", "is not KEY=VALUE"),

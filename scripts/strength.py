@@ -1,0 +1,180 @@
+"""One strategy against another on duplicate deals, with the decision time of each beside the win rate.
+
+Plays ``--games`` games of ``SPEC`` against ``--against`` (each deal twice, the sides swapped, as
+``canasta-sim run --duplicate``) in ``--workers`` processes, times every decision each side is asked on
+the process's own clock, and measures this machine's pure-Python floor (``../shared/bench/floor.py``,
+or ``--floor-script``) before and after, so that decision times are also given scaled to a machine
+whose floor is 5,000 hands/s (ms x floor / 5000, the floor the mean of the two readings).
+``--max-minutes`` starts no game after that long, so a run on a busy machine ends in time; the
+figures then say how many games were played (a deal whose second game did not finish is left out).
+
+    python scripts/strength.py ismcts:simulations=20,playout=expert --against expert --games 40 --workers 2
+    python scripts/strength.py pimc --against ismcts:simulations=20,playout=expert --games 40 --out results/x.json
+    python scripts/strength.py - --paired results/a.json results/b.json    # two runs of one --seed, deal by deal
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from canasta_sim.core._compiled import accelerator  # noqa: E402
+from canasta_sim.core.engine import derive_seed, play_game  # noqa: E402
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy  # noqa: E402
+from canasta_sim.runs.summary import wilson_interval  # noqa: E402
+
+FLOOR_SCRIPT = ROOT.parent / "shared" / "bench" / "floor.py"
+REFERENCE_FLOOR = 5000.0
+DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
+
+
+def timed(spec: str, totals: list[float]) -> LoadedStrategy:
+    """``spec`` loaded, its class wrapped so that every decision adds ``[count, seconds]`` to ``totals``."""
+    loaded = load_strategy(spec)
+
+    def wrap(name: str):
+        method = getattr(loaded.cls, name)
+
+        def decide(self, view):
+            start = time.perf_counter()
+            try:
+                return method(self, view)
+            finally:
+                totals[0] += 1
+                totals[1] += time.perf_counter() - start
+
+        return decide
+
+    cls = type(f"Timed{loaded.cls.__name__}", (loaded.cls,), {name: wrap(name) for name in DECISIONS})
+    cls.name = loaded.cls.name
+    return LoadedStrategy(loaded.spec, cls, loaded.parameters)
+
+
+def play_one(spec: str, against: str, seed: int, number: int) -> dict:
+    """Game ``number``: deal ``number // 2``, ``spec`` as side A on even numbers, side B on odd ones."""
+    mine, theirs = [0, 0.0], [0, 0.0]
+    side = number % 2
+    first, second = timed(spec, mine), timed(against, theirs)
+    players = [first, second, first, second] if side == 0 else [second, first, second, first]
+    result = play_game(players, seed=derive_seed(seed, f"deal{number // 2}"))
+    points = 0.5 if result.winner is None else float(result.winner == side)
+    return {"number": number, "points": points, "hands": len(result.hands), "mine": mine, "theirs": theirs}
+
+
+def measure_floor(script: Path) -> float | None:
+    """This machine's pure-Python floor in hands/s right now, or ``None`` without the script."""
+    if not script.exists():
+        return None
+    output = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, check=True)
+    return float(output.stdout.split()[-1])
+
+
+def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: float) -> list[dict]:
+    """``play(*arguments, number)`` for games ``0 .. games - 1`` in ``workers`` processes, starting none after
+    ``max_minutes`` (0: no limit); the results of whole duplicate pairs (a deal whose second game did not
+    finish is left out)."""
+    deadline = time.perf_counter() + max_minutes * 60 if max_minutes > 0 else math.inf
+    results = []
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        pending = set()
+        number = 0
+        while number < games or pending:
+            while number < games and len(pending) < workers and time.perf_counter() < deadline:
+                pending.add(pool.submit(play, *arguments, number))
+                number += 1
+            if not pending:
+                break
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            results.extend(future.result() for future in done)
+            if time.perf_counter() >= deadline:
+                number = games  # start nothing new; finish what is running
+    numbers = {result["number"] for result in results}
+    return [result for result in results if result["number"] ^ 1 in numbers]
+
+
+def run(spec: str, against: str, games: int, seed: int, workers: int, max_minutes: float, floor: Path) -> dict:
+    """Play the games and return the figures."""
+    floor_before = measure_floor(floor)
+    start = time.perf_counter()
+    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes)
+    floor_after = measure_floor(floor)
+    played = len(results)
+    points = sum(result["points"] for result in results)
+    low, high = wilson_interval(round(points), played) if played else (0.0, 0.0)
+    floors = [value for value in (floor_before, floor_after) if value is not None]
+    floor_mean = sum(floors) / len(floors) if floors else None
+
+    def timing(key: str) -> dict:
+        count = sum(result[key][0] for result in results)
+        seconds = sum(result[key][1] for result in results)
+        mean = 1000 * seconds / count if count else None
+        scaled = mean * floor_mean / REFERENCE_FLOOR if mean is not None and floor_mean else None
+        return {"decisions": count, "mean_decision_ms": mean, "mean_decision_ms_at_floor_5000": scaled}
+
+    return {
+        "spec": spec, "against": against, "seed": seed, "games_asked": games, "games": played, "points": points,
+        "win_rate": points / played if played else None, "interval_95": [low, high],
+        "hands": sum(result["hands"] for result in results),
+        "points_by_game": {result["number"]: result["points"] for result in sorted(results, key=lambda r: r["number"])},
+        "timing": {"spec": timing("mine"), "against": timing("theirs")},
+        "floor_before": floor_before, "floor_after": floor_after,
+        "wall_seconds": round(time.perf_counter() - start, 1), "build": accelerator.describe(),
+        "labels": [load_strategy(spec).label, load_strategy(against).label],
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+    }
+
+
+def paired(first: dict, second: dict) -> dict:
+    """The difference of two runs' win rates on the deals both played (the same ``--seed``): the mean
+    per-deal difference of points and its 95% interval (normal, from the spread of the per-deal
+    differences; the deals' shared luck cancels)."""
+    if first["seed"] != second["seed"]:
+        raise SystemExit(f"the runs dealt different deals (seeds {first['seed']} and {second['seed']})")
+    a, b = first["points_by_game"], second["points_by_game"]
+    deals = sorted({int(number) // 2 for number in a} & {int(number) // 2 for number in b})
+    differences = [(a[str(2 * deal)] + a[str(2 * deal + 1)] - b[str(2 * deal)] - b[str(2 * deal + 1)]) / 2
+                   for deal in deals]
+    count = len(differences)
+    mean = sum(differences) / count if count else 0.0
+    spread = math.sqrt(sum((value - mean) ** 2 for value in differences) / (count - 1)) if count > 1 else 0.0
+    half = 1.96 * spread / math.sqrt(count) if count else 0.0
+    return {"deals": count, "difference": mean, "interval_95": [mean - half, mean + half],
+            "first": first["spec"], "second": second["spec"]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("spec", help="the strategy measured")
+    parser.add_argument("--against", default="expert", help="its opponent (default expert)")
+    parser.add_argument("--games", type=int, default=100, help="games (even: duplicate pairs)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--max-minutes", type=float, default=0.0, help="start no game after this long (0: no limit)")
+    parser.add_argument("--floor-script", type=Path, default=FLOOR_SCRIPT)
+    parser.add_argument("--out", type=Path, help="write the figures to this JSON file too")
+    parser.add_argument("--paired", type=Path, nargs=2, metavar="JSON",
+                        help="compare two saved runs on their common deals instead of playing (SPEC is ignored)")
+    args = parser.parse_args()
+    if args.paired:
+        runs = [json.loads(path.read_text()) for path in args.paired]
+        print(json.dumps(paired(*runs), indent=2))
+        return
+    figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes, args.floor_script)
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,268 @@
+"""Canasta as an OpenSpiel game: importing this module registers ``canasta_sim`` with ``pyspiel``.
+
+>>> import pyspiel
+>>> import canasta_sim.env.openspiel
+>>> game = pyspiel.load_game("canasta_sim", {"target_score": 50})
+>>> game.num_players(), game.num_distinct_actions(), game.max_chance_outcomes()
+(4, 5647, 15)
+
+A sequential, imperfect-information, zero-sum game for four players (seats 0-3; seats 0 and 2 are
+one side), with explicit chance (:mod:`canasta_sim.env.game_tree`: the first dealer, then each deal
+card by card).  The decisions run the engine's own rules, one action at a time, with the action
+encoding of the PettingZoo environment (:mod:`canasta_sim.env.encoding`, ``docs/env.md``).
+
+Parameters: every rule option as ``--rules`` takes it (``target_score``, ``ask_partner``, ...; see
+``docs/rules.md``), ``max_hands`` (the engine's guard, 400), and ``scope``: ``game`` (to the target
+score; +1 for the winning side, -1 for the other, 0 for a draw) or ``hand`` (one hand, valued by
+pimc's estimate of the chance of winning the game from the totals it leads to, as ``2 * p - 1``).
+
+Observations: ``observation_tensor`` is the PettingZoo observation vector (211 entries, all 0 while a
+deal is under way); ``information_state_tensor`` adds what the table has seen of each seat's hand
+(cards it is known to hold, ranks it avoids: 120 entries); ``information_state_string`` is the seat's
+whole record of the hand (public moves, its own cards dealt and drawn, its choices in a compound
+move); ``observation_string`` the observation vector's fields as text.  ``resample_from_infostate``
+deals the cards the seat cannot see anew (:func:`canasta_sim.core.search.sample_world`), so that
+OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``) can search it.  Needs
+``pip install 'canasta-sim[openspiel]'``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from canasta_sim.core.cards import CARD_KIND, KIND_COUNT, KIND_NAMES
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME
+from canasta_sim.core.rules import DEFAULT_RULES
+from canasta_sim.env.driver import as_rules
+from canasta_sim.env.encoding import (
+    ACTION_COUNT,
+    OBSERVATION_FIELDS,
+    OBSERVATION_SIZE,
+    action_text,
+    observation_values,
+)
+from canasta_sim.env.game_tree import SCOPES, GameTree, max_game_length, rng_from_sampler
+
+__all__ = ["GAME_NAME", "CanastaGame", "CanastaState", "INFORMATION_STATE_SIZE"]
+
+GAME_NAME = "canasta_sim"
+_MEMORY_SIZE = 2 * 4 * KIND_COUNT
+INFORMATION_STATE_SIZE = OBSERVATION_SIZE + _MEMORY_SIZE
+"""The observation vector, then for each seat (this, left, partner, right) the cards the table knows it
+holds by kind, then for each seat the ranks it avoids (1: it discarded the rank, or declined the pile
+with a pair of it, since it last took the pile)."""
+
+_PARAMETERS = {**DEFAULT_RULES.options(), "max_hands": MAX_HANDS_PER_GAME, "scope": "game"}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Classic partnership canasta (canasta-sim's engine)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=4,
+    min_num_players=4,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_PARAMETERS,
+)
+
+
+class CanastaGame(pyspiel.Game):
+    """The game ``canasta_sim``; ``params`` are the rule options, ``max_hands`` and ``scope``."""
+
+    def __init__(self, params=None) -> None:
+        params = dict(params or {})
+        unknown = sorted(set(params) - set(_PARAMETERS))
+        if unknown:
+            raise ValueError(f"unknown parameters {unknown}; accepted: {', '.join(_PARAMETERS)}")
+        self.max_hands = int(params.pop("max_hands", MAX_HANDS_PER_GAME))
+        if self.max_hands < 1:
+            raise ValueError(f"max_hands must be 1 or more; got {self.max_hands}")
+        self.scope = params.pop("scope", "game")
+        if self.scope not in SCOPES:
+            raise ValueError(f"scope={self.scope!r} is not accepted; use one of: {', '.join(SCOPES)}")
+        self.rules = as_rules({key: value for key, value in params.items() if value != _PARAMETERS[key]})
+        info = pyspiel.GameInfo(
+            num_distinct_actions=ACTION_COUNT,
+            max_chance_outcomes=KIND_COUNT,
+            num_players=4,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=max_game_length(self.max_hands),
+        )
+        given = {**self.rules.changed_options(), "max_hands": self.max_hands, "scope": self.scope}
+        super().__init__(_GAME_TYPE, info, given)
+
+    def new_initial_state(self) -> CanastaState:
+        """The state before the first dealer is chosen."""
+        return CanastaState(self, GameTree(self.rules, max_hands=self.max_hands, scope=self.scope))
+
+    def state_at(self, tree: GameTree) -> CanastaState:
+        """A state of this game holding ``tree`` (for searches that build their own positions)."""
+        return CanastaState(self, tree)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """The observer of information states (``perfect_recall``) or of observations (the default)."""
+        if params:
+            raise ValueError(f"the canasta_sim observer takes no parameters; got {params}")
+        recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
+        if iig_obs_type is not None and not (
+            iig_obs_type.public_info and iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        ):
+            raise ValueError("the canasta_sim observer gives a seat's own view only: public_info=True and "
+                             "private_info=SINGLE_PLAYER, with perfect_recall True (information state) or False")
+        return _Observer(recall)
+
+
+class _TreeSlot:
+    """Holds the state's :class:`GameTree`; OpenSpiel clones a Python state by deep-copying its
+    attributes, and this copies the tree the fast way (its own :meth:`GameTree.copy`)."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree: GameTree) -> None:
+        self.tree = tree
+
+    def __deepcopy__(self, memo) -> _TreeSlot:
+        return _TreeSlot(self.tree.copy())
+
+    def __getstate__(self):
+        return self.tree
+
+    def __setstate__(self, tree) -> None:
+        self.tree = tree
+
+
+class CanastaState(pyspiel.State):
+    """A state of ``canasta_sim``: a :class:`GameTree` behind OpenSpiel's state interface."""
+
+    def __init__(self, game: CanastaGame, tree: GameTree) -> None:
+        super().__init__(game)
+        self.slot = _TreeSlot(tree)
+
+    @property
+    def tree(self) -> GameTree:
+        """The game tree node this state is."""
+        return self.slot.tree
+
+    def current_player(self) -> int:
+        """The seat to decide, ``CHANCE`` while dealing, ``TERMINAL`` once the game is over."""
+        tree = self.slot.tree
+        if tree.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        if tree.is_chance:
+            return pyspiel.PlayerId.CHANCE
+        return tree.actor
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.slot.tree.legal_actions()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """The chance actions and their probabilities (a seat, or the kind of the next card dealt)."""
+        return self.slot.tree.chance_outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        self.slot.tree.apply(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        tree = self.slot.tree
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"first dealer {action}" if tree.choosing_dealer else f"deal {KIND_NAMES[action]}"
+        return action_text(action)
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.slot.tree.is_over
+
+    def returns(self) -> list[float]:
+        """Each seat's return (0 until the game is over)."""
+        return self.slot.tree.returns()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler) -> CanastaState:
+        """A state ``player_id`` cannot tell from this one: the cards it cannot see dealt anew
+        (:meth:`GameTree.resample`), from a generator seeded by one draw of ``probability_sampler``."""
+        return CanastaState(self.get_game(), self.slot.tree.resample(player_id, rng_from_sampler(probability_sampler)))
+
+    def __str__(self) -> str:
+        tree = self.slot.tree
+        if tree.is_chance:
+            return tree.information(0).split("\n", 1)[1]
+        state = tree.state
+        hands = " | ".join(" ".join(f"{KIND_NAMES[k]}x{n}" for k, n in enumerate(hand) if n) for hand in state.hands)
+        stock = " ".join(KIND_NAMES[kind] for kind in _stock_kinds(state))
+        due = "over" if tree.is_over else f"{tree.decision} by {tree.actor}, chosen {list(tree.prefix)}"
+        return (f"{tree.information(0).splitlines()[1]}\nhands: {hands}\nstock: {stock}\n"
+                f"pile: {' '.join(KIND_NAMES[kind] for kind in state.pile)}\nmelds: {state.melds}\n"
+                f"red 3s: {state.red_threes}\n{due}")
+
+
+def _stock_kinds(state) -> list[int]:
+    return [CARD_KIND[card] for card in state.stock]
+
+
+class _Observer:
+    """OpenSpiel's Python observer interface: ``tensor``, ``dict``, ``set_from`` and ``string_from``."""
+
+    def __init__(self, recall: bool) -> None:
+        self.recall = recall
+        self.tensor = np.zeros(INFORMATION_STATE_SIZE if recall else OBSERVATION_SIZE, np.float32)
+        self.dict = {"observation": self.tensor[:OBSERVATION_SIZE]}
+        if recall:
+            self.dict["known"] = self.tensor[OBSERVATION_SIZE:OBSERVATION_SIZE + 4 * KIND_COUNT].reshape(4, KIND_COUNT)
+            self.dict["avoids"] = self.tensor[OBSERVATION_SIZE + 4 * KIND_COUNT:].reshape(4, KIND_COUNT)
+
+    def set_from(self, state: CanastaState, player: int) -> None:
+        """Fill the tensor with ``player``'s observation (or information state) of ``state``."""
+        self.tensor.fill(0)
+        tree = state.tree
+        view = tree.seat_view(player)
+        if view is None:
+            return
+        self.dict["observation"][:] = _values(tree, view, player)
+        if self.recall:
+            memory = tree.memory
+            for offset in range(4):
+                seat = (player + offset) % 4
+                self.dict["known"][offset] = memory.known[seat]
+                for rank in memory.avoids[seat]:
+                    self.dict["avoids"][offset][rank] = 1
+
+    def string_from(self, state: CanastaState, player: int) -> str:
+        """``player``'s information state string (its record of the hand) or observation string."""
+        tree = state.tree
+        if self.recall:
+            return tree.information(player)
+        view = tree.seat_view(player)
+        if view is None:
+            return f"seat {player}\n{tree.information(player).splitlines()[1]}"
+        values = _values(tree, view, player)
+        parts = []
+        start = 0
+        for name, length, *_ in OBSERVATION_FIELDS:
+            parts.append(f"{name} {' '.join(str(int(value)) for value in values[start:start + length])}")
+            start += length
+        return "\n".join(parts)
+
+
+def _values(tree: GameTree, view, player: int) -> list[int]:
+    deciding = tree.decision is not None and tree.actor == player
+    return observation_values(view, tree.decision if deciding else None, tree.prefix if deciding else ())
+
+
+def load(**parameters) -> CanastaGame:
+    """``pyspiel.load_game("canasta_sim", parameters)`` with Python values, e.g. ``load(target_score=3000)``."""
+    return pyspiel.load_game(GAME_NAME, {key: _spiel_value(value) for key, value in parameters.items()})
+
+
+def _spiel_value(value):
+    return value if isinstance(value, bool | int | float | str) else str(value)
+
+
+pyspiel.register_game(_GAME_TYPE, CanastaGame)

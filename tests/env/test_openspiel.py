@@ -1,0 +1,278 @@
+"""The OpenSpiel game ``canasta_sim`` (canasta_sim.env.openspiel): OpenSpiel's own checks, the engine's
+game action for action, and resampling that keeps what a seat has seen."""
+
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+
+import canasta_sim.env.openspiel as spiel_game  # registers the game
+from canasta_sim.core.cards import CARD_KIND
+from canasta_sim.env import canasta_env
+from canasta_sim.env.game_tree import GameTree
+
+SHORT = {"target_score": 50}
+
+
+def _play_chance(state, rng):
+    actions, probabilities = zip(*state.chance_outcomes(), strict=True)
+    state.apply_action(rng.choices(actions, probabilities)[0])
+
+
+def _random_decision_state(seed: int, decisions: int, parameters=SHORT):
+    game = pyspiel.load_game("canasta_sim", parameters)
+    state = game.new_initial_state()
+    rng = random.Random(seed)
+    while state.is_chance_node() or decisions > 0:
+        if state.is_chance_node():
+            _play_chance(state, rng)
+            continue
+        state.apply_action(rng.choice(state.legal_actions()))
+        decisions -= 1
+    return state, rng
+
+
+@pytest.mark.timeout(120)
+def test_openspiel_random_sim_test_passes():
+    game = pyspiel.load_game("canasta_sim", SHORT)
+    pyspiel.random_sim_test(game, num_sims=3, serialize=True, verbose=False)
+
+
+@pytest.mark.timeout(120)
+def test_random_sim_test_passes_under_other_rule_options_and_the_hand_scope():
+    for parameters in ({**SHORT, "ask_partner": "mandatory", "dealt_red_three_timing": "first_turn"},
+                       {"scope": "hand", "ask_partner": "off"}):
+        pyspiel.random_sim_test(pyspiel.load_game("canasta_sim", parameters), num_sims=2, serialize=False,
+                                verbose=False)
+
+
+def test_the_game_declares_its_type_and_parameters():
+    game = pyspiel.load_game("canasta_sim", {"target_score": 3000, "ask_partner": "off"})
+    kind = game.get_type()
+    assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert (game.num_players(), game.num_distinct_actions()) == (4, 5647)
+    assert game.rules.target_score == 3000 and game.rules.ask_partner == "off"
+    assert (game.observation_tensor_size(), game.information_state_tensor_size()) == (211, 331)
+    with pytest.raises(ValueError, match="ask_partner"):
+        pyspiel.load_game("canasta_sim", {"ask_partner": "sometimes"})
+    with pytest.raises(ValueError, match="scope"):
+        pyspiel.load_game("canasta_sim", {"scope": "match"})
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("seed", range(4))
+def test_the_tree_plays_the_pettingzoo_environments_game_action_for_action(seed):
+    """Dealt the deck the environment dealt (its kinds, card by card, and its first dealer), the tree
+    allows exactly the environment's actions at every decision, and the same actions give the same
+    hands, pile and scores: both run the engine's hand loop."""
+    env = canasta_env(rules=SHORT)
+    env.reset(seed=seed)
+    tree = GameTree(spiel_game.load(**SHORT).rules)
+    tree.apply(env.driver.first_dealer)
+    rng = random.Random(seed)
+    dealt_hands = 0
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        if tree.is_chance:
+            for card in env.driver.state.deck:
+                tree.apply(CARD_KIND[card])
+            dealt_hands += 1
+        allowed = [int(action) for action in np.flatnonzero(observation["action_mask"])]
+        assert tree.legal_actions() == allowed
+        assert tree.actor == int(agent.rsplit("_", 1)[1])
+        action = rng.choice(allowed)
+        env.step(action)
+        tree.apply(action)
+        if not env.driver.is_over and env.driver.state is not None and not tree.is_chance:
+            assert tree.state.hands == env.driver.state.hands and tree.state.pile == env.driver.state.pile
+    assert tree.is_over and tree.totals == env.driver.totals and tree.winner == env.driver.winner
+    assert dealt_hands == len(env.driver.hands)
+
+
+@pytest.mark.timeout(60)
+def test_resampling_keeps_what_the_seat_has_seen_and_deals_the_rest_anew():
+    state, rng = _random_decision_state(3, 40, {"target_score": 5000})
+    player = state.current_player()
+    before = state.tree.state
+    hidden = set()
+    for draw in range(6):
+        sample = state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(0.0, 1.0) if draw == 0 else
+                                               (lambda value=draw: value / 7))
+        world = sample.tree.state
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert np.array_equal(sample.information_state_tensor(player), state.information_state_tensor(player))
+        assert sample.legal_actions() == state.legal_actions()
+        assert world.hands[player] == before.hands[player] and world.pile == before.pile
+        assert world.hand_sizes == before.hand_sizes and len(world.stock) == len(before.stock)
+        assert world.card_total() == 108
+        hidden.add(tuple(tuple(hand) for seat, hand in enumerate(world.hands) if seat != player))
+    assert len(hidden) > 1  # the hidden hands change between samples
+    assert state.tree.state is before and state.tree.state.hands == before.hands  # the state itself is unchanged
+
+
+@pytest.mark.timeout(60)
+def test_information_state_strings_hold_the_seats_own_cards_and_not_the_others():
+    state, _ = _random_decision_state(5, 30)
+    for player in range(4):
+        text = state.information_state_string(player)
+        assert text.startswith(f"seat {player}\n")
+        own = [line for line in text.splitlines() if line.startswith("dealt ")]
+        assert len(own) == 1  # its own deal, no other seat's
+    assert len({state.information_state_string(player) for player in range(4)}) == 4
+
+
+@pytest.mark.timeout(60)
+def test_clones_are_independent():
+    state, rng = _random_decision_state(7, 10)
+    clone = state.clone()
+    text = str(state)
+    while not clone.is_terminal():
+        if clone.is_chance_node():
+            _play_chance(clone, rng)
+        else:
+            clone.apply_action(rng.choice(clone.legal_actions()))
+    assert str(state) == text and not state.is_terminal()
+
+
+@pytest.mark.timeout(120)
+def test_openspiels_ismcts_searches_the_game():
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = pyspiel.load_game("canasta_sim", {"scope": "hand"})
+    state, _ = _random_decision_state(11, 3, {"scope": "hand"})
+    evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(0))
+    bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 8, random_state=np.random.RandomState(1))
+    action = bot.step(state)
+    assert action in state.legal_actions()
+
+
+# ---------------------------------------------------------------------------------------------- the ismcts strategy
+
+
+def _ismcts_game(spec: str, seed: int):
+    from canasta_sim.core.engine import play_game
+    from canasta_sim.core.rules import Rules
+    from canasta_sim.plugins.loader import load_strategy
+
+    searcher = load_strategy(spec)
+    expert = load_strategy("expert")
+    return play_game([searcher, expert, searcher, expert], seed=seed, rules=Rules(target_score=200))
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("playout", ["random", "expert"])
+def test_the_ismcts_spec_plays_whole_games_reproducibly_from_the_seed(playout):
+    spec = f"ismcts:simulations=4,playout={playout}"
+    first = _ismcts_game(spec, 3)
+    assert first.hands and first.winner in (0, 1, None)
+    again = _ismcts_game(spec, 3)
+    assert (again.hands, again.scores) == (first.hands, first.scores)
+
+
+def test_ismcts_is_registered_as_a_strategy_and_checks_its_parameters():
+    from canasta_sim.errors import StrategyLoadError
+    from canasta_sim.plugins.loader import load_strategy
+
+    loaded = load_strategy("ismcts:simulations=20,uct_c=1.5,final_policy=max_value,rollouts=2")
+    assert loaded.label == "ismcts@1"
+    for bad, named in (("simulations=0", "simulations"), ("final_policy=best", "max_visit"),
+                       ("playout=greedy", "random, expert"), ("rollouts=0", "rollouts")):
+        with pytest.raises(StrategyLoadError, match=named):
+            load_strategy(f"ismcts:{bad}")
+
+
+def test_ismcts_without_openspiel_is_a_one_line_error(monkeypatch):
+    import sys
+
+    from canasta_sim.env import ismcts
+    from canasta_sim.errors import StrategyLoadError
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # an import of pyspiel now fails, as when not installed
+    with pytest.raises(StrategyLoadError, match=r"pip install 'canasta-sim\[openspiel\]'") as caught:
+        ismcts.Ismcts(random.Random(0))
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.timeout(300)
+def test_ismcts_plays_canasta_sim_run_with_the_same_tables_for_any_number_of_workers(tmp_path):
+    from click.testing import CliRunner
+
+    from canasta_sim.cli import main
+    from tests.helpers import assert_same_run_tables
+
+    spec = "ismcts:simulations=3,playout=expert"
+    for workers in ("1", "2"):
+        result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "5", "-s", spec, "-s", "expert",
+                                           "--workers", workers, "--chunk-size", "1", "--out", str(tmp_path / workers),
+                                           "-q", "--rules", "target_score=300"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    assert_same_run_tables(tmp_path / "1", tmp_path / "2")
+
+
+@pytest.mark.timeout(120)
+def test_a_partner_asked_to_let_its_side_go_out_samples_only_worlds_where_the_asker_can():
+    """R12.5 with ask_partner_yes_forces_out: an ask says the asker can go out, so every world sampled for
+    the partner lets it (a "yes" elsewhere would leave the asker without a legal move)."""
+    from canasta_sim.core.moves import Answer
+    from canasta_sim.env.driver import ANSWER_DECISION
+
+    game = pyspiel.load_game("canasta_sim", {"ask_partner": "mandatory"})
+    rng = random.Random(2)
+    found = 0
+    for _ in range(200):
+        state = game.new_initial_state()
+        while not state.is_terminal() and found < 3:
+            if state.is_chance_node():
+                _play_chance(state, rng)
+                continue
+            tree = state.tree
+            if tree.decision == ANSWER_DECISION:
+                found += 1
+                for draw in range(5):
+                    world = state.resample_from_infostate(tree.actor, lambda value=draw: (value + 0.5) / 5).tree.state
+                    world.apply(Answer(True))
+                    assert world.can_go_out_this_turn()
+            state.apply_action(rng.choice(state.legal_actions()))
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+@pytest.mark.timeout(120)
+def test_ismcts_answers_as_expert_when_no_world_bears_out_the_partners_ask(monkeypatch):
+    """When sampling cannot find a world consistent with the ask (R12.5), the seat answers as expert."""
+    from canasta_sim.core.rules import Rules
+    from canasta_sim.core.search import SearchError
+    from canasta_sim.env import ismcts
+
+    answered = []
+
+    def refuse(view, memory, rng, *, must_stop):
+        if view.phase == "answer":
+            raise SearchError("no world")
+        return original(view, memory, rng, must_stop=must_stop)
+
+    original = ismcts.sample_position
+    monkeypatch.setattr(ismcts, "sample_position", refuse)
+    expert_answer = ismcts.Expert.answer_go_out
+
+    def spy(self, view):
+        answered.append(view.seat)
+        return expert_answer(self, view)
+
+    monkeypatch.setattr(ismcts.Expert, "answer_go_out", spy)
+    from canasta_sim.core.engine import play_game
+    from canasta_sim.plugins.loader import load_strategy
+
+    searcher = load_strategy("ismcts:simulations=2,playout=random")  # random play-outs: no expert but the fallback
+    for seed in range(40):
+        play_game([searcher, searcher, searcher, searcher], seed=seed,
+                  rules=Rules(target_score=300, ask_partner="mandatory"))
+        if answered:
+            break
+    assert answered  # the fallback answered (and the games finished)
