@@ -104,12 +104,17 @@ class CardMemory:
     def observe(self, event) -> None:
         """Remember one public event: a discard, a draw, a pile take or a meld (ask, answer and stop change
         nothing remembered)."""
-        move = event.move
-        seat = event.seat
+        self.follow(event.seat, event.move)
+
+    def follow(self, seat: int, move) -> None:
+        """Remember ``move``, made by ``seat``: :meth:`observe` of the event ``PublicEvent(seat, move)``.
+
+        The engine calls it itself, with no event built, for a memory a strategy names as its
+        :meth:`~canasta_sim.core.strategy.Strategy.event_follower`."""
         move_type = type(move)
         if move_type is not Discard and move_type is not Draw and move_type is not Meld and move_type is not TakePile:
             # A subclass of a move record is remembered as its record; ask, answer and stop change nothing.
-            move_type = next((base for base in _REMEMBERED if isinstance(move, base)), None)
+            move_type = _remembered_type(move)
         if move_type is Discard:
             _remember_discard(self, seat, move.card)
         elif move_type is Draw:
@@ -122,6 +127,11 @@ class CardMemory:
 
 _REMEMBERED = (Discard, Draw, Meld, TakePile)
 """The moves a :class:`CardMemory` remembers, by record class (the move classes are siblings)."""
+
+
+def _remembered_type(move) -> type | None:
+    """The record class of those :class:`CardMemory` remembers that ``move`` is an instance of, or ``None``."""
+    return next((base for base in _REMEMBERED if isinstance(move, base)), None)
 
 
 def _remember_discard(memory: CardMemory, seat: int, kind: int) -> None:
