@@ -65,7 +65,6 @@ _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
 _EVENT_CALL = CALL_CODES["event"]
-_CONTROL = GameFingerprint.CONTROL
 _event_follower = operator.methodcaller("event_follower")  # asked as a call into strategy code (_Seats.ask)
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
 # Typed str where compiled (sim/engine.pxd): play_hand's phase tests then compare lengths and hashes, not text.
@@ -290,7 +289,7 @@ class _Seats:
             if (state.hands != fingerprint.hands or state.stock != fingerprint.stock or state.pile != fingerprint.pile
                     or state.melds != fingerprint.melds or state.red_threes != fingerprint.red_threes
                     or state.hand_sizes != fingerprint.hand_sizes or state.side_has_melded != fingerprint.melded
-                    or _CONTROL(state) != fingerprint.control):
+                    or state.control() != fingerprint.control):
                 self.settle()
             self.called = 0
         index = seat
@@ -366,9 +365,9 @@ def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int)
     red 3s laid and replaced, R3.5), and only the mover's side's melds (R9.5: a player lays only on their
     own side's), of which only the ranks that differ are copied again; the engine only pops the stock."""
     hands = fingerprint.hands
-    hands[seat] = state.hands[seat].copy()
+    hands[seat][:] = state.hands[seat]  # in place: the copies stay the fingerprint's own lists, none made anew
     following = (seat + 1) % 4
-    hands[following] = state.hands[following].copy()
+    hands[following][:] = state.hands[following]
     del fingerprint.stock[len(state.stock):]
     fingerprint.pile[:] = state.pile
     if state.meld_changes != fingerprint.meld_changes:
@@ -377,11 +376,11 @@ def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int)
         copied = fingerprint.melds[seat & 1]
         for rank in range(len(live)):
             if live[rank] != copied[rank]:
-                copied[rank] = live[rank].copy()
+                copied[rank][:] = live[rank]
     fingerprint.red_threes[:] = state.red_threes
     fingerprint.hand_sizes[:] = state.hand_sizes
     fingerprint.melded[:] = state.side_has_melded
-    fingerprint.control = _CONTROL(state)
+    fingerprint.control = state.control()
 
 
 class _StrictSeats(_Seats):

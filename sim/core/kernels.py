@@ -23,7 +23,7 @@ from __future__ import annotations
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.core.meld_planning import first_legal, first_legal_meld, opening
 from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import Discard, Draw, Meld, TakePile
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 
 __all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal", "first_legal_meld", "opening"]
 
@@ -113,6 +113,8 @@ class CardMemory:
         :meth:`~canasta_sim.core.strategy.Strategy.event_follower`."""
         move_type = type(move)
         if move_type is not Discard and move_type is not Draw and move_type is not Meld and move_type is not TakePile:
+            if move_type is Ask or move_type is Answer or move_type is Stop:
+                return
             # A subclass of a move record is remembered as its record; ask, answer and stop change nothing.
             move_type = _remembered_type(move)
         if move_type is Discard:
