@@ -3,7 +3,8 @@
 ``python scripts/instructions.py`` (about a minute; ``--games N``, default 10) runs, each under
 ``valgrind --tool=callgrind`` in a child process:
 
-* ``--games`` games of expert vs greedy in-process, as installed or as plain Python (``--pure``), seeds
+* ``--games`` games of expert (or ``--bot SPEC``, e.g. ``examples/my_bot.py:MyBot``) vs greedy in-process,
+  as installed or as plain Python (``--pure``), seeds
   2,000,000 on, sides alternated, as ``scripts/bench.py`` plays them.  When the engine is compiled,
   only the instructions inside ``play_game`` are counted (callgrind's ``--toggle-collect`` on its C
   function).  As plain Python ``play_game`` has no C function of its own, so the same process with no
@@ -48,10 +49,10 @@ _MATCHUP = """
 import sys
 from canasta_sim.core.engine import play_game
 from canasta_sim.plugins.loader import load_strategy
-expert, greedy = load_strategy("expert"), load_strategy("greedy")
+expert, greedy = load_strategy(sys.argv[2]), load_strategy("greedy")
 from canasta_sim.core._compiled import accelerator
 monitor = None
-if sys.argv[2:] == ["monitor"]:  # as a run's worker plays: every call published in shared memory
+if sys.argv[3:] == ["monitor"]:  # as a run's worker plays: every call published in shared memory
     import multiprocessing
     from canasta_sim.arbiter import MONITOR_SIZE
     monitor = memoryview(multiprocessing.RawArray("d", MONITOR_SIZE)).cast("B").cast("d")
@@ -130,6 +131,8 @@ def _count(code: str, arguments: list[str], out: Path, pure: bool = False, cache
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10, help="games of expert vs greedy (default 10)")
+    parser.add_argument("--bot", default="expert", metavar="SPEC",
+                        help="the strategy played against greedy (default expert; e.g. examples/my_bot.py:MyBot)")
     parser.add_argument("--floor-hands", type=int, default=100, help="hands of the floor (default 100)")
     parser.add_argument("--out", type=Path, default=None, help="keep the callgrind files in this folder")
     parser.add_argument("--pure", action="store_true",
@@ -147,10 +150,11 @@ def main(argv: list[str] | None = None) -> int:
     floor_path = str(ROOT / "scripts" / "floor.py")
     inside = PLAY_GAME_FUNCTION if _engine_compiled(args.pure) else None
     mode = ["monitor"] if args.monitor else []
-    games, hands, build = _count(_MATCHUP, [str(args.games), *mode], folder / "callgrind.matchup", args.pure,
+    games, hands, build = _count(_MATCHUP, [str(args.games), args.bot, *mode], folder / "callgrind.matchup", args.pure,
                                  args.cache, inside)
     if inside is None:
-        games_base, _, _ = _count(_MATCHUP, ["0", *mode], folder / "callgrind.matchup-base", args.pure, args.cache)
+        games_base, _, _ = _count(_MATCHUP, ["0", args.bot, *mode], folder / "callgrind.matchup-base", args.pure,
+                                  args.cache)
     else:
         games_base = {}
     floor, floor_hands, _ = _count(_FLOOR, [str(args.floor_hands), floor_path], folder / "callgrind.floor",
@@ -168,13 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"build                          {build}")
     print("counted                        " + ("inside play_game" if inside else "the process, less its start-up"))
     print("monitor                        " + ("published, as in a run's worker" if args.monitor else "none"))
-    print(f"expert vs greedy               {args.games} games, {hands} hands, "
+    print(f"{args.bot + ' vs greedy':<30} {args.games} games, {hands} hands, "
           f"{matchup_instructions / 1e6:.3f} million instructions a hand")
     print(f"floor                          {floor_hands} hands, "
           f"{floor_instructions / 1e6:.3f} million instructions a hand")
     print(f"share of the floor             {floor_instructions / matchup_instructions:.3f} (by instruction count)")
     if args.cache:
-        print("simulated, a hand                 expert vs greedy        floor   (per 1,000 instructions)")
+        print(f"simulated, a hand                 {args.bot + ' vs greedy':<23} floor   (per 1,000 instructions)")
         for event, meaning in CACHE_EVENTS.items():
             matchup = per_hand(games, games_base, hands, event)
             floor_value = per_hand(floor, floor_base, floor_hands, event)

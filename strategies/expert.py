@@ -22,8 +22,9 @@ What it does, decision by decision:
   in its own hand.  A wild card is discarded to freeze the pile (R8.1b) when every other card
   hands the opponents a big pile.
 
-It remembers the table through :meth:`~canasta_sim.core.strategy.Strategy.on_event` only, so it sees exactly what
-a player at the table sees.  Moves are built straight from the hand's count vector and checked with
+It remembers the table from the public events only (:meth:`~canasta_sim.core.strategy.Strategy.on_event`; in-process
+the engine feeds its memory itself, its :meth:`~canasta_sim.core.strategy.Strategy.event_follower`), so it sees
+exactly what a player at the table sees.  Moves are built straight from the hand's count vector and checked with
 ``view.can(move)``; it never lists the legal melds.  Its inner loops are the core's helpers for strategies
 (:mod:`canasta_sim.core.kernels`): the card memory, the discard risk, the opening and meld searches.
 """
@@ -95,6 +96,10 @@ class Expert(Strategy):
     def on_event(self, event: PublicEvent) -> None:
         """Remember discards, pile takes, melds and declined piles (R2.4: only the next seat takes)."""
         self._memory.observe(event)
+
+    def event_follower(self) -> CardMemory:
+        """The hand's memory, which the engine brings up to date itself in place of :meth:`on_event`."""
+        return self._memory
 
     # ------------------------------------------------------------ acquire
 

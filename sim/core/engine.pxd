@@ -5,6 +5,7 @@
 
 cimport cython
 
+from canasta_sim.core.kernels cimport CardMemory
 from canasta_sim.core.state cimport HandState
 
 
@@ -14,7 +15,8 @@ cdef str _OVER, _ACQUIRE
 
 cdef class _Seats:
     cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor, fingerprint
-    cdef public object last_call, side_bits, handlers, decisions
+    cdef public object last_call, side_bits, handlers, decisions, following, hearing, hearing_handlers
+    cdef public list followers  # this hand's event followers (CardMemory), fed in C after every move
     # C integers: tested before and after every call into strategy code.
     cdef public Py_ssize_t called
     cdef public bint guarded

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import operator
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -31,6 +32,7 @@ from canasta_sim.arbiter import (
     is_trusted,
     strategy_traceback,
 )
+from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
@@ -63,7 +65,7 @@ _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
 _EVENT_CALL = CALL_CODES["event"]
-_CONTROL = GameFingerprint.CONTROL
+_event_follower = operator.methodcaller("event_follower")  # asked as a call into strategy code (_Seats.ask)
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
 # Typed str where compiled (sim/engine.pxd): play_hand's phase tests then compare lengths and hashes, not text.
 _OVER = OVER
@@ -127,7 +129,8 @@ class _Seats:
     """
 
     __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
-                 "called", "last_call", "side_bits", "guarded", "cells", "handlers", "decisions")
+                 "called", "last_call", "side_bits", "guarded", "cells", "handlers", "decisions", "following",
+                 "followers", "hearing", "hearing_handlers")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
                  monitor=None) -> None:
@@ -157,6 +160,12 @@ class _Seats:
         # class never rebinds it): a call by name looks the method up and binds it again every time.  None for a
         # checked seat, whose on_event is looked up at each call as before.
         self.handlers = tuple(None if self.side_bits[seat] else player.on_event for seat, player in self.listeners)
+        # (seat, strategy) of those that may name an event follower (asked once a hand); this hand's followers,
+        # fed in C; and the listeners (with their handlers) whose on_event is called this hand: the others.
+        self.following = [(seat, player) for seat, player in enumerate(players) if _names_followers(type(player))]
+        self.followers = []
+        self.hearing = self.listeners
+        self.hearing_handlers = self.handlers
         # Likewise each seat's decision methods, bound once where its calls are not checked (play_hand asks a seat
         # for a decision about five times a turn), in _DECISION order; None for a checked seat.
         self.decisions = tuple(
@@ -169,6 +178,26 @@ class _Seats:
         if self.guarded:
             self.fingerprint = GameFingerprint(state)
         self.called = 0
+
+    @cython.locals(followed=Count)
+    def gather_followers(self) -> None:
+        """Ask the seats that may name an event follower for this hand's, after their ``on_hand_start``: the
+        engine feeds a follower every move itself, and calls that seat's ``on_event`` no more this hand."""
+        followers = []
+        followed = 0  # a bit per seat
+        for seat, player in self.following:
+            follower = self.ask(seat, "hand start", _event_follower, player)
+            if follower is None:
+                continue
+            if type(follower) is not CardMemory:
+                raise self.error(seat, "hand start", "returned an event follower that is not a CardMemory or None",
+                                 follower, reason="malformed")
+            followers.append(follower)
+            followed |= 1 << seat
+        self.followers = followers
+        hearing = [number for number, (seat, _player) in enumerate(self.listeners) if not followed >> seat & 1]
+        self.hearing = [self.listeners[number] for number in hearing]
+        self.hearing_handlers = tuple([self.handlers[number] for number in hearing])
 
     def settle(self) -> None:
         """Compare the game with its fingerprint; a change is the failure of the side called since.
@@ -251,7 +280,7 @@ class _Seats:
         )
 
     @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
-                   handlers=tuple, listeners=list)
+                   handlers=tuple, listeners=list, followers=list, follower=CardMemory)
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
         fingerprint = self.fingerprint
         if self.called:
@@ -260,7 +289,7 @@ class _Seats:
             if (state.hands != fingerprint.hands or state.stock != fingerprint.stock or state.pile != fingerprint.pile
                     or state.melds != fingerprint.melds or state.red_threes != fingerprint.red_threes
                     or state.hand_sizes != fingerprint.hand_sizes or state.side_has_melded != fingerprint.melded
-                    or _CONTROL(state) != fingerprint.control):
+                    or state.control() != fingerprint.control):
                 self.settle()
             self.called = 0
         index = seat
@@ -276,7 +305,11 @@ class _Seats:
             ) from error
         if self.guarded:
             _take_fingerprint(state, fingerprint, seat)
-        if self.listeners:
+        followers = self.followers
+        for number in range(len(followers)):
+            follower = followers[number]
+            follower.follow(seat, move)
+        if self.hearing:
             laid = state.red_threes[index] - before
             # The exact type: state.apply accepted the move, so it is one of the move records themselves.
             if type(move) is Draw:
@@ -286,13 +319,13 @@ class _Seats:
             else:
                 event = PublicEvent(seat, move, laid)
             if self.clock is not None or type(self) is not _Seats:
-                for listener_seat, player in self.listeners:
+                for listener_seat, player in self.hearing:
                     self.ask(listener_seat, "event", player.on_event, event)
                 return
             side_bits = self.side_bits
             monitored = self.monitor is not None
-            listeners = self.listeners
-            handlers = self.handlers
+            listeners = self.hearing
+            handlers = self.hearing_handlers
             for number in range(len(handlers)):
                 # _Seats.ask, inlined for the most frequent call into strategy code.  The listener's seat is read
                 # only where it is needed: a built-in listener's call, unmonitored, needs none.
@@ -315,15 +348,26 @@ class _Seats:
                         self.called |= bit
                         self.last_call = _EVENT_CALL + listener_seat
 
+
+def _names_followers(cls: type) -> bool:
+    """Whether a strategy class's event follower stands in for its ``on_event``: one class below Strategy defines
+    both (a subclass overriding ``on_event`` alone, to hear more, is called per event as before)."""
+    for base in cls.__mro__:
+        names = vars(base)
+        if "on_event" in names or "event_follower" in names:
+            return base is not Strategy and "on_event" in names and "event_follower" in names
+    return False
+
+
 def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int) -> None:
     """GameFingerprint.take after a move of ``seat`` (the copies equalled the state before it), updated in
     place: a move changes only the mover's hand and, as the next turn begins, the next seat's (its dealt
     red 3s laid and replaced, R3.5), and only the mover's side's melds (R9.5: a player lays only on their
     own side's), of which only the ranks that differ are copied again; the engine only pops the stock."""
     hands = fingerprint.hands
-    hands[seat] = state.hands[seat].copy()
+    hands[seat][:] = state.hands[seat]  # in place: the copies stay the fingerprint's own lists, none made anew
     following = (seat + 1) % 4
-    hands[following] = state.hands[following].copy()
+    hands[following][:] = state.hands[following]
     del fingerprint.stock[len(state.stock):]
     fingerprint.pile[:] = state.pile
     if state.meld_changes != fingerprint.meld_changes:
@@ -332,11 +376,11 @@ def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int)
         copied = fingerprint.melds[seat & 1]
         for rank in range(len(live)):
             if live[rank] != copied[rank]:
-                copied[rank] = live[rank].copy()
+                copied[rank][:] = live[rank]
     fingerprint.red_threes[:] = state.red_threes
     fingerprint.hand_sizes[:] = state.hand_sizes
     fingerprint.melded[:] = state.side_has_melded
-    fingerprint.control = _CONTROL(state)
+    fingerprint.control = state.control()
 
 
 class _StrictSeats(_Seats):
@@ -512,6 +556,7 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
                 observer.on_hand_start(state)
             for seat, player in enumerate(instances):
                 seats.ask(seat, "hand start", player.on_hand_start, views[seat])
+            seats.gather_followers()
             play_hand(state, seats, views)
             seats.settle()
             result = score_hand(state)

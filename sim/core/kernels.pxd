@@ -29,6 +29,8 @@ cdef class CardMemory:
 
     @cython.locals(risk=DiscardRisk, hand_number=Py_ssize_t, turn=Py_ssize_t)
     cpdef DiscardRisk turn_risk(self, SeatView view, tuple snapshot)
+    # Called by the engine for every move of a hand when a strategy names this memory its event follower.
+    cpdef follow(self, Py_ssize_t seat, move)
 
 
 @cython.locals(index=Py_ssize_t)

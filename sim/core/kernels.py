@@ -23,7 +23,7 @@ from __future__ import annotations
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.core.meld_planning import first_legal, first_legal_meld, opening
 from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import Discard, Draw, Meld, TakePile
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 
 __all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal", "first_legal_meld", "opening"]
 
@@ -104,12 +104,19 @@ class CardMemory:
     def observe(self, event) -> None:
         """Remember one public event: a discard, a draw, a pile take or a meld (ask, answer and stop change
         nothing remembered)."""
-        move = event.move
-        seat = event.seat
+        self.follow(event.seat, event.move)
+
+    def follow(self, seat: int, move) -> None:
+        """Remember ``move``, made by ``seat``: :meth:`observe` of the event ``PublicEvent(seat, move)``.
+
+        The engine calls it itself, with no event built, for a memory a strategy names as its
+        :meth:`~canasta_sim.core.strategy.Strategy.event_follower`."""
         move_type = type(move)
         if move_type is not Discard and move_type is not Draw and move_type is not Meld and move_type is not TakePile:
+            if move_type is Ask or move_type is Answer or move_type is Stop:
+                return
             # A subclass of a move record is remembered as its record; ask, answer and stop change nothing.
-            move_type = next((base for base in _REMEMBERED if isinstance(move, base)), None)
+            move_type = _remembered_type(move)
         if move_type is Discard:
             _remember_discard(self, seat, move.card)
         elif move_type is Draw:
@@ -122,6 +129,11 @@ class CardMemory:
 
 _REMEMBERED = (Discard, Draw, Meld, TakePile)
 """The moves a :class:`CardMemory` remembers, by record class (the move classes are siblings)."""
+
+
+def _remembered_type(move) -> type | None:
+    """The record class of those :class:`CardMemory` remembers that ``move`` is an instance of, or ``None``."""
+    return next((base for base in _REMEMBERED if isinstance(move, base)), None)
 
 
 def _remember_discard(memory: CardMemory, seat: int, kind: int) -> None:

@@ -15,6 +15,7 @@ cdef class HandState(StockRules):
     cpdef bint _verify_move(self, move) except -1
     cpdef apply(self, move)
     cpdef dict meld_table(self, Py_ssize_t side)
+    cpdef tuple control(self)
     @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t)
     cpdef Py_ssize_t canasta_count(self, Py_ssize_t side) except? -1
     cpdef _start_turn(self)

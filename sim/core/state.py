@@ -341,6 +341,12 @@ class HandState(StockRules):
         """The kind on top of the discard pile, or ``None`` when it is empty."""
         return self.pile[-1] if self.pile else None
 
+    def control(self) -> tuple:
+        """Whose turn it is and what governs it, as one tuple: ``(seat, phase, pile_freezers, rules,
+        requirements, scores_before, dealer)`` (what the arbiter's fingerprint compares besides the cards)."""
+        return (self.seat, self.phase, self.pile_freezers, self.rules, self.requirements, self.scores_before,
+                self.dealer)
+
     def is_pile_frozen(self) -> bool:
         """R8.1b: the pile holds a wild card or a red 3 (or a black 3 under ``black_three_freezes_pile``)."""
         return self.pile_freezers > 0

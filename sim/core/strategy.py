@@ -228,6 +228,20 @@ class Strategy:
     def on_event(self, event: PublicEvent) -> None:
         """Called after every move anyone makes; override it to remember what the table has seen."""
 
+    def event_follower(self):
+        """Return the hand's event follower, or ``None`` (the default): asked once a hand, after
+        :meth:`on_hand_start`.
+
+        An event follower is a :class:`~canasta_sim.core.kernels.CardMemory` (exactly that class) that the
+        engine itself brings up to date after every move of the hand (``memory.follow(seat, move)``), in
+        compiled code, and *instead of* calling :meth:`on_event`: the strategy whose ``on_event`` only passes
+        each event to its memory (``self.memory.observe(event)``) returns that memory here, and saves a call
+        into Python per move.  The engine asks for it only where one class defines both methods (a subclass
+        that overrides ``on_event`` alone, to hear more, has it called as before).  Keep ``on_event`` all the
+        same: a strategy run in a process of its own (``isolated:``) hears the events only through it.
+        """
+        return None
+
     def on_hand_end(self, result) -> None:
         """Called with the :class:`~canasta_sim.core.scoring.HandResult` of each finished hand."""
 
