@@ -101,7 +101,8 @@ BUILD_RECORD_NAME = "_build.json"  # canasta_sim.core._compiled.accelerator.BUIL
 # play loses nothing.  The package is imported from the freshly built extensions ahead of the sources
 # (argv: the package's folders and the compiled modules, as JSON); it prints "compiled", or the modules it
 # played from source.  It runs in the build's environment, so it imports nothing beyond the engine and
-# the bots (no pyarrow: records is not trained).
+# the bots: not the loader, whose bot processes need packages the build lacks (no pyarrow either: records
+# is not trained).
 _TRAINING = """
 import importlib.abc, importlib.machinery, importlib.util, json, sys
 folders = json.loads(sys.argv[1])
@@ -115,8 +116,7 @@ class Finder(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, Finder())
 from canasta_sim.arbiter import MONITOR_SIZE
 from canasta_sim.core.engine import play_game
-from canasta_sim.plugins.loader import load_strategy
-expert, greedy, random_play = (load_strategy(name) for name in ("expert", "greedy", "random"))
+from canasta_sim.strategies import Expert as expert, Greedy as greedy, RandomPlay as random_play
 monitor = memoryview(bytearray(8 * MONITOR_SIZE)).cast("d")
 for game in range(40):
     first, second = (expert, greedy) if game % 2 == 0 else (greedy, expert)
