@@ -30,6 +30,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
 from canasta_sim.runs import dask_backend
+from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import matchmaking_report
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
@@ -263,6 +264,10 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         rules = Rules.from_options(rule_options)
         specs = isolation_options(specs, isolate, memory_limit)
     except CanastaError as error:
+        raise fail(str(error)) from None
+    try:
+        games_at_once_cap()
+    except ValueError as error:
         raise fail(str(error)) from None
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     if memory_limit is not None:

@@ -22,7 +22,7 @@ from canasta_sim.arbiter import MONITOR_GAME, MONITOR_START
 from canasta_sim.plugins.channel import Hub
 from canasta_sim.plugins.proxy import ProcessStrategy
 
-__all__ = ["GAMES_AT_ONCE_VARIABLE", "games_at_once", "play_side_by_side"]
+__all__ = ["GAMES_AT_ONCE_VARIABLE", "games_at_once", "games_at_once_cap", "play_side_by_side"]
 
 GAMES_AT_ONCE_VARIABLE = "CANASTA_SIM_GAMES_AT_ONCE"
 """Environment variable capping the games a worker plays at once (``1``: one at a time, as protocol 1)."""
@@ -41,13 +41,22 @@ def games_at_once(player, remaining: int) -> int:
     if not bots:
         return 1
     width = min(min(bots), remaining)
+    cap = games_at_once_cap()
+    return max(1, width if cap is None else min(width, cap))
+
+
+def games_at_once_cap() -> int | None:
+    """The cap set by ``CANASTA_SIM_GAMES_AT_ONCE``, or None; read by the run's parent first, so that a
+    bad value stops the run with one line before any worker starts (a worker failing on it would be
+    replaced, again and again)."""
     cap = os.environ.get(GAMES_AT_ONCE_VARIABLE, "").strip()
-    if cap:
-        try:
-            width = min(width, max(1, int(cap)))
-        except ValueError:
-            raise ValueError(f"{GAMES_AT_ONCE_VARIABLE}={cap!r} is not a whole number of games") from None
-    return max(1, width)
+    if not cap:
+        return None
+    try:
+        return max(1, int(cap))
+    except ValueError:
+        raise ValueError(f"{GAMES_AT_ONCE_VARIABLE}={cap!r} is not a whole number of games; "
+                         "accepted: a whole number, 1 or more") from None
 
 
 def play_side_by_side(

@@ -337,3 +337,14 @@ def test_time_limit_overrun_is_a_strategy_failure_named_in_one_line(tmp_path):
     assert list(games.termination) == ["forfeit", "forfeit"]
     assert json.loads((forfeited / "run.json").read_text())["time_limit"] == 0.05
     assert "--time-limit 0.05" in json.loads((forfeited / "run.json").read_text())["command"]
+
+
+@pytest.mark.timeout(60)
+def test_a_bad_games_at_once_cap_stops_the_run_in_one_line_before_any_worker(tmp_path, monkeypatch):
+    # A worker failing on it would be replaced again and again: the parent reads it first.
+    monkeypatch.setenv("CANASTA_SIM_GAMES_AT_ONCE", "many")
+    result = CliRunner().invoke(main, ["run", "--games", "4", "-s", "greedy", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2
+    assert "CANASTA_SIM_GAMES_AT_ONCE='many' is not a whole number of games" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "run").exists()
