@@ -170,7 +170,8 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
             "<h2>Strategies</h2>", _strategies_table(manifest),
             '<h2>Summary</h2><div id="summary">', markdown_html(summary_markdown), "</div>"]
     if sections_markdown:
-        body += ['<h2>Paired results, cross table and ratings</h2><div id="sections">',
+        # The sections present (duplicate deals, a round robin's cross table and ratings) head themselves.
+        body += ['<h2>Matchups</h2><div id="sections">',
                  markdown_html(sections_markdown), "</div>"]
     body += ['<h2>Charts</h2><div class="charts">', *_chart_images(run), "</div>",
              '<h2>Games worth seeing</h2><div id="replays">',
