@@ -189,7 +189,8 @@ class MeldingRules:
         self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
     ) -> None:
         # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's
-        # counts are summed in C integers and added to its rank's once (additions is discarded on an error).
+        # counts are summed in C integers and added to its rank's and to ``used`` once each (both are discarded
+        # on an error).
         for group in groups:
             rank = group.rank
             if type(rank) is not int and not is_kind(rank):
@@ -216,7 +217,12 @@ class MeldingRules:
                     if self._probing:  # the message below would be formatted only to be discarded
                         raise _REFUSED
                     raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
-                used[kind] += 1
+            if naturals:
+                used[rank] += naturals  # the naturals are the cards equal to the rank
+            if jokers:
+                used[JOKER] += jokers
+            if deuces:
+                used[TWO] += deuces
             counts = additions.get(rank)
             if counts is None:
                 additions[rank] = [naturals, jokers, deuces]
@@ -395,7 +401,7 @@ class MeldingRules:
         if not groups:
             raise self._fail("R9.1", "a meld needs at least one group of cards", move)
         additions: dict[int, list[int]] = {}
-        used = _NO_KINDS[:]
+        used = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # KIND_COUNT zeros: a literal, no slice of a list
         self._collect(move, groups, additions, used)
         self._verify_in_hand(move, used)
         laid = 0  # summed in C integers where compiled
