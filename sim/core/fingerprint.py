@@ -91,9 +91,12 @@ class GameFingerprint:
             for rank in range(len(live)):
                 if live[rank] != copied[rank]:
                     copied[rank][:] = live[rank]
-        self.red_threes[:] = state.red_threes
+        # The red 3s and whether a side has melded change on few moves: compared before they are copied.
+        if state.red_threes != self.red_threes:
+            self.red_threes[:] = state.red_threes
         self.hand_sizes[:] = state.hand_sizes
-        self.melded[:] = state.side_has_melded
+        if state.side_has_melded != self.melded:
+            self.melded[:] = state.side_has_melded
         self._take_control()
 
     @cython.locals(state=HandState)

@@ -170,11 +170,12 @@ class MeldingRules:
         self._vouched = None
         return vouched
 
-    @cython.locals(kind=Count)
+    @cython.locals(kind=Count, count=Count)
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
         hand = self.hands[self.seat]
         for kind in range(KIND_COUNT):
-            if used[kind] > hand[kind]:
+            count = used[kind]  # a C integer compiled: the kinds the move does not use are passed over at once
+            if count and count > hand[kind]:
                 if self._probing:  # the message below would be formatted only to be discarded
                     raise _REFUSED
                 raise self._fail(
@@ -184,7 +185,7 @@ class MeldingRules:
                     move,
                 )
 
-    @cython.locals(naturals=Count, jokers=Count, deuces=Count)
+    @cython.locals(naturals=Count, jokers=Count, deuces=Count, index=Count, record=MeldGroup)
     def _collect(
         self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
     ) -> None:
@@ -192,7 +193,9 @@ class MeldingRules:
         # counts are summed in C integers and added to its rank's and to ``used`` once each (both are discarded
         # on an error).
         for group in groups:
-            rank = group.rank
+            # The record itself, not a subclass: its fields read as C members compiled (sim/core/moves.pxd).
+            record = group if type(group) is MeldGroup else None
+            rank = group.rank if record is None else record.rank
             if type(rank) is not int and not is_kind(rank):
                 raise self._malformed(move, rank)
             if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
@@ -202,7 +205,7 @@ class MeldingRules:
                     raise _REFUSED
                 raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
             naturals = jokers = deuces = 0
-            for kind in group.cards:
+            for kind in group.cards if record is None else record.cards:
                 if type(kind) is not int and not is_kind(kind):
                     raise self._malformed(move, kind)
                 if kind == rank and rank != WILD_RANK:
@@ -218,7 +221,8 @@ class MeldingRules:
                         raise _REFUSED
                     raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
             if naturals:
-                used[rank] += naturals  # the naturals are the cards equal to the rank
+                index = rank  # a kind: the naturals are the cards equal to the rank
+                used[index] += naturals
             if jokers:
                 used[JOKER] += jokers
             if deuces:
