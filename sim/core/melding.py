@@ -429,8 +429,10 @@ class MeldingRules:
                     f"the side's initial meld needs {minimum} points; these melds count {total}",
                     move,
                 )
-        self._verify_black_three_timing(move, additions, hand_after)
-        self._verify_going_out(move, hand_after, additions)
+        if BLACK_THREE in additions:  # the check's own first condition: most melds lay no black 3
+            self._verify_black_three_timing(move, additions, hand_after)
+        if hand_after <= 1:  # a meld keeping two cards or more cannot go out: _verify_going_out has nothing to check
+            self._verify_going_out(move, hand_after, additions)
         if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
             self._verify_still_going_out(move, additions, used)
         self._collected = (move, additions, used)
