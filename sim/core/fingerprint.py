@@ -119,7 +119,7 @@ class GameFingerprint:
         return (self.seat, self.phase, self.pile_freezers, self.rules, self.requirements, self.scores_before,
                 self.dealer)
 
-    @cython.locals(state=HandState, side=Count)
+    @cython.locals(state=HandState, side=Count, melds=list)
     def holds(self) -> bool:
         """Whether the state still holds what the copy holds: then nothing changed.
 
@@ -136,8 +136,8 @@ class GameFingerprint:
                 and _same_list(state.red_threes, self.red_threes) and _same_list(state.hand_sizes, self.hand_sizes)
                 and _same_list(state.side_has_melded, self.melded) and _same_lists(state.hands, self.hands)):
             return False
-        melds = state.melds
-        if type(melds) is not list or len(melds) != 2:
+        melds = _sized_list(state.melds, 2)
+        if melds is None:
             return False
         for side in range(2):
             if not _same_melds(melds[side], self.melds[side]):
@@ -156,6 +156,13 @@ class GameFingerprint:
         return ""
 
 
+def _sized_list(live: object, size: int) -> list | None:
+    """``live`` if it is a list (not a subclass) of ``size`` items, else ``None``."""
+    if type(live) is list and len(live) == size:
+        return live
+    return None
+
+
 def _same_list(live: object, copied: list) -> bool:
     """Whether ``live`` is a list equal to ``copied`` (a list compares its items by identity first)."""
     return type(live) is list and live == copied
@@ -164,11 +171,9 @@ def _same_list(live: object, copied: list) -> bool:
 @cython.locals(index=Count, size=Count, items=list)
 def _same_lists(live: object, copied: list) -> bool:
     """Whether ``live`` is a list of lists, each equal to the list of ``copied`` at its place."""
-    if type(live) is not list:
-        return False
-    items = live
     size = len(copied)
-    if len(items) != size:
+    items = _sized_list(live, size)
+    if items is None:
         return False
     for index in range(size):
         if not _same_list(items[index], copied[index]):
@@ -180,11 +185,9 @@ def _same_lists(live: object, copied: list) -> bool:
 def _same_melds(live: object, copied: list) -> bool:
     """Whether ``live`` is a list of melds (lists of three counts), each holding the very objects the meld of
     ``copied`` at its place holds: three identities compare in fewer steps than two short lists do."""
-    if type(live) is not list:
-        return False
-    items = live
     size = len(copied)
-    if len(items) != size:
+    items = _sized_list(live, size)
+    if items is None:
         return False
     for rank in range(size):
         found = items[rank]
