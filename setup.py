@@ -60,6 +60,7 @@ COMPILED = {
         "view",
         "strategy",
         "engine",
+        "fingerprint",
         "meld_planning",
         "kernels",
     ],

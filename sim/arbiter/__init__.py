@@ -2,8 +2,9 @@
 
 * :mod:`~canasta_sim.arbiter.clock`: the decision clock and strategies' tracebacks;
 * :mod:`~canasta_sim.arbiter.monitor`: the shared-memory record of the call under way, for the supervisor;
-* :mod:`~canasta_sim.arbiter.fingerprint`: the game's fingerprint (tampering), the code watch
-  (monkeypatching) and which strategies are trusted.
+* :mod:`~canasta_sim.arbiter.fingerprint`: the code watch (monkeypatching) and which strategies are trusted
+  (the game's fingerprint, which finds tampering with the game's objects, reads the hand state: it is the
+  core's, :mod:`canasta_sim.core.fingerprint`).
 
 The engine (:mod:`canasta_sim.core.engine`) calls strategy code, which is untrusted: whatever it raises,
 however long it runs and whatever it changes is the seat's failure.
@@ -19,7 +20,6 @@ from canasta_sim.arbiter.clock import (
 )
 from canasta_sim.arbiter.fingerprint import (
     CodeWatch,
-    GameFingerprint,
     defined_in,
     is_trusted,
     is_trusted_class,
@@ -48,7 +48,6 @@ __all__ = [
     "CodeWatch",
     "DecisionClock",
     "DecisionTimeout",
-    "GameFingerprint",
     "decode_call",
     "defined_in",
     "is_trusted",

@@ -1,10 +1,8 @@
-"""What decides a game, copied to tell whether strategy code changed it, and which strategies are trusted.
+"""Which strategies are trusted, and the watch over the engine's code.
 
-:class:`GameFingerprint` copies what decides the game (hands, stock, pile, melds, red 3s, whose turn
-it is, the rule set, ...) after every change the engine makes, and tells whether anything differs
-after strategy code ran: a difference is tampering.  Comparing after every single call would cost
-too much, so the engine compares before each change it makes and, when both sides were called since
-the last comparison, replays the game comparing after every call to find who changed it.
+The copy of what decides a hand, which the engine compares around strategy code's calls (tampering with
+the game's objects), reads the hand state, so it lives in the core (:mod:`canasta_sim.core.fingerprint`);
+:func:`is_trusted` says whose calls it leaves unchecked.
 
 :class:`CodeWatch` notices, between games, that strategy code rebound a function or class of the
 engine's modules (monkeypatching) and puts the originals back.
@@ -13,9 +11,8 @@ engine's modules (monkeypatching) and puts the originals back.
 from __future__ import annotations
 
 import sys
-from operator import methodcaller
 
-__all__ = ["CodeWatch", "GameFingerprint", "defined_in", "is_trusted", "is_trusted_class", "trust_builtin_strategies"]
+__all__ = ["CodeWatch", "defined_in", "is_trusted", "is_trusted_class", "trust_builtin_strategies"]
 
 _TRUSTED: frozenset[type] = frozenset()
 
@@ -45,73 +42,11 @@ def is_trusted_class(cls: type) -> bool:
     return cls in _TRUSTED
 
 
-# Whose turn it is and what governs it (seat, phase, pile_freezers, rules, requirements, scores_before, dealer):
-# compared by value (mostly identity) after strategy code ran.  A method of the hand state, a C call compiled.
-_CONTROL = methodcaller("control")
-
-
-class GameFingerprint:
-    """A copy of what decides a hand, to tell whether strategy code changed it.
-
-    It covers the cards (the four hands, the stock in order, the discard pile, both sides' melds, the
-    red 3s laid and the hand sizes), whose turn and phase it is, the pile's freezing cards, the rule set,
-    the scores and the initial-meld requirements: everything that decides who wins.  The statistics
-    counters (pile takes, turns, ...) and the views' caches are left out, to keep the check cheap.
-
-    :meth:`take` after every change the engine makes (the melds, the costliest part, are copied again
-    only when the engine's own ``meld_changes`` counter moved); :meth:`changed` compares the live state
-    with the copy and names the first part that differs, or returns ``""``.
-    """
-
-    __slots__ = ("state", "hands", "stock", "pile", "melds", "meld_changes", "control", "red_threes",
-                 "hand_sizes", "melded")
-
-    CONTROL = _CONTROL
-    """Reads the scalar parts (whose turn, phase, rules, scores, requirements) as one tuple."""
-
-    def __init__(self, state) -> None:
-        self.state = state
-        self.meld_changes = -1
-        self.stock = state.stock.copy()
-        self.take()
-
-    def take(self) -> None:
-        """Copy the state as the engine left it (the engine's ``_Seats.apply`` inlines this; keep them alike)."""
-        state = self.state
-        self.hands = list(map(list.copy, state.hands))
-        # The engine only ever pops the stock, and the copy equalled it before the engine's change.
-        del self.stock[len(state.stock):]
-        self.pile = state.pile.copy()
-        if state.meld_changes != self.meld_changes:
-            self.meld_changes = state.meld_changes
-            self.melds = [list(map(list.copy, side)) for side in state.melds]
-        self.control = _CONTROL(state)
-        self.red_threes = state.red_threes.copy()
-        self.hand_sizes = state.hand_sizes.copy()
-        self.melded = state.side_has_melded.copy()
-
-    def changed(self) -> str:
-        """Name what differs from the copy (``""`` when nothing does)."""
-        state = self.state
-        if (state.hands == self.hands and state.stock == self.stock and state.pile == self.pile
-                and state.melds == self.melds and _CONTROL(state) == self.control
-                and state.red_threes == self.red_threes and state.hand_sizes == self.hand_sizes
-                and state.side_has_melded == self.melded):
-            return ""
-        for name, what in (("hands", "a hand"), ("stock", "the stock"), ("pile", "the discard pile"),
-                           ("melds", "the melds"), ("red_threes", "the red 3s laid"),
-                           ("hand_sizes", "the hand sizes"), ("melded", "whether a side has melded")):
-            live = getattr(state, "side_has_melded" if name == "melded" else name)
-            if live != getattr(self, name):
-                return what
-        return "whose turn it is, the phase, the rules, the scores or the meld requirements"
-
-
 # The modules a game runs through: a strategy that rebinds their functions or classes changes other games.
 _WATCHED_MODULES = tuple(f"canasta_sim.core.{name}" for name in (
     "cards", "rules", "moves", "melds", "going_out", "melding", "pile", "state", "legal", "scoring", "view", "strategy",
-    "engine")) + ("canasta_sim.arbiter.clock", "canasta_sim.arbiter.monitor", "canasta_sim.arbiter.fingerprint",
-                  "canasta_sim.errors")
+    "fingerprint", "engine")) + ("canasta_sim.arbiter.clock", "canasta_sim.arbiter.monitor",
+                                 "canasta_sim.arbiter.fingerprint", "canasta_sim.errors")
 
 
 class CodeWatch:

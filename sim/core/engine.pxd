@@ -5,6 +5,7 @@
 
 cimport cython
 
+from canasta_sim.core.fingerprint cimport GameFingerprint
 from canasta_sim.core.kernels cimport CardMemory
 from canasta_sim.core.state cimport HandState
 
@@ -14,7 +15,8 @@ cdef str _OVER, _ACQUIRE
 
 
 cdef class _Seats:
-    cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor, fingerprint
+    cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor
+    cdef public GameFingerprint fingerprint  # None where no seat is checked
     cdef public object last_call, side_bits, handlers, decisions, following, hearing, hearing_handlers
     cdef public list followers  # this hand's event followers (CardMemory), fed in C after every move
     # C integers: tested before and after every call into strategy code.
@@ -24,8 +26,3 @@ cdef class _Seats:
     # The seat a C integer: it indexes the seats' tuples with no boxed int.
     cpdef ask(self, Py_ssize_t seat, decision, method, view)
     cpdef apply(self, HandState state, Py_ssize_t seat, decision, move)
-
-
-# The fingerprint's update after a move, a C call from _Seats.apply reading the hand state's C fields.
-@cython.locals(following=Py_ssize_t, rank=Py_ssize_t, live=list, copied=list)
-cdef _take_fingerprint(HandState state, fingerprint, Py_ssize_t seat)

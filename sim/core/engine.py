@@ -27,11 +27,11 @@ from canasta_sim.arbiter import (
     ArbiterSignal,
     DecisionClock,
     DecisionTimeout,
-    GameFingerprint,
     decode_call,
     is_trusted,
     strategy_traceback,
 )
+from canasta_sim.core.fingerprint import GameFingerprint
 from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
@@ -206,9 +206,12 @@ class _Seats:
         """
         called = self.called
         self.called = 0
-        if called and self.fingerprint is not None:
-            what = self.fingerprint.changed()
-            if what:
+        fingerprint = self.fingerprint
+        if called and fingerprint is not None and not fingerprint.holds():
+            what = fingerprint.changed()
+            if not what:  # equal values in other objects: copy them, so that the next comparison is the quick one
+                fingerprint.take()
+            else:
                 if called == 3:
                     raise _UnattributedChange(what)
                 seat, decision = decode_call(self.last_call)
@@ -282,14 +285,10 @@ class _Seats:
     @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
                    handlers=tuple, listeners=list, followers=list, follower=CardMemory)
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
-        fingerprint = self.fingerprint
         if self.called:
-            # The calls since the last change must have left the game as it was.  GameFingerprint.changed,
-            # inlined: this runs before every move, and a call costs more than the comparisons.
-            if (state.hands != fingerprint.hands or state.stock != fingerprint.stock or state.pile != fingerprint.pile
-                    or state.melds != fingerprint.melds or state.red_threes != fingerprint.red_threes
-                    or state.hand_sizes != fingerprint.hand_sizes or state.side_has_melded != fingerprint.melded
-                    or state.control() != fingerprint.control):
+            # The calls since the last change must have left the game as it was (settle, with its quick
+            # comparison inlined: this runs before every move).
+            if not self.fingerprint.holds():
                 self.settle()
             self.called = 0
         index = seat
@@ -304,7 +303,7 @@ class _Seats:
                 reason="malformed",
             ) from error
         if self.guarded:
-            _take_fingerprint(state, fingerprint, seat)
+            self.fingerprint.after_move(seat)
         followers = self.followers
         for number in range(len(followers)):
             follower = followers[number]
@@ -357,30 +356,6 @@ def _names_followers(cls: type) -> bool:
         if "on_event" in names or "event_follower" in names:
             return base is not Strategy and "on_event" in names and "event_follower" in names
     return False
-
-
-def _take_fingerprint(state: HandState, fingerprint: GameFingerprint, seat: int) -> None:
-    """GameFingerprint.take after a move of ``seat`` (the copies equalled the state before it), updated in
-    place: a move changes only the mover's hand and, as the next turn begins, the next seat's (its dealt
-    red 3s laid and replaced, R3.5), and only the mover's side's melds (R9.5: a player lays only on their
-    own side's), of which only the ranks that differ are copied again; the engine only pops the stock."""
-    hands = fingerprint.hands
-    hands[seat][:] = state.hands[seat]  # in place: the copies stay the fingerprint's own lists, none made anew
-    following = (seat + 1) % 4
-    hands[following][:] = state.hands[following]
-    del fingerprint.stock[len(state.stock):]
-    fingerprint.pile[:] = state.pile
-    if state.meld_changes != fingerprint.meld_changes:
-        fingerprint.meld_changes = state.meld_changes
-        live = state.melds[seat & 1]
-        copied = fingerprint.melds[seat & 1]
-        for rank in range(len(live)):
-            if live[rank] != copied[rank]:
-                copied[rank][:] = live[rank]
-    fingerprint.red_threes[:] = state.red_threes
-    fingerprint.hand_sizes[:] = state.hand_sizes
-    fingerprint.melded[:] = state.side_has_melded
-    fingerprint.control = state.control()
 
 
 class _StrictSeats(_Seats):

@@ -8,6 +8,7 @@
 cimport cython
 
 from canasta_sim.core.melds cimport meld_fits
+from canasta_sim.core.moves cimport MeldGroup
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]

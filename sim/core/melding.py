@@ -170,11 +170,12 @@ class MeldingRules:
         self._vouched = None
         return vouched
 
-    @cython.locals(kind=Count)
+    @cython.locals(kind=Count, count=Count)
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
         hand = self.hands[self.seat]
         for kind in range(KIND_COUNT):
-            if used[kind] > hand[kind]:
+            count = used[kind]  # a C integer compiled: the kinds the move does not use are passed over at once
+            if count and count > hand[kind]:
                 if self._probing:  # the message below would be formatted only to be discarded
                     raise _REFUSED
                 raise self._fail(
@@ -184,14 +185,17 @@ class MeldingRules:
                     move,
                 )
 
-    @cython.locals(naturals=Count, jokers=Count, deuces=Count)
+    @cython.locals(naturals=Count, jokers=Count, deuces=Count, index=Count, record=MeldGroup)
     def _collect(
         self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
     ) -> None:
         # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's
-        # counts are summed in C integers and added to its rank's once (additions is discarded on an error).
+        # counts are summed in C integers and added to its rank's and to ``used`` once each (both are discarded
+        # on an error).
         for group in groups:
-            rank = group.rank
+            # The record itself, not a subclass: its fields read as C members compiled (sim/core/moves.pxd).
+            record = group if type(group) is MeldGroup else None
+            rank = group.rank if record is None else record.rank
             if type(rank) is not int and not is_kind(rank):
                 raise self._malformed(move, rank)
             if not (4 <= rank < KIND_COUNT or rank == BLACK_THREE or rank == WILD_RANK):
@@ -201,7 +205,7 @@ class MeldingRules:
                     raise _REFUSED
                 raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
             naturals = jokers = deuces = 0
-            for kind in group.cards:
+            for kind in group.cards if record is None else record.cards:
                 if type(kind) is not int and not is_kind(kind):
                     raise self._malformed(move, kind)
                 if kind == rank and rank != WILD_RANK:
@@ -216,7 +220,13 @@ class MeldingRules:
                     if self._probing:  # the message below would be formatted only to be discarded
                         raise _REFUSED
                     raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
-                used[kind] += 1
+            if naturals:
+                index = rank  # a kind: the naturals are the cards equal to the rank
+                used[index] += naturals
+            if jokers:
+                used[JOKER] += jokers
+            if deuces:
+                used[TWO] += deuces
             counts = additions.get(rank)
             if counts is None:
                 additions[rank] = [naturals, jokers, deuces]
@@ -395,7 +405,7 @@ class MeldingRules:
         if not groups:
             raise self._fail("R9.1", "a meld needs at least one group of cards", move)
         additions: dict[int, list[int]] = {}
-        used = _NO_KINDS[:]
+        used = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # KIND_COUNT zeros: a literal, no slice of a list
         self._collect(move, groups, additions, used)
         self._verify_in_hand(move, used)
         laid = 0  # summed in C integers where compiled
@@ -419,8 +429,10 @@ class MeldingRules:
                     f"the side's initial meld needs {minimum} points; these melds count {total}",
                     move,
                 )
-        self._verify_black_three_timing(move, additions, hand_after)
-        self._verify_going_out(move, hand_after, additions)
+        if BLACK_THREE in additions:  # the check's own first condition: most melds lay no black 3
+            self._verify_black_three_timing(move, additions, hand_after)
+        if hand_after <= 1:  # a meld keeping two cards or more cannot go out: _verify_going_out has nothing to check
+            self._verify_going_out(move, hand_after, additions)
         if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
             self._verify_still_going_out(move, additions, used)
         self._collected = (move, additions, used)

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from canasta_sim.arbiter import GameFingerprint
 from canasta_sim.core.engine import play_game
+from canasta_sim.core.fingerprint import GameFingerprint
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.errors import StrategyError
@@ -20,8 +20,8 @@ def test_control_is_the_seat_the_phase_the_freezers_the_rules_the_requirements_t
     expected = (state.seat, state.phase, state.pile_freezers, state.rules, state.requirements, state.scores_before,
                 state.dealer)
     assert state.control() == expected
-    assert GameFingerprint.CONTROL(state) == expected
     fingerprint = GameFingerprint(state)
+    assert fingerprint.control == expected
     assert fingerprint.changed() == ""
     state.dealer = 1
     assert fingerprint.changed() == "whose turn it is, the phase, the rules, the scores or the meld requirements"

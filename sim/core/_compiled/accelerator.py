@@ -44,8 +44,8 @@ BUILD_RECORD_NAME = "_build.json"
 LINKED_MODULES = {
     "canasta_sim.core": (
         frozenset({
-            "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine", "legal", "meld_search",
-            "going_out", "scoring", "kernels", "meld_planning",
+            "moves", "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine", "legal",
+            "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint",
         }),
     ),
 }
