@@ -62,6 +62,7 @@ COMPILED = {
         "engine",
         "meld_planning",
         "kernels",
+        "wire",
     ],
 }
 

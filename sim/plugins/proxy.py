@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 
 from canasta_sim.arbiter import trust_builtin_strategies
 from canasta_sim.core.strategy import Strategy
+from canasta_sim.core.wire import ViewWire
 from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
@@ -347,10 +348,8 @@ class ProcessStrategy(Strategy):
         # Started now, while the engine builds the players: a process's start-up is no decision's time.
         self._bot: Endpoint | None = None if self._seat is None else self.pool.acquire(self._seat, self)
         self._tagged = self.pool.tagged
-        self._sent: dict[str, Any] | None = None
-        """The last view the bot was sent in this hand: a protocol-2 request carries only what changed."""
-        self._melds: tuple | None = None
-        """``((state, its meld_changes), melds field)`` of the last view message built."""
+        self._wire = ViewWire()
+        """The view as last sent to the bot in this hand: a protocol-2 request carries only what changed."""
         self._pending: list[bytes] = []
         self._events: list[bytes] = []
         """Events since the last message queued, written as one ``events`` message (one parse for them all)."""
@@ -437,21 +436,9 @@ class ProcessStrategy(Strategy):
         listed = None
         if decision in self.wants_legal:
             listed = [None if move is None else str(move) for move in legal(view)]
-        shown = self._view_message(view)
-        if self._tagged:  # protocol 2: only the fields that changed since the last view sent
-            sent, self._sent = self._sent, shown
-            if sent is not None:
-                shown = {key: value for key, value in shown.items() if sent[key] != value}
+        # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
+        shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
         return self._request(decision, view, decide_message(decision, shown, listed))
-
-    def _view_message(self, view) -> dict[str, Any]:
-        # The melds change far less often than the view is sent: listed again only when the state says so.
-        state = view._state
-        stamp = (state, state.meld_changes)
-        known = self._melds
-        shown = view_message(view, known[1] if known is not None and known[0] == stamp else None)
-        self._melds = (stamp, shown["melds"])
-        return shown
 
     def _planned(self, decision: str):
         """The next answer of the bot's plan for this turn, without asking the process."""
@@ -504,7 +491,7 @@ class ProcessStrategy(Strategy):
         self._plan = []
         self._own_events_known = 0
         self._flush_events()
-        shown = self._sent = self._view_message(view)
+        shown = self._wire.whole(view)
         self._pending.append(self._bot.tagged({"type": "hand_start", "view": shown}))
 
     def on_event(self, event) -> None:
@@ -541,7 +528,7 @@ class ProcessStrategy(Strategy):
         bot = self._bot
         self._flush_events()
         self._pending.append(bot.tagged({"type": "hand_end", "result": hand_result_message(result)}))
-        self._sent = None
+        self._wire.forget()
         if not bot.shared.running or bot.tag not in bot.shared.open:
             return  # the next request reports what became of the process
         data = b"".join(self._pending)
