@@ -76,7 +76,8 @@ class Watching:
 
         player.on_hand_start = hand_start
         for name in DECISIONS:
-            setattr(player, name, lambda view, _method=getattr(player, name): checked(view, _method))
+            method = getattr(player, name)
+            setattr(player, name, lambda view, _method=method: checked(view, _method))
         return player
 
 
