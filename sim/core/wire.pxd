@@ -33,3 +33,19 @@ cdef class ViewWire:
     cdef _table(self, HandState state, bint fresh, dict out)
     @cython.locals(turn=dict)
     cdef _turn_field(self, HandState state, bint fresh, dict out)
+
+
+cdef Py_ssize_t _KNOWN_KEPT
+cdef dict _known, _texts
+
+cdef tuple _entry(move)
+
+
+cdef class EventLog:
+    cdef list _lines
+    cdef public Py_ssize_t mover, known
+
+    @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple)
+    cpdef hear(self, event)
+    cpdef bytes take(self)
+    cpdef clear(self)

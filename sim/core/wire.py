@@ -18,7 +18,7 @@ from typing import Any
 
 from canasta_sim.core.cards import KIND_COUNT
 
-__all__ = ["VIEW_FORMAT", "ViewWire", "meld_rows"]
+__all__ = ["VIEW_FORMAT", "EventLog", "ViewWire", "meld_rows"]
 
 VIEW_FORMAT = 1
 """Version of the view message's layout; bumped when a field changes meaning or goes away."""
@@ -185,3 +185,71 @@ class ViewWire:
                 "laid": _listed(state.turn_laid),
             }
             out["turn"] = turn
+
+
+_KNOWN_KEPT = 8192  # move records whose texts are kept; the cache starts again when it holds more
+_known: dict = {}
+"""Move records seen lately by identity (``id`` -> ``(move, its event lines by seat, its text)``): a
+bot's answers are parsed once per text and a draw is one shared record, so most events are found by
+identity, without hashing the record's fields."""
+_texts: dict = {}
+"""The same by the record's value, for a record seen before as another object."""
+
+
+def _entry(move) -> tuple:
+    entry = _known.get(id(move))
+    if entry is not None and entry[0] is move:
+        return entry
+    if len(_known) > _KNOWN_KEPT:
+        _known.clear()
+        _texts.clear()
+    text = _texts.get(move)
+    if text is None:
+        text = _texts[move] = str(move).encode()
+    # Written by hand: move texts hold no character JSON escapes.
+    entry = (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
+    _known[id(move)] = entry  # the entry holds the record: its id cannot be reused while it is there
+    return entry
+
+
+class EventLog:
+    """The public events a bot has not heard yet, each kept as its JSON text (``[seat, move, red 3s]``).
+
+    :meth:`hear` stands in for a proxy strategy's ``on_event``: the engine calls it after every move, for
+    every seat whose bot listens.
+    """
+
+    __slots__ = ("_lines", "mover", "known")
+
+    def __init__(self) -> None:
+        self._lines: list[bytes] = []
+        self.mover = -1
+        """The seat whose own moves the bot has planned, and so saw as it made them."""
+        self.known = 0
+        """How many of the mover's next moves not to write: the bot made them in a plan."""
+
+    def hear(self, event) -> None:
+        """Keep ``event`` for the next message, unless it is one of the mover's planned moves."""
+        seat = event.seat
+        if self.known and seat == self.mover:
+            self.known -= 1
+            return
+        entry = _entry(event.move)
+        red_threes = event.red_threes
+        if red_threes:
+            self._lines.append(b'[%d,"%s",%d]' % (seat, entry[2], red_threes))
+        else:
+            self._lines.append(entry[1][seat])
+
+    def take(self) -> bytes:
+        """The events kept, as the items of a JSON list (empty when none), and forget them."""
+        if not self._lines:
+            return b""
+        joined = b",".join(self._lines)
+        self._lines.clear()
+        return joined
+
+    def clear(self) -> None:
+        """Forget the events kept and the planned moves (a new hand)."""
+        self._lines.clear()
+        self.known = 0
