@@ -258,7 +258,7 @@ def serve(server: BotServer, source: int, sink: int) -> None:
     """
     pending = b""
     while True:
-        chunk = os.read(source, 1 << 20)
+        chunk = os.read(source, _READ_SIZE)
         if not chunk:
             return
         *lines, pending = (pending + chunk).split(b"\n")
@@ -271,6 +271,11 @@ def serve(server: BotServer, source: int, sink: int) -> None:
             reply = server.handle(message)
             if reply is not None:
                 _write(sink, encode(reply))
+
+
+_READ_SIZE = 1 << 16
+"""Bytes asked of each read: a pipe holds 64 KiB.  A larger request costs more than it brings: Python allocates
+the whole size for each read (a megabyte is mapped and unmapped by the kernel each time)."""
 
 
 def _write(sink: int, reply: bytes) -> None:
