@@ -14,8 +14,9 @@ def test_workers_dying_again_and_again_outside_any_game_stop_the_run_in_one_line
     bot = ROOT / "tests" / "bots" / "idle_deaths.py"
     script = ("import os; os.environ['IDLE_DEATHS_PARENT'] = str(os.getpid()); "
               "from canasta_sim.cli import main; main()")
-    command = [sys.executable, "-c", script, "run", "--games", "2", "--chunk-size", "1", "--workers", "2", "-s", f"{bot}:IdleDeaths",
-               "-s", "greedy", "--out", str(tmp_path / "run"), "-q"]
+    # two one-game chunks on two workers: one plays a long game, the other waits, dies, and so do its successors
+    command = [sys.executable, "-c", script, "run", "--games", "2", "--chunk-size", "1", "--workers", "2",
+               "-s", f"{bot}:IdleDeaths", "-s", "greedy", "--out", str(tmp_path / "run"), "-q"]
     completed = subprocess.run(command, capture_output=True, text=True, timeout=100,
                                env={**os.environ, "IDLE_DEATHS_DIR": str(tmp_path)})
     assert completed.returncode != 0, completed.stdout + completed.stderr
