@@ -34,8 +34,11 @@ def meld_rows(melds) -> list[list[list[int]]]:
         table = melds[side]
         for rank in range(_KIND_COUNT):
             meld = table[rank]
-            if meld[0] or meld[1] or meld[2]:
-                side_rows.append([rank, meld[0], meld[1], meld[2]])
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals or jokers or deuces:
+                side_rows.append([rank, naturals, jokers, deuces])
     return rows
 
 
@@ -50,7 +53,7 @@ class ViewWire:
     __slots__ = ("_hand_number", "_dealer", "_scores", "_seat_to_move", "_phase", "_turn_count", "_acquired",
                  "_asked", "_answer", "_must_stop", "_hand", "_hand_sizes", "_stock_count", "_pile",
                  "_pile_freezers", "_melds", "_meld_state", "_meld_changes", "_side_has_melded",
-                 "_initial_minimum", "_red_threes", "_turn", "_new_ranks", "_sent")
+                 "_minimum_a", "_minimum_b", "_red_threes", "_turn", "_new_ranks", "_sent")
 
     def __init__(self) -> None:
         self._sent = False
@@ -160,10 +163,12 @@ class ViewWire:
             out["side_has_melded"] = self._side_has_melded
         melded = state.side_has_melded
         requirements = state.requirements
-        minimum = [0 if melded[0] else requirements[0], 0 if melded[1] else requirements[1]]
-        if fresh or minimum != self._initial_minimum:
-            self._initial_minimum = minimum
-            out["initial_minimum"] = minimum
+        first = 0 if melded[0] else requirements[0]
+        second = 0 if melded[1] else requirements[1]
+        if fresh or first != self._minimum_a or second != self._minimum_b:
+            self._minimum_a = first
+            self._minimum_b = second
+            out["initial_minimum"] = [first, second]
         value = state.red_threes
         if fresh or value != self._red_threes:
             self._red_threes = _listed(value)
@@ -230,12 +235,12 @@ class EventLog:
 
     def hear(self, event) -> None:
         """Keep ``event`` for the next message, unless it is one of the mover's planned moves."""
-        seat = event.seat
+        seat = event._seat  # the record's own fields: read in C where compiled (sim/core/strategy.pxd)
         if self.known and seat == self.mover:
             self.known -= 1
             return
-        entry = _entry(event.move)
-        red_threes = event.red_threes
+        entry = _entry(event._move)
+        red_threes = event._red_threes
         if red_threes:
             self._lines.append(b'[%d,"%s",%d]' % (seat, entry[2], red_threes))
         else:
