@@ -162,6 +162,10 @@ class _RunPlayer:
         self.player = player
         self.settings = player.settings
 
+    def loaded_strategies(self, chunk: int | None = None):
+        """The run's strategies (:func:`~canasta_sim.runs.interleave.games_at_once` reads their bots' widths)."""
+        return self.player.factories.values()
+
     def play_game(self, chunk: int, game_id: int, monitor):
         outcome = self.player.play_game(game_id, monitor)
         if not isinstance(outcome, StrategyError):
