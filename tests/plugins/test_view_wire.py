@@ -15,18 +15,9 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.wire import ViewWire
 from canasta_sim.plugins.messages import MessageView, view_message
 from canasta_sim.strategies import Expert, Greedy, RandomPlay
+from tests.plugins.test_view_message import RULE_IDS, RULE_SETS, STATE_FIELDS, _plain
 
-STATE_FIELDS = (
-    "acquired", "added_to_existing", "answer", "asked", "dealer", "hand_number", "hand_sizes", "hands",
-    "melded_before_turn", "melded_this_turn", "melds", "must_stop", "phase", "pile", "pile_freezers",
-    "red_threes", "requirements", "scores_before", "seat", "side_has_melded", "stock", "turn_count",
-    "turn_laid", "turn_new_ranks",
-)
 DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
-
-
-def _plain(value):
-    return [_plain(item) for item in value] if isinstance(value, (list, tuple)) else value
 
 
 class Watching:
@@ -82,17 +73,7 @@ class Watching:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize(
-    "rules",
-    [
-        Rules(target_score=2000),
-        Rules(target_score=1500, stock_exhausted_rule="official", dealt_red_three_timing="first_turn",
-              black_three_freezes_pile=True, ask_partner="mandatory", last_card_red_three="meld_no_discard"),
-        Rules(target_score=1500, allow_wild_only_melds=True, wild_ratio_rule="min_two_naturals",
-              going_out_without_discard="only_if_hand_holds_canasta", blocking_wild_cards="joker_only"),
-    ],
-    ids=["default", "official-variants", "wild-variants"],
-)
+@pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
 def test_the_wire_sends_what_changed_since_the_last_view_sent(rules):
     Watching.compared = Watching.sent_fields = 0
     players = [Watching(cls) for cls in (Expert, Greedy, RandomPlay, Expert)]
