@@ -5,7 +5,6 @@
 cimport cython
 
 from canasta_sim.core.state cimport HandState
-from canasta_sim.core.strategy cimport PublicEvent
 from canasta_sim.core.view cimport SeatView
 
 
@@ -48,6 +47,6 @@ cdef class EventLog:
     cdef public Py_ssize_t mover, known
 
     @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple)
-    cpdef hear(self, PublicEvent event)
+    cpdef hear(self, event)
     cpdef bytes take(self)
     cpdef clear(self)

@@ -235,12 +235,12 @@ class EventLog:
 
     def hear(self, event) -> None:
         """Keep ``event`` for the next message, unless it is one of the mover's planned moves."""
-        seat = event._seat  # the record's own fields: read in C where compiled (sim/core/strategy.pxd)
+        seat = event.seat
         if self.known and seat == self.mover:
             self.known -= 1
             return
-        entry = _entry(event._move)
-        red_threes = event._red_threes
+        entry = _entry(event.move)
+        red_threes = event.red_threes
         if red_threes:
             self._lines.append(b'[%d,"%s",%d]' % (seat, entry[2], red_threes))
         else:
