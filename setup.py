@@ -63,6 +63,7 @@ COMPILED = {
         "fingerprint",
         "meld_planning",
         "kernels",
+        "wire",
     ],
 }
 

@@ -83,10 +83,13 @@ def _play(player: ChunkPlayer, games: range, width: int | None) -> None:
 
 
 class _Wrapped:
-    """A :class:`ChunkPlayer` as :func:`games_at_once` finds it in a worker (``player.player.factories``)."""
+    """A :class:`ChunkPlayer` as :func:`games_at_once` finds it in a worker (its ``loaded_strategies``)."""
 
     def __init__(self, player: ChunkPlayer) -> None:
         self.player = player
+
+    def loaded_strategies(self, chunk=None):
+        return self.player.factories.values()
 
 
 def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_once: int | None = None) -> dict:

@@ -143,6 +143,10 @@ class _GamePlayer:
         self.loaded = {spec: load_strategy(spec) for spec in (schedule.plan.new, schedule.plan.old)}
         self.guard = CodeGuard(self.loaded.values())
 
+    def loaded_strategies(self, block: int | None = None):
+        """NEW and OLD (:func:`~canasta_sim.runs.interleave.games_at_once` reads their bots' widths)."""
+        return self.loaded.values()
+
     def play_game(self, block: int, game_id: int, monitor):
         seed, _, specs = self.schedule.game(game_id)
         first, second = (self.loaded[spec] for spec in specs)

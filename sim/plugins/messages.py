@@ -28,6 +28,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.scoring import HandResult, SideHandResult
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
+from canasta_sim.core.wire import VIEW_FORMAT, meld_rows
 from canasta_sim.errors import CanastaError
 
 __all__ = [
@@ -41,9 +42,6 @@ __all__ = [
     "view_message",
 ]
 
-VIEW_FORMAT = 1
-"""Version of the view message's layout; bumped when a field changes meaning or goes away."""
-
 _PHASES = ("acquire", "play", "answer", "over")
 _ACQUIRED = (None, "draw", "pile")
 _INT = frozenset({int})
@@ -55,16 +53,15 @@ class MessageError(CanastaError, ValueError):
     """A view or result message is malformed: a field is missing or holds a value of the wrong shape."""
 
 
-def view_message(view: SeatView, melds: list | None = None) -> dict[str, Any]:
+def view_message(view: SeatView) -> dict[str, Any]:
     """Return what ``view`` shows as a JSON-serialisable dict (see the module's note and ``docs/protocol.md``).
 
-    :param melds: the ``melds`` field of an earlier message of the same hand, when the melds have not
-        changed since (the state's ``meld_changes`` tells): listing them is a third of the message's cost.
+    The arbiter sends views through a :class:`~canasta_sim.core.wire.ViewWire`, which keeps them up to date
+    field by field; this whole view is the reference it is tested against, and the answer to a bot's
+    ``view`` request.
     """
     state = view._state  # the arbiter's side: it reads the live state to describe it, never a strategy
     seat = view._seat
-    if melds is None:
-        melds = meld_rows(state.melds)
     return {
         "format": VIEW_FORMAT,
         "seat": seat,
@@ -83,7 +80,7 @@ def view_message(view: SeatView, melds: list | None = None) -> dict[str, Any]:
         "stock_count": len(state.stock),
         "pile": list(state.pile),
         "pile_freezers": state.pile_freezers,
-        "melds": melds,
+        "melds": meld_rows(state.melds),
         "side_has_melded": list(state.side_has_melded),
         "initial_minimum": [view.requirement(0), view.requirement(1)],
         "red_threes": list(state.red_threes),
@@ -95,12 +92,6 @@ def view_message(view: SeatView, melds: list | None = None) -> dict[str, Any]:
             "laid": list(state.turn_laid),
         },
     }
-
-
-def meld_rows(melds) -> list[list[list[int]]]:
-    """Both sides' melds as the view message lists them: ``[rank, naturals, jokers, deuces]`` per melded rank."""
-    return [[[rank, *meld] for rank, meld in enumerate(melds[side]) if meld[0] or meld[1] or meld[2]]
-            for side in (0, 1)]
 
 
 class MessageView(SeatView):
@@ -129,6 +120,83 @@ class MessageView(SeatView):
             update_view(self, message)
         else:
             _update_unchecked(self, message)
+
+
+    def apply_changes(self, changes: dict[str, Any], message: dict[str, Any]) -> None:
+        """Refresh the view from a protocol-2 request's changes, ``message`` being the whole view they
+        update (already merged with them), for messages from the arbiter itself (the bot server's).
+
+        Only the fields that changed are set: the others hold what the last message said, as long as
+        nothing but messages changed the state since (the server's plans lay melds on it: it then
+        refreshes the view from the whole ``message``).  The tests compare both paths.
+        """
+        if "hand_number" in changes or "dealer" in changes or "scores" in changes:
+            _update_unchecked(self, message)
+            return
+        state = self._state
+        for key, value in changes.items():
+            _APPLY[key](self, state, value)
+        state._vouched = None
+        state._vouched_key = None
+
+
+def _set_hand(view: MessageView, state: HandState, hand: list) -> None:
+    hands = [_NO_CARDS] * 4
+    hands[view._seat] = list(hand)
+    state.hands = hands
+
+
+def _set_melds(view: MessageView, state: HandState, melds: list) -> None:
+    if melds != view._melds_seen:
+        state.melds = _meld_tables_unchecked(melds)
+        state.meld_changes += 1
+        view._melds_seen = melds
+
+
+def _set_turn(view: MessageView, state: HandState, turn: dict) -> None:
+    state.melded_before_turn = turn["melded_before"]
+    state.melded_this_turn = turn["melded"]
+    state.turn_new_ranks = set(turn["new_ranks"])
+    state.added_to_existing = turn["added_to_existing"]
+    state.turn_laid = list(turn["laid"])
+
+
+def _setter(name: str, convert=None):
+    if convert is None:
+        def set_field(view: MessageView, state: HandState, value: Any) -> None:
+            setattr(state, name, value)
+    else:
+        def set_field(view: MessageView, state: HandState, value: Any) -> None:
+            setattr(state, name, convert(value))
+    return set_field
+
+
+def _ignore(view: MessageView, state: HandState, value: Any) -> None:
+    """A field the state derives from the others (``initial_minimum``) or that never changes (``format``, ``seat``)."""
+
+
+_APPLY = {
+    "format": _ignore,
+    "seat": _ignore,
+    "seat_to_move": _setter("seat"),
+    "phase": _setter("phase"),
+    "turn_count": _setter("turn_count"),
+    "acquired": _setter("acquired"),
+    "asked": _setter("asked"),
+    "answer": _setter("answer"),
+    "must_stop": _setter("must_stop"),
+    "hand": _set_hand,
+    "hand_sizes": _setter("hand_sizes", list),
+    "stock_count": _setter("stock", lambda count: [_UNKNOWN_CARD] * count),
+    "pile": _setter("pile", list),
+    "pile_freezers": _setter("pile_freezers"),
+    "melds": _set_melds,
+    "side_has_melded": _setter("side_has_melded", list),
+    "initial_minimum": _ignore,
+    "red_threes": _setter("red_threes", list),
+    "turn": _set_turn,
+}
+"""How each field of a view message is set on the rebuilt state (the same assignments as :func:`_update_unchecked`)."""
 
 
 def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:

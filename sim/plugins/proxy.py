@@ -33,13 +33,17 @@ import weakref
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
+import orjson
+
 from canasta_sim.arbiter import trust_builtin_strategies
 from canasta_sim.core.strategy import Strategy
+from canasta_sim.core.wire import EventLog, ViewWire
 from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
 from canasta_sim.plugins.protocol import (
+    DECISIONS,
     ProtocolError,
     check_answer,
     decide_message,
@@ -347,24 +351,19 @@ class ProcessStrategy(Strategy):
         # Started now, while the engine builds the players: a process's start-up is no decision's time.
         self._bot: Endpoint | None = None if self._seat is None else self.pool.acquire(self._seat, self)
         self._tagged = self.pool.tagged
-        self._sent: dict[str, Any] | None = None
-        """The last view the bot was sent in this hand: a protocol-2 request carries only what changed."""
-        self._melds: tuple | None = None
-        """``((state, its meld_changes), melds field)`` of the last view message built."""
+        self._wire = ViewWire()
+        """The view as last sent to the bot in this hand: a protocol-2 request carries only what changed."""
         self._pending: list[bytes] = []
-        self._events: list[bytes] = []
+        self._log = EventLog()
+        self._log.mover = -1 if self._seat is None else self._seat
+        self.on_event = self._log.hear  # the engine binds the compiled method: no Python call per event
         """Events since the last message queued, written as one ``events`` message (one parse for them all)."""
         self._plan: list[Any] = []
         """Answers the bot gave ahead for the rest of its turn (a reply's ``then``), next first."""
-        self._view_seat: int | None = None
-        self._own_events_known = 0
         """Events of this seat's own moves not to send: the bot made those moves in a plan and saw them."""
         self._values = {key: getattr(self, key) for key in self.parameters}
 
     # ------------------------------------------------------------------------------------ the process
-
-    def _event_seat(self) -> int | None:
-        return self._seat if self._seat is not None else self._view_seat
 
     def _start_game(self, view) -> None:
         # Called at the game's first hook or decision (the engine starts every hand with on_hand_start),
@@ -372,19 +371,24 @@ class ProcessStrategy(Strategy):
         self._game_started = True
         if self._bot is None:
             self._bot = self.pool.acquire(self._seat, self)
-        self._view_seat = view.seat
+        self._log.mover = view.seat if self._seat is None else self._seat
         seat = view.seat if self._seat is None else self._seat
         self._bot.started = True
         message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
         self._pending.insert(0, self._bot.tagged(message))
 
-    def _request(self, decision: str, view, message: dict[str, Any]):
+    def _request(self, decision: str, view, shown: dict[str, Any], listed: list[str] | None):
         bot = self._bot
         if bot is not None and bot.tag not in bot.shared.open:
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
                               "loaded bot spec must be played one at a time", reason="crash")
         self._flush_events()
-        data = b"".join(self._pending) + bot.tagged(message)
+        if listed is None:  # the commonest request, written out: the bytes bot.tagged(decide_message(...)) makes
+            tail = b',"game":%d}\n' % bot.tag if self._tagged else b"}\n"
+            line = _DECIDE_HEADS[decision] + orjson.dumps(shown) + tail
+        else:
+            line = bot.tagged(decide_message(decision, shown, listed))
+        data = b"".join(self._pending) + line
         self._pending.clear()
         try:
             reply = bot.exchange(data, self._seconds, fresh=True)
@@ -398,7 +402,7 @@ class ProcessStrategy(Strategy):
                             raise ProtocolError(f"'then' goes with an ask or meld answer and is a list; got {plan!r}"
                                                 f" with a {decision} answer")
                         self._plan = plan
-                        self._own_events_known += _is_move(value)
+                        self._log.known += _is_move(value)
                     return value
                 if kind == "check":
                     answer = check_answer(view, decision, reply.get("move"))
@@ -437,21 +441,9 @@ class ProcessStrategy(Strategy):
         listed = None
         if decision in self.wants_legal:
             listed = [None if move is None else str(move) for move in legal(view)]
-        shown = self._view_message(view)
-        if self._tagged:  # protocol 2: only the fields that changed since the last view sent
-            sent, self._sent = self._sent, shown
-            if sent is not None:
-                shown = {key: value for key, value in shown.items() if sent[key] != value}
-        return self._request(decision, view, decide_message(decision, shown, listed))
-
-    def _view_message(self, view) -> dict[str, Any]:
-        # The melds change far less often than the view is sent: listed again only when the state says so.
-        state = view._state
-        stamp = (state, state.meld_changes)
-        known = self._melds
-        shown = view_message(view, known[1] if known is not None and known[0] == stamp else None)
-        self._melds = (stamp, shown["melds"])
-        return shown
+        # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
+        shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
+        return self._request(decision, view, shown, listed)
 
     def _planned(self, decision: str):
         """The next answer of the bot's plan for this turn, without asking the process."""
@@ -470,7 +462,7 @@ class ProcessStrategy(Strategy):
             self._plan = []
             raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
                               reason="malformed") from None
-        self._own_events_known += _is_move(value)
+        self._log.known += _is_move(value)
         return value
 
     # ------------------------------------------------------------------------------------ decisions
@@ -502,34 +494,22 @@ class ProcessStrategy(Strategy):
         if not self._game_started:
             self._start_game(view)
         self._plan = []
-        self._own_events_known = 0
         self._flush_events()
-        shown = self._sent = self._view_message(view)
+        self._log.known = 0
+        shown = self._wire.whole(view)
         self._pending.append(self._bot.tagged({"type": "hand_start", "view": shown}))
 
     def on_event(self, event) -> None:
         """Queued for the next request in an ``events`` message, unless the bot made the move in a plan."""
-        if self._own_events_known and event.seat == self._event_seat():
-            self._own_events_known -= 1
-            return
-        # Written by hand: it runs after every move, and move texts hold no character JSON escapes.  Move
-        # records are immutable and repeat (draws above all): each one's text is encoded once.
-        move = event.move
-        text = _MOVE_TEXTS.get(move)
-        if text is None:
-            if len(_MOVE_TEXTS) > 8192:
-                _MOVE_TEXTS.clear()
-            text = _MOVE_TEXTS[move] = str(move).encode()
-        self._events.append(b'[%d,"%s",%d]' % (event.seat, text, event.red_threes))
+        self._log.hear(event)  # each instance's on_event is its log's own (see __init__)
 
     def _flush_events(self) -> None:
-        if self._events:
+        events = self._log.take()
+        if events:
             if self._tagged:
-                self._pending.append(b'{"type":"events","game":%d,"events":[%s]}\n'
-                                     % (self._bot.tag, b",".join(self._events)))
+                self._pending.append(b'{"type":"events","game":%d,"events":[%s]}\n' % (self._bot.tag, events))
             else:
-                self._pending.append(b'{"type":"events","events":[%s]}\n' % b",".join(self._events))
-            self._events.clear()
+                self._pending.append(b'{"type":"events","events":[%s]}\n' % events)
 
     def on_hand_end(self, result) -> None:
         """Sent at once as a ``hand_end`` message with the result, behind the messages still queued.
@@ -541,7 +521,7 @@ class ProcessStrategy(Strategy):
         bot = self._bot
         self._flush_events()
         self._pending.append(bot.tagged({"type": "hand_end", "result": hand_result_message(result)}))
-        self._sent = None
+        self._wire.forget()
         if not bot.shared.running or bot.tag not in bot.shared.open:
             return  # the next request reports what became of the process
         data = b"".join(self._pending)
@@ -550,7 +530,7 @@ class ProcessStrategy(Strategy):
 
 
 _PLANNING = ("ask", "meld")
-_MOVE_TEXTS: dict[Any, bytes] = {}
+_DECIDE_HEADS = {decision: b'{"type":"decide","decision":"%s","view":' % decision.encode() for decision in DECISIONS}
 
 
 def _is_move(value: Any) -> int:

@@ -50,7 +50,7 @@ _METHODS = {
 class _Game:
     """One game this process plays: its player, rules, rebuilt view, last view message, planning budget."""
 
-    __slots__ = ("player", "rules", "view", "message", "planning_budget", "started")
+    __slots__ = ("player", "rules", "view", "message", "planning_budget", "started", "planned")
 
     def __init__(self, player: Strategy, rules: Rules, planning_budget: float | None) -> None:
         self.player = player
@@ -61,6 +61,8 @@ class _Game:
         self.planning_budget = planning_budget
         """Seconds of a request worth planning ahead in: a plan must never cost a decision its deadline."""
         self.started = 0.0
+        self.planned = False
+        """Whether a plan laid melds on the view since the last message: the next one then resets it whole."""
 
 
 class BotServer:
@@ -154,11 +156,16 @@ class BotServer:
         decision = message["decision"]
         game.started = time.monotonic()
         changes = message["view"]
-        if "format" in changes or game.message is None:
+        if "format" in changes or game.message is None or game.view is None:
             game.message = changes  # a whole view (protocol 1 sends one with every request)
+            self._follow(game)
         else:
-            game.message = {**game.message, **changes}
-        self._follow(game)
+            game.message.update(changes)
+            if game.planned:
+                game.view.update(game.message, check=False)
+            else:
+                game.view.apply_changes(changes, game.message)
+        game.planned = False
         player = game.player
         value, answer = self._answer(game, decision)
         if "error" in answer:
@@ -222,6 +229,7 @@ class BotServer:
         return plan
 
     def _lay(self, game: _Game, move: Meld) -> bool:
+        game.planned = True
         try:
             game.view._state.meld(move)
         except (IllegalMoveError, ValueError, TypeError):
@@ -250,7 +258,7 @@ def serve(server: BotServer, source: int, sink: int) -> None:
     """
     pending = b""
     while True:
-        chunk = os.read(source, 1 << 20)
+        chunk = os.read(source, _READ_SIZE)
         if not chunk:
             return
         *lines, pending = (pending + chunk).split(b"\n")
@@ -263,6 +271,11 @@ def serve(server: BotServer, source: int, sink: int) -> None:
             reply = server.handle(message)
             if reply is not None:
                 _write(sink, encode(reply))
+
+
+_READ_SIZE = 1 << 16
+"""Bytes asked of each read: a pipe holds 64 KiB.  A larger request costs more than it brings: Python allocates
+the whole size for each read (a megabyte is mapped and unmapped by the kernel each time)."""
 
 
 def _write(sink: int, reply: bytes) -> None:

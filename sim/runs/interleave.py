@@ -8,7 +8,8 @@ played by :meth:`ChunkPlayer.play_game` from its own seed, with the same strateg
 one it has played alone; results are sent to the supervisor in game order, as the supervisor expects.
 
 In-process strategies and protocol-1 bots play one game at a time, so a run with no protocol-2 bot,
-or with a protocol-1 bot, takes the worker's plain loop and pays nothing for this module.
+or with a protocol-1 bot, takes the worker's plain loop and pays nothing for this module.  The same
+holds for every command the supervisor plays: ``run``, ``compare`` and ``tune``.
 """
 
 from __future__ import annotations
@@ -28,16 +29,18 @@ GAMES_AT_ONCE_VARIABLE = "CANASTA_SIM_GAMES_AT_ONCE"
 """Environment variable capping the games a worker plays at once (``1``: one at a time, as protocol 1)."""
 
 
-def games_at_once(player, remaining: int) -> int:
+def games_at_once(player, remaining: int, chunk=None) -> int:
     """How many of a task's ``remaining`` games a worker plays at once with ``player``.
 
-    The fewest games any bot process of the run announced (``games`` in its ``ready``); 1 when a strategy
-    runs as a protocol-1 bot, or none runs as a bot at all.
+    The fewest games any bot process of the task's strategies announced (``games`` in its ``ready``); 1 when
+    a strategy runs as a protocol-1 bot, or none runs as a bot at all.  ``player`` is a schedule's player
+    (``run``'s, ``compare``'s, ``tune``'s): its ``loaded_strategies(chunk)`` names the strategies of the
+    chunk's games.
     """
-    factories = getattr(getattr(player, "player", None), "factories", None)
-    if not factories:
+    strategies = getattr(player, "loaded_strategies", None)
+    if strategies is None:
         return 1
-    bots = [loaded.cls.games for loaded in factories.values() if issubclass(loaded.cls, ProcessStrategy)]
+    bots = [loaded.cls.games for loaded in strategies(chunk) if issubclass(loaded.cls, ProcessStrategy)]
     if not bots:
         return 1
     width = min(min(bots), remaining)

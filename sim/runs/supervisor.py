@@ -87,6 +87,10 @@ STOP_GRACE_SECONDS = 2.0
 START_FAILURES = 3
 """Workers that die before playing anything, in a row, before the run gives up."""
 
+IDLE_DEATHS = 3
+"""Workers that die in a row outside any game (no game to charge, none played since the last death) before the
+run gives up: such a death is no strategy's doing, and a new worker would only die the same way."""
+
 
 class WorkerStartError(StrategyLoadError):
     """Workers could not start: the strategies do not load there, or they die before playing anything."""
@@ -157,6 +161,10 @@ class _RunPlayer:
     def __init__(self, player: ChunkPlayer) -> None:
         self.player = player
         self.settings = player.settings
+
+    def loaded_strategies(self, chunk: int | None = None):
+        """The run's strategies (:func:`~canasta_sim.runs.interleave.games_at_once` reads their bots' widths)."""
+        return self.player.factories.values()
 
     def play_game(self, chunk: int, game_id: int, monitor):
         outcome = self.player.play_game(game_id, monitor)
@@ -254,6 +262,8 @@ class WorkerPool:
         self.arguments = (schedule, on_error, stop_event, log_queue, level, memory_limit)
         self.workers = [_Worker(context, self.arguments) for _ in range(max(1, workers))]
         self.start_failures = 0
+        self.idle_deaths = 0
+        """Workers that died in a row without a game being charged for it or played since: see :data:`IDLE_DEATHS`."""
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -388,6 +398,7 @@ class _Play:
         self.on_chunk(book.finish(self.directory))
 
     def _record(self, worker: _Worker, game_id: int, outcome, extra=None) -> None:
+        self.pool.idle_deaths = 0
         chunk, _ = worker.task
         worker.task = (chunk, game_id + 1)
         book = self.books[chunk]
@@ -431,11 +442,13 @@ class _Play:
             pool.start_failures += 1
             if pool.start_failures >= START_FAILURES:
                 raise WorkerStartError(f"workers die before playing any game (exit code {worker.process.exitcode})")
+        charged = False
         if worker.task is not None:
             chunk, next_game = worker.task
             game_id = int(worker.monitor[MONITOR_GAME])
             if game_id >= 0 and game_id == next_game:
                 self._charge_death(worker, chunk, game_id)
+                charged = True
                 next_game = game_id + 1
             worker.task = None
             if worker.queued is not None and not pool.stop_event.is_set():
@@ -445,6 +458,13 @@ class _Play:
             else:
                 self._finish(chunk)
         worker.connection.close()
+        if charged:
+            pool.idle_deaths = 0
+        elif worker.ready and not pool.stop_event.is_set():
+            pool.idle_deaths += 1
+            if pool.idle_deaths >= IDLE_DEATHS:
+                raise WorkerStartError(f"workers keep dying outside any game ({pool.idle_deaths} in a row, the last "
+                                       f"with exit code {worker.process.exitcode}); the run stops")
         return _Worker(pool.context, pool.arguments)
 
     def _charge_death(self, worker: _Worker, chunk: Hashable, game_id: int) -> None:

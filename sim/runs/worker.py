@@ -136,7 +136,7 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
             return True
 
         games = range(first, schedule.chunk_games(chunk).stop)
-        width = games_at_once(player, len(games))
+        width = games_at_once(player, len(games), chunk)
         if width > 1:  # bots playing several games per process: the chunk's games side by side
             play_side_by_side(lambda game_id, chunk=chunk: player.play_game(chunk, game_id, monitor), games, width,
                               monitor, stop_event=stop_event, time_limit=schedule.time_limit, report=report)

@@ -306,6 +306,12 @@ class _TaskPlayer:
         self.on_error = on_error
         self.guard = CodeGuard()
 
+    def loaded_strategies(self, task: DealTask) -> list[LoadedStrategy]:
+        """The strategies of the task's games (:func:`~canasta_sim.runs.interleave.games_at_once` reads their
+        bots' widths)."""
+        specs = dict.fromkeys(spec for _, players, _, _ in task_games(task) for spec in players)
+        return [_strategy(spec) for spec in specs]
+
     def play_game(self, task: DealTask, game_id: int, monitor):
         game = task_games(task)[game_id - task.first_game]
         seed, players, _, _ = game

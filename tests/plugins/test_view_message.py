@@ -115,18 +115,19 @@ class Comparing:
         return player
 
 
+RULE_SETS = [
+    Rules(target_score=2000),
+    Rules(target_score=1500, stock_exhausted_rule="official", dealt_red_three_timing="first_turn",
+          black_three_freezes_pile=True, ask_partner="mandatory", last_card_red_three="meld_no_discard"),
+    Rules(target_score=1500, allow_wild_only_melds=True, wild_ratio_rule="min_two_naturals",
+          going_out_without_discard="only_if_hand_holds_canasta", blocking_wild_cards="joker_only"),
+]
+"""Rule sets whose games reach every field of the view (the variants change what the view says)."""
+RULE_IDS = ["default", "official-variants", "wild-variants"]
+
+
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize(
-    "rules",
-    [
-        Rules(target_score=2000),
-        Rules(target_score=1500, stock_exhausted_rule="official", dealt_red_three_timing="first_turn",
-              black_three_freezes_pile=True, ask_partner="mandatory", last_card_red_three="meld_no_discard"),
-        Rules(target_score=1500, allow_wild_only_melds=True, wild_ratio_rule="min_two_naturals",
-              going_out_without_discard="only_if_hand_holds_canasta", blocking_wild_cards="joker_only"),
-    ],
-    ids=["default", "official-variants", "wild-variants"],
-)
+@pytest.mark.parametrize("rules", RULE_SETS, ids=RULE_IDS)
 def test_rebuilt_view_answers_as_the_live_one_at_every_decision(rules):
     Comparing.checked = 0
     players = [Comparing(cls, rules) for cls in (Expert, Greedy, RandomPlay, Expert)]

@@ -45,7 +45,7 @@ LINKED_MODULES = {
     "canasta_sim.core": (
         frozenset({
             "moves", "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine", "legal",
-            "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint",
+            "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint", "wire",
         }),
     ),
 }

@@ -1,0 +1,52 @@
+# C declarations for sim/core/wire.py, read by Cython only (plain Python ignores this file).
+# ViewWire becomes an extension type: it reads the hand state's fields as C struct members
+# (sim/core/melding.pxd) and keeps the values it last sent in C members, its counts as C integers.
+
+cimport cython
+
+from canasta_sim.core.state cimport HandState
+from canasta_sim.core.view cimport SeatView
+
+
+cdef Py_ssize_t _KIND_COUNT
+
+
+@cython.locals(rows=list, side_rows=list, side=Py_ssize_t, rank=Py_ssize_t, table=list, meld=list,
+               naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)
+cpdef list meld_rows(melds)
+
+
+cdef class ViewWire:
+    cdef object _hand_number, _dealer, _scores, _phase, _acquired, _asked, _answer, _must_stop, _hand
+    cdef object _hand_sizes, _pile, _melds, _meld_state, _side_has_melded, _red_threes, _minimum_a, _minimum_b
+    cdef object _turn, _new_ranks
+    cdef Py_ssize_t _seat_to_move, _turn_count, _stock_count, _pile_freezers, _meld_changes
+    cdef bint _sent
+
+    cpdef forget(self)
+    cpdef dict whole(self, SeatView view)
+    @cython.locals(state=HandState, seat=Py_ssize_t, fresh=bint, out=dict, count=Py_ssize_t)
+    cpdef dict changes(self, SeatView view)
+    cdef _flags(self, HandState state, bint fresh, dict out)
+    @cython.locals(count=Py_ssize_t)
+    cdef _cards(self, HandState state, Py_ssize_t seat, bint fresh, dict out)
+    @cython.locals(rows=list, first=object, second=object)
+    cdef _table(self, HandState state, bint fresh, dict out)
+    @cython.locals(turn=dict)
+    cdef _turn_field(self, HandState state, bint fresh, dict out)
+
+
+cdef Py_ssize_t _KNOWN_KEPT
+cdef dict _known, _texts
+
+cdef tuple _entry(move)
+
+
+cdef class EventLog:
+    cdef list _lines
+    cdef public Py_ssize_t mover, known
+
+    @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple)
+    cpdef hear(self, event)
+    cpdef bytes take(self)
+    cpdef clear(self)

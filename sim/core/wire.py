@@ -1,0 +1,260 @@
+"""A seat's view as the bot protocol sends it: the whole view, then only what changed since.
+
+The bot protocol (``docs/protocol.md``) sends a seat's whole view at a hand's start and, under protocol 2,
+with each later decision only the fields whose value differs from the last view sent.  A
+:class:`ViewWire` keeps the values last sent and compares the live state with them field by field: a
+field that did not change costs one comparison, where building the whole view and comparing it with
+the last one built a score of lists and a dict per request.  :meth:`ViewWire.changes` returns the same
+fields, with the same values, as that comparison of whole views (``canasta_sim.plugins.messages.view_message``,
+the tests compare them at every decision of many games); the arbiter encodes the dict it returns.
+
+It reads the arbiter's live state, so it runs on the arbiter's side only, never in a strategy.  Compiled
+(``sim/core/wire.pxd``), the comparisons are C calls on the state's fields.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from canasta_sim.core.cards import KIND_COUNT
+
+__all__ = ["VIEW_FORMAT", "EventLog", "ViewWire", "meld_rows"]
+
+VIEW_FORMAT = 1
+"""Version of the view message's layout; bumped when a field changes meaning or goes away."""
+
+_KIND_COUNT = KIND_COUNT
+
+
+def meld_rows(melds) -> list[list[list[int]]]:
+    """Both sides' melds as the view message lists them: ``[rank, naturals, jokers, deuces]`` per melded rank."""
+    rows = [[], []]
+    for side in range(2):
+        side_rows = rows[side]
+        table = melds[side]
+        for rank in range(_KIND_COUNT):
+            meld = table[rank]
+            naturals = meld[0]
+            jokers = meld[1]
+            deuces = meld[2]
+            if naturals or jokers or deuces:
+                side_rows.append([rank, naturals, jokers, deuces])
+    return rows
+
+
+def _listed(value) -> list:
+    # The state's sequences are lists; a copy is kept, so that the state's later changes in place show.
+    return list(value)
+
+
+class ViewWire:
+    """The view of one seat as last sent to its bot in the current hand (see the module's note)."""
+
+    __slots__ = ("_hand_number", "_dealer", "_scores", "_seat_to_move", "_phase", "_turn_count", "_acquired",
+                 "_asked", "_answer", "_must_stop", "_hand", "_hand_sizes", "_stock_count", "_pile",
+                 "_pile_freezers", "_melds", "_meld_state", "_meld_changes", "_side_has_melded",
+                 "_minimum_a", "_minimum_b", "_red_threes", "_turn", "_new_ranks", "_sent")
+
+    def __init__(self) -> None:
+        self._sent = False
+        self._meld_state = None
+
+    def forget(self) -> None:
+        """Nothing was sent in this hand: the next message is the whole view."""
+        self._sent = False
+        self._meld_state = None
+
+    def whole(self, view) -> dict[str, Any]:
+        """The whole view (``hand_start``, protocol 1), remembered as the view last sent."""
+        self._sent = False
+        return self.changes(view)
+
+    def changes(self, view) -> dict[str, Any]:
+        """The fields that differ from the view last sent, remembered as sent; the whole view (its ``format``
+        and ``seat`` first) when nothing was sent in this hand."""
+        state = view._state
+        seat = view._seat
+        fresh = not self._sent
+        self._sent = True
+        out: dict[str, Any] = {"format": VIEW_FORMAT, "seat": seat} if fresh else {}
+        value = state.hand_number
+        if fresh or value != self._hand_number:
+            self._hand_number = value
+            out["hand_number"] = value
+        value = state.dealer
+        if fresh or value != self._dealer:
+            self._dealer = value
+            out["dealer"] = value
+        scores = view._scores
+        if fresh or scores[0] != self._scores[0] or scores[1] != self._scores[1]:
+            self._scores = (scores[0], scores[1])
+            out["scores"] = [scores[0], scores[1]]
+        count = state.seat
+        if fresh or count != self._seat_to_move:
+            self._seat_to_move = count
+            out["seat_to_move"] = count
+        value = state.phase
+        if fresh or value != self._phase:
+            self._phase = value
+            out["phase"] = value
+        count = state.turn_count
+        if fresh or count != self._turn_count:
+            self._turn_count = count
+            out["turn_count"] = count
+        self._flags(state, fresh, out)
+        self._cards(state, seat, fresh, out)
+        self._table(state, fresh, out)
+        self._turn_field(state, fresh, out)
+        return out
+
+    def _flags(self, state, fresh: bool, out: dict) -> None:
+        value = state.acquired
+        if fresh or value != self._acquired:
+            self._acquired = value
+            out["acquired"] = value
+        value = state.asked
+        if fresh or value != self._asked:
+            self._asked = value
+            out["asked"] = value
+        value = state.answer
+        if fresh or value != self._answer:
+            self._answer = value
+            out["answer"] = value
+        value = state.must_stop
+        if fresh or value != self._must_stop:
+            self._must_stop = value
+            out["must_stop"] = value
+
+    def _cards(self, state, seat: int, fresh: bool, out: dict) -> None:
+        value = state.hands[seat]
+        if fresh or value != self._hand:
+            self._hand = _listed(value)
+            out["hand"] = self._hand
+        value = state.hand_sizes
+        if fresh or value != self._hand_sizes:
+            self._hand_sizes = _listed(value)
+            out["hand_sizes"] = self._hand_sizes
+        count = len(state.stock)
+        if fresh or count != self._stock_count:
+            self._stock_count = count
+            out["stock_count"] = count
+        value = state.pile
+        if fresh or value != self._pile:
+            self._pile = _listed(value)
+            out["pile"] = self._pile
+        count = state.pile_freezers
+        if fresh or count != self._pile_freezers:
+            self._pile_freezers = count
+            out["pile_freezers"] = count
+
+    def _table(self, state, fresh: bool, out: dict) -> None:
+        # The melds change far less often than the view is sent: listed again only when the state says they
+        # changed (its meld_changes), and sent only when the listing differs from the last one sent.
+        if fresh or state is not self._meld_state or state.meld_changes != self._meld_changes:
+            self._meld_state = state
+            self._meld_changes = state.meld_changes
+            rows = meld_rows(state.melds)
+            if fresh or rows != self._melds:
+                self._melds = rows
+                out["melds"] = rows
+        value = state.side_has_melded
+        if fresh or value != self._side_has_melded:
+            self._side_has_melded = _listed(value)
+            out["side_has_melded"] = self._side_has_melded
+        melded = state.side_has_melded
+        requirements = state.requirements
+        first = 0 if melded[0] else requirements[0]
+        second = 0 if melded[1] else requirements[1]
+        if fresh or first != self._minimum_a or second != self._minimum_b:
+            self._minimum_a = first
+            self._minimum_b = second
+            out["initial_minimum"] = [first, second]
+        value = state.red_threes
+        if fresh or value != self._red_threes:
+            self._red_threes = _listed(value)
+            out["red_threes"] = self._red_threes
+
+    def _turn_field(self, state, fresh: bool, out: dict) -> None:
+        # The turn's record goes whole when any of its fields changed (docs/protocol.md).
+        new_ranks = state.turn_new_ranks
+        turn = None if fresh else self._turn
+        if (fresh or state.melded_before_turn != turn["melded_before"] or state.melded_this_turn != turn["melded"]
+                or state.added_to_existing != turn["added_to_existing"] or state.turn_laid != turn["laid"]
+                or new_ranks != self._new_ranks):
+            self._new_ranks = frozenset(new_ranks)
+            turn = self._turn = {
+                "melded_before": state.melded_before_turn,
+                "melded": state.melded_this_turn,
+                "new_ranks": sorted(new_ranks),
+                "added_to_existing": state.added_to_existing,
+                "laid": _listed(state.turn_laid),
+            }
+            out["turn"] = turn
+
+
+_KNOWN_KEPT = 8192  # move records whose texts are kept; the cache starts again when it holds more
+_known: dict = {}
+"""Move records seen lately by identity (``id`` -> ``(move, its event lines by seat, its text)``): a
+bot's answers are parsed once per text and a draw is one shared record, so most events are found by
+identity, without hashing the record's fields."""
+_texts: dict = {}
+"""The same by the record's value, for a record seen before as another object."""
+
+
+def _entry(move) -> tuple:
+    entry = _known.get(id(move))
+    if entry is not None and entry[0] is move:
+        return entry
+    if len(_known) > _KNOWN_KEPT:
+        _known.clear()
+        _texts.clear()
+    text = _texts.get(move)
+    if text is None:
+        text = _texts[move] = str(move).encode()
+    # Written by hand: move texts hold no character JSON escapes.
+    entry = (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
+    _known[id(move)] = entry  # the entry holds the record: its id cannot be reused while it is there
+    return entry
+
+
+class EventLog:
+    """The public events a bot has not heard yet, each kept as its JSON text (``[seat, move, red 3s]``).
+
+    :meth:`hear` stands in for a proxy strategy's ``on_event``: the engine calls it after every move, for
+    every seat whose bot listens.
+    """
+
+    __slots__ = ("_lines", "mover", "known")
+
+    def __init__(self) -> None:
+        self._lines: list[bytes] = []
+        self.mover = -1
+        """The seat whose own moves the bot has planned, and so saw as it made them."""
+        self.known = 0
+        """How many of the mover's next moves not to write: the bot made them in a plan."""
+
+    def hear(self, event) -> None:
+        """Keep ``event`` for the next message, unless it is one of the mover's planned moves."""
+        seat = event.seat
+        if self.known and seat == self.mover:
+            self.known -= 1
+            return
+        entry = _entry(event.move)
+        red_threes = event.red_threes
+        if red_threes:
+            self._lines.append(b'[%d,"%s",%d]' % (seat, entry[2], red_threes))
+        else:
+            self._lines.append(entry[1][seat])
+
+    def take(self) -> bytes:
+        """The events kept, as the items of a JSON list (empty when none), and forget them."""
+        if not self._lines:
+            return b""
+        joined = b",".join(self._lines)
+        self._lines.clear()
+        return joined
+
+    def clear(self) -> None:
+        """Forget the events kept and the planned moves (a new hand)."""
+        self._lines.clear()
+        self.known = 0
