@@ -91,7 +91,7 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
     """
     if is_bot_spec(spec):
-        cls, parameters = load_bot_class(spec)
+        cls, parameters = load_bot_class(spec, file=file)
         loaded_from = None
     else:
         target, parameters = parse_spec(spec)

@@ -54,7 +54,7 @@ from canasta_sim.plugins.protocol import (
     parse_answer,
     parse_ready,
 )
-from canasta_sim.plugins.specs import parse_spec
+from canasta_sim.plugins.specs import is_file_part, parse_spec
 
 __all__ = [
     "BOT_PREFIXES",
@@ -99,8 +99,11 @@ def isolate_spec(spec: str, builtin_names) -> str:
     return f"isolated:{stripped}"
 
 
-def bot_command(spec: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
+def bot_command(spec: str, *, file: str | None = None) -> tuple[list[str], tuple[tuple[str, str], ...]]:
     """The command line that runs a bot spec, and the parameters the spec gives.
+
+    :param file: for ``isolated:FILE.py:Class``, the file as a run recorded it (an absolute path): the bot's
+        process loads it instead of the spec's path, which is relative to where the run started, when it exists.
 
     >>> argv, parameters = bot_command("cmd:sh bot.sh --fast:depth=2")
     >>> argv, parameters
@@ -114,6 +117,9 @@ def bot_command(spec: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
         if is_bot_spec(inner):
             raise StrategyLoadError(f"strategy spec {spec!r}: {inner.split(':')[0]}: specs run in a process already")
         target, parameters = parse_spec(inner)
+        module_part, sep, class_name = target.rpartition(":")
+        if file is not None and sep and is_file_part(module_part) and os.path.isfile(file):
+            target = f"{file}:{class_name}"
         return [sys.executable, "-m", "canasta_sim.plugins.server", target], parameters
     if not stripped.startswith("cmd:"):
         raise StrategyLoadError(f"strategy spec {spec!r} is not a bot spec; bot specs start with isolated: or cmd:")
@@ -144,13 +150,13 @@ def _split_parameters(command: str, spec: str) -> tuple[str, tuple[tuple[str, st
     return head, tuple(parameters)
 
 
-def load_bot_class(spec: str) -> tuple[type[ProcessStrategy], tuple[tuple[str, str], ...]]:
+def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessStrategy], tuple[tuple[str, str], ...]]:
     """Start the bot once, read its handshake, and return a :class:`ProcessStrategy` class named after it
     (its ``name``, ``version``, ``description`` and ``parameters`` are the bot's) and the spec's parameters.
 
     :raises StrategyLoadError: when the bot cannot start or its handshake is not the protocol.
     """
-    argv, parameters = bot_command(spec)
+    argv, parameters = bot_command(spec, file=file)
     stripped = spec.strip()
     bot = BotProcess(argv, label=stripped, memory_limit=memory_limit())
     try:

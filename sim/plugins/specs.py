@@ -50,9 +50,14 @@ def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
 def spec_file(spec: str) -> Path | None:
     """The absolute path of a file spec's file, resolved from the working directory; ``None`` for other specs.
 
+    An ``isolated:`` spec's file is its inner spec's: the file is loaded in the bot's process, from this path.
+
     >>> spec_file("expert") is None
     True
     """
+    spec = spec.strip()
+    if spec.startswith("isolated:"):  # the loader's prefix, spelled here because this module imports no loader
+        spec = spec[len("isolated:"):]
     try:
         target, _ = parse_spec(spec)
     except StrategyLoadError:

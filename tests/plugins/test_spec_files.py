@@ -60,3 +60,26 @@ def test_a_moved_file_is_found_where_the_spec_says_and_a_missing_one_names_both_
     assert loaded.file == str(tmp_path / "my_bot.py") and loaded.label == "my-bot@1"
     with pytest.raises(StrategyLoadError, match="does not exist here, nor where the run found it"):
         load_strategy("nowhere/my_bot.py:MyBot", file=str(tmp_path / "gone" / "my_bot.py"))
+
+
+def test_an_isolated_file_spec_records_its_inner_file():
+    from canasta_sim.plugins.specs import spec_file
+
+    assert spec_file("isolated:bots/mine.py:Mine:depth=2") == Path("bots/mine.py").resolve()
+    assert spec_file("isolated:expert") is None
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_file_bot_loads_the_recorded_file_from_any_directory(tmp_path, monkeypatch):
+    from canasta_sim.plugins.loader import load_strategy
+    from canasta_sim.plugins.proxy import bot_command
+
+    (tmp_path / "project").mkdir()
+    recorded = tmp_path / "project" / "my_bot.py"
+    shutil.copy(ROOT / "examples" / "my_bot.py", recorded)
+    monkeypatch.chdir(tmp_path)  # no my_bot.py here: only the recorded path can load it
+    argv, _ = bot_command("isolated:my_bot.py:MyBot", file=str(recorded))
+    assert argv[-1] == f"{recorded}:MyBot"
+    assert bot_command("isolated:my_bot.py:MyBot", file=str(tmp_path / "gone.py"))[0][-1] == "my_bot.py:MyBot"
+    loaded = load_strategy("isolated:my_bot.py:MyBot", file=str(recorded))
+    assert loaded.label == "my-bot@1"
