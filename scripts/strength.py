@@ -4,7 +4,9 @@ Plays ``--games`` games of ``SPEC`` against ``--against`` (each deal twice, the 
 ``canasta-sim run --duplicate``) in ``--workers`` processes, times every decision each side is asked on
 the process's own clock, and measures this machine's pure-Python floor (``../shared/bench/floor.py``,
 or ``--floor-script``) before and after, so that decision times are also given scaled to a machine
-whose floor is 5,000 hands/s (ms x floor / 5000, the floor the mean of the two readings).
+whose floor is 5,000 hands/s (ms x floor / 5000, the floor the mean of the two readings).  Each decision
+is timed twice: on the wall clock, and in the process's own CPU time, which other work sharing the
+machine's cores does not inflate (the floor is read while the games are not running).
 ``--max-minutes`` starts no game after that long, so a run on a busy machine ends in time; the
 figures then say how many games were played (a deal whose second game did not finish is left out).
 
@@ -38,19 +40,22 @@ DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "ch
 
 
 def timed(spec: str, totals: list[float]) -> LoadedStrategy:
-    """``spec`` loaded, its class wrapped so that every decision adds ``[count, seconds]`` to ``totals``."""
+    """``spec`` loaded, its class wrapped so that every decision adds ``[count, seconds, CPU seconds]`` to
+    ``totals`` (the wall clock's, and this process's own CPU time, which other work on the machine does not
+    inflate)."""
     loaded = load_strategy(spec)
 
     def wrap(name: str):
         method = getattr(loaded.cls, name)
 
         def decide(self, view):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             try:
                 return method(self, view)
             finally:
                 totals[0] += 1
                 totals[1] += time.perf_counter() - start
+                totals[2] += time.process_time() - cpu
 
         return decide
 
@@ -61,7 +66,7 @@ def timed(spec: str, totals: list[float]) -> LoadedStrategy:
 
 def play_one(spec: str, against: str, seed: int, number: int) -> dict:
     """Game ``number``: deal ``number // 2``, ``spec`` as side A on even numbers, side B on odd ones."""
-    mine, theirs = [0, 0.0], [0, 0.0]
+    mine, theirs = [0, 0.0, 0.0], [0, 0.0, 0.0]
     side = number % 2
     first, second = timed(spec, mine), timed(against, theirs)
     players = [first, second, first, second] if side == 0 else [second, first, second, first]
@@ -116,9 +121,15 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
     def timing(key: str) -> dict:
         count = sum(result[key][0] for result in results)
         seconds = sum(result[key][1] for result in results)
+        cpu = sum(result[key][2] for result in results)
         mean = 1000 * seconds / count if count else None
-        scaled = mean * floor_mean / REFERENCE_FLOOR if mean is not None and floor_mean else None
-        return {"decisions": count, "mean_decision_ms": mean, "mean_decision_ms_at_floor_5000": scaled}
+        cpu_mean = 1000 * cpu / count if count else None
+
+        def scale(value):
+            return value * floor_mean / REFERENCE_FLOOR if value is not None and floor_mean else None
+
+        return {"decisions": count, "mean_decision_ms": mean, "mean_decision_ms_at_floor_5000": scale(mean),
+                "mean_decision_cpu_ms": cpu_mean, "mean_decision_cpu_ms_at_floor_5000": scale(cpu_mean)}
 
     return {
         "spec": spec, "against": against, "seed": seed, "games_asked": games, "games": played, "points": points,

@@ -79,6 +79,7 @@ from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
+from canasta_sim.strategies.hand_estimate import estimate_scores
 from canasta_sim.strategies.random_play import RandomPlay
 
 __all__ = ["Pimc", "match_value"]
@@ -195,7 +196,7 @@ class Pimc(Expert):
     version = 3
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
     parameters = {**Expert.parameters, "samples": 24, "screen": 8, "policy": "expert", "width": 3, "budget": 0.0,
-                  "confidence": 1.0, "avoid": 0.25}
+                  "confidence": 1.0, "avoid": 0.25, "horizon": 0}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -213,6 +214,10 @@ class Pimc(Expert):
             raise StrategyLoadError(f"strategy 'pimc' parameter budget={self.budget!r} must be 0 or more seconds")
         if not 0 <= self.avoid <= 1:
             raise StrategyLoadError(f"strategy 'pimc' parameter avoid={self.avoid!r} must be between 0 and 1")
+        if self.horizon < 0:
+            raise StrategyLoadError(
+                f"strategy 'pimc' parameter horizon={self.horizon!r} must be 0 (play to the hand's end) or more turns"
+            )
         if not self.confidence >= 0:
             raise StrategyLoadError(f"strategy 'pimc' parameter confidence={self.confidence!r} must be 0 or more")
         self._policy = POLICIES[self.policy]
@@ -350,12 +355,15 @@ class Pimc(Expert):
                 if not state.is_over:
                     if informed:
                         memory = listener._memory
-                        players = [_PlayoutExpert(random.Random(seed + other), memory) for other in range(4)]
+                        # Expert never draws from its generator: none is made (seeding one per seat cost a tenth
+                        # of the search), and play is the same.
+                        players = [_PlayoutExpert(None, memory) for _ in range(4)]
                     else:
                         players = [self._policy(random.Random(seed + other)) for other in range(4)]
                     candidate.prepare(players, seat)
-                    playout(state, players, scores)
-                values[index].append(match_value(score_hand(state).totals_after, side, rules))
+                    playout(state, players, scores, turns=self.horizon)
+                totals = score_hand(state).totals_after if state.is_over else estimate_scores(state)
+                values[index].append(match_value(totals, side, rules))
         return values
 
     def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]], *,
