@@ -83,10 +83,11 @@ def measure_floor(script: Path) -> float | None:
     return float(output.stdout.split()[-1])
 
 
-def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: float) -> list[dict]:
+def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: float, *,
+               progress: bool = False) -> list[dict]:
     """``play(*arguments, number)`` for games ``0 .. games - 1`` in ``workers`` processes, starting none after
     ``max_minutes`` (0: no limit); the results of whole duplicate pairs (a deal whose second game did not
-    finish is left out)."""
+    finish is left out); with ``progress``, the games so far and their mean points go to stderr."""
     deadline = time.perf_counter() + max_minutes * 60 if max_minutes > 0 else math.inf
     results = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -100,6 +101,9 @@ def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: fl
                 break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             results.extend(future.result() for future in done)
+            if progress:
+                share = sum(result["points"] for result in results) / len(results)
+                print(f"{len(results)} games, {share:.3f}", file=sys.stderr, flush=True)
             if time.perf_counter() >= deadline:
                 number = games  # start nothing new; finish what is running
     numbers = {result["number"] for result in results}
@@ -110,7 +114,7 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
     """Play the games and return the figures."""
     floor_before = measure_floor(floor)
     start = time.perf_counter()
-    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes)
+    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes, progress=True)
     floor_after = measure_floor(floor)
     played = len(results)
     points = sum(result["points"] for result in results)

@@ -58,8 +58,12 @@ default): when positive, worlds are sampled until the budget is spent (at least 
 ``screen`` are ignored, and play then depends on the machine's speed, so a game is reproducible from
 its seed only with ``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate
 must lead expert's choice by to replace it (0: the best mean wins); ``avoid`` (0 to 1, default 0.25)
-the weight of worlds in which a seat holds a pair of a rank it avoids (1: uniform).  Expert's
-parameters apply to its rules for melds and asking.
+the weight of worlds in which a seat holds a pair of a rank it avoids (1: uniform); ``horizon`` the
+turns a play-out lasts after the searched turn, 0 (the default) for the whole hand: a play-out cut
+short is valued by the static estimate of the hand's end in
+:mod:`canasta_sim.strategies.hand_estimate` (both sides' final scores from the melds, canastas, red
+3s, the hands and the pile at the cut), so each world costs a fraction of a whole play-out and
+more of them fit the same time.  Expert's parameters apply to its rules for melds and asking.
 
 Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``;
 pimc@3 plays out with experts that remember the hand, and screens: 8 worlds, up to 24.
@@ -193,10 +197,10 @@ class Pimc(Expert):
     """Expert's rules for melds, with its key decisions searched by sampling worlds and playing them out."""
 
     name = "pimc"
-    version = 3
+    version = 4
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
-    parameters = {**Expert.parameters, "samples": 24, "screen": 8, "policy": "expert", "width": 3, "budget": 0.0,
-                  "confidence": 1.0, "avoid": 0.25, "horizon": 0}
+    parameters = {**Expert.parameters, "samples": 96, "screen": 24, "policy": "expert", "width": 4, "budget": 0.0,
+                  "confidence": 1.0, "avoid": 0.25, "horizon": 12}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
