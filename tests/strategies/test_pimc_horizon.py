@@ -68,9 +68,14 @@ def test_a_cut_search_plays_legal_games_that_repeat_exactly_for_a_seed():
     assert all(max(game.scores) >= 1500 for game in first)
 
 
-def test_horizon_loads_from_a_spec_and_a_negative_one_is_refused_in_one_line():
-    player = load_strategy("pimc:horizon=6")(random.Random(1))
-    assert player.horizon == 6
+def test_pimc_4_cuts_its_play_outs_by_default_and_horizon_loads_from_a_spec():
+    assert Pimc.label() == "pimc@4"
+    default = Pimc(random.Random(1))
+    assert (default.horizon, default.samples, default.screen, default.width) == (12, 96, 24, 4)
+    assert load_strategy("pimc:horizon=6")(random.Random(1)).horizon == 6
+
+
+def test_a_negative_horizon_is_refused_in_one_line():
     with pytest.raises(StrategyLoadError) as refused:
         Pimc(random.Random(1), horizon=-1)
     message = str(refused.value)
