@@ -4,7 +4,9 @@ Plays ``--games`` games of ``SPEC`` against ``--against`` (each deal twice, the 
 ``canasta-sim run --duplicate``) in ``--workers`` processes, times every decision each side is asked on
 the process's own clock, and measures this machine's pure-Python floor (``../shared/bench/floor.py``,
 or ``--floor-script``) before and after, so that decision times are also given scaled to a machine
-whose floor is 5,000 hands/s (ms x floor / 5000, the floor the mean of the two readings).
+whose floor is 5,000 hands/s (ms x floor / 5000, the floor the mean of the two readings).  Each decision
+is timed twice: on the wall clock, and in the process's own CPU time, which other work sharing the
+machine's cores does not inflate (the floor is read while the games are not running).
 ``--max-minutes`` starts no game after that long, so a run on a busy machine ends in time; the
 figures then say how many games were played (a deal whose second game did not finish is left out).
 
@@ -38,19 +40,22 @@ DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "ch
 
 
 def timed(spec: str, totals: list[float]) -> LoadedStrategy:
-    """``spec`` loaded, its class wrapped so that every decision adds ``[count, seconds]`` to ``totals``."""
+    """``spec`` loaded, its class wrapped so that every decision adds ``[count, seconds, CPU seconds]`` to
+    ``totals`` (the wall clock's, and this process's own CPU time, which other work on the machine does not
+    inflate)."""
     loaded = load_strategy(spec)
 
     def wrap(name: str):
         method = getattr(loaded.cls, name)
 
         def decide(self, view):
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             try:
                 return method(self, view)
             finally:
                 totals[0] += 1
                 totals[1] += time.perf_counter() - start
+                totals[2] += time.process_time() - cpu
 
         return decide
 
@@ -61,7 +66,7 @@ def timed(spec: str, totals: list[float]) -> LoadedStrategy:
 
 def play_one(spec: str, against: str, seed: int, number: int) -> dict:
     """Game ``number``: deal ``number // 2``, ``spec`` as side A on even numbers, side B on odd ones."""
-    mine, theirs = [0, 0.0], [0, 0.0]
+    mine, theirs = [0, 0.0, 0.0], [0, 0.0, 0.0]
     side = number % 2
     first, second = timed(spec, mine), timed(against, theirs)
     players = [first, second, first, second] if side == 0 else [second, first, second, first]
@@ -78,10 +83,11 @@ def measure_floor(script: Path) -> float | None:
     return float(output.stdout.split()[-1])
 
 
-def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: float) -> list[dict]:
+def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: float, *,
+               progress: bool = False) -> list[dict]:
     """``play(*arguments, number)`` for games ``0 .. games - 1`` in ``workers`` processes, starting none after
     ``max_minutes`` (0: no limit); the results of whole duplicate pairs (a deal whose second game did not
-    finish is left out)."""
+    finish is left out); with ``progress``, the games so far and their mean points go to stderr."""
     deadline = time.perf_counter() + max_minutes * 60 if max_minutes > 0 else math.inf
     results = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
@@ -95,6 +101,9 @@ def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: fl
                 break
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             results.extend(future.result() for future in done)
+            if progress:
+                share = sum(result["points"] for result in results) / len(results)
+                print(f"{len(results)} games, {share:.3f}", file=sys.stderr, flush=True)
             if time.perf_counter() >= deadline:
                 number = games  # start nothing new; finish what is running
     numbers = {result["number"] for result in results}
@@ -105,7 +114,7 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
     """Play the games and return the figures."""
     floor_before = measure_floor(floor)
     start = time.perf_counter()
-    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes)
+    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes, progress=True)
     floor_after = measure_floor(floor)
     played = len(results)
     points = sum(result["points"] for result in results)
@@ -116,9 +125,15 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
     def timing(key: str) -> dict:
         count = sum(result[key][0] for result in results)
         seconds = sum(result[key][1] for result in results)
+        cpu = sum(result[key][2] for result in results)
         mean = 1000 * seconds / count if count else None
-        scaled = mean * floor_mean / REFERENCE_FLOOR if mean is not None and floor_mean else None
-        return {"decisions": count, "mean_decision_ms": mean, "mean_decision_ms_at_floor_5000": scaled}
+        cpu_mean = 1000 * cpu / count if count else None
+
+        def scale(value):
+            return value * floor_mean / REFERENCE_FLOOR if value is not None and floor_mean else None
+
+        return {"decisions": count, "mean_decision_ms": mean, "mean_decision_ms_at_floor_5000": scale(mean),
+                "mean_decision_cpu_ms": cpu_mean, "mean_decision_cpu_ms_at_floor_5000": scale(cpu_mean)}
 
     return {
         "spec": spec, "against": against, "seed": seed, "games_asked": games, "games": played, "points": points,

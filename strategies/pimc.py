@@ -22,8 +22,11 @@ Decisions searched:
 Melds, the initial meld and whether to ask follow expert's rules (this class extends
 :class:`~canasta_sim.strategies.expert.Expert`, whose memory it keeps too).
 
-**Evaluation.** A play-out ends the hand; its score (R14) gives both sides' running totals after
-it.  The value of those totals for this seat's side is an estimated chance of winning the game:
+**Evaluation.** A play-out lasts the rest of the searched turn and ``horizon`` more turns (default
+12), or to the hand's end when that comes first or ``horizon`` is 0; the hand's score (R14), or at a
+cut the static estimate of both sides' final scores
+(:func:`canasta_sim.strategies.hand_estimate.estimate_scores`), gives both sides' running totals
+after it.  The value of those totals for this seat's side is an estimated chance of winning the game:
 1 or 0 when the hand reaches the target (R15.1) with a leader, 0.5 for a tie there, otherwise
 ``1 / (1 + exp(-1.7 * lead / spread))`` where ``lead`` is the side's lead in points less
 ``REQUIREMENT_WEIGHT`` times the difference of the sides' next initial minimums (R10.2: a higher
@@ -37,11 +40,10 @@ opponents remember exactly what the searcher's own expert memory holds, and the 
 is fed to that memory as the table sees it.  A fresh expert would forget the discards and declined
 piles its discard safety rests on, and play the world out unlike the real opponents.
 
-**Screening.** Most decisions are not close: after the first ``screen`` worlds (default 8) no
+**Screening.** Most decisions are not close: after the first ``screen`` worlds (default 24) no
 candidate leads expert's choice at all.  Only when one leads it by more than :data:`SCREEN_LEAD`
-(half a) standard error are the rest of the ``samples`` worlds (default 24) sampled, and the choice
-is made on all of them; so the close decisions get three times the worlds at about the cost of 15
-worlds a decision on average.
+(half a) standard error are the rest of the ``samples`` worlds (default 96) sampled, and the choice
+is made on all of them; so the close decisions get four times the worlds.
 
 **Sampling.** Worlds are weighted by what the other seats revealed (``avoid``, default 0.25): a seat
 that discarded a natural rank, or drew while its side could have taken the pile with a pair of the
@@ -51,18 +53,24 @@ pairs and throw singles, so uniform worlds hand them pairs they seldom hold and 
 dangerous to discard; ``avoid=1`` is the uniform deal of pimc@1.
 
 Parameters (``pimc:samples=32,policy=greedy``): ``samples`` the most sampled worlds per decision
-(default 24); ``screen`` the worlds sampled first (default 8; 0, or ``screen >= samples``, samples all
+(default 96); ``screen`` the worlds sampled first (default 24; 0, or ``screen >= samples``, samples all
 of them at once); ``policy`` the play-out policy, ``expert``, ``greedy`` or ``random``; ``width`` the
-most candidates searched at one decision; ``budget`` seconds per searched decision, 0 for none (the
+most candidates searched at one decision (default 4); ``budget`` seconds per searched decision, 0 for none (the
 default): when positive, worlds are sampled until the budget is spent (at least one), ``samples`` and
 ``screen`` are ignored, and play then depends on the machine's speed, so a game is reproducible from
 its seed only with ``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate
 must lead expert's choice by to replace it (0: the best mean wins); ``avoid`` (0 to 1, default 0.25)
-the weight of worlds in which a seat holds a pair of a rank it avoids (1: uniform).  Expert's
-parameters apply to its rules for melds and asking.
+the weight of worlds in which a seat holds a pair of a rank it avoids (1: uniform); ``horizon`` the
+turns a play-out lasts after the searched turn (default 12), 0 for the whole hand: a play-out cut
+short is valued by the static estimate of the hand's end in
+:mod:`canasta_sim.strategies.hand_estimate` (both sides' final scores from the melds, canastas, red
+3s, the hands and the pile at the cut), so each world costs a fraction of a whole play-out and
+more of them fit the same time.  Expert's parameters apply to its rules for melds and asking.
 
 Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``;
-pimc@3 plays out with experts that remember the hand, and screens: 8 worlds, up to 24.
+pimc@3 plays out with experts that remember the hand, and screens: 8 worlds, up to 24; pimc@4 cuts its
+play-outs 12 turns after the searched one (``horizon=12``) and searches 24 worlds, up to 96, of 4
+candidates.  pimc@3 is ``pimc:horizon=0,samples=24,screen=8,width=3``.
 """
 
 from __future__ import annotations
@@ -79,6 +87,7 @@ from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
+from canasta_sim.strategies.hand_estimate import estimate_scores
 from canasta_sim.strategies.random_play import RandomPlay
 
 __all__ = ["Pimc", "match_value"]
@@ -192,10 +201,10 @@ class Pimc(Expert):
     """Expert's rules for melds, with its key decisions searched by sampling worlds and playing them out."""
 
     name = "pimc"
-    version = 3
+    version = 4
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
-    parameters = {**Expert.parameters, "samples": 24, "screen": 8, "policy": "expert", "width": 3, "budget": 0.0,
-                  "confidence": 1.0, "avoid": 0.25}
+    parameters = {**Expert.parameters, "samples": 96, "screen": 24, "policy": "expert", "width": 4, "budget": 0.0,
+                  "confidence": 1.0, "avoid": 0.25, "horizon": 12}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -213,6 +222,10 @@ class Pimc(Expert):
             raise StrategyLoadError(f"strategy 'pimc' parameter budget={self.budget!r} must be 0 or more seconds")
         if not 0 <= self.avoid <= 1:
             raise StrategyLoadError(f"strategy 'pimc' parameter avoid={self.avoid!r} must be between 0 and 1")
+        if self.horizon < 0:
+            raise StrategyLoadError(
+                f"strategy 'pimc' parameter horizon={self.horizon!r} must be 0 (play to the hand's end) or more turns"
+            )
         if not self.confidence >= 0:
             raise StrategyLoadError(f"strategy 'pimc' parameter confidence={self.confidence!r} must be 0 or more")
         self._policy = POLICIES[self.policy]
@@ -350,12 +363,15 @@ class Pimc(Expert):
                 if not state.is_over:
                     if informed:
                         memory = listener._memory
-                        players = [_PlayoutExpert(random.Random(seed + other), memory) for other in range(4)]
+                        # Expert never draws from its generator: none is made (seeding one per seat cost a tenth
+                        # of the search), and play is the same.
+                        players = [_PlayoutExpert(None, memory) for _ in range(4)]
                     else:
                         players = [self._policy(random.Random(seed + other)) for other in range(4)]
                     candidate.prepare(players, seat)
-                    playout(state, players, scores)
-                values[index].append(match_value(score_hand(state).totals_after, side, rules))
+                    playout(state, players, scores, turns=self.horizon)
+                totals = score_hand(state).totals_after if state.is_over else estimate_scores(state)
+                values[index].append(match_value(totals, side, rules))
         return values
 
     def _score(self, view, candidates: list, worlds: list[tuple[HandState, int]], *,

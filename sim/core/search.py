@@ -309,8 +309,11 @@ def _copy_turn(state: HandState, view: SeatView, memory: PublicMemory) -> None:
         state.turn_laid = list(memory.turn_laid)
 
 
-def playout(state: HandState, players: Sequence[Strategy], scores: tuple[int, int]) -> HandState:
+def playout(state: HandState, players: Sequence[Strategy], scores: tuple[int, int], *, turns: int = 0) -> HandState:
     """Play ``state`` to the end of its hand with ``players`` (one per seat) and return it.
+
+    With ``turns`` above 0 it may stop sooner: after the turn under way and ``turns`` more, at the
+    start of the next turn (the state is then not over).
 
     The same turn order as :func:`canasta_sim.core.engine.play_hand`, without its records and guards:
     meant for built-in strategies on a copy (see :meth:`HandState.copy`), never for untrusted code.
@@ -324,6 +327,7 @@ def playout(state: HandState, players: Sequence[Strategy], scores: tuple[int, in
     for seat, player in enumerate(players):
         player.on_hand_start(views[seat])
     asking = state.rules.ask_partner != "off"
+    last_turn = state.turn_count + turns if turns > 0 else -1
 
     def apply(seat: int, move) -> None:
         if not listeners:
@@ -340,6 +344,8 @@ def playout(state: HandState, players: Sequence[Strategy], scores: tuple[int, in
         player = players[seat]
         view = views[seat]
         if state.phase == ACQUIRE:
+            if state.turn_count > last_turn >= 0:
+                break
             apply(seat, player.choose_acquire(view))
             continue
         if state.phase == ANSWER:

@@ -207,16 +207,17 @@ class Ismcts(Strategy):
             if len(allowed) == 1:
                 action = allowed[0]
             else:
-                if root is None:
-                    try:
+                try:
+                    if root is None:
                         root = self._root(view, decision)
-                    except SearchError:
-                        # Asked "may I go out?" (R12.5) by a partner whose ask no sampled world bears out: nothing
-                        # to search, so the seat answers as expert does (as pimc does there).
-                        return getattr(self._expert, _EXPERT_METHODS[decision])(view)
-                    for chosen in prefix:
-                        root.apply_action(chosen)
-                action = int(self._searcher(view).step(root))
+                        for chosen in prefix:
+                            root.apply_action(chosen)
+                    action = int(self._searcher(view).step(root))
+                except SearchError:
+                    # Asked "may I go out?" (R12.5) by a partner whose ask no sampled world bears out, at the root
+                    # or in a simulation's resample: nothing to search, so the seat decides the whole move as
+                    # expert does (as pimc does there); nothing of the searched prefix was played yet.
+                    return getattr(self._expert, _EXPERT_METHODS[decision])(view)
             prefix, value, complete = options.play(prefix, action)
             if complete:
                 return value

@@ -276,3 +276,31 @@ def test_ismcts_answers_as_expert_when_no_world_bears_out_the_partners_ask(monke
         if answered:
             break
     assert answered  # the fallback answered (and the games finished)
+
+
+@pytest.mark.timeout(120)
+def test_ismcts_decides_as_expert_when_a_simulation_cannot_resample_a_world(monkeypatch):
+    """The root's world was found but a simulation's resample finds none (R12.5's ask, rarely): the seat
+    decides as expert does instead of raising."""
+    from canasta_sim.core.engine import play_game
+    from canasta_sim.core.rules import Rules
+    from canasta_sim.core.search import SearchError
+    from canasta_sim.env import game_tree, ismcts
+    from canasta_sim.plugins.loader import load_strategy
+
+    def refuse(self, player, rng):
+        raise SearchError("no world")
+
+    monkeypatch.setattr(game_tree.GameTree, "resample", refuse)
+    fallbacks = []
+    expert_discard = ismcts.Expert.choose_discard
+
+    def spy(self, view):
+        fallbacks.append(view.seat)
+        return expert_discard(self, view)
+
+    monkeypatch.setattr(ismcts.Expert, "choose_discard", spy)
+    searcher = load_strategy("ismcts:simulations=2,playout=random")
+    result = play_game([searcher] * 4, seed=3, rules=Rules(target_score=300))
+    assert max(result.scores) >= 300
+    assert fallbacks

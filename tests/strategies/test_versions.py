@@ -20,8 +20,12 @@ RECORDED = {
     ("1", "random@1"): "fe128f18dd2d7f26",
     ("1", "greedy@2"): "e427710f3a60a720",
     ("1", "expert@1"): "69070ea7b3f599cc",
-    ("1", "pimc@3"): "936f40f1579bd90b",
+    ("1", "pimc@4"): "1f038faf1f9c03dd",
 }
+EARLIER = {("1", "pimc@3"): ({"horizon": 0}, "936f40f1579bd90b")}
+"""Earlier versions that a parameter still plays: ``(engine, label): (parameters, fingerprint)``, the
+parameters added to the cheap setting below (pimc@4's play-outs cut after 12 turns; ``horizon=0`` plays
+them to the hand's end as pimc@3 did)."""
 CHEAP = {"pimc": ({"samples": 3, "screen": 2, "width": 2}, 2)}
 """Searching strategies are fingerprinted at a small setting over fewer games, to keep the suite fast:
 ``name: (parameters, games)``.  Their search code runs all the same, so a change to it shows."""
@@ -54,3 +58,13 @@ def test_play_matches_the_fingerprint_recorded_for_this_version(name):
         f"{strategy.label()} plays differently under engine {ENGINE_VERSION}: bump its version (or "
         f"canasta_sim.ENGINE_VERSION) and record {found!r}"
     )
+
+
+@pytest.mark.parametrize("key", sorted(EARLIER))
+def test_an_earlier_version_still_plays_as_recorded_under_its_parameters(key):
+    engine, label = key
+    name = label.partition("@")[0]
+    extra, recorded = EARLIER[key]
+    cheap, games = CHEAP.get(name, ({}, 6))
+    assert engine == ENGINE_VERSION
+    assert fingerprint(functools.partial(BUILTIN[name], **cheap, **extra), games) == recorded

@@ -1,0 +1,109 @@
+"""A static estimate of a hand's final score from a position in its middle, for play-outs cut short.
+
+A play-out to the end of the hand costs most of a search's time; one cut after a few turns costs a
+fraction of it, but then needs the hand's end estimated.  :func:`estimate_scores` does that with a
+linear model of each side's final hand score (R14) in facts both sides' cards give at the cut: the
+points already melded, canasta bonuses, red 3s, the cards and points still in hand (worth more
+early, while the stock is large, and a penalty late), how near each side is to going out, and the
+pile with whose turn it is.  Its weights (:data:`WEIGHTS`) were fitted by least squares on expert
+self-play hands by ``python scripts/pimc_horizon.py --fit`` (each turn's position against the
+hand's final score), which prints them and how well they predict held-out hands.
+
+>>> import random
+>>> from canasta_sim.core.rules import Rules
+>>> from canasta_sim.core.state import HandState
+>>> state = HandState.deal(Rules(), random.Random(1), dealer=0)
+>>> len(features(state, 0)) == len(WEIGHTS)
+True
+"""
+
+from __future__ import annotations
+
+from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.moves import WILD_RANK
+from canasta_sim.core.state import HandState
+
+__all__ = ["FEATURES", "WEIGHTS", "estimate_scores", "features"]
+
+STOCK_FULL = 108 - 4 * 11 - 1
+"""The stock just after the deal (R3.1): a scale for how much of the hand is left."""
+
+FEATURES = (
+    "one",
+    "melded points", "canasta bonuses", "red 3s", "hand points", "hand cards", "hand points x stock left",
+    "hand cards x stock left", "has melded", "has a canasta", "a canasta and few cards",
+    "their melded points", "their canasta bonuses", "their red 3s", "their hand points", "their hand cards",
+    "their hand points x stock left", "their hand cards x stock left", "their has melded", "their has a canasta",
+    "their canasta and few cards",
+    "pile cards, our turn next", "pile cards, their turn next",
+)
+"""The names of :func:`features`, in order."""
+
+WEIGHTS = (
+    169.0036, 1.9154, 0.8475, 0.7529, -1.1995, 46.8021, 3.4323, -47.7136, -20.5945, -110.8537, 31.8567, -0.4225,
+    0.2065, -0.1172, -1.2243, -8.5349, -0.0297, 23.4821, -3.7671, -122.4100, -369.4234, 5.5328, 3.8553
+)
+"""The fitted weight of each feature (see the module)."""
+
+
+def _side(state: HandState, side: int, stock_left: float) -> list[float]:
+    rules = state.rules
+    meld_points = natural = mixed = 0
+    for rank in range(KIND_COUNT):
+        naturals, jokers, deuces = state.melds[side][rank]
+        if naturals + jokers + deuces == 0:
+            continue
+        if rank != WILD_RANK:
+            meld_points += naturals * KIND_VALUE[rank]
+        meld_points += jokers * KIND_VALUE[JOKER] + deuces * KIND_VALUE[TWO]
+        if naturals + jokers + deuces >= CANASTA_SIZE:
+            if jokers + deuces:
+                mixed += 1
+            else:
+                natural += 1
+    bonuses = natural * rules.natural_canasta_bonus + mixed * rules.mixed_canasta_bonus
+    threes = state.red_threes[side] + state.red_threes[side + 2]
+    red = rules.all_four_red_threes_total if threes == 4 else threes * rules.red_three_value
+    melded = state.side_has_melded[side]
+    if not melded and rules.red_three_negative_if_no_meld:
+        red = -red
+    points = cards = 0
+    fewest = 99
+    for seat in (side, side + 2):
+        hand = state.hands[seat]
+        size = 0
+        for kind in range(KIND_COUNT):
+            count = hand[kind]
+            if count:
+                size += count
+                points += count * KIND_VALUE[kind]
+        cards += size
+        fewest = min(fewest, size)
+    canasta = 1.0 if natural + mixed else 0.0
+    return [meld_points, bonuses, red, points, cards, points * stock_left, cards * stock_left,
+            1.0 if melded else 0.0, canasta, canasta / (1.0 + fewest)]
+
+
+def features(state: HandState, side: int) -> list[float]:
+    """The facts :func:`estimate_scores` weighs for ``side``'s final score, named by :data:`FEATURES`."""
+    stock_left = len(state.stock) / STOCK_FULL
+    return _join(_side(state, side, stock_left), _side(state, 1 - side, stock_left), state, side)
+
+
+def _join(ours: list[float], theirs: list[float], state: HandState, side: int) -> list[float]:
+    pile = len(state.pile)
+    ours_next = (state.seat & 1) == side
+    return [1.0, *ours, *theirs, pile if ours_next else 0.0, 0.0 if ours_next else pile]
+
+
+def estimate_scores(state: HandState) -> tuple[float, float]:
+    """Both sides' estimated running totals after the hand (as ``score_hand(...).totals_after``)."""
+    before = state.scores_before
+    stock_left = len(state.stock) / STOCK_FULL
+    first, second = _side(state, 0, stock_left), _side(state, 1, stock_left)
+    totals = []
+    for side, ours, theirs in ((0, first, second), (1, second, first)):
+        values = _join(ours, theirs, state, side)
+        totals.append(before[side] + sum(weight * value for weight, value in zip(WEIGHTS, values, strict=True)))
+    return totals[0], totals[1]
