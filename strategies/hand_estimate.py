@@ -19,9 +19,8 @@ True
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import WILD_RANK
+from canasta_sim.core.cards import KIND_COUNT, KIND_VALUE
+from canasta_sim.core.melds import is_canasta, meld_value
 from canasta_sim.core.state import HandState
 
 __all__ = ["FEATURES", "WEIGHTS", "estimate_scores", "features"]
@@ -54,10 +53,8 @@ def _side(state: HandState, side: int, stock_left: float) -> list[float]:
         naturals, jokers, deuces = state.melds[side][rank]
         if naturals + jokers + deuces == 0:
             continue
-        if rank != WILD_RANK:
-            meld_points += naturals * KIND_VALUE[rank]
-        meld_points += jokers * KIND_VALUE[JOKER] + deuces * KIND_VALUE[TWO]
-        if naturals + jokers + deuces >= CANASTA_SIZE:
+        meld_points += meld_value(rank, naturals, jokers, deuces)
+        if is_canasta(naturals, jokers, deuces):
             if jokers + deuces:
                 mixed += 1
             else:
