@@ -13,6 +13,12 @@ figures then say how many games were played (a deal whose second game did not fi
     python scripts/strength.py ismcts:simulations=20,playout=expert --against expert --games 40 --workers 2
     python scripts/strength.py pimc --against ismcts:simulations=20,playout=expert --games 40 --out results/x.json
     python scripts/strength.py - --paired results/a.json results/b.json    # two runs of one --seed, deal by deal
+
+A run cut short by ``--max-minutes`` after game N-1 goes on with ``--first N`` (the same deals: game ``n`` is
+always deal ``n // 2``), and ``--combine`` adds the parts up:
+
+    python scripts/strength.py pimc --games 1000 --seed 3 --first 542 --out results/rest.json
+    python scripts/strength.py - --combine results/first.json results/rest.json
 """
 
 from __future__ import annotations
@@ -84,15 +90,15 @@ def measure_floor(script: Path) -> float | None:
 
 
 def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: float, *,
-               progress: bool = False) -> list[dict]:
-    """``play(*arguments, number)`` for games ``0 .. games - 1`` in ``workers`` processes, starting none after
+               progress: bool = False, first: int = 0) -> list[dict]:
+    """``play(*arguments, number)`` for games ``first .. games - 1`` in ``workers`` processes, starting none after
     ``max_minutes`` (0: no limit); the results of whole duplicate pairs (a deal whose second game did not
     finish is left out); with ``progress``, the games so far and their mean points go to stderr."""
     deadline = time.perf_counter() + max_minutes * 60 if max_minutes > 0 else math.inf
     results = []
     with ProcessPoolExecutor(max_workers=workers) as pool:
         pending = set()
-        number = 0
+        number = first
         while number < games or pending:
             while number < games and len(pending) < workers and time.perf_counter() < deadline:
                 pending.add(pool.submit(play, *arguments, number))
@@ -110,11 +116,12 @@ def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: fl
     return [result for result in results if result["number"] ^ 1 in numbers]
 
 
-def run(spec: str, against: str, games: int, seed: int, workers: int, max_minutes: float, floor: Path) -> dict:
-    """Play the games and return the figures."""
+def run(spec: str, against: str, games: int, seed: int, workers: int, max_minutes: float, floor: Path,
+        first: int = 0) -> dict:
+    """Play games ``first .. games - 1`` and return the figures."""
     floor_before = measure_floor(floor)
     start = time.perf_counter()
-    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes, progress=True)
+    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes, progress=True, first=first)
     floor_after = measure_floor(floor)
     played = len(results)
     points = sum(result["points"] for result in results)
@@ -136,7 +143,8 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
                 "mean_decision_cpu_ms": cpu_mean, "mean_decision_cpu_ms_at_floor_5000": scale(cpu_mean)}
 
     return {
-        "spec": spec, "against": against, "seed": seed, "games_asked": games, "games": played, "points": points,
+        "spec": spec, "against": against, "seed": seed, "first": first, "games_asked": games, "games": played,
+        "points": points,
         "win_rate": points / played if played else None, "interval_95": [low, high],
         "hands": sum(result["hands"] for result in results),
         "points_by_game": {result["number"]: result["points"] for result in sorted(results, key=lambda r: r["number"])},
@@ -146,6 +154,26 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
         "labels": [load_strategy(spec).label, load_strategy(against).label],
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
     }
+
+
+def combine(parts: list[dict]) -> dict:
+    """Parts of one measurement (the same strategies, versions and seed; disjoint games) added up: the
+    win rate and its interval over all their games, each part's decision timing as it was measured."""
+    keys = {(part["labels"][0], part["labels"][1], part["seed"]) for part in parts}
+    if len(keys) != 1:
+        raise SystemExit(f"strength.py: --combine needs parts of one measurement (labels and seed); got {sorted(keys)}")
+    by_game: dict[str, float] = {}
+    for part in parts:
+        overlap = by_game.keys() & part["points_by_game"].keys()
+        if overlap:
+            raise SystemExit(f"strength.py: --combine parts share games {sorted(overlap, key=int)[:5]}; each game once")
+        by_game.update(part["points_by_game"])
+    played, points = len(by_game), sum(by_game.values())
+    low, high = wilson_interval(round(points), played)
+    return {"labels": parts[0]["labels"], "seed": parts[0]["seed"], "games": played, "points": points,
+            "win_rate": points / played, "interval_95": [low, high], "hands": sum(part["hands"] for part in parts),
+            "parts": [{"command": part["command"], "games": part["games"], "timing": part["timing"],
+                       "floor_before": part["floor_before"], "floor_after": part["floor_after"]} for part in parts]}
 
 
 def paired(first: dict, second: dict) -> dict:
@@ -174,6 +202,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--max-minutes", type=float, default=0.0, help="start no game after this long (0: no limit)")
+    parser.add_argument("--first", type=int, default=0, help="the first game number played (to go on after a cut run)")
+    parser.add_argument("--combine", type=Path, nargs="+", metavar="JSON",
+                        help="add up saved parts of one measurement instead of playing (SPEC is ignored)")
     parser.add_argument("--floor-script", type=Path, default=FLOOR_SCRIPT)
     parser.add_argument("--out", type=Path, help="write the figures to this JSON file too")
     parser.add_argument("--paired", type=Path, nargs=2, metavar="JSON",
@@ -183,7 +214,13 @@ def main() -> None:
         runs = [json.loads(path.read_text()) for path in args.paired]
         print(json.dumps(paired(*runs), indent=2))
         return
-    figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes, args.floor_script)
+    if args.combine:
+        print(json.dumps(combine([json.loads(path.read_text()) for path in args.combine]), indent=2))
+        return
+    if not 0 <= args.first < args.games or args.first % 2:
+        parser.error(f"--first must be an even game number below --games ({args.games}); got {args.first}")
+    figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes, args.floor_script,
+                  args.first)
     text = json.dumps(figures, indent=2)
     print(text)
     if args.out:
