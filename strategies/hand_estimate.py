@@ -5,9 +5,11 @@ fraction of it, but then needs the hand's end estimated.  :func:`estimate_scores
 linear model of each side's final hand score (R14) in facts both sides' cards give at the cut: the
 points already melded, canasta bonuses, red 3s, the cards and points still in hand (worth more
 early, while the stock is large, and a penalty late), how near each side is to going out, and the
-pile with whose turn it is.  Its weights (:data:`WEIGHTS`) were fitted by least squares on expert
-self-play hands by ``python scripts/pimc_horizon.py --fit`` (each turn's position against the
-hand's final score), which prints them and how well they predict held-out hands.
+pile with whose turn it is.  The R14 parts are the core's own
+(:func:`~canasta_sim.core.scoring.meld_totals`, :func:`~canasta_sim.core.scoring.side_red_three_bonus`,
+:func:`~canasta_sim.core.scoring.side_hand_penalty`).  Its weights (:data:`WEIGHTS`) were fitted by
+least squares on expert self-play hands by ``python scripts/pimc_horizon.py --fit`` (each turn's
+position against the hand's final score), which prints them and how well they predict held-out hands.
 
 >>> import random
 >>> from canasta_sim.core.rules import Rules
@@ -19,8 +21,7 @@ True
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import KIND_COUNT, KIND_VALUE
-from canasta_sim.core.melds import is_canasta, meld_value
+from canasta_sim.core.scoring import meld_totals, side_hand_penalty, side_red_three_bonus
 from canasta_sim.core.state import HandState
 
 __all__ = ["FEATURES", "WEIGHTS", "estimate_scores", "features"]
@@ -48,38 +49,14 @@ WEIGHTS = (
 
 def _side(state: HandState, side: int, stock_left: float) -> list[float]:
     rules = state.rules
-    meld_points = natural = mixed = 0
-    for rank in range(KIND_COUNT):
-        naturals, jokers, deuces = state.melds[side][rank]
-        if naturals + jokers + deuces == 0:
-            continue
-        meld_points += meld_value(rank, naturals, jokers, deuces)
-        if is_canasta(naturals, jokers, deuces):
-            if jokers + deuces:
-                mixed += 1
-            else:
-                natural += 1
+    meld_points, natural, mixed = meld_totals(state, side)
     bonuses = natural * rules.natural_canasta_bonus + mixed * rules.mixed_canasta_bonus
-    threes = state.red_threes[side] + state.red_threes[side + 2]
-    red = rules.all_four_red_threes_total if threes == 4 else threes * rules.red_three_value
-    melded = state.side_has_melded[side]
-    if not melded and rules.red_three_negative_if_no_meld:
-        red = -red
-    points = cards = 0
-    fewest = 99
-    for seat in (side, side + 2):
-        hand = state.hands[seat]
-        size = 0
-        for kind in range(KIND_COUNT):
-            count = hand[kind]
-            if count:
-                size += count
-                points += count * KIND_VALUE[kind]
-        cards += size
-        fewest = min(fewest, size)
+    points = side_hand_penalty(state, side)
+    sizes = (sum(state.hands[side]), sum(state.hands[side + 2]))
+    cards = sizes[0] + sizes[1]
     canasta = 1.0 if natural + mixed else 0.0
-    return [meld_points, bonuses, red, points, cards, points * stock_left, cards * stock_left,
-            1.0 if melded else 0.0, canasta, canasta / (1.0 + fewest)]
+    return [meld_points, bonuses, side_red_three_bonus(state, side), points, cards, points * stock_left,
+            cards * stock_left, 1.0 if state.side_has_melded[side] else 0.0, canasta, canasta / (1.0 + min(sizes))]
 
 
 def features(state: HandState, side: int) -> list[float]:

@@ -7,9 +7,16 @@ from canasta_sim.core.state cimport HandState
 # The card values by kind (KIND_COUNT = 15).
 cdef Py_ssize_t _KIND_VALUE[15]
 
-# R14.1e's penalty, a C call from score_hand (cpdef: still an ordinary function from Python).
+# R14's parts of a side's score, C calls from score_hand (cpdef: still ordinary functions from Python).
+@cython.locals(meld_points=Py_ssize_t, natural=Py_ssize_t, mixed=Py_ssize_t, rank=Py_ssize_t, naturals=Py_ssize_t,
+               jokers=Py_ssize_t, deuces=Py_ssize_t)
+cpdef tuple meld_totals(HandState state, Py_ssize_t side)
+
+@cython.locals(red_threes=Py_ssize_t)
+cpdef object side_red_three_bonus(HandState state, Py_ssize_t side)
+
 @cython.locals(seat=Py_ssize_t, kind=Py_ssize_t, count=Py_ssize_t, penalty=Py_ssize_t)
-cpdef Py_ssize_t _hand_penalty(HandState state, Py_ssize_t side) except? -1
+cpdef Py_ssize_t side_hand_penalty(HandState state, Py_ssize_t side) except? -1
 
 
 # The results become extension types: their fields are C members, read-only from Python, set in C by

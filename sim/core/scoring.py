@@ -22,7 +22,7 @@ Count = cython.typedef(cython.Py_ssize_t)
 
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
 
-__all__ = ["HandResult", "SideHandResult", "score_hand"]
+__all__ = ["HandResult", "SideHandResult", "meld_totals", "score_hand", "side_hand_penalty", "side_red_three_bonus"]
 
 
 class _Result:
@@ -206,20 +206,7 @@ def score_hand(state: HandState) -> HandResult:
     rules = state.rules
     sides = []
     for side in range(2):
-        meld_points = 0
-        natural = mixed = 0
-        melds = state.melds[side]
-        for rank in range(KIND_COUNT):
-            naturals, jokers, deuces = melds[rank]
-            # melds.meld_value (R1.4, R14.1a), in C integers.
-            if rank != WILD_RANK:
-                meld_points += naturals * _KIND_VALUE[rank]
-            meld_points += jokers * _KIND_VALUE[JOKER] + deuces * _KIND_VALUE[TWO]
-            if naturals + jokers + deuces >= CANASTA_SIZE:
-                if jokers + deuces:
-                    mixed += 1
-                else:
-                    natural += 1
+        meld_points, natural, mixed = meld_totals(state, side)
         canasta_bonus = natural * rules.natural_canasta_bonus + mixed * rules.mixed_canasta_bonus
         went_out = state.went_out_seat is not None and state.went_out_seat & 1 == side
         concealed = went_out and state.went_out_concealed
@@ -230,14 +217,9 @@ def score_hand(state: HandState) -> HandResult:
         else:
             going_out_bonus = rules.going_out_bonus
         red_threes = state.red_threes[side] + state.red_threes[side + 2]
-        if red_threes == 4:
-            red_three_bonus = rules.all_four_red_threes_total
-        else:
-            red_three_bonus = red_threes * rules.red_three_value
+        red_three_bonus = side_red_three_bonus(state, side)
         melded = state.side_has_melded[side]
-        if not melded and rules.red_three_negative_if_no_meld:
-            red_three_bonus = -red_three_bonus
-        hand_penalty = _hand_penalty(state, side)
+        hand_penalty = side_hand_penalty(state, side)
         score = meld_points + canasta_bonus + going_out_bonus + red_three_bonus - hand_penalty
         # The fields in their order (positional arguments: no keyword matching for each result).
         sides.append(
@@ -275,7 +257,42 @@ def score_hand(state: HandState) -> HandResult:
     )
 
 
-def _hand_penalty(state: HandState, side: int) -> int:
+def meld_totals(state: HandState, side: int) -> tuple[int, int, int]:
+    """R14.1a-b: the points of the cards ``side`` has melded, and its natural and mixed canastas, so far.
+
+    :func:`score_hand` scores a finished hand with it; a search may value a hand in its middle with it too.
+    """
+    meld_points = natural = mixed = 0
+    melds = state.melds[side]
+    for rank in range(KIND_COUNT):
+        naturals, jokers, deuces = melds[rank]
+        # melds.meld_value (R1.4, R14.1a), in C integers.
+        if rank != WILD_RANK:
+            meld_points += naturals * _KIND_VALUE[rank]
+        meld_points += jokers * _KIND_VALUE[JOKER] + deuces * _KIND_VALUE[TWO]
+        if naturals + jokers + deuces >= CANASTA_SIZE:
+            if jokers + deuces:
+                mixed += 1
+            else:
+                natural += 1
+    return meld_points, natural, mixed
+
+
+def side_red_three_bonus(state: HandState, side: int) -> int:
+    """R14.1d: the side's red 3s laid down so far, worth ``red_three_value`` each or ``all_four_red_threes_total``
+    for all four; negative while the side has melded nothing (R14.1d with ``red_three_negative_if_no_meld``)."""
+    rules = state.rules
+    red_threes = state.red_threes[side] + state.red_threes[side + 2]
+    if red_threes == 4:
+        bonus = rules.all_four_red_threes_total
+    else:
+        bonus = red_threes * rules.red_three_value
+    if not state.side_has_melded[side] and rules.red_three_negative_if_no_meld:
+        return -bonus
+    return bonus
+
+
+def side_hand_penalty(state: HandState, side: int) -> int:
     """R14.1e: the card points left in both partners' hands (a positive number)."""
     penalty = 0
     for seat in (side, side + 2):

@@ -3,7 +3,7 @@
 import pytest
 
 from canasta_sim.core.rules import Rules
-from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.scoring import meld_totals, score_hand, side_hand_penalty, side_red_three_bonus
 from canasta_sim.core.state import PLAY
 from tests.helpers import finish, position, score_from_parts
 
@@ -86,3 +86,24 @@ def test_r14_4_scored_once_after_the_hand_ends():
     state = position(hands={0: "5 5 5 9"}, seat=0, phase=PLAY)
     with pytest.raises(ValueError, match="R14.4"):
         score_hand(state)
+
+
+def test_r14_1_parts_of_a_hand_in_progress():
+    """The R14.1 parts score_hand adds up, read in the middle of a hand (a search values positions by them)."""
+    state = position(
+        hands={0: "5 5 5 9", 1: "JK 4", 2: "", 3: "K"},
+        melds={0: "Q Q Q Q Q Q Q; K K K K K 2 2; JK A A"},
+        red_threes={0: 1, 1: 2},
+        seat=0,
+        phase=PLAY,
+        melded_seats=(0,),
+    )
+    assert meld_totals(state, 0) == (70 + (50 + 40) + (50 + 40), 1, 1)  # R14.1a-b
+    assert meld_totals(state, 1) == (0, 0, 0)
+    assert side_red_three_bonus(state, 0) == 100  # R14.1d
+    assert side_red_three_bonus(state, 1) == -200  # R14.1d: negative, side B has melded nothing
+    assert side_hand_penalty(state, 0) == 3 * 5 + 10  # R14.1e: 5s count 5, a 9 counts 10
+    assert side_hand_penalty(state, 1) == 50 + 5 + 10
+    result = finish(state, "meld 5 5 5", "discard 9")
+    assert result.sides[0].meld_points == meld_totals(state, 0)[0]
+    assert result.sides[0].red_three_bonus == side_red_three_bonus(state, 0)
