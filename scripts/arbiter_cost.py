@@ -76,7 +76,8 @@ def main() -> None:
     global FIRST
     if arguments.checked:
         FIRST = f"{Path(__file__).resolve().parent.parent / 'strategies' / 'expert.py'}:Expert"
-    floor = subprocess.run([sys.executable, "/work/shared/bench/floor.py"], capture_output=True, text=True)
+    floor_script = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "floor.py"
+    floor = subprocess.run([sys.executable, str(floor_script)], capture_output=True, text=True)
     if floor.returncode == 0:
         print(f"floor (pure-Python speed now): {floor.stdout.strip()}")
     ratios = []

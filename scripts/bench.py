@@ -223,7 +223,7 @@ def pimc_playouts(seconds: float) -> dict:
     from canasta_sim.core.view import SeatView
     from canasta_sim.strategies import Expert
 
-    floor_script = Path("/work/shared/bench/floor.py")
+    floor_script = Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "floor.py"
 
     def floor() -> float | None:
         if not floor_script.exists():
