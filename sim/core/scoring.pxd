@@ -7,6 +7,9 @@ from canasta_sim.core.state cimport HandState
 # The card values by kind (KIND_COUNT = 15).
 cdef Py_ssize_t _KIND_VALUE[15]
 
+# Constants as C integers: the loops over kinds are C loops.
+cdef Py_ssize_t _KIND_COUNT, _JOKER, _TWO, _WILD_RANK, _CANASTA_SIZE
+
 # R14's parts of a side's score, C calls from score_hand (cpdef: still ordinary functions from Python).
 @cython.locals(meld_points=Py_ssize_t, natural=Py_ssize_t, mixed=Py_ssize_t, rank=Py_ssize_t, naturals=Py_ssize_t,
                jokers=Py_ssize_t, deuces=Py_ssize_t)

@@ -21,6 +21,12 @@ Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, points of one hand: all far below 2**31), a Python int otherwise."""
 
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
+# C integers where compiled (sim/scoring.pxd), so that the loops over kinds are C loops and the reads by index C reads.
+_KIND_COUNT = KIND_COUNT
+_JOKER = JOKER
+_TWO = TWO
+_WILD_RANK = WILD_RANK
+_CANASTA_SIZE = CANASTA_SIZE
 
 __all__ = ["HandResult", "SideHandResult", "meld_totals", "score_hand", "side_hand_penalty", "side_red_three_bonus"]
 
@@ -264,13 +270,13 @@ def meld_totals(state: HandState, side: int) -> tuple[int, int, int]:
     """
     meld_points = natural = mixed = 0
     melds = state.melds[side]
-    for rank in range(KIND_COUNT):
+    for rank in range(_KIND_COUNT):
         naturals, jokers, deuces = melds[rank]
         # melds.meld_value (R1.4, R14.1a), in C integers.
-        if rank != WILD_RANK:
+        if rank != _WILD_RANK:
             meld_points += naturals * _KIND_VALUE[rank]
-        meld_points += jokers * _KIND_VALUE[JOKER] + deuces * _KIND_VALUE[TWO]
-        if naturals + jokers + deuces >= CANASTA_SIZE:
+        meld_points += jokers * _KIND_VALUE[_JOKER] + deuces * _KIND_VALUE[_TWO]
+        if naturals + jokers + deuces >= _CANASTA_SIZE:
             if jokers + deuces:
                 mixed += 1
             else:
@@ -297,9 +303,9 @@ def side_hand_penalty(state: HandState, side: int) -> int:
     penalty = 0
     for seat in (side, side + 2):
         hand = state.hands[seat]
-        if len(hand) != KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
+        if len(hand) != _KIND_COUNT:  # as zip(..., strict=True) refused a hand of another length
             raise ValueError(f"a hand holds {KIND_COUNT} counts, one per kind; seat {seat}'s holds {len(hand)}")
-        for kind in range(KIND_COUNT):
+        for kind in range(_KIND_COUNT):
             count = hand[kind]
             penalty += count * _KIND_VALUE[kind]
     return penalty
