@@ -16,6 +16,21 @@ cdef Py_ssize_t _KIND_COUNT
 cpdef list meld_rows(melds)
 
 
+@cython.locals(tables=list, table=list, side_rows=list, row=list)
+cpdef list _meld_tables(rows)
+
+cdef object _ABSENT
+cdef tuple _SET_ASIDE, _KNOWN_FIELDS
+
+@cython.locals(count=Py_ssize_t, name=str)
+cpdef set_view_fields(HandState state, Py_ssize_t seat, dict fields, bint whole, melds_seen)
+cdef _field(dict fields, str name, bint whole)
+@cython.locals(count=Py_ssize_t, hands=list)
+cdef Py_ssize_t _set_cards(HandState state, Py_ssize_t seat, dict fields, bint whole) except -1
+@cython.locals(turn=dict)
+cdef Py_ssize_t _set_turn(HandState state, dict fields, bint whole) except -1
+
+
 cdef class ViewWire:
     cdef object _hand_number, _dealer, _scores, _phase, _acquired, _asked, _answer, _must_stop, _hand
     cdef object _hand_sizes, _pile, _melds, _meld_state, _side_has_melded, _red_threes, _minimum_a, _minimum_b

@@ -22,6 +22,8 @@ from typing import Any
 
 import orjson
 
+from canasta_sim.core.engine import names_followers
+from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import Discard, Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.core.parameters import declared_parameters
 from canasta_sim.core.rules import Rules
@@ -50,10 +52,15 @@ _METHODS = {
 class _Game:
     """One game this process plays: its player, rules, rebuilt view, last view message, planning budget."""
 
-    __slots__ = ("player", "rules", "view", "message", "planning_budget", "started", "planned")
+    __slots__ = ("player", "rules", "view", "message", "planning_budget", "started", "planned", "follows",
+                 "follower")
 
     def __init__(self, player: Strategy, rules: Rules, planning_budget: float | None) -> None:
         self.player = player
+        self.follows = names_followers(type(player))
+        """Whether the player may name an event follower, asked at each hand's start as the engine asks it."""
+        self.follower: CardMemory | None = None
+        """This hand's event follower: fed every move in place of ``on_event``, as in-process."""
         self.rules = rules
         self.view: MessageView | None = None
         self.message: dict[str, Any] | None = None
@@ -119,13 +126,18 @@ class BotServer:
                 game.message = message["view"]
                 self._follow(game)
                 player.on_hand_start(game.view)
+                game.follower = _follower(game) if game.follows else None
             elif kind == "events":
                 moves = self._moves
+                follower = game.follower
                 for seat, text, red_threes in message["events"]:
                     move = moves.get(text)
                     if move is None:
                         move = moves[text] = parse_move(text)
-                    player.on_event(PublicEvent(seat, move, red_threes))
+                    if follower is None:
+                        player.on_event(PublicEvent(seat, move, red_threes))
+                    else:
+                        follower.follow(seat, move)
             elif kind == "hand_end":
                 player.on_hand_end(hand_result_from_message(message["result"]))
             elif kind == "decide":
@@ -245,8 +257,20 @@ def _out_of_time(game: _Game) -> bool:
 
 
 def _hear(game: _Game, move) -> None:
-    # A plan's own moves reach the strategy's on_event at once, in the order the engine would call it.
-    game.player.on_event(PublicEvent(game.view.seat, move, 0))
+    # A plan's own moves reach the strategy's on_event (or its follower) at once, in the order the engine
+    # would call it.
+    if game.follower is None:
+        game.player.on_event(PublicEvent(game.view.seat, move, 0))
+    else:
+        game.follower.follow(game.view.seat, move)
+
+
+def _follower(game: _Game) -> CardMemory | None:
+    """The player's event follower for this hand, asked after its ``on_hand_start`` as the engine asks it."""
+    follower = game.player.event_follower()
+    if follower is not None and type(follower) is not CardMemory:
+        raise TypeError(f"returned an event follower that is not a CardMemory or None: {follower!r}")
+    return follower
 
 
 def serve(server: BotServer, source: int, sink: int) -> None:
