@@ -55,13 +55,15 @@ cdef Py_ssize_t _KNOWN_KEPT
 cdef dict _known, _texts
 
 cdef tuple _entry(move)
+cdef object _last_event
+cdef bytes _last_line
 
 
 cdef class EventLog:
     cdef list _lines
     cdef public Py_ssize_t mover, known
 
-    @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple)
+    @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple, line=bytes)
     cpdef hear(self, event)
     cpdef bytes take(self)
     cpdef clear(self)

@@ -358,6 +358,10 @@ def _entry(move) -> tuple:
     return entry
 
 
+_last_event = None
+_last_line = b""
+
+
 class EventLog:
     """The public events a bot has not heard yet, each kept as its JSON text (``[seat, move, red 3s]``).
 
@@ -380,12 +384,19 @@ class EventLog:
         if self.known and seat == self.mover:
             self.known -= 1
             return
+        global _last_event, _last_line
+        if event is _last_event:  # the engine hands each move's event to every listening seat in turn
+            self._lines.append(_last_line)
+            return
         entry = _entry(event.move)
         red_threes = event.red_threes
         if red_threes:
-            self._lines.append(b'[%d,"%s",%d]' % (seat, entry[2], red_threes))
+            line = b'[%d,"%s",%d]' % (seat, entry[2], red_threes)
         else:
-            self._lines.append(entry[1][seat])
+            line = entry[1][seat]
+        _last_event = event  # held, so that its id is not reused while it is compared
+        _last_line = line
+        self._lines.append(line)
 
     def take(self) -> bytes:
         """The events kept, as the items of a JSON list (empty when none), and forget them."""
