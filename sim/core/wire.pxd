@@ -16,8 +16,8 @@ cdef Py_ssize_t _KIND_COUNT
 cpdef list meld_rows(melds)
 
 
-@cython.locals(tables=list, table=list, side_rows=list, row=list)
-cpdef list _meld_tables(rows)
+@cython.locals(tables=list, table=list, side_rows=list, row=list, side=Py_ssize_t)
+cpdef list _meld_tables(rows, rows_seen, tables_seen)
 
 cdef object _ABSENT
 cdef tuple _SET_ASIDE, _KNOWN_FIELDS

@@ -42,10 +42,16 @@ def meld_rows(melds) -> list[list[list[int]]]:
     return rows
 
 
-def _meld_tables(rows) -> list:
-    """Both sides' meld tables (``[naturals, jokers, deuces]`` per rank) from the view message's listing."""
+def _meld_tables(rows, rows_seen, tables_seen) -> list:
+    """Both sides' meld tables (``[naturals, jokers, deuces]`` per rank) from the view message's listing
+    ``rows``; a side whose rows are those of ``rows_seen`` keeps its table of ``tables_seen`` (most changes
+    are one side's melds, and nothing but messages changes the other side's table)."""
     tables = []
-    for side_rows in rows:
+    for side in range(2):
+        side_rows = rows[side]
+        if rows_seen is not None and side_rows == rows_seen[side]:
+            tables.append(tables_seen[side])
+            continue
         table = [[0, 0, 0] for _ in range(_KIND_COUNT)]
         for row in side_rows:
             table[row[0]] = [row[1], row[2], row[3]]
@@ -103,7 +109,7 @@ def set_view_fields(state, seat: int, fields: dict, whole: bool, melds_seen):
     value = _field(fields, "melds", whole)
     if value is not _ABSENT:
         if value is not melds_seen and value != melds_seen:
-            state.melds = _meld_tables(value)
+            state.melds = _meld_tables(value, melds_seen, state.melds)
             state.meld_changes += 1
             melds_seen = value
         count += 1
