@@ -6,7 +6,8 @@ then for each ``game`` builds a fresh player with the seat's seed (the very gene
 give it in-process), rebuilds its view from each message (:class:`~canasta_sim.plugins.messages.MessageView`;
 a ``decide`` carries the view's changes, merged into the last view) and answers each ``decide`` request
 with the strategy's decision in the move notation.  It knows only what the messages say.  It reads
-whatever the arbiter wrote at once and writes all its answers to it in one write.
+whatever the arbiter wrote at once and writes each answer as soon as it is found.  A strategy that names an
+event follower has it fed every move, as the engine feeds it in-process.
 
 Anything the strategy prints goes to stderr (the protocol owns stdout).  A strategy that raises, or
 returns a value that is no answer, is reported with an ``error`` message; the arbiter charges it
