@@ -59,10 +59,22 @@ def loop(games: int, seed: int) -> float:
     return games / (time.perf_counter() - start)
 
 
-def run(games: int, seed: int, workers: int) -> tuple[float, float]:
-    """``canasta-sim run``'s own games/s (its closing line) and the whole command's, on ``workers`` workers."""
+# Runs the command line, then prints the CPU seconds this process (the run's parent: supervisor, records,
+# Parquet) used, its workers left out: they are its children, which RUSAGE_SELF does not count.
+_PARENT = ("import resource, sys\n"
+           "from canasta_sim.cli import main\n"
+           "try:\n"
+           "    main(sys.argv[1:])\n"
+           "finally:\n"
+           "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+           "    print(f'parent cpu {usage.ru_utime + usage.ru_stime:.3f} s', file=sys.stderr)\n")
+
+
+def run(games: int, seed: int, workers: int) -> tuple[float, float, float]:
+    """``canasta-sim run``'s own games/s (its closing line), the whole command's, on ``workers`` workers, and the
+    parent process's CPU seconds per 1,000 games (interpreter start-up and imports included)."""
     with tempfile.TemporaryDirectory() as folder:
-        command = [sys.executable, "-m", "canasta_sim", "run", "--games", str(games), "--seed", str(seed),
+        command = [sys.executable, "-c", _PARENT, "run", "--games", str(games), "--seed", str(seed),
                    "--workers", str(workers), "-q", "--out", str(Path(folder) / "run")]
         start = time.perf_counter()
         completed = subprocess.run(command, capture_output=True, text=True, timeout=3600, cwd=ROOT)
@@ -72,7 +84,10 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float]:
     played = re.search(r"played now in ([0-9.]+) s", completed.stdout)
     if played is None:
         raise SystemExit(f"bench_run: no closing line in the run's output:\n{completed.stdout}")
-    return games / float(played.group(1)), games / wall
+    parent = re.search(r"parent cpu ([0-9.]+) s", completed.stderr)
+    if parent is None:
+        raise SystemExit(f"bench_run: the run's parent did not report its CPU time:\n{completed.stderr}")
+    return games / float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games
 
 
 def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
@@ -81,16 +96,18 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
     played = []
     for _ in range(rounds):
         in_process = loop(games, seed)
-        one, one_wall = run(games, seed, 1)
-        two, two_wall = run(games, seed, 2)
+        one, one_wall, one_parent = run(games, seed, 1)
+        two, two_wall, two_parent = run(games, seed, 2)
         floors.append(floor(floor_path))
         played.append({"loop": round(in_process, 1), "one_worker": round(one, 1), "two_workers": round(two, 1),
                        "one_worker_wall": round(one_wall, 1), "two_workers_wall": round(two_wall, 1),
+                       "one_worker_parent_cpu": round(one_parent, 3), "two_workers_parent_cpu": round(two_parent, 3),
                        "floor_before": floors[-2], "floor_after": floors[-1],
                        "one_to_loop": round(one / in_process, 3), "two_to_one": round(two / one, 3)})
     return {"games": games, "seed": seed, "build": accelerator.describe(), "rounds": played,
             "one_to_loop": round(statistics.median(entry["one_to_loop"] for entry in played), 3),
-            "two_to_one": round(statistics.median(entry["two_to_one"] for entry in played), 3)}
+            "two_to_one": round(statistics.median(entry["two_to_one"] for entry in played), 3),
+            "parent_cpu": round(statistics.median(entry["two_workers_parent_cpu"] for entry in played), 3)}
 
 
 def report(figures: dict) -> list[str]:
@@ -101,10 +118,12 @@ def report(figures: dict) -> list[str]:
         lines.append(f"  round {number}: loop {entry['loop']:.0f}, 1 worker {entry['one_worker']:.0f} "
                      f"({entry['one_to_loop']:.3f} of the loop), 2 workers {entry['two_workers']:.0f} "
                      f"({entry['two_to_one']:.3f}x one); whole command {entry['one_worker_wall']:.0f} and "
-                     f"{entry['two_workers_wall']:.0f}; floor {entry['floor_before']:,.0f} -> "
+                     f"{entry['two_workers_wall']:.0f}; parent CPU {entry['one_worker_parent_cpu']:.3f} and "
+                     f"{entry['two_workers_parent_cpu']:.3f} s per 1,000 games; floor {entry['floor_before']:,.0f} -> "
                      f"{entry['floor_after']:,.0f} hands/s")
     lines.append(f"median: 1 worker {figures['one_to_loop']:.3f} of the loop (goal {ONE_WORKER_GOAL}), "
-                 f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL})")
+                 f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL}); the run's parent "
+                 f"{figures['parent_cpu']:.3f} CPU-s per 1,000 games with 2 workers")
     return lines
 
 

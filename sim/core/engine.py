@@ -51,6 +51,7 @@ __all__ = [
     "GameResult",
     "MAX_HANDS_PER_GAME",
     "derive_seed",
+    "names_followers",
     "play_game",
     "play_hand",
 ]
@@ -162,7 +163,7 @@ class _Seats:
         self.handlers = tuple(None if self.side_bits[seat] else player.on_event for seat, player in self.listeners)
         # (seat, strategy) of those that may name an event follower (asked once a hand); this hand's followers,
         # fed in C; and the listeners (with their handlers) whose on_event is called this hand: the others.
-        self.following = [(seat, player) for seat, player in enumerate(players) if _names_followers(type(player))]
+        self.following = [(seat, player) for seat, player in enumerate(players) if names_followers(type(player))]
         self.followers = []
         self.hearing = self.listeners
         self.hearing_handlers = self.handlers
@@ -348,7 +349,7 @@ class _Seats:
                         self.last_call = _EVENT_CALL + listener_seat
 
 
-def _names_followers(cls: type) -> bool:
+def names_followers(cls: type) -> bool:
     """Whether a strategy class's event follower stands in for its ``on_event``: one class below Strategy defines
     both (a subclass overriding ``on_event`` alone, to hear more, is called per event as before)."""
     for base in cls.__mro__:

@@ -16,6 +16,21 @@ cdef Py_ssize_t _KIND_COUNT
 cpdef list meld_rows(melds)
 
 
+@cython.locals(tables=list, table=list, side_rows=list, row=list, side=Py_ssize_t)
+cpdef list _meld_tables(rows, rows_seen, tables_seen)
+
+cdef object _ABSENT
+cdef tuple _SET_ASIDE, _KNOWN_FIELDS
+
+@cython.locals(count=Py_ssize_t, name=str)
+cpdef set_view_fields(HandState state, Py_ssize_t seat, dict fields, bint whole, melds_seen)
+cdef _field(dict fields, str name, bint whole)
+@cython.locals(count=Py_ssize_t, hands=list)
+cdef Py_ssize_t _set_cards(HandState state, Py_ssize_t seat, dict fields, bint whole) except -1
+@cython.locals(turn=dict)
+cdef Py_ssize_t _set_turn(HandState state, dict fields, bint whole) except -1
+
+
 cdef class ViewWire:
     cdef object _hand_number, _dealer, _scores, _phase, _acquired, _asked, _answer, _must_stop, _hand
     cdef object _hand_sizes, _pile, _melds, _meld_state, _side_has_melded, _red_threes, _minimum_a, _minimum_b
@@ -40,13 +55,15 @@ cdef Py_ssize_t _KNOWN_KEPT
 cdef dict _known, _texts
 
 cdef tuple _entry(move)
+cdef object _last_event
+cdef bytes _last_line
 
 
 cdef class EventLog:
     cdef list _lines
     cdef public Py_ssize_t mover, known
 
-    @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple)
+    @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple, line=bytes)
     cpdef hear(self, event)
     cpdef bytes take(self)
     cpdef clear(self)

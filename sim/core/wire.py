@@ -10,6 +10,10 @@ the tests compare them at every decision of many games); the arbiter encodes the
 
 It reads the arbiter's live state, so it runs on the arbiter's side only, never in a strategy.  Compiled
 (``sim/core/wire.pxd``), the comparisons are C calls on the state's fields.
+
+The bot's side of the same messages is :func:`set_view_fields`: the bot server
+(``canasta_sim.plugins.server``) sets the fields of a request on the state its view is rebuilt on, each a C
+store, where setting them one by one from Python was a fifth of its work.  It reads nothing but the message.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from canasta_sim.core.cards import KIND_COUNT
 
-__all__ = ["VIEW_FORMAT", "EventLog", "ViewWire", "meld_rows"]
+__all__ = ["UNKNOWN_CARD", "UNKNOWN_HAND", "VIEW_FORMAT", "EventLog", "ViewWire", "meld_rows", "set_view_fields"]
 
 VIEW_FORMAT = 1
 """Version of the view message's layout; bumped when a field changes meaning or goes away."""
@@ -40,6 +44,150 @@ def meld_rows(melds) -> list[list[list[int]]]:
             if naturals or jokers or deuces:
                 side_rows.append([rank, naturals, jokers, deuces])
     return rows
+
+
+def _meld_tables(rows, rows_seen, tables_seen) -> list:
+    """Both sides' meld tables (``[naturals, jokers, deuces]`` per rank) from the view message's listing
+    ``rows``; a side whose rows are those of ``rows_seen`` keeps its table of ``tables_seen`` (most changes
+    are one side's melds, and nothing but messages changes the other side's table)."""
+    tables = []
+    for side in range(2):
+        side_rows = rows[side]
+        if rows_seen is not None and side_rows == rows_seen[side]:
+            tables.append(tables_seen[side])
+            continue
+        table = [[0, 0, 0] for _ in range(_KIND_COUNT)]
+        for row in side_rows:
+            table[row[0]] = [row[1], row[2], row[3]]
+        tables.append(table)
+    return tables
+
+
+_ABSENT = object()
+UNKNOWN_HAND = (0,) * _KIND_COUNT  # another seat's hand: unknown, and immutable so that nothing can fill it
+UNKNOWN_CARD = -1  # a stock placeholder: a view knows how many cards the stock holds, never which
+_SET_ASIDE = ("format", "seat", "hand_number", "dealer", "scores", "initial_minimum")
+"""Fields :func:`set_view_fields` sets nothing from: fixed for a seat and hand (set when the state is made),
+or derived by the state from the others."""
+
+
+def set_view_fields(state, seat: int, fields: dict, whole: bool, melds_seen):
+    """Set the fields of a bot's rebuilt ``state`` (seat ``seat``'s view) from a view message's ``fields``,
+    the arbiter's own (not checked); return the meld listing the state's melds now hold.
+
+    ``whole``: ``fields`` is a whole view, and a field missing from it is a ``KeyError``; else it is a
+    protocol-2 request's changes, and only the fields it holds are set (one it does not know is a ``KeyError``).
+    The melds are rebuilt, and the state's caches that depend on them let go, only when the listing differs
+    from ``melds_seen``.  Compiled, each field is one C store on the state, for the bot server's every request.
+    """
+    count = 0
+    value = _field(fields, "seat_to_move", whole)
+    if value is not _ABSENT:
+        state.seat = value
+        count += 1
+    value = _field(fields, "phase", whole)
+    if value is not _ABSENT:
+        state.phase = value
+        count += 1
+    value = _field(fields, "turn_count", whole)
+    if value is not _ABSENT:
+        state.turn_count = value
+        count += 1
+    value = _field(fields, "acquired", whole)
+    if value is not _ABSENT:
+        state.acquired = value
+        count += 1
+    value = _field(fields, "asked", whole)
+    if value is not _ABSENT:
+        state.asked = value
+        count += 1
+    value = _field(fields, "answer", whole)
+    if value is not _ABSENT:
+        state.answer = value
+        count += 1
+    value = _field(fields, "must_stop", whole)
+    if value is not _ABSENT:
+        state.must_stop = value
+        count += 1
+    count += _set_cards(state, seat, fields, whole)
+    value = _field(fields, "melds", whole)
+    if value is not _ABSENT:
+        if value is not melds_seen and value != melds_seen:
+            state.melds = _meld_tables(value, melds_seen, state.melds)
+            state.meld_changes += 1
+            melds_seen = value
+        count += 1
+    count += _set_turn(state, fields, whole)
+    if not whole:
+        for name in _SET_ASIDE:
+            if name in fields:
+                count += 1
+        if count != len(fields):
+            raise KeyError(f"unknown view fields {sorted(set(fields) - set(_KNOWN_FIELDS))}")
+    state._vouched = None
+    state._vouched_key = None
+    return melds_seen
+
+
+def _field(fields: dict, name: str, whole: bool):
+    value = fields.get(name, _ABSENT)
+    if value is _ABSENT and whole:
+        raise KeyError(name)
+    return value
+
+
+def _set_cards(state, seat: int, fields: dict, whole: bool) -> int:
+    """The hand, hand sizes, stock, pile and red 3s of :func:`set_view_fields`: how many of them ``fields`` held."""
+    count = 0
+    value = _field(fields, "hand", whole)
+    if value is not _ABSENT:
+        hands = [UNKNOWN_HAND, UNKNOWN_HAND, UNKNOWN_HAND, UNKNOWN_HAND]
+        hands[seat] = list(value)
+        state.hands = hands
+        count += 1
+    value = _field(fields, "hand_sizes", whole)
+    if value is not _ABSENT:
+        state.hand_sizes = list(value)
+        count += 1
+    value = _field(fields, "stock_count", whole)
+    if value is not _ABSENT:
+        state.stock = [UNKNOWN_CARD] * value
+        count += 1
+    value = _field(fields, "pile", whole)
+    if value is not _ABSENT:
+        state.pile = list(value)
+        count += 1
+    value = _field(fields, "pile_freezers", whole)
+    if value is not _ABSENT:
+        state.pile_freezers = value
+        count += 1
+    value = _field(fields, "side_has_melded", whole)
+    if value is not _ABSENT:
+        state.side_has_melded = list(value)
+        count += 1
+    value = _field(fields, "red_threes", whole)
+    if value is not _ABSENT:
+        state.red_threes = list(value)
+        count += 1
+    return count
+
+
+def _set_turn(state, fields: dict, whole: bool) -> int:
+    value = _field(fields, "turn", whole)
+    if value is _ABSENT:
+        return 0
+    turn = value
+    state.melded_before_turn = turn["melded_before"]
+    state.melded_this_turn = turn["melded"]
+    state.turn_new_ranks = set(turn["new_ranks"])
+    state.added_to_existing = turn["added_to_existing"]
+    state.turn_laid = list(turn["laid"])
+    return 1
+
+
+_KNOWN_FIELDS = ("seat_to_move", "phase", "turn_count", "acquired", "asked", "answer", "must_stop", "hand",
+                 "hand_sizes", "stock_count", "pile", "pile_freezers", "side_has_melded", "red_threes", "melds",
+                 "turn", *_SET_ASIDE)
 
 
 def _listed(value) -> list:
@@ -198,7 +346,8 @@ _known: dict = {}
 bot's answers are parsed once per text and a draw is one shared record, so most events are found by
 identity, without hashing the record's fields."""
 _texts: dict = {}
-"""The same by the record's value, for a record seen before as another object."""
+"""The same entries by the record's value, for a record seen before as another object (an in-process
+strategy's moves are new records each time): its text and lines are made once per value."""
 
 
 def _entry(move) -> tuple:
@@ -208,13 +357,19 @@ def _entry(move) -> tuple:
     if len(_known) > _KNOWN_KEPT:
         _known.clear()
         _texts.clear()
-    text = _texts.get(move)
-    if text is None:
-        text = _texts[move] = str(move).encode()
-    # Written by hand: move texts hold no character JSON escapes.
-    entry = (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
+    entry = _texts.get(move)
+    if entry is None:
+        text = str(move).encode()
+        # Written by hand: move texts hold no character JSON escapes.
+        entry = _texts[move] = (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
+    else:
+        entry = (move, entry[1], entry[2])
     _known[id(move)] = entry  # the entry holds the record: its id cannot be reused while it is there
     return entry
+
+
+_last_event = None
+_last_line = b""
 
 
 class EventLog:
@@ -239,12 +394,19 @@ class EventLog:
         if self.known and seat == self.mover:
             self.known -= 1
             return
+        global _last_event, _last_line
+        if event is _last_event:  # the engine hands each move's event to every listening seat in turn
+            self._lines.append(_last_line)
+            return
         entry = _entry(event.move)
         red_threes = event.red_threes
         if red_threes:
-            self._lines.append(b'[%d,"%s",%d]' % (seat, entry[2], red_threes))
+            line = b'[%d,"%s",%d]' % (seat, entry[2], red_threes)
         else:
-            self._lines.append(entry[1][seat])
+            line = entry[1][seat]
+        _last_event = event  # held, so that its id is not reused while it is compared
+        _last_line = line
+        self._lines.append(line)
 
     def take(self) -> bytes:
         """The events kept, as the items of a JSON list (empty when none), and forget them."""

@@ -28,7 +28,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.scoring import HandResult, SideHandResult
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
-from canasta_sim.core.wire import VIEW_FORMAT, meld_rows
+from canasta_sim.core.wire import UNKNOWN_CARD, UNKNOWN_HAND, VIEW_FORMAT, meld_rows, set_view_fields
 from canasta_sim.errors import CanastaError
 
 __all__ = [
@@ -45,8 +45,6 @@ __all__ = [
 _PHASES = ("acquire", "play", "answer", "over")
 _ACQUIRED = (None, "draw", "pile")
 _INT = frozenset({int})
-_NO_CARDS = (0,) * KIND_COUNT
-_UNKNOWN_CARD = -1  # a stock placeholder: the view knows how many cards the stock holds, never which
 
 
 class MessageError(CanastaError, ValueError):
@@ -133,70 +131,7 @@ class MessageView(SeatView):
         if "hand_number" in changes or "dealer" in changes or "scores" in changes:
             _update_unchecked(self, message)
             return
-        state = self._state
-        for key, value in changes.items():
-            _APPLY[key](self, state, value)
-        state._vouched = None
-        state._vouched_key = None
-
-
-def _set_hand(view: MessageView, state: HandState, hand: list) -> None:
-    hands = [_NO_CARDS] * 4
-    hands[view._seat] = list(hand)
-    state.hands = hands
-
-
-def _set_melds(view: MessageView, state: HandState, melds: list) -> None:
-    if melds != view._melds_seen:
-        state.melds = _meld_tables_unchecked(melds)
-        state.meld_changes += 1
-        view._melds_seen = melds
-
-
-def _set_turn(view: MessageView, state: HandState, turn: dict) -> None:
-    state.melded_before_turn = turn["melded_before"]
-    state.melded_this_turn = turn["melded"]
-    state.turn_new_ranks = set(turn["new_ranks"])
-    state.added_to_existing = turn["added_to_existing"]
-    state.turn_laid = list(turn["laid"])
-
-
-def _setter(name: str, convert=None):
-    if convert is None:
-        def set_field(view: MessageView, state: HandState, value: Any) -> None:
-            setattr(state, name, value)
-    else:
-        def set_field(view: MessageView, state: HandState, value: Any) -> None:
-            setattr(state, name, convert(value))
-    return set_field
-
-
-def _ignore(view: MessageView, state: HandState, value: Any) -> None:
-    """A field the state derives from the others (``initial_minimum``) or that never changes (``format``, ``seat``)."""
-
-
-_APPLY = {
-    "format": _ignore,
-    "seat": _ignore,
-    "seat_to_move": _setter("seat"),
-    "phase": _setter("phase"),
-    "turn_count": _setter("turn_count"),
-    "acquired": _setter("acquired"),
-    "asked": _setter("asked"),
-    "answer": _setter("answer"),
-    "must_stop": _setter("must_stop"),
-    "hand": _set_hand,
-    "hand_sizes": _setter("hand_sizes", list),
-    "stock_count": _setter("stock", lambda count: [_UNKNOWN_CARD] * count),
-    "pile": _setter("pile", list),
-    "pile_freezers": _setter("pile_freezers"),
-    "melds": _set_melds,
-    "side_has_melded": _setter("side_has_melded", list),
-    "initial_minimum": _ignore,
-    "red_threes": _setter("red_threes", list),
-    "turn": _set_turn,
-}
-"""How each field of a view message is set on the rebuilt state (the same assignments as :func:`_update_unchecked`)."""
+        self._melds_seen = set_view_fields(self._state, self._seat, changes, False, self._melds_seen)
 
 
 def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
@@ -210,36 +145,7 @@ def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
                                                                 list(state.scores_before)):
         update_view(view, message)
         return
-    seat = view._seat
-    state.seat = message["seat_to_move"]
-    state.phase = message["phase"]
-    state.turn_count = message["turn_count"]
-    state.acquired = message["acquired"]
-    state.asked = message["asked"]
-    state.answer = message["answer"]
-    state.must_stop = message["must_stop"]
-    hands = [_NO_CARDS] * 4
-    hands[seat] = list(message["hand"])
-    state.hands = hands
-    state.hand_sizes = list(message["hand_sizes"])
-    state.stock = [_UNKNOWN_CARD] * message["stock_count"]
-    state.pile = list(message["pile"])
-    state.pile_freezers = message["pile_freezers"]
-    melds = message["melds"]
-    if melds is not view._melds_seen and melds != view._melds_seen:
-        state.melds = _meld_tables_unchecked(melds)
-        state.meld_changes += 1
-        view._melds_seen = melds
-    state.side_has_melded = list(message["side_has_melded"])
-    state.red_threes = list(message["red_threes"])
-    turn = message["turn"]
-    state.melded_before_turn = turn["melded_before"]
-    state.melded_this_turn = turn["melded"]
-    state.turn_new_ranks = set(turn["new_ranks"])
-    state.added_to_existing = turn["added_to_existing"]
-    state.turn_laid = list(turn["laid"])
-    state._vouched = None
-    state._vouched_key = None
+    view._melds_seen = set_view_fields(state, view._seat, message, True, view._melds_seen)
 
 
 def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
@@ -281,11 +187,11 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
     state.asked = _bool(message, "asked")
     state.answer = answer
     state.must_stop = _bool(message, "must_stop")
-    hands = [_NO_CARDS] * 4  # the other hands are unknown: empty, and immutable so nothing can fill them
+    hands = [UNKNOWN_HAND] * 4  # the other hands are unknown: empty, and immutable so nothing can fill them
     hands[seat] = _ints(message, "hand", KIND_COUNT)
     state.hands = hands
     state.hand_sizes = _ints(message, "hand_sizes", 4)
-    state.stock = [_UNKNOWN_CARD] * _int(message, "stock_count")
+    state.stock = [UNKNOWN_CARD] * _int(message, "stock_count")
     state.pile = _kinds(message, "pile")
     state.pile_freezers = _int(message, "pile_freezers")
     melds = _field(message, "melds")
@@ -310,17 +216,6 @@ def update_view(view: MessageView, message: Mapping[str, Any]) -> None:
     state.turn_laid = _ints(turn, "laid", KIND_COUNT)
     state._vouched = None
     state._vouched_key = None
-
-
-def _meld_tables_unchecked(melds: list) -> list[list[list[int]]]:
-    """:func:`_meld_tables` for the arbiter's own messages, without checking each entry."""
-    tables = []
-    for rows in melds:
-        table = [[0, 0, 0] for _ in range(KIND_COUNT)]
-        for rank, naturals, jokers, deuces in rows:
-            table[rank] = [naturals, jokers, deuces]
-        tables.append(table)
-    return tables
 
 
 def _meld_tables(melds: Any) -> list[list[list[int]]]:

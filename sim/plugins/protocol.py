@@ -31,6 +31,7 @@ __all__ = [
     "PROTOCOLS",
     "PROTOCOL_VERSION",
     "ProtocolError",
+    "answer_value",
     "check_answer",
     "checked_message",
     "decide_message",
@@ -187,7 +188,14 @@ def parse_answer(decision: str, message: Mapping[str, Any]):
     """
     if message.get("type") != "move" or "move" not in message:
         raise ProtocolError(f"the answer to a {decision} request must be a 'move' message; got {_show(message)}")
-    text = message["move"]
+    return answer_value(decision, message["move"])
+
+
+def answer_value(decision: str, text: Any):
+    """The decision's value for the move text ``text`` of a bot's answer (see :func:`parse_answer`).
+
+    :raises ProtocolError: when ``text`` is not an answer to ``decision``.
+    """
     if decision == "ask":
         if text is None or text == "ask":
             return text == "ask"

@@ -45,6 +45,7 @@ from canasta_sim.plugins.process import STOP_GRACE, BotProcess
 from canasta_sim.plugins.protocol import (
     DECISIONS,
     ProtocolError,
+    answer_value,
     check_answer,
     decide_message,
     decode,
@@ -463,7 +464,7 @@ class ProcessStrategy(Strategy):
             self._plan = []
             raise SeatFailure(f"the bot reported an error: {item['error']}", reason="exception")
         try:
-            value = parse_answer(decision, {"type": "move", "move": item.get("move")})
+            value = answer_value(decision, item.get("move"))
         except ProtocolError as error:
             self._plan = []
             raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
@@ -475,23 +476,23 @@ class ProcessStrategy(Strategy):
 
     def choose_acquire(self, view):
         """Forwarded to the bot as a ``decide`` request (``acquire``)."""
-        return self._decide("acquire", view, lambda v: list(v.legal_acquires()))
+        return self._decide("acquire", view, _legal_acquires)
 
     def choose_ask(self, view) -> bool:
         """Forwarded to the bot as a ``decide`` request (``ask``)."""
-        return self._decide("ask", view, lambda v: ["ask", None])
+        return self._decide("ask", view, _legal_asks)
 
     def answer_go_out(self, view) -> bool:
         """Forwarded to the bot as a ``decide`` request (``answer``)."""
-        return self._decide("answer", view, lambda v: ["answer yes", "answer no"])
+        return self._decide("answer", view, _legal_answers)
 
     def choose_meld(self, view):
         """Forwarded to the bot as a ``decide`` request (``meld``)."""
-        return self._decide("meld", view, lambda v: [*v.legal_melds(), None])
+        return self._decide("meld", view, _legal_melds)
 
     def choose_discard(self, view):
         """Forwarded to the bot as a ``decide`` request (``discard``)."""
-        return self._decide("discard", view, lambda v: list(v.legal_discards()))
+        return self._decide("discard", view, _legal_discards)
 
     # ------------------------------------------------------------------------------------ hooks
 
@@ -533,6 +534,26 @@ class ProcessStrategy(Strategy):
         data = b"".join(self._pending)
         self._pending.clear()
         bot.send(data)
+
+
+def _legal_acquires(view) -> list:
+    return list(view.legal_acquires())
+
+
+def _legal_asks(view) -> list:
+    return ["ask", None]
+
+
+def _legal_answers(view) -> list:
+    return ["answer yes", "answer no"]
+
+
+def _legal_melds(view) -> list:
+    return [*view.legal_melds(), None]
+
+
+def _legal_discards(view) -> list:
+    return list(view.legal_discards())
 
 
 _PLANNING = ("ask", "meld")

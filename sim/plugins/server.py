@@ -6,7 +6,8 @@ then for each ``game`` builds a fresh player with the seat's seed (the very gene
 give it in-process), rebuilds its view from each message (:class:`~canasta_sim.plugins.messages.MessageView`;
 a ``decide`` carries the view's changes, merged into the last view) and answers each ``decide`` request
 with the strategy's decision in the move notation.  It knows only what the messages say.  It reads
-whatever the arbiter wrote at once and writes all its answers to it in one write.
+whatever the arbiter wrote at once and writes each answer as soon as it is found.  A strategy that names an
+event follower has it fed every move, as the engine feeds it in-process.
 
 Anything the strategy prints goes to stderr (the protocol owns stdout).  A strategy that raises, or
 returns a value that is no answer, is reported with an ``error`` message; the arbiter charges it
@@ -22,6 +23,8 @@ from typing import Any
 
 import orjson
 
+from canasta_sim.core.engine import names_followers
+from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import Discard, Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.core.parameters import declared_parameters
 from canasta_sim.core.rules import Rules
@@ -50,10 +53,15 @@ _METHODS = {
 class _Game:
     """One game this process plays: its player, rules, rebuilt view, last view message, planning budget."""
 
-    __slots__ = ("player", "rules", "view", "message", "planning_budget", "started", "planned")
+    __slots__ = ("player", "rules", "view", "message", "planning_budget", "started", "planned", "follows",
+                 "follower")
 
     def __init__(self, player: Strategy, rules: Rules, planning_budget: float | None) -> None:
         self.player = player
+        self.follows = names_followers(type(player))
+        """Whether the player may name an event follower, asked at each hand's start as the engine asks it."""
+        self.follower: CardMemory | None = None
+        """This hand's event follower: fed every move in place of ``on_event``, as in-process."""
         self.rules = rules
         self.view: MessageView | None = None
         self.message: dict[str, Any] | None = None
@@ -119,13 +127,18 @@ class BotServer:
                 game.message = message["view"]
                 self._follow(game)
                 player.on_hand_start(game.view)
+                game.follower = _follower(game) if game.follows else None
             elif kind == "events":
                 moves = self._moves
+                follower = game.follower
                 for seat, text, red_threes in message["events"]:
                     move = moves.get(text)
                     if move is None:
                         move = moves[text] = parse_move(text)
-                    player.on_event(PublicEvent(seat, move, red_threes))
+                    if follower is None:
+                        player.on_event(PublicEvent(seat, move, red_threes))
+                    else:
+                        follower.follow(seat, move)
             elif kind == "hand_end":
                 player.on_hand_end(hand_result_from_message(message["result"]))
             elif kind == "decide":
@@ -245,8 +258,20 @@ def _out_of_time(game: _Game) -> bool:
 
 
 def _hear(game: _Game, move) -> None:
-    # A plan's own moves reach the strategy's on_event at once, in the order the engine would call it.
-    game.player.on_event(PublicEvent(game.view.seat, move, 0))
+    # A plan's own moves reach the strategy's on_event (or its follower) at once, in the order the engine
+    # would call it.
+    if game.follower is None:
+        game.player.on_event(PublicEvent(game.view.seat, move, 0))
+    else:
+        game.follower.follow(game.view.seat, move)
+
+
+def _follower(game: _Game) -> CardMemory | None:
+    """The player's event follower for this hand, asked after its ``on_hand_start`` as the engine asks it."""
+    follower = game.player.event_follower()
+    if follower is not None and type(follower) is not CardMemory:
+        raise TypeError(f"returned an event follower that is not a CardMemory or None: {follower!r}")
+    return follower
 
 
 def serve(server: BotServer, source: int, sink: int) -> None:
@@ -257,13 +282,16 @@ def serve(server: BotServer, source: int, sink: int) -> None:
     delivered and the arbiter charges the very game it failed in.
     """
     pending = b""
+    # A strategy that does not hear hand ends is given none: their results, the longest lines the arbiter
+    # writes after the game's, are not even parsed.  The arbiter writes the type first (protocol.encode).
+    unheard_ends = server.loaded.cls.on_hand_end is Strategy.on_hand_end
     while True:
         chunk = os.read(source, _READ_SIZE)
         if not chunk:
             return
         *lines, pending = (pending + chunk).split(b"\n")
         for line in lines:
-            if not line.strip():
+            if not line.strip() or unheard_ends and line.startswith(_HAND_END):
                 continue
             message = orjson.loads(line)
             if message.get("type") == "quit":
@@ -273,6 +301,7 @@ def serve(server: BotServer, source: int, sink: int) -> None:
                 _write(sink, encode(reply))
 
 
+_HAND_END = b'{"type":"hand_end",'
 _READ_SIZE = 1 << 16
 """Bytes asked of each read: a pipe holds 64 KiB.  A larger request costs more than it brings: Python allocates
 the whole size for each read (a megabyte is mapped and unmapped by the kernel each time)."""

@@ -1,0 +1,88 @@
+"""The bot server's side of a request: the view's fields set in compiled code, the events a seat hears, and
+an event follower fed each move as the engine feeds it in-process."""
+
+import orjson
+import pytest
+
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import parse_move
+from canasta_sim.core.rules import Rules
+from canasta_sim.core.strategy import PublicEvent
+from canasta_sim.core.wire import EventLog, set_view_fields
+from canasta_sim.plugins.messages import MessageView, view_message
+from canasta_sim.plugins.server import BotServer
+from canasta_sim.strategies import Greedy
+
+
+def _first_view() -> tuple[dict, Rules]:
+    """The whole view message of the first decision of a game, as the arbiter sends it."""
+    seen = []
+
+    class Watching(Greedy):
+        def choose_acquire(self, view):
+            if not seen:
+                seen.append(orjson.loads(orjson.dumps(view_message(view))))
+            return super().choose_acquire(view)
+
+    rules = Rules(target_score=500)
+    play_game([Watching, Greedy, Greedy, Greedy], seed=3, rules=rules)
+    return seen[0], rules
+
+
+@pytest.mark.timeout(30)
+def test_setting_a_view_refuses_fields_it_does_not_know_and_a_whole_view_missing_one():
+    message, rules = _first_view()
+    view = MessageView(message, rules)
+    with pytest.raises(KeyError, match="bogus"):
+        set_view_fields(view._state, view.seat, {"phase": "play", "bogus": 1}, False, None)
+    partial = {key: value for key, value in message.items() if key != "pile"}
+    with pytest.raises(KeyError, match="pile"):
+        set_view_fields(view._state, view.seat, partial, True, None)
+    # the changes it knows are set, the others kept: a seat's hand and the stock's size
+    hand = [0] * 15
+    hand[7] = 2
+    seen = set_view_fields(view._state, view.seat, {"hand": hand, "stock_count": 9, "initial_minimum": [0, 0]},
+                           False, message["melds"])
+    assert list(view.hand) == hand and view.stock_count == 9
+    assert seen is message["melds"]
+    assert view._state.hands[(view.seat + 1) % 4] == (0,) * 15  # another seat's hand stays unknown
+
+
+@pytest.mark.timeout(30)
+def test_each_seat_hears_a_move_once_as_its_event_line():
+    first, second = EventLog(), EventLog()
+    second.mover = 2
+    second.known = 1  # seat 2 planned its next move: it is not written back to it
+    discard = PublicEvent(2, parse_move("discard 7"), 0)
+    for log in (first, second):
+        log.hear(discard)
+    draw = PublicEvent(3, parse_move("draw"), 1)
+    again = PublicEvent(1, parse_move("discard 7"), 0)  # an equal move, another record: the same text
+    for event in (draw, again):
+        for log in (first, second):
+            log.hear(event)
+    assert first.take() == b'[2,"discard 7",0],[3,"draw",1],[1,"discard 7",0]'
+    assert second.take() == b'[3,"draw",1],[1,"discard 7",0]'
+
+
+@pytest.mark.timeout(30)
+def test_a_follower_that_is_no_card_memory_is_the_strategy_s_error(tmp_path):
+    path = tmp_path / "follows.py"
+    path.write_text(
+        "from canasta_sim import Strategy\n"
+        "from canasta_sim.strategies import Greedy\n\n\n"
+        "class Follows(Greedy):\n"
+        "    name = 'follows'\n\n"
+        "    def on_event(self, event):\n"
+        "        pass\n\n"
+        "    def event_follower(self):\n"
+        "        return 'a note'\n",
+        encoding="utf-8",
+    )
+    message, rules = _first_view()
+    server = BotServer(f"{path}:Follows")
+    assert server.handle({"type": "game", "game": 0, "seat": message["seat"], "seed": 5, "rules": rules.options(),
+                          "parameters": {}, "time_limit": 60.0}) is None
+    reply = server.handle({"type": "hand_start", "game": 0, "view": message})
+    assert reply["type"] == "error" and "event follower that is not a CardMemory" in reply["message"]
+    assert reply["game"] == 0
