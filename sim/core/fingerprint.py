@@ -78,25 +78,21 @@ class GameFingerprint:
         stock.  Each list is refreshed in place with the state's very objects, so :meth:`holds` finds them."""
         state = self.state
         hands = self.hands
-        hands[seat][:] = state.hands[seat]
+        _refresh(hands[seat], state.hands[seat])
         following = (seat + 1) % 4
-        hands[following][:] = state.hands[following]
+        _refresh(hands[following], state.hands[following])
         if len(self.stock) != len(state.stock):
             del self.stock[len(state.stock):]
-        self.pile[:] = state.pile
+        _refresh(self.pile, state.pile)
         if state.meld_changes != self.meld_changes:
             self.meld_changes = state.meld_changes
             live = state.melds[seat & 1]
             copied = self.melds[seat & 1]
             for rank in range(len(live)):
-                if live[rank] != copied[rank]:
-                    copied[rank][:] = live[rank]
-        # The red 3s and whether a side has melded change on few moves: compared before they are copied.
-        if state.red_threes != self.red_threes:
-            self.red_threes[:] = state.red_threes
-        self.hand_sizes[:] = state.hand_sizes
-        if state.side_has_melded != self.melded:
-            self.melded[:] = state.side_has_melded
+                _refresh(copied[rank], live[rank])
+        _refresh(self.red_threes, state.red_threes)
+        _refresh(self.hand_sizes, state.hand_sizes)
+        _refresh(self.melded, state.side_has_melded)
         self._take_control()
 
     @cython.locals(state=HandState)
@@ -156,6 +152,29 @@ class GameFingerprint:
         return ""
 
 
+@cython.locals(index=Count, size=Count, kept=Count, items=list)
+def _refresh(copied: list, live: object) -> None:
+    """Make ``copied`` hold the very objects of the list ``live``, writing only the places that differ.
+
+    A move changes one or two places of a hand and one end of the pile: comparing identities and writing
+    those few places costs a fraction of copying the whole list again (``copied[:] = live``), which the
+    engine's moves made about a dozen times each."""
+    if type(live) is not list:  # no list to copy place by place (the next comparison fails on its type)
+        copied[:] = live
+        return
+    items = live
+    size = len(items)
+    if len(copied) > size:
+        del copied[size:]
+    kept = len(copied)
+    for index in range(kept):
+        item = items[index]
+        if item is not copied[index]:
+            copied[index] = item
+    for index in range(kept, size):
+        copied.append(items[index])
+
+
 def _sized_list(live: object, size: int) -> list | None:
     """``live`` if it is a list (not a subclass) of ``size`` items, else ``None``."""
     if type(live) is list and len(live) == size:
@@ -181,6 +200,10 @@ def _same_lists(live: object, copied: list) -> bool:
     return True
 
 
+# Every index read is below a length just compared (the live meld's and the copy's are both 3, the sides as long as
+# the copy's), so compiled the reads go unchecked: the checked reads cost more than the comparisons themselves.
+@cython.boundscheck(False)
+@cython.wraparound(False)
 @cython.locals(rank=Count, size=Count, items=list, meld=list, copied_meld=list)
 def _same_melds(live: object, copied: list) -> bool:
     """Whether ``live`` is a list of melds (lists of three counts), each holding the very objects the meld of
@@ -195,7 +218,7 @@ def _same_melds(live: object, copied: list) -> bool:
             return False
         meld = found
         copied_meld = copied[rank]
-        if (len(meld) != 3 or meld[0] is not copied_meld[0] or meld[1] is not copied_meld[1]
-                or meld[2] is not copied_meld[2]):
+        if (len(meld) != 3 or len(copied_meld) != 3 or meld[0] is not copied_meld[0]
+                or meld[1] is not copied_meld[1] or meld[2] is not copied_meld[2]):
             return False
     return True
