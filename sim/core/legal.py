@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
-from canasta_sim.core.melds import wild_limit
+from canasta_sim.core.melds import wild_limit, wild_rules
 from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -278,9 +278,7 @@ _wild_only = False
 def _read_rules(rules) -> None:
     """Keep the rules the listings read on every call, as C values where compiled (no attribute look-ups)."""
     global _rules_seen, _most_wilds, _wild_ratio, _wild_only
-    _most_wilds = rules.max_wilds_per_meld
-    _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    _wild_only = rules.allow_wild_only_melds
+    _most_wilds, _wild_ratio, _wild_only = wild_rules(rules)
     _rules_seen = rules
 
 
