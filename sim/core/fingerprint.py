@@ -152,6 +152,10 @@ class GameFingerprint:
         return ""
 
 
+# Compiled, the reads go unchecked: each index is below both lists' sizes, checked again after every write (see
+# the function's comments).
+@cython.boundscheck(False)
+@cython.wraparound(False)
 @cython.locals(index=Count, size=Count, kept=Count, items=list)
 def _refresh(copied: list, live: object) -> None:
     """Make ``copied`` hold the very objects of the list ``live``, writing only the places that differ.
@@ -163,14 +167,23 @@ def _refresh(copied: list, live: object) -> None:
         copied[:] = live
         return
     items = live
+    if len(copied) > len(items):
+        del copied[len(items):]
     size = len(items)
-    if len(copied) > size:
-        del copied[size:]
     kept = len(copied)
+    # Dropping one of the copy's objects may run code (an object of equal value planted in the state and copied
+    # by take()), which could change either list: the sizes are compared again after it, and any change makes the
+    # copy a whole one.
+    if kept > size:
+        copied[:] = items
+        return
     for index in range(kept):
         item = items[index]
         if item is not copied[index]:
             copied[index] = item
+            if len(items) != size or len(copied) != kept:
+                copied[:] = items
+                return
     for index in range(kept, size):
         copied.append(items[index])
 
