@@ -2,7 +2,9 @@
 
 Every generator yields moves one at a time and checks each with the state's
 own ``can_x`` method, so what it yields is legal by the same code that
-judges a strategy's choice.  Two listings are canonical rather than
+judges a strategy's choice; the state remembers each (``_list``), so the
+move a strategy picks from a listing is applied on that check, not checked
+again.  Two listings are canonical rather than
 exhaustive, because the exhaustive ones add nothing a player cannot reach:
 
 * once a side has melded, :func:`legal_melds` lists single groups; several
@@ -203,6 +205,7 @@ def _takes(
                 value = KIND_VALUE[top] * (naturals + 1) + 50 * jokers + 20 * deuces
                 if melded or value >= requirement:
                     if state.can_take_pile(move):
+                        state._list(move)
                         yield move
                     continue
                 # R8.2e: short of the initial minimum the take alone is refused (can_take_pile would say
@@ -218,13 +221,16 @@ def _takes(
                 for extra in _extra_melds(state, rest, top, requirement - value):
                     move = TakePile(cards, extra)
                     if state.can_take_pile(move):
+                        state._list(move)
                         yield move
 
 
+@cython.locals(state=HandState)  # its checks and _list as C calls where compiled
 def legal_melds(state: HandState) -> Iterator[Meld]:
     """Yield legal melds: single groups once the side has melded, whole openings before."""
     for move in meld_candidates(state):
         if state.can_meld(move):
+            state._list(move)
             yield move
 
 
@@ -405,6 +411,7 @@ def _most_laid_first(shapes: list[Meld], most: int) -> list[Meld]:
     return ordered
 
 
+@cython.locals(state=HandState, kind=Count)  # its checks and _list as C calls where compiled
 def legal_discards(state: HandState) -> Iterator[Discard]:
     """Yield one legal discard per kind in hand."""
     if state.phase != PLAY:
@@ -414,6 +421,7 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
         if hand[kind]:
             move = _DISCARDS[kind]
             if state.can_discard(move):
+                state._list(move)
                 yield move
 
 

@@ -35,6 +35,9 @@ Nothing outside the probes ever sees it."""
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial meld's sum in C integers
 
+_MOST_LISTED = 256
+"""The most entries (a move and its key each) :meth:`MeldingRules._list` keeps: a few decisions' listings."""
+
 _NOT_KEPT = object()
 """What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
 
@@ -162,13 +165,36 @@ class MeldingRules:
         self._vouched = None if key is _NOT_KEPT else move
         self._vouched_key = key
 
+    @cython.locals(index=Count, listed=list)
     def _take_vouch(self, move: Move) -> bool:
-        """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
+        """Whether ``move`` is the object :meth:`is_legal` last found legal, or one a listing found legal
+        (:meth:`_list`), with nothing applied since."""
         # A record forced to change since the check holds other objects in its fields,
         # and is checked again.
         vouched = self._vouched is move and _same_field_objects(move, self._vouched_key)
         self._vouched = None
+        listed = self._listed
+        if listed:
+            if not vouched:
+                for index in range(0, len(listed) - 1, 2):
+                    if listed[index] is move and _same_field_objects(move, listed[index + 1]):
+                        vouched = True
+                        break
+            self._listed = []
         return vouched
+
+    def _list(self, move: Move) -> None:
+        """Remember ``move`` (of one of the move types exactly) as found legal by a legal-move listing, for
+        :meth:`_take_vouch`: a strategy picks its move from the listing, and the engine then need not check it
+        again.  The listings ask this of every move they yield, so a decision's listings are all kept."""
+        key = _field_objects(move)
+        if key is _NOT_KEPT:
+            return
+        listed = self._listed
+        if len(listed) >= _MOST_LISTED:  # a strategy listing again and again: keep the latest, not all
+            listed.clear()
+        listed.append(move)
+        listed.append(key)
 
     @cython.locals(kind=Count, count=Count)
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:

@@ -97,6 +97,7 @@ class HandState(StockRules):
     # Slots, not an instance dict: the engine and the strategies read these fields millions of times.
     __slots__ = (
         "_collected",
+        "_listed",
         "_meld_tables",
         "_plan_cache",
         "_probing",
@@ -179,6 +180,9 @@ class HandState(StockRules):
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
         self._vouched_key: object = None
+        self._listed: list = []
+        """The moves a legal-move listing found legal since the last move applied, each followed by its key
+        (MeldingRules._list): the one a strategy picks from a listing is applied on that check."""
         self._probing = False
         self._collected: tuple | None = None
         """(move, its sums per rank, its hand cards by kind) from the last check that passed a meld or a take."""
@@ -262,6 +266,7 @@ class HandState(StockRules):
         other.meld_changes = self.meld_changes
         other._vouched = None
         other._vouched_key = None
+        other._listed = []
         other._probing = False
         other._collected = None
         other._meld_tables = [None, None]
