@@ -41,11 +41,11 @@ cdef class MeldingRules:
     cpdef _verify_in_hand(self, move, list used)
     cpdef _collect(self, move, groups, dict additions, list used)
     cpdef _verify_additions(self, move, dict additions)
-    cpdef _verify_black_three_timing(self, move, dict additions, hand_after)
+    cpdef bint _verify_black_three_timing(self, move, dict additions, hand_after) except -1
     @cython.locals(sizes=Py_ssize_t[15])
-    cpdef _verify_going_out(self, move, hand_after, dict additions)
+    cpdef bint _verify_going_out(self, move, hand_after, dict additions) except -1
     cpdef _lay(self, dict additions, list used)
-    cpdef verify_meld(self, move)
+    cpdef bint verify_meld(self, move) except -1
     cpdef _verify_still_going_out(self, move, dict additions, list used)
     cpdef bint can_meld(self, move) except -1
     cpdef meld(self, move)

@@ -283,16 +283,21 @@ class MeldingRules:
                 problem = meld_problem(rules, rank, naturals, jokers, deuces)
                 raise self._fail(problem[0], problem[1], move)
 
-    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
+    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> bool:
         # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard
-        # nothing is discarded, so there only melding every card goes out.
+        # nothing is discarded, so there only melding every card goes out.  A refusal while probing
+        # returns False (see _probe).
         if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
+            if self._probing:
+                return False
             raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
+        return True
 
     @cython.locals(canastas=Count, rank=Count, size=Count, naturals=Count, jokers=Count, deuces=Count,
                    is_discard=cython.bint)
-    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
-        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
+    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> bool:
+        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand.  ``True`` when it
+        passes; a refusal raises, or while probing returns ``False`` (see :meth:`_probe`)."""
         # isinstance only for a record of another class than the commonest ones: a Meld or a TakePile is no Discard.
         move_type = type(move)
         is_discard = move_type is Discard or (move_type is not Meld and move_type is not TakePile
@@ -300,10 +305,12 @@ class MeldingRules:
         # After a meld or a take, one card left is still going out: it is the discard to come.
         if hand_after > (0 if is_discard else 1):
             if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
+                if self._probing:
+                    return False
                 raise self._fail("R12.5", "the partner answered yes, so the player must go out this turn", move)
-            return
+            return True
         if self.must_stop and hand_after == 1:
-            return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
+            return True  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
         side = self.seat & 1
         melds = self.melds[side]
         sizes = [0] * 15  # each meld's size after the move by rank (KIND_COUNT; a C array compiled)
@@ -325,7 +332,7 @@ class MeldingRules:
         if canastas < needed:
             what = "a canasta" if needed == 1 else f"{needed} canastas"
             if self._probing:  # the message below would be formatted only to be discarded
-                raise _REFUSED
+                return False
             raise self._fail(
                 "R6.4",
                 f"the side lacks {what}, so the player may not go out and must keep a card after the "
@@ -333,8 +340,12 @@ class MeldingRules:
                 move,
             )
         if self.answer is False:
+            if self._probing:
+                return False
             raise self._fail("R12.5", "the partner answered no, so the player may not go out this turn", move)
         if self.rules.ask_partner == "mandatory" and self.answer is not True:
+            if self._probing:
+                return False
             raise self._fail("R12.5", "ask_partner=mandatory: the player must ask the partner before going out", move)
         if hand_after == 0 and not is_discard:
             if self.rules.going_out_without_discard == "only_if_hand_holds_canasta":
@@ -342,12 +353,15 @@ class MeldingRules:
                 for rank, added in additions.items():
                     laid[rank] += added[0] + added[1] + added[2]
                 if max(laid) < CANASTA_SIZE:
+                    if self._probing:
+                        return False
                     raise self._fail(
                         "R12.2",
                         "going out without a discard needs a whole canasta from the hand this turn "
                         "(going_out_without_discard=only_if_hand_holds_canasta)",
                         move,
                     )
+        return True
 
     @cython.locals(kind=Count, count=Count, seat=Count, table=dict, hand=list, melds=list, sizes=list, meld=list,
                    added=list, laid=list, new_ranks=set, naturals=Count, jokers=Count, deuces=Count, before=Count,
@@ -424,8 +438,12 @@ class MeldingRules:
         return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
 
     @cython.locals(used=list, kind=Count, laid=Count, count=Count, total=Count)
-    def verify_meld(self, move: Meld) -> None:
-        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
+    def verify_meld(self, move: Meld) -> bool:
+        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2).
+
+        ``True`` when it passes.  A broken rule raises :class:`IllegalMoveError`; while probing, the commonest
+        refusals return ``False`` instead: an error passing through compiled calls gets a traceback built at
+        each, which costs more than the check (see :meth:`_probe`)."""
         self._verify_phase(move, PLAY)
         groups = move.groups
         if not groups:
@@ -449,19 +467,22 @@ class MeldingRules:
             minimum = self.requirements[side]
             if total < minimum and not self._concealed_exemption(additions, hand_after):
                 if self._probing:  # the message below would be formatted only to be discarded
-                    raise _REFUSED
+                    return False
                 raise self._fail(
                     "R10.2",
                     f"the side's initial meld needs {minimum} points; these melds count {total}",
                     move,
                 )
-        if BLACK_THREE in additions:  # the check's own first condition: most melds lay no black 3
-            self._verify_black_three_timing(move, additions, hand_after)
-        if hand_after <= 1:  # a meld keeping two cards or more cannot go out: _verify_going_out has nothing to check
-            self._verify_going_out(move, hand_after, additions)
+        # The check's own first condition: most melds lay no black 3.
+        if BLACK_THREE in additions and not self._verify_black_three_timing(move, additions, hand_after):
+            return False
+        # A meld keeping two cards or more cannot go out: _verify_going_out has nothing to check.
+        if hand_after <= 1 and not self._verify_going_out(move, hand_after, additions):
+            return False
         if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
             self._verify_still_going_out(move, additions, used)
         self._collected = (move, additions, used)
+        return True
 
     def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
@@ -494,8 +515,11 @@ class MeldingRules:
 
     def _probe(self, move: Move) -> bool:
         """Whether ``move`` passes its rule checks now (:meth:`_verify_move`), answered without building the error:
-        while probing, a check raises one shared error instead (``_REFUSED``, see :meth:`_fail`).  The ``can_x``
-        methods and :meth:`~canasta_sim.core.state.HandState.is_legal` all ask this."""
+        while probing, a check raises one shared error instead (``_REFUSED``, see :meth:`_fail`), or, on the paths
+        strategies' probes are refused on most (going out, the initial minimum, a card not held), returns ``False``
+        up the calls: compiled, an error gets a traceback object built at every call it leaves, several times the
+        cost of the check itself.  The ``can_x`` methods and :meth:`~canasta_sim.core.state.HandState.is_legal`
+        all ask this."""
         probing = self._probing
         self._probing = True
         try:

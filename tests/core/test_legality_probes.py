@@ -43,6 +43,38 @@ def test_a_refused_probe_leaves_verify_raising_the_rules_own_error(text, rule):
 
 
 @pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("hand", "melds", "text", "rule"),
+    [
+        ("K K K 5", {0: "A A A"}, "meld K K K", "R6.4"),  # would go out (one card left) with no canasta
+        ("5", {0: "A A A"}, "discard 5", "R6.4"),  # the same check, reached from a discard
+        ("K K K 5 6 7 8", {}, "meld K K K", "R10.2"),  # an initial meld short of the minimum
+    ],
+)
+def test_a_refusal_returned_up_the_checks_answers_as_a_raised_one(hand, melds, text, rule):
+    # These refusals return False up the checks while probing instead of raising: the probe must still say no,
+    # and verify (not probing) must still raise the rule's own error; a legal move's check answers True.
+    state = position(Rules(), hands={0: hand}, melds=melds, seat=0, phase=PLAY)
+    move = parse_move(text)
+    assert not state.is_legal(move)
+    assert state._probing is False
+    with pytest.raises(IllegalMoveError) as raised:
+        state.verify(move)
+    assert raised.value is not _REFUSED and raised.value.rule == rule
+
+
+@pytest.mark.timeout(30)
+def test_the_checks_that_return_a_refusal_answer_true_for_a_legal_move():
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    assert state.verify_meld(Meld((MeldGroup.of(K, 3),))) is True
+    assert state.verify_discard(Discard(FIVE)) is True
+    taking = position(
+        Rules(), hands={1: "7 7 JK 5 6"}, melds={1: "7 7 7"}, pile="9 4 7", seat=1, phase=ACQUIRE, melded_seats=(1,)
+    )
+    assert taking.verify_take_pile(parse_move("take 7 7")) is True
+
+
+@pytest.mark.timeout(30)
 def test_the_can_methods_answer_as_verify_does_and_restore_the_probe_flag():
     state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
     assert state.can_meld(Meld((MeldGroup.of(K, 3),)))
