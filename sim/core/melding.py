@@ -66,27 +66,38 @@ def _field_objects(move: Move) -> object:
     return None  # Draw, Ask and Stop carry no field
 
 
+@cython.locals(record=MeldGroup)
 def _group_objects(first: object, groups: object) -> object:
-    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``."""
+    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``.
+
+    Only groups of the record type itself are kept: compiled, their fields are then read as C members
+    (sim/core/moves.pxd) rather than looked up by name, and the listings and searches build no other.  A
+    subclass's group is checked again when applied, which costs time but changes nothing."""
     if type(groups) is not tuple:
         return _NOT_KEPT
     if len(groups) == 1:  # the commonest meld
         group = groups[0]
-        cards = group.cards
+        if type(group) is not MeldGroup:
+            return _NOT_KEPT
+        record = group
+        cards = record.cards
         if type(cards) is not tuple:
             return _NOT_KEPT
-        return (first, groups, group.rank, cards)
+        return (first, groups, record.rank, cards)
     parts = [first, groups]
     for group in groups:
-        cards = group.cards
+        if type(group) is not MeldGroup:
+            return _NOT_KEPT
+        record = group
+        cards = record.cards
         if type(cards) is not tuple:
             return _NOT_KEPT
-        parts.append(group.rank)
+        parts.append(record.rank)
         parts.append(cards)
     return tuple(parts)
 
 
-@cython.locals(index=Count)
+@cython.locals(index=Count, record=MeldGroup)
 def _same_field_objects(move: Move, key: object) -> bool:
     """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
     move_type = type(move)
@@ -104,10 +115,12 @@ def _same_field_objects(move: Move, key: object) -> bool:
         return True  # Draw, Ask and Stop carry no field
     if groups is not key[1]:
         return False
-    # The same tuple holds the same group objects in the same order: only their fields can have changed.
+    # The same tuple holds the same group objects in the same order, each of the record type itself
+    # (_group_objects): only their fields can have changed, read as C members compiled.
     index = 2
     for group in groups:
-        if group.rank is not key[index] or group.cards is not key[index + 1]:
+        record = group
+        if record.rank is not key[index] or record.cards is not key[index + 1]:
             return False
         index += 2
     return True
