@@ -20,6 +20,7 @@ cdef class GameFingerprint:
     cpdef str changed(self)
 
 
+cdef _refresh(list copied, live)
 cdef list _sized_list(live, Py_ssize_t size)
 cdef bint _same_list(live, list copied) except -1
 cdef bint _same_lists(live, list copied) except -1

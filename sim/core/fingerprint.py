@@ -78,25 +78,21 @@ class GameFingerprint:
         stock.  Each list is refreshed in place with the state's very objects, so :meth:`holds` finds them."""
         state = self.state
         hands = self.hands
-        hands[seat][:] = state.hands[seat]
+        _refresh(hands[seat], state.hands[seat])
         following = (seat + 1) % 4
-        hands[following][:] = state.hands[following]
+        _refresh(hands[following], state.hands[following])
         if len(self.stock) != len(state.stock):
             del self.stock[len(state.stock):]
-        self.pile[:] = state.pile
+        _refresh(self.pile, state.pile)
         if state.meld_changes != self.meld_changes:
             self.meld_changes = state.meld_changes
             live = state.melds[seat & 1]
             copied = self.melds[seat & 1]
             for rank in range(len(live)):
-                if live[rank] != copied[rank]:
-                    copied[rank][:] = live[rank]
-        # The red 3s and whether a side has melded change on few moves: compared before they are copied.
-        if state.red_threes != self.red_threes:
-            self.red_threes[:] = state.red_threes
-        self.hand_sizes[:] = state.hand_sizes
-        if state.side_has_melded != self.melded:
-            self.melded[:] = state.side_has_melded
+                _refresh(copied[rank], live[rank])
+        _refresh(self.red_threes, state.red_threes)
+        _refresh(self.hand_sizes, state.hand_sizes)
+        _refresh(self.melded, state.side_has_melded)
         self._take_control()
 
     @cython.locals(state=HandState)
@@ -156,6 +152,42 @@ class GameFingerprint:
         return ""
 
 
+# Compiled, the reads go unchecked: each index is below both lists' sizes, checked again after every write (see
+# the function's comments).
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.locals(index=Count, size=Count, kept=Count, items=list)
+def _refresh(copied: list, live: object) -> None:
+    """Make ``copied`` hold the very objects of the list ``live``, writing only the places that differ.
+
+    A move changes one or two places of a hand and one end of the pile: comparing identities and writing
+    those few places costs a fraction of copying the whole list again (``copied[:] = live``), which the
+    engine's moves made about a dozen times each."""
+    if type(live) is not list:  # no list to copy place by place (the next comparison fails on its type)
+        copied[:] = live
+        return
+    items = live
+    if len(copied) > len(items):
+        del copied[len(items):]
+    size = len(items)
+    kept = len(copied)
+    # Dropping one of the copy's objects may run code (an object of equal value planted in the state and copied
+    # by take()), which could change either list: the sizes are compared again after it, and any change makes the
+    # copy a whole one.
+    if kept > size:
+        copied[:] = items
+        return
+    for index in range(kept):
+        item = items[index]
+        if item is not copied[index]:
+            copied[index] = item
+            if len(items) != size or len(copied) != kept:
+                copied[:] = items
+                return
+    for index in range(kept, size):
+        copied.append(items[index])
+
+
 def _sized_list(live: object, size: int) -> list | None:
     """``live`` if it is a list (not a subclass) of ``size`` items, else ``None``."""
     if type(live) is list and len(live) == size:
@@ -163,9 +195,28 @@ def _sized_list(live: object, size: int) -> list | None:
     return None
 
 
+# The sizes are compared first, so compiled the reads go unchecked (see _same_melds).
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.locals(index=Count, size=Count, items=list)
 def _same_list(live: object, copied: list) -> bool:
-    """Whether ``live`` is a list equal to ``copied`` (a list compares its items by identity first)."""
-    return type(live) is list and live == copied
+    """Whether ``live`` is a list holding the very objects of ``copied``, place by place.
+
+    Identities, not values: the copy holds the state's own objects (:meth:`GameFingerprint.after_move`), and the
+    counts and card ids are small integers, one object per value, so an untouched list passes; an equal value in
+    another object fails here, and :meth:`GameFingerprint.changed` then finds no change.  Comparing identities in
+    C costs a fraction of the list's own comparison, which takes a call per list and per item.
+    """
+    if type(live) is not list:
+        return False
+    items = live
+    size = len(copied)
+    if len(items) != size:
+        return False
+    for index in range(size):
+        if items[index] is not copied[index]:
+            return False
+    return True
 
 
 @cython.locals(index=Count, size=Count, items=list)
@@ -181,6 +232,10 @@ def _same_lists(live: object, copied: list) -> bool:
     return True
 
 
+# Every index read is below a length just compared (the live meld's and the copy's are both 3, the sides as long as
+# the copy's), so compiled the reads go unchecked: the checked reads cost more than the comparisons themselves.
+@cython.boundscheck(False)
+@cython.wraparound(False)
 @cython.locals(rank=Count, size=Count, items=list, meld=list, copied_meld=list)
 def _same_melds(live: object, copied: list) -> bool:
     """Whether ``live`` is a list of melds (lists of three counts), each holding the very objects the meld of
@@ -195,7 +250,7 @@ def _same_melds(live: object, copied: list) -> bool:
             return False
         meld = found
         copied_meld = copied[rank]
-        if (len(meld) != 3 or meld[0] is not copied_meld[0] or meld[1] is not copied_meld[1]
-                or meld[2] is not copied_meld[2]):
+        if (len(meld) != 3 or len(copied_meld) != 3 or meld[0] is not copied_meld[0]
+                or meld[1] is not copied_meld[1] or meld[2] is not copied_meld[2]):
             return False
     return True

@@ -5,7 +5,7 @@
 cimport cython
 
 from canasta_sim.core.meld_search cimport _extra_melds, _openings_most_laid_first
-from canasta_sim.core.melds cimport wild_limit
+from canasta_sim.core.melds cimport wild_limit, wild_rules
 from canasta_sim.core.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).

@@ -2,7 +2,9 @@
 
 Every generator yields moves one at a time and checks each with the state's
 own ``can_x`` method, so what it yields is legal by the same code that
-judges a strategy's choice.  Two listings are canonical rather than
+judges a strategy's choice; the state remembers each (``_list``), so the
+move a strategy picks from a listing is applied on that check, not checked
+again.  Two listings are canonical rather than
 exhaustive, because the exhaustive ones add nothing a player cannot reach:
 
 * once a side has melded, :func:`legal_melds` lists single groups; several
@@ -18,7 +20,7 @@ from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
-from canasta_sim.core.melds import wild_limit
+from canasta_sim.core.melds import wild_limit, wild_rules
 from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -203,6 +205,7 @@ def _takes(
                 value = KIND_VALUE[top] * (naturals + 1) + 50 * jokers + 20 * deuces
                 if melded or value >= requirement:
                     if state.can_take_pile(move):
+                        state._list(move)
                         yield move
                     continue
                 # R8.2e: short of the initial minimum the take alone is refused (can_take_pile would say
@@ -218,13 +221,16 @@ def _takes(
                 for extra in _extra_melds(state, rest, top, requirement - value):
                     move = TakePile(cards, extra)
                     if state.can_take_pile(move):
+                        state._list(move)
                         yield move
 
 
+@cython.locals(state=HandState)  # its checks and _list as C calls where compiled
 def legal_melds(state: HandState) -> Iterator[Meld]:
     """Yield legal melds: single groups once the side has melded, whole openings before."""
     for move in meld_candidates(state):
         if state.can_meld(move):
+            state._list(move)
             yield move
 
 
@@ -278,9 +284,7 @@ _wild_only = False
 def _read_rules(rules) -> None:
     """Keep the rules the listings read on every call, as C values where compiled (no attribute look-ups)."""
     global _rules_seen, _most_wilds, _wild_ratio, _wild_only
-    _most_wilds = rules.max_wilds_per_meld
-    _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    _wild_only = rules.allow_wild_only_melds
+    _most_wilds, _wild_ratio, _wild_only = wild_rules(rules)
     _rules_seen = rules
 
 
@@ -407,6 +411,7 @@ def _most_laid_first(shapes: list[Meld], most: int) -> list[Meld]:
     return ordered
 
 
+@cython.locals(state=HandState, kind=Count)  # its checks and _list as C calls where compiled
 def legal_discards(state: HandState) -> Iterator[Discard]:
     """Yield one legal discard per kind in hand."""
     if state.phase != PLAY:
@@ -416,6 +421,7 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
         if hand[kind]:
             move = _DISCARDS[kind]
             if state.can_discard(move):
+                state._list(move)
                 yield move
 
 

@@ -3,7 +3,7 @@
 
 cimport cython
 
-from canasta_sim.core.melds cimport wild_limit
+from canasta_sim.core.melds cimport wild_limit, wild_rules
 from canasta_sim.core.state cimport HandState
 
 # The card constants the searches index counts with, as C integers.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.core.melds import wild_limit
+from canasta_sim.core.melds import wild_limit, wild_rules
 from canasta_sim.core.moves import WILD_RANK, MeldGroup
 from canasta_sim.core.state import HandState
 
@@ -36,9 +36,7 @@ def _read_rules(rules) -> None:
     """Keep the rules the searches read on every call, as C values where compiled, and forget the shapes kept
     for the rule set read before."""
     global _rules_seen, _most_wilds, _wild_ratio, _wild_only
-    _most_wilds = rules.max_wilds_per_meld
-    _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    _wild_only = rules.allow_wild_only_melds
+    _most_wilds, _wild_ratio, _wild_only = wild_rules(rules)
     _RANK_SHAPES.clear()
     if _rules_seen is not None:  # before the first rule set read, the table holds nothing yet
         for index in range(len(_RANK_SHAPE_TABLE)):

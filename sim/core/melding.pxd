@@ -20,7 +20,7 @@ cdef bint _same_field_objects(move, key) except -1
 
 
 cdef class MeldingRules:
-    cdef public object _collected, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked
+    cdef public object _collected, _listed, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked
     cdef public object dealer, deck, end_reason, first_turn_done, frozen_pile_takes, hand_number, hand_sizes
     cdef public object hands, history, melded_before_turn, melded_this_turn, melds, must_stop, phase, pile
     cdef public object pile_cards_taken, pile_freezes, pile_takes, red_threes, requirements, rules
@@ -37,14 +37,15 @@ cdef class MeldingRules:
     cpdef _end(self, reason)
     cpdef _vouch(self, move)
     cpdef bint _take_vouch(self, move)
+    cpdef _list(self, move)
     cpdef _verify_in_hand(self, move, list used)
     cpdef _collect(self, move, groups, dict additions, list used)
     cpdef _verify_additions(self, move, dict additions)
-    cpdef _verify_black_three_timing(self, move, dict additions, hand_after)
+    cpdef bint _verify_black_three_timing(self, move, dict additions, hand_after) except -1
     @cython.locals(sizes=Py_ssize_t[15])
-    cpdef _verify_going_out(self, move, hand_after, dict additions)
+    cpdef bint _verify_going_out(self, move, hand_after, dict additions) except -1
     cpdef _lay(self, dict additions, list used)
-    cpdef verify_meld(self, move)
+    cpdef bint verify_meld(self, move) except -1
     cpdef _verify_still_going_out(self, move, dict additions, list used)
     cpdef bint can_meld(self, move) except -1
     cpdef meld(self, move)

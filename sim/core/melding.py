@@ -35,6 +35,9 @@ Nothing outside the probes ever sees it."""
 _NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial meld's sum in C integers
 
+_MOST_LISTED = 256
+"""The most entries (a move and its key each) :meth:`MeldingRules._list` keeps: a few decisions' listings."""
+
 _NOT_KEPT = object()
 """What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
 
@@ -63,27 +66,38 @@ def _field_objects(move: Move) -> object:
     return None  # Draw, Ask and Stop carry no field
 
 
+@cython.locals(record=MeldGroup)
 def _group_objects(first: object, groups: object) -> object:
-    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``."""
+    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``.
+
+    Only groups of the record type itself are kept: compiled, their fields are then read as C members
+    (sim/core/moves.pxd) rather than looked up by name, and the listings and searches build no other.  A
+    subclass's group is checked again when applied, which costs time but changes nothing."""
     if type(groups) is not tuple:
         return _NOT_KEPT
     if len(groups) == 1:  # the commonest meld
         group = groups[0]
-        cards = group.cards
+        if type(group) is not MeldGroup:
+            return _NOT_KEPT
+        record = group
+        cards = record.cards
         if type(cards) is not tuple:
             return _NOT_KEPT
-        return (first, groups, group.rank, cards)
+        return (first, groups, record.rank, cards)
     parts = [first, groups]
     for group in groups:
-        cards = group.cards
+        if type(group) is not MeldGroup:
+            return _NOT_KEPT
+        record = group
+        cards = record.cards
         if type(cards) is not tuple:
             return _NOT_KEPT
-        parts.append(group.rank)
+        parts.append(record.rank)
         parts.append(cards)
     return tuple(parts)
 
 
-@cython.locals(index=Count)
+@cython.locals(index=Count, record=MeldGroup)
 def _same_field_objects(move: Move, key: object) -> bool:
     """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
     move_type = type(move)
@@ -101,10 +115,12 @@ def _same_field_objects(move: Move, key: object) -> bool:
         return True  # Draw, Ask and Stop carry no field
     if groups is not key[1]:
         return False
-    # The same tuple holds the same group objects in the same order: only their fields can have changed.
+    # The same tuple holds the same group objects in the same order, each of the record type itself
+    # (_group_objects): only their fields can have changed, read as C members compiled.
     index = 2
     for group in groups:
-        if group.rank is not key[index] or group.cards is not key[index + 1]:
+        record = group
+        if record.rank is not key[index] or record.cards is not key[index + 1]:
             return False
         index += 2
     return True
@@ -162,13 +178,36 @@ class MeldingRules:
         self._vouched = None if key is _NOT_KEPT else move
         self._vouched_key = key
 
+    @cython.locals(index=Count, listed=list)
     def _take_vouch(self, move: Move) -> bool:
-        """Whether ``move`` is the object :meth:`is_legal` last found legal, with nothing applied since."""
+        """Whether ``move`` is the object :meth:`is_legal` last found legal, or one a listing found legal
+        (:meth:`_list`), with nothing applied since."""
         # A record forced to change since the check holds other objects in its fields,
         # and is checked again.
         vouched = self._vouched is move and _same_field_objects(move, self._vouched_key)
         self._vouched = None
+        listed = self._listed
+        if listed:
+            if not vouched:
+                for index in range(0, len(listed) - 1, 2):
+                    if listed[index] is move and _same_field_objects(move, listed[index + 1]):
+                        vouched = True
+                        break
+            self._listed = []
         return vouched
+
+    def _list(self, move: Move) -> None:
+        """Remember ``move`` (of one of the move types exactly) as found legal by a legal-move listing, for
+        :meth:`_take_vouch`: a strategy picks its move from the listing, and the engine then need not check it
+        again.  The listings ask this of every move they yield, so a decision's listings are all kept."""
+        key = _field_objects(move)
+        if key is _NOT_KEPT:
+            return
+        listed = self._listed
+        if len(listed) >= _MOST_LISTED:  # a strategy listing again and again: keep the latest, not all
+            listed.clear()
+        listed.append(move)
+        listed.append(key)
 
     @cython.locals(kind=Count, count=Count)
     def _verify_in_hand(self, move: Move, used: list[int]) -> None:
@@ -257,16 +296,21 @@ class MeldingRules:
                 problem = meld_problem(rules, rank, naturals, jokers, deuces)
                 raise self._fail(problem[0], problem[1], move)
 
-    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> None:
+    def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> bool:
         # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard
-        # nothing is discarded, so there only melding every card goes out.
+        # nothing is discarded, so there only melding every card goes out.  A refusal while probing
+        # returns False (see _probe).
         if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
+            if self._probing:
+                return False
             raise self._fail("R5.3", "black 3s may be melded only in the turn the player goes out", move)
+        return True
 
     @cython.locals(canastas=Count, rank=Count, size=Count, naturals=Count, jokers=Count, deuces=Count,
                    is_discard=cython.bint)
-    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> None:
-        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand."""
+    def _verify_going_out(self, move: Move, hand_after: int, additions: dict[int, list[int]]) -> bool:
+        """R6.4, R12.1, R12.2, R12.5: checks for a move that leaves at most one card in hand.  ``True`` when it
+        passes; a refusal raises, or while probing returns ``False`` (see :meth:`_probe`)."""
         # isinstance only for a record of another class than the commonest ones: a Meld or a TakePile is no Discard.
         move_type = type(move)
         is_discard = move_type is Discard or (move_type is not Meld and move_type is not TakePile
@@ -274,10 +318,12 @@ class MeldingRules:
         # After a meld or a take, one card left is still going out: it is the discard to come.
         if hand_after > (0 if is_discard else 1):
             if is_discard and self.answer is True and self.rules.ask_partner_yes_forces_out:
+                if self._probing:
+                    return False
                 raise self._fail("R12.5", "the partner answered yes, so the player must go out this turn", move)
-            return
+            return True
         if self.must_stop and hand_after == 1:
-            return  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
+            return True  # R13.1 meld_no_discard: nothing is discarded, so nothing goes out.
         side = self.seat & 1
         melds = self.melds[side]
         sizes = [0] * 15  # each meld's size after the move by rank (KIND_COUNT; a C array compiled)
@@ -299,7 +345,7 @@ class MeldingRules:
         if canastas < needed:
             what = "a canasta" if needed == 1 else f"{needed} canastas"
             if self._probing:  # the message below would be formatted only to be discarded
-                raise _REFUSED
+                return False
             raise self._fail(
                 "R6.4",
                 f"the side lacks {what}, so the player may not go out and must keep a card after the "
@@ -307,8 +353,12 @@ class MeldingRules:
                 move,
             )
         if self.answer is False:
+            if self._probing:
+                return False
             raise self._fail("R12.5", "the partner answered no, so the player may not go out this turn", move)
         if self.rules.ask_partner == "mandatory" and self.answer is not True:
+            if self._probing:
+                return False
             raise self._fail("R12.5", "ask_partner=mandatory: the player must ask the partner before going out", move)
         if hand_after == 0 and not is_discard:
             if self.rules.going_out_without_discard == "only_if_hand_holds_canasta":
@@ -316,12 +366,15 @@ class MeldingRules:
                 for rank, added in additions.items():
                     laid[rank] += added[0] + added[1] + added[2]
                 if max(laid) < CANASTA_SIZE:
+                    if self._probing:
+                        return False
                     raise self._fail(
                         "R12.2",
                         "going out without a discard needs a whole canasta from the hand this turn "
                         "(going_out_without_discard=only_if_hand_holds_canasta)",
                         move,
                     )
+        return True
 
     @cython.locals(kind=Count, count=Count, seat=Count, table=dict, hand=list, melds=list, sizes=list, meld=list,
                    added=list, laid=list, new_ranks=set, naturals=Count, jokers=Count, deuces=Count, before=Count,
@@ -398,8 +451,12 @@ class MeldingRules:
         return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
 
     @cython.locals(used=list, kind=Count, laid=Count, count=Count, total=Count)
-    def verify_meld(self, move: Meld) -> None:
-        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2)."""
+    def verify_meld(self, move: Meld) -> bool:
+        """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2).
+
+        ``True`` when it passes.  A broken rule raises :class:`IllegalMoveError`; while probing, the commonest
+        refusals return ``False`` instead: an error passing through compiled calls gets a traceback built at
+        each, which costs more than the check (see :meth:`_probe`)."""
         self._verify_phase(move, PLAY)
         groups = move.groups
         if not groups:
@@ -423,19 +480,22 @@ class MeldingRules:
             minimum = self.requirements[side]
             if total < minimum and not self._concealed_exemption(additions, hand_after):
                 if self._probing:  # the message below would be formatted only to be discarded
-                    raise _REFUSED
+                    return False
                 raise self._fail(
                     "R10.2",
                     f"the side's initial meld needs {minimum} points; these melds count {total}",
                     move,
                 )
-        if BLACK_THREE in additions:  # the check's own first condition: most melds lay no black 3
-            self._verify_black_three_timing(move, additions, hand_after)
-        if hand_after <= 1:  # a meld keeping two cards or more cannot go out: _verify_going_out has nothing to check
-            self._verify_going_out(move, hand_after, additions)
+        # The check's own first condition: most melds lay no black 3.
+        if BLACK_THREE in additions and not self._verify_black_three_timing(move, additions, hand_after):
+            return False
+        # A meld keeping two cards or more cannot go out: _verify_going_out has nothing to check.
+        if hand_after <= 1 and not self._verify_going_out(move, hand_after, additions):
+            return False
         if self.answer is True and self.rules.ask_partner_yes_forces_out and hand_after > 1:
             self._verify_still_going_out(move, additions, used)
         self._collected = (move, additions, used)
+        return True
 
     def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
@@ -468,8 +528,11 @@ class MeldingRules:
 
     def _probe(self, move: Move) -> bool:
         """Whether ``move`` passes its rule checks now (:meth:`_verify_move`), answered without building the error:
-        while probing, a check raises one shared error instead (``_REFUSED``, see :meth:`_fail`).  The ``can_x``
-        methods and :meth:`~canasta_sim.core.state.HandState.is_legal` all ask this."""
+        while probing, a check raises one shared error instead (``_REFUSED``, see :meth:`_fail`), or, on the paths
+        strategies' probes are refused on most (going out, the initial minimum, a card not held), returns ``False``
+        up the calls: compiled, an error gets a traceback object built at every call it leaves, several times the
+        cost of the check itself.  The ``can_x`` methods and :meth:`~canasta_sim.core.state.HandState.is_legal`
+        all ask this."""
         probing = self._probing
         self._probing = True
         try:

@@ -5,5 +5,12 @@ cimport cython
 
 cpdef Py_ssize_t wild_limit(Py_ssize_t naturals, Py_ssize_t most_wilds, bint wild_ratio) except? -1
 
+# The rule set's wild-card rules, read once per rule set (see wild_rules).
+cdef object _rules_seen
+cdef Py_ssize_t _most_wilds
+cdef bint _wild_ratio, _wild_only
+cdef void _read_wild_rules(rules) except *
+cpdef tuple wild_rules(rules)
+
 @cython.locals(wilds=Py_ssize_t)
 cpdef bint meld_fits(rules, rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces) except -1

@@ -22,6 +22,7 @@ __all__ = [
     "meld_value",
     "rank_name",
     "wild_limit",
+    "wild_rules",
 ]
 
 CANASTA_SIZE = 7
@@ -76,19 +77,51 @@ def max_wilds(rules: Rules, rank: int, naturals: int) -> int:
     return wild_limit(naturals, rules.max_wilds_per_meld, rules.wild_ratio_rule == "no_more_wild_than_natural")
 
 
+_rules_seen = None
+"""The rule set :data:`_most_wilds`, :data:`_wild_ratio` and :data:`_wild_only` were read from.  A rule set is a
+frozen record, so they stay its values; holding it keeps its identity from being reused by another."""
+_most_wilds = 0
+_wild_ratio = False
+_wild_only = False
+
+
+def _read_wild_rules(rules: Rules) -> None:
+    global _rules_seen, _most_wilds, _wild_ratio, _wild_only
+    _most_wilds = rules.max_wilds_per_meld
+    _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+    _wild_only = rules.allow_wild_only_melds
+    _rules_seen = rules
+
+
+def wild_rules(rules: Rules) -> tuple[int, bool, bool]:
+    """R9.2 and R9.4 as ``rules`` set them: ``(max_wilds_per_meld, whether wild_ratio_rule is
+    no_more_wild_than_natural, allow_wild_only_melds)``, the arguments of :func:`wild_limit` and whether a meld
+    of wild cards only may stand.
+
+    Read once per rule set and kept (C values compiled): the rule checks, the listings and the searches ask
+    for them on every meld they weigh, and two attribute look-ups and a string comparison each time cost more
+    than the judgement itself.
+    """
+    if rules is not _rules_seen:
+        _read_wild_rules(rules)
+    return (_most_wilds, _wild_ratio, _wild_only)
+
+
 def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
     """Return whether a meld with these counts may stand on the table: ``meld_problem(...) is None``.
 
     The legal-move listings try many shapes that fail; this answers without building the reason.
     """
+    if rules is not _rules_seen:  # the rule set's wild-card rules, read once (see wild_rules)
+        _read_wild_rules(rules)
     wilds = jokers + deuces
     if rank == WILD_RANK:
-        return rules.allow_wild_only_melds and naturals + wilds >= 3
+        return _wild_only and naturals + wilds >= 3
     if rank == BLACK_THREE:
         return not wilds and (naturals == 3 or naturals == 4)
     if naturals + wilds < 3:
         return False
-    return wilds <= wild_limit(naturals, rules.max_wilds_per_meld, rules.wild_ratio_rule == "no_more_wild_than_natural")
+    return wilds <= wild_limit(naturals, _most_wilds, _wild_ratio)
 
 
 def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> tuple[str, str] | None:

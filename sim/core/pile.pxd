@@ -10,7 +10,7 @@ cdef class PileRules(MeldingRules):
     # Called from C by the hand state's checks and moves (cpdef: still ordinary methods from Python).
     cpdef bint is_pile_blocked(self)
     cpdef bint is_pile_frozen_for(self, side)
-    cpdef verify_take_pile(self, move)
+    cpdef bint verify_take_pile(self, move) except -1
     cpdef _verify_pile_open(self, move)
     cpdef _verify_top_card_meld(self, move, top, Py_ssize_t side, Py_ssize_t naturals, Py_ssize_t jokers,
                                 Py_ssize_t deuces)

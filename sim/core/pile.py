@@ -99,8 +99,9 @@ class PileRules(MeldingRules):
 
     @cython.locals(used=list, naturals=Count, jokers=Count, deuces=Count, used_count=Count, total=Count, kind=Count,
                    count=Count)
-    def verify_take_pile(self, move: TakePile) -> None:
-        """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?"""
+    def verify_take_pile(self, move: TakePile) -> bool:
+        """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?  ``True`` when it may; while
+        probing, the commonest refusals return ``False`` (see ``MeldingRules.verify_meld``)."""
         top = self._verify_pile_open(move)
         seat = self.seat
         side = seat & 1
@@ -119,7 +120,7 @@ class PileRules(MeldingRules):
                 raise self._malformed(move, card)
             else:
                 if self._probing:  # the message below would be formatted only to be discarded
-                    raise _REFUSED
+                    return False
                 raise self._fail(
                     "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
                 )
@@ -151,7 +152,7 @@ class PileRules(MeldingRules):
             minimum = self.requirements[side]
             if total < minimum:
                 if self._probing:  # the message below would be formatted only to be discarded
-                    raise _REFUSED
+                    return False
                 raise self._fail(
                     "R8.2e",
                     f"the side's initial meld needs {minimum} points (R10.2); the top card and the hand cards "
@@ -160,8 +161,10 @@ class PileRules(MeldingRules):
                 )
         if hand_after <= 1 and self.rules.ask_partner == "mandatory":
             raise self._fail("R12.5", "ask_partner=mandatory: a take cannot go out, since asking comes after it", move)
-        self._verify_going_out(move, hand_after, additions)
+        if not self._verify_going_out(move, hand_after, additions):
+            return False
         self._collected = (move, additions, used)
+        return True
 
     def can_take_pile(self, move: TakePile) -> bool:
         """Return whether :meth:`take_pile` is legal now."""

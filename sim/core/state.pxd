@@ -19,7 +19,7 @@ cdef class HandState(StockRules):
     @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, count=Py_ssize_t)
     cpdef Py_ssize_t canasta_count(self, Py_ssize_t side) except? -1
     cpdef _start_turn(self)
-    cpdef verify_discard(self, move)
+    cpdef bint verify_discard(self, move) except -1
     cpdef bint can_discard(self, move) except -1
     cpdef discard(self, move)
 

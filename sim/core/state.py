@@ -25,7 +25,6 @@ from canasta_sim.core.cards import (
     counts_text,
 )
 from canasta_sim.core.deal import _DEALT, _deal_hands, shuffled_deck
-from canasta_sim.core.melding import _REFUSED
 from canasta_sim.core.melds import CANASTA_SIZE, meld_value
 from canasta_sim.core.moves import (
     Answer,
@@ -97,6 +96,7 @@ class HandState(StockRules):
     # Slots, not an instance dict: the engine and the strategies read these fields millions of times.
     __slots__ = (
         "_collected",
+        "_listed",
         "_meld_tables",
         "_plan_cache",
         "_probing",
@@ -179,6 +179,9 @@ class HandState(StockRules):
         """Counts every change to the melds on the table, so views can cache what they derive from them."""
         self._vouched: Move | None = None
         self._vouched_key: object = None
+        self._listed: list = []
+        """The moves a legal-move listing found legal since the last move applied, each followed by its key
+        (MeldingRules._list): the one a strategy picks from a listing is applied on that check."""
         self._probing = False
         self._collected: tuple | None = None
         """(move, its sums per rank, its hand cards by kind) from the last check that passed a meld or a take."""
@@ -262,6 +265,7 @@ class HandState(StockRules):
         other.meld_changes = self.meld_changes
         other._vouched = None
         other._vouched_key = None
+        other._listed = []
         other._probing = False
         other._collected = None
         other._meld_tables = [None, None]
@@ -396,8 +400,9 @@ class HandState(StockRules):
 
     # ------------------------------------------------------------------ discard
 
-    def verify_discard(self, move: Discard) -> None:
-        """R6.1, R6.3, R6.4, R12: any card may be discarded; the last one only when going out is allowed."""
+    def verify_discard(self, move: Discard) -> bool:
+        """R6.1, R6.3, R6.4, R12: any card may be discarded; the last one only when going out is allowed.
+        ``True`` when it may; while probing, the commonest refusals return ``False`` (see ``verify_meld``)."""
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
@@ -409,9 +414,9 @@ class HandState(StockRules):
         if hand[card] == 0:
             name = KIND_NAMES[card]
             if self._probing:  # the message below would be formatted only to be discarded
-                raise _REFUSED
+                return False
             raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(hand)})", move)
-        self._verify_going_out(move, self.hand_sizes[self.seat] - 1, _NO_ADDITIONS)
+        return self._verify_going_out(move, self.hand_sizes[self.seat] - 1, _NO_ADDITIONS)
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""
@@ -448,18 +453,19 @@ class HandState(StockRules):
             raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
 
     def _verify_move(self, move: Move) -> bool:
-        """Run the move's ``verify_x``; ``False`` for what is no move (a subclass of a move's record is none either).
+        """Run the move's ``verify_x``; ``False`` for what is no move (a subclass of a move's record is none either),
+        and while probing for a move a ``verify_x`` refused by returning ``False`` (see ``verify_meld``).
 
         The dispatch tests the exact type, commonest first, rather than looking it up in a table: compiled,
         each ``verify_x`` is then a C method call (sim/state.pxd), and strategies ask this for most moves.
         """
         move_type = type(move)
         if move_type is Meld:
-            self.verify_meld(move)
+            return self.verify_meld(move)
         elif move_type is TakePile:
-            self.verify_take_pile(move)
+            return self.verify_take_pile(move)
         elif move_type is Discard:
-            self.verify_discard(move)
+            return self.verify_discard(move)
         elif move_type is Draw:
             self.verify_draw(move)
         elif move_type is Stop:

@@ -82,3 +82,24 @@ def test_equal_values_in_other_objects_are_no_change_and_a_new_copy_is_quick_aga
     assert fingerprint.changed() == ""
     fingerprint.take()
     assert fingerprint.holds()
+
+
+def test_an_object_that_changes_the_hand_when_the_copy_drops_it_leaves_a_whole_copy():
+    # The copy is refreshed place by place with unchecked reads where compiled: dropping the copy's object may run
+    # code that changes the lists, and the refresh must notice rather than read past a list's end.
+    state = _mid_hand()
+    seat = state.seat
+    hand = state.hands[seat]
+
+    class Planted(int):
+        def __del__(self):
+            del hand[3:]
+
+    kind = next(kind for kind in range(len(hand)) if hand[kind])
+    hand[kind] = Planted(hand[kind])
+    fingerprint = GameFingerprint(state)  # the copy holds the planted object; the state, below, no longer does
+    hand[kind] = int(hand[kind]) + 0
+    hand[kind + 1 if kind + 1 < len(hand) else 0] += 1
+    fingerprint.after_move(seat)
+    assert fingerprint.hands[seat] == hand and len(hand) == 3
+    assert fingerprint.holds()

@@ -8,12 +8,13 @@ the hand state itself are those of a check that builds every error.
 import pytest
 
 from canasta_sim.core.cards import parse_kind
+from canasta_sim.core.legal import legal_discards, legal_melds, legal_takes
 from canasta_sim.core.melding import _REFUSED
 from canasta_sim.core.moves import Discard, Meld, MeldGroup, TakePile, parse_move
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import ACQUIRE, PLAY
 from canasta_sim.errors import IllegalMoveError
-from tests.helpers import position, snapshot
+from tests.helpers import expect_illegal, position, snapshot
 
 K, Q, FIVE = (parse_kind(name) for name in ("K", "Q", "5"))
 
@@ -39,6 +40,38 @@ def test_a_refused_probe_leaves_verify_raising_the_rules_own_error(text, rule):
     assert raised.value is not _REFUSED
     assert raised.value.rule == rule
     assert rule in str(raised.value)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(
+    ("hand", "melds", "text", "rule"),
+    [
+        ("K K K 5", {0: "A A A"}, "meld K K K", "R6.4"),  # would go out (one card left) with no canasta
+        ("5", {0: "A A A"}, "discard 5", "R6.4"),  # the same check, reached from a discard
+        ("K K K 5 6 7 8", {}, "meld K K K", "R10.2"),  # an initial meld short of the minimum
+    ],
+)
+def test_a_refusal_returned_up_the_checks_answers_as_a_raised_one(hand, melds, text, rule):
+    # These refusals return False up the checks while probing instead of raising: the probe must still say no,
+    # and verify (not probing) must still raise the rule's own error; a legal move's check answers True.
+    state = position(Rules(), hands={0: hand}, melds=melds, seat=0, phase=PLAY)
+    move = parse_move(text)
+    assert not state.is_legal(move)
+    assert state._probing is False
+    with pytest.raises(IllegalMoveError) as raised:
+        state.verify(move)
+    assert raised.value is not _REFUSED and raised.value.rule == rule
+
+
+@pytest.mark.timeout(30)
+def test_the_checks_that_return_a_refusal_answer_true_for_a_legal_move():
+    state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    assert state.verify_meld(Meld((MeldGroup.of(K, 3),))) is True
+    assert state.verify_discard(Discard(FIVE)) is True
+    taking = position(
+        Rules(), hands={1: "7 7 JK 5 6"}, melds={1: "7 7 7"}, pile="9 4 7", seat=1, phase=ACQUIRE, melded_seats=(1,)
+    )
+    assert taking.verify_take_pile(parse_move("take 7 7")) is True
 
 
 @pytest.mark.timeout(30)
@@ -197,3 +230,58 @@ def test_a_record_changed_at_any_level_after_its_check_is_checked_again(build, c
         state.apply(move)
     assert raised.value.rule in ("R6.1", "R8.3")
     assert snapshot(state) == before
+
+
+def _listed_position():
+    return position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+
+
+@pytest.mark.timeout(30)
+def test_a_move_picked_from_a_listing_is_vouched_for_until_a_move_is_applied():
+    # The listings remember what they found legal, so the engine applies the move a strategy picks from one on
+    # that check; a record of equal value that no listing yielded, and any listed one once a move is applied,
+    # are checked again.
+    state = _listed_position()
+    discards = list(legal_discards(state))
+    melds = list(legal_melds(state))
+    assert discards and melds
+    assert state._take_vouch(discards[-1])  # not only the last listed: every one of the decision's listings
+    state = _listed_position()
+    discards = list(legal_discards(state))
+    list(legal_melds(state))
+    assert not state._take_vouch(Discard(discards[0].card))
+    assert not state._take_vouch(discards[0])  # the previous call stood for a move applied: nothing is kept
+
+
+@pytest.mark.timeout(30)
+def test_a_listed_move_applied_after_another_move_meets_the_rules_check():
+    state = _listed_position()
+    king = next(move for move in legal_discards(state) if move.card == K)
+    state.apply(parse_move("meld K K K"))  # no king is left to discard
+    expect_illegal(state, king, "R6.1")
+
+
+@pytest.mark.timeout(30)
+def test_a_listed_record_changed_after_the_listing_meets_the_rules_check():
+    # The listings hand out shared records: one forced to change after it was listed is checked when applied
+    # (and put back here, for the other tests).
+    state = _listed_position()
+    five = next(move for move in legal_discards(state) if move.card == FIVE)
+    object.__setattr__(five, "card", Q)
+    try:
+        expect_illegal(state, five, "R6.1")
+    finally:
+        object.__setattr__(five, "card", FIVE)
+
+
+@pytest.mark.timeout(30)
+def test_a_take_picked_from_the_listing_lays_what_a_checked_one_lays():
+    state = position(
+        Rules(), hands={1: "7 7 JK 5 6"}, melds={1: "7 7 7"}, pile="9 4 7", seat=1, phase=ACQUIRE, melded_seats=(1,)
+    )
+    checked = state.copy()
+    takes = list(legal_takes(state))
+    assert len(takes) > 1
+    state.apply(takes[0])  # not the last one listed: applied on the listing's check
+    checked.apply(TakePile(takes[0].cards, takes[0].extra))
+    _same_state(state, checked)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Py_ssize_t", "bint", "compiled", "double", "locals", "typedef"]
+__all__ = ["Py_ssize_t", "bint", "boundscheck", "compiled", "double", "locals", "typedef", "wraparound"]
 
 compiled = False
 """Whether the module runs compiled: never, where this module stands in for Cython."""
@@ -53,3 +53,15 @@ def locals(**types: Any) -> Callable:  # noqa: A001 (the name Cython's pure-Pyth
         return function
 
     return unchanged
+
+
+def boundscheck(check: bool) -> Callable:
+    """A decorator that leaves the function as it is: compiled, ``boundscheck(False)`` reads lists unchecked where
+    the function has compared every index with the list's length itself (Python checks every index anyway)."""
+    return locals()
+
+
+def wraparound(wrap: bool) -> Callable:
+    """A decorator that leaves the function as it is: compiled, ``wraparound(False)`` takes every index as
+    counted from the start, for a function that uses no negative one (Python counts them from the end anyway)."""
+    return locals()
