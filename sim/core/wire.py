@@ -309,10 +309,8 @@ class ViewWire:
         if fresh or value != self._side_has_melded:
             self._side_has_melded = _listed(value)
             out["side_has_melded"] = self._side_has_melded
-        melded = state.side_has_melded
-        requirements = state.requirements
-        first = 0 if melded[0] else requirements[0]
-        second = 0 if melded[1] else requirements[1]
+        first = state.requirement(0)  # R10.2, 0 once the side has melded (R10.6)
+        second = state.requirement(1)
         if fresh or first != self._minimum_a or second != self._minimum_b:
             self._minimum_a = first
             self._minimum_b = second
