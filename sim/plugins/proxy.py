@@ -362,12 +362,12 @@ class ProcessStrategy(Strategy):
         """The view as last sent to the bot in this hand: a protocol-2 request carries only what changed."""
         self._pending: list[bytes] = []
         self._log = EventLog()
+        """Events since the last message queued, written as one ``events`` message (one parse for them all),
+        less this seat's own moves the bot made in a plan and saw (``EventLog.known``)."""
         self._log.mover = -1 if self._seat is None else self._seat
         self.on_event = self._log.hear  # the engine binds the compiled method: no Python call per event
-        """Events since the last message queued, written as one ``events`` message (one parse for them all)."""
         self._plan: list[Any] = []
         """Answers the bot gave ahead for the rest of its turn (a reply's ``then``), next first."""
-        """Events of this seat's own moves not to send: the bot made those moves in a plan and saw them."""
         self._values = {key: getattr(self, key) for key in self.parameters}
 
     # ------------------------------------------------------------------------------------ the process
@@ -378,8 +378,8 @@ class ProcessStrategy(Strategy):
         self._game_started = True
         if self._bot is None:
             self._bot = self.pool.acquire(self._seat, self)
-        self._log.mover = view.seat if self._seat is None else self._seat
         seat = view.seat if self._seat is None else self._seat
+        self._log.mover = seat
         self._bot.started = True
         message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
         self._pending.insert(0, self._bot.tagged(message))
