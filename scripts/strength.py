@@ -18,7 +18,9 @@ A run cut short by ``--max-minutes`` after game N-1 goes on with ``--first N`` (
 always deal ``n // 2``), and ``--combine`` adds the parts up:
 
     python scripts/strength.py pimc --games 1000 --seed 3 --first 542 --out results/rest.json
-    python scripts/strength.py - --combine results/first.json results/rest.json
+    python scripts/strength.py - --combine results/first.json results/rest.json --out results/all.json
+
+The combined figures keep every game's points, so a combined run pairs with another by deal (``--paired``).
 """
 
 from __future__ import annotations
@@ -170,10 +172,12 @@ def combine(parts: list[dict]) -> dict:
         by_game.update(part["points_by_game"])
     played, points = len(by_game), sum(by_game.values())
     low, high = wilson_interval(round(points), played)
-    return {"labels": parts[0]["labels"], "seed": parts[0]["seed"], "games": played, "points": points,
-            "win_rate": points / played, "interval_95": [low, high], "hands": sum(part["hands"] for part in parts),
+    return {"spec": parts[0]["spec"], "labels": parts[0]["labels"], "seed": parts[0]["seed"], "games": played,
+            "points": points, "win_rate": points / played, "interval_95": [low, high],
+            "hands": sum(part["hands"] for part in parts),
             "parts": [{"command": part["command"], "games": part["games"], "timing": part["timing"],
-                       "floor_before": part["floor_before"], "floor_after": part["floor_after"]} for part in parts]}
+                       "floor_before": part["floor_before"], "floor_after": part["floor_after"]} for part in parts],
+            "points_by_game": {number: by_game[number] for number in sorted(by_game, key=int)}}
 
 
 def paired(first: dict, second: dict) -> dict:
@@ -191,7 +195,7 @@ def paired(first: dict, second: dict) -> dict:
     spread = math.sqrt(sum((value - mean) ** 2 for value in differences) / (count - 1)) if count > 1 else 0.0
     half = 1.96 * spread / math.sqrt(count) if count else 0.0
     return {"deals": count, "difference": mean, "interval_95": [mean - half, mean + half],
-            "first": first["spec"], "second": second["spec"]}
+            "first": first["labels"][0], "second": second["labels"][0]}
 
 
 def main() -> None:
@@ -215,12 +219,12 @@ def main() -> None:
         print(json.dumps(paired(*runs), indent=2))
         return
     if args.combine:
-        print(json.dumps(combine([json.loads(path.read_text()) for path in args.combine]), indent=2))
-        return
-    if not 0 <= args.first < args.games or args.first % 2:
-        parser.error(f"--first must be an even game number below --games ({args.games}); got {args.first}")
-    figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes, args.floor_script,
-                  args.first)
+        figures = combine([json.loads(path.read_text()) for path in args.combine])
+    else:
+        if not 0 <= args.first < args.games or args.first % 2:
+            parser.error(f"--first must be an even game number below --games ({args.games}); got {args.first}")
+        figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes,
+                      args.floor_script, args.first)
     text = json.dumps(figures, indent=2)
     print(text)
     if args.out:

@@ -13,13 +13,16 @@ Decisions searched:
 * **acquire**, when the pile can be taken: draw, expert's choice, and the legal takes laying the
   fewest hand cards, up to ``width`` candidates;
 * **discard**: expert's ``width`` cheapest discards (its danger-plus-worth order);
+* **melds** (with ``melds=1``, the default): expert's meld against laying nothing more this turn, when
+  the turn does not go out: holding cards back keeps pairs for the pile and hides the hand, melding
+  them saves their points from the penalty if an opponent goes out;
 * **going out** (:meth:`Pimc.wants_to_go_out`, asked once a turn when the hand can be melded out):
   go out now, or play the turn on without going out;
 * **answering** the partner's ask: yes or no, in worlds where the asker can go out (R12.5: with
   ``ask_partner_yes_forces_out`` the ask itself says so); should no sampled world fit, it answers as
   expert does.
 
-Melds, the initial meld and whether to ask follow expert's rules (this class extends
+Which melds to lay, the initial meld's cards and whether to ask follow expert's rules (this class extends
 :class:`~canasta_sim.strategies.expert.Expert`, whose memory it keeps too).
 
 **Evaluation.** A play-out lasts the rest of the searched turn and ``horizon`` more turns (default
@@ -65,12 +68,14 @@ turns a play-out lasts after the searched turn (default 12), 0 for the whole han
 short is valued by the static estimate of the hand's end in
 :mod:`canasta_sim.strategies.hand_estimate` (both sides' final scores from the melds, canastas, red
 3s, the hands and the pile at the cut), so each world costs a fraction of a whole play-out and
-more of them fit the same time.  Expert's parameters apply to its rules for melds and asking.
+more of them fit the same time; ``melds`` 1 to search the meld decisions, 0 to lay expert's melds.
+Expert's parameters apply to its rules for melds and asking.
 
 Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``;
 pimc@3 plays out with experts that remember the hand, and screens: 8 worlds, up to 24; pimc@4 cuts its
 play-outs 12 turns after the searched one (``horizon=12``) and searches 24 worlds, up to 96, of 4
-candidates.  pimc@3 is ``pimc:horizon=0,samples=24,screen=8,width=3``.
+candidates; pimc@5 also searches its meld decisions (``melds=1``).  pimc@4 is ``pimc:melds=0``, pimc@3
+``pimc:melds=0,horizon=0,samples=24,screen=8,width=3``.
 """
 
 from __future__ import annotations
@@ -142,6 +147,7 @@ class _PlayoutExpert(Expert):
         super().__init__(rng)
         self.start = memory
         self.hold_turn = -1
+        self.hold_melds_turn = -1
 
     def on_hand_start(self, view) -> None:
         """Remember the hand so far, from the searcher's memory."""
@@ -152,15 +158,21 @@ class _PlayoutExpert(Expert):
         """Not during the held turn; as expert otherwise."""
         return False if view.turn_count == self.hold_turn else super().wants_to_go_out(view)
 
+    def choose_meld(self, view) -> Meld | None:
+        """Nothing during the turn it holds its melds back; as expert otherwise."""
+        return None if view.turn_count == self.hold_melds_turn else super().choose_meld(view)
+
 
 class _HoldBack(Strategy):
     """Any policy, except that during one given turn it does not go out: a meld that would go out
-    gives way to the first legal meld that keeps two cards, and it does not ask."""
+    gives way to the first legal meld that keeps two cards, and it does not ask.  With ``melds`` it
+    lays no meld at all that turn."""
 
-    def __init__(self, inner: Strategy, turn: int) -> None:
+    def __init__(self, inner: Strategy, turn: int, *, melds: bool = False) -> None:
         super().__init__(inner.rng)
         self.inner = inner
         self.turn = turn
+        self.melds = melds
 
     def choose_acquire(self, view) -> Move:
         return self.inner.choose_acquire(view)
@@ -172,6 +184,8 @@ class _HoldBack(Strategy):
         return self.inner.answer_go_out(view)
 
     def choose_meld(self, view) -> Meld | None:
+        if self.melds and view.turn_count == self.turn:
+            return None
         move = self.inner.choose_meld(view)
         if move is None or view.turn_count != self.turn:
             return move
@@ -201,10 +215,10 @@ class Pimc(Expert):
     """Expert's rules for melds, with its key decisions searched by sampling worlds and playing them out."""
 
     name = "pimc"
-    version = 4
+    version = 5
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
     parameters = {**Expert.parameters, "samples": 96, "screen": 24, "policy": "expert", "width": 4, "budget": 0.0,
-                  "confidence": 1.0, "avoid": 0.25, "horizon": 12}
+                  "confidence": 1.0, "avoid": 0.25, "horizon": 12, "melds": 1}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -228,6 +242,10 @@ class Pimc(Expert):
             )
         if not self.confidence >= 0:
             raise StrategyLoadError(f"strategy 'pimc' parameter confidence={self.confidence!r} must be 0 or more")
+        if self.melds not in (0, 1):
+            raise StrategyLoadError(
+                f"strategy 'pimc' parameter melds={self.melds!r} must be 0 (expert's melds) or 1 (searched)"
+            )
         self._policy = POLICIES[self.policy]
         self._public: PublicMemory | None = None
 
@@ -265,6 +283,18 @@ class Pimc(Expert):
         if len(candidates) == 1:
             return chosen
         return candidates[self._search(view, [_Apply(move) for move in candidates])]
+
+    def choose_meld(self, view) -> Meld | None:
+        """Search expert's meld against laying nothing more this turn (with ``melds=1``); otherwise as expert.
+
+        Not searched when the turn goes out (the going-out search decided that) or the partner said yes.
+        """
+        chosen = super().choose_meld(view)
+        if chosen is None or not self.melds or view.partner_answer is True:
+            return chosen
+        if self._going_out(view, view.hand_number, view.turn_count):
+            return chosen
+        return chosen if self._search(view, [_Apply(chosen), _HoldMelds(view.turn_count)]) == 0 else None
 
     def choose_discard(self, view) -> Discard:
         """Search expert's cheapest discards."""
@@ -486,3 +516,23 @@ class _KeepBuilding:
             player.hold_turn = self.turn
         else:
             players[seat] = _HoldBack(player, self.turn)
+
+
+class _HoldMelds:
+    """Lay nothing more this turn; the policy discards and plays the rest."""
+
+    __slots__ = ("turn",)
+
+    def __init__(self, turn: int) -> None:
+        self.turn = turn
+
+    def play(self, state: HandState, seat: int, listener: Strategy | None) -> None:
+        """No move of its own: the seat's policy discards, held back from melding."""
+
+    def prepare(self, players: list[Strategy], seat: int) -> None:
+        player = players[seat]
+        if isinstance(player, _PlayoutExpert):
+            # Not going out either: an ask answered yes would oblige it to meld (R12.5).
+            player.hold_turn = player.hold_melds_turn = self.turn
+        else:
+            players[seat] = _HoldBack(player, self.turn, melds=True)

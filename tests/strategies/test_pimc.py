@@ -14,14 +14,15 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.cards import FOUR
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.moves import Discard, Draw
+from canasta_sim.core.moves import Ask, Discard, Draw, Meld
 from canasta_sim.core.rules import Rules
+from canasta_sim.core.search import playout
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.strategies import BUILTIN, Expert, Pimc
-from canasta_sim.strategies.pimc import _Apply, _PlayoutExpert, match_value
+from canasta_sim.strategies.pimc import _Apply, _HoldMelds, _PlayoutExpert, match_value
 from canasta_sim.strategies.pimc import _apply as _apply_observed
 
 TINY = functools.partial(Pimc, samples=1, width=2)
@@ -66,6 +67,7 @@ class _Watched(Pimc):
         return decide
 
     choose_acquire = _around("choose_acquire")
+    choose_meld = _around("choose_meld")
     choose_discard = _around("choose_discard")
     choose_ask = _around("choose_ask")
     answer_go_out = _around("answer_go_out")
@@ -154,6 +156,7 @@ def test_pimc_is_built_in_and_loads_with_parameters():
         ({"confidence": -0.5}, "confidence=-0.5 must be 0 or more"),
         ({"avoid": 1.5}, "avoid=1.5 must be between 0 and 1"),
         ({"screen": -1}, "screen=-1 must be 0 (off) or more"),
+        ({"melds": 2}, "melds=2 must be 0 (expert's melds) or 1 (searched)"),
     ],
 )
 def test_bad_parameters_are_refused_naming_what_is_accepted(parameters, message):
@@ -260,3 +263,59 @@ def test_screening_samples_the_rest_of_the_worlds_only_when_a_candidate_leads(le
     choice = player._search(view, [_Apply(Draw()), _Apply(Draw())])
     assert _Scripted.worlds_valued == worlds
     assert choice == (1 if lead > 0 else 0)
+
+
+def _turn_where_expert_melds(seed: int):
+    """A hand state of expert self-play at a meld decision where expert lays a meld and does not go out,
+    with the seat's memory of the hand; ``None`` if the hand has none."""
+    state = HandState.deal(Rules(), random.Random(seed), dealer=0)
+    players = [Expert(random.Random(seat)) for seat in range(4)]
+    for seat, player in enumerate(players):
+        player.on_hand_start(SeatView(state, seat, (0, 0)))
+    while not state.is_over:
+        before = state.copy()
+        playout(state, players, (0, 0), turns=1)  # one turn at a time, the memories kept
+        seat = before.seat
+        moves = [move for mover, move, _ in state.history[len(before.history):] if mover == seat]
+        melded = any(isinstance(move, Meld) for move in moves)
+        if melded and not before.is_over and state.seat != seat and not state.is_over:
+            return before, players[seat]._memory
+    return None
+
+
+@pytest.mark.timeout(60)
+def test_holding_melds_back_lays_no_meld_and_asks_nothing_that_turn_then_plays_on():
+    # The candidate pimc weighs against expert's meld: the seat's play-out policy lays nothing more and
+    # does not ask (a yes would oblige it to meld, R12.5) during the searched turn, and plays as expert after.
+    found = next(found for seed in range(20) if (found := _turn_where_expert_melds(seed)) is not None)
+    start, memory = found
+    seat, turn = start.seat, start.turn_count
+    state = start.copy()
+    state.apply(Draw())  # the turn's acquire, as the searching seat would have made it
+    players = [_PlayoutExpert(None, memory) for _ in range(4)]
+    _HoldMelds(turn).prepare(players, seat)
+    playout(state, players, (0, 0), turns=4)
+    turn_moves = [move for mover, move, _ in state.history[len(start.history) + 1:] if mover == seat]
+    this_turn = turn_moves[:next(index for index, move in enumerate(turn_moves) if isinstance(move, Discard)) + 1]
+    assert not any(isinstance(move, (Meld, Ask)) for move in this_turn)
+    assert isinstance(this_turn[-1], Discard)
+    assert state.turn_count > turn + 1 or state.is_over
+
+
+@pytest.mark.timeout(120)
+def test_a_searched_meld_decision_may_hold_the_melds_back_and_the_game_stays_legal():
+    # With melds searched, some decisions keep the meld for a later turn, and every game still completes.
+    held = []
+
+    class Counting(Pimc):
+        def choose_meld(self, view):
+            expert = Expert.choose_meld(self, view)
+            move = super().choose_meld(view)
+            if expert is not None and move is None:
+                held.append(view.turn_count)
+            return move
+
+    factory = functools.partial(Counting, samples=4, screen=0, width=2, confidence=0.0)
+    result = play_game([factory, Expert, factory, Expert], seed=2, rules=SHORT)
+    assert max(result.scores) >= SHORT.target_score
+    assert held

@@ -20,12 +20,16 @@ RECORDED = {
     ("1", "random@1"): "fe128f18dd2d7f26",
     ("1", "greedy@2"): "e427710f3a60a720",
     ("1", "expert@1"): "69070ea7b3f599cc",
-    ("1", "pimc@4"): "1f038faf1f9c03dd",
+    ("1", "pimc@5"): "4ff822b24e99b113",
 }
-EARLIER = {("1", "pimc@3"): ({"horizon": 0}, "936f40f1579bd90b")}
-"""Earlier versions that a parameter still plays: ``(engine, label): (parameters, fingerprint)``, the
-parameters added to the cheap setting below (pimc@4's play-outs cut after 12 turns; ``horizon=0`` plays
-them to the hand's end as pimc@3 did)."""
+EARLIER = {
+    ("1", "pimc@4"): ({"melds": 0}, "1f038faf1f9c03dd"),
+    ("1", "pimc@3"): ({"melds": 0, "horizon": 0}, "936f40f1579bd90b"),
+}
+"""Earlier versions that parameters still play: ``(engine, label): (parameters, fingerprint)``, the
+parameters added to the cheap setting below (pimc@5 searches its meld decisions; ``melds=0`` lays
+expert's melds as pimc@4 did; pimc@4's play-outs are cut after 12 turns, ``horizon=0`` plays them to the
+hand's end as pimc@3 did)."""
 CHEAP = {"pimc": ({"samples": 3, "screen": 2, "width": 2}, 2)}
 """Searching strategies are fingerprinted at a small setting over fewer games, to keep the suite fast:
 ``name: (parameters, games)``.  Their search code runs all the same, so a change to it shows."""
