@@ -98,19 +98,26 @@ class MessageView(SeatView):
     :meth:`update` refreshes it in place from a later message of the same seat, so a strategy that kept
     the view from ``on_hand_start`` sees the table as of its latest decision, as a live view would.
 
-    :raises MessageError: when the message is malformed.
+    :param check: ``False`` for the arbiter's own messages (the bot server's): the fields are taken as they
+        are, not checked (the tests compare both ways).
+    :raises MessageError: when the message is malformed (checked).
     """
 
     __slots__ = ("_melds_seen",)
 
-    def __init__(self, message: Mapping[str, Any], rules: Rules) -> None:
+    def __init__(self, message: Mapping[str, Any], rules: Rules, *, check: bool = True) -> None:
         self._melds_seen: Any = None
-        seat = _seat(message, "seat")
-        scores = _scores(message)
-        dealer = _seat(message, "dealer")
-        state = HandState(rules, dealer=dealer, scores=scores, hand_number=_int(message, "hand_number"))
+        if check:
+            seat = _seat(message, "seat")
+            scores = _scores(message)
+            dealer = _seat(message, "dealer")
+            hand_number = _int(message, "hand_number")
+        else:  # the arbiter's own message (the bot server's): see update
+            seat, dealer, hand_number = message["seat"], message["dealer"], message["hand_number"]
+            scores = list(message["scores"])
+        state = HandState(rules, dealer=dealer, scores=scores, hand_number=hand_number)
         super().__init__(state, seat, (scores[0], scores[1]))
-        update_view(self, message)
+        self.update(message, check=check)
 
     def update(self, message: Mapping[str, Any], *, check: bool = True) -> None:
         """Refresh the view from a later message of the same seat and hand (see :func:`update_view`)."""
@@ -141,10 +148,14 @@ def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     plan changes the state."""
     state = view._state
     scores = message["scores"]
-    if (message["hand_number"], message["dealer"], scores) != (state.hand_number, state.dealer,
-                                                                list(state.scores_before)):
-        update_view(view, message)
-        return
+    hand_number = message["hand_number"]
+    dealer = message["dealer"]
+    if (hand_number, dealer, scores) != (state.hand_number, state.dealer, list(state.scores_before)):
+        # A new hand: its fixed facts are set again as update_view sets them (a hand's start, the commonest
+        # whole view a bot server gets, once cost three times a request through the checked path).
+        HandState.__init__(state, state.rules, dealer=dealer, scores=list(scores), hand_number=hand_number)
+        view._melds_seen = None
+        view._scores = (scores[0], scores[1])
     view._melds_seen = set_view_fields(state, view._seat, message, True, view._melds_seen)
 
 

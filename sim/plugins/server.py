@@ -161,7 +161,7 @@ class BotServer:
 
     def _follow(self, game: _Game) -> None:
         if game.view is None:
-            game.view = MessageView(game.message, game.rules)
+            game.view = MessageView(game.message, game.rules, check=False)  # the arbiter's own message
         else:
             game.view.update(game.message, check=False)  # the arbiter's own messages: checked by construction
 

@@ -94,7 +94,7 @@ class Comparing:
             rebuilt = kept.get("view")
             if rebuilt is None or view.seat != rebuilt.seat:
                 rebuilt = kept["view"] = MessageView(message, self.rules)
-                kept["unchecked"] = MessageView(message, self.rules)
+                kept["unchecked"] = MessageView(json.loads(json.dumps(view_message(view))), self.rules, check=False)
             else:
                 rebuilt.update(message)  # one view object follows the seat, as a live one does
                 kept["unchecked"].update(json.loads(json.dumps(view_message(view))), check=False)
