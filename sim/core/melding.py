@@ -431,7 +431,7 @@ class MeldingRules:
         return True
 
     @cython.locals(record=MeldGroup, rank=Count, naturals=Count, jokers=Count, deuces=Count, kind=Count, seat=Count,
-                   side=Count, laid=Count, cards=tuple)
+                   side=Count, laid=Count, held=Count, cards=tuple)
     def _single_group_verdict(self, group: object) -> int:
         """:meth:`verify_meld`'s verdict on a meld of the one ``group``, in the commonest case only: a group record
         of a natural rank holding only cards of its rank and wild cards, laid by a side that has melded and
@@ -474,14 +474,28 @@ class MeldingRules:
             return -1
         if self.answer is True and self.rules.ask_partner_yes_forces_out:
             return -1
+        # Each count read into a C integer compiled, compared with no integer object built.
         hand = self.hands[seat]
-        if ((naturals and naturals > hand[rank]) or (jokers and jokers > hand[JOKER])
-                or (deuces and deuces > hand[TWO])):
-            return 0
+        if naturals:
+            held = hand[rank]
+            if naturals > held:
+                return 0
+        if jokers:
+            held = hand[JOKER]
+            if jokers > held:
+                return 0
+        if deuces:
+            held = hand[TWO]
+            if deuces > held:
+                return 0
         meld = self.melds[side][rank]
-        if not meld_fits(self.rules, rank, meld[0] + naturals, meld[1] + jokers, meld[2] + deuces):
-            return 0
-        return 1
+        held = meld[0]
+        naturals += held
+        held = meld[1]
+        jokers += held
+        held = meld[2]
+        deuces += held
+        return 1 if meld_fits(self.rules, rank, naturals, jokers, deuces) else 0
 
     def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
