@@ -431,12 +431,13 @@ class MeldingRules:
         return True
 
     @cython.locals(record=MeldGroup, rank=Count, naturals=Count, jokers=Count, deuces=Count, kind=Count, seat=Count,
-                   side=Count, laid=Count, held=Count, cards=tuple)
+                   side=Count, laid=Count, held=Count, hand_after=Count, canastas=Count, cards=tuple)
     def _single_group_verdict(self, group: object) -> int:
         """:meth:`verify_meld`'s verdict on a meld of the one ``group``, in the commonest case only: a group record
-        of a natural rank holding only cards of its rank and wild cards, laid by a side that has melded and
-        keeping two cards or more (no initial minimum, no going out, no black 3).  1 legal, 0 refused (R6.1: cards
-        not held; R9.1, R9.2: the meld would not fit), -1 for any other case, which the full checks judge.
+        of a natural rank holding only cards of its rank and wild cards, laid by a side that has melded (no initial
+        minimum, no black 3).  1 legal (keeping two cards or more), 0 refused (R6.1: cards not held; R9.1, R9.2: the
+        meld would not fit; R6.4: going out without the canastas), -1 for any other case, which the full checks
+        judge.
 
         The checks are the full ones' for this case, counted in C integers compiled, with no per-rank sums or
         card counts built: strategies probe such melds by the dozen each turn (``view.can``, the listings)."""
@@ -470,9 +471,10 @@ class MeldingRules:
         if rank < FOUR or rank >= KIND_COUNT:
             return -1
         laid = naturals + jokers + deuces
-        if laid == 0 or self.hand_sizes[seat] - laid <= 1:
+        if laid == 0:
             return -1
-        if self.answer is True and self.rules.ask_partner_yes_forces_out:
+        hand_after = self.hand_sizes[seat] - laid
+        if hand_after > 1 and self.answer is True and self.rules.ask_partner_yes_forces_out:
             return -1
         # Each count read into a C integer compiled, compared with no integer object built.
         hand = self.hands[seat]
@@ -495,7 +497,28 @@ class MeldingRules:
         jokers += held
         held = meld[2]
         deuces += held
-        return 1 if meld_fits(self.rules, rank, naturals, jokers, deuces) else 0
+        if not meld_fits(self.rules, rank, naturals, jokers, deuces):
+            return 0
+        if hand_after > 1:
+            return 1
+        if self.must_stop:
+            return -1
+        # Going out (R6.4, R12.1): refused without the side's canastas, this meld counted; the full checks judge a
+        # meld that has them (the partner's answer, R12.2, R12.5).
+        canastas = 1 if naturals + jokers + deuces >= CANASTA_SIZE else 0
+        melds = self.melds[side]
+        for kind in range(KIND_COUNT):
+            if kind != rank:
+                meld = melds[kind]
+                held = meld[0]
+                laid = held
+                held = meld[1]
+                laid += held
+                held = meld[2]
+                laid += held
+                if laid >= CANASTA_SIZE:
+                    canastas += 1
+        return 0 if canastas < self.rules.canastas_to_go_out else -1
 
     def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because
