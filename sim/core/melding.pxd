@@ -8,16 +8,14 @@
 cimport cython
 
 from canasta_sim.core.melds cimport meld_fits
-from canasta_sim.core.moves cimport MeldGroup
+# The vouch's record keys (sim/core/moves.py), as C calls from the checks below.
+from canasta_sim.core.moves cimport MeldGroup, _field_objects, _same_field_objects
+
+# The card constants the single-group verdict reads, as C integers.
+cdef Py_ssize_t CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
-
-# The vouch's record keys, as C calls from the checks below.
-cdef object _field_objects(move)
-cdef object _group_objects(first, groups)
-cdef bint _same_field_objects(move, key) except -1
-
 
 cdef class MeldingRules:
     cdef public object _collected, _listed, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked
@@ -46,6 +44,7 @@ cdef class MeldingRules:
     cpdef bint _verify_going_out(self, move, hand_after, dict additions) except -1
     cpdef _lay(self, dict additions, list used)
     cpdef bint verify_meld(self, move) except -1
+    cpdef Py_ssize_t _single_group_verdict(self, group) except? -2
     cpdef _verify_still_going_out(self, move, dict additions, list used)
     cpdef bint can_meld(self, move) except -1
     cpdef meld(self, move)

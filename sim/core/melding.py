@@ -10,10 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
 from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.melds import CANASTA_SIZE, meld_fits, meld_problem, rank_name
-from canasta_sim.core.moves import WILD_RANK, Answer, Discard, Meld, MeldGroup, Move, TakePile, is_kind, record_kinds
+from canasta_sim.core.moves import (
+    _NOT_KEPT,
+    WILD_RANK,
+    Discard,
+    Meld,
+    MeldGroup,
+    Move,
+    TakePile,
+    _field_objects,
+    _same_field_objects,
+    is_kind,
+    record_kinds,
+)
 from canasta_sim.core.phases import END_WENT_OUT, OVER, PLAY
 from canasta_sim.errors import IllegalMoveError
 
@@ -37,94 +49,6 @@ _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial me
 
 _MOST_LISTED = 256
 """The most entries (a move and its key each) :meth:`MeldingRules._list` keeps: a few decisions' listings."""
-
-_NOT_KEPT = object()
-"""What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
-
-
-def _field_objects(move: Move) -> object:
-    """The objects a move record's fields hold, the groups' ranks and cards included, to tell later whether
-    the record changed since it was checked (:meth:`MeldingRules._vouch`).
-
-    The records are frozen, but a field can still be forced to change (``object.__setattr__``, or a
-    constructor run again on a built record): it then holds another object.  Tuples cannot change, so a
-    field whose object is the same tuple holds the same cards; a record with a container of another kind
-    (a list built by hand) is not kept (``_NOT_KEPT``) and is checked again when applied.
-    """
-    move_type = type(move)
-    if move_type is Meld:
-        return _group_objects(None, move.groups)
-    if move_type is TakePile:
-        cards = move.cards
-        if type(cards) is not tuple:
-            return _NOT_KEPT
-        return _group_objects(cards, move.extra)
-    if move_type is Discard:
-        return move.card
-    if move_type is Answer:
-        return move.yes
-    return None  # Draw, Ask and Stop carry no field
-
-
-@cython.locals(record=MeldGroup)
-def _group_objects(first: object, groups: object) -> object:
-    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``.
-
-    Only groups of the record type itself are kept: compiled, their fields are then read as C members
-    (sim/core/moves.pxd) rather than looked up by name, and the listings and searches build no other.  A
-    subclass's group is checked again when applied, which costs time but changes nothing."""
-    if type(groups) is not tuple:
-        return _NOT_KEPT
-    if len(groups) == 1:  # the commonest meld
-        group = groups[0]
-        if type(group) is not MeldGroup:
-            return _NOT_KEPT
-        record = group
-        cards = record.cards
-        if type(cards) is not tuple:
-            return _NOT_KEPT
-        return (first, groups, record.rank, cards)
-    parts = [first, groups]
-    for group in groups:
-        if type(group) is not MeldGroup:
-            return _NOT_KEPT
-        record = group
-        cards = record.cards
-        if type(cards) is not tuple:
-            return _NOT_KEPT
-        parts.append(record.rank)
-        parts.append(cards)
-    return tuple(parts)
-
-
-@cython.locals(index=Count, record=MeldGroup)
-def _same_field_objects(move: Move, key: object) -> bool:
-    """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
-    move_type = type(move)
-    if move_type is Meld:
-        groups = move.groups
-    elif move_type is TakePile:
-        if move.cards is not key[0]:
-            return False
-        groups = move.extra
-    elif move_type is Discard:
-        return move.card is key
-    elif move_type is Answer:
-        return move.yes is key
-    else:
-        return True  # Draw, Ask and Stop carry no field
-    if groups is not key[1]:
-        return False
-    # The same tuple holds the same group objects in the same order, each of the record type itself
-    # (_group_objects): only their fields can have changed, read as C members compiled.
-    index = 2
-    for group in groups:
-        record = group
-        if record.rank is not key[index] or record.cards is not key[index + 1]:
-            return False
-        index += 2
-    return True
-
 
 class MeldingRules:
     """Meld-phase checks and the :meth:`meld` move of a hand (the root of :class:`~.state.HandState`)."""
@@ -459,6 +383,15 @@ class MeldingRules:
         each, which costs more than the check (see :meth:`_probe`)."""
         self._verify_phase(move, PLAY)
         groups = move.groups
+        # The commonest meld, judged without the sums below built (see _single_group_verdict); a refusal found
+        # there is left to the full checks unless probing, so that the error raised names the same rule.
+        if type(groups) is tuple and len(groups) == 1:
+            verdict = self._single_group_verdict(groups[0])
+            if verdict == 1:
+                self._collected = None  # meld() sums the cards itself
+                return True
+            if verdict == 0 and self._probing:
+                return False
         if not groups:
             raise self._fail("R9.1", "a meld needs at least one group of cards", move)
         additions: dict[int, list[int]] = {}
@@ -496,6 +429,96 @@ class MeldingRules:
             self._verify_still_going_out(move, additions, used)
         self._collected = (move, additions, used)
         return True
+
+    @cython.locals(record=MeldGroup, rank=Count, naturals=Count, jokers=Count, deuces=Count, kind=Count, seat=Count,
+                   side=Count, laid=Count, held=Count, hand_after=Count, canastas=Count, cards=tuple)
+    def _single_group_verdict(self, group: object) -> int:
+        """:meth:`verify_meld`'s verdict on a meld of the one ``group``, in the commonest case only: a group record
+        of a natural rank holding only cards of its rank and wild cards, laid by a side that has melded (no initial
+        minimum, no black 3).  1 legal (keeping two cards or more), 0 refused (R6.1: cards not held; R9.1, R9.2: the
+        meld would not fit; R6.4: going out without the canastas), -1 for any other case, which the full checks
+        judge.
+
+        The checks are the full ones' for this case, counted in C integers compiled, with no per-rank sums or
+        card counts built: strategies probe such melds by the dozen each turn (``view.can``, the listings)."""
+        if type(group) is not MeldGroup:
+            return -1
+        record = group
+        if type(record.rank) is not int or type(record.cards) is not tuple:
+            return -1
+        seat = self.seat
+        side = seat & 1
+        if not self.side_has_melded[side]:
+            return -1
+        naturals = jokers = deuces = 0
+        cards = record.cards
+        try:
+            rank = record.rank
+            for item in cards:
+                if type(item) is not int:
+                    return -1
+                kind = item
+                if kind == rank:
+                    naturals += 1
+                elif kind == JOKER:
+                    jokers += 1
+                elif kind == TWO:
+                    deuces += 1
+                else:
+                    return -1
+        except OverflowError:  # compiled, an int too large for a C integer: no card kind (the full checks say so)
+            return -1
+        if rank < FOUR or rank >= KIND_COUNT:
+            return -1
+        laid = naturals + jokers + deuces
+        if laid == 0:
+            return -1
+        hand_after = self.hand_sizes[seat] - laid
+        if hand_after > 1 and self.answer is True and self.rules.ask_partner_yes_forces_out:
+            return -1
+        # Each count read into a C integer compiled, compared with no integer object built.
+        hand = self.hands[seat]
+        if naturals:
+            held = hand[rank]
+            if naturals > held:
+                return 0
+        if jokers:
+            held = hand[JOKER]
+            if jokers > held:
+                return 0
+        if deuces:
+            held = hand[TWO]
+            if deuces > held:
+                return 0
+        meld = self.melds[side][rank]
+        held = meld[0]
+        naturals += held
+        held = meld[1]
+        jokers += held
+        held = meld[2]
+        deuces += held
+        if not meld_fits(self.rules, rank, naturals, jokers, deuces):
+            return 0
+        if hand_after > 1:
+            return 1
+        if self.must_stop:
+            return -1
+        # Going out (R6.4, R12.1): refused without the side's canastas, this meld counted; the full checks judge a
+        # meld that has them (the partner's answer, R12.2, R12.5).
+        canastas = 1 if naturals + jokers + deuces >= CANASTA_SIZE else 0
+        melds = self.melds[side]
+        for kind in range(KIND_COUNT):
+            if kind != rank:
+                meld = melds[kind]
+                held = meld[0]
+                laid = held
+                held = meld[1]
+                laid += held
+                held = meld[2]
+                laid += held
+                if laid >= CANASTA_SIZE:
+                    canastas += 1
+        return 0 if canastas < self.rules.canastas_to_go_out else -1
 
     def _verify_still_going_out(self, move: Meld, additions: dict[int, list[int]], used: list[int]) -> None:
         # R12.5: after a "yes" the player must go out this turn.  Asking was allowed only because

@@ -12,3 +12,8 @@ cdef class MeldGroup:
 # The searches' groups, their cards already in order: built in C without the constructor's sort.
 @cython.locals(group=MeldGroup)
 cdef MeldGroup _ordered_group(rank, tuple cards)
+
+# The keys of the moves the hand state found legal (MeldingRules._vouch, _list), called from C by its checks.
+cpdef object _field_objects(move)
+cdef object _group_objects(first, groups)
+cpdef bint _same_field_objects(move, key) except -1

@@ -40,6 +40,14 @@ from canasta_sim.core.cards import (
 )
 from canasta_sim.errors import CardParseError, MoveParseError
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (a place in a record key), a Python int otherwise."""
+
 __all__ = [
     "ASK",
     "Answer",
@@ -375,3 +383,94 @@ def is_kind(value: object) -> bool:
     Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
     """
     return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT
+
+
+# The keys the hand state keeps of the moves it found legal, to tell whether a record changed since it was checked
+# (MeldingRules._vouch and _list).
+
+_NOT_KEPT = object()
+"""What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
+
+
+def _field_objects(move: Move) -> object:
+    """The objects a move record's fields hold, the groups' ranks and cards included, to tell later whether
+    the record changed since it was checked (:meth:`~canasta_sim.core.melding.MeldingRules._vouch`).
+
+    The records are frozen, but a field can still be forced to change (``object.__setattr__``, or a
+    constructor run again on a built record): it then holds another object.  Tuples cannot change, so a
+    field whose object is the same tuple holds the same cards; a record with a container of another kind
+    (a list built by hand) is not kept (``_NOT_KEPT``) and is checked again when applied.
+    """
+    move_type = type(move)
+    if move_type is Meld:
+        return _group_objects(None, move.groups)
+    if move_type is TakePile:
+        cards = move.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        return _group_objects(cards, move.extra)
+    if move_type is Discard:
+        return move.card
+    if move_type is Answer:
+        return move.yes
+    return None  # Draw, Ask and Stop carry no field
+
+
+@cython.locals(record=MeldGroup)
+def _group_objects(first: object, groups: object) -> object:
+    """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``.
+
+    Only groups of the record type itself are kept: compiled, their fields are then read as C members
+    (sim/core/moves.pxd) rather than looked up by name, and the listings and searches build no other.  A
+    subclass's group is checked again when applied, which costs time but changes nothing."""
+    if type(groups) is not tuple:
+        return _NOT_KEPT
+    if len(groups) == 1:  # the commonest meld
+        group = groups[0]
+        if type(group) is not MeldGroup:
+            return _NOT_KEPT
+        record = group
+        cards = record.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        return (first, groups, record.rank, cards)
+    parts = [first, groups]
+    for group in groups:
+        if type(group) is not MeldGroup:
+            return _NOT_KEPT
+        record = group
+        cards = record.cards
+        if type(cards) is not tuple:
+            return _NOT_KEPT
+        parts.append(record.rank)
+        parts.append(cards)
+    return tuple(parts)
+
+
+@cython.locals(index=Count, record=MeldGroup)
+def _same_field_objects(move: Move, key: object) -> bool:
+    """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
+    move_type = type(move)
+    if move_type is Meld:
+        groups = move.groups
+    elif move_type is TakePile:
+        if move.cards is not key[0]:
+            return False
+        groups = move.extra
+    elif move_type is Discard:
+        return move.card is key
+    elif move_type is Answer:
+        return move.yes is key
+    else:
+        return True  # Draw, Ask and Stop carry no field
+    if groups is not key[1]:
+        return False
+    # The same tuple holds the same group objects in the same order, each of the record type itself
+    # (_group_objects): only their fields can have changed, read as C members compiled.
+    index = 2
+    for group in groups:
+        record = group
+        if record.rank is not key[index] or record.cards is not key[index + 1]:
+            return False
+        index += 2
+    return True

@@ -400,6 +400,7 @@ class HandState(StockRules):
 
     # ------------------------------------------------------------------ discard
 
+    @cython.locals(hand_after=Count)
     def verify_discard(self, move: Discard) -> bool:
         """R6.1, R6.3, R6.4, R12: any card may be discarded; the last one only when going out is allowed.
         ``True`` when it may; while probing, the commonest refusals return ``False`` (see ``verify_meld``)."""
@@ -416,7 +417,10 @@ class HandState(StockRules):
             if self._probing:  # the message below would be formatted only to be discarded
                 return False
             raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(hand)})", move)
-        return self._verify_going_out(move, self.hand_sizes[self.seat] - 1, _NO_ADDITIONS)
+        hand_after = self.hand_sizes[self.seat] - 1
+        if hand_after > 0 and self.answer is not True:
+            return True  # what _verify_going_out answers for a discard that keeps a card, with no call
+        return self._verify_going_out(move, hand_after, _NO_ADDITIONS)
 
     def can_discard(self, move: Discard) -> bool:
         """Return whether :meth:`discard` is legal now."""

@@ -121,13 +121,14 @@ class SeatView:
         pile_size, hand_sizes, stock_count)``, each as its property gives it."""
         state = self._state
         sizes = state.hand_sizes
+        pile = state.pile
         return (
             tuple(state.hands[self._seat]),
             state.hand_number,
             state.turn_count,
             state.answer,
-            state.pile_top,
-            len(state.pile),
+            pile[-1] if pile else None,  # HandState.pile_top, inlined: a property is looked up by name
+            len(pile),
             (sizes[0], sizes[1], sizes[2], sizes[3]),
             len(state.stock),
         )

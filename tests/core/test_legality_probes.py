@@ -285,3 +285,41 @@ def test_a_take_picked_from_the_listing_lays_what_a_checked_one_lays():
     state.apply(takes[0])  # not the last one listed: applied on the listing's check
     checked.apply(TakePile(takes[0].cards, takes[0].extra))
     _same_state(state, checked)
+
+
+class _OtherGroup(MeldGroup):
+    """A group record of another class: its melds are judged by the full checks, never the single-group verdict."""
+
+
+def _verdict(state, group) -> tuple[bool, str | None]:
+    """``(probe's answer, the rule verify names or None)`` for a meld of the one ``group``."""
+    move = Meld((group,))
+    legal = state.is_legal(move)
+    try:
+        state.verify(move)
+    except IllegalMoveError as error:
+        return legal, error.rule
+    return legal, None
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("hand", ["K K K Q Q 5 6 7 8 2 JK", "K K 2 2 JK JK JK Q", "K K K 2"])
+@pytest.mark.parametrize("rules", [Rules(), Rules(ask_partner="mandatory")])
+def test_a_single_group_meld_is_judged_as_the_full_checks_judge_it(hand, rules):
+    # verify_meld judges the commonest meld (one group of a natural rank, the side melded) on a shorter path: it
+    # must answer, probing or not, as the full checks do for the very same cards in a group of another class.
+    state = position(rules, hands={0: hand}, melds={0: "A A A; K K 2"}, seat=0, phase=PLAY)
+    before = snapshot(state)
+    judged = 0
+    for rank in (parse_kind("3b"), FIVE, Q, K, parse_kind("A")):
+        for naturals in range(5):
+            for jokers in range(4):
+                for deuces in range(4):
+                    cards = (rank,) * naturals + (parse_kind("JK"),) * jokers + (parse_kind("2"),) * deuces
+                    assert _verdict(state, MeldGroup(rank, cards)) == _verdict(state, _OtherGroup(rank, cards))
+                    judged += 1
+    # Cards of another rank, a card no kind at all, and an integer too large for a C integer.
+    for cards in ((K, Q, Q), (K, K, 99), (K, K, 2**70)):
+        assert _verdict(state, MeldGroup(K, cards)) == _verdict(state, _OtherGroup(K, cards))
+    assert _verdict(state, MeldGroup(2**70, (K, K, K))) == _verdict(state, _OtherGroup(2**70, (K, K, K)))
+    assert judged == 5 * 5 * 4 * 4 and snapshot(state) == before and state._probing is False
