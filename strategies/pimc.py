@@ -294,7 +294,8 @@ class Pimc(Expert):
             return chosen
         if self._going_out(view, view.hand_number, view.turn_count):
             return chosen
-        return chosen if self._search(view, [_Apply(chosen), _HoldMelds(view.turn_count)]) == 0 else None
+        hold = _KeepBuilding(view.turn_count, melds=True)
+        return chosen if self._search(view, [_Apply(chosen), hold]) == 0 else None
 
     def choose_discard(self, view) -> Discard:
         """Search expert's cheapest discards."""
@@ -500,39 +501,24 @@ class _GoOut:
 
 
 class _KeepBuilding:
-    """Play this turn on without going out; the policy plays the rest."""
+    """Play this turn on without going out (and, with ``melds``, without laying anything more); the
+    policy plays the rest."""
 
-    __slots__ = ("turn",)
+    __slots__ = ("turn", "melds")
 
-    def __init__(self, turn: int) -> None:
+    def __init__(self, turn: int, *, melds: bool = False) -> None:
         self.turn = turn
+        self.melds = melds
 
     def play(self, state: HandState, seat: int, listener: Strategy | None) -> None:
-        """No move of its own: the seat's policy plays the turn, held back from going out."""
+        """No move of its own: the seat's policy plays the turn, held back."""
 
     def prepare(self, players: list[Strategy], seat: int) -> None:
         player = players[seat]
         if isinstance(player, _PlayoutExpert):
+            # Held back from melding, it does not go out either: an ask answered yes would oblige it to meld (R12.5).
             player.hold_turn = self.turn
+            if self.melds:
+                player.hold_melds_turn = self.turn
         else:
-            players[seat] = _HoldBack(player, self.turn)
-
-
-class _HoldMelds:
-    """Lay nothing more this turn; the policy discards and plays the rest."""
-
-    __slots__ = ("turn",)
-
-    def __init__(self, turn: int) -> None:
-        self.turn = turn
-
-    def play(self, state: HandState, seat: int, listener: Strategy | None) -> None:
-        """No move of its own: the seat's policy discards, held back from melding."""
-
-    def prepare(self, players: list[Strategy], seat: int) -> None:
-        player = players[seat]
-        if isinstance(player, _PlayoutExpert):
-            # Not going out either: an ask answered yes would oblige it to meld (R12.5).
-            player.hold_turn = player.hold_melds_turn = self.turn
-        else:
-            players[seat] = _HoldBack(player, self.turn, melds=True)
+            players[seat] = _HoldBack(player, self.turn, melds=self.melds)

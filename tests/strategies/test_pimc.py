@@ -22,7 +22,7 @@ from canasta_sim.core.view import SeatView
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.strategies import BUILTIN, Expert, Pimc
-from canasta_sim.strategies.pimc import _Apply, _HoldMelds, _PlayoutExpert, match_value
+from canasta_sim.strategies.pimc import _Apply, _KeepBuilding, _PlayoutExpert, match_value
 from canasta_sim.strategies.pimc import _apply as _apply_observed
 
 TINY = functools.partial(Pimc, samples=1, width=2)
@@ -293,7 +293,7 @@ def test_holding_melds_back_lays_no_meld_and_asks_nothing_that_turn_then_plays_o
     state = start.copy()
     state.apply(Draw())  # the turn's acquire, as the searching seat would have made it
     players = [_PlayoutExpert(None, memory) for _ in range(4)]
-    _HoldMelds(turn).prepare(players, seat)
+    _KeepBuilding(turn, melds=True).prepare(players, seat)
     playout(state, players, (0, 0), turns=4)
     turn_moves = [move for mover, move, _ in state.history[len(start.history) + 1:] if mover == seat]
     this_turn = turn_moves[:next(index for index, move in enumerate(turn_moves) if isinstance(move, Discard)) + 1]
