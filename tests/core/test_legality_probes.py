@@ -309,15 +309,21 @@ def test_a_single_group_meld_is_judged_as_the_full_checks_judge_it(hand, rules):
     # verify_meld judges the commonest meld (one group of a natural rank, the side melded) on a shorter path: it
     # must answer, probing or not, as the full checks do for the very same cards in a group of another class.
     state = position(rules, hands={0: hand}, melds={0: "A A A; K K 2"}, seat=0, phase=PLAY)
+    # The sweep meets the rules that path judges: R6.1 (cards held), R9.1 (three of a natural rank), R9.2 (the
+    # wild-card limits), R5.3 (black 3s), R6.4 (one card kept) and R12.5 (a yes obliges going out) on some hands.
     before = snapshot(state)
     judged = 0
+    rules_named = set()
     for rank in (parse_kind("3b"), FIVE, Q, K, parse_kind("A")):
         for naturals in range(5):
             for jokers in range(4):
                 for deuces in range(4):
                     cards = (rank,) * naturals + (parse_kind("JK"),) * jokers + (parse_kind("2"),) * deuces
-                    assert _verdict(state, MeldGroup(rank, cards)) == _verdict(state, _OtherGroup(rank, cards))
+                    verdict = _verdict(state, MeldGroup(rank, cards))
+                    assert verdict == _verdict(state, _OtherGroup(rank, cards))
+                    rules_named.add(verdict[1])
                     judged += 1
+    assert {None, "R6.1", "R9.1", "R5.3"} <= rules_named
     # Cards of another rank, a card no kind at all, and an integer too large for a C integer.
     for cards in ((K, Q, Q), (K, K, 99), (K, K, 2**70)):
         assert _verdict(state, MeldGroup(K, cards)) == _verdict(state, _OtherGroup(K, cards))
