@@ -50,7 +50,7 @@ from typing import Any, Protocol
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.errors import StrategyError, StrategyLoadError
-from canasta_sim.runs.records import game_rows
+from canasta_sim.runs.records import GameRows, game_rows
 from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent, worker_main
@@ -413,6 +413,9 @@ class _Play:
             self.pool.start_failures = 0
         elif kind == "load_error":
             raise WorkerStartError(message[1])
+        elif kind == "rows":  # a finished game's rows, sent as a plain tuple (see the worker's report)
+            _, game_id, game, hands, winner, extra = message
+            self._record(worker, game_id, GameRows(game, hands, winner), extra)
         elif kind == "game":
             self._record(worker, *message[1:])
         elif kind == "done":

@@ -22,6 +22,7 @@ from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decod
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.proxy import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side
+from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure
 
 __all__ = ["OUTPUT_LIMIT", "CappedOutput", "die_with_parent", "worker_main"]
@@ -128,7 +129,12 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
             printed = output.take()
             if printed:
                 logger.info("game %d: the strategies printed:\n%s", game_id, printed.rstrip())
-            connection.send(("game", game_id, outcome, extra))
+            if isinstance(outcome, GameRows):
+                # As a plain tuple: a named tuple pickles in about three times a tuple's time (its class is looked
+                # up and called on each side), once a game.
+                connection.send(("rows", game_id, *outcome, extra))
+            else:
+                connection.send(("game", game_id, outcome, extra))
             if isinstance(outcome, StrategyError) and on_error == "stop":
                 if getattr(schedule, "stops_at_failure", False):
                     stop_event.set()  # now, before this worker takes up the chunk sent ahead of this one
