@@ -142,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", action="store_true",
                         help="also simulate the caches and branch predictors (slower) and print their misses")
     args = parser.parse_args(argv)
+    if args.games < 1 or args.floor_hands < 1:
+        parser.error(f"--games and --floor-hands take at least 1, not {args.games} and {args.floor_hands}")
     if shutil.which("valgrind") is None:
         print("instructions: valgrind is not installed", file=sys.stderr)
         return 2
