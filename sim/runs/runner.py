@@ -71,12 +71,14 @@ logger = logging.getLogger(__name__)
 ON_ERROR_CHOICES = ("stop", "forfeit")
 """What a strategy failure does: stop the run (keeping finished games) or forfeit the game and go on."""
 
-MAX_CHUNK_SIZE = 50
-"""Games per chunk in a large run: long enough that workers spend their time playing."""
+MAX_CHUNK_SIZE = 200
+"""Games per chunk in a large run: long enough that workers spend their time playing, and that the run's parent,
+which shares the cores with them, spends little on parts: writing a part costs about as much as seven games' rows
+(its 35 columns set up each time), so parts of 200 games cost the parent half the CPU a game that parts of 50 did."""
 
 
 def default_chunk_size(games: int) -> int:
-    """Return the chunk size for a run of ``games`` games: 50, or less so a small run still has 16 chunks."""
+    """Return the chunk size for a run of ``games`` games: 200, or less so a small run still has 16 chunks."""
     return max(1, min(MAX_CHUNK_SIZE, math.ceil(games / 16)))
 
 
