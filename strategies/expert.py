@@ -226,9 +226,9 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        hand, hand_number, turn, answer, _top, _pile_size, _sizes, _stock = snapshot = view.snapshot()
+        hand, hand_number, turn, answer, _top, _pile_size, sizes, _stock = snapshot = view.snapshot()
         going_out = self._going_out(view, hand_number, turn)
-        size = sum(hand)
+        size = sizes[view.seat]  # sum(hand), read: the view keeps each seat's count
         if answer is True or (going_out and answer is None):
             if size <= 1:
                 return None
@@ -279,7 +279,7 @@ class Expert(Strategy):
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
         snapshot = view.snapshot()
         hand = snapshot[0]
-        if sum(hand) == 1:
+        if snapshot[6][view.seat] == 1:  # one card in hand (the hand sizes' entry: sum(hand), read)
             for kind in range(KIND_COUNT):
                 if hand[kind]:
                     return _DISCARDS[kind]

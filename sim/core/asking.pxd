@@ -4,6 +4,11 @@
 from canasta_sim.core.going_out cimport _find_meld_out
 from canasta_sim.core.pile cimport PileRules
 
+cdef Py_ssize_t _KIND_COUNT, _KEY_BITS
+
+# The going-out plan's cache key for a hand (sim/core/asking.py), a C call.
+cdef Py_ssize_t _hand_key(hand) except? -2
+
 
 cdef class AskingRules(PileRules):
     # Called from C by the hand state, the view and the engine (cpdef: still ordinary methods from Python).

@@ -7,6 +7,7 @@ state's attributes and is not meant to be used on its own.
 
 from __future__ import annotations
 
+from canasta_sim.core.cards import KIND_COUNT
 from canasta_sim.core.going_out import _find_meld_out
 from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup
 from canasta_sim.core.phases import ANSWER, PLAY
@@ -21,6 +22,8 @@ Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
 __all__ = ["AskingRules"]
+
+_KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/core/asking.pxd)
 
 
 class AskingRules(PileRules):
@@ -96,7 +99,7 @@ class AskingRules(PileRules):
         """E4: can the hand be melded out this turn, with at most one card left to discard?"""
         return self.going_out_plan() is not None
 
-    @cython.locals(cached=tuple, turn=Count, changes=Count)
+    @cython.locals(key=Count)
     def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
         """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
         if self.phase != PLAY:
@@ -105,17 +108,13 @@ class AskingRules(PileRules):
         # the play phase of one turn only the hand and the melds change what this returns (the
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
-        cached = self._plan_cache
-        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
-        # tuple built per call.
-        if cached is not None:
-            turn = cached[0]
-            changes = cached[1]
-            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
-            # miss the cache, never answer wrongly.
-            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
-                    and cached[3] == hand):
-                return cached[4]
+        # The key: the turn, the meld changes and the hand's counts packed in one integer, each a C integer
+        # compiled: no copy of the hand kept and no key built per call.  must_stop by identity: the engine sets
+        # only True or False, and a flag of another object would only miss the cache, never answer wrongly.
+        key = _hand_key(hand)
+        if (key >= 0 and self._plan_hand == key and self._plan_turn == self.turn_count
+                and self._plan_changes == self.meld_changes and self._plan_stop is self.must_stop):
+            return self._plan_cache
         side = self.seat & 1
         rules = self.rules
         if self.side_has_melded[side]:
@@ -126,5 +125,29 @@ class AskingRules(PileRules):
             minimum = self.requirements[side]
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
         plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
-        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
+        self._plan_cache = plan
+        self._plan_hand = key
+        self._plan_turn = self.turn_count
+        self._plan_changes = self.meld_changes
+        self._plan_stop = self.must_stop
         return plan
+
+
+_KEY_BITS = 4
+"""Bits a kind's count takes in :func:`_hand_key`: a two-pack hand holds at most 8 of a kind (R1.1, R1.2)."""
+
+
+@cython.locals(key=Count, kind=Count, count=Count, counts=list)
+def _hand_key(hand) -> int:
+    """A hand's counts by kind packed in one integer, ``_KEY_BITS`` bits a kind, or -1 when a count does not fit
+    (never cached then): equal keys, equal hands."""
+    key = 0
+    if type(hand) is list:
+        counts = hand  # the engine's hands: read as a list where compiled, without the generic protocol
+        for kind in range(_KIND_COUNT):
+            count = counts[kind]
+            if count < 0 or count >= 1 << _KEY_BITS:
+                return -1
+            key = key << _KEY_BITS | count
+        return key
+    return -1  # another sequence: not cached (the engine's and the bot server's hands are lists)

@@ -23,6 +23,8 @@ cdef class SeatView:
     cpdef Py_ssize_t canasta_count(self, side) except? -1
     @cython.locals(melds=list, side_melds=list, meld=list, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)
     cpdef Py_ssize_t meld_size(self, Py_ssize_t side, Py_ssize_t rank) except? -1
+    @cython.locals(ranks=Py_ssize_t, rank=Py_ssize_t)
+    cpdef Py_ssize_t melded_ranks(self, Py_ssize_t side) except? -1
     cpdef has_melded(self, side)
     cpdef bint is_pile_frozen_for(self, side) except -1
     cpdef legal_takes(self)
