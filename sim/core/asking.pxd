@@ -4,10 +4,10 @@
 from canasta_sim.core.going_out cimport _find_meld_out
 from canasta_sim.core.pile cimport PileRules
 
-cdef Py_ssize_t _KIND_COUNT, _KEY_BITS
+cdef Py_ssize_t _KIND_COUNT, _KEY_BITS, _KEY_LIMIT
 
 # The going-out plan's cache key for a hand (sim/core/asking.py), a C call.
-cdef Py_ssize_t _hand_key(hand) except? -2
+cpdef Py_ssize_t _hand_key(hand) except? -2
 
 
 cdef class AskingRules(PileRules):

@@ -135,18 +135,23 @@ class AskingRules(PileRules):
 
 _KEY_BITS = 4
 """Bits a kind's count takes in :func:`_hand_key`: a two-pack hand holds at most 8 of a kind (R1.1, R1.2)."""
+_KEY_LIMIT = 1 << _KEY_BITS
 
 
+# Compiled, the reads go unchecked: the list's size is checked before the loop and again after each read (reading an
+# item that is not an int may run code).
+@cython.boundscheck(False)
+@cython.wraparound(False)
 @cython.locals(key=Count, kind=Count, count=Count, counts=list)
 def _hand_key(hand) -> int:
     """A hand's counts by kind packed in one integer, ``_KEY_BITS`` bits a kind, or -1 when a count does not fit
     (never cached then): equal keys, equal hands."""
     key = 0
-    if type(hand) is list:
+    if type(hand) is list and len(hand) == _KIND_COUNT:
         counts = hand  # the engine's hands: read as a list where compiled, without the generic protocol
         for kind in range(_KIND_COUNT):
             count = counts[kind]
-            if count < 0 or count >= 1 << _KEY_BITS:
+            if count < 0 or count >= _KEY_LIMIT or len(counts) != _KIND_COUNT:
                 return -1
             key = key << _KEY_BITS | count
         return key

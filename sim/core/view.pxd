@@ -4,7 +4,7 @@
 
 cimport cython
 
-from canasta_sim.core.legal cimport legal_takes, meld_candidates
+from canasta_sim.core.legal cimport legal_discards, legal_takes, meld_candidates
 from canasta_sim.core.state cimport HandState
 
 
@@ -28,6 +28,7 @@ cdef class SeatView:
     cpdef has_melded(self, side)
     cpdef bint is_pile_frozen_for(self, side) except -1
     cpdef legal_takes(self)
+    cpdef legal_discards(self)
     cpdef meld_candidates(self, bint largest_first=*)
     @cython.locals(phase=str)
     cpdef bint can(self, move) except -1
