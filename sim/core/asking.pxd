@@ -4,10 +4,8 @@
 from canasta_sim.core.going_out cimport _find_meld_out
 from canasta_sim.core.pile cimport PileRules
 
-cdef Py_ssize_t _KIND_COUNT, _KEY_BITS, _KEY_LIMIT
-
-# The going-out plan's cache key for a hand (sim/core/asking.py), a C call.
-cpdef Py_ssize_t _hand_key(hand) except? -2
+# Whether a hand holds the very counts the going-out plan was kept for (sim/core/asking.py), a C call.
+cpdef bint _same_counts(hand, kept) except -1
 
 
 cdef class AskingRules(PileRules):

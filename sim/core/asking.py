@@ -7,7 +7,6 @@ state's attributes and is not meant to be used on its own.
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import KIND_COUNT
 from canasta_sim.core.going_out import _find_meld_out
 from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup
 from canasta_sim.core.phases import ANSWER, PLAY
@@ -22,8 +21,6 @@ Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
 __all__ = ["AskingRules"]
-
-_KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/core/asking.pxd)
 
 
 class AskingRules(PileRules):
@@ -99,7 +96,6 @@ class AskingRules(PileRules):
         """E4: can the hand be melded out this turn, with at most one card left to discard?"""
         return self.going_out_plan() is not None
 
-    @cython.locals(key=Count)
     def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
         """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
         if self.phase != PLAY:
@@ -108,12 +104,11 @@ class AskingRules(PileRules):
         # the play phase of one turn only the hand and the melds change what this returns (the
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
-        # The key: the turn, the meld changes and the hand's counts packed in one integer, each a C integer
-        # compiled: no copy of the hand kept and no key built per call.  must_stop by identity: the engine sets
-        # only True or False, and a flag of another object would only miss the cache, never answer wrongly.
-        key = _hand_key(hand)
-        if (key >= 0 and self._plan_hand == key and self._plan_turn == self.turn_count
-                and self._plan_changes == self.meld_changes and self._plan_stop is self.must_stop):
+        # The key's parts compared one by one (the counters as C integers compiled), the hand against the very
+        # count objects it held (_same_counts): no key built per call.  must_stop by identity: the engine sets only
+        # True or False, and a flag of another object would only miss the cache, never answer wrongly.
+        if (self._plan_turn == self.turn_count and self._plan_changes == self.meld_changes
+                and self._plan_stop is self.must_stop and _same_counts(hand, self._plan_hand)):
             return self._plan_cache
         side = self.seat & 1
         rules = self.rules
@@ -126,33 +121,31 @@ class AskingRules(PileRules):
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
         plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
         self._plan_cache = plan
-        self._plan_hand = key
+        self._plan_hand = tuple(hand)
         self._plan_turn = self.turn_count
         self._plan_changes = self.meld_changes
         self._plan_stop = self.must_stop
         return plan
 
 
-_KEY_BITS = 4
-"""Bits a kind's count takes in :func:`_hand_key`: a two-pack hand holds at most 8 of a kind (R1.1, R1.2)."""
-_KEY_LIMIT = 1 << _KEY_BITS
-
-
-# Compiled, the reads go unchecked: the list's size is checked before the loop and again after each read (reading an
-# item that is not an int may run code).
+# Compiled, the reads go unchecked: both sizes are compared first, and comparing identities runs no code that could
+# change the list.
 @cython.boundscheck(False)
 @cython.wraparound(False)
-@cython.locals(key=Count, kind=Count, count=Count, counts=list)
-def _hand_key(hand) -> int:
-    """A hand's counts by kind packed in one integer, ``_KEY_BITS`` bits a kind, or -1 when a count does not fit
-    (never cached then): equal keys, equal hands."""
-    key = 0
-    if type(hand) is list and len(hand) == _KIND_COUNT:
-        counts = hand  # the engine's hands: read as a list where compiled, without the generic protocol
-        for kind in range(_KIND_COUNT):
-            count = counts[kind]
-            if count < 0 or count >= _KEY_LIMIT or len(counts) != _KIND_COUNT:
-                return -1
-            key = key << _KEY_BITS | count
-        return key
-    return -1  # another sequence: not cached (the engine's and the bot server's hands are lists)
+@cython.locals(index=Count, size=Count, counts=list, kept_counts=tuple)
+def _same_counts(hand: object, kept: object) -> bool:
+    """Whether ``hand`` is a list holding, place by place, the very objects of the tuple ``kept``.
+
+    Counts are small integers, one object per value, so an unchanged hand passes; an equal count in another object
+    fails, which only misses the cache.  Identities compare in C at a fraction of the cost of reading each count."""
+    if type(hand) is not list or type(kept) is not tuple:
+        return False
+    counts = hand
+    kept_counts = kept
+    size = len(kept_counts)
+    if len(counts) != size:
+        return False
+    for index in range(size):
+        if counts[index] is not kept_counts[index]:
+            return False
+    return True

@@ -1,15 +1,15 @@
 """E4: the hand state keeps its last going-out plan, and a kept plan is only ever the plan of the hand as it is now.
 
 The engine asks for the plan on every turn and the strategies ask again while melding, so the state keeps the last
-answer for its key: the turn, the meld changes, the last-stock-card flag (R13.1) and the hand's counts packed in one
-integer.  A hand changed by any means, a meld or a write straight into the counts, must get a fresh answer.
+answer for its key: the turn, the meld changes, the last-stock-card flag (R13.1) and the hand's count objects, compared
+by identity.  A hand changed by any means, a meld or a write straight into the counts, must get a fresh answer.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from canasta_sim.core.asking import _hand_key
+from canasta_sim.core.asking import _same_counts
 from canasta_sim.core.cards import KIND_COUNT, parse_kind
 from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.moves import Meld, MeldGroup
@@ -49,18 +49,18 @@ def test_e4_a_meld_changes_the_plan_r12_1():
 
 
 @pytest.mark.timeout(30)
-def test_hand_key_tells_every_count_apart_and_refuses_what_does_not_fit():
-    hand = [0] * KIND_COUNT
-    keys = {_hand_key(hand)}
+def test_same_counts_is_the_same_objects_place_by_place():
+    hand = [0, 1, 2] + [0] * (KIND_COUNT - 3)
+    kept = tuple(hand)
+    assert _same_counts(hand, kept)
     for kind in range(KIND_COUNT):
-        for count in (1, 8, 15):
-            other = list(hand)
-            other[kind] = count
-            keys.add(_hand_key(other))
-    assert len(keys) == 1 + 3 * KIND_COUNT and min(keys) == 0
-    assert _hand_key([16] + [0] * (KIND_COUNT - 1)) == -1  # a count past the key's bits: never kept
-    assert _hand_key([-1] + [0] * (KIND_COUNT - 1)) == -1
-    assert _hand_key(tuple(hand)) == -1 and _hand_key(hand[:-1]) == -1  # no list of KIND_COUNT counts
+        other = list(hand)
+        other[kind] += 1
+        assert not _same_counts(other, kept)
+    assert not _same_counts(hand[:-1], kept) and not _same_counts(hand + [0], kept)  # another size
+    assert not _same_counts(tuple(hand), kept) and not _same_counts(hand, None)  # no list, or no plan kept
+    big = 10**6 + len(hand)  # an int past the interpreter's shared small ones: equal values, other objects
+    assert not _same_counts([big] + hand[1:], (int(str(big)),) + kept[1:])
 
 
 @pytest.mark.timeout(30)
@@ -68,4 +68,8 @@ def test_e4_a_hand_that_is_not_a_list_is_answered_without_keeping_r12_1():
     state = position(hands={0: "9 9 9 5"}, melds={0: "K K K K K K K"}, seat=0, phase=PLAY)
     state.hands[0] = tuple(state.hands[0])
     assert state.going_out_plan() == ((MeldGroup.of(NINE, 3),), FIVE)
-    assert state._plan_hand == -1
+    fewer = list(state.hands[0])
+    fewer[NINE] -= 1
+    state.hands[0] = tuple(fewer)  # another tuple: never taken for the kept hand
+    state.hand_sizes[0] -= 1
+    assert state.going_out_plan() is None
