@@ -284,16 +284,10 @@ class Expert(Strategy):
                 if hand[kind]:
                     return _DISCARDS[kind]
         costs = self._memory.turn_risk(view, snapshot).costs(hand, self.freeze)
-        # The cheapest card is the first of the order and usually legal; then the order is not needed.
-        cheapest = costs.cheapest_kind()
-        move = _DISCARDS[cheapest]
-        if view.can(move):
+        # The cheapest card the view accepts, the cheapest first: usually the cheapest of all.
+        move = costs.cheapest_legal(view)
+        if move is not None:
             return move
-        for _cost, kind in costs.order():
-            if kind != cheapest:
-                move = _DISCARDS[kind]
-                if view.can(move):
-                    return move
         return next(view.legal_discards())
 
     def _discard_costs(self, view, hand) -> DiscardCosts:
