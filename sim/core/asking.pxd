@@ -4,6 +4,11 @@
 from canasta_sim.core.going_out cimport _find_meld_out
 from canasta_sim.core.pile cimport PileRules
 
+# The rules can_ask reads, kept as C values per rule set (sim/core/asking.py).
+cdef object _rules_seen
+cdef bint _asking_off, _yes_forces_out
+cdef void _read_asking_rules(rules) except *
+
 # Whether a hand holds the very counts the going-out plan was kept for (sim/core/asking.py), a C call.
 cpdef bint _same_counts(hand, kept) except -1
 

@@ -54,17 +54,20 @@ class AskingRules(PileRules):
 
     def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
-        # _ask_problem's conditions, inlined: the engine asks this on every turn.
+        # _ask_problem's conditions, inlined: the engine asks this on every turn.  The two rules read are kept as
+        # C values per rule set (_read_asking_rules): no attribute look-ups or string comparison a turn.
         if self.phase != PLAY:
             return False
         rules = self.rules
-        if rules.ask_partner == "off":
+        if rules is not _rules_seen:
+            _read_asking_rules(rules)
+        if _asking_off:
             return False
         if self.asked or self.melded_this_turn:
             return False
         if self.must_stop or self.hand_sizes[self.seat] < 2:
             return False
-        if not rules.ask_partner_yes_forces_out:
+        if not _yes_forces_out:
             return True
         return self.going_out_plan() is not None
 
@@ -126,6 +129,21 @@ class AskingRules(PileRules):
         self._plan_changes = self.meld_changes
         self._plan_stop = self.must_stop
         return plan
+
+
+_rules_seen = None
+"""The rule set :data:`_asking_off` and :data:`_yes_forces_out` were read from.  A rule set is a frozen record, so
+they stay its values; holding it keeps its identity from being reused by another."""
+_asking_off = False
+_yes_forces_out = False
+
+
+def _read_asking_rules(rules) -> None:
+    """Keep what :meth:`AskingRules.can_ask` reads of ``rules`` on every turn, as C values where compiled (R12.5)."""
+    global _rules_seen, _asking_off, _yes_forces_out
+    _asking_off = rules.ask_partner == "off"
+    _yes_forces_out = bool(rules.ask_partner_yes_forces_out)
+    _rules_seen = rules
 
 
 # Compiled, the reads go unchecked: both sizes are compared first, and comparing identities runs no code that could

@@ -78,6 +78,8 @@ cdef class DiscardRisk:
     cpdef DiscardCosts costs(self, hand, double freeze)
 
 
+@cython.locals(first=tuple, second=tuple, size=Py_ssize_t, index=Py_ssize_t)
+cpdef bint _equal_counts(before, after) except -1
 cdef _start_risk(DiscardRisk risk, CardMemory memory, SeatView view, tuple snapshot)
 @cython.locals(
     hand=tuple, pile_size=Py_ssize_t, sizes=tuple, stock_count=Py_ssize_t, me=Py_ssize_t, side=Py_ssize_t,

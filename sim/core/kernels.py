@@ -92,7 +92,7 @@ class CardMemory:
         risk = self.risk
         if risk is not None and self.risk_turn == turn and self.risk_hand_number == hand_number:
             before = self.risk_hand
-            if before == hand:
+            if _equal_counts(before, hand):
                 return risk
             risk.update_own_melds(view, before, hand)
         else:
@@ -320,7 +320,7 @@ class DiscardRisk:
         readily a wild card is discarded to freeze a pile the opponents could take (R8.1b).  The last
         answer for a tuple is kept: asking again for an equal tuple returns it."""
         kept = self.kept
-        if kept is not None and kept.freeze == freeze and (kept.hand is hand or kept.hand == hand):
+        if kept is not None and kept.freeze == freeze and _equal_counts(kept.hand, hand):
             return kept
         costs = DiscardCosts()
         costs.hand = hand
@@ -329,6 +329,24 @@ class DiscardRisk:
         if type(hand) is tuple:
             self.kept = costs
         return costs
+
+
+def _equal_counts(before, after) -> bool:
+    """``before == after`` for two count vectors, answered place by place by identity where both are tuples holding
+    the very same objects (a hand's counts are small integers, one object per value: what a view's snapshots of an
+    unchanged hand hold), else by ``==``: in C, without a comparison call per count."""
+    if before is after:
+        return True
+    if type(before) is tuple and type(after) is tuple:
+        first = before
+        second = after
+        size = len(first)
+        if len(second) == size:
+            for index in range(size):
+                if first[index] is not second[index]:
+                    return before == after
+            return True
+    return before == after
 
 
 def _start_risk(risk: DiscardRisk, memory: CardMemory, view, snapshot: tuple) -> None:

@@ -255,3 +255,16 @@ def test_cheapest_legal_agrees_with_the_long_way_through_games():
     for seed in range(3):
         play_game([_CheckingCheapest, Greedy, _CheckingCheapest, Greedy], seed=41_000 + seed, rules=SHORT)
     assert len(_CheckingCheapest.compared) > 50 and all(_CheckingCheapest.compared)
+
+
+def test_equal_counts_is_equality_whatever_objects_hold_the_counts():
+    from canasta_sim.core.kernels import _equal_counts
+
+    hand = (0, 1, 2) + (0,) * (KIND_COUNT - 3)
+    assert _equal_counts(hand, tuple(list(hand))) and _equal_counts(hand, hand)
+    assert not _equal_counts(hand, (1,) + hand[1:]) and not _equal_counts(hand, hand[:-1])
+    big = 10**6 + KIND_COUNT  # past the interpreter's shared small integers: equal values in other objects
+    assert _equal_counts((big,) + hand[1:], (int(str(big)),) + hand[1:])
+    # Other sequences compare by ==, as before: equal lists are equal, a list never equals a tuple.
+    assert _equal_counts(list(hand), list(hand)) and not _equal_counts(hand, list(hand))
+    assert not _equal_counts(hand, None)
