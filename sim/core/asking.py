@@ -8,17 +8,9 @@ state's attributes and is not meant to be used on its own.
 from __future__ import annotations
 
 from canasta_sim.core.going_out import _find_meld_out
-from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup
+from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup, _same_list
 from canasta_sim.core.phases import ANSWER, PLAY
 from canasta_sim.core.pile import PileRules
-
-try:
-    import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing
-    from canasta_sim.core._compiled import cython_fallback as cython
-
-Count = cython.typedef(cython.Py_ssize_t)
-"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
 __all__ = ["AskingRules"]
 
@@ -107,11 +99,13 @@ class AskingRules(PileRules):
         # the play phase of one turn only the hand and the melds change what this returns (the
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
-        # The key's parts compared one by one (the counters as C integers compiled), the hand against the very
-        # count objects it held (_same_counts): no key built per call.  must_stop by identity: the engine sets only
-        # True or False, and a flag of another object would only miss the cache, never answer wrongly.
+        # The key's parts compared one by one (the counters as C integers compiled), the hand against a copy holding
+        # the very count objects it held (_same_list: counts are small integers, one object per value, so an equal
+        # count in another object only misses the cache): no key built per call.  must_stop by identity: the engine
+        # sets only True or False, and a flag of another object would only miss the cache, never answer wrongly.
         if (self._plan_turn == self.turn_count and self._plan_changes == self.meld_changes
-                and self._plan_stop is self.must_stop and _same_counts(hand, self._plan_hand)):
+                and self._plan_stop is self.must_stop and self._plan_hand is not None
+                and _same_list(hand, self._plan_hand)):
             return self._plan_cache
         side = self.seat & 1
         rules = self.rules
@@ -124,7 +118,7 @@ class AskingRules(PileRules):
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
         plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
         self._plan_cache = plan
-        self._plan_hand = tuple(hand)
+        self._plan_hand = list(hand)
         self._plan_turn = self.turn_count
         self._plan_changes = self.meld_changes
         self._plan_stop = self.must_stop
@@ -144,26 +138,3 @@ def _read_asking_rules(rules) -> None:
     _asking_off = rules.ask_partner == "off"
     _yes_forces_out = bool(rules.ask_partner_yes_forces_out)
     _rules_seen = rules
-
-
-# Compiled, the reads go unchecked: both sizes are compared first, and comparing identities runs no code that could
-# change the list.
-@cython.boundscheck(False)
-@cython.wraparound(False)
-@cython.locals(index=Count, size=Count, counts=list, kept_counts=tuple)
-def _same_counts(hand: object, kept: object) -> bool:
-    """Whether ``hand`` is a list holding, place by place, the very objects of the tuple ``kept``.
-
-    Counts are small integers, one object per value, so an unchanged hand passes; an equal count in another object
-    fails, which only misses the cache.  Identities compare in C at a fraction of the cost of reading each count."""
-    if type(hand) is not list or type(kept) is not tuple:
-        return False
-    counts = hand
-    kept_counts = kept
-    size = len(kept_counts)
-    if len(counts) != size:
-        return False
-    for index in range(size):
-        if counts[index] is not kept_counts[index]:
-            return False
-    return True

@@ -1,18 +1,18 @@
 """E4: the hand state keeps its last going-out plan, and a kept plan is only ever the plan of the hand as it is now.
 
 The engine asks for the plan on every turn and the strategies ask again while melding, so the state keeps the last
-answer for its key: the turn, the meld changes, the last-stock-card flag (R13.1) and the hand's count objects, compared
-by identity.  A hand changed by any means, a meld or a write straight into the counts, must get a fresh answer.
+answer for its key: the turn, the meld changes, the last-stock-card flag (R13.1) and a copy of the hand's count
+objects, compared by identity.  A hand changed by any means, a meld or a write straight into the counts, must get a
+fresh answer.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from canasta_sim.core.asking import _same_counts
 from canasta_sim.core.cards import KIND_COUNT, parse_kind
 from canasta_sim.core.going_out import find_meld_out
-from canasta_sim.core.moves import Meld, MeldGroup
+from canasta_sim.core.moves import Meld, MeldGroup, _same_list
 from canasta_sim.core.state import PLAY
 from tests.helpers import position
 
@@ -49,18 +49,18 @@ def test_e4_a_meld_changes_the_plan_r12_1():
 
 
 @pytest.mark.timeout(30)
-def test_same_counts_is_the_same_objects_place_by_place():
+def test_same_list_is_the_same_objects_place_by_place():
     hand = [0, 1, 2] + [0] * (KIND_COUNT - 3)
-    kept = tuple(hand)
-    assert _same_counts(hand, kept)
+    kept = list(hand)
+    assert _same_list(hand, kept)
     for kind in range(KIND_COUNT):
         other = list(hand)
         other[kind] += 1
-        assert not _same_counts(other, kept)
-    assert not _same_counts(hand[:-1], kept) and not _same_counts(hand + [0], kept)  # another size
-    assert not _same_counts(tuple(hand), kept) and not _same_counts(hand, None)  # no list, or no plan kept
+        assert not _same_list(other, kept)
+    assert not _same_list(hand[:-1], kept) and not _same_list(hand + [0], kept)  # another size
+    assert not _same_list(tuple(hand), kept)  # no list
     big = 10**6 + len(hand)  # an int past the interpreter's shared small ones: equal values, other objects
-    assert not _same_counts([big] + hand[1:], (int(str(big)),) + kept[1:])
+    assert not _same_list([big] + hand[1:], [int(str(big))] + kept[1:])
 
 
 @pytest.mark.timeout(30)
