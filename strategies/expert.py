@@ -226,9 +226,9 @@ class Expert(Strategy):
 
     def choose_meld(self, view) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
-        hand, hand_number, turn, answer, _top, _pile_size, _sizes, _stock = snapshot = view.snapshot()
+        hand, hand_number, turn, answer, _top, _pile_size, sizes, _stock = snapshot = view.snapshot()
         going_out = self._going_out(view, hand_number, turn)
-        size = sum(hand)
+        size = sizes[view.seat]  # sum(hand), read: the view keeps each seat's count
         if answer is True or (going_out and answer is None):
             if size <= 1:
                 return None
@@ -279,21 +279,15 @@ class Expert(Strategy):
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
         snapshot = view.snapshot()
         hand = snapshot[0]
-        if sum(hand) == 1:
+        if snapshot[6][view.seat] == 1:  # one card in hand (the hand sizes' entry: sum(hand), read)
             for kind in range(KIND_COUNT):
                 if hand[kind]:
                     return _DISCARDS[kind]
         costs = self._memory.turn_risk(view, snapshot).costs(hand, self.freeze)
-        # The cheapest card is the first of the order and usually legal; then the order is not needed.
-        cheapest = costs.cheapest_kind()
-        move = _DISCARDS[cheapest]
-        if view.can(move):
+        # The cheapest card the view accepts, the cheapest first: usually the cheapest of all.
+        move = costs.cheapest_legal(view)
+        if move is not None:
             return move
-        for _cost, kind in costs.order():
-            if kind != cheapest:
-                move = _DISCARDS[kind]
-                if view.can(move):
-                    return move
         return next(view.legal_discards())
 
     def _discard_costs(self, view, hand) -> DiscardCosts:

@@ -64,7 +64,7 @@ class Greedy(Strategy):
     def choose_discard(self, view) -> Discard:
         hand = view.hand
         side = view.side
-        if sum(hand) > 1 and view.partner_answer is not True:
+        if view.hand_size > 1 and view.partner_answer is not True:
             # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
             # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
             # The least useful card (the least of _discard_keys' keys): a black 3 is least useful of all,
@@ -74,12 +74,14 @@ class Greedy(Strategy):
                 return _DISCARDS[BLACK_THREE]
             naturals = [kind for kind in _NATURALS_DOWN if hand[kind]]
             if naturals:
-                ours = view.melds(side)
-                theirs = _NO_MELDS if view.is_pile_frozen else view.melds(1 - side)
+                # The ranks either side has melded, as bits; the opponents' only while the pile is not frozen.
+                melded = view.melded_ranks(side)
+                if not view.is_pile_frozen:
+                    melded |= view.melded_ranks(1 - side)
                 best = naturals[0]  # every natural held is melded: the highest
                 least = -1
                 for kind in naturals:  # highest first: of equal usefulness, the highest kind goes
-                    if kind not in ours and kind not in theirs:
+                    if not melded >> kind & 1:
                         usefulness = (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]  # _kind_usefulness, unmelded
                         if least < 0 or usefulness < least:
                             best = kind
@@ -106,7 +108,6 @@ _KINDS = 16  # a power of two above KIND_COUNT: a kind's place in a sort key
 _VALUES = 1000  # above any card's value (R1.4) and any count of a kind in hand
 _NATURALS_DOWN = tuple(kind for kind in range(KIND_COUNT - 1, TWO, -1) if kind != BLACK_THREE)
 """The kinds above the wild cards but the black 3, highest first: those ranked as naturals."""
-_NO_MELDS: dict = {}
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:

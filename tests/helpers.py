@@ -271,7 +271,8 @@ def snapshot(state: HandState) -> dict:
         value = getattr(state, name)
         if name == "history":
             copied[name] = tuple(value)  # its entries are immutable; copying them deeply would be slow
-        elif name in ("_vouched", "_vouched_key", "_listed", "_plan_cache", "_meld_tables", "_collected"):
+        elif name in ("_vouched", "_vouched_key", "_listed", "_plan_cache", "_plan_hand", "_plan_turn", "_plan_changes",
+                      "_plan_stop", "_meld_tables", "_collected"):
             continue  # what is_legal accepted and the last going-out plan, kept to spare work: not game state
         elif name not in ("rules", "deck"):  # both immutable
             copied[name] = copy.deepcopy(value)

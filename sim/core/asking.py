@@ -8,17 +8,9 @@ state's attributes and is not meant to be used on its own.
 from __future__ import annotations
 
 from canasta_sim.core.going_out import _find_meld_out
-from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup
+from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup, _same_list
 from canasta_sim.core.phases import ANSWER, PLAY
 from canasta_sim.core.pile import PileRules
-
-try:
-    import cython
-except ImportError:  # plain Python without Cython: the type declarations do nothing
-    from canasta_sim.core._compiled import cython_fallback as cython
-
-Count = cython.typedef(cython.Py_ssize_t)
-"""A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
 __all__ = ["AskingRules"]
 
@@ -54,17 +46,20 @@ class AskingRules(PileRules):
 
     def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
-        # _ask_problem's conditions, inlined: the engine asks this on every turn.
+        # _ask_problem's conditions, inlined: the engine asks this on every turn.  The two rules read are kept as
+        # C values per rule set (_read_asking_rules): no attribute look-ups or string comparison a turn.
         if self.phase != PLAY:
             return False
         rules = self.rules
-        if rules.ask_partner == "off":
+        if rules is not _rules_seen:
+            _read_asking_rules(rules)
+        if _asking_off:
             return False
         if self.asked or self.melded_this_turn:
             return False
         if self.must_stop or self.hand_sizes[self.seat] < 2:
             return False
-        if not rules.ask_partner_yes_forces_out:
+        if not _yes_forces_out:
             return True
         return self.going_out_plan() is not None
 
@@ -96,7 +91,6 @@ class AskingRules(PileRules):
         """E4: can the hand be melded out this turn, with at most one card left to discard?"""
         return self.going_out_plan() is not None
 
-    @cython.locals(cached=tuple, turn=Count, changes=Count)
     def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
         """E4: groups that meld the hand out this turn and the kind left to discard, or ``None``."""
         if self.phase != PLAY:
@@ -105,17 +99,14 @@ class AskingRules(PileRules):
         # the play phase of one turn only the hand and the melds change what this returns (the
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
-        cached = self._plan_cache
-        # The key's parts compared one by one (the counters as C integers compiled), and the hand as a list: no key
-        # tuple built per call.
-        if cached is not None:
-            turn = cached[0]
-            changes = cached[1]
-            # must_stop by identity: the engine sets only True or False, and a flag of another object would only
-            # miss the cache, never answer wrongly.
-            if (turn == self.turn_count and changes == self.meld_changes and cached[2] is self.must_stop
-                    and cached[3] == hand):
-                return cached[4]
+        # The key's parts compared one by one (the counters as C integers compiled), the hand against a copy holding
+        # the very count objects it held (_same_list: counts are small integers, one object per value, so an equal
+        # count in another object only misses the cache): no key built per call.  must_stop by identity: the engine
+        # sets only True or False, and a flag of another object would only miss the cache, never answer wrongly.
+        if (self._plan_turn == self.turn_count and self._plan_changes == self.meld_changes
+                and self._plan_stop is self.must_stop and self._plan_hand is not None
+                and _same_list(hand, self._plan_hand)):
+            return self._plan_cache
         side = self.seat & 1
         rules = self.rules
         if self.side_has_melded[side]:
@@ -126,5 +117,24 @@ class AskingRules(PileRules):
             minimum = self.requirements[side]
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
         plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
-        self._plan_cache = (self.turn_count, self.meld_changes, self.must_stop, list(hand), plan)
+        self._plan_cache = plan
+        self._plan_hand = list(hand)
+        self._plan_turn = self.turn_count
+        self._plan_changes = self.meld_changes
+        self._plan_stop = self.must_stop
         return plan
+
+
+_rules_seen = None
+"""The rule set :data:`_asking_off` and :data:`_yes_forces_out` were read from.  A rule set is a frozen record, so
+they stay its values; holding it keeps its identity from being reused by another."""
+_asking_off = False
+_yes_forces_out = False
+
+
+def _read_asking_rules(rules) -> None:
+    """Keep what :meth:`AskingRules.can_ask` reads of ``rules`` on every turn, as C values where compiled (R12.5)."""
+    global _rules_seen, _asking_off, _yes_forces_out
+    _asking_off = rules.ask_partner == "off"
+    _yes_forces_out = bool(rules.ask_partner_yes_forces_out)
+    _rules_seen = rules

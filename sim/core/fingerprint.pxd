@@ -4,6 +4,7 @@
 
 cimport cython
 
+from canasta_sim.core.moves cimport _same_list
 from canasta_sim.core.state cimport HandState
 
 
@@ -22,6 +23,5 @@ cdef class GameFingerprint:
 
 cdef _refresh(list copied, live)
 cdef list _sized_list(live, Py_ssize_t size)
-cdef bint _same_list(live, list copied) except -1
 cdef bint _same_lists(live, list copied) except -1
 cdef bint _same_melds(live, list copied) except -1

@@ -16,6 +16,7 @@ compared one by one, to name the part that differs (:meth:`GameFingerprint.chang
 
 from __future__ import annotations
 
+from canasta_sim.core.moves import _same_list
 from canasta_sim.core.state import HandState
 
 try:
@@ -193,30 +194,6 @@ def _sized_list(live: object, size: int) -> list | None:
     if type(live) is list and len(live) == size:
         return live
     return None
-
-
-# The sizes are compared first, so compiled the reads go unchecked (see _same_melds).
-@cython.boundscheck(False)
-@cython.wraparound(False)
-@cython.locals(index=Count, size=Count, items=list)
-def _same_list(live: object, copied: list) -> bool:
-    """Whether ``live`` is a list holding the very objects of ``copied``, place by place.
-
-    Identities, not values: the copy holds the state's own objects (:meth:`GameFingerprint.after_move`), and the
-    counts and card ids are small integers, one object per value, so an untouched list passes; an equal value in
-    another object fails here, and :meth:`GameFingerprint.changed` then finds no change.  Comparing identities in
-    C costs a fraction of the list's own comparison, which takes a call per list and per item.
-    """
-    if type(live) is not list:
-        return False
-    items = live
-    size = len(copied)
-    if len(items) != size:
-        return False
-    for index in range(size):
-        if items[index] is not copied[index]:
-            return False
-    return True
 
 
 @cython.locals(index=Count, size=Count, items=list)

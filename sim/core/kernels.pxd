@@ -8,7 +8,7 @@ from canasta_sim.core.view cimport SeatView
 
 
 cdef Py_ssize_t BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE
-cdef tuple KIND_VALUE, _REMEMBERED
+cdef tuple KIND_VALUE, _REMEMBERED, _DISCARDS
 cdef Py_ssize_t _COPIES, _WILDS_IN_DECK
 
 
@@ -55,6 +55,8 @@ cdef class DiscardCosts:
     cpdef Py_ssize_t cheapest_kind(self) except -1
     cpdef list pairs(self)
     cpdef list order(self)
+    @cython.locals(cheapest=Py_ssize_t, kind=Py_ssize_t, pair=tuple)
+    cpdef cheapest_legal(self, SeatView view)
 
 
 cdef class DiscardRisk:
@@ -76,6 +78,8 @@ cdef class DiscardRisk:
     cpdef DiscardCosts costs(self, hand, double freeze)
 
 
+@cython.locals(first=tuple, second=tuple, size=Py_ssize_t, index=Py_ssize_t)
+cpdef bint _equal_counts(before, after) except -1
 cdef _start_risk(DiscardRisk risk, CardMemory memory, SeatView view, tuple snapshot)
 @cython.locals(
     hand=tuple, pile_size=Py_ssize_t, sizes=tuple, stock_count=Py_ssize_t, me=Py_ssize_t, side=Py_ssize_t,

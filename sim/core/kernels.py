@@ -11,7 +11,8 @@ its inner loops at the engine's speed.  The built-in ``expert`` is written on to
 * :class:`DiscardRisk` gathers, once per turn, what scoring a discard reads: the pile's worth, the
   ranks each side has melded, the cards out of the next player's reach and the share of the unseen
   cards it holds.  :meth:`DiscardRisk.costs` scores every kind in a hand: the chance that the next
-  player can take the pile with it (R8.2) times what the pile is worth, plus its worth in hand.
+  player can take the pile with it (R8.2) times what the pile is worth, plus its worth in hand;
+  :meth:`DiscardCosts.cheapest_legal` picks the cheapest discard the view accepts, in one call.
 * :func:`opening` finds the cheapest initial meld reaching a minimum (R10.1-R10.3, R10.5),
   :func:`first_legal_meld` a meld to lay after the initial meld, and :func:`first_legal` the first legal
   move of a listing (``view.meld_candidates(True)``, say): the meld searches, kept in
@@ -28,6 +29,8 @@ from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakeP
 __all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal", "first_legal_meld", "opening"]
 
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
+_DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
+"""One discard record per kind: records are immutable, so every decision can hand out the same one."""
 _WILDS_IN_DECK = 12  # R1.2: four jokers and eight deuces
 
 
@@ -89,7 +92,7 @@ class CardMemory:
         risk = self.risk
         if risk is not None and self.risk_turn == turn and self.risk_hand_number == hand_number:
             before = self.risk_hand
-            if before == hand:
+            if _equal_counts(before, hand):
                 return risk
             risk.update_own_melds(view, before, hand)
         else:
@@ -241,6 +244,28 @@ class DiscardCosts:
         pairs.sort()
         return pairs
 
+    def cheapest_legal(self, view) -> Discard | None:
+        """The discard of the cheapest kind that ``view.can`` accepts now, trying the kinds in :meth:`order`
+        (cheapest first, equal costs by kind), or ``None`` when it accepts none of them (R6.1; R12.1 and R12.5
+        refuse the last card or a discard that does not go out, R13.1 any discard).
+
+        A discard decision's inner work in one call: the cheapest kind is checked first and is usually legal, so
+        the order is built only when it is not.  The record returned is the very one checked, which the engine
+        then applies without checking it again."""
+        cheapest = self.cheapest
+        if cheapest < 0:
+            return None
+        move = _DISCARDS[cheapest]
+        if view.can(move):
+            return move
+        for pair in self.order():
+            kind = pair[1]
+            if kind != cheapest:
+                move = _DISCARDS[kind]
+                if view.can(move):
+                    return move
+        return None
+
 
 class DiscardRisk:
     """What scoring a discard reads from the view and a :class:`CardMemory`, gathered once for a turn.
@@ -295,7 +320,7 @@ class DiscardRisk:
         readily a wild card is discarded to freeze a pile the opponents could take (R8.1b).  The last
         answer for a tuple is kept: asking again for an equal tuple returns it."""
         kept = self.kept
-        if kept is not None and kept.freeze == freeze and (kept.hand is hand or kept.hand == hand):
+        if kept is not None and kept.freeze == freeze and _equal_counts(kept.hand, hand):
             return kept
         costs = DiscardCosts()
         costs.hand = hand
@@ -304,6 +329,24 @@ class DiscardRisk:
         if type(hand) is tuple:
             self.kept = costs
         return costs
+
+
+def _equal_counts(before, after) -> bool:
+    """``before == after`` for two count vectors, answered place by place by identity where both are tuples holding
+    the very same objects (a hand's counts are small integers, one object per value: what a view's snapshots of an
+    unchanged hand hold), else by ``==``: in C, without a comparison call per count."""
+    if before is after:
+        return True
+    if type(before) is tuple and type(after) is tuple:
+        first = before
+        second = after
+        size = len(first)
+        if len(second) == size:
+            for index in range(size):
+                if first[index] is not second[index]:
+                    return before == after
+            return True
+    return before == after
 
 
 def _start_risk(risk: DiscardRisk, memory: CardMemory, view, snapshot: tuple) -> None:

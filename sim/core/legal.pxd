@@ -25,6 +25,8 @@ cpdef object pile_take(Py_ssize_t top, Py_ssize_t naturals=*, Py_ssize_t jokers=
 cpdef object legal_takes(HandState state)
 
 cpdef object meld_candidates(HandState state, bint largest_first=*)
+@cython.locals(seat=Py_ssize_t, kind=Py_ssize_t, moves=list)
+cpdef object legal_discards(HandState state)
 
 
 # The card constants the listings index hands with, as C integers.

@@ -413,10 +413,26 @@ def _most_laid_first(shapes: list[Meld], most: int) -> list[Meld]:
 
 @cython.locals(state=HandState, kind=Count)  # its checks and _list as C calls where compiled
 def legal_discards(state: HandState) -> Iterator[Discard]:
-    """Yield one legal discard per kind in hand."""
+    """Yield one legal discard per kind in hand, the highest kind first."""
     if state.phase != PLAY:
-        return
-    hand = state.hands[state.seat]
+        return _NOTHING
+    seat = state.seat
+    hand = state.hands[seat]
+    if state.must_stop or state.hand_sizes[seat] < 2 or state.answer is True:
+        return _checked_discards(state, hand)
+    # R6.1, R6.3: while a card stays in hand after the discard and no yes obliges going out (R12.5), every kind
+    # held may go: what verify_discard answers for each, here without a check per kind.
+    moves = []
+    for kind in range(KIND_COUNT - 1, -1, -1):
+        if hand[kind]:
+            move = _DISCARDS[kind]
+            state._list(move)
+            moves.append(move)
+    return iter(moves)
+
+
+def _checked_discards(state: HandState, hand: list[int]) -> Iterator[Discard]:
+    """:func:`legal_discards` when a discard may end the hand or is refused (R12, R13.1): each kind checked."""
     for kind in range(KIND_COUNT - 1, -1, -1):
         if hand[kind]:
             move = _DISCARDS[kind]

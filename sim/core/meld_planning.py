@@ -264,7 +264,7 @@ def first_legal(view, moves):
             groups = move.groups
             if len(groups) == 1:
                 if size < 0:
-                    size = sum(view.hand)
+                    size = view.hand_size  # sum(view.hand), read without the tuple
                 group = groups[0]
                 laid = len(group.cards)
                 rank = group.rank

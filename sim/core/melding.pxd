@@ -25,6 +25,9 @@ cdef class MeldingRules:
     cdef public object scores_before, seat_has_melded, side_has_melded, side_turns, stock, turn_laid
     cdef public object turn_new_ranks, went_out_concealed, went_out_seat
     cdef public Py_ssize_t seat, turn_count, pile_freezers, meld_changes
+    # The last going-out plan's key (sim/core/asking.py): the turn and meld changes, must_stop and the hand's counts.
+    cdef public Py_ssize_t _plan_turn, _plan_changes
+    cdef public object _plan_stop, _plan_hand
     cdef public bint _probing
 
     # Called from C by the hand state's own checks and moves (cpdef: still ordinary methods from Python).

@@ -17,3 +17,6 @@ cdef MeldGroup _ordered_group(rank, tuple cards)
 cpdef object _field_objects(move)
 cdef object _group_objects(first, groups)
 cpdef bint _same_field_objects(move, key) except -1
+# Whether a list holds the very objects of a copy, place by place: the tamper check (sim/core/fingerprint.py) and the
+# going-out plan's cache (sim/core/asking.py) call it from C.
+cpdef bint _same_list(live, list copied) except -1

@@ -474,3 +474,30 @@ def _same_field_objects(move: Move, key: object) -> bool:
             return False
         index += 2
     return True
+
+
+# The sizes are compared first, so compiled the reads go unchecked; comparing identities runs no code that could
+# change either list.
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.locals(index=Count, size=Count, items=list)
+def _same_list(live: object, copied: list) -> bool:
+    """Whether ``live`` is a list holding the very objects of ``copied``, place by place.
+
+    Identities, not values: a copy holds the live list's own objects (the tamper check's copy of a hand state,
+    :meth:`~canasta_sim.core.fingerprint.GameFingerprint.after_move`, and the hand the going-out plan was kept for,
+    :meth:`~canasta_sim.core.asking.AskingRules.going_out_plan`), and the counts and card ids are small integers, one
+    object per value, so an untouched list passes; an equal value in another object fails here, which the callers
+    read as a possible change.  Comparing identities in C costs a fraction of the list's own comparison, which takes
+    a call per list and per item.
+    """
+    if type(live) is not list:
+        return False
+    items = live
+    size = len(copied)
+    if len(items) != size:
+        return False
+    for index in range(size):
+        if items[index] is not copied[index]:
+            return False
+    return True

@@ -99,6 +99,10 @@ class HandState(StockRules):
         "_listed",
         "_meld_tables",
         "_plan_cache",
+        "_plan_changes",
+        "_plan_hand",
+        "_plan_stop",
+        "_plan_turn",
         "_probing",
         "_vouched",
         "_vouched_key",
@@ -188,7 +192,11 @@ class HandState(StockRules):
         """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
         self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._plan_cache: tuple | None = None
-        """The last going-out plan as (turn_count, meld_changes, must_stop, the hand's counts, the plan)."""
+        """The last going-out plan (AskingRules.going_out_plan), for the key in the four fields below."""
+        self._plan_hand: list | None = None  # a copy of the hand's count objects (moves._same_list); None: no plan
+        self._plan_turn = 0
+        self._plan_changes = 0
+        self._plan_stop: bool | None = None
         self.history: list[tuple[int, Move, tuple[int, ...]]] = []
         """Every move as ``(seat, move, card ids drawn from the stock by it)``."""
         self.deck: tuple[int, ...] = ()
@@ -270,6 +278,10 @@ class HandState(StockRules):
         other._collected = None
         other._meld_tables = [None, None]
         other._plan_cache = None
+        other._plan_hand = None
+        other._plan_turn = 0
+        other._plan_changes = 0
+        other._plan_stop = None
         other.history = list(self.history)
         other.deck = self.deck
         other.acquired = self.acquired

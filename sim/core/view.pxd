@@ -4,7 +4,7 @@
 
 cimport cython
 
-from canasta_sim.core.legal cimport legal_takes, meld_candidates
+from canasta_sim.core.legal cimport legal_discards, legal_takes, meld_candidates
 from canasta_sim.core.state cimport HandState
 
 
@@ -23,9 +23,12 @@ cdef class SeatView:
     cpdef Py_ssize_t canasta_count(self, side) except? -1
     @cython.locals(melds=list, side_melds=list, meld=list, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)
     cpdef Py_ssize_t meld_size(self, Py_ssize_t side, Py_ssize_t rank) except? -1
+    @cython.locals(ranks=Py_ssize_t, rank=Py_ssize_t)
+    cpdef Py_ssize_t melded_ranks(self, Py_ssize_t side) except? -1
     cpdef has_melded(self, side)
     cpdef bint is_pile_frozen_for(self, side) except -1
     cpdef legal_takes(self)
+    cpdef legal_discards(self)
     cpdef meld_candidates(self, bint largest_first=*)
     @cython.locals(phase=str)
     cpdef bint can(self, move) except -1

@@ -141,6 +141,11 @@ class SeatView:
         return tuple(self._state.hands[self._seat])
 
     @property
+    def hand_size(self) -> int:
+        """Cards in this seat's hand: ``sum(view.hand)``, read without a tuple built."""
+        return self._state.hand_sizes[self._seat]
+
+    @property
     def hand_sizes(self) -> tuple[int, int, int, int]:
         """How many cards each seat holds."""
         sizes = self._state.hand_sizes
@@ -206,6 +211,17 @@ class SeatView:
         jokers = meld[1]
         deuces = meld[2]
         return naturals + jokers + deuces
+
+    def melded_ranks(self, side: int) -> int:
+        """The ranks the side has melded as a bit mask, bit ``rank`` set for each: ``rank in view.melds(side)``
+        is ``view.melded_ranks(side) >> rank & 1``, found without a dict built.  ``side`` is 0 or 1."""
+        if side != 0 and side != 1:
+            raise ValueError(f"side must be 0 or 1, not {side!r}")
+        # The state's shared table (rebuilt only when the melds change) read, not copied: only its keys are used.
+        ranks = 0
+        for rank in self._state.meld_table(side):
+            ranks |= 1 << rank
+        return ranks
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""

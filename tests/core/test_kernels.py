@@ -208,3 +208,63 @@ def test_discard_risk_makes_a_rank_the_next_player_melded_dear_r8_2c():
     assert [kind for _cost, kind in costs.order()] == sorted(
         (kind for kind in range(KIND_COUNT) if view.hand[kind]), key=lambda kind: (costs.cost(kind), kind)
     )
+
+
+def _first_accepted(view, costs):
+    """The long way: the first discard of the cost order that the view accepts, or ``None``."""
+    return next((Discard(kind) for _cost, kind in costs.order() if view.can(Discard(kind))), None)
+
+
+def test_cheapest_legal_is_the_cheapest_discard_when_a_card_stays_r6_1():
+    state = position(hands={0: "J 9 9 K 5"}, melds={0: "Q Q Q", 1: "J J J"}, pile="4 6", phase=PLAY)
+    view = SeatView(state, 0, (0, 0))
+    costs = DiscardRisk(CardMemory(view.pile), view).costs(view.hand, 1.0)
+    move = costs.cheapest_legal(view)
+    assert move == Discard(costs.cheapest_kind()) == _first_accepted(view, costs)
+    assert view.can(move) and SeatView(state, 1, (0, 0)).can(move) is False
+    assert costs.cheapest_legal(SeatView(state, 1, (0, 0))) is None  # R2.4: not this seat's turn
+
+
+def test_cheapest_legal_passes_over_the_refused_last_card_r12_1():
+    # One card left: discarding it goes out, which needs a canasta (R12.1); a black 3 may not go out either way.
+    state = position(hands={0: "5"}, melds={0: "Q Q Q"}, pile="4 6", phase=PLAY)
+    view = SeatView(state, 0, (0, 0))
+    costs = DiscardRisk(CardMemory(view.pile), view).costs(view.hand, 1.0)
+    assert costs.cheapest_legal(view) is None and _first_accepted(view, costs) is None
+    state = position(hands={0: "5"}, melds={0: "Q Q Q Q Q Q Q"}, pile="4 6", phase=PLAY)
+    view = SeatView(state, 0, (0, 0))
+    costs = DiscardRisk(CardMemory(view.pile), view).costs(view.hand, 1.0)
+    assert costs.cheapest_legal(view) == Discard(parse_kind("5")) == _first_accepted(view, costs)
+
+
+class _CheckingCheapest(Expert):
+    """Expert that compares ``cheapest_legal`` with the long way at each discard decision."""
+
+    compared: list[bool] = []
+
+    def choose_discard(self, view):
+        snapshot = view.snapshot()
+        costs = self._memory.turn_risk(view, snapshot).costs(snapshot[0], self.freeze)
+        _CheckingCheapest.compared.append(costs.cheapest_legal(view) == _first_accepted(view, costs))
+        return super().choose_discard(view)
+
+
+@pytest.mark.timeout(120)
+def test_cheapest_legal_agrees_with_the_long_way_through_games():
+    _CheckingCheapest.compared = []
+    for seed in range(3):
+        play_game([_CheckingCheapest, Greedy, _CheckingCheapest, Greedy], seed=41_000 + seed, rules=SHORT)
+    assert len(_CheckingCheapest.compared) > 50 and all(_CheckingCheapest.compared)
+
+
+def test_equal_counts_is_equality_whatever_objects_hold_the_counts():
+    from canasta_sim.core.kernels import _equal_counts
+
+    hand = (0, 1, 2) + (0,) * (KIND_COUNT - 3)
+    assert _equal_counts(hand, tuple(list(hand))) and _equal_counts(hand, hand)
+    assert not _equal_counts(hand, (1,) + hand[1:]) and not _equal_counts(hand, hand[:-1])
+    big = 10**6 + KIND_COUNT  # past the interpreter's shared small integers: equal values in other objects
+    assert _equal_counts((big,) + hand[1:], (int(str(big)),) + hand[1:])
+    # Other sequences compare by ==, as before: equal lists are equal, a list never equals a tuple.
+    assert _equal_counts(list(hand), list(hand)) and not _equal_counts(hand, list(hand))
+    assert not _equal_counts(hand, None)
