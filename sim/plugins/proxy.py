@@ -175,6 +175,7 @@ def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessS
         "description": ready["description"],
         "parameters": ready["parameters"],
         "wants_legal": ready["legal"],
+        "hears_hand_ends": ready["hand_ends"],
         "games": ready["games"],
         "pool": pool,
         "__module__": __name__,
@@ -341,6 +342,8 @@ class ProcessStrategy(Strategy):
 
     pool: ClassVar[_Pool]
     wants_legal: ClassVar[frozenset[str]] = frozenset()
+    hears_hand_ends: ClassVar[bool] = True
+    """Whether its process wants ``hand_end`` messages (its `ready` message's ``hand_ends``)."""
     games: ClassVar[int] = 1
     """How many games one of its processes plays at once (its `ready` message's `games`; 1 under protocol 1)."""
     keeps_own_clock: ClassVar[bool] = True
@@ -523,8 +526,11 @@ class ProcessStrategy(Strategy):
 
         Not queued for the next request like the other hooks: after a game's last hand there is none, and
         the process may be handed to another game.  A bot that cannot take it is its seat's failure, as
-        at a request.
+        at a request.  A bot that wants no hand ends (``"hand_ends": false``) is sent nothing: the events
+        still queued go with the next hand's start, and after the game's last hand nobody asks for them.
         """
+        if not self.hears_hand_ends:
+            return
         bot = self._bot
         self._flush_events()
         self._pending.append(bot.tagged({"type": "hand_end", "result": hand_result_message(result)}))

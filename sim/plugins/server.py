@@ -98,6 +98,7 @@ class BotServer:
             "parameters": {key: item.default for key, item in declared_parameters(cls.parameters).items()},
             "legal": False,
             "events": cls.on_event is not Strategy.on_event,
+            "hand_ends": cls.on_hand_end is not Strategy.on_hand_end,
         }
 
     def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
@@ -282,16 +283,13 @@ def serve(server: BotServer, source: int, sink: int) -> None:
     delivered and the arbiter charges the very game it failed in.
     """
     pending = b""
-    # A strategy that does not hear hand ends is given none: their results, the longest lines the arbiter
-    # writes after the game's, are not even parsed.  The arbiter writes the type first (protocol.encode).
-    unheard_ends = server.loaded.cls.on_hand_end is Strategy.on_hand_end
     while True:
         chunk = os.read(source, _READ_SIZE)
         if not chunk:
             return
         *lines, pending = (pending + chunk).split(b"\n")
         for line in lines:
-            if not line.strip() or unheard_ends and line.startswith(_HAND_END):
+            if not line.strip():
                 continue
             message = orjson.loads(line)
             if message.get("type") == "quit":
@@ -301,7 +299,6 @@ def serve(server: BotServer, source: int, sink: int) -> None:
                 _write(sink, encode(reply))
 
 
-_HAND_END = b'{"type":"hand_end",'
 _READ_SIZE = 1 << 16
 """Bytes asked of each read: a pipe holds 64 KiB.  A larger request costs more than it brings: Python allocates
 the whole size for each read (a megabyte is mapped and unmapped by the kernel each time)."""

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import array
 import json
+import shlex
 import sys
 import threading
+
+import orjson
 
 import pandas as pd
 import pytest
@@ -21,7 +24,9 @@ from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.protocol import ProtocolError, parse_ready
 from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.server import BotServer
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.supervisor import RunSchedule
@@ -162,3 +167,31 @@ def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
         assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
         started.unlink()
         quit_.unlink()
+
+
+@pytest.mark.timeout(30)
+def test_ready_may_refuse_hand_ends_and_says_so_as_true_or_false():
+    base = {"type": "ready", "protocol": 2, "name": "b"}
+    assert parse_ready(base)["hand_ends"] is True
+    assert parse_ready({**base, "hand_ends": False})["hand_ends"] is False
+    with pytest.raises(ProtocolError, match="'hand_ends' must be true or false"):
+        parse_ready({**base, "hand_ends": "no"})
+    # the bot server refuses them for a strategy that does not hear hand ends, and asks for them otherwise
+    assert BotServer("expert").ready()["hand_ends"] is False
+    assert BotServer(f"{MISBEHAVING}:Listens").ready()["hand_ends"] is True
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_refusing_hand_ends_is_sent_none_and_plays_the_same_games(tmp_path):
+    rules = Rules(target_score=1500)
+    greedy, expert = load_strategy("greedy"), load_strategy("expert")
+    inner = f"tee {tmp_path}/in.$$ | {sys.executable} -m canasta_sim.plugins.server expert"
+    isolated = load_strategy("cmd:sh -c " + shlex.quote(inner))
+    assert isolated.cls.hears_hand_ends is False
+    for seed in (4, 5):
+        assert (play_game([isolated, greedy, isolated, greedy], seed=seed, rules=rules)
+                == play_game([expert, greedy, expert, greedy], seed=seed, rules=rules))
+    close_all()
+    lines = [orjson.loads(line) for path in tmp_path.glob("in.*") for line in path.read_bytes().splitlines()]
+    kinds = {message["type"] for message in lines}
+    assert {"hand_start", "events", "decide"} <= kinds and "hand_end" not in kinds
