@@ -8,6 +8,7 @@ protocol-1 bots keep playing as before.
 from __future__ import annotations
 
 import array
+import gc
 import json
 import shlex
 import sys
@@ -195,3 +196,14 @@ def test_a_bot_refusing_hand_ends_is_sent_none_and_plays_the_same_games(tmp_path
     lines = [orjson.loads(line) for path in tmp_path.glob("in.*") for line in path.read_bytes().splitlines()]
     kinds = {message["type"] for message in lines}
     assert {"hand_start", "events", "decide"} <= kinds and "hand_end" not in kinds
+
+
+@pytest.mark.timeout(60)
+def test_playing_side_by_side_freezes_what_the_process_built_before_once():
+    spec = f"cmd:{sys.executable} {SIMPLE} 2 4"
+    _side_by_side(spec, 2)
+    frozen = gc.get_freeze_count()
+    assert frozen > 0  # the modules and loaded strategies: out of the collector's full scans
+    _side_by_side(spec, 2)
+    # once a process: nothing of a later chunk is frozen (frozen objects freed since may leave the count lower)
+    assert gc.get_freeze_count() <= frozen
