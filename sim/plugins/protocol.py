@@ -92,8 +92,8 @@ def hello_message() -> dict[str, Any]:
 def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     """Check the bot's answer to ``hello`` and return its ``name``, ``version``, ``description``,
     ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers), ``events``
-    (whether it wants ``event`` messages), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol`` (1 or 2) and ``games`` (how many games it plays at
-    once: 1 under protocol 1).
+    (whether it wants ``event`` messages), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol``
+    (1 or 2) and ``games`` (how many games it plays at once: 1 under protocol 1).
 
     :raises ProtocolError: naming the field that is missing or wrong.
     """

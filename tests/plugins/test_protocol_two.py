@@ -15,7 +15,6 @@ import sys
 import threading
 
 import orjson
-
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -96,7 +95,8 @@ def _target(settings: RunSettings, game_id: int) -> int:
     return derive_seed(settings.game_seed(game_id), "seat0")
 
 
-KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "malformed", "wrong_game": "malformed"}
+KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "malformed", "wrong_game": "malformed",
+           "plan_after_draw": "malformed"}
 
 
 @pytest.mark.timeout(120)
@@ -110,6 +110,7 @@ KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "mal
         (f"isolated:{MISBEHAVING}:FailsIn", "hang", "timeout"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "garbage", "malformed"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "wrong_game", "malformed"),
+        (f"cmd:{sys.executable} {SIMPLE} 2 8", "plan_after_draw", "malformed"),
     ],
 )
 def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game(spec, kind, reason):
@@ -207,3 +208,22 @@ def test_playing_side_by_side_freezes_what_the_process_built_before_once():
     _side_by_side(spec, 2)
     # once a process: nothing of a later chunk is frozen (frozen objects freed since may leave the count lower)
     assert gc.get_freeze_count() <= frozen
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_bot_plans_its_turn_after_taking_the_pile_and_hears_what_it_would_in_process(tmp_path):
+    rules = Rules(target_score=1500, ask_partner="mandatory")  # a take may be followed by the ask decision
+    greedy = load_strategy("greedy")
+    served = f"{sys.executable} -m canasta_sim.plugins.server {MISBEHAVING}:Heeds | tee {tmp_path}/out.$$"
+    heard = {}
+    for name, spec in (("in-process", f"{MISBEHAVING}:Heeds"), ("isolated", "cmd:sh -c " + shlex.quote(served))):
+        report = tmp_path / f"{name}.jsonl"
+        heeds = load_strategy(f"{spec}:report={report}")
+        results = [play_game([heeds, greedy, heeds, greedy], seed=seed, rules=rules) for seed in (4, 5)]
+        close_all()
+        entries = [json.loads(line) for line in report.read_text().splitlines()]
+        heard[name] = results, {seat: [entry["event"] for entry in entries if entry["seat"] == seat] for seat in (0, 2)}
+    assert heard["isolated"] == heard["in-process"]
+    replies = [orjson.loads(line) for path in tmp_path.glob("out.*") for line in path.read_bytes().splitlines()]
+    takes = [reply for reply in replies if reply["type"] == "move" and str(reply["move"]).startswith("take")]
+    assert len(takes) > 10 and all(reply["then"] for reply in takes)  # each take answered the rest of its turn
