@@ -92,8 +92,8 @@ def hello_message() -> dict[str, Any]:
 def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     """Check the bot's answer to ``hello`` and return its ``name``, ``version``, ``description``,
     ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers), ``events``
-    (whether it wants ``event`` messages), ``protocol`` (1 or 2) and ``games`` (how many games it plays at
-    once: 1 under protocol 1).
+    (whether it wants ``event`` messages), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol``
+    (1 or 2) and ``games`` (how many games it plays at once: 1 under protocol 1).
 
     :raises ProtocolError: naming the field that is missing or wrong.
     """
@@ -129,6 +129,9 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     ):
         raise ProtocolError(f"'ready' field 'parameters' must map names to defaults (text, number, bool); got "
                             f"{_show(parameters)}")
+    hand_ends = message.get("hand_ends", True)
+    if type(hand_ends) is not bool:
+        raise ProtocolError(f"'ready' field 'hand_ends' must be true or false; got {_show(hand_ends)}")
     return {
         "name": name,
         "version": version,
@@ -136,6 +139,7 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "parameters": parameters,
         "legal": listed,
         "events": message.get("events") is not False,
+        "hand_ends": hand_ends,
         "protocol": protocol,
         "games": games,
     }

@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 import orjson
 
 from canasta_sim.arbiter import trust_builtin_strategies
+from canasta_sim.core.moves import TakePile
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.wire import EventLog, ViewWire
 from canasta_sim.errors import SeatFailure, StrategyLoadError
@@ -175,6 +176,7 @@ def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessS
         "description": ready["description"],
         "parameters": ready["parameters"],
         "wants_legal": ready["legal"],
+        "hears_hand_ends": ready["hand_ends"],
         "games": ready["games"],
         "pool": pool,
         "__module__": __name__,
@@ -341,6 +343,8 @@ class ProcessStrategy(Strategy):
 
     pool: ClassVar[_Pool]
     wants_legal: ClassVar[frozenset[str]] = frozenset()
+    hears_hand_ends: ClassVar[bool] = True
+    """Whether its process wants ``hand_end`` messages (its `ready` message's ``hand_ends``)."""
     games: ClassVar[int] = 1
     """How many games one of its processes plays at once (its `ready` message's `games`; 1 under protocol 1)."""
     keeps_own_clock: ClassVar[bool] = True
@@ -405,9 +409,9 @@ class ProcessStrategy(Strategy):
                     value = parse_answer(decision, reply)
                     plan = reply.get("then")
                     if plan is not None:
-                        if decision not in _PLANNING or not isinstance(plan, list):
-                            raise ProtocolError(f"'then' goes with an ask or meld answer and is a list; got {plan!r}"
-                                                f" with a {decision} answer")
+                        if not (decision in _PLANNING or type(value) is TakePile) or not isinstance(plan, list):
+                            raise ProtocolError(f"'then' goes with an ask, meld or take answer and is a list; got "
+                                                f"{plan!r} with a {decision} answer")
                         self._plan = plan
                         self._log.known += _is_move(value)
                     return value
@@ -523,14 +527,16 @@ class ProcessStrategy(Strategy):
 
         Not queued for the next request like the other hooks: after a game's last hand there is none, and
         the process may be handed to another game.  A bot that cannot take it is its seat's failure, as
-        at a request.
+        at a request.  A bot that wants no hand ends (``"hand_ends": false``) is sent only the hand's last
+        events, if any: it hears every move, as in-process.
         """
         bot = self._bot
         self._flush_events()
-        self._pending.append(bot.tagged({"type": "hand_end", "result": hand_result_message(result)}))
+        if self.hears_hand_ends:
+            self._pending.append(bot.tagged({"type": "hand_end", "result": hand_result_message(result)}))
         self._wire.forget()
-        if not bot.shared.running or bot.tag not in bot.shared.open:
-            return  # the next request reports what became of the process
+        if not self._pending or not bot.shared.running or bot.tag not in bot.shared.open:
+            return  # nothing to say, or the next request reports what became of the process
         data = b"".join(self._pending)
         self._pending.clear()
         bot.send(data)

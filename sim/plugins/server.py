@@ -25,7 +25,7 @@ import orjson
 
 from canasta_sim.core.engine import names_followers
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import Discard, Draw, Meld, Stop, TakePile, parse_move
+from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.core.parameters import declared_parameters
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
@@ -98,6 +98,7 @@ class BotServer:
             "parameters": {key: item.default for key, item in declared_parameters(cls.parameters).items()},
             "legal": False,
             "events": cls.on_event is not Strategy.on_event,
+            "hand_ends": cls.on_hand_end is not Strategy.on_hand_end,
         }
 
     def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
@@ -184,7 +185,7 @@ class BotServer:
         if "error" in answer:
             return {"type": "error", "message": answer["error"]}
         reply = {"type": "move", "move": answer["move"]}
-        if decision in ("ask", "meld") and not (decision == "ask" and value):
+        if decision in ("ask", "meld") and not (decision == "ask" and value) or type(value) is TakePile:
             reply["then"] = self._plan(game, player, decision, value)
         return reply
 
@@ -208,15 +209,28 @@ class BotServer:
     def _plan(self, game: _Game, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:
         """The answers to the rest of the turn, found by playing it out on the seat's own view.
 
-        After the partner is not asked (or the first meld), nothing the seat does not know can change
-        its turn: only its own melds, which :meth:`HandState.meld` lays on the rebuilt state exactly as
-        the engine will.  The strategy hears of each of its moves (``on_event``) right after making
-        it, as in-process, and the arbiter sends no event for them.  The plan stops at the discard,
-        at a move this state finds illegal (the engine will judge it), or where the hand ends.
+        After the partner is not asked (or the first meld, or taking the pile: every card the seat takes is
+        known), nothing the seat does not know can change its turn: only its own moves, which
+        :meth:`HandState.apply` makes on the rebuilt state exactly as the engine will.  The strategy hears of
+        each of its moves (``on_event``) right after making it, as in-process, and the arbiter sends no event
+        for them.  After a take the engine may ask whether to ask the partner: asking ends the plan (the
+        partner's answer is not known).  The plan stops at the discard, at a move this state finds illegal
+        (the engine will judge it), or where the hand ends.
         """
         state = game.view._state
         plan: list[dict[str, Any]] = []
-        if decision == "meld":
+        if decision == "acquire":
+            if not self._lay(game, value):
+                return plan
+            if not state.asked and state.can_ask(ASK):  # the engine's own condition for the ask decision
+                if _out_of_time(game):
+                    return plan
+                value, answer = self._answer(game, "ask")
+                plan.append(answer)
+                if "error" in answer or value:
+                    return plan
+            melding = True
+        elif decision == "meld":
             if value is not None and not self._lay(game, value):
                 return plan
             melding = value is not None
@@ -241,13 +255,16 @@ class BotServer:
             _hear(game, value)
         return plan
 
-    def _lay(self, game: _Game, move: Meld) -> bool:
+    def _lay(self, game: _Game, move: Meld | TakePile) -> bool:
         game.planned = True
+        state = game.view._state
+        seat = game.view.seat
+        before = state.red_threes[seat]
         try:
-            game.view._state.meld(move)
+            state.apply(move)
         except (IllegalMoveError, ValueError, TypeError):
             return False  # the engine will judge it: nothing after it can be planned
-        _hear(game, move)
+        _hear(game, move, state.red_threes[seat] - before)  # a take lays the pile's red 3s (R4.3)
         return True
 
 
@@ -257,11 +274,11 @@ def _out_of_time(game: _Game) -> bool:
     return budget is not None and time.monotonic() - game.started > budget
 
 
-def _hear(game: _Game, move) -> None:
+def _hear(game: _Game, move, red_threes: int = 0) -> None:
     # A plan's own moves reach the strategy's on_event (or its follower) at once, in the order the engine
     # would call it.
     if game.follower is None:
-        game.player.on_event(PublicEvent(game.view.seat, move, 0))
+        game.player.on_event(PublicEvent(game.view.seat, move, red_threes))
     else:
         game.follower.follow(game.view.seat, move)
 
@@ -282,16 +299,13 @@ def serve(server: BotServer, source: int, sink: int) -> None:
     delivered and the arbiter charges the very game it failed in.
     """
     pending = b""
-    # A strategy that does not hear hand ends is given none: their results, the longest lines the arbiter
-    # writes after the game's, are not even parsed.  The arbiter writes the type first (protocol.encode).
-    unheard_ends = server.loaded.cls.on_hand_end is Strategy.on_hand_end
     while True:
         chunk = os.read(source, _READ_SIZE)
         if not chunk:
             return
         *lines, pending = (pending + chunk).split(b"\n")
         for line in lines:
-            if not line.strip() or unheard_ends and line.startswith(_HAND_END):
+            if not line.strip():
                 continue
             message = orjson.loads(line)
             if message.get("type") == "quit":
@@ -301,7 +315,6 @@ def serve(server: BotServer, source: int, sink: int) -> None:
                 _write(sink, encode(reply))
 
 
-_HAND_END = b'{"type":"hand_end",'
 _READ_SIZE = 1 << 16
 """Bytes asked of each read: a pipe holds 64 KiB.  A larger request costs more than it brings: Python allocates
 the whole size for each read (a megabyte is mapped and unmapped by the kernel each time)."""

@@ -178,3 +178,18 @@ class FailsIn(Greedy):
             os.kill(os.getpid(), 11)
         while True:
             time.sleep(1)
+
+
+class Heeds(Greedy):
+    """Takes the pile whenever it may, otherwise plays as greedy, and reports each event it hears (the red 3s laid
+    with it included) with its seat: the isolated plans after a take must tell it what the engine tells it."""
+
+    name = "heeds"
+    parameters = {"report": ""}
+
+    def choose_acquire(self, view):
+        takes = list(view.legal_takes())
+        return takes[0] if takes else super().choose_acquire(view)
+
+    def on_event(self, event) -> None:
+        _report(self.report, {"seat": self.rng.seat, "event": [event.seat, str(event.move), event.red_threes]})

@@ -1,9 +1,10 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal
 discard.  ``python protocol_simple.py [PROTOCOL [GAMES]]``: protocol 1 (one game at a time) or 2 (up to GAMES
 at once, every message naming its game).  Parameters: ``target`` (a seat seed) and ``kind``: in the game
-seeded ``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, or leaves its process
-(``exit``).  Its process id is noted at ``hello`` in the file named by the environment variable
-``SIMPLE_BOT_START_LOG`` and at ``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they are set."""
+seeded ``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, answers a draw with a plan of
+the turn (``plan_after_draw``: its card is not known yet), or leaves its process (``exit``).  Its process id is
+noted at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at ``quit`` in
+``SIMPLE_BOT_QUIT_LOG``, when they are set."""
 
 import json
 import os
@@ -44,6 +45,8 @@ def answer(message):
     else:
         move = legal[0]
     reply = {"type": "move", "move": move}
+    if parameters.get("kind") == "plan_after_draw" and str(game["seed"]) == str(parameters.get("target")):
+        reply["then"] = [{"decision": "meld", "move": None}]
     if "game" in message:
         reply["game"] = message["game"]
     send(reply)

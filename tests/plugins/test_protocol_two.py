@@ -8,10 +8,13 @@ protocol-1 bots keep playing as before.
 from __future__ import annotations
 
 import array
+import gc
 import json
+import shlex
 import sys
 import threading
 
+import orjson
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -21,7 +24,9 @@ from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.protocol import ProtocolError, parse_ready
 from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.server import BotServer
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.supervisor import RunSchedule
@@ -90,7 +95,8 @@ def _target(settings: RunSettings, game_id: int) -> int:
     return derive_seed(settings.game_seed(game_id), "seat0")
 
 
-KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "malformed", "wrong_game": "malformed"}
+KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "malformed", "wrong_game": "malformed",
+           "plan_after_draw": "malformed"}
 
 
 @pytest.mark.timeout(120)
@@ -104,6 +110,7 @@ KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "mal
         (f"isolated:{MISBEHAVING}:FailsIn", "hang", "timeout"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "garbage", "malformed"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "wrong_game", "malformed"),
+        (f"cmd:{sys.executable} {SIMPLE} 2 8", "plan_after_draw", "malformed"),
     ],
 )
 def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game(spec, kind, reason):
@@ -162,3 +169,61 @@ def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
         assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
         started.unlink()
         quit_.unlink()
+
+
+@pytest.mark.timeout(30)
+def test_ready_may_refuse_hand_ends_and_says_so_as_true_or_false():
+    base = {"type": "ready", "protocol": 2, "name": "b"}
+    assert parse_ready(base)["hand_ends"] is True
+    assert parse_ready({**base, "hand_ends": False})["hand_ends"] is False
+    with pytest.raises(ProtocolError, match="'hand_ends' must be true or false"):
+        parse_ready({**base, "hand_ends": "no"})
+    # the bot server refuses them for a strategy that does not hear hand ends, and asks for them otherwise
+    assert BotServer("expert").ready()["hand_ends"] is False
+    assert BotServer(f"{MISBEHAVING}:Listens").ready()["hand_ends"] is True
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_refusing_hand_ends_is_sent_none_and_plays_the_same_games(tmp_path):
+    rules = Rules(target_score=1500)
+    greedy, expert = load_strategy("greedy"), load_strategy("expert")
+    inner = f"tee {tmp_path}/in.$$ | {sys.executable} -m canasta_sim.plugins.server expert"
+    isolated = load_strategy("cmd:sh -c " + shlex.quote(inner))
+    assert isolated.cls.hears_hand_ends is False
+    for seed in (4, 5):
+        assert (play_game([isolated, greedy, isolated, greedy], seed=seed, rules=rules)
+                == play_game([expert, greedy, expert, greedy], seed=seed, rules=rules))
+    close_all()
+    lines = [orjson.loads(line) for path in tmp_path.glob("in.*") for line in path.read_bytes().splitlines()]
+    kinds = {message["type"] for message in lines}
+    assert {"hand_start", "events", "decide"} <= kinds and "hand_end" not in kinds
+
+
+@pytest.mark.timeout(60)
+def test_playing_side_by_side_freezes_what_the_process_built_before_once():
+    spec = f"cmd:{sys.executable} {SIMPLE} 2 4"
+    _side_by_side(spec, 2)
+    frozen = gc.get_freeze_count()
+    assert frozen > 0  # the modules and loaded strategies: out of the collector's full scans
+    _side_by_side(spec, 2)
+    # once a process: nothing of a later chunk is frozen (frozen objects freed since may leave the count lower)
+    assert gc.get_freeze_count() <= frozen
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_bot_plans_its_turn_after_taking_the_pile_and_hears_what_it_would_in_process(tmp_path):
+    rules = Rules(target_score=1500, ask_partner="mandatory")  # a take may be followed by the ask decision
+    greedy = load_strategy("greedy")
+    served = f"{sys.executable} -m canasta_sim.plugins.server {MISBEHAVING}:Heeds | tee {tmp_path}/out.$$"
+    heard = {}
+    for name, spec in (("in-process", f"{MISBEHAVING}:Heeds"), ("isolated", "cmd:sh -c " + shlex.quote(served))):
+        report = tmp_path / f"{name}.jsonl"
+        heeds = load_strategy(f"{spec}:report={report}")
+        results = [play_game([heeds, greedy, heeds, greedy], seed=seed, rules=rules) for seed in (4, 5)]
+        close_all()
+        entries = [json.loads(line) for line in report.read_text().splitlines()]
+        heard[name] = results, {seat: [entry["event"] for entry in entries if entry["seat"] == seat] for seat in (0, 2)}
+    assert heard["isolated"] == heard["in-process"]
+    replies = [orjson.loads(line) for path in tmp_path.glob("out.*") for line in path.read_bytes().splitlines()]
+    takes = [reply for reply in replies if reply["type"] == "move" and str(reply["move"]).startswith("take")]
+    assert len(takes) > 10 and all(reply["then"] for reply in takes)  # each take answered the rest of its turn
