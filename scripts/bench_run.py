@@ -9,7 +9,7 @@ alternates them):
 3. ``canasta-sim run --workers 2``;
 
 and the floor (``scripts/floor.py``, hands/s) before the first round and after each one.  A run's speed is the
-games/s its closing line prints (``played now in S s``: from the first worker's start to the last part
+games/s its closing line prints (``played now in S s, R games/s``: from the first worker's start to the last part
 written, the interpreter's start-up left out); the whole command's wall time is printed beside it.  Each
 round's ratios (one worker against the loop, two workers against one) are taken within the round, seconds
 apart, so that a change of the machine's speed moves both sides alike; the medians of the rounds are the
@@ -81,13 +81,14 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float, float]:
         wall = time.perf_counter() - start
     if completed.returncode != 0:
         raise SystemExit(f"bench_run: {' '.join(command)} failed:\n{completed.stderr.strip()}")
-    played = re.search(r"played now in ([0-9.]+) s", completed.stdout)
+    # The games/s the line prints, not games over its seconds: those are rounded to a tenth, 2% of a short run.
+    played = re.search(r"played now in [0-9.]+ s, ([0-9.]+) games/s", completed.stdout)
     if played is None:
         raise SystemExit(f"bench_run: no closing line in the run's output:\n{completed.stdout}")
     parent = re.search(r"parent cpu ([0-9.]+) s", completed.stderr)
     if parent is None:
         raise SystemExit(f"bench_run: the run's parent did not report its CPU time:\n{completed.stderr}")
-    return games / float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games
+    return float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games
 
 
 def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
