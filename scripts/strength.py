@@ -198,6 +198,23 @@ def paired(first: dict, second: dict) -> dict:
             "first": first["labels"][0], "second": second["labels"][0]}
 
 
+_SAVED_FIELDS = ("labels", "seed", "points_by_game")
+"""What ``--combine`` and ``--paired`` read of a saved run (``--out``); parts also need their timing fields."""
+
+
+def saved_run(path: Path) -> dict:
+    """A run saved with ``--out``, read back; a file that is not one stops with one line naming what is wrong."""
+    try:
+        figures = json.loads(path.read_text())
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"strength.py: {str(path)!r} cannot be read as JSON: {error}") from None
+    missing = [field for field in _SAVED_FIELDS if not isinstance(figures, dict) or field not in figures]
+    if missing:
+        raise SystemExit(f"strength.py: {str(path)!r} is not a run saved with --out (it lacks "
+                         f"{', '.join(missing)}); a run of this version's strength.py saves one")
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("spec", help="the strategy measured")
@@ -215,11 +232,11 @@ def main() -> None:
                         help="compare two saved runs on their common deals instead of playing (SPEC is ignored)")
     args = parser.parse_args()
     if args.paired:
-        runs = [json.loads(path.read_text()) for path in args.paired]
+        runs = [saved_run(path) for path in args.paired]
         print(json.dumps(paired(*runs), indent=2))
         return
     if args.combine:
-        figures = combine([json.loads(path.read_text()) for path in args.combine])
+        figures = combine([saved_run(path) for path in args.combine])
     else:
         if not 0 <= args.first < args.games or args.first % 2:
             parser.error(f"--first must be an even game number below --games ({args.games}); got {args.first}")

@@ -1,6 +1,7 @@
 """``scripts/strength.py``'s bookkeeping: parts of one measurement add up, and runs pair by deal."""
 
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -40,3 +41,17 @@ def test_a_combined_run_pairs_by_deal_with_another():
     assert figures["deals"] == 2
     assert figures["difference"] == pytest.approx(0.5)
     assert (figures["first"], figures["second"]) == ("pimc@5", "pimc@4")
+
+
+def test_a_file_that_is_not_a_saved_run_is_refused_in_one_line(tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text('{"spec": "pimc", "win_rate": 0.7}')
+    with pytest.raises(SystemExit, match="lacks labels, seed, points_by_game"):
+        strength.saved_run(old)
+    broken = tmp_path / "broken.json"
+    broken.write_text("{")
+    with pytest.raises(SystemExit, match="cannot be read as JSON"):
+        strength.saved_run(broken)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_part("pimc@5", {0: 1.0})))
+    assert strength.saved_run(good)["labels"] == ["pimc@5", "expert@1"]
