@@ -11,7 +11,7 @@ Side A is seats 0 and 2, side B seats 1 and 3 (R1.1); ``team`` columns hold
 
 from __future__ import annotations
 
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 import pyarrow as pa
@@ -74,6 +74,8 @@ _SIDE_FIELDS = (
     "turns",
 )
 _BOOL_FIELDS = frozenset({"went_out", "concealed", "melded"})
+
+_game_id = itemgetter(0)  # the first field of a game row and of a hand row
 
 HAND_SCHEMA = pa.schema(
     [
@@ -201,7 +203,11 @@ class ChunkRecorder:
         self._hands.extend(_hand_rows(game_id, finished, strategies, TEAM_NAMES[winning]))
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
-        """Return the ``games`` and ``hands`` tables of everything recorded."""
+        """Return the ``games`` and ``hands`` tables of everything recorded, in game order whatever order the games
+        came in (each game's hands in their order)."""
+        # Stable sorts on the game id, the first field of both rows: linear on rows already in order.
+        self._games.sort(key=_game_id)
+        self._hands.sort(key=_game_id)
         return _table(self._games, GAME_SCHEMA), _table(self._hands, HAND_SCHEMA)
 
 

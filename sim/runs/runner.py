@@ -32,6 +32,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -67,6 +68,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+_first = itemgetter(0)
 
 ON_ERROR_CHOICES = ("stop", "forfeit")
 """What a strategy failure does: stop the run (keeping finished games) or forfeit the game and go on."""
@@ -380,7 +383,8 @@ def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:
 
 
 class ChunkBook:
-    """The games of one chunk as they come in, from one player or from a supervised worker."""
+    """The games of one chunk as they come in, from one player or from supervised workers (the last chunks of a
+    run may be played in pieces by several workers at once, so in any order); written in game order."""
 
     def __init__(self, settings: RunSettings, chunk: int, on_error: str) -> None:
         self.settings = settings
@@ -390,7 +394,8 @@ class ChunkBook:
         self.wins = [0] * len(settings.entrants)
         self.forfeits = 0
         self.error: str | None = None
-        self.decisions: list = []
+        self.decisions: list[tuple[int, pa.Table]] = []
+        """``(game id, decision rows)`` of each game, under ``--record-decisions``."""
 
     def add(self, game_id: int, outcome, decisions=None) -> bool:
         """Record a game's result or failure, and its decision rows (a table, under ``--record-decisions``);
@@ -401,7 +406,7 @@ class ChunkBook:
             self.error = f"game {game_id}: {outcome}"
             return False
         if decisions is not None:
-            self.decisions.append(decisions)
+            self.decisions.append((game_id, decisions))
         if isinstance(outcome, StrategyError):
             self.recorder.add_forfeit(game_id, settings.game_seed(game_id), specs, outcome, settings.deal_id(game_id))
             self.forfeits += 1
@@ -420,7 +425,7 @@ class ChunkBook:
         recorder = self.recorder
         if recorder.game_count:
             if self.settings.record_decisions:  # before the chunk's games part, which marks the chunk written
-                tables = self.decisions or [DecisionRecorder().table()]
+                tables = [table for _, table in sorted(self.decisions, key=_first)] or [DecisionRecorder().table()]
                 directory.write_decisions(self.chunk, pa.concat_tables(tables))
             directory.write_chunk(self.chunk, *recorder.tables())
         expected = len(self.settings.chunk_games(self.chunk))

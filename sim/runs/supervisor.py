@@ -42,7 +42,6 @@ import pickle
 import random
 import select
 import signal
-import sys
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Protocol
@@ -53,11 +52,10 @@ from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.runs.records import GameRows, game_rows
 from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent, worker_main
+from canasta_sim.runs.worker import OUTPUT_LIMIT, worker_main
 
 __all__ = [
     "OUTPUT_LIMIT",
-    "POLL_SECONDS",
     "STOP_GRACE_SECONDS",
     "RunSchedule",
     "Schedule",
@@ -65,15 +63,11 @@ __all__ = [
     "WorkerPool",
     "WorkerStartError",
     "charged_failure",
-    "play_supervised",
     "supervise",
     "worker_pool",
 ]
 
 logger = logging.getLogger("canasta_sim.runs.runner")
-
-POLL_SECONDS = 0.1
-"""How often :func:`play_supervised` looks at its game's clock when no message arrives."""
 
 TICK_SECONDS = 0.01
 """How often the supervisor takes its workers' messages (at once when a worker dies)."""
@@ -86,6 +80,10 @@ STOP_GRACE_SECONDS = 2.0
 
 START_FAILURES = 3
 """Workers that die before playing anything, in a row, before the run gives up."""
+
+MIN_PIECE_GAMES = 16
+"""The fewest games the supervisor hands a worker when it shares the last chunks out in pieces (see
+:meth:`_Play._next_piece`): fewer would spend more on the messages than the pieces save."""
 
 IDLE_DEATHS = 3
 """Workers that die in a row outside any game (no game to charge, none played since the last death) before the
@@ -130,6 +128,11 @@ class RunSchedule:
     stops_at_failure = True
     """A failure under ``on_error='stop'`` stops the whole run (its worker sets the stop event at once); a schedule
     without this attribute keeps playing its other chunks and decides itself what a failure ends."""
+
+    splits_chunks = True
+    """The last chunks may be played in pieces by several workers: a :class:`~canasta_sim.runs.runner.ChunkBook`
+    takes a chunk's games in any order and writes them in game order.  A schedule without this attribute gets
+    whole chunks only."""
 
     def __init__(self, settings: RunSettings) -> None:
         self.settings = settings
@@ -208,11 +211,11 @@ class _Worker:
         self.process.start()
         child.close()
         self.ready = False
-        self.task: tuple[int, int] | None = None
-        """``(chunk, next game)`` while busy."""
-        self.queued: tuple[int, int] | None = None
-        """``(chunk, first game)`` sent ahead while busy, so that the worker goes on to it at once: the supervisor
-        may be writing a chunk's parts just then."""
+        self.task: tuple[Hashable, int, int] | None = None
+        """``(chunk, next game, end)`` while busy: the worker plays the chunk's games up to ``end`` (excluded)."""
+        self.queued: tuple[Hashable, int, int] | None = None
+        """``(chunk, first game, end)`` sent ahead while busy, so that the worker goes on to it at once: the
+        supervisor may be writing a chunk's parts just then."""
         self.killed_for: str | None = None
         # One poll object for the pipe, kept: Connection.poll sets up a selector at each call, once per game here.
         self.poller = None
@@ -301,8 +304,12 @@ class _Play:
         self.schedule = pool.schedule
         self.on_chunk = on_chunk
         self.directory = directory
-        self.pending = collections.deque((chunk, pool.schedule.chunk_games(chunk).start) for chunk in chunks)
-        """``(chunk, first game still to play)`` waiting for a worker; a dead worker's chunk goes back first."""
+        ranges = [(chunk, pool.schedule.chunk_games(chunk)) for chunk in chunks]
+        self.pending = collections.deque((chunk, games.start, games.stop) for chunk, games in ranges)
+        """``(chunk, first game still to play, end)`` waiting for a worker; a dead worker's piece goes back first."""
+        self.pieces = collections.Counter(chunk for chunk, _, _ in self.pending)
+        """How many pieces of each unfinished chunk are pending, sent ahead or being played: the chunk is finished
+        when its last piece ends."""
         self.books: dict[Hashable, Any] = {}
         self.error: str | None = None
         self.stop_seen: float | None = None
@@ -349,16 +356,40 @@ class _Play:
                 workers[index] = self._replace(worker)
         return True
 
-    def _send_next(self, worker: _Worker) -> tuple[Hashable, int] | None:
-        """Send the worker the next pending ``(chunk, first game)`` and return it; ``None`` if the worker is dead
-        (the task stays pending, and the worker is replaced once its death is seen)."""
-        task = self.pending.popleft()
+    def _send_next(self, worker: _Worker) -> tuple[Hashable, int, int] | None:
+        """Send the worker the next pending ``(chunk, first game, end)`` and return it; ``None`` if the worker is
+        dead (the task stays pending, and the worker is replaced once its death is seen)."""
+        task = self._next_piece()
         try:
             worker.connection.send(task)
         except OSError:
             self.pending.appendleft(task)
             return None
         return task
+
+    def _next_piece(self) -> tuple[Hashable, int, int]:
+        """Take the next pending task, or only its first games when the run is near its end.
+
+        Whole chunks are dealt out while there are plenty; a worker that finishes its last chunk early would
+        then wait, on average, half a chunk's time for the others, idle.  So once fewer than two chunks per
+        worker are pending, a worker gets a piece of about a quarter of the games left per worker (never fewer
+        than :data:`MIN_PIECE_GAMES`): the pieces shrink as the run ends and the workers finish together.
+        """
+        chunk, first, end = self.pending.popleft()
+        workers = len(self.pool.workers)
+        if not getattr(self.schedule, "splits_chunks", False) or len(self.pending) >= 2 * workers:
+            return chunk, first, end
+        games = end - first
+        left = games + sum(stop - start for _, start, stop in self.pending)
+        size = max(MIN_PIECE_GAMES, -(-left // (2 * workers)))
+        # The task in equal parts of about that size (no part under the minimum): no small remainder left over.
+        parts = min(-(-games // size), games // MIN_PIECE_GAMES)
+        if parts <= 1:
+            return chunk, first, end
+        piece = -(-games // parts)
+        self.pending.appendleft((chunk, first + piece, end))
+        self.pieces[chunk] += 1
+        return chunk, first, first + piece
 
     def _start(self, worker: _Worker, task: tuple[Hashable, int] | None) -> None:
         """Make ``task`` the one the worker plays now, opening its chunk's book."""
@@ -394,13 +425,20 @@ class _Play:
                     break
 
     def _finish(self, chunk: Hashable) -> None:
+        self.pieces.pop(chunk, None)
         book = self.books.pop(chunk)
         self.on_chunk(book.finish(self.directory))
 
+    def _piece_ended(self, chunk: Hashable) -> None:
+        """One piece of ``chunk`` is over (played, or cut short by a stop); the chunk is finished with its last."""
+        self.pieces[chunk] -= 1
+        if self.pieces[chunk] <= 0:
+            self._finish(chunk)
+
     def _record(self, worker: _Worker, game_id: int, outcome, extra=None) -> None:
         self.pool.idle_deaths = 0
-        chunk, _ = worker.task
-        worker.task = (chunk, game_id + 1)
+        chunk, _, end = worker.task
+        worker.task = (chunk, game_id + 1, end)
         book = self.books[chunk]
         if not book.add(game_id, outcome, extra) and self.error is None:
             self.error = book.error
@@ -419,12 +457,12 @@ class _Play:
         elif kind == "game":
             self._record(worker, *message[1:])
         elif kind == "done":
-            chunk, _ = worker.task
+            chunk = worker.task[0]
             next_task, worker.queued = worker.queued, None
             if next_task is None and self.pending and not self.pool.stop_event.is_set():
                 next_task = self._send_next(worker)  # before the chunk's parts are written: the worker goes on
             self._start(worker, next_task)
-            self._finish(chunk)
+            self._piece_ended(chunk)
 
     def _receive(self, worker: _Worker) -> None:
         """Take every message the worker has sent so far."""
@@ -447,7 +485,7 @@ class _Play:
                 raise WorkerStartError(f"workers die before playing any game (exit code {worker.process.exitcode})")
         charged = False
         if worker.task is not None:
-            chunk, next_game = worker.task
+            chunk, next_game, end = worker.task
             game_id = int(worker.monitor[MONITOR_GAME])
             if game_id >= 0 and game_id == next_game:
                 self._charge_death(worker, chunk, game_id)
@@ -456,10 +494,10 @@ class _Play:
             worker.task = None
             if worker.queued is not None and not pool.stop_event.is_set():
                 self.pending.appendleft(worker.queued)  # sent ahead, never started: played by the next worker
-            if next_game < self.schedule.chunk_games(chunk).stop and not pool.stop_event.is_set():
-                self.pending.appendleft((chunk, next_game))
+            if next_game < end and not pool.stop_event.is_set():
+                self.pending.appendleft((chunk, next_game, end))
             else:
-                self._finish(chunk)
+                self._piece_ended(chunk)
         worker.connection.close()
         if charged:
             pool.idle_deaths = 0
@@ -518,66 +556,3 @@ def supervise(
     with WorkerPool(RunSchedule(settings), workers=min(workers, len(chunks)), on_error=on_error,
                     stop_event=stop_event, context=context, log_queue=log_queue, memory_limit=memory_limit) as pool:
         return pool.play(chunks, on_chunk, directory)
-
-
-def play_supervised(play: Callable, charge: Callable, time_limit: float | None):
-    """Run ``play(monitor)`` (one game) in a forked process and return what it returns; if the process dies or
-    a call outlives ``time_limit + 1`` s, return ``charge(seat, decision, reason, message)`` for the call
-    that was running.  Where ``fork`` does not exist, ``play`` runs in this process.
-
-    ``check-strategy`` plays its games this way, so that no strategy can hang or end it.
-    """
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return play(None)
-    context = multiprocessing.get_context("fork")
-    memory = context.RawArray("d", MONITOR_SIZE)
-    monitor = memoryview(memory).cast("B").cast("d")
-    monitor[MONITOR_GAME] = -1
-    receiver, sender = context.Pipe(duplex=False)
-
-    def child() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        die_with_parent()
-        output = CappedOutput(OUTPUT_LIMIT)
-        sys.stdout = sys.stderr = output
-        child_monitor = memoryview(memory).cast("B").cast("d")
-        child_monitor[MONITOR_GAME] = 0
-        outcome = play(child_monitor)
-        child_monitor[MONITOR_GAME] = -1
-        sender.send((outcome, output.take()))
-
-    process = context.Process(target=child, daemon=True)
-    process.start()
-    sender.close()
-    killed_for = None
-    try:
-        while True:
-            if receiver.poll(POLL_SECONDS):
-                try:
-                    outcome, printed = receiver.recv()
-                except (EOFError, OSError):
-                    break
-                process.join()
-                if printed:
-                    logger.info("the strategies printed:\n%s", printed.rstrip())
-                return outcome
-            if not process.is_alive():
-                break
-            started = monitor[MONITOR_START]
-            if (time_limit is not None and monitor[MONITOR_GAME] >= 0 and started
-                    and time.monotonic() - started > time_limit + HARD_TIMEOUT_MARGIN):
-                killed_for = (f"was still running {time.monotonic() - started:.1f} s after it began, past the time "
-                              f"limit of {time_limit} s; its process was killed")
-                process.kill()
-                break
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join()
-        receiver.close()
-    seat, decision = decode_call(monitor[MONITOR_CALL])
-    if killed_for is not None:
-        return charge(seat, decision, "timeout", killed_for)
-    code = process.exitcode
-    how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
-    return charge(seat, decision, "crash", f"its process died ({how}) during this call")

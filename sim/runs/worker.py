@@ -1,7 +1,7 @@
 """The worker side of a supervised run (:mod:`canasta_sim.runs.supervisor`): the loop a worker process runs.
 
 A worker ignores Ctrl-C, dies with its parent, optionally runs under a memory limit, and plays the
-``(chunk, first game)`` tasks it receives one game at a time, publishing the game and the call in progress
+``(chunk, first game, end)`` tasks it receives one game at a time, publishing the game and the call in progress
 in the shared *monitor* and sending each game back as it ends.  What strategies print goes to the run's log.
 """
 
@@ -79,7 +79,7 @@ def _limit_memory(megabytes: int | None) -> None:
 
 
 def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
-    """A worker: play the ``(chunk, first game)`` tasks received, sending each game back as it ends."""
+    """A worker: play the ``(chunk, first game, end)`` tasks received, sending each game back as it ends."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
@@ -110,7 +110,7 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
         if task is None:
             close_all()  # every bot process this worker started hears quit (a worker's end runs no atexit)
             return
-        chunk, first = task
+        chunk, first, end = task
 
         def report(game_id, played, error, chunk=chunk) -> bool:
             """Send one game back; ``False`` when the task stops there."""
@@ -141,7 +141,7 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
                 return False
             return True
 
-        games = range(first, schedule.chunk_games(chunk).stop)
+        games = range(first, end)
         width = games_at_once(player, len(games), chunk)
         if width > 1:  # bots playing several games per process: the chunk's games side by side
             play_side_by_side(lambda game_id, chunk=chunk: player.play_game(chunk, game_id, monitor), games, width,
