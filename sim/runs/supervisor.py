@@ -377,8 +377,8 @@ class _Play:
         """
         chunk, first, end = self.pending.popleft()
         workers = len(self.pool.workers)
-        if not getattr(self.schedule, "splits_chunks", False) or len(self.pending) >= 2 * workers:
-            return chunk, first, end
+        if not getattr(self.schedule, "splits_chunks", False) or workers == 1 or len(self.pending) >= 2 * workers:
+            return chunk, first, end  # (a lone worker has nobody to wait for)
         games = end - first
         left = games + sum(stop - start for _, start, stop in self.pending)
         size = max(MIN_PIECE_GAMES, -(-left // (2 * workers)))

@@ -64,8 +64,10 @@ def test_whole_chunks_while_plenty_are_left_then_pieces_that_shrink():
     assert max(tail[-4:]) < 2 * MIN_PIECE_GAMES
 
 
-def test_a_schedule_that_does_not_split_gets_whole_chunks():
-    tasks, play = _deal_out(6, 100, 4, splits=False)
+@pytest.mark.parametrize(("workers", "splits"), [(4, False), (1, True)],
+                         ids=["a schedule that does not split", "one worker"])
+def test_whole_chunks_only_for_a_schedule_that_does_not_split_or_a_lone_worker(workers, splits):
+    tasks, play = _deal_out(6, 100, workers, splits=splits)
     assert [(first, end) for _, first, end in tasks] == [(chunk * 100, chunk * 100 + 100) for chunk in range(6)]
     assert set(play.pieces.values()) == {1}
 
