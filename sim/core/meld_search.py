@@ -188,21 +188,27 @@ def _walk_sets(
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
     """Yield every non-empty set of new melds that ``counts`` can make, each meld valid on its own."""
     options = _group_options(state.rules, counts, exclude)
-    chosen: list[MeldGroup] = []
+    return _walk_group_sets(options, [], 0, counts[JOKER], counts[TWO])
 
-    def walk(index: int, jokers_left: int, deuces_left: int) -> Iterator[tuple[MeldGroup, ...]]:
-        if index == len(options):
-            if chosen:
-                yield tuple(chosen)
-            return
-        yield from walk(index + 1, jokers_left, deuces_left)
-        for rank, naturals, jokers, deuces in options[index][1]:
-            if jokers <= jokers_left and deuces <= deuces_left:
-                chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
-                yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
-                chosen.pop()
 
-    yield from walk(0, counts[JOKER], counts[TWO])
+def _walk_group_sets(
+    options: list, chosen: list[MeldGroup], index: int, jokers_left: int, deuces_left: int
+) -> Iterator[tuple[MeldGroup, ...]]:
+    """:func:`_group_sets`' walk from option ``index`` on, ``chosen`` holding the groups chosen before it.
+
+    A function of its own, not a closure inside :func:`_group_sets`: a recursive closure holds itself, and with it
+    the caller's variables (the hand state among them), in a reference cycle that only the garbage collector frees.
+    """
+    if index == len(options):
+        if chosen:
+            yield tuple(chosen)
+        return
+    yield from _walk_group_sets(options, chosen, index + 1, jokers_left, deuces_left)
+    for rank, naturals, jokers, deuces in options[index][1]:
+        if jokers <= jokers_left and deuces <= deuces_left:
+            chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
+            yield from _walk_group_sets(options, chosen, index + 1, jokers_left - jokers, deuces_left - deuces)
+            chosen.pop()
 
 
 def _group_options(
