@@ -295,15 +295,22 @@ def _opening_melds(openings: list[tuple[tuple[int, int, int, int], ...]]) -> Ite
         yield Meld(tuple([_shape_group(shape) for shape in chosen]))
 
 
+@cython.locals(group=MeldGroup, cards=Count, points=Count, minimum=Count, hand_size=Count, kind=Count)
 def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
     """The group sets of an initial meld that may reach the minimum (R10.2)."""
     hand = state.hands[state.seat]
     minimum = state.requirements[state.side]
     hand_size = state.hand_sizes[state.seat]
     for groups in _group_sets(state, list(hand), exclude=None):
-        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
-        cards = sum([len(group.cards) for group in groups])
-        if hand_size - cards > 1 and sum([KIND_VALUE[kind] for group in groups for kind in group.cards]) < minimum:
+        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).  The cards
+        # and their points summed in one pass, C integers where compiled (the groups' fields read as C members).
+        cards = 0
+        points = 0
+        for group in groups:
+            cards += len(group.cards)
+            for kind in group.cards:
+                points += KIND_VALUE[kind]
+        if hand_size - cards > 1 and points < minimum:
             continue
         yield groups
 
