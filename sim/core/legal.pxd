@@ -11,6 +11,7 @@ from canasta_sim.core.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).
 cdef list _SINGLE_MELD_TABLE, _PILE_TAKE_TABLE
+cdef tuple _DISCARDS, _DISCARD_KEYS
 cdef Py_ssize_t _TABLE_NATURALS, _TABLE_JOKERS, _TABLE_DEUCES
 
 cdef Py_ssize_t _table_index(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)

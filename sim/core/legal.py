@@ -21,7 +21,19 @@ from collections.abc import Iterator
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
 from canasta_sim.core.melds import wild_limit, wild_rules
-from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.core.moves import (
+    WILD_RANK,
+    Answer,
+    Ask,
+    Discard,
+    Draw,
+    Meld,
+    MeldGroup,
+    Move,
+    Stop,
+    TakePile,
+    _field_objects,
+)
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
 try:
@@ -48,6 +60,8 @@ _STOP = Stop()
 _ASK = Ask()
 _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 """One discard record per kind: records are immutable, so every listing hands out the same ones."""
+_DISCARD_KEYS = tuple(_field_objects(move) for move in _DISCARDS)
+"""Each of :data:`_DISCARDS`' keys for the state's record of listed moves (``HandState._list``), read once."""
 _NOTHING = iter(())
 """What a listing with nothing to list returns: an exhausted iterator stays exhausted, so every such listing can
 hand out the same one instead of making an iterator per call."""
@@ -467,7 +481,7 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
     for kind in range(KIND_COUNT - 1, -1, -1):
         if hand[kind]:
             move = _DISCARDS[kind]
-            state._list(move)
+            state._list_keyed(move, _DISCARD_KEYS[kind])
             moves.append(move)
     return iter(moves)
 

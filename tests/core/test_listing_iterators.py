@@ -15,6 +15,7 @@ from canasta_sim.core.legal import legal_discards, legal_melds, legal_moves, mel
 from canasta_sim.core.moves import Discard, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES
 from canasta_sim.core.state import OVER, PLAY, HandState
+from canasta_sim.errors import IllegalMoveError
 from tests.helpers import position
 
 
@@ -94,3 +95,18 @@ def test_an_opening_listing_dropped_unfinished_leaves_no_cycle_holding_the_hand_
     # holding the hand state compiled.
     closures = {"HandState", "cell", "function", "cython_function_or_method"}
     assert not [name for name in left if name in closures or "scope_struct" in name]
+
+
+def test_a_listed_discard_forced_to_another_card_is_checked_again_when_applied_r6_1():
+    # The listing keeps each shared discard record's key, read once: a record changed since (strategy code can force
+    # a frozen record) no longer holds its key's objects, so the engine checks it again rather than on the listing.
+    state = position(hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    move = next(move for move in legal_discards(state) if move.card == 5)
+    try:
+        object.__setattr__(move, "card", 12)  # a queen: the hand holds none
+        with pytest.raises(IllegalMoveError) as raised:
+            state.apply(move)
+        assert raised.value.rule == "R6.1"
+    finally:
+        object.__setattr__(move, "card", 5)
+    assert state.hands[0][12] == 0 and state.hand_sizes[0] == 7
