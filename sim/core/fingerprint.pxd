@@ -24,4 +24,6 @@ cdef class GameFingerprint:
 cdef _refresh(list copied, live)
 cdef list _sized_list(live, Py_ssize_t size)
 cdef bint _same_lists(live, list copied) except -1
-cdef bint _same_melds(live, list copied) except -1
+cdef bint _same_melds(live, list flat) except -1
+cdef list _flat_melds(side)
+cdef _refresh_melds(list flat, live)

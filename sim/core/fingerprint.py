@@ -64,7 +64,7 @@ class GameFingerprint:
         self.stock = list(state.stock)
         self.pile = list(state.pile)
         self.meld_changes = state.meld_changes
-        self.melds = [[list(meld) for meld in side] for side in state.melds]
+        self.melds = [_flat_melds(side) for side in state.melds]
         self._take_control()
         self.red_threes = list(state.red_threes)
         self.hand_sizes = list(state.hand_sizes)
@@ -87,10 +87,7 @@ class GameFingerprint:
         _refresh(self.pile, state.pile)
         if state.meld_changes != self.meld_changes:
             self.meld_changes = state.meld_changes
-            live = state.melds[seat & 1]
-            copied = self.melds[seat & 1]
-            for rank in range(len(live)):
-                _refresh(copied[rank], live[rank])
+            _refresh_melds(self.melds[seat & 1], state.melds[seat & 1])
         _refresh(self.red_threes, state.red_threes)
         _refresh(self.hand_sizes, state.hand_sizes)
         _refresh(self.melded, state.side_has_melded)
@@ -146,7 +143,8 @@ class GameFingerprint:
         state = self.state
         for name, what in _PARTS:
             live = getattr(state, "side_has_melded" if name == "melded" else name)
-            if live != getattr(self, name):
+            copied = _nested_melds(self.melds) if name == "melds" else getattr(self, name)
+            if live != copied:
                 return what
         if state.control() != self.control:
             return _CONTROL_PART
@@ -209,25 +207,70 @@ def _same_lists(live: object, copied: list) -> bool:
     return True
 
 
-# Every index read is below a length just compared (the live meld's and the copy's are both 3, the sides as long as
-# the copy's), so compiled the reads go unchecked: the checked reads cost more than the comparisons themselves.
+# Every index read is below a length just compared (the live meld's is 3, the copy three places a rank of the live
+# side's), so compiled the reads go unchecked: the checked reads cost more than the comparisons themselves.
 @cython.boundscheck(False)
 @cython.wraparound(False)
-@cython.locals(rank=Count, size=Count, items=list, meld=list, copied_meld=list)
-def _same_melds(live: object, copied: list) -> bool:
-    """Whether ``live`` is a list of melds (lists of three counts), each holding the very objects the meld of
-    ``copied`` at its place holds: three identities compare in fewer steps than two short lists do."""
-    size = len(copied)
+@cython.locals(rank=Count, size=Count, base=Count, items=list, meld=list)
+def _same_melds(live: object, flat: list) -> bool:
+    """Whether ``live`` is a list of melds (lists of three counts) holding, rank by rank, the very objects of the flat
+    copy ``flat`` (:func:`_flat_melds`): three identities a rank, read from one list."""
+    size = len(flat) // 3
     items = _sized_list(live, size)
-    if items is None:
+    if items is None or len(flat) != 3 * size:
         return False
     for rank in range(size):
         found = items[rank]
         if type(found) is not list:
             return False
         meld = found
-        copied_meld = copied[rank]
-        if (len(meld) != 3 or len(copied_meld) != 3 or meld[0] is not copied_meld[0]
-                or meld[1] is not copied_meld[1] or meld[2] is not copied_meld[2]):
+        base = 3 * rank
+        if (len(meld) != 3 or meld[0] is not flat[base] or meld[1] is not flat[base + 1]
+                or meld[2] is not flat[base + 2]):
             return False
     return True
+
+
+def _flat_melds(side: object) -> list:
+    """A side's melds as one flat list of their counts, three a rank (naturals, jokers, deuces): the copy
+    :meth:`GameFingerprint.holds` compares, one list to read instead of one per rank."""
+    flat = []
+    for meld in side:
+        flat.extend(meld)
+    return flat
+
+
+def _nested_melds(flats: list) -> list:
+    """The flat copies of both sides' melds as the state holds them, a list of three counts a rank, to compare
+    values (:meth:`GameFingerprint.changed`)."""
+    return [[flat[base:base + 3] for base in range(0, len(flat), 3)] for flat in flats]
+
+
+# Compiled, the reads go unchecked: each index is below the sizes compared before it, compared again after every
+# write (as in _refresh).
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.locals(rank=Count, size=Count, base=Count, index=Count, items=list, meld=list)
+def _refresh_melds(flat: list, live: object) -> None:
+    """Make the flat copy ``flat`` hold the very counts of the side's melds ``live``, writing only the places that
+    differ (:func:`_refresh`'s way): a meld changes a rank or two of a side's."""
+    if type(live) is not list or len(flat) != 3 * len(live):
+        flat[:] = _flat_melds(live)
+        return
+    items = live
+    size = len(items)
+    for rank in range(size):
+        found = items[rank]
+        if type(found) is not list or len(found) != 3:
+            flat[:] = _flat_melds(items)
+            return
+        meld = found
+        base = 3 * rank
+        for index in range(3):
+            item = meld[index]
+            if item is not flat[base + index]:
+                flat[base + index] = item
+                # Dropping the copy's object may run code that changes the lists (see _refresh).
+                if len(items) != size or len(meld) != 3 or len(flat) != 3 * size:
+                    flat[:] = _flat_melds(items)
+                    return

@@ -5,11 +5,13 @@
 cimport cython
 
 from canasta_sim.core.meld_search cimport _extra_melds, _openings_most_laid_first
+from canasta_sim.core.moves cimport MeldGroup
 from canasta_sim.core.melds cimport wild_limit, wild_rules
 from canasta_sim.core.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).
-cdef list _SINGLE_MELD_TABLE
+cdef list _SINGLE_MELD_TABLE, _PILE_TAKE_TABLE
+cdef tuple _DISCARDS, _DISCARD_KEYS
 cdef Py_ssize_t _TABLE_NATURALS, _TABLE_JOKERS, _TABLE_DEUCES
 
 cdef Py_ssize_t _table_index(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
@@ -17,7 +19,7 @@ cdef Py_ssize_t _table_index(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jo
 @cython.locals(key=Py_ssize_t, index=Py_ssize_t)
 cpdef object single_group_meld(Py_ssize_t rank, Py_ssize_t naturals=*, Py_ssize_t jokers=*, Py_ssize_t deuces=*)
 
-@cython.locals(key=Py_ssize_t)
+@cython.locals(key=Py_ssize_t, index=Py_ssize_t)
 cpdef object pile_take(Py_ssize_t top, Py_ssize_t naturals=*, Py_ssize_t jokers=*, Py_ssize_t deuces=*)
 
 # The listings the view calls most (sim/core/view.pxd): C calls from it, ordinary functions from Python.
@@ -47,7 +49,7 @@ cdef void _read_rules(rules) except *
     old_naturals=Py_ssize_t, old_jokers=Py_ssize_t, old_deuces=Py_ssize_t, lowest=Py_ssize_t,
     naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, total_naturals=Py_ssize_t,
     wilds=Py_ssize_t, wild_ratio=bint, wild_only=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
-    table=list, shapes=list, buckets=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
+    table=list, shapes=list, laids=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
     hand=list, melds=list,
     black_three=Py_ssize_t, wild_rank=Py_ssize_t, seat=Py_ssize_t, ordered=bint, last=Py_ssize_t, most=Py_ssize_t,
     old_wilds=Py_ssize_t, low=Py_ssize_t, high=Py_ssize_t, bucket=Py_ssize_t,
@@ -62,5 +64,12 @@ cpdef list _as_list(counts)
 @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, found=list)
 cpdef list _black_three_and_wild_melds(Py_ssize_t black_threes, bint wild_only, Py_ssize_t held_jokers,
                                        Py_ssize_t held_deuces)
-@cython.locals(index=Py_ssize_t, bucket=Py_ssize_t, buckets=list, ordered=list)
-cpdef list _most_laid_first(list shapes, Py_ssize_t most)
+@cython.locals(index=Py_ssize_t, count=Py_ssize_t, size=Py_ssize_t, ordered=list)
+cpdef list _most_laid_first(list shapes, list laids, Py_ssize_t most)
+
+
+# legal_melds' iterator (and the checked discards'): an extension type, made and dropped in C.
+cdef class _Checked:
+    cdef HandState _state
+    cdef object _candidates
+    cdef bint _melds

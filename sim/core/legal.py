@@ -21,7 +21,19 @@ from collections.abc import Iterator
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
 from canasta_sim.core.melds import wild_limit, wild_rules
-from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.core.moves import (
+    WILD_RANK,
+    Answer,
+    Ask,
+    Discard,
+    Draw,
+    Meld,
+    MeldGroup,
+    Move,
+    Stop,
+    TakePile,
+    _field_objects,
+)
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
 try:
@@ -48,6 +60,8 @@ _STOP = Stop()
 _ASK = Ask()
 _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 """One discard record per kind: records are immutable, so every listing hands out the same ones."""
+_DISCARD_KEYS = tuple(_field_objects(move) for move in _DISCARDS)
+"""Each of :data:`_DISCARDS`' keys for the state's record of listed moves (``HandState._list``), read once."""
 _NOTHING = iter(())
 """What a listing with nothing to list returns: an exhausted iterator stays exhausted, so every such listing can
 hand out the same one instead of making an iterator per call."""
@@ -99,10 +113,18 @@ def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int
 
 _PILE_TAKES: dict[int, TakePile] = {}
 """Pile takes without extra melds by shape (see :func:`pile_take`), kept as :data:`_SINGLE_MELDS` is."""
+_PILE_TAKE_TABLE: list[TakePile | None] = [None] * (KIND_COUNT * _TABLE_NATURALS * _TABLE_JOKERS * _TABLE_DEUCES)
+"""The records of :data:`_PILE_TAKES` for the shapes a two-deck hand can hold, at :func:`_table_index`, as
+:data:`_SINGLE_MELD_TABLE` keeps the melds: a list index instead of a dict method looked up and called."""
 
 
 def pile_take(top: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> TakePile:
     """``TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)``, the same record every time."""
+    index = _table_index(top, naturals, jokers, deuces)
+    if index >= 0:
+        move = _PILE_TAKE_TABLE[index]
+        if move is not None:
+            return move
     if not (0 <= top < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
         return TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)  # no shape a hand holds: not kept
     key = top << 15 | naturals << 10 | jokers << 5 | deuces
@@ -110,6 +132,8 @@ def pile_take(top: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> 
     if move is None:
         move = TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         _PILE_TAKES[key] = move
+    if index >= 0:
+        _PILE_TAKE_TABLE[index] = move
     return move
 
 
@@ -225,13 +249,38 @@ def _takes(
                         yield move
 
 
-@cython.locals(state=HandState)  # its checks and _list as C calls where compiled
 def legal_melds(state: HandState) -> Iterator[Meld]:
-    """Yield legal melds: single groups once the side has melded, whole openings before."""
-    for move in meld_candidates(state):
-        if state.can_meld(move):
-            state._list(move)
-            yield move
+    """Lazily yield legal melds: single groups once the side has melded, whole openings before."""
+    return _Checked(state, meld_candidates(state), True)
+
+
+class _Checked:
+    """The iterator of :func:`legal_melds`, and of :func:`legal_discards` where each discard is checked: each of
+    ``candidates`` that the state finds legal (``can_meld``, or ``can_discard``), checked when it is reached and
+    remembered for the engine (``HandState._list``).
+
+    An iterator object rather than a generator: compiled, it is made for a fraction of a generator's cost, and one
+    left unfinished (a strategy returning the first move it likes) is simply dropped, where a generator is closed by
+    an exception raised into it.
+    """
+
+    __slots__ = ("_state", "_candidates", "_melds")
+
+    def __init__(self, state: HandState, candidates: Iterator[Move], melds: bool) -> None:
+        self._state = state
+        self._candidates = candidates
+        self._melds = melds
+
+    def __iter__(self) -> _Checked:
+        return self
+
+    def __next__(self) -> Move:
+        state = self._state
+        for move in self._candidates:
+            if state.can_meld(move) if self._melds else state.can_discard(move):
+                state._list(move)
+                return move
+        raise StopIteration
 
 
 def meld_candidates(state: HandState, largest_first: bool = False) -> Iterator[Meld]:
@@ -260,15 +309,22 @@ def _opening_melds(openings: list[tuple[tuple[int, int, int, int], ...]]) -> Ite
         yield Meld(tuple([_shape_group(shape) for shape in chosen]))
 
 
+@cython.locals(group=MeldGroup, cards=Count, points=Count, minimum=Count, hand_size=Count, kind=Count)
 def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
     """The group sets of an initial meld that may reach the minimum (R10.2)."""
     hand = state.hands[state.seat]
     minimum = state.requirements[state.side]
     hand_size = state.hand_sizes[state.seat]
     for groups in _group_sets(state, list(hand), exclude=None):
-        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).
-        cards = sum([len(group.cards) for group in groups])
-        if hand_size - cards > 1 and sum([KIND_VALUE[kind] for group in groups for kind in group.cards]) < minimum:
+        # R10.2: an opening short of the minimum can only be legal as a concealed going out (R10.7).  The cards
+        # and their points summed in one pass, C integers where compiled (the groups' fields read as C members).
+        cards = 0
+        points = 0
+        for group in groups:
+            cards += len(group.cards)
+            for kind in group.cards:
+                points += KIND_VALUE[kind]
+        if hand_size - cards > 1 and points < minimum:
             continue
         yield groups
 
@@ -298,6 +354,7 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     each candidate's count read back from its group).
     """
     shapes = []
+    laids = []  # with largest_first, the hand cards each of shapes lays
     ordered = True  # whether shapes come most laid first already
     last = 1 << 30  # the hand cards the last of shapes lays; at first more than any hand holds
     most = 0  # the most hand cards a candidate lays
@@ -355,6 +412,7 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                         move = single_group_meld(rank, naturals, jokers, deuces)
                     shapes.append(move)
                     if largest_first:
+                        laids.append(laid)
                         if laid > last:
                             ordered = False
                         if laid > most:
@@ -365,6 +423,7 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
         shapes.append(move)
         if largest_first:
             laid = len(move.groups[0].cards)
+            laids.append(laid)
             if laid > last:
                 ordered = False
             if laid > most:
@@ -372,7 +431,7 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
             last = laid
     if ordered:
         return shapes
-    return _most_laid_first(shapes, most)
+    return _most_laid_first(shapes, laids, most)
 
 
 def _as_list(counts: list[int]) -> list[int]:
@@ -395,19 +454,15 @@ def _black_three_and_wild_melds(black_threes: int, wild_only: bool, held_jokers:
     return found
 
 
-def _most_laid_first(shapes: list[Meld], most: int) -> list[Meld]:
-    """``shapes`` ordered by the hand cards each lays, at most ``most``, most first, ties in their order (a stable
-    sort, one list per count laid)."""
-    buckets = [[] for _ in range(most + 1)]
-    for index in range(len(shapes)):
-        move = shapes[index]
-        # The hand cards a candidate lays are its one group's cards (MeldGroup.of's): read back here, for a listing
-        # out of order, rather than kept in a list of their own for every listing.
-        bucket = len(move.groups[0].cards)
-        buckets[bucket].append(move)
+def _most_laid_first(shapes: list[Meld], laids: list[int], most: int) -> list[Meld]:
+    """``shapes`` ordered by the hand cards each lays (``laids``, at most ``most``), most first, ties in their order
+    (a stable sort: one pass per count laid over a listing of a few candidates, no list per count)."""
     ordered = []
-    for index in range(most, -1, -1):
-        ordered.extend(buckets[index])
+    size = len(shapes)
+    for count in range(most, -1, -1):
+        for index in range(size):
+            if laids[index] == count:
+                ordered.append(shapes[index])
     return ordered
 
 
@@ -426,19 +481,15 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
     for kind in range(KIND_COUNT - 1, -1, -1):
         if hand[kind]:
             move = _DISCARDS[kind]
-            state._list(move)
+            state._list_keyed(move, _DISCARD_KEYS[kind])
             moves.append(move)
     return iter(moves)
 
 
 def _checked_discards(state: HandState, hand: list[int]) -> Iterator[Discard]:
     """:func:`legal_discards` when a discard may end the hand or is refused (R12, R13.1): each kind checked."""
-    for kind in range(KIND_COUNT - 1, -1, -1):
-        if hand[kind]:
-            move = _DISCARDS[kind]
-            if state.can_discard(move):
-                state._list(move)
-                yield move
+    candidates = [_DISCARDS[kind] for kind in range(KIND_COUNT - 1, -1, -1) if hand[kind]]
+    return _Checked(state, iter(candidates), False)
 
 
 def _shape_group(shape: tuple[int, int, int, int]) -> MeldGroup:

@@ -16,6 +16,14 @@ from canasta_sim.core.melds import wild_limit, wild_rules
 from canasta_sim.core.moves import WILD_RANK, MeldGroup
 from canasta_sim.core.state import HandState
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
+Count = cython.typedef(cython.Py_ssize_t)
+"""A C integer where compiled (depths, positions, wild cards left), a Python int otherwise."""
+
 __all__: list[str] = []
 
 # The card constants as C integers where compiled (sim/core/meld_search.pxd).
@@ -188,21 +196,60 @@ def _walk_sets(
 def _group_sets(state: HandState, counts: list[int], *, exclude: int | None) -> Iterator[tuple[MeldGroup, ...]]:
     """Yield every non-empty set of new melds that ``counts`` can make, each meld valid on its own."""
     options = _group_options(state.rules, counts, exclude)
-    chosen: list[MeldGroup] = []
+    return _walk_group_sets(options, counts[JOKER], counts[TWO])
 
-    def walk(index: int, jokers_left: int, deuces_left: int) -> Iterator[tuple[MeldGroup, ...]]:
-        if index == len(options):
+
+@cython.locals(size=Count, depth=Count, position=Count, jokers=Count, deuces=Count, shapes=list, nexts=list,
+               jokers_left=list, deuces_left=list, pushed=list)
+def _walk_group_sets(options: list, held_jokers: int, held_deuces: int) -> Iterator[tuple[MeldGroup, ...]]:
+    """:func:`_group_sets`' walk over ``options``: depth first, at each option first choosing none of its shapes,
+    then each shape the wild cards left allow, in order; every non-empty choice is yielded as it is completed.
+
+    One generator with its own stack (by depth: the next shape to try, -1 before the branch choosing none, the
+    wild cards left and whether a group is chosen there), not a recursion of generators: a set found deep in
+    the walk is handed up through one generator, not one per option, and no recursive closure holds the caller's
+    variables in a reference cycle.
+    """
+    size = len(options)
+    chosen: list[MeldGroup] = []
+    nexts = [-1] * (size + 1)
+    jokers_left = [0] * (size + 1)
+    deuces_left = [0] * (size + 1)
+    pushed = [False] * (size + 1)
+    jokers_left[0] = held_jokers
+    deuces_left[0] = held_deuces
+    depth = 0
+    while depth >= 0:
+        if depth == size:
             if chosen:
                 yield tuple(chosen)
-            return
-        yield from walk(index + 1, jokers_left, deuces_left)
-        for rank, naturals, jokers, deuces in options[index][1]:
-            if jokers <= jokers_left and deuces <= deuces_left:
-                chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
-                yield from walk(index + 1, jokers_left - jokers, deuces_left - deuces)
-                chosen.pop()
-
-    yield from walk(0, counts[JOKER], counts[TWO])
+            depth -= 1
+            continue
+        if pushed[depth]:
+            chosen.pop()
+            pushed[depth] = False
+        position = nexts[depth]
+        if position < 0:  # first the branch that chooses none of this option's shapes
+            nexts[depth] = 0
+            jokers = 0
+            deuces = 0
+        else:
+            shapes = options[depth][1]
+            while position < len(shapes) and (shapes[position][2] > jokers_left[depth]
+                                              or shapes[position][3] > deuces_left[depth]):
+                position += 1
+            if position == len(shapes):  # every shape tried: back to the option before
+                depth -= 1
+                continue
+            rank, naturals, jokers, deuces = shapes[position]
+            nexts[depth] = position + 1
+            chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
+            pushed[depth] = True
+        nexts[depth + 1] = -1
+        pushed[depth + 1] = False
+        jokers_left[depth + 1] = jokers_left[depth] - jokers
+        deuces_left[depth + 1] = deuces_left[depth] - deuces
+        depth += 1
 
 
 def _group_options(

@@ -39,6 +39,7 @@ cdef class MeldingRules:
     cpdef _vouch(self, move)
     cpdef bint _take_vouch(self, move)
     cpdef _list(self, move)
+    cpdef _list_keyed(self, move, key)
     cpdef _verify_in_hand(self, move, list used)
     cpdef _collect(self, move, groups, dict additions, list used)
     cpdef _verify_additions(self, move, dict additions)

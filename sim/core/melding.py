@@ -127,6 +127,12 @@ class MeldingRules:
         key = _field_objects(move)
         if key is _NOT_KEPT:
             return
+        self._list_keyed(move, key)
+
+    def _list_keyed(self, move: Move, key: object) -> None:
+        """:meth:`_list` with ``move``'s key (``_field_objects(move)``) read beforehand, as a listing keeps it for
+        its shared records: a record forced to change since holds other objects than its key, and is checked
+        again when applied."""
         listed = self._listed
         if len(listed) >= _MOST_LISTED:  # a strategy listing again and again: keep the latest, not all
             listed.clear()
