@@ -13,7 +13,6 @@ parse_move('discard 7')
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -200,6 +199,23 @@ def answer_value(decision: str, text: Any):
 
     :raises ProtocolError: when ``text`` is not an answer to ``decision``.
     """
+    # Answers repeat ("draw", "discard 7", null) and their values are immutable: each is judged once, and
+    # the arbiter's every request and plan item after that costs one lookup.  Only good answers are kept.
+    value = _ANSWERED.get((decision, text), _UNSEEN) if type(text) is str or text is None else _UNSEEN
+    if value is _UNSEEN:
+        value = _judge_answer(decision, text)
+        if len(_ANSWERED) >= _ANSWERS_KEPT:
+            _ANSWERED.clear()
+        _ANSWERED[decision, text] = value
+    return value
+
+
+_ANSWERS_KEPT = 4096
+_ANSWERED: dict[tuple[str, Any], Any] = {}
+_UNSEEN = object()
+
+
+def _judge_answer(decision: str, text: Any):
     if decision == "ask":
         if text is None or text == "ask":
             return text == "ask"
@@ -214,16 +230,12 @@ def answer_value(decision: str, text: Any):
     if not isinstance(text, str):
         raise ProtocolError(f"the answer to a {decision} request must be a move in the notation; got {_show(text)}")
     try:
-        move = _parse_move(text)
+        move = parse_move(text)
     except MoveParseError as error:
         raise ProtocolError(str(error)) from None
     if isinstance(move, Answer):
         raise ProtocolError(f"the answer to a {decision} request cannot be {text!r}")
     return move
-
-
-# Answers repeat ("draw", "discard 7"), and move records are immutable: parse each text once.
-_parse_move = functools.lru_cache(maxsize=4096)(parse_move)
 
 
 def _show(value: Any) -> str:
