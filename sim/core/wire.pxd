@@ -68,6 +68,6 @@ cdef class EventLog:
     cdef public Py_ssize_t mover, known
 
     @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple, line=bytes)
-    cpdef hear(self, event)
+    cpdef hear(self, PublicEvent event)
     cpdef bytes take(self)
     cpdef clear(self)

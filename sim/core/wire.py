@@ -415,7 +415,8 @@ class EventLog:
 
     def hear(self, event) -> None:
         """Keep ``event`` for the next message, unless it is one of the mover's planned moves."""
-        seat = event.seat
+        # The event's fields read as the record's own (a C struct member each where compiled, not a property).
+        seat = event._seat
         if self.known and seat == self.mover:
             self.known -= 1
             return
@@ -423,8 +424,8 @@ class EventLog:
         if event is _last_event:  # the engine hands each move's event to every listening seat in turn
             self._lines.append(_last_line)
             return
-        entry = _entry(event.move)
-        red_threes = event.red_threes
+        entry = _entry(event._move)
+        red_threes = event._red_threes
         if red_threes:
             line = b'[%d,"%s",%d]' % (seat, entry[2], red_threes)
         else:

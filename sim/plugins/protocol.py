@@ -27,6 +27,7 @@ from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
 
 __all__ = [
     "DECISIONS",
+    "INLINE_EVENTS",
     "PROTOCOLS",
     "PROTOCOL_VERSION",
     "ProtocolError",
@@ -57,6 +58,10 @@ DECISIONS = ("acquire", "ask", "answer", "meld", "discard")
 """The decisions a ``decide`` request names, one per :class:`~canasta_sim.core.strategy.Strategy` decision method."""
 
 _ANSWERS = {"answer yes": True, "answer no": False}
+
+INLINE_EVENTS = "inline"
+"""A ``ready``'s ``events`` value asking for the events before a request inside the request (its ``events``
+field) rather than in an ``events`` message of their own: a line, and its parse, fewer per request."""
 
 
 class ProtocolError(CanastaError, ValueError):
@@ -91,8 +96,9 @@ def hello_message() -> dict[str, Any]:
 def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     """Check the bot's answer to ``hello`` and return its ``name``, ``version``, ``description``,
     ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers), ``events``
-    (whether it wants ``event`` messages), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol``
-    (1 or 2) and ``games`` (how many games it plays at once: 1 under protocol 1).
+    (whether it wants ``event`` messages), ``inline_events`` (whether it takes a request's events in the request,
+    ``"events": "inline"``), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol`` (1 or 2) and
+    ``games`` (how many games it plays at once: 1 under protocol 1).
 
     :raises ProtocolError: naming the field that is missing or wrong.
     """
@@ -138,6 +144,7 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "parameters": parameters,
         "legal": listed,
         "events": message.get("events") is not False,
+        "inline_events": message.get("events") == INLINE_EVENTS,
         "hand_ends": hand_ends,
         "protocol": protocol,
         "games": games,
