@@ -34,7 +34,7 @@ from canasta_sim.core.wire import hear_events
 from canasta_sim.errors import CanastaError, IllegalMoveError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message
-from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION, encode
+from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION
 
 __all__ = ["GAMES", "BotServer", "main"]
 
@@ -315,7 +315,7 @@ def serve(server: BotServer, source: int, sink: int) -> None:
                 return
             reply = server.handle(message)
             if reply is not None:
-                _write(sink, encode(reply))
+                _write(sink, orjson.dumps(reply, option=orjson.OPT_APPEND_NEWLINE))  # the protocol's encode
 
 
 _READ_SIZE = 1 << 16
@@ -324,9 +324,11 @@ the whole size for each read (a megabyte is mapped and unmapped by the kernel ea
 
 
 def _write(sink: int, reply: bytes) -> None:
-    data = memoryview(reply)
-    while data:
-        data = data[os.write(sink, data):]
+    written = os.write(sink, reply)
+    if written < len(reply):  # a full pipe took part of it: the rest as the arbiter reads
+        data = memoryview(reply)[written:]
+        while data:
+            data = data[os.write(sink, data):]
 
 
 def main(argv: list[str] | None = None) -> int:
