@@ -4,7 +4,9 @@
 
 cimport cython
 
+from canasta_sim.core.kernels cimport CardMemory
 from canasta_sim.core.state cimport HandState
+from canasta_sim.core.strategy cimport PublicEvent
 from canasta_sim.core.view cimport SeatView
 
 
@@ -29,6 +31,8 @@ cdef _field(dict fields, str name, bint whole)
 cdef Py_ssize_t _set_cards(HandState state, Py_ssize_t seat, dict fields, bint whole) except -1
 @cython.locals(turn=dict)
 cdef Py_ssize_t _set_turn(HandState state, dict fields, bint whole) except -1
+@cython.locals(item=list, text=object, move=object)
+cpdef hear_events(player, CardMemory follower, list events, dict moves)
 
 
 cdef class ViewWire:
@@ -45,7 +49,7 @@ cdef class ViewWire:
     cdef _flags(self, HandState state, bint fresh, dict out)
     @cython.locals(count=Py_ssize_t)
     cdef _cards(self, HandState state, Py_ssize_t seat, bint fresh, dict out)
-    @cython.locals(rows=list, first=object, second=object)
+    @cython.locals(rows=list, first=object, second=object, melded=object)
     cdef _table(self, HandState state, bint fresh, dict out)
     @cython.locals(turn=dict)
     cdef _turn_field(self, HandState state, bint fresh, dict out)
@@ -64,6 +68,6 @@ cdef class EventLog:
     cdef public Py_ssize_t mover, known
 
     @cython.locals(seat=Py_ssize_t, red_threes=Py_ssize_t, entry=tuple, line=bytes)
-    cpdef hear(self, event)
+    cpdef hear(self, PublicEvent event)
     cpdef bytes take(self)
     cpdef clear(self)

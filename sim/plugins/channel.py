@@ -61,6 +61,8 @@ class SharedBot:
         self.awaiting: dict[int, Endpoint] = {}
         """Games waiting for an answer, oldest request first."""
         self.outgoing: list[bytes] = []
+        self.starting: list[Endpoint] = []
+        """Games whose new request's clock starts with the next write."""
         self.closed: set[int] = set()
         self.failure: SeatFailure | None = None
         self._next_tag = 0
@@ -85,9 +87,10 @@ class SharedBot:
     def flush(self, seconds_from_now: float | None = None) -> None:
         """Write every queued message in one write (a dead process is charged to its waiting games)."""
         now = time.monotonic()
-        for endpoint in self.awaiting.values():
+        for endpoint in self.starting:
             if endpoint.deadline is None:
                 endpoint.deadline = now + endpoint.seconds
+        self.starting.clear()
         if not self.outgoing:
             return
         data = b"".join(self.outgoing)
@@ -192,6 +195,7 @@ class Endpoint:
         if fresh:
             self.seconds = seconds
             self.deadline = None
+            shared.starting.append(self)
         if data:
             shared.outgoing.append(data)
         shared.awaiting[self.tag] = self

@@ -13,7 +13,6 @@ parse_move('discard 7')
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -28,6 +27,7 @@ from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
 
 __all__ = [
     "DECISIONS",
+    "INLINE_EVENTS",
     "PROTOCOLS",
     "PROTOCOL_VERSION",
     "ProtocolError",
@@ -58,6 +58,10 @@ DECISIONS = ("acquire", "ask", "answer", "meld", "discard")
 """The decisions a ``decide`` request names, one per :class:`~canasta_sim.core.strategy.Strategy` decision method."""
 
 _ANSWERS = {"answer yes": True, "answer no": False}
+
+INLINE_EVENTS = "inline"
+"""A ``ready``'s ``events`` value asking for the events before a request inside the request (its ``events``
+field) rather than in an ``events`` message of their own: a line, and its parse, fewer per request."""
 
 
 class ProtocolError(CanastaError, ValueError):
@@ -92,8 +96,9 @@ def hello_message() -> dict[str, Any]:
 def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     """Check the bot's answer to ``hello`` and return its ``name``, ``version``, ``description``,
     ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers), ``events``
-    (whether it wants ``event`` messages), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol``
-    (1 or 2) and ``games`` (how many games it plays at once: 1 under protocol 1).
+    (whether it wants ``event`` messages), ``inline_events`` (whether it takes a request's events in the request,
+    ``"events": "inline"``), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol`` (1 or 2) and
+    ``games`` (how many games it plays at once: 1 under protocol 1).
 
     :raises ProtocolError: naming the field that is missing or wrong.
     """
@@ -139,6 +144,7 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "parameters": parameters,
         "legal": listed,
         "events": message.get("events") is not False,
+        "inline_events": message.get("events") == INLINE_EVENTS,
         "hand_ends": hand_ends,
         "protocol": protocol,
         "games": games,
@@ -200,6 +206,23 @@ def answer_value(decision: str, text: Any):
 
     :raises ProtocolError: when ``text`` is not an answer to ``decision``.
     """
+    # Answers repeat ("draw", "discard 7", null) and their values are immutable: each is judged once, and
+    # the arbiter's every request and plan item after that costs one lookup.  Only good answers are kept.
+    value = _ANSWERED.get((decision, text), _UNSEEN) if type(text) is str or text is None else _UNSEEN
+    if value is _UNSEEN:
+        value = _judge_answer(decision, text)
+        if len(_ANSWERED) >= _ANSWERS_KEPT:
+            _ANSWERED.clear()
+        _ANSWERED[decision, text] = value
+    return value
+
+
+_ANSWERS_KEPT = 4096
+_ANSWERED: dict[tuple[str, Any], Any] = {}
+_UNSEEN = object()
+
+
+def _judge_answer(decision: str, text: Any):
     if decision == "ask":
         if text is None or text == "ask":
             return text == "ask"
@@ -214,16 +237,12 @@ def answer_value(decision: str, text: Any):
     if not isinstance(text, str):
         raise ProtocolError(f"the answer to a {decision} request must be a move in the notation; got {_show(text)}")
     try:
-        move = _parse_move(text)
+        move = parse_move(text)
     except MoveParseError as error:
         raise ProtocolError(str(error)) from None
     if isinstance(move, Answer):
         raise ProtocolError(f"the answer to a {decision} request cannot be {text!r}")
     return move
-
-
-# Answers repeat ("draw", "discard 7"), and move records are immutable: parse each text once.
-_parse_move = functools.lru_cache(maxsize=4096)(parse_move)
 
 
 def _show(value: Any) -> str:

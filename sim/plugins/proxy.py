@@ -177,6 +177,7 @@ def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessS
         "parameters": ready["parameters"],
         "wants_legal": ready["legal"],
         "hears_hand_ends": ready["hand_ends"],
+        "inline_events": ready["inline_events"],
         "games": ready["games"],
         "pool": pool,
         "__module__": __name__,
@@ -345,6 +346,8 @@ class ProcessStrategy(Strategy):
     wants_legal: ClassVar[frozenset[str]] = frozenset()
     hears_hand_ends: ClassVar[bool] = True
     """Whether its process wants ``hand_end`` messages (its `ready` message's ``hand_ends``)."""
+    inline_events: ClassVar[bool] = False
+    """Whether its process takes the events before a request in the request (``"events": "inline"``)."""
     games: ClassVar[int] = 1
     """How many games one of its processes plays at once (its `ready` message's `games`; 1 under protocol 1)."""
     keeps_own_clock: ClassVar[bool] = True
@@ -393,11 +396,17 @@ class ProcessStrategy(Strategy):
         if bot is not None and bot.tag not in bot.shared.open:
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
                               "loaded bot spec must be played one at a time", reason="crash")
-        self._flush_events()
         if listed is None:  # the commonest request, written out: the bytes bot.tagged(decide_message(...)) makes
             tail = b',"game":%d}\n' % bot.tag if self._tagged else b"}\n"
+            if self.inline_events:  # the events since the last request ride in the request
+                events = self._log.take()
+                if events:
+                    tail = b',"events":[%s]%s' % (events, tail)
+            else:
+                self._flush_events()
             line = _DECIDE_HEADS[decision] + orjson.dumps(shown) + tail
         else:
+            self._flush_events()
             line = bot.tagged(decide_message(decision, shown, listed))
         data = b"".join(self._pending) + line
         self._pending.clear()

@@ -125,6 +125,7 @@ def _freeze_once() -> None:
         _frozen = True
         gc.collect()
         gc.freeze()
+        gc.set_threshold(20_000, *gc.get_threshold()[1:])
 
 
 def _starter(play: Callable[[int], tuple], game_id: int, monitor) -> Callable[[], tuple]:

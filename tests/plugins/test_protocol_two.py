@@ -24,7 +24,7 @@ from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.plugins.protocol import ProtocolError, parse_ready
+from canasta_sim.plugins.protocol import INLINE_EVENTS, ProtocolError, parse_ready
 from canasta_sim.plugins.proxy import close_all
 from canasta_sim.plugins.server import BotServer
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
@@ -183,18 +183,26 @@ def test_ready_may_refuse_hand_ends_and_says_so_as_true_or_false():
     assert BotServer(f"{MISBEHAVING}:Listens").ready()["hand_ends"] is True
 
 
-@pytest.mark.timeout(120)
-def test_a_bot_refusing_hand_ends_is_sent_none_and_plays_the_same_games(tmp_path):
+def _recorded_expert(tmp_path, seeds) -> tuple[type, dict]:
+    """Play ``seeds`` with expert isolated (each process's input recorded) and in-process, the games equal; the
+    bot's class and each recorded process's messages."""
     rules = Rules(target_score=1500)
     greedy, expert = load_strategy("greedy"), load_strategy("expert")
     inner = f"tee {tmp_path}/in.$$ | {sys.executable} -m canasta_sim.plugins.server expert"
     isolated = load_strategy("cmd:sh -c " + shlex.quote(inner))
-    assert isolated.cls.hears_hand_ends is False
-    for seed in (4, 5):
+    for seed in seeds:
         assert (play_game([isolated, greedy, isolated, greedy], seed=seed, rules=rules)
                 == play_game([expert, greedy, expert, greedy], seed=seed, rules=rules))
     close_all()
-    lines = [orjson.loads(line) for path in tmp_path.glob("in.*") for line in path.read_bytes().splitlines()]
+    return isolated.cls, {path: [orjson.loads(line) for line in path.read_bytes().splitlines()]
+                          for path in tmp_path.glob("in.*")}
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_refusing_hand_ends_is_sent_none_and_plays_the_same_games(tmp_path):
+    cls, recorded = _recorded_expert(tmp_path, (4, 5))
+    assert cls.hears_hand_ends is False
+    lines = [message for messages in recorded.values() for message in messages]
     kinds = {message["type"] for message in lines}
     assert {"hand_start", "events", "decide"} <= kinds and "hand_end" not in kinds
 
@@ -227,3 +235,31 @@ def test_an_isolated_bot_plans_its_turn_after_taking_the_pile_and_hears_what_it_
     replies = [orjson.loads(line) for path in tmp_path.glob("out.*") for line in path.read_bytes().splitlines()]
     takes = [reply for reply in replies if reply["type"] == "move" and str(reply["move"]).startswith("take")]
     assert len(takes) > 10 and all(reply["then"] for reply in takes)  # each take answered the rest of its turn
+
+
+def test_a_ready_may_ask_for_its_events_inline():
+    base = {"type": "ready", "protocol": 2, "name": "b"}
+    assert parse_ready(base)["inline_events"] is False
+    assert parse_ready({**base, "events": True})["inline_events"] is False
+    ready = parse_ready({**base, "events": INLINE_EVENTS})
+    assert ready["inline_events"] is True and ready["events"] is True
+    # the bot server asks for them for a strategy that hears events, and for none otherwise
+    assert BotServer("expert").ready()["events"] == INLINE_EVENTS
+    assert BotServer("greedy").ready()["events"] is False
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_taking_events_inline_hears_each_request_s_in_it_and_plays_the_same_games(tmp_path):
+    cls, recorded = _recorded_expert(tmp_path, (6, 7))
+    assert cls.inline_events is True
+    carried = 0
+    for messages_of_process in recorded.values():
+        by_game: dict = {}
+        for message in messages_of_process:
+            by_game.setdefault(message.get("game"), []).append(message)
+        for messages in by_game.values():
+            for before, after in zip(messages, messages[1:], strict=False):
+                # events never come on their own right before a request: they ride in it
+                assert not (before["type"] == "events" and after["type"] == "decide")
+            carried += sum(1 for message in messages if message["type"] == "decide" and message.get("events"))
+    assert carried > 50

@@ -45,13 +45,14 @@ LINKED_MODULES = {
     "canasta_sim.core": (
         frozenset({
             "moves", "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine", "legal",
-            "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint", "wire",
+            "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint", "wire", "strategy",
         }),
     ),
 }
 """Modules compiled against each other's C declarations (the hand state is one extension type
 built in five modules, ``sim/core/melding.pxd``; the view, the engine, the listings and the searches read its
-fields and call each other's C functions): they run all compiled or all from source, never mixed.  Only the
+fields and call each other's C functions; the wire reads the event records' fields): they run all compiled or
+all from source, never mixed.  Only the
 core is compiled, so a group names modules of its own package."""
 
 
