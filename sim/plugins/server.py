@@ -36,7 +36,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message
 from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION
 
-__all__ = ["GAMES", "BotServer", "main"]
+__all__ = ["GAMES", "BotServer", "main", "settle_collector"]
 
 GAMES = 64
 """Games one bot server plays at once (its ``ready`` message's ``games``)."""
@@ -346,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     except CanastaError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    _settle_collector()
+    settle_collector()
     serve(server, sys.stdin.fileno(), sink)
     return 0
 
@@ -355,9 +355,9 @@ _YOUNG_THRESHOLD = 20_000
 """Container objects made (net) between the collector's scans of the youngest ones: Python's default is 700."""
 
 
-def _settle_collector() -> None:
+def settle_collector() -> None:
     """Take what the process has built so far (the imports, the loaded strategy) out of the collector's scans,
-    and scan the young objects less often.
+    and scan the young objects less often: a bot server after loading, a worker before its games side by side.
 
     Each message makes dozens of short-lived dicts and lists, so the collector's scans came every few messages,
     each walking the objects still alive, and the full ones every module and class: a fortieth of the process's

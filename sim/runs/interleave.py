@@ -14,7 +14,6 @@ holds for every command the supervisor plays: ``run``, ``compare`` and ``tune``.
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
@@ -23,6 +22,7 @@ from collections.abc import Callable, Iterator
 from canasta_sim.arbiter import MONITOR_GAME, MONITOR_START
 from canasta_sim.plugins.channel import Hub
 from canasta_sim.plugins.proxy import ProcessStrategy
+from canasta_sim.plugins.server import settle_collector
 
 __all__ = ["GAMES_AT_ONCE_VARIABLE", "games_at_once", "games_at_once_cap", "play_side_by_side"]
 
@@ -112,20 +112,18 @@ _frozen = False
 
 
 def _freeze_once() -> None:
-    """Take what this process has built so far (modules, the loaded strategies) out of the collector's scans.
+    """Settle the collector once a process (:func:`~canasta_sim.plugins.server.settle_collector`), before its
+    first games side by side.
 
     Games side by side keep many games' objects alive, and the cyclic collector's full scans walked every
-    object of the process, the libraries' included: about a thirtieth of a worker's instructions.  A first
-    collection then ``gc.freeze`` keeps those scans to what was made since; done once a process, after a
-    collection, so that no garbage of an earlier chunk is frozen with it.  Games are unchanged: the
-    collector only frees unreachable cycles.
+    object of the process, the libraries' included: about a thirtieth of a worker's instructions.  Done once a
+    process, after a collection, so that no garbage of an earlier chunk is frozen with it.  Games are unchanged:
+    the collector only frees unreachable cycles.
     """
     global _frozen
     if not _frozen:
         _frozen = True
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(20_000, *gc.get_threshold()[1:])
+        settle_collector()
 
 
 def _starter(play: Callable[[int], tuple], game_id: int, monitor) -> Callable[[], tuple]:

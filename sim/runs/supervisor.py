@@ -391,7 +391,7 @@ class _Play:
         self.pieces[chunk] += 1
         return chunk, first, first + piece
 
-    def _start(self, worker: _Worker, task: tuple[Hashable, int] | None) -> None:
+    def _start(self, worker: _Worker, task: tuple[Hashable, int, int] | None) -> None:
         """Make ``task`` the one the worker plays now, opening its chunk's book."""
         worker.task = task
         if task is not None and task[0] not in self.books:
