@@ -7,6 +7,8 @@ alternates them):
 1. in this process, a plain ``play_game`` loop (no workers, no tables);
 2. ``canasta-sim run --workers 1``;
 3. ``canasta-sim run --workers 2``;
+4. the loop's games split between two processes playing side by side: what this machine gives two processes
+   with nothing of a run around them, the ceiling against which two workers are read;
 
 and the floor (``scripts/floor.py``, hands/s) before the first round and after each one.  A run's speed is the
 games/s its closing line prints (``played now in S s, R games/s``: from the first worker's start to the last part
@@ -19,6 +21,7 @@ figures.  Goals: one worker at least 0.9 of the loop, two at least 1.85 times on
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import re
 import statistics
 import subprocess
@@ -57,6 +60,33 @@ def loop(games: int, seed: int) -> float:
         play_game([loaded[first], loaded[second], loaded[first], loaded[second]], seed=settings.game_seed(game_id),
                   rules=settings.rules, names=[first, second, first, second])
     return games / (time.perf_counter() - start)
+
+
+def _half_loop(games: int, seed: int, half: int, barrier, results) -> None:
+    """One of :func:`two_loops`' processes: load, wait for the other, then play every other game and report."""
+    settings = RunSettings(games=games, seed=seed, specs=MATCHUP, rules=Rules(), chunk_size=default_chunk_size(games))
+    loaded = settings.load_strategies()
+    barrier.wait()
+    start = time.perf_counter()
+    for game_id in range(half, games, 2):
+        first, second = settings.sides(game_id)
+        play_game([loaded[first], loaded[second], loaded[first], loaded[second]], seed=settings.game_seed(game_id),
+                  rules=settings.rules, names=[first, second, first, second])
+    results.put(time.perf_counter() - start)
+
+
+def two_loops(games: int, seed: int) -> float:
+    """Games/s of the run's games split between two processes that start playing together: the slower one's
+    time counts, as a run's last worker does."""
+    context = multiprocessing.get_context("fork")
+    barrier, results = context.Barrier(2), context.Queue()
+    processes = [context.Process(target=_half_loop, args=(games, seed, half, barrier, results)) for half in (0, 1)]
+    for process in processes:
+        process.start()
+    seconds = [results.get(timeout=3600) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+    return games / max(seconds)
 
 
 # Runs the command line, then prints the CPU seconds this process (the run's parent: supervisor, records,
@@ -99,15 +129,19 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
         in_process = loop(games, seed)
         one, one_wall, one_parent = run(games, seed, 1)
         two, two_wall, two_parent = run(games, seed, 2)
+        side_by_side = two_loops(games, seed)
         floors.append(floor(floor_path))
         played.append({"loop": round(in_process, 1), "one_worker": round(one, 1), "two_workers": round(two, 1),
+                       "two_loops": round(side_by_side, 1),
                        "one_worker_wall": round(one_wall, 1), "two_workers_wall": round(two_wall, 1),
                        "one_worker_parent_cpu": round(one_parent, 3), "two_workers_parent_cpu": round(two_parent, 3),
                        "floor_before": floors[-2], "floor_after": floors[-1],
-                       "one_to_loop": round(one / in_process, 3), "two_to_one": round(two / one, 3)})
+                       "one_to_loop": round(one / in_process, 3), "two_to_one": round(two / one, 3),
+                       "two_loops_to_loop": round(side_by_side / in_process, 3)})
     return {"games": games, "seed": seed, "build": accelerator.describe(), "rounds": played,
             "one_to_loop": round(statistics.median(entry["one_to_loop"] for entry in played), 3),
             "two_to_one": round(statistics.median(entry["two_to_one"] for entry in played), 3),
+            "two_loops_to_loop": round(statistics.median(entry["two_loops_to_loop"] for entry in played), 3),
             "parent_cpu": round(statistics.median(entry["two_workers_parent_cpu"] for entry in played), 3)}
 
 
@@ -118,12 +152,14 @@ def report(figures: dict) -> list[str]:
     for number, entry in enumerate(figures["rounds"], 1):
         lines.append(f"  round {number}: loop {entry['loop']:.0f}, 1 worker {entry['one_worker']:.0f} "
                      f"({entry['one_to_loop']:.3f} of the loop), 2 workers {entry['two_workers']:.0f} "
-                     f"({entry['two_to_one']:.3f}x one); whole command {entry['one_worker_wall']:.0f} and "
+                     f"({entry['two_to_one']:.3f}x one), two loops side by side {entry['two_loops']:.0f} "
+                     f"({entry['two_loops_to_loop']:.3f}x the loop); whole command {entry['one_worker_wall']:.0f} and "
                      f"{entry['two_workers_wall']:.0f}; parent CPU {entry['one_worker_parent_cpu']:.3f} and "
                      f"{entry['two_workers_parent_cpu']:.3f} s per 1,000 games; floor {entry['floor_before']:,.0f} -> "
                      f"{entry['floor_after']:,.0f} hands/s")
     lines.append(f"median: 1 worker {figures['one_to_loop']:.3f} of the loop (goal {ONE_WORKER_GOAL}), "
-                 f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL}); the run's parent "
+                 f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL}; two plain loops side by side "
+                 f"{figures['two_loops_to_loop']:.3f}x one, this machine's ceiling); the run's parent "
                  f"{figures['parent_cpu']:.3f} CPU-s per 1,000 games with 2 workers")
     return lines
 
@@ -131,7 +167,7 @@ def report(figures: dict) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Measure and print."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of loop, 1 worker, 2 workers (default 3)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the four (default 3)")
     parser.add_argument("--games", type=int, default=4000, help="games of each (default 4000)")
     parser.add_argument("--seed", type=int, default=5, help="the run seed (default 5)")
     parser.add_argument("--floor", type=Path, default=ROOT / "scripts" / "floor.py", help="the floor's hand loop")
