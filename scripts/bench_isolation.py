@@ -10,9 +10,13 @@ at a time, bots speaking protocol 2 (``isolated:``, the example bots) up to ``--
   one worker may keep more than one core busy);
 * games per CPU-second: CPU time of this process plus the bot processes (from ``/proc``), the cost per
   core whatever else the machine runs;
-* the share of the in-process matchup's games per second (the goal: isolated expert at 0.5 or more).
+* the share of the in-process matchup's games per second (the goal: isolated expert at 0.5 or more);
+* the worker's own CPU time per game against in-process, and the share of the wall-clock time it was
+  running: near 100%, the worker is the critical path and the bots wait for it; well below, it waited for
+  the bots or for a core.
 
-``--games-at-once 1`` plays the bots one game at a time, as protocol 1 does.  ``--floor PATH`` (or the
+``--games-at-once 1`` plays the bots one game at a time, as protocol 1 does.  ``--writes`` times the worker's
+writes to the bots' pipes: whether they wait for room in a pipe, or for a core.  ``--floor PATH`` (or the
 environment variable ``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python floor script before and after, so
 the figures can be set beside it.  ``scripts/bench.py`` calls :func:`isolation_cost` for its rows.
 """
@@ -34,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from canasta_sim.core.rules import Rules  # noqa: E402
+from canasta_sim.plugins import process as process_module  # noqa: E402
 from canasta_sim.plugins.proxy import ProcessStrategy, close_all  # noqa: E402
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side  # noqa: E402
 from canasta_sim.runs.runner import ChunkPlayer, RunSettings  # noqa: E402
@@ -92,7 +97,56 @@ class _Wrapped:
         return self.player.factories.values()
 
 
-def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_once: int | None = None) -> dict:
+class _WriteTimes:
+    """Times the worker's writes to its bots' pipes (``--writes``): how long each took on the clock and on
+    the worker's CPU, how large, and how many found the pipe full (a non-blocking write that took nothing).
+    A write far longer on the clock than on the CPU did not wait for room in the pipe: the worker lost its
+    core meanwhile (the bot it woke, or another process, ran on it)."""
+
+    def __init__(self) -> None:
+        self.count = self.full = self.largest = self.total_bytes = 0
+        self.wall = self.cpu = 0.0
+        self._write = os.write
+
+    def write(self, fd: int, data) -> int:
+        wall, cpu = time.perf_counter(), time.thread_time()
+        try:
+            written = self._write(fd, data)
+        except BlockingIOError:
+            self.full += 1
+            raise
+        finally:
+            self.wall += time.perf_counter() - wall
+            self.cpu += time.thread_time() - cpu
+            self.count += 1
+        self.largest = max(self.largest, len(data))
+        self.total_bytes += len(data)
+        return written
+
+    def summary(self, games: int) -> str:
+        if not self.count:
+            return "no writes to bots"
+        return (f"{self.count / games:.1f} writes a game, {self.total_bytes / self.count / 1024:.1f} KiB each, the "
+                f"largest {self.largest / 1024:.1f} KiB, {self.full} found the pipe full; in writes "
+                f"{self.wall / games * 1e3:.2f} ms a game on the clock, {self.cpu / games * 1e3:.2f} ms on the CPU")
+
+
+def _timed_writes(times: _WriteTimes | None):
+    """The ``os`` module the bot pipes' code writes with: the real one, or one timing each write."""
+    if times is None:
+        return os
+
+    class _Timed:
+        def __getattr__(self, name: str):
+            return getattr(os, name)
+
+        write = staticmethod(times.write)
+
+    return _Timed()
+
+
+def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_once: int | None = None,
+                   writes: bool = False) -> dict:
     """Play ``rounds`` interleaved rounds of ``games`` games of each matchup; return the figures by matchup."""
     matchups = {label: spec for label, spec in MATCHUPS.items() if include_node or "bot.js" not in label}
     total_games = (rounds + 1) * games
@@ -101,17 +155,21 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
         settings = RunSettings(games=total_games, seed=3_000_000, specs=(spec, "greedy"), rules=Rules(),
                                chunk_size=total_games)
         players[label] = ChunkPlayer(settings, "", "stop", threading.Event())
-    totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0} for label in players}
+    totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0, "own": 0.0} for label in players}
     for player in players.values():  # start each bot's processes before timing
         _play(player, range(total_games - games, total_games), at_once)
+    times = {label: _WriteTimes() for label in players} if writes else {}
     for round_number in range(rounds):
         for label, player in players.items():
+            process_module.os = _timed_writes(times.get(label))
             wall = time.perf_counter()
-            cpu = _own_seconds() + _bot_seconds(player)
+            own, bots = _own_seconds(), _bot_seconds(player)
             _play(player, range(round_number * games, (round_number + 1) * games), at_once)
             totals[label]["wall"] += time.perf_counter() - wall
-            totals[label]["cpu"] += _own_seconds() + _bot_seconds(player) - cpu
+            totals[label]["own"] += _own_seconds() - own
+            totals[label]["cpu"] += _own_seconds() + _bot_seconds(player) - own - bots
             totals[label]["games"] += games
+    process_module.os = os
     close_all()
     base = totals[IN_PROCESS]
     figures = {}
@@ -123,7 +181,11 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
             "share_of_in_process": round(base["wall"] / total["wall"], 3),
             "wall_ratio": round(total["wall"] / base["wall"], 2),
             "cpu_ratio": round(total["cpu"] / base["cpu"], 2),
+            "worker_cpu_ratio": round(total["own"] / base["own"], 2),
+            "worker_busy": round(total["own"] / total["wall"], 2),
         }
+        if label in times and label != IN_PROCESS:
+            figures[label]["writes"] = times[label].summary(total["games"])
     return figures
 
 
@@ -154,15 +216,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-node", action="store_true", help="leave out the JavaScript example")
     parser.add_argument("--floor", type=Path, default=None, help="the floor script, run before and after")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--writes", action="store_true",
+                        help="time the worker's writes to the bots' pipes (clock against CPU, sizes, full pipes)")
     args = parser.parse_args(argv)
     if args.floor:
         os.environ[FLOOR_VARIABLE] = str(args.floor)
     before = pure_python_floor()
-    figures = isolation_cost(args.rounds, args.games, include_node=not args.no_node, at_once=args.games_at_once)
+    figures = isolation_cost(args.rounds, args.games, include_node=not args.no_node, at_once=args.games_at_once,
+                             writes=args.writes)
     after = pure_python_floor()
     for label, row in figures.items():
         print(f"{label:<40} {row['games_per_second']:7.2f} games/s ({row['share_of_in_process']:.3f} of in-process)"
-              f"   {row['games_per_cpu_second']:7.2f} games per CPU-second (x{row['cpu_ratio']:.2f} CPU)")
+              f"   {row['games_per_cpu_second']:7.2f} games per CPU-second (x{row['cpu_ratio']:.2f} CPU;"
+              f" the worker x{row['worker_cpu_ratio']:.2f}, busy {row['worker_busy']:.0%} of the time)")
+        if "writes" in row:
+            print(f"{'':<40} {row['writes']}")
     if before is not None:
         print(f"floor: {before:,.0f} hands/s before, {after:,.0f} after")
         figures["floor_hands_per_second"] = [before, after]

@@ -21,16 +21,14 @@ cpdef list meld_rows(melds)
 @cython.locals(tables=list, table=list, side_rows=list, row=list, side=Py_ssize_t)
 cpdef list _meld_tables(rows, rows_seen, tables_seen)
 
-cdef object _ABSENT
 cdef tuple _SET_ASIDE, _KNOWN_FIELDS
+cdef Py_ssize_t _SETTABLE
+cdef dict _CODES
 
-@cython.locals(count=Py_ssize_t, name=str)
+@cython.locals(count=Py_ssize_t, code=Py_ssize_t, unknown=list)
 cpdef set_view_fields(HandState state, Py_ssize_t seat, dict fields, bint whole, melds_seen)
-cdef _field(dict fields, str name, bint whole)
-@cython.locals(count=Py_ssize_t, hands=list)
-cdef Py_ssize_t _set_cards(HandState state, Py_ssize_t seat, dict fields, bint whole) except -1
-@cython.locals(turn=dict)
-cdef Py_ssize_t _set_turn(HandState state, dict fields, bint whole) except -1
+@cython.locals(hands=list, turn=dict)
+cdef _set_field(HandState state, Py_ssize_t seat, Py_ssize_t code, value, melds_seen)
 @cython.locals(item=list, text=object, move=object)
 cpdef hear_events(player, CardMemory follower, list events, dict moves)
 
