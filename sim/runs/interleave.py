@@ -71,8 +71,10 @@ def play_side_by_side(
 
     ``play(game_id)`` plays one game (``(outcome, extra)``); an exception it lets out is reported as
     ``error``.  ``report`` returns ``False`` to stop: the games under way are then abandoned (their bots
-    told so).  A task resumed after its worker died (``games`` not starting at the chunk's first game) plays
-    its first game alone, so a game that kills workers is charged when it is the one the supervisor awaits.
+    told so).  Every task plays its first game alone: a task may be the rest of one whose worker died, its
+    first game then the one the worker died in, and a game that kills workers is charged when it is the one
+    the supervisor awaits (the supervisor does not mark which tasks are such rests; alone, a task's first game
+    adds about one game's latency to a chunk).
     """
     first = games.start
     done: dict[int, tuple] = {}
