@@ -70,7 +70,7 @@ class GameFingerprint:
         self.hand_sizes = list(state.hand_sizes)
         self.melded = list(state.side_has_melded)
 
-    @cython.locals(following=Count, rank=Count, kept=Count, state=HandState, live=list, copied=list, stock=list)
+    @cython.locals(following=Count, index=Count, kept=Count, state=HandState, live=list, copied=list, stock=list)
     def after_move(self, seat: int) -> None:
         """Bring the copy up to date after the engine's move of ``seat``, the copy having equalled the state
         before it: a move changes only the mover's hand and, as the next turn begins, the next seat's (its
@@ -87,7 +87,17 @@ class GameFingerprint:
         kept = len(state.stock)
         while len(stock) > kept:
             stock.pop()
-        _refresh(self.pile, state.pile)
+        # The engine only appends to the pile, or replaces it with an empty one (a take): a pile as long as the copy or
+        # longer holds the copy's objects first (compared before the move), and only its new cards are copied.  A
+        # pile changed otherwise is copied place by place; any difference the refresh left is found by holds().
+        pile = state.pile
+        copied = self.pile
+        if type(pile) is list and len(pile) >= len(copied):
+            live = pile
+            for index in range(len(copied), len(live)):
+                copied.append(live[index])
+        else:
+            _refresh(copied, pile)
         if state.meld_changes != self.meld_changes:
             self.meld_changes = state.meld_changes
             _refresh_melds(self.melds[seat & 1], state.melds[seat & 1])

@@ -530,10 +530,10 @@ def _refresh(copied: list, live: object) -> None:
     if kept > size:
         copied[:] = items
         return
+    # The places compared as they stand, with no reference taken to each item: most places of a copy are unchanged.
     for index in range(kept):
-        item = items[index]
-        if item is not copied[index]:
-            copied[index] = item
+        if items[index] is not copied[index]:
+            copied[index] = items[index]
             if len(items) != size or len(copied) != kept:
                 copied[:] = items
                 return
