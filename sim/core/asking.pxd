@@ -2,8 +2,8 @@
 
 # The going-out search called from C by going_out_plan, not through the module's Python name.
 from canasta_sim.core.going_out cimport _find_meld_out
-# Whether a hand holds the very counts the going-out plan was kept for, a C call.
-from canasta_sim.core.moves cimport _same_list
+# Whether a hand holds the very counts the going-out plan was kept for, and that copy refreshed, C calls.
+from canasta_sim.core.moves cimport _refresh, _same_list
 from canasta_sim.core.pile cimport PileRules
 
 # The rules can_ask reads, kept as C values per rule set (sim/core/asking.py).

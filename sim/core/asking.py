@@ -8,7 +8,7 @@ state's attributes and is not meant to be used on its own.
 from __future__ import annotations
 
 from canasta_sim.core.going_out import _find_meld_out
-from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup, _same_list
+from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup, _refresh, _same_list
 from canasta_sim.core.phases import ANSWER, PLAY
 from canasta_sim.core.pile import PileRules
 
@@ -118,7 +118,13 @@ class AskingRules(PileRules):
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
         plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
         self._plan_cache = plan
-        self._plan_hand = list(hand)
+        # The kept copy refreshed in place (a search per turn, and a move changes a count or two): no list made and
+        # freed per search.  Each state has a copy of its own (HandState.copy starts with none).
+        kept = self._plan_hand
+        if type(kept) is list:
+            _refresh(kept, hand)
+        else:
+            self._plan_hand = list(hand)
         self._plan_turn = self.turn_count
         self._plan_changes = self.meld_changes
         self._plan_stop = self.must_stop

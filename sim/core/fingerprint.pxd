@@ -4,7 +4,7 @@
 
 cimport cython
 
-from canasta_sim.core.moves cimport _same_list
+from canasta_sim.core.moves cimport _refresh, _same_list
 from canasta_sim.core.state cimport HandState
 
 
@@ -21,7 +21,6 @@ cdef class GameFingerprint:
     cpdef str changed(self)
 
 
-cdef _refresh(list copied, live)
 cdef list _sized_list(live, Py_ssize_t size)
 cdef bint _same_lists(live, list copied) except -1
 cdef bint _same_melds(live, list flat) except -1

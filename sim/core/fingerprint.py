@@ -16,7 +16,7 @@ compared one by one, to name the part that differs (:meth:`GameFingerprint.chang
 
 from __future__ import annotations
 
-from canasta_sim.core.moves import _same_list
+from canasta_sim.core.moves import _refresh, _same_list
 from canasta_sim.core.state import HandState
 
 try:
@@ -70,7 +70,7 @@ class GameFingerprint:
         self.hand_sizes = list(state.hand_sizes)
         self.melded = list(state.side_has_melded)
 
-    @cython.locals(following=Count, rank=Count, state=HandState, live=list, copied=list)
+    @cython.locals(following=Count, index=Count, kept=Count, state=HandState, live=list, copied=list, stock=list)
     def after_move(self, seat: int) -> None:
         """Bring the copy up to date after the engine's move of ``seat``, the copy having equalled the state
         before it: a move changes only the mover's hand and, as the next turn begins, the next seat's (its
@@ -82,9 +82,22 @@ class GameFingerprint:
         _refresh(hands[seat], state.hands[seat])
         following = (seat + 1) % 4
         _refresh(hands[following], state.hands[following])
-        if len(self.stock) != len(state.stock):
-            del self.stock[len(state.stock):]
-        _refresh(self.pile, state.pile)
+        # The engine only pops the stock: the copy's extra cards popped too, without a slice built for a deletion.
+        stock = self.stock
+        kept = len(state.stock)
+        while len(stock) > kept:
+            stock.pop()
+        # The engine only appends to the pile, or replaces it with an empty one (a take): a pile as long as the copy or
+        # longer holds the copy's objects first (compared before the move), and only its new cards are copied.  A
+        # pile changed otherwise is copied place by place; any difference the refresh left is found by holds().
+        pile = state.pile
+        copied = self.pile
+        if type(pile) is list and len(pile) >= len(copied):
+            live = pile
+            for index in range(len(copied), len(live)):
+                copied.append(live[index])
+        else:
+            _refresh(copied, pile)
         if state.meld_changes != self.meld_changes:
             self.meld_changes = state.meld_changes
             _refresh_melds(self.melds[seat & 1], state.melds[seat & 1])
@@ -149,42 +162,6 @@ class GameFingerprint:
         if state.control() != self.control:
             return _CONTROL_PART
         return ""
-
-
-# Compiled, the reads go unchecked: each index is below both lists' sizes, checked again after every write (see
-# the function's comments).
-@cython.boundscheck(False)
-@cython.wraparound(False)
-@cython.locals(index=Count, size=Count, kept=Count, items=list)
-def _refresh(copied: list, live: object) -> None:
-    """Make ``copied`` hold the very objects of the list ``live``, writing only the places that differ.
-
-    A move changes one or two places of a hand and one end of the pile: comparing identities and writing
-    those few places costs a fraction of copying the whole list again (``copied[:] = live``), which the
-    engine's moves made about a dozen times each."""
-    if type(live) is not list:  # no list to copy place by place (the next comparison fails on its type)
-        copied[:] = live
-        return
-    items = live
-    if len(copied) > len(items):
-        del copied[len(items):]
-    size = len(items)
-    kept = len(copied)
-    # Dropping one of the copy's objects may run code (an object of equal value planted in the state and copied
-    # by take()), which could change either list: the sizes are compared again after it, and any change makes the
-    # copy a whole one.
-    if kept > size:
-        copied[:] = items
-        return
-    for index in range(kept):
-        item = items[index]
-        if item is not copied[index]:
-            copied[index] = item
-            if len(items) != size or len(copied) != kept:
-                copied[:] = items
-                return
-    for index in range(kept, size):
-        copied.append(items[index])
 
 
 def _sized_list(live: object, size: int) -> list | None:
@@ -261,11 +238,17 @@ def _refresh_melds(flat: list, live: object) -> None:
     size = len(items)
     for rank in range(size):
         found = items[rank]
-        if type(found) is not list or len(found) != 3:
+        if type(found) is not list:
             flat[:] = _flat_melds(items)
             return
-        meld = found
+        meld = found  # typed: its size read from the list compiled, not through a generic call
+        if len(meld) != 3:
+            flat[:] = _flat_melds(items)
+            return
         base = 3 * rank
+        # Most ranks are untouched by a move: three identities compared, without the write loop.
+        if meld[0] is flat[base] and meld[1] is flat[base + 1] and meld[2] is flat[base + 2]:
+            continue
         for index in range(3):
             item = meld[index]
             if item is not flat[base + index]:

@@ -20,3 +20,6 @@ cpdef bint _same_field_objects(move, key) except -1
 # Whether a list holds the very objects of a copy, place by place: the tamper check (sim/core/fingerprint.py) and the
 # going-out plan's cache (sim/core/asking.py) call it from C.
 cpdef bint _same_list(live, list copied) except -1
+# Refresh a copy in place with a live list's very objects, writing only the places that differ: the tamper check's
+# copies (sim/core/fingerprint.py) and the going-out plan's kept hand (sim/core/asking.py) call it from C.
+cpdef _refresh(list copied, live)

@@ -501,3 +501,41 @@ def _same_list(live: object, copied: list) -> bool:
         if items[index] is not copied[index]:
             return False
     return True
+
+
+# Compiled, the reads go unchecked: each index is below both lists' sizes, checked again after every write (see
+# the function's comments).
+@cython.boundscheck(False)
+@cython.wraparound(False)
+@cython.locals(index=Count, size=Count, kept=Count, items=list)
+def _refresh(copied: list, live: object) -> None:
+    """Make ``copied`` hold the very objects of the list ``live``, writing only the places that differ.
+
+    A move changes one or two places of a hand and one end of the pile: comparing identities and writing
+    those few places costs a fraction of copying the whole list again (``copied[:] = live``), which the
+    engine's moves made about a dozen times each.  The tamper check's copies
+    (:mod:`~canasta_sim.core.fingerprint`) and the hand the going-out plan was kept for
+    (:meth:`~canasta_sim.core.asking.AskingRules.going_out_plan`) are refreshed so."""
+    if type(live) is not list:  # no list to copy place by place (the next comparison fails on its type)
+        copied[:] = live
+        return
+    items = live
+    if len(copied) > len(items):
+        del copied[len(items):]
+    size = len(items)
+    kept = len(copied)
+    # Dropping one of the copy's objects may run code (an object of equal value planted in the state and copied
+    # by take()), which could change either list: the sizes are compared again after it, and any change makes the
+    # copy a whole one.
+    if kept > size:
+        copied[:] = items
+        return
+    # The places compared as they stand, with no reference taken to each item: most places of a copy are unchanged.
+    for index in range(kept):
+        if items[index] is not copied[index]:
+            copied[index] = items[index]
+            if len(items) != size or len(copied) != kept:
+                copied[:] = items
+                return
+    for index in range(kept, size):
+        copied.append(items[index])

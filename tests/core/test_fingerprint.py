@@ -103,3 +103,26 @@ def test_an_object_that_changes_the_hand_when_the_copy_drops_it_leaves_a_whole_c
     fingerprint.after_move(seat)
     assert fingerprint.hands[seat] == hand and len(hand) == 3
     assert fingerprint.holds()
+
+
+@pytest.mark.timeout(30)
+def test_a_pile_changed_in_its_middle_is_still_found_after_the_next_discard_updates_the_copy():
+    # After a move the copy takes only the pile's new cards (the engine appends or empties it): a card changed below
+    # them is left for the quick comparison to find.
+    for seed in range(3, 40):
+        state = _mid_hand(seed)
+        if state.phase == "play" and len(state.pile) >= 2 and not state.asked:
+            break
+    else:
+        pytest.fail("no hand in its play phase with two cards in the pile")
+    fingerprint = GameFingerprint(state)
+    state.pile[0] = 14 if state.pile[0] != 14 else 13
+    seat = state.seat
+    kind = next(kind for kind, count in enumerate(state.hands[seat]) if count)
+    size = len(state.pile)
+    state.pile.append(kind)  # the discard's change to the pile, as the engine makes it
+    state.hands[seat][kind] -= 1
+    state.hand_sizes[seat] -= 1
+    fingerprint.after_move(seat)
+    assert len(fingerprint.pile) == size + 1 and fingerprint.pile[-1] is kind
+    assert not fingerprint.holds() and fingerprint.changed() == "the discard pile"

@@ -12,7 +12,7 @@ import pytest
 
 from canasta_sim.core.cards import KIND_COUNT, parse_kind
 from canasta_sim.core.going_out import find_meld_out
-from canasta_sim.core.moves import Meld, MeldGroup, _same_list
+from canasta_sim.core.moves import Meld, MeldGroup, _refresh, _same_list
 from canasta_sim.core.state import PLAY
 from tests.helpers import position
 
@@ -73,3 +73,34 @@ def test_e4_a_hand_that_is_not_a_list_is_answered_without_keeping_r12_1():
     state.hands[0] = tuple(fewer)  # another tuple: never taken for the kept hand
     state.hand_sizes[0] -= 1
     assert state.going_out_plan() is None
+
+
+@pytest.mark.timeout(30)
+def test_e4_the_kept_hand_is_refreshed_in_place_and_a_copy_keeps_its_own_r12_1():
+    state = position(hands={0: "9 9 9 5"}, melds={0: "K K K K K K K"}, seat=0, phase=PLAY)
+    plan = state.going_out_plan()
+    kept = state._plan_hand
+    assert _same_list(state.hands[0], kept)
+    state.hands[0][NINE] -= 1
+    state.hand_sizes[0] -= 1
+    assert state.going_out_plan() is None
+    assert state._plan_hand is kept and _same_list(state.hands[0], kept)  # the same list, holding the new counts
+    other = state.copy()
+    other.hands[0][NINE] += 1
+    other.hand_sizes[0] += 1
+    assert other.going_out_plan() == plan and other._plan_hand is not kept
+    assert state.going_out_plan() is None and _same_list(state.hands[0], kept)  # the copy's search left it alone
+
+
+@pytest.mark.timeout(30)
+def test_refresh_makes_a_copy_hold_the_live_lists_objects():
+    big = 10**6
+    live = [int(str(big)), 1, 2, 3]
+    copied = [big, 1, 5]
+    _refresh(copied, live)
+    assert _same_list(live, copied)
+    live.pop()
+    _refresh(copied, live)  # a shorter live list: the copy loses its end
+    assert _same_list(live, copied) and len(copied) == 3
+    _refresh(copied, (7, 8))  # no list: copied whole, and no longer the same (not a list)
+    assert copied == [7, 8] and not _same_list((7, 8), copied)
