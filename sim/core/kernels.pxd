@@ -64,7 +64,9 @@ cdef class DiscardRisk:
     cdef public Py_ssize_t side, pile_size, opponent_meld_count, taker, our_ranks, their_ranks, taker_avoids
     cdef public double pile_worth, share, wild_chance
     cdef public bint opponents_melded, we_melded, hand_may_end, taker_melded, frozen
-    cdef public dict our_melds, their_melds
+    # The engine's shared meld tables of the two sides (never handed out) and the copies handed out, made when
+    # first read (None before).
+    cdef dict _our_table, _their_table, _our_copy, _their_copy
     cdef public Py_ssize_t seen[15]
     cdef public DiscardCosts kept
     # The chances that the taker holds none or one of the unseen cards of a kind, by their count (0 to 8);

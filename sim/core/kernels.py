@@ -283,13 +283,32 @@ class DiscardRisk:
 
     __slots__ = (
         "memory", "side", "pile_size", "pile_worth", "opponents_melded", "opponent_meld_count", "we_melded",
-        "our_melds", "hand_may_end", "taker", "their_melds", "taker_melded", "frozen", "seen", "share",
-        "wild_chance", "our_ranks", "their_ranks", "taker_avoids", "kept", "chances_known", "none_chances",
-        "one_chances",
+        "_our_table", "_our_copy", "hand_may_end", "taker", "_their_table", "_their_copy", "taker_melded", "frozen",
+        "seen", "share", "wild_chance", "our_ranks", "their_ranks", "taker_avoids", "kept", "chances_known",
+        "none_chances", "one_chances",
     )
 
     def __init__(self, memory: CardMemory, view) -> None:
         _start_risk(self, memory, view, view.snapshot())
+
+    @property
+    def our_melds(self) -> dict[int, tuple[int, int, int]]:
+        """This side's melds as ``view.melds(side)`` gave them when the figures were read: copied from the
+        engine's shared table on the first reading (most turns never read it) and kept."""
+        melds = self._our_copy
+        if melds is None:
+            melds = self._our_table.copy()
+            self._our_copy = melds
+        return melds
+
+    @property
+    def their_melds(self) -> dict[int, tuple[int, int, int]]:
+        """The opponents' melds as ``view.melds`` gave them when the figures were read (copied on first reading)."""
+        melds = self._their_copy
+        if melds is None:
+            melds = self._their_table.copy()
+            self._their_copy = melds
+        return melds
 
     def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:
         """Bring the figures up to date after this seat melded from hand ``before`` to ``after`` this turn.
@@ -299,9 +318,10 @@ class DiscardRisk:
         wild cards ``seen`` counts, which are those in hand.
         """
         side = self.side
-        our_melds = view.melds(side)
-        self.our_melds = our_melds
-        self.we_melded = True if our_melds else view.has_melded(side)  # see _read_risk
+        our_melds = view._state.meld_table(side)  # see _read_risk
+        self._our_table = our_melds
+        self._our_copy = None
+        self.we_melded = True if our_melds else view.has_melded(side)
         ranks = 0
         for rank in our_melds:
             ranks |= 1 << rank
@@ -371,17 +391,21 @@ def _read_risk(risk: DiscardRisk, memory: CardMemory, view, snapshot: tuple) -> 
     risk.side = side
     risk.pile_size = pile_size
     risk.pile_worth = 40.0 + 25.0 * (pile_size + 1)
-    # A side with a meld on the table has melded (R10: melds stay down all hand).
-    opponent_melds = view.melds(opponents)
+    # A side with a meld on the table has melded (R10: melds stay down all hand).  The engine's shared meld
+    # tables are read, not copied: they are never changed, only replaced when the melds change, and nothing
+    # here hands them out (our_melds and their_melds copy them when a strategy reads them).
+    opponent_melds = view._state.meld_table(opponents)
     opponents_melded = True if opponent_melds else view.has_melded(opponents)
     risk.opponents_melded = opponents_melded
     risk.opponent_meld_count = len(opponent_melds)
-    our_melds = view.melds(side)
+    our_melds = view._state.meld_table(side)
     risk.we_melded = True if our_melds else view.has_melded(side)
-    risk.our_melds = our_melds
+    risk._our_table = our_melds
+    risk._our_copy = None
     taker = (me + 1) % 4
     risk.taker = taker
-    risk.their_melds = opponent_melds  # the next seat is always an opponent (R2.1)
+    risk._their_table = opponent_melds  # the next seat is always an opponent (R2.1)
+    risk._their_copy = None
     risk.taker_melded = opponents_melded
     risk.frozen = memory.pile_freezers > 0 or not opponents_melded
     # Cards of each kind out of the taker's reach or accounted for, and the wild cards among them.

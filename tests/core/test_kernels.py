@@ -8,7 +8,7 @@ import pytest
 from canasta_sim.core.cards import FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, parse_kind
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.kernels import CardMemory, DiscardRisk, first_legal_meld, opening
-from canasta_sim.core.moves import Discard, Draw, Meld, TakePile
+from canasta_sim.core.moves import Discard, Draw, Meld, MeldGroup, TakePile
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
@@ -208,6 +208,21 @@ def test_discard_risk_makes_a_rank_the_next_player_melded_dear_r8_2c():
     assert [kind for _cost, kind in costs.order()] == sorted(
         (kind for kind in range(KIND_COUNT) if view.hand[kind]), key=lambda kind: (costs.cost(kind), kind)
     )
+
+
+def test_discard_risk_melds_are_the_views_melds_when_read_and_a_strategy_may_change_them_freely():
+    state = position(hands={0: "9 9 9 K 5"}, melds={0: "Q Q Q", 1: "J J J"}, pile="4 6", phase=PLAY)
+    view = SeatView(state, 0, (0, 0))
+    risk = DiscardRisk(CardMemory(view.pile), view)
+    ours, theirs = view.melds(0), view.melds(1)
+    nines = Meld((MeldGroup.of(parse_kind("9"), 3),))
+    assert state.is_legal(nines)
+    state.meld(nines)  # the melds change after the risk was read: it keeps the melds it read
+    assert risk.our_melds == ours and risk.their_melds == theirs and risk.our_melds is risk.our_melds
+    risk.our_melds.clear()  # what a strategy is handed is its own: the engine's melds stay as they were
+    risk.their_melds[parse_kind("J")] = (0, 0, 0)
+    assert risk.our_melds == {} and view.melds(1) == theirs and view.melds(0) == {**ours, parse_kind("9"): (3, 0, 0)}
+    assert DiscardRisk(CardMemory(view.pile), view).our_melds == view.melds(0)
 
 
 def _first_accepted(view, costs):
