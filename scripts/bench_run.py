@@ -15,7 +15,9 @@ games/s its closing line prints (``played now in S s, R games/s``: from the firs
 written, the interpreter's start-up left out); the whole command's wall time is printed beside it.  Each
 round's ratios (one worker against the loop, two workers against one) are taken within the round, seconds
 apart, so that a change of the machine's speed moves both sides alike; the medians of the rounds are the
-figures.  Goals: one worker at least 0.9 of the loop, two at least 1.85 times one.
+figures.  Goals: one worker at least 0.9 of the loop, two at least 1.85 times one.  Beside the clock, the
+loop's CPU seconds a game over one worker's (the worker's from its parent's ``RUSAGE_CHILDREN``): the share
+of the loop's speed a worker would reach busy all the time, which the machine's load moves far less.
 """
 
 from __future__ import annotations
@@ -50,16 +52,16 @@ def floor(path: Path, seconds: float = 1.5) -> float:
     return float(completed.stdout.split()[-1])
 
 
-def loop(games: int, seed: int) -> float:
-    """Games/s of the run's games played here in a plain ``play_game`` loop."""
+def loop(games: int, seed: int) -> tuple[float, float]:
+    """Games/s of the run's games played here in a plain ``play_game`` loop, and its CPU seconds a game."""
     settings = RunSettings(games=games, seed=seed, specs=MATCHUP, rules=Rules(), chunk_size=default_chunk_size(games))
     loaded = settings.load_strategies()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for game_id in range(games):
         first, second = settings.sides(game_id)
         play_game([loaded[first], loaded[second], loaded[first], loaded[second]], seed=settings.game_seed(game_id),
                   rules=settings.rules, names=[first, second, first, second])
-    return games / (time.perf_counter() - start)
+    return games / (time.perf_counter() - start), (time.process_time() - cpu) / games
 
 
 def _half_loop(games: int, seed: int, half: int, barrier, results) -> None:
@@ -97,12 +99,15 @@ _PARENT = ("import resource, sys\n"
            "    main(sys.argv[1:])\n"
            "finally:\n"
            "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
-           "    print(f'parent cpu {usage.ru_utime + usage.ru_stime:.3f} s', file=sys.stderr)\n")
+           "    workers = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+           "    print(f'parent cpu {usage.ru_utime + usage.ru_stime:.3f} s', file=sys.stderr)\n"
+           "    print(f'workers cpu {workers.ru_utime + workers.ru_stime:.3f} s', file=sys.stderr)\n")
 
 
-def run(games: int, seed: int, workers: int) -> tuple[float, float, float]:
-    """``canasta-sim run``'s own games/s (its closing line), the whole command's, on ``workers`` workers, and the
-    parent process's CPU seconds per 1,000 games (interpreter start-up and imports included)."""
+def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float]:
+    """``canasta-sim run``'s own games/s (its closing line), the whole command's, on ``workers`` workers, the
+    parent process's CPU seconds per 1,000 games (interpreter start-up and imports included), and the workers'
+    CPU seconds a game."""
     with tempfile.TemporaryDirectory() as folder:
         command = [sys.executable, "-c", _PARENT, "run", "--games", str(games), "--seed", str(seed),
                    "--workers", str(workers), "-q", "--out", str(Path(folder) / "run")]
@@ -118,7 +123,11 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float, float]:
     parent = re.search(r"parent cpu ([0-9.]+) s", completed.stderr)
     if parent is None:
         raise SystemExit(f"bench_run: the run's parent did not report its CPU time:\n{completed.stderr}")
-    return float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games
+    workers_cpu = re.search(r"workers cpu ([0-9.]+) s", completed.stderr)
+    if workers_cpu is None:
+        raise SystemExit(f"bench_run: the run's parent did not report its workers' CPU time:\n{completed.stderr}")
+    return (float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games,
+            float(workers_cpu.group(1)) / games)
 
 
 def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
@@ -126,9 +135,9 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
     floors = [floor(floor_path)]
     played = []
     for _ in range(rounds):
-        in_process = loop(games, seed)
-        one, one_wall, one_parent = run(games, seed, 1)
-        two, two_wall, two_parent = run(games, seed, 2)
+        in_process, loop_cpu = loop(games, seed)
+        one, one_wall, one_parent, one_cpu = run(games, seed, 1)
+        two, two_wall, two_parent, _ = run(games, seed, 2)
         side_by_side = two_loops(games, seed)
         floors.append(floor(floor_path))
         played.append({"loop": round(in_process, 1), "one_worker": round(one, 1), "two_workers": round(two, 1),
@@ -137,10 +146,12 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
                        "one_worker_parent_cpu": round(one_parent, 3), "two_workers_parent_cpu": round(two_parent, 3),
                        "floor_before": floors[-2], "floor_after": floors[-1],
                        "one_to_loop": round(one / in_process, 3), "two_to_one": round(two / one, 3),
+                       "one_cpu_to_loop": round(loop_cpu / one_cpu, 3),
                        "two_loops_to_loop": round(side_by_side / in_process, 3)})
     return {"games": games, "seed": seed, "build": accelerator.describe(), "rounds": played,
             "one_to_loop": round(statistics.median(entry["one_to_loop"] for entry in played), 3),
             "two_to_one": round(statistics.median(entry["two_to_one"] for entry in played), 3),
+            "one_cpu_to_loop": round(statistics.median(entry["one_cpu_to_loop"] for entry in played), 3),
             "two_loops_to_loop": round(statistics.median(entry["two_loops_to_loop"] for entry in played), 3),
             "parent_cpu": round(statistics.median(entry["two_workers_parent_cpu"] for entry in played), 3)}
 
@@ -151,13 +162,15 @@ def report(figures: dict) -> list[str]:
              f"{figures['seed']}; {figures['build']}), games/s:"]
     for number, entry in enumerate(figures["rounds"], 1):
         lines.append(f"  round {number}: loop {entry['loop']:.0f}, 1 worker {entry['one_worker']:.0f} "
-                     f"({entry['one_to_loop']:.3f} of the loop), 2 workers {entry['two_workers']:.0f} "
+                     f"({entry['one_to_loop']:.3f} of the loop; {entry['one_cpu_to_loop']:.3f} by CPU a game), "
+                     f"2 workers {entry['two_workers']:.0f} "
                      f"({entry['two_to_one']:.3f}x one), two loops side by side {entry['two_loops']:.0f} "
                      f"({entry['two_loops_to_loop']:.3f}x the loop); whole command {entry['one_worker_wall']:.0f} and "
                      f"{entry['two_workers_wall']:.0f}; parent CPU {entry['one_worker_parent_cpu']:.3f} and "
                      f"{entry['two_workers_parent_cpu']:.3f} s per 1,000 games; floor {entry['floor_before']:,.0f} -> "
                      f"{entry['floor_after']:,.0f} hands/s")
-    lines.append(f"median: 1 worker {figures['one_to_loop']:.3f} of the loop (goal {ONE_WORKER_GOAL}), "
+    lines.append(f"median: 1 worker {figures['one_to_loop']:.3f} of the loop (goal {ONE_WORKER_GOAL}; by CPU a "
+                 f"game {figures['one_cpu_to_loop']:.3f}: the loop's CPU over the worker's, which load moves less), "
                  f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL}; two plain loops side by side "
                  f"{figures['two_loops_to_loop']:.3f}x one, this machine's ceiling); the run's parent "
                  f"{figures['parent_cpu']:.3f} CPU-s per 1,000 games with 2 workers")
