@@ -54,26 +54,32 @@ def floor(path: Path, seconds: float = 1.5) -> float:
 
 def loop(games: int, seed: int) -> tuple[float, float]:
     """Games/s of the run's games played here in a plain ``play_game`` loop, and its CPU seconds a game."""
+    play = _player(games, seed)
+    start, cpu = time.perf_counter(), time.process_time()
+    play(range(games))
+    return games / (time.perf_counter() - start), (time.process_time() - cpu) / games
+
+
+def _player(games: int, seed: int):
+    """A function playing the given game ids of the run's games, its strategies loaded now."""
     settings = RunSettings(games=games, seed=seed, specs=MATCHUP, rules=Rules(), chunk_size=default_chunk_size(games))
     loaded = settings.load_strategies()
-    start, cpu = time.perf_counter(), time.process_time()
-    for game_id in range(games):
-        first, second = settings.sides(game_id)
-        play_game([loaded[first], loaded[second], loaded[first], loaded[second]], seed=settings.game_seed(game_id),
-                  rules=settings.rules, names=[first, second, first, second])
-    return games / (time.perf_counter() - start), (time.process_time() - cpu) / games
+
+    def play(game_ids: range) -> None:
+        for game_id in game_ids:
+            first, second = settings.sides(game_id)
+            play_game([loaded[first], loaded[second], loaded[first], loaded[second]],
+                      seed=settings.game_seed(game_id), rules=settings.rules, names=[first, second, first, second])
+
+    return play
 
 
 def _half_loop(games: int, seed: int, half: int, barrier, results) -> None:
     """One of :func:`two_loops`' processes: load, wait for the other, then play every other game and report."""
-    settings = RunSettings(games=games, seed=seed, specs=MATCHUP, rules=Rules(), chunk_size=default_chunk_size(games))
-    loaded = settings.load_strategies()
+    play = _player(games, seed)
     barrier.wait()
     start = time.perf_counter()
-    for game_id in range(half, games, 2):
-        first, second = settings.sides(game_id)
-        play_game([loaded[first], loaded[second], loaded[first], loaded[second]], seed=settings.game_seed(game_id),
-                  rules=settings.rules, names=[first, second, first, second])
+    play(range(half, games, 2))
     results.put(time.perf_counter() - start)
 
 
