@@ -12,6 +12,9 @@ from canasta_sim.core.state cimport HandState
 
 # The phases play_hand tests (sim/core/phases.py), typed.
 cdef str _OVER, _ACQUIRE
+# The decisions' monitor codes and the monitor's cells (sim/arbiter/monitor.py), typed: published with a C store.
+cdef Py_ssize_t _ACQUIRE_CALL, _ASK_CALL, _ANSWER_CALL, _MELD_CALL, _DISCARD_CALL, _EVENT_CALL
+cdef Py_ssize_t _HAND_START_CALL, _HAND_END_CALL, _CALL_CELL, _START_CELL
 
 
 cdef class _Seats:
@@ -24,5 +27,5 @@ cdef class _Seats:
     cdef public bint guarded
     cdef double[:] cells  # the monitor's floats (see _Seats.__init__); None without a monitor
     # The seat a C integer: it indexes the seats' tuples with no boxed int.
-    cpdef ask(self, Py_ssize_t seat, decision, method, view)
+    cpdef ask(self, Py_ssize_t seat, Py_ssize_t call, method, view)
     cpdef apply(self, HandState state, Py_ssize_t seat, decision, move)

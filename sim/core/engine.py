@@ -65,7 +65,18 @@ _DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "c
 _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
 _SIDE_BITS = (1, 2, 1, 2)
+# Each decision's code in the monitor (CALL_CODES), and the monitor's cells, as C integers where compiled
+# (engine.pxd): a call into strategy code is published with one C store, not a look-up by the decision's name.
+_ACQUIRE_CALL = CALL_CODES["acquire"]
+_ASK_CALL = CALL_CODES["ask"]
+_ANSWER_CALL = CALL_CODES["answer"]
+_MELD_CALL = CALL_CODES["meld"]
+_DISCARD_CALL = CALL_CODES["discard"]
 _EVENT_CALL = CALL_CODES["event"]
+_HAND_START_CALL = CALL_CODES["hand start"]
+_HAND_END_CALL = CALL_CODES["hand end"]
+_CALL_CELL = MONITOR_CALL
+_START_CELL = MONITOR_START
 _event_follower = operator.methodcaller("event_follower")  # asked as a call into strategy code (_Seats.ask)
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
 # Typed str where compiled (sim/engine.pxd): play_hand's phase tests then compare lengths and hashes, not text.
@@ -187,7 +198,7 @@ class _Seats:
         followers = []
         followed = 0  # a bit per seat
         for seat, player in self.following:
-            follower = self.ask(seat, "hand start", _event_follower, player)
+            follower = self.ask(seat, _HAND_START_CALL, _event_follower, player)
             if follower is None:
                 continue
             if type(follower) is not CardMemory:
@@ -223,20 +234,24 @@ class _Seats:
                 )
 
     @cython.locals(bit=Count)
-    def ask(self, seat: int, decision: str, method: Callable, view):
+    def ask(self, seat: int, call: int, method: Callable, view):
+        """Return ``method(view)``, a call into the strategy code of ``seat`` for the decision whose monitor code
+        is ``call`` (:data:`~canasta_sim.arbiter.CALL_CODES`, without the seat).
+
+        :raises StrategyError: whatever the call raises, or its overrunning the time limit, as the seat's failure.
+        """
         clock = self.clock
         if self.monitor is not None:  # published for the supervisor, which charges a crash or a hang to this call
-            cells = self.cells
-            cells[MONITOR_CALL] = CALL_CODES[decision] + seat
+            self.cells[_CALL_CELL] = call + seat
             if clock is not None:  # the supervisor reads the start only to find a hang past the time limit
-                cells[MONITOR_START] = time.monotonic()
+                self.cells[_START_CELL] = time.monotonic()
         if clock is None:
             try:
                 value = method(view)
             except ArbiterSignal:
                 raise
             except BaseException as error:  # strategy code's failure of any kind is the seat's, never swallowed
-                raise self.failure(seat, decision, error) from error
+                raise self.failure(seat, decode_call(call)[1], error) from error
         else:
             start = time.perf_counter()
             try:
@@ -248,18 +263,19 @@ class _Seats:
             except ArbiterSignal:
                 raise
             except DecisionTimeout:
-                raise self.error(seat, decision, f"was stopped at the time limit of {self.time_limit} s", None,
-                                 reason="timeout") from None
+                raise self.error(seat, decode_call(call)[1], f"was stopped at the time limit of {self.time_limit} s",
+                                 None, reason="timeout") from None
             except BaseException as error:  # strategy code's failure of any kind is the seat's, never swallowed
-                raise self.failure(seat, decision, error) from error
+                raise self.failure(seat, decode_call(call)[1], error) from error
             elapsed = time.perf_counter() - start
             if elapsed > self.time_limit:
-                raise self.error(seat, decision, f"took {elapsed:.3f} s, past the time limit of {self.time_limit} s",
-                                 value, reason="timeout")
+                raise self.error(seat, decode_call(call)[1],
+                                 f"took {elapsed:.3f} s, past the time limit of {self.time_limit} s", value,
+                                 reason="timeout")
         bit = self.side_bits[seat]
         if bit:  # a checked seat: remember the call, which is charged if the game changed since
             self.called |= bit
-            self.last_call = CALL_CODES[decision] + seat
+            self.last_call = call + seat
         return value
 
     def failure(self, seat: int, decision: str, error: BaseException) -> StrategyError:
@@ -320,7 +336,7 @@ class _Seats:
                 event = PublicEvent(seat, move, laid)
             if self.clock is not None or type(self) is not _Seats:
                 for listener_seat, player in self.hearing:
-                    self.ask(listener_seat, "event", player.on_event, event)
+                    self.ask(listener_seat, _EVENT_CALL, player.on_event, event)
                 return
             side_bits = self.side_bits
             monitored = self.monitor is not None
@@ -331,7 +347,8 @@ class _Seats:
                 # only where it is needed: a built-in listener's call, unmonitored, needs none.
                 handler = handlers[number]
                 if monitored:
-                    self.cells[MONITOR_CALL] = _EVENT_CALL + listeners[number][0]
+                    listener_seat = listeners[number][0]
+                    self.cells[_CALL_CELL] = _EVENT_CALL + listener_seat
                 try:
                     if handler is None:
                         listeners[number][1].on_event(event)
@@ -365,8 +382,8 @@ class _StrictSeats(_Seats):
 
     __slots__ = ()
 
-    def ask(self, seat: int, decision: str, method: Callable, view):
-        value = _Seats.ask(self, seat, decision, method, view)
+    def ask(self, seat: int, call: int, method: Callable, view):
+        value = _Seats.ask(self, seat, call, method, view)
         self.settle()
         return value
 
@@ -431,14 +448,14 @@ def play_hand(state: HandState, seats: _Seats, views: Sequence[SeatView]) -> Non
         bound = decisions[seat]
         if state.phase == _ACQUIRE:
             method = player.choose_acquire if bound is None else bound[0]
-            move = seats.ask(seat, "acquire", method, view)
+            move = seats.ask(seat, _ACQUIRE_CALL, method, view)
             if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
                 raise seats.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
             seats.apply(state, seat, "acquire", move)
             continue
         if asking and not state.asked and state.can_ask(_ASK):
             method = player.choose_ask if bound is None else bound[1]
-            asked = seats.ask(seat, "ask", method, view)
+            asked = seats.ask(seat, _ASK_CALL, method, view)
             if asked is not True and asked is not False:  # isinstance(asked, bool): bool has no subclass
                 raise seats.error(seat, "ask", "returned something that is not True or False", asked)
             if asked:
@@ -446,13 +463,13 @@ def play_hand(state: HandState, seats: _Seats, views: Sequence[SeatView]) -> Non
                 partner = (seat + 2) % 4
                 partner_bound = decisions[partner]
                 method = players[partner].answer_go_out if partner_bound is None else partner_bound[2]
-                answer = seats.ask(partner, "answer", method, views[partner])
+                answer = seats.ask(partner, _ANSWER_CALL, method, views[partner])
                 if answer is not True and answer is not False:
                     raise seats.error(partner, "answer", "returned something that is not True or False", answer)
                 seats.apply(state, partner, "answer", Answer(answer))
         while state.phase != _OVER:
             method = player.choose_meld if bound is None else bound[3]
-            move = seats.ask(seat, "meld", method, view)
+            move = seats.ask(seat, _MELD_CALL, method, view)
             if move is None:
                 break
             if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
@@ -464,7 +481,7 @@ def play_hand(state: HandState, seats: _Seats, views: Sequence[SeatView]) -> Non
             seats.apply(state, seat, "stop", _STOP)
             continue
         method = player.choose_discard if bound is None else bound[4]
-        move = seats.ask(seat, "discard", method, view)
+        move = seats.ask(seat, _DISCARD_CALL, method, view)
         if type(move) is not Discard and not isinstance(move, Discard):
             raise seats.error(seat, "discard", "returned something that is not a Discard", move)
         seats.apply(state, seat, "discard", move)
@@ -531,7 +548,7 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
             if observer is not None:
                 observer.on_hand_start(state)
             for seat, player in enumerate(instances):
-                seats.ask(seat, "hand start", player.on_hand_start, views[seat])
+                seats.ask(seat, _HAND_START_CALL, player.on_hand_start, views[seat])
             seats.gather_followers()
             play_hand(state, seats, views)
             seats.settle()
@@ -542,7 +559,7 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
             # A result can still be forced to change (its constructor run again): its hash must not move.
             result_hash = hash(result) if seats.guarded else 0
             for seat, player in enumerate(instances):
-                seats.ask(seat, "hand end", player.on_hand_end, result)
+                seats.ask(seat, _HAND_END_CALL, player.on_hand_end, result)
                 if seats.side_bits[seat] and hash(result) != result_hash:
                     raise seats.error(seat, "hand end", "changed the hand's result it was shown", None,
                                       reason="tampering")
