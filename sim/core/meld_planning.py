@@ -261,7 +261,8 @@ def first_legal(view, moves):
     needed = stock = side = 0
     for move in moves:
         if type(move) is Meld or isinstance(move, Meld):
-            groups = move.groups
+            meld = move  # compiled, its field is then read as a C member
+            groups = meld.groups
             if len(groups) == 1:
                 if size < 0:
                     size = view.hand_size  # sum(view.hand), read without the tuple
