@@ -4,7 +4,7 @@
 cimport cython
 
 from canasta_sim.core.melds cimport wild_limit
-from canasta_sim.core.moves cimport Meld
+from canasta_sim.core.moves cimport Meld, _group_of
 from canasta_sim.core.view cimport SeatView
 
 

@@ -40,7 +40,9 @@ cdef class Stop(_MoveBase):
     pass
 
 
-# The searches' groups, their cards already in order: built in C without the constructor's sort.
+# MeldGroup.of as a C call for the searches, and their groups with the cards already in order, built in C without
+# the constructor's sort.
+cpdef MeldGroup _group_of(rank, naturals, jokers, deuces)
 @cython.locals(group=MeldGroup)
 cdef MeldGroup _ordered_group(rank, tuple cards)
 

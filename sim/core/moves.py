@@ -112,17 +112,9 @@ class MeldGroup:
     @classmethod
     def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
         """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
-        if rank == WILD_RANK:
-            cards = (JOKER,) * jokers + (TWO,) * deuces
-        elif rank > TWO:
-            cards = (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
-        else:  # no rank a meld can have: let the constructor put the cards in order
-            return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         if cls is not MeldGroup:  # a subclass: its own constructor
-            return cls(rank, cards)
-        # The cards are already in their canonical order (naturals, jokers, deuces): the searches build
-        # groups by the thousand, so skip the constructor's sort.
-        return _ordered_group(rank, cards)
+            return cls(rank, _group_of(rank, naturals, jokers, deuces).cards)
+        return _group_of(rank, naturals, jokers, deuces)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -194,6 +186,16 @@ def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
     return tuple(MeldGroup.from_text(part) for part in text.split(";") if part.strip())
 
 
+def _group_of(rank: int, naturals: int, jokers: int, deuces: int) -> MeldGroup:
+    """:meth:`MeldGroup.of` for the record type itself: a C call from the searches where compiled."""
+    cards = (JOKER,) * jokers + (TWO,) * deuces
+    if rank != WILD_RANK:
+        cards = (rank,) * naturals + cards
+        if rank <= TWO:  # no rank a meld can have: the constructor puts the cards in order
+            return MeldGroup(rank, cards)
+    return _ordered_group(rank, cards)  # the cards in their canonical order already: naturals, jokers, deuces
+
+
 def _ordered_group(rank: int, cards: tuple[int, ...]) -> MeldGroup:
     """A group of cards already in their canonical order (naturals, jokers, deuces), built without the sort."""
     group = MeldGroup.__new__(MeldGroup)
@@ -203,17 +205,15 @@ def _ordered_group(rank: int, cards: tuple[int, ...]) -> MeldGroup:
 
 
 class _MoveBase:
-    """What the move records share: equal and hashable by their fields, immutable, pickled by their fields, and
-    shown as the text that parses back to them."""
+    """What the move records share: equality, hashing and pickling by their fields, immutability, the text form."""
 
     # Extension types where compiled (sim/core/moves.pxd): the engine, the listings and the strategies build and
     # read records by the thousand a hand, and a module that cimports them reads their fields as C members.
     __slots__ = ()
     __match_args__ = ()
 
-    # A record without fields takes no argument: compiled, the type's own allocator would accept any.
     def __init__(self) -> None:
-        pass
+        pass  # a record without fields takes no argument (compiled, the type's own allocator would accept any)
 
     def _values(self) -> tuple:
         return ()
