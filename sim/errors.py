@@ -181,6 +181,6 @@ def _show(value) -> str:
     try:
         return repr(value)
     except Exception:  # a strategy's value (e.g. Discard('K')) may fail in its own __str__
-        fields = getattr(type(value), "__dataclass_fields__", {})
+        fields = getattr(type(value), "__match_args__", ())
         shown = ", ".join(f"{name}={getattr(value, name, '?')!r}" for name in fields)
         return f"{type(value).__name__}({shown})"

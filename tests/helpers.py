@@ -297,6 +297,18 @@ def expect_illegal(state: HandState, move: Move | str, rule: str) -> IllegalMove
     raise AssertionError(f"{move} should break {rule} but was applied")
 
 
+def force_field(record: object, name: str, value: object) -> None:
+    """Change a field of a built (frozen) record as strategy code can still force it: through its slot where the core
+    runs as plain Python, by running its constructor again where it is compiled (its fields are then read-only C
+    members, and ``object.__setattr__`` refuses the type)."""
+    try:
+        object.__setattr__(record, name, value)
+    except TypeError:
+        fields = {field: getattr(record, field) for field in type(record).__match_args__}
+        fields[name] = value
+        type(record).__init__(record, **fields)
+
+
 def apply_all(state: HandState, *moves: Move | str) -> HandState:
     """Apply moves (records or their text form) in order and return the state."""
     for move in moves:

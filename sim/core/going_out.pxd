@@ -9,6 +9,9 @@
 
 cimport cython
 
+# MeldGroup.of as a C call, for the plan's groups.
+from canasta_sim.core.moves cimport _group_of
+
 # The R9.2 wild-card limit, a C call from the search.
 from canasta_sim.core.melds cimport wild_limit
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.core.melds import CANASTA_SIZE, wild_limit
-from canasta_sim.core.moves import WILD_RANK, MeldGroup
+from canasta_sim.core.moves import WILD_RANK, MeldGroup, _group_of
 from canasta_sim.core.rules import Rules
 
 try:
@@ -338,10 +338,10 @@ def _plan_groups(
             continue
         jokers = min(jokers_left, given[rank])
         jokers_left -= jokers
-        groups.append(MeldGroup.of(rank, held[rank], jokers, given[rank] - jokers))
+        groups.append(_group_of(rank, held[rank], jokers, given[rank] - jokers))
     if black_threes:
-        groups.append(MeldGroup.of(BLACK_THREE, black_threes))
+        groups.append(_group_of(BLACK_THREE, black_threes, 0, 0))
     if wild_only:
         jokers = min(jokers_left, wild_only)
-        groups.append(MeldGroup.of(WILD_RANK, 0, jokers, wild_only - jokers))
+        groups.append(_group_of(WILD_RANK, 0, jokers, wild_only - jokers))
     return tuple(groups)

@@ -4,6 +4,7 @@
 
 cimport cython
 
+from canasta_sim.core.moves cimport Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.view cimport SeatView
 
 
@@ -30,6 +31,7 @@ cdef class CardMemory:
     @cython.locals(risk=DiscardRisk, hand_number=Py_ssize_t, turn=Py_ssize_t)
     cpdef DiscardRisk turn_risk(self, SeatView view, tuple snapshot)
     # Called by the engine for every move of a hand when a strategy names this memory its event follower.
+    @cython.locals(discard=Discard, meld=Meld)
     cpdef follow(self, Py_ssize_t seat, move)
 
 
@@ -38,7 +40,7 @@ cdef _remember_discard(CardMemory memory, Py_ssize_t seat, Py_ssize_t kind)
 @cython.locals(pile=list, top=Py_ssize_t)
 cdef _remember_draw(CardMemory memory, Py_ssize_t seat)
 @cython.locals(base=Py_ssize_t, avoided=Py_ssize_t, added=Py_ssize_t, index=Py_ssize_t, kind=Py_ssize_t, pile=list)
-cdef _remember_take(CardMemory memory, Py_ssize_t seat, move)
+cdef _remember_take(CardMemory memory, Py_ssize_t seat, TakePile move)
 @cython.locals(base=Py_ssize_t)
 cdef _remember_meld(CardMemory memory, Py_ssize_t seat, groups)
 @cython.locals(forgotten=Py_ssize_t, kind=Py_ssize_t)

@@ -120,12 +120,15 @@ class CardMemory:
                 return
             # A subclass of a move record is remembered as its record; ask, answer and stop change nothing.
             move_type = _remembered_type(move)
+        # The record typed once its class is known: compiled, its field is then read as a C member.
         if move_type is Discard:
-            _remember_discard(self, seat, move.card)
+            discard = move
+            _remember_discard(self, seat, discard.card)
         elif move_type is Draw:
             _remember_draw(self, seat)
         elif move_type is Meld:
-            _remember_meld(self, seat, move.groups)
+            meld = move
+            _remember_meld(self, seat, meld.groups)
         elif move_type is TakePile:
             _remember_take(self, seat, move)
 

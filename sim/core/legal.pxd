@@ -5,7 +5,7 @@
 cimport cython
 
 from canasta_sim.core.meld_search cimport _extra_melds, _openings_most_laid_first
-from canasta_sim.core.moves cimport MeldGroup
+from canasta_sim.core.moves cimport MeldGroup, _group_of
 from canasta_sim.core.melds cimport wild_limit, wild_rules
 from canasta_sim.core.state cimport HandState
 

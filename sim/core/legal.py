@@ -33,6 +33,7 @@ from canasta_sim.core.moves import (
     Stop,
     TakePile,
     _field_objects,
+    _group_of,
 )
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
 
@@ -99,12 +100,12 @@ def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int
         if move is not None:
             return move
     if not (0 <= rank < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
-        return Meld((MeldGroup.of(rank, naturals, jokers, deuces),))  # no shape a hand can hold: not kept
+        return Meld((_group_of(rank, naturals, jokers, deuces),))  # no shape a hand can hold: not kept
     # Five bits each for rank, naturals, jokers and deuces (C integers where compiled).
     key = rank << 15 | naturals << 10 | jokers << 5 | deuces
     move = _SINGLE_MELDS.get(key)
     if move is None:
-        move = Meld((MeldGroup.of(rank, naturals, jokers, deuces),))
+        move = Meld((_group_of(rank, naturals, jokers, deuces),))
         _SINGLE_MELDS[key] = move
     if index >= 0:
         _SINGLE_MELD_TABLE[index] = move

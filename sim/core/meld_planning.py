@@ -11,7 +11,7 @@ from __future__ import annotations
 from canasta_sim.core.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_VALUE, TWO
 from canasta_sim.core.legal import single_group_meld
 from canasta_sim.core.melds import CANASTA_SIZE, wild_limit
-from canasta_sim.core.moves import Meld, MeldGroup
+from canasta_sim.core.moves import Meld, _group_of
 
 __all__ = ["first_legal", "first_legal_meld", "opening"]
 
@@ -69,14 +69,14 @@ def _opening_groups(hand, forced, size: int, ranks, counts, placed, mask: int) -
         wilds = placed[0]
         use_jokers = joker_left if joker_left < wilds else wilds
         joker_left -= use_jokers
-        forced_group = MeldGroup.of(forced, hand[forced], use_jokers, wilds - use_jokers)
+        forced_group = _group_of(forced, hand[forced], use_jokers, wilds - use_jokers)
     groups = []
     for index in range(size):
         if mask >> index & 1:
             wilds = placed[index + 1]
             use_jokers = joker_left if joker_left < wilds else wilds
             joker_left -= use_jokers
-            groups.append(MeldGroup.of(ranks[index], counts[index], use_jokers, wilds - use_jokers))
+            groups.append(_group_of(ranks[index], counts[index], use_jokers, wilds - use_jokers))
     return forced_group, tuple(groups)
 
 
@@ -261,7 +261,8 @@ def first_legal(view, moves):
     needed = stock = side = 0
     for move in moves:
         if type(move) is Meld or isinstance(move, Meld):
-            groups = move.groups
+            meld = move  # compiled, its field is then read as a C member
+            groups = meld.groups
             if len(groups) == 1:
                 if size < 0:
                     size = view.hand_size  # sum(view.hand), read without the tuple

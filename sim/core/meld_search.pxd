@@ -4,6 +4,7 @@
 cimport cython
 
 from canasta_sim.core.melds cimport wild_limit, wild_rules
+from canasta_sim.core.moves cimport _group_of
 from canasta_sim.core.state cimport HandState
 
 # The card constants the searches index counts with, as C integers.

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.melds import wild_limit, wild_rules
-from canasta_sim.core.moves import WILD_RANK, MeldGroup
+from canasta_sim.core.moves import WILD_RANK, MeldGroup, _group_of
 from canasta_sim.core.state import HandState
 
 try:
@@ -121,7 +121,9 @@ def _extra_melds(state: HandState, counts: list[int], exclude: int, needed: int)
     )
     if not found:
         return []
-    return [tuple([MeldGroup.of(*shape) for shape in chosen]) for chosen in found[0]]
+    return [
+        tuple([_group_of(shape[0], shape[1], shape[2], shape[3]) for shape in chosen]) for chosen in found[0]
+    ]
 
 
 def _walk_sets(
@@ -243,7 +245,7 @@ def _walk_group_sets(options: list, held_jokers: int, held_deuces: int) -> Itera
                 continue
             rank, naturals, jokers, deuces = shapes[position]
             nexts[depth] = position + 1
-            chosen.append(MeldGroup.of(rank, naturals, jokers, deuces))
+            chosen.append(_group_of(rank, naturals, jokers, deuces))
             pushed[depth] = True
         nexts[depth + 1] = -1
         pushed[depth + 1] = False

@@ -9,7 +9,7 @@ cimport cython
 
 from canasta_sim.core.melds cimport meld_fits
 # The vouch's record keys (sim/core/moves.py), as C calls from the checks below.
-from canasta_sim.core.moves cimport MeldGroup, _field_objects, _same_field_objects
+from canasta_sim.core.moves cimport Meld, MeldGroup, _field_objects, _same_field_objects
 
 # The card constants the single-group verdict reads, as C integers.
 cdef Py_ssize_t CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO

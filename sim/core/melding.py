@@ -380,7 +380,7 @@ class MeldingRules:
         melds = self.melds[self.seat & 1]
         return any(sum(melds[rank]) >= CANASTA_SIZE for rank in self.turn_new_ranks)
 
-    @cython.locals(used=list, kind=Count, laid=Count, count=Count, total=Count)
+    @cython.locals(used=list, kind=Count, laid=Count, count=Count, total=Count, record=Meld)
     def verify_meld(self, move: Meld) -> bool:
         """R9, R10, R5.3, R6.4, R12: validate a turn's group of melds and additions together (R6.5, E2).
 
@@ -388,7 +388,8 @@ class MeldingRules:
         refusals return ``False`` instead: an error passing through compiled calls gets a traceback built at
         each, which costs more than the check (see :meth:`_probe`)."""
         self._verify_phase(move, PLAY)
-        groups = move.groups
+        record = move  # compiled, its field is then read as a C member
+        groups = record.groups
         # The commonest meld, judged without the sums below built (see _single_group_verdict); a refusal found
         # there is left to the full checks unless probing, so that the error raised names the same rule.
         if type(groups) is tuple and len(groups) == 1:

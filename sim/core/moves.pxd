@@ -9,7 +9,40 @@ cdef class MeldGroup:
     cdef readonly object rank, cards
 
 
-# The searches' groups, their cards already in order: built in C without the constructor's sort.
+# The move records, extension types too: the engine, the listings and the searches read their fields as C members
+# where they declare a record's type, and build them without Python's attribute machinery.
+cdef class _MoveBase:
+    cpdef tuple _values(self)
+
+cdef class Draw(_MoveBase):
+    pass
+
+cdef class TakePile(_MoveBase):
+    cdef readonly object cards, extra
+    cpdef tuple _values(self)
+
+cdef class Meld(_MoveBase):
+    cdef readonly object groups
+    cpdef tuple _values(self)
+
+cdef class Ask(_MoveBase):
+    pass
+
+cdef class Answer(_MoveBase):
+    cdef readonly object yes
+    cpdef tuple _values(self)
+
+cdef class Discard(_MoveBase):
+    cdef readonly object card
+    cpdef tuple _values(self)
+
+cdef class Stop(_MoveBase):
+    pass
+
+
+# MeldGroup.of as a C call for the searches, and their groups with the cards already in order, built in C without
+# the constructor's sort.
+cpdef MeldGroup _group_of(rank, naturals, jokers, deuces)
 @cython.locals(group=MeldGroup)
 cdef MeldGroup _ordered_group(rank, tuple cards)
 

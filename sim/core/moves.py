@@ -112,17 +112,9 @@ class MeldGroup:
     @classmethod
     def of(cls, rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> MeldGroup:
         """Build a group from counts: ``MeldGroup.of(KING, naturals=2, jokers=1)``."""
-        if rank == WILD_RANK:
-            cards = (JOKER,) * jokers + (TWO,) * deuces
-        elif rank > TWO:
-            cards = (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces
-        else:  # no rank a meld can have: let the constructor put the cards in order
-            return cls(rank, (rank,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
         if cls is not MeldGroup:  # a subclass: its own constructor
-            return cls(rank, cards)
-        # The cards are already in their canonical order (naturals, jokers, deuces): the searches build
-        # groups by the thousand, so skip the constructor's sort.
-        return _ordered_group(rank, cards)
+            return cls(rank, _group_of(rank, naturals, jokers, deuces).cards)
+        return _group_of(rank, naturals, jokers, deuces)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -194,6 +186,16 @@ def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
     return tuple(MeldGroup.from_text(part) for part in text.split(";") if part.strip())
 
 
+def _group_of(rank: int, naturals: int, jokers: int, deuces: int) -> MeldGroup:
+    """:meth:`MeldGroup.of` for the record type itself: a C call from the searches where compiled."""
+    cards = (JOKER,) * jokers + (TWO,) * deuces
+    if rank != WILD_RANK:
+        cards = (rank,) * naturals + cards
+        if rank <= TWO:  # no rank a meld can have: the constructor puts the cards in order
+            return MeldGroup(rank, cards)
+    return _ordered_group(rank, cards)  # the cards in their canonical order already: naturals, jokers, deuces
+
+
 def _ordered_group(rank: int, cards: tuple[int, ...]) -> MeldGroup:
     """A group of cards already in their canonical order (naturals, jokers, deuces), built without the sort."""
     group = MeldGroup.__new__(MeldGroup)
@@ -202,31 +204,55 @@ def _ordered_group(rank: int, cards: tuple[int, ...]) -> MeldGroup:
     return group
 
 
-# The move records are frozen dataclasses; the constructors written out (init=False) set each field as a
-# frozen dataclass's own __init__ does, with object.__setattr__ (_set_field).
-_set_field = object.__setattr__
-
-
 class _MoveBase:
+    """What the move records share: equality, hashing and pickling by their fields, immutability, the text form."""
+
+    # Extension types where compiled (sim/core/moves.pxd): the engine, the listings and the strategies build and
+    # read records by the thousand a hand, and a module that cimports them reads their fields as C members.
     __slots__ = ()
+    __match_args__ = ()
+
+    def __init__(self) -> None:
+        pass  # a record without fields takes no argument (compiled, the type's own allocator would accept any)
+
+    def _values(self) -> tuple:
+        return ()
+
+    def __setattr__(self, name: str, value: object) -> None:
+        refuse_change(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete {name!r}: {type(self).__name__} is immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __reduce__(self):
+        return (type(self), self._values())
 
     def __repr__(self) -> str:
         if all(is_kind(value) for value in record_kinds(self)):
             return f"parse_move({str(self)!r})"
         # A record built by hand with a value that is no card kind has no text form to re-parse.
-        fields = ", ".join(f"{field.name}={getattr(self, field.name)!r}" for field in dataclasses.fields(self))
+        values = zip(self.__match_args__, self._values(), strict=True)
+        fields = ", ".join(f"{name}={value!r}" for name, value in values)
         return f"{type(self).__name__}({fields})"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
 class Draw(_MoveBase):
     """Draw the top card of the stock (R7.1); red 3s drawn are laid down and replaced (R4.2)."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return "draw"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class TakePile(_MoveBase):
     """Take the whole discard pile (R8.2, R8.3).
 
@@ -234,12 +260,15 @@ class TakePile(_MoveBase):
     :ivar extra: further melds from hand laid with the take to reach the initial minimum (R8.3.1).
     """
 
-    cards: tuple[int, ...] = ()
-    extra: tuple[MeldGroup, ...] = ()
+    __slots__ = ("cards", "extra")
+    __match_args__ = ("cards", "extra")
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
-        _set_field(self, "cards", tuple(sorted(cards, key=_card_order)))
-        _set_field(self, "extra", extra)
+        self.cards = tuple(sorted(cards, key=_card_order))
+        self.extra = extra
+
+    def _values(self) -> tuple:
+        return (self.cards, self.extra)
 
     def __str__(self) -> str:
         text = "take"
@@ -250,57 +279,77 @@ class TakePile(_MoveBase):
         return text
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Meld(_MoveBase):
-    """Lay one or more groups from hand; validated together (R6.5, R10.3)."""
+    """Lay one or more groups from hand; validated together (R6.5, R10.3).
 
-    groups: tuple[MeldGroup, ...]
+    :ivar groups: the :class:`MeldGroup` records laid.
+    """
+
+    __slots__ = ("groups",)
+    __match_args__ = ("groups",)
 
     def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
-        _set_field(self, "groups", groups)
+        self.groups = groups
+
+    def _values(self) -> tuple:
+        return (self.groups,)
 
     def __str__(self) -> str:
         return "meld " + _groups_text(self.groups)
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
 class Ask(_MoveBase):
     """Ask the partner "may I go out?" (R12.5)."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return "ask"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Answer(_MoveBase):
-    """The partner's binding answer to :class:`Ask` (R12.5)."""
+    """The partner's binding answer to :class:`Ask` (R12.5).
 
-    yes: bool
+    :ivar yes: whether the partner lets the player go out.
+    """
+
+    __slots__ = ("yes",)
+    __match_args__ = ("yes",)
 
     def __init__(self, yes: bool) -> None:
-        _set_field(self, "yes", yes)
+        self.yes = yes
+
+    def _values(self) -> tuple:
+        return (self.yes,)
 
     def __str__(self) -> str:
         return "answer yes" if self.yes else "answer no"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False, init=False)
 class Discard(_MoveBase):
-    """Discard one card of this kind (R6.1, R6.3)."""
+    """Discard one card of this kind (R6.1, R6.3).
 
-    card: int
+    :ivar card: the kind discarded.
+    """
+
+    __slots__ = ("card",)
+    __match_args__ = ("card",)
 
     def __init__(self, card: int) -> None:
-        _set_field(self, "card", card)
+        self.card = card
+
+    def _values(self) -> tuple:
+        return (self.card,)
 
     def __str__(self) -> str:
         # A record built by hand may hold no kind at all (E1); show it as it is rather than fail.
         return f"discard {KIND_NAMES[self.card] if is_kind(self.card) else repr(self.card)}"
 
 
-@dataclasses.dataclass(frozen=True, slots=True, repr=False)
 class Stop(_MoveBase):
     """End the turn without acquiring (empty stock, R13.3) or without discarding (R13.1)."""
+
+    __slots__ = ()
 
     def __str__(self) -> str:
         return "stop"
@@ -392,27 +441,33 @@ _NOT_KEPT = object()
 """What :func:`_field_objects` returns for a record whose fields hold a container other than a tuple."""
 
 
+@cython.locals(meld=Meld, take=TakePile, discard=Discard, answer=Answer)
 def _field_objects(move: Move) -> object:
     """The objects a move record's fields hold, the groups' ranks and cards included, to tell later whether
     the record changed since it was checked (:meth:`~canasta_sim.core.melding.MeldingRules._vouch`).
 
-    The records are frozen, but a field can still be forced to change (``object.__setattr__``, or a
-    constructor run again on a built record): it then holds another object.  Tuples cannot change, so a
-    field whose object is the same tuple holds the same cards; a record with a container of another kind
-    (a list built by hand) is not kept (``_NOT_KEPT``) and is checked again when applied.
+    The records are frozen, but a field can still be forced to change (a constructor run again on a built
+    record, or ``object.__setattr__`` where the core runs as plain Python): it then holds another object.
+    Tuples cannot change, so a field whose object is the same tuple holds the same cards; a record with a
+    container of another kind (a list built by hand) is not kept (``_NOT_KEPT``) and is checked again when applied.
     """
+    # Each field read as a C member where compiled, the record's exact type tested first.
     move_type = type(move)
     if move_type is Meld:
-        return _group_objects(None, move.groups)
+        meld = move
+        return _group_objects(None, meld.groups)
     if move_type is TakePile:
-        cards = move.cards
+        take = move
+        cards = take.cards
         if type(cards) is not tuple:
             return _NOT_KEPT
-        return _group_objects(cards, move.extra)
+        return _group_objects(cards, take.extra)
     if move_type is Discard:
-        return move.card
+        discard = move
+        return discard.card
     if move_type is Answer:
-        return move.yes
+        answer = move
+        return answer.yes
     return None  # Draw, Ask and Stop carry no field
 
 
@@ -447,20 +502,24 @@ def _group_objects(first: object, groups: object) -> object:
     return tuple(parts)
 
 
-@cython.locals(index=Count, record=MeldGroup)
+@cython.locals(index=Count, record=MeldGroup, meld=Meld, take=TakePile, discard=Discard, answer=Answer)
 def _same_field_objects(move: Move, key: object) -> bool:
     """Whether ``move``'s fields hold the very objects ``key`` (from :func:`_field_objects`) recorded."""
     move_type = type(move)
     if move_type is Meld:
-        groups = move.groups
+        meld = move
+        groups = meld.groups
     elif move_type is TakePile:
-        if move.cards is not key[0]:
+        take = move
+        if take.cards is not key[0]:
             return False
-        groups = move.extra
+        groups = take.extra
     elif move_type is Discard:
-        return move.card is key
+        discard = move
+        return discard.card is key
     elif move_type is Answer:
-        return move.yes is key
+        answer = move
+        return answer.yes is key
     else:
         return True  # Draw, Ask and Stop carry no field
     if groups is not key[1]:

@@ -1,6 +1,7 @@
 # C declarations for sim/core/pile.py, read by Cython only: see sim/core/melding.pxd.
 
 from canasta_sim.core.melding cimport MeldingRules
+from canasta_sim.core.moves cimport TakePile
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]

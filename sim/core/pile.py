@@ -98,7 +98,7 @@ class PileRules(MeldingRules):
             )
 
     @cython.locals(used=list, naturals=Count, jokers=Count, deuces=Count, used_count=Count, total=Count, kind=Count,
-                   count=Count)
+                   count=Count, record=TakePile)
     def verify_take_pile(self, move: TakePile) -> bool:
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?  ``True`` when it may; while
         probing, the commonest refusals return ``False`` (see ``MeldingRules.verify_meld``)."""
@@ -107,7 +107,8 @@ class PileRules(MeldingRules):
         side = seat & 1
         naturals = jokers = deuces = 0
         used = _NO_KINDS[:]
-        for card in move.cards:
+        record = move  # compiled, its fields are then read as C members
+        for card in record.cards:
             if type(card) is not int and not is_kind(card):
                 raise self._malformed(move, card)
             if card == top:
@@ -128,10 +129,10 @@ class PileRules(MeldingRules):
         # E2 step 2: every card must be in hand before the take's other conditions are judged,
         # so that a card the player lacks is reported as such, not as a missing pair (R8.2b).
         additions: dict[int, list[int]] = {top: [naturals + 1, jokers, deuces]}
-        self._collect(move, move.extra, additions, used)
+        self._collect(move, record.extra, additions, used)
         self._verify_in_hand(move, used)
         self._verify_top_card_meld(move, top, side, naturals, jokers, deuces)
-        if move.extra and self.side_has_melded[side]:
+        if record.extra and self.side_has_melded[side]:
             raise self._fail(
                 "R8.3", "extra melds go with a take only to reach the initial minimum; meld them after taking", move
             )

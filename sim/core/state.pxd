@@ -5,6 +5,8 @@ cimport cython
 
 # The deal's count of the hands, a C call from _set_up_deal.
 from canasta_sim.core.deal cimport _deal_hands
+# The move records, their exact types tested in C and their fields read as C members.
+from canasta_sim.core.moves cimport Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.stock cimport StockRules
 
 

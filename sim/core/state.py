@@ -412,14 +412,15 @@ class HandState(StockRules):
 
     # ------------------------------------------------------------------ discard
 
-    @cython.locals(hand_after=Count)
+    @cython.locals(hand_after=Count, record=Discard)
     def verify_discard(self, move: Discard) -> bool:
         """R6.1, R6.3, R6.4, R12: any card may be discarded; the last one only when going out is allowed.
         ``True`` when it may; while probing, the commonest refusals return ``False`` (see ``verify_meld``)."""
         self._verify_phase(move, PLAY)
         if self.must_stop:
             raise self._fail("R13.1", "after a red 3 as the last stock card the player may not discard", move)
-        card = move.card
+        record = move  # compiled, its field is then read as a C member
+        card = record.card
         # is_kind(card), with a plain int in range answered without the call (the commonest record).
         if not (type(card) is int and 0 <= card < KIND_COUNT) and not is_kind(card):
             raise self._malformed(move, card)
@@ -438,13 +439,14 @@ class HandState(StockRules):
         """Return whether :meth:`discard` is legal now."""
         return self._probe(move)
 
-    @cython.locals(seat=Count, index=Count)
+    @cython.locals(seat=Count, index=Count, record=Discard)
     def discard(self, move: Discard) -> None:
         """Put the card on the pile, freezing it if wild (R8.1b); the turn passes, or the hand ends."""
         if not self._take_vouch(move):
             self.verify_discard(move)
         seat = self.seat
-        kind = move.card
+        record = move  # compiled, its field is then read as a C member
+        kind = record.card
         # The kind as a C integer compiled, to index the hand; the record's own object goes on the pile.
         index = kind
         self.hands[seat][index] -= 1

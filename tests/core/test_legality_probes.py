@@ -14,7 +14,7 @@ from canasta_sim.core.moves import Discard, Meld, MeldGroup, TakePile, parse_mov
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import ACQUIRE, PLAY
 from canasta_sim.errors import IllegalMoveError
-from tests.helpers import expect_illegal, position, snapshot
+from tests.helpers import expect_illegal, force_field, position, snapshot
 
 K, Q, FIVE = (parse_kind(name) for name in ("K", "Q", "5"))
 
@@ -160,13 +160,13 @@ def test_sums_from_a_check_are_not_reused_after_another_move_is_applied():
     ],
 )
 def test_a_record_changed_after_its_check_is_checked_again_not_applied_on_the_vouch(legal, changed_field, changed_to):
-    # Strategy code is untrusted: a record found legal and then changed through object.__setattr__ (the
-    # records are frozen, but not against that) must meet the rules' check when applied, not the vouch
+    # Strategy code is untrusted: a record found legal and then forced to change (the records are frozen, but
+    # not against force_field's ways) must meet the rules' check when applied, not the vouch
     # the check left for that object (R6.1: only cards in hand are played).
     state = position(Rules(), hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
     move = parse_move(legal)
     assert state.is_legal(move)
-    object.__setattr__(move, changed_field, changed_to)
+    force_field(move, changed_field, changed_to)
     before = snapshot(state)
     with pytest.raises(IllegalMoveError) as raised:
         state.apply(move)
@@ -202,7 +202,7 @@ def _grow_group_list(move):
 
 
 def _change_take_extra(move):
-    object.__setattr__(move, "extra", (MeldGroup(Q, (Q, Q, Q)),))  # extra melds of cards the hand lacks
+    force_field(move, "extra", (MeldGroup(Q, (Q, Q, Q)),))  # extra melds of cards the hand lacks
 
 
 @pytest.mark.timeout(30)
@@ -267,11 +267,11 @@ def test_a_listed_record_changed_after_the_listing_meets_the_rules_check():
     # (and put back here, for the other tests).
     state = _listed_position()
     five = next(move for move in legal_discards(state) if move.card == FIVE)
-    object.__setattr__(five, "card", Q)
+    force_field(five, "card", Q)
     try:
         expect_illegal(state, five, "R6.1")
     finally:
-        object.__setattr__(five, "card", FIVE)
+        force_field(five, "card", FIVE)
 
 
 @pytest.mark.timeout(30)

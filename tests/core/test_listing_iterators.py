@@ -16,7 +16,7 @@ from canasta_sim.core.moves import Discard, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES
 from canasta_sim.core.state import OVER, PLAY, HandState
 from canasta_sim.errors import IllegalMoveError
-from tests.helpers import position
+from tests.helpers import force_field, position
 
 
 def _play_phases(seed: int):
@@ -103,10 +103,10 @@ def test_a_listed_discard_forced_to_another_card_is_checked_again_when_applied_r
     state = position(hands={0: "K K K 5 6 7 8"}, melds={0: "A A A"}, seat=0, phase=PLAY)
     move = next(move for move in legal_discards(state) if move.card == 5)
     try:
-        object.__setattr__(move, "card", 12)  # a queen: the hand holds none
+        force_field(move, "card", 12)  # a queen: the hand holds none
         with pytest.raises(IllegalMoveError) as raised:
             state.apply(move)
         assert raised.value.rule == "R6.1"
     finally:
-        object.__setattr__(move, "card", 5)
+        force_field(move, "card", 5)
     assert state.hands[0][12] == 0 and state.hand_sizes[0] == 7
