@@ -187,11 +187,12 @@ class MeldGroup:
 
 
 def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
-    return "; ".join(str(group) for group in groups)
+    return "; ".join([str(group) for group in groups])
 
 
 def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
-    return tuple(MeldGroup.from_text(part) for part in text.split(";") if part.strip())
+    # A list built whole, not a generator: compiled, a C loop where a generator object was made and resumed per item.
+    return tuple([MeldGroup.from_text(part) for part in text.split(";") if part.strip()])
 
 
 def _ordered_group(rank: int, cards: tuple[int, ...]) -> MeldGroup:
