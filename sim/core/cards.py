@@ -163,7 +163,7 @@ def parse_kind(text: str) -> int:
 
 def parse_kinds(text: str) -> tuple[int, ...]:
     """Parse space- or comma-separated cards into a tuple of kinds (see :func:`parse_kind`)."""
-    # A list built whole, not a generator: compiled, a C loop where a generator object was made and resumed per card.
+    # A list comprehension, not a generator: compiled, it is a C loop; a generator is an object resumed per card.
     return tuple([parse_kind(token) for token in text.replace(",", " ").split()])
 
 

@@ -191,7 +191,7 @@ def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
 
 
 def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
-    # A list built whole, not a generator: compiled, a C loop where a generator object was made and resumed per item.
+    # A list comprehension, not a generator: compiled, it is a C loop; a generator is an object resumed per item.
     return tuple([MeldGroup.from_text(part) for part in text.split(";") if part.strip()])
 
 

@@ -489,8 +489,8 @@ class ProcessStrategy(Strategy):
 
     def choose_acquire(self, view):
         """Forwarded to the bot as a ``decide`` request (``acquire``), or answered from the bot's plan."""
-        # Each decision looks for a plan itself: most meld and discard decisions are a plan's answers, and a
-        # Python call fewer for each is a tenth of the worker's protocol work.
+        # Each decision looks for a plan itself: most meld and discard decisions are a plan's answers, each
+        # then a Python call fewer.
         if self._plan:
             return self._planned("acquire")
         return self._decide("acquire", view, _legal_acquires)

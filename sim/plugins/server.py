@@ -224,12 +224,12 @@ class BotServer:
         plan: list[dict[str, Any]] = []
         # Planning only saves round trips; what is not planned in time is asked for in requests of its own.
         # The budget is checked inline at each step (a Python call fewer each).
-        deadline = game.started + (game.planning_budget or 0.0)
+        deadline = None if game.planning_budget is None else game.started + game.planning_budget
         if decision == "acquire":
             if not self._lay(game, value):
                 return plan
             if not state.asked and state.can_ask(ASK):  # the engine's own condition for the ask decision
-                if game.planning_budget is not None and time.monotonic() > deadline:
+                if deadline is not None and time.monotonic() > deadline:
                     return plan
                 value, answer = self._answer(game, "ask")
                 plan.append(answer)
@@ -243,7 +243,7 @@ class BotServer:
         else:
             melding = True
         while melding and state.phase != "over":
-            if game.planning_budget is not None and time.monotonic() > deadline:
+            if deadline is not None and time.monotonic() > deadline:
                 return plan
             value, answer = self._answer(game, "meld")
             plan.append(answer)
@@ -253,8 +253,7 @@ class BotServer:
                 break
             if not self._lay(game, value):
                 return plan
-        if state.phase == "over" or state.must_stop or (game.planning_budget is not None
-                                                        and time.monotonic() > deadline):
+        if state.phase == "over" or state.must_stop or (deadline is not None and time.monotonic() > deadline):
             return plan
         value, answer = self._answer(game, "discard")
         plan.append(answer)
