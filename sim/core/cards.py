@@ -163,7 +163,8 @@ def parse_kind(text: str) -> int:
 
 def parse_kinds(text: str) -> tuple[int, ...]:
     """Parse space- or comma-separated cards into a tuple of kinds (see :func:`parse_kind`)."""
-    return tuple(parse_kind(token) for token in text.replace(",", " ").split())
+    # A list comprehension, not a generator: compiled, it is a C loop; a generator is an object resumed per card.
+    return tuple([parse_kind(token) for token in text.replace(",", " ").split()])
 
 
 def counts_from_kinds(kinds: Iterable[int]) -> list[int]:
@@ -184,7 +185,7 @@ def kinds_from_counts(counts: Sequence[int]) -> list[int]:
 
 def kinds_text(kinds: Iterable[int]) -> str:
     """Return kinds as text separated by spaces, e.g. ``'K K JK'``."""
-    return " ".join(KIND_NAMES[kind] for kind in kinds)
+    return " ".join([KIND_NAMES[kind] for kind in kinds])
 
 
 def counts_text(counts: Sequence[int]) -> str:

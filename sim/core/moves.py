@@ -179,11 +179,12 @@ class MeldGroup:
 
 
 def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
-    return "; ".join(str(group) for group in groups)
+    return "; ".join([str(group) for group in groups])
 
 
 def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
-    return tuple(MeldGroup.from_text(part) for part in text.split(";") if part.strip())
+    # A list comprehension, not a generator: compiled, it is a C loop; a generator is an object resumed per item.
+    return tuple([MeldGroup.from_text(part) for part in text.split(";") if part.strip()])
 
 
 def _group_of(rank: int, naturals: int, jokers: int, deuces: int) -> MeldGroup:

@@ -189,11 +189,6 @@ def hear_events(player, follower: CardMemory | None, events: list, moves: dict) 
 
 
 
-def _listed(value) -> list:
-    # The state's sequences are lists; a copy is kept, so that the state's later changes in place show.
-    return list(value)
-
-
 class ViewWire:
     """The view of one seat as last sent to its bot in the current hand (see the module's note)."""
 
@@ -273,13 +268,14 @@ class ViewWire:
             out["must_stop"] = value
 
     def _cards(self, state, seat: int, fresh: bool, out: dict) -> None:
+        # The values kept are copies, so that the state's later changes in place show (a C call each, compiled).
         value = state.hands[seat]
         if fresh or value != self._hand:
-            self._hand = _listed(value)
+            self._hand = list(value)
             out["hand"] = self._hand
         value = state.hand_sizes
         if fresh or value != self._hand_sizes:
-            self._hand_sizes = _listed(value)
+            self._hand_sizes = list(value)
             out["hand_sizes"] = self._hand_sizes
         count = len(state.stock)
         if fresh or count != self._stock_count:
@@ -287,7 +283,7 @@ class ViewWire:
             out["stock_count"] = count
         value = state.pile
         if fresh or value != self._pile:
-            self._pile = _listed(value)
+            self._pile = list(value)
             out["pile"] = self._pile
         count = state.pile_freezers
         if fresh or count != self._pile_freezers:
@@ -306,7 +302,7 @@ class ViewWire:
                 out["melds"] = rows
         value = state.side_has_melded
         if fresh or value != self._side_has_melded:
-            self._side_has_melded = _listed(value)
+            self._side_has_melded = list(value)
             out["side_has_melded"] = self._side_has_melded
         # HandState.requirement read as fields (a method call each was a tenth of this work): R10.2, 0 once the
         # side has melded (R10.6).
@@ -319,7 +315,7 @@ class ViewWire:
             out["initial_minimum"] = [first, second]
         value = state.red_threes
         if fresh or value != self._red_threes:
-            self._red_threes = _listed(value)
+            self._red_threes = list(value)
             out["red_threes"] = self._red_threes
 
     def _turn_field(self, state, fresh: bool, out: dict) -> None:
@@ -335,7 +331,7 @@ class ViewWire:
                 "melded": state.melded_this_turn,
                 "new_ranks": sorted(new_ranks),
                 "added_to_existing": state.added_to_existing,
-                "laid": _listed(state.turn_laid),
+                "laid": list(state.turn_laid),
             }
             out["turn"] = turn
 

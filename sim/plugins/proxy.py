@@ -422,7 +422,8 @@ class ProcessStrategy(Strategy):
                             raise ProtocolError(f"'then' goes with an ask, meld or take answer and is a list; got "
                                                 f"{plan!r} with a {decision} answer")
                         self._plan = plan
-                        self._log.known += _is_move(value)
+                        if value is not None and value is not True and value is not False:
+                            self._log.known += 1  # the bot saw its own move: no event for it
                     return value
                 if kind == "check":
                     answer = check_answer(view, decision, reply.get("move"))
@@ -454,8 +455,6 @@ class ProcessStrategy(Strategy):
             raise
 
     def _decide(self, decision: str, view, legal):
-        if self._plan:
-            return self._planned(decision)
         if not self._game_started:
             self._start_game(view)
         listed = None
@@ -482,29 +481,42 @@ class ProcessStrategy(Strategy):
             self._plan = []
             raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
                               reason="malformed") from None
-        self._log.known += _is_move(value)
+        if value is not None and value is not True and value is not False:  # a move the engine reports
+            self._log.known += 1
         return value
 
     # ------------------------------------------------------------------------------------ decisions
 
     def choose_acquire(self, view):
-        """Forwarded to the bot as a ``decide`` request (``acquire``)."""
+        """Forwarded to the bot as a ``decide`` request (``acquire``), or answered from the bot's plan."""
+        # Each decision looks for a plan itself: most meld and discard decisions are a plan's answers, each
+        # then a Python call fewer.
+        if self._plan:
+            return self._planned("acquire")
         return self._decide("acquire", view, _legal_acquires)
 
     def choose_ask(self, view) -> bool:
-        """Forwarded to the bot as a ``decide`` request (``ask``)."""
+        """Forwarded to the bot as a ``decide`` request (``ask``), or answered from the bot's plan."""
+        if self._plan:
+            return self._planned("ask")
         return self._decide("ask", view, _legal_asks)
 
     def answer_go_out(self, view) -> bool:
-        """Forwarded to the bot as a ``decide`` request (``answer``)."""
+        """Forwarded to the bot as a ``decide`` request (``answer``), or answered from the bot's plan."""
+        if self._plan:
+            return self._planned("answer")
         return self._decide("answer", view, _legal_answers)
 
     def choose_meld(self, view):
-        """Forwarded to the bot as a ``decide`` request (``meld``)."""
+        """Forwarded to the bot as a ``decide`` request (``meld``), or answered from the bot's plan."""
+        if self._plan:
+            return self._planned("meld")
         return self._decide("meld", view, _legal_melds)
 
     def choose_discard(self, view):
-        """Forwarded to the bot as a ``decide`` request (``discard``)."""
+        """Forwarded to the bot as a ``decide`` request (``discard``), or answered from the bot's plan."""
+        if self._plan:
+            return self._planned("discard")
         return self._decide("discard", view, _legal_discards)
 
     # ------------------------------------------------------------------------------------ hooks
@@ -573,11 +585,6 @@ def _legal_discards(view) -> list:
 
 _PLANNING = ("ask", "meld")
 _DECIDE_HEADS = {decision: b'{"type":"decide","decision":"%s","view":' % decision.encode() for decision in DECISIONS}
-
-
-def _is_move(value: Any) -> int:
-    """1 when a decision's value is a move the engine applies (and reports as an event), else 0."""
-    return 0 if value is None or isinstance(value, bool) else 1
 
 
 def _short(value: Any) -> str:

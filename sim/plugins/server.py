@@ -222,11 +222,14 @@ class BotServer:
         """
         state = game.view._state
         plan: list[dict[str, Any]] = []
+        # Planning only saves round trips; what is not planned in time is asked for in requests of its own.
+        # The budget is checked inline at each step (a Python call fewer each).
+        deadline = None if game.planning_budget is None else game.started + game.planning_budget
         if decision == "acquire":
             if not self._lay(game, value):
                 return plan
             if not state.asked and state.can_ask(ASK):  # the engine's own condition for the ask decision
-                if _out_of_time(game):
+                if deadline is not None and time.monotonic() > deadline:
                     return plan
                 value, answer = self._answer(game, "ask")
                 plan.append(answer)
@@ -240,7 +243,7 @@ class BotServer:
         else:
             melding = True
         while melding and state.phase != "over":
-            if _out_of_time(game):
+            if deadline is not None and time.monotonic() > deadline:
                 return plan
             value, answer = self._answer(game, "meld")
             plan.append(answer)
@@ -250,7 +253,7 @@ class BotServer:
                 break
             if not self._lay(game, value):
                 return plan
-        if state.phase == "over" or state.must_stop or _out_of_time(game):
+        if state.phase == "over" or state.must_stop or (deadline is not None and time.monotonic() > deadline):
             return plan
         value, answer = self._answer(game, "discard")
         plan.append(answer)
@@ -269,12 +272,6 @@ class BotServer:
             return False  # the engine will judge it: nothing after it can be planned
         _hear(game, move, state.red_threes[seat] - before)  # a take lays the pile's red 3s (R4.3)
         return True
-
-
-def _out_of_time(game: _Game) -> bool:
-    # Planning only saves round trips; what is not planned is asked for in requests of its own.
-    budget = game.planning_budget
-    return budget is not None and time.monotonic() - game.started > budget
 
 
 def _hear(game: _Game, move, red_threes: int = 0) -> None:
@@ -315,7 +312,11 @@ def serve(server: BotServer, source: int, sink: int) -> None:
                 return
             reply = server.handle(message)
             if reply is not None:
-                _write(sink, orjson.dumps(reply, option=orjson.OPT_APPEND_NEWLINE))  # the protocol's encode
+                # Written here, not through a helper: a Python call fewer for every answer.
+                data = orjson.dumps(reply, option=orjson.OPT_APPEND_NEWLINE)  # the protocol's encode
+                written = os.write(sink, data)
+                if written < len(data):
+                    _write_rest(sink, data, written)
 
 
 _READ_SIZE = 1 << 16
@@ -323,12 +324,12 @@ _READ_SIZE = 1 << 16
 the whole size for each read (a megabyte is mapped and unmapped by the kernel each time)."""
 
 
-def _write(sink: int, reply: bytes) -> None:
-    written = os.write(sink, reply)
-    if written < len(reply):  # a full pipe took part of it: the rest as the arbiter reads
-        data = memoryview(reply)[written:]
-        while data:
-            data = data[os.write(sink, data):]
+def _write_rest(sink: int, reply: bytes, written: int) -> None:
+    """Write what is left of ``reply`` after a write that took only its first ``written`` bytes (a full pipe):
+    the rest goes as the arbiter reads."""
+    data = memoryview(reply)[written:]
+    while data:
+        data = data[os.write(sink, data):]
 
 
 def main(argv: list[str] | None = None) -> int:
