@@ -28,12 +28,10 @@ import numbers
 from collections.abc import Iterator, Sequence
 
 from canasta_sim.core.cards import (
-    BLACK_THREE,
     JOKER,
     KIND_COUNT,
     KIND_NAMES,
     TWO,
-    is_natural,
     kinds_text,
     parse_kind,
     parse_kinds,
@@ -178,12 +176,12 @@ class MeldGroup:
         return cls(rank, cards)
 
 
+# Lists, not generators, in both: compiled, a list comprehension is a C loop, a generator an object resumed per item.
 def _groups_text(groups: tuple[MeldGroup, ...]) -> str:
     return "; ".join([str(group) for group in groups])
 
 
 def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
-    # A list comprehension, not a generator: compiled, it is a C loop; a generator is an object resumed per item.
     return tuple([MeldGroup.from_text(part) for part in text.split(";") if part.strip()])
 
 
@@ -400,16 +398,6 @@ def parse_move(text: str) -> Move:
         f"move {text!r} is not understood; use draw, take [CARDS][; GROUPS], meld GROUP[; GROUP...], "
         "ask, answer yes|no, discard CARD, or stop"
     )
-
-
-def is_black_three_group(group: MeldGroup) -> bool:
-    """Return whether the group is a meld of black 3s (R5.3)."""
-    return group.rank == BLACK_THREE
-
-
-def is_ordinary_rank(rank: int) -> bool:
-    """Return whether ``rank`` is a natural rank that ordinary melds use."""
-    return is_natural(rank)
 
 
 def record_kinds(move: Move) -> Iterator[object]:
