@@ -306,9 +306,10 @@ class MeldingRules:
                     )
         return True
 
-    @cython.locals(kind=Count, count=Count, seat=Count, table=dict, hand=list, melds=list, sizes=list, meld=list,
-                   added=list, laid=list, new_ranks=set, naturals=Count, jokers=Count, deuces=Count, before=Count,
-                   total=Count, more_naturals=Count, more_jokers=Count, more_deuces=Count, rank=Count)
+    @cython.locals(kind=Count, count=Count, seat=Count, side=Count, changes=Count, tables=list, other=tuple, own=tuple,
+                   table=dict, hand=list, melds=list, sizes=list, meld=list, added=list, laid=list, new_ranks=set,
+                   naturals=Count, jokers=Count, deuces=Count, before=Count, total=Count, more_naturals=Count,
+                   more_jokers=Count, more_deuces=Count, rank=Count)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
         side = seat & 1
