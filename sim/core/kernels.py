@@ -26,6 +26,11 @@ from canasta_sim.core.meld_planning import first_legal, first_legal_meld, openin
 from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the directives below do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
 __all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal", "first_legal_meld", "opening"]
 
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
@@ -360,6 +365,9 @@ class DiscardRisk:
         return costs
 
 
+# The sizes are compared first, so compiled the reads go unchecked.
+@cython.boundscheck(False)
+@cython.wraparound(False)
 def _equal_counts(before, after) -> bool:
     """``before == after`` for two count vectors, answered place by place by identity where both are tuples holding
     the very same objects (a hand's counts are small integers, one object per value: what a view's snapshots of an
