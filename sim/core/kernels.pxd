@@ -74,7 +74,8 @@ cdef class DiscardRisk:
     # The chances that the taker holds none or one of the unseen cards of a kind, by their count (0 to 8);
     # bit n of chances_known set once count n is computed.
     cdef public Py_ssize_t chances_known
-    cdef public list none_chances, one_chances
+    cdef public double none_chances[9]
+    cdef public double one_chances[9]
 
     @cython.locals(side=Py_ssize_t, ranks=Py_ssize_t, rank=Py_ssize_t, our_melds=dict)
     cpdef update_own_melds(self, SeatView view, before, after)
@@ -84,6 +85,7 @@ cdef class DiscardRisk:
 
 @cython.locals(first=tuple, second=tuple, size=Py_ssize_t, index=Py_ssize_t)
 cpdef bint _equal_counts(before, after) except -1
+cdef _new_risk(DiscardRisk risk)
 cdef _start_risk(DiscardRisk risk, CardMemory memory, SeatView view, tuple snapshot)
 @cython.locals(
     hand=tuple, pile_size=Py_ssize_t, sizes=tuple, stock_count=Py_ssize_t, me=Py_ssize_t, side=Py_ssize_t,

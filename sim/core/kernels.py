@@ -26,6 +26,11 @@ from canasta_sim.core.meld_planning import first_legal, first_legal_meld, openin
 from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the directives below do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
 __all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal", "first_legal_meld", "opening"]
 
 _COPIES = 8  # R1.1: two packs, so eight cards of each natural rank
@@ -85,7 +90,9 @@ class CardMemory:
     def turn_risk(self, view, snapshot: tuple) -> DiscardRisk:
         """This turn's :class:`DiscardRisk` for the seat's hand, from ``snapshot``, what ``view.snapshot()``
         returned now: read once a turn and kept, then brought up to date after the seat's own melds (within a
-        turn what the seat sees changes only by them, and they change its hand).  A copy keeps none."""
+        turn what the seat sees changes only by them, and they change its hand).  The memory keeps one risk and
+        reads it afresh each turn, so a risk it returned on an earlier turn reads this turn's figures.  A copy
+        keeps none."""
         hand = snapshot[0]
         hand_number = snapshot[1]
         turn = snapshot[2]
@@ -96,9 +103,12 @@ class CardMemory:
                 return risk
             risk.update_own_melds(view, before, hand)
         else:
-            risk = DiscardRisk.__new__(DiscardRisk)
+            if risk is None:
+                # Allocated once a hand, not once a turn: a turn's reading fills it in place.
+                risk = DiscardRisk.__new__(DiscardRisk)
+                _new_risk(risk)
+                self.risk = risk
             _start_risk(risk, self, view, snapshot)
-            self.risk = risk
             self.risk_hand_number = hand_number
             self.risk_turn = turn
         self.risk_hand = hand
@@ -292,6 +302,7 @@ class DiscardRisk:
     )
 
     def __init__(self, memory: CardMemory, view) -> None:
+        _new_risk(self)
         _start_risk(self, memory, view, view.snapshot())
 
     @property
@@ -354,6 +365,9 @@ class DiscardRisk:
         return costs
 
 
+# The sizes are compared first, so compiled the reads go unchecked.
+@cython.boundscheck(False)
+@cython.wraparound(False)
 def _equal_counts(before, after) -> bool:
     """``before == after`` for two count vectors, answered place by place by identity where both are tuples holding
     the very same objects (a hand's counts are small integers, one object per value: what a view's snapshots of an
@@ -372,13 +386,19 @@ def _equal_counts(before, after) -> bool:
     return before == after
 
 
+def _new_risk(risk: DiscardRisk) -> None:
+    """The counts a new risk holds, filled by each reading (C arrays compiled: set up once, never replaced)."""
+    risk.seen = [0] * 15  # KIND_COUNT kinds: a fixed size, a C array where compiled
+    risk.none_chances = [0.0] * 9  # by unseen count, 0 to _COPIES
+    risk.one_chances = [0.0] * 9
+
+
 def _start_risk(risk: DiscardRisk, memory: CardMemory, view, snapshot: tuple) -> None:
-    """The body of the constructor: ``snapshot`` is ``view.snapshot()``."""
+    """The body of the constructor after :func:`_new_risk`, and a turn's fresh reading: ``snapshot`` is
+    ``view.snapshot()``."""
     risk.memory = memory
     risk.kept = None
     risk.chances_known = 0
-    risk.none_chances = [0.0] * 9  # by unseen count, 0 to _COPIES
-    risk.one_chances = [0.0] * 9
     _read_risk(risk, memory, view, snapshot)
 
 
@@ -412,7 +432,8 @@ def _read_risk(risk: DiscardRisk, memory: CardMemory, view, snapshot: tuple) -> 
     risk.taker_melded = opponents_melded
     risk.frozen = memory.pile_freezers > 0 or not opponents_melded
     # Cards of each kind out of the taker's reach or accounted for, and the wild cards among them.
-    risk.seen = list(hand)
+    for kind in range(KIND_COUNT):
+        risk.seen[kind] = hand[kind]
     wilds_seen = hand[JOKER] + hand[TWO]
     for kind in memory.pile:
         risk.seen[kind] += 1

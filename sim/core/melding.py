@@ -44,7 +44,6 @@ _REFUSED = IllegalMoveError("E0", "refused while probing (HandState.is_legal and
 whether the move is legal, so the real error (its message formatted, its record checked, E1) is not built.
 Nothing outside the probes ever sees it."""
 
-_NO_KINDS = [0] * KIND_COUNT  # copied, never changed
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial meld's sum in C integers
 
 _MOST_LISTED = 256
@@ -306,9 +305,10 @@ class MeldingRules:
                     )
         return True
 
-    @cython.locals(kind=Count, count=Count, seat=Count, table=dict, hand=list, melds=list, sizes=list, meld=list,
-                   added=list, laid=list, new_ranks=set, naturals=Count, jokers=Count, deuces=Count, before=Count,
-                   total=Count, more_naturals=Count, more_jokers=Count, more_deuces=Count, rank=Count)
+    @cython.locals(kind=Count, count=Count, seat=Count, side=Count, changes=Count, tables=list, other=tuple, own=tuple,
+                   table=dict, hand=list, melds=list, sizes=list, meld=list, added=list, laid=list, new_ranks=set,
+                   naturals=Count, jokers=Count, deuces=Count, before=Count, total=Count, more_naturals=Count,
+                   more_jokers=Count, more_deuces=Count, rank=Count)
     def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
         seat = self.seat
         side = seat & 1
@@ -577,21 +577,22 @@ class MeldingRules:
         """Return whether :meth:`meld` is legal now."""
         return self._probe(move)
 
+    @cython.locals(record=Meld, used=list)
     def meld(self, move: Meld) -> None:
         """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
         if not self._take_vouch(move):
             self.verify_meld(move)
-        # The check just made, or the one is_legal made with nothing applied since, summed this very
-        # move's cards: lay those sums rather than summing them again.
+        # The sums of this very move by the check just made (or by is_legal's, nothing applied since): laid as they are.
         collected = self._collected
         self._collected = None
         if collected is not None and collected[0] is move:
             additions = collected[1]
             used = collected[2]
         else:
+            record = move  # verified a Meld above or by is_legal: compiled, its field is then read as a C member
             additions = {}
-            used = _NO_KINDS[:]
-            self._collect(move, move.groups, additions, used)
+            used = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # KIND_COUNT zeros: a literal, no slice of a list
+            self._collect(move, record.groups, additions, used)
         self._lay(additions, used)
         self.melded_this_turn = True
         self.history.append((self.seat, move, ()))

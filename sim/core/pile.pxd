@@ -3,6 +3,9 @@
 from canasta_sim.core.melding cimport MeldingRules
 from canasta_sim.core.moves cimport TakePile
 
+# The card constants the checks compare with, as C integers.
+cdef Py_ssize_t BLACK_THREE, JOKER, KIND_COUNT, RED_THREE, TWO
+
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 

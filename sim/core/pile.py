@@ -8,7 +8,7 @@ attributes and the checks of :class:`~canasta_sim.core.melding.MeldingRules`.
 from __future__ import annotations
 
 from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
-from canasta_sim.core.melding import _NO_KINDS, _REFUSED, MeldingRules
+from canasta_sim.core.melding import _REFUSED, MeldingRules
 from canasta_sim.core.moves import MeldGroup, TakePile, is_kind
 from canasta_sim.core.phases import ACQUIRE, PLAY
 
@@ -30,11 +30,13 @@ class PileRules(MeldingRules):
 
     __slots__ = ()  # HandState holds the fields
 
+    @cython.locals(pile=list, top=Count)
     def is_pile_blocked(self) -> bool:
         """R8.1a, R5.2: a wild card (per ``blocking_wild_cards``) or a black 3 is on top."""
-        if not self.pile:
+        pile = self.pile
+        if not pile:
             return False
-        top = self.pile[-1]
+        top = pile[-1]
         if top == JOKER or top == BLACK_THREE:
             return True
         return top == TWO and self.rules.blocking_wild_cards == "any_wild"
@@ -43,6 +45,7 @@ class PileRules(MeldingRules):
         """R8.1b or R8.1c: frozen by its content, or against a side that has not melded."""
         return self.pile_freezers > 0 or not self.side_has_melded[side]
 
+    @cython.locals(top=Count, seat=Count)
     def _verify_pile_open(self, move: TakePile) -> int:
         """R8.1a, R8.2, R8.2a, R8.2d, R5.2: whether the pile may be taken at all now; its top card if so."""
         self._verify_phase(move, ACQUIRE)
@@ -98,7 +101,7 @@ class PileRules(MeldingRules):
             )
 
     @cython.locals(used=list, naturals=Count, jokers=Count, deuces=Count, used_count=Count, total=Count, kind=Count,
-                   count=Count, record=TakePile)
+                   count=Count, record=TakePile, top=Count, seat=Count, side=Count, pile=list, hand_after=Count)
     def verify_take_pile(self, move: TakePile) -> bool:
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?  ``True`` when it may; while
         probing, the commonest refusals return ``False`` (see ``MeldingRules.verify_meld``)."""
@@ -106,7 +109,7 @@ class PileRules(MeldingRules):
         seat = self.seat
         side = seat & 1
         naturals = jokers = deuces = 0
-        used = _NO_KINDS[:]
+        used = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # KIND_COUNT zeros: a literal, no slice of a list
         record = move  # compiled, its fields are then read as C members
         for card in record.cards:
             if type(card) is not int and not is_kind(card):
@@ -142,8 +145,12 @@ class PileRules(MeldingRules):
         for kind in range(KIND_COUNT):
             count = used[kind]
             used_count += count
-        pile_red_threes = self.pile.count(RED_THREE)
-        hand_after = self.hand_sizes[seat] - used_count + len(self.pile) - 1 - pile_red_threes
+        # The pile's cards but the top one go to the hand, its red 3s excepted (laid, R4.3): counted in C integers.
+        pile = self.pile
+        hand_after = self.hand_sizes[seat] - used_count + len(pile) - 1
+        for kind in pile:
+            if kind == RED_THREE:
+                hand_after -= 1
         self._verify_additions(move, additions)
         if not self.side_has_melded[side]:
             total = KIND_VALUE[top]

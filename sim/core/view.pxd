@@ -33,4 +33,5 @@ cdef class SeatView:
     @cython.locals(phase=str)
     cpdef bint can(self, move) except -1
     cpdef going_out_plan(self)
+    @cython.locals(state=HandState, hands=list, hand=list, sizes=list, pile=list)
     cpdef tuple snapshot(self)

@@ -120,10 +120,13 @@ class SeatView:
         """What a decision reads, in one call: ``(hand, hand_number, turn_count, partner_answer, pile_top,
         pile_size, hand_sizes, stock_count)``, each as its property gives it."""
         state = self._state
+        # The hand state's lists, typed compiled (sim/core/view.pxd): read without the generic item protocol.
+        hands = state.hands
+        hand = hands[self._seat]
         sizes = state.hand_sizes
         pile = state.pile
         return (
-            tuple(state.hands[self._seat]),
+            tuple(hand),
             state.hand_number,
             state.turn_count,
             state.answer,
