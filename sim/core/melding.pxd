@@ -12,7 +12,7 @@ from canasta_sim.core.melds cimport meld_fits
 from canasta_sim.core.moves cimport Meld, MeldGroup, _field_objects, _same_field_objects
 
 # The card constants the single-group verdict reads, as C integers.
-cdef Py_ssize_t CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO
+cdef Py_ssize_t BLACK_THREE, CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO, WILD_RANK
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
