@@ -318,13 +318,16 @@ class HandState(StockRules):
         self.answer = None
         self.melded_this_turn = False
         self.must_stop = False
+        # The last turn's counts of cards laid kept while they are all zeros, as after most turns: _lay, their only
+        # writer, also leaves a new rank or an addition to an existing meld (tested before both are reset).
+        # Otherwise KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
+        if self.turn_new_ranks or self.added_to_existing or type(self.turn_laid) is not list:
+            self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         # The last turn's set of new ranks kept while empty (most turns meld nothing): a new set each turn costs
         # an allocation and a free.  HandState.copy gives a copy a set of its own.
         if type(self.turn_new_ranks) is not set or self.turn_new_ranks:
             self.turn_new_ranks = set()
         self.added_to_existing = False
-        # KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
-        self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         self.melded_before_turn = self.seat_has_melded[seat]
         if not self.first_turn_done[seat]:
             self._lay_dealt_red_threes(seat)
