@@ -17,6 +17,9 @@ cdef Py_ssize_t BLACK_THREE, CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO, WILD_RA
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 
+# The most entries _list keeps, compared with the list's size in C.
+cdef Py_ssize_t _MOST_LISTED
+
 cdef class MeldingRules:
     cdef public object _collected, _listed, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked
     cdef public object dealer, deck, end_reason, first_turn_done, frozen_pile_takes, hand_number, hand_sizes
