@@ -6,6 +6,9 @@ from canasta_sim.core.going_out cimport _find_meld_out
 from canasta_sim.core.moves cimport _refresh, _same_list
 from canasta_sim.core.pile cimport PileRules
 
+# The phases the checks compare with, typed: compared as strings, the same object at once.
+cdef str ANSWER, PLAY
+
 # The rules can_ask reads, kept as C values per rule set (sim/core/asking.py).
 cdef object _rules_seen
 cdef bint _asking_off, _yes_forces_out

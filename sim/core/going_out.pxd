@@ -17,16 +17,22 @@ from canasta_sim.core.melds cimport wild_limit
 
 cdef Py_ssize_t _KIND_VALUE[15]
 
+# The kinds, ranks and sizes the search reads, as C integers: each index into a hand or a count array is then C.
+cdef Py_ssize_t BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE, WILD_RANK
+
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+
+# The hand and the melds as lists (typed: read with the list's own fast indexing).
+cdef list _as_list(values)
 
 # Whether two of the hand's cards can go nowhere (answered before _read_counts reads everything).
 @cython.locals(stranded=Py_ssize_t, rank=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
                deuces=Py_ssize_t)
-cdef bint _two_cards_stranded(hand, melds) except -1
+cdef bint _two_cards_stranded(list hand, list melds) except -1
 
 @cython.locals(kind=Py_ssize_t)
-cdef _read_counts(hand, melds, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds)
+cdef _read_counts(list hand, list melds, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds)
 
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef list _leftover_candidates(rules, hand, melds, allow_discard, allow_no_discard)

@@ -82,6 +82,8 @@ def _find_meld_out(
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """:func:`find_meld_out` with positional arguments: the engine asks it on every turn, and a call
     with keywords costs more than many of the searches it makes."""
+    hand = _as_list(hand)
+    melds = _as_list(melds)
     # Most hands asked about hold two cards that can go nowhere, which no leftover cures (see _candidates):
     # answered from the hand and the melds of its lone cards' ranks, before the full read below.
     if _two_cards_stranded(hand, melds):
@@ -105,8 +107,16 @@ def _find_meld_out(
     return None
 
 
+def _as_list(values: Sequence) -> list:
+    """``values`` itself if it is a list, else a list of its items: the search reads lists, compiled with no generic
+    item protocol (the hand state's hands and melds are lists already)."""
+    return values if type(values) is list else list(values)
+
+
+# The indices are never negative, so compiled the reads skip the wrap-around test (their bounds are still checked).
+@cython.wraparound(False)
 @cython.locals(rank=Count, count=Count, stranded=Count)
-def _two_cards_stranded(hand: Sequence[int], melds: Sequence[Sequence[int]]) -> bool:
+def _two_cards_stranded(hand: list[int], melds: list[Sequence[int]]) -> bool:
     """Whether the hand holds two cards that must both be discarded: red 3s, or lone naturals of ranks the side
     has no meld of.  Only one card may be left to discard (R12.4), so :func:`_candidates` then finds no
     leftover to try (its ``forced`` counts these cards, and more) and the hand cannot go out this turn."""
@@ -126,9 +136,10 @@ def _two_cards_stranded(hand: Sequence[int], melds: Sequence[Sequence[int]]) -> 
     return stranded >= 2
 
 
+@cython.wraparound(False)
 @cython.locals(kind=Count, rank=Count, jokers=Count, deuces=Count)
 def _read_counts(
-    hand: Sequence[int], melds: Sequence[Sequence[int]], held: list[int], naturals: list[int], wilds: list[int]
+    hand: list[int], melds: list[Sequence[int]], held: list[int], naturals: list[int], wilds: list[int]
 ) -> None:
     """Fill ``held`` with the hand's counts, ``naturals`` and ``wilds`` with the natural and wild cards of each
     meld the search uses: the natural ranks' and the wild meld's (``WILD_RANK``); the others are left at 0."""
@@ -154,7 +165,7 @@ def _leftover_candidates(
     held = [0] * 15
     naturals = [0] * 15
     wilds = [0] * 15
-    _read_counts(hand, melds, held, naturals, wilds)
+    _read_counts(_as_list(hand), _as_list(melds), held, naturals, wilds)
     return _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
 
 
@@ -215,7 +226,7 @@ def _lay_all(
     held = [0] * 15
     naturals = [0] * 15
     wilds = [0] * 15
-    _read_counts(counts, melds, held, naturals, wilds)
+    _read_counts(counts, _as_list(melds), held, naturals, wilds)
     return _lay(rules, held, naturals, wilds, minimum, no_discard)
 
 

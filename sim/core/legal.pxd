@@ -27,7 +27,7 @@ cpdef object pile_take(Py_ssize_t top, Py_ssize_t naturals=*, Py_ssize_t jokers=
 cpdef object legal_takes(HandState state)
 
 cpdef object meld_candidates(HandState state, bint largest_first=*)
-@cython.locals(seat=Py_ssize_t, kind=Py_ssize_t, moves=list)
+@cython.locals(seat=Py_ssize_t, kind=Py_ssize_t, moves=list, hand=list)
 cpdef object legal_discards(HandState state)
 
 

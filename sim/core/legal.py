@@ -473,7 +473,7 @@ def legal_discards(state: HandState) -> Iterator[Discard]:
     if state.phase != PLAY:
         return _NOTHING
     seat = state.seat
-    hand = state.hands[seat]
+    hand = _as_list(state.hands[seat])  # typed where compiled: each kind's count read with the list's indexing
     if state.must_stop or state.hand_sizes[seat] < 2 or state.answer is True:
         return _checked_discards(state, hand)
     # R6.1, R6.3: while a card stays in hand after the discard and no yes obliges going out (R12.5), every kind

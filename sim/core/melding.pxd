@@ -12,10 +12,13 @@ from canasta_sim.core.melds cimport meld_fits
 from canasta_sim.core.moves cimport Meld, MeldGroup, _field_objects, _same_field_objects
 
 # The card constants the single-group verdict reads, as C integers.
-cdef Py_ssize_t CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO
+cdef Py_ssize_t BLACK_THREE, CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO, WILD_RANK
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
+
+# The most entries _list keeps, compared with the list's size in C.
+cdef Py_ssize_t _MOST_LISTED
 
 cdef class MeldingRules:
     cdef public object _collected, _listed, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked

@@ -172,11 +172,12 @@ class MeldingRules:
                 if self._probing:  # the message below would be formatted only to be discarded
                     raise _REFUSED
                 raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
+            index = rank  # a kind now, a C integer compiled: each card is compared with it in C
             naturals = jokers = deuces = 0
             for kind in group.cards if record is None else record.cards:
                 if type(kind) is not int and not is_kind(kind):
                     raise self._malformed(move, kind)
-                if kind == rank and rank != WILD_RANK:
+                if kind == index and index != WILD_RANK:
                     naturals += 1
                 elif kind == JOKER:
                     jokers += 1
@@ -189,7 +190,6 @@ class MeldingRules:
                         raise _REFUSED
                     raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
             if naturals:
-                index = rank  # a kind: the naturals are the cards equal to the rank
                 used[index] += naturals
             if jokers:
                 used[JOKER] += jokers

@@ -9,6 +9,9 @@ from canasta_sim.core.deal cimport _deal_hands
 from canasta_sim.core.moves cimport Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.stock cimport StockRules
 
+# The card constants the counts and checks below compare with, as C integers.
+cdef Py_ssize_t BLACK_THREE, KIND_COUNT, TWO, CANASTA_SIZE
+
 
 cdef class HandState(StockRules):
     cpdef _init_fields(self, rules, dealer, scores, hand_number)

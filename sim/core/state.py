@@ -318,13 +318,16 @@ class HandState(StockRules):
         self.answer = None
         self.melded_this_turn = False
         self.must_stop = False
+        # The last turn's counts of cards laid kept while they are all zeros, as after most turns: _lay, their only
+        # writer, also leaves a new rank or an addition to an existing meld (tested before both are reset).
+        # Otherwise KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
+        if self.turn_new_ranks or self.added_to_existing or type(self.turn_laid) is not list:
+            self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         # The last turn's set of new ranks kept while empty (most turns meld nothing): a new set each turn costs
         # an allocation and a free.  HandState.copy gives a copy a set of its own.
         if type(self.turn_new_ranks) is not set or self.turn_new_ranks:
             self.turn_new_ranks = set()
         self.added_to_existing = False
-        # KIND_COUNT zeros as a literal: a new list with no slice of another (_NO_KINDS[:] in _reset_turn).
-        self.turn_laid = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
         self.melded_before_turn = self.seat_has_melded[seat]
         if not self.first_turn_done[seat]:
             self._lay_dealt_red_threes(seat)
@@ -380,7 +383,8 @@ class HandState(StockRules):
                 count += 1
         return count
 
-    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, tables=list, melds=list)
+    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, stamp=Count, tables=list, melds=list,
+                   cached=tuple)
     def meld_table(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds as ``{rank: (naturals, jokers, deuces)}``, ranks in order, melded ranks only.
 
@@ -389,16 +393,18 @@ class HandState(StockRules):
         """
         tables = self._meld_tables
         cached = tables[side]
-        if cached is None or cached[0] != self.meld_changes:
-            table = {}
-            melds = self.melds[side]
-            for rank in range(KIND_COUNT):
-                naturals, jokers, deuces = melds[rank]
-                if naturals or jokers or deuces:
-                    table[rank] = (naturals, jokers, deuces)
-            cached = (self.meld_changes, table)
-            tables[side] = cached
-        return cached[1]
+        if cached is not None:
+            stamp = cached[0]  # a C integer compiled, compared with the counter with no integer boxed
+            if stamp == self.meld_changes:
+                return cached[1]
+        table = {}
+        melds = self.melds[side]
+        for rank in range(KIND_COUNT):
+            naturals, jokers, deuces = melds[rank]
+            if naturals or jokers or deuces:
+                table[rank] = (naturals, jokers, deuces)
+        tables[side] = (self.meld_changes, table)
+        return table
 
     def requirement(self, side: int) -> int:
         """The side's initial-meld minimum this hand (R10.2), 0 once it has melded (R10.6)."""
@@ -452,7 +458,7 @@ class HandState(StockRules):
         self.hands[seat][index] -= 1
         self.hand_sizes[seat] -= 1
         self.pile.append(kind)
-        if kind <= TWO or (kind == BLACK_THREE and self.rules.black_three_freezes_pile):
+        if index <= TWO or (index == BLACK_THREE and self.rules.black_three_freezes_pile):
             if not self.pile_freezers:
                 self.pile_freezes[seat & 1] += 1
             self.pile_freezers += 1

@@ -2,6 +2,9 @@
 
 from canasta_sim.core.asking cimport AskingRules
 
+# The kinds a draw and the dealt red 3s are compared with, as C integers.
+cdef Py_ssize_t BLACK_THREE, RED_THREE, TWO
+
 
 cdef class StockRules(AskingRules):
     # Called from C by the hand state's set-up, turns and moves (cpdef: still ordinary methods from Python).
