@@ -5,6 +5,7 @@
 cimport cython
 
 from canasta_sim.core.kernels cimport CardMemory
+from canasta_sim.core.moves cimport _group_of
 from canasta_sim.core.state cimport HandState
 from canasta_sim.core.strategy cimport PublicEvent
 from canasta_sim.core.view cimport SeatView
@@ -31,6 +32,16 @@ cpdef set_view_fields(HandState state, Py_ssize_t seat, dict fields, bint whole,
 cdef _set_field(HandState state, Py_ssize_t seat, Py_ssize_t code, value, melds_seen)
 @cython.locals(item=list, text=object, move=object)
 cpdef hear_events(player, CardMemory follower, list events, dict moves)
+
+cdef Py_ssize_t _JOKER, _TWO, _WILD_RANK
+cdef dict _CANONICAL_KINDS
+cpdef move_from_text(text)
+@cython.locals(kind=Py_ssize_t, cards=list)
+cdef _canonical_move(str text)
+@cython.locals(groups=list)
+cdef _canonical_groups(str text)
+@cython.locals(rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, kind=Py_ssize_t)
+cdef _canonical_group(str text)
 
 
 cdef class ViewWire:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from canasta_sim.core.cards import KIND_COUNT
+from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import parse_move
+from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Meld, TakePile, _group_of, parse_move
 from canasta_sim.core.strategy import PublicEvent
 
 __all__ = ["UNKNOWN_CARD", "UNKNOWN_HAND", "VIEW_FORMAT", "EventLog", "ViewWire", "hear_events", "meld_rows",
-           "set_view_fields"]
+           "move_from_text", "set_view_fields"]
 
 VIEW_FORMAT = 1
 """Version of the view message's layout; bumped when a field changes meaning or goes away."""
@@ -180,13 +180,103 @@ def hear_events(player, follower: CardMemory | None, events: list, moves: dict) 
         text = item[1]
         move = moves.get(text)
         if move is None:
-            move = moves[text] = parse_move(text)
+            move = moves[text] = move_from_text(text)
         if follower is None:
             player.on_event(PublicEvent(item[0], move, item[2]))
         else:
             follower.follow(item[0], move)
 
 
+_JOKER = JOKER
+_TWO = TWO
+_WILD_RANK = WILD_RANK
+_CANONICAL_KINDS = {name: kind for kind, name in enumerate(KIND_NAMES)}
+"""Each kind by its name as the canonical form writes it (``KIND_NAMES``): no case, suit or alias."""
+
+
+def move_from_text(text: str):
+    """:func:`~canasta_sim.core.moves.parse_move` for the protocol's move texts: the same record for every text.
+
+    The canonical form (``str`` of a record: every event, and the answers of ``isolated:`` bots) is read straight
+    into the record, each group counted and built by ``_group_of``, with no sort, no case folding and no call per
+    card (the general parse was about 30,000 instructions a text); any other text goes to ``parse_move``.
+
+    :raises MoveParseError: as ``parse_move``.
+    """
+    move = _SIMPLE.get(text)
+    if move is None:
+        move = _canonical_move(text)
+        if move is None:
+            move = parse_move(text)
+    return move
+
+
+def _canonical_move(text: str):
+    """The move of a canonical ``text`` other than the one-word moves, else ``None``."""
+    verb, _, rest = text.partition(" ")
+    if verb == "discard":
+        kind = _CANONICAL_KINDS.get(rest, -1)
+        return None if kind < 0 else Discard(kind)
+    if verb == "meld":
+        groups = _canonical_groups(rest)
+        return None if groups is None else Meld(groups)
+    if verb != "take":
+        return None
+    cards_text, _, extra_text = rest.partition("; ")  # "take ; GROUPS" takes with no card: cards_text is empty
+    extra = ()
+    if extra_text:
+        extra = _canonical_groups(extra_text)
+        if extra is None:
+            return None
+    cards = []
+    if cards_text:
+        for token in cards_text.split(" "):
+            kind = _CANONICAL_KINDS.get(token, -1)
+            if kind < 0:
+                return None
+            cards.append(kind)
+    return TakePile(tuple(cards), extra)
+
+
+def _canonical_groups(text: str):
+    """The groups of a canonical ``GROUP; GROUP`` text, or ``None`` when one is not canonical."""
+    groups = []
+    for part in text.split("; "):
+        group = _canonical_group(part)
+        if group is None:
+            return None
+        groups.append(group)
+    return tuple(groups)
+
+
+def _canonical_group(text: str):
+    """The group of one canonical group text (``8 8 2``, ``7:JK``, ``wild:JK 2``), or ``None``."""
+    rank_text, sep, cards_text = text.partition(":")
+    rank = -1  # a group without a rank takes its first natural card's
+    if sep:
+        if rank_text == "wild":
+            rank = _WILD_RANK
+        else:
+            rank = _CANONICAL_KINDS.get(rank_text, -1)
+            if rank <= _TWO:
+                return None
+    else:
+        cards_text = text
+    naturals = jokers = deuces = 0
+    for token in cards_text.split(" "):
+        kind = _CANONICAL_KINDS.get(token, -1)
+        if kind == _JOKER:
+            jokers += 1
+        elif kind == _TWO:
+            deuces += 1
+        elif kind < 0 or (rank >= 0 and kind != rank):
+            return None  # no card's canonical name, or a card of another rank: parse_move says which
+        else:
+            rank = kind
+            naturals += 1
+    if rank < 0:
+        return None
+    return _group_of(rank, naturals, jokers, deuces)
 
 
 class ViewWire:
