@@ -50,21 +50,33 @@ def meld_rows(melds) -> list[list[list[int]]]:
     return rows
 
 
-def _meld_tables(rows, rows_seen, tables_seen) -> list:
-    """Both sides' meld tables (``[naturals, jokers, deuces]`` per rank) from the view message's listing
-    ``rows``; a side whose rows are those of ``rows_seen`` keeps its table of ``tables_seen`` (most changes
-    are one side's melds, and nothing but messages changes the other side's table)."""
-    tables = []
+def _set_meld_tables(tables, rows, rows_seen) -> None:
+    """Set both sides' meld tables ``tables`` (a state's, ``[naturals, jokers, deuces]`` per rank) in place to the
+    view message's listing ``rows``; a side whose rows are those of ``rows_seen`` is left as it is (most changes are
+    one side's melds, and nothing but messages changes the other side's table).
+
+    In place, as the engine changes a live state's melds: building fifteen new lists for a side, and freeing the
+    old ones, cost several times this for every change of the melds.  The rows come in rank order (``meld_rows``).
+    """
     for side in range(2):
         side_rows = rows[side]
         if rows_seen is not None and side_rows == rows_seen[side]:
-            tables.append(tables_seen[side])
             continue
-        table = [[0, 0, 0] for _ in range(_KIND_COUNT)]
-        for row in side_rows:
-            table[row[0]] = [row[1], row[2], row[3]]
-        tables.append(table)
-    return tables
+        table = tables[side]
+        count = len(side_rows)
+        index = 0
+        for rank in range(_KIND_COUNT):
+            meld = table[rank]
+            if index < count and side_rows[index][0] == rank:
+                row = side_rows[index]
+                index += 1
+                meld[0] = row[1]
+                meld[1] = row[2]
+                meld[2] = row[3]
+            elif meld[0] or meld[1] or meld[2]:
+                meld[0] = 0
+                meld[1] = 0
+                meld[2] = 0
 
 
 UNKNOWN_HAND = (0,) * _KIND_COUNT  # another seat's hand: unknown, and immutable so that nothing can fill it
@@ -143,7 +155,14 @@ def _set_field(state, seat: int, code: int, value, melds_seen):
     elif code == 8:
         state.hand_sizes = list(value)
     elif code == 9:
-        state.stock = [UNKNOWN_CARD] * value
+        # Resized in place: the count moves by a card or two a request, and a new list of placeholders (and freeing
+        # the old) cost more than the change.
+        stock = state.stock
+        size = len(stock)
+        if value < size:
+            del stock[value:]
+        elif value > size:
+            stock.extend([UNKNOWN_CARD] * (value - size))
     elif code == 10:
         state.pile = list(value)
     elif code == 11:
@@ -154,7 +173,7 @@ def _set_field(state, seat: int, code: int, value, melds_seen):
         state.red_threes = list(value)
     elif code == 14:
         if value is not melds_seen and value != melds_seen:
-            state.melds = _meld_tables(value, melds_seen, state.melds)
+            _set_meld_tables(state.melds, value, melds_seen)
             state.meld_changes += 1
             melds_seen = value
     else:
