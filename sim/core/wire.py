@@ -56,7 +56,7 @@ def _set_meld_tables(tables, rows, rows_seen) -> None:
     one side's melds, and nothing but messages changes the other side's table).
 
     In place, as the engine changes a live state's melds: building fifteen new lists for a side, and freeing the
-    old ones, cost several times this for every change of the melds.  The rows come in rank order (``meld_rows``).
+    old ones, costs several times this at every change of the melds.  The rows come in rank order (``meld_rows``).
     """
     for side in range(2):
         side_rows = rows[side]
@@ -156,7 +156,7 @@ def _set_field(state, seat: int, code: int, value, melds_seen):
         state.hand_sizes = list(value)
     elif code == 9:
         # Resized in place: the count moves by a card or two a request, and a new list of placeholders (and freeing
-        # the old) cost more than the change.
+        # the old) costs more than the change.
         stock = state.stock
         size = len(stock)
         if value < size:
@@ -218,7 +218,7 @@ def move_from_text(text: str):
 
     The canonical form (``str`` of a record: every event, and the answers of ``isolated:`` bots) is read straight
     into the record, each group counted and built by ``_group_of``, with no sort, no case folding and no call per
-    card (the general parse was about 30,000 instructions a text); any other text goes to ``parse_move``.
+    card (about a third of the general parse's instructions); any other text goes to ``parse_move``.
 
     :raises MoveParseError: as ``parse_move``.
     """
