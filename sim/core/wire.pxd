@@ -5,6 +5,7 @@
 cimport cython
 
 from canasta_sim.core.kernels cimport CardMemory
+from canasta_sim.core.moves cimport _group_of
 from canasta_sim.core.state cimport HandState
 from canasta_sim.core.strategy cimport PublicEvent
 from canasta_sim.core.view cimport SeatView
@@ -18,8 +19,9 @@ cdef Py_ssize_t _KIND_COUNT
 cpdef list meld_rows(melds)
 
 
-@cython.locals(tables=list, table=list, side_rows=list, row=list, side=Py_ssize_t)
-cpdef list _meld_tables(rows, rows_seen, tables_seen)
+@cython.locals(table=list, side_rows=list, row=list, meld=list, side=Py_ssize_t, count=Py_ssize_t, index=Py_ssize_t,
+               rank=Py_ssize_t)
+cdef _set_meld_tables(list tables, rows, rows_seen)
 
 cdef tuple _SET_ASIDE, _KNOWN_FIELDS
 cdef Py_ssize_t _SETTABLE
@@ -27,10 +29,20 @@ cdef dict _CODES
 
 @cython.locals(count=Py_ssize_t, code=Py_ssize_t, unknown=list)
 cpdef set_view_fields(HandState state, Py_ssize_t seat, dict fields, bint whole, melds_seen)
-@cython.locals(hands=list, turn=dict)
+@cython.locals(hands=list, turn=dict, stock=list, size=Py_ssize_t)
 cdef _set_field(HandState state, Py_ssize_t seat, Py_ssize_t code, value, melds_seen)
 @cython.locals(item=list, text=object, move=object)
 cpdef hear_events(player, CardMemory follower, list events, dict moves)
+
+cdef Py_ssize_t _JOKER, _TWO, _WILD_RANK
+cdef dict _CANONICAL_KINDS
+cpdef move_from_text(text)
+@cython.locals(kind=Py_ssize_t, cards=list)
+cdef _canonical_move(str text)
+@cython.locals(groups=list)
+cdef _canonical_groups(str text)
+@cython.locals(rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, kind=Py_ssize_t)
+cdef _canonical_group(str text)
 
 
 cdef class ViewWire:

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from canasta_sim.core.cards import KIND_COUNT
+from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import parse_move
+from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Meld, TakePile, _group_of, parse_move
 from canasta_sim.core.strategy import PublicEvent
 
 __all__ = ["UNKNOWN_CARD", "UNKNOWN_HAND", "VIEW_FORMAT", "EventLog", "ViewWire", "hear_events", "meld_rows",
-           "set_view_fields"]
+           "move_from_text", "set_view_fields"]
 
 VIEW_FORMAT = 1
 """Version of the view message's layout; bumped when a field changes meaning or goes away."""
@@ -50,21 +50,33 @@ def meld_rows(melds) -> list[list[list[int]]]:
     return rows
 
 
-def _meld_tables(rows, rows_seen, tables_seen) -> list:
-    """Both sides' meld tables (``[naturals, jokers, deuces]`` per rank) from the view message's listing
-    ``rows``; a side whose rows are those of ``rows_seen`` keeps its table of ``tables_seen`` (most changes
-    are one side's melds, and nothing but messages changes the other side's table)."""
-    tables = []
+def _set_meld_tables(tables, rows, rows_seen) -> None:
+    """Set both sides' meld tables ``tables`` (a state's, ``[naturals, jokers, deuces]`` per rank) in place to the
+    view message's listing ``rows``; a side whose rows are those of ``rows_seen`` is left as it is (most changes are
+    one side's melds, and nothing but messages changes the other side's table).
+
+    In place, as the engine changes a live state's melds: building fifteen new lists for a side, and freeing the
+    old ones, costs several times this at every change of the melds.  The rows come in rank order (``meld_rows``).
+    """
     for side in range(2):
         side_rows = rows[side]
         if rows_seen is not None and side_rows == rows_seen[side]:
-            tables.append(tables_seen[side])
             continue
-        table = [[0, 0, 0] for _ in range(_KIND_COUNT)]
-        for row in side_rows:
-            table[row[0]] = [row[1], row[2], row[3]]
-        tables.append(table)
-    return tables
+        table = tables[side]
+        count = len(side_rows)
+        index = 0
+        for rank in range(_KIND_COUNT):
+            meld = table[rank]
+            if index < count and side_rows[index][0] == rank:
+                row = side_rows[index]
+                index += 1
+                meld[0] = row[1]
+                meld[1] = row[2]
+                meld[2] = row[3]
+            elif meld[0] or meld[1] or meld[2]:
+                meld[0] = 0
+                meld[1] = 0
+                meld[2] = 0
 
 
 UNKNOWN_HAND = (0,) * _KIND_COUNT  # another seat's hand: unknown, and immutable so that nothing can fill it
@@ -143,7 +155,14 @@ def _set_field(state, seat: int, code: int, value, melds_seen):
     elif code == 8:
         state.hand_sizes = list(value)
     elif code == 9:
-        state.stock = [UNKNOWN_CARD] * value
+        # Resized in place: the count moves by a card or two a request, and a new list of placeholders (and freeing
+        # the old) costs more than the change.
+        stock = state.stock
+        size = len(stock)
+        if value < size:
+            del stock[value:]
+        elif value > size:
+            stock.extend([UNKNOWN_CARD] * (value - size))
     elif code == 10:
         state.pile = list(value)
     elif code == 11:
@@ -154,7 +173,7 @@ def _set_field(state, seat: int, code: int, value, melds_seen):
         state.red_threes = list(value)
     elif code == 14:
         if value is not melds_seen and value != melds_seen:
-            state.melds = _meld_tables(value, melds_seen, state.melds)
+            _set_meld_tables(state.melds, value, melds_seen)
             state.meld_changes += 1
             melds_seen = value
     else:
@@ -180,13 +199,103 @@ def hear_events(player, follower: CardMemory | None, events: list, moves: dict) 
         text = item[1]
         move = moves.get(text)
         if move is None:
-            move = moves[text] = parse_move(text)
+            move = moves[text] = move_from_text(text)
         if follower is None:
             player.on_event(PublicEvent(item[0], move, item[2]))
         else:
             follower.follow(item[0], move)
 
 
+_JOKER = JOKER
+_TWO = TWO
+_WILD_RANK = WILD_RANK
+_CANONICAL_KINDS = {name: kind for kind, name in enumerate(KIND_NAMES)}
+"""Each kind by its name as the canonical form writes it (``KIND_NAMES``): no case, suit or alias."""
+
+
+def move_from_text(text: str):
+    """:func:`~canasta_sim.core.moves.parse_move` for the protocol's move texts: the same record for every text.
+
+    The canonical form (``str`` of a record: every event, and the answers of ``isolated:`` bots) is read straight
+    into the record, each group counted and built by ``_group_of``, with no sort, no case folding and no call per
+    card (about a third of the general parse's instructions); any other text goes to ``parse_move``.
+
+    :raises MoveParseError: as ``parse_move``.
+    """
+    move = _SIMPLE.get(text)
+    if move is None:
+        move = _canonical_move(text)
+        if move is None:
+            move = parse_move(text)
+    return move
+
+
+def _canonical_move(text: str):
+    """The move of a canonical ``text`` other than the one-word moves, else ``None``."""
+    verb, _, rest = text.partition(" ")
+    if verb == "discard":
+        kind = _CANONICAL_KINDS.get(rest, -1)
+        return None if kind < 0 else Discard(kind)
+    if verb == "meld":
+        groups = _canonical_groups(rest)
+        return None if groups is None else Meld(groups)
+    if verb != "take":
+        return None
+    cards_text, _, extra_text = rest.partition("; ")  # "take ; GROUPS" takes with no card: cards_text is empty
+    extra = ()
+    if extra_text:
+        extra = _canonical_groups(extra_text)
+        if extra is None:
+            return None
+    cards = []
+    if cards_text:
+        for token in cards_text.split(" "):
+            kind = _CANONICAL_KINDS.get(token, -1)
+            if kind < 0:
+                return None
+            cards.append(kind)
+    return TakePile(tuple(cards), extra)
+
+
+def _canonical_groups(text: str):
+    """The groups of a canonical ``GROUP; GROUP`` text, or ``None`` when one is not canonical."""
+    groups = []
+    for part in text.split("; "):
+        group = _canonical_group(part)
+        if group is None:
+            return None
+        groups.append(group)
+    return tuple(groups)
+
+
+def _canonical_group(text: str):
+    """The group of one canonical group text (``8 8 2``, ``7:JK``, ``wild:JK 2``), or ``None``."""
+    rank_text, sep, cards_text = text.partition(":")
+    rank = -1  # a group without a rank takes its first natural card's
+    if sep:
+        if rank_text == "wild":
+            rank = _WILD_RANK
+        else:
+            rank = _CANONICAL_KINDS.get(rank_text, -1)
+            if rank <= _TWO:
+                return None
+    else:
+        cards_text = text
+    naturals = jokers = deuces = 0
+    for token in cards_text.split(" "):
+        kind = _CANONICAL_KINDS.get(token, -1)
+        if kind == _JOKER:
+            jokers += 1
+        elif kind == _TWO:
+            deuces += 1
+        elif kind < 0 or (rank >= 0 and kind != rank):
+            return None  # no card's canonical name, or a card of another rank: parse_move says which
+        else:
+            rank = kind
+            naturals += 1
+    if rank < 0:
+        return None
+    return _group_of(rank, naturals, jokers, deuces)
 
 
 class ViewWire:

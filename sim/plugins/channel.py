@@ -144,7 +144,7 @@ class SharedBot:
             return
         hub = _HUB
         if hub is not None and endpoint.waiter is not None:
-            hub.resume(endpoint, message)
+            hub.runnable.append((endpoint.waiter, message))  # Hub.resume, written out: every answer comes here
         else:
             endpoint.reply = message
 
@@ -199,8 +199,8 @@ class Endpoint:
         if data:
             shared.outgoing.append(data)
         shared.awaiting[self.tag] = self
-        hub = current_hub()
-        if hub is not None:
+        hub = _HUB
+        if hub is not None and hub.thread_greenlet is greenlet.getcurrent().parent:  # current_hub(), a call fewer
             return hub.wait(self)
         return self._wait_alone()
 

@@ -23,6 +23,7 @@ from canasta_sim.core.cards import KIND_NAMES
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile, parse_move
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.strategy import PublicEvent
+from canasta_sim.core.wire import move_from_text
 from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
 
 __all__ = [
@@ -237,7 +238,7 @@ def _judge_answer(decision: str, text: Any):
     if not isinstance(text, str):
         raise ProtocolError(f"the answer to a {decision} request must be a move in the notation; got {_show(text)}")
     try:
-        move = parse_move(text)
+        move = move_from_text(text)
     except MoveParseError as error:
         raise ProtocolError(str(error)) from None
     if isinstance(move, Answer):

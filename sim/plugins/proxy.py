@@ -415,7 +415,8 @@ class ProcessStrategy(Strategy):
             while True:
                 kind = reply["type"]
                 if kind == "move":
-                    value = parse_answer(decision, reply)
+                    # Its text judged at once: parse_answer would check the type again, a Python call more a request.
+                    value = answer_value(decision, reply["move"]) if "move" in reply else parse_answer(decision, reply)
                     plan = reply.get("then")
                     if plan is not None:
                         if not (decision in _PLANNING or type(value) is TakePile) or not isinstance(plan, list):
