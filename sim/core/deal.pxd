@@ -12,6 +12,10 @@ cpdef list shuffled_deck(rng)
 cdef Py_ssize_t _CARD_KIND[108]
 
 
+# How far the shuffle shifts each word's top byte, by bound (CARD_COUNT + 1 = 109 bounds), read once a word.
+cdef Py_ssize_t _TOP_SHIFTS[109]
+
+
 # The deal's count of each seat's cards (4 seats x KIND_COUNT = 15 kinds) in a C array.
 @cython.locals(counts=Py_ssize_t[60])
 cpdef _deal_hands(tuple deck, Py_ssize_t first, list hands, list sizes)

@@ -26,7 +26,8 @@ _BIT_LENGTHS = tuple(bound.bit_length() for bound in range(CARD_COUNT + 1))
 """``bound.bit_length()`` of each bound the shuffle draws below: a look-up instead of a method call per card."""
 
 _TOP_SHIFTS = tuple(8 - width for width in _BIT_LENGTHS)
-"""How far the shuffle shifts a word's top byte to keep its ``width`` top bits (every width is at most 7)."""
+"""How far the shuffle shifts a word's top byte to keep its ``width`` top bits (every width is at most 7); a C
+array compiled (sim/core/deal.pxd), read once a word with no module look-up or integer object."""
 if max(_BIT_LENGTHS) > 8:  # pragma: no cover - the deck has 108 cards: a width above 8 is not reachable
     raise RuntimeError("the shuffle reads only a word's top byte, so no bound may need more than 8 bits")
 

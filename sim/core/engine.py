@@ -300,7 +300,8 @@ class _Seats:
         )
 
     @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
-                   handlers=tuple, listeners=list, followers=list, follower=CardMemory)
+                   handlers=tuple, listeners=list, followers=list, follower=CardMemory, listener=tuple,
+                   side_bits=tuple)
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
         if self.called:
             # The calls since the last change must have left the game as it was (settle, with its quick
@@ -346,20 +347,21 @@ class _Seats:
                 # _Seats.ask, inlined for the most frequent call into strategy code.  The listener's seat is read
                 # only where it is needed: a built-in listener's call, unmonitored, needs none.
                 handler = handlers[number]
+                listener = listeners[number]  # (seat, strategy), read as a tuple's items compiled
                 if monitored:
-                    listener_seat = listeners[number][0]
+                    listener_seat = listener[0]
                     self.cells[_CALL_CELL] = _EVENT_CALL + listener_seat
                 try:
                     if handler is None:
-                        listeners[number][1].on_event(event)
+                        listener[1].on_event(event)
                     else:
                         handler(event)
                 except ArbiterSignal:
                     raise
                 except BaseException as error:  # strategy code's failure of any kind is the seat's
-                    raise self.failure(listeners[number][0], "event", error) from error
+                    raise self.failure(listener[0], "event", error) from error
                 if handler is None:  # a checked seat (a built-in's bit is 0): remember the call
-                    listener_seat = listeners[number][0]
+                    listener_seat = listener[0]
                     bit = side_bits[listener_seat]
                     if bit:
                         self.called |= bit

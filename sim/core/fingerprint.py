@@ -197,10 +197,10 @@ def _same_melds(live: object, flat: list) -> bool:
     if items is None or len(flat) != 3 * size:
         return False
     for rank in range(size):
-        found = items[rank]
-        if type(found) is not list:
+        # Read once, as a list without a test: its type is tested on the next line, before any read as a list.
+        meld = cython.cast(list, items[rank])
+        if type(meld) is not list:
             return False
-        meld = found
         base = 3 * rank
         if (len(meld) != 3 or meld[0] is not flat[base] or meld[1] is not flat[base + 1]
                 or meld[2] is not flat[base + 2]):

@@ -23,8 +23,9 @@ cdef Py_ssize_t BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SI
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
 
-# The hand and the melds as lists (typed: read with the list's own fast indexing).
-cdef list _as_list(values)
+# The hand and the melds as lists (typed: read with the list's own fast indexing), here and in the single-group
+# verdict (sim/core/melding.py).
+cpdef list _as_list(values)
 
 # Whether two of the hand's cards can go nowhere (answered before _read_counts reads everything).
 @cython.locals(stranded=Py_ssize_t, rank=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,

@@ -8,6 +8,7 @@
 cimport cython
 
 from canasta_sim.core.melds cimport meld_fits
+from canasta_sim.core.going_out cimport _as_list
 # The vouch's record keys (sim/core/moves.py), as C calls from the checks below.
 from canasta_sim.core.moves cimport Meld, MeldGroup, _field_objects, _same_field_objects
 
@@ -51,6 +52,8 @@ cdef class MeldingRules:
     cpdef bint _verify_going_out(self, move, hand_after, dict additions) except -1
     cpdef _lay(self, dict additions, list used)
     cpdef bint verify_meld(self, move) except -1
+    # The hand and the melds as typed lists (going_out._as_list): each count read with the list's own indexing.
+    @cython.locals(hand=list, melds=list, meld=list)
     cpdef Py_ssize_t _single_group_verdict(self, group) except? -2
     cpdef _verify_still_going_out(self, move, dict additions, list used)
     cpdef bint can_meld(self, move) except -1

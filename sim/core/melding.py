@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
-from canasta_sim.core.going_out import find_meld_out
+from canasta_sim.core.going_out import _as_list, find_meld_out
 from canasta_sim.core.melds import CANASTA_SIZE, meld_fits, meld_problem, rank_name
 from canasta_sim.core.moves import (
     _NOT_KEPT,
@@ -483,8 +483,8 @@ class MeldingRules:
         hand_after = self.hand_sizes[seat] - laid
         if hand_after > 1 and self.answer is True and self.rules.ask_partner_yes_forces_out:
             return -1
-        # Each count read into a C integer compiled, compared with no integer object built.
-        hand = self.hands[seat]
+        # Each count read into a C integer compiled from a typed list, compared with no integer object built.
+        hand = _as_list(self.hands[seat])
         if naturals:
             held = hand[rank]
             if naturals > held:
@@ -497,7 +497,8 @@ class MeldingRules:
             held = hand[TWO]
             if deuces > held:
                 return 0
-        meld = self.melds[side][rank]
+        melds = _as_list(self.melds[side])
+        meld = _as_list(melds[rank])
         held = meld[0]
         naturals += held
         held = meld[1]
@@ -513,10 +514,9 @@ class MeldingRules:
         # Going out (R6.4, R12.1): refused without the side's canastas, this meld counted; the full checks judge a
         # meld that has them (the partner's answer, R12.2, R12.5).
         canastas = 1 if naturals + jokers + deuces >= CANASTA_SIZE else 0
-        melds = self.melds[side]
         for kind in range(KIND_COUNT):
             if kind != rank:
-                meld = melds[kind]
+                meld = _as_list(melds[kind])
                 held = meld[0]
                 laid = held
                 held = meld[1]

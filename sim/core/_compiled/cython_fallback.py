@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Py_ssize_t", "bint", "boundscheck", "compiled", "double", "locals", "typedef", "wraparound"]
+__all__ = ["Py_ssize_t", "bint", "boundscheck", "cast", "compiled", "double", "locals", "typedef", "wraparound"]
 
 compiled = False
 """Whether the module runs compiled: never, where this module stands in for Cython."""
@@ -44,6 +44,12 @@ double = float
 def typedef(type_: Any) -> Any:
     """A named type for declarations (``Count = cython.typedef(cython.Py_ssize_t)``); the type itself here."""
     return type_
+
+
+def cast(type_: Any, value: Any) -> Any:
+    """``value`` itself: compiled, ``cast(list, value)`` reads an object as the type named without a test, for a
+    function that tests the object's type itself before it uses the object as one."""
+    return value
 
 
 def locals(**types: Any) -> Callable:  # noqa: A001 (the name Cython's pure-Python mode gives it)
