@@ -5,7 +5,7 @@
 cimport cython
 
 from canasta_sim.core.kernels cimport CardMemory
-from canasta_sim.core.moves cimport _group_of
+from canasta_sim.core.moves cimport _group_of, _ordered_take
 from canasta_sim.core.state cimport HandState
 from canasta_sim.core.strategy cimport PublicEvent
 from canasta_sim.core.view cimport SeatView
@@ -37,10 +37,12 @@ cpdef hear_events(player, CardMemory follower, list events, dict moves)
 cdef Py_ssize_t _JOKER, _TWO, _WILD_RANK
 cdef dict _CANONICAL_KINDS
 cpdef move_from_text(text)
-@cython.locals(kind=Py_ssize_t, cards=list)
+@cython.locals(kind=Py_ssize_t, cards=list, order=Py_ssize_t, last=Py_ssize_t)
 cdef _canonical_move(str text)
 @cython.locals(groups=list)
 cdef _canonical_groups(str text)
+cdef Py_ssize_t _GROUPS_KEPT
+cdef dict _groups
 @cython.locals(rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, kind=Py_ssize_t)
 cdef _canonical_group(str text)
 

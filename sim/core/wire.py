@@ -22,7 +22,7 @@ from typing import Any
 
 from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Meld, TakePile, _group_of, parse_move
+from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Meld, _group_of, _ordered_take, parse_move
 from canasta_sim.core.strategy import PublicEvent
 
 __all__ = ["UNKNOWN_CARD", "UNKNOWN_HAND", "VIEW_FORMAT", "EventLog", "ViewWire", "hear_events", "meld_rows",
@@ -248,24 +248,39 @@ def _canonical_move(text: str):
         if extra is None:
             return None
     cards = []
+    last = -1
     if cards_text:
         for token in cards_text.split(" "):
             kind = _CANONICAL_KINDS.get(token, -1)
             if kind < 0:
                 return None
+            order = kind + _KIND_COUNT if kind <= _TWO else kind  # the wild cards after the naturals, jokers first
+            if order < last:
+                return None  # not in the canonical order: parse_move sorts them
+            last = order
             cards.append(kind)
-    return TakePile(tuple(cards), extra)
+    return _ordered_take(tuple(cards), extra)
 
 
 def _canonical_groups(text: str):
     """The groups of a canonical ``GROUP; GROUP`` text, or ``None`` when one is not canonical."""
     groups = []
     for part in text.split("; "):
-        group = _canonical_group(part)
+        group = _groups.get(part)
         if group is None:
-            return None
+            group = _canonical_group(part)
+            if group is None:
+                return None
+            if len(_groups) >= _GROUPS_KEPT:
+                _groups.clear()
+            _groups[part] = group
         groups.append(group)
     return tuple(groups)
+
+
+_GROUPS_KEPT = 4096  # group texts kept; few hundred occur in practice
+_groups: dict = {}
+"""The groups read so far by their canonical text: a group recurs in many moves' texts, and groups are immutable."""
 
 
 def _canonical_group(text: str):
