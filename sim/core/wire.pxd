@@ -5,7 +5,7 @@
 cimport cython
 
 from canasta_sim.core.kernels cimport CardMemory
-from canasta_sim.core.moves cimport _group_of, _ordered_take
+from canasta_sim.core.moves cimport Discard, _group_of, _ordered_take
 from canasta_sim.core.state cimport HandState
 from canasta_sim.core.strategy cimport PublicEvent
 from canasta_sim.core.view cimport SeatView
@@ -70,7 +70,11 @@ cdef class ViewWire:
 cdef Py_ssize_t _KNOWN_KEPT
 cdef dict _known, _texts
 
+cdef object _draw_entry
+cdef list _discard_entries
+@cython.locals(discard=Discard, entry=tuple)
 cdef tuple _entry(move)
+cdef tuple _new_entry(move)
 cdef object _last_event
 cdef bytes _last_line
 

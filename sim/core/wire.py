@@ -22,7 +22,7 @@ from typing import Any
 
 from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Meld, _group_of, _ordered_take, parse_move
+from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Draw, Meld, _group_of, _ordered_take, parse_move
 from canasta_sim.core.strategy import PublicEvent
 
 __all__ = ["UNKNOWN_CARD", "UNKNOWN_HAND", "VIEW_FORMAT", "EventLog", "ViewWire", "hear_events", "meld_rows",
@@ -462,15 +462,35 @@ class ViewWire:
 
 _KNOWN_KEPT = 8192  # move records whose texts are kept; the cache starts again when it holds more
 _known: dict = {}
-"""Move records seen lately by identity (``id`` -> ``(move, its event lines by seat, its text)``): a
-bot's answers are parsed once per text and a draw is one shared record, so most events are found by
+"""Move records other than draws and discards seen lately by identity (``id`` -> ``(move, its event lines by
+seat, its text)``): a bot's answers are parsed once per text, so most of its melds and takes are found by
 identity, without hashing the record's fields."""
 _texts: dict = {}
 """The same entries by the record's value, for a record seen before as another object (an in-process
 strategy's moves are new records each time): its text and lines are made once per value."""
 
 
+_draw_entry = None
+_discard_entries: list = [None] * _KIND_COUNT
+"""The entries of draws and of each card's discard, most events: found by the record's type and card, with
+neither its identity nor its value hashed."""
+
+
 def _entry(move) -> tuple:
+    global _draw_entry
+    kind = type(move)
+    if kind is Draw:
+        if _draw_entry is None:
+            _draw_entry = _new_entry(move)
+        return _draw_entry
+    if kind is Discard:
+        discard = move
+        card = discard.card
+        if type(card) is int and 0 <= card < _KIND_COUNT:
+            entry = _discard_entries[card]
+            if entry is None:
+                entry = _discard_entries[card] = _new_entry(move)
+            return entry
     entry = _known.get(id(move))
     if entry is not None and entry[0] is move:
         return entry
@@ -479,13 +499,17 @@ def _entry(move) -> tuple:
         _texts.clear()
     entry = _texts.get(move)
     if entry is None:
-        text = str(move).encode()
-        # Written by hand: move texts hold no character JSON escapes.
-        entry = _texts[move] = (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
+        entry = _texts[move] = _new_entry(move)
     else:
         entry = (move, entry[1], entry[2])
     _known[id(move)] = entry  # the entry holds the record: its id cannot be reused while it is there
     return entry
+
+
+def _new_entry(move) -> tuple:
+    text = str(move).encode()
+    # Written by hand: move texts hold no character JSON escapes.
+    return (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
 
 
 _last_event = None
