@@ -50,7 +50,7 @@ cdef _canonical_group(str text)
 cdef class ViewWire:
     cdef object _hand_number, _dealer, _scores, _phase, _acquired, _asked, _answer, _must_stop, _hand
     cdef object _hand_sizes, _pile, _melds, _meld_state, _side_has_melded, _red_threes, _minimum_a, _minimum_b
-    cdef object _turn, _new_ranks
+    cdef object _melded_before, _melded, _added, _laid, _new_ranks
     cdef Py_ssize_t _seat_to_move, _turn_count, _stock_count, _pile_freezers, _meld_changes
     cdef bint _sent
 
@@ -63,7 +63,6 @@ cdef class ViewWire:
     cdef _cards(self, HandState state, Py_ssize_t seat, bint fresh, dict out)
     @cython.locals(rows=list, first=object, second=object, melded=object)
     cdef _table(self, HandState state, bint fresh, dict out)
-    @cython.locals(turn=dict)
     cdef _turn_field(self, HandState state, bint fresh, dict out)
 
 

@@ -319,7 +319,8 @@ class ViewWire:
     __slots__ = ("_hand_number", "_dealer", "_scores", "_seat_to_move", "_phase", "_turn_count", "_acquired",
                  "_asked", "_answer", "_must_stop", "_hand", "_hand_sizes", "_stock_count", "_pile",
                  "_pile_freezers", "_melds", "_meld_state", "_meld_changes", "_side_has_melded",
-                 "_minimum_a", "_minimum_b", "_red_threes", "_turn", "_new_ranks", "_sent")
+                 "_minimum_a", "_minimum_b", "_red_threes", "_melded_before", "_melded", "_added", "_laid",
+                 "_new_ranks", "_sent")
 
     def __init__(self) -> None:
         self._sent = False
@@ -444,20 +445,23 @@ class ViewWire:
 
     def _turn_field(self, state, fresh: bool, out: dict) -> None:
         # The turn's record goes whole when any of its fields changed (docs/protocol.md).
+        # Its fields are kept as members, each compared without a lookup in the record sent.
         new_ranks = state.turn_new_ranks
-        turn = None if fresh else self._turn
-        if (fresh or state.melded_before_turn != turn["melded_before"] or state.melded_this_turn != turn["melded"]
-                or state.added_to_existing != turn["added_to_existing"] or state.turn_laid != turn["laid"]
+        if (fresh or state.melded_before_turn != self._melded_before or state.melded_this_turn != self._melded
+                or state.added_to_existing != self._added or state.turn_laid != self._laid
                 or new_ranks != self._new_ranks):
+            self._melded_before = state.melded_before_turn
+            self._melded = state.melded_this_turn
+            self._added = state.added_to_existing
+            self._laid = list(state.turn_laid)
             self._new_ranks = frozenset(new_ranks)
-            turn = self._turn = {
-                "melded_before": state.melded_before_turn,
-                "melded": state.melded_this_turn,
+            out["turn"] = {
+                "melded_before": self._melded_before,
+                "melded": self._melded,
                 "new_ranks": sorted(new_ranks),
-                "added_to_existing": state.added_to_existing,
-                "laid": list(state.turn_laid),
+                "added_to_existing": self._added,
+                "laid": self._laid,
             }
-            out["turn"] = turn
 
 
 _KNOWN_KEPT = 8192  # move records whose texts are kept; the cache starts again when it holds more
