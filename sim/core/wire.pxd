@@ -20,7 +20,7 @@ cpdef list meld_rows(melds)
 
 
 @cython.locals(table=list, side_rows=list, row=list, meld=list, side=Py_ssize_t, count=Py_ssize_t, index=Py_ssize_t,
-               rank=Py_ssize_t)
+               rank=Py_ssize_t, listed=Py_ssize_t)
 cdef _set_meld_tables(list tables, rows, rows_seen)
 
 cdef tuple _SET_ASIDE, _KNOWN_FIELDS

@@ -65,11 +65,13 @@ def _set_meld_tables(tables, rows, rows_seen) -> None:
         table = tables[side]
         count = len(side_rows)
         index = 0
+        listed = side_rows[0][0] if count else _KIND_COUNT  # the next rank the rows list, a C integer compiled
         for rank in range(_KIND_COUNT):
             meld = table[rank]
-            if index < count and side_rows[index][0] == rank:
+            if rank == listed:
                 row = side_rows[index]
                 index += 1
+                listed = side_rows[index][0] if index < count else _KIND_COUNT
                 meld[0] = row[1]
                 meld[1] = row[2]
                 meld[2] = row[3]
