@@ -45,6 +45,9 @@ cdef class Stop(_MoveBase):
 cpdef MeldGroup _group_of(rank, naturals, jokers, deuces)
 @cython.locals(group=MeldGroup)
 cdef MeldGroup _ordered_group(rank, tuple cards)
+# A take read from its canonical text, its cards in order already: built in C without the constructor's sort.
+@cython.locals(take=TakePile)
+cpdef TakePile _ordered_take(tuple cards, tuple extra)
 
 # The keys of the moves the hand state found legal (MeldingRules._vouch, _list), called from C by its checks.
 cpdef object _field_objects(move)

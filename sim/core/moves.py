@@ -203,6 +203,15 @@ def _ordered_group(rank: int, cards: tuple[int, ...]) -> MeldGroup:
     return group
 
 
+def _ordered_take(cards: tuple[int, ...], extra: tuple[MeldGroup, ...]) -> TakePile:
+    """A take whose cards are in their canonical order already (naturals, jokers, deuces), built without the
+    constructor's sort: the bot protocol reads takes from their canonical texts."""
+    take = TakePile.__new__(TakePile)
+    take.cards = cards
+    take.extra = extra
+    return take
+
+
 class _MoveBase:
     """What the move records share: equality, hashing and pickling by their fields, immutability, the text form."""
 

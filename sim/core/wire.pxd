@@ -5,7 +5,7 @@
 cimport cython
 
 from canasta_sim.core.kernels cimport CardMemory
-from canasta_sim.core.moves cimport _group_of
+from canasta_sim.core.moves cimport Discard, _group_of, _ordered_take
 from canasta_sim.core.state cimport HandState
 from canasta_sim.core.strategy cimport PublicEvent
 from canasta_sim.core.view cimport SeatView
@@ -20,7 +20,7 @@ cpdef list meld_rows(melds)
 
 
 @cython.locals(table=list, side_rows=list, row=list, meld=list, side=Py_ssize_t, count=Py_ssize_t, index=Py_ssize_t,
-               rank=Py_ssize_t)
+               rank=Py_ssize_t, listed=Py_ssize_t)
 cdef _set_meld_tables(list tables, rows, rows_seen)
 
 cdef tuple _SET_ASIDE, _KNOWN_FIELDS
@@ -37,10 +37,12 @@ cpdef hear_events(player, CardMemory follower, list events, dict moves)
 cdef Py_ssize_t _JOKER, _TWO, _WILD_RANK
 cdef dict _CANONICAL_KINDS
 cpdef move_from_text(text)
-@cython.locals(kind=Py_ssize_t, cards=list)
+@cython.locals(kind=Py_ssize_t, cards=list, order=Py_ssize_t, last=Py_ssize_t)
 cdef _canonical_move(str text)
 @cython.locals(groups=list)
 cdef _canonical_groups(str text)
+cdef Py_ssize_t _GROUPS_KEPT
+cdef dict _groups
 @cython.locals(rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, kind=Py_ssize_t)
 cdef _canonical_group(str text)
 
@@ -48,7 +50,7 @@ cdef _canonical_group(str text)
 cdef class ViewWire:
     cdef object _hand_number, _dealer, _scores, _phase, _acquired, _asked, _answer, _must_stop, _hand
     cdef object _hand_sizes, _pile, _melds, _meld_state, _side_has_melded, _red_threes, _minimum_a, _minimum_b
-    cdef object _turn, _new_ranks
+    cdef object _melded_before, _melded, _added, _laid, _new_ranks
     cdef Py_ssize_t _seat_to_move, _turn_count, _stock_count, _pile_freezers, _meld_changes
     cdef bint _sent
 
@@ -61,14 +63,17 @@ cdef class ViewWire:
     cdef _cards(self, HandState state, Py_ssize_t seat, bint fresh, dict out)
     @cython.locals(rows=list, first=object, second=object, melded=object)
     cdef _table(self, HandState state, bint fresh, dict out)
-    @cython.locals(turn=dict)
     cdef _turn_field(self, HandState state, bint fresh, dict out)
 
 
 cdef Py_ssize_t _KNOWN_KEPT
 cdef dict _known, _texts
 
+cdef object _draw_entry
+cdef list _discard_entries
+@cython.locals(discard=Discard, entry=tuple)
 cdef tuple _entry(move)
+cdef tuple _new_entry(move)
 cdef object _last_event
 cdef bytes _last_line
 

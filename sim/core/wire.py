@@ -22,7 +22,7 @@ from typing import Any
 
 from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Meld, TakePile, _group_of, parse_move
+from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Draw, Meld, _group_of, _ordered_take, parse_move
 from canasta_sim.core.strategy import PublicEvent
 
 __all__ = ["UNKNOWN_CARD", "UNKNOWN_HAND", "VIEW_FORMAT", "EventLog", "ViewWire", "hear_events", "meld_rows",
@@ -65,11 +65,13 @@ def _set_meld_tables(tables, rows, rows_seen) -> None:
         table = tables[side]
         count = len(side_rows)
         index = 0
+        listed = side_rows[0][0] if count else _KIND_COUNT  # the next rank the rows list, a C integer compiled
         for rank in range(_KIND_COUNT):
             meld = table[rank]
-            if index < count and side_rows[index][0] == rank:
+            if rank == listed:
                 row = side_rows[index]
                 index += 1
+                listed = side_rows[index][0] if index < count else _KIND_COUNT
                 meld[0] = row[1]
                 meld[1] = row[2]
                 meld[2] = row[3]
@@ -248,24 +250,39 @@ def _canonical_move(text: str):
         if extra is None:
             return None
     cards = []
+    last = -1
     if cards_text:
         for token in cards_text.split(" "):
             kind = _CANONICAL_KINDS.get(token, -1)
             if kind < 0:
                 return None
+            order = kind + _KIND_COUNT if kind <= _TWO else kind  # the wild cards after the naturals, jokers first
+            if order < last:
+                return None  # not in the canonical order: parse_move sorts them
+            last = order
             cards.append(kind)
-    return TakePile(tuple(cards), extra)
+    return _ordered_take(tuple(cards), extra)
 
 
 def _canonical_groups(text: str):
     """The groups of a canonical ``GROUP; GROUP`` text, or ``None`` when one is not canonical."""
     groups = []
     for part in text.split("; "):
-        group = _canonical_group(part)
+        group = _groups.get(part)
         if group is None:
-            return None
+            group = _canonical_group(part)
+            if group is None:
+                return None
+            if len(_groups) >= _GROUPS_KEPT:
+                _groups.clear()
+            _groups[part] = group
         groups.append(group)
     return tuple(groups)
+
+
+_GROUPS_KEPT = 4096  # group texts kept; few hundred occur in practice
+_groups: dict = {}
+"""The groups read so far by their canonical text: a group recurs in many moves' texts, and groups are immutable."""
 
 
 def _canonical_group(text: str):
@@ -304,7 +321,8 @@ class ViewWire:
     __slots__ = ("_hand_number", "_dealer", "_scores", "_seat_to_move", "_phase", "_turn_count", "_acquired",
                  "_asked", "_answer", "_must_stop", "_hand", "_hand_sizes", "_stock_count", "_pile",
                  "_pile_freezers", "_melds", "_meld_state", "_meld_changes", "_side_has_melded",
-                 "_minimum_a", "_minimum_b", "_red_threes", "_turn", "_new_ranks", "_sent")
+                 "_minimum_a", "_minimum_b", "_red_threes", "_melded_before", "_melded", "_added", "_laid",
+                 "_new_ranks", "_sent")
 
     def __init__(self) -> None:
         self._sent = False
@@ -429,33 +447,56 @@ class ViewWire:
 
     def _turn_field(self, state, fresh: bool, out: dict) -> None:
         # The turn's record goes whole when any of its fields changed (docs/protocol.md).
+        # Its fields are kept as members, each compared without a lookup in the record sent.
         new_ranks = state.turn_new_ranks
-        turn = None if fresh else self._turn
-        if (fresh or state.melded_before_turn != turn["melded_before"] or state.melded_this_turn != turn["melded"]
-                or state.added_to_existing != turn["added_to_existing"] or state.turn_laid != turn["laid"]
+        if (fresh or state.melded_before_turn != self._melded_before or state.melded_this_turn != self._melded
+                or state.added_to_existing != self._added or state.turn_laid != self._laid
                 or new_ranks != self._new_ranks):
+            self._melded_before = state.melded_before_turn
+            self._melded = state.melded_this_turn
+            self._added = state.added_to_existing
+            self._laid = list(state.turn_laid)
             self._new_ranks = frozenset(new_ranks)
-            turn = self._turn = {
-                "melded_before": state.melded_before_turn,
-                "melded": state.melded_this_turn,
+            out["turn"] = {
+                "melded_before": self._melded_before,
+                "melded": self._melded,
                 "new_ranks": sorted(new_ranks),
-                "added_to_existing": state.added_to_existing,
-                "laid": list(state.turn_laid),
+                "added_to_existing": self._added,
+                "laid": self._laid,
             }
-            out["turn"] = turn
 
 
 _KNOWN_KEPT = 8192  # move records whose texts are kept; the cache starts again when it holds more
 _known: dict = {}
-"""Move records seen lately by identity (``id`` -> ``(move, its event lines by seat, its text)``): a
-bot's answers are parsed once per text and a draw is one shared record, so most events are found by
+"""Move records other than draws and discards seen lately by identity (``id`` -> ``(move, its event lines by
+seat, its text)``): a bot's answers are parsed once per text, so most of its melds and takes are found by
 identity, without hashing the record's fields."""
 _texts: dict = {}
 """The same entries by the record's value, for a record seen before as another object (an in-process
 strategy's moves are new records each time): its text and lines are made once per value."""
 
 
+_draw_entry = None
+_discard_entries: list = [None] * _KIND_COUNT
+"""The entries of draws and of each card's discard, most events: found by the record's type and card, with
+neither its identity nor its value hashed."""
+
+
 def _entry(move) -> tuple:
+    global _draw_entry
+    kind = type(move)
+    if kind is Draw:
+        if _draw_entry is None:
+            _draw_entry = _new_entry(move)
+        return _draw_entry
+    if kind is Discard:
+        discard = move
+        card = discard.card
+        if type(card) is int and 0 <= card < _KIND_COUNT:
+            entry = _discard_entries[card]
+            if entry is None:
+                entry = _discard_entries[card] = _new_entry(move)
+            return entry
     entry = _known.get(id(move))
     if entry is not None and entry[0] is move:
         return entry
@@ -464,13 +505,17 @@ def _entry(move) -> tuple:
         _texts.clear()
     entry = _texts.get(move)
     if entry is None:
-        text = str(move).encode()
-        # Written by hand: move texts hold no character JSON escapes.
-        entry = _texts[move] = (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
+        entry = _texts[move] = _new_entry(move)
     else:
         entry = (move, entry[1], entry[2])
     _known[id(move)] = entry  # the entry holds the record: its id cannot be reused while it is there
     return entry
+
+
+def _new_entry(move) -> tuple:
+    text = str(move).encode()
+    # Written by hand: move texts hold no character JSON escapes.
+    return (move, [b'[%d,"%s",0]' % (seat, text) for seat in range(4)], text)
 
 
 _last_event = None
