@@ -108,8 +108,8 @@ def _find_meld_out(
 
 
 def _as_list(values: Sequence) -> list:
-    """``values`` itself if it is a list, else a list of its items: the search reads lists, compiled with no generic
-    item protocol (the hand state's hands and melds are lists already)."""
+    """``values`` itself if it is a list, else a list of its items: the searches, the listings and the verdicts read
+    lists, compiled with no generic item protocol (the hand state's hands and melds are lists already)."""
     return values if type(values) is list else list(values)
 
 

@@ -4,6 +4,7 @@
 
 cimport cython
 
+from canasta_sim.core.going_out cimport _as_list
 from canasta_sim.core.meld_search cimport _extra_melds, _openings_most_laid_first
 from canasta_sim.core.moves cimport MeldGroup, _group_of
 from canasta_sim.core.melds cimport wild_limit, wild_rules
@@ -60,7 +61,6 @@ cpdef list _addition_melds(HandState state, bint largest_first)
 cdef object _shape_group(tuple shape)
 
 # The addition listing's helpers, C calls from it (cpdef: still ordinary functions from Python).
-cpdef list _as_list(counts)
 @cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, found=list)
 cpdef list _black_three_and_wild_melds(Py_ssize_t black_threes, bint wild_only, Py_ssize_t held_jokers,
                                        Py_ssize_t held_deuces)

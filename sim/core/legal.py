@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.going_out import _as_list
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
 from canasta_sim.core.melds import wild_limit, wild_rules
 from canasta_sim.core.moves import (
@@ -433,11 +434,6 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     if ordered:
         return shapes
     return _most_laid_first(shapes, laids, most)
-
-
-def _as_list(counts: list[int]) -> list[int]:
-    """``counts`` itself if a list (the engine's hands and melds, read as lists where compiled), else a copy."""
-    return counts if type(counts) is list else list(counts)
 
 
 def _black_three_and_wild_melds(black_threes: int, wild_only: bool, held_jokers: int, held_deuces: int) -> list[Meld]:
