@@ -69,8 +69,9 @@ WILD_RANK = JOKER
 """The rank slot of a meld made only of wild cards (allowed only by ``allow_wild_only_melds``)."""
 
 
-def _card_order(kind: int) -> tuple[bool, int]:
-    return (kind <= TWO, kind)
+def _card_order(kind: int) -> int:
+    """A card's place in a move's canonical order: the naturals by kind, then jokers, then deuces."""
+    return kind + KIND_COUNT if kind <= TWO else kind
 
 
 def refuse_change(record: object, name: str, value: object) -> None:

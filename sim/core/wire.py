@@ -22,7 +22,17 @@ from typing import Any
 
 from canasta_sim.core.cards import JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import _SIMPLE, WILD_RANK, Discard, Draw, Meld, _group_of, _ordered_take, parse_move
+from canasta_sim.core.moves import (
+    _SIMPLE,
+    WILD_RANK,
+    Discard,
+    Draw,
+    Meld,
+    _card_order,
+    _group_of,
+    _ordered_take,
+    parse_move,
+)
 from canasta_sim.core.strategy import PublicEvent
 
 __all__ = ["UNKNOWN_CARD", "UNKNOWN_HAND", "VIEW_FORMAT", "EventLog", "ViewWire", "hear_events", "meld_rows",
@@ -256,7 +266,7 @@ def _canonical_move(text: str):
             kind = _CANONICAL_KINDS.get(token, -1)
             if kind < 0:
                 return None
-            order = kind + _KIND_COUNT if kind <= _TWO else kind  # the wild cards after the naturals, jokers first
+            order = _card_order(kind)
             if order < last:
                 return None  # not in the canonical order: parse_move sorts them
             last = order
