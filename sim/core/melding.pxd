@@ -7,19 +7,22 @@
 
 cimport cython
 
-from canasta_sim.core.melds cimport meld_fits
+from canasta_sim.core.melds cimport _natural_group_counts, meld_fits
 from canasta_sim.core.going_out cimport _as_list
 # The vouch's record keys (sim/core/moves.py), as C calls from the checks below.
 from canasta_sim.core.moves cimport Meld, MeldGroup, _field_objects, _same_field_objects
 
 # The card constants the single-group verdict reads, as C integers.
-cdef Py_ssize_t BLACK_THREE, CANASTA_SIZE, FOUR, JOKER, KIND_COUNT, TWO, WILD_RANK
+cdef Py_ssize_t BLACK_THREE, CANASTA_SIZE, JOKER, KIND_COUNT, TWO, WILD_RANK
 
 # The initial meld's card values by kind (KIND_COUNT = 15), summed in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 
 # The most entries _list keeps, compared with the list's size in C.
 cdef Py_ssize_t _MOST_LISTED
+
+# One count of a group's packed counts (melds._natural_counts), unpacked in C.
+cdef Py_ssize_t _COUNT_MASK
 
 cdef class MeldingRules:
     cdef public object _collected, _listed, _meld_tables, _plan_cache, _vouched, _vouched_key, acquired, added_to_existing, answer, asked
@@ -50,7 +53,8 @@ cdef class MeldingRules:
     cpdef bint _verify_black_three_timing(self, move, dict additions, hand_after) except -1
     @cython.locals(sizes=Py_ssize_t[15])
     cpdef bint _verify_going_out(self, move, hand_after, dict additions) except -1
-    cpdef _lay(self, dict additions, list used)
+    cpdef _lay(self, dict additions, Py_ssize_t top)
+    cpdef _lay_group(self, Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces, Py_ssize_t taken)
     cpdef bint verify_meld(self, move) except -1
     # The hand and the melds as typed lists (going_out._as_list): each count read with the list's own indexing.
     @cython.locals(hand=list, melds=list, meld=list)

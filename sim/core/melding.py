@@ -10,9 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
+from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
 from canasta_sim.core.going_out import _as_list, find_meld_out
-from canasta_sim.core.melds import CANASTA_SIZE, meld_fits, meld_problem, rank_name
+from canasta_sim.core.melds import (
+    _COUNT_MASK,
+    CANASTA_SIZE,
+    _natural_group_counts,
+    meld_fits,
+    meld_problem,
+    rank_name,
+)
 from canasta_sim.core.moves import (
     _NOT_KEPT,
     WILD_RANK,
@@ -305,11 +312,21 @@ class MeldingRules:
                     )
         return True
 
-    @cython.locals(kind=Count, count=Count, seat=Count, side=Count, changes=Count, tables=list, other=tuple, own=tuple,
-                   table=dict, hand=list, melds=list, sizes=list, meld=list, added=list, laid=list, new_ranks=set,
-                   naturals=Count, jokers=Count, deuces=Count, before=Count, total=Count, more_naturals=Count,
-                   more_jokers=Count, more_deuces=Count, rank=Count)
-    def _lay(self, additions: dict[int, list[int]], used: list[int]) -> None:
+    @cython.locals(added=list, rank=Count, taken=Count)
+    def _lay(self, additions: dict[int, list[int]], top: int) -> None:
+        """Lay a checked move's sums by rank, ``additions``, from the hand but for the pile's ``top`` card of a take
+        (-1 for a meld), rank by rank (:meth:`_lay_group`)."""
+        for rank, added in additions.items():
+            taken = 1 if rank == top else 0
+            self._lay_group(rank, added[0] - taken, added[1], added[2], taken)
+
+    @cython.locals(seat=Count, side=Count, changes=Count, hand=list, sizes=list, meld=list, laid=list, tables=list,
+                   other=tuple, own=tuple, table=dict, before=Count, held_naturals=Count, held_jokers=Count,
+                   held_deuces=Count)
+    def _lay_group(self, rank: int, naturals: int, jokers: int, deuces: int, taken: int) -> None:
+        """Lay ``naturals``, ``jokers`` and ``deuces`` from the hand and ``taken`` naturals from the pile on the side's
+        meld of ``rank``: counted in C integers compiled, with no per-rank sums built (the commonest meld and take
+        lay one rank)."""
         seat = self.seat
         side = seat & 1
         changes = self.meld_changes + 1
@@ -319,56 +336,46 @@ class MeldingRules:
         other = tables[1 - side]
         if other is not None and other[0] == changes - 1:
             tables[1 - side] = (changes, other[1])
+        # The counts read into C integers and written back once each (typed lists compiled).
         hand = self.hands[seat]
-        melds = self.melds[side]
-        sizes = self.hand_sizes
-        # The counts read into C integers and written back once each (typed lists compiled: no generic item
-        # access, no boxed sums of boxed ints).
-        total = 0
-        for kind in range(KIND_COUNT):
-            count = used[kind]
-            if count:
-                before = hand[kind]
-                hand[kind] = before - count
-                total += count
-        if total:
+        if naturals:
+            before = hand[rank]
+            hand[rank] = before - naturals
+        if jokers:
+            before = hand[JOKER]
+            hand[JOKER] = before - jokers
+        if deuces:
+            before = hand[TWO]
+            hand[TWO] = before - deuces
+        if naturals + jokers + deuces:
+            sizes = self.hand_sizes
             before = sizes[seat]
-            sizes[seat] = before - total
-        new_ranks = self.turn_new_ranks
+            sizes[seat] = before - naturals - jokers - deuces
+        meld = self.melds[side][rank]
+        held_naturals = meld[0]
+        held_jokers = meld[1]
+        held_deuces = meld[2]
+        if held_naturals + held_jokers + held_deuces == 0:
+            self.turn_new_ranks.add(rank)
+        elif rank not in self.turn_new_ranks:
+            self.added_to_existing = True
+        meld[0] = held_naturals + naturals + taken
+        meld[1] = held_jokers + jokers
+        meld[2] = held_deuces + deuces
         laid = self.turn_laid
-        for rank, added in additions.items():
-            meld = melds[rank]
-            naturals = meld[0]
-            jokers = meld[1]
-            deuces = meld[2]
-            if naturals + jokers + deuces == 0:
-                new_ranks.add(rank)
-            elif rank not in new_ranks:
-                self.added_to_existing = True
-            more_naturals = added[0]
-            more_jokers = added[1]
-            more_deuces = added[2]
-            meld[0] = naturals + more_naturals
-            meld[1] = jokers + more_jokers
-            meld[2] = deuces + more_deuces
-            before = laid[rank]
-            laid[rank] = before + more_naturals + more_jokers + more_deuces
+        before = laid[rank]
+        laid[rank] = before + naturals + taken + jokers + deuces
         self.side_has_melded[side] = True
         self.seat_has_melded[seat] = True
-        # This side's table, if it was current: a new one with the changed melds' counts, which is what
-        # HandState.meld_table would rebuild while no rank is new to it (a new rank would break its rank
-        # order: that table is rebuilt when next asked for, as the stale stamp says).
+        # This side's table, if it was current and holds the rank: a new one with the meld's counts, which is what
+        # HandState.meld_table would rebuild (a rank new to it would break its rank order: that table is rebuilt
+        # when next asked for, as the stale stamp says).
         own = tables[side]
         if own is not None and own[0] == changes - 1:
             table = own[1]
-            for rank in additions:
-                if rank not in table:
-                    break
-            else:
+            if rank in table:
                 table = table.copy()
-                for rank in additions:
-                    meld = melds[rank]
-                    table[rank] = (meld[0], meld[1], meld[2])
+                table[rank] = (meld[0], meld[1], meld[2])
                 tables[side] = (changes, table)
 
     def _is_concealed_now(self) -> bool:
@@ -437,8 +444,8 @@ class MeldingRules:
         self._collected = (move, additions, used)
         return True
 
-    @cython.locals(record=MeldGroup, rank=Count, naturals=Count, jokers=Count, deuces=Count, kind=Count, seat=Count,
-                   side=Count, laid=Count, held=Count, hand_after=Count, canastas=Count, cards=tuple)
+    @cython.locals(rank=Count, naturals=Count, jokers=Count, deuces=Count, kind=Count, seat=Count, side=Count,
+                   laid=Count, held=Count, hand_after=Count, canastas=Count, counts=Count)
     def _single_group_verdict(self, group: object) -> int:
         """:meth:`verify_meld`'s verdict on a meld of the one ``group``, in the commonest case only: a group record
         of a natural rank holding only cards of its rank and wild cards, laid by a side that has melded (no initial
@@ -448,38 +455,18 @@ class MeldingRules:
 
         The checks are the full ones' for this case, counted in C integers compiled, with no per-rank sums or
         card counts built: strategies probe such melds by the dozen each turn (``view.can``, the listings)."""
-        if type(group) is not MeldGroup:
-            return -1
-        record = group
-        if type(record.rank) is not int or type(record.cards) is not tuple:
-            return -1
         seat = self.seat
         side = seat & 1
         if not self.side_has_melded[side]:
             return -1
-        naturals = jokers = deuces = 0
-        cards = record.cards
-        try:
-            rank = record.rank
-            for item in cards:
-                if type(item) is not int:
-                    return -1
-                kind = item
-                if kind == rank:
-                    naturals += 1
-                elif kind == JOKER:
-                    jokers += 1
-                elif kind == TWO:
-                    deuces += 1
-                else:
-                    return -1
-        except OverflowError:  # compiled, an int too large for a C integer: no card kind (the full checks say so)
+        counts = _natural_group_counts(group)
+        if counts < 0:
             return -1
-        if rank < FOUR or rank >= KIND_COUNT:
-            return -1
+        rank = counts >> 24
+        naturals = counts >> 16 & _COUNT_MASK
+        jokers = counts >> 8 & _COUNT_MASK
+        deuces = counts & _COUNT_MASK
         laid = naturals + jokers + deuces
-        if laid == 0:
-            return -1
         hand_after = self.hand_sizes[seat] - laid
         if hand_after > 1 and self.answer is True and self.rules.ask_partner_yes_forces_out:
             return -1
@@ -577,7 +564,7 @@ class MeldingRules:
         """Return whether :meth:`meld` is legal now."""
         return self._probe(move)
 
-    @cython.locals(record=Meld, used=list)
+    @cython.locals(record=Meld, used=list, counts=Count)
     def meld(self, move: Meld) -> None:
         """Lay the groups; new cards of a rank the side holds join that meld (R9.6)."""
         if not self._take_vouch(move):
@@ -586,14 +573,20 @@ class MeldingRules:
         collected = self._collected
         self._collected = None
         if collected is not None and collected[0] is move:
-            additions = collected[1]
-            used = collected[2]
+            self._lay(collected[1], -1)
         else:
             record = move  # verified a Meld above or by is_legal: compiled, its field is then read as a C member
-            additions = {}
-            used = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # KIND_COUNT zeros: a literal, no slice of a list
-            self._collect(move, record.groups, additions, used)
-        self._lay(additions, used)
+            groups = record.groups
+            # The commonest meld, one group of a natural rank, laid from its counts (see _lay_group).
+            counts = _natural_group_counts(groups[0]) if type(groups) is tuple and len(groups) == 1 else -1
+            if counts >= 0:
+                self._lay_group(counts >> 24, counts >> 16 & _COUNT_MASK, counts >> 8 & _COUNT_MASK,
+                                counts & _COUNT_MASK, 0)
+            else:
+                additions = {}
+                used = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # KIND_COUNT zeros: a literal, no slice of a list
+                self._collect(move, groups, additions, used)
+                self._lay(additions, -1)
         self.melded_this_turn = True
         self.history.append((self.seat, move, ()))
         if self.hand_sizes[self.seat] == 0:

@@ -3,6 +3,8 @@
 
 cimport cython
 
+from canasta_sim.core.moves cimport MeldGroup
+
 cpdef Py_ssize_t wild_limit(Py_ssize_t naturals, Py_ssize_t most_wilds, bint wild_ratio) except? -1
 
 # The rule set's wild-card rules, read once per rule set (see wild_rules).
@@ -14,3 +16,13 @@ cpdef tuple wild_rules(rules)
 
 @cython.locals(wilds=Py_ssize_t)
 cpdef bint meld_fits(rules, rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces) except -1
+
+# The card constants the counts below compare with, as C integers.
+cdef Py_ssize_t FOUR, JOKER, KIND_COUNT, TWO
+
+# A group's or a take's cards counted in C integers for the hand state's commonest meld and take (sim/core/melding.py,
+# sim/core/pile.py), packed in one C integer.
+@cython.locals(kind=Py_ssize_t, index=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)
+cpdef Py_ssize_t _natural_counts(Py_ssize_t rank, cards) except? -2
+@cython.locals(record=MeldGroup, rank=Py_ssize_t, counts=Py_ssize_t)
+cpdef Py_ssize_t _natural_group_counts(group) except? -2

@@ -9,8 +9,8 @@ at a time; what depends on the turn (minimums, going out) lives in
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, KIND_NAMES, KIND_VALUE
-from canasta_sim.core.moves import WILD_RANK
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO
+from canasta_sim.core.moves import WILD_RANK, MeldGroup
 from canasta_sim.core.rules import Rules
 
 __all__ = [
@@ -122,6 +122,56 @@ def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) 
     if naturals + wilds < 3:
         return False
     return wilds <= wild_limit(naturals, _most_wilds, _wild_ratio)
+
+
+_COUNT_MASK = 0xFF
+"""One count of :func:`_natural_counts`' packed answer: eight bits, far more cards than two decks hold of a rank."""
+
+
+def _natural_counts(rank: int, cards: object) -> int:
+    """The cards of ``cards`` laid on a meld of the natural ``rank``, packed in one integer (a C integer compiled: no
+    tuple built) as ``naturals << 16 | jokers << 8 | deuces``; -1 when ``cards`` is no tuple of card kinds of
+    ``rank`` and wild cards only, or holds more cards than a count's eight bits (:data:`_COUNT_MASK`)."""
+    if type(cards) is not tuple or len(cards) > _COUNT_MASK:
+        return -1
+    index = rank
+    naturals = jokers = deuces = 0
+    try:
+        for item in cards:
+            if type(item) is not int:
+                return -1
+            kind = item
+            if kind == index:
+                naturals += 1
+            elif kind == JOKER:
+                jokers += 1
+            elif kind == TWO:
+                deuces += 1
+            else:
+                return -1
+    except OverflowError:  # compiled, an int too large for a C integer: no card kind (the full checks say so)
+        return -1
+    return naturals << 16 | jokers << 8 | deuces
+
+
+def _natural_group_counts(group: object) -> int:
+    """:func:`_natural_counts` of a group record of a natural rank (4 to ace) laying at least one card, its rank
+    packed above the counts (``rank << 24``); -1 for any other group."""
+    if type(group) is not MeldGroup:
+        return -1
+    record = group
+    if type(record.rank) is not int:
+        return -1
+    try:
+        rank = record.rank
+    except OverflowError:
+        return -1
+    if rank < FOUR or rank >= KIND_COUNT:
+        return -1
+    counts = _natural_counts(rank, record.cards)
+    if counts <= 0:
+        return -1
+    return rank << 24 | counts
 
 
 def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> tuple[str, str] | None:

@@ -7,8 +7,10 @@ attributes and the checks of :class:`~canasta_sim.core.melding.MeldingRules`.
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.core.going_out import _as_list
 from canasta_sim.core.melding import _REFUSED, MeldingRules
+from canasta_sim.core.melds import _COUNT_MASK, _natural_counts, meld_fits
 from canasta_sim.core.moves import MeldGroup, TakePile, is_kind
 from canasta_sim.core.phases import ACQUIRE, PLAY
 
@@ -106,6 +108,11 @@ class PileRules(MeldingRules):
         """R8.1-R8.3, R10.5: may the player to move take the whole pile this way?  ``True`` when it may; while
         probing, the commonest refusals return ``False`` (see ``MeldingRules.verify_meld``)."""
         top = self._verify_pile_open(move)
+        # The commonest take, judged without the sums below built; any other, or one refused, is left to the checks
+        # below, which name the rule it breaks.
+        if self._is_plain_take_legal(move, top):
+            self._collected = None  # take_pile sums the cards itself
+            return True
         seat = self.seat
         side = seat & 1
         naturals = jokers = deuces = 0
@@ -174,11 +181,69 @@ class PileRules(MeldingRules):
         self._collected = (move, additions, used)
         return True
 
+    @cython.locals(record=TakePile, counts=Count, naturals=Count, jokers=Count, deuces=Count, seat=Count, side=Count,
+                   held=Count, held_naturals=Count, held_jokers=Count, held_deuces=Count, total=Count, hand_after=Count,
+                   hand=list, meld=list, pile=list, kind=Count)
+    def _is_plain_take_legal(self, move: TakePile, top: int) -> bool:
+        """Whether ``move``, a take of the open pile's ``top`` card (:meth:`_verify_pile_open`), is legal in the
+        commonest case: no extra melds, hand cards of the top card's natural rank and wild cards only, and two cards
+        or more kept.  ``False`` for any other take and for any take a check refuses, which the full checks of
+        :meth:`verify_take_pile` then judge.  The checks are theirs for this case, counted in C integers compiled with
+        no per-rank sums built: a listing of takes checks each take it yields."""
+        record = move
+        extra = record.extra
+        if type(extra) is not tuple or extra or top < FOUR or top >= KIND_COUNT:
+            return False
+        counts = _natural_counts(top, record.cards)
+        if counts < 0:
+            return False
+        naturals = counts >> 16 & _COUNT_MASK
+        jokers = counts >> 8 & _COUNT_MASK
+        deuces = counts & _COUNT_MASK
+        seat = self.seat
+        side = seat & 1
+        hand = _as_list(self.hands[seat])  # R6.1: the cards are held
+        held = hand[top]
+        if naturals > held:
+            return False
+        held = hand[JOKER]
+        if jokers > held:
+            return False
+        held = hand[TWO]
+        if deuces > held:
+            return False
+        meld = _as_list(_as_list(self.melds[side])[top])
+        held_naturals = meld[0]
+        held_jokers = meld[1]
+        held_deuces = meld[2]
+        # R8.2b, R8.2c: a natural pair when frozen; else a pair, a natural and a wild card, or a meld to add to.
+        if self.is_pile_frozen_for(side):
+            if naturals < 2:
+                return False
+        elif held_naturals + held_jokers + held_deuces == 0 and naturals < 2 and not (naturals and jokers + deuces):
+            return False
+        if not meld_fits(self.rules, top, held_naturals + naturals + 1, held_jokers + jokers, held_deuces + deuces):
+            return False  # R9.1, R9.2
+        if not self.side_has_melded[side]:  # R8.2e: the top card and the hand cards reach the initial minimum
+            total = _KIND_VALUE[top] * (naturals + 1) + _KIND_VALUE[JOKER] * jokers + _KIND_VALUE[TWO] * deuces
+            held = self.requirements[side]
+            if total < held:
+                return False
+        # The pile's cards but the top one go to the hand, its red 3s excepted (laid, R4.3): a take keeping two cards
+        # or more cannot go out, and _verify_going_out has nothing to check (R6.4, R12).
+        pile = self.pile
+        hand_after = self.hand_sizes[seat] - naturals - jokers - deuces + len(pile) - 1
+        for kind in pile:
+            if kind == RED_THREE:
+                hand_after -= 1
+        return hand_after > 1
+
     def can_take_pile(self, move: TakePile) -> bool:
         """Return whether :meth:`take_pile` is legal now."""
         return self._probe(move)
 
-    @cython.locals(seat=Count, kind=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list)
+    @cython.locals(seat=Count, kind=Count, before=Count, taken=Count, laid=Count, hand=list, pile=list, top=Count,
+                   counts=Count, record=TakePile)
     def take_pile(self, move: TakePile) -> None:
         """Meld the top card as the move says, take the rest of the pile (R8.3), lay its red 3s (R4.3)."""
         if not self._take_vouch(move):
@@ -186,24 +251,31 @@ class PileRules(MeldingRules):
         seat = self.seat
         side = seat & 1
         top = self.pile[-1]
-        # The check's sums of this very move (MeldingRules.meld): the top card with the cards laid on it,
-        # then the extra melds, in the order summed here otherwise.
+        # The check's sums of this very move (MeldingRules.meld), or the commonest take's counts (_is_plain_take_legal),
+        # or the top card with the cards laid on it, then the extra melds, in the order summed here otherwise.
         collected = self._collected
         self._collected = None
+        record = move  # verified a TakePile above or by is_legal: compiled, its fields are then read as C members
+        counts = -1
         if collected is not None and collected[0] is move:
             additions = collected[1]
-            used = collected[2]
         else:
-            additions = {top: [1, 0, 0]}
-            used = [0] * KIND_COUNT
-            self._collect(move, (MeldGroup(top, move.cards),) if move.cards else (), additions, used)
-            self._collect(move, move.extra, additions, used)
+            extra = record.extra
+            if type(extra) is tuple and not extra:
+                counts = _natural_counts(top, record.cards)
+            if counts < 0:
+                additions = {top: [1, 0, 0]}
+                used = [0] * KIND_COUNT
+                self._collect(move, (MeldGroup(top, record.cards),) if record.cards else (), additions, used)
+                self._collect(move, extra, additions, used)
         self.pile_takes[side] += 1
         self.pile_cards_taken[side] += len(self.pile)
         if self.pile_freezers:
             self.frozen_pile_takes[side] += 1
-        # The top card is in ``additions`` but not in ``used``: it joins the meld from the pile.
-        self._lay(additions, used)
+        if counts >= 0:
+            self._lay_group(top, counts >> 16 & _COUNT_MASK, counts >> 8 & _COUNT_MASK, counts & _COUNT_MASK, 1)
+        else:
+            self._lay(additions, top)  # the top card joins its meld from the pile, not from the hand
         # The rest of the pile into the hand, counted in C integers and added to the seat's totals once.
         hand = self.hands[seat]
         pile = self.pile
