@@ -9,7 +9,7 @@ from canasta_sim.core.fingerprint cimport GameFingerprint
 from canasta_sim.core.kernels cimport CardMemory
 # The move records' types: play_hand's and apply's exact-type tests compare the type in C.
 from canasta_sim.core.moves cimport Answer, Discard, Draw, Meld
-from canasta_sim.core.state cimport HandState
+from canasta_sim.core.state cimport HandState, _is_phase
 
 
 # The phases play_hand tests (sim/core/phases.py), typed.

@@ -36,7 +36,7 @@ from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
-from canasta_sim.core.state import ACQUIRE, OVER, HandState
+from canasta_sim.core.state import ACQUIRE, OVER, HandState, _is_phase
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
@@ -79,7 +79,7 @@ _CALL_CELL = MONITOR_CALL
 _START_CELL = MONITOR_START
 _event_follower = operator.methodcaller("event_follower")  # asked as a call into strategy code (_Seats.ask)
 _DRAW_EVENTS = tuple(PublicEvent(seat, DRAW, 0) for seat in range(4))
-# Typed str where compiled (sim/engine.pxd): play_hand's phase tests then compare lengths and hashes, not text.
+# Typed str where compiled (sim/engine.pxd): play_hand's phase tests compare them by identity (_is_phase).
 _OVER = OVER
 _ACQUIRE = ACQUIRE
 
@@ -442,13 +442,13 @@ def play_hand(state: HandState, seats: _Seats, views: Sequence[SeatView]) -> Non
     decisions = seats.decisions
     rules = state.rules
     asking = rules.ask_partner != "off"
-    while state.phase != _OVER:
+    while not _is_phase(state.phase, _OVER):
         seat = state.seat
         player = players[seat]
         view = views[seat]
         # The seat's decision methods bound once (_Seats.decisions), or looked up at each call for a checked seat.
         bound = decisions[seat]
-        if state.phase == _ACQUIRE:
+        if _is_phase(state.phase, _ACQUIRE):
             method = player.choose_acquire if bound is None else bound[0]
             move = seats.ask(seat, _ACQUIRE_CALL, method, view)
             if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
@@ -469,7 +469,7 @@ def play_hand(state: HandState, seats: _Seats, views: Sequence[SeatView]) -> Non
                 if answer is not True and answer is not False:
                     raise seats.error(partner, "answer", "returned something that is not True or False", answer)
                 seats.apply(state, partner, "answer", Answer(answer))
-        while state.phase != _OVER:
+        while not _is_phase(state.phase, _OVER):
             method = player.choose_meld if bound is None else bound[3]
             move = seats.ask(seat, _MELD_CALL, method, view)
             if move is None:
@@ -477,7 +477,7 @@ def play_hand(state: HandState, seats: _Seats, views: Sequence[SeatView]) -> Non
             if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
                 raise seats.error(seat, "meld", "returned something that is not a Meld or None", move)
             seats.apply(state, seat, "meld", move)
-        if state.phase == _OVER:
+        if _is_phase(state.phase, _OVER):
             break
         if state.must_stop:
             seats.apply(state, seat, "stop", _STOP)

@@ -321,8 +321,8 @@ class MeldingRules:
             self._lay_group(rank, added[0] - taken, added[1], added[2], taken)
 
     @cython.locals(seat=Count, side=Count, changes=Count, hand=list, sizes=list, meld=list, laid=list, tables=list,
-                   other=tuple, own=tuple, table=dict, before=Count, held_naturals=Count, held_jokers=Count,
-                   held_deuces=Count)
+                   other=tuple, own=tuple, table=dict, new_ranks=set, before=Count, held_naturals=Count,
+                   held_jokers=Count, held_deuces=Count)
     def _lay_group(self, rank: int, naturals: int, jokers: int, deuces: int, taken: int) -> None:
         """Lay ``naturals``, ``jokers`` and ``deuces`` from the hand and ``taken`` naturals from the pile on the side's
         meld of ``rank``: counted in C integers compiled, with no per-rank sums built (the commonest meld and take
@@ -355,9 +355,10 @@ class MeldingRules:
         held_naturals = meld[0]
         held_jokers = meld[1]
         held_deuces = meld[2]
+        new_ranks = self.turn_new_ranks  # a set, typed: its methods are C calls where compiled
         if held_naturals + held_jokers + held_deuces == 0:
-            self.turn_new_ranks.add(rank)
-        elif rank not in self.turn_new_ranks:
+            new_ranks.add(rank)
+        elif rank not in new_ranks:
             self.added_to_existing = True
         meld[0] = held_naturals + naturals + taken
         meld[1] = held_jokers + jokers

@@ -12,6 +12,10 @@ from canasta_sim.core.stock cimport StockRules
 # The card constants the counts and checks below compare with, as C integers.
 cdef Py_ssize_t BLACK_THREE, KIND_COUNT, TWO, CANASTA_SIZE
 
+# The phases' own strings, compared by identity (see _is_phase, which the engine and the view call from C).
+cdef tuple _PHASES
+cpdef bint _is_phase(phase, str wanted) except -1
+
 
 cdef class HandState(StockRules):
     cpdef _init_fields(self, rules, dealer, scores, hand_number)

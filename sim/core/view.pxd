@@ -5,7 +5,7 @@
 cimport cython
 
 from canasta_sim.core.legal cimport legal_discards, legal_takes, meld_candidates
-from canasta_sim.core.state cimport HandState
+from canasta_sim.core.state cimport HandState, _is_phase
 
 
 cdef Py_ssize_t _KIND_COUNT

@@ -30,7 +30,7 @@ from canasta_sim.core.legal import (
 )
 from canasta_sim.core.moves import Discard, Meld, Move, TakePile
 from canasta_sim.core.rules import Rules
-from canasta_sim.core.state import ANSWER, HandState
+from canasta_sim.core.state import ANSWER, HandState, _is_phase
 from canasta_sim.errors import IllegalMoveError
 
 __all__ = ["SeatView"]
@@ -275,10 +275,9 @@ class SeatView:
     def can(self, move: Move) -> bool:
         """Return whether ``move`` would be legal for this seat now, without playing it."""
         state = self._state
-        # state.actor, inlined: strategies ask this for most moves they make.  The phase is a str (typed where
-        # compiled, sim/view.pxd): compared as strings, a different phase differs at once by its length.
-        phase = state.phase
-        actor = (state.seat + 2) % 4 if phase == _ANSWER else state.seat
+        # state.actor, inlined: strategies ask this for most moves they make.  The phase compared by identity
+        # (_is_phase), a C call where compiled.
+        actor = (state.seat + 2) % 4 if _is_phase(state.phase, _ANSWER) else state.seat
         return actor == self._seat and state.is_legal(move)
 
     def verify(self, move: Move) -> None:
