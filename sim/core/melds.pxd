@@ -21,8 +21,10 @@ cpdef bint meld_fits(rules, rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssi
 cdef Py_ssize_t FOUR, JOKER, KIND_COUNT, TWO
 
 # A group's or a take's cards counted in C integers for the hand state's commonest meld and take (sim/core/melding.py,
-# sim/core/pile.py), packed in one C integer.
-@cython.locals(kind=Py_ssize_t, index=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)
-cpdef Py_ssize_t _natural_counts(Py_ssize_t rank, cards) except? -2
-@cython.locals(record=MeldGroup, rank=Py_ssize_t, counts=Py_ssize_t)
+# sim/core/pile.py), packed in one C integer; the cards read from a typed tuple.
+cdef Py_ssize_t _MOST_COUNTED
+@cython.locals(items=tuple, kind=Py_ssize_t, index=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
+               deuces=Py_ssize_t)
+cpdef Py_ssize_t _natural_counts(rank, cards) except? -2
+@cython.locals(record=MeldGroup, counts=Py_ssize_t)
 cpdef Py_ssize_t _natural_group_counts(group) except? -2

@@ -126,18 +126,25 @@ def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) 
 
 _COUNT_MASK = 0xFF
 """One count of :func:`_natural_counts`' packed answer: eight bits, far more cards than two decks hold of a rank."""
+_MOST_COUNTED = _COUNT_MASK  # a C integer compiled (sim/core/melds.pxd)
 
 
-def _natural_counts(rank: int, cards: object) -> int:
-    """The cards of ``cards`` laid on a meld of the natural ``rank``, packed in one integer (a C integer compiled: no
-    tuple built) as ``naturals << 16 | jokers << 8 | deuces``; -1 when ``cards`` is no tuple of card kinds of
-    ``rank`` and wild cards only, or holds more cards than a count's eight bits (:data:`_COUNT_MASK`)."""
-    if type(cards) is not tuple or len(cards) > _COUNT_MASK:
+def _natural_counts(rank: object, cards: object) -> int:
+    """The cards of ``cards`` laid on a meld of the natural ``rank`` (4 to ace), packed with the rank in one integer
+    (a C integer compiled: no tuple built) as ``rank << 24 | naturals << 16 | jokers << 8 | deuces``; -1 when
+    ``rank`` is no natural rank, or ``cards`` no tuple of card kinds of ``rank`` and wild cards only, or when it
+    holds more cards than a count's eight bits (:data:`_COUNT_MASK`)."""
+    if type(rank) is not int or type(cards) is not tuple:
         return -1
-    index = rank
+    items = cards
+    if len(items) > _MOST_COUNTED:
+        return -1
     naturals = jokers = deuces = 0
     try:
-        for item in cards:
+        index = rank
+        if index < FOUR or index >= KIND_COUNT:
+            return -1
+        for item in items:
             if type(item) is not int:
                 return -1
             kind = item
@@ -151,27 +158,18 @@ def _natural_counts(rank: int, cards: object) -> int:
                 return -1
     except OverflowError:  # compiled, an int too large for a C integer: no card kind (the full checks say so)
         return -1
-    return naturals << 16 | jokers << 8 | deuces
+    return index << 24 | naturals << 16 | jokers << 8 | deuces
 
 
 def _natural_group_counts(group: object) -> int:
-    """:func:`_natural_counts` of a group record of a natural rank (4 to ace) laying at least one card, its rank
-    packed above the counts (``rank << 24``); -1 for any other group."""
+    """:func:`_natural_counts` of a group record laying at least one card, or -1."""
     if type(group) is not MeldGroup:
         return -1
     record = group
-    if type(record.rank) is not int:
+    counts = _natural_counts(record.rank, record.cards)
+    if (counts & 0xFFFFFF) == 0:  # no card: the full checks refuse it
         return -1
-    try:
-        rank = record.rank
-    except OverflowError:
-        return -1
-    if rank < FOUR or rank >= KIND_COUNT:
-        return -1
-    counts = _natural_counts(rank, record.cards)
-    if counts <= 0:
-        return -1
-    return rank << 24 | counts
+    return counts
 
 
 def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> tuple[str, str] | None:

@@ -13,7 +13,7 @@ from canasta_sim.core.stock cimport StockRules
 cdef Py_ssize_t BLACK_THREE, KIND_COUNT, TWO, CANASTA_SIZE
 
 # The phases' own strings, compared by identity (see _is_phase, which the engine and the view call from C).
-cdef tuple _PHASES
+cdef str _ACQUIRE, _PLAY, _ANSWER, _OVER
 cpdef bint _is_phase(phase, str wanted) except -1
 
 

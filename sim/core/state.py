@@ -79,19 +79,23 @@ MAX_TURNS_PER_HAND = 600
 takes the pile, which puts at least one more card on the table for good, so a hand has at
 most about 64 + 108 turns.  Reaching the cap ends the hand with ``END_TURN_CAP``."""
 
-_PHASES = (ACQUIRE, PLAY, ANSWER, OVER)
-"""The phases' own strings, the only values the engine gives :attr:`HandState.phase`."""
+# The phases' own strings, the only values the engine gives HandState.phase: C globals compiled (sim/core/state.pxd),
+# compared by identity in _is_phase.
+_ACQUIRE = ACQUIRE
+_PLAY = PLAY
+_ANSWER = ANSWER
+_OVER = OVER
 
 
 def _is_phase(phase: object, wanted: str) -> bool:
-    """``phase == wanted`` for ``wanted`` one of :data:`_PHASES`, answered by identity when ``phase`` is one of them
-    too, as the engine's phases are: compiled, a string comparison costs a call into the interpreter, which the
-    engine's loop would make several times a turn.  A phase of equal value in another string is compared by value."""
+    """``phase == wanted`` for ``wanted`` one of the phases' own strings, answered by identity when ``phase`` is one
+    of them too, as the engine's phases are: compiled, a string comparison costs a call into the interpreter, which
+    the engine's loop would make several times a turn.  A phase of equal value in another string is compared by
+    value."""
     if phase is wanted:
         return True
-    for known in _PHASES:
-        if phase is known:
-            return False
+    if phase is _ACQUIRE or phase is _PLAY or phase is _ANSWER or phase is _OVER:
+        return False
     return phase == wanted
 
 
