@@ -7,7 +7,7 @@
 
 cimport cython
 
-from canasta_sim.core.melds cimport _natural_group_counts, meld_fits
+from canasta_sim.core.melds cimport _natural_group_counts, _with_rank, meld_fits
 from canasta_sim.core.going_out cimport _as_list
 # The vouch's record keys (sim/core/moves.py), as C calls from the checks below.
 from canasta_sim.core.moves cimport Meld, MeldGroup, _field_objects, _same_field_objects

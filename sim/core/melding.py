@@ -16,6 +16,7 @@ from canasta_sim.core.melds import (
     _COUNT_MASK,
     CANASTA_SIZE,
     _natural_group_counts,
+    _with_rank,
     meld_fits,
     meld_problem,
     rank_name,
@@ -321,7 +322,7 @@ class MeldingRules:
             self._lay_group(rank, added[0] - taken, added[1], added[2], taken)
 
     @cython.locals(seat=Count, side=Count, changes=Count, hand=list, sizes=list, meld=list, laid=list, tables=list,
-                   other=tuple, own=tuple, table=dict, new_ranks=set, before=Count, held_naturals=Count,
+                   other=tuple, own=tuple, table=dict, new_ranks=set, counts=tuple, before=Count, held_naturals=Count,
                    held_jokers=Count, held_deuces=Count)
     def _lay_group(self, rank: int, naturals: int, jokers: int, deuces: int, taken: int) -> None:
         """Lay ``naturals``, ``jokers`` and ``deuces`` from the hand and ``taken`` naturals from the pile on the side's
@@ -368,16 +369,18 @@ class MeldingRules:
         laid[rank] = before + naturals + taken + jokers + deuces
         self.side_has_melded[side] = True
         self.seat_has_melded[seat] = True
-        # This side's table, if it was current and holds the rank: a new one with the meld's counts, which is what
-        # HandState.meld_table would rebuild (a rank new to it would break its rank order: that table is rebuilt
-        # when next asked for, as the stale stamp says).
+        # This side's table, if it was current: a new one with the meld's counts, what HandState.meld_table would
+        # rebuild, its other ranks' counts shared (a rank new to it joins in rank order).
         own = tables[side]
         if own is not None and own[0] == changes - 1:
             table = own[1]
+            counts = (meld[0], meld[1], meld[2])
             if rank in table:
                 table = table.copy()
-                table[rank] = (meld[0], meld[1], meld[2])
-                tables[side] = (changes, table)
+                table[rank] = counts
+            else:
+                table = _with_rank(table, rank, counts)
+            tables[side] = (changes, table)
 
     def _is_concealed_now(self) -> bool:
         """R12.6: judged when the player goes out."""

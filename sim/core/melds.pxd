@@ -28,3 +28,7 @@ cdef Py_ssize_t _MOST_COUNTED
 cpdef Py_ssize_t _natural_counts(rank, cards) except? -2
 @cython.locals(record=MeldGroup, counts=Py_ssize_t)
 cpdef Py_ssize_t _natural_group_counts(group) except? -2
+
+# A side's meld table (HandState.meld_table) with a rank new to it, built by the lay (sim/core/melding.py) in C.
+@cython.locals(known=Py_ssize_t, placed=bint)
+cpdef dict _with_rank(dict table, Py_ssize_t rank, tuple counts)

@@ -172,6 +172,20 @@ def _natural_group_counts(group: object) -> int:
     return counts
 
 
+def _with_rank(table: dict, rank: int, counts: tuple) -> dict:
+    """A meld table (``HandState.meld_table``, ranks in order) with ``rank``, new to it, in its place."""
+    fresh = {}
+    placed = False
+    for known, held in table.items():
+        if not placed and known > rank:
+            fresh[rank] = counts
+            placed = True
+        fresh[known] = held
+    if not placed:
+        fresh[rank] = counts
+    return fresh
+
+
 def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> tuple[str, str] | None:
     """Return ``(rule id, reason)`` if a meld with these counts may not stand on the table, else ``None``.
 
