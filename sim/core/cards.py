@@ -19,6 +19,11 @@ from collections.abc import Iterable, Sequence
 
 from canasta_sim.errors import CardParseError
 
+try:
+    import cython
+except ImportError:  # plain Python without Cython: the type declarations do nothing
+    from canasta_sim.core._compiled import cython_fallback as cython
+
 __all__ = [
     "ACE",
     "BLACK_THREE",
@@ -196,3 +201,23 @@ def counts_text(counts: Sequence[int]) -> str:
 def counts_value(counts: Sequence[int]) -> int:
     """Return the total card value (R1.4) of a count vector."""
     return sum(count * value for count, value in zip(counts, KIND_VALUE, strict=True))
+
+
+_MOST_IN_RUN = 9  # runs of 0-8 cards: two decks hold 8 cards of a rank (R1.1), 4 jokers and 8 deuces
+_KIND_RUNS = tuple((kind,) * count for kind in range(KIND_COUNT) for count in range(_MOST_IN_RUN))
+"""``(kind,) * count`` at ``kind * 9 + count`` for each kind and each count two decks hold of it."""
+
+
+@cython.locals(index=cython.Py_ssize_t, number=cython.Py_ssize_t)
+def _kind_run(kind: int, count: int) -> tuple[int, ...]:
+    """``(kind,) * count``, one shared tuple for each count two decks hold of a kind: the move records' groups are
+    joined from these runs (``moves._group_of``), with no tuple built for a run."""
+    if type(kind) is int and type(count) is int:
+        try:
+            index = kind
+            number = count
+        except OverflowError:  # compiled, an int too large for a C integer: a run of no kind two decks hold
+            return (kind,) * count
+        if 0 <= number < _MOST_IN_RUN and 0 <= index < len(_KIND_RUNS) // _MOST_IN_RUN:  # a kind's run
+            return _KIND_RUNS[index * _MOST_IN_RUN + number]
+    return (kind,) * count

@@ -4,6 +4,8 @@
 
 cimport cython
 
+from canasta_sim.core.cards cimport _kind_run
+
 
 cdef class MeldGroup:
     cdef readonly object rank, cards

@@ -32,6 +32,7 @@ from canasta_sim.core.cards import (
     KIND_COUNT,
     KIND_NAMES,
     TWO,
+    _kind_run,
     kinds_text,
     parse_kind,
     parse_kinds,
@@ -187,10 +188,10 @@ def _parse_groups(text: str) -> tuple[MeldGroup, ...]:
 
 
 def _group_of(rank: int, naturals: int, jokers: int, deuces: int) -> MeldGroup:
-    """:meth:`MeldGroup.of` for the record type itself: a C call from the searches where compiled."""
-    cards = (JOKER,) * jokers + (TWO,) * deuces
+    """:meth:`MeldGroup.of` for the record type itself, its cards joined from shared runs: a C call compiled."""
+    cards = _kind_run(JOKER, jokers) + _kind_run(TWO, deuces)
     if rank != WILD_RANK:
-        cards = (rank,) * naturals + cards
+        cards = _kind_run(rank, naturals) + cards
         if rank <= TWO:  # no rank a meld can have: the constructor puts the cards in order
             return MeldGroup(rank, cards)
     return _ordered_group(rank, cards)  # the cards in their canonical order already: naturals, jokers, deuces

@@ -44,8 +44,9 @@ BUILD_RECORD_NAME = "_build.json"
 LINKED_MODULES = {
     "canasta_sim.core": (
         frozenset({
-            "moves", "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine", "legal",
-            "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint", "wire", "strategy",
+            "cards", "moves", "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine",
+            "legal", "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint", "wire",
+            "strategy",
         }),
     ),
 }
