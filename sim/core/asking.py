@@ -46,20 +46,19 @@ class AskingRules(PileRules):
 
     def can_ask(self, move: Ask = ASK) -> bool:
         """Return whether :meth:`ask` is legal now."""
-        # _ask_problem's conditions, inlined: the engine asks this on every turn.  The two rules read are kept as
-        # C values per rule set (_read_asking_rules): no attribute look-ups or string comparison a turn.
+        # _ask_problem's conditions, inlined: the engine asks this on every turn.  The two rules read are kept
+        # per rule set (_asking_rules): no attribute look-ups or string comparison a turn.
         if self.phase != PLAY:
             return False
         rules = self.rules
-        if rules is not _rules_seen:
-            _read_asking_rules(rules)
-        if _asking_off:
+        kept = _asking_rules(rules)
+        if kept.asking_off:
             return False
         if self.asked or self.melded_this_turn:
             return False
         if self.must_stop or self.hand_sizes[self.seat] < 2:
             return False
-        if not _yes_forces_out:
+        if not kept.yes_forces_out:
             return True
         return self.going_out_plan() is not None
 
@@ -131,16 +130,26 @@ class AskingRules(PileRules):
         return plan
 
 
-_rules_seen = None
-"""The rule set :data:`_asking_off` and :data:`_yes_forces_out` were read from.  A rule set is a frozen record, so
-they stay its values; holding it keeps its identity from being reused by another."""
-_asking_off = False
-_yes_forces_out = False
+class _AskingRulesRead:
+    """What :meth:`AskingRules.can_ask` reads of one rule set on every turn (R12.5): whether asking is
+    ``off``, and ``ask_partner_yes_forces_out``."""
+
+    def __init__(self, rules) -> None:
+        self.rules = rules
+        self.asking_off = rules.ask_partner == "off"
+        self.yes_forces_out = bool(rules.ask_partner_yes_forces_out)
 
 
-def _read_asking_rules(rules) -> None:
-    """Keep what :meth:`AskingRules.can_ask` reads of ``rules`` on every turn, as C values where compiled (R12.5)."""
-    global _rules_seen, _asking_off, _yes_forces_out
-    _asking_off = rules.ask_partner == "off"
-    _yes_forces_out = bool(rules.ask_partner_yes_forces_out)
-    _rules_seen = rules
+_last_read = None
+"""The record :func:`_asking_rules` gave last (``None`` before the first call)."""
+
+
+def _asking_rules(rules) -> _AskingRulesRead:
+    """The :class:`_AskingRulesRead` of ``rules``: the one given last when it is for the same rule set.  A caller
+    reads the record once into a local, so threads under different rule sets never mix their values."""
+    global _last_read
+    last = _last_read
+    if last is None or last.rules is not rules:
+        last = _AskingRulesRead(rules)
+        _last_read = last
+    return last

@@ -7,7 +7,7 @@ cimport cython
 from canasta_sim.core.going_out cimport _as_list
 from canasta_sim.core.meld_search cimport _extra_melds, _openings_most_laid_first
 from canasta_sim.core.moves cimport MeldGroup, _group_of
-from canasta_sim.core.melds cimport wild_limit, wild_rules
+from canasta_sim.core.melds cimport WildRules, wild_limit, wild_rules_of
 from canasta_sim.core.state cimport HandState
 
 # The shared records: C calls from the listings (cpdef: still ordinary functions from Python).
@@ -36,22 +36,13 @@ cpdef object legal_discards(HandState state)
 cdef Py_ssize_t _JOKER, _TWO, _FOUR, _KIND_COUNT
 
 
-# The rules every listing reads, kept as C values (see _read_rules).
-cdef object _rules_seen
-cdef Py_ssize_t _most_wilds
-cdef bint _wild_ratio, _wild_only
-
-@cython.locals(index=Py_ssize_t)
-cdef void _read_rules(rules) except *
-
-
 @cython.locals(
     most_wilds=Py_ssize_t, joker_limit=Py_ssize_t, deuce_limit=Py_ssize_t, rank=Py_ssize_t, held=Py_ssize_t,
     old_naturals=Py_ssize_t, old_jokers=Py_ssize_t, old_deuces=Py_ssize_t, lowest=Py_ssize_t,
     naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, total_naturals=Py_ssize_t,
     wilds=Py_ssize_t, wild_ratio=bint, wild_only=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
     table=list, shapes=list, laids=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
-    hand=list, melds=list,
+    hand=list, melds=list, wild=WildRules,
     black_three=Py_ssize_t, wild_rank=Py_ssize_t, seat=Py_ssize_t, ordered=bint, last=Py_ssize_t, most=Py_ssize_t,
     old_wilds=Py_ssize_t, low=Py_ssize_t, high=Py_ssize_t, bucket=Py_ssize_t,
 )

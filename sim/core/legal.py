@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.going_out import _as_list
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
-from canasta_sim.core.melds import wild_limit, wild_rules
+from canasta_sim.core.melds import WildRules, wild_limit, wild_rules_of
 from canasta_sim.core.moves import (
     WILD_RANK,
     Answer,
@@ -194,7 +194,7 @@ def legal_takes(state: HandState) -> Iterator[TakePile]:
     most_wilds=Count, total_naturals=Count, wilds=Count, naturals=Count, jokers=Count, deuces=Count, top=Count,
     side=Count, value=Count, requirement=Count, wild_ratio=cython.bint, frozen=cython.bint, has_meld=cython.bint,
     melded=cython.bint, hand_held=Count, held_jokers=Count, held_deuces=Count, joker_limit=Count, deuce_limit=Count,
-    state=HandState,
+    state=HandState, wild=WildRules,
 )
 def _takes(
     state: HandState, top: int, side: int, hand: list[int], hand_held: int, frozen: bool, existing: list[int],
@@ -203,10 +203,9 @@ def _takes(
     """:func:`legal_takes`' generator, once a take may be possible: ``top`` the pile's top card, ``side`` the
     side to move, ``hand`` its player's hand holding ``hand_held`` of ``top``, ``frozen`` whether the pile is
     frozen for the side, ``existing`` the side's meld of ``top`` and ``has_meld`` whether it holds a card."""
-    if state.rules is not _rules_seen:
-        _read_rules(state.rules)
-    most_wilds = _most_wilds
-    wild_ratio = _wild_ratio
+    wild = wild_rules_of(state.rules)  # read once: the rule set's values are then the record's own
+    most_wilds = wild.most_wilds
+    wild_ratio = wild.wild_ratio
     melded = state.side_has_melded[side]
     requirement = state.requirements[side]
     held_jokers = hand[_JOKER]  # C integers where compiled: min() of two is then a C comparison
@@ -331,21 +330,6 @@ def _opening_candidates(state: HandState) -> Iterator[tuple[MeldGroup, ...]]:
         yield groups
 
 
-_rules_seen = None
-"""The rule set :data:`_most_wilds`, :data:`_wild_ratio` and :data:`_wild_only` were read from.  A rule set is
-a frozen record, so they stay its values; holding it keeps its identity from being reused by another."""
-_most_wilds = 0
-_wild_ratio = False
-_wild_only = False
-
-
-def _read_rules(rules) -> None:
-    """Keep the rules the listings read on every call, as C values where compiled (no attribute look-ups)."""
-    global _rules_seen, _most_wilds, _wild_ratio, _wild_only
-    _most_wilds, _wild_ratio, _wild_only = wild_rules(rules)
-    _rules_seen = rules
-
-
 def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     """The single-group meld of each well-shaped single meld or addition from hand, in listing order, or
     with ``largest_first`` ordered by hand cards laid, most first, ties in listing order (a stable sort).
@@ -364,10 +348,9 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     seat = state.seat
     hand = _as_list(state.hands[seat])
     melds = _as_list(state.melds[seat & 1])
-    if state.rules is not _rules_seen:
-        _read_rules(state.rules)
-    most_wilds = _most_wilds
-    wild_ratio = _wild_ratio
+    wild = wild_rules_of(state.rules)  # read once: the rule set's values are then the record's own
+    most_wilds = wild.most_wilds
+    wild_ratio = wild.wild_ratio
     held_jokers = hand[_JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = hand[_TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
@@ -421,7 +404,7 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                             most = laid
                         last = laid
     # The black 3 and wild-card melds, after the natural ranks': each laid count read back from its group.
-    for move in _black_three_and_wild_melds(hand[BLACK_THREE], _wild_only, held_jokers, held_deuces):
+    for move in _black_three_and_wild_melds(hand[BLACK_THREE], wild.wild_only, held_jokers, held_deuces):
         shapes.append(move)
         if largest_first:
             laid = len(move.groups[0].cards)

@@ -3,7 +3,7 @@
 
 cimport cython
 
-from canasta_sim.core.melds cimport wild_limit, wild_rules
+from canasta_sim.core.melds cimport WildRules, wild_limit, wild_rules_of
 from canasta_sim.core.moves cimport _group_of
 from canasta_sim.core.state cimport HandState
 
@@ -13,15 +13,6 @@ cdef Py_ssize_t _JOKER, _TWO, _FOUR, _KIND_COUNT
 # The card values by kind (KIND_COUNT = 15), for the searches' points in C integers.
 cdef Py_ssize_t _KIND_VALUE[15]
 cdef Py_ssize_t _JOKER_POINTS, _DEUCE_POINTS
-
-# The rules every search reads, kept as C values (see _read_rules).
-cdef object _rules_seen
-cdef Py_ssize_t _most_wilds
-cdef bint _wild_ratio, _wild_only
-
-@cython.locals(index=Py_ssize_t)
-cdef void _read_rules(rules) except *
-
 
 @cython.locals(
     minimum=Py_ssize_t, hand_size=Py_ssize_t, rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
@@ -47,23 +38,22 @@ cdef void _walk_sets(list options, Py_ssize_t index, Py_ssize_t jokers_left, Py_
 @cython.locals(
     rank=Py_ssize_t, most_wilds=Py_ssize_t, joker_limit=Py_ssize_t, deuce_limit=Py_ssize_t, held=Py_ssize_t,
     excluded=Py_ssize_t, options=list, shapes=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
-    black_three=Py_ssize_t, bounded=bint, found=tuple,
+    black_three=Py_ssize_t, bounded=bint, found=tuple, wild=WildRules,
 )
 cpdef list _group_options(rules, counts, exclude, list best_points=*, list best_cards=*)
 
 
-# Each natural rank's shapes, kept by rank, count held and wild-card limits for the rule set read last.
-cdef dict _RANK_SHAPES
-cdef list _RANK_SHAPE_TABLE
-cdef Py_ssize_t _SHAPE_HELD, _SHAPE_JOKERS, _SHAPE_DEUCES
+# Each natural rank's shapes, kept in the rule set's record by rank, count held and wild-card limits.
+cdef Py_ssize_t _SHAPE_HELD, _SHAPE_JOKERS, _SHAPE_DEUCES, _SHAPE_TABLE_SIZE
 
 @cython.locals(
     naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, most_wilds=Py_ssize_t, wilds=Py_ssize_t,
     wild_ratio=bint, small=bint, key=Py_ssize_t, shapes=list, found=tuple, rank_points=Py_ssize_t, index=Py_ssize_t,
     joker_points=Py_ssize_t, deuce_points=Py_ssize_t, points=Py_ssize_t, best_points=Py_ssize_t,
-    best_cards=Py_ssize_t,
+    best_cards=Py_ssize_t, table=list,
 )
-cdef tuple _rank_shapes(Py_ssize_t rank, Py_ssize_t held, Py_ssize_t joker_limit, Py_ssize_t deuce_limit)
+cdef tuple _rank_shapes(WildRules wild, Py_ssize_t rank, Py_ssize_t held, Py_ssize_t joker_limit,
+                        Py_ssize_t deuce_limit)
 
 
 @cython.locals(index=Py_ssize_t, most_points=list, most_cards=list)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
-from canasta_sim.core.melds import wild_limit, wild_rules
+from canasta_sim.core.melds import WildRules, wild_limit, wild_rules_of
 from canasta_sim.core.moves import WILD_RANK, MeldGroup, _group_of
 from canasta_sim.core.state import HandState
 
@@ -31,26 +31,6 @@ _JOKER = JOKER
 _TWO = TWO
 _FOUR = FOUR
 _KIND_COUNT = KIND_COUNT
-
-_rules_seen = None
-"""The rule set :data:`_most_wilds`, :data:`_wild_ratio` and :data:`_wild_only` were read from, and the kept shapes
-belong to.  A rule set is a frozen record; holding it keeps its identity from being reused by another."""
-_most_wilds = 0
-_wild_ratio = False
-_wild_only = False
-
-
-def _read_rules(rules) -> None:
-    """Keep the rules the searches read on every call, as C values where compiled, and forget the shapes kept
-    for the rule set read before."""
-    global _rules_seen, _most_wilds, _wild_ratio, _wild_only
-    _most_wilds, _wild_ratio, _wild_only = wild_rules(rules)
-    _RANK_SHAPES.clear()
-    if _rules_seen is not None:  # before the first rule set read, the table holds nothing yet
-        for index in range(len(_RANK_SHAPE_TABLE)):
-            _RANK_SHAPE_TABLE[index] = None
-    _rules_seen = rules
-
 
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/core/meld_search.pxd): the searches' points in C integers
 _JOKER_POINTS = KIND_VALUE[JOKER]  # C integers compiled (sim/core/meld_search.pxd)
@@ -267,9 +247,8 @@ def _group_options(
     """
     options: list[tuple[int, list[tuple[int, int, int, int]]]] = []
     excluded = -1 if exclude is None else exclude
-    if rules is not _rules_seen:
-        _read_rules(rules)
-    most_wilds = _most_wilds
+    wild = wild_rules_of(rules)  # read once: the rule set's values and kept shapes are then the record's own
+    most_wilds = wild.most_wilds
     held_jokers = counts[_JOKER]  # C integers where compiled: min() of two is then a C comparison
     held_deuces = counts[_TWO]
     joker_limit = min(held_jokers, most_wilds) + 1
@@ -279,7 +258,7 @@ def _group_options(
         held = counts[rank]
         if rank == excluded or held < 2:
             continue
-        found = _rank_shapes(rank, held, joker_limit, deuce_limit)
+        found = _rank_shapes(wild, rank, held, joker_limit, deuce_limit)
         options.append(found[0])
         if bounded:
             best_points.append(found[1])
@@ -291,7 +270,7 @@ def _group_options(
         if bounded:
             best_points.append(_KIND_VALUE[black_three] * held)
             best_cards.append(held)
-    if _wild_only:
+    if wild.wild_only:
         shapes = [
             (WILD_RANK, 0, jokers, deuces)
             for jokers in range(held_jokers + 1)
@@ -306,42 +285,43 @@ def _group_options(
     return options
 
 
-_RANK_SHAPES: dict[int, tuple[tuple[int, list[tuple[int, int, int, int]]], int, int]] = {}
-""":func:`_rank_shapes`' answers by rank, count held and wild-card limits, for the rule set ``_rules_seen``
-(emptied by :func:`_read_rules` when another comes): the same few hands' ranks recur all game."""
-
 _SHAPE_HELD = 9  # 0-8 cards of a rank: two decks hold 8 (R1.1)
 _SHAPE_JOKERS = 6  # joker limits 1-5: two decks hold 4 jokers
 _SHAPE_DEUCES = 10  # deuce limits 1-9: two decks hold 8 deuces
-_RANK_SHAPE_TABLE: list = [None] * (KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES)
-"""The answers for what a two-deck hand can hold, at an index computed from the counts (a list index, cheaper
-than a dict look-up with an integer key); :data:`_RANK_SHAPES` keeps the rest.  Emptied with it."""
+_SHAPE_TABLE_SIZE = KIND_COUNT * _SHAPE_HELD * _SHAPE_JOKERS * _SHAPE_DEUCES
+"""A rule set's ``shape_table`` (:class:`~canasta_sim.core.melds.WildRules`) holds :func:`_rank_shapes`' answers for
+what a two-deck hand can hold, at an index computed from the counts (a list index, cheaper than a dict look-up
+with an integer key); its ``shapes`` keep the rest by a key: the same few hands' ranks recur all game."""
 
 
 def _rank_shapes(
-    rank: int, held: int, joker_limit: int, deuce_limit: int
+    wild: WildRules, rank: int, held: int, joker_limit: int, deuce_limit: int
 ) -> tuple[tuple[int, list[tuple[int, int, int, int]]], int, int]:
     """The option ``(rank, shapes)`` of :func:`_group_options` for natural ``rank`` from ``held`` cards of it and
     fewer than ``joker_limit`` jokers and ``deuce_limit`` deuces (the shapes in listing order), with the shapes'
     most points and most cards (0 for none).
 
-    Reads the rule set ``_rules_seen`` (the caller read it).  Kept (:data:`_RANK_SHAPES`): never modify one.
+    Read and kept for the rule set of ``wild`` (:data:`_SHAPE_TABLE_SIZE`): never modify one.
     """
     index = -1
     if (0 <= rank < _KIND_COUNT and held < _SHAPE_HELD and joker_limit < _SHAPE_JOKERS
             and deuce_limit < _SHAPE_DEUCES):
         index = ((rank * _SHAPE_HELD + held) * _SHAPE_JOKERS + joker_limit) * _SHAPE_DEUCES + deuce_limit
-        found = _RANK_SHAPE_TABLE[index]
+        table = wild.shape_table
+        if table is None:
+            table = [None] * _SHAPE_TABLE_SIZE
+            wild.shape_table = table
+        found = table[index]
         if found is not None:
             return found
     small = held < 32 and joker_limit < 32 and deuce_limit < 32
     key = rank << 15 | held << 10 | joker_limit << 5 | deuce_limit
     if small and index < 0:
-        found = _RANK_SHAPES.get(key)
+        found = wild.shapes.get(key)
         if found is not None:
             return found
-    most_wilds = _most_wilds
-    wild_ratio = _wild_ratio
+    most_wilds = wild.most_wilds
+    wild_ratio = wild.wild_ratio
     rank_points = _KIND_VALUE[rank]
     joker_points = _JOKER_POINTS
     deuce_points = _DEUCE_POINTS
@@ -362,7 +342,7 @@ def _rank_shapes(
                     best_cards = naturals + wilds
     found = ((rank, shapes), best_points, best_cards)
     if index >= 0:
-        _RANK_SHAPE_TABLE[index] = found
+        table[index] = found
     elif small:
-        _RANK_SHAPES[key] = found
+        wild.shapes[key] = found
     return found

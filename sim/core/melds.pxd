@@ -7,14 +7,21 @@ from canasta_sim.core.moves cimport MeldGroup
 
 cpdef Py_ssize_t wild_limit(Py_ssize_t naturals, Py_ssize_t most_wilds, bint wild_ratio) except? -1
 
-# The rule set's wild-card rules, read once per rule set (see wild_rules).
-cdef object _rules_seen
-cdef Py_ssize_t _most_wilds
-cdef bint _wild_ratio, _wild_only
-cdef void _read_wild_rules(rules) except *
+# One rule set's wild-card rules as C values (see WildRules), and the record given last.
+cdef class WildRules:
+    cdef readonly object rules
+    cdef readonly Py_ssize_t most_wilds
+    cdef readonly bint wild_ratio, wild_only
+    cdef readonly dict shapes
+    cdef public list shape_table
+
+cdef WildRules _last_wild
+@cython.locals(last=WildRules)
+cpdef WildRules wild_rules_of(rules)
+@cython.locals(wild=WildRules)
 cpdef tuple wild_rules(rules)
 
-@cython.locals(wilds=Py_ssize_t)
+@cython.locals(wilds=Py_ssize_t, wild=WildRules)
 cpdef bint meld_fits(rules, rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces) except -1
 
 # The card constants the counts below compare with, as C integers.

@@ -15,6 +15,7 @@ from canasta_sim.core.rules import Rules
 
 __all__ = [
     "CANASTA_SIZE",
+    "WildRules",
     "is_canasta",
     "max_wilds",
     "meld_fits",
@@ -23,6 +24,7 @@ __all__ = [
     "rank_name",
     "wild_limit",
     "wild_rules",
+    "wild_rules_of",
 ]
 
 CANASTA_SIZE = 7
@@ -77,34 +79,52 @@ def max_wilds(rules: Rules, rank: int, naturals: int) -> int:
     return wild_limit(naturals, rules.max_wilds_per_meld, rules.wild_ratio_rule == "no_more_wild_than_natural")
 
 
-_rules_seen = None
-"""The rule set :data:`_most_wilds`, :data:`_wild_ratio` and :data:`_wild_only` were read from.  A rule set is a
-frozen record, so they stay its values; holding it keeps its identity from being reused by another."""
-_most_wilds = 0
-_wild_ratio = False
-_wild_only = False
+class WildRules:
+    """R9.2 and R9.4 as one rule set sets them, read once: :func:`wild_rules_of` gives it.
+
+    ``most_wilds`` is ``max_wilds_per_meld``, ``wild_ratio`` whether ``wild_ratio_rule`` is
+    ``no_more_wild_than_natural`` (the arguments of :func:`wild_limit`), ``wild_only`` is
+    ``allow_wild_only_melds``.  ``shapes`` and ``shape_table`` are the meld searches' answers for this rule set
+    (:mod:`canasta_sim.core.meld_search`; ``shape_table`` is ``None`` until a search makes it).  A rule set is a
+    frozen record, so a record stays right for its ``rules``; holding them keeps their identity from being
+    reused by another rule set.
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.most_wilds = rules.max_wilds_per_meld
+        self.wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
+        self.wild_only = rules.allow_wild_only_melds
+        self.shapes = {}
+        self.shape_table = None
 
 
-def _read_wild_rules(rules: Rules) -> None:
-    global _rules_seen, _most_wilds, _wild_ratio, _wild_only
-    _most_wilds = rules.max_wilds_per_meld
-    _wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    _wild_only = rules.allow_wild_only_melds
-    _rules_seen = rules
+_last_wild = None
+"""The record :func:`wild_rules_of` gave last (``None`` before the first call)."""
+
+
+def wild_rules_of(rules: Rules) -> WildRules:
+    """Return the :class:`WildRules` of ``rules``: the one given last when it is for the same rule set.
+
+    The rule checks, the listings and the searches ask for it on every meld they weigh; reading its fields
+    (C values compiled) costs less than two attribute look-ups and a string comparison each time.  A caller
+    reads the record once into a local and then only its fields: one reference read, so threads playing
+    under different rule sets never mix two rule sets' values, compiled or run from source.
+    """
+    global _last_wild
+    last = _last_wild
+    if last is None or last.rules is not rules:
+        last = WildRules(rules)
+        _last_wild = last
+    return last
 
 
 def wild_rules(rules: Rules) -> tuple[int, bool, bool]:
     """R9.2 and R9.4 as ``rules`` set them: ``(max_wilds_per_meld, whether wild_ratio_rule is
     no_more_wild_than_natural, allow_wild_only_melds)``, the arguments of :func:`wild_limit` and whether a meld
-    of wild cards only may stand.
-
-    Read once per rule set and kept (C values compiled): the rule checks, the listings and the searches ask
-    for them on every meld they weigh, and two attribute look-ups and a string comparison each time cost more
-    than the judgement itself.
-    """
-    if rules is not _rules_seen:
-        _read_wild_rules(rules)
-    return (_most_wilds, _wild_ratio, _wild_only)
+    of wild cards only may stand (from :func:`wild_rules_of`)."""
+    wild = wild_rules_of(rules)
+    return (wild.most_wilds, wild.wild_ratio, wild.wild_only)
 
 
 def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) -> bool:
@@ -112,16 +132,15 @@ def meld_fits(rules: Rules, rank: int, naturals: int, jokers: int, deuces: int) 
 
     The legal-move listings try many shapes that fail; this answers without building the reason.
     """
-    if rules is not _rules_seen:  # the rule set's wild-card rules, read once (see wild_rules)
-        _read_wild_rules(rules)
+    wild = wild_rules_of(rules)
     wilds = jokers + deuces
     if rank == WILD_RANK:
-        return _wild_only and naturals + wilds >= 3
+        return wild.wild_only and naturals + wilds >= 3
     if rank == BLACK_THREE:
         return not wilds and (naturals == 3 or naturals == 4)
     if naturals + wilds < 3:
         return False
-    return wilds <= wild_limit(naturals, _most_wilds, _wild_ratio)
+    return wilds <= wild_limit(naturals, wild.most_wilds, wild.wild_ratio)
 
 
 _COUNT_MASK = 0xFF

@@ -1,7 +1,7 @@
 """The meld listings list exactly what the long ways (written out here) list, in the same order.
 
 ``legal._addition_melds`` reorders only a listing that is out of order, reads the rules it needs once per
-rule set (``legal._read_rules``) and lists the black 3 and wild-card melds without an intermediate list;
+rule set (``melds.wild_rules_of``) and lists the black 3 and wild-card melds without an intermediate list;
 the openings' search keeps :func:`legal._group_options`' shapes as its choices and builds each group from
 :func:`legal.single_group_meld`'s records.  Each test plays seeded games under several rule sets and compares,
 at every meld decision, the candidates with the long way's (written out here as it was before), in order.
