@@ -2,8 +2,8 @@
 
 cimport cython
 
-# The going-out search called from C by going_out_plan, not through the module's Python name.
-from canasta_sim.core.going_out cimport _find_meld_out
+# The going-out search and its quick reject called from C by going_out_plan, not through the module's Python names.
+from canasta_sim.core.going_out cimport _as_list, _search_meld_out, _two_cards_stranded
 # Whether a hand holds the very counts the going-out plan was kept for, and that copy refreshed, C calls.
 from canasta_sim.core.moves cimport _refresh, _same_list
 from canasta_sim.core.pile cimport PileRules

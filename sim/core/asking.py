@@ -7,7 +7,7 @@ state's attributes and is not meant to be used on its own.
 
 from __future__ import annotations
 
-from canasta_sim.core.going_out import _find_meld_out
+from canasta_sim.core.going_out import _as_list, _search_meld_out, _two_cards_stranded
 from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup, _refresh, _same_list
 from canasta_sim.core.phases import ANSWER, PLAY
 from canasta_sim.core.pile import PileRules
@@ -107,6 +107,11 @@ class AskingRules(PileRules):
                 and _same_list(hand, self._plan_hand)):
             return self._plan_cache
         side = self.seat & 1
+        hand_list = _as_list(hand)
+        melds = _as_list(self.melds[side])
+        # Most turns end here (see _find_meld_out): answered again as cheaply as kept, so nothing is kept.
+        if _two_cards_stranded(hand_list, melds):
+            return None
         rules = self.rules
         if self.side_has_melded[side]:
             minimum = 0
@@ -115,7 +120,7 @@ class AskingRules(PileRules):
         else:
             minimum = self.requirements[side]
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
-        plan = _find_meld_out(rules, hand, self.melds[side], minimum, True, not self.must_stop)
+        plan = _search_meld_out(rules, hand_list, melds, minimum, True, not self.must_stop)
         self._plan_cache = plan
         # The kept copy refreshed in place (a search per turn, and a move changes a count or two): no list made and
         # freed per search.  Each state has a copy of its own (HandState.copy starts with none).

@@ -1,7 +1,8 @@
 # C declarations for sim/core/going_out.py, read by Cython only (plain Python ignores this file).
 # The search's parts call each other as C functions instead of through the module's Python names (the
-# strategies' find_meld_out included); every one stays an ordinary function from Python.  The hand state
-# (sim/core/state.pxd) cimports _find_meld_out, so this module is linked with it (LINKED_MODULES in sim/core/accelerator.py).
+# strategies' find_meld_out included); every one stays an ordinary function from Python.  The hand state's going-out
+# plan (sim/core/asking.pxd) cimports the quick reject and the search, so this module is linked with it (LINKED_MODULES
+# in sim/core/_compiled/accelerator.py).
 #
 # The search works on counts by kind in C arrays of KIND_COUNT (15) integers: the hand's, and the natural
 # and wild cards of each meld of the side, read once per question (_read_counts).  Plain Python runs the
@@ -20,8 +21,10 @@ cdef Py_ssize_t _KIND_VALUE[15]
 # The kinds, ranks and sizes the search reads, as C integers: each index into a hand or a count array is then C.
 cdef Py_ssize_t BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE, WILD_RANK
 
-@cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+# The search past the quick reject, called from C by the hand state's going-out plan after its own reject.
+@cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
+cpdef _search_meld_out(rules, list hand, list melds, minimum, allow_no_discard, allow_discard)
 
 # The hand and the melds as lists (typed: read with the list's own fast indexing), here and in the single-group
 # verdict (sim/core/melding.py).
@@ -30,7 +33,7 @@ cpdef list _as_list(values)
 # Whether two of the hand's cards can go nowhere (answered before _read_counts reads everything).
 @cython.locals(stranded=Py_ssize_t, rank=Py_ssize_t, count=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
                deuces=Py_ssize_t)
-cdef bint _two_cards_stranded(list hand, list melds) except -1
+cpdef bint _two_cards_stranded(list hand, list melds) except -1
 
 @cython.locals(kind=Py_ssize_t)
 cdef _read_counts(list hand, list melds, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds)

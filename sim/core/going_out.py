@@ -85,9 +85,16 @@ def _find_meld_out(
     hand = _as_list(hand)
     melds = _as_list(melds)
     # Most hands asked about hold two cards that can go nowhere, which no leftover cures (see _candidates):
-    # answered from the hand and the melds of its lone cards' ranks, before the full read below.
+    # answered from the hand and the melds of its lone cards' ranks, before the full read of _search_meld_out.
     if _two_cards_stranded(hand, melds):
         return None
+    return _search_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+
+
+def _search_meld_out(
+    rules: Rules, hand: list[int], melds: list[Sequence[int]], minimum: int, allow_no_discard: bool, allow_discard: bool
+) -> tuple[tuple[MeldGroup, ...], int | None] | None:
+    """:func:`_find_meld_out` past its quick reject (:func:`_two_cards_stranded`), for a caller that made it."""
     # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/going_out.pxd;
     # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays).
     held = [0] * 15
