@@ -4,7 +4,7 @@
 cimport cython
 
 from canasta_sim.core.melds cimport wild_limit
-from canasta_sim.core.moves cimport Meld, _group_of
+from canasta_sim.core.moves cimport Meld, MeldGroup, _group_of
 from canasta_sim.core.view cimport SeatView
 
 
@@ -54,5 +54,5 @@ cdef _canasta_meld(SeatView view, dict melds, Py_ssize_t jokers_in_hand, Py_ssiz
 
 
 @cython.locals(size=Py_ssize_t, canastas=Py_ssize_t, needed=Py_ssize_t, stock=Py_ssize_t, side=Py_ssize_t,
-               laid=Py_ssize_t, rank=Py_ssize_t, after=Py_ssize_t, old=Py_ssize_t, meld=Meld)
+               laid=Py_ssize_t, rank=Py_ssize_t, after=Py_ssize_t, old=Py_ssize_t, meld=Meld, group=MeldGroup)
 cpdef first_legal(SeatView view, moves)

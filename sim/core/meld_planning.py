@@ -11,7 +11,7 @@ from __future__ import annotations
 from canasta_sim.core.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_VALUE, TWO
 from canasta_sim.core.legal import single_group_meld
 from canasta_sim.core.melds import CANASTA_SIZE, wild_limit
-from canasta_sim.core.moves import Meld, _group_of
+from canasta_sim.core.moves import Meld, MeldGroup, _group_of
 
 __all__ = ["first_legal", "first_legal_meld", "opening"]
 
@@ -263,7 +263,8 @@ def first_legal(view, moves):
         if type(move) is Meld or isinstance(move, Meld):
             meld = move  # compiled, its field is then read as a C member
             groups = meld.groups
-            if len(groups) == 1:
+            # A group the core builds, its fields read as C members compiled; any other goes to the full check.
+            if len(groups) == 1 and type(groups[0]) is MeldGroup:
                 if size < 0:
                     size = view.hand_size  # sum(view.hand), read without the tuple
                 group = groups[0]
