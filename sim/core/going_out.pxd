@@ -13,8 +13,8 @@ cimport cython
 # MeldGroup.of as a C call, for the plan's groups.
 from canasta_sim.core.moves cimport _group_of
 
-# The R9.2 wild-card limit, a C call from the search.
-from canasta_sim.core.melds cimport wild_limit
+# The R9.2 wild-card limit, a C call from the search, and the rule set's wild-card rules read as C values.
+from canasta_sim.core.melds cimport WildRules, wild_limit, wild_rules_of
 
 cdef Py_ssize_t _KIND_VALUE[15]
 
@@ -47,7 +47,7 @@ cdef list _candidates(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t 
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
 cpdef _lay_all(rules, list counts, melds, minimum, no_discard)
 
-@cython.locals(in_plan=Py_ssize_t[15], given=Py_ssize_t[15], rooms=Py_ssize_t[15], sizes=Py_ssize_t[15])
+@cython.locals(in_plan=Py_ssize_t[15], given=Py_ssize_t[15], rooms=Py_ssize_t[15], sizes=Py_ssize_t[15], wild=WildRules)
 cdef _lay(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds, minimum, bint no_discard)
 
 # The plan's canastas completed with wild cards, and its groups, on the same C arrays.

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
-from canasta_sim.core.melds import CANASTA_SIZE, wild_limit
+from canasta_sim.core.melds import CANASTA_SIZE, wild_limit, wild_rules_of
 from canasta_sim.core.moves import WILD_RANK, MeldGroup, _group_of
 from canasta_sim.core.rules import Rules
 
@@ -206,7 +206,7 @@ def _candidates(
             forced += 1
             if lone < 0:
                 lone = rank
-    if not rules.allow_wild_only_melds and reachable < rules.canastas_to_go_out:
+    if not wild_rules_of(rules).wild_only and reachable < rules.canastas_to_go_out:
         return []
     black_threes = held[BLACK_THREE]
     if not (black_threes == 1 or black_threes == 2 or rules.black_three_melds == "never"):
@@ -264,8 +264,9 @@ def _lay(
     given = [0] * 15
     rooms = [0] * 15
     sizes = [0] * 15
-    wild_ratio = rules.wild_ratio_rule == "no_more_wild_than_natural"
-    most_wilds = rules.max_wilds_per_meld
+    wild = wild_rules_of(rules)  # read once: the rule set's values are then the record's own
+    wild_ratio = wild.wild_ratio
+    most_wilds = wild.most_wilds
     for rank in range(FOUR, KIND_COUNT):
         count = held[rank]
         old_naturals = naturals[rank]
@@ -295,7 +296,7 @@ def _lay(
             budget -= spare
     wild_only = 0
     if budget:
-        if not rules.allow_wild_only_melds or (budget < 3 and naturals[WILD_RANK] + wilds[WILD_RANK] <= 0):
+        if not wild.wild_only or (budget < 3 and naturals[WILD_RANK] + wilds[WILD_RANK] <= 0):
             return None
         wild_only = budget
     if no_discard and rules.going_out_without_discard == "only_if_hand_holds_canasta":
