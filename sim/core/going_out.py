@@ -209,7 +209,8 @@ def _candidates(
     if not wild_rules_of(rules).wild_only and reachable < rules.canastas_to_go_out:
         return []
     black_threes = held[BLACK_THREE]
-    if not (black_threes == 1 or black_threes == 2 or rules.black_three_melds == "never"):
+    # The rule read only for a hand holding black 3s (most hold none, and none need no reading).
+    if black_threes and not (black_threes == 1 or black_threes == 2 or rules.black_three_melds == "never"):
         black_threes = 0  # three or four black 3s can be melded when going out (R5.3)
     forced += black_threes
     if forced:
