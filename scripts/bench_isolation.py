@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from canasta_sim.core.rules import Rules  # noqa: E402
 from canasta_sim.plugins import process as process_module  # noqa: E402
+from canasta_sim.plugins.affinity import pin_worker, placement  # noqa: E402
 from canasta_sim.plugins.proxy import ProcessStrategy, close_all  # noqa: E402
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side  # noqa: E402
 from canasta_sim.runs.runner import ChunkPlayer, RunSettings  # noqa: E402
@@ -156,12 +157,18 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
                                chunk_size=total_games)
         players[label] = ChunkPlayer(settings, "", "stop", threading.Event())
     totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0, "own": 0.0} for label in players}
+    # Placed as a run's only worker places itself and its bots (its own core when bots play, the others for them).
+    where = placement(0, 1)
+    everywhere = os.sched_getaffinity(0) if where is not None else None
+    pin_worker(where)
     for player in players.values():  # start each bot's processes before timing
         _play(player, range(total_games - games, total_games), at_once)
     times = {label: _WriteTimes() for label in players} if writes else {}
     for round_number in range(rounds):
         for label, player in players.items():
             process_module.os = _timed_writes(times.get(label))
+            if where is not None:  # in-process strategies play where the kernel puts them, as in a run
+                os.sched_setaffinity(0, everywhere if label == IN_PROCESS else {where.worker})
             wall = time.perf_counter()
             own, bots = _own_seconds(), _bot_seconds(player)
             _play(player, range(round_number * games, (round_number + 1) * games), at_once)
@@ -171,6 +178,8 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
             totals[label]["games"] += games
     process_module.os = os
     close_all()
+    if where is not None:
+        os.sched_setaffinity(0, everywhere)
     base = totals[IN_PROCESS]
     figures = {}
     for label, total in totals.items():

@@ -28,6 +28,7 @@ from canasta_sim.cli.replaying import reproducing_command, session_options, star
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
+from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
@@ -267,6 +268,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         raise fail(str(error)) from None
     try:
         games_at_once_cap()
+        affinity_enabled()
     except ValueError as error:
         raise fail(str(error)) from None
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)

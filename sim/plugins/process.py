@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 
 from canasta_sim.errors import SeatFailure
+from canasta_sim.plugins.affinity import place_bot
 
 __all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE"]
 
@@ -93,6 +94,7 @@ class BotProcess:
             )
         except OSError as error:
             raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
+        place_bot(self.process.pid)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             os.set_blocking(stream.fileno(), False)
         self._selector = selectors.DefaultSelector()

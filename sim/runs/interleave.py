@@ -24,7 +24,7 @@ from canasta_sim.plugins.channel import Hub
 from canasta_sim.plugins.proxy import ProcessStrategy
 from canasta_sim.plugins.server import settle_collector
 
-__all__ = ["GAMES_AT_ONCE_VARIABLE", "games_at_once", "games_at_once_cap", "play_side_by_side"]
+__all__ = ["GAMES_AT_ONCE_VARIABLE", "games_at_once", "games_at_once_cap", "play_side_by_side", "runs_bot_processes"]
 
 GAMES_AT_ONCE_VARIABLE = "CANASTA_SIM_GAMES_AT_ONCE"
 """Environment variable capping the games a worker plays at once (``1``: one at a time, as protocol 1)."""
@@ -47,6 +47,12 @@ def games_at_once(player, remaining: int, chunk=None) -> int:
     width = min(min(bots), remaining)
     cap = games_at_once_cap()
     return max(1, width if cap is None else min(width, cap))
+
+
+def runs_bot_processes(player, chunk=None) -> bool:
+    """Whether any strategy of the task's games (as :func:`games_at_once` finds them) runs as a bot process."""
+    strategies = getattr(player, "loaded_strategies", None)
+    return strategies is not None and any(issubclass(loaded.cls, ProcessStrategy) for loaded in strategies(chunk))
 
 
 def games_at_once_cap() -> int | None:

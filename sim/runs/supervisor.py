@@ -49,6 +49,7 @@ from typing import Any, Protocol
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.errors import StrategyError, StrategyLoadError
+from canasta_sim.plugins.affinity import Placement, placement
 from canasta_sim.runs.records import GameRows, game_rows
 from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
@@ -200,13 +201,15 @@ class _Worker:
 
     started = 0
 
-    def __init__(self, context, arguments) -> None:
+    def __init__(self, context, arguments, where: Placement | None) -> None:
+        self.where = where
+        """The worker's core and its bots' (:mod:`canasta_sim.plugins.affinity`), kept by the worker replacing it."""
         self.monitor_memory = context.RawArray("d", MONITOR_SIZE)
         self.monitor = memoryview(self.monitor_memory).cast("B").cast("d")
         self.monitor[MONITOR_GAME] = -1
         self.connection, child = context.Pipe()
         _Worker.started += 1
-        self.process = context.Process(target=worker_main, args=(child, self.monitor_memory, *arguments),
+        self.process = context.Process(target=worker_main, args=(child, self.monitor_memory, where, *arguments),
                                        name=f"Worker-{_Worker.started}", daemon=True)
         self.process.start()
         child.close()
@@ -263,7 +266,12 @@ class WorkerPool:
         self.stop_event = stop_event
         self.context = context
         self.arguments = (schedule, on_error, stop_event, log_queue, level, memory_limit)
-        self.workers = [_Worker(context, self.arguments) for _ in range(max(1, workers))]
+        count = max(1, workers)
+        try:
+            self.placements = [placement(slot, count) for slot in range(count)]
+        except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
+            raise WorkerStartError(str(error)) from None
+        self.workers = [_Worker(context, self.arguments, where) for where in self.placements]
         self.start_failures = 0
         self.idle_deaths = 0
         """Workers that died in a row without a game being charged for it or played since: see :data:`IDLE_DEATHS`."""
@@ -290,7 +298,7 @@ class WorkerPool:
         for index, worker in enumerate(self.workers):
             if worker.ready and not worker.process.is_alive():  # killed when a previous play ended early
                 worker.connection.close()
-                self.workers[index] = _Worker(self.context, self.arguments)
+                self.workers[index] = _Worker(self.context, self.arguments, worker.where)
         return _Play(self, chunks, on_chunk, directory).run()
 
 
@@ -506,7 +514,7 @@ class _Play:
             if pool.idle_deaths >= IDLE_DEATHS:
                 raise WorkerStartError(f"workers keep dying outside any game ({pool.idle_deaths} in a row, the last "
                                        f"with exit code {worker.process.exitcode}); the run stops")
-        return _Worker(pool.context, pool.arguments)
+        return _Worker(pool.context, pool.arguments, worker.where)
 
     def _charge_death(self, worker: _Worker, chunk: Hashable, game_id: int) -> None:
         """Charge game ``game_id`` to the seat whose call was running when its worker died or was killed."""

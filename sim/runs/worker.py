@@ -20,8 +20,9 @@ import time
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import StrategyError
+from canasta_sim.plugins.affinity import pin_worker
 from canasta_sim.plugins.proxy import close_all
-from canasta_sim.runs.interleave import games_at_once, play_side_by_side
+from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure
 
@@ -78,8 +79,11 @@ def _limit_memory(megabytes: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(limit, hard)))
 
 
-def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
-    """A worker: play the ``(chunk, first game, end)`` tasks received, sending each game back as it ends."""
+def worker_main(connection, monitor_memory, where, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
+    """A worker: play the ``(chunk, first game, end)`` tasks received, sending each game back as it ends.
+
+    ``where`` is its placement (:mod:`canasta_sim.plugins.affinity`), taken at its first task with bot processes.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
@@ -111,6 +115,9 @@ def worker_main(connection, monitor_memory, schedule, on_error, stop_event, log_
             close_all()  # every bot process this worker started hears quit (a worker's end runs no atexit)
             return
         chunk, first, end = task
+        if where is not None and runs_bot_processes(player, chunk):
+            pin_worker(where)  # before the task's first game starts its bots
+            where = None
 
         def report(game_id, played, error, chunk=chunk) -> bool:
             """Send one game back; ``False`` when the task stops there."""

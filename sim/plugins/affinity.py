@@ -1,0 +1,95 @@
+"""Where a worker and its bot processes run: a core of the worker's own, the cores left over for its bots.
+
+A bot speaking the protocol decides in microseconds, so a worker and its bot processes hand the turn back and
+forth thousands of times a second.  Left to the kernel, a bot woken by the worker's write often runs on the
+worker's core, and the worker, the critical path of every game it plays, waits for its core back; each switch
+also leaves the other's data in the core's caches.  When the machine has at least two cores for each worker,
+each worker therefore takes a core of its own and starts its bots on the cores no worker holds:
+``isolated:expert`` against greedy on one worker of a two-core machine plays about a fifth faster so
+(``scripts/bench_isolation.py``).  With fewer than two cores a worker nothing is pinned, and ``canasta-sim run``
+starts a worker per core unless told ``--workers``.  Placement changes where processes run, never what they
+play.
+
+``CANASTA_SIM_AFFINITY=0`` turns placement off (``1``, the default, leaves it on).  Only Linux (and other
+systems with :func:`os.sched_setaffinity`) places processes; elsewhere this module does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import NamedTuple
+
+__all__ = ["AFFINITY_VARIABLE", "Placement", "affinity_enabled", "pin_worker", "place_bot", "placement"]
+
+logger = logging.getLogger("canasta_sim.bots")
+
+AFFINITY_VARIABLE = "CANASTA_SIM_AFFINITY"
+"""Environment variable: ``0`` leaves workers and bot processes wherever the kernel puts them; ``1`` (the
+default) gives each worker a core of its own and its bots the cores left over, when there are two cores a worker."""
+
+
+class Placement(NamedTuple):
+    """The cores of one worker slot: its own, and those its bot processes share."""
+
+    worker: int
+    """The core the worker runs on."""
+    bots: frozenset[int]
+    """The cores its bot processes run on: those no worker holds."""
+
+
+_bot_cores: frozenset[int] | None = None  # set in a worker by pin_worker; read as each bot process starts
+
+
+def affinity_enabled() -> bool:
+    """Whether ``CANASTA_SIM_AFFINITY`` allows placement.
+
+    :raises ValueError: for a value other than ``0`` or ``1`` (read by the run's parent before any worker
+        starts, so that a typo stops the run in one line).
+    """
+    value = os.environ.get(AFFINITY_VARIABLE, "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{AFFINITY_VARIABLE}={value!r} is not accepted; use 0 (off) or 1 (on, the default)")
+    return value != "0" and hasattr(os, "sched_setaffinity")
+
+
+def placement(slot: int, workers: int, cores: frozenset[int] | None = None) -> Placement | None:
+    """The placement of worker ``slot`` (0 to ``workers - 1``) among ``workers``, or ``None`` when there are
+    fewer than two cores a worker (or placement is off).
+
+    :param cores: the cores this process may run on (its own affinity when not given).
+    """
+    if not affinity_enabled():
+        return None
+    if cores is None:
+        cores = frozenset(os.sched_getaffinity(0))
+    ordered = sorted(cores)
+    # A worker's bots take about as much CPU as the worker: without a spare core per worker they would
+    # queue on too few cores, and the kernel's own spreading does better.
+    if not 0 <= slot < workers or 2 * workers > len(ordered):
+        return None
+    return Placement(ordered[slot], frozenset(ordered[workers:]))
+
+
+def pin_worker(where: Placement | None) -> None:
+    """Run this process (a worker) on its own core, and the bot processes it starts from now on on the spare
+    cores; nothing when ``where`` is ``None``."""
+    global _bot_cores
+    if where is None:
+        return
+    try:
+        os.sched_setaffinity(0, {where.worker})
+    except OSError as error:  # a core taken away since the plan (a container's limits changed): run unplaced
+        logger.debug("the worker was left unplaced: %s", error)
+        return
+    _bot_cores = where.bots
+
+
+def place_bot(pid: int) -> None:
+    """Move a bot process just started onto the worker's spare cores (when :func:`pin_worker` set them)."""
+    if _bot_cores is None:
+        return
+    try:
+        os.sched_setaffinity(pid, _bot_cores)
+    except OSError as error:  # the bot already exited: its failure is reported where it is read
+        logger.debug("bot process %d was left unplaced: %s", pid, error)

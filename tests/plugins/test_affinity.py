@@ -1,0 +1,96 @@
+"""Placement of a worker and its bot processes: a core of the worker's own, the spare cores for its bots, and
+the same games wherever they run."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, Placement, affinity_enabled, placement
+
+CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+# A strategy that says, at its first discard, where its process and its parent (the worker) may run.
+_REPORTING_BOT = '''
+import os
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Reporting(Greedy):
+    name = "reporting"
+    reported = False
+
+    def choose_discard(self, view):
+        if not Reporting.reported:
+            Reporting.reported = True
+            print("cores", sorted(os.sched_getaffinity(0)), sorted(os.sched_getaffinity(os.getppid())))
+        return super().choose_discard(view)
+'''
+
+
+def test_one_worker_takes_the_first_core_and_its_bots_the_others(monkeypatch):
+    monkeypatch.delenv(AFFINITY_VARIABLE, raising=False)
+    assert placement(0, 1, frozenset({0, 1, 2, 3})) == Placement(0, frozenset({1, 2, 3}))
+    assert placement(1, 2, frozenset({4, 5, 6, 7})) == Placement(5, frozenset({6, 7}))
+
+
+def test_workers_that_take_every_core_are_not_placed(monkeypatch):
+    monkeypatch.delenv(AFFINITY_VARIABLE, raising=False)
+    assert placement(0, 2, frozenset({0, 1})) is None
+    assert placement(2, 3, frozenset({0, 1})) is None
+    assert placement(0, 1, frozenset({3})) is None
+
+
+def test_workers_without_a_spare_core_each_are_not_placed(monkeypatch):
+    monkeypatch.delenv(AFFINITY_VARIABLE, raising=False)
+    assert placement(0, 2, frozenset({0, 1, 2})) is None
+    assert placement(0, 2, frozenset({0, 1, 2, 3})) == Placement(0, frozenset({2, 3}))
+
+
+def test_placement_is_off_with_the_variable_at_0(monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")
+    assert not affinity_enabled()
+    assert placement(0, 1, frozenset({0, 1, 2, 3})) is None
+
+
+def test_a_bad_affinity_value_names_what_is_accepted(monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "yes")
+    with pytest.raises(ValueError, match=r"CANASTA_SIM_AFFINITY='yes' is not accepted; use 0 \(off\) or 1"):
+        affinity_enabled()
+
+
+@pytest.mark.timeout(60)
+def test_a_bad_affinity_value_stops_the_run_in_one_line_before_any_worker(tmp_path, monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "2")
+    result = CliRunner().invoke(main, ["run", "--games", "4", "-s", "greedy", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2
+    assert "CANASTA_SIM_AFFINITY='2' is not accepted" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "run").exists()
+
+
+def _run(out: Path, bot: Path, env: dict[str, str]) -> tuple[pd.DataFrame, str]:
+    log = out.parent / f"{out.name}.log"
+    result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "4", "--workers", "1", "-q", "--rules",
+                                       "target_score=1500", "--out", str(out), "--log-file", str(log), "-s",
+                                       f"isolated:{bot}:Reporting", "-s", "greedy"], catch_exceptions=False, env=env)
+    assert result.exit_code == 0, result.output
+    games = pd.read_parquet(out / "games").sort_values("game_id").reset_index(drop=True)
+    return games, log.read_text()
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.skipif(len(CORES) < 2, reason="placement needs a core to spare beside the worker's")
+def test_a_workers_bots_run_on_the_spare_cores_and_play_the_same_games(tmp_path):
+    bot = tmp_path / "reporting.py"
+    bot.write_text(_REPORTING_BOT)
+    placed, placed_log = _run(tmp_path / "placed", bot, {AFFINITY_VARIABLE: "1"})
+    unplaced, unplaced_log = _run(tmp_path / "unplaced", bot, {AFFINITY_VARIABLE: "0"})
+    assert f"cores {CORES[1:]} {CORES[:1]}" in placed_log
+    assert f"cores {CORES} {CORES}" in unplaced_log
+    assert placed.equals(unplaced)
