@@ -79,6 +79,24 @@ def _limit_memory(megabytes: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(limit, hard)))
 
 
+def _capture_output(log_queue, log_level) -> CappedOutput:
+    """Send this worker's log records to the run's queue (under spawn) and what strategies print to the log; raw
+    writes to the descriptors are dropped."""
+    if log_queue is not None:
+        root = logging.getLogger()
+        for handler in list(root.handlers):
+            root.removeHandler(handler)
+        root.addHandler(logging.handlers.QueueHandler(log_queue))
+        root.setLevel(log_level)
+    output = CappedOutput(OUTPUT_LIMIT)
+    sys.stdout = sys.stderr = output
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+    return output
+
+
 def worker_main(connection, monitor_memory, where, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
     """A worker: play the ``(chunk, first game, end)`` tasks received, sending each game back as it ends.
 
@@ -87,19 +105,7 @@ def worker_main(connection, monitor_memory, where, schedule, on_error, stop_even
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     die_with_parent()
-    if log_queue is not None:
-        root = logging.getLogger()
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        root.addHandler(logging.handlers.QueueHandler(log_queue))
-        root.setLevel(log_level)
-    # What strategies print goes to the log; raw writes to the descriptors are dropped.
-    output = CappedOutput(OUTPUT_LIMIT)
-    sys.stdout = sys.stderr = output
-    with contextlib.suppress(OSError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(null, 1)
-        os.dup2(null, 2)
+    output = _capture_output(log_queue, log_level)
     monitor = memoryview(monitor_memory).cast("B").cast("d")
     monitor[MONITOR_GAME] = -1
     try:
