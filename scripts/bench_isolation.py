@@ -15,7 +15,9 @@ at a time, bots speaking protocol 2 (``isolated:``, the example bots) up to ``--
   running: near 100%, the worker is the critical path and the bots wait for it; well below, it waited for
   the bots or for a core.
 
-``--games-at-once 1`` plays the bots one game at a time, as protocol 1 does.  ``--writes`` times the worker's
+The worker and its bots are placed as ``canasta-sim run --pin-cores`` places a run's only worker (its own core,
+the others for its bots; :mod:`canasta_sim.plugins.affinity`); ``--unpinned`` leaves them where the kernel puts
+them.  ``--games-at-once 1`` plays the bots one game at a time, as protocol 1 does.  ``--writes`` times the worker's
 writes to the bots' pipes: whether they wait for room in a pipe, or for a core.  ``--floor PATH`` (or the
 environment variable ``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python floor script before and after, so
 the figures can be set beside it.  ``scripts/bench.py`` calls :func:`isolation_cost` for its rows.
@@ -39,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from canasta_sim.core.rules import Rules  # noqa: E402
 from canasta_sim.plugins import process as process_module  # noqa: E402
-from canasta_sim.plugins.affinity import pin_worker, placement  # noqa: E402
+from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, pin_worker, placement  # noqa: E402
 from canasta_sim.plugins.proxy import ProcessStrategy, close_all  # noqa: E402
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side  # noqa: E402
 from canasta_sim.runs.runner import ChunkPlayer, RunSettings  # noqa: E402
@@ -157,7 +159,7 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
                                chunk_size=total_games)
         players[label] = ChunkPlayer(settings, "", "stop", threading.Event())
     totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0, "own": 0.0} for label in players}
-    # Placed as a run's only worker places itself and its bots (its own core when bots play, the others for them).
+    # Placed as a run's only worker places itself and its bots under --pin-cores (CANASTA_SIM_AFFINITY=1).
     where = placement(0, 1)
     everywhere = os.sched_getaffinity(0) if where is not None else None
     pin_worker(where)
@@ -225,11 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-node", action="store_true", help="leave out the JavaScript example")
     parser.add_argument("--floor", type=Path, default=None, help="the floor script, run before and after")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--unpinned", action="store_true",
+                        help="leave the worker and its bots where the kernel puts them (default: placed as "
+                             "'canasta-sim run --pin-cores' places a run's only worker and its bots)")
     parser.add_argument("--writes", action="store_true",
                         help="time the worker's writes to the bots' pipes (clock against CPU, sizes, full pipes)")
     args = parser.parse_args(argv)
     if args.floor:
         os.environ[FLOOR_VARIABLE] = str(args.floor)
+    os.environ[AFFINITY_VARIABLE] = "0" if args.unpinned else "1"
     before = pure_python_floor()
     figures = isolation_cost(args.rounds, args.games, include_node=not args.no_node, at_once=args.games_at_once,
                              writes=args.writes)
@@ -243,6 +249,8 @@ def main(argv: list[str] | None = None) -> int:
     if before is not None:
         print(f"floor: {before:,.0f} hands/s before, {after:,.0f} after")
         figures["floor_hands_per_second"] = [before, after]
+    print("the worker and its bots " + ("where the kernel put them" if args.unpinned else
+                                        "placed as under 'canasta-sim run --pin-cores'"))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
     return 0

@@ -32,17 +32,8 @@ from pathlib import Path
 import click
 import pyarrow.compute as pc
 
-from canasta_sim.cli.run import (
-    OneLineErrorCommand,
-    _install_logging,
-    _new_manifest,
-    _now,
-    fail,
-    isolation_options,
-    open_log_file,
-    reproducing_command,
-    supervision_options,
-)
+from canasta_sim.cli.options import OneLineErrorCommand, fail, isolation_options, open_log_file, supervision_options
+from canasta_sim.cli.run import _install_logging, _new_manifest, _now, reproducing_command
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError

@@ -30,8 +30,8 @@ import numpy as np
 import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking, strategy_names, with_strategy_names
+from canasta_sim.cli.options import OneLineErrorCommand, fail
 from canasta_sim.cli.plot_tuning import write_tuning_charts
-from canasta_sim.cli.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.summary import Z_95, side_labels, wilson_interval
 from canasta_sim.tuning.run import is_tuning_run

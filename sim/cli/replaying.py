@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from canasta_sim.errors import CanastaError
+from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.specs import is_file_part, parse_spec
 from canasta_sim.runs.runner import ChunkRunner, RunSettings, default_chunk_size
 from canasta_sim.runs.storage import RunDirectory
@@ -64,13 +65,16 @@ def _names_relative_path(spec: str) -> bool:
 
 
 def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:
-    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error`` and ``--memory-limit``.
+    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error``, ``--memory-limit`` and
+    ``--pin-cores``.
 
     A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
     cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers."""
     words = ["--workers", str(workers), "--on-error", on_error]
     if isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None:
         words += ["--memory-limit", str(play_chunks.keywords["memory_limit"])]
+    if affinity_enabled():
+        words.append("--pin-cores")
     return words
 
 

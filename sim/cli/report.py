@@ -15,8 +15,8 @@ import click
 
 from canasta_sim.analysis import entrants_of
 from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
+from canasta_sim.cli.options import OneLineErrorCommand, fail
 from canasta_sim.cli.report_html import report_page
-from canasta_sim.cli.run import OneLineErrorCommand, fail
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.storage import RunDirectory

@@ -24,12 +24,11 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.cli.options import OneLineErrorCommand, fail, isolation_options, open_log_file, pin_cores
 from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
-from canasta_sim.plugins.affinity import affinity_enabled
-from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
@@ -49,7 +48,6 @@ from canasta_sim.runs.runner import (
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
-from canasta_sim.strategies import BUILTIN
 
 __all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
 
@@ -61,66 +59,6 @@ EXIT_INTERRUPTED = 130
 
 BACKEND_CHOICES = ("local", "dask")
 """Where a run's chunks are played: local worker processes, or a Dask cluster."""
-
-
-class OneLineErrorCommand(click.Command):
-    """A command whose usage errors print as one ``Error: ...`` line (exit code 2), without the usage text.
-
-    Click prints the usage lines when an error carries its context; these overrides drop the context.
-    """
-
-    def make_context(self, info_name, args, parent=None, **extra):
-        """Parse the arguments; a bad value becomes a one-line usage error."""
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except click.UsageError as error:
-            raise _without_context(error) from None
-
-    def invoke(self, ctx: click.Context):
-        """Run the command; a usage error it raises becomes a one-line usage error."""
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as error:
-            raise _without_context(error) from None
-
-
-def _without_context(error: click.UsageError) -> click.UsageError:
-    if error.ctx is None:
-        return error
-    return click.UsageError(error.format_message())
-
-
-def open_log_file(path: Path | None) -> logging.FileHandler | None:
-    """The handler of ``--log-file PATH`` (``None`` without one), or the option's one-line error."""
-    if path is None:
-        return None
-    try:
-        return logging.FileHandler(path, encoding="utf-8")
-    except OSError as error:
-        raise fail(f"--log-file {path}: {error.strerror or error}") from None
-
-
-def supervision_options(function):
-    """``--time-limit``, ``--memory-limit`` and ``--log-file`` as ``compare`` and ``tune`` take them."""
-    options = [
-        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
-                     help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
-                          "Off by default, as in run."),
-        click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
-                     help="Megabytes of address space each worker process and each strategy process (isolated:, "
-                          "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
-        click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Write every message, at debug level, to this file: failures with the strategy's "
-                          "traceback, what strategies print."),
-    ]
-    for option in reversed(options):
-        function = option(function)
-    return function
-
-
-def fail(message: str) -> click.UsageError:
-    """Return the one-line usage error (exit code 2) for ``message``."""
-    return click.UsageError(" ".join(message.split("\n")))
 
 
 def _now() -> str:
@@ -239,6 +177,9 @@ def _check_columns(directory: RunDirectory) -> None:
               help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
                    "may use; a strategy allocating past it fails (MemoryError, or its process dies), charged to "
                    "its seat (see --on-error).")
+@click.option("--pin-cores", "pin", is_flag=True,
+              help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "
+                   "bots the cores no worker holds, when there are two cores a worker (docs/fairness.md).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
@@ -254,7 +195,7 @@ def _check_columns(directory: RunDirectory) -> None:
                    "(default: 60 plus 10 per game of a chunk).")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                duplicate, time_limit, isolate, memory_limit, quiet, verbose, log_file, backend, scheduler,
+                duplicate, time_limit, isolate, memory_limit, pin, quiet, verbose, log_file, backend, scheduler,
                 task_timeout, record_decisions) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
@@ -268,15 +209,17 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         raise fail(str(error)) from None
     try:
         games_at_once_cap()
-        affinity_enabled()
     except ValueError as error:
         raise fail(str(error)) from None
+    pin_cores(pin)
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     if memory_limit is not None:
         if play_chunks is not run_chunks:
             raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
                        "dask's own --memory-limit")
         play_chunks = functools.partial(run_chunks, memory_limit=memory_limit)
+    if pin and isinstance(play_chunks, dask_backend.DaskChunkRunner):
+        raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
     manifest: dict[str, Any] | None = None
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():
@@ -335,16 +278,6 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         workers = workers or default_workers()
         _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
               quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
-
-
-def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
-    """Apply ``--isolate`` to the specs (each non-built-in becomes ``isolated:SPEC``) and ``--memory-limit``
-    to the strategy processes this process and its workers start (through the environment they inherit)."""
-    if memory_limit is not None:
-        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
-    if not isolate:
-        return tuple(specs)
-    return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
 
 
 def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,

@@ -31,14 +31,8 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from canasta_sim.cli.run import (
-    OneLineErrorCommand,
-    _install_logging,
-    fail,
-    isolation_options,
-    open_log_file,
-    supervision_options,
-)
+from canasta_sim.cli.options import OneLineErrorCommand, fail, isolation_options, open_log_file, supervision_options
+from canasta_sim.cli.run import _install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules

@@ -3,15 +3,15 @@
 A bot speaking the protocol decides in microseconds, so a worker and its bot processes hand the turn back and
 forth thousands of times a second.  Left to the kernel, a bot woken by the worker's write often runs on the
 worker's core, and the worker, the critical path of every game it plays, waits for its core back; each switch
-also leaves the other's data in the core's caches.  When the machine has at least two cores for each worker,
-each worker therefore takes a core of its own and starts its bots on the cores no worker holds:
-``isolated:expert`` against greedy on one worker of a two-core machine plays about a fifth faster so
-(``scripts/bench_isolation.py``).  With fewer than two cores a worker nothing is pinned, and ``canasta-sim run``
-starts a worker per core unless told ``--workers``.  Placement changes where processes run, never what they
-play.
+also leaves the other's data in the core's caches.  Placed (``canasta-sim run --pin-cores``, or
+``CANASTA_SIM_AFFINITY=1`` for every command that plays in workers), each worker takes a core of its own and
+starts its bots on the cores no worker holds, when the machine has at least two cores a worker
+(``scripts/bench_isolation.py`` measures what it gains).  Placement is off by default: a process pinned to a
+core cannot leave it when something else on the machine keeps it busy.  It changes where processes run, never
+what they play.
 
-``CANASTA_SIM_AFFINITY=0`` turns placement off (``1``, the default, leaves it on).  Only Linux (and other
-systems with :func:`os.sched_setaffinity`) places processes; elsewhere this module does nothing.
+Only Linux (and other systems with :func:`os.sched_setaffinity`) places processes; elsewhere this module does
+nothing.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ __all__ = ["AFFINITY_VARIABLE", "Placement", "affinity_enabled", "pin_worker", "
 logger = logging.getLogger("canasta_sim.bots")
 
 AFFINITY_VARIABLE = "CANASTA_SIM_AFFINITY"
-"""Environment variable: ``0`` leaves workers and bot processes wherever the kernel puts them; ``1`` (the
-default) gives each worker a core of its own and its bots the cores left over, when there are two cores a worker."""
+"""Environment variable: ``1`` gives each worker a core of its own and its bots the cores left over, when there are
+two cores a worker; ``0`` (the default) leaves workers and bot processes wherever the kernel puts them."""
 
 
 class Placement(NamedTuple):
@@ -49,8 +49,8 @@ def affinity_enabled() -> bool:
     """
     value = os.environ.get(AFFINITY_VARIABLE, "").strip()
     if value not in ("", "0", "1"):
-        raise ValueError(f"{AFFINITY_VARIABLE}={value!r} is not accepted; use 0 (off) or 1 (on, the default)")
-    return value != "0" and hasattr(os, "sched_setaffinity")
+        raise ValueError(f"{AFFINITY_VARIABLE}={value!r} is not accepted; use 1 (on) or 0 (off, the default)")
+    return value == "1" and hasattr(os, "sched_setaffinity")
 
 
 def placement(slot: int, workers: int, cores: frozenset[int] | None = None) -> Placement | None:

@@ -3,6 +3,7 @@ the same games wherever they run."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -33,21 +34,27 @@ class Reporting(Greedy):
 '''
 
 
-def test_one_worker_takes_the_first_core_and_its_bots_the_others(monkeypatch):
+def test_placement_is_off_by_default(monkeypatch):
     monkeypatch.delenv(AFFINITY_VARIABLE, raising=False)
+    assert not affinity_enabled()
+    assert placement(0, 1, frozenset({0, 1, 2, 3})) is None
+
+
+def test_one_worker_takes_the_first_core_and_its_bots_the_others(monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "1")
     assert placement(0, 1, frozenset({0, 1, 2, 3})) == Placement(0, frozenset({1, 2, 3}))
     assert placement(1, 2, frozenset({4, 5, 6, 7})) == Placement(5, frozenset({6, 7}))
 
 
 def test_workers_that_take_every_core_are_not_placed(monkeypatch):
-    monkeypatch.delenv(AFFINITY_VARIABLE, raising=False)
+    monkeypatch.setenv(AFFINITY_VARIABLE, "1")
     assert placement(0, 2, frozenset({0, 1})) is None
     assert placement(2, 3, frozenset({0, 1})) is None
     assert placement(0, 1, frozenset({3})) is None
 
 
 def test_workers_without_a_spare_core_each_are_not_placed(monkeypatch):
-    monkeypatch.delenv(AFFINITY_VARIABLE, raising=False)
+    monkeypatch.setenv(AFFINITY_VARIABLE, "1")
     assert placement(0, 2, frozenset({0, 1, 2})) is None
     assert placement(0, 2, frozenset({0, 1, 2, 3})) == Placement(0, frozenset({2, 3}))
 
@@ -60,7 +67,7 @@ def test_placement_is_off_with_the_variable_at_0(monkeypatch):
 
 def test_a_bad_affinity_value_names_what_is_accepted(monkeypatch):
     monkeypatch.setenv(AFFINITY_VARIABLE, "yes")
-    with pytest.raises(ValueError, match=r"CANASTA_SIM_AFFINITY='yes' is not accepted; use 0 \(off\) or 1"):
+    with pytest.raises(ValueError, match=r"CANASTA_SIM_AFFINITY='yes' is not accepted; use 1 \(on\) or 0"):
         affinity_enabled()
 
 
@@ -74,23 +81,35 @@ def test_a_bad_affinity_value_stops_the_run_in_one_line_before_any_worker(tmp_pa
     assert not (tmp_path / "run").exists()
 
 
-def _run(out: Path, bot: Path, env: dict[str, str]) -> tuple[pd.DataFrame, str]:
+def _run(out: Path, bot: Path, *options: str) -> tuple[pd.DataFrame, str, dict]:
     log = out.parent / f"{out.name}.log"
     result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "4", "--workers", "1", "-q", "--rules",
                                        "target_score=1500", "--out", str(out), "--log-file", str(log), "-s",
-                                       f"isolated:{bot}:Reporting", "-s", "greedy"], catch_exceptions=False, env=env)
+                                       f"isolated:{bot}:Reporting", "-s", "greedy", *options], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     games = pd.read_parquet(out / "games").sort_values("game_id").reset_index(drop=True)
-    return games, log.read_text()
+    return games, log.read_text(), json.loads((out / "run.json").read_text())
 
 
 @pytest.mark.timeout(180)
 @pytest.mark.skipif(len(CORES) < 2, reason="placement needs a core to spare beside the worker's")
-def test_a_workers_bots_run_on_the_spare_cores_and_play_the_same_games(tmp_path):
+def test_pinned_cores_put_a_workers_bots_on_the_spare_cores_and_play_the_same_games(tmp_path, monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")  # restored after the test: --pin-cores sets it to 1 in this process
     bot = tmp_path / "reporting.py"
     bot.write_text(_REPORTING_BOT)
-    placed, placed_log = _run(tmp_path / "placed", bot, {AFFINITY_VARIABLE: "1"})
-    unplaced, unplaced_log = _run(tmp_path / "unplaced", bot, {AFFINITY_VARIABLE: "0"})
-    assert f"cores {CORES[1:]} {CORES[:1]}" in placed_log
+    unplaced, unplaced_log, unplaced_manifest = _run(tmp_path / "unplaced", bot)
+    placed, placed_log, placed_manifest = _run(tmp_path / "placed", bot, "--pin-cores")
     assert f"cores {CORES} {CORES}" in unplaced_log
+    assert f"cores {CORES[1:]} {CORES[:1]}" in placed_log
     assert placed.equals(unplaced)
+    assert "--pin-cores" in placed_manifest["command"] and "--pin-cores" not in unplaced_manifest["command"]
+
+
+@pytest.mark.timeout(60)
+def test_pinned_cores_are_refused_on_a_dask_cluster(tmp_path, monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")
+    result = CliRunner().invoke(main, ["run", "--games", "4", "-s", "greedy", "--backend", "dask", "--pin-cores",
+                                       "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2
+    assert "--pin-cores applies to --backend local only" in result.output
+    assert not (tmp_path / "run").exists()

@@ -1,0 +1,99 @@
+"""Options and errors shared by the commands that play games in workers (``run``, ``compare``, ``tune``).
+
+Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorCommand`, :func:`fail`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+import click
+
+from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
+from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
+from canasta_sim.strategies import BUILTIN
+
+__all__ = ["OneLineErrorCommand", "fail", "isolation_options", "open_log_file", "pin_cores", "supervision_options"]
+
+
+class OneLineErrorCommand(click.Command):
+    """A command whose usage errors print as one ``Error: ...`` line (exit code 2), without the usage text.
+
+    Click prints the usage lines when an error carries its context; these overrides drop the context.
+    """
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        """Parse the arguments; a bad value becomes a one-line usage error."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as error:
+            raise _without_context(error) from None
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; a usage error it raises becomes a one-line usage error."""
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _without_context(error) from None
+
+
+def _without_context(error: click.UsageError) -> click.UsageError:
+    if error.ctx is None:
+        return error
+    return click.UsageError(error.format_message())
+
+
+def open_log_file(path: Path | None) -> logging.FileHandler | None:
+    """The handler of ``--log-file PATH`` (``None`` without one), or the option's one-line error."""
+    if path is None:
+        return None
+    try:
+        return logging.FileHandler(path, encoding="utf-8")
+    except OSError as error:
+        raise fail(f"--log-file {path}: {error.strerror or error}") from None
+
+
+def supervision_options(function):
+    """``--time-limit``, ``--memory-limit`` and ``--log-file`` as ``compare`` and ``tune`` take them."""
+    options = [
+        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+                     help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
+                          "Off by default, as in run."),
+        click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+                     help="Megabytes of address space each worker process and each strategy process (isolated:, "
+                          "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
+        click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="Write every message, at debug level, to this file: failures with the strategy's "
+                          "traceback, what strategies print."),
+    ]
+    for option in reversed(options):
+        function = option(function)
+    return function
+
+
+def fail(message: str) -> click.UsageError:
+    """Return the one-line usage error (exit code 2) for ``message``."""
+    return click.UsageError(" ".join(message.split("\n")))
+
+
+def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
+    """Apply ``--isolate`` to the specs (each non-built-in becomes ``isolated:SPEC``) and ``--memory-limit``
+    to the strategy processes this process and its workers start (through the environment they inherit)."""
+    if memory_limit is not None:
+        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
+    if not isolate:
+        return tuple(specs)
+    return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
+
+
+def pin_cores(pin: bool) -> None:
+    """Apply ``--pin-cores`` to the workers this process starts (through the environment they inherit), and
+    check ``CANASTA_SIM_AFFINITY``, which the option sets (:mod:`canasta_sim.plugins.affinity`)."""
+    if pin:
+        os.environ[AFFINITY_VARIABLE] = "1"
+    try:
+        affinity_enabled()
+    except ValueError as error:
+        raise fail(str(error)) from None
