@@ -265,7 +265,12 @@ def test_the_profile_training_plays_the_installed_modules_with_only_the_engine_a
     states = accelerator.status()
     from_source = {name for name, state in states.items() if state == "source" and name != "canasta_sim.runs.records"}
     printed = completed.stdout.strip()
-    assert (set(printed.split()) if printed != "compiled" else set()) == from_source
+    played = set(printed.split()) if printed != "compiled" else set()
+    if accelerator.pure_python_requested():
+        # Every module runs from source here, the training's and those it never imports (the view wire).
+        assert "canasta_sim.core.engine" in played and played <= from_source
+    else:
+        assert played == from_source
 
 
 def test_the_installed_build_says_whether_it_is_profile_guided():
