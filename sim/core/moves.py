@@ -535,8 +535,7 @@ def _same_field_objects(move: Move, key: object) -> bool:
     return True
 
 
-# The sizes are compared first, so compiled the reads go unchecked; comparing identities runs no code that could
-# change either list.
+# Compiled, the reads go unchecked: the sizes are compared first, and comparing identities runs no code at all.
 @cython.boundscheck(False)
 @cython.wraparound(False)
 @cython.locals(index=Count, size=Count, items=list)
@@ -544,12 +543,10 @@ def _same_list(live: object, copied: list) -> bool:
     """Whether ``live`` is a list holding the very objects of ``copied``, place by place.
 
     Identities, not values: a copy holds the live list's own objects (the tamper check's copy of a hand state,
-    :meth:`~canasta_sim.core.fingerprint.GameFingerprint.after_move`, and the hand the going-out plan was kept for,
-    :meth:`~canasta_sim.core.asking.AskingRules.going_out_plan`), and the counts and card ids are small integers, one
-    object per value, so an untouched list passes; an equal value in another object fails here, which the callers
-    read as a possible change.  Comparing identities in C costs a fraction of the list's own comparison, which takes
-    a call per list and per item.
-    """
+    :mod:`~canasta_sim.core.fingerprint`, and the going-out plan's kept hand, :mod:`~canasta_sim.core.asking`), and
+    the counts and card ids are small integers, one object per value, so an untouched list passes; an equal value in
+    another object fails here, which the callers read as a possible change.  Comparing identities in C costs a
+    fraction of the list's own comparison, which takes a call per list and per item."""
     if type(live) is not list:
         return False
     items = live
@@ -570,11 +567,9 @@ def _same_list(live: object, copied: list) -> bool:
 def _refresh(copied: list, live: object) -> None:
     """Make ``copied`` hold the very objects of the list ``live``, writing only the places that differ.
 
-    A move changes one or two places of a hand and one end of the pile: comparing identities and writing
-    those few places costs a fraction of copying the whole list again (``copied[:] = live``), which the
-    engine's moves made about a dozen times each.  The tamper check's copies
-    (:mod:`~canasta_sim.core.fingerprint`) and the hand the going-out plan was kept for
-    (:meth:`~canasta_sim.core.asking.AskingRules.going_out_plan`) are refreshed so."""
+    A move changes one or two places of a hand and one end of the pile: comparing identities and writing those few
+    places costs a fraction of copying the whole list again.  The tamper check's copies
+    (:mod:`~canasta_sim.core.fingerprint`) and the going-out plan's kept hand (:mod:`~canasta_sim.core.asking`)."""
     if type(live) is not list:  # no list to copy place by place (the next comparison fails on its type)
         copied[:] = live
         return
@@ -589,12 +584,17 @@ def _refresh(copied: list, live: object) -> None:
     if kept > size:
         copied[:] = items
         return
-    # The places compared as they stand, with no reference taken to each item: most places of a copy are unchanged.
-    for index in range(kept):
-        if items[index] is not copied[index]:
+    # Most places are unchanged: an inner loop that only compares passes over them (compiled, with no write in it
+    # the lists' item arrays are not read again at each place), and only a differing place is written.
+    index = 0
+    while index < kept:
+        while index < kept and items[index] is copied[index]:
+            index += 1
+        if index < kept:
             copied[index] = items[index]
             if len(items) != size or len(copied) != kept:
                 copied[:] = items
                 return
+            index += 1
     for index in range(kept, size):
         copied.append(items[index])
