@@ -22,7 +22,11 @@ cdef Py_ssize_t _HAND_START_CALL, _HAND_END_CALL, _CALL_CELL, _START_CELL
 cdef class _Seats:
     cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor
     cdef public GameFingerprint fingerprint  # None where no seat is checked
-    cdef public object last_call, side_bits, handlers, decisions, following, hearing, hearing_handlers
+    cdef public object handlers, decisions, following, hearing, hearing_handlers
+    # Read or written around every call into strategy code: the seats' bits a tuple (set once, in __init__) read
+    # without a generic index, the last call a C integer stored without an int object made per call.
+    cdef public tuple side_bits
+    cdef public Py_ssize_t last_call
     cdef public list followers  # this hand's event followers (CardMemory), fed in C after every move
     # C integers: tested before and after every call into strategy code.
     cdef public Py_ssize_t called

@@ -124,7 +124,7 @@ class MeldingRules:
                     if listed[index] is move and _same_field_objects(move, listed[index + 1]):
                         vouched = True
                         break
-            self._listed = []
+            listed.clear()  # the same list kept for the next listings: none made and freed per move applied
         return vouched
 
     def _list(self, move: Move) -> None:
