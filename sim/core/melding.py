@@ -136,6 +136,7 @@ class MeldingRules:
             return
         self._list_keyed(move, key)
 
+    @cython.locals(listed=list)
     def _list_keyed(self, move: Move, key: object) -> None:
         """:meth:`_list` with ``move``'s key (``_field_objects(move)``) read beforehand, as a listing keeps it for
         its shared records: a record forced to change since holds other objects than its key, and is checked

@@ -471,7 +471,7 @@ def _field_objects(move: Move) -> object:
     return None  # Draw, Ask and Stop carry no field
 
 
-@cython.locals(record=MeldGroup)
+@cython.locals(record=MeldGroup, items=tuple)
 def _group_objects(first: object, groups: object) -> object:
     """``(first, groups, rank, cards, rank, cards, ...)`` for :func:`_field_objects`, or ``_NOT_KEPT``.
 
@@ -480,8 +480,9 @@ def _group_objects(first: object, groups: object) -> object:
     subclass's group is checked again when applied, which costs time but changes nothing."""
     if type(groups) is not tuple:
         return _NOT_KEPT
-    if len(groups) == 1:  # the commonest meld
-        group = groups[0]
+    items = groups  # typed: its size and first group read from the tuple compiled, without the generic protocol
+    if len(items) == 1:  # the commonest meld
+        group = items[0]
         if type(group) is not MeldGroup:
             return _NOT_KEPT
         record = group
@@ -559,8 +560,7 @@ def _same_list(live: object, copied: list) -> bool:
     return True
 
 
-# Compiled, the reads go unchecked: each index is below both lists' sizes, checked again after every write (see
-# the function's comments).
+# Compiled, the reads go unchecked: each index is below both lists' sizes, compared again after every write.
 @cython.boundscheck(False)
 @cython.wraparound(False)
 @cython.locals(index=Count, size=Count, kept=Count, items=list)
