@@ -32,7 +32,14 @@ from pathlib import Path
 import click
 import pyarrow.compute as pc
 
-from canasta_sim.cli.options import OneLineErrorCommand, fail, isolation_options, open_log_file, supervision_options
+from canasta_sim.cli.options import (
+    OneLineErrorCommand,
+    fail,
+    isolation_options,
+    open_log_file,
+    pin_cores,
+    supervision_options,
+)
 from canasta_sim.cli.run import _install_logging, _new_manifest, _now, reproducing_command
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
@@ -338,7 +345,7 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
               help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
                    "work on it).")
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
-                    isolate, on_error, time_limit, memory_limit, log_file, print_every, out) -> None:
+                    isolate, on_error, time_limit, memory_limit, pin, log_file, print_every, out) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
@@ -348,6 +355,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
     except ValueError as error:
         raise fail(f"--elo0/--elo1/--alpha/--beta: {error}") from None
+    pin_cores(pin)
     try:
         rules = Rules.from_options(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)

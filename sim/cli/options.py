@@ -56,7 +56,8 @@ def open_log_file(path: Path | None) -> logging.FileHandler | None:
 
 
 def supervision_options(function):
-    """``--time-limit``, ``--memory-limit`` and ``--log-file`` as ``compare`` and ``tune`` take them."""
+    """``--time-limit``, ``--memory-limit``, ``--pin-cores`` and ``--log-file`` as ``compare`` and ``tune`` take
+    them."""
     options = [
         click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
                      help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
@@ -64,6 +65,9 @@ def supervision_options(function):
         click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
                      help="Megabytes of address space each worker process and each strategy process (isolated:, "
                           "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
+        click.option("--pin-cores", "pin", is_flag=True,
+                     help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
+                          "its bots the cores no worker holds, when there are two cores a worker (as in run)."),
         click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="Write every message, at debug level, to this file: failures with the strategy's "
                           "traceback, what strategies print."),

@@ -31,7 +31,14 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from canasta_sim.cli.options import OneLineErrorCommand, fail, isolation_options, open_log_file, supervision_options
+from canasta_sim.cli.options import (
+    OneLineErrorCommand,
+    fail,
+    isolation_options,
+    open_log_file,
+    pin_cores,
+    supervision_options,
+)
 from canasta_sim.cli.run import _install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
@@ -186,8 +193,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages; the results still print.")
 @click.pass_context
 def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, params, seed, workers, rule_options,
-                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, log_file, out, resume,
-                 quiet) -> None:
+                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, pin, log_file, out,
+                 resume, quiet) -> None:
     """Tune SPEC's parameters by SPSA and print the tuned strategy as a spec.
 
     Each iteration plays two candidates around the current values on the same deals, each deal with
@@ -197,6 +204,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
         rules = Rules.from_options(rule_options) if rule_options else None
     except CanastaError as error:
         raise fail(str(error)) from None
+    pin_cores(pin)
     given = {"spec": spec, "against": against, "games": games, "games_per_iteration": games_per_iteration,
              "params": _parse_params(params), "seed": seed, "rules": rules, "learning_rate": learning_rate,
              "perturbation": perturbation, "stability": stability, "on_error": on_error, "time_limit": time_limit}

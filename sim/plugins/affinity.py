@@ -3,8 +3,8 @@
 A bot speaking the protocol decides in microseconds, so a worker and its bot processes hand the turn back and
 forth thousands of times a second.  Left to the kernel, a bot woken by the worker's write often runs on the
 worker's core, and the worker, the critical path of every game it plays, waits for its core back; each switch
-also leaves the other's data in the core's caches.  Placed (``canasta-sim run --pin-cores``, or
-``CANASTA_SIM_AFFINITY=1`` for every command that plays in workers), each worker takes a core of its own and
+also leaves the other's data in the core's caches.  Placed (``--pin-cores`` of ``run``, ``compare`` and
+``tune``, or ``CANASTA_SIM_AFFINITY=1``), each worker takes a core of its own and
 starts its bots on the cores no worker holds, when the machine has at least two cores a worker
 (``scripts/bench_isolation.py`` measures what it gains).  Placement is off by default: a process pinned to a
 core cannot leave it when something else on the machine keeps it busy.  It changes where processes run, never

@@ -113,3 +113,24 @@ def test_pinned_cores_are_refused_on_a_dask_cluster(tmp_path, monkeypatch):
     assert result.exit_code == 2
     assert "--pin-cores applies to --backend local only" in result.output
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", [["compare", "greedy", "--baseline", "random", "--max-games", "4"],
+                                     ["tune", "greedy", "--games", "4"]], ids=["compare", "tune"])
+def test_a_bad_affinity_value_stops_compare_and_tune_in_one_line(tmp_path, monkeypatch, command):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "on")
+    result = CliRunner().invoke(main, [*command, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1].startswith("Error: CANASTA_SIM_AFFINITY='on' is not accepted")
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.timeout(120)
+def test_compare_takes_pinned_cores_for_its_workers(tmp_path, monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")  # restored after the test: --pin-cores sets it to 1 in this process
+    result = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "random", "--max-games", "4", "--workers",
+                                       "1", "--seed", "3", "--pin-cores"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert os.environ[AFFINITY_VARIABLE] == "1"
