@@ -211,7 +211,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         games_at_once_cap()
     except ValueError as error:
         raise fail(str(error)) from None
-    pin_cores(pin)
+    pin_cores(pin, workers)
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     if memory_limit is not None:
         if play_chunks is not run_chunks:

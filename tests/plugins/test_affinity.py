@@ -134,3 +134,13 @@ def test_compare_takes_pinned_cores_for_its_workers(tmp_path, monkeypatch):
                                        "1", "--seed", "3", "--pin-cores"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert os.environ[AFFINITY_VARIABLE] == "1"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not CORES, reason="placement needs os.sched_setaffinity")
+def test_pinned_cores_that_cannot_be_given_are_said_not_left_silent(tmp_path, monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")
+    result = CliRunner().invoke(main, ["run", "--games", "2", "-s", "greedy", "--workers", str(len(CORES)), "-q",
+                                       "--pin-cores", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert f"--pin-cores pins nothing: {len(CORES)} worker" in result.output
