@@ -80,7 +80,7 @@ def pin_worker(where: Placement | None) -> None:
     try:
         os.sched_setaffinity(0, {where.worker})
     except OSError as error:  # a core taken away since the plan (a container's limits changed): run unplaced
-        logger.debug("the worker was left unplaced: %s", error)
+        logger.warning("--pin-cores: this worker could not take core %d and runs unplaced: %s", where.worker, error)
         return
     _bot_cores = where.bots
 
