@@ -211,6 +211,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         games_at_once_cap()
     except ValueError as error:
         raise fail(str(error)) from None
+    if pin and (backend == "dask" or scheduler is not None):  # refused before pin_cores says what it would pin
+        raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
     pin_cores(pin, workers)
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     if memory_limit is not None:
@@ -218,8 +220,6 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
                        "dask's own --memory-limit")
         play_chunks = functools.partial(run_chunks, memory_limit=memory_limit)
-    if pin and isinstance(play_chunks, dask_backend.DaskChunkRunner):
-        raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
     manifest: dict[str, Any] | None = None
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():

@@ -38,21 +38,25 @@ def games_at_once(player, remaining: int, chunk=None) -> int:
     (``run``'s, ``compare``'s, ``tune``'s): its ``loaded_strategies(chunk)`` names the strategies of the
     chunk's games.
     """
-    strategies = getattr(player, "loaded_strategies", None)
-    if strategies is None:
-        return 1
-    bots = [loaded.cls.games for loaded in strategies(chunk) if issubclass(loaded.cls, ProcessStrategy)]
+    bots = _bot_classes(player, chunk)
     if not bots:
         return 1
-    width = min(min(bots), remaining)
+    width = min(min(cls.games for cls in bots), remaining)
     cap = games_at_once_cap()
     return max(1, width if cap is None else min(width, cap))
 
 
 def runs_bot_processes(player, chunk=None) -> bool:
     """Whether any strategy of the task's games (as :func:`games_at_once` finds them) runs as a bot process."""
+    return bool(_bot_classes(player, chunk))
+
+
+def _bot_classes(player, chunk) -> list[type[ProcessStrategy]]:
+    """The classes of the task's strategies that run as bot processes (none for a player that names none)."""
     strategies = getattr(player, "loaded_strategies", None)
-    return strategies is not None and any(issubclass(loaded.cls, ProcessStrategy) for loaded in strategies(chunk))
+    if strategies is None:
+        return []
+    return [loaded.cls for loaded in strategies(chunk) if issubclass(loaded.cls, ProcessStrategy)]
 
 
 def games_at_once_cap() -> int | None:

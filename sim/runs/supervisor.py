@@ -268,10 +268,10 @@ class WorkerPool:
         self.arguments = (schedule, on_error, stop_event, log_queue, level, memory_limit)
         count = max(1, workers)
         try:
-            self.placements = [placement(slot, count) for slot in range(count)]
+            placements = [placement(slot, count) for slot in range(count)]
         except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
             raise WorkerStartError(str(error)) from None
-        self.workers = [_Worker(context, self.arguments, where) for where in self.placements]
+        self.workers = [_Worker(context, self.arguments, where) for where in placements]
         self.start_failures = 0
         self.idle_deaths = 0
         """Workers that died in a row without a game being charged for it or played since: see :data:`IDLE_DEATHS`."""
