@@ -31,6 +31,7 @@ from canasta_sim.arbiter import (
     is_trusted,
     strategy_traceback,
 )
+from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.fingerprint import GameFingerprint
 from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
@@ -535,8 +536,8 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
         seats = (_StrictSeats if strict else _Seats)(instances, names, seed, time_limit, monitor)
     else:
         seats = _ObservedSeats(instances, names, seed, time_limit, observer, monitor)
-    deck_rng = random.Random(derive_seed(seed, "deck"))
-    first_dealer = deck_rng.randrange(4)  # R2.2: the first dealer is drawn by lot.
+    deck_rng = DeckGenerator(derive_seed(seed, "deck"))
+    first_dealer = deck_rng.below(4)  # R2.2: the first dealer is drawn by lot.
     dealer = first_dealer
     totals = (0, 0)
     hands: list[HandResult] = []

@@ -24,7 +24,7 @@ from canasta_sim.core.cards import (
     TWO,
     counts_text,
 )
-from canasta_sim.core.deal import _DEALT, _deal_hands, shuffled_deck
+from canasta_sim.core.deal import _DEALT, DeckGenerator, _deal_hands, shuffled_deck
 from canasta_sim.core.melds import CANASTA_SIZE, meld_value
 from canasta_sim.core.moves import (
     Answer,
@@ -227,7 +227,8 @@ class HandState(StockRules):
 
     @classmethod
     def deal(
-        cls, rules: Rules, rng: random.Random, *, dealer: int, scores: Sequence[int] = (0, 0), hand_number: int = 1
+        cls, rules: Rules, rng: random.Random | DeckGenerator, *, dealer: int, scores: Sequence[int] = (0, 0),
+        hand_number: int = 1,
     ) -> HandState:
         """Shuffle with ``rng``, deal (R3.1), turn the upcard (R3.3) and lay dealt red 3s (R3.5)."""
         # A shuffled deck holds every card once by construction: no need for from_deck's check.

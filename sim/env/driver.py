@@ -20,6 +20,7 @@ import os
 import random
 from collections.abc import Mapping, Sequence
 
+from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, derive_seed
 from canasta_sim.core.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
@@ -153,7 +154,7 @@ class GameDriver:
         self.decision: str | None = None
         self.winner: int | None = None
         self.termination: str | None = None
-        self._deck_rng: random.Random | None = None
+        self._deck_rng: DeckGenerator | None = None
         self._dealer = 0
         self._listeners: list[tuple[int, Strategy]] = []
 
@@ -186,8 +187,8 @@ class GameDriver:
             (seat, player) for seat, player in enumerate(self.strategies)
             if player is not None and type(player).on_event is not Strategy.on_event
         ]
-        self._deck_rng = random.Random(derive_seed(seed, "deck"))
-        self.first_dealer = self._deck_rng.randrange(4)  # R2.2, as play_game draws it
+        self._deck_rng = DeckGenerator(derive_seed(seed, "deck"))
+        self.first_dealer = self._deck_rng.below(4)  # R2.2, as play_game draws it
         self._dealer = self.first_dealer
         self.totals = (0, 0)
         self.hands = []

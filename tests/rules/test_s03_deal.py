@@ -5,6 +5,7 @@ import random
 import pytest
 
 from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, RED_THREE, TWO, parse_kind
+from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.moves import Discard
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import HandState, shuffled_deck
@@ -122,3 +123,55 @@ def test_r3_1_a_generator_subclass_gets_the_same_shuffle_drawn_a_card_at_a_time(
     theirs.shuffle(expected)
     assert shuffled_deck(ours) == expected
     assert ours.getstate() == theirs.getstate()
+
+
+@pytest.mark.parametrize("seed", [0, 1, -18, 2**31, 2**32, 2**64 - 1, 1 - 2**64, 0x1234_5678_9ABC_DEF0])
+def test_r3_1_the_deck_generator_is_seeded_and_draws_as_random_random(seed):
+    # Seeds of one and two words and negative ones; 2,000 words cross three twists of the state.
+    ours, theirs = DeckGenerator(seed), random.Random(seed)
+    assert ours.internal_state() == theirs.getstate()[1]
+    assert [ours.next_word() for _ in range(2_000)] == [theirs.getrandbits(32) for _ in range(2_000)]
+    assert ours.internal_state() == theirs.getstate()[1]
+
+
+@pytest.mark.parametrize("seed", range(0, 300, 11))
+def test_r2_2_the_first_dealer_is_drawn_as_random_random_draws_it(seed):
+    ours, theirs = DeckGenerator(seed), random.Random(seed)
+    assert [ours.below(bound) for bound in (4, 1, 3, 108, 2**31)] == [
+        theirs.randrange(bound) for bound in (4, 1, 3, 108, 2**31)]
+    for bound in (0, -1, 2**31 + 1):
+        with pytest.raises(ValueError, match="draws below a bound from 1 to 2"):
+            ours.below(bound)
+
+
+@pytest.mark.parametrize("seed", range(0, 300, 11))
+def test_r3_1_a_game_dealt_from_the_deck_generator_is_dealt_as_from_random_random(seed):
+    # Every hand of a game comes from one generator: each deck, and where the generator is left, must match.
+    ours, theirs = DeckGenerator(seed), random.Random(seed)
+    assert ours.below(4) == theirs.randrange(4)
+    for _ in range(8):
+        expected = list(range(108))
+        theirs.shuffle(expected)
+        assert shuffled_deck(ours) == expected
+        assert ours.internal_state() == theirs.getstate()[1]
+
+
+def test_r3_1_the_engine_deals_each_hand_as_random_random_deals_it():
+    ours, theirs = DeckGenerator(5), random.Random(5)
+    for hand_number in range(1, 4):
+        dealt = HandState.deal(Rules(), ours, dealer=hand_number % 4, hand_number=hand_number)
+        expected = HandState.deal(Rules(), theirs, dealer=hand_number % 4, hand_number=hand_number)
+        assert (dealt.hands, dealt.stock, dealt.pile, dealt.red_threes) == (
+            expected.hands, expected.stock, expected.pile, expected.red_threes)
+
+
+@pytest.mark.parametrize("seed", [1.0, "7", True, None])
+def test_r3_1_the_deck_generator_is_seeded_from_an_int(seed):
+    with pytest.raises(TypeError, match="a deck generator's seed is an int, not"):
+        DeckGenerator(seed)
+
+
+@pytest.mark.parametrize("seed", [2**64, -(2**64), 2**100])
+def test_r3_1_the_deck_generator_is_seeded_from_64_bits_at_most(seed):
+    with pytest.raises(ValueError, match="a deck generator's seed has at most 64 bits"):
+        DeckGenerator(seed)
