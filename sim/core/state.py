@@ -207,9 +207,9 @@ class HandState(StockRules):
         """The moves a legal-move listing found legal since the last move applied, each followed by its key
         (MeldingRules._list): the one a strategy picks from a listing is applied on that check."""
         self._probing = False
+        """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
         self._collected: tuple | None = None
         """(move, its sums per rank, its hand cards by kind) from the last check that passed a meld or a take."""
-        """Set while is_legal or a can_x runs: a broken rule then raises a shared error (MeldingRules._fail)."""
         self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._plan_cache: tuple | None = None
         """The last going-out plan (AskingRules.going_out_plan), for the key in the four fields below."""
