@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import functools
 import logging
-import random
 import signal
 import time
 
 import click
 
-from canasta_sim.core.engine import derive_seed, play_game
+from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
 from canasta_sim.plugins.loader import load_strategy
@@ -117,7 +116,7 @@ def _play(players, game_seed, rules, names, time_limit, times, monitor):
 
 def _charge(names, game_seed, seat, decision, reason, message) -> StrategyError:
     error = StrategyError(message, spec=names[seat], seat=seat, game_seed=game_seed, decision=decision, reason=reason)
-    error.first_dealer = random.Random(derive_seed(game_seed, "deck")).randrange(4)
+    error.first_dealer = first_dealer(game_seed)
     return error
 
 

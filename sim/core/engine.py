@@ -48,12 +48,7 @@ except ImportError:  # plain Python without Cython: the type declarations do not
     from canasta_sim.core._compiled import cython_fallback as cython
 
 __all__ = [
-    "GameObserver",
-    "GameResult",
-    "MAX_HANDS_PER_GAME",
-    "derive_seed",
-    "names_followers",
-    "play_game",
+    "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "derive_seed", "first_dealer", "names_followers", "play_game",
     "play_hand",
 ]
 
@@ -92,6 +87,11 @@ def derive_seed(seed: int, label: str) -> int:
     """Return a 64-bit seed derived from ``seed`` and ``label``, the same in every process."""
     digest = hashlib.blake2b(f"{seed}/{label}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big")
+
+
+def first_dealer(seed: int) -> int:
+    """The seat that deals the first hand of the game played from ``seed`` (R2.2), as :func:`play_game` draws it."""
+    return DeckGenerator(derive_seed(seed, "deck")).below(4)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -15,11 +15,10 @@ wherever a game is played, whatever command plays it.
 from __future__ import annotations
 
 import inspect
-import random
 from collections.abc import Iterable, Sequence
 
 from canasta_sim.arbiter import CodeWatch, defined_in, is_trusted_class
-from canasta_sim.core.engine import GameResult, derive_seed
+from canasta_sim.core.engine import GameResult, first_dealer
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy
 
@@ -93,5 +92,5 @@ def tampering_failure(sides: Sequence[LoadedStrategy], game_seed: int,
         spec=culprit, seat=specs.index(culprit), game_seed=game_seed, decision="game", reason="tampering",
     )
     # The first dealer is drawn first from the deck generator (engine.play_game, R2.2).
-    error.first_dealer = random.Random(derive_seed(game_seed, "deck")).randrange(4)
+    error.first_dealer = first_dealer(game_seed)
     return error

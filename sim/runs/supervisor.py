@@ -39,7 +39,6 @@ import logging.handlers
 import multiprocessing
 import multiprocessing.connection
 import pickle
-import random
 import select
 import signal
 import time
@@ -47,7 +46,7 @@ from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Protocol
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
-from canasta_sim.core.engine import derive_seed
+from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.affinity import Placement, placement
 from canasta_sim.runs.records import GameRows, game_rows
@@ -189,7 +188,7 @@ def charged_failure(spec: str, game_seed: int, seat: int, decision: str, reason:
     lost with the worker, its first dealer is known without it."""
     error = StrategyError(message, spec=spec, seat=seat, game_seed=game_seed, decision=decision, reason=reason)
     # The first dealer is drawn first from the deck generator (engine.play_game, R2.2).
-    error.first_dealer = random.Random(derive_seed(game_seed, "deck")).randrange(4)
+    error.first_dealer = first_dealer(game_seed)
     return error
 
 

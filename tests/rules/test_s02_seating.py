@@ -1,6 +1,8 @@
 """RULES.md §2: partnerships, the dealer, turn order and who may act (R2.1-R2.4)."""
 
-from canasta_sim.core.engine import play_game
+import random
+
+from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.moves import Discard, Draw, TakePile
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import ACQUIRE, PLAY, HandState
@@ -41,6 +43,14 @@ def test_r2_2_first_dealer_by_lot_then_passes_clockwise():
             (result.first_dealer + index) % 4 for index in range(len(result.hands))
         ]
     assert first_dealers == {0, 1, 2, 3}
+
+
+def test_r2_2_the_first_dealer_of_a_seed_is_the_one_its_game_draws():
+    # The seat a failed game's record names (first_dealer) is the one the game would have dealt from.
+    for seed in range(8):
+        result = play_game([RandomPlay] * 4, seed=seed, rules=Rules(target_score=500), max_hands=1)
+        assert first_dealer(seed) == result.first_dealer
+        assert first_dealer(seed) == random.Random(derive_seed(seed, "deck")).randrange(4)
 
 
 def test_r2_3_player_left_of_dealer_moves_first_then_clockwise():
