@@ -1,6 +1,8 @@
 # C declarations for sim/core/scoring.py, read by Cython only (plain Python ignores this file).
 # score_hand sums the card points in C integers.
 
+cimport cython
+
 from canasta_sim.core.state cimport HandState
 
 

@@ -12,6 +12,7 @@ import ast
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -158,8 +159,6 @@ def test_every_module_that_cimports_another_is_linked_to_it():
     # A module compiled against another's C layout (a .pxd's cimport) would read a plain-Python object as a C
     # struct if that other ran from source alone; LINKED_MODULES keeps the two together.  Only the core is
     # compiled, so every cimport names a module of the core.
-    import re
-
     for package, folder in FOLDERS.items():
         groups = accelerator.LINKED_MODULES.get(package, ())
         for declarations in (ROOT / folder).glob("*.pxd"):
@@ -167,6 +166,16 @@ def test_every_module_that_cimports_another_is_linked_to_it():
             for origin, other in cimports:
                 assert origin == package, (declarations.name, f"{origin}.{other}")
                 assert any({declarations.stem, other} <= group for group in groups), (declarations.name, other)
+
+
+def test_every_declarations_file_that_uses_cythons_decorators_cimports_cython():
+    # Without ``cimport cython`` Cython ignores a .pxd's @cython.locals without a word: the locals stay Python
+    # objects, and nothing but the speed shows it.
+    for folder in FOLDERS.values():
+        for declarations in (ROOT / folder).glob("*.pxd"):
+            text = declarations.read_text()
+            if "@cython." in text or "cython.uint" in text:
+                assert re.search(r"^cimport cython$", text, re.M), declarations.name
 
 
 def test_a_group_member_that_failed_to_compile_takes_the_others_to_their_source(made_up_package, monkeypatch):
