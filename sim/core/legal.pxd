@@ -40,11 +40,9 @@ cdef Py_ssize_t _JOKER, _TWO, _FOUR, _KIND_COUNT
     most_wilds=Py_ssize_t, joker_limit=Py_ssize_t, deuce_limit=Py_ssize_t, rank=Py_ssize_t, held=Py_ssize_t,
     old_naturals=Py_ssize_t, old_jokers=Py_ssize_t, old_deuces=Py_ssize_t, lowest=Py_ssize_t,
     naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, total_naturals=Py_ssize_t,
-    wilds=Py_ssize_t, wild_ratio=bint, wild_only=bint, small=bint, has_wilds=bint, laid=Py_ssize_t, index=Py_ssize_t,
-    table=list, shapes=list, laids=list, held_jokers=Py_ssize_t, held_deuces=Py_ssize_t,
-    hand=list, melds=list, wild=WildRules,
-    black_three=Py_ssize_t, wild_rank=Py_ssize_t, seat=Py_ssize_t, ordered=bint, last=Py_ssize_t, most=Py_ssize_t,
-    old_wilds=Py_ssize_t, low=Py_ssize_t, high=Py_ssize_t, bucket=Py_ssize_t,
+    wilds=Py_ssize_t, wild_ratio=bint, small=bint, laid=Py_ssize_t, table=list, shapes=list, laids=list,
+    held_jokers=Py_ssize_t, held_deuces=Py_ssize_t, hand=list, melds=list, wild=WildRules, seat=Py_ssize_t,
+    ordered=bint, last=Py_ssize_t, most=Py_ssize_t, old_wilds=Py_ssize_t, low=Py_ssize_t, high=Py_ssize_t,
 )
 cpdef list _addition_melds(HandState state, bint largest_first)
 

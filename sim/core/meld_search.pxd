@@ -15,9 +15,8 @@ cdef Py_ssize_t _KIND_VALUE[15]
 cdef Py_ssize_t _JOKER_POINTS, _DEUCE_POINTS
 
 @cython.locals(
-    minimum=Py_ssize_t, hand_size=Py_ssize_t, rank=Py_ssize_t, naturals=Py_ssize_t, jokers=Py_ssize_t,
-    deuces=Py_ssize_t, index=Py_ssize_t, seat=Py_ssize_t, buckets=list, ordered=list, options=list,
-    most_points=list, most_cards=list, best_points=list, best_cards=list,
+    minimum=Py_ssize_t, hand_size=Py_ssize_t, index=Py_ssize_t, seat=Py_ssize_t, buckets=list, ordered=list,
+    options=list, most_points=list, most_cards=list, best_points=list, best_cards=list,
 )
 cpdef list _openings_most_laid_first(HandState state)
 

@@ -30,7 +30,6 @@ cdef class SeatView:
     cpdef legal_takes(self)
     cpdef legal_discards(self)
     cpdef meld_candidates(self, bint largest_first=*)
-    @cython.locals(phase=str)
     cpdef bint can(self, move) except -1
     cpdef going_out_plan(self)
     @cython.locals(state=HandState, hands=list, hand=list, sizes=list, pile=list)

@@ -178,6 +178,41 @@ def test_every_declarations_file_that_uses_cythons_decorators_cimports_cython():
                 assert re.search(r"^cimport cython$", text, re.M), declarations.name
 
 
+# A .pxd's ``@cython.locals(...)``, the decorators after it, and the name of the function or method it types.
+_DECLARED_LOCALS = re.compile(
+    r"^( *)@cython\.locals\((.*?)\)\n(?: *@.*\n)* *(?:cpdef|cdef|def)\b[^(\n]*?(?:\([^)]*\)[^(\n]*?)?(\w+)\(",
+    re.M | re.S,
+)
+
+
+def test_every_local_a_declarations_file_types_is_one_its_function_assigns():
+    # A name declared for a function that no longer has that local is typed for nothing: a stale line that
+    # tells the reader a loop runs in C integers when it does not.
+    import ast
+
+    for folder in FOLDERS.values():
+        for declarations in (ROOT / folder).glob("*.pxd"):
+            text = declarations.read_text()
+            module = ast.parse(declarations.with_suffix(".py").read_text())
+            functions = {(None, node.name): node for node in module.body if isinstance(node, ast.FunctionDef)}
+            for node in module.body:
+                if isinstance(node, ast.ClassDef):
+                    functions.update({(node.name, item.name): item for item in node.body
+                                      if isinstance(item, ast.FunctionDef)})
+            found = list(_DECLARED_LOCALS.finditer(text))
+            for match in found:
+                classes = re.findall(r"^cdef class (\w+)", text[:match.start()], re.M)
+                owner = classes[-1] if match.group(1) and classes else None
+                function = functions.get((owner, match.group(3)))
+                assert function is not None, (declarations.name, owner, match.group(3))
+                assigned = {node.id for node in ast.walk(function)
+                            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+                assigned |= {node.arg for node in ast.walk(function) if isinstance(node, ast.arg)}
+                declared = re.findall(r"(\w+)\s*=", match.group(2))
+                assert set(declared) <= assigned, (declarations.name, match.group(3), set(declared) - assigned)
+            assert len(found) == text.count("@cython.locals("), declarations.name  # every one was read
+
+
 def test_a_group_member_that_failed_to_compile_takes_the_others_to_their_source(made_up_package, monkeypatch):
     # "base" is in the group but not in the manifest: its compile failed, so it runs from source.
     (made_up_package / "base.py").write_text("VALUE = 3\n")
