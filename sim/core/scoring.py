@@ -194,10 +194,7 @@ def _fields_repr(record) -> str:
     return f"{type(record).__name__}({shown})"
 
 
-@cython.locals(
-    meld_points=Count, natural=Count, mixed=Count, rank=Count, naturals=Count, jokers=Count, deuces=Count,
-    hand_penalty=Count, side=Count, state=HandState,
-)
+@cython.locals(meld_points=Count, natural=Count, mixed=Count, hand_penalty=Count, side=Count, state=HandState)
 def score_hand(state: HandState) -> HandResult:
     """Score both sides of a finished hand (R14.1, R14.4).
 

@@ -213,6 +213,24 @@ def test_every_local_a_declarations_file_types_is_one_its_function_assigns():
             assert len(found) == text.count("@cython.locals("), declarations.name  # every one was read
 
 
+def test_every_local_a_module_types_is_one_its_function_assigns():
+    # The same for the @cython.locals a module's own source carries.
+    import ast
+
+    for folder in FOLDERS.values():
+        for source in (ROOT / folder).glob("*.py"):
+            for function in ast.walk(ast.parse(source.read_text())):
+                if not isinstance(function, ast.FunctionDef):
+                    continue
+                for decorator in function.decorator_list:
+                    if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", None) == "locals":
+                        assigned = {node.id for node in ast.walk(function)
+                                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+                        assigned |= {node.arg for node in ast.walk(function) if isinstance(node, ast.arg)}
+                        declared = {keyword.arg for keyword in decorator.keywords}
+                        assert declared <= assigned, (source.name, function.name, declared - assigned)
+
+
 def test_a_group_member_that_failed_to_compile_takes_the_others_to_their_source(made_up_package, monkeypatch):
     # "base" is in the group but not in the manifest: its compile failed, so it runs from source.
     (made_up_package / "base.py").write_text("VALUE = 3\n")
