@@ -64,7 +64,7 @@ class DeckGenerator:
             raise TypeError(f"a deck generator's seed is an int, not {type(seed).__name__}")
         if not -_SEEDS < seed < _SEEDS:
             raise ValueError(f"a deck generator's seed has at most 64 bits (engine.derive_seed's), not {seed}")
-        self._words = [0] * 624
+        self._words = [0] * 624  # _STATE_WORDS as a literal: a C array of that size where compiled
         # random.Random(seed) seeds from the magnitude's 32-bit words, least significant first: one or two here.
         magnitude = abs(seed)
         self._seed(magnitude & _WORD, magnitude >> 32, 1 if magnitude <= _WORD else 2)
@@ -124,8 +124,8 @@ class DeckGenerator:
         self._index = _STATE_WORDS
 
     def _twist(self) -> None:
-        # MT19937's recurrence over the whole state in place, in CPython's three loops: the words from
-        # which place + 397, then place + 1, wrap around to the new words at the start.
+        # MT19937's recurrence over the whole state in place, in CPython's three loops: they split where
+        # place + 397, and then place + 1, pass the state's end and wrap to its start, whose words are new.
         for place in range(_STATE_WORDS - _MIDDLE):
             mixed = (self._words[place] & _UPPER_BIT) | (self._words[place + 1] & _LOWER_BITS)
             self._words[place] = self._words[place + _MIDDLE] ^ (mixed >> 1) ^ (_MATRIX * (mixed & 1))
@@ -153,7 +153,8 @@ def shuffled_deck(rng: random.Random | DeckGenerator) -> list[int]:
     shifted right by ``32 - k``, and ``getrandbits(32 * n)`` holds the next ``n`` words, the first one
     least significant.  Each step left takes at least one word (more when a draw is rejected), so a block
     of as many words as steps are left never draws a word the shuffle does not use: the generator ends
-    in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.
+    in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.  From a
+    :class:`DeckGenerator` (the engine's), each step draws its word as a C call.
     """
     # The cards in a C array where compiled (sim/state.pxd; 108 is CARD_COUNT, a literal so that it fills the
     # array), swapped as C integers and made a list once at the end.
