@@ -355,7 +355,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
     except ValueError as error:
         raise fail(f"--elo0/--elo1/--alpha/--beta: {error}") from None
-    pin_cores(pin, workers)
+    pin_cores(pin)
     try:
         rules = Rules.from_options(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)

@@ -11,9 +11,8 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled, placement
+from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
-from canasta_sim.runs.runner import default_workers
 from canasta_sim.strategies import BUILTIN
 
 __all__ = ["OneLineErrorCommand", "fail", "isolation_options", "open_log_file", "pin_cores", "supervision_options"]
@@ -93,20 +92,15 @@ def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[s
     return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
 
 
-def pin_cores(pin: bool, workers: int | None) -> None:
+def pin_cores(pin: bool) -> None:
     """Apply ``--pin-cores`` to the workers this process starts (through the environment they inherit), and
     check ``CANASTA_SIM_AFFINITY``, which the option sets (:mod:`canasta_sim.plugins.affinity`).
 
-    :param workers: the ``--workers`` given (``None``: one a core); placement asked for and impossible with
-        that many is said on stderr, not left silent.
+    The worker pool, which knows how many workers a run really starts, warns when it cannot place them.
     """
     if pin:
         os.environ[AFFINITY_VARIABLE] = "1"
     try:
-        enabled = affinity_enabled()
+        affinity_enabled()
     except ValueError as error:
         raise fail(str(error)) from None
-    count = workers or default_workers()
-    if enabled and placement(0, count) is None:
-        click.echo(f"note: --pin-cores pins nothing: {count} worker{'s' if count > 1 else ''} on "
-                   f"{default_workers()} cores leave no two cores a worker (use --workers)", err=True)

@@ -211,9 +211,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         games_at_once_cap()
     except ValueError as error:
         raise fail(str(error)) from None
-    if pin and (backend == "dask" or scheduler is not None):  # refused before pin_cores says what it would pin
+    if pin and (backend == "dask" or scheduler is not None):  # refused before anything is placed or said of placing
         raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
-    pin_cores(pin, workers)
+    pin_cores(pin)
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     if memory_limit is not None:
         if play_chunks is not run_chunks:

@@ -204,7 +204,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
         rules = Rules.from_options(rule_options) if rule_options else None
     except CanastaError as error:
         raise fail(str(error)) from None
-    pin_cores(pin, workers)
+    pin_cores(pin)
     given = {"spec": spec, "against": against, "games": games, "games_per_iteration": games_per_iteration,
              "params": _parse_params(params), "seed": seed, "rules": rules, "learning_rate": learning_rate,
              "perturbation": perturbation, "stability": stability, "on_error": on_error, "time_limit": time_limit}

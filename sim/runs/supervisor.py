@@ -38,6 +38,7 @@ import logging
 import logging.handlers
 import multiprocessing
 import multiprocessing.connection
+import os
 import pickle
 import select
 import signal
@@ -48,7 +49,7 @@ from typing import Any, Protocol
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError, StrategyLoadError
-from canasta_sim.plugins.affinity import Placement, placement
+from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
 from canasta_sim.runs.records import GameRows, game_rows
 from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
@@ -268,6 +269,10 @@ class WorkerPool:
         count = max(1, workers)
         try:
             placements = [placement(slot, count) for slot in range(count)]
+            if placements[0] is None and affinity_enabled():  # asked for, and said when impossible
+                cores = len(os.sched_getaffinity(0))
+                logger.warning("--pin-cores pins nothing: %d worker%s on %d cores leave no two cores a worker "
+                               "(use --workers)", count, "s" if count > 1 else "", cores)
         except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
             raise WorkerStartError(str(error)) from None
         self.workers = [_Worker(context, self.arguments, where) for where in placements]

@@ -139,8 +139,21 @@ def test_compare_takes_pinned_cores_for_its_workers(tmp_path, monkeypatch):
 @pytest.mark.timeout(60)
 @pytest.mark.skipif(not CORES, reason="placement needs os.sched_setaffinity")
 def test_pinned_cores_that_cannot_be_given_are_said_not_left_silent(tmp_path, monkeypatch):
+    # Four chunks: the run starts as many workers as there are cores, and none has two cores.
     monkeypatch.setenv(AFFINITY_VARIABLE, "0")
-    result = CliRunner().invoke(main, ["run", "--games", "2", "-s", "greedy", "--workers", str(len(CORES)), "-q",
-                                       "--pin-cores", "--out", str(tmp_path / "run")])
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--chunk-size", "1", "-s", "greedy", "--workers",
+                                       str(len(CORES)), "--pin-cores", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
-    assert f"--pin-cores pins nothing: {len(CORES)} worker" in result.output
+    worker = "worker" if len(CORES) == 1 else "workers"
+    assert f"--pin-cores pins nothing: {len(CORES)} {worker} on {len(CORES)} cores" in result.output
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(len(CORES) < 2, reason="one worker is placed with two cores or more")
+def test_pinned_cores_are_counted_for_the_workers_a_run_starts(tmp_path, monkeypatch):
+    # One chunk: one worker, whatever --workers asks, and it has two cores to take.
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")
+    result = CliRunner().invoke(main, ["run", "--games", "2", "--chunk-size", "2", "-s", "greedy", "--workers",
+                                       str(len(CORES)), "--pin-cores", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "pins nothing" not in result.output
