@@ -2,6 +2,9 @@
 
 import random
 
+import pytest
+
+from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.moves import Discard, Draw, TakePile
 from canasta_sim.core.rules import Rules
@@ -51,6 +54,16 @@ def test_r2_2_the_first_dealer_of_a_seed_is_the_one_its_game_draws():
         result = play_game([RandomPlay] * 4, seed=seed, rules=Rules(target_score=500), max_hands=1)
         assert first_dealer(seed) == result.first_dealer
         assert first_dealer(seed) == random.Random(derive_seed(seed, "deck")).randrange(4)
+
+
+@pytest.mark.parametrize("seed", range(0, 300, 11))
+def test_r2_2_the_first_dealer_is_drawn_as_random_random_draws_it(seed):
+    ours, theirs = DeckGenerator(seed), random.Random(seed)
+    assert [ours.below(bound) for bound in (4, 1, 3, 108, 2**31)] == [
+        theirs.randrange(bound) for bound in (4, 1, 3, 108, 2**31)]
+    for bound in (0, -1, 2**31 + 1):
+        with pytest.raises(ValueError, match="draws below a bound from 1 to 2"):
+            ours.below(bound)
 
 
 def test_r2_3_player_left_of_dealer_moves_first_then_clockwise():

@@ -185,11 +185,16 @@ _DECLARED_LOCALS = re.compile(
 )
 
 
+def _assigned_names(function: ast.FunctionDef) -> set[str]:
+    """The names ``function`` binds: its arguments and every name it assigns, loop targets included."""
+    assigned = {node.id for node in ast.walk(function)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+    return assigned | {node.arg for node in ast.walk(function) if isinstance(node, ast.arg)}
+
+
 def test_every_local_a_declarations_file_types_is_one_its_function_assigns():
     # A name declared for a function that no longer has that local is typed for nothing: a stale line that
     # tells the reader a loop runs in C integers when it does not.
-    import ast
-
     for folder in FOLDERS.values():
         for declarations in (ROOT / folder).glob("*.pxd"):
             text = declarations.read_text()
@@ -205,18 +210,13 @@ def test_every_local_a_declarations_file_types_is_one_its_function_assigns():
                 owner = classes[-1] if match.group(1) and classes else None
                 function = functions.get((owner, match.group(3)))
                 assert function is not None, (declarations.name, owner, match.group(3))
-                assigned = {node.id for node in ast.walk(function)
-                            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-                assigned |= {node.arg for node in ast.walk(function) if isinstance(node, ast.arg)}
-                declared = re.findall(r"(\w+)\s*=", match.group(2))
-                assert set(declared) <= assigned, (declarations.name, match.group(3), set(declared) - assigned)
+                declared = set(re.findall(r"(\w+)\s*=", match.group(2)))
+                assert declared <= _assigned_names(function), (declarations.name, match.group(3), declared)
             assert len(found) == text.count("@cython.locals("), declarations.name  # every one was read
 
 
 def test_every_local_a_module_types_is_one_its_function_assigns():
     # The same for the @cython.locals a module's own source carries.
-    import ast
-
     for folder in FOLDERS.values():
         for source in (ROOT / folder).glob("*.py"):
             for function in ast.walk(ast.parse(source.read_text())):
@@ -224,11 +224,8 @@ def test_every_local_a_module_types_is_one_its_function_assigns():
                     continue
                 for decorator in function.decorator_list:
                     if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", None) == "locals":
-                        assigned = {node.id for node in ast.walk(function)
-                                    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
-                        assigned |= {node.arg for node in ast.walk(function) if isinstance(node, ast.arg)}
                         declared = {keyword.arg for keyword in decorator.keywords}
-                        assert declared <= assigned, (source.name, function.name, declared - assigned)
+                        assert declared <= _assigned_names(function), (source.name, function.name, declared)
 
 
 def test_a_group_member_that_failed_to_compile_takes_the_others_to_their_source(made_up_package, monkeypatch):
