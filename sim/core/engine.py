@@ -48,8 +48,8 @@ except ImportError:  # plain Python without Cython: the type declarations do not
     from canasta_sim.core._compiled import cython_fallback as cython
 
 __all__ = [
-    "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "derive_seed", "first_dealer", "names_followers", "play_game",
-    "play_hand",
+    "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "dealing", "derive_seed", "first_dealer", "names_followers",
+    "play_game", "play_hand",
 ]
 
 MAX_HANDS_PER_GAME = 400
@@ -89,9 +89,15 @@ def derive_seed(seed: int, label: str) -> int:
     return int.from_bytes(digest, "big")
 
 
+def dealing(seed: int) -> tuple[DeckGenerator, int]:
+    """The deck generator of the game played from ``seed``, and the first dealer drawn from it by lot (R2.2)."""
+    deck = DeckGenerator(derive_seed(seed, "deck"))
+    return deck, deck.below(4)
+
+
 def first_dealer(seed: int) -> int:
     """The seat that deals the first hand of the game played from ``seed`` (R2.2), as :func:`play_game` draws it."""
-    return DeckGenerator(derive_seed(seed, "deck")).below(4)
+    return dealing(seed)[1]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -536,8 +542,7 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
         seats = (_StrictSeats if strict else _Seats)(instances, names, seed, time_limit, monitor)
     else:
         seats = _ObservedSeats(instances, names, seed, time_limit, observer, monitor)
-    deck_rng = DeckGenerator(derive_seed(seed, "deck"))
-    first_dealer = deck_rng.below(4)  # R2.2: the first dealer is drawn by lot.
+    deck_rng, first_dealer = dealing(seed)  # R2.2: the first dealer is drawn by lot.
     dealer = first_dealer
     totals = (0, 0)
     hands: list[HandResult] = []

@@ -21,7 +21,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from canasta_sim.core.deal import DeckGenerator
-from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, derive_seed
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, dealing, derive_seed
 from canasta_sim.core.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
@@ -187,8 +187,7 @@ class GameDriver:
             (seat, player) for seat, player in enumerate(self.strategies)
             if player is not None and type(player).on_event is not Strategy.on_event
         ]
-        self._deck_rng = DeckGenerator(derive_seed(seed, "deck"))
-        self.first_dealer = self._deck_rng.below(4)  # R2.2, as play_game draws it
+        self._deck_rng, self.first_dealer = dealing(seed)  # R2.2 and R3.1, as play_game deals
         self._dealer = self.first_dealer
         self.totals = (0, 0)
         self.hands = []
