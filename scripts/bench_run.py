@@ -16,8 +16,10 @@ written, the interpreter's start-up left out); the whole command's wall time is 
 round's ratios (one worker against the loop, two workers against one) are taken within the round, seconds
 apart, so that a change of the machine's speed moves both sides alike; the medians of the rounds are the
 figures.  Goals: one worker at least 0.9 of the loop, two at least 1.85 times one.  Beside the clock, the
-loop's CPU seconds a game over one worker's (the worker's from its parent's ``RUSAGE_CHILDREN``): the share
-of the loop's speed a worker would reach busy all the time, which the machine's load moves far less.
+readings by CPU, which the machine's load moves far less: the loop's CPU seconds a game over one worker's (the
+worker's from its parent's ``RUSAGE_CHILDREN``), the share of the loop's speed a worker would reach busy all the
+time; and the parent's CPU while two workers play (``WorkerPool.play``) as a share of theirs: the parent shares
+their two cores, so two workers give at most ``2 / (1 + share)`` times one on any machine.
 """
 
 from __future__ import annotations
@@ -98,22 +100,36 @@ def two_loops(games: int, seed: int) -> float:
 
 
 # Runs the command line, then prints the CPU seconds this process (the run's parent: supervisor, records,
-# Parquet) used, its workers left out: they are its children, which RUSAGE_SELF does not count.
+# Parquet) used, in all and while its workers played (WorkerPool.play: the share of the cores it takes from
+# them), and its workers' (its children, which RUSAGE_SELF does not count).
 _PARENT = ("import resource, sys\n"
            "from canasta_sim.cli import main\n"
+           "from canasta_sim.runs import supervisor\n"
+           "def _cpu():\n"
+           "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+           "    return usage.ru_utime + usage.ru_stime\n"
+           "_playing = [0.0]\n"
+           "_play = supervisor.WorkerPool.play\n"
+           "def play(pool, *args, **kwargs):\n"
+           "    start = _cpu()\n"
+           "    try:\n"
+           "        return _play(pool, *args, **kwargs)\n"
+           "    finally:\n"
+           "        _playing[0] += _cpu() - start\n"
+           "supervisor.WorkerPool.play = play\n"
            "try:\n"
            "    main(sys.argv[1:])\n"
            "finally:\n"
-           "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
            "    workers = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-           "    print(f'parent cpu {usage.ru_utime + usage.ru_stime:.3f} s', file=sys.stderr)\n"
+           "    print(f'parent cpu {_cpu():.3f} s', file=sys.stderr)\n"
+           "    print(f'parent playing cpu {_playing[0]:.3f} s', file=sys.stderr)\n"
            "    print(f'workers cpu {workers.ru_utime + workers.ru_stime:.3f} s', file=sys.stderr)\n")
 
 
-def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float]:
+def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float, float]:
     """``canasta-sim run``'s own games/s (its closing line), the whole command's, on ``workers`` workers, the
-    parent process's CPU seconds per 1,000 games (interpreter start-up and imports included), and the workers'
-    CPU seconds a game."""
+    parent process's CPU seconds per 1,000 games (interpreter start-up and imports included), the workers'
+    CPU seconds a game, and the parent's CPU seconds a game while the workers played."""
     with tempfile.TemporaryDirectory() as folder:
         command = [sys.executable, "-c", _PARENT, "run", "--games", str(games), "--seed", str(seed),
                    "--workers", str(workers), "-q", "--out", str(Path(folder) / "run")]
@@ -132,8 +148,11 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float
     workers_cpu = re.search(r"workers cpu ([0-9.]+) s", completed.stderr)
     if workers_cpu is None:
         raise SystemExit(f"bench_run: the run's parent did not report its workers' CPU time:\n{completed.stderr}")
+    playing = re.search(r"parent playing cpu ([0-9.]+) s", completed.stderr)
+    if playing is None:
+        raise SystemExit(f"bench_run: the run's parent did not report its CPU time while playing:\n{completed.stderr}")
     return (float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games,
-            float(workers_cpu.group(1)) / games)
+            float(workers_cpu.group(1)) / games, float(playing.group(1)) / games)
 
 
 def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
@@ -142,8 +161,8 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
     played = []
     for _ in range(rounds):
         in_process, loop_cpu = loop(games, seed)
-        one, one_wall, one_parent, one_cpu = run(games, seed, 1)
-        two, two_wall, two_parent, _ = run(games, seed, 2)
+        one, one_wall, one_parent, one_cpu, _ = run(games, seed, 1)
+        two, two_wall, two_parent, two_cpu, two_playing = run(games, seed, 2)
         side_by_side = two_loops(games, seed)
         floors.append(floor(floor_path))
         played.append({"loop": round(in_process, 1), "one_worker": round(one, 1), "two_workers": round(two, 1),
@@ -153,13 +172,20 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
                        "floor_before": floors[-2], "floor_after": floors[-1],
                        "one_to_loop": round(one / in_process, 3), "two_to_one": round(two / one, 3),
                        "one_cpu_to_loop": round(loop_cpu / one_cpu, 3),
+                       # The parent's CPU while two workers play, as a share of theirs: it takes that from their two
+                       # cores, so two workers give at most 2 / (1 + share) times one, whatever the machine.
+                       "parent_share": round(two_playing / two_cpu, 4),
+                       "two_workers_parent_playing_cpu": round(1000 * two_playing, 3),
                        "two_loops_to_loop": round(side_by_side / in_process, 3)})
     return {"games": games, "seed": seed, "build": accelerator.describe(), "rounds": played,
             "one_to_loop": round(statistics.median(entry["one_to_loop"] for entry in played), 3),
             "two_to_one": round(statistics.median(entry["two_to_one"] for entry in played), 3),
             "one_cpu_to_loop": round(statistics.median(entry["one_cpu_to_loop"] for entry in played), 3),
+            "parent_share": round(statistics.median(entry["parent_share"] for entry in played), 4),
             "two_loops_to_loop": round(statistics.median(entry["two_loops_to_loop"] for entry in played), 3),
-            "parent_cpu": round(statistics.median(entry["two_workers_parent_cpu"] for entry in played), 3)}
+            "parent_cpu": round(statistics.median(entry["two_workers_parent_cpu"] for entry in played), 3),
+            "parent_playing_cpu": round(statistics.median(entry["two_workers_parent_playing_cpu"] for entry in played),
+                                        3)}
 
 
 def report(figures: dict) -> list[str]:
@@ -173,13 +199,18 @@ def report(figures: dict) -> list[str]:
                      f"({entry['two_to_one']:.3f}x one), two loops side by side {entry['two_loops']:.0f} "
                      f"({entry['two_loops_to_loop']:.3f}x the loop); whole command {entry['one_worker_wall']:.0f} and "
                      f"{entry['two_workers_wall']:.0f}; parent CPU {entry['one_worker_parent_cpu']:.3f} and "
-                     f"{entry['two_workers_parent_cpu']:.3f} s per 1,000 games; floor {entry['floor_before']:,.0f} -> "
+                     f"{entry['two_workers_parent_cpu']:.3f} s per 1,000 games "
+                     f"({entry['two_workers_parent_playing_cpu']:.3f} while two workers played, "
+                     f"{entry['parent_share']:.1%} of their CPU); floor {entry['floor_before']:,.0f} -> "
                      f"{entry['floor_after']:,.0f} hands/s")
     lines.append(f"median: 1 worker {figures['one_to_loop']:.3f} of the loop (goal {ONE_WORKER_GOAL}; by CPU a "
                  f"game {figures['one_cpu_to_loop']:.3f}: the loop's CPU over the worker's, which load moves less), "
-                 f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL}; two plain loops side by side "
+                 f"2 workers {figures['two_to_one']:.3f}x one (goal {TWO_WORKERS_GOAL}; the parent's CPU while they "
+                 f"play is {figures['parent_share']:.1%} of theirs, which caps them at "
+                 f"{2 / (1 + figures['parent_share']):.3f}x one; two plain loops side by side "
                  f"{figures['two_loops_to_loop']:.3f}x one, this machine's ceiling); the run's parent "
-                 f"{figures['parent_cpu']:.3f} CPU-s per 1,000 games with 2 workers")
+                 f"{figures['parent_cpu']:.3f} CPU-s per 1,000 games with 2 workers, "
+                 f"{figures['parent_playing_cpu']:.3f} of them while the workers played")
     return lines
 
 

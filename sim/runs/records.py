@@ -11,21 +11,26 @@ Side A is seats 0 and 2, side B seats 1 and 3 (R1.1); ``team`` columns hold
 
 from __future__ import annotations
 
+import struct
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
+import numpy as np
 import pyarrow as pa
 
 from canasta_sim.core.engine import GameResult
+from canasta_sim.core.phases import END_RED_THREE_LAST_CARD, END_STOCK_EXHAUSTED, END_TURN_CAP, END_WENT_OUT
 from canasta_sim.errors import StrategyError
 
 __all__ = [
+    "END_REASONS",
     "GAME_SCHEMA",
     "HAND_SCHEMA",
     "TEAM_NAMES",
     "ChunkRecorder",
     "GameRows",
     "game_rows",
+    "unpack_hands",
 ]
 
 TEAM_NAMES = ("A", "B")
@@ -106,17 +111,39 @@ HAND_SCHEMA = pa.schema(
 
 _side_values = attrgetter(*_SIDE_FIELDS)
 
+END_REASONS = (END_WENT_OUT, END_STOCK_EXHAUSTED, END_RED_THREE_LAST_CARD, END_TURN_CAP)
+"""Every ``end_reason`` of a hand, in the order of their codes in packed ``hands`` rows."""
+_END_CODES = {reason: code for code, reason in enumerate(END_REASONS)}
+
+# A ``hands`` row travels from the worker that played its game as C numbers (struct, standard sizes, no padding),
+# the numbers of its schema columns in order, its text columns as codes or left out: ``team`` is the side's
+# index, ``end_reason`` a code of END_REASONS, and the strategies and the game's winner are the game row's.  The
+# process writing the tables then takes a chunk's hands as one numpy record array, each column a view of it,
+# instead of unpickling a tuple a row and converting each value to Arrow (most of its CPU per game).
+_PACKED_HANDS = [
+    ("game_id", "q"), ("hand_no", "i"), ("side", "B"), ("score", "i"), ("cumulative_score", "i"),
+    *[(name, "?" if name in _BOOL_FIELDS else "i") for name in _SIDE_FIELDS],
+    ("end_reason", "B"), ("dealer", "b"), ("went_out_seat", "b"), ("hand_turns", "i"), ("opponent_score", "i"),
+    ("opponent_cumulative_score", "i"), ("won_hand", "?"), ("first_seat_cards_left", "i"),
+    ("second_seat_cards_left", "i"),
+]
+_HAND_ROW = struct.Struct("=" + "".join(code for _, code in _PACKED_HANDS))
+_HAND_DTYPE = np.dtype([(name, "=" + code) for name, code in _PACKED_HANDS])
+if _HAND_DTYPE.itemsize != _HAND_ROW.size:  # numpy and struct must lay a row out alike, byte for byte
+    raise ImportError(f"a packed hands row is {_HAND_ROW.size} bytes for struct and {_HAND_DTYPE.itemsize} for numpy")
+
 
 class GameRows(NamedTuple):
-    """A finished game as the rows it adds, in schema order: what a worker sends for each game it plays.
+    """A finished game as the rows it adds: what a worker sends for each game it plays.
 
-    Plain tuples of numbers and strings cost a fraction of the game's result objects to pickle and unpickle, and
-    the process writing the tables only appends them (:meth:`ChunkRecorder.add_rows`)."""
+    The game's row is a plain tuple, its hands' rows packed (see :func:`game_rows`): both cost a fraction of the
+    game's result objects to pickle and unpickle, and the process writing the tables only appends them
+    (:meth:`ChunkRecorder.add_rows`)."""
 
     game: tuple
-    """The game's ``games`` row."""
-    hands: tuple[tuple, ...]
-    """Its ``hands`` rows, two per hand."""
+    """The game's ``games`` row, in schema order."""
+    hands: bytes
+    """Its ``hands`` rows, two per hand, packed as C numbers (read them with :func:`unpack_hands`)."""
     winner: int | None
     """As :attr:`GameResult.winner <canasta_sim.core.engine.GameResult.winner>`: 0 (A), 1 (B) or ``None``."""
 
@@ -132,26 +159,36 @@ def game_rows(game_id: int, result: GameResult, strategies: tuple[str, str], dea
     row = (game_id, result.seed, game_id if deal_id is None else deal_id, strategies[0], strategies[1], score_a,
            score_b, winner, winner_strategy, score_a - score_b, len(result.hands), result.termination,
            result.first_dealer, None, None, None)
-    return GameRows(row, _hand_rows(game_id, result.hands, strategies, winner), result.winner)
+    return GameRows(row, _hand_rows(game_id, result.hands), result.winner)
 
 
-def _hand_rows(game_id: int, finished, strategies: tuple[str, str], game_winner: str) -> tuple[tuple, ...]:
+def _hand_rows(game_id: int, finished) -> bytes:
+    pack = _HAND_ROW.pack
     rows = []
     for hand in finished:
         went_out_seat = -1 if hand.went_out_seat is None else hand.went_out_seat
+        reason = _END_CODES.get(hand.end_reason)
+        if reason is None:
+            raise ValueError(f"hand {hand.hand_number} of game {game_id} ended with {hand.end_reason!r}, not one of "
+                             f"{', '.join(END_REASONS)}")
         sides = hand.sides
         totals = hand.totals_after
         for side in sides:
             index = side.side
             opponent = sides[1 - index]
             cards_left = side.cards_left
-            rows.append((
-                game_id, hand.hand_number, TEAM_NAMES[index], strategies[index], strategies[1 - index], side.score,
-                totals[index], *_side_values(side), hand.end_reason, hand.dealer, went_out_seat, hand.turns,
-                opponent.score, totals[1 - index], side.score > opponent.score, game_winner,
-                game_winner == TEAM_NAMES[index], cards_left[0], cards_left[1],
+            rows.append(pack(
+                game_id, hand.hand_number, index, side.score, totals[index], *_side_values(side), reason, hand.dealer,
+                went_out_seat, hand.turns, opponent.score, totals[1 - index], side.score > opponent.score,
+                cards_left[0], cards_left[1],
             ))
-    return tuple(rows)
+    return b"".join(rows)
+
+
+def unpack_hands(packed: bytes) -> list[tuple]:
+    """The packed ``hands`` rows of :attr:`GameRows.hands` as tuples of their numbers (``side`` where the table has
+    ``team``, ``end_reason`` as a code of :data:`END_REASONS`; no strategies or game winner)."""
+    return list(_HAND_ROW.iter_unpack(packed))
 
 
 class ChunkRecorder:
@@ -161,7 +198,8 @@ class ChunkRecorder:
 
     def __init__(self) -> None:
         self._games: list[tuple] = []
-        self._hands: list[tuple] = []
+        self._hands: list[bytes] = []
+        """Each game's packed hands rows (:attr:`GameRows.hands`)."""
 
     @property
     def game_count(self) -> int:
@@ -180,7 +218,7 @@ class ChunkRecorder:
     def add_rows(self, rows: GameRows) -> None:
         """Record a finished game from its rows (:func:`game_rows`)."""
         self._games.append(rows.game)
-        self._hands.extend(rows.hands)
+        self._hands.append(rows.hands)
 
     def add_forfeit(
         self, game_id: int, seed: int, strategies: tuple[str, str], error: StrategyError, deal_id: int | None = None
@@ -200,15 +238,50 @@ class ChunkRecorder:
             TEAM_NAMES[winning], strategies[winning], score_a - score_b, len(finished), "forfeit", first_dealer,
             TEAM_NAMES[failing], str(error), error.reason,
         ))
-        self._hands.extend(_hand_rows(game_id, finished, strategies, TEAM_NAMES[winning]))
+        self._hands.append(_hand_rows(game_id, finished))
 
     def tables(self) -> tuple[pa.Table, pa.Table]:
         """Return the ``games`` and ``hands`` tables of everything recorded, in game order whatever order the games
         came in (each game's hands in their order)."""
-        # Stable sorts on the game id, the first field of both rows: linear on rows already in order.
+        # A stable sort on the game id, the first field of a row: linear on rows already in order.
         self._games.sort(key=_game_id)
-        self._hands.sort(key=_game_id)
-        return _table(self._games, GAME_SCHEMA), _table(self._hands, HAND_SCHEMA)
+        return _table(self._games, GAME_SCHEMA), _hands_table(b"".join(self._hands), self._games)
+
+
+def _hands_table(packed: bytes, games: list[tuple]) -> pa.Table:
+    """The ``hands`` table of packed rows, in game order (each game's hands in their order); ``games`` are the
+    rows of their games, sorted by game id."""
+    rows = np.frombuffer(packed, dtype=_HAND_DTYPE)
+    ids = rows["game_id"]
+    if ids.size > 1 and (ids[1:] < ids[:-1]).any():  # games came in out of order: a stable sort keeps each game's
+        rows = rows[np.argsort(ids, kind="stable")]
+        ids = rows["game_id"]
+    # Each row's game among the game rows: the strategies of its sides and its winner.
+    game_ids = np.fromiter(map(_game_id, games), dtype=np.int64, count=len(games))
+    at = np.searchsorted(game_ids, ids)
+    if ids.size and (at.max() >= game_ids.size or (game_ids[at] != ids).any()):
+        raise ValueError("hands rows of a game that has no games row")
+    strategies = list(dict.fromkeys(name for row in games for name in (row[3], row[4])))
+    codes = {name: code for code, name in enumerate(strategies)}
+    side_a = np.fromiter((codes[row[3]] for row in games), dtype=np.int32, count=len(games))[at]
+    side_b = np.fromiter((codes[row[4]] for row in games), dtype=np.int32, count=len(games))[at]
+    winners = list(dict.fromkeys(row[7] for row in games))
+    winner = np.fromiter((winners.index(row[7]) for row in games), dtype=np.int32, count=len(games))[at]
+    winner_side = np.array([TEAM_NAMES.index(name) if name in TEAM_NAMES else -1 for name in winners],
+                           dtype=np.int32)[winner]
+    side = rows["side"]
+    first = side == 0
+    text = {
+        "team": pa.array(TEAM_NAMES).take(pa.array(side)),
+        "strategy": pa.array(strategies, pa.string()).take(pa.array(np.where(first, side_a, side_b))),
+        "opponent_strategy": pa.array(strategies, pa.string()).take(pa.array(np.where(first, side_b, side_a))),
+        "end_reason": pa.array(END_REASONS).take(pa.array(rows["end_reason"])),
+        "game_winner": pa.array(winners, pa.string()).take(pa.array(winner)),
+        "won_game": pa.array(winner_side == side),
+    }
+    arrays = [text[field.name] if field.name in text else pa.array(np.ascontiguousarray(rows[field.name]), field.type)
+              for field in HAND_SCHEMA]
+    return pa.Table.from_arrays(arrays, schema=HAND_SCHEMA)
 
 
 def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:
