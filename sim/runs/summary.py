@@ -95,14 +95,15 @@ class SummaryAccumulator:
     """Running sums per label, fed with ``games`` and ``hands`` tables (pandas or pyarrow) chunk by chunk."""
 
     def __init__(self) -> None:
-        self._games = pd.DataFrame(columns=_GAME_SUMS, dtype="int64")
-        self._hands = pd.DataFrame(columns=_HAND_SUMS, dtype="int64")
+        # Each label's sums, in the order of _GAME_SUMS and _HAND_SUMS: a few labels, summed a batch at a time.
+        self._games: dict[str | None, np.ndarray] = {}
+        self._hands: dict[str | None, np.ndarray] = {}
 
     def copy(self) -> SummaryAccumulator:
         """Return an accumulator holding the same sums, to add more to without changing this one."""
         copied = SummaryAccumulator()
-        copied._games = self._games.copy()
-        copied._hands = self._hands.copy()
+        copied._games = {label: sums.copy() for label, sums in self._games.items()}
+        copied._hands = {label: sums.copy() for label, sums in self._hands.items()}
         return copied
 
     def add(self, games, hands) -> None:
@@ -114,7 +115,7 @@ class SummaryAccumulator:
         """Add rows of the ``games`` table."""
         if isinstance(games, pa.Table):
             if games.num_rows:
-                self._games = self._games.add(_arrow_game_sums(games), fill_value=0).astype("int64")
+                _accumulate(self._games, *_arrow_game_sums(games))
             return
         games = _frame(games, GAME_COLUMNS_NEEDED)
         if games.empty:
@@ -142,13 +143,13 @@ class SummaryAccumulator:
                 )
             )
         sums = pd.concat(frames).groupby("label", sort=False).sum()
-        self._games = self._games.add(sums, fill_value=0).astype("int64")
+        _accumulate(self._games, list(sums.index), sums[_GAME_SUMS].to_numpy(dtype="int64"))
 
     def add_hands(self, hands) -> None:
         """Add rows of the ``hands`` table."""
         if isinstance(hands, pa.Table):
             if hands.num_rows:
-                self._hands = self._hands.add(_arrow_hand_sums(hands), fill_value=0).astype("int64")
+                _accumulate(self._hands, *_arrow_hand_sums(hands))
             return
         hands = _frame(hands, HAND_COLUMNS_NEEDED)
         if hands.empty:
@@ -158,70 +159,107 @@ class SummaryAccumulator:
         for name in _HAND_SUMS[1:]:
             frame[name] = hands[name].to_numpy(dtype="int64")
         sums = frame.groupby("label", sort=False).sum()
-        self._hands = self._hands.add(sums, fill_value=0).astype("int64")
+        _accumulate(self._hands, list(sums.index), sums[_HAND_SUMS].to_numpy(dtype="int64"))
 
     def rows(self, order: Sequence[str] = ()) -> list[SummaryRow]:
         """Return one :class:`SummaryRow` per label, those in ``order`` first, the rest alphabetically."""
-        labels = list(dict.fromkeys([*order, *sorted(set(self._games.index) | set(self._hands.index))]))
+        labels = list(dict.fromkeys([*order, *sorted(set(self._games) | set(self._hands))]))
         rows = []
         for label in labels:
-            if label not in self._games.index and label not in self._hands.index:
+            if label not in self._games and label not in self._hands:
                 continue
-            game = self._games.loc[label] if label in self._games.index else pd.Series(0, index=_GAME_SUMS)
-            hand = self._hands.loc[label] if label in self._hands.index else pd.Series(0, index=_HAND_SUMS)
-            rows.append(SummaryRow.from_sums(label, {**game.to_dict(), **hand.to_dict()}))
+            game = self._games.get(label, np.zeros(len(_GAME_SUMS), dtype="int64")).tolist()
+            hand = self._hands.get(label, np.zeros(len(_HAND_SUMS), dtype="int64")).tolist()
+            rows.append(SummaryRow.from_sums(label, {**dict(zip(_GAME_SUMS, game, strict=True)),
+                                                     **dict(zip(_HAND_SUMS, hand, strict=True))}))
         return rows
 
 
-# The same sums computed by Arrow for Arrow tables (what runs and run directories hold): a chunk's sums
-# cost pandas several DataFrames and a groupby, a large share of the parent's time per game in a run.
-
-def _arrow_labels(mine: pa.ChunkedArray, theirs: pa.ChunkedArray, team) -> pa.ChunkedArray:
-    mirrored = pc.fill_null(pc.equal(mine, theirs), False)
-    return pc.if_else(mirrored, pc.binary_join_element_wise(mine, " (", team, ")", ""), mine)
-
-
-def _arrow_sums(columns: dict[str, pa.ChunkedArray | pa.Array], names: list[str]) -> pd.DataFrame:
-    """Sum ``columns`` (``label`` and the int64 columns ``names``) by label into a frame indexed by label."""
-    grouped = pa.table(columns).group_by("label", use_threads=False).aggregate([(name, "sum") for name in names])
-    frame = grouped.to_pandas()
-    frame.index = pd.Index(frame["label"].astype(object).to_numpy(dtype=object), name="label")
-    return pd.DataFrame({name: frame[f"{name}_sum"].to_numpy(dtype="int64") for name in names}, index=frame.index)
+def _accumulate(into: dict[str | None, np.ndarray], labels: list, sums: np.ndarray) -> None:
+    """Add ``sums`` (a row per label of ``labels``) to the running sums ``into``."""
+    for label, row in zip(labels, sums, strict=True):
+        kept = into.get(label)
+        into[label] = row.copy() if kept is None else kept + row
 
 
-def _arrow_game_sums(games: pa.Table) -> pd.DataFrame:
+# The same sums for Arrow tables (what runs and run directories hold), computed on numpy arrays: a run's parent
+# sums every chunk it writes while the workers play, and pandas' frames and groupby, or Arrow's, cost several
+# times the sums themselves.
+
+def _text_codes(column) -> tuple[np.ndarray, list]:
+    """A text column's values as indexes into the list of its distinct values (``None`` standing for null)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    encoded = pc.dictionary_encode(column, null_encoding="encode")
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary.to_pylist()
+
+
+def _label_indexes(labels: dict, mine, theirs, team) -> np.ndarray:
+    """Each row's label (:func:`side_labels`; null where ``mine`` is) as its index in ``labels``, which collects
+    the labels met, in order; ``team`` is a column or one team letter for every row."""
+    mine_codes, mine_names = _text_codes(mine)
+    their_codes, their_names = _text_codes(theirs)
+    if isinstance(team, str):
+        team_codes, teams = np.zeros(len(mine_codes), dtype=np.int64), [team]
+    else:
+        team_codes, teams = _text_codes(team)
+    keys = (mine_codes.astype(np.int64) * len(their_names) + their_codes) * len(teams) + team_codes
+    distinct, rows = np.unique(keys, return_inverse=True)
+    index = np.empty(len(distinct), dtype=np.int64)
+    for position, key in enumerate(distinct.tolist()):
+        rest, team_code = divmod(key, len(teams))
+        mine_code, their_code = divmod(rest, len(their_names))
+        name, other, letter = mine_names[mine_code], their_names[their_code], teams[team_code]
+        # As side_labels, with Arrow's nulls: a null spec is a null label, and so is a mirror's null team.
+        label = name if name is None or name != other else (None if letter is None else f"{name} ({letter})")
+        index[position] = labels.setdefault(label, len(labels))
+    return index[rows.reshape(-1)]
+
+
+def _sums_by_label(labels: dict, index: np.ndarray, columns: dict[str, np.ndarray]) -> tuple[list, np.ndarray]:
+    """The labels, and the sums of each int64 column of ``columns`` by label (a row per label)."""
+    # One product of integer matrices (exact, unlike a float bincount): each row's label against the columns.
+    belongs = (index == np.arange(len(labels))[:, None]).astype(np.int64)
+    return list(labels), belongs @ np.stack(list(columns.values()), axis=1)
+
+
+def _numbers(column) -> np.ndarray:
+    return np.asarray(column.to_numpy(), dtype=np.int64)
+
+
+def _flags(condition) -> np.ndarray:
+    return np.asarray(condition.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _arrow_game_sums(games: pa.Table) -> tuple[list, np.ndarray]:
     games = games.select(GAME_COLUMNS_NEEDED)
-    played = pc.fill_null(pc.not_equal(games["termination"], "forfeit"), True)
-    margin = pc.cast(games["margin"], pa.int64())
-    hands = pc.cast(games["hands"], pa.int64())
-    zero = pa.scalar(0, pa.int64())
-    sides = []
-    for team, mine, theirs, signed in (
-        ("A", "team_a_strategy", "team_b_strategy", margin),
-        ("B", "team_b_strategy", "team_a_strategy", pc.negate(margin)),
-    ):
-        sides.append(pa.table({
-            "label": pc.cast(_arrow_labels(games[mine], games[theirs], team), pa.string()),
-            "games": pa.array(np.ones(games.num_rows, dtype="int64")),
-            "wins": pc.cast(pc.fill_null(pc.equal(games["winner"], team), False), pa.int64()),
-            "draws": pc.cast(pc.fill_null(pc.equal(games["winner"], "draw"), False), pa.int64()),
-            "forfeits": pc.cast(pc.fill_null(pc.equal(games["forfeit_team"], team), False), pa.int64()),
-            "played": pc.cast(played, pa.int64()),
-            "margin": pc.if_else(played, signed, zero),
-            "hands": pc.if_else(played, hands, zero),
-        }))
-    both = pa.concat_tables(sides)
-    return _arrow_sums({name: both[name] for name in both.column_names}, _GAME_SUMS)
+    played = _flags(pc.fill_null(pc.not_equal(games["termination"], "forfeit"), True))
+    margin = np.where(played, _numbers(games["margin"]), 0)
+    hands = np.where(played, _numbers(games["hands"]), 0)
+    draws = _flags(pc.fill_null(pc.equal(games["winner"], "draw"), False)).astype(np.int64)
+    labels: dict = {}
+    indexes, columns = [], {name: [] for name in _GAME_SUMS}
+    for team, mine, theirs, sign in (("A", "team_a_strategy", "team_b_strategy", 1),
+                                     ("B", "team_b_strategy", "team_a_strategy", -1)):
+        indexes.append(_label_indexes(labels, games[mine], games[theirs], team))
+        columns["games"].append(np.ones(games.num_rows, dtype=np.int64))
+        columns["wins"].append(_flags(pc.fill_null(pc.equal(games["winner"], team), False)).astype(np.int64))
+        columns["draws"].append(draws)
+        columns["forfeits"].append(_flags(pc.fill_null(pc.equal(games["forfeit_team"], team), False)).astype(np.int64))
+        columns["played"].append(played.astype(np.int64))
+        columns["margin"].append(sign * margin)
+        columns["hands"].append(hands)
+    return _sums_by_label(labels, np.concatenate(indexes),
+                          {name: np.concatenate(parts) for name, parts in columns.items()})
 
 
-def _arrow_hand_sums(hands: pa.Table) -> pd.DataFrame:
-    columns = {
-        "label": pc.cast(_arrow_labels(hands["strategy"], hands["opponent_strategy"], hands["team"]), pa.string()),
-        "hand_rows": pa.array(np.ones(hands.num_rows, dtype="int64")),
-    }
+def _arrow_hand_sums(hands: pa.Table) -> tuple[list, np.ndarray]:
+    labels: dict = {}
+    index = _label_indexes(labels, hands["strategy"], hands["opponent_strategy"], hands["team"])
+    columns = {"hand_rows": np.ones(hands.num_rows, dtype=np.int64)}
     for name in _HAND_SUMS[1:]:
-        columns[name] = pc.cast(hands[name], pa.int64())
-    return _arrow_sums(columns, _HAND_SUMS)
+        columns[name] = _numbers(hands[name])
+    return _sums_by_label(labels, index, columns)
 
 
 def _frame(table, columns: list[str]) -> pd.DataFrame:
