@@ -101,35 +101,43 @@ def two_loops(games: int, seed: int) -> float:
 
 # Runs the command line, then prints the CPU seconds this process (the run's parent: supervisor, records,
 # Parquet) used, in all and while its workers played (WorkerPool.play: the share of the cores it takes from
-# them), and its workers' (its children, which RUSAGE_SELF does not count).
+# them) with what its three largest parts took of it, and its workers' (its children, which RUSAGE_SELF does not
+# count).
 _PARENT = ("import resource, sys\n"
            "from canasta_sim.cli import main\n"
-           "from canasta_sim.runs import supervisor\n"
+           "from canasta_sim.runs import records, storage, summary, supervisor\n"
            "def _cpu():\n"
            "    usage = resource.getrusage(resource.RUSAGE_SELF)\n"
            "    return usage.ru_utime + usage.ru_stime\n"
-           "_playing = [0.0]\n"
-           "_play = supervisor.WorkerPool.play\n"
-           "def play(pool, *args, **kwargs):\n"
-           "    start = _cpu()\n"
-           "    try:\n"
-           "        return _play(pool, *args, **kwargs)\n"
-           "    finally:\n"
-           "        _playing[0] += _cpu() - start\n"
-           "supervisor.WorkerPool.play = play\n"
+           "_spent = dict.fromkeys(('playing', 'tables', 'parquet', 'summary'), 0.0)\n"
+           "def _timed(owner, name, part):\n"
+           "    original = getattr(owner, name)\n"
+           "    def timed(*args, **kwargs):\n"
+           "        start = _cpu()\n"
+           "        try:\n"
+           "            return original(*args, **kwargs)\n"
+           "        finally:\n"
+           "            _spent[part] += _cpu() - start\n"
+           "    setattr(owner, name, timed)\n"
+           "_timed(supervisor.WorkerPool, 'play', 'playing')\n"
+           "_timed(records.ChunkRecorder, 'tables', 'tables')\n"
+           "_timed(storage.pq, 'write_table', 'parquet')\n"
+           "_timed(summary.RunSummarizer, 'chunk_written', 'summary')\n"
            "try:\n"
            "    main(sys.argv[1:])\n"
            "finally:\n"
            "    workers = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
            "    print(f'parent cpu {_cpu():.3f} s', file=sys.stderr)\n"
-           "    print(f'parent playing cpu {_playing[0]:.3f} s', file=sys.stderr)\n"
+           "    for part, seconds in _spent.items():\n"
+           "        print(f'parent {part} cpu {seconds:.3f} s', file=sys.stderr)\n"
            "    print(f'workers cpu {workers.ru_utime + workers.ru_stime:.3f} s', file=sys.stderr)\n")
 
 
-def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float, float]:
+def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float, dict[str, float]]:
     """``canasta-sim run``'s own games/s (its closing line), the whole command's, on ``workers`` workers, the
     parent process's CPU seconds per 1,000 games (interpreter start-up and imports included), the workers'
-    CPU seconds a game, and the parent's CPU seconds a game while the workers played."""
+    CPU seconds a game, and the parent's CPU seconds a game while the workers played (``playing``) and in three
+    parts of that (``tables``, ``parquet``, ``summary``)."""
     with tempfile.TemporaryDirectory() as folder:
         command = [sys.executable, "-c", _PARENT, "run", "--games", str(games), "--seed", str(seed),
                    "--workers", str(workers), "-q", "--out", str(Path(folder) / "run")]
@@ -148,11 +156,11 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float
     workers_cpu = re.search(r"workers cpu ([0-9.]+) s", completed.stderr)
     if workers_cpu is None:
         raise SystemExit(f"bench_run: the run's parent did not report its workers' CPU time:\n{completed.stderr}")
-    playing = re.search(r"parent playing cpu ([0-9.]+) s", completed.stderr)
-    if playing is None:
+    parts = dict(re.findall(r"parent (playing|tables|parquet|summary) cpu ([0-9.]+) s", completed.stderr))
+    if len(parts) != 4:
         raise SystemExit(f"bench_run: the run's parent did not report its CPU time while playing:\n{completed.stderr}")
     return (float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games,
-            float(workers_cpu.group(1)) / games, float(playing.group(1)) / games)
+            float(workers_cpu.group(1)) / games, {part: float(seconds) / games for part, seconds in parts.items()})
 
 
 def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
@@ -162,7 +170,8 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
     for _ in range(rounds):
         in_process, loop_cpu = loop(games, seed)
         one, one_wall, one_parent, one_cpu, _ = run(games, seed, 1)
-        two, two_wall, two_parent, two_cpu, two_playing = run(games, seed, 2)
+        two, two_wall, two_parent, two_cpu, two_spent = run(games, seed, 2)
+        two_playing = two_spent["playing"]
         side_by_side = two_loops(games, seed)
         floors.append(floor(floor_path))
         played.append({"loop": round(in_process, 1), "one_worker": round(one, 1), "two_workers": round(two, 1),
@@ -176,6 +185,8 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
                        # cores, so two workers give at most 2 / (1 + share) times one, whatever the machine.
                        "parent_share": round(two_playing / two_cpu, 4),
                        "two_workers_parent_playing_cpu": round(1000 * two_playing, 3),
+                       **{f"parent_{part}_us": round(1e6 * two_spent[part], 1) for part in ("tables", "parquet",
+                                                                                           "summary")},
                        "two_loops_to_loop": round(side_by_side / in_process, 3)})
     return {"games": games, "seed": seed, "build": accelerator.describe(), "rounds": played,
             "one_to_loop": round(statistics.median(entry["one_to_loop"] for entry in played), 3),
@@ -185,7 +196,9 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
             "two_loops_to_loop": round(statistics.median(entry["two_loops_to_loop"] for entry in played), 3),
             "parent_cpu": round(statistics.median(entry["two_workers_parent_cpu"] for entry in played), 3),
             "parent_playing_cpu": round(statistics.median(entry["two_workers_parent_playing_cpu"] for entry in played),
-                                        3)}
+                                        3),
+            **{key: round(statistics.median(entry[key] for entry in played), 1)
+               for key in ("parent_tables_us", "parent_parquet_us", "parent_summary_us")}}
 
 
 def report(figures: dict) -> list[str]:
@@ -210,7 +223,9 @@ def report(figures: dict) -> list[str]:
                  f"{2 / (1 + figures['parent_share']):.3f}x one; two plain loops side by side "
                  f"{figures['two_loops_to_loop']:.3f}x one, this machine's ceiling); the run's parent "
                  f"{figures['parent_cpu']:.3f} CPU-s per 1,000 games with 2 workers, "
-                 f"{figures['parent_playing_cpu']:.3f} of them while the workers played")
+                 f"{figures['parent_playing_cpu']:.3f} of them while the workers played, of which a game's tables "
+                 f"{figures['parent_tables_us']:.1f} us, Parquet parts {figures['parent_parquet_us']:.1f} us and "
+                 f"summary {figures['parent_summary_us']:.1f} us")
     return lines
 
 
