@@ -361,8 +361,8 @@ def _read_run(accumulator: SummaryAccumulator, directory: RunDirectory, skip: Co
 
 
 class _Batch:
-    """Tables waiting to be summed at once: one pandas pass per batch, since summing chunk by chunk spent
-    most of its time on pandas' overhead; at most about :data:`SUMMARY_BATCH_ROWS` hand rows, so memory
+    """Tables waiting to be summed at once: one pass per batch, since summing chunk by chunk spent most of its
+    time on each pass's fixed costs; at most about :data:`SUMMARY_BATCH_ROWS` hand rows, so memory
     stays flat."""
 
     def __init__(self, accumulator: SummaryAccumulator) -> None:
