@@ -13,7 +13,10 @@ at a time, bots speaking protocol 2 (``isolated:``, the example bots) up to ``--
 * the share of the in-process matchup's games per second (the goal: isolated expert at 0.5 or more);
 * the worker's own CPU time per game against in-process, and the share of the wall-clock time it was
   running: near 100%, the worker is the critical path and the bots wait for it; well below, it waited for
-  the bots or for a core.
+  the bots or for a core;
+* the share of the worker's CPU spent in the kernel (its pipes, its waits), and how many times a game it
+  waited (voluntary context switches): with enough games side by side it hardly waits, and what it costs
+  beyond in-process is its own work.
 
 The worker and its bots are placed as ``canasta-sim run --pin-cores`` places a run's only worker (its own core,
 the others for its bots; :mod:`canasta_sim.plugins.affinity`); ``--unpinned`` leaves them where the kernel puts
@@ -70,6 +73,13 @@ def _bot_seconds(player: ChunkPlayer) -> float:
 def _own_seconds() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
+
+
+def _own_waits() -> tuple[int, float]:
+    """This process's voluntary context switches so far (each a wait for a bot's answer, once it plays), and its
+    CPU seconds in the kernel."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_nvcsw, usage.ru_stime
 
 
 def _play(player: ChunkPlayer, games: range, width: int | None) -> None:
@@ -158,7 +168,7 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
         settings = RunSettings(games=total_games, seed=3_000_000, specs=(spec, "greedy"), rules=Rules(),
                                chunk_size=total_games)
         players[label] = ChunkPlayer(settings, "", "stop", threading.Event())
-    totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0, "own": 0.0} for label in players}
+    totals = {label: {"games": 0, "wall": 0.0, "cpu": 0.0, "own": 0.0, "waits": 0, "kernel": 0.0} for label in players}
     # Placed as a run's only worker places itself and its bots under --pin-cores (CANASTA_SIM_AFFINITY=1).
     where = placement(0, 1)
     everywhere = os.sched_getaffinity(0) if where is not None else None
@@ -173,9 +183,13 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
                 os.sched_setaffinity(0, everywhere if label == IN_PROCESS else {where.worker})
             wall = time.perf_counter()
             own, bots = _own_seconds(), _bot_seconds(player)
+            waits, kernel = _own_waits()
             _play(player, range(round_number * games, (round_number + 1) * games), at_once)
             totals[label]["wall"] += time.perf_counter() - wall
             totals[label]["own"] += _own_seconds() - own
+            waits_after, kernel_after = _own_waits()
+            totals[label]["waits"] += waits_after - waits
+            totals[label]["kernel"] += kernel_after - kernel
             totals[label]["cpu"] += _own_seconds() + _bot_seconds(player) - own - bots
             totals[label]["games"] += games
     process_module.os = os
@@ -194,6 +208,8 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
             "cpu_ratio": round(total["cpu"] / base["cpu"], 2),
             "worker_cpu_ratio": round(total["own"] / base["own"], 2),
             "worker_busy": round(total["own"] / total["wall"], 2),
+            "worker_waits_per_game": round(total["waits"] / total["games"], 1),
+            "worker_kernel_share": round(total["kernel"] / total["own"], 3),
         }
         if label in times and label != IN_PROCESS:
             figures[label]["writes"] = times[label].summary(total["games"])
@@ -243,7 +259,9 @@ def main(argv: list[str] | None = None) -> int:
     for label, row in figures.items():
         print(f"{label:<40} {row['games_per_second']:7.2f} games/s ({row['share_of_in_process']:.3f} of in-process)"
               f"   {row['games_per_cpu_second']:7.2f} games per CPU-second (x{row['cpu_ratio']:.2f} CPU;"
-              f" the worker x{row['worker_cpu_ratio']:.2f}, busy {row['worker_busy']:.0%} of the time)")
+              f" the worker x{row['worker_cpu_ratio']:.2f}, busy {row['worker_busy']:.0%} of the time, "
+              f"{row['worker_kernel_share']:.0%} of it in the kernel, waiting {row['worker_waits_per_game']:.1f} "
+              f"times a game)")
         if "writes" in row:
             print(f"{'':<40} {row['writes']}")
     if before is not None:
