@@ -261,20 +261,17 @@ def _hands_table(packed: bytes, games: list[tuple]) -> pa.Table:
     at = np.searchsorted(game_ids, ids)
     if ids.size and (at.max() >= game_ids.size or (game_ids[at] != ids).any()):
         raise ValueError("hands rows of a game that has no games row")
-    strategies = list(dict.fromkeys(name for row in games for name in (row[3], row[4])))
-    codes = {name: code for code, name in enumerate(strategies)}
-    side_a = np.fromiter((codes[row[3]] for row in games), dtype=np.int32, count=len(games))[at]
-    side_b = np.fromiter((codes[row[4]] for row in games), dtype=np.int32, count=len(games))[at]
-    winners = list(dict.fromkeys(row[7] for row in games))
-    winner = np.fromiter((winners.index(row[7]) for row in games), dtype=np.int32, count=len(games))[at]
+    strategies, side_a, side_b = _game_codes(games, (3, 4), at)
+    winners, winner = _game_codes(games, (7,), at)
     winner_side = np.array([TEAM_NAMES.index(name) if name in TEAM_NAMES else -1 for name in winners],
                            dtype=np.int32)[winner]
     side = rows["side"]
     first = side == 0
+    names = pa.array(strategies, pa.string())
     text = {
         "team": pa.array(TEAM_NAMES).take(pa.array(side)),
-        "strategy": pa.array(strategies, pa.string()).take(pa.array(np.where(first, side_a, side_b))),
-        "opponent_strategy": pa.array(strategies, pa.string()).take(pa.array(np.where(first, side_b, side_a))),
+        "strategy": names.take(pa.array(np.where(first, side_a, side_b))),
+        "opponent_strategy": names.take(pa.array(np.where(first, side_b, side_a))),
         "end_reason": pa.array(END_REASONS).take(pa.array(rows["end_reason"])),
         "game_winner": pa.array(winners, pa.string()).take(pa.array(winner)),
         "won_game": pa.array(winner_side == side),
@@ -282,6 +279,15 @@ def _hands_table(packed: bytes, games: list[tuple]) -> pa.Table:
     arrays = [text[field.name] if field.name in text else pa.array(np.ascontiguousarray(rows[field.name]), field.type)
               for field in HAND_SCHEMA]
     return pa.Table.from_arrays(arrays, schema=HAND_SCHEMA)
+
+
+def _game_codes(games: list[tuple], fields: tuple[int, ...], at: np.ndarray) -> tuple[list, ...]:
+    """The distinct values of the game rows' text ``fields``, then each field's value for every hands row (whose
+    game is ``games[at]``) as its index among them."""
+    values = list(dict.fromkeys(row[field] for row in games for field in fields))
+    codes = {value: code for code, value in enumerate(values)}
+    return (values, *(np.fromiter((codes[row[field]] for row in games), dtype=np.int32, count=len(games))[at]
+                      for field in fields))
 
 
 def _table(rows: list[tuple], schema: pa.Schema) -> pa.Table:

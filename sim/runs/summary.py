@@ -231,21 +231,26 @@ def _flags(condition) -> np.ndarray:
     return np.asarray(condition.to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def _counts_equal(column, value: str) -> np.ndarray:
+    """1 where a text column holds ``value``, 0 elsewhere (null included)."""
+    return _flags(pc.fill_null(pc.equal(column, value), False)).astype(np.int64)
+
+
 def _arrow_game_sums(games: pa.Table) -> tuple[list, np.ndarray]:
     games = games.select(GAME_COLUMNS_NEEDED)
     played = _flags(pc.fill_null(pc.not_equal(games["termination"], "forfeit"), True))
     margin = np.where(played, _numbers(games["margin"]), 0)
     hands = np.where(played, _numbers(games["hands"]), 0)
-    draws = _flags(pc.fill_null(pc.equal(games["winner"], "draw"), False)).astype(np.int64)
+    draws = _counts_equal(games["winner"], "draw")
     labels: dict = {}
     indexes, columns = [], {name: [] for name in _GAME_SUMS}
     for team, mine, theirs, sign in (("A", "team_a_strategy", "team_b_strategy", 1),
                                      ("B", "team_b_strategy", "team_a_strategy", -1)):
         indexes.append(_label_indexes(labels, games[mine], games[theirs], team))
         columns["games"].append(np.ones(games.num_rows, dtype=np.int64))
-        columns["wins"].append(_flags(pc.fill_null(pc.equal(games["winner"], team), False)).astype(np.int64))
+        columns["wins"].append(_counts_equal(games["winner"], team))
         columns["draws"].append(draws)
-        columns["forfeits"].append(_flags(pc.fill_null(pc.equal(games["forfeit_team"], team), False)).astype(np.int64))
+        columns["forfeits"].append(_counts_equal(games["forfeit_team"], team))
         columns["played"].append(played.astype(np.int64))
         columns["margin"].append(sign * margin)
         columns["hands"].append(hands)
