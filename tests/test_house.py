@@ -1,7 +1,8 @@
 """The house rules a newcomer relies on, checked over the whole tree (docs/architecture.md).
 
-* Sizes: no module of the package over :data:`MAX_MODULE_LINES` lines, no function body (its docstring
-  left out) over :data:`MAX_FUNCTION_LINES`, so that every module and function can be read whole.
+* Sizes: no Python module (the package, its tests, scripts and examples) over :data:`MAX_MODULE_LINES` lines,
+  no function body (its docstring left out) over :data:`MAX_FUNCTION_LINES`, so that every module and
+  function can be read whole.
 * Compiled code lives in one room: Cython (``import cython``, ``cimport``, ``.pxd`` files) only under
   ``sim/core``, and the one switch between the compiled and the plain code path (``cython.compiled``) only
   in ``sim/core/_compiled``; everywhere else a function has one code path.
@@ -90,17 +91,17 @@ def function_body_lines(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int
     return function.end_lineno - body[0].lineno + 1
 
 
-@pytest.mark.parametrize("name", sorted(PACKAGE_ROOMS))
+@pytest.mark.parametrize("name", sorted(ALL_PYTHON_ROOMS))
 def test_no_module_is_longer_than_600_lines(name):
-    long = [where(path, lines, f"has {lines} lines") for path in PACKAGE_ROOMS[name]
+    long = [where(path, lines, f"has {lines} lines") for path in ALL_PYTHON_ROOMS[name]
             if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES]
     assert not long, "\n".join(long)
 
 
-@pytest.mark.parametrize("name", sorted(PACKAGE_ROOMS))
+@pytest.mark.parametrize("name", sorted(ALL_PYTHON_ROOMS))
 def test_no_function_body_is_longer_than_80_lines(name):
     long = []
-    for path in PACKAGE_ROOMS[name]:
+    for path in ALL_PYTHON_ROOMS[name]:
         if path.suffix != ".py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -1,0 +1,256 @@
+"""The rule set as a whole (RULES.md §17): games finish under every alternative, docs/rules.md lists every
+option and decision and its worked example scores as it says, and the rule-set object is frozen, keyword-only,
+round-trips through its text forms and refuses unknown keys and bad values naming the key and what is accepted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import DEFAULT_RULES, RULE_CHOICES, Rules
+from canasta_sim.core.scoring import score_hand
+from canasta_sim.core.state import (
+    END_RED_THREE_LAST_CARD,
+    END_STOCK_EXHAUSTED,
+    END_WENT_OUT,
+)
+from canasta_sim.errors import RulesError
+from canasta_sim.strategies.greedy import Greedy
+from canasta_sim.strategies.random_play import RandomPlay
+from tests.helpers import score_from_parts
+from tests.rules.option_positions import bare_position, play_moves
+
+# --------------------------------------------------------------------------- whole games
+
+_ALTERNATIVES = [
+    {"tie_rule": "draw"},
+    {"initial_meld_table": "-inf:15,0:70,500:100,1000:150"},
+    {"wild_ratio_rule": "min_two_naturals"},
+    {"max_wilds_per_meld": "1"},
+    {"max_wilds_per_meld": "4", "wild_ratio_rule": "min_two_naturals"},
+    {"allow_wild_only_melds": "true"},
+    {"canastas_to_go_out": "2"},
+    {"natural_canasta_bonus": "400", "mixed_canasta_bonus": "250"},
+    {"going_out_bonus": "150", "concealed_going_out_bonus": "300"},
+    {"red_three_value": "100", "all_four_red_threes_total": "400"},
+    {"red_three_negative_if_no_meld": "false"},
+    {"ask_partner": "mandatory"},
+    {"ask_partner": "off"},
+    {"ask_partner_yes_forces_out": "false"},
+    {"ask_partner": "mandatory", "ask_partner_yes_forces_out": "false"},
+    {"black_three_melds": "never"},
+    {"black_three_freezes_pile": "true"},
+    {"blocking_wild_cards": "joker_only"},
+    {"dealt_red_three_timing": "first_turn"},
+    {"one_card_single_pile_block": "false"},
+    {"concealed_exempt_from_minimum": "false"},
+    {"concealed_allows_pile_take": "false"},
+    {"stock_exhausted_rule": "official"},
+    {"stock_exhausted_rule": "strict"},
+    {"last_card_red_three": "meld_no_discard"},
+    {"going_out_without_discard": "only_if_hand_holds_canasta"},
+]
+
+
+def test_alternatives_cover_every_non_default_choice():
+    """Every word-valued key's every alternative, and every other key, appears among the game runs."""
+    seen: dict[str, set[str]] = {}
+    for options in _ALTERNATIVES:
+        for key, value in options.items():
+            seen.setdefault(key, set()).add(value)
+    for key, choices in RULE_CHOICES.items():
+        assert set(choices[1:]) <= seen.get(key, set()), key
+    assert {field.name for field in dataclasses.fields(Rules)} - {"target_score"} <= set(seen)
+
+
+@pytest.mark.parametrize("options", _ALTERNATIVES, ids=lambda options: ",".join(f"{k}={v}" for k, v in options.items()))
+def test_whole_games_finish_under_each_alternative(options):
+    """R15.1 under every alternative: games by greedy and random players end at the target, and each
+    hand keeps the score identity (R14.1) and R12.1's canastas for the side that went out."""
+    rules = Rules.from_mapping({"target_score": "1500", **options})
+    for seed, players in ((1, [Greedy, RandomPlay, Greedy, RandomPlay]), (2, [RandomPlay, Greedy, RandomPlay, Greedy])):
+        result = play_game(players, seed=seed, rules=rules)
+        assert result.termination == "target"
+        assert max(result.scores) >= 1500
+        for hand in result.hands:
+            assert hand.end_reason in (END_WENT_OUT, END_STOCK_EXHAUSTED, END_RED_THREE_LAST_CARD)
+            for side in hand.sides:
+                assert side.score == score_from_parts(side)
+                if side.went_out:
+                    assert side.canasta_natural + side.canasta_mixed >= rules.canastas_to_go_out
+
+
+# --------------------------------------------------------------------------- docs/rules.md
+
+
+def test_docs_worked_example_r14_1():
+    """R14.1: the worked example of docs/rules.md §14 scores 1340 and 115 (and -325 unmelded)."""
+    hands = {0: "6 6 6", 1: "JK 7 7", 2: "K 4", 3: "A 2 5"}
+    side_a = "8 8 8 8 8 8 8; A A A A A 2 JK"
+    side_b = "9 9 9 JK; Q Q Q Q"
+    state = bare_position(hands=hands, melds={0: side_a, 1: side_b}, red_threes={0: 1, 2: 1, 1: 1}, stock="4")
+    play_moves(state, "draw", "meld 6 6 6", "discard 4")
+    result = score_hand(state)
+    a, b = result.sides
+    assert (a.meld_points, a.canasta_bonus, a.going_out_bonus, a.red_three_bonus, a.hand_penalty) == (
+        255,
+        800,
+        100,
+        200,
+        15,
+    )
+    assert (b.meld_points, b.canasta_bonus, b.going_out_bonus, b.red_three_bonus, b.hand_penalty) == (
+        120,
+        0,
+        0,
+        100,
+        105,
+    )
+    assert result.totals_after == (1340, 115)
+    assert [DEFAULT_RULES.initial_requirement(total) for total in result.totals_after] == [50, 50]
+    unmelded = {**hands, 1: "JK 7 7 9 9 9 JK", 3: "A 2 5 Q Q Q Q"}
+    state = bare_position(hands=unmelded, melds={0: side_a}, red_threes={0: 1, 2: 1, 1: 1}, stock="4")
+    play_moves(state, "draw", "meld 6 6 6", "discard 4")
+    assert score_hand(state).sides[1].score == -325
+
+
+def test_docs_list_every_option_and_decision():
+    """docs/rules.md lists every rule-set key (§17) and every decision D1-D19 (§18)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    for field in dataclasses.fields(Rules):
+        assert f"| `{field.name}` |" in text, field.name
+    for number in range(1, 20):
+        assert f"| D{number} |" in text, number
+
+
+# --------------------------------------------------------------------------- the rule-set object
+
+
+def test_rules_is_frozen_and_keyword_only():
+    """The rule set is immutable and built by keyword only."""
+    with pytest.raises(TypeError):
+        Rules(5000)  # type: ignore[misc]
+    rules = Rules()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rules.target_score = 100  # type: ignore[misc]
+    assert hash(rules) == hash(Rules())
+
+
+def _everything_changed() -> Rules:
+    return Rules(
+        target_score=3000,
+        tie_rule="draw",
+        initial_meld_table=((-math.inf, 10), (0, 40), (2000, 80)),
+        wild_ratio_rule="min_two_naturals",
+        max_wilds_per_meld=2,
+        allow_wild_only_melds=True,
+        canastas_to_go_out=2,
+        natural_canasta_bonus=400,
+        mixed_canasta_bonus=250,
+        going_out_bonus=150,
+        concealed_going_out_bonus=300,
+        red_three_value=50,
+        all_four_red_threes_total=400,
+        red_three_negative_if_no_meld=False,
+        ask_partner="mandatory",
+        ask_partner_yes_forces_out=False,
+        black_three_melds="never",
+        black_three_freezes_pile=True,
+        blocking_wild_cards="joker_only",
+        dealt_red_three_timing="first_turn",
+        one_card_single_pile_block=False,
+        concealed_exempt_from_minimum=False,
+        concealed_allows_pile_take=False,
+        stock_exhausted_rule="official",
+        last_card_red_three="meld_no_discard",
+        going_out_without_discard="only_if_hand_holds_canasta",
+    )
+
+
+def test_options_round_trip_through_from_mapping_and_from_options():
+    """``options()`` gives every key; ``from_mapping`` and ``from_options`` rebuild the same rule set."""
+    for rules in (DEFAULT_RULES, _everything_changed()):
+        options = rules.options()
+        assert set(options) == {field.name for field in dataclasses.fields(Rules)}
+        assert Rules.from_mapping(options) == rules
+        assert Rules.from_options([f"{key}={value}" for key, value in options.items()]) == rules
+    changed = _everything_changed()
+    assert set(changed.changed_options()) == {field.name for field in dataclasses.fields(Rules)}
+    assert DEFAULT_RULES.changed_options() == {}
+
+
+def test_unknown_key_names_the_key_and_the_known_keys():
+    """An unknown key is refused, naming it and listing every known key."""
+    for build in (lambda: Rules.from_options(["target=3000"]), lambda: Rules.from_mapping({"target": 3000})):
+        with pytest.raises(RulesError) as caught:
+            build()
+        message = str(caught.value)
+        assert "'target'" in message
+        assert all(field.name in message for field in dataclasses.fields(Rules))
+    with pytest.raises(TypeError):
+        Rules(target=3000)  # type: ignore[call-arg]
+    with pytest.raises(RulesError, match="KEY=VALUE"):
+        Rules.from_options(["target_score"])
+
+
+_BAD_VALUES = {
+    "target_score": (["abc", "0", "-5", "50.5"], "whole number"),
+    "max_wilds_per_meld": (["0", "x"], ""),
+    "canastas_to_go_out": (["0", "two"], ""),
+    "natural_canasta_bonus": (["lots"], "whole number"),
+    "mixed_canasta_bonus": (["1.5"], "whole number"),
+    "going_out_bonus": ([""], "whole number"),
+    "concealed_going_out_bonus": (["x"], "whole number"),
+    "red_three_value": (["x"], "whole number"),
+    "all_four_red_threes_total": (["x"], "whole number"),
+    "initial_meld_table": (["", "0:50", "-inf:15,0", "-inf:15,a:3", "-inf:15,1500:90,0:50", "-inf:-5"], "-inf"),
+}
+
+
+@pytest.mark.parametrize("key", [field.name for field in dataclasses.fields(Rules)])
+def test_bad_values_name_the_key_and_the_accepted_values(key):
+    """Every key refuses a bad value with a message naming the key and what it accepts."""
+    field_type = {field.name: field.type for field in dataclasses.fields(Rules)}[key]
+    if key in RULE_CHOICES:
+        texts, accepted = ["nonsense", "", key.upper()], list(RULE_CHOICES[key])
+    elif field_type == "bool":
+        texts, accepted = ["maybe", "2"], ["true or false"]
+    else:
+        texts, hint = _BAD_VALUES[key]
+        accepted = [hint] if hint else []
+    for text in texts:
+        with pytest.raises(RulesError) as caught:
+            Rules.from_options([f"{key}={text}"])
+        message = str(caught.value)
+        assert key in message
+        assert all(word in message for word in accepted), message
+
+
+def test_bad_python_values_are_refused_with_rules_error():
+    """The constructor checks types too: no bare TypeError or ValueError escapes for a bad value."""
+    bad = [
+        {"target_score": 5000.0},
+        {"target_score": True},
+        {"allow_wild_only_melds": 1},
+        {"tie_rule": ["draw"]},
+        {"initial_meld_table": "-inf:15,0:50"},
+        {"initial_meld_table": ((-math.inf, 15), ("a", 50))},
+        {"initial_meld_table": ((-math.inf,),)},
+        {"initial_meld_table": ((-math.inf, 15, 3),)},
+        {"initial_meld_table": ((0, 15),)},
+        {"initial_meld_table": ()},
+    ]
+    for kwargs in bad:
+        (key,) = kwargs
+        with pytest.raises(RulesError, match=key):
+            Rules(**kwargs)
+    for mapping in ({"initial_meld_table": [[-math.inf], [0, 50]]}, {"initial_meld_table": [5, 6]}):
+        with pytest.raises(RulesError, match="initial_meld_table"):
+            Rules.from_mapping(mapping)
+    assert Rules.from_mapping({"initial_meld_table": [[-math.inf, 15], [0, 60]]}).initial_requirement(0) == 60
