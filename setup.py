@@ -59,6 +59,7 @@ COMPILED = {
         "scoring",
         "view",
         "strategy",
+        "seats",
         "engine",
         "fingerprint",
         "meld_planning",

@@ -24,11 +24,11 @@ from typing import Any
 
 import orjson
 
-from canasta_sim.core.engine import names_followers
 from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.parameters import declared_parameters
 from canasta_sim.core.rules import Rules
+from canasta_sim.core.seats import names_followers
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.wire import hear_events
 from canasta_sim.errors import CanastaError, IllegalMoveError

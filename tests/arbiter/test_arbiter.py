@@ -231,9 +231,10 @@ def test_a_strategy_error_keeps_the_strategys_own_traceback_and_crosses_processe
 def test_the_built_in_strategies_never_change_the_game_so_they_may_go_unchecked(monkeypatch):
     # Built-ins are trusted (canasta_sim.arbiter.is_trusted): this is what earns them that trust.
     import canasta_sim.core.engine
+    import canasta_sim.core.seats
     from canasta_sim.strategies import Expert, RandomPlay
 
-    monkeypatch.setattr(canasta_sim.core.engine, "is_trusted", lambda player: False)
+    monkeypatch.setattr(canasta_sim.core.seats, "is_trusted", lambda player: False)
     for seed, (first, second) in enumerate([(Expert, Greedy), (Greedy, RandomPlay), (RandomPlay, Expert)]):
         players = [first, second, first, second]
         names = [player.name for player in players]

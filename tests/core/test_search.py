@@ -10,10 +10,11 @@ import random
 import pytest
 
 from canasta_sim.core.cards import CARD_KIND, DECK_COUNTS, KIND_COUNT, RED_THREE
-from canasta_sim.core.engine import _Seats, play_game, play_hand
+from canasta_sim.core.engine import play_game, play_hand
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.search import PublicMemory, SearchError, playout, sample_world
+from canasta_sim.core.seats import Seats
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
 from canasta_sim.strategies import Expert, Greedy, RandomPlay
@@ -246,7 +247,7 @@ def test_a_playout_from_the_deal_matches_the_engine_hand_for_the_same_players():
         views = [SeatView(slow, seat, (0, 0)) for seat in range(4)]
         for seat, player in enumerate(players):
             player.on_hand_start(views[seat])
-        play_hand(slow, _Seats(players, ["expert"] * 4, seed, None), views)
+        play_hand(slow, Seats(players, ["expert"] * 4, seed, None), views)
         assert score_hand(fast) == score_hand(slow)
         assert [move for _, move, _ in fast.history] == [move for _, move, _ in slow.history]
 

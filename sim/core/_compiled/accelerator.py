@@ -46,15 +46,15 @@ LINKED_MODULES = {
         frozenset({
             "cards", "moves", "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine",
             "legal", "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint", "wire",
-            "strategy",
+            "strategy", "seats",
         }),
     ),
 }
 """Modules compiled against each other's C declarations (the hand state is one extension type
-built in five modules, ``sim/core/melding.pxd``; the view, the engine, the listings and the searches read its
-fields and call each other's C functions; the wire reads the event records' fields): they run all compiled or
-all from source, never mixed.  Only the
-core is compiled, so a group names modules of its own package."""
+built in five modules, ``sim/core/melding.pxd``; the view, the engine and its seats, the listings and the searches
+read its fields and call each other's C functions; the wire reads the event records' fields): they run all
+compiled or all from source, never mixed.  Only the core is compiled, so a group names modules of its own
+package."""
 
 
 class StaleCompiledModuleWarning(RuntimeWarning):
