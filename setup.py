@@ -46,6 +46,7 @@ COMPILED = {
     "canasta_sim.core": [
         "cards",
         "moves",
+        "identities",
         "melds",
         "going_out",
         "melding",

@@ -5,7 +5,7 @@ cimport cython
 # The going-out search and its quick reject called from C by going_out_plan, not through the module's Python names.
 from canasta_sim.core.going_out cimport _as_list, _search_meld_out, _two_cards_stranded
 # Whether a hand holds the very counts the going-out plan was kept for, and that copy refreshed, C calls.
-from canasta_sim.core.moves cimport _refresh, _same_list
+from canasta_sim.core.identities cimport refresh, same_list
 from canasta_sim.core.pile cimport PileRules
 
 # The phases the checks compare with, typed: compared as strings, the same object at once.

@@ -8,7 +8,8 @@ state's attributes and is not meant to be used on its own.
 from __future__ import annotations
 
 from canasta_sim.core.going_out import _as_list, _search_meld_out, _two_cards_stranded
-from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup, _refresh, _same_list
+from canasta_sim.core.identities import refresh, same_list
+from canasta_sim.core.moves import ASK, Answer, Ask, MeldGroup
 from canasta_sim.core.phases import ANSWER, PLAY
 from canasta_sim.core.pile import PileRules
 
@@ -99,12 +100,12 @@ class AskingRules(PileRules):
         # minimum and must_stop are fixed by then), so the same hand and melds give the same plan.
         hand = self.hands[self.seat]
         # The key's parts compared one by one (the counters as C integers compiled), the hand against a copy holding
-        # the very count objects it held (_same_list: counts are small integers, one object per value, so an equal
+        # the very count objects it held (same_list: counts are small integers, one object per value, so an equal
         # count in another object only misses the cache): no key built per call.  must_stop by identity: the engine
         # sets only True or False, and a flag of another object would only miss the cache, never answer wrongly.
         if (self._plan_turn == self.turn_count and self._plan_changes == self.meld_changes
                 and self._plan_stop is self.must_stop and self._plan_hand is not None
-                and _same_list(hand, self._plan_hand)):
+                and same_list(hand, self._plan_hand)):
             return self._plan_cache
         side = self.seat & 1
         hand_list = _as_list(hand)
@@ -126,7 +127,7 @@ class AskingRules(PileRules):
         # freed per search.  Each state has a copy of its own (HandState.copy starts with none).
         kept = self._plan_hand
         if type(kept) is list:
-            _refresh(kept, hand)
+            refresh(kept, hand)
         else:
             self._plan_hand = list(hand)
         self._plan_turn = self.turn_count

@@ -4,7 +4,7 @@
 
 cimport cython
 
-from canasta_sim.core.moves cimport _refresh, _same_list
+from canasta_sim.core.identities cimport refresh, same_list
 from canasta_sim.core.state cimport HandState
 
 

@@ -16,7 +16,7 @@ compared one by one, to name the part that differs (:meth:`GameFingerprint.chang
 
 from __future__ import annotations
 
-from canasta_sim.core.moves import _refresh, _same_list
+from canasta_sim.core.identities import refresh, same_list
 from canasta_sim.core.state import HandState
 
 try:
@@ -79,9 +79,9 @@ class GameFingerprint:
         stock.  Each list is refreshed in place with the state's very objects, so :meth:`holds` finds them."""
         state = self.state
         hands = self.hands
-        _refresh(hands[seat], state.hands[seat])
+        refresh(hands[seat], state.hands[seat])
         following = (seat + 1) % 4
-        _refresh(hands[following], state.hands[following])
+        refresh(hands[following], state.hands[following])
         # The engine only pops the stock: the copy's extra cards popped too, without a slice built for a deletion.
         stock = self.stock
         kept = len(state.stock)
@@ -97,13 +97,13 @@ class GameFingerprint:
             for index in range(len(copied), len(live)):
                 copied.append(live[index])
         else:
-            _refresh(copied, pile)
+            refresh(copied, pile)
         if state.meld_changes != self.meld_changes:
             self.meld_changes = state.meld_changes
             _refresh_melds(self.melds[seat & 1], state.melds[seat & 1])
-        _refresh(self.red_threes, state.red_threes)
-        _refresh(self.hand_sizes, state.hand_sizes)
-        _refresh(self.melded, state.side_has_melded)
+        refresh(self.red_threes, state.red_threes)
+        refresh(self.hand_sizes, state.hand_sizes)
+        refresh(self.melded, state.side_has_melded)
         self._take_control()
 
     @cython.locals(state=HandState)
@@ -139,9 +139,9 @@ class GameFingerprint:
                 or state.rules is not self.rules or state.requirements is not self.requirements
                 or state.scores_before is not self.scores_before or state.dealer is not self.dealer):
             return False
-        if not (_same_list(state.stock, self.stock) and _same_list(state.pile, self.pile)
-                and _same_list(state.red_threes, self.red_threes) and _same_list(state.hand_sizes, self.hand_sizes)
-                and _same_list(state.side_has_melded, self.melded) and _same_lists(state.hands, self.hands)):
+        if not (same_list(state.stock, self.stock) and same_list(state.pile, self.pile)
+                and same_list(state.red_threes, self.red_threes) and same_list(state.hand_sizes, self.hand_sizes)
+                and same_list(state.side_has_melded, self.melded) and _same_lists(state.hands, self.hands)):
             return False
         melds = _sized_list(state.melds, 2)
         if melds is None:
@@ -178,7 +178,7 @@ def _sized_list(live: object, size: int) -> list | None:
 @cython.locals(row=Count, rows=Count, index=Count, size=Count, items=list, found=list, kept=list)
 def _same_lists(live: object, copied: list) -> bool:
     """Whether ``live`` is a list of lists, each holding the very objects of the list of ``copied`` at its place:
-    :func:`_same_list` row by row, with its loop written out here, where a call per hand cost as much as comparing
+    :func:`same_list` row by row, with its loop written out here, where a call per hand cost as much as comparing
     the hand's fifteen counts."""
     rows = len(copied)
     items = _sized_list(live, rows)
@@ -238,13 +238,13 @@ def _nested_melds(flats: list) -> list:
 
 
 # Compiled, the reads go unchecked: each index is below the sizes compared before it, compared again after every
-# write (as in _refresh).
+# write (as in refresh).
 @cython.boundscheck(False)
 @cython.wraparound(False)
 @cython.locals(rank=Count, size=Count, base=Count, index=Count, items=list, meld=list)
 def _refresh_melds(flat: list, live: object) -> None:
     """Make the flat copy ``flat`` hold the very counts of the side's melds ``live``, writing only the places that
-    differ (:func:`_refresh`'s way): a meld changes a rank or two of a side's."""
+    differ (:func:`refresh`'s way): a meld changes a rank or two of a side's."""
     if type(live) is not list or len(flat) != 3 * len(live):
         flat[:] = _flat_melds(live)
         return
@@ -267,7 +267,7 @@ def _refresh_melds(flat: list, live: object) -> None:
             item = meld[index]
             if item is not flat[base + index]:
                 flat[base + index] = item
-                # Dropping the copy's object may run code that changes the lists (see _refresh).
+                # Dropping the copy's object may run code that changes the lists (see refresh).
                 if len(items) != size or len(meld) != 3 or len(flat) != 3 * size:
                     flat[:] = _flat_melds(items)
                     return

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.going_out import _as_list
+from canasta_sim.core.identities import field_objects
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
 from canasta_sim.core.melds import WildRules, wild_limit, wild_rules_of
 from canasta_sim.core.moves import (
@@ -33,7 +34,6 @@ from canasta_sim.core.moves import (
     Move,
     Stop,
     TakePile,
-    _field_objects,
     _group_of,
 )
 from canasta_sim.core.state import ACQUIRE, ANSWER, PLAY, HandState
@@ -62,7 +62,7 @@ _STOP = Stop()
 _ASK = Ask()
 _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
 """One discard record per kind: records are immutable, so every listing hands out the same ones."""
-_DISCARD_KEYS = tuple(_field_objects(move) for move in _DISCARDS)
+_DISCARD_KEYS = tuple(field_objects(move) for move in _DISCARDS)
 """Each of :data:`_DISCARDS`' keys for the state's record of listed moves (``HandState._list``), read once."""
 _NOTHING = iter(())
 """What a listing with nothing to list returns: an exhausted iterator stays exhausted, so every such listing can

@@ -9,8 +9,9 @@ cimport cython
 
 from canasta_sim.core.melds cimport _natural_group_counts, _with_rank, meld_fits
 from canasta_sim.core.going_out cimport _as_list
-# The vouch's record keys (sim/core/moves.py), as C calls from the checks below.
-from canasta_sim.core.moves cimport Meld, MeldGroup, _field_objects, _same_field_objects
+# The vouch's record keys (sim/core/identities.py), as C calls from the checks below.
+from canasta_sim.core.identities cimport field_objects, same_field_objects
+from canasta_sim.core.moves cimport Meld, MeldGroup
 
 # The card constants the single-group verdict reads, as C integers.
 cdef Py_ssize_t BLACK_THREE, CANASTA_SIZE, JOKER, KIND_COUNT, TWO, WILD_RANK

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
 from canasta_sim.core.going_out import _as_list, find_meld_out
+from canasta_sim.core.identities import NOT_KEPT, field_objects, same_field_objects
 from canasta_sim.core.melds import (
     _COUNT_MASK,
     CANASTA_SIZE,
@@ -22,15 +23,12 @@ from canasta_sim.core.melds import (
     rank_name,
 )
 from canasta_sim.core.moves import (
-    _NOT_KEPT,
     WILD_RANK,
     Discard,
     Meld,
     MeldGroup,
     Move,
     TakePile,
-    _field_objects,
-    _same_field_objects,
     is_kind,
     record_kinds,
 )
@@ -105,8 +103,8 @@ class MeldingRules:
 
     def _vouch(self, move: Move) -> None:
         """Remember ``move`` (of one of the move types exactly) as just found legal, for :meth:`_take_vouch`."""
-        key = _field_objects(move)
-        self._vouched = None if key is _NOT_KEPT else move
+        key = field_objects(move)
+        self._vouched = None if key is NOT_KEPT else move
         self._vouched_key = key
 
     @cython.locals(index=Count, listed=list)
@@ -115,13 +113,13 @@ class MeldingRules:
         (:meth:`_list`), with nothing applied since."""
         # A record forced to change since the check holds other objects in its fields,
         # and is checked again.
-        vouched = self._vouched is move and _same_field_objects(move, self._vouched_key)
+        vouched = self._vouched is move and same_field_objects(move, self._vouched_key)
         self._vouched = None
         listed = self._listed
         if listed:
             if not vouched:
                 for index in range(0, len(listed) - 1, 2):
-                    if listed[index] is move and _same_field_objects(move, listed[index + 1]):
+                    if listed[index] is move and same_field_objects(move, listed[index + 1]):
                         vouched = True
                         break
             listed.clear()  # the same list kept for the next listings: none made and freed per move applied
@@ -131,14 +129,14 @@ class MeldingRules:
         """Remember ``move`` (of one of the move types exactly) as found legal by a legal-move listing, for
         :meth:`_take_vouch`: a strategy picks its move from the listing, and the engine then need not check it
         again.  The listings ask this of every move they yield, so a decision's listings are all kept."""
-        key = _field_objects(move)
-        if key is _NOT_KEPT:
+        key = field_objects(move)
+        if key is NOT_KEPT:
             return
         self._list_keyed(move, key)
 
     @cython.locals(listed=list)
     def _list_keyed(self, move: Move, key: object) -> None:
-        """:meth:`_list` with ``move``'s key (``_field_objects(move)``) read beforehand, as a listing keeps it for
+        """:meth:`_list` with ``move``'s key (``field_objects(move)``) read beforehand, as a listing keeps it for
         its shared records: a record forced to change since holds other objects than its key, and is checked
         again when applied."""
         listed = self._listed

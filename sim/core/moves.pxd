@@ -50,14 +50,3 @@ cdef MeldGroup _ordered_group(rank, tuple cards)
 # A take read from its canonical text, its cards in order already: built in C without the constructor's sort.
 @cython.locals(take=TakePile)
 cpdef TakePile _ordered_take(tuple cards, tuple extra)
-
-# The keys of the moves the hand state found legal (MeldingRules._vouch, _list), called from C by its checks.
-cpdef object _field_objects(move)
-cdef object _group_objects(first, groups)
-cpdef bint _same_field_objects(move, key) except -1
-# Whether a list holds the very objects of a copy, place by place: the tamper check (sim/core/fingerprint.py) and the
-# going-out plan's cache (sim/core/asking.py) call it from C.
-cpdef bint _same_list(live, list copied) except -1
-# Refresh a copy in place with a live list's very objects, writing only the places that differ: the tamper check's
-# copies (sim/core/fingerprint.py) and the going-out plan's kept hand (sim/core/asking.py) call it from C.
-cpdef _refresh(list copied, live)

@@ -213,7 +213,7 @@ class HandState(StockRules):
         self._meld_tables: list[tuple[int, dict[int, tuple[int, int, int]]] | None] = [None, None]
         self._plan_cache: tuple | None = None
         """The last going-out plan (AskingRules.going_out_plan), for the key in the four fields below."""
-        self._plan_hand: list | None = None  # a copy of the hand's count objects (moves._same_list); None: no plan
+        self._plan_hand: list | None = None  # a copy of the hand's count objects (identities.same_list); None: no plan
         self._plan_turn = 0
         self._plan_changes = 0
         self._plan_stop: bool | None = None

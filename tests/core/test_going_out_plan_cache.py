@@ -12,7 +12,8 @@ import pytest
 
 from canasta_sim.core.cards import KIND_COUNT, parse_kind
 from canasta_sim.core.going_out import find_meld_out
-from canasta_sim.core.moves import Meld, MeldGroup, _refresh, _same_list
+from canasta_sim.core.identities import refresh, same_list
+from canasta_sim.core.moves import Meld, MeldGroup
 from canasta_sim.core.state import PLAY
 from tests.helpers import position
 
@@ -52,15 +53,15 @@ def test_e4_a_meld_changes_the_plan_r12_1():
 def test_same_list_is_the_same_objects_place_by_place():
     hand = [0, 1, 2] + [0] * (KIND_COUNT - 3)
     kept = list(hand)
-    assert _same_list(hand, kept)
+    assert same_list(hand, kept)
     for kind in range(KIND_COUNT):
         other = list(hand)
         other[kind] += 1
-        assert not _same_list(other, kept)
-    assert not _same_list(hand[:-1], kept) and not _same_list(hand + [0], kept)  # another size
-    assert not _same_list(tuple(hand), kept)  # no list
+        assert not same_list(other, kept)
+    assert not same_list(hand[:-1], kept) and not same_list(hand + [0], kept)  # another size
+    assert not same_list(tuple(hand), kept)  # no list
     big = 10**6 + len(hand)  # an int past the interpreter's shared small ones: equal values, other objects
-    assert not _same_list([big] + hand[1:], [int(str(big))] + kept[1:])
+    assert not same_list([big] + hand[1:], [int(str(big))] + kept[1:])
 
 
 @pytest.mark.timeout(30)
@@ -80,16 +81,16 @@ def test_e4_the_kept_hand_is_refreshed_in_place_and_a_copy_keeps_its_own_r12_1()
     state = position(hands={0: "9 9 9 5"}, melds={0: "K K K K K K K"}, seat=0, phase=PLAY)
     plan = state.going_out_plan()
     kept = state._plan_hand
-    assert _same_list(state.hands[0], kept)
+    assert same_list(state.hands[0], kept)
     state.hands[0][NINE] -= 1
     state.hand_sizes[0] -= 1
     assert state.going_out_plan() is None
-    assert state._plan_hand is kept and _same_list(state.hands[0], kept)  # the same list, holding the new counts
+    assert state._plan_hand is kept and same_list(state.hands[0], kept)  # the same list, holding the new counts
     other = state.copy()
     other.hands[0][NINE] += 1
     other.hand_sizes[0] += 1
     assert other.going_out_plan() == plan and other._plan_hand is not kept
-    assert state.going_out_plan() is None and _same_list(state.hands[0], kept)  # the copy's search left it alone
+    assert state.going_out_plan() is None and same_list(state.hands[0], kept)  # the copy's search left it alone
 
 
 @pytest.mark.timeout(30)
@@ -97,10 +98,10 @@ def test_refresh_makes_a_copy_hold_the_live_lists_objects():
     big = 10**6
     live = [int(str(big)), 1, 2, 3]
     copied = [big, 1, 5]
-    _refresh(copied, live)
-    assert _same_list(live, copied)
+    refresh(copied, live)
+    assert same_list(live, copied)
     live.pop()
-    _refresh(copied, live)  # a shorter live list: the copy loses its end
-    assert _same_list(live, copied) and len(copied) == 3
-    _refresh(copied, (7, 8))  # no list: copied whole, and no longer the same (not a list)
-    assert copied == [7, 8] and not _same_list((7, 8), copied)
+    refresh(copied, live)  # a shorter live list: the copy loses its end
+    assert same_list(live, copied) and len(copied) == 3
+    refresh(copied, (7, 8))  # no list: copied whole, and no longer the same (not a list)
+    assert copied == [7, 8] and not same_list((7, 8), copied)

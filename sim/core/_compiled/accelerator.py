@@ -46,7 +46,7 @@ LINKED_MODULES = {
         frozenset({
             "cards", "moves", "melds", "melding", "pile", "asking", "stock", "deal", "state", "view", "engine",
             "legal", "meld_search", "going_out", "scoring", "kernels", "meld_planning", "fingerprint", "wire",
-            "strategy", "seats",
+            "strategy", "seats", "identities",
         }),
     ),
 }
