@@ -224,6 +224,9 @@ class Seats:
 
     def error(self, seat: int, decision: str, message: str, value, *, reason: str | None = None,
               traceback: str = "") -> StrategyError:
+        """The seat's :class:`StrategyError` at ``decision``: ``message`` says what its code did and ``value`` is
+        what it returned; the reason defaults to ``malformed`` for a message about a returned value, else
+        ``exception``."""
         if reason is None:
             reason = "malformed" if message.startswith("returned") else "exception"
         return StrategyError(
@@ -235,6 +238,12 @@ class Seats:
                    handlers=tuple, listeners=list, followers=list, follower=CardMemory, listener=tuple,
                    side_bits=tuple)
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
+        """Apply the seat's ``move`` to the hand, then feed it to the followers and the listeners.
+
+        The calls since the last move must have left the game unchanged (else ``tampering``, charged to the side
+        called); a move the rules refuse is the seat's failure (``illegal``), a record that is no move
+        ``malformed``.
+        """
         if self.called:
             # The calls since the last change must have left the game as it was (settle, with its quick
             # comparison inlined: this runs before every move).
