@@ -9,7 +9,6 @@ pickles made under either name load.  ``python -m`` works with an old path too.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.util
 import sys
 
@@ -40,8 +39,11 @@ and ``canasta_sim.analysis`` are packages now; their old contents are in ``tunin
 ``analysis.notebook``, and ``canasta_sim.analysis`` re-exports its API.)"""
 
 
-class _MovedLoader(importlib.abc.Loader):
-    """Loads an old name as the module of its new home, which it imports."""
+class _MovedLoader:
+    """Loads an old name as the module of its new home, which it imports (the import system's loader protocol).
+
+    The import protocol's classes are not subclassed: ``importlib.abc`` costs every process that imports the
+    package about 12 ms, a bot process's start included, and the protocol needs only these methods."""
 
     def __init__(self, target: str) -> None:
         self.target = target
@@ -57,7 +59,9 @@ class _MovedLoader(importlib.abc.Loader):
         return importlib.util.find_spec(self.target).loader.get_code(self.target)
 
 
-class _MovedFinder(importlib.abc.MetaPathFinder):
+class _MovedFinder:
+    """Finds an old name's new home (the import system's meta path finder protocol: ``find_spec``)."""
+
     def find_spec(self, fullname, path=None, target=None):
         package, _, name = fullname.partition(".")
         old, _, rest = name.partition(".")

@@ -22,7 +22,6 @@ Without a manifest (no compiler at install time) every module is plain Python al
 from __future__ import annotations
 
 import hashlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
@@ -72,8 +71,9 @@ def source_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-class _SourceFinder(importlib.abc.MetaPathFinder):
-    """Imports the registered modules from their ``.py`` file, ahead of the compiled file beside it."""
+class _SourceFinder:
+    """Imports the registered modules from their ``.py`` file, ahead of the compiled file beside it (a meta path
+    finder: the import system asks only its ``find_spec``, so ``importlib.abc``, slow to import, is not needed)."""
 
     def __init__(self) -> None:
         self.sources: dict[str, Path] = {}
