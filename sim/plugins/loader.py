@@ -38,8 +38,7 @@ from typing import Any
 
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.plugins.proxy import is_bot_spec, load_bot_class
-from canasta_sim.plugins.specs import is_file_part, parse_spec, spec_file
+from canasta_sim.plugins.specs import is_bot_spec, is_file_part, parse_spec, spec_file
 from canasta_sim.strategies import BUILTIN
 
 __all__ = [
@@ -90,6 +89,10 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
     """
     if is_bot_spec(spec):
+        # Imported here: only a bot spec needs the processes, pipes and greenlets, and a bot process, which loads
+        # its own strategy through this module, needs none of them.
+        from canasta_sim.plugins.proxy import load_bot_class
+
         cls, parameters = load_bot_class(spec, file=file)
         loaded_from = None
     else:

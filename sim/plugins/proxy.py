@@ -56,7 +56,7 @@ from canasta_sim.plugins.protocol import (
     parse_answer,
     parse_ready,
 )
-from canasta_sim.plugins.specs import is_file_part, parse_spec
+from canasta_sim.plugins.specs import BOT_PREFIXES, is_bot_spec, is_file_part, parse_spec
 
 __all__ = [
     "BOT_PREFIXES",
@@ -70,9 +70,6 @@ __all__ = [
     "load_bot_class",
 ]
 
-BOT_PREFIXES = ("isolated:", "cmd:")
-"""Spec prefixes that run a strategy in a process of its own."""
-
 DEFAULT_DECISION_DEADLINE = 60.0
 """Seconds a bot process may take over one decision when the game sets no ``time_limit``."""
 
@@ -84,11 +81,6 @@ MEMORY_LIMIT_VARIABLE = "CANASTA_SIM_BOT_MEMORY_LIMIT_MB"
 an environment variable so that worker processes inherit it whatever their start method."""
 
 _QUIT = encode({"type": "quit"})
-
-
-def is_bot_spec(spec: str) -> bool:
-    """Whether ``spec`` runs its strategy in a process of its own."""
-    return spec.strip().startswith(BOT_PREFIXES)
 
 
 def isolate_spec(spec: str, builtin_names) -> str:

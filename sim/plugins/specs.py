@@ -10,7 +10,15 @@ from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
 
-__all__ = ["is_file_part", "parse_spec", "spec_file"]
+__all__ = ["BOT_PREFIXES", "is_bot_spec", "is_file_part", "parse_spec", "spec_file"]
+
+BOT_PREFIXES = ("isolated:", "cmd:")
+"""Spec prefixes that run a strategy in a process of its own (:mod:`canasta_sim.plugins.proxy`)."""
+
+
+def is_bot_spec(spec: str) -> bool:
+    """Whether ``spec`` runs its strategy in a process of its own."""
+    return spec.strip().startswith(BOT_PREFIXES)
 
 
 def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
