@@ -1,6 +1,9 @@
 """The bot server's side of a request: the view's fields set in compiled code, the events a seat hears, and
 an event follower fed each move as the engine feeds it in-process."""
 
+import subprocess
+import sys
+
 import orjson
 import pytest
 
@@ -86,3 +89,26 @@ def test_a_follower_that_is_no_card_memory_is_the_strategy_s_error(tmp_path):
     reply = server.handle({"type": "hand_start", "game": 0, "view": message})
     assert reply["type"] == "error" and "event follower that is not a CardMemory" in reply["message"]
     assert reply["game"] == 0
+
+
+_BOT_MACHINERY = ("canasta_sim.plugins.proxy", "canasta_sim.plugins.channel", "canasta_sim.plugins.process",
+                  "canasta_sim.plugins.affinity", "greenlet")
+"""The arbiter's side of the bots (the standard library's modules it imports are left out: other code may import
+them); a bot process answers its requests without any of it."""
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_process_imports_none_of_the_arbiters_bot_machinery():
+    # Every isolated seat starts a bot process: these imports, with the standard library's they bring, cost every
+    # start about a fifth of its instructions, so a bot server that needed one would show here.
+    script = (
+        "import sys\n"
+        "from canasta_sim.plugins.server import BotServer\n"
+        "server = BotServer('expert')\n"
+        "assert server.handle({'type': 'hello', 'protocol': 2})['type'] == 'ready'\n"
+        f"print(','.join(name for name in {_BOT_MACHINERY!r} if name in sys.modules))\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=50)
+    assert completed.returncode == 0, completed.stderr
+    assert completed.stdout.strip() == "", f"a bot server imported {completed.stdout.strip()}"
+
