@@ -12,9 +12,10 @@
   to a bot server under callgrind, less a server answering only ``hello``.  Printed per seat's game: a game
   has two isolated seats, each its own process.
 
-It also prints the requests per game and the bytes a seat's process read per game, and a digest of the
-games' results (the same in both plays: recording changes nothing).  ``--out DIR`` keeps the callgrind files
-and the recorded inputs.
+It also prints the requests per game and the bytes a seat's process read per game, a bot process's own
+start (a server answering only ``hello``: what every isolated seat's process costs before its first game),
+and a digest of the games' results (the same in both plays: recording changes nothing).  ``--out DIR`` keeps
+the callgrind files and the recorded inputs.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"a bot process: {bots / seat_games / 1e6:.2f} million instructions a seat's game")
     read = sum(map(len, lines)) / seat_games / 1000
     print(f"requests: {requests / games:.0f} a game; a seat's process read {read:.1f} KB a game")
+    cached = "not written (PYTHONDONTWRITEBYTECODE)" if sys.dont_write_bytecode else "cached"
+    print(f"a bot process's start, answering hello: {empty / 1e6:.0f} million instructions (bytecode {cached})")
     return 0
 
 
