@@ -45,8 +45,8 @@ MAX_HANDS_PER_GAME = 400
 _ASK = Ask()
 _STOP = Stop()
 _ACQUIRE_TYPES = (Draw, TakePile, Stop)
-# Each decision's code in the monitor (CALL_CODES), and the monitor's cells, as C integers where compiled
-# (engine.pxd): a call into strategy code is published with one C store, not a look-up by the decision's name.
+# Each decision's code in the monitor (CALL_CODES), as C integers where compiled (engine.pxd): Seats.ask publishes a
+# call into strategy code with one C store, not a look-up by the decision's name.
 _ACQUIRE_CALL = CALL_CODES["acquire"]
 _ASK_CALL = CALL_CODES["ask"]
 _ANSWER_CALL = CALL_CODES["answer"]
@@ -59,7 +59,7 @@ _OVER = OVER
 _ACQUIRE = ACQUIRE
 
 Count = cython.typedef(cython.Py_ssize_t)
-"""A C integer where compiled (seats, red 3 counts), a Python int otherwise."""
+"""A C integer where compiled (the seat to move and its partner), a Python int otherwise."""
 
 
 def derive_seed(seed: int, label: str) -> int:
