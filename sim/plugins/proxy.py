@@ -549,7 +549,10 @@ class ProcessStrategy(Strategy):
         if self.hears_hand_ends:
             self._pending.append(bot.tagged({"type": "hand_end", "result": hand_result_message(result)}))
         self._wire.forget()
-        if not self._pending or not bot.shared.running or bot.tag not in bot.shared.open:
+        shared = bot.shared
+        # Not shared.running: a process that died unseen is found at this write as at a request's, and asking
+        # the kernel at every hand's end was 10 of a game's 16 system calls to poll a process.
+        if not self._pending or shared.failure is not None or shared.bot.process is None or bot.tag not in shared.open:
             return  # nothing to say, or the next request reports what became of the process
         data = b"".join(self._pending)
         self._pending.clear()

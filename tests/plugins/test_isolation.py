@@ -17,7 +17,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import SeatFailure, StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, bot_command, isolate_spec
-from canasta_sim.strategies import BUILTIN
+from canasta_sim.strategies import BUILTIN, Greedy
 from tests.helpers import BOTS
 
 BOTS = BOTS
@@ -310,3 +310,29 @@ def test_an_isolated_bot_hears_of_every_hands_end_the_games_last_included(tmp_pa
             assert [entry["hand_number"] for entry in heard] == [hand.hand_number for hand in result.hands]
             assert heard[-1]["totals_after"] == list(result.scores)
         report.unlink()
+
+
+class _KillsSeatTwosBot(Greedy):
+    """Plays as greedy, and at the first hand's end kills seat 2's bot process before seat 2 hears of it."""
+
+    isolated: type | None = None
+
+    def on_hand_end(self, result) -> None:
+        if result.hand_number == 1:
+            for shared in self.isolated.pool.seats[2]:
+                shared.bot.process.kill()
+                shared.bot.process.wait()
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_process_lost_between_hands_is_its_seat_crash_at_its_next_decision(tmp_path):
+    # A bot that hears hands' ends: the hand's end is written to the dead process, and nothing is charged yet.
+    spec = f"isolated:{MISBEHAVING}:Listens:report={tmp_path / 'listen.jsonl'}"
+    isolated = load_strategy(spec)
+    _KillsSeatTwosBot.isolated = isolated.cls
+    greedy = load_strategy("greedy")
+    with pytest.raises(StrategyError) as caught:
+        play_game([greedy, _KillsSeatTwosBot, isolated, greedy], seed=77, names=["greedy", "killer", spec, "greedy"])
+    error = caught.value
+    assert (error.seat, error.reason, len(error.finished_hands)) == (2, "crash", 1), error
+    assert error.decision == "acquire" and "killed by signal 9" in str(error), error
