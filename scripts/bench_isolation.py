@@ -1,6 +1,6 @@
 """What isolation costs: expert in its own processes against greedy, beside the same matchup in-process.
 
-``python scripts/bench_isolation.py [--rounds 6] [--games 32] [--floor /path/to/floor.py]`` plays rounds
+``python scripts/bench_isolation.py [--rounds 6] [--games 200] [--floor /path/to/floor.py]`` plays rounds
 of games of each matchup in turn (A B C D A B C D ..., so that a machine's changing load falls on all of
 them alike) with the same seeds, the way one ``run`` worker plays a chunk: in-process strategies one game
 at a time, bots speaking protocol 2 (``isolated:``, the example bots) up to ``--games`` games side by side
@@ -237,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
     """Measure and print the table (and JSON with ``--json``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--games", type=int, default=32, help="games per matchup per round")
+    parser.add_argument("--games", type=int, default=200,
+                        help="games per matchup per round (default 200, a run chunk's: a round caps the games at once)")
     parser.add_argument("--games-at-once", type=int, default=None,
                         help="cap on the games a bot plays side by side (default: what the bot announces)")
     parser.add_argument("--no-node", action="store_true", help="leave out the JavaScript example")
