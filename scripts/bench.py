@@ -309,13 +309,19 @@ def run_command(games: int, workers: int | None, extra: list[str]) -> dict:
     }
 
 
+ISOLATION_ROUND_GAMES = 200
+"""Games of each matchup in a round of the isolation rows: a run's chunk (``default_chunk_size``'s cap)."""
+
+
 def isolation_rows(figures: dict, rounds: int) -> list[tuple[str, str]]:
     """Strategies in their own processes (docs/protocol.md) beside in-process, interleaved rounds, one worker:
     games/s and games per CPU-second (this process and the bot processes), with this machine's floor."""
     from bench_isolation import isolation_cost, pure_python_floor
 
     floor_before = pure_python_floor()
-    cost = isolation_cost(rounds, 4, include_node=shutil.which("node") is not None)
+    # Rounds of a run chunk's games: a round of a few games would cap the games a bot plays at once (and so its
+    # batches) far below what a run gives it.
+    cost = isolation_cost(rounds, ISOLATION_ROUND_GAMES, include_node=shutil.which("node") is not None)
     floor_after = pure_python_floor()
     figures["isolation"] = {**cost, "floor_hands_per_second": [floor_before, floor_after]}
     rows = [(f"{label}, 1 worker", f"{row['games_per_second']:.1f} games/s (x{row['wall_ratio']:.2f} time), "
@@ -379,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     figures = measure(args.quick, args.games, args.floor)
     rows = table_rows(figures)
-    rows += isolation_rows(figures, rounds=2 if args.quick else 5)
+    rows += isolation_rows(figures, rounds=1 if args.quick else 3)
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"{label:<{width}}  {value}")
