@@ -20,7 +20,7 @@ from typing import Any
 import orjson
 
 from canasta_sim.core.cards import KIND_NAMES
-from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile, parse_move
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.strategy import PublicEvent
 from canasta_sim.core.wire import move_from_text
@@ -275,7 +275,7 @@ def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
     if not isinstance(text, str):
         return checked_message(repr(text), None, MoveParseError(f"{text!r} is not a move in the notation"))
     try:
-        move = parse_move(text)
+        move = move_from_text(text)  # the canonical texts read straight into records, as answers are
         types, forms = _ANSWERING[decision]
         if not isinstance(move, types):
             raise MoveParseError(f"{text!r} does not answer a {decision} decision, which takes {forms}")
