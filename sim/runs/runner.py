@@ -447,7 +447,9 @@ class _ForkedWorkersLog(MultiProcessingHandler):
     The library's receiving thread looks for its handler's close only when its queue has been empty for 0.2 s (it
     polls with a timeout), so closing it took up to 0.2 s, at the end of every run: about 3% of a 4,000-game run on
     two workers.  Closed here, it puts a marker behind every record already queued (the workers have ended, so
-    theirs are all in the pipe), and the thread handles the records before the marker and ends at it.
+    theirs are all in the pipe), and the thread handles the records before the marker and ends at it.  It replaces
+    the loop the library's thread runs (``_receive``, a private method): ``tests/runs/test_runner.py`` closes it
+    right after a forked child's records, and fails on a library whose thread no longer runs it.
     """
 
     def _receive(self) -> None:
