@@ -422,7 +422,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     rate = progress.played / elapsed if elapsed > 0 else 0.0
     click.echo(f"{games_read} of {settings.games} games in {directory.path} "
                f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
-               f"{getattr(play_chunks, 'description', f'{workers} workers')})")
+               f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
     _exit_unless_complete(directory, write_error, error, interrupted)
 
 

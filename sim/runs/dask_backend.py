@@ -412,7 +412,7 @@ class DaskChunkRunner:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                    scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR)
         with cluster, Client(cluster, set_as_default=False) as client:
-            self.description = f"{workers} workers on a local Dask cluster"
+            self.description = f"{workers} worker{'s' * (workers != 1)} on a local Dask cluster"
             yield client
 
 

@@ -215,7 +215,7 @@ def test_a_hanging_chunk_ends_the_run_with_a_timeout_error(tmp_path):
     runner = DaskChunkRunner(task_timeout=1.5)  # no address: the runner starts and closes its own local cluster
     with pytest.raises(ClusterError, match=r"chunk 0 \(games 0-1\) did not come back within 1.5 s"):
         runner(settings, RunDirectory(tmp_path / "run"), [0, 1], workers=1)
-    assert runner.description == "1 workers on a local Dask cluster"
+    assert runner.description == "1 worker on a local Dask cluster"
 
 
 def test_a_scheduler_without_workers_ends_the_run_with_one_line(tmp_path, monkeypatch):
