@@ -55,6 +55,7 @@ from canasta_sim.core._compiled import accelerator  # noqa: E402
 from canasta_sim.core.engine import play_game  # noqa: E402
 from canasta_sim.core.rules import Rules  # noqa: E402
 from canasta_sim.plugins.loader import load_strategy  # noqa: E402
+from canasta_sim.runs.runner import MAX_CHUNK_SIZE  # noqa: E402
 
 
 class _Counting:
@@ -309,8 +310,8 @@ def run_command(games: int, workers: int | None, extra: list[str]) -> dict:
     }
 
 
-ISOLATION_ROUND_GAMES = 200
-"""Games of each matchup in a round of the isolation rows: a run's chunk (``default_chunk_size``'s cap)."""
+ISOLATION_ROUND_GAMES = MAX_CHUNK_SIZE
+"""Games of each matchup in a round of the isolation rows: a large run's chunk (a round caps the games at once)."""
 
 
 def isolation_rows(figures: dict, rounds: int) -> list[tuple[str, str]]:

@@ -1,6 +1,6 @@
 """What isolation costs: expert in its own processes against greedy, beside the same matchup in-process.
 
-``python scripts/bench_isolation.py [--rounds 6] [--games 200] [--floor /path/to/floor.py]`` plays rounds
+``python scripts/bench_isolation.py [--rounds 6] [--games 500] [--floor /path/to/floor.py]`` plays rounds
 of games of each matchup in turn (A B C D A B C D ..., so that a machine's changing load falls on all of
 them alike) with the same seeds, the way one ``run`` worker plays a chunk: in-process strategies one game
 at a time, bots speaking protocol 2 (``isolated:``, the example bots) up to ``--games`` games side by side
@@ -47,7 +47,7 @@ from canasta_sim.plugins import process as process_module  # noqa: E402
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, pin_worker, placement  # noqa: E402
 from canasta_sim.plugins.proxy import ProcessStrategy, close_all  # noqa: E402
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side  # noqa: E402
-from canasta_sim.runs.runner import ChunkPlayer, RunSettings  # noqa: E402
+from canasta_sim.runs.runner import MAX_CHUNK_SIZE, ChunkPlayer, RunSettings  # noqa: E402
 
 IN_PROCESS = "expert vs greedy, in-process"
 MATCHUPS = {
@@ -237,8 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     """Measure and print the table (and JSON with ``--json``)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6)
-    parser.add_argument("--games", type=int, default=200,
-                        help="games per matchup per round (default 200, a run chunk's: a round caps the games at once)")
+    parser.add_argument("--games", type=int, default=MAX_CHUNK_SIZE,
+                        help=f"games per matchup per round (default {MAX_CHUNK_SIZE}, a large run's chunk: a round "
+                             "caps the games at once)")
     parser.add_argument("--games-at-once", type=int, default=None,
                         help="cap on the games a bot plays side by side (default: what the bot announces)")
     parser.add_argument("--no-node", action="store_true", help="leave out the JavaScript example")

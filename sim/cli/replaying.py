@@ -19,7 +19,7 @@ from typing import Any
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.specs import is_file_part, parse_spec
-from canasta_sim.runs.runner import ChunkRunner, RunSettings, default_chunk_size
+from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory
 
 __all__ = ["reproducing_command", "session_options", "start_directory"]
@@ -37,8 +37,7 @@ def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str
         words += ["-s", spec]
     for key, value in settings.rules.changed_options().items():
         words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
-    if settings.chunk_size != default_chunk_size(settings.games):
-        words += ["--chunk-size", str(settings.chunk_size)]
+    words += ["--chunk-size", str(settings.chunk_size)]  # always: a later version's default may differ
     if settings.duplicate:
         words.append("--duplicate")
     if settings.time_limit is not None:

@@ -100,6 +100,9 @@ def test_run_writes_the_documented_run_directory(tmp_path):
     assert manifest["rules"]["target_score"] == 1000 and manifest["rules_changed"] == {"target_score": 1000}
     assert manifest["engine_version"] == ENGINE_VERSION and manifest["seed_drawn"] is False
     assert manifest["started_at"] and manifest["ended_at"] and manifest["command"].startswith("canasta-sim run")
+    # The default chunk size is named too: the command replays this run's parts under a later version's default.
+    assert manifest["chunk_size"] == 5 and "--chunk-size 5 " in manifest["command"]
+    assert "games/s, 2 workers)" in result.stdout
     games, hands = tables(out)
     assert list(games.game_id) == list(range(40)) and len(hands) == 2 * games.hands.sum()
 
@@ -177,6 +180,7 @@ def test_strategy_failure_stops_with_one_line_and_keeps_finished_games(tmp_path,
     line = error_lines[0]
     assert line.startswith("Error: game ") and spec in line and "seat" in line and "game seed" in line
     assert "--resume" in line
+    assert "games/s, 1 worker)" in result.stdout  # the closing line counts the finished games all the same
     failed_game = int(line.split()[2].rstrip(":"))
     assert json.loads((out / "run.json").read_text())["status"] == "stopped"
     assert list(tables(out)[0].game_id) == list(range(failed_game))

@@ -69,8 +69,9 @@ def test_settings_swap_sides_every_other_game_and_derive_seeds():
 
 
 def test_default_chunk_size_keeps_small_runs_parallel_and_large_chunks_bounded():
-    assert default_chunk_size(10_000) == 200
-    assert default_chunk_size(200) == 13
+    assert default_chunk_size(10_000) == 500
+    assert default_chunk_size(4_000) == 500
+    assert default_chunk_size(200) == 25
     assert default_chunk_size(3) == 1
 
 
