@@ -478,12 +478,15 @@ class _Play:
 
     def _receive(self, worker: _Worker) -> None:
         """Take every message the worker has sent so far."""
-        # A worker killed while sending leaves a cut message: what came before it is kept.
-        with contextlib.suppress(EOFError, OSError, pickle.UnpicklingError):
-            while True:
-                self._handle(worker, worker.connection.recv())
-                if not worker.has_message():
-                    return
+        while True:
+            # Only the reading is guarded: a part the disk refuses while a message is handled stops the run.
+            try:
+                message = worker.connection.recv()
+            except (EOFError, OSError, pickle.UnpicklingError):  # cut by the worker's death: the earlier are kept
+                return
+            self._handle(worker, message)
+            if not worker.has_message():
+                return
 
     def _replace(self, worker: _Worker) -> _Worker:
         """Charge the game the dead worker was playing, keep its chunk going on a new worker."""

@@ -352,3 +352,27 @@ def test_a_bad_games_at_once_cap_stops_the_run_in_one_line_before_any_worker(tmp
     assert "CANASTA_SIM_GAMES_AT_ONCE='many' is not a whole number of games" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_part_the_disk_refuses_fails_the_run_in_one_line_and_keeps_the_parts_written(tmp_path, monkeypatch, workers):
+    # The parts are written by the run's parent as the workers' chunks end: a refused write is the run's error, never
+    # a chunk silently missing from a run that says it ended well.
+    write_chunk = RunDirectory.write_chunk
+
+    def refusing(self, chunk, games, hands):
+        if chunk == 1:
+            raise OSError(28, "No space left on device")
+        write_chunk(self, chunk, games, hands)
+
+    monkeypatch.setattr(RunDirectory, "write_chunk", refusing)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "40", "--seed", "3", "--chunk-size", "5", "--workers", workers,
+                                       "--out", str(out), "-q", *QUICK])
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: writing the run failed: [Errno 28] No space left on device; finished games are kept; "
+                      f"fix it and run canasta-sim run --resume {out}"]
+    assert json.loads((out / "run.json").read_text())["status"] == "failed"
+    assert 0 in RunDirectory(out).chunks() and 1 not in RunDirectory(out).chunks()
