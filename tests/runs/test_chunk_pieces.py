@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
-from canasta_sim.runs.supervisor import MIN_PIECE_GAMES, _Play
+from canasta_sim.runs.supervisor import ENDING_GAMES, MIN_PIECE_GAMES, _Play, _Worker
 from tests.helpers import BOTS, assert_same_run_tables
 
 
@@ -70,6 +70,20 @@ def test_whole_chunks_only_for_a_schedule_that_does_not_split_or_a_lone_worker(w
     tasks, play = _deal_out(6, 100, workers, splits=splits)
     assert [(first, end) for _, first, end in tasks] == [(chunk * 100, chunk * 100 + 100) for chunk in range(6)]
     assert set(play.pieces.values()) == {1}
+
+
+def _worker(task, queued=None, *, ready=True, hung_up=False):
+    return types.SimpleNamespace(task=task, queued=queued, ready=ready, hung_up=hung_up)
+
+
+def test_the_supervisor_hears_at_once_only_a_worker_about_to_wait_for_its_next_task():
+    # Such a worker waits idle for the supervisor's next look: at the tick alone, half a tick on average a piece.
+    assert _Worker.ending(_worker((0, 100 - ENDING_GAMES, 100)))
+    assert not _Worker.ending(_worker((0, 99 - ENDING_GAMES, 100)))  # the tick comes in time
+    assert not _Worker.ending(_worker((0, 95, 100), queued=(1, 100, 200)))  # it goes on to the task sent ahead
+    assert not _Worker.ending(_worker(None))  # idle with nothing left to play
+    assert _Worker.ending(_worker(None, ready=False))  # starting: its first task goes as soon as it is ready
+    assert not _Worker.ending(_worker((0, 95, 100), hung_up=True))  # a closed pipe would wake it at once, forever
 
 
 def _run(out, workers: int, *extra: str):
