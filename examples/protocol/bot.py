@@ -22,7 +22,7 @@ import sys
 
 NAME = "pybot"
 VERSION = 2
-GAMES = 64  # games this process plays at once
+GAMES = 128  # games this process plays at once: the more, the fewer writes and wake-ups a request
 KINDS = ["JK", "2", "3b", "3r", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 JOKER, TWO, BLACK_THREE, FOUR = 0, 1, 2, 4
 VALUES = [50, 20, 5, 100, 5, 5, 5, 5, 10, 10, 10, 10, 10, 10, 20]
