@@ -240,7 +240,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             seed = int.from_bytes(os.urandom(4), "big")
         try:
             settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
-                                   chunk_size=chunk_size or default_chunk_size(games), duplicate=duplicate,
+                                   chunk_size=chunk_size or _default_chunk_size(games, play_chunks),
+                                   duplicate=duplicate,
                                    time_limit=time_limit, record_decisions=tuple(record_decisions))
         except ValueError as error:
             if record_decisions and str(error).startswith("--record-decisions"):
@@ -278,6 +279,11 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         workers = workers or default_workers()
         _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
               quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+
+
+def _default_chunk_size(games: int, play_chunks) -> int:
+    # The Dask backend plays whole chunks; the local one shares the last ones out among its workers.
+    return default_chunk_size(games, whole_chunks=isinstance(play_chunks, dask_backend.DaskChunkRunner))
 
 
 def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,

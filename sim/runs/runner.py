@@ -83,15 +83,18 @@ its CPU while they play fell from 4% of theirs to 3%.  A stopped chunk is played
 most this many games a worker."""
 
 MIN_CHUNKS = 8
-"""Chunks a run of fewer than ``8 * MAX_CHUNK_SIZE`` games is cut into.  Few suffice: the local backend deals the
-last chunks out in pieces that shrink as the run ends, so every worker stays busy to the end (the Dask backend
-plays whole chunks: a small run on many Dask workers wants a smaller ``--chunk-size``)."""
+"""Chunks a smaller run is cut into on the local backend.  Few suffice: it deals the last chunks out in pieces
+that shrink as the run ends, so every worker stays busy to the end.  A backend that plays whole chunks (Dask)
+gets twice as many, as every run did before chunks grew to 500 games; more worker threads than that want a
+smaller ``--chunk-size``."""
 
 
-def default_chunk_size(games: int) -> int:
+def default_chunk_size(games: int, *, whole_chunks: bool = False) -> int:
     """Return the chunk size for a run of ``games`` games: :data:`MAX_CHUNK_SIZE`, or less so that a smaller run
-    still has :data:`MIN_CHUNKS` chunks."""
-    return max(1, min(MAX_CHUNK_SIZE, math.ceil(games / MIN_CHUNKS)))
+    still has :data:`MIN_CHUNKS` chunks, twice as many with ``whole_chunks`` (a backend that never shares a
+    chunk's games out among its workers)."""
+    chunks = 2 * MIN_CHUNKS if whole_chunks else MIN_CHUNKS
+    return max(1, min(MAX_CHUNK_SIZE, math.ceil(games / chunks)))
 
 
 def default_workers() -> int:

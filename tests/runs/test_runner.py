@@ -10,6 +10,7 @@ import pytest
 from multiprocessing_logging import MultiProcessingHandler
 
 import canasta_sim.runs.local_backend
+from canasta_sim.cli.run import _default_chunk_size
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.dask_backend import DaskChunkRunner
@@ -73,6 +74,11 @@ def test_default_chunk_size_keeps_small_runs_parallel_and_large_chunks_bounded()
     assert default_chunk_size(4_000) == 500
     assert default_chunk_size(200) == 25
     assert default_chunk_size(3) == 1
+    # A backend that plays whole chunks (Dask) needs more of them to keep its workers busy.
+    assert default_chunk_size(2_000, whole_chunks=True) == 125 and default_chunk_size(2_000) == 250
+    assert default_chunk_size(10_000, whole_chunks=True) == 500
+    # run picks by its backend: the local one shares a run's last chunks out in pieces, the Dask one does not.
+    assert _default_chunk_size(2_000, run_chunks) == 250 and _default_chunk_size(2_000, DaskChunkRunner()) == 125
 
 
 @pytest.mark.parametrize("backend", [run_chunks, DaskChunkRunner()], ids=["local", "dask"])
