@@ -197,15 +197,15 @@ def test_forked_workers_log_hands_on_every_record_and_closes_without_waiting_for
     closing = 0.0
     for round_number in range(10):
         root.addHandler(handler)
-        context_manager = worker_logging(context, [handler])
-        context_manager.__enter__()
-        child = context.Process(target=_log_lines, args=(round_number,))
-        child.start()
-        child.join(30)
-        started = time.monotonic()
-        context_manager.__exit__(None, None, None)
-        closing += time.monotonic() - started
-        root.removeHandler(handler)
+        try:
+            with worker_logging(context, [handler]):
+                child = context.Process(target=_log_lines, args=(round_number,))
+                child.start()
+                child.join(30)
+                started = time.monotonic()
+            closing += time.monotonic() - started
+        finally:
+            root.removeHandler(handler)
     assert records == [f"round {number} line {line}" for number in range(10) for line in range(50)]
     assert closing < 0.3, closing
 
