@@ -320,8 +320,6 @@ def isolation_rows(figures: dict, rounds: int) -> list[tuple[str, str]]:
     from bench_isolation import isolation_cost, pure_python_floor
 
     floor_before = pure_python_floor()
-    # Rounds of a run chunk's games: a round of a few games would cap the games a bot plays at once (and so its
-    # batches) far below what a run gives it.
     cost = isolation_cost(rounds, ISOLATION_ROUND_GAMES, include_node=shutil.which("node") is not None)
     floor_after = pure_python_floor()
     figures["isolation"] = {**cost, "floor_hands_per_second": [floor_before, floor_after]}
