@@ -403,7 +403,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     interrupted, error, write_error = False, None, None
     try:
         interrupted, error = play_chunks(settings, directory, missing, workers=workers, on_error=on_error,
-                                         on_chunk=progress.on_chunk, log_handlers=handlers)
+                                         on_chunk=progress.on_chunk, on_games=progress.on_games,
+                                         log_handlers=handlers)
         status = "interrupted" if interrupted else "stopped" if error else "complete"
     except KeyboardInterrupt:  # a second Ctrl-C: the workers were stopped at once
         interrupted, status = True, "interrupted"
@@ -467,8 +468,9 @@ def _announce(settings: RunSettings, directory: RunDirectory, seed_drawn, games_
 
 
 class _Progress:
-    """The run's progress as chunks end: the bar with the first entrant's win rate, and ``run.json`` rewritten
-    at most every two seconds."""
+    """The run's progress: the bar moves with each game that comes back (on the local backend) and each chunk
+    written, shows the first entrant's win rate in the chunks written, and ``run.json`` is rewritten at most
+    every two seconds."""
 
     def __init__(self, settings: RunSettings, directory: RunDirectory, manifest, session, wins: list[int],
                  games_before: int, *, show_bar: bool) -> None:
@@ -480,6 +482,10 @@ class _Progress:
         self.games = games_before
         self.played = 0
         """Games played by this session."""
+        self.seen = games_before
+        """Games on disk before this session, plus those come back since, their chunk written or not."""
+        self.shown = games_before
+        """Games the bar shows."""
         self.last_write = time.monotonic()
         self.bar = tqdm(total=settings.games, initial=games_before, unit="game", disable=not show_bar,
                         file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
@@ -490,7 +496,7 @@ class _Progress:
             self.wins[index] += count
         self.games += report.games
         self.played += report.games
-        self.bar.update(report.games)
+        self._advance()
         if self.games:
             rate = 100 * self.wins[0] / self.games
             self.bar.set_postfix_str(f"{self.entrants[0]} wins {rate:.1f}%", refresh=False)
@@ -499,6 +505,19 @@ class _Progress:
             self.session["games_played"] = self.played
             self.directory.write_manifest(self.manifest)
             self.last_write = time.monotonic()
+
+
+    def on_games(self, count: int) -> None:
+        """Count games come back whose chunk is not written yet."""
+        self.seen += count
+        self._advance()
+
+    def _advance(self) -> None:
+        # A chunk's games may come back before it is written (local workers) or only with it (Dask).
+        shown = max(self.games, self.seen)
+        if shown > self.shown:
+            self.bar.update(shown - self.shown)
+            self.shown = shown
 
 
 def _close_session(settings: RunSettings, directory: RunDirectory, manifest, session, status: str,

@@ -374,12 +374,14 @@ class DaskChunkRunner:
         workers: int,
         on_error: str = "stop",
         on_chunk: Callable[[ChunkReport], None] = lambda report: None,
+        on_games: Callable[[int], None] | None = None,
         log_handlers: Sequence[logging.Handler] = (),
     ) -> tuple[bool, str | None]:
         """Play the given chunks, writing each one's parts and calling ``on_chunk`` as it comes back.
 
-        ``log_handlers`` is accepted for the local runner's signature: worker records are handled by the
-        client's loggers, which carry those handlers already.
+        ``on_games`` and ``log_handlers`` are accepted for the local runner's signature: a chunk's games come
+        back with it, all at once (``on_chunk``), and worker records are handled by the client's loggers,
+        which carry those handlers already.
 
         :returns: ``(interrupted, error)`` as every :class:`~canasta_sim.runs.runner.ChunkRunner` does.
         :raises ClusterError: when the run cannot go on (see the module docstring).

@@ -285,10 +285,13 @@ class ChunkRunner(Protocol):
         workers: int,
         on_error: str = "stop",
         on_chunk: Callable[[ChunkReport], None] = ...,
+        on_games: Callable[[int], None] | None = None,
         log_handlers: Sequence[logging.Handler] = (),
     ) -> tuple[bool, str | None]:
         """Play ``chunks`` (writing each one's parts, then calling ``on_chunk`` with its report) on up to
-        ``workers`` workers; ``log_handlers`` receive the workers' log records.
+        ``workers`` workers; ``log_handlers`` receive the workers' log records.  A backend that hears of games
+        one by one calls ``on_games`` with how many came back since its last call, before their chunk ends;
+        one that hears of whole chunks only (Dask) never calls it.
 
         :returns: ``(interrupted, error)``: whether Ctrl-C/SIGTERM stopped the run, and the description of
             the strategy failure that stopped it (``on_error='stop'``), or ``None``.

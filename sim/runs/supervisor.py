@@ -24,10 +24,11 @@ print: it goes to the run's log (size-capped per game), never to the tool's outp
 Games are pure functions of their seeds, so the tables are the same whatever the number of workers,
 and a game not charged to a failure is the same as in a run without failures.
 
-What the games are is the *schedule*'s business (:class:`RunSchedule` for ``canasta-sim run``; ``compare``
-and ``tune`` bring their own): it numbers each chunk's games, builds the worker's player, charges a game
-whose worker died and keeps the parent's book of each chunk.  A :class:`WorkerPool` keeps its workers
-for several :meth:`WorkerPool.play` calls (a tuning plays one iteration per call).
+What the games are is the *schedule*'s business (:class:`~canasta_sim.runs.local_backend.RunSchedule` for
+``canasta-sim run``; ``compare`` and ``tune`` bring their own): it numbers each chunk's games, builds the
+worker's player, charges a game whose worker died and keeps the parent's book of each chunk.  A
+:class:`WorkerPool` keeps its workers for several :meth:`WorkerPool.play` calls (a tuning plays one iteration
+per call).
 """
 
 from __future__ import annotations
@@ -50,21 +51,19 @@ from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITO
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
-from canasta_sim.runs.records import GameRows, game_rows
-from canasta_sim.runs.runner import ChunkBook, ChunkPlayer, ChunkReport, RunSettings, log_failure, worker_logging
+from canasta_sim.runs.records import GameRows
+from canasta_sim.runs.runner import log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.worker import OUTPUT_LIMIT, worker_main
 
 __all__ = [
     "OUTPUT_LIMIT",
     "STOP_GRACE_SECONDS",
-    "RunSchedule",
     "Schedule",
     "StopPlaying",
     "WorkerPool",
     "WorkerStartError",
     "charged_failure",
-    "supervise",
     "worker_pool",
 ]
 
@@ -127,68 +126,6 @@ class Schedule(Protocol):
     def new_book(self, chunk: Hashable, on_error: str) -> Any:
         """In the supervisor: an object whose ``add(game_id, outcome, extra)`` returns ``False`` when the failure
         stops the run (its ``error`` then says why) and whose ``finish(directory)`` is given to ``on_chunk``."""
-
-
-class RunSchedule:
-    """The games of a ``canasta-sim run``: numbered chunks of :class:`~canasta_sim.runs.runner.RunSettings`, played
-    by a :class:`~canasta_sim.runs.runner.ChunkPlayer` and kept in a :class:`~canasta_sim.runs.runner.ChunkBook`."""
-
-    stops_at_failure = True
-    """A failure under ``on_error='stop'`` stops the whole run (its worker sets the stop event at once); a schedule
-    without this attribute keeps playing its other chunks and decides itself what a failure ends."""
-
-    splits_chunks = True
-    """The last chunks may be played in pieces by several workers: a :class:`~canasta_sim.runs.runner.ChunkBook`
-    takes a chunk's games in any order and writes them in game order.  A schedule without this attribute gets
-    whole chunks only."""
-
-    def __init__(self, settings: RunSettings) -> None:
-        self.settings = settings
-        self.time_limit = settings.time_limit
-
-    def chunk_games(self, chunk: int) -> range:
-        """The chunk's game ids."""
-        return self.settings.chunk_games(chunk)
-
-    def new_player(self, on_error: str, stop_event) -> _RunPlayer:
-        """The worker's player, loading the run's strategies."""
-        return _RunPlayer(ChunkPlayer(self.settings, "", on_error, stop_event))
-
-    def charge(self, chunk: int, game_id: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
-        """The failure of a game lost with its worker."""
-        return _charge(self.settings, game_id, seat, decision, reason, message)
-
-    def new_book(self, chunk: int, on_error: str) -> ChunkBook:
-        """The chunk's book, written as Parquet parts when the chunk ends."""
-        return ChunkBook(self.settings, chunk, on_error)
-
-
-class _RunPlayer:
-    """A :class:`ChunkPlayer` as the worker loop calls it: each game's outcome and its decision rows.
-
-    A finished game goes to the supervisor as its table rows (:class:`~canasta_sim.runs.records.GameRows`): built
-    here, in parallel with the other workers, and far cheaper to send than the result's objects."""
-
-    def __init__(self, player: ChunkPlayer) -> None:
-        self.player = player
-        self.settings = player.settings
-
-    def loaded_strategies(self, chunk: int | None = None):
-        """The run's strategies (:func:`~canasta_sim.runs.interleave.games_at_once` reads their bots' widths)."""
-        return self.player.factories.values()
-
-    def play_game(self, chunk: int, game_id: int, monitor):
-        outcome = self.player.play_game(game_id, monitor)
-        if not isinstance(outcome, StrategyError):
-            settings = self.settings
-            outcome = game_rows(game_id, outcome, settings.sides(game_id), settings.deal_id(game_id))
-        return outcome, self.player.last_decisions
-
-
-def _charge(settings: RunSettings, game_id: int, seat: int, decision: str, reason: str, message: str):
-    """The failure of a game charged by the supervisor (its hands are lost with the worker)."""
-    return charged_failure(settings.sides(game_id)[seat % 2], settings.game_seed(game_id), seat, decision, reason,
-                           message)
 
 
 def charged_failure(spec: str, game_seed: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
@@ -309,9 +246,12 @@ class WorkerPool:
             worker.close()
 
     def play(self, chunks: Sequence[Hashable], on_chunk: Callable[[Any], None],
-             directory: RunDirectory | None = None) -> str | None:
+             directory: RunDirectory | None = None, *, on_games: Callable[[int], None] | None = None) -> str | None:
         """Play ``chunks``, calling ``on_chunk`` with each chunk's finished book (``book.finish(directory)``) as the
         chunk ends; return the failure that stopped the run (a book's ``error``), or ``None``.
+
+        ``on_games(count)`` hears of the games kept since its last call, at most once a tick: a progress bar
+        then moves with the games, not only with the chunks written.
 
         ``on_chunk`` may raise :class:`StopPlaying` to end at once.  The stop event ends it too: workers
         finish their game and those still busy after :data:`STOP_GRACE_SECONDS` are killed.
@@ -320,7 +260,7 @@ class WorkerPool:
             if worker.ready and not worker.process.is_alive():  # killed when a previous play ended early
                 worker.connection.close()
                 self.workers[index] = _Worker(self.context, self.arguments, worker.where)
-        return _Play(self, chunks, on_chunk, directory).run()
+        return _Play(self, chunks, on_chunk, directory, on_games).run()
 
 
 class _Play:
@@ -328,11 +268,14 @@ class _Play:
     failure that stopped the run."""
 
     def __init__(self, pool: WorkerPool, chunks: Sequence[Hashable], on_chunk: Callable[[Any], None],
-                 directory: RunDirectory | None) -> None:
+                 directory: RunDirectory | None, on_games: Callable[[int], None] | None = None) -> None:
         self.pool = pool
         self.schedule = pool.schedule
         self.on_chunk = on_chunk
         self.directory = directory
+        self.on_games = on_games
+        self.kept = 0
+        """Games kept since ``on_games`` was last called."""
         ranges = [(chunk, pool.schedule.chunk_games(chunk)) for chunk in chunks]
         self.pending = collections.deque((chunk, games.start, games.stop) for chunk, games in ranges)
         """``(chunk, first game still to play, end)`` waiting for a worker; a dead worker's piece goes back first."""
@@ -385,6 +328,9 @@ class _Play:
             self._enforce_clocks(worker, now, stopping)
             if not worker.process.is_alive():
                 workers[index] = self._replace(worker)
+        if self.kept and self.on_games is not None:
+            kept, self.kept = self.kept, 0
+            self.on_games(kept)
         return True
 
     def _send_next(self, worker: _Worker) -> tuple[Hashable, int, int] | None:
@@ -471,7 +417,9 @@ class _Play:
         chunk, _, end = worker.task
         worker.task = (chunk, game_id + 1, end)
         book = self.books[chunk]
-        if not book.add(game_id, outcome, extra) and self.error is None:
+        if book.add(game_id, outcome, extra):
+            self.kept += 1
+        elif self.error is None:
             self.error = book.error
             self.pool.stop_event.set()
 
@@ -570,26 +518,3 @@ def worker_pool(schedule: Schedule, *, workers: int, on_error: str, log_handlers
             schedule, workers=workers, on_error=on_error, stop_event=context.Event(), context=context,
             log_queue=log_queue, memory_limit=memory_limit) as pool:
         yield pool
-
-
-def supervise(
-    settings: RunSettings,
-    directory: RunDirectory,
-    chunks: Sequence[int],
-    *,
-    workers: int,
-    on_error: str,
-    stop_event,
-    context,
-    log_queue,
-    on_chunk: Callable[[ChunkReport], None],
-    memory_limit: int | None = None,
-) -> str | None:
-    """Play ``chunks`` of a run in ``workers`` supervised processes; return the failure that stopped the run, or
-    ``None``.
-
-    :raises WorkerStartError: when workers cannot load the strategies or keep dying before playing.
-    """
-    with WorkerPool(RunSchedule(settings), workers=min(workers, len(chunks)), on_error=on_error,
-                    stop_event=stop_event, context=context, log_queue=log_queue, memory_limit=memory_limit) as pool:
-        return pool.play(chunks, on_chunk, directory)

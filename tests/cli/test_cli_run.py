@@ -87,6 +87,27 @@ def wait_for_parts(out: Path, count: int, process: subprocess.Popen) -> None:
     pytest.fail("the run wrote no parts in time")
 
 
+@pytest.mark.parametrize("games_first", [True, False], ids=["local: games, then their chunk", "dask: chunks only"])
+def test_the_progress_bar_counts_each_game_once_whether_it_hears_of_games_or_only_of_chunks(games_first):
+    import types
+
+    from canasta_sim.cli.run import _Progress
+
+    settings = types.SimpleNamespace(entrants=["greedy", "random"], games=1000)
+    directory = types.SimpleNamespace(write_manifest=lambda manifest: None)
+    progress = _Progress(settings, directory, {}, {}, [30, 20], 50, show_bar=True)  # resumed: 50 on disk
+    chunk = types.SimpleNamespace(games=100, wins=[60, 40])
+    if games_first:
+        progress.on_games(40)
+        assert progress.bar.n == 90  # moved before the chunk is written
+        progress.on_games(60)
+    progress.on_chunk(chunk)
+    assert progress.bar.n == 150 and progress.played == 100
+    progress.on_games(10)  # a game of the next chunk
+    assert progress.bar.n == (160 if games_first else 150)
+    assert progress.bar.postfix == "greedy wins 60.0%"  # from the chunks written: 90 of 150
+
+
 def test_run_writes_the_documented_run_directory(tmp_path):
     out = tmp_path / "run"
     result = invoke("--games", "40", "--seed", "5", "-s", "greedy", "-s", "random", "--workers", "2",

@@ -28,8 +28,8 @@ from canasta_sim.plugins.protocol import INLINE_EVENTS, ProtocolError, parse_rea
 from canasta_sim.plugins.proxy import close_all
 from canasta_sim.plugins.server import BotServer
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
+from canasta_sim.runs.local_backend import RunSchedule
 from canasta_sim.runs.runner import RunSettings
-from canasta_sim.runs.supervisor import RunSchedule
 from tests.helpers import BOTS
 
 MISBEHAVING = BOTS / "protocol_misbehaving.py"

@@ -107,6 +107,20 @@ def test_one_and_two_workers_write_identical_tables(tmp_path):
     assert list(games_one.game_id) == list(range(60))
 
 
+@pytest.mark.timeout(120)
+def test_the_local_backend_reports_games_as_they_come_back_before_their_chunk_is_written(tmp_path):
+    # One chunk of 200 games on one worker: a progress bar moved only by chunks would stand still until the end.
+    settings = RunSettings(games=200, seed=5, specs=("greedy", "random"), rules=QUICK, chunk_size=200)
+    heard: list[tuple[str, int]] = []
+    directory = RunDirectory(tmp_path / "run")
+    outcome = run_chunks(settings, directory, [0], workers=1, on_chunk=lambda report: heard.append(("chunk", 1)),
+                         on_games=lambda count: heard.append(("games", count)))
+    assert outcome == (False, None)
+    before_chunk = heard[:heard.index(("chunk", 1))]
+    assert len(before_chunk) >= 2 and all(kind == "games" for kind, _ in before_chunk), heard
+    assert sum(count for kind, count in heard if kind == "games") == 200
+
+
 def test_schema_and_score_identity_over_every_row(tmp_path):
     settings = RunSettings(games=40, seed=3, specs=("greedy", "random"), rules=QUICK, chunk_size=10)
     directory, _ = play(settings, tmp_path, workers=2)
