@@ -100,6 +100,21 @@ KILLING = {"crash": "crash", "exit": "crash", "hang": "timeout", "garbage": "mal
 
 
 @pytest.mark.timeout(120)
+def test_games_side_by_side_on_duplicate_deals_keep_each_process_to_one_seat(tmp_path):
+    # Games 2k and 2k + 1 deal the same cards with the sides swapped, and are played at once: a process that
+    # served seat 0 of one and seat 1 of the other would hold its own opponent's hand.  Each seat has its own.
+    report = tmp_path / "whispers.jsonl"
+    _run(tmp_path / "run", [f"isolated:{MISBEHAVING}:Whispers:report={report}", "greedy"], "--workers", "1",
+         "--duplicate")
+    seats: dict[int, set[int]] = {}
+    for line in report.read_text().splitlines():
+        entry = json.loads(line)
+        seats.setdefault(entry["pid"], set()).add(entry["seat"])
+    assert sorted(seat for played in seats.values() for seat in played) == [0, 1, 2, 3], seats
+    assert all(len(played) == 1 for played in seats.values()), seats
+
+
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize(
     ("spec", "kind", "reason"),
     [
