@@ -58,7 +58,7 @@ def check_command(
         checked = load_strategy(spec)
         opponents = [load_strategy(name) for name in OPPONENTS]
     except CanastaError as error:
-        click.echo(f"error: {error}", err=True)
+        click.echo(f"Error: {error}", err=True)  # as click and every other command say it
         context.exit(2)
     click.echo(f"checking {checked.spec} ({checked.label}): {games} games against {', '.join(OPPONENTS)}")
     printed = _PrintedHandler(verbose)

@@ -141,7 +141,7 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
         path = Path(module_part).expanduser()
         if file is not None and Path(file).is_file():
             path = Path(file)
-        elif file is not None and not path.is_file():
+        elif file is not None and not path.is_file() and Path(file) != path.resolve():
             raise StrategyLoadError(
                 f"strategy file {module_part!r} does not exist here, nor where the run found it ({file!r})"
             )

@@ -227,7 +227,7 @@ def test_check_strategy_reports_a_strategy_that_does_not_replay(tmp_path):
 def test_check_strategy_refuses_a_bad_spec_in_one_line(spec):
     result = CliRunner().invoke(main, ["check-strategy", spec])
     assert result.exit_code == 2
-    assert len(result.output.strip().splitlines()) == 1 and result.output.startswith("error: ")
+    assert len(result.output.strip().splitlines()) == 1 and result.output.startswith("Error: ")
     assert "Traceback" not in result.output
 
 

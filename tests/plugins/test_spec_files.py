@@ -60,6 +60,10 @@ def test_a_moved_file_is_found_where_the_spec_says_and_a_missing_one_names_both_
     assert loaded.file == str(tmp_path / "my_bot.py") and loaded.label == "my-bot@1"
     with pytest.raises(StrategyLoadError, match="does not exist here, nor where the run found it"):
         load_strategy("nowhere/my_bot.py:MyBot", file=str(tmp_path / "gone" / "my_bot.py"))
+    # A new run records the spec's own file: a missing one is named once.
+    missing = tmp_path / "missing.py"
+    with pytest.raises(StrategyLoadError, match=r"^strategy file '.*missing\.py' does not exist$"):
+        load_strategy(f"{missing}:MyBot", file=str(missing))
 
 
 def test_an_isolated_file_spec_records_its_inner_file():
