@@ -72,8 +72,9 @@ def placement(slot: int, workers: int, cores: frozenset[int] | None = None) -> P
 
 
 def pin_worker(where: Placement | None) -> None:
-    """Run this process (a worker) on its own core, and the bot processes it starts from now on on the spare
-    cores; nothing when ``where`` is ``None``."""
+    """Run this process (a worker) on its own core, and its bot processes on the spare cores: those it starts
+    from now on, and those it started before (loading an ``isolated:`` strategy starts one for its handshake,
+    kept for the first game); nothing when ``where`` is ``None``."""
     global _bot_cores
     if where is None:
         return
@@ -83,11 +84,22 @@ def pin_worker(where: Placement | None) -> None:
         logger.warning("--pin-cores: this worker could not take core %d and runs unplaced: %s", where.worker, error)
         return
     _bot_cores = where.bots
+    started = _started_unplaced.pop(os.getpid(), [])
+    for pid in started:
+        place_bot(pid)
+
+
+_started_unplaced: dict[int, list[int]] = {}
+"""The bot processes each process started while placement was on but before it was pinned, by the starter's
+pid: a forked worker inherits its parent's list, and places only its own."""
 
 
 def place_bot(pid: int) -> None:
-    """Move a bot process just started onto the worker's spare cores (when :func:`pin_worker` set them)."""
+    """Move a bot process just started onto the worker's spare cores (when :func:`pin_worker` set them, else
+    when it does)."""
     if _bot_cores is None:
+        if affinity_enabled():
+            _started_unplaced.setdefault(os.getpid(), []).append(pid)
         return
     try:
         os.sched_setaffinity(pid, _bot_cores)
