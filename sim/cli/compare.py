@@ -33,12 +33,14 @@ import click
 import pyarrow.compute as pc
 
 from canasta_sim.cli.options import (
+    WORKERS_HELP,
     OneLineErrorCommand,
     fail,
     isolation_options,
     open_log_file,
     pin_cores,
     supervision_options,
+    worker_count,
 )
 from canasta_sim.cli.run import _install_logging, _new_manifest, _now, reproducing_command
 from canasta_sim.core.engine import derive_seed, play_game
@@ -48,7 +50,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.records import ChunkRecorder
-from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, default_workers, log_failure, stop_on_signals
+from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, log_failure, stop_on_signals
 from canasta_sim.runs.sprt import ResultCounts, Sprt
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
@@ -329,7 +331,7 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of accepting H0 when H1 is true.")
 @click.option("--max-games", type=click.IntRange(min=1), default=20000, show_default=True,
               help="Stop without a decision after this many games.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help=WORKERS_HELP)
 @click.option("--seed", type=int, default=None, help="Seed of the deals (default: drawn at random and printed).")
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
@@ -374,7 +376,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
                                                      plan.observations * plan.games_per_observation, time_limit,
                                                      on_error)
     file_handler = open_log_file(log_file)
-    workers = workers or default_workers()
+    workers = worker_count(workers, (new, old))
     changed = ", ".join(f"{key}={value}" for key, value in rules.changed_options().items()) or "default"
     model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
     click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, "

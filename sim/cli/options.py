@@ -13,6 +13,8 @@ import click
 
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE, isolate_spec
+from canasta_sim.plugins.specs import is_bot_spec
+from canasta_sim.runs.runner import default_workers
 from canasta_sim.strategies import BUILTIN
 
 __all__ = ["OneLineErrorCommand", "fail", "isolation_options", "open_log_file", "pin_cores", "supervision_options"]
@@ -104,3 +106,18 @@ def pin_cores(pin: bool) -> None:
         affinity_enabled()
     except ValueError as error:
         raise fail(str(error)) from None
+
+
+WORKERS_HELP = "Worker processes (default: all cores; with --pin-cores and bot processes, one for every two cores)."
+
+
+def worker_count(workers: int | None, specs) -> int:
+    """``--workers`` as given, or its default: a worker per core, or, when placement is on (``--pin-cores``) and
+    ``specs`` run bot processes, a worker per two cores: each then has a core of its own and its bots another,
+    where a worker per core would leave none to place."""
+    if workers is not None:
+        return workers
+    cores = default_workers()
+    if affinity_enabled() and any(is_bot_spec(spec) for spec in specs):
+        return max(1, cores // 2)
+    return cores

@@ -24,7 +24,15 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
-from canasta_sim.cli.options import OneLineErrorCommand, fail, isolation_options, open_log_file, pin_cores
+from canasta_sim.cli.options import (
+    WORKERS_HELP,
+    OneLineErrorCommand,
+    fail,
+    isolation_options,
+    open_log_file,
+    pin_cores,
+    worker_count,
+)
 from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
@@ -41,7 +49,6 @@ from canasta_sim.runs.runner import (
     ChunkRunner,
     RunSettings,
     default_chunk_size,
-    default_workers,
     describe_strategy,
     settings_from_manifest,
 )
@@ -150,7 +157,7 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.command("run", cls=OneLineErrorCommand)
 @click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help=WORKERS_HELP)
 @click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
               help="Strategy spec; once for a mirror match, twice for head to head, three or more for a round robin "
                    "(default: expert vs greedy).")
@@ -276,7 +283,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             _check_versions(manifest, loaded, directory.path)
             _check_columns(directory)
         file_handler = open_log_file(log_file if log_file is None else log_file.absolute())
-        workers = workers or default_workers()
+        workers = worker_count(workers, settings.specs)
         _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
               quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 

@@ -32,19 +32,20 @@ import click
 from tqdm import tqdm
 
 from canasta_sim.cli.options import (
+    WORKERS_HELP,
     OneLineErrorCommand,
     fail,
     isolation_options,
     open_log_file,
     pin_cores,
     supervision_options,
+    worker_count,
 )
 from canasta_sim.cli.run import _install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
-from canasta_sim.runs.runner import default_workers
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
     TuningDirectory,
@@ -175,7 +176,7 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("--params", default=None, metavar="A,B",
               help="Parameters to tune (default: every parameter with a declared range).")
 @click.option("--seed", type=int, default=None, help="Seed of the deals and perturbations (default: drawn, recorded).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
+@click.option("--workers", type=click.IntRange(min=1), default=None, help=WORKERS_HELP)
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--learning-rate", type=float, default=None,
               help="SPSA step gain a, in fractions of each range per unit of result (default 0.3).")
@@ -216,7 +217,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
         directory, manifest, settings = _new_settings(given, out)
     isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
     file_handler = open_log_file(log_file)
-    workers = workers or default_workers()
+    workers = worker_count(workers, (settings.spec, settings.against or settings.spec))
     _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
           file_handler=file_handler)
 

@@ -150,6 +150,32 @@ def test_pinned_cores_that_cannot_be_given_are_said_not_left_silent(tmp_path, mo
     assert f"--pin-cores pins nothing: {len(CORES)} {worker} on {len(CORES)} cores" in result.output
 
 
+def test_pinned_cores_without_workers_give_each_worker_two_cores_when_bots_run(monkeypatch):
+    from canasta_sim.cli.options import worker_count
+
+    monkeypatch.setenv(AFFINITY_VARIABLE, "1")
+    assert worker_count(None, ["isolated:expert", "greedy"]) == max(1, len(CORES) // 2)
+    assert worker_count(None, ["expert", "cmd:node bot.js"]) == max(1, len(CORES) // 2)
+    assert worker_count(None, ["expert", "greedy"]) == len(CORES)  # nothing to place: a worker per core
+    assert worker_count(3, ["isolated:expert", "greedy"]) == 3
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")
+    assert worker_count(None, ["isolated:expert", "greedy"]) == len(CORES)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(len(CORES) < 2, reason="one worker is placed with two cores or more")
+def test_a_run_with_pinned_cores_and_bots_places_its_default_workers(tmp_path, monkeypatch):
+    monkeypatch.setenv(AFFINITY_VARIABLE, "0")  # restored after the test: --pin-cores sets it to 1 in this process
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--chunk-size", "1", "--rules", "target_score=1500",
+                                       "-s", "isolated:greedy", "-s", "random", "--pin-cores", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "pins nothing" not in result.output
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["sessions"][-1]["workers"] == len(CORES) // 2
+    assert f"--workers {len(CORES) // 2}" in manifest["command"]
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.skipif(len(CORES) < 2, reason="one worker is placed with two cores or more")
 def test_pinned_cores_are_counted_for_the_workers_a_run_starts(tmp_path, monkeypatch):
