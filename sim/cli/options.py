@@ -17,7 +17,16 @@ from canasta_sim.plugins.specs import is_bot_spec
 from canasta_sim.runs.runner import default_workers
 from canasta_sim.strategies import BUILTIN
 
-__all__ = ["OneLineErrorCommand", "fail", "isolation_options", "open_log_file", "pin_cores", "supervision_options"]
+__all__ = [
+    "WORKERS_HELP",
+    "OneLineErrorCommand",
+    "fail",
+    "isolation_options",
+    "open_log_file",
+    "pin_cores",
+    "supervision_options",
+    "worker_count",
+]
 
 
 class OneLineErrorCommand(click.Command):

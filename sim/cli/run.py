@@ -513,7 +513,6 @@ class _Progress:
             self.directory.write_manifest(self.manifest)
             self.last_write = time.monotonic()
 
-
     def on_games(self, count: int) -> None:
         """Count games come back whose chunk is not written yet."""
         self.seen += count

@@ -71,6 +71,11 @@ def placement(slot: int, workers: int, cores: frozenset[int] | None = None) -> P
     return Placement(ordered[slot], frozenset(ordered[workers:]))
 
 
+_started_unplaced: dict[int, list[int]] = {}
+"""The bot processes each process started while placement was on but before it was pinned, by the starter's
+pid: a forked worker inherits its parent's list, and places only its own."""
+
+
 def pin_worker(where: Placement | None) -> None:
     """Run this process (a worker) on its own core, and its bot processes on the spare cores: those it starts
     from now on, and those it started before (loading an ``isolated:`` strategy starts one for its handshake,
@@ -87,11 +92,6 @@ def pin_worker(where: Placement | None) -> None:
     started = _started_unplaced.pop(os.getpid(), [])
     for pid in started:
         place_bot(pid)
-
-
-_started_unplaced: dict[int, list[int]] = {}
-"""The bot processes each process started while placement was on but before it was pinned, by the starter's
-pid: a forked worker inherits its parent's list, and places only its own."""
 
 
 def place_bot(pid: int) -> None:
