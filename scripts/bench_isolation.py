@@ -20,10 +20,13 @@ at a time, bots speaking protocol 2 (``isolated:``, the example bots) up to ``--
 
 The worker and its bots are placed as ``canasta-sim run --pin-cores`` places a run's only worker (its own core,
 the others for its bots; :mod:`canasta_sim.plugins.affinity`); ``--unpinned`` leaves them where the kernel puts
-them.  ``--games-at-once 1`` plays the bots one game at a time, as protocol 1 does.  ``--writes`` times the worker's
-writes to the bots' pipes: whether they wait for room in a pipe, or for a core.  ``--floor PATH`` (or the
-environment variable ``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python floor script before and after, so
-the figures can be set beside it.  ``scripts/bench.py`` calls :func:`isolation_cost` for its rows.
+them.  ``--games-at-once 1`` plays the bots one game at a time, as protocol 1 does.  ``--writes`` times the
+worker's writes to the bots' pipes: whether they wait for room in a pipe, or for a core.  ``--whole-runs PAIRS``
+plays whole ``canasta-sim run --workers 1`` commands instead (``--pin-cores`` unless ``--unpinned``), isolated
+and in-process in turn, and reads each run's games/s from its closing line: what a user's run gets, start-up
+included.  ``--floor PATH`` (or the environment variable ``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python
+floor script before and after, so the figures can be set beside it.  ``scripts/bench.py`` calls
+:func:`isolation_cost` for its rows.
 """
 
 from __future__ import annotations
@@ -32,9 +35,12 @@ import argparse
 import array
 import json
 import os
+import re
 import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -221,6 +227,28 @@ FLOOR_VARIABLE = "CANASTA_SIM_FLOOR_SCRIPT"
 machine): a fixed hand loop whose speed says how fast plain Python runs on the machine right now."""
 
 
+_CLOSING = re.compile(r"played now in [\d.]+ s, ([\d.]+) games/s")
+
+
+def whole_runs(pairs: int, games: int, *, pinned: bool) -> list[tuple[float, float]]:
+    """``(isolated, in-process)`` games/s of ``pairs`` pairs of whole ``canasta-sim run --workers 1`` commands
+    played in turn (isolated ``expert`` against greedy, then in-process), each read from the run's closing line:
+    what a user's run gets, its bot processes' start-up and its chunks' ends included."""
+    readings = []
+    for _ in range(pairs):
+        pair = []
+        for spec in ("isolated:expert", "expert"):
+            with tempfile.TemporaryDirectory() as out:
+                command = [sys.executable, "-m", "canasta_sim", "run", "--games", str(games), "--seed", "4",
+                           "--workers", "1", "-q", "--out", str(Path(out) / "run"), "-s", spec, "-s", "greedy"]
+                if pinned:
+                    command.append("--pin-cores")
+                done = subprocess.run(command, capture_output=True, text=True, timeout=3600, check=True)
+                pair.append(float(_CLOSING.search(done.stdout).group(1)))
+        readings.append((pair[0], pair[1]))
+    return readings
+
+
 def floor(path: Path) -> float:
     """Hands per second of the pure-Python floor script at ``path``, measured now."""
     output = subprocess.run([sys.executable, str(path), "2"], capture_output=True, text=True, timeout=120, check=True)
@@ -250,9 +278,24 @@ def main(argv: list[str] | None = None) -> int:
                              "'canasta-sim run --pin-cores' places a run's only worker and its bots)")
     parser.add_argument("--writes", action="store_true",
                         help="time the worker's writes to the bots' pipes (clock against CPU, sizes, full pipes)")
+    parser.add_argument("--whole-runs", type=int, default=0, metavar="PAIRS",
+                        help="instead, play PAIRS pairs of whole 'canasta-sim run --workers 1 [--pin-cores]' "
+                             "commands in turn, isolated and in-process, of --games games each")
     args = parser.parse_args(argv)
     if args.floor:
         os.environ[FLOOR_VARIABLE] = str(args.floor)
+    if args.whole_runs:
+        before = pure_python_floor()
+        readings = whole_runs(args.whole_runs, args.games, pinned=not args.unpinned)
+        after = pure_python_floor()
+        for isolated, in_process in readings:
+            print(f"isolated:expert {isolated:7.1f} games/s, expert {in_process:7.1f}: {isolated / in_process:.3f}")
+        ratio = statistics.median(isolated / in_process for isolated, in_process in readings)
+        print(f"whole runs of {args.games} games on one worker{'' if args.unpinned else ', --pin-cores'}: "
+              f"isolated at {ratio:.3f} of in-process (the median of {len(readings)} pairs)")
+        if before is not None:
+            print(f"floor: {before:,.0f} hands/s before, {after:,.0f} after")
+        return 0
     os.environ[AFFINITY_VARIABLE] = "0" if args.unpinned else "1"
     before = pure_python_floor()
     figures = isolation_cost(args.rounds, args.games, include_node=not args.no_node, at_once=args.games_at_once,
