@@ -150,6 +150,7 @@ def test_pinned_cores_that_cannot_be_given_are_said_not_left_silent(tmp_path, mo
     assert f"--pin-cores pins nothing: {len(CORES)} {worker} on {len(CORES)} cores" in result.output
 
 
+@pytest.mark.skipif(not CORES, reason="placement needs os.sched_getaffinity")
 def test_pinned_cores_without_workers_give_each_worker_two_cores_when_bots_run(monkeypatch):
     from canasta_sim.cli.options import worker_count
 
