@@ -71,9 +71,9 @@ def placement(slot: int, workers: int, cores: frozenset[int] | None = None) -> P
     return Placement(ordered[slot], frozenset(ordered[workers:]))
 
 
-_started_unplaced: dict[int, list[int]] = {}
-"""The bot processes each process started while placement was on but before it was pinned, by the starter's
-pid: a forked worker inherits its parent's list, and places only its own."""
+_started_unplaced: dict[int, list] = {}
+"""The bot processes (:class:`subprocess.Popen`) each process started while placement was on but before it was
+pinned, by the starter's pid: a forked worker inherits its parent's list, and places only its own."""
 
 
 def pin_worker(where: Placement | None) -> None:
@@ -89,19 +89,21 @@ def pin_worker(where: Placement | None) -> None:
         logger.warning("--pin-cores: this worker could not take core %d and runs unplaced: %s", where.worker, error)
         return
     _bot_cores = where.bots
-    started = _started_unplaced.pop(os.getpid(), [])
-    for pid in started:
-        place_bot(pid)
+    for process in _started_unplaced.pop(os.getpid(), []):
+        if process.poll() is None:  # still running, so its pid is still its own (an ended one is reaped here)
+            place_bot(process)
 
 
-def place_bot(pid: int) -> None:
-    """Move a bot process just started onto the worker's spare cores (when :func:`pin_worker` set them, else
-    when it does)."""
+def place_bot(process) -> None:
+    """Move a bot process just started (its :class:`subprocess.Popen`) onto the worker's spare cores (when
+    :func:`pin_worker` set them, else when it does)."""
     if _bot_cores is None:
-        if affinity_enabled():
-            _started_unplaced.setdefault(os.getpid(), []).append(pid)
+        if affinity_enabled():  # kept for pin_worker: only those still running (a worker that is never pinned)
+            started = _started_unplaced.setdefault(os.getpid(), [])
+            started[:] = [earlier for earlier in started if earlier.poll() is None]
+            started.append(process)
         return
     try:
-        os.sched_setaffinity(pid, _bot_cores)
+        os.sched_setaffinity(process.pid, _bot_cores)
     except OSError as error:  # the bot already exited: its failure is reported where it is read
-        logger.debug("bot process %d was left unplaced: %s", pid, error)
+        logger.debug("bot process %d was left unplaced: %s", process.pid, error)

@@ -94,7 +94,7 @@ class BotProcess:
             )
         except OSError as error:
             raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
-        place_bot(self.process.pid)
+        place_bot(self.process)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             os.set_blocking(stream.fileno(), False)
         self._selector = selectors.DefaultSelector()
