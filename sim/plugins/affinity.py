@@ -98,7 +98,7 @@ def place_bot(process) -> None:
     """Move a bot process just started (its :class:`subprocess.Popen`) onto the worker's spare cores (when
     :func:`pin_worker` set them, else when it does)."""
     if _bot_cores is None:
-        if affinity_enabled():  # kept for pin_worker: only those still running (a worker that is never pinned)
+        if affinity_enabled():  # kept for pin_worker; ended ones dropped, as a worker never pinned may start many
             started = _started_unplaced.setdefault(os.getpid(), [])
             started[:] = [earlier for earlier in started if earlier.poll() is None]
             started.append(process)
