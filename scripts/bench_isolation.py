@@ -35,7 +35,6 @@ import argparse
 import array
 import json
 import os
-import re
 import resource
 import statistics
 import subprocess
@@ -227,13 +226,12 @@ FLOOR_VARIABLE = "CANASTA_SIM_FLOOR_SCRIPT"
 machine): a fixed hand loop whose speed says how fast plain Python runs on the machine right now."""
 
 
-_CLOSING = re.compile(r"played now in [\d.]+ s, ([\d.]+) games/s")
-
-
 def whole_runs(pairs: int, games: int, *, pinned: bool) -> list[tuple[float, float]]:
     """``(isolated, in-process)`` games/s of ``pairs`` pairs of whole ``canasta-sim run --workers 1`` commands
     played in turn (isolated ``expert`` against greedy, then in-process), each read from the run's closing line:
     what a user's run gets, its bot processes' start-up and its chunks' ends included."""
+    from bench_run import closing_rate  # the closing line read as bench_run reads it (scripts/ is on the path)
+
     readings = []
     for _ in range(pairs):
         pair = []
@@ -243,8 +241,8 @@ def whole_runs(pairs: int, games: int, *, pinned: bool) -> list[tuple[float, flo
                            "--workers", "1", "-q", "--out", str(Path(out) / "run"), "-s", spec, "-s", "greedy"]
                 if pinned:
                     command.append("--pin-cores")
-                done = subprocess.run(command, capture_output=True, text=True, timeout=3600, check=True)
-                pair.append(float(_CLOSING.search(done.stdout).group(1)))
+                done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+                pair.append(closing_rate(command, done, "bench_isolation"))
         readings.append((pair[0], pair[1]))
     return readings
 

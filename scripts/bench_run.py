@@ -133,6 +133,21 @@ _PARENT = ("import resource, sys\n"
            "    print(f'workers cpu {workers.ru_utime + workers.ru_stime:.3f} s', file=sys.stderr)\n")
 
 
+_CLOSING_LINE = re.compile(r"played now in [0-9.]+ s, ([0-9.]+) games/s")
+
+
+def closing_rate(command: list[str], completed: subprocess.CompletedProcess, script: str) -> float:
+    """The games/s a finished ``canasta-sim run`` printed in its closing line (``played now in S s, R games/s``);
+    exits with the run's own output, named by ``script``, when the run failed or printed no such line."""
+    if completed.returncode != 0:
+        raise SystemExit(f"{script}: {' '.join(command)} failed:\n{completed.stderr.strip()}")
+    # The games/s the line prints, not games over its seconds: those are rounded to a tenth, 2% of a short run.
+    played = _CLOSING_LINE.search(completed.stdout)
+    if played is None:
+        raise SystemExit(f"{script}: no closing line in the run's output:\n{completed.stdout}")
+    return float(played.group(1))
+
+
 def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float, dict[str, float]]:
     """``canasta-sim run``'s own games/s (its closing line), the whole command's, on ``workers`` workers, the
     parent process's CPU seconds per 1,000 games (interpreter start-up and imports included), the workers'
@@ -144,12 +159,7 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float
         start = time.perf_counter()
         completed = subprocess.run(command, capture_output=True, text=True, timeout=3600, cwd=ROOT)
         wall = time.perf_counter() - start
-    if completed.returncode != 0:
-        raise SystemExit(f"bench_run: {' '.join(command)} failed:\n{completed.stderr.strip()}")
-    # The games/s the line prints, not games over its seconds: those are rounded to a tenth, 2% of a short run.
-    played = re.search(r"played now in [0-9.]+ s, ([0-9.]+) games/s", completed.stdout)
-    if played is None:
-        raise SystemExit(f"bench_run: no closing line in the run's output:\n{completed.stdout}")
+    rate = closing_rate(command, completed, "bench_run")
     parent = re.search(r"parent cpu ([0-9.]+) s", completed.stderr)
     if parent is None:
         raise SystemExit(f"bench_run: the run's parent did not report its CPU time:\n{completed.stderr}")
@@ -159,7 +169,7 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float
     parts = dict(re.findall(r"parent (playing|tables|parquet|summary) cpu ([0-9.]+) s", completed.stderr))
     if len(parts) != 4:
         raise SystemExit(f"bench_run: the run's parent did not report its CPU time while playing:\n{completed.stderr}")
-    return (float(played.group(1)), games / wall, 1000 * float(parent.group(1)) / games,
+    return (rate, games / wall, 1000 * float(parent.group(1)) / games,
             float(workers_cpu.group(1)) / games, {part: float(seconds) / games for part, seconds in parts.items()})
 
 
