@@ -12,7 +12,8 @@
   to a bot server under callgrind, less a server answering only ``hello``.  Printed per seat's game: a game
   has two isolated seats, each its own process.
 
-It also prints the requests per game and the bytes a seat's process read per game, a bot process's own
+It also prints the requests per game and the bytes a seat's process read per game, the share of acquire
+requests whose only legal answer was a draw (their ``drawn`` cards shown), a bot process's own
 start (a server answering only ``hello``: what every isolated seat's process costs before its first game),
 and a digest of the games' results (the same in both plays: recording changes nothing).  ``--out DIR`` keeps
 the callgrind files and the recorded inputs.
@@ -117,6 +118,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"a bot process: {bots / seat_games / 1e6:.2f} million instructions a seat's game")
     read = sum(map(len, lines)) / seat_games / 1000
     print(f"requests: {requests / games:.0f} a game; a seat's process read {read:.1f} KB a game")
+    acquires = [line for line in lines if line.startswith(b'{"type":"decide","decision":"acquire"')]
+    shown = sum(b'"drawn":' in line for line in acquires)
+    share = shown / max(1, len(acquires))
+    print(f"acquire requests: {len(acquires) / games:.0f} a game, {share:.0%} of them showing a forced draw's cards")
     cached = "not written (PYTHONDONTWRITEBYTECODE)" if sys.dont_write_bytecode else "cached"
     print(f"a bot process's start, answering hello: {empty / 1e6:.0f} million instructions (bytecode {cached})")
     return 0

@@ -13,7 +13,7 @@ from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.plugins.proxy import isolate_spec
+from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.supervised_game import play_supervised
 from canasta_sim.strategies import BUILTIN
 

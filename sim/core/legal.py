@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.core.going_out import _as_list
 from canasta_sim.core.identities import field_objects
 from canasta_sim.core.meld_search import _extra_melds, _group_sets, _openings_most_laid_first
@@ -47,6 +47,7 @@ Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
 __all__ = [
+    "forced_draw",
     "legal_acquires",
     "legal_discards",
     "legal_melds",
@@ -164,6 +165,28 @@ def legal_acquires(state: HandState) -> Iterator[Move]:
     yield from legal_takes(state)
     if state.can_stop(_STOP):
         yield _STOP
+
+
+@cython.locals(index=Count, kind=Count)
+def forced_draw(state: HandState) -> list[int] | None:
+    """The kinds of the cards the next draw brings, in the order drawn, when drawing is the only legal way to
+    begin the turn; ``None`` when the turn may begin otherwise (a legal take, R8; a stop on an empty stock, R13.3).
+
+    The arbiter's side of the bot protocol's ``drawn`` field, never a strategy's: it reads the stock.  A red 3
+    drawn is laid and replaced (R4.2), so the list holds the red 3s first and ends with the card kept, or with a
+    red 3 where it was the stock's last card (R13.1).  Telling a seat these cards before it answers gives it
+    nothing: its one legal answer brings them.
+    """
+    if state.phase != ACQUIRE or not state.stock or next(legal_takes(state), None) is not None:
+        return None
+    stock = state.stock
+    kinds: list[int] = []
+    for index in range(len(stock) - 1, -1, -1):  # the stock's top is its last card (HandState.draw pops it)
+        kind = CARD_KIND[stock[index]]
+        kinds.append(kind)
+        if kind != RED_THREE:
+            break
+    return kinds
 
 
 def legal_takes(state: HandState) -> Iterator[TakePile]:

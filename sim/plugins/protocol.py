@@ -98,7 +98,8 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     """Check the bot's answer to ``hello`` and return its ``name``, ``version``, ``description``,
     ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers), ``events``
     (whether it wants ``event`` messages), ``inline_events`` (whether it takes a request's events in the request,
-    ``"events": "inline"``), ``hand_ends`` (whether it wants ``hand_end`` messages), ``protocol`` (1 or 2) and
+    ``"events": "inline"``), ``hand_ends`` (whether it wants ``hand_end`` messages), ``drawn`` (whether it wants
+    the cards of a draw that is the only legal answer in the ``acquire`` request), ``protocol`` (1 or 2) and
     ``games`` (how many games it plays at once: 1 under protocol 1).
 
     :raises ProtocolError: naming the field that is missing or wrong.
@@ -138,6 +139,9 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     hand_ends = message.get("hand_ends", True)
     if type(hand_ends) is not bool:
         raise ProtocolError(f"'ready' field 'hand_ends' must be true or false; got {_show(hand_ends)}")
+    drawn = message.get("drawn", False)
+    if type(drawn) is not bool:
+        raise ProtocolError(f"'ready' field 'drawn' must be true or false; got {_show(drawn)}")
     return {
         "name": name,
         "version": version,
@@ -147,6 +151,7 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "events": message.get("events") is not False,
         "inline_events": message.get("events") == INLINE_EVENTS,
         "hand_ends": hand_ends,
+        "drawn": drawn,
         "protocol": protocol,
         "games": games,
     }

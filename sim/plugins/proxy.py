@@ -25,9 +25,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shlex
-import shutil
-import sys
 import time
 import weakref
 from collections.abc import Sequence
@@ -36,7 +33,8 @@ from typing import Any, ClassVar
 import orjson
 
 from canasta_sim.arbiter import trust_builtin_strategies
-from canasta_sim.core.moves import TakePile
+from canasta_sim.core.legal import forced_draw
+from canasta_sim.core.moves import Draw, TakePile
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.wire import EventLog, ViewWire
 from canasta_sim.errors import SeatFailure, StrategyLoadError
@@ -56,7 +54,7 @@ from canasta_sim.plugins.protocol import (
     parse_answer,
     parse_ready,
 )
-from canasta_sim.plugins.specs import BOT_PREFIXES, is_bot_spec, is_file_part, parse_spec
+from canasta_sim.plugins.specs import BOT_PREFIXES, bot_command, is_bot_spec, isolate_spec
 
 __all__ = [
     "BOT_PREFIXES",
@@ -81,67 +79,6 @@ MEMORY_LIMIT_VARIABLE = "CANASTA_SIM_BOT_MEMORY_LIMIT_MB"
 an environment variable so that worker processes inherit it whatever their start method."""
 
 _QUIT = encode({"type": "quit"})
-
-
-def isolate_spec(spec: str, builtin_names) -> str:
-    """The spec ``--isolate`` plays instead of ``spec``: ``isolated:SPEC`` for any spec that is not a
-    built-in (``builtin_names``) and not already a bot spec; built-ins are the project's own code and
-    stay in-process unless named ``isolated:NAME``."""
-    stripped = spec.strip()
-    if is_bot_spec(stripped) or parse_spec(stripped)[0] in builtin_names:
-        return stripped
-    return f"isolated:{stripped}"
-
-
-def bot_command(spec: str, *, file: str | None = None) -> tuple[list[str], tuple[tuple[str, str], ...]]:
-    """The command line that runs a bot spec, and the parameters the spec gives.
-
-    :param file: for ``isolated:FILE.py:Class``, the file as a run recorded it (an absolute path): the bot's
-        process loads it instead of the spec's path, which is relative to where the run started, when it exists.
-
-    >>> argv, parameters = bot_command("cmd:sh bot.sh --fast:depth=2")
-    >>> argv, parameters
-    (['sh', 'bot.sh', '--fast'], (('depth', '2'),))
-
-    :raises StrategyLoadError: for a spec that is no bot spec, an empty command or bad parameters.
-    """
-    stripped = spec.strip()
-    if stripped.startswith("isolated:"):
-        inner = stripped[len("isolated:"):]
-        if is_bot_spec(inner):
-            raise StrategyLoadError(f"strategy spec {spec!r}: {inner.split(':')[0]}: specs run in a process already")
-        target, parameters = parse_spec(inner)
-        module_part, sep, class_name = target.rpartition(":")
-        if file is not None and sep and is_file_part(module_part) and os.path.isfile(file):
-            target = f"{file}:{class_name}"
-        return [sys.executable, "-m", "canasta_sim.plugins.server", target], parameters
-    if not stripped.startswith("cmd:"):
-        raise StrategyLoadError(f"strategy spec {spec!r} is not a bot spec; bot specs start with isolated: or cmd:")
-    command, parameters = _split_parameters(stripped[len("cmd:"):], spec)
-    try:
-        argv = shlex.split(command)
-    except ValueError as error:
-        raise StrategyLoadError(f"strategy spec {spec!r}: the command cannot be split into words: {error}") from None
-    if not argv:
-        raise StrategyLoadError(f"strategy spec {spec!r} names no command; write cmd:COMMAND [ARGS...]")
-    found = shutil.which(argv[0])
-    if found is None:
-        raise StrategyLoadError(f"strategy spec {spec!r}: command {argv[0]!r} is not found (not on PATH, not a file)")
-    return argv, parameters
-
-
-def _split_parameters(command: str, spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
-    # A trailing ":KEY=VALUE,..." holds parameters; a command's own colons or = signs stay in the command.
-    head, sep, tail = command.rpartition(":")
-    if not sep or not tail or " " in tail.strip() or "=" not in tail:
-        return command, ()
-    parameters = []
-    for item in tail.split(","):
-        key, equals, value = item.partition("=")
-        if not equals or not key.strip().isidentifier():
-            return command, ()
-        parameters.append((key.strip(), value.strip()))
-    return head, tuple(parameters)
 
 
 def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessStrategy], tuple[tuple[str, str], ...]]:
@@ -170,6 +107,7 @@ def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessS
         "wants_legal": ready["legal"],
         "hears_hand_ends": ready["hand_ends"],
         "inline_events": ready["inline_events"],
+        "shown_draws": ready["drawn"],
         "games": ready["games"],
         "pool": pool,
         "__module__": __name__,
@@ -340,6 +278,9 @@ class ProcessStrategy(Strategy):
     """Whether its process wants ``hand_end`` messages (its `ready` message's ``hand_ends``)."""
     inline_events: ClassVar[bool] = False
     """Whether its process takes the events before a request in the request (``"events": "inline"``)."""
+    shown_draws: ClassVar[bool] = False
+    """Whether its process is told the cards of a draw that is the only legal acquire (``"drawn": true``), and so
+    may answer the rest of such a turn with the draw."""
     games: ClassVar[int] = 1
     """How many games one of its processes plays at once (its `ready` message's `games`; 1 under protocol 1)."""
     keeps_own_clock: ClassVar[bool] = True
@@ -383,13 +324,15 @@ class ProcessStrategy(Strategy):
         message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
         self._pending.insert(0, self._bot.tagged(message))
 
-    def _request(self, decision: str, view, shown: dict[str, Any], listed: list[str] | None):
+    def _request(self, decision: str, view, shown: dict[str, Any], listed: list[str] | None, drawn=None):
         bot = self._bot
         if bot is not None and bot.tag not in bot.shared.open:
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
                               "loaded bot spec must be played one at a time", reason="crash")
         if listed is None:  # the commonest request, written out: the bytes bot.tagged(decide_message(...)) makes
             tail = b',"game":%d}\n' % bot.tag if self._tagged else b"}\n"
+            if drawn is not None:
+                tail = b',"drawn":%s%s' % (orjson.dumps(drawn), tail)
             if self.inline_events:  # the events since the last request ride in the request
                 events = self._log.take()
                 if events:
@@ -399,7 +342,10 @@ class ProcessStrategy(Strategy):
             line = _DECIDE_HEADS[decision] + orjson.dumps(shown) + tail
         else:
             self._flush_events()
-            line = bot.tagged(decide_message(decision, shown, listed))
+            message = decide_message(decision, shown, listed)
+            if drawn is not None:
+                message["drawn"] = drawn
+            line = bot.tagged(message)
         data = b"".join(self._pending) + line
         self._pending.clear()
         try:
@@ -411,9 +357,11 @@ class ProcessStrategy(Strategy):
                     value = answer_value(decision, reply["move"]) if "move" in reply else parse_answer(decision, reply)
                     plan = reply.get("then")
                     if plan is not None:
-                        if not (decision in _PLANNING or type(value) is TakePile) or not isinstance(plan, list):
-                            raise ProtocolError(f"'then' goes with an ask, meld or take answer and is a list; got "
-                                                f"{plan!r} with a {decision} answer")
+                        if not (decision in _PLANNING or type(value) is TakePile or (drawn is not None and type(value)
+                                is Draw)) or not isinstance(plan, list):
+                            raise ProtocolError(f"'then' goes with an ask, meld or take answer, or a draw whose cards "
+                                                f"the request showed, and is a list; got {plan!r} with a {decision} "
+                                                f"answer")
                         self._plan = plan
                         if value is not None and value is not True and value is not False:
                             self._log.known += 1  # the bot saw its own move: no event for it
@@ -447,7 +395,7 @@ class ProcessStrategy(Strategy):
                 bot.kill(SeatFailure("interrupted during a request", reason="crash"))
             raise
 
-    def _decide(self, decision: str, view, legal):
+    def _decide(self, decision: str, view, legal, drawn=None):
         if not self._game_started:
             self._start_game(view)
         listed = None
@@ -455,7 +403,7 @@ class ProcessStrategy(Strategy):
             listed = [None if move is None else str(move) for move in legal(view)]
         # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
         shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
-        return self._request(decision, view, shown, listed)
+        return self._request(decision, view, shown, listed, drawn)
 
     def _planned(self, decision: str):
         """The next answer of the bot's plan for this turn, without asking the process."""
@@ -486,6 +434,10 @@ class ProcessStrategy(Strategy):
         # then a Python call fewer.
         if self._plan:
             return self._planned("acquire")
+        if self.shown_draws:
+            # The arbiter's side reads the live state, as the view wire does; the seat learns only what its
+            # one legal answer brings it.
+            return self._decide("acquire", view, _legal_acquires, forced_draw(view._state))
         return self._decide("acquire", view, _legal_acquires)
 
     def choose_ask(self, view) -> bool:

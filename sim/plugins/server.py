@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from canasta_sim.core.cards import CARD_KIND, KIND_COUNT
 from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.parameters import declared_parameters
@@ -46,6 +47,9 @@ by side, 32 a process, an isolated expert took 6% more CPU a game; at 256, 128 a
 
 _GAME_MESSAGES = frozenset({"decide", "events", "hand_start", "hand_end"})
 """The messages about an open game's play (``game`` and ``game_end`` open and close one)."""
+
+KIND_CARD = tuple(CARD_KIND.index(kind) for kind in range(KIND_COUNT))
+"""A card of each kind: a rebuilt state's stock holds cards, and a shown draw's kind is all the seat may know."""
 
 _PLANNING_SHARE = 0.25  # of the decision time limit, spent at most on planning the rest of a turn ahead
 
@@ -108,6 +112,9 @@ class BotServer:
             # Its events in its requests: one line less to read and parse per request.
             "events": INLINE_EVENTS if cls.on_event is not Strategy.on_event else False,
             "hand_ends": cls.on_hand_end is not Strategy.on_hand_end,
+            # A draw's cards in its request when it is the only legal acquire: such a turn then takes one round
+            # trip, the draw answered with the rest of the turn.
+            "drawn": True,
         }
 
     def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
@@ -193,6 +200,9 @@ class BotServer:
         reply = {"type": "move", "move": answer["move"]}
         if decision in ("ask", "meld") and not (decision == "ask" and value) or type(value) is TakePile:
             reply["then"] = self._plan(game, player, decision, value)
+        elif type(value) is Draw and "drawn" in message:
+            _show_draw(game.view._state, message["drawn"])
+            reply["then"] = self._plan(game, player, decision, value)
         return reply
 
     def _answer(self, game: _Game, decision: str) -> tuple[Any, dict[str, Any]]:
@@ -275,6 +285,16 @@ class BotServer:
             return False  # the engine will judge it: nothing after it can be planned
         _hear(game, move, state.red_threes[seat] - before)  # a take lays the pile's red 3s (R4.3)
         return True
+
+
+def _show_draw(state, kinds: list[int]) -> None:
+    """Put the cards a request showed on top of the rebuilt state's stock of placeholders, the first drawn last
+    (the stock's top), so that the state's own draw brings them as the engine's will."""
+    stock = state.stock
+    if len(kinds) > len(stock):
+        raise ValueError(f"the request showed {len(kinds)} cards drawn from a stock of {len(stock)}")
+    for place, kind in enumerate(kinds, 1):
+        stock[-place] = KIND_CARD[kind]
 
 
 def _hear(game: _Game, move, red_threes: int = 0) -> None:

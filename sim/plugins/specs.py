@@ -1,4 +1,5 @@
-"""The grammar of strategy specs: a target, then optional ``:KEY=VALUE[,KEY=VALUE...]`` parameters.
+"""The grammar of strategy specs: a target, then optional ``:KEY=VALUE[,KEY=VALUE...]`` parameters; and the
+command line a bot spec (``isolated:``, ``cmd:``) runs.
 
 Both the loader (:mod:`canasta_sim.plugins.loader`) and the strategy processes
 (:mod:`canasta_sim.plugins.proxy`) read specs; this module, which imports neither, is the grammar they share.
@@ -6,11 +7,15 @@ Both the loader (:mod:`canasta_sim.plugins.loader`) and the strategy processes
 
 from __future__ import annotations
 
+import os
+import shlex
+import shutil
+import sys
 from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
 
-__all__ = ["BOT_PREFIXES", "is_bot_spec", "is_file_part", "parse_spec", "spec_file"]
+__all__ = ["BOT_PREFIXES", "bot_command", "is_bot_spec", "is_file_part", "isolate_spec", "parse_spec", "spec_file"]
 
 BOT_PREFIXES = ("isolated:", "cmd:")
 """Spec prefixes that run a strategy in a process of its own (:mod:`canasta_sim.plugins.proxy`)."""
@@ -79,3 +84,64 @@ def spec_file(spec: str) -> Path | None:
 def is_file_part(module_part: str) -> bool:
     """Whether the part before ``:Class`` of a target names a file (``bot.py``, ``bots/bot``), not a module."""
     return module_part.endswith(".py") or "/" in module_part or "\\" in module_part
+
+
+def isolate_spec(spec: str, builtin_names) -> str:
+    """The spec ``--isolate`` plays instead of ``spec``: ``isolated:SPEC`` for any spec that is not a
+    built-in (``builtin_names``) and not already a bot spec; built-ins are the project's own code and
+    stay in-process unless named ``isolated:NAME``."""
+    stripped = spec.strip()
+    if is_bot_spec(stripped) or parse_spec(stripped)[0] in builtin_names:
+        return stripped
+    return f"isolated:{stripped}"
+
+
+def bot_command(spec: str, *, file: str | None = None) -> tuple[list[str], tuple[tuple[str, str], ...]]:
+    """The command line that runs a bot spec, and the parameters the spec gives.
+
+    :param file: for ``isolated:FILE.py:Class``, the file as a run recorded it (an absolute path): the bot's
+        process loads it instead of the spec's path, which is relative to where the run started, when it exists.
+
+    >>> argv, parameters = bot_command("cmd:sh bot.sh --fast:depth=2")
+    >>> argv, parameters
+    (['sh', 'bot.sh', '--fast'], (('depth', '2'),))
+
+    :raises StrategyLoadError: for a spec that is no bot spec, an empty command or bad parameters.
+    """
+    stripped = spec.strip()
+    if stripped.startswith("isolated:"):
+        inner = stripped[len("isolated:"):]
+        if is_bot_spec(inner):
+            raise StrategyLoadError(f"strategy spec {spec!r}: {inner.split(':')[0]}: specs run in a process already")
+        target, parameters = parse_spec(inner)
+        module_part, sep, class_name = target.rpartition(":")
+        if file is not None and sep and is_file_part(module_part) and os.path.isfile(file):
+            target = f"{file}:{class_name}"
+        return [sys.executable, "-m", "canasta_sim.plugins.server", target], parameters
+    if not stripped.startswith("cmd:"):
+        raise StrategyLoadError(f"strategy spec {spec!r} is not a bot spec; bot specs start with isolated: or cmd:")
+    command, parameters = _split_parameters(stripped[len("cmd:"):], spec)
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise StrategyLoadError(f"strategy spec {spec!r}: the command cannot be split into words: {error}") from None
+    if not argv:
+        raise StrategyLoadError(f"strategy spec {spec!r} names no command; write cmd:COMMAND [ARGS...]")
+    found = shutil.which(argv[0])
+    if found is None:
+        raise StrategyLoadError(f"strategy spec {spec!r}: command {argv[0]!r} is not found (not on PATH, not a file)")
+    return argv, parameters
+
+
+def _split_parameters(command: str, spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    # A trailing ":KEY=VALUE,..." holds parameters; a command's own colons or = signs stay in the command.
+    head, sep, tail = command.rpartition(":")
+    if not sep or not tail or " " in tail.strip() or "=" not in tail:
+        return command, ()
+    parameters = []
+    for item in tail.split(","):
+        key, equals, value = item.partition("=")
+        if not equals or not key.strip().isidentifier():
+            return command, ()
+        parameters.append((key.strip(), value.strip()))
+    return head, tuple(parameters)

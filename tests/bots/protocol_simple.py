@@ -1,10 +1,12 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal
-discard.  ``python protocol_simple.py [PROTOCOL [GAMES]]``: protocol 1 (one game at a time) or 2 (up to GAMES
-at once, every message naming its game).  Parameters: ``target`` (a seat seed) and ``kind``: in the game
+discard.  ``python protocol_simple.py [PROTOCOL [GAMES [drawn]]]``: protocol 1 (one game at a time) or 2 (up to
+GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it answers
+the draw alone all the same).  Parameters: ``target`` (a seat seed) and ``kind``: in the game
 seeded ``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, answers a draw with a plan of
 the turn (``plan_after_draw``: its card is not known yet), or leaves its process (``exit``).  Its process id is
 noted at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at ``quit`` in
-``SIMPLE_BOT_QUIT_LOG``, when they are set."""
+``SIMPLE_BOT_QUIT_LOG``, when they are set; every ``hand_start`` and ``decide`` message it reads is noted with its
+process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``."""
 
 import json
 import os
@@ -12,6 +14,7 @@ import sys
 
 PROTOCOL = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 GAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 4
+DRAWN = len(sys.argv) > 3 and sys.argv[3] == "drawn"
 games = {}  # game -> its 'game' message (None: protocol 1's single game)
 
 
@@ -63,6 +66,8 @@ for line in sys.stdin:
                  "events": False, "parameters": {"target": "", "kind": ""}}
         if PROTOCOL == 2:
             ready["games"] = GAMES
+        if DRAWN:
+            ready["drawn"] = True
         send(ready)
     elif kind == "game":
         games[message.get("game")] = message
@@ -70,6 +75,9 @@ for line in sys.stdin:
         games.pop(message["game"], None)
     elif kind == "decide":
         answer(message)
+    if kind in ("hand_start", "decide") and os.environ.get("SIMPLE_BOT_MESSAGE_LOG"):
+        with open(os.environ["SIMPLE_BOT_MESSAGE_LOG"], "a", encoding="utf-8") as file:
+            file.write(json.dumps({"process": os.getpid(), "message": message}) + "\n")
     elif kind == "quit":
         if os.environ.get("SIMPLE_BOT_QUIT_LOG"):
             with open(os.environ["SIMPLE_BOT_QUIT_LOG"], "a", encoding="utf-8") as file:

@@ -1,12 +1,14 @@
 """The bot server's side of a request: the view's fields set in compiled code, the events a seat hears, and
 an event follower fed each move as the engine feeds it in-process."""
 
+import dataclasses
 import subprocess
 import sys
 
 import orjson
 import pytest
 
+from canasta_sim.core.cards import RED_THREE, TWO
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.moves import parse_move
 from canasta_sim.core.rules import Rules
@@ -112,3 +114,24 @@ def test_a_bot_process_imports_none_of_the_arbiters_bot_machinery():
     assert completed.returncode == 0, completed.stderr
     assert completed.stdout.strip() == "", f"a bot server imported {completed.stdout.strip()}"
 
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("last_card", ["end_no_meld", "meld_no_discard"])
+def test_a_shown_draw_of_a_red_3_as_the_last_card_ends_the_turn_s_plan_as_the_engine_ends_the_turn_r13_1(last_card):
+    message, rules = _first_view()
+    rules = dataclasses.replace(rules, last_card_red_three=last_card)
+    # A deuce on the pile (R8.1: no take) and one card left: the draw is forced, and the card shown a red 3.
+    view = {**message, "pile": [TWO], "pile_freezers": 1, "stock_count": 1}
+    server = BotServer("greedy")
+    server.handle({"type": "game", "game": 0, "seat": message["seat"], "seed": 1, "rules": rules.options(),
+                   "parameters": {}, "time_limit": None})
+    server.handle({"type": "hand_start", "game": 0, "view": view})
+    reply = server.handle({"type": "decide", "game": 0, "decision": "acquire", "view": {}, "drawn": [RED_THREE]})
+    state = server.games[0].view._state
+    assert reply["move"] == "draw" and state.red_threes[message["seat"]] == message["red_threes"][message["seat"]] + 1
+    if last_card == "end_no_meld":
+        assert reply["then"] == [] and state.end_reason == "red_three_last_card"
+    else:  # the turn goes on to its melds, and ends without a discard
+        assert state.must_stop and reply["then"][-1] == {"decision": "meld", "move": None}
+        assert all(item["decision"] != "discard" for item in reply["then"])

@@ -20,6 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.core.cards import RED_THREE
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyError
@@ -153,6 +154,41 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
 
 
 @pytest.mark.timeout(120)
+def test_a_draw_that_is_the_only_legal_acquire_shows_the_cards_it_brings_in_its_request(tmp_path, monkeypatch):
+    log = tmp_path / "messages.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
+    shown = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 drawn")
+    results = [play_game([shown, greedy, shown, greedy], seed=seed, rules=rules) for seed in (4, 5)]
+    close_all()
+    monkeypatch.delenv("SIMPLE_BOT_MESSAGE_LOG")
+    plain = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
+    assert [play_game([plain, greedy, plain, greedy], seed=seed, rules=rules) for seed in (4, 5)] == results
+    hands, waiting, forced, checked = {}, {}, 0, 0
+    for entry in map(json.loads, log.read_text().splitlines()):
+        message = entry["message"]
+        key = entry["process"], message.get("game")
+        if message["type"] == "hand_start":
+            hands[key] = message["view"]["hand"]
+            waiting.pop(key, None)
+            continue
+        hand = hands[key] = message["view"].get("hand", hands[key])
+        if key in waiting:  # the request after a shown draw: the hand holds the card kept (red 3s are laid)
+            before, drawn = waiting.pop(key)
+            if drawn[-1] != RED_THREE:
+                before[drawn[-1]] += 1
+                assert hand == before
+                checked += 1
+        if message["decision"] != "acquire":
+            continue
+        assert ("drawn" in message) == (message["legal"] == ["draw"])  # shown exactly when the draw is forced
+        if "drawn" in message:
+            forced += 1
+            waiting[key] = list(hand), message["drawn"]
+    assert forced > 20 and checked > 20
+
+
+@pytest.mark.timeout(120)
 def test_protocol_one_bots_keep_playing_one_game_at_a_time(tmp_path):
     spec = f"cmd:{sys.executable} {SIMPLE} 1"
     loaded = load_strategy(spec)
@@ -234,7 +270,7 @@ def test_playing_side_by_side_freezes_what_the_process_built_before_once():
 
 
 @pytest.mark.timeout(120)
-def test_an_isolated_bot_plans_its_turn_after_taking_the_pile_and_hears_what_it_would_in_process(tmp_path):
+def test_an_isolated_bot_plans_its_turn_after_a_take_or_a_shown_draw_and_hears_what_it_would_in_process(tmp_path):
     rules = Rules(target_score=1500, ask_partner="mandatory")  # a take may be followed by the ask decision
     greedy = load_strategy("greedy")
     served = f"{sys.executable} -m canasta_sim.plugins.server {MISBEHAVING}:Heeds | tee {tmp_path}/out.$$"
@@ -250,6 +286,10 @@ def test_an_isolated_bot_plans_its_turn_after_taking_the_pile_and_hears_what_it_
     replies = [orjson.loads(line) for path in tmp_path.glob("out.*") for line in path.read_bytes().splitlines()]
     takes = [reply for reply in replies if reply["type"] == "move" and str(reply["move"]).startswith("take")]
     assert len(takes) > 10 and all(reply["then"] for reply in takes)  # each take answered the rest of its turn
+    # Heeds draws only when it may not take, so each draw's request showed its cards: each draw answered the rest
+    # of its turn as well.
+    draws = [reply for reply in replies if reply["type"] == "move" and reply["move"] == "draw"]
+    assert len(draws) > 20 and all("then" in reply for reply in draws)
 
 
 def test_a_ready_may_ask_for_its_events_inline():

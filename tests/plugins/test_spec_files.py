@@ -76,7 +76,7 @@ def test_an_isolated_file_spec_records_its_inner_file():
 @pytest.mark.timeout(120)
 def test_an_isolated_file_bot_loads_the_recorded_file_from_any_directory(tmp_path, monkeypatch):
     from canasta_sim.plugins.loader import load_strategy
-    from canasta_sim.plugins.proxy import bot_command
+    from canasta_sim.plugins.specs import bot_command
 
     (tmp_path / "project").mkdir()
     recorded = tmp_path / "project" / "my_bot.py"
