@@ -22,6 +22,7 @@ the callgrind files and the recorded inputs.
 from __future__ import annotations
 
 import argparse
+import collections
 import re
 import shlex
 import subprocess
@@ -118,6 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"a bot process: {bots / seat_games / 1e6:.2f} million instructions a seat's game")
     read = sum(map(len, lines)) / seat_games / 1000
     print(f"requests: {requests / games:.0f} a game; a seat's process read {read:.1f} KB a game")
+    decisions = collections.Counter(re.search(rb'"decision":"(\w+)"', line).group(1).decode() for line in lines
+                                    if line.startswith(b'{"type":"decide"'))
+    print("requests a game by decision: " + ", ".join(f"{name} {count / games:.1f}" for name, count in
+                                                      decisions.most_common()))
     acquires = [line for line in lines if line.startswith(b'{"type":"decide","decision":"acquire"')]
     shown = sum(b'"drawn":' in line for line in acquires)
     share = shown / max(1, len(acquires))
