@@ -48,7 +48,7 @@ by side, 32 a process, an isolated expert took 6% more CPU a game; at 256, 128 a
 _GAME_MESSAGES = frozenset({"decide", "events", "hand_start", "hand_end"})
 """The messages about an open game's play (``game`` and ``game_end`` open and close one)."""
 
-KIND_CARD = tuple(CARD_KIND.index(kind) for kind in range(KIND_COUNT))
+_KIND_CARD = tuple(CARD_KIND.index(kind) for kind in range(KIND_COUNT))
 """A card of each kind: a rebuilt state's stock holds cards, and a shown draw's kind is all the seat may know."""
 
 _PLANNING_SHARE = 0.25  # of the decision time limit, spent at most on planning the rest of a turn ahead
@@ -294,7 +294,7 @@ def _show_draw(state, kinds: list[int]) -> None:
     if len(kinds) > len(stock):
         raise ValueError(f"the request showed {len(kinds)} cards drawn from a stock of {len(stock)}")
     for place, kind in enumerate(kinds, 1):
-        stock[-place] = KIND_CARD[kind]
+        stock[-place] = _KIND_CARD[kind]
 
 
 def _hear(game: _Game, move, red_threes: int = 0) -> None:
