@@ -226,10 +226,11 @@ class BotServer:
         """The answers to the rest of the turn, found by playing it out on the seat's own view.
 
         After the partner is not asked (or the first meld, or taking the pile: every card the seat takes is
-        known), nothing the seat does not know can change its turn: only its own moves, which
+        known; or a draw whose cards the request showed, ``drawn``), nothing the seat does not know can change its
+        turn: only its own moves, which
         :meth:`HandState.apply` makes on the rebuilt state exactly as the engine will.  The strategy hears of
         each of its moves (``on_event``) right after making it, as in-process, and the arbiter sends no event
-        for them.  After a take the engine may ask whether to ask the partner: asking ends the plan (the
+        for them.  After a take or a draw the engine may ask whether to ask the partner: asking ends the plan (the
         partner's answer is not known).  The plan stops at the discard, at a move this state finds illegal
         (the engine will judge it), or where the hand ends.
         """

@@ -1,12 +1,13 @@
-"""A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal
-discard.  ``python protocol_simple.py [PROTOCOL [GAMES [drawn]]]``: protocol 1 (one game at a time) or 2 (up to
-GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it answers
-the draw alone all the same).  Parameters: ``target`` (a seat seed) and ``kind``: in the game
-seeded ``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, answers a draw with a plan of
-the turn (``plan_after_draw``: its card is not known yet), or leaves its process (``exit``).  Its process id is
-noted at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at ``quit`` in
-``SIMPLE_BOT_QUIT_LOG``, when they are set; every ``hand_start`` and ``decide`` message it reads is noted with its
-process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``."""
+"""A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal discard.
+``python protocol_simple.py [PROTOCOL [GAMES [drawn]]]``: protocol 1 (one game at a time) or 2 (up to GAMES at once,
+every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it answers the draw alone
+all the same). Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes
+``garbage`` (not JSON), answers naming a ``wrong_game``, answers a draw with a plan of the turn
+(``plan_after_draw``: unless it asked for ``drawn``, its card is not known yet), or leaves its process (``exit``);
+with ``kind=plan_shown_draws`` it answers every draw whose cards were shown with its (empty) melds, in every game.
+Its process id is noted at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at
+``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they are set; every ``hand_start`` and ``decide`` message it reads is
+noted with its process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``."""
 
 import json
 import os
@@ -50,6 +51,8 @@ def answer(message):
     reply = {"type": "move", "move": move}
     if parameters.get("kind") == "plan_after_draw" and str(game["seed"]) == str(parameters.get("target")):
         reply["then"] = [{"decision": "meld", "move": None}]
+    if parameters.get("kind") == "plan_shown_draws" and "drawn" in message:
+        reply["then"] = [{"decision": "meld", "move": None}]  # in every game: it never melds
     if "game" in message:
         reply["game"] = message["game"]
     send(reply)

@@ -189,6 +189,30 @@ def test_a_draw_that_is_the_only_legal_acquire_shows_the_cards_it_brings_in_its_
 
 
 @pytest.mark.timeout(120)
+def test_any_bot_may_answer_a_shown_draw_with_the_rest_of_its_turn_and_plays_the_same_games(tmp_path, monkeypatch):
+    log = tmp_path / "messages.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
+    planning = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 drawn:kind=plan_shown_draws")
+    results = [play_game([planning, greedy, planning, greedy], seed=seed, rules=rules) for seed in (4, 5)]
+    close_all()
+    monkeypatch.delenv("SIMPLE_BOT_MESSAGE_LOG")
+    plain = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
+    assert [play_game([plain, greedy, plain, greedy], seed=seed, rules=rules) for seed in (4, 5)] == results
+    after_plan, planned = set(), 0
+    for entry in map(json.loads, log.read_text().splitlines()):
+        message = entry["message"]
+        key = entry["process"], message.get("game")
+        if key in after_plan:  # the plan answered the meld decision: the turn's next request is its discard
+            after_plan.discard(key)
+            assert message["type"] == "decide" and message["decision"] == "discard"
+            planned += 1
+        if message["type"] == "decide" and "drawn" in message:
+            after_plan.add(key)
+    assert planned > 20
+
+
+@pytest.mark.timeout(120)
 def test_protocol_one_bots_keep_playing_one_game_at_a_time(tmp_path):
     spec = f"cmd:{sys.executable} {SIMPLE} 1"
     loaded = load_strategy(spec)
