@@ -327,6 +327,16 @@ def test_a_ready_may_ask_for_its_events_inline():
     assert BotServer("greedy").ready()["events"] is False
 
 
+def test_a_ready_may_ask_for_a_forced_draw_s_cards_and_says_so_as_true_or_false():
+    base = {"type": "ready", "protocol": 2, "name": "b"}
+    assert parse_ready(base)["drawn"] is False
+    assert parse_ready({**base, "drawn": True})["drawn"] is True
+    assert parse_ready({**base, "protocol": 1, "drawn": True})["drawn"] is True
+    with pytest.raises(ProtocolError, match="'drawn' must be true or false; got \"yes\""):
+        parse_ready({**base, "drawn": "yes"})
+    assert BotServer("expert").ready()["drawn"] is True  # the bot server plans the turn a shown draw begins
+
+
 @pytest.mark.timeout(120)
 def test_a_bot_taking_events_inline_hears_each_request_s_in_it_and_plays_the_same_games(tmp_path):
     cls, recorded = _recorded_expert(tmp_path, (6, 7))
