@@ -153,21 +153,26 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
     assert all(not isinstance(outcomes[game_id], StrategyError) for game_id in range(1, games, 2))
 
 
-@pytest.mark.timeout(120)
-def test_a_draw_that_is_the_only_legal_acquire_shows_the_cards_it_brings_in_its_request(tmp_path, monkeypatch):
+def _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch, parameters: str = "") -> list[tuple]:
+    """Two games of the simple protocol bot asking for ``drawn``, checked to be the games of the same bot that does
+    not; each message it read, as ``((its process, its game), message)``."""
     log = tmp_path / "messages.jsonl"
     monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
     greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
-    shown = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 drawn")
+    shown = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 drawn{parameters}")
     results = [play_game([shown, greedy, shown, greedy], seed=seed, rules=rules) for seed in (4, 5)]
     close_all()
     monkeypatch.delenv("SIMPLE_BOT_MESSAGE_LOG")
     plain = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
     assert [play_game([plain, greedy, plain, greedy], seed=seed, rules=rules) for seed in (4, 5)] == results
+    entries = map(json.loads, log.read_text().splitlines())
+    return [((entry["process"], entry["message"].get("game")), entry["message"]) for entry in entries]
+
+
+@pytest.mark.timeout(120)
+def test_a_draw_that_is_the_only_legal_acquire_shows_the_cards_it_brings_in_its_request(tmp_path, monkeypatch):
     hands, waiting, forced, checked = {}, {}, 0, 0
-    for entry in map(json.loads, log.read_text().splitlines()):
-        message = entry["message"]
-        key = entry["process"], message.get("game")
+    for key, message in _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch):
         if message["type"] == "hand_start":
             hands[key] = message["view"]["hand"]
             waiting.pop(key, None)
@@ -190,19 +195,8 @@ def test_a_draw_that_is_the_only_legal_acquire_shows_the_cards_it_brings_in_its_
 
 @pytest.mark.timeout(120)
 def test_any_bot_may_answer_a_shown_draw_with_the_rest_of_its_turn_and_plays_the_same_games(tmp_path, monkeypatch):
-    log = tmp_path / "messages.jsonl"
-    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
-    greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
-    planning = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 drawn:kind=plan_shown_draws")
-    results = [play_game([planning, greedy, planning, greedy], seed=seed, rules=rules) for seed in (4, 5)]
-    close_all()
-    monkeypatch.delenv("SIMPLE_BOT_MESSAGE_LOG")
-    plain = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
-    assert [play_game([plain, greedy, plain, greedy], seed=seed, rules=rules) for seed in (4, 5)] == results
     after_plan, planned = set(), 0
-    for entry in map(json.loads, log.read_text().splitlines()):
-        message = entry["message"]
-        key = entry["process"], message.get("game")
+    for key, message in _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch, ":kind=plan_shown_draws"):
         if key in after_plan:  # the plan answered the meld decision: the turn's next request is its discard
             after_plan.discard(key)
             assert message["type"] == "decide" and message["decision"] == "discard"
