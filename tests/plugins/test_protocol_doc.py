@@ -4,6 +4,7 @@ arbiter writes or accepts (the bot's through the arbiter's own parsers)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from pathlib import Path
@@ -129,3 +130,12 @@ def test_the_doc_names_every_failure_reason_end_reason_and_hand_end_field():
         assert f"`{end_reason}`" in DOC
     for field in (*HandResult.FIELDS, *SideHandResult.FIELDS):
         assert f"`{field}`" in DOC, f"hand_end field {field} is not documented"
+
+
+def test_the_doc_names_every_field_a_ready_may_hold():
+    # The fields parse_ready reads, found in its source: a field added there and not here fails this test.
+    fields = set(re.findall(r'message\.get\("(\w+)"', inspect.getsource(parse_ready))) - {"type"}
+    assert {"protocol", "games", "legal", "hand_ends", "drawn", "events"} <= fields
+    table = DOC.split("The bot's `ready`:")[1].split("\n\n")[1]
+    named = set(re.findall(r"`(\w+)`", "\n".join(row.split("|")[1] for row in table.splitlines()[2:])))
+    assert fields <= named, f"'ready' fields not in the doc's table: {sorted(fields - named)}"
