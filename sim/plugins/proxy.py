@@ -287,6 +287,18 @@ class ProcessStrategy(Strategy):
     """The proxy enforces the deadline itself (it kills the process and keeps its stderr), so the
     engine's clock (:class:`~canasta_sim.arbiter.DecisionClock`) gives it a moment's grace first."""
 
+    @classmethod
+    def protocol_summary(cls) -> str:
+        """What the bot's ``ready`` asked for, in one line: the protocol's options that decide its speed."""
+        listed = ", ".join(decision for decision in DECISIONS if decision in cls.wants_legal) or "none"
+        if cls.inline_events:
+            events = "inline"
+        else:
+            events = "none" if cls.on_event is Strategy.on_event else "in events messages"
+        return (f"protocol {2 if cls.pool.tagged else 1}, {cls.games} game{'s' * (cls.games != 1)} at once; "
+                f"legal lists: {listed}; events: {events}; hand ends: {'yes' if cls.hears_hand_ends else 'no'}; "
+                f"forced draws' cards: {'yes' if cls.shown_draws else 'no'}")
+
     def __init__(self, rng, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
         self._seat: int | None = getattr(rng, "seat", None)

@@ -5,6 +5,7 @@ nothing shared between partners but moves)."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -108,6 +109,19 @@ def test_check_strategy_isolate_checks_the_strategy_in_its_own_process():
                                        "--rules", "target_score=1000"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert f"checking isolated:{EXAMPLE}:MyBot" in result.output and "no problems found" in result.output
+    # what the bot's ready asked for: MyBot hears events (inline) and no hand ends; a bot server plans shown draws
+    assert ("its ready message: protocol 2, 128 games at once; legal lists: none; events: inline; hand ends: no; "
+            "forced draws' cards: yes") in result.output
+
+
+@pytest.mark.timeout(60)
+def test_check_strategy_says_what_a_protocol_bot_s_ready_asked_for_and_nothing_of_an_in_process_one():
+    simple = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {BOTS / 'protocol_simple.py'} 1",
+                                       "--games", "2", "--rules", "target_score=500"], catch_exceptions=False)
+    assert ("its ready message: protocol 1, 1 game at once; legal lists: acquire, ask, answer, meld, discard; "
+            "events: none; hand ends: yes; forced draws' cards: no") in simple.output
+    in_process = CliRunner().invoke(main, ["check-strategy", "greedy", "--games", "2", "--rules", "target_score=500"])
+    assert in_process.exit_code == 0 and "ready message" not in in_process.output
 
 
 def test_isolate_flag_isolates_every_spec_but_the_builtins():
