@@ -369,8 +369,10 @@ class ProcessStrategy(Strategy):
                     value = answer_value(decision, reply["move"]) if "move" in reply else parse_answer(decision, reply)
                     plan = reply.get("then")
                     if plan is not None:
-                        if not (decision in _PLANNING or type(value) is TakePile or (drawn is not None and type(value)
-                                is Draw)) or not isinstance(plan, list):
+                        # A plan goes where the seat knows the rest of its turn: after a meld, an ask, a take, or
+                        # a draw whose cards the request showed.
+                        known = decision in _PLANNING or type(value) is TakePile
+                        if not (known or drawn is not None and type(value) is Draw) or not isinstance(plan, list):
                             raise ProtocolError(f"'then' goes with an ask, meld or take answer, or a draw whose cards "
                                                 f"the request showed, and is a list; got {plan!r} with a {decision} "
                                                 f"answer")
