@@ -33,7 +33,6 @@ import click
 import pyarrow.compute as pc
 
 from canasta_sim.cli.options import (
-    WORKERS_HELP,
     OneLineErrorCommand,
     fail,
     isolation_options,
@@ -41,6 +40,7 @@ from canasta_sim.cli.options import (
     pin_cores,
     supervision_options,
     worker_count,
+    workers_option,
 )
 from canasta_sim.cli.run import _install_logging, _new_manifest, _now, reproducing_command
 from canasta_sim.core.engine import derive_seed, play_game
@@ -331,7 +331,7 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of accepting H0 when H1 is true.")
 @click.option("--max-games", type=click.IntRange(min=1), default=20000, show_default=True,
               help="Stop without a decision after this many games.")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help=WORKERS_HELP)
+@workers_option
 @click.option("--seed", type=int, default=None, help="Seed of the deals (default: drawn at random and printed).")
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")

@@ -18,7 +18,6 @@ from canasta_sim.runs.runner import default_workers
 from canasta_sim.strategies import BUILTIN
 
 __all__ = [
-    "WORKERS_HELP",
     "OneLineErrorCommand",
     "fail",
     "isolation_options",
@@ -26,6 +25,7 @@ __all__ = [
     "pin_cores",
     "supervision_options",
     "worker_count",
+    "workers_option",
 ]
 
 
@@ -117,7 +117,10 @@ def pin_cores(pin: bool) -> None:
         raise fail(str(error)) from None
 
 
-WORKERS_HELP = "Worker processes (default: all cores; with --pin-cores and bot processes, one for every two cores)."
+workers_option = click.option(
+    "--workers", type=click.IntRange(min=1), default=None,
+    help="Worker processes (default: all cores; with --pin-cores and bot processes, one for every two cores).")
+"""``--workers`` as ``run``, ``compare`` and ``tune`` take it; :func:`worker_count` gives its default."""
 
 
 def worker_count(workers: int | None, specs) -> int:

@@ -25,13 +25,13 @@ from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
 from canasta_sim.cli.options import (
-    WORKERS_HELP,
     OneLineErrorCommand,
     fail,
     isolation_options,
     open_log_file,
     pin_cores,
     worker_count,
+    workers_option,
 )
 from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
@@ -157,7 +157,7 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.command("run", cls=OneLineErrorCommand)
 @click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help=WORKERS_HELP)
+@workers_option
 @click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
               help="Strategy spec; once for a mirror match, twice for head to head, three or more for a round robin "
                    "(default: expert vs greedy).")

@@ -32,7 +32,6 @@ import click
 from tqdm import tqdm
 
 from canasta_sim.cli.options import (
-    WORKERS_HELP,
     OneLineErrorCommand,
     fail,
     isolation_options,
@@ -40,6 +39,7 @@ from canasta_sim.cli.options import (
     pin_cores,
     supervision_options,
     worker_count,
+    workers_option,
 )
 from canasta_sim.cli.run import _install_logging
 from canasta_sim.core._compiled import accelerator
@@ -176,7 +176,7 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("--params", default=None, metavar="A,B",
               help="Parameters to tune (default: every parameter with a declared range).")
 @click.option("--seed", type=int, default=None, help="Seed of the deals and perturbations (default: drawn, recorded).")
-@click.option("--workers", type=click.IntRange(min=1), default=None, help=WORKERS_HELP)
+@workers_option
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--learning-rate", type=float, default=None,
               help="SPSA step gain a, in fractions of each range per unit of result (default 0.3).")
