@@ -8,7 +8,6 @@ parent's handlers and turns the first Ctrl-C or SIGTERM into a clean stop.
 from __future__ import annotations
 
 import logging
-import multiprocessing
 from collections.abc import Callable, Sequence
 
 from canasta_sim.errors import StrategyError
@@ -20,10 +19,9 @@ from canasta_sim.runs.runner import (
     ChunkReport,
     RunSettings,
     stop_on_signals,
-    worker_logging,
 )
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.runs.supervisor import WorkerPool, charged_failure
+from canasta_sim.runs.supervisor import charged_failure, worker_context, worker_pool
 
 __all__ = ["RunSchedule", "run_chunks"]
 
@@ -58,14 +56,11 @@ def run_chunks(
     directory.create()
     if not chunks:
         return False, None
-    # fork where it exists (multiprocessing-logging needs it); spawn elsewhere, with a QueueHandler.
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    stop_event = context.Event()
-    with stop_on_signals(stop_event) as signals, worker_logging(context, log_handlers) as log_queue:
+    stop_event = worker_context().Event()  # watched for Ctrl-C before any worker starts
+    with stop_on_signals(stop_event) as signals:
         try:
-            with WorkerPool(RunSchedule(settings), workers=min(workers, len(chunks)), on_error=on_error,
-                            stop_event=stop_event, context=context, log_queue=log_queue,
-                            memory_limit=memory_limit) as pool:
+            with worker_pool(RunSchedule(settings), workers=min(workers, len(chunks)), on_error=on_error,
+                             log_handlers=log_handlers, memory_limit=memory_limit, stop_event=stop_event) as pool:
                 error = pool.play(chunks, on_chunk, directory, on_games=on_games)
         except BaseException:
             stop_event.set()

@@ -64,6 +64,7 @@ __all__ = [
     "WorkerPool",
     "WorkerStartError",
     "charged_failure",
+    "worker_context",
     "worker_pool",
 ]
 
@@ -508,13 +509,22 @@ class _Play:
         self._record(worker, game_id, outcome)
 
 
+def worker_context():
+    """The start method of every worker pool: ``fork`` where it exists (multiprocessing-logging needs it), else
+    ``spawn``, with a QueueHandler."""
+    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+
+
 @contextlib.contextmanager
 def worker_pool(schedule: Schedule, *, workers: int, on_error: str, log_handlers: Sequence[logging.Handler] = (),
-                memory_limit: int | None = None) -> Iterator[WorkerPool]:
-    """A :class:`WorkerPool` started the way ``run`` starts its workers (``fork`` where it exists), their log
-    records sent to ``log_handlers``; its ``stop_event`` is made here (set it to stop, as Ctrl-C does)."""
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+                memory_limit: int | None = None, stop_event=None) -> Iterator[WorkerPool]:
+    """A :class:`WorkerPool` started the way ``run`` starts its workers (:func:`worker_context`), their log records
+    sent to ``log_handlers``; its ``stop_event`` is made here unless given (one of :func:`worker_context`'s, which
+    a caller watching for Ctrl-C makes first), and set to stop, as Ctrl-C does."""
+    context = worker_context()
+    if stop_event is None:
+        stop_event = context.Event()
     with worker_logging(context, log_handlers) as log_queue, WorkerPool(
-            schedule, workers=workers, on_error=on_error, stop_event=context.Event(), context=context,
+            schedule, workers=workers, on_error=on_error, stop_event=stop_event, context=context,
             log_queue=log_queue, memory_limit=memory_limit) as pool:
         yield pool

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from multiprocessing_logging import MultiProcessingHandler
 
-import canasta_sim.runs.local_backend
+import canasta_sim.runs.supervisor
 from canasta_sim.cli.run import _default_chunk_size
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.core.rules import Rules
@@ -258,7 +258,7 @@ def test_worker_log_records_reach_the_parent_handlers(tmp_path, flaky_spec):
 
 
 def test_without_fork_workers_are_spawned_and_log_through_a_queue(tmp_path, flaky_spec, monkeypatch):
-    monkeypatch.setattr(canasta_sim.runs.local_backend.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    monkeypatch.setattr(canasta_sim.runs.supervisor.multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     records = []
 
     class Collect(logging.Handler):
