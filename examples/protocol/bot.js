@@ -7,6 +7,8 @@
 // card.  Ties are broken by a small generator seeded from the game's "seed", so a game replays exactly.
 // It speaks protocol 2: one process plays up to GAMES games at once, every message naming its game, and a
 // "decide" carries only what changed in the view since the last one (merged into the game's copy here).
+// It is asked only where it has a choice ("choices_only"): a decision with one legal answer (a forced draw,
+// no legal meld, one card to discard) is played for it, and the next request's view shows what it did.
 "use strict";
 
 const readline = require("readline");
@@ -96,9 +98,9 @@ input.on("line", (line) => {
   switch (message.type) {
     case "hello":
       send({
-        type: "ready", protocol: 2, games: GAMES, name: "jsbot", version: 2,
+        type: "ready", protocol: 2, games: GAMES, name: "jsbot", version: 3,
         description: "A JavaScript example: biggest take, biggest meld, loosest discard.",
-        parameters: { min_meld: 1 }, legal: true, events: false,
+        parameters: { min_meld: 1 }, legal: true, events: false, choices_only: true,
       });
       break;
     case "game":

@@ -9,10 +9,14 @@ the game's copy.  Run it as a strategy with, for example::
 
 It asks for the legal moves of acquire and discard requests to be listed, and learns which melds
 are legal the other way the protocol offers: it builds candidate melds from its hand and the
-table and sends ``check`` requests.  Its play is simple: take the pile when it may and the pile
-holds at least ``patience`` cards (a parameter: ``cmd:python examples/protocol/bot.py:patience=3``), lay the
-biggest legal meld it finds, discard its least useful card, with ties broken by a generator
-seeded from the game's ``seed`` so that a game replays exactly.
+table and sends ``check`` requests.  It is asked only where it has a choice (``choices_only``): a draw
+that is the only way to begin a turn, a meld decision where no meld is legal, a discard of the only
+card it may throw are played for it, and its next request's view shows their effect.
+
+Its play is simple: take the pile when it may and the pile holds at least ``patience`` cards (a
+parameter: ``cmd:python examples/protocol/bot.py:patience=3``), lay the biggest legal meld it finds,
+discard its least useful card, with ties broken by a generator seeded from the game's ``seed`` so that
+a game replays exactly.
 """
 
 import collections
@@ -21,7 +25,7 @@ import random
 import sys
 
 NAME = "pybot"
-VERSION = 2
+VERSION = 3
 GAMES = 128  # games this process plays at once: the more, the fewer writes and wake-ups a request
 KINDS = ["JK", "2", "3b", "3r", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 JOKER, TWO, BLACK_THREE, FOUR = 0, 1, 2, 4
@@ -127,7 +131,8 @@ def main():
         if kind == "hello":
             send({"type": "ready", "protocol": 2, "games": GAMES, "name": NAME, "version": VERSION,
                   "description": "A standalone Python example: takes piles, lays big melds, checks melds.",
-                  "parameters": {"patience": 2}, "legal": ["acquire", "discard"], "events": False})
+                  "parameters": {"patience": 2}, "legal": ["acquire", "discard"], "events": False,
+                  "choices_only": True})
         elif kind == "game":
             bots[message["game"]] = Bot(message)
         elif kind == "hand_start":

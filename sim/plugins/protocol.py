@@ -41,6 +41,7 @@ __all__ = [
     "events_message",
     "game_message",
     "hello_message",
+    "null_meld_is_legal",
     "parse_answer",
     "parse_ready",
 ]
@@ -99,7 +100,8 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers), ``events``
     (whether it wants ``event`` messages), ``inline_events`` (whether it takes a request's events in the request,
     ``"events": "inline"``), ``hand_ends`` (whether it wants ``hand_end`` messages), ``drawn`` (whether it wants
-    the cards of a draw that is the only legal answer in the ``acquire`` request), ``protocol`` (1 or 2) and
+    the cards of a draw that is the only legal answer in the ``acquire`` request), ``choices_only`` (whether the
+    arbiter plays a decision's one legal answer itself instead of asking), ``protocol`` (1 or 2) and
     ``games`` (how many games it plays at once: 1 under protocol 1).
 
     :raises ProtocolError: naming the field that is missing or wrong.
@@ -142,6 +144,9 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     drawn = message.get("drawn", False)
     if type(drawn) is not bool:
         raise ProtocolError(f"'ready' field 'drawn' must be true or false; got {_show(drawn)}")
+    choices_only = message.get("choices_only", False)
+    if type(choices_only) is not bool:
+        raise ProtocolError(f"'ready' field 'choices_only' must be true or false; got {_show(choices_only)}")
     return {
         "name": name,
         "version": version,
@@ -152,6 +157,7 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "inline_events": message.get("events") == INLINE_EVENTS,
         "hand_ends": hand_ends,
         "drawn": drawn,
+        "choices_only": choices_only,
         "protocol": protocol,
         "games": games,
     }
@@ -265,14 +271,19 @@ _ANSWERING = {
 }
 
 
+def null_meld_is_legal(view) -> bool:
+    """Whether ``null`` (no more melds this turn) may answer the seat's pending ``meld`` decision: not while its
+    partner's yes binds it to go out (R12.5, ``ask_partner_yes_forces_out``) with more than one card left."""
+    return not (view.partner_answer is True and view.rules.ask_partner_yes_forces_out and sum(view.hand) > 1)
+
+
 def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
     """The answer to a ``check``: whether ``text`` would be a legal answer to the pending ``decision`` now."""
     if text is None:
         if decision not in ("ask", "meld"):
             return checked_message("null", None, MoveParseError(
                 f"null answers a meld or an ask decision only; a {decision} decision takes {_ANSWERING[decision][1]}"))
-        if decision == "meld" and view.partner_answer is True and view.rules.ask_partner_yes_forces_out \
-                and sum(view.hand) > 1:
+        if decision == "meld" and not null_meld_is_legal(view):
             return checked_message("null", None, IllegalMoveError(
                 "R12.5", "the partner answered yes, so the player must go out this turn: melding must go on "
                 "until at most one card is left", seat=view.seat))

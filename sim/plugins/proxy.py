@@ -51,6 +51,7 @@ from canasta_sim.plugins.protocol import (
     encode,
     game_message,
     hello_message,
+    null_meld_is_legal,
     parse_answer,
     parse_ready,
 )
@@ -108,6 +109,7 @@ def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessS
         "hears_hand_ends": ready["hand_ends"],
         "inline_events": ready["inline_events"],
         "shown_draws": ready["drawn"],
+        "choices_only": ready["choices_only"],
         "games": ready["games"],
         "pool": pool,
         "__module__": __name__,
@@ -281,6 +283,9 @@ class ProcessStrategy(Strategy):
     shown_draws: ClassVar[bool] = False
     """Whether its process is told the cards of a draw that is the only legal acquire (``"drawn": true``), and so
     may answer the rest of such a turn with the draw."""
+    choices_only: ClassVar[bool] = False
+    """Whether its process is asked only the decisions that have more than one legal answer (``"choices_only":
+    true``): the arbiter plays the one legal answer of the others itself, and the bot hears it as it hears a move."""
     games: ClassVar[int] = 1
     """How many games one of its processes plays at once (its `ready` message's `games`; 1 under protocol 1)."""
     keeps_own_clock: ClassVar[bool] = True
@@ -297,7 +302,8 @@ class ProcessStrategy(Strategy):
             events = "none" if cls.on_event is Strategy.on_event else "in events messages"
         return (f"protocol {2 if cls.pool.tagged else 1}, {cls.games} game{'s' * (cls.games != 1)} at once; "
                 f"legal lists: {listed}; events: {events}; hand ends: {'yes' if cls.hears_hand_ends else 'no'}; "
-                f"forced draws' cards: {'yes' if cls.shown_draws else 'no'}")
+                f"forced draws' cards: {'yes' if cls.shown_draws else 'no'}; "
+                f"decisions with one legal answer: {'not asked' if cls.choices_only else 'asked'}")
 
     def __init__(self, rng, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
@@ -443,11 +449,16 @@ class ProcessStrategy(Strategy):
     # ------------------------------------------------------------------------------------ decisions
 
     def choose_acquire(self, view):
-        """Forwarded to the bot as a ``decide`` request (``acquire``), or answered from the bot's plan."""
+        """Forwarded to the bot as a ``decide`` request (``acquire``), answered from the bot's plan, or, when it has one
+        legal answer and the bot is asked only its choices, answered with it."""
         # Each decision looks for a plan itself: most meld and discard decisions are a plan's answers, each
         # then a Python call fewer.
         if self._plan:
             return self._planned("acquire")
+        if self.choices_only:
+            only = _only_answer(view.legal_acquires())
+            if only is not _CHOICE:
+                return only
         if self.shown_draws:
             # The arbiter's side reads the live state, as the view wire does; the seat learns only what its
             # one legal answer brings it.
@@ -467,15 +478,23 @@ class ProcessStrategy(Strategy):
         return self._decide("answer", view, _legal_answers)
 
     def choose_meld(self, view):
-        """Forwarded to the bot as a ``decide`` request (``meld``), or answered from the bot's plan."""
+        """Forwarded to the bot as a ``decide`` request (``meld``), answered from the bot's plan, or, when it has one
+        legal answer and the bot is asked only its choices, answered with it."""
         if self._plan:
             return self._planned("meld")
+        if self.choices_only and next(iter(view.legal_melds()), None) is None and null_meld_is_legal(view):
+            return None  # no meld is legal: null is the one legal answer
         return self._decide("meld", view, _legal_melds)
 
     def choose_discard(self, view):
-        """Forwarded to the bot as a ``decide`` request (``discard``), or answered from the bot's plan."""
+        """Forwarded to the bot as a ``decide`` request (``discard``), answered from the bot's plan, or, when it has one
+        legal answer and the bot is asked only its choices, answered with it."""
         if self._plan:
             return self._planned("discard")
+        if self.choices_only:
+            only = _only_answer(view.legal_discards())
+            if only is not _CHOICE:
+                return only
         return self._decide("discard", view, _legal_discards)
 
     # ------------------------------------------------------------------------------------ hooks
@@ -543,6 +562,18 @@ def _legal_melds(view) -> list:
 
 def _legal_discards(view) -> list:
     return list(view.legal_discards())
+
+
+_CHOICE = object()
+
+
+def _only_answer(answers) -> Any:
+    """The one legal answer the lazy listing ``answers`` holds, or ``_CHOICE`` when it holds several (or none)."""
+    answers = iter(answers)
+    first = next(answers, _CHOICE)
+    if first is not _CHOICE and next(answers, _CHOICE) is _CHOICE:
+        return first
+    return _CHOICE
 
 
 _PLANNING = ("ask", "meld")

@@ -115,6 +115,9 @@ class BotServer:
             # A draw's cards in its request when it is the only legal acquire: such a turn then takes one round
             # trip, the draw answered with the rest of the turn.
             "drawn": True,
+            # Asked every decision, one legal answer or not: a strategy's decision methods may keep state (what
+            # it saw, a generator's draws), so each is called as in-process and the games stay the same.
+            "choices_only": False,
         }
 
     def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:

@@ -1,13 +1,14 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal discard.
-``python protocol_simple.py [PROTOCOL [GAMES [drawn]]]``: protocol 1 (one game at a time) or 2 (up to GAMES at once,
-every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it answers the draw alone
-all the same). Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes
-``garbage`` (not JSON), answers naming a ``wrong_game``, answers a draw with a plan of the turn
+``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [events]]]``: protocol 1 (one game at a time) or 2 (up
+to GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it answers
+the draw alone all the same); ``choices`` asks only for the decisions with more than one legal answer; ``events`` asks
+for the moves in ``events`` messages. Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded
+``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, answers a draw with a plan of the turn
 (``plan_after_draw``: unless it asked for ``drawn``, its card is not known yet), or leaves its process (``exit``);
 with ``kind=plan_shown_draws`` it answers every draw whose cards were shown with its (empty) melds, in every game.
 Its process id is noted at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at
 ``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they are set; every ``hand_start`` and ``decide`` message it reads is
-noted with its process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``."""
+noted with its process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``, and so is every ``events`` message."""
 
 import json
 import os
@@ -15,7 +16,9 @@ import sys
 
 PROTOCOL = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 GAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 4
-DRAWN = len(sys.argv) > 3 and sys.argv[3] == "drawn"
+DRAWN = "drawn" in sys.argv[3:]
+CHOICES_ONLY = "choices" in sys.argv[3:]
+EVENTS = "events" in sys.argv[3:]
 games = {}  # game -> its 'game' message (None: protocol 1's single game)
 
 
@@ -66,11 +69,13 @@ for line in sys.stdin:
             with open(os.environ["SIMPLE_BOT_START_LOG"], "a", encoding="utf-8") as file:
                 file.write(f"{os.getpid()}\n")
         ready = {"type": "ready", "protocol": PROTOCOL, "name": f"simple{PROTOCOL}", "version": 1, "legal": True,
-                 "events": False, "parameters": {"target": "", "kind": ""}}
+                 "events": EVENTS, "parameters": {"target": "", "kind": ""}}
         if PROTOCOL == 2:
             ready["games"] = GAMES
         if DRAWN:
             ready["drawn"] = True
+        if CHOICES_ONLY:
+            ready["choices_only"] = True
         send(ready)
     elif kind == "game":
         games[message.get("game")] = message
@@ -78,7 +83,7 @@ for line in sys.stdin:
         games.pop(message["game"], None)
     elif kind == "decide":
         answer(message)
-    if kind in ("hand_start", "decide") and os.environ.get("SIMPLE_BOT_MESSAGE_LOG"):
+    if kind in ("hand_start", "decide", "events") and os.environ.get("SIMPLE_BOT_MESSAGE_LOG"):
         with open(os.environ["SIMPLE_BOT_MESSAGE_LOG"], "a", encoding="utf-8") as file:
             file.write(json.dumps({"process": os.getpid(), "message": message}) + "\n")
     elif kind == "quit":

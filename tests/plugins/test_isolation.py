@@ -111,7 +111,7 @@ def test_check_strategy_isolate_checks_the_strategy_in_its_own_process():
     assert f"checking isolated:{EXAMPLE}:MyBot" in result.output and "no problems found" in result.output
     # what the bot's ready asked for: MyBot hears events (inline) and no hand ends; a bot server plans shown draws
     assert ("its ready message: protocol 2, 128 games at once; legal lists: none; events: inline; hand ends: no; "
-            "forced draws' cards: yes") in result.output
+            "forced draws' cards: yes; decisions with one legal answer: asked") in result.output
 
 
 @pytest.mark.timeout(60)
@@ -119,7 +119,8 @@ def test_check_strategy_says_what_a_protocol_bot_s_ready_asked_for_and_nothing_o
     simple = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {BOTS / 'protocol_simple.py'} 1",
                                        "--games", "2", "--rules", "target_score=500"], catch_exceptions=False)
     assert ("its ready message: protocol 1, 1 game at once; legal lists: acquire, ask, answer, meld, discard; "
-            "events: none; hand ends: yes; forced draws' cards: no") in simple.output
+            "events: none; hand ends: yes; forced draws' cards: no; decisions with one legal answer: asked"
+            ) in simple.output
     in_process = CliRunner().invoke(main, ["check-strategy", "greedy", "--games", "2", "--rules", "target_score=500"])
     assert in_process.exit_code == 0 and "ready message" not in in_process.output
 

@@ -1,0 +1,79 @@
+"""A bot may be asked only its choices (``ready``'s ``choices_only``): the arbiter plays a decision's one legal answer
+itself.
+
+Such a bot is never sent a request whose legal answers are one, plays the games it plays when asked every decision
+(when it would have given that answer), and hears the moves played for it as it hears its own.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.rules import Rules
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.protocol import ProtocolError, parse_ready
+from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.server import BotServer
+from tests.helpers import BOTS
+
+SIMPLE = BOTS / "protocol_simple.py"
+
+
+def _games(tmp_path, monkeypatch, options: str) -> tuple[list, list[dict], dict[int, list]]:
+    """Three games of the simple protocol bot (it draws when it may, never melds, discards the first legal card) in
+    seats 0 and 2 against greedy, with the ``ready`` options ``options``: the games, the requests it read, and the
+    moves it heard in ``events`` messages, in order, by seat."""
+    log = tmp_path / f"messages {options}.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
+    bot = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 {options}")
+    games = [play_game([bot, greedy, bot, greedy], seed=seed, rules=rules) for seed in (4, 5, 6)]
+    close_all()
+    seats, requests, heard = {}, [], {0: [], 2: []}
+    for entry in map(json.loads, log.read_text().splitlines()):
+        message = entry["message"]
+        if message["type"] == "hand_start":
+            seats[entry["process"]] = message["view"]["seat"]
+        elif message["type"] == "decide":
+            requests.append(message)
+        else:
+            heard[seats[entry["process"]]].extend(message["events"])
+    return games, requests, heard
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_asked_only_its_choices_plays_the_same_games_and_hears_the_same_moves(tmp_path, monkeypatch):
+    games, every, heard = _games(tmp_path, monkeypatch, "events")
+    chosen_games, choices, chosen_heard = _games(tmp_path, monkeypatch, "events choices")
+    assert chosen_games == games
+    assert chosen_heard == heard and len(heard[0]) > 100  # its own moves included, whoever played them
+    assert all(len(request["legal"]) > 1 for request in choices)
+    forced = [request for request in every if len(request["legal"]) == 1]
+    # Each request it is no longer sent had one legal answer: acquires with only a draw, melds with only null, ...
+    assert len(choices) == len(every) - len(forced) and len(forced) > len(every) / 3
+    assert {request["decision"] for request in forced} >= {"acquire", "meld"}
+
+
+def test_ready_may_ask_for_choices_only_and_says_so_as_true_or_false():
+    base = {"type": "ready", "protocol": 2, "name": "bot"}
+    assert parse_ready(base)["choices_only"] is False
+    assert parse_ready({**base, "choices_only": True})["choices_only"] is True
+    assert parse_ready({**base, "protocol": 1, "choices_only": True})["choices_only"] is True
+    with pytest.raises(ProtocolError, match="'choices_only' must be true or false; got 1"):
+        parse_ready({**base, "choices_only": 1})
+    # The bot server is asked every decision: a strategy's decision methods may keep state, as in-process.
+    assert BotServer("expert").ready()["choices_only"] is False
+
+
+@pytest.mark.timeout(60)
+def test_check_strategy_says_a_bot_is_asked_only_its_choices():
+    result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4 choices", "--games", "2",
+                                       "--rules", "target_score=500"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert "forced draws' cards: no; decisions with one legal answer: not asked" in result.output
