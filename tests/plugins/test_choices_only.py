@@ -8,6 +8,7 @@ Such a bot is never sent a request whose legal answers are one, plays the games 
 from __future__ import annotations
 
 import json
+import random
 import sys
 
 import pytest
@@ -15,24 +16,27 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import Discard
 from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY
+from canasta_sim.core.view import SeatView
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.protocol import ProtocolError, parse_ready
-from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.proxy import close_all, load_bot_class
 from canasta_sim.plugins.server import BotServer
-from tests.helpers import BOTS
+from tests.helpers import BOTS, position
 
 SIMPLE = BOTS / "protocol_simple.py"
 
 
-def _games(tmp_path, monkeypatch, options: str) -> tuple[list, list[dict], dict[int, list]]:
+def _games(tmp_path, monkeypatch, protocol: int, options: str) -> tuple[list, list[dict], dict[int, list]]:
     """Three games of the simple protocol bot (it draws when it may, never melds, discards the first legal card) in
-    seats 0 and 2 against greedy, with the ``ready`` options ``options``: the games, the requests it read, and the
-    moves it heard in ``events`` messages, in order, by seat."""
-    log = tmp_path / f"messages {options}.jsonl"
+    seats 0 and 2 against greedy, speaking ``protocol`` with the ``ready`` options ``options``: the games, the
+    requests it read, and the moves it heard in ``events`` messages, in order, by seat."""
+    log = tmp_path / f"messages {protocol} {options}.jsonl"
     monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
     greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
-    bot = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 {options}")
+    bot = load_strategy(f"cmd:{sys.executable} {SIMPLE} {protocol} 8 {options}")
     games = [play_game([bot, greedy, bot, greedy], seed=seed, rules=rules) for seed in (4, 5, 6)]
     close_all()
     seats, requests, heard = {}, [], {0: [], 2: []}
@@ -48,9 +52,10 @@ def _games(tmp_path, monkeypatch, options: str) -> tuple[list, list[dict], dict[
 
 
 @pytest.mark.timeout(120)
-def test_a_bot_asked_only_its_choices_plays_the_same_games_and_hears_the_same_moves(tmp_path, monkeypatch):
-    games, every, heard = _games(tmp_path, monkeypatch, "events")
-    chosen_games, choices, chosen_heard = _games(tmp_path, monkeypatch, "events choices")
+@pytest.mark.parametrize("protocol", [1, 2])
+def test_a_bot_asked_only_its_choices_plays_the_same_games_and_hears_the_same_moves(tmp_path, monkeypatch, protocol):
+    games, every, heard = _games(tmp_path, monkeypatch, protocol, "events")
+    chosen_games, choices, chosen_heard = _games(tmp_path, monkeypatch, protocol, "events choices")
     assert chosen_games == games
     assert chosen_heard == heard and len(heard[0]) > 100  # its own moves included, whoever played them
     assert all(len(request["legal"]) > 1 for request in choices)
@@ -58,6 +63,23 @@ def test_a_bot_asked_only_its_choices_plays_the_same_games_and_hears_the_same_mo
     # Each request it is no longer sent had one legal answer: acquires with only a draw, melds with only null, ...
     assert len(choices) == len(every) - len(forced) and len(forced) > len(every) / 3
     assert {request["decision"] for request in forced} >= {"acquire", "meld"}
+
+
+@pytest.mark.timeout(60)
+def test_a_plan_answers_its_turn_s_decisions_even_those_with_one_legal_answer():
+    cls, _ = load_bot_class(f"cmd:{sys.executable} {SIMPLE} 2 4 choices")
+    try:
+        bot = cls(random.Random(1))  # no seat: no process until a game starts
+        # Seat 0 to meld, side A not melded (R10.2's 50 points): no meld is legal, so null is the one legal answer.
+        state = position(hands={0: "4 6 8 10 Q"}, pile="5 7", seat=0, phase=PLAY, side_has_melded=[False, False])
+        view = SeatView(state, 0, (0, 0))
+        assert next(iter(view.legal_melds()), None) is None
+        assert bot.choose_meld(view) is None  # played by the arbiter: no process was asked
+        bot._plan = [{"decision": "meld", "move": None}, {"decision": "discard", "move": "discard 4"}]
+        assert bot.choose_meld(view) is None and len(bot._plan) == 1  # the plan's own null, not the arbiter's
+        assert bot.choose_discard(view) == Discard(4) and not bot._plan
+    finally:
+        close_all()
 
 
 def test_ready_may_ask_for_choices_only_and_says_so_as_true_or_false():
