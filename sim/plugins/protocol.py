@@ -22,7 +22,6 @@ import orjson
 from canasta_sim.core.cards import KIND_NAMES
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile
 from canasta_sim.core.rules import Rules
-from canasta_sim.core.strategy import PublicEvent
 from canasta_sim.core.wire import move_from_text
 from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
 
@@ -35,10 +34,8 @@ __all__ = [
     "answer_value",
     "check_answer",
     "checked_message",
-    "decide_message",
     "decode",
     "encode",
-    "events_message",
     "game_message",
     "hello_message",
     "null_meld_is_legal",
@@ -172,20 +169,6 @@ def game_message(
         "type": "game", "seat": seat, "seed": seed, "rules": rules.options(), "parameters": dict(parameters),
         "time_limit": time_limit,
     }
-
-
-def events_message(events: list[PublicEvent]) -> dict[str, Any]:
-    """Moves made since the bot's last request, as every player saw them (a draw hides its card), oldest
-    first, each ``[seat, move text, red 3s laid during it]``."""
-    return {"type": "events", "events": [[event.seat, str(event.move), event.red_threes] for event in events]}
-
-
-def decide_message(decision: str, view: dict[str, Any], legal: list[str] | None) -> dict[str, Any]:
-    """A decision request; ``legal`` lists the legal answers when the bot asked for lists."""
-    message = {"type": "decide", "decision": decision, "view": view}
-    if legal is not None:
-        message["legal"] = legal
-    return message
 
 
 def checked_message(move_text: str, move: Move | None, error: Exception | None) -> dict[str, Any]:

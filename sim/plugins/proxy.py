@@ -46,7 +46,6 @@ from canasta_sim.plugins.protocol import (
     ProtocolError,
     answer_value,
     check_answer,
-    decide_message,
     decode,
     encode,
     game_message,
@@ -347,23 +346,21 @@ class ProcessStrategy(Strategy):
         if bot is not None and bot.tag not in bot.shared.open:
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
                               "loaded bot spec must be played one at a time", reason="crash")
-        if listed is None:  # the commonest request, written out: the bytes bot.tagged(decide_message(...)) makes
-            tail = b',"game":%d}\n' % bot.tag if self._tagged else b"}\n"
-            if drawn is not None:
-                tail = b',"drawn":%s%s' % (orjson.dumps(drawn), tail)
-            if self.inline_events:  # the events since the last request ride in the request
-                events = self._log.take()
-                if events:
-                    tail = b',"events":[%s]%s' % (events, tail)
-            else:
-                self._flush_events()
-            line = _DECIDE_HEADS[decision] + orjson.dumps(shown) + tail
+        # Written out as bytes, the fields in the order docs/protocol.md shows them: the view's changes, the legal
+        # answers when the bot lists them, the events since its last message when it takes them inline, a forced
+        # draw's cards when it asked for them, and the game (protocol 2).
+        tail = b',"game":%d}\n' % bot.tag if self._tagged else b"}\n"
+        if drawn is not None:
+            tail = b',"drawn":%s%s' % (orjson.dumps(drawn), tail)
+        if self.inline_events:
+            events = self._log.take()
+            if events:
+                tail = b',"events":[%s]%s' % (events, tail)
         else:
             self._flush_events()
-            message = decide_message(decision, shown, listed)
-            if drawn is not None:
-                message["drawn"] = drawn
-            line = bot.tagged(message)
+        if listed is not None:
+            tail = b',"legal":%s%s' % (orjson.dumps(listed), tail)
+        line = _DECIDE_HEADS[decision] + orjson.dumps(shown) + tail
         data = b"".join(self._pending) + line
         self._pending.clear()
         try:

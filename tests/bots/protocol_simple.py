@@ -1,14 +1,15 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal discard.
-``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [events]]]``: protocol 1 (one game at a time) or 2 (up
-to GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it answers
-the draw alone all the same); ``choices`` asks only for the decisions with more than one legal answer; ``events`` asks
-for the moves in ``events`` messages. Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded
-``target`` it writes ``garbage`` (not JSON), answers naming a ``wrong_game``, answers a draw with a plan of the turn
-(``plan_after_draw``: unless it asked for ``drawn``, its card is not known yet), or leaves its process (``exit``);
-with ``kind=plan_shown_draws`` it answers every draw whose cards were shown with its (empty) melds, in every game.
-Its process id is noted at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at
-``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they are set; every ``hand_start`` and ``decide`` message it reads is
-noted with its process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``, and so is every ``events`` message."""
+``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [events|inline]]]``: protocol 1 (one game at a time) or
+2 (up to GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it
+answers the draw alone all the same); ``choices`` asks only for the decisions with more than one legal answer;
+``events`` asks for the moves in ``events`` messages, ``inline`` for those before a request in the request.
+Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
+answers naming a ``wrong_game``, answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
+``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
+every draw whose cards were shown with its (empty) melds, in every game. Its process id is noted at ``hello`` in the
+file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at ``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they
+are set; every ``hand_start`` and ``decide`` message it reads is noted with its process id, as a line of JSON, in
+``SIMPLE_BOT_MESSAGE_LOG``, and so is every ``events`` message."""
 
 import json
 import os
@@ -18,7 +19,7 @@ PROTOCOL = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 GAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 4
 DRAWN = "drawn" in sys.argv[3:]
 CHOICES_ONLY = "choices" in sys.argv[3:]
-EVENTS = "events" in sys.argv[3:]
+EVENTS = "inline" if "inline" in sys.argv[3:] else "events" in sys.argv[3:]
 games = {}  # game -> its 'game' message (None: protocol 1's single game)
 
 

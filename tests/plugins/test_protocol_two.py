@@ -346,3 +346,26 @@ def test_a_bot_taking_events_inline_hears_each_request_s_in_it_and_plays_the_sam
                 assert not (before["type"] == "events" and after["type"] == "decide")
             carried += sum(1 for message in messages if message["type"] == "decide" and message.get("events"))
     assert carried > 50
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_listing_legal_answers_takes_its_events_inline_too(tmp_path, monkeypatch):
+    log = tmp_path / "messages.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
+    inline = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 inline")  # it has every decision's legal answers listed
+    games = [play_game([inline, greedy, inline, greedy], seed=seed, rules=rules) for seed in (4, 5)]
+    close_all()
+    monkeypatch.delenv("SIMPLE_BOT_MESSAGE_LOG")
+    plain = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
+    assert [play_game([plain, greedy, plain, greedy], seed=seed, rules=rules) for seed in (4, 5)] == games
+    by_process: dict = {}
+    for entry in map(json.loads, log.read_text().splitlines()):
+        by_process.setdefault(entry["process"], []).append(entry["message"])
+    carried = 0
+    for messages in by_process.values():
+        assert all("legal" in message for message in messages if message["type"] == "decide")
+        for before, after in zip(messages, messages[1:], strict=False):
+            assert not (before["type"] == "events" and after["type"] == "decide")  # they ride in the request
+        carried += sum(1 for message in messages if message["type"] == "decide" and message.get("events"))
+    assert carried > 20
