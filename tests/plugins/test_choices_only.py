@@ -21,9 +21,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.plugins.protocol import ProtocolError, parse_ready
 from canasta_sim.plugins.proxy import close_all, load_bot_class
-from canasta_sim.plugins.server import BotServer
 from tests.helpers import BOTS, position
 
 SIMPLE = BOTS / "protocol_simple.py"
@@ -80,17 +78,6 @@ def test_a_plan_answers_its_turn_s_decisions_even_those_with_one_legal_answer():
         assert bot.choose_discard(view) == Discard(4) and not bot._plan
     finally:
         close_all()
-
-
-def test_ready_may_ask_for_choices_only_and_says_so_as_true_or_false():
-    base = {"type": "ready", "protocol": 2, "name": "bot"}
-    assert parse_ready(base)["choices_only"] is False
-    assert parse_ready({**base, "choices_only": True})["choices_only"] is True
-    assert parse_ready({**base, "protocol": 1, "choices_only": True})["choices_only"] is True
-    with pytest.raises(ProtocolError, match="'choices_only' must be true or false; got 1"):
-        parse_ready({**base, "choices_only": 1})
-    # The bot server is asked every decision: a strategy's decision methods may keep state, as in-process.
-    assert BotServer("expert").ready()["choices_only"] is False
 
 
 @pytest.mark.timeout(60)

@@ -321,14 +321,17 @@ def test_a_ready_may_ask_for_its_events_inline():
     assert BotServer("greedy").ready()["events"] is False
 
 
-def test_a_ready_may_ask_for_a_forced_draw_s_cards_and_says_so_as_true_or_false():
+@pytest.mark.parametrize(("field", "served"), [("drawn", True), ("choices_only", False)])
+def test_a_ready_may_ask_for_a_forced_draw_s_cards_or_only_its_choices_as_true_or_false(field, served):
     base = {"type": "ready", "protocol": 2, "name": "b"}
-    assert parse_ready(base)["drawn"] is False
-    assert parse_ready({**base, "drawn": True})["drawn"] is True
-    assert parse_ready({**base, "protocol": 1, "drawn": True})["drawn"] is True
-    with pytest.raises(ProtocolError, match="'drawn' must be true or false; got \"yes\""):
-        parse_ready({**base, "drawn": "yes"})
-    assert BotServer("expert").ready()["drawn"] is True  # the bot server plans the turn a shown draw begins
+    assert parse_ready(base)[field] is False
+    assert parse_ready({**base, field: True})[field] is True
+    assert parse_ready({**base, "protocol": 1, field: True})[field] is True
+    with pytest.raises(ProtocolError, match=f"'{field}' must be true or false; got \"yes\""):
+        parse_ready({**base, field: "yes"})
+    # The bot server plans the turn a shown draw begins, and is asked every decision: a strategy's decision methods
+    # may keep state, as in-process.
+    assert BotServer("expert").ready()[field] is served
 
 
 @pytest.mark.timeout(120)
