@@ -167,7 +167,8 @@ class Endpoint:
         self.reply: dict[str, Any] | None = None
         self.failure: SeatFailure | None = None
         self.started = False
-        """Whether the bot was told of this game (a ``game`` message): only then does it hear of its end."""
+        """Whether the bot was sent this game's ``game`` message: only then does it hear of its end (a game lost before
+        its first message was written, its partner's process dead, is none of the bot's business)."""
 
     def tagged(self, message: dict[str, Any]) -> bytes:
         """``message`` encoded, naming this game when the process plays several."""

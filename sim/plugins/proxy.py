@@ -337,7 +337,6 @@ class ProcessStrategy(Strategy):
             self._bot = self.pool.acquire(self._seat, self)
         seat = view.seat if self._seat is None else self._seat
         self._log.mover = seat
-        self._bot.started = True
         message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
         self._pending.insert(0, self._bot.tagged(message))
 
@@ -363,6 +362,7 @@ class ProcessStrategy(Strategy):
         line = _DECIDE_HEADS[decision] + orjson.dumps(shown) + tail
         data = b"".join(self._pending) + line
         self._pending.clear()
+        bot.started = True  # the game message went first, if not before: the bot will hear of the game's end
         try:
             reply = bot.exchange(data, self._seconds, fresh=True)
             while True:
@@ -479,8 +479,10 @@ class ProcessStrategy(Strategy):
         legal answer and the bot is asked only its choices, answered with it."""
         if self._plan:
             return self._planned("meld")
-        if self.choices_only and next(iter(view.legal_melds()), None) is None and null_meld_is_legal(view):
-            return None  # no meld is legal: null is the one legal answer
+        if self.choices_only:
+            only = _only_answer(_meld_answers(view))
+            if only is not _CHOICE:
+                return only
         return self._decide("meld", view, _legal_melds)
 
     def choose_discard(self, view):
@@ -538,6 +540,7 @@ class ProcessStrategy(Strategy):
             return  # nothing to say, or the next request reports what became of the process
         data = b"".join(self._pending)
         self._pending.clear()
+        bot.started = True
         bot.send(data)
 
 
@@ -554,7 +557,15 @@ def _legal_answers(view) -> list:
 
 
 def _legal_melds(view) -> list:
-    return [*view.legal_melds(), None]
+    # null ends the melding, and is legal unless a binding yes obliges the player to go out (R12.5).
+    return [*view.legal_melds(), None] if null_meld_is_legal(view) else list(view.legal_melds())
+
+
+def _meld_answers(view):
+    """The legal answers to a meld decision, null first: whether they are one needs only the first legal meld."""
+    if null_meld_is_legal(view):
+        yield None
+    yield from view.legal_melds()
 
 
 def _legal_discards(view) -> list:

@@ -8,8 +8,8 @@ answers naming a ``wrong_game``, answers a draw with a plan of the turn (``plan_
 ``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
 every draw whose cards were shown with its (empty) melds, in every game. Its process id is noted at ``hello`` in the
 file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at ``quit`` in ``SIMPLE_BOT_QUIT_LOG``, when they
-are set; every ``hand_start`` and ``decide`` message it reads is noted with its process id, as a line of JSON, in
-``SIMPLE_BOT_MESSAGE_LOG``, and so is every ``events`` message."""
+are set; every ``game``, ``hand_start``, ``decide``, ``events`` and ``game_end`` message it reads is noted with its
+process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``."""
 
 import json
 import os
@@ -84,7 +84,7 @@ for line in sys.stdin:
         games.pop(message["game"], None)
     elif kind == "decide":
         answer(message)
-    if kind in ("hand_start", "decide", "events") and os.environ.get("SIMPLE_BOT_MESSAGE_LOG"):
+    if kind in ("game", "hand_start", "decide", "events", "game_end") and os.environ.get("SIMPLE_BOT_MESSAGE_LOG"):
         with open(os.environ["SIMPLE_BOT_MESSAGE_LOG"], "a", encoding="utf-8") as file:
             file.write(json.dumps({"process": os.getpid(), "message": message}) + "\n")
     elif kind == "quit":

@@ -16,10 +16,11 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.moves import Discard
+from canasta_sim.core.moves import Discard, parse_move
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
+from canasta_sim.plugins import proxy
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.proxy import close_all, load_bot_class
 from tests.helpers import BOTS, position
@@ -44,7 +45,7 @@ def _games(tmp_path, monkeypatch, protocol: int, options: str) -> tuple[list, li
             seats[entry["process"]] = message["view"]["seat"]
         elif message["type"] == "decide":
             requests.append(message)
-        else:
+        elif message["type"] == "events":
             heard[seats[entry["process"]]].extend(message["events"])
     return games, requests, heard
 
@@ -76,6 +77,21 @@ def test_a_plan_answers_its_turn_s_decisions_even_those_with_one_legal_answer():
         bot._plan = [{"decision": "meld", "move": None}, {"decision": "discard", "move": "discard 4"}]
         assert bot.choose_meld(view) is None and len(bot._plan) == 1  # the plan's own null, not the arbiter's
         assert bot.choose_discard(view) == Discard(4) and not bot._plan
+    finally:
+        close_all()
+
+
+@pytest.mark.timeout(60)
+def test_after_a_binding_yes_null_is_no_legal_answer_and_a_bot_asked_only_its_choices_plays_the_one_meld_out():
+    # R12.5: the partner answered yes, so seat 0 must go out this turn; only K K K keeps that possible (7 discarded).
+    state = position(hands={0: "K K K 7"}, melds={0: "Q Q Q Q Q Q Q"}, pile="5", seat=0, phase=PLAY)
+    state.asked, state.answer = True, True
+    view = SeatView(state, 0, (0, 0))
+    meld = parse_move("meld K K K")
+    assert proxy._legal_melds(view) == [meld]  # the legal list a bot is sent: no null
+    cls, _ = load_bot_class(f"cmd:{sys.executable} {SIMPLE} 2 4 choices")
+    try:
+        assert cls(random.Random(1)).choose_meld(view) == meld  # played by the arbiter: no process was asked
     finally:
         close_all()
 

@@ -155,7 +155,7 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
 
 def _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch, parameters: str = "") -> list[tuple]:
     """Two games of the simple protocol bot asking for ``drawn``, checked to be the games of the same bot that does
-    not; each message it read, as ``((its process, its game), message)``."""
+    not; each ``hand_start`` and ``decide`` message it read, as ``((its process, its game), message)``."""
     log = tmp_path / "messages.jsonl"
     monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
     greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
@@ -166,7 +166,8 @@ def _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch, parameters: str = 
     plain = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
     assert [play_game([plain, greedy, plain, greedy], seed=seed, rules=rules) for seed in (4, 5)] == results
     entries = map(json.loads, log.read_text().splitlines())
-    return [((entry["process"], entry["message"].get("game")), entry["message"]) for entry in entries]
+    return [((entry["process"], entry["message"].get("game")), entry["message"]) for entry in entries
+            if entry["message"]["type"] in ("hand_start", "decide")]
 
 
 @pytest.mark.timeout(120)
@@ -204,6 +205,31 @@ def test_any_bot_may_answer_a_shown_draw_with_the_rest_of_its_turn_and_plays_the
         if message["type"] == "decide" and "drawn" in message:
             after_plan.add(key)
     assert planned > 20
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_hears_the_end_only_of_games_it_heard_of(tmp_path, monkeypatch):
+    # A seat's process leaves at its first request in game 2: the games that process was playing end, game 1 among
+    # them before its partner's process was sent anything of it.
+    culprit = 2
+    log = tmp_path / "messages.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    settings = RunSettings(games=6, seed=33, specs=("greedy", "greedy"), rules=Rules(), chunk_size=6)
+    _side_by_side(f"cmd:{sys.executable} {SIMPLE} 2 8:kind=exit,target={_target(settings, culprit)}", 6)
+    close_all()
+    opened: dict = {}
+    ended = 0
+    for entry in map(json.loads, log.read_text().splitlines()):
+        message = entry["message"]
+        games = opened.setdefault(entry["process"], set())
+        if message["type"] == "game":
+            games.add(message["game"])
+        elif message["type"] == "game_end":
+            assert message["game"] in games, entry
+            ended += 1
+        else:
+            assert message["game"] in games, entry  # every message of a game comes after its game message
+    assert ended >= 6
 
 
 @pytest.mark.timeout(120)
