@@ -141,6 +141,10 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     drawn = message.get("drawn", False)
     if type(drawn) is not bool:
         raise ProtocolError(f"'ready' field 'drawn' must be true or false; got {_show(drawn)}")
+    events = message.get("events", True)
+    if events is not True and events is not False and events != INLINE_EVENTS:
+        raise ProtocolError(f"'ready' field 'events' must be true, false or {_show(INLINE_EVENTS)}; "
+                            f"got {_show(events)}")
     choices_only = message.get("choices_only", False)
     if type(choices_only) is not bool:
         raise ProtocolError(f"'ready' field 'choices_only' must be true or false; got {_show(choices_only)}")
@@ -150,8 +154,8 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "description": str(message.get("description", "")),
         "parameters": parameters,
         "legal": listed,
-        "events": message.get("events") is not False,
-        "inline_events": message.get("events") == INLINE_EVENTS,
+        "events": events is not False,
+        "inline_events": events == INLINE_EVENTS,
         "hand_ends": hand_ends,
         "drawn": drawn,
         "choices_only": choices_only,
@@ -171,11 +175,12 @@ def game_message(
     }
 
 
-def checked_message(move_text: str, move: Move | None, error: Exception | None) -> dict[str, Any]:
-    """The answer to a bot's ``check`` request: whether the move is legal now, and if not the rule broken."""
+def checked_message(sent: Any, move: Move | None, error: Exception | None) -> dict[str, Any]:
+    """The answer to a bot's ``check`` request: whether the move is legal now (its canonical text), and if not the
+    rule broken, echoing what the bot ``sent``."""
     if error is None:
         return {"type": "checked", "move": str(move), "legal": True}
-    message = {"type": "checked", "move": move_text, "legal": False, "reason": str(error)}
+    message = {"type": "checked", "move": sent, "legal": False, "reason": str(error)}
     if isinstance(error, IllegalMoveError):
         message["rule"] = error.rule
     return message
@@ -192,7 +197,7 @@ def parse_answer(decision: str, message: Mapping[str, Any]):
     :raises ProtocolError: when the message is not a ``move`` or its text is not a move.
     """
     if message.get("type") != "move" or "move" not in message:
-        raise ProtocolError(f"the answer to a {decision} request must be a 'move' message; got {_show(message)}")
+        raise ProtocolError(f"the answer to the {decision} request must be a 'move' message; got {_show(message)}")
     return answer_value(decision, message["move"])
 
 
@@ -230,13 +235,13 @@ def _judge_answer(decision: str, text: Any):
     if text is None and decision == "meld":
         return None
     if not isinstance(text, str):
-        raise ProtocolError(f"the answer to a {decision} request must be a move in the notation; got {_show(text)}")
+        raise ProtocolError(f"the answer to the {decision} request must be a move in the notation; got {_show(text)}")
     try:
         move = move_from_text(text)
     except MoveParseError as error:
         raise ProtocolError(str(error)) from None
     if isinstance(move, Answer):
-        raise ProtocolError(f"the answer to a {decision} request cannot be {text!r}")
+        raise ProtocolError(f"the answer to the {decision} request cannot be {text!r}")
     return move
 
 
@@ -264,20 +269,21 @@ def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
     """The answer to a ``check``: whether ``text`` would be a legal answer to the pending ``decision`` now."""
     if text is None:
         if decision not in ("ask", "meld"):
-            return checked_message("null", None, MoveParseError(
-                f"null answers a meld or an ask decision only; a {decision} decision takes {_ANSWERING[decision][1]}"))
+            return checked_message(None, None, MoveParseError(
+                f"null answers a meld or an ask decision only; the {decision} decision takes "
+                f"{_ANSWERING[decision][1]}"))
         if decision == "meld" and not null_meld_is_legal(view):
-            return checked_message("null", None, IllegalMoveError(
+            return checked_message(None, None, IllegalMoveError(
                 "R12.5", "the partner answered yes, so the player must go out this turn: melding must go on "
                 "until at most one card is left", seat=view.seat))
         return {"type": "checked", "move": None, "legal": True}
     if not isinstance(text, str):
-        return checked_message(repr(text), None, MoveParseError(f"{text!r} is not a move in the notation"))
+        return checked_message(text, None, MoveParseError(f"{_show(text)} is not a move in the notation"))
     try:
         move = move_from_text(text)  # the canonical texts read straight into records, as answers are
         types, forms = _ANSWERING[decision]
         if not isinstance(move, types):
-            raise MoveParseError(f"{text!r} does not answer a {decision} decision, which takes {forms}")
+            raise MoveParseError(f"{text!r} does not answer the {decision} decision, which takes {forms}")
         view.verify(move)
     except (MoveParseError, ValueError) as error:
         return checked_message(text, None, error)

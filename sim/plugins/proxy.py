@@ -38,6 +38,7 @@ from canasta_sim.core.moves import Draw, TakePile
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.wire import EventLog, ViewWire
 from canasta_sim.errors import SeatFailure, StrategyLoadError
+from canasta_sim.plugins.answers import CHOICE, LISTINGS, meld_answers, only_answer
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
@@ -50,7 +51,6 @@ from canasta_sim.plugins.protocol import (
     encode,
     game_message,
     hello_message,
-    null_meld_is_legal,
     parse_answer,
     parse_ready,
 )
@@ -377,8 +377,8 @@ class ProcessStrategy(Strategy):
                         known = decision in _PLANNING or type(value) is TakePile
                         if not (known or drawn is not None and type(value) is Draw) or not isinstance(plan, list):
                             raise ProtocolError(f"'then' goes with an ask, meld or take answer, or a draw whose cards "
-                                                f"the request showed, and is a list; got {plan!r} with a {decision} "
-                                                f"answer")
+                                                f"the request showed, and is a list; got {plan!r} with an answer to "
+                                                f"the {decision} decision")
                         self._plan = plan
                         if value is not None and value is not True and value is not False:
                             self._log.known += 1  # the bot saw its own move: no event for it
@@ -394,7 +394,8 @@ class ProcessStrategy(Strategy):
                 if kind == "error":
                     raise SeatFailure(f"the bot reported an error: {reply.get('message', '')}{bot.stderr_tail()}",
                                       reason="exception")
-                raise ProtocolError(f"a bot answers a decide request with 'move', 'check' or 'error', not {kind!r}")
+                forms = "'move', 'check', 'view' or 'error'" if self._tagged else "'move', 'check' or 'error'"
+                raise ProtocolError(f"a bot answers a decide request with {forms}, not {kind!r}")
         except ProtocolError as error:
             failure = SeatFailure(f"the bot wrote something outside the protocol: {error}{bot.stderr_tail()}",
                                   reason="malformed")
@@ -412,23 +413,35 @@ class ProcessStrategy(Strategy):
                 bot.kill(SeatFailure("interrupted during a request", reason="crash"))
             raise
 
-    def _decide(self, decision: str, view, legal, drawn=None):
+    def _decide(self, decision: str, view, drawn=None):
         if not self._game_started:
             self._start_game(view)
         listed = None
         if decision in self.wants_legal:
-            listed = [None if move is None else str(move) for move in legal(view)]
+            listed = [None if move is None else str(move) for move in LISTINGS[decision](view)]
         # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
         shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
         return self._request(decision, view, shown, listed, drawn)
 
     def _planned(self, decision: str):
-        """The next answer of the bot's plan for this turn, without asking the process."""
-        item = self._plan.pop(0)
-        if not isinstance(item, dict) or item.get("decision") != decision:
+        """The next answer of the bot's plan for this turn, without asking the process; ``_UNPLANNED`` when the plan
+        holds none for ``decision`` (it ended with an ask the engine did not ask for)."""
+        item = self._plan[0]
+        planned = item.get("decision") if type(item) is dict else None
+        if planned != decision:
+            # Whether the engine asks the ask decision is R12.5's to say (going out must be possible, by default), and
+            # a bot need not work it out: an ask it did not plan for is answered "not asking", and an ask answer the
+            # engine does not ask for is passed over.
+            if decision == "ask":
+                return False
+            if planned == "ask":
+                del self._plan[0]
+                return self._planned(decision) if self._plan else _UNPLANNED
+        del self._plan[0]
+        if planned != decision:
             self._plan = []
             tail = self._bot.stderr_tail()
-            raise SeatFailure(f"the bot's plan answered {_short(item)} where the game asked for a {decision} "
+            raise SeatFailure(f"the bot's plan answered {_short(item)} where the game asked the {decision} "
                               f"decision{tail}", reason="malformed")
         if "error" in item:
             self._plan = []
@@ -450,51 +463,51 @@ class ProcessStrategy(Strategy):
         legal answer and the bot is asked only its choices, answered with it."""
         # Each decision looks for a plan itself: most meld and discard decisions are a plan's answers, each
         # then a Python call fewer.
-        if self._plan:
-            return self._planned("acquire")
+        if self._plan and (value := self._planned("acquire")) is not _UNPLANNED:
+            return value
         if self.choices_only:
-            only = _only_answer(view.legal_acquires())
-            if only is not _CHOICE:
+            only = only_answer(view.legal_acquires())
+            if only is not CHOICE:
                 return only
         if self.shown_draws:
             # The arbiter's side reads the live state, as the view wire does; the seat learns only what its
             # one legal answer brings it.
-            return self._decide("acquire", view, _legal_acquires, forced_draw(view._state))
-        return self._decide("acquire", view, _legal_acquires)
+            return self._decide("acquire", view, forced_draw(view._state))
+        return self._decide("acquire", view)
 
     def choose_ask(self, view) -> bool:
         """Forwarded to the bot as a ``decide`` request (``ask``), or answered from the bot's plan."""
-        if self._plan:
-            return self._planned("ask")
-        return self._decide("ask", view, _legal_asks)
+        if self._plan and (value := self._planned("ask")) is not _UNPLANNED:
+            return value
+        return self._decide("ask", view)
 
     def answer_go_out(self, view) -> bool:
         """Forwarded to the bot as a ``decide`` request (``answer``), or answered from the bot's plan."""
-        if self._plan:
-            return self._planned("answer")
-        return self._decide("answer", view, _legal_answers)
+        if self._plan and (value := self._planned("answer")) is not _UNPLANNED:
+            return value
+        return self._decide("answer", view)
 
     def choose_meld(self, view):
         """Forwarded to the bot as a ``decide`` request (``meld``), answered from the bot's plan, or, when it has one
         legal answer and the bot is asked only its choices, answered with it."""
-        if self._plan:
-            return self._planned("meld")
+        if self._plan and (value := self._planned("meld")) is not _UNPLANNED:
+            return value
         if self.choices_only:
-            only = _only_answer(_meld_answers(view))
-            if only is not _CHOICE:
+            only = only_answer(meld_answers(view))
+            if only is not CHOICE:
                 return only
-        return self._decide("meld", view, _legal_melds)
+        return self._decide("meld", view)
 
     def choose_discard(self, view):
         """Forwarded to the bot as a ``decide`` request (``discard``), answered from the bot's plan, or, when it has one
         legal answer and the bot is asked only its choices, answered with it."""
-        if self._plan:
-            return self._planned("discard")
+        if self._plan and (value := self._planned("discard")) is not _UNPLANNED:
+            return value
         if self.choices_only:
-            only = _only_answer(view.legal_discards())
-            if only is not _CHOICE:
+            only = only_answer(view.legal_discards())
+            if only is not CHOICE:
                 return only
-        return self._decide("discard", view, _legal_discards)
+        return self._decide("discard", view)
 
     # ------------------------------------------------------------------------------------ hooks
 
@@ -544,44 +557,7 @@ class ProcessStrategy(Strategy):
         bot.send(data)
 
 
-def _legal_acquires(view) -> list:
-    return list(view.legal_acquires())
-
-
-def _legal_asks(view) -> list:
-    return ["ask", None]
-
-
-def _legal_answers(view) -> list:
-    return ["answer yes", "answer no"]
-
-
-def _legal_melds(view) -> list:
-    # null ends the melding, and is legal unless a binding yes obliges the player to go out (R12.5).
-    return [*view.legal_melds(), None] if null_meld_is_legal(view) else list(view.legal_melds())
-
-
-def _meld_answers(view):
-    """The legal answers to a meld decision, null first: whether they are one needs only the first legal meld."""
-    if null_meld_is_legal(view):
-        yield None
-    yield from view.legal_melds()
-
-
-def _legal_discards(view) -> list:
-    return list(view.legal_discards())
-
-
-_CHOICE = object()
-
-
-def _only_answer(answers) -> Any:
-    """The one legal answer the lazy listing ``answers`` holds, or ``_CHOICE`` when it holds several (or none)."""
-    answers = iter(answers)
-    first = next(answers, _CHOICE)
-    if first is not _CHOICE and next(answers, _CHOICE) is _CHOICE:
-        return first
-    return _CHOICE
+_UNPLANNED = object()
 
 
 _PLANNING = ("ask", "meld")
@@ -589,5 +565,5 @@ _DECIDE_HEADS = {decision: b'{"type":"decide","decision":"%s","view":' % decisio
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    text = orjson.dumps(value, default=repr).decode()  # a plan item as the bot wrote it, in JSON
     return text if len(text) <= 80 else text[:77] + "..."

@@ -20,7 +20,7 @@ from canasta_sim.core.moves import Discard, parse_move
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
-from canasta_sim.plugins import proxy
+from canasta_sim.plugins.answers import LISTINGS
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.proxy import close_all, load_bot_class
 from tests.helpers import BOTS, position
@@ -88,7 +88,7 @@ def test_after_a_binding_yes_null_is_no_legal_answer_and_a_bot_asked_only_its_ch
     state.asked, state.answer = True, True
     view = SeatView(state, 0, (0, 0))
     meld = parse_move("meld K K K")
-    assert proxy._legal_melds(view) == [meld]  # the legal list a bot is sent: no null
+    assert LISTINGS["meld"](view) == [meld]  # the legal list a bot is sent: no null
     cls, _ = load_bot_class(f"cmd:{sys.executable} {SIMPLE} 2 4 choices")
     try:
         assert cls(random.Random(1)).choose_meld(view) == meld  # played by the arbiter: no process was asked

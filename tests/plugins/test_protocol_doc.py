@@ -123,6 +123,17 @@ def test_the_docs_checked_answers_are_the_arbiters():
         assert answer == shown
 
 
+def test_a_checked_answer_echoes_what_was_sent_when_it_is_no_move():
+    state = position(hands={0: "K K 7 7 2 2 4 9 Q 3b"}, pile="2 2 8 7 6", seat=0, phase=PLAY,
+                     side_has_melded=[False, False])
+    view = SeatView(state, 0, (0, 0))
+    for decision, sent, reason in [("discard", None, "null answers a meld or an ask decision only; the discard "
+                                    "decision takes discard CARD"), ("meld", ["draw"], '["draw"] is not a move')]:
+        answer = check_answer(view, decision, sent)
+        assert answer["move"] == sent and answer["legal"] is False and reason in answer["reason"], answer
+        assert "rule" not in answer
+
+
 def test_the_doc_names_every_failure_reason_end_reason_and_hand_end_field():
     for reason in ("illegal", "exception", "malformed", "crash", "timeout"):
         assert f"| `{reason}` |" in DOC

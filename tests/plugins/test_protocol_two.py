@@ -153,12 +153,13 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
     assert all(not isinstance(outcomes[game_id], StrategyError) for game_id in range(1, games, 2))
 
 
-def _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch, parameters: str = "") -> list[tuple]:
-    """Two games of the simple protocol bot asking for ``drawn``, checked to be the games of the same bot that does
-    not; each ``hand_start`` and ``decide`` message it read, as ``((its process, its game), message)``."""
+def _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch, parameters: str = "", **options) -> list[tuple]:
+    """Two games of the simple protocol bot asking for ``drawn``, under rules ``options``, checked to be the games of
+    the same bot that does not; each ``hand_start`` and ``decide`` message it read, as ``((its process, its game),
+    message)``."""
     log = tmp_path / "messages.jsonl"
     monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
-    greedy, rules = load_strategy("greedy"), Rules(target_score=1000)
+    greedy, rules = load_strategy("greedy"), Rules(target_score=1000, **options)
     shown = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 drawn{parameters}")
     results = [play_game([shown, greedy, shown, greedy], seed=seed, rules=rules) for seed in (4, 5)]
     close_all()
@@ -230,6 +231,17 @@ def test_a_bot_hears_the_end_only_of_games_it_heard_of(tmp_path, monkeypatch):
         else:
             assert message["game"] in games, entry  # every message of a game comes after its game message
     assert ended >= 6
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("kind", "yes_forces_out"), [("plan_shown_draws", False), ("plan_shown_draws_asking", True)])
+def test_a_plan_need_not_know_whether_the_engine_will_ask_the_partner(tmp_path, monkeypatch, kind, yes_forces_out):
+    # Without ask_partner_yes_forces_out the engine asks the ask decision on most turns, and a plan without an ask
+    # answer means not asking; with it the engine asks only when the hand could go out, and a plan's ask answer
+    # is passed over where it does not.  Either way the games are the plain bot's, who answers every ask with null.
+    plans = [message for _, message in _games_of_a_simple_bot_shown_draws(
+        tmp_path, monkeypatch, f":kind={kind}", ask_partner_yes_forces_out=yes_forces_out) if "drawn" in message]
+    assert len(plans) > 20
 
 
 @pytest.mark.timeout(120)
@@ -342,6 +354,10 @@ def test_a_ready_may_ask_for_its_events_inline():
     assert parse_ready({**base, "events": True})["inline_events"] is False
     ready = parse_ready({**base, "events": INLINE_EVENTS})
     assert ready["inline_events"] is True and ready["events"] is True
+    assert parse_ready({**base, "events": False})["events"] is False
+    for wrong in ("false", 0, "Inline", None):
+        with pytest.raises(ProtocolError, match="'events' must be true, false or \"inline\"; got "):
+            parse_ready({**base, "events": wrong})
     # the bot server asks for them for a strategy that hears events, and for none otherwise
     assert BotServer("expert").ready()["events"] == INLINE_EVENTS
     assert BotServer("greedy").ready()["events"] is False
