@@ -257,10 +257,13 @@ def close_all() -> None:
 
 
 atexit.register(close_all)
-try:  # multiprocessing workers end without running atexit handlers; their finalizers do run
+try:  # multiprocessing's children end without running atexit handlers; their finalizers do run
     from multiprocessing import util as _multiprocessing_util
 
     _multiprocessing_util.Finalize(None, close_all, exitpriority=50)
+    # A forked child starts with no finalizers: each registers its own (check-strategy's games, a run's workers).
+    _multiprocessing_util.register_after_fork(
+        close_all, lambda _: _multiprocessing_util.Finalize(None, close_all, exitpriority=50))
 except ImportError:  # pragma: no cover - a Python without multiprocessing
     pass
 

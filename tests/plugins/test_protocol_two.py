@@ -278,6 +278,28 @@ def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
         quit_.unlink()
 
 
+@pytest.mark.timeout(60)
+def test_every_bot_process_of_check_strategy_hears_the_end_of_its_games_and_quit(tmp_path, monkeypatch):
+    # check-strategy plays each game in a forked process of its own, which starts the seats' bot processes.
+    started, quit_, log = tmp_path / "started", tmp_path / "quit", tmp_path / "messages.jsonl"
+    for variable, path in [("START", started), ("QUIT", quit_), ("MESSAGE", log)]:
+        monkeypatch.setenv(f"SIMPLE_BOT_{variable}_LOG", str(path))
+    result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4", "--games", "3",
+                                       "--rules", "target_score=500"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    close_all()  # the load-time handshake's process, kept by this process
+    assert len(started.read_text().split()) >= 1 + 3 * 2
+    assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
+    opened, ended = set(), set()
+    for entry in map(json.loads, log.read_text().splitlines()):
+        key = (entry["process"], entry["message"]["game"])
+        if entry["message"]["type"] == "game":
+            opened.add(key)
+        elif entry["message"]["type"] == "game_end":
+            ended.add(key)
+    assert len(opened) >= 3 * 2 and ended == opened
+
+
 @pytest.mark.timeout(30)
 def test_ready_may_refuse_hand_ends_and_says_so_as_true_or_false():
     base = {"type": "ready", "protocol": 2, "name": "b"}
