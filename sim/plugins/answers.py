@@ -12,7 +12,7 @@ from typing import Any
 
 from canasta_sim.plugins.protocol import null_meld_is_legal
 
-__all__ = ["CHOICE", "LISTINGS", "meld_answers", "only_answer"]
+__all__ = ["CHOICE", "LISTINGS", "ONE_OR_MORE", "only_answer"]
 
 
 def _acquires(view) -> list:
@@ -42,11 +42,17 @@ LISTINGS: dict[str, Callable[[Any], list]] = {
 """Each decision's legal answers, as its request lists them."""
 
 
-def meld_answers(view) -> Iterator:
-    """The legal answers to a meld decision, lazily and null first: whether they are one needs only the first meld."""
+def _meld_answers(view) -> Iterator:
+    # null first: whether the answers are one then needs only the first legal meld.
     if null_meld_is_legal(view):
         yield None
     yield from view.legal_melds()
+
+
+ONE_OR_MORE: dict[str, Callable[[Any], Iterable]] = {
+    "acquire": lambda view: view.legal_acquires(), "meld": _meld_answers, "discard": lambda view: view.legal_discards(),
+}
+"""The legal answers, lazily, of each decision that may have only one (an ask or an answer decision always has two)."""
 
 
 CHOICE = object()

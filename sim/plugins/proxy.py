@@ -38,7 +38,7 @@ from canasta_sim.core.moves import Draw, TakePile
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.wire import EventLog, ViewWire
 from canasta_sim.errors import SeatFailure, StrategyLoadError
-from canasta_sim.plugins.answers import CHOICE, LISTINGS, meld_answers, only_answer
+from canasta_sim.plugins.answers import CHOICE, LISTINGS, ONE_OR_MORE, only_answer
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
@@ -416,7 +416,12 @@ class ProcessStrategy(Strategy):
                 bot.kill(SeatFailure("interrupted during a request", reason="crash"))
             raise
 
-    def _decide(self, decision: str, view, drawn=None):
+    def _decide(self, decision: str, view):
+        # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.
+        if self.choices_only and decision in ONE_OR_MORE:
+            only = only_answer(ONE_OR_MORE[decision](view))
+            if only is not CHOICE:
+                return only
         if not self._game_started:
             self._start_game(view)
         listed = None
@@ -424,6 +429,9 @@ class ProcessStrategy(Strategy):
             listed = [None if move is None else str(move) for move in LISTINGS[decision](view)]
         # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
         shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
+        # The arbiter's side reads the live state, as the view wire does; the seat learns only what its one legal
+        # answer brings it.
+        drawn = forced_draw(view._state) if decision == "acquire" and self.shown_draws else None
         return self._request(decision, view, shown, listed, drawn)
 
     def _planned(self, decision: str):
@@ -468,14 +476,6 @@ class ProcessStrategy(Strategy):
         # then a Python call fewer.
         if self._plan and (value := self._planned("acquire")) is not _UNPLANNED:
             return value
-        if self.choices_only:
-            only = only_answer(view.legal_acquires())
-            if only is not CHOICE:
-                return only
-        if self.shown_draws:
-            # The arbiter's side reads the live state, as the view wire does; the seat learns only what its
-            # one legal answer brings it.
-            return self._decide("acquire", view, forced_draw(view._state))
         return self._decide("acquire", view)
 
     def choose_ask(self, view) -> bool:
@@ -495,10 +495,6 @@ class ProcessStrategy(Strategy):
         legal answer and the bot is asked only its choices, answered with it."""
         if self._plan and (value := self._planned("meld")) is not _UNPLANNED:
             return value
-        if self.choices_only:
-            only = only_answer(meld_answers(view))
-            if only is not CHOICE:
-                return only
         return self._decide("meld", view)
 
     def choose_discard(self, view):
@@ -506,10 +502,6 @@ class ProcessStrategy(Strategy):
         legal answer and the bot is asked only its choices, answered with it."""
         if self._plan and (value := self._planned("discard")) is not _UNPLANNED:
             return value
-        if self.choices_only:
-            only = only_answer(view.legal_discards())
-            if only is not CHOICE:
-                return only
         return self._decide("discard", view)
 
     # ------------------------------------------------------------------------------------ hooks
