@@ -12,7 +12,7 @@ from typing import Any
 
 from canasta_sim.plugins.protocol import null_meld_is_legal
 
-__all__ = ["CHOICE", "LISTINGS", "ONE_OR_MORE", "only_answer"]
+__all__ = ["CHOICE", "LISTINGS", "LAZY_LISTINGS", "only_answer"]
 
 
 def _acquires(view) -> list:
@@ -49,10 +49,10 @@ def _meld_answers(view) -> Iterator:
     yield from view.legal_melds()
 
 
-ONE_OR_MORE: dict[str, Callable[[Any], Iterable]] = {
+LAZY_LISTINGS: dict[str, Callable[[Any], Iterable]] = {
     "acquire": lambda view: view.legal_acquires(), "meld": _meld_answers, "discard": lambda view: view.legal_discards(),
 }
-"""The legal answers, lazily, of each decision that may have only one (an ask or an answer decision always has two)."""
+"""The legal answers, lazily, of each decision that may have a single one (an ask or an answer decision has two)."""
 
 
 CHOICE = object()

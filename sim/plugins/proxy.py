@@ -38,7 +38,7 @@ from canasta_sim.core.moves import Draw, TakePile
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.wire import EventLog, ViewWire
 from canasta_sim.errors import SeatFailure, StrategyLoadError
-from canasta_sim.plugins.answers import CHOICE, LISTINGS, ONE_OR_MORE, only_answer
+from canasta_sim.plugins.answers import CHOICE, LAZY_LISTINGS, LISTINGS, only_answer
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.messages import hand_result_message, view_message
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
@@ -418,8 +418,8 @@ class ProcessStrategy(Strategy):
 
     def _decide(self, decision: str, view):
         # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.
-        if self.choices_only and decision in ONE_OR_MORE:
-            only = only_answer(ONE_OR_MORE[decision](view))
+        if self.choices_only and decision in LAZY_LISTINGS:
+            only = only_answer(LAZY_LISTINGS[decision](view))
             if only is not CHOICE:
                 return only
         if not self._game_started:
@@ -479,7 +479,8 @@ class ProcessStrategy(Strategy):
         return self._decide("acquire", view)
 
     def choose_ask(self, view) -> bool:
-        """Forwarded to the bot as a ``decide`` request (``ask``), or answered from the bot's plan."""
+        """Forwarded to the bot as a ``decide`` request (``ask``), or answered from the bot's plan (not asking, when
+        the plan holds no answer to it)."""
         if self._plan and (value := self._planned("ask")) is not _UNPLANNED:
             return value
         return self._decide("ask", view)
