@@ -37,18 +37,9 @@ _ASK_EVERY_DECISION = (
 )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("spec", nargs="?", default="cmd:node examples/protocol/bot.js")
-    parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--every-decision", action="store_true",
-                        help="ask the bot every decision, whatever its ready says")
-    arguments = parser.parse_args(argv)
-    if not arguments.spec.startswith("cmd:"):
-        parser.error(f"the spec must be a cmd: spec (a protocol bot); got {arguments.spec!r}")
-    if arguments.games < 1:
-        parser.error("--games must be 1 or more")
-    folder = Path(tempfile.mkdtemp(prefix="requests-"))
+def _count(folder: Path, arguments) -> tuple[collections.Counter, collections.Counter, collections.Counter]:
+    """Play the games, the bot's input written down in ``folder``: its requests, those listing one legal answer, and
+    those listing their answers, by decision."""
     command = f"tee -a {folder}/in.$$ | {arguments.spec[len('cmd:'):]}"
     if arguments.every_decision:
         command += f" | {shlex.quote(sys.executable)} -c {shlex.quote(_ASK_EVERY_DECISION)}"
@@ -69,6 +60,22 @@ def main(argv: list[str] | None = None) -> int:
             if "legal" in message:
                 listed[decision] += 1
                 single[decision] += len(message["legal"]) == 1
+    return requests, single, listed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("spec", nargs="?", default="cmd:node examples/protocol/bot.js")
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--every-decision", action="store_true",
+                        help="ask the bot every decision, whatever its ready says")
+    arguments = parser.parse_args(argv)
+    if not arguments.spec.startswith("cmd:"):
+        parser.error(f"the spec must be a cmd: spec (a protocol bot); got {arguments.spec!r}")
+    if arguments.games < 1:
+        parser.error("--games must be 1 or more")
+    with tempfile.TemporaryDirectory(prefix="requests-") as name:
+        requests, single, listed = _count(Path(name), arguments)
     games = arguments.games
     asked = "every decision" if arguments.every_decision else "as its ready says"
     print(f"{arguments.spec} against greedy, {games} games, asked {asked}")
