@@ -105,6 +105,10 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     """
     if message.get("type") != "ready":
         raise ProtocolError(f"the answer to hello must be a 'ready' message; got {_show(message)}")
+    unknown = sorted(set(message) - _READY_FIELDS)
+    if unknown:  # a misspelt option would otherwise be dropped without a word, and the bot run without it
+        raise ProtocolError(f"'ready' has no field {_show(unknown[0])}; its fields are "
+                            f"{', '.join(sorted(_READY_FIELDS - {'type'}))}")
     protocol = message.get("protocol")
     if type(protocol) is not int or protocol not in PROTOCOLS:
         raise ProtocolError(
@@ -162,6 +166,10 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "protocol": protocol,
         "games": games,
     }
+
+
+_READY_FIELDS = frozenset({"type", "protocol", "games", "name", "version", "description", "parameters", "legal",
+                           "events", "hand_ends", "drawn", "choices_only"})
 
 
 def game_message(

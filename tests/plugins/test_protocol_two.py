@@ -385,6 +385,11 @@ def test_a_ready_may_ask_for_its_events_inline():
     assert BotServer("greedy").ready()["events"] is False
 
 
+def test_a_ready_field_the_protocol_does_not_know_is_refused_by_name():
+    with pytest.raises(ProtocolError, match="'ready' has no field \"choices_onyl\"; its fields are choices_only, "):
+        parse_ready({"type": "ready", "protocol": 2, "name": "b", "choices_onyl": True})
+
+
 @pytest.mark.parametrize(("field", "served"), [("drawn", True), ("choices_only", False)])
 def test_a_ready_may_ask_for_a_forced_draw_s_cards_or_only_its_choices_as_true_or_false(field, served):
     base = {"type": "ready", "protocol": 2, "name": "b"}
