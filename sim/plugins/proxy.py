@@ -382,8 +382,9 @@ class ProcessStrategy(Strategy):
                             raise ProtocolError(f"'then' goes with an ask, meld or take answer, or a draw whose cards "
                                                 f"the request showed, and is a list; got {plan!r} with an answer to "
                                                 f"the {decision} decision")
-                        self._plan = plan
-                        if value is not None and value is not True and value is not False:
+                        # After "ask" the partner's answer is not known: the plan ends there.
+                        self._plan = [] if decision == "ask" and value is True else plan
+                        if _makes_event(decision, value):
                             self._log.known += 1  # the bot saw its own move: no event for it
                     return value
                 if kind == "check":
@@ -447,11 +448,16 @@ class ProcessStrategy(Strategy):
                 return False
             if planned == "ask":
                 del self._plan[0]
+                if item.get("move") is not None:  # "ask": the plan was over, and the turn goes on by requests
+                    self._plan = []
                 return self._planned(decision) if self._plan else _UNPLANNED
         del self._plan[0]
         if planned != decision:
             self._plan = []
             tail = self._bot.stderr_tail()
+            if decision == "acquire":  # a plan holds one turn: this item was past its discard
+                raise SeatFailure(f"the bot's plan held {_short(item)} past the end of its turn{tail}",
+                                  reason="malformed")
             raise SeatFailure(f"the bot's plan answered {_short(item)} where the game asked the {decision} "
                               f"decision{tail}", reason="malformed")
         if "error" in item:
@@ -463,7 +469,9 @@ class ProcessStrategy(Strategy):
             self._plan = []
             raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
                               reason="malformed") from None
-        if value is not None and value is not True and value is not False:  # a move the engine reports
+        if decision == "ask" and value is True:
+            self._plan = []  # the partner's answer is not known: the plan ends at "ask"
+        if _makes_event(decision, value):
             self._log.known += 1
         return value
 
@@ -554,6 +562,13 @@ class ProcessStrategy(Strategy):
 
 
 _UNPLANNED = object()
+
+
+def _makes_event(decision: str, value: Any) -> bool:
+    """Whether an answer is a move the engine reports to the seats: a move record, or asking the partner."""
+    if decision == "ask":
+        return value is True
+    return value is not None and value is not True and value is not False
 
 
 _PLANNING = ("ask", "meld")

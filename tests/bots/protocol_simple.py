@@ -7,8 +7,9 @@ Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target``
 answers naming a ``wrong_game``, answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
 ``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
 every draw whose cards were shown with its (empty) melds, in every game, and with ``kind=plan_shown_draws_asking``
-with its answer to the ask decision first (not asking), whether the engine will ask it or not. Its process id is noted
-at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at ``quit`` in
+with its answer to the ask decision first (not asking), whether the engine will ask it or not
+(``plan_shown_draws_asking_yes``: asking, and a meld answer after it, which a plan does not hold). Its process id is
+noted at ``hello`` in the file named by the environment variable ``SIMPLE_BOT_START_LOG`` and at ``quit`` in
 ``SIMPLE_BOT_QUIT_LOG``, when they are set; every ``game``, ``hand_start``, ``decide``, ``events`` and ``game_end``
 message it reads is noted with its process id, as a line of JSON, in ``SIMPLE_BOT_MESSAGE_LOG``."""
 
@@ -60,6 +61,8 @@ def answer(message):
         reply["then"] = [{"decision": "meld", "move": None}]  # in every game: it never melds
     if parameters.get("kind") == "plan_shown_draws_asking" and "drawn" in message:
         reply["then"] = [{"decision": "ask", "move": None}, {"decision": "meld", "move": None}]
+    if parameters.get("kind") == "plan_shown_draws_asking_yes" and "drawn" in message:
+        reply["then"] = [{"decision": "ask", "move": "ask"}, {"decision": "meld", "move": None}]  # past its end
     if "game" in message:
         reply["game"] = message["game"]
     send(reply)

@@ -23,15 +23,17 @@ from canasta_sim.cli import main
 from canasta_sim.core.cards import RED_THREE
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import StrategyError
+from canasta_sim.core.strategy import SeatRandom
+from canasta_sim.core.view import SeatView
+from canasta_sim.errors import SeatFailure, StrategyError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.protocol import INLINE_EVENTS, ProtocolError, parse_ready
-from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.proxy import close_all, load_bot_class
 from canasta_sim.plugins.server import BotServer
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
 from canasta_sim.runs.local_backend import RunSchedule
 from canasta_sim.runs.runner import RunSettings
-from tests.helpers import BOTS
+from tests.helpers import BOTS, position
 
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
 SIMPLE = BOTS / "protocol_simple.py"
@@ -242,6 +244,49 @@ def test_a_plan_need_not_know_whether_the_engine_will_ask_the_partner(tmp_path, 
     plans = [message for _, message in _games_of_a_simple_bot_shown_draws(
         tmp_path, monkeypatch, f":kind={kind}", ask_partner_yes_forces_out=yes_forces_out) if "drawn" in message]
     assert len(plans) > 20
+
+
+@pytest.mark.timeout(120)
+def test_a_plan_ends_at_its_ask_and_the_bot_hears_no_event_of_its_own_ask(tmp_path, monkeypatch):
+    # Without ask_partner_yes_forces_out the engine asks on most turns: the bot's plans ask, and their meld answer
+    # after the ask is not played (the partner's answer is not known): the meld decision comes as a request.
+    log = tmp_path / "messages.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    greedy, rules = load_strategy("greedy"), Rules(target_score=1000, ask_partner_yes_forces_out=False)
+    bot = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8 drawn events:kind=plan_shown_draws_asking_yes")
+    for seed in (4, 5):
+        play_game([bot, greedy, bot, greedy], seed=seed, rules=rules)
+    close_all()
+    by_process: dict = {}
+    for entry in map(json.loads, log.read_text().splitlines()):
+        by_process.setdefault(entry["process"], []).append(entry["message"])
+    asked = 0
+    for messages in by_process.values():
+        seat, planned = None, False
+        for message in messages:
+            if message["type"] == "hand_start":
+                seat = message["view"]["seat"]
+            elif message["type"] == "events":
+                asked += sum(1 for event in message["events"] if event[1] == "ask")
+                assert not any(event[0] == seat and event[1] == "ask" for event in message["events"]), message
+            elif message["type"] == "decide":
+                if planned:
+                    assert message["decision"] == "meld", message
+                planned = "drawn" in message
+    assert asked > 20  # the partner's asks, heard
+
+
+@pytest.mark.timeout(60)
+def test_a_plan_item_past_the_end_of_its_turn_is_malformed_and_says_so():
+    cls, _ = load_bot_class(f"cmd:{sys.executable} {SIMPLE} 2 4")
+    try:
+        bot = cls(SeatRandom(1, seat=0))
+        bot._plan = [{"decision": "meld", "move": None}]  # left over from the turn before
+        view = SeatView(position(hands={0: "4 6 8 10 Q"}, pile="5 7", seat=0), 0, (0, 0))
+        with pytest.raises(SeatFailure, match='plan held {"decision":"meld","move":null} past the end of its turn'):
+            bot.choose_acquire(view)
+    finally:
+        close_all()
 
 
 @pytest.mark.timeout(120)
