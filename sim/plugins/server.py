@@ -250,7 +250,10 @@ class BotServer:
                     return plan
                 value, answer = self._answer(game, "ask")
                 plan.append(answer)
-                if "error" in answer or value:
+                if "error" in answer:
+                    return plan
+                if value:  # asked: the plan ends with it, and the arbiter sends no event of the plan's own moves
+                    _hear(game, ASK)
                     return plan
             melding = True
         elif decision == "meld":
