@@ -22,7 +22,6 @@ the callgrind files and the recorded inputs.
 from __future__ import annotations
 
 import argparse
-import collections
 import re
 import shlex
 import subprocess
@@ -82,6 +81,8 @@ def _instructions(out: Path, command: list[str], stdin: Path | None = None) -> i
 
 
 def main(argv: list[str] | None = None) -> int:
+    from protocol_requests import count_requests  # counted as that script counts them (scripts/ is on the path)
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=64)
     parser.add_argument("--out", type=Path, default=None, help="keep the callgrind files and inputs here")
@@ -112,15 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     played = [path for path in sorted(inputs.glob("in.*")) if b'"type":"game"' in path.read_bytes()]
     bots = sum(_instructions(out / f"bot.{path.name}", server, path) - empty for path in played)
     lines = [line for path in played for line in path.read_bytes().splitlines()]
-    requests = sum(line.startswith(b'{"type":"decide"') for line in lines)
+    decisions = count_requests(lines)[0]
+    requests = sum(decisions.values())
     seat_games = 2 * games
     print(f"results digest {recorded} ({games} games, run seed 3,000,000; {len(played)} bot processes)")
     print(f"worker: {(worker - start) / games / 1e6:.2f} million instructions a game")
     print(f"a bot process: {bots / seat_games / 1e6:.2f} million instructions a seat's game")
     read = sum(map(len, lines)) / seat_games / 1000
     print(f"requests: {requests / games:.0f} a game; a seat's process read {read:.1f} KB a game")
-    decisions = collections.Counter(re.search(rb'"decision":"(\w+)"', line).group(1).decode() for line in lines
-                                    if line.startswith(b'{"type":"decide"'))
     print("requests a game by decision: " + ", ".join(f"{name} {count / games:.1f}" for name, count in
                                                       decisions.most_common()))
     acquires = [line for line in lines if line.startswith(b'{"type":"decide","decision":"acquire"')]

@@ -20,6 +20,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,19 +48,24 @@ def _count(folder: Path, arguments) -> tuple[collections.Counter, collections.Co
     run = [sys.executable, "-m", "canasta_sim", "run", "--games", str(arguments.games), "--workers", "1", "--seed",
            "4", "-q", "--out", str(folder / "run"), "-s", spec, "-s", "greedy"]
     subprocess.run(run, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return count_requests(line for path in folder.glob("in.*") for line in path.read_bytes().splitlines())
+
+
+def count_requests(lines: Iterable[bytes]) -> tuple[collections.Counter, collections.Counter, collections.Counter]:
+    """Of the lines a bot read: its requests, those listing one legal answer, and those listing their legal
+    answers, by decision (``scripts/isolation_instructions.py`` counts an isolated bot's requests with it too)."""
     requests: collections.Counter = collections.Counter()
     single: collections.Counter = collections.Counter()
     listed: collections.Counter = collections.Counter()
-    for path in folder.glob("in.*"):
-        for line in path.read_text().splitlines():
-            message = json.loads(line)
-            if message.get("type") != "decide":
-                continue
-            decision = message["decision"]
-            requests[decision] += 1
-            if "legal" in message:
-                listed[decision] += 1
-                single[decision] += len(message["legal"]) == 1
+    for line in lines:
+        message = json.loads(line)
+        if message.get("type") != "decide":
+            continue
+        decision = message["decision"]
+        requests[decision] += 1
+        if "legal" in message:
+            listed[decision] += 1
+            single[decision] += len(message["legal"]) == 1
     return requests, single, listed
 
 
