@@ -565,7 +565,8 @@ _UNPLANNED = object()
 
 
 def _makes_event(decision: str, value: Any) -> bool:
-    """Whether an answer is a move the engine reports to the seats: a move record, or asking the partner."""
+    """Whether an answer of the seat's own turn is a move the engine reports to the seats: a move record, or asking
+    the partner (answering the partner's ask is never a plan's, so never left out of the events)."""
     if decision == "ask":
         return value is True
     return value is not None and value is not True and value is not False
