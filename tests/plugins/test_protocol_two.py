@@ -155,6 +155,14 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
     assert all(not isinstance(outcomes[game_id], StrategyError) for game_id in range(1, games, 2))
 
 
+def _messages_by_process(log) -> dict[int, list[dict]]:
+    """The messages the simple bot noted in ``log`` (``SIMPLE_BOT_MESSAGE_LOG``), in order, by its process id."""
+    by_process: dict[int, list[dict]] = {}
+    for entry in map(json.loads, log.read_text().splitlines()):
+        by_process.setdefault(entry["process"], []).append(entry["message"])
+    return by_process
+
+
 def _games_of_a_simple_bot_shown_draws(tmp_path, monkeypatch, parameters: str = "", **options) -> list[tuple]:
     """Two games of the simple protocol bot asking for ``drawn``, under rules ``options``, checked to be the games of
     the same bot that does not; each ``hand_start`` and ``decide`` message it read, as ``((its process, its game),
@@ -257,9 +265,7 @@ def test_a_plan_ends_at_its_ask_and_the_bot_hears_no_event_of_its_own_ask(tmp_pa
     for seed in (4, 5):
         play_game([bot, greedy, bot, greedy], seed=seed, rules=rules)
     close_all()
-    by_process: dict = {}
-    for entry in map(json.loads, log.read_text().splitlines()):
-        by_process.setdefault(entry["process"], []).append(entry["message"])
+    by_process = _messages_by_process(log)
     asked = 0
     for messages in by_process.values():
         seat, planned = None, False
@@ -476,9 +482,7 @@ def test_a_bot_listing_legal_answers_takes_its_events_inline_too(tmp_path, monke
     monkeypatch.delenv("SIMPLE_BOT_MESSAGE_LOG")
     plain = load_strategy(f"cmd:{sys.executable} {SIMPLE} 2 8")
     assert [play_game([plain, greedy, plain, greedy], seed=seed, rules=rules) for seed in (4, 5)] == games
-    by_process: dict = {}
-    for entry in map(json.loads, log.read_text().splitlines()):
-        by_process.setdefault(entry["process"], []).append(entry["message"])
+    by_process = _messages_by_process(log)
     carried = 0
     for messages in by_process.values():
         assert all("legal" in message for message in messages if message["type"] == "decide")
