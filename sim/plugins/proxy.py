@@ -438,20 +438,22 @@ class ProcessStrategy(Strategy):
     def _planned(self, decision: str):
         """The next answer of the bot's plan for this turn, without asking the process; ``_UNPLANNED`` when the plan
         holds none for ``decision`` (it ended with an ask the engine did not ask for)."""
-        item = self._plan[0]
+        plan = self._plan
+        item = plan[0]
         planned = item.get("decision") if type(item) is dict else None
-        if planned != decision:
-            # Whether the engine asks the ask decision is R12.5's to say (going out must be possible, by default), and
-            # a bot need not work it out: an ask it did not plan for is answered "not asking", and an ask answer the
-            # engine does not ask for is passed over.
-            if decision == "ask":
-                return False
-            if planned == "ask":
-                del self._plan[0]
-                if item.get("move") is not None:  # "ask": the plan was over, and the turn goes on by requests
-                    self._plan = []
-                return self._planned(decision) if self._plan else _UNPLANNED
-        del self._plan[0]
+        # Whether the engine asks the ask decision is R12.5's to say (going out must be possible, by default), and a
+        # bot need not work it out: an ask answer the engine does not ask for is passed over (a loop, not a call per
+        # item: a plan's length is the bot's to choose), and an ask it did not plan for is answered "not asking".
+        while planned == "ask" and decision != "ask":
+            del plan[0]
+            if item.get("move") is not None or not plan:  # "ask" ends a plan: the turn goes on by requests
+                self._plan = []
+                return _UNPLANNED
+            item = plan[0]
+            planned = item.get("decision") if type(item) is dict else None
+        if planned != decision and decision == "ask":
+            return False
+        del plan[0]
         if planned != decision:
             self._plan = []
             tail = self._bot.stderr_tail()

@@ -23,6 +23,7 @@ from canasta_sim.cli import main
 from canasta_sim.core.cards import RED_THREE
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
+from canasta_sim.core.state import PLAY
 from canasta_sim.core.strategy import SeatRandom
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import SeatFailure, StrategyError
@@ -246,8 +247,8 @@ def test_a_bot_hears_the_end_only_of_games_it_heard_of(tmp_path, monkeypatch):
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(("kind", "yes_forces_out"), [("plan_shown_draws", False), ("plan_shown_draws_asking", True)])
 def test_a_plan_need_not_know_whether_the_engine_will_ask_the_partner(tmp_path, monkeypatch, kind, yes_forces_out):
-    # Without ask_partner_yes_forces_out the engine asks the ask decision on most turns, and a plan without an ask
-    # answer means not asking; with it the engine asks only when the hand could go out, and a plan's ask answer
+    # R12.5: without ask_partner_yes_forces_out the engine asks the ask decision on most turns, and a plan without
+    # an ask answer means not asking; with it the engine asks only when the hand could go out, and a plan's ask answer
     # is passed over where it does not.  Either way the games are the plain bot's, who answers every ask with null.
     plans = [message for _, message in _games_of_a_simple_bot_shown_draws(
         tmp_path, monkeypatch, f":kind={kind}", ask_partner_yes_forces_out=yes_forces_out) if "drawn" in message]
@@ -256,8 +257,8 @@ def test_a_plan_need_not_know_whether_the_engine_will_ask_the_partner(tmp_path, 
 
 @pytest.mark.timeout(120)
 def test_a_plan_ends_at_its_ask_and_the_bot_hears_no_event_of_its_own_ask(tmp_path, monkeypatch):
-    # Without ask_partner_yes_forces_out the engine asks on most turns: the bot's plans ask, and their meld answer
-    # after the ask is not played (the partner's answer is not known): the meld decision comes as a request.
+    # R12.5: without ask_partner_yes_forces_out the engine asks on most turns: the bot's plans ask, and their meld
+    # answer after the ask is not played (the partner's answer is not known): the meld decision comes as a request.
     log = tmp_path / "messages.jsonl"
     monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
     greedy, rules = load_strategy("greedy"), Rules(target_score=1000, ask_partner_yes_forces_out=False)
@@ -280,6 +281,19 @@ def test_a_plan_ends_at_its_ask_and_the_bot_hears_no_event_of_its_own_ask(tmp_pa
                     assert message["decision"] == "meld", message
                 planned = "drawn" in message
     assert asked > 20  # the partner's asks, heard
+
+
+@pytest.mark.timeout(60)
+def test_a_plan_s_ask_answers_the_engine_does_not_ask_for_are_passed_over_however_many():
+    cls, _ = load_bot_class(f"cmd:{sys.executable} {SIMPLE} 2 4")
+    try:
+        bot = cls(SeatRandom(1, seat=0))
+        # R12.5: side A has not melded, so the hand cannot go out and the engine asks the meld decision, not ask.
+        view = SeatView(position(hands={0: "4 6 8 10 Q"}, pile="5 7", seat=0, phase=PLAY), 0, (0, 0))
+        bot._plan = [{"decision": "ask", "move": None}] * 5000 + [{"decision": "meld", "move": None}]
+        assert bot.choose_meld(view) is None and not bot._plan
+    finally:
+        close_all()
 
 
 @pytest.mark.timeout(60)
