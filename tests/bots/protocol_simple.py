@@ -1,7 +1,8 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal discard.
-``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [events|inline]]]``: protocol 1 (one game at a time) or
-2 (up to GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in its request (it
-answers the draw alone all the same); ``choices`` asks only for the decisions with more than one legal answer;
+``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [unlisted_melds] [events|inline]]]``: protocol 1 (one
+game at a time) or 2 (up to GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in
+its request (it answers the draw alone all the same); ``choices`` asks only for the decisions with more than one legal
+answer; ``unlisted_melds`` asks for every decision's legal answers but the meld decision's (it needs none there);
 ``events`` asks for the moves in ``events`` messages, ``inline`` for those before a request in the request.
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
 answers naming a ``wrong_game``, answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
@@ -21,6 +22,7 @@ PROTOCOL = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 GAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 4
 DRAWN = "drawn" in sys.argv[3:]
 CHOICES_ONLY = "choices" in sys.argv[3:]
+LEGAL = ["acquire", "ask", "answer", "discard"] if "unlisted_melds" in sys.argv[3:] else True
 EVENTS = "inline" if "inline" in sys.argv[3:] else "events" in sys.argv[3:]
 games = {}  # game -> its 'game' message (None: protocol 1's single game)
 
@@ -44,7 +46,7 @@ def answer(message):
             message = {**message, "game": 10_000}
         if kind == "exit":
             os._exit(5)
-    legal = message["legal"]
+    legal = message.get("legal")
     decision = message["decision"]
     if decision == "acquire":
         move = "draw" if "draw" in legal else legal[0]
@@ -75,7 +77,7 @@ for line in sys.stdin:
         if os.environ.get("SIMPLE_BOT_START_LOG"):
             with open(os.environ["SIMPLE_BOT_START_LOG"], "a", encoding="utf-8") as file:
                 file.write(f"{os.getpid()}\n")
-        ready = {"type": "ready", "protocol": PROTOCOL, "name": f"simple{PROTOCOL}", "version": 1, "legal": True,
+        ready = {"type": "ready", "protocol": PROTOCOL, "name": f"simple{PROTOCOL}", "version": 1, "legal": LEGAL,
                  "events": EVENTS, "parameters": {"target": "", "kind": ""}}
         if PROTOCOL == 2:
             ready["games"] = GAMES

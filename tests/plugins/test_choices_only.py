@@ -7,6 +7,7 @@ Such a bot is never sent a request whose legal answers are one, plays the games 
 
 from __future__ import annotations
 
+import collections
 import json
 import random
 import sys
@@ -51,17 +52,25 @@ def _games(tmp_path, monkeypatch, protocol: int, options: str) -> tuple[list, li
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("listed", ["", "unlisted_melds"])
 @pytest.mark.parametrize("protocol", [1, 2])
-def test_a_bot_asked_only_its_choices_plays_the_same_games_and_hears_the_same_moves(tmp_path, monkeypatch, protocol):
+def test_a_bot_asked_only_its_choices_plays_the_same_games_and_hears_the_same_moves(tmp_path, monkeypatch, protocol,
+                                                                                     listed):
+    # Whether a decision has one answer is read from the list a request carries, or, where the bot takes no list
+    # (its meld decisions, with unlisted_melds), found apart.
     games, every, heard = _games(tmp_path, monkeypatch, protocol, "events")
-    chosen_games, choices, chosen_heard = _games(tmp_path, monkeypatch, protocol, "events choices")
+    chosen_games, choices, chosen_heard = _games(tmp_path, monkeypatch, protocol, f"events choices {listed}")
     assert chosen_games == games
     assert chosen_heard == heard and len(heard[0]) > 100  # its own moves included, whoever played them
-    assert all(len(request["legal"]) > 1 for request in choices)
+    assert all(("legal" in request) == (request["decision"] != "meld" or not listed) for request in choices)
     forced = [request for request in every if len(request["legal"]) == 1]
     # Each request it is no longer sent had one legal answer: acquires with only a draw, melds with only null, ...
     assert len(choices) == len(every) - len(forced) and len(forced) > len(every) / 3
     assert {request["decision"] for request in forced} >= {"acquire", "meld"}
+    # ... and each it is still sent has more than one, listed or not.
+    chosen = collections.Counter(request["decision"] for request in choices)
+    assert chosen == collections.Counter(request["decision"] for request in every if len(request["legal"]) > 1)
+    assert chosen["meld"] > 0
 
 
 @pytest.mark.timeout(60)
