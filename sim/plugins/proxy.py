@@ -302,9 +302,14 @@ class ProcessStrategy(Strategy):
             events = "inline"
         else:
             events = "none" if cls.on_event is Strategy.on_event else "in events messages"
+        # A bot asked only its choices is never asked a forced draw, so it is never shown one's cards.
+        if cls.shown_draws:
+            drawn = "asked for, never sent: forced draws are not asked" if cls.choices_only else "yes"
+        else:
+            drawn = "no"
         return (f"protocol {2 if cls.pool.tagged else 1}, {cls.games} game{'s' * (cls.games != 1)} at once; "
                 f"legal lists: {listed}; events: {events}; hand ends: {'yes' if cls.hears_hand_ends else 'no'}; "
-                f"forced draws' cards: {'yes' if cls.shown_draws else 'no'}; "
+                f"forced draws' cards: {drawn}; "
                 f"decisions with one legal answer: {'not asked' if cls.choices_only else 'asked'}")
 
     def __init__(self, rng, **parameters: Any) -> None:

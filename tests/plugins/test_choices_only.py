@@ -106,8 +106,10 @@ def test_after_a_binding_yes_null_is_no_legal_answer_and_a_bot_asked_only_its_ch
 
 
 @pytest.mark.timeout(60)
-def test_check_strategy_says_a_bot_is_asked_only_its_choices():
-    result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4 choices", "--games", "2",
-                                       "--rules", "target_score=500"], catch_exceptions=False)
+@pytest.mark.parametrize(("options", "drawn"), [("choices", "no"),
+                                                ("drawn choices", "asked for, never sent: forced draws are not asked")])
+def test_check_strategy_says_a_bot_is_asked_only_its_choices(options, drawn):
+    result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4 {options}", "--games",
+                                       "2", "--rules", "target_score=500"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert "forced draws' cards: no; decisions with one legal answer: not asked" in result.output
+    assert f"forced draws' cards: {drawn}; decisions with one legal answer: not asked" in result.output
