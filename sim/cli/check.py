@@ -64,6 +64,7 @@ def check_command(
     click.echo(f"checking {checked.spec} ({checked.label}): {games} games against {', '.join(OPPONENTS)}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (docs/protocol.md)")
+        checked.cls.close_processes()  # each game's own process starts the bots it plays with
     printed = _PrintedHandler(verbose)
     logging.getLogger("canasta_sim.runs.runner").addHandler(printed)
     previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}

@@ -295,6 +295,12 @@ class ProcessStrategy(Strategy):
     engine's clock (:class:`~canasta_sim.arbiter.DecisionClock`) gives it a moment's grace first."""
 
     @classmethod
+    def close_processes(cls) -> None:
+        """Quit the bot's processes this process started: a parent that plays no game itself (``run``,
+        ``check-strategy``) quits the one its handshake started rather than keep it idle while the games go on."""
+        cls.pool.close()
+
+    @classmethod
     def protocol_summary(cls) -> str:
         """What the bot's ``ready`` asked for, in one line: the protocol's options that decide its speed."""
         listed = ", ".join(decision for decision in DECISIONS if decision in cls.wants_legal) or "none"
@@ -423,9 +429,8 @@ class ProcessStrategy(Strategy):
             raise
 
     def _decide(self, decision: str, view):
-        # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  Where
-        # the request lists the answers anyway, the list says so; listing them lazily first cost the worker of a
-        # bot taking every list a tenth of its time, the same answers found twice.
+        # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
+        # the request carries anyway says so (found lazily first, as before, they cost bot.js's worker a tenth).
         moves = LISTINGS[decision](view) if decision in self.wants_legal else None
         if self.choices_only:
             if moves is not None:

@@ -328,19 +328,21 @@ def test_protocol_one_bots_keep_playing_one_game_at_a_time(tmp_path):
 
 @pytest.mark.timeout(120)
 def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
-    started, quit_ = tmp_path / "started", tmp_path / "quit"
-    env = {"SIMPLE_BOT_START_LOG": str(started), "SIMPLE_BOT_QUIT_LOG": str(quit_)}
+    started, log = tmp_path / "started", tmp_path / "log"
+    # Quits and the games' messages noted in one file, in the order they happened.
+    env = {"SIMPLE_BOT_START_LOG": str(started), "SIMPLE_BOT_QUIT_LOG": str(log), "SIMPLE_BOT_MESSAGE_LOG": str(log)}
     for protocol in ("1", "2 4"):
         _run(tmp_path / f"run{protocol[0]}", [f"cmd:{sys.executable} {SIMPLE} {protocol}", "greedy"], "--workers",
              "2", "--chunk-size", "3", env=env)
-        # each worker's processes (every seat of both sides, in two workers) heard quit as the worker ended;
-        # the load-time handshake's, kept by this process, hears it at this process's exit, as here
-        assert len(started.read_text().split()) >= 1 + 2 * 4
-        assert len(quit_.read_text().split()) == len(started.read_text().split()) - 1
-        close_all()
-        assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
+        # Each worker's processes (every seat of both sides, in two workers) heard quit as the worker ended, and
+        # the load-time handshake's, in this process, which plays no game, before any game began.
+        pids = started.read_text().split()
+        lines = log.read_text().splitlines()
+        assert len(pids) >= 1 + 2 * 4
+        assert sorted(line for line in lines if not line.startswith("{")) == sorted(pids)
+        assert lines[0] == pids[0] and json.loads(lines[1])["message"]["type"] == "game"
         started.unlink()
-        quit_.unlink()
+        log.unlink()
 
 
 @pytest.mark.timeout(60)
@@ -352,7 +354,7 @@ def test_every_bot_process_of_check_strategy_hears_the_end_of_its_games_and_quit
     result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4", "--games", "3",
                                        "--rules", "target_score=500"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    close_all()  # the load-time handshake's process, kept by this process
+    # Every process heard quit by the command's end: the load-time handshake's too, though this process lives on.
     assert len(started.read_text().split()) >= 1 + 3 * 2
     assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
     opened, ended = set(), set()
