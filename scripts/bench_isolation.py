@@ -50,7 +50,8 @@ sys.path.insert(0, str(ROOT))
 from canasta_sim.core.rules import Rules  # noqa: E402
 from canasta_sim.plugins import process as process_module  # noqa: E402
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, pin_worker, placement  # noqa: E402
-from canasta_sim.plugins.proxy import ProcessStrategy, close_all  # noqa: E402
+from canasta_sim.plugins.pools import close_all  # noqa: E402
+from canasta_sim.plugins.proxy import ProcessStrategy  # noqa: E402
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side  # noqa: E402
 from canasta_sim.runs.runner import MAX_CHUNK_SIZE, ChunkPlayer, RunSettings  # noqa: E402
 

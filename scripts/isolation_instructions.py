@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 _PLAY = """
 import array, hashlib, sys, threading
 from canasta_sim.core.rules import Rules
-from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side
 from canasta_sim.runs.runner import ChunkPlayer, RunSettings
 

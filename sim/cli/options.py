@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
-from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE
+from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
 from canasta_sim.runs.runner import default_workers
 from canasta_sim.strategies import BUILTIN

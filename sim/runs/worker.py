@@ -21,7 +21,7 @@ import time
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.affinity import pin_worker
-from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure

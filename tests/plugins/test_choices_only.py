@@ -23,7 +23,8 @@ from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
 from canasta_sim.plugins.answers import LISTINGS
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.plugins.proxy import close_all, load_bot_class
+from canasta_sim.plugins.pools import close_all
+from canasta_sim.plugins.proxy import load_bot_class
 from tests.helpers import BOTS, position
 
 SIMPLE = BOTS / "protocol_simple.py"

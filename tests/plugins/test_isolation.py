@@ -17,7 +17,7 @@ from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import SeatFailure, StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.plugins.proxy import MEMORY_LIMIT_VARIABLE
+from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import bot_command, isolate_spec
 from canasta_sim.strategies import BUILTIN, Greedy
 from tests.helpers import BOTS

@@ -28,8 +28,9 @@ from canasta_sim.core.strategy import SeatRandom
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import SeatFailure, StrategyError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.protocol import INLINE_EVENTS, ProtocolError, parse_ready
-from canasta_sim.plugins.proxy import close_all, load_bot_class
+from canasta_sim.plugins.proxy import load_bot_class
 from canasta_sim.plugins.server import BotServer
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, play_side_by_side
 from canasta_sim.runs.local_backend import RunSchedule

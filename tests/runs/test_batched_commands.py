@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.cli.compare import CompareSchedule, MatchPlan
 from canasta_sim.core.rules import Rules
-from canasta_sim.plugins.proxy import close_all
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once
 from canasta_sim.tuning.iteration import TuningSchedule, iteration_tasks, task_games
 

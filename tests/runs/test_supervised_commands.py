@@ -275,7 +275,7 @@ def test_one_signal_stops_a_tuning_stuck_in_a_loop_dropping_its_iteration_and_ke
 
 @pytest.mark.timeout(60)
 def test_an_isolated_bot_that_timed_out_is_killed_with_its_game(monkeypatch):
-    from canasta_sim.plugins import proxy as isolation
+    from canasta_sim.plugins.pools import close_all
     from canasta_sim.plugins.process import BotProcess
     from canasta_sim.strategies import Greedy
 
@@ -294,7 +294,7 @@ def test_an_isolated_bot_that_timed_out_is_killed_with_its_game(monkeypatch):
     assert caught.value.reason == "timeout" and caught.value.seat in (0, 2) and len(started) == 2
     with pytest.raises(ProcessLookupError):  # the bot that timed out is gone already, not at the command's end
         os.kill(started[[0, 2].index(caught.value.seat)], 0)
-    isolation.close_all()
+    close_all()
     for pid in started:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)

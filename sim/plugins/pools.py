@@ -1,0 +1,179 @@
+"""The bot processes of each loaded bot spec in a process: started, shared between games, ended.
+
+A :class:`BotPool` keeps a loaded ``isolated:`` or ``cmd:`` spec's processes by seat (partners never share one),
+the one its handshake started among them; :class:`~canasta_sim.plugins.proxy.ProcessStrategy` takes an
+:class:`~canasta_sim.plugins.channel.Endpoint` on one for each game.  :func:`close_all` ends every process this
+process started: each hears ``quit``, then has :data:`~canasta_sim.plugins.process.STOP_GRACE` seconds to exit
+before it is killed; it runs at exit, and in a forked child (a run's worker, a game of ``check-strategy``) at its
+end.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import time
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from canasta_sim.errors import SeatFailure, StrategyLoadError
+from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
+from canasta_sim.plugins.process import STOP_GRACE, BotProcess
+from canasta_sim.plugins.protocol import ProtocolError, decode, encode, hello_message, parse_ready
+
+if TYPE_CHECKING:
+    from canasta_sim.plugins.proxy import ProcessStrategy
+
+__all__ = ["HANDSHAKE_DEADLINE", "MEMORY_LIMIT_VARIABLE", "BotPool", "close_all", "memory_limit"]
+
+HANDSHAKE_DEADLINE = 30.0
+"""Seconds a bot process may take to start and answer ``hello``."""
+
+MEMORY_LIMIT_VARIABLE = "CANASTA_SIM_BOT_MEMORY_LIMIT_MB"
+"""Environment variable holding the address-space limit of every bot process in MiB (``--memory-limit``);
+an environment variable so that worker processes inherit it whatever their start method."""
+
+_QUIT = encode({"type": "quit"})
+
+
+def memory_limit() -> int | None:
+    """The bot processes' memory limit in MiB from :data:`MEMORY_LIMIT_VARIABLE`, or ``None``."""
+    text = os.environ.get(MEMORY_LIMIT_VARIABLE, "").strip()
+    if not text:
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r} is not a whole number of MiB") from None
+    if value < 1:
+        raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r}: a memory limit is at least 1 MiB")
+    return value
+
+
+class BotPool:
+    """The processes of one loaded bot spec in this process, by seat (partners never share one), plus
+    started spares.  Games played one at a time take a seat's process over from the game before; under a
+    :class:`~canasta_sim.plugins.channel.Hub` a protocol-2 process serves up to ``capacity`` games at once."""
+
+    def __init__(self, argv: Sequence[str], label: str, *, tagged: bool = False, capacity: int = 1) -> None:
+        self.argv = list(argv)
+        self.label = label
+        self.tagged = tagged
+        self.capacity = capacity
+        self.seats: dict[int, list[SharedBot]] = {}
+        self.spares: list[BotProcess] = []
+        self.pid = os.getpid()
+        _POOLS.add(self)
+
+    def _forked(self) -> None:
+        # A forked worker inherits the parent's pool: those processes are the parent's, never to be shared.
+        if self.pid != os.getpid():
+            self.seats, self.spares = {}, []
+            self.pid = os.getpid()
+
+    def processes(self) -> list[BotProcess]:
+        """The running bot processes (for measuring them)."""
+        return [shared.bot for bots in self.seats.values() for shared in bots if shared.running]
+
+    def acquire(self, seat: int | None, owner: ProcessStrategy) -> Endpoint:
+        """An endpoint for ``owner``'s game on a running process of ``seat`` (``None``: a process of its
+        own, closed with ``owner``)."""
+        self._forked()
+        if seat is None:
+            shared = self._fresh()
+            weakref.finalize(owner, _close, shared)
+            return shared.endpoint()
+        hub = current_hub()
+        bots = self.seats.setdefault(seat, [])
+        bots[:] = [shared for shared in bots if shared.running]
+        if hub is None:
+            # One game at a time: the seat's process leaves the game before for this one.
+            shared = bots[0] if bots else None
+            if shared is None:
+                shared = self._fresh()
+                bots.append(shared)
+            for endpoint in list(shared.open.values()):
+                endpoint.close()
+            return shared.endpoint()
+        shared = next((shared for shared in bots if shared.has_room), None)
+        if shared is None:
+            shared = self._fresh()
+            bots.append(shared)
+        endpoint = shared.endpoint()
+        hub.adopt(endpoint)
+        return endpoint
+
+    def _fresh(self) -> SharedBot:
+        while self.spares:
+            bot = self.spares.pop()
+            if bot.running:
+                return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
+        bot = BotProcess(self.argv, label=self.label, memory_limit=memory_limit())
+        bot.start()
+        deadline = time.monotonic() + HANDSHAKE_DEADLINE
+        bot.write(encode(hello_message()), deadline)
+        try:
+            parse_ready(decode(bot.read_line(deadline)))
+        except ProtocolError as error:
+            bot.kill()
+            raise SeatFailure(f"a new process of bot {self.label!r} failed its handshake: {error}",
+                              reason="malformed") from None
+        return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
+
+    def close(self) -> None:
+        """Ask every process to quit, then kill what is left (only in the process that started them)."""
+        _say_farewells(self.detach())
+
+    def detach(self) -> list[BotProcess]:
+        """Every process of this pool, told of the end of its games and taken from the pool."""
+        if self.pid != os.getpid():
+            return []
+        bots = list(self.spares)
+        for shared_bots in self.seats.values():
+            for shared in shared_bots:
+                for endpoint in list(shared.open.values()):
+                    endpoint.close()
+                shared.flush()
+                bots.append(shared.bot)
+        self.seats.clear()
+        self.spares.clear()
+        return bots
+
+
+def _close(shared: SharedBot) -> None:
+    for endpoint in list(shared.open.values()):
+        endpoint.close()
+    shared.flush()
+    shared.bot.close(_QUIT)
+
+
+def _say_farewells(bots: list[BotProcess]) -> None:
+    # Every process hears quit at once and they share one grace period: a worker ending with many bots
+    # must not take a grace period per bot (its supervisor kills a worker that takes too long to end).
+    for bot in bots:
+        bot.say_farewell(_QUIT)
+    deadline = time.monotonic() + STOP_GRACE
+    for bot in bots:
+        bot.finish(deadline)
+
+
+_POOLS: weakref.WeakSet[BotPool] = weakref.WeakSet()
+
+
+def close_all() -> None:
+    """Close every bot process this process started (at exit, and at a worker's end): each hears ``quit``,
+    then has :data:`~canasta_sim.plugins.process.STOP_GRACE` seconds to exit before it is killed."""
+    _say_farewells([bot for pool in list(_POOLS) for bot in pool.detach()])
+
+
+atexit.register(close_all)
+try:  # multiprocessing's children end without running atexit handlers; their finalizers do run
+    from multiprocessing import util as _multiprocessing_util
+
+    _multiprocessing_util.Finalize(None, close_all, exitpriority=50)
+    # A forked child starts with no finalizers: each registers its own (check-strategy's games, a run's workers).
+    _multiprocessing_util.register_after_fork(
+        close_all, lambda _: _multiprocessing_util.Finalize(None, close_all, exitpriority=50))
+except ImportError:  # pragma: no cover - a Python without multiprocessing
+    pass
