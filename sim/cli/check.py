@@ -13,6 +13,7 @@ from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.proxy import ProcessStrategy
 from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.supervised_game import play_supervised
@@ -64,7 +65,7 @@ def check_command(
     click.echo(f"checking {checked.spec} ({checked.label}): {games} games against {', '.join(OPPONENTS)}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (docs/protocol.md)")
-        checked.cls.close_processes()  # each game's own process starts the bots it plays with
+    close_all()  # this process plays no game (each game's own process starts its bots): no bot idles here
     printed = _PrintedHandler(verbose)
     logging.getLogger("canasta_sim.runs.runner").addHandler(printed)
     previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}

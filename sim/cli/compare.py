@@ -47,6 +47,7 @@ from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.records import ChunkRecorder
@@ -375,6 +376,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     recorder = None if out is None else _RunRecorder(out, plan, seed_drawn,
                                                      plan.observations * plan.games_per_observation, time_limit,
                                                      on_error)
+    close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
     file_handler = open_log_file(log_file)
     workers = worker_count(workers, (new, old))
     changed = ", ".join(f"{key}={value}" for key, value in rules.changed_options().items()) or "default"

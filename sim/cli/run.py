@@ -37,7 +37,7 @@ from canasta_sim.cli.replaying import reproducing_command, session_options, star
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
-from canasta_sim.plugins.proxy import ProcessStrategy
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
@@ -283,9 +283,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         if manifest is not None:
             _check_versions(manifest, loaded, directory.path)
             _check_columns(directory)
-        for strategy in loaded:  # this process plays no game: its workers start the bots they play with
-            if issubclass(strategy.cls, ProcessStrategy):
-                strategy.cls.close_processes()
+        close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
         file_handler = open_log_file(log_file if log_file is None else log_file.absolute())
         workers = worker_count(workers, settings.specs)
         _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,

@@ -140,12 +140,6 @@ class ProcessStrategy(Strategy):
     engine's clock (:class:`~canasta_sim.arbiter.DecisionClock`) gives it a moment's grace first."""
 
     @classmethod
-    def close_processes(cls) -> None:
-        """Quit the bot's processes this process started: a parent that plays no game itself (``run``,
-        ``check-strategy``) quits the one its handshake started rather than keep it idle while the games go on."""
-        cls.pool.close()
-
-    @classmethod
     def protocol_summary(cls) -> str:
         """What the bot's ``ready`` asked for, in one line: the protocol's options that decide its speed."""
         listed = ", ".join(decision for decision in DECISIONS if decision in cls.wants_legal) or "none"

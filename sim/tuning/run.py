@@ -38,6 +38,7 @@ from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, RulesError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.runner import stop_on_signals as signals_stop
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, MatchPool, TunedStrategy, TuningError, iteration_tasks
 from canasta_sim.tuning.spsa import ALPHA, GAMMA, Spsa, SpsaSettings
@@ -285,6 +286,7 @@ def run_tuning(
     tuned, spsa, start, rows, theta = _state_on_disk(settings, directory)
     if settings.against is not None:
         load_strategy(settings.against)
+        close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
     status = "finished"
     deals = settings.deals_per_iteration
     # A task holds at least one deal: more workers would idle.

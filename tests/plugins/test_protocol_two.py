@@ -346,6 +346,25 @@ def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
         log.unlink()
 
 
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("command", [
+    ["compare", "greedy", "--baseline", "BOT", "--max-games", "4"],
+    ["tune", "expert", "--against", "BOT", "--params", "aggression", "--games", "8", "--games-per-iteration", "4"],
+])
+def test_compare_and_tune_leave_no_bot_process_idle_while_their_workers_play(tmp_path, monkeypatch, command):
+    # Each loads the bot spec in this process to check it, and plays no game here: that process hears quit at once.
+    started, quit_ = tmp_path / "started", tmp_path / "quit"
+    monkeypatch.setenv("SIMPLE_BOT_START_LOG", str(started))
+    monkeypatch.setenv("SIMPLE_BOT_QUIT_LOG", str(quit_))
+    bot = f"cmd:{sys.executable} {SIMPLE} 2 4"
+    arguments = [bot if word == "BOT" else word for word in command]
+    result = CliRunner().invoke(main, [*arguments, "--seed", "3", "--workers", "1", "--rules", "target_score=500",
+                                       "--out", str(tmp_path / "out")], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert len(started.read_text().split()) >= 1 + 2
+    assert sorted(quit_.read_text().split()) == sorted(started.read_text().split())
+
+
 @pytest.mark.timeout(60)
 def test_every_bot_process_of_check_strategy_hears_the_end_of_its_games_and_quit(tmp_path, monkeypatch):
     # check-strategy plays each game in a forked process of its own, which starts the seats' bot processes.
