@@ -14,6 +14,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
+from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
 from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.supervised_game import play_supervised
@@ -65,7 +66,9 @@ def check_command(
     click.echo(f"checking {checked.spec} ({checked.label}): {games} games against {', '.join(OPPONENTS)}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (docs/protocol.md)")
-    close_all()  # this process plays no game (each game's own process starts its bots): no bot idles here
+    # This process plays no game (each game's own process starts its bots): its handshake's bot ends now, and
+    # how it ends is the one ending seen here.
+    ending_problems = sum(_ended_badly(bot) for bot in close_all())
     printed = _PrintedHandler(verbose)
     logging.getLogger("canasta_sim.runs.runner").addHandler(printed)
     previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
@@ -73,6 +76,7 @@ def check_command(
         signal.signal(number, _interrupt)
     try:
         problems, finished, wins, slowest = _check(checked, opponents, games, seed, rules, time_limit)
+        problems += ending_problems
     except UserInterrupt:
         click.echo("Interrupted", err=True)
         context.exit(EXIT_INTERRUPTED)
@@ -87,6 +91,17 @@ def check_command(
         click.echo(f"{problems} problem{'s' * (problems != 1)} found", err=True)
         context.exit(1)
     click.echo("no problems found")
+
+
+def _ended_badly(bot) -> bool:
+    """Report a bot process that did not end as docs/protocol.md's Endings asks; whether it did not."""
+    if bot.outstayed:
+        click.echo(f"problem: the bot process was still running {STOP_GRACE:g} s after 'quit' and the end of its "
+                   "input, and was killed (docs/protocol.md, Endings)", err=True)
+    if bot.left_processes:
+        click.echo("problem: the bot process exited leaving processes it started running; they were killed "
+                   "(docs/protocol.md, Endings)", err=True)
+    return bot.outstayed or bot.left_processes
 
 
 def _interrupt(number, frame) -> None:

@@ -161,10 +161,13 @@ def _say_farewells(bots: list[BotProcess]) -> None:
 _POOLS: weakref.WeakSet[BotPool] = weakref.WeakSet()
 
 
-def close_all() -> None:
+def close_all() -> list[BotProcess]:
     """Close every bot process this process started (at exit, and at a worker's end): each hears ``quit``,
-    then has :data:`~canasta_sim.plugins.process.STOP_GRACE` seconds to exit before it is killed."""
-    _say_farewells([bot for pool in list(_POOLS) for bot in pool.detach()])
+    then has :data:`~canasta_sim.plugins.process.STOP_GRACE` seconds to exit before it and whatever it started
+    are killed.  Returns them, ended (``check-strategy`` reads how)."""
+    bots = [bot for pool in list(_POOLS) for bot in pool.detach()]
+    _say_farewells(bots)
+    return bots
 
 
 atexit.register(close_all)

@@ -6,9 +6,12 @@ past its deadline kills the process.  The bot's stderr is kept in a capped buffe
 into failure messages) and logged, capped too, to the ``canasta_sim.bots`` logger, which a run's log
 receives.  Failures are :class:`~canasta_sim.errors.SeatFailure` with reason ``timeout`` or ``crash``.
 
-A bot started from a process's main thread dies with that process (Linux ``PR_SET_PDEATHSIG``): when the
-supervisor kills a worker (a hung decision, the end of a ``compare``, Ctrl-C), its bots go with it even if
-they no longer read their input.
+Each bot runs in a process group of its own, and ending it (a kill, or the end of the grace after ``quit``) ends
+the whole group: whatever the bot started (a wrapper script's real bot, a helper process) goes with it, and a
+terminal's Ctrl-C, which reaches the foreground group, reaches the arbiter alone, which ends its bots itself.  A
+bot started from a process's main thread also dies with that process (Linux ``PR_SET_PDEATHSIG``): when the
+supervisor kills a worker (a hung decision, the end of a ``compare``), its bots go with it even if they no longer
+read their input.
 """
 
 from __future__ import annotations
@@ -61,6 +64,10 @@ class BotProcess:
         self._stderr_logged = 0
         self._stderr_dropped = 0
         self._selector: selectors.BaseSelector | None = None
+        self.outstayed = False
+        """Whether it was still running when its time to exit after ``quit`` ran out (and so was killed)."""
+        self.left_processes = False
+        """Whether it exited leaving processes it started running (they were killed)."""
 
     # ------------------------------------------------------------------------------------------ life
 
@@ -91,6 +98,7 @@ class BotProcess:
                 stderr=subprocess.PIPE,
                 bufsize=0,
                 preexec_fn=None if prctl is None and limit is None else prepare,
+                process_group=0,  # its own group: see the module's note
             )
         except OSError as error:
             raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
@@ -107,16 +115,18 @@ class BotProcess:
         return self.process is not None and self.process.poll() is None
 
     def kill(self) -> None:
-        """Kill the process at once and release its pipes."""
+        """Kill the process and every process of its group at once, and release its pipes."""
         process = self.process
         if process is None:
             return
         if process.poll() is None:
-            process.kill()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # a process stuck in the kernel: leave it to the system
-            logger.warning("bot %r (pid %d) did not die after SIGKILL", self.label, process.pid)
+            _kill_group(process.pid)
+            try:
+                process.wait(timeout=5)
+            except subprocess.TimeoutExpired:  # a process stuck in the kernel: leave it to the system
+                logger.warning("bot %r (pid %d) did not die after SIGKILL", self.label, process.pid)
+        elif _kill_group(process.pid):  # it exited, leaving processes it started running in its group
+            self.left_processes = True
         self._drain_stderr()
         self._release()
 
@@ -148,7 +158,7 @@ class BotProcess:
         try:
             process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
-            pass
+            self.outstayed = True
         self.kill()
 
     def _release(self) -> None:
@@ -354,6 +364,17 @@ def _read(stream) -> bytes | None:
         return None
     except OSError:
         return b""
+
+
+def _kill_group(group: int) -> bool:
+    """Kill every process of the process group ``group``; whether it had any."""
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed its user: it left the bot's reach, as no bot should
+        logger.warning("a process of bot process group %d could not be killed", group)
+    return True
 
 
 def _prctl():

@@ -1,9 +1,11 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal discard.
-``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [unlisted_melds] [events|inline]]]``: protocol 1 (one
-game at a time) or 2 (up to GAMES at once, every message naming its game); ``drawn`` asks for a forced draw's cards in
-its request (it answers the draw alone all the same); ``choices`` asks only for the decisions with more than one legal
-answer; ``unlisted_melds`` asks for every decision's legal answers but the meld decision's (it needs none there);
-``events`` asks for the moves in ``events`` messages, ``inline`` for those before a request in the request.
+``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [unlisted_melds] [events|inline] [helper] [stays]]]``:
+protocol 1 (one game at a time) or 2 (up to GAMES at once, every message naming its game); ``drawn`` asks for a forced
+draw's cards in its request (it answers the draw alone all the same); ``choices`` asks only for the decisions with more
+than one legal answer; ``unlisted_melds`` asks for every decision's legal answers but the meld decision's (it needs none
+there); ``events`` asks for the moves in ``events`` messages, ``inline`` for those before a request in the request;
+``helper`` starts a process of its own that would outlive it (its id noted in ``SIMPLE_BOT_HELPER_LOG``); ``stays``
+goes on running a minute after ``quit`` or the end of its input.
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
 answers naming a ``wrong_game``, answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
 ``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
@@ -16,7 +18,9 @@ message it reads is noted with its process id, as a line of JSON, in ``SIMPLE_BO
 
 import json
 import os
+import subprocess
 import sys
+import time
 
 PROTOCOL = int(sys.argv[1]) if len(sys.argv) > 1 else 1
 GAMES = int(sys.argv[2]) if len(sys.argv) > 2 else 4
@@ -24,7 +28,12 @@ DRAWN = "drawn" in sys.argv[3:]
 CHOICES_ONLY = "choices" in sys.argv[3:]
 LEGAL = ["acquire", "ask", "answer", "discard"] if "unlisted_melds" in sys.argv[3:] else True
 EVENTS = "inline" if "inline" in sys.argv[3:] else "events" in sys.argv[3:]
+STAYS = "stays" in sys.argv[3:]
 games = {}  # game -> its 'game' message (None: protocol 1's single game)
+if "helper" in sys.argv[3:]:
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    with open(os.environ["SIMPLE_BOT_HELPER_LOG"], "a", encoding="utf-8") as file:
+        file.write(f"{helper.pid}\n")
 
 
 def send(message):
@@ -100,3 +109,5 @@ for line in sys.stdin:
             with open(os.environ["SIMPLE_BOT_QUIT_LOG"], "a", encoding="utf-8") as file:
                 file.write(f"{os.getpid()}\n")
         break
+if STAYS:
+    time.sleep(60)

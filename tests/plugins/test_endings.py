@@ -1,0 +1,98 @@
+"""A bot process's end (docs/protocol.md, Endings): it runs in a process group of its own, so that ending it ends
+whatever it started, and a terminal's Ctrl-C reaches the arbiter alone; ``check-strategy`` reports a bot that does
+not end as the protocol asks."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.plugins.pools import close_all
+from canasta_sim.plugins.process import BotProcess
+from tests.helpers import BOTS
+
+SIMPLE = BOTS / "protocol_simple.py"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "protocol"
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie waiting to be reaped by whoever adopted it is not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_process_is_the_leader_of_a_process_group_of_its_own():
+    bot = BotProcess([sys.executable, str(SIMPLE)], label="simple")
+    bot.start()
+    try:
+        assert os.getpgid(bot.process.pid) == bot.process.pid != os.getpgid(0)
+    finally:
+        bot.kill()
+
+
+@pytest.mark.timeout(120)
+def test_what_a_bot_process_started_ends_with_it(tmp_path, monkeypatch):
+    helpers = tmp_path / "helpers"
+    monkeypatch.setenv("SIMPLE_BOT_HELPER_LOG", str(helpers))
+    result = CliRunner().invoke(main, ["run", "--games", "8", "--workers", "1", "-q", "--out", str(tmp_path / "run"),
+                                       "--rules", "target_score=500", "-s", f"cmd:{sys.executable} {SIMPLE} 2 4 helper",
+                                       "-s", "greedy"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    started = [int(pid) for pid in helpers.read_text().split()]
+    assert len(started) >= 1 + 2  # the handshake's process, and one for each of the bot's seats
+    assert not [pid for pid in started if _running(pid)]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("option", "problem"), [
+    ("stays", "was still running 0.5 s after 'quit' and the end of its input, and was killed"),
+    ("helper", "exited leaving processes it started running; they were killed"),
+])
+def test_check_strategy_reports_a_bot_that_does_not_end_as_the_protocol_asks(tmp_path, monkeypatch, option, problem):
+    monkeypatch.setenv("SIMPLE_BOT_HELPER_LOG", str(tmp_path / "helpers"))
+    result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4 {option}",
+                                       "--games", "2", "--rules", "target_score=500"])
+    close_all()
+    assert result.exit_code == 1, result.output
+    assert f"problem: the bot process {problem} (docs/protocol.md, Endings)" in result.output
+    assert "1 problem found" in result.output
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed: the JavaScript example needs it")
+def test_a_terminal_s_ctrl_c_reaches_the_run_not_its_bots(tmp_path):
+    # A terminal sends Ctrl-C's SIGINT to its foreground process group: the run and its workers, not the bots, which
+    # the workers end themselves; a bot hit by it would die mid-game and be charged with a crash (Node's die at once).
+    import json
+    import signal
+    import subprocess
+    import time
+
+    import pandas as pd
+
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "canasta_sim", "run", "--games", "2000", "--chunk-size", "20", "--workers", "1",
+               "--on-error", "forfeit", "--rules", "target_score=500", "--out", str(out), "-q",
+               "-s", f"cmd:node {EXAMPLES / 'bot.js'}", "-s", "greedy"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                               text=True)
+    deadline = time.monotonic() + 60
+    while not list(out.glob("games/part-*.parquet")) and time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.02)
+    time.sleep(0.3)  # well inside a chunk's games
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and "Interrupted" in stderr, stderr
+    games = pd.read_parquet(out / "games")
+    assert json.loads((out / "run.json").read_text())["games_done"] == len(games) > 0
+    assert games["forfeit_reason"].isna().all(), games["forfeit_reason"].value_counts()
