@@ -15,8 +15,10 @@ Two ways to wait for an answer:
 
 Failures stay each game's own: an answer is charged to the game it names; a process that dies, hangs or
 writes something outside the protocol is charged to the game whose answer it owed first (it answers in
-the order it was asked), and each other game waiting on it loses its seat with a ``crash`` naming that
-game.  A line the bot writes for a game that has ended since (a late answer to an interrupted request) is
+the order it was asked), and each other game it was playing is played again from its start on a new process
+(:data:`REPLAYS` times at most; a game lost once more loses its seat with a ``crash`` naming the game that
+cost it), so that one game's failure costs no other game and the tables do not depend on how many games were
+at once.  A line the bot writes for a game that has ended since (a late answer to an interrupted request) is
 dropped.
 """
 
@@ -35,9 +37,14 @@ from canasta_sim.errors import SeatFailure
 from canasta_sim.plugins.process import BotProcess
 from canasta_sim.plugins.protocol import ProtocolError, decode, encode
 
-__all__ = ["Endpoint", "Hub", "SharedBot", "current_hub"]
+__all__ = ["REPLAYS", "Endpoint", "Hub", "SharedBot", "current_hub"]
 
 _HUB: Hub | None = None
+
+REPLAYS = 100
+"""Times a game is played again from its start after another game cost it its bot process.  Each loss is charged to
+one game, which then ends, so replays end without it; the bound only keeps a process that keeps dying unseen from
+costing a game without end.  A game lost once more is charged as before."""
 
 
 def current_hub() -> Hub | None:
@@ -65,6 +72,8 @@ class SharedBot:
         """Games whose new request's clock starts with the next write."""
         self.closed: set[int] = set()
         self.failure: SeatFailure | None = None
+        self.culprit: Endpoint | None = None
+        """The game charged with the process's loss; the others it was playing lost it through no fault of theirs."""
         self._next_tag = 0
 
     @property
@@ -100,23 +109,38 @@ class SharedBot:
         try:
             self.bot.write(data, now + (seconds_from_now or _WRITE_SECONDS))
         except SeatFailure as failure:
-            self.die(failure)
+            self.lost(failure)
+
+    def lost(self, failure: SeatFailure) -> None:
+        """The process was found gone (at a write or a read): its answers read but not yet handed on go to their games
+        first, so that the loss is charged to the game whose answer it did not write."""
+        while self.failure is None:
+            try:
+                line = self.bot.buffered_line()
+            except SeatFailure:  # a line past the limit: nothing more to hand on
+                break
+            if line is None:
+                break
+            self.dispatch(line)
+        self.die(failure)
 
     def die(self, failure: SeatFailure, culprit: Endpoint | None = None) -> None:
         """The process is lost: kill it; ``culprit`` (default: the game it owed an answer first) is charged
         with ``failure``, each other waiting game with a ``crash`` naming it."""
-        if self.failure is None:
-            self.failure = failure
         self.bot.kill()
         waiting = list(self.awaiting.values())
         self.awaiting.clear()
         if culprit is None and waiting:
             culprit = waiting[0]
+        if self.failure is None:
+            self.failure = failure
+            self.culprit = culprit
         hub = _HUB
         for endpoint in waiting:
             if endpoint is culprit:
                 error = failure
             else:
+                endpoint.lost = True
                 error = SeatFailure(f"its bot process, shared with another game, was lost there: {failure}",
                                     reason="crash")
             if hub is not None and endpoint.waiter is not None:
@@ -156,7 +180,7 @@ _CLOSED_KEPT = 4096  # ended games whose late answers are still recognised (and 
 class Endpoint:
     """One game's seat on a :class:`SharedBot`."""
 
-    __slots__ = ("shared", "tag", "seconds", "deadline", "waiter", "reply", "failure", "started")
+    __slots__ = ("shared", "tag", "seconds", "deadline", "waiter", "reply", "failure", "started", "lost")
 
     def __init__(self, shared: SharedBot, tag: int) -> None:
         self.shared = shared
@@ -169,6 +193,8 @@ class Endpoint:
         self.started = False
         """Whether the bot was sent this game's ``game`` message: only then does it hear of its end (a game lost before
         its first message was written, its partner's process dead, is none of the bot's business)."""
+        self.lost = False
+        """Whether the game lost its seat's process to another game's failure (the hub then plays it again)."""
 
     def tagged(self, message: dict[str, Any]) -> bytes:
         """``message`` encoded, naming this game when the process plays several."""
@@ -192,6 +218,8 @@ class Endpoint:
         """
         shared = self.shared
         if shared.failure is not None or shared.bot.process is None:
+            if shared.culprit is not None and shared.culprit is not self:
+                self.lost = True
             raise SeatFailure(f"the bot process is no longer running{_cause(shared)}", reason="crash")
         if fresh:
             self.seconds = seconds
@@ -309,6 +337,8 @@ class Hub:
         _HUB = self
         self.thread_greenlet = greenlet.getcurrent()
         keys: dict[Any, Any] = {}
+        functions: dict[Any, Callable[[], Any]] = {}
+        replays: dict[Any, int] = {}
         pending = iter(tasks)
         exhausted = False
         try:
@@ -320,7 +350,7 @@ class Hub:
                         break
                     key, function = item
                     game = greenlet.greenlet(_catching(function), parent=self.thread_greenlet)
-                    keys[game] = key
+                    keys[game], functions[game] = key, function
                     self.runnable.append((game, None))
                 if not keys:
                     return
@@ -331,9 +361,17 @@ class Hub:
                     if self.disarm_clock:
                         signal.setitimer(signal.ITIMER_REAL, 0)
                     if game.dead:
-                        for endpoint in self.endpoints.pop(game, ()):
+                        endpoints = self.endpoints.pop(game, ())
+                        for endpoint in endpoints:
                             endpoint.close()
-                        if not on_done(keys.pop(game), result):
+                        key, function = keys.pop(game), functions.pop(game)
+                        if any(endpoint.lost for endpoint in endpoints) and replays.get(key, 0) < REPLAYS:
+                            # Another game cost it its bot process: it is played again from its start.
+                            replays[key] = replays.get(key, 0) + 1
+                            again = greenlet.greenlet(_catching(function), parent=self.thread_greenlet)
+                            keys[again], functions[again] = key, function
+                            self.runnable.append((again, None))
+                        elif not on_done(key, result):
                             return
                 if keys:
                     self._exchange()
@@ -372,7 +410,7 @@ class Hub:
                     if not shared.bot.take_output(key.fileobj):
                         self._unwatch(key.fileobj)
                 except SeatFailure as failure:
-                    shared.die(failure)
+                    shared.lost(failure)
             now = time.monotonic()
             for shared in waiting:
                 if shared.awaiting and shared.bot.process is not None and not shared.bot.has_line():

@@ -299,6 +299,10 @@ class BotProcess:
             code = process.wait(timeout=1)
         except subprocess.TimeoutExpired:
             code = None
+        # What it wrote before it went is still its answers (found lost at a write, they are not read yet): kept, so
+        # that its loss is charged to the request it did not answer.
+        while chunk := _read(process.stdout):
+            self._buffer += chunk
         self.kill()
         if code is None:
             status = "still running, killed"

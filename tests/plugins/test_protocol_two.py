@@ -136,25 +136,21 @@ def test_games_side_by_side_on_duplicate_deals_keep_each_process_to_one_seat(tmp
 def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game(spec, kind, reason):
     games, culprit = 6, 2
     settings = RunSettings(games=games, seed=33, specs=("greedy", "greedy"), rules=Rules(), chunk_size=games)
-    target = _target(settings, culprit)
-    settings, width, outcomes = _side_by_side(f"{spec}:kind={kind},target={target}", games,
-                                              time_limit=1.0 if kind == "hang" else None)
+    spec = f"{spec}:kind={kind},target={_target(settings, culprit)}"
+    time_limit = 1.0 if kind == "hang" else None
+    settings, width, outcomes = _side_by_side(spec, games, time_limit=time_limit)
     assert width == games
     failure = outcomes[culprit]
     assert isinstance(failure, StrategyError), failure
     assert (failure.reason, failure.seat, failure.decision) == (reason, 0, "acquire"), failure
     assert failure.game_seed == settings.game_seed(culprit)
-    for game_id, outcome in enumerate(outcomes):
-        if game_id == culprit:
-            continue
-        if isinstance(outcome, StrategyError):
-            # Only a lost process costs other games: those it was playing, each charged as such.
-            assert kind in KILLING and game_id % 2 == culprit % 2 and outcome.reason == "crash", outcome
-            assert outcome.seat % 2 == 0
-        else:
-            assert outcome.winner is not None or outcome.termination
-    # The games the same bot played from the other side's processes are untouched.
-    assert all(not isinstance(outcomes[game_id], StrategyError) for game_id in range(1, games, 2))
+    # Every other game is played out: one that lost its process to the culprit's failure is played again from its
+    # start, so the games are those the bot plays one game at a time.
+    assert not any(isinstance(outcome, StrategyError) for game_id, outcome in enumerate(outcomes) if game_id != culprit)
+    *_, alone = _side_by_side(spec, games, time_limit=time_limit, width=1)
+    assert [outcome for game_id, outcome in enumerate(alone) if game_id != culprit] == [
+        outcome for game_id, outcome in enumerate(outcomes) if game_id != culprit]
+    assert (alone[culprit].reason, alone[culprit].seat, alone[culprit].decision) == (reason, 0, "acquire")
 
 
 def _messages_by_process(log) -> dict[int, list[dict]]:
