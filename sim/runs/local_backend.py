@@ -21,7 +21,7 @@ from canasta_sim.runs.runner import (
     stop_on_signals,
 )
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.runs.supervisor import charged_failure, worker_context, worker_pool
+from canasta_sim.runs.supervisor import StopFlag, charged_failure, worker_context, worker_pool
 
 __all__ = ["RunSchedule", "run_chunks"]
 
@@ -56,7 +56,7 @@ def run_chunks(
     directory.create()
     if not chunks:
         return False, None
-    stop_event = worker_context().Event()  # watched for Ctrl-C before any worker starts
+    stop_event = StopFlag(worker_context())  # watched for Ctrl-C before any worker starts
     with stop_on_signals(stop_event) as signals:
         try:
             with worker_pool(RunSchedule(settings), workers=min(workers, len(chunks)), on_error=on_error,

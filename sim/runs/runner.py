@@ -530,9 +530,8 @@ def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
 
     def on_signal(number, frame) -> None:
         state["interrupted"] = True
-        # Not stop_event.set() here: a multiprocessing Event's set() and is_set() take one non-reentrant
-        # lock, and the handler runs in the main thread, maybe inside is_set(), which then waits on itself
-        # forever.  A thread of its own sets it once the main thread lets go.
+        # Not stop_event.set() here: a threading.Event's set() takes a lock that the interrupted main thread may
+        # hold, which would then wait on itself for ever.  A thread of its own sets it once the main thread lets go.
         threading.Thread(target=stop_event.set, name="canasta-sim-stop", daemon=True).start()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 

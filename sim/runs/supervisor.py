@@ -60,6 +60,7 @@ __all__ = [
     "OUTPUT_LIMIT",
     "STOP_GRACE_SECONDS",
     "Schedule",
+    "StopFlag",
     "StopPlaying",
     "WorkerPool",
     "WorkerStartError",
@@ -509,6 +510,27 @@ class _Play:
         self._record(worker, game_id, outcome)
 
 
+class StopFlag:
+    """The stop signal a run's processes share (``set``, ``is_set``, as :class:`threading.Event` has them): one byte
+    of shared memory, written and read whole, with no lock.
+
+    A :class:`multiprocessing.Event` takes a lock shared by every process to be set or read, and a worker killed
+    while it held the lock (by a bot that kills its worker, by a signal) left every other process waiting for it
+    for ever: a run that never ended.
+    """
+
+    def __init__(self, context) -> None:
+        self._flag = context.RawValue("b", 0)
+
+    def set(self) -> None:
+        """Ask every process to stop."""
+        self._flag.value = 1
+
+    def is_set(self) -> bool:
+        """Whether a stop was asked."""
+        return self._flag.value == 1
+
+
 def worker_context():
     """The start method of every worker pool: ``fork`` where it exists (multiprocessing-logging needs it), else
     ``spawn``, with a QueueHandler."""
@@ -519,11 +541,11 @@ def worker_context():
 def worker_pool(schedule: Schedule, *, workers: int, on_error: str, log_handlers: Sequence[logging.Handler] = (),
                 memory_limit: int | None = None, stop_event=None) -> Iterator[WorkerPool]:
     """A :class:`WorkerPool` started the way ``run`` starts its workers (:func:`worker_context`), their log records
-    sent to ``log_handlers``; its ``stop_event`` is made here unless given (one of :func:`worker_context`'s, which
-    a caller watching for Ctrl-C makes first), and set to stop, as Ctrl-C does."""
+    sent to ``log_handlers``; its ``stop_event`` (a :class:`StopFlag`) is made here unless given (a caller watching for
+    Ctrl-C makes it first), and set to stop, as Ctrl-C does."""
     context = worker_context()
     if stop_event is None:
-        stop_event = context.Event()
+        stop_event = StopFlag(context)
     with worker_logging(context, log_handlers) as log_queue, WorkerPool(
             schedule, workers=workers, on_error=on_error, stop_event=stop_event, context=context,
             log_queue=log_queue, memory_limit=memory_limit) as pool:

@@ -102,8 +102,10 @@ def worker_main(connection, monitor_memory, where, schedule, on_error, stop_even
 
     ``where`` is its placement (:mod:`canasta_sim.plugins.affinity`), taken at its first task with bot processes.
     """
+    # The user's Ctrl-C and SIGTERM are the parent's to act on (it sets the stop flag, and ends the workers): one
+    # sent to the whole group (a terminal, kill -TERM -PGID) must not kill a worker mid-game, charged to its seat.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     die_with_parent()
     output = _capture_output(log_queue, log_level)
     monitor = memoryview(monitor_memory).cast("B").cast("d")

@@ -243,6 +243,20 @@ def test_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_path, bots, refer
     assert_same_tables(out, reference)
 
 
+def test_sigterm_to_the_run_s_whole_process_group_stops_it_as_ctrl_c_does(tmp_path, bots, reference):
+    # As `kill -TERM -PGID` or a service manager sends it: the workers get it too, and must leave it to the run
+    # (a worker killed by it mid-game was charged to the strategy it was playing).
+    out = tmp_path / "run"
+    process = start_run(out, bots)
+    wait_for_parts(out, 3, process)
+    os.killpg(process.pid, signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Interrupted" in stderr and "Traceback" not in stderr and "died" not in stderr
+    assert invoke("--resume", str(out), "--workers", "1", "-q").exit_code == 0
+    assert_same_tables(out, reference)
+
+
 def test_out_naming_this_run_again_continues_it(tmp_path):
     out = tmp_path / "run"
     arguments = ["--games", "6", "--seed", "4", "-s", "greedy", "--workers", "1", "--out", str(out), *QUICK]

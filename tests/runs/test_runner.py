@@ -284,19 +284,31 @@ def test_without_fork_workers_are_spawned_and_log_through_a_queue(tmp_path, flak
 
 
 @pytest.mark.timeout(20)
-def test_a_sigterm_landing_while_the_run_reads_its_stop_event_still_stops_it():
-    # A multiprocessing Event's is_set() and set() share one non-reentrant lock. The signal handler runs in
-    # the main thread, which polls is_set() all run long: had the handler called set() itself, a signal
-    # landing inside is_set() would wait on the lock its own thread holds, for ever (a run hung on SIGTERM).
+def test_a_worker_killed_while_it_reads_the_stop_flag_leaves_it_to_the_others():
+    # A multiprocessing Event kept one lock for all its processes: a worker killed while it held the lock (a bot that
+    # kills its worker, a signal) left the run waiting on it for ever.  The stop flag has none.
+    import os
     import signal
     import time
 
     from canasta_sim.runs.runner import stop_on_signals
+    from canasta_sim.runs.supervisor import StopFlag, worker_context
 
-    event = multiprocessing.get_context().Event()
-    with stop_on_signals(event) as state:
-        with event._cond:  # where is_set() holds the lock
-            signal.raise_signal(signal.SIGTERM)
-            assert state["interrupted"]
-        start = time.monotonic()
-        assert event.wait(5) and time.monotonic() - start < 1
+    context = worker_context()
+    flag = StopFlag(context)
+    reader = context.Process(target=_read_for_ever, args=(flag,))
+    reader.start()
+    time.sleep(0.3)
+    os.kill(reader.pid, signal.SIGKILL)  # in the middle of its reads
+    reader.join()
+    with stop_on_signals(flag) as state:
+        signal.raise_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        while not flag.is_set() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert state["interrupted"] and flag.is_set()
+
+
+def _read_for_ever(flag) -> None:
+    while not flag.is_set():
+        pass
