@@ -47,6 +47,10 @@ __all__ = [
     "parse_spec", "spec_file",
 ]
 
+_CODE_FAILURES = (Exception, SystemExit)
+"""What a strategy's own code may raise while it is imported or built, reported as the spec's failure: ``exit()``
+among them, which would otherwise end the command with no word."""
+
 ENTRY_POINT_GROUP = "canasta_sim.strategies"
 """Installed packages register strategies under this entry-point group."""
 SPEC_FORM_GROUP = "canasta_sim.spec_forms"
@@ -107,7 +111,7 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         loaded(random.Random(0))  # surfaces unknown parameters and bad values now, not mid-run
     except StrategyLoadError:
         raise
-    except Exception as error:  # the plugin's own constructor failed: report it with the spec
+    except _CODE_FAILURES as error:  # the plugin's own constructor failed: report it with the spec
         raise StrategyLoadError(
             f"strategy {spec.strip()!r} cannot be built: {type(error).__name__}: {error}"
         ) from None
@@ -131,7 +135,7 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
             )
         try:
             obj = plugin.load()
-        except Exception as error:  # a plugin that fails to import is reported, whatever the failure
+        except _CODE_FAILURES as error:  # a plugin that fails to import is reported, whatever the failure
             raise StrategyLoadError(
                 f"strategy plugin {target!r} failed to load: {type(error).__name__}: {error}"
             ) from None
@@ -170,7 +174,7 @@ def _import_file(path: Path):
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as error:  # any failure in the user's file is reported with its cause
+    except _CODE_FAILURES as error:  # any failure in the user's file is reported with its cause
         del sys.modules[module_name]
         raise StrategyLoadError(
             f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}"
@@ -259,7 +263,7 @@ def import_named_module(name: str, what: str = "strategy"):
         return importlib.import_module(name)
     except ImportError as error:
         raise StrategyLoadError(f"{what} module {name!r} cannot be imported: {error}") from None
-    except Exception as error:  # the module's own code failed while importing
+    except _CODE_FAILURES as error:  # the module's own code failed while importing
         raise StrategyLoadError(
             f"{what} module {name!r} failed while importing: {type(error).__name__}: {error}"
         ) from None

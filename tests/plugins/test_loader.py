@@ -207,3 +207,16 @@ def test_strategies_command(plugins):
         assert f" {cls.version} " in rows[name] and cls.description in rows[name]
     assert "7" in rows["plugin-bot"] and "Installed from a package." in rows["plugin-bot"]
     assert "fails to load" in rows["broken-bot"]
+
+
+@pytest.mark.parametrize("where", ["import", "build"])
+def test_a_strategy_that_calls_exit_is_refused_with_one_line_and_ends_nothing(tmp_path, where):
+    # exit() raises SystemExit, which is no Exception: it ended the command with its status and no word.
+    path = tmp_path / "quits.py"
+    body = "    def __init__(self, *args, **kwargs):\n        raise SystemExit(4)\n" if where == "build" else ""
+    path.write_text("import sys\nfrom canasta_sim.strategies import Greedy\n"
+                    + ("sys.exit(3)\n" if where == "import" else "")
+                    + f"class Quits(Greedy):\n    name = 'quits'\n{body}")
+    expected = "failed to import: SystemExit: 3" if where == "import" else "cannot be built: SystemExit: 4"
+    with pytest.raises(StrategyLoadError, match=expected):
+        load_strategy(f"{path}:Quits")
