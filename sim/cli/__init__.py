@@ -31,8 +31,30 @@ COMMANDS = {
 the one line ``canasta-sim --help`` shows for it."""
 
 
+def without_usage(error: click.UsageError) -> click.UsageError:
+    """``error`` without its context, so that click prints it as one ``Error: ...`` line and no usage text."""
+    if error.ctx is None:
+        return error
+    return click.UsageError(error.format_message())
+
+
 class LazyCommands(click.Group):
-    """A group that imports a command's module only when that command is asked for."""
+    """A group that imports a command's module only when that command is asked for, and prints a usage error, its
+    own or a command's, as one line."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        """Parse the group's own arguments; a bad one becomes a one-line usage error."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as error:
+            raise without_usage(error) from None
+
+    def invoke(self, ctx: click.Context):
+        """Run the command asked for; a usage error (an unknown command, a command's bad argument) is one line."""
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise without_usage(error) from None
 
     def list_commands(self, context: click.Context) -> list[str]:
         return sorted(COMMANDS)

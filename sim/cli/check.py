@@ -9,6 +9,7 @@ import time
 
 import click
 
+from canasta_sim.cli.options import SECONDS
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
@@ -34,7 +35,7 @@ OPPONENTS = ("greedy", "random")
     help="Seed of the check; game k uses derive_seed(seed, 'check<k>').",
 )
 @click.option(
-    "--time-limit", type=click.FloatRange(min=0, min_open=True), default=1.0, show_default=True,
+    "--time-limit", type=SECONDS, default=1.0, show_default=True,
     help="Seconds one decision may take; a decision still running then is stopped, so the check never hangs.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Also show what the strategies printed.")

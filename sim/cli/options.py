@@ -6,19 +6,23 @@ Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorComm
 from __future__ import annotations
 
 import logging
+import math
 import os
 from pathlib import Path
 
 import click
 
+from canasta_sim.cli import without_usage
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
-from canasta_sim.runs.runner import default_workers
+from canasta_sim.runs.runner import MAX_TIME_LIMIT, default_workers
 from canasta_sim.strategies import BUILTIN
 
 __all__ = [
+    "SECONDS",
     "OneLineErrorCommand",
+    "Seconds",
     "fail",
     "isolation_options",
     "open_log_file",
@@ -40,20 +44,16 @@ class OneLineErrorCommand(click.Command):
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
         except click.UsageError as error:
-            raise _without_context(error) from None
+            raise without_usage(error) from None
 
     def invoke(self, ctx: click.Context):
         """Run the command; a usage error it raises becomes a one-line usage error."""
         try:
             return super().invoke(ctx)
         except click.UsageError as error:
-            raise _without_context(error) from None
+            raise without_usage(error) from None
 
 
-def _without_context(error: click.UsageError) -> click.UsageError:
-    if error.ctx is None:
-        return error
-    return click.UsageError(error.format_message())
 
 
 def open_log_file(path: Path | None) -> logging.FileHandler | None:
@@ -66,11 +66,32 @@ def open_log_file(path: Path | None) -> logging.FileHandler | None:
         raise fail(f"--log-file {path}: {error.strerror or error}") from None
 
 
+class Seconds(click.ParamType):
+    """A decision time limit: a number of seconds above 0 and at most :data:`MAX_TIME_LIMIT` (``inf`` and ``nan``
+    refused: no clock is armed with them)."""
+
+    name = "seconds"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float):
+            return value
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = math.nan
+        if not 0 < seconds <= MAX_TIME_LIMIT:
+            self.fail(f"{value!r} is not a number of seconds above 0 and at most {MAX_TIME_LIMIT:,}", param, ctx)
+        return seconds
+
+
+SECONDS = Seconds()
+
+
 def supervision_options(function):
     """``--time-limit``, ``--memory-limit``, ``--pin-cores`` and ``--log-file`` as ``compare`` and ``tune`` take
     them."""
     options = [
-        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+        click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
                      help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
                           "Off by default, as in run."),
         click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",

@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
 from canasta_sim.cli.options import (
+    SECONDS,
     OneLineErrorCommand,
     fail,
     isolation_options,
@@ -170,10 +171,10 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
               help="When a strategy fails: stop the run, or forfeit the game and go on.")
 @click.option("--chunk-size", type=click.IntRange(min=1), default=None,
-              help="Games per chunk, each written as one Parquet part (default: 50, fewer for small runs).")
+              help="Games per chunk, each written as one Parquet part (default: 500, fewer for small runs).")
 @click.option("--duplicate", is_flag=True,
               help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None, metavar="SECONDS",
+@click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
               help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error).")
 @click.option("--record-decisions", "record_decisions", multiple=True, metavar="WHO",
               help="Also write a decisions/ dataset, one row per decision of WHO: all, a seat 0-3, or a strategy "

@@ -89,6 +89,10 @@ gets twice as many, as every run did before chunks grew to 500 games; more worke
 smaller ``--chunk-size``."""
 
 
+MAX_TIME_LIMIT = 86_400
+"""The longest decision time limit, in seconds (a day): a clock cannot be armed for ever, nor past the system's time."""
+
+
 def default_chunk_size(games: int, *, whole_chunks: bool = False) -> int:
     """Return the chunk size for a run of ``games`` games: :data:`MAX_CHUNK_SIZE`, or less so that a smaller run
     still has :data:`MIN_CHUNKS` chunks, twice as many with ``whole_chunks`` (a backend that never shares a
@@ -132,8 +136,9 @@ class RunSettings:
         if self.files is None:
             found = ((spec, spec_file(spec)) for spec in self.specs)
             object.__setattr__(self, "files", tuple((spec, str(path)) for spec, path in found if path is not None))
-        if self.time_limit is not None and not self.time_limit > 0:
-            raise ValueError(f"a decision time limit must be a positive number of seconds; got {self.time_limit}")
+        if self.time_limit is not None and not 0 < self.time_limit <= MAX_TIME_LIMIT:
+            raise ValueError(f"a decision time limit must be a number of seconds above 0 and at most "
+                             f"{MAX_TIME_LIMIT:,}; got {self.time_limit}")
         if self.games < 1 or self.chunk_size < 1:
             raise ValueError(f"a run needs games >= 1 and chunk_size >= 1; got {self.games}, {self.chunk_size}")
         if not self.specs:

@@ -241,8 +241,8 @@ class Sprt:
     def __post_init__(self) -> None:
         if not (0 < self.alpha < 1 and 0 < self.beta < 1 and self.alpha + self.beta < 1):
             raise ValueError(f"alpha and beta must be in (0, 1) with alpha + beta < 1; got {self.alpha}, {self.beta}")
-        if not self.elo0 < self.elo1:
-            raise ValueError(f"elo0 must be below elo1; got elo0={self.elo0}, elo1={self.elo1}")
+        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1) and self.elo0 < self.elo1):
+            raise ValueError(f"elo0 must be below elo1, both finite numbers; got elo0={self.elo0}, elo1={self.elo1}")
 
     @property
     def lower(self) -> float:

@@ -58,3 +58,29 @@ def test_an_unknown_command_is_a_usage_error():
     result = CliRunner().invoke(main, ["rnu"])
     assert result.exit_code == 2
     assert "No such command 'rnu'" in result.output
+
+
+@pytest.mark.parametrize("arguments", [
+    ["rnu"], ["--bogus"], ["check-strategy"], ["watch", "--seed", "x"], ["replay"], ["play", "--bogus"],
+    ["strategies", "extra"], ["run", "--games", "0"], ["report"],
+])
+def test_every_usage_error_is_one_line_and_exits_2(arguments):
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: ") and result.output.count("\n") == 1, result.output
+
+
+@pytest.mark.parametrize("command", [["run", "-s", "greedy"], ["check-strategy", "greedy"],
+                                     ["compare", "greedy", "--baseline", "random"], ["tune", "expert"]])
+@pytest.mark.parametrize("value", ["inf", "nan", "1e10", "0", "-1", "abc"])
+def test_a_time_limit_that_no_clock_can_keep_is_refused_before_any_game(command, value):
+    # inf passed the check and failed every game, charged to the strategy (a clock armed past the system's time).
+    result = CliRunner().invoke(main, [*command, "--time-limit", value])
+    assert result.exit_code == 2, result.output
+    assert f"'{value}' is not a number of seconds above 0 and at most 86,400" in result.output
+
+
+@pytest.mark.parametrize("bounds", [["--elo1", "inf"], ["--elo0", "-inf"], ["--elo1", "nan"]])
+def test_compare_refuses_elo_bounds_that_are_not_finite(bounds):
+    result = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "random", *bounds])
+    assert result.exit_code == 2 and "both finite numbers" in result.output, result.output
