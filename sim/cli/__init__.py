@@ -13,6 +13,7 @@ import click
 
 from canasta_sim import ENGINE_VERSION, __version__
 from canasta_sim.core._compiled import accelerator
+from canasta_sim.errors import CanastaError
 
 COMMANDS = {
     "check-strategy": ("check", "check_command", "Play SPEC against greedy and random and report any failure."),
@@ -50,11 +51,14 @@ class LazyCommands(click.Group):
             raise without_usage(error) from None
 
     def invoke(self, ctx: click.Context):
-        """Run the command asked for; a usage error (an unknown command, a command's bad argument) is one line."""
+        """Run the command asked for; a usage error (an unknown command, a command's bad argument) is one line, and
+        so is any of canasta-sim's own errors a command lets out (a file of a run that cannot be read, ...)."""
         try:
             return super().invoke(ctx)
         except click.UsageError as error:
             raise without_usage(error) from None
+        except CanastaError as error:
+            raise click.UsageError(" ".join(str(error).split())) from None
 
     def list_commands(self, context: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -53,7 +53,7 @@ from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, log_failure, stop_on_signals
 from canasta_sim.runs.sprt import ResultCounts, Sprt
-from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
 from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
 
 __all__ = ["CompareSchedule", "Comparison", "MatchPlan", "compare_command", "verdict_line"]
@@ -272,6 +272,10 @@ class _RunRecorder:
         except ValueError as error:
             raise fail(f"--out: these games cannot be saved as a run: {error}") from None
         self.loaded = list(self.settings.load_strategies().values())
+        try:
+            self.directory.create()  # now: a directory that cannot be made must not cost the first block's games
+        except RunDirectoryError as error:
+            raise fail(f"--out: {error}") from None
         self.seed_drawn = seed_drawn
         self.on_error = on_error
         self.manifest: dict | None = None
@@ -280,7 +284,6 @@ class _RunRecorder:
     def on_block(self, block: int, tables: tuple) -> None:
         """Write a block's games as chunk ``block`` (the last one is cut to the games counted at the end)."""
         if self.manifest is None:
-            self.directory.create()
             self.manifest = _new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
             self.manifest["sessions"].append({"started_at": _now(), "command": "compare"})
             self.directory.write_manifest(self.manifest)

@@ -20,7 +20,7 @@ from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
-from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
 
@@ -36,7 +36,7 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
     part = directory.parts(directory.games_path).get(chunk)
     rows = []
     if part is not None:
-        table = pq.read_table(part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
+        table = read_part(pq.read_table, part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
         rows = table.to_pylist()
     if not rows:
         raise click.ClickException(

@@ -54,7 +54,7 @@ from canasta_sim.runs.runner import (
     describe_strategy,
     settings_from_manifest,
 )
-from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
@@ -147,7 +147,7 @@ def _check_columns(directory: RunDirectory) -> None:
                                  ("hands", directory.hands_path, HAND_SCHEMA)):
         parts = directory.parts(folder)
         if parts:
-            found = pq.read_schema(parts[min(parts)])
+            found = read_part(pq.read_schema, parts[min(parts)])
             if [(field.name, field.type) for field in found] != [(field.name, field.type) for field in schema]:
                 missing = [field for field in schema.names if field not in found.names]
                 extra = [field for field in found.names if field not in schema.names]

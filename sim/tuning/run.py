@@ -209,7 +209,10 @@ class TuningDirectory:
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Write ``tune.json`` atomically."""
-        self.path.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise TuningError(f"{self.path} cannot be created: {error.strerror or error}") from None
         text = json.dumps(manifest, indent=2) + "\n"
         _write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
 

@@ -261,3 +261,13 @@ def test_ctrl_c_keeps_finished_iterations_and_resume_finishes_the_run(tmp_path):
     manifest = json.loads((out / "tune.json").read_text())
     assert 1 <= kept < 100 and manifest["status"] == "interrupted" and manifest["iterations_done"] == kept
     assert stdout.strip().splitlines()[-1] == manifest["final_spec"]
+
+
+def test_resuming_a_tuning_whose_trajectory_is_no_parquet_says_so_in_one_line(tmp_path):
+    out = tmp_path / "tuned"
+    assert invoke("expert", "--params", "aggression", "--games", "8", "--games-per-iteration", "4", "--workers", "1",
+                "--seed", "1", "-q", "--rules", "target_score=500", "--out", str(out)).exit_code == 0
+    (out / "trajectory.parquet").write_bytes(b"cut short\n")
+    result = invoke("--resume", str(out))
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1 and "trajectory.parquet cannot be read" in result.output
