@@ -287,9 +287,9 @@ class BotProcess:
     # ------------------------------------------------------------------------------------------ failures
 
     def _timed_out(self) -> SeatFailure:
-        pid = self.process.pid
+        logger.info("bot %r (pid %d) did not answer in time and was killed", self.label, self.process.pid)
         self.kill()
-        return SeatFailure(f"bot process {pid} did not answer in time and was killed{self.stderr_tail()}",
+        return SeatFailure(f"its bot process did not answer in time and was killed{self.stderr_tail()}",
                            reason="timeout")
 
     def _crashed(self, what: str) -> SeatFailure:
@@ -310,7 +310,10 @@ class BotProcess:
             status = f"killed by signal {-code}"
         else:
             status = f"exit status {code}"
-        return SeatFailure(f"bot process {pid} {what} ({status}){self.stderr_tail()}", reason="crash")
+        # The message goes into the run's tables, which must read the same in every run of the same games: no process
+        # id, nor whether the loss was found at a write or a read.  The log keeps both.
+        logger.info("bot %r (pid %d) %s (%s)", self.label, pid, what, status)
+        return SeatFailure(f"its bot process ended ({status}){self.stderr_tail()}", reason="crash")
 
     def stderr_tail(self) -> str:
         """The bot's last stderr lines, as a suffix for failure messages (empty when it wrote none)."""

@@ -151,6 +151,7 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
     assert [outcome for game_id, outcome in enumerate(alone) if game_id != culprit] == [
         outcome for game_id, outcome in enumerate(outcomes) if game_id != culprit]
     assert (alone[culprit].reason, alone[culprit].seat, alone[culprit].decision) == (reason, 0, "acquire")
+    assert str(alone[culprit]) == str(failure)  # the tables' error column reads the same: no process id in it
 
 
 def _messages_by_process(log) -> dict[int, list[dict]]:
