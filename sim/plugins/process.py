@@ -9,9 +9,9 @@ receives.  Failures are :class:`~canasta_sim.errors.SeatFailure` with reason ``t
 Each bot runs in a process group of its own, and ending it (a kill, or the end of the grace after ``quit``) ends
 the whole group: whatever the bot started (a wrapper script's real bot, a helper process) goes with it, and a
 terminal's Ctrl-C, which reaches the foreground group, reaches the arbiter alone, which ends its bots itself.  A
-bot started from a process's main thread also dies with that process (Linux ``PR_SET_PDEATHSIG``): when the
-supervisor kills a worker (a hung decision, the end of a ``compare``), its bots go with it even if they no longer
-read their input.
+bot also dies with the process that started it (Linux ``PR_SET_PDEATHSIG``): when the supervisor kills a worker (a
+hung decision, the end of a ``compare``) or a Dask worker dies, its bots go with it even if they no longer read
+their input.
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from __future__ import annotations
 import collections
 import contextlib
 import ctypes
+import functools
 import logging
 import os
+import queue
 import selectors
 import signal
 import subprocess
@@ -77,9 +79,7 @@ class BotProcess:
         :raises SeatFailure: (``crash``) when it cannot be started.
         """
         limit = self.memory_limit
-        # Only from the main thread: the kernel's signal follows the thread that started the child, and a
-        # pool thread (a Dask worker's) may end while its bots serve other threads.
-        prctl = _prctl() if threading.current_thread() is threading.main_thread() else None
+        prctl = _prctl()
         parent = os.getpid()
 
         def prepare() -> None:  # in the child, before the bot starts
@@ -90,16 +90,21 @@ class BotProcess:
             if limit is not None:
                 _limit_memory(limit)
 
+        popen = functools.partial(
+            subprocess.Popen,
+            self.argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            preexec_fn=None if prctl is None and limit is None else prepare,
+            process_group=0,  # its own group: see the module's note
+        )
         try:
-            self.process = subprocess.Popen(
-                self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                bufsize=0,
-                preexec_fn=None if prctl is None and limit is None else prepare,
-                process_group=0,  # its own group: see the module's note
-            )
+            # The kernel's signal follows the thread that started the child: from another thread than the main one
+            # (a Dask worker's pool thread, which may end while its bots serve others), a thread that lives as long as
+            # this process starts it.
+            self.process = popen() if threading.current_thread() is threading.main_thread() else _starter().run(popen)
         except OSError as error:
             raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
         place_bot(self.process)
@@ -382,6 +387,48 @@ def _kill_group(group: int) -> bool:
     except PermissionError:  # a member changed its user: it left the bot's reach, as no bot should
         logger.warning("a process of bot process group %d could not be killed", group)
     return True
+
+
+class _Starter:
+    """A thread that lives as long as the process, starting the bots other threads than the main one ask for."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self._requests: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="canasta-sim-bot-starter", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            call, outcome, done = self._requests.get()
+            try:
+                outcome.append((call(), None))
+            except BaseException as error:  # handed back whole to the thread that asked, which raises it
+                outcome.append((None, error))
+            done.set()
+
+    def run(self, call):
+        """``call()`` on the starter's thread: its value, or what it raised."""
+        outcome: list = []
+        done = threading.Event()
+        self._requests.put((call, outcome, done))
+        done.wait()
+        value, error = outcome[0]
+        if error is not None:
+            raise error
+        return value
+
+
+_STARTER: _Starter | None = None
+_STARTER_LOCK = threading.Lock()
+
+
+def _starter() -> _Starter:
+    """This process's bot starter (a forked child starts its own: its parent's thread did not come with it)."""
+    global _STARTER
+    with _STARTER_LOCK:
+        if _STARTER is None or _STARTER.pid != os.getpid():
+            _STARTER = _Starter()
+        return _STARTER
 
 
 def _prctl():

@@ -96,3 +96,36 @@ def test_a_terminal_s_ctrl_c_reaches_the_run_not_its_bots(tmp_path):
     games = pd.read_parquet(out / "games")
     assert json.loads((out / "run.json").read_text())["games_done"] == len(games) > 0
     assert games["forfeit_reason"].isna().all(), games["forfeit_reason"].value_counts()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("thread", ["main", "other"])
+def test_a_bot_dies_with_the_process_that_started_it_whatever_its_thread(tmp_path, thread):
+    # A Dask worker starts bots from its pool's threads: a bot that ignores the end of its input outlived a worker
+    # that died, where one started from the main thread did not.
+    import subprocess
+    import time
+
+    script = f"""
+import os, sys, threading, time
+from canasta_sim.plugins.process import BotProcess
+bot = BotProcess([sys.executable, {str(SIMPLE)!r}, "1", "1", "stays"], label="stays")
+if {thread!r} == "main":
+    bot.start()
+else:
+    starting = threading.Thread(target=bot.start)
+    starting.start()
+    starting.join()  # that thread is gone: the bot must still be alive, and die only with this process
+time.sleep(0.3)
+if bot.process.poll() is not None:
+    sys.exit("the bot died with the thread that started it")
+print(bot.process.pid, flush=True)
+os._exit(0)  # no quit, no cleanup: as a worker killed
+"""
+    child = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert child.stdout.strip(), child.stderr
+    pid = int(child.stdout.split()[0])
+    deadline = time.monotonic() + 5
+    while _running(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(pid)
