@@ -39,26 +39,31 @@ def without_usage(error: click.UsageError) -> click.UsageError:
     return click.UsageError(error.format_message())
 
 
-class LazyCommands(click.Group):
-    """A group that imports a command's module only when that command is asked for, and prints a usage error, its
-    own or a command's, as one line."""
+class OneLineErrors:
+    """A click command or group whose errors print as one ``Error: ...`` line (exit code 2), without the usage text:
+    its usage errors (click prints the usage lines when an error carries its context, dropped here), and
+    canasta-sim's own errors a command lets out (a file of a run that cannot be read, ...)."""
 
     def make_context(self, info_name, args, parent=None, **extra):
-        """Parse the group's own arguments; a bad one becomes a one-line usage error."""
+        """Parse the arguments; a bad value becomes a one-line usage error."""
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
         except click.UsageError as error:
             raise without_usage(error) from None
 
     def invoke(self, ctx: click.Context):
-        """Run the command asked for; a usage error (an unknown command, a command's bad argument) is one line, and
-        so is any of canasta-sim's own errors a command lets out (a file of a run that cannot be read, ...)."""
+        """Run the command; a usage error or a canasta-sim error it lets out becomes a one-line usage error."""
         try:
             return super().invoke(ctx)
         except click.UsageError as error:
             raise without_usage(error) from None
         except CanastaError as error:
             raise click.UsageError(" ".join(str(error).split())) from None
+
+
+class LazyCommands(OneLineErrors, click.Group):
+    """A group that imports a command's module only when that command is asked for; its errors and its commands' are
+    one line each (:class:`OneLineErrors`)."""
 
     def list_commands(self, context: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli import without_usage
+from canasta_sim.cli import OneLineErrors
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
@@ -33,27 +33,9 @@ __all__ = [
 ]
 
 
-class OneLineErrorCommand(click.Command):
-    """A command whose usage errors print as one ``Error: ...`` line (exit code 2), without the usage text.
-
-    Click prints the usage lines when an error carries its context; these overrides drop the context.
-    """
-
-    def make_context(self, info_name, args, parent=None, **extra):
-        """Parse the arguments; a bad value becomes a one-line usage error."""
-        try:
-            return super().make_context(info_name, args, parent=parent, **extra)
-        except click.UsageError as error:
-            raise without_usage(error) from None
-
-    def invoke(self, ctx: click.Context):
-        """Run the command; a usage error it raises becomes a one-line usage error."""
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as error:
-            raise without_usage(error) from None
-
-
+class OneLineErrorCommand(OneLineErrors, click.Command):
+    """A command whose errors print as one ``Error: ...`` line (exit code 2) however it is invoked: through
+    ``canasta-sim``, whose group does the same for every command, or on its own (:class:`OneLineErrors`)."""
 
 
 def open_log_file(path: Path | None) -> logging.FileHandler | None:
