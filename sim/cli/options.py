@@ -55,8 +55,6 @@ class Seconds(click.ParamType):
     name = "seconds"
 
     def convert(self, value, param, ctx):
-        if isinstance(value, float):
-            return value
         try:
             seconds = float(value)
         except ValueError:

@@ -126,7 +126,8 @@ class SharedBot:
 
     def die(self, failure: SeatFailure, culprit: Endpoint | None = None) -> None:
         """The process is lost: kill it; ``culprit`` (default: the game it owed an answer first) is charged
-        with ``failure``, each other waiting game with a ``crash`` naming it."""
+        with ``failure``, each other waiting game with a ``crash`` naming it, and marked :attr:`Endpoint.lost` (a hub
+        plays it again)."""
         self.bot.kill()
         waiting = list(self.awaiting.values())
         self.awaiting.clear()

@@ -126,6 +126,7 @@ class BotProcess:
             return
         if process.poll() is None:
             _kill_group(process.pid)
+            process.kill()  # itself too, should it have left its group
             try:
                 process.wait(timeout=5)
             except subprocess.TimeoutExpired:  # a process stuck in the kernel: leave it to the system
