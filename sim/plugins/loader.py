@@ -151,6 +151,10 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
             )
         module = _import_file(path)
         loaded_from = str(path.resolve())
+    elif module_part in BUILTIN or module_part in _entry_points():
+        # NAME:WORD reads as module:Class, but NAME is a strategy: WORD is a parameter that lost its value.
+        raise StrategyLoadError(f"strategy {target!r}: {class_name!r} is no KEY=VALUE parameter of {module_part} "
+                                f"(for example {module_part}:{class_name}=VALUE)")
     else:
         module = import_named_module(module_part)
     obj = getattr(module, class_name, None)

@@ -145,6 +145,11 @@ class RunSettings:
             raise ValueError("a run plays one strategy (mirror), two (head to head) or more (round robin); got none")
         if len(self.specs) >= 3 and len(set(self.specs)) != len(self.specs):
             raise ValueError(f"a round robin needs different strategies; got {', '.join(self.specs)}")
+        pairs = len(self.specs) * (len(self.specs) - 1) // 2
+        if len(self.specs) >= 3 and self.games < 2 * pairs:
+            # Games 2k and 2k + 1 go to pair k: fewer games leave a pair out, and a strategy with it, rated on nothing.
+            raise ValueError(f"a round robin of {len(self.specs)} strategies needs at least {2 * pairs} games, two for "
+                             f"each of its {pairs} pairs; got {self.games}")
         if self.duplicate and len(set(self.specs)) < 2:
             raise ValueError(
                 "duplicate deals need two or more different strategies; a mirror match would replay "

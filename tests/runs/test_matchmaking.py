@@ -127,6 +127,16 @@ def test_repeated_specs_in_a_round_robin_are_a_one_line_error(tmp_path):
     assert result.exit_code == 2 and "different strategies" in result.output and "Usage" not in result.output
 
 
+@pytest.mark.parametrize(("strategies", "fewest"), [(3, 6), (4, 12)])
+def test_a_round_robin_too_short_for_every_pair_to_play_is_a_one_line_error(tmp_path, strategies, fewest):
+    # Games 2k and 2k + 1 go to pair k: with fewer, a strategy played no game and was still rated.
+    specs = [word for spec in ["greedy", "random", "expert", "pimc"][:strategies] for word in ("-s", spec)]
+    result = CliRunner().invoke(main, ["run", "--games", str(fewest - 1), *specs, "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"a round robin of {strategies} strategies needs at least {fewest} games" in result.output
+    assert not (tmp_path / "run").exists()
+
+
 def _compare(*extra):
     arguments = ["compare", "greedy", "--baseline", "random", "--rules", "target_score=1000", "--seed", "3",
                  "--max-games", "24", "--print-every", "10", *extra]
