@@ -20,6 +20,7 @@ from canasta_sim.runs.runner import MAX_TIME_LIMIT, default_workers
 from canasta_sim.strategies import BUILTIN
 
 __all__ = [
+    "MEGABYTES",
     "SECONDS",
     "OneLineErrorCommand",
     "Seconds",
@@ -66,6 +67,10 @@ class Seconds(click.ParamType):
 
 SECONDS = Seconds()
 
+MEGABYTES = click.IntRange(min=1, max=16 * 1024 * 1024)
+"""A memory limit in MiB: at most 16 TiB, which the system's limit holds as bytes (a larger one overflowed it, and
+every worker died before its first game with no word of why)."""
+
 
 def supervision_options(function):
     """``--time-limit``, ``--memory-limit``, ``--pin-cores`` and ``--log-file`` as ``compare`` and ``tune`` take
@@ -74,7 +79,7 @@ def supervision_options(function):
         click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
                      help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
                           "Off by default, as in run."),
-        click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+        click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
                      help="Megabytes of address space each worker process and each strategy process (isolated:, "
                           "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
         click.option("--pin-cores", "pin", is_flag=True,

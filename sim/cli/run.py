@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
 from canasta_sim.cli.options import (
+    MEGABYTES,
     SECONDS,
     OneLineErrorCommand,
     fail,
@@ -182,7 +183,7 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.option("--isolate", is_flag=True,
               help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
                    "docs/protocol.md).")
-@click.option("--memory-limit", type=click.IntRange(min=1), default=None, metavar="MB",
+@click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
               help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
                    "may use; a strategy allocating past it fails (MemoryError, or its process dies), charged to "
                    "its seat (see --on-error).")

@@ -84,3 +84,11 @@ def test_a_time_limit_that_no_clock_can_keep_is_refused_before_any_game(command,
 def test_compare_refuses_elo_bounds_that_are_not_finite(bounds):
     result = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "random", *bounds])
     assert result.exit_code == 2 and "both finite numbers" in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [["run", "-s", "greedy"], ["compare", "greedy", "--baseline", "random"]])
+def test_a_memory_limit_past_what_the_system_holds_is_refused_before_any_worker(command, tmp_path):
+    # Its bytes overflowed the system's limit: every worker died before its first game, with no word of why.
+    result = CliRunner().invoke(main, [*command, "--memory-limit", "99999999999999", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "is not in the range 1<=x<=16777216" in result.output, result.output
+    assert not (tmp_path / "o").exists()
