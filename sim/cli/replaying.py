@@ -35,8 +35,8 @@ def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str
     words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
     for spec in settings.specs:
         words += ["-s", spec]
-    for key, value in settings.rules.changed_options().items():
-        words += ["--rules", f"{key}={str(value).lower() if isinstance(value, bool) else value}"]
+    for word in settings.rules.changed_words():
+        words += ["--rules", word]
     words += ["--chunk-size", str(settings.chunk_size)]  # always: a later version's default may differ
     if settings.duplicate:
         words.append("--duplicate")

@@ -114,7 +114,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     if _given(ctx, "specs") and tuple(specs) != recorded.specs:
         differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(specs)}")
     if _given(ctx, "rule_options") and rules != recorded.rules:
-        differences.append(f"rules {recorded.rules.changed_options() or 'default'}, not {rules.changed_options()}")
+        differences.append(f"rules {', '.join(recorded.rules.changed_words()) or 'default'}, "
+                           f"not {', '.join(rules.changed_words()) or 'default'}")
     if _given(ctx, "chunk_size") and chunk_size != recorded.chunk_size:
         differences.append(f"--chunk-size {recorded.chunk_size}, not {chunk_size}")
     if differences:
@@ -468,7 +469,7 @@ def _announce(settings: RunSettings, directory: RunDirectory, seed_drawn, games_
     matchup = " vs ".join(settings.specs) if len(settings.specs) >= 2 else f"{settings.specs[0]} (mirror)"
     matchup += " (round robin)" if len(settings.specs) >= 3 else ""
     matchup += ", duplicate deals" if settings.duplicate else ""
-    changed = ", ".join(f"{key}={value}" for key, value in settings.rules.changed_options().items())
+    changed = ", ".join(settings.rules.changed_words())
     say = functools.partial(click.echo, err=True)
     say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
         f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")

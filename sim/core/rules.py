@@ -139,6 +139,11 @@ class Rules:
         defaults = DEFAULT_RULES.options()
         return {key: value for key, value in self.options().items() if defaults[key] != value}
 
+    def changed_words(self) -> list[str]:
+        """The keys whose values differ from the defaults as ``KEY=VALUE`` words, as ``--rules`` takes them."""
+        return [f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+                for key, value in self.changed_options().items()]
+
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any]) -> Rules:
         """Build a rule set from keys and values; values may be text (``'true'``, ``'5000'``).
@@ -190,8 +195,13 @@ def _parse_meld_table(text: str) -> tuple[tuple[float, int], ...]:
 
 
 def _verify_meld_table(table: Any) -> None:
+    # Shown as the text --rules takes when it has that shape (it came from text, or reads as it), else as Python.
+    well_formed = isinstance(table, tuple) and all(
+        isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(part, (int, float)) for part in pair)
+        for pair in table)
+    shown = format_meld_table(table) if well_formed and table else repr(table)
     message = (
-        f"rule initial_meld_table={table!r} is not accepted; use (lowest score, minimum) pairs, the first "
+        f"rule initial_meld_table={shown} is not accepted; use (lowest score, minimum) pairs, the first "
         "score -inf and the others whole numbers in increasing order, each minimum a whole number of 0 or "
         "more (as text: -inf:15,0:50,1500:90,3000:120)"
     )

@@ -227,9 +227,9 @@ class Narrator(GameObserver):
         for side in (0, 1):
             seats = ", ".join(f"{self.seat_names[seat]} (seat {seat}) {labels[seat]}" for seat in (side, side + 2))
             self.write(f"Side {'AB'[side]}: {seats}.")
-        changed = rules.changed_options()
+        changed = rules.changed_words()
         if changed:
-            self.write("Rules changed from the defaults: " + ", ".join(f"{k}={v}" for k, v in changed.items()) + ".")
+            self.write("Rules changed from the defaults: " + ", ".join(changed) + ".")
         else:
             self.write("Rules: the defaults of RULES.md.")
 

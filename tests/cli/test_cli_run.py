@@ -300,7 +300,14 @@ BAD_INPUTS = {
     "resume of a directory that is no run": (["--resume", "{nonempty}"], "no run.json"),
     "resume with fewer games": (["--resume", "{finished}", "--games", "3"], "--games 4, not 3"),
     "resume with other strategies": (["--resume", "{finished}", "-s", "random"], "other settings"),
-    "resume with other rules": (["--resume", "{finished}", "--rules", "target_score=2000"], "other settings"),
+    # Rules as --rules takes them: it showed Python's dicts.
+    "resume with other rules": (["--resume", "{finished}", "--rules", "target_score=2000",
+                                 "--rules", "allow_wild_only_melds=yes"],
+                                "other settings (rules target_score=1000, not target_score=2000, "
+                                "allow_wild_only_melds=true)"),
+    "a meld table out of order": (["--rules", "initial_meld_table=0:50,-inf:15"],
+                                  "rule initial_meld_table=0:50,-inf:15 is not accepted"),
+    "a parameter without its value": (["-s", "expert:aggression"], "'aggression' is no KEY=VALUE parameter of expert"),
     "resume with another seed": (["--resume", "{finished}", "--seed", "1"], "--seed 8, not 1"),
 }
 
