@@ -130,12 +130,22 @@ def _resumed_settings(resume: Path, given: dict) -> tuple[TuningDirectory, dict,
         "rules": settings.rules, "learning_rate": settings.learning_rate, "perturbation": settings.perturbation,
         "stability": settings.stability, "on_error": settings.on_error, "time_limit": settings.time_limit,
     }
-    differences = [f"{option} {recorded[key]}, not {given[key]}" for key, option in _SETTING_OPTIONS.items()
+    differences = [f"{option} {_as_given(key, recorded[key])}, not {_as_given(key, given[key])}"
+                   for key, option in _SETTING_OPTIONS.items()
                    if given[key] is not None and given[key] != recorded[key]]
     if differences:
         raise fail(f"--resume {resume}: the tuning was made with other settings ({'; '.join(differences)}); "
                    "resume it without those options or start a new tuning")
     return directory, manifest, settings
+
+
+def _as_given(key: str, value) -> str:
+    """A setting as its option takes it (a message shows it): not Python's ``None``, tuples or rule sets."""
+    if key == "params":
+        return "(every parameter with a range)" if value is None else ",".join(value)
+    if key == "rules":
+        return ", ".join(value.changed_words()) or "default"
+    return format_value(value) if isinstance(value, float) else str(value)
 
 
 def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict, TuningSettings]:

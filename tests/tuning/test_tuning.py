@@ -214,6 +214,10 @@ def test_resume_refuses_other_settings_and_out_refuses_a_used_directory(tmp_path
     TuningDirectory(out).write_manifest(new_manifest(settings(), "test", seed_drawn=False))
     result = invoke("--resume", str(out), "--seed", "6")
     assert result.exit_code == 2 and "the tuning was made with other settings (--seed 5, not 6)" in result.output
+    # Each as its option takes it: the parameters and the rules showed as Python's tuple and rule set.
+    result = invoke("--resume", str(out), "--params", "freeze", "--rules", "target_score=600")
+    assert result.exit_code == 2 and ("(--params aggression,wild_take_pile, not freeze; --rules target_score=1000, "
+                                      "not target_score=600)") in result.output, result.output
     result = invoke("expert", "--out", str(out))
     assert result.exit_code == 2 and f"continue it with --resume {out}" in result.output
     (tmp_path / "file").write_text("x")
