@@ -95,7 +95,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_bot.py"
 @pytest.mark.timeout(120)
 def test_isolate_flag_runs_a_round_robin_with_every_file_spec_isolated(tmp_path):
     out = tmp_path / "robin"
-    result = CliRunner().invoke(main, ["run", "--isolate", "--games", "3", "--seed", "2", "--workers", "1", "-q",
+    result = CliRunner().invoke(main, ["run", "--isolate", "--games", "6", "--seed", "2", "--workers", "1", "-q",
                                        "--rules", "target_score=1000", "--out", str(out), "-s", f"{EXAMPLE}:MyBot",
                                        "-s", "greedy", "-s", "random"], catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -307,4 +307,4 @@ def test_the_time_limit_is_a_setting_of_the_tuning_recorded_and_kept_on_resume(t
     TuningDirectory(out).write_manifest(new_manifest(settings, "test", seed_drawn=False))
     assert TuningSettings.from_manifest(json.loads((out / "tune.json").read_text())) == settings
     result = CliRunner().invoke(main, ["tune", "--resume", str(out), "--time-limit", "2"])
-    assert result.exit_code == 2 and "(--time-limit 0.5, not 2.0)" in result.output
+    assert result.exit_code == 2 and "(--time-limit 0.5, not 2)" in result.output
