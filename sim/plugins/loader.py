@@ -151,8 +151,9 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
             )
         module = _import_file(path)
         loaded_from = str(path.resolve())
-    elif module_part in BUILTIN or module_part in _entry_points():
-        # NAME:WORD reads as module:Class, but NAME is a strategy: WORD is a parameter that lost its value.
+    elif module_part in BUILTIN:
+        # NAME:WORD reads as module:Class, but NAME is a built-in strategy: WORD is a parameter that lost its value (a
+        # plugin's name may also be its module's, so only the built-ins are read so).
         raise StrategyLoadError(f"strategy {target!r}: {class_name!r} is no KEY=VALUE parameter of {module_part} "
                                 f"(for example {module_part}:{class_name}=VALUE)")
     else:
