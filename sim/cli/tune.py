@@ -97,8 +97,8 @@ def reproducing_command(settings: TuningSettings, path: Path) -> str:
         words += ["--against", settings.against]
     if settings.params is not None:
         words += ["--params", ",".join(settings.params)]
-    for key, value in settings.rules.changed_options().items():
-        words += ["--rules", f"{key}={format_value(value)}"]
+    for word in settings.rules.changed_words():
+        words += ["--rules", word]
     words += ["--learning-rate", format_value(settings.learning_rate), "--perturbation",
               format_value(settings.perturbation)]
     if settings.stability is not None:

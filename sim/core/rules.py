@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from canasta_sim.core.parameters import format_value
 from canasta_sim.errors import RulesError
 
 __all__ = ["DEFAULT_RULES", "Rules", "RULE_CHOICES"]
@@ -141,8 +142,7 @@ class Rules:
 
     def changed_words(self) -> list[str]:
         """The keys whose values differ from the defaults as ``KEY=VALUE`` words, as ``--rules`` takes them."""
-        return [f"{key}={str(value).lower() if isinstance(value, bool) else value}"
-                for key, value in self.changed_options().items()]
+        return [f"{key}={format_value(value)}" for key, value in self.changed_options().items()]
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any]) -> Rules:
