@@ -121,10 +121,6 @@ class BotPool:
                               reason="malformed") from None
         return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
 
-    def close(self) -> None:
-        """Ask every process to quit, then kill what is left (only in the process that started them)."""
-        _say_farewells(self.detach())
-
     def detach(self) -> list[BotProcess]:
         """Every process of this pool, told of the end of its games and taken from the pool."""
         if self.pid != os.getpid():
