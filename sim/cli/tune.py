@@ -145,7 +145,7 @@ def _as_given(key: str, value) -> str:
         return "(every parameter with a range)" if value is None else ",".join(value)
     if key == "rules":
         return ", ".join(value.changed_words()) or "default"
-    return format_value(value) if isinstance(value, float) else str(value)
+    return format_value(value)
 
 
 def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict, TuningSettings]:
