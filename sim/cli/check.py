@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import logging
 import signal
+import sys
 import time
 
 import click
@@ -71,7 +72,12 @@ def check_command(
     # how it ends is the one ending seen here.
     ending_problems = sum(_ended_badly(bot) for bot in close_all())
     printed = _PrintedHandler(verbose)
-    logging.getLogger("canasta_sim.runs.runner").addHandler(printed)
+    runner_log = logging.getLogger("canasta_sim.runs.runner")
+    runner_log.addHandler(printed)
+    # The games' processes send back what was printed as an INFO record, which a logger left at the default
+    # WARNING level would drop before the handler saw it.
+    previous_level = runner_log.level
+    runner_log.setLevel(logging.INFO)
     previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
     for number in previous:
         signal.signal(number, _interrupt)
@@ -84,8 +90,10 @@ def check_command(
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        logging.getLogger("canasta_sim.runs.runner").removeHandler(printed)
-    click.echo(f"{finished} of {games} games finished; won {wins:g}; slowest game {slowest * 1000:.0f} ms")
+        runner_log.removeHandler(printed)
+        runner_log.setLevel(previous_level)
+    slowest_text = f"; slowest game {slowest * 1000:.0f} ms" if finished else ""
+    click.echo(f"{finished} of {games} games finished; won {wins:g}{slowest_text}")
     if printed.characters and not verbose:
         click.echo(f"the strategies printed {printed.characters} characters (shown with -v)")
     if problems:
@@ -94,15 +102,23 @@ def check_command(
     click.echo("no problems found")
 
 
-def _ended_badly(bot) -> bool:
+def _ended_badly(bot, where: str = "the bot process") -> bool:
     """Report a bot process that did not end as docs/protocol.md's Endings asks; whether it did not."""
     if bot.outstayed:
-        click.echo(f"problem: the bot process was still running {STOP_GRACE:g} s after 'quit' and the end of its "
+        click.echo(f"problem: {where} was still running {STOP_GRACE:g} s after 'quit' and the end of its "
                    "input, and was killed (docs/protocol.md, Endings)", err=True)
     if bot.left_processes:
-        click.echo("problem: the bot process exited leaving processes it started running; they were killed "
+        click.echo(f"problem: {where} exited leaving processes it started running; they were killed "
                    "(docs/protocol.md, Endings)", err=True)
     return bot.outstayed or bot.left_processes
+
+
+class _Endings:
+    """How a game's bot processes ended, sent back from the game's own process (the processes cannot be)."""
+
+    def __init__(self, bots) -> None:
+        self.outstayed = any(bot.outstayed for bot in bots)
+        self.left_processes = any(bot.left_processes for bot in bots)
 
 
 def _interrupt(number, frame) -> None:
@@ -127,12 +143,21 @@ class _PrintedHandler(logging.Handler):
 
 def _play(players, game_seed, rules, names, time_limit, times, monitor):
     """The game played ``times`` times in a row in one process (a replay must not depend on what the
-    first play left behind), or the failure that ended it."""
+    first play left behind), or the failure that ended it; and how the bot processes it started ended."""
+    if monitor is not None:  # in the game's own process, whose output goes back as what the strategies printed
+        # A bot's stderr is logged as it is read; here it joins what the strategies printed.
+        bots_log = logging.getLogger("canasta_sim.bots")
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        bots_log.addHandler(handler)
+        bots_log.setLevel(logging.INFO)
     try:
-        return [play_game(players, seed=game_seed, rules=rules, names=names, time_limit=time_limit, monitor=monitor)
-                for _ in range(times)]
+        outcome = [play_game(players, seed=game_seed, rules=rules, names=names, time_limit=time_limit,
+                             monitor=monitor) for _ in range(times)]
     except StrategyError as error:
-        return error
+        outcome = error
+    # Ended here, not when the process exits: its last stderr lines are read, and how it ended is judged.
+    return outcome, _Endings(close_all() if monitor is not None else [])
 
 
 def _charge(names, game_seed, seat, decision, reason, message) -> StrategyError:
@@ -158,6 +183,9 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
         charge = functools.partial(_charge, names, game_seed)
         start = time.perf_counter()
         result = play_supervised(play, charge, time_limit)
+        if not isinstance(result, StrategyError):
+            result, endings = result
+            problems += _ended_badly(endings, f"a bot process of game {index}")
         if not isinstance(result, StrategyError):
             result, *again = result
         if isinstance(result, StrategyError):

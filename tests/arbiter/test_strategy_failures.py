@@ -213,6 +213,7 @@ def test_check_strategy_reports_an_illegal_move(tmp_path):
     assert f"strategy '{spec}' at seat" in result.output and "game seed" in result.output
     assert "decision discard" in result.output and "returned parse_move('discard JK')" in result.output
     assert "2 problems found" in result.output
+    assert "0 of 2 games finished; won 0\n" in result.output  # no slowest game among none
 
 
 def test_check_strategy_reports_a_strategy_that_does_not_replay(tmp_path):

@@ -5,7 +5,8 @@ draw's cards in its request (it answers the draw alone all the same); ``choices`
 than one legal answer; ``unlisted_melds`` asks for every decision's legal answers but the meld decision's (it needs none
 there); ``events`` asks for the moves in ``events`` messages, ``inline`` for those before a request in the request;
 ``helper`` starts a process of its own that would outlive it (its id noted in ``SIMPLE_BOT_HELPER_LOG``); ``stays``
-goes on running a minute after ``quit`` or the end of its input.
+goes on running a minute after ``quit`` or the end of its input, and ``stays_after_games`` too once it was given a game
+(the process that only answers a command's handshake ends as it should).
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
 answers naming a ``wrong_game``, answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
 ``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
@@ -29,6 +30,8 @@ CHOICES_ONLY = "choices" in sys.argv[3:]
 LEGAL = ["acquire", "ask", "answer", "discard"] if "unlisted_melds" in sys.argv[3:] else True
 EVENTS = "inline" if "inline" in sys.argv[3:] else "events" in sys.argv[3:]
 STAYS = "stays" in sys.argv[3:]
+STAYS_AFTER_GAMES = "stays_after_games" in sys.argv[3:]
+played = False  # whether it was given a game
 games = {}  # game -> its 'game' message (None: protocol 1's single game)
 if "helper" in sys.argv[3:]:
     helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
@@ -97,6 +100,7 @@ for line in sys.stdin:
         send(ready)
     elif kind == "game":
         games[message.get("game")] = message
+        played = True
     elif kind == "game_end":
         games.pop(message["game"], None)
     elif kind == "decide":
@@ -109,5 +113,5 @@ for line in sys.stdin:
             with open(os.environ["SIMPLE_BOT_QUIT_LOG"], "a", encoding="utf-8") as file:
                 file.write(f"{os.getpid()}\n")
         break
-if STAYS:
+if STAYS or STAYS_AFTER_GAMES and played:
     time.sleep(60)

@@ -65,7 +65,41 @@ def test_check_strategy_reports_a_bot_that_does_not_end_as_the_protocol_asks(tmp
     close_all()
     assert result.exit_code == 1, result.output
     assert f"problem: the bot process {problem} (docs/protocol.md, Endings)" in result.output
-    assert "1 problem found" in result.output
+    # and each game's processes, which end the same way
+    for game in range(2):
+        assert f"problem: a bot process of game {game} {problem} (docs/protocol.md, Endings)" in result.output
+    assert "3 problems found" in result.output
+
+
+@pytest.mark.timeout(120)
+def test_check_strategy_reports_a_bot_that_ends_as_the_protocol_asks_only_before_its_games(tmp_path):
+    result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4 stays_after_games",
+                                       "--games", "2", "--rules", "target_score=500"])
+    close_all()
+    assert result.exit_code == 1, result.output
+    assert "problem: the bot process was still running" not in result.output  # the handshake's
+    assert "problem: a bot process of game 1 was still running 0.5 s after 'quit'" in result.output
+    assert "2 problems found" in result.output
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("spec", ["{strategy}", "isolated:{strategy}"])
+def test_check_strategy_shows_what_a_strategy_printed_under_verbose(tmp_path, spec):
+    # In its game's own process for an in-process strategy, on its bot process's stderr for an isolated one.
+    strategy = tmp_path / "prints.py"
+    strategy.write_text("import sys\nfrom canasta_sim.strategies import Greedy\n\n\nclass Prints(Greedy):\n"
+                        "    name = 'prints'\n\n"
+                        "    def choose_discard(self, view):\n"
+                        "        print('thinking about my discard', file=sys.stderr)\n"
+                        "        return super().choose_discard(view)\n")
+    command = ["check-strategy", spec.format(strategy=f"{strategy}:Prints"), "--games", "2",
+               "--rules", "target_score=500"]
+    quiet = CliRunner().invoke(main, command)
+    loud = CliRunner().invoke(main, [*command, "-v"])
+    close_all()
+    assert quiet.exit_code == 0 and loud.exit_code == 0, (quiet.output, loud.output)
+    assert "thinking about my discard" not in quiet.output and "characters (shown with -v)" in quiet.output
+    assert "thinking about my discard" in loud.output
 
 
 @pytest.mark.timeout(120)

@@ -79,6 +79,10 @@ def test_ask_partner_mandatory_refuses_a_take_that_would_go_out_r12_5():
     bigger = bare_position(mandatory, hands={0: "Q"}, melds=melds, pile="5 9")
     play_moves(bigger, "take")  # two cards in hand afterwards: no going out, no question needed
     assert bigger.hand_sizes[0] == 2
+    # The take itself cannot go out, but the turn can: the player asks after it, as after a draw.
+    after_take = bare_position(mandatory, hands={0: "Q Q Q"}, melds=melds, pile="5 9")
+    play_moves(after_take, "take", "ask", "answer yes", "meld Q Q Q", "discard 5")
+    assert after_take.end_reason == END_WENT_OUT
 
 
 def test_ask_partner_off_forbids_asking_r12_5():
