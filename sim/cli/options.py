@@ -1,4 +1,5 @@
-"""Options and errors shared by the commands that play games in workers (``run``, ``compare``, ``tune``).
+"""Options and errors shared by the commands, most of them by those that play games in workers (``run``, ``compare``,
+``tune``).
 
 Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorCommand`, :func:`fail`).
 """
@@ -24,6 +25,7 @@ __all__ = [
     "SECONDS",
     "OneLineErrorCommand",
     "Seconds",
+    "WholeNumber",
     "fail",
     "isolation_options",
     "open_log_file",
@@ -67,7 +69,32 @@ class Seconds(click.ParamType):
 
 SECONDS = Seconds()
 
-MEGABYTES = click.IntRange(min=1, max=16 * 1024 * 1024)
+
+class WholeNumber(click.IntRange):
+    """A count or a size, a whole number within bounds; anything else is refused naming what is accepted (``'abc' is
+    not a whole number from 30 to 600``), where click said ``'abc' is not a valid integer range`` of a value in which
+    no range was typed, and said no more."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"'{value}' is not a whole number{self.accepted()}", param, ctx)
+
+    def accepted(self) -> str:
+        """The accepted range as the message words it, after "a whole number" (empty when any is)."""
+        if self.min is not None and self.max is not None:
+            return f" from {self.min:,} to {self.max:,}"
+        if self.min is not None:
+            return f" of {self.min:,} or more"
+        if self.max is not None:
+            return f" of {self.max:,} or less"
+        return ""
+
+
+MEGABYTES = WholeNumber(min=1, max=16 * 1024 * 1024)
 """A memory limit in MiB: at most 16 TiB, which the system's limit holds as bytes (a larger one overflowed it, and
 every worker died before its first game with no word of why)."""
 
@@ -124,7 +151,7 @@ def pin_cores(pin: bool) -> None:
 
 
 workers_option = click.option(
-    "--workers", type=click.IntRange(min=1), default=None,
+    "--workers", type=WholeNumber(min=1), default=None,
     help="Worker processes (default: all cores; with --pin-cores and bot processes, one for every two cores).")
 """``--workers`` as ``run``, ``compare`` and ``tune`` take it; :func:`worker_count` gives its default."""
 

@@ -17,6 +17,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli.options import WholeNumber
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
@@ -60,7 +61,7 @@ def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> 
 
 @click.command("replay")
 @click.argument("run_dir", type=click.Path(path_type=Path))
-@click.argument("game_id", type=click.IntRange(min=0))
+@click.argument("game_id", type=WholeNumber())
 @click.option(
     "--show-hands/--public-only", default=True, show_default=True,
     help="Name every card in every hand and every card drawn, or only what the table sees.",
@@ -75,7 +76,7 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
         settings = settings_from_manifest(manifest, str(directory.manifest_path))
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
-    if game_id >= settings.games:
+    if not 0 <= game_id < settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
     row = find_game(directory, settings.chunk_size, game_id)
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
