@@ -19,7 +19,7 @@ from canasta_sim.cli.options import OneLineErrorCommand, fail
 from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
-from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.storage import RunDirectory, whole_entry
 from canasta_sim.runs.summary import format_summary, summarize_run
 
 __all__ = ["report_command", "run_description"]
@@ -91,6 +91,7 @@ def report_command(run_dir: Path, style: str) -> None:
     directory = RunDirectory(run_dir)
     try:
         manifest = directory.read_manifest()
+        whole_entry(manifest, "games", str(directory.manifest_path))  # the header shows it ("games 40 of forty")
     except CanastaError as error:
         raise fail(str(error)) from None
     rows, games_read = summarize_run(directory, entrants_of(manifest))
