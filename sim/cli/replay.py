@@ -10,6 +10,7 @@ narration ends at the final scores, checked against the row's ``score_a`` and
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.options import WholeNumber
+from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
@@ -59,7 +60,20 @@ def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> 
     return loaded
 
 
-@click.command("replay")
+class GameIdCommand(OneLineErrorCommand):
+    """``replay``'s command: a negative GAME_ID (``-1``) is the argument it looks like, refused with the run's range of
+    games like any other id not in it, where click read it as an unknown option (``No such option '-1'``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Unknown options are read as arguments only then, so that a mistyped option is still named as one.
+        ctx.ignore_unknown_options = any(_NEGATIVE.fullmatch(arg) for arg in args)
+        return super().parse_args(ctx, args)
+
+
+_NEGATIVE = re.compile(r"-[0-9]+")
+
+
+@click.command("replay", cls=GameIdCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.argument("game_id", type=WholeNumber())
 @click.option(

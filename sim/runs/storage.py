@@ -176,6 +176,8 @@ class RunDirectory:
 
         :raises RunDirectoryError: if the directory or ``run.json`` is missing or unreadable.
         """
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirectoryError(f"{str(self.path)!r} is a file, not a run directory")
         if not self.path.is_dir():
             raise RunDirectoryError(f"run directory {str(self.path)!r} does not exist")
         if not self.is_run():

@@ -297,6 +297,7 @@ BAD_INPUTS = {
     "non-empty directory that is no run": (["--out", "{nonempty}"], "is not empty"),
     "directory of another run": (["--out", "{finished}", "--seed", "9"], "holds another run"),
     "resume of a missing directory": (["--resume", "{missing}"], "does not exist"),
+    "resume of a file": (["--resume", "{nonempty}/notes.txt"], "notes.txt' is a file, not a run directory"),
     "resume of a directory that is no run": (["--resume", "{nonempty}"], "no run.json"),
     "resume with fewer games": (["--resume", "{finished}", "--games", "3"], "--games 4, not 3"),
     "resume with other strategies": (["--resume", "{finished}", "-s", "random"], "other settings"),

@@ -75,8 +75,12 @@ def test_replay_reports_a_game_whose_record_disagrees(run_dir, tmp_path):
 
 def test_replay_errors_name_what_is_wrong(run_dir, tmp_path):
     runner = CliRunner()
-    result = runner.invoke(main, ["replay", str(run_dir), str(GAMES)])
-    assert result.exit_code == 2 and f"the run has games 0 to {GAMES - 1}; there is no game {GAMES}" in result.output
+    for game_id in (GAMES, -1):  # -1 was read as an option: "No such option '-1'"
+        result = runner.invoke(main, ["replay", str(run_dir), str(game_id)])
+        assert result.exit_code == 2 and result.output == (
+            f"Error: the run has games 0 to {GAMES - 1}; there is no game {game_id}\n"), result.output
+    result = runner.invoke(main, ["replay", str(run_dir), "0", "--no-such-option"])
+    assert result.exit_code == 2 and "No such option '--no-such-option'" in result.output
     result = runner.invoke(main, ["replay", str(tmp_path / "missing"), "0"])
     assert result.exit_code == 2 and "does not exist" in result.output
     result = runner.invoke(main, ["replay", str(tmp_path), "0"])
