@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from canasta_sim.core.parameters import format_value
+from canasta_sim.core.parameters import BOOLEAN_WORDS, BOOLEAN_WORDS_SHOWN, format_value
 from canasta_sim.errors import RulesError
 
 __all__ = ["DEFAULT_RULES", "Rules", "RULE_CHOICES"]
@@ -32,8 +32,6 @@ RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "going_out_without_discard": ("always_if_canasta", "only_if_hand_holds_canasta"),
 }
 """The accepted values of every rule-set key whose value is a word."""
-
-_BOOL_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -162,14 +160,17 @@ class Rules:
     def from_options(cls, options: Iterable[str]) -> Rules:
         """Build a rule set from ``KEY=VALUE`` texts such as the CLI's ``--rules``.
 
-        :raises RulesError: for a text without ``=``, an unknown key or a bad value.
+        :raises RulesError: for a text without ``=``, a key given twice, an unknown key or a bad value.
         """
         mapping: dict[str, str] = {}
         for option in options:
             key, sep, value = option.partition("=")
             if not sep or not key.strip():
                 raise RulesError(f"rule option {option!r} is not KEY=VALUE, e.g. target_score=3000")
-            mapping[key.strip()] = value.strip()
+            key, value = key.strip(), value.strip()
+            if key in mapping:  # a slip (the second was taken, the first dropped silently), not an override
+                raise RulesError(f"rule {key} is given twice ({mapping[key]}, then {value}); give it once")
+            mapping[key] = value
         return cls.from_mapping(mapping)
 
 
@@ -229,9 +230,9 @@ def _coerce(key: str, type_name: str, value: Any) -> Any:
         return value
     if type_name == "bool":
         word = value.strip().lower()
-        if word not in _BOOL_WORDS:
-            raise RulesError(f"rule {key}={value!r} is not accepted; use true or false")
-        return _BOOL_WORDS[word]
+        if word not in BOOLEAN_WORDS:
+            raise RulesError(f"rule {key}={value!r} is not accepted; use {BOOLEAN_WORDS_SHOWN}")
+        return BOOLEAN_WORDS[word]
     if type_name == "int":
         try:
             return int(value)
