@@ -6,9 +6,11 @@ Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorComm
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 import os
+import stat
 from pathlib import Path
 
 import click
@@ -26,9 +28,11 @@ __all__ = [
     "OneLineErrorCommand",
     "Seconds",
     "WholeNumber",
+    "check_output_folder",
     "fail",
     "isolation_options",
     "open_log_file",
+    "output_error",
     "pin_cores",
     "supervision_options",
     "worker_count",
@@ -48,7 +52,23 @@ def open_log_file(path: Path | None) -> logging.FileHandler | None:
     try:
         return logging.FileHandler(path, encoding="utf-8")
     except OSError as error:
-        raise fail(f"--log-file {path}: {error.strerror or error}") from None
+        raise output_error("--log-file", path, error) from None
+
+
+def output_error(option: str, path: Path, error: OSError) -> click.UsageError:
+    """The one-line usage error (exit code 2) of an output file the user named that cannot be written."""
+    return fail(f"{option} {path}: {error.strerror or error}")
+
+
+def check_output_folder(option: str, path: Path) -> None:
+    """Refuse an output file whose folder is missing or is a file before a game is played for it: the write would
+    fail only after the game (a write failing anyway is refused by :func:`output_error` alike)."""
+    try:
+        folder = os.stat(path.parent)
+    except OSError as error:
+        raise output_error(option, path, error) from None
+    if not stat.S_ISDIR(folder.st_mode):
+        raise fail(f"{option} {path}: {os.strerror(errno.ENOTDIR)}")
 
 
 class Seconds(click.ParamType):

@@ -18,7 +18,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber
+from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, check_output_folder, output_error
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
@@ -41,9 +41,10 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
         table = read_part(pq.read_table, part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
         rows = table.to_pylist()
     if not rows:
+        # Exit code 1, not 2: the id is in the run's range, and what is wrong is the run (not finished, or a part lost).
         raise click.ClickException(
-            f"game {game_id} is not recorded in {str(directory.path)!r}; its chunk {chunk} has not been written "
-            "(finish the run with canasta-sim run --resume)"
+            f"game {game_id} of the run in {directory.path} is not recorded: its chunk {chunk} has not been written; "
+            f"canasta-sim run --resume {directory.path} plays it"
         )
     return rows[0]
 
@@ -84,6 +85,8 @@ _NEGATIVE = re.compile(r"-[0-9]+")
               help="Write the game as one self-contained HTML page (the table after every move) instead of text.")
 def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
+    if html_file is not None:
+        check_output_folder("--html", html_file)
     directory = RunDirectory(run_dir)
     try:
         manifest = directory.read_manifest()
@@ -167,7 +170,7 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
         path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir)),
                         encoding="utf-8")
     except OSError as error:
-        raise click.ClickException(f"--html {path}: {error.strerror or error}") from None
+        raise output_error("--html", path, error) from None
     ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
     click.echo(f"Wrote {path}: game {game_id}, {len(recorded.recorder.hands)} hands, ending at {ending} "
                "as the run recorded.")
