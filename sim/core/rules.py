@@ -16,9 +16,17 @@ from typing import Any
 from canasta_sim.core.parameters import BOOLEAN_WORDS, BOOLEAN_WORDS_SHOWN, format_value
 from canasta_sim.errors import RulesError
 
-__all__ = ["DEFAULT_RULES", "Rules", "RULE_CHOICES"]
+__all__ = ["DEFAULT_RULES", "MAX_TARGET_SCORE", "Rules", "RULE_CHOICES"]
 
 _NEG_INF = float("-inf")
+
+MAX_TARGET_SCORE = 100_000
+"""The highest ``target_score``, 20 times the default.  A game stops after ``MAX_HANDS_PER_GAME`` (400) hands
+whatever the scores; under the default rules a side scores about 700 a hand, playing at random as well as expert
+(measured over 400-hand games), so it reaches this in about 150 hands, and would at 250 a hand.  A larger target
+was taken, and a slip (a digit too many) gave games that all ended at the hand cap, with no word of it."""
+
+_HAND_CAP = 400  # core.engine.MAX_HANDS_PER_GAME, which imports this module; a test holds them equal
 
 RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "tie_rule": ("play_another_hand", "draw"),
@@ -109,8 +117,9 @@ class Rules:
                 raise RulesError(f"rule {field.name}={value!r} is not accepted; use true or false")
             if field.type == "int" and (not isinstance(value, int) or isinstance(value, bool)):
                 raise RulesError(f"rule {field.name}={value!r} is not accepted; use a whole number")
-        if self.target_score <= 0:
-            raise RulesError(f"rule target_score={self.target_score} is not accepted; use a positive whole number")
+        if not 0 < self.target_score <= MAX_TARGET_SCORE:
+            raise RulesError(f"rule target_score={self.target_score} is not accepted; use a whole number from 1 to "
+                             f"{MAX_TARGET_SCORE:,} (a game stops after {_HAND_CAP} hands)")
         if self.max_wilds_per_meld < 1:
             raise RulesError(f"rule max_wilds_per_meld={self.max_wilds_per_meld} is not accepted; use 1 or more")
         if self.canastas_to_go_out < 1:

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from canasta_sim.core.engine import play_game
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME, play_game
 from canasta_sim.core.rules import DEFAULT_RULES, RULE_CHOICES, Rules
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.state import (
@@ -270,3 +270,13 @@ def test_a_rule_given_twice_is_refused():
     # The first was dropped silently: target_score=3000 then target_score=4000 played to 4000.
     with pytest.raises(RulesError, match=r"^rule target_score is given twice \(3000, then 4000\); give it once$"):
         Rules.from_options(["target_score=3000", "allow_wild_only_melds=true", " target_score = 4000"])
+
+
+def test_a_target_score_no_game_reaches_before_its_hand_cap_is_refused():
+    # 99999999999999999999999 was taken: every game then ended at the hand cap, with no word of why.
+    assert Rules(target_score=100_000).target_score == 100_000
+    for text in ("100001", "99999999999999999999999"):
+        with pytest.raises(RulesError) as caught:
+            Rules.from_options([f"target_score={text}"])
+        assert str(caught.value) == (f"rule target_score={text} is not accepted; use a whole number from 1 to "
+                                     f"100,000 (a game stops after {MAX_HANDS_PER_GAME} hands)")
