@@ -24,6 +24,7 @@ from canasta_sim.strategies import BUILTIN
 
 __all__ = [
     "MEGABYTES",
+    "MIN_MEMORY_LIMIT",
     "SECONDS",
     "OneLineErrorCommand",
     "Seconds",
@@ -114,9 +115,16 @@ class WholeNumber(click.IntRange):
         return ""
 
 
-MEGABYTES = WholeNumber(min=1, max=16 * 1024 * 1024)
-"""A memory limit in MiB: at most 16 TiB, which the system's limit holds as bytes (a larger one overflowed it, and
-every worker died before its first game with no word of why)."""
+MIN_MEMORY_LIMIT = 1024
+"""The lowest ``--memory-limit`` in MiB, about twice what a worker starts with.  A worker is forked with the address
+space of the command that starts it (measured, VmPeak: 530 MiB under run and tune, 458 under compare, however many
+workers), so a lower limit left it no room for anything a strategy allocates, and looked as if it had no effect
+(1 MiB was taken, and built-in strategies still played); a bot process (isolated:, cmd:) needs about 48 MiB (at 24
+it could not start, "failed to map segment"; at 32 pimc's died of SIGSEGV)."""
+
+MEGABYTES = WholeNumber(min=MIN_MEMORY_LIMIT, max=16 * 1024 * 1024)
+"""A memory limit in MiB: at least :data:`MIN_MEMORY_LIMIT`, and at most 16 TiB, which the system's limit holds as
+bytes (a larger one overflowed it, and every worker died before its first game with no word of why)."""
 
 
 def supervision_options(function):
@@ -128,7 +136,8 @@ def supervision_options(function):
                           "Off by default, as in run."),
         click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
                      help="Megabytes of address space each worker process and each strategy process (isolated:, "
-                          "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
+                          "cmd:) may use, at least 1024 (a worker starts with about 530); a strategy allocating past "
+                          "it fails, charged to its seat (see --on-error)."),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
                           "its bots the cores no worker holds, when there are two cores a worker (as in run)."),

@@ -187,8 +187,8 @@ def _check_columns(directory: RunDirectory) -> None:
                    "docs/protocol.md).")
 @click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
               help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
-                   "may use; a strategy allocating past it fails (MemoryError, or its process dies), charged to "
-                   "its seat (see --on-error).")
+                   "may use, at least 1024 (a worker starts with about 530); a strategy allocating past it fails "
+                   "(MemoryError, or its process dies), charged to its seat (see --on-error).")
 @click.option("--pin-cores", "pin", is_flag=True,
               help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "
                    "bots the cores no worker holds, when there are two cores a worker (docs/fairness.md).")

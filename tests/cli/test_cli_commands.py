@@ -91,7 +91,7 @@ def test_a_memory_limit_past_what_the_system_holds_is_refused_before_any_worker(
     # Its bytes overflowed the system's limit: every worker died before its first game, with no word of why.
     result = CliRunner().invoke(main, [*command, "--memory-limit", "99999999999999", "--out", str(tmp_path / "o")])
     assert result.exit_code == 2, result.output
-    assert "'99999999999999' is not a whole number from 1 to 16,777,216" in result.output, result.output
+    assert "'99999999999999' is not a whole number from 1,024 to 16,777,216" in result.output, result.output
     assert not (tmp_path / "o").exists()
 
 
@@ -116,3 +116,15 @@ def test_a_count_that_is_not_a_whole_number_in_range_names_the_range(arguments, 
     assert result.exit_code == 2, result.output
     assert result.output.count("\n") == 1, result.output
     assert f"{shown} is not a whole number{accepted}" in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [["run", "-s", "greedy"], ["compare", "greedy", "--baseline", "random"],
+                                     ["tune", "expert"]])
+@pytest.mark.parametrize("value", ["1", "1023"])
+def test_a_memory_limit_below_what_a_worker_starts_with_is_refused_before_any_worker(command, value, tmp_path):
+    # 1 was taken: a worker starts with about 530 MiB of address space, so it had no room left, and a bot process
+    # could not even start ("failed to map segment").
+    result = CliRunner().invoke(main, [*command, "--memory-limit", value, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2, result.output
+    assert f"'{value}' is not a whole number from 1,024 to 16,777,216" in result.output, result.output
+    assert not (tmp_path / "o").exists()
