@@ -10,7 +10,7 @@ import time
 
 import click
 
-from canasta_sim.cli.options import SECONDS
+from canasta_sim.cli.options import SECONDS, WholeNumber
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
@@ -30,7 +30,7 @@ OPPONENTS = ("greedy", "random")
 
 @click.command("check-strategy")
 @click.argument("spec")
-@click.option("--games", type=click.IntRange(min=1), default=8, show_default=True, help="Games to play.")
+@click.option("--games", type=WholeNumber(min=1), default=8, show_default=True, help="Games to play.")
 @click.option(
     "--seed", type=int, default=0, show_default=True,
     help="Seed of the check; game k uses derive_seed(seed, 'check<k>').",

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
+    WholeNumber,
     fail,
     isolation_options,
     open_log_file,
@@ -333,7 +334,7 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--elo1", type=float, default=10.0, show_default=True, help="Elo difference of H1 (the hoped-for gain).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Chance of accepting H1 when H0 is true.")
 @click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of accepting H0 when H1 is true.")
-@click.option("--max-games", type=click.IntRange(min=1), default=20000, show_default=True,
+@click.option("--max-games", type=WholeNumber(min=1), default=20000, show_default=True,
               help="Stop without a decision after this many games.")
 @workers_option
 @click.option("--seed", type=int, default=None, help="Seed of the deals (default: drawn at random and printed).")
@@ -345,7 +346,7 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
               help="When a strategy fails: stop with its one-line error (the games counted so far are kept with "
                    "--out), or count the game as lost by the failing side and go on.")
 @supervision_options
-@click.option("--print-every", type=click.IntRange(min=1), default=200, show_default=True,
+@click.option("--print-every", type=WholeNumber(min=1), default=200, show_default=True,
               help="Print the LLR every this many games.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Save the games the test counted as a run directory (report, plot, replay and run --resume "

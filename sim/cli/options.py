@@ -1,13 +1,16 @@
-"""Options and errors shared by the commands that play games in workers (``run``, ``compare``, ``tune``).
+"""Options and errors shared by the commands, most of them by those that play games in workers (``run``, ``compare``,
+``tune``).
 
 Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorCommand`, :func:`fail`).
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 import os
+import stat
 from pathlib import Path
 
 import click
@@ -21,12 +24,16 @@ from canasta_sim.strategies import BUILTIN
 
 __all__ = [
     "MEGABYTES",
+    "MIN_MEMORY_LIMIT",
     "SECONDS",
     "OneLineErrorCommand",
     "Seconds",
+    "WholeNumber",
+    "check_output_folder",
     "fail",
     "isolation_options",
     "open_log_file",
+    "output_error",
     "pin_cores",
     "supervision_options",
     "worker_count",
@@ -46,7 +53,23 @@ def open_log_file(path: Path | None) -> logging.FileHandler | None:
     try:
         return logging.FileHandler(path, encoding="utf-8")
     except OSError as error:
-        raise fail(f"--log-file {path}: {error.strerror or error}") from None
+        raise output_error("--log-file", path, error) from None
+
+
+def output_error(option: str, path: Path, error: OSError) -> click.UsageError:
+    """The one-line usage error (exit code 2) of an output file the user named that cannot be written."""
+    return fail(f"{option} {path}: {error.strerror or error}")
+
+
+def check_output_folder(option: str, path: Path) -> None:
+    """Refuse an output file whose folder is missing or is a file before a game is played for it: the write would
+    fail only after the game (a write failing anyway is refused by :func:`output_error` alike)."""
+    try:
+        folder = os.stat(path.parent)
+    except OSError as error:
+        raise output_error(option, path, error) from None
+    if not stat.S_ISDIR(folder.st_mode):
+        raise fail(f"{option} {path}: {os.strerror(errno.ENOTDIR)}")
 
 
 class Seconds(click.ParamType):
@@ -67,9 +90,41 @@ class Seconds(click.ParamType):
 
 SECONDS = Seconds()
 
-MEGABYTES = click.IntRange(min=1, max=16 * 1024 * 1024)
-"""A memory limit in MiB: at most 16 TiB, which the system's limit holds as bytes (a larger one overflowed it, and
-every worker died before its first game with no word of why)."""
+
+class WholeNumber(click.IntRange):
+    """A count or a size, a whole number within bounds; anything else is refused naming what is accepted (``'abc' is
+    not a whole number from 30 to 600``), where click said ``'abc' is not a valid integer range`` of a value in which
+    no range was typed, and said no more."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter:
+            self.fail(f"'{value}' is not a whole number{self.accepted()}", param, ctx)
+
+    def accepted(self) -> str:
+        """The accepted range as the message words it, after "a whole number" (empty when any is)."""
+        if self.min is not None and self.max is not None:
+            return f" from {self.min:,} to {self.max:,}"
+        if self.min is not None:
+            return f" of {self.min:,} or more"
+        if self.max is not None:
+            return f" of {self.max:,} or less"
+        return ""
+
+
+MIN_MEMORY_LIMIT = 1024
+"""The lowest ``--memory-limit`` in MiB, about twice what a worker starts with.  A worker is forked with the address
+space of the command that starts it (measured, VmPeak: 530 MiB under run and tune, 458 under compare, however many
+workers), so a lower limit left it no room for anything a strategy allocates, and looked as if it had no effect
+(1 MiB was taken, and built-in strategies still played); a bot process (isolated:, cmd:) needs about 48 MiB (at 24
+it could not start, "failed to map segment"; at 32 pimc's died of SIGSEGV)."""
+
+MEGABYTES = WholeNumber(min=MIN_MEMORY_LIMIT, max=16 * 1024 * 1024)
+"""A memory limit in MiB: at least :data:`MIN_MEMORY_LIMIT`, and at most 16 TiB, which the system's limit holds as
+bytes (a larger one overflowed it, and every worker died before its first game with no word of why)."""
 
 
 def supervision_options(function):
@@ -81,7 +136,8 @@ def supervision_options(function):
                           "Off by default, as in run."),
         click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
                      help="Megabytes of address space each worker process and each strategy process (isolated:, "
-                          "cmd:) may use; a strategy allocating past it fails, charged to its seat (see --on-error)."),
+                          "cmd:) may use, at least 1024 (a worker starts with about 530); a strategy allocating past "
+                          "it fails, charged to its seat (see --on-error)."),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
                           "its bots the cores no worker holds, when there are two cores a worker (as in run)."),
@@ -124,7 +180,7 @@ def pin_cores(pin: bool) -> None:
 
 
 workers_option = click.option(
-    "--workers", type=click.IntRange(min=1), default=None,
+    "--workers", type=WholeNumber(min=1), default=None,
     help="Worker processes (default: all cores; with --pin-cores and bot processes, one for every two cores).")
 """``--workers`` as ``run``, ``compare`` and ``tune`` take it; :func:`worker_count` gives its default."""
 

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking, strategy_names, with_strategy_names
-from canasta_sim.cli.options import OneLineErrorCommand, fail
+from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, fail
 from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.summary import Z_95, side_labels, wilson_interval
@@ -387,7 +387,7 @@ def write_charts(run: LoadedRun, out: Path, dpi: int = 110) -> list[Path]:
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Folder for the PNG files (default: RUN_DIR/plots).")
-@click.option("--dpi", type=click.IntRange(min=30, max=600), default=110, show_default=True, help="Resolution.")
+@click.option("--dpi", type=WholeNumber(min=30, max=600), default=110, show_default=True, help="Resolution.")
 def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
     """Draw PNG charts of the run in RUN_DIR: win rates, margins, hands per game, per-hand statistics.
 

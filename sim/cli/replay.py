@@ -10,6 +10,7 @@ narration ends at the final scores, checked against the row's ``score_a`` and
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, check_output_folder, output_error
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
@@ -39,9 +41,10 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
         table = read_part(pq.read_table, part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
         rows = table.to_pylist()
     if not rows:
+        # Exit code 1, not 2: the id is in the run's range, and what is wrong is the run (not finished, or a part lost).
         raise click.ClickException(
-            f"game {game_id} is not recorded in {str(directory.path)!r}; its chunk {chunk} has not been written "
-            "(finish the run with canasta-sim run --resume)"
+            f"game {game_id} of the run in {directory.path} is not recorded: its chunk {chunk} has not been written; "
+            f"canasta-sim run --resume {directory.path} plays it"
         )
     return rows[0]
 
@@ -58,9 +61,22 @@ def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> 
     return loaded
 
 
-@click.command("replay")
+class GameIdCommand(OneLineErrorCommand):
+    """``replay``'s command: a negative GAME_ID (``-1``) is the argument it looks like, refused with the run's range of
+    games like any other id not in it, where click read it as an unknown option (``No such option '-1'``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # Unknown options are read as arguments only then, so that a mistyped option is still named as one.
+        ctx.ignore_unknown_options = any(_NEGATIVE.fullmatch(arg) for arg in args)
+        return super().parse_args(ctx, args)
+
+
+_NEGATIVE = re.compile(r"-[0-9]+")
+
+
+@click.command("replay", cls=GameIdCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path))
-@click.argument("game_id", type=click.IntRange(min=0))
+@click.argument("game_id", type=WholeNumber())
 @click.option(
     "--show-hands/--public-only", default=True, show_default=True,
     help="Name every card in every hand and every card drawn, or only what the table sees.",
@@ -69,13 +85,15 @@ def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> 
               help="Write the game as one self-contained HTML page (the table after every move) instead of text.")
 def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
+    if html_file is not None:
+        check_output_folder("--html", html_file)
     directory = RunDirectory(run_dir)
     try:
         manifest = directory.read_manifest()
         settings = settings_from_manifest(manifest, str(directory.manifest_path))
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
-    if game_id >= settings.games:
+    if not 0 <= game_id < settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
     row = find_game(directory, settings.chunk_size, game_id)
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
@@ -152,7 +170,7 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
         path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir)),
                         encoding="utf-8")
     except OSError as error:
-        raise click.ClickException(f"--html {path}: {error.strerror or error}") from None
+        raise output_error("--html", path, error) from None
     ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
     click.echo(f"Wrote {path}: game {game_id}, {len(recorded.recorder.hands)} hands, ending at {ending} "
                "as the run recorded.")

@@ -19,8 +19,9 @@ from canasta_sim.cli.options import OneLineErrorCommand, fail
 from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
-from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.storage import RunDirectory, whole_entry
 from canasta_sim.runs.summary import format_summary, summarize_run
+from canasta_sim.tuning.run import is_tuning_run
 
 __all__ = ["report_command", "run_description"]
 
@@ -89,8 +90,12 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
 def report_command(run_dir: Path, style: str) -> None:
     """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
     directory = RunDirectory(run_dir)
+    if is_tuning_run(run_dir):
+        raise fail(f"{str(run_dir)!r} is a tuning directory, not a run: canasta-sim plot {run_dir} draws its "
+                   f"trajectory, and canasta-sim tune --resume {run_dir} continues it")
     try:
         manifest = directory.read_manifest()
+        whole_entry(manifest, "games", str(directory.manifest_path))  # the header shows it ("games 40 of forty")
     except CanastaError as error:
         raise fail(str(error)) from None
     rows, games_read = summarize_run(directory, entrants_of(manifest))

@@ -28,6 +28,7 @@ from canasta_sim.cli.options import (
     MEGABYTES,
     SECONDS,
     OneLineErrorCommand,
+    WholeNumber,
     fail,
     isolation_options,
     open_log_file,
@@ -159,7 +160,7 @@ def _check_columns(directory: RunDirectory) -> None:
 
 
 @click.command("run", cls=OneLineErrorCommand)
-@click.option("--games", type=click.IntRange(min=1), default=1000, show_default=True, help="Games to play.")
+@click.option("--games", type=WholeNumber(min=1), default=1000, show_default=True, help="Games to play.")
 @click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
 @workers_option
 @click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
@@ -172,7 +173,7 @@ def _check_columns(directory: RunDirectory) -> None:
               help="Finish the run in DIR with the settings of its run.json, or grow it with a larger --games.")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
               help="When a strategy fails: stop the run, or forfeit the game and go on.")
-@click.option("--chunk-size", type=click.IntRange(min=1), default=None,
+@click.option("--chunk-size", type=WholeNumber(min=1), default=None,
               help="Games per chunk, each written as one Parquet part (default: 500, fewer for small runs).")
 @click.option("--duplicate", is_flag=True,
               help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
@@ -186,8 +187,8 @@ def _check_columns(directory: RunDirectory) -> None:
                    "docs/protocol.md).")
 @click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
               help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
-                   "may use; a strategy allocating past it fails (MemoryError, or its process dies), charged to "
-                   "its seat (see --on-error).")
+                   "may use, at least 1024 (a worker starts with about 530); a strategy allocating past it fails "
+                   "(MemoryError, or its process dies), charged to its seat (see --on-error).")
 @click.option("--pin-cores", "pin", is_flag=True,
               help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "
                    "bots the cores no worker holds, when there are two cores a worker (docs/fairness.md).")

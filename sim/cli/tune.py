@@ -33,6 +33,7 @@ from tqdm import tqdm
 
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
+    WholeNumber,
     fail,
     isolation_options,
     open_log_file,
@@ -178,9 +179,9 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.argument("spec", required=False)
 @click.option("--against", default=None, metavar="SPEC",
               help="Play both candidates against this strategy (default: the two candidates play each other).")
-@click.option("--games", type=click.IntRange(min=1), default=None,
+@click.option("--games", type=WholeNumber(min=1), default=None,
               help=f"Total games to play (the budget; default {DEFAULT_GAMES}).")
-@click.option("--games-per-iteration", type=click.IntRange(min=1), default=None,
+@click.option("--games-per-iteration", type=WholeNumber(min=1), default=None,
               help=f"Games per SPSA iteration: a multiple of 2 head to head, of 4 with --against "
                    f"(default {DEFAULT_GAMES_PER_ITERATION}).")
 @click.option("--params", default=None, metavar="A,B",

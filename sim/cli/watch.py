@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from canasta_sim.cli.options import check_output_folder, output_error
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
@@ -56,6 +57,8 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
         rules = Rules.from_options(rule_options)
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
+    if html_file is not None:
+        check_output_folder("--html", html_file)
     players = seat_strategies(specs or DEFAULT_WATCH_SPECS)
     labels = [player.label for player in players]
     if html_file is not None:
@@ -65,7 +68,7 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
         try:
             html_file.write_text(recorded.html(title=f"Canasta, game seed {seed}"), encoding="utf-8")
         except OSError as error:
-            raise click.ClickException(f"--html {html_file}: {error.strerror or error}") from None
+            raise output_error("--html", html_file, error) from None
         if recorded.error is not None:
             raise click.ClickException(f"wrote {html_file} up to the failure: {recorded.error}")
         click.echo(f"Wrote {html_file}: game seed {seed}, {len(recorded.recorder.hands)} hands, "

@@ -30,10 +30,15 @@ from typing import Any
 
 from canasta_sim.errors import StrategyLoadError
 
-__all__ = ["Parameter", "convert_parameter", "declared_parameters", "format_value"]
+__all__ = ["BOOLEAN_WORDS", "BOOLEAN_WORDS_SHOWN", "Parameter", "convert_parameter", "declared_parameters",
+           "format_value"]
 
-_TRUE = ("true", "1", "yes")
-_FALSE = ("false", "0", "no")
+BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "1": True,
+                 "false": False, "no": False, "off": False, "0": False}
+"""The words a yes/no setting (a strategy's parameter, a rule) is given as, in lower case; any case is accepted."""
+
+BOOLEAN_WORDS_SHOWN = "true or false (also yes/no, on/off, 1/0)"
+""":data:`BOOLEAN_WORDS` as the messages name them."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,8 +159,8 @@ def _from_text(strategy: str, key: str, declaration: Parameter, text: str) -> An
     default = declaration.default
     if isinstance(default, bool):
         lowered = text.strip().lower()
-        if lowered in _TRUE or lowered in _FALSE:
-            return lowered in _TRUE
+        if lowered in BOOLEAN_WORDS:
+            return BOOLEAN_WORDS[lowered]
         what = "true or false"
     elif isinstance(default, int):
         try:
@@ -180,7 +185,7 @@ def _from_text(strategy: str, key: str, declaration: Parameter, text: str) -> An
 def _expected(declaration: Parameter) -> str:
     default = declaration.default
     if isinstance(default, bool):
-        return f"true or false (also yes/no, 1/0), such as {format_value(default)}"
+        return f"{BOOLEAN_WORDS_SHOWN}, such as {format_value(default)}"
     kind = "an int" if isinstance(default, int) else "a float"
     if declaration.low is not None:
         kind += f" from {format_value(declaration.low)} to {format_value(declaration.high)},"

@@ -13,12 +13,20 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from canasta_sim.core.parameters import format_value
+from canasta_sim.core.parameters import BOOLEAN_WORDS, BOOLEAN_WORDS_SHOWN, format_value
 from canasta_sim.errors import RulesError
 
-__all__ = ["DEFAULT_RULES", "Rules", "RULE_CHOICES"]
+__all__ = ["DEFAULT_RULES", "MAX_TARGET_SCORE", "Rules", "RULE_CHOICES"]
 
 _NEG_INF = float("-inf")
+
+MAX_TARGET_SCORE = 100_000
+"""The highest ``target_score``, 20 times the default.  A game stops after ``MAX_HANDS_PER_GAME`` (400) hands
+whatever the scores; under the default rules a side scores about 700 a hand, playing at random as well as expert
+(measured over 400-hand games), so it reaches this in about 150 hands, and would at 250 a hand.  A larger target
+was taken, and a slip (a digit too many) gave games that all ended at the hand cap, with no word of it."""
+
+_HAND_CAP = 400  # core.engine.MAX_HANDS_PER_GAME, which imports this module; a test holds them equal
 
 RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "tie_rule": ("play_another_hand", "draw"),
@@ -32,8 +40,6 @@ RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "going_out_without_discard": ("always_if_canasta", "only_if_hand_holds_canasta"),
 }
 """The accepted values of every rule-set key whose value is a word."""
-
-_BOOL_WORDS = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
@@ -111,8 +117,9 @@ class Rules:
                 raise RulesError(f"rule {field.name}={value!r} is not accepted; use true or false")
             if field.type == "int" and (not isinstance(value, int) or isinstance(value, bool)):
                 raise RulesError(f"rule {field.name}={value!r} is not accepted; use a whole number")
-        if self.target_score <= 0:
-            raise RulesError(f"rule target_score={self.target_score} is not accepted; use a positive whole number")
+        if not 0 < self.target_score <= MAX_TARGET_SCORE:
+            raise RulesError(f"rule target_score={self.target_score} is not accepted; use a whole number from 1 to "
+                             f"{MAX_TARGET_SCORE:,} (a game stops after {_HAND_CAP} hands)")
         if self.max_wilds_per_meld < 1:
             raise RulesError(f"rule max_wilds_per_meld={self.max_wilds_per_meld} is not accepted; use 1 or more")
         if self.canastas_to_go_out < 1:
@@ -162,14 +169,17 @@ class Rules:
     def from_options(cls, options: Iterable[str]) -> Rules:
         """Build a rule set from ``KEY=VALUE`` texts such as the CLI's ``--rules``.
 
-        :raises RulesError: for a text without ``=``, an unknown key or a bad value.
+        :raises RulesError: for a text without ``=``, a key given twice, an unknown key or a bad value.
         """
         mapping: dict[str, str] = {}
         for option in options:
             key, sep, value = option.partition("=")
             if not sep or not key.strip():
                 raise RulesError(f"rule option {option!r} is not KEY=VALUE, e.g. target_score=3000")
-            mapping[key.strip()] = value.strip()
+            key, value = key.strip(), value.strip()
+            if key in mapping:  # a slip (the second was taken, the first dropped silently), not an override
+                raise RulesError(f"rule {key} is given twice ({mapping[key]}, then {value}); give it once")
+            mapping[key] = value
         return cls.from_mapping(mapping)
 
 
@@ -229,9 +239,9 @@ def _coerce(key: str, type_name: str, value: Any) -> Any:
         return value
     if type_name == "bool":
         word = value.strip().lower()
-        if word not in _BOOL_WORDS:
-            raise RulesError(f"rule {key}={value!r} is not accepted; use true or false")
-        return _BOOL_WORDS[word]
+        if word not in BOOLEAN_WORDS:
+            raise RulesError(f"rule {key}={value!r} is not accepted; use {BOOLEAN_WORDS_SHOWN}")
+        return BOOLEAN_WORDS[word]
     if type_name == "int":
         try:
             return int(value)

@@ -193,7 +193,8 @@ REQUIRED_DECISIONS = ("choose_acquire", "choose_discard")
 
 def _check_class(obj: Any, target: str) -> type[Strategy]:
     if not (isinstance(obj, type) and issubclass(obj, Strategy)):
-        raise StrategyLoadError(f"{target!r} is not a subclass of canasta_sim.core.strategy.Strategy")
+        raise StrategyLoadError(f"{target!r} is not a strategy class: FILE.py:Class or module:Class must name a "
+                                "subclass of canasta_sim.Strategy")
     # Found at load, not at a seat's first call mid-run nor as a puzzle in the tables.
     missing = [method for method in REQUIRED_DECISIONS if getattr(obj, method) is getattr(Strategy, method)]
     if missing:

@@ -47,7 +47,7 @@ from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, spec_file
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.runs.records import ChunkRecorder, GameRows
-from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, malformed_entry, whole_entry
 from canasta_sim.runs.summary import side_labels
 
 __all__ = [
@@ -245,19 +245,27 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
     :raises RunDirectoryError: naming the missing or malformed entry.
     """
     try:
-        specs = tuple(entry["spec"] for entry in manifest["strategies"])
+        strategies, rules, time_limit = manifest["strategies"], manifest["rules"], manifest.get("time_limit")
+        if not isinstance(strategies, list) or not all(
+                isinstance(entry, dict) and isinstance(entry.get("spec"), str) for entry in strategies):
+            raise malformed_entry(where, "strategies", 'a list of objects with a "spec"', strategies)
+        if not isinstance(rules, dict):
+            raise malformed_entry(where, "rules", "an object of rules", rules)
+        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))):
+            raise malformed_entry(where, "time_limit", "a number of seconds or null", time_limit)
         return RunSettings(
-            games=int(manifest["games"]),
-            seed=int(manifest["seed"]),
-            specs=specs,
-            rules=Rules.from_mapping(manifest["rules"]),
-            chunk_size=int(manifest["chunk_size"]),
+            games=whole_entry(manifest, "games", where),
+            seed=whole_entry(manifest, "seed", where),
+            specs=tuple(entry["spec"] for entry in strategies),
+            rules=Rules.from_mapping(rules),
+            chunk_size=whole_entry(manifest, "chunk_size", where),
             duplicate=bool(manifest.get("duplicate", False)),
-            time_limit=None if manifest.get("time_limit") is None else float(manifest["time_limit"]),
-            files=tuple((entry["spec"], entry["file"]) for entry in manifest["strategies"] if entry.get("file"))
-            or None,
+            time_limit=None if time_limit is None else float(time_limit),
+            files=tuple((entry["spec"], entry["file"]) for entry in strategies if entry.get("file")) or None,
             record_decisions=tuple(manifest.get("record_decisions", ())),
         )
+    except RunDirectoryError:
+        raise
     except KeyError as error:
         raise RunDirectoryError(
             f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim run"

@@ -36,7 +36,9 @@ __all__ = [
     "RUN_FILE",
     "RunDirectory",
     "RunDirectoryError",
+    "malformed_entry",
     "read_part",
+    "whole_entry",
 ]
 
 RUN_FILE = "run.json"
@@ -48,6 +50,24 @@ _TEMPORARY_PREFIX = ".tmp-"
 
 class RunDirectoryError(CanastaError, ValueError):
     """A directory is not a usable run directory (missing, not a run, unreadable ``run.json``, ...)."""
+
+
+def malformed_entry(where: str, key: str, expected: str, value: Any) -> RunDirectoryError:
+    """The error of a ``run.json`` entry that does not hold what canasta-sim writes there, shown as the file has it."""
+    return RunDirectoryError(f"{where} is malformed: its entry {key!r} should be {expected}, not {json.dumps(value)}")
+
+
+def whole_entry(manifest: dict[str, Any], key: str, where: str) -> int:
+    """The whole number under ``key`` in a ``run.json`` (``where``), as canasta-sim writes it: a JSON integer.
+
+    :raises RunDirectoryError: naming the entry when it is missing or holds anything else.
+    """
+    if key not in manifest:
+        raise RunDirectoryError(f"{where} has no entry {key!r}; it was not written by canasta-sim run")
+    value = manifest[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise malformed_entry(where, key, "a whole number", value)
+    return value
 
 
 def part_name(chunk: int) -> str:
@@ -156,6 +176,8 @@ class RunDirectory:
 
         :raises RunDirectoryError: if the directory or ``run.json`` is missing or unreadable.
         """
+        if self.path.exists() and not self.path.is_dir():
+            raise RunDirectoryError(f"{str(self.path)!r} is a file, not a run directory")
         if not self.path.is_dir():
             raise RunDirectoryError(f"run directory {str(self.path)!r} does not exist")
         if not self.is_run():

@@ -106,12 +106,16 @@ def test_report_skips_a_chunk_missing_its_games_part(fixture_run):
 
 @pytest.mark.parametrize("case, message", [
     ("missing", "does not exist"),
+    ("a file", "'{path}' is a file, not a run directory"),  # it said "does not exist"
     ("not a run", "no run.json"),
     ("no games", "no finished games"),
 ])
 def test_bad_run_directories_get_one_line_errors(case, message, tmp_path):
     path = tmp_path / "dir"
-    if case != "missing":
+    message = message.format(path=path)
+    if case == "a file":
+        path.write_text("not a run")
+    elif case != "missing":
         path.mkdir()
     if case == "no games":
         RunDirectory(path).write_manifest({"games": 10, "strategies": [{"spec": "x"}]})
@@ -121,3 +125,13 @@ def test_bad_run_directories_get_one_line_errors(case, message, tmp_path):
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
     assert report(tmp_path / "dir", "--format", "xml").exit_code == 2
+
+
+def test_report_of_a_tuning_directory_names_what_reads_it(tmp_path):
+    path = tmp_path / "tuning"
+    path.mkdir()
+    (path / "tune.json").write_text("{}")
+    result = report(path)
+    assert result.exit_code == 2, result.output
+    assert result.output == (f"Error: '{path}' is a tuning directory, not a run: canasta-sim plot {path} draws its "
+                             f"trajectory, and canasta-sim tune --resume {path} continues it\n"), result.output

@@ -90,5 +90,41 @@ def test_compare_refuses_elo_bounds_that_are_not_finite(bounds):
 def test_a_memory_limit_past_what_the_system_holds_is_refused_before_any_worker(command, tmp_path):
     # Its bytes overflowed the system's limit: every worker died before its first game, with no word of why.
     result = CliRunner().invoke(main, [*command, "--memory-limit", "99999999999999", "--out", str(tmp_path / "o")])
-    assert result.exit_code == 2 and "is not in the range 1<=x<=16777216" in result.output, result.output
+    assert result.exit_code == 2, result.output
+    assert "'99999999999999' is not a whole number from 1,024 to 16,777,216" in result.output, result.output
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("arguments, shown, accepted", [
+    (["run", "--games", "abc"], "'abc'", " of 1 or more"),
+    (["run", "--games", "0"], "'0'", " of 1 or more"),
+    (["run", "--chunk-size", "2.5"], "'2.5'", " of 1 or more"),
+    (["run", "--workers", "two"], "'two'", " of 1 or more"),
+    (["plot", "RUN", "--dpi", "50.5"], "'50.5'", " from 30 to 600"),
+    (["plot", "RUN", "--dpi", "10"], "'10'", " from 30 to 600"),
+    (["replay", "RUN", "abc"], "'abc'", ""),  # which game ids there are is the run's to say
+    (["check-strategy", "greedy", "--games", "x"], "'x'", " of 1 or more"),
+    (["compare", "greedy", "--baseline", "random", "--max-games", "1e3"], "'1e3'", " of 1 or more"),
+    (["compare", "greedy", "--baseline", "random", "--print-every", "-5"], "'-5'", " of 1 or more"),
+    (["tune", "expert", "--games", "many"], "'many'", " of 1 or more"),
+    (["tune", "expert", "--games-per-iteration", "four"], "'four'", " of 1 or more"),
+])
+def test_a_count_that_is_not_a_whole_number_in_range_names_the_range(arguments, shown, accepted, tmp_path):
+    # Click said "'abc' is not a valid integer range": no range was typed, and the accepted one went unsaid.
+    arguments = [str(tmp_path) if word == "RUN" else word for word in arguments]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 2, result.output
+    assert result.output.count("\n") == 1, result.output
+    assert f"{shown} is not a whole number{accepted}" in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [["run", "-s", "greedy"], ["compare", "greedy", "--baseline", "random"],
+                                     ["tune", "expert"]])
+@pytest.mark.parametrize("value", ["1", "1023"])
+def test_a_memory_limit_below_what_a_worker_starts_with_is_refused_before_any_worker(command, value, tmp_path):
+    # 1 was taken: a worker starts with about 530 MiB of address space, so it had no room left, and a bot process
+    # could not even start ("failed to map segment").
+    result = CliRunner().invoke(main, [*command, "--memory-limit", value, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2, result.output
+    assert f"'{value}' is not a whole number from 1,024 to 16,777,216" in result.output, result.output
     assert not (tmp_path / "o").exists()

@@ -292,11 +292,13 @@ BAD_INPUTS = {
     "file that does not import": (["-s", "{bots}/broken.py:Bot"], "failed to import"),
     "a round robin repeating a strategy": (["-s", "greedy", "-s", "random", "-s", "greedy"], "different strategies"),
     "unknown rule key": (["--rules", "no_such_rule=1"], "unknown rule key 'no_such_rule'"),
-    "bad rule value": (["--rules", "target_score=high"], "target_score='high'"),
+    "bad rule value": (["--rules", "canastas_to_go_out=high"], "canastas_to_go_out='high'"),
+    "a rule given twice": (["--rules", "target_score=2000"], "rule target_score is given twice (1000, then 2000)"),
     "rule without value": (["--rules", "target_score"], "not KEY=VALUE"),
     "non-empty directory that is no run": (["--out", "{nonempty}"], "is not empty"),
     "directory of another run": (["--out", "{finished}", "--seed", "9"], "holds another run"),
     "resume of a missing directory": (["--resume", "{missing}"], "does not exist"),
+    "resume of a file": (["--resume", "{nonempty}/notes.txt"], "notes.txt' is a file, not a run directory"),
     "resume of a directory that is no run": (["--resume", "{nonempty}"], "no run.json"),
     "resume with fewer games": (["--resume", "{finished}", "--games", "3"], "--games 4, not 3"),
     "resume with other strategies": (["--resume", "{finished}", "-s", "random"], "other settings"),
@@ -450,3 +452,26 @@ def test_an_out_directory_that_cannot_be_made_is_one_line_before_any_game(tmp_pa
     errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
     assert errors and "cannot be created: Not a directory" in errors[0] and "Traceback" not in result.output
     assert not [line for line in result.output.splitlines() if "games/s" in line]
+
+
+@pytest.mark.parametrize("entry, value, message", [
+    ("games", "forty", "its entry 'games' should be a whole number, not \"forty\""),
+    ("seed", 1.5, "its entry 'seed' should be a whole number, not 1.5"),
+    ("chunk_size", None, "its entry 'chunk_size' should be a whole number, not null"),
+    ("time_limit", "fast", "its entry 'time_limit' should be a number of seconds or null, not \"fast\""),
+    ("rules", "classic", "its entry 'rules' should be an object of rules, not \"classic\""),
+    ("strategies", "greedy", "its entry 'strategies' should be a list of objects with a \"spec\", not \"greedy\""),
+])
+def test_a_malformed_run_json_entry_is_named_with_what_it_should_hold(entry, value, message, finished_run):
+    # It said "invalid literal for int() with base 10: 'forty'", and report showed "games 4 of forty".
+    manifest = json.loads((finished_run / "run.json").read_text())
+    manifest[entry] = value
+    (finished_run / "run.json").write_text(json.dumps(manifest))
+    commands = [["run", "--resume", str(finished_run)], ["replay", str(finished_run), "0"]]
+    if entry == "games":
+        commands.append(["report", str(finished_run)])
+    for command in commands:
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2, result.output
+        assert result.output == f"Error: {'--resume: ' if command[0] == 'run' else ''}{finished_run}/run.json is " \
+                                f"malformed: {message}\n", result.output

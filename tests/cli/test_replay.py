@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -75,9 +77,37 @@ def test_replay_reports_a_game_whose_record_disagrees(run_dir, tmp_path):
 
 def test_replay_errors_name_what_is_wrong(run_dir, tmp_path):
     runner = CliRunner()
-    result = runner.invoke(main, ["replay", str(run_dir), str(GAMES)])
-    assert result.exit_code == 2 and f"the run has games 0 to {GAMES - 1}; there is no game {GAMES}" in result.output
+    for game_id in (GAMES, -1):  # -1 was read as an option: "No such option '-1'"
+        result = runner.invoke(main, ["replay", str(run_dir), str(game_id)])
+        assert result.exit_code == 2 and result.output == (
+            f"Error: the run has games 0 to {GAMES - 1}; there is no game {game_id}\n"), result.output
+    result = runner.invoke(main, ["replay", str(run_dir), "0", "--no-such-option"])
+    assert result.exit_code == 2 and "No such option '--no-such-option'" in result.output
     result = runner.invoke(main, ["replay", str(tmp_path / "missing"), "0"])
     assert result.exit_code == 2 and "does not exist" in result.output
     result = runner.invoke(main, ["replay", str(tmp_path), "0"])
     assert result.exit_code == 2 and "is not a canasta-sim run directory" in result.output
+
+
+@pytest.mark.parametrize("place, reason", [("missing/game.html", "No such file or directory"),
+                                           ("afile/game.html", "Not a directory"),
+                                           ("/proc/game.html", "No such file or directory")])
+def test_an_unwritable_page_is_a_usage_error_in_one_line(run_dir, tmp_path, place, reason):
+    # It exited 1, where an unusable plot --out or run --log-file exits 2.
+    (tmp_path / "afile").write_text("a file, not a folder")
+    page = tmp_path / place
+    result = CliRunner().invoke(main, ["replay", str(run_dir), "1", "--html", str(page)])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: --html {page}: {reason}\n"
+
+
+def test_a_game_whose_chunk_is_missing_is_an_error_of_the_run_not_of_the_command_line(run_dir, tmp_path):
+    # The id is in the run's range (a wrong one exits 2): the run cannot answer it until it is resumed.
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    for part in (copy / "games").iterdir():
+        part.unlink()
+    result = CliRunner().invoke(main, ["replay", str(copy), "0"])
+    assert result.exit_code == 1, result.output
+    assert result.output == (f"Error: game 0 of the run in {copy} is not recorded: its chunk 0 has not been written; "
+                             f"canasta-sim run --resume {copy} plays it\n")

@@ -148,7 +148,9 @@ def test_parse_spec_splits_target_and_parameters():
         ("expert:freeze=lots", "expert: freeze=lots is not a number; expected a float from 0 to 3, such as 1.0"),
         ("no_such_module_here:Bot", "cannot be imported"),
         ("canasta_sim.strategies.expert:Missing", "has no class 'Missing'"),
-        ("canasta_sim.strategies.expert:CardMemory", "is not a subclass of canasta_sim.core.strategy.Strategy"),
+        ("canasta_sim.strategies.expert:CardMemory", "'canasta_sim.strategies.expert:CardMemory' is not a strategy "
+                                                    "class: FILE.py:Class or module:Class must name a subclass of "
+                                                    "canasta_sim.Strategy"),
         ("missing/dir/bot.py:Bot", "does not exist"),
         ("expert:", "empty part after a colon"),
         ("bots/b.py::depth=2", "empty part after a colon"),
@@ -167,7 +169,7 @@ def test_bad_files_are_refused(tmp_path, bot_file):
     broken.write_text("def oops(:\n")
     with pytest.raises(StrategyLoadError, match="failed to import: SyntaxError"):
         load_strategy(f"{broken}:Bot")
-    with pytest.raises(StrategyLoadError, match="is not a subclass"):
+    with pytest.raises(StrategyLoadError, match="is not a strategy class"):
         load_strategy(f"{bot_file}:NOT_A_STRATEGY")
     raising = tmp_path / "raising.py"
     raising.write_text(

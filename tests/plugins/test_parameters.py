@@ -124,3 +124,10 @@ def test_strategies_command_lists_each_parameter_with_default_and_range():
         line = next(line for line in lines if line.strip().startswith(name))
         assert f"default {default}" in line and range_text in line
     assert "Parameters of expert:" in result.output and "Parameters of greedy:" not in result.output
+
+
+def test_a_yes_no_parameter_takes_the_words_a_yes_no_rule_takes():
+    for word, value in (("on", True), ("OFF", False), ("yes", True), ("0", False)):
+        assert convert_parameter("plain", "bold", False, word) is value
+    with pytest.raises(StrategyLoadError, match=r"expected true or false \(also yes/no, on/off, 1/0\), such as false$"):
+        convert_parameter("plain", "bold", False, "maybe")

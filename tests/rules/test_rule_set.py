@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from canasta_sim.core.engine import play_game
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME, play_game
 from canasta_sim.core.rules import DEFAULT_RULES, RULE_CHOICES, Rules
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.state import (
@@ -220,7 +220,7 @@ def test_bad_values_name_the_key_and_the_accepted_values(key):
     if key in RULE_CHOICES:
         texts, accepted = ["nonsense", "", key.upper()], list(RULE_CHOICES[key])
     elif field_type == "bool":
-        texts, accepted = ["maybe", "2"], ["true or false"]
+        texts, accepted = ["maybe", "2"], ["true or false (also yes/no, on/off, 1/0)"]
     else:
         texts, hint = _BAD_VALUES[key]
         accepted = [hint] if hint else []
@@ -254,3 +254,29 @@ def test_bad_python_values_are_refused_with_rules_error():
         with pytest.raises(RulesError, match="initial_meld_table"):
             Rules.from_mapping(mapping)
     assert Rules.from_mapping({"initial_meld_table": [[-math.inf, 15], [0, 60]]}).initial_requirement(0) == 60
+
+
+@pytest.mark.parametrize("words, value", [
+    (["true", "TRUE", "yes", "Yes", "on", "ON", "1"], True),
+    (["false", "False", "no", "NO", "off", "Off", "0"], False),
+])
+def test_a_yes_no_rule_takes_every_word_its_message_names(words, value):
+    # "off" was refused with "use true or false", which refused "yes" as well but took it.
+    for word in words:
+        assert Rules.from_options([f"allow_wild_only_melds={word}"]).allow_wild_only_melds is value
+
+
+def test_a_rule_given_twice_is_refused():
+    # The first was dropped silently: target_score=3000 then target_score=4000 played to 4000.
+    with pytest.raises(RulesError, match=r"^rule target_score is given twice \(3000, then 4000\); give it once$"):
+        Rules.from_options(["target_score=3000", "allow_wild_only_melds=true", " target_score = 4000"])
+
+
+def test_a_target_score_no_game_reaches_before_its_hand_cap_is_refused():
+    # 99999999999999999999999 was taken: every game then ended at the hand cap, with no word of why.
+    assert Rules(target_score=100_000).target_score == 100_000
+    for text in ("100001", "99999999999999999999999"):
+        with pytest.raises(RulesError) as caught:
+            Rules.from_options([f"target_score={text}"])
+        assert str(caught.value) == (f"rule target_score={text} is not accepted; use a whole number from 1 to "
+                                     f"100,000 (a game stops after {MAX_HANDS_PER_GAME} hands)")

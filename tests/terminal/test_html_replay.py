@@ -138,10 +138,16 @@ def test_public_pages_hold_no_hidden_card(tmp_path):
             assert all(" draws from the stock" in line for line in draws)
 
 
-def test_an_unwritable_page_is_a_one_line_error(tmp_path):
-    result = CliRunner().invoke(main, ["watch", "--html", str(tmp_path / "missing" / "game.html")])
-    assert result.exit_code == 1 and "Traceback" not in result.output
-    assert result.output.startswith(f"Error: --html {tmp_path / 'missing' / 'game.html'}: ")
+@pytest.mark.parametrize("place, reason", [("missing/game.html", "No such file or directory"),
+                                           ("afile/game.html", "Not a directory"),
+                                           ("/proc/game.html", "No such file or directory")])
+def test_an_unwritable_page_is_a_usage_error_in_one_line(tmp_path, place, reason):
+    # It exited 1, where an unusable plot --out or run --log-file exits 2.
+    (tmp_path / "afile").write_text("a file, not a folder")
+    page = tmp_path / place
+    result = CliRunner().invoke(main, ["watch", "--html", str(page)])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: --html {page}: {reason}\n"
 
 
 def test_markup_in_a_name_cannot_break_out_of_the_page():
