@@ -105,7 +105,8 @@ class StrategyError(CanastaError):
     :ivar seat: the seat it played.
     :ivar game_seed: the seed of the game.
     :ivar decision: the decision it was asked for.
-    :ivar returned: the value it returned (``None`` if it raised); the message shows it.
+    :ivar returned: the value it returned (``None`` if it returned nothing); the message shows it when it is not
+        ``None`` or when the message begins with "returned" (what it returned was wrong).
     :ivar reason: why the seat failed, one of :data:`FAILURE_REASONS` (the ``forfeit_reason`` column).
     :ivar traceback: the strategy's own frames when it raised, as text (``""`` otherwise); the
         one-line message never includes it, the run's log and ``check-strategy`` show it.
@@ -132,9 +133,9 @@ class StrategyError(CanastaError):
         self.first_dealer: int | None = None
         """The game's first dealer, when the engine knows it."""
         text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
-        shows_value = reason in ("illegal", "malformed", "exception") and not message.startswith("raised")
-        if returned is not None or shows_value:
-            # A strategy that raised returned nothing; any other failure shows the value, None included.
+        if returned is not None or message.startswith("returned"):
+            # A message about the value returned shows it, None included; a strategy that raised, a bot process
+            # that broke the protocol or a constructor that failed returned nothing to show.
             shown = _show(returned)
             text += f"; returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
         super().__init__(" ".join(text.split()))

@@ -90,6 +90,20 @@ class BrokenStart(Greedy):
         raise ValueError("cannot start")
 
 
+class DiscardsNothing(Greedy):
+    name = "discards-nothing"
+
+    def choose_discard(self, view):
+        return None
+
+
+class CannotBeBuilt(Greedy):
+    name = "cannot-be-built"
+
+    def __init__(self, rng, **parameters):
+        raise ValueError("no such table")
+
+
 def fail(cls, time_limit=None) -> StrategyError:
     names = [f"{cls.name}-spec", "greedy", f"{cls.name}-spec", "greedy"]
     with pytest.raises(StrategyError) as caught:
@@ -107,6 +121,17 @@ def test_a_strategy_that_raises():
     assert error.decision == "discard" and error.returned is None
     assert str(error).endswith("raised RuntimeError: boom")
     assert isinstance(error.__cause__, RuntimeError)
+
+
+def test_a_strategy_that_cannot_be_built_is_not_said_to_have_returned_anything():
+    error = fail(CannotBeBuilt)
+    assert error.decision == "build" and error.returned is None
+    assert str(error).endswith("could not be built: ValueError: no such table")
+
+
+def test_a_strategy_that_returns_none_for_a_discard_is_shown_to_have_returned_none():
+    error = fail(DiscardsNothing)
+    assert str(error).endswith("returned something that is not a Discard; returned None")
 
 
 def test_a_strategy_that_returns_a_string():

@@ -204,6 +204,13 @@ def test_a_bot_writing_garbage_is_its_seat_failure():
 
 
 @pytest.mark.timeout(60)
+def test_a_bot_breaking_the_protocol_is_not_said_to_have_returned_anything():
+    error, _ = _fail(f"cmd:python {BOTS / 'protocol_garbage.py'}")
+    assert str(error).endswith("its last stderr lines: garbage, not the protocol"), str(error)
+    assert "returned" not in str(error)
+
+
+@pytest.mark.timeout(60)
 def test_a_strategy_raising_in_its_process_is_reported_with_its_exception():
     error, _ = _fail(f"isolated:{MISBEHAVING}:Raises")
     assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "exception"
