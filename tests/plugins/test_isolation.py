@@ -26,6 +26,7 @@ BOTS = BOTS
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
 SHORT = Rules(target_score=1500)
 SHORTER = Rules(target_score=500)
+PROTOCOL_DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
 
 def _reports(path: Path) -> list[dict]:
@@ -208,6 +209,31 @@ def test_a_bot_breaking_the_protocol_is_not_said_to_have_returned_anything():
     error, _ = _fail(f"cmd:python {BOTS / 'protocol_garbage.py'}")
     assert str(error).endswith("its last stderr lines: garbage, not the protocol"), str(error)
     assert "returned" not in str(error)
+
+
+STOPPING_BOT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "protocol": 1, "name": "stopper", "version": 1}), flush=True)
+    elif message["type"] == "decide":
+        print(json.dumps({"type": "move", "move": "stop"}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_s_illegal_move_is_shown_in_the_move_notation(tmp_path):
+    bot = tmp_path / "stopper.py"
+    bot.write_text(STOPPING_BOT)
+    error, _ = _fail(f"cmd:{sys.executable} {bot}")
+    assert error.reason == "illegal" and error.decision == "acquire"
+    # docs/protocol.md's failure table shows this very message.
+    row = next(line for line in PROTOCOL_DOC.splitlines() if line.startswith("| `illegal` |"))
+    example = row.split("`")[3]
+    assert example.endswith("; returned stop") and str(error).endswith(f"decision acquire: {example}"), str(error)
 
 
 @pytest.mark.timeout(60)
