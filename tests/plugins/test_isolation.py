@@ -20,7 +20,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import bot_command, isolate_spec
 from canasta_sim.strategies import BUILTIN, Greedy
-from tests.helpers import BOTS
+from tests.helpers import BOTS, read_run_tables
 
 BOTS = BOTS
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
@@ -88,6 +88,27 @@ def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
     isolated_hands = pd.read_parquet(tmp_path / "isolated" / "hands").sort_values(keys).reset_index(drop=True)
     columns = [*keys, "score", "cumulative_score", "end_reason", "went_out_seat", "hand_turns"]
     assert len(plain_hands) > 4 and plain_hands[columns].equals(isolated_hands[columns])
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("prefix", "kept"), [("isolated:", True), ("", False)], ids=["bot-process", "worker"])
+def test_a_crash_keeps_the_hands_finished_before_it_unless_the_worker_died(tmp_path, prefix, kept):
+    # The strategy calls os._exit in the second hand: isolated, that ends its bot process, and the worker that plays
+    # the game keeps its first hand; in-process, it ends the worker, and the game's hands go with it.
+    spec = f"{prefix}{BOTS / 'bad_strategies.py'}:ExitsItsProcess"
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "1", "--workers", "1", "-q", "--on-error",
+                                       "forfeit", "--out", str(out), "-s", spec, "-s", "greedy"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    games, hands = read_run_tables(out)
+    crashed = games[games.termination == "forfeit"]
+    assert len(crashed) >= 1 and set(crashed.forfeit_reason) == {"crash"}
+    for row in crashed.itertuples():
+        own = hands[hands.game_id == row.game_id]
+        assert own.hand_no.nunique() == row.hands == (1 if kept else 0), row
+        assert own[own.team == "A"].score.sum() == row.score_a and own[own.team == "B"].score.sum() == row.score_b
+    assert all(("its bot process ended" if kept else "its worker process died") in error for error in crashed.error)
 
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_bot.py"
