@@ -257,6 +257,46 @@ def test_a_bot_s_illegal_move_is_shown_in_the_move_notation(tmp_path):
     assert example.endswith("; returned stop") and str(error).endswith(f"decision acquire: {example}"), str(error)
 
 
+VIEW_FLOODING_BOT = """
+import json, sys
+reads = sys.argv[1] == "reads"
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "protocol": 2, "games": 2, "name": "flooder", "version": 1}), flush=True)
+    elif message["type"] == "decide":
+        ask = json.dumps({"type": "view", "game": message["game"]}) + "\\n"
+        while True:  # valid requests, without end: with each answer read, or none
+            sys.stdout.write(ask)
+            if reads:
+                sys.stdout.flush()
+                sys.stdin.readline()
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("answers", ["reads", "ignores"])
+def test_a_bot_asking_for_views_without_end_is_out_of_time_by_the_arbiter_s_clock(tmp_path, answers):
+    # The views it asks for count against its request's time (docs/protocol.md): the arbiter kills the bot at the
+    # deadline, as it does a slow one, and the worker playing the games (two at once, on one bot process) is not
+    # held up past it until its supervisor kills it.
+    bot = tmp_path / "flooder.py"
+    bot.write_text(VIEW_FLOODING_BOT)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "--workers", "1", "--chunk-size", "2",
+                                       "-q", "--on-error", "forfeit", "--time-limit", "0.5", "--out", str(out),
+                                       "-s", f"cmd:{sys.executable} {bot} {answers}", "-s", "greedy"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    games, _ = read_run_tables(out)
+    assert list(games.forfeit_reason) == ["timeout", "timeout"]
+    for error in games.error:
+        assert "its worker was killed" not in error
+        assert error.endswith("decision acquire: its bot process did not answer in time and was killed"), error
+
+
 @pytest.mark.timeout(60)
 def test_a_strategy_raising_in_its_process_is_reported_with_its_exception():
     error, _ = _fail(f"isolated:{MISBEHAVING}:Raises")
