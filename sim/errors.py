@@ -105,16 +105,19 @@ class StrategyError(CanastaError):
     :ivar seat: the seat it played.
     :ivar game_seed: the seed of the game.
     :ivar decision: the decision it was asked for.
-    :ivar returned: the value it returned (``None`` if it raised); the message shows it.
+    :ivar returned: the value it returned (``None`` if it returned nothing); the message shows it when it is not
+        ``None`` or when the message begins with "returned" (what it returned was wrong).
     :ivar reason: why the seat failed, one of :data:`FAILURE_REASONS` (the ``forfeit_reason`` column).
     :ivar traceback: the strategy's own frames when it raised, as text (``""`` otherwise); the
         one-line message never includes it, the run's log and ``check-strategy`` show it.
     :ivar finished_hands: the hands finished before the failure.
+    :param shown: how the message writes ``returned`` (by default its ``repr``): the engine writes a move in the
+        notation of :mod:`canasta_sim.core.moves`, as players read and bots write it.
     """
 
     def __init__(
         self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None,
-        reason: str = "exception", traceback: str = "",
+        reason: str = "exception", traceback: str = "", shown: str | None = None,
     ) -> None:
         if reason not in FAILURE_REASONS:
             raise ValueError(f"unknown failure reason {reason!r}; expected one of {', '.join(FAILURE_REASONS)}")
@@ -132,17 +135,18 @@ class StrategyError(CanastaError):
         self.first_dealer: int | None = None
         """The game's first dealer, when the engine knows it."""
         text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
-        shows_value = reason in ("illegal", "malformed", "exception") and not message.startswith("raised")
-        if returned is not None or shows_value:
-            # A strategy that raised returned nothing; any other failure shows the value, None included.
-            shown = _show(returned)
+        self._shown = None
+        if returned is not None or message.startswith("returned"):
+            # A message about the value returned shows it, None included; a strategy that raised, a bot process
+            # that broke the protocol or a constructor that failed returned nothing to show.
+            self._shown = shown = _show(returned) if shown is None else shown
             text += f"; returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
         super().__init__(" ".join(text.split()))
 
     def __reduce__(self):
         # Workers send failures to the runner: rebuild with every field (the returned value as its text,
         # since a strategy's own object may not unpickle in the parent).
-        shown = None if self.returned is None else _Shown(_show(self.returned))
+        shown = None if self.returned is None else _Shown(self._shown)
         fields = (self.message, self.spec, self.seat, self.game_seed, self.decision, shown, self.reason,
                   self.traceback, self.finished_hands, self.first_dealer)
         return (_rebuild_strategy_error, fields)

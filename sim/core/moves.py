@@ -54,6 +54,7 @@ __all__ = [
     "TakePile",
     "WILD_RANK",
     "is_kind",
+    "move_text",
     "parse_move",
     "record_kinds",
 ]
@@ -238,8 +239,9 @@ class _MoveBase:
         return (type(self), self._values())
 
     def __repr__(self) -> str:
-        if all(is_kind(value) for value in record_kinds(self)):
-            return f"parse_move({str(self)!r})"
+        text = move_text(self)
+        if text is not None:
+            return f"parse_move({text!r})"
         # A record built by hand with a value that is no card kind has no text form to re-parse.
         values = zip(self.__match_args__, self._values(), strict=True)
         fields = ", ".join(f"{name}={value!r}" for name, value in values)
@@ -424,3 +426,11 @@ def is_kind(value: object) -> bool:
     Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
     """
     return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT
+
+
+def move_text(value: object) -> str | None:
+    """``value`` in the notation :func:`parse_move` reads when it is a move, else ``None`` (a record holding a value
+    that is no card kind has no notation)."""
+    if isinstance(value, _MoveBase) and all(is_kind(kind) for kind in record_kinds(value)):
+        return str(value)
+    return None

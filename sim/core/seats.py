@@ -28,7 +28,7 @@ from canasta_sim.arbiter import (
 )
 from canasta_sim.core.fingerprint import GameFingerprint
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import DRAW, Draw
+from canasta_sim.core.moves import DRAW, Draw, move_text
 from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError
@@ -231,7 +231,7 @@ class Seats:
             reason = "malformed" if message.startswith("returned") else "exception"
         return StrategyError(
             message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value,
-            reason=reason, traceback=traceback,
+            reason=reason, traceback=traceback, shown=move_text(value),
         )
 
     @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, dealing, derive_seed
-from canasta_sim.core.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile
+from canasta_sim.core.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile, move_text
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
 from canasta_sim.core.state import OVER, HandState
@@ -358,4 +358,4 @@ class GameDriver:
 
     def _strategy_error(self, seat: int, decision: str, message: str, value=None) -> StrategyError:
         return StrategyError(message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision,
-                             returned=value)
+                             returned=value, shown=move_text(value))

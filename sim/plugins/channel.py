@@ -93,8 +93,19 @@ class SharedBot:
         endpoint = self.open[tag] = Endpoint(self, tag)
         return endpoint
 
-    def flush(self, seconds_from_now: float | None = None) -> None:
+    def flush(self) -> None:
         """Write every queued message in one write (a dead process is charged to its waiting games)."""
+        try:
+            self.write_queued()
+        except SeatFailure as failure:
+            self.lost(failure)
+
+    def write_queued(self, deadline: float | None = None) -> None:
+        """Write every queued message in one write by ``deadline`` (default: a minute from now), starting the clock
+        of each request among them.
+
+        :raises SeatFailure: ``crash`` when the process has gone, ``timeout`` past the deadline (it is killed).
+        """
         now = time.monotonic()
         for endpoint in self.starting:
             if endpoint.deadline is None:
@@ -106,10 +117,7 @@ class SharedBot:
         self.outgoing.clear()
         if self.failure is not None or self.bot.process is None:
             return
-        try:
-            self.bot.write(data, now + (seconds_from_now or _WRITE_SECONDS))
-        except SeatFailure as failure:
-            self.lost(failure)
+        self.bot.write(data, now + _WRITE_SECONDS if deadline is None else deadline)
 
     def lost(self, failure: SeatFailure) -> None:
         """The process was found gone (at a write or a read): its answers read but not yet handed on go to their games
@@ -214,7 +222,7 @@ class Endpoint:
 
         :param seconds: the time the bot has to answer, counted from when the request is written.
         :param fresh: a new request (its clock starts now); ``False`` for a further exchange within one
-            request (a ``check``), which keeps the request's deadline.
+            request (the answer to a ``check`` or a ``view``), written at once, which keeps the request's deadline.
         :raises SeatFailure: the seat's failure (``timeout``, ``crash``, ``malformed``).
         """
         shared = self.shared
@@ -226,13 +234,45 @@ class Endpoint:
             self.seconds = seconds
             self.deadline = None
             shared.starting.append(self)
-        if data:
-            shared.outgoing.append(data)
+            if data:
+                shared.outgoing.append(data)
+        elif data and self._serve(data):
+            return self._take()
         shared.awaiting[self.tag] = self
         hub = _HUB
         if hub is not None and hub.thread_greenlet is greenlet.getcurrent().parent:  # current_hub(), a call fewer
             return hub.wait(self)
         return self._wait_alone()
+
+    def _serve(self, data: bytes) -> bool:
+        """Write ``data``, what the bot asked for within its request (a check, a view), at once and on the request's
+        time; ``True`` when that ended the process (the seat's failure, or an answer it wrote before it went, is
+        then waiting in :meth:`_take`).
+
+        The request's time covers what the bot asks meanwhile (docs/protocol.md): one that keeps asking, or stops
+        reading the answers, is out of time as a slow one is, and is not waited for past it.
+        """
+        shared = self.shared
+        shared.outgoing.append(data)
+        deadline = self.deadline
+        if deadline is None:  # its request not written yet, so its clock not started: written with it
+            return False
+        if time.monotonic() >= deadline:
+            shared.outgoing.clear()  # nothing more goes to a process being killed
+            failure = shared.bot.timed_out()
+        else:
+            try:
+                shared.write_queued(deadline)
+                return False
+            except SeatFailure as error:
+                failure = error
+        if failure.reason == "timeout":
+            shared.die(failure, self)
+            self.failure = failure
+        else:  # found gone: its answers already read go to their games first, as at any write
+            shared.awaiting[self.tag] = self
+            shared.lost(failure)
+        return True
 
     def _wait_alone(self) -> dict[str, Any]:
         shared = self.shared

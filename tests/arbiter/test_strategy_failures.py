@@ -90,6 +90,20 @@ class BrokenStart(Greedy):
         raise ValueError("cannot start")
 
 
+class DiscardsNothing(Greedy):
+    name = "discards-nothing"
+
+    def choose_discard(self, view):
+        return None
+
+
+class CannotBeBuilt(Greedy):
+    name = "cannot-be-built"
+
+    def __init__(self, rng, **parameters):
+        raise ValueError("no such table")
+
+
 def fail(cls, time_limit=None) -> StrategyError:
     names = [f"{cls.name}-spec", "greedy", f"{cls.name}-spec", "greedy"]
     with pytest.raises(StrategyError) as caught:
@@ -107,6 +121,17 @@ def test_a_strategy_that_raises():
     assert error.decision == "discard" and error.returned is None
     assert str(error).endswith("raised RuntimeError: boom")
     assert isinstance(error.__cause__, RuntimeError)
+
+
+def test_a_strategy_that_cannot_be_built_is_not_said_to_have_returned_anything():
+    error = fail(CannotBeBuilt)
+    assert error.decision == "build" and error.returned is None
+    assert str(error).endswith("could not be built: ValueError: no such table")
+
+
+def test_a_strategy_that_returns_none_for_a_discard_is_shown_to_have_returned_none():
+    error = fail(DiscardsNothing)
+    assert str(error).endswith("returned something that is not a Discard; returned None")
 
 
 def test_a_strategy_that_returns_a_string():
@@ -138,7 +163,8 @@ def test_a_strategy_that_returns_an_illegal_discard_r6_1():
     error = fail(DiscardsWhatItLacks)
     assert error.decision == "discard" and isinstance(error.returned, Discard)
     assert "illegal move" in str(error) and "R6.1" in str(error)
-    assert f"returned parse_move('{error.returned}')" in str(error)
+    # The move as players read it and bots write it, not its Python form.
+    assert str(error).endswith(f"; returned {error.returned}") and "parse_move" not in str(error)
 
 
 def test_a_strategy_that_takes_a_pile_it_may_not_r8_2():
@@ -211,7 +237,7 @@ def test_check_strategy_reports_an_illegal_move(tmp_path):
     result = CliRunner().invoke(main, ["check-strategy", spec, "--games", "2"])
     assert result.exit_code == 1
     assert f"strategy '{spec}' at seat" in result.output and "game seed" in result.output
-    assert "decision discard" in result.output and "returned parse_move('discard JK')" in result.output
+    assert "decision discard" in result.output and "; returned discard JK" in result.output
     assert "2 problems found" in result.output
     assert "0 of 2 games finished; won 0\n" in result.output  # no slowest game among none
 

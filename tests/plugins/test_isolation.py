@@ -20,12 +20,13 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import bot_command, isolate_spec
 from canasta_sim.strategies import BUILTIN, Greedy
-from tests.helpers import BOTS
+from tests.helpers import BOTS, read_run_tables
 
 BOTS = BOTS
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
 SHORT = Rules(target_score=1500)
 SHORTER = Rules(target_score=500)
+PROTOCOL_DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
 
 def _reports(path: Path) -> list[dict]:
@@ -87,6 +88,27 @@ def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
     isolated_hands = pd.read_parquet(tmp_path / "isolated" / "hands").sort_values(keys).reset_index(drop=True)
     columns = [*keys, "score", "cumulative_score", "end_reason", "went_out_seat", "hand_turns"]
     assert len(plain_hands) > 4 and plain_hands[columns].equals(isolated_hands[columns])
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("prefix", "kept"), [("isolated:", True), ("", False)], ids=["bot-process", "worker"])
+def test_a_crash_keeps_the_hands_finished_before_it_unless_the_worker_died(tmp_path, prefix, kept):
+    # The strategy calls os._exit in the second hand: isolated, that ends its bot process, and the worker that plays
+    # the game keeps its first hand; in-process, it ends the worker, and the game's hands go with it.
+    spec = f"{prefix}{BOTS / 'bad_strategies.py'}:ExitsItsProcess"
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "1", "--workers", "1", "-q", "--on-error",
+                                       "forfeit", "--out", str(out), "-s", spec, "-s", "greedy"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    games, hands = read_run_tables(out)
+    crashed = games[games.termination == "forfeit"]
+    assert len(crashed) >= 1 and set(crashed.forfeit_reason) == {"crash"}
+    for row in crashed.itertuples():
+        own = hands[hands.game_id == row.game_id]
+        assert own.hand_no.nunique() == row.hands == (1 if kept else 0), row
+        assert own[own.team == "A"].score.sum() == row.score_a and own[own.team == "B"].score.sum() == row.score_b
+    assert all(("its bot process ended" if kept else "its worker process died") in error for error in crashed.error)
 
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "my_bot.py"
@@ -201,6 +223,78 @@ def test_a_bot_writing_garbage_is_its_seat_failure():
     text = str(error)
     assert "is not JSON" in text and "I am not JSON" in text and "garbage, not the protocol" in text
     assert "decision acquire" in text and "game seed 77" in text
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_breaking_the_protocol_is_not_said_to_have_returned_anything():
+    error, _ = _fail(f"cmd:python {BOTS / 'protocol_garbage.py'}")
+    assert str(error).endswith("its last stderr lines: garbage, not the protocol"), str(error)
+    assert "returned" not in str(error)
+
+
+STOPPING_BOT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "protocol": 1, "name": "stopper", "version": 1}), flush=True)
+    elif message["type"] == "decide":
+        print(json.dumps({"type": "move", "move": "stop"}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_s_illegal_move_is_shown_in_the_move_notation(tmp_path):
+    bot = tmp_path / "stopper.py"
+    bot.write_text(STOPPING_BOT)
+    error, _ = _fail(f"cmd:{sys.executable} {bot}")
+    assert error.reason == "illegal" and error.decision == "acquire"
+    # docs/protocol.md's failure table shows this very message.
+    row = next(line for line in PROTOCOL_DOC.splitlines() if line.startswith("| `illegal` |"))
+    example = row.split("`")[3]
+    assert example.endswith("; returned stop") and str(error).endswith(f"decision acquire: {example}"), str(error)
+
+
+VIEW_FLOODING_BOT = """
+import json, sys
+reads = sys.argv[1] == "reads"
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "protocol": 2, "games": 2, "name": "flooder", "version": 1}), flush=True)
+    elif message["type"] == "decide":
+        ask = json.dumps({"type": "view", "game": message["game"]}) + "\\n"
+        while True:  # valid requests, without end: with each answer read, or none
+            sys.stdout.write(ask)
+            if reads:
+                sys.stdout.flush()
+                sys.stdin.readline()
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("answers", ["reads", "ignores"])
+def test_a_bot_asking_for_views_without_end_is_out_of_time_by_the_arbiter_s_clock(tmp_path, answers):
+    # The views it asks for count against its request's time (docs/protocol.md): the arbiter kills the bot at the
+    # deadline, as it does a slow one, and the worker playing the games (two at once, on one bot process) is not
+    # held up past it until its supervisor kills it.
+    bot = tmp_path / "flooder.py"
+    bot.write_text(VIEW_FLOODING_BOT)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "--workers", "1", "--chunk-size", "2",
+                                       "-q", "--on-error", "forfeit", "--time-limit", "0.5", "--out", str(out),
+                                       "-s", f"cmd:{sys.executable} {bot} {answers}", "-s", "greedy"],
+                                catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    games, _ = read_run_tables(out)
+    assert list(games.forfeit_reason) == ["timeout", "timeout"]
+    for error in games.error:
+        assert "its worker was killed" not in error
+        assert error.endswith("decision acquire: its bot process did not answer in time and was killed"), error
 
 
 @pytest.mark.timeout(60)
