@@ -67,13 +67,18 @@ class _Hold:
         players[seat] = _HoldMelds(players[seat].rng, players[seat].start, self.turn)
 
 
+AS_PIMC2 = {"screen": 0, "melds": 0}
+"""Every world valued (no screening) and expert's melds laid (none searched), as pimc@2 did: pimc's defaults are
+pimc@5's, which would value only its first 24 worlds of most decisions and search the melds this script records."""
+
+
 class _Recorder(Pimc):
     """pimc that values every candidate in many worlds, records the values, and plays as pimc@2 would
     from its first twelve worlds."""
 
     records: list = []
     play_samples = 12
-    melds = False
+    record_melds = False  # not pimc's own ``melds`` parameter, which an instance's setting would hide
 
     def _score(self, view, candidates, worlds, *, need_going_out=False):
         values = self._values(view, candidates, worlds)
@@ -99,7 +104,9 @@ class _Recorder(Pimc):
 
     def choose_meld(self, view):
         move = super().choose_meld(view)
-        if not self.melds or move is None or self._going_out or view.partner_answer is True:
+        if not self.record_melds or move is None or view.partner_answer is True:
+            return move
+        if self._going_out(view, view.hand_number, view.turn_count):  # decided once a turn, before this meld
             return move
         candidates = [_Apply(move), _Hold(view.turn_count)]
         try:
@@ -150,7 +157,7 @@ def record_truth_game(seed: int, number: int, width: int, sampled: int, truth: i
     _TruthRecorder.avoids, _TruthRecorder.sampled, _TruthRecorder.truth = avoids, sampled, truth
 
     def build(rng):
-        return _TruthRecorder(rng, samples=1, width=width)
+        return _TruthRecorder(rng, samples=1, width=width, **AS_PIMC2)
 
     players = [build, Expert, build, Expert] if number % 2 == 0 else [Expert, build, Expert, build]
     play_game(players, seed=derive_seed(seed, f"deal{number // 2}"))
@@ -219,10 +226,10 @@ def choose(values: list[list[float]], confidence: float) -> int:
 def record_game(seed: int, number: int, worlds: int, width: int, melds: bool) -> dict:
     """Game ``number`` (duplicate: pimc side A on even numbers), its records."""
     _Recorder.records = []
-    _Recorder.melds = melds
+    _Recorder.record_melds = melds
 
     def build(rng):
-        return _Recorder(rng, samples=worlds, width=width)
+        return _Recorder(rng, samples=worlds, width=width, **AS_PIMC2)
 
     side = number % 2
     players = [build, Expert, build, Expert] if side == 0 else [Expert, build, Expert, build]

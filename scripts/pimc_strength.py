@@ -66,9 +66,14 @@ for _name in _ALL:
     setattr(_TimedPimc, _name, _timed(_name))
 
 
+PIMC3 = {"melds": 0, "horizon": 0, "screen": 8, "width": 3}
+"""pimc@3's settings other than its samples, which docs/search.md's chart measures: pimc's defaults are a later
+version's (pimc@5: play-outs cut at 12 turns, melds searched, 24 worlds first, 4 candidates)."""
+
+
 def _factory(samples: int, policy: str):
     def build(rng):
-        return _TimedPimc(rng, samples=samples, policy=policy)
+        return _TimedPimc(rng, samples=samples, policy=policy, **PIMC3)
 
     return build
 
