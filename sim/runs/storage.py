@@ -37,6 +37,7 @@ __all__ = [
     "RunDirectory",
     "RunDirectoryError",
     "malformed_entry",
+    "parquet_path",
     "read_part",
     "whole_entry",
 ]
@@ -88,19 +89,25 @@ def _write_part(table: pa.Table, path: Path) -> None:
     # texts (the strategies, the end reasons) by itself; trying a dictionary for each of the hands table's 35
     # columns took about a third of the part's writing time for 1% smaller files.  The values read back are
     # the same either way.
-    pq.write_table(table, path, compression="zstd", use_dictionary=False)
+    pq.write_table(table, parquet_path(path), compression="zstd", use_dictionary=False)
 
 
 def read_part(read, path: Path, **options):
     """``read(path, **options)`` (a :mod:`pyarrow.parquet` reader) of one part; a file that is no Parquet part (cut
     short, overwritten) is a :class:`RunDirectoryError` naming it, in one line."""
     try:
-        return read(path, **options)
+        return read(parquet_path(path), **options)
     except (pa.ArrowException, OSError) as error:
         run = path.parent.parent
         reason = " ".join(str(error).split()).split(". ")[0]
         raise RunDirectoryError(f"{path} is no Parquet part canasta-sim can read ({reason}); move it out of the run "
                                 f"and its games are played again by canasta-sim run --resume {run}") from None
+
+
+def parquet_path(path: Path) -> str:
+    """``path`` as pyarrow must be given a local file: absolute, since it reads a relative path with a ``:`` in it
+    (``--out a:b``) as a URI and fails on its scheme."""
+    return os.path.abspath(path)
 
 
 def _write_atomically(path: Path, write) -> None:
@@ -148,7 +155,7 @@ class RunDirectory:
         """Write one chunk's ``decisions`` part under a temporary name, then rename it (before its games part)."""
         self.decisions_path.mkdir(exist_ok=True)
         _write_atomically(self.decisions_path / part_name(chunk),
-                          lambda path: pq.write_table(decisions, path, compression="zstd"))
+                          lambda path: pq.write_table(decisions, parquet_path(path), compression="zstd"))
 
     def is_run(self) -> bool:
         """Whether the directory holds a ``run.json``."""

@@ -40,6 +40,7 @@ from canasta_sim.errors import CanastaError, RulesError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.runner import stop_on_signals as signals_stop
+from canasta_sim.runs.storage import parquet_path
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, MatchPool, TunedStrategy, TuningError, iteration_tasks
 from canasta_sim.tuning.spsa import ALPHA, GAMMA, Spsa, SpsaSettings
 
@@ -221,14 +222,14 @@ class TuningDirectory:
         if not self.trajectory_path.is_file():
             return None
         try:
-            return pq.read_table(self.trajectory_path)
+            return pq.read_table(parquet_path(self.trajectory_path))
         except (OSError, pa.ArrowException) as error:
             raise TuningError(f"{self.trajectory_path} cannot be read: {error}") from None
 
     def write_trajectory(self, rows: list[dict[str, Any]], names: tuple[str, ...]) -> None:
         """Write every row so far atomically, with the same column types whether or not the run was resumed."""
         table = pa.Table.from_pylist(rows, schema=trajectory_schema(names))
-        _write_atomically(self.trajectory_path, lambda path: pq.write_table(table, path))
+        _write_atomically(self.trajectory_path, lambda path: pq.write_table(table, parquet_path(path)))
 
 
 def trajectory_schema(names: tuple[str, ...]) -> pa.Schema:

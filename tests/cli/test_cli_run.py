@@ -130,6 +130,20 @@ def test_run_writes_the_documented_run_directory(tmp_path):
 
 
 @pytest.mark.timeout(120)
+def test_a_run_directory_named_with_a_colon_is_written_and_read_as_any_other(tmp_path, monkeypatch):
+    # pyarrow reads a relative path with a ':' as a URI; the user's folder name must not matter.
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--games", "4", "--seed", "5", "--workers", "1", "--out", "a:b", "--record-decisions", "all",
+                    *QUICK)
+    assert result.exit_code == 0, result.output
+    games, hands = tables(tmp_path / "a:b")
+    assert list(games.game_id) == list(range(4)) and len(hands) == 2 * games.hands.sum()
+    assert invoke("--resume", "a:b").exit_code == 0
+    report = CliRunner().invoke(main, ["report", "a:b"])
+    assert report.exit_code == 0 and "games 4 of 4 (complete)" in report.output
+
+
+@pytest.mark.timeout(120)
 def test_the_recorded_command_replays_the_run_exactly(tmp_path, bots, monkeypatch):
     # Every option that shapes the tables or how they are played, and a file spec relative to where the run starts.
     monkeypatch.chdir(bots)
