@@ -93,8 +93,8 @@ SECONDS = Seconds()
 
 class WholeNumber(click.IntRange):
     """A count or a size, a whole number within bounds; anything else is refused naming what is accepted (``'abc' is
-    not a whole number from 30 to 600``), where click said ``'abc' is not a valid integer range`` of a value in which
-    no range was typed, and said no more."""
+    not a whole number from 30 to 600``, ``10 is out of range: use a whole number from 30 to 600``), where click said
+    ``'abc' is not a valid integer range`` of a value in which no range was typed, and said no more."""
 
     name = "integer"
 
@@ -102,7 +102,11 @@ class WholeNumber(click.IntRange):
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter:
-            self.fail(f"'{value}' is not a whole number{self.accepted()}", param, ctx)
+            try:
+                int(value)
+            except (TypeError, ValueError):
+                self.fail(f"'{value}' is not a whole number{self.accepted()}", param, ctx)
+            self.fail(f"{value} is out of range: use a whole number{self.accepted()}", param, ctx)
 
     def accepted(self) -> str:
         """The accepted range as the message words it, after "a whole number" (empty when any is)."""
