@@ -53,7 +53,7 @@ from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, log_failure, stop_on_signals
-from canasta_sim.runs.sprt import ResultCounts, Sprt
+from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
 from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
 
@@ -315,12 +315,20 @@ def _progress_line(counts: ResultCounts, llr: float, test: Sprt) -> str:
             f"{counts.estimate()}")
 
 
-def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, llr: float) -> str:
-    """The plain last line: which hypothesis was accepted after how many games, or that none was."""
+def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, llr: float,
+                 estimate: EloEstimate | None = None) -> str:
+    """The plain last line: which hypothesis was accepted after how many games, or that none was.
+
+    An H0 whose estimate lies wholly below ``elo0`` says that NEW is weaker: "its gain is nearer elo0" alone read
+    as "about equal" for a strategy 170 Elo behind.
+    """
     if decision == "H1":
         return (f"H1 accepted after {games} games: {plan.new} is stronger than {plan.old} by at least "
                 f"elo1 = {test.elo1:g} Elo (rather than elo0 = {test.elo0:g})")
     if decision == "H0":
+        if estimate is not None and estimate.high < test.elo0:
+            return (f"H0 accepted after {games} games: {plan.new} is weaker than {plan.old}, by {-estimate.elo:.1f} "
+                    f"Elo [{-estimate.high:.1f}, {-estimate.low:.1f}] (its gain is below elo0 = {test.elo0:g})")
         return (f"H0 accepted after {games} games: {plan.new} is not stronger than {plan.old} by elo1 = "
                 f"{test.elo1:g} Elo (its gain is nearer elo0 = {test.elo0:g})")
     return (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "
@@ -432,6 +440,6 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
         click.echo(_progress_line(counts, llr, test))
     if comparison.forfeits:
         click.echo(f"{comparison.forfeits} games counted were forfeited by a failing strategy (--on-error forfeit)")
-    click.echo(verdict_line(decision, counts.game_count, plan, test, llr))
+    click.echo(verdict_line(decision, counts.game_count, plan, test, llr, counts.estimate()))
     if recorder is not None and recorder.manifest is not None:
         click.echo(f"the {counts.game_count} games are saved in {out}: canasta-sim report {out}")

@@ -154,6 +154,16 @@ def test_compare_prints_the_llr_as_it_goes_and_ends_with_a_verdict():
     assert two.exit_code == 0 and two.output.splitlines()[1:] == lines[1:]
 
 
+def test_compare_says_a_strategy_clearly_behind_is_weaker_not_only_short_of_elo1():
+    # "its gain is nearer elo0" read as "about equal" for a strategy hundreds of Elo behind.
+    weaker = CliRunner().invoke(main, ["compare", "random", "--baseline", "greedy", "--seed", "3", "--workers", "1"])
+    assert weaker.exit_code == 0, weaker.output
+    verdict = weaker.output.splitlines()[-1]
+    assert VERDICT.match(verdict) and " random is weaker than greedy, by " in verdict, verdict
+    level = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "greedy", "--seed", "1", "--workers", "1"])
+    assert "is not stronger than greedy by elo1 = 10 Elo" in level.output.splitlines()[-1], level.output
+
+
 def test_compare_without_duplicate_deals_counts_single_games():
     result = _compare("--workers", "1", "--no-duplicate", "--elo1", "400")
     assert result.exit_code == 0, result.output
