@@ -165,7 +165,12 @@ def win_rates(run: LoadedRun) -> Figure:
                     rate, low, high, deals = paired[(label, opponent)]
                     what += f" (paired, {deals} deals)"
                 rows.append((f"{label}\n{what}", label, rate, low, high, games))
-    figure = _new_figure(8, 1.2 + 0.55 * len(rows))
+    # A strategy's name with its spec can be long: each label is wrapped to at most 3.2 inches, and the title and the
+    # caption to what the labels leave of the figure (constrained layout places the axes only when it is drawn).
+    ticks = ["\n".join(_wrapped(line, 3.2, 8) for line in row[0].split("\n")) for row in rows]
+    label_width = max(len(line) for tick in ticks for line in tick.split("\n")) * 8 * 0.62 / 72
+    figure = _new_figure(8, 1.2 + 0.55 * len(rows) + 0.12 * sum(tick.count("\n") - 1 for tick in ticks))
+    axes_width = max(2.5, figure.get_figwidth() - label_width - 0.5)
     axes = figure.add_subplot()
     for position, (_, label, rate, low, high, games) in enumerate(reversed(rows)):
         axes.barh(position, 100 * rate, color=colours[label], alpha=0.85)
@@ -173,13 +178,14 @@ def win_rates(run: LoadedRun) -> Figure:
                       ecolor="black", capsize=4)
         axes.text(100 * high + 1, position, f"{100 * rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]  n={games}",
                   va="center", fontsize=8)
-    axes.set_yticks(range(len(rows)), [row[0] for row in reversed(rows)], fontsize=8)
+    axes.set_yticks(range(len(rows)), list(reversed(ticks)), fontsize=8)
     axes.axvline(50, color="grey", linestyle="--", linewidth=1, label="50%")
     axes.set_xlim(0, 130)
-    axes.set_xlabel("games won, % (bars: Wilson 95% interval)" if not paired else
-                    "games won, % (bars: Wilson 95% interval;\npaired rows: score per game, draws half, with the 95% "
-                    "interval from deal-to-deal variation)")
-    _title(axes, f"Win rate: {_matchup(run)} ({len(run.games)} games)")
+    caption = "games won, % (bars: Wilson 95% interval)" if not paired else (
+        "games won, % (bars: Wilson 95% interval; paired rows: score per game, draws half, with the 95% interval "
+        "from deal-to-deal variation)")
+    axes.set_xlabel(_wrapped(caption, axes_width, 10))
+    axes.set_title(_wrapped(f"Win rate: {_matchup(run)} ({len(run.games)} games)", axes_width), fontsize=_TITLE_SIZE)
     axes.legend(loc="lower right", fontsize=8)
     return figure
 

@@ -223,6 +223,31 @@ def test_charts_name_strategies_by_name_and_version_and_titles_fit(name, file_sp
         assert box.x0 >= 0 and box.x1 <= width and box.y0 >= 0 and box.y1 <= height, (text.get_text(), box, width)
 
 
+@pytest.mark.timeout(120)
+def test_the_win_rate_chart_of_two_settings_of_one_file_fits_every_text(tmp_path):
+    # Both are the same name@version, so each is named with its spec: long labels once squeezed the axes and pushed
+    # the title and the paired rows' caption past the figure's right edge.
+    folder = tmp_path / "a_folder_with_a_fairly_long_name_for_the_strategy_files"
+    folder.mkdir()
+    (folder / "my_rather_carefully_named_bot.py").write_text(
+        LONG_NAMED_BOT + '    parameters = {"patience_for_the_pile": 3, "danger_cards": 2}\n')
+    spec = f"{folder / 'my_rather_carefully_named_bot.py'}:MyRatherCarefullyNamedBot"
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "8", "--seed", "3", "-s", f"{spec}:patience_for_the_pile=18,"
+                                       "danger_cards=0", "-s", spec, "--duplicate", "--workers", "1",
+                                       "--rules", "target_score=1000", "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    figure = CHARTS["win_rates"](load_run(out))
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    axes = figure.axes[0]
+    texts = [axes.title, axes.xaxis.label, *axes.texts, *axes.get_yticklabels()]  # x ticks past the limits go undrawn
+    assert "paired" in axes.xaxis.label.get_text()
+    for text in texts:
+        box = text.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= figure.bbox.width, (text.get_text(), box, figure.bbox.width)
+
+
 def test_the_per_hand_chart_title_of_a_file_spec_fits_and_names_the_strategy(file_spec_run):
     figure = CHARTS["per_hand_stats"](load_run(file_spec_run))
     figure.canvas.draw()
