@@ -68,7 +68,9 @@ def _forfeit_lines(reasons: dict[str, dict[str, int]]) -> list[str]:
 
 
 def _header(description: dict[str, Any], path: Path) -> list[str]:
-    labels = description["strategies"]
+    # Named as the charts name them: two settings of one strategy share name@version, so each adds its spec.
+    labels = [label if description["strategies"].count(label) == 1 else f"{label} [{spec}]"
+              for label, spec in zip(description["strategies"], description["specs"], strict=True)]
     if len(labels) >= 3:
         matchup = f"round robin of {', '.join(labels)}"
     else:

@@ -135,3 +135,14 @@ def test_report_of_a_tuning_directory_names_what_reads_it(tmp_path):
     assert result.exit_code == 2, result.output
     assert result.output == (f"Error: '{path}' is a tuning directory, not a run: canasta-sim plot {path} draws its "
                              f"trajectory, and canasta-sim tune --resume {path} continues it\n"), result.output
+
+
+@pytest.mark.timeout(120)
+def test_the_header_tells_two_settings_of_one_strategy_apart_as_the_charts_do(tmp_path):
+    out = tmp_path / "run"
+    arguments = ["run", "--games", "2", "--seed", "4", "-s", "expert:aggression=0.3", "-s", "expert",
+                 "--workers", "1", "--rules", "target_score=500", "--out", str(out), "-q"]
+    made = CliRunner().invoke(main, arguments)
+    assert made.exit_code == 0, made.output
+    first = report(str(out)).output.splitlines()[0]
+    assert first.endswith(": expert@1 [expert:aggression=0.3] vs expert@1 [expert]"), first
