@@ -224,12 +224,12 @@ def test_every_hand_ends_with_the_engines_score_table(browser, watched):
     steps = record.steps()
     for hand, hand_record in enumerate(record.hands):
         end = steps.index((hand, len(hand_record["positions"])))
-        browser.execute_script(f"location.hash = '#step={end}'")
+        browser.execute_script(f"location.hash = '#step={end + 1}'")  # as the page numbers its steps, from 1
         shown = read(browser)
         check_position(shown, record, hand, len(hand_record["positions"]))
         check_score_table(shown, record, hand)
     # Before a hand's end, the scores are those the hand started with.
-    browser.execute_script(f"location.hash = '#step={steps.index((2, 5))}'")
+    browser.execute_script(f"location.hash = '#step={steps.index((2, 5)) + 1}'")
     assert read(browser)["totals"] == list(record.hands[2]["scores_before"])
 
 
