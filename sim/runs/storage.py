@@ -104,10 +104,10 @@ def read_part(read, path: Path, **options):
                                 f"and its games are played again by canasta-sim run --resume {run}") from None
 
 
-def parquet_path(path: Path) -> str:
+def parquet_path(path: Path) -> Path:
     """``path`` as pyarrow must be given a local file: absolute, since it reads a relative path with a ``:`` in it
     (``--out a:b``) as a URI and fails on its scheme."""
-    return os.path.abspath(path)
+    return Path(path).absolute()
 
 
 def _write_atomically(path: Path, write) -> None:
