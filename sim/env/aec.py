@@ -18,13 +18,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv
+
+try:  # an extra, not a core dependency: say how to install it
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+except ModuleNotFoundError as error:
+    raise ModuleNotFoundError(f"the PettingZoo environment needs {error.name} ({error}); install it with: "
+                              "pip install 'canasta-sim[rl]'", name=error.name) from None
 
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards
-from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
+from canasta_sim.env.encoding import (
+    ACTION_COUNT,
+    DecisionOptions,
+    action_number,
+    observation_bounds,
+    observation_vector,
+)
 
 __all__ = ["CanastaEnv"]
 
@@ -105,15 +116,18 @@ class CanastaEnv(AECEnv):
 
         :raises ValueError: when the action mask does not allow ``action``.
         """
+        if not self.agents:  # every agent has stepped out of the ended game
+            raise ValueError("the game is over; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         if action is None:
             raise ValueError(f"{agent} must choose an action; None is only for agents whose game is over")
+        number = action_number(action)
         self._cumulative_rewards[agent] = 0
         self._clear_rewards()
-        self._prefix, value, complete = self._options.play(self._prefix, int(action))
+        self._prefix, value, complete = self._options.play(self._prefix, number)
         if complete:
             finished = self.driver.decide(value)
             if self.reward_kind == "hand":

@@ -16,6 +16,7 @@ checks it), which is what makes the environments built on it faithful.
 
 from __future__ import annotations
 
+import numbers
 import os
 import random
 from collections.abc import Mapping, Sequence
@@ -103,8 +104,15 @@ class GameSeeds:
         self._source: random.Random | None = None
 
     def next(self, seed: int | None = None) -> int:
-        """The seed of the next game to deal."""
+        """The seed of the next game to deal.
+
+        :raises TypeError: for a seed that is not a whole number (an int or a numpy integer) or ``None``: ``7.0``
+            would deal another game than ``7``, and a numpy integer failed inside :mod:`random`.
+        """
         if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+                raise TypeError(f"seed={seed!r} is not accepted; use a whole number, or None to draw one")
+            seed = int(seed)
             self._source = random.Random(seed)
             return seed
         if self._source is None:

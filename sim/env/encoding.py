@@ -34,6 +34,7 @@ legal move.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 from collections.abc import Sequence
 
 import numpy as np
@@ -59,6 +60,7 @@ __all__ = [
     "OBSERVATION_SIZE",
     "STOP_ACTION",
     "TAKE_BASE",
+    "action_number",
     "action_text",
     "group_action",
     "move_actions",
@@ -128,6 +130,18 @@ def _take_shape(action: int) -> tuple[int, int, int]:
     index, deuces = divmod(action - TAKE_BASE, _DEUCES)
     naturals, jokers = divmod(index, _JOKERS)
     return naturals, jokers, deuces
+
+
+def action_number(action: object) -> int:
+    """``action`` as an int, when it is a whole number (an int or a numpy integer; whether the mask allows it is
+    :meth:`DecisionOptions.play`'s to say).
+
+    :raises TypeError: for anything else (``0.0``, ``"0"``, ``True``), which ``int()`` would have taken: the
+        environments and a policy playing as a strategy take the same actions.
+    """
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        raise TypeError(f"action {action!r} is not an action number 0-{ACTION_COUNT - 1}")
+    return int(action)
 
 
 def action_text(action: int) -> str:

@@ -17,14 +17,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import gymnasium
 import numpy as np
-from gymnasium import spaces
+
+try:  # an extra, not a core dependency: say how to install it
+    import gymnasium
+    from gymnasium import spaces
+except ModuleNotFoundError as error:
+    raise ModuleNotFoundError(f"the Gymnasium environment needs {error.name} ({error}); install it with: "
+                              "pip install 'canasta-sim[rl]'", name=error.name) from None
 
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards
-from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, observation_bounds, observation_vector
+from canasta_sim.env.encoding import (
+    ACTION_COUNT,
+    DecisionOptions,
+    action_number,
+    observation_bounds,
+    observation_vector,
+)
 from canasta_sim.plugins.loader import load_strategy
 
 __all__ = ["CanastaGymEnv"]
@@ -43,7 +54,10 @@ class CanastaGymEnv(gymnasium.Env):
     :param on_illegal: what an action the mask does not allow does: ``"terminate"`` ends the episode with
         ``illegal_reward`` and ``info["illegal_action"]`` (what Gymnasium's checker and unmasked learners
         need), ``"raise"`` raises ``ValueError``.
-    :param illegal_reward: the reward of an illegal action under ``on_illegal="terminate"``.
+    :param illegal_reward: the reward of an illegal action under ``on_illegal="terminate"``; by default a loss
+        no game ends worse than: -1 under ``reward="game"`` (a loss), and twice the target score below zero under
+        ``reward="hand"``, whose rewards are points (-1 there made an illegal first action a nearly free
+        resignation: masked random play against expert returns about -2,300 a game).
     """
 
     metadata = {"render_modes": []}
@@ -51,16 +65,18 @@ class CanastaGymEnv(gymnasium.Env):
     def __init__(self, *, partner: str = "greedy", opponents: str = "greedy", seat: int = 0,
                  rules: Rules | Mapping | None = None, reward: str = "hand",
                  max_hands: int = MAX_HANDS_PER_GAME, on_illegal: str = "terminate",
-                 illegal_reward: float = -1.0) -> None:
+                 illegal_reward: float | None = None) -> None:
         if on_illegal not in ("terminate", "raise"):
             raise ValueError(f"on_illegal={on_illegal!r} is not accepted; use 'terminate' or 'raise'")
         self.on_illegal = on_illegal
-        self.illegal_reward = float(illegal_reward)
         if seat not in (0, 1, 2, 3):
             raise ValueError(f"seat={seat!r} is not accepted; use 0, 1, 2 or 3")
         self.seat = seat
         self.rules = as_rules(rules)
         self.reward_kind = check_reward(reward)
+        if illegal_reward is None:
+            illegal_reward = -1.0 if self.reward_kind == "game" else -2.0 * self.rules.target_score
+        self.illegal_reward = float(illegal_reward)
         loaded_partner = load_strategy(partner)
         loaded_opponents = load_strategy(opponents)
         players = [None] * 4
@@ -83,8 +99,8 @@ class CanastaGymEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
         seats up to the learning seat's first decision."""
-        super().reset(seed=seed)
-        game_seed = self._seeds.next(seed)
+        game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
+        super().reset(seed=None if seed is None else game_seed)
         self.driver.reset(game_seed)
         if self.driver.is_over:
             raise RuntimeError(f"game seed {game_seed}: the game ended before the learning seat's first decision "
@@ -132,13 +148,14 @@ class CanastaGymEnv(gymnasium.Env):
         """
         if self._options is None:
             raise ValueError("the game is over; call reset()")
+        number = action_number(action)  # not an action at all is an error of the caller, not a move of the game
         try:
-            self._prefix, value, complete = self._options.play(self._prefix, int(action))
+            self._prefix, value, complete = self._options.play(self._prefix, number)
         except ValueError:
             if self.on_illegal == "raise":
                 raise
             return self._end_observation(), self.illegal_reward, True, False, {
-                **self._end_info(), "illegal_action": int(action)}
+                **self._end_info(), "illegal_action": number}
         reward, self._carried = self._carried, 0.0
         if complete:
             finished = self.driver.decide(value)

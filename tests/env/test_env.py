@@ -1,6 +1,7 @@
 """The research interface: the PettingZoo and Gymnasium environments, their encodings and driver."""
 
 import random
+import sys
 
 import numpy as np
 import pytest
@@ -168,11 +169,17 @@ def test_options_refuse_an_action_the_mask_does_not_allow():
 
 
 def test_gym_env_ends_the_episode_on_an_illegal_action_or_raises_if_asked():
-    env = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
-    observation, info = env.reset(seed=2)
-    refused = int(np.flatnonzero(info["action_mask"] == 0)[0])
-    _, reward, terminated, truncated, info = env.step(refused)
-    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, refused)
+    # The default penalty is a loss no game ends worse than: in points, twice the target below zero (-1 point made an
+    # illegal first action a nearly free resignation); under win/loss rewards, a loss.
+    for reward_kind, penalty in (("hand", -100.0), ("game", -1.0)):
+        env = CanastaGymEnv(partner="random", opponents="random", rules=SHORT, reward=reward_kind)
+        observation, info = env.reset(seed=2)
+        refused = int(np.flatnonzero(info["action_mask"] == 0)[0])
+        _, reward, terminated, truncated, info = env.step(refused)
+        assert (reward, terminated, truncated, info["illegal_action"]) == (penalty, True, False, refused)
+    chosen = CanastaGymEnv(partner="random", opponents="random", rules=SHORT, illegal_reward=-7)
+    chosen.reset(seed=2)
+    assert chosen.step(refused)[1] == -7.0
     strict = CanastaGymEnv(partner="random", opponents="random", rules=SHORT, on_illegal="raise")
     strict.reset(seed=2)
     with pytest.raises(ValueError, match="not allowed now"):
@@ -229,3 +236,39 @@ def test_env_options_are_checked():
         canasta_env(render_mode="human")
     with pytest.raises(ValueError, match="seat"):
         CanastaGymEnv(seat=4)
+
+
+@pytest.mark.parametrize("make", [lambda: canasta_env(rules=SHORT), lambda: CanastaGymEnv(rules=SHORT)],
+                         ids=["pettingzoo", "gymnasium"])
+def test_seeds_and_actions_are_whole_numbers_numpy_s_included(make):
+    # 7.0 dealt another game than 7, "0" was taken as action 0, and a numpy seed failed inside random.
+    env = make()
+    with pytest.raises(TypeError, match="seed=7.0 is not accepted; use a whole number"):
+        env.reset(seed=7.0)
+    gym = isinstance(env, CanastaGymEnv)
+    first = env.reset(seed=np.int64(7)) if gym else (env.reset(seed=np.int64(7)), env.last())[1]
+    again = env.reset(seed=7) if gym else (env.reset(seed=7), env.last())[1]
+    np.testing.assert_array_equal(first[0]["observation"], again[0]["observation"])
+    mask = again[1]["action_mask"] if gym else again[0]["action_mask"]
+    allowed = int(np.flatnonzero(mask)[0])
+    for wrong in (float(allowed), str(allowed), True):
+        with pytest.raises(TypeError, match="is not an action number"):
+            env.step(wrong)
+    env.step(np.int64(allowed))
+
+
+def test_pettingzoo_stepping_after_the_game_is_over_says_so():
+    env = canasta_env(rules=SHORT)
+    env.reset(seed=3)
+    for _agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+    with pytest.raises(ValueError, match="the game is over; call reset"):
+        env.step(0)
+
+
+def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pettingzoo", None)  # as if it were not installed
+    monkeypatch.delitem(sys.modules, "canasta_sim.env.aec", raising=False)
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'canasta-sim\[rl\]'"):
+        canasta_env()
