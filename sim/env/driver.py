@@ -44,6 +44,7 @@ __all__ = [
     "as_rules",
     "check_reward",
     "hand_rewards",
+    "missing_extra",
 ]
 
 ACQUIRE_DECISION = "acquire"
@@ -83,6 +84,12 @@ def hand_rewards(result: HandResult) -> tuple[int, int]:
     """Each side's ``hand`` reward for a finished hand: its score minus the other side's."""
     a, b = result.sides[0].score, result.sides[1].score
     return a - b, b - a
+
+
+def missing_extra(error: ModuleNotFoundError, what: str, extra: str) -> ModuleNotFoundError:
+    """The error for ``what`` when a package of the extra ``extra`` is missing: which, and how to install it."""
+    return ModuleNotFoundError(f"{what} needs {error.name} ({error}); install it with: "
+                               f"pip install 'canasta-sim[{extra}]'", name=error.name)
 
 
 def check_reward(reward: str) -> str:

@@ -19,16 +19,15 @@ from collections.abc import Mapping
 
 import numpy as np
 
-try:  # an extra, not a core dependency: say how to install it
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME
+from canasta_sim.core.rules import Rules
+from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra
+
+try:  # an extra, not a core dependency
     import gymnasium
     from gymnasium import spaces
 except ModuleNotFoundError as error:
-    raise ModuleNotFoundError(f"the Gymnasium environment needs {error.name} ({error}); install it with: "
-                              "pip install 'canasta-sim[rl]'", name=error.name) from None
-
-from canasta_sim.core.engine import MAX_HANDS_PER_GAME
-from canasta_sim.core.rules import Rules
-from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards
+    raise missing_extra(error, "the Gymnasium environment", "rl") from None
 from canasta_sim.env.encoding import (
     ACTION_COUNT,
     DecisionOptions,
