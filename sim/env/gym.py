@@ -54,9 +54,10 @@ class CanastaGymEnv(gymnasium.Env):
         ``illegal_reward`` and ``info["illegal_action"]`` (what Gymnasium's checker and unmasked learners
         need), ``"raise"`` raises ``ValueError``.
     :param illegal_reward: the reward of an illegal action under ``on_illegal="terminate"``; by default a loss
-        no game ends worse than: -1 under ``reward="game"`` (a loss), and twice the target score below zero under
-        ``reward="hand"``, whose rewards are points (-1 there made an illegal first action a nearly free
-        resignation: masked random play against expert returns about -2,300 a game).
+        worse than games end with: -1 under ``reward="game"`` (a loss), and twice the target score below zero under
+        ``reward="hand"``, whose rewards are points (no margin of 2,000 games of expert against random reached
+        7,100 at the default target of 5,000; -1 there made an illegal first action a nearly free resignation:
+        masked random play against expert returns about -2,300 a game).
     """
 
     metadata = {"render_modes": []}

@@ -169,8 +169,8 @@ def test_options_refuse_an_action_the_mask_does_not_allow():
 
 
 def test_gym_env_ends_the_episode_on_an_illegal_action_or_raises_if_asked():
-    # The default penalty is a loss no game ends worse than: in points, twice the target below zero (-1 point made an
-    # illegal first action a nearly free resignation); under win/loss rewards, a loss.
+    # The default penalty is a loss worse than games end with: in points, twice the target below zero (-1 point made
+    # an illegal first action a nearly free resignation); under win/loss rewards, a loss.
     for reward_kind, penalty in (("hand", -100.0), ("game", -1.0)):
         env = CanastaGymEnv(partner="random", opponents="random", rules=SHORT, reward=reward_kind)
         observation, info = env.reset(seed=2)
