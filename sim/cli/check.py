@@ -32,7 +32,7 @@ OPPONENTS = ("greedy", "random")
 @click.argument("spec")
 @click.option("--games", type=WholeNumber(min=1), default=8, show_default=True, help="Games to play.")
 @click.option(
-    "--seed", type=int, default=0, show_default=True,
+    "--seed", type=WholeNumber(), default=0, show_default=True,
     help="Seed of the check; game k uses derive_seed(seed, 'check<k>').",
 )
 @click.option(

@@ -345,7 +345,8 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--max-games", type=WholeNumber(min=1), default=20000, show_default=True,
               help="Stop without a decision after this many games.")
 @workers_option
-@click.option("--seed", type=int, default=None, help="Seed of the deals (default: drawn at random and printed).")
+@click.option("--seed", type=WholeNumber(), default=None,
+              help="Seed of the deals (default: drawn at random and printed).")
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
 @click.option("--isolate", is_flag=True,

@@ -6,6 +6,7 @@ import secrets
 
 import click
 
+from canasta_sim.cli.options import WholeNumber
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
@@ -15,7 +16,7 @@ from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator
 
 
 @click.command("play")
-@click.option("--seed", type=int, default=None, help="The game's seed [default: a new one, printed].")
+@click.option("--seed", type=WholeNumber(), default=None, help="The game's seed [default: a new one, printed].")
 @click.option("--partner", default="greedy", show_default=True, metavar="SPEC", help="Your partner's strategy.")
 @click.option("--opponents", default="greedy", show_default=True, metavar="SPEC", help="The opponents' strategy.")
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")

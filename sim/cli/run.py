@@ -161,7 +161,8 @@ def _check_columns(directory: RunDirectory) -> None:
 
 @click.command("run", cls=OneLineErrorCommand)
 @click.option("--games", type=WholeNumber(min=1), default=1000, show_default=True, help="Games to play.")
-@click.option("--seed", type=int, default=None, help="Run seed (default: drawn at random, printed and recorded).")
+@click.option("--seed", type=WholeNumber(), default=None,
+              help="Run seed (default: drawn at random, printed and recorded).")
 @workers_option
 @click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
               help="Strategy spec; once for a mirror match, twice for head to head, three or more for a round robin "

@@ -186,7 +186,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
                    f"(default {DEFAULT_GAMES_PER_ITERATION}).")
 @click.option("--params", default=None, metavar="A,B",
               help="Parameters to tune (default: every parameter with a declared range).")
-@click.option("--seed", type=int, default=None, help="Seed of the deals and perturbations (default: drawn, recorded).")
+@click.option("--seed", type=WholeNumber(), default=None,
+              help="Seed of the deals and perturbations (default: drawn, recorded).")
 @workers_option
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
 @click.option("--learning-rate", type=float, default=None,
@@ -285,7 +286,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     session.update(ended_at=_now(), iterations_played=played["iterations"], status=outcome.status)
     manifest.update(final_fields(outcome))
     directory.write_manifest(manifest)
-    _print_outcome(settings, manifest, outcome)
+    _print_outcome(settings, manifest, outcome, workers)
     resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
     if error:
         click.echo(f"Error: {' '.join(error.split())}; finished iterations are kept; fix the strategy and run "
@@ -296,7 +297,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         sys.exit(EXIT_INTERRUPTED)
 
 
-def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome) -> None:
+def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome, workers: int) -> None:
     parameters = {entry["name"]: entry for entry in manifest["parameters"]}
     click.echo(f"{outcome.iterations_done} of {outcome.iterations} iterations ({outcome.games_done} games), "
                f"{outcome.status}:")
@@ -306,7 +307,13 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
         click.echo(f"  {name:<{width}}  {format_value(_typed(start, entry)):>6} -> {format_value(value):<6}  "
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
     baseline = settings.against or settings.spec
-    click.echo(f"check it: canasta-sim compare {shlex.quote(outcome.spec)} --baseline {shlex.quote(baseline)}")
+    # Checked as it was tuned: under the same rules and clock, on as many workers (compare's default is every core).
+    words = ["canasta-sim", "compare", outcome.spec, "--baseline", baseline, "--workers", str(workers)]
+    for word in settings.rules.changed_words():
+        words += ["--rules", word]
+    if settings.time_limit is not None:
+        words += ["--time-limit", format_value(settings.time_limit)]
+    click.echo(f"check it: {shlex.join(words)}")
     click.echo(outcome.spec)
 
 

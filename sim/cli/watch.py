@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.options import check_output_folder, output_error
+from canasta_sim.cli.options import WholeNumber, check_output_folder, output_error
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
@@ -38,7 +38,7 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
 
 
 @click.command("watch")
-@click.option("--seed", type=int, default=0, show_default=True, help="The game's seed.")
+@click.option("--seed", type=WholeNumber(), default=0, show_default=True, help="The game's seed.")
 @click.option(
     "-s", "--strategy", "specs", multiple=True, metavar="SPEC",
     help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 [default: greedy].",

@@ -253,13 +253,16 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
             raise malformed_entry(where, "rules", "an object of rules", rules)
         if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))):
             raise malformed_entry(where, "time_limit", "a number of seconds or null", time_limit)
+        duplicate = manifest.get("duplicate", False)
+        if not isinstance(duplicate, bool):  # bool() would read the text "false" as true
+            raise malformed_entry(where, "duplicate", "true or false", duplicate)
         return RunSettings(
             games=whole_entry(manifest, "games", where),
             seed=whole_entry(manifest, "seed", where),
             specs=tuple(entry["spec"] for entry in strategies),
             rules=Rules.from_mapping(rules),
             chunk_size=whole_entry(manifest, "chunk_size", where),
-            duplicate=bool(manifest.get("duplicate", False)),
+            duplicate=duplicate,
             time_limit=None if time_limit is None else float(time_limit),
             files=tuple((entry["spec"], entry["file"]) for entry in strategies if entry.get("file")) or None,
             record_decisions=tuple(manifest.get("record_decisions", ())),

@@ -109,6 +109,8 @@ def test_a_memory_limit_past_what_the_system_holds_is_refused_before_any_worker(
      "-5 is out of range: use a whole number of 1 or more"),
     (["tune", "expert", "--games", "many"], "'many' is not a whole number of 1 or more"),
     (["tune", "expert", "--games-per-iteration", "four"], "'four' is not a whole number of 1 or more"),
+    (["run", "--seed", "x"], "'x' is not a whole number\n"),  # click said "is not a valid integer"
+    (["watch", "--seed", "1.5"], "'1.5' is not a whole number\n"),
 ])
 def test_a_count_that_is_not_a_whole_number_in_range_names_the_range(arguments, said, tmp_path):
     # Click said "'abc' is not a valid integer range": no range was typed, and the accepted one went unsaid.

@@ -475,6 +475,7 @@ def test_an_out_directory_that_cannot_be_made_is_one_line_before_any_game(tmp_pa
     ("time_limit", "fast", "its entry 'time_limit' should be a number of seconds or null, not \"fast\""),
     ("rules", "classic", "its entry 'rules' should be an object of rules, not \"classic\""),
     ("strategies", "greedy", "its entry 'strategies' should be a list of objects with a \"spec\", not \"greedy\""),
+    ("duplicate", "false", "its entry 'duplicate' should be true or false, not \"false\""),  # bool() read it as true
 ])
 def test_a_malformed_run_json_entry_is_named_with_what_it_should_hold(entry, value, message, finished_run):
     # It said "invalid literal for int() with base 10: 'forty'", and report showed "games 4 of forty".

@@ -1,6 +1,7 @@
 """``canasta-sim tune``: the games an iteration plays, determinism, resume, output, plotting and bad input."""
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -171,6 +172,10 @@ def test_the_cli_tunes_prints_a_ready_spec_and_plots_the_trajectory(tmp_path):
     spec = done.stdout.strip().splitlines()[-1]
     assert spec.startswith("expert:aggression=") and ",ask_cards=" in spec
     load_strategy(spec)
+    # The suggested check plays as the tuning did: its rules, its workers (compare's default is every core).
+    check = shlex.split(done.stdout.strip().splitlines()[-2].removeprefix("check it: "))
+    assert check[:5] == ["canasta-sim", "compare", spec, "--baseline", "expert"], check
+    assert " ".join(check[5:]) == "--workers 2 " + " ".join(f"--rules {word}" for word in QUICK[1::2])
     manifest = json.loads((out / "tune.json").read_text())
     assert manifest["status"] == "finished" and manifest["final_spec"] == spec and manifest["iterations_done"] == 2
     assert [entry["name"] for entry in manifest["parameters"]] == ["aggression", "ask_cards"]
