@@ -37,7 +37,7 @@ from canasta_sim.env.encoding import (
 )
 from canasta_sim.plugins.loader import load_strategy
 
-__all__ = ["CanastaGymEnv"]
+__all__ = ["ENV_ID", "CanastaGymEnv"]
 
 
 class CanastaGymEnv(gymnasium.Env):
@@ -168,3 +168,12 @@ class CanastaGymEnv(gymnasium.Env):
                 return self._end_observation(), reward, not truncated, truncated, self._end_info()
             self._options = DecisionOptions.of(driver.view(self.seat), driver.decision)
         return self._observation(), reward, False, False, self._info()
+
+
+ENV_ID = "canasta_sim/Canasta-v0"
+"""The id :func:`gymnasium.make` knows :class:`CanastaGymEnv` by once this module is imported (its keyword arguments
+pass through: ``gymnasium.make(ENV_ID, opponents="expert")``); the version moves when the environment's behaviour
+does."""
+
+if ENV_ID not in gymnasium.registry:  # importing the module again (a reload) must not register it twice
+    gymnasium.register(id=ENV_ID, entry_point=CanastaGymEnv)

@@ -3,6 +3,7 @@
 import random
 import sys
 
+import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
@@ -23,7 +24,7 @@ from canasta_sim.env.encoding import (
     move_actions,
     observation_vector,
 )
-from canasta_sim.env.gym import CanastaGymEnv
+from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
 from canasta_sim.strategies import BUILTIN
 
 SHORT = {"target_score": 50}
@@ -272,3 +273,11 @@ def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):
     monkeypatch.delitem(sys.modules, "canasta_sim.env.aec", raising=False)
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'canasta-sim\[rl\]'"):
         canasta_env()
+
+
+def test_gymnasium_make_builds_the_environment_by_its_id_with_its_options():
+    made = gymnasium.make(ENV_ID, partner="random", opponents="random", rules=SHORT)
+    direct = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
+    observation, info = made.reset(seed=2)
+    np.testing.assert_array_equal(observation["observation"], direct.reset(seed=2)[0]["observation"])
+    assert made.spec.id == ENV_ID and made.unwrapped.rules.target_score == 50
