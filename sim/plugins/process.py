@@ -17,12 +17,12 @@ their input.
 from __future__ import annotations
 
 import collections
+import concurrent.futures
 import contextlib
 import ctypes
 import functools
 import logging
 import os
-import queue
 import selectors
 import signal
 import subprocess
@@ -104,7 +104,8 @@ class BotProcess:
             # The kernel's signal follows the thread that started the child: from another thread than the main one
             # (a Dask worker's pool thread, which may end while its bots serve others), a thread that lives as long as
             # this process starts it.
-            self.process = popen() if threading.current_thread() is threading.main_thread() else _starter().run(popen)
+            self.process = (popen() if threading.current_thread() is threading.main_thread()
+                            else _starter().submit(popen).result())
         except OSError as error:
             raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
         place_bot(self.process)
@@ -390,46 +391,18 @@ def _kill_group(group: int) -> bool:
     return True
 
 
-class _Starter:
-    """A thread that lives as long as the process, starting the bots other threads than the main one ask for."""
-
-    def __init__(self) -> None:
-        self.pid = os.getpid()
-        self._requests: queue.SimpleQueue = queue.SimpleQueue()
-        threading.Thread(target=self._serve, name="canasta-sim-bot-starter", daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            call, outcome, done = self._requests.get()
-            try:
-                outcome.append((call(), None))
-            except BaseException as error:  # handed back whole to the thread that asked, which raises it
-                outcome.append((None, error))
-            done.set()
-
-    def run(self, call):
-        """``call()`` on the starter's thread: its value, or what it raised."""
-        outcome: list = []
-        done = threading.Event()
-        self._requests.put((call, outcome, done))
-        done.wait()
-        value, error = outcome[0]
-        if error is not None:
-            raise error
-        return value
-
-
-_STARTER: _Starter | None = None
+_STARTER: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
 _STARTER_LOCK = threading.Lock()
 
 
-def _starter() -> _Starter:
-    """This process's bot starter (a forked child starts its own: its parent's thread did not come with it)."""
+def _starter() -> concurrent.futures.ThreadPoolExecutor:
+    """This process's bot starter: one thread that lives as long as the process, which starts the bots other threads
+    than the main one ask for (a forked child makes its own: its parent's thread did not come with it)."""
     global _STARTER
     with _STARTER_LOCK:
-        if _STARTER is None or _STARTER.pid != os.getpid():
-            _STARTER = _Starter()
-        return _STARTER
+        if _STARTER is None or _STARTER[0] != os.getpid():
+            _STARTER = (os.getpid(), concurrent.futures.ThreadPoolExecutor(1, "canasta-sim-bot-starter"))
+        return _STARTER[1]
 
 
 def _prctl():
