@@ -377,27 +377,29 @@ class Hub:
             raise RuntimeError("a hub is already playing in this process")
         _HUB = self
         self.thread_greenlet = greenlet.getcurrent()
-        keys: dict[Any, Any] = {}
-        functions: dict[Any, Callable[[], Any]] = {}
+        games: dict[Any, tuple[Any, Callable[[], Any]]] = {}  # each game's greenlet: its task, to play it again
         replays: dict[Any, int] = {}
         pending = iter(tasks)
         exhausted = False
+
+        def start(task: tuple[Any, Callable[[], Any]]) -> None:
+            game = greenlet.greenlet(_catching(task[1]), parent=self.thread_greenlet)
+            games[game] = task
+            self.runnable.append((game, None))
+
         try:
             while True:
-                while not exhausted and room(len(keys)):
-                    item = next(pending, None)
-                    if item is None:
+                while not exhausted and room(len(games)):
+                    task = next(pending, None)
+                    if task is None:
                         exhausted = True
                         break
-                    key, function = item
-                    game = greenlet.greenlet(_catching(function), parent=self.thread_greenlet)
-                    keys[game], functions[game] = key, function
-                    self.runnable.append((game, None))
-                if not keys:
+                    start(task)
+                if not games:
                     return
                 while self.runnable:
                     game, value = self.runnable.popleft()
-                    on_switch(keys[game])
+                    on_switch(games[game][0])
                     result = game.switch(value)
                     if self.disarm_clock:
                         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -405,20 +407,19 @@ class Hub:
                         endpoints = self.endpoints.pop(game, ())
                         for endpoint in endpoints:
                             endpoint.close()
-                        key, function = keys.pop(game), functions.pop(game)
+                        task = games.pop(game)
+                        key = task[0]
                         if any(endpoint.lost for endpoint in endpoints) and replays.get(key, 0) < REPLAYS:
                             # Another game cost it its bot process: it is played again from its start.
                             replays[key] = replays.get(key, 0) + 1
-                            again = greenlet.greenlet(_catching(function), parent=self.thread_greenlet)
-                            keys[again], functions[again] = key, function
-                            self.runnable.append((again, None))
+                            start(task)
                         elif not on_done(key, result):
                             return
-                if keys:
+                if games:
                     self._exchange()
         finally:
             _HUB = None
-            for game in list(keys):  # abandoned: each hears it is over, and its bots that it ended
+            for game in list(games):  # abandoned: each hears it is over, and its bots that it ended
                 for endpoint in self.endpoints.pop(game, ()):
                     endpoint.close()
                 if not game.dead:
