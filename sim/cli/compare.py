@@ -39,6 +39,7 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    rules_text,
     supervision_options,
     worker_count,
     workers_option,
@@ -392,7 +393,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
     file_handler = open_log_file(log_file)
     workers = worker_count(workers, (new, old))
-    changed = ", ".join(rules.changed_words()) or "default"
+    changed = rules_text(rules)
     model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
     click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, "
                f"elo1 {elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, {test.upper:.2f}], "

@@ -12,6 +12,7 @@ import math
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,6 +22,9 @@ from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, default_workers
 from canasta_sim.strategies import BUILTIN
+
+if TYPE_CHECKING:
+    from canasta_sim.core.rules import Rules
 
 __all__ = [
     "MEGABYTES",
@@ -34,6 +38,8 @@ __all__ = [
     "isolation_options",
     "open_log_file",
     "output_error",
+    "rules_options",
+    "rules_text",
     "pin_cores",
     "supervision_options",
     "worker_count",
@@ -54,6 +60,18 @@ def open_log_file(path: Path | None) -> logging.FileHandler | None:
         return logging.FileHandler(path, encoding="utf-8")
     except OSError as error:
         raise output_error("--log-file", path, error) from None
+
+
+def rules_options(rules: Rules) -> list[str]:
+    """``--rules KEY=VALUE`` for each rule that differs from the defaults, as a command line the tool prints takes
+    them."""
+    return [word for changed in rules.changed_words() for word in ("--rules", changed)]
+
+
+def rules_text(rules: Rules) -> str:
+    """The rules that differ from the defaults as a message shows them (``target_score=3000, ...``), or
+    ``default``."""
+    return ", ".join(rules.changed_words()) or "default"
 
 
 def output_error(option: str, path: Path, error: OSError) -> click.UsageError:

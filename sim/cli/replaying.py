@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from canasta_sim.cli.options import rules_options
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.specs import is_file_part, parse_spec
@@ -35,8 +36,7 @@ def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str
     words = ["canasta-sim", "run", "--games", str(settings.games), "--seed", str(settings.seed)]
     for spec in settings.specs:
         words += ["-s", spec]
-    for word in settings.rules.changed_words():
-        words += ["--rules", word]
+    words += rules_options(settings.rules)
     words += ["--chunk-size", str(settings.chunk_size)]  # always: a later version's default may differ
     if settings.duplicate:
         words.append("--duplicate")

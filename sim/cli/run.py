@@ -33,6 +33,7 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    rules_text,
     worker_count,
     workers_option,
 )
@@ -115,8 +116,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     if _given(ctx, "specs") and tuple(specs) != recorded.specs:
         differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(specs)}")
     if _given(ctx, "rule_options") and rules != recorded.rules:
-        differences.append(f"rules {', '.join(recorded.rules.changed_words()) or 'default'}, "
-                           f"not {', '.join(rules.changed_words()) or 'default'}")
+        differences.append(f"rules {rules_text(recorded.rules)}, not {rules_text(rules)}")
     if _given(ctx, "chunk_size") and chunk_size != recorded.chunk_size:
         differences.append(f"--chunk-size {recorded.chunk_size}, not {chunk_size}")
     if differences:
@@ -471,10 +471,9 @@ def _announce(settings: RunSettings, directory: RunDirectory, seed_drawn, games_
     matchup = " vs ".join(settings.specs) if len(settings.specs) >= 2 else f"{settings.specs[0]} (mirror)"
     matchup += " (round robin)" if len(settings.specs) >= 3 else ""
     matchup += ", duplicate deals" if settings.duplicate else ""
-    changed = ", ".join(settings.rules.changed_words())
     say = functools.partial(click.echo, err=True)
     say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
-        f"{' (drawn)' if seed_drawn else ''}, rules {changed or 'default'} -> {directory.path}")
+        f"{' (drawn)' if seed_drawn else ''}, rules {rules_text(settings.rules)} -> {directory.path}")
     if chunks_left is not None:
         say(f"resuming: {games_before} games already played, {chunks_left} chunks to play")
     if not build.startswith("compiled"):

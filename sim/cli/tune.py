@@ -38,6 +38,8 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    rules_options,
+    rules_text,
     supervision_options,
     worker_count,
     workers_option,
@@ -98,8 +100,7 @@ def reproducing_command(settings: TuningSettings, path: Path) -> str:
         words += ["--against", settings.against]
     if settings.params is not None:
         words += ["--params", ",".join(settings.params)]
-    for word in settings.rules.changed_words():
-        words += ["--rules", word]
+    words += rules_options(settings.rules)
     words += ["--learning-rate", format_value(settings.learning_rate), "--perturbation",
               format_value(settings.perturbation)]
     if settings.stability is not None:
@@ -145,7 +146,7 @@ def _as_given(key: str, value) -> str:
     if key == "params":
         return "(every parameter with a range)" if value is None else ",".join(value)
     if key == "rules":
-        return ", ".join(value.changed_words()) or "default"
+        return rules_text(value)
     return format_value(value)
 
 
@@ -308,9 +309,8 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
     baseline = settings.against or settings.spec
     # Checked as it was tuned: under the same rules and clock, on as many workers (compare's default is every core).
-    words = ["canasta-sim", "compare", outcome.spec, "--baseline", baseline, "--workers", str(workers)]
-    for word in settings.rules.changed_words():
-        words += ["--rules", word]
+    words = ["canasta-sim", "compare", outcome.spec, "--baseline", baseline, "--workers", str(workers),
+             *rules_options(settings.rules)]
     if settings.time_limit is not None:
         words += ["--time-limit", format_value(settings.time_limit)]
     click.echo(f"check it: {shlex.join(words)}")
