@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
+from bench import floor  # scripts/bench.py's reading of the floor (this script's folder is on the path)
 
 from canasta_sim.core.engine import play_game
 from canasta_sim.env import canasta_env
@@ -28,6 +27,7 @@ from canasta_sim.env.gym import CanastaGymEnv
 from canasta_sim.strategies import RandomPlay
 
 ROOT = Path(__file__).resolve().parent.parent
+FLOOR_SECONDS = 2.0  # each reading of the floor
 
 
 def _pick(mask: np.ndarray, rng: random.Random) -> int:
@@ -76,12 +76,6 @@ def engine(games: int) -> tuple[int, int, float]:
     return 0, hands, time.perf_counter() - start
 
 
-def floor(script: Path) -> float:
-    """The floor's hands per second, read now."""
-    output = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True).stdout
-    return float(output.split()[-1].replace(",", ""))
-
-
 def main() -> None:
     """Parse the options, time both environments between two readings of the floor, and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -89,11 +83,11 @@ def main() -> None:
     parser.add_argument("--floor", type=Path, default=ROOT / "scripts" / "floor.py")
     options = parser.parse_args()
     pettingzoo(1)  # the first game imports and builds what every later one reuses
-    before = floor(options.floor)
+    before = floor(FLOOR_SECONDS, options.floor)
     results = {"PettingZoo, four learning seats": pettingzoo(options.games),
                "Gymnasium, seat 0 learning": gymnasium(options.games),
                "the engine alone, four random seats": engine(options.games)}
-    after = floor(options.floor)
+    after = floor(FLOOR_SECONDS, options.floor)
     mean_floor = (before + after) / 2
     print(f"floor: {before:,.0f} hands/s before, {after:,.0f} after")
     for name, (steps, hands, seconds) in results.items():
