@@ -135,7 +135,7 @@ class SharedBot:
     def die(self, failure: SeatFailure, culprit: Endpoint | None = None) -> None:
         """The process is lost: kill it; ``culprit`` (default: the game it owed an answer first) is charged
         with ``failure``, each other waiting game with a ``crash`` naming it, and marked :attr:`Endpoint.lost` (a hub
-        plays it again)."""
+        plays it again).  A culprit not waiting for an answer is charged at its next request."""
         self.bot.kill()
         waiting = list(self.awaiting.values())
         self.awaiting.clear()
@@ -144,6 +144,8 @@ class SharedBot:
         if self.failure is None:
             self.failure = failure
             self.culprit = culprit
+        if culprit is not None and culprit not in waiting:
+            culprit.failure = failure
         hub = _HUB
         for endpoint in waiting:
             if endpoint is culprit:
@@ -159,6 +161,7 @@ class SharedBot:
 
     def dispatch(self, line: bytes) -> None:
         """Hand one line the bot wrote to the game it answers."""
+        named = None
         try:
             message = decode(line)
             if self.tagged:
@@ -167,13 +170,16 @@ class SharedBot:
                     return  # a late answer for a game that ended meanwhile
                 endpoint = self.awaiting.pop(tag, None)
                 if endpoint is None:
+                    # A second answer, or a question after the answer: the game it names broke the protocol, not the
+                    # game the process owes an answer first.
+                    named = self.open.get(tag) if type(tag) is int else None
                     raise ProtocolError(f"the message {line[:120].decode(errors='replace')!r} names no game "
                                         "waiting for an answer (every message names its game with 'game')")
             else:
                 tag, endpoint = self.awaiting.popitem()
         except ProtocolError as error:
             self.die(SeatFailure(f"the bot wrote something outside the protocol: {error}{self.bot.stderr_tail()}",
-                                 reason="malformed"))
+                                 reason="malformed"), named)
             return
         hub = _HUB
         if hub is not None and endpoint.waiter is not None:
@@ -226,6 +232,8 @@ class Endpoint:
         :raises SeatFailure: the seat's failure (``timeout``, ``crash``, ``malformed``).
         """
         shared = self.shared
+        if self.failure is not None:  # charged while it waited for none (SharedBot.die)
+            return self._take()
         if shared.failure is not None or shared.bot.process is None:
             if shared.culprit is not None and shared.culprit is not self:
                 self.lost = True

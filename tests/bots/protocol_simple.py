@@ -8,7 +8,8 @@ there); ``events`` asks for the moves in ``events`` messages, ``inline`` for tho
 goes on running a minute after ``quit`` or the end of its input, and ``stays_after_games`` too once it was given a game
 (the process that only answers a command's handshake ends as it should).
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
-answers naming a ``wrong_game``, answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
+answers naming a ``wrong_game``, answers its first request ``twice`` (the second answer naming a game that waits for
+none), answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
 ``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
 every draw whose cards were shown with its (empty) melds, in every game, and with ``kind=plan_shown_draws_asking``
 with its answer to the ask decision first (not asking), whether the engine will ask it or not
@@ -80,6 +81,9 @@ def answer(message):
     if "game" in message:
         reply["game"] = message["game"]
     send(reply)
+    if parameters.get("kind") == "twice" and str(game["seed"]) == str(parameters.get("target")):
+        parameters["kind"] = ""  # once: its process is lost with it
+        send(reply)
 
 
 for line in sys.stdin:

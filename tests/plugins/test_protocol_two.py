@@ -523,3 +523,20 @@ def test_a_bot_listing_legal_answers_takes_its_events_inline_too(tmp_path, monke
             assert not (before["type"] == "events" and after["type"] == "decide")  # they ride in the request
         carried += sum(1 for message in messages if message["type"] == "decide" and message.get("events"))
     assert carried > 20
+
+
+@pytest.mark.timeout(120)
+def test_a_message_for_a_game_that_awaits_none_is_charged_to_that_game_not_to_the_next_in_line():
+    # The second answer names a game already answered: the process is lost, and the game it named is charged at its
+    # next request, not the game whose request came next in the process's queue.
+    games, culprit = 6, 2
+    settings = RunSettings(games=games, seed=33, specs=("greedy", "greedy"), rules=Rules(), chunk_size=games)
+    spec = f"cmd:{sys.executable} {SIMPLE} 2 8:kind=twice,target={_target(settings, culprit)}"
+    settings, width, outcomes = _side_by_side(spec, games)
+    assert width == games
+    failure = outcomes[culprit]
+    assert isinstance(failure, StrategyError), failure
+    # Read before the game asks again, the answer names a game waiting for none; read after, it is taken as the answer
+    # to the game's next decision, and judged so: either way the game it named is charged.
+    assert (failure.reason, failure.seat, failure.game_seed) == ("malformed", 0, settings.game_seed(culprit)), failure
+    assert not any(isinstance(outcome, StrategyError) for game_id, outcome in enumerate(outcomes) if game_id != culprit)
