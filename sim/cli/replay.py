@@ -22,7 +22,7 @@ from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, check_outp
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
-from canasta_sim.runs.storage import RunDirectory, read_part
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, read_part
 from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
 
@@ -32,16 +32,20 @@ _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", 
 def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[str, Any]:
     """Return the recorded row of ``game_id`` from the ``games`` dataset.
 
-    :raises click.ClickException: when the game's part is missing or does not hold the game.
+    :raises click.ClickException: when the game's part is missing, cannot be read or does not hold the game.
     """
+    # Exit code 1, not 2, whichever way the run is damaged: the id is in the run's range, and what is wrong is the
+    # run (not finished, a part lost or cut short), which run --resume mends.
     chunk = game_id // chunk_size
     part = directory.parts(directory.games_path).get(chunk)
     rows = []
     if part is not None:
-        table = read_part(pq.read_table, part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
+        try:
+            table = read_part(pq.read_table, part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
+        except RunDirectoryError as error:
+            raise click.ClickException(str(error)) from None
         rows = table.to_pylist()
     if not rows:
-        # Exit code 1, not 2: the id is in the run's range, and what is wrong is the run (not finished, or a part lost).
         raise click.ClickException(
             f"game {game_id} of the run in {directory.path} is not recorded: its chunk {chunk} has not been written; "
             f"canasta-sim run --resume {directory.path} plays it"

@@ -111,3 +111,22 @@ def test_a_game_whose_chunk_is_missing_is_an_error_of_the_run_not_of_the_command
     assert result.exit_code == 1, result.output
     assert result.output == (f"Error: game 0 of the run in {copy} is not recorded: its chunk 0 has not been written; "
                              f"canasta-sim run --resume {copy} plays it\n")
+
+
+@pytest.mark.parametrize("damage", ["missing", "unreadable"])
+def test_a_damaged_run_exits_1_in_one_line_whether_the_games_part_is_missing_or_unreadable(run_dir, tmp_path, damage):
+    # Both are the same failure (the run cannot answer for a game in its range until it is resumed): the unreadable
+    # part exited 2, a usage error, where the missing one exits 1.
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    part = copy / "games" / "part-000000.parquet"
+    if damage == "missing":
+        part.unlink()
+    else:
+        part.write_bytes(b"cut short\n")
+    result = CliRunner().invoke(main, ["replay", str(copy), "0"])
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("Error: ") and "Traceback" not in result.output
+    assert f"canasta-sim run --resume {copy}" in result.output
+    if damage == "unreadable":
+        assert f"{part} is no Parquet part canasta-sim can read" in result.output
