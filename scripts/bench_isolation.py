@@ -47,6 +47,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import floor  # noqa: E402 - scripts/bench.py's reading of the floor (this script's folder is on the path)
+
 from canasta_sim.core.rules import Rules  # noqa: E402
 from canasta_sim.plugins import process as process_module  # noqa: E402
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, pin_worker, placement  # noqa: E402
@@ -222,6 +224,7 @@ def isolation_cost(rounds: int, games: int, *, include_node: bool = True, at_onc
     return figures
 
 
+FLOOR_SECONDS = 2.0  # each reading of the floor
 FLOOR_VARIABLE = "CANASTA_SIM_FLOOR_SCRIPT"
 """Environment variable naming the pure-Python floor script (``/work/shared/bench/floor.py`` on the team's
 machine): a fixed hand loop whose speed says how fast plain Python runs on the machine right now."""
@@ -248,16 +251,11 @@ def whole_runs(pairs: int, games: int, *, pinned: bool) -> list[tuple[float, flo
     return readings
 
 
-def floor(path: Path) -> float:
-    """Hands per second of the pure-Python floor script at ``path``, measured now."""
-    output = subprocess.run([sys.executable, str(path), "2"], capture_output=True, text=True, timeout=120, check=True)
-    return float(output.stdout.split()[0])
-
-
 def pure_python_floor() -> float | None:
-    """:func:`floor` of the script named by :data:`FLOOR_VARIABLE`, or ``None`` when it names none."""
+    """The floor read now (``scripts/bench.py``'s :func:`floor`, for :data:`FLOOR_SECONDS`) with the script named by
+    :data:`FLOOR_VARIABLE`, or ``None`` when it names none."""
     path = os.environ.get(FLOOR_VARIABLE)
-    return floor(Path(path)) if path else None
+    return floor(FLOOR_SECONDS, Path(path)) if path else None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,6 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import floor  # noqa: E402 - scripts/bench.py's reading of the floor (this script's folder is on the path)
+
 from canasta_sim.core._compiled import accelerator  # noqa: E402
 from canasta_sim.core.engine import play_game  # noqa: E402
 from canasta_sim.core.rules import Rules  # noqa: E402
@@ -45,13 +47,7 @@ from canasta_sim.runs.runner import RunSettings, default_chunk_size  # noqa: E40
 MATCHUP = ("expert", "greedy")
 ONE_WORKER_GOAL = 0.9
 TWO_WORKERS_GOAL = 1.85
-
-
-def floor(path: Path, seconds: float = 1.5) -> float:
-    """Hands/s of the floor's hand loop, run in a child process now."""
-    completed = subprocess.run([sys.executable, str(path), str(seconds)], capture_output=True, text=True,
-                               timeout=seconds + 60, check=True)
-    return float(completed.stdout.split()[-1])
+FLOOR_SECONDS = 1.5  # each reading of the floor, after every round
 
 
 def loop(games: int, seed: int) -> tuple[float, float]:
@@ -175,7 +171,7 @@ def run(games: int, seed: int, workers: int) -> tuple[float, float, float, float
 
 def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
     """The rounds (loop, one worker, two workers, floor) and the medians of their ratios."""
-    floors = [floor(floor_path)]
+    floors = [floor(FLOOR_SECONDS, floor_path)]
     played = []
     for _ in range(rounds):
         in_process, loop_cpu = loop(games, seed)
@@ -183,7 +179,7 @@ def run_overhead(rounds: int, games: int, seed: int, floor_path: Path) -> dict:
         two, two_wall, two_parent, two_cpu, two_spent = run(games, seed, 2)
         two_playing = two_spent["playing"]
         side_by_side = two_loops(games, seed)
-        floors.append(floor(floor_path))
+        floors.append(floor(FLOOR_SECONDS, floor_path))
         played.append({"loop": round(in_process, 1), "one_worker": round(one, 1), "two_workers": round(two, 1),
                        "two_loops": round(side_by_side, 1),
                        "one_worker_wall": round(one_wall, 1), "two_workers_wall": round(two_wall, 1),
