@@ -38,7 +38,8 @@ __all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE"]
 logger = logging.getLogger("canasta_sim.bots")
 
 STDERR_LOG_LIMIT = 64 * 1024
-"""Bytes of one bot process's stderr written to the log; the rest is counted, not logged."""
+"""Bytes of one bot process's stderr written to the log; the rest is counted, not logged, and the log says so when
+the limit is reached and, with the count, when the process ends."""
 
 _STDERR_LINES_KEPT = 20
 _LINE_LIMIT = 16 * 1024 * 1024  # one protocol line longer than this is no protocol at all
@@ -350,24 +351,31 @@ class BotProcess:
             lines.append(self._stderr_partial[:4096])
             self._stderr_partial = b""
         for raw in lines:
-            self._log_stderr(raw.decode(errors="replace"))
+            self._log_stderr(raw)
 
     def _flush_stderr_line(self) -> None:
         if self._stderr_partial:
-            self._log_stderr(self._stderr_partial.decode(errors="replace"))
+            self._log_stderr(self._stderr_partial)
             self._stderr_partial = b""
         if self._stderr_dropped:
-            logger.info("bot %r: %d further bytes of stderr not logged (limit %d)",
-                        self.label, self._stderr_dropped, STDERR_LOG_LIMIT)
+            logger.info("bot %r: %d further bytes of stderr not logged (the limit is %d KiB per bot process)",
+                        self.label, self._stderr_dropped, STDERR_LOG_LIMIT // 1024)
             self._stderr_dropped = 0
 
-    def _log_stderr(self, line: str) -> None:
+    def _log_stderr(self, raw: bytes) -> None:
+        line = raw.decode(errors="replace")
         self._stderr_lines.append(line)
-        if self._stderr_logged + len(line) <= STDERR_LOG_LIMIT:
-            self._stderr_logged += len(line) + 1
+        size = len(raw) + 1  # the cap is in bytes, as written: a line of accented text counts twice its characters
+        if not self._stderr_dropped and self._stderr_logged + size <= STDERR_LOG_LIMIT:
+            self._stderr_logged += size
             logger.info("bot %r stderr: %s", self.label, line)
-        else:
-            self._stderr_dropped += len(line) + 1
+            return
+        if not self._stderr_dropped:
+            # Said when it happens, not only when the process ends: a protocol-2 bot may live for a whole run, and a
+            # log that simply stops reads as a bot that stopped writing.
+            logger.info("bot %r: its stderr reached the log's limit of %d KiB per bot process; the rest is counted, "
+                        "not logged", self.label, STDERR_LOG_LIMIT // 1024)
+        self._stderr_dropped += size
 
 
 def _read(stream) -> bytes | None:

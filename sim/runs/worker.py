@@ -59,7 +59,7 @@ class CappedOutput(io.TextIOBase):
         """What was printed since the last call (with a note of what was dropped), then forget it."""
         text = "".join(self.parts)
         if self.dropped:
-            text += f"\n... ({self.dropped} more characters dropped)"
+            text += f"\n... ({self.dropped} more characters dropped: at most {self.limit:,} are kept a game)"
         self.parts, self.kept, self.dropped = [], 0, 0
         return text
 

@@ -5,6 +5,7 @@ not end as the protocol asks."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -100,6 +101,24 @@ def test_check_strategy_shows_what_a_strategy_printed_under_verbose(tmp_path, sp
     assert quiet.exit_code == 0 and loud.exit_code == 0, (quiet.output, loud.output)
     assert "thinking about my discard" not in quiet.output and "characters (shown with -v)" in quiet.output
     assert "thinking about my discard" in loud.output
+
+
+@pytest.mark.timeout(120)
+def test_check_strategy_says_where_a_bots_log_was_cut_and_at_what_limit(tmp_path):
+    # A bot's stderr reaches check-strategy's output through its game's output, kept up to 16,000 characters a game:
+    # the note that ends a cut game's output named no limit, so a log cut short read as a bot that stopped writing.
+    strategy = tmp_path / "chatty.py"
+    strategy.write_text("import sys\nfrom canasta_sim.strategies import Greedy\n\n\nclass Chatty(Greedy):\n"
+                        "    name = 'chatty'\n\n"
+                        "    def choose_discard(self, view):\n"
+                        "        print('x' * 2000, file=sys.stderr)\n"
+                        "        return super().choose_discard(view)\n")
+    result = CliRunner().invoke(main, ["check-strategy", f"isolated:{strategy}:Chatty", "--games", "1", "-v",
+                                       "--rules", "target_score=500"])
+    close_all()
+    assert result.exit_code == 0, result.output
+    assert re.search(r"^\.\.\. \(\d+ more characters dropped: at most 16,000 are kept a game\)$", result.output,
+                     re.MULTILINE), result.output[-500:]
 
 
 @pytest.mark.timeout(120)

@@ -402,6 +402,31 @@ def test_bot_stderr_is_logged_capped_and_never_blocks_it(caplog):
     assert "further bytes of stderr not logged" in logged[-1]
 
 
+@pytest.mark.timeout(30)
+def test_a_bot_log_cut_at_the_cap_says_so_when_it_is_cut_and_the_cap_counts_bytes(caplog):
+    import logging
+    import sys as system
+
+    from canasta_sim.plugins.process import STDERR_LOG_LIMIT, BotProcess
+
+    # 270 KiB of two-byte characters, more than a pipe holds: the arbiter has read past the cap before 'done' comes.
+    script = ("import sys\nfor i in range(1500): sys.stderr.write('\u00e9' * 90 + '\\n')\nsys.stderr.flush()\n"
+              "print('done', flush=True)\nsys.stdin.readline()")
+    bot = BotProcess([system.executable, "-c", script], label="chatty")
+    caplog.set_level(logging.INFO, logger="canasta_sim.bots")
+    bot.start()
+    try:
+        assert bot.read_line(time.monotonic() + 20) == b"done"
+        # While the bot still runs (a protocol-2 bot may live for a whole run): the log says at once where it stops.
+        logged = [record.getMessage() for record in caplog.records if record.name == "canasta_sim.bots"]
+        lines = [message.removeprefix("bot 'chatty' stderr: ") for message in logged if " stderr: " in message]
+        assert logged[len(lines)] == (f"bot 'chatty': its stderr reached the log's limit of {STDERR_LOG_LIMIT // 1024} "
+                                      "KiB per bot process; the rest is counted, not logged")
+        assert STDERR_LOG_LIMIT - 200 < sum(len(line.encode()) + 1 for line in lines) <= STDERR_LOG_LIMIT
+    finally:
+        bot.close()
+
+
 @pytest.mark.timeout(120)
 def test_an_isolated_bot_hears_of_every_hands_end_the_games_last_included(tmp_path):
     report = tmp_path / "listen.jsonl"
