@@ -347,7 +347,7 @@ class BotProcess:
     def _take_stderr(self, chunk: bytes) -> None:
         data = self._stderr_partial + chunk
         *lines, self._stderr_partial = data.split(b"\n")
-        if len(self._stderr_partial) > 4096:  # a line without end: keep its start, count the rest
+        if len(self._stderr_partial) > 4096:  # a line without end: its first 4 KiB are a line, the rest is dropped
             lines.append(self._stderr_partial[:4096])
             self._stderr_partial = b""
         for raw in lines:
