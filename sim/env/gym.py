@@ -40,6 +40,17 @@ from canasta_sim.plugins.loader import load_strategy
 __all__ = ["ENV_ID", "CanastaGymEnv"]
 
 
+def _end_mask() -> np.ndarray:
+    """The mask of an episode's last observation: every action.
+
+    A vector environment asks every sub-environment for an action at every step, the step after an episode's end
+    included (Gymnasium's default autoreset ignores that action and resets): a mask allowing nothing left a masked
+    sampler nothing to draw from (a division by zero, or a softmax of -inf everywhere).  pgx does the same at its
+    terminal states.  No action is played: ``step`` after the end raises.
+    """
+    return np.ones(ACTION_COUNT, np.int8)
+
+
 class CanastaGymEnv(gymnasium.Env):
     """Partnership canasta for one learning seat.
 
@@ -124,16 +135,18 @@ class CanastaGymEnv(gymnasium.Env):
 
     def _end_observation(self) -> dict[str, np.ndarray]:
         self._options = None
-        return {"observation": observation_vector(self.driver.view(self.seat), None),
-                "action_mask": np.zeros(ACTION_COUNT, np.int8)}
+        return {"observation": observation_vector(self.driver.view(self.seat), None), "action_mask": _end_mask()}
 
     def _end_info(self) -> dict:
         driver = self.driver
-        return {"action_mask": np.zeros(ACTION_COUNT, np.int8), "decision": None, "scores": driver.totals,
+        return {"action_mask": _end_mask(), "decision": None, "scores": driver.totals,
                 "winner": driver.winner, "termination": driver.termination}
 
     def action_masks(self) -> np.ndarray:
-        """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for)."""
+        """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for); every action
+        once the episode has ended."""
+        if self._options is None:
+            return _end_mask().astype(bool)
         return self._options.mask(self._prefix).astype(bool)
 
     def _rewards(self, finished) -> float:
