@@ -42,6 +42,7 @@ import numpy as np
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.core.rules import MAX_TARGET_SCORE
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 
@@ -364,7 +365,7 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, float, float, str], ...] = (
     ("dealer", 4, 0, 1, "one-hot dealer of this hand, same order"),
     ("hand_number", 1, 1, _BIG, "1 for the game's first hand"),
     ("turn_count", 1, 0, _BIG, "turns begun so far this hand"),
-    ("target_score", 1, 1, _BIG, "the rule set's target score (R15.1)"),
+    ("target_score", 1, 1, MAX_TARGET_SCORE, "the rule set's target score (R15.1)"),
 )
 """``(name, length, low, high, meaning)`` of each field of the observation vector, in order."""
 OBSERVATION_SIZE = sum(field[1] for field in OBSERVATION_FIELDS)

@@ -10,7 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.rules import Rules
+from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
 from canasta_sim.env import canasta_env
@@ -18,6 +18,7 @@ from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
 from canasta_sim.env.encoding import (
     ACTION_COUNT,
     DONE_ACTION,
+    OBSERVATION_FIELDS,
     OBSERVATION_SIZE,
     DecisionOptions,
     action_text,
@@ -25,6 +26,7 @@ from canasta_sim.env.encoding import (
     observation_vector,
 )
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
+from canasta_sim.errors import RulesError
 from canasta_sim.strategies import BUILTIN
 
 SHORT = {"target_score": 50}
@@ -281,3 +283,17 @@ def test_gymnasium_make_builds_the_environment_by_its_id_with_its_options():
     observation, info = made.reset(seed=2)
     np.testing.assert_array_equal(observation["observation"], direct.reset(seed=2)[0]["observation"])
     assert made.spec.id == ENV_ID and made.unwrapped.rules.target_score == 50
+
+
+def test_the_observation_bounds_target_score_by_the_rules_own_limit():
+    """R15.1's target is at most ``MAX_TARGET_SCORE`` (the rules refuse more): the space says the same, so a game at
+    that target is inside it and the bound is no wider than any legal game needs."""
+    start = sum(length for name, length, *_ in OBSERVATION_FIELDS[:-1])
+    assert OBSERVATION_FIELDS[-1][0] == "target_score"
+    env = CanastaGymEnv(partner="random", opponents="random", rules={"target_score": MAX_TARGET_SCORE})
+    space = env.observation_space["observation"]
+    assert (space.low[start], space.high[start]) == (1, MAX_TARGET_SCORE)
+    observation, _ = env.reset(seed=5)
+    assert observation["observation"][start] == MAX_TARGET_SCORE and env.observation_space.contains(observation)
+    with pytest.raises(RulesError, match="target_score"):
+        Rules(target_score=MAX_TARGET_SCORE + 1)
