@@ -21,7 +21,7 @@ import numpy as np
 
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import Rules
-from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra
+from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra, shown
 
 try:  # an extra, not a core dependency
     from gymnasium import spaces
@@ -53,8 +53,8 @@ class CanastaEnv(AECEnv):
     def __init__(self, *, rules: Rules | Mapping | None = None, reward: str = "hand",
                  max_hands: int = MAX_HANDS_PER_GAME, render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode={render_mode!r} is not accepted; use None or 'ansi'")
+        if render_mode is not None and render_mode != "ansi":
+            raise ValueError(f"render_mode={shown(render_mode)} is not accepted; use None or 'ansi'")
         self.rules = as_rules(rules)
         self.reward_kind = check_reward(reward)
         self.render_mode = render_mode

@@ -44,7 +44,15 @@ from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.rules import MAX_TARGET_SCORE
 from canasta_sim.core.view import SeatView
-from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
+from canasta_sim.env.driver import (
+    ACQUIRE_DECISION,
+    ANSWER_DECISION,
+    ASK_DECISION,
+    DECISIONS,
+    DISCARD_DECISION,
+    MELD_DECISION,
+    shown,
+)
 
 __all__ = [
     "ACTION_COUNT",
@@ -110,7 +118,7 @@ def group_action(group: MeldGroup) -> int:
     """The action laying ``group`` (see the module's table)."""
     slot = _SLOT_OF_RANK.get(group.rank)
     if slot is None:
-        raise ValueError(f"no meld group action has rank {group.rank!r}")
+        raise ValueError(f"no meld group action has rank {shown(group.rank)}; a meld's rank is a card kind 0-14")
     jokers = group.jokers
     deuces = group.deuces
     naturals = len(group.cards) - jokers - deuces
@@ -141,7 +149,7 @@ def action_number(action: object) -> int:
         environments and a policy playing as a strategy take the same actions.
     """
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-        raise TypeError(f"action {action!r} is not an action number 0-{ACTION_COUNT - 1}")
+        raise TypeError(f"{shown(action)} is not an action number; use a whole number 0-{ACTION_COUNT - 1}")
     return int(action)
 
 
@@ -192,7 +200,8 @@ def move_actions(decision: str, value, *, side_has_melded: bool) -> tuple[int, .
     if isinstance(value, Meld):
         groups = tuple(sorted(group_action(group) for group in value.groups))
         return groups if side_has_melded else (*groups, DONE_ACTION)
-    raise ValueError(f"{value!r} is not a decision's value")
+    raise ValueError(f"{shown(value)} is not a value of the {decision} decision; use a move record, None or "
+                     "True or False")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -221,7 +230,7 @@ class DecisionOptions:
             return _meld_options(view)
         if decision == DISCARD_DECISION:
             return cls(decision, {DISCARD_BASE + move.card: move for move in view.legal_discards()})
-        raise ValueError(f"unknown decision {decision!r}")
+        raise ValueError(f"unknown decision {shown(decision)}; the decisions are {', '.join(DECISIONS)}")
 
     def allowed(self, prefix: tuple[int, ...] = ()) -> list[int]:
         """The actions allowed after the actions ``prefix`` of a compound move, in increasing order."""

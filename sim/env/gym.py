@@ -15,13 +15,14 @@ them.  A strategy that fails raises :class:`~canasta_sim.errors.StrategyError`. 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
 
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import Rules
-from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra
+from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra, shown
 
 try:  # an extra, not a core dependency
     import gymnasium
@@ -77,12 +78,12 @@ class CanastaGymEnv(gymnasium.Env):
                  rules: Rules | Mapping | None = None, reward: str = "hand",
                  max_hands: int = MAX_HANDS_PER_GAME, on_illegal: str = "terminate",
                  illegal_reward: float | None = None) -> None:
-        if on_illegal not in ("terminate", "raise"):
-            raise ValueError(f"on_illegal={on_illegal!r} is not accepted; use 'terminate' or 'raise'")
+        if not isinstance(on_illegal, str) or on_illegal not in ("terminate", "raise"):
+            raise ValueError(f"on_illegal={shown(on_illegal)} is not accepted; use 'terminate' or 'raise'")
         self.on_illegal = on_illegal
-        if seat not in (0, 1, 2, 3):
-            raise ValueError(f"seat={seat!r} is not accepted; use 0, 1, 2 or 3")
-        self.seat = seat
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat <= 3:
+            raise ValueError(f"seat={shown(seat)} is not accepted; use 0, 1, 2 or 3")
+        self.seat = int(seat)
         self.rules = as_rules(rules)
         self.reward_kind = check_reward(reward)
         if illegal_reward is None:

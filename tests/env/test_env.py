@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import Draw, Stop, TakePile, parse_move
 from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
@@ -26,7 +27,7 @@ from canasta_sim.env.encoding import (
     observation_vector,
 )
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
-from canasta_sim.errors import RulesError
+from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.strategies import BUILTIN
 
 SHORT = {"target_score": 50}
@@ -297,3 +298,57 @@ def test_the_observation_bounds_target_score_by_the_rules_own_limit():
     assert observation["observation"][start] == MAX_TARGET_SCORE and env.observation_space.contains(observation)
     with pytest.raises(RulesError, match="target_score"):
         Rules(target_score=MAX_TARGET_SCORE + 1)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (Draw, "the class Draw itself, not a Draw record"),
+        ({"move": "draw"}, "a dict"),
+        (np.arange(40), "a numpy.ndarray"),
+        ("draw", "'draw'"),
+        (parse_move("discard 4"), "the move discard 4"),
+    ],
+    ids=["class", "dict", "array", "text", "move"],
+)
+def test_a_wrong_decision_value_is_named_in_one_line_in_the_users_terms(value, shown):
+    # Reprs of classes, dicts and arrays showed Python internals, an array's over several lines.
+    driver = GameDriver(Rules(target_score=50))
+    driver.reset(1)
+    with pytest.raises(DriverError) as raised:
+        driver.decide(value)
+    assert str(raised.value) == f"the acquire decision takes a Draw, TakePile or Stop; got {shown}"
+
+
+def test_a_malformed_or_illegal_move_is_a_driver_error_naming_the_seat_once():
+    driver = GameDriver(Rules(target_score=50))
+    driver.reset(1)
+    # A take whose extra melds are no meld groups made the message's own repr fail (an AttributeError escaped).
+    with pytest.raises(DriverError, match=r"^seat 0: a malformed TakePile \(AttributeError: .*\); make moves with "
+                                          r"parse_move or the records' documented fields$"):
+        driver.decide(TakePile((5, 5), extra="x"))
+    with pytest.raises(DriverError) as raised:
+        driver.decide(Stop())  # R13.3: only on an empty stock
+    assert str(raised.value).count("seat 0") == 1 and "\n" not in str(raised.value)
+
+
+def test_environment_options_are_named_in_one_line_in_the_users_terms():
+    with pytest.raises(ValueError, match=r"^seat=a numpy.ndarray is not accepted; use 0, 1, 2 or 3$"):
+        CanastaGymEnv(seat=np.arange(3))
+    with pytest.raises(ValueError, match=r"^on_illegal=the class int itself is not accepted; use 'terminate'"):
+        CanastaGymEnv(on_illegal=int)
+    env = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
+    env.reset(seed=1)
+    with pytest.raises(TypeError, match=r"^a numpy.ndarray is not an action number; use a whole number 0-5646$"):
+        env.step(np.arange(30))
+    with pytest.raises(TypeError, match=r"^seed=a numpy.ndarray is not accepted; use a whole number, or None"):
+        env.reset(seed=np.arange(3))
+
+
+def test_a_strategy_failing_to_build_is_named_without_a_memory_address():
+    def broken(rng):
+        raise ZeroDivisionError("division by zero")
+
+    with pytest.raises(StrategyError) as raised:
+        GameDriver(players=[broken] * 4).reset(1)
+    assert "strategy 'broken' at seat 0" in str(raised.value) and " at 0x" not in str(raised.value)
