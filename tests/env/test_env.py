@@ -9,6 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
+from canasta_sim.core.cards import counts_text
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.moves import Draw, Stop, TakePile, parse_move
 from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
@@ -29,6 +30,7 @@ from canasta_sim.env.encoding import (
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
 from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.strategies import BUILTIN
+from canasta_sim.terminal.narrate import SEAT_NAMES
 
 SHORT = {"target_score": 50}
 
@@ -236,8 +238,8 @@ def test_action_texts_cover_the_whole_space():
 def test_env_options_are_checked():
     with pytest.raises(ValueError, match="reward"):
         canasta_env(reward="points")
-    with pytest.raises(ValueError, match="render_mode"):
-        canasta_env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode='rgb_array' is not accepted; use None, 'ansi' or 'human'"):
+        canasta_env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="seat"):
         CanastaGymEnv(seat=4)
 
@@ -259,6 +261,26 @@ def test_seeds_and_actions_are_whole_numbers_numpy_s_included(make):
         with pytest.raises(TypeError, match="is not an action number"):
             env.step(wrong)
     env.step(np.int64(allowed))
+
+
+def test_pettingzoo_renders_the_table_as_the_seat_to_decide_sees_it(capsys):
+    env = canasta_env(rules=SHORT, render_mode="ansi")
+    with pytest.raises(ValueError, match="no table to render before the first reset"):
+        env.render()
+    env.reset(seed=2)
+    seat = env.possible_agents.index(env.agent_selection)
+    view = env.driver.view(seat)
+    text = env.render()
+    assert f"\nYour hand ({sum(view.hand)}): {counts_text(view.hand)}\n" in text
+    assert text.splitlines()[-1] == f"{SEAT_NAMES[seat]} (seat {seat}) to decide: acquire."
+    printed = canasta_env(rules=SHORT, render_mode="human")
+    printed.reset(seed=2)
+    assert capsys.readouterr().out == text + "\n"
+    assert printed.render() is None and capsys.readouterr().out == text + "\n"
+    for _agent in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+    assert f"side A {info['scores'][0]}, side B {info['scores'][1]}." in env.render()
 
 
 def test_pettingzoo_stepping_after_the_game_is_over_says_so():

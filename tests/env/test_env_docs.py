@@ -18,6 +18,19 @@ def _python_snippets() -> list[str]:
     return [body for language, body in _FENCE.findall(ENV_MD.read_text()) if language == "python"]
 
 
+def _snippets_with_output() -> list[tuple[str, str | None]]:
+    """Each Python snippet, with the ``text`` block right after it (what it prints), if there is one."""
+    blocks = list(_FENCE.finditer(ENV_MD.read_text()))
+    paired = []
+    for block, following in zip(blocks, [*blocks[1:], None], strict=True):
+        if block.group(1) != "python":
+            continue
+        adjacent = following is not None and following.group(1) == "text" and \
+            not ENV_MD.read_text()[block.end():following.start()].strip()
+        paired.append((block.group(2), following.group(2) if adjacent else None))
+    return paired
+
+
 def _documented_names() -> set[str]:
     """What a snippet may use on an environment: the libraries' own API, and what env.md's prose names as a name of
     its own (`` `agent_selection` ``, `` `reset(seed=s)` ``) or on ``env`` (`` `env.action_masks()` ``); a module path
@@ -29,11 +42,14 @@ def _documented_names() -> set[str]:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("snippet", _python_snippets(), ids=lambda snippet: snippet.splitlines()[-1][:40])
-def test_every_python_snippet_of_env_md_runs_as_written(snippet):
+@pytest.mark.parametrize(("snippet", "output"), _snippets_with_output(),
+                         ids=[f"snippet{index}" for index, _ in enumerate(_snippets_with_output())])
+def test_every_python_snippet_of_env_md_runs_as_written_and_prints_what_the_page_shows(snippet, output):
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(snippet, str(ENV_MD), "exec"), {"__name__": "env_md_snippet"})
+    if output is not None:
+        assert printed.getvalue() == output
 
 
 def test_env_md_snippets_use_only_documented_attributes_of_an_environment():
