@@ -7,8 +7,8 @@
 The package is built in rooms, each importing only those before it (``docs/architecture.md``;
 ``tests/test_architecture.py`` checks it): :mod:`~canasta_sim.errors`, :mod:`~canasta_sim.arbiter`,
 :mod:`~canasta_sim.core` (the rules and the game loop: the only compiled room),
-:mod:`~canasta_sim.plugins`, :mod:`~canasta_sim.env`, :mod:`~canasta_sim.runs`, :mod:`~canasta_sim.analysis`,
-:mod:`~canasta_sim.tuning`, :mod:`~canasta_sim.terminal` and :mod:`~canasta_sim.cli`.
+:mod:`~canasta_sim.plugins`, :mod:`~canasta_sim.terminal`, :mod:`~canasta_sim.env`, :mod:`~canasta_sim.runs`,
+:mod:`~canasta_sim.analysis`, :mod:`~canasta_sim.tuning` and :mod:`~canasta_sim.cli`.
 """
 
 from canasta_sim import _moved

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SIM = ROOT / "sim"
 STRATEGIES = ROOT / "strategies"
 
-ROOMS = ["errors", "arbiter", "core", "strategies", "plugins", "env", "runs", "analysis", "tuning", "terminal", "cli"]
+ROOMS = ["errors", "arbiter", "core", "strategies", "plugins", "terminal", "env", "runs", "analysis", "tuning", "cli"]
 """The rooms in dependency order: each imports only from itself and those before it."""
 TOP = {"__init__", "__main__", "_moved"}
 """The package's own top-level modules: the public surface and the old paths; they may import any room."""

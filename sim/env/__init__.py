@@ -5,6 +5,7 @@
   bijection between actions and engine moves (numpy).
 * :mod:`canasta_sim.env.aec`: the PettingZoo AEC environment (``pip install 'canasta-sim[rl]'``).
 * :mod:`canasta_sim.env.gym`: a Gymnasium environment for one learning seat (the same extra).
+* :mod:`canasta_sim.env.render`: both environments' render modes, the terminal game's screen of a seat's table.
 * :mod:`canasta_sim.env.policy`: any ``(observation, action_mask) -> action`` callable as a strategy.
 * :mod:`canasta_sim.env.decisions`: the ``decisions/`` dataset of ``canasta-sim run --record-decisions``.
 * :mod:`canasta_sim.env.game_tree`: the game as a tree of explicit chance and decision actions (no numpy).

@@ -32,9 +32,11 @@ from canasta_sim.env.encoding import (
     ACTION_COUNT,
     DecisionOptions,
     action_number,
+    action_text,
     observation_bounds,
     observation_vector,
 )
+from canasta_sim.env.render import RENDER_MODES, check_dealt, check_render_mode, render_text, table_text
 
 __all__ = ["CanastaEnv"]
 
@@ -45,19 +47,19 @@ class CanastaEnv(AECEnv):
         or ``None`` for the default rule set.
     :param reward: ``"hand"`` or ``"game"`` (see :data:`REWARD_CHOICES`).
     :param max_hands: hands after which a game is cut short (the agents are truncated).
-    :param render_mode: ``None`` or ``"ansi"`` (:meth:`render` returns a line of text).
+    :param render_mode: ``None``, ``"ansi"`` (:meth:`render` returns the table as the seat to decide sees it, as
+        text) or ``"human"`` (``reset`` and ``step`` print it).
     """
 
-    metadata = {"name": "canasta_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    # render_fps: as the Gymnasium environment's (canasta_sim.env.gym), nominal for text frames.
+    metadata = {"name": "canasta_v0", "render_modes": list(RENDER_MODES), "render_fps": 4, "is_parallelizable": False}
 
     def __init__(self, *, rules: Rules | Mapping | None = None, reward: str = "hand",
                  max_hands: int = MAX_HANDS_PER_GAME, render_mode: str | None = None) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode={render_mode!r} is not accepted; use None or 'ansi'")
+        self.render_mode = check_render_mode(render_mode)
         self.rules = as_rules(rules)
         self.reward_kind = check_reward(reward)
-        self.render_mode = render_mode
         self.possible_agents = [f"seat_{seat}" for seat in range(4)]
         self.agents: list[str] = []
         low, high = observation_bounds()
@@ -91,6 +93,7 @@ class CanastaEnv(AECEnv):
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: {} for agent in self.agents}
         self._prepare()
+        self._show()
 
     def _prepare(self) -> None:
         driver = self.driver
@@ -139,6 +142,7 @@ class CanastaEnv(AECEnv):
             else:
                 self._prepare()
         self._accumulate_rewards()
+        self._show()
 
     def _finish(self) -> None:
         driver = self.driver
@@ -153,15 +157,18 @@ class CanastaEnv(AECEnv):
         self._options = None
 
     def render(self) -> str | None:
-        """With ``render_mode='ansi'``, one line: the hand, the scores and the decision due."""
+        """The table as :attr:`agent_selection`'s seat sees it, with the decision due or the game's end: returned as
+        text under ``render_mode="ansi"``, printed under ``"human"``."""
         if self.render_mode is None:
             return None
-        driver = self.driver
-        if driver.decision is None:
-            return f"game over: {driver.totals[0]} to {driver.totals[1]} ({driver.termination})"
-        view = driver.view(driver.actor)
-        return (f"hand {view.hand_number}, scores {driver.totals[0]} to {driver.totals[1]}: seat {driver.actor} to "
-                f"{driver.decision}, pile {view.pile_size}, stock {view.stock_count}")
+        check_dealt(self.driver)  # before the first reset there is no agent_selection either
+        chosen = [action_text(action) for action in self._prefix] if self._options is not None else []
+        seat = self.possible_agents.index(self.agent_selection)
+        return render_text(self.render_mode, table_text(self.driver, seat, chosen=chosen))
+
+    def _show(self) -> None:
+        if self.render_mode == "human":
+            self.render()
 
     def close(self) -> None:
         """Nothing to release."""

@@ -45,6 +45,7 @@ __all__ = [
     "check_reward",
     "hand_rewards",
     "missing_extra",
+    "shown",
 ]
 
 ACQUIRE_DECISION = "acquire"
@@ -94,9 +95,41 @@ def missing_extra(error: ModuleNotFoundError, what: str, extra: str) -> ModuleNo
 
 def check_reward(reward: str) -> str:
     """Return ``reward`` if it is one of :data:`REWARD_CHOICES`, else raise ``ValueError`` naming them."""
-    if reward not in REWARD_CHOICES:
-        raise ValueError(f"reward={reward!r} is not accepted; use one of {', '.join(REWARD_CHOICES)}")
+    if not isinstance(reward, str) or reward not in REWARD_CHOICES:  # an array has no one truth value
+        raise ValueError(f"reward={shown(reward)} is not accepted; use one of {', '.join(REWARD_CHOICES)}")
     return reward
+
+
+_SHORT = 40
+
+
+def shown(value: object) -> str:
+    """``value`` as a one-line error message names it, in the terms of the code that passed it.
+
+    A move in the move notation, ``None``, a truth value, a number or a short text as written, a class by its name,
+    anything else by its type: the repr of a dict, a class or an array is Python's own, an array's runs over several
+    lines, and a malformed move's can fail.
+    """
+    if isinstance(value, type):
+        record = f", not a {value.__name__} record" if issubclass(value, Move) else ""
+        return f"the class {value.__name__} itself{record}"
+    if isinstance(value, Move):
+        try:
+            text = move_text(value)
+        except (AttributeError, TypeError):  # listing a record's kinds fails where a field holds no meld groups
+            text = None
+        return f"the move {text}" if text is not None else f"a malformed {type(value).__name__}"
+    if value is None or isinstance(value, (bool, str)):
+        text = repr(value)
+    elif isinstance(value, numbers.Number):
+        text = str(value)  # a numpy number as the user wrote it, not as np.int64(7)
+    else:
+        text = ""
+    if text and len(text) <= _SHORT:
+        return text
+    kind = type(value)
+    module = kind.__module__.split(".")[0]
+    return f"a {kind.__qualname__}" if module == "builtins" else f"a {module}.{kind.__qualname__}"
 
 
 
@@ -118,13 +151,20 @@ class GameSeeds:
         """
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-                raise TypeError(f"seed={seed!r} is not accepted; use a whole number, or None to draw one")
+                raise TypeError(f"seed={shown(seed)} is not accepted; use a whole number, or None to draw one")
             seed = int(seed)
             self._source = random.Random(seed)
             return seed
         if self._source is None:
             self._source = random.Random(int.from_bytes(os.urandom(8), "big"))
         return self._source.getrandbits(63)
+
+
+def _factory_name(factory: StrategyFactory | None) -> str:
+    """A seat's name in error messages: its strategy's name, or its factory's (a function's, not its repr)."""
+    if factory is None:
+        return "agent"
+    return getattr(factory, "name", None) or getattr(factory, "__name__", None) or type(factory).__name__
 
 
 class DriverError(CanastaError, ValueError):
@@ -156,7 +196,7 @@ class GameDriver:
         self.rules = rules
         self.factories = tuple(players)
         self.names = tuple(names) if names is not None else tuple(
-            "agent" if factory is None else getattr(factory, "name", repr(factory)) for factory in players
+            _factory_name(factory) for factory in players
         )
         self.max_hands = max_hands
         self.seed: int | None = None
@@ -254,7 +294,7 @@ class GameDriver:
         seat = state.seat
         if decision == ACQUIRE_DECISION:
             if not isinstance(value, _ACQUIRE_TYPES):
-                raise DriverError(f"the acquire decision takes a Draw, TakePile or Stop; got {value!r}")
+                raise DriverError(f"the acquire decision takes a Draw, TakePile or Stop; got {shown(value)}")
             self._apply(seat, value)
             if state.phase == OVER:
                 self._end_hand()
@@ -264,7 +304,7 @@ class GameDriver:
                 self.decision = MELD_DECISION
         elif decision == ASK_DECISION:
             if not isinstance(value, bool):
-                raise DriverError(f"the ask decision takes True or False; got {value!r}")
+                raise DriverError(f"the ask decision takes True or False; got {shown(value)}")
             if value:
                 self._apply(seat, ASK)
                 self.decision = ANSWER_DECISION
@@ -272,7 +312,7 @@ class GameDriver:
                 self.decision = MELD_DECISION
         elif decision == ANSWER_DECISION:
             if not isinstance(value, bool):
-                raise DriverError(f"the answer decision takes True or False; got {value!r}")
+                raise DriverError(f"the answer decision takes True or False; got {shown(value)}")
             self._apply((seat + 2) % 4, Answer(value))
             self.decision = MELD_DECISION
         elif decision == MELD_DECISION:
@@ -284,13 +324,13 @@ class GameDriver:
                     self.decision = DISCARD_DECISION
                 return
             if not isinstance(value, Meld):
-                raise DriverError(f"the meld decision takes a Meld or None; got {value!r}")
+                raise DriverError(f"the meld decision takes a Meld or None; got {shown(value)}")
             self._apply(seat, value)
             if state.phase == OVER:
                 self._end_hand()
         else:
             if not isinstance(value, Discard):
-                raise DriverError(f"the discard decision takes a Discard; got {value!r}")
+                raise DriverError(f"the discard decision takes a Discard; got {shown(value)}")
             self._apply(seat, value)
             if state.phase == OVER:  # went out, or the next turn could not begin (turn cap, strict stock)
                 self._end_hand()
@@ -303,9 +343,10 @@ class GameDriver:
         try:
             state.apply(move)
         except IllegalMoveError as error:
-            raise DriverError(f"seat {seat}: {error}") from None
-        except Exception as error:  # a malformed record, e.g. Discard('K'), fails inside the rule checks
-            raise DriverError(f"seat {seat}: malformed move {move!r} ({type(error).__name__}: {error})") from None
+            raise DriverError(str(error)) from None  # it names the seat, the move, the phase and the rule
+        except Exception as error:  # a malformed record, e.g. extra melds that are no MeldGroups, fails in the checks
+            raise DriverError(f"seat {seat}: a malformed {type(move).__name__} ({type(error).__name__}: {error}); "
+                              "make moves with parse_move or the records' documented fields") from None
         if self._listeners:
             event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
             for listener_seat, player in self._listeners:

@@ -42,8 +42,17 @@ import numpy as np
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
 from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.core.rules import MAX_TARGET_SCORE
 from canasta_sim.core.view import SeatView
-from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
+from canasta_sim.env.driver import (
+    ACQUIRE_DECISION,
+    ANSWER_DECISION,
+    ASK_DECISION,
+    DECISIONS,
+    DISCARD_DECISION,
+    MELD_DECISION,
+    shown,
+)
 
 __all__ = [
     "ACTION_COUNT",
@@ -109,7 +118,7 @@ def group_action(group: MeldGroup) -> int:
     """The action laying ``group`` (see the module's table)."""
     slot = _SLOT_OF_RANK.get(group.rank)
     if slot is None:
-        raise ValueError(f"no meld group action has rank {group.rank!r}")
+        raise ValueError(f"no meld group action has rank {shown(group.rank)}; a meld's rank is a card kind 0-14")
     jokers = group.jokers
     deuces = group.deuces
     naturals = len(group.cards) - jokers - deuces
@@ -140,7 +149,7 @@ def action_number(action: object) -> int:
         environments and a policy playing as a strategy take the same actions.
     """
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-        raise TypeError(f"action {action!r} is not an action number 0-{ACTION_COUNT - 1}")
+        raise TypeError(f"{shown(action)} is not an action number; use a whole number 0-{ACTION_COUNT - 1}")
     return int(action)
 
 
@@ -191,7 +200,8 @@ def move_actions(decision: str, value, *, side_has_melded: bool) -> tuple[int, .
     if isinstance(value, Meld):
         groups = tuple(sorted(group_action(group) for group in value.groups))
         return groups if side_has_melded else (*groups, DONE_ACTION)
-    raise ValueError(f"{value!r} is not a decision's value")
+    raise ValueError(f"{shown(value)} is not a value of the {decision} decision; use a move record, None or "
+                     "True or False")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -220,7 +230,7 @@ class DecisionOptions:
             return _meld_options(view)
         if decision == DISCARD_DECISION:
             return cls(decision, {DISCARD_BASE + move.card: move for move in view.legal_discards()})
-        raise ValueError(f"unknown decision {decision!r}")
+        raise ValueError(f"unknown decision {shown(decision)}; the decisions are {', '.join(DECISIONS)}")
 
     def allowed(self, prefix: tuple[int, ...] = ()) -> list[int]:
         """The actions allowed after the actions ``prefix`` of a compound move, in increasing order."""
@@ -364,7 +374,7 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, float, float, str], ...] = (
     ("dealer", 4, 0, 1, "one-hot dealer of this hand, same order"),
     ("hand_number", 1, 1, _BIG, "1 for the game's first hand"),
     ("turn_count", 1, 0, _BIG, "turns begun so far this hand"),
-    ("target_score", 1, 1, _BIG, "the rule set's target score (R15.1)"),
+    ("target_score", 1, 1, MAX_TARGET_SCORE, "the rule set's target score (R15.1)"),
 )
 """``(name, length, low, high, meaning)`` of each field of the observation vector, in order."""
 OBSERVATION_SIZE = sum(field[1] for field in OBSERVATION_FIELDS)

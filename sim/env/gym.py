@@ -15,13 +15,14 @@ them.  A strategy that fails raises :class:`~canasta_sim.errors.StrategyError`. 
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
 
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import Rules
-from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra
+from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra, shown
 
 try:  # an extra, not a core dependency
     import gymnasium
@@ -32,12 +33,25 @@ from canasta_sim.env.encoding import (
     ACTION_COUNT,
     DecisionOptions,
     action_number,
+    action_text,
     observation_bounds,
     observation_vector,
 )
+from canasta_sim.env.render import RENDER_MODES, check_render_mode, render_text, table_text
 from canasta_sim.plugins.loader import load_strategy
 
 __all__ = ["ENV_ID", "CanastaGymEnv"]
+
+
+def _end_mask() -> np.ndarray:
+    """The mask of an episode's last observation: every action.
+
+    A vector environment asks every sub-environment for an action at every step, the step after an episode's end
+    included (Gymnasium's default autoreset ignores that action and resets): a mask allowing nothing left a masked
+    sampler nothing to draw from (a division by zero, or a softmax of -inf everywhere).  pgx does the same at its
+    terminal states.  No action is played: ``step`` after the end raises.
+    """
+    return np.ones(ACTION_COUNT, np.int8)
 
 
 class CanastaGymEnv(gymnasium.Env):
@@ -58,20 +72,25 @@ class CanastaGymEnv(gymnasium.Env):
         ``reward="hand"``, whose rewards are points (no margin of 2,000 games of expert against random reached
         7,100 at the default target of 5,000; -1 there made an illegal first action a nearly free resignation:
         masked random play against expert returns about -2,300 a game).
+    :param render_mode: ``None``, ``"ansi"`` (:meth:`render` returns the table as the learning seat sees it, as
+        text) or ``"human"`` (``reset`` and ``step`` print it).
     """
 
-    metadata = {"render_modes": []}
+    # Gymnasium's checker asks for a frame rate once there are render modes; a text frame is printed as each step
+    # comes, so the rate is nominal, as for Gymnasium's own text games.
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(self, *, partner: str = "greedy", opponents: str = "greedy", seat: int = 0,
                  rules: Rules | Mapping | None = None, reward: str = "hand",
                  max_hands: int = MAX_HANDS_PER_GAME, on_illegal: str = "terminate",
-                 illegal_reward: float | None = None) -> None:
-        if on_illegal not in ("terminate", "raise"):
-            raise ValueError(f"on_illegal={on_illegal!r} is not accepted; use 'terminate' or 'raise'")
+                 illegal_reward: float | None = None, render_mode: str | None = None) -> None:
+        self.render_mode = check_render_mode(render_mode)
+        if not isinstance(on_illegal, str) or on_illegal not in ("terminate", "raise"):
+            raise ValueError(f"on_illegal={shown(on_illegal)} is not accepted; use 'terminate' or 'raise'")
         self.on_illegal = on_illegal
-        if seat not in (0, 1, 2, 3):
-            raise ValueError(f"seat={seat!r} is not accepted; use 0, 1, 2 or 3")
-        self.seat = seat
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat <= 3:
+            raise ValueError(f"seat={shown(seat)} is not accepted; use 0, 1, 2 or 3")
+        self.seat = int(seat)
         self.rules = as_rules(rules)
         self.reward_kind = check_reward(reward)
         if illegal_reward is None:
@@ -95,6 +114,7 @@ class CanastaGymEnv(gymnasium.Env):
         self._options: DecisionOptions | None = None
         self._prefix: tuple[int, ...] = ()
         self._carried = 0.0
+        self._illegal: int | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
@@ -102,12 +122,15 @@ class CanastaGymEnv(gymnasium.Env):
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
         super().reset(seed=None if seed is None else game_seed)
         self.driver.reset(game_seed)
+        self._illegal = None
         if self.driver.is_over:
             raise RuntimeError(f"game seed {game_seed}: the game ended before the learning seat's first decision "
                                "(a target score too low for the rule set?)")
         # A hand the other seats finish before the learning seat's first decision counts in its first reward.
         self._carried = self._rewards(self.driver.hands)
-        return self._prepare()
+        prepared = self._prepare()
+        self._show()
+        return prepared
 
     def _prepare(self):
         driver = self.driver
@@ -124,16 +147,18 @@ class CanastaGymEnv(gymnasium.Env):
 
     def _end_observation(self) -> dict[str, np.ndarray]:
         self._options = None
-        return {"observation": observation_vector(self.driver.view(self.seat), None),
-                "action_mask": np.zeros(ACTION_COUNT, np.int8)}
+        return {"observation": observation_vector(self.driver.view(self.seat), None), "action_mask": _end_mask()}
 
     def _end_info(self) -> dict:
         driver = self.driver
-        return {"action_mask": np.zeros(ACTION_COUNT, np.int8), "decision": None, "scores": driver.totals,
+        return {"action_mask": _end_mask(), "decision": None, "scores": driver.totals,
                 "winner": driver.winner, "termination": driver.termination}
 
     def action_masks(self) -> np.ndarray:
-        """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for)."""
+        """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for); every action
+        once the episode has ended."""
+        if self._options is None:
+            return _end_mask().astype(bool)
         return self._options.mask(self._prefix).astype(bool)
 
     def _rewards(self, finished) -> float:
@@ -141,11 +166,31 @@ class CanastaGymEnv(gymnasium.Env):
             return 0.0
         return float(sum(hand_rewards(result)[self.seat % 2] for result in finished))
 
+    def render(self) -> str | None:
+        """The table as the learning seat sees it, with the decision due or the game's end: returned as text under
+        ``render_mode="ansi"``, printed under ``"human"``."""
+        if self.render_mode is None:
+            return None
+        ended = None
+        if self._illegal is not None:
+            ended = f"The episode ended on action {self._illegal}, which the mask did not allow."
+        chosen = [action_text(action) for action in self._prefix] if self._options is not None else []
+        return render_text(self.render_mode, table_text(self.driver, self.seat, chosen=chosen, ended=ended))
+
+    def _show(self) -> None:
+        if self.render_mode == "human":
+            self.render()
+
     def step(self, action):
         """Play ``action`` for the learning seat, then the other seats up to its next decision.
 
         :raises ValueError: when the action mask does not allow ``action``.
         """
+        result = self._step(action)
+        self._show()
+        return result
+
+    def _step(self, action):
         if self._options is None:
             raise ValueError("the game is over; call reset()")
         number = action_number(action)  # not an action at all is an error of the caller, not a move of the game
@@ -154,6 +199,7 @@ class CanastaGymEnv(gymnasium.Env):
         except ValueError:
             if self.on_illegal == "raise":
                 raise
+            self._illegal = number
             return self._end_observation(), self.illegal_reward, True, False, {
                 **self._end_info(), "illegal_action": number}
         reward, self._carried = self._carried, 0.0

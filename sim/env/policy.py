@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from canasta_sim.core.strategy import Strategy
-from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
+from canasta_sim.env.driver import (
+    ACQUIRE_DECISION,
+    ANSWER_DECISION,
+    ASK_DECISION,
+    DISCARD_DECISION,
+    MELD_DECISION,
+    shown,
+)
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, action_number, observation_vector
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.loader import _import_file, import_named_module
@@ -59,7 +66,8 @@ class PolicyStrategy(Strategy):
             else:
                 action = type(self).policy(observation, mask)
             if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-                raise TypeError(f"the policy returned {action!r}, not an action number 0-{ACTION_COUNT - 1}")
+                raise TypeError(f"the policy returned {shown(action)}, not an action number; return a whole number "
+                                f"0-{ACTION_COUNT - 1}")
             prefix, value, complete = options.play(prefix, action_number(action))
             if complete:
                 return value

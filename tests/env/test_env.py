@@ -9,8 +9,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
+from canasta_sim.core.cards import counts_text
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.rules import Rules
+from canasta_sim.core.moves import Draw, Stop, TakePile, parse_move
+from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
 from canasta_sim.env import canasta_env
@@ -18,6 +20,7 @@ from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
 from canasta_sim.env.encoding import (
     ACTION_COUNT,
     DONE_ACTION,
+    OBSERVATION_FIELDS,
     OBSERVATION_SIZE,
     DecisionOptions,
     action_text,
@@ -25,7 +28,9 @@ from canasta_sim.env.encoding import (
     observation_vector,
 )
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
+from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.strategies import BUILTIN
+from canasta_sim.terminal.narrate import SEAT_NAMES
 
 SHORT = {"target_score": 50}
 
@@ -233,8 +238,8 @@ def test_action_texts_cover_the_whole_space():
 def test_env_options_are_checked():
     with pytest.raises(ValueError, match="reward"):
         canasta_env(reward="points")
-    with pytest.raises(ValueError, match="render_mode"):
-        canasta_env(render_mode="human")
+    with pytest.raises(ValueError, match="render_mode='rgb_array' is not accepted; use None, 'ansi' or 'human'"):
+        canasta_env(render_mode="rgb_array")
     with pytest.raises(ValueError, match="seat"):
         CanastaGymEnv(seat=4)
 
@@ -256,6 +261,26 @@ def test_seeds_and_actions_are_whole_numbers_numpy_s_included(make):
         with pytest.raises(TypeError, match="is not an action number"):
             env.step(wrong)
     env.step(np.int64(allowed))
+
+
+def test_pettingzoo_renders_the_table_as_the_seat_to_decide_sees_it(capsys):
+    env = canasta_env(rules=SHORT, render_mode="ansi")
+    with pytest.raises(ValueError, match="no table to render before the first reset"):
+        env.render()
+    env.reset(seed=2)
+    seat = env.possible_agents.index(env.agent_selection)
+    view = env.driver.view(seat)
+    text = env.render()
+    assert f"\nYour hand ({sum(view.hand)}): {counts_text(view.hand)}\n" in text
+    assert text.splitlines()[-1] == f"{SEAT_NAMES[seat]} (seat {seat}) to decide: acquire."
+    printed = canasta_env(rules=SHORT, render_mode="human")
+    printed.reset(seed=2)
+    assert capsys.readouterr().out == text + "\n"
+    assert printed.render() is None and capsys.readouterr().out == text + "\n"
+    for _agent in env.agent_iter():
+        observation, _, terminated, truncated, info = env.last()
+        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+    assert f"side A {info['scores'][0]}, side B {info['scores'][1]}." in env.render()
 
 
 def test_pettingzoo_stepping_after_the_game_is_over_says_so():
@@ -281,3 +306,71 @@ def test_gymnasium_make_builds_the_environment_by_its_id_with_its_options():
     observation, info = made.reset(seed=2)
     np.testing.assert_array_equal(observation["observation"], direct.reset(seed=2)[0]["observation"])
     assert made.spec.id == ENV_ID and made.unwrapped.rules.target_score == 50
+
+
+def test_the_observation_bounds_target_score_by_the_rules_own_limit():
+    """R15.1's target is at most ``MAX_TARGET_SCORE`` (the rules refuse more): the space says the same, so a game at
+    that target is inside it and the bound is no wider than any legal game needs."""
+    start = sum(length for name, length, *_ in OBSERVATION_FIELDS[:-1])
+    assert OBSERVATION_FIELDS[-1][0] == "target_score"
+    env = CanastaGymEnv(partner="random", opponents="random", rules={"target_score": MAX_TARGET_SCORE})
+    space = env.observation_space["observation"]
+    assert (space.low[start], space.high[start]) == (1, MAX_TARGET_SCORE)
+    observation, _ = env.reset(seed=5)
+    assert observation["observation"][start] == MAX_TARGET_SCORE and env.observation_space.contains(observation)
+    with pytest.raises(RulesError, match="target_score"):
+        Rules(target_score=MAX_TARGET_SCORE + 1)
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (Draw, "the class Draw itself, not a Draw record"),
+        ({"move": "draw"}, "a dict"),
+        (np.arange(40), "a numpy.ndarray"),
+        ("draw", "'draw'"),
+        (parse_move("discard 4"), "the move discard 4"),
+    ],
+    ids=["class", "dict", "array", "text", "move"],
+)
+def test_a_wrong_decision_value_is_named_in_one_line_in_the_users_terms(value, shown):
+    # Reprs of classes, dicts and arrays showed Python internals, an array's over several lines.
+    driver = GameDriver(Rules(target_score=50))
+    driver.reset(1)
+    with pytest.raises(DriverError) as raised:
+        driver.decide(value)
+    assert str(raised.value) == f"the acquire decision takes a Draw, TakePile or Stop; got {shown}"
+
+
+def test_a_malformed_or_illegal_move_is_a_driver_error_naming_the_seat_once():
+    driver = GameDriver(Rules(target_score=50))
+    driver.reset(1)
+    # A take whose extra melds are no meld groups made the message's own repr fail (an AttributeError escaped).
+    with pytest.raises(DriverError, match=r"^seat 0: a malformed TakePile \(AttributeError: .*\); make moves with "
+                                          r"parse_move or the records' documented fields$"):
+        driver.decide(TakePile((5, 5), extra="x"))
+    with pytest.raises(DriverError) as raised:
+        driver.decide(Stop())  # R13.3: only on an empty stock
+    assert str(raised.value).count("seat 0") == 1 and "\n" not in str(raised.value)
+
+
+def test_environment_options_are_named_in_one_line_in_the_users_terms():
+    with pytest.raises(ValueError, match=r"^seat=a numpy.ndarray is not accepted; use 0, 1, 2 or 3$"):
+        CanastaGymEnv(seat=np.arange(3))
+    with pytest.raises(ValueError, match=r"^on_illegal=the class int itself is not accepted; use 'terminate'"):
+        CanastaGymEnv(on_illegal=int)
+    env = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
+    env.reset(seed=1)
+    with pytest.raises(TypeError, match=r"^a numpy.ndarray is not an action number; use a whole number 0-5646$"):
+        env.step(np.arange(30))
+    with pytest.raises(TypeError, match=r"^seed=a numpy.ndarray is not accepted; use a whole number, or None"):
+        env.reset(seed=np.arange(3))
+
+
+def test_a_strategy_failing_to_build_is_named_without_a_memory_address():
+    def broken(rng):
+        raise ZeroDivisionError("division by zero")
+
+    with pytest.raises(StrategyError) as raised:
+        GameDriver(players=[broken] * 4).reset(1)
+    assert "strategy 'broken' at seat 0" in str(raised.value) and " at 0x" not in str(raised.value)

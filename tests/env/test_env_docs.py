@@ -1,0 +1,65 @@
+"""docs/env.md's Python snippets run as written, and teach only the environments' documented surface."""
+
+import ast
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import gymnasium
+import pytest
+from pettingzoo import AECEnv
+
+ENV_MD = Path(__file__).resolve().parents[2] / "docs" / "env.md"
+_FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def _python_snippets() -> list[str]:
+    return [body for language, body in _FENCE.findall(ENV_MD.read_text()) if language == "python"]
+
+
+def _snippets_with_output() -> list[tuple[str, str | None]]:
+    """Each Python snippet, with the ``text`` block right after it (what it prints), if there is one."""
+    blocks = list(_FENCE.finditer(ENV_MD.read_text()))
+    paired = []
+    for block, following in zip(blocks, [*blocks[1:], None], strict=True):
+        if block.group(1) != "python":
+            continue
+        adjacent = following is not None and following.group(1) == "text" and \
+            not ENV_MD.read_text()[block.end():following.start()].strip()
+        paired.append((block.group(2), following.group(2) if adjacent else None))
+    return paired
+
+
+def _documented_names() -> set[str]:
+    """What a snippet may use on an environment: the libraries' own API, and what env.md's prose names as a name of
+    its own (`` `agent_selection` ``, `` `reset(seed=s)` ``) or on ``env`` (`` `env.action_masks()` ``); a module path
+    such as ``canasta_sim.env.driver`` documents no attribute."""
+    quoted = re.findall(r"`([^`]+)`", _FENCE.sub("", ENV_MD.read_text()))
+    named = {match.group() for text in quoted if (match := re.match(r"\w+", text))}
+    named |= {name for text in quoted for name in re.findall(r"(?<![\w.])env\.(\w+)", text)}
+    return set(dir(AECEnv)) | set(dir(gymnasium.Env)) | named
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("snippet", "output"), _snippets_with_output(),
+                         ids=[f"snippet{index}" for index, _ in enumerate(_snippets_with_output())])
+def test_every_python_snippet_of_env_md_runs_as_written_and_prints_what_the_page_shows(snippet, output):
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(snippet, str(ENV_MD), "exec"), {"__name__": "env_md_snippet"})
+    if output is not None:
+        assert printed.getvalue() == output
+
+
+def test_env_md_snippets_use_only_documented_attributes_of_an_environment():
+    """The snippets are what users copy: an attribute they reach on ``env`` must be the libraries' or named in the
+    prose (``env.driver``, the engine's driver behind the environment, is neither)."""
+    allowed = _documented_names()
+    used = set()
+    for snippet in _python_snippets():
+        for node in ast.walk(ast.parse(snippet)):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "env":
+                used.add(node.attr)
+    assert used, "the check found no environment in the snippets"
+    assert used <= allowed, f"undocumented: {sorted(used - allowed)}"

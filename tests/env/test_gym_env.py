@@ -1,0 +1,140 @@
+"""The Gymnasium environment as Gymnasium's own tools use it: vector environments, autoreset, render modes."""
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+from canasta_sim.core.cards import counts_text
+from canasta_sim.env.encoding import DONE_ACTION, GROUP_BASE, action_text
+from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
+
+SHORT = {"target_score": 50}
+
+
+def _short_game() -> CanastaGymEnv:
+    return CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
+
+
+def _play_to_the_end(env: CanastaGymEnv, seed: int):
+    rng = np.random.default_rng(seed)
+    observation, info = env.reset(seed=seed)
+    while True:
+        action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        observation, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            return observation, info
+
+
+@pytest.mark.timeout(60)
+def test_the_mask_at_an_episodes_end_allows_every_action_and_none_is_played():
+    env = _short_game()
+    observation, info = _play_to_the_end(env, seed=4)
+    assert observation["action_mask"].all() and info["action_mask"].all()
+    assert observation["action_mask"].dtype == np.int8
+    assert env.action_masks().all() and env.action_masks().dtype == bool
+    assert info["decision"] is None and info["termination"] == "target"
+    with pytest.raises(ValueError, match="the game is over; call reset"):
+        env.step(0)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("mode", [AutoresetMode.NEXT_STEP, AutoresetMode.SAME_STEP], ids=lambda mode: mode.value)
+def test_a_vector_environment_always_gives_a_mask_a_masked_policy_can_draw_from(mode):
+    """Gymnasium's vector environments ask every sub-environment for an action at every step, the step after an
+    episode's end included (``next_step`` autoreset ignores it and resets); a mask allowing nothing there left a
+    masked sampler nothing to draw from, and ``action_masks()`` raised."""
+    envs = SyncVectorEnv([_short_game, _short_game], autoreset_mode=mode)
+    observation, info = envs.reset(seed=1)
+    rng = np.random.default_rng(0)
+    ended = 0
+    while ended < 4:
+        masks = observation["action_mask"]
+        assert masks.any(axis=1).all()
+        np.testing.assert_array_equal(info["action_mask"], masks)
+        np.testing.assert_array_equal(np.stack(envs.call("action_masks")), masks.astype(bool))
+        actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks])
+        observation, _, terminated, truncated, info = envs.step(actions)
+        for index in np.flatnonzero(terminated | truncated):
+            ended += 1
+            if mode == AutoresetMode.SAME_STEP:  # the observation is the next game's; the last one is kept aside
+                assert info["final_obs"][index]["action_mask"].all()
+                assert not observation["action_mask"][index].all()
+            else:
+                assert observation["action_mask"][index].all()
+    envs.close()
+
+
+def _ansi_game(**options) -> CanastaGymEnv:
+    return CanastaGymEnv(partner="random", opponents="random", rules=SHORT, render_mode="ansi", **options)
+
+
+def test_ansi_render_is_the_table_as_the_learning_seat_sees_it():
+    env = _ansi_game(seat=1)
+    _, info = env.reset(seed=3)
+    text = env.render()
+    view = env.driver.view(1)
+    assert isinstance(text, str) and f"\nYour hand ({sum(view.hand)}): {counts_text(view.hand)}\n" in text
+    assert "Hand 1, turn" in text and "target 50." in text and "Side B (West & East, yours)" in text
+    assert text.splitlines()[-1] == f"West (seat 1) to decide: {info['decision']}."
+    observation, info = _play_to_the_end(env, seed=3)
+    scores = info["scores"]
+    assert f"side A {scores[0]}, side B {scores[1]}." in env.render()
+
+
+def test_ansi_render_names_the_choices_of_a_move_being_built():
+    """An opening meld is several actions (docs/env.md): the screen says which are chosen so far."""
+    env = _ansi_game()
+    rng = np.random.default_rng(0)
+    observation, info = env.reset(seed=0)
+    for _ in range(2000):
+        allowed = np.flatnonzero(observation["action_mask"])
+        groups = [action for action in allowed if GROUP_BASE <= action < DONE_ACTION]
+        if groups and not env.driver.view(0).has_melded(0) and info["decision"] == "meld":
+            observation, _, _, _, info = env.step(int(groups[0]))
+            assert env.render().splitlines()[-1] == f"South (seat 0) to decide: meld; chosen so far: " \
+                                                    f"{action_text(int(groups[0]))}."
+            return
+        observation, _, terminated, truncated, info = env.step(int(rng.choice(allowed)))
+        if terminated or truncated:
+            observation, info = env.reset()
+    pytest.fail("no opening meld was begun")
+
+
+def test_human_render_prints_the_ansi_screen_at_every_reset_and_step(capsys):
+    shown, printed = _ansi_game(), CanastaGymEnv(partner="random", opponents="random", rules=SHORT,
+                                                 render_mode="human")
+    observation, _ = shown.reset(seed=6)
+    printed.reset(seed=6)
+    assert capsys.readouterr().out == shown.render() + "\n"
+    action = int(np.flatnonzero(observation["action_mask"])[0])
+    shown.step(action)
+    printed.step(action)
+    assert capsys.readouterr().out == shown.render() + "\n"
+    assert printed.render() is None and capsys.readouterr().out == shown.render() + "\n"
+
+
+def test_render_modes_are_declared_checked_and_pass_gymnasiums_checker():
+    assert CanastaGymEnv.metadata["render_modes"] == ["ansi", "human"]
+    assert CanastaGymEnv(rules=SHORT).render() is None
+    with pytest.raises(ValueError, match="no table to render before the first reset"):
+        _ansi_game().render()
+    with pytest.raises(ValueError, match="render_mode='rgb_array' is not accepted; use None, 'ansi' or 'human'"):
+        CanastaGymEnv(render_mode="rgb_array")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(gymnasium.make(ENV_ID, partner="random", opponents="random", rules=SHORT).unwrapped)
+    assert not [str(warning.message) for warning in caught if "render" in str(warning.message).lower()]
+
+
+def test_ansi_render_says_when_an_illegal_action_ended_the_episode():
+    env = _ansi_game()
+    _, info = env.reset(seed=2)
+    refused = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    env.step(refused)
+    assert env.render().splitlines()[-1] == f"The episode ended on action {refused}, which the mask did not allow."
+    env.reset(seed=2)
+    assert env.render().splitlines()[-1] == "South (seat 0) to decide: acquire."
