@@ -29,6 +29,7 @@ from canasta_sim.core.moves import (
     MeldGroup,
     Move,
     TakePile,
+    holds_groups,
     is_kind,
     record_kinds,
 )
@@ -73,11 +74,25 @@ class MeldingRules:
             phase=self.phase,
         )
 
+    def _no_groups(self, move: Move) -> IllegalMoveError:
+        # E1: a record built by hand may hold something other than group records where its groups go.
+        groups = move.groups if isinstance(move, Meld) else move.extra
+        shown = repr(groups)
+        return IllegalMoveError(
+            "E1",
+            f"a {type(move).__name__}'s groups are MeldGroup records in a tuple; it holds "
+            f"{shown if len(shown) <= 60 else shown[:57] + '...'}",
+            seat=self.actor,
+            phase=self.phase,
+        )
+
     def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
         if self._probing:
             # is_legal or a can_x asks and discards the error: spare building one (see _REFUSED).
             return _REFUSED
         # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
+        if not holds_groups(move):
+            return self._no_groups(move)
         for value in record_kinds(move):
             if not is_kind(value):
                 return self._malformed(move, value)
@@ -167,9 +182,13 @@ class MeldingRules:
         # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's
         # counts are summed in C integers and added to its rank's and to ``used`` once each (both are discarded
         # on an error).
+        if type(groups) is not tuple and not isinstance(groups, (tuple, list)):
+            raise self._no_groups(move)
         for group in groups:
             # The record itself, not a subclass: its fields read as C members compiled (sim/core/moves.pxd).
             record = group if type(group) is MeldGroup else None
+            if record is None and not isinstance(group, MeldGroup):
+                raise self._no_groups(move)
             rank = group.rank if record is None else record.rank
             if type(rank) is not int and not is_kind(rank):
                 raise self._malformed(move, rank)

@@ -53,6 +53,7 @@ __all__ = [
     "Stop",
     "TakePile",
     "WILD_RANK",
+    "holds_groups",
     "is_kind",
     "move_text",
     "parse_move",
@@ -406,31 +407,47 @@ def parse_move(text: str) -> Move:
 
 
 def record_kinds(move: Move) -> Iterator[object]:
-    """Every value of a move record that should be a card kind (ranks of meld groups included)."""
-    groups: Sequence[MeldGroup] = ()
+    """Every value of a move record that should be a card kind (ranks of meld groups included); the groups of a
+    record that :func:`holds_groups` refuses are left out."""
     if isinstance(move, Discard):
         yield move.card
     elif isinstance(move, TakePile):
         yield from move.cards
-        groups = move.extra
-    elif isinstance(move, Meld):
-        groups = move.groups
+    if not holds_groups(move):
+        return
+    groups: Sequence[MeldGroup] = move.groups if isinstance(move, Meld) else move.extra if isinstance(
+        move, TakePile) else ()
     for group in groups:
         yield group.rank
         yield from group.cards
 
 
+def holds_groups(move: Move) -> bool:
+    """Whether a record's groups (a meld's, a take's extra melds) are a tuple or list of :class:`MeldGroup` records, as
+    every record but one built by hand holds (E1: such a record is checked, not trusted); ``True`` for a record with
+    no groups."""
+    if isinstance(move, Meld):
+        groups = move.groups
+    elif isinstance(move, TakePile):
+        groups = move.extra
+    else:
+        return True
+    return isinstance(groups, (tuple, list)) and all(isinstance(group, MeldGroup) for group in groups)
+
+
 def is_kind(value: object) -> bool:
     """Whether ``value`` is a card kind 0-14 (E1: records built by hand are checked, not trusted).
 
-    Any integral type passes (a strategy may compute kinds with numpy); floats and text do not.
+    Any integral type passes (a strategy may compute kinds with numpy) but ``bool``: ``True`` is no card, though
+    Python counts it as 1, the kind of a 2.  Floats and text do not.
     """
-    return (type(value) is int or isinstance(value, numbers.Integral)) and 0 <= value < KIND_COUNT
+    return (type(value) is int or isinstance(value, numbers.Integral) and not isinstance(value, bool)) and (
+        0 <= value < KIND_COUNT)
 
 
 def move_text(value: object) -> str | None:
     """``value`` in the notation :func:`parse_move` reads when it is a move, else ``None`` (a record holding a value
-    that is no card kind has no notation)."""
-    if isinstance(value, _MoveBase) and all(is_kind(kind) for kind in record_kinds(value)):
+    that is no card kind, or groups that are no :class:`MeldGroup` records, has no notation)."""
+    if isinstance(value, _MoveBase) and holds_groups(value) and all(is_kind(kind) for kind in record_kinds(value)):
         return str(value)
     return None

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.moves import Discard, TakePile
+from canasta_sim.core.moves import Discard, Meld, MeldGroup, TakePile
 from canasta_sim.errors import StrategyError
 from canasta_sim.strategies import Greedy
 
@@ -37,6 +37,20 @@ class ReturnsMalformedRecord(Greedy):
 
     def choose_discard(self, view):
         return Discard("K")
+
+
+class MeldsWhatIsNoGroup(Greedy):
+    name = "melds-what-is-no-group"
+
+    def choose_meld(self, view):
+        return Meld(("K K K",))
+
+
+class DiscardsTrue(Greedy):
+    name = "discards-true"
+
+    def choose_discard(self, view):
+        return Discard(True)
 
 
 class AnswersText(Greedy):
@@ -145,6 +159,24 @@ def test_a_strategy_that_returns_a_malformed_record():
     assert error.decision == "discard" and error.returned == Discard("K")
     text = str(error)
     assert ("malformed" in text or "not a card kind" in text) and text.endswith("returned Discard(card='K')")
+
+
+@pytest.mark.parametrize("groups", [("K K K",), (13,), 13, [MeldGroup(13, (13, 13, 13)), "x"]])
+def test_a_meld_whose_groups_are_no_group_records_is_charged_to_its_seat_e1(groups):
+    # Such a record once let an AttributeError out of play_game: the failure's own message could not print it.
+    class MeldsThat(MeldsWhatIsNoGroup):
+        def choose_meld(self, view):
+            return Meld(groups)
+
+    error = fail(MeldsThat)
+    assert (error.decision, error.reason) == ("meld", "illegal") and error.returned == Meld(groups)
+    assert "E1: a Meld's groups are MeldGroup records in a tuple" in str(error)
+
+
+def test_a_discard_of_true_is_no_card_not_a_2_e1():
+    error = fail(DiscardsTrue)
+    assert (error.decision, error.reason) == ("discard", "illegal")
+    assert "E1: a Discard holds True, which is not a card kind" in str(error)
 
 
 def test_an_answer_that_is_not_a_bool_r12_5():
