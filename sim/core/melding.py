@@ -29,9 +29,9 @@ from canasta_sim.core.moves import (
     MeldGroup,
     Move,
     TakePile,
-    holds_groups,
     is_kind,
-    record_kinds,
+    kind_problem,
+    record_problem,
 )
 from canasta_sim.core.phases import END_WENT_OUT, OVER, PLAY
 from canasta_sim.errors import IllegalMoveError
@@ -65,37 +65,22 @@ class MeldingRules:
     # are C methods (sim/melding.pxd) for every part of the hand state.
 
     def _malformed(self, move: Move, value: object) -> IllegalMoveError:
-        # E1: a record built by hand may hold a value that is no card kind at all.  The message
-        # names the record's type only, since printing the move would itself fail on that value.
-        return IllegalMoveError(
-            "E1",
-            f"a {type(move).__name__} holds {value!r}, which is not a card kind (a whole number 0-{KIND_COUNT - 1})",
-            seat=self.actor,
-            phase=self.phase,
-        )
+        # E1: a record built by hand may hold a value that is no card kind at all.  The message names the record's
+        # type only, since printing the move would itself fail on that value.
+        return IllegalMoveError("E1", kind_problem(move, value), seat=self.actor, phase=self.phase)
 
     def _no_groups(self, move: Move) -> IllegalMoveError:
         # E1: a record built by hand may hold something other than group records where its groups go.
-        groups = move.groups if isinstance(move, Meld) else move.extra
-        shown = repr(groups)
-        return IllegalMoveError(
-            "E1",
-            f"a {type(move).__name__}'s groups are MeldGroup records in a tuple; it holds "
-            f"{shown if len(shown) <= 60 else shown[:57] + '...'}",
-            seat=self.actor,
-            phase=self.phase,
-        )
+        return IllegalMoveError("E1", record_problem(move), seat=self.actor, phase=self.phase)
 
     def _fail(self, rule: str, reason: str, move: Move) -> IllegalMoveError:
         if self._probing:
             # is_legal or a can_x asks and discards the error: spare building one (see _REFUSED).
             return _REFUSED
         # A malformed record cannot even be printed, whatever rule it breaks first (a phase, say).
-        if not holds_groups(move):
-            return self._no_groups(move)
-        for value in record_kinds(move):
-            if not is_kind(value):
-                return self._malformed(move, value)
+        problem = record_problem(move)
+        if problem is not None:
+            return IllegalMoveError("E1", problem, seat=self.actor, phase=self.phase)
         return IllegalMoveError(rule, reason, seat=self.actor, move=move, phase=self.phase)
 
     def _verify_phase(self, move: Move, phase: str) -> None:

@@ -55,9 +55,11 @@ __all__ = [
     "WILD_RANK",
     "holds_groups",
     "is_kind",
+    "kind_problem",
     "move_text",
     "parse_move",
     "record_kinds",
+    "record_problem",
 ]
 
 WILD_RANK = JOKER
@@ -445,9 +447,28 @@ def is_kind(value: object) -> bool:
         0 <= value < KIND_COUNT)
 
 
+def kind_problem(move: Move, value: object) -> str:
+    """What is wrong with ``move`` holding ``value`` where a card kind goes (E1), naming the record's type only: the
+    record cannot be printed."""
+    return f"a {type(move).__name__} holds {value!r}, which is not a card kind (a whole number 0-{KIND_COUNT - 1})"
+
+
+def record_problem(move: Move) -> str | None:
+    """What makes a record built by hand no move (E1): groups that are no :class:`MeldGroup` records, or a value that
+    is no card kind; ``None`` for a record whose every field holds what it should."""
+    if not holds_groups(move):
+        shown = repr(move.groups if isinstance(move, Meld) else move.extra)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return f"a {type(move).__name__}'s groups are MeldGroup records in a tuple; it holds {shown}"
+    for value in record_kinds(move):
+        if not is_kind(value):
+            return kind_problem(move, value)
+    return None
+
+
 def move_text(value: object) -> str | None:
     """``value`` in the notation :func:`parse_move` reads when it is a move, else ``None`` (a record holding a value
     that is no card kind, or groups that are no :class:`MeldGroup` records, has no notation)."""
-    if isinstance(value, _MoveBase) and holds_groups(value) and all(is_kind(kind) for kind in record_kinds(value)):
+    if isinstance(value, _MoveBase) and record_problem(value) is None:
         return str(value)
     return None

@@ -346,8 +346,8 @@ def test_a_malformed_or_illegal_move_is_a_driver_error_naming_the_seat_once():
     driver = GameDriver(Rules(target_score=50))
     driver.reset(1)
     # A take whose extra melds are no meld groups made the message's own repr fail (an AttributeError escaped).
-    with pytest.raises(DriverError, match=r"^seat 0: a malformed TakePile \(AttributeError: .*\); make moves with "
-                                          r"parse_move or the records' documented fields$"):
+    with pytest.raises(DriverError, match=r"^seat 0 \(A\), acquire: E1: a TakePile's groups are MeldGroup records in "
+                                          r"a tuple; it holds 'x'$"):
         driver.decide(TakePile((5, 5), extra="x"))
     with pytest.raises(DriverError) as raised:
         driver.decide(Stop())  # R13.3: only on an empty stock
