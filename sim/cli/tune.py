@@ -307,9 +307,10 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
         entry = parameters[name]
         click.echo(f"  {name:<{width}}  {format_value(_typed(start, entry)):>6} -> {format_value(value):<6}  "
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
-    baseline = settings.against or settings.spec
-    # Checked as it was tuned: under the same rules and clock, on as many workers (compare's default is every core).
-    words = ["canasta-sim", "compare", outcome.spec, "--baseline", baseline, "--workers", str(workers),
+    # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
+    # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules and clock,
+    # on as many workers (compare's default is every core).
+    words = ["canasta-sim", "compare", outcome.spec, "--baseline", settings.spec, "--workers", str(workers),
              *rules_options(settings.rules)]
     if settings.time_limit is not None:
         words += ["--time-limit", format_value(settings.time_limit)]

@@ -280,3 +280,16 @@ def test_resuming_a_tuning_whose_trajectory_is_no_parquet_says_so_in_one_line(tm
     result = invoke("--resume", str(out))
     assert result.exit_code == 2, result.output
     assert result.output.count("\n") == 1 and "trajectory.parquet cannot be read" in result.output
+
+
+def test_the_suggested_check_plays_the_tuned_strategy_against_its_start_even_when_tuned_against_another(capsys):
+    from canasta_sim.cli.tune import _print_outcome
+    from canasta_sim.tuning.run import TuningOutcome
+
+    tuned = settings(spec="expert:freeze=0.5", params=("aggression",), against="greedy")
+    outcome = TuningOutcome(("aggression",), (0.5,), (0.61,), (0.61,), "expert:freeze=0.5,aggression=0.61", 2, 2, 16,
+                            "finished")
+    manifest = {"parameters": [{"name": "aggression", "default": 0.5, "low": 0.0, "high": 1.0}]}
+    _print_outcome(tuned, manifest, outcome, workers=1)
+    check = shlex.split(capsys.readouterr().out.strip().splitlines()[-2].removeprefix("check it: "))
+    assert check[:5] == ["canasta-sim", "compare", outcome.spec, "--baseline", "expert:freeze=0.5"], check
