@@ -29,6 +29,7 @@ from canasta_sim.core.cards import BLACK_THREE, CARD_COUNT, CARD_KIND, CARD_SUIT
 from canasta_sim.core.engine import GameResult, StrategyFactory
 from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import WILD_RANK
+from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult
 from canasta_sim.core.state import HandState
@@ -184,7 +185,8 @@ class RecordedGame:
             "run_seed": None if run_seed is None else str(run_seed),
             "game_id": game_id,
             "target": self.rules.target_score,
-            "rules_changed": {key: str(value) for key, value in self.rules.changed_options().items()},
+            # As --rules takes them and the narration's header says them ("true", not Python's "True").
+            "rules_changed": {key: format_value(value) for key, value in self.rules.changed_options().items()},
             "seats": [{"seat": seat, "name": SEAT_NAMES[seat], "side": "AB"[seat & 1], "strategy": self.labels[seat],
                        "spec": self.names[seat], "shown": seat in recorder.shown_seats} for seat in range(4)],
             "sides": list(SIDE_NAMES),

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.core.engine import GameObserver, play_game
+from canasta_sim.core.rules import Rules
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.terminal.html_replay import record_game
 from canasta_sim.terminal.narrate import narrate_game
@@ -159,3 +160,16 @@ def test_markup_in_a_name_cannot_break_out_of_the_page():
     document = _document(page)
     assert document["title"] == f"<b>{odd}</b>" and document["seats"][0]["strategy"] == odd
     assert "<title>&lt;b&gt;&lt;/script&gt;" in page
+
+
+def test_the_pages_changed_rules_are_spelled_as_rules_takes_them_and_the_narration_says_them():
+    # The header showed str(value): "allow_wild_only_melds=True", where --rules and the narration say "true".
+    players = _players("greedy")
+    rules = Rules.from_options(["allow_wild_only_melds=true", "black_three_freezes_pile=true", "target_score=1500"])
+    recorded = record_game(players, seed=6, rules=rules, labels=[p.label for p in players],
+                           names=[p.spec for p in players])
+    changed = recorded.document(title="t")["rules_changed"]
+    assert changed == {"target_score": "1500", "allow_wild_only_melds": "true", "black_three_freezes_pile": "true"}
+    assert Rules.from_options(f"{key}={value}" for key, value in changed.items()) == rules
+    words = ", ".join(f"{key}={value}" for key, value in changed.items())
+    assert f"Rules changed from the defaults: {words}." in recorded.recorder.header
