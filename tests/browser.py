@@ -64,8 +64,9 @@ def start_chromium(*, width: int = 1400, height: int = 900):
         options.add_argument(flag)
     options.add_argument(f"--window-size={width},{height}")
     options.add_argument(f"--user-data-dir={tempfile.mkdtemp(prefix='canasta-chromium-')}")
-    # Every request the page makes is logged (DevTools' Network domain), so a test can check there are none.
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    # Every request the page makes is logged (DevTools' Network domain), so a test can check there are none;
+    # and its console, so a test can check its script raised nothing.
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(20)
     driver.set_script_timeout(10)
@@ -82,10 +83,16 @@ def requests_made(driver) -> list[str]:
     return urls
 
 
+def page_errors(driver) -> list[str]:
+    """The errors the pages wrote to the console since the last call (an uncaught exception is one)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
 def open_page(driver, path) -> None:
     """Load a page from disk and wait until its script has drawn the first position."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     requests_made(driver)  # forget what earlier pages did
+    page_errors(driver)
     driver.get(path.as_uri())
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))

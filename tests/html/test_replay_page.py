@@ -27,7 +27,7 @@ from canasta_sim.core.cards import CARD_KIND, JOKER, TWO  # noqa: E402
 from canasta_sim.core.engine import GameObserver, play_game  # noqa: E402
 from canasta_sim.core.melds import CANASTA_SIZE  # noqa: E402
 from canasta_sim.plugins.loader import load_strategy  # noqa: E402
-from tests.browser import open_page, requests_made  # noqa: E402
+from tests.browser import open_page, page_errors, requests_made  # noqa: E402
 from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
@@ -301,3 +301,11 @@ def test_a_game_that_failed_before_its_deal_shows_the_failure(browser, tmp_path)
     open_page(browser, page)
     ending = browser.find_element(By.ID, "ending")
     assert ending.get_attribute("data-error") == "true" and "it breaks at once" in ending.text
+    # With no position to go to, the controls are off and the keys do nothing (they raised a TypeError).
+    controls = browser.find_elements(By.CSS_SELECTOR, "#controls button, #controls select")
+    assert controls and not any(control.is_enabled() for control in controls)
+    for key in (Keys.ARROW_RIGHT, Keys.END, Keys.PAGE_DOWN, " "):
+        press(browser, key)
+    assert page_errors(browser) == []
+    # The narration's header (who played, the seed, the rules) is shown, as for any game.
+    assert "Canasta, game seed" in browser.find_element(By.ID, "moves").text
