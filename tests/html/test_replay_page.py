@@ -309,3 +309,28 @@ def test_a_game_that_failed_before_its_deal_shows_the_failure(browser, tmp_path)
     assert page_errors(browser) == []
     # The narration's header (who played, the seed, the rules) is shown, as for any game.
     assert "Canasta, game seed" in browser.find_element(By.ID, "moves").text
+
+
+KEYDOWN = """
+const [target, key, modifiers] = arguments;
+const event = new KeyboardEvent("keydown", Object.assign({key: key, bubbles: true, cancelable: true}, modifiers));
+return (target || document.body).dispatchEvent(event);  // false: the page kept the key from the browser
+"""
+
+
+@pytest.mark.parametrize("key, modifiers", [
+    ("=", {"ctrlKey": True}), ("+", {"ctrlKey": True}), ("-", {"ctrlKey": True}),  # the browser's zoom
+    ("ArrowLeft", {"altKey": True}), ("ArrowRight", {"altKey": True}),  # its back and forward
+    ("ArrowLeft", {"metaKey": True}), ("Home", {"ctrlKey": True}),
+    ("ArrowDown", {}), ("ArrowUp", {}),  # scrolling the page or the narration, which these keys named no step for
+])
+def test_keys_the_page_does_not_name_are_left_to_the_browser(browser, watched, key, modifiers):
+    # Ctrl with + or − changed the speed instead of zooming, Alt+← stepped back instead of going back a page, and
+    # ↓ ↑ jumped a hand, so no key scrolled the page: these keys are the browser's.
+    path, _ = watched
+    open_page(browser, path)
+    press(browser, Keys.ARROW_RIGHT)
+    before = read(browser)["step"], browser.find_element(By.ID, "speed").get_attribute("value")
+    assert browser.execute_script(KEYDOWN, None, key, modifiers) is True
+    assert (read(browser)["step"], browser.find_element(By.ID, "speed").get_attribute("value")) == before
+
