@@ -1,0 +1,103 @@
+"""The HTML replay's layout in a real browser: on a phone's width nothing is wider than the screen, and stepping
+scrolls the narration only, never the page away from the table."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from tests.browser import need_selenium
+
+need_selenium()  # before selenium's imports: skips the module where it is missing (fails in CI)
+
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+
+from canasta_sim.cli import main  # noqa: E402
+from tests.browser import open_page, page_errors  # noqa: E402
+
+pytestmark = pytest.mark.timeout(60)
+
+PHONE = (375, 740)
+
+# Every box wider than the screen or reaching past its right edge, by id or class.
+OVERFLOWING = """
+const width = arguments[0], out = [];
+for (const node of document.querySelectorAll("body *")) {
+  const box = node.getBoundingClientRect();
+  if (box.width && (box.left < -1 || box.right > width + 1)) out.push((node.id || node.className) + " " + box.right);
+}
+return {scrollWidth: document.documentElement.scrollWidth, out: out.slice(0, 10)};
+"""
+
+SCROLLS = """
+const log = document.getElementById("log").getBoundingClientRect();
+const item = document.querySelector("#moves li.current").getBoundingClientRect();
+// On a phone the visible part of the page (the visual viewport) moves apart from the layout: count both.
+return {x: window.scrollX + visualViewport.offsetLeft, y: window.scrollY + visualViewport.offsetTop,
+        shown: item.top >= log.top - 1 && item.bottom <= log.bottom + 1};
+"""
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    path = tmp_path_factory.mktemp("layout") / "game.html"
+    result = CliRunner().invoke(main, ["watch", "--seed", "5", "-s", "greedy", "-s", "expert", "--html", str(path)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+@pytest.fixture
+def phone(browser):
+    """The browser as a phone's: 375 px wide, a phone's viewport rules (DevTools' device emulation)."""
+    width, height = PHONE
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
+    yield browser
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def press(driver, key, times: int = 1) -> None:
+    for _ in range(times):
+        ActionChains(driver).send_keys(key).perform()
+
+
+def test_at_a_phone_width_nothing_is_wider_than_the_screen(phone, page):
+    # The table kept 640 px and the narration 380 px side by side: a phone showed a third of the page at a time.
+    open_page(phone, page)
+    for key in (Keys.HOME, Keys.PAGE_DOWN, Keys.END):  # a deal, a later hand's start, the game's end
+        press(phone, key)
+        shown = phone.execute_script(OVERFLOWING, PHONE[0])
+        assert shown["scrollWidth"] <= PHONE[0] and shown["out"] == [], shown
+    # Wherever the page is scrolled, the controls are on the screen (they were below a table taller than it).
+    for place in ("0", "document.body.scrollHeight / 2"):
+        phone.execute_script(f"window.scrollTo(0, {place})")
+        bar = phone.execute_script("const box = document.getElementById('controls').getBoundingClientRect();"
+                                   "return [box.top, box.bottom, visualViewport.height]")
+        assert 0 <= bar[0] and bar[1] <= bar[2], bar
+    assert page_errors(phone) == []
+
+
+def test_stepping_scrolls_the_narration_and_never_the_page(phone, page):
+    # Each step called scrollIntoView on the narration's line, which scrolled the page too: on a phone, where the
+    # narration is below the table (or beside it, off the screen), every step took the table out of sight.
+    open_page(phone, page)
+    phone.execute_script("window.scrollTo(0, 0)")
+    for _ in range(3):
+        press(phone, Keys.ARROW_RIGHT, times=12)
+        shown = phone.execute_script(SCROLLS)
+        assert (shown["x"], shown["y"]) == (0, 0) and shown["shown"], shown
+
+
+def test_on_a_desktop_the_page_stays_where_it_was_scrolled(browser, page):
+    open_page(browser, page)
+    browser.set_window_size(1280, 500)
+    try:
+        press(browser, Keys.ARROW_RIGHT, times=3)
+        browser.execute_script("window.scrollTo(0, 100)")
+        for _ in range(3):
+            press(browser, Keys.ARROW_RIGHT, times=10)  # within the first hand, whose table keeps its height
+            shown = browser.execute_script(SCROLLS)
+            assert shown["y"] == 100 and shown["shown"], shown
+    finally:
+        browser.set_window_size(1400, 900)
