@@ -34,7 +34,15 @@ from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult
 from canasta_sim.core.state import HandState
 from canasta_sim.errors import StrategyError
-from canasta_sim.terminal.narrate import SEAT_NAMES, SIDE_NAMES, Narrator, narrate_game, rank_words, score_rows
+from canasta_sim.terminal.narrate import (
+    SEAT_NAMES,
+    SIDE_NAMES,
+    Narrator,
+    narrate_game,
+    rank_words,
+    score_rows,
+    score_table,
+)
 from canasta_sim.terminal.narrate import sorted_cards as _sorted
 
 __all__ = ["RecordedGame", "ReplayRecorder", "record_game", "replay_page"]
@@ -97,12 +105,14 @@ class ReplayRecorder(Narrator):
         """Narrate the hand's end, then record its score table as the hand's last position."""
         super().on_hand_end(state, result)
         lines = self.take_lines()
-        # The narrator's own score table ends these lines; the page shows the same figures as a table.
+        # The narrator's own score table ends these lines; the page shows the same figures as a table, and keeps
+        # these in their columns in the narration (wrapped to its width, they read as a jumble of numbers).
         reason = lines[0] if lines else ""
         self.hands[-1]["end"] = {
             "reason": reason,
             "rows": [list(row) for row in score_rows(result)],
             "went_out": result.went_out_seat,
+            "table_lines": len(score_table(result)),
         }
         self.hands[-1]["frames"].append({"seat": None, "move": "end", "lines": lines})
 

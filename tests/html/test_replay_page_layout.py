@@ -101,3 +101,24 @@ def test_on_a_desktop_the_page_stays_where_it_was_scrolled(browser, page):
             assert shown["y"] == 100 and shown["shown"], shown
     finally:
         browser.set_window_size(1400, 900)
+
+
+def test_the_narrations_score_table_keeps_its_columns(browser, page):
+    # The narration wrapped the score table's 72 columns to its width: "A South &" on one line, "North" on the
+    # next, each figure on a line of its own.
+    open_page(browser, page)
+    press(browser, Keys.PAGE_DOWN)
+    press(browser, Keys.ARROW_LEFT)  # the first hand's end
+    block = browser.execute_script("""
+      const block = document.querySelector("#moves li.current .columns");
+      if (!block) return null;
+      return {lines: block.textContent.split("\\n"), height: block.getBoundingClientRect().height,
+              line: parseFloat(getComputedStyle(block).lineHeight), overflow: getComputedStyle(block).overflowX,
+              aside: document.getElementById("aside").getBoundingClientRect().width};
+    """)
+    assert block is not None, "the end of a hand shows no score table in the narration"
+    assert block["lines"][0].split() == ["A", "South", "&", "North", "B", "West", "&", "East"]
+    assert block["lines"][-1].split()[0] == "total" and len(block["lines"]) == 8
+    # One screen line per line of text (the block scrolls sideways instead of wrapping), and a scroll bar's room.
+    assert block["height"] <= len(block["lines"]) * block["line"] + 20, block
+    assert block["overflow"] == "auto" and block["aside"] == 380  # the narration's column is no wider for it
