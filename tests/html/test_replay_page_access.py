@@ -1,0 +1,117 @@
+"""The HTML replay's accessibility basics in a real browser: controls named in words, every part reachable and
+operable from the keyboard, headings in order, and text that reads against its background."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from tests.browser import need_selenium
+
+need_selenium()  # before selenium's imports: skips the module where it is missing (fails in CI)
+
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+from canasta_sim.cli import main  # noqa: E402
+from tests.browser import open_page  # noqa: E402
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    path = tmp_path_factory.mktemp("access") / "game.html"
+    result = CliRunner().invoke(main, ["watch", "--seed", "5", "-s", "greedy", "-s", "expert", "--html", str(path)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def press(driver, key) -> None:
+    ActionChains(driver).send_keys(key).perform()
+
+
+def test_every_control_is_named_in_words(browser, page):
+    # The buttons' names were their glyphs ("|◀", "◀◀"): a screen reader read out shapes; the hand list had a title
+    # for its only label.
+    open_page(browser, page)
+    for control in browser.find_elements(By.CSS_SELECTOR, "#controls button, #controls select"):
+        name = control.accessible_name
+        assert re.search(r"[a-z]{4}", name), (control.get_attribute("id"), name)
+    hand = browser.find_element(By.ID, "hand-select")
+    assert browser.execute_script("return arguments[0].labels.length > 0 || arguments[0].hasAttribute('aria-label')",
+                                  hand)
+
+
+def test_the_hand_list_is_operable_from_the_keyboard(browser, page):
+    # Its rows answered a click only: no key reached them, nor scrolled the list.
+    open_page(browser, page)
+    browser.execute_script("document.activeElement.blur()")
+    for _ in range(30):
+        press(browser, Keys.TAB)
+        focused = browser.switch_to.active_element
+        if focused.get_attribute("data-hand") == "2":
+            break
+    else:
+        pytest.fail("Tab never reaches the hand list's third hand")
+    assert focused.accessible_name == "hand 3"
+    press(browser, Keys.ENTER)
+    assert browser.execute_script("return [+document.body.dataset.hand, +document.body.dataset.frame]") == [2, 0]
+
+
+def test_the_narration_and_its_score_tables_can_be_focused_and_scrolled_from_the_keyboard(browser, page):
+    open_page(browser, page)
+    log = browser.find_element(By.ID, "log")
+    assert log.get_attribute("tabindex") == "0" and log.accessible_name == "narration"
+    press(browser, Keys.PAGE_DOWN)
+    press(browser, Keys.ARROW_LEFT)  # the first hand's end, whose score table is wider than the narration
+    table = browser.find_element(By.CSS_SELECTOR, "#moves li.current .columns")
+    assert table.get_attribute("tabindex") == "0"
+    table.click()
+    step = browser.find_element(By.ID, "position").get_attribute("data-step")
+    press(browser, Keys.ARROW_RIGHT)  # scrolls the focused table sideways, not the game a move on
+    assert browser.find_element(By.ID, "position").get_attribute("data-step") == step
+    # The browser scrolls smoothly: wait for it to move.
+    WebDriverWait(browser, 5).until(lambda driver: driver.execute_script("return arguments[0].scrollLeft", table) > 0)
+
+
+def test_headings_go_down_one_level_at_a_time_and_no_header_cell_is_empty(browser, page):
+    # The seats' headings were h3 under the page's h1, the melds' h4; the scores' corner header cell was empty.
+    open_page(browser, page)
+    levels = browser.execute_script("return [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]"
+                                    ".map(h => +h.tagName[1])")
+    assert levels[0] == 1 and all(after <= before + 1 for before, after in zip(levels, levels[1:], strict=False))
+    assert browser.execute_script("return [...document.querySelectorAll('th')].filter(th => !th.textContent.trim())"
+                                  ".length") == 0
+
+
+def _luminance(rgb) -> float:
+    def channel(value: float) -> float:
+        value /= 255
+        return value / 12.92 if value <= 0.03928 else ((value + 0.055) / 1.055) ** 2.4
+
+    red, green, blue = (channel(v) for v in rgb[:3])
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def test_the_piles_notes_read_against_the_table(browser, page):
+    # The yellow note ("frozen for side B until it melds") stood on the green table at 3.96:1; small text needs 4.5.
+    from PIL import Image
+
+    open_page(browser, page)
+    note = browser.find_element(By.CSS_SELECTOR, "#pile .frozen-note")
+    assert note.text
+    box = note.rect
+    color = browser.execute_script("return getComputedStyle(arguments[0]).color", note)
+    text = [int(v) for v in re.findall(r"\d+", color)[:3]]
+    shot = Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB")
+    ratio = browser.execute_script("return window.devicePixelRatio")
+    # Near the note's top left corner: its own background, above and left of its first letter.
+    background = shot.getpixel((int((box["x"] + 3) * ratio), int((box["y"] + 1) * ratio)))
+    lighter, darker = sorted([_luminance(text), _luminance(background)], reverse=True)
+    assert (lighter + 0.05) / (darker + 0.05) >= 4.5, (text, background)
