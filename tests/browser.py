@@ -17,6 +17,8 @@ from pathlib import Path
 CHROMIUM = os.environ.get("CANASTA_SIM_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CANASTA_SIM_CHROMEDRIVER", "/usr/bin/chromedriver")
 INSTALL = "apt-get install -y chromium chromium-driver (and pip install selenium, in the dev extra)"
+PHONE = (375, 740)
+"""A phone's screen in CSS pixels (width, height), as the layout tests emulate it."""
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",

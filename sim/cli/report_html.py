@@ -34,29 +34,46 @@ CHART_DPI = 80
 
 _STYLE = """
 body { margin: 0 auto; max-width: 1100px; padding: 10px 16px; font: 14px/1.4 system-ui, sans-serif; color: #222; }
+h1, p, summary { overflow-wrap: anywhere; }  /* a run's folder or a strategy's file may be one long word */
+/* A table wider than the window scrolls in its own box instead of widening the page. */
+.table-box { max-width: 100%; overflow-x: auto; }
+.table-box:focus-visible { outline: 2px solid #2f5fb3; }
 h1 { font-size: 20px; } h2 { font-size: 17px; border-bottom: 1px solid #ccc; margin-top: 26px; } h3 { font-size: 15px; }
 table { border-collapse: collapse; margin: 6px 0 12px; font-size: 13px; }
 th, td { border: 1px solid #d4d4d4; padding: 3px 7px; } th { background: #f0efe9; }
-td.number, th.number { text-align: right; }
+td.number, th.number { text-align: right; } td.number { white-space: nowrap; }
 .charts img { display: block; max-width: 100%; margin: 8px 0 18px; border: 1px solid #eee; }
 details { margin: 8px 0; border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px; }
 summary { cursor: pointer; font-weight: 600; }
-iframe { width: 100%; height: 860px; border: 1px solid #bbb; margin-top: 6px; }
+iframe { width: 100%; height: 860px; max-height: 85vh; border: 1px solid #bbb; margin-top: 6px; }
+@media (max-width: 600px) { body { padding: 6px 8px; } details { padding: 6px; } }
 .note { color: #7a3b00; }
 """
 
 _SCRIPT = """
 "use strict";
-// Each replay is a whole page kept as base64 (UTF-8); it becomes its frame's document when first opened.
+// Each replay is a whole page kept as base64 (UTF-8); it becomes its frame's document when first opened.  An
+// opened replay takes the focus, so that the keys the report names step it (the summary kept them: the arrows
+// did nothing and Space closed the replay again).
 document.querySelectorAll("details[data-replay]").forEach(function (details) {
   details.addEventListener("toggle", function () {
     const frame = details.querySelector("iframe");
-    if (!details.open || frame.srcdoc) return;
+    if (!details.open) return;
+    if (frame.srcdoc) { frame.contentWindow.focus(); return; }
     const text = document.getElementById(details.dataset.replay).textContent;
     const bytes = Uint8Array.from(atob(text.trim()), function (c) { return c.charCodeAt(0); });
+    frame.addEventListener("load", function () { frame.contentWindow.focus(); }, {once: true});
     frame.srcdoc = new TextDecoder().decode(bytes);
   });
 });
+// A table box that scrolls takes focus, so that the keyboard scrolls it as the mouse does.
+function focusableTables() {
+  document.querySelectorAll(".table-box").forEach(function (box) {
+    if (box.scrollWidth > box.clientWidth) box.tabIndex = 0; else box.removeAttribute("tabindex");
+  });
+}
+focusableTables();
+window.addEventListener("resize", focusableTables);
 document.body.setAttribute("data-ready", "true");
 """
 
@@ -79,7 +96,7 @@ def markdown_html(text: str) -> str:
                                  for c, r in zip(header, right, strict=True)) + "</tr>"]
         rows += ["<tr>" + "".join(f'<td class="{"number" if r else "text"}">{html.escape(c)}</td>'
                                   for c, r in zip(row, right, strict=True)) + "</tr>" for row in body]
-        out.append("<table>" + "".join(rows) + "</table>")
+        out.append('<div class="table-box"><table>' + "".join(rows) + "</table></div>")
         table.clear()
 
     for line in text.splitlines():
@@ -157,7 +174,7 @@ def _strategies_table(manifest: dict[str, Any]) -> str:
         rows.append(f"<tr><td>{html.escape(str(entry.get('spec')))}</td>"
                     f"<td>{html.escape(names.get(entry.get('spec'), str(entry.get('spec'))))}</td>"
                     f"<td>{html.escape(str(entry.get('class', '')))}</td><td>{html.escape(parameters)}</td></tr>")
-    return '<table id="strategies">' + "".join(rows) + "</table>"
+    return '<div class="table-box"><table id="strategies">' + "".join(rows) + "</table></div>"
 
 
 def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], summary_markdown: str,
@@ -176,12 +193,14 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
     body += ['<h2>Charts</h2><div class="charts">', *_chart_images(run), "</div>",
              '<h2>Games worth seeing</h2><div id="replays">',
              "<p>Each opens as the page <code>canasta-sim replay RUN_DIR GAME --html FILE</code> writes: the table "
-             "after every move (keys: arrows, PageUp/PageDown, Home/End, Space).</p>",
+             "after every move (keys: ← →, PageUp/PageDown, Home/End, Space).</p>",
              *_replays(run_dir, manifest, run.games), "</div>"]
     policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        # Without it a phone lays the page out 980 px wide and shrinks it to the screen.
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
-        f"<title>{html.escape(header[0])}</title><style>{_STYLE}</style></head><body>",
-        *body, f"<script>{_SCRIPT}</script>", "</body></html>",
+        f"<title>{html.escape(header[0])}</title><style>{_STYLE}</style></head><body><main>",
+        *body, f"</main><script>{_SCRIPT}</script>", "</body></html>",
     ])

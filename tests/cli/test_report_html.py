@@ -17,8 +17,9 @@ def test_games_worth_seeing_are_the_widest_the_longest_and_a_forfeit():
     assert games_worth_seeing(both)[0] == (1, "the largest margin (900 points) and the longest game (9 hands)")
 
 
-def test_markdown_becomes_escaped_html_tables():
+def test_markdown_becomes_escaped_html_tables_each_in_a_box_that_scrolls():
     text = "### A <b> heading\n\n| name | score |\n|---|---:|\n| x\\|y | <1% |\nplain & line"
     assert markdown_html(text) == (
-        "<h3>A &lt;b&gt; heading</h3>\n<table><tr><th class=\"text\">name</th><th class=\"number\">score</th></tr>"
-        "<tr><td class=\"text\">x|y</td><td class=\"number\">&lt;1%</td></tr></table>\n<p>plain &amp; line</p>")
+        "<h3>A &lt;b&gt; heading</h3>\n<div class=\"table-box\"><table><tr><th class=\"text\">name</th>"
+        "<th class=\"number\">score</th></tr><tr><td class=\"text\">x|y</td><td class=\"number\">&lt;1%</td></tr>"
+        "</table></div>\n<p>plain &amp; line</p>")

@@ -1,4 +1,5 @@
-"""One headless Chromium for every page test of the session (starting one takes about two seconds)."""
+"""One headless Chromium for every page test of the session (starting one takes about two seconds), and the same
+browser as a phone's."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 
 import pytest
 
-from tests.browser import INSTALL, missing, start_chromium
+from tests.browser import INSTALL, PHONE, missing, start_chromium
 
 
 @pytest.fixture(scope="session")
@@ -19,3 +20,13 @@ def browser():
     driver = start_chromium()
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def phone(browser):
+    """The browser as a phone's: 375 px wide, with a phone's viewport rules (DevTools' device emulation)."""
+    width, height = PHONE
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
+    yield browser
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -14,11 +14,9 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 from canasta_sim.cli import main  # noqa: E402
-from tests.browser import open_page, page_errors  # noqa: E402
+from tests.browser import PHONE, open_page, page_errors  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
-
-PHONE = (375, 740)
 
 # Every box wider than the screen or reaching past its right edge, by id or class.
 OVERFLOWING = """
@@ -45,16 +43,6 @@ def page(tmp_path_factory):
     result = CliRunner().invoke(main, ["watch", "--seed", "5", "-s", "greedy", "-s", "expert", "--html", str(path)])
     assert result.exit_code == 0, result.output
     return path
-
-
-@pytest.fixture
-def phone(browser):
-    """The browser as a phone's: 375 px wide, a phone's viewport rules (DevTools' device emulation)."""
-    width, height = PHONE
-    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
-                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
-    yield browser
-    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
 def press(driver, key, times: int = 1) -> None:

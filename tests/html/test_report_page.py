@@ -11,14 +11,16 @@ from tests.browser import need_selenium
 
 need_selenium()  # before selenium's imports: skips the module where it is missing (fails in CI)
 
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from canasta_sim.analysis import load_run  # noqa: E402
 from canasta_sim.cli import main  # noqa: E402
 from canasta_sim.cli.plot import charts_for  # noqa: E402
 from canasta_sim.cli.report_html import games_worth_seeing  # noqa: E402
-from tests.browser import open_page, requests_made  # noqa: E402
+from tests.browser import PHONE, open_page, requests_made  # noqa: E402
 from tests.helpers import FLAKY_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -119,3 +121,44 @@ def test_a_forfeit_is_among_the_games_worth_seeing_and_its_replay_stops_at_the_f
     ending = browser.find_element(By.ID, "ending")
     assert ending.get_attribute("data-error") == "true" and "flaky failure" in ending.text
     browser.switch_to.default_content()
+
+
+def test_the_report_fits_a_phones_width_in_one_main_landmark(phone, round_robin, tmp_path):
+    # The page had no viewport: a phone laid it out 980 px wide and shrank it, its tables wider still; and no
+    # landmark held its content.
+    page, _ = _page(round_robin, tmp_path)
+    open_page(phone, page)
+    shown = phone.execute_script("""
+      const wide = [...document.querySelectorAll("body *")].filter(n => n.getBoundingClientRect().right > 376
+                                                                   && !n.parentNode.closest(".table-box"));
+      return {width: document.documentElement.scrollWidth, wide: wide.slice(0, 5).map(n => n.tagName + n.id),
+              mains: document.querySelectorAll("main").length,
+              outside: [...document.body.children].filter(n => !["MAIN", "SCRIPT"].includes(n.tagName)).length};
+    """)
+    assert shown["width"] <= PHONE[0] and shown["wide"] == [], shown
+    assert shown["mains"] == 1 and shown["outside"] == 0, shown
+    # A table wider than the screen scrolls inside its own box, which the keyboard can reach.
+    boxes = phone.execute_script("return [...document.querySelectorAll('.table-box')].filter("
+                                 "b => b.scrollWidth > b.clientWidth).map(b => b.tabIndex)")
+    assert boxes and all(index == 0 for index in boxes)
+
+
+def test_an_opened_replay_takes_the_keys_the_report_names(browser, round_robin, tmp_path):
+    # Opening a replay left the focus on its summary: the arrows did nothing, and Space closed the replay again.
+    page, _ = _page(round_robin, tmp_path)
+    open_page(browser, page)
+    details = browser.find_element(By.CSS_SELECTOR, "details[data-replay]")
+    details.find_element(By.TAG_NAME, "summary").click()
+    frame = details.find_element(By.TAG_NAME, "iframe")
+    browser.switch_to.frame(frame)
+    WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+    browser.switch_to.default_content()
+    WebDriverWait(browser, 5).until(lambda d: d.execute_script("return document.activeElement.tagName") == "IFRAME")
+    for key in (Keys.ARROW_RIGHT, Keys.ARROW_RIGHT, " "):
+        ActionChains(browser).send_keys(key).perform()
+    assert details.get_attribute("open") == "true"
+    browser.switch_to.frame(frame)
+    shown = browser.execute_script("return [+document.getElementById('position').dataset.step,"
+                                   " document.body.dataset.playing]")
+    browser.switch_to.default_content()
+    assert shown[0] >= 2 and shown[1] == "true", shown
