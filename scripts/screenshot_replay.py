@@ -4,8 +4,8 @@ headless Chromium (Debian's ``chromium`` and ``chromium-driver``, driven by Sele
     python scripts/screenshot_replay.py                     # docs/img/replay.png
     python scripts/screenshot_replay.py --seed 5 --step 120 --out /tmp/replay.png
 
-The page is the one a user gets; the picture is its table and move list at step ``--step`` (0 is the
-first hand's deal), shrunk to a palette PNG so that it stays small.
+The page is the one a user gets; the picture is its table and move list at step ``--step`` as the page numbers
+its steps (1 is the first hand's deal, as in ``page.html#step=N``), shrunk to a palette PNG so that it stays small.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=18, help="the game's seed (default 18)")
     parser.add_argument("--strategy", action="append", default=None, help="strategy spec (repeat for sides)")
-    parser.add_argument("--step", type=int, default=509, help="the position to show (default 509)")
+    parser.add_argument("--step", type=int, default=509, help="the step to show, as the page numbers it (default 509)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img" / "replay.png")
     parser.add_argument("--colours", type=int, default=96, help="palette size of the PNG (default 96)")
     arguments = parser.parse_args()
