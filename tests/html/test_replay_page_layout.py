@@ -15,6 +15,7 @@ from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 from canasta_sim.cli import main  # noqa: E402
 from tests.browser import PHONE, open_page, page_errors  # noqa: E402
+from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -110,3 +111,17 @@ def test_the_narrations_score_table_keeps_its_columns(browser, page):
     # One screen line per line of text (the block scrolls sideways instead of wrapping), and a scroll bar's room.
     assert block["height"] <= len(block["lines"]) * block["line"] + 20, block
     assert block["overflow"] == "auto" and block["aside"] == 380  # the narration's column is no wider for it
+
+
+def test_a_long_strategy_path_wraps_instead_of_widening_a_phones_page(phone, tmp_path):
+    # A file spec is one long word in the header and in the failure's message: it ran past the screen's edge.
+    folder = tmp_path / ("a_rather_long_folder_name_for_bots" + "_and_more" * 3) / "another_level_of_folders"
+    folder.mkdir(parents=True)
+    bot = folder / "a_strategy_with_a_long_file_name.py"
+    bot.write_text(BROKEN_AT_ONCE_BOT_SOURCE)
+    path = tmp_path / "broken.html"
+    result = CliRunner().invoke(main, ["watch", "-s", f"{bot}:BrokenAtOnce", "--html", str(path)])
+    assert result.exit_code == 1 and str(bot) in result.output
+    open_page(phone, path)
+    shown = phone.execute_script(OVERFLOWING, PHONE[0])
+    assert shown["scrollWidth"] <= PHONE[0] and shown["out"] == [], shown
