@@ -160,7 +160,7 @@ def win_rates(run: LoadedRun) -> Figure:
         for what, group, opponent in groups:
             if len(group):
                 wins, games = int(group["won"].sum()), len(group)
-                rate, (low, high) = wins / games, wilson_interval(wins, games)
+                rate, (low, high) = wins / games, wilson_interval(wins, games, digits=None)
                 if (label, opponent) in paired:  # both games of each deal: the paired interval is the honest one
                     rate, low, high, deals = paired[(label, opponent)]
                     what += f" (paired, {deals} deals)"
@@ -260,8 +260,8 @@ def per_hand_stats(run: LoadedRun) -> Figure:
         for position, label in enumerate(labels):
             values = hands.loc[hands["label"] == label, column].astype(float).to_numpy()
             mean = values.mean()
-            if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1]
-                low, high = wilson_interval(int(values.sum()), len(values))
+            if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1], drawn at its exact ends
+                low, high = wilson_interval(int(values.sum()), len(values), digits=None)
                 below, above = max(mean - low, 0.0), max(high - mean, 0.0)
             else:  # a count: mean ± 1.96 standard errors, cut at 0 since no count is negative
                 above = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
