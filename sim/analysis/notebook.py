@@ -27,7 +27,13 @@ from canasta_sim.analysis.sections import PAIRED_FIELDS, cross_records, paired_r
 from canasta_sim.runs.matchmaking import MatchmakingResults, matchmaking_results
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
-from canasta_sim.runs.summary import SummaryAccumulator, SummaryRow, side_labels
+from canasta_sim.runs.summary import (
+    GAME_COLUMNS_NEEDED,
+    HAND_COLUMNS_NEEDED,
+    SummaryAccumulator,
+    SummaryRow,
+    side_labels,
+)
 
 __all__ = [
     "LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results", "ratings",
@@ -106,16 +112,17 @@ def load_run(
 ) -> LoadedRun:
     """Read a run directory's ``run.json`` and tables.
 
-    :param games_columns: columns of ``games`` to read (``None``: all); ``game_id`` is always read.
-    :param hands_columns: columns of ``hands`` to read (``None``: all); ``game_id`` is always read.
+    :param games_columns: columns of ``games`` to read (``None``: all; one name may be given as text);
+        ``game_id`` is always read.
+    :param hands_columns: columns of ``hands`` to read, as ``games_columns``.
     :param require_games: raise if the run has no finished games yet.
     :raises RunDirectoryError: for a missing directory, one without ``run.json``, or (``require_games``)
         a run with no finished games.
     """
     directory = RunDirectory(path)
     manifest = directory.read_manifest()
-    games_columns = _with_game_id(games_columns, GAME_SCHEMA.names)
-    hands_columns = _with_game_id(hands_columns, HAND_SCHEMA.names)
+    games_columns = _with_game_id(games_columns, GAME_SCHEMA.names, "games_columns")
+    hands_columns = _with_game_id(hands_columns, HAND_SCHEMA.names, "hands_columns")
     games_parts, hands_parts = [], []
     for _, games, hands in directory.iter_chunks(games_columns, hands_columns):
         games_parts.append(games.to_pandas())
@@ -128,12 +135,15 @@ def load_run(
     return LoadedRun(directory.path, manifest, games.reset_index(drop=True), hands.reset_index(drop=True))
 
 
-def _with_game_id(columns: Sequence[str] | None, known: list[str]) -> list[str]:
+def _with_game_id(columns: Sequence[str] | str | None, known: list[str], option: str) -> list[str]:
     if columns is None:
         return list(known)
+    if isinstance(columns, str):  # one name: iterated as it is, a string would be read letter by letter
+        columns = [columns]
     unknown = [name for name in columns if name not in known]
     if unknown:
-        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))}; see docs/output.md")
+        raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))} in {option}; every column is listed "
+                         "in docs/output.md")
     return list(dict.fromkeys(["game_id", *columns]))
 
 
@@ -151,7 +161,15 @@ def label_teams(frame: pd.DataFrame) -> pd.Series:
 
 
 def summary_rows(run: LoadedRun) -> list[SummaryRow]:
-    """The run's summary as :class:`~canasta_sim.runs.summary.SummaryRow` objects, in the run's strategy order."""
+    """The run's summary as :class:`~canasta_sim.runs.summary.SummaryRow` objects, in the run's strategy order.
+
+    :raises ValueError: when the run was loaded without a column the summary reads.
+    """
+    for table, frame, needed in (("games", run.games, GAME_COLUMNS_NEEDED), ("hands", run.hands, HAND_COLUMNS_NEEDED)):
+        missing = [name for name in needed if name not in frame.columns]
+        if missing:
+            raise ValueError(f"summarize needs {table} column(s) {', '.join(map(repr, missing))} that this run was "
+                             f"loaded without; load it with load_run(path), or name them in {table}_columns too")
     accumulator = SummaryAccumulator()
     accumulator.add(run.games, run.hands)
     return accumulator.rows(run.entrants)

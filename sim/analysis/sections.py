@@ -39,8 +39,12 @@ PAIRED_FIELDS = (
 
 
 def _clean(value):
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return None
+        # An even score's Elo is -0.0 (-400 * log10(1)), and its flip side negates it: adding 0.0 makes it 0.0,
+        # which prints "+0.0" in every format, as the text report does, not "-0.0".
+        return value + 0.0
     return value
 
 
@@ -112,6 +116,10 @@ def _signed(value) -> str:
     return "n/a" if value is None else f"{value:+.1f}"
 
 
+def _games(value) -> str:
+    return "n/a" if value is None else f"{value:.0f} unpaired games"
+
+
 def _markdown_table(header: list[str], rows: Iterable[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
@@ -125,12 +133,14 @@ def format_markdown(results: MatchmakingResults) -> str:
     if paired:
         sections.append("### Duplicate deals (paired, 95% interval from deal-to-deal variation)\n\n" + _markdown_table(
             ["strategy", "opponent", "deals", "score [95%]", "Elo [95%]", "pairs 0/0.5/1/1.5/2", "margin",
-             "variance reduction"],
+             "variance reduction: score", "as precise as", "variance reduction: margin"],
             ([row["strategy"], row["opponent"], str(row["deals"]),
               f"{_percent(row['score'])} [{_percent(row['score_low'])}, {_percent(row['score_high'])}]",
               f"{_signed(row['elo'])} [{_signed(row['elo_low'])}, {_signed(row['elo_high'])}]",
               "/".join(str(row[f"pairs_{key}"]) for key in ("0", "0.5", "1", "1.5", "2")),
-              _signed(row["mean_margin"]), _percent(row["score_variance_reduction"])] for row in paired)))
+              _signed(row["mean_margin"]), _percent(row["score_variance_reduction"]),
+              _games(row["equivalent_unpaired_games"]), _percent(row["margin_variance_reduction"])]
+             for row in paired)))
     table = results.cross_table
     if table is not None:
         header = ["score of row vs column", *table.names]
@@ -167,7 +177,7 @@ def _extra_columns(results: MatchmakingResults) -> tuple[list[str], dict[str, di
         for key in ("score", "score_low", "score_high", "games"):
             put(record["strategy"], f"{key}_vs_{record['opponent']}", record[key])
     for record in paired_records(results, both_sides=True):
-        for key in ("deals", "score", "score_low", "score_high", "elo", "elo_low", "elo_high", "mean_margin"):
+        for key in PAIRED_FIELDS[2:]:  # every figure of the pair, as the JSON key ``duplicate`` holds them
             put(record["strategy"], f"paired_{key}_vs_{record['opponent']}", record[key])
     return columns, values
 
@@ -175,7 +185,8 @@ def _extra_columns(results: MatchmakingResults) -> tuple[list[str], dict[str, di
 def format_csv(rows: Iterable[SummaryRow], results: MatchmakingResults) -> str:
     """The summary as CSV, one row per strategy, with the sections' figures as more columns: ``elo``,
     ``elo_low``, ``elo_high`` (ratings), ``score_vs_X``, ``score_low_vs_X``, ``score_high_vs_X``,
-    ``games_vs_X`` (cross table) and ``paired_..._vs_X`` (duplicate deals), X naming the opponent."""
+    ``games_vs_X`` (cross table) and ``paired_KEY_vs_X`` for every key of :data:`PAIRED_FIELDS` but the two names
+    (duplicate deals), X naming the opponent."""
     extra_columns, extra = _extra_columns(results)
     fields = [field.name for field in dataclasses.fields(SummaryRow)] + extra_columns
     buffer = io.StringIO()

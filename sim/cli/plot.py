@@ -125,6 +125,18 @@ def _integer_ticks(axis) -> None:
     axis.set_major_locator(MaxNLocator(integer=True))
 
 
+def _nothing_to_draw(axes, why: str) -> None:
+    """Say in an empty panel why it is empty, where bare axes (and a mean of nan) would leave the reader guessing."""
+    axes.text(0.5, 0.5, f"nothing to draw: {why}", ha="center", va="center", transform=axes.transAxes,
+              fontsize=10, wrap=True)
+    axes.set_xticks([])
+    axes.set_yticks([])
+
+
+_NO_GAME_PLAYED_OUT = "no game was played out (every game was forfeited)"
+_NO_HAND = "no hand was finished (every game was forfeited before its first hand ended)"
+
+
 def _paired_intervals(run: LoadedRun) -> dict[tuple[str, str], tuple[float, float, float, int]]:
     """For duplicate runs: ``(strategy, opponent) -> (score, low, high, deals)`` from both sides."""
     if not run.manifest.get("duplicate"):
@@ -160,7 +172,7 @@ def win_rates(run: LoadedRun) -> Figure:
         for what, group, opponent in groups:
             if len(group):
                 wins, games = int(group["won"].sum()), len(group)
-                rate, (low, high) = wins / games, wilson_interval(wins, games)
+                rate, (low, high) = wins / games, wilson_interval(wins, games, digits=None)
                 if (label, opponent) in paired:  # both games of each deal: the paired interval is the honest one
                     rate, low, high, deals = paired[(label, opponent)]
                     what += f" (paired, {deals} deals)"
@@ -198,12 +210,16 @@ def margins(run: LoadedRun) -> Figure:
     round_robin = len(run.entrants) >= 3
     first = run.entrants[0] if run.entrants else teams["label"].iloc[0]
     labels = [label for label in run.entrants if (teams["label"] == label).any()] if round_robin else [first]
+    labels = labels or [first]  # a round robin whose every game was forfeited: one panel saying so
     figure = _new_figure(8, 1.5 + 3.5 * len(labels) if round_robin else 5.0)
     panels = figure.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
     played = len(_played(run))
     for axes, label in zip(panels, labels, strict=True):
         mine = teams[teams["label"] == label]
         values = mine["margin"].to_numpy()
+        if not len(values):
+            _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
+            continue
         axes.hist(values, bins=min(60, max(10, int(math.sqrt(len(values))))), color=_colours(run)[label],
                   alpha=0.85, label=f"{label}, n={len(values)} games")
         axes.axvline(0, color="grey", linewidth=1)
@@ -228,12 +244,15 @@ def hands_per_game(run: LoadedRun) -> Figure:
     counts = hands.value_counts().sort_index()
     figure = _new_figure()
     axes = figure.add_subplot()
-    axes.bar(counts.index, counts.to_numpy(), color="tab:gray", width=0.8,
-             label=f"mean {hands.mean():.2f} hands, n={len(hands)} games")
-    _integer_ticks(axes.xaxis)
     axes.set_xlabel("hands in the game")
     axes.set_ylabel("games")
     _title(axes, f"Hands per game: {_matchup(run)} ({len(hands)} games played out)")
+    if hands.empty:
+        _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
+        return figure
+    axes.bar(counts.index, counts.to_numpy(), color="tab:gray", width=0.8,
+             label=f"mean {hands.mean():.2f} hands, n={len(hands)} games")
+    _integer_ticks(axes.xaxis)
     axes.legend()
     return figure
 
@@ -257,11 +276,16 @@ def per_hand_stats(run: LoadedRun) -> Figure:
     figure = _new_figure(11, 6.5)
     for index, (column, title, unit, scale) in enumerate(_PER_HAND):
         axes = figure.add_subplot(2, 3, index + 1)
+        axes.set_title(title, fontsize=10)
+        axes.set_ylabel(unit)
+        if not labels:
+            _nothing_to_draw(axes, "no hand was finished")
+            continue
         for position, label in enumerate(labels):
             values = hands.loc[hands["label"] == label, column].astype(float).to_numpy()
             mean = values.mean()
-            if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1]
-                low, high = wilson_interval(int(values.sum()), len(values))
+            if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1], drawn at its exact ends
+                low, high = wilson_interval(int(values.sum()), len(values), digits=None)
                 below, above = max(mean - low, 0.0), max(high - mean, 0.0)
             else:  # a count: mean ± 1.96 standard errors, cut at 0 since no count is negative
                 above = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
@@ -271,9 +295,7 @@ def per_hand_stats(run: LoadedRun) -> Figure:
         # Each name wrapped to its bar's share of the panel, so that neighbours never overlap.
         ticks = [_wrapped(label, 3.2 / max(len(labels), 1), 8) for label in labels]
         axes.set_xticks(range(len(labels)), ticks, fontsize=8)
-        axes.set_title(title, fontsize=10)
-        axes.set_ylabel(unit)
-    counts = ", ".join(f"{label}: {(hands['label'] == label).sum()}" for label in labels)
+    counts = ", ".join(f"{label}: {(hands['label'] == label).sum()}" for label in labels) or "none"
     _suptitle(figure, f"Per-hand statistics: {_matchup(run)} (team-hands {counts}; bars: 95% interval, Wilson for "
                       "the rates)")
     return figure
@@ -298,6 +320,9 @@ def hand_scores(run: LoadedRun) -> Figure:
     axes.set_xlabel("hand score, points (bins of 100; extremes folded into the end bins)")
     axes.set_ylabel("% of team-hands")
     _title(axes, f"Hand scores: {_matchup(run)}")
+    if hands.empty:
+        _nothing_to_draw(axes, _NO_HAND)
+        return figure
     axes.legend(fontsize=8)
     return figure
 
@@ -309,27 +334,35 @@ def cumulative_score(run: LoadedRun) -> Figure:
     colours = _colours(run)
     figure = _new_figure(8, 6.5)
     axes, counts_axes = figure.subplots(2, 1, sharex=True, height_ratios=[3, 1])
+    drawn = False
     for label in dict.fromkeys([*run.entrants, *hands["label"]]):
         mine = hands[hands["label"] == label]
         stats = mine.groupby("hand_no")["cumulative_score"].agg(["mean", "std", "count"])
         stats = stats[stats["count"] >= MIN_GAMES_PER_POINT]
         if stats.empty:
             continue
+        drawn = True
         half = Z_95 * stats["std"].fillna(0) / np.sqrt(stats["count"])
         axes.plot(stats.index, stats["mean"], marker="o", markersize=3, color=colours[label],
                   label=f"{label} ({mine['hand_no'].eq(1).sum()} games)")
         axes.fill_between(stats.index, stats["mean"] - half, stats["mean"] + half, color=colours[label], alpha=0.2)
         counts_axes.plot(stats.index, stats["count"], color=colours[label], drawstyle="steps-mid")
     target = run.manifest.get("rules", {}).get("target_score")
-    if target:
+    if target and drawn:
         axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target} points")
     axes.set_ylabel("mean cumulative score, points")
     _suptitle(figure, f"Cumulative score by hand: {_matchup(run)}")
     _title(axes, f"mean over the games still in play at each hand (band: 95% interval; "
                  f"hands reached by < {MIN_GAMES_PER_POINT} games left out)", 9)
-    axes.legend(fontsize=8)
     counts_axes.set_title("games still in play", fontsize=9)
-    _integer_ticks(counts_axes.xaxis)
+    if drawn:
+        axes.legend(fontsize=8)
+        _integer_ticks(counts_axes.xaxis)
+    else:
+        few = f"no hand was reached by {MIN_GAMES_PER_POINT} games or more"
+        _nothing_to_draw(axes, few if len(hands) else _NO_HAND)
+        counts_axes.set_xticks([])
+        counts_axes.set_yticks([])
     counts_axes.set_xlabel("hand number")
     counts_axes.set_ylabel("games in play")
     return figure

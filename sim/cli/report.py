@@ -19,11 +19,12 @@ from canasta_sim.cli.options import OneLineErrorCommand, fail
 from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
+from canasta_sim.runs.sprt import Sprt
 from canasta_sim.runs.storage import RunDirectory, whole_entry
 from canasta_sim.runs.summary import format_summary, summarize_run
 from canasta_sim.tuning.run import is_tuning_run
 
-__all__ = ["report_command", "run_description"]
+__all__ = ["compare_line", "report_command", "run_description"]
 
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
@@ -44,7 +45,25 @@ def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]
         "started_at": manifest.get("started_at"),
         "ended_at": manifest.get("ended_at"),
         "command": manifest.get("command"),
+        # The sequential test whose games these are (compare --out): its verdict is the reason the run exists.
+        **({"compare": manifest["compare"]} if isinstance(manifest.get("compare"), dict) else {}),
     }
+
+
+def compare_line(comparison: dict[str, Any] | None) -> list[str]:
+    """The verdict of ``canasta-sim compare`` as one line, for the games it saved; none for another run."""
+    if comparison is None:
+        return []
+    try:
+        test = Sprt(float(comparison["elo0"]), float(comparison["elo1"]), float(comparison["alpha"]),
+                    float(comparison["beta"]))
+        games, llr = int(comparison["games"]), float(comparison["llr"])
+    except (KeyError, TypeError, ValueError):
+        return []  # an entry some other tool wrote: the report goes on without it
+    verdict = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(comparison.get("decision"), "no decision")
+    return [f"compare {comparison.get('new')} against {comparison.get('baseline')}: {verdict} after {games} games, "
+            f"LLR {llr:.2f} [{test.lower:.2f}, {test.upper:.2f}] (elo0 {test.elo0:g}, elo1 {test.elo1:g}, "
+            f"alpha {test.alpha:g}, beta {test.beta:g})"]
 
 
 def forfeit_reasons(directory: RunDirectory) -> dict[str, dict[str, int]]:
@@ -80,6 +99,7 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
         f"run {path}: {matchup}",
         f"games {description['games_done']} of {description['games_planned']} ({description['status']}), "
         f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
+        *compare_line(description.get("compare")),
         *_forfeit_lines(description.get("forfeit_reasons", {})),
     ]
 

@@ -142,14 +142,25 @@ def _chart_images(run: LoadedRun) -> list[str]:
     return images
 
 
+def _heading(game_id: int, why: str, row: pd.Series, names: dict[str, str]) -> str:
+    """A replay's title: its sides by the names the charts use, the score, and how the game ended (which side
+    forfeited, and why, for a forfeit)."""
+    ending = str(row["termination"])
+    if ending == "forfeit":
+        ending = f"forfeit by side {row['forfeit_team']}: {row['forfeit_reason']}"
+    side_a, side_b = (names.get(row[column], row[column]) for column in ("team_a_strategy", "team_b_strategy"))
+    return f"Game {game_id}, {why}: side A {side_a} {row['score_a']}, side B {side_b} {row['score_b']} ({ending})"
+
+
 def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
     directory = RunDirectory(run_dir)
     settings = settings_from_manifest(manifest, str(directory.manifest_path))
+    names = strategy_names(manifest)
+    recorded = games.set_index("game_id")
     parts = []
     for index, (game_id, why) in enumerate(games_worth_seeing(games)):
         row = find_game(directory, settings.chunk_size, game_id)
-        heading = (f"Game {game_id}, {why}: side A {row['team_a_strategy']} {row['score_a']}, "
-                   f"side B {row['team_b_strategy']} {row['score_b']} ({row['termination']})")
+        heading = _heading(game_id, why, recorded.loc[game_id], names)
         try:
             players, game = game_setup(manifest, settings, row)
             page = recorded_run_game(players, game, row).html(
@@ -181,8 +192,8 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
                 sections_markdown: str) -> str:
     """The whole page: ``header`` (the report's first lines), the strategies, the summary and sections (the
     Markdown report's tables), the charts and the replays of the games worth seeing."""
-    run = load_run(run_dir, games_columns=[*GAME_COLUMNS, "score_a", "score_b"], hands_columns=HAND_COLUMNS,
-                   require_games=True)
+    run = load_run(run_dir, games_columns=[*GAME_COLUMNS, "score_a", "score_b", "forfeit_team", "forfeit_reason"],
+                   hands_columns=HAND_COLUMNS, require_games=True)
     body = [f"<h1>{html.escape(header[0])}</h1>", *(f"<p>{html.escape(line)}</p>" for line in header[1:]),
             "<h2>Strategies</h2>", _strategies_table(manifest),
             '<h2>Summary</h2><div id="summary">', markdown_html(summary_markdown), "</div>"]

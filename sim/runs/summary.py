@@ -66,8 +66,13 @@ _HAND_SUMS = [
 ]
 
 
-def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float, float]:
-    """Return the Wilson score interval of a proportion, rounded to 4 decimals; ``(nan, nan)`` for no trials."""
+def wilson_interval(successes: int, trials: int, z: float = Z_95, digits: int | None = 4) -> tuple[float, float]:
+    """Return the Wilson score interval of a proportion, rounded to ``digits`` decimals (``None``: exact);
+    ``(nan, nan)`` for no trials.
+
+    Four decimals suit a table of percentages to one decimal; a chart of a rare rate (going out concealed,
+    about 1 hand in 1,000) draws the exact ends, which rounding would move by a third.
+    """
     if trials <= 0:
         return (math.nan, math.nan)
     proportion = successes / trials
@@ -75,7 +80,10 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95) -> tuple[float
     denominator = 1 + z2 / trials
     centre = (proportion + z2 / (2 * trials)) / denominator
     half = z * math.sqrt(proportion * (1 - proportion) / trials + z2 / (4 * trials * trials)) / denominator
-    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+    # The interval holds the proportion; at 0 or 1 of 1 the float sums can miss it by 1e-16, which a chart's
+    # error bar, drawn as proportion minus low, would take for a negative length.
+    low, high = min(max(0.0, centre - half), proportion), max(min(1.0, centre + half), proportion)
+    return (low, high) if digits is None else (round(low, digits), round(high, digits))
 
 
 def side_labels(strategy_a: str, strategy_b: str) -> tuple[str, str]:

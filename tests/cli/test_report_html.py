@@ -4,8 +4,24 @@ turned into HTML (the page itself is checked in a browser in tests/html)."""
 from __future__ import annotations
 
 import pandas as pd
+import pytest
+from click.testing import CliRunner
 
+from canasta_sim.cli import main
 from canasta_sim.cli.report_html import games_worth_seeing, markdown_html
+from canasta_sim.plugins.loader import load_strategy
+
+BROKEN_AT_DISCARD = """
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Broken(Greedy):
+    name = "broken"
+    version = 1
+
+    def choose_discard(self, view):
+        raise RuntimeError("no discard")
+"""
 
 
 def test_games_worth_seeing_are_the_widest_the_longest_and_a_forfeit():
@@ -23,3 +39,18 @@ def test_markdown_becomes_escaped_html_tables_each_in_a_box_that_scrolls():
         "<h3>A &lt;b&gt; heading</h3>\n<div class=\"table-box\"><table><tr><th class=\"text\">name</th>"
         "<th class=\"number\">score</th></tr><tr><td class=\"text\">x|y</td><td class=\"number\">&lt;1%</td></tr>"
         "</table></div>\n<p>plain &amp; line</p>")
+
+
+@pytest.mark.timeout(120)
+def test_a_replay_is_headed_by_the_strategies_names_and_the_side_that_forfeited(tmp_path, monkeypatch):
+    # It named a file strategy by its spec (the path) where the charts say name@version, and a forfeit only "forfeit".
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bot.py").write_text(BROKEN_AT_DISCARD)
+    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "bot.py:Broken", "-s", "greedy",
+                                     "--on-error", "forfeit", "--workers", "1", "--out", "run", "-q"])
+    assert made.exit_code == 0, made.output
+    page = CliRunner().invoke(main, ["report", "run", "--format", "html"])
+    assert page.exit_code == 0, page.output
+    greedy = load_strategy("greedy").label
+    heading = f"<summary>Game 0, a forfeit: side A broken@1 0, side B {greedy} 0 (forfeit by side A: exception)"
+    assert heading in page.output, [line for line in page.output.splitlines() if "<summary>" in line]

@@ -1,0 +1,54 @@
+"""The paired result of duplicate deals carries the same figures in the Markdown and CSV reports as in the
+text and JSON ones, and an even result reads +0.0 Elo everywhere (built by hand: no games are played)."""
+
+import csv
+import io
+import math
+
+import pandas as pd
+
+from canasta_sim.analysis.sections import PAIRED_FIELDS, format_csv, format_markdown, paired_records
+from canasta_sim.runs.matchmaking import MatchmakingResults, PairedResult
+from canasta_sim.runs.sprt import ResultCounts
+from canasta_sim.runs.summary import summarize
+from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
+
+SUMMARY = summarize(pd.DataFrame(SUMMARY_FIXTURE_GAMES), pd.DataFrame(SUMMARY_FIXTURE_HANDS))
+
+
+def paired(first: float, second: float, deals: int) -> PairedResult:
+    """``deals`` deals in which ``x`` scored ``first`` and ``second`` against ``y``."""
+    counts = ResultCounts()
+    for _ in range(deals):
+        counts.add_pair(first, second)
+    score = (first + second) / 2
+    return PairedResult("x", "y", counts, score, score, score, 1.0, math.inf, -0.25, 0.999)
+
+
+def test_an_even_paired_result_reads_plus_zero_elo_in_markdown_csv_and_the_records():
+    results = MatchmakingResults(paired=(paired(1.0, 0.0, 12),))
+    for record in paired_records(results, both_sides=True):
+        assert record["elo"] == 0.0 and math.copysign(1.0, record["elo"]) == 1.0, record
+    markdown = format_markdown(results)
+    assert "+0.0 [n/a, n/a]" in markdown and "-0.0" not in markdown, markdown
+    assert "-0.0" not in format_csv(SUMMARY, results)
+
+
+def test_the_csv_carries_every_figure_of_the_paired_result_from_both_sides():
+    results = MatchmakingResults(paired=(paired(1.0, 0.5, 7),))
+    rows = {row["strategy"]: row for row in csv.DictReader(io.StringIO(format_csv(SUMMARY, results)))}
+    for mine, theirs in (("x", "y"), ("y", "x")):
+        for key in PAIRED_FIELDS[2:]:
+            assert f"paired_{key}_vs_{theirs}" in rows[mine], key
+    assert rows["x"]["paired_pairs_1.5_vs_y"] == "7" and rows["y"]["paired_pairs_0.5_vs_x"] == "7"
+    assert rows["x"]["paired_games_vs_y"] == "14"
+    assert float(rows["y"]["paired_margin_variance_reduction_vs_x"]) == 0.999
+    assert rows["x"]["paired_equivalent_unpaired_games_vs_y"] == ""  # infinite: undefined, as in JSON
+
+
+def test_the_markdown_table_carries_the_margins_variance_reduction_and_the_equivalent_games():
+    result = paired(1.0, 0.5, 7)
+    result = PairedResult("x", "y", result.counts, 0.75, 0.7, 0.8, 0.225, 1291.4, 1153.0, 0.3)
+    markdown = format_markdown(MatchmakingResults(paired=(result,)))
+    row = next(line for line in markdown.splitlines() if line.startswith("| x |"))
+    assert row.endswith("| +1153.0 | 22.5% | 1291 unpaired games | 30.0% |"), row
