@@ -215,6 +215,11 @@ def _verify_meld_table(table: Any) -> None:
         "score -inf and the others whole numbers in increasing order, each minimum a whole number of 0 or "
         "more (as text: -inf:15,0:50,1500:90,3000:120)"
     )
+    if isinstance(table, str):
+        # Text is --rules' and run.json's form, read by Rules.from_mapping; the constructor takes the pairs.
+        raise RulesError(f"rule initial_meld_table={table!r} is text: Rules() takes (lowest score, minimum) pairs, "
+                         "((-inf, 15), (0, 50), (1500, 90), (3000, 120)); Rules.from_mapping reads the text form, "
+                         "as run.json holds it")
     if not isinstance(table, tuple) or not table:
         raise RulesError(message)
     lowests = []

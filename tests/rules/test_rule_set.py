@@ -280,3 +280,13 @@ def test_a_target_score_no_game_reaches_before_its_hand_cap_is_refused():
             Rules.from_options([f"target_score={text}"])
         assert str(caught.value) == (f"rule target_score={text} is not accepted; use a whole number from 1 to "
                                      f"100,000 (a game stops after {MAX_HANDS_PER_GAME} hands)")
+
+
+def test_the_meld_table_as_text_in_the_constructor_points_to_from_mapping():
+    # run.json holds the rules as text; Rules(**manifest["rules"]) was refused with a message that offered the very
+    # text it was given as the accepted form.
+    text = DEFAULT_RULES.options()["initial_meld_table"]
+    with pytest.raises(RulesError, match=r"is text: Rules\(\) takes \(lowest score, minimum\) pairs.*"
+                                         r"Rules.from_mapping reads the text form"):
+        Rules(initial_meld_table=text)
+    assert Rules.from_mapping({"initial_meld_table": text}) == DEFAULT_RULES
