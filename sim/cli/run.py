@@ -173,7 +173,8 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Finish the run in DIR with the settings of its run.json, or grow it with a larger --games.")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
-              help="When a strategy fails: stop the run, or forfeit the game and go on.")
+              help="When a strategy fails: stop the run, or forfeit the game and go on (with --resume: as the run "
+                   "did, unless given).")
 @click.option("--chunk-size", type=WholeNumber(min=1), default=None,
               help="Games per chunk, each written as one Parquet part (default: 500, fewer for small runs).")
 @click.option("--duplicate", is_flag=True,
@@ -247,6 +248,10 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             raise fail(f"--resume {resume}: the run was made with --record-decisions "
                        f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
         seed_drawn = bool(manifest.get("seed_drawn"))
+        if not _given(ctx, "on_error") and manifest.get("on_error") in ON_ERROR_CHOICES:
+            # The run's own: one begun with --on-error forfeit and interrupted, resumed as the interruption's message
+            # says, stopped at its next failure.
+            on_error = manifest["on_error"]
     else:
         seed_drawn = seed is None
         if seed_drawn:
