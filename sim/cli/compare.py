@@ -296,13 +296,21 @@ class _RunRecorder:
         """Keep only the ``games_counted`` games the test used and record the run as ``canasta-sim run`` would."""
         if self.manifest is None:
             return
+        if not games_counted:
+            # A run holds one game or more: none counted (a failure in the first deal), none kept, rather than a run
+            # of one game holding none, which run --resume would finish with a game the test never counted.
+            for path in (*self.directory.parts(self.directory.games_path).values(),
+                         *self.directory.parts(self.directory.hands_path).values(), self.directory.manifest_path):
+                path.unlink(missing_ok=True)
+            self.manifest = None
+            return
         if self.last is not None:
             block, (games, hands) = self.last
             if games.num_rows and games["game_id"][games.num_rows - 1].as_py() >= games_counted:
                 keep_games = games.filter(pc.less(games["game_id"], games_counted))
                 keep_hands = hands.filter(pc.less(hands["game_id"], games_counted))
                 self.directory.write_chunk(block, keep_games, keep_hands)
-        settings = dataclasses.replace(self.settings, games=max(games_counted, 1))
+        settings = dataclasses.replace(self.settings, games=games_counted)
         self.manifest.update(games=settings.games, chunks=settings.chunk_count,
                              command=reproducing_command(settings, self.directory.path), status=status,
                              ended_at=_now(), games_done=sum(self.directory.chunk_game_counts().values()),
@@ -429,8 +437,10 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
                 "max_games": max_games, "llr": llr, "decision": decision, "games": counts.game_count,
                 "forfeits": comparison.forfeits,
             })
-    saved = (f"; the {counts.game_count} games counted are saved in {out}"
-             if recorder is not None and recorder.manifest is not None else "")
+    saved = ""
+    if recorder is not None:
+        saved = (f"; the {counts.game_count} games counted are saved in {out}" if recorder.manifest is not None
+                 else f"; no game was counted, so {out} holds none")
     if comparison.error or start_error:
         click.echo(f"Error: {comparison.error or start_error}{saved}", err=True)
         sys.exit(EXIT_STOPPED)

@@ -126,6 +126,12 @@ class WholeNumber(click.IntRange):
                 self.fail(f"'{value}' is not a whole number{self.accepted()}", param, ctx)
             self.fail(f"{value} is out of range: use a whole number{self.accepted()}", param, ctx)
 
+    def _describe_range(self) -> str:
+        # click's own reads "x<=None" for a range with neither bound (a seed), which help showed as "[x<=None]".
+        if self.min is None and self.max is None:
+            return ""
+        return super()._describe_range()
+
     def accepted(self) -> str:
         """The accepted range as the message words it, after "a whole number" (empty when any is)."""
         if self.min is not None and self.max is not None:

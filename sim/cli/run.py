@@ -173,7 +173,8 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Finish the run in DIR with the settings of its run.json, or grow it with a larger --games.")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default="stop", show_default=True,
-              help="When a strategy fails: stop the run, or forfeit the game and go on.")
+              help="When a strategy fails: stop the run, or forfeit the game and go on (with --resume: as the run "
+                   "did, unless given).")
 @click.option("--chunk-size", type=WholeNumber(min=1), default=None,
               help="Games per chunk, each written as one Parquet part (default: 500, fewer for small runs).")
 @click.option("--duplicate", is_flag=True,
@@ -247,6 +248,10 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             raise fail(f"--resume {resume}: the run was made with --record-decisions "
                        f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
         seed_drawn = bool(manifest.get("seed_drawn"))
+        if not _given(ctx, "on_error") and manifest.get("on_error") in ON_ERROR_CHOICES:
+            # The run's own: one begun with --on-error forfeit and interrupted, resumed as the interruption's message
+            # says, stopped at its next failure.
+            on_error = manifest["on_error"]
     else:
         seed_drawn = seed is None
         if seed_drawn:
@@ -273,9 +278,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             except CanastaError as error:
                 raise fail(f"--out {directory.path}: {error}") from None
             if recorded != settings:
-                raise fail(f"--out {directory.path} holds another run (seed {recorded.seed}, "
-                           f"{recorded.games} games, {' vs '.join(recorded.specs)}); use --resume "
-                           f"{directory.path} to finish it, or choose another directory")
+                raise fail(_other_run_in_out(directory.path, recorded, settings))
     if settings.record_decisions and isinstance(play_chunks, dask_backend.DaskChunkRunner):
         raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
                    "decisions dataset back from its workers yet")
@@ -293,6 +296,37 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         workers = worker_count(workers, settings.specs)
         _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
               quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+
+
+def _other_run_in_out(path: Path, recorded: RunSettings, settings: RunSettings) -> str:
+    """The one-line error of an ``--out`` holding a run of other settings: each named, as the run has it and as
+    typed (a default, such as the Dask backend's chunk size, differs unseen), and what to do instead."""
+    differences = []
+    if settings.seed != recorded.seed:
+        differences.append(f"--seed {recorded.seed}, not {settings.seed}")
+    if settings.specs != recorded.specs:
+        differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(settings.specs)}")
+    if settings.rules != recorded.rules:
+        differences.append(f"rules {rules_text(recorded.rules)}, not {rules_text(settings.rules)}")
+    if settings.chunk_size != recorded.chunk_size:
+        differences.append(f"--chunk-size {recorded.chunk_size}, not {settings.chunk_size}")
+    if settings.duplicate != recorded.duplicate:
+        differences.append("with --duplicate, not without it" if recorded.duplicate
+                           else "without --duplicate, not with it")
+    if settings.time_limit != recorded.time_limit:
+        had = "no --time-limit" if recorded.time_limit is None else f"--time-limit {recorded.time_limit:g}"
+        differences.append(f"{had}, not {'none' if settings.time_limit is None else f'{settings.time_limit:g}'}")
+    if settings.record_decisions != recorded.record_decisions:
+        differences.append(f"--record-decisions {' '.join(recorded.record_decisions) or '(none)'}, not "
+                           f"{' '.join(settings.record_decisions) or '(none)'}")
+    quoted = shlex.quote(str(path))
+    if differences or settings.games < recorded.games:
+        if settings.games != recorded.games:
+            differences.append(f"--games {recorded.games}, not {settings.games}")
+        return (f"--out {path} holds a run made with other settings ({'; '.join(differences)}); continue it "
+                f"with canasta-sim run --resume {quoted} (a larger --games grows it), or choose another directory")
+    return (f"--out {path} holds this run with {recorded.games} games, not {settings.games}; grow it with "
+            f"canasta-sim run --resume {quoted} --games {settings.games}, or choose another directory")
 
 
 def _default_chunk_size(games: int, play_chunks) -> int:

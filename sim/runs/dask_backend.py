@@ -82,6 +82,12 @@ DASK_DEATH = "its Dask worker process died during this call"
 """The failure of a game during which its worker died (the exit code, which the local backend names, is the
 nanny's, out of the task's reach)."""
 
+RESULT_SECONDS = 30.0
+"""How long the client waits for the rows of a chunk Dask reported finished.  Fetching them takes milliseconds; a
+worker that died holding them left Dask's gather waiting for them to be computed again, and for ever when that
+attempt failed and the client was not told (seen: ``Couldn't gather keys ... rescheduling``, then nothing).  Past
+this the chunk is submitted again as a lost one."""
+
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
 
@@ -447,11 +453,20 @@ def _cluster_messages_at_warning() -> Iterator[None]:
         changed.append((named, named.level))
         if named.getEffectiveLevel() < logging.WARNING:
             named.setLevel(logging.WARNING)
+    asyncio_logger = logging.getLogger("asyncio")
+    asyncio_logger.addFilter(_abandoned_gather)
     try:
         yield
     finally:
+        asyncio_logger.removeFilter(_abandoned_gather)
         for named, level in changed:
             named.setLevel(level)
+
+
+def _abandoned_gather(record: logging.LogRecord) -> bool:
+    # A gather given up (RESULT_SECONDS) leaves Dask's inner waiting task failed with its private AllExit, which
+    # asyncio reports as "Task exception was never retrieved" with a traceback: nothing the user can act on.
+    return "Client._gather" not in record.getMessage()
 
 
 def _connect(address: str):
@@ -513,6 +528,7 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                 try:
                     report = _take_result(future, flight.chunk, directory)
                 except _ChunkLost as lost:
+                    client.cancel([future])  # a lost attempt Dask may still be computing: it is not wanted any more
                     if flight.submissions > len(job.settings.chunk_games(flight.chunk)):
                         raise ClusterError(f"chunk {flight.chunk} was lost: the Dask workers playing it kept dying "
                                            f"({lost}); a strategy may crash its process or exhaust its memory"
@@ -556,7 +572,10 @@ def _result_of(future, chunk: int) -> ChunkResult:
     from distributed import KilledWorker
 
     try:
-        return future.result()
+        return future.result(timeout=RESULT_SECONDS)
+    except TimeoutError:
+        raise _ChunkLost(f"its finished rows could not be fetched within {RESULT_SECONDS:g} s: the worker holding them "
+                         "died") from None
     except StrategyLoadError as error:
         raise ClusterError(f"a Dask worker cannot load the strategies: {error}; install canasta-sim and any "
                            "strategy modules or plugins on every worker (strategy files are sent)") from None

@@ -123,9 +123,15 @@ class PairedResult:
             f"  paired result: {self.first} scores {_percent(self.score)} "
             f"[{_percent(self.score_low)}, {_percent(self.score_high)}] per game, {estimate}",
             f"  deals by {self.first}'s points 0/0.5/1/1.5/2 (of 2): {pairs}; mean margin {self.margin:+.1f} per game",
-            f"  variance reduction against unpaired play: win score {_percent(self.score_reduction)} "
-            f"(as precise as {self.equivalent_games:.0f} unpaired games), margin {_percent(self.margin_reduction)}",
+            f"  variance reduction against unpaired play: win score {self._score_precision()}, "
+            f"margin {_percent(self.margin_reduction)}",
         ])
+
+
+    def _score_precision(self) -> str:
+        if math.isnan(self.score_reduction):  # no variance to reduce: no equivalent number of games either
+            return "n/a (every game had the same result)"
+        return f"{_percent(self.score_reduction)} (as precise as {self.equivalent_games:.0f} unpaired games)"
 
 
 def _percent(value: float) -> str:

@@ -17,8 +17,8 @@ strategy failure under ``on_error='stop'`` sets it; workers then finish their ga
 seconds later are killed), the games finished are written (a partial part, played again on resume) and
 the remaining chunks are skipped.
 
-Worker log records reach the parent's handlers through multiprocessing-logging when the ``fork``
-start method exists, and through the standard library's ``QueueHandler`` otherwise.
+Worker log records reach the parent's handlers down a pipe of each worker's own
+(:mod:`canasta_sim.runs.worker_log`), whatever the start method.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import logging.handlers
 import math
 import os
 import signal
@@ -36,7 +35,6 @@ from operator import itemgetter
 from typing import Any, Protocol
 
 import pyarrow as pa
-from multiprocessing_logging import MultiProcessingHandler
 
 from canasta_sim.arbiter import MONITOR_GAME
 from canasta_sim.core.engine import derive_seed, play_game
@@ -49,6 +47,7 @@ from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.runs.records import ChunkRecorder, GameRows
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, malformed_entry, whole_entry
 from canasta_sim.runs.summary import side_labels
+from canasta_sim.runs.worker_log import WorkerLogs
 
 __all__ = [
     "ChunkReport",
@@ -472,68 +471,16 @@ class ChunkBook:
 
 # --- worker processes ---------------------------------------------------------------------------------
 
-_CLOSING = "canasta-sim: the handler is closing"
-"""The marker a :class:`_ForkedWorkersLog` puts behind the queued records when it closes (a string: what goes through
-the queue is pickled, so it arrives as an equal object, never the same one)."""
-
-
-class _ForkedWorkersLog(MultiProcessingHandler):
-    """multiprocessing-logging's handler for forked workers, which ends as soon as the records queued are handled.
-
-    The library's receiving thread looks for its handler's close only when its queue has been empty for 0.2 s (it
-    polls with a timeout), so closing it took up to 0.2 s, at the end of every run: about 3% of a 4,000-game run on
-    two workers.  Closed here, it puts a marker behind every record already queued (the workers have ended, so
-    theirs are all in the pipe), and the thread handles the records before the marker and ends at it.  It replaces
-    the loop the library's thread runs (``_receive``, a private method): ``tests/runs/test_runner.py`` closes it
-    right after a forked child's records, and fails on a library whose thread no longer runs it.
-    """
-
-    def _receive(self) -> None:
-        while True:
-            try:
-                record = self.queue.get()
-            except (EOFError, OSError):
-                break  # the queue is gone: nothing more can come
-            if type(record) is str and record == _CLOSING:
-                break
-            self.sub_handler.emit(record)
-        self.queue.close()
-        self.queue.join_thread()
-
-    def close(self) -> None:
-        if not self._is_closed:
-            self.queue.put_nowait(_CLOSING)
-        super().close()
-
 
 @contextlib.contextmanager
-def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[Any]:
-    """Route worker log records to ``handlers`` (attached to the root logger); yield the queue for spawn."""
-    root = logging.getLogger()
-    if context.get_start_method() == "fork":
-        # Wrap only the given handlers, not those other code (a test harness) put on the root logger.
-        wrapped = [
-            (handler, _ForkedWorkersLog(f"mp-handler-{index}", sub_handler=handler))
-            for index, handler in enumerate(handlers)
-        ]
-        for handler, wrapper in wrapped:
-            root.removeHandler(handler)
-            root.addHandler(wrapper)
-        try:
-            yield None
-        finally:
-            for handler, wrapper in wrapped:
-                root.removeHandler(wrapper)
-                wrapper.close()  # waits until the queue is drained into the wrapped handler
-                root.addHandler(handler)
-        return
-    queue = context.Queue(-1)
-    listener = logging.handlers.QueueListener(queue, *handlers, respect_handler_level=True)
-    listener.start()
+def _worker_logging(context, handlers: Sequence[logging.Handler]) -> Iterator[WorkerLogs]:
+    """Route worker log records to ``handlers`` while the pool runs: yield the :class:`WorkerLogs` whose
+    ``channel()`` each worker takes (:mod:`canasta_sim.runs.worker_log`)."""
+    logs = WorkerLogs(context, handlers)
     try:
-        yield queue
+        yield logs
     finally:
-        listener.stop()
+        logs.close()
 
 
 worker_logging = _worker_logging

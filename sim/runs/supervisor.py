@@ -36,7 +36,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
-import logging.handlers
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -55,6 +54,7 @@ from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.worker import OUTPUT_LIMIT, worker_main
+from canasta_sim.runs.worker_log import WorkerLogs
 
 __all__ = [
     "OUTPUT_LIMIT",
@@ -147,18 +147,21 @@ class _Worker:
 
     started = 0
 
-    def __init__(self, context, arguments, where: Placement | None) -> None:
+    def __init__(self, context, logs: WorkerLogs, arguments, where: Placement | None) -> None:
         self.where = where
         """The worker's core and its bots' (:mod:`canasta_sim.plugins.affinity`), kept by the worker replacing it."""
         self.monitor_memory = context.RawArray("d", MONITOR_SIZE)
         self.monitor = memoryview(self.monitor_memory).cast("B").cast("d")
         self.monitor[MONITOR_GAME] = -1
         self.connection, child = context.Pipe()
+        log_channel = logs.channel()
         _Worker.started += 1
-        self.process = context.Process(target=worker_main, args=(child, self.monitor_memory, where, *arguments),
+        self.process = context.Process(target=worker_main,
+                                       args=(child, log_channel, self.monitor_memory, where, *arguments),
                                        name=f"Worker-{_Worker.started}", daemon=True)
         self.process.start()
         child.close()
+        log_channel.close()  # the worker's alone now: its pipe ends with it, even in the middle of a record
         self.ready = False
         self.task: tuple[Hashable, int, int] | None = None
         """``(chunk, next game, end)`` while busy: the worker plays the chunk's games up to ``end`` (excluded)."""
@@ -214,14 +217,17 @@ class WorkerPool:
     :raises WorkerStartError: (from :meth:`play`) when workers cannot load the strategies or keep dying.
     """
 
-    def __init__(self, schedule: Schedule, *, workers: int, on_error: str, stop_event, context, log_queue,
+    def __init__(self, schedule: Schedule, *, workers: int, on_error: str, stop_event, context, logs: WorkerLogs,
                  memory_limit: int | None = None) -> None:
-        level = logging.getLogger().getEffectiveLevel()
+        # Records no handler takes are not sent: with -q, a forfeit's warning stays in its worker.
+        level = max(logging.getLogger().getEffectiveLevel(),
+                    min((handler.level for handler in logs.handlers), default=logging.CRITICAL + 1))
         self.schedule = schedule
         self.on_error = on_error
         self.stop_event = stop_event
         self.context = context
-        self.arguments = (schedule, on_error, stop_event, log_queue, level, memory_limit)
+        self.logs = logs
+        self.arguments = (schedule, on_error, stop_event, level, memory_limit)
         count = max(1, workers)
         try:
             placements = [placement(slot, count) for slot in range(count)]
@@ -231,7 +237,7 @@ class WorkerPool:
                                "(use --workers)", count, "s" if count > 1 else "", cores)
         except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
             raise WorkerStartError(str(error)) from None
-        self.workers = [_Worker(context, self.arguments, where) for where in placements]
+        self.workers = [_Worker(context, logs, self.arguments, where) for where in placements]
         self.start_failures = 0
         self.idle_deaths = 0
         """Workers that died in a row without a game being charged for it or played since: see :data:`IDLE_DEATHS`."""
@@ -261,7 +267,7 @@ class WorkerPool:
         for index, worker in enumerate(self.workers):
             if worker.ready and not worker.process.is_alive():  # killed when a previous play ended early
                 worker.connection.close()
-                self.workers[index] = _Worker(self.context, self.arguments, worker.where)
+                self.workers[index] = _Worker(self.context, self.logs, self.arguments, worker.where)
         return _Play(self, chunks, on_chunk, directory, on_games).run()
 
 
@@ -493,7 +499,7 @@ class _Play:
             if pool.idle_deaths >= IDLE_DEATHS:
                 raise WorkerStartError(f"workers keep dying outside any game ({pool.idle_deaths} in a row, the last "
                                        f"with exit code {worker.process.exitcode}); the run stops")
-        return _Worker(pool.context, pool.arguments, worker.where)
+        return _Worker(pool.context, pool.logs, pool.arguments, worker.where)
 
     def _charge_death(self, worker: _Worker, chunk: Hashable, game_id: int) -> None:
         """Charge game ``game_id`` to the seat whose call was running when its worker died or was killed."""
@@ -532,8 +538,8 @@ class StopFlag:
 
 
 def worker_context():
-    """The start method of every worker pool: ``fork`` where it exists (multiprocessing-logging needs it), else
-    ``spawn``, with a QueueHandler."""
+    """The start method of every worker pool: ``fork`` where it exists (a worker starts at once, with the strategies
+    the run loaded), else ``spawn``."""
     return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
 
 
@@ -546,7 +552,7 @@ def worker_pool(schedule: Schedule, *, workers: int, on_error: str, log_handlers
     context = worker_context()
     if stop_event is None:
         stop_event = StopFlag(context)
-    with worker_logging(context, log_handlers) as log_queue, WorkerPool(
+    with worker_logging(context, log_handlers) as logs, WorkerPool(
             schedule, workers=workers, on_error=on_error, stop_event=stop_event, context=context,
-            log_queue=log_queue, memory_limit=memory_limit) as pool:
+            logs=logs, memory_limit=memory_limit) as pool:
         yield pool

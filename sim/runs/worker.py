@@ -11,7 +11,6 @@ import contextlib
 import ctypes
 import io
 import logging
-import logging.handlers
 import os
 import resource
 import signal
@@ -25,6 +24,7 @@ from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure
+from canasta_sim.runs.worker_log import send_records_to
 
 __all__ = ["OUTPUT_LIMIT", "CappedOutput", "die_with_parent", "worker_main"]
 
@@ -79,15 +79,10 @@ def _limit_memory(megabytes: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(limit, hard)))
 
 
-def _capture_output(log_queue, log_level) -> CappedOutput:
-    """Send this worker's log records to the run's queue (under spawn) and what strategies print to the log; raw
+def _capture_output(log_channel, log_level) -> CappedOutput:
+    """Send this worker's log records down its own pipe to the run's log, and what strategies print to the log; raw
     writes to the descriptors are dropped."""
-    if log_queue is not None:
-        root = logging.getLogger()
-        for handler in list(root.handlers):
-            root.removeHandler(handler)
-        root.addHandler(logging.handlers.QueueHandler(log_queue))
-        root.setLevel(log_level)
+    send_records_to(log_channel, log_level)
     output = CappedOutput(OUTPUT_LIMIT)
     sys.stdout = sys.stderr = output
     with contextlib.suppress(OSError):
@@ -97,17 +92,19 @@ def _capture_output(log_queue, log_level) -> CappedOutput:
     return output
 
 
-def worker_main(connection, monitor_memory, where, schedule, on_error, stop_event, log_queue, log_level, memory_limit):
+def worker_main(connection, log_channel, monitor_memory, where, schedule, on_error, stop_event, log_level,
+                memory_limit):
     """A worker: play the ``(chunk, first game, end)`` tasks received, sending each game back as it ends.
 
-    ``where`` is its placement (:mod:`canasta_sim.plugins.affinity`), taken at its first task with bot processes.
+    ``where`` is its placement (:mod:`canasta_sim.plugins.affinity`), taken at its first task with bot processes;
+    ``log_channel`` the writing end of its log pipe (:class:`canasta_sim.runs.worker_log.WorkerLogs`).
     """
     # The user's Ctrl-C and SIGTERM are the parent's to act on (it sets the stop flag, and ends the workers): one
     # sent to the whole group (a terminal, kill -TERM -PGID) must not kill a worker mid-game, charged to its seat.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     die_with_parent()
-    output = _capture_output(log_queue, log_level)
+    output = _capture_output(log_channel, log_level)
     monitor = memoryview(monitor_memory).cast("B").cast("d")
     monitor[MONITOR_GAME] = -1
     try:

@@ -97,6 +97,20 @@ def test_paired_report_measures_the_variance_pairing_removes():
     assert "variance reduction against unpaired play" in result.text()
 
 
+
+def test_a_paired_report_of_games_all_won_by_one_side_claims_no_equivalent_games():
+    # Every game had the same result, so the variance pairing removes is unknown: the line read "win score n/a (as
+    # precise as inf unpaired games)", an infinite precision beside the n/a it came from.
+    rows = []
+    for deal in range(3):
+        rows.append((deal, "new", "old", "A", 500))
+        rows.append((deal, "old", "new", "B", -400))
+    accumulator = PairedAccumulator(["new", "old"])
+    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
+    (result,) = accumulator.results()
+    line = result.text().splitlines()[-1]
+    assert "win score n/a (every game had the same result)" in line and "inf" not in line, line
+
 def test_duplicate_run_prints_the_paired_result(tmp_path):
     result = CliRunner().invoke(main, ["run", "--games", "8", "--seed", "4", "-s", "greedy", "-s", "random",
                                        "--duplicate", "--rules", "target_score=1000", "--workers", "1", "-q",

@@ -7,7 +7,6 @@ import time
 
 import pandas as pd
 import pytest
-from multiprocessing_logging import MultiProcessingHandler
 
 import canasta_sim.runs.supervisor
 from canasta_sim.cli.run import _default_chunk_size
@@ -18,6 +17,8 @@ from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ChunkPlayer, ChunkRunner, RunSettings, default_chunk_size, worker_logging
 from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.supervisor import worker_context
+from canasta_sim.runs.worker_log import PipeLogHandler, send_records_to
 from tests.helpers import read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
@@ -196,38 +197,33 @@ def test_a_set_stop_event_skips_chunks_without_writing(tmp_path):
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="forked workers' logging")
-def test_forked_workers_log_hands_on_every_record_and_closes_without_waiting_for_a_poll():
-    # multiprocessing-logging's own handler closes only when its thread next polls its queue, up to 0.2 s later:
-    # ten closes would take about a second.  Each close here comes right after a forked child's last records.
+def test_worker_logs_hand_on_every_record_and_close_without_waiting_for_a_poll():
+    # multiprocessing-logging's handler, used before, closed only when its thread next polled its queue, up to 0.2 s
+    # later: ten closes took about a second.  Each close here comes right after a child's last records.
     records = []
 
     class Collect(logging.Handler):
         def emit(self, record):
             records.append(record.getMessage())
 
-    context = multiprocessing.get_context("fork")
-    handler = Collect()
-    root = logging.getLogger()
+    context = worker_context()
     closing = 0.0
     for round_number in range(10):
-        root.addHandler(handler)
-        try:
-            with worker_logging(context, [handler]):
-                child = context.Process(target=_log_lines, args=(round_number,))
-                child.start()
-                child.join(30)
-                started = time.monotonic()
-            closing += time.monotonic() - started
-        finally:
-            root.removeHandler(handler)
+        with worker_logging(context, [Collect()]) as logs:
+            channel = logs.channel()
+            child = context.Process(target=_log_lines, args=(channel, round_number))
+            child.start()
+            channel.close()
+            child.join(30)
+            started = time.monotonic()
+        closing += time.monotonic() - started
     assert records == [f"round {number} line {line}" for number in range(10) for line in range(50)]
     assert closing < 0.3, closing
 
 
-def _log_lines(round_number: int) -> None:
+def _log_lines(channel, round_number: int) -> None:
+    send_records_to(channel, logging.INFO)
     logger = logging.getLogger("canasta_sim.test_worker_log")
-    logger.setLevel(logging.INFO)
     for line in range(50):
         logger.info("round %d line %d", round_number, line)
 
@@ -248,7 +244,7 @@ def test_worker_log_records_reach_the_parent_handlers(tmp_path, flaky_spec):
                    on_error="forfeit", log_handlers=[handler])
     finally:
         root.removeHandler(handler)
-    assert handler not in root.handlers and not any(isinstance(h, MultiProcessingHandler) for h in root.handlers)
+    assert handler not in root.handlers and not any(isinstance(h, PipeLogHandler) for h in root.handlers)
     games = pd.read_parquet(tmp_path / "games")
     forfeited = sorted(games.game_id[games.termination == "forfeit"])
     assert forfeited, "the fixture seed should make the flaky strategy fail at least once"
