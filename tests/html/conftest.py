@@ -6,7 +6,9 @@ from __future__ import annotations
 import os
 
 import pytest
+from click.testing import CliRunner
 
+from canasta_sim.cli import main
 from tests.browser import INSTALL, PHONE, missing, start_chromium
 
 
@@ -30,3 +32,12 @@ def phone(browser):
                             {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": True})
     yield browser
     browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+@pytest.fixture(scope="session")
+def page(tmp_path_factory):
+    """A replay page of a whole game of greedy against expert (seed 5: several hands, melds and pile takes)."""
+    path = tmp_path_factory.mktemp("watched") / "game.html"
+    result = CliRunner().invoke(main, ["watch", "--seed", "5", "-s", "greedy", "-s", "expert", "--html", str(path)])
+    assert result.exit_code == 0, result.output
+    return path

@@ -7,7 +7,6 @@ import io
 import re
 
 import pytest
-from click.testing import CliRunner
 
 from tests.browser import need_selenium
 
@@ -18,18 +17,9 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from canasta_sim.cli import main  # noqa: E402
 from tests.browser import open_page  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    path = tmp_path_factory.mktemp("access") / "game.html"
-    result = CliRunner().invoke(main, ["watch", "--seed", "5", "-s", "greedy", "-s", "expert", "--html", str(path)])
-    assert result.exit_code == 0, result.output
-    return path
 
 
 def press(driver, key) -> None:

@@ -38,14 +38,6 @@ return {x: window.scrollX + visualViewport.offsetLeft, y: window.scrollY + visua
 """
 
 
-@pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    path = tmp_path_factory.mktemp("layout") / "game.html"
-    result = CliRunner().invoke(main, ["watch", "--seed", "5", "-s", "greedy", "-s", "expert", "--html", str(path)])
-    assert result.exit_code == 0, result.output
-    return path
-
-
 def press(driver, key, times: int = 1) -> None:
     for _ in range(times):
         ActionChains(driver).send_keys(key).perform()
