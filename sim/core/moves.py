@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from canasta_sim.core.cards import (
     JOKER,
@@ -53,7 +53,6 @@ __all__ = [
     "Stop",
     "TakePile",
     "WILD_RANK",
-    "holds_groups",
     "is_kind",
     "kind_problem",
     "move_text",
@@ -410,30 +409,30 @@ def parse_move(text: str) -> Move:
 
 def record_kinds(move: Move) -> Iterator[object]:
     """Every value of a move record that should be a card kind (ranks of meld groups included); the groups of a
-    record that :func:`holds_groups` refuses are left out."""
+    record that holds no group records where they go (:func:`record_problem`) are left out."""
     if isinstance(move, Discard):
         yield move.card
     elif isinstance(move, TakePile):
         yield from move.cards
-    if not holds_groups(move):
-        return
-    groups: Sequence[MeldGroup] = move.groups if isinstance(move, Meld) else move.extra if isinstance(
-        move, TakePile) else ()
-    for group in groups:
-        yield group.rank
-        yield from group.cards
+    groups = _groups(move)
+    if _are_groups(groups):
+        for group in groups:
+            yield group.rank
+            yield from group.cards
 
 
-def holds_groups(move: Move) -> bool:
-    """Whether a record's groups (a meld's, a take's extra melds) are a tuple or list of :class:`MeldGroup` records, as
-    every record but one built by hand holds (E1: such a record is checked, not trusted); ``True`` for a record with
-    no groups."""
+def _groups(move: Move) -> object:
+    """A record's groups as it holds them: a meld's, a take's extra melds; none for the other records."""
     if isinstance(move, Meld):
-        groups = move.groups
-    elif isinstance(move, TakePile):
-        groups = move.extra
-    else:
-        return True
+        return move.groups
+    if isinstance(move, TakePile):
+        return move.extra
+    return ()
+
+
+def _are_groups(groups: object) -> bool:
+    """Whether ``groups`` is a tuple or list of :class:`MeldGroup` records, as every record but one built by hand holds
+    (E1: such a record is checked, not trusted)."""
     return isinstance(groups, (tuple, list)) and all(isinstance(group, MeldGroup) for group in groups)
 
 
@@ -456,8 +455,9 @@ def kind_problem(move: Move, value: object) -> str:
 def record_problem(move: Move) -> str | None:
     """What makes a record built by hand no move (E1): groups that are no :class:`MeldGroup` records, or a value that
     is no card kind; ``None`` for a record whose every field holds what it should."""
-    if not holds_groups(move):
-        shown = repr(move.groups if isinstance(move, Meld) else move.extra)
+    groups = _groups(move)
+    if not _are_groups(groups):
+        shown = repr(groups)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         return f"a {type(move).__name__}'s groups are MeldGroup records in a tuple; it holds {shown}"
     for value in record_kinds(move):
