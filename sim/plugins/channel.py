@@ -275,8 +275,7 @@ class Endpoint:
             except SeatFailure as error:
                 failure = error
         if failure.reason == "timeout":
-            shared.die(failure, self)
-            self.failure = failure
+            shared.die(failure, self)  # charged to this game, which waits for no answer yet (SharedBot.die)
         else:  # found gone: its answers already read go to their games first, as at any write
             shared.awaiting[self.tag] = self
             shared.lost(failure)

@@ -127,7 +127,6 @@ class PairedResult:
             f"margin {_percent(self.margin_reduction)}",
         ])
 
-
     def _score_precision(self) -> str:
         if math.isnan(self.score_reduction):  # no variance to reduce: no equivalent number of games either
             return "n/a (every game had the same result)"
