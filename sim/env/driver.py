@@ -114,10 +114,7 @@ def shown(value: object) -> str:
         record = f", not a {value.__name__} record" if issubclass(value, Move) else ""
         return f"the class {value.__name__} itself{record}"
     if isinstance(value, Move):
-        try:
-            text = move_text(value)
-        except (AttributeError, TypeError):  # listing a record's kinds fails where a field holds no meld groups
-            text = None
+        text = move_text(value)  # None for a record holding what no move holds (E1)
         return f"the move {text}" if text is not None else f"a malformed {type(value).__name__}"
     if value is None or isinstance(value, (bool, str)):
         text = repr(value)
@@ -344,7 +341,7 @@ class GameDriver:
             state.apply(move)
         except IllegalMoveError as error:
             raise DriverError(str(error)) from None  # it names the seat, the move, the phase and the rule
-        except Exception as error:  # a malformed record, e.g. extra melds that are no MeldGroups, fails in the checks
+        except Exception as error:  # a malformed record the checks cannot judge, e.g. a meld's groups as an array
             raise DriverError(f"seat {seat}: a malformed {type(move).__name__} ({type(error).__name__}: {error}); "
                               "make moves with parse_move or the records' documented fields") from None
         if self._listeners:
