@@ -51,7 +51,10 @@ class WorkerLogs:
     def close(self) -> None:
         """Hand on the records still in the pipes of the workers, which have ended, and stop reading."""
         self._closing = True
-        self._wake_writer.send_bytes(b"")
+        try:
+            self._wake_writer.send_bytes(b"")
+        except BrokenPipeError:
+            pass  # the reader saw the close before this wake-up, its pipes all ended, and closed its end: it is done
         self._thread.join(CLOSE_SECONDS)
         self._wake_writer.close()
 

@@ -1,5 +1,7 @@
 """Worker log records reaching the run's log: a worker dying while it writes one costs no later record, no hang."""
 
+import logging
+import multiprocessing
 import os
 import signal
 import subprocess
@@ -7,6 +9,8 @@ import sys
 
 import pandas as pd
 import pytest
+
+from canasta_sim.runs.worker_log import WorkerLogs
 
 DIES_WRITING = '''
 import logging
@@ -78,3 +82,16 @@ def test_a_worker_dying_while_it_writes_a_log_record_loses_no_later_record_and_t
     text = log.read_text(encoding="utf-8")
     for game_id in forfeits.game_id:  # the worker's line for each exception, the run's own for the death
         assert f" game {game_id}: strategy " in text, game_id
+
+
+@pytest.mark.timeout(30)
+def test_closing_after_the_reader_has_ended_on_its_own_raises_nothing():
+    # The reader ends as soon as it sees the close asked and every worker's pipe ended, and closes its end of the
+    # wake-up pipe: when the last worker's pipe ended just as the close was asked, the close's own wake-up found that
+    # end closed, and a run whose games were all played failed with "Broken pipe".
+    logs = WorkerLogs(multiprocessing.get_context("fork"), [logging.NullHandler()])
+    logs._closing = True  # the close asked, as WorkerLogs.close asks it, and seen by the reader before its wake-up
+    logs._wake_writer.send_bytes(b"")
+    logs._thread.join(10)
+    assert not logs._thread.is_alive()
+    logs.close()
