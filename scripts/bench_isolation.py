@@ -105,7 +105,7 @@ def _play(player: ChunkPlayer, games: range, width: int | None) -> None:
         return True
 
     play_side_by_side(lambda game_id: (player.play_game(game_id, monitor), None), games, at_once, monitor,
-                      stop_event=threading.Event(), time_limit=None, report=report)
+                      stop_event=threading.Event(), report=report)
 
 
 class _Wrapped:

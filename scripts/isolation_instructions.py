@@ -62,8 +62,7 @@ def report(game_id, played, error):
 if games:
     monitor = memoryview(array.array("d", [0.0] * 3))
     play_side_by_side(lambda game_id: (player.play_game(game_id, monitor), None), range(games),
-                      games_at_once(Schedule(), games), monitor, stop_event=threading.Event(), time_limit=None,
-                      report=report)
+                      games_at_once(Schedule(), games), monitor, stop_event=threading.Event(), report=report)
 close_all()
 print(hashlib.sha256("".join(results).encode()).hexdigest()[:16])
 """

@@ -11,7 +11,6 @@ however long it runs and whatever it changes is the seat's failure.
 """
 
 from canasta_sim.arbiter.clock import (
-    OWN_CLOCK_GRACE,
     TRACEBACK_LIMIT,
     ArbiterSignal,
     DecisionClock,
@@ -42,7 +41,6 @@ __all__ = [
     "MONITOR_GAME",
     "MONITOR_SIZE",
     "MONITOR_START",
-    "OWN_CLOCK_GRACE",
     "TRACEBACK_LIMIT",
     "ArbiterSignal",
     "CodeWatch",

@@ -23,8 +23,7 @@ import traceback
 
 from canasta_sim.errors import UserInterrupt
 
-__all__ = ["ArbiterSignal", "DecisionClock", "DecisionTimeout", "OWN_CLOCK_GRACE", "TRACEBACK_LIMIT",
-           "strategy_traceback"]
+__all__ = ["ArbiterSignal", "DecisionClock", "DecisionTimeout", "TRACEBACK_LIMIT", "strategy_traceback"]
 
 TRACEBACK_LIMIT = 4000
 """Characters of a strategy's traceback kept on its :class:`~canasta_sim.errors.StrategyError`."""
@@ -52,12 +51,6 @@ def strategy_traceback(error: BaseException) -> str:
     return text
 
 
-OWN_CLOCK_GRACE = 0.5
-"""Seconds past the limit before the engine's clock interrupts a strategy proxy that keeps its own clock
-(``keeps_own_clock``, the bot-process proxy): its own deadline comes first and reports the bot's stderr.
-The decision is still over its limit, and charged as a timeout, either way."""
-
-
 class DecisionClock:
     """Interrupts a decision that runs past ``limit`` seconds by raising :class:`DecisionTimeout` in it.
 
@@ -75,12 +68,12 @@ class DecisionClock:
         else:
             self._watchdog = _Watchdog.for_thread()
 
-    def start(self, grace: float = 0.0) -> None:
-        """Arm the clock for one decision, ``grace`` seconds past the limit for a proxy that keeps its own."""
+    def start(self) -> None:
+        """Arm the clock for one decision."""
         if self._main:
-            signal.setitimer(signal.ITIMER_REAL, self.limit + grace)
+            signal.setitimer(signal.ITIMER_REAL, self.limit)
         else:
-            self._watchdog.arm(time.monotonic() + self.limit + grace)
+            self._watchdog.arm(time.monotonic() + self.limit)
 
     def stop(self) -> None:
         """Disarm the clock; a decision that returned in time is not interrupted later."""

@@ -18,7 +18,7 @@ cdef Py_ssize_t _EVENT_CALL, _HAND_START_CALL, _CALL_CELL, _START_CELL
 
 
 cdef class Seats:
-    cdef public object players, names, seed, time_limit, listeners, clock, graces, monitor
+    cdef public object players, names, seed, time_limit, listeners, clock, timed, monitor
     cdef public GameFingerprint fingerprint  # None where no seat is checked
     cdef public object handlers, decisions, following, hearing, hearing_handlers
     # Read or written around every call into strategy code: the seats' bits a tuple (set once, in __init__) read

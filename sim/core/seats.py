@@ -18,7 +18,6 @@ from canasta_sim.arbiter import (
     CALL_CODES,
     MONITOR_CALL,
     MONITOR_START,
-    OWN_CLOCK_GRACE,
     ArbiterSignal,
     DecisionClock,
     DecisionTimeout,
@@ -72,7 +71,7 @@ class Seats:
     side that made it (reason ``tampering``).
     """
 
-    __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "graces", "monitor", "fingerprint",
+    __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "timed", "monitor", "fingerprint",
                  "called", "last_call", "side_bits", "guarded", "cells", "handlers", "decisions", "following",
                  "followers", "hearing", "hearing_handlers")
 
@@ -83,7 +82,10 @@ class Seats:
         self.seed = seed
         self.time_limit = time_limit
         self.clock = DecisionClock(time_limit) if time_limit is not None else None
-        self.graces = [OWN_CLOCK_GRACE if getattr(player, "keeps_own_clock", False) else 0.0 for player in players]
+        # A proxy keeping its own clock (a bot process's) is not timed here: a bot's decision is the time its process
+        # takes over the request (sim/plugins/channel.py), where the engine would count the other games played
+        # meanwhile by a worker playing games side by side.
+        self.timed = [not getattr(player, "keeps_own_clock", False) for player in players]
         self.monitor = monitor
         # The monitor's floats as a typed view when compiled (engine.pxd): a C store per call into strategy code,
         # where a store through the memoryview object cost about a sixth of a worker's game.
@@ -177,7 +179,7 @@ class Seats:
             self.cells[_CALL_CELL] = call + seat
             if clock is not None:  # the supervisor reads the start only to find a hang past the time limit
                 self.cells[_START_CELL] = time.monotonic()
-        if clock is None:
+        if clock is None or not self.timed[seat]:
             try:
                 value = method(view)
             except ArbiterSignal:
@@ -187,7 +189,7 @@ class Seats:
         else:
             start = time.perf_counter()
             try:
-                clock.start(self.graces[seat])
+                clock.start()
                 try:
                     value = method(view)
                 finally:

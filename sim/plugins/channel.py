@@ -20,13 +20,17 @@ the order it was asked), and each other game it was playing is played again from
 cost it), so that one game's failure costs no other game and the tables do not depend on how many games were
 at once.  A line the bot writes for a game that has ended since (a late answer to an interrupted request) is
 dropped.
+
+Time is each request's own.  A process answers the requests written to it in turn, so a request's clock starts when
+it is written or when the process has answered every request written to it before, whichever is later
+(:meth:`SharedBot.deadline`): each decision has the whole time limit however many games the process plays at once,
+and a bot that answers out of turn gains no time, since the clock of the oldest request it owes runs on.
 """
 
 from __future__ import annotations
 
 import collections
 import selectors
-import signal
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -74,6 +78,10 @@ class SharedBot:
         self.failure: SeatFailure | None = None
         self.culprit: Endpoint | None = None
         """The game charged with the process's loss; the others it was playing lost it through no fault of theirs."""
+        self.owed: collections.deque[Endpoint] = collections.deque()
+        """The games whose requests the process has not answered, in the order written: it answers them in turn."""
+        self.head_since = 0.0
+        """When the process last answered the oldest request it owed: the clock of the request after it started then."""
         self._next_tag = 0
 
     @property
@@ -85,6 +93,16 @@ class SharedBot:
     def has_room(self) -> bool:
         """Whether it may take another game."""
         return self.running and len(self.open) < self.capacity
+
+    def deadline(self) -> float | None:
+        """When the process must answer the oldest request it owes: the game's time limit after the request was
+        written or after the process answered the request before it, whichever is later; ``None`` while it owes
+        none, or the request is not written yet."""
+        owed = self.owed
+        if not owed or owed[0].deadline is None:
+            return None
+        head = owed[0]
+        return max(head.deadline, self.head_since + head.seconds)
 
     def endpoint(self) -> Endpoint:
         """A new game's endpoint on this process."""
@@ -139,8 +157,9 @@ class SharedBot:
         self.bot.kill()
         waiting = list(self.awaiting.values())
         self.awaiting.clear()
-        if culprit is None and waiting:
-            culprit = waiting[0]
+        if culprit is None:  # the game whose request it owes first
+            culprit = self.owed[0] if self.owed else waiting[0] if waiting else None
+        self.owed.clear()
         if self.failure is None:
             self.failure = failure
             self.culprit = culprit
@@ -181,6 +200,13 @@ class SharedBot:
             self.die(SeatFailure(f"the bot wrote something outside the protocol: {error}{self.bot.stderr_tail()}",
                                  reason="malformed"), named)
             return
+        if message.get("type") not in _WITHIN_REQUEST:  # an answer (or an error): the request is over
+            owed = self.owed
+            if owed and owed[0] is endpoint:
+                owed.popleft()
+                self.head_since = time.monotonic()  # the clock of the request written after it starts now
+            elif endpoint in owed:
+                owed.remove(endpoint)  # answered out of turn: the clock of the oldest request runs on
         hub = _HUB
         if hub is not None and endpoint.waiter is not None:
             hub.runnable.append((endpoint.waiter, message))  # Hub.resume, written out: every answer comes here
@@ -189,6 +215,7 @@ class SharedBot:
 
 
 _WRITE_SECONDS = 60.0  # a bot that takes no input for this long has stopped reading: a timeout
+_WITHIN_REQUEST = frozenset({"check", "view"})  # what a bot asks within a request, which goes on after the reply
 _CLOSED_KEPT = 4096  # ended games whose late answers are still recognised (and dropped)
 
 
@@ -241,6 +268,7 @@ class Endpoint:
         if fresh:
             self.seconds = seconds
             self.deadline = None
+            shared.owed.append(self)
             shared.starting.append(self)
             if data:
                 shared.outgoing.append(data)
@@ -262,8 +290,8 @@ class Endpoint:
         """
         shared = self.shared
         shared.outgoing.append(data)
-        deadline = self.deadline
-        if deadline is None:  # its request not written yet, so its clock not started: written with it
+        deadline = shared.deadline()
+        if self.deadline is None or deadline is None:  # its request not written yet, so its clock not started
             return False
         if time.monotonic() >= deadline:
             shared.outgoing.clear()  # nothing more goes to a process being killed
@@ -275,7 +303,9 @@ class Endpoint:
             except SeatFailure as error:
                 failure = error
         if failure.reason == "timeout":
-            shared.die(failure, self)  # charged to this game, which waits for no answer yet (SharedBot.die)
+            # Charged to the game the process owes first: this one, unless the bot asks out of turn.  One waiting for
+            # no answer (this one) is charged at its next request (SharedBot.die).
+            shared.die(failure)
         else:  # found gone: its answers already read go to their games first, as at any write
             shared.awaiting[self.tag] = self
             shared.lost(failure)
@@ -314,6 +344,8 @@ class Endpoint:
         if shared.open.pop(self.tag, None) is None:
             return
         shared.awaiting.pop(self.tag, None)
+        if self in shared.owed:  # an abandoned request is owed no more
+            shared.owed.remove(self)
         closed = shared.closed
         closed.add(self.tag)
         if len(closed) > _CLOSED_KEPT:  # tags only grow: a late answer can only name a game closed lately
@@ -333,12 +365,11 @@ def _cause(shared: SharedBot) -> str:
 class Hub:
     """Plays several games at once in one thread, each a greenlet, writing each bot's requests together.
 
-    :param disarm_clock: stop the engine's ``SIGALRM`` decision clock whenever a game gives way (its
-        clock would otherwise fire in another game's call): a bot's request keeps its own deadline.
+    A game gives way only in a bot's request, which the engine's decision clock does not time (the proxy keeps its
+    own, :meth:`SharedBot.deadline`): no clock set in one game can fire in another.
     """
 
-    def __init__(self, *, disarm_clock: bool = False) -> None:
-        self.disarm_clock = disarm_clock
+    def __init__(self) -> None:
         self.thread_greenlet: Any = None
         self.runnable: collections.deque = collections.deque()
         self.endpoints: dict[Any, list[Endpoint]] = {}
@@ -408,8 +439,6 @@ class Hub:
                     game, value = self.runnable.popleft()
                     on_switch(games[game][0])
                     result = game.switch(value)
-                    if self.disarm_clock:
-                        signal.setitimer(signal.ITIMER_REAL, 0)
                     if game.dead:
                         endpoints = self.endpoints.pop(game, ())
                         for endpoint in endpoints:
@@ -449,8 +478,11 @@ class Hub:
             if self.runnable:
                 return
             self._watch(waiting)
-            deadline = min(endpoint.deadline for shared in waiting for endpoint in shared.awaiting.values())
-            events = self._selector.select(max(0.0, deadline - time.monotonic()))
+            deadline = min((due for due in map(SharedBot.deadline, waiting) if due is not None), default=None)
+            # Every request waited for was written by the flush above, so each process has a deadline; the bound only
+            # keeps a wait finite if that ever fails.
+            wait = _WRITE_SECONDS if deadline is None else max(0.0, deadline - time.monotonic())
+            events = self._selector.select(wait)
             for key, _ in events:
                 shared = self._watched.get(key.fileobj)
                 if shared is None or not shared.awaiting or shared.bot.process is None:
@@ -463,9 +495,9 @@ class Hub:
             now = time.monotonic()
             for shared in waiting:
                 if shared.awaiting and shared.bot.process is not None and not shared.bot.has_line():
-                    oldest = min(endpoint.deadline for endpoint in shared.awaiting.values())
-                    if now >= oldest:
-                        shared.die(shared.bot.timed_out())
+                    due = shared.deadline()
+                    if due is not None and now >= due:
+                        shared.die(shared.bot.timed_out())  # charged to the game it owes first
 
     def _take_lines(self, shared: SharedBot) -> None:
         bot = shared.bot

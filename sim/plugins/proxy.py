@@ -136,8 +136,9 @@ class ProcessStrategy(Strategy):
     games: ClassVar[int] = 1
     """How many games one of its processes plays at once (its `ready` message's `games`; 1 under protocol 1)."""
     keeps_own_clock: ClassVar[bool] = True
-    """The proxy enforces the deadline itself (it kills the process and keeps its stderr), so the
-    engine's clock (:class:`~canasta_sim.arbiter.DecisionClock`) gives it a moment's grace first."""
+    """The proxy enforces the time limit itself (it kills the process and keeps its stderr), on the time the bot takes
+    over each request (:meth:`~canasta_sim.plugins.channel.SharedBot.deadline`), so the engine does not time its
+    decisions: a worker playing games side by side plays other games while one waits for its answer."""
 
     @classmethod
     def protocol_summary(cls) -> str:

@@ -15,7 +15,6 @@ holds for every command the supervisor plays: ``run``, ``compare`` and ``tune``.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -75,7 +74,7 @@ def games_at_once_cap() -> int | None:
 
 def play_side_by_side(
     play: Callable[[int], tuple], games: range, width: int, monitor, *, stop_event,
-    time_limit: float | None, report: Callable[[int, tuple | None, BaseException | None], bool],
+    report: Callable[[int, tuple | None, BaseException | None], bool],
 ) -> None:
     """Play ``games`` up to ``width`` at once; ``report(game_id, (outcome, extra), error)`` each in game order.
 
@@ -116,8 +115,7 @@ def play_side_by_side(
         return True
 
     _freeze_once()
-    main = threading.current_thread() is threading.main_thread()
-    Hub(disarm_clock=time_limit is not None and main).play(tasks(), room, on_switch, on_done)
+    Hub().play(tasks(), room, on_switch, on_done)
 
 
 _frozen = False

@@ -157,7 +157,7 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
         width = games_at_once(player, len(games), chunk)
         if width > 1:  # bots playing several games per process: the chunk's games side by side
             play_side_by_side(lambda game_id, chunk=chunk: player.play_game(chunk, game_id, monitor), games, width,
-                              monitor, stop_event=stop_event, time_limit=schedule.time_limit, report=report)
+                              monitor, stop_event=stop_event, report=report)
             connection.send(("done", chunk))
             continue
         for game_id in games:

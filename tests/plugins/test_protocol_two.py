@@ -92,7 +92,7 @@ def _side_by_side(spec: str, games: int, *, time_limit: float | None = None, wid
         return True
 
     play_side_by_side(lambda game_id: player.play_game(0, game_id, monitor), range(games), width, monitor,
-                      stop_event=stop, time_limit=time_limit, report=report)
+                      stop_event=stop, report=report)
     return settings, width, [outcomes[game_id] for game_id in range(games)]
 
 
@@ -131,13 +131,14 @@ def test_games_side_by_side_on_duplicate_deals_keep_each_process_to_one_seat(tmp
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "garbage", "malformed"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "wrong_game", "malformed"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "plan_after_draw", "malformed"),
+        (f"cmd:{sys.executable} {SIMPLE} 2 8", "check_then_hang", "timeout"),
     ],
 )
 def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game(spec, kind, reason):
     games, culprit = 6, 2
     settings = RunSettings(games=games, seed=33, specs=("greedy", "greedy"), rules=Rules(), chunk_size=games)
     spec = f"{spec}:kind={kind},target={_target(settings, culprit)}"
-    time_limit = 1.0 if kind == "hang" else None
+    time_limit = 1.0 if kind in ("hang", "check_then_hang") else None
     settings, width, outcomes = _side_by_side(spec, games, time_limit=time_limit)
     assert width == games
     failure = outcomes[culprit]
@@ -152,6 +153,21 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
         outcome for game_id, outcome in enumerate(outcomes) if game_id != culprit]
     assert (alone[culprit].reason, alone[culprit].seat, alone[culprit].decision) == (reason, 0, "acquire")
     assert str(alone[culprit]) == str(failure)  # the tables' error column reads the same: no process id in it
+
+
+@pytest.mark.timeout(120)
+def test_a_request_written_behind_others_to_its_process_has_the_whole_time_limit():
+    # The process answers the requests written to it in turn: 32 games side by side, four processes, and each game's
+    # first acquire takes 0.04 s, so a process's first batch of about eight takes about 0.32 s.  Each request's clock
+    # starts when the process has answered those before it, and no decision is past the limit of 0.25 s.
+    games = 33
+    spec = f"isolated:{BOTS / 'deliberate.py'}:Deliberate:seconds=0.04"
+    _, width, outcomes = _side_by_side(spec, games, time_limit=0.25)
+    assert width == games
+    assert not [outcome for outcome in outcomes if isinstance(outcome, StrategyError)]
+    # Its play is greedy's: the games are greedy's against greedy in-process (their hands' rows, the same bytes).
+    *_, greedy = _side_by_side("greedy", games)
+    assert [outcome.hands for outcome in outcomes] == [outcome.hands for outcome in greedy]
 
 
 def _messages_by_process(log) -> dict[int, list[dict]]:
