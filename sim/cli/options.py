@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MEGABYTES",
+    "MEGABYTES_OR_NONE",
     "MIN_MEMORY_LIMIT",
     "SECONDS",
     "OneLineErrorCommand",
@@ -36,6 +37,7 @@ __all__ = [
     "check_output_folder",
     "fail",
     "isolation_options",
+    "limit_memory",
     "open_log_file",
     "output_error",
     "rules_options",
@@ -155,6 +157,23 @@ MEGABYTES = WholeNumber(min=MIN_MEMORY_LIMIT, max=16 * 1024 * 1024)
 bytes (a larger one overflowed it, and every worker died before its first game with no word of why)."""
 
 
+class MegabytesOrNone(WholeNumber):
+    """A memory limit as :data:`MEGABYTES` takes it, or ``none``: no limit, where ``run --resume`` would otherwise go on
+    with the run's own."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.strip().lower() == "none":
+            return None
+        return super().convert(value, param, ctx)
+
+    def accepted(self) -> str:
+        return f"{super().accepted()}, or none"
+
+
+MEGABYTES_OR_NONE = MegabytesOrNone(min=MEGABYTES.min, max=MEGABYTES.max)
+"""``run``'s ``--memory-limit``: :data:`MEGABYTES`, or ``none`` to lift the limit a resumed run had."""
+
+
 def supervision_options(function):
     """``--time-limit``, ``--memory-limit``, ``--pin-cores`` and ``--log-file`` as ``compare`` and ``tune`` take
     them."""
@@ -183,14 +202,20 @@ def fail(message: str) -> click.UsageError:
     return click.UsageError(" ".join(message.split("\n")))
 
 
-def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
+def isolation_options(specs, isolate: bool, memory_limit: int | None = None) -> tuple[str, ...]:
     """Apply ``--isolate`` to the specs (each non-built-in becomes ``isolated:SPEC``) and ``--memory-limit``
-    to the strategy processes this process and its workers start (through the environment they inherit)."""
-    if memory_limit is not None:
-        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
+    (:func:`limit_memory`)."""
+    limit_memory(memory_limit)
     if not isolate:
         return tuple(specs)
     return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
+
+
+def limit_memory(memory_limit: int | None) -> None:
+    """Apply ``--memory-limit`` to the strategy processes this process and its workers start (through the environment
+    they inherit); ``None`` leaves them unlimited."""
+    if memory_limit is not None:
+        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
 
 
 def pin_cores(pin: bool) -> None:
