@@ -34,6 +34,7 @@ __all__ = [
     "OneLineErrorCommand",
     "Seconds",
     "WholeNumber",
+    "check_even_games",
     "check_output_folder",
     "fail",
     "isolation_options",
@@ -200,6 +201,15 @@ def supervision_options(function):
 def fail(message: str) -> click.UsageError:
     """Return the one-line usage error (exit code 2) for ``message``."""
     return click.UsageError(" ".join(message.split("\n")))
+
+
+def check_even_games(option: str, games: int, duplicating: str) -> None:
+    """Refuse an odd number of games where each deal is played twice, the strategies swapped (``duplicating`` names
+    what makes it so): the last deal would be played once, and a deal played once counts in no paired result."""
+    if games % 2:
+        even = f"{games - 1} or {games + 1}" if games > 1 else "2"
+        raise fail(f"{option} {games}: {duplicating} plays each deal twice, the strategies swapped, so give an even "
+                   f"number of games ({even})")
 
 
 def isolation_options(specs, isolate: bool, memory_limit: int | None = None) -> tuple[str, ...]:
