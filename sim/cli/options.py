@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 import click
 
 from canasta_sim.cli import OneLineErrors
+from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, default_workers
+from canasta_sim.runs.storage import DamagedPartError
 from canasta_sim.strategies import BUILTIN
 
 if TYPE_CHECKING:
@@ -52,7 +54,16 @@ __all__ = [
 
 class OneLineErrorCommand(OneLineErrors, click.Command):
     """A command whose errors print as one ``Error: ...`` line (exit code 2) however it is invoked: through
-    ``canasta-sim``, whose group does the same for every command, or on its own (:class:`OneLineErrors`)."""
+    ``canasta-sim``, whose group does the same for every command, or on its own (:class:`OneLineErrors`).
+
+    A damaged part of a run (:class:`~canasta_sim.runs.storage.DamagedPartError`), wherever the command reads one,
+    exits with 1 instead: the arguments were right, and the run needs mending.
+    """
+
+    def one_line_error(self, error: CanastaError) -> click.ClickException:
+        if isinstance(error, DamagedPartError):
+            return click.ClickException(" ".join(str(error).split()))
+        return super().one_line_error(error)
 
 
 def open_log_file(path: Path | None) -> logging.FileHandler | None:

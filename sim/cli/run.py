@@ -1,7 +1,8 @@
 """``canasta-sim run``: play a tournament in parallel workers, writing per-game and per-hand tables.
 
 Bad input gets a one-line ``Error: ...`` and exit code 2 before anything is written; a run stopped
-by a strategy failure exits with 1, an interrupted one with 130, and both keep every finished game.
+by a strategy failure exits with 1, an interrupted one with 130, and both keep every finished game. A resume that
+finds a part damaged from outside exits with 1 too, naming it (:class:`~canasta_sim.runs.storage.DamagedPartError`).
 """
 
 from __future__ import annotations
@@ -413,11 +414,12 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
+    # Read before the session is opened: a damaged part stops the run with run.json as it was.
+    wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
     session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
     handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
-    wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
     progress = _Progress(settings, directory, manifest, session, wins, games_before,
                          show_bar=not quiet and sys.stderr.isatty())
     # The summary is summed from the chunks as this process writes them; only parts written before this
