@@ -58,7 +58,12 @@ class OneLineErrors:
         except click.UsageError as error:
             raise without_usage(error) from None
         except CanastaError as error:
-            raise click.UsageError(" ".join(str(error).split())) from None
+            raise self.one_line_error(error) from None
+
+    def one_line_error(self, error: CanastaError) -> click.ClickException:
+        """The one-line error a canasta-sim error the command let out prints as: bad input (exit code 2) unless the
+        command knows it for a failure found while working."""
+        return click.UsageError(" ".join(str(error).split()))
 
 
 class LazyCommands(OneLineErrors, click.Group):

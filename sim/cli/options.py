@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 import click
 
 from canasta_sim.cli import OneLineErrors
+from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, default_workers
+from canasta_sim.runs.storage import DamagedPartError
 from canasta_sim.strategies import BUILTIN
 
 if TYPE_CHECKING:
@@ -28,14 +30,17 @@ if TYPE_CHECKING:
 
 __all__ = [
     "MEGABYTES",
+    "MEGABYTES_OR_NONE",
     "MIN_MEMORY_LIMIT",
     "SECONDS",
     "OneLineErrorCommand",
     "Seconds",
     "WholeNumber",
+    "check_even_games",
     "check_output_folder",
     "fail",
     "isolation_options",
+    "limit_memory",
     "open_log_file",
     "output_error",
     "rules_options",
@@ -49,7 +54,16 @@ __all__ = [
 
 class OneLineErrorCommand(OneLineErrors, click.Command):
     """A command whose errors print as one ``Error: ...`` line (exit code 2) however it is invoked: through
-    ``canasta-sim``, whose group does the same for every command, or on its own (:class:`OneLineErrors`)."""
+    ``canasta-sim``, whose group does the same for every command, or on its own (:class:`OneLineErrors`).
+
+    A damaged part of a run (:class:`~canasta_sim.runs.storage.DamagedPartError`), wherever the command reads one,
+    exits with 1 instead: the arguments were right, and the run needs mending.
+    """
+
+    def one_line_error(self, error: CanastaError) -> click.ClickException:
+        if isinstance(error, DamagedPartError):
+            return click.ClickException(" ".join(str(error).split()))
+        return super().one_line_error(error)
 
 
 def open_log_file(path: Path | None) -> logging.FileHandler | None:
@@ -155,6 +169,23 @@ MEGABYTES = WholeNumber(min=MIN_MEMORY_LIMIT, max=16 * 1024 * 1024)
 bytes (a larger one overflowed it, and every worker died before its first game with no word of why)."""
 
 
+class MegabytesOrNone(WholeNumber):
+    """A memory limit as :data:`MEGABYTES` takes it, or ``none``: no limit, where ``run --resume`` would otherwise go on
+    with the run's own."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and value.strip().lower() == "none":
+            return None
+        return super().convert(value, param, ctx)
+
+    def accepted(self) -> str:
+        return f"{super().accepted()}, or none"
+
+
+MEGABYTES_OR_NONE = MegabytesOrNone(min=MEGABYTES.min, max=MEGABYTES.max)
+"""``run``'s ``--memory-limit``: :data:`MEGABYTES`, or ``none`` to lift the limit a resumed run had."""
+
+
 def supervision_options(function):
     """``--time-limit``, ``--memory-limit``, ``--pin-cores`` and ``--log-file`` as ``compare`` and ``tune`` take
     them."""
@@ -183,14 +214,29 @@ def fail(message: str) -> click.UsageError:
     return click.UsageError(" ".join(message.split("\n")))
 
 
-def isolation_options(specs, isolate: bool, memory_limit: int | None) -> tuple[str, ...]:
+def check_even_games(option: str, games: int, duplicating: str) -> None:
+    """Refuse an odd number of games where each deal is played twice, the strategies swapped (``duplicating`` names
+    what makes it so): the last deal would be played once, and a deal played once counts in no paired result."""
+    if games % 2:
+        even = f"{games - 1} or {games + 1}" if games > 1 else "2"
+        raise fail(f"{option} {games}: {duplicating} plays each deal twice, the strategies swapped, so give an even "
+                   f"number of games ({even})")
+
+
+def isolation_options(specs, isolate: bool, memory_limit: int | None = None) -> tuple[str, ...]:
     """Apply ``--isolate`` to the specs (each non-built-in becomes ``isolated:SPEC``) and ``--memory-limit``
-    to the strategy processes this process and its workers start (through the environment they inherit)."""
-    if memory_limit is not None:
-        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
+    (:func:`limit_memory`)."""
+    limit_memory(memory_limit)
     if not isolate:
         return tuple(specs)
     return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
+
+
+def limit_memory(memory_limit: int | None) -> None:
+    """Apply ``--memory-limit`` to the strategy processes this process and its workers start (through the environment
+    they inherit); ``None`` leaves them unlimited."""
+    if memory_limit is not None:
+        os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
 
 
 def pin_cores(pin: bool) -> None:

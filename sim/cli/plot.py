@@ -33,6 +33,7 @@ from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking, 
 from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, fail
 from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.errors import CanastaError
+from canasta_sim.runs.storage import DamagedPartError
 from canasta_sim.runs.summary import Z_95, side_labels, wilson_interval
 from canasta_sim.tuning.run import is_tuning_run
 
@@ -436,6 +437,8 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
         return
     try:
         run = load_run(run_dir, games_columns=GAME_COLUMNS, hands_columns=HAND_COLUMNS, require_games=True)
+    except DamagedPartError:
+        raise  # exit code 1 (OneLineErrorCommand): the run is damaged, not the arguments wrong
     except CanastaError as error:
         raise fail(str(error)) from None
     out = _charts_folder(run_dir, out)

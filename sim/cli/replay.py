@@ -22,7 +22,7 @@ from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, check_outp
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
-from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, read_part
+from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part
 from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
 
@@ -42,7 +42,7 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
     if part is not None:
         try:
             table = read_part(pq.read_table, part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
-        except RunDirectoryError as error:
+        except DamagedPartError as error:
             raise click.ClickException(str(error)) from None
         rows = table.to_pylist()
     if not rows:

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from canasta_sim.cli.options import rules_options
+from canasta_sim.cli.options import MEGABYTES, rules_options
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.specs import is_file_part, parse_spec
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
-from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
-__all__ = ["reproducing_command", "session_options", "start_directory"]
+__all__ = ["recorded_memory_limit", "reproducing_command", "session_options", "start_directory"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -75,6 +75,22 @@ def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> li
     if affinity_enabled():
         words.append("--pin-cores")
     return words
+
+
+def recorded_memory_limit(manifest: dict[str, Any], where: str) -> int | None:
+    """The ``--memory-limit`` the run's last session played with (``None``: none), which ``--resume`` keeps unless
+    the option is given, as it keeps ``--on-error``: the limit decides which strategies fail.
+
+    :raises RunDirectoryError: naming the entry when it holds anything a session does not write.
+    """
+    sessions = manifest.get("sessions")
+    last = sessions[-1] if isinstance(sessions, list) and sessions else {}
+    limit = last.get("memory_limit") if isinstance(last, dict) else None
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
+                              or not MEGABYTES.min <= limit <= MEGABYTES.max):
+        raise malformed_entry(where, "sessions[-1].memory_limit",
+                              f"a whole number of megabytes from {MEGABYTES.min:,} to {MEGABYTES.max:,}", limit)
+    return limit
 
 
 def start_directory(manifest: dict[str, Any] | None, settings: RunSettings,

@@ -1,7 +1,8 @@
 """``canasta-sim run``: play a tournament in parallel workers, writing per-game and per-hand tables.
 
 Bad input gets a one-line ``Error: ...`` and exit code 2 before anything is written; a run stopped
-by a strategy failure exits with 1, an interrupted one with 130, and both keep every finished game.
+by a strategy failure exits with 1, an interrupted one with 130, and both keep every finished game. A resume that
+finds a part damaged from outside exits with 1 too, naming it (:class:`~canasta_sim.runs.storage.DamagedPartError`).
 """
 
 from __future__ import annotations
@@ -20,24 +21,26 @@ from typing import Any
 
 import click
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.cli.continuing import check_columns, check_versions, other_run_in_out
 from canasta_sim.cli.options import (
-    MEGABYTES,
+    MEGABYTES_OR_NONE,
     SECONDS,
     OneLineErrorCommand,
     WholeNumber,
+    check_even_games,
     fail,
     isolation_options,
+    limit_memory,
     open_log_file,
     pin_cores,
     rules_text,
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
+from canasta_sim.cli.replaying import recorded_memory_limit, reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
@@ -46,7 +49,6 @@ from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import matchmaking_report
-from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import (
     MANIFEST_FORMAT,
     ON_ERROR_CHOICES,
@@ -57,7 +59,7 @@ from canasta_sim.runs.runner import (
     describe_strategy,
     settings_from_manifest,
 )
-from canasta_sim.runs.storage import RunDirectory, read_part
+from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
@@ -123,6 +125,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         raise fail(f"--resume {path}: the run was made with other settings ({'; '.join(differences)}); "
                    "resume it without those options or start a new run")
     if _given(ctx, "games") and games > recorded.games:
+        if recorded.duplicate:
+            check_even_games("--games", games, "the run, made with --duplicate,")
         # Growing: game i's seed and sides depend only on i, so games recorded.games.. are those a run of
         # `games` from the start would play; the chunk size stays, so finished parts stay valid.
         grown = dataclasses.replace(recorded, games=games)
@@ -130,33 +134,6 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         manifest.setdefault("grown", []).append({"from_games": recorded.games, "to_games": games, "at": _now()})
         recorded = grown
     return directory, manifest, recorded
-
-
-def _check_versions(manifest: dict, loaded, path) -> None:
-    if str(manifest.get("engine_version")) != ENGINE_VERSION:
-        raise fail(f"{path}: the run was made with engine version {manifest.get('engine_version')}, this is "
-                   f"version {ENGINE_VERSION}; its games cannot be continued, start a new run")
-    recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
-    for strategy in loaded:
-        if recorded.get(strategy.spec) != strategy.label:
-            raise fail(f"{path}: the run was made with {recorded.get(strategy.spec)} but {strategy.spec!r} is now "
-                       f"{strategy.label}; start a new run")
-
-
-def _check_columns(directory: RunDirectory) -> None:
-    # Parts with other columns (written by another canasta-sim) would mix two schemas in one dataset:
-    # Parquet readers take the first part's columns and drop or fail on the others.
-    for name, folder, schema in (("games", directory.games_path, GAME_SCHEMA),
-                                 ("hands", directory.hands_path, HAND_SCHEMA)):
-        parts = directory.parts(folder)
-        if parts:
-            found = read_part(pq.read_schema, parts[min(parts)])
-            if [(field.name, field.type) for field in found] != [(field.name, field.type) for field in schema]:
-                missing = [field for field in schema.names if field not in found.names]
-                extra = [field for field in found.names if field not in schema.names]
-                raise fail(f"{directory.path}: its {name} table was written by another version of canasta-sim "
-                           f"(columns {', '.join(missing) or 'none'} missing, {', '.join(extra) or 'none'} extra, "
-                           "or other types); its games cannot be continued, start a new run")
 
 
 @click.command("run", cls=OneLineErrorCommand)
@@ -187,10 +164,11 @@ def _check_columns(directory: RunDirectory) -> None:
 @click.option("--isolate", is_flag=True,
               help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
                    "docs/protocol.md).")
-@click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
+@click.option("--memory-limit", type=MEGABYTES_OR_NONE, default=None, metavar="MB",
               help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
                    "may use, at least 1024 (a worker starts with about 530); a strategy allocating past it fails "
-                   "(MemoryError, or its process dies), charged to its seat (see --on-error).")
+                   "(MemoryError, or its process dies), charged to its seat (see --on-error). With --resume: the "
+                   "run's own unless given; none lifts it.")
 @click.option("--pin-cores", "pin", is_flag=True,
               help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "
                    "bots the cores no worker holds, when there are two cores a worker (docs/fairness.md).")
@@ -218,7 +196,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     """
     try:
         rules = Rules.from_options(rule_options)
-        specs = isolation_options(specs, isolate, memory_limit)
+        specs = isolation_options(specs, isolate)
     except CanastaError as error:
         raise fail(str(error)) from None
     try:
@@ -229,11 +207,6 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
     pin_cores(pin)
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
-    if memory_limit is not None:
-        if play_chunks is not run_chunks:
-            raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
-                       "dask's own --memory-limit")
-        play_chunks = functools.partial(run_chunks, memory_limit=memory_limit)
     manifest: dict[str, Any] | None = None
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():
@@ -247,11 +220,11 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         if _given(ctx, "record_decisions") and tuple(record_decisions) != settings.record_decisions:
             raise fail(f"--resume {resume}: the run was made with --record-decisions "
                        f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
+        if isolate and isolation_options(settings.specs, isolate) != settings.specs:
+            raise fail(f"--resume {resume}: the run was made with strategies {' vs '.join(settings.specs)}, which "
+                       "--isolate would change; resume it without that option or start a new run")
         seed_drawn = bool(manifest.get("seed_drawn"))
-        if not _given(ctx, "on_error") and manifest.get("on_error") in ON_ERROR_CHOICES:
-            # The run's own: one begun with --on-error forfeit and interrupted, resumed as the interruption's message
-            # says, stopped at its next failure.
-            on_error = manifest["on_error"]
+        on_error, memory_limit = _kept_session_options(ctx, directory, manifest, on_error, memory_limit)
     else:
         seed_drawn = seed is None
         if seed_drawn:
@@ -265,6 +238,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             if record_decisions and str(error).startswith("--record-decisions"):
                 raise fail(str(error)) from None
             raise fail(f"-s/--strategy {' '.join(specs or DEFAULT_MATCHUP)}: {error}") from None
+        if duplicate:
+            check_even_games("--games", games, "--duplicate")
         directory = RunDirectory(out if out is not None else _default_out())
         if directory.path.exists() and not directory.path.is_dir():
             raise fail(f"--out {directory.path} is a file, not a directory")
@@ -278,7 +253,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             except CanastaError as error:
                 raise fail(f"--out {directory.path}: {error}") from None
             if recorded != settings:
-                raise fail(_other_run_in_out(directory.path, recorded, settings))
+                raise fail(other_run_in_out(directory.path, recorded, settings))
+    play_chunks = _memory_limited(ctx, play_chunks, memory_limit, resume)
     if settings.record_decisions and isinstance(play_chunks, dask_backend.DaskChunkRunner):
         raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
                    "decisions dataset back from its workers yet")
@@ -289,8 +265,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         except CanastaError as error:
             raise fail(str(error)) from None
         if manifest is not None:
-            _check_versions(manifest, loaded, directory.path)
-            _check_columns(directory)
+            check_versions(manifest, loaded, directory.path)
+            check_columns(directory)
         close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
         file_handler = open_log_file(log_file if log_file is None else log_file.absolute())
         workers = worker_count(workers, settings.specs)
@@ -298,35 +274,38 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
               quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 
 
-def _other_run_in_out(path: Path, recorded: RunSettings, settings: RunSettings) -> str:
-    """The one-line error of an ``--out`` holding a run of other settings: each named, as the run has it and as
-    typed (a default, such as the Dask backend's chunk size, differs unseen), and what to do instead."""
-    differences = []
-    if settings.seed != recorded.seed:
-        differences.append(f"--seed {recorded.seed}, not {settings.seed}")
-    if settings.specs != recorded.specs:
-        differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(settings.specs)}")
-    if settings.rules != recorded.rules:
-        differences.append(f"rules {rules_text(recorded.rules)}, not {rules_text(settings.rules)}")
-    if settings.chunk_size != recorded.chunk_size:
-        differences.append(f"--chunk-size {recorded.chunk_size}, not {settings.chunk_size}")
-    if settings.duplicate != recorded.duplicate:
-        differences.append("with --duplicate, not without it" if recorded.duplicate
-                           else "without --duplicate, not with it")
-    if settings.time_limit != recorded.time_limit:
-        had = "no --time-limit" if recorded.time_limit is None else f"--time-limit {recorded.time_limit:g}"
-        differences.append(f"{had}, not {'none' if settings.time_limit is None else f'{settings.time_limit:g}'}")
-    if settings.record_decisions != recorded.record_decisions:
-        differences.append(f"--record-decisions {' '.join(recorded.record_decisions) or '(none)'}, not "
-                           f"{' '.join(settings.record_decisions) or '(none)'}")
-    quoted = shlex.quote(str(path))
-    if differences or settings.games < recorded.games:
-        if settings.games != recorded.games:
-            differences.append(f"--games {recorded.games}, not {settings.games}")
-        return (f"--out {path} holds a run made with other settings ({'; '.join(differences)}); continue it "
-                f"with canasta-sim run --resume {quoted} (a larger --games grows it), or choose another directory")
-    return (f"--out {path} holds this run with {recorded.games} games, not {settings.games}; grow it with "
-            f"canasta-sim run --resume {quoted} --games {settings.games}, or choose another directory")
+def _kept_session_options(ctx: click.Context, directory: RunDirectory, manifest: dict[str, Any], on_error: str,
+                          memory_limit: int | None) -> tuple[str, int | None]:
+    """``--on-error`` and ``--memory-limit`` for a resume: as given, or the run's own, as its last session played.
+
+    They decide which strategies fail and what a failure does: a run begun with --on-error forfeit or a
+    --memory-limit, interrupted, then resumed as the interruption's message says, judged its strategies two ways.
+    """
+    if not _given(ctx, "on_error") and manifest.get("on_error") in ON_ERROR_CHOICES:
+        on_error = manifest["on_error"]
+    if not _given(ctx, "memory_limit"):
+        try:
+            memory_limit = recorded_memory_limit(manifest, str(directory.manifest_path))
+        except CanastaError as error:
+            raise fail(f"--resume: {error}") from None
+    return on_error, memory_limit
+
+
+def _memory_limited(ctx: click.Context, play_chunks: ChunkRunner, memory_limit: int | None,
+                    resume: Path | None) -> ChunkRunner:
+    """The backend that plays the chunks under ``--memory-limit`` (the local one only), the limit also set for the
+    strategy processes this process starts."""
+    if memory_limit is None:
+        return play_chunks
+    if play_chunks is not run_chunks and not _given(ctx, "memory_limit"):
+        raise fail(f"--resume {resume}: the run was played with --memory-limit {memory_limit}, which applies to "
+                   "--backend local only; resume it with --memory-limit none to play on a Dask cluster without "
+                   "it (dask's own --memory-limit limits its workers)")
+    if play_chunks is not run_chunks:
+        raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
+                   "dask's own --memory-limit")
+    limit_memory(memory_limit)
+    return functools.partial(run_chunks, memory_limit=memory_limit)
 
 
 def _default_chunk_size(games: int, play_chunks) -> int:
@@ -435,11 +414,12 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
+    # Read before the session is opened: a damaged part stops the run with run.json as it was.
+    wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
     session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
     handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
-    wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
     progress = _Progress(settings, directory, manifest, session, wins, games_before,
                          show_bar=not quiet and sys.stderr.isatty())
     # The summary is summed from the chunks as this process writes them; only parts written before this

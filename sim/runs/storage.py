@@ -31,6 +31,7 @@ from canasta_sim.errors import CanastaError
 
 __all__ = [
     "DECISIONS_DIR",
+    "DamagedPartError",
     "GAMES_DIR",
     "HANDS_DIR",
     "RUN_FILE",
@@ -51,6 +52,16 @@ _TEMPORARY_PREFIX = ".tmp-"
 
 class RunDirectoryError(CanastaError, ValueError):
     """A directory is not a usable run directory (missing, not a run, unreadable ``run.json``, ...)."""
+
+
+class DamagedPartError(RunDirectoryError):
+    """A finished part of a run is no Parquet file canasta-sim can read.
+
+    Parts are written whole or not at all (a temporary name, then a rename), so this is damage from outside (a
+    file cut short, overwritten, or a disk fault), found while working on a run whose arguments were right: the
+    command line stops with exit code 1 and says which part to move away so that ``run --resume`` plays its chunk
+    again.
+    """
 
 
 def malformed_entry(where: str, key: str, expected: str, value: Any) -> RunDirectoryError:
@@ -94,13 +105,14 @@ def _write_part(table: pa.Table, path: Path) -> None:
 
 def read_part(read, path: Path, **options):
     """``read(path, **options)`` (a :mod:`pyarrow.parquet` reader) of one part; a file that is no Parquet part (cut
-    short, overwritten) is a :class:`RunDirectoryError` naming it, in one line."""
+    short, overwritten) is a :class:`DamagedPartError` naming it, in one line."""
     try:
         return read(parquet_path(path), **options)
     except (pa.ArrowException, OSError) as error:
         run = path.parent.parent
         reason = " ".join(str(error).split()).split(". ")[0]
-        raise RunDirectoryError(f"{path} is no Parquet part canasta-sim can read ({reason}); move it out of the run "
+        reason = reason.removeprefix(f"Could not open Parquet input source '{parquet_path(path)}': ")  # named below
+        raise DamagedPartError(f"{path} is no Parquet part canasta-sim can read ({reason}); move it out of the run "
                                 f"and its games are played again by canasta-sim run --resume {run}") from None
 
 

@@ -131,3 +131,31 @@ def test_a_memory_limit_below_what_a_worker_starts_with_is_refused_before_any_wo
     assert result.exit_code == 2, result.output
     assert f"{value} is out of range: use a whole number from 1,024 to 16,777,216" in result.output, result.output
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("arguments, said", [
+    (["run", "--games", "5", "-s", "greedy", "-s", "random", "--duplicate"],
+     "--games 5: --duplicate plays each deal twice, the strategies swapped, so give an even number of games (4 or 6)"),
+    (["run", "--games", "1", "-s", "greedy", "-s", "random", "--duplicate"],
+     "--games 1: --duplicate plays each deal twice, the strategies swapped, so give an even number of games (2)"),
+    (["run", "--games", "7", "-s", "greedy", "-s", "random", "-s", "expert", "--duplicate"],
+     "--games 7: --duplicate plays each deal twice, the strategies swapped, so give an even number of games (6 or 8)"),
+    (["compare", "greedy", "--baseline", "random", "--max-games", "3"],
+     "--max-games 3: compare, without --no-duplicate, plays each deal twice, the strategies swapped, so give an even "
+     "number of games (2 or 4)"),
+])
+def test_an_odd_number_of_games_of_duplicate_deals_is_refused_before_anything_is_written(arguments, said, tmp_path):
+    # The last deal was played once and left out of the paired result without a word (run --games 5 reported "2
+    # deals (4 games)"), and compare --max-games 3 stopped after 2 games, saying it would play at most 3.
+    result = CliRunner().invoke(main, [*arguments, "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"Error: {said}\n"
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.timeout(60)
+def test_compare_without_duplicate_deals_plays_an_odd_max_games_to_the_last_game():
+    result = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "random", "--max-games", "3", "--seed", "1",
+                                       "--no-duplicate", "--workers", "1", "--rules", "target_score=1000"])
+    assert result.exit_code == 0, result.output
+    assert "after 3 games" in result.output.splitlines()[-1]

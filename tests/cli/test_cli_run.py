@@ -3,7 +3,6 @@
 import json
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import sys
@@ -436,25 +435,6 @@ def test_a_part_the_disk_refuses_fails_the_run_in_one_line_and_keeps_the_parts_w
                       f"fix it and run canasta-sim run --resume {out}"]
     assert json.loads((out / "run.json").read_text())["status"] == "failed"
     assert 0 in RunDirectory(out).chunks() and 1 not in RunDirectory(out).chunks()
-
-
-@pytest.mark.parametrize("command", [["report"], ["replay", "GAME"], ["plot", "--out", "PLOTS"], ["run", "--resume"]])
-def test_a_part_that_is_no_parquet_is_named_in_one_line_and_resume_plays_its_games_again(tmp_path, command):
-    good, bad = tmp_path / "good", tmp_path / "bad"
-    arguments = ["--games", "30", "--chunk-size", "10", "-s", "greedy", "-s", "random", "--seed", "3", "--workers", "1"]
-    assert invoke(*arguments, "--out", str(good), *QUICK).exit_code == 0
-    shutil.copytree(good, bad)
-    part = bad / "games" / "part-000001.parquet"
-    part.write_bytes(b"cut short\n")
-    words = [{"GAME": "12", "PLOTS": str(tmp_path / "plots")}.get(word, word) for word in command]
-    result = CliRunner().invoke(main, [words[0], *words[1:], str(bad)] if words[0] != "replay"
-                                else ["replay", str(bad), "12"])
-    # replay exits 1 as for a game whose part is missing: its id is in the run's range and the run cannot answer.
-    assert result.exit_code == (1 if words[0] == "replay" else 2), result.output
-    assert result.output.count("\n") == 1 and f"{part} is no Parquet part canasta-sim can read" in result.output
-    part.rename(tmp_path / "moved.parquet")  # as the message says
-    assert invoke("--resume", str(bad), "--workers", "1", "-q").exit_code == 0
-    assert_same_tables(bad, good)
 
 
 @pytest.mark.parametrize("command", [["run", "--games", "4", "-s", "greedy", "-q"],

@@ -44,6 +44,19 @@ def test_a_run_cannot_shrink(tmp_path):
     assert result.exit_code == 2 and "--games 4, not 3 (a run can grow, not shrink)" in result.output
 
 
+@pytest.mark.timeout(120)
+def test_a_run_of_duplicate_deals_cannot_grow_to_an_odd_number_of_games(tmp_path):
+    out = tmp_path / "run"
+    assert invoke("run", "--games", "2", "--seed", "5", "-s", "greedy", "-s", "random", "--duplicate", *QUICK,
+                  "--out", str(out)).exit_code == 0
+    before = (out / "run.json").read_text()
+    result = CliRunner().invoke(main, ["run", "--resume", str(out), "--games", "5"])
+    assert result.exit_code == 2, result.output
+    assert result.output == ("Error: --games 5: the run, made with --duplicate, plays each deal twice, the strategies "
+                             "swapped, so give an even number of games (4 or 6)\n")
+    assert (out / "run.json").read_text() == before
+
+
 @pytest.mark.timeout(300)
 def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed(tmp_path):
     saved, reference = tmp_path / "compare", tmp_path / "reference"

@@ -1,0 +1,81 @@
+"""What ``run`` checks of a run on disk before it goes on with it (``--resume DIR``, or ``--out DIR`` holding one):
+that this canasta-sim can continue its games, and, for ``--out``, that the run is the one the options describe.
+
+Each refusal is one line naming the difference and what to do instead (exit code 2, before anything is written).
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli.options import fail, rules_text
+from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
+from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.storage import RunDirectory, read_part
+
+__all__ = ["check_columns", "check_versions", "other_run_in_out"]
+
+
+def check_versions(manifest: dict, loaded, path) -> None:
+    """Refuse a run made by another engine version, or with a strategy whose version changed since: its games
+    would not be those its first games were."""
+    if str(manifest.get("engine_version")) != ENGINE_VERSION:
+        raise fail(f"{path}: the run was made with engine version {manifest.get('engine_version')}, this is "
+                   f"version {ENGINE_VERSION}; its games cannot be continued, start a new run")
+    recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    for strategy in loaded:
+        if recorded.get(strategy.spec) != strategy.label:
+            raise fail(f"{path}: the run was made with {recorded.get(strategy.spec)} but {strategy.spec!r} is now "
+                       f"{strategy.label}; start a new run")
+
+
+def check_columns(directory: RunDirectory) -> None:
+    """Refuse a run whose tables another version of canasta-sim wrote, with other columns."""
+    # Parts with other columns (written by another canasta-sim) would mix two schemas in one dataset:
+    # Parquet readers take the first part's columns and drop or fail on the others.
+    for name, folder, schema in (("games", directory.games_path, GAME_SCHEMA),
+                                 ("hands", directory.hands_path, HAND_SCHEMA)):
+        parts = directory.parts(folder)
+        if parts:
+            found = read_part(pq.read_schema, parts[min(parts)])
+            if [(field.name, field.type) for field in found] != [(field.name, field.type) for field in schema]:
+                missing = [field for field in schema.names if field not in found.names]
+                extra = [field for field in found.names if field not in schema.names]
+                raise fail(f"{directory.path}: its {name} table was written by another version of canasta-sim "
+                           f"(columns {', '.join(missing) or 'none'} missing, {', '.join(extra) or 'none'} extra, "
+                           "or other types); its games cannot be continued, start a new run")
+
+
+def other_run_in_out(path: Path, recorded: RunSettings, settings: RunSettings) -> str:
+    """The one-line error of an ``--out`` holding a run of other settings: each named, as the run has it and as
+    typed (a default, such as the Dask backend's chunk size, differs unseen), and what to do instead."""
+    differences = []
+    if settings.seed != recorded.seed:
+        differences.append(f"--seed {recorded.seed}, not {settings.seed}")
+    if settings.specs != recorded.specs:
+        differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(settings.specs)}")
+    if settings.rules != recorded.rules:
+        differences.append(f"rules {rules_text(recorded.rules)}, not {rules_text(settings.rules)}")
+    if settings.chunk_size != recorded.chunk_size:
+        differences.append(f"--chunk-size {recorded.chunk_size}, not {settings.chunk_size}")
+    if settings.duplicate != recorded.duplicate:
+        differences.append("with --duplicate, not without it" if recorded.duplicate
+                           else "without --duplicate, not with it")
+    if settings.time_limit != recorded.time_limit:
+        had = "no --time-limit" if recorded.time_limit is None else f"--time-limit {recorded.time_limit:g}"
+        differences.append(f"{had}, not {'none' if settings.time_limit is None else f'{settings.time_limit:g}'}")
+    if settings.record_decisions != recorded.record_decisions:
+        differences.append(f"--record-decisions {' '.join(recorded.record_decisions) or '(none)'}, not "
+                           f"{' '.join(settings.record_decisions) or '(none)'}")
+    quoted = shlex.quote(str(path))
+    if differences or settings.games < recorded.games:
+        if settings.games != recorded.games:
+            differences.append(f"--games {recorded.games}, not {settings.games}")
+        return (f"--out {path} holds a run made with other settings ({'; '.join(differences)}); continue it "
+                f"with canasta-sim run --resume {quoted} (a larger --games grows it), or choose another directory")
+    return (f"--out {path} holds this run with {recorded.games} games, not {settings.games}; grow it with "
+            f"canasta-sim run --resume {quoted} --games {settings.games}, or choose another directory")

@@ -1,0 +1,78 @@
+"""A run whose finished part was damaged from outside: every command that reads it stops as ``replay`` does.
+
+Parts are written whole or not at all (a temporary name, then a rename), so a part that cannot be read was cut short
+or overwritten after it was written. ``report``, ``plot`` and ``run --resume`` exited 2, as for bad input, where
+``replay`` exits 1: the arguments are right and the run needs mending. Each now exits 1 with one line naming the part
+and the way on: move it out of the run, and ``run --resume`` plays its chunk again.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from tests.helpers import assert_same_run_tables
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    path = tmp_path_factory.mktemp("damaged") / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "8", "--chunk-size", "2", "--seed", "6", "--workers", "1",
+                                       "-s", "greedy", "-s", "random", "--rules", "target_score=1000", "-q",
+                                       "--out", str(path)])
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def damaged_copy(run, tmp_path, table: str):
+    """A copy of the run whose chunk 1 part of ``table`` is cut to half its bytes; the copy and the part."""
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    part = copy / table / "part-000001.parquet"
+    data = part.read_bytes()
+    part.write_bytes(data[: len(data) // 2])
+    return copy, part
+
+
+def assert_damage_said(result, part, copy) -> None:
+    assert result.exit_code == 1, result.output
+    assert result.output.count("\n") == 1 and result.output.startswith("Error: "), result.output
+    assert f"{part} is no Parquet part canasta-sim can read" in result.output
+    assert f"move it out of the run and its games are played again by canasta-sim run --resume {copy}" in result.output
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("command", [["report", "RUN"], ["report", "RUN", "--format", "html"],
+                                     ["report", "RUN", "--format", "json"], ["plot", "RUN"], ["run", "--resume", "RUN"],
+                                     ["replay", "RUN", "2"]], ids=" ".join)
+def test_a_damaged_part_stops_the_command_with_exit_1_naming_it(finished_run, tmp_path, command):
+    copy, part = damaged_copy(finished_run, tmp_path, "games")
+    manifest = (copy / "run.json").read_text()
+    result = CliRunner().invoke(main, [str(copy) if word == "RUN" else word for word in command])
+    assert_damage_said(result, part, copy)
+    assert (copy / "run.json").read_text() == manifest and not (copy / "plots").exists()
+
+
+@pytest.mark.timeout(120)
+def test_a_resume_finding_a_damaged_hands_part_leaves_run_json_as_it_was(finished_run, tmp_path):
+    # The hands parts were first read after the resume had opened its session in run.json: it stayed "running".
+    copy, part = damaged_copy(finished_run, tmp_path, "hands")
+    manifest = (copy / "run.json").read_text()
+    result = CliRunner().invoke(main, ["run", "--resume", str(copy), "--games", "10", "-q"])
+    assert_damage_said(result, part, copy)
+    assert (copy / "run.json").read_text() == manifest
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("table", ["games", "hands"])
+def test_moving_the_damaged_part_away_lets_resume_play_its_chunk_again(finished_run, tmp_path, table):
+    # What the error tells the user to do: the chunk is played again from its seeds, and the tables are the run's own.
+    copy, part = damaged_copy(finished_run, tmp_path, table)
+    part.rename(tmp_path / part.name)
+    result = CliRunner().invoke(main, ["run", "--resume", str(copy), "-q"])
+    assert result.exit_code == 0, result.output
+    assert f"8 of 8 games in {copy} (2 played now" in result.output
+    assert_same_run_tables(copy, finished_run)
