@@ -90,11 +90,14 @@ def page_errors(driver) -> list[str]:
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
-def open_page(driver, path) -> None:
-    """Load a page from disk and wait until its script has drawn the first position."""
+def open_page(driver, path, fragment: str = "") -> None:
+    """Load a page from disk (at ``fragment``, such as ``#step=40``) and wait until its script has drawn its first
+    position."""
     from selenium.webdriver.support.ui import WebDriverWait
 
     requests_made(driver)  # forget what earlier pages did
     page_errors(driver)
-    driver.get(path.as_uri())
+    if fragment:  # from the same page at another fragment, the browser would only scroll: load it afresh
+        driver.get("about:blank")
+    driver.get(path.as_uri() + fragment)
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))

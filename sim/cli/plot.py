@@ -177,23 +177,29 @@ def win_rates(run: LoadedRun) -> Figure:
                 if (label, opponent) in paired:  # both games of each deal: the paired interval is the honest one
                     rate, low, high, deals = paired[(label, opponent)]
                     what += f" (paired, {deals} deals)"
-                rows.append((f"{label}\n{what}", label, rate, low, high, games))
+                rows.append((f"{label}\n{what}", label, rate, low, high,
+                             f"{100 * rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]  n={games}"))
     # A strategy's name with its spec can be long: each label is wrapped to at most 3.2 inches, and the title and the
-    # caption to what the labels leave of the figure (constrained layout places the axes only when it is drawn).
+    # caption to what the labels and the column of figures leave (constrained layout places the axes only when it
+    # is drawn).
     ticks = ["\n".join(_wrapped(line, 3.2, 8) for line in row[0].split("\n")) for row in rows]
     label_width = max(len(line) for tick in ticks for line in tick.split("\n")) * 8 * 0.62 / 72
+    figures_width = max(len(row[-1]) for row in rows) * 8 * 0.62 / 72 + 0.1
     figure = _new_figure(8, 1.2 + 0.55 * len(rows) + 0.12 * sum(tick.count("\n") - 1 for tick in ticks))
-    axes_width = max(2.5, figure.get_figwidth() - label_width - 0.5)
+    axes_width = max(2.5, figure.get_figwidth() - label_width - figures_width - 0.5)
     axes = figure.add_subplot()
-    for position, (_, label, rate, low, high, games) in enumerate(reversed(rows)):
+    # A share ends at 100%, and so does the axis: each row's figures stand in a column past its right edge, where
+    # they take no room on the axis however near 100% an interval ends.
+    beyond_the_axis = axes.get_yaxis_transform()  # x in the axes' width (1 is its right edge), y in rows
+    for position, (_, label, rate, low, high, figures) in enumerate(reversed(rows)):
         axes.barh(position, 100 * rate, color=colours[label], alpha=0.85)
+        # Unclipped, so that an interval ending at 0% or 100% shows its whole cap on the axis's edge.
         axes.errorbar(100 * rate, position, xerr=[[100 * (rate - low)], [100 * (high - rate)]], fmt="none",
-                      ecolor="black", capsize=4)
-        axes.text(100 * high + 1, position, f"{100 * rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]  n={games}",
-                  va="center", fontsize=8)
+                      ecolor="black", capsize=4, clip_on=False)
+        axes.text(1.02, position, figures, transform=beyond_the_axis, va="center", fontsize=8, clip_on=False)
     axes.set_yticks(range(len(rows)), list(reversed(ticks)), fontsize=8)
     axes.axvline(50, color="grey", linestyle="--", linewidth=1, label="50%")
-    axes.set_xlim(0, 130)
+    axes.set_xlim(0, 100)
     caption = "games won, % (bars: Wilson 95% interval)" if not paired else (
         "games won, % (bars: Wilson 95% interval; paired rows: score per game, draws half, with the 95% interval "
         "from deal-to-deal variation)")

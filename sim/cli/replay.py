@@ -103,7 +103,8 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
     side_a, side_b = players[0], players[1]
     if html_file is not None:
-        _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"), game_id=game_id)
+        _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"), game_id=game_id,
+                    duplicate_pair=settings.duplicate_pair(game_id))
         return
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "
@@ -166,13 +167,13 @@ def _check_scores(scores: tuple[int, int], row: dict[str, Any]) -> None:
 
 
 def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any], *,
-                run_dir: Path, run_seed: int | None, game_id: int) -> None:
+                run_dir: Path, run_seed: int | None, game_id: int, duplicate_pair: int | None) -> None:
     """Record the game, check its end against the run's record, and write the page."""
     recorded = recorded_run_game(players, game, row)
     title = f"Game {game_id} of the run in {run_dir}"
     try:
-        path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir)),
-                        encoding="utf-8")
+        path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
+                                      duplicate_pair=duplicate_pair), encoding="utf-8")
     except OSError as error:
         raise output_error("--html", path, error) from None
     ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"

@@ -142,14 +142,15 @@ def _chart_images(run: LoadedRun) -> list[str]:
     return images
 
 
-def _heading(game_id: int, why: str, row: pd.Series, names: dict[str, str]) -> str:
-    """A replay's title: its sides by the names the charts use, the score, and how the game ended (which side
-    forfeited, and why, for a forfeit)."""
+def _heading(game_id: int, why: str, row: pd.Series, names: dict[str, str], pair: int | None) -> str:
+    """A replay's title: its sides by the names the charts use, the score, how the game ended (which side
+    forfeited, and why, for a forfeit) and, for a duplicate deal, the game it pairs with."""
     ending = str(row["termination"])
     if ending == "forfeit":
         ending = f"forfeit by side {row['forfeit_team']}: {row['forfeit_reason']}"
     side_a, side_b = (names.get(row[column], row[column]) for column in ("team_a_strategy", "team_b_strategy"))
-    return f"Game {game_id}, {why}: side A {side_a} {row['score_a']}, side B {side_b} {row['score_b']} ({ending})"
+    heading = f"Game {game_id}, {why}: side A {side_a} {row['score_a']}, side B {side_b} {row['score_b']} ({ending})"
+    return heading if pair is None else f"{heading}; duplicate deal: paired with game {pair} (sides swapped)"
 
 
 def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
@@ -160,12 +161,13 @@ def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> li
     parts = []
     for index, (game_id, why) in enumerate(games_worth_seeing(games)):
         row = find_game(directory, settings.chunk_size, game_id)
-        heading = _heading(game_id, why, recorded.loc[game_id], names)
+        pair = settings.duplicate_pair(game_id)
+        heading = _heading(game_id, why, recorded.loc[game_id], names, pair)
         try:
             players, game = game_setup(manifest, settings, row)
             page = recorded_run_game(players, game, row).html(
                 title=f"Game {game_id} of the run in {run_dir}", run_seed=manifest.get("seed"), game_id=game_id,
-                source=str(run_dir))
+                source=str(run_dir), duplicate_pair=pair)
         except click.ClickException as error:  # the strategies or the engine changed since the run: say so
             parts.append(f'<p class="note" data-game="{game_id}">{html.escape(heading)}: no replay, '
                          f"{html.escape(error.message)}</p>")

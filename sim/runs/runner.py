@@ -186,6 +186,15 @@ class RunSettings:
         Games ``2k`` and ``2k + 1`` share one when deals are duplicated."""
         return deal_of(game_id, self.duplicate)
 
+    def duplicate_pair(self, game_id: int) -> int | None:
+        """The other game of game ``game_id``'s deal (the same ``deal_id``: the same cards, the strategies swapped
+        between the sides), or ``None`` when deals are not duplicated or the pair's other game is past the run's
+        last (an odd number of games)."""
+        if not self.duplicate:
+            return None
+        other = game_id ^ 1  # deal k is games 2k and 2k + 1
+        return other if other < self.games else None
+
     def sides(self, game_id: int) -> tuple[str, str]:
         """The specs playing side A and side B in game ``game_id``: swapped on odd games (see
         :func:`canasta_sim.runs.matchmaking.scheduled_sides` for round robins)."""

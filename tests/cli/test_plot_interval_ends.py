@@ -1,5 +1,6 @@
 """The per-hand chart draws a rare rate's Wilson interval at its exact ends: the summary's four decimals would
-move the lower end of 6 concealed outs in 18,906 hands (0.0146%) to 0.01%."""
+move the lower end of 6 concealed outs in 18,906 hands (0.0146%) to 0.01%.  The win-rate chart's axis ends at
+100%, with an interval that ends there drawn whole."""
 
 import math
 from pathlib import Path
@@ -50,3 +51,27 @@ def test_an_exact_interval_holds_the_proportion_even_at_none_and_all():
         for successes in (0, 1, trials - 1, trials):
             low, high = wilson_interval(successes, trials, digits=None)
             assert low <= successes / trials <= high, (successes, trials, low, high)
+
+
+def test_the_win_rate_axis_ends_at_100_percent_with_every_interval_and_its_figures_in_view():
+    # The axis ran to 130% (a tick at 120%) to leave room for the figures beside each interval; a share ends at 100%.
+    games = pd.DataFrame({"game_id": range(12), "team_a_strategy": ["x", "y"] * 6, "team_b_strategy": ["y", "x"] * 6,
+                          "winner": ["A", "B"] * 6, "margin": [40, -40] * 6, "hands": 2, "termination": "target"})
+    manifest = {"strategies": [{"spec": "x", "label": "x@1"}, {"spec": "y", "label": "y@1"}]}
+    hands = pd.DataFrame({"game_id": 0, "hand_no": 1, "team": ["A", "B"], "strategy": ["x", "y"],
+                          "opponent_strategy": ["y", "x"]})
+    figure = CHARTS["win_rates"](LoadedRun(Path("nowhere"), manifest, games, hands))
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    (axes,) = figure.axes
+    assert axes.get_xlim() == (0.0, 100.0)
+    ends = [segment[:, 0] for container in axes.containers if hasattr(container, "lines")
+            for segment in container.lines[2][0].get_segments()]
+    assert min(end.min() for end in ends) == 0.0 and max(end.max() for end in ends) == 100.0  # x won every game
+    caps = [cap for container in axes.containers if hasattr(container, "lines") for cap in container.lines[1]]
+    assert caps and not any(cap.get_clip_on() for cap in caps)  # a cap on the axis's edge is drawn whole
+    edge = axes.get_window_extent(renderer).x1
+    assert [text.get_text().split("%")[0] for text in axes.texts] == ["0.0", "0.0", "0.0", "100.0", "100.0", "100.0"]
+    for text in axes.texts:  # each row's figures past the axis's right edge, inside the figure
+        box = text.get_window_extent(renderer)
+        assert edge < box.x0 and box.x1 <= figure.bbox.width, (text.get_text(), box, edge, figure.bbox.width)

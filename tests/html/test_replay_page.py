@@ -237,6 +237,11 @@ def test_play_moves_on_at_the_chosen_speed_and_pauses(browser, watched):
     path, record = watched
     open_page(browser, path)
     Select(browser.find_element(By.ID, "speed")).select_by_value("40")
+    # The list keeps the focus once chosen, and with it its own keys: Space there opens it, as a keyboard user
+    # expects of a focused control (WAI-ARIA practice; this test once pressed Space on the list to play).  A click on
+    # the table leaves the list, and then Space plays.
+    browser.find_element(By.ID, "table").click()
+    assert browser.execute_script("return document.activeElement") == browser.find_element(By.TAG_NAME, "body")
     press(browser, " ")
     WebDriverWait(browser, 5).until(lambda driver: read(driver)["step"] >= 12)
     press(browser, " ")
@@ -245,6 +250,83 @@ def test_play_moves_on_at_the_chosen_speed_and_pauses(browser, watched):
     hand, index = record.steps()[shown["step"]]
     check_position(shown, record, hand, index)
     assert read(browser)["step"] == shown["step"]  # paused: it stays
+
+
+def step_in_address(driver) -> str:
+    return driver.execute_script("return location.hash")
+
+
+@pytest.mark.timeout(60)
+def test_the_address_names_the_step_shown_and_back_and_forward_go_to_the_steps_left(browser, watched):
+    # The address kept the step the page was opened at: stepping on left it there, so that it could not be copied to
+    # share the moment shown, and the same #step link followed again (the address unchanged) did nothing.
+    path, _ = watched
+    open_page(browser, path, "#step=40")
+    assert read(browser)["step"] == 39 and step_in_address(browser) == "#step=40"
+    entries = browser.execute_script("return history.length")
+    for _ in range(3):
+        press(browser, Keys.ARROW_RIGHT)
+    WebDriverWait(browser, 5).until(lambda driver: step_in_address(driver) == "#step=43")
+    assert read(browser)["step"] == 42
+    browser.execute_script("location.hash = '#step=40'")  # the link followed again
+    WebDriverWait(browser, 5).until(lambda driver: read(driver)["step"] == 39)
+    browser.execute_script("location.hash = '#step=10'")
+    WebDriverWait(browser, 5).until(lambda driver: read(driver)["step"] == 9)
+    press(browser, Keys.PAGE_DOWN)
+    hand_start = read(browser)["step"]
+    WebDriverWait(browser, 5).until(lambda driver: step_in_address(driver) == f"#step={hand_start + 1}")
+    # Two links followed made two entries in the history; the steps taken made none (replaceState).
+    assert browser.execute_script("return history.length") == entries + 2
+    # Back goes to each link followed as the replay had left it, Forward returns.
+    for move, step in ((browser.back, 39), (browser.back, 42), (browser.forward, 39), (browser.forward, hand_start)):
+        move()
+        WebDriverWait(browser, 5).until(lambda driver, step=step: read(driver)["step"] == step)
+        assert step_in_address(browser) == f"#step={step + 1}"
+    assert page_errors(browser) == []
+
+
+COUNT_REWRITES = """
+window.rewrites = 0;
+const rewrite = history.replaceState.bind(history);
+history.replaceState = function () { window.rewrites += 1; return rewrite.apply(null, arguments); };
+"""
+
+
+def test_playing_fast_rewrites_the_address_seldom_and_leaves_it_at_the_step_it_stops_on(browser, watched):
+    # Browsers refuse an address rewritten too often (Safari throws past 100 times in 30 seconds): at 40 steps a
+    # second the address follows about three times a second.
+    path, _ = watched
+    open_page(browser, path)
+    Select(browser.find_element(By.ID, "speed")).select_by_value("40")
+    browser.execute_script(COUNT_REWRITES)
+    browser.find_element(By.ID, "play").click()
+    WebDriverWait(browser, 5).until(lambda driver: read(driver)["step"] >= 40)
+    browser.find_element(By.ID, "play").click()
+    stopped = read(browser)["step"]
+    WebDriverWait(browser, 5).until(lambda driver: step_in_address(driver) == f"#step={stopped + 1}")
+    rewrites = browser.execute_script("return window.rewrites")
+    assert 1 <= rewrites <= stopped // 4, (rewrites, stopped)
+    assert page_errors(browser) == []
+
+
+@pytest.mark.parametrize("control, key, name", [
+    ("speed", " ", " "), ("hand-select", " ", " "), ("speed", Keys.PAGE_DOWN, "PageDown"), ("speed", Keys.END, "End"),
+    ("forward", " ", " "),
+])
+def test_a_focused_control_keeps_its_own_keys(browser, watched, control, key, name):
+    # Space on the focused speed list started playback where a keyboard user expects the list to open (WAI-ARIA
+    # practice: a focused control keeps its keys); Space on a focused button played where it presses the button.
+    path, _ = watched
+    open_page(browser, path)
+    browser.execute_script("arguments[0].focus()", browser.find_element(By.ID, control))
+    step = read(browser)["step"]
+    press(browser, key)
+    shown = read(browser)
+    press(browser, Keys.ESCAPE)  # closes a list the key opened
+    assert not shown["playing"]
+    assert shown["step"] == (step + 1 if control == "forward" else step)  # Space pressed the button it was on
+    target = browser.find_element(By.ID, control)
+    assert browser.execute_script(KEYDOWN, target, name, {}) is True  # the page kept nothing from the control
 
 
 def test_the_page_loads_nothing_and_sends_no_request(browser, watched):
@@ -276,8 +358,31 @@ def test_a_replayed_run_game_shows_its_seeds_strategies_and_recorded_end(browser
     side_a, side_b = labels[row["team_a_strategy"]], labels[row["team_b_strategy"]]
     assert meta.get_attribute("data-strategies") == ",".join([side_a, side_b, side_a, side_b])
     assert "run seed 3, game 1" in meta.text and f"Game seed {row['seed']}" in meta.text
+    pair = browser.find_element(By.ID, "duplicate-pair")  # no duplicate deals: nothing said of them
+    assert pair.get_attribute("textContent") == "" and not pair.is_displayed()
     press(browser, Keys.END)
     assert read(browser)["totals"] == [row["score_a"], row["score_b"]]
+
+
+def test_a_duplicate_deals_replay_names_the_game_it_pairs_with(browser, duplicate_run, tmp_path):
+    # The page did not say that its game was one of a pair, the same cards played again with the sides swapped.
+    games = {row["game_id"]: row for row in pq.read_table(duplicate_run / "games").to_pylist()}
+    for game_id, pair in ((0, 1), (1, 0), (2, 3), (4, None)):  # game 4's pair would be game 5, past the run's end
+        page = tmp_path / f"game{game_id}.html"
+        result = CliRunner().invoke(main, ["replay", str(duplicate_run), str(game_id), "--html", str(page)])
+        assert result.exit_code == 0, result.output
+        open_page(browser, page)
+        shown = browser.find_element(By.ID, "duplicate-pair")
+        if pair is None:
+            assert shown.get_attribute("textContent") == "" and not shown.is_displayed()
+            continue
+        mine, other = games[game_id], games[pair]  # the games table pairs them: one deal, the sides swapped
+        assert mine["deal_id"] == other["deal_id"] and mine["seed"] == other["seed"]
+        sides = [(row["team_a_strategy"], row["team_b_strategy"]) for row in (mine, other)]
+        assert sides[0] == sides[1][::-1]
+        assert shown.is_displayed() and shown.get_attribute("data-game") == str(pair)
+        assert shown.text == f"Duplicate deal: paired with game {pair} (the same cards, sides swapped)."
+    assert page_errors(browser) == []
 
 
 def test_a_public_page_shows_only_the_backs_of_the_hands(browser, tmp_path):

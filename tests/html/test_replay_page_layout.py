@@ -43,6 +43,16 @@ def press(driver, key, times: int = 1) -> None:
         ActionChains(driver).send_keys(key).perform()
 
 
+def test_a_duplicate_deals_page_fits_a_phones_width_with_its_pair_named(phone, duplicate_run, tmp_path):
+    page = tmp_path / "paired.html"
+    result = CliRunner().invoke(main, ["replay", str(duplicate_run), "1", "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    open_page(phone, page)
+    shown = phone.execute_script(OVERFLOWING, PHONE[0])
+    assert shown["scrollWidth"] <= PHONE[0] and shown["out"] == [], shown
+    assert phone.execute_script("return document.getElementById('duplicate-pair').getBoundingClientRect().height") > 0
+
+
 def test_at_a_phone_width_nothing_is_wider_than_the_screen(phone, page):
     # The table kept 640 px and the narration 380 px side by side: a phone showed a third of the page at a time.
     open_page(phone, page)

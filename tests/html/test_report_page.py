@@ -20,7 +20,7 @@ from canasta_sim.analysis import load_run  # noqa: E402
 from canasta_sim.cli import main  # noqa: E402
 from canasta_sim.cli.plot import charts_for  # noqa: E402
 from canasta_sim.cli.report_html import games_worth_seeing  # noqa: E402
-from tests.browser import PHONE, open_page, requests_made  # noqa: E402
+from tests.browser import PHONE, open_page, page_errors, requests_made  # noqa: E402
 from tests.helpers import FLAKY_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -105,6 +105,28 @@ def test_the_report_page_has_the_reports_tables_charts_and_replays(browser, roun
         browser.switch_to.default_content()
     assert all(url == page.as_uri() or url.startswith(("data:", "about:")) for url in requests_made(browser))
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+
+
+def test_the_replays_of_duplicate_deals_name_the_games_they_pair_with(browser, duplicate_run, round_robin, tmp_path):
+    # Neither the list of replays nor a replay said that a game was one of a duplicate pair.
+    page, _ = _page(duplicate_run, tmp_path)
+    open_page(browser, page)
+    picks = games_worth_seeing(pq.read_table(duplicate_run / "games").to_pandas())
+    assert picks
+    for game_id, _ in picks:
+        pair = game_id ^ 1 if game_id ^ 1 < 5 else None  # the run has five games: game 4's pair was never played
+        details = browser.find_element(By.CSS_SELECTOR, f"details[data-game='{game_id}']")
+        summary = details.find_element(By.TAG_NAME, "summary").text
+        said = f"; duplicate deal: paired with game {pair} (sides swapped)"
+        assert summary.endswith(said) if pair is not None else "duplicate deal" not in summary, summary
+        _open_replay(browser, game_id)
+        shown = browser.find_element(By.ID, "duplicate-pair").get_attribute("textContent")
+        assert (f"paired with game {pair} " in shown) if pair is not None else shown == "", shown
+        browser.switch_to.default_content()
+    assert page_errors(browser) == []
+    page, _ = _page(round_robin, tmp_path)  # a run without duplicate deals says nothing of them
+    open_page(browser, page)
+    assert "duplicate deal" not in browser.find_element(By.ID, "replays").text
 
 
 def test_a_forfeit_is_among_the_games_worth_seeing_and_its_replay_stops_at_the_failure(browser, with_forfeits,
