@@ -45,10 +45,10 @@ def page(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def duplicate_run(tmp_path_factory):
-    """A run of five games on duplicate deals (games 0 and 1 share a deal, 2 and 3 another; game 4's pair is past
-    the run's end), greedy against random, short games (R15.1 target 1000)."""
+    """A run of six games on duplicate deals (games 0 and 1 share a deal, 2 and 3 another, 4 and 5 a third), greedy
+    against random, short games (R15.1 target 1000)."""
     folder = tmp_path_factory.mktemp("duplicate") / "run"
-    result = CliRunner().invoke(main, ["run", "--games", "5", "--seed", "3", "--duplicate", "--workers", "1", "-q",
+    result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "3", "--duplicate", "--workers", "1", "-q",
                                        "-s", "greedy", "-s", "random", "--rules", "target_score=1000",
                                        "--out", str(folder)])
     assert result.exit_code == 0, result.output
