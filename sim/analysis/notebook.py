@@ -8,16 +8,19 @@ Typical use, with the directory of a finished run::
     run.games.groupby("winner_strategy").size()
     summarize(run)
     cross_table(run), ratings(run), paired_results(run)   # round robins and duplicate deals
+    strategy_names(run), entrants_of(run)                 # the strategies' names and summary labels
 
-The columns are documented in ``docs/output.md``.  Only chunks whose ``games`` and ``hands``
-parts both exist are read, so a run still going, or killed and not yet resumed, loads consistently.
+Every function takes the loaded run :func:`load_run` returns; :func:`strategy_names` and :func:`entrants_of`, which
+read only ``run.json``, also take its content (``run.manifest``).  The columns are documented in ``docs/output.md``.
+Only chunks whose ``games`` and ``hands`` parts both exist are read, so a run still going, or killed and not yet
+resumed, loads consistently.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +62,26 @@ class LoadedRun:
     @property
     def entrants(self) -> tuple[str, ...]:
         """The summary labels of the run's strategies, in the order they were given."""
-        return entrants_of(self.manifest)
+        return entrants_of(self)
 
 
-def entrants_of(manifest: dict[str, Any]) -> tuple[str, ...]:
-    """The summary labels of a run's strategies: the specs, or ``spec (A)``/``spec (B)`` in a mirror match."""
+def _manifest_of(run: LoadedRun | Mapping[str, Any], function: str) -> Mapping[str, Any]:
+    """The content of ``run.json`` of a loaded run, or that content itself."""
+    if isinstance(run, LoadedRun):
+        return run.manifest
+    if isinstance(run, Mapping):
+        return run
+    raise TypeError(f"{function} takes a loaded run (load_run(path)) or its manifest (run.manifest), not a "
+                    f"{type(run).__name__}")
+
+
+def entrants_of(run: LoadedRun | Mapping[str, Any]) -> tuple[str, ...]:
+    """The summary labels of a run's strategies: the specs, or ``spec (A)``/``spec (B)`` in a mirror match.
+
+    :param run: a loaded run, or its manifest (the content of ``run.json``).
+    :raises TypeError: for anything else (a path, say: load it with :func:`load_run`).
+    """
+    manifest = _manifest_of(run, "entrants_of")
     specs = [entry.get("spec") for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
     if not specs:
         return ()
@@ -72,10 +90,15 @@ def entrants_of(manifest: dict[str, Any]) -> tuple[str, ...]:
     return side_labels(specs[0], specs[-1])
 
 
-def strategy_names(manifest: dict[str, Any]) -> dict[str, str]:
+def strategy_names(run: LoadedRun | Mapping[str, Any]) -> dict[str, str]:
     """Each strategy's spec to the name charts and pages show it by: its ``name@version`` as the run recorded it
     (``label`` in ``run.json``), with the spec added in brackets where two strategies share one (the same class
-    with other parameters), and the spec itself for a run that recorded no label."""
+    with other parameters), and the spec itself for a run that recorded no label.
+
+    :param run: a loaded run, or its manifest (the content of ``run.json``).
+    :raises TypeError: for anything else (a path, say: load it with :func:`load_run`).
+    """
+    manifest = _manifest_of(run, "strategy_names")
     entries = [entry for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
     labels = [str(entry.get("label") or entry.get("spec")) for entry in entries]
     return {str(entry.get("spec")): label if labels.count(label) == 1 else f"{label} [{entry.get('spec')}]"
@@ -89,7 +112,7 @@ def with_strategy_names(run: LoadedRun) -> LoadedRun:
     """The run with every spec, in its tables and in ``manifest["strategies"]``, replaced by the strategy's name
     (:func:`strategy_names`), for display; the figures are unchanged.  Read the run's paired results and
     ratings from the run itself (they go back to its files by spec) and rename them with :func:`strategy_names`."""
-    names = strategy_names(run.manifest)
+    names = strategy_names(run)
     if all(spec == name for spec, name in names.items()):
         return run
 

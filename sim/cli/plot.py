@@ -143,7 +143,7 @@ def _paired_intervals(run: LoadedRun) -> dict[tuple[str, str], tuple[float, floa
     if not run.manifest.get("duplicate"):
         return {}
     found = {}
-    names = strategy_names(run.manifest)
+    names = strategy_names(run)
     for result in matchmaking(run).paired:
         first, second = names.get(result.first, result.first), names.get(result.second, result.second)
         found[(first, second)] = (result.score, result.score_low, result.score_high, result.deals)
@@ -378,7 +378,7 @@ def cumulative_score(run: LoadedRun) -> Figure:
 def ratings(run: LoadedRun) -> Figure:
     """A round robin's Bradley-Terry ratings: Elo relative to the entrants' mean, with 95% intervals."""
     fitted = sorted(matchmaking(run).ratings, key=lambda rating: rating.elo)
-    names = strategy_names(run.manifest)
+    names = strategy_names(run)
     run = with_strategy_names(run)
     colours = _colours(run)
     figure = _new_figure(8, 1.5 + 0.6 * len(fitted))

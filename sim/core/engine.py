@@ -23,7 +23,7 @@ from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
-from canasta_sim.core.seats import ObservedSeats, Seats, StrictSeats, UnattributedChange
+from canasta_sim.core.seats import ObservedSeats, Seats, StrictSeats, UnattributedChange, not_a_bool
 from canasta_sim.core.state import ACQUIRE, OVER, HandState, _is_phase
 from canasta_sim.core.strategy import SeatRandom, Strategy
 from canasta_sim.core.view import SeatView
@@ -164,7 +164,7 @@ def play_hand(state: HandState, seats: Seats, views: Sequence[SeatView]) -> None
             method = player.choose_ask if bound is None else bound[1]
             asked = seats.ask(seat, _ASK_CALL, method, view)
             if asked is not True and asked is not False:  # isinstance(asked, bool): bool has no subclass
-                raise seats.error(seat, "ask", "returned something that is not True or False", asked)
+                raise seats.error(seat, "ask", not_a_bool(asked), asked)
             if asked:
                 seats.apply(state, seat, "ask", _ASK)
                 partner = (seat + 2) % 4
@@ -172,7 +172,7 @@ def play_hand(state: HandState, seats: Seats, views: Sequence[SeatView]) -> None
                 method = players[partner].answer_go_out if partner_bound is None else partner_bound[2]
                 answer = seats.ask(partner, _ANSWER_CALL, method, views[partner])
                 if answer is not True and answer is not False:
-                    raise seats.error(partner, "answer", "returned something that is not True or False", answer)
+                    raise seats.error(partner, "answer", not_a_bool(answer), answer)
                 seats.apply(state, partner, "answer", Answer(answer))
         while not _is_phase(state.phase, _OVER):
             method = player.choose_meld if bound is None else bound[3]

@@ -413,7 +413,7 @@ class MeldingRules:
                 return True
             if verdict == 0 and self._probing:
                 return False
-        if not groups:
+        if not isinstance(groups, (tuple, list)) or not groups:  # type first: an array has no truth value (_fail: E1)
             raise self._fail("R9.1", "a meld needs at least one group of cards", move)
         additions: dict[int, list[int]] = {}
         used = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]  # KIND_COUNT zeros: a literal, no slice of a list

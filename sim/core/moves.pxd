@@ -42,6 +42,9 @@ cdef class Stop(_MoveBase):
     pass
 
 
+# The constructors' kinds as ints (a numpy integer converted), a C call from each.
+cdef tuple _plain_kinds(tuple kinds)
+
 # MeldGroup.of as a C call for the searches, and their groups with the cards already in order, built in C without
 # the constructor's sort.
 cpdef MeldGroup _group_of(rank, naturals, jokers, deuces)

@@ -70,6 +70,25 @@ def _card_order(kind: int) -> int:
     return kind + KIND_COUNT if kind <= TWO else kind
 
 
+def _plain_kind(value: object) -> object:
+    """``value`` as an int when it is a whole number of another type (a numpy integer, say), else as it is.
+
+    A strategy may compute kinds with numpy: its records hold them as the ints they equal, so that no numpy scalar
+    reaches the hand's pile or another seat's events (a bot process's JSON holds none).  ``True`` and floats are kept
+    as they are, for the checks to refuse (E1)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def _plain_kinds(kinds: tuple) -> tuple:
+    """``kinds`` with each kind as :func:`_plain_kind` makes it; the same tuple when they are all ints already."""
+    for kind in kinds:
+        if type(kind) is not int:
+            return tuple([_plain_kind(each) for each in kinds])
+    return kinds
+
+
 def refuse_change(record: object, name: str, value: object) -> None:
     """A record's ``__setattr__``: each field is set once, by its constructor, and never changed after.
 
@@ -88,7 +107,8 @@ def refuse_change(record: object, name: str, value: object) -> None:
 class MeldGroup:
     """Cards from hand laid on one rank: a new meld, or an addition to the side's meld of that rank (R9.6).
 
-    Immutable, equal and hashable by its fields.
+    Immutable, equal and hashable by its fields.  A kind given as another whole-number type (a numpy integer) is
+    held as the int it equals.
 
     :ivar rank: a natural kind (4 to A), ``BLACK_THREE`` (R5.3) or ``WILD_RANK``.
     :ivar cards: the kinds taken from hand, naturals first, then jokers, then deuces.
@@ -98,8 +118,8 @@ class MeldGroup:
     __slots__ = ("rank", "cards")
 
     def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
-        self.rank = rank
-        self.cards = tuple(sorted(cards, key=_card_order))
+        self.rank = rank if type(rank) is int else _plain_kind(rank)
+        self.cards = _plain_kinds(tuple(sorted(cards, key=_card_order)))
 
     def __setattr__(self, name: str, value: object) -> None:
         refuse_change(self, name, value)
@@ -262,7 +282,8 @@ class Draw(_MoveBase):
 class TakePile(_MoveBase):
     """Take the whole discard pile (R8.2, R8.3).
 
-    :ivar cards: the hand cards melded with the top card (empty: lay it off on the side's meld).
+    :ivar cards: the hand cards melded with the top card (empty: lay it off on the side's meld); a numpy integer
+        given is held as the int it equals.
     :ivar extra: further melds from hand laid with the take to reach the initial minimum (R8.3.1).
     """
 
@@ -270,7 +291,7 @@ class TakePile(_MoveBase):
     __match_args__ = ("cards", "extra")
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
-        self.cards = tuple(sorted(cards, key=_card_order))
+        self.cards = _plain_kinds(tuple(sorted(cards, key=_card_order)))
         self.extra = extra
 
     def _values(self) -> tuple:
@@ -335,14 +356,14 @@ class Answer(_MoveBase):
 class Discard(_MoveBase):
     """Discard one card of this kind (R6.1, R6.3).
 
-    :ivar card: the kind discarded.
+    :ivar card: the kind discarded (a numpy integer given is held as the int it equals).
     """
 
     __slots__ = ("card",)
     __match_args__ = ("card",)
 
     def __init__(self, card: int) -> None:
-        self.card = card
+        self.card = card if type(card) is int else _plain_kind(card)
 
     def _values(self) -> tuple:
         return (self.card,)
@@ -439,8 +460,9 @@ def _are_groups(groups: object) -> bool:
 def is_kind(value: object) -> bool:
     """Whether ``value`` is a card kind 0-14 (E1: records built by hand are checked, not trusted).
 
-    Any integral type passes (a strategy may compute kinds with numpy) but ``bool``: ``True`` is no card, though
-    Python counts it as 1, the kind of a 2.  Floats and text do not.
+    Any integral type passes (a strategy may compute kinds with numpy; the records' constructors hold such a kind as
+    the int it equals) but ``bool``: ``True`` is no card, though Python counts it as 1, the kind of a 2.  Floats and
+    text do not.
     """
     return (type(value) is int or isinstance(value, numbers.Integral) and not isinstance(value, bool)) and (
         0 <= value < KIND_COUNT)

@@ -40,10 +40,24 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 if TYPE_CHECKING:
     from canasta_sim.core.engine import GameObserver
 
-__all__ = ["DECISION_METHODS", "ObservedSeats", "Seats", "StrictSeats", "UnattributedChange", "names_followers"]
+__all__ = [
+    "DECISION_METHODS", "ObservedSeats", "Seats", "StrictSeats", "UnattributedChange", "names_followers", "not_a_bool",
+]
 
 DECISION_METHODS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
 """A strategy's decision methods, in the order :attr:`Seats.decisions` binds them."""
+
+
+def not_a_bool(value: object) -> str:
+    """What is wrong with ``value`` returned for an ask or an answer, which take ``True`` or ``False``: its type is
+    named, since a numpy bool prints as ``True`` under numpy 1 and its value alone would not say why it is refused."""
+    if value is None:
+        return "returned None, not True or False"
+    kind = type(value)
+    module = kind.__module__.split(".")[0]  # numpy's types by the name users write, not their private module's
+    name = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+    return f"returned a {name}, not True or False"
+
 
 _SIDE_BITS = (1, 2, 1, 2)
 # The monitor codes of the calls made here and the monitor's cells (sim/arbiter/monitor.py): C integers where
@@ -258,7 +272,7 @@ class Seats:
             state.apply(move)
         except IllegalMoveError as error:
             raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
-        except Exception as error:  # a malformed record, e.g. Discard('K'), fails inside the rule checks
+        except Exception as error:  # a record the checks cannot judge: a MeldGroup subclass whose cards are no sequence
             raise self.error(
                 seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move,
                 reason="malformed",

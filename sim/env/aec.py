@@ -62,14 +62,14 @@ class CanastaEnv(AECEnv):
         self.reward_kind = check_reward(reward)
         self.possible_agents = [f"seat_{seat}" for seat in range(4)]
         self.agents: list[str] = []
-        low, high = observation_bounds()
+        self.driver = GameDriver(self.rules, max_hands=max_hands)  # first: it checks max_hands, the bounds use it
+        low, high = observation_bounds(self.rules, max_hands)
         observation_space = spaces.Dict({
             "observation": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),
         })
         self.observation_spaces = {agent: observation_space for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(ACTION_COUNT) for agent in self.possible_agents}
-        self.driver = GameDriver(self.rules, max_hands=max_hands)
         self._seeds = GameSeeds()
         self._options: DecisionOptions | None = None
         self._prefix: tuple[int, ...] = ()

@@ -341,7 +341,7 @@ class GameDriver:
             state.apply(move)
         except IllegalMoveError as error:
             raise DriverError(str(error)) from None  # it names the seat, the move, the phase and the rule
-        except Exception as error:  # a malformed record the checks cannot judge, e.g. a meld's groups as an array
+        except Exception as error:  # a record the checks cannot judge: a MeldGroup subclass whose cards are no sequence
             raise DriverError(f"seat {seat}: a malformed {type(move).__name__} ({type(error).__name__}: {error}); "
                               "make moves with parse_move or the records' documented fields") from None
         if self._listeners:

@@ -39,10 +39,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
+from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
-from canasta_sim.core.rules import MAX_TARGET_SCORE
+from canasta_sim.core.rules import DEFAULT_RULES, MAX_TARGET_SCORE, Rules
+from canasta_sim.core.state import MAX_TURNS_PER_HAND
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import (
     ACQUIRE_DECISION,
@@ -72,9 +74,11 @@ __all__ = [
     "action_number",
     "action_text",
     "group_action",
+    "hand_score_bounds",
     "move_actions",
     "observation_bounds",
     "observation_vector",
+    "score_bounds",
 ]
 
 DRAW_ACTION = 0
@@ -344,7 +348,47 @@ def _keeps_going_out_possible(view: SeatView, move: Meld) -> bool:
 
 _DECISION_CODES = ("wait", ACQUIRE_DECISION, "take_extras", ASK_DECISION, ANSWER_DECISION, MELD_DECISION,
                    DISCARD_DECISION)
-_BIG = 1e9
+
+
+def hand_score_bounds(rules: Rules) -> tuple[int, int]:
+    """The lowest and the highest score one side can make in one hand under ``rules`` (R14.1): bounds that no hand
+    passes, not scores a hand can reach."""
+    # R14.1a, R14.1e: the cards a side melded count for it, those left in its hands against it, and no card is both:
+    # together they count at most the deck's card points, either way.
+    cards = sum(KIND_VALUE[kind] for kind in CARD_KIND)
+    canastas = len(SLOT_RANKS)  # R9.6, R11.2: one meld, so at most one canasta, on each slot
+    bonuses = (0, rules.natural_canasta_bonus, rules.mixed_canasta_bonus)
+    going_out = (0, rules.going_out_bonus, rules.concealed_going_out_bonus)  # R14.1c
+    # R14.1d: red_three_value for each of up to three red 3s, or the total for all four; against a side with no meld.
+    red_threes = [count * rules.red_three_value for count in range(4)] + [rules.all_four_red_threes_total]
+    if rules.red_three_negative_if_no_meld:
+        red_threes += [-value for value in red_threes]
+    return (-cards + canastas * min(bonuses) + min(going_out) + min(red_threes),
+            cards + canastas * max(bonuses) + max(going_out) + max(red_threes))
+
+
+def score_bounds(rules: Rules, max_hands: int = MAX_HANDS_PER_GAME) -> tuple[int, int]:
+    """The lowest and the highest running total a side can have before a hand of a game under ``rules`` that stops
+    after ``max_hands`` hands (the observation's ``scores``)."""
+    lowest, highest = hand_score_bounds(rules)
+    before = max_hands - 1  # the most hands played before one: totals start at 0 and change by one hand's score each
+    # A hand is dealt only while both totals are below the target (R15.1), or while they are equal at or above it
+    # under tie_rule=play_another_hand (R15.3): from below the target, each hand of such a tie adds at most a hand's
+    # highest score, and a long tie is unlikely but legal.
+    high = rules.target_score - 1
+    if rules.tie_rule == "play_another_hand":
+        high += before * max(highest, 0)
+    return before * min(lowest, 0), high
+
+
+def _rule_bounds(rules: Rules, max_hands: int) -> dict[str, tuple[int, int]]:
+    """The bounds of the observation's fields that depend on the rule set and on the game's hand cap."""
+    requirement = max(minimum for _, minimum in rules.initial_meld_table)  # R10.2: each is one of the table's
+    return {"scores": score_bounds(rules, max_hands), "initial_requirements": (0, requirement),
+            "requirements": (0, requirement), "hand_number": (1, max_hands)}
+
+
+_DEFAULT_BOUNDS = _rule_bounds(DEFAULT_RULES, MAX_HANDS_PER_GAME)
 
 OBSERVATION_FIELDS: tuple[tuple[str, int, float, float, str], ...] = (
     ("hand", KIND_COUNT, 0, 8, "the seat's hand: cards of each kind 0-14 (JK, 2, 3b, 3r, 4 ... A)"),
@@ -363,28 +407,37 @@ OBSERVATION_FIELDS: tuple[tuple[str, int, float, float, str], ...] = (
     ("pile_flags", 4, 0, 1, "pile frozen (R8.1b), blocked (R8.1a), frozen for the own side, for the other"),
     ("melded", 2, 0, 1, "the own side, the other side has made its initial meld"),
     ("canastas", 2, 0, 13, "canastas of the own side, the other side"),
-    ("scores", 2, -_BIG, _BIG, "running totals before this hand: own side, other side"),
-    ("initial_requirements", 2, 0, _BIG, "R10.2 minimum this hand: own side, other side"),
-    ("requirements", 2, 0, _BIG, "minimum still due now (0 once melded): own side, other side"),
+    ("scores", 2, *_DEFAULT_BOUNDS["scores"], "running totals before this hand: own side, other side"),
+    ("initial_requirements", 2, *_DEFAULT_BOUNDS["initial_requirements"],
+     "R10.2 minimum this hand: own side, other side"),
+    ("requirements", 2, *_DEFAULT_BOUNDS["requirements"],
+     "minimum still due now (0 once melded): own side, other side"),
     ("decision", len(_DECISION_CODES), 0, 1,
      "one-hot: wait (not this seat's decision), acquire, take_extras, ask, answer, meld, discard"),
     ("answer", 2, 0, 1, "this turn's answer to an ask: yes, no (both 0: not asked)"),
     ("acquired", 2, 0, 1, "how the player to move began the turn: drew, took the pile"),
     ("to_move", 4, 0, 1, "one-hot seat to move: this seat, its left, its partner, its right"),
     ("dealer", 4, 0, 1, "one-hot dealer of this hand, same order"),
-    ("hand_number", 1, 1, _BIG, "1 for the game's first hand"),
-    ("turn_count", 1, 0, _BIG, "turns begun so far this hand"),
+    ("hand_number", 1, *_DEFAULT_BOUNDS["hand_number"], "1 for the game's first hand"),
+    ("turn_count", 1, 0, MAX_TURNS_PER_HAND, "turns begun so far this hand (the engine's cap ends a hand there)"),
     ("target_score", 1, 1, MAX_TARGET_SCORE, "the rule set's target score (R15.1)"),
 )
-"""``(name, length, low, high, meaning)`` of each field of the observation vector, in order."""
+"""``(name, length, low, high, meaning)`` of each field of the observation vector, in order; the bounds of
+``scores``, the requirements and ``hand_number`` are those of the default rules and hand cap
+(:func:`observation_bounds` gives them for others)."""
 OBSERVATION_SIZE = sum(field[1] for field in OBSERVATION_FIELDS)
 """The length of the observation vector."""
 
 
-def observation_bounds() -> tuple[np.ndarray, np.ndarray]:
-    """The low and high bound of every entry of the observation vector (``float32``)."""
-    low = np.concatenate([np.full(size, low, np.float32) for _, size, low, _, _ in OBSERVATION_FIELDS])
-    high = np.concatenate([np.full(size, high, np.float32) for _, size, _, high, _ in OBSERVATION_FIELDS])
+def observation_bounds(
+    rules: Rules = DEFAULT_RULES, max_hands: int = MAX_HANDS_PER_GAME
+) -> tuple[np.ndarray, np.ndarray]:
+    """The low and high bound of every entry of the observation vector (``float32``) in a game under ``rules`` that
+    stops after ``max_hands`` hands: every observation of such a game lies within them."""
+    bounds = {name: (low, high) for name, _, low, high, _ in OBSERVATION_FIELDS} | _rule_bounds(rules, max_hands)
+    # float32 rounds to nearest, so a bound rounded moves no more than the values it bounds: none ends outside.
+    low = np.concatenate([np.full(size, bounds[name][0], np.float32) for name, size, *_ in OBSERVATION_FIELDS])
+    high = np.concatenate([np.full(size, bounds[name][1], np.float32) for name, size, *_ in OBSERVATION_FIELDS])
     return low, high
 
 

@@ -104,7 +104,7 @@ class CanastaGymEnv(gymnasium.Env):
         for other in ((seat + 1) % 4, (seat + 3) % 4):
             players[other], names[other] = loaded_opponents, loaded_opponents.spec
         self.driver = GameDriver(self.rules, players=players, names=names, max_hands=max_hands)
-        low, high = observation_bounds()
+        low, high = observation_bounds(self.rules, max_hands)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),

@@ -26,10 +26,10 @@ import orjson
 
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, move_text, record_problem
 from canasta_sim.core.parameters import declared_parameters
 from canasta_sim.core.rules import Rules
-from canasta_sim.core.seats import names_followers
+from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.wire import hear_events
 from canasta_sim.errors import CanastaError, IllegalMoveError
@@ -215,14 +215,16 @@ class BotServer:
             value = getattr(game.player, name)(game.view)
         except Exception as error:  # the strategy's own failure, charged to the seat at this decision
             return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
+        if decision in ("ask", "answer"):
+            if not isinstance(value, bool):
+                return None, {"decision": decision, "error": f"{not_a_bool(value)}: {value!r}"}
+            text = ("ask" if value else None) if decision == "ask" else ("answer yes" if value else "answer no")
+            return value, {"decision": decision, "move": text}
         if not isinstance(value, types):
             return None, {"decision": decision, "error": f"returned something that is not {wanted}: {value!r}"}
-        if decision == "ask":
-            text = "ask" if value else None
-        elif decision == "answer":
-            text = "answer yes" if value else "answer no"
-        else:
-            text = None if value is None else str(value)
+        text = None if value is None else move_text(value)
+        if text is None and value is not None:  # its text would not read back as the move (E1), as in-process
+            return None, {"decision": decision, "error": f"returned an illegal move: E1: {record_problem(value)}"}
         return value, {"decision": decision, "move": text}
 
     def _plan(self, game: _Game, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:

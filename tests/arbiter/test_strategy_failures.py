@@ -6,6 +6,7 @@ from __future__ import annotations
 import textwrap
 import time
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -171,6 +172,47 @@ def test_a_meld_whose_groups_are_no_group_records_is_charged_to_its_seat_e1(grou
     error = fail(MeldsThat)
     assert (error.decision, error.reason) == ("meld", "illegal") and error.returned == Meld(groups)
     assert "E1: a Meld's groups are MeldGroup records in a tuple" in str(error)
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [np.array([13, 13, 13]), np.array([]), np.array([MeldGroup.of(13, 3), MeldGroup.of(5, 3)], dtype=object)],
+    ids=["ints", "empty", "groups"],
+)
+def test_a_meld_whose_groups_are_a_numpy_array_is_charged_to_its_seat_e1(groups):
+    # An array has no truth value: the meld's check asked for one first, and numpy's ValueError was charged as
+    # 'malformed' with numpy's message.
+    class MeldsAnArray(MeldsWhatIsNoGroup):
+        def choose_meld(self, view):
+            return Meld(groups)
+
+    error = fail(MeldsAnArray)
+    assert (error.decision, error.reason) == ("meld", "illegal")
+    assert "E1: a Meld's groups are MeldGroup records in a tuple; it holds array(" in str(error)
+    assert "truth value" not in str(error)
+
+
+class AsksWithNumpy(Greedy):
+    name = "asks-with-numpy"
+
+    def choose_ask(self, view):
+        return np.bool_(super().choose_ask(view))
+
+
+class AnswersWithNumpy(Greedy):
+    name = "answers-with-numpy"
+
+    def answer_go_out(self, view):
+        return np.bool_(super().answer_go_out(view))
+
+
+@pytest.mark.parametrize(("cls", "decision"), [(AsksWithNumpy, "ask"), (AnswersWithNumpy, "answer")])
+def test_a_numpy_bool_for_an_ask_or_an_answer_is_refused_naming_its_type_r12_5(cls, decision):
+    # Under numpy 1 a numpy bool prints as True: "not True or False; returned True" said nothing of why.
+    error = fail(cls)
+    assert (error.decision, error.reason) == (decision, "malformed")
+    assert f"decision {decision}: returned a numpy.bool" in str(error)
+    assert ", not True or False; returned " in str(error)
 
 
 def test_a_discard_of_true_is_no_card_not_a_2_e1():

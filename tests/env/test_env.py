@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, seed_test
 
 from canasta_sim.core.cards import counts_text
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.moves import Draw, Stop, TakePile, parse_move
+from canasta_sim.core.moves import Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
@@ -352,6 +352,18 @@ def test_a_malformed_or_illegal_move_is_a_driver_error_naming_the_seat_once():
     with pytest.raises(DriverError) as raised:
         driver.decide(Stop())  # R13.3: only on an empty stock
     assert str(raised.value).count("seat 0") == 1 and "\n" not in str(raised.value)
+
+
+def test_a_meld_whose_groups_are_a_numpy_array_is_a_driver_error_e1():
+    # The driver's catch-all named numpy's own error instead: "a malformed Meld (ValueError: The truth value ...)".
+    driver = GameDriver(Rules(target_score=50))
+    driver.reset(1)
+    while driver.decision in ("acquire", "ask"):
+        driver.decide(Draw() if driver.decision == "acquire" else False)
+    assert driver.decision == "meld"
+    with pytest.raises(DriverError, match=r"^seat \d \([AB]\), play: E1: a Meld's groups are MeldGroup records in a "
+                                          r"tuple; it holds array\(\[13, 13, 13\]\)$"):
+        driver.decide(Meld(np.array([13, 13, 13])))
 
 
 def test_environment_options_are_named_in_one_line_in_the_users_terms():

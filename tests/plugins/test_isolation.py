@@ -24,6 +24,7 @@ from tests.helpers import BOTS, read_run_tables
 
 BOTS = BOTS
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
+NUMPY = BOTS / "numpy_strategies.py"
 SHORT = Rules(target_score=1500)
 SHORTER = Rules(target_score=500)
 PROTOCOL_DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
@@ -303,6 +304,30 @@ def test_a_strategy_raising_in_its_process_is_reported_with_its_exception():
     assert isinstance(error.__cause__, SeatFailure) and error.__cause__.reason == "exception"
     # raised while the bot planned its turn: charged at the very decision that raised, as in-process
     assert "RuntimeError: boom in the bot" in str(error) and "decision discard" in str(error)
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_seat_plays_the_same_game_against_a_strategy_of_numpy_kinds():
+    # A numpy integer discarded went on the pile as it was, and the isolated seat's next request could not be written
+    # in JSON: that seat was charged ("raised TypeError: Type is not JSON serializable: numpy.int64").
+    numpy_greedy, isolated = load_strategy(f"{NUMPY}:NumpyGreedy"), load_strategy("isolated:greedy")
+    result = play_game([numpy_greedy, isolated, numpy_greedy, isolated], seed=77, rules=SHORT)
+    assert result == play_game([Greedy] * 4, seed=77, rules=SHORT)
+
+
+@pytest.mark.timeout(60)
+def test_an_isolated_strategy_s_record_that_is_no_move_is_named_e1_as_in_process():
+    # Its text went to the arbiter as it was, "meld 13; 13; 13" say, and came back as a protocol error.
+    error, _ = _fail(f"isolated:{NUMPY}:MeldsAnArray")
+    assert error.decision == "meld"
+    expected = "returned an illegal move: E1: a Meld's groups are MeldGroup records in a tuple; it holds array("
+    assert expected in str(error)
+
+
+@pytest.mark.timeout(60)
+def test_an_isolated_strategy_s_numpy_bool_is_named_by_its_type():
+    error, _ = _fail(f"isolated:{NUMPY}:AsksWithNumpy")
+    assert error.decision == "ask" and "returned a numpy.bool" in str(error) and ", not True or False: " in str(error)
 
 
 @pytest.mark.timeout(60)
