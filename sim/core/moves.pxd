@@ -53,3 +53,8 @@ cdef MeldGroup _ordered_group(rank, tuple cards)
 # A take read from its canonical text, its cards in order already: built in C without the constructor's sort.
 @cython.locals(take=TakePile)
 cpdef TakePile _ordered_take(tuple cards, tuple extra)
+
+# record_problem's helpers, C calls: the bot server judges every answer its strategy gives with it.
+cdef object _groups(object move)
+cdef bint _are_groups(object groups) except -1
+cdef object _kinds_problem(object move, object values)

@@ -26,7 +26,7 @@ import orjson
 
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, move_text, record_problem
+from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, record_problem
 from canasta_sim.core.parameters import declared_parameters
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.seats import names_followers, not_a_bool
@@ -54,12 +54,13 @@ _KIND_CARD = tuple(CARD_KIND.index(kind) for kind in range(KIND_COUNT))
 _PLANNING_SHARE = 0.25  # of the decision time limit, spent at most on planning the rest of a turn ahead
 
 _METHODS = {
-    "acquire": ("choose_acquire", (Draw, TakePile, Stop), "Draw, TakePile or Stop"),
-    "ask": ("choose_ask", (bool,), "True or False"),
-    "answer": ("answer_go_out", (bool,), "True or False"),
-    "meld": ("choose_meld", (Meld, type(None)), "a Meld or None"),
-    "discard": ("choose_discard", (Discard,), "a Discard"),
+    "acquire": ("choose_acquire", (Draw, TakePile, Stop), "Draw, TakePile or Stop", None),
+    "ask": ("choose_ask", (bool,), "True or False", (None, "ask")),
+    "answer": ("answer_go_out", (bool,), "True or False", ("answer no", "answer yes")),
+    "meld": ("choose_meld", (Meld, type(None)), "a Meld or None", None),
+    "discard": ("choose_discard", (Discard,), "a Discard", None),
 }
+"""Each decision's method, the types of its answers, their names, and for a yes-or-no decision its answers' texts."""
 
 
 class _Game:
@@ -210,22 +211,24 @@ class BotServer:
 
     def _answer(self, game: _Game, decision: str) -> tuple[Any, dict[str, Any]]:
         """Ask the strategy for one decision: its value, and the answer as a plan item."""
-        name, types, wanted = _METHODS[decision]
+        name, types, wanted, said = _METHODS[decision]
         try:
             value = getattr(game.player, name)(game.view)
         except Exception as error:  # the strategy's own failure, charged to the seat at this decision
             return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
-        if decision in ("ask", "answer"):
-            if not isinstance(value, bool):
+        if said is not None:  # a yes or no: bool has no subclass, so two identity tests are isinstance
+            if value is not True and value is not False:
                 return None, {"decision": decision, "error": f"{not_a_bool(value)}: {value!r}"}
-            text = ("ask" if value else None) if decision == "ask" else ("answer yes" if value else "answer no")
-            return value, {"decision": decision, "move": text}
+            return value, {"decision": decision, "move": said[value]}
         if not isinstance(value, types):
             return None, {"decision": decision, "error": f"returned something that is not {wanted}: {value!r}"}
-        text = None if value is None else move_text(value)
-        if text is None and value is not None:  # its text would not read back as the move (E1), as in-process
-            return None, {"decision": decision, "error": f"returned an illegal move: E1: {record_problem(value)}"}
-        return value, {"decision": decision, "move": text}
+        if value is None:
+            return value, {"decision": decision, "move": None}
+        # A record its text would not read back as (E1, as in-process): a meld of text groups reads as a meld.
+        problem = record_problem(value)
+        if problem is not None:
+            return None, {"decision": decision, "error": f"returned an illegal move: E1: {problem}"}
+        return value, {"decision": decision, "move": str(value)}
 
     def _plan(self, game: _Game, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:
         """The answers to the rest of the turn, found by playing it out on the seat's own view.
