@@ -248,7 +248,7 @@ class ProcessStrategy(Strategy):
                     continue
                 if kind == "error":
                     raise SeatFailure(f"the bot reported an error: {reply.get('message', '')}{bot.stderr_tail()}",
-                                      reason="exception")
+                                      reason=_reported_reason(reply))
                 forms = "'move', 'check', 'view' or 'error'" if self._tagged else "'move', 'check' or 'error'"
                 raise ProtocolError(f"a bot answers a decide request with {forms}, not {kind!r}")
         except ProtocolError as error:
@@ -321,7 +321,12 @@ class ProcessStrategy(Strategy):
                               f"decision{tail}", reason="malformed")
         if "error" in item:
             self._plan = []
-            raise SeatFailure(f"the bot reported an error: {item['error']}", reason="exception")
+            try:
+                reason = _reported_reason(item)
+            except ProtocolError as error:
+                raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
+                                  reason="malformed") from None
+            raise SeatFailure(f"the bot reported an error: {item['error']}", reason=reason)
         try:
             value = answer_value(decision, item.get("move"))
         except ProtocolError as error:
@@ -421,6 +426,20 @@ class ProcessStrategy(Strategy):
 
 
 _UNPLANNED = object()
+
+_REPORTED_REASONS = ("exception", "illegal", "malformed")
+
+
+def _reported_reason(message: dict[str, Any]) -> str:
+    """The reason a bot's ``error`` (a message, or a plan item) is charged with: its ``reason``, by default
+    ``exception``; an ``isolated:`` strategy's server names the one the engine charges in-process.
+
+    :raises ProtocolError: for a reason the protocol does not name.
+    """
+    reason = message.get("reason", "exception")
+    if reason not in _REPORTED_REASONS:
+        raise ProtocolError(f"an error's 'reason' is one of {', '.join(_REPORTED_REASONS)}, not {_short(reason)}")
+    return reason
 
 
 def _makes_event(decision: str, value: Any) -> bool:

@@ -200,7 +200,10 @@ class BotServer:
         player = game.player
         value, answer = self._answer(game, decision)
         if "error" in answer:
-            return {"type": "error", "message": answer["error"]}
+            reply = {"type": "error", "message": answer["error"]}
+            if "reason" in answer:
+                reply["reason"] = answer["reason"]
+            return reply
         reply = {"type": "move", "move": answer["move"]}
         if decision in ("ask", "meld") and not (decision == "ask" and value) or type(value) is TakePile:
             reply["then"] = self._plan(game, player, decision, value)
@@ -210,7 +213,9 @@ class BotServer:
         return reply
 
     def _answer(self, game: _Game, decision: str) -> tuple[Any, dict[str, Any]]:
-        """Ask the strategy for one decision: its value, and the answer as a plan item."""
+        """Ask the strategy for one decision: its value, and the answer as a plan item; a failure's item names the
+        reason the engine would charge in-process (``malformed`` for a value of the wrong kind, ``illegal`` for a
+        record that is no move, none for an exception), so that the tables are the same isolated."""
         name, types, wanted, said = _METHODS[decision]
         try:
             value = getattr(game.player, name)(game.view)
@@ -218,16 +223,18 @@ class BotServer:
             return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
         if said is not None:  # a yes or no: bool has no subclass, so two identity tests are isinstance
             if value is not True and value is not False:
-                return None, {"decision": decision, "error": f"{not_a_bool(value)}: {value!r}"}
+                return None, {"decision": decision, "error": f"{not_a_bool(value)}: {value!r}", "reason": "malformed"}
             return value, {"decision": decision, "move": said[value]}
         if not isinstance(value, types):
-            return None, {"decision": decision, "error": f"returned something that is not {wanted}: {value!r}"}
+            return None, {"decision": decision, "error": f"returned something that is not {wanted}: {value!r}",
+                          "reason": "malformed"}
         if value is None:
             return value, {"decision": decision, "move": None}
         # A record its text would not read back as (E1, as in-process): a meld of text groups reads as a meld.
         problem = record_problem(value)
         if problem is not None:
-            return None, {"decision": decision, "error": f"returned an illegal move: E1: {problem}"}
+            return None, {"decision": decision, "error": f"returned an illegal move: E1: {problem}",
+                          "reason": "illegal"}
         return value, {"decision": decision, "move": str(value)}
 
     def _plan(self, game: _Game, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:

@@ -8,8 +8,9 @@ there); ``events`` asks for the moves in ``events`` messages, ``inline`` for tho
 goes on running a minute after ``quit`` or the end of its input, and ``stays_after_games`` too once it was given a game
 (the process that only answers a command's handshake ends as it should).
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
-answers naming a ``wrong_game``, checks a move and never answers (``check_then_hang``, protocol 2), answers its first
-request ``twice`` (the second answer naming a game that waits for
+answers naming a ``wrong_game``, checks a move and never answers (``check_then_hang``, protocol 2), answers with an
+``error`` whose ``reason`` is ``illegal`` (``error_illegal``) or one the protocol does not have (``error_bogus``),
+answers its first request ``twice`` (the second answer naming a game that waits for
 none), answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
 ``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
 every draw whose cards were shown with its (empty) melds, in every game, and with ``kind=plan_shown_draws_asking``
@@ -60,6 +61,12 @@ def answer(message):
             message = {**message, "game": 10_000}
         if kind == "exit":
             os._exit(5)
+        if kind in ("error_illegal", "error_bogus"):  # an error naming its reason: one the protocol has, or not
+            reply = {"type": "error", "message": "gave up", "reason": kind.removeprefix("error_")}
+            if "game" in message:
+                reply["game"] = message["game"]
+            send(reply)
+            return
         if kind == "check_then_hang":
             # Asks within its request, then never answers: the requests written after it wait on in the process.
             send({"type": "check", "game": message["game"], "move": "draw"})

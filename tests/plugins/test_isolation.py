@@ -322,12 +322,17 @@ def test_an_isolated_strategy_s_record_that_is_no_move_is_named_e1_as_in_process
     assert error.decision == "meld"
     expected = "returned an illegal move: E1: a Meld's groups are MeldGroup records in a tuple; it holds array("
     assert expected in str(error)
+    # Charged with the reason it has in-process, which the games table keeps (it was "exception").
+    in_process, _ = _fail(f"{NUMPY}:MeldsAnArray")
+    assert error.reason == in_process.reason == "illegal"
 
 
 @pytest.mark.timeout(60)
 def test_an_isolated_strategy_s_numpy_bool_is_named_by_its_type():
     error, _ = _fail(f"isolated:{NUMPY}:AsksWithNumpy")
     assert error.decision == "ask" and "returned a numpy.bool" in str(error) and ", not True or False: " in str(error)
+    in_process, _ = _fail(f"{NUMPY}:AsksWithNumpy")
+    assert error.reason == in_process.reason == "malformed"
 
 
 @pytest.mark.timeout(60)
