@@ -109,6 +109,9 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "
                f"the run recorded A {recorded[0]}, B {recorded[1]} ({row['termination']}).")
+    pair = settings.duplicate_pair(game_id)
+    if pair is not None:  # as the HTML page says it
+        click.echo(f"Duplicate deal: paired with game {pair} (the same cards, sides swapped).")
     click.echo("")
     try:
         result = narrate_game(players, write=click.echo, **game)

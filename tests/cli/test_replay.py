@@ -43,6 +43,21 @@ def test_replay_of_every_game_ends_at_the_recorded_scores(run_dir):
                    for line in lines)
         # Head to head: the strategies swap sides every other game, and the replay seats them as recorded.
         assert f"side A {row['team_a_strategy']}," in lines[0]
+        assert not any(line.startswith("Duplicate deal") for line in lines)  # no duplicate deals: nothing said
+
+
+def test_a_replay_of_a_duplicate_deal_names_the_game_it_pairs_with(tmp_path):
+    # The HTML page said so, and the text replay did not.
+    path = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "3", "--workers", "1", "--duplicate", "-q",
+                                       "--out", str(path), "-s", "greedy", "-s", "random", "--rules",
+                                       "target_score=500"])
+    assert result.exit_code == 0, result.output
+    for game_id, pair in ((0, 1), (1, 0)):
+        result = CliRunner().invoke(main, ["replay", str(path), str(game_id)])
+        assert result.exit_code == 0, result.output
+        said = f"Duplicate deal: paired with game {pair} (the same cards, sides swapped)."
+        assert result.output.splitlines()[1] == said
 
 
 def test_public_replay_hides_the_hands(run_dir):
