@@ -49,7 +49,7 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
-from canasta_sim.runs.dask_journal import ChunkJournal
+from canasta_sim.runs.dask_journal import ChunkJournal, forget_run_on_workers
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
@@ -550,6 +550,8 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
         if flights:
             # Stopping, failing or interrupted: what is still playing is not wanted any more.
             client.cancel(list(flights))
+    if not signals["interrupted"]:  # else the user wants out at once; the workers' records are a few bytes
+        forget_run_on_workers(client, job.token)
     return error
 
 

@@ -163,6 +163,9 @@ class _Client:
     def cancel(self, futures):
         pass
 
+    def run(self, function, *args, on_error):
+        self.cleaned = args
+
 
 class _AsCompleted:
     def __init__(self, loop=None) -> None:
@@ -190,6 +193,7 @@ def test_the_client_plays_again_a_chunk_lost_more_times_than_it_has_games_while_
     assert client.submitted.count((0, 1)) == 1 and [number for chunk, number in client.submitted if chunk == 1] == [
         *range(1, FOUR_GAMES + 4)]
     assert client.handler is None  # the run's subscription ended with it
+    assert client.cleaned == ("run",)  # and the records of charged games on the workers with it
 
 
 @pytest.mark.timeout(30)
