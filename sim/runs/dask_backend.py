@@ -49,7 +49,8 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
-from canasta_sim.runs.dask_journal import ChunkJournal
+from canasta_sim.runs.dask_journal import ChunkJournal, forget_run_on_workers
+from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import charged_failure
@@ -303,12 +304,15 @@ class _RecordCollector(logging.Handler):
         self.records.append(portable)
 
 
-def play_chunk_task(job: ChunkJob, chunk: int) -> ChunkResult:
+def play_chunk_task(job: ChunkJob, chunk: int, submission: int = 1) -> ChunkResult:
     """Play one chunk on a worker and return its rows (the Dask task; pure, so it may be run again).
 
+    :param submission: how many times the chunk was submitted, this one included, which the attempt announces
+        as it begins and ends (:mod:`canasta_sim.runs.dask_resubmission`).
     :raises StrategyLoadError: if a strategy cannot be loaded on this worker.
     :raises ClusterError: if this worker's engine or a strategy's version differs from the client's.
     """
+    announce_attempt(job.token, chunk, submission, BEGAN)
     shipped = {entry.spec: entry for entry in job.files}
     factories = {spec: _load_on_worker(spec, shipped.get(spec)) for spec in job.settings.specs}
     _check_versions(job, factories)
@@ -331,6 +335,7 @@ def play_chunk_task(job: ChunkJob, chunk: int) -> ChunkResult:
             report = player.play(chunk, monitor=journal.monitor, charged=charged)
     finally:
         root.removeHandler(collector)
+    announce_attempt(job.token, chunk, submission, ENDED)
     return ChunkResult(report, captured.get("games"), captured.get("hands"), tuple(collector.records))
 
 
@@ -498,11 +503,14 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
     waiting = deque(chunks)
     flights: dict[Any, _Flight] = {}  # in the order sent, which is the order Dask starts them in
     completed = as_completed(loop=client.loop)
+    resubmissions = Resubmissions(job.token, job.settings, chunks)
+    client.subscribe_topic(ATTEMPT_TOPIC, resubmissions.heard)  # sent before any task: none is missed
 
     def submit(chunk: int, submissions: int = 1) -> None:
         suffix = "" if submissions == 1 else f"-{submissions}"
-        future = client.submit(play_chunk_task, job, chunk, key=f"canasta-chunk-{chunk}-{run_token}{suffix}",
-                               pure=False, retries=0)
+        resubmissions.submitted(chunk, submissions)
+        future = client.submit(play_chunk_task, job, chunk, submissions,
+                               key=f"canasta-chunk-{chunk}-{run_token}{suffix}", pure=False, retries=0)
         flights[future] = _Flight(chunk, submissions=submissions)
         completed.add(future)
 
@@ -529,19 +537,21 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                     report = _take_result(future, flight.chunk, directory)
                 except _ChunkLost as lost:
                     client.cancel([future])  # a lost attempt Dask may still be computing: it is not wanted any more
-                    if flight.submissions > len(job.settings.chunk_games(flight.chunk)):
-                        raise ClusterError(f"chunk {flight.chunk} was lost: the Dask workers playing it kept dying "
-                                           f"({lost}); a strategy may crash its process or exhaust its memory"
-                                           ) from None
+                    failure = resubmissions.lost(flight.chunk, flight.submissions, str(lost))
+                    if failure is not None:
+                        raise ClusterError(failure) from None
                     # The next attempts on the machine charge each game a worker died in (dask_journal): go on.
                     submit(flight.chunk, flight.submissions + 1)
                     continue
                 error = error or report.error
                 on_chunk(report)
     finally:
+        client.unsubscribe_topic(ATTEMPT_TOPIC)
         if flights:
             # Stopping, failing or interrupted: what is still playing is not wanted any more.
             client.cancel(list(flights))
+    if not signals["interrupted"]:  # else the user wants out at once; the workers' records are a few bytes
+        forget_run_on_workers(client, job.token)
     return error
 
 

@@ -9,9 +9,13 @@ that chunk on the machine finds a game still marked in progress there: that game
 call was running (reason ``crash``), recorded in a second file, and played by nobody again; the attempt replays
 the chunk's other games (games are pure functions of their seeds) and goes past it.
 
+An attempt that plays the chunk to its end keeps the record of the games charged: Dask plays a finished chunk
+again when the worker holding its rows dies before the client fetched them, and that attempt must not die in the
+same games again.  The client removes the records once the run's chunks are all written (:func:`forget_run`).
+
 An attempt that lands on another machine finds no journal and plays the game again, which costs one more death;
 the client resubmits a chunk whose workers kept dying a bounded number of times
-(:mod:`canasta_sim.runs.dask_backend`).
+(:mod:`canasta_sim.runs.dask_resubmission`).
 """
 
 from __future__ import annotations
@@ -25,21 +29,40 @@ from pathlib import Path
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, decode_call
 
-__all__ = ["ChunkJournal"]
+__all__ = ["ChunkJournal", "forget_run", "forget_run_on_workers"]
 
 _DOUBLE = 8
+
+
+def _folder() -> Path:
+    return Path(tempfile.gettempdir()) / "canasta-sim-monitors"
+
+
+def forget_run(run_token: str, folder: Path | None = None) -> None:
+    """Remove what a run's chunks left on this machine (run on every worker once the run's chunks are written)."""
+    for path in (folder or _folder()).glob(f"{run_token}-*"):
+        with contextlib.suppress(FileNotFoundError):  # several workers of the machine remove them at once
+            path.unlink()
+
+
+def forget_run_on_workers(client, run_token: str) -> None:
+    """Have every worker of the client's cluster :func:`forget_run`.  A worker, or the scheduler, gone by then
+    costs the few bytes it keeps, not the finished run."""
+    with contextlib.suppress(OSError):
+        client.run(forget_run, run_token, on_error="ignore")
 
 
 class ChunkJournal:
     """The monitor and the games charged so far of one chunk of one run, on this machine.
 
-    Use it as a context manager around the attempt; :meth:`close` with ``done=True`` removes its files.
+    Use it as a context manager around the attempt; :meth:`close` with ``done=True`` removes its monitor, and
+    its record of charged games if there is none.
 
     :param run_token: names the run (the same for every attempt at its chunks).
     """
 
     def __init__(self, run_token: str, chunk: int, folder: Path | None = None) -> None:
-        folder = folder or Path(tempfile.gettempdir()) / "canasta-sim-monitors"
+        folder = folder or _folder()
         folder.mkdir(parents=True, exist_ok=True)
         self.monitor_path = folder / f"{run_token}-{chunk}.monitor"
         self.charged_path = folder / f"{run_token}-{chunk}.charged"
@@ -78,10 +101,11 @@ class ChunkJournal:
         self.close(done=kind is None)
 
     def close(self, *, done: bool) -> None:
-        """Release the map; with ``done`` (the attempt returned its rows), remove the files."""
+        """Release the map; with ``done`` (the attempt returned its rows), remove the monitor, and the record of
+        charged games if it holds none (else :func:`forget_run` does, at the end of the run)."""
         self.monitor.release()
         self._map.close()
         if done:
-            for path in (self.monitor_path, self.charged_path):
+            for path in (self.monitor_path, *(() if self.charged else (self.charged_path,))):
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()

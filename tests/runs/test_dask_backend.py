@@ -4,6 +4,8 @@ a worker dying mid-run, and one-line errors for strategies the workers cannot lo
 import json
 import logging
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import dask
@@ -23,7 +25,7 @@ from canasta_sim.runs.dask_backend import (
     normalize_scheduler_address,
     prepare_job,
 )
-from canasta_sim.runs.dask_journal import ChunkJournal
+from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
@@ -309,6 +311,27 @@ def test_a_strategy_that_kills_its_dask_worker_is_charged_to_its_seat_as_locally
     pd.testing.assert_frame_equal(remote[1], local[1])
 
 
+@pytest.mark.timeout(240)
+def test_a_strategy_that_kills_its_dask_worker_in_every_game_costs_it_each_game_and_never_the_run(tmp_path):
+    # Every game kills a worker, and Dask blames each death on the chunks queued behind the crashing one too:
+    # those were lost more often than they have games, and finished chunks whose rows died with their worker
+    # were played again from their first game, dying in the games already charged ("chunk N was lost").
+    killer = f"{BOTS / 'late_failures.py'}:ExitsItsProcess"
+    arguments = ["run", "--games", "12", "--seed", "7", "--chunk-size", "4", "--rules", "target_score=1000",
+                 "-s", killer, "-s", "greedy", "--on-error", "forfeit", "--workers", "2", "-q"]
+    environment = {**os.environ, "LATE_FAILURES_CLEAN": "0"}  # each player fails at its first decision
+    for backend in ("local", "dask"):  # in processes of their own, which import the strategy file afresh
+        result = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments, "--backend", backend, "--out",
+                                 str(tmp_path / backend)], env=environment, capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+        assert "12 of 12 games" in result.stdout
+    local, remote = read_tables(tmp_path / "local"), read_tables(tmp_path / "dask")
+    games = remote[0]
+    assert len(games) == 12 and set(games.termination) == {"forfeit"} and set(games.forfeit_reason) == {"crash"}
+    assert games.error.str.contains(DASK_DEATH).all()
+    pd.testing.assert_frame_equal(games.drop(columns="error"), local[0].drop(columns="error"))  # the same seats
+
+
 def test_a_chunk_journal_charges_the_game_its_last_attempt_died_in(tmp_path):
     journal = ChunkJournal("run", 3, tmp_path)
     assert journal.charged == {} and journal.monitor[MONITOR_GAME] == -1
@@ -321,6 +344,15 @@ def test_a_chunk_journal_charges_the_game_its_last_attempt_died_in(tmp_path):
     third = ChunkJournal("run", 3, tmp_path)  # charged once, remembered
     assert third.charged == {7: (2, "discard")}
     third.close(done=True)
+    # Played to its end, the chunk may yet be played again (its rows died with their worker): the charge stays.
+    replayed = ChunkJournal("run", 3, tmp_path)
+    assert replayed.charged == {7: (2, "discard")}
+    replayed.close(done=True)
+    ChunkJournal("run", 4, tmp_path).close(done=True)  # a chunk that charged nothing leaves nothing
+    assert [path.name for path in tmp_path.iterdir()] == ["run-3.charged"]
+    forget_run("other run", tmp_path)
+    assert [path.name for path in tmp_path.iterdir()] == ["run-3.charged"]
+    forget_run("run", tmp_path)  # the client, once the run's chunks are written
     assert not any(tmp_path.iterdir())
 
 

@@ -37,15 +37,26 @@ class _Client:
         self.submitted: list[str] = []
         self.cancelled: list[str] = []
 
-    def submit(self, function, job, chunk, key, pure, retries):
+    def submit(self, function, job, chunk, submission, key, pure, retries):
         self.submitted.append(key)  # canasta-chunk-CHUNK-RUN, then -2, -3, ... for each submission after the first
-        return _Future(key, chunk, int(key.rsplit("-", 1)[1]) if key.count("-") == 4 else 1)
+        for what in ("began", "ended"):  # the attempt plays the chunk to its end: its rows are lost afterwards
+            self.handler((0.0, [job.token, chunk, submission, what]))
+        return _Future(key, chunk, submission)
+
+    def subscribe_topic(self, topic, handler):
+        self.handler = handler
+
+    def unsubscribe_topic(self, topic):
+        self.handler = None
 
     def nthreads(self):
         return {"worker": 1}
 
     def cancel(self, futures):
         self.cancelled += [future.key for future in futures]
+
+    def run(self, function, *args, on_error):
+        pass
 
 
 class _AsCompleted:
@@ -67,7 +78,7 @@ def test_a_chunk_whose_rows_died_with_their_worker_is_played_again_not_waited_fo
     monkeypatch.setattr(dask_backend, "RESULT_SECONDS", 0.2)
     monkeypatch.setattr(distributed, "as_completed", _AsCompleted)
     settings = RunSettings(games=4, seed=1, specs=("greedy",), rules=Rules(), chunk_size=4)
-    job = types.SimpleNamespace(settings=settings)
+    job = types.SimpleNamespace(settings=settings, token="run")
     client, reports = _Client(), []
     error = dask_backend._drive(client, job, [0], RunDirectory(tmp_path), reports.append, 60.0,
                                 {"interrupted": False})
