@@ -195,6 +195,10 @@ class SharedBot:
                     raise ProtocolError(f"the message {line[:120].decode(errors='replace')!r} names no game "
                                         "waiting for an answer (every message names its game with 'game')")
             else:
+                if not self.awaiting:  # one game, asked one request at a time: a line when none is due answers nothing
+                    named = next(iter(self.open.values()), None)
+                    raise ProtocolError(f"the message {line[:120].decode(errors='replace')!r} came when no answer "
+                                        "was due (a request has one answer)")
                 tag, endpoint = self.awaiting.popitem()
         except ProtocolError as error:
             self.die(SeatFailure(f"the bot wrote something outside the protocol: {error}{self.bot.stderr_tail()}",

@@ -433,6 +433,33 @@ def test_bot_stderr_is_logged_capped_and_never_blocks_it(caplog):
 
 
 @pytest.mark.timeout(30)
+def test_a_protocol_1_bot_s_line_when_no_answer_is_due_is_malformed():
+    import sys as system
+
+    from canasta_sim.plugins.channel import SharedBot
+    from canasta_sim.plugins.process import BotProcess
+
+    # It answers its request twice and ends.  The second line was found when the hand's end was written to the gone
+    # process, with no request waiting: a KeyError out of the channel ("popitem(): dictionary is empty"), not the
+    # seat's failure.
+    script = ("import sys\nsys.stdin.readline()\n"
+              "sys.stdout.write('{\"type\":\"move\",\"move\":\"draw\"}\\n' * 2)\nsys.stdout.flush()")
+    bot = BotProcess([system.executable, "-c", script], label="twice")
+    bot.start()
+    shared = SharedBot(bot, tagged=False, capacity=1)
+    endpoint = shared.endpoint()
+    try:
+        assert endpoint.exchange(b'{"type":"decide"}\n', 10.0, fresh=True) == {"type": "move", "move": "draw"}
+        bot.process.wait(10)
+        endpoint.send(b'{"type":"hand_end"}\n')  # written to the gone process: the line it left is read now
+        with pytest.raises(SeatFailure) as caught:
+            endpoint.exchange(b'{"type":"decide"}\n', 10.0, fresh=True)
+        assert caught.value.reason == "malformed" and "came when no answer was due" in str(caught.value)
+    finally:
+        bot.close()
+
+
+@pytest.mark.timeout(30)
 def test_a_bot_log_cut_at_the_cap_says_so_when_it_is_cut_and_the_cap_counts_bytes(caplog):
     import logging
     import sys as system
