@@ -10,6 +10,7 @@ import canasta_sim.runs.dask_backend as dask_backend
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.runner import ChunkReport, RunSettings
 from canasta_sim.runs.storage import RunDirectory
+from tests.fake_dask import FakeClient
 
 
 class _Future:
@@ -30,33 +31,16 @@ class _Future:
         pass
 
 
-class _Client:
-    loop = None
-
+class _Client(FakeClient):
     def __init__(self) -> None:
+        super().__init__()
         self.submitted: list[str] = []
-        self.cancelled: list[str] = []
 
     def submit(self, function, job, chunk, submission, key, pure, retries):
         self.submitted.append(key)  # canasta-chunk-CHUNK-RUN, then -2, -3, ... for each submission after the first
         for what in ("began", "ended"):  # the attempt plays the chunk to its end: its rows are lost afterwards
             self.handler((0.0, [job.token, chunk, submission, what]))
         return _Future(key, chunk, submission)
-
-    def subscribe_topic(self, topic, handler):
-        self.handler = handler
-
-    def unsubscribe_topic(self, topic):
-        self.handler = None
-
-    def nthreads(self):
-        return {"worker": 1}
-
-    def cancel(self, futures):
-        self.cancelled += [future.key for future in futures]
-
-    def run(self, function, *args, on_error):
-        pass
 
 
 class _AsCompleted:

@@ -9,9 +9,10 @@ import pytest
 
 import canasta_sim.runs.dask_backend as dask_backend
 from canasta_sim.core.rules import Rules
-from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, UNEXPLAINED_LOSSES, Resubmissions
+from canasta_sim.runs.dask_resubmission import BEGAN, ENDED, UNEXPLAINED_LOSSES, Resubmissions
 from canasta_sim.runs.runner import ChunkReport, RunSettings
 from canasta_sim.runs.storage import RunDirectory
+from tests.fake_dask import FakeClient
 
 FOUR_GAMES = 4
 SETTINGS = RunSettings(games=4 * FOUR_GAMES, seed=1, specs=("greedy",), rules=Rules(), chunk_size=FOUR_GAMES)
@@ -127,15 +128,13 @@ class _Future:
         pass
 
 
-class _Client:
+class _Client(FakeClient):
     """One worker thread; chunk 0 crashes its worker game after game (each attempt announces itself), and chunk 1,
     queued behind it, is lost ``waiting_losses`` times without ever beginning before it is played."""
 
-    loop = None
-
     def __init__(self, token: str, waiting_losses: int) -> None:
+        super().__init__()
         self.token, self.waiting_losses = token, waiting_losses
-        self.handler = None
         self.finished_chunk_1 = False
         self.submitted: list[tuple[int, int]] = []
 
@@ -149,22 +148,6 @@ class _Client:
         if chunk == 0:
             self.announce(0, number, BEGAN)
         return _Future(self, key, chunk, number)
-
-    def subscribe_topic(self, topic, handler):
-        assert topic == ATTEMPT_TOPIC
-        self.handler = handler
-
-    def unsubscribe_topic(self, topic):
-        self.handler = None
-
-    def nthreads(self):
-        return {"worker": 1}
-
-    def cancel(self, futures):
-        pass
-
-    def run(self, function, *args, on_error):
-        self.cleaned = args
 
 
 class _AsCompleted:
