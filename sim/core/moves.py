@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from canasta_sim.core.cards import (
     JOKER,
@@ -57,7 +57,6 @@ __all__ = [
     "kind_problem",
     "move_text",
     "parse_move",
-    "record_kinds",
     "record_problem",
 ]
 
@@ -428,20 +427,6 @@ def parse_move(text: str) -> Move:
     )
 
 
-def record_kinds(move: Move) -> Iterator[object]:
-    """Every value of a move record that should be a card kind (ranks of meld groups included); the groups of a
-    record that holds no group records where they go (:func:`record_problem`) are left out."""
-    if isinstance(move, Discard):
-        yield move.card
-    elif isinstance(move, TakePile):
-        yield from move.cards
-    groups = _groups(move)
-    if _are_groups(groups):
-        for group in groups:
-            yield group.rank
-            yield from group.cards
-
-
 def _groups(move: Move) -> object:
     """A record's groups as it holds them: a meld's, a take's extra melds; none for the other records."""
     if isinstance(move, Meld):
@@ -487,18 +472,19 @@ def record_problem(move: Move) -> str | None:
         shown = repr(groups)
         shown = shown if len(shown) <= 60 else shown[:57] + "..."
         return f"a {type(move).__name__}'s groups are MeldGroup records in a tuple; it holds {shown}"
-    # The values record_kinds lists, checked in loops: the bot server judges every answer its strategy gives, and a
-    # generator's frame per record cost it a twentieth of its work.
+    # Every value that should be a card kind (the groups' ranks included), checked in loops: the bot server judges
+    # every answer its strategy gives, and a generator's frame per record cost it a twentieth of its work.
     if isinstance(move, Discard):
         problem = _kinds_problem(move, (move.card,))
     elif isinstance(move, TakePile):
         problem = _kinds_problem(move, move.cards)
     else:
         problem = None
-    for group in groups:
-        if problem is not None:
-            break
-        problem = _kinds_problem(move, (group.rank,)) or _kinds_problem(move, group.cards)
+    if problem is None:
+        for group in groups:
+            problem = _kinds_problem(move, (group.rank,)) or _kinds_problem(move, group.cards)
+            if problem is not None:
+                break
     return problem
 
 
