@@ -54,6 +54,7 @@ from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resu
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import charged_failure
+from canasta_sim.runs.worker_log import portable_record
 
 __all__ = [
     "ChunkJob",
@@ -295,11 +296,7 @@ class _RecordCollector(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         if record.thread != self.thread:  # another task running in a thread of the same worker
             return
-        portable = logging.makeLogRecord(record.__dict__)
-        portable.msg, portable.args = record.getMessage(), None
-        if record.exc_info:
-            portable.exc_text = logging.Formatter().formatException(record.exc_info)
-        portable.exc_info = None
+        portable = portable_record(record)
         portable.processName = self.process_name
         self.records.append(portable)
 

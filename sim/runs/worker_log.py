@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-__all__ = ["CLOSE_SECONDS", "PipeLogHandler", "WorkerLogs", "send_records_to"]
+__all__ = ["CLOSE_SECONDS", "PipeLogHandler", "WorkerLogs", "portable_record", "send_records_to"]
 
 CLOSE_SECONDS = 5.0
 """How long closing waits for the records still in the pipes: the workers have ended by then, so every pipe ends
@@ -103,16 +103,24 @@ class PipeLogHandler(logging.Handler):
         self.connection = connection
 
     def emit(self, record: logging.LogRecord) -> None:
-        # As QueueHandler.prepare: the message and any traceback as text, nothing left that might not pickle.
         try:
-            portable = logging.makeLogRecord(record.__dict__)
-            portable.msg = self.format(record)
-            portable.args = portable.exc_info = portable.exc_text = portable.stack_info = None
-            self.connection.send(portable)  # under the handler's lock: one record at a time down the pipe
+            # Under the handler's lock: one record at a time down the pipe.
+            self.connection.send(portable_record(record))
         except (BrokenPipeError, EOFError):
             pass  # the run is gone; its worker is about to die with it
         except Exception:  # noqa: BLE001 - a record that cannot be sent is the logging system's to report
             self.handleError(record)
+
+
+def portable_record(record: logging.LogRecord) -> logging.LogRecord:
+    """A copy of ``record`` that pickles whatever its arguments were, for a handler in another process to format: its
+    message formatted and its traceback as text, as :meth:`logging.handlers.QueueHandler.prepare` leaves them."""
+    portable = logging.makeLogRecord(record.__dict__)
+    portable.msg, portable.args = record.getMessage(), None
+    if record.exc_info and not portable.exc_text:
+        portable.exc_text = logging.Formatter().formatException(record.exc_info)
+    portable.exc_info = None
+    return portable
 
 
 def send_records_to(connection, level: int) -> None:

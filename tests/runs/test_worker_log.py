@@ -95,3 +95,36 @@ def test_closing_after_the_reader_has_ended_on_its_own_raises_nothing():
     logs._thread.join(10)
     assert not logs._thread.is_alive()
     logs.close()
+
+
+def _logs_a_failure(connection) -> None:
+    from canasta_sim.runs.worker_log import send_records_to
+
+    send_records_to(connection, logging.DEBUG)
+    try:
+        raise RuntimeError("failed in the worker")
+    except RuntimeError:
+        logging.getLogger("tests.worker").exception("a strategy failed: %s", {"seat": 2})
+
+
+@pytest.mark.timeout(30)
+def test_a_worker_s_record_reaches_the_run_s_log_with_its_message_and_traceback():
+    # What a worker sends must pickle whatever its arguments were, and the run's handler must still print the message
+    # and the traceback as the worker's own handler would have.
+    context = multiprocessing.get_context("fork")
+    seen: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            seen.append(self.format(record))
+
+    logs = WorkerLogs(context, [Collect()])
+    channel = logs.channel()
+    worker = context.Process(target=_logs_a_failure, args=(channel,))
+    worker.start()
+    channel.close()
+    worker.join(20)
+    logs.close()
+    assert len(seen) == 1
+    assert seen[0].startswith("a strategy failed: {'seat': 2}\nTraceback (most recent call last):")
+    assert seen[0].rstrip().endswith("RuntimeError: failed in the worker")
