@@ -408,7 +408,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     :data:`EXIT_STOPPED` or :data:`EXIT_INTERRUPTED` when the run did not end complete."""
     directory.create()
     directory.remove_temporaries()
-    counts = directory.chunk_game_counts()
+    counts = directory.chunk_game_counts(with_decisions=bool(settings.record_decisions))
     done = {chunk for chunk, count in counts.items() if count == len(settings.chunk_games(chunk))}
     missing = [chunk for chunk in range(settings.chunk_count) if chunk not in done]
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
@@ -550,7 +550,7 @@ def _close_session(settings: RunSettings, directory: RunDirectory, manifest, ses
                    played: int) -> None:
     """Write the session's end to ``run.json``; a run said complete whose chunks are not all written is
     ``incomplete``."""
-    counts = directory.chunk_game_counts()
+    counts = directory.chunk_game_counts(with_decisions=bool(settings.record_decisions))
     complete = all(counts.get(chunk) == len(settings.chunk_games(chunk)) for chunk in range(settings.chunk_count))
     if status == "complete" and not complete:
         status = "incomplete"

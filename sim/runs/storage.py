@@ -12,8 +12,9 @@ Every file is written under a temporary name starting with ``.`` and then
 renamed, so a reader sees a file whole or not at all; ``pandas.read_parquet``
 (through pyarrow) skips names starting with ``.``.  A chunk's ``hands`` part
 is renamed into place before its ``games`` part, and a chunk counts as
-complete only when both exist and its ``games`` part holds every game of the
-chunk; anything else is played again on ``--resume``.
+complete only when both exist (with its ``decisions`` part, in a run recording
+them) and its ``games`` part holds every game of the chunk; anything else is
+played again on ``--resume``.
 """
 
 from __future__ import annotations
@@ -233,13 +234,21 @@ class RunDirectory:
                 found[chunk] = entry
         return found
 
-    def chunk_game_counts(self) -> dict[int, int]:
-        """Return, for each chunk whose ``games`` and ``hands`` parts both exist, the games its part holds."""
+    def chunk_game_counts(self, *, with_decisions: bool = False) -> dict[int, int]:
+        """Return, for each chunk whose ``games`` and ``hands`` parts both exist, the games its part holds.
+
+        :param with_decisions: count only the chunks whose ``decisions`` part exists too (a run recording them): one
+            missing is played again with its chunk, and one damaged is a :class:`DamagedPartError` as a ``games`` part
+            is, its footer read alike.
+        """
         hands = self.parts(self.hands_path)
+        decisions = self.parts(self.decisions_path)
         counts = {}
         for chunk, path in self.parts(self.games_path).items():
-            if chunk in hands:
+            if chunk in hands and (not with_decisions or chunk in decisions):
                 counts[chunk] = read_part(pq.read_metadata, path).num_rows
+                if with_decisions:
+                    read_part(pq.read_metadata, decisions[chunk])
         return counts
 
     def remove_temporaries(self) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -17,14 +18,23 @@ from canasta_sim.cli import main
 from tests.helpers import assert_same_run_tables
 
 
-@pytest.fixture(scope="module")
-def finished_run(tmp_path_factory):
-    path = tmp_path_factory.mktemp("damaged") / "run"
+def play_run(path, *options: str):
     result = CliRunner().invoke(main, ["run", "--games", "8", "--chunk-size", "2", "--seed", "6", "--workers", "1",
                                        "-s", "greedy", "-s", "random", "--rules", "target_score=1000", "-q",
-                                       "--out", str(path)])
+                                       *options, "--out", str(path)])
     assert result.exit_code == 0, result.output
     return path
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    return play_run(tmp_path_factory.mktemp("damaged") / "run")
+
+
+@pytest.fixture(scope="module")
+def recording_run(tmp_path_factory):
+    """A finished run that wrote a decisions/ dataset too."""
+    return play_run(tmp_path_factory.mktemp("damaged") / "run", "--record-decisions", "all")
 
 
 def damaged_copy(run, tmp_path, table: str):
@@ -76,3 +86,25 @@ def test_moving_the_damaged_part_away_lets_resume_play_its_chunk_again(finished_
     assert result.exit_code == 0, result.output
     assert f"8 of 8 games in {copy} (2 played now" in result.output
     assert_same_run_tables(copy, finished_run)
+
+
+@pytest.mark.timeout(120)
+def test_a_resume_finding_a_damaged_decisions_part_stops_with_exit_1_naming_it(recording_run, tmp_path):
+    # The decisions parts were never read: the resume said the run was whole, the part stayed cut short.
+    copy, part = damaged_copy(recording_run, tmp_path, "decisions")
+    manifest = (copy / "run.json").read_text()
+    result = CliRunner().invoke(main, ["run", "--resume", str(copy), "-q"])
+    assert_damage_said(result, part, copy)
+    assert (copy / "run.json").read_text() == manifest
+
+
+@pytest.mark.timeout(120)
+def test_moving_a_decisions_part_away_lets_resume_play_its_chunk_again(recording_run, tmp_path):
+    # A chunk counted as done with its games and hands parts alone: its decisions were never written again.
+    copy, part = damaged_copy(recording_run, tmp_path, "decisions")
+    part.rename(tmp_path / part.name)
+    result = CliRunner().invoke(main, ["run", "--resume", str(copy), "-q"])
+    assert result.exit_code == 0, result.output
+    assert f"8 of 8 games in {copy} (2 played now" in result.output
+    assert_same_run_tables(copy, recording_run)
+    assert pq.read_table(copy / "decisions").equals(pq.read_table(recording_run / "decisions"))
