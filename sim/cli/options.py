@@ -21,7 +21,7 @@ from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
-from canasta_sim.runs.runner import MAX_TIME_LIMIT, default_workers
+from canasta_sim.runs.runner import MAX_TIME_LIMIT, RunSettings, default_workers
 from canasta_sim.runs.storage import DamagedPartError
 from canasta_sim.strategies import BUILTIN
 
@@ -37,6 +37,7 @@ __all__ = [
     "Seconds",
     "WholeNumber",
     "check_even_games",
+    "check_game_pairs",
     "check_output_folder",
     "fail",
     "isolation_options",
@@ -217,10 +218,32 @@ def fail(message: str) -> click.UsageError:
 def check_even_games(option: str, games: int, duplicating: str) -> None:
     """Refuse an odd number of games where each deal is played twice, the strategies swapped (``duplicating`` names
     what makes it so): the last deal would be played once, and a deal played once counts in no paired result."""
+    _check_even(option, games, f"{duplicating} plays each deal twice, the strategies swapped")
+
+
+def check_game_pairs(option: str, games: int, settings: RunSettings, *, growing: bool = False) -> None:
+    """Refuse an odd number of games for a run that plays its games two by two: each deal twice (``--duplicate``,
+    :func:`check_even_games`), or, in a round robin, each pair's two games in turn, sides swapped
+    (:func:`~canasta_sim.runs.matchmaking.scheduled_sides`), whose last game would go to a pair alone, the sides
+    not swapped.
+
+    A schedule spreading the games otherwise would depend on the number of games, and a grown run's first games
+    would then not be those it had played; an even number keeps every game as it was.  ``growing``: the run is grown
+    to ``games`` by ``--resume``.
+    """
+    if settings.duplicate:
+        check_even_games(option, games, "the run, made with --duplicate," if growing else "--duplicate")
+    elif len(settings.specs) >= 3:
+        pairs = len(settings.specs) * (len(settings.specs) - 1) // 2
+        robin = "the run, a round robin," if growing else "a round robin"
+        _check_even(option, games, f"{robin} plays each pair two games in turn, sides swapped",
+                    f"; a multiple of {2 * pairs} gives each of its {pairs} pairs as many")
+
+
+def _check_even(option: str, games: int, why: str, more: str = "") -> None:
     if games % 2:
         even = f"{games - 1} or {games + 1}" if games > 1 else "2"
-        raise fail(f"{option} {games}: {duplicating} plays each deal twice, the strategies swapped, so give an even "
-                   f"number of games ({even})")
+        raise fail(f"{option} {games}: {why}, so give an even number of games ({even}{more})")
 
 
 def isolation_options(specs, isolate: bool, memory_limit: int | None = None) -> tuple[str, ...]:

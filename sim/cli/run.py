@@ -30,7 +30,7 @@ from canasta_sim.cli.options import (
     SECONDS,
     OneLineErrorCommand,
     WholeNumber,
-    check_even_games,
+    check_game_pairs,
     fail,
     isolation_options,
     limit_memory,
@@ -125,8 +125,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         raise fail(f"--resume {path}: the run was made with other settings ({'; '.join(differences)}); "
                    "resume it without those options or start a new run")
     if _given(ctx, "games") and games > recorded.games:
-        if recorded.duplicate:
-            check_even_games("--games", games, "the run, made with --duplicate,")
+        check_game_pairs("--games", games, recorded, growing=True)
         # Growing: game i's seed and sides depend only on i, so games recorded.games.. are those a run of
         # `games` from the start would play; the chunk size stays, so finished parts stay valid.
         grown = dataclasses.replace(recorded, games=games)
@@ -238,8 +237,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             if record_decisions and str(error).startswith("--record-decisions"):
                 raise fail(str(error)) from None
             raise fail(f"-s/--strategy {' '.join(specs or DEFAULT_MATCHUP)}: {error}") from None
-        if duplicate:
-            check_even_games("--games", games, "--duplicate")
+        check_game_pairs("--games", games, settings)
         directory = RunDirectory(out if out is not None else _default_out())
         if directory.path.exists() and not directory.path.is_dir():
             raise fail(f"--out {directory.path} is a file, not a directory")

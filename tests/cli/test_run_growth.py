@@ -57,6 +57,20 @@ def test_a_run_of_duplicate_deals_cannot_grow_to_an_odd_number_of_games(tmp_path
     assert (out / "run.json").read_text() == before
 
 
+@pytest.mark.timeout(120)
+def test_a_round_robin_cannot_grow_to_an_odd_number_of_games(tmp_path):
+    out = tmp_path / "run"
+    assert invoke("run", "--games", "6", "--seed", "5", "-s", "greedy", "-s", "random", "-s", "expert", *QUICK,
+                  "--out", str(out)).exit_code == 0
+    before = (out / "run.json").read_text()
+    result = CliRunner().invoke(main, ["run", "--resume", str(out), "--games", "9"])
+    assert result.exit_code == 2, result.output
+    assert result.output == ("Error: --games 9: the run, a round robin, plays each pair two games in turn, sides "
+                             "swapped, so give an even number of games (8 or 10; a multiple of 6 gives each of its 3 "
+                             "pairs as many)\n")
+    assert (out / "run.json").read_text() == before
+
+
 @pytest.mark.timeout(300)
 def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed(tmp_path):
     saved, reference = tmp_path / "compare", tmp_path / "reference"

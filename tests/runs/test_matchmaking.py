@@ -151,6 +151,19 @@ def test_a_round_robin_too_short_for_every_pair_to_play_is_a_one_line_error(tmp_
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(("strategies", "games", "even", "pairs"), [(3, 7, "6 or 8", 3), (4, 13, "12 or 14", 6)])
+def test_a_round_robin_of_an_odd_number_of_games_is_a_one_line_error(tmp_path, strategies, games, even, pairs):
+    # Games 2k and 2k + 1 go to pair k, sides swapped: --games 7 gave the first pair a third game, on the same side as
+    # its first, and rated it on one game more than the others, without a word.
+    specs = [word for spec in ["greedy", "random", "expert", "pimc"][:strategies] for word in ("-s", spec)]
+    result = CliRunner().invoke(main, ["run", "--games", str(games), *specs, "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2, result.output
+    assert result.output == (f"Error: --games {games}: a round robin plays each pair two games in turn, sides swapped, "
+                             f"so give an even number of games ({even}; a multiple of {2 * pairs} gives each of its "
+                             f"{pairs} pairs as many)\n")
+    assert not (tmp_path / "run").exists()
+
+
 def _compare(*extra):
     arguments = ["compare", "greedy", "--baseline", "random", "--rules", "target_score=1000", "--seed", "3",
                  "--max-games", "24", "--print-every", "10", *extra]
