@@ -45,6 +45,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
+from canasta_sim.cli.replaying import options_played_with
 from canasta_sim.cli.run import _install_logging, _new_manifest, _now, reproducing_command
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
@@ -261,10 +262,15 @@ class Comparison:
 
 
 class _RunRecorder:
-    """Saves the games a comparison counted as a run directory (``--out``), block by block as chunks."""
+    """Saves the games a comparison counted as a run directory (``--out``), block by block as chunks.
+
+    ``run.json`` records how they were played as ``run`` records a session (``--workers``, ``--on-error``,
+    ``--memory-limit``), in its command and its session: the memory limit decides which strategies fail, and
+    ``run --resume`` goes on with it.
+    """
 
     def __init__(self, path: Path, plan: MatchPlan, seed_drawn: bool, max_games: int, time_limit: float | None,
-                 on_error: str) -> None:
+                 on_error: str, workers: int, memory_limit: int | None) -> None:
         self.directory = RunDirectory(path)
         if self.directory.path.exists() and not self.directory.is_empty():
             raise fail(f"--out {path} is not empty; choose a new or empty directory")
@@ -281,6 +287,8 @@ class _RunRecorder:
             raise fail(f"--out: {error}") from None
         self.seed_drawn = seed_drawn
         self.on_error = on_error
+        self.workers = workers
+        self.memory_limit = memory_limit
         self.manifest: dict | None = None
         self.last: tuple[int, tuple] | None = None
 
@@ -288,7 +296,10 @@ class _RunRecorder:
         """Write a block's games as chunk ``block`` (the last one is cut to the games counted at the end)."""
         if self.manifest is None:
             self.manifest = _new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
-            self.manifest["sessions"].append({"started_at": _now(), "command": "compare"})
+            session = {"started_at": _now(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
+            if self.memory_limit is not None:  # as run records it: only when there is one
+                session.update(memory_limit=self.memory_limit)
+            self.manifest["sessions"].append(session)
             self.directory.write_manifest(self.manifest)
         self.directory.write_chunk(block, *tables)
         self.last = (block, tables)
@@ -312,8 +323,9 @@ class _RunRecorder:
                 keep_hands = hands.filter(pc.less(hands["game_id"], games_counted))
                 self.directory.write_chunk(block, keep_games, keep_hands)
         settings = dataclasses.replace(self.settings, games=games_counted)
+        played = options_played_with(self.workers, self.on_error, self.memory_limit)
         self.manifest.update(games=settings.games, chunks=settings.chunk_count,
-                             command=reproducing_command(settings, self.directory.path), status=status,
+                             command=reproducing_command(settings, self.directory.path, played), status=status,
                              ended_at=_now(), games_done=sum(self.directory.chunk_game_counts().values()),
                              on_error=self.on_error, compare=comparison)
         self.manifest["sessions"][-1].update(ended_at=self.manifest["ended_at"], status=status)
@@ -397,12 +409,12 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     if seed_drawn:
         seed = int.from_bytes(os.urandom(4), "big")
     plan = MatchPlan(new, old, seed, rules, duplicate, max_games // (2 if duplicate else 1))
+    workers = worker_count(workers, (new, old))
     recorder = None if out is None else _RunRecorder(out, plan, seed_drawn,
                                                      plan.observations * plan.games_per_observation, time_limit,
-                                                     on_error)
+                                                     on_error, workers, memory_limit)
     close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
     file_handler = open_log_file(log_file)
-    workers = worker_count(workers, (new, old))
     changed = rules_text(rules)
     model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
     click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, "

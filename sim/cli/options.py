@@ -7,6 +7,7 @@ Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorComm
 from __future__ import annotations
 
 import errno
+import functools
 import logging
 import math
 import os
@@ -171,8 +172,8 @@ bytes (a larger one overflowed it, and every worker died before its first game w
 
 
 class MegabytesOrNone(WholeNumber):
-    """A memory limit as :data:`MEGABYTES` takes it, or ``none``: no limit, where ``run --resume`` would otherwise go on
-    with the run's own."""
+    """A memory limit as :data:`MEGABYTES` takes it, or ``none``: no limit, where ``run --resume`` or ``tune --resume``
+    would otherwise go on with the run's own."""
 
     def convert(self, value, param, ctx):
         if isinstance(value, str) and value.strip().lower() == "none":
@@ -184,20 +185,25 @@ class MegabytesOrNone(WholeNumber):
 
 
 MEGABYTES_OR_NONE = MegabytesOrNone(min=MEGABYTES.min, max=MEGABYTES.max)
-"""``run``'s ``--memory-limit``: :data:`MEGABYTES`, or ``none`` to lift the limit a resumed run had."""
+"""``run``'s and ``tune``'s ``--memory-limit``: :data:`MEGABYTES`, or ``none`` to lift the limit a resumed run had."""
 
 
-def supervision_options(function):
+def supervision_options(function=None, *, resumed: str | None = None):
     """``--time-limit``, ``--memory-limit``, ``--pin-cores`` and ``--log-file`` as ``compare`` and ``tune`` take
-    them."""
+    them; ``resumed`` names what a command's ``--resume`` continues (``tune``: ``the tuning``), whose own
+    ``--memory-limit`` it keeps unless the option is given, ``none`` lifting it (as ``run --resume`` does)."""
+    if function is None:
+        return functools.partial(supervision_options, resumed=resumed)
+    on_resume = "" if resumed is None else f" With --resume: {resumed}'s own unless given; none lifts it."
     options = [
         click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
                      help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). "
                           "Off by default, as in run."),
-        click.option("--memory-limit", type=MEGABYTES, default=None, metavar="MB",
+        click.option("--memory-limit", type=MEGABYTES if resumed is None else MEGABYTES_OR_NONE, default=None,
+                     metavar="MB",
                      help="Megabytes of address space each worker process and each strategy process (isolated:, "
                           "cmd:) may use, at least 1024 (a worker starts with about 530); a strategy allocating past "
-                          "it fails, charged to its seat (see --on-error)."),
+                          f"it fails, charged to its seat (see --on-error).{on_resume}"),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
                           "its bots the cores no worker holds, when there are two cores a worker (as in run)."),

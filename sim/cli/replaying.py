@@ -23,7 +23,7 @@ from canasta_sim.plugins.specs import is_file_part, parse_spec
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
-__all__ = ["recorded_memory_limit", "reproducing_command", "session_options", "start_directory"]
+__all__ = ["options_played_with", "recorded_memory_limit", "reproducing_command", "session_options", "start_directory"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -65,13 +65,20 @@ def _names_relative_path(spec: str) -> bool:
 
 def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:
     """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error``, ``--memory-limit`` and
-    ``--pin-cores``.
+    ``--pin-cores`` (:func:`options_played_with`).
 
     A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
     cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers."""
+    limited = isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None
+    return options_played_with(workers, on_error, play_chunks.keywords["memory_limit"] if limited else None)
+
+
+def options_played_with(workers: int, on_error: str, memory_limit: int | None) -> list[str]:
+    """The options of ``run`` that play games as they were played (by ``run`` or ``compare``): ``--workers``,
+    ``--on-error``, ``--memory-limit`` when there was one, and ``--pin-cores`` when it is on."""
     words = ["--workers", str(workers), "--on-error", on_error]
-    if isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None:
-        words += ["--memory-limit", str(play_chunks.keywords["memory_limit"])]
+    if memory_limit is not None:
+        words += ["--memory-limit", str(memory_limit)]
     if affinity_enabled():
         words.append("--pin-cores")
     return words

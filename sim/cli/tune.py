@@ -44,6 +44,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
+from canasta_sim.cli.replaying import recorded_memory_limit
 from canasta_sim.cli.run import _install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
@@ -141,6 +142,15 @@ def _resumed_settings(resume: Path, given: dict) -> tuple[TuningDirectory, dict,
     return directory, manifest, settings
 
 
+def _kept_memory_limit(directory: TuningDirectory, manifest: dict) -> int | None:
+    """The ``--memory-limit`` the tuning's last session played with, which ``--resume`` keeps unless the option is
+    given, as ``run --resume`` does: the limit decides which strategies fail, and so the iterations' results."""
+    try:
+        return recorded_memory_limit(manifest, str(directory.manifest_path))
+    except CanastaError as error:
+        raise fail(f"--resume: {error}") from None
+
+
 def _as_given(key: str, value) -> str:
     """A setting as its option takes it (a message shows it): not Python's ``None``, tuples or rule sets."""
     if key == "params":
@@ -199,11 +209,12 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
               help="SPSA stability constant A (default: a tenth of the iterations).")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default=None,
               help="When a strategy fails: stop (default; finished iterations are kept) or forfeit the game.")
-@supervision_options
+@supervision_options(resumed="the tuning")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Directory for tune.json and trajectory.parquet (default: results/tune-<date-time>).")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
-              help="Continue the tuning in DIR with the settings of its tune.json.")
+              help="Continue the tuning in DIR with the settings of its tune.json, and the --memory-limit it last "
+                   "played with unless given.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages; the results still print.")
 @click.pass_context
 def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, params, seed, workers, rule_options,
@@ -226,6 +237,8 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
         if out is not None and Path(out).resolve() != Path(resume).resolve():
             raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
         directory, manifest, settings = _resumed_settings(resume, given)
+        if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
+            memory_limit = _kept_memory_limit(directory, manifest)
     else:
         directory, manifest, settings = _new_settings(given, out)
     isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too

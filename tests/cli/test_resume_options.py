@@ -1,19 +1,32 @@
-"""``run --resume DIR`` goes on as the run was played: a failure is handled as the run did, unless told otherwise."""
+"""``run --resume DIR`` and ``tune --resume DIR`` go on as the run was played: a failure is handled as the run did,
+unless told otherwise, and so are the games ``compare --out`` saved."""
 
 import json
+import shlex
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
-from tests.helpers import FLAKY_BOT_SOURCE
+from canasta_sim.core.rules import Rules
+from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
+from canasta_sim.tuning.run import TuningDirectory, TuningSettings, new_manifest
+from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables
 
 RUN = ["--seed", "4", "--rules", "target_score=1000", "--chunk-size", "10", "--workers", "1", "-q"]
 
 
 def invoke(*args: str):
     return CliRunner().invoke(main, ["run", *args])
+
+
+@pytest.fixture(autouse=True)
+def _memory_limit_left_to_this_test(monkeypatch):
+    # A command run in this process passes its --memory-limit to the bot processes it starts through the
+    # environment; the limit goes with the test that set it.
+    monkeypatch.delenv(MEMORY_LIMIT_VARIABLE, raising=False)
 
 
 @pytest.mark.timeout(120)
@@ -100,3 +113,85 @@ def test_isolate_given_to_a_resume_that_would_change_the_strategies_is_refused(t
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "which --isolate would change; resume it without that option" in result.output
     assert (out / "run.json").read_text() == before
+
+
+@pytest.mark.timeout(180)
+def test_the_games_compare_saved_record_its_memory_limit_and_their_resume_keeps_it(tmp_path):
+    # compare --out wrote no memory limit to run.json: neither its command nor a session said one was played, and
+    # run --resume DIR --games N replayed the saved games without it, so the strategy they had stopped played on.
+    (tmp_path / "reserves.py").write_text(RESERVES_SOURCE)
+    out, again = tmp_path / "cmp", tmp_path / "again"
+    result = CliRunner().invoke(main, ["compare", f"{tmp_path}/reserves.py:Reserves", "--baseline", "greedy",
+                                       "--max-games", "4", "--seed", "4", "--workers", "1", "--on-error", "forfeit",
+                                       "--memory-limit", "1024", "--rules", "target_score=1000", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert forfeits(out, 0, 3) == {"forfeit"}
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["sessions"][-1]["memory_limit"] == 1024
+    # The command it records plays the same games: with the limit, and with the failures forfeited.
+    words = shlex.split(manifest["command"])
+    assert words[:2] == ["canasta-sim", "run"] and words[-2] == "--out", words
+    replayed = CliRunner().invoke(main, [*words[1:-1], str(again), "-q"])
+    assert replayed.exit_code == 0, replayed.output
+    assert_same_run_tables(again, out)
+    grown = invoke("--resume", str(out), "--games", "8")
+    assert grown.exit_code == 0, grown.output
+    assert forfeits(out, 0, 7) == {"forfeit"}
+
+
+# Reserves with a parameter to tune: every game of the tuning is forfeited under a --memory-limit of 1024.
+TUNABLE_RESERVES_SOURCE = RESERVES_SOURCE + '''
+
+from canasta_sim.core.parameters import Parameter
+
+
+class TunableReserves(Reserves):
+    name = "tunable-reserves"
+    parameters = {"knob": Parameter(0.5, low=0.0, high=1.0)}
+'''
+
+
+@pytest.mark.timeout(180)
+def test_a_resumed_tuning_keeps_its_memory_limit_unless_given(tmp_path):
+    # tune --resume played without the tuning's --memory-limit (docs/tuning.md said so), and took no "none": the
+    # iterations after the resume judged the strategy another way than those before it.
+    (tmp_path / "reserves.py").write_text(TUNABLE_RESERVES_SOURCE)
+    out = tmp_path / "tuned"
+    trajectory = out / "trajectory.parquet"
+
+    def tune(*arguments: str):
+        return CliRunner().invoke(main, ["tune", *arguments, "-q"])
+
+    def forfeits_by_iteration() -> list[int]:
+        return pq.read_table(trajectory).column("forfeits").to_pylist()
+
+    def drop_the_last_iteration() -> None:  # as if the tuning had been stopped before it
+        pq.write_table(pq.read_table(trajectory).slice(0, 1), trajectory)
+
+    first = tune(f"{tmp_path}/reserves.py:TunableReserves", "--games", "8", "--games-per-iteration", "4", "--seed",
+                 "1", "--workers", "1", "--on-error", "forfeit", "--memory-limit", "1024", "--rules",
+                 "target_score=1000", "--out", str(out))
+    assert first.exit_code == 0, first.output
+    assert forfeits_by_iteration() == [4, 4]
+    drop_the_last_iteration()
+    kept = tune("--resume", str(out))
+    assert kept.exit_code == 0, kept.output
+    assert forfeits_by_iteration() == [4, 4]
+    assert json.loads((out / "tune.json").read_text())["sessions"][-1]["memory_limit"] == 1024
+    drop_the_last_iteration()
+    lifted = tune("--resume", str(out), "--memory-limit", "none")  # the option still changes it
+    assert lifted.exit_code == 0, lifted.output
+    assert forfeits_by_iteration() == [4, 0]
+    assert json.loads((out / "tune.json").read_text())["sessions"][-1]["memory_limit"] is None
+
+
+def test_a_tuning_whose_recorded_memory_limit_is_malformed_is_not_resumed(tmp_path):
+    settings = TuningSettings(spec="expert", params=("aggression",), against=None, games=4, games_per_iteration=4,
+                              seed=1, rules=Rules(target_score=1000))
+    manifest = new_manifest(settings, "test", seed_drawn=False)
+    manifest["sessions"] = [{"memory_limit": "lots"}]
+    TuningDirectory(tmp_path / "tuned").write_manifest(manifest)
+    result = CliRunner().invoke(main, ["tune", "--resume", str(tmp_path / "tuned"), "-q"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert "its entry 'sessions[-1].memory_limit' should be a whole number of megabytes" in result.output
+    assert not (tmp_path / "tuned" / "trajectory.parquet").exists()
