@@ -23,11 +23,14 @@ import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, load_run, strategy_names
 from canasta_sim.cli.plot import GAME_COLUMNS, HAND_COLUMNS, charts_for
-from canasta_sim.cli.replay import find_game, game_setup, recorded_run_game
+from canasta_sim.cli.replay import game_setup, recorded_run_game
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 
 __all__ = ["games_worth_seeing", "markdown_html", "report_page"]
+
+_REPLAY_COLUMNS = ["seed", "score_a", "score_b", "forfeit_team", "forfeit_reason"]
+"""The columns of ``games`` a replay and its heading read besides the charts' (the seed plays the game again)."""
 
 CHART_DPI = 80
 """Resolution of the inline charts: sharp on a screen, about 40 kB each."""
@@ -142,7 +145,7 @@ def _chart_images(run: LoadedRun) -> list[str]:
     return images
 
 
-def _heading(game_id: int, why: str, row: pd.Series, names: dict[str, str], pair: int | None) -> str:
+def _heading(game_id: int, why: str, row: dict[str, Any], names: dict[str, str], pair: int | None) -> str:
     """A replay's title: its sides by the names the charts use, the score, how the game ended (which side
     forfeited, and why, for a forfeit) and, for a duplicate deal, the game it pairs with."""
     ending = str(row["termination"])
@@ -154,15 +157,18 @@ def _heading(game_id: int, why: str, row: pd.Series, names: dict[str, str], pair
 
 
 def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
+    """The games worth seeing, each replayed from its row of ``games`` (read with the charts' columns and
+    ``_REPLAY_COLUMNS``)."""
     directory = RunDirectory(run_dir)
     settings = settings_from_manifest(manifest, str(directory.manifest_path))
     names = strategy_names(manifest)
     recorded = games.set_index("game_id")
     parts = []
     for index, (game_id, why) in enumerate(games_worth_seeing(games)):
-        row = find_game(directory, settings.chunk_size, game_id)
+        # The row read with the run serves the replay too, as the Python values find_game gives replay (to_dict).
+        row = {"game_id": game_id, **recorded.loc[game_id].to_dict()}
         pair = settings.duplicate_pair(game_id)
-        heading = _heading(game_id, why, recorded.loc[game_id], names, pair)
+        heading = _heading(game_id, why, row, names, pair)
         try:
             players, game = game_setup(manifest, settings, row)
             page = recorded_run_game(players, game, row).html(
@@ -194,8 +200,8 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
                 sections_markdown: str) -> str:
     """The whole page: ``header`` (the report's first lines), the strategies, the summary and sections (the
     Markdown report's tables), the charts and the replays of the games worth seeing."""
-    run = load_run(run_dir, games_columns=[*GAME_COLUMNS, "score_a", "score_b", "forfeit_team", "forfeit_reason"],
-                   hands_columns=HAND_COLUMNS, require_games=True)
+    run = load_run(run_dir, games_columns=[*GAME_COLUMNS, *_REPLAY_COLUMNS], hands_columns=HAND_COLUMNS,
+                   require_games=True)
     body = [f"<h1>{html.escape(header[0])}</h1>", *(f"<p>{html.escape(line)}</p>" for line in header[1:]),
             "<h2>Strategies</h2>", _strategies_table(manifest),
             '<h2>Summary</h2><div id="summary">', markdown_html(summary_markdown), "</div>"]

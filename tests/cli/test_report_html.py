@@ -3,13 +3,20 @@ turned into HTML (the page itself is checked in a browser in tests/html)."""
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from canasta_sim.cli import main
+from canasta_sim.cli import main, report_html
+from canasta_sim.cli.replay import find_game, game_setup
 from canasta_sim.cli.report_html import games_worth_seeing, markdown_html
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.runs.runner import settings_from_manifest
+from canasta_sim.runs.storage import RunDirectory
 
 BROKEN_AT_DISCARD = """
 from canasta_sim.strategies.greedy import Greedy
@@ -54,3 +61,42 @@ def test_a_replay_is_headed_by_the_strategies_names_and_the_side_that_forfeited(
     greedy = load_strategy("greedy").label
     heading = f"<summary>Game 0, a forfeit: side A broken@1 0, side B {greedy} 0 (forfeit by side A: exception)"
     assert heading in page.output, [line for line in page.output.splitlines() if "<summary>" in line]
+
+
+@pytest.mark.timeout(120)
+def test_the_report_reads_each_games_part_once_and_replays_the_row_find_game_reads(tmp_path, monkeypatch):
+    # The row of each replayed game was read twice: with the whole run (for its heading) and again from its part by
+    # find_game (for the seed and strategies the replay plays).  Now the first read serves both, with the same values.
+    run = tmp_path / "run"
+    made = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "2", "-s", "greedy", "-s", "random", "--rules",
+                                     "target_score=1000", "--chunk-size", "2", "--workers", "1", "--out", str(run),
+                                     "-q"])
+    assert made.exit_code == 0, made.output
+    directory = RunDirectory(run)
+    manifest = directory.read_manifest()
+    reads: Counter[str] = Counter()
+    read_table = pq.read_table
+
+    def counting_read(source, **options):
+        reads[Path(source).name if Path(source).parent.name == "games" else "other"] += 1
+        return read_table(source, **options)
+
+    replayed = []
+
+    def keeping_setup(manifest, settings, row, **options):
+        replayed.append(row)
+        return game_setup(manifest, settings, row, **options)
+
+    monkeypatch.setattr(pq, "read_table", counting_read)
+    monkeypatch.setattr(report_html, "game_setup", keeping_setup)
+    page = report_html.report_page(run, manifest, ["a run"], "", "")
+    monkeypatch.undo()
+    games_parts = sorted(path.name for path in directory.parts(directory.games_path).values())
+    assert len(games_parts) == 2 and {name: reads[name] for name in games_parts} == dict.fromkeys(games_parts, 1)
+    assert len(replayed) == page.count("<details data-replay=") >= 1
+    settings = settings_from_manifest(manifest, str(directory.manifest_path))
+    for row in replayed:
+        recorded = find_game(directory, settings.chunk_size, row["game_id"])
+        fields = ("game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination")
+        assert [(type(row[name]), row[name]) for name in fields] == [(type(recorded[name]), recorded[name])
+                                                                    for name in fields]

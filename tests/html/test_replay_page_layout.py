@@ -127,3 +127,28 @@ def test_a_long_strategy_path_wraps_instead_of_widening_a_phones_page(phone, tmp
     open_page(phone, path)
     shown = phone.execute_script(OVERFLOWING, PHONE[0])
     assert shown["scrollWidth"] <= PHONE[0] and shown["out"] == [], shown
+
+
+# At every step, each card that reaches past the box it belongs to (a meld's coloured box, a hand's group, the red 3s).
+CARDS_OUTSIDE = """
+const out = [], steps = +document.getElementById("position").textContent.split(" of ")[1];
+document.getElementById("first").click();
+for (let step = 0; step < steps; step++) {
+  for (const card of document.querySelectorAll(".meld .card, .group .card, .red3s .card")) {
+    const box = card.parentElement.getBoundingClientRect(), at = card.getBoundingClientRect();
+    if (at.left < box.left - 0.5 || at.right > box.right + 0.5) out.push([step, card.parentElement.className,
+                                                                      card.title]);
+  }
+  document.getElementById("forward").click();
+}
+return out.slice(0, 5);
+"""
+
+
+def test_every_card_lies_inside_its_meld_and_its_group(browser, page):
+    # Each card overlapped the next by a negative right margin, the last card of a meld too (the meld's tag, not a
+    # card, is its last span): the last card reached past the meld's coloured box by 11 px, so that a natural or
+    # mixed canasta's colour stopped short of its last card and the meld touched the next.
+    open_page(browser, page)
+    assert browser.execute_script(CARDS_OUTSIDE) == []
+    assert page_errors(browser) == []
