@@ -11,7 +11,6 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.core.rules import Rules
-from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.tuning.run import TuningDirectory, TuningSettings, new_manifest
 from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables
 
@@ -20,13 +19,6 @@ RUN = ["--seed", "4", "--rules", "target_score=1000", "--chunk-size", "10", "--w
 
 def invoke(*args: str):
     return CliRunner().invoke(main, ["run", *args])
-
-
-@pytest.fixture(autouse=True)
-def _memory_limit_left_to_this_test(monkeypatch):
-    # A command run in this process passes its --memory-limit to the bot processes it starts through the
-    # environment; the limit goes with the test that set it.
-    monkeypatch.delenv(MEMORY_LIMIT_VARIABLE, raising=False)
 
 
 @pytest.mark.timeout(120)

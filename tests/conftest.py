@@ -1,0 +1,29 @@
+"""What every test starts from: none of the settings a command hands its workers and bot processes through the
+environment (``--memory-limit``, ``--pin-cores``).
+
+A command run in the test process (``CliRunner``) sets them in ``os.environ`` for the processes it starts, where
+they would outlast it: a later test's bots would run under an earlier test's memory limit.  A test that wants one
+sets it (``monkeypatch.setenv``) or passes the option.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from canasta_sim.plugins.affinity import AFFINITY_VARIABLE
+from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
+
+_HANDED_DOWN = (MEMORY_LIMIT_VARIABLE, AFFINITY_VARIABLE)
+
+
+@pytest.fixture(autouse=True)
+def _handed_down_settings_stay_with_their_test():
+    saved = {name: os.environ.pop(name, None) for name in _HANDED_DOWN}
+    yield
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
