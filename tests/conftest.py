@@ -1,5 +1,5 @@
 """What every test starts from: none of the settings a command hands its workers and bot processes through the
-environment (``--memory-limit``, ``--pin-cores``).
+environment (``--memory-limit``, ``--games-at-once``, ``--pin-cores``).
 
 A command run in the test process (``CliRunner``) sets them in ``os.environ`` for the processes it starts, where
 they would outlast it: a later test's bots would run under an earlier test's memory limit.  A test that wants one
@@ -14,8 +14,9 @@ import pytest
 
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
+from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE
 
-_HANDED_DOWN = (MEMORY_LIMIT_VARIABLE, AFFINITY_VARIABLE)
+_HANDED_DOWN = (MEMORY_LIMIT_VARIABLE, GAMES_AT_ONCE_VARIABLE, AFFINITY_VARIABLE)
 
 
 @pytest.fixture(autouse=True)

@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
+    cap_games_at_once,
     check_even_games,
     fail,
     isolation_options,
@@ -53,6 +54,7 @@ from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.code_guard import CodeGuard
+from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, log_failure, stop_on_signals
@@ -265,8 +267,8 @@ class _RunRecorder:
     """Saves the games a comparison counted as a run directory (``--out``), block by block as chunks.
 
     ``run.json`` records how they were played as ``run`` records a session (``--workers``, ``--on-error``,
-    ``--memory-limit``), in its command and its session: the memory limit decides which strategies fail, and
-    ``run --resume`` goes on with it.
+    ``--memory-limit``, ``--games-at-once``), in its command and its session: the memory limit decides which
+    strategies fail, and ``run --resume`` goes on with it.
     """
 
     def __init__(self, path: Path, plan: MatchPlan, seed_drawn: bool, max_games: int, time_limit: float | None,
@@ -299,6 +301,8 @@ class _RunRecorder:
             session = {"started_at": _now(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
             if self.memory_limit is not None:  # as run records it: only when there is one
                 session.update(memory_limit=self.memory_limit)
+            if games_at_once_cap() is not None:
+                session.update(games_at_once=games_at_once_cap())
             self.manifest["sessions"].append(session)
             self.directory.write_manifest(self.manifest)
         self.directory.write_chunk(block, *tables)
@@ -384,7 +388,8 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
               help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
                    "work on it).")
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
-                    isolate, on_error, time_limit, memory_limit, pin, log_file, print_every, out) -> None:
+                    isolate, on_error, time_limit, memory_limit, games_at_once, pin, log_file, print_every,
+                    out) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
@@ -395,6 +400,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     except ValueError as error:
         raise fail(f"--elo0/--elo1/--alpha/--beta: {error}") from None
     pin_cores(pin)
+    cap_games_at_once(games_at_once)
     try:
         rules = Rules.from_options(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)

@@ -1,5 +1,6 @@
 """What ``run`` checks of a run on disk before it goes on with it (``--resume DIR``, or ``--out DIR`` holding one):
-that this canasta-sim can continue its games, and, for ``--out``, that the run is the one the options describe.
+that this canasta-sim can continue its games, and, for ``--out``, that the run is the one the options describe; and
+the options of how it was played that a resume keeps.
 
 Each refusal is one line naming the difference and what to do instead (exit code 2, before anything is written).
 """
@@ -7,17 +8,20 @@ Each refusal is one line naming the difference and what to do instead (exit code
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli.options import fail, rules_text
+from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
+from canasta_sim.errors import CanastaError
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
-from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
 from canasta_sim.runs.storage import RunDirectory, read_part
 
-__all__ = ["check_columns", "check_versions", "other_run_in_out"]
+__all__ = ["check_columns", "check_versions", "kept_session_options", "other_run_in_out"]
 
 
 def check_versions(manifest: dict, loaded, path) -> None:
@@ -79,3 +83,24 @@ def other_run_in_out(path: Path, recorded: RunSettings, settings: RunSettings) -
                 f"with canasta-sim run --resume {quoted} (a larger --games grows it), or choose another directory")
     return (f"--out {path} holds this run with {recorded.games} games, not {settings.games}; grow it with "
             f"canasta-sim run --resume {quoted} --games {settings.games}, or choose another directory")
+
+
+def kept_session_options(given: Callable[[str], bool], directory: RunDirectory, manifest: dict, on_error: str,
+                         memory_limit: int | None, games_at_once: int | None) -> tuple[str, int | None, int | None]:
+    """``--on-error``, ``--memory-limit`` and ``--games-at-once`` for a resume: as given (``given(name)``), or the
+    run's own, as its last session played.
+
+    They decide which strategies fail and what a failure does: a run begun with --on-error forfeit or a
+    --memory-limit, interrupted, then resumed as the interruption's message says, judged its strategies two ways;
+    under a memory limit, so does the number of games a bot process holds at once.
+    """
+    if not given("on_error") and manifest.get("on_error") in ON_ERROR_CHOICES:
+        on_error = manifest["on_error"]
+    try:
+        if not given("memory_limit"):
+            memory_limit = recorded_memory_limit(manifest, str(directory.manifest_path))
+        if not given("games_at_once"):
+            games_at_once = recorded_games_at_once(manifest, str(directory.manifest_path))
+    except CanastaError as error:
+        raise fail(f"--resume: {error}") from None
+    return on_error, memory_limit, games_at_once

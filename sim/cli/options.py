@@ -22,6 +22,7 @@ from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
+from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once_cap
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, RunSettings, default_workers
 from canasta_sim.runs.storage import DamagedPartError
 from canasta_sim.strategies import BUILTIN
@@ -37,10 +38,12 @@ __all__ = [
     "OneLineErrorCommand",
     "Seconds",
     "WholeNumber",
+    "cap_games_at_once",
     "check_even_games",
     "check_game_pairs",
     "check_output_folder",
     "fail",
+    "games_at_once_option",
     "isolation_options",
     "limit_memory",
     "open_log_file",
@@ -188,10 +191,39 @@ MEGABYTES_OR_NONE = MegabytesOrNone(min=MEGABYTES.min, max=MEGABYTES.max)
 """``run``'s and ``tune``'s ``--memory-limit``: :data:`MEGABYTES`, or ``none`` to lift the limit a resumed run had."""
 
 
+def games_at_once_option(resumed: str | None = None):
+    """``--games-at-once N`` (``run``, ``compare``, ``tune``): the most games a worker plays side by side with
+    bot processes, set for the workers by :func:`cap_games_at_once`; ``resumed`` names what the command's
+    ``--resume`` continues, whose own it keeps unless given (as ``--memory-limit``)."""
+    on_resume = "" if resumed is None else f" With --resume: {resumed}'s own unless given."
+    return click.option(
+        "--games-at-once", type=WholeNumber(min=1), default=None, metavar="N",
+        help="Games each worker plays at once with bot processes (isolated:, cmd:), each bot process playing its "
+             "seat in all of them (default: as many as the bots take, 128 for isolated:). No game changes; under "
+             f"--memory-limit a bot process's limit holds all its games, and 1 gives each game the whole limit, as "
+             f"in-process (docs/fairness.md).{on_resume}")
+
+
+def cap_games_at_once(games: int | None) -> int | None:
+    """Apply ``--games-at-once`` to the workers this process starts (through the environment they inherit, as
+    ``CANASTA_SIM_GAMES_AT_ONCE``); return the cap they will play under (``None``: none), the variable's own when
+    the option is not given.
+
+    :raises click.UsageError: for a variable set to anything but a whole number, in one line.
+    """
+    if games is not None:
+        os.environ[GAMES_AT_ONCE_VARIABLE] = str(games)
+    try:
+        return games_at_once_cap()
+    except ValueError as error:
+        raise fail(str(error)) from None
+
+
 def supervision_options(function=None, *, resumed: str | None = None):
-    """``--time-limit``, ``--memory-limit``, ``--pin-cores`` and ``--log-file`` as ``compare`` and ``tune`` take
-    them; ``resumed`` names what a command's ``--resume`` continues (``tune``: ``the tuning``), whose own
-    ``--memory-limit`` it keeps unless the option is given, ``none`` lifting it (as ``run --resume`` does)."""
+    """``--time-limit``, ``--memory-limit``, ``--games-at-once``, ``--pin-cores`` and ``--log-file`` as ``compare``
+    and ``tune`` take them; ``resumed`` names what a command's ``--resume`` continues (``tune``: ``the tuning``),
+    whose own ``--memory-limit`` and ``--games-at-once`` it keeps unless the option is given, ``none`` lifting the
+    limit (as ``run --resume`` does)."""
     if function is None:
         return functools.partial(supervision_options, resumed=resumed)
     on_resume = "" if resumed is None else f" With --resume: {resumed}'s own unless given; none lifts it."
@@ -204,6 +236,7 @@ def supervision_options(function=None, *, resumed: str | None = None):
                      help="Megabytes of address space each worker process and each strategy process (isolated:, "
                           "cmd:) may use, at least 1024 (a worker starts with about 530); a strategy allocating past "
                           f"it fails, charged to its seat (see --on-error).{on_resume}"),
+        games_at_once_option(resumed),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
                           "its bots the cores no worker holds, when there are two cores a worker (as in run)."),

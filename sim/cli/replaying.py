@@ -1,9 +1,9 @@
 """How a run is played again: the command ``run.json`` records, and the directory its strategies start from.
 
 The command names every setting that shapes the tables (seed, strategies, rules, chunk size, ...) and how the last
-session played (``--workers``, ``--on-error``, ``--memory-limit``); a spec naming a path relative to the directory
-the run started in (a file, a bot's script) makes it begin with ``cd`` there, and a resume from elsewhere starts
-such strategies there too.
+session played (``--workers``, ``--on-error``, ``--memory-limit``, ``--games-at-once``); a spec naming a path
+relative to the directory the run started in (a file, a bot's script) makes it begin with ``cd`` there, and a resume
+from elsewhere starts such strategies there too.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ from canasta_sim.cli.options import MEGABYTES, rules_options
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.specs import is_file_part, parse_spec
+from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
-__all__ = ["options_played_with", "recorded_memory_limit", "reproducing_command", "session_options", "start_directory"]
+__all__ = ["options_played_with", "recorded_games_at_once", "recorded_memory_limit", "reproducing_command",
+           "session_options", "start_directory"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -64,8 +66,8 @@ def _names_relative_path(spec: str) -> bool:
 
 
 def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:
-    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error``, ``--memory-limit`` and
-    ``--pin-cores`` (:func:`options_played_with`).
+    """How a session plays its chunks, as options of ``run``: ``--workers``, ``--on-error``, ``--memory-limit``,
+    ``--games-at-once`` and ``--pin-cores`` (:func:`options_played_with`).
 
     A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
     cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers."""
@@ -75,10 +77,14 @@ def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> li
 
 def options_played_with(workers: int, on_error: str, memory_limit: int | None) -> list[str]:
     """The options of ``run`` that play games as they were played (by ``run`` or ``compare``): ``--workers``,
-    ``--on-error``, ``--memory-limit`` when there was one, and ``--pin-cores`` when it is on."""
+    ``--on-error``, ``--memory-limit`` when there was one, ``--games-at-once`` when the games side by side were
+    capped, and ``--pin-cores`` when it is on (the last two as this process hands them to its workers)."""
     words = ["--workers", str(workers), "--on-error", on_error]
     if memory_limit is not None:
         words += ["--memory-limit", str(memory_limit)]
+    cap = games_at_once_cap()
+    if cap is not None:
+        words += ["--games-at-once", str(cap)]
     if affinity_enabled():
         words.append("--pin-cores")
     return words
@@ -98,6 +104,21 @@ def recorded_memory_limit(manifest: dict[str, Any], where: str) -> int | None:
         raise malformed_entry(where, "sessions[-1].memory_limit",
                               f"a whole number of megabytes from {MEGABYTES.min:,} to {MEGABYTES.max:,}", limit)
     return limit
+
+
+def recorded_games_at_once(manifest: dict[str, Any], where: str) -> int | None:
+    """The ``--games-at-once`` the run's last session played with (``None``: as many as its bots take), which
+    ``--resume`` keeps unless the option is given, as it keeps ``--memory-limit``: under a memory limit, how many
+    games share a bot process decides which strategies fail.
+
+    :raises RunDirectoryError: naming the entry when it holds anything a session does not write.
+    """
+    sessions = manifest.get("sessions")
+    last = sessions[-1] if isinstance(sessions, list) and sessions else {}
+    games = last.get("games_at_once") if isinstance(last, dict) else None
+    if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
+        raise malformed_entry(where, "sessions[-1].games_at_once", "a whole number of games, 1 or more", games)
+    return games
 
 
 def start_directory(manifest: dict[str, Any] | None, settings: RunSettings,

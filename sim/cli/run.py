@@ -24,14 +24,16 @@ import pyarrow.compute as pc
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
-from canasta_sim.cli.continuing import check_columns, check_versions, other_run_in_out
+from canasta_sim.cli.continuing import check_columns, check_versions, kept_session_options, other_run_in_out
 from canasta_sim.cli.options import (
     MEGABYTES_OR_NONE,
     SECONDS,
     OneLineErrorCommand,
     WholeNumber,
+    cap_games_at_once,
     check_game_pairs,
     fail,
+    games_at_once_option,
     isolation_options,
     limit_memory,
     open_log_file,
@@ -40,7 +42,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import recorded_memory_limit, reproducing_command, session_options, start_directory
+from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
@@ -168,6 +170,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
                    "may use, at least 1024 (a worker starts with about 530); a strategy allocating past it fails "
                    "(MemoryError, or its process dies), charged to its seat (see --on-error). With --resume: the "
                    "run's own unless given; none lifts it.")
+@games_at_once_option("the run")
 @click.option("--pin-cores", "pin", is_flag=True,
               help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "
                    "bots the cores no worker holds, when there are two cores a worker (docs/fairness.md).")
@@ -186,8 +189,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
                    "(default: 60 plus 10 per game of a chunk).")
 @click.pass_context
 def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, out, resume, on_error, chunk_size,
-                duplicate, time_limit, isolate, memory_limit, pin, quiet, verbose, log_file, backend, scheduler,
-                task_timeout, record_decisions) -> None:
+                duplicate, time_limit, isolate, memory_limit, games_at_once, pin, quiet, verbose, log_file, backend,
+                scheduler, task_timeout, record_decisions) -> None:
     """Play a tournament and write its games and hands to Parquet in a run directory.
 
     One -s plays a strategy against itself; two play head to head, swapping sides every other game; three
@@ -198,12 +201,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         specs = isolation_options(specs, isolate)
     except CanastaError as error:
         raise fail(str(error)) from None
-    try:
-        games_at_once_cap()
-    except ValueError as error:
-        raise fail(str(error)) from None
-    if pin and (backend == "dask" or scheduler is not None):  # refused before anything is placed or said of placing
-        raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
+    _check_local_options(backend != "local" or scheduler is not None, pin, games_at_once)
     pin_cores(pin)
     play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     manifest: dict[str, Any] | None = None
@@ -223,7 +221,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             raise fail(f"--resume {resume}: the run was made with strategies {' vs '.join(settings.specs)}, which "
                        "--isolate would change; resume it without that option or start a new run")
         seed_drawn = bool(manifest.get("seed_drawn"))
-        on_error, memory_limit = _kept_session_options(ctx, directory, manifest, on_error, memory_limit)
+        on_error, memory_limit, games_at_once = kept_session_options(functools.partial(_given, ctx), directory,
+                                                                     manifest, on_error, memory_limit, games_at_once)
     else:
         seed_drawn = seed is None
         if seed_drawn:
@@ -253,6 +252,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             if recorded != settings:
                 raise fail(other_run_in_out(directory.path, recorded, settings))
     play_chunks = _memory_limited(ctx, play_chunks, memory_limit, resume)
+    if play_chunks is run_chunks or isinstance(play_chunks, functools.partial):  # the local backend's workers
+        cap_games_at_once(games_at_once)
     if settings.record_decisions and isinstance(play_chunks, dask_backend.DaskChunkRunner):
         raise fail("--record-decisions works with --backend local only: the Dask backend does not carry the "
                    "decisions dataset back from its workers yet")
@@ -272,21 +273,18 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
               quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 
 
-def _kept_session_options(ctx: click.Context, directory: RunDirectory, manifest: dict[str, Any], on_error: str,
-                          memory_limit: int | None) -> tuple[str, int | None]:
-    """``--on-error`` and ``--memory-limit`` for a resume: as given, or the run's own, as its last session played.
-
-    They decide which strategies fail and what a failure does: a run begun with --on-error forfeit or a
-    --memory-limit, interrupted, then resumed as the interruption's message says, judged its strategies two ways.
-    """
-    if not _given(ctx, "on_error") and manifest.get("on_error") in ON_ERROR_CHOICES:
-        on_error = manifest["on_error"]
-    if not _given(ctx, "memory_limit"):
-        try:
-            memory_limit = recorded_memory_limit(manifest, str(directory.manifest_path))
-        except CanastaError as error:
-            raise fail(f"--resume: {error}") from None
-    return on_error, memory_limit
+def _check_local_options(dask: bool, pin: bool, games_at_once: int | None) -> None:
+    """Refuse the options only local workers take on a Dask backend, before anything is placed or said of placing;
+    and a games-at-once cap in the environment (``CANASTA_SIM_GAMES_AT_ONCE``) the workers could not read."""
+    try:
+        games_at_once_cap()
+    except ValueError as error:
+        raise fail(str(error)) from None
+    if dask and pin:
+        raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
+    if dask and games_at_once is not None:
+        raise fail("--games-at-once applies to --backend local only; a Dask worker plays as many games at once as "
+                   "its bots take")
 
 
 def _memory_limited(ctx: click.Context, play_chunks: ChunkRunner, memory_limit: int | None,
@@ -470,6 +468,8 @@ def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play
         session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
     if isinstance(play_chunks, functools.partial):
         session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
+    if not isinstance(play_chunks, dask_backend.DaskChunkRunner) and games_at_once_cap() is not None:
+        session.update(games_at_once=games_at_once_cap())
     manifest["sessions"].append(session)
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)

@@ -34,6 +34,7 @@ from tqdm import tqdm
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
+    cap_games_at_once,
     fail,
     isolation_options,
     open_log_file,
@@ -44,12 +45,13 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import recorded_memory_limit
+from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
 from canasta_sim.cli.run import _install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
+from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
     TuningDirectory,
@@ -145,8 +147,14 @@ def _resumed_settings(resume: Path, given: dict) -> tuple[TuningDirectory, dict,
 def _kept_memory_limit(directory: TuningDirectory, manifest: dict) -> int | None:
     """The ``--memory-limit`` the tuning's last session played with, which ``--resume`` keeps unless the option is
     given, as ``run --resume`` does: the limit decides which strategies fail, and so the iterations' results."""
+    return _kept_option(recorded_memory_limit, directory, manifest)
+
+
+def _kept_option(recorded, directory: TuningDirectory, manifest: dict) -> int | None:
+    """``recorded(manifest, where)``: an option of the tuning's last session (:mod:`canasta_sim.cli.replaying`), a
+    malformed entry refused in one line."""
     try:
-        return recorded_memory_limit(manifest, str(directory.manifest_path))
+        return recorded(manifest, str(directory.manifest_path))
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
 
@@ -218,8 +226,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages; the results still print.")
 @click.pass_context
 def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, params, seed, workers, rule_options,
-                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, pin, log_file, out,
-                 resume, quiet) -> None:
+                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, games_at_once, pin,
+                 log_file, out, resume, quiet) -> None:
     """Tune SPEC's parameters by SPSA and print the tuned strategy as a spec.
 
     Each iteration plays two candidates around the current values on the same deals, each deal with
@@ -239,9 +247,12 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
         directory, manifest, settings = _resumed_settings(resume, given)
         if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
             memory_limit = _kept_memory_limit(directory, manifest)
+        if ctx.get_parameter_source("games_at_once") != click.core.ParameterSource.COMMANDLINE:
+            games_at_once = _kept_option(recorded_games_at_once, directory, manifest)
     else:
         directory, manifest, settings = _new_settings(given, out)
     isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
+    cap_games_at_once(games_at_once)
     file_handler = open_log_file(log_file)
     workers = worker_count(workers, (settings.spec, settings.against or settings.spec))
     _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
@@ -256,6 +267,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     done = 0 if table is None else table.num_rows
     session = {"started_at": _now(), "ended_at": None, "workers": workers, "iterations_played": 0,
                "status": "running", "build": accelerator.describe(), "memory_limit": memory_limit}
+    if games_at_once_cap() is not None:
+        session.update(games_at_once=games_at_once_cap())
     manifest.setdefault("sessions", []).append(session)
     manifest["status"] = "running"
     directory.write_manifest(manifest)
