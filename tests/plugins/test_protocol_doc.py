@@ -32,6 +32,7 @@ POSITIONS = {
     "draw": lambda: position(seat=0, phase=ACQUIRE),
     "take 7 7": lambda: position(hands={0: "7 7 9 9 4 5"}, pile="4 8 7", melds={0: "K K K"}, seat=0),
     "take": lambda: position(hands={0: "9 4 5 6"}, pile="4 8 7", melds={0: "7 7 7"}, seat=0),
+    "take Q 2": lambda: position(hands={0: "Q 2 9 4 5 6"}, pile="4 8 Q", melds={0: "K K K"}, seat=0),
     "take K K; A A 2": lambda: position(hands={0: "K K A A 2 5 6"}, pile="4 8 K", seat=0,
                                         side_has_melded=[False, False]),
     "meld K K K": lambda: position(hands={0: "K K K 5 6"}, melds={0: "Q Q Q"}, seat=0, phase=PLAY),
