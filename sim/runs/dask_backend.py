@@ -51,6 +51,7 @@ from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run_on_workers
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
+from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import charged_failure
@@ -83,12 +84,6 @@ THREAD_COUNT_SECONDS = 1.0
 DASK_DEATH = "its Dask worker process died during this call"
 """The failure of a game during which its worker died (the exit code, which the local backend names, is the
 nanny's, out of the task's reach)."""
-
-RESULT_SECONDS = 30.0
-"""How long the client waits for the rows of a chunk Dask reported finished.  Fetching them takes milliseconds; a
-worker that died holding them left Dask's gather waiting for them to be computed again, and for ever when that
-attempt failed and the client was not told (seen: ``Couldn't gather keys ... rescheduling``, then nothing).  Past
-this the chunk is submitted again as a lost one."""
 
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
@@ -356,6 +351,8 @@ class _Flight:
     chunk: int
     started: float | None = None
     submissions: int = 1
+    fetch: RowsFetch | None = None
+    """Set once Dask reported the chunk done: the fetch of its rows."""
 
 
 class DaskChunkRunner:
@@ -455,20 +452,11 @@ def _cluster_messages_at_warning() -> Iterator[None]:
         changed.append((named, named.level))
         if named.getEffectiveLevel() < logging.WARNING:
             named.setLevel(logging.WARNING)
-    asyncio_logger = logging.getLogger("asyncio")
-    asyncio_logger.addFilter(_abandoned_gather)
     try:
         yield
     finally:
-        asyncio_logger.removeFilter(_abandoned_gather)
         for named, level in changed:
             named.setLevel(level)
-
-
-def _abandoned_gather(record: logging.LogRecord) -> bool:
-    # A gather given up (RESULT_SECONDS) leaves Dask's inner waiting task failed with its private AllExit, which
-    # asyncio reports as "Task exception was never retrieved" with a traceback: nothing the user can act on.
-    return "Client._gather" not in record.getMessage()
 
 
 def _connect(address: str):
@@ -523,25 +511,40 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
             for flight in list(flights.values())[:threads]:
                 if flight.started is None:
                     flight.started = now
-            batch = completed.next_batch(block=False)
-            if not batch:
-                _check_deadlines(flights.values(), now, timeout, job.settings)
-                time.sleep(POLL_SECONDS)
-                continue
-            for future in batch:
-                flight = flights.pop(future)
+            for future in completed.next_batch(block=False):
+                flights[future].fetch = RowsFetch(future, flights[future].chunk)
+            came_back = False
+            for future, flight in list(flights.items()):
                 try:
-                    report = _take_result(future, flight.chunk, directory)
-                except _ChunkLost as lost:
+                    result = None if flight.fetch is None else flight.fetch.poll()
+                except ChunkLost as lost:
+                    del flights[future]
                     client.cancel([future])  # a lost attempt Dask may still be computing: it is not wanted any more
                     failure = resubmissions.lost(flight.chunk, flight.submissions, str(lost))
                     if failure is not None:
                         raise ClusterError(failure) from None
+                    games = job.settings.chunk_games(flight.chunk)
+                    logger.warning("chunk %d (games %d-%d) was lost on the Dask cluster (%s); it is played again",
+                                   flight.chunk, games.start, games.stop - 1, lost.summary)
                     # The next attempts on the machine charge each game a worker died in (dask_journal): go on.
                     submit(flight.chunk, flight.submissions + 1)
+                    came_back = True
                     continue
+                except StrategyLoadError as failure:
+                    raise ClusterError(f"a Dask worker cannot load the strategies: {failure}; install canasta-sim "
+                                       "and any strategy modules or plugins on every worker (strategy files are "
+                                       "sent)") from None
+                if result is None:
+                    continue
+                del flights[future]
+                future.release()  # the client keeps nothing of a chunk once it is written
+                report = write_result(result, flight.chunk, directory)
                 error = error or report.error
                 on_chunk(report)
+                came_back = True
+            if not came_back:
+                _check_deadlines(flights.values(), now, timeout, job.settings)
+                time.sleep(POLL_SECONDS)
     finally:
         client.unsubscribe_topic(ATTEMPT_TOPIC)
         if flights:
@@ -552,19 +555,6 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
     return error
 
 
-def _take_result(future, chunk: int, directory: RunDirectory) -> ChunkReport:
-    """Write a finished chunk's parts, hand its workers' log records to this process's loggers, release it."""
-    result = _result_of(future, chunk)
-    future.release()  # the client keeps nothing of a chunk once it is written
-    if result.games is not None:
-        directory.write_chunk(chunk, result.games, result.hands)
-    for record in result.records:
-        named_logger = logging.getLogger(record.name)
-        if named_logger.isEnabledFor(record.levelno):
-            named_logger.handle(record)
-    return result.report
-
-
 def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings) -> None:
     for flight in flights:
         if flight.started is not None and now - flight.started > timeout:
@@ -572,23 +562,3 @@ def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings)
             raise ClusterError(f"chunk {flight.chunk} (games {games.start}-{games.stop - 1}) did not come back "
                                f"within {timeout:g} s of starting (--task-timeout); a strategy may hang or play "
                                "far slower than expected, or the cluster lost its workers")
-
-
-def _result_of(future, chunk: int) -> ChunkResult:
-    """The chunk's result; a failure the run cannot go past becomes a one-line :class:`ClusterError`."""
-    from distributed import KilledWorker
-
-    try:
-        return future.result(timeout=RESULT_SECONDS)
-    except TimeoutError:
-        raise _ChunkLost(f"its finished rows could not be fetched within {RESULT_SECONDS:g} s: the worker holding them "
-                         "died") from None
-    except StrategyLoadError as error:
-        raise ClusterError(f"a Dask worker cannot load the strategies: {error}; install canasta-sim and any "
-                           "strategy modules or plugins on every worker (strategy files are sent)") from None
-    except KilledWorker as error:
-        raise _ChunkLost(str(error)) from None
-
-
-class _ChunkLost(Exception):
-    """The workers playing a chunk kept dying (Dask's ``KilledWorker``): it may be submitted again."""

@@ -17,8 +17,8 @@ task, so an attempt of a submission the client gave up (:mod:`canasta_sim.runs.d
 playing when the chunk's next submission begins beside it.  Neither reads the other's game in progress as a
 death, nor writes into the other's monitor; each charges only the deaths of attempts whose process is gone.
 
-An attempt that plays the chunk to its end keeps the record of the games charged: Dask plays a finished chunk
-again when the worker holding its rows dies before the client fetched them, and that attempt must not die in the
+An attempt that plays the chunk to its end keeps the record of the games charged: the client plays a finished chunk
+again when the worker holding its rows dies before it fetched them, and that attempt must not die in the
 same games again.  The client removes the records once the run's chunks are all written (:func:`forget_run`).
 
 An attempt that lands on another machine finds no journal and plays the game again, which costs one more death;
