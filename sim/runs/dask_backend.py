@@ -49,7 +49,7 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
-from canasta_sim.runs.dask_journal import ChunkJournal, forget_run_on_workers
+from canasta_sim.runs.dask_journal import ChunkJournal, forget_run, forget_run_on_workers
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
@@ -386,7 +386,8 @@ class DaskChunkRunner:
 
         ``on_games`` and ``log_handlers`` are accepted for the local runner's signature: a chunk's games come
         back with it, all at once (``on_chunk``), and worker records are handled by the client's loggers,
-        which carry those handlers already.
+        which carry those handlers already.  However the run ends, what its attempts left in the machines'
+        ``canasta-sim-monitors`` folders is removed (:mod:`canasta_sim.runs.dask_journal`).
 
         :returns: ``(interrupted, error)`` as every :class:`~canasta_sim.runs.runner.ChunkRunner` does.
         :raises ClusterError: when the run cannot go on (see the module docstring).
@@ -394,10 +395,15 @@ class DaskChunkRunner:
         job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())
         directory.create()
         timeout = self.task_timeout or default_task_timeout(settings)
-        with _cluster_messages_at_warning(), self._client(workers) as client:
-            with stop_on_signals(threading.Event()) as signals:
-                error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
-            return signals["interrupted"], error
+        try:
+            with _cluster_messages_at_warning(), self._client(workers) as client:
+                with stop_on_signals(threading.Event()) as signals:
+                    error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
+                return signals["interrupted"], error
+        finally:
+            # What the run left on this machine: all of it for a local cluster, whose workers are gone by now (those
+            # of a cluster given by address were asked at the end of _drive).
+            forget_run(job.token)
 
     @contextlib.contextmanager
     def _client(self, workers: int) -> Iterator[Any]:
@@ -550,7 +556,7 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
         if flights:
             # Stopping, failing or interrupted: what is still playing is not wanted any more.
             client.cancel(list(flights))
-    if not signals["interrupted"]:  # else the user wants out at once; the workers' records are a few bytes
+        # However the run ended, Ctrl-C included: one round trip to each worker.
         forget_run_on_workers(client, job.token)
     return error
 

@@ -19,7 +19,7 @@ death, nor writes into the other's monitor; each charges only the deaths of atte
 
 An attempt that plays the chunk to its end keeps the record of the games charged: the client plays a finished chunk
 again when the worker holding its rows dies before it fetched them, and that attempt must not die in the
-same games again.  The client removes the records once the run's chunks are all written (:func:`forget_run`).
+same games again.  The client removes the records when the run ends, however it ends (:func:`forget_run`).
 
 An attempt that lands on another machine finds no journal and plays the game again, which costs one more death;
 the client resubmits a chunk whose workers kept dying a bounded number of times.
@@ -57,7 +57,7 @@ def monitor_folder() -> Path:
 
 
 def forget_run(run_token: str, folder: Path | None = None) -> None:
-    """Remove what a run's chunks left on this machine (run on every worker once the run's chunks are written).
+    """Remove what a run's chunks left on this machine (run on every worker once the run ends, and by the client).
 
     An attempt still playing keeps its lock on a monitor removed from under it, and removes nothing when it ends.
     """
@@ -71,6 +71,8 @@ def forget_run(run_token: str, folder: Path | None = None) -> None:
 def forget_run_on_workers(client, run_token: str) -> None:
     """Have every worker of the client's cluster :func:`forget_run`.  A worker, or the scheduler, gone by then
     costs the few bytes it keeps, not the finished run."""
+    if client.status != "running":  # the scheduler is lost: asking would wait for Dask's connect timeout first
+        return
     with contextlib.suppress(OSError):
         client.run(forget_run, run_token, on_error="ignore")
 
