@@ -22,7 +22,8 @@ backend's for the same settings.  What differs is where the games are played and
   workers keep dying end the run with a one-line :class:`ClusterError`; finished chunks are kept.
 
 Worker log records (forfeits, and the per-chunk lines under ``--verbose``) come back with the rows and
-are handled by the client's loggers.  Dask itself is imported only when a run uses it: it is the
+are handled by the client's loggers; Dask's own records go to the run's log file
+(:mod:`canasta_sim.runs.dask_logging`).  Dask itself is imported only when a run uses it: it is the
 optional extra ``dask`` (``pip install '.[dask]'`` in a checkout).
 """
 
@@ -384,19 +385,24 @@ class DaskChunkRunner:
     ) -> tuple[bool, str | None]:
         """Play the given chunks, writing each one's parts and calling ``on_chunk`` as it comes back.
 
-        ``on_games`` and ``log_handlers`` are accepted for the local runner's signature: a chunk's games come
-        back with it, all at once (``on_chunk``), and worker records are handled by the client's loggers,
-        which carry those handlers already.  However the run ends, what its attempts left in the machines'
-        ``canasta-sim-monitors`` folders is removed (:mod:`canasta_sim.runs.dask_journal`).
+        ``on_games`` is accepted for the local runner's signature: a chunk's games come back with it, all at once
+        (``on_chunk``).  Worker records are handled by the client's loggers, which carry ``log_handlers`` already;
+        Dask's own records go to ``log_handlers`` as :mod:`canasta_sim.runs.dask_logging` says.  However the run
+        ends, what its attempts left in the machines' ``canasta-sim-monitors`` folders is removed
+        (:mod:`canasta_sim.runs.dask_journal`).
 
         :returns: ``(interrupted, error)`` as every :class:`~canasta_sim.runs.runner.ChunkRunner` does.
         :raises ClusterError: when the run cannot go on (see the module docstring).
         """
+        from canasta_sim.runs.dask_logging import dask_records_to
+
         job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())
         directory.create()
         timeout = self.task_timeout or default_task_timeout(settings)
         try:
-            with _cluster_messages_at_warning(), self._client(workers) as client:
+            # Without handlers of the run's own (a caller of the API), Dask's records go to the root logger's.
+            with dask_records_to(log_handlers or logging.getLogger().handlers) as dask_records, \
+                    self._client(workers, dask_records) as client:
                 with stop_on_signals(threading.Event()) as signals:
                     error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
                 return signals["interrupted"], error
@@ -406,9 +412,12 @@ class DaskChunkRunner:
             forget_run(job.token)
 
     @contextlib.contextmanager
-    def _client(self, workers: int) -> Iterator[Any]:
-        """A client of the scheduler, or of a local cluster started here; both closed on leaving."""
+    def _client(self, workers: int, dask_records) -> Iterator[Any]:
+        """A client of the scheduler, or of a local cluster started here whose workers send their Dask records to
+        ``dask_records`` (:mod:`canasta_sim.runs.dask_logging`); both closed on leaving."""
         from distributed import Client, LocalCluster
+
+        from canasta_sim.runs.dask_logging import WORKER_RECORDS_TOPIC, WorkerRecordsToClient
 
         if self.scheduler is not None:
             client = _connect(self.scheduler)
@@ -425,6 +434,8 @@ class DaskChunkRunner:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                    scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR)
         with cluster, Client(cluster, set_as_default=False) as client:
+            client.subscribe_topic(WORKER_RECORDS_TOPIC, dask_records.heard)
+            client.register_plugin(WorkerRecordsToClient())  # the workers of this run's own cluster only
             self.description = f"{workers} worker{'s' * (workers != 1)} on a local Dask cluster"
             yield client
 
@@ -444,25 +455,6 @@ def _workers_ignoring_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-@contextlib.contextmanager
-def _cluster_messages_at_warning() -> Iterator[None]:
-    """Keep the scheduler's and nannies' routine messages (they run in this process for a local cluster) out
-    of ``--verbose`` output and the log file; their warnings, such as a worker dying, still show."""
-    import distributed  # noqa: F401  (its first import sets its loggers' levels: do that before changing them)
-
-    changed = []
-    for name in ("distributed", "asyncio"):
-        named = logging.getLogger(name)
-        changed.append((named, named.level))
-        if named.getEffectiveLevel() < logging.WARNING:
-            named.setLevel(logging.WARNING)
-    try:
-        yield
-    finally:
-        for named, level in changed:
-            named.setLevel(level)
 
 
 def _connect(address: str):
