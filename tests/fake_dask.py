@@ -11,6 +11,7 @@ class FakeClient:
     one worker thread, the futures cancelled (their keys) and what the end of the run had the workers run."""
 
     loop = None
+    status = "running"
 
     def __init__(self) -> None:
         self.handler = None

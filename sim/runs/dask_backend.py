@@ -22,7 +22,8 @@ backend's for the same settings.  What differs is where the games are played and
   workers keep dying end the run with a one-line :class:`ClusterError`; finished chunks are kept.
 
 Worker log records (forfeits, and the per-chunk lines under ``--verbose``) come back with the rows and
-are handled by the client's loggers.  Dask itself is imported only when a run uses it: it is the
+are handled by the client's loggers; Dask's own records go to the run's log file
+(:mod:`canasta_sim.runs.dask_logging`).  Dask itself is imported only when a run uses it: it is the
 optional extra ``dask`` (``pip install '.[dask]'`` in a checkout).
 """
 
@@ -49,8 +50,9 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
-from canasta_sim.runs.dask_journal import ChunkJournal, forget_run_on_workers
+from canasta_sim.runs.dask_journal import ChunkJournal, forget_run, forget_run_on_workers
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
+from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import charged_failure
@@ -83,12 +85,6 @@ THREAD_COUNT_SECONDS = 1.0
 DASK_DEATH = "its Dask worker process died during this call"
 """The failure of a game during which its worker died (the exit code, which the local backend names, is the
 nanny's, out of the task's reach)."""
-
-RESULT_SECONDS = 30.0
-"""How long the client waits for the rows of a chunk Dask reported finished.  Fetching them takes milliseconds; a
-worker that died holding them left Dask's gather waiting for them to be computed again, and for ever when that
-attempt failed and the client was not told (seen: ``Couldn't gather keys ... rescheduling``, then nothing).  Past
-this the chunk is submitted again as a lost one."""
 
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
@@ -356,6 +352,8 @@ class _Flight:
     chunk: int
     started: float | None = None
     submissions: int = 1
+    fetch: RowsFetch | None = None
+    """Set once Dask reported the chunk done: the fetch of its rows."""
 
 
 class DaskChunkRunner:
@@ -387,25 +385,39 @@ class DaskChunkRunner:
     ) -> tuple[bool, str | None]:
         """Play the given chunks, writing each one's parts and calling ``on_chunk`` as it comes back.
 
-        ``on_games`` and ``log_handlers`` are accepted for the local runner's signature: a chunk's games come
-        back with it, all at once (``on_chunk``), and worker records are handled by the client's loggers,
-        which carry those handlers already.
+        ``on_games`` is accepted for the local runner's signature: a chunk's games come back with it, all at once
+        (``on_chunk``).  Worker records are handled by the client's loggers, which carry ``log_handlers`` already;
+        Dask's own records go to ``log_handlers`` as :mod:`canasta_sim.runs.dask_logging` says.  However the run
+        ends, what its attempts left in the machines' ``canasta-sim-monitors`` folders is removed
+        (:mod:`canasta_sim.runs.dask_journal`).
 
         :returns: ``(interrupted, error)`` as every :class:`~canasta_sim.runs.runner.ChunkRunner` does.
         :raises ClusterError: when the run cannot go on (see the module docstring).
         """
+        from canasta_sim.runs.dask_logging import dask_records_to
+
         job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())
         directory.create()
         timeout = self.task_timeout or default_task_timeout(settings)
-        with _cluster_messages_at_warning(), self._client(workers) as client:
-            with stop_on_signals(threading.Event()) as signals:
-                error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
-            return signals["interrupted"], error
+        try:
+            # Without handlers of the run's own (a caller of the API), Dask's records go to the root logger's.
+            with dask_records_to(log_handlers or logging.getLogger().handlers) as dask_records, \
+                    self._client(workers, dask_records) as client:
+                with stop_on_signals(threading.Event()) as signals:
+                    error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
+                return signals["interrupted"], error
+        finally:
+            # What the run left on this machine: all of it for a local cluster, whose workers are gone by now (those
+            # of a cluster given by address were asked at the end of _drive).
+            forget_run(job.token)
 
     @contextlib.contextmanager
-    def _client(self, workers: int) -> Iterator[Any]:
-        """A client of the scheduler, or of a local cluster started here; both closed on leaving."""
+    def _client(self, workers: int, dask_records) -> Iterator[Any]:
+        """A client of the scheduler, or of a local cluster started here whose workers send their Dask records to
+        ``dask_records`` (:mod:`canasta_sim.runs.dask_logging`); both closed on leaving."""
         from distributed import Client, LocalCluster
+
+        from canasta_sim.runs.dask_logging import WORKER_RECORDS_TOPIC, WorkerRecordsToClient
 
         if self.scheduler is not None:
             client = _connect(self.scheduler)
@@ -422,6 +434,8 @@ class DaskChunkRunner:
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                    scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR)
         with cluster, Client(cluster, set_as_default=False) as client:
+            client.subscribe_topic(WORKER_RECORDS_TOPIC, dask_records.heard)
+            client.register_plugin(WorkerRecordsToClient())  # the workers of this run's own cluster only
             self.description = f"{workers} worker{'s' * (workers != 1)} on a local Dask cluster"
             yield client
 
@@ -441,34 +455,6 @@ def _workers_ignoring_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-@contextlib.contextmanager
-def _cluster_messages_at_warning() -> Iterator[None]:
-    """Keep the scheduler's and nannies' routine messages (they run in this process for a local cluster) out
-    of ``--verbose`` output and the log file; their warnings, such as a worker dying, still show."""
-    import distributed  # noqa: F401  (its first import sets its loggers' levels: do that before changing them)
-
-    changed = []
-    for name in ("distributed", "asyncio"):
-        named = logging.getLogger(name)
-        changed.append((named, named.level))
-        if named.getEffectiveLevel() < logging.WARNING:
-            named.setLevel(logging.WARNING)
-    asyncio_logger = logging.getLogger("asyncio")
-    asyncio_logger.addFilter(_abandoned_gather)
-    try:
-        yield
-    finally:
-        asyncio_logger.removeFilter(_abandoned_gather)
-        for named, level in changed:
-            named.setLevel(level)
-
-
-def _abandoned_gather(record: logging.LogRecord) -> bool:
-    # A gather given up (RESULT_SECONDS) leaves Dask's inner waiting task failed with its private AllExit, which
-    # asyncio reports as "Task exception was never retrieved" with a traceback: nothing the user can act on.
-    return "Client._gather" not in record.getMessage()
 
 
 def _connect(address: str):
@@ -523,46 +509,48 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
             for flight in list(flights.values())[:threads]:
                 if flight.started is None:
                     flight.started = now
-            batch = completed.next_batch(block=False)
-            if not batch:
-                _check_deadlines(flights.values(), now, timeout, job.settings)
-                time.sleep(POLL_SECONDS)
-                continue
-            for future in batch:
-                flight = flights.pop(future)
+            for future in completed.next_batch(block=False):
+                flights[future].fetch = RowsFetch(future, flights[future].chunk)
+            came_back = False
+            for future, flight in list(flights.items()):
                 try:
-                    report = _take_result(future, flight.chunk, directory)
-                except _ChunkLost as lost:
+                    result = None if flight.fetch is None else flight.fetch.poll()
+                except ChunkLost as lost:
+                    del flights[future]
                     client.cancel([future])  # a lost attempt Dask may still be computing: it is not wanted any more
                     failure = resubmissions.lost(flight.chunk, flight.submissions, str(lost))
                     if failure is not None:
                         raise ClusterError(failure) from None
+                    games = job.settings.chunk_games(flight.chunk)
+                    logger.warning("chunk %d (games %d-%d) was lost on the Dask cluster (%s); it is played again",
+                                   flight.chunk, games.start, games.stop - 1, lost.summary)
                     # The next attempts on the machine charge each game a worker died in (dask_journal): go on.
                     submit(flight.chunk, flight.submissions + 1)
+                    came_back = True
                     continue
+                except StrategyLoadError as failure:
+                    raise ClusterError(f"a Dask worker cannot load the strategies: {failure}; install canasta-sim "
+                                       "and any strategy modules or plugins on every worker (strategy files are "
+                                       "sent)") from None
+                if result is None:
+                    continue
+                del flights[future]
+                future.release()  # the client keeps nothing of a chunk once it is written
+                report = write_result(result, flight.chunk, directory)
                 error = error or report.error
                 on_chunk(report)
+                came_back = True
+            if not came_back:
+                _check_deadlines(flights.values(), now, timeout, job.settings)
+                time.sleep(POLL_SECONDS)
     finally:
         client.unsubscribe_topic(ATTEMPT_TOPIC)
         if flights:
             # Stopping, failing or interrupted: what is still playing is not wanted any more.
             client.cancel(list(flights))
-    if not signals["interrupted"]:  # else the user wants out at once; the workers' records are a few bytes
+        # However the run ended, Ctrl-C included: one round trip to each worker.
         forget_run_on_workers(client, job.token)
     return error
-
-
-def _take_result(future, chunk: int, directory: RunDirectory) -> ChunkReport:
-    """Write a finished chunk's parts, hand its workers' log records to this process's loggers, release it."""
-    result = _result_of(future, chunk)
-    future.release()  # the client keeps nothing of a chunk once it is written
-    if result.games is not None:
-        directory.write_chunk(chunk, result.games, result.hands)
-    for record in result.records:
-        named_logger = logging.getLogger(record.name)
-        if named_logger.isEnabledFor(record.levelno):
-            named_logger.handle(record)
-    return result.report
 
 
 def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings) -> None:
@@ -572,23 +560,3 @@ def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings)
             raise ClusterError(f"chunk {flight.chunk} (games {games.start}-{games.stop - 1}) did not come back "
                                f"within {timeout:g} s of starting (--task-timeout); a strategy may hang or play "
                                "far slower than expected, or the cluster lost its workers")
-
-
-def _result_of(future, chunk: int) -> ChunkResult:
-    """The chunk's result; a failure the run cannot go past becomes a one-line :class:`ClusterError`."""
-    from distributed import KilledWorker
-
-    try:
-        return future.result(timeout=RESULT_SECONDS)
-    except TimeoutError:
-        raise _ChunkLost(f"its finished rows could not be fetched within {RESULT_SECONDS:g} s: the worker holding them "
-                         "died") from None
-    except StrategyLoadError as error:
-        raise ClusterError(f"a Dask worker cannot load the strategies: {error}; install canasta-sim and any "
-                           "strategy modules or plugins on every worker (strategy files are sent)") from None
-    except KilledWorker as error:
-        raise _ChunkLost(str(error)) from None
-
-
-class _ChunkLost(Exception):
-    """The workers playing a chunk kept dying (Dask's ``KilledWorker``): it may be submitted again."""

@@ -1,11 +1,12 @@
 """When the Dask backend submits a lost chunk again, and when the run gives up on it.
 
 Dask counts a worker's death against every task the worker held: the chunk it was playing, the chunks queued
-behind it, and a finished chunk whose rows the client had not fetched yet (Dask plays it again).  A task held by
-``allowed-failures + 1`` dying workers (4 by default) fails with ``KilledWorker``, and the client submits its chunk
-again under a new key.  The local backend charges a death to the game its worker was playing and has the other
-games played again, so a game that kills workers costs its seat the game, never the run.  The Dask backend
-follows that rule by telling a chunk's own deaths from its neighbours':
+behind it, and a finished chunk whose rows the client had not fetched yet (the client submits that one again at
+once, :mod:`canasta_sim.runs.dask_results`).  A task held by ``allowed-failures + 1`` dying workers (4 by default)
+fails with ``KilledWorker``, and the client submits its chunk again under a new key.  The local backend charges a
+death to the game its worker was playing and has the other games played again, so a game that kills workers costs
+its seat the game, never the run.  The Dask backend follows that rule by telling a chunk's own deaths from its
+neighbours':
 
 * every attempt at a chunk tells the scheduler when it begins, before it loads or plays anything, and when it
   has played its games (events on the topic :data:`ATTEMPT_TOPIC`, :func:`announce_attempt`); the client counts

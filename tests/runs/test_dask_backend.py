@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from distributed import Client, LocalCluster
 
 import canasta_sim.runs.dask_backend
-from canasta_sim.arbiter import CALL_CODES, MONITOR_CALL, MONITOR_GAME
 from canasta_sim.cli import main
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.dask_backend import (
@@ -25,7 +24,6 @@ from canasta_sim.runs.dask_backend import (
     normalize_scheduler_address,
     prepare_job,
 )
-from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
@@ -330,30 +328,6 @@ def test_a_strategy_that_kills_its_dask_worker_in_every_game_costs_it_each_game_
     assert len(games) == 12 and set(games.termination) == {"forfeit"} and set(games.forfeit_reason) == {"crash"}
     assert games.error.str.contains(DASK_DEATH).all()
     pd.testing.assert_frame_equal(games.drop(columns="error"), local[0].drop(columns="error"))  # the same seats
-
-
-def test_a_chunk_journal_charges_the_game_its_last_attempt_died_in(tmp_path):
-    journal = ChunkJournal("run", 3, tmp_path)
-    assert journal.charged == {} and journal.monitor[MONITOR_GAME] == -1
-    journal.monitor[MONITOR_GAME] = 7
-    journal.monitor[MONITOR_CALL] = CALL_CODES["discard"] + 2
-    journal.close(done=False)  # as if its process had died in game 7: the files stay
-    again = ChunkJournal("run", 3, tmp_path)
-    assert again.charged == {7: (2, "discard")} and again.monitor[MONITOR_GAME] == -1
-    again.close(done=False)
-    third = ChunkJournal("run", 3, tmp_path)  # charged once, remembered
-    assert third.charged == {7: (2, "discard")}
-    third.close(done=True)
-    # Played to its end, the chunk may yet be played again (its rows died with their worker): the charge stays.
-    replayed = ChunkJournal("run", 3, tmp_path)
-    assert replayed.charged == {7: (2, "discard")}
-    replayed.close(done=True)
-    ChunkJournal("run", 4, tmp_path).close(done=True)  # a chunk that charged nothing leaves nothing
-    assert [path.name for path in tmp_path.iterdir()] == ["run-3.charged"]
-    forget_run("other run", tmp_path)
-    assert [path.name for path in tmp_path.iterdir()] == ["run-3.charged"]
-    forget_run("run", tmp_path)  # the client, once the run's chunks are written
-    assert not any(tmp_path.iterdir())
 
 
 @pytest.mark.timeout(180)

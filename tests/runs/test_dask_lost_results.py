@@ -1,6 +1,8 @@
-"""The Dask backend's client never waits for ever on a chunk whose rows died with the worker that held them."""
+"""The Dask backend's client never waits on a chunk whose rows died with the worker that held them: it plays the
+chunk again as soon as the scheduler reports them lost (sim/runs/dask_results.py)."""
 
 import threading
+import time
 import types
 
 import distributed
@@ -12,17 +14,25 @@ from canasta_sim.runs.runner import ChunkReport, RunSettings
 from canasta_sim.runs.storage import RunDirectory
 from tests.fake_dask import FakeClient
 
+LOST_AT_ONCE = "lost before the client fetched them"
+LOST_WHILE_FETCHED = "lost while the client fetched them"
+
 
 class _Future:
-    """A chunk's future: its first attempt finished on a worker that died before the client fetched its rows, and
-    Dask's gather then waited for them without end (seen with distributed 2025: "Couldn't gather keys ...
-    rescheduling", the key then failed, and the client was never told); a later attempt comes back."""
+    """A chunk's future.  The first attempt finished on a worker that died before its rows were fetched: the
+    scheduler reports the future ``lost`` (``LOST_AT_ONCE``), or a fetch under way fails and Dask's gather puts it
+    back to ``pending`` (``LOST_WHILE_FETCHED``); either way the gather then waits for the chunk to be computed
+    again, for ever here (seen with distributed 2025: "Couldn't gather keys ... rescheduling", then nothing).  A
+    later submission comes back."""
 
-    def __init__(self, key: str, chunk: int, submissions: int) -> None:
-        self.key, self.chunk, self.submissions = key, chunk, submissions
+    def __init__(self, key: str, chunk: int, submission: int, how: str) -> None:
+        self.key, self.chunk, self.submission, self.how = key, chunk, submission, how
+        self.status = "lost" if submission == 1 and how == LOST_AT_ONCE else "finished"
 
     def result(self, timeout=None):
-        if self.submissions == 1:
+        if self.submission == 1:
+            if self.how == LOST_WHILE_FETCHED:
+                threading.Timer(0.2, setattr, (self, "status", "pending")).start()
             threading.Event().wait(timeout)  # no timeout: for ever, as the gather did
             raise TimeoutError(f"timed out after {timeout} s.")
         return dask_backend.ChunkResult(ChunkReport(self.chunk, 0, True, (0,)), None, None)
@@ -32,15 +42,16 @@ class _Future:
 
 
 class _Client(FakeClient):
-    def __init__(self) -> None:
+    def __init__(self, how: str) -> None:
         super().__init__()
+        self.how = how
         self.submitted: list[str] = []
 
     def submit(self, function, job, chunk, submission, key, pure, retries):
         self.submitted.append(key)  # canasta-chunk-CHUNK-RUN, then -2, -3, ... for each submission after the first
         for what in ("began", "ended"):  # the attempt plays the chunk to its end: its rows are lost afterwards
             self.handler((0.0, [job.token, chunk, submission, what]))
-        return _Future(key, chunk, submission)
+        return _Future(key, chunk, submission, self.how)
 
 
 class _AsCompleted:
@@ -57,16 +68,21 @@ class _AsCompleted:
         return batch
 
 
-@pytest.mark.timeout(30)
-def test_a_chunk_whose_rows_died_with_their_worker_is_played_again_not_waited_for(tmp_path, monkeypatch):
-    monkeypatch.setattr(dask_backend, "RESULT_SECONDS", 0.2)
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("how", [LOST_AT_ONCE, LOST_WHILE_FETCHED])
+def test_a_chunk_whose_rows_died_with_their_worker_is_played_again_at_once(how, tmp_path, monkeypatch, caplog):
     monkeypatch.setattr(distributed, "as_completed", _AsCompleted)
     settings = RunSettings(games=4, seed=1, specs=("greedy",), rules=Rules(), chunk_size=4)
     job = types.SimpleNamespace(settings=settings, token="run")
-    client, reports = _Client(), []
+    client, reports = _Client(how), []
+    started = time.monotonic()
     error = dask_backend._drive(client, job, [0], RunDirectory(tmp_path), reports.append, 60.0,
                                 {"interrupted": False})
+    assert time.monotonic() - started < 5  # not the 30 s the client used to give the fetch
     assert error is None
     assert [report.chunk for report in reports] == [0]
     assert len(client.submitted) == 2 and client.submitted[1].endswith("-2")  # played again, under a new key
     assert client.cancelled == [client.submitted[0]]  # and the lost attempt given up, so that Dask forgets it
+    warnings = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
+    assert warnings == ["chunk 0 (games 0-3) was lost on the Dask cluster (the worker holding its finished rows died "
+                        "before they were fetched); it is played again"]

@@ -115,8 +115,16 @@ class _Future:
     def ready(self) -> bool:
         return self.chunk == 1 or self.client.finished_chunk_1
 
+    @property
+    def killed(self) -> bool:
+        return self.chunk == 1 and self.submission <= self.client.waiting_losses
+
+    @property
+    def status(self) -> str:
+        return "error" if self.killed else "finished"
+
     def result(self, timeout=None):
-        if self.chunk == 1 and self.submission <= self.client.waiting_losses:
+        if self.killed:
             # Chunk 0's next attempt began on the worker holding chunk 1 and killed it: the fourth such death.
             self.client.announce(0, 1, BEGAN)
             raise distributed.KilledWorker(self.key, types.SimpleNamespace(address="tcp://127.0.0.1:1"), 3)
