@@ -95,8 +95,10 @@ def _default_out() -> Path:
     return path
 
 
-def reproducing_command(settings: TuningSettings, path: Path) -> str:
-    """The command line that plays exactly this tuning (its seed included) into ``path``."""
+def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int | None = None) -> str:
+    """The command line that plays exactly this tuning (its seed included) into ``path``, with the session's
+    ``--memory-limit`` and ``--games-at-once`` (as this process hands it to its workers), which decide which
+    strategies fail."""
     words = ["canasta-sim", "tune", settings.spec, "--games", str(settings.games), "--games-per-iteration",
              str(settings.games_per_iteration), "--seed", str(settings.seed)]
     if settings.against is not None:
@@ -112,6 +114,10 @@ def reproducing_command(settings: TuningSettings, path: Path) -> str:
         words += ["--on-error", settings.on_error]
     if settings.time_limit is not None:
         words += ["--time-limit", format_value(settings.time_limit)]
+    if memory_limit is not None:
+        words += ["--memory-limit", str(memory_limit)]
+    if games_at_once_cap() is not None:
+        words += ["--games-at-once", str(games_at_once_cap())]
     return shlex.join([*words, "--out", str(path)])
 
 
@@ -270,6 +276,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     if games_at_once_cap() is not None:
         session.update(games_at_once=games_at_once_cap())
     manifest.setdefault("sessions", []).append(session)
+    manifest["command"] = reproducing_command(settings, directory.path, memory_limit)  # this session's options
     manifest["status"] = "running"
     directory.write_manifest(manifest)
     opponent = f"against {settings.against}" if settings.against else "head to head"

@@ -105,7 +105,11 @@ def test_a_resumed_tuning_keeps_its_games_at_once_unless_given(tmp_path):
         result = CliRunner().invoke(main, ["tune", *arguments, "-q"])
         assert result.exit_code == 0, result.output
         pq.write_table(pq.read_table(trajectory).slice(0, 1), trajectory)  # as if stopped before its last iteration
-        return json.loads((out / "tune.json").read_text())["sessions"][-1]
+        manifest = json.loads((out / "tune.json").read_text())
+        # The command that plays the tuning again says so too.
+        words = shlex.split(manifest["command"])
+        assert words[words.index("--games-at-once") + 1] == str(manifest["sessions"][-1]["games_at_once"])
+        return manifest["sessions"][-1]
 
     first = tune("expert", "--params", "aggression", "--games", "8", "--games-per-iteration", "4", "--seed",
                  "1", "--workers", "1", "--games-at-once", "2", "--rules", "target_score=500", "--out", str(out))

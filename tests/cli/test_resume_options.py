@@ -169,12 +169,14 @@ def test_a_resumed_tuning_keeps_its_memory_limit_unless_given(tmp_path):
     kept = tune("--resume", str(out))
     assert kept.exit_code == 0, kept.output
     assert forfeits_by_iteration() == [4, 4]
-    assert json.loads((out / "tune.json").read_text())["sessions"][-1]["memory_limit"] == 1024
+    manifest = json.loads((out / "tune.json").read_text())
+    assert manifest["sessions"][-1]["memory_limit"] == 1024 and "--memory-limit 1024" in manifest["command"]
     drop_the_last_iteration()
     lifted = tune("--resume", str(out), "--memory-limit", "none")  # the option still changes it
     assert lifted.exit_code == 0, lifted.output
     assert forfeits_by_iteration() == [4, 0]
-    assert json.loads((out / "tune.json").read_text())["sessions"][-1]["memory_limit"] is None
+    manifest = json.loads((out / "tune.json").read_text())
+    assert manifest["sessions"][-1]["memory_limit"] is None and "--memory-limit" not in manifest["command"]
 
 
 def test_a_tuning_whose_recorded_memory_limit_is_malformed_is_not_resumed(tmp_path):
