@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli.options import fail, rules_text
 from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
+from canasta_sim.env.decisions import DECISION_SCHEMA
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
@@ -42,7 +43,8 @@ def check_columns(directory: RunDirectory) -> None:
     # Parts with other columns (written by another canasta-sim) would mix two schemas in one dataset:
     # Parquet readers take the first part's columns and drop or fail on the others.
     for name, folder, schema in (("games", directory.games_path, GAME_SCHEMA),
-                                 ("hands", directory.hands_path, HAND_SCHEMA)):
+                                 ("hands", directory.hands_path, HAND_SCHEMA),
+                                 ("decisions", directory.decisions_path, DECISION_SCHEMA)):
         parts = directory.parts(folder)
         if parts:
             found = read_part(pq.read_schema, parts[min(parts)])

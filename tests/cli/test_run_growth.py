@@ -99,3 +99,19 @@ def test_a_run_whose_tables_have_other_columns_is_not_continued(tmp_path):
     result = CliRunner().invoke(main, ["run", "--resume", str(out), "--games", "8"])
     assert result.exit_code == 2 and result.output.count("\n") == 1
     assert "hands table was written by another version of canasta-sim (columns won_hand missing" in result.output
+
+
+@pytest.mark.timeout(120)
+def test_a_run_whose_decisions_have_other_columns_is_not_continued(tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "run"
+    assert invoke("run", "--games", "4", "--seed", "5", "-s", "random", "--record-decisions", "all", *QUICK,
+                  "--out", str(out)).exit_code == 0
+    part = sorted((out / "decisions").glob("part-*.parquet"))[0]
+    table = pq.read_table(part)
+    pq.write_table(table.drop_columns([table.schema.names[-1]]), part)  # as another canasta-sim wrote it
+    result = CliRunner().invoke(main, ["run", "--resume", str(out), "--games", "8"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert (f"decisions table was written by another version of canasta-sim (columns {table.schema.names[-1]} "
+            "missing") in result.output
