@@ -34,3 +34,23 @@ class FakeClient:
 
     def run(self, function, *args, on_error) -> None:
         self.cleaned = args
+
+
+class FakeAsCompleted:
+    """Dask's ``as_completed`` over a test's futures: each look (``next_batch``) hands over those added that
+    :meth:`is_done` finds done, by default every one (a future is done at the next look)."""
+
+    def __init__(self, loop=None) -> None:
+        self.pending: list = []
+
+    def add(self, future) -> None:
+        self.pending.append(future)
+
+    def next_batch(self, block=True):
+        batch = [future for future in self.pending if self.is_done(future)]
+        self.pending = [future for future in self.pending if future not in batch]
+        return batch
+
+    @staticmethod
+    def is_done(future) -> bool:
+        return True

@@ -17,7 +17,7 @@ from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies.greedy import Greedy
-from tests.fake_dask import FakeClient
+from tests.fake_dask import FakeAsCompleted, FakeClient
 from tests.helpers import assert_same_run_tables, read_run_tables
 
 FIRST_ATTEMPT = "attempt of submission 1"
@@ -97,17 +97,10 @@ class _Client(FakeClient):
         return _Future(key, attempt)
 
 
-class _AsCompleted:
-    def __init__(self, loop=None) -> None:
-        self.pending: list[_Future] = []
-
-    def add(self, future) -> None:
-        self.pending.append(future)
-
-    def next_batch(self, block=True):
-        batch = [future for future in self.pending if future.status != "pending"]
-        self.pending = [future for future in self.pending if future not in batch]
-        return batch
+class _AsCompleted(FakeAsCompleted):
+    @staticmethod
+    def is_done(future) -> bool:
+        return future.status != "pending"
 
 
 @pytest.mark.timeout(120)

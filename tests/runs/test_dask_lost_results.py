@@ -12,7 +12,7 @@ import canasta_sim.runs.dask_backend as dask_backend
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.runner import ChunkReport, RunSettings
 from canasta_sim.runs.storage import RunDirectory
-from tests.fake_dask import FakeClient
+from tests.fake_dask import FakeAsCompleted, FakeClient
 
 LOST_AT_ONCE = "lost before the client fetched them"
 LOST_WHILE_FETCHED = "lost while the client fetched them"
@@ -54,24 +54,11 @@ class _Client(FakeClient):
         return _Future(key, chunk, submission, self.how)
 
 
-class _AsCompleted:
-    """Every future added is done at the next look (the lost one as Dask reported it: finished)."""
-
-    def __init__(self, loop=None) -> None:
-        self.done: list = []
-
-    def add(self, future) -> None:
-        self.done.append(future)
-
-    def next_batch(self, block=True):
-        batch, self.done = self.done, []
-        return batch
-
-
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("how", [LOST_AT_ONCE, LOST_WHILE_FETCHED])
 def test_a_chunk_whose_rows_died_with_their_worker_is_played_again_at_once(how, tmp_path, monkeypatch, caplog):
-    monkeypatch.setattr(distributed, "as_completed", _AsCompleted)
+    # Every future added is done at the next look (the lost one as Dask reported it: finished).
+    monkeypatch.setattr(distributed, "as_completed", FakeAsCompleted)
     settings = RunSettings(games=4, seed=1, specs=("greedy",), rules=Rules(), chunk_size=4)
     job = types.SimpleNamespace(settings=settings, token="run")
     client, reports = _Client(how), []

@@ -12,7 +12,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.runs.dask_resubmission import BEGAN, ENDED, UNEXPLAINED_LOSSES, Resubmissions
 from canasta_sim.runs.runner import ChunkReport, RunSettings
 from canasta_sim.runs.storage import RunDirectory
-from tests.fake_dask import FakeClient
+from tests.fake_dask import FakeAsCompleted, FakeClient
 
 FOUR_GAMES = 4
 SETTINGS = RunSettings(games=4 * FOUR_GAMES, seed=1, specs=("greedy",), rules=Rules(), chunk_size=FOUR_GAMES)
@@ -158,17 +158,10 @@ class _Client(FakeClient):
         return _Future(self, key, chunk, number)
 
 
-class _AsCompleted:
-    def __init__(self, loop=None) -> None:
-        self.pending: list[_Future] = []
-
-    def add(self, future) -> None:
-        self.pending.append(future)
-
-    def next_batch(self, block=True):
-        batch = [future for future in self.pending if future.ready()]
-        self.pending = [future for future in self.pending if future not in batch]
-        return batch
+class _AsCompleted(FakeAsCompleted):
+    @staticmethod
+    def is_done(future) -> bool:
+        return future.ready()
 
 
 @pytest.mark.timeout(30)
