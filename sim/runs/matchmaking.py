@@ -130,6 +130,8 @@ class PairedResult:
     def _score_precision(self) -> str:
         if math.isnan(self.score_reduction):  # no variance to reduce: no equivalent number of games either
             return "n/a (every game had the same result)"
+        if math.isinf(self.equivalent_games):  # the deals did not vary: no number of unpaired games is as precise
+            return f"{_percent(self.score_reduction)} (every deal gave the same points)"
         return f"{_percent(self.score_reduction)} (as precise as {self.equivalent_games:.0f} unpaired games)"
 
 

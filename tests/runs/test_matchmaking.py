@@ -111,6 +111,23 @@ def test_a_paired_report_of_games_all_won_by_one_side_claims_no_equivalent_games
     line = result.text().splitlines()[-1]
     assert "win score n/a (every game had the same result)" in line and "inf" not in line, line
 
+
+def test_a_paired_report_of_deals_all_split_claims_no_equivalent_games():
+    # Every deal split 1-1, so the games varied but the deals did not: pairing removed all the variance, and no
+    # number of unpaired games matches that. The line read "win score 100.0% (as precise as inf unpaired games)",
+    # where the Markdown report says n/a and JSON null.
+    rows = []
+    for deal in range(3):
+        rows.append((deal, "new", "old", "A", 500))
+        rows.append((deal, "old", "new", "A", 400))
+    accumulator = PairedAccumulator(["new", "old"])
+    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
+    (result,) = accumulator.results()
+    assert result.counts.pairs == [0, 0, 3, 0, 0]
+    line = result.text().splitlines()[-1]
+    assert "win score 100.0% (every deal gave the same points)" in line and "inf" not in line, line
+
+
 def test_duplicate_run_prints_the_paired_result(tmp_path):
     result = CliRunner().invoke(main, ["run", "--games", "8", "--seed", "4", "-s", "greedy", "-s", "random",
                                        "--duplicate", "--rules", "target_score=1000", "--workers", "1", "-q",
