@@ -196,11 +196,12 @@ class _BlockBook:
 class Comparison:
     """Takes the blocks' games in game order, whatever order they end in, and runs the test on them.
 
+    :param print_every: games between progress lines; ``None`` prints none (``-q``).
     :param on_block: called with each block's index and ``(games, hands)`` tables before its games are
         counted (``--out``).
     """
 
-    def __init__(self, plan: MatchPlan, test: Sprt, *, on_error: str, print_every: int,
+    def __init__(self, plan: MatchPlan, test: Sprt, *, on_error: str, print_every: int | None,
                  on_block: Callable[[int, tuple], None] | None = None) -> None:
         self.plan = plan
         self.test = test
@@ -254,7 +255,8 @@ class Comparison:
                 self.counts.add_game(scores[0])
             self.llr = self.test.llr(self.counts)
             self.decision = self.test.decide(self.llr)
-            if self.counts.game_count - self._printed_at >= self.print_every or self.decision:
+            if self.print_every is not None and (self.counts.game_count - self._printed_at >= self.print_every
+                                                 or self.decision):
                 self._printed_at = self.counts.game_count - self.counts.game_count % self.print_every
                 self.last_line = _progress_line(self.counts, self.llr, self.test)
                 click.echo(self.last_line)
@@ -387,9 +389,11 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
                    "work on it).")
+@click.option("-q", "--quiet", is_flag=True,
+              help="No opening line and no progress lines; the test's last line and its verdict still print.")
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
                     isolate, on_error, time_limit, memory_limit, games_at_once, pin, log_file, print_every,
-                    out) -> None:
+                    out, quiet) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
@@ -423,11 +427,12 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     file_handler = open_log_file(log_file)
     changed = rules_text(rules)
     model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
-    click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, "
-               f"elo1 {elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, {test.upper:.2f}], "
-               f"at most {max_games} games, seed {seed}{' (drawn)' if seed_drawn else ''}, rules {changed}, "
-               f"{workers} worker{'s' if workers > 1 else ''}")
-    comparison = Comparison(plan, test, on_error=on_error, print_every=print_every,
+    if not quiet:
+        click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, "
+                   f"elo1 {elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, "
+                   f"{test.upper:.2f}], at most {max_games} games, seed {seed}{' (drawn)' if seed_drawn else ''}, "
+                   f"rules {changed}, {workers} worker{'s' if workers > 1 else ''}")
+    comparison = Comparison(plan, test, on_error=on_error, print_every=None if quiet else print_every,
                             on_block=None if recorder is None else recorder.on_block)
     schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
     handlers, restore_logging = _install_logging(False, False, file_handler)

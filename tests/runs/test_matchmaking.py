@@ -198,6 +198,14 @@ def test_compare_prints_the_llr_as_it_goes_and_ends_with_a_verdict():
     assert two.exit_code == 0 and two.output.splitlines()[1:] == lines[1:]
 
 
+def test_a_quiet_compare_prints_only_where_the_test_ended_and_its_verdict():
+    loud = _compare("--workers", "1")
+    quiet = _compare("--workers", "1", "-q")
+    assert quiet.exit_code == 0, quiet.output
+    assert quiet.output.splitlines() == loud.output.splitlines()[-2:], quiet.output
+    assert quiet.output.startswith("games ") and "LLR" in quiet.output.splitlines()[0]
+
+
 def test_compare_says_a_strategy_clearly_behind_is_weaker_not_only_short_of_elo1():
     # "its gain is nearer elo0" read as "about equal" for a strategy hundreds of Elo behind.
     weaker = CliRunner().invoke(main, ["compare", "random", "--baseline", "greedy", "--seed", "3", "--workers", "1"])
