@@ -93,7 +93,7 @@ def check_command(
         runner_log.removeHandler(printed)
         runner_log.setLevel(previous_level)
     slowest_text = f"; slowest game {slowest * 1000:.0f} ms" if finished else ""
-    click.echo(f"{finished} of {games} games finished; won {wins:g}{slowest_text}")
+    click.echo(f"{finished} of {games} game{'s' * (games != 1)} finished; won {wins:g}{slowest_text}")
     if printed.characters and not verbose:
         click.echo(f"the strategies printed {printed.characters} characters (shown with -v)")
     if problems:

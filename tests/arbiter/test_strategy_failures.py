@@ -302,6 +302,8 @@ def test_check_strategy_passes_a_sound_strategy():
     result = CliRunner().invoke(main, ["check-strategy", "expert", "--games", "2", "--seed", "3"])
     assert result.exit_code == 0, result.output
     assert "2 of 2 games finished" in result.output and "no problems found" in result.output
+    one = CliRunner().invoke(main, ["check-strategy", "expert", "--games", "1", "--seed", "3"])
+    assert one.exit_code == 0 and "1 of 1 game finished" in one.output, one.output
 
 
 def test_check_strategy_reports_an_illegal_move(tmp_path):
