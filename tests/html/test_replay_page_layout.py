@@ -10,7 +10,11 @@ from tests.browser import need_selenium
 
 need_selenium()  # before selenium's imports: skips the module where it is missing (fails in CI)
 
+import io  # noqa: E402
+
+from PIL import Image  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 from canasta_sim.cli import main  # noqa: E402
@@ -152,3 +156,21 @@ def test_every_card_lies_inside_its_meld_and_its_group(browser, page):
     open_page(browser, page)
     assert browser.execute_script(CARDS_OUTSIDE) == []
     assert page_errors(browser) == []
+
+
+HIGHLIGHT = (255, 243, 191)  # #fff3bf, the current hand's row and the current narration line
+
+
+def test_the_current_hand_is_highlighted_across_its_row_while_its_scores_stay_hidden(browser, page):
+    # The scores of a hand not yet played to its end were hidden cell by cell, and a hidden cell paints no
+    # background: the current hand's row was highlighted on its number alone.
+    open_page(browser, page)
+    row = browser.find_element(By.CSS_SELECTOR, '#hands-list tr[data-hand="0"]')
+    for cell in row.find_elements(By.TAG_NAME, "td")[1:]:
+        image = Image.open(io.BytesIO(cell.screenshot_as_png)).convert("RGB")
+        assert image.getpixel((image.width // 2, image.height // 2)) == HIGHLIGHT
+    shown = "return [...arguments[0].querySelectorAll('td + td span')].map(s => getComputedStyle(s).visibility)"
+    assert browser.execute_script(shown, row) == ["hidden"] * 4  # the first hand is under way: no spoiler
+    browser.find_element(By.ID, "next-hand").click()  # the first hand is over: its scores show, unhighlighted
+    assert browser.execute_script(shown, row) == ["visible"] * 4
+    assert "current" not in row.get_attribute("class")
