@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
@@ -61,7 +62,7 @@ from canasta_sim.runs.runner import (
     describe_strategy,
     settings_from_manifest,
 )
-from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
@@ -383,12 +384,18 @@ def _install_logging(quiet: bool, verbose: bool,
     return handlers, restore
 
 
-def _wins_so_far(directory: RunDirectory, settings: RunSettings, chunks) -> list[int]:
-    """Wins of each entrant in the chunks already on disk, for the progress bar's running win rate."""
+def _read_done(directory: RunDirectory, settings: RunSettings, chunks, summarizer: RunSummarizer) -> list[int]:
+    """Read the chunks already on disk once, whole, before a game is played: a part that cannot be read stops the run
+    now, with run.json as it was, where reading only the summary's columns at the end found damage elsewhere in it
+    never, and in them after the session's games.  Their games go into the summary (not read again at the end);
+    return each entrant's wins in them, for the progress bar's running win rate."""
     wins = [0] * len(settings.entrants)
     mirror = len(settings.specs) == 1
-    for _, games, _ in directory.iter_chunks(["winner", "winner_strategy"], ["game_id"],
-                                             skip=directory.chunks() - set(chunks)):
+    decisions = directory.parts(directory.decisions_path)
+    for chunk, games, hands in directory.iter_chunks(skip=directory.chunks() - set(chunks)):
+        summarizer.chunk_written(chunk, games, hands)
+        if chunk in decisions:
+            read_part(pq.read_table, decisions[chunk])
         if mirror:
             wins[0] += pc.sum(pc.equal(games["winner"], "A")).as_py() or 0
             wins[1] += pc.sum(pc.equal(games["winner"], "B")).as_py() or 0
@@ -410,17 +417,16 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
         manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
-    # Read before the session is opened: a damaged part stops the run with run.json as it was.
-    wins = _wins_so_far(directory, settings, done) if done else [0] * len(settings.entrants)
+    # The summary is summed from the chunks as they are read now or written by this process: only parts another
+    # process wrote meanwhile are read at the end.
+    summarizer = RunSummarizer()
+    wins = _read_done(directory, settings, done, summarizer)
     session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
     handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
     progress = _Progress(settings, directory, manifest, session, wins, games_before,
                          show_bar=not quiet and sys.stderr.isatty())
-    # The summary is summed from the chunks as this process writes them; only parts written before this
-    # session (or by another process) are read back at the end.
-    summarizer = RunSummarizer()
     directory.chunk_listeners.append(summarizer.chunk_written)
     started = time.monotonic()
     status = "failed"

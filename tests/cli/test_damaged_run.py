@@ -108,3 +108,32 @@ def test_moving_a_decisions_part_away_lets_resume_play_its_chunk_again(recording
     assert f"8 of 8 games in {copy} (2 played now" in result.output
     assert_same_run_tables(copy, recording_run)
     assert pq.read_table(copy / "decisions").equals(pq.read_table(recording_run / "decisions"))
+
+
+def damaged_inside(run, tmp_path, table: str):
+    """A copy of the run whose chunk 1 part of ``table`` has a column's first page overwritten, its footer intact:
+    the part's row counts read well, its data does not."""
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    part = copy / table / "part-000001.parquet"
+    row_group = pq.read_metadata(part).row_group(0)
+    column = row_group.column(row_group.num_columns // 2)  # a column neither the summary nor the win count reads
+    data = bytearray(part.read_bytes())
+    start = column.data_page_offset
+    data[start:start + 64] = b"\x55" * 64
+    part.write_bytes(bytes(data))
+    return copy, part
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("table", ["games", "hands", "decisions"])
+def test_a_resume_reads_the_parts_it_goes_on_from_whole_before_it_plays(recording_run, tmp_path, table):
+    # Damage inside a part whose footer was intact went unseen: the resume read only the footers, then the columns
+    # its summary needs, after playing. Grown by 8 games, the run said "16 of 16 games", exit 0.
+    copy, part = damaged_inside(recording_run, tmp_path, table)
+    manifest = (copy / "run.json").read_text()
+    result = CliRunner().invoke(main, ["run", "--resume", str(copy), "--games", "16", "-q"])
+    assert_damage_said(result, part, copy)
+    assert (copy / "run.json").read_text() == manifest
+    assert sorted(path.name for path in (copy / "games").iterdir()) == [f"part-00000{chunk}.parquet"
+                                                                        for chunk in range(4)]
