@@ -425,13 +425,12 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
                                                      on_error, workers, memory_limit)
     close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
     file_handler = open_log_file(log_file)
-    changed = rules_text(rules)
-    model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
     if not quiet:
-        click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, "
-                   f"elo1 {elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, "
-                   f"{test.upper:.2f}], at most {max_games} games, seed {seed}{' (drawn)' if seed_drawn else ''}, "
-                   f"rules {changed}, {workers} worker{'s' if workers > 1 else ''}")
+        model = "duplicate deals, pentanomial" if duplicate else "independent games, trinomial"
+        click.echo(f"compare {new} ({labels[0]}) against {old} ({labels[1]}), {model}: elo0 {elo0:g}, elo1 "
+                   f"{elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, {test.upper:.2f}], at "
+                   f"most {max_games} games, seed {seed}{' (drawn)' if seed_drawn else ''}, rules "
+                   f"{rules_text(rules)}, {workers} worker{'s' if workers > 1 else ''}")
     comparison = Comparison(plan, test, on_error=on_error, print_every=None if quiet else print_every,
                             on_block=None if recorder is None else recorder.on_block)
     schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
