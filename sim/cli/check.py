@@ -65,7 +65,8 @@ def check_command(
     except CanastaError as error:
         click.echo(f"Error: {error}", err=True)  # as click and every other command say it
         context.exit(2)
-    click.echo(f"checking {checked.spec} ({checked.label}): {games} games against {', '.join(OPPONENTS)}")
+    click.echo(f"checking {checked.spec} ({checked.label}): {games} game{'s' * (games != 1)} against "
+               f"{', '.join(OPPONENTS)}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (docs/protocol.md)")
     # This process plays no game (each game's own process starts its bots): its handshake's bot ends now, and

@@ -304,6 +304,7 @@ def test_check_strategy_passes_a_sound_strategy():
     assert "2 of 2 games finished" in result.output and "no problems found" in result.output
     one = CliRunner().invoke(main, ["check-strategy", "expert", "--games", "1", "--seed", "3"])
     assert one.exit_code == 0 and "1 of 1 game finished" in one.output, one.output
+    assert "1 game against greedy" in one.output
 
 
 def test_check_strategy_reports_an_illegal_move(tmp_path):
