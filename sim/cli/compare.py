@@ -303,8 +303,8 @@ class _RunRecorder:
             session = {"started_at": _now(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
             if self.memory_limit is not None:  # as run records it: only when there is one
                 session.update(memory_limit=self.memory_limit)
-            if games_at_once_cap() is not None:
-                session.update(games_at_once=games_at_once_cap())
+            if (cap := games_at_once_cap()) is not None:
+                session.update(games_at_once=cap)
             self.manifest["sessions"].append(session)
             self.directory.write_manifest(self.manifest)
         self.directory.write_chunk(block, *tables)

@@ -24,8 +24,8 @@ from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
-__all__ = ["options_played_with", "recorded_games_at_once", "recorded_memory_limit", "reproducing_command",
-           "session_options", "start_directory"]
+__all__ = ["limit_options", "options_played_with", "recorded_games_at_once", "recorded_memory_limit",
+           "reproducing_command", "session_options", "start_directory"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -79,15 +79,19 @@ def options_played_with(workers: int, on_error: str, memory_limit: int | None) -
     """The options of ``run`` that play games as they were played (by ``run`` or ``compare``): ``--workers``,
     ``--on-error``, ``--memory-limit`` when there was one, ``--games-at-once`` when the games side by side were
     capped, and ``--pin-cores`` when it is on (the last two as this process hands them to its workers)."""
-    words = ["--workers", str(workers), "--on-error", on_error]
-    if memory_limit is not None:
-        words += ["--memory-limit", str(memory_limit)]
-    cap = games_at_once_cap()
-    if cap is not None:
-        words += ["--games-at-once", str(cap)]
+    words = ["--workers", str(workers), "--on-error", on_error, *limit_options(memory_limit)]
     if affinity_enabled():
         words.append("--pin-cores")
     return words
+
+
+def limit_options(memory_limit: int | None) -> list[str]:
+    """``--memory-limit`` when there was one and ``--games-at-once`` when the games side by side were capped (as this
+    process hands the cap to its workers): the options that, under a limit, decide which strategies fail; every
+    command that records how it played names them (``run``, ``compare``, ``tune``)."""
+    words = [] if memory_limit is None else ["--memory-limit", str(memory_limit)]
+    cap = games_at_once_cap()
+    return words if cap is None else [*words, "--games-at-once", str(cap)]
 
 
 def recorded_memory_limit(manifest: dict[str, Any], where: str) -> int | None:
@@ -96,9 +100,7 @@ def recorded_memory_limit(manifest: dict[str, Any], where: str) -> int | None:
 
     :raises RunDirectoryError: naming the entry when it holds anything a session does not write.
     """
-    sessions = manifest.get("sessions")
-    last = sessions[-1] if isinstance(sessions, list) and sessions else {}
-    limit = last.get("memory_limit") if isinstance(last, dict) else None
+    limit = _last_session_entry(manifest, "memory_limit")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)
                               or not MEGABYTES.min <= limit <= MEGABYTES.max):
         raise malformed_entry(where, "sessions[-1].memory_limit",
@@ -113,12 +115,17 @@ def recorded_games_at_once(manifest: dict[str, Any], where: str) -> int | None:
 
     :raises RunDirectoryError: naming the entry when it holds anything a session does not write.
     """
-    sessions = manifest.get("sessions")
-    last = sessions[-1] if isinstance(sessions, list) and sessions else {}
-    games = last.get("games_at_once") if isinstance(last, dict) else None
+    games = _last_session_entry(manifest, "games_at_once")
     if games is not None and (isinstance(games, bool) or not isinstance(games, int) or games < 1):
         raise malformed_entry(where, "sessions[-1].games_at_once", "a whole number of games, 1 or more", games)
     return games
+
+
+def _last_session_entry(manifest: dict[str, Any], key: str) -> Any:
+    """The value ``run.json``'s (or ``tune.json``'s) last session recorded under ``key``, ``None`` when it has none."""
+    sessions = manifest.get("sessions")
+    last = sessions[-1] if isinstance(sessions, list) and sessions else {}
+    return last.get(key) if isinstance(last, dict) else None
 
 
 def start_directory(manifest: dict[str, Any] | None, settings: RunSettings,

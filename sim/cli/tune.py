@@ -45,7 +45,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
+from canasta_sim.cli.replaying import limit_options, recorded_games_at_once, recorded_memory_limit
 from canasta_sim.cli.run import _install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
@@ -114,11 +114,7 @@ def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int 
         words += ["--on-error", settings.on_error]
     if settings.time_limit is not None:
         words += ["--time-limit", format_value(settings.time_limit)]
-    if memory_limit is not None:
-        words += ["--memory-limit", str(memory_limit)]
-    if games_at_once_cap() is not None:
-        words += ["--games-at-once", str(games_at_once_cap())]
-    return shlex.join([*words, "--out", str(path)])
+    return shlex.join([*words, *limit_options(memory_limit), "--out", str(path)])
 
 
 def _parse_params(text: str | None) -> tuple[str, ...] | None:
@@ -150,15 +146,10 @@ def _resumed_settings(resume: Path, given: dict) -> tuple[TuningDirectory, dict,
     return directory, manifest, settings
 
 
-def _kept_memory_limit(directory: TuningDirectory, manifest: dict) -> int | None:
-    """The ``--memory-limit`` the tuning's last session played with, which ``--resume`` keeps unless the option is
-    given, as ``run --resume`` does: the limit decides which strategies fail, and so the iterations' results."""
-    return _kept_option(recorded_memory_limit, directory, manifest)
-
-
 def _kept_option(recorded, directory: TuningDirectory, manifest: dict) -> int | None:
-    """``recorded(manifest, where)``: an option of the tuning's last session (:mod:`canasta_sim.cli.replaying`), a
-    malformed entry refused in one line."""
+    """``recorded(manifest, where)``: an option of the tuning's last session (:mod:`canasta_sim.cli.replaying`), which
+    ``--resume`` keeps unless given, as ``run --resume`` does (``--memory-limit``, ``--games-at-once``: they decide
+    which strategies fail, and so the iterations' results); a malformed entry refused in one line."""
     try:
         return recorded(manifest, str(directory.manifest_path))
     except CanastaError as error:
@@ -252,7 +243,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
             raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
         directory, manifest, settings = _resumed_settings(resume, given)
         if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
-            memory_limit = _kept_memory_limit(directory, manifest)
+            memory_limit = _kept_option(recorded_memory_limit, directory, manifest)
         if ctx.get_parameter_source("games_at_once") != click.core.ParameterSource.COMMANDLINE:
             games_at_once = _kept_option(recorded_games_at_once, directory, manifest)
     else:
@@ -273,8 +264,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     done = 0 if table is None else table.num_rows
     session = {"started_at": _now(), "ended_at": None, "workers": workers, "iterations_played": 0,
                "status": "running", "build": accelerator.describe(), "memory_limit": memory_limit}
-    if games_at_once_cap() is not None:
-        session.update(games_at_once=games_at_once_cap())
+    if (cap := games_at_once_cap()) is not None:
+        session.update(games_at_once=cap)
     manifest.setdefault("sessions", []).append(session)
     manifest["command"] = reproducing_command(settings, directory.path, memory_limit)  # this session's options
     manifest["status"] = "running"
