@@ -21,6 +21,7 @@ from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.specs import is_file_part, parse_spec
 from canasta_sim.runs.interleave import games_at_once_cap
+from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
@@ -70,27 +71,31 @@ def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> li
     ``--games-at-once`` and ``--pin-cores`` (:func:`options_played_with`).
 
     A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
-    cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers."""
+    cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers.  So is
+    a games-at-once cap on it: only local workers are handed one (docs/cluster.md)."""
+    local = play_chunks is run_chunks or isinstance(play_chunks, functools.partial)
     limited = isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None
-    return options_played_with(workers, on_error, play_chunks.keywords["memory_limit"] if limited else None)
+    return options_played_with(workers, on_error, play_chunks.keywords["memory_limit"] if limited else None,
+                               capped=local)
 
 
-def options_played_with(workers: int, on_error: str, memory_limit: int | None) -> list[str]:
+def options_played_with(workers: int, on_error: str, memory_limit: int | None, *, capped: bool = True) -> list[str]:
     """The options of ``run`` that play games as they were played (by ``run`` or ``compare``): ``--workers``,
     ``--on-error``, ``--memory-limit`` when there was one, ``--games-at-once`` when the games side by side were
-    capped, and ``--pin-cores`` when it is on (the last two as this process hands them to its workers)."""
-    words = ["--workers", str(workers), "--on-error", on_error, *limit_options(memory_limit)]
+    capped (``capped``: the workers were handed the cap), and ``--pin-cores`` when it is on (the last two as this
+    process hands them to its workers)."""
+    words = ["--workers", str(workers), "--on-error", on_error, *limit_options(memory_limit, capped=capped)]
     if affinity_enabled():
         words.append("--pin-cores")
     return words
 
 
-def limit_options(memory_limit: int | None) -> list[str]:
+def limit_options(memory_limit: int | None, *, capped: bool = True) -> list[str]:
     """``--memory-limit`` when there was one and ``--games-at-once`` when the games side by side were capped (as this
-    process hands the cap to its workers): the options that, under a limit, decide which strategies fail; every
-    command that records how it played names them (``run``, ``compare``, ``tune``)."""
+    process hands the cap to its workers, ``capped``): the options that, under a limit, decide which strategies fail;
+    every command that records how it played names them (``run``, ``compare``, ``tune``)."""
     words = [] if memory_limit is None else ["--memory-limit", str(memory_limit)]
-    cap = games_at_once_cap()
+    cap = games_at_once_cap() if capped else None
     return words if cap is None else [*words, "--games-at-once", str(cap)]
 
 

@@ -264,6 +264,23 @@ def test_cli_dask_run_and_resume_give_the_local_tables(tmp_path):
     assert_same_tables(tmp_path / "local", out)
 
 
+def test_a_run_resumed_on_dask_plays_and_records_no_kept_games_at_once(tmp_path, monkeypatch):
+    # docs/cluster.md: the cap is handed to local workers only, so the Dask session records none, and a later local
+    # resume does not take it from a session that did not play under it.  With the cap in the environment
+    # (CANASTA_SIM_GAMES_AT_ONCE, as --games-at-once leaves it in the command's process), the Dask session's command
+    # said --games-at-once 2, which its workers on another machine never read.
+    out = tmp_path / "run"
+    assert invoke(*CLI_RUN, "--games", "10", "--workers", "1", "--games-at-once", "2", "--out", str(out),
+                  "-q").exit_code == 0
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["sessions"][-1]["games_at_once"] == 2 and "--games-at-once 2" in manifest["command"]
+    monkeypatch.setenv("CANASTA_SIM_GAMES_AT_ONCE", "2")
+    result = invoke("--resume", str(out), "--games", "20", "--backend", "dask", "--workers", "1", "-q")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "run.json").read_text())
+    assert "games_at_once" not in manifest["sessions"][-1] and "--games-at-once" not in manifest["command"]
+
+
 def test_cli_unreachable_scheduler_is_a_one_line_error(tmp_path):
     with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
         result = invoke(*CLI_RUN, "--scheduler", "tcp://127.0.0.1:9", "--out", str(tmp_path / "run"))
