@@ -140,7 +140,9 @@ class BotServer:
                 else:
                     game.player.on_hand_end(hand_result_from_message(message["result"]))
                     return None
-            except Exception as error:  # the strategy's own failure, whatever it is, is the seat's to answer for
+            # The strategy's own failure, whatever it is, is the seat's to answer for: a sys.exit or a
+            # KeyboardInterrupt too, as in-process (the terminal's Ctrl-C never reaches it: a process group of its own).
+            except BaseException as error:
                 reply = {"type": "error", "message": f"raised {type(error).__name__}: {error}"}
         elif kind == "hello":
             reply = self.ready()
@@ -219,7 +221,7 @@ class BotServer:
         name, types, wanted, said = _METHODS[decision]
         try:
             value = getattr(game.player, name)(game.view)
-        except Exception as error:  # the strategy's own failure, charged to the seat at this decision
+        except BaseException as error:  # the strategy's own failure of any kind, charged to the seat at this decision
             return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
         if said is not None:  # a yes or no: bool has no subclass, so two identity tests are isinstance
             if value is not True and value is not False:

@@ -68,6 +68,24 @@ class Raises(Greedy):
         raise RuntimeError("boom in the bot")
 
 
+class CallsSysExit(Greedy):
+    """Calls ``sys.exit`` at its first discard: in-process that is an exception like any other."""
+
+    name = "calls-sys-exit"
+
+    def choose_discard(self, view):
+        sys.exit(3)
+
+
+class RaisesKeyboardInterrupt(Greedy):
+    """Raises ``KeyboardInterrupt`` from its first event: in-process that is an exception like any other."""
+
+    name = "raises-keyboard-interrupt"
+
+    def on_event(self, event) -> None:
+        raise KeyboardInterrupt
+
+
 class ExitsNow(Greedy):
     """Exits during a game the first time this process reaches ``at`` decisions: a new process must take
     the next game."""
