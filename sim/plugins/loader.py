@@ -182,9 +182,23 @@ def _import_file(path: Path):
     except _CODE_FAILURES as error:  # any failure in the user's file is reported with its cause
         del sys.modules[module_name]
         raise StrategyLoadError(
-            f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}"
+            f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}{_beside_hint(path, error)}"
         ) from None
     return module
+
+
+def _beside_hint(path: Path, error: BaseException) -> str:
+    """Advice for a file that imports a module lying beside it: Python puts a script's folder on the path, but a file
+    spec loads that one file, leaving the path as it is (a folder of bots on it could shadow installed modules)."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return ""
+    top = error.name.partition(".")[0]
+    folder = path.resolve().parent
+    for beside in (folder / f"{top}.py", folder / top):
+        if beside.exists():
+            return (f" ({beside.name} lies beside it, but a strategy file's folder is not on the Python path: "
+                    f"set PYTHONPATH={folder})")
+    return ""
 
 
 REQUIRED_DECISIONS = ("choose_acquire", "choose_discard")

@@ -223,3 +223,22 @@ def test_a_strategy_that_calls_exit_is_refused_with_one_line_and_ends_nothing(tm
     expected = "failed to import: SystemExit: 3" if where == "import" else "cannot be built: SystemExit: 4"
     with pytest.raises(StrategyLoadError, match=expected):
         load_strategy(f"{path}:Quits")
+
+
+def test_a_file_importing_a_module_beside_it_is_told_how_to_reach_it(tmp_path):
+    # It said only "No module named 'helpers'", though helpers.py lay beside it: a file spec loads that one file.
+    (tmp_path / "helpers.py").write_text("LIMIT = 3\n")
+    path = tmp_path / "uses_helpers.py"
+    path.write_text("from helpers import LIMIT\nfrom canasta_sim.strategies import Greedy\n"
+                    "class Bot(Greedy):\n    name = 'uses-helpers'\n")
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{path}:Bot")
+    message = str(caught.value)
+    assert "ModuleNotFoundError: No module named 'helpers'" in message and "\n" not in message
+    assert f"helpers.py lies beside it, but a strategy file's folder is not on the Python path: " \
+           f"set PYTHONPATH={tmp_path})" in message, message
+    # A module found nowhere is named as before, with no such advice.
+    path.write_text("import no_such_helpers\n")
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{path}:Bot")
+    assert str(caught.value).endswith("ModuleNotFoundError: No module named 'no_such_helpers'")
