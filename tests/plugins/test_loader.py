@@ -242,3 +242,19 @@ def test_a_file_importing_a_module_beside_it_is_told_how_to_reach_it(tmp_path):
     with pytest.raises(StrategyLoadError) as caught:
         load_strategy(f"{path}:Bot")
     assert str(caught.value).endswith("ModuleNotFoundError: No module named 'no_such_helpers'")
+
+
+def test_a_class_name_or_a_file_alone_that_loads_nothing_is_told_the_file_s_strategy_classes(bot_file, tmp_path):
+    # They said only "has no class 'FileBto'" and "unknown strategy 'file_bot.py'; use one of: expert, ...".
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{bot_file}:FileBto")
+    assert str(caught.value).endswith("has no class 'FileBto'; its strategy classes: FileBot"), caught.value
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(str(bot_file))
+    assert str(caught.value) == (f"strategy {str(bot_file)!r} names a file but no class: write FILE.py:Class; "
+                                 "its strategy classes: FileBot"), caught.value
+    empty = tmp_path / "empty.py"
+    empty.write_text("from canasta_sim.strategies import Greedy\n")  # imported, not its own
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{empty}:Bot")
+    assert str(caught.value).endswith("has no class 'Bot'; it defines no strategy class"), caught.value
