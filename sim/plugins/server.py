@@ -132,14 +132,25 @@ class BotServer:
                 if kind == "decide":
                     reply = self._decide(game, message)
                 elif kind == "events":
-                    hear_events(game.player, game.follower, message["events"], self._moves)
+                    try:
+                        hear_events(game.player, game.follower, message["events"], self._moves)
+                    except BaseException as error:
+                        raise _HookFailure.of("on_event", error) from None
                     return None
                 elif kind == "hand_start":
                     self._start_hand(game, message["view"])
                     return None
                 else:
-                    game.player.on_hand_end(hand_result_from_message(message["result"]))
+                    result = hand_result_from_message(message["result"])
+                    try:
+                        game.player.on_hand_end(result)
+                    except BaseException as error:
+                        raise _HookFailure.of("on_hand_end", error) from None
                     return None
+            except _HookFailure as failure:  # answered at the seat's next request: the line names the hook
+                reply = {"type": "error", "message": str(failure)}
+                if failure.reason is not None:
+                    reply["reason"] = failure.reason
             # The strategy's own failure, whatever it is, is the seat's to answer for: a sys.exit or a
             # KeyboardInterrupt too, as in-process (the terminal's Ctrl-C never reaches it: a process group of its own).
             except BaseException as error:
@@ -163,7 +174,10 @@ class BotServer:
     def _start_hand(self, game: _Game, view: dict[str, Any]) -> None:
         game.message = view
         self._follow(game)
-        game.player.on_hand_start(game.view)
+        try:
+            game.player.on_hand_start(game.view)
+        except BaseException as error:
+            raise _HookFailure.of("on_hand_start", error) from None
         game.follower = _follower(game) if game.follows else None
 
     def _open(self, tag: Any, message: dict[str, Any]) -> None:
@@ -187,7 +201,10 @@ class BotServer:
         game.started = time.monotonic()
         events = message.get("events")
         if events:  # the moves since the last request, heard before the request as from an events message
-            hear_events(game.player, game.follower, events, self._moves)
+            try:
+                hear_events(game.player, game.follower, events, self._moves)
+            except BaseException as error:
+                raise _HookFailure.of("on_event", error) from None
         changes = message["view"]
         if "format" in changes or game.message is None or game.view is None:
             game.message = changes  # a whole view (protocol 1 sends one with every request)
@@ -322,17 +339,38 @@ def _hear(game: _Game, move, red_threes: int = 0) -> None:
     # A plan's own moves reach the strategy's on_event (or its follower) at once, in the order the engine
     # would call it.
     if game.follower is None:
-        game.player.on_event(PublicEvent(game.view.seat, move, red_threes))
+        try:
+            game.player.on_event(PublicEvent(game.view.seat, move, red_threes))
+        except BaseException as error:
+            raise _HookFailure.of("on_event", error) from None
     else:
         game.follower.follow(game.view.seat, move)
 
 
 def _follower(game: _Game) -> CardMemory | None:
     """The player's event follower for this hand, asked after its ``on_hand_start`` as the engine asks it."""
-    follower = game.player.event_follower()
+    try:
+        follower = game.player.event_follower()
+    except BaseException as error:
+        raise _HookFailure.of("event_follower", error) from None
     if follower is not None and type(follower) is not CardMemory:
-        raise TypeError(f"returned an event follower that is not a CardMemory or None: {follower!r}")
+        raise _HookFailure(f"returned an event follower that is not a CardMemory or None: {follower!r}", "malformed")
     return follower
+
+
+class _HookFailure(Exception):
+    """A hook of the strategy failed (``on_hand_start``, ``event_follower``, ``on_event``, ``on_hand_end``).  No
+    request asks for a hook, so the arbiter charges the failure at the seat's next decision: the message names
+    the hook, and ``reason`` is the one the engine charges in-process (``None``: an exception)."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+    @classmethod
+    def of(cls, hook: str, error: BaseException) -> _HookFailure:
+        text = " ".join(str(error).split())
+        return cls(f"raised {type(error).__name__}{': ' if text else ''}{text} (in {hook})")
 
 
 def serve(server: BotServer, source: int, sink: int) -> None:
