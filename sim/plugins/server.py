@@ -27,7 +27,7 @@ import orjson
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT
 from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, record_problem
-from canasta_sim.core.parameters import declared_parameters
+from canasta_sim.core.parameters import Parameter, declared_parameters
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
@@ -108,7 +108,9 @@ class BotServer:
             "name": cls.name,
             "version": cls.version,
             "description": cls.description,
-            "parameters": {key: item.default for key, item in declared_parameters(cls.parameters).items()},
+            # A declaration with a range or help crosses whole, so the arbiter checks a spec's values and tune finds
+            # the range as in-process; a plain default goes as it is.
+            "parameters": {key: _ready_parameter(item) for key, item in declared_parameters(cls.parameters).items()},
             "legal": False,
             # Its events in its requests: one line less to read and parse per request.
             "events": INLINE_EVENTS if cls.on_event is not Strategy.on_event else False,
@@ -356,6 +358,15 @@ def _follower(game: _Game) -> CardMemory | None:
     if follower is not None and type(follower) is not CardMemory:
         raise _HookFailure(f"returned an event follower that is not a CardMemory or None: {follower!r}", "malformed")
     return follower
+
+
+def _ready_parameter(parameter: Parameter) -> Any:
+    """A parameter as ``ready`` says it: its default, or its declaration when it has a range or help."""
+    if parameter.low is None and not parameter.help:
+        return parameter.default
+    fields = {"default": parameter.default, "low": parameter.low, "high": parameter.high, "step": parameter.step,
+              "help": parameter.help}
+    return {key: value for key, value in fields.items() if value is not None and value != ""}
 
 
 class _HookFailure(Exception):

@@ -258,3 +258,17 @@ def test_a_class_name_or_a_file_alone_that_loads_nothing_is_told_the_file_s_stra
     with pytest.raises(StrategyLoadError) as caught:
         load_strategy(f"{empty}:Bot")
     assert str(caught.value).endswith("has no class 'Bot'; it defines no strategy class"), caught.value
+
+
+def test_strategies_command_lists_the_specs_it_is_given(bot_file):
+    # It took no argument ("Got unexpected extra argument"): a file strategy's parameters could not be listed.
+    result = CliRunner().invoke(main, ["strategies", f"{bot_file}:FileBot", "expert:aggression=0.7"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["NAME", "VERSION", "SOURCE", "DESCRIPTION"]
+    assert lines[1].split()[:3] == ["file-bot", "3", f"{bot_file}:FileBot"] and "A bot from a file." in lines[1]
+    assert lines[2].split()[:3] == ["expert", "1", "expert:aggression=0.7"] and "greedy" not in result.output
+    assert "Parameters of file-bot:" in lines and any(line.split()[:4] == ["depth", "int", "default", "1"]
+                                                       for line in lines)
+    bad = CliRunner().invoke(main, ["strategies", f"{bot_file}:Missing"])
+    assert bad.exit_code == 2 and bad.output.startswith("Error: ") and len(bad.output.splitlines()) == 1, bad.output
