@@ -305,6 +305,10 @@ def test_check_strategy_passes_a_sound_strategy():
     one = CliRunner().invoke(main, ["check-strategy", "expert", "--games", "1", "--seed", "3"])
     assert one.exit_code == 0 and "1 of 1 game finished" in one.output, one.output
     assert "1 game against greedy" in one.output
+    # Games 0 and 1 are both against greedy: the opening line named random too, which plays from game 2.
+    assert result.output.splitlines()[0].endswith("2 games against greedy"), result.output
+    three = CliRunner().invoke(main, ["check-strategy", "random", "--games", "3", "--seed", "3"])
+    assert three.output.splitlines()[0].endswith("3 games against greedy, random"), three.output
 
 
 def test_check_strategy_reports_an_illegal_move(tmp_path):
