@@ -68,6 +68,13 @@ class AsksText(Greedy):
         return "please"
 
 
+class AsksWithOne(Greedy):
+    name = "asks-with-one"
+
+    def choose_ask(self, view):
+        return 1
+
+
 class DiscardsWhatItLacks(Greedy):
     name = "discards-what-it-lacks"
 
@@ -231,6 +238,13 @@ def test_an_ask_that_is_not_a_bool_r12_5():
     error = fail(AsksText)
     assert (error.decision, error.returned) == ("ask", "please")
     assert "not True or False; returned 'please'" in str(error)
+
+
+def test_an_ask_of_an_int_names_its_type_in_plain_words_r12_5():
+    # It read "returned a int, not True or False".
+    error = fail(AsksWithOne)
+    assert (error.decision, error.reason) == ("ask", "malformed")
+    assert "decision ask: returned an int, not True or False" in str(error), error
 
 
 def test_a_strategy_that_returns_an_illegal_discard_r6_1():
