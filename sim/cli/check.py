@@ -65,8 +65,9 @@ def check_command(
     except CanastaError as error:
         click.echo(f"Error: {error}", err=True)  # as click and every other command say it
         context.exit(2)
-    click.echo(f"checking {checked.spec} ({checked.label}): {games} game{'s' * (games != 1)} against "
-               f"{', '.join(OPPONENTS)}")
+    # Two games against each opponent in turn (see the loop below): name only those the games will meet.
+    met = OPPONENTS[:min(len(OPPONENTS), (games + 1) // 2)]
+    click.echo(f"checking {checked.spec} ({checked.label}): {games} game{'s' * (games != 1)} against {', '.join(met)}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (docs/protocol.md)")
     # This process plays no game (each game's own process starts its bots): its handshake's bot ends now, and

@@ -5,16 +5,26 @@ from __future__ import annotations
 import click
 
 from canasta_sim.core.parameters import declared_parameters, format_value
-from canasta_sim.plugins.loader import ENTRY_POINT_GROUP, available_strategies
+from canasta_sim.errors import CanastaError
+from canasta_sim.plugins.loader import ENTRY_POINT_GROUP, available_strategies, load_strategy
 
 
 @click.command("strategies")
-def strategies_command() -> None:
+@click.argument("specs", nargs=-1, metavar="[SPEC]...")
+@click.pass_context
+def strategies_command(context: click.Context, specs: tuple[str, ...]) -> None:
     """List the built-in strategies and the plugins installed under the entry-point group
     canasta_sim.strategies, each with its version, a one-line description and its parameters
-    (type, default, and the range canasta-sim tune explores where one is declared)."""
+    (type, default, and the range canasta-sim tune explores where one is declared).  Given
+    SPECs (my_bot.py:MyBot, ...), list those instead."""
     rows = []
-    found = available_strategies()
+    try:
+        # A file's strategy is listed nowhere else: its name, version and declared parameters, read from its class.
+        found = [(loaded.cls.name, loaded.cls, loaded.spec) for loaded in map(load_strategy, specs)] if specs \
+            else available_strategies()
+    except CanastaError as error:
+        click.echo(f"Error: {error}", err=True)  # as click and every other command say it
+        context.exit(2)
     for name, cls, source in found:
         if cls is None:
             rows.append((name, "-", source, "fails to load; run `canasta-sim check-strategy " + name + "`"))

@@ -56,7 +56,7 @@ def not_a_bool(value: object) -> str:
     kind = type(value)
     module = kind.__module__.split(".")[0]  # numpy's types by the name users write, not their private module's
     name = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
-    return f"returned a {name}, not True or False"
+    return f"returned {'an' if name[0] in 'aeiou' else 'a'} {name}, not True or False"
 
 
 _SIDE_BITS = (1, 2, 1, 2)

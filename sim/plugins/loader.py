@@ -128,6 +128,9 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
     module_part, sep, class_name = target.rpartition(":")
     if not sep:
         plugin = _entry_points().get(target)
+        if plugin is None and is_file_part(target) and Path(target).expanduser().is_file():
+            raise StrategyLoadError(f"strategy {target!r} names a file but no class: write FILE.py:Class; "
+                                    f"{_strategy_classes(_import_file(Path(target)))}")
         if plugin is None:
             known = ", ".join(sorted(set(BUILTIN) | set(_entry_points())))
             raise StrategyLoadError(
@@ -160,8 +163,15 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
         module = import_named_module(module_part)
     obj = getattr(module, class_name, None)
     if obj is None:
-        raise StrategyLoadError(f"{module_part!r} has no class {class_name!r}")
+        raise StrategyLoadError(f"{module_part!r} has no class {class_name!r}; {_strategy_classes(module)}")
     return _check_class(obj, target), loaded_from
+
+
+def _strategy_classes(module) -> str:
+    """The strategy classes a module defines (not those it imports), for the error naming a class it lacks."""
+    own = sorted(name for name, value in vars(module).items()
+                 if isinstance(value, type) and issubclass(value, Strategy) and value.__module__ == module.__name__)
+    return f"its strategy classes: {', '.join(own)}" if own else "it defines no strategy class"
 
 
 @functools.cache
@@ -182,9 +192,23 @@ def _import_file(path: Path):
     except _CODE_FAILURES as error:  # any failure in the user's file is reported with its cause
         del sys.modules[module_name]
         raise StrategyLoadError(
-            f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}"
+            f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}{_beside_hint(path, error)}"
         ) from None
     return module
+
+
+def _beside_hint(path: Path, error: BaseException) -> str:
+    """Advice for a file that imports a module lying beside it: Python puts a script's folder on the path, but a file
+    spec loads that one file, leaving the path as it is (a folder of bots on it could shadow installed modules)."""
+    if not isinstance(error, ModuleNotFoundError) or not error.name:
+        return ""
+    top = error.name.partition(".")[0]
+    folder = path.resolve().parent
+    for beside in (folder / f"{top}.py", folder / top):
+        if beside.exists():
+            return (f" ({beside.name} lies beside it, but a strategy file's folder is not on the Python path: "
+                    f"set PYTHONPATH={folder})")
+    return ""
 
 
 REQUIRED_DECISIONS = ("choose_acquire", "choose_discard")

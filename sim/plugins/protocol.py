@@ -21,6 +21,7 @@ import orjson
 
 from canasta_sim.core.cards import KIND_NAMES
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile
+from canasta_sim.core.parameters import Parameter
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.wire import move_from_text
 from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
@@ -135,10 +136,11 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     if type(version) is not int:
         raise ProtocolError(f"'ready' field 'version' must be a whole number; got {version!r}")
     if not isinstance(parameters, dict) or not all(
-        isinstance(value, (str, int, float, bool)) for value in parameters.values()
+        isinstance(value, (str, int, float, bool, dict)) for value in parameters.values()
     ):
-        raise ProtocolError(f"'ready' field 'parameters' must map names to defaults (text, number, bool); got "
-                            f"{_show(parameters)}")
+        raise ProtocolError(f"'ready' field 'parameters' must map names to defaults (text, number, bool) or "
+                            f"declarations; got {_show(parameters)}")
+    parameters = {key: _declared(key, value) if isinstance(value, dict) else value for key, value in parameters.items()}
     hand_ends = message.get("hand_ends", True)
     if type(hand_ends) is not bool:
         raise ProtocolError(f"'ready' field 'hand_ends' must be true or false; got {_show(hand_ends)}")
@@ -166,6 +168,30 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
         "protocol": protocol,
         "games": games,
     }
+
+
+def _declared(key: str, declaration: dict) -> Parameter:
+    """A ``ready`` parameter given as a declaration, ``{"default": D, "low": L, "high": H, "step": S, "help": T}``
+    (all but ``default`` optional): the range a spec's value must keep to and a tuner explores, as in-process."""
+    unknown = sorted(set(declaration) - _DECLARATION_FIELDS)
+    if unknown:
+        raise ProtocolError(f"'ready' parameter {key!r} has no field {_show(unknown[0])}; its fields are "
+                            f"{', '.join(sorted(_DECLARATION_FIELDS))}")
+    if "default" not in declaration:
+        raise ProtocolError(f"'ready' parameter {key!r} needs a 'default'; got {_show(declaration)}")
+    default = declaration["default"]
+    bounds = [declaration.get(field) for field in ("low", "high", "step")]
+    if not isinstance(default, (str, int, float, bool)) or not isinstance(declaration.get("help", ""), str) or not all(
+            bound is None or type(bound) in (int, float) for bound in bounds):
+        raise ProtocolError(f"'ready' parameter {key!r} needs a default (text, number, bool), numbers for low, high "
+                            f"and step, and text for help; got {_show(declaration)}")
+    try:
+        return Parameter(default, low=bounds[0], high=bounds[1], step=bounds[2], help=declaration.get("help", ""))
+    except ValueError as error:
+        raise ProtocolError(f"'ready' parameter {key!r}: {error}") from None
+
+
+_DECLARATION_FIELDS = frozenset({"default", "low", "high", "step", "help"})
 
 
 _READY_FIELDS = frozenset({"type", "protocol", "games", "name", "version", "description", "parameters", "legal",

@@ -27,7 +27,7 @@ import orjson
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT
 from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, record_problem
-from canasta_sim.core.parameters import declared_parameters
+from canasta_sim.core.parameters import Parameter, declared_parameters
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
@@ -108,7 +108,9 @@ class BotServer:
             "name": cls.name,
             "version": cls.version,
             "description": cls.description,
-            "parameters": {key: item.default for key, item in declared_parameters(cls.parameters).items()},
+            # A declaration with a range or help crosses whole, so the arbiter checks a spec's values and tune finds
+            # the range as in-process; a plain default goes as it is.
+            "parameters": {key: _ready_parameter(item) for key, item in declared_parameters(cls.parameters).items()},
             "legal": False,
             # Its events in its requests: one line less to read and parse per request.
             "events": INLINE_EVENTS if cls.on_event is not Strategy.on_event else False,
@@ -132,15 +134,28 @@ class BotServer:
                 if kind == "decide":
                     reply = self._decide(game, message)
                 elif kind == "events":
-                    hear_events(game.player, game.follower, message["events"], self._moves)
+                    try:
+                        hear_events(game.player, game.follower, message["events"], self._moves)
+                    except BaseException as error:
+                        raise _HookFailure.of("on_event", error) from None
                     return None
                 elif kind == "hand_start":
                     self._start_hand(game, message["view"])
                     return None
                 else:
-                    game.player.on_hand_end(hand_result_from_message(message["result"]))
+                    result = hand_result_from_message(message["result"])
+                    try:
+                        game.player.on_hand_end(result)
+                    except BaseException as error:
+                        raise _HookFailure.of("on_hand_end", error) from None
                     return None
-            except Exception as error:  # the strategy's own failure, whatever it is, is the seat's to answer for
+            except _HookFailure as failure:  # answered at the seat's next request: the line names the hook
+                reply = {"type": "error", "message": str(failure)}
+                if failure.reason is not None:
+                    reply["reason"] = failure.reason
+            # The strategy's own failure, whatever it is, is the seat's to answer for: a sys.exit or a
+            # KeyboardInterrupt too, as in-process (the terminal's Ctrl-C never reaches it: a process group of its own).
+            except BaseException as error:
                 reply = {"type": "error", "message": f"raised {type(error).__name__}: {error}"}
         elif kind == "hello":
             reply = self.ready()
@@ -161,7 +176,10 @@ class BotServer:
     def _start_hand(self, game: _Game, view: dict[str, Any]) -> None:
         game.message = view
         self._follow(game)
-        game.player.on_hand_start(game.view)
+        try:
+            game.player.on_hand_start(game.view)
+        except BaseException as error:
+            raise _HookFailure.of("on_hand_start", error) from None
         game.follower = _follower(game) if game.follows else None
 
     def _open(self, tag: Any, message: dict[str, Any]) -> None:
@@ -185,7 +203,10 @@ class BotServer:
         game.started = time.monotonic()
         events = message.get("events")
         if events:  # the moves since the last request, heard before the request as from an events message
-            hear_events(game.player, game.follower, events, self._moves)
+            try:
+                hear_events(game.player, game.follower, events, self._moves)
+            except BaseException as error:
+                raise _HookFailure.of("on_event", error) from None
         changes = message["view"]
         if "format" in changes or game.message is None or game.view is None:
             game.message = changes  # a whole view (protocol 1 sends one with every request)
@@ -219,7 +240,7 @@ class BotServer:
         name, types, wanted, said = _METHODS[decision]
         try:
             value = getattr(game.player, name)(game.view)
-        except Exception as error:  # the strategy's own failure, charged to the seat at this decision
+        except BaseException as error:  # the strategy's own failure of any kind, charged to the seat at this decision
             return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
         if said is not None:  # a yes or no: bool has no subclass, so two identity tests are isinstance
             if value is not True and value is not False:
@@ -320,17 +341,47 @@ def _hear(game: _Game, move, red_threes: int = 0) -> None:
     # A plan's own moves reach the strategy's on_event (or its follower) at once, in the order the engine
     # would call it.
     if game.follower is None:
-        game.player.on_event(PublicEvent(game.view.seat, move, red_threes))
+        try:
+            game.player.on_event(PublicEvent(game.view.seat, move, red_threes))
+        except BaseException as error:
+            raise _HookFailure.of("on_event", error) from None
     else:
         game.follower.follow(game.view.seat, move)
 
 
 def _follower(game: _Game) -> CardMemory | None:
     """The player's event follower for this hand, asked after its ``on_hand_start`` as the engine asks it."""
-    follower = game.player.event_follower()
+    try:
+        follower = game.player.event_follower()
+    except BaseException as error:
+        raise _HookFailure.of("event_follower", error) from None
     if follower is not None and type(follower) is not CardMemory:
-        raise TypeError(f"returned an event follower that is not a CardMemory or None: {follower!r}")
+        raise _HookFailure(f"returned an event follower that is not a CardMemory or None: {follower!r}", "malformed")
     return follower
+
+
+def _ready_parameter(parameter: Parameter) -> Any:
+    """A parameter as ``ready`` says it: its default, or its declaration when it has a range or help."""
+    if parameter.low is None and not parameter.help:
+        return parameter.default
+    fields = {"default": parameter.default, "low": parameter.low, "high": parameter.high, "step": parameter.step,
+              "help": parameter.help}
+    return {key: value for key, value in fields.items() if value is not None and value != ""}
+
+
+class _HookFailure(Exception):
+    """A hook of the strategy failed (``on_hand_start``, ``event_follower``, ``on_event``, ``on_hand_end``).  No
+    request asks for a hook, so the arbiter charges the failure at the seat's next decision: the message names
+    the hook, and ``reason`` is the one the engine charges in-process (``None``: an exception)."""
+
+    def __init__(self, message: str, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+    @classmethod
+    def of(cls, hook: str, error: BaseException) -> _HookFailure:
+        text = " ".join(str(error).split())
+        return cls(f"raised {type(error).__name__}{': ' if text else ''}{text} (in {hook})")
 
 
 def serve(server: BotServer, source: int, sink: int) -> None:

@@ -447,7 +447,7 @@ class ChunkBook:
         settings = self.settings
         specs = settings.sides(game_id)
         if isinstance(outcome, StrategyError) and self.on_error == "stop":
-            self.error = f"game {game_id}: {outcome}"
+            self.error = f"game {game_id}: {outcome} (reason: {outcome.reason})"
             return False
         if decisions is not None:
             self.decisions.append((game_id, decisions))

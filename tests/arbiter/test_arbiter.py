@@ -84,11 +84,13 @@ def check_forfeits(out: Path, result, greedy_games, bad: str, reason: str) -> pd
     return forfeits
 
 
-def check_stop(out: Path, bad: str, *arguments: str, message: str) -> None:
+def check_stop(out: Path, bad: str, *arguments: str, message: str, reason: str) -> None:
     result, text = run(out, "-s", bad, "-s", "greedy", *arguments)
     assert result.exit_code == 1, text
     error_lines = [line for line in text.splitlines() if line.startswith("Error: ")]
     assert len(error_lines) == 1 and message in error_lines[0] and bad in error_lines[0], text
+    # The reason --on-error forfeit would record, named as compare's, tune's and check-strategy's lines name it.
+    assert f" (reason: {reason}); finished games are kept" in error_lines[0], text
     assert "Interrupted" not in text and "Traceback" not in text
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "stopped" and manifest["ended_at"]
@@ -130,7 +132,7 @@ def test_a_failure_is_the_seats_forfeit_and_the_run_goes_on(tmp_path, greedy_gam
 @pytest.mark.parametrize(("name", "options", "reason", "message"), FAILURES[:6] + FAILURES[10:11],
                          ids=[case[0] for case in FAILURES[:6] + FAILURES[10:11]])
 def test_a_failure_stops_the_run_with_the_seats_one_line_error(tmp_path, name, options, reason, message):
-    check_stop(tmp_path / "stop", spec(name), *options, message=message)
+    check_stop(tmp_path / "stop", spec(name), *options, message=message, reason=reason)
 
 
 @pytest.mark.timeout(60)

@@ -68,6 +68,13 @@ class AsksText(Greedy):
         return "please"
 
 
+class AsksWithOne(Greedy):
+    name = "asks-with-one"
+
+    def choose_ask(self, view):
+        return 1
+
+
 class DiscardsWhatItLacks(Greedy):
     name = "discards-what-it-lacks"
 
@@ -233,6 +240,13 @@ def test_an_ask_that_is_not_a_bool_r12_5():
     assert "not True or False; returned 'please'" in str(error)
 
 
+def test_an_ask_of_an_int_names_its_type_in_plain_words_r12_5():
+    # It read "returned a int, not True or False".
+    error = fail(AsksWithOne)
+    assert (error.decision, error.reason) == ("ask", "malformed")
+    assert "decision ask: returned an int, not True or False" in str(error), error
+
+
 def test_a_strategy_that_returns_an_illegal_discard_r6_1():
     error = fail(DiscardsWhatItLacks)
     assert error.decision == "discard" and isinstance(error.returned, Discard)
@@ -305,6 +319,10 @@ def test_check_strategy_passes_a_sound_strategy():
     one = CliRunner().invoke(main, ["check-strategy", "expert", "--games", "1", "--seed", "3"])
     assert one.exit_code == 0 and "1 of 1 game finished" in one.output, one.output
     assert "1 game against greedy" in one.output
+    # Games 0 and 1 are both against greedy: the opening line named random too, which plays from game 2.
+    assert result.output.splitlines()[0].endswith("2 games against greedy"), result.output
+    three = CliRunner().invoke(main, ["check-strategy", "random", "--games", "3", "--seed", "3"])
+    assert three.output.splitlines()[0].endswith("3 games against greedy, random"), three.output
 
 
 def test_check_strategy_reports_an_illegal_move(tmp_path):

@@ -68,6 +68,45 @@ class Raises(Greedy):
         raise RuntimeError("boom in the bot")
 
 
+class CallsSysExit(Greedy):
+    """Calls ``sys.exit`` at its first discard: in-process that is an exception like any other."""
+
+    name = "calls-sys-exit"
+
+    def choose_discard(self, view):
+        sys.exit(3)
+
+
+class RaisesKeyboardInterrupt(Greedy):
+    """Raises ``KeyboardInterrupt`` from its first event: in-process that is an exception like any other."""
+
+    name = "raises-keyboard-interrupt"
+
+    def on_event(self, event) -> None:
+        raise KeyboardInterrupt
+
+
+class FollowsWithAList(Greedy):
+    """Names an event follower that is no CardMemory: in-process the seat's ``malformed`` answer."""
+
+    name = "follows-with-a-list"
+
+    def on_event(self, event) -> None:
+        pass
+
+    def event_follower(self):
+        return [1, 2]
+
+
+class RaisesAtHandEnd(Greedy):
+    """Raises from ``on_hand_end``, which no request answers."""
+
+    name = "raises-at-hand-end"
+
+    def on_hand_end(self, result) -> None:
+        raise RuntimeError("boom at the hand's end")
+
+
 class ExitsNow(Greedy):
     """Exits during a game the first time this process reaches ``at`` decisions: a new process must take
     the next game."""

@@ -306,6 +306,19 @@ def test_a_strategy_raising_in_its_process_is_reported_with_its_exception():
     assert "RuntimeError: boom in the bot" in str(error) and "decision discard" in str(error)
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "decision", "words"), [
+    ("CallsSysExit", "discard", "raised SystemExit: 3"),
+    ("RaisesKeyboardInterrupt", "event", "raised KeyboardInterrupt"),
+])
+def test_an_isolated_strategy_s_sys_exit_or_keyboard_interrupt_is_an_exception_as_in_process(name, decision, words):
+    # Either once ended the bot's process: a crash, charged at the request that carried the turn's plan (acquire).
+    error, _ = _fail(f"isolated:{MISBEHAVING}:{name}")
+    in_process, _ = _fail(f"{MISBEHAVING}:{name}")
+    assert error.reason == in_process.reason == "exception", error
+    assert in_process.decision == decision and words in str(error) and words in str(in_process), error
+
+
 @pytest.mark.timeout(120)
 def test_an_isolated_seat_plays_the_same_game_against_a_strategy_of_numpy_kinds():
     # A numpy integer discarded went on the pile as it was, and the isolated seat's next request could not be written

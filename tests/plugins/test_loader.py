@@ -223,3 +223,52 @@ def test_a_strategy_that_calls_exit_is_refused_with_one_line_and_ends_nothing(tm
     expected = "failed to import: SystemExit: 3" if where == "import" else "cannot be built: SystemExit: 4"
     with pytest.raises(StrategyLoadError, match=expected):
         load_strategy(f"{path}:Quits")
+
+
+def test_a_file_importing_a_module_beside_it_is_told_how_to_reach_it(tmp_path):
+    # It said only "No module named 'helpers'", though helpers.py lay beside it: a file spec loads that one file.
+    (tmp_path / "helpers.py").write_text("LIMIT = 3\n")
+    path = tmp_path / "uses_helpers.py"
+    path.write_text("from helpers import LIMIT\nfrom canasta_sim.strategies import Greedy\n"
+                    "class Bot(Greedy):\n    name = 'uses-helpers'\n")
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{path}:Bot")
+    message = str(caught.value)
+    assert "ModuleNotFoundError: No module named 'helpers'" in message and "\n" not in message
+    assert f"helpers.py lies beside it, but a strategy file's folder is not on the Python path: " \
+           f"set PYTHONPATH={tmp_path})" in message, message
+    # A module found nowhere is named as before, with no such advice.
+    path.write_text("import no_such_helpers\n")
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{path}:Bot")
+    assert str(caught.value).endswith("ModuleNotFoundError: No module named 'no_such_helpers'")
+
+
+def test_a_class_name_or_a_file_alone_that_loads_nothing_is_told_the_file_s_strategy_classes(bot_file, tmp_path):
+    # They said only "has no class 'FileBto'" and "unknown strategy 'file_bot.py'; use one of: expert, ...".
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{bot_file}:FileBto")
+    assert str(caught.value).endswith("has no class 'FileBto'; its strategy classes: FileBot"), caught.value
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(str(bot_file))
+    assert str(caught.value) == (f"strategy {str(bot_file)!r} names a file but no class: write FILE.py:Class; "
+                                 "its strategy classes: FileBot"), caught.value
+    empty = tmp_path / "empty.py"
+    empty.write_text("from canasta_sim.strategies import Greedy\n")  # imported, not its own
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{empty}:Bot")
+    assert str(caught.value).endswith("has no class 'Bot'; it defines no strategy class"), caught.value
+
+
+def test_strategies_command_lists_the_specs_it_is_given(bot_file):
+    # It took no argument ("Got unexpected extra argument"): a file strategy's parameters could not be listed.
+    result = CliRunner().invoke(main, ["strategies", f"{bot_file}:FileBot", "expert:aggression=0.7"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split() == ["NAME", "VERSION", "SOURCE", "DESCRIPTION"]
+    assert lines[1].split()[:3] == ["file-bot", "3", f"{bot_file}:FileBot"] and "A bot from a file." in lines[1]
+    assert lines[2].split()[:3] == ["expert", "1", "expert:aggression=0.7"] and "greedy" not in result.output
+    assert "Parameters of file-bot:" in lines and any(line.split()[:4] == ["depth", "int", "default", "1"]
+                                                       for line in lines)
+    bad = CliRunner().invoke(main, ["strategies", f"{bot_file}:Missing"])
+    assert bad.exit_code == 2 and bad.output.startswith("Error: ") and len(bad.output.splitlines()) == 1, bad.output
