@@ -51,6 +51,10 @@ def text(observation, action_mask):
     return "draw"
 
 
+def broken(observation, action_mask):
+    raise RuntimeError("the policy broke")
+
+
 NOT_CALLABLE = 3
 '''
 
@@ -94,12 +98,27 @@ def test_bad_policy_specs_are_refused_with_what_is_accepted(policies, name, mess
         load_strategy(f"policy:{policies}:{name}")
 
 
-@pytest.mark.parametrize(("name", "reason"), [("refused", "not allowed now"), ("text", "not an action number")])
-def test_a_policy_returning_a_refused_or_malformed_action_is_its_seats_failure(policies, name, reason):
+@pytest.mark.parametrize(
+    ("name", "message", "reason"),
+    [("refused", "decision acquire: the policy's action 1 \\(stop\\) is not allowed now", "illegal"),
+     ("text", "decision acquire: the policy returned 'draw', not an action number", "malformed")],
+)
+def test_a_policy_returning_a_refused_or_malformed_action_is_its_seats_failure(policies, name, message, reason):
+    # Charged as any strategy's move (docs/strategies.md, Failures): they were "exception", with a traceback of
+    # canasta_sim's own frames, the policy's code in none of them.
     loaded = load_strategy(f"policy:{policies}:{name}")
-    with pytest.raises(StrategyError, match=reason) as caught:
+    with pytest.raises(StrategyError, match=message) as caught:
         play_game([Greedy, loaded, Greedy, loaded], seed=1, names=["greedy", "bad"] * 2)
     assert caught.value.seat in (1, 3)
+    assert caught.value.reason == reason and caught.value.traceback == ""
+    assert "returned None" not in str(caught.value)
+
+
+def test_a_policy_that_raises_is_charged_an_exception_with_its_own_traceback(policies):
+    loaded = load_strategy(f"policy:{policies}:broken")
+    with pytest.raises(StrategyError, match="raised RuntimeError: the policy broke") as caught:
+        play_game([Greedy, loaded, Greedy, loaded], seed=1, names=["greedy", "bad"] * 2)
+    assert caught.value.reason == "exception" and "in broken" in caught.value.traceback
 
 
 def test_a_bad_policy_spec_is_a_one_line_usage_error(tmp_path):
