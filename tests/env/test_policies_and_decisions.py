@@ -200,3 +200,33 @@ def test_the_imitation_example_runs_end_to_end(tmp_path):
                     "--out", str(tmp_path / "played"), "-q", *QUICK)
     assert played.exit_code == 0, played.output
     assert pd.read_parquet(tmp_path / "played" / "games")["error"].isna().all()
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_policy_plays_the_same_games_under_the_same_label(policies):
+    # isolated:policy:... (and compare --isolate) stopped at the handshake: the protocol refused the name
+    # "policy:FILE:NAME" for its colons, though in-process results record every policy under it.
+    honest = load_strategy(f"policy:{policies}:sample")
+    isolated = load_strategy(f"isolated:policy:{policies}:sample")
+    assert isolated.label == honest.label == f"policy:{policies}:sample@1"
+    for seed in range(2):
+        expected = play_game([honest, Greedy, honest, Greedy], seed=seed, rules=Rules(target_score=1000))
+        assert play_game([isolated, Greedy, isolated, Greedy], seed=seed, rules=Rules(target_score=1000)) == expected
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("name", "reason"), [("refused", "illegal"), ("text", "malformed"), ("broken", "exception")])
+def test_an_isolated_policys_failure_is_charged_as_in_process(policies, name, reason):
+    loaded = load_strategy(f"isolated:policy:{policies}:{name}")
+    with pytest.raises(StrategyError, match="the bot reported an error") as caught:
+        play_game([Greedy, loaded, Greedy, loaded], seed=1)
+    assert caught.value.reason == reason
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_policy_factory_gets_the_specs_parameters_in_its_process(policies):
+    spec = f"policy:{policies}:shifted:offset=2"
+    honest, isolated = load_strategy(spec), load_strategy(f"isolated:{spec}")
+    assert isolated.label == honest.label and isolated.parameters == ()
+    expected = play_game([honest, Greedy, honest, Greedy], seed=3, rules=Rules(target_score=1000))
+    assert play_game([isolated, Greedy, isolated, Greedy], seed=3, rules=Rules(target_score=1000)) == expected
