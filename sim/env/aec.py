@@ -63,7 +63,7 @@ class CanastaEnv(AECEnv):
         self.possible_agents = [f"seat_{seat}" for seat in range(4)]
         self.agents: list[str] = []
         self.driver = GameDriver(self.rules, max_hands=max_hands)  # first: it checks max_hands, the bounds use it
-        low, high = observation_bounds(self.rules, max_hands)
+        low, high = observation_bounds(self.rules, self.driver.max_hands)
         observation_space = spaces.Dict({
             "observation": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),
