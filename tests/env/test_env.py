@@ -293,6 +293,13 @@ def test_pettingzoo_stepping_after_the_game_is_over_says_so():
         env.step(0)
 
 
+@pytest.mark.parametrize("make", [canasta_env, CanastaGymEnv], ids=["pettingzoo", "gymnasium"])
+def test_stepping_before_the_first_reset_says_no_game_has_started(make):
+    # It said "the game is over", of a game never dealt (PettingZoo's raised an AttributeError on agent_selection).
+    with pytest.raises(ValueError, match=r"^no game has started; call reset\(\) first$"):
+        make(rules=SHORT).step(0)
+
+
 def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pettingzoo", None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "canasta_sim.env.aec", raising=False)
