@@ -133,9 +133,18 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
             "(observation, action_mask) -> action (for a Strategy class, drop the 'policy:' prefix)"
         )
     try:
-        takes_rng = "rng" in inspect.signature(obj).parameters
+        signature = inspect.signature(obj)
     except (TypeError, ValueError):  # some callables (builtins) have no signature: they get no rng
-        takes_rng = False
+        signature = None
+    takes_rng = signature is not None and "rng" in signature.parameters
+    try:
+        if signature is not None:
+            signature.bind(None, None, **({"rng": None} if takes_rng else {}))
+    except TypeError as error:  # a factory named without parameters, say: found now, not at the first decision
+        raise StrategyLoadError(
+            f"policy spec 'policy:{target}': {name!r} cannot be called as (observation, action_mask): {error}; "
+            "a factory is called only with the spec's parameters, policy:FILE.py:NAME:KEY=VALUE"
+        ) from None
     return type("LoadedPolicy", (PolicyStrategy,), {
         "name": f"policy:{target}",
         "policy": staticmethod(obj),

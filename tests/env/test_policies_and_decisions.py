@@ -91,7 +91,10 @@ def test_policy_spec_parameters_call_the_target_as_a_factory(policies):
 
 @pytest.mark.parametrize(
     ("name", "message"),
-    [("missing", "has no 'missing'"), ("NOT_CALLABLE", "is not a policy"), ("first:offset=1", "first\\(offset='1'\\)")],
+    [("missing", "has no 'missing'"), ("NOT_CALLABLE", "is not a policy"), ("first:offset=1", "first\\(offset='1'\\)"),
+     # A factory named without parameters was taken for the policy, and failed at the first decision.
+     ("shifted", "'shifted' cannot be called as \\(observation, action_mask\\): too many positional "
+                 "arguments; a factory is called only with the spec's parameters, policy:FILE.py:NAME:KEY=VALUE")],
 )
 def test_bad_policy_specs_are_refused_with_what_is_accepted(policies, name, message):
     with pytest.raises(StrategyLoadError, match=message):
