@@ -200,12 +200,11 @@ class MeldingRules:
                     if self._probing:  # the message below would be formatted only to be discarded
                         raise _REFUSED
                     raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
-            if naturals:
-                used[index] += naturals
-            if jokers:
-                used[JOKER] += jokers
-            if deuces:
-                used[TWO] += deuces
+            if naturals + jokers + deuces == 0:  # laying nothing, a meld decision could be answered forever
+                raise self._fail("R9.1", f"a meld group needs a card; this {rank_name(rank)} group holds none", move)
+            used[index] += naturals
+            used[JOKER] += jokers
+            used[TWO] += deuces
             counts = additions.get(rank)
             if counts is None:
                 additions[rank] = [naturals, jokers, deuces]

@@ -63,7 +63,7 @@ class CanastaEnv(AECEnv):
         self.possible_agents = [f"seat_{seat}" for seat in range(4)]
         self.agents: list[str] = []
         self.driver = GameDriver(self.rules, max_hands=max_hands)  # first: it checks max_hands, the bounds use it
-        low, high = observation_bounds(self.rules, max_hands)
+        low, high = observation_bounds(self.rules, self.driver.max_hands)
         observation_space = spaces.Dict({
             "observation": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),
@@ -119,7 +119,8 @@ class CanastaEnv(AECEnv):
         :raises ValueError: when the action mask does not allow ``action``.
         """
         if not self.agents:  # every agent has stepped out of the ended game
-            raise ValueError("the game is over; call reset()")
+            raise ValueError("the game is over; call reset()" if self.driver.seed is not None
+                             else "no game has started; call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

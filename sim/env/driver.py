@@ -188,8 +188,9 @@ class GameDriver:
     ) -> None:
         if len(players) != 4:
             raise ValueError(f"a game needs 4 seats; got {len(players)} players")
-        if max_hands < 1:
-            raise ValueError(f"max_hands must be 1 or more; got {max_hands}")
+        if isinstance(max_hands, bool) or not isinstance(max_hands, numbers.Integral) or max_hands < 1:
+            raise ValueError(f"max_hands={shown(max_hands)} is not accepted; use a whole number, 1 or more")
+        max_hands = int(max_hands)  # a numpy integer's bound would otherwise be its type's in the spaces
         self.rules = rules
         self.factories = tuple(players)
         self.names = tuple(names) if names is not None else tuple(

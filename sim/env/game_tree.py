@@ -39,7 +39,7 @@ from canasta_sim.core.search import PublicMemory, SearchError, sample_world
 from canasta_sim.core.state import MAX_TURNS_PER_HAND, HandState
 from canasta_sim.core.strategy import PublicEvent
 from canasta_sim.core.view import SeatView
-from canasta_sim.env.driver import ACQUIRE_DECISION, GameDriver
+from canasta_sim.env.driver import ACQUIRE_DECISION, ASK_DECISION, MELD_DECISION, GameDriver
 from canasta_sim.env.encoding import DecisionOptions
 from canasta_sim.strategies.pimc import match_value
 
@@ -167,14 +167,17 @@ class GameTree(GameDriver):
 
     def information(self, player: int) -> str:
         """``player``'s record of the game as text: the public facts and moves of this hand, its own
-        cards dealt and drawn, the decision due and (its own) choices of a compound move so far."""
+        cards dealt and drawn, the decision due (another seat's offer to ask shown as its meld decision, which
+        follows) and (its own) choices of a compound move so far."""
         lines = [f"seat {player}", self._header()]
         if self.pending_hand or self.state is None:
             return "\n".join(lines)
         lines.extend(self.public_log)
         lines.extend(self.private_logs[player])
         if self.decision is not None:
-            lines.append(f"{self.decision} by {self.actor}")
+            # R12.5: a seat may ask only when it can go out, and declining is silent, so the others see its meld.
+            shown = MELD_DECISION if self.decision == ASK_DECISION and player != self.actor else self.decision
+            lines.append(f"{shown} by {self.actor}")
             if self.prefix and self.actor == player:
                 lines.append("chosen " + " ".join(str(action) for action in self.prefix))
         return "\n".join(lines)

@@ -104,7 +104,7 @@ class CanastaGymEnv(gymnasium.Env):
         for other in ((seat + 1) % 4, (seat + 3) % 4):
             players[other], names[other] = loaded_opponents, loaded_opponents.spec
         self.driver = GameDriver(self.rules, players=players, names=names, max_hands=max_hands)
-        low, high = observation_bounds(self.rules, max_hands)
+        low, high = observation_bounds(self.rules, self.driver.max_hands)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(low, high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (ACTION_COUNT,), dtype=np.int8),
@@ -120,7 +120,8 @@ class CanastaGymEnv(gymnasium.Env):
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
         seats up to the learning seat's first decision."""
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
-        super().reset(seed=None if seed is None else game_seed)
+        # Gymnasium seeds its np_random (the user's, unused by the game) from 0 or more only; the game takes any seed.
+        super().reset(seed=None if seed is None else abs(game_seed))
         self.driver.reset(game_seed)
         self._illegal = None
         if self.driver.is_over:
@@ -192,7 +193,8 @@ class CanastaGymEnv(gymnasium.Env):
 
     def _step(self, action):
         if self._options is None:
-            raise ValueError("the game is over; call reset()")
+            raise ValueError("the game is over; call reset()" if self.driver.seed is not None
+                             else "no game has started; call reset() first")
         number = action_number(action)  # not an action at all is an error of the caller, not a move of the game
         try:
             self._prefix, value, complete = self._options.play(self._prefix, number)

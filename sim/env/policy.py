@@ -13,8 +13,9 @@ The callable gets the seat's observation vector and action mask (numpy arrays, e
 environments of :mod:`canasta_sim.env` give them, ``docs/env.md``) and returns an action number the
 mask allows; a compound move (an opening, a take with extra melds) asks it once per action.  A
 callable that takes a keyword argument ``rng`` also gets the seat's own :class:`random.Random`, so a
-sampling policy is reproducible from the game's seed like any strategy.  Anything it raises or an
-action the mask does not allow is the seat's failure, reported by the engine like any strategy's.
+sampling policy is reproducible from the game's seed like any strategy.  Anything it raises
+(``exception``), a value that is no action number (``malformed``) or an action the mask does not allow
+(``illegal``) is the seat's failure, reported by the engine like any strategy's.
 
 ``canasta-sim run``, ``compare`` and round robins load ``policy:`` specs like any other spec (the
 loader finds this form through the ``canasta_sim.spec_forms`` entry point), in every worker process.
@@ -38,7 +39,7 @@ from canasta_sim.env.driver import (
     shown,
 )
 from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, action_number, observation_vector
-from canasta_sim.errors import StrategyLoadError
+from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.loader import _import_file, import_named_module
 
 __all__ = ["PolicyStrategy", "policy_strategy_class"]
@@ -65,10 +66,15 @@ class PolicyStrategy(Strategy):
                 action = type(self).policy(observation, mask, rng=self.rng)
             else:
                 action = type(self).policy(observation, mask)
+            # Charged as a strategy's answer would be (docs/strategies.md, Failures), not as an exception: the
+            # policy's code raised nothing, and a traceback would show only this adapter's frames.
             if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-                raise TypeError(f"the policy returned {shown(action)}, not an action number; return a whole number "
-                                f"0-{ACTION_COUNT - 1}")
-            prefix, value, complete = options.play(prefix, action_number(action))
+                raise SeatFailure(f"the policy returned {shown(action)}, not an action number; return a whole number "
+                                  f"0-{ACTION_COUNT - 1}", reason="malformed")
+            try:
+                prefix, value, complete = options.play(prefix, action_number(action))
+            except ValueError as error:  # the mask does not allow it
+                raise SeatFailure(f"the policy's {error}", reason="illegal") from None
             if complete:
                 return value
 
@@ -127,9 +133,18 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
             "(observation, action_mask) -> action (for a Strategy class, drop the 'policy:' prefix)"
         )
     try:
-        takes_rng = "rng" in inspect.signature(obj).parameters
+        signature = inspect.signature(obj)
     except (TypeError, ValueError):  # some callables (builtins) have no signature: they get no rng
-        takes_rng = False
+        signature = None
+    takes_rng = signature is not None and "rng" in signature.parameters
+    try:
+        if signature is not None:
+            signature.bind(None, None, **({"rng": None} if takes_rng else {}))
+    except TypeError as error:  # a factory named without parameters, say: found now, not at the first decision
+        raise StrategyLoadError(
+            f"policy spec 'policy:{target}': {name!r} cannot be called as (observation, action_mask): {error}; "
+            "a factory is called only with the spec's parameters, policy:FILE.py:NAME:KEY=VALUE"
+        ) from None
     return type("LoadedPolicy", (PolicyStrategy,), {
         "name": f"policy:{target}",
         "policy": staticmethod(obj),

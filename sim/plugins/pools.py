@@ -21,6 +21,7 @@ from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
 from canasta_sim.plugins.protocol import ProtocolError, decode, encode, hello_message, parse_ready
+from canasta_sim.plugins.specs import is_own_server
 
 if TYPE_CHECKING:
     from canasta_sim.plugins.proxy import ProcessStrategy
@@ -114,7 +115,7 @@ class BotPool:
         deadline = time.monotonic() + HANDSHAKE_DEADLINE
         bot.write(encode(hello_message()), deadline)
         try:
-            parse_ready(decode(bot.read_line(deadline)))
+            parse_ready(decode(bot.read_line(deadline)), own_server=is_own_server(self.argv))
         except ProtocolError as error:
             bot.kill()
             raise SeatFailure(f"a new process of bot {self.label!r} failed its handshake: {error}",

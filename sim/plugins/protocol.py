@@ -93,7 +93,7 @@ def hello_message() -> dict[str, Any]:
     return {"type": "hello", "protocol": PROTOCOL_VERSION, "protocols": list(PROTOCOLS), "kinds": list(KIND_NAMES)}
 
 
-def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
+def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict[str, Any]:
     """Check the bot's answer to ``hello`` and return its ``name``, ``version``, ``description``,
     ``parameters`` (names and defaults), ``legal`` (the decisions whose requests list the legal answers), ``events``
     (whether it wants ``event`` messages), ``inline_events`` (whether it takes a request's events in the request,
@@ -102,6 +102,8 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     arbiter plays a decision's one legal answer itself instead of asking), ``protocol`` (1 or 2) and
     ``games`` (how many games it plays at once: 1 under protocol 1).
 
+    :param own_server: the answer of canasta-sim's own server (``isolated:``), whose name is the in-process
+        strategy's, any text on one line (a ``policy:`` spec's holds colons, its path perhaps spaces).
     :raises ProtocolError: naming the field that is missing or wrong.
     """
     if message.get("type") != "ready":
@@ -131,7 +133,8 @@ def parse_ready(message: Mapping[str, Any]) -> dict[str, Any]:
     name = message.get("name")
     version = message.get("version", 1)
     parameters = message.get("parameters", {})
-    if not isinstance(name, str) or not name or any(character in name for character in ":@ \n"):
+    forbidden = "\n" if own_server else ":@ \n"
+    if not isinstance(name, str) or not name or any(character in name for character in forbidden):
         raise ProtocolError(f"'ready' needs a 'name' without ':', '@' or spaces; got {name!r}")
     if type(version) is not int:
         raise ProtocolError(f"'ready' field 'version' must be a whole number; got {version!r}")

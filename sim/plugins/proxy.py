@@ -51,7 +51,7 @@ from canasta_sim.plugins.protocol import (
     parse_answer,
     parse_ready,
 )
-from canasta_sim.plugins.specs import BOT_PREFIXES, bot_command, is_bot_spec, isolate_spec
+from canasta_sim.plugins.specs import BOT_PREFIXES, bot_command, is_bot_spec, is_own_server, isolate_spec
 
 __all__ = [
     "BOT_PREFIXES",
@@ -80,7 +80,8 @@ def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessS
     try:
         bot.start()
         bot.write(encode(hello_message()), time.monotonic() + HANDSHAKE_DEADLINE)
-        ready = parse_ready(decode(bot.read_line(time.monotonic() + HANDSHAKE_DEADLINE)))
+        answer = decode(bot.read_line(time.monotonic() + HANDSHAKE_DEADLINE))
+        ready = parse_ready(answer, own_server=is_own_server(argv))
     except (SeatFailure, ProtocolError) as error:
         bot.kill()
         raise StrategyLoadError(f"bot {stripped!r} failed its handshake: {error}") from None

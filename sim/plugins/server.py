@@ -32,7 +32,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.wire import hear_events
-from canasta_sim.errors import CanastaError, IllegalMoveError
+from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message
 from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION
@@ -240,6 +240,8 @@ class BotServer:
         name, types, wanted, said = _METHODS[decision]
         try:
             value = getattr(game.player, name)(game.view)
+        except SeatFailure as error:  # an adapter's verdict on what it asked (a policy's action): its reason
+            return None, {"decision": decision, "error": str(error), "reason": error.reason}
         except BaseException as error:  # the strategy's own failure of any kind, charged to the seat at this decision
             return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
         if said is not None:  # a yes or no: bool has no subclass, so two identity tests are isinstance

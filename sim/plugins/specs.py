@@ -15,10 +15,15 @@ from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
 
-__all__ = ["BOT_PREFIXES", "bot_command", "is_bot_spec", "is_file_part", "isolate_spec", "parse_spec", "spec_file"]
+__all__ = [
+    "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "is_bot_spec", "is_file_part", "is_own_server", "isolate_spec",
+    "parse_spec", "spec_file",
+]
 
 BOT_PREFIXES = ("isolated:", "cmd:")
 """Spec prefixes that run a strategy in a process of its own (:mod:`canasta_sim.plugins.proxy`)."""
+SERVER_COMMAND = [sys.executable, "-m", "canasta_sim.plugins.server"]
+"""The command line of canasta-sim's own bot server, followed by the spec it serves (``isolated:``)."""
 
 
 def is_bot_spec(spec: str) -> bool:
@@ -114,10 +119,12 @@ def bot_command(spec: str, *, file: str | None = None) -> tuple[list[str], tuple
         if is_bot_spec(inner):
             raise StrategyLoadError(f"strategy spec {spec!r}: {inner.split(':')[0]}: specs run in a process already")
         target, parameters = parse_spec(inner)
+        if _is_spec_form(target):  # its parameters are the form's to read (a policy's factory), in the bot process
+            return [*SERVER_COMMAND, inner], ()
         module_part, sep, class_name = target.rpartition(":")
         if file is not None and sep and is_file_part(module_part) and os.path.isfile(file):
             target = f"{file}:{class_name}"
-        return [sys.executable, "-m", "canasta_sim.plugins.server", target], parameters
+        return [*SERVER_COMMAND, target], parameters
     if not stripped.startswith("cmd:"):
         raise StrategyLoadError(f"strategy spec {spec!r} is not a bot spec; bot specs start with isolated: or cmd:")
     command, parameters = _split_parameters(stripped[len("cmd:"):], spec)
@@ -131,6 +138,18 @@ def bot_command(spec: str, *, file: str | None = None) -> tuple[list[str], tuple
     if found is None:
         raise StrategyLoadError(f"strategy spec {spec!r}: command {argv[0]!r} is not found (not on PATH, not a file)")
     return argv, parameters
+
+
+def is_own_server(argv: list[str]) -> bool:
+    """Whether ``argv`` runs canasta-sim's own bot server, the process of an ``isolated:`` spec."""
+    return argv[:3] == SERVER_COMMAND
+
+
+def _is_spec_form(target: str) -> bool:
+    # Imported here: the loader imports this module.
+    from canasta_sim.plugins.loader import _spec_form
+
+    return _spec_form(target) is not None
 
 
 def _split_parameters(command: str, spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:

@@ -293,6 +293,13 @@ def test_pettingzoo_stepping_after_the_game_is_over_says_so():
         env.step(0)
 
 
+@pytest.mark.parametrize("make", [canasta_env, CanastaGymEnv], ids=["pettingzoo", "gymnasium"])
+def test_stepping_before_the_first_reset_says_no_game_has_started(make):
+    # It said "the game is over", of a game never dealt (PettingZoo's raised an AttributeError on agent_selection).
+    with pytest.raises(ValueError, match=r"^no game has started; call reset\(\) first$"):
+        make(rules=SHORT).step(0)
+
+
 def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pettingzoo", None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "canasta_sim.env.aec", raising=False)
@@ -377,6 +384,29 @@ def test_environment_options_are_named_in_one_line_in_the_users_terms():
         env.step(np.arange(30))
     with pytest.raises(TypeError, match=r"^seed=a numpy.ndarray is not accepted; use a whole number, or None"):
         env.reset(seed=np.arange(3))
+
+
+@pytest.mark.parametrize("make", [canasta_env, CanastaGymEnv], ids=["pettingzoo", "gymnasium"])
+def test_max_hands_is_a_whole_number_one_or_more(make):
+    # 2.5 and True were taken (the observation space's hand_number bound became 2.5 or 1.0), "3" failed with
+    # "'<' not supported between instances of 'str' and 'int'".
+    for wrong in (2.5, True, "3", 0):
+        with pytest.raises(ValueError, match=rf"^max_hands={wrong!r} is not accepted; use a whole number, 1 or more$"):
+            make(rules=SHORT, max_hands=wrong)
+    env = make(rules=SHORT, max_hands=np.int64(2))
+    space = env.observation_space("seat_0") if make is canasta_env else env.observation_space
+    assert space["observation"].high[208] == 2 and env.driver.max_hands == 2 and type(env.driver.max_hands) is int
+
+
+def test_the_gymnasium_environment_deals_a_negative_seeds_game_as_pettingzoo_does():
+    # Gymnasium's own seeding refused -1 (gymnasium.error.Error), which play_game and PettingZoo deal.
+    gym = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
+    observation, _ = gym.reset(seed=-1)
+    petting = canasta_env(rules=SHORT)
+    petting.reset(seed=-1)
+    hand = slice(0, 15)  # seat 0's dealt hand: no other seat's move before its first decision changes it
+    np.testing.assert_array_equal(observation["observation"][hand], petting.observe("seat_0")["observation"][hand])
+    assert gym.driver.view(0).hand == petting.driver.view(0).hand
 
 
 def test_a_strategy_failing_to_build_is_named_without_a_memory_address():

@@ -10,6 +10,7 @@ import pytest
 import canasta_sim.env.openspiel as spiel_game  # registers the game
 from canasta_sim.core.cards import CARD_KIND
 from canasta_sim.env import canasta_env
+from canasta_sim.env.encoding import ASK_NO
 from canasta_sim.env.game_tree import GameTree
 
 SHORT = {"target_score": 50}
@@ -124,6 +125,32 @@ def test_information_state_strings_hold_the_seats_own_cards_and_not_the_others()
         own = [line for line in text.splitlines() if line.startswith("dealt ")]
         assert len(own) == 1  # its own deal, no other seat's
     assert len({state.information_state_string(player) for player in range(4)}) == 4
+
+
+@pytest.mark.timeout(60)
+def test_a_seat_free_to_ask_looks_to_the_others_as_it_does_once_it_declined():
+    # R12.5: a seat is asked whether to ask only when it can go out, and declining is silent.  The others'
+    # information states said "ask by SEAT" there, so they told a hand that can go out from one that cannot.
+    game = pyspiel.load_game("canasta_sim", SHORT)
+    rng = random.Random(5)
+    seen = 0
+    while seen < 3:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                _play_chance(state, rng)
+                continue
+            asker = state.current_player()
+            if ASK_NO in state.legal_actions():
+                before = [state.information_state_string(player) for player in range(4)]
+                state.apply_action(ASK_NO)
+                for player in range(4):
+                    if player != asker:
+                        assert before[player] == state.information_state_string(player)
+                assert before[asker].endswith(f"ask by {asker}")  # its own record shows the choice it makes
+                seen += 1
+                continue
+            state.apply_action(rng.choice(state.legal_actions()))
 
 
 @pytest.mark.timeout(60)

@@ -51,6 +51,10 @@ def text(observation, action_mask):
     return "draw"
 
 
+def broken(observation, action_mask):
+    raise RuntimeError("the policy broke")
+
+
 NOT_CALLABLE = 3
 '''
 
@@ -87,19 +91,37 @@ def test_policy_spec_parameters_call_the_target_as_a_factory(policies):
 
 @pytest.mark.parametrize(
     ("name", "message"),
-    [("missing", "has no 'missing'"), ("NOT_CALLABLE", "is not a policy"), ("first:offset=1", "first\\(offset='1'\\)")],
+    [("missing", "has no 'missing'"), ("NOT_CALLABLE", "is not a policy"), ("first:offset=1", "first\\(offset='1'\\)"),
+     # A factory named without parameters was taken for the policy, and failed at the first decision.
+     ("shifted", "'shifted' cannot be called as \\(observation, action_mask\\): too many positional "
+                 "arguments; a factory is called only with the spec's parameters, policy:FILE.py:NAME:KEY=VALUE")],
 )
 def test_bad_policy_specs_are_refused_with_what_is_accepted(policies, name, message):
     with pytest.raises(StrategyLoadError, match=message):
         load_strategy(f"policy:{policies}:{name}")
 
 
-@pytest.mark.parametrize(("name", "reason"), [("refused", "not allowed now"), ("text", "not an action number")])
-def test_a_policy_returning_a_refused_or_malformed_action_is_its_seats_failure(policies, name, reason):
+@pytest.mark.parametrize(
+    ("name", "message", "reason"),
+    [("refused", "decision acquire: the policy's action 1 \\(stop\\) is not allowed now", "illegal"),
+     ("text", "decision acquire: the policy returned 'draw', not an action number", "malformed")],
+)
+def test_a_policy_returning_a_refused_or_malformed_action_is_its_seats_failure(policies, name, message, reason):
+    # Charged as any strategy's move (docs/strategies.md, Failures): they were "exception", with a traceback of
+    # canasta_sim's own frames, the policy's code in none of them.
     loaded = load_strategy(f"policy:{policies}:{name}")
-    with pytest.raises(StrategyError, match=reason) as caught:
+    with pytest.raises(StrategyError, match=message) as caught:
         play_game([Greedy, loaded, Greedy, loaded], seed=1, names=["greedy", "bad"] * 2)
     assert caught.value.seat in (1, 3)
+    assert caught.value.reason == reason and caught.value.traceback == ""
+    assert "returned None" not in str(caught.value)
+
+
+def test_a_policy_that_raises_is_charged_an_exception_with_its_own_traceback(policies):
+    loaded = load_strategy(f"policy:{policies}:broken")
+    with pytest.raises(StrategyError, match="raised RuntimeError: the policy broke") as caught:
+        play_game([Greedy, loaded, Greedy, loaded], seed=1, names=["greedy", "bad"] * 2)
+    assert caught.value.reason == "exception" and "in broken" in caught.value.traceback
 
 
 def test_a_bad_policy_spec_is_a_one_line_usage_error(tmp_path):
@@ -181,3 +203,33 @@ def test_the_imitation_example_runs_end_to_end(tmp_path):
                     "--out", str(tmp_path / "played"), "-q", *QUICK)
     assert played.exit_code == 0, played.output
     assert pd.read_parquet(tmp_path / "played" / "games")["error"].isna().all()
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_policy_plays_the_same_games_under_the_same_label(policies):
+    # isolated:policy:... (and compare --isolate) stopped at the handshake: the protocol refused the name
+    # "policy:FILE:NAME" for its colons, though in-process results record every policy under it.
+    honest = load_strategy(f"policy:{policies}:sample")
+    isolated = load_strategy(f"isolated:policy:{policies}:sample")
+    assert isolated.label == honest.label == f"policy:{policies}:sample@1"
+    for seed in range(2):
+        expected = play_game([honest, Greedy, honest, Greedy], seed=seed, rules=Rules(target_score=1000))
+        assert play_game([isolated, Greedy, isolated, Greedy], seed=seed, rules=Rules(target_score=1000)) == expected
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize(("name", "reason"), [("refused", "illegal"), ("text", "malformed"), ("broken", "exception")])
+def test_an_isolated_policys_failure_is_charged_as_in_process(policies, name, reason):
+    loaded = load_strategy(f"isolated:policy:{policies}:{name}")
+    with pytest.raises(StrategyError, match="the bot reported an error") as caught:
+        play_game([Greedy, loaded, Greedy, loaded], seed=1)
+    assert caught.value.reason == reason
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_policy_factory_gets_the_specs_parameters_in_its_process(policies):
+    spec = f"policy:{policies}:shifted:offset=2"
+    honest, isolated = load_strategy(spec), load_strategy(f"isolated:{spec}")
+    assert isolated.label == honest.label and isolated.parameters == ()
+    expected = play_game([honest, Greedy, honest, Greedy], seed=3, rules=Rules(target_score=1000))
+    assert play_game([isolated, Greedy, isolated, Greedy], seed=3, rules=Rules(target_score=1000)) == expected

@@ -558,3 +558,14 @@ def test_a_message_for_a_game_that_awaits_none_is_charged_to_that_game_not_to_th
     # to the game's next decision, and judged so: either way the game it named is charged.
     assert (failure.reason, failure.seat, failure.game_seed) == ("malformed", 0, settings.game_seed(culprit)), failure
     assert not any(isinstance(outcome, StrategyError) for game_id, outcome in enumerate(outcomes) if game_id != culprit)
+
+
+def test_a_ready_name_keeps_colons_and_spaces_out_unless_from_canasta_sims_own_server():
+    # isolated: serves an in-process strategy under its own name, which a policy: spec writes with colons.
+    for name in ("a:b", "a@b", "a b"):
+        with pytest.raises(ProtocolError, match="needs a 'name' without"):
+            parse_ready({"type": "ready", "protocol": 2, "name": name})
+    assert parse_ready({"type": "ready", "protocol": 2, "name": "policy:my agent.py:act"},
+                       own_server=True)["name"] == "policy:my agent.py:act"
+    with pytest.raises(ProtocolError):
+        parse_ready({"type": "ready", "protocol": 2, "name": "a\nb"}, own_server=True)

@@ -4,7 +4,7 @@ import pytest
 
 from canasta_sim.core.cards import BLACK_THREE, JOKER, RED_THREE, TWO, parse_kind
 from canasta_sim.core.melds import meld_fits, meld_problem
-from canasta_sim.core.moves import WILD_RANK, Meld, MeldGroup
+from canasta_sim.core.moves import WILD_RANK, Meld, MeldGroup, TakePile
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from tests.helpers import apply_all, expect_illegal, finish, position
@@ -24,6 +24,17 @@ def test_r9_1_three_or_more_cards_of_one_natural_rank():
     expect_illegal(state, Meld((MeldGroup(K, (K, Q, J)),)), "R9.1")  # no sequences
     apply_all(state, "meld K K K")
     assert state.melds[0][K] == [3, 0, 0]
+
+
+def test_r9_1_every_group_lays_a_card_even_on_a_meld_the_side_holds():
+    # A group of no card on the side's aces changed nothing and was legal, so a strategy answering it at
+    # every choose_meld never ended its turn: the game hung.
+    A = parse_kind("A")
+    state = _player("K K K 5 6 7")
+    expect_illegal(state, Meld((MeldGroup(A, ()),)), "R9.1")
+    expect_illegal(state, Meld((MeldGroup(K, (K, K, K)), MeldGroup(A, ()))), "R9.1")
+    take = position(hands={0: "K K A A A 5 6 7"}, pile="4 K", seat=0)
+    expect_illegal(take, TakePile((K, K), (MeldGroup(A, (A, A, A)), MeldGroup(K, ()))), "R9.1")
 
 
 def test_r9_2_d3_at_most_three_wild_and_never_more_wild_than_natural():
