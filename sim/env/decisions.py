@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
-from canasta_sim.env.encoding import DecisionOptions, move_actions, observation_values
+from canasta_sim.env.encoding import DecisionOptions, observation_values, playable_actions
 
 __all__ = ["DECISION_SCHEMA", "DecisionRecorder", "recorded_seats", "verify_record_choices"]
 
@@ -134,7 +134,7 @@ class _Recorder(Strategy):
         if not legal:
             return value  # the engine refuses it and reports the seat's failure; the hand's rows are dropped
         allowed = DecisionOptions.of(view, decision).allowed()
-        actions = move_actions(decision, value, side_has_melded=view.has_melded(view.side))
+        actions = playable_actions(view, decision, value)
         self.rows.append((
             self.game_id, view.hand_number, view.turn_count, self.seat, _TEAMS[self.seat % 2], self.spec, decision,
             observation_values(view, decision), len(allowed), allowed, actions[0], list(actions),

@@ -78,6 +78,7 @@ __all__ = [
     "move_actions",
     "observation_bounds",
     "observation_vector",
+    "playable_actions",
     "score_bounds",
 ]
 
@@ -183,7 +184,8 @@ def move_actions(decision: str, value, *, side_has_melded: bool) -> tuple[int, .
 
     This is the bijection of the module's table read backwards: a ``TakePile`` with extra melds
     and an opening ``Meld`` (``side_has_melded`` false) end with :data:`DONE_ACTION`; a ``Meld`` of
-    several groups after the opening becomes one group action per group, as the environment plays it.
+    several groups after the opening becomes one group action per group, in increasing order, which
+    the environment may not accept group by group: :func:`playable_actions` orders them as it does.
     """
     if decision in (ASK_DECISION, ANSWER_DECISION):
         base = ASK_NO if decision == ASK_DECISION else ANSWER_NO
@@ -342,6 +344,57 @@ def _keeps_going_out_possible(view: SeatView, move: Meld) -> bool:
         return True
     # Once anything is laid the side has melded, so no minimum is left (R10.6).
     return find_meld_out(view.rules, hand, melds, minimum=0) is not None
+
+
+def playable_actions(view: SeatView, decision: str, value) -> tuple[int, ...]:
+    """The actions that play ``value`` at ``view``'s ``decision`` in the environment, one after another, each
+    allowed by the mask of its step: fed to a policy strategy in turn, a seat's actions play its game again.
+
+    They are :func:`move_actions`' but for two moves a strategy may make that are not the environment's canonical
+    ones (:mod:`canasta_sim.core.legal`):
+
+    * a meld of several groups after the side's opening, laid one group per action, where the order can matter:
+      laying ``4 4 4`` of ``meld 4 4 4; A`` first, with no canasta yet, would leave one card that may not be
+      discarded (R12.1, R12.2), so the ace goes first.  The groups go in the lowest order the masks allow (a meld
+      no order plays keeps the increasing order);
+    * a take with extra melds that the take alone did not need (R8.3): the environment takes, then lays the groups
+      in the meld phase as above.  Where it would ask the partner in between (R12.5) and the engine did not ask
+      after the whole move, the seat declined: ``ask no`` comes before the groups.  Where the engine did ask after
+      the whole move, that answer is the seat's next decision, and its actions replay the game only up to the take.
+    """
+    side_has_melded = view.has_melded(view.side)
+    actions = move_actions(decision, value, side_has_melded=side_has_melded)
+    if decision == ACQUIRE_DECISION and isinstance(value, TakePile) and value.extra:
+        if actions[0] not in _acquire_options(view).immediate:
+            return actions
+        alone = view._state.copy()  # copies: the strategy's own game is not touched
+        alone.apply(TakePile(value.cards))
+        whole = view._state.copy()
+        whole.apply(value)
+        asking = (ASK_NO,) if alone.can_ask() and not whole.can_ask() else ()
+        order = _playable_group_order(SeatView(alone, view.seat, view.scores), list(value.extra))
+        groups = actions[1:-1] if order is None else tuple(group_action(group) for group in order)
+        return (actions[0], *asking, *groups)
+    if decision != MELD_DECISION or len(actions) < 2 or not side_has_melded:
+        return actions
+    order = _playable_group_order(view, list(value.groups))
+    return actions if order is None else tuple(group_action(group) for group in order)
+
+
+def _playable_group_order(view: SeatView, groups: list[MeldGroup]) -> tuple[MeldGroup, ...] | None:
+    allowed = _meld_options(view).allowed()
+    for index, group in sorted(enumerate(groups), key=lambda item: group_action(item[1])):
+        if group_action(group) not in allowed:
+            continue
+        rest = groups[:index] + groups[index + 1:]
+        if not rest:
+            return (group,)
+        state = view._state.copy()  # a copy: the strategy's own game is not touched
+        state.apply(Meld((group,)))
+        later = _playable_group_order(SeatView(state, view.seat, view.scores), rest)
+        if later is not None:
+            return (group, *later)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- observation
