@@ -347,16 +347,21 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
                  estimate: EloEstimate | None = None) -> str:
     """The plain last line: which hypothesis was accepted after how many games, or that none was.
 
-    An H0 whose estimate lies wholly below ``elo0`` says that NEW is weaker: "its gain is nearer elo0" alone read
-    as "about equal" for a strategy 170 Elo behind.
+    An H0 whose estimate lies wholly below ``elo0`` states the estimate: "its gain is nearer elo0" alone read as
+    "about equal" for a strategy 170 Elo behind.  It says "weaker" only when the whole interval is below 0 too: under
+    an ``elo0`` above 0, an interval below ``elo0`` can still be a gain.
     """
     if decision == "H1":
         return (f"H1 accepted after {games} games: {plan.new} is stronger than {plan.old} by at least "
                 f"elo1 = {test.elo1:g} Elo (rather than elo0 = {test.elo0:g})")
     if decision == "H0":
-        if estimate is not None and estimate.high < test.elo0:
+        if estimate is not None and estimate.high < min(test.elo0, 0.0):
             return (f"H0 accepted after {games} games: {plan.new} is weaker than {plan.old}, by {-estimate.elo:.1f} "
                     f"Elo [{-estimate.high:.1f}, {-estimate.low:.1f}] (its gain is below elo0 = {test.elo0:g})")
+        if estimate is not None and estimate.high < test.elo0:
+            return (f"H0 accepted after {games} games: {plan.new}'s gain over {plan.old} is below elo0 = "
+                    f"{test.elo0:g} Elo: {estimate.elo + 0.0:+.1f} Elo [{estimate.low + 0.0:+.1f}, "
+                    f"{estimate.high + 0.0:+.1f}]")
         return (f"H0 accepted after {games} games: {plan.new} is not stronger than {plan.old} by elo1 = "
                 f"{test.elo1:g} Elo (its gain is nearer elo0 = {test.elo0:g})")
     return (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "

@@ -177,8 +177,8 @@ def win_rates(run: LoadedRun) -> Figure:
                 if (label, opponent) in paired:  # both games of each deal: the paired interval is the honest one
                     rate, low, high, deals = paired[(label, opponent)]
                     what += f" (paired, {deals} deals)"
-                rows.append((f"{label}\n{what}", label, rate, low, high,
-                             f"{100 * rate:.1f}%  [{100 * low:.1f}, {100 * high:.1f}]  n={games}"))
+                interval = "n/a" if math.isnan(low) else f"{100 * low:.1f}, {100 * high:.1f}"
+                rows.append((f"{label}\n{what}", label, rate, low, high, f"{100 * rate:.1f}%  [{interval}]  n={games}"))
     # A strategy's name with its spec can be long: each label is wrapped to at most 3.2 inches, and the title and the
     # caption to what the labels and the column of figures leave (constrained layout places the axes only when it
     # is drawn).
@@ -193,9 +193,10 @@ def win_rates(run: LoadedRun) -> Figure:
     beyond_the_axis = axes.get_yaxis_transform()  # x in the axes' width (1 is its right edge), y in rows
     for position, (_, label, rate, low, high, figures) in enumerate(reversed(rows)):
         axes.barh(position, 100 * rate, color=colours[label], alpha=0.85)
-        # Unclipped, so that an interval ending at 0% or 100% shows its whole cap on the axis's edge.
-        axes.errorbar(100 * rate, position, xerr=[[100 * (rate - low)], [100 * (high - rate)]], fmt="none",
-                      ecolor="black", capsize=4, clip_on=False)
+        if not math.isnan(low):  # deals that all gave the same points have no interval (docs/output.md)
+            # Unclipped, so that an interval ending at 0% or 100% shows its whole cap on the axis's edge.
+            axes.errorbar(100 * rate, position, xerr=[[100 * (rate - low)], [100 * (high - rate)]], fmt="none",
+                          ecolor="black", capsize=4, clip_on=False)
         axes.text(1.02, position, figures, transform=beyond_the_axis, va="center", fontsize=8, clip_on=False)
     axes.set_yticks(range(len(rows)), list(reversed(ticks)), fontsize=8)
     axes.axvline(50, color="grey", linestyle="--", linewidth=1, label="50%")

@@ -98,7 +98,8 @@ class PairedResult:
     """``first``'s mean score per game (a draw counting half)."""
     score_low: float
     score_high: float
-    """The 95% interval of the score, from the variation between deals."""
+    """The 95% interval of the score, from the variation between deals (normal approximation, clipped to [0, 1]);
+    ``nan`` when every deal gave the same points."""
     score_reduction: float
     """1 - (variance of a deal's mean score) / (per-game variance / 2): the share of the variance of the
     score that pairing removed."""
@@ -217,6 +218,8 @@ class PairedAccumulator:
         for (first, second), matchup in sorted(self._matchups.items(),
                                                key=lambda item: tuple(self._rank.get(s, 0) for s in item[0])):
             deal_scores = matchup["deal_scores"]
+            # Deals that all gave the same points leave the normal approximation nothing to go on: its interval
+            # would have no width, a certainty no finite number of deals gives, so it is n/a as the Elo's is.
             half = Z_95 * math.sqrt(deal_scores.variance / deal_scores.count)
             game_variance = matchup["game_scores"].variance
             equivalent = game_variance * deal_scores.count / deal_scores.variance if deal_scores.variance else math.inf
@@ -225,8 +228,8 @@ class PairedAccumulator:
                 second=second,
                 counts=matchup["counts"],
                 score=deal_scores.mean,
-                score_low=max(0.0, deal_scores.mean - half),
-                score_high=min(1.0, deal_scores.mean + half),
+                score_low=max(0.0, deal_scores.mean - half) if deal_scores.variance else math.nan,
+                score_high=min(1.0, deal_scores.mean + half) if deal_scores.variance else math.nan,
                 score_reduction=_reduction(matchup["game_scores"], deal_scores),
                 equivalent_games=equivalent,
                 margin=matchup["game_margins"].mean,

@@ -168,6 +168,20 @@ def test_duplicate_runs_draw_the_paired_interval(tmp_path):
     assert any(text.startswith(expected) for text in texts), (expected, texts)
 
 
+@pytest.mark.timeout(120)
+def test_a_paired_row_whose_deals_all_gave_the_same_points_draws_no_interval(tmp_path):
+    # greedy won both games of each of the 3 deals: the row read "100.0%  [100.0, 100.0]", a bar of no width.
+    out = tmp_path / "dup"
+    result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "3", "-s", "greedy", "-s", "random",
+                                       "--duplicate", "--workers", "1", "--rules", "target_score=1000", "--out",
+                                       str(out), "-q"])
+    assert result.exit_code == 0 and "0/0/0/0/3" in result.output, result.output
+    figure = CHARTS["win_rates"](load_run(out))
+    texts = [text.get_text() for text in figure.axes[0].texts]
+    assert "100.0%  [n/a]  n=6" in texts and "0.0%  [n/a]  n=6" in texts, texts
+    assert len(figure.axes[0].containers) == 6 + 4  # a bar for each of the 6 rows, an error bar for the 4 side rows
+
+
 # --- names and titles ------------------------------------------------------------------------------------
 
 LONG_NAMED_BOT = '''

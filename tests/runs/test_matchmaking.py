@@ -1,6 +1,7 @@
 """Duplicate deals, round robins and ``canasta-sim compare`` end to end."""
 
 import json
+import math
 import re
 from collections import Counter
 
@@ -112,6 +113,20 @@ def test_a_paired_report_of_games_all_won_by_one_side_claims_no_equivalent_games
     assert "win score n/a (every game had the same result)" in line and "inf" not in line, line
 
 
+def test_deals_that_all_gave_the_same_points_have_no_score_interval():
+    # The normal approximation's interval was [100.0%, 100.0%]: a certainty three deals cannot give, beside an Elo
+    # interval already n/a for the same reason.
+    rows = []
+    for deal in range(3):
+        rows.append((deal, "new", "old", "A", 500))
+        rows.append((deal, "old", "new", "B", -400))
+    accumulator = PairedAccumulator(["new", "old"])
+    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
+    (result,) = accumulator.results()
+    assert result.score == 1.0 and math.isnan(result.score_low) and math.isnan(result.score_high)
+    assert "new scores 100.0% [n/a, n/a] per game, +inf Elo [n/a]" in result.text(), result.text()
+
+
 def test_a_paired_report_of_deals_all_split_claims_no_equivalent_games():
     # Every deal split 1-1, so the games varied but the deals did not: pairing removed all the variance, and no
     # number of unpaired games matches that. The line read "win score 100.0% (as precise as inf unpaired games)",
@@ -214,6 +229,16 @@ def test_compare_says_a_strategy_clearly_behind_is_weaker_not_only_short_of_elo1
     assert VERDICT.match(verdict) and " random is weaker than greedy, by " in verdict, verdict
     level = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "greedy", "--seed", "1", "--workers", "1"])
     assert "is not stronger than greedy by elo1 = 10 Elo" in level.output.splitlines()[-1], level.output
+
+
+def test_compare_does_not_call_a_gain_below_a_positive_elo0_weaker():
+    # expert is about 200 Elo stronger than greedy: short of elo0 = 280, yet no weaker than greedy.
+    result = CliRunner().invoke(main, ["compare", "expert", "--baseline", "greedy", "--seed", "1", "--workers", "1",
+                                       "--elo0", "280", "--elo1", "300"])
+    assert result.exit_code == 0, result.output
+    verdict = result.output.splitlines()[-1]
+    assert VERDICT.match(verdict) and verdict.startswith("H0 accepted"), verdict
+    assert "weaker" not in verdict and "expert's gain over greedy is below elo0 = 280 Elo: +" in verdict, verdict
 
 
 def test_compare_without_duplicate_deals_counts_single_games():

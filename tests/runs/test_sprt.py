@@ -118,3 +118,21 @@ def test_paired_results_keep_the_nominal_error_rates():
     assert 1 <= sum(decision == "H1" for decision in outcomes[0]) <= 20  # alpha = 5% of 200 is 10
     assert 1 <= sum(decision == "H0" for decision in outcomes[60]) <= 20
     assert None not in outcomes[0] + outcomes[60]
+
+
+@pytest.mark.parametrize("scores", [PENTANOMIAL_SCORES, TRINOMIAL_SCORES])
+def test_one_observation_moves_the_llr_at_most_by_the_log_ratio_of_the_scores(scores):
+    # docs/matchmaking.md: N observations keep the LLR within N log((1 - s1)/(1 - s0)) and N log(s1/s0), reached by
+    # the most lopsided results; so 20 deals all lost give only -0.58, and the test has a floor on its length.
+    s0, s1 = score_from_elo(0), score_from_elo(10)
+    down, up = math.log((1 - s1) / (1 - s0)), math.log(s1 / s0)
+    rng = random.Random(11)
+    for _ in range(200):
+        counts = [rng.choice([0, 1, rng.randint(0, 300)]) for _ in scores]
+        llr = generalized_llr(counts, scores, 0, 10)
+        assert sum(counts) * down - 1e-9 <= llr <= sum(counts) * up + 1e-9, counts
+    lost = [20] + [0] * (len(scores) - 1)
+    assert generalized_llr(lost, scores, 0, 10) == pytest.approx(20 * down, rel=1e-3)
+    assert round(generalized_llr(lost, scores, 0, 10), 2) == -0.58
+    won = [0] * (len(scores) - 1) + [20]
+    assert generalized_llr(won, scores, 0, 10) == pytest.approx(20 * up, rel=1e-3)
