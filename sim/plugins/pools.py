@@ -65,6 +65,8 @@ class BotPool:
         self.seats: dict[int, list[SharedBot]] = {}
         self.spares: list[BotProcess] = []
         self.pid = os.getpid()
+        self.closed = False
+        """Set by :meth:`close`: the pool starts no process any more."""
         _POOLS.add(self)
 
     def _forked(self) -> None:
@@ -106,6 +108,9 @@ class BotPool:
         return endpoint
 
     def _fresh(self) -> SharedBot:
+        if self.closed:
+            # A Dask task plays on after its run ended (Dask cannot stop it): its games need no bot any more.
+            raise SeatFailure(f"the processes of bot {self.label!r} were ended with its run", reason="crash")
         while self.spares:
             bot = self.spares.pop()
             if bot.running:
@@ -121,6 +126,12 @@ class BotPool:
             raise SeatFailure(f"a new process of bot {self.label!r} failed its handshake: {error}",
                               reason="malformed") from None
         return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
+
+    def close(self) -> None:
+        """End every process of this pool as :func:`close_all` ends them, for good: a game that asks for one
+        afterwards fails (a Dask worker, at the end of the run that started them)."""
+        self.closed = True
+        _say_farewells(self.detach())
 
     def detach(self) -> list[BotProcess]:
         """Every process of this pool, told of the end of its games and taken from the pool."""

@@ -11,12 +11,10 @@ backend's for the same settings.  What differs is where the games are played and
   stays flat however many games are played.
 * **Tasks are pure.**  A task only reads its arguments and returns rows, so Dask may run it again when
   the worker running it dies; the part of a chunk is named by its index, so nothing is lost or doubled.
-* **Strategies travel as specs, files as their text.**  A file spec (``path/bot.py:Bot``) is read by
-  the client and its source sent with every task; a worker writes it under its temporary directory
-  (named by the text's hash) and loads it from there, so workers need not see the client's file.
-  Built-ins, modules and plugins must be installed on the workers.  Each worker checks that its engine
-  version and every strategy's ``name@version`` match the client's, since anything else would give
-  other tables.
+* **Strategies travel as specs, files as their text** (:mod:`canasta_sim.runs.dask_strategies`, which also
+  ends a run's bot processes on the workers with the run).  Built-ins, modules, plugins and the programs of
+  ``cmd:`` bots must be installed on the workers.  Each worker checks that its engine version and every
+  strategy's ``name@version`` match the client's, since anything else would give other tables.
 * **Nothing hangs silently.**  A chunk that has not come back ``task_timeout`` seconds after it could
   start (see :func:`default_task_timeout`), a strategy that no worker can load, and a chunk whose
   workers keep dying end the run with a one-line :class:`ClusterError`; finished chunks are kept.
@@ -31,28 +29,26 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import importlib.util
 import logging
 import os
 import signal
-import tempfile
 import threading
 import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
-from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
-from canasta_sim.runs.dask_journal import ChunkJournal, forget_run, forget_run_on_workers
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
+from canasta_sim.runs.dask_strategies import ShippedFile, end_run_on_workers, load_on_worker, shipped_files
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import charged_failure
@@ -141,26 +137,6 @@ def normalize_scheduler_address(text: str) -> str:
 
 
 @dataclasses.dataclass(frozen=True)
-class ShippedFile:
-    """A file strategy's source, sent with each task so that workers need not see the file.
-
-    :ivar spec: the spec as given (what the tables record).
-    :ivar file_name: the file's base name, kept so messages and tracebacks name it.
-    """
-
-    spec: str
-    file_name: str
-    class_name: str
-    parameters: tuple[tuple[str, str], ...]
-    source: str
-
-    @property
-    def digest(self) -> str:
-        """A hash of the file name and source: the folder a worker writes the file in."""
-        return hashlib.blake2b(f"{self.file_name}\0{self.source}".encode(), digest_size=10).hexdigest()
-
-
-@dataclasses.dataclass(frozen=True)
 class ChunkJob:
     """Everything a worker needs to play any chunk of a run; the same object goes with every task.
 
@@ -189,16 +165,6 @@ class ChunkResult:
     records: tuple[logging.LogRecord, ...] = ()
 
 
-def _file_target(spec: str) -> tuple[Path, str, tuple[tuple[str, str], ...]] | None:
-    """``(path, class name, parameters)`` of a file spec, as :func:`~canasta_sim.plugins.loader.load_strategy`
-    reads it."""
-    target, parameters = parse_spec(spec)
-    module_part, separator, class_name = target.rpartition(":")
-    if separator and (module_part.endswith(".py") or "/" in module_part or "\\" in module_part):
-        return Path(module_part).expanduser(), class_name, parameters
-    return None
-
-
 def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.WARNING) -> ChunkJob:
     """Load the strategies here and read the source of each file strategy, to send them with the tasks.
 
@@ -206,29 +172,13 @@ def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.W
     """
     if on_error not in ON_ERROR_CHOICES:
         raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
-    files = []
-    labels = []
-    for spec in settings.specs:
-        loaded = load_strategy(spec, file=settings.file_of(spec))
-        labels.append((spec, loaded.label))
-        found = _file_target(spec)
-        if found is not None:
-            path, class_name, parameters = found
-            path = Path(loaded.file) if loaded.file else path  # the file the run recorded, wherever we are
-            try:
-                source = path.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as error:
-                raise StrategyLoadError(f"strategy file {str(path)!r} cannot be read to send it to the workers: "
-                                        f"{error}") from None
-            files.append(ShippedFile(spec, path.name, class_name, parameters, source))
-    return ChunkJob(settings, on_error, tuple(files), tuple(labels), ENGINE_VERSION, log_level, uuid.uuid4().hex)
+    loaded = {spec: load_strategy(spec, file=settings.file_of(spec)) for spec in settings.specs}
+    labels = [(spec, strategy.label) for spec, strategy in loaded.items()]
+    files = shipped_files(settings, loaded)
+    return ChunkJob(settings, on_error, files, tuple(labels), ENGINE_VERSION, log_level, uuid.uuid4().hex)
 
 
 # --- the worker side --------------------------------------------------------------------------------
-
-_loaded_on_worker: dict[tuple[str, str], LoadedStrategy] = {}
-_loading_lock = threading.Lock()
-
 
 def _worker_name() -> str:
     from distributed import get_worker
@@ -237,37 +187,6 @@ def _worker_name() -> str:
         return f"Dask worker {get_worker().address}"
     except ValueError:  # called outside a worker (tests call the task function directly)
         return f"process {os.getpid()}"
-
-
-def _materialize(shipped: ShippedFile) -> Path:
-    """Write a shipped file under this machine's temporary folder (once) and return its path."""
-    folder = Path(tempfile.gettempdir()) / "canasta-sim-strategies" / shipped.digest
-    path = folder / shipped.file_name
-    if not path.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
-        # Several worker processes of one machine may write it at once: each renames its own whole copy.
-        partial = folder / f".{shipped.file_name}.{os.getpid()}.{threading.get_ident()}"
-        partial.write_text(shipped.source, encoding="utf-8")
-        os.replace(partial, path)
-    return path
-
-
-def _load_on_worker(spec: str, shipped: ShippedFile | None) -> LoadedStrategy:
-    key = (spec, "" if shipped is None else shipped.digest)
-    with _loading_lock:
-        if key not in _loaded_on_worker:
-            if shipped is None:
-                _loaded_on_worker[key] = load_strategy(spec)
-            else:
-                path = _materialize(shipped)
-                local_spec = f"{path}:{shipped.class_name}"
-                if shipped.parameters:
-                    local_spec += ":" + ",".join(f"{name}={value}" for name, value in shipped.parameters)
-                try:
-                    _loaded_on_worker[key] = load_strategy(local_spec)
-                except StrategyLoadError as error:
-                    raise StrategyLoadError(f"strategy {spec!r} (sent to the worker as {path}): {error}") from None
-        return _loaded_on_worker[key]
 
 
 def _check_versions(job: ChunkJob, factories: dict[str, LoadedStrategy]) -> None:
@@ -307,7 +226,7 @@ def play_chunk_task(job: ChunkJob, chunk: int, submission: int = 1) -> ChunkResu
     """
     announce_attempt(job.token, chunk, submission, BEGAN)
     shipped = {entry.spec: entry for entry in job.files}
-    factories = {spec: _load_on_worker(spec, shipped.get(spec)) for spec in job.settings.specs}
+    factories = {spec: load_on_worker(spec, shipped.get(spec), job.token) for spec in job.settings.specs}
     _check_versions(job, factories)
     collector = _RecordCollector(job.log_level)
     sim_logger = logging.getLogger("canasta_sim")
@@ -503,7 +422,10 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
         while (waiting or flights) and not signals["interrupted"] and error is None:
             now = time.monotonic()
             if now - counted_at >= THREAD_COUNT_SECONDS:  # workers may join or leave a cluster mid-run
-                threads, counted_at = max(1, _worker_threads(client)), now
+                try:
+                    threads, counted_at = max(1, _worker_threads(client)), now
+                except OSError:  # Dask's CommClosedError: the client gave up reconnecting
+                    raise _scheduler_lost(client) from None
             while waiting and len(flights) < IN_FLIGHT_PER_THREAD * threads:
                 submit(waiting.popleft())
             for flight in list(flights.values())[:threads]:
@@ -516,6 +438,8 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                 try:
                     result = None if flight.fetch is None else flight.fetch.poll()
                 except ChunkLost as lost:
+                    if client.status != "running":  # cancelled by the client itself, which lost the scheduler
+                        raise _scheduler_lost(client) from None
                     del flights[future]
                     client.cancel([future])  # a lost attempt Dask may still be computing: it is not wanted any more
                     failure = resubmissions.lost(flight.chunk, flight.submissions, str(lost))
@@ -529,9 +453,8 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                     came_back = True
                     continue
                 except StrategyLoadError as failure:
-                    raise ClusterError(f"a Dask worker cannot load the strategies: {failure}; install canasta-sim "
-                                       "and any strategy modules or plugins on every worker (strategy files are "
-                                       "sent)") from None
+                    raise ClusterError(f"a Dask worker cannot load the strategies: {failure}; "
+                                       f"{_install_advice(job.settings.specs)}") from None
                 if result is None:
                     continue
                 del flights[future]
@@ -545,12 +468,26 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                 time.sleep(POLL_SECONDS)
     finally:
         client.unsubscribe_topic(ATTEMPT_TOPIC)
-        if flights:
-            # Stopping, failing or interrupted: what is still playing is not wanted any more.
+        if flights and client.status == "running":
+            # Stopping, failing or interrupted: what is still playing is not wanted any more.  (A client that lost
+            # its scheduler cancelled everything itself, and would wait for Dask's connect timeout to ask.)
             client.cancel(list(flights))
         # However the run ended, Ctrl-C included: one round trip to each worker.
-        forget_run_on_workers(client, job.token)
+        end_run_on_workers(client, job.token)
     return error
+
+
+def _install_advice(specs: Sequence[str]) -> str:
+    advice = "install canasta-sim and any strategy modules or plugins on every worker (strategy files are sent)"
+    if any(spec.strip().startswith("cmd:") for spec in specs):
+        advice += ("; a cmd: bot's command runs on the workers: its program must be there, at the path the spec "
+                   "names (a relative one from each worker's working directory)")
+    return advice
+
+
+def _scheduler_lost(client) -> ClusterError:
+    return ClusterError(f"lost the connection to the Dask scheduler at {client.scheduler.address} (it stopped, or the "
+                        "network to it failed); the chunks being played were cancelled")
 
 
 def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings) -> None:

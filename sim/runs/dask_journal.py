@@ -43,7 +43,7 @@ except ImportError:  # Windows: byte-range locks instead
     fcntl = None
     import msvcrt
 
-__all__ = ["ChunkJournal", "forget_run", "forget_run_on_workers", "monitor_folder"]
+__all__ = ["ChunkJournal", "forget_run", "monitor_folder"]
 
 _DOUBLE = 8
 _MONITOR_BYTES = MONITOR_SIZE * _DOUBLE
@@ -66,15 +66,6 @@ def forget_run(run_token: str, folder: Path | None = None) -> None:
         # still playing): it goes with the attempt.
         with contextlib.suppress(FileNotFoundError, PermissionError):
             path.unlink()
-
-
-def forget_run_on_workers(client, run_token: str) -> None:
-    """Have every worker of the client's cluster :func:`forget_run`.  A worker, or the scheduler, gone by then
-    costs the few bytes it keeps, not the finished run."""
-    if client.status != "running":  # the scheduler is lost: asking would wait for Dask's connect timeout first
-        return
-    with contextlib.suppress(OSError):
-        client.run(forget_run, run_token, on_error="ignore")
 
 
 def _lock(handle, *, wait: bool) -> bool:

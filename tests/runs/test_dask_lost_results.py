@@ -73,3 +73,61 @@ def test_a_chunk_whose_rows_died_with_their_worker_is_played_again_at_once(how, 
     warnings = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
     assert warnings == ["chunk 0 (games 0-3) was lost on the Dask cluster (the worker holding its finished rows died "
                         "before they were fetched); it is played again"]
+
+
+class _CancelledFuture:
+    """A chunk's future that the client cancelled itself on losing the scheduler (Dask's ``_reconnect``)."""
+
+    status = "cancelled"
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+class _ClientThatLostItsScheduler(FakeClient):
+    """A client whose scheduler died once the run's first chunks were sent: it is reconnecting, its futures were
+    cancelled, and asking the scheduler anything fails once it gave up (``CommClosedError``, an ``OSError``)."""
+
+    scheduler = types.SimpleNamespace(address="tcp://10.0.0.5:8786")
+
+    def __init__(self, answers_nthreads: bool) -> None:
+        super().__init__()
+        self.answers_nthreads = answers_nthreads
+        self.submitted: list[str] = []
+
+    def submit(self, function, job, chunk, submission, key, pure, retries):
+        self.submitted.append(key)
+        self.status = "connecting"
+        return _CancelledFuture(key)
+
+    def nthreads(self) -> dict[str, int]:
+        if self.answers_nthreads or not self.submitted:
+            return super().nthreads()
+        self.status = "closed"
+        raise distributed.comm.CommClosedError("ConnectionPool closing.")
+
+
+class _NeverDone(FakeAsCompleted):
+    @staticmethod
+    def is_done(future) -> bool:
+        return False
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("seen", ["cancelled chunks", "a failed question"])
+def test_a_lost_scheduler_ends_the_run_with_one_line_naming_it(seen, tmp_path, monkeypatch, caplog):
+    # The chunks Dask cancelled were played again, each with a warning, until "chunk 1 was lost: its Dask workers
+    # kept dying while no chunk began to play", or until a question to the scheduler failed, which the command then
+    # reported as "writing the run failed: ConnectionPool closing.".
+    monkeypatch.setattr(distributed, "as_completed", FakeAsCompleted if seen == "cancelled chunks" else _NeverDone)
+    settings = RunSettings(games=8, seed=1, specs=("greedy",), rules=Rules(), chunk_size=4)
+    job = types.SimpleNamespace(settings=settings, token="run")
+    client = _ClientThatLostItsScheduler(answers_nthreads=seen == "cancelled chunks")
+    with pytest.raises(dask_backend.ClusterError) as caught:
+        dask_backend._drive(client, job, [0, 1], RunDirectory(tmp_path), lambda report: None, 60.0,
+                            {"interrupted": False})
+    assert str(caught.value).startswith("lost the connection to the Dask scheduler at tcp://10.0.0.5:8786")
+    assert "\n" not in str(caught.value)
+    assert len(client.submitted) == 2  # nothing sent again to a scheduler that is gone
+    assert not [record for record in caplog.records if record.levelname == "WARNING"]
+    assert client.cancelled == []  # nor asked of it: each question would wait for Dask's connect timeout

@@ -1,0 +1,156 @@
+"""The strategies a Dask worker plays a run's chunks with, and what a run leaves on its workers when it ends.
+
+* **File strategies travel as their text.**  For a file spec (``path/bot.py:Bot``, and ``isolated:path/bot.py:Bot``,
+  whose file the bot's process loads) the client reads the file and sends its source with every task
+  (:class:`ShippedFile`); a worker writes it under its temporary folder, named by the text's hash, and loads it from
+  there, so workers need not see the client's file.
+* **In-process strategies are loaded once per worker**, for every run that names them: a class is the same for
+  each run, and a file whose text changed is another file (another hash).
+* **Bots in processes of their own (``isolated:``, ``cmd:``) belong to one run and one worker thread.**  Their
+  processes are started for a run and ended with it (:func:`end_run_here`): a long-lived worker keeps no bot
+  running between runs, and a run never plays with the processes of an earlier run, which may run a program that
+  has changed since.  A task plays its bot games one at a time, each taking its seat's process over from the game
+  before, so two tasks of one worker (``--nthreads 2``) playing at once each have their own processes.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import dataclasses
+import hashlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+from canasta_sim.errors import StrategyLoadError
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
+from canasta_sim.plugins.specs import is_bot_spec, is_file_part
+from canasta_sim.runs.dask_journal import forget_run
+from canasta_sim.runs.runner import RunSettings
+
+__all__ = ["ShippedFile", "end_run_here", "end_run_on_workers", "load_on_worker", "shipped_files"]
+
+_ISOLATED = "isolated:"
+
+
+@dataclasses.dataclass(frozen=True)
+class ShippedFile:
+    """A file strategy's source, sent with each task so that workers need not see the file.
+
+    :ivar spec: the spec as given (what the tables record).
+    :ivar file_name: the file's base name, kept so messages and tracebacks name it.
+    :ivar isolated: whether the spec runs the file's class in a process of its own (``isolated:``).
+    """
+
+    spec: str
+    file_name: str
+    class_name: str
+    parameters: tuple[tuple[str, str], ...]
+    source: str
+    isolated: bool = False
+
+    @property
+    def digest(self) -> str:
+        """A hash of the file name and source: the folder a worker writes the file in."""
+        return hashlib.blake2b(f"{self.file_name}\0{self.source}".encode(), digest_size=10).hexdigest()
+
+    def local_spec(self, path: Path) -> str:
+        """The spec that loads this strategy from ``path``, where the worker wrote the file."""
+        spec = f"{_ISOLATED if self.isolated else ''}{path}:{self.class_name}"
+        if self.parameters:
+            spec += ":" + ",".join(f"{name}={value}" for name, value in self.parameters)
+        return spec
+
+
+def shipped_files(settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> tuple[ShippedFile, ...]:
+    """The files of the run's file specs, read here to send them with the tasks.
+
+    :raises StrategyLoadError: if a file cannot be read.
+    """
+    files = []
+    for spec in settings.specs:
+        inner = spec.strip()
+        isolated = inner.startswith(_ISOLATED)
+        if isolated:
+            inner = inner[len(_ISOLATED):]
+        target, parameters = parse_spec(inner)
+        module_part, separator, class_name = target.rpartition(":")
+        if not separator or not is_file_part(module_part):
+            continue
+        # The file the run recorded (absolute), wherever the client runs now.
+        recorded = loaded[spec].file or settings.file_of(spec)
+        path = Path(recorded) if recorded else Path(module_part).expanduser()
+        try:
+            source = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            raise StrategyLoadError(f"strategy file {str(path)!r} cannot be read to send it to the workers: "
+                                    f"{error}") from None
+        files.append(ShippedFile(spec, path.name, class_name, parameters, source, isolated))
+    return tuple(files)
+
+
+_loaded: dict[tuple[str, ...], LoadedStrategy] = {}
+"""This worker's loaded strategies: by spec and file hash, and for a bot spec by run and thread too."""
+_loading_lock = threading.Lock()
+_ended_runs: collections.deque[str] = collections.deque(maxlen=1024)
+"""The last runs ended on this worker: an attempt of one that loads its bots only now starts none.  A run's token is
+never used again, and an attempt outlives its run by a chunk's games at most, so the last few suffice."""
+
+
+def _materialize(shipped: ShippedFile) -> Path:
+    """Write a shipped file under this machine's temporary folder (once) and return its path."""
+    folder = Path(tempfile.gettempdir()) / "canasta-sim-strategies" / shipped.digest
+    path = folder / shipped.file_name
+    if not path.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        # Several worker processes of one machine may write it at once: each renames its own whole copy.
+        partial = folder / f".{shipped.file_name}.{os.getpid()}.{threading.get_ident()}"
+        partial.write_text(shipped.source, encoding="utf-8")
+        os.replace(partial, path)
+    return path
+
+
+def load_on_worker(spec: str, shipped: ShippedFile | None, run_token: str) -> LoadedStrategy:
+    """The strategy of ``spec`` for a task of the run ``run_token`` on this worker's current thread.
+
+    :raises StrategyLoadError: if it cannot be loaded here.
+    """
+    key: tuple[str, ...] = (spec, "" if shipped is None else shipped.digest)
+    if is_bot_spec(spec):
+        key += (run_token, str(threading.get_ident()))
+    with _loading_lock:
+        if len(key) > 2 and run_token in _ended_runs:
+            raise StrategyLoadError(f"strategy {spec!r}: its run ended on this worker; no bot process is started")
+        if key not in _loaded:
+            if shipped is None:
+                _loaded[key] = load_strategy(spec)
+            else:
+                path = _materialize(shipped)
+                try:
+                    _loaded[key] = load_strategy(shipped.local_spec(path))
+                except StrategyLoadError as error:
+                    raise StrategyLoadError(f"strategy {spec!r} (sent to the worker as {path}): {error}") from None
+        return _loaded[key]
+
+
+def end_run_here(run_token: str) -> None:
+    """End what the run left in this process and on this machine: its bot processes (each told ``quit``, then
+    killed if it lingers) and its chunks' journals (:func:`~canasta_sim.runs.dask_journal.forget_run`)."""
+    with _loading_lock:
+        _ended_runs.append(run_token)
+        ended = [key for key in _loaded if len(key) > 2 and key[2] == run_token]
+        pools = [_loaded.pop(key).cls.pool for key in ended]
+    for pool in pools:
+        pool.close()
+    forget_run(run_token)
+
+
+def end_run_on_workers(client, run_token: str) -> None:
+    """Have every worker of the client's cluster :func:`end_run_here`.  A worker, or the scheduler, gone by then
+    keeps the few bytes of journals it holds (its bots ended with it), not the finished run."""
+    if client.status != "running":  # the scheduler is lost: asking would wait for Dask's connect timeout first
+        return
+    with contextlib.suppress(OSError):
+        client.run(end_run_here, run_token, on_error="ignore")
