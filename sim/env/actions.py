@@ -137,7 +137,9 @@ def move_actions(decision: str, value, *, side_has_melded: bool) -> tuple[int, .
     This is the bijection of the module's table read backwards: a ``TakePile`` with extra melds
     and an opening ``Meld`` (``side_has_melded`` false) end with :data:`DONE_ACTION`; a ``Meld`` of
     several groups after the opening becomes one group action per group, in increasing order, which
-    the environment may not accept group by group: :func:`playable_actions` orders them as it does.
+    the environment may not accept group by group, and which is one compound move ending in ``done``
+    where it is a joint going-out meld: only the position tells, so :func:`playable_actions`, given
+    the view, gives the actions the environment plays.
     """
     if decision in (ASK_DECISION, ANSWER_DECISION):
         base = ASK_NO if decision == ASK_DECISION else ANSWER_NO
