@@ -5,10 +5,15 @@ own ``can_x`` method, so what it yields is legal by the same code that
 judges a strategy's choice; the state remembers each (``_list``), so the
 move a strategy picks from a listing is applied on that check, not checked
 again.  Two listings are canonical rather than
-exhaustive, because the exhaustive ones add nothing a player cannot reach:
+exhaustive, because the exhaustive ones add almost nothing a player cannot reach:
 
 * once a side has melded, :func:`legal_melds` lists single groups; several
-  groups laid one after another reach every compound meld;
+  groups laid one after another reach every compound meld but one kind: under
+  ``canastas_to_go_out`` of 2 or more, a hand of two cards that each complete
+  a canasta still needed goes out only by laying both at once (either alone
+  would keep just the card to discard, R6.4, R12.1).  Its black 3 groups are
+  new melds of 3 or 4, not a black 3 added to those laid this turn to go out
+  (R5.3).  The environments' masks (:mod:`canasta_sim.env.encoding`) add both;
 * :func:`legal_takes` lists a take with extra melds only when the top-card
   meld alone falls short of the initial minimum; otherwise those melds can be
   laid right after the take.

@@ -21,31 +21,55 @@ action                            meaning
 5645, 5646                        answer the partner: no, yes
 ================================  =========================================================
 
-One engine move is one action, except two that must be validated as a whole: an opening meld
-(the side's first, R10) and a take that needs extra melds to reach the minimum (R8.3).  Those
-are played as several actions, the groups in increasing action order, then ``done``; the mask
-allows only prefixes of legal moves, so every sequence it allows ends in a legal move.  The
-mask allows exactly the engine's canonical legal moves (:mod:`canasta_sim.core.legal`), with one
-restriction: after a partner's "yes" that obliges going out (R12.5), a meld is allowed only if
-going out stays possible after it, so that a masked choice can never leave the seat without a
-legal move.
+One engine move is one action, except three that must be validated as a whole: an opening meld
+(the side's first, R10), a take that needs extra melds to reach the minimum (R8.3), and a joint
+going-out meld: the last two cards laid as two single-card groups at once, where neither may go
+alone (a side short of ``canastas_to_go_out`` may not keep only the card to discard, R6.4, R12.1).
+Those are played as several actions, the groups in increasing action order, then ``done``; the mask
+allows only prefixes of legal moves, so every sequence it allows ends in a legal move.  The mask
+allows the engine's canonical legal moves (:mod:`canasta_sim.core.legal`), the joint going-out
+melds, and black 3s added to the meld of black 3s laid this turn (R5.3), which the canonical listing
+leaves out; so every legal move is reached by some sequence of allowed actions, over one meld
+decision or several.  One restriction: after a partner's "yes" that obliges going out (R12.5), a
+meld is allowed only if going out stays possible after it, so that a masked choice can never leave
+the seat without a legal move.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import numbers
-from collections.abc import Sequence
 
 import numpy as np
 
-from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO
+from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, KIND_VALUE, TWO
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.going_out import find_meld_out
-from canasta_sim.core.moves import DRAW, STOP, WILD_RANK, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile
+from canasta_sim.core.moves import DRAW, STOP, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import MAX_TURNS_PER_HAND
 from canasta_sim.core.view import SeatView
+from canasta_sim.env.actions import (
+    _SLOT_OF_RANK,
+    ACTION_COUNT,
+    ANSWER_NO,
+    ANSWER_YES,
+    ASK_NO,
+    ASK_YES,
+    DISCARD_BASE,
+    DONE_ACTION,
+    DRAW_ACTION,
+    GROUP_BASE,
+    SLOT_RANKS,
+    STOP_ACTION,
+    TAKE_BASE,
+    _group_of,
+    _take_shape,
+    action_number,
+    action_text,
+    group_action,
+    move_actions,
+    take_action,
+)
 from canasta_sim.env.driver import (
     ACQUIRE_DECISION,
     ANSWER_DECISION,
@@ -81,133 +105,6 @@ __all__ = [
     "playable_actions",
     "score_bounds",
 ]
-
-DRAW_ACTION = 0
-STOP_ACTION = 1
-TAKE_BASE = 2
-_TAKE_NATURALS, _JOKERS, _GROUP_NATURALS, _DEUCES = 8, 5, 9, 9
-TAKE_COUNT = _TAKE_NATURALS * _JOKERS * _DEUCES
-GROUP_BASE = TAKE_BASE + TAKE_COUNT
-SLOT_RANKS = (*range(FOUR, KIND_COUNT), BLACK_THREE, WILD_RANK)
-"""The rank of each meld slot: 4 to A, black 3s, wild cards only."""
-_SLOT_OF_RANK = {rank: slot for slot, rank in enumerate(SLOT_RANKS)}
-GROUP_COUNT = len(SLOT_RANKS) * _GROUP_NATURALS * _JOKERS * _DEUCES
-DONE_ACTION = GROUP_BASE + GROUP_COUNT
-DISCARD_BASE = DONE_ACTION + 1
-ASK_NO = DISCARD_BASE + KIND_COUNT
-ASK_YES = ASK_NO + 1
-ANSWER_NO = ASK_YES + 1
-ANSWER_YES = ANSWER_NO + 1
-ACTION_COUNT = ANSWER_YES + 1
-"""The size of the ``Discrete`` action space (5647)."""
-
-
-# ---------------------------------------------------------------------------------------------- actions
-
-
-def _shape(cards: Sequence[int]) -> tuple[int, int, int]:
-    jokers = sum(1 for kind in cards if kind == JOKER)
-    deuces = sum(1 for kind in cards if kind == TWO)
-    return len(cards) - jokers - deuces, jokers, deuces
-
-
-def take_action(cards: Sequence[int]) -> int:
-    """The action of a take melding the top card with ``cards`` from hand."""
-    naturals, jokers, deuces = _shape(cards)
-    if naturals >= _TAKE_NATURALS or jokers >= _JOKERS or deuces >= _DEUCES:
-        raise ValueError(f"no take action melds {naturals} naturals, {jokers} jokers and {deuces} deuces")
-    return TAKE_BASE + (naturals * _JOKERS + jokers) * _DEUCES + deuces
-
-
-def group_action(group: MeldGroup) -> int:
-    """The action laying ``group`` (see the module's table)."""
-    slot = _SLOT_OF_RANK.get(group.rank)
-    if slot is None:
-        raise ValueError(f"no meld group action has rank {shown(group.rank)}; a meld's rank is a card kind 0-14")
-    jokers = group.jokers
-    deuces = group.deuces
-    naturals = len(group.cards) - jokers - deuces
-    if naturals >= _GROUP_NATURALS or jokers >= _JOKERS or deuces >= _DEUCES:
-        raise ValueError(f"no meld group action lays {naturals} naturals, {jokers} jokers and {deuces} deuces")
-    return GROUP_BASE + ((slot * _GROUP_NATURALS + naturals) * _JOKERS + jokers) * _DEUCES + deuces
-
-
-def _group_of(action: int) -> MeldGroup:
-    index = action - GROUP_BASE
-    index, deuces = divmod(index, _DEUCES)
-    index, jokers = divmod(index, _JOKERS)
-    slot, naturals = divmod(index, _GROUP_NATURALS)
-    return MeldGroup.of(SLOT_RANKS[slot], naturals, jokers, deuces)
-
-
-def _take_shape(action: int) -> tuple[int, int, int]:
-    index, deuces = divmod(action - TAKE_BASE, _DEUCES)
-    naturals, jokers = divmod(index, _JOKERS)
-    return naturals, jokers, deuces
-
-
-def action_number(action: object) -> int:
-    """``action`` as an int, when it is a whole number (an int or a numpy integer; whether the mask allows it is
-    :meth:`DecisionOptions.play`'s to say).
-
-    :raises TypeError: for anything else (``0.0``, ``"0"``, ``True``), which ``int()`` would have taken: the
-        environments and a policy playing as a strategy take the same actions.
-    """
-    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-        raise TypeError(f"{shown(action)} is not an action number; use a whole number 0-{ACTION_COUNT - 1}")
-    return int(action)
-
-
-def action_text(action: int) -> str:
-    """A short text for ``action``, e.g. ``'take +2n+1j+0d'``, ``'group K K JK'``, ``'discard 4'``."""
-    if not 0 <= action < ACTION_COUNT:
-        raise ValueError(f"action {action} is outside 0-{ACTION_COUNT - 1}")
-    if action == DRAW_ACTION:
-        return "draw"
-    if action == STOP_ACTION:
-        return "stop"
-    if action < GROUP_BASE:
-        naturals, jokers, deuces = _take_shape(action)
-        return f"take +{naturals}n+{jokers}j+{deuces}d"
-    if action < DONE_ACTION:
-        group = _group_of(action)
-        return f"group {group}" if group.cards else f"group {group.rank}:(empty)"
-    if action == DONE_ACTION:
-        return "done"
-    if action < ASK_NO:
-        return f"discard {KIND_NAMES[action - DISCARD_BASE]}"
-    return ("ask no", "ask yes", "answer no", "answer yes")[action - ASK_NO]
-
-
-def move_actions(decision: str, value, *, side_has_melded: bool) -> tuple[int, ...]:
-    """The actions that play a decision's ``value`` (a move, ``None`` or a bool), in order.
-
-    This is the bijection of the module's table read backwards: a ``TakePile`` with extra melds
-    and an opening ``Meld`` (``side_has_melded`` false) end with :data:`DONE_ACTION`; a ``Meld`` of
-    several groups after the opening becomes one group action per group, in increasing order, which
-    the environment may not accept group by group: :func:`playable_actions` orders them as it does.
-    """
-    if decision in (ASK_DECISION, ANSWER_DECISION):
-        base = ASK_NO if decision == ASK_DECISION else ANSWER_NO
-        return (base + (1 if value else 0),)
-    if value is None:
-        return (DONE_ACTION,)
-    if isinstance(value, Draw):
-        return (DRAW_ACTION,)
-    if isinstance(value, Stop):
-        return (STOP_ACTION,)
-    if isinstance(value, Discard):
-        return (DISCARD_BASE + value.card,)
-    if isinstance(value, TakePile):
-        first = take_action(value.cards)
-        if not value.extra:
-            return (first,)
-        return (first, *sorted(group_action(group) for group in value.extra), DONE_ACTION)
-    if isinstance(value, Meld):
-        groups = tuple(sorted(group_action(group) for group in value.groups))
-        return groups if side_has_melded else (*groups, DONE_ACTION)
-    raise ValueError(f"{shown(value)} is not a value of the {decision} decision; use a move record, None or "
-                     "True or False")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,21 +199,74 @@ def _acquire_options(view: SeatView) -> DecisionOptions:
 
 
 def _meld_options(view: SeatView) -> DecisionOptions:
-    side = view.side
+    melded = view.has_melded(view.side)
     melds = list(view.legal_melds())
+    if melded:
+        melds += _black_three_additions(view)
     if view.partner_answer is True and view.rules.ask_partner_yes_forces_out:
         melds = [move for move in melds if _keeps_going_out_possible(view, move)]
     immediate: dict[int, object] = {}
     compound = []
-    if view.has_melded(side):
+    if melded:
         for move in melds:
             immediate[group_action(move.groups[0])] = move
+        if view.hand_size == 2:
+            compound = [(tuple(group_action(group) for group in move.groups), move)
+                        for move in _joint_going_out_melds(view, immediate)]
     else:
         compound = [(tuple(sorted(group_action(group) for group in move.groups)), move) for move in melds]
     if view.can(STOP) or any(True for _ in view.legal_discards()):
         immediate[DONE_ACTION] = None
     _check_disjoint(immediate, compound)
     return DecisionOptions(MELD_DECISION, immediate, tuple(compound))
+
+
+def _black_three_additions(view: SeatView) -> list[Meld]:
+    """Black 3s added to the meld of black 3s the player laid this turn to go out (R5.3: a meld of 3 or 4), which the
+    engine accepts but its canonical listing, whose black 3 groups are new melds of 3 or 4, leaves out."""
+    held = view.hand[BLACK_THREE]
+    laid = view.meld_size(view.side, BLACK_THREE)
+    if not held or not laid:
+        return []
+    moves = (Meld((MeldGroup.of(BLACK_THREE, count),)) for count in range(1, min(held, 4 - laid) + 1))
+    return [move for move in moves if view.can(move)]
+
+
+def _joint_going_out_melds(view: SeatView, immediate: dict[int, object]) -> list[Meld]:
+    """The legal melds of a two-card hand laying its cards as two single-card groups at once, where neither group
+    is legal alone: the moves that single groups laid one after another cannot reach.
+
+    With the side short of ``canastas_to_go_out``, laying one card first would leave only the card to discard (R6.4,
+    R12.1), while the two together complete the canastas needed and go out without a discard (R12.2).  With one
+    canasta needed, the card that completes it may go alone, so there is none.  No larger hand has such a meld: of a
+    legal meld whose groups none may go alone, each group fails alone only for the cards it would leave (a black 3
+    group, R5.3, leaves the others three cards or more, so they may go alone; after a "yes", R12.5, the meld's other
+    groups are a way out, which E4's search finds), so each leaves at most one card: two single cards.
+    """
+    hand = view.hand
+    melded = view.melded_ranks(view.side)
+    choices = []  # per card held: the single-card groups it could be, onto a meld the side holds (R9.6)
+    for kind in range(KIND_COUNT):
+        wild = kind in (JOKER, TWO)
+        if wild:
+            ranks = [rank for rank in SLOT_RANKS if melded >> rank & 1 and rank != BLACK_THREE]  # R5.4
+        else:
+            ranks = [kind] if melded >> kind & 1 else []
+        groups = [MeldGroup.of(rank, int(not wild), int(kind == JOKER), int(kind == TWO)) for rank in ranks]
+        choices += [groups] * hand[kind]
+    found = {}
+    for first in choices[0]:
+        for second in choices[1]:
+            if first.rank == second.rank:
+                continue  # one group of both cards, which the single groups list
+            pair = sorted((first, second), key=group_action)
+            actions = tuple(group_action(group) for group in pair)
+            if actions in found or any(action in immediate for action in actions):
+                continue
+            move = Meld(tuple(pair))
+            if view.can(move):
+                found[actions] = move
+    return [found[actions] for actions in sorted(found)]
 
 
 def _check_disjoint(immediate, compound) -> None:
@@ -355,8 +305,9 @@ def playable_actions(view: SeatView, decision: str, value) -> tuple[int, ...]:
 
     * a meld of several groups after the side's opening, laid one group per action, where the order can matter:
       laying ``4 4 4`` of ``meld 4 4 4; A`` first, with no canasta yet, would leave one card that may not be
-      discarded (R12.1, R12.2), so the ace goes first.  The groups go in the lowest order the masks allow (a meld
-      no order plays keeps the increasing order);
+      discarded (R12.1, R12.2), so the ace goes first.  The groups go in the lowest order the masks allow, the last
+      two as one joint going-out meld (then ``done``) where neither may go alone (``canastas_to_go_out`` of 2 or
+      more: ``meld 9:2; A:2``, each deuce completing a canasta);
     * a take with extra melds that the take alone did not need (R8.3): the environment takes, then lays the groups
       in the meld phase as above.  Where it would ask the partner in between (R12.5) and the engine did not ask
       after the whole move, the seat declined: ``ask no`` comes before the groups.  Where the engine did ask after
@@ -373,27 +324,32 @@ def playable_actions(view: SeatView, decision: str, value) -> tuple[int, ...]:
         whole.apply(value)
         asking = (ASK_NO,) if alone.can_ask() and not whole.can_ask() else ()
         order = _playable_group_order(SeatView(alone, view.seat, view.scores), list(value.extra))
-        groups = actions[1:-1] if order is None else tuple(group_action(group) for group in order)
-        return (actions[0], *asking, *groups)
+        return (actions[0], *asking, *(actions[1:-1] if order is None else order))
     if decision != MELD_DECISION or len(actions) < 2 or not side_has_melded:
         return actions
     order = _playable_group_order(view, list(value.groups))
-    return actions if order is None else tuple(group_action(group) for group in order)
+    return actions if order is None else order
 
 
-def _playable_group_order(view: SeatView, groups: list[MeldGroup]) -> tuple[MeldGroup, ...] | None:
-    allowed = _meld_options(view).allowed()
+def _playable_group_order(view: SeatView, groups: list[MeldGroup]) -> tuple[int, ...] | None:
+    """The actions laying ``groups`` in the meld phase, one meld decision after another: single groups in the lowest
+    order the masks allow, the last two as one joint meld where neither may go alone; ``None`` when no order does."""
+    options = _meld_options(view)
+    together = tuple(sorted(group_action(group) for group in groups))
+    if any(actions == together for actions, _ in options.compound):
+        return (*together, DONE_ACTION)
     for index, group in sorted(enumerate(groups), key=lambda item: group_action(item[1])):
-        if group_action(group) not in allowed:
+        action = group_action(group)
+        if action not in options.immediate:
             continue
         rest = groups[:index] + groups[index + 1:]
         if not rest:
-            return (group,)
+            return (action,)
         state = view._state.copy()  # a copy: the strategy's own game is not touched
         state.apply(Meld((group,)))
         later = _playable_group_order(SeatView(state, view.seat, view.scores), rest)
         if later is not None:
-            return (group, *later)
+            return (action, *later)
     return None
 
 

@@ -117,7 +117,7 @@ class Ismcts(Strategy):
     """Every decision with a choice searched by OpenSpiel's IS-MCTS over the rest of the hand."""
 
     name = "ismcts"
-    version = 1
+    version = 2
     description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
     parameters = {"simulations": 50, "uct_c": 1.0, "final_policy": "max_visit", "rollouts": 1, "playout": "random"}
 

@@ -181,14 +181,49 @@ def test_openspiels_ismcts_searches_the_game():
 # ---------------------------------------------------------------------------------------------- the ismcts strategy
 
 
-def _ismcts_game(spec: str, seed: int):
+def _ismcts_game(spec: str, seed: int, options: tuple[str, ...] = ()):
     from canasta_sim.core.engine import play_game
     from canasta_sim.core.rules import Rules
     from canasta_sim.plugins.loader import load_strategy
 
     searcher = load_strategy(spec)
     expert = load_strategy("expert")
-    return play_game([searcher, expert, searcher, expert], seed=seed, rules=Rules(target_score=200))
+    rules = Rules.from_options(["target_score=200", *options])
+    return play_game([searcher, expert, searcher, expert], seed=seed, rules=rules)
+
+
+ISMCTS_RECORDED = {
+    ("2", "ismcts@2", ()): "bb90b3729c2fcd44",
+    ("2", "ismcts@2", ("canastas_to_go_out=2",)): "2f68e68a26cdee6c",
+}
+"""ismcts's games, as tests/strategies/test_versions.py records the built-ins' (pgx style: a change that alters any
+game bumps ``Ismcts.version``): ``(engine, label, rule options): fingerprint`` of 4 games of
+``ismcts:simulations=4,playout=random`` against expert to a target of 200.  ismcts@2 plays on the masks that allow
+the joint going-out melds of ``canastas_to_go_out`` 2 or more and a black 3 added to the black 3s laid to go out
+(R5.3): game 15 under the default rules changed, and under ``canastas_to_go_out=2`` ismcts@1 stopped in games 13
+and 14 (a random play-out met a mask that allowed nothing)."""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("options", [(), ("canastas_to_go_out=2",)], ids=["defaults", "canastas_to_go_out=2"])
+def test_ismcts_plays_the_games_recorded_for_its_version(options):
+    import hashlib
+
+    from canasta_sim import ENGINE_VERSION
+    from canasta_sim.env.ismcts import Ismcts
+
+    digest = hashlib.sha256()
+    for seed in (12, 13, 14, 15):
+        result = _ismcts_game("ismcts:simulations=4,playout=random", seed, options)
+        hands = [(hand.end_reason, hand.went_out_seat, hand.totals_after) for hand in result.hands]
+        digest.update(repr(hands).encode())
+        digest.update(repr((result.scores, result.winner, result.termination)).encode())
+    found = digest.hexdigest()[:16]
+    key = (ENGINE_VERSION, Ismcts.label(), options)
+    assert key in ISMCTS_RECORDED, f"no fingerprint for {key}: record {found!r}"
+    assert found == ISMCTS_RECORDED[key], (
+        f"{Ismcts.label()} plays differently under engine {ENGINE_VERSION}: bump Ismcts.version and record {found!r}"
+    )
 
 
 @pytest.mark.timeout(120)
@@ -206,7 +241,7 @@ def test_ismcts_is_registered_as_a_strategy_and_checks_its_parameters():
     from canasta_sim.plugins.loader import load_strategy
 
     loaded = load_strategy("ismcts:simulations=20,uct_c=1.5,final_policy=max_value,rollouts=2")
-    assert loaded.label == "ismcts@1"
+    assert loaded.label == "ismcts@2"
     for bad, named in (("simulations=0", "simulations"), ("final_policy=best", "max_visit"),
                        ("playout=greedy", "random, expert"), ("rollouts=0", "rollouts")):
         with pytest.raises(StrategyLoadError, match=named):

@@ -175,14 +175,17 @@ def _replaying(actions: list[int]) -> type[PolicyStrategy]:
 # (target 1000, seeds 23 and 38) lays several groups after its side's opening where only one order can be laid
 # group by group (in seed 23 "meld 4 4 4; A" empties the hand, and the 4s first, with no canasta yet, would leave
 # one card that may not be discarded: R12.1, R12.2); expert (seeds 2 and 12) takes the pile with extra melds the
-# take alone did not need ("take A A; 8 8 8"), which the environment plays as the take, then a meld (R8.3).
+# take alone did not need ("take A A; 8 8 8"), which the environment plays as the take, then a meld (R8.3); under
+# canastas_to_go_out=2 greedy (seed 4), after its partner's "yes", goes out with "meld 9:2; A:2", two deuces that
+# each complete a canasta, neither of which may go alone (R12.1, R12.5): one joint meld of the environment.
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(("strategies", "seed", "rules"), [
     ((Greedy, Greedy), 23, Rules(target_score=1000)),
     ((Greedy, Greedy), 38, Rules(target_score=1000)),
     ((Expert, Greedy), 2, Rules()),
     ((Expert, Greedy), 12, Rules()),
-], ids=["greedy-23", "greedy-38", "expert-2", "expert-12"])
+    ((Greedy, Greedy), 4, Rules(target_score=1000, canastas_to_go_out=2)),
+], ids=["greedy-23", "greedy-38", "expert-2", "expert-12", "greedy-4-two-canastas"])
 def test_recorded_actions_played_back_through_the_mask_play_the_same_game(strategies, seed, rules):
     recorder = DecisionRecorder()
     players = [recorder.wrap(strategies[seat % 2], game_id=0, seat=seat, spec="s") for seat in range(4)]

@@ -1,0 +1,164 @@
+"""The numbering of the research interface's action space (one ``Discrete(5647)`` for every rule set).
+
+:mod:`canasta_sim.env.encoding` documents the table and re-exports every name here; this module holds the numbers
+and the conversions between actions and the engine's moves, which the masks, the observation and the decision
+records all use.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
+from canasta_sim.core.moves import WILD_RANK, Discard, Draw, Meld, MeldGroup, Stop, TakePile
+from canasta_sim.env.driver import ANSWER_DECISION, ASK_DECISION, shown
+
+__all__ = [
+    "ACTION_COUNT",
+    "ANSWER_NO",
+    "ANSWER_YES",
+    "ASK_NO",
+    "ASK_YES",
+    "DISCARD_BASE",
+    "DONE_ACTION",
+    "DRAW_ACTION",
+    "GROUP_BASE",
+    "SLOT_RANKS",
+    "STOP_ACTION",
+    "TAKE_BASE",
+    "action_number",
+    "action_text",
+    "group_action",
+    "move_actions",
+    "take_action",
+]
+
+DRAW_ACTION = 0
+STOP_ACTION = 1
+TAKE_BASE = 2
+_TAKE_NATURALS, _JOKERS, _GROUP_NATURALS, _DEUCES = 8, 5, 9, 9
+TAKE_COUNT = _TAKE_NATURALS * _JOKERS * _DEUCES
+GROUP_BASE = TAKE_BASE + TAKE_COUNT
+SLOT_RANKS = (*range(FOUR, KIND_COUNT), BLACK_THREE, WILD_RANK)
+"""The rank of each meld slot: 4 to A, black 3s, wild cards only."""
+_SLOT_OF_RANK = {rank: slot for slot, rank in enumerate(SLOT_RANKS)}
+GROUP_COUNT = len(SLOT_RANKS) * _GROUP_NATURALS * _JOKERS * _DEUCES
+DONE_ACTION = GROUP_BASE + GROUP_COUNT
+DISCARD_BASE = DONE_ACTION + 1
+ASK_NO = DISCARD_BASE + KIND_COUNT
+ASK_YES = ASK_NO + 1
+ANSWER_NO = ASK_YES + 1
+ANSWER_YES = ANSWER_NO + 1
+ACTION_COUNT = ANSWER_YES + 1
+"""The size of the ``Discrete`` action space (5647)."""
+
+
+# ---------------------------------------------------------------------------------------------- actions
+
+
+def _shape(cards: Sequence[int]) -> tuple[int, int, int]:
+    jokers = sum(1 for kind in cards if kind == JOKER)
+    deuces = sum(1 for kind in cards if kind == TWO)
+    return len(cards) - jokers - deuces, jokers, deuces
+
+
+def take_action(cards: Sequence[int]) -> int:
+    """The action of a take melding the top card with ``cards`` from hand."""
+    naturals, jokers, deuces = _shape(cards)
+    if naturals >= _TAKE_NATURALS or jokers >= _JOKERS or deuces >= _DEUCES:
+        raise ValueError(f"no take action melds {naturals} naturals, {jokers} jokers and {deuces} deuces")
+    return TAKE_BASE + (naturals * _JOKERS + jokers) * _DEUCES + deuces
+
+
+def group_action(group: MeldGroup) -> int:
+    """The action laying ``group`` (see the module's table)."""
+    slot = _SLOT_OF_RANK.get(group.rank)
+    if slot is None:
+        raise ValueError(f"no meld group action has rank {shown(group.rank)}; a meld's rank is a card kind 0-14")
+    jokers = group.jokers
+    deuces = group.deuces
+    naturals = len(group.cards) - jokers - deuces
+    if naturals >= _GROUP_NATURALS or jokers >= _JOKERS or deuces >= _DEUCES:
+        raise ValueError(f"no meld group action lays {naturals} naturals, {jokers} jokers and {deuces} deuces")
+    return GROUP_BASE + ((slot * _GROUP_NATURALS + naturals) * _JOKERS + jokers) * _DEUCES + deuces
+
+
+def _group_of(action: int) -> MeldGroup:
+    index = action - GROUP_BASE
+    index, deuces = divmod(index, _DEUCES)
+    index, jokers = divmod(index, _JOKERS)
+    slot, naturals = divmod(index, _GROUP_NATURALS)
+    return MeldGroup.of(SLOT_RANKS[slot], naturals, jokers, deuces)
+
+
+def _take_shape(action: int) -> tuple[int, int, int]:
+    index, deuces = divmod(action - TAKE_BASE, _DEUCES)
+    naturals, jokers = divmod(index, _JOKERS)
+    return naturals, jokers, deuces
+
+
+def action_number(action: object) -> int:
+    """``action`` as an int, when it is a whole number (an int or a numpy integer; whether the mask allows it is
+    :meth:`DecisionOptions.play`'s to say).
+
+    :raises TypeError: for anything else (``0.0``, ``"0"``, ``True``), which ``int()`` would have taken: the
+        environments and a policy playing as a strategy take the same actions.
+    """
+    if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+        raise TypeError(f"{shown(action)} is not an action number; use a whole number 0-{ACTION_COUNT - 1}")
+    return int(action)
+
+
+def action_text(action: int) -> str:
+    """A short text for ``action``, e.g. ``'take +2n+1j+0d'``, ``'group K K JK'``, ``'discard 4'``."""
+    if not 0 <= action < ACTION_COUNT:
+        raise ValueError(f"action {action} is outside 0-{ACTION_COUNT - 1}")
+    if action == DRAW_ACTION:
+        return "draw"
+    if action == STOP_ACTION:
+        return "stop"
+    if action < GROUP_BASE:
+        naturals, jokers, deuces = _take_shape(action)
+        return f"take +{naturals}n+{jokers}j+{deuces}d"
+    if action < DONE_ACTION:
+        group = _group_of(action)
+        return f"group {group}" if group.cards else f"group {group.rank}:(empty)"
+    if action == DONE_ACTION:
+        return "done"
+    if action < ASK_NO:
+        return f"discard {KIND_NAMES[action - DISCARD_BASE]}"
+    return ("ask no", "ask yes", "answer no", "answer yes")[action - ASK_NO]
+
+
+def move_actions(decision: str, value, *, side_has_melded: bool) -> tuple[int, ...]:
+    """The actions that play a decision's ``value`` (a move, ``None`` or a bool), in order.
+
+    This is the bijection of the module's table read backwards: a ``TakePile`` with extra melds
+    and an opening ``Meld`` (``side_has_melded`` false) end with :data:`DONE_ACTION`; a ``Meld`` of
+    several groups after the opening becomes one group action per group, in increasing order, which
+    the environment may not accept group by group, and which is one compound move ending in ``done``
+    where it is a joint going-out meld: only the position tells, so :func:`playable_actions`, given
+    the view, gives the actions the environment plays.
+    """
+    if decision in (ASK_DECISION, ANSWER_DECISION):
+        base = ASK_NO if decision == ASK_DECISION else ANSWER_NO
+        return (base + (1 if value else 0),)
+    if value is None:
+        return (DONE_ACTION,)
+    if isinstance(value, Draw):
+        return (DRAW_ACTION,)
+    if isinstance(value, Stop):
+        return (STOP_ACTION,)
+    if isinstance(value, Discard):
+        return (DISCARD_BASE + value.card,)
+    if isinstance(value, TakePile):
+        first = take_action(value.cards)
+        if not value.extra:
+            return (first,)
+        return (first, *sorted(group_action(group) for group in value.extra), DONE_ACTION)
+    if isinstance(value, Meld):
+        groups = tuple(sorted(group_action(group) for group in value.groups))
+        return groups if side_has_melded else (*groups, DONE_ACTION)
+    raise ValueError(f"{shown(value)} is not a value of the {decision} decision; use a move record, None or "
+                     "True or False")
