@@ -135,8 +135,10 @@ def _openspiel_games(rules: dict, games: int, rng: random.Random) -> int:
     return steps
 
 
-INTERFACES = {"pettingzoo": (_pettingzoo_games, 200), "gymnasium": (_gymnasium_games, 200),
-              "openspiel": (_openspiel_games, 100)}
+# Games a rule set in each interface, the suite's share of a 2-core budget (about 45 s for this file): on the masks
+# before the joint meld, 33 of its tests failed at these counts (most rule sets with canastas_to_go_out=2 or 3).
+INTERFACES = {"pettingzoo": (_pettingzoo_games, 70), "gymnasium": (_gymnasium_games, 70),
+              "openspiel": (_openspiel_games, 35)}
 
 
 @pytest.mark.timeout(120)
@@ -266,6 +268,7 @@ def _legal_takes(state) -> list[TakePile]:
 
 
 MELD_HAND, TAKE_HAND, TAKE_PILE = 12, 10, 20
+BRUTE_FORCE_GAMES = 40
 """The brute force's reach: meld decisions of hands of up to 12 cards (openings included), takes by hands of up to
 10 cards of piles of up to 20."""
 
@@ -306,7 +309,7 @@ def test_every_legal_meld_and_take_is_reached_by_the_masks(options):
     rng = random.Random(11)
     driver = GameDriver(rules)
     checked = moves = 0
-    for game in range(120):
+    for game in range(BRUTE_FORCE_GAMES):
         driver.reset(game)
         while not driver.is_over:
             seat = driver.actor
@@ -326,7 +329,7 @@ def test_every_legal_meld_and_take_is_reached_by_the_masks(options):
                 if complete:
                     break
             driver.decide(value)
-    assert checked > 5000 and moves > 5000
+    assert checked > 1500 and moves > 1500
 
 
 # ---------------------------------------------------------------------------------------------- the two gaps closed
