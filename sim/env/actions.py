@@ -84,7 +84,8 @@ def group_action(group: MeldGroup) -> int:
     return GROUP_BASE + ((slot * _GROUP_NATURALS + naturals) * _JOKERS + jokers) * _DEUCES + deuces
 
 
-def _group_of(action: int) -> MeldGroup:
+def _group_of_action(action: int) -> MeldGroup:
+    """The meld group a group action lays: :func:`group_action` read backwards."""
     index = action - GROUP_BASE
     index, deuces = divmod(index, _DEUCES)
     index, jokers = divmod(index, _JOKERS)
@@ -122,7 +123,7 @@ def action_text(action: int) -> str:
         naturals, jokers, deuces = _take_shape(action)
         return f"take +{naturals}n+{jokers}j+{deuces}d"
     if action < DONE_ACTION:
-        group = _group_of(action)
+        group = _group_of_action(action)
         return f"group {group}" if group.cards else f"group {group.rank}:(empty)"
     if action == DONE_ACTION:
         return "done"

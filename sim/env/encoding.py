@@ -62,7 +62,7 @@ from canasta_sim.env.actions import (
     SLOT_RANKS,
     STOP_ACTION,
     TAKE_BASE,
-    _group_of,
+    _group_of_action,
     _take_shape,
     action_number,
     action_text,
@@ -475,7 +475,7 @@ def observation_values(view: SeatView, decision: str | None, prefix: tuple[int, 
             code = "take_extras"
         table: dict[int, list[int]] = {}
         for action in groups:
-            group = _group_of(action)
+            group = _group_of_action(action)
             counts = table.setdefault(group.rank, [0, 0, 0])
             counts[0] += group.naturals
             counts[1] += group.jokers
