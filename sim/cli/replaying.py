@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from canasta_sim.cli.options import MEGABYTES, rules_options
-from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.affinity import affinity_enabled
-from canasta_sim.plugins.specs import is_file_part, parse_spec
+from canasta_sim.plugins.specs import file_spec_parts
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
@@ -55,15 +54,10 @@ def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str
 
 def _names_relative_path(spec: str) -> bool:
     """Whether a spec may name a path relative to the working directory: a relative file spec, or any command."""
-    inner = spec.strip().removeprefix("isolated:")
-    if inner.startswith("cmd:"):
+    if spec.strip().removeprefix("isolated:").startswith("cmd:"):
         return True
-    try:
-        target, _ = parse_spec(inner)
-    except CanastaError:
-        return False
-    module_part, separator, _ = target.rpartition(":")
-    return bool(separator) and is_file_part(module_part) and not Path(module_part).expanduser().is_absolute()
+    parts = file_spec_parts(spec)
+    return parts is not None and not Path(parts[0]).expanduser().is_absolute()
 
 
 def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> list[str]:

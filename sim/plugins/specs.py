@@ -16,8 +16,8 @@ from pathlib import Path
 from canasta_sim.errors import StrategyLoadError
 
 __all__ = [
-    "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "is_bot_spec", "is_file_part", "is_own_server", "isolate_spec",
-    "parse_spec", "spec_file",
+    "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "file_spec_parts", "is_bot_spec", "is_file_part", "is_own_server",
+    "isolate_spec", "parse_spec", "spec_file",
 ]
 
 BOT_PREFIXES = ("isolated:", "cmd:")
@@ -73,16 +73,27 @@ def spec_file(spec: str) -> Path | None:
     >>> spec_file("expert") is None
     True
     """
+    parts = file_spec_parts(spec)
+    return None if parts is None else Path(parts[0]).expanduser().resolve()
+
+
+def file_spec_parts(spec: str) -> tuple[str, str, tuple[tuple[str, str], ...]] | None:
+    """A file spec's file part as written, its class name and its parameters, an ``isolated:`` spec's those of its
+    inner spec; ``None`` for other specs, and for a spec that does not parse (loading it reports what is wrong).
+
+    >>> file_spec_parts("isolated:bots/my_bot.py:MyBot:depth=2")
+    ('bots/my_bot.py', 'MyBot', (('depth', '2'),))
+    """
     spec = spec.strip()
     if spec.startswith("isolated:"):  # the loader's prefix, spelled here because this module imports no loader
         spec = spec[len("isolated:"):]
     try:
-        target, _ = parse_spec(spec)
+        target, parameters = parse_spec(spec)
     except StrategyLoadError:
-        return None  # loading the spec reports what is wrong with it
-    module_part, sep, _ = target.rpartition(":")
+        return None
+    module_part, sep, class_name = target.rpartition(":")
     if sep and is_file_part(module_part):
-        return Path(module_part).expanduser().resolve()
+        return module_part, class_name, parameters
     return None
 
 

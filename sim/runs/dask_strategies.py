@@ -25,8 +25,8 @@ import threading
 from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
-from canasta_sim.plugins.specs import is_bot_spec, is_file_part
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.plugins.specs import file_spec_parts, is_bot_spec
 from canasta_sim.runs.dask_journal import forget_run
 from canasta_sim.runs.runner import RunSettings
 
@@ -71,14 +71,10 @@ def shipped_files(settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> t
     """
     files = []
     for spec in settings.specs:
-        inner = spec.strip()
-        isolated = inner.startswith(_ISOLATED)
-        if isolated:
-            inner = inner[len(_ISOLATED):]
-        target, parameters = parse_spec(inner)
-        module_part, separator, class_name = target.rpartition(":")
-        if not separator or not is_file_part(module_part):
+        parts = file_spec_parts(spec)
+        if parts is None:
             continue
+        module_part, class_name, parameters = parts
         # The file the run recorded (absolute), wherever the client runs now.
         recorded = loaded[spec].file or settings.file_of(spec)
         path = Path(recorded) if recorded else Path(module_part).expanduser()
@@ -87,7 +83,7 @@ def shipped_files(settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> t
         except (OSError, UnicodeDecodeError) as error:
             raise StrategyLoadError(f"strategy file {str(path)!r} cannot be read to send it to the workers: "
                                     f"{error}") from None
-        files.append(ShippedFile(spec, path.name, class_name, parameters, source, isolated))
+        files.append(ShippedFile(spec, path.name, class_name, parameters, source, spec.strip().startswith(_ISOLATED)))
     return tuple(files)
 
 
