@@ -65,8 +65,7 @@ def check_command(
     except CanastaError as error:
         click.echo(f"Error: {error}", err=True)  # as click and every other command say it
         context.exit(2)
-    # Two games against each opponent in turn (see the loop below): name only those the games will meet.
-    met = OPPONENTS[:min(len(OPPONENTS), (games + 1) // 2)]
+    met = dict.fromkeys(_opponent(index, OPPONENTS) for index in range(min(games, 2 * len(OPPONENTS))))
     click.echo(f"checking {checked.spec} ({checked.label}): {games} game{'s' * (games != 1)} against {', '.join(met)}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (docs/protocol.md)")
@@ -168,13 +167,18 @@ def _charge(names, game_seed, seat, decision, reason, message) -> StrategyError:
     return error
 
 
+def _opponent(index: int, opponents):
+    """Game ``index``'s opponent: two games against each in turn, one on each side."""
+    return opponents[(index // 2) % len(opponents)]
+
+
 def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int, float, float]:
     problems = 0
     wins = 0.0
     finished = 0
     slowest = 0.0
     for index in range(games):
-        opponent = opponents[(index // 2) % len(opponents)]
+        opponent = _opponent(index, opponents)
         swapped = index % 2  # sides alternate: the checked strategy plays side A, then side B
         side_a, side_b = (opponent, checked) if swapped else (checked, opponent)
         game_seed = derive_seed(seed, f"check{index}")
