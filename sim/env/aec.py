@@ -119,8 +119,7 @@ class CanastaEnv(AECEnv):
         :raises ValueError: when the action mask does not allow ``action``.
         """
         if not self.agents:  # every agent has stepped out of the ended game
-            raise ValueError("the game is over; call reset()" if self.driver.seed is not None
-                             else "no game has started; call reset() first")
+            raise ValueError(self.driver.idle_message)
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

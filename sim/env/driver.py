@@ -219,6 +219,11 @@ class GameDriver:
         return self.termination is not None
 
     @property
+    def idle_message(self) -> str:
+        """What an environment says when stepped with no game under way: the last one is over, or none was dealt."""
+        return "the game is over; call reset()" if self.seed is not None else "no game has started; call reset() first"
+
+    @property
     def actor(self) -> int:
         """The seat whose decision is due (the partner while an ask waits for its answer)."""
         if self.state is None or self.decision is None:

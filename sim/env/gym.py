@@ -193,8 +193,7 @@ class CanastaGymEnv(gymnasium.Env):
 
     def _step(self, action):
         if self._options is None:
-            raise ValueError("the game is over; call reset()" if self.driver.seed is not None
-                             else "no game has started; call reset() first")
+            raise ValueError(self.driver.idle_message)
         number = action_number(action)  # not an action at all is an error of the caller, not a move of the game
         try:
             self._prefix, value, complete = self._options.play(self._prefix, number)
