@@ -300,6 +300,27 @@ def test_stepping_before_the_first_reset_says_no_game_has_started(make):
         make(rules=SHORT).step(0)
 
 
+@pytest.mark.parametrize("make, ask", [
+    (canasta_env, lambda env: env.last()),
+    (canasta_env, lambda env: env.last(observe=False)),
+    (canasta_env, lambda env: env.observe("seat_0")),
+    (CanastaGymEnv, lambda env: env.action_masks()),
+], ids=["pettingzoo last", "pettingzoo last unobserved", "pettingzoo observe", "gymnasium action_masks"])
+def test_asking_for_an_observation_or_a_mask_before_the_first_reset_says_reset_comes_first(make, ask):
+    # last() raised AttributeError (no agent_selection), observe() an IndexError (no views), and action_masks()
+    # returned a mask allowing every action, of a game never dealt.
+    with pytest.raises(ValueError, match=r"^no game has started; call reset\(\) first$"):
+        ask(make(rules=SHORT))
+
+
+def test_pettingzoo_observing_an_agent_it_does_not_have_names_the_agents():
+    env = canasta_env(rules=SHORT)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=r"^agent 'seat_9' is not accepted; use one of seat_0, seat_1, seat_2, "
+                                         r"seat_3$"):
+        env.observe("seat_9")
+
+
 def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pettingzoo", None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "canasta_sim.env.aec", raising=False)
