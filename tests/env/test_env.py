@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from canasta_sim.core.cards import counts_text
+from canasta_sim.core.cards import FOUR, JOKER, TWO, counts_text
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.moves import Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
@@ -20,12 +20,20 @@ from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
 from canasta_sim.env.encoding import (
     ACTION_COUNT,
     DONE_ACTION,
+    GROUP_BASE,
     OBSERVATION_FIELDS,
     OBSERVATION_SIZE,
+    SLOT_OF_RANK,
+    SLOT_RANKS,
+    TAKE_BASE,
     DecisionOptions,
     action_text,
+    group_action,
+    group_of_action,
     move_actions,
     observation_vector,
+    take_action,
+    take_shape,
 )
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
 from canasta_sim.errors import RulesError, StrategyError
@@ -437,3 +445,17 @@ def test_a_strategy_failing_to_build_is_named_without_a_memory_address():
     with pytest.raises(StrategyError) as raised:
         GameDriver(players=[broken] * 4).reset(1)
     assert "strategy 'broken' at seat 0" in str(raised.value) and " at 0x" not in str(raised.value)
+
+
+def test_take_shape_and_group_of_action_read_every_take_and_group_action_back():
+    for action in range(TAKE_BASE, GROUP_BASE):
+        naturals, jokers, deuces = take_shape(action)
+        assert take_action([FOUR] * naturals + [JOKER] * jokers + [TWO] * deuces) == action
+    wild_slot = GROUP_BASE + SLOT_OF_RANK[SLOT_RANKS[-1]] * (DONE_ACTION - GROUP_BASE) // len(SLOT_RANKS)
+    for action in range(GROUP_BASE, wild_slot):  # a meld of wild cards only has no naturals: not every number is one
+        group = group_of_action(action)
+        assert group_action(group) == action and SLOT_RANKS[SLOT_OF_RANK[group.rank]] == group.rank
+    with pytest.raises(ValueError, match=f"^action {DONE_ACTION} lays no meld group; group actions are "):
+        group_of_action(DONE_ACTION)
+    with pytest.raises(ValueError, match=f"^action {GROUP_BASE} is no take of the pile; take actions are "):
+        take_shape(GROUP_BASE)
