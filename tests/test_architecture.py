@@ -113,10 +113,12 @@ def private_imports(path: Path) -> set[str]:
 
 @pytest.mark.parametrize(
     "path",
-    [path for path in package_modules() if room_of_path(path) == "env"],
+    [path for path in package_modules() if room_of_path(path) in {"env", "runs", "analysis", "cli"}],
     ids=lambda path: str(path.relative_to(ROOT)),
 )
-def test_the_research_interface_shares_its_helpers_by_public_names(path):
-    # The observation's encoder read the action numbering's private helpers: a rename there broke it unseen.
-    shared = {name for name in private_imports(path) if name.startswith("canasta_sim.env.")}
+def test_modules_of_a_room_share_their_helpers_by_public_names(path):
+    # The observation's encoder read the action numbering's private helpers, and compare the run command's: a rename
+    # there broke them unseen.
+    room = f"canasta_sim.{room_of_path(path)}."
+    shared = {name for name in private_imports(path) if name.startswith(room)}
     assert not shared, f"{path.relative_to(ROOT)} imports private names of another module: {sorted(shared)}"

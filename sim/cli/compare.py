@@ -47,7 +47,7 @@ from canasta_sim.cli.options import (
     workers_option,
 )
 from canasta_sim.cli.replaying import options_played_with
-from canasta_sim.cli.run import _install_logging, _new_manifest, _now, reproducing_command
+from canasta_sim.cli.run import install_logging, new_manifest, now_text, reproducing_command
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
@@ -299,8 +299,9 @@ class _RunRecorder:
     def on_block(self, block: int, tables: tuple) -> None:
         """Write a block's games as chunk ``block`` (the last one is cut to the games counted at the end)."""
         if self.manifest is None:
-            self.manifest = _new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
-            session = {"started_at": _now(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
+            self.manifest = new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
+            session = {"started_at": now_text(), "command": "compare", "workers": self.workers,
+                       "on_error": self.on_error}
             if self.memory_limit is not None:  # as run records it: only when there is one
                 session.update(memory_limit=self.memory_limit)
             if (cap := games_at_once_cap()) is not None:
@@ -332,7 +333,7 @@ class _RunRecorder:
         played = options_played_with(self.workers, self.on_error, self.memory_limit)
         self.manifest.update(games=settings.games, chunks=settings.chunk_count,
                              command=reproducing_command(settings, self.directory.path, played), status=status,
-                             ended_at=_now(), games_done=sum(self.directory.chunk_game_counts().values()),
+                             ended_at=now_text(), games_done=sum(self.directory.chunk_game_counts().values()),
                              on_error=self.on_error, compare=comparison)
         self.manifest["sessions"][-1].update(ended_at=self.manifest["ended_at"], status=status)
         self.directory.write_manifest(self.manifest)
@@ -443,7 +444,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     comparison = Comparison(plan, test, on_error=on_error, print_every=None if quiet else print_every,
                             on_block=None if recorder is None else recorder.on_block)
     schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
-    handlers, restore_logging = _install_logging(False, False, file_handler)
+    handlers, restore_logging = install_logging(False, False, file_handler)
     status = "complete"
     interrupted = False
     start_error = None
