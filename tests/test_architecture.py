@@ -98,3 +98,27 @@ def test_a_later_room_imported_late_is_still_caught(tmp_path):
     module = tmp_path / "late.py"
     module.write_text("def f():\n    from canasta_sim.runs.runner import run\n")
     assert "canasta_sim.runs.runner" in imported_modules(module)
+
+
+def private_imports(path: Path) -> set[str]:
+    """The private names (one leading underscore) a file imports from other ``canasta_sim`` modules, as
+    ``module.name``."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("canasta_sim"):
+            found.update(f"{node.module}.{alias.name}" for alias in node.names
+                         if alias.name.startswith("_") and not alias.name.startswith("__"))
+    return found
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in package_modules() if room_of_path(path) in {"env", "runs", "analysis", "cli"}],
+    ids=lambda path: str(path.relative_to(ROOT)),
+)
+def test_modules_of_a_room_share_their_helpers_by_public_names(path):
+    # The observation's encoder read the action numbering's private helpers, and compare the run command's: a rename
+    # there broke them unseen.
+    room = f"canasta_sim.{room_of_path(path)}."
+    shared = {name for name in private_imports(path) if name.startswith(room)}
+    assert not shared, f"{path.relative_to(ROOT)} imports private names of another module: {sorted(shared)}"

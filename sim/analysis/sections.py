@@ -5,7 +5,9 @@ deals, and the cross table and ratings of a round robin (:class:`canasta_sim.run
 ``duplicate``, ``cross_table`` and ``ratings``, and as more columns of the one-row-per-strategy CSV;
 :mod:`canasta_sim.analysis` returns them as DataFrames.  Every figure is a plain number: rates are
 fractions (0.25 = 25%), Elo differences are Elo points, margins are game points; an undefined figure is
-``None`` (JSON, records) or empty (CSV).
+``None`` (JSON, records) or empty (CSV).  An infinite paired Elo (a side that won every pair, or an interval end
+past 0% or 100%) is ``+inf`` or ``-inf`` as text and Markdown print it, ``inf`` in the records and the CSV, and
+``None`` in JSON, which has no number for it (its ``score`` of 1 or 0 tells it).
 """
 
 from __future__ import annotations
@@ -38,9 +40,14 @@ PAIRED_FIELDS = (
 """The keys of a paired record, from ``strategy``'s point of view."""
 
 
-def _clean(value):
+_ELO_FIELDS = ("elo", "elo_low", "elo_high")
+"""The paired record's Elo figures: infinite for a score of 0 or 1, which the records keep (the other figures'
+infinities are undefined figures)."""
+
+
+def _clean(value, infinite: bool = False):
     if isinstance(value, float):
-        if not math.isfinite(value):
+        if math.isnan(value) or (math.isinf(value) and not infinite):
             return None
         # An even score's Elo is -0.0 (-400 * log10(1)), and its flip side negates it: adding 0.0 makes it 0.0,
         # which prints "+0.0" in every format, as the text report does, not "-0.0".
@@ -61,7 +68,7 @@ def _paired_record(result: PairedResult, flipped: bool) -> dict:
         pairs.reverse()
     values = (first, second, result.deals, 2 * result.deals, score, low, high, elo, elo_low, elo_high, *pairs,
               margin, result.score_reduction, result.equivalent_games, result.margin_reduction)
-    return {key: _clean(value) for key, value in zip(PAIRED_FIELDS, values, strict=True)}
+    return {key: _clean(value, key in _ELO_FIELDS) for key, value in zip(PAIRED_FIELDS, values, strict=True)}
 
 
 def paired_records(results: MatchmakingResults, both_sides: bool = False) -> list[dict]:
@@ -100,9 +107,10 @@ def rating_records(ratings: Sequence[Rating]) -> list[dict]:
 
 
 def sections_json(results: MatchmakingResults) -> dict:
-    """The JSON report's keys: ``duplicate``, ``cross_table`` and ``ratings`` (empty lists when not played)."""
+    """The JSON report's keys: ``duplicate``, ``cross_table`` and ``ratings`` (empty lists when not played); an
+    infinite Elo is ``None`` there, JSON having no number for it."""
     return {
-        "duplicate": paired_records(results),
+        "duplicate": [{key: _clean(value) for key, value in record.items()} for record in paired_records(results)],
         "cross_table": cross_records(results.cross_table),
         "ratings": rating_records(results.ratings),
     }

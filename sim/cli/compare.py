@@ -47,7 +47,7 @@ from canasta_sim.cli.options import (
     workers_option,
 )
 from canasta_sim.cli.replaying import options_played_with
-from canasta_sim.cli.run import _install_logging, _new_manifest, _now, reproducing_command
+from canasta_sim.cli.run import install_logging, new_manifest, now_text, reproducing_command
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
@@ -299,8 +299,9 @@ class _RunRecorder:
     def on_block(self, block: int, tables: tuple) -> None:
         """Write a block's games as chunk ``block`` (the last one is cut to the games counted at the end)."""
         if self.manifest is None:
-            self.manifest = _new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
-            session = {"started_at": _now(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
+            self.manifest = new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
+            session = {"started_at": now_text(), "command": "compare", "workers": self.workers,
+                       "on_error": self.on_error}
             if self.memory_limit is not None:  # as run records it: only when there is one
                 session.update(memory_limit=self.memory_limit)
             if (cap := games_at_once_cap()) is not None:
@@ -332,7 +333,7 @@ class _RunRecorder:
         played = options_played_with(self.workers, self.on_error, self.memory_limit)
         self.manifest.update(games=settings.games, chunks=settings.chunk_count,
                              command=reproducing_command(settings, self.directory.path, played), status=status,
-                             ended_at=_now(), games_done=sum(self.directory.chunk_game_counts().values()),
+                             ended_at=now_text(), games_done=sum(self.directory.chunk_game_counts().values()),
                              on_error=self.on_error, compare=comparison)
         self.manifest["sessions"][-1].update(ended_at=self.manifest["ended_at"], status=status)
         self.directory.write_manifest(self.manifest)
@@ -347,25 +348,28 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
                  estimate: EloEstimate | None = None) -> str:
     """The plain last line: which hypothesis was accepted after how many games, or that none was.
 
-    An H0 whose estimate lies wholly below ``elo0`` states the estimate: "its gain is nearer elo0" alone read as
-    "about equal" for a strategy 170 Elo behind.  It says "weaker" only when the whole interval is below 0 too: under
-    an ``elo0`` above 0, an interval below ``elo0`` can still be a gain.
+    An accepted hypothesis says only that the results favour it over the other: H1 accepted is no lower bound of
+    ``elo1`` on the gain (a gain between ``elo0`` and ``elo1`` accepts either), so the line names both hypotheses and
+    ends with the Elo estimate, the size of the gain.  An H0 whose estimate's interval lies wholly below ``elo0``
+    states it: "the results favour H0" alone read as "about equal" for a strategy 170 Elo behind.  It says "weaker"
+    only when the whole interval is below 0 too: under an ``elo0`` above 0, an interval below ``elo0`` can still be a
+    gain.
     """
-    if decision == "H1":
-        return (f"H1 accepted after {games} games: {plan.new} is stronger than {plan.old} by at least "
-                f"elo1 = {test.elo1:g} Elo (rather than elo0 = {test.elo0:g})")
-    if decision == "H0":
-        if estimate is not None and estimate.high < min(test.elo0, 0.0):
-            return (f"H0 accepted after {games} games: {plan.new} is weaker than {plan.old}, by {-estimate.elo:.1f} "
-                    f"Elo [{-estimate.high:.1f}, {-estimate.low:.1f}] (its gain is below elo0 = {test.elo0:g})")
-        if estimate is not None and estimate.high < test.elo0:
-            return (f"H0 accepted after {games} games: {plan.new}'s gain over {plan.old} is below elo0 = "
-                    f"{test.elo0:g} Elo: {estimate.elo + 0.0:+.1f} Elo [{estimate.low + 0.0:+.1f}, "
-                    f"{estimate.high + 0.0:+.1f}]")
-        return (f"H0 accepted after {games} games: {plan.new} is not stronger than {plan.old} by elo1 = "
-                f"{test.elo1:g} Elo (its gain is nearer elo0 = {test.elo0:g})")
-    return (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "
-            f"{test.lower:.2f} and {test.upper:.2f}")
+    if decision is None:
+        return (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "
+                f"{test.lower:.2f} and {test.upper:.2f}")
+    accepted, other = (("H1", test.elo1), ("H0", test.elo0)) if decision == "H1" else (("H0", test.elo0),
+                                                                                      ("H1", test.elo1))
+    favoured = (f"{decision} accepted after {games} games: the results favour {accepted[0]} ({plan.new} "
+                f"{accepted[1]:+g} Elo against {plan.old}) over {other[0]} ({other[1]:+g} Elo)")
+    if estimate is None:
+        return favoured
+    if decision == "H0" and estimate.high < min(test.elo0, 0.0):
+        return (f"{favoured}; {plan.new} is weaker than {plan.old}, by {-estimate.elo:.1f} Elo "
+                f"[{-estimate.high:.1f}, {-estimate.low:.1f}]")
+    if decision == "H0" and estimate.high < test.elo0:
+        return f"{favoured}; {plan.new}'s gain over {plan.old} is below elo0 = {test.elo0:g} Elo: {estimate}"
+    return f"{favoured}; estimate {estimate}"
 
 
 @click.command("compare", cls=OneLineErrorCommand)
@@ -401,8 +405,9 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
                     out, quiet) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
-    H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  Each deal is played twice with the
-    sides swapped unless --no-duplicate is given.  See docs/matchmaking.md.
+    H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  The verdict says which the results favour over the
+    other, and the Elo estimate.  Each deal is played twice with the sides swapped unless --no-duplicate is given.
+    See docs/matchmaking.md.
     """
     try:
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
@@ -439,7 +444,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     comparison = Comparison(plan, test, on_error=on_error, print_every=None if quiet else print_every,
                             on_block=None if recorder is None else recorder.on_block)
     schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
-    handlers, restore_logging = _install_logging(False, False, file_handler)
+    handlers, restore_logging = install_logging(False, False, file_handler)
     status = "complete"
     interrupted = False
     start_error = None

@@ -8,6 +8,7 @@ adds the charts and the replays of a few games (:mod:`canasta_sim.cli.report_htm
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from canasta_sim.runs.storage import RunDirectory, whole_entry
 from canasta_sim.runs.summary import format_summary, summarize_run
 from canasta_sim.tuning.run import is_tuning_run
 
-__all__ = ["compare_line", "report_command", "run_description"]
+__all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
 
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
@@ -86,6 +87,33 @@ def _forfeit_lines(reasons: dict[str, dict[str, int]]) -> list[str]:
             for spec, by_reason in sorted(reasons.items())]
 
 
+_MISSING_SHOWN = 5
+"""Chunks the header names when parts are missing; the rest are counted."""
+
+
+def missing_parts(directory: RunDirectory, manifest: dict[str, Any]) -> list[dict[str, Any]]:
+    """The parts the run should hold and does not, one record (``chunk``, ``parts``) per chunk: every chunk of a run
+    ``run.json`` calls complete, and any chunk with a ``games`` part, must have its ``hands`` part and, in a run
+    recording decisions (``record_decisions``), its ``decisions`` part.
+
+    :raises DamagedPartError: for a ``decisions`` part that cannot be read (the summary reads the other parts).
+    """
+    chunks = manifest.get("chunks")
+    finished = manifest.get("status") == "complete" and isinstance(chunks, int) and not isinstance(chunks, bool)
+    missing = directory.missing_parts(chunks if finished else None,
+                                      with_decisions=bool(manifest.get("record_decisions")))
+    return [{"chunk": chunk, "parts": names} for chunk, names in missing.items()]
+
+
+def _missing_lines(missing: list[dict[str, Any]], path: Path) -> list[str]:
+    if not missing:
+        return []
+    named = [f"{' and '.join(record['parts'])} of chunk {record['chunk']}" for record in missing[:_MISSING_SHOWN]]
+    more = len(missing) - len(named)
+    listed = "; ".join(named) + (f"; and parts of {more} more chunks" if more else "")
+    return [f"parts missing: {listed}; canasta-sim run --resume {shlex.quote(str(path))} plays their chunks again"]
+
+
 def _header(description: dict[str, Any], path: Path) -> list[str]:
     # Named as the charts name them: two settings of one strategy share name@version, so each adds its spec.
     labels = [label if description["strategies"].count(label) == 1 else f"{label} [{spec}]"
@@ -97,8 +125,10 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
     rules = ", ".join(f"{key}={value}" for key, value in description["rules_changed"].items()) or "default"
     return [
         f"run {path}: {matchup}",
-        f"games {description['games_done']} of {description['games_planned']} ({description['status']}), "
+        f"games {description['games_done']} of {description['games_planned']} ({description['status']}"
+        f"{', but parts are missing' if description.get('missing_parts') else ''}), "
         f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
+        *_missing_lines(description.get("missing_parts", []), path),
         *compare_line(description.get("compare")),
         *_forfeit_lines(description.get("forfeit_reasons", {})),
     ]
@@ -127,6 +157,7 @@ def report_command(run_dir: Path, style: str) -> None:
     # The paired result of duplicate deals, the cross table and ratings of a round robin, in every format.
     results = matchmaking_results(directory, description["specs"], bool(manifest.get("duplicate")))
     description["forfeit_reasons"] = forfeit_reasons(directory)
+    description["missing_parts"] = missing_parts(directory, manifest)
     if style == "json":
         summary = json.loads(format_summary(rows, "json", extra={"run": description}))
         click.echo(json.dumps({**summary, **sections_json(results)}, indent=2))

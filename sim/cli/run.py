@@ -66,7 +66,7 @@ from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
-__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "run_command"]
+__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "install_logging", "new_manifest", "now_text", "run_command"]
 
 DEFAULT_MATCHUP = ("expert", "greedy")
 """The strategies played when no ``-s`` is given."""
@@ -78,7 +78,8 @@ BACKEND_CHOICES = ("local", "dask")
 """Where a run's chunks are played: local worker processes, or a Dask cluster."""
 
 
-def _now() -> str:
+def now_text() -> str:
+    """The time now as ``run.json`` records times: ISO 8601, to the second, with the UTC offset."""
     return datetime.datetime.now(datetime.UTC).astimezone().isoformat(timespec="seconds")
 
 
@@ -133,7 +134,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         # `games` from the start would play; the chunk size stays, so finished parts stay valid.
         grown = dataclasses.replace(recorded, games=games)
         manifest.update(games=grown.games, chunks=grown.chunk_count, command=reproducing_command(grown, directory.path))
-        manifest.setdefault("grown", []).append({"from_games": recorded.games, "to_games": games, "at": _now()})
+        manifest.setdefault("grown", []).append({"from_games": recorded.games, "to_games": games, "at": now_text()})
         recorded = grown
     return directory, manifest, recorded
 
@@ -333,7 +334,8 @@ def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_
         raise fail(f"--scheduler: {error}") from None
 
 
-def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
+def new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
+    """The ``run.json`` of a run starting now with ``settings`` and the ``loaded`` strategies, in ``path``."""
     return {
         "format": MANIFEST_FORMAT,
         "tool": f"canasta-sim {__version__}",
@@ -345,7 +347,7 @@ def _new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -
         "strategies": [describe_strategy(strategy) for strategy in loaded],
         "on_error": None,
         "status": "running",
-        "started_at": _now(),
+        "started_at": now_text(),
         "ended_at": None,
         "games_done": 0,
         "sessions": [],
@@ -364,8 +366,8 @@ def _configure_logging(quiet: bool, verbose: bool, file_handler: logging.Handler
     return handlers
 
 
-def _install_logging(quiet: bool, verbose: bool,
-                     file_handler: logging.Handler | None) -> tuple[list[logging.Handler], Callable[[], None]]:
+def install_logging(quiet: bool, verbose: bool,
+                    file_handler: logging.Handler | None) -> tuple[list[logging.Handler], Callable[[], None]]:
     """Attach a command's handlers (:func:`_configure_logging`) to the root logger; return them and the
     function that detaches and closes them and puts the root logger's level back."""
     handlers = _configure_logging(quiet, verbose, file_handler)
@@ -416,7 +418,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     missing = [chunk for chunk in range(settings.chunk_count) if chunk not in done]
     games_before = sum(len(settings.chunk_games(chunk)) for chunk in done)
     if manifest is None:
-        manifest = _new_manifest(settings, loaded, seed_drawn, directory.path)
+        manifest = new_manifest(settings, loaded, seed_drawn, directory.path)
     # The summary is summed from the chunks as they are read now or written by this process: only parts another
     # process wrote meanwhile are read at the end.
     summarizer = RunSummarizer()
@@ -424,7 +426,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
-    handlers, restore_logging = _install_logging(quiet, verbose, file_handler)
+    handlers, restore_logging = install_logging(quiet, verbose, file_handler)
     progress = _Progress(settings, directory, manifest, session, wins, games_before,
                          show_bar=not quiet and sys.stderr.isatty())
     directory.chunk_listeners.append(summarizer.chunk_written)
@@ -468,7 +470,7 @@ def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play
     """Add this session to ``run.json`` (marked running) and return its entry, which the run keeps current."""
     # The command of the session that plays the run now: a resume may change --workers or --on-error.
     manifest["command"] = reproducing_command(settings, directory.path, session_options(play_chunks, workers, on_error))
-    session = {"started_at": _now(), "ended_at": None, "workers": workers, "on_error": on_error,
+    session = {"started_at": now_text(), "ended_at": None, "workers": workers, "on_error": on_error,
                "games_played": 0, "status": "running", "build": accelerator.describe()}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):
         session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
@@ -558,7 +560,7 @@ def _close_session(settings: RunSettings, directory: RunDirectory, manifest, ses
     complete = all(counts.get(chunk) == len(settings.chunk_games(chunk)) for chunk in range(settings.chunk_count))
     if status == "complete" and not complete:
         status = "incomplete"
-    manifest.update(status=status, ended_at=_now(), games_done=sum(counts.values()))
+    manifest.update(status=status, ended_at=now_text(), games_done=sum(counts.values()))
     session.update(status=status, ended_at=manifest["ended_at"], games_played=played)
     directory.write_manifest(manifest)
 

@@ -46,7 +46,7 @@ from canasta_sim.cli.options import (
     workers_option,
 )
 from canasta_sim.cli.replaying import limit_options, recorded_games_at_once, recorded_memory_limit
-from canasta_sim.cli.run import _install_logging
+from canasta_sim.cli.run import install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
@@ -290,7 +290,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
 
     error = None
     outcome: TuningOutcome | None = None
-    handlers, restore_logging = _install_logging(quiet, False, file_handler)
+    handlers, restore_logging = install_logging(quiet, False, file_handler)
     try:
         outcome = run_tuning(settings, directory, workers=workers, on_iteration=on_iteration,
                              memory_limit=memory_limit, log_handlers=handlers, stop_on_signals=True)

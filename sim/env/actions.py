@@ -24,14 +24,17 @@ __all__ = [
     "DONE_ACTION",
     "DRAW_ACTION",
     "GROUP_BASE",
+    "SLOT_OF_RANK",
     "SLOT_RANKS",
     "STOP_ACTION",
     "TAKE_BASE",
     "action_number",
     "action_text",
     "group_action",
+    "group_of_action",
     "move_actions",
     "take_action",
+    "take_shape",
 ]
 
 DRAW_ACTION = 0
@@ -42,7 +45,8 @@ TAKE_COUNT = _TAKE_NATURALS * _JOKERS * _DEUCES
 GROUP_BASE = TAKE_BASE + TAKE_COUNT
 SLOT_RANKS = (*range(FOUR, KIND_COUNT), BLACK_THREE, WILD_RANK)
 """The rank of each meld slot: 4 to A, black 3s, wild cards only."""
-_SLOT_OF_RANK = {rank: slot for slot, rank in enumerate(SLOT_RANKS)}
+SLOT_OF_RANK = {rank: slot for slot, rank in enumerate(SLOT_RANKS)}
+"""The meld slot of each rank: :data:`SLOT_RANKS` read backwards (the observation's meld fields use it too)."""
 GROUP_COUNT = len(SLOT_RANKS) * _GROUP_NATURALS * _JOKERS * _DEUCES
 DONE_ACTION = GROUP_BASE + GROUP_COUNT
 DISCARD_BASE = DONE_ACTION + 1
@@ -73,7 +77,7 @@ def take_action(cards: Sequence[int]) -> int:
 
 def group_action(group: MeldGroup) -> int:
     """The action laying ``group`` (see the module's table)."""
-    slot = _SLOT_OF_RANK.get(group.rank)
+    slot = SLOT_OF_RANK.get(group.rank)
     if slot is None:
         raise ValueError(f"no meld group action has rank {shown(group.rank)}; a meld's rank is a card kind 0-14")
     jokers = group.jokers
@@ -84,8 +88,13 @@ def group_action(group: MeldGroup) -> int:
     return GROUP_BASE + ((slot * _GROUP_NATURALS + naturals) * _JOKERS + jokers) * _DEUCES + deuces
 
 
-def _group_of_action(action: int) -> MeldGroup:
-    """The meld group a group action lays: :func:`group_action` read backwards."""
+def group_of_action(action: int) -> MeldGroup:
+    """The meld group a group action lays: :func:`group_action` read backwards.
+
+    :raises ValueError: for an action that lays no meld group (outside ``GROUP_BASE`` to ``DONE_ACTION - 1``).
+    """
+    if not GROUP_BASE <= action < DONE_ACTION:
+        raise ValueError(f"action {shown(action)} lays no meld group; group actions are {GROUP_BASE}-{DONE_ACTION - 1}")
     index = action - GROUP_BASE
     index, deuces = divmod(index, _DEUCES)
     index, jokers = divmod(index, _JOKERS)
@@ -93,7 +102,15 @@ def _group_of_action(action: int) -> MeldGroup:
     return MeldGroup.of(SLOT_RANKS[slot], naturals, jokers, deuces)
 
 
-def _take_shape(action: int) -> tuple[int, int, int]:
+def take_shape(action: int) -> tuple[int, int, int]:
+    """The naturals, jokers and deuces from hand a take action melds with the top card: :func:`take_action` read
+    backwards.
+
+    :raises ValueError: for an action that is no take (outside ``TAKE_BASE`` to ``GROUP_BASE - 1``).
+    """
+    if not TAKE_BASE <= action < GROUP_BASE:
+        raise ValueError(f"action {shown(action)} is no take of the pile; take actions are "
+                         f"{TAKE_BASE}-{GROUP_BASE - 1}")
     index, deuces = divmod(action - TAKE_BASE, _DEUCES)
     naturals, jokers = divmod(index, _JOKERS)
     return naturals, jokers, deuces
@@ -120,10 +137,10 @@ def action_text(action: int) -> str:
     if action == STOP_ACTION:
         return "stop"
     if action < GROUP_BASE:
-        naturals, jokers, deuces = _take_shape(action)
+        naturals, jokers, deuces = take_shape(action)
         return f"take +{naturals}n+{jokers}j+{deuces}d"
     if action < DONE_ACTION:
-        group = _group_of_action(action)
+        group = group_of_action(action)
         return f"group {group}" if group.cards else f"group {group.rank}:(empty)"
     if action == DONE_ACTION:
         return "done"

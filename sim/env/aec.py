@@ -21,7 +21,15 @@ import numpy as np
 
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import Rules
-from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra
+from canasta_sim.env.driver import (
+    GameDriver,
+    GameSeeds,
+    as_rules,
+    check_reward,
+    hand_rewards,
+    missing_extra,
+    shown,
+)
 
 try:  # an extra, not a core dependency
     from gymnasium import spaces
@@ -103,15 +111,29 @@ class CanastaEnv(AECEnv):
         self.agent_selection = self.possible_agents[seat]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """The agent's observation: what its seat may know, and its action mask (all 0 unless it decides)."""
-        seat = self.possible_agents.index(agent)
+        """The agent's observation: what its seat may know, and its action mask (all 0 unless it decides).
+
+        :raises ValueError: before the first :meth:`reset`, or for an agent that is none of :attr:`possible_agents`.
+        """
         driver = self.driver
+        driver.check_started()
+        if agent not in self.possible_agents:
+            raise ValueError(f"agent {shown(agent)} is not accepted; use one of {', '.join(self.possible_agents)}")
+        seat = self.possible_agents.index(agent)
         deciding = driver.decision is not None and driver.actor == seat
         view = driver.view(seat)
         if deciding:
             return {"observation": observation_vector(view, driver.decision, self._prefix),
                     "action_mask": self._options.mask(self._prefix)}
         return {"observation": observation_vector(view, None), "action_mask": np.zeros(ACTION_COUNT, np.int8)}
+
+    def last(self, observe: bool = True):
+        """The observation, reward, termination, truncation and info of :attr:`agent_selection`, PettingZoo's own.
+
+        :raises ValueError: before the first :meth:`reset`, when no agent is selected yet.
+        """
+        self.driver.check_started()
+        return super().last(observe)
 
     def step(self, action) -> None:
         """Play ``action`` for :attr:`agent_selection` (``None`` for an agent whose game is over).

@@ -223,6 +223,12 @@ class GameDriver:
         """What an environment says when stepped with no game under way: the last one is over, or none was dealt."""
         return "the game is over; call reset()" if self.seed is not None else "no game has started; call reset() first"
 
+    def check_started(self) -> None:
+        """Raise ``ValueError`` with :attr:`idle_message` when no game has been dealt yet: an environment's
+        observation, mask or last step is asked for before its first ``reset()``."""
+        if self.state is None:
+            raise ValueError(self.idle_message)
+
     @property
     def actor(self) -> int:
         """The seat whose decision is due (the partner while an ask waits for its answer)."""

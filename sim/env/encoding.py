@@ -49,7 +49,6 @@ from canasta_sim.core.rules import DEFAULT_RULES, MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import MAX_TURNS_PER_HAND
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.actions import (
-    _SLOT_OF_RANK,
     ACTION_COUNT,
     ANSWER_NO,
     ANSWER_YES,
@@ -59,16 +58,17 @@ from canasta_sim.env.actions import (
     DONE_ACTION,
     DRAW_ACTION,
     GROUP_BASE,
+    SLOT_OF_RANK,
     SLOT_RANKS,
     STOP_ACTION,
     TAKE_BASE,
-    _group_of_action,
-    _take_shape,
     action_number,
     action_text,
     group_action,
+    group_of_action,
     move_actions,
     take_action,
+    take_shape,
 )
 from canasta_sim.env.driver import (
     ACQUIRE_DECISION,
@@ -93,17 +93,22 @@ __all__ = [
     "GROUP_BASE",
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
+    "SLOT_OF_RANK",
+    "SLOT_RANKS",
     "STOP_ACTION",
     "TAKE_BASE",
     "action_number",
     "action_text",
     "group_action",
+    "group_of_action",
     "hand_score_bounds",
     "move_actions",
     "observation_bounds",
     "observation_vector",
     "playable_actions",
     "score_bounds",
+    "take_action",
+    "take_shape",
 ]
 
 
@@ -453,7 +458,7 @@ def observation_bounds(
 def _meld_counts(table: dict[int, tuple[int, int, int]]) -> list[int]:
     values = [0] * (3 * len(SLOT_RANKS))
     for rank, counts in table.items():
-        slot = _SLOT_OF_RANK[rank] * 3
+        slot = SLOT_OF_RANK[rank] * 3
         values[slot : slot + 3] = counts
     return values
 
@@ -470,12 +475,12 @@ def observation_values(view: SeatView, decision: str | None, prefix: tuple[int, 
     if prefix:
         groups = prefix
         if prefix[0] < GROUP_BASE:
-            pending_take = list(_take_shape(prefix[0]))
+            pending_take = list(take_shape(prefix[0]))
             groups = prefix[1:]
             code = "take_extras"
         table: dict[int, list[int]] = {}
         for action in groups:
-            group = _group_of_action(action)
+            group = group_of_action(action)
             counts = table.setdefault(group.rank, [0, 0, 0])
             counts[0] += group.naturals
             counts[1] += group.jokers

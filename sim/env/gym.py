@@ -157,7 +157,11 @@ class CanastaGymEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for); every action
-        once the episode has ended."""
+        once the episode has ended.
+
+        :raises ValueError: before the first :meth:`reset`: there is no episode to mask.
+        """
+        self.driver.check_started()
         if self._options is None:
             return _end_mask().astype(bool)
         return self._options.mask(self._prefix).astype(bool)

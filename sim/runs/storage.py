@@ -251,6 +251,26 @@ class RunDirectory:
                     read_part(pq.read_metadata, decisions[chunk])
         return counts
 
+    def missing_parts(self, chunk_count: int | None, *, with_decisions: bool) -> dict[int, list[str]]:
+        """Return, by chunk, the datasets (``games``, ``hands``, ``decisions``) whose part the chunk lacks.
+
+        A chunk's ``games`` part is written last, so every chunk that has one is looked at; so is every chunk below
+        ``chunk_count``, the number a finished run must hold (``None`` for a run that may still be going, whose
+        unplayed chunks have no part yet).  ``decisions`` counts only ``with_decisions`` (a run recording them), and
+        each such part there is read (its footer, as :meth:`chunk_game_counts` reads it).
+
+        :raises DamagedPartError: for a ``decisions`` part that cannot be read.
+        """
+        folders = {GAMES_DIR: self.games_path, HANDS_DIR: self.hands_path}
+        if with_decisions:
+            folders[DECISIONS_DIR] = self.decisions_path
+        parts = {name: self.parts(folder) for name, folder in folders.items()}
+        for path in parts.get(DECISIONS_DIR, {}).values():
+            read_part(pq.read_metadata, path)
+        chunks = set(parts[GAMES_DIR]) | set(range(chunk_count or 0))
+        missing = {chunk: [name for name, found in parts.items() if chunk not in found] for chunk in sorted(chunks)}
+        return {chunk: names for chunk, names in missing.items() if names}
+
     def remove_temporaries(self) -> int:
         """Delete temporary files left by an interrupted write; return how many."""
         removed = 0

@@ -3,11 +3,12 @@ text and JSON ones, and an even result reads +0.0 Elo everywhere (built by hand:
 
 import csv
 import io
+import json
 import math
 
 import pandas as pd
 
-from canasta_sim.analysis.sections import PAIRED_FIELDS, format_csv, format_markdown, paired_records
+from canasta_sim.analysis.sections import PAIRED_FIELDS, format_csv, format_markdown, paired_records, sections_json
 from canasta_sim.runs.matchmaking import MatchmakingResults, PairedResult
 from canasta_sim.runs.sprt import ResultCounts
 from canasta_sim.runs.summary import summarize
@@ -52,3 +53,28 @@ def test_the_markdown_table_carries_the_margins_variance_reduction_and_the_equiv
     markdown = format_markdown(MatchmakingResults(paired=(result,)))
     row = next(line for line in markdown.splitlines() if line.startswith("| x |"))
     assert row.endswith("| +1153.0 | 22.5% | 1291 unpaired games | 30.0% |"), row
+
+
+def test_an_infinite_paired_elo_reads_inf_in_every_format_but_json_which_has_no_number_for_it():
+    # A side that won every deal 2-0 has an infinite Elo: the text said "+inf Elo", the Markdown report "n/a".
+    results = MatchmakingResults(paired=(paired(1.0, 1.0, 3),))
+    assert "+inf Elo [n/a]" in results.text()
+    row = next(line for line in format_markdown(results).splitlines() if line.startswith("| x |"))
+    assert "| +inf [n/a, n/a] |" in row, row
+    x, y = paired_records(results, both_sides=True)
+    assert (x["elo"], y["elo"]) == (math.inf, -math.inf)
+    rows = {row["strategy"]: row for row in csv.DictReader(io.StringIO(format_csv(SUMMARY, results)))}
+    assert (rows["x"]["paired_elo_vs_y"], rows["y"]["paired_elo_vs_x"]) == ("inf", "-inf")
+    (record,) = sections_json(results)["duplicate"]
+    assert record["elo"] is None and record["score"] == 1.0
+    json.dumps(sections_json(results), allow_nan=False)  # strict JSON
+
+
+def test_an_interval_end_past_100_percent_reads_plus_inf_in_markdown_as_in_the_text():
+    counts = ResultCounts()
+    counts.add_pair(1.0, 1.0)
+    counts.add_pair(1.0, 0.0)
+    results = MatchmakingResults(paired=(PairedResult("x", "y", counts, 0.75, 0.4, 1.0, 0.3, 3.0, 100.0, 0.5),))
+    assert results.text().count("+inf]") == 1, results.text()
+    row = next(line for line in format_markdown(results).splitlines() if line.startswith("| x |"))
+    assert " +inf] |" in row and "n/a]" not in row, row

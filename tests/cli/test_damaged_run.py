@@ -8,6 +8,7 @@ and the way on: move it out of the run, and ``run --resume`` plays its chunk aga
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pyarrow.parquet as pq
@@ -137,3 +138,32 @@ def test_a_resume_reads_the_parts_it_goes_on_from_whole_before_it_plays(recordin
     assert (copy / "run.json").read_text() == manifest
     assert sorted(path.name for path in (copy / "games").iterdir()) == [f"part-00000{chunk}.parquet"
                                                                         for chunk in range(4)]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("table", ["decisions", "games", "hands"])
+def test_report_names_the_parts_a_complete_run_lacks(recording_run, tmp_path, table):
+    # The report looked at no decisions part: a recording run without one read "games 8 of 8 (complete)".
+    copy = tmp_path / "run"
+    shutil.copytree(recording_run, copy)
+    (copy / table / "part-000001.parquet").unlink()
+    result = CliRunner().invoke(main, ["report", str(copy)])
+    assert result.exit_code == 0, result.output
+    header = result.output.splitlines()[:3]
+    assert "(complete, but parts are missing)" in header[1], header
+    assert header[2] == (f"parts missing: {table} of chunk 1; canasta-sim run --resume {copy} plays their chunks "
+                         "again"), header
+    described = json.loads(CliRunner().invoke(main, ["report", str(copy), "--format", "json"]).output)["run"]
+    assert described["missing_parts"] == [{"chunk": 1, "parts": [table]}]
+
+
+@pytest.mark.timeout(120)
+def test_report_of_a_whole_recording_run_names_no_missing_part(recording_run):
+    result = CliRunner().invoke(main, ["report", str(recording_run)])
+    assert result.exit_code == 0 and "(complete), " in result.output and "missing" not in result.output, result.output
+
+
+@pytest.mark.timeout(120)
+def test_report_finding_a_damaged_decisions_part_stops_with_exit_1_naming_it(recording_run, tmp_path):
+    copy, part = damaged_copy(recording_run, tmp_path, "decisions")
+    assert_damage_said(CliRunner().invoke(main, ["report", str(copy)]), part, copy)

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
-from canasta_sim.core.cards import counts_text
+from canasta_sim.core.cards import FOUR, JOKER, TWO, counts_text
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.moves import Draw, Meld, Stop, TakePile, parse_move
 from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
@@ -20,12 +20,20 @@ from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
 from canasta_sim.env.encoding import (
     ACTION_COUNT,
     DONE_ACTION,
+    GROUP_BASE,
     OBSERVATION_FIELDS,
     OBSERVATION_SIZE,
+    SLOT_OF_RANK,
+    SLOT_RANKS,
+    TAKE_BASE,
     DecisionOptions,
     action_text,
+    group_action,
+    group_of_action,
     move_actions,
     observation_vector,
+    take_action,
+    take_shape,
 )
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
 from canasta_sim.errors import RulesError, StrategyError
@@ -300,6 +308,27 @@ def test_stepping_before_the_first_reset_says_no_game_has_started(make):
         make(rules=SHORT).step(0)
 
 
+@pytest.mark.parametrize("make, ask", [
+    (canasta_env, lambda env: env.last()),
+    (canasta_env, lambda env: env.last(observe=False)),
+    (canasta_env, lambda env: env.observe("seat_0")),
+    (CanastaGymEnv, lambda env: env.action_masks()),
+], ids=["pettingzoo last", "pettingzoo last unobserved", "pettingzoo observe", "gymnasium action_masks"])
+def test_asking_for_an_observation_or_a_mask_before_the_first_reset_says_reset_comes_first(make, ask):
+    # last() raised AttributeError (no agent_selection), observe() an IndexError (no views), and action_masks()
+    # returned a mask allowing every action, of a game never dealt.
+    with pytest.raises(ValueError, match=r"^no game has started; call reset\(\) first$"):
+        ask(make(rules=SHORT))
+
+
+def test_pettingzoo_observing_an_agent_it_does_not_have_names_the_agents():
+    env = canasta_env(rules=SHORT)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=r"^agent 'seat_9' is not accepted; use one of seat_0, seat_1, seat_2, "
+                                         r"seat_3$"):
+        env.observe("seat_9")
+
+
 def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pettingzoo", None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "canasta_sim.env.aec", raising=False)
@@ -416,3 +445,17 @@ def test_a_strategy_failing_to_build_is_named_without_a_memory_address():
     with pytest.raises(StrategyError) as raised:
         GameDriver(players=[broken] * 4).reset(1)
     assert "strategy 'broken' at seat 0" in str(raised.value) and " at 0x" not in str(raised.value)
+
+
+def test_take_shape_and_group_of_action_read_every_take_and_group_action_back():
+    for action in range(TAKE_BASE, GROUP_BASE):
+        naturals, jokers, deuces = take_shape(action)
+        assert take_action([FOUR] * naturals + [JOKER] * jokers + [TWO] * deuces) == action
+    wild_slot = GROUP_BASE + SLOT_OF_RANK[SLOT_RANKS[-1]] * (DONE_ACTION - GROUP_BASE) // len(SLOT_RANKS)
+    for action in range(GROUP_BASE, wild_slot):  # a meld of wild cards only has no naturals: not every number is one
+        group = group_of_action(action)
+        assert group_action(group) == action and SLOT_RANKS[SLOT_OF_RANK[group.rank]] == group.rank
+    with pytest.raises(ValueError, match=f"^action {DONE_ACTION} lays no meld group; group actions are "):
+        group_of_action(DONE_ACTION)
+    with pytest.raises(ValueError, match=f"^action {GROUP_BASE} is no take of the pile; take actions are "):
+        take_shape(GROUP_BASE)

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.cli.compare import MatchPlan, verdict_line
 from canasta_sim.core.engine import GameObserver, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.local_backend import run_chunks
@@ -21,6 +22,7 @@ from canasta_sim.runs.matchmaking import (
     scheduled_sides,
 )
 from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.sprt import EloEstimate, Sprt
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies import Greedy, RandomPlay
 
@@ -228,7 +230,24 @@ def test_compare_says_a_strategy_clearly_behind_is_weaker_not_only_short_of_elo1
     verdict = weaker.output.splitlines()[-1]
     assert VERDICT.match(verdict) and " random is weaker than greedy, by " in verdict, verdict
     level = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "greedy", "--seed", "1", "--workers", "1"])
-    assert "is not stronger than greedy by elo1 = 10 Elo" in level.output.splitlines()[-1], level.output
+    said = level.output.splitlines()[-1]
+    assert said.startswith("H0 accepted after 204 games: the results favour H0 (greedy +0 Elo against greedy) over "
+                           "H1 (+10 Elo); estimate +0.0 Elo"), level.output
+
+
+@pytest.mark.parametrize("decision, words", [
+    ("H1", "H1 accepted after 208 games: the results favour H1 (new +10 Elo against old) over H0 (+0 Elo); estimate "
+           "+213.9 Elo [+169.5, +265.6]"),
+    ("H0", "H0 accepted after 208 games: the results favour H0 (new +0 Elo against old) over H1 (+10 Elo); estimate "
+           "+213.9 Elo [+169.5, +265.6]"),
+])
+def test_a_verdict_says_which_hypothesis_the_results_favour_and_the_estimate_not_a_bound(decision, words):
+    # H1 accepted read "new is stronger than old by at least elo1 = 10 Elo": the test shows only that H1 is favoured
+    # over H0 (a gain between elo0 and elo1 accepts either), and the size of the gain is the estimate.
+    plan = MatchPlan("new", "old", 1, Rules(), True, 10000)
+    estimate = EloEstimate(213.9, 169.5, 265.6, 0.77)
+    assert verdict_line(decision, 208, plan, Sprt(), 2.95, estimate) == words
+    assert "at least" not in verdict_line(decision, 208, plan, Sprt(), 2.95)
 
 
 def test_compare_does_not_call_a_gain_below_a_positive_elo0_weaker():
