@@ -24,7 +24,8 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
     """Play a game in the terminal: you are South, your partner North, against West and East.
 
     Each prompt lists the legal choices: type a number or a move (draw, take 7 7, K K K; 8 8 2,
-    done, discard 4). 'help' explains, 'show' shows the table again, 'quit' or end of input stops.
+    done, discard 4); the discard prompt lists cards, so there 4 is a four. 'help' explains, 'show'
+    shows the table again, 'quit' or end of input stops.
     """
     try:
         rules = Rules.from_options(rule_options)

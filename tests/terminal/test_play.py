@@ -92,9 +92,14 @@ def test_melds_typed_or_chosen_and_their_errors_r9_r10():
     assert "South discards K♦." in out
 
 
+# '1', 'yes' and every card in turn answer every prompt: each takes the first line it accepts (the discard prompt a
+# card, the others a number or yes).
+ANY_ANSWER = "1\nyes\n" + "".join(f"{card}\n" for card in ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "3b",
+                                                             "2", "JK"))
+
+
 def test_a_whole_game_played_through_standard_input_ends_with_the_score():
-    # Alternating '1' and 'yes' answers every prompt: each one takes the first line it accepts.
-    result = _play(["play", "--seed", "7", "--partner", BOT, "--opponents", BOT, *SHORT], "1\nyes\n" * 2000)
+    result = _play(["play", "--seed", "7", "--partner", BOT, "--opponents", BOT, *SHORT], ANY_ANSWER * 400)
     assert result.exit_code == 0, result.output
     assert "Game over after" in result.output
     assert result.output.rstrip().endswith(("win!", "West and East win.", "A draw."))
@@ -104,7 +109,7 @@ def test_partner_questions_both_ways_r12_5():
     asked_partner = answered_partner = False
     for seed in range(30):
         arguments = ["play", "--seed", str(seed), "--partner", BOT, "--opponents", BOT, *SHORT]
-        out = _play(arguments, "1\nyes\n" * 2000).output
+        out = _play(arguments, ANY_ANSWER * 400).output
         asked_partner |= "Ask your partner? (yes/no)" in out and 'South asks North: "May I go out?"' in out
         answered_partner |= 'North asks you: "May I go out?"' in out and "South answers yes" in out
         if asked_partner and answered_partner:
