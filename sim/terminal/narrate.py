@@ -231,7 +231,7 @@ class Narrator(GameObserver):
         if changed:
             self.write("Rules changed from the defaults: " + ", ".join(changed) + ".")
         else:
-            self.write("Rules: the defaults of RULES.md.")
+            self.write("Rules: the defaults (docs/rules.md).")
 
     def game_over(self, result: GameResult) -> None:
         """Write the final totals and the winner."""

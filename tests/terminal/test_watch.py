@@ -149,3 +149,11 @@ def test_sorted_cards_puts_ranks_high_to_low_then_threes_deuces_jokers():
     assert sorted_cards([joker, four_hearts, deuce_clubs, ace_spades]) == [ace_spades, four_hearts, deuce_clubs, joker]
     assert cards_text([]) == "-"
     assert cards_text([joker, ace_spades]) == "A♠ JK"
+
+
+def test_the_header_names_the_rules_page_a_reader_has():
+    # It said "the defaults of RULES.md", a file the repository does not hold: the rules are docs/rules.md.
+    lines: list[str] = []
+    Narrator(lines.append).game_header(seed=1, labels=["greedy@2"] * 4, rules=DEFAULT_RULES)
+    named = re.search(r"Rules: the defaults \((\S+)\)\.", "\n".join(lines))
+    assert named and (GOLDEN.parents[1] / named.group(1)).is_file()
