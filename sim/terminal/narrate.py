@@ -442,11 +442,16 @@ class Narrator(GameObserver):
         return " concealed (R12.6)" if state.went_out_concealed else ""
 
     def _upcard_text(self, upcards: Sequence[int]) -> str:
+        if not upcards:
+            return "No upcard."
         if len(upcards) == 1:
             return f"Upcard: {card_text(upcards[0])}."
-        frozen = ", ".join(card_text(card) for card in upcards[:-1])
-        last = f"; then {card_text(upcards[-1])} covers {'it' if len(upcards) == 2 else 'them'}" if upcards else ""
-        return f"Upcard: {frozen}, wild or red 3, stays in the pile and freezes it (R3.3){last}."
+        turned = [card_text(card) for card in upcards[:-1]]
+        last = f"; then {card_text(upcards[-1])} covers {'it' if len(turned) == 1 else 'them'}"
+        if len(turned) == 1:
+            return f"Upcard: {turned[0]}, wild or red 3, stays in the pile and freezes it (R3.3){last}."
+        both = ", ".join(turned[:-1]) + " and " + turned[-1]
+        return f"Upcards: {both}, each wild or a red 3, stay in the pile and freeze it (R3.3){last}."
 
     def _dealt_red_three_text(self, seat: int, laid: Sequence[int], drawn: Sequence[int]) -> str:
         name = self.seat_names[seat]

@@ -121,8 +121,9 @@ def test_upcards_dealt_red_threes_and_replacements_r3_3_r3_5():
     deck = stacked_deck({0: "3r K K"}, dealer=3, upcards="2 JK 7", stock_top="Q")
     lines, _ = _narrate_hand(deck, [])
     upcards = [card_text(card) for card in deck[44:47]]
-    assert lines[2] == (f"Upcard: {upcards[0]}, {upcards[1]}, wild or red 3, stays in the pile and freezes it (R3.3); "
-                        f"then {upcards[2]} covers them.")
+    # Two turned cards are named as two ("Upcard: 2♠, JK, wild or red 3, stays" read as one card).
+    assert lines[2] == (f"Upcards: {upcards[0]} and {upcards[1]}, each wild or a red 3, stay in the pile and freeze it "
+                        f"(R3.3); then {upcards[2]} covers them.")
     dealt = f"South lays down the dealt {card_text(deck[0])} and draws 1 replacement (R3.5)"
     assert lines[3] == f"{dealt}: {card_text(deck[47])}."
     public, _ = _narrate_hand(deck, [], shown=())
@@ -157,3 +158,4 @@ def test_the_header_names_the_rules_page_a_reader_has():
     Narrator(lines.append).game_header(seed=1, labels=["greedy@2"] * 4, rules=DEFAULT_RULES)
     named = re.search(r"Rules: the defaults \((\S+)\)\.", "\n".join(lines))
     assert named and (GOLDEN.parents[1] / named.group(1)).is_file()
+
