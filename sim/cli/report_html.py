@@ -23,8 +23,7 @@ import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, load_run, strategy_names
 from canasta_sim.cli.plot import GAME_COLUMNS, HAND_COLUMNS, charts_for
-from canasta_sim.cli.replay import game_setup, recorded_run_game
-from canasta_sim.core.engine import MAX_HANDS_PER_GAME
+from canasta_sim.cli.replay import ending_words, game_setup, recorded_run_game
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 
@@ -146,17 +145,14 @@ def _chart_images(run: LoadedRun) -> list[str]:
     return images
 
 
-_ENDINGS = {"target": "target reached", "hand_cap": f"stopped by the engine's guard at {MAX_HANDS_PER_GAME} hands"}
-
-
 def _heading(game_id: int, why: str, row: dict[str, Any], names: dict[str, str], pair: int | None) -> str:
     """A replay's title: its sides by the names the charts use, the score, how the game ended (which side
     forfeited, and why, for a forfeit) and, for a duplicate deal, the game it pairs with."""
     ending = str(row["termination"])
     if ending == "forfeit":
         ending = f"forfeit by side {row['forfeit_team']}: {row['forfeit_reason']}"
-    else:  # the games table's codes ('target', 'hand_cap') said in words
-        ending = _ENDINGS.get(ending, ending)
+    else:
+        ending = ending_words(ending)
     side_a, side_b = (names.get(row[column], row[column]) for column in ("team_a_strategy", "team_b_strategy"))
     heading = f"Game {game_id}, {why}: side A {side_a} {row['score_a']}, side B {side_b} {row['score_b']} ({ending})"
     return heading if pair is None else f"{heading}; duplicate deal: paired with game {pair} (sides swapped)"
