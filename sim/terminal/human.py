@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 import click
 
 from canasta_sim.core.cards import KIND_COUNT, counts_text
+from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
@@ -253,8 +254,10 @@ def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
             for rank in sorted(melds, reverse=True):
                 shown = cards_text(cards.melds[side][rank]) if cards is not None else counts_text(
                     _counts(rank, melds[rank]))
-                size = sum(melds[rank])
-                parts.append(f"{shown}" + (" (canasta)" if size >= 7 else ""))
+                naturals, jokers, deuces = melds[rank]
+                if naturals + jokers + deuces >= CANASTA_SIZE:  # the kind decides the bonus, 500 or 300 (R11.2)
+                    shown += " (mixed canasta)" if jokers + deuces else " (natural canasta)"
+                parts.append(shown)
             meld_text = " | ".join(parts)
         else:
             meld_text = f"no meld yet (initial meld needs {view.initial_requirement(side)})"

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.moves import Stop
 from canasta_sim.core.view import SeatView
-from canasta_sim.terminal.human import TerminalPlayer
+from canasta_sim.terminal.human import TerminalPlayer, screen_lines
 from tests.helpers import GOLDEN, position
 
 BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
@@ -67,3 +67,11 @@ def test_show_at_a_yes_no_question_asks_it_again(monkeypatch, capsys):
     assert player._yes_no(SeatView(state, 0, (0, 0)), "Your answer (yes/no)") is True
     shown = capsys.readouterr().out
     assert shown.count("Your answer (yes/no):") == 2 and "Your hand (3): " in shown
+
+
+def test_the_screen_says_which_canastas_are_natural_and_which_mixed_r11_2():
+    # Both were "(canasta)", though a natural one scores 500 and a mixed one 300.
+    state = position(hands={0: "Q Q 4"}, melds={0: "K K K K K K K; 9 9 9 9 9 2 JK; 5 5 5"}, seat=0)
+    side_a = next(line for line in screen_lines(SeatView(state, 0, (0, 0))) if line.startswith("Side A"))
+    assert "K K K K K K K (natural canasta) | " in side_a
+    assert "9 9 9 9 9 2 JK (mixed canasta) | 5 5 5. " in side_a
