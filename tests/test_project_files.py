@@ -35,6 +35,19 @@ def test_the_readme_links_every_docs_page():
         assert f"(docs/{page.name})" in text, page.name
 
 
+def test_the_readme_shows_every_command_a_player_uses():
+    # It showed watch, replay and report, but not play: a player found the game at the terminal only in the docs.
+    from click.testing import CliRunner
+
+    from canasta_sim.cli import main
+
+    text = README.read_text(encoding="utf-8")
+    for command in ("play", "watch", "replay", "report"):
+        line = next((line for line in text.splitlines() if line.startswith(f"canasta-sim {command} ")), None)
+        assert line is not None, command
+        assert CliRunner().invoke(main, [command, "--help"]).exit_code == 0, command
+
+
 def test_the_dask_extra_is_installed_the_way_a_checkout_can():
     cluster = (ROOT / "docs" / "cluster.md").read_text(encoding="utf-8")
     assert "pip install '.[dask]'" in cluster
