@@ -5,6 +5,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -37,10 +40,6 @@ def test_the_readme_links_every_docs_page():
 
 def test_the_readme_shows_every_command_a_player_uses():
     # It showed watch, replay and report, but not play: a player found the game at the terminal only in the docs.
-    from click.testing import CliRunner
-
-    from canasta_sim.cli import main
-
     text = README.read_text(encoding="utf-8")
     for command in ("play", "watch", "replay", "report"):
         line = next((line for line in text.splitlines() if line.startswith(f"canasta-sim {command} ")), None)
