@@ -160,7 +160,10 @@ class TerminalPlayer(Strategy):
             try:
                 move = parse(text)
             except MoveParseError as error:
-                click.echo(f"Not understood: {error}. Type {accepted}.")
+                # A text that is no move at all gets the forms this prompt takes, not the notation's every form
+                # (ask, answer, meld ... at a prompt where none of them is a choice); a bad card keeps its reason.
+                reason = f"{text!r}" if f"move {text!r} is not understood" in str(error) else str(error)
+                click.echo(f"Not understood: {reason}. Type {accepted}.")
                 continue
             if not isinstance(move, types):
                 click.echo(f"'{move}' is not a choice now. Type {accepted}.")

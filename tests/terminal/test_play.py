@@ -54,7 +54,10 @@ def test_bad_input_gets_a_message_naming_what_is_accepted_and_the_prompt_again()
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Please type a number or 'draw'" in out
-    assert "Not understood: move 'x' is not understood; use draw, take" in out
+    # Only the forms the prompt takes: the notation's full list (ask, answer yes|no, ...) named moves that were not
+    # choices there.
+    assert "Not understood: 'x'. Type a number or 'draw' or 'take' with the cards" in out
+    assert "answer yes|no" not in out
     assert "There is no choice 9; type a number from 1 to 1 or 'draw'" in out
     assert "Not allowed: R8.2: the cards taken with the 7 must be 7s or wild cards." in out
     assert "'meld K K K' is not a choice now. Type a number or 'draw'" in out
