@@ -11,8 +11,8 @@ from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.terminal.human import PlayerQuit, TerminalPlayer
-from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator
+from canasta_sim.terminal.human import PausingNarrator, PlayerQuit, TerminalPlayer
+from canasta_sim.terminal.narrate import SEAT_NAMES
 
 
 @click.command("play")
@@ -35,7 +35,7 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         raise click.UsageError(str(error)) from None
     if seed is None:
         seed = secrets.randbelow(2**31)  # a fresh game; the seed is printed so it can be replayed
-    narrator = Narrator(click.echo, shown_seats=(0,))
+    narrator = PausingNarrator(click.echo, shown_seats=(0,))
 
     def human(rng):
         return TerminalPlayer(rng, narrator=narrator)

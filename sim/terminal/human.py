@@ -22,12 +22,14 @@ import click
 from canasta_sim.core.cards import KIND_COUNT, counts_text
 from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
+from canasta_sim.core.scoring import HandResult
+from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import IllegalMoveError, MoveParseError, UserInterrupt
 from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator, cards_text
 
-__all__ = ["PlayerQuit", "TerminalPlayer", "screen_lines"]
+__all__ = ["PausingNarrator", "PlayerQuit", "TerminalPlayer", "screen_lines"]
 
 _RULE = "-" * 72
 _MELD_CHOICES = 9
@@ -237,6 +239,23 @@ class TerminalPlayer(Strategy):
         elif lines[-1] != self._shown_hand:
             self._shown_hand = lines[-1]
             click.echo(lines[-1])
+
+
+class PausingNarrator(Narrator):
+    """The narrator of ``canasta-sim play``: as :class:`~canasta_sim.terminal.narrate.Narrator`, and at each hand's end
+    it waits for Enter, so that the person reads the hand's score table before the next deal and the bots' turns
+    scroll it off the screen.  ``quit``, Ctrl-C or end of input there raise :class:`PlayerQuit`."""
+
+    def on_hand_end(self, state: HandState, result: HandResult) -> None:
+        """Narrate the hand's end and its scores, then wait for Enter."""
+        super().on_hand_end(state, result)
+        click.echo("The hand is over: press Enter to go on, or type 'quit'.")
+        try:
+            typed = TerminalPlayer._read().strip().lower()
+        except KeyboardInterrupt:
+            raise PlayerQuit from None
+        if typed in ("quit", "exit"):
+            raise PlayerQuit
 
 
 def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:

@@ -6,12 +6,15 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.core.engine import play_game
 from canasta_sim.core.moves import Stop
 from canasta_sim.core.view import SeatView
-from canasta_sim.terminal.human import TerminalPlayer, screen_lines
+from canasta_sim.strategies import Greedy
+from canasta_sim.terminal.human import PausingNarrator, PlayerQuit, TerminalPlayer, screen_lines
 from tests.helpers import GOLDEN, position
 
 BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
@@ -75,3 +78,15 @@ def test_the_screen_says_which_canastas_are_natural_and_which_mixed_r11_2():
     side_a = next(line for line in screen_lines(SeatView(state, 0, (0, 0))) if line.startswith("Side A"))
     assert "K K K K K K K (natural canasta) | " in side_a
     assert "9 9 9 9 9 2 JK (mixed canasta) | 5 5 5. " in side_a
+
+
+def test_play_waits_for_enter_after_each_hands_score_table(monkeypatch, capsys):
+    # The next deal and the bots' turns followed the score table at once and scrolled it off the screen.
+    typed = iter(["", "quit"])
+    monkeypatch.setattr(TerminalPlayer, "_read", staticmethod(lambda: next(typed)))
+    lines: list[str] = []
+    with pytest.raises(PlayerQuit):  # 'quit' at the second hand's end stops the game there
+        play_game([Greedy] * 4, seed=7, observer=PausingNarrator(lines.append))
+    assert [line.split(":")[0] for line in lines if line.startswith("=== Hand")] == ["=== Hand 1", "=== Hand 2"]
+    assert lines[-1].strip().startswith("total")  # the score table is the last thing written before the wait
+    assert capsys.readouterr().out.count("The hand is over: press Enter to go on, or type 'quit'.") == 2
