@@ -296,7 +296,7 @@ class Narrator(GameObserver):
                 self.write(f"  {name} answers no: {asker} may not go out this turn (R12.5, R6.4).")
         elif isinstance(move, Stop):
             if self._phase == ACQUIRE:
-                self.write(f"  The stock is empty and {name} does not take the pile: the hand ends (R13.3).")
+                self.write(f"  The stock is empty and {name} {self._pile_declined(state)}: the hand ends (R13.3).")
             else:
                 self.write(f"  {name} may not discard after the red 3 that was the stock's last card (R13.1).")
         for event in cards.lay_dealt_red_threes(state):
@@ -436,6 +436,15 @@ class Narrator(GameObserver):
         if state.went_out_seat == seat:
             self.write(f"  {self.seat_names[seat]} has no card left and goes out{self._concealed(state)} "
                        "without a discard (R12.2).")
+
+    def _pile_declined(self, state: HandState) -> str:
+        # Why no take ended the hand, where the table shows it: a player reading "does not take" a pile no one could
+        # take took it for a choice.
+        if not state.pile:
+            return "has no pile to take"
+        if state.is_pile_blocked():
+            return f"cannot take the pile, blocked by the {card_text(self.cards.pile[-1])} on top (R8.1a)"
+        return "does not take the pile"
 
     @staticmethod
     def _concealed(state: HandState) -> str:

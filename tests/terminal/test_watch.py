@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.cards import card_text
 from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import Stop
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.strategies import Greedy, RandomPlay
@@ -159,3 +160,19 @@ def test_the_header_names_the_rules_page_a_reader_has():
     named = re.search(r"Rules: the defaults \((\S+)\)\.", "\n".join(lines))
     assert named and (GOLDEN.parents[1] / named.group(1)).is_file()
 
+
+
+@pytest.mark.parametrize(("upcard", "said"), [
+    ("3b", "South cannot take the pile, blocked by the 3♠ on top (R8.1a)"),
+    ("7", "South does not take the pile"),
+])
+def test_an_empty_stock_ends_the_hand_said_with_whether_the_pile_could_be_taken_r13_3(upcard, said):
+    # "does not take the pile" was said of a pile a black 3 blocked, as if the player had chosen to leave it.
+    lines: list[str] = []
+    narrator = Narrator(lines.append)
+    state = HandState.from_deck(DEFAULT_RULES, stacked_deck({}, dealer=3, upcards=upcard), dealer=3)
+    narrator.on_hand_start(state)
+    del state.stock[:], narrator.cards.stock[:]  # the stock run out before South's turn
+    apply_all(state, Stop())
+    narrator.on_move(state)
+    assert re.sub("[♠♣]", "♠", lines[-1]) == f"  The stock is empty and {said}: the hand ends (R13.3)."
