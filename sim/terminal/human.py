@@ -152,6 +152,10 @@ class TerminalPlayer(Strategy):
                 continue
             if allow_done and lowered == "done":
                 return None
+            if lowered == "ask":  # the notation's move (rules.md §16), which this screen asks about by itself
+                click.echo("'ask' is not a choice now: right after you draw or take the pile, when you can go out, "
+                           f"you are asked whether to ask your partner (R12.5). Type {accepted}.")
+                continue
             if numbered and lowered.isdigit():
                 number = int(lowered)
                 if 1 <= number <= len(options):

@@ -90,3 +90,10 @@ def test_play_waits_for_enter_after_each_hands_score_table(monkeypatch, capsys):
     assert [line.split(":")[0] for line in lines if line.startswith("=== Hand")] == ["=== Hand 1", "=== Hand 2"]
     assert lines[-1].strip().startswith("total")  # the score table is the last thing written before the wait
     assert capsys.readouterr().out.count("The hand is over: press Enter to go on, or type 'quit'.") == 2
+
+
+def test_ask_typed_as_rules_md_writes_it_says_when_the_question_comes_r12_5():
+    # rules.md's example turn types 'ask'; here it was read as a card: "'ask' is not a card; use a rank 4-10, ...".
+    out = _play("draw\nask\n").output
+    assert "'ask' is not a choice now: right after you draw or take the pile, when you can go out, you are asked " \
+           "whether to ask your partner (R12.5). Type the card" in out
