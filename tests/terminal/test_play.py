@@ -139,3 +139,29 @@ def test_bad_options_are_usage_errors():
     assert result.exit_code == 2 and "unknown strategy 'nosuchbot'" in result.output
     result = _play(["play", "--rules", "ask_partner=sometimes"], "")
     assert result.exit_code == 2 and "ask_partner" in result.output
+
+
+INTERRUPTED_WHILE_THINKING = """
+import os
+import signal
+
+from canasta_sim.strategies import Greedy
+
+
+class Thinker(Greedy):
+    name = "thinker"
+    version = 1
+
+    def choose_acquire(self, view):
+        os.kill(os.getpid(), signal.SIGINT)  # the person's Ctrl-C arrives while this bot thinks
+        return super().choose_acquire(view)
+"""
+
+
+def test_ctrl_c_while_a_bot_thinks_abandons_the_game_without_blaming_the_bot(tmp_path):
+    # It ended "Error: strategy ... at seat 1 ..., decision acquire: raised KeyboardInterrupt" with exit code 1.
+    (tmp_path / "thinker.py").write_text(INTERRUPTED_WHILE_THINKING)
+    arguments = ["play", "--seed", "4", "--opponents", f"{tmp_path / 'thinker.py'}:Thinker", *SHORT]
+    result = _play(arguments, "draw\n1\n4\n")
+    assert result.exit_code == 0, result.output
+    assert "Game abandoned. (seed 4)" in result.output and "KeyboardInterrupt" not in result.output
