@@ -18,7 +18,13 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, check_output_folder, output_error
+from canasta_sim.cli.options import (
+    OneLineErrorCommand,
+    WholeNumber,
+    check_output_folder,
+    interrupted_as_the_users,
+    output_error,
+)
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
@@ -112,8 +118,9 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
     side_a, side_b = players[0], players[1]
     if html_file is not None:
-        _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"), game_id=game_id,
-                    duplicate_pair=settings.duplicate_pair(game_id))
+        with interrupted_as_the_users():
+            _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"),
+                        game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id))
         return
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "
@@ -123,7 +130,8 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
         click.echo(f"Duplicate deal: paired with game {pair} (the same cards, sides swapped).")
     click.echo("")
     try:
-        result = narrate_game(players, write=click.echo, **game)
+        with interrupted_as_the_users():
+            result = narrate_game(players, write=click.echo, **game)
     except StrategyError as error:
         if row["termination"] == "forfeit":
             click.echo(f"The game stops here, as it did in the run (a forfeit): {error}")

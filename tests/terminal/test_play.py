@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.cards import parse_kind
 from canasta_sim.terminal.human import TerminalPlayer
-from tests.helpers import GOLDEN
+from tests.helpers import GOLDEN, INTERRUPTED_WHILE_THINKING
 
 BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
 SHORT = ["--rules", "target_score=500"]
@@ -139,23 +139,6 @@ def test_bad_options_are_usage_errors():
     assert result.exit_code == 2 and "unknown strategy 'nosuchbot'" in result.output
     result = _play(["play", "--rules", "ask_partner=sometimes"], "")
     assert result.exit_code == 2 and "ask_partner" in result.output
-
-
-INTERRUPTED_WHILE_THINKING = """
-import os
-import signal
-
-from canasta_sim.strategies import Greedy
-
-
-class Thinker(Greedy):
-    name = "thinker"
-    version = 1
-
-    def choose_acquire(self, view):
-        os.kill(os.getpid(), signal.SIGINT)  # the person's Ctrl-C arrives while this bot thinks
-        return super().choose_acquire(view)
-"""
 
 
 def test_ctrl_c_while_a_bot_thinks_abandons_the_game_without_blaming_the_bot(tmp_path):

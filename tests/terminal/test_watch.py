@@ -21,7 +21,7 @@ from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.strategies import Greedy, RandomPlay
 from canasta_sim.terminal.narrate import Narrator, cards_text, sorted_cards
-from tests.helpers import GOLDEN, apply_all, stacked_deck
+from tests.helpers import GOLDEN, INTERRUPTED_WHILE_THINKING, apply_all, stacked_deck
 
 BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
 # Draw texts that name a card: anything but the stock, a public red 3 (R4.1), a count or a nameless replacement.
@@ -176,3 +176,16 @@ def test_an_empty_stock_ends_the_hand_said_with_whether_the_pile_could_be_taken_
     apply_all(state, Stop())
     narrator.on_move(state)
     assert re.sub("[♠♣]", "♠", lines[-1]) == f"  The stock is empty and {said}: the hand ends (R13.3)."
+
+
+@pytest.mark.parametrize("page", [False, True], ids=["text", "html"])
+def test_ctrl_c_while_a_bot_thinks_interrupts_watch_without_blaming_the_bot(tmp_path, page):
+    # It ended "Error: strategy ... raised KeyboardInterrupt", and with --html "wrote FILE up to the failure".
+    (tmp_path / "thinker.py").write_text(INTERRUPTED_WHILE_THINKING)
+    arguments = ["watch", "--seed", "4", "-s", f"{tmp_path / 'thinker.py'}:Thinker"]
+    if page:
+        arguments += ["--html", str(tmp_path / "game.html")]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 130, result.output
+    assert result.output.endswith("Interrupted\n") and "KeyboardInterrupt" not in result.output
+    assert not (tmp_path / "game.html").exists()
