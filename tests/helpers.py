@@ -420,3 +420,22 @@ class BrokenAtOnce(Greedy):
         if self.built > 1:  # the loader's check builds one first; the game's seats fail
             raise RuntimeError("it breaks at once")
 '''
+
+
+INTERRUPTED_WHILE_THINKING = """
+import os
+import signal
+
+from canasta_sim.strategies import Greedy
+
+
+class Thinker(Greedy):
+    name = "thinker"
+    version = 1
+
+    def choose_acquire(self, view):
+        os.kill(os.getpid(), signal.SIGINT)  # the person's Ctrl-C arrives while this bot thinks
+        return super().choose_acquire(view)
+"""
+"""A strategy file whose first decision interrupts its own process (SIGINT), as a person's Ctrl-C arrives while a
+bot thinks: class ``Thinker``."""

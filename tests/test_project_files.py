@@ -5,6 +5,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -33,6 +36,15 @@ def test_the_readme_links_every_docs_page():
     assert PAGES
     for page in PAGES:
         assert f"(docs/{page.name})" in text, page.name
+
+
+def test_the_readme_shows_every_command_a_player_uses():
+    # It showed watch, replay and report, but not play: a player found the game at the terminal only in the docs.
+    text = README.read_text(encoding="utf-8")
+    for command in ("play", "watch", "replay", "report"):
+        line = next((line for line in text.splitlines() if line.startswith(f"canasta-sim {command} ")), None)
+        assert line is not None, command
+        assert CliRunner().invoke(main, [command, "--help"]).exit_code == 0, command
 
 
 def test_the_dask_extra_is_installed_the_way_a_checkout_can():

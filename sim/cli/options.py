@@ -6,11 +6,13 @@ Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorComm
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import logging
 import math
 import os
+import signal
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING
 import click
 
 from canasta_sim.cli import OneLineErrors
-from canasta_sim.errors import CanastaError
+from canasta_sim.errors import CanastaError, UserInterrupt
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
@@ -44,6 +46,7 @@ __all__ = [
     "check_output_folder",
     "fail",
     "games_at_once_option",
+    "interrupted_as_the_users",
     "isolation_options",
     "limit_memory",
     "open_log_file",
@@ -55,6 +58,32 @@ __all__ = [
     "worker_count",
     "workers_option",
 ]
+
+
+EXIT_INTERRUPTED = 130
+"""The exit code of a command the user interrupted (128 + SIGINT), as shells give it."""
+
+
+def _users_interrupt(number, frame) -> None:
+    raise UserInterrupt()
+
+
+@contextlib.contextmanager
+def interrupted_as_the_users():
+    """Within the block, Ctrl-C ends the command with "Interrupted" and exit code 130.
+
+    Python's own ``KeyboardInterrupt`` raised inside a strategy's decision is that seat's failure to the engine: a
+    person's Ctrl-C while a bot was thinking ended ``watch`` or ``replay`` with "strategy ... raised
+    KeyboardInterrupt".  The handler raises :class:`~canasta_sim.errors.UserInterrupt`, which the engine lets through.
+    """
+    previous = signal.signal(signal.SIGINT, _users_interrupt)
+    try:
+        yield
+    except UserInterrupt:
+        click.echo("Interrupted", err=True)
+        raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class OneLineErrorCommand(OneLineErrors, click.Command):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import signal
 
 import click
 
@@ -11,8 +12,8 @@ from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.terminal.human import PlayerQuit, TerminalPlayer
-from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator
+from canasta_sim.terminal.human import PausingNarrator, PlayerQuit, TerminalPlayer
+from canasta_sim.terminal.narrate import SEAT_NAMES
 
 
 @click.command("play")
@@ -24,7 +25,8 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
     """Play a game in the terminal: you are South, your partner North, against West and East.
 
     Each prompt lists the legal choices: type a number or a move (draw, take 7 7, K K K; 8 8 2,
-    done, discard 4). 'help' explains, 'show' shows the table again, 'quit' or end of input stops.
+    done, discard 4); the discard prompt lists cards, so there 4 is a four. 'help' explains, 'show'
+    shows the table again, 'quit' or end of input stops.
     """
     try:
         rules = Rules.from_options(rule_options)
@@ -34,7 +36,7 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         raise click.UsageError(str(error)) from None
     if seed is None:
         seed = secrets.randbelow(2**31)  # a fresh game; the seed is printed so it can be replayed
-    narrator = Narrator(click.echo, shown_seats=(0,))
+    narrator = PausingNarrator(click.echo, shown_seats=(0,))
 
     def human(rng):
         return TerminalPlayer(rng, narrator=narrator)
@@ -43,6 +45,10 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
     labels = ["you", opponent_strategy.label, partner_strategy.label, opponent_strategy.label]
     narrator.game_header(seed=seed, labels=labels, rules=rules)
     click.echo(f"You are {SEAT_NAMES[0]}; your partner is {SEAT_NAMES[2]}. Replay this deal with --seed {seed}.")
+    # The person's Ctrl-C while a bot is thinking is theirs, not the bot's: as a KeyboardInterrupt raised inside the
+    # bot's decision, the engine would charge it to that seat ("strategy 'pimc' at seat 1 ... raised
+    # KeyboardInterrupt", exit 1).  PlayerQuit is the one exception the engine lets through.
+    previous = signal.signal(signal.SIGINT, _quit)
     try:
         result = play_game(
             players, seed=seed, rules=rules, names=["you", opponents, partner, opponents], observer=narrator
@@ -53,8 +59,14 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         return
     except StrategyError as error:
         raise click.ClickException(str(error)) from None
+    finally:
+        signal.signal(signal.SIGINT, previous)
     narrator.game_over(result)
     if result.winner is None:
         click.echo("A draw.")
     else:
         click.echo("You and your partner win!" if result.winner == 0 else "West and East win.")
+
+
+def _quit(number, frame) -> None:
+    raise PlayerQuit

@@ -18,7 +18,14 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, check_output_folder, output_error
+from canasta_sim.cli.options import (
+    OneLineErrorCommand,
+    WholeNumber,
+    check_output_folder,
+    interrupted_as_the_users,
+    output_error,
+)
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
@@ -27,6 +34,14 @@ from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
+_ENDINGS = {"target": "target reached", "hand_cap": f"stopped by the engine's guard at {MAX_HANDS_PER_GAME} hands",
+            "forfeit": "a forfeit"}
+
+
+def ending_words(termination: str) -> str:
+    """How a game ended, in words, from the ``termination`` code of the ``games`` table (``'target'`` is
+    "target reached"); a code not known is returned as it is."""
+    return _ENDINGS.get(termination, termination)
 
 
 def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[str, Any]:
@@ -103,18 +118,20 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
     side_a, side_b = players[0], players[1]
     if html_file is not None:
-        _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"), game_id=game_id,
-                    duplicate_pair=settings.duplicate_pair(game_id))
+        with interrupted_as_the_users():
+            _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"),
+                        game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id))
         return
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "
-               f"the run recorded A {recorded[0]}, B {recorded[1]} ({row['termination']}).")
+               f"the run recorded A {recorded[0]}, B {recorded[1]} ({ending_words(row['termination'])}).")
     pair = settings.duplicate_pair(game_id)
     if pair is not None:  # as the HTML page says it
         click.echo(f"Duplicate deal: paired with game {pair} (the same cards, sides swapped).")
     click.echo("")
     try:
-        result = narrate_game(players, write=click.echo, **game)
+        with interrupted_as_the_users():
+            result = narrate_game(players, write=click.echo, **game)
     except StrategyError as error:
         if row["termination"] == "forfeit":
             click.echo(f"The game stops here, as it did in the run (a forfeit): {error}")
@@ -165,7 +182,8 @@ def _check_scores(scores: tuple[int, int], row: dict[str, Any]) -> None:
     if row["termination"] == "forfeit" or scores != recorded:
         raise click.ClickException(
             f"the replay ends at A {scores[0]}, B {scores[1]} but the run recorded "
-            f"A {recorded[0]}, B {recorded[1]} ({row['termination']}); the strategies or the engine have changed"
+            f"A {recorded[0]}, B {recorded[1]} ({ending_words(row['termination'])}); the strategies or the engine "
+            "have changed"
         )
 
 

@@ -16,7 +16,7 @@ import click
 
 from canasta_sim.analysis import entrants_of
 from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
-from canasta_sim.cli.options import OneLineErrorCommand, fail
+from canasta_sim.cli.options import OneLineErrorCommand, fail, interrupted_as_the_users
 from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
@@ -164,8 +164,10 @@ def report_command(run_dir: Path, style: str) -> None:
     elif style == "csv":
         click.echo(format_csv(rows, results))
     elif style == "html":
-        click.echo(report_page(run_dir, manifest, _header(description, run_dir), format_summary(rows, "markdown"),
-                               format_markdown(results)))
+        with interrupted_as_the_users():  # its replays play games: Ctrl-C there is the user's, not a bot's failure
+            page = report_page(run_dir, manifest, _header(description, run_dir), format_summary(rows, "markdown"),
+                               format_markdown(results))
+        click.echo(page)
     elif style == "markdown":
         sections = format_markdown(results)
         click.echo("\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown"),

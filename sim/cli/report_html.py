@@ -23,7 +23,7 @@ import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, load_run, strategy_names
 from canasta_sim.cli.plot import GAME_COLUMNS, HAND_COLUMNS, charts_for
-from canasta_sim.cli.replay import game_setup, recorded_run_game
+from canasta_sim.cli.replay import ending_words, game_setup, recorded_run_game
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 
@@ -151,6 +151,8 @@ def _heading(game_id: int, why: str, row: dict[str, Any], names: dict[str, str],
     ending = str(row["termination"])
     if ending == "forfeit":
         ending = f"forfeit by side {row['forfeit_team']}: {row['forfeit_reason']}"
+    else:
+        ending = ending_words(ending)
     side_a, side_b = (names.get(row[column], row[column]) for column in ("team_a_strategy", "team_b_strategy"))
     heading = f"Game {game_id}, {why}: side A {side_a} {row['score_a']}, side B {side_b} {row['score_b']} ({ending})"
     return heading if pair is None else f"{heading}; duplicate deal: paired with game {pair} (sides swapped)"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.options import WholeNumber, check_output_folder, output_error
+from canasta_sim.cli.options import WholeNumber, check_output_folder, interrupted_as_the_users, output_error
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
@@ -62,9 +62,10 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
     players = seat_strategies(specs or DEFAULT_WATCH_SPECS)
     labels = [player.label for player in players]
     if html_file is not None:
-        recorded = record_game(players, seed=seed, rules=rules, labels=labels,
-                               names=[player.spec for player in players],
-                               shown_seats=range(4) if show_hands else ())
+        with interrupted_as_the_users():
+            recorded = record_game(players, seed=seed, rules=rules, labels=labels,
+                                   names=[player.spec for player in players],
+                                   shown_seats=range(4) if show_hands else ())
         try:
             html_file.write_text(recorded.html(title=f"Canasta, game seed {seed}"), encoding="utf-8")
         except OSError as error:
@@ -75,14 +76,15 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
                    f"final scores A {recorded.result.scores[0]}, B {recorded.result.scores[1]}.")
         return
     try:
-        narrate_game(
-            players,
-            seed=seed,
-            rules=rules,
-            labels=labels,
-            names=[player.spec for player in players],
-            write=click.echo,
-            shown_seats=range(4) if show_hands else (),
-        )
+        with interrupted_as_the_users():
+            narrate_game(
+                players,
+                seed=seed,
+                rules=rules,
+                labels=labels,
+                names=[player.spec for player in players],
+                write=click.echo,
+                shown_seats=range(4) if show_hands else (),
+            )
     except StrategyError as error:
         raise click.ClickException(str(error)) from None

@@ -3,7 +3,8 @@
 :class:`TerminalPlayer` reads through :func:`click.prompt` and writes through
 :func:`click.echo`, so ``canasta-sim play`` works in a terminal and tests can
 drive it with scripted standard input.  Each prompt lists the legal choices;
-a choice may be typed by its number or in the move notation of
+a choice may be typed by its number (the discard prompt lists cards, and a
+number typed there is a card's rank) or in the move notation of
 :mod:`canasta_sim.core.moves` (``draw``, ``take 7 7``, ``K K K; 8 8 2``, ``discard 4``).
 Input that is not understood or not legal gets a message naming what is
 accepted, and the prompt again.  End of input, Ctrl-C or ``quit`` raise
@@ -19,13 +20,16 @@ from collections.abc import Callable, Sequence
 import click
 
 from canasta_sim.core.cards import KIND_COUNT, counts_text
+from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
+from canasta_sim.core.scoring import HandResult
+from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import IllegalMoveError, MoveParseError, UserInterrupt
 from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator, cards_text
 
-__all__ = ["PlayerQuit", "TerminalPlayer", "screen_lines"]
+__all__ = ["PausingNarrator", "PlayerQuit", "TerminalPlayer", "screen_lines"]
 
 _RULE = "-" * 72
 _MELD_CHOICES = 9
@@ -67,7 +71,10 @@ class TerminalPlayer(Strategy):
         """Show the table and ask how to begin the turn: draw, take the pile or (empty stock) stop."""
         self._show(view)
         options = list(view.legal_acquires())
-        accepted = "'draw', 'take' with the cards to meld with the top card (e.g. 'take 7 7'), or 'stop'"
+        accepted = "'draw' or 'take' with the cards to meld with the top card (e.g. 'take 7 7')"
+        if view.can(Stop()):  # only with an empty stock: offered where it is a choice, and said what it does
+            accepted = ("'take' with the cards to meld with the top card (e.g. 'take 7 7'), or 'stop' to leave the "
+                        "pile, which ends the hand (the stock is empty, R13.3)")
         return self._choose(view, "Begin your turn", options, parse_move, (Draw, TakePile, Stop), accepted)
 
     def choose_ask(self, view: SeatView) -> bool:
@@ -110,8 +117,10 @@ class TerminalPlayer(Strategy):
     def choose_discard(self, view: SeatView) -> Discard:
         """Ask which card to discard (R6.1)."""
         options = list(view.legal_discards())
-        accepted = "a card (e.g. '4', 'K', '10', 'JK', '3b'; suits do not matter)"
-        return self._choose(view, "Discard a card", options, _parse_discard, (Discard,), accepted)
+        accepted = "the card (e.g. '4', 'K', '10', 'JK', '3b'; suits do not matter)"
+        # Listed by card, not numbered: a number typed here is a card's rank ('4' is a four, as 'discard 4'), which
+        # a numbered list would read as a choice and discard another card.
+        return self._choose(view, "Discard a card", options, _parse_discard, (Discard,), accepted, numbered=False)
 
     # ------------------------------------------------------------ input
 
@@ -125,33 +134,45 @@ class TerminalPlayer(Strategy):
         accepted: str,
         *,
         allow_done: bool = False,
+        numbered: bool = True,
     ) -> Move | None:
-        click.echo(f"{prompt}. Type a number or {accepted}:")
-        for number, move in enumerate(options, 1):
-            click.echo(f"  {number}. {move}")
+        if numbered:
+            accepted = "a number or " + accepted
+        self._list_choices(prompt, options, accepted, numbered=numbered)
         while True:
             text = self._line().strip()
             lowered = text.lower()
             if not text:
-                click.echo(f"Please type a number or {accepted}.")
+                click.echo(f"Please type {accepted}.")
                 continue
-            if self._handled(view, lowered, "a number or " + accepted):
+            handled = self._handled(view, lowered, accepted)
+            if handled:
+                if handled == "show":  # the table again, then what may be typed now, not only far above it
+                    self._list_choices(prompt, options, accepted, numbered=numbered)
                 continue
             if allow_done and lowered == "done":
                 return None
-            if lowered.isdigit():
+            if lowered == "ask":  # the notation's move (rules.md §16), which this screen asks about by itself
+                click.echo("'ask' is not a choice now: right after you draw or take the pile, when you can go out, "
+                           f"you are asked whether to ask your partner (R12.5). Type {accepted}.")
+                continue
+            if numbered and lowered.isdigit():
                 number = int(lowered)
                 if 1 <= number <= len(options):
                     return options[number - 1]
-                click.echo(f"There is no choice {number}; type a number from 1 to {len(options)} or {accepted}.")
+                click.echo(f"There is no choice {number}; type a number from 1 to {len(options)} or "
+                           f"{accepted.removeprefix('a number or ')}.")
                 continue
             try:
                 move = parse(text)
             except MoveParseError as error:
-                click.echo(f"Not understood: {error}. Type a number or {accepted}.")
+                # A text that is no move at all gets the forms this prompt takes, not the notation's every form
+                # (ask, answer, meld ... at a prompt where none of them is a choice); a bad card keeps its reason.
+                reason = f"{text!r}" if f"move {text!r} is not understood" in str(error) else str(error)
+                click.echo(f"Not understood: {reason}. Type {accepted}.")
                 continue
             if not isinstance(move, types):
-                click.echo(f"'{move}' is not a choice now. Type a number or {accepted}.")
+                click.echo(f"'{move}' is not a choice now. Type {accepted}.")
                 continue
             try:
                 view.verify(move)
@@ -160,11 +181,23 @@ class TerminalPlayer(Strategy):
                 continue
             return move
 
+    @staticmethod
+    def _list_choices(prompt: str, options: Sequence[Move], accepted: str, *, numbered: bool) -> None:
+        click.echo(f"{prompt}. Type {accepted}:")
+        if numbered:
+            for number, move in enumerate(options, 1):
+                click.echo(f"  {number}. {move}")
+        else:  # each choice by what is typed for it: 'discard 10' is listed as '10'
+            click.echo("  " + ", ".join(str(move).split(" ", 1)[-1] for move in options))
+
     def _yes_no(self, view: SeatView, prompt: str) -> bool:
         click.echo(prompt + ":")
         while True:
             lowered = self._line().strip().lower()
-            if self._handled(view, lowered, "yes or no"):
+            handled = self._handled(view, lowered, "yes or no")
+            if handled == "show":
+                click.echo(prompt + ":")
+            if handled:
                 continue
             if lowered in _YES:
                 return True
@@ -172,17 +205,17 @@ class TerminalPlayer(Strategy):
                 return False
             click.echo("Please type yes or no (y/n).")
 
-    def _handled(self, view: SeatView, lowered: str, accepted: str) -> bool:
-        # Words that work at every prompt.
+    def _handled(self, view: SeatView, lowered: str, accepted: str) -> str:
+        # Words that work at every prompt: the one handled ('help' or 'show'), or '' for anything else.
         if lowered in ("quit", "exit"):
             raise PlayerQuit
         if lowered in ("help", "?"):
             click.echo(f"Type {accepted}. {_COMMON_HELP}")
-            return True
+            return "help"
         if lowered in ("show", "table"):
             self._show(view, force=True)
-            return True
-        return False
+            return "show"
+        return ""
 
     def _line(self) -> str:
         # The person's Ctrl-C is theirs, not a strategy's failure: the engine lets only PlayerQuit through.
@@ -212,6 +245,23 @@ class TerminalPlayer(Strategy):
             click.echo(lines[-1])
 
 
+class PausingNarrator(Narrator):
+    """The narrator of ``canasta-sim play``: as :class:`~canasta_sim.terminal.narrate.Narrator`, and at each hand's end
+    it waits for Enter, so that the person reads the hand's score table before the next deal and the bots' turns
+    scroll it off the screen.  ``quit``, Ctrl-C or end of input there raise :class:`PlayerQuit`."""
+
+    def on_hand_end(self, state: HandState, result: HandResult) -> None:
+        """Narrate the hand's end and its scores, then wait for Enter."""
+        super().on_hand_end(state, result)
+        click.echo("The hand is over: press Enter to go on, or type 'quit'.")
+        try:
+            typed = TerminalPlayer._read().strip().lower()
+        except KeyboardInterrupt:
+            raise PlayerQuit from None
+        if typed in ("quit", "exit"):
+            raise PlayerQuit
+
+
 def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
     """Return the screen: scores, both sides' melds and red 3s, the pile, the stock and the hand."""
     seat = view.seat
@@ -230,8 +280,10 @@ def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
             for rank in sorted(melds, reverse=True):
                 shown = cards_text(cards.melds[side][rank]) if cards is not None else counts_text(
                     _counts(rank, melds[rank]))
-                size = sum(melds[rank])
-                parts.append(f"{shown}" + (" (canasta)" if size >= 7 else ""))
+                naturals, jokers, deuces = melds[rank]
+                if naturals + jokers + deuces >= CANASTA_SIZE:  # the kind decides the bonus, 500 or 300 (R11.2)
+                    shown += " (mixed canasta)" if jokers + deuces else " (natural canasta)"
+                parts.append(shown)
             meld_text = " | ".join(parts)
         else:
             meld_text = f"no meld yet (initial meld needs {view.initial_requirement(side)})"

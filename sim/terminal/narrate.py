@@ -231,7 +231,7 @@ class Narrator(GameObserver):
         if changed:
             self.write("Rules changed from the defaults: " + ", ".join(changed) + ".")
         else:
-            self.write("Rules: the defaults of RULES.md.")
+            self.write("Rules: the defaults (docs/rules.md).")
 
     def game_over(self, result: GameResult) -> None:
         """Write the final totals and the winner."""
@@ -296,7 +296,7 @@ class Narrator(GameObserver):
                 self.write(f"  {name} answers no: {asker} may not go out this turn (R12.5, R6.4).")
         elif isinstance(move, Stop):
             if self._phase == ACQUIRE:
-                self.write(f"  The stock is empty and {name} does not take the pile: the hand ends (R13.3).")
+                self.write(f"  The stock is empty and {name} {self._pile_declined(state)}: the hand ends (R13.3).")
             else:
                 self.write(f"  {name} may not discard after the red 3 that was the stock's last card (R13.1).")
         for event in cards.lay_dealt_red_threes(state):
@@ -437,16 +437,30 @@ class Narrator(GameObserver):
             self.write(f"  {self.seat_names[seat]} has no card left and goes out{self._concealed(state)} "
                        "without a discard (R12.2).")
 
+    def _pile_declined(self, state: HandState) -> str:
+        # Why no take ended the hand, where the table shows it: a player reading "does not take" a pile no one could
+        # take took it for a choice.
+        if not state.pile:
+            return "has no pile to take"
+        if state.is_pile_blocked():
+            return f"cannot take the pile, blocked by the {card_text(self.cards.pile[-1])} on top (R8.1a)"
+        return "does not take the pile"
+
     @staticmethod
     def _concealed(state: HandState) -> str:
         return " concealed (R12.6)" if state.went_out_concealed else ""
 
     def _upcard_text(self, upcards: Sequence[int]) -> str:
+        if not upcards:
+            return "No upcard."
         if len(upcards) == 1:
             return f"Upcard: {card_text(upcards[0])}."
-        frozen = ", ".join(card_text(card) for card in upcards[:-1])
-        last = f"; then {card_text(upcards[-1])} covers {'it' if len(upcards) == 2 else 'them'}" if upcards else ""
-        return f"Upcard: {frozen}, wild or red 3, stays in the pile and freezes it (R3.3){last}."
+        turned = [card_text(card) for card in upcards[:-1]]
+        last = f"; then {card_text(upcards[-1])} covers {'it' if len(turned) == 1 else 'them'}"
+        if len(turned) == 1:
+            return f"Upcard: {turned[0]}, wild or red 3, stays in the pile and freezes it (R3.3){last}."
+        both = ", ".join(turned[:-1]) + " and " + turned[-1]
+        return f"Upcards: {both}, each wild or a red 3, stay in the pile and freeze it (R3.3){last}."
 
     def _dealt_red_three_text(self, seat: int, laid: Sequence[int], drawn: Sequence[int]) -> str:
         name = self.seat_names[seat]

@@ -43,6 +43,7 @@ def test_replay_of_every_game_ends_at_the_recorded_scores(run_dir):
                    for line in lines)
         # Head to head: the strategies swap sides every other game, and the replay seats them as recorded.
         assert f"side A {row['team_a_strategy']}," in lines[0]
+        assert lines[0].endswith(f"the run recorded {expected} (target reached).")  # not the table's code '(target)'
         assert not any(line.startswith("Duplicate deal") for line in lines)  # no duplicate deals: nothing said
 
 

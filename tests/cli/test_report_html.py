@@ -40,6 +40,17 @@ def test_games_worth_seeing_are_the_widest_the_longest_and_a_forfeit():
     assert games_worth_seeing(both)[0] == (1, "the largest margin (900 points) and the longest game (9 hands)")
 
 
+def test_a_replays_heading_says_how_the_game_ended_in_words_r15_1():
+    # It ended in the games table's code: "side B random@1 1655 (target)".
+    row = {"termination": "target", "team_a_strategy": "greedy", "team_b_strategy": "random", "score_a": 5100,
+           "score_b": 300}
+    names = {"greedy": "greedy@2", "random": "random@1"}
+    heading = report_html._heading(3, "the longest game (8 hands)", row, names, None)
+    assert heading == "Game 3, the longest game (8 hands): side A greedy@2 5100, side B random@1 300 (target reached)"
+    capped = report_html._heading(3, "the longest game (400 hands)", {**row, "termination": "hand_cap"}, names, None)
+    assert capped.endswith("(stopped by the engine's guard at 400 hands)")
+
+
 def test_markdown_becomes_escaped_html_tables_each_in_a_box_that_scrolls():
     text = "### A <b> heading\n\n| name | score |\n|---|---:|\n| x\\|y | <1% |\nplain & line"
     assert markdown_html(text) == (

@@ -95,7 +95,8 @@ def test_the_piles_notes_read_against_the_table(browser, page):
 
     open_page(browser, page)
     note = browser.find_element(By.CSS_SELECTOR, "#pile .frozen-note")
-    assert note.text
+    # At the deal neither side has melded: the pile is frozen against both (R8.1c), not only the side to move.
+    assert note.text == "pile 1, frozen for sides A and B until they meld", note.text
     box = note.rect
     color = browser.execute_script("return getComputedStyle(arguments[0]).color", note)
     text = [int(v) for v in re.findall(r"\d+", color)[:3]]

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.cards import parse_kind
 from canasta_sim.terminal.human import TerminalPlayer
-from tests.helpers import GOLDEN
+from tests.helpers import GOLDEN, INTERRUPTED_WHILE_THINKING
 
 BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
 SHORT = ["--rules", "target_score=500"]
@@ -54,7 +54,10 @@ def test_bad_input_gets_a_message_naming_what_is_accepted_and_the_prompt_again()
     assert result.exit_code == 0, result.output
     out = result.output
     assert "Please type a number or 'draw'" in out
-    assert "Not understood: move 'x' is not understood; use draw, take" in out
+    # Only the forms the prompt takes: the notation's full list (ask, answer yes|no, ...) named moves that were not
+    # choices there.
+    assert "Not understood: 'x'. Type a number or 'draw' or 'take' with the cards" in out
+    assert "answer yes|no" not in out
     assert "There is no choice 9; type a number from 1 to 1 or 'draw'" in out
     assert "Not allowed: R8.2: the cards taken with the 7 must be 7s or wild cards." in out
     assert "'meld K K K' is not a choice now. Type a number or 'draw'" in out
@@ -92,9 +95,14 @@ def test_melds_typed_or_chosen_and_their_errors_r9_r10():
     assert "South discards K♦." in out
 
 
+# '1', 'yes' and every card in turn answer every prompt: each takes the first line it accepts (the discard prompt a
+# card, the others a number or yes).
+ANY_ANSWER = "1\nyes\n" + "".join(f"{card}\n" for card in ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "3b",
+                                                             "2", "JK"))
+
+
 def test_a_whole_game_played_through_standard_input_ends_with_the_score():
-    # Alternating '1' and 'yes' answers every prompt: each one takes the first line it accepts.
-    result = _play(["play", "--seed", "7", "--partner", BOT, "--opponents", BOT, *SHORT], "1\nyes\n" * 2000)
+    result = _play(["play", "--seed", "7", "--partner", BOT, "--opponents", BOT, *SHORT], ANY_ANSWER * 400)
     assert result.exit_code == 0, result.output
     assert "Game over after" in result.output
     assert result.output.rstrip().endswith(("win!", "West and East win.", "A draw."))
@@ -104,7 +112,7 @@ def test_partner_questions_both_ways_r12_5():
     asked_partner = answered_partner = False
     for seed in range(30):
         arguments = ["play", "--seed", str(seed), "--partner", BOT, "--opponents", BOT, *SHORT]
-        out = _play(arguments, "1\nyes\n" * 2000).output
+        out = _play(arguments, ANY_ANSWER * 400).output
         asked_partner |= "Ask your partner? (yes/no)" in out and 'South asks North: "May I go out?"' in out
         answered_partner |= 'North asks you: "May I go out?"' in out and "South answers yes" in out
         if asked_partner and answered_partner:
@@ -131,3 +139,12 @@ def test_bad_options_are_usage_errors():
     assert result.exit_code == 2 and "unknown strategy 'nosuchbot'" in result.output
     result = _play(["play", "--rules", "ask_partner=sometimes"], "")
     assert result.exit_code == 2 and "ask_partner" in result.output
+
+
+def test_ctrl_c_while_a_bot_thinks_abandons_the_game_without_blaming_the_bot(tmp_path):
+    # It ended "Error: strategy ... at seat 1 ..., decision acquire: raised KeyboardInterrupt" with exit code 1.
+    (tmp_path / "thinker.py").write_text(INTERRUPTED_WHILE_THINKING)
+    arguments = ["play", "--seed", "4", "--opponents", f"{tmp_path / 'thinker.py'}:Thinker", *SHORT]
+    result = _play(arguments, "draw\n1\n4\n")
+    assert result.exit_code == 0, result.output
+    assert "Game abandoned. (seed 4)" in result.output and "KeyboardInterrupt" not in result.output

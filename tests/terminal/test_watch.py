@@ -16,11 +16,12 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.cards import card_text
 from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import Stop
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.strategies import Greedy, RandomPlay
 from canasta_sim.terminal.narrate import Narrator, cards_text, sorted_cards
-from tests.helpers import GOLDEN, apply_all, stacked_deck
+from tests.helpers import GOLDEN, INTERRUPTED_WHILE_THINKING, apply_all, stacked_deck
 
 BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
 # Draw texts that name a card: anything but the stock, a public red 3 (R4.1), a count or a nameless replacement.
@@ -121,8 +122,9 @@ def test_upcards_dealt_red_threes_and_replacements_r3_3_r3_5():
     deck = stacked_deck({0: "3r K K"}, dealer=3, upcards="2 JK 7", stock_top="Q")
     lines, _ = _narrate_hand(deck, [])
     upcards = [card_text(card) for card in deck[44:47]]
-    assert lines[2] == (f"Upcard: {upcards[0]}, {upcards[1]}, wild or red 3, stays in the pile and freezes it (R3.3); "
-                        f"then {upcards[2]} covers them.")
+    # Two turned cards are named as two ("Upcard: 2♠, JK, wild or red 3, stays" read as one card).
+    assert lines[2] == (f"Upcards: {upcards[0]} and {upcards[1]}, each wild or a red 3, stay in the pile and freeze it "
+                        f"(R3.3); then {upcards[2]} covers them.")
     dealt = f"South lays down the dealt {card_text(deck[0])} and draws 1 replacement (R3.5)"
     assert lines[3] == f"{dealt}: {card_text(deck[47])}."
     public, _ = _narrate_hand(deck, [], shown=())
@@ -149,3 +151,41 @@ def test_sorted_cards_puts_ranks_high_to_low_then_threes_deuces_jokers():
     assert sorted_cards([joker, four_hearts, deuce_clubs, ace_spades]) == [ace_spades, four_hearts, deuce_clubs, joker]
     assert cards_text([]) == "-"
     assert cards_text([joker, ace_spades]) == "A♠ JK"
+
+
+def test_the_header_names_the_rules_page_a_reader_has():
+    # It said "the defaults of RULES.md", a file the repository does not hold: the rules are docs/rules.md.
+    lines: list[str] = []
+    Narrator(lines.append).game_header(seed=1, labels=["greedy@2"] * 4, rules=DEFAULT_RULES)
+    named = re.search(r"Rules: the defaults \((\S+)\)\.", "\n".join(lines))
+    assert named and (GOLDEN.parents[1] / named.group(1)).is_file()
+
+
+
+@pytest.mark.parametrize(("upcard", "said"), [
+    ("3b", "South cannot take the pile, blocked by the 3♠ on top (R8.1a)"),
+    ("7", "South does not take the pile"),
+])
+def test_an_empty_stock_ends_the_hand_said_with_whether_the_pile_could_be_taken_r13_3(upcard, said):
+    # "does not take the pile" was said of a pile a black 3 blocked, as if the player had chosen to leave it.
+    lines: list[str] = []
+    narrator = Narrator(lines.append)
+    state = HandState.from_deck(DEFAULT_RULES, stacked_deck({}, dealer=3, upcards=upcard), dealer=3)
+    narrator.on_hand_start(state)
+    del state.stock[:], narrator.cards.stock[:]  # the stock run out before South's turn
+    apply_all(state, Stop())
+    narrator.on_move(state)
+    assert re.sub("[♠♣]", "♠", lines[-1]) == f"  The stock is empty and {said}: the hand ends (R13.3)."
+
+
+@pytest.mark.parametrize("page", [False, True], ids=["text", "html"])
+def test_ctrl_c_while_a_bot_thinks_interrupts_watch_without_blaming_the_bot(tmp_path, page):
+    # It ended "Error: strategy ... raised KeyboardInterrupt", and with --html "wrote FILE up to the failure".
+    (tmp_path / "thinker.py").write_text(INTERRUPTED_WHILE_THINKING)
+    arguments = ["watch", "--seed", "4", "-s", f"{tmp_path / 'thinker.py'}:Thinker"]
+    if page:
+        arguments += ["--html", str(tmp_path / "game.html")]
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 130, result.output
+    assert result.output.endswith("Interrupted\n") and "KeyboardInterrupt" not in result.output
+    assert not (tmp_path / "game.html").exists()
