@@ -10,7 +10,7 @@ class RandomPlay(Strategy):
     """Picks uniformly among the legal choices of each decision (stopping to meld is one of them)."""
 
     name = "random"
-    version = 1
+    version = 2
     description = "Uniformly random legal play: a baseline."
 
     def choose_acquire(self, view) -> Move:

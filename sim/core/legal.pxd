@@ -33,7 +33,7 @@ cpdef object legal_discards(HandState state)
 
 
 # The card constants the listings index hands with, as C integers.
-cdef Py_ssize_t _JOKER, _TWO, _FOUR, _KIND_COUNT
+cdef Py_ssize_t _JOKER, _TWO, _BLACK_THREE, _FOUR, _KIND_COUNT
 
 
 @cython.locals(
@@ -50,9 +50,10 @@ cpdef list _addition_melds(HandState state, bint largest_first)
 cdef object _shape_group(tuple shape)
 
 # The addition listing's helpers, C calls from it (cpdef: still ordinary functions from Python).
-@cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, found=list)
-cpdef list _black_three_and_wild_melds(Py_ssize_t black_threes, bint wild_only, Py_ssize_t held_jokers,
-                                       Py_ssize_t held_deuces)
+@cython.locals(naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t, found=list, black_threes=Py_ssize_t,
+               laid_threes=Py_ssize_t)
+cpdef list _rare_melds(HandState state, list hand, list melds, bint wild_only, Py_ssize_t held_jokers,
+                       Py_ssize_t held_deuces)
 @cython.locals(index=Py_ssize_t, count=Py_ssize_t, size=Py_ssize_t, ordered=list)
 cpdef list _most_laid_first(list shapes, list laids, Py_ssize_t most)
 

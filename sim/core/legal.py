@@ -4,16 +4,17 @@ Every generator yields moves one at a time and checks each with the state's
 own ``can_x`` method, so what it yields is legal by the same code that
 judges a strategy's choice; the state remembers each (``_list``), so the
 move a strategy picks from a listing is applied on that check, not checked
-again.  Two listings are canonical rather than
-exhaustive, because the exhaustive ones add almost nothing a player cannot reach:
+again.  Two listings are canonical rather than exhaustive: each lists every
+legal move, or the first steps that reach it, not every way to lay the same cards:
 
-* once a side has melded, :func:`legal_melds` lists single groups; several
-  groups laid one after another reach every compound meld but one kind: under
-  ``canastas_to_go_out`` of 2 or more, a hand of two cards that each complete
-  a canasta still needed goes out only by laying both at once (either alone
-  would keep just the card to discard, R6.4, R12.1).  Its black 3 groups are
-  new melds of 3 or 4, not a black 3 added to those laid this turn to go out
-  (R5.3).  The environments' masks (:mod:`canasta_sim.env.encoding`) add both;
+* once a side has melded, :func:`legal_melds` lists single groups, and several
+  groups laid one after another reach every compound meld but one kind, which
+  it lists whole, last: under ``canastas_to_go_out`` of 2 or more, a hand of two
+  cards that each complete a canasta still needed goes out only by laying both
+  at once (either alone would keep just the card to discard, R6.4, R12.1), so the
+  listing holds that joint meld (``meld 9:2; A:2``).  Its black 3 groups are new
+  melds of 3 or 4, or, once the player has laid black 3s this turn to go out,
+  the black 3s that meld can still take (R5.3);
 * :func:`legal_takes` lists a take with extra melds only when the top-card
   meld alone falls short of the initial minimum; otherwise those melds can be
   laid right after the take.
@@ -77,6 +78,7 @@ hand out the same one instead of making an iterator per call."""
 # The card constants as C integers where compiled (sim/legal.pxd): the listings index hands with them.
 _JOKER = JOKER
 _TWO = TWO
+_BLACK_THREE = BLACK_THREE
 _FOUR = FOUR
 _KIND_COUNT = KIND_COUNT
 _SINGLE_MELDS: dict[int, Meld] = {}
@@ -279,7 +281,8 @@ def _takes(
 
 
 def legal_melds(state: HandState) -> Iterator[Meld]:
-    """Lazily yield legal melds: single groups once the side has melded, whole openings before."""
+    """Lazily yield legal melds: single groups once the side has melded (then any joint going-out meld, see the
+    module's note), whole openings before.  Every legal meld is listed or reached by listed groups laid in turn."""
     return _Checked(state, meld_candidates(state), True)
 
 
@@ -319,9 +322,10 @@ def meld_candidates(state: HandState, largest_first: bool = False) -> Iterator[M
     a caller that only wants, say, the largest legal meld can check just the candidates that
     would beat its best so far.  ``largest_first`` yields the same candidates ordered by the
     number of hand cards they lay, most first, ties in listing order.  Once the side has melded,
-    each candidate is a single-group meld kept from earlier listings (:func:`single_group_meld`);
-    an opening is built only when it is reached, so a caller that stops at the first legal one
-    builds few.
+    each candidate is a single-group meld kept from earlier listings (:func:`single_group_meld`),
+    but for the joint going-out melds of a two-card hand (see the module's note), yielded only where
+    neither of their groups may go alone (that much is judged); an opening is built only when it
+    is reached, so a caller that stops at the first legal one builds few.
     """
     if state.phase != PLAY:
         return _NOTHING
@@ -431,11 +435,11 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
                         if laid > most:
                             most = laid
                         last = laid
-    # The black 3 and wild-card melds, after the natural ranks': each laid count read back from its group.
-    for move in _black_three_and_wild_melds(hand[BLACK_THREE], wild.wild_only, held_jokers, held_deuces):
+    # The black 3, wild-card and joint going-out melds, after the natural ranks': each laid count read back.
+    for move in _rare_melds(state, hand, melds, wild.wild_only, held_jokers, held_deuces):
         shapes.append(move)
         if largest_first:
-            laid = len(move.groups[0].cards)
+            laid = len(move.groups[0].cards) if len(move.groups) == 1 else 2
             laids.append(laid)
             if laid > last:
                 ordered = False
@@ -447,19 +451,96 @@ def _addition_melds(state: HandState, largest_first: bool) -> list[Meld]:
     return _most_laid_first(shapes, laids, most)
 
 
-def _black_three_and_wild_melds(black_threes: int, wild_only: bool, held_jokers: int, held_deuces: int) -> list[Meld]:
-    """The single-group melds of black 3s (three or four, melded only by a player going out: R5.3, R9.8) and, with
-    ``wild_only`` (``allow_wild_only_melds``), of wild cards alone, in listing order."""
+def _rare_melds(
+    state: HandState, hand: list[int], melds: list[list[int]], wild_only: bool, held_jokers: int, held_deuces: int
+) -> list[Meld]:
+    """The melds of :func:`_addition_melds` after the natural ranks', in listing order: black 3s (melded only by a
+    player going out, in a meld of three or four: R5.3, R9.8), with ``wild_only`` (``allow_wild_only_melds``) wild
+    cards alone, then the joint going-out melds of a two-card hand (:func:`_joint_going_out_melds`).
+
+    The black 3 groups are new melds, or, once the side has laid black 3s (only this turn, to go out), the black 3s
+    that meld can still take.  Cheap guards keep the rare searches off the common path: the meld of black 3s is read
+    only for a hand holding one, and joint melds are sought only for a hand of two when going out needs more than
+    one canasta."""
+    black_threes = hand[_BLACK_THREE]
+    laid_threes = melds[_BLACK_THREE][0] if black_threes else 0
     found = []
-    for naturals in range(3, 5):
-        if black_threes >= naturals:
+    if laid_threes:
+        for naturals in range(1, min(black_threes, 4 - laid_threes) + 1):
             found.append(single_group_meld(BLACK_THREE, naturals, 0, 0))
+    else:
+        for naturals in range(3, 5):
+            if black_threes >= naturals:
+                found.append(single_group_meld(BLACK_THREE, naturals, 0, 0))
     if wild_only:
         for jokers in range(held_jokers + 1):
             for deuces in range(held_deuces + 1):
                 if jokers + deuces:
                     found.append(single_group_meld(WILD_RANK, 0, jokers, deuces))
+    if state.hand_sizes[state.seat] == 2 and state.rules.canastas_to_go_out > 1:
+        found += _joint_going_out_melds(state, hand, melds)
     return found
+
+
+def _joint_going_out_melds(state: HandState, hand: list[int], melds: list[list[int]]) -> list[Meld]:
+    """The joint going-out melds of a two-card ``hand``: its cards as two single-card groups on two of the side's
+    ``melds``, laid at once, where neither group may be laid alone, in listing order (each meld's groups, and the
+    melds, ordered by rank, 4 to A, then black 3s, then wild cards only, and then by their cards).
+
+    Under ``canastas_to_go_out`` of 2 or more, two last cards that each complete a canasta still needed go out only
+    together: either alone would keep the other to discard with a canasta short (R6.4, R12.1).  These are the only
+    legal melds that single groups laid one after another cannot reach (``docs/env.md``, the bijection): a group of
+    a larger hand that may not go alone leaves the other groups three cards or more, which may.  Whether a group may
+    go alone is judged (``can_meld``); the meld itself is only a candidate, judged by the caller.
+    """
+    choices = []  # per card held: the single-card groups it could be, on a meld the side holds (R9.6)
+    for kind in range(KIND_COUNT):
+        count = hand[kind]
+        if not count:
+            continue
+        groups = []
+        for rank in _SLOT_ORDER:
+            meld = melds[rank]
+            if not (meld[0] or meld[1] or meld[2]):
+                continue
+            if kind == JOKER or kind == TWO:
+                if rank != BLACK_THREE:  # R5.4: no wild card joins black 3s
+                    groups.append(single_group_meld(rank, 0, int(kind == JOKER), int(kind == TWO)))
+            elif rank == kind:
+                groups.append(single_group_meld(rank, 1, 0, 0))
+        if not groups:
+            return []  # a card with no meld to join: no meld lays the whole hand as single cards
+        choices += [groups] * count
+    found = []
+    for first in choices[0]:
+        for second in choices[1]:
+            # Two groups of one rank are one group, which the single groups list; each pair is found in slot order.
+            if _SLOT_ORDER.index(first.groups[0].rank) < _SLOT_ORDER.index(second.groups[0].rank):
+                pair = (first, second)
+            elif first.groups[0].rank != second.groups[0].rank:
+                pair = (second, first)
+            else:
+                continue
+            if pair in found or state.can_meld(first) or state.can_meld(second):
+                continue
+            found.append(pair)
+    found.sort(key=_pair_order)
+    return [Meld((pair[0].groups[0], pair[1].groups[0])) for pair in found]
+
+
+_SLOT_ORDER = (*range(FOUR, KIND_COUNT), BLACK_THREE, WILD_RANK)
+"""The ranks in the order listings give a meld's groups: 4 to A, black 3s, wild cards only (the opening's order)."""
+
+
+def _pair_order(pair: tuple[Meld, Meld]) -> tuple:
+    """A pair of single-group melds' place in :func:`_joint_going_out_melds`' listing: by the first group's rank
+    (slot order), naturals, jokers and deuces, then the second's (the research environments' action order)."""
+    key = []
+    for meld in pair:
+        group = meld.groups[0]
+        key += [_SLOT_ORDER.index(group.rank), len(group.cards) - group.jokers - group.deuces, group.jokers,
+                group.deuces]
+    return tuple(key)
 
 
 def _most_laid_first(shapes: list[Meld], laids: list[int], most: int) -> list[Meld]:

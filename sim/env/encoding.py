@@ -27,12 +27,11 @@ going-out meld: the last two cards laid as two single-card groups at once, where
 alone (a side short of ``canastas_to_go_out`` may not keep only the card to discard, R6.4, R12.1).
 Those are played as several actions, the groups in increasing action order, then ``done``; the mask
 allows only prefixes of legal moves, so every sequence it allows ends in a legal move.  The mask
-allows the engine's canonical legal moves (:mod:`canasta_sim.core.legal`), the joint going-out
-melds, and black 3s added to the meld of black 3s laid this turn (R5.3), which the canonical listing
-leaves out; so every legal move is reached by some sequence of allowed actions, over one meld
-decision or several.  One restriction: after a partner's "yes" that obliges going out (R12.5), a
-meld is allowed only if going out stays possible after it, so that a masked choice can never leave
-the seat without a legal move.
+allows the engine's canonical legal moves (:mod:`canasta_sim.core.legal`, the joint going-out melds
+and black 3s added to the meld of black 3s laid this turn, R5.3, included), so every legal move is
+reached by some sequence of allowed actions, over one meld decision or several.  One restriction:
+after a partner's "yes" that obliges going out (R12.5), a meld is allowed only if going out stays
+possible after it, so that a masked choice can never leave the seat without a legal move.
 """
 
 from __future__ import annotations
@@ -41,7 +40,7 @@ import dataclasses
 
 import numpy as np
 
-from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim.core.cards import CARD_KIND, KIND_COUNT, KIND_VALUE
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.moves import DRAW, STOP, Draw, Meld, MeldGroup, Move, Stop, TakePile
@@ -204,74 +203,23 @@ def _acquire_options(view: SeatView) -> DecisionOptions:
 
 
 def _meld_options(view: SeatView) -> DecisionOptions:
+    # The listing is complete (canasta_sim.core.legal): once the side has melded, its single groups are one action
+    # each, and its joint going-out melds (two groups neither of which may go alone) its groups, then done.
     melded = view.has_melded(view.side)
     melds = list(view.legal_melds())
-    if melded:
-        melds += _black_three_additions(view)
     if view.partner_answer is True and view.rules.ask_partner_yes_forces_out:
         melds = [move for move in melds if _keeps_going_out_possible(view, move)]
     immediate: dict[int, object] = {}
     compound = []
-    if melded:
-        for move in melds:
+    for move in melds:
+        if melded and len(move.groups) == 1:
             immediate[group_action(move.groups[0])] = move
-        if view.hand_size == 2:
-            compound = [(tuple(group_action(group) for group in move.groups), move)
-                        for move in _joint_going_out_melds(view, immediate)]
-    else:
-        compound = [(tuple(sorted(group_action(group) for group in move.groups)), move) for move in melds]
+        else:
+            compound.append((tuple(sorted(group_action(group) for group in move.groups)), move))
     if view.can(STOP) or any(True for _ in view.legal_discards()):
         immediate[DONE_ACTION] = None
     _check_disjoint(immediate, compound)
     return DecisionOptions(MELD_DECISION, immediate, tuple(compound))
-
-
-def _black_three_additions(view: SeatView) -> list[Meld]:
-    """Black 3s added to the meld of black 3s the player laid this turn to go out (R5.3: a meld of 3 or 4), which the
-    engine accepts but its canonical listing, whose black 3 groups are new melds of 3 or 4, leaves out."""
-    held = view.hand[BLACK_THREE]
-    laid = view.meld_size(view.side, BLACK_THREE)
-    if not held or not laid:
-        return []
-    moves = (Meld((MeldGroup.of(BLACK_THREE, count),)) for count in range(1, min(held, 4 - laid) + 1))
-    return [move for move in moves if view.can(move)]
-
-
-def _joint_going_out_melds(view: SeatView, immediate: dict[int, object]) -> list[Meld]:
-    """The legal melds of a two-card hand laying its cards as two single-card groups at once, where neither group
-    is legal alone: the moves that single groups laid one after another cannot reach.
-
-    With the side short of ``canastas_to_go_out``, laying one card first would leave only the card to discard (R6.4,
-    R12.1), while the two together complete the canastas needed and go out without a discard (R12.2).  With one
-    canasta needed, the card that completes it may go alone, so there is none.  No larger hand has such a meld: of a
-    legal meld whose groups none may go alone, each group fails alone only for the cards it would leave (a black 3
-    group, R5.3, leaves the others three cards or more, so they may go alone; after a "yes", R12.5, the meld's other
-    groups are a way out, which E4's search finds), so each leaves at most one card: two single cards.
-    """
-    hand = view.hand
-    melded = view.melded_ranks(view.side)
-    choices = []  # per card held: the single-card groups it could be, onto a meld the side holds (R9.6)
-    for kind in range(KIND_COUNT):
-        wild = kind in (JOKER, TWO)
-        if wild:
-            ranks = [rank for rank in SLOT_RANKS if melded >> rank & 1 and rank != BLACK_THREE]  # R5.4
-        else:
-            ranks = [kind] if melded >> kind & 1 else []
-        groups = [MeldGroup.of(rank, int(not wild), int(kind == JOKER), int(kind == TWO)) for rank in ranks]
-        choices += [groups] * hand[kind]
-    found = {}
-    for first in choices[0]:
-        for second in choices[1]:
-            if first.rank == second.rank:
-                continue  # one group of both cards, which the single groups list
-            pair = sorted((first, second), key=group_action)
-            actions = tuple(group_action(group) for group in pair)
-            if actions in found or any(action in immediate for action in actions):
-                continue
-            move = Meld(tuple(pair))
-            if view.can(move):
-                found[actions] = move
-    return [found[actions] for actions in sorted(found)]
 
 
 def _check_disjoint(immediate, compound) -> None:

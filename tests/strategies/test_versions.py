@@ -18,7 +18,7 @@ from canasta_sim.strategies import BUILTIN
 
 # Engine 2 refuses a meld group of no card (R9.1), a move no built-in plays: their fingerprints are engine 1's.
 RECORDED = {
-    ("2", "random@1"): "fe128f18dd2d7f26",
+    ("2", "random@2"): "fe128f18dd2d7f26",
     ("2", "greedy@2"): "e427710f3a60a720",
     ("2", "expert@1"): "69070ea7b3f599cc",
     ("2", "pimc@5"): "4ff822b24e99b113",

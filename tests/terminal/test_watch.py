@@ -74,7 +74,7 @@ def test_watch_seats_and_errors():
     # Two specs are sides A and B (R2.1); four are seats 0-3.
     text = _watch("--seed", "1", "-s", "greedy", "-s", "random", "--rules", "target_score=300")
     assert "Side A: South (seat 0) greedy@" in text and "North (seat 2) greedy@" in text
-    assert "Side B: West (seat 1) random@1, East (seat 3) random@1." in text
+    assert "Side B: West (seat 1) random@2, East (seat 3) random@2." in text
     runner = CliRunner()
     result = runner.invoke(main, ["watch", "-s", "greedy", "-s", "greedy", "-s", "greedy"])
     assert result.exit_code == 2 and "give 1 strategy (all seats), 2 (side A, side B) or 4" in result.output

@@ -29,7 +29,8 @@ _RULE_SETS = (
 
 
 def _additions_the_long_way(state) -> list[Meld]:
-    """legal._addition_melds, the long way, in listing order (R9.1, R9.2, R9.4)."""
+    """legal._addition_melds, the long way, in listing order (R9.1, R9.2, R9.4, R5.3), under one canasta to go out
+    (no joint going-out melds: tests/core/test_meld_listing_complete.py checks those)."""
     hand = state.hands[state.seat]
     rules = state.rules
     melds = state.melds[state.seat & 1]
@@ -56,7 +57,8 @@ def _additions_the_long_way(state) -> list[Meld]:
                     if (wilds > total_naturals) if wild_ratio else (total_naturals < 2):
                         continue
                     found.append(single_group_meld(rank, naturals, jokers, deuces))
-    for count in (3, 4):
+    laid_threes = melds[BLACK_THREE][0]  # R5.3: black 3s laid this turn to go out take more, up to four
+    for count in range(1, 5 - laid_threes) if laid_threes else (3, 4):
         if hand[BLACK_THREE] >= count:
             found.append(single_group_meld(BLACK_THREE, count, 0, 0))
     if rules.allow_wild_only_melds:
