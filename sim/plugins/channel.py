@@ -30,6 +30,7 @@ and a bot that answers out of turn gains no time, since the clock of the oldest 
 from __future__ import annotations
 
 import collections
+import json
 import selectors
 import time
 from collections.abc import Callable, Iterator
@@ -192,8 +193,7 @@ class SharedBot:
                     # A second answer, or a question after the answer: the game it names broke the protocol, not the
                     # game the process owes an answer first.
                     named = self.open.get(tag) if type(tag) is int else None
-                    raise ProtocolError(f"the message {line[:120].decode(errors='replace')!r} names no game "
-                                        "waiting for an answer (every message names its game with 'game')")
+                    raise ProtocolError(_unawaited(line, message, self.open))
             else:
                 if not self.awaiting:  # one game, asked one request at a time: a line when none is due answers nothing
                     named = next(iter(self.open.values()), None)
@@ -216,6 +216,22 @@ class SharedBot:
             hub.runnable.append((endpoint.waiter, message))  # Hub.resume, written out: every answer comes here
         else:
             endpoint.reply = message
+
+
+def _unawaited(line: bytes, message: dict[str, Any], playing: dict[int, Endpoint]) -> str:
+    """What is wrong with a protocol-2 line that answers no game waiting for an answer: it names no game, names one by
+    something other than its number, or names a game that owes no answer now."""
+    shown = repr(line[:120].decode(errors="replace"))
+    if "game" not in message:
+        return f"the message {shown} names no game: every message after 'ready' names its game with 'game'"
+    tag = message["game"]
+    if type(tag) is not int:
+        return (f"the message {shown} names its game by {json.dumps(tag, default=repr)[:40]}: a game is named by the "
+                "whole number its 'game' message gave, e.g. \"game\":0")
+    if tag not in playing:
+        return f"the message {shown} names game {tag}, which this process is not playing"
+    return (f"the message {shown} names game {tag}, which is waiting for no answer (a second answer to one request, "
+            "or a 'check' or 'view' after the answer)")
 
 
 _WRITE_SECONDS = 60.0  # a bot that takes no input for this long has stopped reading: a timeout

@@ -113,10 +113,12 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
         raise ProtocolError(f"'ready' has no field {_show(unknown[0])}; its fields are "
                             f"{', '.join(sorted(_READY_FIELDS - {'type'}))}")
     protocol = message.get("protocol")
-    if type(protocol) is not int or protocol not in PROTOCOLS:
-        raise ProtocolError(
-            f"the bot speaks protocol version {protocol!r}; this arbiter speaks {' or '.join(map(str, PROTOCOLS))}"
-        )
+    speaks = " or ".join(map(str, PROTOCOLS))
+    if type(protocol) is not int:  # "2" or a missing field would read as a version the bot does not speak
+        raise ProtocolError(f"'ready' field 'protocol' must be the number {speaks}; got "
+                            f"{_show(protocol) if 'protocol' in message else 'no protocol field'}")
+    if protocol not in PROTOCOLS:
+        raise ProtocolError(f"the bot speaks protocol version {protocol}; this arbiter speaks {speaks}")
     games = message.get("games", 1)
     if protocol == 1 and "games" in message:
         raise ProtocolError("'ready' field 'games' needs protocol 2 (protocol 1 plays one game at a time)")
@@ -135,9 +137,10 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
     parameters = message.get("parameters", {})
     forbidden = "\n" if own_server else ":@ \n"
     if not isinstance(name, str) or not name or any(character in name for character in forbidden):
-        raise ProtocolError(f"'ready' needs a 'name' without ':', '@' or spaces; got {name!r}")
+        raise ProtocolError(f"'ready' needs a 'name' without ':', '@' or spaces; got "
+                            f"{_show(name) if 'name' in message else 'no name field'}")
     if type(version) is not int:
-        raise ProtocolError(f"'ready' field 'version' must be a whole number; got {version!r}")
+        raise ProtocolError(f"'ready' field 'version' must be a whole number; got {_show(version)}")
     if not isinstance(parameters, dict) or not all(
         isinstance(value, (str, int, float, bool, dict)) for value in parameters.values()
     ):

@@ -227,13 +227,7 @@ class ProcessStrategy(Strategy):
                     value = answer_value(decision, reply["move"]) if "move" in reply else parse_answer(decision, reply)
                     plan = reply.get("then")
                     if plan is not None:
-                        # A plan goes where the seat knows the rest of its turn: after a meld, an ask, a take, or
-                        # a draw whose cards the request showed.
-                        known = decision in _PLANNING or type(value) is TakePile
-                        if not (known or drawn is not None and type(value) is Draw) or not isinstance(plan, list):
-                            raise ProtocolError(f"'then' goes with an ask, meld or take answer, or a draw whose cards "
-                                                f"the request showed, and is a list; got {plan!r} with an answer to "
-                                                f"the {decision} decision")
+                        _check_plan(decision, value, plan, drawn)
                         # After "ask" the partner's answer is not known: the plan ends there.
                         self._plan = [] if decision == "ask" and value is True else plan
                         if _makes_event(decision, value):
@@ -449,6 +443,24 @@ def _makes_event(decision: str, value: Any) -> bool:
     if decision == "ask":
         return value is True
     return value is not None and value is not True and value is not False
+
+
+def _check_plan(decision: str, value: Any, plan: Any, drawn: list[int] | None) -> None:
+    """Refuse a reply's ``then`` that is no plan, or that comes where the seat does not know the rest of its turn: a
+    plan goes after a meld, an ask, a take, or a draw whose cards the request showed.
+
+    :raises ProtocolError: naming which of these the plan broke, the plan shown as the bot wrote it (JSON).
+    """
+    if not isinstance(plan, list):
+        raise ProtocolError(f"'then' is a list of items {{\"decision\": D, \"move\": M}}; got {_short(plan)}")
+    if decision in _PLANNING or type(value) is TakePile or drawn is not None and type(value) is Draw:
+        return
+    if type(value) is Draw:
+        raise ProtocolError("'then' after a draw needs the draw's cards, and this request did not show them: a request "
+                            "shows them (its 'drawn' field) only when the draw is the one legal answer and the bot's "
+                            "ready says \"drawn\": true")
+    raise ProtocolError(f"'then' goes with an ask, meld or take answer, or a draw whose cards the request showed; got "
+                        f"it with an answer to the {decision} decision")
 
 
 _PLANNING = ("ask", "meld")

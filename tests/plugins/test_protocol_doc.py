@@ -7,15 +7,21 @@ from __future__ import annotations
 import inspect
 import json
 import re
+import sys
 from pathlib import Path
 
 import pytest
 
-from canasta_sim.core.moves import ASK, parse_move
+from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import ASK, Answer, parse_move
+from canasta_sim.core.rules import Rules
 from canasta_sim.core.scoring import HandResult, SideHandResult
 from canasta_sim.core.state import ACQUIRE, PLAY
 from canasta_sim.core.view import SeatView
-from canasta_sim.plugins.messages import hand_result_from_message
+from canasta_sim.plugins.answers import CHOICE, LAZY_LISTINGS, LISTINGS, only_answer
+from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.messages import hand_result_from_message, view_message
+from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.protocol import (
     DECISIONS,
     check_answer,
@@ -23,7 +29,7 @@ from canasta_sim.plugins.protocol import (
     parse_answer,
     parse_ready,
 )
-from tests.helpers import position
+from tests.helpers import BOTS, position
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
@@ -151,3 +157,52 @@ def test_the_doc_names_every_field_a_ready_may_hold():
     table = DOC.split("The bot's `ready`:")[1].split("\n\n")[1]
     named = set(re.findall(r"`(\w+)`", "\n".join(row.split("|")[1] for row in table.splitlines()[2:])))
     assert fields <= named, f"'ready' fields not in the doc's table: {sorted(fields - named)}"
+
+
+def _listed(decision: str, view) -> list:
+    # A request's list as the arbiter writes it: each move's text, None for null.
+    return [None if move is None else str(move) for move in LISTINGS[decision](view)]
+
+
+def test_the_docs_ask_answer_and_empty_lists_are_the_arbiters():
+    row = next(line for line in DOC.splitlines() if line.startswith("| `legal` |"))
+    ask_list, answer_list = map(json.loads, re.findall(r"list(?: is)? `(\[[^`]*\])`", row))
+    state = _asked()
+    assert _listed("answer", SeatView(state, 2, (0, 0))) == answer_list
+    asker = position(hands={0: "K K K 5"}, melds={0: "Q Q Q Q Q Q Q"}, seat=0, phase=PLAY)
+    assert _listed("ask", SeatView(asker, 0, (0, 0))) == ask_list
+    # A yes binds seat 0 (4 cards) to go out: a null meld leaves its discard no legal answer, asked all the same.
+    state.apply(Answer(True))
+    bound = SeatView(state, 0, (0, 0))
+    assert "`[]`" in row and _listed("discard", bound) == []
+    assert only_answer(LAZY_LISTINGS["discard"](bound)) is CHOICE  # so a bot asked only its choices is asked it
+
+
+def test_an_answer_requests_view_shows_the_asker_as_the_seat_to_move():
+    assert "in an `answer` request `seat_to_move` is the asker" in DOC
+    shown = view_message(SeatView(_asked(), 2, (0, 0)))
+    assert shown["phase"] == "answer" and shown["seat_to_move"] == 0 and shown["seat"] == 2
+
+
+@pytest.mark.timeout(60)
+def test_a_process_numbers_its_games_from_0_and_a_request_after_no_move_has_no_events_field(tmp_path, monkeypatch):
+    assert "numbers its games 0, 1, 2, ... in the order it\nopens them and never reuses a number" in DOC
+    assert "A request that follows no move since\nthe bot's last request has no `events` field." in DOC
+    log = tmp_path / "messages.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    greedy = load_strategy("greedy")
+    bot = load_strategy(f"cmd:{sys.executable} {BOTS / 'protocol_simple.py'} 2 8 inline")
+    for seed in (4, 5):
+        play_game([bot, greedy, bot, greedy], seed=seed, rules=Rules(target_score=1000))
+    close_all()
+    games: dict[int, list[int]] = {}
+    requests = []
+    for entry in map(json.loads, log.read_text().splitlines()):
+        if entry["message"]["type"] == "game":
+            games.setdefault(entry["process"], []).append(entry["message"]["game"])
+        elif entry["message"]["type"] == "decide":
+            requests.append(entry["message"])
+    assert games and all(numbers == list(range(len(numbers))) for numbers in games.values()), games
+    assert max(map(len, games.values())) == 2  # each seat's process played both games, numbered 0 and 1
+    assert all(request.get("events", True) for request in requests)  # never an empty list
+    assert any("events" not in request for request in requests)
