@@ -186,6 +186,8 @@ class SharedBot:
             message = decode(line)
             if self.tagged:
                 tag = message.get("game")
+                if type(tag) is not int:  # false and 0.0 would find game 0 by their equal hashes, true game 1
+                    raise ProtocolError(_unawaited(line, message, self.open))
                 if tag in self.closed:
                     return  # a late answer for a game that ended meanwhile
                 endpoint = self.awaiting.pop(tag, None)

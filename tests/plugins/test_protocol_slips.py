@@ -35,6 +35,14 @@ def test_a_game_named_by_a_text_is_told_that_games_are_named_by_their_number():
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize(("slip", "shown"), [("game-as-false", "false"), ("game-as-float", "0.0")])
+def test_a_game_named_by_a_value_equal_to_its_number_is_no_game(slip, shown):
+    # Game 0's answer named by false or 0.0 was taken as game 0's (and true as game 1's): equal keys of a dict.
+    text = _failure(slip)
+    assert f"names its game by {shown}: a game is named by the whole number" in text, text
+
+
+@pytest.mark.timeout(60)
 def test_a_plan_after_a_draw_whose_cards_were_not_shown_is_told_so():
     text = _failure("then-after-unshown-draw")
     assert "'then' after a draw needs the draw's cards, and this request did not show them" in text, text
