@@ -45,6 +45,7 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.plugins.specs import is_bot_spec
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
@@ -187,6 +188,9 @@ def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.W
         raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
     loaded = {spec: load_strategy(spec, file=settings.file_of(spec)) for spec in settings.specs}
     labels = [(spec, strategy.label) for spec, strategy in loaded.items()]
+    for spec, strategy in loaded.items():
+        if is_bot_spec(spec):  # started to read its name and version: the client plays no game, the workers do
+            strategy.cls.pool.close()
     if files is None:
         files = shipped_files(settings, loaded)
     return ChunkJob(settings, on_error, files, tuple(labels), ENGINE_VERSION, log_level, uuid.uuid4().hex)

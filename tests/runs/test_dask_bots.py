@@ -155,3 +155,12 @@ def test_an_attempt_still_playing_when_its_run_ended_starts_no_bot_process():
     with pytest.raises(StrategyLoadError, match="its run ended on this worker"):
         load_on_worker(spec, None, "ended run")  # an attempt that loads its strategies only now
     assert set(bot_processes()) == before
+
+
+@pytest.mark.timeout(60)
+def test_preparing_a_run_leaves_no_bot_process_idling_in_the_client():
+    # The client starts each bot once to read its name and version; that process idled beside the run to its end.
+    before = set(bot_processes())
+    settings = RunSettings(games=2, seed=1, specs=("isolated:greedy", "random"), rules=QUICK, chunk_size=2)
+    assert dict(prepare_job(settings, "stop").labels)["isolated:greedy"].startswith("greedy@")
+    assert set(bot_processes()) == before
