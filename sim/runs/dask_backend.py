@@ -32,6 +32,7 @@ import dataclasses
 import importlib.util
 import logging
 import os
+import pickle
 import signal
 import threading
 import time
@@ -245,14 +246,18 @@ class _RecordCollector(logging.Handler):
         self.records.append(portable)
 
 
-def play_chunk_task(job: ChunkJob, chunk: int, submission: int = 1) -> ChunkResult:
+def play_chunk_task(job: ChunkJob | bytes, chunk: int, submission: int = 1) -> ChunkResult:
     """Play one chunk on a worker and return its rows (the Dask task; pure, so it may be run again).
 
+    :param job: the run's job, or the job pickled, as the client sends it: a worker with another canasta-sim, which
+        may lack a class of the job, then fails this task, where failing to unpickle its arguments Dask stops it.
     :param submission: how many times the chunk was submitted, this one included, which the attempt announces
         as it begins and ends (:mod:`canasta_sim.runs.dask_resubmission`).
     :raises StrategyLoadError: if a strategy cannot be loaded on this worker.
     :raises ClusterError: if this worker's engine or a strategy's version differs from the client's.
     """
+    if isinstance(job, bytes):
+        job = pickle.loads(job)  # the client's own job, which the scheduler the user named passed on
     announce_attempt(job.token, chunk, submission, BEGAN)
     shipped = {entry.spec: entry for entry in job.files}
     try:
@@ -471,10 +476,12 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
     resubmissions = Resubmissions(job.token, job.settings, chunks)
     client.subscribe_topic(ATTEMPT_TOPIC, resubmissions.heard)  # sent before any task: none is missed
 
+    packed_job = pickle.dumps(job)  # unpickled by the task (play_chunk_task), once per chunk
+
     def submit(chunk: int, submissions: int = 1) -> None:
         suffix = "" if submissions == 1 else f"-{submissions}"
         resubmissions.submitted(chunk, submissions)
-        future = client.submit(play_chunk_task, job, chunk, submissions,
+        future = client.submit(play_chunk_task, packed_job, chunk, submissions,
                                key=f"canasta-chunk-{chunk}-{run_token}{suffix}", pure=False, retries=0)
         flights[future] = _Flight(chunk, submissions=submissions)
         completed.add(future)

@@ -181,7 +181,7 @@ def test_a_file_strategy_reaches_workers_that_cannot_see_it(cluster, tmp_path, m
         seen = client.run(os.path.exists, "only_here/mine.py")
     assert list(seen.values()) == [False, False]
     settings = RunSettings(games=20, seed=3, specs=(spec, "random"), rules=QUICK, chunk_size=5)
-    assert [shipped.source for shipped in prepare_job(settings, "stop").files] == [MINE]
+    assert [shipped.source for shipped in prepare_job(settings, "stop").files] == [MINE.encode()]
     local, remote, outcome, _ = play_both(settings, tmp_path, cluster)
     assert outcome == (False, None)
     assert_same_tables(local.path, remote.path)
@@ -217,6 +217,33 @@ def test_the_closing_line_names_the_worker_threads_that_played(cluster, tmp_path
     runner = DaskChunkRunner(cluster.scheduler_address)
     assert runner(settings, RunDirectory(tmp_path / "run"), [0], workers=1) == (False, None)
     assert runner.description == f"chunks played by 1 worker thread of 1 worker at {cluster.scheduler_address}"
+
+
+def hide_shipped_file_class(hide: bool) -> None:
+    """On a worker: act as a canasta-sim without the class of the shipped files (an older one), or have it again."""
+    import canasta_sim.runs.dask_strategies as strategies
+
+    if hide:
+        strategies.hidden_class = strategies.__dict__.pop("ShippedFile")
+    else:
+        strategies.ShippedFile = strategies.__dict__.pop("hidden_class")
+
+
+def test_a_worker_lacking_a_class_of_the_job_fails_its_task_and_lives(cluster, tmp_path):
+    # Dask unpickled the job with the task's message: a worker of an older canasta-sim failed to, lost its connection
+    # to the scheduler and stopped, and the run went on without it.  It refuses the chunk now, as for a version.
+    spec = f"{write(tmp_path / 'bots', 'mine.py', MINE)}:Mine"
+    settings = RunSettings(games=4, seed=1, specs=(spec, "random"), rules=QUICK, chunk_size=4)
+    with Client(cluster, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=60)  # one an earlier test killed is back: each has the class hidden
+        workers = set(client.nthreads())
+        client.run(hide_shipped_file_class, True)
+        try:
+            with pytest.raises(ClusterError, match=r"^chunk 0 failed on a Dask worker: AttributeError: .*ShippedFile"):
+                DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / "run"), [0], workers=1)
+            assert set(client.nthreads()) == workers  # none stopped, none restarted
+        finally:
+            client.run(hide_shipped_file_class, False, on_error="ignore")  # a worker restarted has it again
 
 
 def test_a_task_failing_otherwise_on_a_worker_ends_the_run_with_one_line(cluster, tmp_path, monkeypatch):

@@ -5,17 +5,20 @@ are those of the file the client loaded."""
 
 import contextlib
 import linecache
+import subprocess
+import sys
 import tempfile
 import traceback
 from pathlib import Path
 
 import pytest
+from distributed.protocol.pickle import dumps
 
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import is_bot_spec
-from canasta_sim.runs.dask_strategies import end_run_here, load_on_worker, shipped_files
+from canasta_sim.runs.dask_strategies import end_run_here, end_run_on_workers, load_on_worker, shipped_files
 from canasta_sim.runs.runner import RunSettings
 
 QUICK = Rules(target_score=1000)
@@ -121,3 +124,23 @@ def test_an_isolated_file_whose_recorded_path_is_gone_is_sent_from_where_its_bot
                                files=((spec, str(tmp_path / "gone" / "fails.py")),))
         (file,) = shipped_files(settings, loaded_by_client(settings))
     assert file.source == FAILING.encode("latin-1") and file.isolated
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_of_another_canasta_sim_takes_the_end_of_a_run_and_does_nothing():
+    # Sent by reference, the function ending a run could not be unpickled by a worker whose canasta-sim lacks its
+    # module (an older one): Dask stopped that worker, at the end of every run.
+    sent = []
+
+    class Client:
+        status = "running"
+
+        def run(self, function, *args, **options):
+            sent.append(dumps((function, args)))  # as Dask sends them
+
+    end_run_on_workers(Client(), "a-run")
+    program = ("import pickle, sys; sys.modules['canasta_sim.runs.dask_strategies'] = None; "
+               "function, args = pickle.loads(sys.stdin.buffer.read()); print(function(*args))")
+    result = subprocess.run([sys.executable, "-c", program], input=sent[0], capture_output=True, timeout=50)
+    assert result.returncode == 0, result.stderr.decode()
+    assert result.stdout.decode().split() == ["None"]
