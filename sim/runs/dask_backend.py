@@ -464,9 +464,10 @@ def played_by(players: set[tuple[str, int]], address: str) -> str:
 
 def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory,
            on_chunk: Callable[[ChunkReport], None], timeout: float, signals: dict[str, Any],
-           players: set[tuple[str, int]]) -> str | None:
+           players: set[tuple[str, int]] | None = None) -> str | None:
     """Keep a bounded number of chunks in flight, write each as it comes back, adding the worker thread that played
-    it to ``players``; return the stopping error."""
+    it to ``players`` when given; return the stopping error."""
+    players = set() if players is None else players
     from distributed import as_completed
 
     run_token = uuid.uuid4().hex[:12]

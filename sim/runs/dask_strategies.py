@@ -204,18 +204,18 @@ def end_run_on_workers(client, run_token: str) -> None:
     if client.status != "running":  # the scheduler is lost: asking would wait for Dask's connect timeout first
         return
     with contextlib.suppress(OSError):
-        client.run(_run_ender(run_token), on_error="ignore")
+        client.run(_run_ender(), run_token, on_error="ignore")
 
 
-def _run_ender(run_token: str):
-    """:func:`end_run_here` for ``run_token`` as a function every worker can unpickle, whatever it has installed.
+def _run_ender():
+    """:func:`end_run_here` as a function every worker can unpickle, whatever it has installed.
 
     Sent by reference, :func:`end_run_here` broke the connection of a worker running a canasta-sim without this
     module (an older one: the run refused it) when unpickled there, and Dask shut that worker down.  A nested
     function is sent by value, and imports the module only when it runs.
     """
 
-    def end_run() -> None:
+    def end_run(run_token: str) -> None:
         try:
             from canasta_sim.runs.dask_strategies import end_run_here as end_here
         except ImportError:  # another canasta-sim, which played none of the run's games
