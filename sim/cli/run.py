@@ -262,9 +262,12 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     started_from, directory = start_directory(manifest, settings, directory)
     with started_from:
         try:
-            loaded = list(settings.load_strategies().values())
+            loaded_by_spec = settings.load_strategies()
+            if isinstance(play_chunks, dask_backend.DaskChunkRunner):  # the files its tasks carry, read now
+                play_chunks.read_files(settings, loaded_by_spec)
         except CanastaError as error:
             raise fail(str(error)) from None
+        loaded = list(loaded_by_spec.values())
         if manifest is not None:
             check_versions(manifest, loaded, directory.path)
             check_columns(directory)

@@ -32,6 +32,7 @@ import dataclasses
 import importlib.util
 import logging
 import os
+import pickle
 import signal
 import threading
 import time
@@ -45,10 +46,17 @@ import pyarrow as pa
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import CanastaError, StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.plugins.specs import is_bot_spec
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
-from canasta_sim.runs.dask_strategies import ShippedFile, end_run_on_workers, load_on_worker, shipped_files
+from canasta_sim.runs.dask_strategies import (
+    ShippedFile,
+    end_run_on_workers,
+    load_on_worker,
+    remove_run_files,
+    shipped_files,
+)
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import charged_failure
@@ -64,6 +72,7 @@ __all__ = [
     "is_available",
     "normalize_scheduler_address",
     "play_chunk_task",
+    "played_by",
     "prepare_job",
 ]
 
@@ -127,9 +136,12 @@ def normalize_scheduler_address(text: str) -> str:
     if not separator:
         scheme, rest = "tcp", address
     host, colon, port = rest.rpartition(":")
-    if scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and (not colon or not host or not port.isdigit())):
-        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786); "
-                         f"schemes: {', '.join(SCHEDULER_SCHEMES)}")
+    # A mistyped scheme ("tcp//host:8786") or port ("88610") would otherwise be tried for Dask's connect timeout.
+    well_formed = (colon and host and not any(character in host for character in "/\\ @?#")
+                   and port.isdigit() and 0 < int(port) < 65536)
+    if scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and not well_formed):
+        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786, a port "
+                         f"from 1 to 65535); schemes: {', '.join(SCHEDULER_SCHEMES)}")
     return f"{scheme}://{rest}"
 
 
@@ -156,37 +168,55 @@ class ChunkJob:
 
 @dataclasses.dataclass(frozen=True)
 class ChunkResult:
-    """What a task returns: the chunk's report, its two tables (``None`` when nothing was recorded) and the
-    log records it emitted."""
+    """What a task returns: the chunk's report, its two tables (``None`` when nothing was recorded), the
+    log records it emitted, and the worker thread that played it (the worker's address and the thread's id)."""
 
     report: ChunkReport
     games: pa.Table | None
     hands: pa.Table | None
     records: tuple[logging.LogRecord, ...] = ()
+    played_by: tuple[str, int] = ("", 0)
 
 
-def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.WARNING) -> ChunkJob:
+def prepare_job(settings: RunSettings, on_error: str, log_level: int = logging.WARNING,
+                files: tuple[ShippedFile, ...] | None = None) -> ChunkJob:
     """Load the strategies here and read the source of each file strategy, to send them with the tasks.
 
+    :param files: the file strategies' sources read already (:meth:`DaskChunkRunner.read_files`); ``None`` reads them.
     :raises StrategyLoadError: if a strategy does not load or a file cannot be read.
     """
     if on_error not in ON_ERROR_CHOICES:
         raise ValueError(f"on_error={on_error!r} is not accepted; use one of: {', '.join(ON_ERROR_CHOICES)}")
     loaded = {spec: load_strategy(spec, file=settings.file_of(spec)) for spec in settings.specs}
     labels = [(spec, strategy.label) for spec, strategy in loaded.items()]
-    files = shipped_files(settings, loaded)
+    for spec, strategy in loaded.items():
+        if is_bot_spec(spec):  # started to read its name and version: the client plays no game, the workers do
+            strategy.cls.pool.close()
+    if files is None:
+        files = shipped_files(settings, loaded)
     return ChunkJob(settings, on_error, files, tuple(labels), ENGINE_VERSION, log_level, uuid.uuid4().hex)
 
 
 # --- the worker side --------------------------------------------------------------------------------
 
-def _worker_name() -> str:
+def _worker_address() -> str:
     from distributed import get_worker
 
     try:
-        return f"Dask worker {get_worker().address}"
+        return get_worker().address
     except ValueError:  # called outside a worker (tests call the task function directly)
         return f"process {os.getpid()}"
+
+
+def _worker_name() -> str:
+    from distributed import get_worker
+
+    address = _worker_address()
+    if address.startswith("process "):
+        return address
+    name = get_worker().name
+    # A worker started with --name says it; Dask's own names are its address or a number.
+    return f"Dask worker {address}" + (f" ({name})" if isinstance(name, str) and name != address else "")
 
 
 def _check_versions(job: ChunkJob, factories: dict[str, LoadedStrategy]) -> None:
@@ -216,17 +246,24 @@ class _RecordCollector(logging.Handler):
         self.records.append(portable)
 
 
-def play_chunk_task(job: ChunkJob, chunk: int, submission: int = 1) -> ChunkResult:
+def play_chunk_task(job: ChunkJob | bytes, chunk: int, submission: int = 1) -> ChunkResult:
     """Play one chunk on a worker and return its rows (the Dask task; pure, so it may be run again).
 
+    :param job: the run's job, or the job pickled, as the client sends it: a worker with another canasta-sim, which
+        may lack a class of the job, then fails this task, where failing to unpickle its arguments Dask stops it.
     :param submission: how many times the chunk was submitted, this one included, which the attempt announces
         as it begins and ends (:mod:`canasta_sim.runs.dask_resubmission`).
     :raises StrategyLoadError: if a strategy cannot be loaded on this worker.
     :raises ClusterError: if this worker's engine or a strategy's version differs from the client's.
     """
+    if isinstance(job, bytes):
+        job = pickle.loads(job)  # the client's own job, which the scheduler the user named passed on
     announce_attempt(job.token, chunk, submission, BEGAN)
     shipped = {entry.spec: entry for entry in job.files}
-    factories = {spec: load_on_worker(spec, shipped.get(spec), job.token) for spec in job.settings.specs}
+    try:
+        factories = {spec: load_on_worker(spec, shipped.get(spec), job.token) for spec in job.settings.specs}
+    except StrategyLoadError as error:  # named, so that the user knows which machine lacks what
+        raise StrategyLoadError(f"on {_worker_name()}: {error}") from None
     _check_versions(job, factories)
     collector = _RecordCollector(job.log_level)
     sim_logger = logging.getLogger("canasta_sim")
@@ -248,7 +285,8 @@ def play_chunk_task(job: ChunkJob, chunk: int, submission: int = 1) -> ChunkResu
     finally:
         root.removeHandler(collector)
     announce_attempt(job.token, chunk, submission, ENDED)
-    return ChunkResult(report, captured.get("games"), captured.get("hands"), tuple(collector.records))
+    return ChunkResult(report, captured.get("games"), captured.get("hands"), tuple(collector.records),
+                       (_worker_address(), threading.get_ident()))
 
 
 class _TableCatcher:
@@ -288,7 +326,17 @@ class DaskChunkRunner:
         self.scheduler = None if scheduler is None else normalize_scheduler_address(scheduler)
         self.task_timeout = task_timeout
         self.description = "Dask"
-        """How the last run was played, for the closing line (e.g. ``2 workers on a local Dask cluster``)."""
+        """How the last run was played, for the closing line: ``2 workers on a local Dask cluster``, or on a cluster
+        given by address the worker threads that played its chunks (:func:`played_by`)."""
+        self._files: tuple[RunSettings, tuple[ShippedFile, ...]] | None = None
+
+    def read_files(self, settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> None:
+        """Read the run's strategy files now, to send them with its tasks: before anything of the run is written,
+        so that a file that cannot be read leaves no run behind.  ``loaded`` holds the strategies by spec.
+
+        :raises StrategyLoadError: if a file cannot be read, naming it.
+        """
+        self._files = (settings, shipped_files(settings, loaded))
 
     def __call__(
         self,
@@ -315,20 +363,25 @@ class DaskChunkRunner:
         """
         from canasta_sim.runs.dask_logging import dask_records_to
 
-        job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel())
+        files = self._files[1] if self._files is not None and self._files[0] == settings else None
+        job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel(), files)
         directory.create()
         timeout = self.task_timeout or default_task_timeout(settings)
+        players: set[tuple[str, int]] = set()
         try:
             # Without handlers of the run's own (a caller of the API), Dask's records go to the root logger's.
             with dask_records_to(log_handlers or logging.getLogger().handlers) as dask_records, \
                     self._client(workers, dask_records) as client:
                 with stop_on_signals(threading.Event()) as signals:
-                    error = _drive(client, job, chunks, directory, on_chunk, timeout, signals)
+                    error = _drive(client, job, chunks, directory, on_chunk, timeout, signals, players)
                 return signals["interrupted"], error
         finally:
+            if self.scheduler is not None:  # workers may have joined, left or died and come back since it began
+                self.description = played_by(players, self.scheduler)
             # What the run left on this machine: all of it for a local cluster, whose workers are gone by now (those
             # of a cluster given by address were asked at the end of _drive).
             forget_run(job.token)
+            remove_run_files(job.token)
 
     @contextlib.contextmanager
     def _client(self, workers: int, dask_records) -> Iterator[Any]:
@@ -341,8 +394,7 @@ class DaskChunkRunner:
         if self.scheduler is not None:
             client = _connect(self.scheduler)
             try:
-                threads = _worker_threads(client, wait=True, address=self.scheduler)
-                self.description = f"{threads} worker threads at {self.scheduler}"
+                _worker_threads(client, wait=True, address=self.scheduler)
                 yield client
             finally:
                 client.close()
@@ -396,9 +448,26 @@ def _worker_threads(client, *, wait: bool = False, address: str = "") -> int:
     return sum(client.nthreads().values())
 
 
+def played_by(players: set[tuple[str, int]], address: str) -> str:
+    """The worker threads that played a session's chunks on the cluster at ``address``, and their workers, in words.
+
+    >>> played_by({("tcp://10.0.0.7:40000", 1), ("tcp://10.0.0.7:40000", 2), ("tcp://10.0.0.8:40000", 1)},
+    ...           "tcp://10.0.0.5:8786")
+    'chunks played by 3 worker threads of 2 workers at tcp://10.0.0.5:8786'
+    """
+    if not players:
+        return f"no chunk played by the workers at {address}"
+    workers = len({worker for worker, _ in players})
+    return (f"chunks played by {len(players)} worker thread{'s' * (len(players) != 1)} of {workers} "
+            f"worker{'s' * (workers != 1)} at {address}")
+
+
 def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory,
-           on_chunk: Callable[[ChunkReport], None], timeout: float, signals: dict[str, Any]) -> str | None:
-    """Keep a bounded number of chunks in flight, write each as it comes back; return the stopping error."""
+           on_chunk: Callable[[ChunkReport], None], timeout: float, signals: dict[str, Any],
+           players: set[tuple[str, int]] | None = None) -> str | None:
+    """Keep a bounded number of chunks in flight, write each as it comes back, adding the worker thread that played
+    it to ``players`` when given; return the stopping error."""
+    players = set() if players is None else players
     from distributed import as_completed
 
     run_token = uuid.uuid4().hex[:12]
@@ -408,10 +477,12 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
     resubmissions = Resubmissions(job.token, job.settings, chunks)
     client.subscribe_topic(ATTEMPT_TOPIC, resubmissions.heard)  # sent before any task: none is missed
 
+    packed_job = pickle.dumps(job)  # unpickled by the task (play_chunk_task), once per chunk
+
     def submit(chunk: int, submissions: int = 1) -> None:
         suffix = "" if submissions == 1 else f"-{submissions}"
         resubmissions.submitted(chunk, submissions)
-        future = client.submit(play_chunk_task, job, chunk, submissions,
+        future = client.submit(play_chunk_task, packed_job, chunk, submissions,
                                key=f"canasta-chunk-{chunk}-{run_token}{suffix}", pure=False, retries=0)
         flights[future] = _Flight(chunk, submissions=submissions)
         completed.add(future)
@@ -436,7 +507,7 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
             came_back = False
             for future, flight in list(flights.items()):
                 try:
-                    result = None if flight.fetch is None else flight.fetch.poll()
+                    result = _poll(flight, job.settings.specs)
                 except ChunkLost as lost:
                     if client.status != "running":  # cancelled by the client itself, which lost the scheduler
                         raise _scheduler_lost(client) from None
@@ -452,14 +523,12 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                     submit(flight.chunk, flight.submissions + 1)
                     came_back = True
                     continue
-                except StrategyLoadError as failure:
-                    raise ClusterError(f"a Dask worker cannot load the strategies: {failure}; "
-                                       f"{_install_advice(job.settings.specs)}") from None
                 if result is None:
                     continue
                 del flights[future]
                 future.release()  # the client keeps nothing of a chunk once it is written
                 report = write_result(result, flight.chunk, directory)
+                players.add(result.played_by)
                 error = error or report.error
                 on_chunk(report)
                 came_back = True
@@ -475,6 +544,27 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
         # However the run ended, Ctrl-C included: one round trip to each worker.
         end_run_on_workers(client, job.token)
     return error
+
+
+def _poll(flight: _Flight, specs: Sequence[str]) -> ChunkResult | None:
+    """The chunk's result once its rows are fetched; ``None`` while it plays or they are fetched.
+
+    :raises ChunkLost: as soon as the chunk will not come back (:class:`~canasta_sim.runs.dask_results.RowsFetch`).
+    :raises ClusterError: when its attempt failed: a worker cannot load the strategies, plays another version, or
+        failed otherwise (as a worker installed with another canasta-sim than the client's may, before it checks).
+    """
+    try:
+        return None if flight.fetch is None else flight.fetch.poll()
+    except (ChunkLost, ClusterError):
+        raise
+    except StrategyLoadError as failure:
+        raise ClusterError(f"a Dask worker cannot load the strategies: {failure}; {_install_advice(specs)}") from None
+    except Exception as failure:  # noqa: BLE001 - whatever a worker raised ends the run in one line, its traceback logged
+        logger.debug("chunk %d failed on a Dask worker", flight.chunk, exc_info=failure)
+        raise ClusterError(f"chunk {flight.chunk} failed on a Dask worker: {type(failure).__name__}: "
+                           f"{' '.join(str(failure).split())}; "
+                           "a worker may run another canasta-sim than this client: install the same one on the "
+                           "client and every worker (the traceback is in the run's log file, --log-file)") from None
 
 
 def _install_advice(specs: Sequence[str]) -> str:

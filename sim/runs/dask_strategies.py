@@ -1,11 +1,14 @@
 """The strategies a Dask worker plays a run's chunks with, and what a run leaves on its workers when it ends.
 
-* **File strategies travel as their text.**  For a file spec (``path/bot.py:Bot``, and ``isolated:path/bot.py:Bot``,
-  whose file the bot's process loads) the client reads the file and sends its source with every task
-  (:class:`ShippedFile`); a worker writes it under its temporary folder, named by the text's hash, and loads it from
-  there, so workers need not see the client's file.
+* **File strategies travel as their bytes.**  For a file spec (``path/bot.py:Bot``, and ``isolated:path/bot.py:Bot``,
+  whose file the bot's process loads) the client reads the file before the run starts and sends its source with
+  every task (:class:`ShippedFile`); a worker writes it under its temporary folder, in a folder named by the run and
+  the source's hash, and loads it from there, so workers need not see the client's file.  The run's folders go when
+  it ends (:func:`end_run_here`, and :func:`remove_run_files` on the client's machine): each run writes its own, so
+  one run's end never takes a file from another run playing the same file at once.
 * **In-process strategies are loaded once per worker**, for every run that names them: a class is the same for
-  each run, and a file whose text changed is another file (another hash).
+  each run, and a file whose source changed is another file (another hash).  Its source lines stay known to the
+  worker's tracebacks after its run removed the file (:mod:`linecache`).
 * **Bots in processes of their own (``isolated:``, ``cmd:``) belong to one run and one worker thread.**  Their
   processes are started for a run and ended with it (:func:`end_run_here`): a long-lived worker keeps no bot
   running between runs, and a run never plays with the processes of an earlier run, which may run a program that
@@ -19,9 +22,12 @@ import collections
 import contextlib
 import dataclasses
 import hashlib
+import io
+import linecache
 import os
 import tempfile
 import threading
+import tokenize
 from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
@@ -30,7 +36,8 @@ from canasta_sim.plugins.specs import file_spec_parts, is_bot_spec
 from canasta_sim.runs.dask_journal import forget_run
 from canasta_sim.runs.runner import RunSettings
 
-__all__ = ["ShippedFile", "end_run_here", "end_run_on_workers", "load_on_worker", "shipped_files"]
+__all__ = ["ShippedFile", "end_run_here", "end_run_on_workers", "load_on_worker", "read_strategy_file",
+           "remove_run_files", "shipped_files", "strategy_folder"]
 
 _ISOLATED = "isolated:"
 
@@ -41,6 +48,7 @@ class ShippedFile:
 
     :ivar spec: the spec as given (what the tables record).
     :ivar file_name: the file's base name, kept so messages and tracebacks name it.
+    :ivar source: the file's bytes, as Python reads them (a file may declare an encoding of its own).
     :ivar isolated: whether the spec runs the file's class in a process of its own (``isolated:``).
     """
 
@@ -48,13 +56,13 @@ class ShippedFile:
     file_name: str
     class_name: str
     parameters: tuple[tuple[str, str], ...]
-    source: str
+    source: bytes
     isolated: bool = False
 
     @property
     def digest(self) -> str:
         """A hash of the file name and source: the folder a worker writes the file in."""
-        return hashlib.blake2b(f"{self.file_name}\0{self.source}".encode(), digest_size=10).hexdigest()
+        return hashlib.blake2b(self.file_name.encode() + b"\0" + self.source, digest_size=10).hexdigest()
 
     def local_spec(self, path: Path) -> str:
         """The spec that loads this strategy from ``path``, where the worker wrote the file."""
@@ -65,9 +73,9 @@ class ShippedFile:
 
 
 def shipped_files(settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> tuple[ShippedFile, ...]:
-    """The files of the run's file specs, read here to send them with the tasks.
+    """The files of the run's file specs, read here to send them with the tasks: the files the client loaded.
 
-    :raises StrategyLoadError: if a file cannot be read.
+    :raises StrategyLoadError: if a file cannot be read, naming it.
     """
     files = []
     for spec in settings.specs:
@@ -75,16 +83,48 @@ def shipped_files(settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> t
         if parts is None:
             continue
         module_part, class_name, parameters = parts
-        # The file the run recorded (absolute), wherever the client runs now.
+        isolated = spec.strip().startswith(_ISOLATED)
+        # The file the class came from; a bot's process loads the file the run recorded (absolute) while it exists,
+        # and the spec's own path once it is gone (plugins.specs.bot_command).
         recorded = loaded[spec].file or settings.file_of(spec)
+        if isolated and recorded and not os.path.isfile(recorded):
+            recorded = None
         path = Path(recorded) if recorded else Path(module_part).expanduser()
-        try:
-            source = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise StrategyLoadError(f"strategy file {str(path)!r} cannot be read to send it to the workers: "
-                                    f"{error}") from None
-        files.append(ShippedFile(spec, path.name, class_name, parameters, source, spec.strip().startswith(_ISOLATED)))
+        files.append(ShippedFile(spec, path.name, class_name, parameters, read_strategy_file(path), isolated))
     return tuple(files)
+
+
+def read_strategy_file(path: Path) -> bytes:
+    """The bytes of a strategy file to send to the workers.
+
+    :raises StrategyLoadError: if it cannot be read, naming it.
+    """
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise StrategyLoadError(f"strategy file {str(path)!r} cannot be read to send it to the Dask workers: "
+                                f"{error.strerror or error}") from None
+
+
+def strategy_folder() -> Path:
+    """The folder of this machine's shipped strategy files: ``canasta-sim-strategies`` under the temporary folder
+    (``TMPDIR``), one folder in it per run and file."""
+    return Path(tempfile.gettempdir()) / "canasta-sim-strategies"
+
+
+def remove_run_files(run_token: str, folder: Path | None = None) -> None:
+    """Remove the strategy files a run wrote on this machine (on every worker once the run ends, and by the client).
+
+    Several worker processes of a machine remove them at once, each of its own accord.
+    """
+    for run_folder in (folder or strategy_folder()).glob(f"{run_token}-*"):
+        with contextlib.suppress(FileNotFoundError):
+            for path in run_folder.iterdir():
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+        # Left to the last worker process emptying it (not empty: another one still writes its copy).
+        with contextlib.suppress(OSError):
+            run_folder.rmdir()
 
 
 _loaded: dict[tuple[str, ...], LoadedStrategy] = {}
@@ -95,17 +135,27 @@ _ended_runs: collections.deque[str] = collections.deque(maxlen=1024)
 never used again, and an attempt outlives its run by a chunk's games at most, so the last few suffice."""
 
 
-def _materialize(shipped: ShippedFile) -> Path:
-    """Write a shipped file under this machine's temporary folder (once) and return its path."""
-    folder = Path(tempfile.gettempdir()) / "canasta-sim-strategies" / shipped.digest
+def _materialize(shipped: ShippedFile, run_token: str) -> Path:
+    """Write a shipped file in the run's folder under this machine's temporary folder (once) and return its path."""
+    folder = strategy_folder() / f"{run_token}-{shipped.digest}"
     path = folder / shipped.file_name
     if not path.is_file():
         folder.mkdir(parents=True, exist_ok=True)
         # Several worker processes of one machine may write it at once: each renames its own whole copy.
         partial = folder / f".{shipped.file_name}.{os.getpid()}.{threading.get_ident()}"
-        partial.write_text(shipped.source, encoding="utf-8")
+        partial.write_bytes(shipped.source)
         os.replace(partial, path)
     return path
+
+
+def _keep_source_lines(path: Path, source: bytes) -> None:
+    """Keep a loaded file's lines for tracebacks of its code after its run removed it (the class outlives the run).
+
+    An entry without a modification time is one :func:`linecache.checkcache` keeps, as for code with no file.
+    """
+    with contextlib.suppress(SyntaxError, UnicodeDecodeError):  # the import would have failed: nothing to keep
+        lines = source.decode(tokenize.detect_encoding(io.BytesIO(source).readline)[0]).splitlines(keepends=True)
+        linecache.cache[str(path)] = (len(source), None, lines, str(path))
 
 
 def load_on_worker(spec: str, shipped: ShippedFile | None, run_token: str) -> LoadedStrategy:
@@ -122,18 +172,22 @@ def load_on_worker(spec: str, shipped: ShippedFile | None, run_token: str) -> Lo
         if key not in _loaded:
             if shipped is None:
                 _loaded[key] = load_strategy(spec)
+            elif run_token in _ended_runs:  # its files are gone, and would stay behind if written now
+                raise StrategyLoadError(f"strategy {spec!r}: its run ended on this worker; its file is not written")
             else:
-                path = _materialize(shipped)
+                path = _materialize(shipped, run_token)
                 try:
                     _loaded[key] = load_strategy(shipped.local_spec(path))
                 except StrategyLoadError as error:
                     raise StrategyLoadError(f"strategy {spec!r} (sent to the worker as {path}): {error}") from None
+                _keep_source_lines(path, shipped.source)
         return _loaded[key]
 
 
 def end_run_here(run_token: str) -> None:
     """End what the run left in this process and on this machine: its bot processes (each told ``quit``, then
-    killed if it lingers) and its chunks' journals (:func:`~canasta_sim.runs.dask_journal.forget_run`)."""
+    killed if it lingers), its chunks' journals (:func:`~canasta_sim.runs.dask_journal.forget_run`) and its strategy
+    files (:func:`remove_run_files`)."""
     with _loading_lock:
         _ended_runs.append(run_token)
         ended = [key for key in _loaded if len(key) > 2 and key[2] == run_token]
@@ -141,6 +195,7 @@ def end_run_here(run_token: str) -> None:
     for pool in pools:
         pool.close()
     forget_run(run_token)
+    remove_run_files(run_token)
 
 
 def end_run_on_workers(client, run_token: str) -> None:
@@ -149,4 +204,22 @@ def end_run_on_workers(client, run_token: str) -> None:
     if client.status != "running":  # the scheduler is lost: asking would wait for Dask's connect timeout first
         return
     with contextlib.suppress(OSError):
-        client.run(end_run_here, run_token, on_error="ignore")
+        client.run(_run_ender(), run_token, on_error="ignore")
+
+
+def _run_ender():
+    """:func:`end_run_here` as a function every worker can unpickle, whatever it has installed.
+
+    Sent by reference, :func:`end_run_here` broke the connection of a worker running a canasta-sim without this
+    module (an older one: the run refused it) when unpickled there, and Dask shut that worker down.  A nested
+    function is sent by value, and imports the module only when it runs.
+    """
+
+    def end_run(run_token: str) -> None:
+        try:
+            from canasta_sim.runs.dask_strategies import end_run_here as end_here
+        except ImportError:  # another canasta-sim, which played none of the run's games
+            return
+        end_here(run_token)
+
+    return end_run

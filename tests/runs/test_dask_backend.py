@@ -1,6 +1,7 @@
 """The Dask backend: the same tables as the local runner, file strategies the workers cannot see,
 a worker dying mid-run, and one-line errors for strategies the workers cannot load and chunks that hang."""
 
+import dataclasses
 import json
 import logging
 import os
@@ -180,7 +181,7 @@ def test_a_file_strategy_reaches_workers_that_cannot_see_it(cluster, tmp_path, m
         seen = client.run(os.path.exists, "only_here/mine.py")
     assert list(seen.values()) == [False, False]
     settings = RunSettings(games=20, seed=3, specs=(spec, "random"), rules=QUICK, chunk_size=5)
-    assert [shipped.source for shipped in prepare_job(settings, "stop").files] == [MINE]
+    assert [shipped.source for shipped in prepare_job(settings, "stop").files] == [MINE.encode()]
     local, remote, outcome, _ = play_both(settings, tmp_path, cluster)
     assert outcome == (False, None)
     assert_same_tables(local.path, remote.path)
@@ -206,7 +207,58 @@ def test_a_strategy_the_workers_cannot_import_ends_the_run_with_one_line(cluster
     message = str(caught.value)
     assert "\n" not in message and "cannot load the strategies" in message
     assert spec in message and "gpu_only_library" in message
+    assert "on Dask worker tcp://" in message  # which machine lacks it
     assert not list((tmp_path / "run" / "games").iterdir())
+
+
+def test_the_closing_line_names_the_worker_threads_that_played(cluster, tmp_path):
+    # It said the threads the cluster had when the run began ("2 worker threads at ..."), whichever played.
+    settings = RunSettings(games=4, seed=1, specs=("greedy",), rules=QUICK, chunk_size=4)
+    runner = DaskChunkRunner(cluster.scheduler_address)
+    assert runner(settings, RunDirectory(tmp_path / "run"), [0], workers=1) == (False, None)
+    assert runner.description == f"chunks played by 1 worker thread of 1 worker at {cluster.scheduler_address}"
+
+
+def hide_shipped_file_class(hide: bool) -> None:
+    """On a worker: act as a canasta-sim without the class of the shipped files (an older one), or have it again."""
+    import canasta_sim.runs.dask_strategies as strategies
+
+    if hide:
+        strategies.hidden_class = strategies.__dict__.pop("ShippedFile")
+    else:
+        strategies.ShippedFile = strategies.__dict__.pop("hidden_class")
+
+
+def test_a_worker_lacking_a_class_of_the_job_fails_its_task_and_lives(cluster, tmp_path):
+    # Dask unpickled the job with the task's message: a worker of an older canasta-sim failed to, lost its connection
+    # to the scheduler and stopped, and the run went on without it.  It refuses the chunk now, as for a version.
+    spec = f"{write(tmp_path / 'bots', 'mine.py', MINE)}:Mine"
+    settings = RunSettings(games=4, seed=1, specs=(spec, "random"), rules=QUICK, chunk_size=4)
+    with Client(cluster, set_as_default=False) as client:
+        client.wait_for_workers(2, timeout=60)  # one an earlier test killed is back: each has the class hidden
+        workers = set(client.nthreads())
+        client.run(hide_shipped_file_class, True)
+        try:
+            with pytest.raises(ClusterError, match=r"^chunk 0 failed on a Dask worker: AttributeError: .*ShippedFile"):
+                DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / "run"), [0], workers=1)
+            assert set(client.nthreads()) == workers  # none stopped, none restarted
+        finally:
+            client.run(hide_shipped_file_class, False, on_error="ignore")  # a worker restarted has it again
+
+
+def test_a_task_failing_otherwise_on_a_worker_ends_the_run_with_one_line(cluster, tmp_path, monkeypatch):
+    # A worker installed with another canasta-sim than the client's fails before it can compare versions: here the
+    # file of a client that sent it as text.  The run ended with the worker's traceback.
+    spec = f"{write(tmp_path / 'bots', 'mine.py', MINE)}:Mine"
+    settings = RunSettings(games=4, seed=1, specs=(spec, "random"), rules=QUICK, chunk_size=4)
+    job = prepare_job(settings, "stop")
+    other_client = dataclasses.replace(job, files=(dataclasses.replace(job.files[0], source=MINE),))
+    monkeypatch.setattr(canasta_sim.runs.dask_backend, "prepare_job", lambda *args, **options: other_client)
+    with pytest.raises(ClusterError) as caught:
+        DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / "run"), [0], workers=1)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith("chunk 0 failed on a Dask worker: TypeError: ")
+    assert "install the same one on the client and every worker" in message
 
 
 def test_a_hanging_chunk_ends_the_run_with_a_timeout_error(tmp_path):
@@ -230,7 +282,9 @@ def test_a_scheduler_without_workers_ends_the_run_with_one_line(tmp_path, monkey
 def test_scheduler_addresses_are_checked():
     assert normalize_scheduler_address("127.0.0.1:8786") == "tcp://127.0.0.1:8786"
     assert normalize_scheduler_address(" tcp://[::1]:8786 ") == "tcp://[::1]:8786"
-    for bad in ("http://host:8786", "tcp://host", "tcp://:8786", "host:port"):
+    # A mistyped scheme or port was tried for Dask's connect timeout (30 s), then the run stopped, leaving run.json.
+    for bad in ("http://host:8786", "tcp://host", "tcp://:8786", "host:port", "tcp//host:8786", "host:88610",
+                "tcp://host:0", "tcp://host:8786/"):
         with pytest.raises(ValueError, match="SCHEME://HOST:PORT"):
             normalize_scheduler_address(bad)
 
@@ -292,6 +346,7 @@ def test_cli_unreachable_scheduler_is_a_one_line_error(tmp_path):
 
 BAD_OPTIONS = {
     "malformed scheduler": (["--scheduler", "http://host:1"], "SCHEME://HOST:PORT"),
+    "scheduler without its scheme's colon": (["--scheduler", "tcp//127.0.0.1:8786"], "SCHEME://HOST:PORT"),
     "scheduler with local backend": (["--backend", "local", "--scheduler", "tcp://h:1"], "needs --backend dask"),
     "workers with a scheduler": (["--scheduler", "tcp://h:1", "--workers", "2"], "--workers does not apply"),
     "timeout with local backend": (["--task-timeout", "5"], "--backend dask only"),
@@ -307,6 +362,30 @@ def test_cli_bad_backend_options_are_one_line_exit_2(arguments, message, tmp_pat
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0], result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_cli_a_strategy_file_that_cannot_be_sent_is_one_line_exit_2_before_anything_is_written(tmp_path,
+                                                                                                 monkeypatch):
+    # Read only once the run had begun, it left run.json (status failed) behind, with no game played.
+    bot = write(tmp_path / "bots", "mine.py", MINE)
+    read_text, read_bytes = Path.read_text, Path.read_bytes
+
+    def unreadable(reader):
+        def read(path, *args, **options):
+            if path == bot:
+                raise PermissionError(13, "Permission denied", str(path))
+            return reader(path, *args, **options)
+        return read
+
+    # Python imports the file (it opens it itself); reading it to send it then fails.
+    monkeypatch.setattr(Path, "read_text", unreadable(read_text))
+    monkeypatch.setattr(Path, "read_bytes", unreadable(read_bytes))
+    result = CliRunner().invoke(main, ["run", *CLI_RUN[:4], "-s", f"{bot}:Mine", "-s", "random", "--backend", "dask",
+                                       "--workers", "1", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: strategy file ") and "cannot be read" in lines[0]
+    assert "Permission denied" in lines[0] and not (tmp_path / "run").exists()
 
 
 @pytest.mark.timeout(180)

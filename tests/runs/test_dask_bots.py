@@ -14,8 +14,8 @@ from distributed import Client, LocalCluster
 
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import SeatFailure, StrategyLoadError
-from canasta_sim.runs.dask_backend import ClusterError, DaskChunkRunner
-from canasta_sim.runs.dask_strategies import end_run_here, load_on_worker
+from canasta_sim.runs.dask_backend import ClusterError, DaskChunkRunner, prepare_job
+from canasta_sim.runs.dask_strategies import end_run_here, load_on_worker, strategy_folder
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
@@ -66,10 +66,17 @@ def play_both(settings: RunSettings, tmp_path: Path, cluster):
     return tmp_path / "local", tmp_path / "dask", outcome
 
 
+def strategy_folders() -> list[str]:
+    """The folders of strategy files sent to this machine (on a worker: those its runs left)."""
+    folder = strategy_folder()
+    return sorted(path.name for path in folder.iterdir()) if folder.is_dir() else []
+
+
 @pytest.mark.timeout(180)
 def test_an_isolated_file_strategy_reaches_workers_that_cannot_see_it(cluster, tmp_path, monkeypatch):
     (tmp_path / "only_here").mkdir()
-    (tmp_path / "only_here" / "mine.py").write_text(MINE)
+    # A file of this test's own (its folder in a comment): other runs on the machine send other files.
+    (tmp_path / "only_here" / "mine.py").write_text(f"# {tmp_path}\n{MINE}")
     monkeypatch.chdir(tmp_path)  # the spec is relative to the client's folder; the worker's is another
     spec = "isolated:only_here/mine.py:Mine"
     settings = RunSettings(games=8, seed=3, specs=(spec, "random"), rules=QUICK, chunk_size=4)
@@ -77,6 +84,11 @@ def test_an_isolated_file_strategy_reaches_workers_that_cannot_see_it(cluster, t
     assert outcome == (False, None)
     assert_same_run_tables(local, remote)
     assert set(read_run_tables(remote)[0].team_a_strategy) == {spec, "random"}
+    # The worker outlives the run; the file it was sent went with the run.
+    (digest,) = {file.digest for file in prepare_job(settings, "stop").files}
+    with Client(cluster, set_as_default=False) as client:
+        left = [name for names in client.run(strategy_folders).values() for name in names if name.endswith(digest)]
+    assert not left
 
 
 @pytest.mark.timeout(180)
@@ -142,4 +154,13 @@ def test_an_attempt_still_playing_when_its_run_ended_starts_no_bot_process():
         loaded.cls.pool.acquire(0, None)  # the next game of the attempt still playing
     with pytest.raises(StrategyLoadError, match="its run ended on this worker"):
         load_on_worker(spec, None, "ended run")  # an attempt that loads its strategies only now
+    assert set(bot_processes()) == before
+
+
+@pytest.mark.timeout(60)
+def test_preparing_a_run_leaves_no_bot_process_idling_in_the_client():
+    # The client starts each bot once to read its name and version; that process idled beside the run to its end.
+    before = set(bot_processes())
+    settings = RunSettings(games=2, seed=1, specs=("isolated:greedy", "random"), rules=QUICK, chunk_size=2)
+    assert dict(prepare_job(settings, "stop").labels)["isolated:greedy"].startswith("greedy@")
     assert set(bot_processes()) == before

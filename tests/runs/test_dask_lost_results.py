@@ -1,6 +1,7 @@
 """The Dask backend's client never waits on a chunk whose rows died with the worker that held them: it plays the
 chunk again as soon as the scheduler reports them lost (sim/runs/dask_results.py)."""
 
+import pickle
 import threading
 import time
 import types
@@ -49,8 +50,9 @@ class _Client(FakeClient):
 
     def submit(self, function, job, chunk, submission, key, pure, retries):
         self.submitted.append(key)  # canasta-chunk-CHUNK-RUN, then -2, -3, ... for each submission after the first
+        token = pickle.loads(job).token  # the job travels pickled, as play_chunk_task takes it
         for what in ("began", "ended"):  # the attempt plays the chunk to its end: its rows are lost afterwards
-            self.handler((0.0, [job.token, chunk, submission, what]))
+            self.handler((0.0, [token, chunk, submission, what]))
         return _Future(key, chunk, submission, self.how)
 
 

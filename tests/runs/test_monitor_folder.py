@@ -1,7 +1,8 @@
 """Every run, local or on a Dask cluster, removes what it left in the machine's ``canasta-sim-monitors`` folder (the
-Dask backend's chunk journals, sim/runs/dask_journal.py), whether it finished, failed or was interrupted with
-Ctrl-C.  Each run is a process of its own with the temporary folder (``TMPDIR``) in the test's folder, which its
-local Dask cluster's workers inherit."""
+Dask backend's chunk journals, sim/runs/dask_journal.py) and ``canasta-sim-strategies`` folder (the strategy files
+sent to the workers, sim/runs/dask_strategies.py), whether it finished, failed or was interrupted with Ctrl-C.
+Each run is a process of its own with the temporary folder (``TMPDIR``) in the test's folder, which its local Dask
+cluster's workers inherit."""
 
 import os
 import signal
@@ -75,3 +76,6 @@ def test_a_run_leaves_nothing_in_the_monitors_folder(arguments, exit_code, tmp_p
     assert run.returncode == exit_code, stderr
     monitors = temporary / "canasta-sim-monitors"
     assert not monitors.exists() or not list(monitors.iterdir())
+    # The strategy files the Dask runs sent their workers stayed, one folder per file for ever.
+    strategies = temporary / "canasta-sim-strategies"
+    assert not strategies.exists() or not list(strategies.iterdir())
