@@ -96,7 +96,24 @@ def test_compiled_and_pure_python_play_identical_tables(tmp_path):
 def test_version_names_the_engine_version_and_the_build():
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
-    assert result.output == f"canasta-sim 0.1.0, engine version {ENGINE_VERSION}, {accelerator.describe()}\n"
+    described = accelerator.describe()
+    why = accelerator.why_not_profile_guided() if described.endswith(", not profile-guided") else None
+    reason = f" ({why})" if why else ""
+    assert result.output == f"canasta-sim 0.1.0, engine version {ENGINE_VERSION}, {described}{reason}\n"
+
+
+def test_version_says_why_a_compiled_build_is_not_profile_guided(monkeypatch):
+    # pip shows the build's own message only with -v: --version repeats the reason the build recorded.
+    monkeypatch.setattr(accelerator, "describe", lambda: "compiled (22 of 22 hot modules), not profile-guided")
+    monkeypatch.setattr(accelerator, "why_not_profile_guided", lambda: "the compiler clang is not GCC")
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.output.endswith(", not profile-guided (the compiler clang is not GCC)\n")
+
+
+def test_version_gives_no_reason_for_a_profile_guided_build(monkeypatch):
+    monkeypatch.setattr(accelerator, "describe", lambda: "compiled (22 of 22 hot modules), profile-guided")
+    monkeypatch.setattr(accelerator, "why_not_profile_guided", lambda: "stale")
+    assert CliRunner().invoke(main, ["--version"]).output.endswith(", profile-guided\n")
 
 
 # --- the fallback, on a package made up for the test: its "compiled" file is not loadable at all ---
@@ -292,6 +309,21 @@ def test_profile_guided_reads_every_package_record(tmp_path, records, expected):
             (folder / accelerator.BUILD_RECORD_NAME).write_text(json.dumps(record))
         folders.append(folder)
     assert accelerator.profile_guided(folders) is expected
+
+
+def test_why_not_profile_guided_reads_each_package_record_once(tmp_path):
+    reasons = ["turned off: CANASTA_SIM_PGO=0", None, "turned off: CANASTA_SIM_PGO=0", "the training games failed: x"]
+    folders = []
+    for index, reason in enumerate([*reasons, "no record"]):
+        folder = tmp_path / f"package{index}"
+        folder.mkdir()
+        if reason != "no record":
+            record = {"profile_guided": reason is None, "without_profile_guidance": reason}
+            (folder / accelerator.BUILD_RECORD_NAME).write_text(json.dumps(record))
+        folders.append(folder)
+    assert accelerator.why_not_profile_guided(folders) == (
+        "turned off: CANASTA_SIM_PGO=0; the training games failed: x")
+    assert accelerator.why_not_profile_guided(folders[1:2]) is None
 
 
 # Refuses every import but the standard library's, the project's own and Cython's: what a build environment
