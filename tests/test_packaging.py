@@ -1,0 +1,57 @@
+"""What the package's metadata and source distribution promise a user and a packager, read without building."""
+
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+INSTALL = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+
+
+def requirement_name(requirement: str) -> str:
+    """The distribution a requirement names, as the docs write it (``dask[distributed]>=2024.1`` is dask)."""
+    return re.match(r"[A-Za-z0-9_.-]+", requirement)[0]
+
+
+def test_the_install_page_names_every_dependency():
+    listed = re.search(r"Its dependencies \(([^)]*)\) install with it", INSTALL)[1].replace("\n", " ")
+    assert {name.strip() for name in listed.split(",")} == {
+        requirement_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
+
+
+def test_the_extras_table_names_every_extra_and_what_it_installs():
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]*) \|", INSTALL, flags=re.MULTILINE))
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert set(rows) == set(extras)
+    for extra, requirements in extras.items():
+        shown = {name.strip(" `").split("[")[0] for name in rows[extra].split(",")}
+        assert shown == {requirement_name(requirement) for requirement in requirements}, extra
+
+
+def test_the_version_the_package_reports_is_the_one_it_is_installed_as():
+    from canasta_sim import __version__
+
+    assert __version__ == PYPROJECT["project"]["version"]
+
+
+def test_every_package_folder_is_installed_with_its_data_files():
+    tool = PYPROJECT["tool"]["setuptools"]
+    folders = {package: ROOT / source for package, source in tool["package-dir"].items()}
+
+    def folder(package: str) -> Path:
+        parent, _, leaf = package.rpartition(".")
+        return folders[package] if package in folders else folder(parent) / leaf
+
+    packages = set(tool["packages"])
+    found = {
+        ".".join(["canasta_sim", *init.parent.relative_to(ROOT / "sim").parts])
+        for init in (ROOT / "sim").rglob("__init__.py")
+    } | {"canasta_sim.strategies"}
+    assert packages == found
+    for package in packages:
+        data = [path.name for path in folder(package).iterdir()
+                if path.is_file() and path.suffix not in (".py", ".pyc", ".so", ".pyd", ".json")]
+        patterns = tool["package-data"].get(package, [])
+        for name in data:
+            assert any(Path(name).match(pattern) for pattern in patterns), f"{package}: {name}"
