@@ -35,6 +35,30 @@ def test_the_version_the_package_reports_is_the_one_it_is_installed_as():
     assert __version__ == PYPROJECT["project"]["version"]
 
 
+def manifest_commands() -> list[tuple[str, str]]:
+    lines = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    return [tuple(line.split(None, 1)) for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_the_source_distribution_carries_the_docs_examples_scripts_and_tests():
+    # Without MANIFEST.in the sdist held only the package and a few of the tests: none of the docs the
+    # command line points to, no examples, and not the script cibuildwheel's test command runs.
+    grafted = {argument for command, argument in manifest_commands() if command == "graft"}
+    assert {"docs", "examples", "scripts", "tests", ".ci"} <= grafted
+    tool = PYPROJECT["tool"]["cibuildwheel"]
+    commands = [tool["test-command"], *(tool[system].get("test-command", "") for system in ("linux", "macos"))]
+    for path in re.findall(r"\{project\}/(\S+)", " ".join(commands)):
+        assert (ROOT / path).is_file() and path.split("/")[0] in grafted, path
+
+
+def test_the_source_distribution_leaves_out_what_builds_and_runs_leave_behind():
+    commands = manifest_commands()
+    assert ("prune", "build") in commands and ("prune", "results") in commands
+    excluded = {pattern for command, argument in commands if command == "global-exclude"
+                for pattern in argument.split()}
+    assert {"*.so", "*.pyd", "_compiled.json", "_build.json", "__pycache__"} <= excluded
+
+
 def test_every_package_folder_is_installed_with_its_data_files():
     tool = PYPROJECT["tool"]["setuptools"]
     folders = {package: ROOT / source for package, source in tool["package-dir"].items()}
