@@ -156,10 +156,20 @@ def _declarations_folder() -> Path:
     return folder
 
 
+def _profile_guidance_turned_off() -> bool:
+    """Whether ``CANASTA_SIM_PGO`` turns the profiles off; any value but ``1``, ``0`` or unset stops the build."""
+    setting = os.environ.get(PGO_VARIABLE, "")
+    if setting not in ("", "0", "1"):
+        raise SystemExit(f"canasta-sim: {PGO_VARIABLE} must be 1 (profile-guided, the default with GCC) or 0 "
+                         f"(without), not {setting!r}")
+    return setting == "0"
+
+
 def _extensions() -> list[Extension]:
     if os.environ.get(NO_COMPILE_VARIABLE, "") not in ("", "0"):
         print(f"canasta-sim: {NO_COMPILE_VARIABLE} is set; installing the pure-Python engine", file=sys.stderr)
         return []
+    _profile_guidance_turned_off()  # a mistyped setting stops the build now, not after minutes of cythonizing
     try:
         from Cython.Build import cythonize
     except ImportError:
@@ -206,11 +216,7 @@ class BuildCompiledModules(build_ext):
             super().run()
             return
         self._compiler_name = self.compiler  # run() replaces it with the compiler object; a rerun needs the name
-        setting = os.environ.get(PGO_VARIABLE, "")
-        if setting not in ("", "0", "1"):
-            raise SystemExit(f"canasta-sim: {PGO_VARIABLE} must be 1 (profile-guided, the default with GCC) or 0 "
-                             f"(without), not {setting!r}")
-        turned_off = setting == "0"
+        turned_off = _profile_guidance_turned_off()
         why_not = f"turned off: {PGO_VARIABLE}=0" if turned_off else self._why_not_profile_guided()
         if why_not is None:
             why_not = self._build_profile_guided()

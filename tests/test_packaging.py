@@ -1,8 +1,14 @@
 """What the package's metadata and source distribution promise a user and a packager, read without building."""
 
+import importlib.util
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -79,3 +85,16 @@ def test_every_package_folder_is_installed_with_its_data_files():
         patterns = tool["package-data"].get(package, [])
         for name in data:
             assert any(Path(name).match(pattern) for pattern in patterns), f"{package}: {name}"
+
+
+@pytest.mark.timeout(60)
+def test_a_mistyped_profile_setting_stops_the_build_before_any_compiling():
+    # It stopped only once Cython had translated every module, minutes into an install.
+    if importlib.util.find_spec("setuptools") is None:
+        pytest.skip("setup.py needs setuptools, which this environment lacks")
+    environment = {**os.environ, "CANASTA_SIM_PGO": "off", "CANASTA_SIM_NO_COMPILE": ""}
+    completed = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, env=environment,
+                               capture_output=True, text=True, timeout=50)
+    assert completed.returncode != 0 and completed.stdout == ""
+    assert completed.stderr.strip().splitlines()[-1] == (
+        "canasta-sim: CANASTA_SIM_PGO must be 1 (profile-guided, the default with GCC) or 0 (without), not 'off'")
