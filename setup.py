@@ -156,6 +156,22 @@ def _declarations_folder() -> Path:
     return folder
 
 
+def _training_folders(built_files: dict[str, str]) -> dict[str, list[str]]:
+    """Each package the training imports, and its folders as absolute paths: the built files' first.
+
+    ``built_files`` maps each compiled module to the file built for it.  Outside an editable install that
+    path is relative to the build's working directory, and the training runs in another one.
+    """
+    folders: dict[str, list[str]] = {}
+    for name, built_file in built_files.items():
+        package = name.rpartition(".")[0]
+        built = str(Path(built_file).resolve().parent)
+        folders[package] = list(dict.fromkeys([built, str(ROOT / SOURCE_FOLDERS[package])]))
+    for package, source in PARENT_FOLDERS.items():
+        folders.setdefault(package, [str(ROOT / source)])
+    return folders
+
+
 def _profile_guidance_turned_off() -> bool:
     """Whether ``CANASTA_SIM_PGO`` turns the profiles off; any value but ``1``, ``0`` or unset stops the build."""
     setting = os.environ.get(PGO_VARIABLE, "")
@@ -278,14 +294,7 @@ class BuildCompiledModules(build_ext):
     def _train(self) -> str | None:
         """Play the training games with the modules just built; None, or why it failed."""
         self._write_manifests(report=False)  # the training must run the fresh builds, not sources an old manifest names
-        folders: dict[str, list[str]] = {}
-        for ext in self.extensions:
-            package = ext.name.rpartition(".")[0]
-            built = str(Path(self.get_ext_fullpath(ext.name)).parent)
-            source = str(ROOT / SOURCE_FOLDERS[package])
-            folders[package] = list(dict.fromkeys([built, source]))
-        for package, source in PARENT_FOLDERS.items():
-            folders.setdefault(package, [str(ROOT / source)])
+        folders = _training_folders({ext.name: self.get_ext_fullpath(ext.name) for ext in self.extensions})
         compiled = json.dumps([ext.name for ext in self.extensions])
         try:
             completed = subprocess.run(

@@ -284,6 +284,27 @@ def setup_constant(name: str):
     raise AssertionError(f"setup.py defines no {name}")
 
 
+def setup_function_named(name: str):
+    """A function of setup.py, compiled alone with the constants it reads, without running the build."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    definition = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name)
+    namespace = {"Path": Path, "ROOT": ROOT, **{constant: setup_constant(constant)
+                                                 for constant in ("SOURCE_FOLDERS", "PARENT_FOLDERS")}}
+    exec(compile(ast.Module([definition], type_ignores=[]), "setup.py", "exec"), namespace)
+    return namespace[name]
+
+
+def test_the_profile_training_finds_a_build_outside_the_source_tree_from_its_own_folder(tmp_path, monkeypatch):
+    # A non-editable build names its files relative to the build's folder, and the training runs in another:
+    # with the relative path it imported every module from source, and no wheel was profile-guided.
+    monkeypatch.chdir(tmp_path)
+    built = {f"canasta_sim.core.{module}": f"build/lib/canasta_sim/core/{module}.so" for module in ("cards", "engine")}
+    folders = setup_function_named("_training_folders")(built)
+    assert folders["canasta_sim.core"] == [str(tmp_path / "build/lib/canasta_sim/core"), str(ROOT / "sim/core")]
+    assert folders["canasta_sim"] == [str(ROOT / "sim")]
+    assert all(Path(folder).is_absolute() for places in folders.values() for folder in places)
+
+
 def test_the_build_record_name_is_the_one_setup_writes():
     assert setup_constant("BUILD_RECORD_NAME") == accelerator.BUILD_RECORD_NAME
 
