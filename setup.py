@@ -156,10 +156,36 @@ def _declarations_folder() -> Path:
     return folder
 
 
+def _training_folders(built_files: dict[str, str]) -> dict[str, list[str]]:
+    """Each package the training imports, and its folders as absolute paths: the built files' first.
+
+    ``built_files`` maps each compiled module to the file built for it.  Outside an editable install that
+    path is relative to the build's working directory, and the training runs in another one.
+    """
+    folders: dict[str, list[str]] = {}
+    for name, built_file in built_files.items():
+        package = name.rpartition(".")[0]
+        built = str(Path(built_file).resolve().parent)
+        folders[package] = list(dict.fromkeys([built, str(ROOT / SOURCE_FOLDERS[package])]))
+    for package, source in PARENT_FOLDERS.items():
+        folders.setdefault(package, [str(ROOT / source)])
+    return folders
+
+
+def _profile_guidance_turned_off() -> bool:
+    """Whether ``CANASTA_SIM_PGO`` turns the profiles off; any value but ``1``, ``0`` or unset stops the build."""
+    setting = os.environ.get(PGO_VARIABLE, "")
+    if setting not in ("", "0", "1"):
+        raise SystemExit(f"canasta-sim: {PGO_VARIABLE} must be 1 (profile-guided, the default with GCC) or 0 "
+                         f"(without), not {setting!r}")
+    return setting == "0"
+
+
 def _extensions() -> list[Extension]:
     if os.environ.get(NO_COMPILE_VARIABLE, "") not in ("", "0"):
         print(f"canasta-sim: {NO_COMPILE_VARIABLE} is set; installing the pure-Python engine", file=sys.stderr)
         return []
+    _profile_guidance_turned_off()  # a mistyped setting stops the build now, not after minutes of cythonizing
     try:
         from Cython.Build import cythonize
     except ImportError:
@@ -206,11 +232,7 @@ class BuildCompiledModules(build_ext):
             super().run()
             return
         self._compiler_name = self.compiler  # run() replaces it with the compiler object; a rerun needs the name
-        setting = os.environ.get(PGO_VARIABLE, "")
-        if setting not in ("", "0", "1"):
-            raise SystemExit(f"canasta-sim: {PGO_VARIABLE} must be 1 (profile-guided, the default with GCC) or 0 "
-                             f"(without), not {setting!r}")
-        turned_off = setting == "0"
+        turned_off = _profile_guidance_turned_off()
         why_not = f"turned off: {PGO_VARIABLE}=0" if turned_off else self._why_not_profile_guided()
         if why_not is None:
             why_not = self._build_profile_guided()
@@ -272,14 +294,7 @@ class BuildCompiledModules(build_ext):
     def _train(self) -> str | None:
         """Play the training games with the modules just built; None, or why it failed."""
         self._write_manifests(report=False)  # the training must run the fresh builds, not sources an old manifest names
-        folders: dict[str, list[str]] = {}
-        for ext in self.extensions:
-            package = ext.name.rpartition(".")[0]
-            built = str(Path(self.get_ext_fullpath(ext.name)).parent)
-            source = str(ROOT / SOURCE_FOLDERS[package])
-            folders[package] = list(dict.fromkeys([built, source]))
-        for package, source in PARENT_FOLDERS.items():
-            folders.setdefault(package, [str(ROOT / source)])
+        folders = _training_folders({ext.name: self.get_ext_fullpath(ext.name) for ext in self.extensions})
         compiled = json.dumps([ext.name for ext in self.extensions])
         try:
             completed = subprocess.run(

@@ -25,7 +25,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check_compiled: not every hot module runs compiled: {described}", file=sys.stderr)
         return 1
     if arguments and accelerator.profile_guided() is not True:
-        print(f"check_compiled: the build is not profile-guided: {described}", file=sys.stderr)
+        why = accelerator.why_not_profile_guided()
+        print(f"check_compiled: the build is not profile-guided: {described}{f' ({why})' if why else ''}",
+              file=sys.stderr)
         return 1
     return 0
 

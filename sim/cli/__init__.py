@@ -89,7 +89,10 @@ class LazyCommands(OneLineErrors, click.Group):
 def _print_version(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
     if not value or context.resilient_parsing:
         return
-    click.echo(f"canasta-sim {__version__}, engine version {ENGINE_VERSION}, {accelerator.describe()}")
+    described = accelerator.describe()
+    # The build's own message saying why is hidden by pip without -v: the record keeps it.
+    why = accelerator.why_not_profile_guided() if described.endswith(", not profile-guided") else None
+    click.echo(f"canasta-sim {__version__}, engine version {ENGINE_VERSION}, {described}{f' ({why})' if why else ''}")
     context.exit()
 
 

@@ -169,6 +169,24 @@ def profile_guided(folders: list[Path] | None = None) -> bool | None:
     return all(answers) if answers else None
 
 
+def why_not_profile_guided(folders: list[Path] | None = None) -> str | None:
+    """Why the compiled modules were built without profile guidance, as their build records say; None when
+    they were profile-guided or no record says (``folders`` as for :func:`profile_guided`).
+
+    pip shows the build's own messages only with ``-v``, so ``--version`` repeats the recorded reason.
+    """
+    if folders is None:
+        folders = [Path(importlib.import_module(package).__path__[0]) for package in sorted(_REGISTERED)]
+    reasons = []
+    for folder in folders:
+        record = Path(folder) / BUILD_RECORD_NAME
+        if record.is_file():
+            reason = json.loads(record.read_text()).get("without_profile_guidance")
+            if reason and reason not in reasons:
+                reasons.append(reason)
+    return "; ".join(reasons) or None
+
+
 def describe() -> str:
     """One line for ``--version``, ``run.json`` and the benchmark: how much of the hot loop is compiled."""
     modules = status()

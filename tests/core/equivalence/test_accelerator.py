@@ -96,7 +96,24 @@ def test_compiled_and_pure_python_play_identical_tables(tmp_path):
 def test_version_names_the_engine_version_and_the_build():
     result = CliRunner().invoke(main, ["--version"])
     assert result.exit_code == 0
-    assert result.output == f"canasta-sim 0.1.0, engine version {ENGINE_VERSION}, {accelerator.describe()}\n"
+    described = accelerator.describe()
+    why = accelerator.why_not_profile_guided() if described.endswith(", not profile-guided") else None
+    reason = f" ({why})" if why else ""
+    assert result.output == f"canasta-sim 0.1.0, engine version {ENGINE_VERSION}, {described}{reason}\n"
+
+
+def test_version_says_why_a_compiled_build_is_not_profile_guided(monkeypatch):
+    # pip shows the build's own message only with -v: --version repeats the reason the build recorded.
+    monkeypatch.setattr(accelerator, "describe", lambda: "compiled (22 of 22 hot modules), not profile-guided")
+    monkeypatch.setattr(accelerator, "why_not_profile_guided", lambda: "the compiler clang is not GCC")
+    result = CliRunner().invoke(main, ["--version"])
+    assert result.output.endswith(", not profile-guided (the compiler clang is not GCC)\n")
+
+
+def test_version_gives_no_reason_for_a_profile_guided_build(monkeypatch):
+    monkeypatch.setattr(accelerator, "describe", lambda: "compiled (22 of 22 hot modules), profile-guided")
+    monkeypatch.setattr(accelerator, "why_not_profile_guided", lambda: "stale")
+    assert CliRunner().invoke(main, ["--version"]).output.endswith(", profile-guided\n")
 
 
 # --- the fallback, on a package made up for the test: its "compiled" file is not loadable at all ---
@@ -267,6 +284,27 @@ def setup_constant(name: str):
     raise AssertionError(f"setup.py defines no {name}")
 
 
+def setup_function_named(name: str):
+    """A function of setup.py, compiled alone with the constants it reads, without running the build."""
+    tree = ast.parse((ROOT / "setup.py").read_text())
+    definition = next(node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name)
+    namespace = {"Path": Path, "ROOT": ROOT, **{constant: setup_constant(constant)
+                                                 for constant in ("SOURCE_FOLDERS", "PARENT_FOLDERS")}}
+    exec(compile(ast.Module([definition], type_ignores=[]), "setup.py", "exec"), namespace)
+    return namespace[name]
+
+
+def test_the_profile_training_finds_a_build_outside_the_source_tree_from_its_own_folder(tmp_path, monkeypatch):
+    # A non-editable build names its files relative to the build's folder, and the training runs in another:
+    # with the relative path it imported every module from source, and no wheel was profile-guided.
+    monkeypatch.chdir(tmp_path)
+    built = {f"canasta_sim.core.{module}": f"build/lib/canasta_sim/core/{module}.so" for module in ("cards", "engine")}
+    folders = setup_function_named("_training_folders")(built)
+    assert folders["canasta_sim.core"] == [str(tmp_path / "build/lib/canasta_sim/core"), str(ROOT / "sim/core")]
+    assert folders["canasta_sim"] == [str(ROOT / "sim")]
+    assert all(Path(folder).is_absolute() for places in folders.values() for folder in places)
+
+
 def test_the_build_record_name_is_the_one_setup_writes():
     assert setup_constant("BUILD_RECORD_NAME") == accelerator.BUILD_RECORD_NAME
 
@@ -292,6 +330,21 @@ def test_profile_guided_reads_every_package_record(tmp_path, records, expected):
             (folder / accelerator.BUILD_RECORD_NAME).write_text(json.dumps(record))
         folders.append(folder)
     assert accelerator.profile_guided(folders) is expected
+
+
+def test_why_not_profile_guided_reads_each_package_record_once(tmp_path):
+    reasons = ["turned off: CANASTA_SIM_PGO=0", None, "turned off: CANASTA_SIM_PGO=0", "the training games failed: x"]
+    folders = []
+    for index, reason in enumerate([*reasons, "no record"]):
+        folder = tmp_path / f"package{index}"
+        folder.mkdir()
+        if reason != "no record":
+            record = {"profile_guided": reason is None, "without_profile_guidance": reason}
+            (folder / accelerator.BUILD_RECORD_NAME).write_text(json.dumps(record))
+        folders.append(folder)
+    assert accelerator.why_not_profile_guided(folders) == (
+        "turned off: CANASTA_SIM_PGO=0; the training games failed: x")
+    assert accelerator.why_not_profile_guided(folders[1:2]) is None
 
 
 # Refuses every import but the standard library's, the project's own and Cython's: what a build environment

@@ -1,0 +1,100 @@
+"""What the package's metadata and source distribution promise a user and a packager, read without building."""
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+INSTALL = (ROOT / "docs" / "install.md").read_text(encoding="utf-8")
+
+
+def requirement_name(requirement: str) -> str:
+    """The distribution a requirement names, as the docs write it (``dask[distributed]>=2024.1`` is dask)."""
+    return re.match(r"[A-Za-z0-9_.-]+", requirement)[0]
+
+
+def test_the_install_page_names_every_dependency():
+    listed = re.search(r"Its dependencies \(([^)]*)\) install with it", INSTALL)[1].replace("\n", " ")
+    assert {name.strip() for name in listed.split(",")} == {
+        requirement_name(requirement) for requirement in PYPROJECT["project"]["dependencies"]}
+
+
+def test_the_extras_table_names_every_extra_and_what_it_installs():
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]*) \|", INSTALL, flags=re.MULTILINE))
+    extras = PYPROJECT["project"]["optional-dependencies"]
+    assert set(rows) == set(extras)
+    for extra, requirements in extras.items():
+        shown = {name.strip(" `").split("[")[0] for name in rows[extra].split(",")}
+        assert shown == {requirement_name(requirement) for requirement in requirements}, extra
+
+
+def test_the_version_the_package_reports_is_the_one_it_is_installed_as():
+    from canasta_sim import __version__
+
+    assert __version__ == PYPROJECT["project"]["version"]
+
+
+def manifest_commands() -> list[tuple[str, str]]:
+    lines = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    return [tuple(line.split(None, 1)) for line in lines if line.strip() and not line.startswith("#")]
+
+
+def test_the_source_distribution_carries_the_docs_examples_scripts_and_tests():
+    # Without MANIFEST.in the sdist held only the package and a few of the tests: none of the docs the
+    # command line points to, no examples, and not the script cibuildwheel's test command runs.
+    grafted = {argument for command, argument in manifest_commands() if command == "graft"}
+    assert {"docs", "examples", "scripts", "tests", ".ci"} <= grafted
+    tool = PYPROJECT["tool"]["cibuildwheel"]
+    commands = [tool["test-command"], *(tool[system].get("test-command", "") for system in ("linux", "macos"))]
+    for path in re.findall(r"\{project\}/(\S+)", " ".join(commands)):
+        assert (ROOT / path).is_file() and path.split("/")[0] in grafted, path
+
+
+def test_the_source_distribution_leaves_out_what_builds_and_runs_leave_behind():
+    commands = manifest_commands()
+    assert ("prune", "build") in commands and ("prune", "results") in commands
+    excluded = {pattern for command, argument in commands if command == "global-exclude"
+                for pattern in argument.split()}
+    assert {"*.so", "*.pyd", "_compiled.json", "_build.json", "__pycache__"} <= excluded
+
+
+def test_every_package_folder_is_installed_with_its_data_files():
+    tool = PYPROJECT["tool"]["setuptools"]
+    folders = {package: ROOT / source for package, source in tool["package-dir"].items()}
+
+    def folder(package: str) -> Path:
+        parent, _, leaf = package.rpartition(".")
+        return folders[package] if package in folders else folder(parent) / leaf
+
+    packages = set(tool["packages"])
+    found = {
+        ".".join(["canasta_sim", *init.parent.relative_to(ROOT / "sim").parts])
+        for init in (ROOT / "sim").rglob("__init__.py")
+    } | {"canasta_sim.strategies"}
+    assert packages == found
+    for package in packages:
+        data = [path.name for path in folder(package).iterdir()
+                if path.is_file() and path.suffix not in (".py", ".pyc", ".so", ".pyd", ".json")]
+        patterns = tool["package-data"].get(package, [])
+        for name in data:
+            assert any(Path(name).match(pattern) for pattern in patterns), f"{package}: {name}"
+
+
+@pytest.mark.timeout(60)
+def test_a_mistyped_profile_setting_stops_the_build_before_any_compiling():
+    # It stopped only once Cython had translated every module, minutes into an install.
+    if importlib.util.find_spec("setuptools") is None:
+        pytest.skip("setup.py needs setuptools, which this environment lacks")
+    environment = {**os.environ, "CANASTA_SIM_PGO": "off", "CANASTA_SIM_NO_COMPILE": ""}
+    completed = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, env=environment,
+                               capture_output=True, text=True, timeout=50)
+    assert completed.returncode != 0 and completed.stdout == ""
+    assert completed.stderr.strip().splitlines()[-1] == (
+        "canasta-sim: CANASTA_SIM_PGO must be 1 (profile-guided, the default with GCC) or 0 (without), not 'off'")
