@@ -16,9 +16,9 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import MELD_DECISION, GameDriver
-from canasta_sim.env.encoding import ANSWER_YES, ASK_YES, DONE_ACTION, TAKE_BASE, DecisionOptions
+from canasta_sim.env.encoding import DecisionOptions
 from canasta_sim.plugins.answers import LISTINGS
-from tests.helpers import position
+from tests.helpers import choose_leaning_to_lay, position
 
 
 def _two_canastas_to_complete():
@@ -73,18 +73,6 @@ def test_a_black_three_added_to_the_black_threes_laid_this_turn_to_go_out_is_lis
     assert state.went_out_seat == 0
 
 
-def _choose(rng: random.Random, allowed: list[int]) -> int:
-    """A random allowed action, leaning towards asking, answering yes and laying cards, so that sides build the
-    canastas going out needs and go out (R12.1, R12.5): uniform play seldom does."""
-    for yes in (ASK_YES, ANSWER_YES):
-        if yes in allowed and rng.random() < 0.9:
-            return yes
-    laying = [action for action in allowed if TAKE_BASE <= action < DONE_ACTION]
-    if laying and rng.random() < 0.9:
-        return rng.choice(laying)
-    return rng.choice(allowed)
-
-
 def _play_checking(rules: Rules, games: int, rng: random.Random) -> int:
     """Play ``games`` seeded games with random masked moves; at every meld decision of the seat to move, check that
     every meld the masks reach (a single action, or several then ``done``) is in the listing.  The meld decisions
@@ -102,9 +90,9 @@ def _play_checking(rules: Rules, games: int, rng: random.Random) -> int:
                 reached |= {move for _, move in options.compound}
                 assert reached <= listed, f"game {game}: the masks reach {reached - listed}, which is not listed"
                 checked += 1
-            prefix, value, complete = options.play((), _choose(rng, options.allowed()))
+            prefix, value, complete = options.play((), choose_leaning_to_lay(rng, options.allowed()))
             while not complete:
-                prefix, value, complete = options.play(prefix, _choose(rng, options.allowed(prefix)))
+                prefix, value, complete = options.play(prefix, choose_leaning_to_lay(rng, options.allowed(prefix)))
             driver.decide(value)
     return checked
 

@@ -25,17 +25,14 @@ from canasta_sim.core.view import SeatView
 from canasta_sim.env import canasta_env
 from canasta_sim.env.driver import ACQUIRE_DECISION, MELD_DECISION, GameDriver
 from canasta_sim.env.encoding import (
-    ANSWER_YES,
-    ASK_YES,
     DONE_ACTION,
     SLOT_RANKS,
-    TAKE_BASE,
     DecisionOptions,
     group_action,
     playable_actions,
 )
 from canasta_sim.env.gym import CanastaGymEnv
-from tests.helpers import position
+from tests.helpers import choose_leaning_to_lay, position
 
 SHORT = {"target_score": 50}  # R15.1: most games end with their first hand
 
@@ -68,18 +65,6 @@ def _rules_id(options: dict) -> str:
     return ",".join(f"{key}={value}" for key, value in options.items()) or "defaults"
 
 
-def _choose(rng: random.Random, allowed) -> int:
-    """A random allowed action, leaning towards melds, takes and yes (see the module's note)."""
-    allowed = [int(action) for action in allowed]
-    for yes in (ASK_YES, ANSWER_YES):
-        if yes in allowed and rng.random() < 0.9:
-            return yes
-    laying = [action for action in allowed if TAKE_BASE <= action < DONE_ACTION]
-    if laying and rng.random() < 0.9:
-        return rng.choice(laying)
-    return rng.choice(allowed)
-
-
 # ---------------------------------------------------------------------------------------------- (a) and (b)
 
 
@@ -95,7 +80,7 @@ def _pettingzoo_games(rules: dict, games: int, rng: random.Random) -> int:
                 continue
             allowed = np.flatnonzero(observation["action_mask"])
             assert len(allowed), f"game {game}: {agent} has no allowed action ({env.driver.decision})"
-            env.step(_choose(rng, allowed))  # ValueError if the mask's own action were refused
+            env.step(choose_leaning_to_lay(rng, allowed))  # ValueError if the mask's own action were refused
             steps += 1
     return steps
 
@@ -109,7 +94,7 @@ def _gymnasium_games(rules: dict, games: int, rng: random.Random) -> int:
         while not done:
             allowed = np.flatnonzero(info["action_mask"])
             assert len(allowed), f"game {game}: the learning seat has no allowed action ({info['decision']})"
-            _, _, terminated, truncated, info = env.step(_choose(rng, allowed))
+            _, _, terminated, truncated, info = env.step(choose_leaning_to_lay(rng, allowed))
             done = terminated or truncated
             steps += 1
     return steps
@@ -130,7 +115,7 @@ def _openspiel_games(rules: dict, games: int, rng: random.Random) -> int:
                 continue
             allowed = state.legal_actions()
             assert allowed, f"seat {state.current_player()} has no legal action: {state}"
-            state.apply_action(_choose(rng, allowed))
+            state.apply_action(choose_leaning_to_lay(rng, allowed))
             steps += 1
     return steps
 
@@ -325,7 +310,8 @@ def test_every_legal_meld_and_take_is_reached_by_the_masks(options):
             options_now = DecisionOptions.of(driver.view(seat), decision)
             prefix = ()
             while True:
-                prefix, value, complete = options_now.play(prefix, _choose(rng, options_now.allowed(prefix)))
+                action = choose_leaning_to_lay(rng, options_now.allowed(prefix))
+                prefix, value, complete = options_now.play(prefix, action)
                 if complete:
                     break
             driver.decide(value)
