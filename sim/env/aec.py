@@ -83,12 +83,23 @@ class CanastaEnv(AECEnv):
         self._prefix: tuple[int, ...] = ()
 
     def observation_space(self, agent: str):
-        """The observation space: a dict of ``observation`` (float32 vector) and ``action_mask`` (int8)."""
-        return self.observation_spaces[agent]
+        """The observation space: a dict of ``observation`` (float32 vector) and ``action_mask`` (int8).
+
+        :raises ValueError: for an agent that is none of :attr:`possible_agents`.
+        """
+        return self.observation_spaces[self._known(agent)]
 
     def action_space(self, agent: str):
-        """The action space: ``Discrete(ACTION_COUNT)``."""
-        return self.action_spaces[agent]
+        """The action space: ``Discrete(ACTION_COUNT)``.
+
+        :raises ValueError: for an agent that is none of :attr:`possible_agents`.
+        """
+        return self.action_spaces[self._known(agent)]
+
+    def _known(self, agent: str) -> str:
+        if agent not in self.possible_agents:
+            raise ValueError(f"agent {shown(agent)} is not accepted; use one of {', '.join(self.possible_agents)}")
+        return agent
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Deal a new game: with ``seed``, the game ``play_game(..., seed=seed)`` deals."""
@@ -117,9 +128,7 @@ class CanastaEnv(AECEnv):
         """
         driver = self.driver
         driver.check_started()
-        if agent not in self.possible_agents:
-            raise ValueError(f"agent {shown(agent)} is not accepted; use one of {', '.join(self.possible_agents)}")
-        seat = self.possible_agents.index(agent)
+        seat = self.possible_agents.index(self._known(agent))
         deciding = driver.decision is not None and driver.actor == seat
         view = driver.view(seat)
         if deciding:

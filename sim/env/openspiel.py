@@ -29,12 +29,16 @@ OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``) can search it.  Ne
 from __future__ import annotations
 
 import numpy as np
-import pyspiel
 
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT, KIND_NAMES
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import DEFAULT_RULES
-from canasta_sim.env.driver import as_rules
+from canasta_sim.env.driver import as_rules, missing_extra
+
+try:  # an extra, not a core dependency
+    import pyspiel
+except ModuleNotFoundError as error:
+    raise missing_extra(error, "the OpenSpiel game", "openspiel") from None
 from canasta_sim.env.encoding import (
     ACTION_COUNT,
     OBSERVATION_FIELDS,

@@ -327,6 +327,10 @@ def test_pettingzoo_observing_an_agent_it_does_not_have_names_the_agents():
     with pytest.raises(ValueError, match=r"^agent 'seat_9' is not accepted; use one of seat_0, seat_1, seat_2, "
                                          r"seat_3$"):
         env.observe("seat_9")
+    # The spaces of such an agent raised a bare KeyError: 'seat_9'.
+    for space in (env.observation_space, env.action_space):
+        with pytest.raises(ValueError, match=r"^agent 'seat_9' is not accepted; use one of seat_0, "):
+            space("seat_9")
 
 
 def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):

@@ -260,6 +260,17 @@ def test_ismcts_without_openspiel_is_a_one_line_error(monkeypatch):
     assert "\n" not in str(caught.value)
 
 
+def test_the_openspiel_game_without_openspiel_says_how_to_install_it(monkeypatch):
+    import sys
+
+    # It failed with a bare "No module named 'pyspiel'", where the PettingZoo environment names its extra.
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # an import of pyspiel now fails, as when not installed
+    monkeypatch.delitem(sys.modules, "canasta_sim.env.openspiel", raising=False)
+    with pytest.raises(ModuleNotFoundError, match=r"^the OpenSpiel game needs pyspiel .*pip install "
+                                                  r"'canasta-sim\[openspiel\]'$"):
+        import canasta_sim.env.openspiel  # noqa: F401
+
+
 @pytest.mark.timeout(300)
 def test_ismcts_plays_canasta_sim_run_with_the_same_tables_for_any_number_of_workers(tmp_path):
     from click.testing import CliRunner
