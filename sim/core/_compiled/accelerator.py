@@ -150,6 +150,18 @@ def status() -> dict[str, str]:
     return found
 
 
+def _build_records(folders: list[Path] | None) -> list[dict | None]:
+    """The build record (``_build.json``) of each of ``folders``, None for a folder without one (default: the folders
+    of the packages imported now)."""
+    if folders is None:
+        folders = [Path(importlib.import_module(package).__path__[0]) for package in sorted(_REGISTERED)]
+    records = []
+    for folder in folders:
+        record = Path(folder) / BUILD_RECORD_NAME
+        records.append(json.loads(record.read_text()) if record.is_file() else None)
+    return records
+
+
 def profile_guided(folders: list[Path] | None = None) -> bool | None:
     """Whether the compiled modules were built profile-guided; None when no build record says.
 
@@ -158,15 +170,10 @@ def profile_guided(folders: list[Path] | None = None) -> bool | None:
     GCC's profile-guided build.  The record is missing where nothing was compiled, or from a
     build older than the record.
     """
-    if folders is None:
-        folders = [Path(importlib.import_module(package).__path__[0]) for package in sorted(_REGISTERED)]
-    answers = []
-    for folder in folders:
-        record = Path(folder) / BUILD_RECORD_NAME
-        if not record.is_file():
-            return None
-        answers.append(json.loads(record.read_text()).get("profile_guided") is True)
-    return all(answers) if answers else None
+    records = _build_records(folders)
+    if None in records:
+        return None
+    return all(record.get("profile_guided") is True for record in records) if records else None
 
 
 def why_not_profile_guided(folders: list[Path] | None = None) -> str | None:
@@ -175,15 +182,11 @@ def why_not_profile_guided(folders: list[Path] | None = None) -> str | None:
 
     pip shows the build's own messages only with ``-v``, so ``--version`` repeats the recorded reason.
     """
-    if folders is None:
-        folders = [Path(importlib.import_module(package).__path__[0]) for package in sorted(_REGISTERED)]
     reasons = []
-    for folder in folders:
-        record = Path(folder) / BUILD_RECORD_NAME
-        if record.is_file():
-            reason = json.loads(record.read_text()).get("without_profile_guidance")
-            if reason and reason not in reasons:
-                reasons.append(reason)
+    for record in _build_records(folders):
+        reason = None if record is None else record.get("without_profile_guidance")
+        if reason and reason not in reasons:
+            reasons.append(reason)
     return "; ".join(reasons) or None
 
 
