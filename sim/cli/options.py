@@ -44,6 +44,7 @@ __all__ = [
     "check_even_games",
     "check_game_pairs",
     "check_output_folder",
+    "ctrl_c_raises",
     "fail",
     "games_at_once_option",
     "interrupted_as_the_users",
@@ -64,26 +65,36 @@ EXIT_INTERRUPTED = 130
 """The exit code of a command the user interrupted (128 + SIGINT), as shells give it."""
 
 
-def _users_interrupt(number, frame) -> None:
-    raise UserInterrupt()
+@contextlib.contextmanager
+def ctrl_c_raises(interrupt: type[UserInterrupt]):
+    """Within the block, Ctrl-C raises ``interrupt`` (a :class:`~canasta_sim.errors.UserInterrupt`) where Python
+    raises ``KeyboardInterrupt``; the handler before it is put back after.
+
+    A ``KeyboardInterrupt`` raised inside a strategy's decision is that seat's failure to the engine: a person's
+    Ctrl-C while a bot was thinking would read "strategy ... raised KeyboardInterrupt".  A ``UserInterrupt`` the engine
+    lets through.
+    """
+
+    def handler(number, frame) -> None:
+        raise interrupt()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
 def interrupted_as_the_users():
-    """Within the block, Ctrl-C ends the command with "Interrupted" and exit code 130.
-
-    Python's own ``KeyboardInterrupt`` raised inside a strategy's decision is that seat's failure to the engine: a
-    person's Ctrl-C while a bot was thinking ended ``watch`` or ``replay`` with "strategy ... raised
-    KeyboardInterrupt".  The handler raises :class:`~canasta_sim.errors.UserInterrupt`, which the engine lets through.
-    """
-    previous = signal.signal(signal.SIGINT, _users_interrupt)
+    """Within the block, Ctrl-C ends the command with "Interrupted" and exit code 130 (:func:`ctrl_c_raises`), where it
+    ended ``watch`` or ``replay`` with the failure of the strategy whose decision it interrupted."""
     try:
-        yield
+        with ctrl_c_raises(UserInterrupt):
+            yield
     except UserInterrupt:
         click.echo("Interrupted", err=True)
         raise click.exceptions.Exit(EXIT_INTERRUPTED) from None
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 class OneLineErrorCommand(OneLineErrors, click.Command):

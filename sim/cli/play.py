@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import secrets
-import signal
 
 import click
 
-from canasta_sim.cli.options import WholeNumber
+from canasta_sim.cli.options import WholeNumber, ctrl_c_raises
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
@@ -45,28 +44,20 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
     labels = ["you", opponent_strategy.label, partner_strategy.label, opponent_strategy.label]
     narrator.game_header(seed=seed, labels=labels, rules=rules)
     click.echo(f"You are {SEAT_NAMES[0]}; your partner is {SEAT_NAMES[2]}. Replay this deal with --seed {seed}.")
-    # The person's Ctrl-C while a bot is thinking is theirs, not the bot's: as a KeyboardInterrupt raised inside the
-    # bot's decision, the engine would charge it to that seat ("strategy 'pimc' at seat 1 ... raised
-    # KeyboardInterrupt", exit 1).  PlayerQuit is the one exception the engine lets through.
-    previous = signal.signal(signal.SIGINT, _quit)
+    # The person's Ctrl-C while a bot is thinking is theirs, not the bot's (ctrl_c_raises): it abandons the game.
     try:
-        result = play_game(
-            players, seed=seed, rules=rules, names=["you", opponents, partner, opponents], observer=narrator
-        )
+        with ctrl_c_raises(PlayerQuit):
+            result = play_game(
+                players, seed=seed, rules=rules, names=["you", opponents, partner, opponents], observer=narrator
+            )
     except (PlayerQuit, KeyboardInterrupt):
         click.echo("")
         click.echo(f"Game abandoned. (seed {seed})")
         return
     except StrategyError as error:
         raise click.ClickException(str(error)) from None
-    finally:
-        signal.signal(signal.SIGINT, previous)
     narrator.game_over(result)
     if result.winner is None:
         click.echo("A draw.")
     else:
         click.echo("You and your partner win!" if result.winner == 0 else "West and East win.")
-
-
-def _quit(number, frame) -> None:
-    raise PlayerQuit
