@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import click
 
 from canasta_sim.core.cards import KIND_COUNT, counts_text
-from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.melds import CANASTA_SIZE, is_canasta, meld_value
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
 from canasta_sim.core.scoring import HandResult
 from canasta_sim.core.state import HandState
@@ -63,7 +63,7 @@ class TerminalPlayer(Strategy):
         super().__init__(rng, **parameters)
         self.narrator = narrator
         self._shown_turn: tuple[int, int, bool] | None = None
-        self._shown_hand = ""
+        self._shown_lines: list[str] = []
 
     # ------------------------------------------------------------ decisions
 
@@ -232,17 +232,18 @@ class TerminalPlayer(Strategy):
             raise PlayerQuit from None
 
     def _show(self, view: SeatView, *, force: bool = False) -> None:
-        # The whole screen once a turn (or on request); after that only the hand, when it changes.
+        # The whole screen once a turn (or on request); after that only the lines that changed: the hand, and a
+        # side's melds with its points on the table after a meld.
         turn = (view.hand_number, view.turn_count, view.phase == "acquire")
         lines = screen_lines(view, self.narrator)
         if force or turn != self._shown_turn:
             self._shown_turn = turn
-            self._shown_hand = lines[-1]
-            for line in lines:
-                click.echo(line)
-        elif lines[-1] != self._shown_hand:
-            self._shown_hand = lines[-1]
-            click.echo(lines[-1])
+            shown = lines
+        else:
+            shown = [line for line, before in zip(lines, self._shown_lines, strict=True) if line != before]
+        self._shown_lines = lines
+        for line in shown:
+            click.echo(line)
 
 
 class PausingNarrator(Narrator):
@@ -269,8 +270,8 @@ def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
     a, b = view.scores
     lines = [
         _RULE,
-        f"Hand {view.hand_number}, turn {view.turn_count}. Scores: A (South & North) {a}, B (West & East) {b}; "
-        f"target {view.rules.target_score}.",
+        f"Hand {view.hand_number}, turn {view.turn_count}. Game score before this hand: A (South & North) {a}, "
+        f"B (West & East) {b}; target {view.rules.target_score}.",
     ]
     for side in (0, 1):
         who = " & ".join(SEAT_NAMES[member] for member in (side, side + 2)) + (", yours" if side == view.side else "")
@@ -292,13 +293,26 @@ def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
             red_text = cards_text(cards.red_threes[side] + cards.red_threes[side + 2]) if reds else "-"
         else:
             red_text = str(reds)
-        lines.append(f"Side {'AB'[side]} ({who}): {meld_text}. Red 3s: {red_text}.")
+        lines.append(f"Side {'AB'[side]} ({who}): {meld_text}. Red 3s: {red_text}.{_table_points(view, side)}")
     lines.append(_pile_line(view, cards))
     others = ", ".join(f"{SEAT_NAMES[other]} {view.hand_sizes[other]}" for other in range(4) if other != seat)
     lines.append(f"Stock: {view.stock_count}. Cards held: {others}.")
     hand = cards_text(cards.hands[seat]) if cards is not None else counts_text(view.hand)
     lines.append(f"Your hand ({sum(view.hand)}): {hand}")
     return lines
+
+
+def _table_points(view: SeatView, side: int) -> str:
+    """What the side's melds count so far this hand (R14.1a, R14.1b): card points and canasta bonuses, or nothing
+    before it melds."""
+    melds = view.melds(side)
+    if not melds:
+        return ""
+    points = sum(meld_value(rank, *meld) for rank, meld in melds.items())
+    rules = view.rules
+    bonus = sum(rules.mixed_canasta_bonus if jokers + deuces else rules.natural_canasta_bonus
+                for naturals, jokers, deuces in melds.values() if is_canasta(naturals, jokers, deuces))
+    return f" On the table: {points + bonus} points (melds {points}, canastas {bonus})."
 
 
 def _pile_line(view: SeatView, cards) -> str:

@@ -25,7 +25,7 @@ def test_screen_shows_the_hand_sorted_by_rank_the_table_pile_and_scores():
     result = _play(FIRST_TURN, "")
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "Scores: A (South & North) 0, B (West & East) 0; target 500." in out
+    assert "Game score before this hand: A (South & North) 0, B (West & East) 0; target 500." in out
     assert "Side B (West & East): no meld yet (initial meld needs 50)." in out
     assert "frozen for your side until it melds: taking it needs a natural pair (R8.1c)" in out
     hand_line = next(line for line in out.splitlines() if line.startswith("Your hand (11): "))
