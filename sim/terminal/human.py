@@ -28,6 +28,7 @@ from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import IllegalMoveError, MoveParseError, UserInterrupt
 from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator, cards_text
+from canasta_sim.terminal.played import decision_token
 
 __all__ = ["PausingNarrator", "PlayerQuit", "TerminalPlayer", "screen_lines"]
 
@@ -64,6 +65,9 @@ class TerminalPlayer(Strategy):
         self.narrator = narrator
         self._shown_turn: tuple[int, int, bool] | None = None
         self._shown_lines: list[str] = []
+        self.decisions: list[str] = []
+        """Every decision made so far, in order, as tokens of a played game's spec
+        (:func:`~canasta_sim.terminal.played.played_spec`): what ``play --save`` saves."""
 
     # ------------------------------------------------------------ decisions
 
@@ -75,18 +79,18 @@ class TerminalPlayer(Strategy):
         if view.can(Stop()):  # only with an empty stock: offered where it is a choice, and said what it does
             accepted = ("'take' with the cards to meld with the top card (e.g. 'take 7 7'), or 'stop' to leave the "
                         "pile, which ends the hand (the stock is empty, R13.3)")
-        return self._choose(view, "Begin your turn", options, parse_move, (Draw, TakePile, Stop), accepted)
+        return self._noted(self._choose(view, "Begin your turn", options, parse_move, (Draw, TakePile, Stop), accepted))
 
     def choose_ask(self, view: SeatView) -> bool:
         """When going out is possible, offer to ask the partner first (R12.5)."""
         if not view.can_go_out():
-            return False
+            return self._noted(False)
         partner = SEAT_NAMES[view.partner]
         self._show(view)
         click.echo(f'You can go out this turn. Ask {partner} "May I go out?" first (R12.5)?')
         if view.rules.ask_partner == "mandatory":
             click.echo("Under ask_partner=mandatory you may go out only after a yes.")
-        return self._yes_no(view, "Ask your partner? (yes/no)")
+        return self._noted(self._yes_no(view, "Ask your partner? (yes/no)"))
 
     def answer_go_out(self, view: SeatView) -> bool:
         """The partner asks to go out: yes obliges them to go out now, no forbids it this turn (R12.5)."""
@@ -94,7 +98,7 @@ class TerminalPlayer(Strategy):
         partner = SEAT_NAMES[view.partner]
         click.echo(f'{partner} asks you: "May I go out?" A yes obliges {partner} to go out now; a no forbids it '
                    "this turn (R12.5).")
-        return self._yes_no(view, "Your answer (yes/no)")
+        return self._noted(self._yes_no(view, "Your answer (yes/no)"))
 
     def choose_meld(self, view: SeatView) -> Meld | None:
         """Offer melds until the person types ``done``."""
@@ -102,15 +106,15 @@ class TerminalPlayer(Strategy):
         options = _meld_suggestions(view)
         if not options:
             click.echo("No meld is possible now.")
-            return None
+            return self._noted(None)
         accepted = ("groups of cards separated by ';' (e.g. 'K K K; 8 8 2'; '7:JK' adds a joker to "
                     "your sevens), or 'done' to stop melding")
         while True:
             move = self._choose(view, "Meld, or type 'done'", options, _parse_meld, (Meld,), accepted, allow_done=True)
             if move is not None:
-                return move
+                return self._noted(move)
             if any(True for _ in view.legal_discards()) or view.can(Stop()):
-                return None
+                return self._noted(None)
             click.echo("You cannot stop melding yet: no discard would be legal. After your partner's yes you "
                        "must go out this turn (R12.5); meld until at most one card is left.")
 
@@ -120,7 +124,12 @@ class TerminalPlayer(Strategy):
         accepted = "the card (e.g. '4', 'K', '10', 'JK', '3b'; suits do not matter)"
         # Listed by card, not numbered: a number typed here is a card's rank ('4' is a four, as 'discard 4'), which
         # a numbered list would read as a choice and discard another card.
-        return self._choose(view, "Discard a card", options, _parse_discard, (Discard,), accepted, numbered=False)
+        return self._noted(
+            self._choose(view, "Discard a card", options, _parse_discard, (Discard,), accepted, numbered=False))
+
+    def _noted(self, decision):
+        self.decisions.append(decision_token(decision))
+        return decision
 
     # ------------------------------------------------------------ input
 
