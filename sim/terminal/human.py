@@ -159,8 +159,13 @@ class TerminalPlayer(Strategy):
                 if handled == "show":  # the table again, then what may be typed now, not only far above it
                     self._list_choices(prompt, options, accepted, numbered=numbered)
                 continue
-            if allow_done and lowered == "done":
-                return None
+            if lowered == "done":
+                if allow_done:
+                    return None
+                # Typed at the discard prompt once melding is over (or skipped: "No meld is possible now"), it read
+                # "move 'discard done': 'done' is not a card", a move nobody typed.
+                click.echo(f"'done' ends melding, and melding is not what is asked now. Type {accepted}.")
+                continue
             if lowered == "ask":  # the notation's move (rules.md §16), which this screen asks about by itself
                 click.echo("'ask' is not a choice now: right after you draw or take the pile, when you can go out, "
                            f"you are asked whether to ask your partner (R12.5). Type {accepted}.")

@@ -97,3 +97,12 @@ def test_ask_typed_as_rules_md_writes_it_says_when_the_question_comes_r12_5():
     out = _play("draw\nask\n").output
     assert "'ask' is not a choice now: right after you draw or take the pile, when you can go out, you are asked " \
            "whether to ask your partner (R12.5). Type the card" in out
+
+
+def test_done_typed_where_melding_is_over_says_what_is_asked_instead_of_a_move_nobody_typed():
+    # With no meld possible the meld prompt is skipped, and 'done' at the discard prompt read "Not understood: move
+    # 'discard done': 'done' is not a card".
+    out = _play("draw\ndone\n4\n").output
+    assert "'done' ends melding, and melding is not what is asked now. Type the card (e.g. '4'" in out
+    assert "discard done" not in out
+    assert re.search(r"South discards 4♠\. Pile: 2 cards\.", out)
