@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from urllib.parse import quote, unquote
 
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import MoveParseError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.specs import file_spec_parts
 
 __all__ = ["PERSON_SEAT", "PlayedBack", "decision_token", "played_spec", "played_strategy_class", "seat_label",
            "spec_shown"]
@@ -48,8 +50,15 @@ def decision_token(decision: Move | bool | None) -> str:
 
 
 def played_spec(partner: str, decisions: Sequence[str]) -> str:
-    """The spec of side A of a played game: ``partner``'s spec and the person's decision tokens."""
-    return f"played:{quote(partner.strip(), safe='')}:moves={'/'.join(decisions)}"
+    """The spec of side A of a played game: ``partner``'s spec and the person's decision tokens.
+
+    A partner loaded from a file named relative to the working directory is named by its absolute path, so that
+    the game replays from any directory (as a run records a file spec's path)."""
+    partner = partner.strip()
+    parts = file_spec_parts(partner)
+    if parts is not None and not Path(parts[0]).expanduser().is_absolute():
+        partner = partner.replace(parts[0], str(Path(parts[0]).expanduser().resolve()), 1)
+    return f"played:{quote(partner, safe='')}:moves={'/'.join(decisions)}"
 
 
 def _decision(token: str) -> Move | bool | None:

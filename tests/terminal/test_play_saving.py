@@ -4,6 +4,7 @@ again to the same end."""
 from __future__ import annotations
 
 import re
+from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
@@ -62,4 +63,12 @@ def test_recorded_decisions_read_back_as_the_moves_made():
     assert not any(":" in token or "," in token for token in tokens)  # a spec's separators
     played = played_strategy_class("expert%3Aaggression%3D0.7", (("moves", "/".join(tokens)),))
     assert [str(d) if d not in (True, False, None) else d for d in played.decisions] == [*moves, True, False, None]
-    assert played_spec("bots/x.py:Mine:depth=2", tokens).startswith("played:bots%2Fx.py%3AMine%3Adepth%3D2:moves=d/")
+    saved = played_spec("/bots/x.py:Mine:depth=2", tokens)
+    assert saved.startswith("played:%2Fbots%2Fx.py%3AMine%3Adepth%3D2:moves=d/")
+
+
+def test_a_partner_from_a_file_is_saved_by_its_absolute_path_so_the_game_replays_from_anywhere(tmp_path, monkeypatch):
+    # Saved as written, 'bots/x.py' was looked for where the replay ran: "strategy file ... does not exist".
+    monkeypatch.chdir(tmp_path)
+    spec = played_spec("isolated:bots/x.py:Mine", ["d"])
+    assert spec == f"played:{quote(f'isolated:{tmp_path}/bots/x.py:Mine', safe='')}:moves=d"
