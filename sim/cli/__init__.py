@@ -101,12 +101,32 @@ def _stdout_reader_gone() -> bool:
 
 def end_quietly() -> click.exceptions.Exit:
     """The exit of a command whose output nobody reads any more: no message (nobody would read it) and
-    :data:`EXIT_OUTPUT_CLOSED`.  Standard output is pointed at the null device first, so that what is still buffered
-    is dropped at the interpreter's exit instead of failing again there with a traceback."""
+    :data:`EXIT_OUTPUT_CLOSED`."""
+    _drop_stdout()
+    return click.exceptions.Exit(EXIT_OUTPUT_CLOSED)
+
+
+def _drop_stdout() -> None:
+    # Standard output pointed at the null device, so that what is still buffered is dropped at the interpreter's exit
+    # instead of failing again there with a traceback.
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, sys.__stdout__.fileno())
     os.close(null)
-    return click.exceptions.Exit(EXIT_OUTPUT_CLOSED)
+
+
+def unwritable_output(error: BaseException) -> click.ClickException | None:
+    """The one-line error (exit code 1) of a command whose printing failed (``> /dev/full``: no space left on the
+    device), where the ``OSError`` was a traceback; ``None`` for any other error."""
+    if not isinstance(error, OSError) or isinstance(error, BrokenPipeError):
+        return None
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    code = frame.tb_frame.f_code if frame is not None else None
+    if code is None or code.co_name != "echo" or frame.tb_frame.f_globals.get("__name__") != "click.utils":
+        return None  # not a line being printed: the command's own failure, shown as it is
+    _drop_stdout()
+    return click.ClickException(f"the output cannot be written: {error.strerror or error}")
 
 
 class LazyCommands(OneLineErrors, click.Group):
@@ -124,6 +144,9 @@ class LazyCommands(OneLineErrors, click.Group):
         except BaseException as error:  # whatever the closed pipe became on its way up: told apart by output_closed
             if output_closed(error):
                 raise end_quietly() from None
+            failure = unwritable_output(error)
+            if failure is not None:
+                raise failure from None
             raise
 
     def list_commands(self, context: click.Context) -> list[str]:

@@ -1,5 +1,6 @@
 """Every command piped into a reader that stops reading (``canasta-sim watch | head``) ends quietly, as the standard
-tools do: no traceback, no error line, exit status 141 (128 + SIGPIPE, what the shell reports for ``cat``)."""
+tools do: no traceback, no error line, exit status 141 (128 + SIGPIPE, what the shell reports for ``cat``).  Output
+that cannot be written at all (``> /dev/full``) is one error line, not a traceback."""
 
 from __future__ import annotations
 
@@ -40,3 +41,12 @@ def test_a_closed_pipe_ends_the_command_quietly_with_exit_status_141(arguments, 
     first, status, errors = _read_one_line_then_close(arguments, given)
     assert first.startswith(b"Canasta, game seed")
     assert (status, errors) == (EXIT_OUTPUT_CLOSED, "")
+
+
+@pytest.mark.timeout(60)
+def test_output_that_cannot_be_written_is_one_error_line_not_a_traceback():
+    # It was a traceback ending "OSError: [Errno 28] No space left on device".
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "canasta_sim", "watch", "--seed", "3", "--rules",
+                               "target_score=500"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, "Error: the output cannot be written: No space left on device\n")
