@@ -269,12 +269,16 @@ class PausingNarrator(Narrator):
         """Narrate the hand's end and its scores, then wait for Enter."""
         super().on_hand_end(state, result)
         click.echo("The hand is over: press Enter to go on, or type 'quit'.")
-        try:
-            typed = TerminalPlayer._read().strip().lower()
-        except KeyboardInterrupt:
-            raise PlayerQuit from None
-        if typed in ("quit", "exit"):
-            raise PlayerQuit
+        while True:
+            try:
+                typed = TerminalPlayer._read().strip().lower()
+            except KeyboardInterrupt:
+                raise PlayerQuit from None
+            if typed in ("quit", "exit"):
+                raise PlayerQuit
+            if typed not in ("help", "?"):  # 'help' works at every prompt, as the docs say: here it went on
+                return
+            click.echo("Press Enter to go on to the next hand (or the game's end), or type 'quit' to end the game.")
 
 
 def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
