@@ -8,6 +8,9 @@ pandas and pyarrow, ``play`` needs neither, and ``canasta-sim --help`` lists eve
 from __future__ import annotations
 
 import importlib
+import os
+import select
+import sys
 
 import click
 
@@ -66,9 +69,85 @@ class OneLineErrors:
         return click.UsageError(" ".join(str(error).split()))
 
 
+EXIT_OUTPUT_CLOSED = 141
+"""The exit status when the reader of standard output went away (``canasta-sim watch | head``): 128 + SIGPIPE, what a
+shell reports for ``cat`` or ``yes`` ended by a closed pipe, so that a script (``set -o pipefail``) sees canasta-sim
+as it sees the standard tools.  Exiting with it, not dying by the signal, keeps the ``finally`` blocks that stop a
+run's workers and bots."""
+
+
+def output_closed(error: BaseException) -> bool:
+    """Whether ``error`` comes of writing to a standard output nobody reads any more: a ``BrokenPipeError`` it is, was
+    raised from or while handling (a strategy's writing at the terminal reaches a command as the seat's failure), while
+    standard output is a pipe whose reader has gone.  A bot's own pipe breaking is the bot's failure, not this."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, BrokenPipeError):
+            return _stdout_reader_gone()
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _stdout_reader_gone() -> bool:
+    try:
+        descriptor = sys.__stdout__.fileno()
+    except (AttributeError, OSError, ValueError):  # no standard output at all: nothing to tell
+        return False
+    poller = select.poll()
+    poller.register(descriptor, 0)  # errors only: a pipe's write end reports POLLERR once its reader has closed it
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def end_quietly() -> click.exceptions.Exit:
+    """The exit of a command whose output nobody reads any more: no message (nobody would read it) and
+    :data:`EXIT_OUTPUT_CLOSED`."""
+    _drop_stdout()
+    return click.exceptions.Exit(EXIT_OUTPUT_CLOSED)
+
+
+def _drop_stdout() -> None:
+    # Standard output pointed at the null device, so that what is still buffered is dropped at the interpreter's exit
+    # instead of failing again there with a traceback.
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.__stdout__.fileno())
+    os.close(null)
+
+
+def unwritable_output(error: BaseException) -> click.ClickException | None:
+    """The one-line error (exit code 1) of a command whose printing failed (``> /dev/full``: no space left on the
+    device), where the ``OSError`` was a traceback; ``None`` for any other error."""
+    if not isinstance(error, OSError) or isinstance(error, BrokenPipeError):
+        return None
+    frame = error.__traceback__
+    while frame is not None and frame.tb_next is not None:
+        frame = frame.tb_next
+    code = frame.tb_frame.f_code if frame is not None else None
+    if code is None or code.co_name != "echo" or frame.tb_frame.f_globals.get("__name__") != "click.utils":
+        return None  # not a line being printed: the command's own failure, shown as it is
+    _drop_stdout()
+    return click.ClickException(f"the output cannot be written: {error.strerror or error}")
+
+
 class LazyCommands(OneLineErrors, click.Group):
     """A group that imports a command's module only when that command is asked for; its errors and its commands' are
-    one line each (:class:`OneLineErrors`)."""
+    one line each (:class:`OneLineErrors`), and every command ends quietly when its output is piped into a reader that
+    stops reading (``| head``), as the standard tools do (:data:`EXIT_OUTPUT_CLOSED`)."""
+
+    def invoke(self, ctx: click.Context):
+        """Run the command; a closed standard output ends it quietly, the one place every command's printing is
+        handled (a narration, a report, a run's summary, a strategy writing at the terminal)."""
+        try:
+            return super().invoke(ctx)
+        except click.exceptions.Exit:
+            raise
+        except BaseException as error:  # whatever the closed pipe became on its way up: told apart by output_closed
+            if output_closed(error):
+                raise end_quietly() from None
+            failure = unwritable_output(error)
+            if failure is not None:
+                raise failure from None
+            raise
 
     def list_commands(self, context: click.Context) -> list[str]:
         return sorted(COMMANDS)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import secrets
+from pathlib import Path
 
 import click
 
-from canasta_sim.cli.options import WholeNumber, ctrl_c_raises
+from canasta_sim.cli.options import WholeNumber, check_output_folder, ctrl_c_raises, fail
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
@@ -20,25 +21,34 @@ from canasta_sim.terminal.narrate import SEAT_NAMES
 @click.option("--partner", default="greedy", show_default=True, metavar="SPEC", help="Your partner's strategy.")
 @click.option("--opponents", default="greedy", show_default=True, metavar="SPEC", help="The opponents' strategy.")
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
-def play_command(seed: int | None, partner: str, opponents: str, rule_options: tuple[str, ...]) -> None:
+@click.option("--save", "save_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
+              help="When the game ends, save it in DIR (new or empty) as a run of one game: "
+                   "canasta-sim replay DIR 0 plays it again.")
+def play_command(seed: int | None, partner: str, opponents: str, rule_options: tuple[str, ...],
+                 save_dir: Path | None) -> None:
     """Play a game in the terminal: you are South, your partner North, against West and East.
 
     Each prompt lists the legal choices: type a number or a move (draw, take 7 7, K K K; 8 8 2,
     done, discard 4); the discard prompt lists cards, so there 4 is a four. 'help' explains, 'show'
-    shows the table again, 'quit' or end of input stops.
+    shows the table again, 'quit' or end of input stops. --save DIR keeps the game for replay.
     """
+    if save_dir is not None:  # refused before the game, not after an hour of play
+        check_save_folder(save_dir)
     try:
         rules = Rules.from_options(rule_options)
         partner_strategy = load_strategy(partner)
         opponent_strategy = load_strategy(opponents)
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
+    seed_drawn = seed is None
     if seed is None:
         seed = secrets.randbelow(2**31)  # a fresh game; the seed is printed so it can be replayed
     narrator = PausingNarrator(click.echo, shown_seats=(0,))
+    people: list[TerminalPlayer] = []
 
     def human(rng):
-        return TerminalPlayer(rng, narrator=narrator)
+        people.append(TerminalPlayer(rng, narrator=narrator))
+        return people[-1]
 
     players = [human, opponent_strategy, partner_strategy, opponent_strategy]
     labels = ["you", opponent_strategy.label, partner_strategy.label, opponent_strategy.label]
@@ -52,7 +62,7 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
             )
     except (PlayerQuit, KeyboardInterrupt):
         click.echo("")
-        click.echo(f"Game abandoned. (seed {seed})")
+        click.echo(f"Game abandoned. (seed {seed})" + (" Only a finished game is saved." if save_dir else ""))
         return
     except StrategyError as error:
         raise click.ClickException(str(error)) from None
@@ -61,3 +71,18 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         click.echo("A draw.")
     else:
         click.echo("You and your partner win!" if result.winner == 0 else "West and East win.")
+    if save_dir is not None:
+        from canasta_sim.cli.play_saving import save_played_game  # pyarrow and the run's tables: only to save
+
+        replay = save_played_game(save_dir, result, partner=partner, opponents=opponents,
+                                  decisions=people[-1].decisions, rules=rules, seed_drawn=seed_drawn)
+        click.echo(f"Saved the game in {save_dir}: {replay} plays it again (--html FILE for a page).")
+
+
+def check_save_folder(path: Path) -> None:
+    """Refuse a ``--save`` folder that is a file or holds anything, or whose parent is missing."""
+    if path.exists() and not path.is_dir():
+        raise fail(f"--save {path} is a file; name a new or empty directory")
+    if path.is_dir() and any(path.iterdir()):
+        raise fail(f"--save {path} is not empty; name a new or empty directory")
+    check_output_folder("--save", path)

@@ -32,6 +32,7 @@ from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part
 from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
+from canasta_sim.terminal.played import seat_label, spec_shown
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
 _ENDINGS = {"target": "target reached", "hand_cap": f"stopped by the engine's guard at {MAX_HANDS_PER_GAME} hands",
@@ -123,7 +124,8 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
                         game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id))
         return
     recorded = (row["score_a"], row["score_b"])
-    click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {side_a.spec}, side B {side_b.spec}; "
+    click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {spec_shown(side_a.spec)}, side B "
+               f"{spec_shown(side_b.spec)}; "
                f"the run recorded A {recorded[0]}, B {recorded[1]} ({ending_words(row['termination'])}).")
     pair = settings.duplicate_pair(game_id)
     if pair is not None:  # as the HTML page says it
@@ -157,7 +159,8 @@ def game_setup(manifest: dict[str, Any], settings, row: dict[str, Any], *,
     side_a = _load(row["team_a_strategy"], labels_by_spec, files)
     side_b = _load(row["team_b_strategy"], labels_by_spec, files)
     players = [side_a, side_b, side_a, side_b]
-    game = {"seed": int(row["seed"]), "rules": settings.rules, "labels": [player.label for player in players],
+    game = {"seed": int(row["seed"]), "rules": settings.rules,
+            "labels": [seat_label(player, seat) for seat, player in enumerate(players)],
             "names": [player.spec for player in players], "shown_seats": range(4) if show_hands else ()}
     return players, game
 

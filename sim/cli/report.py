@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,13 @@ import click
 
 from canasta_sim.analysis import entrants_of
 from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
-from canasta_sim.cli.options import OneLineErrorCommand, fail, interrupted_as_the_users
+from canasta_sim.cli.options import (
+    OneLineErrorCommand,
+    check_output_folder,
+    fail,
+    interrupted_as_the_users,
+    output_error,
+)
 from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
@@ -139,8 +146,18 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
 @click.option("--format", "style", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text (aligned table), markdown, csv (one row per strategy, every figure), json, or html "
                    "(one self-contained page: the tables, the charts and replays of a few games).")
-def report_command(run_dir: Path, style: str) -> None:
+@click.option("-o", "--output", "output_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              metavar="FILE", help="Write the report to FILE instead of standard output.")
+def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
+    if output_file is not None:
+        check_output_folder("--output", output_file)
+    elif style == "html" and stdout_is_terminal():
+        # A page of a few hundred kB of markup, scrolled past in a terminal, is never what was wanted: refused before
+        # its replays are played, while a pipe or a redirect still gets it.
+        raise fail("--format html writes a whole page, not for a terminal: give --output FILE "
+                   f"(canasta-sim report {shlex.quote(str(run_dir))} --format html --output report.html) or redirect "
+                   "standard output to a file")
     directory = RunDirectory(run_dir)
     if is_tuning_run(run_dir):
         raise fail(f"{str(run_dir)!r} is a tuning directory, not a run: canasta-sim plot {run_dir} draws its "
@@ -160,19 +177,45 @@ def report_command(run_dir: Path, style: str) -> None:
     description["missing_parts"] = missing_parts(directory, manifest)
     if style == "json":
         summary = json.loads(format_summary(rows, "json", extra={"run": description}))
-        click.echo(json.dumps({**summary, **sections_json(results)}, indent=2))
+        text = json.dumps({**summary, **sections_json(results)}, indent=2)
     elif style == "csv":
-        click.echo(format_csv(rows, results))
+        text = format_csv(rows, results)
     elif style == "html":
         with interrupted_as_the_users():  # its replays play games: Ctrl-C there is the user's, not a bot's failure
-            page = report_page(run_dir, manifest, _header(description, run_dir), format_summary(rows, "markdown"),
+            text = report_page(run_dir, manifest, _header(description, run_dir), format_summary(rows, "markdown"),
                                format_markdown(results))
-        click.echo(page)
     elif style == "markdown":
         sections = format_markdown(results)
-        click.echo("\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown"),
-                                 *([sections] if sections else [])]))
+        text = "\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown"),
+                             *([sections] if sections else [])])
     else:
         additions = results.text()
-        click.echo("\n".join([*_header(description, run_dir), "", format_summary(rows, "text"),
-                              *(["", additions] if additions else [])]))
+        text = "\n".join([*_header(description, run_dir), "", format_summary(rows, "text"),
+                          *(["", additions] if additions else [])])
+    _deliver(text, output_file)
+
+
+_PIECE = 1024
+"""Characters printed at a time: at most 4 kB of UTF-8, under the 8 kB of a text stream's buffer."""
+
+
+def stdout_is_terminal() -> bool:
+    """Whether standard output is a terminal (not a pipe or a file)."""
+    return sys.stdout.isatty()
+
+
+def _deliver(text: str, output_file: Path | None) -> None:
+    """Print the report, or write it to ``--output FILE`` and say so."""
+    if output_file is None:
+        # In pieces smaller than the stream's buffer: a single larger write is cut short without an error by Python's
+        # buffered writer when the reader closes the pipe part way (| head), and the command would end as if it had
+        # printed everything; piece by piece, the closed pipe is seen and ends it as every command's is.
+        for start in range(0, len(text), _PIECE):
+            click.echo(text[start:start + _PIECE], nl=False)
+        click.echo("")
+        return
+    try:
+        output_file.write_text(text + "\n", encoding="utf-8")
+    except OSError as error:
+        raise output_error("--output", output_file, error) from None
+    click.echo(f"Wrote {output_file}.")

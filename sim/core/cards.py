@@ -46,7 +46,9 @@ __all__ = [
     "counts_value",
     "is_natural",
     "is_wild",
+    "kind_plural",
     "kind_text",
+    "kind_words",
     "kinds_from_counts",
     "kinds_text",
     "parse_kind",
@@ -135,6 +137,35 @@ def is_natural(kind: int) -> bool:
 def kind_text(kind: int) -> str:
     """Return the text of one kind, e.g. ``'K'``, ``'JK'``, ``'3b'``."""
     return KIND_NAMES[kind]
+
+
+_KIND_WORDS = ("joker", "deuce", "black 3", "red 3", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
+               "queen", "king", "ace")
+_NUMBER_WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
+
+def kind_words(kind: int, count: int | None = None) -> str:
+    """Return a kind in words for the messages a person reads.
+
+    Without ``count``, one card of it with its article (``'a king'``, ``'an eight'``, ``'a black 3'``); with it,
+    counted, the plural where English wants one (``'no kings'``, ``'one king'``, ``'three sixes'``; numbers above
+    ten as digits).
+
+    >>> kind_words(13), kind_words(8), kind_words(6, 3), kind_words(0, 1), kind_words(2, 0)
+    ('a king', 'an eight', 'three sixes', 'one joker', 'no black 3s')
+    """
+    word = _KIND_WORDS[kind]
+    if count is None:
+        return ("an " if word[0] in "ae" else "a ") + word
+    if count != 1:
+        word = kind_plural(kind)
+    return f"{_NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else count} {word}"
+
+
+def kind_plural(kind: int) -> str:
+    """Return a kind's plural in words: ``'kings'``, ``'sixes'``, ``'black 3s'``, ``'jokers'``."""
+    word = _KIND_WORDS[kind]
+    return word + ("es" if word.endswith("x") else "s")
 
 
 def card_text(card_id: int) -> str:

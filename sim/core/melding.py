@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO, counts_text
+from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO, counts_text, kind_plural, kind_words
 from canasta_sim.core.going_out import _as_list, find_meld_out
 from canasta_sim.core.identities import NOT_KEPT, field_objects, same_field_objects
 from canasta_sim.core.melds import (
@@ -20,7 +20,7 @@ from canasta_sim.core.melds import (
     _with_rank,
     meld_fits,
     meld_problem,
-    rank_name,
+    rank_words,
 )
 from canasta_sim.core.moves import (
     WILD_RANK,
@@ -155,7 +155,8 @@ class MeldingRules:
                     raise _REFUSED
                 raise self._fail(
                     "R6.1",
-                    f"the move uses {used[kind]} {KIND_NAMES[kind]} but the hand holds {hand[kind]} "
+                    f"the move uses {kind_words(kind, count)} but the hand holds "
+                    f"{'only ' if hand[kind] else ''}{kind_words(kind, hand[kind])} "
                     f"(hand: {counts_text(hand)})",
                     move,
                 )
@@ -182,7 +183,7 @@ class MeldingRules:
                     raise self._malformed(move, rank)
                 if self._probing:  # the message below would be formatted only to be discarded
                     raise _REFUSED
-                raise self._fail("R9.8", f"no meld can be of rank {KIND_NAMES[rank]}", move)
+                raise self._fail("R9.8", f"no meld can be of {kind_plural(rank)}", move)
             index = rank  # a kind now, a C integer compiled: each card is compared with it in C
             naturals = jokers = deuces = 0
             for kind in group.cards if record is None else record.cards:
@@ -199,9 +200,9 @@ class MeldingRules:
                 else:
                     if self._probing:  # the message below would be formatted only to be discarded
                         raise _REFUSED
-                    raise self._fail("R9.1", f"a {KIND_NAMES[kind]} cannot go into a meld of {rank_name(rank)}s", move)
+                    raise self._fail("R9.1", f"{kind_words(kind)} cannot go into a meld of {rank_words(rank)}", move)
             if naturals + jokers + deuces == 0:  # laying nothing, a meld decision could be answered forever
-                raise self._fail("R9.1", f"a meld group needs a card; this {rank_name(rank)} group holds none", move)
+                raise self._fail("R9.1", f"a meld group needs a card; this one of {rank_words(rank)} has none", move)
             used[index] += naturals
             used[JOKER] += jokers
             used[TWO] += deuces

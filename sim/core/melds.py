@@ -9,7 +9,7 @@ at a time; what depends on the turn (minimums, going out) lives in
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, TWO
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO, kind_plural
 from canasta_sim.core.moves import WILD_RANK, MeldGroup
 from canasta_sim.core.rules import Rules
 
@@ -21,7 +21,7 @@ __all__ = [
     "meld_fits",
     "meld_problem",
     "meld_value",
-    "rank_name",
+    "rank_words",
     "wild_limit",
     "wild_rules",
     "wild_rules_of",
@@ -34,13 +34,9 @@ _JOKER_VALUE = KIND_VALUE[0]
 _DEUCE_VALUE = KIND_VALUE[1]
 
 
-def rank_name(rank: int) -> str:
-    """Return a rank's name for messages: ``'K'``, ``'black 3'``, ``'wild'``."""
-    if rank == WILD_RANK:
-        return "wild"
-    if rank == BLACK_THREE:
-        return "black 3"
-    return KIND_NAMES[rank]
+def rank_words(rank: int) -> str:
+    """Return a meld's rank in words, as the meld's cards are called: ``'kings'``, ``'black 3s'``, ``'wild cards'``."""
+    return "wild cards" if rank == WILD_RANK else kind_plural(rank)
 
 
 def meld_value(rank: int, naturals: int, jokers: int, deuces: int) -> int:
@@ -214,7 +210,7 @@ def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: in
     """
     wilds = jokers + deuces
     total = naturals + wilds
-    name = rank_name(rank)
+    name = rank_words(rank)
     if rank == WILD_RANK:
         if not rules.allow_wild_only_melds:
             return "R9.4", "a meld of wild cards only is not allowed in classic canasta"
@@ -228,15 +224,15 @@ def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: in
             return "R5.3", f"a meld of black 3s holds 3 or 4 of them, not {naturals}"
         return None
     if total < 3:
-        return "R9.1", f"a meld needs at least 3 cards; the {name}s would hold {total}"
+        return "R9.1", f"a meld needs at least 3 cards; the {name} would hold {total}"
     if wilds > rules.max_wilds_per_meld:
-        return "R9.2", f"a meld holds at most {rules.max_wilds_per_meld} wild cards; the {name}s would hold {wilds}"
+        return "R9.2", f"a meld holds at most {rules.max_wilds_per_meld} wild cards; the {name} would hold {wilds}"
     if rules.wild_ratio_rule == "no_more_wild_than_natural":
         if wilds > naturals:
             return "R9.2", (
-                f"a meld may not hold more wild cards than natural ones; the {name}s would hold "
-                f"{naturals} natural and {wilds} wild"
+                f"a meld may not hold more wild cards than natural ones; the {name} would hold "
+                f"{naturals} natural and {wilds} wild cards"
             )
     elif naturals < 2:
-        return "R9.2", f"a meld needs at least 2 natural cards; the {name}s would hold {naturals}"
+        return "R9.2", f"a meld needs at least 2 natural cards; the {name} would hold {naturals}"
     return None

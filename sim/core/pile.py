@@ -7,7 +7,17 @@ attributes and the checks of :class:`~canasta_sim.core.melding.MeldingRules`.
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, KIND_VALUE, RED_THREE, TWO
+from canasta_sim.core.cards import (
+    BLACK_THREE,
+    FOUR,
+    JOKER,
+    KIND_COUNT,
+    KIND_VALUE,
+    RED_THREE,
+    TWO,
+    kind_plural,
+    kind_words,
+)
 from canasta_sim.core.going_out import _as_list
 from canasta_sim.core.melding import _REFUSED, MeldingRules
 from canasta_sim.core.melds import _COUNT_MASK, _natural_counts, meld_fits
@@ -59,7 +69,7 @@ class PileRules(MeldingRules):
                 raise self._fail("R5.2", "a black 3 on top of the pile blocks it; nobody may take it", move)
             if self._probing:  # the message below would be formatted only to be discarded
                 raise _REFUSED
-            raise self._fail("R8.1a", f"a wild card ({KIND_NAMES[top]}) on top of the pile blocks it", move)
+            raise self._fail("R8.1a", f"{kind_words(top)} on top of the pile blocks it: nobody may take it", move)
         if top <= TWO:
             raise self._fail("R8.2a", "a 2 on top of the pile cannot be matched by natural cards", move)
         seat = self.seat
@@ -88,7 +98,7 @@ class PileRules(MeldingRules):
                 raise self._fail(
                     "R8.2b",
                     f"the pile is frozen because {why}; taking it needs a natural pair of "
-                    f"{KIND_NAMES[top]}s, the move offers {_describe(naturals, jokers, deuces, top)}",
+                    f"{kind_plural(top)}, the move offers {_describe(naturals, jokers, deuces, top)}",
                     move,
                 )
         elif not has_meld and not (naturals >= 2 or (naturals >= 1 and wilds >= 1)):
@@ -96,8 +106,8 @@ class PileRules(MeldingRules):
                 raise _REFUSED
             raise self._fail(
                 "R8.2c",
-                f"taking the pile needs a natural pair of {KIND_NAMES[top]}s, one {KIND_NAMES[top]} and a wild "
-                f"card, or a meld of {KIND_NAMES[top]}s to add it to; the move offers "
+                f"taking the pile needs a natural pair of {kind_plural(top)}, {kind_words(top, 1)} and a wild "
+                f"card, or a meld of {kind_plural(top)} to add it to; the move offers "
                 f"{_describe(naturals, jokers, deuces, top)}",
                 move,
             )
@@ -133,7 +143,7 @@ class PileRules(MeldingRules):
                 if self._probing:  # the message below would be formatted only to be discarded
                     return False
                 raise self._fail(
-                    "R8.2", f"the cards taken with the {KIND_NAMES[top]} must be {KIND_NAMES[top]}s or wild cards", move
+                    "R8.2", f"the cards taken with {kind_words(top)} must be {kind_plural(top)} or wild cards", move
                 )
             used[card] += 1
         # E2 step 2: every card must be in hand before the take's other conditions are judged,
@@ -315,9 +325,9 @@ class PileRules(MeldingRules):
 def _describe(naturals: int, jokers: int, deuces: int, rank: int) -> str:
     parts = []
     if naturals:
-        parts.append(f"{naturals} {KIND_NAMES[rank]}")
+        parts.append(kind_words(rank, naturals))
     if jokers:
-        parts.append(f"{jokers} joker{'s' * (jokers > 1)}")
+        parts.append(kind_words(JOKER, jokers))
     if deuces:
-        parts.append(f"{deuces} deuce{'s' * (deuces > 1)}")
+        parts.append(kind_words(TWO, deuces))
     return " and ".join(parts) if parts else "no card from hand"

@@ -17,13 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from canasta_sim.core.cards import (
-    BLACK_THREE,
-    KIND_COUNT,
-    KIND_NAMES,
-    TWO,
-    counts_text,
-)
+from canasta_sim.core.cards import BLACK_THREE, KIND_COUNT, TWO, counts_text, kind_words
 from canasta_sim.core.deal import _DEALT, DeckGenerator, _deal_hands, shuffled_deck
 from canasta_sim.core.melds import CANASTA_SIZE, meld_value
 from canasta_sim.core.moves import (
@@ -453,10 +447,9 @@ class HandState(StockRules):
             raise self._malformed(move, card)
         hand = self.hands[self.seat]
         if hand[card] == 0:
-            name = KIND_NAMES[card]
             if self._probing:  # the message below would be formatted only to be discarded
                 return False
-            raise self._fail("R6.1", f"the hand holds no {name} (hand: {counts_text(hand)})", move)
+            raise self._fail("R6.1", f"the hand holds {kind_words(card, 0)} (hand: {counts_text(hand)})", move)
         hand_after = self.hand_sizes[self.seat] - 1
         if hand_after > 0 and self.answer is not True:
             return True  # what _verify_going_out answers for a discard that keeps a card, with no call

@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from canasta_sim.core.cards import CARD_KIND, DECK_COUNTS, KIND_COUNT, KIND_NAMES
+from canasta_sim.core.cards import CARD_KIND, DECK_COUNTS, KIND_COUNT, KIND_NAMES, kind_plural
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.moves import DRAW, Answer, Draw, TakePile
 from canasta_sim.core.phases import ANSWER
@@ -280,7 +280,7 @@ class GameTree(GameDriver):
             raise ValueError(f"a dealt card is a kind 0-{KIND_COUNT - 1}; got {kind}")
         dealt = sum(1 for card in self.deck if CARD_KIND[card] == kind)
         if dealt >= DECK_COUNTS[kind]:
-            raise ValueError(f"every {KIND_NAMES[kind]} has been dealt")
+            raise ValueError(f"all {DECK_COUNTS[kind]} {kind_plural(kind)} have been dealt")
         self.deck.append(_IDS_OF_KIND[kind][dealt])
         if len(self.deck) < DECK_SIZE:
             return

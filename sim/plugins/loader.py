@@ -15,7 +15,9 @@ spec                                       strategy
 ``FORM:...``                               a spec form an installed package registers under
                                            the entry-point group ``canasta_sim.spec_forms``
                                            (``policy:FILE.py:NAME``: a trained policy, see
-                                           :mod:`canasta_sim.env.policy`)
+                                           :mod:`canasta_sim.env.policy`; ``played:...``: a
+                                           game saved by ``canasta-sim play --save``, see
+                                           :mod:`canasta_sim.terminal.played`)
 ``isolated:SPEC``                          any of the above, run in a process of its own
 ``cmd:COMMAND ARGS[:KEY=VALUE,...]``       an executable speaking ``docs/protocol.md``
 =========================================  ===============================================

@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.terminal.played import spec_shown
 
 __all__ = [
     "GAME_COLUMNS_NEEDED",
@@ -467,7 +468,7 @@ def _table(rows: list[SummaryRow]) -> list[list[str]]:
     table = [[*_HEADERS, *(["draws"] if draws else []), *(["forfeits"] if forfeits else [])]]
     for row in rows:
         table.append([
-            row.strategy,
+            spec_shown(row.strategy),  # a played game's spec without its decisions, which would fill the screen
             str(row.games),
             str(row.wins),
             f"{_percent(row.win_rate)} [{_percent(row.win_rate_low)}, {_percent(row.win_rate_high)}]",

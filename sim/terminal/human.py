@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 import click
 
 from canasta_sim.core.cards import KIND_COUNT, counts_text
-from canasta_sim.core.melds import CANASTA_SIZE
+from canasta_sim.core.melds import CANASTA_SIZE, is_canasta, meld_value
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
 from canasta_sim.core.scoring import HandResult
 from canasta_sim.core.state import HandState
@@ -28,6 +28,7 @@ from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import IllegalMoveError, MoveParseError, UserInterrupt
 from canasta_sim.terminal.narrate import SEAT_NAMES, Narrator, cards_text
+from canasta_sim.terminal.played import decision_token
 
 __all__ = ["PausingNarrator", "PlayerQuit", "TerminalPlayer", "screen_lines"]
 
@@ -63,7 +64,10 @@ class TerminalPlayer(Strategy):
         super().__init__(rng, **parameters)
         self.narrator = narrator
         self._shown_turn: tuple[int, int, bool] | None = None
-        self._shown_hand = ""
+        self._shown_lines: list[str] = []
+        self.decisions: list[str] = []
+        """Every decision made so far, in order, as tokens of a played game's spec
+        (:func:`~canasta_sim.terminal.played.played_spec`): what ``play --save`` saves."""
 
     # ------------------------------------------------------------ decisions
 
@@ -75,18 +79,18 @@ class TerminalPlayer(Strategy):
         if view.can(Stop()):  # only with an empty stock: offered where it is a choice, and said what it does
             accepted = ("'take' with the cards to meld with the top card (e.g. 'take 7 7'), or 'stop' to leave the "
                         "pile, which ends the hand (the stock is empty, R13.3)")
-        return self._choose(view, "Begin your turn", options, parse_move, (Draw, TakePile, Stop), accepted)
+        return self._noted(self._choose(view, "Begin your turn", options, parse_move, (Draw, TakePile, Stop), accepted))
 
     def choose_ask(self, view: SeatView) -> bool:
         """When going out is possible, offer to ask the partner first (R12.5)."""
         if not view.can_go_out():
-            return False
+            return self._noted(False)
         partner = SEAT_NAMES[view.partner]
         self._show(view)
         click.echo(f'You can go out this turn. Ask {partner} "May I go out?" first (R12.5)?')
         if view.rules.ask_partner == "mandatory":
             click.echo("Under ask_partner=mandatory you may go out only after a yes.")
-        return self._yes_no(view, "Ask your partner? (yes/no)")
+        return self._noted(self._yes_no(view, "Ask your partner? (yes/no)"))
 
     def answer_go_out(self, view: SeatView) -> bool:
         """The partner asks to go out: yes obliges them to go out now, no forbids it this turn (R12.5)."""
@@ -94,7 +98,7 @@ class TerminalPlayer(Strategy):
         partner = SEAT_NAMES[view.partner]
         click.echo(f'{partner} asks you: "May I go out?" A yes obliges {partner} to go out now; a no forbids it '
                    "this turn (R12.5).")
-        return self._yes_no(view, "Your answer (yes/no)")
+        return self._noted(self._yes_no(view, "Your answer (yes/no)"))
 
     def choose_meld(self, view: SeatView) -> Meld | None:
         """Offer melds until the person types ``done``."""
@@ -102,15 +106,15 @@ class TerminalPlayer(Strategy):
         options = _meld_suggestions(view)
         if not options:
             click.echo("No meld is possible now.")
-            return None
+            return self._noted(None)
         accepted = ("groups of cards separated by ';' (e.g. 'K K K; 8 8 2'; '7:JK' adds a joker to "
                     "your sevens), or 'done' to stop melding")
         while True:
             move = self._choose(view, "Meld, or type 'done'", options, _parse_meld, (Meld,), accepted, allow_done=True)
             if move is not None:
-                return move
+                return self._noted(move)
             if any(True for _ in view.legal_discards()) or view.can(Stop()):
-                return None
+                return self._noted(None)
             click.echo("You cannot stop melding yet: no discard would be legal. After your partner's yes you "
                        "must go out this turn (R12.5); meld until at most one card is left.")
 
@@ -120,7 +124,12 @@ class TerminalPlayer(Strategy):
         accepted = "the card (e.g. '4', 'K', '10', 'JK', '3b'; suits do not matter)"
         # Listed by card, not numbered: a number typed here is a card's rank ('4' is a four, as 'discard 4'), which
         # a numbered list would read as a choice and discard another card.
-        return self._choose(view, "Discard a card", options, _parse_discard, (Discard,), accepted, numbered=False)
+        return self._noted(
+            self._choose(view, "Discard a card", options, _parse_discard, (Discard,), accepted, numbered=False))
+
+    def _noted(self, decision):
+        self.decisions.append(decision_token(decision))
+        return decision
 
     # ------------------------------------------------------------ input
 
@@ -150,8 +159,13 @@ class TerminalPlayer(Strategy):
                 if handled == "show":  # the table again, then what may be typed now, not only far above it
                     self._list_choices(prompt, options, accepted, numbered=numbered)
                 continue
-            if allow_done and lowered == "done":
-                return None
+            if lowered == "done":
+                if allow_done:
+                    return None
+                # Typed at the discard prompt once melding is over (or skipped: "No meld is possible now"), it read
+                # "move 'discard done': 'done' is not a card", a move nobody typed.
+                click.echo(f"'done' ends melding, and melding is not what is asked now. Type {accepted}.")
+                continue
             if lowered == "ask":  # the notation's move (rules.md §16), which this screen asks about by itself
                 click.echo("'ask' is not a choice now: right after you draw or take the pile, when you can go out, "
                            f"you are asked whether to ask your partner (R12.5). Type {accepted}.")
@@ -232,17 +246,18 @@ class TerminalPlayer(Strategy):
             raise PlayerQuit from None
 
     def _show(self, view: SeatView, *, force: bool = False) -> None:
-        # The whole screen once a turn (or on request); after that only the hand, when it changes.
+        # The whole screen once a turn (or on request); after that only the lines that changed: the hand, and a
+        # side's melds with its points on the table after a meld.
         turn = (view.hand_number, view.turn_count, view.phase == "acquire")
         lines = screen_lines(view, self.narrator)
         if force or turn != self._shown_turn:
             self._shown_turn = turn
-            self._shown_hand = lines[-1]
-            for line in lines:
-                click.echo(line)
-        elif lines[-1] != self._shown_hand:
-            self._shown_hand = lines[-1]
-            click.echo(lines[-1])
+            shown = lines
+        else:
+            shown = [line for line, before in zip(lines, self._shown_lines, strict=True) if line != before]
+        self._shown_lines = lines
+        for line in shown:
+            click.echo(line)
 
 
 class PausingNarrator(Narrator):
@@ -254,12 +269,16 @@ class PausingNarrator(Narrator):
         """Narrate the hand's end and its scores, then wait for Enter."""
         super().on_hand_end(state, result)
         click.echo("The hand is over: press Enter to go on, or type 'quit'.")
-        try:
-            typed = TerminalPlayer._read().strip().lower()
-        except KeyboardInterrupt:
-            raise PlayerQuit from None
-        if typed in ("quit", "exit"):
-            raise PlayerQuit
+        while True:
+            try:
+                typed = TerminalPlayer._read().strip().lower()
+            except KeyboardInterrupt:
+                raise PlayerQuit from None
+            if typed in ("quit", "exit"):
+                raise PlayerQuit
+            if typed not in ("help", "?"):  # 'help' works at every prompt, as the docs say: here it went on
+                return
+            click.echo("Press Enter to go on to the next hand (or the game's end), or type 'quit' to end the game.")
 
 
 def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
@@ -269,8 +288,8 @@ def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
     a, b = view.scores
     lines = [
         _RULE,
-        f"Hand {view.hand_number}, turn {view.turn_count}. Scores: A (South & North) {a}, B (West & East) {b}; "
-        f"target {view.rules.target_score}.",
+        f"Hand {view.hand_number}, turn {view.turn_count}. Game score before this hand: A (South & North) {a}, "
+        f"B (West & East) {b}; target {view.rules.target_score}.",
     ]
     for side in (0, 1):
         who = " & ".join(SEAT_NAMES[member] for member in (side, side + 2)) + (", yours" if side == view.side else "")
@@ -292,13 +311,26 @@ def screen_lines(view: SeatView, narrator: Narrator | None = None) -> list[str]:
             red_text = cards_text(cards.red_threes[side] + cards.red_threes[side + 2]) if reds else "-"
         else:
             red_text = str(reds)
-        lines.append(f"Side {'AB'[side]} ({who}): {meld_text}. Red 3s: {red_text}.")
+        lines.append(f"Side {'AB'[side]} ({who}): {meld_text}. Red 3s: {red_text}.{_table_points(view, side)}")
     lines.append(_pile_line(view, cards))
     others = ", ".join(f"{SEAT_NAMES[other]} {view.hand_sizes[other]}" for other in range(4) if other != seat)
     lines.append(f"Stock: {view.stock_count}. Cards held: {others}.")
     hand = cards_text(cards.hands[seat]) if cards is not None else counts_text(view.hand)
     lines.append(f"Your hand ({sum(view.hand)}): {hand}")
     return lines
+
+
+def _table_points(view: SeatView, side: int) -> str:
+    """What the side's melds count so far this hand (R14.1a, R14.1b): card points and canasta bonuses, or nothing
+    before it melds."""
+    melds = view.melds(side)
+    if not melds:
+        return ""
+    points = sum(meld_value(rank, *meld) for rank, meld in melds.items())
+    rules = view.rules
+    bonus = sum(rules.mixed_canasta_bonus if jokers + deuces else rules.natural_canasta_bonus
+                for naturals, jokers, deuces in melds.values() if is_canasta(naturals, jokers, deuces))
+    return f" On the table: {points + bonus} points (melds {points}, canastas {bonus})."
 
 
 def _pile_line(view: SeatView, cards) -> str:

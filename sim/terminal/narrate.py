@@ -32,8 +32,8 @@ from canasta_sim.core.cards import (
     card_text,
 )
 from canasta_sim.core.engine import GameObserver, GameResult, StrategyFactory, play_game
-from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import WILD_RANK, Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.core.melds import CANASTA_SIZE, rank_words
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult
 from canasta_sim.core.state import (
@@ -64,17 +64,6 @@ SIDE_NAMES = ("South & North", "West & East")
 """Side A (seats 0 and 2) and side B (seats 1 and 3)."""
 
 _DEALT = 44
-_RANK_WORDS = {
-    4: "fours", 5: "fives", 6: "sixes", 7: "sevens", 8: "eights", 9: "nines", 10: "tens",
-    11: "jacks", 12: "queens", 13: "kings", 14: "aces", BLACK_THREE: "black 3s", WILD_RANK: "wild cards",
-}
-
-
-def rank_words(rank: int) -> str:
-    """Return a meld rank in words: ``'kings'``, ``'black 3s'``."""
-    return _RANK_WORDS[rank]
-
-
 def sorted_cards(card_ids: Iterable[int]) -> list[int]:
     """Return card ids sorted by rank, aces first, then 3s, deuces and jokers; suits in ♠♥♦♣ order."""
     return sorted(card_ids, key=lambda card: (-CARD_KIND[card], CARD_SUIT[card], card))

@@ -377,3 +377,12 @@ def test_ismcts_decides_as_expert_when_a_simulation_cannot_resample_a_world(monk
     result = play_game([searcher] * 4, seed=3, rules=Rules(target_score=300))
     assert max(result.scores) >= 300
     assert fallbacks
+
+
+def test_a_chance_action_dealing_a_card_the_deck_has_no_more_of_names_it_in_words():
+    tree = GameTree(spiel_game.load(**SHORT).rules)
+    tree.apply(0)  # the first dealer
+    for _ in range(4):
+        tree.apply(0)  # the four jokers
+    with pytest.raises(ValueError, match="^all 4 jokers have been dealt$"):  # it read "every JK has been dealt"
+        tree.apply(0)

@@ -25,7 +25,7 @@ def test_screen_shows_the_hand_sorted_by_rank_the_table_pile_and_scores():
     result = _play(FIRST_TURN, "")
     assert result.exit_code == 0, result.output
     out = result.output
-    assert "Scores: A (South & North) 0, B (West & East) 0; target 500." in out
+    assert "Game score before this hand: A (South & North) 0, B (West & East) 0; target 500." in out
     assert "Side B (West & East): no meld yet (initial meld needs 50)." in out
     assert "frozen for your side until it melds: taking it needs a natural pair (R8.1c)" in out
     hand_line = next(line for line in out.splitlines() if line.startswith("Your hand (11): "))
@@ -42,7 +42,7 @@ def test_bad_input_gets_a_message_naming_what_is_accepted_and_the_prompt_again()
         "",               # nothing typed
         "x",              # not a move
         "9",              # no such choice
-        "take 9 9",       # R8.2: the cards taken with a 7 must be 7s or wild cards
+        "take 9 9",       # R8.2: the cards taken with a seven must be sevens or wild cards
         "meld K K K",     # a move of another phase
         "help",
         "draw",           # accepted; no meld is possible with this hand
@@ -59,12 +59,12 @@ def test_bad_input_gets_a_message_naming_what_is_accepted_and_the_prompt_again()
     assert "Not understood: 'x'. Type a number or 'draw' or 'take' with the cards" in out
     assert "answer yes|no" not in out
     assert "There is no choice 9; type a number from 1 to 1 or 'draw'" in out
-    assert "Not allowed: R8.2: the cards taken with the 7 must be 7s or wild cards." in out
+    assert "Not allowed: R8.2: the cards taken with a seven must be sevens or wild cards." in out
     assert "'meld K K K' is not a choice now. Type a number or 'draw'" in out
     assert "'show' shows the table again" in out
     assert "No meld is possible now." in out
     assert "Not understood: move 'discard Z': 'Z' is not a card" in out
-    assert "Not allowed: R6.1: the hand holds no 3b" in out
+    assert "Not allowed: R6.1: the hand holds no black 3s" in out
     assert re.search(r"South discards 4♠\. Pile: 2 cards\.", out)
     assert "Game abandoned. (seed 4)" in out
 
@@ -86,9 +86,9 @@ def test_melds_typed_or_chosen_and_their_errors_r9_r10():
     out = result.output
     assert "Meld, or type 'done'. Type a number or groups of cards separated by ';'" in out
     assert "  1. meld 5 5 2; 9 9 2; 10 10 2" in out
-    assert "Not allowed: R6.1: the move uses 3 K but the hand holds 1" in out
+    assert "Not allowed: R6.1: the move uses three kings but the hand holds only one king" in out
     assert "Not allowed: R10.2: the side's initial meld needs 50 points; these melds count 30." in out
-    assert "Not allowed: R6.1: the move uses 1 JK but the hand holds 0" in out
+    assert "Not allowed: R6.1: the move uses one joker but the hand holds no jokers" in out
     assert "South melds the tens: 10♠ 10♣ 2" in out and "South melds the nines: 9♠ 9♦ 2" in out
     assert "Initial meld of side A: 80 points, minimum 50 (R10.2, R10.3)." in out
     assert "South melds the fives: 5♠ 5♥ 2" in out

@@ -97,3 +97,23 @@ def test_ask_typed_as_rules_md_writes_it_says_when_the_question_comes_r12_5():
     out = _play("draw\nask\n").output
     assert "'ask' is not a choice now: right after you draw or take the pile, when you can go out, you are asked " \
            "whether to ask your partner (R12.5). Type the card" in out
+
+
+def test_done_typed_where_melding_is_over_says_what_is_asked_instead_of_a_move_nobody_typed():
+    # With no meld possible the meld prompt is skipped, and 'done' at the discard prompt read "Not understood: move
+    # 'discard done': 'done' is not a card".
+    out = _play("draw\ndone\n4\n").output
+    assert "'done' ends melding, and melding is not what is asked now. Type the card (e.g. '4'" in out
+    assert "discard done" not in out
+    assert re.search(r"South discards 4♠\. Pile: 2 cards\.", out)
+
+
+def test_help_at_the_end_of_a_hand_explains_and_waits_again(monkeypatch, capsys):
+    # 'help' works at every prompt, the docs say; here it dealt the next hand.
+    typed = iter(["help", "quit"])
+    monkeypatch.setattr(TerminalPlayer, "_read", staticmethod(lambda: next(typed)))
+    lines: list[str] = []
+    with pytest.raises(PlayerQuit):  # 'quit' after the help, still at the first hand's end
+        play_game([Greedy] * 4, seed=7, observer=PausingNarrator(lines.append))
+    assert [line.split(":")[0] for line in lines if line.startswith("=== Hand")] == ["=== Hand 1"]  # no second deal
+    assert "Press Enter to go on to the next hand (or the game's end), or type 'quit'" in capsys.readouterr().out

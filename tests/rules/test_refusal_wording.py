@@ -1,0 +1,47 @@
+"""A refused move's reason reads as English: cards named in words and counted naturally ("uses three kings but the
+hand holds only one king"), never as the notation's symbols beside a number ("uses 3 K but the hand holds 1")."""
+
+import re
+
+import pytest
+
+from canasta_sim.core.cards import kind_words
+from canasta_sim.core.moves import Meld, MeldGroup
+from canasta_sim.core.state import PLAY
+from tests.helpers import expect_illegal, position
+
+# A count beside a card's symbol, or a symbol made plural with a bare s: what the reasons used to read like.
+_SYMBOLS = re.compile(r"\b\d+ (JK|[2-9]|10|[JQKA]|3[br])\b|(?<!black )(?<!red )\b(JK|[2-9]|10|[JQKA])s\b|\b3[br]\b")
+
+
+MELD_K_K_8 = Meld((MeldGroup(13, (13, 13, 8)),))  # a record only: the notation refuses to read it
+
+
+@pytest.mark.parametrize(
+    ("hand", "pile", "phase", "move", "rule", "reason"),
+    [
+        ("K Q 10 10 9 9 5 5 4 2 2 2", "", PLAY, "meld K K K", "R6.1",
+         "the move uses three kings but the hand holds only one king"),
+        ("K Q 10 10 9 9 5 5 4 2 2 2", "", PLAY, "meld 5 5 JK", "R6.1",
+         "the move uses one joker but the hand holds no jokers"),
+        ("K Q 10 10 9 9 5 5 4 2 2 2", "", PLAY, "discard 3b", "R6.1", "the hand holds no black 3s"),
+        ("K K K 8 5 6", "", PLAY, MELD_K_K_8, "R9.1", "an eight cannot go into a meld of kings"),
+        ("K 9 9 6 6", "4 7", "acquire", "take 9 9", "R8.2", "the cards taken with a seven must be sevens or wild"),
+        ("7 9 9 6 2", "4 7", "acquire", "take 7", "R8.2c",
+         "a natural pair of sevens, one seven and a wild card, or a meld of sevens to add it to; the move offers "
+         "one seven"),
+        ("7 9 9 6 2", "4 7", "acquire", "take 7 JK", "R6.1", "the move uses one joker but the hand holds no jokers"),
+    ],
+)
+def test_r6_1_r8_2_r9_1_refusals_name_cards_in_words_and_count_them(hand, pile, phase, move, rule, reason):
+    state = position(hands={0: hand}, melds={0: "A A A"}, pile=pile or "4 7", seat=0, phase=phase)
+    error = expect_illegal(state, move, rule)
+    assert reason in error.reason, error.reason
+    assert not _SYMBOLS.search(error.reason.partition(" (hand: ")[0]), error.reason
+
+
+def test_kind_words_count_and_pluralise_every_kind():
+    assert [kind_words(kind, 2) for kind in (0, 1, 2, 3, 6, 10, 14)] == [
+        "two jokers", "two deuces", "two black 3s", "two red 3s", "two sixes", "two tens", "two aces"]
+    assert (kind_words(14), kind_words(8), kind_words(2), kind_words(13, 0), kind_words(13, 15)) == (
+        "an ace", "an eight", "a black 3", "no kings", "15 kings")
