@@ -8,6 +8,7 @@ sets it (``monkeypatch.setenv``) or passes the option.
 
 from __future__ import annotations
 
+import logging
 import os
 
 import pytest
@@ -28,3 +29,15 @@ def _handed_down_settings_stay_with_their_test():
             os.environ.pop(name, None)
         else:
             os.environ[name] = value
+
+
+@pytest.fixture(scope="session")
+def dask_cluster():
+    """A Dask cluster of two worker processes of one thread each, as ``--backend dask --workers 2`` starts, shared by
+    the tests that play on a running cluster (starting one costs seconds).  A test may kill a worker: its nanny starts
+    another, which the next test waits for (``Client.wait_for_workers``) when it needs both."""
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR) as cluster:
+        yield cluster

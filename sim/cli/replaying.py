@@ -19,6 +19,7 @@ from typing import Any
 from canasta_sim.cli.options import MEGABYTES, rules_options
 from canasta_sim.plugins.affinity import affinity_enabled
 from canasta_sim.plugins.specs import file_spec_parts
+from canasta_sim.runs.dask_backend import DaskChunkRunner
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
@@ -65,20 +66,24 @@ def session_options(play_chunks: ChunkRunner, workers: int, on_error: str) -> li
     ``--games-at-once`` and ``--pin-cores`` (:func:`options_played_with`).
 
     A Dask backend is left out, as it changes no table and its scheduler is another day's; on a scheduler's
-    cluster, whose workers are not counted by ``--workers``, the command plays on this many local workers.  So is
-    a games-at-once cap on it: only local workers are handed one (docs/cluster.md)."""
+    cluster, whose workers ``--workers`` does not count, so is ``--workers`` (the command then plays on the default
+    local workers: the same tables).  So is a games-at-once cap on it: only local workers are handed one
+    (docs/cluster.md)."""
     local = play_chunks is run_chunks or isinstance(play_chunks, functools.partial)
     limited = isinstance(play_chunks, functools.partial) and play_chunks.keywords.get("memory_limit") is not None
-    return options_played_with(workers, on_error, play_chunks.keywords["memory_limit"] if limited else None,
-                               capped=local)
+    on_a_scheduler = isinstance(play_chunks, DaskChunkRunner) and play_chunks.scheduler is not None
+    return options_played_with(None if on_a_scheduler else workers, on_error,
+                               play_chunks.keywords["memory_limit"] if limited else None, capped=local)
 
 
-def options_played_with(workers: int, on_error: str, memory_limit: int | None, *, capped: bool = True) -> list[str]:
-    """The options of ``run`` that play games as they were played (by ``run`` or ``compare``): ``--workers``,
-    ``--on-error``, ``--memory-limit`` when there was one, ``--games-at-once`` when the games side by side were
-    capped (``capped``: the workers were handed the cap), and ``--pin-cores`` when it is on (the last two as this
-    process hands them to its workers)."""
-    words = ["--workers", str(workers), "--on-error", on_error, *limit_options(memory_limit, capped=capped)]
+def options_played_with(workers: int | None, on_error: str, memory_limit: int | None, *,
+                        capped: bool = True) -> list[str]:
+    """The options of ``run`` that play games as they were played (by ``run`` or ``compare``): ``--workers`` (unless
+    ``None``: workers of a cluster's own), ``--on-error``, ``--memory-limit`` when there was one, ``--games-at-once``
+    when the games side by side were capped (``capped``: the workers were handed the cap), and ``--pin-cores`` when it
+    is on (the last two as this process hands them to its workers)."""
+    words = [] if workers is None else ["--workers", str(workers)]
+    words += ["--on-error", on_error, *limit_options(memory_limit, capped=capped)]
     if affinity_enabled():
         words.append("--pin-cores")
     return words

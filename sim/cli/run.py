@@ -25,6 +25,14 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.cli.backends import (
+    check_local_options,
+    chunk_runner,
+    cluster_reached,
+    default_chunk_size_for,
+    given,
+    memory_limited,
+)
 from canasta_sim.cli.continuing import check_columns, check_versions, kept_session_options, other_run_in_out
 from canasta_sim.cli.options import (
     MEGABYTES_OR_NONE,
@@ -36,7 +44,6 @@ from canasta_sim.cli.options import (
     fail,
     games_at_once_option,
     isolation_options,
-    limit_memory,
     open_log_file,
     pin_cores,
     rules_text,
@@ -58,7 +65,6 @@ from canasta_sim.runs.runner import (
     ChunkReport,
     ChunkRunner,
     RunSettings,
-    default_chunk_size,
     describe_strategy,
     settings_from_manifest,
 )
@@ -93,10 +99,6 @@ def _default_out() -> Path:
     return path
 
 
-def _given(ctx: click.Context, name: str) -> bool:
-    return ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
-
-
 class _TqdmHandler(logging.StreamHandler):
     """Writes log lines above the progress bar instead of through it."""
 
@@ -115,20 +117,20 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
     differences = []
-    if _given(ctx, "games") and games < recorded.games:
+    if given(ctx, "games") and games < recorded.games:
         differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")
-    if _given(ctx, "seed") and seed != recorded.seed:
+    if given(ctx, "seed") and seed != recorded.seed:
         differences.append(f"--seed {recorded.seed}, not {seed}")
-    if _given(ctx, "specs") and tuple(specs) != recorded.specs:
+    if given(ctx, "specs") and tuple(specs) != recorded.specs:
         differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(specs)}")
-    if _given(ctx, "rule_options") and rules != recorded.rules:
+    if given(ctx, "rule_options") and rules != recorded.rules:
         differences.append(f"rules {rules_text(recorded.rules)}, not {rules_text(rules)}")
-    if _given(ctx, "chunk_size") and chunk_size != recorded.chunk_size:
+    if given(ctx, "chunk_size") and chunk_size != recorded.chunk_size:
         differences.append(f"--chunk-size {recorded.chunk_size}, not {chunk_size}")
     if differences:
         raise fail(f"--resume {path}: the run was made with other settings ({'; '.join(differences)}); "
                    "resume it without those options or start a new run")
-    if _given(ctx, "games") and games > recorded.games:
+    if given(ctx, "games") and games > recorded.games:
         check_game_pairs("--games", games, recorded, growing=True)
         # Growing: game i's seed and sides depend only on i, so games recorded.games.. are those a run of
         # `games` from the start would play; the chunk size stays, so finished parts stay valid.
@@ -203,27 +205,27 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         specs = isolation_options(specs, isolate)
     except CanastaError as error:
         raise fail(str(error)) from None
-    _check_local_options(backend != "local" or scheduler is not None, pin, games_at_once)
+    check_local_options(backend != "local" or scheduler is not None, pin, games_at_once)
     pin_cores(pin)
-    play_chunks = _chunk_runner(ctx, backend, scheduler, task_timeout, workers)
+    play_chunks = chunk_runner(ctx, backend, scheduler, task_timeout, workers)
     manifest: dict[str, Any] | None = None
     if resume is not None:
         if out is not None and Path(out).resolve() != Path(resume).resolve():
             raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
         directory, manifest, settings = _settings_for_resume(ctx, resume, games, seed, specs, rules, chunk_size)
-        if _given(ctx, "duplicate") and duplicate != settings.duplicate:
+        if given(ctx, "duplicate") and duplicate != settings.duplicate:
             raise fail(f"--resume {resume}: the run was made without --duplicate; resume it without that option")
-        if _given(ctx, "time_limit") and time_limit != settings.time_limit:
+        if given(ctx, "time_limit") and time_limit != settings.time_limit:
             raise fail(f"--resume {resume}: the run was made with --time-limit {settings.time_limit}; "
                        "resume it without that option")
-        if _given(ctx, "record_decisions") and tuple(record_decisions) != settings.record_decisions:
+        if given(ctx, "record_decisions") and tuple(record_decisions) != settings.record_decisions:
             raise fail(f"--resume {resume}: the run was made with --record-decisions "
                        f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
         if isolate and isolation_options(settings.specs, isolate) != settings.specs:
             raise fail(f"--resume {resume}: the run was made with strategies {' vs '.join(settings.specs)}, which "
                        "--isolate would change; resume it without that option or start a new run")
         seed_drawn = bool(manifest.get("seed_drawn"))
-        on_error, memory_limit, games_at_once = kept_session_options(functools.partial(_given, ctx), directory,
+        on_error, memory_limit, games_at_once = kept_session_options(functools.partial(given, ctx), directory,
                                                                      manifest, on_error, memory_limit, games_at_once)
     else:
         seed_drawn = seed is None
@@ -231,7 +233,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             seed = int.from_bytes(os.urandom(4), "big")
         try:
             settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
-                                   chunk_size=chunk_size or _default_chunk_size(games, play_chunks),
+                                   chunk_size=chunk_size or default_chunk_size_for(games, play_chunks),
                                    duplicate=duplicate,
                                    time_limit=time_limit, record_decisions=tuple(record_decisions))
         except ValueError as error:
@@ -253,7 +255,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
                 raise fail(f"--out {directory.path}: {error}") from None
             if recorded != settings:
                 raise fail(other_run_in_out(directory.path, recorded, settings))
-    play_chunks = _memory_limited(ctx, play_chunks, memory_limit, resume)
+    play_chunks = memory_limited(ctx, play_chunks, memory_limit, resume)
     if play_chunks is run_chunks or isinstance(play_chunks, functools.partial):  # the local backend's workers
         cap_games_at_once(games_at_once)
     if settings.record_decisions and isinstance(play_chunks, dask_backend.DaskChunkRunner):
@@ -274,67 +276,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
         file_handler = open_log_file(log_file if log_file is None else log_file.absolute())
         workers = worker_count(workers, settings.specs)
-        _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
-              quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
-
-
-def _check_local_options(dask: bool, pin: bool, games_at_once: int | None) -> None:
-    """Refuse the options only local workers take on a Dask backend, before anything is placed or said of placing;
-    and a games-at-once cap in the environment (``CANASTA_SIM_GAMES_AT_ONCE``) the workers could not read."""
-    try:
-        games_at_once_cap()
-    except ValueError as error:
-        raise fail(str(error)) from None
-    if dask and pin:
-        raise fail("--pin-cores applies to --backend local only; a Dask cluster places its own workers")
-    if dask and games_at_once is not None:
-        raise fail("--games-at-once applies to --backend local only; a Dask worker plays as many games at once as "
-                   "its bots take")
-
-
-def _memory_limited(ctx: click.Context, play_chunks: ChunkRunner, memory_limit: int | None,
-                    resume: Path | None) -> ChunkRunner:
-    """The backend that plays the chunks under ``--memory-limit`` (the local one only), the limit also set for the
-    strategy processes this process starts."""
-    if memory_limit is None:
-        return play_chunks
-    if play_chunks is not run_chunks and not _given(ctx, "memory_limit"):
-        raise fail(f"--resume {resume}: the run was played with --memory-limit {memory_limit}, which applies to "
-                   "--backend local only; resume it with --memory-limit none to play on a Dask cluster without "
-                   "it (dask's own --memory-limit limits its workers)")
-    if play_chunks is not run_chunks:
-        raise fail("--memory-limit applies to --backend local only; limit a Dask worker's memory with "
-                   "dask's own --memory-limit")
-    limit_memory(memory_limit)
-    return functools.partial(run_chunks, memory_limit=memory_limit)
-
-
-def _default_chunk_size(games: int, play_chunks) -> int:
-    # The Dask backend plays whole chunks; the local one shares the last ones out among its workers.
-    return default_chunk_size(games, whole_chunks=isinstance(play_chunks, dask_backend.DaskChunkRunner))
-
-
-def _chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_timeout: float | None,
-                  workers: int | None) -> ChunkRunner:
-    """The backend that plays the chunks: :func:`canasta_sim.runs.local_backend.run_chunks`, or a Dask
-    cluster's runner."""
-    if scheduler is not None and backend == "local":
-        if _given(ctx, "backend"):
-            raise fail(f"--scheduler {scheduler} needs --backend dask, not --backend local")
-        backend = "dask"
-    if backend == "local":
-        if task_timeout is not None:
-            raise fail("--task-timeout applies to --backend dask only")
-        return run_chunks
-    if not dask_backend.is_available():
-        raise fail("--backend dask needs Dask distributed; install the dask extra (in a checkout of canasta-sim: "
-                   "pip install '.[dask]')")
-    if scheduler is not None and workers is not None:
-        raise fail(f"--workers does not apply with --scheduler {scheduler}: the run uses that cluster's workers")
-    try:
-        return dask_backend.DaskChunkRunner(scheduler, task_timeout)
-    except ValueError as error:
-        raise fail(f"--scheduler: {error}") from None
+        with cluster_reached(play_chunks, settings, directory):  # before anything of the run is written
+            _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
+                  quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 
 
 def new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
@@ -452,6 +396,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     finally:
         progress.bar.close()
         restore_logging()
+        if isinstance(play_chunks, dask_backend.DaskChunkRunner):
+            session.update(play_chunks.session_record(ended=True))
         _close_session(settings, directory, manifest, session, status, progress.played)
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
@@ -476,7 +422,7 @@ def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play
     session = {"started_at": now_text(), "ended_at": None, "workers": workers, "on_error": on_error,
                "games_played": 0, "status": "running", "build": accelerator.describe()}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):
-        session.update(backend="dask", scheduler=play_chunks.scheduler or "local cluster")
+        session.update(play_chunks.session_record(ended=False))
     if isinstance(play_chunks, functools.partial):
         session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
     if not isinstance(play_chunks, dask_backend.DaskChunkRunner) and (cap := games_at_once_cap()) is not None:
@@ -497,7 +443,9 @@ def _announce(settings: RunSettings, directory: RunDirectory, seed_drawn, games_
     say = functools.partial(click.echo, err=True)
     say(f"canasta-sim run: {settings.games} games of {matchup}, seed {settings.seed}"
         f"{' (drawn)' if seed_drawn else ''}, rules {rules_text(settings.rules)} -> {directory.path}")
-    if chunks_left is not None:
+    if chunks_left == 0:
+        say(f"the run is complete ({games_before} games): nothing left to play")
+    elif chunks_left is not None:
         say(f"resuming: {games_before} games already played, {chunks_left} chunks to play")
     if not build.startswith("compiled"):
         say(f"note: the engine runs as {build}: the same games, only slower (docs/performance.md)")

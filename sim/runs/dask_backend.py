@@ -44,9 +44,10 @@ from typing import Any
 import pyarrow as pa
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.errors import CanastaError, StrategyLoadError
+from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import is_bot_spec
+from canasta_sim.runs.dask_cluster import ClusterError, connect, normalize_scheduler_address, played_by, worker_threads
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
@@ -91,18 +92,6 @@ DASK_DEATH = "its Dask worker process died during this call"
 """The failure of a game during which its worker died (the exit code, which the local backend names, is the
 nanny's, out of the task's reach)."""
 
-WORKER_WAIT_SECONDS = 60.0
-"""How long a run waits for a first worker on a scheduler that has none."""
-
-SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
-"""Address schemes Dask's communication layer accepts."""
-
-
-class ClusterError(CanastaError):
-    """A run on a Dask cluster cannot go on: no scheduler or workers, a strategy the workers cannot load, a
-    chunk that hangs or whose workers keep dying, or workers with another engine or strategy version."""
-
-
 def is_available() -> bool:
     """Whether Dask distributed is installed (the ``dask`` extra)."""
     return importlib.util.find_spec("distributed") is not None
@@ -119,30 +108,6 @@ def default_task_timeout(settings: RunSettings) -> float:
     560.0
     """
     return 60.0 + 10.0 * settings.chunk_size
-
-
-def normalize_scheduler_address(text: str) -> str:
-    """Check a scheduler address and return it with its scheme (``host:port`` means ``tcp://host:port``).
-
-    >>> normalize_scheduler_address("10.0.0.5:8786")
-    'tcp://10.0.0.5:8786'
-    >>> normalize_scheduler_address("tls://scheduler.example:8786")
-    'tls://scheduler.example:8786'
-
-    :raises ValueError: naming the address and what is accepted.
-    """
-    address = text.strip()
-    scheme, separator, rest = address.rpartition("://")
-    if not separator:
-        scheme, rest = "tcp", address
-    host, colon, port = rest.rpartition(":")
-    # A mistyped scheme ("tcp//host:8786") or port ("88610") would otherwise be tried for Dask's connect timeout.
-    well_formed = (colon and host and not any(character in host for character in "/\\ @?#")
-                   and port.isdigit() and 0 < int(port) < 65536)
-    if scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and not well_formed):
-        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786, a port "
-                         f"from 1 to 65535); schemes: {', '.join(SCHEDULER_SCHEMES)}")
-    return f"{scheme}://{rest}"
 
 
 # --- what a task carries ----------------------------------------------------------------------------
@@ -328,7 +293,41 @@ class DaskChunkRunner:
         self.description = "Dask"
         """How the last run was played, for the closing line: ``2 workers on a local Dask cluster``, or on a cluster
         given by address the worker threads that played its chunks (:func:`played_by`)."""
+        self.players: set[tuple[str, int]] = set()
+        """The worker threads (the worker's address, the thread's id) that played the last run's chunks."""
         self._files: tuple[RunSettings, tuple[ShippedFile, ...]] | None = None
+        self._held = None
+
+    @contextlib.contextmanager
+    def connected(self) -> Iterator[None]:
+        """Reach the scheduler given by address, and wait for a worker, before anything of the run is written: the
+        runs played in the block use this client, closed on leaving.  Without an address it does nothing (the local
+        cluster starts with the run).
+
+        :raises ClusterError: when no scheduler answers at the address, or it has no worker
+            (:func:`~canasta_sim.runs.dask_cluster.connect`).
+        """
+        if self.scheduler is None:
+            yield
+            return
+        client = connect(self.scheduler)
+        try:
+            worker_threads(client, wait=True, address=self.scheduler)
+            self._held = client
+            yield
+        finally:
+            self._held = None
+            client.close()
+
+    def session_record(self, *, ended: bool) -> dict[str, Any]:
+        """What ``run.json``'s session says of how the cluster played it: the backend, the scheduler, and on a cluster
+        given by address the Dask workers and worker threads that played the session's chunks once it ``ended``
+        (``None`` while it runs), which ``--workers`` does not count."""
+        if self.scheduler is None:
+            return {"backend": "dask", "scheduler": "local cluster"}
+        workers = len({worker for worker, _ in self.players}) if ended else None
+        return {"backend": "dask", "scheduler": self.scheduler, "workers": workers,
+                "worker_threads": len(self.players) if ended else None}
 
     def read_files(self, settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> None:
         """Read the run's strategy files now, to send them with its tasks: before anything of the run is written,
@@ -363,11 +362,15 @@ class DaskChunkRunner:
         """
         from canasta_sim.runs.dask_logging import dask_records_to
 
+        self.players = set()
+        if not chunks:  # a complete run resumed: no cluster to reach, nor to start
+            self.description = "none left to play"
+            return False, None
         files = self._files[1] if self._files is not None and self._files[0] == settings else None
         job = prepare_job(settings, on_error, logging.getLogger().getEffectiveLevel(), files)
         directory.create()
         timeout = self.task_timeout or default_task_timeout(settings)
-        players: set[tuple[str, int]] = set()
+        players = self.players
         try:
             # Without handlers of the run's own (a caller of the API), Dask's records go to the root logger's.
             with dask_records_to(log_handlers or logging.getLogger().handlers) as dask_records, \
@@ -391,10 +394,13 @@ class DaskChunkRunner:
 
         from canasta_sim.runs.dask_logging import WORKER_RECORDS_TOPIC, WorkerRecordsToClient
 
+        if self._held is not None:  # reached already (connected)
+            yield self._held
+            return
         if self.scheduler is not None:
-            client = _connect(self.scheduler)
+            client = connect(self.scheduler)
             try:
-                _worker_threads(client, wait=True, address=self.scheduler)
+                worker_threads(client, wait=True, address=self.scheduler)
                 yield client
             finally:
                 client.close()
@@ -426,40 +432,6 @@ def _workers_ignoring_ctrl_c() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-
-
-def _connect(address: str):
-    from distributed import Client
-
-    try:
-        return Client(address, set_as_default=False)
-    except (OSError, TimeoutError) as error:
-        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from None
-
-
-def _worker_threads(client, *, wait: bool = False, address: str = "") -> int:
-    """Worker threads the cluster has now; with ``wait``, wait :data:`WORKER_WAIT_SECONDS` for a first worker."""
-    if wait and not client.nthreads():
-        try:
-            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
-        except TimeoutError:
-            raise ClusterError(f"the Dask scheduler at {address} has no workers (waited {WORKER_WAIT_SECONDS:g} s); "
-                               f"start some with: dask worker {address}") from None
-    return sum(client.nthreads().values())
-
-
-def played_by(players: set[tuple[str, int]], address: str) -> str:
-    """The worker threads that played a session's chunks on the cluster at ``address``, and their workers, in words.
-
-    >>> played_by({("tcp://10.0.0.7:40000", 1), ("tcp://10.0.0.7:40000", 2), ("tcp://10.0.0.8:40000", 1)},
-    ...           "tcp://10.0.0.5:8786")
-    'chunks played by 3 worker threads of 2 workers at tcp://10.0.0.5:8786'
-    """
-    if not players:
-        return f"no chunk played by the workers at {address}"
-    workers = len({worker for worker, _ in players})
-    return (f"chunks played by {len(players)} worker thread{'s' * (len(players) != 1)} of {workers} "
-            f"worker{'s' * (workers != 1)} at {address}")
 
 
 def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory,
@@ -494,7 +466,7 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
             now = time.monotonic()
             if now - counted_at >= THREAD_COUNT_SECONDS:  # workers may join or leave a cluster mid-run
                 try:
-                    threads, counted_at = max(1, _worker_threads(client)), now
+                    threads, counted_at = max(1, worker_threads(client)), now
                 except OSError:  # Dask's CommClosedError: the client gave up reconnecting
                     raise _scheduler_lost(client) from None
             while waiting and len(flights) < IN_FLIGHT_PER_THREAD * threads:

@@ -63,12 +63,13 @@ def test_dask_records_go_whole_to_the_log_file_and_as_one_line_to_a_verbose_term
 def test_a_run_whose_dask_workers_die_shows_dask_s_messages_only_under_verbose(flag, tmp_path):
     killer = f"{BOTS / 'bad_strategies.py'}:ExitsItsProcess"
     log = tmp_path / "run.log"
-    command = [sys.executable, "-m", "canasta_sim", "run", "--games", "8", "--seed", "5", "--chunk-size", "4",
+    # Games 0 and 3 kill their worker, one in each chunk: two deaths, played at once on the two workers.
+    command = [sys.executable, "-m", "canasta_sim", "run", "--games", "4", "--seed", "10", "--chunk-size", "2",
                "--rules", "target_score=1500", "-s", killer, "-s", "greedy", "--on-error", "forfeit", "--workers",
                "2", "--backend", "dask", "--out", str(tmp_path / "run"), "--log-file", str(log), *filter(None, [flag])]
     result = subprocess.run(command, capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"})
     assert result.returncode == 0, result.stderr
-    assert "8 of 8 games" in result.stdout
+    assert "4 of 4 games" in result.stdout
     lines = result.stderr.splitlines()
     assert "Traceback" not in result.stderr
     forfeits = [line for line in lines if line.startswith("WARNING: game ") and "its Dask worker process died" in line]

@@ -46,8 +46,9 @@ RUNS = {
     "local, finished": (["--games", "8", "--chunk-size", "4", "-s", "greedy", "-s", "random"], 0),
     "dask, finished": (["--games", "8", "--chunk-size", "4", "-s", "greedy", "-s", "random", "--backend", "dask"], 0),
     "dask, failed": (["--games", "4", "--chunk-size", "2", "-s", "{bots}/hangs.py:Hangs", "-s", "random",
-                      "--backend", "dask", "--task-timeout", "2"], 1),
-    "dask, interrupted": (["--games", "200", "--chunk-size", "10", "-s", "{bots}/slow.py:Slow", "-s", "random",
+                      "--backend", "dask", "--task-timeout", "1"], 1),
+    # Chunks of two games: the first is written within seconds, others still playing.
+    "dask, interrupted": (["--games", "200", "--chunk-size", "2", "-s", "{bots}/slow.py:Slow", "-s", "random",
                            "--backend", "dask"], 130),
 }
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 import canasta_sim.runs.supervisor
-from canasta_sim.cli.run import _default_chunk_size
+from canasta_sim.cli.backends import default_chunk_size_for
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.dask_backend import DaskChunkRunner
@@ -79,7 +79,7 @@ def test_default_chunk_size_keeps_small_runs_parallel_and_large_chunks_bounded()
     assert default_chunk_size(2_000, whole_chunks=True) == 125 and default_chunk_size(2_000) == 250
     assert default_chunk_size(10_000, whole_chunks=True) == 500
     # run picks by its backend: the local one shares a run's last chunks out in pieces, the Dask one does not.
-    assert _default_chunk_size(2_000, run_chunks) == 250 and _default_chunk_size(2_000, DaskChunkRunner()) == 125
+    assert default_chunk_size_for(2_000, run_chunks) == 250 and default_chunk_size_for(2_000, DaskChunkRunner()) == 125
 
 
 @pytest.mark.parametrize("backend", [run_chunks, DaskChunkRunner()], ids=["local", "dask"])

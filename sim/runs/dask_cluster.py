@@ -1,0 +1,147 @@
+"""Reaching a Dask cluster for a run (:mod:`canasta_sim.runs.dask_backend`): the scheduler's address checked, the
+client connected, and the cluster's worker threads counted and named.
+
+A scheduler that cannot answer ends the run with a one-line :class:`ClusterError` naming its address: at once when the
+address is malformed (:func:`normalize_scheduler_address`), when nothing listens there or its host is unknown, and
+after Dask's connect timeout (30 s by default) when it does not answer otherwise.  Dask is imported only when a
+client connects.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+
+from canasta_sim.errors import CanastaError
+
+__all__ = ["REFUSED_GRACE_SECONDS", "SCHEDULER_SCHEMES", "WORKER_WAIT_SECONDS", "ClusterError", "connect",
+           "normalize_scheduler_address", "played_by", "worker_threads"]
+
+WORKER_WAIT_SECONDS = 60.0
+"""How long a run waits for a first worker on a scheduler that has none."""
+
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
+"""Address schemes Dask's communication layer accepts."""
+
+REFUSED_GRACE_SECONDS = 2.0
+"""How long a scheduler address that refuses connections is tried again (a scheduler started just before the run may
+not listen yet) before the run says so, where Dask's client would try for its connect timeout (30 s by default)."""
+
+
+class ClusterError(CanastaError):
+    """A run on a Dask cluster cannot go on: no scheduler or workers, a strategy the workers cannot load, a
+    chunk that hangs or whose workers keep dying, or workers with another engine or strategy version."""
+
+
+def normalize_scheduler_address(text: str) -> str:
+    """Check a scheduler address and return it with its scheme (``host:port`` means ``tcp://host:port``).
+
+    >>> normalize_scheduler_address("10.0.0.5:8786")
+    'tcp://10.0.0.5:8786'
+    >>> normalize_scheduler_address("tls://scheduler.example:8786")
+    'tls://scheduler.example:8786'
+
+    :raises ValueError: naming the address and what is accepted.
+    """
+    address = text.strip()
+    scheme, separator, rest = address.rpartition("://")
+    if not separator:
+        scheme, rest = "tcp", address
+    host, colon, port = rest.rpartition(":")
+    # A mistyped scheme ("tcp//host:8786") or port ("88610") would otherwise be tried for Dask's connect timeout.
+    well_formed = (colon and host and not any(character in host for character in "/\\ @?#")
+                   and port.isdigit() and 0 < int(port) < 65536)
+    if scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and not well_formed):
+        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786, a port "
+                         f"from 1 to 65535); schemes: {', '.join(SCHEDULER_SCHEMES)}")
+    return f"{scheme}://{rest}"
+
+
+def connect(address: str):
+    """A client of the scheduler at ``address``.
+
+    :raises ClusterError: naming the address, when no scheduler answers there (:func:`_unreachable`).
+    """
+    from distributed import Client
+
+    why = _unreachable(address)
+    if why is not None:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {why}")
+    try:
+        return Client(address, set_as_default=False)
+    except (OSError, TimeoutError) as error:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {error}") from None
+
+
+def _unreachable(address: str) -> str | None:
+    """Why no scheduler answers at a TCP-borne address, or ``None`` when one may (then Dask's client connects).
+
+    Dask's client tries a refused connection again for its whole connect timeout, and waits for ever on one taken
+    by something that never answers (a scheduler's dashboard port, say, whose server waits for the client to speak
+    first).  Here a refusal is known at once (after :data:`REFUSED_GRACE_SECONDS`), as an unknown host is, and over
+    ``tcp://`` the silence of what took the connection after the connect timeout: a Dask scheduler speaks first.
+    """
+    import dask
+    from dask.utils import parse_timedelta
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(address)
+    if scheme not in ("tcp", "tls", "ws", "wss"):
+        return None
+    host, port = parse_host_port(location)
+    wait = parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), default="seconds")
+    deadline = time.monotonic() + REFUSED_GRACE_SECONDS
+    while True:
+        try:
+            connection = socket.create_connection((host, port), timeout=wait)
+            break
+        except socket.gaierror as error:
+            return f"host {host} is not known ({error.strerror}); is the address right?"
+        except ConnectionRefusedError:
+            if time.monotonic() >= deadline:
+                return (f"the connection was refused: nothing listens on port {port} of {host}; give the address the "
+                        f"scheduler printed (Scheduler at: ...), or start one there (dask scheduler --port {port})")
+            time.sleep(0.1)
+        except TimeoutError:
+            return f"no answer within {wait:g} s (Dask's connect timeout); is the host up, and the port open to you?"
+        except OSError as error:  # no route to the host, say
+            return f"{error.strerror or error}; is the address right?"
+    with connection:
+        if scheme != "tcp":  # over TLS and websockets the client speaks first
+            return None
+        try:
+            said = connection.recv(1)
+        except TimeoutError:
+            said = None
+        except OSError:  # reset: Dask's client finds out what it is
+            return None
+    if said:
+        return None
+    silence = "closed the connection unasked" if said == b"" else f"said nothing within {wait:g} s"
+    return (f"what listens on port {port} {silence}, as no Dask scheduler does; give the address the scheduler "
+            "printed (Scheduler at: ...), not its dashboard's")
+
+
+def worker_threads(client, *, wait: bool = False, address: str = "") -> int:
+    """Worker threads the cluster has now; with ``wait``, wait :data:`WORKER_WAIT_SECONDS` for a first worker."""
+    if wait and not client.nthreads():
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
+            raise ClusterError(f"the Dask scheduler at {address} has no workers (waited {WORKER_WAIT_SECONDS:g} s); "
+                               f"start some with: dask worker {address}") from None
+    return sum(client.nthreads().values())
+
+
+def played_by(players: set[tuple[str, int]], address: str) -> str:
+    """The worker threads that played a session's chunks on the cluster at ``address``, and their workers, in words.
+
+    >>> played_by({("tcp://10.0.0.7:40000", 1), ("tcp://10.0.0.7:40000", 2), ("tcp://10.0.0.8:40000", 1)},
+    ...           "tcp://10.0.0.5:8786")
+    'chunks played by 3 worker threads of 2 workers at tcp://10.0.0.5:8786'
+    """
+    if not players:
+        return f"no chunk played by the workers at {address}"
+    workers = len({worker for worker, _ in players})
+    return (f"chunks played by {len(players)} worker thread{'s' * (len(players) != 1)} of {workers} "
+            f"worker{'s' * (workers != 1)} at {address}")
