@@ -62,6 +62,22 @@ def test_the_game_declares_its_type_and_parameters():
         pyspiel.load_game("canasta_sim", {"scope": "match"})
 
 
+@pytest.mark.timeout(30)
+def test_a_game_under_another_initial_meld_table_reads_back_from_its_text_and_its_serialization():
+    """OpenSpiel writes a game as ``canasta_sim(key=value,...)`` and splits that text on commas: a meld table
+    written with commas (R10.2, ``-inf:15,0:50,...``) made ``load_game(str(game))`` and
+    ``deserialize_game_and_state`` fail with "Unknown parameter '0:50,...'"."""
+    table = "-inf:15,0:50,1500:90,3000:100"
+    game = pyspiel.load_game("canasta_sim", {"initial_meld_table": table, "target_score": 50})
+    assert game.rules.changed_options() == {"initial_meld_table": table, "target_score": 50}
+    assert pyspiel.load_game(str(game)).rules == game.rules
+    state = game.new_initial_state()
+    state.apply_action(2)
+    again, copy = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert again.rules == game.rules and copy.history() == [2]
+    assert spiel_game.load(initial_meld_table=game.rules.initial_meld_table, target_score=50).rules == game.rules
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("seed", range(4))
 def test_the_tree_plays_the_pettingzoo_environments_game_action_for_action(seed):
