@@ -133,6 +133,19 @@ def test_resampling_keeps_what_the_seat_has_seen_and_deals_the_rest_anew():
 
 
 @pytest.mark.timeout(60)
+def test_a_resampled_state_has_no_history_and_serializes_as_its_own_position():
+    """docs/env.md said a resampled state's ``history()`` was the original's; it is empty, the position built
+    directly, and its serialization is that position, not a replay of the original's actions."""
+    state, rng = _random_decision_state(5, 30)
+    resampled = state.resample_from_infostate(state.current_player(), rng.random)
+    assert len(state.history()) > 30 and len(state.clone().history()) == len(state.history())
+    assert (resampled.history(), resampled.move_number()) == ([], 0)
+    game = state.get_game()
+    again = game.deserialize_state(resampled.serialize())
+    assert str(again) == str(resampled) != str(state)
+
+
+@pytest.mark.timeout(60)
 def test_information_state_strings_hold_the_seats_own_cards_and_not_the_others():
     state, _ = _random_decision_state(5, 30)
     for player in range(4):
