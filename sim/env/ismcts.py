@@ -13,7 +13,8 @@ A compound move (an opening, a take with extra melds) is searched one action at 
 Parameters (``ismcts:simulations=200,uct_c=1.5``):
 
 * ``simulations`` (default 50): the bot's simulations per searched action;
-* ``uct_c`` (default 1.0): UCT's exploration constant (returns lie in -1 to 1);
+* ``uct_c`` (default 1.0, 0 to 10): UCT's exploration constant (returns lie in -1 to 1); its range makes it
+  tunable, ``canasta-sim tune ismcts:playout=expert --params uct_c``;
 * ``final_policy`` (``max_visit``, ``normalized_visit`` or ``max_value``; default ``max_visit``):
   OpenSpiel's final policy, from which the action played is drawn;
 * ``rollouts`` (default 1): the evaluator's play-outs per leaf;
@@ -39,6 +40,7 @@ import random
 import numpy as np
 
 from canasta_sim.core.moves import Stop, TakePile
+from canasta_sim.core.parameters import Parameter
 from canasta_sim.core.phases import ACQUIRE
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.search import PublicMemory, SearchError, playout
@@ -119,15 +121,21 @@ class Ismcts(Strategy):
     name = "ismcts"
     version = 2
     description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
-    parameters = {"simulations": 50, "uct_c": 1.0, "final_policy": "max_visit", "rollouts": 1, "playout": "random"}
+    parameters = {
+        "simulations": 50,
+        # A range makes it tunable (canasta-sim tune ismcts:...); play reads the value as before.
+        "uct_c": Parameter(1.0, low=0.0, high=10.0, step=0.05,
+                           help="UCT's exploration constant (returns lie in -1 to 1)"),
+        "final_policy": "max_visit",
+        "rollouts": 1,
+        "playout": "random",
+    }
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
         pyspiel, ismcts, mcts, _ = _openspiel()
         if self.simulations < 1:
             raise StrategyLoadError(f"strategy 'ismcts' parameter simulations={self.simulations!r} must be at least 1")
-        if not self.uct_c >= 0:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter uct_c={self.uct_c!r} must be 0 or more")
         if self.rollouts < 1:
             raise StrategyLoadError(f"strategy 'ismcts' parameter rollouts={self.rollouts!r} must be at least 1")
         if self.final_policy not in FINAL_POLICIES:

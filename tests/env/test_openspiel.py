@@ -277,6 +277,18 @@ def test_ismcts_is_registered_as_a_strategy_and_checks_its_parameters():
             load_strategy(f"ismcts:{bad}")
 
 
+def test_ismcts_exploration_constant_can_be_tuned_within_its_range():
+    from canasta_sim.errors import StrategyLoadError
+    from canasta_sim.plugins.loader import load_strategy
+    from canasta_sim.tuning.iteration import TunedStrategy
+
+    tuned, loaded = TunedStrategy.from_spec("ismcts:simulations=15,playout=expert")
+    assert tuned.names == ("uct_c",) and loaded.label == "ismcts@2"
+    assert [(d.low, d.high) for d in tuned.dimensions()] == [(0.0, 10.0)]
+    with pytest.raises(StrategyLoadError, match="uct_c=-1 is out of range"):
+        load_strategy("ismcts:uct_c=-1")
+
+
 def test_ismcts_without_openspiel_is_a_one_line_error(monkeypatch):
     import sys
 
