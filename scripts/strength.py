@@ -261,6 +261,8 @@ def main() -> None:
     if args.combine:
         figures = combine([saved_run(path) for path in args.combine])
     else:
+        if args.games % 2:  # the last deal would be played once, and a deal counts only as a pair
+            parser.error(f"--games must be even (each deal is played twice, the sides swapped); got {args.games}")
         if not 0 <= args.first < args.games or args.first % 2:
             parser.error(f"--first must be an even game number below --games ({args.games}); got {args.first}")
         try:

@@ -77,3 +77,13 @@ def test_games_are_played_under_the_rules_given_and_runs_under_other_rules_do_no
         strength.paired({**saved, "rules": short.changed_words()}, saved)
     with pytest.raises(SystemExit, match="labels, seed and rules"):
         strength.combine([{**saved, "rules": ["target_score=200"]}, _part("pimc@5", {2: 1.0, 3: 1.0}, first=2)])
+
+
+@pytest.mark.timeout(30)
+def test_an_odd_number_of_games_is_refused_in_one_line(monkeypatch, capsys):
+    """Its last deal would be played once and then left out, so the run played fewer games than asked."""
+    monkeypatch.setattr("sys.argv", ["strength.py", "greedy", "--games", "3"])
+    with pytest.raises(SystemExit) as stopped:
+        strength.main()
+    assert stopped.value.code == 2
+    assert "--games must be even" in capsys.readouterr().err.splitlines()[-1]
