@@ -277,6 +277,25 @@ def test_ismcts_is_registered_as_a_strategy_and_checks_its_parameters():
             load_strategy(f"ismcts:{bad}")
 
 
+@pytest.mark.timeout(60)
+def test_ismcts_passes_its_world_limit_and_child_selection_to_openspiels_bot():
+    from canasta_sim.errors import StrategyLoadError
+    from canasta_sim.plugins.loader import load_strategy
+
+    spec = "ismcts:simulations=4,playout=expert,worlds=2,selection=puct"
+    from types import SimpleNamespace
+
+    from canasta_sim.core.rules import Rules
+
+    bot = load_strategy(spec)(random.Random(0))._searcher(SimpleNamespace(rules=Rules()))  # it reads the rules only
+    assert bot._max_world_samples == 2 and bot._child_selection_policy.name == "PUCT"
+    first = _ismcts_game(spec, 5)
+    assert (_ismcts_game(spec, 5).hands, first.winner) == (first.hands, first.winner)
+    for bad, named in (("worlds=-1", "worlds"), ("selection=ucb", "uct, puct")):
+        with pytest.raises(StrategyLoadError, match=named):
+            load_strategy(f"ismcts:{bad}")
+
+
 def test_ismcts_exploration_constant_can_be_tuned_within_its_range():
     from canasta_sim.errors import StrategyLoadError
     from canasta_sim.plugins.loader import load_strategy
