@@ -12,7 +12,8 @@ card by card).  The decisions run the engine's own rules, one action at a time, 
 encoding of the PettingZoo environment (:mod:`canasta_sim.env.encoding`, ``docs/env.md``).
 
 Parameters: every rule option as ``--rules`` takes it (``target_score``, ``ask_partner``, ...; see
-``docs/rules.md``), ``max_hands`` (the engine's guard, 400), and ``scope``: ``game`` (to the target
+``docs/rules.md``; ``initial_meld_table``'s pairs separated by semicolons or commas, written with semicolons),
+``max_hands`` (the engine's guard, 400), and ``scope``: ``game`` (to the target
 score; +1 for the winning side, -1 for the other, 0 for a draw) or ``hand`` (one hand, valued by
 pimc's estimate of the chance of winning the game from the totals it leads to, as ``2 * p - 1``).
 
