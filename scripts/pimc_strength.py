@@ -3,9 +3,9 @@
 For each ``--samples`` value it plays ``--games`` games of ``pimc:samples=S`` against ``expert``, each
 deal twice with the sides swapped (duplicate deals, as ``canasta-sim run --duplicate``), in worker
 processes, and times every decision pimc is asked (all of them, and the searched ones: acquire,
-discard, ask, answer) on the process's own clock.  This machine's pure-Python floor
-(``../shared/bench/floor.py`` beside the repository, or ``--floor-script``) is measured before and after, so that
-decision times can be scaled to a machine whose floor is 5,000 hands/s (time x floor / 5000).
+discard, ask, answer) on the process's own clock.  This machine's pure-Python floor (``scripts/floor.py``, the
+project's floor copied unchanged, or ``--floor-script``) is measured before and after, so that decision times
+can be scaled to a machine whose floor is 5,000 hands/s (time x floor / 5000).
 
 Each samples value writes ``results/pimc_strength/samples_S.json``; ``--chart`` then draws every
 file found there into one PNG (win rate with its 95% Wilson interval, and the mean decision time).
@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from strength import measure_floor, play_games  # noqa: E402  (the duplicate-deal pool and the floor, shared)
 
 OUT = ROOT / "results" / "pimc_strength"
-FLOOR_SCRIPT = ROOT.parent / "shared" / "bench" / "floor.py"
+FLOOR_SCRIPT = ROOT / "scripts" / "floor.py"
 REFERENCE_FLOOR = 5000.0
 _SEARCHED = ("choose_acquire", "choose_discard", "choose_ask", "answer_go_out")
 _ALL = (*_SEARCHED, "choose_meld")

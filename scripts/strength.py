@@ -2,9 +2,9 @@
 
 Plays ``--games`` games of ``SPEC`` against ``--against`` (each deal twice, the sides swapped, as
 ``canasta-sim run --duplicate``) in ``--workers`` processes, times every decision each side is asked on
-the process's own clock, and measures this machine's pure-Python floor (``../shared/bench/floor.py``,
-or ``--floor-script``) before and after, so that decision times are also given scaled to a machine
-whose floor is 5,000 hands/s (ms x floor / 5000, the floor the mean of the two readings).  Each decision
+the process's own clock, and measures this machine's pure-Python floor (``scripts/floor.py``, the project's
+floor copied unchanged, or ``--floor-script``) before and after, so that decision times are also given scaled to a
+machine whose floor is 5,000 hands/s (ms x floor / 5000, the floor the mean of the two readings).  Each decision
 is timed twice: on the wall clock, and in the process's own CPU time, which other work sharing the
 machine's cores does not inflate (the floor is read while the games are not running).
 ``--max-minutes`` starts no game after that long, so a run on a busy machine ends in time; the
@@ -13,6 +13,10 @@ figures then say how many games were played (a deal whose second game did not fi
     python scripts/strength.py ismcts:simulations=20,playout=expert --against expert --games 40 --workers 2
     python scripts/strength.py pimc --against ismcts:simulations=20,playout=expert --games 40 --out results/x.json
     python scripts/strength.py - --paired results/a.json results/b.json    # two runs of one --seed, deal by deal
+    python scripts/strength.py pimc --games 20 --rules target_score=1000    # short games, under other rules
+
+The games are those of ``canasta-sim run -s SPEC -s AGAINST --duplicate --seed S`` (the same deal seeds and sides),
+under ``--rules`` as ``run`` takes them.
 
 A run cut short by ``--max-minutes`` after game N-1 goes on with ``--first N`` (the same deals: game ``n`` is
 always deal ``n // 2``), and ``--combine`` adds the parts up:
@@ -38,11 +42,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from canasta_sim.core._compiled import accelerator  # noqa: E402
-from canasta_sim.core.engine import derive_seed, play_game  # noqa: E402
+from canasta_sim.core.engine import play_game  # noqa: E402
+from canasta_sim.core.rules import Rules  # noqa: E402
+from canasta_sim.errors import RulesError  # noqa: E402
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy  # noqa: E402
+from canasta_sim.runs.matchmaking import deal_of, deal_seed  # noqa: E402
 from canasta_sim.runs.summary import wilson_interval  # noqa: E402
 
-FLOOR_SCRIPT = ROOT.parent / "shared" / "bench" / "floor.py"
+FLOOR_SCRIPT = ROOT / "scripts" / "floor.py"
 REFERENCE_FLOOR = 5000.0
 DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
 
@@ -72,13 +79,14 @@ def timed(spec: str, totals: list[float]) -> LoadedStrategy:
     return LoadedStrategy(loaded.spec, cls, loaded.parameters)
 
 
-def play_one(spec: str, against: str, seed: int, number: int) -> dict:
-    """Game ``number``: deal ``number // 2``, ``spec`` as side A on even numbers, side B on odd ones."""
+def play_one(spec: str, against: str, seed: int, rules: Rules, number: int) -> dict:
+    """Game ``number`` of ``canasta-sim run -s SPEC -s AGAINST --duplicate --seed SEED``: deal ``number // 2``,
+    ``spec`` as side A on even numbers, side B on odd ones."""
     mine, theirs = [0, 0.0, 0.0], [0, 0.0, 0.0]
     side = number % 2
     first, second = timed(spec, mine), timed(against, theirs)
     players = [first, second, first, second] if side == 0 else [second, first, second, first]
-    result = play_game(players, seed=derive_seed(seed, f"deal{number // 2}"))
+    result = play_game(players, seed=deal_seed(seed, deal_of(number, True)), rules=rules)
     points = 0.5 if result.winner is None else float(result.winner == side)
     return {"number": number, "points": points, "hands": len(result.hands), "mine": mine, "theirs": theirs}
 
@@ -119,11 +127,13 @@ def play_games(play, arguments: tuple, games: int, workers: int, max_minutes: fl
 
 
 def run(spec: str, against: str, games: int, seed: int, workers: int, max_minutes: float, floor: Path,
-        first: int = 0) -> dict:
-    """Play games ``first .. games - 1`` and return the figures."""
+        first: int = 0, rules: Rules | None = None) -> dict:
+    """Play games ``first .. games - 1`` under ``rules`` (the default rule set when ``None``) and return the figures."""
+    rules = rules or Rules()
     floor_before = measure_floor(floor)
     start = time.perf_counter()
-    results = play_games(play_one, (spec, against, seed), games, workers, max_minutes, progress=True, first=first)
+    results = play_games(play_one, (spec, against, seed, rules), games, workers, max_minutes, progress=True,
+                         first=first)
     floor_after = measure_floor(floor)
     played = len(results)
     points = sum(result["points"] for result in results)
@@ -145,7 +155,8 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
                 "mean_decision_cpu_ms": cpu_mean, "mean_decision_cpu_ms_at_floor_5000": scale(cpu_mean)}
 
     return {
-        "spec": spec, "against": against, "seed": seed, "first": first, "games_asked": games, "games": played,
+        "spec": spec, "against": against, "seed": seed, "rules": rules.changed_words(), "first": first,
+        "games_asked": games, "games": played,
         "points": points,
         "win_rate": points / played if played else None, "interval_95": [low, high],
         "hands": sum(result["hands"] for result in results),
@@ -161,9 +172,10 @@ def run(spec: str, against: str, games: int, seed: int, workers: int, max_minute
 def combine(parts: list[dict]) -> dict:
     """Parts of one measurement (the same strategies, versions and seed; disjoint games) added up: the
     win rate and its interval over all their games, each part's decision timing as it was measured."""
-    keys = {(part["labels"][0], part["labels"][1], part["seed"]) for part in parts}
+    keys = {(part["labels"][0], part["labels"][1], part["seed"], tuple(_rules_of(part))) for part in parts}
     if len(keys) != 1:
-        raise SystemExit(f"strength.py: --combine needs parts of one measurement (labels and seed); got {sorted(keys)}")
+        raise SystemExit(f"strength.py: --combine needs parts of one measurement (labels, seed and rules); "
+                         f"got {sorted(keys)}")
     by_game: dict[str, float] = {}
     for part in parts:
         overlap = by_game.keys() & part["points_by_game"].keys()
@@ -172,7 +184,8 @@ def combine(parts: list[dict]) -> dict:
         by_game.update(part["points_by_game"])
     played, points = len(by_game), sum(by_game.values())
     low, high = wilson_interval(round(points), played)
-    return {"spec": parts[0]["spec"], "labels": parts[0]["labels"], "seed": parts[0]["seed"], "games": played,
+    return {"spec": parts[0]["spec"], "labels": parts[0]["labels"], "seed": parts[0]["seed"],
+            "rules": _rules_of(parts[0]), "games": played,
             "points": points, "win_rate": points / played, "interval_95": [low, high],
             "hands": sum(part["hands"] for part in parts),
             "parts": [{"command": part["command"], "games": part["games"], "timing": part["timing"],
@@ -186,6 +199,9 @@ def paired(first: dict, second: dict) -> dict:
     differences; the deals' shared luck cancels)."""
     if first["seed"] != second["seed"]:
         raise SystemExit(f"the runs dealt different deals (seeds {first['seed']} and {second['seed']})")
+    if _rules_of(first) != _rules_of(second):
+        raise SystemExit(f"the runs played under different rules ({' '.join(_rules_of(first)) or 'default'} and "
+                         f"{' '.join(_rules_of(second)) or 'default'})")
     a, b = first["points_by_game"], second["points_by_game"]
     deals = sorted({int(number) // 2 for number in a} & {int(number) // 2 for number in b})
     differences = [(a[str(2 * deal)] + a[str(2 * deal + 1)] - b[str(2 * deal)] - b[str(2 * deal + 1)]) / 2
@@ -196,6 +212,11 @@ def paired(first: dict, second: dict) -> dict:
     half = 1.96 * spread / math.sqrt(count) if count else 0.0
     return {"deals": count, "difference": mean, "interval_95": [mean - half, mean + half],
             "first": first["labels"][0], "second": second["labels"][0]}
+
+
+def _rules_of(figures: dict) -> list[str]:
+    """The ``--rules`` words a saved run played under (none before the option existed: the default rules)."""
+    return figures.get("rules", [])
 
 
 _SAVED_FIELDS = ("labels", "seed", "points_by_game")
@@ -226,6 +247,8 @@ def main() -> None:
     parser.add_argument("--first", type=int, default=0, help="the first game number played (to go on after a cut run)")
     parser.add_argument("--combine", type=Path, nargs="+", metavar="JSON",
                         help="add up saved parts of one measurement instead of playing (SPEC is ignored)")
+    parser.add_argument("--rules", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rule option, as canasta-sim run takes it (repeatable; e.g. target_score=1000)")
     parser.add_argument("--floor-script", type=Path, default=FLOOR_SCRIPT)
     parser.add_argument("--out", type=Path, help="write the figures to this JSON file too")
     parser.add_argument("--paired", type=Path, nargs=2, metavar="JSON",
@@ -238,10 +261,16 @@ def main() -> None:
     if args.combine:
         figures = combine([saved_run(path) for path in args.combine])
     else:
+        if args.games % 2:  # the last deal would be played once, and a deal counts only as a pair
+            parser.error(f"--games must be even (each deal is played twice, the sides swapped); got {args.games}")
         if not 0 <= args.first < args.games or args.first % 2:
             parser.error(f"--first must be an even game number below --games ({args.games}); got {args.first}")
+        try:
+            rules = Rules.from_options(args.rules)
+        except RulesError as error:
+            parser.error(str(error))
         figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes,
-                      args.floor_script, args.first)
+                      args.floor_script, args.first, rules)
     text = json.dumps(figures, indent=2)
     print(text)
     if args.out:

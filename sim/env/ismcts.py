@@ -13,14 +13,19 @@ A compound move (an opening, a take with extra melds) is searched one action at 
 Parameters (``ismcts:simulations=200,uct_c=1.5``):
 
 * ``simulations`` (default 50): the bot's simulations per searched action;
-* ``uct_c`` (default 1.0): UCT's exploration constant (returns lie in -1 to 1);
+* ``uct_c`` (default 1.0, 0 to 10): UCT's exploration constant (returns lie in -1 to 1); its range makes it
+  tunable, ``canasta-sim tune ismcts:playout=expert --params uct_c``;
 * ``final_policy`` (``max_visit``, ``normalized_visit`` or ``max_value``; default ``max_visit``):
   OpenSpiel's final policy, from which the action played is drawn;
 * ``rollouts`` (default 1): the evaluator's play-outs per leaf;
 * ``playout`` (``random`` or ``expert``; default ``random``): ``random`` is OpenSpiel's
   ``RandomRolloutEvaluator`` (uniform legal actions to the hand's end); ``expert`` plays the hand out
   with :class:`~canasta_sim.strategies.expert.Expert` in every seat (:func:`canasta_sim.core.search.playout`),
-  far faster per play-out and a far better judge.
+  far faster per play-out and a far better judge;
+* ``worlds`` (default 0): the most worlds sampled per searched action, each simulation then starting from one of
+  them at random (OpenSpiel's ``max_world_samples``); 0 deals a new world for every simulation;
+* ``selection`` (``uct`` or ``puct``; default ``uct``): OpenSpiel's ``child_selection_policy``; ``puct`` weighs
+  the exploration term by the evaluator's prior, uniform over the allowed actions for both play-outs.
 
 Should no world consistent with what the seat saw be found (a partner's ask that says it can go out,
 R12.5, when :data:`~canasta_sim.env.game_tree.SAMPLE_TRIES` samples in a row cannot), the seat decides as
@@ -39,6 +44,7 @@ import random
 import numpy as np
 
 from canasta_sim.core.moves import Stop, TakePile
+from canasta_sim.core.parameters import Parameter
 from canasta_sim.core.phases import ACQUIRE
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.search import PublicMemory, SearchError, playout
@@ -51,10 +57,11 @@ from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.pimc import match_value
 
-__all__ = ["FINAL_POLICIES", "PLAYOUTS", "Ismcts"]
+__all__ = ["FINAL_POLICIES", "PLAYOUTS", "SELECTIONS", "Ismcts"]
 
 FINAL_POLICIES = ("max_visit", "normalized_visit", "max_value")
 PLAYOUTS = ("random", "expert")
+SELECTIONS = ("uct", "puct")
 _STOP = Stop()
 _EXPERT_METHODS = {ACQUIRE_DECISION: "choose_acquire", ASK_DECISION: "choose_ask", ANSWER_DECISION: "answer_go_out",
                    MELD_DECISION: "choose_meld", DISCARD_DECISION: "choose_discard"}
@@ -119,15 +126,23 @@ class Ismcts(Strategy):
     name = "ismcts"
     version = 2
     description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
-    parameters = {"simulations": 50, "uct_c": 1.0, "final_policy": "max_visit", "rollouts": 1, "playout": "random"}
+    parameters = {
+        "simulations": 50,
+        # A range makes it tunable (canasta-sim tune ismcts:...); play reads the value as before.
+        "uct_c": Parameter(1.0, low=0.0, high=10.0, step=0.05,
+                           help="UCT's exploration constant (returns lie in -1 to 1)"),
+        "final_policy": "max_visit",
+        "rollouts": 1,
+        "playout": "random",
+        "worlds": 0,
+        "selection": "uct",
+    }
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
         pyspiel, ismcts, mcts, _ = _openspiel()
         if self.simulations < 1:
             raise StrategyLoadError(f"strategy 'ismcts' parameter simulations={self.simulations!r} must be at least 1")
-        if not self.uct_c >= 0:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter uct_c={self.uct_c!r} must be 0 or more")
         if self.rollouts < 1:
             raise StrategyLoadError(f"strategy 'ismcts' parameter rollouts={self.rollouts!r} must be at least 1")
         if self.final_policy not in FINAL_POLICIES:
@@ -136,6 +151,12 @@ class Ismcts(Strategy):
         if self.playout not in PLAYOUTS:
             raise StrategyLoadError(f"strategy 'ismcts' parameter playout={self.playout!r} is not accepted; use "
                                     f"one of: {', '.join(PLAYOUTS)}")
+        if self.worlds < 0:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter worlds={self.worlds!r} must be 0 (a new world "
+                                    "for every simulation) or more")
+        if self.selection not in SELECTIONS:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter selection={self.selection!r} is not accepted; "
+                                    f"use one of: {', '.join(SELECTIONS)}")
         self._ismcts = ismcts
         self._mcts = mcts
         self._final = {
@@ -241,8 +262,12 @@ class Ismcts(Strategy):
                 evaluator = _ExpertPlayouts(self.rollouts, random.Random(self.rng.getrandbits(64)))
             else:
                 evaluator = self._mcts.RandomRolloutEvaluator(self.rollouts, _numpy_rng(self.rng))
-            self._bot = self._ismcts.ISMCTSBot(game, evaluator, self.uct_c, self.simulations,
-                                               random_state=_numpy_rng(self.rng), final_policy_type=self._final)
+            selection = {"uct": self._ismcts.ChildSelectionPolicy.UCT, "puct": self._ismcts.ChildSelectionPolicy.PUCT}
+            self._bot = self._ismcts.ISMCTSBot(
+                game, evaluator, self.uct_c, self.simulations,
+                max_world_samples=self.worlds or self._ismcts.UNLIMITED_NUM_WORLD_SAMPLES,
+                random_state=_numpy_rng(self.rng), final_policy_type=self._final,
+                child_selection_policy=selection[self.selection])
             sampler = random.Random(self.rng.getrandbits(64))
             self._bot.set_resampler(lambda state, player: game.state_at(state.tree.resample(player, sampler)))
         return self._bot

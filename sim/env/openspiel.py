@@ -12,7 +12,8 @@ card by card).  The decisions run the engine's own rules, one action at a time, 
 encoding of the PettingZoo environment (:mod:`canasta_sim.env.encoding`, ``docs/env.md``).
 
 Parameters: every rule option as ``--rules`` takes it (``target_score``, ``ask_partner``, ...; see
-``docs/rules.md``), ``max_hands`` (the engine's guard, 400), and ``scope``: ``game`` (to the target
+``docs/rules.md``; ``initial_meld_table``'s pairs separated by semicolons or commas, written with semicolons),
+``max_hands`` (the engine's guard, 400), and ``scope``: ``game`` (to the target
 score; +1 for the winning side, -1 for the other, 0 for a draw) or ``hand`` (one hand, valued by
 pimc's estimate of the chance of winning the game from the totals it leads to, as ``2 * p - 1``).
 
@@ -32,7 +33,7 @@ import numpy as np
 
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT, KIND_NAMES
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
-from canasta_sim.core.rules import DEFAULT_RULES
+from canasta_sim.core.rules import DEFAULT_RULES, format_meld_table
 from canasta_sim.env.driver import as_rules, missing_extra
 
 try:  # an extra, not a core dependency
@@ -57,7 +58,21 @@ INFORMATION_STATE_SIZE = OBSERVATION_SIZE + _MEMORY_SIZE
 holds by kind, then for each seat the ranks it avoids (1: it discarded the rank, or declined the pile
 with a pair of it, since it last took the pile)."""
 
-_PARAMETERS = {**DEFAULT_RULES.options(), "max_hands": MAX_HANDS_PER_GAME, "scope": "game"}
+_MELD_TABLE = "initial_meld_table"
+_SPIEL_SEPARATOR = ";"
+"""What separates the pairs of ``initial_meld_table`` in the game's parameters: OpenSpiel's text form of a game,
+``canasta_sim(key=value,...)``, splits on commas, so a table written with them (``--rules``' form) would not read
+back from ``str(game)``, nor could ``pyspiel.serialize_game_and_state`` be undone.  Both separators are accepted."""
+
+
+def _spiel_options(options: dict) -> dict:
+    """Rule options in the game's parameter form: the meld table's pairs separated by semicolons."""
+    if _MELD_TABLE in options:
+        options = {**options, _MELD_TABLE: options[_MELD_TABLE].replace(",", _SPIEL_SEPARATOR)}
+    return options
+
+
+_PARAMETERS = {**_spiel_options(DEFAULT_RULES.options()), "max_hands": MAX_HANDS_PER_GAME, "scope": "game"}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -91,7 +106,9 @@ class CanastaGame(pyspiel.Game):
         self.scope = params.pop("scope", "game")
         if self.scope not in SCOPES:
             raise ValueError(f"scope={self.scope!r} is not accepted; use one of: {', '.join(SCOPES)}")
-        self.rules = as_rules({key: value for key, value in params.items() if value != _PARAMETERS[key]})
+        if isinstance(params.get(_MELD_TABLE), str):
+            params[_MELD_TABLE] = params[_MELD_TABLE].replace(_SPIEL_SEPARATOR, ",")
+        self.rules = as_rules(params)
         info = pyspiel.GameInfo(
             num_distinct_actions=ACTION_COUNT,
             max_chance_outcomes=KIND_COUNT,
@@ -101,7 +118,7 @@ class CanastaGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=max_game_length(self.max_hands),
         )
-        given = {**self.rules.changed_options(), "max_hands": self.max_hands, "scope": self.scope}
+        given = {**_spiel_options(self.rules.changed_options()), "max_hands": self.max_hands, "scope": self.scope}
         super().__init__(_GAME_TYPE, info, given)
 
     def new_initial_state(self) -> CanastaState:
@@ -266,6 +283,8 @@ def load(**parameters) -> CanastaGame:
 
 
 def _spiel_value(value):
+    if isinstance(value, tuple):  # the meld table's (lowest score, minimum) pairs, as Rules holds them
+        return format_meld_table(value).replace(",", _SPIEL_SEPARATOR)
     return value if isinstance(value, bool | int | float | str) else str(value)
 
 

@@ -62,6 +62,22 @@ def test_the_game_declares_its_type_and_parameters():
         pyspiel.load_game("canasta_sim", {"scope": "match"})
 
 
+@pytest.mark.timeout(30)
+def test_a_game_under_another_initial_meld_table_reads_back_from_its_text_and_its_serialization():
+    """OpenSpiel writes a game as ``canasta_sim(key=value,...)`` and splits that text on commas: a meld table
+    written with commas (R10.2, ``-inf:15,0:50,...``) made ``load_game(str(game))`` and
+    ``deserialize_game_and_state`` fail with "Unknown parameter '0:50,...'"."""
+    table = "-inf:15,0:50,1500:90,3000:100"
+    game = pyspiel.load_game("canasta_sim", {"initial_meld_table": table, "target_score": 50})
+    assert game.rules.changed_options() == {"initial_meld_table": table, "target_score": 50}
+    assert pyspiel.load_game(str(game)).rules == game.rules
+    state = game.new_initial_state()
+    state.apply_action(2)
+    again, copy = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert again.rules == game.rules and copy.history() == [2]
+    assert spiel_game.load(initial_meld_table=game.rules.initial_meld_table, target_score=50).rules == game.rules
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("seed", range(4))
 def test_the_tree_plays_the_pettingzoo_environments_game_action_for_action(seed):
@@ -114,6 +130,19 @@ def test_resampling_keeps_what_the_seat_has_seen_and_deals_the_rest_anew():
         hidden.add(tuple(tuple(hand) for seat, hand in enumerate(world.hands) if seat != player))
     assert len(hidden) > 1  # the hidden hands change between samples
     assert state.tree.state is before and state.tree.state.hands == before.hands  # the state itself is unchanged
+
+
+@pytest.mark.timeout(60)
+def test_a_resampled_state_has_no_history_and_serializes_as_its_own_position():
+    """docs/env.md said a resampled state's ``history()`` was the original's; it is empty, the position built
+    directly, and its serialization is that position, not a replay of the original's actions."""
+    state, rng = _random_decision_state(5, 30)
+    resampled = state.resample_from_infostate(state.current_player(), rng.random)
+    assert len(state.history()) > 30 and len(state.clone().history()) == len(state.history())
+    assert (resampled.history(), resampled.move_number()) == ([], 0)
+    game = state.get_game()
+    again = game.deserialize_state(resampled.serialize())
+    assert str(again) == str(resampled) != str(state)
 
 
 @pytest.mark.timeout(60)
@@ -246,6 +275,37 @@ def test_ismcts_is_registered_as_a_strategy_and_checks_its_parameters():
                        ("playout=greedy", "random, expert"), ("rollouts=0", "rollouts")):
         with pytest.raises(StrategyLoadError, match=named):
             load_strategy(f"ismcts:{bad}")
+
+
+@pytest.mark.timeout(60)
+def test_ismcts_passes_its_world_limit_and_child_selection_to_openspiels_bot():
+    from canasta_sim.errors import StrategyLoadError
+    from canasta_sim.plugins.loader import load_strategy
+
+    spec = "ismcts:simulations=4,playout=expert,worlds=2,selection=puct"
+    from types import SimpleNamespace
+
+    from canasta_sim.core.rules import Rules
+
+    bot = load_strategy(spec)(random.Random(0))._searcher(SimpleNamespace(rules=Rules()))  # it reads the rules only
+    assert bot._max_world_samples == 2 and bot._child_selection_policy.name == "PUCT"
+    first = _ismcts_game(spec, 5)
+    assert (_ismcts_game(spec, 5).hands, first.winner) == (first.hands, first.winner)
+    for bad, named in (("worlds=-1", "worlds"), ("selection=ucb", "uct, puct")):
+        with pytest.raises(StrategyLoadError, match=named):
+            load_strategy(f"ismcts:{bad}")
+
+
+def test_ismcts_exploration_constant_can_be_tuned_within_its_range():
+    from canasta_sim.errors import StrategyLoadError
+    from canasta_sim.plugins.loader import load_strategy
+    from canasta_sim.tuning.iteration import TunedStrategy
+
+    tuned, loaded = TunedStrategy.from_spec("ismcts:simulations=15,playout=expert")
+    assert tuned.names == ("uct_c",) and loaded.label == "ismcts@2"
+    assert [(d.low, d.high) for d in tuned.dimensions()] == [(0.0, 10.0)]
+    with pytest.raises(StrategyLoadError, match="uct_c=-1 is out of range"):
+        load_strategy("ismcts:uct_c=-1")
 
 
 def test_ismcts_without_openspiel_is_a_one_line_error(monkeypatch):

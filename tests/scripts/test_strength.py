@@ -55,3 +55,35 @@ def test_a_file_that_is_not_a_saved_run_is_refused_in_one_line(tmp_path):
     good = tmp_path / "good.json"
     good.write_text(json.dumps(_part("pimc@5", {0: 1.0})))
     assert strength.saved_run(good)["labels"] == ["pimc@5", "expert@1"]
+
+
+def test_the_floor_read_by_default_is_the_repositorys_own():
+    """The default was ``../shared/bench/floor.py``, outside the repository: from a clone, every time "at floor
+    5000" came out ``null`` without a word."""
+    repository = _PATH.parents[1]
+    assert strength.FLOOR_SCRIPT == repository / "scripts" / "floor.py" and strength.FLOOR_SCRIPT.exists()
+
+
+@pytest.mark.timeout(30)
+def test_games_are_played_under_the_rules_given_and_runs_under_other_rules_do_not_pair():
+    from canasta_sim.core.rules import Rules
+
+    short = Rules(target_score=200)
+    game = strength.play_one("greedy", "random", 1, short, 0)
+    assert game["hands"] == 1  # one hand of greedy passes 200; under the default rules this deal lasts 6 hands
+    assert strength.play_one("greedy", "random", 1, Rules(), 0)["hands"] > 1
+    saved = _part("pimc@5", {0: 1.0, 1: 0.0})
+    with pytest.raises(SystemExit, match="different rules"):
+        strength.paired({**saved, "rules": short.changed_words()}, saved)
+    with pytest.raises(SystemExit, match="labels, seed and rules"):
+        strength.combine([{**saved, "rules": ["target_score=200"]}, _part("pimc@5", {2: 1.0, 3: 1.0}, first=2)])
+
+
+@pytest.mark.timeout(30)
+def test_an_odd_number_of_games_is_refused_in_one_line(monkeypatch, capsys):
+    """Its last deal would be played once and then left out, so the run played fewer games than asked."""
+    monkeypatch.setattr("sys.argv", ["strength.py", "greedy", "--games", "3"])
+    with pytest.raises(SystemExit) as stopped:
+        strength.main()
+    assert stopped.value.code == 2
+    assert "--games must be even" in capsys.readouterr().err.splitlines()[-1]
