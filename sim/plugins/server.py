@@ -329,7 +329,10 @@ class BotServer:
         value, answer = self._answer(game, "discard")
         plan.append(answer)
         if "error" not in answer:
-            _hear(game, value)
+            if game.follower is None:
+                _hear(game, value)
+            else:  # _hear's follower, written out
+                game.follower.follow(game.view.seat, value)
         return plan
 
     def _lay(self, game: _Game, move: Meld | TakePile) -> bool:
@@ -341,7 +344,11 @@ class BotServer:
             state.apply(move)
         except (IllegalMoveError, ValueError, TypeError):
             return False  # the engine will judge it: nothing after it can be planned
-        _hear(game, move, state.red_threes[seat] - before)  # a take lays the pile's red 3s (R4.3)
+        follower = game.follower
+        if follower is None:
+            _hear(game, move, state.red_threes[seat] - before)  # a take lays the pile's red 3s (R4.3)
+        else:  # _hear's follower, written out: a Python call fewer for each move a plan lays
+            follower.follow(seat, move)
         return True
 
 
