@@ -37,7 +37,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import greenlet
-import orjson
 
 from canasta_sim.errors import SeatFailure
 from canasta_sim.plugins.process import BotProcess
@@ -184,12 +183,7 @@ class SharedBot:
         """Hand one line the bot wrote to the game it answers."""
         named = None
         try:
-            try:
-                message = orjson.loads(line)  # decode, written out: every answer comes here
-            except (ValueError, UnicodeDecodeError):
-                message = decode(line)  # raises, saying why
-            if type(message) is not dict or type(message.get("type")) is not str:
-                message = decode(line)  # raises, saying why (or takes a subclass of str as decode does)
+            message = decode(line)
             if self.tagged:
                 tag = message.get("game")
                 if type(tag) is not int:  # false and 0.0 would find game 0 by their equal hashes, true game 1

@@ -234,10 +234,7 @@ class ProcessStrategy(Strategy):
                     value = answer_value(decision, reply["move"]) if "move" in reply else parse_answer(decision, reply)
                     plan = reply.get("then")
                     if plan is not None:
-                        kind = type(value)
-                        # A plan after a take or a shown draw, the commonest, passes the check on its first test.
-                        if type(plan) is not list or not (kind is TakePile or kind is Draw and drawn is not None):
-                            _check_plan(decision, value, plan, drawn)
+                        _check_plan(decision, value, plan, drawn)
                         # After "ask" the partner's answer is not known: the plan ends there.
                         self._plan = [] if decision == "ask" and value is True else plan
                         if _makes_event(decision, value):
