@@ -6,7 +6,8 @@
 * **the worker**: ``--games`` games of ``isolated:expert`` against greedy (run seed 3,000,000, sides
   alternated) played as one ``run`` worker plays a chunk, side by side
   (:func:`canasta_sim.runs.interleave.play_side_by_side`), less the same process playing none (its start-up,
-  the imports, the bots' handshake); the bot processes, its children, are not counted with it;
+  the imports, the bots' handshake, and the collection a worker makes once before its first games); the bot
+  processes, its children, are not counted with it;
 * **a bot process**: the same games played once more with each seat's process writing down what it reads
   (``cmd:sh -c "tee FILE | python -m canasta_sim.plugins.server expert"``); each recorded input is then fed
   to a bot server under callgrind, less a server answering only ``hello``.  Printed per seat's game: a game
@@ -35,6 +36,7 @@ _PLAY = """
 import array, hashlib, sys, threading
 from canasta_sim.core.rules import Rules
 from canasta_sim.plugins.pools import close_all
+from canasta_sim.plugins.server import settle_collector
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side
 from canasta_sim.runs.runner import ChunkPlayer, RunSettings
 
@@ -63,6 +65,8 @@ if games:
     monitor = memoryview(array.array("d", [0.0] * 3))
     play_side_by_side(lambda game_id: (player.play_game(game_id, monitor), None), range(games),
                       games_at_once(Schedule(), games), monitor, stop_event=threading.Event(), report=report)
+else:  # the start-up: a worker settles its collector once, before its first games side by side
+    settle_collector()
 close_all()
 print(hashlib.sha256("".join(results).encode()).hexdigest()[:16])
 """

@@ -23,11 +23,12 @@ cpdef list meld_rows(melds)
                rank=Py_ssize_t, listed=Py_ssize_t)
 cdef _set_meld_tables(list tables, rows, rows_seen)
 
-cdef tuple _SET_ASIDE, _KNOWN_FIELDS
-cdef Py_ssize_t _SETTABLE
+cdef tuple _SET_ASIDE, _KNOWN_FIELDS, _ORDER, _ORDER_CODES
+cdef Py_ssize_t _SETTABLE, _ORDERED
 cdef dict _CODES
 
-@cython.locals(count=Py_ssize_t, code=Py_ssize_t, unknown=list)
+@cython.locals(count=Py_ssize_t, code=Py_ssize_t, unknown=list, position=Py_ssize_t, seek=Py_ssize_t, name=str,
+               expected=str)
 cpdef set_view_fields(HandState state, Py_ssize_t seat, dict fields, bint whole, melds_seen)
 @cython.locals(hands=list, turn=dict, stock=list, size=Py_ssize_t)
 cdef _set_field(HandState state, Py_ssize_t seat, Py_ssize_t code, value, melds_seen)

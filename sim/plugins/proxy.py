@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import orjson
 
 from canasta_sim.arbiter import trust_builtin_strategies
+from canasta_sim.core.cards import KIND_COUNT
 from canasta_sim.core.legal import forced_draw
 from canasta_sim.core.moves import Draw, TakePile
 from canasta_sim.core.strategy import Strategy
@@ -202,21 +203,27 @@ class ProcessStrategy(Strategy):
                               "loaded bot spec must be played one at a time", reason="crash")
         # Written out as bytes, the fields in the order docs/protocol.md shows them: the view's changes, the legal
         # answers when the bot lists them, the events since its last message when it takes them inline, a forced
-        # draw's cards when it asked for them, and the game (protocol 2).
-        tail = b',"game":%d}\n' % bot.tag if self._tagged else b"}\n"
-        if drawn is not None:
-            tail = b',"drawn":%s%s' % (orjson.dumps(drawn), tail)
-        if self.inline_events:
+        # draw's cards when it asked for them, and the game (protocol 2); joined once, behind the messages queued.
+        parts = self._pending
+        inline = self.inline_events
+        if not inline:
+            self._flush_events()
+        parts.append(_DECIDE_HEADS[decision])
+        parts.append(orjson.dumps(shown))
+        if listed is not None:
+            parts.append(b',"legal":')
+            parts.append(orjson.dumps(listed))
+        if inline:
             events = self._log.take()
             if events:
-                tail = b',"events":[%s]%s' % (events, tail)
-        else:
-            self._flush_events()
-        if listed is not None:
-            tail = b',"legal":%s%s' % (orjson.dumps(listed), tail)
-        line = _DECIDE_HEADS[decision] + orjson.dumps(shown) + tail
-        data = b"".join(self._pending) + line
-        self._pending.clear()
+                parts.append(b',"events":[')
+                parts.append(events)
+                parts.append(b"]")
+        if drawn is not None:
+            parts.append(_DRAWN[drawn[0]] if len(drawn) == 1 else b',"drawn":' + orjson.dumps(drawn))
+        parts.append(b',"game":%d}\n' % bot.tag if self._tagged else b"}\n")
+        data = b"".join(parts)
+        parts.clear()
         bot.started = True  # the game message went first, if not before: the bot will hear of the game's end
         try:
             reply = bot.exchange(data, self._seconds, fresh=True)
@@ -293,6 +300,18 @@ class ProcessStrategy(Strategy):
         plan = self._plan
         item = plan[0]
         planned = item.get("decision") if type(item) is dict else None
+        if planned == decision and decision != "ask" and "error" not in item:
+            # The commonest item (a meld or a discard the bot planned), as below without the tests it passes.
+            try:
+                value = answer_value(decision, item.get("move"))
+            except ProtocolError as error:
+                self._plan = []
+                raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
+                                  reason="malformed") from None
+            del plan[0]
+            if value is not None and value is not True and value is not False:  # a move the engine reports
+                self._log.known += 1
+            return value
         # Whether the engine asks the ask decision is R12.5's to say (going out must be possible, by default), and a
         # bot need not work it out: an ask answer the engine does not ask for is passed over (a loop, not a call per
         # item: a plan's length is the bot's to choose), and an ask it did not plan for is answered "not asking".
@@ -463,6 +482,8 @@ def _check_plan(decision: str, value: Any, plan: Any, drawn: list[int] | None) -
                         f"it with an answer to the {decision} decision")
 
 
+_DRAWN = tuple(b',"drawn":[%d]' % kind for kind in range(KIND_COUNT))
+"""A forced draw's one card as the request shows it, by its kind."""
 _PLANNING = ("ask", "meld")
 _DECIDE_HEADS = {decision: b'{"type":"decide","decision":"%s","view":' % decision.encode() for decision in DECISIONS}
 

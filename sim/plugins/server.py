@@ -31,7 +31,7 @@ from canasta_sim.core.parameters import Parameter, declared_parameters
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
-from canasta_sim.core.wire import hear_events
+from canasta_sim.core.wire import hear_events, set_view_fields
 from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message
@@ -47,6 +47,9 @@ by side, 32 a process, an isolated expert took 6% more CPU a game; at 256, 128 a
 
 _GAME_MESSAGES = frozenset({"decide", "events", "hand_start", "hand_end"})
 """The messages about an open game's play (``game`` and ``game_end`` open and close one)."""
+
+_DISCARD_TEXTS = tuple(str(Discard(kind)) for kind in range(KIND_COUNT))
+"""Each card's discard as the move notation writes it."""
 
 _KIND_CARD = tuple(CARD_KIND.index(kind) for kind in range(KIND_COUNT))
 """A card of each kind: a rebuilt state's stock holds cards, and a shown draw's kind is all the seat may know."""
@@ -212,11 +215,15 @@ class BotServer:
             game.message = changes  # a whole view (protocol 1 sends one with every request)
             self._follow(game)
         else:
-            game.message.update(changes)
-            if game.planned:
-                game.view.update(game.message, check=False)
-            else:
-                game.view.apply_changes(changes, game.message)
+            message_view = game.message
+            message_view.update(changes)
+            view = game.view
+            if not game.planned:
+                view.apply_changes(changes, message_view)
+            elif "hand_number" in changes or "dealer" in changes or "scores" in changes:
+                view.update(message_view, check=False)
+            else:  # the hand's fixed facts as they were: every field set again from the whole view, in one C call
+                view._melds_seen = set_view_fields(view._state, view._seat, message_view, True, view._melds_seen)
         game.planned = False
         player = game.player
         value, answer = self._answer(game, decision)
@@ -253,6 +260,15 @@ class BotServer:
                           "reason": "malformed"}
         if value is None:
             return value, {"decision": decision, "move": None}
+        # Draws and discards, most answers, have their texts by their card: no check and no text made for them
+        # (a discard's card is read again each time, so a record whose card is no kind takes the full check).
+        kind = type(value)
+        if kind is Discard:
+            card = value.card
+            if type(card) is int and 0 <= card < KIND_COUNT:
+                return value, {"decision": decision, "move": _DISCARD_TEXTS[card]}
+        elif kind is Draw:
+            return value, {"decision": decision, "move": "draw"}
         # A record its text would not read back as (E1, as in-process): a meld of text groups reads as a meld.
         problem = record_problem(value)
         if problem is not None:
@@ -313,7 +329,10 @@ class BotServer:
         value, answer = self._answer(game, "discard")
         plan.append(answer)
         if "error" not in answer:
-            _hear(game, value)
+            if game.follower is None:
+                _hear(game, value)
+            else:  # _hear's follower, written out
+                game.follower.follow(game.view.seat, value)
         return plan
 
     def _lay(self, game: _Game, move: Meld | TakePile) -> bool:
@@ -325,7 +344,11 @@ class BotServer:
             state.apply(move)
         except (IllegalMoveError, ValueError, TypeError):
             return False  # the engine will judge it: nothing after it can be planned
-        _hear(game, move, state.red_threes[seat] - before)  # a take lays the pile's red 3s (R4.3)
+        follower = game.follower
+        if follower is None:
+            _hear(game, move, state.red_threes[seat] - before)  # a take lays the pile's red 3s (R4.3)
+        else:  # _hear's follower, written out: a Python call fewer for each move a plan lays
+            follower.follow(seat, move)
         return True
 
 

@@ -100,3 +100,31 @@ def test_forget_makes_the_next_changes_the_whole_view():
 
     play_game([Recording, Greedy, Greedy, Greedy], seed=4, rules=Rules(target_score=500))
     assert seen and all(seen)
+
+
+@pytest.mark.timeout(30)
+def test_the_bot_sets_the_same_view_whatever_order_the_fields_come_in():
+    # The bot server finds each field by walking the order the arbiter writes them in: fields in another order, a
+    # change alone or a whole view, must set the very same state.
+    views = []
+
+    class Keeping(Greedy):
+        def choose_discard(self, view):
+            views.append(view_message(view))
+            return super().choose_discard(view)
+
+    play_game([Keeping, Greedy, Greedy, Greedy], seed=3, rules=Rules(target_score=500))
+    first = views[0]
+    for message in views[1::7]:
+        shuffled = dict(reversed(list(message.items())))
+        in_order = MessageView(first, Rules(target_score=500), check=False)
+        reversed_order = MessageView(first, Rules(target_score=500), check=False)
+        in_order.update(message, check=False)
+        reversed_order.update(shuffled, check=False)
+        changes = {key: value for key, value in message.items() if first[key] != value and key != "hand_number"}
+        from_changes = MessageView(first, Rules(target_score=500), check=False)
+        from_changes.apply_changes(dict(reversed(list(changes.items()))), {**first, **changes})
+        for name in STATE_FIELDS:
+            assert _plain(getattr(reversed_order._state, name)) == _plain(getattr(in_order._state, name)), name
+            if message["hand_number"] == first["hand_number"]:
+                assert _plain(getattr(from_changes._state, name)) == _plain(getattr(in_order._state, name)), name
