@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from canasta_sim.core.strategy import Strategy
+from canasta_sim.env.actions import ACTION_COUNT, action_number
 from canasta_sim.env.driver import (
     ACQUIRE_DECISION,
     ANSWER_DECISION,
@@ -38,7 +39,7 @@ from canasta_sim.env.driver import (
     MELD_DECISION,
     shown,
 )
-from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, action_number, observation_vector
+from canasta_sim.env.encoding import DecisionOptions, observation_vector
 from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.loader import _import_file, import_named_module
 

@@ -16,25 +16,22 @@ from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
 from canasta_sim.env import canasta_env
-from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
-from canasta_sim.env.encoding import (
+from canasta_sim.env.actions import (
     ACTION_COUNT,
     DONE_ACTION,
     GROUP_BASE,
-    OBSERVATION_FIELDS,
-    OBSERVATION_SIZE,
     SLOT_OF_RANK,
     SLOT_RANKS,
     TAKE_BASE,
-    DecisionOptions,
     action_text,
     group_action,
     group_of_action,
     move_actions,
-    observation_vector,
     take_action,
     take_shape,
 )
+from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
+from canasta_sim.env.encoding import OBSERVATION_FIELDS, OBSERVATION_SIZE, DecisionOptions, observation_vector
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
 from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.strategies import BUILTIN

@@ -23,14 +23,9 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
 from canasta_sim.env import canasta_env
+from canasta_sim.env.actions import DONE_ACTION, SLOT_RANKS, group_action
 from canasta_sim.env.driver import ACQUIRE_DECISION, MELD_DECISION, GameDriver
-from canasta_sim.env.encoding import (
-    DONE_ACTION,
-    SLOT_RANKS,
-    DecisionOptions,
-    group_action,
-    playable_actions,
-)
+from canasta_sim.env.encoding import DecisionOptions, playable_actions
 from canasta_sim.env.gym import CanastaGymEnv
 from tests.helpers import choose_leaning_to_lay, position
 

@@ -9,8 +9,9 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
+from canasta_sim.env.actions import ACTION_COUNT
 from canasta_sim.env.decisions import DecisionRecorder
-from canasta_sim.env.encoding import ACTION_COUNT, OBSERVATION_SIZE
+from canasta_sim.env.encoding import OBSERVATION_SIZE
 from canasta_sim.env.policy import PolicyStrategy
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
