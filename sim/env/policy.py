@@ -26,7 +26,6 @@ from __future__ import annotations
 import inspect
 import numbers
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, ClassVar
 
 from canasta_sim.core.strategy import Strategy
@@ -41,7 +40,7 @@ from canasta_sim.env.driver import (
 )
 from canasta_sim.env.encoding import DecisionOptions, observation_vector
 from canasta_sim.errors import SeatFailure, StrategyLoadError
-from canasta_sim.plugins.loader import _import_file, import_named_module
+from canasta_sim.plugins.loader import import_file, import_named_module
 
 __all__ = ["PolicyStrategy", "policy_strategy_class"]
 
@@ -156,5 +155,5 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
 
 def _import(module_part: str):
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
-        return _import_file(Path(module_part))  # the loader's: cached, one module name in every process
+        return import_file(module_part, "policy")  # the loader's: once per process, one module name in every one
     return import_named_module(module_part, "policy")

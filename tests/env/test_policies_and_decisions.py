@@ -133,6 +133,16 @@ def test_a_bad_policy_spec_is_a_one_line_usage_error(tmp_path):
     assert "does not exist" in result.output and "Traceback" not in result.output
 
 
+def test_a_policy_file_is_named_a_policy_file_in_its_errors(tmp_path):
+    # The policy form borrowed the strategy loader's private file import, whose errors said "strategy file".
+    with pytest.raises(StrategyLoadError, match="^policy file 'nowhere.py' does not exist$"):
+        load_strategy("policy:nowhere.py:act")
+    broken = tmp_path / "broken_policy.py"
+    broken.write_text("raise ImportError('no weights')\n")
+    with pytest.raises(StrategyLoadError, match="^policy file '.*broken_policy.py' failed to import: ImportError"):
+        load_strategy(f"policy:{broken}:act")
+
+
 @pytest.mark.timeout(300)
 def test_record_decisions_writes_one_row_per_decision_of_the_chosen_strategy(tmp_path):
     out = tmp_path / "run"
