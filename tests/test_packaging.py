@@ -80,7 +80,7 @@ def test_every_package_folder_is_installed_with_its_data_files():
     found = {
         ".".join(["canasta_sim", *init.parent.relative_to(ROOT / "sim").parts])
         for init in (ROOT / "sim").rglob("__init__.py")
-    } | {"canasta_sim.strategies"}
+    } | {"canasta_sim.strategies", "canasta_sim.docs"}  # the docs: pages the command line points to, no code
     assert packages == found
     for package in packages:
         data = [path.name for path in folder(package).iterdir()
@@ -88,6 +88,16 @@ def test_every_package_folder_is_installed_with_its_data_files():
         patterns = tool["package-data"].get(package, [])
         for name in data:
             assert any(Path(name).match(pattern) for pattern in patterns), f"{package}: {name}"
+
+
+def test_the_documentation_pages_are_installed_with_the_package():
+    # A wheel held none of the pages the command line pointed to as "(docs/protocol.md)": they ship as
+    # canasta_sim/docs, where `canasta-sim docs PAGE` finds them.
+    tool = PYPROJECT["tool"]["setuptools"]
+    assert tool["package-dir"]["canasta_sim.docs"] == "docs"
+    patterns = tool["package-data"]["canasta_sim.docs"]
+    pages = [path.relative_to(ROOT / "docs") for path in (ROOT / "docs").glob("*.md")]
+    assert len(pages) > 10 and all(any(page.match(pattern) for pattern in patterns) for page in pages)
 
 
 def setuptools_of_the_build() -> None:
