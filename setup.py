@@ -4,7 +4,9 @@ Everything else about the package is declared in ``pyproject.toml``.  The module
 ``COMPILED`` are compiled as they are, from the same ``.py`` files, with type annotations ignored so
 that the compiled code keeps Python's semantics exactly and plays identical games.  Each compiled
 module is optional: where it fails to build (no C compiler, say) the package still installs and
-runs that module from its source, and ``canasta-sim --version`` says which it is.
+runs that module from its source, and ``canasta-sim --version`` says which it is.  A wheel in which no module
+compiled is the pure ``py3-none-any`` wheel it is (``HonestWheel``); one with any compiled module keeps its
+platform's tags.
 
 Beside the compiled files of each package the build writes ``_compiled.json``, the SHA-256 of each
 source it compiled; :mod:`canasta_sim.core._compiled.accelerator` uses it to run an edited source instead of its stale
@@ -33,6 +35,7 @@ import tempfile
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
@@ -328,4 +331,35 @@ class BuildCompiledModules(build_ext):
         return list(manifests)
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildCompiledModules})
+def compiled_extensions(command: build_ext) -> list[str]:
+    """The extension modules a finished ``build_ext`` built: those whose compiled file is there."""
+    return [ext.name for ext in command.extensions if Path(command.get_ext_fullpath(ext.name)).is_file()]
+
+
+class HonestWheel(bdist_wheel):
+    """``bdist_wheel`` whose tags say what the wheel holds.
+
+    setuptools tags a wheel for one platform and Python as soon as the project lists an extension module, built or
+    not; every module here is optional, so a build with no C compiler held only Python files under a tag such as
+    ``cp311-cp311-linux_x86_64``, which no other platform or Python installs.  This one builds first, and when no
+    module compiled it makes the pure ``py3-none-any`` wheel those files are.  A wheel with any compiled module keeps
+    its platform's tags.
+    """
+
+    def run(self) -> None:
+        if not self.skip_build:
+            # Built here as bdist_wheel would build, before it decides where the files go; then skipped there, or its
+            # install step would compile every module again.
+            scripts = self.reinitialize_command("build_scripts")
+            scripts.executable, scripts.force = "python", True
+            self.reinitialize_command("build_ext").inplace = False
+            self.run_command("build")
+            self.skip_build = True
+        if self.distribution.ext_modules and not compiled_extensions(self.get_finalized_command("build_ext")):
+            self.distribution.ext_modules = []  # installed as pure Python too, not under the wheel's platlib
+            self.root_is_pure = True
+        super().run()
+
+
+if __name__ == "__main__":  # as pip, build and setuptools run it; the tests import the classes above
+    setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildCompiledModules, "bdist_wheel": HonestWheel})

@@ -5,7 +5,8 @@ package; the build fetches its own Cython and setuptools from the package index)
 virtual environment in a temporary folder, installs the wheel there with pip, and checks from
 outside the source tree that
 
-* ``canasta-sim --version`` reports every hot module compiled (``compiled (N of N hot modules)``), and
+* ``canasta-sim --version`` reports every hot module compiled (``compiled (N of N hot modules)``),
+* ``canasta-sim docs protocol --path`` finds the page inside the installed package, and
 * a short ``canasta-sim run`` plays and reports the compiled build in its ``run.json``.
 
 Without options it builds with ``CANASTA_SIM_PGO=0`` (one compile, quicker); ``--profile-guided`` builds
@@ -100,6 +101,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.profile_guided and not version.stdout.strip().endswith(", profile-guided"):
             why = built.stderr[-4000:]
             print(f"build_wheel_check: the wheel was not built profile-guided:\n{why}", file=sys.stderr)
+            return 1
+        # The command line's pointers name pages as `canasta-sim docs PAGE`: the wheel must carry them.
+        page = _run([str(bin_folder / "canasta-sim"), "docs", "protocol", "--path"], work, 120)
+        print(f"canasta-sim docs protocol --path: {page.stdout.strip()}")
+        located = Path(page.stdout.strip())
+        if page.returncode != 0 or not located.is_file() or not located.resolve().is_relative_to(environment.resolve()):
+            print(f"build_wheel_check: the installed wheel does not carry its documentation pages:\n"
+                  f"{page.stdout}{page.stderr}", file=sys.stderr)
             return 1
         out = work / "run"
         played = _run([str(bin_folder / "canasta-sim"), "run", "--games", "20", "--seed", "1", "--workers", "1",

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from canasta_sim.core.cards import (
@@ -45,6 +46,7 @@ __all__ = [
     "finish",
     "first_card",
     "kind_totals",
+    "play_masked_game",
     "position",
     "snapshot",
     "stacked_deck",
@@ -454,3 +456,27 @@ def choose_leaning_to_lay(rng: random.Random, allowed: Iterable[int]) -> int:
     if laying and rng.random() < 0.9:
         return rng.choice(laying)
     return rng.choice(allowed)
+
+
+def play_masked_game(env, seed: int, choose: Callable[[list[int]], int],
+                     after_step: Callable[[], None] | None = None) -> int:
+    """Play one whole game of the PettingZoo environment ``env`` from ``env.reset(seed=seed)``, each seat's action
+    ``choose(allowed)`` among the actions its mask allows; return how many actions were played.
+
+    Every decision must allow an action (the environment raises on an action its mask refuses, and on a move the
+    engine refuses); ``after_step`` runs after each action, for the test's own checks.
+    """
+    env.reset(seed=seed)
+    steps = 0
+    for agent in env.agent_iter():
+        observation, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        allowed = np.flatnonzero(observation["action_mask"]).tolist()
+        assert allowed, f"game {seed}: {agent} has no allowed action ({env.driver.decision})"
+        env.step(choose(allowed))
+        steps += 1
+        if after_step is not None:
+            after_step()
+    return steps

@@ -122,3 +122,13 @@ def test_modules_of_a_room_share_their_helpers_by_public_names(path):
     room = f"canasta_sim.{room_of_path(path)}."
     shared = {name for name in private_imports(path) if name.startswith(room)}
     assert not shared, f"{path.relative_to(ROOT)} imports private names of another module: {sorted(shared)}"
+
+
+@pytest.mark.parametrize("path", package_modules(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_rooms_use_each_others_modules_by_public_names_only(path):
+    # The policy spec form imported the strategy loader's private file import: a rename in the loader's room would
+    # have broken another room unseen.
+    room = room_of_path(path)
+    foreign = {name for name in private_imports(path)
+               if name.count(".") > 1 and room_of_module(name.rpartition(".")[0]) != room}
+    assert not foreign, f"{path.relative_to(ROOT)} imports private names of another room: {sorted(foreign)}"

@@ -3,9 +3,12 @@
 import importlib.util
 import os
 import re
+import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -77,7 +80,7 @@ def test_every_package_folder_is_installed_with_its_data_files():
     found = {
         ".".join(["canasta_sim", *init.parent.relative_to(ROOT / "sim").parts])
         for init in (ROOT / "sim").rglob("__init__.py")
-    } | {"canasta_sim.strategies"}
+    } | {"canasta_sim.strategies", "canasta_sim.docs"}  # the docs: pages the command line points to, no code
     assert packages == found
     for package in packages:
         data = [path.name for path in folder(package).iterdir()
@@ -87,14 +90,86 @@ def test_every_package_folder_is_installed_with_its_data_files():
             assert any(Path(name).match(pattern) for pattern in patterns), f"{package}: {name}"
 
 
+def test_the_documentation_pages_are_installed_with_the_package():
+    # A wheel held none of the pages the command line pointed to as "(docs/protocol.md)": they ship as
+    # canasta_sim/docs, where `canasta-sim docs PAGE` finds them.
+    tool = PYPROJECT["tool"]["setuptools"]
+    assert tool["package-dir"]["canasta_sim.docs"] == "docs"
+    patterns = tool["package-data"]["canasta_sim.docs"]
+    pages = [path.relative_to(ROOT / "docs") for path in (ROOT / "docs").glob("*.md")]
+    assert len(pages) > 10 and all(any(page.match(pattern) for pattern in patterns) for page in pages)
+
+
+def setuptools_of_the_build() -> None:
+    """Skip unless this environment has the setuptools the build system requires (setup.py imports its wheel
+    command)."""
+    if importlib.util.find_spec("setuptools") is None:
+        pytest.skip("setup.py needs setuptools, which this environment lacks")
+    from importlib.metadata import version
+
+    wanted = next(requirement for requirement in PYPROJECT["build-system"]["requires"]
+                  if requirement_name(requirement) == "setuptools")
+    minimum = tuple(int(part) for part in wanted.partition(">=")[2].split("."))
+    have = tuple(int(part) for part in re.findall(r"\d+", version("setuptools"))[:len(minimum)])
+    if have < minimum:
+        pytest.skip(f"setup.py needs {wanted} (the dev extra installs it), not {version('setuptools')}")
+
+
 @pytest.mark.timeout(60)
 def test_a_mistyped_profile_setting_stops_the_build_before_any_compiling():
     # It stopped only once Cython had translated every module, minutes into an install.
-    if importlib.util.find_spec("setuptools") is None:
-        pytest.skip("setup.py needs setuptools, which this environment lacks")
+    setuptools_of_the_build()
     environment = {**os.environ, "CANASTA_SIM_PGO": "off", "CANASTA_SIM_NO_COMPILE": ""}
     completed = subprocess.run([sys.executable, "setup.py", "--name"], cwd=ROOT, env=environment,
                                capture_output=True, text=True, timeout=50)
     assert completed.returncode != 0 and completed.stdout == ""
     assert completed.stderr.strip().splitlines()[-1] == (
         "canasta-sim: CANASTA_SIM_PGO must be 1 (profile-guided, the default with GCC) or 0 (without), not 'off'")
+
+
+WHEEL_BUILD = """
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("canasta_setup", sys.argv[1])
+canasta_setup = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(canasta_setup)
+from setuptools import Extension, setup
+setup(name="demo", version="1", packages=["demo"], ext_modules=[Extension("demo.fast", ["fast.c"], optional=True)],
+      cmdclass={"bdist_wheel": canasta_setup.HonestWheel}, script_args=["-q", "bdist_wheel", "--dist-dir", "dist"])
+"""
+
+FAST_C = """
+#include <Python.h>
+static struct PyModuleDef fast = {PyModuleDef_HEAD_INIT, "fast", NULL, -1, NULL};
+PyMODINIT_FUNC PyInit_fast(void) { return PyModule_Create(&fast); }
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("compiler", ["none", "the system's"])
+def test_a_wheel_is_tagged_for_a_platform_only_when_it_holds_a_compiled_module(tmp_path, compiler):
+    # Every module is optional, so a build with no C compiler made a wheel of Python files alone, tagged
+    # cp311-cp311-linux_x86_64 all the same: setuptools tags any project that lists an extension module.
+    setuptools_of_the_build()
+    environment = {**os.environ, "CC": "false"}  # a compiler that fails at once
+    if compiler != "none":
+        headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
+        if shutil.which(sysconfig.get_config_var("CC").split()[0]) is None or not headers.is_file():
+            pytest.skip("compiling needs a C compiler and Python's headers")
+        environment.pop("CC")
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "__init__.py").write_text("")
+    (tmp_path / "fast.c").write_text(FAST_C)
+    completed = subprocess.run([sys.executable, "-c", WHEEL_BUILD, str(ROOT / "setup.py")], cwd=tmp_path,
+                               env=environment, capture_output=True, text=True, timeout=100)
+    assert completed.returncode == 0, completed.stderr
+    [wheel] = (tmp_path / "dist").glob("*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = archive.read("demo-1.dist-info/WHEEL").decode()
+    compiled = [name for name in names if name.startswith("demo/fast") and not name.endswith(".c")]
+    if compiler == "none":
+        assert wheel.name == "demo-1-py3-none-any.whl" and not compiled
+        assert "Root-Is-Purelib: true" in metadata and "demo/__init__.py" in names
+    else:
+        assert not wheel.name.endswith("-none-any.whl") and compiled
+        assert "Root-Is-Purelib: false" in metadata

@@ -166,7 +166,7 @@ def _with_game_id(columns: Sequence[str] | str | None, known: list[str], option:
     unknown = [name for name in columns if name not in known]
     if unknown:
         raise ValueError(f"unknown column(s) {', '.join(map(repr, unknown))} in {option}; every column is listed "
-                         "in docs/output.md")
+                         "in canasta-sim docs output")
     return list(dict.fromkeys(["game_id", *columns]))
 
 

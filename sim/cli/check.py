@@ -68,7 +68,7 @@ def check_command(
     met = dict.fromkeys(_opponent(index, OPPONENTS) for index in range(min(games, 2 * len(OPPONENTS))))
     click.echo(f"checking {checked.spec} ({checked.label}): {games} game{'s' * (games != 1)} against {', '.join(met)}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
-        click.echo(f"its ready message: {checked.cls.protocol_summary()} (docs/protocol.md)")
+        click.echo(f"its ready message: {checked.cls.protocol_summary()} (canasta-sim docs protocol)")
     # This process plays no game (each game's own process starts its bots): its handshake's bot ends now, and
     # how it ends is the one ending seen here.
     ending_problems = sum(_ended_badly(bot) for bot in close_all())
@@ -107,10 +107,10 @@ def _ended_badly(bot, where: str = "the bot process") -> bool:
     """Report a bot process that did not end as docs/protocol.md's Endings asks; whether it did not."""
     if bot.outstayed:
         click.echo(f"problem: {where} was still running {STOP_GRACE:g} s after 'quit' and the end of its "
-                   "input, and was killed (docs/protocol.md, Endings)", err=True)
+                   "input, and was killed (canasta-sim docs protocol, Endings)", err=True)
     if bot.left_processes:
         click.echo(f"problem: {where} exited leaving processes it started running; they were killed "
-                   "(docs/protocol.md, Endings)", err=True)
+                   "(canasta-sim docs protocol, Endings)", err=True)
     return bot.outstayed or bot.left_processes
 
 

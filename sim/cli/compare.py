@@ -407,7 +407,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  The verdict says which the results favour over the
     other, and the Elo estimate.  Each deal is played twice with the sides swapped unless --no-duplicate is given.
-    See docs/matchmaking.md.
+    See canasta-sim docs matchmaking.
     """
     try:
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)

@@ -241,7 +241,7 @@ def games_at_once_option(resumed: str | None = None):
         help="Games each worker plays at once with bot processes (isolated:, cmd:), each bot process playing its "
              "seat in all of them (default: as many as the bots take, 128 for isolated:). No game changes; under "
              f"--memory-limit a bot process's limit holds all its games, and 1 gives each game the whole limit, as "
-             f"in-process (docs/fairness.md).{on_resume}")
+             f"in-process (canasta-sim docs fairness).{on_resume}")
 
 
 def cap_games_at_once(games: int | None) -> int | None:

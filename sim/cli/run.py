@@ -160,15 +160,15 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
 @click.option("--chunk-size", type=WholeNumber(min=1), default=None,
               help="Games per chunk, each written as one Parquet part (default: 500, fewer for small runs).")
 @click.option("--duplicate", is_flag=True,
-              help="Play each deal twice, the strategies swapped between the sides (docs/matchmaking.md).")
+              help="Play each deal twice, the strategies swapped between the sides (canasta-sim docs matchmaking).")
 @click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
               help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error).")
 @click.option("--record-decisions", "record_decisions", multiple=True, metavar="WHO",
               help="Also write a decisions/ dataset, one row per decision of WHO: all, a seat 0-3, or a strategy "
-                   "spec of the run (repeatable; docs/output.md).")
+                   "spec of the run (repeatable; canasta-sim docs output).")
 @click.option("--isolate", is_flag=True,
               help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
-                   "docs/protocol.md).")
+                   "canasta-sim docs protocol).")
 @click.option("--memory-limit", type=MEGABYTES_OR_NONE, default=None, metavar="MB",
               help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
                    "may use, at least 1024 (a worker starts with about 530); a strategy allocating past it fails "
@@ -177,7 +177,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
 @games_at_once_option("the run")
 @click.option("--pin-cores", "pin", is_flag=True,
               help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "
-                   "bots the cores no worker holds, when there are two cores a worker (docs/fairness.md).")
+                   "bots the cores no worker holds, when there are two cores a worker (canasta-sim docs fairness).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
@@ -448,7 +448,7 @@ def _announce(settings: RunSettings, directory: RunDirectory, seed_drawn, games_
     elif chunks_left is not None:
         say(f"resuming: {games_before} games already played, {chunks_left} chunks to play")
     if not build.startswith("compiled"):
-        say(f"note: the engine runs as {build}: the same games, only slower (docs/performance.md)")
+        say(f"note: the engine runs as {build}: the same games, only slower (canasta-sim docs performance)")
 
 
 class _Progress:

@@ -43,7 +43,7 @@ def strategies_command(context: click.Context, specs: tuple[str, ...]) -> None:
     click.echo(
         f"\nA spec is one of these names, FILE.py:Class, module:Class, or a plugin under {ENTRY_POINT_GROUP!r};"
         "\nadd parameters after a colon, e.g. expert:aggression=0.7.  Ranged parameters can be tuned:"
-        "\ncanasta-sim tune expert (docs/tuning.md)."
+        "\ncanasta-sim tune expert (canasta-sim docs tuning)."
     )
 
 

@@ -228,7 +228,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
     """Tune SPEC's parameters by SPSA and print the tuned strategy as a spec.
 
     Each iteration plays two candidates around the current values on the same deals, each deal with
-    the sides swapped, and moves the values towards the better one.  See docs/tuning.md.
+    the sides swapped, and moves the values towards the better one.  See canasta-sim docs tuning.
     """
     try:
         rules = Rules.from_options(rule_options) if rule_options else None

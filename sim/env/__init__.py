@@ -1,8 +1,10 @@
 """The research interface: environments, encodings, policies as strategies, decision records.
 
 * :mod:`canasta_sim.env.driver`: a game advanced one decision at a time (no numpy).
-* :mod:`canasta_sim.env.encoding`: the fixed observation vector and the action space, with the
-  bijection between actions and engine moves (numpy).
+* :mod:`canasta_sim.env.actions`: the action space's numbering and the conversions between actions and engine
+  moves (no numpy).
+* :mod:`canasta_sim.env.encoding`: the fixed observation vector and the action masks, with the bijection between
+  actions and engine moves (numpy).
 * :mod:`canasta_sim.env.aec`: the PettingZoo AEC environment (``pip install 'canasta-sim[rl]'``).
 * :mod:`canasta_sim.env.gym`: a Gymnasium environment for one learning seat (the same extra).
 * :mod:`canasta_sim.env.render`: both environments' render modes, the terminal game's screen of a seat's table.

@@ -1,8 +1,28 @@
 """The numbering of the research interface's action space (one ``Discrete(5647)`` for every rule set).
 
-:mod:`canasta_sim.env.encoding` documents the table and re-exports every name here; this module holds the numbers
-and the conversions between actions and the engine's moves, which the masks, the observation and the decision
-records all use.
+This module holds the numbers and the conversions between actions and the engine's moves, which the masks and the
+observation (:mod:`canasta_sim.env.encoding`) and the decision records all use.  ``docs/env.md`` documents them in
+full; in short:
+
+Actions (:data:`ACTION_COUNT` of them, one ``Discrete`` space):
+
+================================  =========================================================
+action                            meaning
+================================  =========================================================
+0                                 draw (``Draw``)
+1                                 stop: decline the pile on an empty stock (``Stop``, R13.3)
+2 + (n*5 + j)*9 + d               take the pile melding its top card with ``n`` naturals,
+                                  ``j`` jokers, ``d`` deuces from hand (n 0-7, j 0-4, d 0-8)
+362 + ((s*9 + n)*5 + j)*9 + d     meld group on slot ``s`` (0-10: ranks 4 to A, 11: black 3s,
+                                  12: wild cards only) of ``n`` naturals, ``j`` jokers, ``d``
+                                  deuces from hand (n 0-8)
+5627                              done: stop melding, or lay the groups chosen so far
+5628 + kind                       discard one card of ``kind`` (0-14, see canasta_sim.core.cards)
+5643, 5644                        ask the partner: no, yes
+5645, 5646                        answer the partner: no, yes
+================================  =========================================================
+
+Which actions a decision allows, and the move a sequence of them plays, is decided in :mod:`canasta_sim.env.encoding`.
 """
 
 from __future__ import annotations

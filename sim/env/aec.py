@@ -36,14 +36,8 @@ try:  # an extra, not a core dependency
     from pettingzoo import AECEnv
 except ModuleNotFoundError as error:
     raise missing_extra(error, "the PettingZoo environment", "rl") from None
-from canasta_sim.env.encoding import (
-    ACTION_COUNT,
-    DecisionOptions,
-    action_number,
-    action_text,
-    observation_bounds,
-    observation_vector,
-)
+from canasta_sim.env.actions import ACTION_COUNT, action_number, action_text
+from canasta_sim.env.encoding import DecisionOptions, observation_bounds, observation_vector
 from canasta_sim.env.render import RENDER_MODES, check_dealt, check_render_mode, render_text, table_text
 
 __all__ = ["CanastaEnv"]

@@ -1,25 +1,8 @@
-"""The fixed encodings of the research interface: the action space and the observation vector.
+"""The fixed encodings of the research interface: the action masks and the observation vector.
 
 Both are the same for every rule set, so one policy can be trained, saved and replayed anywhere.
-``docs/env.md`` documents them in full; in short:
-
-Actions (:data:`ACTION_COUNT` of them, one ``Discrete`` space):
-
-================================  =========================================================
-action                            meaning
-================================  =========================================================
-0                                 draw (``Draw``)
-1                                 stop: decline the pile on an empty stock (``Stop``, R13.3)
-2 + (n*5 + j)*9 + d               take the pile melding its top card with ``n`` naturals,
-                                  ``j`` jokers, ``d`` deuces from hand (n 0-7, j 0-4, d 0-8)
-362 + ((s*9 + n)*5 + j)*9 + d     meld group on slot ``s`` (0-10: ranks 4 to A, 11: black 3s,
-                                  12: wild cards only) of ``n`` naturals, ``j`` jokers, ``d``
-                                  deuces from hand (n 0-8)
-5627                              done: stop melding, or lay the groups chosen so far
-5628 + kind                       discard one card of ``kind`` (0-14, see canasta_sim.core.cards)
-5643, 5644                        ask the partner: no, yes
-5645, 5646                        answer the partner: no, yes
-================================  =========================================================
+``docs/env.md`` documents them in full.  The actions' numbering and the conversions between an action and its parts
+live in :mod:`canasta_sim.env.actions`; this module decides which actions each decision allows and what they play.
 
 One engine move is one action, except three that must be validated as a whole: an opening meld
 (the side's first, R10), a take that needs extra melds to reach the minimum (R8.3), and a joint
@@ -60,8 +43,6 @@ from canasta_sim.env.actions import (
     SLOT_OF_RANK,
     SLOT_RANKS,
     STOP_ACTION,
-    TAKE_BASE,
-    action_number,
     action_text,
     group_action,
     group_of_action,
@@ -80,34 +61,14 @@ from canasta_sim.env.driver import (
 )
 
 __all__ = [
-    "ACTION_COUNT",
-    "ANSWER_NO",
-    "ANSWER_YES",
-    "ASK_NO",
-    "ASK_YES",
-    "DISCARD_BASE",
-    "DONE_ACTION",
-    "DRAW_ACTION",
     "DecisionOptions",
-    "GROUP_BASE",
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
-    "SLOT_OF_RANK",
-    "SLOT_RANKS",
-    "STOP_ACTION",
-    "TAKE_BASE",
-    "action_number",
-    "action_text",
-    "group_action",
-    "group_of_action",
     "hand_score_bounds",
-    "move_actions",
     "observation_bounds",
     "observation_vector",
     "playable_actions",
     "score_bounds",
-    "take_action",
-    "take_shape",
 ]
 
 

@@ -40,13 +40,8 @@ try:  # an extra, not a core dependency
     import pyspiel
 except ModuleNotFoundError as error:
     raise missing_extra(error, "the OpenSpiel game", "openspiel") from None
-from canasta_sim.env.encoding import (
-    ACTION_COUNT,
-    OBSERVATION_FIELDS,
-    OBSERVATION_SIZE,
-    action_text,
-    observation_values,
-)
+from canasta_sim.env.actions import ACTION_COUNT, action_text
+from canasta_sim.env.encoding import OBSERVATION_FIELDS, OBSERVATION_SIZE, observation_values
 from canasta_sim.env.game_tree import SCOPES, GameTree, max_game_length, rng_from_sampler
 
 __all__ = ["GAME_NAME", "CanastaGame", "CanastaState", "INFORMATION_STATE_SIZE"]

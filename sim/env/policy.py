@@ -26,10 +26,10 @@ from __future__ import annotations
 import inspect
 import numbers
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, ClassVar
 
 from canasta_sim.core.strategy import Strategy
+from canasta_sim.env.actions import ACTION_COUNT, action_number
 from canasta_sim.env.driver import (
     ACQUIRE_DECISION,
     ANSWER_DECISION,
@@ -38,9 +38,9 @@ from canasta_sim.env.driver import (
     MELD_DECISION,
     shown,
 )
-from canasta_sim.env.encoding import ACTION_COUNT, DecisionOptions, action_number, observation_vector
+from canasta_sim.env.encoding import DecisionOptions, observation_vector
 from canasta_sim.errors import SeatFailure, StrategyLoadError
-from canasta_sim.plugins.loader import _import_file, import_named_module
+from canasta_sim.plugins.loader import import_file, import_named_module
 
 __all__ = ["PolicyStrategy", "policy_strategy_class"]
 
@@ -155,5 +155,5 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
 
 def _import(module_part: str):
     if module_part.endswith(".py") or "/" in module_part or "\\" in module_part:
-        return _import_file(Path(module_part))  # the loader's: cached, one module name in every process
+        return import_file(module_part, "policy")  # the loader's: once per process, one module name in every one
     return import_named_module(module_part, "policy")

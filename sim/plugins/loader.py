@@ -29,13 +29,13 @@ file works whatever the start method.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import importlib
 import importlib.util
 import random
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from canasta_sim.core.strategy import Strategy
@@ -44,9 +44,8 @@ from canasta_sim.plugins.specs import is_bot_spec, is_file_part, parse_spec, spe
 from canasta_sim.strategies import BUILTIN
 
 __all__ = [
-    "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "import_named_module",
-    "load_strategy",
-    "parse_spec", "spec_file",
+    "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "import_file",
+    "import_named_module", "load_strategy", "parse_spec", "spec_file",
 ]
 
 _CODE_FAILURES = (Exception, SystemExit)
@@ -132,7 +131,7 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
         plugin = _entry_points().get(target)
         if plugin is None and is_file_part(target) and Path(target).expanduser().is_file():
             raise StrategyLoadError(f"strategy {target!r} names a file but no class: write FILE.py:Class; "
-                                    f"{_strategy_classes(_import_file(Path(target)))}")
+                                    f"{_strategy_classes(import_file(target))}")
         if plugin is None:
             known = ", ".join(sorted(set(BUILTIN) | set(_entry_points())))
             raise StrategyLoadError(
@@ -154,7 +153,7 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
             raise StrategyLoadError(
                 f"strategy file {module_part!r} does not exist here, nor where the run found it ({file!r})"
             )
-        module = _import_file(path)
+        module = import_file(path)
         loaded_from = str(path.resolve())
     elif module_part in BUILTIN:
         # NAME:WORD reads as module:Class, but NAME is a built-in strategy: WORD is a parameter that lost its value (a
@@ -176,17 +175,37 @@ def _strategy_classes(module) -> str:
     return f"its strategy classes: {', '.join(own)}" if own else "it defines no strategy class"
 
 
-@functools.cache
-def _import_file(path: Path):
-    path = path.expanduser()
+def import_file(path: str | Path, what: str = "strategy") -> ModuleType:
+    """Import the Python file at ``path`` as a module, once per process: a second call for the same file, by any
+    spelling of its path, returns the same module.
+
+    The module's name is fixed by the file's absolute path, so it is the same in every worker process and pickled
+    objects of the file's classes load there.  ``what`` names the file in errors (``strategy``, ``policy``).
+
+    :raises StrategyLoadError: one line naming the file, when it does not exist, is not a Python file, or fails
+        while importing (with the failure's type and message).
+    """
+    path = Path(path).expanduser()
     if not path.is_file():
-        raise StrategyLoadError(f"strategy file {str(path)!r} does not exist")
+        raise StrategyLoadError(f"{what} file {str(path)!r} does not exist")
+    resolved = path.resolve()
+    module = _FILE_MODULES.get(resolved)
+    if module is None:
+        module = _FILE_MODULES[resolved] = _execute_file(path, resolved, what)
+    return module
+
+
+_FILE_MODULES: dict[Path, ModuleType] = {}
+"""The modules :func:`import_file` imported, by the file's absolute path."""
+
+
+def _execute_file(path: Path, resolved: Path, what: str) -> ModuleType:
     # A name fixed by the file's path (not by the per-process string hash), the same in every worker.
-    digest = hashlib.blake2b(str(path.resolve()).encode(), digest_size=6).hexdigest()
+    digest = hashlib.blake2b(str(resolved).encode(), digest_size=6).hexdigest()
     module_name = f"canasta_user_strategy_{digest}"
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
-        raise StrategyLoadError(f"strategy file {str(path)!r} is not a Python file")
+        raise StrategyLoadError(f"{what} file {str(path)!r} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module
     try:
@@ -194,7 +213,7 @@ def _import_file(path: Path):
     except _CODE_FAILURES as error:  # any failure in the user's file is reported with its cause
         del sys.modules[module_name]
         raise StrategyLoadError(
-            f"strategy file {str(path)!r} failed to import: {type(error).__name__}: {error}{_beside_hint(path, error)}"
+            f"{what} file {str(path)!r} failed to import: {type(error).__name__}: {error}{_beside_hint(path, error)}"
         ) from None
     return module
 

@@ -220,7 +220,7 @@ class Narrator(GameObserver):
         if changed:
             self.write("Rules changed from the defaults: " + ", ".join(changed) + ".")
         else:
-            self.write("Rules: the defaults (docs/rules.md).")
+            self.write("Rules: the defaults (canasta-sim docs rules).")
 
     def game_over(self, result: GameResult) -> None:
         """Write the final totals and the winner."""

@@ -37,5 +37,5 @@ def test_summarize_names_the_columns_a_narrow_load_left_out(run_dir):
 
 
 def test_an_unknown_column_is_named_with_where_the_columns_are_listed(run_dir):
-    with pytest.raises(ValueError, match=r"unknown column\(s\) 'scor' in hands_columns; .*docs/output.md"):
+    with pytest.raises(ValueError, match=r"unknown column\(s\) 'scor' in hands_columns; .*canasta-sim docs output"):
         load_run(run_dir, hands_columns=["scor"])

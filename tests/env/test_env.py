@@ -16,29 +16,27 @@ from canasta_sim.core.rules import MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
 from canasta_sim.env import canasta_env
-from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
-from canasta_sim.env.encoding import (
+from canasta_sim.env.actions import (
     ACTION_COUNT,
     DONE_ACTION,
     GROUP_BASE,
-    OBSERVATION_FIELDS,
-    OBSERVATION_SIZE,
     SLOT_OF_RANK,
     SLOT_RANKS,
     TAKE_BASE,
-    DecisionOptions,
     action_text,
     group_action,
     group_of_action,
     move_actions,
-    observation_vector,
     take_action,
     take_shape,
 )
+from canasta_sim.env.driver import DECISIONS, DriverError, GameDriver
+from canasta_sim.env.encoding import OBSERVATION_FIELDS, OBSERVATION_SIZE, DecisionOptions, observation_vector
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
 from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.strategies import BUILTIN
 from canasta_sim.terminal.narrate import SEAT_NAMES
+from tests.helpers import play_masked_game
 
 SHORT = {"target_score": 50}
 
@@ -67,20 +65,13 @@ def test_masked_random_play_is_legal_and_conserves_108_cards_over_1000_games():
     env = canasta_env(rules=SHORT)
     rng = random.Random(17)
     hands = steps = 0
+
+    def conserves_the_cards() -> None:
+        assert env.driver.state.card_total() == 108
+
     for game in range(1000):
-        env.reset(seed=game)
-        state = None
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            allowed = np.flatnonzero(observation["action_mask"])
-            assert len(allowed), f"game {game}: {agent} has no allowed action"
-            env.step(int(allowed[rng.randrange(len(allowed))]))
-            steps += 1
-            state = env.driver.state
-            assert state.card_total() == 108
+        steps += play_masked_game(env, game, lambda allowed: allowed[rng.randrange(len(allowed))],
+                                  after_step=conserves_the_cards)
         assert not env.agents and env.driver.is_over
         hands += len(env.driver.hands)
     assert hands >= 1000 and steps > 100_000
@@ -106,17 +97,13 @@ def test_masked_random_play_stays_legal_under_other_rule_options(options):
     env = canasta_env(rules={**SHORT, **options})
     assert all(getattr(env.rules, key) == value for key, value in options.items())
     rng = random.Random(23)
+
+    def conserves_the_cards() -> None:
+        assert env.driver.state.card_total() == 108
+
     for game in range(10):
-        env.reset(seed=game)
-        for _ in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            allowed = np.flatnonzero(observation["action_mask"])
-            assert len(allowed)
-            env.step(int(allowed[rng.randrange(len(allowed))]))
-            assert env.driver.state.card_total() == 108
+        play_masked_game(env, game, lambda allowed: allowed[rng.randrange(len(allowed))],
+                         after_step=conserves_the_cards)
 
 
 @pytest.mark.timeout(120)
@@ -293,10 +280,7 @@ def test_pettingzoo_renders_the_table_as_the_seat_to_decide_sees_it(capsys):
 
 def test_pettingzoo_stepping_after_the_game_is_over_says_so():
     env = canasta_env(rules=SHORT)
-    env.reset(seed=3)
-    for _agent in env.agent_iter():
-        observation, _, terminated, truncated, _ = env.last()
-        env.step(None if terminated or truncated else int(np.flatnonzero(observation["action_mask"])[0]))
+    play_masked_game(env, 3, lambda allowed: allowed[0])
     with pytest.raises(ValueError, match="the game is over; call reset"):
         env.step(0)
 

@@ -2,6 +2,7 @@
 
 import ast
 import contextlib
+import importlib
 import io
 import re
 from pathlib import Path
@@ -63,3 +64,19 @@ def test_env_md_snippets_use_only_documented_attributes_of_an_environment():
                 used.add(node.attr)
     assert used, "the check found no environment in the snippets"
     assert used <= allowed, f"undocumented: {sorted(used - allowed)}"
+
+
+def test_every_dotted_name_env_md_gives_is_public_in_the_module_it_names():
+    """``canasta_sim.env.actions.move_actions`` in the prose must be a name that module offers (``__all__``)."""
+    dotted = set(re.findall(r"`(canasta_sim\.env\.\w+)\.(\w+)`", ENV_MD.read_text()))
+    assert dotted
+    for module, name in dotted:
+        assert name in importlib.import_module(module).__all__, f"{module}.{name}"
+
+
+def test_each_public_name_of_the_action_encoding_has_one_home():
+    # encoding listed every name of actions again in its __all__, an old import path kept for an unreleased package.
+    from canasta_sim.env import actions, encoding
+
+    assert not set(actions.__all__) & set(encoding.__all__)
+    assert all(hasattr(module, name) for module in (actions, encoding) for name in module.__all__)

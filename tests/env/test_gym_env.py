@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from canasta_sim.core.cards import counts_text
-from canasta_sim.env.encoding import DONE_ACTION, GROUP_BASE, action_text
+from canasta_sim.env.actions import DONE_ACTION, GROUP_BASE, action_text
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
 
 SHORT = {"target_score": 50}

@@ -23,16 +23,11 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from canasta_sim.core.view import SeatView
 from canasta_sim.env import canasta_env
+from canasta_sim.env.actions import DONE_ACTION, SLOT_RANKS, group_action
 from canasta_sim.env.driver import ACQUIRE_DECISION, MELD_DECISION, GameDriver
-from canasta_sim.env.encoding import (
-    DONE_ACTION,
-    SLOT_RANKS,
-    DecisionOptions,
-    group_action,
-    playable_actions,
-)
+from canasta_sim.env.encoding import DecisionOptions, playable_actions
 from canasta_sim.env.gym import CanastaGymEnv
-from tests.helpers import choose_leaning_to_lay, position
+from tests.helpers import choose_leaning_to_lay, play_masked_game, position
 
 SHORT = {"target_score": 50}  # R15.1: most games end with their first hand
 
@@ -70,19 +65,9 @@ def _rules_id(options: dict) -> str:
 
 def _pettingzoo_games(rules: dict, games: int, rng: random.Random) -> int:
     env = canasta_env(rules=rules)
-    steps = 0
-    for game in range(games):
-        env.reset(seed=game)
-        for agent in env.agent_iter():
-            observation, _, terminated, truncated, _ = env.last()
-            if terminated or truncated:
-                env.step(None)
-                continue
-            allowed = np.flatnonzero(observation["action_mask"])
-            assert len(allowed), f"game {game}: {agent} has no allowed action ({env.driver.decision})"
-            env.step(choose_leaning_to_lay(rng, allowed))  # ValueError if the mask's own action were refused
-            steps += 1
-    return steps
+    # play_masked_game fails on a decision with no allowed action; the environment raises ValueError on a refused one.
+    return sum(play_masked_game(env, game, lambda allowed: choose_leaning_to_lay(rng, allowed))
+               for game in range(games))
 
 
 def _gymnasium_games(rules: dict, games: int, rng: random.Random) -> int:

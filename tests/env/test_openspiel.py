@@ -10,7 +10,7 @@ import pytest
 import canasta_sim.env.openspiel as spiel_game  # registers the game
 from canasta_sim.core.cards import CARD_KIND
 from canasta_sim.env import canasta_env
-from canasta_sim.env.encoding import ASK_NO
+from canasta_sim.env.actions import ASK_NO
 from canasta_sim.env.game_tree import GameTree
 
 SHORT = {"target_score": 50}

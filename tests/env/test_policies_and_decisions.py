@@ -9,8 +9,9 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
+from canasta_sim.env.actions import ACTION_COUNT
 from canasta_sim.env.decisions import DecisionRecorder
-from canasta_sim.env.encoding import ACTION_COUNT, OBSERVATION_SIZE
+from canasta_sim.env.encoding import OBSERVATION_SIZE
 from canasta_sim.env.policy import PolicyStrategy
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
@@ -130,6 +131,16 @@ def test_a_bad_policy_spec_is_a_one_line_usage_error(tmp_path):
     result = invoke("--games", "2", "-s", "policy:nowhere.py:act", "--out", str(tmp_path / "run"))
     assert result.exit_code == 2
     assert "does not exist" in result.output and "Traceback" not in result.output
+
+
+def test_a_policy_file_is_named_a_policy_file_in_its_errors(tmp_path):
+    # The policy form borrowed the strategy loader's private file import, whose errors said "strategy file".
+    with pytest.raises(StrategyLoadError, match="^policy file 'nowhere.py' does not exist$"):
+        load_strategy("policy:nowhere.py:act")
+    broken = tmp_path / "broken_policy.py"
+    broken.write_text("raise ImportError('no weights')\n")
+    with pytest.raises(StrategyLoadError, match="^policy file '.*broken_policy.py' failed to import: ImportError"):
+        load_strategy(f"policy:{broken}:act")
 
 
 @pytest.mark.timeout(300)

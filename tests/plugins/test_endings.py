@@ -65,10 +65,10 @@ def test_check_strategy_reports_a_bot_that_does_not_end_as_the_protocol_asks(tmp
                                        "--games", "2", "--rules", "target_score=500"])
     close_all()
     assert result.exit_code == 1, result.output
-    assert f"problem: the bot process {problem} (docs/protocol.md, Endings)" in result.output
+    assert f"problem: the bot process {problem} (canasta-sim docs protocol, Endings)" in result.output
     # and each game's processes, which end the same way
     for game in range(2):
-        assert f"problem: a bot process of game {game} {problem} (docs/protocol.md, Endings)" in result.output
+        assert f"problem: a bot process of game {game} {problem} (canasta-sim docs protocol, Endings)" in result.output
     assert "3 problems found" in result.output
 
 

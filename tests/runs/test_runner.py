@@ -2,6 +2,7 @@
 
 import inspect
 import logging
+import math
 import multiprocessing
 import time
 
@@ -19,7 +20,7 @@ from canasta_sim.runs.runner import ChunkPlayer, ChunkRunner, RunSettings, defau
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import worker_context
 from canasta_sim.runs.worker_log import PipeLogHandler, send_records_to
-from tests.helpers import read_run_tables
+from tests.helpers import ROOT, read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -81,6 +82,19 @@ def test_default_chunk_size_keeps_small_runs_parallel_and_large_chunks_bounded()
     # run picks by its backend: the local one shares a run's last chunks out in pieces, the Dask one does not.
     assert default_chunk_size_for(2_000, run_chunks) == 250 and default_chunk_size_for(2_000, DaskChunkRunner()) == 125
 
+
+
+@pytest.mark.parametrize(("page", "whole_chunks", "chunks"), [("running.md", False, 8), ("cluster.md", True, 16)])
+def test_the_docs_give_the_smallest_run_with_every_default_chunk(page, whole_chunks, chunks):
+    # The docs said every run of fewer than 4,000 games (8,000 on Dask) has 8 chunks (16): a run of 10 has 5.
+    def count(games: int) -> int:
+        return math.ceil(games / default_chunk_size(games, whole_chunks=whole_chunks))
+
+    below_full_chunks = range(1, 500 * chunks)  # the runs whose chunks are smaller than 500 games
+    assert all(count(games) <= chunks for games in below_full_chunks)
+    largest_short = max(games for games in below_full_chunks if count(games) < chunks)
+    text = " ".join((ROOT / "docs" / page).read_text(encoding="utf-8").split())
+    assert f"{chunks} chunks, or fewer in a run of {largest_short} games or less" in text
 
 @pytest.mark.parametrize("backend", [run_chunks, DaskChunkRunner()], ids=["local", "dask"])
 def test_each_backend_takes_what_run_passes_to_a_chunk_runner(backend):
