@@ -4,6 +4,8 @@ a memory limit where many games held at once may not."""
 
 from __future__ import annotations
 
+import mmap
+
 from canasta_sim.strategies import Greedy
 
 
@@ -15,10 +17,11 @@ class KeepsMemory(Greedy):
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
-        self._kept: bytearray | None = None
+        self._kept: mmap.mmap | None = None
 
     def choose_acquire(self, view):
         if self._kept is None:
-            # Reserved, not touched: it costs address space (what --memory-limit caps), not the machine's memory.
-            self._kept = bytearray(self.megabytes * 1024 * 1024)
+            # Reserved, not touched: it costs address space (what --memory-limit caps), not the machine's memory or
+            # the time of writing it (a bytearray would zero every page).
+            self._kept = mmap.mmap(-1, self.megabytes * 1024 * 1024)
         return super().choose_acquire(view)
