@@ -294,6 +294,15 @@ class ProcessStrategy(Strategy):
         drawn = forced_draw(view._state) if decision == "acquire" and self.shown_draws else None
         return self._request(decision, view, shown, listed, drawn)
 
+    def _planned_value(self, decision: str, item: dict):
+        """The engine's value of a plan item's move; a move outside the protocol ends the plan, charged as malformed."""
+        try:
+            return answer_value(decision, item.get("move"))
+        except ProtocolError as error:
+            self._plan = []
+            raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
+                              reason="malformed") from None
+
     def _planned(self, decision: str):
         """The next answer of the bot's plan for this turn, without asking the process; ``_UNPLANNED`` when the plan
         holds none for ``decision`` (it ended with an ask the engine did not ask for)."""
@@ -302,12 +311,7 @@ class ProcessStrategy(Strategy):
         planned = item.get("decision") if type(item) is dict else None
         if planned == decision and decision != "ask" and "error" not in item:
             # The commonest item (a meld or a discard the bot planned), as below without the tests it passes.
-            try:
-                value = answer_value(decision, item.get("move"))
-            except ProtocolError as error:
-                self._plan = []
-                raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
-                                  reason="malformed") from None
+            value = self._planned_value(decision, item)
             del plan[0]
             if value is not None and value is not True and value is not False:  # a move the engine reports
                 self._log.known += 1
@@ -341,12 +345,7 @@ class ProcessStrategy(Strategy):
                 raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
                                   reason="malformed") from None
             raise SeatFailure(f"the bot reported an error: {item['error']}", reason=reason)
-        try:
-            value = answer_value(decision, item.get("move"))
-        except ProtocolError as error:
-            self._plan = []
-            raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
-                              reason="malformed") from None
+        value = self._planned_value(decision, item)
         if decision == "ask" and value is True:
             self._plan = []  # the partner's answer is not known: the plan ends at "ask"
         if _makes_event(decision, value):
