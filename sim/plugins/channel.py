@@ -194,7 +194,7 @@ class SharedBot:
                 if endpoint is None:
                     # A second answer, or a question after the answer: the game it names broke the protocol, not the
                     # game the process owes an answer first.
-                    named = self.open.get(tag) if type(tag) is int else None
+                    named = self.open.get(tag)
                     raise ProtocolError(_unawaited(line, message, self.open))
             else:
                 if not self.awaiting:  # one game, asked one request at a time: a line when none is due answers nothing
