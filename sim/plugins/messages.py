@@ -148,6 +148,12 @@ def _update_unchecked(view: MessageView, message: dict[str, Any]) -> None:
     # A hand's start, the commonest whole view a bot server gets, once cost three times a request through the
     # checked path: only its fixed facts are taken as update_view takes them.
     _follow_hand(view, message["hand_number"], message["dealer"], message["scores"])
+    set_whole_view(view, message)
+
+
+def set_whole_view(view: MessageView, message: dict[str, Any]) -> None:
+    """Set every field of ``view``'s state again from the whole view ``message`` of the same hand, unchecked (the
+    arbiter's own message): after the bot server's plan laid melds on the state, which no message said."""
     view._melds_seen = set_view_fields(view._state, view._seat, message, True, view._melds_seen)
 
 

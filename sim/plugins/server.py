@@ -31,10 +31,10 @@ from canasta_sim.core.parameters import Parameter, declared_parameters
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
-from canasta_sim.core.wire import hear_events, set_view_fields
+from canasta_sim.core.wire import hear_events
 from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure
 from canasta_sim.plugins.loader import load_strategy
-from canasta_sim.plugins.messages import MessageView, hand_result_from_message
+from canasta_sim.plugins.messages import MessageView, hand_result_from_message, set_whole_view
 from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION
 
 __all__ = ["GAMES", "BotServer", "main", "settle_collector"]
@@ -222,8 +222,8 @@ class BotServer:
                 view.apply_changes(changes, message_view)
             elif "hand_number" in changes or "dealer" in changes or "scores" in changes:
                 view.update(message_view, check=False)
-            else:  # the hand's fixed facts as they were: every field set again from the whole view, in one C call
-                view._melds_seen = set_view_fields(view._state, view._seat, message_view, True, view._melds_seen)
+            else:  # the hand's fixed facts as they were: every field set again from the whole view
+                set_whole_view(view, message_view)
         game.planned = False
         player = game.player
         value, answer = self._answer(game, decision)
