@@ -213,5 +213,6 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
     except OSError as error:
         raise output_error("--html", path, error) from None
     ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
-    click.echo(f"Wrote {path}: game {game_id}, {len(recorded.recorder.hands)} hands, ending at {ending} "
+    hands = len(recorded.recorder.hands)
+    click.echo(f"Wrote {path}: game {game_id}, {hands} hand{'s' * (hands != 1)}, ending at {ending} "
                "as the run recorded.")
