@@ -267,6 +267,13 @@ def _check_class(obj: Any, target: str) -> type[Strategy]:
             f"strategy {target!r} (class {obj.__name__}) does not set its own name{inherited}; "
             "give the class a name = '...' (and a version) of its own"
         )
+    # As a bot's ready must give it (plugins.protocol): "1" or 1.5 was recorded as given in-process, and the same
+    # class refused once isolated.
+    if type(obj.version) is not int:
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) has version {obj.version!r}; a version is a whole number, "
+            "such as version = 1, raised by one whenever the strategy's play changes"
+        )
     return obj
 
 
