@@ -18,7 +18,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
-from canasta_sim.plugins.specs import isolate_spec
+from canasta_sim.plugins.specs import isolate_spec, parse_spec
 from canasta_sim.runs.supervised_game import play_supervised
 from canasta_sim.strategies import BUILTIN
 
@@ -72,6 +72,10 @@ def check_command(
     # This process plays no game (each game's own process starts its bots): its handshake's bot ends now, and
     # how it ends is the one ending seen here.
     ending_problems = sum(_ended_badly(bot) for bot in close_all())
+    borrowed = _borrowed_name(checked)
+    if borrowed is not None:
+        click.echo(borrowed, err=True)
+        ending_problems += 1
     printed = _PrintedHandler(verbose)
     runner_log = logging.getLogger("canasta_sim.runs.runner")
     runner_log.addHandler(printed)
@@ -101,6 +105,23 @@ def check_command(
         click.echo(f"{problems} problem{'s' * (problems != 1)} found", err=True)
         context.exit(1)
     click.echo("no problems found")
+
+
+def _borrowed_name(checked) -> str | None:
+    """The problem of a strategy that is no built-in but goes by a built-in's name (a copy of ``strategies/expert.py``
+    that kept ``name = "expert"``): its results would be recorded, and compared, as the built-in's; ``None`` when
+    its name is its own or it is the built-in itself (``isolated:expert`` included)."""
+    builtin = BUILTIN.get(checked.cls.name)
+    if builtin is None or checked.cls is builtin:
+        return None
+    spec = checked.spec.strip()
+    if spec.startswith("isolated:"):
+        target = parse_spec(spec[len("isolated:"):])[0]
+        if target in BUILTIN or any(target == f"{cls.__module__}:{cls.__qualname__}" for cls in BUILTIN.values()):
+            return None
+    return (f"problem: it is named {builtin.name!r}, as the built-in {builtin.name} is, so its results would be "
+            f"recorded as {checked.label} and read as the built-in's; give the class a name of its own "
+            "(name = \"my-bot\")")
 
 
 def _ended_badly(bot, where: str = "the bot process") -> bool:
@@ -188,7 +209,7 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
         play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1)
         charge = functools.partial(_charge, names, game_seed)
         start = time.perf_counter()
-        result = play_supervised(play, charge, time_limit)
+        result = play_supervised(play, charge, time_limit, f"game {index} against {opponent.spec}")
         if not isinstance(result, StrategyError):
             result, endings = result
             problems += _ended_badly(endings, f"a bot process of game {index}")

@@ -25,6 +25,7 @@ from canasta_sim.cli.options import (
     interrupted_as_the_users,
     output_error,
 )
+from canasta_sim.cli.replaying import start_directory
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
@@ -116,6 +117,17 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     if not 0 <= game_id < settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
     row = find_game(directory, settings.chunk_size, game_id)
+    # A bot's script or an isolated: file named relative to where the run started is started from there, as a
+    # resume does; the page, named relative to here, still goes where the user said.
+    page = None if html_file is None else html_file.absolute()
+    started_from, _ = start_directory(manifest, settings, directory)
+    with started_from:
+        _replay(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands, html_file=page)
+
+
+def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir: Path, game_id: int,
+            show_hands: bool, html_file: Path | None) -> None:
+    """Play the recorded game ``row`` again: narrated, or written to ``html_file`` as a page."""
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
     side_a, side_b = players[0], players[1]
     if html_file is not None:
@@ -201,5 +213,6 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
     except OSError as error:
         raise output_error("--html", path, error) from None
     ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
-    click.echo(f"Wrote {path}: game {game_id}, {len(recorded.recorder.hands)} hands, ending at {ending} "
+    hands = len(recorded.recorder.hands)
+    click.echo(f"Wrote {path}: game {game_id}, {hands} hand{'s' * (hands != 1)}, ending at {ending} "
                "as the run recorded.")

@@ -24,6 +24,7 @@ import pandas as pd
 from canasta_sim.analysis import LoadedRun, load_run, strategy_names
 from canasta_sim.cli.plot import GAME_COLUMNS, HAND_COLUMNS, charts_for
 from canasta_sim.cli.replay import ending_words, game_setup, recorded_run_game
+from canasta_sim.cli.replaying import start_directory
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 
@@ -163,10 +164,19 @@ def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> li
     ``_REPLAY_COLUMNS``)."""
     directory = RunDirectory(run_dir)
     settings = settings_from_manifest(manifest, str(directory.manifest_path))
-    names = strategy_names(manifest)
     recorded = games.set_index("game_id")
+    # Bots named relative to where the run started are started from there, as replay starts them.
+    with start_directory(manifest, settings, directory)[0]:
+        return _replayed_games(run_dir, manifest, settings, recorded, games_worth_seeing(games))
+
+
+def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded: pd.DataFrame,
+                    chosen: Sequence[tuple[int, str]]) -> list[str]:
+    """Each chosen ``(game_id, why)`` replayed from its ``recorded`` row (indexed by game id), as the report
+    shows it."""
+    names = strategy_names(manifest)
     parts = []
-    for index, (game_id, why) in enumerate(games_worth_seeing(games)):
+    for index, (game_id, why) in enumerate(chosen):
         # The row read with the run serves the replay too, as the Python values find_game gives replay (to_dict).
         row = {"game_id": game_id, **recorded.loc[game_id].to_dict()}
         pair = settings.duplicate_pair(game_id)

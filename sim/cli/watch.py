@@ -72,7 +72,8 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
             raise output_error("--html", html_file, error) from None
         if recorded.error is not None:
             raise click.ClickException(f"wrote {html_file} up to the failure: {recorded.error}")
-        click.echo(f"Wrote {html_file}: game seed {seed}, {len(recorded.recorder.hands)} hands, "
+        hands = len(recorded.recorder.hands)
+        click.echo(f"Wrote {html_file}: game seed {seed}, {hands} hand{'s' * (hands != 1)}, "
                    f"final scores A {recorded.result.scores[0]}, B {recorded.result.scores[1]}.")
         return
     try:

@@ -99,7 +99,7 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         from canasta_sim.plugins.proxy import load_bot_class
 
         cls, parameters = load_bot_class(spec, file=file)
-        loaded_from = None
+        loaded_from = _isolated_file(spec, file)
     else:
         target, parameters = parse_spec(spec)
         form = _spec_form(target)
@@ -117,6 +117,18 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
             f"strategy {spec.strip()!r} cannot be built: {type(error).__name__}: {error}"
         ) from None
     return loaded
+
+
+def _isolated_file(spec: str, file: str | None) -> str | None:
+    """The absolute path of the file an ``isolated:FILE.py:Class`` spec's process loads, as ``bot_command`` picks it
+    (``file``, the run's record, while it exists; else the spec's path from here), so that ``run.json`` records it
+    as it records an in-process file spec's; ``None`` for other bot specs."""
+    if not spec.strip().startswith("isolated:"):
+        return None
+    inner = spec_file(spec)
+    if inner is None:
+        return None
+    return file if file is not None and Path(file).is_file() else str(inner)
 
 
 def _reload(spec: str, file: str | None) -> LoadedStrategy:
@@ -254,6 +266,13 @@ def _check_class(obj: Any, target: str) -> type[Strategy]:
         raise StrategyLoadError(
             f"strategy {target!r} (class {obj.__name__}) does not set its own name{inherited}; "
             "give the class a name = '...' (and a version) of its own"
+        )
+    # As a bot's ready must give it (plugins.protocol): "1" or 1.5 was recorded as given in-process, and the same
+    # class refused once isolated.
+    if type(obj.version) is not int:
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) has version {obj.version!r}; a version is a whole number, "
+            "such as version = 1, raised by one whenever the strategy's play changes"
         )
     return obj
 

@@ -32,6 +32,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from operator import itemgetter
+from pathlib import Path
 from typing import Any, Protocol
 
 import pyarrow as pa
@@ -42,6 +43,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
 from canasta_sim.errors import RulesError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, spec_file
+from canasta_sim.plugins.specs import file_spec_parts
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.runs.records import ChunkRecorder, GameRows
@@ -272,7 +274,7 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
             chunk_size=whole_entry(manifest, "chunk_size", where),
             duplicate=duplicate,
             time_limit=None if time_limit is None else float(time_limit),
-            files=tuple((entry["spec"], entry["file"]) for entry in strategies if entry.get("file")) or None,
+            files=_recorded_files(strategies, manifest.get("directory")),
             record_decisions=tuple(manifest.get("record_decisions", ())),
         )
     except RunDirectoryError:
@@ -283,6 +285,22 @@ def settings_from_manifest(manifest: dict[str, Any], where: str = "run.json") ->
         ) from None
     except (TypeError, ValueError, RulesError) as error:
         raise RunDirectoryError(f"{where} is malformed: {error}") from None
+
+
+def _recorded_files(strategies: list[dict[str, Any]], directory: Any) -> tuple[tuple[str, str], ...] | None:
+    """``(spec, absolute path)`` of a recorded run's file specs: the ``file`` ``run.json`` records, and for a file spec
+    it records none (an ``isolated:`` one, before their files were recorded) the spec's path from the directory the
+    run started in, not from here, where another file may bear its name; ``None`` (resolved from here) when that
+    directory is not recorded."""
+    files = [(entry["spec"], entry["file"]) for entry in strategies if entry.get("file")]
+    if not isinstance(directory, str):
+        return tuple(files) or None
+    recorded = dict(files)
+    for entry in strategies:
+        parts = file_spec_parts(entry["spec"])
+        if parts is not None and entry["spec"] not in recorded:
+            files.append((entry["spec"], str((Path(directory) / Path(parts[0]).expanduser()).resolve())))
+    return tuple(files)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,10 +26,11 @@ POLL_SECONDS = 0.1
 """How often :func:`play_supervised` looks at its game's clock when no message arrives."""
 
 
-def play_supervised(play: Callable, charge: Callable, time_limit: float | None):
+def play_supervised(play: Callable, charge: Callable, time_limit: float | None, game: str = "the game"):
     """Run ``play(monitor)`` (one game) in a forked process and return what it returns; if the process dies or
     a call outlives ``time_limit + 1`` s, return ``charge(seat, decision, reason, message)`` for the call
-    that was running.  Where ``fork`` does not exist, ``play`` runs in this process.
+    that was running.  Where ``fork`` does not exist, ``play`` runs in this process.  ``game`` names the game in
+    the log's record of what the strategies printed (``game 3``).
 
     ``check-strategy`` plays its games this way, so that no strategy can hang or end it.
     """
@@ -65,7 +66,7 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None):
                     break
                 process.join()
                 if printed:
-                    logger.info("the strategies printed:\n%s", printed.rstrip())
+                    logger.info("%s: the strategies printed:\n%s", game, printed.rstrip())
                 return outcome
             if not process.is_alive():
                 break

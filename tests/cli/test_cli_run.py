@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli import main
+from canasta_sim.cli import main, report_html
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies import Greedy, RandomPlay
 from tests.helpers import FLAKY_BOT_SOURCE, ROOT, assert_same_run_tables, read_run_tables
@@ -167,8 +167,9 @@ def test_the_recorded_command_replays_the_run_exactly(tmp_path, bots, monkeypatc
 
 
 @pytest.mark.timeout(120)
-def test_a_protocol_bot_run_resumes_from_another_directory(tmp_path, monkeypatch):
-    # The bot's script is relative to where the run started; the resume starts it from there again.
+def test_a_protocol_bot_run_resumes_and_replays_from_another_directory(tmp_path, monkeypatch):
+    # The bot's script is relative to where the run started; the resume starts it from there again, and so do
+    # replay and the report's replays, which started it here: "cannot be loaded now: ... failed its handshake".
     monkeypatch.chdir(ROOT)
     bot = "cmd:python examples/protocol/bot.py"
     arguments = ["--games", "6", "--seed", "8", "--chunk-size", "3", "-s", bot, "-s", "random", "--workers", "2",
@@ -182,7 +183,14 @@ def test_a_protocol_bot_run_resumes_from_another_directory(tmp_path, monkeypatch
     assert result.exit_code == 0, result.output
     assert "6 of 6 games" in result.stdout and "3 played now" in result.stdout
     assert_same_tables(reference, out)
-    assert json.loads((out / "run.json").read_text())["directory"] == str(ROOT)
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["directory"] == str(ROOT)
+    replayed = CliRunner().invoke(main, ["replay", "run", "4", "--html", "game.html"])
+    assert replayed.exit_code == 0, replayed.output
+    assert (tmp_path / "game.html").is_file()  # where it was named from, not where the bot started
+    games = tables(out)[0]
+    replays = report_html._replays(Path("run"), manifest, games[games.game_id == 4])
+    assert len(replays) == 1 and "data-replay" in replays[0], replays
 
 
 def test_seed_is_drawn_printed_and_recorded(tmp_path):

@@ -101,6 +101,9 @@ def test_check_strategy_shows_what_a_strategy_printed_under_verbose(tmp_path, sp
     assert quiet.exit_code == 0 and loud.exit_code == 0, (quiet.output, loud.output)
     assert "thinking about my discard" not in quiet.output and "characters (shown with -v)" in quiet.output
     assert "thinking about my discard" in loud.output
+    # Each game's output is headed by the game it came from: it read "the strategies printed:" alone, game after game.
+    for game in ("game 0 against greedy", "game 1 against greedy"):
+        assert f"\n{game}: the strategies printed:\n" in loud.output, loud.output
 
 
 @pytest.mark.timeout(120)

@@ -30,6 +30,21 @@ class NoName(Greedy):
 
 class Named(Greedy):
     name = "named"
+
+
+class TextVersion(Greedy):
+    name = "text-version"
+    version = "1"
+
+
+class FractionVersion(Greedy):
+    name = "fraction-version"
+    version = 1.5
+
+
+class TrueVersion(Greedy):
+    name = "true-version"
+    version = True
 '''
 
 
@@ -52,6 +67,13 @@ def test_a_subclass_without_its_own_name_is_refused_rather_than_recorded_under_i
                                                 r"be recorded as greedy@2"):
         load_strategy(f"{bots}:NoName")
     assert load_strategy(f"{bots}:Named").label == "named@2"
+
+
+@pytest.mark.parametrize("name", ["TextVersion", "FractionVersion", "TrueVersion"])
+def test_a_version_that_is_no_whole_number_is_refused_in_process_as_a_bots_ready_is(bots, name):
+    # In-process it was recorded as given ("1", 1.5, True); the same class run isolated failed its handshake.
+    with pytest.raises(StrategyLoadError, match=rf"class {name}\) has version .*; a version is a whole number"):
+        load_strategy(f"{bots}:{name}")
 
 
 @pytest.mark.timeout(60)

@@ -87,3 +87,30 @@ def test_an_isolated_file_bot_loads_the_recorded_file_from_any_directory(tmp_pat
     assert bot_command("isolated:my_bot.py:MyBot", file=str(tmp_path / "gone.py"))[0][-1] == "my_bot.py:MyBot"
     loaded = load_strategy("isolated:my_bot.py:MyBot", file=str(recorded))
     assert loaded.label == "my-bot@1"
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_file_spec_records_the_file_its_process_loads(tmp_path, monkeypatch):
+    # run.json recorded no file for it, so replay and resume looked for the spec's path from wherever they were given.
+    from canasta_sim.plugins.loader import load_strategy
+    from canasta_sim.plugins.pools import close_all
+
+    (tmp_path / "project").mkdir()
+    shutil.copy(ROOT / "examples" / "my_bot.py", tmp_path / "project" / "my_bot.py")
+    monkeypatch.chdir(tmp_path / "project")
+    loaded = load_strategy("isolated:my_bot.py:MyBot")
+    close_all()
+    assert loaded.file == str(tmp_path / "project" / "my_bot.py")
+
+
+def test_a_run_that_recorded_no_file_for_an_isolated_spec_finds_it_where_the_run_started(tmp_path, monkeypatch):
+    # Resolved from here, it loaded another file of the same name in the folder replay or --resume was given in.
+    from canasta_sim.runs.runner import settings_from_manifest
+
+    manifest = {"games": 2, "seed": 1, "chunk_size": 2, "rules": {}, "directory": str(tmp_path / "project"),
+                "strategies": [{"spec": "isolated:bots/my_bot.py:MyBot", "file": None}, {"spec": "greedy"}]}
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    settings = settings_from_manifest(manifest)
+    assert settings.file_of("isolated:bots/my_bot.py:MyBot") == str(tmp_path / "project" / "bots" / "my_bot.py")
+    assert settings.file_of("greedy") is None
