@@ -57,7 +57,8 @@ from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.pimc import match_value
 
-__all__ = ["FINAL_POLICIES", "PLAYOUTS", "SELECTIONS", "Ismcts"]
+__all__ = ["FINAL_POLICIES", "PLAYOUTS", "SELECTIONS", "ExpertPlayouts", "Ismcts", "SeatSearch", "hand_game",
+           "numpy_rng", "openspiel_modules"]
 
 FINAL_POLICIES = ("max_visit", "normalized_visit", "max_value")
 PLAYOUTS = ("random", "expert")
@@ -67,8 +68,9 @@ _EXPERT_METHODS = {ACQUIRE_DECISION: "choose_acquire", ASK_DECISION: "choose_ask
                    MELD_DECISION: "choose_meld", DISCARD_DECISION: "choose_discard"}
 
 
-def _openspiel():
-    """The OpenSpiel modules the strategy uses, or a one-line error saying how to install them."""
+def openspiel_modules():
+    """The OpenSpiel modules the strategy uses (``pyspiel``, the Python ISMCTS and MCTS, and the game's module), or a
+    one-line error saying how to install them."""
     try:
         import pyspiel
         from open_spiel.python.algorithms import ismcts, mcts
@@ -81,19 +83,24 @@ def _openspiel():
     return pyspiel, ismcts, mcts, game_module
 
 
-def _numpy_rng(rng: random.Random) -> np.random.RandomState:
+def numpy_rng(rng: random.Random) -> np.random.RandomState:
     """A numpy generator (what OpenSpiel's Python bots take) seeded from the seat's generator."""
     return np.random.RandomState(rng.getrandbits(32))
 
 
 @functools.cache
-def _game(rules):
-    _, _, _, game_module = _openspiel()
+def hand_game(rules):
+    """The OpenSpiel game ``canasta_sim`` under ``rules`` in the scope of one hand (made once per rule set)."""
+    _, _, _, game_module = openspiel_modules()
     return game_module.load(**rules.changed_options(), scope="hand")
 
 
-class _ExpertPlayouts:
-    """An OpenSpiel evaluator: the hand played out by experts from the node, valued as the tree's returns."""
+class ExpertPlayouts:
+    """An OpenSpiel evaluator: the hand played out by experts from the node, valued as the tree's returns.
+
+    :param rollouts: play-outs per evaluation, their returns averaged.
+    :param rng: the generator each play-out's experts are seeded from.
+    """
 
     def __init__(self, rollouts: int, rng: random.Random) -> None:
         self.rollouts = rollouts
@@ -120,51 +127,14 @@ class _ExpertPlayouts:
         return [(action, 1.0 / len(actions)) for action in actions]
 
 
-class Ismcts(Strategy):
-    """Every decision with a choice searched by OpenSpiel's IS-MCTS over the rest of the hand."""
-
-    name = "ismcts"
-    version = 2
-    description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
-    parameters = {
-        "simulations": 50,
-        # A range makes it tunable (canasta-sim tune ismcts:...); play reads the value as before.
-        "uct_c": Parameter(1.0, low=0.0, high=10.0, step=0.05,
-                           help="UCT's exploration constant (returns lie in -1 to 1)"),
-        "final_policy": "max_visit",
-        "rollouts": 1,
-        "playout": "random",
-        "worlds": 0,
-        "selection": "uct",
-    }
+class SeatSearch(Strategy):
+    """A strategy whose decisions an OpenSpiel search makes on the game ``canasta_sim`` (scope ``hand``), rooted at
+    the seat's position in a world sampled from what it has seen: the seat's records of the hand, the decisions as
+    the game's actions, one at a time, and expert's play where no world can be sampled.  A subclass gives
+    :meth:`_search`, the action chosen at a root state."""
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
-        pyspiel, ismcts, mcts, _ = _openspiel()
-        if self.simulations < 1:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter simulations={self.simulations!r} must be at least 1")
-        if self.rollouts < 1:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter rollouts={self.rollouts!r} must be at least 1")
-        if self.final_policy not in FINAL_POLICIES:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter final_policy={self.final_policy!r} is not "
-                                    f"accepted; use one of: {', '.join(FINAL_POLICIES)}")
-        if self.playout not in PLAYOUTS:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter playout={self.playout!r} is not accepted; use "
-                                    f"one of: {', '.join(PLAYOUTS)}")
-        if self.worlds < 0:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter worlds={self.worlds!r} must be 0 (a new world "
-                                    "for every simulation) or more")
-        if self.selection not in SELECTIONS:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter selection={self.selection!r} is not accepted; "
-                                    f"use one of: {', '.join(SELECTIONS)}")
-        self._ismcts = ismcts
-        self._mcts = mcts
-        self._final = {
-            "max_visit": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
-            "normalized_visit": ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT,
-            "max_value": ismcts.ISMCTSFinalPolicyType.MAX_VALUE,
-        }[self.final_policy]
-        self._bot = None
         self._memory: PublicMemory | None = None
         self._public: list[str] = []
         self._private: list[str] = []
@@ -233,7 +203,7 @@ class Ismcts(Strategy):
                         root = self._root(view, decision)
                         for chosen in prefix:
                             root.apply_action(chosen)
-                    action = int(self._searcher(view).step(root))
+                    action = self._search(view, root, allowed)
                 except SearchError:
                     # Asked "may I go out?" (R12.5) by a partner whose ask no sampled world bears out, at the root
                     # or in a simulation's resample: nothing to search, so the seat decides the whole move as
@@ -253,20 +223,74 @@ class Ismcts(Strategy):
         private = [self._private if other == seat else ["sampled"] for other in range(4)]
         tree = GameTree.at_position(view.rules, world, view.scores, decision, memory=self._memory.copy(),
                                     public_log=self._public, private_logs=private, scope="hand")
-        return _game(view.rules).state_at(tree)
+        return hand_game(view.rules).state_at(tree)
+
+    def _search(self, view, root, allowed: list[int]) -> int:
+        """The action to play at ``root`` (one of ``allowed``, two or more); a subclass searches."""
+        raise NotImplementedError
+
+
+class Ismcts(SeatSearch):
+    """Every decision with a choice searched by OpenSpiel's IS-MCTS over the rest of the hand."""
+
+    name = "ismcts"
+    version = 2
+    description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
+    parameters = {
+        "simulations": 50,
+        # A range makes it tunable (canasta-sim tune ismcts:...); play reads the value as before.
+        "uct_c": Parameter(1.0, low=0.0, high=10.0, step=0.05,
+                           help="UCT's exploration constant (returns lie in -1 to 1)"),
+        "final_policy": "max_visit",
+        "rollouts": 1,
+        "playout": "random",
+        "worlds": 0,
+        "selection": "uct",
+    }
+
+    def __init__(self, rng, **parameters) -> None:
+        super().__init__(rng, **parameters)
+        pyspiel, ismcts, mcts, _ = openspiel_modules()
+        if self.simulations < 1:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter simulations={self.simulations!r} must be at least 1")
+        if self.rollouts < 1:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter rollouts={self.rollouts!r} must be at least 1")
+        if self.final_policy not in FINAL_POLICIES:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter final_policy={self.final_policy!r} is not "
+                                    f"accepted; use one of: {', '.join(FINAL_POLICIES)}")
+        if self.playout not in PLAYOUTS:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter playout={self.playout!r} is not accepted; use "
+                                    f"one of: {', '.join(PLAYOUTS)}")
+        if self.worlds < 0:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter worlds={self.worlds!r} must be 0 (a new world "
+                                    "for every simulation) or more")
+        if self.selection not in SELECTIONS:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter selection={self.selection!r} is not accepted; "
+                                    f"use one of: {', '.join(SELECTIONS)}")
+        self._ismcts = ismcts
+        self._mcts = mcts
+        self._final = {
+            "max_visit": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+            "normalized_visit": ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT,
+            "max_value": ismcts.ISMCTSFinalPolicyType.MAX_VALUE,
+        }[self.final_policy]
+        self._bot = None
+
+    def _search(self, view, root, allowed: list[int]) -> int:
+        return int(self._searcher(view).step(root))
 
     def _searcher(self, view):
         if self._bot is None:
-            game = _game(view.rules)
+            game = hand_game(view.rules)
             if self.playout == "expert":
-                evaluator = _ExpertPlayouts(self.rollouts, random.Random(self.rng.getrandbits(64)))
+                evaluator = ExpertPlayouts(self.rollouts, random.Random(self.rng.getrandbits(64)))
             else:
-                evaluator = self._mcts.RandomRolloutEvaluator(self.rollouts, _numpy_rng(self.rng))
+                evaluator = self._mcts.RandomRolloutEvaluator(self.rollouts, numpy_rng(self.rng))
             selection = {"uct": self._ismcts.ChildSelectionPolicy.UCT, "puct": self._ismcts.ChildSelectionPolicy.PUCT}
             self._bot = self._ismcts.ISMCTSBot(
                 game, evaluator, self.uct_c, self.simulations,
                 max_world_samples=self.worlds or self._ismcts.UNLIMITED_NUM_WORLD_SAMPLES,
-                random_state=_numpy_rng(self.rng), final_policy_type=self._final,
+                random_state=numpy_rng(self.rng), final_policy_type=self._final,
                 child_selection_policy=selection[self.selection])
             sampler = random.Random(self.rng.getrandbits(64))
             self._bot.set_resampler(lambda state, player: game.state_at(state.tree.resample(player, sampler)))
