@@ -25,7 +25,10 @@ Parameters (``ismcts:simulations=200,uct_c=1.5``):
 * ``worlds`` (default 0): the most worlds sampled per searched action, each simulation then starting from one of
   them at random (OpenSpiel's ``max_world_samples``); 0 deals a new world for every simulation;
 * ``selection`` (``uct`` or ``puct``; default ``uct``): OpenSpiel's ``child_selection_policy``; ``puct`` weighs
-  the exploration term by the evaluator's prior, uniform over the allowed actions for both play-outs.
+  the exploration term by the evaluator's prior, uniform over the allowed actions for both play-outs unless
+  ``expert_prior`` says otherwise;
+* ``expert_prior`` (default 0, 0 to 1; only with ``selection=puct``): the share of that prior moved to the action
+  expert would take (:func:`expert_prior`); 0 is the uniform prior, the games of ``selection=puct`` before it.
 
 Should no world consistent with what the seat saw be found (a partner's ask that says it can go out,
 R12.5, when :data:`~canasta_sim.env.game_tree.SAMPLE_TRIES` samples in a row cannot), the seat decides as
@@ -51,14 +54,14 @@ from canasta_sim.core.search import PublicMemory, SearchError, playout
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
-from canasta_sim.env.encoding import DecisionOptions
+from canasta_sim.env.encoding import DecisionOptions, playable_actions
 from canasta_sim.env.game_tree import GameTree, event_text, hand_text, receipt_text, sample_position
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.pimc import match_value
 
-__all__ = ["FINAL_POLICIES", "PLAYOUTS", "SELECTIONS", "ExpertPlayouts", "Ismcts", "SeatSearch", "hand_game",
-           "numpy_rng", "openspiel_modules"]
+__all__ = ["FINAL_POLICIES", "PLAYOUTS", "SELECTIONS", "ExpertPlayouts", "Ismcts", "SeatSearch", "expert_prior",
+           "hand_game", "numpy_rng", "openspiel_modules"]
 
 FINAL_POLICIES = ("max_visit", "normalized_visit", "max_value")
 PLAYOUTS = ("random", "expert")
@@ -100,11 +103,13 @@ class ExpertPlayouts:
 
     :param rollouts: play-outs per evaluation, their returns averaged.
     :param rng: the generator each play-out's experts are seeded from.
+    :param prior_weight: the share of the prior on expert's choice (:func:`expert_prior`); 0, uniform.
     """
 
-    def __init__(self, rollouts: int, rng: random.Random) -> None:
+    def __init__(self, rollouts: int, rng: random.Random, prior_weight: float = 0.0) -> None:
         self.rollouts = rollouts
         self.rng = rng
+        self.prior_weight = prior_weight
 
     def evaluate(self, state):
         """The mean returns of ``rollouts`` expert play-outs of the hand from ``state``."""
@@ -122,9 +127,52 @@ class ExpertPlayouts:
         return [value, -value, value, -value]
 
     def prior(self, state):
-        """Uniform over the allowed actions."""
-        actions = state.legal_actions()
-        return [(action, 1.0 / len(actions)) for action in actions]
+        """Uniform over the allowed actions, ``prior_weight`` of it moved to expert's choice
+        (:func:`expert_prior`)."""
+        return expert_prior(state, self.prior_weight)
+
+
+class _ExpertPrior:
+    """An OpenSpiel evaluator: another's evaluations, with :func:`expert_prior` as its prior."""
+
+    def __init__(self, inner, prior_weight: float) -> None:
+        self.inner = inner
+        self.prior_weight = prior_weight
+
+    def evaluate(self, state):
+        """The wrapped evaluator's returns."""
+        return self.inner.evaluate(state)
+
+    def prior(self, state):
+        """:func:`expert_prior` with this evaluator's weight."""
+        return expert_prior(state, self.prior_weight)
+
+
+def expert_prior(state, weight: float) -> list[tuple[int, float]]:
+    """PUCT's prior at a decision of the game: uniform over the allowed actions, with ``weight`` of it moved to the
+    next action of the move expert would make there (expert's rules at the node, told of the hand's start there, so
+    without its memory of earlier discards); uniform where expert's move does not continue the actions chosen so
+    far.  ``weight`` 0 is the uniform prior, exactly."""
+    actions = state.legal_actions()
+    uniform = 1.0 / len(actions)
+    if not weight:
+        return [(action, uniform) for action in actions]
+    favoured = _expert_action(state.tree)
+    share = (1.0 - weight) * uniform
+    return [(action, share + (weight if action == favoured else 0.0)) for action in actions]
+
+
+def _expert_action(tree: GameTree) -> int | None:
+    """The next action of expert's move at the tree's decision, or ``None`` where it leaves the chosen prefix."""
+    view = tree.views[tree.actor]
+    expert = Expert(random.Random(0))  # expert draws nothing from its generator
+    expert.on_hand_start(view)
+    value = getattr(expert, _EXPERT_METHODS[tree.decision])(view)
+    actions = playable_actions(view, tree.decision, value)
+    prefix = tree.prefix
+    if len(actions) <= len(prefix) or actions[:len(prefix)] != prefix:
+        return None
+    return actions[len(prefix)]
 
 
 class SeatSearch(Strategy):
@@ -246,6 +294,7 @@ class Ismcts(SeatSearch):
         "playout": "random",
         "worlds": 0,
         "selection": "uct",
+        "expert_prior": 0.0,
     }
 
     def __init__(self, rng, **parameters) -> None:
@@ -267,6 +316,12 @@ class Ismcts(SeatSearch):
         if self.selection not in SELECTIONS:
             raise StrategyLoadError(f"strategy 'ismcts' parameter selection={self.selection!r} is not accepted; "
                                     f"use one of: {', '.join(SELECTIONS)}")
+        if not 0 <= self.expert_prior <= 1:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter expert_prior={self.expert_prior!r} must be from 0 "
+                                    "(a uniform prior) to 1 (all of it on expert's choice)")
+        if self.expert_prior and self.selection != "puct":
+            raise StrategyLoadError(f"strategy 'ismcts' parameter expert_prior={self.expert_prior!r} weighs PUCT's "
+                                    "prior, which selection=uct does not read; add selection=puct")
         self._ismcts = ismcts
         self._mcts = mcts
         self._final = {
@@ -283,9 +338,11 @@ class Ismcts(SeatSearch):
         if self._bot is None:
             game = hand_game(view.rules)
             if self.playout == "expert":
-                evaluator = ExpertPlayouts(self.rollouts, random.Random(self.rng.getrandbits(64)))
+                evaluator = ExpertPlayouts(self.rollouts, random.Random(self.rng.getrandbits(64)), self.expert_prior)
             else:
                 evaluator = self._mcts.RandomRolloutEvaluator(self.rollouts, numpy_rng(self.rng))
+                if self.expert_prior:
+                    evaluator = _ExpertPrior(evaluator, self.expert_prior)
             selection = {"uct": self._ismcts.ChildSelectionPolicy.UCT, "puct": self._ismcts.ChildSelectionPolicy.PUCT}
             self._bot = self._ismcts.ISMCTSBot(
                 game, evaluator, self.uct_c, self.simulations,
