@@ -13,13 +13,20 @@ file found there into one PNG (win rate with its 95% Wilson interval, and the me
 the figures then say how many games were played.
 
     python scripts/pimc_strength.py --samples 4 --games 100 --workers 2
+    python scripts/pimc_strength.py --samples 4 --games 20 --rules target_score=1000   # short games, other rules
     python scripts/pimc_strength.py --chart docs/img/pimc_strength.png
+
+``--rules KEY=VALUE`` (repeatable) plays every game, the timing rounds' included, under that rule set, as
+``canasta-sim run --rules`` takes it.  Figures under other rules go to a folder of their own,
+``results/pimc_strength/KEY=VALUE,.../`` (so they never overwrite the default rules' figures), record the rules
+they were measured under, and ``--chart`` with the same ``--rules`` draws them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
 import time
 from pathlib import Path
@@ -29,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 
 from canasta_sim.core._compiled import accelerator  # noqa: E402
 from canasta_sim.core.engine import derive_seed, play_game  # noqa: E402
+from canasta_sim.core.rules import Rules  # noqa: E402
+from canasta_sim.errors import RulesError, StrategyLoadError  # noqa: E402
 from canasta_sim.runs.summary import wilson_interval  # noqa: E402
 from canasta_sim.strategies import Expert, Pimc  # noqa: E402
 
@@ -36,6 +45,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from strength import measure_floor, play_games  # noqa: E402  (the duplicate-deal pool and the floor, shared)
 
 OUT = ROOT / "results" / "pimc_strength"
+"""Where the figures under the default rules go; those under other rules go to a folder inside (:func:`out_folder`)."""
 FLOOR_SCRIPT = ROOT / "scripts" / "floor.py"
 REFERENCE_FLOOR = 5000.0
 _SEARCHED = ("choose_acquire", "choose_discard", "choose_ask", "answer_go_out")
@@ -78,23 +88,27 @@ def _factory(samples: int, policy: str):
     return build
 
 
-def play_one(samples: int, policy: str, seed: int, number: int) -> dict:
-    """Game ``number``: deal ``number // 2`` with pimc as side A on even numbers, side B on odd ones."""
+def play_one(samples: int, policy: str, seed: int, rules: Rules, number: int) -> dict:
+    """Game ``number`` under ``rules``: deal ``number // 2`` with pimc as side A on even numbers, side B on odd
+    ones."""
     _TimedPimc.totals = {}
     pimc_side = number % 2
     game_seed = derive_seed(seed, f"deal{number // 2}")
     pimc = _factory(samples, policy)
     players = [pimc, Expert, pimc, Expert] if pimc_side == 0 else [Expert, pimc, Expert, pimc]
-    result = play_game(players, seed=game_seed)
+    result = play_game(players, seed=game_seed, rules=rules)
     points = 0.5 if result.winner is None else float(result.winner == pimc_side)
     return {"number": number, "points": points, "hands": len(result.hands), "timing": _TimedPimc.totals}
 
 
-def measure(samples: int, games: int, seed: int, workers: int, policy: str, max_minutes: float, floor: Path) -> dict:
-    """Play the games for one samples value and return the figures."""
+def measure(samples: int, games: int, seed: int, workers: int, policy: str, max_minutes: float, floor: Path,
+            rules: Rules | None = None) -> dict:
+    """Play the games for one samples value under ``rules`` (the default rule set when ``None``) and return the
+    figures."""
+    rules = rules or Rules()
     floor_before = measure_floor(floor)
     start = time.perf_counter()
-    results = play_games(play_one, (samples, policy, seed), games, workers, max_minutes)
+    results = play_games(play_one, (samples, policy, seed, rules), games, workers, max_minutes)
     floor_after = measure_floor(floor)
     played = len(results)
     points = sum(result["points"] for result in results)
@@ -116,6 +130,7 @@ def measure(samples: int, games: int, seed: int, workers: int, policy: str, max_
         "samples": samples,
         "policy": policy,
         "seed": seed,
+        "rules": rules.changed_words(),
         "games_asked": games,
         "games": played,
         "points": points,
@@ -142,12 +157,14 @@ class _TimeUp(Exception):
     """Raised from inside a decision when a timing round is over."""
 
 
-def timing(samples: int, seconds: float, rounds: int, floor: Path, policy: str) -> dict:
-    """Mean decision time of ``pimc:samples=S`` in this process, each round between two floor measurements.
+def timing(samples: int, seconds: float, rounds: int, floor: Path, policy: str, rules: Rules | None = None) -> dict:
+    """Mean decision time of ``pimc:samples=S`` under ``rules`` (the default rule set when ``None``) in this
+    process, each round between two floor measurements.
 
     On a busy machine the floor moves from minute to minute; a round of ``seconds`` seconds of play
     between two floors is scaled by their mean, and the rounds are then pooled.
     """
+    rules = rules or Rules()
     pooled_ms = []
     raw_ms = []
     floors = []
@@ -169,7 +186,7 @@ def timing(samples: int, seconds: float, rounds: int, floor: Path, policy: str) 
         try:
             while time.perf_counter() < stop_at:
                 try:
-                    play_game([build, Expert, build, Expert], seed=derive_seed(seed, "timing"))
+                    play_game([build, Expert, build, Expert], seed=derive_seed(seed, "timing"), rules=rules)
                 except Exception as error:  # the engine wraps _TimeUp in a StrategyError
                     if not isinstance(error.__cause__, _TimeUp):
                         raise
@@ -188,24 +205,38 @@ def timing(samples: int, seconds: float, rounds: int, floor: Path, policy: str) 
             pooled_ms.append(mean * (before + after) / 2 / REFERENCE_FLOOR)
     return {
         "samples": samples,
+        "rules": rules.changed_words(),
         "rounds": [{"mean_decision_ms": ms, "floor_before": pair[0], "floor_after": pair[1]}
                    for ms, pair in zip(raw_ms, floors, strict=True)],
         "mean_decision_ms_at_floor_5000": sum(pooled_ms) / len(pooled_ms) if pooled_ms else None,
     }
 
 
-def chart(path: Path, headline: Path | None = None, headline_samples: int = Pimc.parameters["samples"]) -> None:
-    """Draw every ``samples_*.json`` of :data:`OUT` into one PNG, with a ``canasta-sim run`` of pimc
+def out_folder(rules: Rules) -> Path:
+    """The folder of the figures measured under ``rules``: :data:`OUT`, or a folder inside named by the rules
+    changed (``target_score=1000,ask_partner=off``)."""
+    words = rules.changed_words()
+    return OUT / ",".join(words) if words else OUT
+
+
+def chart(path: Path, headline: Path | None = None, headline_samples: int = Pimc.parameters["samples"],
+          folder: Path = OUT) -> None:
+    """Draw every ``samples_*.json`` of ``folder`` into one PNG, with a ``canasta-sim run`` of pimc
     against expert (``headline``, at ``headline_samples``) as a point of its own when given."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = sorted((json.loads(file.read_text()) for file in OUT.glob("samples_*.json")), key=lambda row: row["samples"])
+    rows = sorted((json.loads(file.read_text()) for file in folder.glob("samples_*.json")),
+                  key=lambda row: row["samples"])
     rows = [row for row in rows if row["games"]]
     if not rows:
-        raise SystemExit(f"no figures in {OUT}: run with --samples first")
+        raise SystemExit(f"no figures in {folder}: run with --samples first")
+    rule_sets = sorted({" ".join(row.get("rules", [])) or "default" for row in rows})
+    if len(rule_sets) > 1:
+        raise SystemExit(f"pimc_strength.py: the figures in {folder} were measured under different rules "
+                         f"({'; '.join(rule_sets)}); chart one rule set at a time")
     samples = [row["samples"] for row in rows]
     rates = [100 * row["win_rate"] for row in rows]
     lows = [rate - 100 * row["interval_95"][0] for rate, row in zip(rates, rows, strict=True)]
@@ -235,7 +266,7 @@ def chart(path: Path, headline: Path | None = None, headline_samples: int = Pimc
         print(f"canasta-sim run {headline}: {len(games)} games, {rate:.1f}% [{100 * low:.1f}%, {100 * high:.1f}%]")
     # Decision times: the --timing rounds where measured (each between two floors), else the match's own.
     timed = {}
-    for file in OUT.glob("timing_*.json"):
+    for file in folder.glob("timing_*.json"):
         figures = json.loads(file.read_text())
         if figures["mean_decision_ms_at_floor_5000"]:
             timed[figures["samples"]] = figures["mean_decision_ms_at_floor_5000"]
@@ -256,8 +287,8 @@ def chart(path: Path, headline: Path | None = None, headline_samples: int = Pimc
     right.legend()
     builds = sorted({row.get("build", "pure Python") for row in rows})
     versions = sorted({row.get("version", "pimc@1") for row in rows})
-    figure.suptitle(f"{', '.join(versions)} against expert, duplicate deals, {'; '.join(builds)}, one core per game",
-                    fontsize=9)
+    figure.suptitle(f"{', '.join(versions)} against expert, duplicate deals, rules {rule_sets[0]}, "
+                    f"{'; '.join(builds)}, one core per game", fontsize=9)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)
@@ -287,6 +318,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--policy", default="expert", help="pimc's play-out policy")
     parser.add_argument("--max-minutes", type=float, default=0.0, help="start no game after this long (0: no limit)")
+    parser.add_argument("--rules", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rule option, as canasta-sim run takes it (repeatable; e.g. target_score=1000)")
     parser.add_argument("--floor-script", type=Path, default=FLOOR_SCRIPT)
     parser.add_argument("--timing", type=float, metavar="SECONDS",
                         help="only time decisions: rounds of this many seconds of play, each between two floors")
@@ -296,22 +329,33 @@ def main() -> None:
     arguments = parser.parse_args()
     if arguments.games < 2 or arguments.games % 2:
         parser.error(f"--games {arguments.games}: use an even number of at least 2 (duplicate pairs)")
-    OUT.mkdir(parents=True, exist_ok=True)
+    try:
+        rules = Rules.from_options(arguments.rules)
+    except RulesError as error:
+        parser.error(str(error))
+    for samples in arguments.samples:  # refused here in one line, not in a worker's traceback
+        try:
+            _factory(samples, arguments.policy)(random.Random(0))
+        except StrategyLoadError as error:
+            parser.error(str(error))
+    folder = out_folder(rules)
+    folder.mkdir(parents=True, exist_ok=True)
     if arguments.timing:
         for samples in arguments.samples:
-            figures = timing(samples, arguments.timing, arguments.rounds, arguments.floor_script, arguments.policy)
-            (OUT / f"timing_{samples}.json").write_text(json.dumps(figures, indent=2) + "\n")
+            figures = timing(samples, arguments.timing, arguments.rounds, arguments.floor_script, arguments.policy,
+                             rules)
+            (folder / f"timing_{samples}.json").write_text(json.dumps(figures, indent=2) + "\n")
             print(json.dumps(figures))
         return
     for samples in arguments.samples:
         figures = measure(samples, arguments.games, arguments.seed, arguments.workers, arguments.policy,
-                          arguments.max_minutes, arguments.floor_script)
-        (OUT / f"samples_{samples}.json").write_text(json.dumps(figures, indent=2) + "\n")
+                          arguments.max_minutes, arguments.floor_script, rules)
+        (folder / f"samples_{samples}.json").write_text(json.dumps(figures, indent=2) + "\n")
         print(json.dumps({key: figures[key] for key in ("samples", "games", "win_rate", "interval_95",
                                                          "mean_decision_ms", "mean_searched_decision_ms",
                                                          "floor_before", "floor_after")}))
     if arguments.chart:
-        chart(arguments.chart, arguments.headline)
+        chart(arguments.chart, arguments.headline, folder=folder)
 
 
 if __name__ == "__main__":

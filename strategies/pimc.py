@@ -61,7 +61,7 @@ of them at once); ``policy`` the play-out policy, ``expert``, ``greedy`` or ``ra
 most candidates searched at one decision (default 4); ``budget`` seconds per searched decision, 0 for none (the
 default): when positive, worlds are sampled until the budget is spent (at least one), ``samples`` and
 ``screen`` are ignored, and play then depends on the machine's speed, so a game is reproducible from
-its seed only with ``budget=0``; ``confidence`` (default 1.0) how many standard errors a candidate
+its seed only with ``budget=0``; ``confidence`` (0 to 4, default 1.0) how many standard errors a candidate
 must lead expert's choice by to replace it (0: the best mean wins); ``avoid`` (0 to 1, default 0.25)
 the weight of worlds in which a seat holds a pair of a rank it avoids (1: uniform); ``horizon`` the
 turns a play-out lasts after the searched turn (default 12), 0 for the whole hand: a play-out cut
@@ -69,7 +69,8 @@ short is valued by the static estimate of the hand's end in
 :mod:`canasta_sim.strategies.hand_estimate` (both sides' final scores from the melds, canastas, red
 3s, the hands and the pile at the cut), so each world costs a fraction of a whole play-out and
 more of them fit the same time; ``melds`` 1 to search the meld decisions, 0 to lay expert's melds.
-Expert's parameters apply to its rules for melds and asking.
+Expert's parameters apply to its rules for melds and asking.  ``confidence`` and ``avoid`` declare ranges, so
+``canasta-sim tune pimc --params confidence,avoid`` tunes them (as it tunes expert's own ranged parameters).
 
 Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``;
 pimc@3 plays out with experts that remember the hand, and screens: 8 worlds, up to 24; pimc@4 cuts its
@@ -85,6 +86,7 @@ import random
 import time
 
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop
+from canasta_sim.core.parameters import Parameter
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.search import PublicMemory, playout, sample_world
 from canasta_sim.core.state import HandState
@@ -217,8 +219,13 @@ class Pimc(Expert):
     name = "pimc"
     version = 5
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
+    # The ranges bound what specs accept and what `canasta-sim tune pimc` explores; play reads the values as before.
     parameters = {**Expert.parameters, "samples": 96, "screen": 24, "policy": "expert", "width": 4, "budget": 0.0,
-                  "confidence": 1.0, "avoid": 0.25, "horizon": 12, "melds": 1}
+                  "confidence": Parameter(1.0, low=0.0, high=4.0, step=0.05,
+                                          help="standard errors a candidate must lead expert's choice by"),
+                  "avoid": Parameter(0.25, low=0.0, high=1.0, step=0.01,
+                                     help="weight of deals giving a seat a pair of a rank it avoids (1: uniform)"),
+                  "horizon": 12, "melds": 1}
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
@@ -234,14 +241,10 @@ class Pimc(Expert):
             raise StrategyLoadError(f"strategy 'pimc' parameter width={self.width!r} must be at least 1")
         if not self.budget >= 0:
             raise StrategyLoadError(f"strategy 'pimc' parameter budget={self.budget!r} must be 0 or more seconds")
-        if not 0 <= self.avoid <= 1:
-            raise StrategyLoadError(f"strategy 'pimc' parameter avoid={self.avoid!r} must be between 0 and 1")
         if self.horizon < 0:
             raise StrategyLoadError(
                 f"strategy 'pimc' parameter horizon={self.horizon!r} must be 0 (play to the hand's end) or more turns"
             )
-        if not self.confidence >= 0:
-            raise StrategyLoadError(f"strategy 'pimc' parameter confidence={self.confidence!r} must be 0 or more")
         if self.melds not in (0, 1):
             raise StrategyLoadError(
                 f"strategy 'pimc' parameter melds={self.melds!r} must be 0 (expert's melds) or 1 (searched)"

@@ -14,6 +14,10 @@
 * :mod:`canasta_sim.env.openspiel`: that tree as the OpenSpiel game ``canasta_sim``
   (``pip install 'canasta-sim[openspiel]'``).
 * :mod:`canasta_sim.env.ismcts`: OpenSpiel's IS-MCTS as the strategy ``ismcts`` (the same extra).
+* :mod:`canasta_sim.env.spiel_bots`: any OpenSpiel bot as a strategy, the ``openspiel:`` spec form (the same
+  extra).
+* :mod:`canasta_sim.env.public`: the public observation, what every seat may know (the OpenSpiel game's public
+  observer).
 
 Importing this package needs only the core dependencies; the environments import PettingZoo and
 Gymnasium when they are built.  See ``docs/env.md``.

@@ -182,6 +182,17 @@ class GameTree(GameDriver):
                 lines.append("chosen " + " ".join(str(action) for action in self.prefix))
         return "\n".join(lines)
 
+    def public_information(self) -> str:
+        """The public record of the game as text: what every seat knows, :meth:`information` without any seat's
+        own cards and choices, the decision due shown as the table sees it."""
+        lines = ["public", self._header()]
+        if self.pending_hand or self.state is None:
+            return "\n".join(lines)
+        lines.extend(self.public_log)
+        if self.decision is not None:
+            lines.append(f"{MELD_DECISION if self.decision == ASK_DECISION else self.decision} by {self.actor}")
+        return "\n".join(lines)
+
     def _header(self) -> str:
         if self.choosing_dealer:
             return "choosing the first dealer"

@@ -25,7 +25,10 @@ Parameters (``ismcts:simulations=200,uct_c=1.5``):
 * ``worlds`` (default 0): the most worlds sampled per searched action, each simulation then starting from one of
   them at random (OpenSpiel's ``max_world_samples``); 0 deals a new world for every simulation;
 * ``selection`` (``uct`` or ``puct``; default ``uct``): OpenSpiel's ``child_selection_policy``; ``puct`` weighs
-  the exploration term by the evaluator's prior, uniform over the allowed actions for both play-outs.
+  the exploration term by the evaluator's prior, uniform over the allowed actions for both play-outs unless
+  ``expert_prior`` says otherwise;
+* ``expert_prior`` (default 0, 0 to 1; only with ``selection=puct``): the share of that prior moved to the action
+  expert would take (:func:`expert_prior`); 0 is the uniform prior, the games of ``selection=puct`` before it.
 
 Should no world consistent with what the seat saw be found (a partner's ask that says it can go out,
 R12.5, when :data:`~canasta_sim.env.game_tree.SAMPLE_TRIES` samples in a row cannot), the seat decides as
@@ -51,13 +54,14 @@ from canasta_sim.core.search import PublicMemory, SearchError, playout
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
-from canasta_sim.env.encoding import DecisionOptions
+from canasta_sim.env.encoding import DecisionOptions, playable_actions
 from canasta_sim.env.game_tree import GameTree, event_text, hand_text, receipt_text, sample_position
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.pimc import match_value
 
-__all__ = ["FINAL_POLICIES", "PLAYOUTS", "SELECTIONS", "Ismcts"]
+__all__ = ["FINAL_POLICIES", "PLAYOUTS", "SELECTIONS", "ExpertPlayouts", "Ismcts", "SeatSearch", "expert_prior",
+           "hand_game", "numpy_rng", "openspiel_modules"]
 
 FINAL_POLICIES = ("max_visit", "normalized_visit", "max_value")
 PLAYOUTS = ("random", "expert")
@@ -67,8 +71,9 @@ _EXPERT_METHODS = {ACQUIRE_DECISION: "choose_acquire", ASK_DECISION: "choose_ask
                    MELD_DECISION: "choose_meld", DISCARD_DECISION: "choose_discard"}
 
 
-def _openspiel():
-    """The OpenSpiel modules the strategy uses, or a one-line error saying how to install them."""
+def openspiel_modules():
+    """The OpenSpiel modules the strategy uses (``pyspiel``, the Python ISMCTS and MCTS, and the game's module), or a
+    one-line error saying how to install them."""
     try:
         import pyspiel
         from open_spiel.python.algorithms import ismcts, mcts
@@ -81,23 +86,30 @@ def _openspiel():
     return pyspiel, ismcts, mcts, game_module
 
 
-def _numpy_rng(rng: random.Random) -> np.random.RandomState:
+def numpy_rng(rng: random.Random) -> np.random.RandomState:
     """A numpy generator (what OpenSpiel's Python bots take) seeded from the seat's generator."""
     return np.random.RandomState(rng.getrandbits(32))
 
 
 @functools.cache
-def _game(rules):
-    _, _, _, game_module = _openspiel()
+def hand_game(rules):
+    """The OpenSpiel game ``canasta_sim`` under ``rules`` in the scope of one hand (made once per rule set)."""
+    _, _, _, game_module = openspiel_modules()
     return game_module.load(**rules.changed_options(), scope="hand")
 
 
-class _ExpertPlayouts:
-    """An OpenSpiel evaluator: the hand played out by experts from the node, valued as the tree's returns."""
+class ExpertPlayouts:
+    """An OpenSpiel evaluator: the hand played out by experts from the node, valued as the tree's returns.
 
-    def __init__(self, rollouts: int, rng: random.Random) -> None:
+    :param rollouts: play-outs per evaluation, their returns averaged.
+    :param rng: the generator each play-out's experts are seeded from.
+    :param prior_weight: the share of the prior on expert's choice (:func:`expert_prior`); 0, uniform.
+    """
+
+    def __init__(self, rollouts: int, rng: random.Random, prior_weight: float = 0.0) -> None:
         self.rollouts = rollouts
         self.rng = rng
+        self.prior_weight = prior_weight
 
     def evaluate(self, state):
         """The mean returns of ``rollouts`` expert play-outs of the hand from ``state``."""
@@ -115,56 +127,62 @@ class _ExpertPlayouts:
         return [value, -value, value, -value]
 
     def prior(self, state):
-        """Uniform over the allowed actions."""
-        actions = state.legal_actions()
-        return [(action, 1.0 / len(actions)) for action in actions]
+        """Uniform over the allowed actions, ``prior_weight`` of it moved to expert's choice
+        (:func:`expert_prior`)."""
+        return expert_prior(state, self.prior_weight)
 
 
-class Ismcts(Strategy):
-    """Every decision with a choice searched by OpenSpiel's IS-MCTS over the rest of the hand."""
+class _ExpertPrior:
+    """An OpenSpiel evaluator: another's evaluations, with :func:`expert_prior` as its prior."""
 
-    name = "ismcts"
-    version = 2
-    description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
-    parameters = {
-        "simulations": 50,
-        # A range makes it tunable (canasta-sim tune ismcts:...); play reads the value as before.
-        "uct_c": Parameter(1.0, low=0.0, high=10.0, step=0.05,
-                           help="UCT's exploration constant (returns lie in -1 to 1)"),
-        "final_policy": "max_visit",
-        "rollouts": 1,
-        "playout": "random",
-        "worlds": 0,
-        "selection": "uct",
-    }
+    def __init__(self, inner, prior_weight: float) -> None:
+        self.inner = inner
+        self.prior_weight = prior_weight
+
+    def evaluate(self, state):
+        """The wrapped evaluator's returns."""
+        return self.inner.evaluate(state)
+
+    def prior(self, state):
+        """:func:`expert_prior` with this evaluator's weight."""
+        return expert_prior(state, self.prior_weight)
+
+
+def expert_prior(state, weight: float) -> list[tuple[int, float]]:
+    """PUCT's prior at a decision of the game: uniform over the allowed actions, with ``weight`` of it moved to the
+    next action of the move expert would make there (expert's rules at the node, told of the hand's start there, so
+    without its memory of earlier discards); uniform where expert's move does not continue the actions chosen so
+    far.  ``weight`` 0 is the uniform prior, exactly."""
+    actions = state.legal_actions()
+    uniform = 1.0 / len(actions)
+    if not weight:
+        return [(action, uniform) for action in actions]
+    favoured = _expert_action(state.tree)
+    share = (1.0 - weight) * uniform
+    return [(action, share + (weight if action == favoured else 0.0)) for action in actions]
+
+
+def _expert_action(tree: GameTree) -> int | None:
+    """The next action of expert's move at the tree's decision, or ``None`` where it leaves the chosen prefix."""
+    view = tree.views[tree.actor]
+    expert = Expert(random.Random(0))  # expert draws nothing from its generator
+    expert.on_hand_start(view)
+    value = getattr(expert, _EXPERT_METHODS[tree.decision])(view)
+    actions = playable_actions(view, tree.decision, value)
+    prefix = tree.prefix
+    if len(actions) <= len(prefix) or actions[:len(prefix)] != prefix:
+        return None
+    return actions[len(prefix)]
+
+
+class SeatSearch(Strategy):
+    """A strategy whose decisions an OpenSpiel search makes on the game ``canasta_sim`` (scope ``hand``), rooted at
+    the seat's position in a world sampled from what it has seen: the seat's records of the hand, the decisions as
+    the game's actions, one at a time, and expert's play where no world can be sampled.  A subclass gives
+    :meth:`_search`, the action chosen at a root state."""
 
     def __init__(self, rng, **parameters) -> None:
         super().__init__(rng, **parameters)
-        pyspiel, ismcts, mcts, _ = _openspiel()
-        if self.simulations < 1:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter simulations={self.simulations!r} must be at least 1")
-        if self.rollouts < 1:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter rollouts={self.rollouts!r} must be at least 1")
-        if self.final_policy not in FINAL_POLICIES:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter final_policy={self.final_policy!r} is not "
-                                    f"accepted; use one of: {', '.join(FINAL_POLICIES)}")
-        if self.playout not in PLAYOUTS:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter playout={self.playout!r} is not accepted; use "
-                                    f"one of: {', '.join(PLAYOUTS)}")
-        if self.worlds < 0:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter worlds={self.worlds!r} must be 0 (a new world "
-                                    "for every simulation) or more")
-        if self.selection not in SELECTIONS:
-            raise StrategyLoadError(f"strategy 'ismcts' parameter selection={self.selection!r} is not accepted; "
-                                    f"use one of: {', '.join(SELECTIONS)}")
-        self._ismcts = ismcts
-        self._mcts = mcts
-        self._final = {
-            "max_visit": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
-            "normalized_visit": ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT,
-            "max_value": ismcts.ISMCTSFinalPolicyType.MAX_VALUE,
-        }[self.final_policy]
-        self._bot = None
         self._memory: PublicMemory | None = None
         self._public: list[str] = []
         self._private: list[str] = []
@@ -233,7 +251,7 @@ class Ismcts(Strategy):
                         root = self._root(view, decision)
                         for chosen in prefix:
                             root.apply_action(chosen)
-                    action = int(self._searcher(view).step(root))
+                    action = self._search(view, root, allowed)
                 except SearchError:
                     # Asked "may I go out?" (R12.5) by a partner whose ask no sampled world bears out, at the root
                     # or in a simulation's resample: nothing to search, so the seat decides the whole move as
@@ -253,20 +271,83 @@ class Ismcts(Strategy):
         private = [self._private if other == seat else ["sampled"] for other in range(4)]
         tree = GameTree.at_position(view.rules, world, view.scores, decision, memory=self._memory.copy(),
                                     public_log=self._public, private_logs=private, scope="hand")
-        return _game(view.rules).state_at(tree)
+        return hand_game(view.rules).state_at(tree)
+
+    def _search(self, view, root, allowed: list[int]) -> int:
+        """The action to play at ``root`` (one of ``allowed``, two or more); a subclass searches."""
+        raise NotImplementedError
+
+
+class Ismcts(SeatSearch):
+    """Every decision with a choice searched by OpenSpiel's IS-MCTS over the rest of the hand."""
+
+    name = "ismcts"
+    version = 2
+    description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
+    parameters = {
+        "simulations": 50,
+        # A range makes it tunable (canasta-sim tune ismcts:...); play reads the value as before.
+        "uct_c": Parameter(1.0, low=0.0, high=10.0, step=0.05,
+                           help="UCT's exploration constant (returns lie in -1 to 1)"),
+        "final_policy": "max_visit",
+        "rollouts": 1,
+        "playout": "random",
+        "worlds": 0,
+        "selection": "uct",
+        "expert_prior": 0.0,
+    }
+
+    def __init__(self, rng, **parameters) -> None:
+        super().__init__(rng, **parameters)
+        pyspiel, ismcts, mcts, _ = openspiel_modules()
+        if self.simulations < 1:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter simulations={self.simulations!r} must be at least 1")
+        if self.rollouts < 1:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter rollouts={self.rollouts!r} must be at least 1")
+        if self.final_policy not in FINAL_POLICIES:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter final_policy={self.final_policy!r} is not "
+                                    f"accepted; use one of: {', '.join(FINAL_POLICIES)}")
+        if self.playout not in PLAYOUTS:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter playout={self.playout!r} is not accepted; use "
+                                    f"one of: {', '.join(PLAYOUTS)}")
+        if self.worlds < 0:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter worlds={self.worlds!r} must be 0 (a new world "
+                                    "for every simulation) or more")
+        if self.selection not in SELECTIONS:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter selection={self.selection!r} is not accepted; "
+                                    f"use one of: {', '.join(SELECTIONS)}")
+        if not 0 <= self.expert_prior <= 1:
+            raise StrategyLoadError(f"strategy 'ismcts' parameter expert_prior={self.expert_prior!r} must be from 0 "
+                                    "(a uniform prior) to 1 (all of it on expert's choice)")
+        if self.expert_prior and self.selection != "puct":
+            raise StrategyLoadError(f"strategy 'ismcts' parameter expert_prior={self.expert_prior!r} weighs PUCT's "
+                                    "prior, which selection=uct does not read; add selection=puct")
+        self._ismcts = ismcts
+        self._mcts = mcts
+        self._final = {
+            "max_visit": ismcts.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+            "normalized_visit": ismcts.ISMCTSFinalPolicyType.NORMALIZED_VISITED_COUNT,
+            "max_value": ismcts.ISMCTSFinalPolicyType.MAX_VALUE,
+        }[self.final_policy]
+        self._bot = None
+
+    def _search(self, view, root, allowed: list[int]) -> int:
+        return int(self._searcher(view).step(root))
 
     def _searcher(self, view):
         if self._bot is None:
-            game = _game(view.rules)
+            game = hand_game(view.rules)
             if self.playout == "expert":
-                evaluator = _ExpertPlayouts(self.rollouts, random.Random(self.rng.getrandbits(64)))
+                evaluator = ExpertPlayouts(self.rollouts, random.Random(self.rng.getrandbits(64)), self.expert_prior)
             else:
-                evaluator = self._mcts.RandomRolloutEvaluator(self.rollouts, _numpy_rng(self.rng))
+                evaluator = self._mcts.RandomRolloutEvaluator(self.rollouts, numpy_rng(self.rng))
+                if self.expert_prior:
+                    evaluator = _ExpertPrior(evaluator, self.expert_prior)
             selection = {"uct": self._ismcts.ChildSelectionPolicy.UCT, "puct": self._ismcts.ChildSelectionPolicy.PUCT}
             self._bot = self._ismcts.ISMCTSBot(
                 game, evaluator, self.uct_c, self.simulations,
                 max_world_samples=self.worlds or self._ismcts.UNLIMITED_NUM_WORLD_SAMPLES,
-                random_state=_numpy_rng(self.rng), final_policy_type=self._final,
+                random_state=numpy_rng(self.rng), final_policy_type=self._final,
                 child_selection_policy=selection[self.selection])
             sampler = random.Random(self.rng.getrandbits(64))
             self._bot.set_resampler(lambda state, player: game.state_at(state.tree.resample(player, sampler)))

@@ -21,7 +21,10 @@ Observations: ``observation_tensor`` is the PettingZoo observation vector (211 e
 deal is under way); ``information_state_tensor`` adds what the table has seen of each seat's hand
 (cards it is known to hold, ranks it avoids: 120 entries); ``information_state_string`` is the seat's
 whole record of the hand (public moves, its own cards dealt and drawn, its choices in a compound
-move); ``observation_string`` the observation vector's fields as text.  ``resample_from_infostate``
+move); ``observation_string`` the observation vector's fields as text.  The public observer
+(``pyspiel.IIGObservationType(perfect_recall=..., public_info=True, private_info=pyspiel.PrivateInfoType.NONE)``,
+through ``open_spiel.python.observation.make_observation``) gives what every seat may know
+(:mod:`canasta_sim.env.public`), the same for every player.  ``resample_from_infostate``
 deals the cards the seat cannot see anew (:func:`canasta_sim.core.search.sample_world`), so that
 OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``) can search it.  Needs
 ``pip install 'canasta-sim[openspiel]'``.
@@ -43,8 +46,9 @@ except ModuleNotFoundError as error:
 from canasta_sim.env.actions import ACTION_COUNT, action_text
 from canasta_sim.env.encoding import OBSERVATION_FIELDS, OBSERVATION_SIZE, observation_values
 from canasta_sim.env.game_tree import SCOPES, GameTree, max_game_length, rng_from_sampler
+from canasta_sim.env.public import PUBLIC_FIELDS, PUBLIC_OBSERVATION_SIZE, public_values
 
-__all__ = ["GAME_NAME", "CanastaGame", "CanastaState", "INFORMATION_STATE_SIZE"]
+__all__ = ["GAME_NAME", "CanastaGame", "CanastaState", "INFORMATION_STATE_SIZE", "PUBLIC_INFORMATION_SIZE"]
 
 GAME_NAME = "canasta_sim"
 _MEMORY_SIZE = 2 * 4 * KIND_COUNT
@@ -52,6 +56,10 @@ INFORMATION_STATE_SIZE = OBSERVATION_SIZE + _MEMORY_SIZE
 """The observation vector, then for each seat (this, left, partner, right) the cards the table knows it
 holds by kind, then for each seat the ranks it avoids (1: it discarded the rank, or declined the pile
 with a pair of it, since it last took the pile)."""
+
+PUBLIC_INFORMATION_SIZE = PUBLIC_OBSERVATION_SIZE + _MEMORY_SIZE
+"""The public observation vector, then for each seat 0-3 the cards the table knows it holds by kind, then for each
+seat 0-3 the ranks it avoids: the public observer's tensor with ``perfect_recall``."""
 
 _MELD_TABLE = "initial_meld_table"
 _SPIEL_SEPARATOR = ";"
@@ -125,16 +133,22 @@ class CanastaGame(pyspiel.Game):
         return CanastaState(self, tree)
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        """The observer of information states (``perfect_recall``) or of observations (the default)."""
+        """The observer of information states (``perfect_recall``) or of observations (the default): a seat's own
+        (``private_info=SINGLE_PLAYER``, the default) or the public one (``private_info=NONE``), what every seat
+        may know (:mod:`canasta_sim.env.public`)."""
         if params:
             raise ValueError(f"the canasta_sim observer takes no parameters; got {params}")
         recall = bool(iig_obs_type and iig_obs_type.perfect_recall)
-        if iig_obs_type is not None and not (
-            iig_obs_type.public_info and iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
-        ):
-            raise ValueError("the canasta_sim observer gives a seat's own view only: public_info=True and "
-                             "private_info=SINGLE_PLAYER, with perfect_recall True (information state) or False")
-        return _Observer(recall)
+        if iig_obs_type is not None and iig_obs_type.public_info:
+            if iig_obs_type.private_info == pyspiel.PrivateInfoType.NONE:
+                return _PublicObserver(recall)
+            if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+                return _Observer(recall)
+        if iig_obs_type is None:
+            return _Observer(recall)
+        raise ValueError("the canasta_sim observer gives a seat's own view or the public one: public_info=True with "
+                         "private_info=SINGLE_PLAYER (a seat's) or NONE (public), perfect_recall True (the record) "
+                         "or False (the observation)")
 
 
 class _TreeSlot:
@@ -262,6 +276,52 @@ class _Observer:
         parts = []
         start = 0
         for name, length, *_ in OBSERVATION_FIELDS:
+            parts.append(f"{name} {' '.join(str(int(value)) for value in values[start:start + length])}")
+            start += length
+        return "\n".join(parts)
+
+
+class _PublicObserver:
+    """The public observer: what every seat may know, the same for every player asked
+    (:mod:`canasta_sim.env.public`); with ``recall``, the table's memory of each seat's hand and the public record."""
+
+    def __init__(self, recall: bool) -> None:
+        self.recall = recall
+        self.tensor = np.zeros(PUBLIC_INFORMATION_SIZE if recall else PUBLIC_OBSERVATION_SIZE, np.float32)
+        self.dict = {"observation": self.tensor[:PUBLIC_OBSERVATION_SIZE]}
+        if recall:
+            memory = self.tensor[PUBLIC_OBSERVATION_SIZE:]
+            self.dict["known"] = memory[:4 * KIND_COUNT].reshape(4, KIND_COUNT)
+            self.dict["avoids"] = memory[4 * KIND_COUNT:].reshape(4, KIND_COUNT)
+
+    def set_from(self, state: CanastaState, player: int) -> None:
+        """Fill the tensor with the public observation of ``state`` (``player`` changes nothing); all 0 while a
+        deal is under way."""
+        self.tensor.fill(0)
+        tree = state.tree
+        view = tree.seat_view(0)
+        if view is None:
+            return
+        self.dict["observation"][:] = public_values(view, tree.decision)
+        if self.recall:
+            memory = tree.memory
+            for seat in range(4):
+                self.dict["known"][seat] = memory.known[seat]
+                for rank in memory.avoids[seat]:
+                    self.dict["avoids"][seat][rank] = 1
+
+    def string_from(self, state: CanastaState, player: int) -> str:
+        """The public record of the hand (``recall``) or the public observation's fields as text."""
+        tree = state.tree
+        if self.recall:
+            return tree.public_information()
+        view = tree.seat_view(0)
+        if view is None:
+            return f"public\n{tree.public_information().splitlines()[1]}"
+        values = public_values(view, tree.decision)
+        parts = ["public"]
+        start = 0
+        for name, length, *_ in PUBLIC_FIELDS:
             parts.append(f"{name} {' '.join(str(int(value)) for value in values[start:start + length])}")
             start += length
         return "\n".join(parts)

@@ -153,8 +153,9 @@ def test_pimc_is_built_in_and_loads_with_parameters():
         ({"samples": 0}, "samples=0 must be at least 1"),
         ({"width": 0}, "width=0 must be at least 1"),
         ({"budget": -1.0}, "budget=-1.0 must be 0 or more seconds"),
-        ({"confidence": -0.5}, "confidence=-0.5 must be 0 or more"),
-        ({"avoid": 1.5}, "avoid=1.5 must be between 0 and 1"),
+        ({"confidence": -0.5}, "confidence=-0.5 is out of range; expected a float from 0 to 4"),
+        ({"avoid": 1.5}, "avoid=1.5 is out of range; expected a float from 0 to 1"),
+        ({"avoid": float("nan")}, "avoid=nan is out of range"),
         ({"screen": -1}, "screen=-1 must be 0 (off) or more"),
         ({"melds": 2}, "melds=2 must be 0 (expert's melds) or 1 (searched)"),
     ],
@@ -162,6 +163,18 @@ def test_pimc_is_built_in_and_loads_with_parameters():
 def test_bad_parameters_are_refused_naming_what_is_accepted(parameters, message):
     with pytest.raises(StrategyLoadError, match=message.replace("(", r"\(").replace(")", r"\)")):
         Pimc(__import__("random").Random(1), **parameters)
+
+
+def test_confidence_and_avoid_can_be_tuned_within_their_ranges():
+    from canasta_sim.tuning.iteration import TunedStrategy
+
+    tuned, loaded = TunedStrategy.from_spec("pimc:samples=8", ["confidence", "avoid"])
+    assert loaded.label == "pimc@5"
+    assert [(d.name, d.low, d.high, d.step) for d in tuned.dimensions()] == [
+        ("confidence", 0.0, 4.0, 0.05), ("avoid", 0.0, 1.0, 0.01)]
+    assert tuned.start_values(loaded(__import__("random").Random(1))) == {"confidence": 1.0, "avoid": 0.25}
+    everything, _ = TunedStrategy.from_spec("pimc")
+    assert {"confidence", "avoid"} <= set(everything.names)
 
 
 @pytest.mark.timeout(60)
