@@ -392,7 +392,7 @@ class DaskChunkRunner:
         ``dask_records`` (:mod:`canasta_sim.runs.dask_logging`); both closed on leaving."""
         from distributed import Client, LocalCluster
 
-        from canasta_sim.runs.dask_logging import WORKER_RECORDS_TOPIC, WorkerRecordsToClient
+        from canasta_sim.runs.dask_logging import RunClusterNanny, hear_workers
 
         if self._held is not None:  # reached already (connected)
             yield self._held
@@ -409,10 +409,10 @@ class DaskChunkRunner:
         # already holding the usual 8787 causes no warning.
         with _workers_ignoring_ctrl_c():
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR)
+                                   scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR,
+                                   worker_class=RunClusterNanny)
         with cluster, Client(cluster, set_as_default=False) as client:
-            client.subscribe_topic(WORKER_RECORDS_TOPIC, dask_records.heard)
-            client.register_plugin(WorkerRecordsToClient())  # the workers of this run's own cluster only
+            hear_workers(client, dask_records)  # the workers of this run's own cluster only
             self.description = f"{workers} worker{'s' * (workers != 1)} on a local Dask cluster"
             yield client
 
