@@ -9,13 +9,16 @@ client connects.
 
 from __future__ import annotations
 
+import logging
 import socket
 import time
 
 from canasta_sim.errors import CanastaError
 
-__all__ = ["REFUSED_GRACE_SECONDS", "SCHEDULER_SCHEMES", "WORKER_WAIT_SECONDS", "ClusterError", "connect",
-           "normalize_scheduler_address", "played_by", "worker_threads"]
+logger = logging.getLogger(__name__)
+
+__all__ = ["REFUSED_GRACE_SECONDS", "SCHEDULER_SCHEMES", "WORKER_WAIT_SECONDS", "ClusterError", "LocalWorkers",
+           "connect", "normalize_scheduler_address", "played_by", "worker_threads"]
 
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
@@ -145,3 +148,49 @@ def played_by(players: set[tuple[str, int]], address: str) -> str:
     workers = len({worker for worker, _ in players})
     return (f"chunks played by {len(players)} worker thread{'s' * (len(players) != 1)} of {workers} "
             f"worker{'s' * (workers != 1)} at {address}")
+
+
+class LocalWorkers:
+    """Keeps the local cluster a run started at its number of workers when Dask does not restart a dead one.
+
+    A nanny restarts its worker process when it dies, but under load the new process may take long to come up.  The
+    cluster then gives the worker up (after ``distributed.deploy.lost-worker-timeout``, 15 s by default: it closes
+    the nanny, which logs ``Failed to restart worker``, and forgets it), or the nanny itself gives up and closes.
+    Either way the cluster stays a worker short for good, and with none left the run's chunks would wait for
+    ``--task-timeout`` with nothing to play them.  :meth:`check` (called by the thread driving the run, every second
+    or so) has the cluster start a new worker for each one given up; the game a worker died in is charged all the
+    same, by the chunk's next attempt (:mod:`canasta_sim.runs.dask_journal`).
+
+    :param cluster: the run's ``LocalCluster``, whose nannies live in this process.
+    """
+
+    def __init__(self, cluster, workers: int) -> None:
+        self.cluster = cluster
+        self.workers = workers
+        self.started = 0
+        """How many workers were started again so far."""
+        self._missing: set = set()
+
+    def check(self) -> None:
+        """Start a worker for each the cluster gave up on (on the cluster's event loop, not waited for)."""
+        from distributed.core import Status
+
+        closed = [name for name, nanny in list(self.cluster.workers.items())
+                  if nanny.status in (Status.closing, Status.closed, Status.failed)]
+        missing = (set(self.cluster.worker_spec) - set(self.cluster.workers)) | set(closed)
+        if missing:
+            new = missing - self._missing
+            if new:
+                self.started += len(new)
+                logger.info("%d worker%s of the local Dask cluster died and %s not restarted by Dask; the run starts "
+                            "%s again", len(new), "s" * (len(new) != 1), "were" if len(new) > 1 else "was",
+                            "them" if len(new) > 1 else "it")
+            # Asked again while it starts: the cluster starts only what it lacks, once.
+            self.cluster.loop.add_callback(self._start, closed)
+        self._missing = missing
+
+    def _start(self, closed) -> None:
+        for name in closed:
+            # Forgotten, not closed again: a nanny stuck closing would keep the cluster from starting any worker.
+            self.cluster.workers.pop(name, None)
+        self.cluster.scale(self.workers)  # starts the workers of its spec that it lacks

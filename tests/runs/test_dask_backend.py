@@ -8,7 +8,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import dask
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -25,6 +27,7 @@ from canasta_sim.runs.dask_backend import (
     normalize_scheduler_address,
     prepare_job,
 )
+from canasta_sim.runs.dask_cluster import LocalWorkers
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
@@ -377,14 +380,46 @@ def test_cli_a_strategy_file_that_cannot_be_sent_is_one_line_exit_2_before_anyth
     assert "Permission denied" in lines[0] and not (tmp_path / "run").exists()
 
 
+def test_a_local_cluster_starts_a_worker_again_for_each_dask_gave_up_on():
+    from distributed.core import Status
+
+    class Cluster:
+        """What the run's keeper reads of a LocalCluster: its spec, its nannies, its loop and scale."""
+
+        def __init__(self) -> None:
+            self.worker_spec = {0: {}, 1: {}, 2: {}}
+            self.workers = {name: SimpleNamespace(status=Status.running) for name in self.worker_spec}
+            self.loop = SimpleNamespace(add_callback=lambda function, *args: function(*args))
+            self.scaled: list[tuple[int, set]] = []
+
+        def scale(self, workers: int) -> None:
+            self.scaled.append((workers, set(self.workers)))
+            self.workers.update({name: SimpleNamespace(status=Status.running) for name in self.worker_spec})
+
+    cluster = Cluster()
+    keeper = LocalWorkers(cluster, 3)
+    keeper.check()
+    assert cluster.scaled == [] and keeper.started == 0  # all alive, restarting or not: nothing to do
+    cluster.workers[0].status = Status.closed  # the nanny gave up restarting its worker
+    del cluster.workers[2]  # the cluster gave up a worker whose restart took longer than its lost-worker timeout
+    keeper.check()
+    assert cluster.scaled == [(3, {1})] and keeper.started == 2  # started again, under their own names
+
+
 @pytest.mark.timeout(180)
-def test_a_strategy_that_kills_its_dask_worker_is_charged_to_its_seat_as_locally(tmp_path):
+def test_a_strategy_that_kills_its_dask_worker_is_charged_to_its_seat_as_locally_whether_dask_restarts_it_or_not(
+        tmp_path):
     killer = f"{BOTS / 'bad_strategies.py'}:ExitsItsProcess"
     # Games 0 and 3 kill their worker, one in each chunk.
     arguments = ["--games", "4", "--seed", "10", "--chunk-size", "2", "--rules", "target_score=1500", "-s", killer,
-                 "-s", "greedy", "--on-error", "forfeit", "--workers", "2", "-q"]
-    assert invoke(*arguments, "--out", str(tmp_path / "local")).exit_code == 0
-    result = invoke(*arguments, "--backend", "dask", "--out", str(tmp_path / "dask"))
+                 "-s", "greedy", "--on-error", "forfeit", "-q"]
+    assert invoke(*arguments, "--workers", "2", "--out", str(tmp_path / "local")).exit_code == 0
+    # The cluster's one worker dies twice.  Under load a restarted worker may come up after the cluster's
+    # lost-worker timeout, and the cluster gives it up for good: with a timeout of 0 it gives up every dead worker.
+    # With no worker left, the run used to wait out its task timeout; it starts another.
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": 0}):
+        result = invoke(*arguments, "--backend", "dask", "--workers", "1", "--task-timeout", "40",
+                        "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
     local, remote = read_tables(tmp_path / "local"), read_tables(tmp_path / "dask")
     forfeits = remote[0][remote[0].termination == "forfeit"]
