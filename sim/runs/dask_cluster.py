@@ -10,6 +10,7 @@ client connects.
 from __future__ import annotations
 
 import logging
+import os
 import socket
 import time
 
@@ -51,12 +52,15 @@ def normalize_scheduler_address(text: str) -> str:
     if not separator:
         scheme, rest = "tcp", address
     host, colon, port = rest.rpartition(":")
-    # A mistyped scheme ("tcp//host:8786") or port ("88610") would otherwise be tried for Dask's connect timeout.
+    # A mistyped scheme ("tcp//host:8786") or port ("88610") would otherwise be tried for Dask's connect timeout, and
+    # an IPv6 host without its brackets ("::1:8786") ended the run with a traceback of Dask's.
     well_formed = (colon and host and not any(character in host for character in "/\\ @?#")
-                   and port.isdigit() and 0 < int(port) < 65536)
-    if scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and not well_formed):
-        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786, a port "
-                         f"from 1 to 65535); schemes: {', '.join(SCHEDULER_SCHEMES)}")
+                   and (":" not in host or (host.startswith("[") and host.endswith("]")))
+                   and port.isascii() and port.isdigit() and 0 < int(port) < 65536)
+    if scheme not in SCHEDULER_SCHEMES or (not well_formed if scheme != "inproc" else not rest):
+        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786, an IPv6 "
+                         f"host in brackets, tcp://[::1]:8786, a port from 1 to 65535); schemes: "
+                         f"{', '.join(SCHEDULER_SCHEMES)}")
     return f"{scheme}://{rest}"
 
 
@@ -87,8 +91,21 @@ def _unreachable(address: str) -> str | None:
     import dask
     from dask.utils import parse_timedelta
     from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
 
     scheme, location = parse_address(address)
+    try:
+        get_backend(scheme).get_connector()
+    except Exception as error:  # noqa: BLE001 - whatever it is, Dask's client would retry it for ever
+        # ucx:// without the package that speaks it: Dask's client failed again and again, with a traceback each time.
+        return (f"this Dask cannot connect over {scheme}:// ({type(error).__name__}: {error}); give the scheduler's "
+                "tcp:// address")
+    if scheme == "inproc":
+        # Dask's client waited for ever on an inproc:// address of no scheduler in this process (a command has none).
+        if location.split("/")[1:2] != [str(os.getpid())]:
+            return ("an inproc:// address names a scheduler inside the process that started it, and this process has "
+                    "none; give the address the scheduler printed (Scheduler at: tcp://...)")
+        return None
     if scheme not in ("tcp", "tls", "ws", "wss"):
         return None
     host, port = parse_host_port(location)

@@ -284,8 +284,9 @@ def test_scheduler_addresses_are_checked():
     assert normalize_scheduler_address("127.0.0.1:8786") == "tcp://127.0.0.1:8786"
     assert normalize_scheduler_address(" tcp://[::1]:8786 ") == "tcp://[::1]:8786"
     # A mistyped scheme or port was tried for Dask's connect timeout (30 s), then the run stopped, leaving run.json.
+    # An IPv6 host without its brackets, or a colon too many, ended the run with a traceback of Dask's.
     for bad in ("http://host:8786", "tcp://host", "tcp://:8786", "host:port", "tcp//host:8786", "host:88610",
-                "tcp://host:0", "tcp://host:8786/"):
+                "tcp://host:0", "tcp://host:8786/", "::1:8786", "tcp://host:8786:1", "tcp://host:\u0663", "inproc://"):
         with pytest.raises(ValueError, match="SCHEME://HOST:PORT"):
             normalize_scheduler_address(bad)
 
