@@ -436,18 +436,19 @@ def test_a_strategy_that_kills_its_dask_worker_in_every_game_costs_it_each_game_
     # Every game kills a worker, and Dask blames each death on the chunks queued behind the crashing one too:
     # those were lost more often than they have games, and finished chunks whose rows died with their worker
     # were played again from their first game, dying in the games already charged ("chunk N was lost").
+    # Three chunks of two games: chunks queued behind crashing ones as with chunks of four, half the deaths to wait for.
     killer = f"{BOTS / 'late_failures.py'}:ExitsItsProcess"
-    arguments = ["run", "--games", "12", "--seed", "7", "--chunk-size", "4", "--rules", "target_score=1000",
+    arguments = ["run", "--games", "6", "--seed", "7", "--chunk-size", "2", "--rules", "target_score=1000",
                  "-s", killer, "-s", "greedy", "--on-error", "forfeit", "--workers", "2", "-q"]
     environment = {**os.environ, "LATE_FAILURES_CLEAN": "0"}  # each player fails at its first decision
     for backend in ("local", "dask"):  # in processes of their own, which import the strategy file afresh
         result = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments, "--backend", backend, "--out",
                                  str(tmp_path / backend)], env=environment, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
-        assert "12 of 12 games" in result.stdout
+        assert "6 of 6 games" in result.stdout
     local, remote = read_tables(tmp_path / "local"), read_tables(tmp_path / "dask")
     games = remote[0]
-    assert len(games) == 12 and set(games.termination) == {"forfeit"} and set(games.forfeit_reason) == {"crash"}
+    assert len(games) == 6 and set(games.termination) == {"forfeit"} and set(games.forfeit_reason) == {"crash"}
     assert games.error.str.contains(DASK_DEATH).all()
     pd.testing.assert_frame_equal(games.drop(columns="error"), local[0].drop(columns="error"))  # the same seats
 
