@@ -33,8 +33,8 @@ from distributed.comm import CommClosedError
 
 from canasta_sim.runs.worker_log import portable_record
 
-__all__ = ["DASK_LOGGERS", "HELD_RECORDS", "WORKER_RECORDS_TOPIC", "DaskRecords", "RunClusterNanny", "RunClusterWorker",
-           "WorkerRecordsToClient", "dask_records_to", "hear_workers"]
+__all__ = ["DASK_LOGGERS", "HELD_RECORDS", "SUBSCRIBED_SECONDS", "WORKER_RECORDS_TOPIC", "DaskRecords",
+           "RunClusterNanny", "RunClusterWorker", "WorkerRecordsToClient", "dask_records_to", "hear_workers"]
 
 DASK_LOGGERS = ("distributed", "tornado", "asyncio", "bokeh")
 """The loggers of Dask and of the event loop it runs on (the run itself uses none of them)."""
@@ -45,6 +45,9 @@ WORKER_RECORDS_TOPIC = "canasta-sim-worker-records"
 HELD_RECORDS = 200
 """How many of its first records a worker of the run's local cluster holds until it can send them; later ones are
 dropped until then (a worker that keeps failing to reach its scheduler would otherwise hold them all)."""
+
+SUBSCRIBED_SECONDS = 30.0
+"""How long a run on its local cluster waits for its subscription to its workers' records to reach the scheduler."""
 
 _RECORD_FIELDS = ("name", "levelno", "levelname", "msg", "exc_text", "created", "processName", "pathname", "lineno")
 
@@ -110,8 +113,10 @@ def hear_workers(client, records: DaskRecords) -> None:
     client.subscribe_topic(WORKER_RECORDS_TOPIC, records.heard)
     # The subscription travels with the client's stream of tasks, the plugin by a call of its own that may overtake
     # it: the records a worker held would reach the scheduler before the client listens, and go nowhere.  A task
-    # sent after the subscription has come back once the scheduler has it.
-    client.submit(_nothing, pure=False).result()
+    # sent after the subscription has come back once the scheduler has it.  (Not waited for beyond a while: the
+    # run's own deadlines deal with a cluster that plays nothing.)
+    with contextlib.suppress(TimeoutError):
+        client.submit(_nothing, pure=False).result(timeout=SUBSCRIBED_SECONDS)
     client.register_plugin(WorkerRecordsToClient())
 
 
