@@ -47,7 +47,14 @@ from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import is_bot_spec
-from canasta_sim.runs.dask_cluster import ClusterError, connect, normalize_scheduler_address, played_by, worker_threads
+from canasta_sim.runs.dask_cluster import (
+    ClusterError,
+    LocalWorkers,
+    connect,
+    normalize_scheduler_address,
+    played_by,
+    worker_threads,
+)
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
 from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
@@ -374,9 +381,9 @@ class DaskChunkRunner:
         try:
             # Without handlers of the run's own (a caller of the API), Dask's records go to the root logger's.
             with dask_records_to(log_handlers or logging.getLogger().handlers) as dask_records, \
-                    self._client(workers, dask_records) as client:
+                    self._client(workers, dask_records) as (client, keeper):
                 with stop_on_signals(threading.Event()) as signals:
-                    error = _drive(client, job, chunks, directory, on_chunk, timeout, signals, players)
+                    error = _drive(client, job, chunks, directory, on_chunk, timeout, signals, players, keeper)
                 return signals["interrupted"], error
         finally:
             if self.scheduler is not None:  # workers may have joined, left or died and come back since it began
@@ -389,19 +396,21 @@ class DaskChunkRunner:
     @contextlib.contextmanager
     def _client(self, workers: int, dask_records) -> Iterator[Any]:
         """A client of the scheduler, or of a local cluster started here whose workers send their Dask records to
-        ``dask_records`` (:mod:`canasta_sim.runs.dask_logging`); both closed on leaving."""
+        ``dask_records`` (:mod:`canasta_sim.runs.dask_logging`); both closed on leaving.  Yields the client and, for
+        a local cluster, what keeps its workers (:class:`~canasta_sim.runs.dask_cluster.LocalWorkers`), else
+        ``None``."""
         from distributed import Client, LocalCluster
 
-        from canasta_sim.runs.dask_logging import WORKER_RECORDS_TOPIC, WorkerRecordsToClient
+        from canasta_sim.runs.dask_logging import RunClusterNanny, hear_workers
 
         if self._held is not None:  # reached already (connected)
-            yield self._held
+            yield self._held, None
             return
         if self.scheduler is not None:
             client = connect(self.scheduler)
             try:
                 worker_threads(client, wait=True, address=self.scheduler)
-                yield client
+                yield client, None
             finally:
                 client.close()
             return
@@ -409,12 +418,12 @@ class DaskChunkRunner:
         # already holding the usual 8787 causes no warning.
         with _workers_ignoring_ctrl_c():
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR)
+                                   scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR,
+                                   worker_class=RunClusterNanny)
         with cluster, Client(cluster, set_as_default=False) as client:
-            client.subscribe_topic(WORKER_RECORDS_TOPIC, dask_records.heard)
-            client.register_plugin(WorkerRecordsToClient())  # the workers of this run's own cluster only
+            hear_workers(client, dask_records)  # the workers of this run's own cluster only
             self.description = f"{workers} worker{'s' * (workers != 1)} on a local Dask cluster"
-            yield client
+            yield client, LocalWorkers(cluster, workers)
 
 
 @contextlib.contextmanager
@@ -436,9 +445,9 @@ def _workers_ignoring_ctrl_c() -> Iterator[None]:
 
 def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory,
            on_chunk: Callable[[ChunkReport], None], timeout: float, signals: dict[str, Any],
-           players: set[tuple[str, int]] | None = None) -> str | None:
+           players: set[tuple[str, int]] | None = None, keeper: LocalWorkers | None = None) -> str | None:
     """Keep a bounded number of chunks in flight, write each as it comes back, adding the worker thread that played
-    it to ``players`` when given; return the stopping error."""
+    it to ``players`` when given; return the stopping error.  ``keeper`` keeps a local cluster's workers."""
     players = set() if players is None else players
     from distributed import as_completed
 
@@ -469,6 +478,8 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                     threads, counted_at = max(1, worker_threads(client)), now
                 except OSError:  # Dask's CommClosedError: the client gave up reconnecting
                     raise _scheduler_lost(client) from None
+                if keeper is not None:
+                    keeper.check()
             while waiting and len(flights) < IN_FLIGHT_PER_THREAD * threads:
                 submit(waiting.popleft())
             for flight in list(flights.values())[:threads]:

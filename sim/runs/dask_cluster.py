@@ -9,13 +9,17 @@ client connects.
 
 from __future__ import annotations
 
+import logging
+import os
 import socket
 import time
 
 from canasta_sim.errors import CanastaError
 
-__all__ = ["REFUSED_GRACE_SECONDS", "SCHEDULER_SCHEMES", "WORKER_WAIT_SECONDS", "ClusterError", "connect",
-           "normalize_scheduler_address", "played_by", "worker_threads"]
+logger = logging.getLogger(__name__)
+
+__all__ = ["REFUSED_GRACE_SECONDS", "SCHEDULER_SCHEMES", "WORKER_WAIT_SECONDS", "ClusterError", "LocalWorkers",
+           "connect", "normalize_scheduler_address", "played_by", "worker_threads"]
 
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
@@ -48,12 +52,15 @@ def normalize_scheduler_address(text: str) -> str:
     if not separator:
         scheme, rest = "tcp", address
     host, colon, port = rest.rpartition(":")
-    # A mistyped scheme ("tcp//host:8786") or port ("88610") would otherwise be tried for Dask's connect timeout.
+    # A mistyped scheme ("tcp//host:8786") or port ("88610") would otherwise be tried for Dask's connect timeout, and
+    # an IPv6 host without its brackets ("::1:8786") ended the run with a traceback of Dask's.
     well_formed = (colon and host and not any(character in host for character in "/\\ @?#")
-                   and port.isdigit() and 0 < int(port) < 65536)
-    if scheme not in SCHEDULER_SCHEMES or (scheme != "inproc" and not well_formed):
-        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786, a port "
-                         f"from 1 to 65535); schemes: {', '.join(SCHEDULER_SCHEMES)}")
+                   and (":" not in host or (host.startswith("[") and host.endswith("]")))
+                   and port.isascii() and port.isdigit() and 0 < int(port) < 65536)
+    if scheme not in SCHEDULER_SCHEMES or (not well_formed if scheme != "inproc" else not rest):
+        raise ValueError(f"scheduler address {text!r} is not SCHEME://HOST:PORT (e.g. tcp://10.0.0.5:8786, an IPv6 "
+                         f"host in brackets, tcp://[::1]:8786, a port from 1 to 65535); schemes: "
+                         f"{', '.join(SCHEDULER_SCHEMES)}")
     return f"{scheme}://{rest}"
 
 
@@ -84,8 +91,21 @@ def _unreachable(address: str) -> str | None:
     import dask
     from dask.utils import parse_timedelta
     from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
 
     scheme, location = parse_address(address)
+    try:
+        get_backend(scheme).get_connector()
+    except Exception as error:  # noqa: BLE001 - whatever it is, Dask's client would retry it for ever
+        # ucx:// without the package that speaks it: Dask's client failed again and again, with a traceback each time.
+        return (f"this Dask cannot connect over {scheme}:// ({type(error).__name__}: {error}); give the scheduler's "
+                "tcp:// address")
+    if scheme == "inproc":
+        # Dask's client waited for ever on an inproc:// address of no scheduler in this process (a command has none).
+        if location.split("/")[1:2] != [str(os.getpid())]:
+            return ("an inproc:// address names a scheduler inside the process that started it, and this process has "
+                    "none; give the address the scheduler printed (Scheduler at: tcp://...)")
+        return None
     if scheme not in ("tcp", "tls", "ws", "wss"):
         return None
     host, port = parse_host_port(location)
@@ -145,3 +165,49 @@ def played_by(players: set[tuple[str, int]], address: str) -> str:
     workers = len({worker for worker, _ in players})
     return (f"chunks played by {len(players)} worker thread{'s' * (len(players) != 1)} of {workers} "
             f"worker{'s' * (workers != 1)} at {address}")
+
+
+class LocalWorkers:
+    """Keeps the local cluster a run started at its number of workers when Dask does not restart a dead one.
+
+    A nanny restarts its worker process when it dies, but under load the new process may take long to come up.  The
+    cluster then gives the worker up (after ``distributed.deploy.lost-worker-timeout``, 15 s by default: it closes
+    the nanny, which logs ``Failed to restart worker``, and forgets it), or the nanny itself gives up and closes.
+    Either way the cluster stays a worker short for good, and with none left the run's chunks would wait for
+    ``--task-timeout`` with nothing to play them.  :meth:`check` (called by the thread driving the run, every second
+    or so) has the cluster start a new worker for each one given up; the game a worker died in is charged all the
+    same, by the chunk's next attempt (:mod:`canasta_sim.runs.dask_journal`).
+
+    :param cluster: the run's ``LocalCluster``, whose nannies live in this process.
+    """
+
+    def __init__(self, cluster, workers: int) -> None:
+        self.cluster = cluster
+        self.workers = workers
+        self.started = 0
+        """How many workers were started again so far."""
+        self._missing: set = set()
+
+    def check(self) -> None:
+        """Start a worker for each the cluster gave up on (on the cluster's event loop, not waited for)."""
+        from distributed.core import Status
+
+        closed = [name for name, nanny in list(self.cluster.workers.items())
+                  if nanny.status in (Status.closing, Status.closed, Status.failed)]
+        missing = (set(self.cluster.worker_spec) - set(self.cluster.workers)) | set(closed)
+        if missing:
+            new = missing - self._missing
+            if new:
+                self.started += len(new)
+                logger.info("%d worker%s of the local Dask cluster died and %s not restarted by Dask; the run starts "
+                            "%s again", len(new), "s" * (len(new) != 1), "were" if len(new) > 1 else "was",
+                            "them" if len(new) > 1 else "it")
+            # Asked again while it starts: the cluster starts only what it lacks, once.
+            self.cluster.loop.add_callback(self._start, closed)
+        self._missing = missing
+
+    def _start(self, closed) -> None:
+        for name in closed:
+            # Forgotten, not closed again: a nanny stuck closing would keep the cluster from starting any worker.
+            self.cluster.workers.pop(name, None)
+        self.cluster.scale(self.workers)  # starts the workers of its spec that it lacks

@@ -54,14 +54,19 @@ def announce_attempt(run_token: str, chunk: int, submission: int, what: str) -> 
     The call waits for the scheduler's answer: an attempt whose strategy kills the worker a moment after it
     began, or whose worker is killed a moment after it ended, has been heard all the same.  Outside a Dask
     worker (a test calling the task function) it does nothing.
+
+    It asks the scheduler through the worker's own connection to it: a client made on the worker for this
+    (``get_client``) outlived the worker's event loop when the worker process ended, and printed a traceback
+    (``Client.__del__ ... IOLoop is closed``) on the terminal the workers of a local cluster share with the run.
     """
-    from distributed import get_client, get_worker
+    from distributed import get_worker
+    from distributed.utils import sync
 
     try:
-        get_worker()
+        worker = get_worker()
     except ValueError:
         return
-    get_client().log_event(ATTEMPT_TOPIC, [run_token, chunk, submission, what])
+    sync(worker.loop, worker.scheduler.log_event, topic=ATTEMPT_TOPIC, msg=[run_token, chunk, submission, what])
 
 
 class Resubmissions:

@@ -8,7 +8,9 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
+import dask
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -25,6 +27,7 @@ from canasta_sim.runs.dask_backend import (
     normalize_scheduler_address,
     prepare_job,
 )
+from canasta_sim.runs.dask_cluster import LocalWorkers
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
@@ -281,8 +284,9 @@ def test_scheduler_addresses_are_checked():
     assert normalize_scheduler_address("127.0.0.1:8786") == "tcp://127.0.0.1:8786"
     assert normalize_scheduler_address(" tcp://[::1]:8786 ") == "tcp://[::1]:8786"
     # A mistyped scheme or port was tried for Dask's connect timeout (30 s), then the run stopped, leaving run.json.
+    # An IPv6 host without its brackets, or a colon too many, ended the run with a traceback of Dask's.
     for bad in ("http://host:8786", "tcp://host", "tcp://:8786", "host:port", "tcp//host:8786", "host:88610",
-                "tcp://host:0", "tcp://host:8786/"):
+                "tcp://host:0", "tcp://host:8786/", "::1:8786", "tcp://host:8786:1", "tcp://host:\u0663", "inproc://"):
         with pytest.raises(ValueError, match="SCHEME://HOST:PORT"):
             normalize_scheduler_address(bad)
 
@@ -377,14 +381,46 @@ def test_cli_a_strategy_file_that_cannot_be_sent_is_one_line_exit_2_before_anyth
     assert "Permission denied" in lines[0] and not (tmp_path / "run").exists()
 
 
+def test_a_local_cluster_starts_a_worker_again_for_each_dask_gave_up_on():
+    from distributed.core import Status
+
+    class Cluster:
+        """What the run's keeper reads of a LocalCluster: its spec, its nannies, its loop and scale."""
+
+        def __init__(self) -> None:
+            self.worker_spec = {0: {}, 1: {}, 2: {}}
+            self.workers = {name: SimpleNamespace(status=Status.running) for name in self.worker_spec}
+            self.loop = SimpleNamespace(add_callback=lambda function, *args: function(*args))
+            self.scaled: list[tuple[int, set]] = []
+
+        def scale(self, workers: int) -> None:
+            self.scaled.append((workers, set(self.workers)))
+            self.workers.update({name: SimpleNamespace(status=Status.running) for name in self.worker_spec})
+
+    cluster = Cluster()
+    keeper = LocalWorkers(cluster, 3)
+    keeper.check()
+    assert cluster.scaled == [] and keeper.started == 0  # all alive, restarting or not: nothing to do
+    cluster.workers[0].status = Status.closed  # the nanny gave up restarting its worker
+    del cluster.workers[2]  # the cluster gave up a worker whose restart took longer than its lost-worker timeout
+    keeper.check()
+    assert cluster.scaled == [(3, {1})] and keeper.started == 2  # started again, under their own names
+
+
 @pytest.mark.timeout(180)
-def test_a_strategy_that_kills_its_dask_worker_is_charged_to_its_seat_as_locally(tmp_path):
+def test_a_strategy_that_kills_its_dask_worker_is_charged_to_its_seat_as_locally_whether_dask_restarts_it_or_not(
+        tmp_path):
     killer = f"{BOTS / 'bad_strategies.py'}:ExitsItsProcess"
     # Games 0 and 3 kill their worker, one in each chunk.
     arguments = ["--games", "4", "--seed", "10", "--chunk-size", "2", "--rules", "target_score=1500", "-s", killer,
-                 "-s", "greedy", "--on-error", "forfeit", "--workers", "2", "-q"]
-    assert invoke(*arguments, "--out", str(tmp_path / "local")).exit_code == 0
-    result = invoke(*arguments, "--backend", "dask", "--out", str(tmp_path / "dask"))
+                 "-s", "greedy", "--on-error", "forfeit", "-q"]
+    assert invoke(*arguments, "--workers", "2", "--out", str(tmp_path / "local")).exit_code == 0
+    # The cluster's one worker dies twice.  Under load a restarted worker may come up after the cluster's
+    # lost-worker timeout, and the cluster gives it up for good: with a timeout of 0 it gives up every dead worker.
+    # With no worker left, the run used to wait out its task timeout; it starts another.
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": 0}):
+        result = invoke(*arguments, "--backend", "dask", "--workers", "1", "--task-timeout", "40",
+                        "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
     local, remote = read_tables(tmp_path / "local"), read_tables(tmp_path / "dask")
     forfeits = remote[0][remote[0].termination == "forfeit"]
@@ -400,18 +436,19 @@ def test_a_strategy_that_kills_its_dask_worker_in_every_game_costs_it_each_game_
     # Every game kills a worker, and Dask blames each death on the chunks queued behind the crashing one too:
     # those were lost more often than they have games, and finished chunks whose rows died with their worker
     # were played again from their first game, dying in the games already charged ("chunk N was lost").
+    # Three chunks of two games: chunks queued behind crashing ones as with chunks of four, half the deaths to wait for.
     killer = f"{BOTS / 'late_failures.py'}:ExitsItsProcess"
-    arguments = ["run", "--games", "12", "--seed", "7", "--chunk-size", "4", "--rules", "target_score=1000",
+    arguments = ["run", "--games", "6", "--seed", "7", "--chunk-size", "2", "--rules", "target_score=1000",
                  "-s", killer, "-s", "greedy", "--on-error", "forfeit", "--workers", "2", "-q"]
     environment = {**os.environ, "LATE_FAILURES_CLEAN": "0"}  # each player fails at its first decision
     for backend in ("local", "dask"):  # in processes of their own, which import the strategy file afresh
         result = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments, "--backend", backend, "--out",
                                  str(tmp_path / backend)], env=environment, capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
-        assert "12 of 12 games" in result.stdout
+        assert "6 of 6 games" in result.stdout
     local, remote = read_tables(tmp_path / "local"), read_tables(tmp_path / "dask")
     games = remote[0]
-    assert len(games) == 12 and set(games.termination) == {"forfeit"} and set(games.forfeit_reason) == {"crash"}
+    assert len(games) == 6 and set(games.termination) == {"forfeit"} and set(games.forfeit_reason) == {"crash"}
     assert games.error.str.contains(DASK_DEATH).all()
     pd.testing.assert_frame_equal(games.drop(columns="error"), local[0].drop(columns="error"))  # the same seats
 

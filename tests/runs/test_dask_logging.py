@@ -114,17 +114,36 @@ class LogsAsDask(Greedy):
 '''
 
 
+LOGS_AT_START = '''
+import logging
+
+
+def dask_setup(worker):
+    """As Dask's disk utilities do when a restarted worker cannot remove a dead one's folder: before the worker has
+    reached its scheduler, so before the run's cluster could tell it where its records go."""
+    logging.getLogger("distributed.diskutils").error("Failed to remove 'dask-scratch-space/worker-1' (as a test)")
+'''
+
+
 @pytest.mark.timeout(120)
 def test_the_dask_messages_of_a_local_cluster_s_workers_go_to_the_log_file_not_to_the_terminal(tmp_path):
     bot = tmp_path / "logs_as_dask.py"
     bot.write_text(LOGS_AS_DASK)
+    preload = tmp_path / "logs_at_start.py"
+    preload.write_text(LOGS_AT_START)
     log = tmp_path / "run.log"
     command = [sys.executable, "-m", "canasta_sim", "run", "--games", "2", "--seed", "1", "--chunk-size", "2",
                "--rules", "target_score=1000", "-s", f"{bot}:LogsAsDask", "-s", "random", "--workers", "1",
                "--backend", "dask", "--out", str(tmp_path / "run"), "--log-file", str(log), "-q"]
-    result = subprocess.run(command, capture_output=True, text=True)
+    # Each worker process of the run's cluster runs the preload as it starts (Dask's configuration, from the
+    # environment the run's process hands down to its workers).
+    environment = {**os.environ, "DASK_DISTRIBUTED__WORKER__PRELOAD": repr([str(preload)])}
+    result = subprocess.run(command, capture_output=True, text=True, env=environment)
     assert result.returncode == 0, result.stderr
-    assert result.stderr == ""  # the worker process shares the terminal, and used to print there, traceback and all
+    # The worker processes share the terminal, and used to print there, traceback and all: at any time, and then
+    # what they said before they had reached the scheduler.
+    assert result.stderr == ""
     text = log.read_text()
     assert "Dask worker tcp://" in text and " distributed.worker ERROR Failed to communicate with scheduler" in text
     assert "OSError: Stream is closed" in text
+    assert " distributed.diskutils ERROR Failed to remove 'dask-scratch-space/worker-1' (as a test)" in text

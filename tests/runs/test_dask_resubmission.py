@@ -9,7 +9,7 @@ import pytest
 
 import canasta_sim.runs.dask_backend as dask_backend
 from canasta_sim.core.rules import Rules
-from canasta_sim.runs.dask_resubmission import BEGAN, ENDED, UNEXPLAINED_LOSSES, Resubmissions
+from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, UNEXPLAINED_LOSSES, Resubmissions
 from canasta_sim.runs.runner import ChunkReport, RunSettings
 from canasta_sim.runs.storage import RunDirectory
 from tests.fake_dask import FakeAsCompleted, FakeClient
@@ -192,3 +192,23 @@ def test_the_client_ends_the_run_when_workers_die_before_anything_plays(tmp_path
                             {"interrupted": False})
     assert client.submitted == [(0, 1), *((1, number) for number in range(1, UNEXPLAINED_LOSSES + 1))]
     assert client.handler is None
+
+
+def _announce_and_say_whether_a_client_was_made() -> bool:
+    from canasta_sim.runs.dask_resubmission import announce_attempt
+
+    announce_attempt("announced", 7, 2, BEGAN)
+    return distributed.get_worker()._client is not None
+
+
+@pytest.mark.timeout(60)
+def test_an_attempt_announces_itself_to_the_scheduler_without_making_a_client_on_its_worker(dask_cluster):
+    # A client made on the worker for this outlived the worker's event loop when the process ended, and printed
+    # "Exception ignored in: <function Client.__del__ ...> RuntimeError: IOLoop is closed" after failed runs.
+    heard = []
+    with distributed.Client(dask_cluster, set_as_default=False) as client:
+        client.subscribe_topic(ATTEMPT_TOPIC, heard.append)
+        made_a_client = client.submit(_announce_and_say_whether_a_client_was_made, pure=False).result(timeout=30)
+        client.unsubscribe_topic(ATTEMPT_TOPIC)
+    assert made_a_client is False
+    assert [list(event[1]) for event in heard if event[1][0] == "announced"] == [["announced", 7, 2, BEGAN]]

@@ -94,3 +94,18 @@ def test_a_run_on_a_scheduler_records_the_workers_that_played_and_a_command_that
     again = tmp_path / "again"
     assert invoke(*words[2:-2], "--out", str(again), "-q").exit_code == 0  # on this machine's local workers
     assert_same_run_tables(out, again)
+
+
+@pytest.mark.parametrize("address, said", [
+    ("ucx://127.0.0.1:1", "this Dask cannot connect over ucx://"),
+    ("inproc://127.0.0.1/1/1", "an inproc:// address names a scheduler inside the process that started it"),
+])
+@pytest.mark.timeout(30)
+def test_a_scheduler_address_dask_cannot_reach_from_here_is_one_line_at_once(address, said, tmp_path):
+    # Dask's client retried these for ever, a traceback each time (ucx:// without the package that speaks it), or
+    # waited for ever (an inproc:// address, which only a scheduler in the same process has).
+    result = CliRunner().invoke(main, ["run", "--games", "2", "-s", "greedy", "--scheduler", address,
+                                       "--out", str(tmp_path / "run")])
+    assert result.exit_code == 1
+    assert result.output.startswith(f"Error: cannot reach the Dask scheduler at {address}: {said}")
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "run").exists()

@@ -34,22 +34,25 @@ from canasta_sim.strategies.greedy import Greedy
 
 
 class Slow(Greedy):
-    """Greedy taking 0.3 s at each hand's start: a run long enough to interrupt."""
+    """Greedy taking 0.05 s at each hand's start: a run long enough to interrupt (200 games, about ten seconds on
+    two workers), whose first chunk comes back soon."""
 
     name = "slow"
 
     def on_hand_start(self, view):
-        time.sleep(0.3)
+        time.sleep(0.05)
 '''
 
 RUNS = {
-    "local, finished": (["--games", "8", "--chunk-size", "4", "-s", "greedy", "-s", "random"], 0),
-    "dask, finished": (["--games", "8", "--chunk-size", "4", "-s", "greedy", "-s", "random", "--backend", "dask"], 0),
+    "local, finished": (["--games", "8", "--chunk-size", "4", "-s", "greedy", "-s", "random", "--workers", "2"], 0),
+    # One worker, which plays the run's chunks one after another (each worker process costs a second or more).
+    "dask, finished": (["--games", "8", "--chunk-size", "4", "-s", "greedy", "-s", "random", "--backend", "dask",
+                        "--workers", "1"], 0),
     "dask, failed": (["--games", "4", "--chunk-size", "2", "-s", "{bots}/hangs.py:Hangs", "-s", "random",
-                      "--backend", "dask", "--task-timeout", "1"], 1),
-    # Chunks of two games: the first is written within seconds, others still playing.
+                      "--backend", "dask", "--task-timeout", "1", "--workers", "1"], 1),
+    # Chunks of two games: the first is written soon, others still playing on both workers.
     "dask, interrupted": (["--games", "200", "--chunk-size", "2", "-s", "{bots}/slow.py:Slow", "-s", "random",
-                           "--backend", "dask"], 130),
+                           "--backend", "dask", "--workers", "2"], 130),
 }
 
 
@@ -64,7 +67,7 @@ def test_a_run_leaves_nothing_in_the_monitors_folder(arguments, exit_code, tmp_p
     temporary.mkdir()
     out = tmp_path / "run"
     command = [sys.executable, "-m", "canasta_sim", "run", "--seed", "3", "--rules", "target_score=1000",
-               "--workers", "2", "-q", "--out", str(out), *(argument.format(bots=bots) for argument in arguments)]
+               "-q", "--out", str(out), *(argument.format(bots=bots) for argument in arguments)]
     run = subprocess.Popen(command, env={**os.environ, "TMPDIR": str(temporary)}, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     if exit_code == 130:  # Ctrl-C once a chunk is written, with others under way
