@@ -45,3 +45,13 @@ def test_kind_words_count_and_pluralise_every_kind():
         "two jokers", "two deuces", "two black 3s", "two red 3s", "two sixes", "two tens", "two aces"]
     assert (kind_words(14), kind_words(8), kind_words(2), kind_words(13, 0), kind_words(13, 15)) == (
         "an ace", "an eight", "a black 3", "no kings", "15 kings")
+
+
+@pytest.mark.parametrize(("hand", "move", "left"), [("9 9 9 8", "meld 9 9 9; 8", "no cards"),
+                                                      ("9 9 9 8", "meld 9 9 9", "one card"),
+                                                      ("4", "discard 4", "no cards")])
+def test_r6_4_refusal_counts_the_cards_left_in_words(hand, move, left):
+    state = position(hands={0: hand}, melds={0: "8 8 8"}, seat=0, phase=PLAY)
+    reason = expect_illegal(state, move, "R6.4").reason
+    assert reason.endswith(f"the move would leave {left} in hand"), reason
+    assert not re.search(r"\b\d+ cards?\b", reason), reason
