@@ -23,7 +23,7 @@ from canasta_sim.cli.options import (
     WholeNumber,
     check_output_folder,
     interrupted_as_the_users,
-    output_error,
+    write_output,
 )
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.errors import CanastaError, StrategyError
@@ -102,7 +102,8 @@ _NEGATIVE = re.compile(r"-[0-9]+")
     help="Name every card in every hand and every card drawn, or only what the table sees.",
 )
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
-              help="Write the game as one self-contained HTML page (the table after every move) instead of text.")
+              help="Write the game as one self-contained HTML page (the table after every move) instead of text "
+                   "(- for standard output).")
 def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
     if html_file is not None:
@@ -195,11 +196,8 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
     """Record the game, check its end against the run's record, and write the page."""
     recorded = recorded_run_game(players, game, row)
     title = f"Game {game_id} of the run in {run_dir}"
-    try:
-        path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
-                                      duplicate_pair=duplicate_pair), encoding="utf-8")
-    except OSError as error:
-        raise output_error("--html", path, error) from None
     ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
-    click.echo(f"Wrote {path}: game {game_id}, {len(recorded.recorder.hands)} hands, ending at {ending} "
-               "as the run recorded.")
+    write_output("--html", path, recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
+                                               duplicate_pair=duplicate_pair),
+                 f"Wrote {path}: game {game_id}, {len(recorded.recorder.hands)} hands, ending at {ending} as the run "
+                 "recorded.")
