@@ -95,6 +95,10 @@ def _stdout_reader_gone() -> bool:
         descriptor = sys.__stdout__.fileno()
     except (AttributeError, OSError, ValueError):  # no standard output at all: nothing to tell
         return False
+    return _reader_gone(descriptor)
+
+
+def _reader_gone(descriptor: int) -> bool:
     poller = select.poll()
     poller.register(descriptor, 0)  # errors only: a pipe's write end reports POLLERR once its reader has closed it
     return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
@@ -166,6 +170,32 @@ class LazyCommands(OneLineErrors, click.Group):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(context)])
 
 
+def standard_streams_opened() -> None:
+    """Open the null device on each standard stream the command was started without (``canasta-sim run 2>&-``), and on
+    a standard error whose reader has gone, and give Python a standard error again.
+
+    A closed descriptor 0, 1 or 2 is the next one a file opened takes: a run's Parquet part or its ``run.json`` would
+    then receive every message and warning meant for the terminal, from this process and from the workers that inherit
+    it.  And with no standard error, Python's ``sys.stderr`` is ``None``, which the progress bar and the messages of a
+    run cannot write to: it ended with a traceback nobody saw and exit code 1, the run left half-written, as it did on
+    the first message to a standard error piped to a reader that had gone.  Standard output keeps its own handling
+    (:func:`end_quietly`): what a command prints is its result.
+    """
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+            closed = descriptor == 2 and _reader_gone(descriptor)
+        except OSError:  # closed: the lowest free descriptor is this one, which the null device then holds
+            closed = True
+        if closed:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != descriptor:
+                os.dup2(null, descriptor)
+                os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+
+
 def _print_version(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
     if not value or context.resilient_parsing:
         return
@@ -181,3 +211,4 @@ def _print_version(context: click.Context, _parameter: click.Parameter, value: b
               help="Show the version, the engine version and whether the engine is compiled, and exit.")
 def main() -> None:
     """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""
+    standard_streams_opened()
