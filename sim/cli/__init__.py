@@ -134,6 +134,38 @@ def unwritable_output(error: BaseException) -> click.ClickException | None:
     return click.ClickException(f"the output cannot be written: {error.strerror or error}")
 
 
+_KEPT_HYPHEN = "\u2011"
+"""A hyphen no line is broken at (the non-breaking hyphen), standing in for each hyphen of a help text while it is
+wrapped, and put back after."""
+
+
+class HelpFormatter(click.HelpFormatter):
+    """click's help formatter, which breaks lines only at spaces: click's breaks a line after any hyphen, splitting a
+    command or an option a reader copies from the help ("canasta-" on one line, "sim docs protocol" on the next)."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        """Write the usage line, wrapped at spaces only."""
+        super().write_usage(prog.replace("-", _KEPT_HYPHEN), args.replace("-", _KEPT_HYPHEN), prefix)
+
+    def write_text(self, text: str) -> None:
+        """Write a paragraph, wrapped at spaces only."""
+        super().write_text(text.replace("-", _KEPT_HYPHEN))
+
+    def write_dl(self, rows, col_max: int = 30, col_spacing: int = 2) -> None:
+        """Write a definition list (the options, the commands), each definition wrapped at spaces only."""
+        super().write_dl([(term, text.replace("-", _KEPT_HYPHEN)) for term, text in rows], col_max, col_spacing)
+
+    def getvalue(self) -> str:
+        """The help written so far, with its hyphens."""
+        return super().getvalue().replace(_KEPT_HYPHEN, "-")
+
+
+class HelpContext(click.Context):
+    """A command's context whose help is wrapped by :class:`HelpFormatter`."""
+
+    formatter_class = HelpFormatter
+
+
 class LazyCommands(OneLineErrors, click.Group):
     """A group that imports a command's module only when that command is asked for; its errors and its commands' are
     one line each (:class:`OneLineErrors`), and every command ends quietly when its output is piped into a reader that
@@ -157,12 +189,16 @@ class LazyCommands(OneLineErrors, click.Group):
     def list_commands(self, context: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
+    context_class = HelpContext
+
     def get_command(self, context: click.Context, name: str) -> click.Command | None:
         place = COMMANDS.get(name)
         if place is None:
             return None
         module, attribute, _summary = place
-        return getattr(importlib.import_module(f"canasta_sim.cli.{module}"), attribute)
+        command = getattr(importlib.import_module(f"canasta_sim.cli.{module}"), attribute)
+        command.context_class = HelpContext  # each command's help wrapped as the group's
+        return command
 
     def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
         # From the table, so that listing the commands imports none of them.

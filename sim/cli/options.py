@@ -331,8 +331,8 @@ def supervision_options(function=None, *, resumed: str | None = None):
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
                           "its bots the cores no worker holds, when there are two cores a worker (as in run)."),
         click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Write every message, at debug level, to this file (- for standard output): failures with "
-                          "the strategy's traceback, what strategies print."),
+                     help="Write every message, at debug level, to this file, or with - to standard output: "
+                          "failures with the strategy's traceback, what strategies print."),
     ]
     for option in reversed(options):
         function = option(function)

@@ -103,7 +103,7 @@ _NEGATIVE = re.compile(r"-[0-9]+")
 )
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
               help="Write the game as one self-contained HTML page (the table after every move) instead of text "
-                   "(- for standard output).")
+                   "(or with - to standard output).")
 def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
     if html_file is not None:

@@ -149,7 +149,7 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
               help="text (aligned table), markdown, csv (one row per strategy, every figure), json, or html "
                    "(one self-contained page: the tables, the charts and replays of a few games).")
 @click.option("-o", "--output", "output_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              metavar="FILE", help="Write the report to FILE instead of standard output (- is standard output).")
+              metavar="FILE", help="Write the report to FILE; without it, or with -, to standard output.")
 def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
     if is_standard_output(output_file):  # -o - is what no --output gives, the terminal's refusal of a page included

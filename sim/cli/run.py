@@ -183,7 +183,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write every message, at debug level, to this file (- for standard output).")
+              help="Also write every message, at debug level, to this file, or with - to standard output.")
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="local", show_default=True,
               help="Play in local worker processes, or on a Dask cluster (in a checkout: pip install '.[dask]').")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",

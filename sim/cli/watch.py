@@ -56,7 +56,7 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
 )
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
               help="Write the game as one self-contained HTML page (the table after every move) instead of text "
-                   "(- for standard output).")
+                   "(or with - to standard output).")
 def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], show_hands: bool,
                   html_file: Path | None) -> None:
     """Play one game and narrate it like a commented game in a rule book."""
