@@ -101,7 +101,7 @@ def test_relative_links_resolve(path):
 
 def test_running_md_names_every_environment_variable_the_code_reads():
     # CANASTA_SIM_GAMES_AT_ONCE and CANASTA_SIM_BOT_MEMORY_LIMIT_MB were read by the code and named by no page.
-    sources = [ROOT / "setup.py", *(path for folder in ("sim", "strategies", "scripts")
+    sources = [ROOT / "setup.py", *(path for folder in ("sim", "strategies", "scripts", "examples", "tests")
                                     for path in (ROOT / folder).rglob("*.py"))]
     read = {name for path in sources for name in re.findall(r"\bCANASTA_SIM_[A-Z_]*[A-Z]\b",
                                                             path.read_text(encoding="utf-8"))}
