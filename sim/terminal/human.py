@@ -174,8 +174,8 @@ class TerminalPlayer(Strategy):
                 number = int(lowered)
                 if 1 <= number <= len(options):
                     return options[number - 1]
-                click.echo(f"There is no choice {number}; type a number from 1 to {len(options)} or "
-                           f"{accepted.removeprefix('a number or ')}.")
+                numbers = "1" if len(options) == 1 else f"a number from 1 to {len(options)}"  # not "from 1 to 1"
+                click.echo(f"There is no choice {number}; type {numbers} or {accepted.removeprefix('a number or ')}.")
                 continue
             try:
                 move = parse(text)

@@ -58,7 +58,7 @@ def test_bad_input_gets_a_message_naming_what_is_accepted_and_the_prompt_again()
     # choices there.
     assert "Not understood: 'x'. Type a number or 'draw' or 'take' with the cards" in out
     assert "answer yes|no" not in out
-    assert "There is no choice 9; type a number from 1 to 1 or 'draw'" in out
+    assert "There is no choice 9; type 1 or 'draw'" in out  # it read "a number from 1 to 1"
     assert "Not allowed: R8.2: the cards taken with a seven must be sevens or wild cards." in out
     assert "'meld K K K' is not a choice now. Type a number or 'draw'" in out
     assert "'show' shows the table again" in out
