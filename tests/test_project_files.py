@@ -97,3 +97,15 @@ def test_relative_links_resolve(path):
         assert linked.exists(), f"{path.name}: {target}"
         if anchor and linked.suffix == ".md":
             assert anchor in anchors(linked), f"{path.name}: {target}"
+
+
+def test_running_md_names_every_environment_variable_the_code_reads():
+    # CANASTA_SIM_GAMES_AT_ONCE and CANASTA_SIM_BOT_MEMORY_LIMIT_MB were read by the code and named by no page.
+    sources = [ROOT / "setup.py", *(path for folder in ("sim", "strategies", "scripts", "examples", "tests")
+                                    for path in (ROOT / folder).rglob("*.py"))]
+    read = {name for path in sources for name in re.findall(r"\bCANASTA_SIM_[A-Z_]*[A-Z]\b",
+                                                            path.read_text(encoding="utf-8"))}
+    assert {"CANASTA_SIM_GAMES_AT_ONCE", "CANASTA_SIM_BOT_MEMORY_LIMIT_MB", "CANASTA_SIM_PGO"} <= read
+    running = (ROOT / "docs" / "running.md").read_text(encoding="utf-8")
+    section = running.partition("\n## Environment variables\n")[2].partition("\n## ")[0]
+    assert sorted(name for name in read if f"`{name}" not in section) == []

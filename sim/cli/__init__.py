@@ -95,6 +95,10 @@ def _stdout_reader_gone() -> bool:
         descriptor = sys.__stdout__.fileno()
     except (AttributeError, OSError, ValueError):  # no standard output at all: nothing to tell
         return False
+    return _reader_gone(descriptor)
+
+
+def _reader_gone(descriptor: int) -> bool:
     poller = select.poll()
     poller.register(descriptor, 0)  # errors only: a pipe's write end reports POLLERR once its reader has closed it
     return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
@@ -130,6 +134,38 @@ def unwritable_output(error: BaseException) -> click.ClickException | None:
     return click.ClickException(f"the output cannot be written: {error.strerror or error}")
 
 
+_KEPT_HYPHEN = "\u2011"
+"""A hyphen no line is broken at (the non-breaking hyphen), standing in for each hyphen of a help text while it is
+wrapped, and put back after."""
+
+
+class HelpFormatter(click.HelpFormatter):
+    """click's help formatter, which breaks lines only at spaces: click's breaks a line after any hyphen, splitting a
+    command or an option a reader copies from the help ("canasta-" on one line, "sim docs protocol" on the next)."""
+
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        """Write the usage line, wrapped at spaces only."""
+        super().write_usage(prog.replace("-", _KEPT_HYPHEN), args.replace("-", _KEPT_HYPHEN), prefix)
+
+    def write_text(self, text: str) -> None:
+        """Write a paragraph, wrapped at spaces only."""
+        super().write_text(text.replace("-", _KEPT_HYPHEN))
+
+    def write_dl(self, rows, col_max: int = 30, col_spacing: int = 2) -> None:
+        """Write a definition list (the options, the commands), each definition wrapped at spaces only."""
+        super().write_dl([(term, text.replace("-", _KEPT_HYPHEN)) for term, text in rows], col_max, col_spacing)
+
+    def getvalue(self) -> str:
+        """The help written so far, with its hyphens."""
+        return super().getvalue().replace(_KEPT_HYPHEN, "-")
+
+
+class HelpContext(click.Context):
+    """A command's context whose help is wrapped by :class:`HelpFormatter`."""
+
+    formatter_class = HelpFormatter
+
+
 class LazyCommands(OneLineErrors, click.Group):
     """A group that imports a command's module only when that command is asked for; its errors and its commands' are
     one line each (:class:`OneLineErrors`), and every command ends quietly when its output is piped into a reader that
@@ -153,17 +189,47 @@ class LazyCommands(OneLineErrors, click.Group):
     def list_commands(self, context: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
+    context_class = HelpContext
+
     def get_command(self, context: click.Context, name: str) -> click.Command | None:
         place = COMMANDS.get(name)
         if place is None:
             return None
         module, attribute, _summary = place
-        return getattr(importlib.import_module(f"canasta_sim.cli.{module}"), attribute)
+        command = getattr(importlib.import_module(f"canasta_sim.cli.{module}"), attribute)
+        command.context_class = HelpContext  # each command's help wrapped as the group's
+        return command
 
     def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
         # From the table, so that listing the commands imports none of them.
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(context)])
+
+
+def standard_streams_opened() -> None:
+    """Open the null device on each standard stream the command was started without (``canasta-sim run 2>&-``), and on
+    a standard error whose reader has gone, and give Python a standard error again.
+
+    A closed descriptor 0, 1 or 2 is the next one a file opened takes: a run's Parquet part or its ``run.json`` would
+    then receive every message and warning meant for the terminal, from this process and from the workers that inherit
+    it.  And with no standard error, Python's ``sys.stderr`` is ``None``, which the progress bar and the messages of a
+    run cannot write to: it ended with a traceback nobody saw and exit code 1, the run left half-written, as it did on
+    the first message to a standard error piped to a reader that had gone.  Standard output keeps its own handling
+    (:func:`end_quietly`): what a command prints is its result.
+    """
+    for descriptor in (0, 1, 2):
+        try:
+            os.fstat(descriptor)
+            closed = descriptor == 2 and _reader_gone(descriptor)
+        except OSError:  # closed: the lowest free descriptor is this one, which the null device then holds
+            closed = True
+        if closed:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != descriptor:
+                os.dup2(null, descriptor)
+                os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
 
 
 def _print_version(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
@@ -181,3 +247,4 @@ def _print_version(context: click.Context, _parameter: click.Parameter, value: b
               help="Show the version, the engine version and whether the engine is compiled, and exit.")
 def main() -> None:
     """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""
+    standard_streams_opened()

@@ -14,6 +14,7 @@ import math
 import os
 import signal
 import stat
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ __all__ = [
     "MEGABYTES_OR_NONE",
     "MIN_MEMORY_LIMIT",
     "SECONDS",
+    "STANDARD_OUTPUT",
     "OneLineErrorCommand",
     "Seconds",
     "WholeNumber",
@@ -44,10 +46,13 @@ __all__ = [
     "check_even_games",
     "check_game_pairs",
     "check_output_folder",
+    "counted",
     "ctrl_c_raises",
+    "echo_whole",
     "fail",
     "games_at_once_option",
     "interrupted_as_the_users",
+    "is_standard_output",
     "isolation_options",
     "limit_memory",
     "open_log_file",
@@ -58,6 +63,7 @@ __all__ = [
     "supervision_options",
     "worker_count",
     "workers_option",
+    "write_output",
 ]
 
 
@@ -111,10 +117,13 @@ class OneLineErrorCommand(OneLineErrors, click.Command):
         return super().one_line_error(error)
 
 
-def open_log_file(path: Path | None) -> logging.FileHandler | None:
-    """The handler of ``--log-file PATH`` (``None`` without one), or the option's one-line error."""
+def open_log_file(path: Path | None) -> logging.Handler | None:
+    """The handler of ``--log-file PATH`` (``None`` without one; standard output for ``-``), or the option's
+    one-line error."""
     if path is None:
         return None
+    if is_standard_output(path):
+        return logging.StreamHandler(sys.stdout)
     try:
         return logging.FileHandler(path, encoding="utf-8")
     except OSError as error:
@@ -138,9 +147,56 @@ def output_error(option: str, path: Path, error: OSError) -> click.UsageError:
     return fail(f"{option} {path}: {error.strerror or error}")
 
 
+STANDARD_OUTPUT = "-"
+"""What an output option takes for standard output instead of a file, as most command-line tools read it."""
+
+_PIECE = 1024
+"""Characters printed at a time: at most 4 kB of UTF-8, under the 8 kB of a text stream's buffer."""
+
+
+def counted(count: int, noun: str) -> str:
+    """``count`` of ``noun`` as a sentence says it: ``'1 hand'``, ``'3 hands'``."""
+    return f"{count} {noun}{'s' * (count != 1)}"
+
+
+def is_standard_output(path: Path | None) -> bool:
+    """Whether an output option's value names standard output (``-o -``) rather than a file."""
+    return path is not None and str(path) == STANDARD_OUTPUT
+
+
+def echo_whole(text: str) -> None:
+    """Print ``text`` on standard output, in pieces smaller than the stream's buffer: a single larger
+    write is cut short without an error by Python's buffered writer when the reader closes the pipe part way
+    (``| head``), and the command would end as if it had printed everything; piece by piece, the closed pipe is seen
+    and ends it as every command's is."""
+    for start in range(0, len(text), _PIECE):
+        click.echo(text[start:start + _PIECE], nl=False)
+
+
+def write_output(option: str, path: Path, text: str, written: str | None) -> None:
+    """Write ``text`` to the file ``option`` names and say so with the line ``written`` (``None``: say
+    nothing); for ``-``, print the text alone, as ``-o -`` gives it in other tools: a line after it would end up in
+    the file the output is redirected to.
+
+    :raises click.UsageError: the option's one-line error when the file cannot be written.
+    """
+    if is_standard_output(path):
+        echo_whole(text)
+        return
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise output_error(option, path, error) from None
+    if written is not None:
+        click.echo(written)
+
+
 def check_output_folder(option: str, path: Path) -> None:
     """Refuse an output file whose folder is missing or is a file before a game is played for it: the write would
-    fail only after the game (a write failing anyway is refused by :func:`output_error` alike)."""
+    fail only after the game (a write failing anyway is refused by :func:`output_error` alike).  Standard output
+    (``-``) needs no folder."""
+    if is_standard_output(path):
+        return
     try:
         folder = os.stat(path.parent)
     except OSError as error:
@@ -281,8 +337,8 @@ def supervision_options(function=None, *, resumed: str | None = None):
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
                           "its bots the cores no worker holds, when there are two cores a worker (as in run)."),
         click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-                     help="Write every message, at debug level, to this file: failures with the strategy's "
-                          "traceback, what strategies print."),
+                     help="Write every message, at debug level, to this file, or with - to standard output: "
+                          "failures with the strategy's traceback, what strategies print."),
     ]
     for option in reversed(options):
         function = option(function)

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking, strategy_names, with_strategy_names
-from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, fail
+from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, counted, fail
 from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.storage import DamagedPartError
@@ -205,7 +205,8 @@ def win_rates(run: LoadedRun) -> Figure:
         "games won, % (bars: Wilson 95% interval; paired rows: score per game, draws half, with the 95% interval "
         "from deal-to-deal variation)")
     axes.set_xlabel(_wrapped(caption, axes_width, 10))
-    axes.set_title(_wrapped(f"Win rate: {_matchup(run)} ({len(run.games)} games)", axes_width), fontsize=_TITLE_SIZE)
+    axes.set_title(_wrapped(f"Win rate: {_matchup(run)} ({counted(len(run.games), 'game')})", axes_width),
+                   fontsize=_TITLE_SIZE)
     axes.legend(loc="lower right", fontsize=8)
     return figure
 
@@ -228,8 +229,13 @@ def margins(run: LoadedRun) -> Figure:
         if not len(values):
             _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
             continue
-        axes.hist(values, bins=min(60, max(10, int(math.sqrt(len(values))))), color=_colours(run)[label],
-                  alpha=0.85, label=f"{label}, n={len(values)} games")
+        # The bins span the axis, which shows 0 too, 0 and the widest margin each at a bin's centre: fitted to the
+        # margins alone, one game's (or games of one margin) got bins a tenth of a point wide, a bar too thin to see.
+        bins = min(60, max(10, int(math.sqrt(len(values)))))
+        low, high = min(0.0, float(values.min())), max(0.0, float(values.max()))
+        half = (high - low) / (bins - 1) / 2
+        axes.hist(values, bins=bins, range=(low - half, high + half) if half else None, color=_colours(run)[label],
+                  alpha=0.85, label=f"{label}, n={counted(len(values), 'game')}")
         axes.axvline(0, color="grey", linewidth=1)
         mean = float(np.mean(values)) if len(values) else math.nan
         axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
@@ -241,7 +247,7 @@ def margins(run: LoadedRun) -> Figure:
         if round_robin:
             _title(axes, f"{label} against all its opponents", 10)
         axes.legend(fontsize=8)
-    _suptitle(figure, f"Final margins: {_matchup(run)} ({played} games played out)")
+    _suptitle(figure, f"Final margins: {_matchup(run)} ({counted(played, 'game')} played out)")
     return figure
 
 
@@ -254,12 +260,12 @@ def hands_per_game(run: LoadedRun) -> Figure:
     axes = figure.add_subplot()
     axes.set_xlabel("hands in the game")
     axes.set_ylabel("games")
-    _title(axes, f"Hands per game: {_matchup(run)} ({len(hands)} games played out)")
+    _title(axes, f"Hands per game: {_matchup(run)} ({counted(len(hands), 'game')} played out)")
     if hands.empty:
         _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
         return figure
     axes.bar(counts.index, counts.to_numpy(), color="tab:gray", width=0.8,
-             label=f"mean {hands.mean():.2f} hands, n={len(hands)} games")
+             label=f"mean {hands.mean():.2f} hands, n={counted(len(hands), 'game')}")
     _integer_ticks(axes.xaxis)
     axes.legend()
     return figure
@@ -352,7 +358,7 @@ def cumulative_score(run: LoadedRun) -> Figure:
         drawn = True
         half = Z_95 * stats["std"].fillna(0) / np.sqrt(stats["count"])
         axes.plot(stats.index, stats["mean"], marker="o", markersize=3, color=colours[label],
-                  label=f"{label} ({mine['hand_no'].eq(1).sum()} games)")
+                  label=f"{label} ({counted(int(mine['hand_no'].eq(1).sum()), 'game')})")
         axes.fill_between(stats.index, stats["mean"] - half, stats["mean"] + half, color=colours[label], alpha=0.2)
         counts_axes.plot(stats.index, stats["count"], color=colours[label], drawstyle="steps-mid")
     target = run.manifest.get("rules", {}).get("target_score")
@@ -388,14 +394,14 @@ def ratings(run: LoadedRun) -> Figure:
         axes.errorbar(rating.elo, position, xerr=[[rating.elo - rating.low], [rating.high - rating.elo]], fmt="o",
                       color=colours.get(names.get(rating.name, rating.name), "black"), capsize=4)
         axes.text(rating.high + 5, position, f"{rating.elo:+.0f} [{rating.low:+.0f}, {rating.high:+.0f}]  "
-                  f"n={rating.games} games", va="center", fontsize=8)
+                  f"n={counted(rating.games, 'game')}", va="center", fontsize=8)
     axes.set_yticks(range(len(fitted)), [names.get(rating.name, rating.name) for rating in fitted], fontsize=8)
     axes.axvline(0, color="grey", linestyle="--", linewidth=1, label="the entrants' mean")
     axes.set_xlabel("Elo relative to the mean (Bradley-Terry fit; bars: 95% interval)")
     if fitted:
         low, high = min(rating.low for rating in fitted), max(rating.high for rating in fitted)
         axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
-    _title(axes, f"Ratings: {_matchup(run)} ({len(run.games)} games)")
+    _title(axes, f"Ratings: {_matchup(run)} ({counted(len(run.games), 'game')})")
     axes.legend(loc="lower right", fontsize=8)
     return figure
 

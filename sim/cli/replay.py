@@ -22,8 +22,10 @@ from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
     check_output_folder,
+    counted,
     interrupted_as_the_users,
-    output_error,
+    is_standard_output,
+    write_output,
 )
 from canasta_sim.cli.replaying import start_directory
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
@@ -103,7 +105,8 @@ _NEGATIVE = re.compile(r"-[0-9]+")
     help="Name every card in every hand and every card drawn, or only what the table sees.",
 )
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
-              help="Write the game as one self-contained HTML page (the table after every move) instead of text.")
+              help="Write the game as one self-contained HTML page (the table after every move) instead of text "
+                   "(or with - to standard output).")
 def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
     if html_file is not None:
@@ -119,7 +122,7 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     row = find_game(directory, settings.chunk_size, game_id)
     # A bot's script or an isolated: file named relative to where the run started is started from there, as a
     # resume does; the page, named relative to here, still goes where the user said.
-    page = None if html_file is None else html_file.absolute()
+    page = html_file if html_file is None or is_standard_output(html_file) else html_file.absolute()
     started_from, _ = start_directory(manifest, settings, directory)
     with started_from:
         _replay(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands, html_file=page)
@@ -207,12 +210,8 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
     """Record the game, check its end against the run's record, and write the page."""
     recorded = recorded_run_game(players, game, row)
     title = f"Game {game_id} of the run in {run_dir}"
-    try:
-        path.write_text(recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
-                                      duplicate_pair=duplicate_pair), encoding="utf-8")
-    except OSError as error:
-        raise output_error("--html", path, error) from None
     ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
-    hands = len(recorded.recorder.hands)
-    click.echo(f"Wrote {path}: game {game_id}, {hands} hand{'s' * (hands != 1)}, ending at {ending} "
-               "as the run recorded.")
+    write_output("--html", path, recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
+                                               duplicate_pair=duplicate_pair),
+                 f"Wrote {path}: game {game_id}, {counted(len(recorded.recorder.hands), 'hand')}, ending at {ending} "
+                 "as the run recorded.")

@@ -20,9 +20,11 @@ from canasta_sim.analysis.sections import format_csv, format_markdown, sections_
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     check_output_folder,
+    echo_whole,
     fail,
     interrupted_as_the_users,
-    output_error,
+    is_standard_output,
+    write_output,
 )
 from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
@@ -147,9 +149,11 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
               help="text (aligned table), markdown, csv (one row per strategy, every figure), json, or html "
                    "(one self-contained page: the tables, the charts and replays of a few games).")
 @click.option("-o", "--output", "output_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              metavar="FILE", help="Write the report to FILE instead of standard output.")
+              metavar="FILE", help="Write the report to FILE; without it, or with -, to standard output.")
 def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
+    if is_standard_output(output_file):  # -o - is what no --output gives, the terminal's refusal of a page included
+        output_file = None
     if output_file is not None:
         check_output_folder("--output", output_file)
     elif style == "html" and stdout_is_terminal():
@@ -195,10 +199,6 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     _deliver(text, output_file)
 
 
-_PIECE = 1024
-"""Characters printed at a time: at most 4 kB of UTF-8, under the 8 kB of a text stream's buffer."""
-
-
 def stdout_is_terminal() -> bool:
     """Whether standard output is a terminal (not a pipe or a file)."""
     return sys.stdout.isatty()
@@ -207,15 +207,6 @@ def stdout_is_terminal() -> bool:
 def _deliver(text: str, output_file: Path | None) -> None:
     """Print the report, or write it to ``--output FILE`` and say so."""
     if output_file is None:
-        # In pieces smaller than the stream's buffer: a single larger write is cut short without an error by Python's
-        # buffered writer when the reader closes the pipe part way (| head), and the command would end as if it had
-        # printed everything; piece by piece, the closed pipe is seen and ends it as every command's is.
-        for start in range(0, len(text), _PIECE):
-            click.echo(text[start:start + _PIECE], nl=False)
-        click.echo("")
+        echo_whole(text + "\n")
         return
-    try:
-        output_file.write_text(text + "\n", encoding="utf-8")
-    except OSError as error:
-        raise output_error("--output", output_file, error) from None
-    click.echo(f"Wrote {output_file}.")
+    write_output("--output", output_file, text + "\n", f"Wrote {output_file}.")

@@ -27,6 +27,7 @@ from canasta_sim.cli.replay import ending_words, game_setup, recorded_run_game
 from canasta_sim.cli.replaying import start_directory
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.terminal.played import spec_shown
 
 __all__ = ["games_worth_seeing", "markdown_html", "report_page"]
 
@@ -202,7 +203,8 @@ def _strategies_table(manifest: dict[str, Any]) -> str:
     rows = ["<tr><th>spec</th><th>strategy</th><th>class</th><th>parameters</th></tr>"]
     for entry in manifest.get("strategies", []):
         parameters = ", ".join(f"{key}={value}" for key, value in (entry.get("parameters") or {}).items())
-        rows.append(f"<tr><td>{html.escape(str(entry.get('spec')))}</td>"
+        # A played game's spec without its decisions, which filled the cell with the person's every move.
+        rows.append(f"<tr><td>{html.escape(spec_shown(str(entry.get('spec'))))}</td>"
                     f"<td>{html.escape(names.get(entry.get('spec'), str(entry.get('spec'))))}</td>"
                     f"<td>{html.escape(str(entry.get('class', '')))}</td><td>{html.escape(parameters)}</td></tr>")
     return '<div class="table-box"><table id="strategies">' + "".join(rows) + "</table></div>"

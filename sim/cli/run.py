@@ -43,6 +43,7 @@ from canasta_sim.cli.options import (
     check_game_pairs,
     fail,
     games_at_once_option,
+    is_standard_output,
     isolation_options,
     open_log_file,
     pin_cores,
@@ -182,7 +183,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
               help="No progress bar and no messages but errors; the summary still prints.")
 @click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write every message, at debug level, to this file.")
+              help="Also write every message, at debug level, to this file, or with - to standard output.")
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="local", show_default=True,
               help="Play in local worker processes, or on a Dask cluster (in a checkout: pip install '.[dask]').")
 @click.option("--scheduler", default=None, metavar="tcp://HOST:PORT",
@@ -274,7 +275,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             check_versions(manifest, loaded, directory.path)
             check_columns(directory)
         close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
-        file_handler = open_log_file(log_file if log_file is None else log_file.absolute())
+        as_given = log_file is None or is_standard_output(log_file)
+        file_handler = open_log_file(log_file if as_given else log_file.absolute())
         workers = worker_count(workers, settings.specs)
         with cluster_reached(play_chunks, settings, directory):  # before anything of the run is written
             _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,

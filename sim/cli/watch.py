@@ -7,7 +7,14 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.options import WholeNumber, check_output_folder, interrupted_as_the_users, output_error
+from canasta_sim.cli.options import (
+    WholeNumber,
+    check_output_folder,
+    counted,
+    interrupted_as_the_users,
+    is_standard_output,
+    write_output,
+)
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
@@ -49,7 +56,8 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
     help="Name every card in every hand and every card drawn, or only what the table sees.",
 )
 @click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
-              help="Write the game as one self-contained HTML page (the table after every move) instead of text.")
+              help="Write the game as one self-contained HTML page (the table after every move) instead of text "
+                   "(or with - to standard output).")
 def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], show_hands: bool,
                   html_file: Path | None) -> None:
     """Play one game and narrate it like a commented game in a rule book."""
@@ -66,15 +74,13 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
             recorded = record_game(players, seed=seed, rules=rules, labels=labels,
                                    names=[player.spec for player in players],
                                    shown_seats=range(4) if show_hands else ())
-        try:
-            html_file.write_text(recorded.html(title=f"Canasta, game seed {seed}"), encoding="utf-8")
-        except OSError as error:
-            raise output_error("--html", html_file, error) from None
         if recorded.error is not None:
-            raise click.ClickException(f"wrote {html_file} up to the failure: {recorded.error}")
-        hands = len(recorded.recorder.hands)
-        click.echo(f"Wrote {html_file}: game seed {seed}, {hands} hand{'s' * (hands != 1)}, "
-                   f"final scores A {recorded.result.scores[0]}, B {recorded.result.scores[1]}.")
+            write_output("--html", html_file, recorded.html(title=f"Canasta, game seed {seed}"), None)
+            page = "the page" if is_standard_output(html_file) else html_file
+            raise click.ClickException(f"wrote {page} up to the failure: {recorded.error}")
+        write_output("--html", html_file, recorded.html(title=f"Canasta, game seed {seed}"),
+                     f"Wrote {html_file}: game seed {seed}, {counted(len(recorded.recorder.hands), 'hand')}, "
+                     f"final scores A {recorded.result.scores[0]}, B {recorded.result.scores[1]}.")
         return
     try:
         with interrupted_as_the_users():

@@ -44,6 +44,7 @@ __all__ = [
     "counts_from_kinds",
     "counts_text",
     "counts_value",
+    "count_words",
     "is_natural",
     "is_wild",
     "kind_plural",
@@ -157,9 +158,21 @@ def kind_words(kind: int, count: int | None = None) -> str:
     word = _KIND_WORDS[kind]
     if count is None:
         return ("an " if word[0] in "ae" else "a ") + word
-    if count != 1:
-        word = kind_plural(kind)
-    return f"{_NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else count} {word}"
+    return count_words(count, word, kind_plural(kind))
+
+
+def count_words(count: int, noun: str | None = None, plural: str | None = None) -> str:
+    """Return a count in words for the messages a person reads: with ``noun``, the count of it (``'no cards'``,
+    ``'one card'``, ``'two natural cards'``; ``plural`` where an ``s`` does not make it); without, the number alone
+    (``'none'``, ``'one'``, ``'three'``).  Numbers above ten stay digits.
+
+    >>> count_words(0, "card"), count_words(1, "wild card"), count_words(3), count_words(12, "card")
+    ('no cards', 'one wild card', 'three', '12 cards')
+    """
+    number = _NUMBER_WORDS[count] if 0 <= count < len(_NUMBER_WORDS) else str(count)
+    if noun is None:
+        return "none" if count == 0 else number
+    return f"{number} {noun if count == 1 else plural or noun + 's'}"
 
 
 def kind_plural(kind: int) -> str:

@@ -289,7 +289,7 @@ class MeldingRules:
             raise self._fail(
                 "R6.4",
                 f"the side lacks {what}, so the player may not go out and must keep a card after the "
-                f"discard (R12.1); the move would leave {hand_after} card{'s' * (hand_after != 1)}",
+                f"discard (R12.1); the move would leave {'one card' if hand_after else 'no cards'} in hand",
                 move,
             )
         if self.answer is False:

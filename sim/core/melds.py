@@ -9,7 +9,7 @@ at a time; what depends on the turn (minimums, going out) lives in
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO, kind_plural
+from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO, count_words, kind_plural
 from canasta_sim.core.moves import WILD_RANK, MeldGroup
 from canasta_sim.core.rules import Rules
 
@@ -215,24 +215,25 @@ def meld_problem(rules: Rules, rank: int, naturals: int, jokers: int, deuces: in
         if not rules.allow_wild_only_melds:
             return "R9.4", "a meld of wild cards only is not allowed in classic canasta"
         if total < 3:
-            return "R9.1", f"a meld needs at least 3 cards; the wild meld would hold {total}"
+            return "R9.1", f"a meld needs at least three cards; the wild meld would hold {count_words(total)}"
         return None
     if rank == BLACK_THREE:
         if wilds:
             return "R5.3", "a meld of black 3s may hold no wild card"
         if naturals not in (3, 4):
-            return "R5.3", f"a meld of black 3s holds 3 or 4 of them, not {naturals}"
+            return "R5.3", f"a meld of black 3s holds three or four of them, not {count_words(naturals)}"
         return None
     if total < 3:
-        return "R9.1", f"a meld needs at least 3 cards; the {name} would hold {total}"
+        return "R9.1", f"a meld needs at least three cards; the {name} would hold {count_words(total)}"
     if wilds > rules.max_wilds_per_meld:
-        return "R9.2", f"a meld holds at most {rules.max_wilds_per_meld} wild cards; the {name} would hold {wilds}"
+        return "R9.2", (f"a meld holds at most {count_words(rules.max_wilds_per_meld, 'wild card')}; the {name} would "
+                        f"hold {count_words(wilds)}")
     if rules.wild_ratio_rule == "no_more_wild_than_natural":
         if wilds > naturals:
             return "R9.2", (
                 f"a meld may not hold more wild cards than natural ones; the {name} would hold "
-                f"{naturals} natural and {wilds} wild cards"
+                f"{count_words(naturals, 'natural card')} and {count_words(wilds, 'wild card')}"
             )
     elif naturals < 2:
-        return "R9.2", f"a meld needs at least 2 natural cards; the {name} would hold {naturals}"
+        return "R9.2", f"a meld needs at least two natural cards; the {name} would hold {count_words(naturals)}"
     return None

@@ -63,7 +63,7 @@ class TerminalPlayer(Strategy):
     def __init__(self, rng: random.Random, *, narrator: Narrator | None = None, **parameters) -> None:
         super().__init__(rng, **parameters)
         self.narrator = narrator
-        self._shown_turn: tuple[int, int, bool] | None = None
+        self._shown_turn: tuple[int, int] | None = None
         self._shown_lines: list[str] = []
         self.decisions: list[str] = []
         """Every decision made so far, in order, as tokens of a played game's spec
@@ -174,8 +174,8 @@ class TerminalPlayer(Strategy):
                 number = int(lowered)
                 if 1 <= number <= len(options):
                     return options[number - 1]
-                click.echo(f"There is no choice {number}; type a number from 1 to {len(options)} or "
-                           f"{accepted.removeprefix('a number or ')}.")
+                numbers = "1" if len(options) == 1 else f"a number from 1 to {len(options)}"  # not "from 1 to 1"
+                click.echo(f"There is no choice {number}; type {numbers} or {accepted.removeprefix('a number or ')}.")
                 continue
             try:
                 move = parse(text)
@@ -246,9 +246,9 @@ class TerminalPlayer(Strategy):
             raise PlayerQuit from None
 
     def _show(self, view: SeatView, *, force: bool = False) -> None:
-        # The whole screen once a turn (or on request); after that only the lines that changed: the hand, and a
-        # side's melds with its points on the table after a meld.
-        turn = (view.hand_number, view.turn_count, view.phase == "acquire")
+        # The whole screen once a turn (or on request); after that only the lines that changed: the hand and the
+        # stock after a draw, the pile after a take, a side's melds with its points on the table after a meld.
+        turn = (view.hand_number, view.turn_count)
         lines = screen_lines(view, self.narrator)
         if force or turn != self._shown_turn:
             self._shown_turn = turn

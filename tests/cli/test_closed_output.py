@@ -4,12 +4,14 @@ that cannot be written at all (``> /dev/full``) is one error line, not a traceba
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 
 import pytest
 
-from canasta_sim.cli import EXIT_OUTPUT_CLOSED
+from canasta_sim.cli import EXIT_OUTPUT_CLOSED, _reader_gone
 
 # '1', 'yes' and every card in turn: each prompt of play takes the first line it accepts.
 ANY_ANSWER = "1\nyes\n" + "".join(f"{card}\n" for card in ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "3b",
@@ -50,3 +52,27 @@ def test_output_that_cannot_be_written_is_one_error_line_not_a_traceback():
         done = subprocess.run([sys.executable, "-m", "canasta_sim", "watch", "--seed", "3", "--rules",
                                "target_score=500"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (1, "Error: the output cannot be written: No space left on device\n")
+
+
+@pytest.mark.timeout(60)
+def test_a_run_started_with_standard_error_closed_finishes_and_keeps_its_games(tmp_path):
+    # With 2>&- the run ended at its first message with exit code 1, a traceback nobody saw and run.json "running".
+    done = subprocess.run([sys.executable, "-m", "canasta_sim", "run", "--games", "2", "--seed", "1", "-s", "random",
+                           "--workers", "1", "--rules", "target_score=50", "--out", "run"], cwd=tmp_path,
+                          stdout=subprocess.PIPE, text=True, timeout=60, preexec_fn=lambda: os.close(2))
+    assert done.returncode == 0 and done.stdout.startswith("strategy "), done.stdout
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["status"] == "complete"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
+
+
+def test_a_pipe_whose_reader_has_gone_is_told_from_one_still_read():
+    reading, writing = os.pipe()
+    try:
+        assert not _reader_gone(writing)
+        os.close(reading)
+        reading = None
+        assert _reader_gone(writing)
+    finally:
+        os.close(writing)
+        if reading is not None:
+            os.close(reading)

@@ -268,3 +268,20 @@ def test_the_per_hand_chart_title_of_a_file_spec_fits_and_names_the_strategy(fil
     box = figure._suptitle.get_window_extent(figure.canvas.get_renderer())
     assert 0 <= box.x0 and box.x1 <= figure.bbox.width
     assert figure._suptitle.get_text().startswith("Per-hand statistics: my-rather-carefully-named-bot@3 vs greedy@")
+
+
+def test_a_one_game_run_draws_its_margin_as_a_visible_bar_and_counts_one_game(tmp_path):
+    # A game saved by play --save is a run of one game: its margin's bar was 0.1 points wide, invisible on an axis of
+    # 1,750 points, and the titles read "(1 games)".
+    made = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "3", "-s", "greedy", "-s", "random",
+                                     "--workers", "1", "--rules", "target_score=500", "--out", str(tmp_path), "-q"])
+    assert made.exit_code == 0, made.output
+    run = load_run(tmp_path)
+    figure = CHARTS["margins"](run)
+    axes = figure.axes[0]
+    low, high = axes.get_xlim()
+    bars = [patch.get_width() for patch in axes.patches if patch.get_height() > 0]
+    assert bars and max(bars) >= (high - low) / 40, (bars, low, high)
+    for name, draw in CHARTS.items():
+        titles = " ".join(text.get_text() for text in _texts(draw(run)))
+        assert not re.search(r"\b1 games\b|n=1 games", titles), (name, titles)

@@ -111,3 +111,13 @@ def test_the_report_reads_each_games_part_once_and_replays_the_row_find_game_rea
         fields = ("game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination")
         assert [(type(row[name]), row[name]) for name in fields] == [(type(recorded[name]), recorded[name])
                                                                     for name in fields]
+
+
+def test_the_strategies_table_shows_a_played_games_spec_without_its_decisions():
+    # It showed the whole played: spec, every decision of the person's game in one cell ("d/-/x.8/t.10.10/...").
+    spec = "played:expert:moves=d/-/x.8/t.10.10/m.7.7.7;J/-/x.3b"
+    table = report_html._strategies_table({"strategies": [
+        {"spec": spec, "label": "you+expert@1", "class": "canasta_sim.terminal.played.PlayedBack", "parameters": {}},
+        {"spec": "expert", "label": "expert@1", "class": "canasta_sim.strategies.expert.Expert", "parameters": {}}]})
+    assert "x.3b" not in table and "played:expert:moves=... (7 decisions)" in table, table
+    assert "you+expert@1" in table and "<td>expert</td><td>expert@1</td>" in table

@@ -3,10 +3,14 @@ is not printed to a terminal, where hundreds of kB of markup would only scroll p
 
 from __future__ import annotations
 
+import logging
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main, report
+from canasta_sim.cli.options import open_log_file
 
 
 @pytest.fixture(scope="module")
@@ -47,3 +51,35 @@ def test_a_long_report_is_printed_in_pieces_under_the_streams_buffer(monkeypatch
     report._deliver(page, None)
     assert "".join(pieces) == page + "\n"
     assert max(len(piece.encode()) for piece in pieces) < 8192
+
+
+@pytest.mark.parametrize("option", ["-o", "--output"])
+def test_output_dash_is_standard_output_as_in_other_tools(run_dir, tmp_path, monkeypatch, option):
+    monkeypatch.chdir(tmp_path)  # a file named "-" would be written here
+    printed = CliRunner().invoke(main, ["report", str(run_dir), "--format", "csv"])
+    dashed = CliRunner().invoke(main, ["report", str(run_dir), "--format", "csv", option, "-"])
+    assert dashed.exit_code == 0 and dashed.output == printed.output
+    assert not (tmp_path / "-").exists()
+    monkeypatch.setattr(report, "stdout_is_terminal", lambda: True)  # a page to a terminal is refused as without -o
+    refused = CliRunner().invoke(main, ["report", str(run_dir), "--format", "html", option, "-"])
+    assert refused.exit_code == 2 and refused.output.startswith("Error: --format html writes a whole page")
+
+
+def test_html_dash_and_log_file_dash_are_standard_output(run_dir, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    page = CliRunner().invoke(main, ["watch", "--seed", "1", "--rules", "target_score=50", "--html", "-"])
+    assert page.exit_code == 0 and page.output.startswith("<!DOCTYPE html>") and page.output.endswith("</html>\n")
+    replayed = CliRunner().invoke(main, ["replay", str(run_dir), "0", "--html", "-"])
+    assert replayed.exit_code == 0 and replayed.output.startswith("<!DOCTYPE html>"), replayed.output[-300:]
+    handler = open_log_file(Path("-"))
+    assert isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler)
+    assert sorted(path.name for path in tmp_path.iterdir()) == []
+
+
+def test_run_log_file_dash_logs_to_standard_output(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "3", "-s", "random", "--workers", "1", "--rules",
+                                     "target_score=50", "--out", "run", "-q", "--log-file", "-"])
+    assert made.exit_code == 0, made.output
+    assert " DEBUG " in made.output or " INFO " in made.output, made.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]

@@ -5,8 +5,10 @@ import re
 
 import pytest
 
-from canasta_sim.core.cards import kind_words
-from canasta_sim.core.moves import Meld, MeldGroup
+from canasta_sim.core.cards import BLACK_THREE, count_words, kind_words
+from canasta_sim.core.melds import meld_problem
+from canasta_sim.core.moves import WILD_RANK, Meld, MeldGroup
+from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
 from tests.helpers import expect_illegal, position
 
@@ -45,3 +47,40 @@ def test_kind_words_count_and_pluralise_every_kind():
         "two jokers", "two deuces", "two black 3s", "two red 3s", "two sixes", "two tens", "two aces"]
     assert (kind_words(14), kind_words(8), kind_words(2), kind_words(13, 0), kind_words(13, 15)) == (
         "an ace", "an eight", "a black 3", "no kings", "15 kings")
+
+
+@pytest.mark.parametrize(("hand", "move", "left"), [("9 9 9 8", "meld 9 9 9; 8", "no cards"),
+                                                      ("9 9 9 8", "meld 9 9 9", "one card"),
+                                                      ("4", "discard 4", "no cards")])
+def test_r6_4_refusal_counts_the_cards_left_in_words(hand, move, left):
+    state = position(hands={0: hand}, melds={0: "8 8 8"}, seat=0, phase=PLAY)
+    reason = expect_illegal(state, move, "R6.4").reason
+    assert reason.endswith(f"the move would leave {left} in hand"), reason
+    assert not re.search(r"\b\d+ cards?\b", reason), reason
+
+
+@pytest.mark.parametrize(
+    ("rules", "rank", "counts", "rule", "reason"),
+    [
+        (Rules(), 12, (1, 0, 0), "R9.1", "a meld needs at least three cards; the queens would hold one"),
+        (Rules(allow_wild_only_melds=True), WILD_RANK, (0, 1, 1), "R9.1",
+         "a meld needs at least three cards; the wild meld would hold two"),
+        (Rules(), BLACK_THREE, (1, 0, 0), "R5.3", "a meld of black 3s holds three or four of them, not one"),
+        (Rules(max_wilds_per_meld=1, wild_ratio_rule="min_two_naturals"), 13, (3, 1, 1), "R9.2",
+         "a meld holds at most one wild card; the kings would hold two"),
+        (Rules(), 13, (2, 2, 1), "R9.2",
+         "a meld may not hold more wild cards than natural ones; the kings would hold two natural cards and three "
+         "wild cards"),
+        (Rules(wild_ratio_rule="min_two_naturals"), 13, (1, 1, 1), "R9.2",
+         "a meld needs at least two natural cards; the kings would hold one"),
+    ],
+)
+def test_r5_3_r9_meld_refusals_count_in_words(rules, rank, counts, rule, reason):
+    # They read "a meld needs at least 3 cards; the queens would hold 1" and "3 natural and 1 wild cards".
+    assert meld_problem(rules, rank, *counts) == (rule, reason)
+
+
+def test_count_words_count_a_noun_or_say_the_number():
+    assert [count_words(count, "card") for count in (0, 1, 2, 11)] == ["no cards", "one card", "two cards", "11 cards"]
+    assert [count_words(count) for count in (0, 1, 3, 12)] == ["none", "one", "three", "12"]
+    assert count_words(2, "natural card") == "two natural cards"

@@ -58,7 +58,7 @@ def test_bad_input_gets_a_message_naming_what_is_accepted_and_the_prompt_again()
     # choices there.
     assert "Not understood: 'x'. Type a number or 'draw' or 'take' with the cards" in out
     assert "answer yes|no" not in out
-    assert "There is no choice 9; type a number from 1 to 1 or 'draw'" in out
+    assert "There is no choice 9; type 1 or 'draw'" in out  # it read "a number from 1 to 1"
     assert "Not allowed: R8.2: the cards taken with a seven must be sevens or wild cards." in out
     assert "'meld K K K' is not a choice now. Type a number or 'draw'" in out
     assert "'show' shows the table again" in out
@@ -148,3 +148,13 @@ def test_ctrl_c_while_a_bot_thinks_abandons_the_game_without_blaming_the_bot(tmp
     result = _play(arguments, "draw\n1\n4\n")
     assert result.exit_code == 0, result.output
     assert "Game abandoned. (seed 4)" in result.output and "KeyboardInterrupt" not in result.output
+
+
+def test_a_draw_shows_only_the_lines_it_changed_not_the_whole_screen():
+    # Seed 4: South draws first with nothing to meld; after the draw the screen gives the new hand and stock lines,
+    # not the scores, the sides and the pile again.
+    out = _play(FIRST_TURN, "draw\n").output
+    after_draw = out.split("Begin your turn.", 1)[1].split("No meld is possible now.", 1)[0]
+    assert "Game score before this hand" not in after_draw, after_draw
+    assert "Side A (South & North" not in after_draw and "Pile: " not in after_draw, after_draw
+    assert "Your hand (12): " in after_draw and "Stock: " in after_draw, after_draw
