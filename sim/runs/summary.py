@@ -5,7 +5,9 @@ The same figures are printed at the end of ``canasta-sim run``, by
 
 * games, wins, draws and losses (a forfeited game is a loss for the failing side);
 * the win rate ``wins / games`` with its Wilson score 95% interval;
-* the mean final margin (own total minus the opponent's) and hands per game, over games not forfeited;
+* the mean final margin (own total minus the opponent's) with its 95% interval (normal, the games taken as
+  independent: wider than it need be for duplicate deals, whose pairs cancel the deal's luck), and hands per
+  game, over games not forfeited;
 * per hand: pile takes, natural and mixed canastas, red 3s, how often the team went out and went out
   concealed, and the mean hand score.
 
@@ -44,6 +46,7 @@ __all__ = [
     "SummaryRow",
     "Z_95",
     "format_summary",
+    "mean_half_width",
     "side_labels",
     "summarize",
     "summarize_run",
@@ -61,7 +64,7 @@ HAND_COLUMNS_NEEDED = [
 ]
 """Columns of ``hands`` the summary reads."""
 
-_GAME_SUMS = ["games", "wins", "draws", "forfeits", "played", "margin", "hands"]
+_GAME_SUMS = ["games", "wins", "draws", "forfeits", "played", "margin", "margin_squares", "hands"]
 _HAND_SUMS = [
     "hand_rows", "score", "pile_takes", "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed",
 ]
@@ -85,6 +88,20 @@ def wilson_interval(successes: int, trials: int, z: float = Z_95, digits: int | 
     # error bar, drawn as proportion minus low, would take for a negative length.
     low, high = min(max(0.0, centre - half), proportion), max(min(1.0, centre + half), proportion)
     return (low, high) if digits is None else (round(low, digits), round(high, digits))
+
+
+def mean_half_width(total: int, squares: int, count: int, z: float = Z_95) -> float:
+    """Half the width of the normal 95% interval of a mean, from the values' sum, sum of squares and count (NaN
+    under two values).
+
+    >>> round(mean_half_width(40 + 60 + 20, 40**2 + 60**2 + 20**2, 3), 2)
+    22.63
+    """
+    if count < 2:
+        return math.nan
+    # Whole numbers: the squares' sum minus the sum's square over the count is exact before the one division.
+    variance = (squares * count - total * total) / (count * (count - 1))
+    return z * math.sqrt(max(variance, 0.0) / count)
 
 
 def side_labels(strategy_a: str, strategy_b: str) -> tuple[str, str]:
@@ -147,6 +164,7 @@ class SummaryAccumulator:
                         "forfeits": (games["forfeit_team"] == team).fillna(False).to_numpy(dtype="int64"),
                         "played": played.astype("int64"),
                         "margin": np.where(played, sign * margin, 0),
+                        "margin_squares": np.where(played, margin * margin, 0),
                         "hands": np.where(played, hands, 0),
                     }
                 )
@@ -262,6 +280,7 @@ def _arrow_game_sums(games: pa.Table) -> tuple[list, np.ndarray]:
         columns["forfeits"].append(_counts_equal(games["forfeit_team"], team))
         columns["played"].append(played.astype(np.int64))
         columns["margin"].append(sign * margin)
+        columns["margin_squares"].append(margin * margin)
         columns["hands"].append(hands)
     return _sums_by_label(labels, np.concatenate(indexes),
                           {name: np.concatenate(parts) for name, parts in columns.items()})
@@ -303,6 +322,9 @@ class SummaryRow:
     win_rate_high: float
     mean_margin: float
     """Mean of (own final total - opponent's), points, over games not forfeited."""
+    mean_margin_low: float
+    """Lower end of the mean margin's 95% interval (normal; the games taken as independent)."""
+    mean_margin_high: float
     hands_per_game: float
     """Mean hands per game, over games not forfeited."""
     hands: int
@@ -322,6 +344,7 @@ class SummaryRow:
         """Build a row from the accumulated sums of one label."""
         games, wins, draws = int(sums["games"]), int(sums["wins"]), int(sums["draws"])
         low, high = wilson_interval(wins, games)
+        margin_half = mean_half_width(int(sums["margin"]), int(sums["margin_squares"]), int(sums["played"]))
         hand_rows = int(sums["hand_rows"])
         return cls(
             strategy=label,
@@ -334,6 +357,8 @@ class SummaryRow:
             win_rate_low=low,
             win_rate_high=high,
             mean_margin=_ratio(sums["margin"], sums["played"]),
+            mean_margin_low=_ratio(sums["margin"], sums["played"]) - margin_half,
+            mean_margin_high=_ratio(sums["margin"], sums["played"]) + margin_half,
             hands_per_game=_ratio(sums["hands"], sums["played"]),
             hands=hand_rows,
             mean_hand_score=_ratio(sums["score"], hand_rows),
@@ -446,7 +471,7 @@ class RunSummarizer:
 # --- formatting ---------------------------------------------------------------------------------------
 
 _HEADERS = (
-    "strategy", "games", "wins", "win rate [95% CI]", "margin", "hands/game", "pile takes/hand",
+    "strategy", "games", "wins", "win rate [95% CI]", "margin ±95%", "hands/game", "pile takes/hand",
     "natural/hand", "mixed/hand", "went out",
 )
 
@@ -461,6 +486,14 @@ def _number(value: float, sign: bool = False) -> str:
     return f"{value:+.1f}" if sign else f"{value:.2f}"
 
 
+def _margin(row: SummaryRow) -> str:
+    """The mean margin and half its interval's width, ``+1158.4 ±28.2``; the mean alone under two games."""
+    half = (row.mean_margin_high - row.mean_margin_low) / 2
+    if math.isnan(half):
+        return _number(row.mean_margin, sign=True)
+    return f"{_number(row.mean_margin, sign=True)} ±{half:.1f}"
+
+
 def _table(rows: list[SummaryRow]) -> list[list[str]]:
     """The header and one line of cells per row; draws and forfeits get columns only when there are any."""
     draws = any(row.draws for row in rows)
@@ -472,7 +505,7 @@ def _table(rows: list[SummaryRow]) -> list[list[str]]:
             str(row.games),
             str(row.wins),
             f"{_percent(row.win_rate)} [{_percent(row.win_rate_low)}, {_percent(row.win_rate_high)}]",
-            _number(row.mean_margin, sign=True),
+            _margin(row),
             _number(row.hands_per_game),
             _number(row.pile_takes_per_hand),
             _number(row.natural_canastas_per_hand),

@@ -57,12 +57,13 @@ def test_text_report_shows_the_run_and_the_hand_computed_figures(fixture_run):
     assert "x@1 vs y@3" in lines[0] and "games 4 of 4 (complete)" in lines[1] and "seed 17" in lines[1]
     x_line = next(line for line in lines if line.startswith("x "))
     y_line = next(line for line in lines if line.startswith("y "))
-    # x: 2 wins in 4 (Wilson 15.0-85.0%), margin (400 - 1200 + 0) / 3, 4/3 hands per game,
+    # x: 2 wins in 4 (Wilson 15.0-85.0%), margin (400 - 1200 + 0) / 3 with its 95% interval's half width
+    # 1.96 * sqrt(((400 + 266.7)^2 + (-1200 + 266.7)^2 + 266.7^2) / 2 / 3) = 942.2, 4/3 hands per game,
     # pile takes 6/4, natural 2/4, mixed 2/4, went out 2/4.
     assert x_line.split()[1:3] == ["4", "2"] and "50.0% [15.0%, 85.0%]" in x_line
-    assert x_line.split()[-8:] == ["-266.7", "1.33", "1.50", "0.50", "0.50", "50.0%", "1", "0"]
-    assert "25.0% [4.6%, 69.9%]" in y_line and y_line.split()[-8:] == [
-        "+266.7", "1.33", "1.50", "0.50", "0.25", "50.0%", "1", "1"]
+    assert x_line.split()[-9:] == ["-266.7", "±942.2", "1.33", "1.50", "0.50", "0.50", "50.0%", "1", "0"]
+    assert "25.0% [4.6%, 69.9%]" in y_line and y_line.split()[-9:] == [
+        "+266.7", "±942.2", "1.33", "1.50", "0.50", "0.25", "50.0%", "1", "1"]
 
 
 def test_json_and_csv_reports_carry_exact_figures(fixture_run):
