@@ -15,7 +15,10 @@ spec                                       strategy
 ``FORM:...``                               a spec form an installed package registers under
                                            the entry-point group ``canasta_sim.spec_forms``
                                            (``policy:FILE.py:NAME``: a trained policy, see
-                                           :mod:`canasta_sim.env.policy`; ``played:...``: a
+                                           :mod:`canasta_sim.env.policy`;
+                                           ``openspiel:mcts``, ``openspiel:random``,
+                                           ``openspiel:FILE.py:NAME``: an OpenSpiel bot, see
+                                           :mod:`canasta_sim.env.spiel_bots`; ``played:...``: a
                                            game saved by ``canasta-sim play --save``, see
                                            :mod:`canasta_sim.terminal.played`)
 ``isolated:SPEC``                          any of the above, run in a process of its own
