@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from canasta_sim.core._compiled import accelerator  # noqa: E402
 from canasta_sim.core.engine import play_game  # noqa: E402
 from canasta_sim.core.rules import Rules  # noqa: E402
-from canasta_sim.errors import RulesError  # noqa: E402
+from canasta_sim.errors import RulesError, StrategyLoadError  # noqa: E402
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy  # noqa: E402
 from canasta_sim.runs.matchmaking import deal_of, deal_seed  # noqa: E402
 from canasta_sim.runs.summary import wilson_interval  # noqa: E402
@@ -269,6 +269,11 @@ def main() -> None:
             rules = Rules.from_options(args.rules)
         except RulesError as error:
             parser.error(str(error))
+        for spec in (args.spec, args.against):  # refused here in one line, not in a worker's traceback
+            try:
+                load_strategy(spec)
+            except StrategyLoadError as error:
+                parser.error(str(error))
         figures = run(args.spec, args.against, args.games, args.seed, args.workers, args.max_minutes,
                       args.floor_script, args.first, rules)
     text = json.dumps(figures, indent=2)

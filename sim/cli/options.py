@@ -29,6 +29,7 @@ from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once_ca
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, RunSettings, default_workers
 from canasta_sim.runs.storage import DamagedPartError
 from canasta_sim.strategies import BUILTIN
+from canasta_sim.tuning.run import is_tuning_run
 
 if TYPE_CHECKING:
     from canasta_sim.core.rules import Rules
@@ -348,6 +349,15 @@ def supervision_options(function=None, *, resumed: str | None = None):
 def fail(message: str) -> click.UsageError:
     """Return the one-line usage error (exit code 2) for ``message``."""
     return click.UsageError(" ".join(message.split("\n")))
+
+
+def refuse_tuning_directory(path: Path, option: str = "") -> None:
+    """Stop with the one-line error naming what reads a tuning directory, when ``path`` is one: a command that reads a
+    run would otherwise say only that it holds no ``run.json``.  ``option`` (``--resume``) starts the message."""
+    if is_tuning_run(path):
+        start = f"{option} " if option else ""
+        raise fail(f"{start}{str(path)!r} is a tuning directory, not a run: canasta-sim plot {path} draws its "
+                   f"trajectory, and canasta-sim tune --resume {path} continues it")
 
 
 def check_even_games(option: str, games: int, duplicating: str) -> None:

@@ -25,6 +25,7 @@ from canasta_sim.cli.options import (
     counted,
     interrupted_as_the_users,
     is_standard_output,
+    refuse_tuning_directory,
     write_output,
 )
 from canasta_sim.cli.replaying import start_directory
@@ -111,6 +112,7 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
     if html_file is not None:
         check_output_folder("--html", html_file)
+    refuse_tuning_directory(run_dir)
     directory = RunDirectory(run_dir)
     try:
         manifest = directory.read_manifest()

@@ -24,6 +24,7 @@ from canasta_sim.cli.options import (
     fail,
     interrupted_as_the_users,
     is_standard_output,
+    refuse_tuning_directory,
     write_output,
 )
 from canasta_sim.cli.report_html import report_page
@@ -32,7 +33,6 @@ from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.sprt import Sprt
 from canasta_sim.runs.storage import RunDirectory, whole_entry
 from canasta_sim.runs.summary import format_summary, summarize_run
-from canasta_sim.tuning.run import is_tuning_run
 
 __all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
 
@@ -163,9 +163,7 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
                    f"(canasta-sim report {shlex.quote(str(run_dir))} --format html --output report.html) or redirect "
                    "standard output to a file")
     directory = RunDirectory(run_dir)
-    if is_tuning_run(run_dir):
-        raise fail(f"{str(run_dir)!r} is a tuning directory, not a run: canasta-sim plot {run_dir} draws its "
-                   f"trajectory, and canasta-sim tune --resume {run_dir} continues it")
+    refuse_tuning_directory(run_dir)
     try:
         manifest = directory.read_manifest()
         whole_entry(manifest, "games", str(directory.manifest_path))  # the header shows it ("games 40 of forty")

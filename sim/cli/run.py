@@ -47,6 +47,7 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    refuse_tuning_directory,
     rules_text,
     worker_count,
     workers_option,
@@ -111,6 +112,7 @@ class _TqdmHandler(logging.StreamHandler):
 
 
 def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tuple[RunDirectory, dict, RunSettings]:
+    refuse_tuning_directory(path, "--resume")
     directory = RunDirectory(path)
     try:
         manifest = directory.read_manifest()

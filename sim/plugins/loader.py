@@ -15,7 +15,10 @@ spec                                       strategy
 ``FORM:...``                               a spec form an installed package registers under
                                            the entry-point group ``canasta_sim.spec_forms``
                                            (``policy:FILE.py:NAME``: a trained policy, see
-                                           :mod:`canasta_sim.env.policy`; ``played:...``: a
+                                           :mod:`canasta_sim.env.policy`;
+                                           ``openspiel:mcts``, ``openspiel:random``,
+                                           ``openspiel:FILE.py:NAME``: an OpenSpiel bot, see
+                                           :mod:`canasta_sim.env.spiel_bots`; ``played:...``: a
                                            game saved by ``canasta-sim play --save``, see
                                            :mod:`canasta_sim.terminal.played`)
 ``isolated:SPEC``                          any of the above, run in a process of its own
@@ -40,7 +43,15 @@ from typing import Any
 
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.plugins.specs import is_bot_spec, is_file_part, parse_spec, spec_file
+from canasta_sim.plugins.specs import (
+    NAME_ACCEPTED,
+    is_bot_spec,
+    is_file_part,
+    is_one_line,
+    is_strategy_name,
+    parse_spec,
+    spec_file,
+)
 from canasta_sim.strategies import BUILTIN
 
 __all__ = [
@@ -248,7 +259,11 @@ REQUIRED_DECISIONS = ("choose_acquire", "choose_discard")
 """Decisions with no default in :class:`~canasta_sim.core.strategy.Strategy`: a strategy must override them."""
 
 
-def _check_class(obj: Any, target: str) -> type[Strategy]:
+def _check_class(obj: Any, target: str, *, spec_form: bool = False) -> type[Strategy]:
+    """``obj`` when it is a strategy class a spec may load, else a one-line :class:`StrategyLoadError` saying why.
+
+    ``spec_form``: a class a spec form built, named after its spec (``openspiel:mcts``), so colons and a path's
+    spaces may be in its name."""
     if not (isinstance(obj, type) and issubclass(obj, Strategy)):
         raise StrategyLoadError(f"{target!r} is not a strategy class: FILE.py:Class or module:Class must name a "
                                 "subclass of canasta_sim.Strategy")
@@ -265,7 +280,19 @@ def _check_class(obj: Any, target: str) -> type[Strategy]:
         inherited = f", so its results would be recorded as {obj.label()}" if obj is not Strategy else ""
         raise StrategyLoadError(
             f"strategy {target!r} (class {obj.__name__}) does not set its own name{inherited}; "
-            "give the class a name = '...' (and a version) of its own"
+            "give the class a name = '...' of its own"
+        )
+    # The rule a bot's ready follows (plugins.protocol), so that a class loads alike in-process, isolated: or as a
+    # cmd: bot: my@bot was recorded as the label my@bot@1, which no one can read back.
+    if not (spec_form or is_strategy_name(own_name)):
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) has name {own_name!r}; a strategy's name is one word "
+            f"{NAME_ACCEPTED}"
+        )
+    if not is_one_line(obj.description):
+        raise StrategyLoadError(
+            f"strategy {target!r} (class {obj.__name__}) has a description of several lines; a description is one "
+            "line of text (canasta-sim strategies shows it), as a bot's ready gives it"
         )
     # As a bot's ready must give it (plugins.protocol): "1" or 1.5 was recorded as given in-process, and the same
     # class refused once isolated.
@@ -292,7 +319,7 @@ def _spec_form(target: str):
 
     def resolve(rest: str, parameters: tuple[tuple[str, str], ...]) -> type[Strategy]:
         try:
-            return _check_class(resolver(rest, parameters), target)
+            return _check_class(resolver(rest, parameters), target, spec_form=True)
         except StrategyLoadError:
             raise
         except Exception as error:  # the form's own resolver failed: reported with the spec

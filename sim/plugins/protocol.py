@@ -25,6 +25,7 @@ from canasta_sim.core.parameters import Parameter
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.wire import move_from_text
 from canasta_sim.errors import CanastaError, IllegalMoveError, MoveParseError
+from canasta_sim.plugins.specs import NAME_ACCEPTED, is_one_line, is_strategy_name
 
 __all__ = [
     "DECISIONS",
@@ -135,10 +136,12 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
     name = message.get("name")
     version = message.get("version", 1)
     parameters = message.get("parameters", {})
-    forbidden = "\n" if own_server else ":@ \n"
-    if not isinstance(name, str) or not name or any(character in name for character in forbidden):
-        raise ProtocolError(f"'ready' needs a 'name' without ':', '@' or spaces; got "
+    if not (is_one_line(name) and name if own_server else is_strategy_name(name)):
+        raise ProtocolError(f"'ready' needs a 'name' {'on one line' if own_server else NAME_ACCEPTED}; got "
                             f"{_show(name) if 'name' in message else 'no name field'}")
+    description = message.get("description", "")
+    if not is_one_line(description):  # the strategies table shows one line, as of an in-process class's
+        raise ProtocolError(f"'ready' field 'description' must be one line of text; got {_show(description)}")
     if type(version) is not int:
         raise ProtocolError(f"'ready' field 'version' must be a whole number; got {_show(version)}")
     if not isinstance(parameters, dict) or not all(
@@ -163,7 +166,7 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
     return {
         "name": name,
         "version": version,
-        "description": str(message.get("description", "")),
+        "description": description,
         "parameters": parameters,
         "legal": listed,
         "events": events is not False,

@@ -17,13 +17,42 @@ from canasta_sim.errors import StrategyLoadError
 
 __all__ = [
     "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "file_spec_parts", "is_bot_spec", "is_file_part", "is_own_server",
-    "isolate_spec", "parse_spec", "spec_file",
+    "isolate_spec", "is_one_line", "is_strategy_name", "parse_spec", "spec_file", "NAME_ACCEPTED",
 ]
 
 BOT_PREFIXES = ("isolated:", "cmd:")
 """Spec prefixes that run a strategy in a process of its own (:mod:`canasta_sim.plugins.proxy`)."""
 SERVER_COMMAND = [sys.executable, "-m", "canasta_sim.plugins.server"]
 """The command line of canasta-sim's own bot server, followed by the spec it serves (``isolated:``)."""
+
+
+NAME_ACCEPTED = "without ':', '@' or spaces, such as 'my-bot'"
+"""What :func:`is_strategy_name` accepts, as errors name it."""
+
+
+def is_strategy_name(name: object) -> bool:
+    """Whether ``name`` may name a strategy in results (``name@version``): text with no ``:``, ``@`` or whitespace.
+
+    One rule for a strategy class in this process and for a bot's ``ready`` (``docs/protocol.md``), so that a class
+    is accepted or refused alike whether it plays in-process, ``isolated:`` or as a ``cmd:`` bot.  (The spec forms
+    canasta-sim registers name their classes after their specs, ``openspiel:mcts``: the loader does not ask this
+    of them.)
+
+    >>> is_strategy_name("my-bot"), is_strategy_name("my@bot"), is_strategy_name("my bot")
+    (True, False, False)
+    """
+    return isinstance(name, str) and bool(name) and not any(
+        character in ":@" or character.isspace() for character in name
+    )
+
+
+def is_one_line(text: object) -> bool:
+    r"""Whether ``text`` is text of at most one line, as a strategy's ``description`` must be (a table shows it).
+
+    >>> is_one_line("Takes piles."), is_one_line("Takes piles.\nLays big melds.")
+    (True, False)
+    """
+    return isinstance(text, str) and text.splitlines() == ([text] if text else [])
 
 
 def is_bot_spec(spec: str) -> bool:

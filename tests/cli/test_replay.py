@@ -146,3 +146,17 @@ def test_a_damaged_run_exits_1_in_one_line_whether_the_games_part_is_missing_or_
     assert f"canasta-sim run --resume {copy}" in result.output
     if damage == "unreadable":
         assert f"{part} is no Parquet part canasta-sim can read" in result.output
+
+
+@pytest.mark.parametrize("command", [["replay", "{path}", "0"], ["run", "--resume", "{path}", "--games", "2"]])
+def test_a_tuning_directory_is_named_as_one_with_the_commands_that_read_it(tmp_path, command):
+    """As report says it: not only that the folder has no run.json."""
+    path = tmp_path / "tuning"
+    path.mkdir()
+    (path / "tune.json").write_text("{}")
+    result = CliRunner().invoke(main, [word.format(path=path) for word in command])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert f"'{path}' is a tuning directory, not a run: canasta-sim plot {path} draws its trajectory, and " \
+           f"canasta-sim tune --resume {path} continues it" in lines[0]

@@ -272,3 +272,18 @@ def test_strategies_command_lists_the_specs_it_is_given(bot_file):
                                                        for line in lines)
     bad = CliRunner().invoke(main, ["strategies", f"{bot_file}:Missing"])
     assert bad.exit_code == 2 and bad.output.startswith("Error: ") and len(bad.output.splitlines()) == 1, bad.output
+
+
+def test_the_loaders_list_of_spec_forms_and_the_strategies_doc_name_every_registered_form():
+    """A form an entry point of canasta-sim's own registers is listed where a reader looks for the spec forms."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    pyproject = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    forms = pyproject["project"]["entry-points"]["canasta_sim.spec_forms"]
+    doc = (root / "docs" / "strategies.md").read_text(encoding="utf-8")
+    assert forms
+    for form in forms:
+        assert f"``{form}:" in canasta_sim.plugins.loader.__doc__, form
+        assert f"`{form}:" in doc, form

@@ -5,7 +5,9 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.loader import _check_class, load_strategy
+from canasta_sim.plugins.protocol import ProtocolError, parse_ready
+from canasta_sim.strategies import BUILTIN
 
 BOTS = '''
 from canasta_sim.core.strategy import Strategy
@@ -45,6 +47,28 @@ class FractionVersion(Greedy):
 class TrueVersion(Greedy):
     name = "true-version"
     version = True
+
+
+class AtName(Greedy):
+    name = "my@bot"
+
+
+class SpacedName(Greedy):
+    name = "my bot"
+
+
+class ColonName(Greedy):
+    name = "my:bot"
+
+
+class TwoLines(Greedy):
+    name = "two-lines"
+    description = "Takes piles.\\nLays big melds."
+
+
+class OwnVersion(Greedy):
+    name = "own-version"
+    version = 1
 '''
 
 
@@ -83,3 +107,36 @@ def test_run_refuses_such_a_strategy_in_one_line_with_exit_code_2_before_writing
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and "does not set its own name" in result.output
     assert not out.exists()
+
+
+@pytest.mark.parametrize(("name", "bad"), [("AtName", "my@bot"), ("SpacedName", "my bot"), ("ColonName", "my:bot")])
+def test_a_name_a_bots_ready_may_not_give_is_refused_in_process_too(bots, name, bad):
+    # In-process my@bot was recorded as the label my@bot@1; the same name in a cmd: bot's ready was refused.
+    with pytest.raises(StrategyLoadError, match=rf"has name '{bad}'; a strategy's name is one word without ':', '@' "
+                                                r"or spaces, such as 'my-bot'"):
+        load_strategy(f"{bots}:{name}")
+    with pytest.raises(ProtocolError, match=r"needs a 'name' without ':', '@' or spaces, such as 'my-bot'"):
+        parse_ready({"type": "ready", "protocol": 2, "name": bad})
+
+
+def test_a_description_of_several_lines_is_refused_in_process_and_in_a_ready(bots):
+    # The strategies table showed its first line only; protocol.md asks for one line.
+    with pytest.raises(StrategyLoadError, match=r"class TwoLines\) has a description of several lines; a description "
+                                                r"is one line of text"):
+        load_strategy(f"{bots}:TwoLines")
+    with pytest.raises(ProtocolError, match=r"'description' must be one line of text"):
+        parse_ready({"type": "ready", "protocol": 2, "name": "two-lines", "description": "Takes piles.\nLays melds."})
+    assert parse_ready({"type": "ready", "protocol": 2, "name": "x", "description": "One line."})["description"] \
+        == "One line."
+
+
+def test_every_built_in_strategy_passes_the_checks_a_loaded_class_passes():
+    for name, cls in BUILTIN.items():
+        assert _check_class(cls, name) is cls
+
+
+def test_a_subclass_that_sets_no_version_takes_its_parents_and_its_own_when_set(bots):
+    # Documented in docs/strategies.md: a subclass inherits its parent's play, so it counts the parent's changes
+    # until it sets a version of its own.
+    assert load_strategy(f"{bots}:Named").label == "named@2"
+    assert load_strategy(f"{bots}:OwnVersion").label == "own-version@1"

@@ -59,8 +59,8 @@ def test_a_plan_that_is_no_list_is_shown_as_the_bot_wrote_it():
     ({"protocol": "2", "name": "x"}, """'protocol' must be the number 1 or 2; got "2\""""),
     ({"name": "x"}, "'protocol' must be the number 1 or 2; got no protocol field"),
     ({"protocol": 3, "name": "x"}, "the bot speaks protocol version 3; this arbiter speaks 1 or 2"),
-    ({"protocol": 2}, "needs a 'name' without ':', '@' or spaces; got no name field"),
-    ({"protocol": 2, "name": None}, "needs a 'name' without ':', '@' or spaces; got null"),
+    ({"protocol": 2}, "needs a 'name' without ':', '@' or spaces, such as 'my-bot'; got no name field"),
+    ({"protocol": 2, "name": None}, "needs a 'name' without ':', '@' or spaces, such as 'my-bot'; got null"),
     ({"protocol": 2, "name": "x", "version": "1"}, """'version' must be a whole number; got "1\""""),
 ])
 def test_a_ready_field_of_the_wrong_kind_is_shown_in_json(ready, said):

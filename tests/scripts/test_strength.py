@@ -87,3 +87,16 @@ def test_an_odd_number_of_games_is_refused_in_one_line(monkeypatch, capsys):
         strength.main()
     assert stopped.value.code == 2
     assert "--games must be even" in capsys.readouterr().err.splitlines()[-1]
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("arguments", [["nosuch"], ["greedy", "--against", "nosuch"]])
+def test_an_unknown_strategy_is_refused_in_one_line_before_any_game(monkeypatch, capsys, arguments):
+    """Loaded up front: a worker would otherwise fail with a traceback once the games had started."""
+    monkeypatch.setattr("sys.argv", ["strength.py", *arguments, "--games", "2"])
+    monkeypatch.setattr(strength, "play_games", lambda *args, **kwargs: pytest.fail("games were started"))
+    monkeypatch.setattr(strength, "measure_floor", lambda script: None)
+    with pytest.raises(SystemExit) as stopped:
+        strength.main()
+    assert stopped.value.code == 2
+    assert "unknown strategy 'nosuch'" in capsys.readouterr().err.splitlines()[-1]
