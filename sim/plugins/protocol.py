@@ -136,7 +136,9 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
     name = message.get("name")
     version = message.get("version", 1)
     parameters = message.get("parameters", {})
-    if not (is_one_line(name) and name if own_server else is_strategy_name(name)):
+    # canasta-sim's own server plays the spec forms too, whose names are their specs (``openspiel:mcts``).
+    accepted = bool(name) and is_one_line(name) if own_server else is_strategy_name(name)
+    if not accepted:
         raise ProtocolError(f"'ready' needs a 'name' {'on one line' if own_server else NAME_ACCEPTED}; got "
                             f"{_show(name) if 'name' in message else 'no name field'}")
     description = message.get("description", "")
