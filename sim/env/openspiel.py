@@ -242,11 +242,7 @@ class _Observer:
 
     def __init__(self, recall: bool) -> None:
         self.recall = recall
-        self.tensor = np.zeros(INFORMATION_STATE_SIZE if recall else OBSERVATION_SIZE, np.float32)
-        self.dict = {"observation": self.tensor[:OBSERVATION_SIZE]}
-        if recall:
-            self.dict["known"] = self.tensor[OBSERVATION_SIZE:OBSERVATION_SIZE + 4 * KIND_COUNT].reshape(4, KIND_COUNT)
-            self.dict["avoids"] = self.tensor[OBSERVATION_SIZE + 4 * KIND_COUNT:].reshape(4, KIND_COUNT)
+        self.tensor, self.dict = _observer_arrays(OBSERVATION_SIZE, recall)
 
     def set_from(self, state: CanastaState, player: int) -> None:
         """Fill the tensor with ``player``'s observation (or information state) of ``state``."""
@@ -256,13 +252,8 @@ class _Observer:
         if view is None:
             return
         self.dict["observation"][:] = _values(tree, view, player)
-        if self.recall:
-            memory = tree.memory
-            for offset in range(4):
-                seat = (player + offset) % 4
-                self.dict["known"][offset] = memory.known[seat]
-                for rank in memory.avoids[seat]:
-                    self.dict["avoids"][offset][rank] = 1
+        if self.recall:  # the seats from the player's own, as the observation lists them
+            _fill_memory(self.dict, tree.memory, [(player + offset) % 4 for offset in range(4)])
 
     def string_from(self, state: CanastaState, player: int) -> str:
         """``player``'s information state string (its record of the hand) or observation string."""
@@ -272,13 +263,7 @@ class _Observer:
         view = tree.seat_view(player)
         if view is None:
             return f"seat {player}\n{tree.information(player).splitlines()[1]}"
-        values = _values(tree, view, player)
-        parts = []
-        start = 0
-        for name, length, *_ in OBSERVATION_FIELDS:
-            parts.append(f"{name} {' '.join(str(int(value)) for value in values[start:start + length])}")
-            start += length
-        return "\n".join(parts)
+        return "\n".join(_fields_text(OBSERVATION_FIELDS, _values(tree, view, player)))
 
 
 class _PublicObserver:
@@ -287,12 +272,7 @@ class _PublicObserver:
 
     def __init__(self, recall: bool) -> None:
         self.recall = recall
-        self.tensor = np.zeros(PUBLIC_INFORMATION_SIZE if recall else PUBLIC_OBSERVATION_SIZE, np.float32)
-        self.dict = {"observation": self.tensor[:PUBLIC_OBSERVATION_SIZE]}
-        if recall:
-            memory = self.tensor[PUBLIC_OBSERVATION_SIZE:]
-            self.dict["known"] = memory[:4 * KIND_COUNT].reshape(4, KIND_COUNT)
-            self.dict["avoids"] = memory[4 * KIND_COUNT:].reshape(4, KIND_COUNT)
+        self.tensor, self.dict = _observer_arrays(PUBLIC_OBSERVATION_SIZE, recall)
 
     def set_from(self, state: CanastaState, player: int) -> None:
         """Fill the tensor with the public observation of ``state`` (``player`` changes nothing); all 0 while a
@@ -303,12 +283,8 @@ class _PublicObserver:
         if view is None:
             return
         self.dict["observation"][:] = public_values(view, tree.decision)
-        if self.recall:
-            memory = tree.memory
-            for seat in range(4):
-                self.dict["known"][seat] = memory.known[seat]
-                for rank in memory.avoids[seat]:
-                    self.dict["avoids"][seat][rank] = 1
+        if self.recall:  # seats 0-3, as the public observation lists them
+            _fill_memory(self.dict, tree.memory, range(4))
 
     def string_from(self, state: CanastaState, player: int) -> str:
         """The public record of the hand (``recall``) or the public observation's fields as text."""
@@ -318,13 +294,37 @@ class _PublicObserver:
         view = tree.seat_view(0)
         if view is None:
             return f"public\n{tree.public_information().splitlines()[1]}"
-        values = public_values(view, tree.decision)
-        parts = ["public"]
-        start = 0
-        for name, length, *_ in PUBLIC_FIELDS:
-            parts.append(f"{name} {' '.join(str(int(value)) for value in values[start:start + length])}")
-            start += length
-        return "\n".join(parts)
+        return "\n".join(["public", *_fields_text(PUBLIC_FIELDS, public_values(view, tree.decision))])
+
+
+def _observer_arrays(observation_size: int, recall: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """An observer's tensor and its named views: the observation vector, then with ``recall`` the table's memory,
+    the cards it knows each seat holds by kind (``known``) and the ranks each avoids (``avoids``)."""
+    tensor = np.zeros(observation_size + (_MEMORY_SIZE if recall else 0), np.float32)
+    named = {"observation": tensor[:observation_size]}
+    if recall:
+        memory = tensor[observation_size:]
+        named["known"] = memory[:4 * KIND_COUNT].reshape(4, KIND_COUNT)
+        named["avoids"] = memory[4 * KIND_COUNT:].reshape(4, KIND_COUNT)
+    return tensor, named
+
+
+def _fill_memory(named: dict[str, np.ndarray], memory, seats) -> None:
+    """Write the table's memory of each seat of ``seats`` into the rows of ``named``, in that order."""
+    for row, seat in enumerate(seats):
+        named["known"][row] = memory.known[seat]
+        for rank in memory.avoids[seat]:
+            named["avoids"][row][rank] = 1
+
+
+def _fields_text(fields, values) -> list[str]:
+    """A line ``name v v ...`` for each field of ``fields`` (name and length first), read from ``values`` in order."""
+    lines = []
+    start = 0
+    for name, length, *_ in fields:
+        lines.append(f"{name} {' '.join(str(int(value)) for value in values[start:start + length])}")
+        start += length
+    return lines
 
 
 def _values(tree: GameTree, view, player: int) -> list[int]:
