@@ -20,6 +20,7 @@ possible after it, so that a masked choice can never leave the seat without a le
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -65,10 +66,13 @@ __all__ = [
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
     "hand_score_bounds",
+    "meld_counts",
     "observation_bounds",
     "observation_vector",
     "playable_actions",
     "score_bounds",
+    "table_values",
+    "turn_values",
 ]
 
 
@@ -364,7 +368,9 @@ def observation_bounds(
     return low, high
 
 
-def _meld_counts(table: dict[int, tuple[int, int, int]]) -> list[int]:
+def meld_counts(table: dict[int, tuple[int, int, int]]) -> list[int]:
+    """A side's melds (``{rank: (naturals, jokers, deuces)}``) as the observation vectors hold them: the three
+    counts on each rank's slot (:data:`~canasta_sim.env.actions.SLOT_RANKS`), 0 where the side has no meld."""
     values = [0] * (3 * len(SLOT_RANKS))
     for rank, counts in table.items():
         slot = SLOT_OF_RANK[rank] * 3
@@ -394,7 +400,26 @@ def observation_values(view: SeatView, decision: str | None, prefix: tuple[int, 
             counts[0] += group.naturals
             counts[1] += group.jokers
             counts[2] += group.deuces
-        pending_groups = _meld_counts({rank: tuple(counts) for rank, counts in table.items()})
+        pending_groups = meld_counts({rank: tuple(counts) for rank, counts in table.items()})
+    decision_one_hot = [0] * len(_DECISION_CODES)
+    decision_one_hot[_DECISION_CODES.index(code)] = 1
+    return [
+        *view.hand,
+        *meld_counts(view.melds(side)),
+        *meld_counts(view.melds(other)),
+        *pending_groups,
+        *pending_take,
+        *table_values(view, order, side),
+        *decision_one_hot,
+        *turn_values(view, seat),
+    ]
+
+
+def table_values(view: SeatView, order: Sequence[int], side: int) -> list[int]:
+    """The table's public facts as the observation vectors hold them, from the red 3s laid to the minimums still due
+    (the fields ``red_threes`` to ``requirements``): the seats' figures in ``order``, the sides' with ``side``
+    first.  The seat's own vector lists them from its own seat and side; the public one from seat 0 and side A."""
+    other = 1 - side
     pile = view.pile
     pile_counts = [0] * KIND_COUNT
     for kind in pile:
@@ -405,20 +430,7 @@ def observation_values(view: SeatView, decision: str | None, prefix: tuple[int, 
     red_threes = view.red_threes
     sizes = view.hand_sizes
     scores = view.scores
-    answer = view.partner_answer
-    acquired = view.acquired
-    to_move = [0] * 4
-    to_move[(view.seat_to_move - seat) % 4] = 1
-    dealer = [0] * 4
-    dealer[(view.dealer - seat) % 4] = 1
-    decision_one_hot = [0] * len(_DECISION_CODES)
-    decision_one_hot[_DECISION_CODES.index(code)] = 1
     return [
-        *view.hand,
-        *_meld_counts(view.melds(side)),
-        *_meld_counts(view.melds(other)),
-        *pending_groups,
-        *pending_take,
         *[red_threes[index] for index in order],
         *[sizes[index] for index in order],
         *pile_counts,
@@ -432,7 +444,19 @@ def observation_values(view: SeatView, decision: str | None, prefix: tuple[int, 
         scores[side], scores[other],
         view.initial_requirement(side), view.initial_requirement(other),
         view.requirement(side), view.requirement(other),
-        *decision_one_hot,
+    ]
+
+
+def turn_values(view: SeatView, seat: int) -> list[int]:
+    """The turn's public facts as the observation vectors hold them, after the decision due (the fields ``answer`` to
+    ``target_score``): the seat to move and the dealer one-hot from ``seat`` (0 for the public vector)."""
+    answer = view.partner_answer
+    acquired = view.acquired
+    to_move = [0] * 4
+    to_move[(view.seat_to_move - seat) % 4] = 1
+    dealer = [0] * 4
+    dealer[(view.dealer - seat) % 4] = 1
+    return [
         int(answer is True), int(answer is False),
         int(acquired == "draw"), int(acquired == "pile"),
         *to_move,

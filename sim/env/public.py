@@ -17,9 +17,9 @@ from __future__ import annotations
 from canasta_sim.core.cards import KIND_COUNT
 from canasta_sim.core.state import MAX_TURNS_PER_HAND
 from canasta_sim.core.view import SeatView
-from canasta_sim.env.actions import SLOT_OF_RANK, SLOT_RANKS
+from canasta_sim.env.actions import SLOT_RANKS
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
-from canasta_sim.env.encoding import OBSERVATION_FIELDS
+from canasta_sim.env.encoding import OBSERVATION_FIELDS, meld_counts, table_values, turn_values
 
 __all__ = ["PUBLIC_DECISIONS", "PUBLIC_FIELDS", "PUBLIC_OBSERVATION_SIZE", "public_decision", "public_values"]
 
@@ -66,55 +66,16 @@ def public_decision(decision: str | None) -> str:
     return MELD_DECISION if decision == ASK_DECISION else decision
 
 
-def _melds(table: dict[int, tuple[int, int, int]]) -> list[int]:
-    values = [0] * (3 * len(SLOT_RANKS))
-    for rank, counts in table.items():
-        slot = SLOT_OF_RANK[rank] * 3
-        values[slot : slot + 3] = counts
-    return values
-
-
 def public_values(view: SeatView, decision: str | None) -> list[int]:
     """The public observation vector as ints, from any seat's ``view`` (only its public facts are read) and the
     decision due (``None`` when no seat decides)."""
-    pile = view.pile
-    pile_counts = [0] * KIND_COUNT
-    for kind in pile:
-        pile_counts[kind] += 1
-    top = [0] * KIND_COUNT
-    if pile:
-        top[pile[-1]] = 1
     decision_one_hot = [0] * len(PUBLIC_DECISIONS)
     decision_one_hot[PUBLIC_DECISIONS.index(public_decision(decision))] = 1
-    to_move = [0] * 4
-    to_move[view.seat_to_move] = 1
-    dealer = [0] * 4
-    dealer[view.dealer] = 1
-    answer = view.partner_answer
-    acquired = view.acquired
-    scores = view.scores
+    # The seat vector's pieces, read from seat 0 and side A: every seat observes the same.
     return [
-        *_melds(view.melds(0)),
-        *_melds(view.melds(1)),
-        *view.red_threes,
-        *view.hand_sizes,
-        *pile_counts,
-        *top,
-        len(pile),
-        view.stock_count,
-        int(view.is_pile_frozen), int(view.is_pile_blocked),
-        int(view.is_pile_frozen_for(0)), int(view.is_pile_frozen_for(1)),
-        int(view.has_melded(0)), int(view.has_melded(1)),
-        view.canasta_count(0), view.canasta_count(1),
-        scores[0], scores[1],
-        view.initial_requirement(0), view.initial_requirement(1),
-        view.requirement(0), view.requirement(1),
+        *meld_counts(view.melds(0)),
+        *meld_counts(view.melds(1)),
+        *table_values(view, range(4), 0),
         *decision_one_hot,
-        int(answer is True), int(answer is False),
-        int(acquired == "draw"), int(acquired == "pile"),
-        *to_move,
-        *dealer,
-        view.hand_number,
-        view.turn_count,
-        view.rules.target_score,
+        *turn_values(view, 0),
     ]
