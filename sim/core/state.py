@@ -7,6 +7,11 @@ pokerkit: ``verify_x(move)`` raises :class:`~canasta_sim.errors.IllegalMoveError
 with the rule broken, ``can_x(move)`` returns a bool, ``x(move)`` verifies
 and applies.  :meth:`HandState.apply` dispatches on the move's type.
 
+Most moves' rules live in the classes :class:`HandState` is built on, one module each: melds and going out in
+:mod:`~canasta_sim.core.melding` (R9-R12), taking the pile in :mod:`~canasta_sim.core.pile` (R8), asking the
+partner in :mod:`~canasta_sim.core.asking` (R12.5), drawing, red 3s and the empty stock in
+:mod:`~canasta_sim.core.stock` (R4, R7, R13); the discard's are here (R6.1).
+
 Phases: ``acquire`` (draw, take the pile, or stop on an empty stock),
 ``play`` (ask, meld, discard), ``answer`` (the partner answers an ask) and
 ``over``.
