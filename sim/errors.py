@@ -43,7 +43,7 @@ class IllegalMoveError(CanastaError, ValueError):
     The message names the player, the move, the phase and the rule broken,
     e.g. ``seat 0 (A), acquire: take 7 JK: R8.2b: the pile is frozen; ...``.
 
-    :ivar rule: the RULES.md ID of the rule broken, e.g. ``'R8.2b'``.
+    :ivar rule: the ID of the rule broken, as docs/rules.md numbers them, e.g. ``'R8.2b'``.
     :ivar seat: the seat that tried the move, or ``None``.
     :ivar move: the move tried, or ``None``.
     :ivar phase: the phase of the turn when it was tried.

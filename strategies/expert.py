@@ -31,13 +31,26 @@ exactly what a player at the table sees.  Moves are built straight from the hand
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import ACE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim import (
+    ACE,
+    JOKER,
+    KIND_COUNT,
+    KIND_VALUE,
+    TWO,
+    Discard,
+    Draw,
+    Meld,
+    Move,
+    Parameter,
+    PublicEvent,
+    Stop,
+    Strategy,
+    TakePile,
+)
+from canasta_sim.core.cards import FOUR
 from canasta_sim.core.kernels import CardMemory, DiscardCosts, DiscardRisk, first_legal_meld, opening
 from canasta_sim.core.legal import pile_take
 from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile
-from canasta_sim.core.parameters import Parameter
-from canasta_sim.core.strategy import PublicEvent, Strategy
 
 __all__ = ["Expert"]
 
@@ -129,7 +142,7 @@ class Expert(Strategy):
         # Each way is checked where it is found, in this order; the first legal one is taken.
         frozen = view.is_pile_frozen_for(side)
         if not frozen and view.meld_size(side, top):
-            move = pile_take(top, 0, 0, 0)  # R8.2c.3: lay the top card off, no hand card spent
+            move = pile_take(top, 0, 0, 0)  # R8.2c: lay the top card off, no hand card spent
             if view.can(move):
                 return move
         if naturals >= 2:

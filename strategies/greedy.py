@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO
+from canasta_sim import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO, Discard, Draw, Meld, Move, Strategy, TakePile
 from canasta_sim.core.kernels import first_legal
-from canasta_sim.core.moves import Discard, Draw, Meld, Move, TakePile
-from canasta_sim.core.strategy import Strategy
 
 _DRAW = Draw()
 _DISCARDS = tuple(Discard(kind) for kind in range(KIND_COUNT))
@@ -20,6 +18,8 @@ class Greedy(Strategy):
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
     def choose_acquire(self, view) -> Move:
+        """The legal take that lays the fewest hand cards; without one, a draw (on an empty stock, the first legal
+        acquire: a compulsory take or a stop)."""
         # The take that spends the fewest hand cards on the top card (keeping the most for later melds),
         # the first listed of those.  The listing checks each take, so stop once no later take can
         # spend fewer: none spends fewer than nothing, nor fewer than two where the top card cannot
@@ -46,12 +46,16 @@ class Greedy(Strategy):
         return next(view.legal_acquires())
 
     def choose_ask(self, view) -> bool:
+        """Always ask when asking is allowed."""
         return True
 
     def answer_go_out(self, view) -> bool:
+        """Always let the partner go out."""
         return True
 
     def choose_meld(self, view) -> Meld | None:
+        """Go out when the going-out plan can (after a yes, or without asking unless asking is mandatory); else the
+        legal meld of the most cards, or ``None`` when there is none."""
         answer = view.partner_answer
         if answer is not False:
             plan = view.going_out_plan()
@@ -62,6 +66,8 @@ class Greedy(Strategy):
         return first_legal(view, view.meld_candidates(True))
 
     def choose_discard(self, view) -> Discard:
+        """The least useful card: a black 3; else a natural of a rank neither side has melded (the opponents'
+        melds count while the pile is not frozen), held fewest times; else the highest natural; else a 2, a joker."""
         hand = view.hand
         side = view.side
         if view.hand_size > 1 and view.partner_answer is not True:
@@ -161,7 +167,7 @@ def _take_size(move: TakePile) -> int:
 
 def _smallest_take(view) -> int:
     """The fewest hand cards a legal take can lay now: none where the top card may be laid off on the
-    side's meld of its rank (R8.2c.3), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
+    side's meld of its rank (R8.2c), else two (R8.2b: a natural pair; R8.2c: a pair or one and a wild card)."""
     side = view.side
     top = view.pile_top
     if top is not None and not view.is_pile_frozen_for(side) and view.meld_size(side, top) > 0:

@@ -85,13 +85,22 @@ import math
 import random
 import time
 
-from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop
-from canasta_sim.core.parameters import Parameter
+from canasta_sim import (
+    Answer,
+    Ask,
+    Discard,
+    Draw,
+    Meld,
+    Move,
+    Parameter,
+    PublicEvent,
+    Stop,
+    Strategy,
+    StrategyLoadError,
+)
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.search import PublicMemory, playout, sample_world
 from canasta_sim.core.state import HandState
-from canasta_sim.core.strategy import PublicEvent, Strategy
-from canasta_sim.errors import StrategyLoadError
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
 from canasta_sim.strategies.hand_estimate import estimate_scores

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from canasta_sim.core.moves import Discard, Meld, Move
-from canasta_sim.core.strategy import Strategy
+from canasta_sim import Discard, Meld, Move, Strategy
 
 
 class RandomPlay(Strategy):
@@ -14,15 +13,19 @@ class RandomPlay(Strategy):
     description = "Uniformly random legal play: a baseline."
 
     def choose_acquire(self, view) -> Move:
+        """A legal draw, take or stop, uniformly."""
         return self.rng.choice(list(view.legal_acquires()))
 
     def choose_ask(self, view) -> bool:
+        """Ask half the time."""
         return self.rng.random() < 0.5
 
     def answer_go_out(self, view) -> bool:
+        """Yes half the time."""
         return self.rng.random() < 0.5
 
     def choose_meld(self, view) -> Meld | None:
+        """After the partner's yes, the going-out plan's melds; else a legal meld or stopping, uniformly."""
         if view.partner_answer is True:
             return _meld_out(view)
         options = list(view.legal_melds())
@@ -30,6 +33,7 @@ class RandomPlay(Strategy):
         return options[pick] if pick < len(options) else None
 
     def choose_discard(self, view) -> Discard:
+        """A legal discard, uniformly."""
         return self.rng.choice(list(view.legal_discards()))
 
 

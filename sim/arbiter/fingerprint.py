@@ -29,7 +29,7 @@ def is_trusted(player) -> bool:
     classes, not subclasses).
 
     Their calls are not fingerprinted: they are the project's code, reviewed and tested to keep to the view
-    (tests/arbiter/test_fingerprint.py plays them with every call checked), so a tournament of built-ins
+    (tests/arbiter/test_arbiter.py plays them with every call checked), so a tournament of built-ins
     pays nothing for the guard.  Every other strategy's calls are checked.  In one process this is no wall
     against a strategy that means harm (it could rebind this module too); a process of its own is
     (``isolated:``).

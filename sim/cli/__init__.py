@@ -187,11 +187,13 @@ class LazyCommands(OneLineErrors, click.Group):
             raise
 
     def list_commands(self, context: click.Context) -> list[str]:
+        """The commands' names, from the table: listing them imports none."""
         return sorted(COMMANDS)
 
     context_class = HelpContext
 
     def get_command(self, context: click.Context, name: str) -> click.Command | None:
+        """The command ``name``, its module imported only now; ``None`` for a name the table lacks."""
         place = COMMANDS.get(name)
         if place is None:
             return None
@@ -201,7 +203,7 @@ class LazyCommands(OneLineErrors, click.Group):
         return command
 
     def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
-        # From the table, so that listing the commands imports none of them.
+        """The help's list of commands with their summaries, from the table, so that it imports none of them."""
         with formatter.section("Commands"):
             formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(context)])
 

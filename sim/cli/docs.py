@@ -54,9 +54,11 @@ def find_page(name: str, folder: Path | None = None) -> Path:
 
 
 def _summaries(folder: Path) -> dict[str, str]:
-    """Each page's one line from the index, ``running`` -> "`canasta-sim run` in full, ...", by name."""
+    """Each page's entry in the index, ``running`` -> "`canasta-sim run` in full, ...", by name: the whole entry,
+    on one line, where the index wraps it onto lines indented below."""
     index = (folder / "index.md").read_text(encoding="utf-8")
-    found = {name: line for name, line in re.findall(r"^- \[(\w+)\.md\]\(\w+\.md\): (.*)$", index, re.MULTILINE)}
+    entries = re.findall(r"^- \[(\w+)\.md\]\(\w+\.md\): (.*(?:\n  .*)*)", index, re.MULTILINE)
+    found = {name: " ".join(entry.split()) for name, entry in entries}
     return {"index": "these pages, one line each, linked.", **found}
 
 

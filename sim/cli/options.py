@@ -113,6 +113,7 @@ class OneLineErrorCommand(OneLineErrors, click.Command):
     """
 
     def one_line_error(self, error: CanastaError) -> click.ClickException:
+        """The error as one line: exit code 1 for a damaged part of a run, 2 for anything else."""
         if isinstance(error, DamagedPartError):
             return click.ClickException(" ".join(str(error).split()))
         return super().one_line_error(error)
@@ -213,6 +214,7 @@ class Seconds(click.ParamType):
     name = "seconds"
 
     def convert(self, value, param, ctx):
+        """The number of seconds ``value`` gives, or the option's one-line error."""
         try:
             seconds = float(value)
         except ValueError:
@@ -233,6 +235,7 @@ class WholeNumber(click.IntRange):
     name = "integer"
 
     def convert(self, value, param, ctx):
+        """The whole number ``value`` gives, or the option's one-line error naming the range accepted."""
         try:
             return super().convert(value, param, ctx)
         except click.BadParameter:
@@ -276,11 +279,13 @@ class MegabytesOrNone(WholeNumber):
     would otherwise go on with the run's own."""
 
     def convert(self, value, param, ctx):
+        """``None`` for ``none``, else the limit in MiB as :data:`MEGABYTES` reads it."""
         if isinstance(value, str) and value.strip().lower() == "none":
             return None
         return super().convert(value, param, ctx)
 
     def accepted(self) -> str:
+        """The range as :class:`WholeNumber` words it, and ``none``."""
         return f"{super().accepted()}, or none"
 
 

@@ -90,6 +90,7 @@ class GameIdCommand(OneLineErrorCommand):
     games like any other id not in it, where click read it as an unknown option (``No such option '-1'``)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """Parse as click does, reading a negative number as GAME_ID rather than as an unknown option."""
         # Unknown options are read as arguments only then, so that a mistyped option is still named as one.
         ctx.ignore_unknown_options = any(_NEGATIVE.fullmatch(arg) for arg in args)
         return super().parse_args(ctx, args)

@@ -1,4 +1,4 @@
-"""Cards, kinds and count vectors (RULES.md §1).
+"""Cards, kinds and count vectors (docs/rules.md §1).
 
 The engine never handles card objects.  Every rule of classic canasta
 depends only on a card's *kind*: its rank, except that the colour of a 3

@@ -156,7 +156,7 @@ def shuffled_deck(rng: random.Random | DeckGenerator) -> list[int]:
     in the state the one-word-a-step loop leaves it in, and the next hand's deal is the same too.  From a
     :class:`DeckGenerator` (the engine's), each step draws its word as a C call.
     """
-    # The cards in a C array where compiled (sim/state.pxd; 108 is CARD_COUNT, a literal so that it fills the
+    # The cards in a C array where compiled (sim/core/deal.pxd; 108 is CARD_COUNT, a literal so that it fills the
     # array), swapped as C integers and made a list once at the end.
     cards = [0] * 108
     for index in range(CARD_COUNT):

@@ -54,7 +54,7 @@ _MELD_CALL = CALL_CODES["meld"]
 _DISCARD_CALL = CALL_CODES["discard"]
 _HAND_START_CALL = CALL_CODES["hand start"]
 _HAND_END_CALL = CALL_CODES["hand end"]
-# Typed str where compiled (sim/engine.pxd): play_hand's phase tests compare them by identity (_is_phase).
+# Typed str where compiled (sim/core/engine.pxd): play_hand's phase tests compare them by identity (_is_phase).
 _OVER = OVER
 _ACQUIRE = ACQUIRE
 

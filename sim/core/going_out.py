@@ -1,4 +1,4 @@
-"""Can a hand be melded out this turn, and how? (RULES.md E4, used by R12.5.)
+"""Can a hand be melded out this turn, and how? (E4 of docs/rules.md §16, used by R12.5.)
 
 Asking the partner is allowed only when the player could go out, so that a
 "yes" never traps them.  The search is small because a hand is a count
@@ -30,7 +30,7 @@ __all__ = ["can_meld_out", "find_meld_out"]
 
 _UNBOUNDED = 1 << 30
 
-_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/going_out.pxd): the minimum's sum in C integers
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/core/going_out.pxd): the minimum's sum in C integers
 
 
 def can_meld_out(
@@ -95,7 +95,7 @@ def _search_meld_out(
     rules: Rules, hand: list[int], melds: list[Sequence[int]], minimum: int, allow_no_discard: bool, allow_discard: bool
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """:func:`_find_meld_out` past its quick reject (:func:`_two_cards_stranded`), for a caller that made it."""
-    # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/going_out.pxd;
+    # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/core/going_out.pxd;
     # 15 is KIND_COUNT, written as a literal so that compiled it fills the arrays).
     held = [0] * 15
     naturals = [0] * 15
@@ -128,7 +128,7 @@ def _two_cards_stranded(hand: list[int], melds: list[Sequence[int]]) -> bool:
     has no meld of.  Only one card may be left to discard (R12.4), so :func:`_candidates` then finds no
     leftover to try (its ``forced`` counts these cards, and more) and the hand cannot go out this turn."""
     stranded = hand[RED_THREE]
-    # C integers compiled (sim/going_out.pxd): the engine asks this for every going-out plan it finds.
+    # C integers compiled (sim/core/going_out.pxd): the engine asks this for every going-out plan it finds.
     for rank in range(FOUR, KIND_COUNT):
         count = hand[rank]
         if count == 1:

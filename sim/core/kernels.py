@@ -528,7 +528,7 @@ def _natural_cost(risk: DiscardRisk, memory: CardMemory, kind: int, count: int) 
     """The cost of discarding a natural ``kind`` held ``count`` times: the chance that the taker can take
     the pile with it (R8.2) times the pile's worth, plus its worth in hand."""
     if not risk.frozen and risk.their_ranks >> kind & 1:
-        chance = 1.0  # R8.2c.3: a lay-off needs nothing from hand
+        chance = 1.0  # R8.2c: a lay-off needs nothing from hand
     else:
         held = memory.known_counts[risk.taker * KIND_COUNT + kind]
         unseen = _COPIES - risk.seen[kind]

@@ -75,7 +75,7 @@ _NOTHING = iter(())
 """What a listing with nothing to list returns: an exhausted iterator stays exhausted, so every such listing can
 hand out the same one instead of making an iterator per call."""
 
-# The card constants as C integers where compiled (sim/legal.pxd): the listings index hands with them.
+# The card constants as C integers where compiled (sim/core/legal.pxd): the listings index hands with them.
 _JOKER = JOKER
 _TWO = TWO
 _BLACK_THREE = BLACK_THREE
@@ -264,7 +264,7 @@ def _takes(
                         yield move
                     continue
                 # R8.2e: short of the initial minimum the take alone is refused (can_take_pile would say
-                # so), so only extra melds from hand can make it legal (R8.3.1).
+                # so), so only extra melds from hand can make it legal (R8.2e, R8.3).
                 if naturals < 2:
                     continue
                 rest = list(hand)

@@ -130,7 +130,7 @@ def _walk_sets(
     of its shapes the wild cards left allow; every non-empty set found whose cards count ``minimum`` points or
     more, or leave at most one of ``hand_size`` cards (R10.2, R10.7), joins ``buckets``: the bucket of its count
     of cards with ``by_cards``, else the first.  A branch whose every set falls short of both is skipped.  A function
-    of its own, not a closure: compiled (sim/legal.pxd), each step is a C call.
+    of its own, not a closure: compiled (sim/core/meld_search.pxd), each step is a C call.
     """
     # C integers where compiled: the bounds compared without a Python object.
     most_more_points = most_points[index]

@@ -51,7 +51,7 @@ _REFUSED = IllegalMoveError("E0", "refused while probing (HandState.is_legal and
 whether the move is legal, so the real error (its message formatted, its record checked, E1) is not built.
 Nothing outside the probes ever sees it."""
 
-_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/melding.pxd): the initial meld's sum in C integers
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/core/melding.pxd): the initial meld's sum in C integers
 
 _MOST_LISTED = 256
 """The most entries (a move and its key each) :meth:`MeldingRules._list` keeps: a few decisions' listings."""
@@ -62,7 +62,7 @@ class MeldingRules:
     __slots__ = ()  # HandState holds the fields
 
     # The hand state's helpers that the checks below call: kept in this, its root class, so that compiled they
-    # are C methods (sim/melding.pxd) for every part of the hand state.
+    # are C methods (sim/core/melding.pxd) for every part of the hand state.
 
     def _malformed(self, move: Move, value: object) -> IllegalMoveError:
         # E1: a record built by hand may hold a value that is no card kind at all.  The message names the record's

@@ -1,4 +1,4 @@
-"""Meld make-up and values (RULES.md §9, §11).
+"""Meld make-up and values (docs/rules.md §9, §11).
 
 A meld on the table is three counts, ``[naturals, jokers, deuces]``, under a
 rank slot: a natural kind 4 to A, ``BLACK_THREE`` (R5.3) or ``WILD_RANK``

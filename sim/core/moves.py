@@ -283,7 +283,7 @@ class TakePile(_MoveBase):
 
     :ivar cards: the hand cards melded with the top card (empty: lay it off on the side's meld); a numpy integer
         given is held as the int it equals.
-    :ivar extra: further melds from hand laid with the take to reach the initial minimum (R8.3.1).
+    :ivar extra: further melds from hand laid with the take to reach the initial minimum (R8.2e, R8.3).
     """
 
     __slots__ = ("cards", "extra")

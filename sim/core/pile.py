@@ -1,4 +1,4 @@
-"""Taking the discard pile (RULES.md §8, R10.5, R13.3).
+"""Taking the discard pile (docs/rules.md §8, R10.5, R13.3).
 
 :class:`PileRules` is a part of :class:`canasta_sim.core.state.HandState` kept in its own module: whether
 the player to move may take the pile, and the take itself.  It uses the hand state's
@@ -32,7 +32,7 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
-_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/pile.pxd): the initial meld's sum in C integers
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/core/pile.pxd): the initial meld's sum in C integers
 
 __all__ = ["PileRules"]
 

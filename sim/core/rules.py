@@ -1,4 +1,4 @@
-"""The rule set: one frozen, keyword-only object with a field per RULES.md §17 key.
+"""The rule set: one frozen, keyword-only object with a field per docs/rules.md §17 key.
 
 >>> rules = Rules(target_score=3000)
 >>> rules.initial_requirement(-40), rules.initial_requirement(0), rules.initial_requirement(3000)
@@ -44,7 +44,7 @@ RULE_CHOICES: dict[str, tuple[str, ...]] = {
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class Rules:
-    """A complete rule set; every default is the recommended choice of RULES.md §17.
+    """A complete rule set; every default is the recommended choice of docs/rules.md §17.
 
     The table of initial-meld minimums (R10.2) is a tuple of
     ``(lowest cumulative score, minimum)`` pairs in increasing score order;
@@ -258,4 +258,4 @@ def _coerce(key: str, type_name: str, value: Any) -> Any:
 
 
 DEFAULT_RULES = Rules()
-"""The recommended rule set of RULES.md §17."""
+"""The recommended rule set of docs/rules.md §17."""

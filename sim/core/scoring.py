@@ -1,4 +1,4 @@
-"""Scoring a finished hand (RULES.md §14) and the records kept for each side.
+"""Scoring a finished hand (docs/rules.md §14) and the records kept for each side.
 
 The identity ``score = meld_points + canasta_bonus + going_out_bonus +
 red_three_bonus - hand_penalty`` holds for every :class:`SideHandResult`
@@ -20,8 +20,8 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, points of one hand: all far below 2**31), a Python int otherwise."""
 
-_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/scoring.pxd)
-# C integers where compiled (sim/scoring.pxd), so that the loops over kinds are C loops and the reads by index C reads.
+_KIND_VALUE = KIND_VALUE  # a C array compiled (sim/core/scoring.pxd)
+# C integers where compiled (sim/core/scoring.pxd): the loops over kinds are C loops, the reads by index C reads.
 _KIND_COUNT = KIND_COUNT
 _JOKER = JOKER
 _TWO = TWO
@@ -201,7 +201,7 @@ def score_hand(state: HandState) -> HandResult:
     :raises TypeError: if ``state`` is not a :class:`~canasta_sim.core.state.HandState`.
     :raises ValueError: if the hand is not over.
     """
-    # Compiled, the state is typed (sim/scoring.pxd): its fields are read as C struct members, not by name.
+    # Compiled, the state is typed (sim/core/scoring.pxd): its fields are read as C struct members, not by name.
     if not isinstance(state, HandState):
         raise TypeError(f"score_hand scores a HandState, not {type(state).__name__}")
     if not state.is_over:

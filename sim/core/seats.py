@@ -342,6 +342,7 @@ class StrictSeats(Seats):
     __slots__ = ()
 
     def ask(self, seat: int, call: int, method: Callable, view):
+        """:meth:`Seats.ask`, then the game compared with its fingerprint at once."""
         value = Seats.ask(self, seat, call, method, view)
         self.settle()
         return value
@@ -363,5 +364,6 @@ class ObservedSeats(StrictSeats):
         self.observer = observer
 
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
+        """:meth:`Seats.apply`, then the observer told of the move."""
         StrictSeats.apply(self, state, seat, decision, move)
         self.observer.on_move(state)

@@ -1,4 +1,4 @@
-"""The state of one hand and its transitions (RULES.md §3-§13).
+"""The state of one hand and its transitions (docs/rules.md §3-§13).
 
 :class:`HandState` holds everything about a hand in plain ints and lists:
 count vectors for the four hands, card ids for the stock, kinds for the
@@ -6,6 +6,11 @@ discard pile, and per-side meld counts.  Each move has three tiers, after
 pokerkit: ``verify_x(move)`` raises :class:`~canasta_sim.errors.IllegalMoveError`
 with the rule broken, ``can_x(move)`` returns a bool, ``x(move)`` verifies
 and applies.  :meth:`HandState.apply` dispatches on the move's type.
+
+Most moves' rules live in the classes :class:`HandState` is built on, one module each: melds and going out in
+:mod:`~canasta_sim.core.melding` (R9-R12), taking the pile in :mod:`~canasta_sim.core.pile` (R8), asking the
+partner in :mod:`~canasta_sim.core.asking` (R12.5), drawing, red 3s and the empty stock in
+:mod:`~canasta_sim.core.stock` (R4, R7, R13); the discard's are here (R6.1).
 
 Phases: ``acquire`` (draw, take the pile, or stop on an empty stock),
 ``play`` (ask, meld, discard), ``answer`` (the partner answers an ask) and
@@ -164,7 +169,7 @@ class HandState(StockRules):
         _init_state(self, rules, dealer, scores, hand_number)
 
     def _init_fields(self, rules: Rules, dealer: int, scores: Sequence[int], hand_number: int) -> None:
-        # __init__'s work, a C method compiled (sim/state.pxd), which the engine's deal calls on a bare instance
+        # __init__'s work, a C method compiled (sim/core/state.pxd), which the engine's deal calls on a bare instance
         # (_init_state): no keyword arguments to match for each hand.
         self.rules = rules
         self.dealer = dealer
@@ -388,7 +393,7 @@ class HandState(StockRules):
     @cython.locals(count=Count, meld=list)
     def canasta_count(self, side: int) -> int:
         """How many canastas the side has on the table (R11.1)."""
-        # A C method counting in C integers compiled (sim/state.pxd): the view asks it for the bots.
+        # A C method counting in C integers compiled (sim/core/state.pxd): the view asks it for the bots.
         count = 0
         for meld in self.melds[side]:
             naturals = meld[0]
@@ -495,7 +500,7 @@ class HandState(StockRules):
         and while probing for a move a ``verify_x`` refused by returning ``False`` (see ``verify_meld``).
 
         The dispatch tests the exact type, commonest first, rather than looking it up in a table: compiled,
-        each ``verify_x`` is then a C method call (sim/state.pxd), and strategies ask this for most moves.
+        each ``verify_x`` is then a C method call (sim/core/state.pxd), and strategies ask this for most moves.
         """
         move_type = type(move)
         if move_type is Meld:
@@ -576,7 +581,7 @@ def _set_up_deal(state: HandState, deck: tuple[int, ...], dealer: int) -> None:
     """Deal ``deck`` into a new ``state`` (R3.1), turn the upcard (R3.3), lay dealt red 3s (R3.5), start the first turn.
 
     A function of the module, not of the class method that calls it: compiled, ``state`` is then typed
-    (sim/state.pxd) and each step is a C method call.
+    (sim/core/state.pxd) and each step is a C method call.
     """
     state.deck = deck
     _deal_hands(deck, dealer + 1, state.hands, state.hand_sizes)

@@ -17,8 +17,9 @@ cdef class SeatView:
     cdef public Py_ssize_t _seat
     cdef public object _scores
 
-    # The queries the bots ask most, C calls from a caller that cimports SeatView (strategies/greedy.pxd);
-    # still ordinary methods from Python (cpdef), MessageView (sim/core/viewmessage.py) included.
+    # The queries the bots ask most, C calls from a caller that cimports SeatView (the core's helpers for strategies,
+    # sim/core/kernels.pxd and sim/core/meld_planning.pxd); still ordinary methods from Python (cpdef), MessageView
+    # (sim/plugins/messages.py) included.
     cpdef dict melds(self, side)
     cpdef Py_ssize_t canasta_count(self, side) except? -1
     @cython.locals(melds=list, side_melds=list, meld=list, naturals=Py_ssize_t, jokers=Py_ssize_t, deuces=Py_ssize_t)

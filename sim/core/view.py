@@ -35,8 +35,8 @@ from canasta_sim.errors import IllegalMoveError
 
 __all__ = ["SeatView"]
 
-_KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/view.pxd)
-_ANSWER = ANSWER  # a str where compiled (sim/view.pxd)
+_KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/core/view.pxd)
+_ANSWER = ANSWER  # a str where compiled (sim/core/view.pxd)
 _NOTHING = iter(())
 """What a listing for another seat's turn returns: an exhausted iterator stays exhausted, so every such listing
 can hand out the same one instead of making an iterator per call."""
@@ -206,7 +206,7 @@ class SeatView:
             raise ValueError(f"side must be 0 or 1, not {side!r}")
         if not 0 <= rank < _KIND_COUNT:
             raise ValueError(f"rank must be a kind from 0 to {KIND_COUNT - 1}, not {rank!r}")
-        # The engine's melds are lists (sim/state.py): read as lists where compiled, without the generic protocol.
+        # The engine's melds are lists (sim/core/state.py): read as lists where compiled, without the generic protocol.
         melds = self._state.melds
         side_melds = melds[side]
         meld = side_melds[rank]
@@ -228,7 +228,7 @@ class SeatView:
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
-        return self._state.canasta_count(side)  # R11.1; compiled, a C call (sim/state.pxd)
+        return self._state.canasta_count(side)  # R11.1; compiled, a C call (sim/core/state.pxd)
 
     def has_melded(self, side: int) -> bool:
         """Whether the side has made its initial meld this hand."""

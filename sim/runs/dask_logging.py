@@ -61,6 +61,7 @@ class DaskRecords(logging.Handler):
         self.handlers = tuple(handlers)
 
     def emit(self, record: logging.LogRecord) -> None:
+        """Hand ``record`` whole to each log file, and as one line to each terminal handler that shows it."""
         for handler in self.handlers:
             if isinstance(handler, logging.FileHandler):
                 if record.levelno >= handler.level:
@@ -131,6 +132,7 @@ class WorkerRecordsToClient(WorkerPlugin):
     name = "canasta-sim-worker-records"
 
     def setup(self, worker) -> None:
+        """Send Dask's records on ``worker`` to the client from now on, the ones held since it started first."""
         sender = _SendToClient(worker)
         held: list[logging.LogRecord] = []
         for name in DASK_LOGGERS:

@@ -44,9 +44,11 @@ class CappedOutput(io.TextIOBase):
         self.dropped = 0
 
     def writable(self) -> bool:
+        """Always: whatever strategy code prints is taken."""
         return True
 
     def write(self, text) -> int:
+        """Keep ``text`` up to the limit, count the rest as dropped, and report it all written."""
         text = str(text)
         room = self.limit - self.kept
         if room > 0:

@@ -103,6 +103,7 @@ class PipeLogHandler(logging.Handler):
         self.connection = connection
 
     def emit(self, record: logging.LogRecord) -> None:
+        """Send ``record`` down the pipe, made picklable; nothing once the run is gone."""
         try:
             # Under the handler's lock: one record at a time down the pipe.
             self.connection.send(portable_record(record))

@@ -73,6 +73,9 @@ def test_without_a_page_it_lists_every_page_with_its_line_from_the_index():
                  and not line.startswith("Read one"))
     assert set(page_names()) - {"index"} <= set(lines)
     assert lines["protocol"].startswith("the bot protocol")
+    # Every entry whole, where the index wraps it: running's ended at "watching and playing," before.
+    assert lines["running"].endswith("the environment variables.")
+    assert all(line.endswith(".") for line in lines.values()), lines
 
 
 def test_an_unknown_page_is_one_line_naming_the_pages():

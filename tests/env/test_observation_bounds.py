@@ -25,7 +25,7 @@ for _name, _length, *_ in OBSERVATION_FIELDS:
     _at += _length
 
 # Rule sets whose bounds differ: the default bonuses, another tie rule, a table of other minimums, and bonuses and red
-# 3s that count against a side (R11.2, R14.1c, R14.1d, R15.3, R10.2 through their keys, RULES.md §17).
+# 3s that count against a side (R11.2, R14.1c, R14.1d, R15.3, R10.2 through their keys, docs/rules.md §17).
 RULE_SETS = {
     "default": {"target_score": 50},
     "draw": {"target_score": 50, "tie_rule": "draw"},

@@ -1,4 +1,4 @@
-"""Rule-set options that change going out (RULES.md §17): each against its default.
+"""Rule-set options that change going out (docs/rules.md §17): each against its default.
 
 The canastas needed (R12.1), asking the partner (R12.5), a red 3 as the last card (R13.1) and going out
 without a discard (R12.2), each on a constructed position citing the rule it changes.

@@ -1,4 +1,4 @@
-"""Rule-set options that change what may be melded (RULES.md §17): each against its default.
+"""Rule-set options that change what may be melded (docs/rules.md §17): each against its default.
 
 The initial minimum's table (R10.2), the wild-card limits (R9.2, R9.4), black 3 melds (R5.3) and what a
 concealed hand is exempt from (R10.7, R12.6), each on a constructed position citing the rule it changes.

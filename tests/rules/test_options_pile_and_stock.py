@@ -1,4 +1,4 @@
-"""Rule-set options that change the deal, the pile and the stock (RULES.md §17): each against its default.
+"""Rule-set options that change the deal, the pile and the stock (docs/rules.md §17): each against its default.
 
 Black 3s freezing the pile (R3.4, R5.2), which wild cards block it (R8.1a), dealt red 3s (R3.5), the
 one-card rule (R8.2d) and the empty stock (R13.3), each on a constructed position or a stacked deck.

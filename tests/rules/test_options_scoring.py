@@ -1,4 +1,4 @@
-"""Rule-set options that change the score and the game's end (RULES.md §17): each against its default.
+"""Rule-set options that change the score and the game's end (docs/rules.md §17): each against its default.
 
 The target and the tie rule (R15), the canasta and going-out bonuses (R11.2, R14.1c) and the red 3s' values
 (R14.1d), each shown on a constructed position or a whole game, citing the rule it changes.

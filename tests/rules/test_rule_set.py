@@ -1,4 +1,4 @@
-"""The rule set as a whole (RULES.md §17): games finish under every alternative, docs/rules.md lists every
+"""The rule set as a whole (docs/rules.md §17): games finish under every alternative, docs/rules.md lists every
 option and decision and its worked example scores as it says, and the rule-set object is frozen, keyword-only,
 round-trips through its text forms and refuses unknown keys and bad values naming the key and what is accepted.
 """

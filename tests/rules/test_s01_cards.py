@@ -1,4 +1,4 @@
-"""RULES.md §1: the deck, wild cards, natural cards and card values (R1.1-R1.4)."""
+"""docs/rules.md §1: the deck, wild cards, natural cards and card values (R1.1-R1.4)."""
 
 from collections import Counter
 

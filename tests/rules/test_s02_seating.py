@@ -1,4 +1,4 @@
-"""RULES.md §2: partnerships, the dealer, turn order and who may act (R2.1-R2.4)."""
+"""docs/rules.md §2: partnerships, the dealer, turn order and who may act (R2.1-R2.4)."""
 
 import random
 

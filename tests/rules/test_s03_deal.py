@@ -1,4 +1,4 @@
-"""RULES.md §3: the deal, the stock, the upcard and dealt red 3s (R3.1-R3.5)."""
+"""docs/rules.md §3: the deal, the stock, the upcard and dealt red 3s (R3.1-R3.5)."""
 
 import random
 

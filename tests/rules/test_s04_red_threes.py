@@ -1,4 +1,4 @@
-"""RULES.md §4: red 3s are laid down, replaced when drawn, never melded or kept (R4.1-R4.6)."""
+"""docs/rules.md §4: red 3s are laid down, replaced when drawn, never melded or kept (R4.1-R4.6)."""
 
 from canasta_sim.core.cards import CARD_KIND, RED_THREE, parse_kind
 from canasta_sim.core.moves import Discard, Meld, MeldGroup

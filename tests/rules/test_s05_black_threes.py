@@ -1,4 +1,4 @@
-"""RULES.md §5: black 3s, the stop cards (R5.1-R5.5, D2, D5)."""
+"""docs/rules.md §5: black 3s, the stop cards (R5.1-R5.5, D2, D5)."""
 
 from canasta_sim.core.cards import BLACK_THREE, parse_kind
 from canasta_sim.core.moves import Meld, MeldGroup

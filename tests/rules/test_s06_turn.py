@@ -1,4 +1,4 @@
-"""RULES.md §6: acquire, meld, discard; melds stay; any discard; keep a card; atomic melds (R6.1-R6.5)."""
+"""docs/rules.md §6: acquire, meld, discard; melds stay; any discard; keep a card; atomic melds (R6.1-R6.5)."""
 
 from canasta_sim.core.cards import JOKER, TWO, parse_kind
 from canasta_sim.core.moves import Discard, Meld, MeldGroup, Stop

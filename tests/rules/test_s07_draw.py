@@ -1,4 +1,4 @@
-"""RULES.md §7: drawing from the stock (R7.1, R7.2)."""
+"""docs/rules.md §7: drawing from the stock (R7.1, R7.2)."""
 
 from canasta_sim.core.cards import CARD_KIND, parse_kind
 from canasta_sim.core.state import END_RED_THREE_LAST_CARD, OVER, PLAY

@@ -1,4 +1,4 @@
-"""RULES.md §8: blocked and frozen piles, when and how the pile is taken (R8.1a-R8.4, D6, D15, D18)."""
+"""docs/rules.md §8: blocked and frozen piles, when and how the pile is taken (R8.1a-R8.4, D6, D15, D18)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""RULES.md §9: what a meld is, wild-card limits for its whole life, ownership and merging (R9.1-R9.8, D3)."""
+"""docs/rules.md §9: what a meld is, wild-card limits for its whole life, ownership and merging (R9.1-R9.8, D3)."""
 
 import pytest
 

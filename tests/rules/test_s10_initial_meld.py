@@ -1,4 +1,4 @@
-"""RULES.md §10: the initial meld's minimum count (R10.1-R10.7, D8, D19)."""
+"""docs/rules.md §10: the initial meld's minimum count (R10.1-R10.7, D8, D19)."""
 
 import pytest
 

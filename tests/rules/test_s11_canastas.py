@@ -1,4 +1,4 @@
-"""RULES.md §11: canastas, natural and mixed, and their bonus (R11.1-R11.5)."""
+"""docs/rules.md §11: canastas, natural and mixed, and their bonus (R11.1-R11.5)."""
 
 import pytest
 

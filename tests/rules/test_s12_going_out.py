@@ -1,4 +1,4 @@
-"""RULES.md §12: going out, asking the partner, concealed going out (R12.1-R12.7, D1, D9, D10, D17)."""
+"""docs/rules.md §12: going out, asking the partner, concealed going out (R12.1-R12.7, D1, D9, D10, D17)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""RULES.md §13: the end of the hand when the stock runs out (R13.1-R13.4, D7, D14)."""
+"""docs/rules.md §13: the end of the hand when the stock runs out (R13.1-R13.4, D7, D14)."""
 
 from canasta_sim.core.moves import Stop
 from canasta_sim.core.rules import Rules

@@ -1,4 +1,4 @@
-"""RULES.md §14: scoring a hand (R14.1a-e, R14.2-R14.4, D11, D12)."""
+"""docs/rules.md §14: scoring a hand (R14.1a-e, R14.2-R14.4, D11, D12)."""
 
 import pytest
 

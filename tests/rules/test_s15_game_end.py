@@ -1,4 +1,4 @@
-"""RULES.md §15: the end of the game (R15.1-R15.3, D16).
+"""docs/rules.md §15: the end of the game (R15.1-R15.3, D16).
 
 The game loop's handling of totals is tested with scripted running totals: the real
 scoring runs, and only each hand's ``totals_after`` is replaced by the script's.

@@ -1,4 +1,4 @@
-"""RULES.md §16: the engine design notes E1-E5 (compound actions, validation order, flags,
+"""docs/rules.md §16: the engine design notes E1-E5 (compound actions, validation order, flags,
 the going-out search, seeded randomness)."""
 
 import itertools

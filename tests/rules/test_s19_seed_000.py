@@ -1,4 +1,5 @@
-"""RULES.md §19 and T15: the seed-000 example game's final position, scored end to end.
+"""The seed-000 example game of the rule sheet the engine was written from (its check T15): the final position,
+scored end to end, rule by rule as docs/rules.md numbers the rules.
 
 Seats follow the example's turn order (you → Ada → Bo → Cleo): "you" is seat 0 and Bo seat 2
 (team Y = side A); Ada is seat 1 and Cleo seat 3 (team Z = side B).  All totals start at 0.

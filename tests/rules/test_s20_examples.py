@@ -1,4 +1,5 @@
-"""RULES.md §20: the worked examples T01-T14 and the edge cases X1-X6, each variant a test.
+"""The worked examples T01-T14 and the edge cases X1-X6 of the rule sheet the engine was written from (its rules
+are those of docs/rules.md), each variant a test.
 
 T15 (the seed-000 game) lives in test_s19_seed_000.py.  Positions are built with
 :func:`tests.helpers.position`; "after drawing" means the play phase of a turn begun by a draw.

@@ -56,3 +56,18 @@ def test_a_builtin_strategy_reads_nothing_private_of_the_view_or_the_engine(sour
 def test_the_sizes_a_reader_can_take_in():
     lines = {path.name: len(path.read_text().splitlines()) for path in SOURCES}
     assert lines["expert.py"] <= 600 and lines["greedy.py"] <= 250
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda path: path.name)
+def test_a_builtin_strategy_imports_what_canasta_sim_exports_from_canasta_sim_itself(source):
+    """The built-ins are the files users copy, and docs/strategies.md teaches ``from canasta_sim import Strategy``:
+    a name the package exports is imported from it, the core's modules only for the helpers it does not export."""
+    import canasta_sim
+
+    exported = set(canasta_sim.__all__)
+    tree = ast.parse(source.read_text())
+    found = [f"{source.name}:{node.lineno}: {name} from {node.module}" for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("canasta_sim.")
+             and not node.module.startswith("canasta_sim.strategies")
+             for name in (alias.name for alias in node.names) if name in exported]
+    assert not found, "\n".join(found)

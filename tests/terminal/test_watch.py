@@ -155,8 +155,7 @@ def test_sorted_cards_puts_ranks_high_to_low_then_threes_deuces_jokers():
 
 
 def test_the_header_names_the_rules_page_a_reader_has():
-    # It said "the defaults of RULES.md", a file the repository does not hold; then docs/rules.md, a file a wheel's
-    # user does not have: it names the command that prints the page.
+    # The command that prints the page, which a wheel's user has too, rather than a path in a checkout.
     lines: list[str] = []
     Narrator(lines.append).game_header(seed=1, labels=["greedy@2"] * 4, rules=DEFAULT_RULES)
     named = re.search(r"Rules: the defaults \(canasta-sim docs (\w+)\)\.", "\n".join(lines))
