@@ -128,8 +128,13 @@ def _games(value) -> str:
     return "n/a" if value is None else f"{value:.0f} unpaired games"
 
 
+_NAME_COLUMNS = frozenset({"strategy", "opponent", "score of row vs column"})
+"""Columns of names, aligned left like the summary's first column; every other column holds figures, aligned right."""
+
+
 def _markdown_table(header: list[str], rows: Iterable[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
+    rule = ["---" if name in _NAME_COLUMNS else "---:" for name in header]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(rule) + "|"]
     lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
     return "\n".join(lines)
 

@@ -44,7 +44,9 @@ __all__ = ["CHARTS", "ROUND_ROBIN_CHARTS", "charts_for", "plot_command", "write_
 
 GAME_COLUMNS = ["team_a_strategy", "team_b_strategy", "winner", "margin", "hands", "termination"]
 HAND_COLUMNS = ["hand_no", "team", "strategy", "opponent_strategy", "score", "cumulative_score", "pile_takes",
-                "canasta_natural", "canasta_mixed", "red_threes", "went_out", "concealed"]
+                "frozen_pile_takes", "pile_freezes", "canasta_natural", "canasta_mixed", "red_threes", "went_out",
+                "concealed", "melded", "meld_points", "canasta_bonus", "going_out_bonus", "red_three_bonus",
+                "hand_penalty"]
 MIN_GAMES_PER_POINT = 20
 """Hand numbers reached by fewer games than this are left out of the cumulative-score chart."""
 
@@ -116,7 +118,7 @@ def _team_games(games: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-_RATES = frozenset({"went_out", "concealed"})
+_RATES = frozenset({"went_out", "concealed", "no_initial_meld"})
 """Per-hand columns that are yes/no: their means are rates."""
 
 
@@ -273,23 +275,26 @@ def hands_per_game(run: LoadedRun) -> Figure:
 
 _PER_HAND = (
     ("pile_takes", "pile takes per hand", "takes per team-hand", 1),
+    ("frozen_pile_takes", "takes of a frozen pile per hand", "takes per team-hand", 1),
+    ("pile_freezes", "discards freezing the pile per hand", "discards per team-hand", 1),
     ("canasta_natural", "natural canastas per hand", "canastas per team-hand", 1),
     ("canasta_mixed", "mixed canastas per hand", "canastas per team-hand", 1),
     ("red_threes", "red 3s per hand", "red 3s per team-hand", 1),
     ("went_out", "went out", "% of team-hands", 100),
     ("concealed", "went out concealed", "% of team-hands", 100),
+    ("no_initial_meld", "no initial meld made", "% of team-hands", 100),
 )
 
 
 def per_hand_stats(run: LoadedRun) -> Figure:
     """Per-hand statistics per strategy, with 95% intervals of the means."""
     run = with_strategy_names(run)
-    hands = run.hands.assign(label=label_teams(run.hands))
+    hands = run.hands.assign(label=label_teams(run.hands), no_initial_meld=~run.hands["melded"].astype(bool))
     colours = _colours(run)
     labels = [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
-    figure = _new_figure(11, 6.5)
+    figure = _new_figure(11, 9.5)
     for index, (column, title, unit, scale) in enumerate(_PER_HAND):
-        axes = figure.add_subplot(2, 3, index + 1)
+        axes = figure.add_subplot(3, 3, index + 1)
         axes.set_title(title, fontsize=10)
         axes.set_ylabel(unit)
         if not labels:
@@ -335,6 +340,50 @@ def hand_scores(run: LoadedRun) -> Figure:
     axes.set_ylabel("% of team-hands")
     _title(axes, f"Hand scores: {_matchup(run)}")
     if hands.empty:
+        _nothing_to_draw(axes, _NO_HAND)
+        return figure
+    axes.legend(fontsize=8)
+    return figure
+
+
+_SCORE_PARTS = (
+    ("meld_points", "melds", 1),
+    ("canasta_bonus", "canasta bonus", 1),
+    ("going_out_bonus", "going out", 1),
+    ("red_three_bonus", "red 3s", 1),
+    ("hand_penalty", "cards left in hand", -1),
+    ("score", "hand score", 1),
+)
+"""The parts of a hand's score (R14.1) with the sign they add with, and the score they add up to."""
+
+
+def score_components(run: LoadedRun) -> Figure:
+    """Where each strategy's points come from: the mean of each part of a hand's score (R14.1) per team-hand, the
+    cards left in hand counted negative, beside the hand score they add up to, with 95% intervals."""
+    run = with_strategy_names(run)
+    hands = run.hands.assign(label=label_teams(run.hands))
+    colours = _colours(run)
+    labels = [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
+    figure = _new_figure(9, 5.5)
+    axes = figure.add_subplot()
+    width = 0.8 / max(len(labels), 1)
+    for offset, label in enumerate(labels):
+        mine = hands[hands["label"] == label]
+        means, halves = [], []
+        for column, _, sign in _SCORE_PARTS:
+            values = sign * mine[column].astype(float).to_numpy()
+            means.append(values.mean())
+            halves.append(Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0)
+        positions = np.arange(len(_SCORE_PARTS)) + (offset - (len(labels) - 1) / 2) * width
+        axes.bar(positions, means, width=width, yerr=halves, capsize=3, color=colours[label],
+                 label=f"{label} (n={len(mine)} team-hands)")
+    axes.axhline(0, color="grey", linewidth=1)
+    axes.axvline(len(_SCORE_PARTS) - 1.5, color="grey", linestyle=":", linewidth=1)
+    axes.set_xticks(range(len(_SCORE_PARTS)), [name for _, name, _ in _SCORE_PARTS], fontsize=9)
+    axes.set_xlabel("part of the hand's score (R14.1): the first five add up to the last")
+    axes.set_ylabel("mean points per team-hand")
+    _title(axes, f"Where the points come from: {_matchup(run)} (bars: 95% interval)")
+    if not labels:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
     axes.legend(fontsize=8)
@@ -412,6 +461,7 @@ CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {
     "hands_per_game": hands_per_game,
     "per_hand_stats": per_hand_stats,
     "hand_scores": hand_scores,
+    "score_components": score_components,
     "cumulative_score": cumulative_score,
 }
 """Chart name (the PNG's file name) to the function that draws it, for every run."""
@@ -442,7 +492,8 @@ def write_charts(run: LoadedRun, out: Path, dpi: int = 110) -> list[Path]:
               help="Folder for the PNG files (default: RUN_DIR/plots).")
 @click.option("--dpi", type=WholeNumber(min=30, max=600), default=110, show_default=True, help="Resolution.")
 def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
-    """Draw PNG charts of the run in RUN_DIR: win rates, margins, hands per game, per-hand statistics.
+    """Draw PNG charts of the run in RUN_DIR: win rates, margins, hands per game, per-hand statistics, where the
+    points come from, hand scores and the cumulative score by hand.
 
     For a tuning run (canasta-sim tune), draw the trajectory of every tuned parameter instead."""
     if is_tuning_run(run_dir):

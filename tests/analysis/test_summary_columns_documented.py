@@ -40,3 +40,13 @@ def test_every_figure_of_the_summary_and_the_sections_is_documented(name, fields
     documented = documented_names(section())
     missing = [field for field in fields if field not in documented]
     assert not missing, f"{name}: {missing} are not documented in docs/output.md"
+
+
+def test_the_printed_margin_quoted_as_an_example_is_the_one_the_documented_run_printed():
+    # docs/output.md quotes a "margin ±95%" cell; docs/running.md shows the table of the run it comes from
+    # (canasta-sim run --games 10000 --seed 2024), which anyone can print again.
+    quoted = re.findall(r'"margin ±95%", `([+-]\d+\.\d ±\d+\.\d)`', section())
+    assert quoted, "docs/output.md no longer quotes a margin cell"
+    printed = (OUTPUT_MD.parent / "running.md").read_text(encoding="utf-8").split("--seed 2024`:", 1)[1]
+    printed = printed.split("```", 2)[1]
+    assert all(cell in printed for cell in quoted), (quoted, printed)

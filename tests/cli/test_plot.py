@@ -116,7 +116,7 @@ def test_round_robin_margins_show_every_strategy(small_runs):
 def test_per_hand_count_intervals_never_go_below_zero(small_runs):
     figure = CHARTS["per_hand_stats"](load_run(small_runs["round_robin"]))
     counts = [axes for axes in figure.axes if axes.get_ylabel().endswith("per team-hand")]
-    assert len(counts) == 4
+    assert len(counts) == 6
     for axes in counts:
         for container in axes.containers:
             if hasattr(container, "lines"):
@@ -126,7 +126,7 @@ def test_per_hand_count_intervals_never_go_below_zero(small_runs):
 def test_per_hand_rate_intervals_stay_within_0_and_100_percent(small_runs):
     figure = CHARTS["per_hand_stats"](load_run(small_runs["round_robin"]))
     rates = [axes for axes in figure.axes if axes.get_ylabel() == "% of team-hands"]
-    assert [axes.get_title() for axes in rates] == ["went out", "went out concealed"]
+    assert [axes.get_title() for axes in rates] == ["went out", "went out concealed", "no initial meld made"]
     for axes in rates:
         # The error bars: one vertical segment per strategy's bar.
         segments = [segment for container in axes.containers if hasattr(container, "lines")

@@ -21,8 +21,9 @@ def rare_rate_run() -> LoadedRun:
     for team, strategy, opponent in (("A", "x", "y"), ("B", "y", "x")):
         frame = pd.DataFrame({
             "game_id": range(HANDS), "hand_no": 1, "team": team, "strategy": strategy, "opponent_strategy": opponent,
-            "score": 500, "cumulative_score": 500, "pile_takes": 1, "canasta_natural": 0, "canasta_mixed": 1,
-            "red_threes": 1, "went_out": [index % 2 == (team == "B") for index in range(HANDS)],
+            "score": 500, "cumulative_score": 500, "pile_takes": 1, "frozen_pile_takes": 0, "pile_freezes": 0,
+            "canasta_natural": 0, "canasta_mixed": 1, "red_threes": 1, "melded": True,
+            "went_out": [index % 2 == (team == "B") for index in range(HANDS)],
             "concealed": [team == "A" and index < 2 * CONCEALED and index % 2 == 0 for index in range(HANDS)],
         })
         rows.append(frame)
