@@ -5,6 +5,7 @@ nothing shared between partners but moves)."""
 from __future__ import annotations
 
 import json
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -240,6 +241,8 @@ for line in sys.stdin:
     if message["type"] == "hello":
         print(json.dumps({"type": "ready", "protocol": 1, "name": "stopper", "version": 1}), flush=True)
     elif message["type"] == "decide":
+        if sys.argv[1:] == ["logs"]:
+            print("stopping on purpose", file=sys.stderr, flush=True)
         print(json.dumps({"type": "move", "move": "stop"}), flush=True)
     elif message["type"] == "quit":
         break
@@ -256,6 +259,18 @@ def test_a_bot_s_illegal_move_is_shown_in_the_move_notation(tmp_path):
     row = next(line for line in PROTOCOL_DOC.splitlines() if line.startswith("| `illegal` |"))
     example = row.split("`")[3]
     assert example.endswith("; returned stop") and str(error).endswith(f"decision acquire: {example}"), str(error)
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_s_illegal_move_ends_with_its_last_stderr_lines_as_every_failure_does(tmp_path):
+    bot = tmp_path / "stopper.py"
+    bot.write_text(STOPPING_BOT)
+    error, _ = _fail(f"cmd:{sys.executable} {bot} logs")
+    assert error.reason == "illegal" and error.decision == "acquire"
+    promise = "A failure's message carries the bot's last five stderr lines whatever was logged"
+    assert promise in " ".join(PROTOCOL_DOC.split())
+    assert str(error).endswith("; returned stop; its last stderr lines: stopping on purpose"), str(error)
+    assert pickle.loads(pickle.dumps(error)).args == error.args  # as a worker sends it to the run
 
 
 VIEW_FLOODING_BOT = """
