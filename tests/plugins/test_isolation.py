@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import sys
 import time
 from pathlib import Path
@@ -271,6 +272,32 @@ def test_a_bot_s_illegal_move_ends_with_its_last_stderr_lines_as_every_failure_d
     assert promise in " ".join(PROTOCOL_DOC.split())
     assert str(error).endswith("; returned stop; its last stderr lines: stopping on purpose"), str(error)
     assert pickle.loads(pickle.dumps(error)).args == error.args  # as a worker sends it to the run
+
+
+HUGE_LINE_BOT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "protocol": 1, "name": "huge", "version": 1}), flush=True)
+    elif message["type"] == "decide":
+        print("writing a long line", file=sys.stderr, flush=True)
+        sys.stdout.write('{"type":"move","move":"' + "x" * (16 * 1024 * 1024) + '"}\\n')
+        sys.stdout.flush()
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_writing_a_line_past_the_documented_limit_is_malformed_at_once(tmp_path):
+    bot = tmp_path / "huge.py"
+    bot.write_text(HUGE_LINE_BOT)
+    row = next(line for line in PROTOCOL_DOC.splitlines() if line.startswith("| `malformed` |"))
+    said = re.search(r"`(wrote a line longer than \d+ bytes)`", row).group(1)
+    error, _ = _fail(f"cmd:{sys.executable} {bot}")
+    assert error.reason == "malformed" and error.decision == "acquire"
+    assert str(error).endswith(f"decision acquire: {said}; its last stderr lines: writing a long line"), str(error)
 
 
 VIEW_FLOODING_BOT = """
