@@ -113,11 +113,14 @@ class StrategyError(CanastaError):
     :ivar finished_hands: the hands finished before the failure.
     :param shown: how the message writes ``returned`` (by default its ``repr``): the engine writes a move in the
         notation of :mod:`canasta_sim.core.moves`, as players read and bots write it.
+    :param tail: text ending the line after what was returned: a bot process's last stderr lines (``"; its last
+        stderr lines: ..."``), so that an answer the engine refuses shows what the bot logged before it, as a failure
+        the arbiter finds does.
     """
 
     def __init__(
         self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None,
-        reason: str = "exception", traceback: str = "", shown: str | None = None,
+        reason: str = "exception", traceback: str = "", shown: str | None = None, tail: str = "",
     ) -> None:
         if reason not in FAILURE_REASONS:
             raise ValueError(f"unknown failure reason {reason!r}; expected one of {', '.join(FAILURE_REASONS)}")
@@ -129,6 +132,7 @@ class StrategyError(CanastaError):
         self.reason = reason
         self.traceback = traceback
         self.message = message
+        self.tail = tail
         self.finished_hands: tuple = ()
         """The :class:`~canasta_sim.core.scoring.HandResult` of each hand finished before the failure (set by the
         engine)."""
@@ -141,14 +145,14 @@ class StrategyError(CanastaError):
             # that broke the protocol or a constructor that failed returned nothing to show.
             self._shown = shown = _show(returned) if shown is None else shown
             text += f"; returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
-        super().__init__(" ".join(text.split()))
+        super().__init__(" ".join((text + tail).split()))
 
     def __reduce__(self):
         # Workers send failures to the runner: rebuild with every field (the returned value as its text,
         # since a strategy's own object may not unpickle in the parent).
         shown = None if self.returned is None else _Shown(self._shown)
         fields = (self.message, self.spec, self.seat, self.game_seed, self.decision, shown, self.reason,
-                  self.traceback, self.finished_hands, self.first_dealer)
+                  self.traceback, self.finished_hands, self.first_dealer, self.tail)
         return (_rebuild_strategy_error, fields)
 
 
@@ -164,9 +168,10 @@ class _Shown:
         return self.text
 
 
-def _rebuild_strategy_error(message, spec, seat, game_seed, decision, returned, reason, traceback, hands, dealer):
+def _rebuild_strategy_error(message, spec, seat, game_seed, decision, returned, reason, traceback, hands, dealer,
+                            tail=""):
     error = StrategyError(message, spec=spec, seat=seat, game_seed=game_seed, decision=decision, returned=returned,
-                          reason=reason, traceback=traceback)
+                          reason=reason, traceback=traceback, tail=tail)
     error.finished_hands = hands
     error.first_dealer = dealer
     return error

@@ -243,11 +243,16 @@ class Seats:
         """The seat's :class:`StrategyError` at ``decision``: ``message`` says what its code did and ``value`` is
         what it returned; the reason defaults to ``malformed`` for a message about a returned value, else
         ``exception``."""
+        judged = message.startswith("returned")
         if reason is None:
-            reason = "malformed" if message.startswith("returned") else "exception"
+            reason = "malformed" if judged else "exception"
+        # A bot process's answer the engine refuses ends with what the bot last logged, as the failures the arbiter
+        # finds itself do (a crash, a line that is no protocol): the player knows its process, the engine does not.
+        stderr_tail = getattr(self.players[seat], "stderr_tail", None) if judged else None
         return StrategyError(
             message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value,
             reason=reason, traceback=traceback, shown=move_text(value),
+            tail=stderr_tail() if stderr_tail is not None else "",
         )
 
     @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,

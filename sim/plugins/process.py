@@ -211,13 +211,19 @@ class BotProcess:
         while True:
             end = buffer.find(b"\n")
             if end >= 0:
+                # A line read whole in one go is held to the limit as well as one still arriving: which of the two
+                # it is depends on how fast the bot wrote it, and the failure must not.
+                if end > _LINE_LIMIT:
+                    raise self._too_long()
                 line = bytes(buffer[:end])
                 del buffer[: end + 1]
                 return line
             if len(buffer) > _LINE_LIMIT:
-                raise SeatFailure(f"wrote a line longer than {_LINE_LIMIT} bytes{self.stderr_tail()}",
-                                  reason="malformed")
+                raise self._too_long()
             self._wait(deadline, writing=False)
+
+    def _too_long(self) -> SeatFailure:
+        return SeatFailure(f"wrote a line longer than {_LINE_LIMIT} bytes{self.stderr_tail()}", reason="malformed")
 
     # --------------------------------------------------------------- for a reader waiting on many bots
 
@@ -236,9 +242,10 @@ class BotProcess:
         end = buffer.find(b"\n")
         if end < 0:
             if len(buffer) > _LINE_LIMIT:
-                raise SeatFailure(f"wrote a line longer than {_LINE_LIMIT} bytes{self.stderr_tail()}",
-                                  reason="malformed")
+                raise self._too_long()
             return None
+        if end > _LINE_LIMIT:  # read whole, as in read_line
+            raise self._too_long()
         line = bytes(buffer[:end])
         del buffer[: end + 1]
         return line

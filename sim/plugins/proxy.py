@@ -414,6 +414,12 @@ class ProcessStrategy(Strategy):
             else:
                 self._pending.append(b'{"type":"events","events":[%s]}\n' % events)
 
+    def stderr_tail(self) -> str:
+        """The bot process's last stderr lines as the suffix of a failure message (``""`` when it wrote none): the
+        engine ends the failure of an answer it refuses (an illegal move) with them."""
+        bot = self._bot
+        return "" if bot is None else bot.stderr_tail()
+
     def on_hand_end(self, result) -> None:
         """Sent at once as a ``hand_end`` message with the result, behind the messages still queued.
 

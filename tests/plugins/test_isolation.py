@@ -5,6 +5,8 @@ nothing shared between partners but moves)."""
 from __future__ import annotations
 
 import json
+import pickle
+import re
 import sys
 import time
 from pathlib import Path
@@ -240,6 +242,8 @@ for line in sys.stdin:
     if message["type"] == "hello":
         print(json.dumps({"type": "ready", "protocol": 1, "name": "stopper", "version": 1}), flush=True)
     elif message["type"] == "decide":
+        if sys.argv[1:] == ["logs"]:
+            print("stopping on purpose", file=sys.stderr, flush=True)
         print(json.dumps({"type": "move", "move": "stop"}), flush=True)
     elif message["type"] == "quit":
         break
@@ -256,6 +260,44 @@ def test_a_bot_s_illegal_move_is_shown_in_the_move_notation(tmp_path):
     row = next(line for line in PROTOCOL_DOC.splitlines() if line.startswith("| `illegal` |"))
     example = row.split("`")[3]
     assert example.endswith("; returned stop") and str(error).endswith(f"decision acquire: {example}"), str(error)
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_s_illegal_move_ends_with_its_last_stderr_lines_as_every_failure_does(tmp_path):
+    bot = tmp_path / "stopper.py"
+    bot.write_text(STOPPING_BOT)
+    error, _ = _fail(f"cmd:{sys.executable} {bot} logs")
+    assert error.reason == "illegal" and error.decision == "acquire"
+    promise = "A failure's message carries the bot's last five stderr lines whatever was logged"
+    assert promise in " ".join(PROTOCOL_DOC.split())
+    assert str(error).endswith("; returned stop; its last stderr lines: stopping on purpose"), str(error)
+    assert pickle.loads(pickle.dumps(error)).args == error.args  # as a worker sends it to the run
+
+
+HUGE_LINE_BOT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "protocol": 1, "name": "huge", "version": 1}), flush=True)
+    elif message["type"] == "decide":
+        print("writing a long line", file=sys.stderr, flush=True)
+        sys.stdout.write('{"type":"move","move":"' + "x" * (16 * 1024 * 1024) + '"}\\n')
+        sys.stdout.flush()
+    elif message["type"] == "quit":
+        break
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_writing_a_line_past_the_documented_limit_is_malformed_at_once(tmp_path):
+    bot = tmp_path / "huge.py"
+    bot.write_text(HUGE_LINE_BOT)
+    row = next(line for line in PROTOCOL_DOC.splitlines() if line.startswith("| `malformed` |"))
+    said = re.search(r"`(wrote a line longer than \d+ bytes)`", row).group(1)
+    error, _ = _fail(f"cmd:{sys.executable} {bot}")
+    assert error.reason == "malformed" and error.decision == "acquire"
+    assert str(error).endswith(f"decision acquire: {said}; its last stderr lines: writing a long line"), str(error)
 
 
 VIEW_FLOODING_BOT = """

@@ -206,3 +206,50 @@ def test_a_process_numbers_its_games_from_0_and_a_request_after_no_move_has_no_e
     assert max(map(len, games.values())) == 2  # each seat's process played both games, numbered 0 and 1
     assert all(request.get("events", True) for request in requests)  # never an empty list
     assert any("events" not in request for request in requests)
+
+
+ASKING_BOT = """
+import json, sys
+views = {}
+for line in sys.stdin:
+    message = json.loads(line)
+    kind = message["type"]
+    if kind == "hello":
+        print(json.dumps({"type": "ready", "protocol": 2, "games": 4, "name": "asker", "legal": True,
+                          "events": False, "hand_ends": False}), flush=True)
+    elif kind == "hand_start":
+        views[message["game"]] = message["view"]
+    elif kind == "decide":
+        game, legal = message["game"], message["legal"]
+        view = views[game]
+        view.update(message["view"])
+        reply = {"type": "move", "game": game, "move": legal[0]}  # asks, answers yes, melds out as listed
+        if message["decision"] == "meld" and view["answer"] is True and sum(view["hand"]) == 1:
+            # the partner said yes and one card is left: the plan's discard goes out
+            card = view["hand"].index(1)
+            reply = {"type": "move", "game": game, "move": None, "then": [{"decision": "discard",
+                     "move": "discard " + ["JK", "2", "3b", "3r", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+                                           "A"][card]}]}
+            print("planned out", file=sys.stderr, flush=True)
+        print(json.dumps(reply), flush=True)
+    elif kind == "quit":
+        break
+"""
+
+
+@pytest.mark.timeout(60)
+def test_under_mandatory_asking_a_plan_sent_after_the_partners_yes_may_go_out(tmp_path, caplog):
+    # An ask ends a plan, so a plan sent before the answer cannot go out; one sent at a meld request after a yes
+    # is judged as requests would be, its going out included.
+    text = " ".join(DOC.split())
+    assert "a plan sent before the partner's yes cannot go out" in text
+    assert "a plan sent at a `meld` request after the yes may go out" in text
+    bot = tmp_path / "asker.py"
+    bot.write_text(ASKING_BOT)
+    asker, greedy = load_strategy(f"cmd:{sys.executable} {bot}"), load_strategy("greedy")
+    rules = Rules(target_score=1500, ask_partner="mandatory")
+    with caplog.at_level("INFO", logger="canasta_sim.bots"):
+        for seed in (1, 2, 3):
+            play_game([asker, greedy, asker, greedy], seed=seed, rules=rules)  # no StrategyError: each plan legal
+        close_all()
+    assert "planned out" in caplog.text

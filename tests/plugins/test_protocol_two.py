@@ -13,6 +13,7 @@ import json
 import shlex
 import sys
 import threading
+from pathlib import Path
 
 import orjson
 import pandas as pd
@@ -36,6 +37,8 @@ from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once, p
 from canasta_sim.runs.local_backend import RunSchedule
 from canasta_sim.runs.runner import RunSettings
 from tests.helpers import BOTS, position
+
+DOC = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
 
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
 SIMPLE = BOTS / "protocol_simple.py"
@@ -147,6 +150,10 @@ def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game
     assert isinstance(failure, StrategyError), failure
     assert (failure.reason, failure.seat, failure.decision) == (reason, 0, "acquire"), failure
     assert failure.game_seed == settings.game_seed(culprit)
+    if kind == "wrong_game":  # a game the process was never given: the request it was answering is charged
+        assert "names game 10000, which this process is not playing" in str(failure)
+        assert "names game 10000, which this process is not playing`), or naming none, is charged to the oldest " \
+               "request it has not answered" in " ".join(DOC.split())
     # Every other game is played out: one that lost its process to the culprit's failure is played again from its
     # start, so the games are those the bot plays one game at a time.
     assert not any(isinstance(outcome, StrategyError) for game_id, outcome in enumerate(outcomes) if game_id != culprit)

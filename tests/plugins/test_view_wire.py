@@ -7,6 +7,8 @@ its answer with the difference of two whole :func:`view_message` views, and its 
 :func:`view_message` itself, value and type alike (what orjson writes).
 """
 
+from pathlib import Path
+
 import orjson
 import pytest
 
@@ -80,6 +82,9 @@ def test_the_wire_sends_what_changed_since_the_last_view_sent(rules):
     for seed in range(4):
         play_game(players, seed=seed, rules=rules)
     assert Watching.compared > 500
+    # each changed field is the whole view's value (the comparison above), as docs/protocol.md tells a bot's author
+    doc = " ".join((Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text().split())
+    assert "a field that changed comes whole, its new value to replace the old (a list such as `hand` or `pile`" in doc
     # a request sends few of the view's 22 fields: the point of sending changes
     assert Watching.sent_fields < 8 * Watching.compared
 
