@@ -43,8 +43,10 @@ the limit is reached and, with the count, when the process ends."""
 
 _STDERR_LINES_KEPT = 20
 _LINE_LIMIT = 16 * 1024 * 1024  # one protocol line longer than this is no protocol at all
-STOP_GRACE = 0.5
-"""Seconds a bot has to exit after ``quit`` (and its input closed) before it is killed."""
+STOP_GRACE = 2.0
+"""Seconds a bot has to exit after ``quit`` (and its input closed) before it is killed.  A bot that exits at once
+waits for none of it; the margin is for runtimes slow to stop on a busy machine (a JVM took more than half a second
+with the machine's load at 13, its last log line then lost to the kill)."""
 _STOP_GRACE = STOP_GRACE
 
 

@@ -50,6 +50,7 @@ from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITO
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
+from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
@@ -202,7 +203,8 @@ class _Worker:
         with contextlib.suppress(OSError):
             if self.process.is_alive():
                 self.connection.send(None)
-        self.process.join(2)
+        # The worker's bots each have their grace period after quit, shared, before the worker itself can exit.
+        self.process.join(2 + STOP_GRACE)
         if self.process.is_alive():
             self.kill()
         self.connection.close()

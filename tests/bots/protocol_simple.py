@@ -1,12 +1,13 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal discard.
-``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [unlisted_melds] [events|inline] [helper] [stays]]]``:
+``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [unlisted_melds] [events|inline] [helper] [stays|slow_exit]]]``:
 protocol 1 (one game at a time) or 2 (up to GAMES at once, every message naming its game); ``drawn`` asks for a forced
 draw's cards in its request (it answers the draw alone all the same); ``choices`` asks only for the decisions with more
 than one legal answer; ``unlisted_melds`` asks for every decision's legal answers but the meld decision's (it needs none
 there); ``events`` asks for the moves in ``events`` messages, ``inline`` for those before a request in the request;
 ``helper`` starts a process of its own that would outlive it (its id noted in ``SIMPLE_BOT_HELPER_LOG``); ``stays``
 goes on running a minute after ``quit`` or the end of its input, and ``stays_after_games`` too once it was given a game
-(the process that only answers a command's handshake ends as it should).
+(the process that only answers a command's handshake ends as it should); ``slow_exit`` takes a second to exit, as a
+runtime slow to stop on a busy machine may.
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
 answers naming a ``wrong_game``, checks a move and never answers (``check_then_hang``, protocol 2), answers with an
 ``error`` whose ``reason`` is ``illegal`` (``error_illegal``) or one the protocol does not have (``error_bogus``),
@@ -34,6 +35,7 @@ LEGAL = ["acquire", "ask", "answer", "discard"] if "unlisted_melds" in sys.argv[
 EVENTS = "inline" if "inline" in sys.argv[3:] else "events" in sys.argv[3:]
 STAYS = "stays" in sys.argv[3:]
 STAYS_AFTER_GAMES = "stays_after_games" in sys.argv[3:]
+SLOW_EXIT = "slow_exit" in sys.argv[3:]
 played = False  # whether it was given a game
 games = {}  # game -> its 'game' message (None: protocol 1's single game)
 if "helper" in sys.argv[3:]:
@@ -131,3 +133,5 @@ for line in sys.stdin:
         break
 if STAYS or STAYS_AFTER_GAMES and played:
     time.sleep(60)
+elif SLOW_EXIT:
+    time.sleep(1)

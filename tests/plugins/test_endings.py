@@ -56,7 +56,7 @@ def test_what_a_bot_process_started_ends_with_it(tmp_path, monkeypatch):
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize(("option", "problem"), [
-    ("stays", "was still running 0.5 s after 'quit' and the end of its input, and was killed"),
+    ("stays", "was still running 2 s after 'quit' and the end of its input, and was killed"),
     ("helper", "exited leaving processes it started running; they were killed"),
 ])
 def test_check_strategy_reports_a_bot_that_does_not_end_as_the_protocol_asks(tmp_path, monkeypatch, option, problem):
@@ -73,13 +73,23 @@ def test_check_strategy_reports_a_bot_that_does_not_end_as_the_protocol_asks(tmp
 
 
 @pytest.mark.timeout(120)
+def test_check_strategy_accepts_a_bot_that_takes_a_second_to_exit_after_quit():
+    # A JVM stopping on a busy machine took more than half a second, the grace a bot once had.
+    result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4 slow_exit",
+                                       "--games", "2", "--rules", "target_score=500"])
+    close_all()
+    assert result.exit_code == 0, result.output
+    assert "still running" not in result.output and "no problems found" in result.output
+
+
+@pytest.mark.timeout(120)
 def test_check_strategy_reports_a_bot_that_ends_as_the_protocol_asks_only_before_its_games(tmp_path):
     result = CliRunner().invoke(main, ["check-strategy", f"cmd:{sys.executable} {SIMPLE} 2 4 stays_after_games",
                                        "--games", "2", "--rules", "target_score=500"])
     close_all()
     assert result.exit_code == 1, result.output
     assert "problem: the bot process was still running" not in result.output  # the handshake's
-    assert "problem: a bot process of game 1 was still running 0.5 s after 'quit'" in result.output
+    assert "problem: a bot process of game 1 was still running 2 s after 'quit'" in result.output
     assert "2 problems found" in result.output
 
 
