@@ -57,7 +57,7 @@ DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "ch
 def timed(spec: str, totals: list[float]) -> LoadedStrategy:
     """``spec`` loaded, its class wrapped so that every decision adds ``[count, seconds, CPU seconds]`` to
     ``totals`` (the wall clock's, and this process's own CPU time, which other work on the machine does not
-    inflate)."""
+    inflate).  The wrapper is a subclass: it inherits the strategy's name, version and description."""
     loaded = load_strategy(spec)
 
     def wrap(name: str):
@@ -75,7 +75,6 @@ def timed(spec: str, totals: list[float]) -> LoadedStrategy:
         return decide
 
     cls = type(f"Timed{loaded.cls.__name__}", (loaded.cls,), {name: wrap(name) for name in DECISIONS})
-    cls.name = loaded.cls.name
     return LoadedStrategy(loaded.spec, cls, loaded.parameters)
 
 

@@ -8,8 +8,10 @@ pandas and pyarrow, ``play`` needs neither, and ``canasta-sim --help`` lists eve
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import select
+import shlex
 import sys
 
 import click
@@ -134,6 +136,44 @@ def unwritable_output(error: BaseException) -> click.ClickException | None:
     return click.ClickException(f"the output cannot be written: {error.strerror or error}")
 
 
+WRITTEN_TO = "canasta_sim.written_to"
+"""The key in click's context ``meta`` under which a command names the directory it wrote, for the error of a closed
+standard output (:func:`raise_if_output_lost`) to say where its results are."""
+
+
+class _LostOutput(io.TextIOBase):
+    """``sys.stdout`` of a command started with standard output closed (``canasta-sim run >&-``): what the command
+    prints is dropped, and remembered, so that the command can end with an error saying it was lost (as the standard
+    tools do) once its work, the files of a run, is done."""
+
+    encoding = "utf-8"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lost = False
+
+    def writable(self) -> bool:
+        """Always: what is written is dropped."""
+        return True
+
+    def write(self, text: str) -> int:
+        """Drop ``text``, remembering that something was printed."""
+        self.lost = self.lost or bool(text)
+        return len(text)
+
+
+def raise_if_output_lost(ctx: click.Context) -> None:
+    """Raise the one-line error (exit code 1) of a command that finished, printing to a standard output it was started
+    without; the directory it wrote, if it named one (:data:`WRITTEN_TO`), is told."""
+    if not (isinstance(sys.stdout, _LostOutput) and sys.stdout.lost):
+        return
+    message = "standard output is closed: what the command printed is lost"
+    written = ctx.meta.get(WRITTEN_TO)
+    if written is not None:
+        message += f"; the run is written to {written} (canasta-sim report {shlex.quote(str(written))} prints it)"
+    raise click.ClickException(message)
+
+
 _KEPT_HYPHEN = "\u2011"
 """A hyphen no line is broken at (the non-breaking hyphen), standing in for each hyphen of a help text while it is
 wrapped, and put back after."""
@@ -175,8 +215,10 @@ class LazyCommands(OneLineErrors, click.Group):
         """Run the command; a closed standard output ends it quietly, the one place every command's printing is
         handled (a narration, a report, a run's summary, a strategy writing at the terminal)."""
         try:
-            return super().invoke(ctx)
-        except click.exceptions.Exit:
+            result = super().invoke(ctx)
+        except click.exceptions.Exit as end:
+            if end.exit_code == 0:
+                raise_if_output_lost(ctx)
             raise
         except BaseException as error:  # whatever the closed pipe became on its way up: told apart by output_closed
             if output_closed(error):
@@ -185,6 +227,8 @@ class LazyCommands(OneLineErrors, click.Group):
             if failure is not None:
                 raise failure from None
             raise
+        raise_if_output_lost(ctx)
+        return result
 
     def list_commands(self, context: click.Context) -> list[str]:
         """The commands' names, from the table: listing them imports none."""
@@ -217,8 +261,11 @@ def standard_streams_opened() -> None:
     it.  And with no standard error, Python's ``sys.stderr`` is ``None``, which the progress bar and the messages of a
     run cannot write to: it ended with a traceback nobody saw and exit code 1, the run left half-written, as it did on
     the first message to a standard error piped to a reader that had gone.  Standard output keeps its own handling
-    (:func:`end_quietly`): what a command prints is its result.
+    (:func:`end_quietly`): what a command prints is its result, so printing it to a standard output that was closed
+    from the start ends the command with an error once its work is done (:class:`_LostOutput`).
     """
+    if sys.stdout is None:  # the descriptor was closed when Python started
+        sys.stdout = _LostOutput()
     for descriptor in (0, 1, 2):
         try:
             os.fstat(descriptor)

@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.cli import WRITTEN_TO
 from canasta_sim.cli.backends import (
     check_local_options,
     chunk_runner,
@@ -405,6 +406,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         _close_session(settings, directory, manifest, session, status, progress.played)
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
+    click.get_current_context().meta[WRITTEN_TO] = directory.path  # told if the summary cannot be printed
     rows, games_read = summarizer.summarize(directory, settings.entrants)
     if games_read:
         click.echo(format_summary(rows))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO, counts_text, kind_plural, kind_words
+from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO, count_words, counts_text, kind_words
 from canasta_sim.core.going_out import _as_list, find_meld_out
 from canasta_sim.core.identities import NOT_KEPT, field_objects, same_field_objects
 from canasta_sim.core.melds import (
@@ -183,7 +183,7 @@ class MeldingRules:
                     raise self._malformed(move, rank)
                 if self._probing:  # the message below would be formatted only to be discarded
                     raise _REFUSED
-                raise self._fail("R9.8", f"no meld can be of {kind_plural(rank)}", move)
+                raise self._fail("R9.8", f"no meld can be of {rank_words(rank)}", move)
             index = rank  # a kind now, a C integer compiled: each card is compared with it in C
             naturals = jokers = deuces = 0
             for kind in group.cards if record is None else record.cards:
@@ -283,7 +283,7 @@ class MeldingRules:
                 canastas += 1
         needed = self.rules.canastas_to_go_out
         if canastas < needed:
-            what = "a canasta" if needed == 1 else f"{needed} canastas"
+            what = "a canasta" if needed == 1 else count_words(needed, "canasta")
             if self._probing:  # the message below would be formatted only to be discarded
                 return False
             raise self._fail(

@@ -38,7 +38,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -469,15 +469,13 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
         completed.add(future)
 
     threads, counted_at = 1, -THREAD_COUNT_SECONDS
+    count_threads = _WorkerCount(client, timeout, told=keeper is None)  # a local cluster's keeper restarts workers
     error: str | None = None
     try:
         while (waiting or flights) and not signals["interrupted"] and error is None:
             now = time.monotonic()
             if now - counted_at >= THREAD_COUNT_SECONDS:  # workers may join or leave a cluster mid-run
-                try:
-                    threads, counted_at = max(1, worker_threads(client)), now
-                except OSError:  # Dask's CommClosedError: the client gave up reconnecting
-                    raise _scheduler_lost(client) from None
+                threads, counted_at = count_threads(flights.values(), now), now
                 if keeper is not None:
                     keeper.check()
             while waiting and len(flights) < IN_FLIGHT_PER_THREAD * threads:
@@ -527,6 +525,36 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
         # However the run ended, Ctrl-C included: one round trip to each worker.
         end_run_on_workers(client, job.token)
     return error
+
+
+class _WorkerCount:
+    """Counts the cluster's worker threads for the client loop; with ``told``, says once each time that none is left
+    (the run then plays nothing until one joins or ``--task-timeout`` ends it), and when one is back."""
+
+    def __init__(self, client, timeout: float, *, told: bool) -> None:
+        self.client = client
+        self.timeout = timeout
+        self.told = told
+        self.gone = False
+
+    def __call__(self, flights: Iterable[_Flight], now: float) -> int:
+        """The worker threads to keep busy ``now`` (one at least); the chunks in flight tell how long the run waits."""
+        try:
+            threads = worker_threads(self.client)
+        except OSError:  # Dask's CommClosedError: the client gave up reconnecting
+            raise _scheduler_lost(self.client) from None
+        if self.told and threads == 0 and not self.gone:
+            address = self.client.scheduler.address
+            started = [flight.started for flight in flights if flight.started is not None]
+            left = max(0.0, min(started, default=now) + self.timeout - now)
+            logger.warning("no Dask worker is connected to the scheduler at %s: the run waits for one, at most %.0f s "
+                           "more (--task-timeout %g s per chunk), then ends keeping its finished games; start workers "
+                           "with: dask worker %s", address, left, self.timeout, address)
+        elif self.told and threads and self.gone:
+            logger.warning("Dask workers are connected to the scheduler at %s again (%d worker thread%s): the run goes "
+                           "on", self.client.scheduler.address, threads, "s" * (threads != 1))
+        self.gone = threads == 0
+        return max(1, threads)
 
 
 def _poll(flight: _Flight, specs: Sequence[str]) -> ChunkResult | None:

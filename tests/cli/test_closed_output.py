@@ -65,6 +65,37 @@ def test_a_run_started_with_standard_error_closed_finishes_and_keeps_its_games(t
     assert sorted(path.name for path in tmp_path.iterdir()) == ["run"]
 
 
+@pytest.mark.timeout(60)
+def test_a_run_started_with_standard_output_closed_writes_its_games_and_says_its_summary_is_lost(tmp_path):
+    # With >&- the run printed its summary to the null device and exited 0: nothing told that it was lost.
+    done = subprocess.run([sys.executable, "-m", "canasta_sim", "run", "--games", "2", "--seed", "1", "-s", "random",
+                           "--workers", "1", "--rules", "target_score=50", "--out", "run", "--quiet"], cwd=tmp_path,
+                          stderr=subprocess.PIPE, text=True, timeout=60, preexec_fn=lambda: os.close(1))
+    assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost; "
+                                                 "the run is written to run (canasta-sim report run prints it)\n")
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["status"] == "complete"
+    assert sorted(path.name for path in (tmp_path / "run").iterdir()) == ["games", "hands", "run.json"]
+
+
+def _started_without_standard_output(arguments):
+    return subprocess.run([sys.executable, "-m", "canasta_sim", *arguments], stderr=subprocess.PIPE, text=True,
+                          timeout=60, preexec_fn=lambda: os.close(1))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("arguments", [["watch", "--seed", "3", "--rules", "target_score=500"], ["docs"],
+                                       ["watch", "--help"]], ids=["watch", "docs", "help"])
+def test_a_command_started_with_standard_output_closed_says_what_it_printed_is_lost(arguments):
+    done = _started_without_standard_output(arguments)
+    assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost\n")
+
+
+@pytest.mark.timeout(60)
+def test_a_command_s_own_error_is_told_as_it_is_with_standard_output_closed():
+    done = _started_without_standard_output(["report", "nowhere"])
+    assert (done.returncode, done.stderr) == (2, "Error: run directory 'nowhere' does not exist\n")
+
+
 def test_a_pipe_whose_reader_has_gone_is_told_from_one_still_read():
     reading, writing = os.pipe()
     try:

@@ -59,6 +59,14 @@ def test_r6_4_refusal_counts_the_cards_left_in_words(hand, move, left):
     assert not re.search(r"\b\d+ cards?\b", reason), reason
 
 
+@pytest.mark.parametrize(("needed", "lacking"), [(1, "a canasta"), (2, "two canastas"), (3, "three canastas")])
+def test_r6_4_refusal_counts_the_canastas_needed_in_words(needed, lacking):
+    # Under canastas_to_go_out of 2 or more it read "the side lacks 2 canastas".
+    state = position(Rules(canastas_to_go_out=needed), hands={0: "9 9 9 8"}, melds={0: "8 8 8"}, seat=0, phase=PLAY)
+    reason = expect_illegal(state, "meld 9 9 9", "R6.4").reason
+    assert reason.startswith(f"the side lacks {lacking}, so the player may not go out"), reason
+
+
 @pytest.mark.parametrize(
     ("rules", "rank", "counts", "rule", "reason"),
     [

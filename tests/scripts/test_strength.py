@@ -100,3 +100,13 @@ def test_an_unknown_strategy_is_refused_in_one_line_before_any_game(monkeypatch,
         strength.main()
     assert stopped.value.code == 2
     assert "unknown strategy 'nosuch'" in capsys.readouterr().err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("spec", ["expert", f"{_PATH.parents[1] / 'examples' / 'my_bot.py'}:MyBot"],
+                         ids=["built-in", "file"])
+def test_a_timed_strategy_keeps_the_name_version_and_description_of_the_strategy_it_times(spec):
+    loaded = strength.load_strategy(spec)
+    timed = strength.timed(spec, [0, 0.0, 0.0]).cls
+    assert (timed.name, timed.version, timed.description) == (loaded.cls.name, loaded.cls.version,
+                                                               loaded.cls.description)
+    assert timed.description
