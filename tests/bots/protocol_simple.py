@@ -1,12 +1,12 @@
 """A minimal bot speaking the protocol without canasta-sim: it draws, never melds, discards the first legal discard.
-``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [unlisted_melds] [events|inline] [helper] [stays|slow_exit]]]``:
+``python protocol_simple.py [PROTOCOL [GAMES [drawn] [choices] [unlisted_melds] [events|inline] [helper] [stays]]]``:
 protocol 1 (one game at a time) or 2 (up to GAMES at once, every message naming its game); ``drawn`` asks for a forced
 draw's cards in its request (it answers the draw alone all the same); ``choices`` asks only for the decisions with more
 than one legal answer; ``unlisted_melds`` asks for every decision's legal answers but the meld decision's (it needs none
 there); ``events`` asks for the moves in ``events`` messages, ``inline`` for those before a request in the request;
 ``helper`` starts a process of its own that would outlive it (its id noted in ``SIMPLE_BOT_HELPER_LOG``); ``stays``
 goes on running a minute after ``quit`` or the end of its input, and ``stays_after_games`` too once it was given a game
-(the process that only answers a command's handshake ends as it should); ``slow_exit`` takes a second to exit, as a
+(the process that only answers a command's handshake ends as it should); ``slow_exit`` (in place of ``stays``) takes a second to exit, as a
 runtime slow to stop on a busy machine may.
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
 answers naming a ``wrong_game``, checks a move and never answers (``check_then_hang``, protocol 2), answers with an
