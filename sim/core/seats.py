@@ -248,7 +248,9 @@ class Seats:
             reason = "malformed" if judged else "exception"
         # A bot process's answer the engine refuses ends with what the bot last logged, as the failures the arbiter
         # finds itself do (a crash, a line that is no protocol): the player knows its process, the engine does not.
-        stderr_tail = getattr(self.players[seat], "stderr_tail", None) if judged else None
+        # Only a trusted player (the process proxy) is asked: an in-process strategy's method would run unwatched here.
+        player = self.players[seat]
+        stderr_tail = getattr(player, "stderr_tail", None) if judged and is_trusted(player) else None
         return StrategyError(
             message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision, returned=value,
             reason=reason, traceback=traceback, shown=move_text(value),

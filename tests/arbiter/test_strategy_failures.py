@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.moves import Discard, Meld, MeldGroup, TakePile
+from canasta_sim.core.moves import Discard, Meld, MeldGroup, Stop, TakePile
 from canasta_sim.errors import StrategyError
 from canasta_sim.strategies import Greedy
 
@@ -371,3 +371,22 @@ def test_a_constructor_that_fails_mid_run_is_a_strategy_error_with_its_seat_and_
     error = caught.value
     assert error.seat == 1 and error.spec == "broken" and error.game_seed == 11 and error.decision == "build"
     assert "RuntimeError: no memory left" in str(error)
+
+
+class StopsWithATailOfItsOwn(Greedy):
+    """Answers an illegal stop, and has a method named as the bot proxy's stderr tail, which must not be called."""
+
+    name = "stops-with-a-tail"
+
+    def choose_acquire(self, view):
+        return Stop()
+
+    def stderr_tail(self):
+        raise RuntimeError("an in-process strategy's method ran outside the arbiter's watch")
+
+
+def test_an_in_process_strategy_is_not_asked_for_a_bot_process_s_stderr_tail_at_its_failure():
+    with pytest.raises(StrategyError) as caught:
+        play_game([StopsWithATailOfItsOwn, Greedy, StopsWithATailOfItsOwn, Greedy], seed=SEED)
+    error = caught.value
+    assert error.reason == "illegal" and str(error).endswith("; returned stop"), str(error)
