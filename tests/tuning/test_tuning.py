@@ -213,6 +213,33 @@ def test_bad_input_gets_one_line_and_exit_code_2(arguments, message, tmp_path):
     assert "Traceback" not in result.output and not (tmp_path / "out").exists()
 
 
+DECLARATIONS_BOT = '''
+from canasta_sim.core.parameters import Parameter
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Bot(Greedy):
+    name = "declared"
+    parameters = {"knob": Parameter(1.0, low=%s), "depth": Parameter(2, low=1, high=3)}
+'''
+
+
+@pytest.mark.parametrize(
+    ("declaration", "message"),
+    [
+        ("0.0, high=2.0, step=5.0", "failed to import: ValueError: a parameter step must be at most its range's "
+                                    "width; got step 5 for 0 to 2"),
+        ("1.0, high=1.0", "declared@2 parameter 'knob' has a range of one value (1 to 1), so it cannot be tuned"),
+    ],
+)
+def test_declarations_a_tuner_cannot_use_get_one_line_before_any_game(declaration, message, tmp_path):
+    (tmp_path / "bot.py").write_text(DECLARATIONS_BOT % declaration)
+    result = invoke(f"{tmp_path / 'bot.py'}:Bot", "--params", "knob", "--games", "4", "--games-per-iteration", "4",
+                    "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
 @pytest.mark.timeout(120)
 def test_resume_refuses_other_settings_and_out_refuses_a_used_directory(tmp_path):
     out = tmp_path / "run"
