@@ -51,7 +51,7 @@ class Parameter:
     :ivar step: the grid a tuner rounds its values to (default: 1 for an int, none for a float).
     :ivar help: one line saying what the parameter does, for ``canasta-sim strategies``.
     :raises ValueError: for a range on a non-number, ``low > high``, a default outside the range,
-        a step that is not positive, or a non-integer bound or step on an int parameter.
+        a step that is not positive or is wider than the range, or a non-integer bound or step on an int parameter.
     """
 
     default: Any
@@ -76,6 +76,10 @@ class Parameter:
             raise ValueError(f"the default {self.default} is outside the range {self.low} to {self.high}")
         if self.step is not None and not (math.isfinite(self.step) and self.step > 0):
             raise ValueError(f"a parameter step must be positive; got {self.step}")
+        if self.step is not None and self.high > self.low and self.step > self.high - self.low:
+            # A tuner's grid needs two values at least; a larger step would leave it none to move between.
+            raise ValueError(f"a parameter step must be at most its range's width; got step {format_value(self.step)} "
+                             f"for {format_value(self.low)} to {format_value(self.high)}")
         if isinstance(self.default, int):
             for what, value in (("low", self.low), ("high", self.high), ("step", self.step)):
                 if value is not None and value != int(value):

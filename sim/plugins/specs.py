@@ -86,7 +86,12 @@ def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
                 key, sep, value = item.partition("=")
                 if not sep or not key.strip():
                     raise StrategyLoadError(f"strategy spec {spec!r}: parameter {item!r} is not KEY=VALUE")
-                parameters.append((key.strip(), value.strip()))
+                key = key.strip()
+                given = [earlier for name, earlier in parameters if name == key]
+                if given:  # silently keeping the last would play a value the writer may not have meant
+                    raise StrategyLoadError(f"strategy spec {spec!r} gives {key} twice ({key}={given[0]} and "
+                                            f"{key}={value.strip()}); give each parameter once")
+                parameters.append((key, value.strip()))
         elif parameters:
             raise StrategyLoadError(f"strategy spec {spec!r}: parameters must come last")
         else:

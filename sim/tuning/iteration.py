@@ -105,8 +105,11 @@ class TunedStrategy:
             if name not in declarations:
                 raise TuningError(f"{loaded.label} has no parameter {name!r}; its tunable parameters: "
                                   f"{', '.join(tunable) or 'none'}")
-            if not declarations[name].is_tunable:
-                raise TuningError(f"{loaded.label} parameter {name!r} declares no range, so it cannot be tuned; "
+            declaration = declarations[name]
+            if not declaration.is_tunable:
+                why = "declares no range" if declaration.low is None else \
+                    f"has a range of one value ({declaration.range_text()})"
+                raise TuningError(f"{loaded.label} parameter {name!r} {why}, so it cannot be tuned; "
                                   f"its tunable parameters: {', '.join(tunable) or 'none'}")
         return cls(target, fixed, names, declarations), loaded
 

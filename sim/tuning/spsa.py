@@ -137,12 +137,12 @@ class SpsaSettings:
         if self.iterations < 1:
             raise ValueError(f"SPSA needs at least 1 iteration; got {self.iterations}")
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
-            raise ValueError(f"the learning rate a must be a positive number; got {self.learning_rate}")
+            raise ValueError(f"the learning rate a must be a finite number above 0; got {self.learning_rate}")
         if not (math.isfinite(self.perturbation) and 0 < self.perturbation <= 0.5):
             raise ValueError(f"the perturbation c must be above 0 and at most 0.5 (of a range); "
                              f"got {self.perturbation}")
         if self.stability is not None and not (math.isfinite(self.stability) and self.stability >= 0):
-            raise ValueError(f"the stability constant A must be 0 or more; got {self.stability}")
+            raise ValueError(f"the stability constant A must be a finite number, 0 or more; got {self.stability}")
         for name, value in (("alpha", self.alpha), ("gamma", self.gamma)):
             if not (math.isfinite(value) and 0 < value <= 1):
                 raise ValueError(f"{name} must be above 0 and at most 1; got {value}")

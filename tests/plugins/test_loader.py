@@ -144,6 +144,9 @@ def test_parse_spec_splits_target_and_parameters():
         ("grandmaster", "unknown strategy 'grandmaster'; use one of: expert, greedy, ismcts, pimc, random"),
         ("expert:aggression=0.5:freeze", "parameters must come last"),
         ("expert:=3", "is not KEY=VALUE"),
+        # The last value was played, silently: a typo in a long spec went unseen.
+        ("expert:aggression=0.3,freeze=2,aggression=0.7", "gives aggression twice"),
+        ("isolated:expert:aggression=0.3,aggression=0.7", "gives aggression twice"),
         ("expert:boldness=2", "has no parameter 'boldness'; its parameters: aggression, answer_cost"),
         ("expert:freeze=lots", "expert: freeze=lots is not a number; expected a float from 0 to 3, such as 1.0"),
         ("no_such_module_here:Bot", "cannot be imported"),

@@ -99,6 +99,7 @@ def test_conversion_messages_for_plain_defaults_name_the_type_and_an_example():
         ({"default": True, "low": 0, "high": 1}, "only int and float parameters take a range"),
         ({"default": "calm", "low": 0, "high": 1}, "only int and float parameters take a range"),
         ({"default": 2, "low": 0, "high": 5, "step": 0.5}, "an int parameter needs whole numbers"),
+        ({"default": 1.0, "low": 0.0, "high": 2.0, "step": 5.0}, "step must be at most its range's width"),
     ],
 )
 def test_bad_declarations_are_refused(arguments, message):

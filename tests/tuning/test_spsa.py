@@ -118,7 +118,7 @@ def test_snap_rounds_to_the_grid_without_binary_noise():
         (lambda: Dimension("x", low=0.0, high=math.inf), "needs finite low < high"),
         (lambda: Dimension("x", low=0.0, high=1.0, step=0.0), "0 < step <= high - low"),
         (lambda: SpsaSettings(iterations=0, seed=0), "at least 1 iteration"),
-        (lambda: SpsaSettings(iterations=5, seed=0, learning_rate=-1), "learning rate a must be a positive"),
+        (lambda: SpsaSettings(iterations=5, seed=0, learning_rate=-1), "a must be a finite number above 0"),
         (lambda: SpsaSettings(iterations=5, seed=0, perturbation=0.7), "at most 0.5"),
         (lambda: SpsaSettings(iterations=5, seed=0, stability=-1), "stability constant A"),
         (lambda: SpsaSettings(iterations=5, seed=0, alpha=0), "alpha must be above 0"),

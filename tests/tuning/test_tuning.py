@@ -201,7 +201,9 @@ def test_the_cli_tunes_prints_a_ready_spec_and_plots_the_trajectory(tmp_path):
         (["greedy"], "declares no parameter with a range"),
         ([], "tune needs a strategy SPEC"),
         (["expert", "--perturbation", "0.9"], "the perturbation c must be above 0 and at most 0.5"),
-        (["expert", "--learning-rate", "0"], "the learning rate a must be a positive number"),
+        (["expert", "--learning-rate", "0"], "the learning rate a must be a finite number above 0; got 0"),
+        (["expert", "--learning-rate", "inf"], "the learning rate a must be a finite number above 0; got inf"),
+        (["expert", "--stability", "inf"], "the stability constant A must be a finite number, 0 or more; got inf"),
         (["expert", "--rules", "target_score=-1"], "target_score=-1 is not accepted"),
         (["--resume", "no/such/dir"], "--resume: no/such/dir does not exist"),
     ],
@@ -211,6 +213,33 @@ def test_bad_input_gets_one_line_and_exit_code_2(arguments, message, tmp_path):
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output and not (tmp_path / "out").exists()
+
+
+DECLARATIONS_BOT = '''
+from canasta_sim.core.parameters import Parameter
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Bot(Greedy):
+    name = "declared"
+    parameters = {"knob": Parameter(1.0, low=%s), "depth": Parameter(2, low=1, high=3)}
+'''
+
+
+@pytest.mark.parametrize(
+    ("declaration", "message"),
+    [
+        ("0.0, high=2.0, step=5.0", "failed to import: ValueError: a parameter step must be at most its range's "
+                                    "width; got step 5 for 0 to 2"),
+        ("1.0, high=1.0", "declared@2 parameter 'knob' has a range of one value (1 to 1), so it cannot be tuned"),
+    ],
+)
+def test_declarations_a_tuner_cannot_use_get_one_line_before_any_game(declaration, message, tmp_path):
+    (tmp_path / "bot.py").write_text(DECLARATIONS_BOT % declaration)
+    result = invoke(f"{tmp_path / 'bot.py'}:Bot", "--params", "knob", "--games", "4", "--games-per-iteration", "4",
+                    "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
 
 @pytest.mark.timeout(120)
