@@ -35,6 +35,7 @@ from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
+    counted,
     fail,
     isolation_options,
     open_log_file,
@@ -272,11 +273,11 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     directory.write_manifest(manifest)
     opponent = f"against {settings.against}" if settings.against else "head to head"
     say(f"tune {settings.spec} ({manifest['strategy']['label']}): {', '.join(tuned.names)}; {opponent}, "
-        f"{settings.iterations} iterations of {settings.games_per_iteration} games, seed {settings.seed}"
-        f"{' (drawn)' if manifest.get('seed_drawn') else ''}, {workers} worker{'s' if workers > 1 else ''} "
+        f"{counted(settings.iterations, 'iteration')} of {counted(settings.games_per_iteration, 'game')}, "
+        f"seed {settings.seed}{' (drawn)' if manifest.get('seed_drawn') else ''}, {counted(workers, 'worker')} "
         f"-> {directory.path}")
     if done:
-        say(f"resuming: {done} iterations already played")
+        say(f"resuming: {counted(done, 'iteration')} already played")
     show_bar = not quiet and sys.stderr.isatty()
     bar = tqdm(total=settings.iterations, initial=done, unit="it", disable=not show_bar, file=sys.stderr,
                dynamic_ncols=True, smoothing=0.1)
@@ -324,8 +325,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
 
 def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome, workers: int) -> None:
     parameters = {entry["name"]: entry for entry in manifest["parameters"]}
-    click.echo(f"{outcome.iterations_done} of {outcome.iterations} iterations ({outcome.games_done} games), "
-               f"{outcome.status}:")
+    played = f"{outcome.iterations_done} of {counted(outcome.iterations, 'iteration')}"
+    click.echo(f"{played} ({counted(outcome.games_done, 'game')}), {outcome.status}:")
     width = max(len(name) for name in outcome.names)
     for name, start, value in zip(outcome.names, outcome.start, outcome.values, strict=True):
         entry = parameters[name]

@@ -322,3 +322,11 @@ def test_the_suggested_check_plays_the_tuned_strategy_against_its_start_even_whe
     _print_outcome(tuned, manifest, outcome, workers=1)
     check = shlex.split(capsys.readouterr().out.strip().splitlines()[-2].removeprefix("check it: "))
     assert check[:5] == ["canasta-sim", "compare", outcome.spec, "--baseline", "expert:freeze=0.5"], check
+
+
+def test_a_one_iteration_tuning_counts_it_as_one(tmp_path):
+    result = invoke("expert", "--params", "aggression", "--games", "4", "--games-per-iteration", "4", "--seed", "3",
+                    "--workers", "1", "--out", str(tmp_path / "one"), *QUICK)
+    assert result.exit_code == 0, result.output
+    assert "1 iteration of 4 games, seed 3, 1 worker ->" in result.output, result.output
+    assert "1 of 1 iteration (4 games), finished:" in result.output, result.output
