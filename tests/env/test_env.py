@@ -403,6 +403,21 @@ def test_environment_options_are_named_in_one_line_in_the_users_terms():
         env.reset(seed=np.arange(3))
 
 
+def test_gymnasium_partner_opponents_and_illegal_reward_are_named_in_one_line_in_the_users_terms():
+    # A class, as play_game takes, failed inside the loader ("'type' object has no attribute 'strip'"); text for
+    # illegal_reward failed inside float() without the option's name, and NaN was taken.
+    from canasta_sim.strategies import Greedy
+
+    for option in ("partner", "opponents"):
+        with pytest.raises(ValueError, match=rf"^{option}=the class Greedy itself is not accepted; use a strategy spec "
+                                             r"as text: a built-in such as 'greedy'"):
+            CanastaGymEnv(**{option: Greedy})
+    for wrong, text in (("a", "'a'"), (float("nan"), "nan"), (float("-inf"), "-inf"), (True, "True")):
+        with pytest.raises(ValueError, match=rf"^illegal_reward={text} is not accepted; use a finite number, or None"):
+            CanastaGymEnv(partner="random", opponents="random", illegal_reward=wrong)
+    assert CanastaGymEnv(partner="random", opponents="random", illegal_reward=np.int64(-3)).illegal_reward == -3.0
+
+
 @pytest.mark.parametrize("make", [canasta_env, CanastaGymEnv], ids=["pettingzoo", "gymnasium"])
 def test_max_hands_is_a_whole_number_one_or_more(make):
     # 2.5 and True were taken (the observation space's hand_number bound became 2.5 or 1.0), "3" failed with
