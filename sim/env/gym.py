@@ -168,9 +168,12 @@ class CanastaGymEnv(gymnasium.Env):
         """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for); every action
         once the episode has ended.
 
-        :raises ValueError: before the first :meth:`reset`: there is no episode to mask.
+        :raises ValueError: before the first :meth:`reset`, or after a strategy seat failed: there is no episode to
+            mask.
         """
         self.driver.check_started()
+        if self.driver.failure is not None:  # no episode is under way, nor has one ended
+            raise ValueError(self.driver.idle_message)
         if self._options is None:
             return _end_mask().astype(bool)
         return self._options.mask(self._prefix).astype(bool)
@@ -198,14 +201,17 @@ class CanastaGymEnv(gymnasium.Env):
     def step(self, action):
         """Play ``action`` for the learning seat, then the other seats up to its next decision.
 
-        :raises ValueError: when the action mask does not allow ``action``.
+        :raises ValueError: when the action mask does not allow ``action`` (under ``on_illegal="raise"``), or when no
+            episode is under way: before the first :meth:`reset`, after the episode's end, or after a strategy's
+            failure.
+        :raises StrategyError: when the partner or an opponent fails; the game stops there, until :meth:`reset`.
         """
         result = self._step(action)
         self._show()
         return result
 
     def _step(self, action):
-        if self._options is None:
+        if self._options is None or self.driver.failure is not None:
             raise ValueError(self.driver.idle_message)
         number = action_number(action)  # not an action at all is an error of the caller, not a move of the game
         try:
