@@ -16,6 +16,7 @@ checks it), which is what makes the environments built on it faithful.
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
 import random
@@ -210,6 +211,8 @@ class GameDriver:
         self._deck_rng: DeckGenerator | None = None
         self._dealer = 0
         self._listeners: list[tuple[int, Strategy]] = []
+        self.failure: StrategyError | None = None
+        """The failure of a strategy seat that stopped this game, if one did: the game cannot go on."""
 
     # ---------------------------------------------------------------- queries
 
@@ -220,7 +223,11 @@ class GameDriver:
 
     @property
     def idle_message(self) -> str:
-        """What an environment says when stepped with no game under way: the last one is over, or none was dealt."""
+        """What an environment says when stepped with no game under way: the last one is over or was stopped by a
+        strategy's failure, or none was dealt."""
+        if self.failure is not None:
+            return (f"the game stopped when the strategy {self.failure.spec!r} at seat {self.failure.seat} failed; "
+                    "call reset()")
         return "the game is over; call reset()" if self.seed is not None else "no game has started; call reset() first"
 
     def check_started(self) -> None:
@@ -246,12 +253,17 @@ class GameDriver:
         """Start a game with this seed, dealt exactly as ``play_game(..., seed=seed)`` deals it, and play
         the strategy seats up to the first decision of a seat without one."""
         self.seed = seed
+        self.failure = None
+        with self._stopping_on_failure():
+            self._start()
+
+    def _start(self) -> None:
         self.strategies = [self._build(seat, factory) for seat, factory in enumerate(self.factories)]
         self._listeners = [
             (seat, player) for seat, player in enumerate(self.strategies)
             if player is not None and type(player).on_event is not Strategy.on_event
         ]
-        self._deck_rng, self.first_dealer = dealing(seed)  # R2.2 and R3.1, as play_game deals
+        self._deck_rng, self.first_dealer = dealing(self.seed)  # R2.2 and R3.1, as play_game deals
         self._dealer = self.first_dealer
         self.totals = (0, 0)
         self.hands = []
@@ -268,10 +280,22 @@ class GameDriver:
         :raises DriverError: when no decision is due, or ``value`` is malformed or illegal (the game
             is unchanged then).
         """
+        if self.failure is not None:  # the failed seat's decision is still due: another seat's move would take it
+            raise DriverError(self.idle_message)
         finished_before = len(self.hands)
-        self._play(value)
-        self._run_strategies()
+        with self._stopping_on_failure():
+            self._play(value)
+            self._run_strategies()
         return self.hands[finished_before:]
+
+    @contextlib.contextmanager
+    def _stopping_on_failure(self):
+        """Record a strategy's failure as the end of this game's play, then let it propagate."""
+        try:
+            yield
+        except StrategyError as error:
+            self.failure = error
+            raise
 
     # ---------------------------------------------------------------- internals
 

@@ -15,6 +15,7 @@ them.  A strategy that fails raises :class:`~canasta_sim.errors.StrategyError`. 
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Mapping
 
@@ -46,6 +47,15 @@ def _end_mask() -> np.ndarray:
     terminal states.  No action is played: ``step`` after the end raises.
     """
     return np.ones(ACTION_COUNT, np.int8)
+
+
+def _spec(option: str, spec: object) -> str:
+    """``spec`` if it is a strategy spec's text; a class (as ``play_game`` takes) or anything else is refused in one
+    line naming the option (it failed as an ``AttributeError`` inside the loader)."""
+    if not isinstance(spec, str):
+        raise ValueError(f"{option}={shown(spec)} is not accepted; use a strategy spec as text: a built-in such as "
+                         "'greedy', 'FILE.py:Class', 'module:Class' or 'policy:FILE.py:NAME'")
+    return spec
 
 
 class CanastaGymEnv(gymnasium.Env):
@@ -89,9 +99,14 @@ class CanastaGymEnv(gymnasium.Env):
         self.reward_kind = check_reward(reward)
         if illegal_reward is None:
             illegal_reward = -1.0 if self.reward_kind == "game" else -2.0 * self.rules.target_score
+        # A NaN or infinite reward poisons every return it enters; text failed inside float() without the option's name.
+        elif (isinstance(illegal_reward, bool) or not isinstance(illegal_reward, numbers.Real)
+              or not math.isfinite(illegal_reward)):
+            raise ValueError(f"illegal_reward={shown(illegal_reward)} is not accepted; use a finite number, or None "
+                             "for a loss worse than games end with")
         self.illegal_reward = float(illegal_reward)
-        loaded_partner = load_strategy(partner)
-        loaded_opponents = load_strategy(opponents)
+        loaded_partner = load_strategy(_spec("partner", partner))
+        loaded_opponents = load_strategy(_spec("opponents", opponents))
         players = [None] * 4
         names = ["agent"] * 4
         players[(seat + 2) % 4], names[(seat + 2) % 4] = loaded_partner, loaded_partner.spec
@@ -153,9 +168,12 @@ class CanastaGymEnv(gymnasium.Env):
         """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for); every action
         once the episode has ended.
 
-        :raises ValueError: before the first :meth:`reset`: there is no episode to mask.
+        :raises ValueError: before the first :meth:`reset`, or after a strategy seat failed: there is no episode to
+            mask.
         """
         self.driver.check_started()
+        if self.driver.failure is not None:  # no episode is under way, nor has one ended
+            raise ValueError(self.driver.idle_message)
         if self._options is None:
             return _end_mask().astype(bool)
         return self._options.mask(self._prefix).astype(bool)
@@ -183,14 +201,17 @@ class CanastaGymEnv(gymnasium.Env):
     def step(self, action):
         """Play ``action`` for the learning seat, then the other seats up to its next decision.
 
-        :raises ValueError: when the action mask does not allow ``action``.
+        :raises ValueError: when the action mask does not allow ``action`` (under ``on_illegal="raise"``), or when no
+            episode is under way: before the first :meth:`reset`, after the episode's end, or after a strategy's
+            failure.
+        :raises StrategyError: when the partner or an opponent fails; the game stops there, until :meth:`reset`.
         """
         result = self._step(action)
         self._show()
         return result
 
     def _step(self, action):
-        if self._options is None:
+        if self._options is None or self.driver.failure is not None:
             raise ValueError(self.driver.idle_message)
         number = action_number(action)  # not an action at all is an error of the caller, not a move of the game
         try:

@@ -1,6 +1,7 @@
 """The research interface: the PettingZoo and Gymnasium environments, their encodings and driver."""
 
 import random
+import re
 import sys
 
 import gymnasium
@@ -167,6 +168,32 @@ def test_options_refuse_an_action_the_mask_does_not_allow():
         env.step(refused)
     with pytest.raises(DriverError, match="acquire decision takes"):
         env.driver.decide(True)
+
+
+@pytest.mark.timeout(60)
+def test_gym_env_stops_the_game_when_its_partner_fails_and_plays_no_further_action(tmp_path):
+    # After the partner's StrategyError the next step was still taken: against the decision the learning seat had
+    # before, so it ended the episode as the learning seat's illegal action (-100), or was played for the partner.
+    policy = tmp_path / "failing.py"
+    policy.write_text("import numpy as np\n\n\ndef act(observation, action_mask):\n"
+                      "    if observation[209] > 3:\n        raise RuntimeError('fails from the fourth turn')\n"
+                      "    return int(np.flatnonzero(action_mask)[0])\n")
+    env = CanastaGymEnv(partner=f"policy:{policy}:act", opponents="random", rules=SHORT)
+    observation, _ = env.reset(seed=1)
+    with pytest.raises(StrategyError, match="fails from the fourth turn"):
+        for _ in range(200):
+            observation, *_ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    spec = re.escape(f"'policy:{policy}:act'")
+    stopped = rf"^the game stopped when the strategy {spec} at seat 2 failed; call reset\(\)$"
+    hands, actor, decision = len(env.driver.hands), env.driver.actor, env.driver.decision
+    for action in range(ACTION_COUNT):
+        with pytest.raises(ValueError, match=stopped):
+            env.step(action)
+    with pytest.raises(ValueError, match=stopped):
+        env.action_masks()
+    assert (len(env.driver.hands), env.driver.actor, env.driver.decision) == (hands, actor, decision)
+    observation, info = env.reset(seed=2)
+    assert env.driver.failure is None and env.action_masks().any()
 
 
 def test_gym_env_ends_the_episode_on_an_illegal_action_or_raises_if_asked():
@@ -401,6 +428,21 @@ def test_environment_options_are_named_in_one_line_in_the_users_terms():
         env.step(np.arange(30))
     with pytest.raises(TypeError, match=r"^seed=a numpy.ndarray is not accepted; use a whole number, or None"):
         env.reset(seed=np.arange(3))
+
+
+def test_gymnasium_partner_opponents_and_illegal_reward_are_named_in_one_line_in_the_users_terms():
+    # A class, as play_game takes, failed inside the loader ("'type' object has no attribute 'strip'"); text for
+    # illegal_reward failed inside float() without the option's name, and NaN was taken.
+    from canasta_sim.strategies import Greedy
+
+    for option in ("partner", "opponents"):
+        with pytest.raises(ValueError, match=rf"^{option}=the class Greedy itself is not accepted; use a strategy spec "
+                                             r"as text: a built-in such as 'greedy'"):
+            CanastaGymEnv(**{option: Greedy})
+    for wrong, text in (("a", "'a'"), (float("nan"), "nan"), (float("-inf"), "-inf"), (True, "True")):
+        with pytest.raises(ValueError, match=rf"^illegal_reward={text} is not accepted; use a finite number, or None"):
+            CanastaGymEnv(partner="random", opponents="random", illegal_reward=wrong)
+    assert CanastaGymEnv(partner="random", opponents="random", illegal_reward=np.int64(-3)).illegal_reward == -3.0
 
 
 @pytest.mark.parametrize("make", [canasta_env, CanastaGymEnv], ids=["pettingzoo", "gymnasium"])
