@@ -10,6 +10,7 @@ import time
 
 import click
 
+from canasta_sim.arbiter import MONITOR_GAME
 from canasta_sim.cli.options import SECONDS, WholeNumber
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
@@ -178,7 +179,10 @@ def _play(players, game_seed, rules, names, time_limit, times, monitor):
                              monitor=monitor) for _ in range(times)]
     except StrategyError as error:
         outcome = error
-    # Ended here, not when the process exits: its last stderr lines are read, and how it ended is judged.
+    # Ended here, not when the process exits: its last stderr lines are read, and how it ended is judged.  The
+    # game's clock stops first: the bots' grace period after quit is no decision's time.
+    if monitor is not None:
+        monitor[MONITOR_GAME] = -1
     return outcome, _Endings(close_all() if monitor is not None else [])
 
 

@@ -7,7 +7,7 @@ there); ``events`` asks for the moves in ``events`` messages, ``inline`` for tho
 ``helper`` starts a process of its own that would outlive it (its id noted in ``SIMPLE_BOT_HELPER_LOG``); ``stays``
 goes on running a minute after ``quit`` or the end of its input, and ``stays_after_games`` too once it was given a game
 (the process that only answers a command's handshake ends as it should); ``slow_exit`` (in place of ``stays``) takes
-a second to exit, as a runtime slow to stop on a busy machine may.
+a second and a half to exit, as a runtime slow to stop on a busy machine may.
 Parameters: ``target`` (a seat seed) and ``kind``: in the game seeded ``target`` it writes ``garbage`` (not JSON),
 answers naming a ``wrong_game``, checks a move and never answers (``check_then_hang``, protocol 2), answers with an
 ``error`` whose ``reason`` is ``illegal`` (``error_illegal``) or one the protocol does not have (``error_bogus``),
@@ -134,4 +134,4 @@ for line in sys.stdin:
 if STAYS or STAYS_AFTER_GAMES and played:
     time.sleep(60)
 elif SLOW_EXIT:
-    time.sleep(1)
+    time.sleep(1.5)
