@@ -195,3 +195,19 @@ def test_a_printed_page_shows_the_position_its_hands_and_narration_whole_without
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     assert printed == {"controls": False, "hands": True, "log": True, "colours": "exact"}
+
+
+def test_the_hand_list_keeps_the_current_hand_in_sight(browser, page):
+    # In a long game the list's box showed the first hands only: at hand 41 of 45 its row was out of sight.
+    open_page(browser, page)
+    browser.execute_script("document.getElementById('hands-list').style.maxHeight = '60px'")  # a long game's list
+    seen = []
+    for key in (Keys.END, Keys.HOME):
+        press(browser, key)
+        seen.append(browser.execute_script("""
+          const list = document.getElementById("hands-list").getBoundingClientRect();
+          const row = document.querySelector("#hands-list tr.current").getBoundingClientRect();
+          return [document.querySelectorAll("#hands-list tr[data-hand]").length, +document.body.dataset.hand,
+                  row.top >= list.top - 1 && row.bottom <= list.bottom + 1];"""))
+    hands = seen[0][0]
+    assert hands >= 4 and seen == [[hands, hands - 1, True], [hands, 0, True]]
