@@ -53,6 +53,13 @@ summary { cursor: pointer; font-weight: 600; }
 iframe { width: 100%; height: 860px; max-height: 85vh; border: 1px solid #bbb; margin-top: 6px; }
 @media (max-width: 600px) { body { padding: 6px 8px; } details { padding: 6px; } }
 .note { color: #7a3b00; }
+/* On paper a box cannot scroll: a table wider than the sheet lost its last columns.  Smaller and allowed to wrap,
+   the widest (a round robin's summary) fits an A4 or Letter sheet upright. */
+@media print {
+  body { max-width: none; padding: 0; }
+  .table-box { overflow: visible; }
+  table { font-size: 9px; } th, td { padding: 2px 3px; } td.number { white-space: normal; }
+}
 """
 
 _SCRIPT = """

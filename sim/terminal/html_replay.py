@@ -25,7 +25,16 @@ from collections.abc import Iterable, Sequence
 from importlib import resources
 from typing import Any
 
-from canasta_sim.core.cards import BLACK_THREE, CARD_COUNT, CARD_KIND, CARD_SUIT, KIND_NAMES, NATURAL_KINDS, card_text
+from canasta_sim.core.cards import (
+    BLACK_THREE,
+    CARD_COUNT,
+    CARD_KIND,
+    CARD_SUIT,
+    JOKER,
+    KIND_NAMES,
+    NATURAL_KINDS,
+    card_text,
+)
 from canasta_sim.core.engine import GameResult, StrategyFactory
 from canasta_sim.core.melds import CANASTA_SIZE
 from canasta_sim.core.moves import WILD_RANK
@@ -45,11 +54,14 @@ from canasta_sim.terminal.narrate import (
 )
 from canasta_sim.terminal.narrate import sorted_cards as _sorted
 
-__all__ = ["RecordedGame", "ReplayRecorder", "record_game", "replay_page"]
+__all__ = ["RecordedGame", "ReplayRecorder", "card_words", "record_game", "replay_page"]
 
 _TEMPLATE = "replay.html"
 _DATA_MARK = "/*REPLAY-DATA*/null"
 _TITLE_MARK = "<!--REPLAY-TITLE-->"
+_RANK_WORDS = ("joker", "two", "three", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
+               "queen", "king", "ace")
+_SUIT_WORDS = ("spades", "hearts", "diamonds", "clubs")
 
 
 class ReplayRecorder(Narrator):
@@ -205,7 +217,8 @@ class RecordedGame:
             "header": recorder.header,
             "hands": recorder.hands,
             "ending": ending,
-            "cards": [[CARD_KIND[card], CARD_SUIT[card], card_text(card)] for card in range(CARD_COUNT)],
+            "cards": [[CARD_KIND[card], CARD_SUIT[card], card_text(card), card_words(card)]
+                      for card in range(CARD_COUNT)],
             "kinds": list(KIND_NAMES),
             "ranks": {str(rank): rank_words(rank) for rank in (*NATURAL_KINDS, BLACK_THREE, WILD_RANK)},
         }
@@ -213,6 +226,15 @@ class RecordedGame:
     def html(self, **info: Any) -> str:
         """The self-contained page; ``info`` as :meth:`document` takes it."""
         return replay_page(self.document(**info))
+
+
+def card_words(card: int) -> str:
+    """A card as a screen reader should say it (``'queen of diamonds'``, ``'joker'``): read as drawn, a red queen was
+    "Q black diamond suit", the suits' Unicode names."""
+    kind = CARD_KIND[card]
+    if kind == JOKER:
+        return _RANK_WORDS[kind]
+    return f"{_RANK_WORDS[kind]} of {_SUIT_WORDS[CARD_SUIT[card]]}"
 
 
 def replay_page(document: dict[str, Any]) -> str:

@@ -106,3 +106,16 @@ def test_the_piles_notes_read_against_the_table(browser, page):
     background = shot.getpixel((int((box["x"] + 3) * ratio), int((box["y"] + 1) * ratio)))
     lighter, darker = sorted([_luminance(text), _luminance(background)], reverse=True)
     assert (lighter + 0.05) / (darker + 0.05) >= 4.5, (text, background)
+
+
+def test_every_card_is_named_in_words(browser, page):
+    # A card was its glyphs: a screen reader read a red queen as "Q black diamond suit", the suit's Unicode name.
+    from canasta_sim.terminal.html_replay import card_words
+
+    open_page(browser, page, "#step=60")
+    cards = browser.find_elements(By.CSS_SELECTOR, ".card[data-card]")
+    assert len(cards) > 20
+    for shown in cards[:12] + browser.find_elements(By.CSS_SELECTOR, ".meld .card"):
+        assert shown.accessible_name == card_words(int(shown.get_attribute("data-card")))
+    assert {card_words(card) for card in (0, 13, 40, 104)} == {"two of spades", "two of hearts", "three of clubs",
+                                                                "joker"}

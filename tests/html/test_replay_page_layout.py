@@ -174,3 +174,40 @@ def test_the_current_hand_is_highlighted_across_its_row_while_its_scores_stay_hi
     browser.find_element(By.ID, "next-hand").click()  # the first hand is over: its scores show, unhighlighted
     assert browser.execute_script(shown, row) == ["visible"] * 4
     assert "current" not in row.get_attribute("class")
+
+
+PRINTED = """
+const shown = (id) => getComputedStyle(document.getElementById(id)).display !== "none";
+const whole = (id) => { const box = document.getElementById(id); return box.scrollHeight <= box.clientHeight + 1; };
+return {controls: shown("controls"), hands: whole("hands-list"), log: whole("log"),
+        colours: getComputedStyle(document.getElementById("table")).printColorAdjust};
+"""
+
+
+def test_a_printed_page_shows_the_position_its_hands_and_narration_whole_without_the_controls(browser, page):
+    # Printed, the controls bar (fixed at a narrow page's foot) came out on every sheet over the lines beneath it,
+    # the hand list and the narration were cut to their boxes on screen, and where the browser prints no backgrounds
+    # (its default) the table's white text lay on white paper.
+    open_page(browser, page, "#step=200")
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        printed = browser.execute_script(PRINTED)
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert printed == {"controls": False, "hands": True, "log": True, "colours": "exact"}
+
+
+def test_the_hand_list_keeps_the_current_hand_in_sight(browser, page):
+    # In a long game the list's box showed the first hands only: at hand 41 of 45 its row was out of sight.
+    open_page(browser, page)
+    browser.execute_script("document.getElementById('hands-list').style.maxHeight = '60px'")  # a long game's list
+    seen = []
+    for key in (Keys.END, Keys.HOME):
+        press(browser, key)
+        seen.append(browser.execute_script("""
+          const list = document.getElementById("hands-list").getBoundingClientRect();
+          const row = document.querySelector("#hands-list tr.current").getBoundingClientRect();
+          return [document.querySelectorAll("#hands-list tr[data-hand]").length, +document.body.dataset.hand,
+                  row.top >= list.top - 1 && row.bottom <= list.bottom + 1];"""))
+    hands = seen[0][0]
+    assert hands >= 4 and seen == [[hands, hands - 1, True], [hands, 0, True]]

@@ -183,3 +183,27 @@ def test_an_opened_replay_takes_the_keys_the_report_names(browser, round_robin, 
                                    " document.body.dataset.playing]")
     browser.switch_to.default_content()
     assert shown[0] >= 2 and shown[1] == "true", shown
+
+
+PRINT_WIDTH = 718
+"""An A4 sheet's printable width in CSS pixels (210 mm at 96 per inch, less the browser's default margins)."""
+
+
+def test_a_printed_report_keeps_every_column_of_its_tables(browser, round_robin, tmp_path):
+    # On paper a table box cannot scroll: the summary lost its columns past "pile takes/hand".
+    page = tmp_path / "report.html"
+    result = CliRunner().invoke(main, ["report", str(round_robin), "--format", "html", "-o", str(page)])
+    assert result.exit_code == 0, result.output
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": PRINT_WIDTH, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        open_page(browser, page)
+        cut = browser.execute_script("""
+          return [...document.querySelectorAll(".table-box table")].filter(
+            t => t.getBoundingClientRect().right > document.documentElement.clientWidth + 1).map(t => t.id ||
+            t.rows[0].textContent)""")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert cut == []
