@@ -253,3 +253,21 @@ def test_under_mandatory_asking_a_plan_sent_after_the_partners_yes_may_go_out(tm
             play_game([asker, greedy, asker, greedy], seed=seed, rules=rules)  # no StrategyError: each plan legal
         close_all()
     assert "planned out" in caplog.text
+
+
+@pytest.mark.timeout(60)
+def test_an_ask_event_names_the_asker_and_the_answer_event_the_partner_who_answers(tmp_path, monkeypatch):
+    said = "An `ask` names the seat that asks and the `answer yes`\nor `answer no` after it the partner that answers"
+    assert said + ': `[0,"ask",0],[2,"answer yes",0]`.' in DOC
+    log = tmp_path / "messages.jsonl"
+    monkeypatch.setenv("SIMPLE_BOT_MESSAGE_LOG", str(log))
+    greedy = load_strategy("greedy")
+    bot = load_strategy(f"cmd:{sys.executable} {BOTS / 'protocol_simple.py'} 2 8 events")
+    for seed in range(4):  # greedy asks whenever it may; the bot answers its partner at seat 2
+        play_game([bot, greedy, greedy, greedy], seed=seed, rules=Rules(target_score=1000))
+    close_all()
+    heard = [event for entry in map(json.loads, log.read_text().splitlines())
+             if entry["message"]["type"] == "events" for event in entry["message"]["events"]]
+    pairs = [(asked, answered) for asked, answered in zip(heard, heard[1:], strict=False) if asked[1] == "ask"]
+    assert all(answered[0] == (asked[0] + 2) % 4 and answered[1].startswith("answer ") for asked, answered in pairs)
+    assert any(answered[0] == 0 for _, answered in pairs), pairs  # the bot's own answers among them
