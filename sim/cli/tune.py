@@ -335,11 +335,16 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
     # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
     # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules and clock,
     # on as many workers (compare's default is every core).
-    words = ["canasta-sim", "compare", outcome.spec, "--baseline", settings.spec, "--workers", str(workers),
-             *rules_options(settings.rules)]
-    if settings.time_limit is not None:
-        words += ["--time-limit", format_value(settings.time_limit)]
-    click.echo(f"check it: {shlex.join(words)}")
+    if all(_typed(start, parameters[name]) == value
+           for name, start, value in zip(outcome.names, outcome.start, outcome.values, strict=True)):
+        # A compare of the start against itself would only measure noise.
+        click.echo("nothing to check: the values are the starting ones")
+    else:
+        words = ["canasta-sim", "compare", outcome.spec, "--baseline", settings.spec, "--workers", str(workers),
+                 *rules_options(settings.rules)]
+        if settings.time_limit is not None:
+            words += ["--time-limit", format_value(settings.time_limit)]
+        click.echo(f"check it: {shlex.join(words)}")
     click.echo(outcome.spec)
 
 

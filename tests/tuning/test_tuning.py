@@ -330,3 +330,15 @@ def test_a_one_iteration_tuning_counts_it_as_one(tmp_path):
     assert result.exit_code == 0, result.output
     assert "1 iteration of 4 games, seed 3, 1 worker ->" in result.output, result.output
     assert "1 of 1 iteration (4 games), finished:" in result.output, result.output
+
+
+def test_a_tuning_that_moved_nothing_suggests_no_check_of_its_start_against_itself(capsys):
+    from canasta_sim.cli.tune import _print_outcome
+    from canasta_sim.tuning.run import TuningOutcome
+
+    tuned = settings(spec="expert", params=("aggression",))
+    outcome = TuningOutcome(("aggression",), (0.5,), (0.5,), (0.5,), "expert:aggression=0.5", 0, 2, 0, "interrupted")
+    manifest = {"parameters": [{"name": "aggression", "default": 0.5, "low": 0.0, "high": 1.0}]}
+    _print_outcome(tuned, manifest, outcome, workers=1)
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-2] == "nothing to check: the values are the starting ones" and lines[-1] == outcome.spec, lines
