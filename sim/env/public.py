@@ -14,10 +14,7 @@ only in the hidden cards observe the same).  ``docs/env.md`` has the table of fi
 
 from __future__ import annotations
 
-from canasta_sim.core.cards import KIND_COUNT
-from canasta_sim.core.state import MAX_TURNS_PER_HAND
 from canasta_sim.core.view import SeatView
-from canasta_sim.env.actions import SLOT_RANKS
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 from canasta_sim.env.encoding import OBSERVATION_FIELDS, meld_counts, table_values, turn_values
 
@@ -26,32 +23,41 @@ __all__ = ["PUBLIC_DECISIONS", "PUBLIC_FIELDS", "PUBLIC_OBSERVATION_SIZE", "publ
 PUBLIC_DECISIONS = ("none", ACQUIRE_DECISION, ANSWER_DECISION, MELD_DECISION, DISCARD_DECISION)
 """The decisions the table can tell apart: ``none`` when no seat decides (a deal under way, the game over)."""
 
-_BOUNDS = {name: (low, high) for name, _, low, high, _ in OBSERVATION_FIELDS}
+_SEAT_FIELDS = {name: (length, low, high) for name, length, low, high, _ in OBSERVATION_FIELDS}
+
+
+def _as_seat_field(name: str, meaning: str, seat_name: str | None = None) -> tuple[str, int, float, float, str]:
+    """A public field built by the seat observation's own piece (``seat_name``, by default the same name): its length
+    and bounds are that field's, read from :data:`OBSERVATION_FIELDS`, so the two tables cannot disagree; only the
+    order of seats and sides, which the meaning says, is the public one."""
+    return (name, *_SEAT_FIELDS[seat_name or name], meaning)
+
 
 PUBLIC_FIELDS: tuple[tuple[str, int, float, float, str], ...] = (
-    ("melds_a", 3 * len(SLOT_RANKS), 0, 12, "side A's melds: naturals, jokers, deuces on each slot, as own_melds"),
-    ("melds_b", 3 * len(SLOT_RANKS), 0, 12, "side B's melds, same layout"),
-    ("red_threes", 4, 0, 4, "red 3s laid by seats 0-3"),
-    ("hand_sizes", 4, 0, 108, "cards held by seats 0-3"),
-    ("pile_counts", KIND_COUNT, 0, 108, "the discard pile's cards of each kind"),
-    ("pile_top", KIND_COUNT, 0, 1, "one-hot kind of the pile's top card (all 0: empty pile)"),
-    ("pile_size", 1, 0, 108, "cards in the discard pile"),
-    ("stock_size", 1, 0, 108, "cards in the stock"),
-    ("pile_flags", 4, 0, 1, "pile frozen (R8.1b), blocked (R8.1a), frozen for side A, for side B (R8.1c)"),
-    ("melded", 2, 0, 1, "side A, side B has made its initial meld"),
-    ("canastas", 2, 0, 13, "canastas of side A, side B"),
-    ("scores", 2, *_BOUNDS["scores"], "running totals before this hand: side A, side B"),
-    ("initial_requirements", 2, *_BOUNDS["initial_requirements"], "R10.2 minimum this hand: side A, side B"),
-    ("requirements", 2, *_BOUNDS["requirements"], "minimum still due now (0 once melded): side A, side B"),
+    _as_seat_field("melds_a", "side A's melds: naturals, jokers, deuces on each slot, as own_melds", "own_melds"),
+    _as_seat_field("melds_b", "side B's melds, same layout", "other_melds"),
+    _as_seat_field("red_threes", "red 3s laid by seats 0-3"),
+    _as_seat_field("hand_sizes", "cards held by seats 0-3"),
+    _as_seat_field("pile_counts", "the discard pile's cards of each kind"),
+    _as_seat_field("pile_top", "one-hot kind of the pile's top card (all 0: empty pile)"),
+    _as_seat_field("pile_size", "cards in the discard pile"),
+    _as_seat_field("stock_size", "cards in the stock"),
+    _as_seat_field("pile_flags", "pile frozen (R8.1b), blocked (R8.1a), frozen for side A, for side B (R8.1c)"),
+    _as_seat_field("melded", "side A, side B has made its initial meld"),
+    _as_seat_field("canastas", "canastas of side A, side B"),
+    _as_seat_field("scores", "running totals before this hand: side A, side B"),
+    _as_seat_field("initial_requirements", "R10.2 minimum this hand: side A, side B"),
+    _as_seat_field("requirements", "minimum still due now (0 once melded): side A, side B"),
+    # The decisions the table can tell apart, fewer than a seat's: the one field of its own.
     ("decision", len(PUBLIC_DECISIONS), 0, 1,
      "one-hot decision due: none, acquire, answer, meld (an offer to ask included), discard"),
-    ("answer", 2, 0, 1, "this turn's answer to an ask: yes, no (both 0: not asked)"),
-    ("acquired", 2, 0, 1, "how the player to move began the turn: drew, took the pile"),
-    ("to_move", 4, 0, 1, "one-hot seat to move, seats 0-3"),
-    ("dealer", 4, 0, 1, "one-hot dealer of this hand, seats 0-3"),
-    ("hand_number", 1, *_BOUNDS["hand_number"], "1 for the game's first hand"),
-    ("turn_count", 1, 0, MAX_TURNS_PER_HAND, "turns begun so far this hand"),
-    ("target_score", 1, *_BOUNDS["target_score"], "the rule set's target score (R15.1)"),
+    _as_seat_field("answer", "this turn's answer to an ask: yes, no (both 0: not asked)"),
+    _as_seat_field("acquired", "how the player to move began the turn: drew, took the pile"),
+    _as_seat_field("to_move", "one-hot seat to move, seats 0-3"),
+    _as_seat_field("dealer", "one-hot dealer of this hand, seats 0-3"),
+    _as_seat_field("hand_number", "1 for the game's first hand"),
+    _as_seat_field("turn_count", "turns begun so far this hand"),
+    _as_seat_field("target_score", "the rule set's target score (R15.1)"),
 )
 """``(name, length, low, high, meaning)`` of each field of the public observation vector, in order (the bounds of
 ``scores``, the requirements and ``hand_number`` those of the default rules, as in the observation vector)."""
