@@ -91,6 +91,11 @@ def _colours(run: LoadedRun) -> dict[str, str]:
     return {label: palette[index % len(palette)] for index, label in enumerate(labels)}
 
 
+def _labels_with_hands(run: LoadedRun, hands) -> list[str]:
+    """The labels of ``hands`` (labelled by team) that have rows, the run's entrants first, each once."""
+    return [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
+
+
 def _matchup(run: LoadedRun) -> str:
     specs = [entry.get("spec") for entry in run.manifest.get("strategies", [])]
     if len(specs) >= 3:
@@ -291,7 +296,7 @@ def per_hand_stats(run: LoadedRun) -> Figure:
     run = with_strategy_names(run)
     hands = run.hands.assign(label=label_teams(run.hands), no_initial_meld=~run.hands["melded"].astype(bool))
     colours = _colours(run)
-    labels = [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
+    labels = _labels_with_hands(run, hands)
     figure = _new_figure(11, 9.5)
     for index, (column, title, unit, scale) in enumerate(_PER_HAND):
         axes = figure.add_subplot(3, 3, index + 1)
@@ -363,7 +368,7 @@ def score_components(run: LoadedRun) -> Figure:
     run = with_strategy_names(run)
     hands = run.hands.assign(label=label_teams(run.hands))
     colours = _colours(run)
-    labels = [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
+    labels = _labels_with_hands(run, hands)
     figure = _new_figure(9, 5.5)
     axes = figure.add_subplot()
     width = 0.8 / max(len(labels), 1)
