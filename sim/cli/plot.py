@@ -96,6 +96,11 @@ def _labels_with_hands(run: LoadedRun, hands) -> list[str]:
     return [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
 
 
+def _half_width(values: np.ndarray) -> float:
+    """Half the width of the normal 95% interval of ``values``' mean (0 under two values: no bar to draw)."""
+    return Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+
+
 def _matchup(run: LoadedRun) -> str:
     specs = [entry.get("spec") for entry in run.manifest.get("strategies", [])]
     if len(specs) >= 3:
@@ -312,7 +317,7 @@ def per_hand_stats(run: LoadedRun) -> Figure:
                 low, high = wilson_interval(int(values.sum()), len(values), digits=None)
                 below, above = max(mean - low, 0.0), max(high - mean, 0.0)
             else:  # a count: mean ± 1.96 standard errors, cut at 0 since no count is negative
-                above = Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+                above = _half_width(values)
                 below = min(above, mean)
             axes.bar(position, scale * mean, yerr=[[scale * below], [scale * above]], capsize=4, color=colours[label],
                      label=f"{label} (n={len(values)})")
@@ -378,7 +383,7 @@ def score_components(run: LoadedRun) -> Figure:
         for column, _, sign in _SCORE_PARTS:
             values = sign * mine[column].astype(float).to_numpy()
             means.append(values.mean())
-            halves.append(Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0)
+            halves.append(_half_width(values))
         positions = np.arange(len(_SCORE_PARTS)) + (offset - (len(labels) - 1) / 2) * width
         axes.bar(positions, means, width=width, yerr=halves, capsize=3, color=colours[label],
                  label=f"{label} (n={len(mine)} team-hands)")
