@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from canasta_sim.core.cards import BLACK_THREE, count_words, kind_words
+from canasta_sim.core.cards import BLACK_THREE, RED_THREE, TWO, count_words, kind_words
 from canasta_sim.core.melds import meld_problem
 from canasta_sim.core.moves import WILD_RANK, Meld, MeldGroup
 from canasta_sim.core.rules import Rules
@@ -92,3 +92,10 @@ def test_count_words_count_a_noun_or_say_the_number():
     assert [count_words(count, "card") for count in (0, 1, 2, 11)] == ["no cards", "one card", "two cards", "11 cards"]
     assert [count_words(count) for count in (0, 1, 3, 12)] == ["none", "one", "three", "12"]
     assert count_words(2, "natural card") == "two natural cards"
+
+
+@pytest.mark.parametrize(("rank", "words"), [(TWO, "deuces"), (RED_THREE, "red 3s")])
+def test_r9_8_refusal_names_the_rank_no_meld_can_be_of_in_words(rank, words):
+    state = position(hands={0: "2 2 2 K 9"}, melds={0: "A A A"}, seat=0, phase=PLAY)  # the rank is judged first
+    move = Meld((MeldGroup(rank, (rank, rank, rank)),))  # a record only: the notation has no such meld
+    assert expect_illegal(state, move, "R9.8").reason == f"no meld can be of {words}"
