@@ -142,8 +142,8 @@ class CanastaGymEnv(gymnasium.Env):
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
         # Gymnasium seeds its np_random (the user's, unused by the game) from 0 or more only; the game takes any seed.
         super().reset(seed=None if seed is None else abs(game_seed))
+        self._unreported_end, self._illegal = False, None  # first: a strategy failing in the deal leaves no end due
         self.driver.reset(game_seed)
-        self._illegal = None
         # A hand the other seats finish before the learning seat's first decision counts in its first step.
         self._carried = self._rewards(self.driver.hands)
         self._carried_hands = tuple(self.driver.hands)

@@ -7,6 +7,7 @@ from gymnasium.vector import SyncVectorEnv
 
 from canasta_sim.env import canasta_env
 from canasta_sim.env.gym import CanastaGymEnv
+from canasta_sim.errors import StrategyError
 
 # Under greedy in every seat, the game of seed 636 has seat 3 go out on hand 1's third turn (side B 640, side A 100):
 # seat 0, the dealer, has no decision in that hand.
@@ -111,3 +112,30 @@ def test_pettingzoo_keeps_an_agents_reward_and_hand_end_through_a_refused_action
     with pytest.raises(ValueError, match="is not allowed now"):
         env.step(refused)
     assert env.last()[1] == reward and env.last()[4]["hand_over"] == info["hand_over"] is True
+
+
+
+def test_a_strategy_failing_in_the_next_deal_leaves_no_early_end_to_report(tmp_path):
+    """A game ended before the learning seat's first decision waits for its step; a reset whose deal a strategy's
+    failure stops must not leave that end due, or the next step would report the old game instead of the failure."""
+    source = tmp_path / "flaky.py"
+    source.write_text("import random\n\nfrom canasta_sim.strategies import Greedy\n\n\nclass Flaky(Greedy):\n"
+                      "    name = 'flaky'\n\n    def __init__(self, rng):\n        probe = random.Random()\n"
+                      "        probe.setstate(rng.getstate())\n        if probe.random() < 0.3:\n"
+                      "            raise RuntimeError('fails in some games')\n        super().__init__(rng)\n")
+    env = CanastaGymEnv(partner="greedy", opponents=f"{source}:Flaky", rules={"target_score": 1})
+    failing = next(seed for seed in range(100) if _fails(env, seed))
+    observation, info = env.reset(seed=EARLY_OUT_SEED)  # greedy's game: Flaky is greedy in the games it plays
+    assert info["decision"] is None and info["scores"] == (100, 640)
+    with pytest.raises(StrategyError, match="fails in some games"):
+        env.reset(seed=failing)
+    with pytest.raises(ValueError, match="the strategy .* at seat [13] failed; call reset"):
+        env.step(0)
+
+
+def _fails(env: CanastaGymEnv, seed: int) -> bool:
+    try:
+        env.reset(seed=seed)
+    except StrategyError:
+        return True
+    return False
