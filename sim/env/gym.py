@@ -152,11 +152,11 @@ class CanastaGymEnv(gymnasium.Env):
             # The other seats ended the game before the learning seat had a decision (a low target, a hand cap of
             # one): reset cannot say so, so the first step, whatever its action, reports the end and plays nothing.
             self._carried += self._game_reward()
-            prepared = self._end_observation(), self._end_info()
+            observation, info = self._end_observation(), self._end_info()
         else:
-            prepared = self._prepare()
+            observation, info = self._prepare()
         self._show()
-        return prepared
+        return observation, {**info, **hand_info(())}  # the hands ended so far are paid, and marked, by the next step
 
     def _prepare(self):
         driver = self.driver

@@ -68,6 +68,7 @@ def test_gym_info_marks_every_hand_end_with_the_reward_it_pays():
     env = CanastaGymEnv(partner="random", opponents="random", seat=1, rules={"target_score": 1500})
     rng = np.random.default_rng(2)
     observation, info = env.reset(seed=8)
+    assert (info["hand_over"], info["hand_results"]) == (False, ())  # every info has the fields, a vector's too
     hands, total = [], 0.0
     while True:
         observation, reward, terminated, truncated, info = env.step(
