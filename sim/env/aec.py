@@ -26,6 +26,7 @@ from canasta_sim.env.driver import (
     GameSeeds,
     as_rules,
     check_reward,
+    hand_info,
     hand_rewards,
     missing_extra,
     shown,
@@ -104,7 +105,7 @@ class CanastaEnv(AECEnv):
         self._cumulative_rewards = {agent: 0 for agent in self.agents}
         self.terminations = {agent: False for agent in self.agents}
         self.truncations = {agent: False for agent in self.agents}
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos = {agent: hand_info(()) for agent in self.agents}
         self._prepare()
         self._show()
 
@@ -152,9 +153,11 @@ class CanastaEnv(AECEnv):
         if action is None:
             raise ValueError(f"{agent} must choose an action; None is only for agents whose game is over")
         number = action_number(action)
-        self._cumulative_rewards[agent] = 0
-        self._clear_rewards()
         self._prefix, value, complete = self._options.play(self._prefix, number)
+        # Checked first: a refused action leaves the agent's reward and info as they were, for it to try again.
+        self._cumulative_rewards[agent] = 0
+        self.infos[agent] = {**self.infos[agent], **hand_info(())}  # seen in last(), as its reward was
+        self._clear_rewards()
         if complete:
             finished = self.driver.decide(value)
             if self.reward_kind == "hand":
@@ -162,6 +165,10 @@ class CanastaEnv(AECEnv):
                     rewards = hand_rewards(result)
                     for seat, name in enumerate(self.possible_agents):
                         self.rewards[name] += rewards[seat % 2]
+            if finished:  # each agent sees the hands with the reward they pay, at its next last()
+                for name in self.possible_agents:
+                    info = self.infos[name]
+                    self.infos[name] = {**info, **hand_info(info["hand_results"] + tuple(finished))}
             if self.driver.is_over:
                 self._finish()
             else:
@@ -178,7 +185,8 @@ class CanastaEnv(AECEnv):
         for name in self.possible_agents:
             self.terminations[name] = not truncated
             self.truncations[name] = truncated
-            self.infos[name] = {"scores": driver.totals, "winner": driver.winner, "termination": driver.termination}
+            self.infos[name] = {**self.infos[name], "scores": driver.totals, "winner": driver.winner,
+                                "termination": driver.termination}
         self._options = None
 
     def render(self) -> str | None:

@@ -44,6 +44,7 @@ __all__ = [
     "REWARD_CHOICES",
     "as_rules",
     "check_reward",
+    "hand_info",
     "hand_rewards",
     "missing_extra",
     "shown",
@@ -86,6 +87,15 @@ def hand_rewards(result: HandResult) -> tuple[int, int]:
     """Each side's ``hand`` reward for a finished hand: its score minus the other side's."""
     a, b = result.sides[0].score, result.sides[1].score
     return a - b, b - a
+
+
+def hand_info(hands: Sequence[HandResult]) -> dict:
+    """The fields of an environment's ``info`` that mark the end of hands: ``hand_over`` (whether any ended) and
+    ``hand_results`` (their :class:`~canasta_sim.core.scoring.HandResult`, in order; usually none, rarely two).
+
+    An environment gives them with the step whose reward pays those hands' ``"hand"`` reward.
+    """
+    return {"hand_over": bool(hands), "hand_results": tuple(hands)}
 
 
 def missing_extra(error: ModuleNotFoundError, what: str, extra: str) -> ModuleNotFoundError:

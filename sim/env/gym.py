@@ -23,7 +23,16 @@ import numpy as np
 
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import Rules
-from canasta_sim.env.driver import GameDriver, GameSeeds, as_rules, check_reward, hand_rewards, missing_extra, shown
+from canasta_sim.env.driver import (
+    GameDriver,
+    GameSeeds,
+    as_rules,
+    check_reward,
+    hand_info,
+    hand_rewards,
+    missing_extra,
+    shown,
+)
 
 try:  # an extra, not a core dependency
     import gymnasium
@@ -123,6 +132,8 @@ class CanastaGymEnv(gymnasium.Env):
         self._options: DecisionOptions | None = None
         self._prefix: tuple[int, ...] = ()
         self._carried = 0.0
+        self._carried_hands: tuple = ()
+        self._unreported_end = False
         self._illegal: int | None = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -131,16 +142,21 @@ class CanastaGymEnv(gymnasium.Env):
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
         # Gymnasium seeds its np_random (the user's, unused by the game) from 0 or more only; the game takes any seed.
         super().reset(seed=None if seed is None else abs(game_seed))
+        self._unreported_end, self._illegal = False, None  # first: a strategy failing in the deal leaves no end due
         self.driver.reset(game_seed)
-        self._illegal = None
-        if self.driver.is_over:
-            raise RuntimeError(f"game seed {game_seed}: the game ended before the learning seat's first decision "
-                               "(a target score too low for the rule set?)")
-        # A hand the other seats finish before the learning seat's first decision counts in its first reward.
+        # A hand the other seats finish before the learning seat's first decision counts in its first step.
         self._carried = self._rewards(self.driver.hands)
-        prepared = self._prepare()
+        self._carried_hands = tuple(self.driver.hands)
+        self._unreported_end = self.driver.is_over
+        if self._unreported_end:
+            # The other seats ended the game before the learning seat had a decision (a low target, a hand cap of
+            # one): reset cannot say so, so the first step, whatever its action, reports the end and plays nothing.
+            self._carried += self._game_reward()
+            observation, info = self._end_observation(), self._end_info()
+        else:
+            observation, info = self._prepare()
         self._show()
-        return prepared
+        return observation, {**info, **hand_info(())}  # the hands ended so far are paid, and marked, by the next step
 
     def _prepare(self):
         driver = self.driver
@@ -163,6 +179,13 @@ class CanastaGymEnv(gymnasium.Env):
         driver = self.driver
         return {"action_mask": _end_mask(), "decision": None, "scores": driver.totals,
                 "winner": driver.winner, "termination": driver.termination}
+
+    def _game_reward(self) -> float:
+        """The ``"game"`` reward of the ended game for the learning seat's side: +1, -1 or 0 (0 under ``"hand"``)."""
+        winner = self.driver.winner
+        if self.reward_kind != "game" or winner is None:
+            return 0.0
+        return 1.0 if winner == self.seat % 2 else -1.0
 
     def action_masks(self) -> np.ndarray:
         """The current action mask as booleans (the method MaskablePPO of sb3-contrib looks for); every action
@@ -211,6 +234,8 @@ class CanastaGymEnv(gymnasium.Env):
         return result
 
     def _step(self, action):
+        if self._unreported_end:
+            return self._report_end(action)
         if self._options is None or self.driver.failure is not None:
             raise ValueError(self.driver.idle_message)
         number = action_number(action)  # not an action at all is an error of the caller, not a move of the game
@@ -219,21 +244,47 @@ class CanastaGymEnv(gymnasium.Env):
         except ValueError:
             if self.on_illegal == "raise":
                 raise
-            self._illegal = number
-            return self._end_observation(), self.illegal_reward, True, False, {
-                **self._end_info(), "illegal_action": number}
-        reward, self._carried = self._carried, 0.0
+            return self._illegal_end(number)
+        reward, hands = self._take_carried()
         if complete:
             finished = self.driver.decide(value)
             reward += self._rewards(finished)
+            hands += tuple(finished)
             driver = self.driver
             if driver.is_over:
-                if self.reward_kind == "game":
-                    reward += 0.0 if driver.winner is None else (1.0 if driver.winner == self.seat % 2 else -1.0)
                 truncated = driver.termination == "hand_cap"
-                return self._end_observation(), reward, not truncated, truncated, self._end_info()
+                return (self._end_observation(), reward + self._game_reward(), not truncated, truncated,
+                        {**self._end_info(), **hand_info(hands)})
             self._options = DecisionOptions.of(driver.view(self.seat), driver.decision)
-        return self._observation(), reward, False, False, self._info()
+        return self._observation(), reward, False, False, {**self._info(), **hand_info(hands)}
+
+    def _illegal_end(self, number: int):
+        """The episode's end on an action the mask does not allow: ``illegal_reward``, plus the reward of the hands
+        held over for this step (they were played and scored, so their reward is paid all the same)."""
+        self._illegal = number
+        reward, hands = self._take_carried()
+        return self._end_observation(), reward + self.illegal_reward, True, False, {
+            **self._end_info(), **hand_info(hands), "illegal_action": number}
+
+    def _take_carried(self) -> tuple[float, tuple]:
+        """The reward and the hands held over for the next step, handed over once."""
+        carried = self._carried, self._carried_hands
+        self._carried, self._carried_hands = 0.0, ()
+        return carried
+
+    def _report_end(self, action):
+        """The step of a game the other seats ended before the learning seat's first decision: ``action`` (any the
+        space holds: the end mask allows every one) is not played; the episode ends with the game's rewards."""
+        number = action_number(action)
+        if not 0 <= number < ACTION_COUNT:  # outside the space, so outside the end mask too
+            if self.on_illegal == "raise":
+                raise ValueError(f"action {number} is outside 0-{ACTION_COUNT - 1}")
+            self._unreported_end = False
+            return self._illegal_end(number)
+        self._unreported_end = False
+        reward, hands = self._take_carried()
+        truncated = self.driver.termination == "hand_cap"
+        return self._end_observation(), reward, not truncated, truncated, {**self._end_info(), **hand_info(hands)}
 
 
 ENV_ID = "canasta_sim/Canasta-v0"
