@@ -223,6 +223,12 @@ class RecordedGame:
             "ranks": {str(rank): rank_words(rank) for rank in (*NATURAL_KINDS, BLACK_THREE, WILD_RANK)},
         }
 
+    @property
+    def hands_finished(self) -> int:
+        """The hands played to their end, as the run's ``hands`` column counts them: for a forfeit, those finished
+        before the failure, not the hand it cut short."""
+        return sum(hand["end"] is not None for hand in self.recorder.hands)
+
     def html(self, **info: Any) -> str:
         """The self-contained page; ``info`` as :meth:`document` takes it."""
         return replay_page(self.document(**info))
