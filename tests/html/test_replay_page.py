@@ -387,11 +387,22 @@ def test_a_replayed_run_game_shows_its_seeds_strategies_and_recorded_end(browser
     labels = {"greedy": load_strategy("greedy").label, "random": load_strategy("random").label}
     side_a, side_b = labels[row["team_a_strategy"]], labels[row["team_b_strategy"]]
     assert meta.get_attribute("data-strategies") == ",".join([side_a, side_b, side_a, side_b])
-    assert "run seed 3, game 1" in meta.text and f"Game seed {row['seed']}" in meta.text
+    # Each fact once: the title names the game ("Game 1 of the run in ..."), the line under it its seeds.
+    assert f"Game seed {row['seed']}, run seed 3; played to 1000" in meta.text
+    header = browser.find_element(By.TAG_NAME, "header").text
+    assert header.count("Game 1 ") + header.count("game 1,") == 1 and header.count(str(row["seed"])) == 1, header
     pair = browser.find_element(By.ID, "duplicate-pair")  # no duplicate deals: nothing said of them
     assert pair.get_attribute("textContent") == "" and not pair.is_displayed()
     press(browser, Keys.END)
     assert read(browser)["totals"] == [row["score_a"], row["score_b"]]
+
+
+def test_a_watched_games_header_gives_its_seed_once(browser, watched):
+    # The title said "Canasta, game seed 7" and the line under it "... Game seed 7; played to 5000".
+    open_page(browser, watched[0])
+    header = browser.find_element(By.TAG_NAME, "header").text
+    assert header.count(f"seed {SEED}") == 1 and "Played to 5000; default rules." in header, header
+    assert browser.find_element(By.ID, "meta").get_attribute("data-game-seed") == str(SEED)
 
 
 def test_a_duplicate_deals_replay_names_the_game_it_pairs_with(browser, duplicate_run, tmp_path):
