@@ -28,7 +28,7 @@ from canasta_sim.core.engine import GameObserver, play_game  # noqa: E402
 from canasta_sim.core.melds import CANASTA_SIZE  # noqa: E402
 from canasta_sim.plugins.loader import load_strategy  # noqa: E402
 from tests.browser import open_page, page_errors, requests_made  # noqa: E402
-from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE  # noqa: E402
+from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE, FLAKY_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -477,3 +477,21 @@ def test_keys_the_page_does_not_name_are_left_to_the_browser(browser, watched, k
     assert browser.execute_script(KEYDOWN, None, key, modifiers) is True
     assert (read(browser)["step"], browser.find_element(By.ID, "speed").get_attribute("value")) == before
 
+
+
+def test_a_forfeits_last_hand_is_marked_stopped_in_the_hand_list_at_the_games_end(browser, tmp_path):
+    # The hand a failure cut short kept a blank row in the hand list, as if it were still to be played.
+    bot = tmp_path / "flaky.py"
+    bot.write_text(FLAKY_BOT_SOURCE)
+    page = tmp_path / "forfeit.html"
+    result = CliRunner().invoke(main, ["watch", "--seed", "3", "-s", f"{bot}:Flaky", "-s", "greedy",
+                                       "--html", str(page)])
+    assert result.exit_code == 1 and "flaky failure" in result.output, result.output
+    open_page(browser, page)
+    shown = ("return [...document.querySelectorAll('#hands-list tr[data-hand]')].map(r => [r.children[1].textContent,"
+             " getComputedStyle(r.querySelector('td + td span')).visibility])")
+    before = browser.execute_script(shown)
+    press(browser, Keys.END)
+    after = browser.execute_script(shown)
+    assert before[-1] == ["stopped", "hidden"] and after[-1] == ["stopped", "visible"], (before, after)
+    assert all(cell != "stopped" for cell, _ in after[:-1])
