@@ -246,3 +246,23 @@ def test_at_a_hands_end_its_score_table_leaves_south_where_it_was_in_a_900_px_wi
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     (_, _, south_seen, table_seen), (_, top_before, _, _) = places[1], places[2]
     assert south_seen and table_seen and places[1][1] == top_before, places
+
+
+def test_the_controls_bar_at_a_narrow_windows_foot_covers_the_hand_lists_header(browser, page):
+    # The header kept at the top of the hand list's box was drawn over the controls fixed at the window's foot: where
+    # the list passed under the bar, its column names hid the bar's line of keys.
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 860, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        open_page(browser, page, "#step=90")  # the first hand's end: the table is long, the list below the fold
+        on_top = browser.execute_script("""
+          const bar = document.getElementById("controls").getBoundingClientRect();
+          const head = document.querySelector("#hands-list th");
+          window.scrollBy(0, head.getBoundingClientRect().top - (bar.top + bar.height / 2));  // the header under it
+          const at = head.getBoundingClientRect();
+          const shown = document.elementFromPoint(at.left + at.width / 2, at.top + at.height / 2);
+          return shown.closest("#controls") !== null;
+        """)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert on_top
