@@ -40,7 +40,7 @@ from canasta_sim.tuning.run import is_tuning_run
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHARTS", "ROUND_ROBIN_CHARTS", "charts_for", "plot_command", "write_charts"]
+__all__ = ["CHARTS", "ROUND_ROBIN_CHARTS", "charts_for", "games_per_point", "plot_command", "write_charts"]
 
 GAME_COLUMNS = ["team_a_strategy", "team_b_strategy", "winner", "margin", "hands", "termination"]
 HAND_COLUMNS = ["hand_no", "team", "strategy", "opponent_strategy", "score", "cumulative_score", "pile_takes",
@@ -48,7 +48,16 @@ HAND_COLUMNS = ["hand_no", "team", "strategy", "opponent_strategy", "score", "cu
                 "concealed", "melded", "meld_points", "canasta_bonus", "going_out_bonus", "red_three_bonus",
                 "hand_penalty"]
 MIN_GAMES_PER_POINT = 20
-"""Hand numbers reached by fewer games than this are left out of the cumulative-score chart."""
+"""Hand numbers reached by fewer games than this are left out of the cumulative-score chart (by fewer than half a
+strategy's games, where it played fewer than twice as many: see :func:`games_per_point`)."""
+
+
+def games_per_point(games: int) -> int:
+    """How many of a strategy's ``games`` (those with a hand finished) must reach a hand number for the
+    cumulative-score chart to show it: :data:`MIN_GAMES_PER_POINT`, or half of them (at least one) where there are too
+    few for that, whose chart was an empty frame (a run of 6 games, a game played and saved); its bands say how
+    little so few games tell."""
+    return max(1, min(MIN_GAMES_PER_POINT, -(-games // 2)))
 
 
 def _new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
@@ -411,7 +420,7 @@ def cumulative_score(run: LoadedRun) -> Figure:
     for label in dict.fromkeys([*run.entrants, *hands["label"]]):
         mine = hands[hands["label"] == label]
         stats = mine.groupby("hand_no")["cumulative_score"].agg(["mean", "std", "count"])
-        stats = stats[stats["count"] >= MIN_GAMES_PER_POINT]
+        stats = stats[stats["count"] >= games_per_point(int(mine["hand_no"].eq(1).sum()))]
         if stats.empty:
             continue
         drawn = True
@@ -426,14 +435,14 @@ def cumulative_score(run: LoadedRun) -> Figure:
     axes.set_ylabel("mean cumulative score, points")
     _suptitle(figure, f"Cumulative score by hand: {_matchup(run)}")
     _title(axes, f"mean over the games still in play at each hand (band: 95% interval; "
-                 f"hands reached by < {MIN_GAMES_PER_POINT} games left out)", 9)
+                 f"hands reached by < {MIN_GAMES_PER_POINT} games, or by < half a strategy's games if fewer, "
+                 "left out)", 9)
     counts_axes.set_title("games still in play", fontsize=9)
     if drawn:
         axes.legend(fontsize=8)
         _integer_ticks(counts_axes.xaxis)
     else:
-        few = f"no hand was reached by {MIN_GAMES_PER_POINT} games or more"
-        _nothing_to_draw(axes, few if len(hands) else _NO_HAND)
+        _nothing_to_draw(axes, _NO_HAND)
         counts_axes.set_xticks([])
         counts_axes.set_yticks([])
     counts_axes.set_xlabel("hand number")

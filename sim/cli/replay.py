@@ -213,8 +213,15 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
     """Record the game, check its end against the run's record, and write the page."""
     recorded = recorded_run_game(players, game, row)
     title = f"Game {game_id} of the run in {run_dir}"
-    ending = "a forfeit" if recorded.error is not None else f"A {row['score_a']}, B {row['score_b']}"
+    # Hands counted as the run's hands column counts them (docs/output.md): those finished; the hand a forfeit cut
+    # short is named apart (it read "2 hands" where the column said 1).
+    hands = counted(recorded.hands_finished, "hand")
+    if recorded.error is not None:
+        started = len(recorded.recorder.hands)
+        where = f"in hand {started}" if started else "before the first deal"
+        played = f"{hands} finished before the failure {where}, ending at a forfeit"
+    else:
+        played = f"{hands}, ending at A {row['score_a']}, B {row['score_b']}"
     write_output("--html", path, recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
                                                duplicate_pair=duplicate_pair),
-                 f"Wrote {path}: game {game_id}, {counted(len(recorded.recorder.hands), 'hand')}, ending at {ending} "
-                 "as the run recorded.")
+                 f"Wrote {path}: game {game_id}, {played} as the run recorded.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ td.number, th.number { text-align: right; } td.number { white-space: nowrap; }
 details { margin: 8px 0; border: 1px solid #ccc; border-radius: 6px; padding: 6px 10px; }
 summary { cursor: pointer; font-weight: 600; }
 iframe { width: 100%; height: 860px; max-height: 85vh; border: 1px solid #bbb; margin-top: 6px; }
+.replay-print { margin: 6px 0 0; }
+.print-only { display: none; }
 @media (max-width: 600px) { body { padding: 6px 8px; } details { padding: 6px; } }
 .note { color: #7a3b00; }
 /* On paper a box cannot scroll: a table wider than the sheet lost its last columns.  Smaller and allowed to wrap,
@@ -59,6 +62,8 @@ iframe { width: 100%; height: 860px; max-height: 85vh; border: 1px solid #bbb; m
   body { max-width: none; padding: 0; }
   .table-box { overflow: visible; }
   table { font-size: 9px; } th, td { padding: 2px 3px; } td.number { white-space: normal; }
+  /* A replay is a page of its own, in a frame that paper cuts to one screen: printed, each says how to print it. */
+  .print-only { display: block; } .replay-print, iframe { display: none; }
 }
 """
 
@@ -68,13 +73,20 @@ _SCRIPT = """
 // opened replay takes the focus, so that the keys the report names step it (the summary kept them: the arrows
 // did nothing and Space closed the replay again).
 document.querySelectorAll("details[data-replay]").forEach(function (details) {
+  // The replay's own page printed (its position, hand list and whole narration), not the report around it.
+  details.querySelector(".replay-print button").addEventListener("click", function () {
+    const frame = details.querySelector("iframe");
+    if (frame.dataset.loaded === "true") frame.contentWindow.print();
+    else frame.addEventListener("load", function () { frame.contentWindow.print(); }, {once: true});
+  });
   details.addEventListener("toggle", function () {
     const frame = details.querySelector("iframe");
     if (!details.open) return;
     if (frame.srcdoc) { frame.contentWindow.focus(); return; }
     const text = document.getElementById(details.dataset.replay).textContent;
     const bytes = Uint8Array.from(atob(text.trim()), function (c) { return c.charCodeAt(0); });
-    frame.addEventListener("load", function () { frame.contentWindow.focus(); }, {once: true});
+    frame.addEventListener("load", function () { frame.dataset.loaded = "true"; frame.contentWindow.focus(); },
+                           {once: true});
     frame.srcdoc = new TextDecoder().decode(bytes);
   });
 });
@@ -199,8 +211,13 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
                          f"{html.escape(error.message)}</p>")
             continue
         encoded = base64.b64encode(page.encode("utf-8")).decode("ascii")
+        command = html.escape(f"canasta-sim replay {shlex.quote(str(run_dir))} {game_id} --html game{game_id}.html")
         parts.append(f'<details data-replay="replay-{index}" data-game="{game_id}"><summary>{html.escape(heading)}'
-                     f'</summary><iframe title="replay of game {game_id}"></iframe></details>'
+                     f'</summary><p class="replay-print"><button type="button">print this replay</button></p>'
+                     f'<iframe title="replay of game {game_id}"></iframe></details>'
+                     f'<p class="print-only" data-game="{game_id}">Not printed here: open this replay on screen and '
+                     f'press its “print this replay” button, or write it as a page of its own with '
+                     f'<code>{command}</code> and print that.</p>'
                      f'<script type="text/plain" id="replay-{index}">{encoded}</script>')
     return parts
 
@@ -233,7 +250,8 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
     body += ['<h2>Charts</h2><div class="charts">', *_chart_images(run), "</div>",
              '<h2>Games worth seeing</h2><div id="replays">',
              "<p>Each opens as the page <code>canasta-sim replay RUN_DIR GAME --html FILE</code> writes: the table "
-             "after every move (keys: ← →, PageUp/PageDown, Home/End, Space).</p>",
+             "after every move (keys: ← →, PageUp/PageDown, Home/End, Space); its “print this replay” button prints "
+             "that page, its narration whole.</p>",
              *_replays(run_dir, manifest, run.games), "</div>"]
     policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
     return "\n".join([

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import re
 from collections.abc import Iterable, Sequence
 from importlib import resources
 from typing import Any
@@ -202,6 +203,9 @@ class RecordedGame:
             ending = {"error": str(self.error), "lines": [f"The game stops here: {self.error}"]}
         return {
             "title": title,
+            # The header names each fact once: the line under the title leaves out what the title says (both gave the
+            # seed, "Canasta, game seed 5" over "... Game seed 5; played to 5000").
+            "title_names": _facts_named(title, seed=self.seed, game_id=game_id),
             "source": source,
             # Seeds are 64-bit: as JSON numbers a browser would round them (to 53 bits), so they are text.
             "game_seed": str(self.seed),
@@ -223,9 +227,25 @@ class RecordedGame:
             "ranks": {str(rank): rank_words(rank) for rank in (*NATURAL_KINDS, BLACK_THREE, WILD_RANK)},
         }
 
+    @property
+    def hands_finished(self) -> int:
+        """The hands played to their end, as the run's ``hands`` column counts them: for a forfeit, those finished
+        before the failure, not the hand it cut short."""
+        return sum(hand["end"] is not None for hand in self.recorder.hands)
+
     def html(self, **info: Any) -> str:
         """The self-contained page; ``info`` as :meth:`document` takes it."""
         return replay_page(self.document(**info))
+
+
+def _facts_named(title: str, *, seed: int, game_id: int | None) -> list[str]:
+    """Which of the game's seed and its id in the run ``title`` states (``"game_seed"``, ``"game_id"``)."""
+    named = []
+    if re.search(rf"\bseed {seed}\b", title, re.IGNORECASE):
+        named.append("game_seed")
+    if game_id is not None and re.search(rf"\bgame {game_id}\b", title, re.IGNORECASE):
+        named.append("game_id")
+    return named
 
 
 def card_words(card: int) -> str:

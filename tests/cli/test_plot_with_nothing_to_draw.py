@@ -1,5 +1,5 @@
-"""Charts of a run with nothing to draw in them (every game forfeited before a hand finished, or too few games
-for the cumulative score) say so in the panel: no "nan" in a legend, no warning from matplotlib, no traceback."""
+"""Charts of a run with nothing to draw in them (every game forfeited before a hand finished) say so in the panel: no
+"nan" in a legend, no warning from matplotlib, no traceback; a run of few games still has its cumulative score."""
 
 import warnings
 from pathlib import Path
@@ -48,12 +48,28 @@ def test_charts_of_a_run_whose_every_game_was_forfeited_say_there_is_nothing_to_
             assert "nothing to draw" in shown, (name, shown)
 
 
-def test_the_cumulative_score_of_a_run_of_few_games_says_why_it_is_empty():
-    hands = pd.DataFrame({"game_id": [0, 0], "hand_no": 1, "team": ["A", "B"], "strategy": ["x", "y"],
-                          "opponent_strategy": ["y", "x"], "score": [5100, 300], "cumulative_score": [5100, 300]})
-    games = pd.DataFrame({"game_id": [0], "team_a_strategy": "x", "team_b_strategy": "y", "winner": "A",
-                          "margin": 4800, "hands": 1, "termination": "target"})
-    run = LoadedRun(Path("nowhere"), {"strategies": [{"spec": "x"}, {"spec": "y"}], "rules": {"target_score": 5000}},
-                    games, hands)
-    shown = " ".join(texts(charts_for(run)["cumulative_score"](run)))
-    assert "nothing to draw" in shown and "20 games" in shown, shown
+def _games_of_x_against_y(hands_played: list[int]) -> LoadedRun:
+    """One game of x (side A) against y per entry, played to that many hands."""
+    rows = [{"game_id": game, "hand_no": hand, "team": team, "strategy": mine, "opponent_strategy": other,
+             "score": 100, "cumulative_score": 100 * hand}
+            for game, count in enumerate(hands_played) for hand in range(1, count + 1)
+            for team, mine, other in (("A", "x", "y"), ("B", "y", "x"))]
+    games = pd.DataFrame({"game_id": range(len(hands_played)), "team_a_strategy": "x", "team_b_strategy": "y",
+                          "winner": "A", "margin": 0, "hands": hands_played, "termination": "target"})
+    return LoadedRun(Path("nowhere"), {"strategies": [{"spec": "x"}, {"spec": "y"}], "rules": {"target_score": 5000}},
+                     games, pd.DataFrame(rows))
+
+
+@pytest.mark.parametrize(("hands_played", "shown_hands"), [
+    ([1], [1]),  # a game played and saved: its one hand
+    ([2, 2, 2, 1, 1, 1], [1, 2]),  # a run of 6 games: hand 2, reached by 3 of them, too
+    ([1] * 37 + [2] * 3, [1]),  # 40 games: hand 2, reached by 3, left out (fewer than 20)
+])
+def test_the_cumulative_score_of_a_run_of_few_games_is_drawn_from_half_its_games(hands_played, shown_hands):
+    # A run of fewer than 20 games had every hand left out: the report showed a frame with nothing in it.
+    run = _games_of_x_against_y(hands_played)
+    figure = charts_for(run)["cumulative_score"](run)
+    lines = [line for line in figure.axes[0].get_lines() if line.get_label() in ("x", "y")
+             or line.get_label().startswith(("x (", "y ("))]
+    assert [list(line.get_xdata()) for line in lines] == [shown_hands, shown_hands]
+    assert "nothing to draw" not in " ".join(texts(figure))

@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from tests.helpers import FLAKY_BOT_SOURCE
 
 GAMES = 4
 
@@ -160,3 +161,22 @@ def test_a_tuning_directory_is_named_as_one_with_the_commands_that_read_it(tmp_p
     assert len(lines) == 1, result.output
     assert f"'{path}' is a tuning directory, not a run: canasta-sim plot {path} draws its trajectory, and " \
            f"canasta-sim tune --resume {path} continues it" in lines[0]
+
+
+@pytest.mark.timeout(60)
+def test_a_forfeits_page_counts_the_hands_as_the_runs_hands_column_does(tmp_path):
+    # The run's hands column counts the hands finished before a failure (docs/output.md); the page's line counted the
+    # hand the failure cut short too: "2 hands" for a forfeit in the second hand, where the column said 1.
+    (tmp_path / "flaky.py").write_text(FLAKY_BOT_SOURCE)
+    run = tmp_path / "run"
+    played = CliRunner().invoke(main, ["run", "--games", "30", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
+                                       "-s", f"{tmp_path / 'flaky.py'}:Flaky", "-s", "greedy", "--on-error", "forfeit"])
+    assert played.exit_code == 0, played.output
+    games = pq.read_table(run / "games", columns=["game_id", "hands", "termination"]).to_pylist()
+    row = next(row for row in games if row["termination"] == "forfeit" and row["hands"] >= 1)
+    page = tmp_path / "game.html"
+    result = CliRunner().invoke(main, ["replay", str(run), str(row["game_id"]), "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    hands = f"{row['hands']} hand{'s' if row['hands'] > 1 else ''}"
+    assert (f"game {row['game_id']}, {hands} finished before the failure in hand {row['hands'] + 1}, ending at a "
+            "forfeit as the run recorded.") in result.output

@@ -28,7 +28,7 @@ from canasta_sim.core.engine import GameObserver, play_game  # noqa: E402
 from canasta_sim.core.melds import CANASTA_SIZE  # noqa: E402
 from canasta_sim.plugins.loader import load_strategy  # noqa: E402
 from tests.browser import open_page, page_errors, requests_made  # noqa: E402
-from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE  # noqa: E402
+from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE, FLAKY_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -387,11 +387,22 @@ def test_a_replayed_run_game_shows_its_seeds_strategies_and_recorded_end(browser
     labels = {"greedy": load_strategy("greedy").label, "random": load_strategy("random").label}
     side_a, side_b = labels[row["team_a_strategy"]], labels[row["team_b_strategy"]]
     assert meta.get_attribute("data-strategies") == ",".join([side_a, side_b, side_a, side_b])
-    assert "run seed 3, game 1" in meta.text and f"Game seed {row['seed']}" in meta.text
+    # Each fact once: the title names the game ("Game 1 of the run in ..."), the line under it its seeds.
+    assert f"Game seed {row['seed']}, run seed 3; played to 1000" in meta.text
+    header = browser.find_element(By.TAG_NAME, "header").text
+    assert header.count("Game 1 ") + header.count("game 1,") == 1 and header.count(str(row["seed"])) == 1, header
     pair = browser.find_element(By.ID, "duplicate-pair")  # no duplicate deals: nothing said of them
     assert pair.get_attribute("textContent") == "" and not pair.is_displayed()
     press(browser, Keys.END)
     assert read(browser)["totals"] == [row["score_a"], row["score_b"]]
+
+
+def test_a_watched_games_header_gives_its_seed_once(browser, watched):
+    # The title said "Canasta, game seed 7" and the line under it "... Game seed 7; played to 5000".
+    open_page(browser, watched[0])
+    header = browser.find_element(By.TAG_NAME, "header").text
+    assert header.count(f"seed {SEED}") == 1 and "Played to 5000; default rules." in header, header
+    assert browser.find_element(By.ID, "meta").get_attribute("data-game-seed") == str(SEED)
 
 
 def test_a_duplicate_deals_replay_names_the_game_it_pairs_with(browser, duplicate_run, tmp_path):
@@ -466,3 +477,21 @@ def test_keys_the_page_does_not_name_are_left_to_the_browser(browser, watched, k
     assert browser.execute_script(KEYDOWN, None, key, modifiers) is True
     assert (read(browser)["step"], browser.find_element(By.ID, "speed").get_attribute("value")) == before
 
+
+
+def test_a_forfeits_last_hand_is_marked_stopped_in_the_hand_list_at_the_games_end(browser, tmp_path):
+    # The hand a failure cut short kept a blank row in the hand list, as if it were still to be played.
+    bot = tmp_path / "flaky.py"
+    bot.write_text(FLAKY_BOT_SOURCE)
+    page = tmp_path / "forfeit.html"
+    result = CliRunner().invoke(main, ["watch", "--seed", "3", "-s", f"{bot}:Flaky", "-s", "greedy",
+                                       "--html", str(page)])
+    assert result.exit_code == 1 and "flaky failure" in result.output, result.output
+    open_page(browser, page)
+    shown = ("return [...document.querySelectorAll('#hands-list tr[data-hand]')].map(r => [r.children[1].textContent,"
+             " getComputedStyle(r.querySelector('td + td span')).visibility])")
+    before = browser.execute_script(shown)
+    press(browser, Keys.END)
+    after = browser.execute_script(shown)
+    assert before[-1] == ["stopped", "hidden"] and after[-1] == ["stopped", "visible"], (before, after)
+    assert all(cell != "stopped" for cell, _ in after[:-1])

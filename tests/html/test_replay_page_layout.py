@@ -211,3 +211,58 @@ def test_the_hand_list_keeps_the_current_hand_in_sight(browser, page):
                   row.top >= list.top - 1 && row.bottom <= list.bottom + 1];"""))
     hands = seen[0][0]
     assert hands >= 4 and seen == [[hands, hands - 1, True], [hands, 0, True]]
+
+
+def test_the_hand_lists_header_stays_in_sight_in_a_long_game(browser, page):
+    # The list scrolls in its box to the current hand, and its header row scrolled away with the first hands: late
+    # in a long game the columns (A, B, total A, total B) had no names.
+    open_page(browser, page)
+    browser.execute_script("document.getElementById('hands-list').style.maxHeight = '60px'")  # a long game's list
+    press(browser, Keys.END)
+    shown = browser.execute_script("""
+      const list = document.getElementById("hands-list"), box = list.getBoundingClientRect();
+      const head = list.querySelector("th").getBoundingClientRect();
+      const at = document.elementFromPoint(head.left + head.width / 2, head.top + head.height / 2);
+      return [list.scrollTop > 0, head.top >= box.top - 1 && head.bottom <= box.bottom + 1, at && at.tagName];""")
+    assert shown == [True, True, "TH"], shown
+
+
+def test_at_a_hands_end_its_score_table_leaves_south_where_it_was_in_a_900_px_window(browser, page):
+    # The hand's score table came under the melds in the middle column, pushing South's hand (the cards it is left
+    # holding, counted against its side) below the fold of a 1400 x 900 window at the hand's end.
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 1400, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        open_page(browser, page)
+        places = []
+        for key in (Keys.PAGE_DOWN, Keys.ARROW_LEFT, Keys.ARROW_LEFT):  # the first hand's end, then the move before
+            press(browser, key)
+            places.append(browser.execute_script("""
+              const south = document.getElementById("seat-0").getBoundingClientRect();
+              const table = document.getElementById("score-table");
+              return [document.body.dataset.frame, Math.round(south.top), south.bottom <= innerHeight,
+                      table.classList.contains("shown") && table.getBoundingClientRect().bottom <= innerHeight];"""))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    (_, _, south_seen, table_seen), (_, top_before, _, _) = places[1], places[2]
+    assert south_seen and table_seen and places[1][1] == top_before, places
+
+
+def test_the_controls_bar_at_a_narrow_windows_foot_covers_the_hand_lists_header(browser, page):
+    # The header kept at the top of the hand list's box was drawn over the controls fixed at the window's foot: where
+    # the list passed under the bar, its column names hid the bar's line of keys.
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": 860, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        open_page(browser, page, "#step=90")  # the first hand's end: the table is long, the list below the fold
+        on_top = browser.execute_script("""
+          const bar = document.getElementById("controls").getBoundingClientRect();
+          const head = document.querySelector("#hands-list th");
+          window.scrollBy(0, head.getBoundingClientRect().top - (bar.top + bar.height / 2));  // the header under it
+          const at = head.getBoundingClientRect();
+          const shown = document.elementFromPoint(at.left + at.width / 2, at.top + at.height / 2);
+          return shown.closest("#controls") !== null;
+        """)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert on_top

@@ -77,6 +77,12 @@ def _page(run, tmp_path):
     return page, _markdown_tables(markdown)
 
 
+@pytest.fixture(scope="module")
+def round_robin_page(round_robin, tmp_path_factory):
+    """The round robin's report page and the Markdown report's tables, made once for the tests that only read it."""
+    return _page(round_robin, tmp_path_factory.mktemp("round-robin-page"))
+
+
 def _open_replay(browser, game_id: int) -> None:
     details = browser.find_element(By.CSS_SELECTOR, f"details[data-game='{game_id}']")
     details.find_element(By.TAG_NAME, "summary").click()
@@ -85,8 +91,8 @@ def _open_replay(browser, game_id: int) -> None:
     browser.find_element(By.ID, "last").click()
 
 
-def test_the_report_page_has_the_reports_tables_charts_and_replays(browser, round_robin, tmp_path):
-    page, markdown = _page(round_robin, tmp_path)
+def test_the_report_page_has_the_reports_tables_charts_and_replays(browser, round_robin, round_robin_page):
+    page, markdown = round_robin_page
     open_page(browser, page)
     shown = browser.execute_script(READ_TABLES)
     assert shown["summary"] + shown["sections"] == markdown  # the same cells as the Markdown report
@@ -107,7 +113,8 @@ def test_the_report_page_has_the_reports_tables_charts_and_replays(browser, roun
     assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
 
 
-def test_the_replays_of_duplicate_deals_name_the_games_they_pair_with(browser, duplicate_run, round_robin, tmp_path):
+def test_the_replays_of_duplicate_deals_name_the_games_they_pair_with(browser, duplicate_run, round_robin_page,
+                                                                      tmp_path):
     # Neither the list of replays nor a replay said that a game was one of a duplicate pair.
     page, _ = _page(duplicate_run, tmp_path)
     open_page(browser, page)
@@ -123,7 +130,7 @@ def test_the_replays_of_duplicate_deals_name_the_games_they_pair_with(browser, d
         assert f"paired with game {pair} " in shown, shown
         browser.switch_to.default_content()
     assert page_errors(browser) == []
-    page, _ = _page(round_robin, tmp_path)  # a run without duplicate deals says nothing of them
+    page, _ = round_robin_page  # a run without duplicate deals says nothing of them
     open_page(browser, page)
     assert "duplicate deal" not in browser.find_element(By.ID, "replays").text
 
@@ -144,10 +151,10 @@ def test_a_forfeit_is_among_the_games_worth_seeing_and_its_replay_stops_at_the_f
     browser.switch_to.default_content()
 
 
-def test_the_report_fits_a_phones_width_in_one_main_landmark(phone, round_robin, tmp_path):
+def test_the_report_fits_a_phones_width_in_one_main_landmark(phone, round_robin_page):
     # The page had no viewport: a phone laid it out 980 px wide and shrank it, its tables wider still; and no
     # landmark held its content.
-    page, _ = _page(round_robin, tmp_path)
+    page, _ = round_robin_page
     open_page(phone, page)
     shown = phone.execute_script("""
       const wide = [...document.querySelectorAll("body *")].filter(n => n.getBoundingClientRect().right > 376
@@ -164,9 +171,9 @@ def test_the_report_fits_a_phones_width_in_one_main_landmark(phone, round_robin,
     assert boxes and all(index == 0 for index in boxes)
 
 
-def test_an_opened_replay_takes_the_keys_the_report_names(browser, round_robin, tmp_path):
+def test_an_opened_replay_takes_the_keys_the_report_names(browser, round_robin_page):
     # Opening a replay left the focus on its summary: the arrows did nothing, and Space closed the replay again.
-    page, _ = _page(round_robin, tmp_path)
+    page, _ = round_robin_page
     open_page(browser, page)
     details = browser.find_element(By.CSS_SELECTOR, "details[data-replay]")
     details.find_element(By.TAG_NAME, "summary").click()
@@ -189,11 +196,9 @@ PRINT_WIDTH = 718
 """An A4 sheet's printable width in CSS pixels (210 mm at 96 per inch, less the browser's default margins)."""
 
 
-def test_a_printed_report_keeps_every_column_of_its_tables(browser, round_robin, tmp_path):
+def test_a_printed_report_keeps_every_column_of_its_tables(browser, round_robin_page):
     # On paper a table box cannot scroll: the summary lost its columns past "pile takes/hand".
-    page = tmp_path / "report.html"
-    result = CliRunner().invoke(main, ["report", str(round_robin), "--format", "html", "-o", str(page)])
-    assert result.exit_code == 0, result.output
+    page, _ = round_robin_page
     browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                             {"width": PRINT_WIDTH, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
     browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
@@ -207,3 +212,35 @@ def test_a_printed_report_keeps_every_column_of_its_tables(browser, round_robin,
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert cut == []
+
+
+def test_a_printed_report_says_how_to_print_each_replay_and_its_button_prints_the_replay_alone(browser,
+                                                                                              round_robin,
+                                                                                              round_robin_page):
+    # Printed, the report showed each replay as its closed summary line and nothing said how to print one (and an
+    # opened one printed as a screenful cut by its frame).
+    page, _ = round_robin_page
+    open_page(browser, page)
+    games = [int(d.get_attribute("data-game")) for d in browser.find_elements(By.CSS_SELECTOR, "details[data-replay]")]
+    shown = "return [...document.querySelectorAll(arguments[0])].map(n => getComputedStyle(n).display)"
+    assert set(browser.execute_script(shown, ".print-only")) == {"none"}  # on screen: no word of paper
+    browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+    try:
+        notes = browser.execute_script("return [...document.querySelectorAll('.print-only')].map(n => "
+                                       "[+n.dataset.game, getComputedStyle(n).display, n.textContent])")
+        printed = browser.execute_script(shown, ".replay-print, iframe")
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+    assert [note[0] for note in notes] == games and {note[1] for note in notes} == {"block"}
+    assert set(printed) == {"none"}  # neither the button nor a frame cut to one screen
+    assert all(f"canasta-sim replay {round_robin} {game} --html game{game}.html" in text
+               and "print this replay" in text for game, _, text in notes)
+    # The button prints the replay's own page, not the report around it.
+    details = browser.find_element(By.CSS_SELECTOR, "details[data-replay]")
+    details.find_element(By.TAG_NAME, "summary").click()
+    frame = details.find_element(By.TAG_NAME, "iframe")
+    WebDriverWait(browser, 10).until(lambda d: frame.get_attribute("data-loaded") == "true")
+    browser.execute_script("const w = arguments[0].contentWindow; w.printed = 0; w.print = () => w.printed++;"
+                           "window.printed = 0; window.print = () => window.printed++;", frame)
+    details.find_element(By.CSS_SELECTOR, ".replay-print button").click()
+    assert browser.execute_script("return [arguments[0].contentWindow.printed, window.printed]", frame) == [1, 0]
