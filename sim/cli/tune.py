@@ -65,6 +65,7 @@ from canasta_sim.tuning.run import (
     outcome_on_disk,
     run_tuning,
 )
+from canasta_sim.tuning.spsa import SettingError
 
 __all__ = ["tune_command"]
 
@@ -177,6 +178,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
     try:
         settings = TuningSettings(spec=given["spec"], params=given["params"], against=given["against"], seed=seed,
                                   stability=given["stability"], time_limit=given["time_limit"], **chosen)
+    except SettingError as error:  # named as the field of the update rule: told as the option the user typed
+        raise fail(error.told_as(_SETTING_OPTIONS.get(error.field, error.field))) from None
     except ValueError as error:
         raise fail(str(error)) from None
     directory = TuningDirectory(out if out is not None else _default_out())
@@ -330,13 +333,12 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
     width = max(len(name) for name in outcome.names)
     for name, start, value in zip(outcome.names, outcome.start, outcome.values, strict=True):
         entry = parameters[name]
-        click.echo(f"  {name:<{width}}  {format_value(_typed(start, entry)):>6} -> {format_value(value):<6}  "
+        click.echo(f"  {name:<{width}}  {format_value(start):>6} -> {format_value(value):<6}  "
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
     # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
     # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules and clock,
     # on as many workers (compare's default is every core).
-    if all(_typed(start, parameters[name]) == value
-           for name, start, value in zip(outcome.names, outcome.start, outcome.values, strict=True)):
+    if outcome.start == outcome.values:
         # A compare of the start against itself would only measure noise.
         click.echo("nothing to check: the values are the starting ones")
     else:
@@ -347,6 +349,3 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
         click.echo(f"check it: {shlex.join(words)}")
     click.echo(outcome.spec)
 
-
-def _typed(value: float, entry: dict):
-    return int(value) if isinstance(entry.get("default"), int) and float(value).is_integer() else value
