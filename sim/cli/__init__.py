@@ -40,8 +40,8 @@ the one line ``canasta-sim --help`` shows for it."""
 
 def without_usage(error: click.UsageError) -> click.UsageError:
     """``error`` without its context, so that click prints it as one ``Error: ...`` line and no usage text."""
-    if error.ctx is None:
-        return error
+    if error.ctx is None or isinstance(error, click.exceptions.NoArgsIsHelpError):
+        return error  # the help of a bare ``canasta-sim`` is shown as click shows it, not as an "Error: Usage: ..."
     return click.UsageError(error.format_message())
 
 
@@ -136,6 +136,14 @@ def unwritable_output(error: BaseException) -> click.ClickException | None:
     return click.ClickException(f"the output cannot be written: {error.strerror or error}")
 
 
+def _output_failure(error: BaseException) -> click.exceptions.Exit | click.ClickException | None:
+    """How a command ends whose printing failed: quietly for a closed pipe (:func:`end_quietly`), with one line for
+    output that cannot be written (:func:`unwritable_output`); ``None`` when ``error`` is no such failure."""
+    if output_closed(error):
+        return end_quietly()
+    return unwritable_output(error)
+
+
 WRITTEN_TO = "canasta_sim.written_to"
 """The key in click's context ``meta`` under which a command names the directory it wrote, for the error of a closed
 standard output (:func:`raise_if_output_lost`) to say where its results are."""
@@ -162,13 +170,14 @@ class _LostOutput(io.TextIOBase):
         return len(text)
 
 
-def raise_if_output_lost(ctx: click.Context) -> None:
+def raise_if_output_lost(ctx: click.Context | None) -> None:
     """Raise the one-line error (exit code 1) of a command that finished, printing to a standard output it was started
-    without; the directory it wrote, if it named one (:data:`WRITTEN_TO`), is told."""
+    without; the directory it wrote, if it named one (:data:`WRITTEN_TO`), is told.  ``ctx`` is ``None`` for what
+    printed before any command ran (``--help``, ``--version``)."""
     if not (isinstance(sys.stdout, _LostOutput) and sys.stdout.lost):
         return
     message = "standard output is closed: what the command printed is lost"
-    written = ctx.meta.get(WRITTEN_TO)
+    written = None if ctx is None else ctx.meta.get(WRITTEN_TO)
     if written is not None:
         message += f"; the run is written to {written} (canasta-sim report {shlex.quote(str(written))} prints it)"
     raise click.ClickException(message)
@@ -211,6 +220,24 @@ class LazyCommands(OneLineErrors, click.Group):
     one line each (:class:`OneLineErrors`), and every command ends quietly when its output is piped into a reader that
     stops reading (``| head``), as the standard tools do (:data:`EXIT_OUTPUT_CLOSED`)."""
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        """Open the standard streams the program was started without (:func:`standard_streams_opened`), then parse the
+        arguments: ``--help`` and ``--version`` print and exit while they are parsed, before any command runs, and
+        their output lost to a closed standard output is told as every command's is (:func:`raise_if_output_lost`)."""
+        if parent is None:
+            standard_streams_opened()
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.Exit as end:
+            if end.exit_code == 0:
+                raise_if_output_lost(None)
+            raise
+        except OSError as error:  # the help or the version printed to a pipe nobody reads, or a full device
+            failure = _output_failure(error)
+            if failure is not None:
+                raise failure from None
+            raise
+
     def invoke(self, ctx: click.Context):
         """Run the command; a closed standard output ends it quietly, the one place every command's printing is
         handled (a narration, a report, a run's summary, a strategy writing at the terminal)."""
@@ -221,9 +248,7 @@ class LazyCommands(OneLineErrors, click.Group):
                 raise_if_output_lost(ctx)
             raise
         except BaseException as error:  # whatever the closed pipe became on its way up: told apart by output_closed
-            if output_closed(error):
-                raise end_quietly() from None
-            failure = unwritable_output(error)
+            failure = _output_failure(error)
             if failure is not None:
                 raise failure from None
             raise
@@ -296,4 +321,4 @@ def _print_version(context: click.Context, _parameter: click.Parameter, value: b
               help="Show the version, the engine version and whether the engine is compiled, and exit.")
 def main() -> None:
     """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""
-    standard_streams_opened()
+    # The standard streams were opened before the arguments were parsed (LazyCommands.make_context).

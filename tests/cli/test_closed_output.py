@@ -55,6 +55,24 @@ def test_output_that_cannot_be_written_is_one_error_line_not_a_traceback():
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize("arguments", [["--help"], ["--version"]], ids=["help", "version"])
+def test_the_program_s_help_and_version_that_cannot_be_written_are_one_error_line_not_a_traceback(arguments):
+    # They printed before any command ran, where a full device was a traceback and a closed pipe one too.
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, "Error: the output cannot be written: No space left on device\n")
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments], stdout=writing,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (EXIT_OUTPUT_CLOSED, "")
+
+
+@pytest.mark.timeout(60)
 def test_a_run_started_with_standard_error_closed_finishes_and_keeps_its_games(tmp_path):
     # With 2>&- the run ended at its first message with exit code 1, a traceback nobody saw and run.json "running".
     done = subprocess.run([sys.executable, "-m", "canasta_sim", "run", "--games", "2", "--seed", "1", "-s", "random",
@@ -84,7 +102,8 @@ def _started_without_standard_output(arguments):
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("arguments", [["watch", "--seed", "3", "--rules", "target_score=500"], ["docs"],
-                                       ["watch", "--help"]], ids=["watch", "docs", "help"])
+                                       ["watch", "--help"], ["--help"], ["--version"]],
+                         ids=["watch", "docs", "help", "program-help", "version"])
 def test_a_command_started_with_standard_output_closed_says_what_it_printed_is_lost(arguments):
     done = _started_without_standard_output(arguments)
     assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost\n")
