@@ -315,15 +315,24 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     session.update(ended_at=_now(), iterations_played=played["iterations"], status=outcome.status)
     manifest.update(final_fields(outcome))
     directory.write_manifest(manifest)
-    _print_outcome(settings, manifest, outcome, workers)
     resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
+    stopped = None
     if error:
-        click.echo(f"Error: {' '.join(error.split())}; finished iterations are kept; fix the strategy and run "
-                   f"{resume_hint}, or start again with --on-error forfeit", err=True)
-        sys.exit(EXIT_STOPPED)
-    if outcome.status == "interrupted":
-        click.echo(f"Interrupted: finished iterations are kept; continue with {resume_hint}", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        stopped = (f"Error: {' '.join(error.split())}; finished iterations are kept; fix the strategy and run "
+                   f"{resume_hint}, or start again with --on-error forfeit"), EXIT_STOPPED
+    elif outcome.status == "interrupted":
+        stopped = f"Interrupted: finished iterations are kept; continue with {resume_hint}", EXIT_INTERRUPTED
+    try:
+        _print_outcome(settings, manifest, outcome, workers)
+    except OSError:
+        # The outcome could not be printed (a full device, a pipe nobody reads): how to resume is still told, on
+        # stderr, before the output's own failure ends the command.
+        if stopped is not None:
+            click.echo(stopped[0], err=True)
+        raise
+    if stopped is not None:
+        click.echo(stopped[0], err=True)
+        sys.exit(stopped[1])
 
 
 def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome, workers: int) -> None:

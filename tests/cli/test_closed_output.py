@@ -72,6 +72,44 @@ def test_the_program_s_help_and_version_that_cannot_be_written_are_one_error_lin
     assert (done.returncode, done.stderr) == (EXIT_OUTPUT_CLOSED, "")
 
 
+FAILING_BOT = """
+from canasta_sim import Parameter
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Fails(Greedy):
+    name = "fails"
+    parameters = {"knob": Parameter(0.5, low=0.0, high=1.0)}
+
+    def choose_discard(self, view):
+        raise RuntimeError("boom")
+"""
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("arguments", "kept"),
+    [
+        (["run", "--games", "2", "--seed", "1", "-s", "random", "-s", "bot.py:Fails", "--rules", "target_score=50"],
+         "run.json"),
+        (["tune", "bot.py:Fails", "--games", "4", "--games-per-iteration", "4", "--seed", "1"], "tune.json"),
+    ],
+    ids=["run", "tune"],
+)
+def test_a_stopped_run_whose_summary_cannot_be_written_still_says_how_to_resume_it(arguments, kept, tmp_path):
+    # The summary's failure ended the command first: the line saying how to resume was never printed.
+    (tmp_path / "bot.py").write_text(FAILING_BOT)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments, "--workers", "1", "--out", "out", "-q"],
+                              cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and len(lines) == 2, done.stderr
+    assert lines[0].startswith("Error: ") and "raised RuntimeError: boom" in lines[0], lines
+    assert f"are kept; fix the strategy and run canasta-sim {arguments[0]} --resume out, or " in lines[0], lines
+    assert lines[1] == "Error: the output cannot be written: No space left on device"
+    assert (tmp_path / "out" / kept).is_file()
+
+
 @pytest.mark.timeout(60)
 def test_a_run_started_with_standard_error_closed_finishes_and_keeps_its_games(tmp_path):
     # With 2>&- the run ended at its first message with exit code 1, a traceback nobody saw and run.json "running".
