@@ -11,7 +11,6 @@ import importlib
 import io
 import os
 import select
-import shlex
 import sys
 
 import click
@@ -121,9 +120,10 @@ def _drop_stdout() -> None:
     os.close(null)
 
 
-def unwritable_output(error: BaseException) -> click.ClickException | None:
+def unwritable_output(error: BaseException, ctx: click.Context | None = None) -> click.ClickException | None:
     """The one-line error (exit code 1) of a command whose printing failed (``> /dev/full``: no space left on the
-    device), where the ``OSError`` was a traceback; ``None`` for any other error."""
+    device), where the ``OSError`` was a traceback, saying where its results are kept if it told (:data:`WRITTEN_TO`);
+    ``None`` for any other error."""
     if not isinstance(error, OSError) or isinstance(error, BrokenPipeError):
         return None
     frame = error.__traceback__
@@ -133,20 +133,28 @@ def unwritable_output(error: BaseException) -> click.ClickException | None:
     if code is None or code.co_name != "echo" or frame.tb_frame.f_globals.get("__name__") != "click.utils":
         return None  # not a line being printed: the command's own failure, shown as it is
     _drop_stdout()
-    return click.ClickException(f"the output cannot be written: {error.strerror or error}")
+    return click.ClickException(f"the output cannot be written: {error.strerror or error}{_kept_note(ctx)}")
 
 
-def _output_failure(error: BaseException) -> click.exceptions.Exit | click.ClickException | None:
+def _output_failure(error: BaseException, ctx: click.Context | None = None
+                    ) -> click.exceptions.Exit | click.ClickException | None:
     """How a command ends whose printing failed: quietly for a closed pipe (:func:`end_quietly`), with one line for
     output that cannot be written (:func:`unwritable_output`); ``None`` when ``error`` is no such failure."""
     if output_closed(error):
         return end_quietly()
-    return unwritable_output(error)
+    return unwritable_output(error, ctx)
 
 
 WRITTEN_TO = "canasta_sim.written_to"
-"""The key in click's context ``meta`` under which a command names the directory it wrote, for the error of a closed
-standard output (:func:`raise_if_output_lost`) to say where its results are."""
+"""The key in click's context ``meta`` under which a command says where its results are kept, in words (``the run is
+written to DIR (canasta-sim report DIR prints it)``), for the error of an output lost (:func:`raise_if_output_lost`)
+or that cannot be written (:func:`unwritable_output`) to tell."""
+
+
+def _kept_note(ctx: click.Context | None) -> str:
+    """``'; '`` and where the command said its results are kept (:data:`WRITTEN_TO`), or ``''``."""
+    written = None if ctx is None else ctx.meta.get(WRITTEN_TO)
+    return "" if written is None else f"; {written}"
 
 
 class _LostOutput(io.TextIOBase):
@@ -172,15 +180,11 @@ class _LostOutput(io.TextIOBase):
 
 def raise_if_output_lost(ctx: click.Context | None) -> None:
     """Raise the one-line error (exit code 1) of a command that finished, printing to a standard output it was started
-    without; the directory it wrote, if it named one (:data:`WRITTEN_TO`), is told.  ``ctx`` is ``None`` for what
+    without; where its results are kept, if it said (:data:`WRITTEN_TO`), is told.  ``ctx`` is ``None`` for what
     printed before any command ran (``--help``, ``--version``)."""
     if not (isinstance(sys.stdout, _LostOutput) and sys.stdout.lost):
         return
-    message = "standard output is closed: what the command printed is lost"
-    written = None if ctx is None else ctx.meta.get(WRITTEN_TO)
-    if written is not None:
-        message += f"; the run is written to {written} (canasta-sim report {shlex.quote(str(written))} prints it)"
-    raise click.ClickException(message)
+    raise click.ClickException(f"standard output is closed: what the command printed is lost{_kept_note(ctx)}")
 
 
 _KEPT_HYPHEN = "\u2011"
@@ -248,7 +252,7 @@ class LazyCommands(OneLineErrors, click.Group):
                 raise_if_output_lost(ctx)
             raise
         except BaseException as error:  # whatever the closed pipe became on its way up: told apart by output_closed
-            failure = _output_failure(error)
+            failure = _output_failure(error, ctx)
             if failure is not None:
                 raise failure from None
             raise

@@ -406,7 +406,9 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         _close_session(settings, directory, manifest, session, status, progress.played)
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
-    click.get_current_context().meta[WRITTEN_TO] = directory.path  # told if the summary cannot be printed
+    where = shlex.quote(str(directory.path))
+    told = f"the run is written to {where} (canasta-sim report {where} prints it)"
+    click.get_current_context().meta[WRITTEN_TO] = told  # if the summary cannot be printed
     rows, games_read = summarizer.summarize(directory, settings.entrants)
     try:
         if games_read:

@@ -31,6 +31,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from canasta_sim.cli import WRITTEN_TO
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
@@ -322,6 +323,9 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
                    f"{resume_hint}, or start again with --on-error forfeit"), EXIT_STOPPED
     elif outcome.status == "interrupted":
         stopped = f"Interrupted: finished iterations are kept; continue with {resume_hint}", EXIT_INTERRUPTED
+    click.get_current_context().meta[WRITTEN_TO] = (  # told if the outcome cannot be printed
+        f"the tuning is written to {shlex.quote(str(directory.path))} (its tune.json's final_spec is the tuned "
+        "strategy)")
     try:
         _print_outcome(settings, manifest, outcome, workers)
     except OSError:

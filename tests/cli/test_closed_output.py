@@ -86,17 +86,21 @@ class Fails(Greedy):
 """
 
 
+TUNING_KEPT = "the tuning is written to out (its tune.json's final_spec is the tuned strategy)"
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
-    ("arguments", "kept"),
+    ("arguments", "kept", "told"),
     [
         (["run", "--games", "2", "--seed", "1", "-s", "random", "-s", "bot.py:Fails", "--rules", "target_score=50"],
-         "run.json"),
-        (["tune", "bot.py:Fails", "--games", "4", "--games-per-iteration", "4", "--seed", "1"], "tune.json"),
+         "run.json", "the run is written to out (canasta-sim report out prints it)"),
+        (["tune", "bot.py:Fails", "--games", "4", "--games-per-iteration", "4", "--seed", "1"], "tune.json",
+         TUNING_KEPT),
     ],
     ids=["run", "tune"],
 )
-def test_a_stopped_run_whose_summary_cannot_be_written_still_says_how_to_resume_it(arguments, kept, tmp_path):
+def test_a_stopped_run_whose_summary_cannot_be_written_still_says_how_to_resume_it(arguments, kept, told, tmp_path):
     # The summary's failure ended the command first: the line saying how to resume was never printed.
     (tmp_path / "bot.py").write_text(FAILING_BOT)
     with open("/dev/full", "w") as full:
@@ -106,8 +110,20 @@ def test_a_stopped_run_whose_summary_cannot_be_written_still_says_how_to_resume_
     assert done.returncode == 1 and len(lines) == 2, done.stderr
     assert lines[0].startswith("Error: ") and "raised RuntimeError: boom" in lines[0], lines
     assert f"are kept; fix the strategy and run canasta-sim {arguments[0]} --resume out, or " in lines[0], lines
-    assert lines[1] == "Error: the output cannot be written: No space left on device"
+    assert lines[1] == f"Error: the output cannot be written: No space left on device; {told}"
     assert (tmp_path / "out" / kept).is_file()
+
+
+@pytest.mark.timeout(60)
+def test_a_tuning_whose_tuned_spec_is_lost_says_where_it_is_kept(tmp_path):
+    # Its last line, the tuned strategy, was lost with nothing saying that tune.json holds it.
+    done = subprocess.run([sys.executable, "-m", "canasta_sim", "tune", "expert", "--params", "aggression", "--games",
+                           "4", "--games-per-iteration", "4", "--seed", "1", "--workers", "1", "--rules",
+                           "target_score=500", "--out", "out", "-q"], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                          timeout=60, preexec_fn=lambda: os.close(1))
+    assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost; "
+                                                 f"{TUNING_KEPT}\n")
+    assert json.loads((tmp_path / "out" / "tune.json").read_text())["final_spec"].startswith("expert:aggression=")
 
 
 @pytest.mark.timeout(60)
