@@ -387,6 +387,7 @@ def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool) -> di
         "tool": f"canasta-sim {__version__}",
         "engine_version": ENGINE_VERSION,
         "command": command,
+        "directory": os.getcwd(),  # where a spec's relative paths start from, wherever the tuning is resumed
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategy": {"spec": settings.spec, "label": loaded.label,

@@ -69,3 +69,32 @@ def test_a_gain_a_resumed_tune_json_refuses_is_named_as_tune_json_names_it(tmp_p
     assert result.exit_code == 2 and result.output == (
         f"Error: --resume: {out / 'tune.json'} is malformed: its spsa.learning_rate must be a finite number above 0; "
         "got -1\n"), result.output
+
+
+MINE = '''
+from canasta_sim.strategies.expert import Expert
+
+
+class Mine(Expert):
+    name = "mine"
+'''
+
+
+@pytest.mark.timeout(60)
+def test_a_tuning_of_a_file_named_relatively_resumes_from_another_directory(tmp_path, monkeypatch):
+    # Its spec's file was looked for from the directory of the resume: "strategy file 'mine.py' does not exist".
+    (tmp_path / "start").mkdir()
+    (tmp_path / "start" / "mine.py").write_text(MINE)
+    monkeypatch.chdir(tmp_path / "start")
+    assert invoke("mine.py:Mine", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
+                  "--seed", "1", "--workers", "1", "--out", "out", "-q").exit_code == 0
+    manifest = json.loads((tmp_path / "start" / "out" / "tune.json").read_text())
+    assert manifest["directory"] == str(tmp_path / "start")
+    assert manifest["command"].startswith(f"cd {tmp_path / 'start'} && canasta-sim tune mine.py:Mine ")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--resume", "start/out", "--workers", "1", "-q")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[-1] == "mine.py:Mine:aggression=0.67,ask_cards=8", lines
+    assert lines[-2] == (f"check it: cd {tmp_path / 'start'} && canasta-sim compare {lines[-1]} "
+                         "--baseline mine.py:Mine --workers 1"), lines
