@@ -11,7 +11,6 @@ import importlib
 import io
 import os
 import select
-import shlex
 import sys
 
 import click
@@ -40,8 +39,8 @@ the one line ``canasta-sim --help`` shows for it."""
 
 def without_usage(error: click.UsageError) -> click.UsageError:
     """``error`` without its context, so that click prints it as one ``Error: ...`` line and no usage text."""
-    if error.ctx is None:
-        return error
+    if error.ctx is None or isinstance(error, click.exceptions.NoArgsIsHelpError):
+        return error  # the help of a bare ``canasta-sim`` is shown as click shows it, not as an "Error: Usage: ..."
     return click.UsageError(error.format_message())
 
 
@@ -121,9 +120,10 @@ def _drop_stdout() -> None:
     os.close(null)
 
 
-def unwritable_output(error: BaseException) -> click.ClickException | None:
+def unwritable_output(error: BaseException, ctx: click.Context | None = None) -> click.ClickException | None:
     """The one-line error (exit code 1) of a command whose printing failed (``> /dev/full``: no space left on the
-    device), where the ``OSError`` was a traceback; ``None`` for any other error."""
+    device), where the ``OSError`` was a traceback, saying where its results are kept if it told (:data:`WRITTEN_TO`);
+    ``None`` for any other error."""
     if not isinstance(error, OSError) or isinstance(error, BrokenPipeError):
         return None
     frame = error.__traceback__
@@ -133,12 +133,28 @@ def unwritable_output(error: BaseException) -> click.ClickException | None:
     if code is None or code.co_name != "echo" or frame.tb_frame.f_globals.get("__name__") != "click.utils":
         return None  # not a line being printed: the command's own failure, shown as it is
     _drop_stdout()
-    return click.ClickException(f"the output cannot be written: {error.strerror or error}")
+    return click.ClickException(f"the output cannot be written: {error.strerror or error}{_kept_note(ctx)}")
+
+
+def _output_failure(error: BaseException, ctx: click.Context | None = None
+                    ) -> click.exceptions.Exit | click.ClickException | None:
+    """How a command ends whose printing failed: quietly for a closed pipe (:func:`end_quietly`), with one line for
+    output that cannot be written (:func:`unwritable_output`); ``None`` when ``error`` is no such failure."""
+    if output_closed(error):
+        return end_quietly()
+    return unwritable_output(error, ctx)
 
 
 WRITTEN_TO = "canasta_sim.written_to"
-"""The key in click's context ``meta`` under which a command names the directory it wrote, for the error of a closed
-standard output (:func:`raise_if_output_lost`) to say where its results are."""
+"""The key in click's context ``meta`` under which a command says where its results are kept, in words (``the run is
+written to DIR (canasta-sim report DIR prints it)``), for the error of an output lost (:func:`raise_if_output_lost`)
+or that cannot be written (:func:`unwritable_output`) to tell."""
+
+
+def _kept_note(ctx: click.Context | None) -> str:
+    """``'; '`` and where the command said its results are kept (:data:`WRITTEN_TO`), or ``''``."""
+    written = None if ctx is None else ctx.meta.get(WRITTEN_TO)
+    return "" if written is None else f"; {written}"
 
 
 class _LostOutput(io.TextIOBase):
@@ -162,16 +178,13 @@ class _LostOutput(io.TextIOBase):
         return len(text)
 
 
-def raise_if_output_lost(ctx: click.Context) -> None:
+def raise_if_output_lost(ctx: click.Context | None) -> None:
     """Raise the one-line error (exit code 1) of a command that finished, printing to a standard output it was started
-    without; the directory it wrote, if it named one (:data:`WRITTEN_TO`), is told."""
+    without; where its results are kept, if it said (:data:`WRITTEN_TO`), is told.  ``ctx`` is ``None`` for what
+    printed before any command ran (``--help``, ``--version``)."""
     if not (isinstance(sys.stdout, _LostOutput) and sys.stdout.lost):
         return
-    message = "standard output is closed: what the command printed is lost"
-    written = ctx.meta.get(WRITTEN_TO)
-    if written is not None:
-        message += f"; the run is written to {written} (canasta-sim report {shlex.quote(str(written))} prints it)"
-    raise click.ClickException(message)
+    raise click.ClickException(f"standard output is closed: what the command printed is lost{_kept_note(ctx)}")
 
 
 _KEPT_HYPHEN = "\u2011"
@@ -211,6 +224,24 @@ class LazyCommands(OneLineErrors, click.Group):
     one line each (:class:`OneLineErrors`), and every command ends quietly when its output is piped into a reader that
     stops reading (``| head``), as the standard tools do (:data:`EXIT_OUTPUT_CLOSED`)."""
 
+    def make_context(self, info_name, args, parent=None, **extra):
+        """Open the standard streams the program was started without (:func:`standard_streams_opened`), then parse the
+        arguments: ``--help`` and ``--version`` print and exit while they are parsed, before any command runs, and
+        their output lost to a closed standard output is told as every command's is (:func:`raise_if_output_lost`)."""
+        if parent is None:
+            standard_streams_opened()
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.exceptions.Exit as end:
+            if end.exit_code == 0:
+                raise_if_output_lost(None)
+            raise
+        except OSError as error:  # the help or the version printed to a pipe nobody reads, or a full device
+            failure = _output_failure(error)
+            if failure is not None:
+                raise failure from None
+            raise
+
     def invoke(self, ctx: click.Context):
         """Run the command; a closed standard output ends it quietly, the one place every command's printing is
         handled (a narration, a report, a run's summary, a strategy writing at the terminal)."""
@@ -221,9 +252,7 @@ class LazyCommands(OneLineErrors, click.Group):
                 raise_if_output_lost(ctx)
             raise
         except BaseException as error:  # whatever the closed pipe became on its way up: told apart by output_closed
-            if output_closed(error):
-                raise end_quietly() from None
-            failure = unwritable_output(error)
+            failure = _output_failure(error, ctx)
             if failure is not None:
                 raise failure from None
             raise
@@ -296,4 +325,4 @@ def _print_version(context: click.Context, _parameter: click.Parameter, value: b
               help="Show the version, the engine version and whether the engine is compiled, and exit.")
 def main() -> None:
     """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""
-    standard_streams_opened()
+    # The standard streams were opened before the arguments were parsed (LazyCommands.make_context).

@@ -26,7 +26,7 @@ from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
 __all__ = ["limit_options", "options_played_with", "recorded_games_at_once", "recorded_memory_limit",
-           "reproducing_command", "session_options", "start_directory"]
+           "reproducing_command", "session_options", "start_command", "start_directory", "started_elsewhere"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -47,10 +47,7 @@ def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str
         words += ["--time-limit", str(settings.time_limit)]
     for choice in settings.record_decisions:
         words += ["--record-decisions", choice]
-    command = shlex.join([*words, *session, "--out", str(path)])
-    if any(_names_relative_path(spec) for spec in settings.specs):
-        command = f"cd {shlex.quote(os.getcwd())} && {command}"
-    return command
+    return start_command(shlex.join([*words, *session, "--out", str(path)]), settings.specs)
 
 
 def _names_relative_path(spec: str) -> bool:
@@ -137,9 +134,25 @@ def start_directory(manifest: dict[str, Any] | None, settings: RunSettings,
     """Where a resumed run's strategies start: the directory the run was started from (``run.json``'s
     ``directory``), when a spec names a path relative to it (``cmd:python bot.py``, ``isolated:bots/mine.py:Mine``);
     the run's own directory, given relative to here, is then made absolute."""
-    recorded = None if manifest is None else manifest.get("directory")
-    if (recorded is None or not Path(recorded).is_dir() or Path(recorded) == Path.cwd()
-            or not any(_names_relative_path(spec) for spec in settings.specs)):
+    recorded = started_elsewhere(manifest, settings.specs)
+    if recorded is None:
         return contextlib.nullcontext(), directory
     # log_file is made absolute by the caller first: the messages go where the user said.
     return contextlib.chdir(recorded), RunDirectory(directory.path.absolute())
+
+
+def started_elsewhere(manifest: dict[str, Any] | None, specs: Sequence[str | None]) -> str | None:
+    """The directory a run or tuning was started from (its manifest's ``directory``) when it is not this one and one
+    of ``specs`` names a path relative to it, so that its strategies must start there; ``None`` otherwise."""
+    recorded = None if manifest is None else manifest.get("directory")
+    if (not isinstance(recorded, str) or not Path(recorded).is_dir() or Path(recorded) == Path.cwd()
+            or not any(spec is not None and _names_relative_path(spec) for spec in specs)):
+        return None
+    return recorded
+
+
+def start_command(command: str, specs: Sequence[str | None]) -> str:
+    """``command`` beginning with ``cd`` to this directory when one of ``specs`` names a path relative to it."""
+    if any(spec is not None and _names_relative_path(spec) for spec in specs):
+        return f"cd {shlex.quote(os.getcwd())} && {command}"
+    return command

@@ -406,18 +406,31 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         _close_session(settings, directory, manifest, session, status, progress.played)
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
-    click.get_current_context().meta[WRITTEN_TO] = directory.path  # told if the summary cannot be printed
+    where = shlex.quote(str(directory.path))
+    told = f"the run is written to {where} (canasta-sim report {where} prints it)"
+    click.get_current_context().meta[WRITTEN_TO] = told  # if the summary cannot be printed
     rows, games_read = summarizer.summarize(directory, settings.entrants)
-    if games_read:
-        click.echo(format_summary(rows))
-        additions = matchmaking_report(directory, settings.specs, settings.duplicate)
-        if additions:
-            click.echo("\n" + additions)
-    rate = progress.played / elapsed if elapsed > 0 else 0.0
-    click.echo(f"{games_read} of {settings.games} games in {directory.path} "
-               f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
-               f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
-    _exit_unless_complete(directory, write_error, error, interrupted)
+    try:
+        if games_read:
+            click.echo(format_summary(rows))
+            additions = matchmaking_report(directory, settings.specs, settings.duplicate)
+            if additions:
+                click.echo("\n" + additions)
+        rate = progress.played / elapsed if elapsed > 0 else 0.0
+        click.echo(f"{games_read} of {settings.games} games in {directory.path} "
+                   f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
+                   f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
+    except OSError:
+        # The summary could not be printed (a full device, a pipe nobody reads): how to resume is still told, on
+        # stderr, before the output's own failure ends the command.
+        stopped = _unless_complete(directory, write_error, error, interrupted)
+        if stopped is not None:
+            click.echo(stopped[0], err=True)
+        raise
+    stopped = _unless_complete(directory, write_error, error, interrupted)
+    if stopped is not None:
+        click.echo(stopped[0], err=True)
+        sys.exit(stopped[1])
 
 
 def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play_chunks: ChunkRunner, workers,
@@ -522,17 +535,16 @@ def _close_session(settings: RunSettings, directory: RunDirectory, manifest, ses
     directory.write_manifest(manifest)
 
 
-def _exit_unless_complete(directory: RunDirectory, write_error: str | None, error: str | None,
-                          interrupted: bool) -> None:
-    """Say why the run stopped and how to resume it, and exit with the matching code; return if it did not."""
+def _unless_complete(directory: RunDirectory, write_error: str | None, error: str | None,
+                     interrupted: bool) -> tuple[str, int] | None:
+    """The line saying why the run stopped and how to resume it, with the exit code to match; ``None`` for a run that
+    did not stop."""
     resume_hint = f"canasta-sim run --resume {shlex.quote(str(directory.path))}"
     if write_error:
-        click.echo(f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", err=True)
-        sys.exit(EXIT_STOPPED)
+        return f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", EXIT_STOPPED
     if error:
-        click.echo(f"Error: {' '.join(error.split())}; finished games are kept; fix the strategy and run "
-                   f"{resume_hint}, or add --on-error forfeit", err=True)
-        sys.exit(EXIT_STOPPED)
+        return (f"Error: {' '.join(error.split())}; finished games are kept; fix the strategy and run {resume_hint}, "
+                "or add --on-error forfeit"), EXIT_STOPPED
     if interrupted:
-        click.echo(f"Interrupted: finished games are kept; continue with {resume_hint}", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        return f"Interrupted: finished games are kept; continue with {resume_hint}", EXIT_INTERRUPTED
+    return None

@@ -21,6 +21,7 @@ goes to the log (``--log-file``), never to the output.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import os
@@ -31,12 +32,14 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
+from canasta_sim.cli import WRITTEN_TO
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
     counted,
     fail,
+    is_standard_output,
     isolation_options,
     open_log_file,
     pin_cores,
@@ -46,7 +49,13 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import limit_options, recorded_games_at_once, recorded_memory_limit
+from canasta_sim.cli.replaying import (
+    limit_options,
+    recorded_games_at_once,
+    recorded_memory_limit,
+    start_command,
+    started_elsewhere,
+)
 from canasta_sim.cli.run import install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
@@ -65,6 +74,7 @@ from canasta_sim.tuning.run import (
     outcome_on_disk,
     run_tuning,
 )
+from canasta_sim.tuning.spsa import SettingError
 
 __all__ = ["tune_command"]
 
@@ -115,7 +125,8 @@ def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int 
         words += ["--on-error", settings.on_error]
     if settings.time_limit is not None:
         words += ["--time-limit", format_value(settings.time_limit)]
-    return shlex.join([*words, *limit_options(memory_limit), "--out", str(path)])
+    return start_command(shlex.join([*words, *limit_options(memory_limit), "--out", str(path)]),
+                         (settings.spec, settings.against))
 
 
 def _parse_params(text: str | None) -> tuple[str, ...] | None:
@@ -124,11 +135,20 @@ def _parse_params(text: str | None) -> tuple[str, ...] | None:
     return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
-def _resumed_settings(resume: Path, given: dict) -> tuple[TuningDirectory, dict, TuningSettings]:
+def _resumed_settings(resume: Path, given: dict,
+                      stack: contextlib.ExitStack) -> tuple[TuningDirectory, dict, TuningSettings]:
+    """The resumed tuning's directory, ``tune.json`` and settings, refused in one line when ``given`` options differ;
+    when its spec names a file relative to the directory the tuning started in, that directory is made the working
+    one until ``stack`` closes (the tuning's own directory made absolute first), as a resumed run's strategies start
+    where the run did."""
     directory = TuningDirectory(resume)
     try:
         manifest = directory.read_manifest()
         settings = TuningSettings.from_manifest(manifest, str(directory.manifest_path))
+        started = started_elsewhere(manifest, (settings.spec, settings.against))
+        if started is not None:
+            directory = TuningDirectory(directory.path.absolute())
+            stack.enter_context(contextlib.chdir(started))
         check_versions(manifest, settings, directory.path)
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
@@ -177,6 +197,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
     try:
         settings = TuningSettings(spec=given["spec"], params=given["params"], against=given["against"], seed=seed,
                                   stability=given["stability"], time_limit=given["time_limit"], **chosen)
+    except SettingError as error:  # named as the field of the update rule: told as the option the user typed
+        raise fail(error.told_as(_SETTING_OPTIONS.get(error.field, error.field))) from None
     except ValueError as error:
         raise fail(str(error)) from None
     directory = TuningDirectory(out if out is not None else _default_out())
@@ -239,26 +261,31 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
     given = {"spec": spec, "against": against, "games": games, "games_per_iteration": games_per_iteration,
              "params": _parse_params(params), "seed": seed, "rules": rules, "learning_rate": learning_rate,
              "perturbation": perturbation, "stability": stability, "on_error": on_error, "time_limit": time_limit}
-    if resume is not None:
-        if out is not None and Path(out).resolve() != Path(resume).resolve():
-            raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
-        directory, manifest, settings = _resumed_settings(resume, given)
-        if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
-            memory_limit = _kept_option(recorded_memory_limit, directory, manifest)
-        if ctx.get_parameter_source("games_at_once") != click.core.ParameterSource.COMMANDLINE:
-            games_at_once = _kept_option(recorded_games_at_once, directory, manifest)
-    else:
-        directory, manifest, settings = _new_settings(given, out)
-    isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
-    cap_games_at_once(games_at_once)
-    file_handler = open_log_file(log_file)
-    workers = worker_count(workers, (settings.spec, settings.against or settings.spec))
-    _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
-          file_handler=file_handler)
+    here = Path.cwd()
+    if log_file is not None and not is_standard_output(log_file):
+        log_file = log_file.absolute()  # where the user said, should a resume start the strategies elsewhere
+    with contextlib.ExitStack() as stack:
+        if resume is not None:
+            if out is not None and Path(out).resolve() != Path(resume).resolve():
+                raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
+            directory, manifest, settings = _resumed_settings(resume, given, stack)
+            if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
+                memory_limit = _kept_option(recorded_memory_limit, directory, manifest)
+            if ctx.get_parameter_source("games_at_once") != click.core.ParameterSource.COMMANDLINE:
+                games_at_once = _kept_option(recorded_games_at_once, directory, manifest)
+        else:
+            directory, manifest, settings = _new_settings(given, out)
+        isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
+        cap_games_at_once(games_at_once)
+        file_handler = open_log_file(log_file)
+        workers = worker_count(workers, (settings.spec, settings.against or settings.spec))
+        _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
+              file_handler=file_handler, started_from=None if Path.cwd() == here else str(Path.cwd()))
 
 
 def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, *, workers: int, quiet: bool,
-          memory_limit: int | None = None, file_handler: logging.Handler | None = None) -> None:
+          memory_limit: int | None = None, file_handler: logging.Handler | None = None,
+          started_from: str | None = None) -> None:
     say = (lambda text: None) if quiet else (lambda text: click.echo(text, err=True))
     tuned, _ = TunedStrategy.from_spec(settings.spec, settings.params)
     table = directory.read_trajectory()
@@ -312,31 +339,45 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     session.update(ended_at=_now(), iterations_played=played["iterations"], status=outcome.status)
     manifest.update(final_fields(outcome))
     directory.write_manifest(manifest)
-    _print_outcome(settings, manifest, outcome, workers)
     resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
+    stopped = None
     if error:
-        click.echo(f"Error: {' '.join(error.split())}; finished iterations are kept; fix the strategy and run "
-                   f"{resume_hint}, or start again with --on-error forfeit", err=True)
-        sys.exit(EXIT_STOPPED)
-    if outcome.status == "interrupted":
-        click.echo(f"Interrupted: finished iterations are kept; continue with {resume_hint}", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+        stopped = (f"Error: {' '.join(error.split())}; finished iterations are kept; fix the strategy and run "
+                   f"{resume_hint}, or start again with --on-error forfeit"), EXIT_STOPPED
+    elif outcome.status == "interrupted":
+        stopped = f"Interrupted: finished iterations are kept; continue with {resume_hint}", EXIT_INTERRUPTED
+    click.get_current_context().meta[WRITTEN_TO] = (  # told if the outcome cannot be printed
+        f"the tuning is written to {shlex.quote(str(directory.path))} (its tune.json's final_spec is the tuned "
+        "strategy)")
+    try:
+        _print_outcome(settings, manifest, outcome, workers, started_from)
+    except OSError:
+        # The outcome could not be printed (a full device, a pipe nobody reads): how to resume is still told, on
+        # stderr, before the output's own failure ends the command.
+        if stopped is not None:
+            click.echo(stopped[0], err=True)
+        raise
+    if stopped is not None:
+        click.echo(stopped[0], err=True)
+        sys.exit(stopped[1])
 
 
-def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome, workers: int) -> None:
+def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome, workers: int,
+                   started_from: str | None = None) -> None:
+    """The summary, the suggested check and the tuned spec; ``started_from``: the directory a resume started the
+    strategies in (the tuning's own), where the check must start too."""
     parameters = {entry["name"]: entry for entry in manifest["parameters"]}
     played = f"{outcome.iterations_done} of {counted(outcome.iterations, 'iteration')}"
     click.echo(f"{played} ({counted(outcome.games_done, 'game')}), {outcome.status}:")
     width = max(len(name) for name in outcome.names)
     for name, start, value in zip(outcome.names, outcome.start, outcome.values, strict=True):
         entry = parameters[name]
-        click.echo(f"  {name:<{width}}  {format_value(_typed(start, entry)):>6} -> {format_value(value):<6}  "
+        click.echo(f"  {name:<{width}}  {format_value(start):>6} -> {format_value(value):<6}  "
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
     # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
     # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules and clock,
     # on as many workers (compare's default is every core).
-    if all(_typed(start, parameters[name]) == value
-           for name, start, value in zip(outcome.names, outcome.start, outcome.values, strict=True)):
+    if outcome.start == outcome.values:
         # A compare of the start against itself would only measure noise.
         click.echo("nothing to check: the values are the starting ones")
     else:
@@ -344,9 +385,7 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
                  *rules_options(settings.rules)]
         if settings.time_limit is not None:
             words += ["--time-limit", format_value(settings.time_limit)]
-        click.echo(f"check it: {shlex.join(words)}")
+        check = shlex.join(words)
+        click.echo(f"check it: {check if started_from is None else start_command(check, (settings.spec,))}")
     click.echo(outcome.spec)
 
-
-def _typed(value: float, entry: dict):
-    return int(value) if isinstance(entry.get("default"), int) and float(value).is_integer() else value

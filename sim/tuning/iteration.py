@@ -123,9 +123,23 @@ class TunedStrategy:
                                         integer=integer))
         return dimensions
 
-    def start_values(self, player) -> dict[str, float]:
-        """The tuned parameters' values in a player built from the spec (the spec's, else the defaults)."""
-        return {name: float(getattr(player, name)) for name in self.names}
+    def start_values(self, player) -> dict[str, float | int]:
+        """The tuned parameters' values in a player built from the spec (the spec's, else the defaults), each of its
+        parameter's type."""
+        return {name: self.typed(name, getattr(player, name)) for name in self.names}
+
+    def typed(self, name: str, value: float | int) -> float | int:
+        """``value`` of parameter ``name`` as its type: an int parameter's whole number as an ``int`` (SPSA keeps its
+        point in floats; what a tuning records and prints of an int parameter is whole), anything else a float.
+
+        >>> tuned = TunedStrategy("expert", (), ("ask_cards",), {"ask_cards": Parameter(5, low=0, high=15)})
+        >>> tuned.typed("ask_cards", 5.0), tuned.typed("ask_cards", 5.5)
+        (5, 5.5)
+        """
+        declaration = self.declarations.get(name)
+        if declaration is not None and isinstance(declaration.default, int) and float(value).is_integer():
+            return int(value)
+        return float(value)
 
     def spec(self, values: Sequence[float | int]) -> str:
         """The spec playing ``values`` of the tuned parameters, other given parameters kept.

@@ -42,7 +42,7 @@ from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.runner import stop_on_signals as signals_stop
 from canasta_sim.runs.storage import parquet_path
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, MatchPool, TunedStrategy, TuningError, iteration_tasks
-from canasta_sim.tuning.spsa import ALPHA, GAMMA, Spsa, SpsaSettings
+from canasta_sim.tuning.spsa import ALPHA, GAMMA, SettingError, Spsa, SpsaSettings
 
 __all__ = [
     "TRAJECTORY_FILE",
@@ -174,6 +174,9 @@ class TuningSettings:
         except KeyError as error:
             raise TuningError(f"{where} has no entry {error.args[0]!r}; it was not written by canasta-sim tune"
                               ) from None
+        except SettingError as error:  # named as tune.json names it, where it was found
+            field = f"spsa.{error.field}" if error.field in spsa else error.field
+            raise TuningError(f"{where} is malformed: its {error.told_as(field)}") from None
         except (TypeError, ValueError, RulesError) as error:
             raise TuningError(f"{where} is malformed: {error}") from None
 
@@ -202,7 +205,7 @@ class TuningDirectory:
         if not self.path.is_dir():
             raise TuningError(f"{self.path} does not exist or is not a directory")
         try:
-            return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+            return _typed_parameters(json.loads(self.manifest_path.read_text(encoding="utf-8")))
         except FileNotFoundError:
             raise TuningError(f"{self.path} is not a tuning run: it holds no {TUNE_FILE}") from None
         except (OSError, ValueError) as error:
@@ -248,7 +251,8 @@ class TuningOutcome:
     """Where a tuning run stands after a session."""
 
     names: tuple[str, ...]
-    start: tuple[float, ...]
+    start: tuple[float | int, ...]
+    """The starting point, each value of its parameter's type."""
     theta: tuple[float, ...]
     """The point reached, unrounded."""
     values: tuple[float | int, ...]
@@ -344,6 +348,7 @@ def _state_on_disk(settings: TuningSettings, directory: TuningDirectory):
 
 def _outcome(tuned, spsa, start, rows, theta, settings, status) -> TuningOutcome:
     values = spsa.rounded(theta)
+    start = tuple(tuned.typed(name, value) for name, value in zip(tuned.names, start, strict=True))
     return TuningOutcome(tuned.names, start, theta, values, tuned.spec(values), len(rows), settings.iterations,
                          sum(row["games"] for row in rows), status)
 
@@ -382,17 +387,13 @@ def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool) -> di
         "tool": f"canasta-sim {__version__}",
         "engine_version": ENGINE_VERSION,
         "command": command,
+        "directory": os.getcwd(),  # where a spec's relative paths start from, wherever the tuning is resumed
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategy": {"spec": settings.spec, "label": loaded.label,
                      "class": f"{loaded.cls.__module__}.{loaded.cls.__qualname__}"},
         "against_label": None if against is None else against.label,
-        "parameters": [
-            {"name": name, "default": tuned.declarations[name].default, "start": start[name],
-             "low": tuned.declarations[name].low, "high": tuned.declarations[name].high,
-             "step": tuned.declarations[name].grid_step}
-            for name in tuned.names
-        ],
+        "parameters": [_parameter_entry(tuned, name, start[name]) for name in tuned.names],
         "status": "running",
         "iterations_done": 0,
         "games_done": 0,
@@ -400,6 +401,28 @@ def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool) -> di
         "final_spec": None,
         "sessions": [],
     }
+
+
+def _parameter_entry(tuned: TunedStrategy, name: str, start: float | int) -> dict[str, Any]:
+    """A tuned parameter as ``tune.json`` records it: an int parameter's numbers as ints."""
+    declaration = tuned.declarations[name]
+    numbers = {"start": start, "low": declaration.low, "high": declaration.high, "step": declaration.grid_step}
+    return {"name": name, "default": declaration.default,
+            **{key: None if value is None else tuned.typed(name, value) for key, value in numbers.items()}}
+
+
+def _typed_parameters(manifest: dict[str, Any]) -> dict[str, Any]:
+    """``manifest`` with each int parameter's start, range and step as ints, as a tuning writes them now: a
+    ``tune.json`` written before recorded an int parameter's start as a float (3.0), which a resume or a chart
+    would otherwise carry on."""
+    for entry in manifest.get("parameters") or ():
+        if not isinstance(entry, dict) or type(entry.get("default")) is not int:
+            continue
+        for key in ("start", "low", "high", "step"):
+            value = entry.get(key)
+            if isinstance(value, float) and value.is_integer():
+                entry[key] = int(value)
+    return manifest
 
 
 def check_versions(manifest: dict[str, Any], settings: TuningSettings, where: Path) -> None:

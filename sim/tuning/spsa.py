@@ -41,7 +41,8 @@ import math
 import random
 from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["ALPHA", "GAMMA", "Dimension", "Proposal", "Spsa", "SpsaSettings", "maximize"]
+__all__ = ["ALPHA", "GAMMA", "SETTING_WORDS", "Dimension", "Proposal", "SettingError", "Spsa", "SpsaSettings",
+           "maximize"]
 
 ALPHA = 0.602
 """Decay exponent of the step gain ``a_k`` (Spall's recommended value)."""
@@ -112,6 +113,34 @@ def _decimals(number: float) -> int:
     return len(text.split(".")[1]) if "." in text else 0
 
 
+SETTING_WORDS = {
+    "iterations": "the number of iterations", "learning_rate": "the learning rate a",
+    "perturbation": "the perturbation c", "stability": "the stability constant A", "alpha": "alpha", "gamma": "gamma",
+}
+"""How a :class:`SettingError` names each field of :class:`SpsaSettings` to a reader of this module."""
+
+
+class SettingError(ValueError):
+    """A field of :class:`SpsaSettings` outside what it accepts.  It keeps the field's name, so that a caller whose user
+    gives the field under another name (a command's option) can name it that way.
+
+    :ivar field: the field of :class:`SpsaSettings`, e.g. ``'learning_rate'``.
+    :ivar accepted: what the field accepts, in words (``'a finite number above 0'``).
+    :ivar value: the value refused.
+    """
+
+    def __init__(self, field: str, accepted: str, value: float) -> None:
+        self.field, self.accepted, self.value = field, accepted, value
+        super().__init__(self.told_as(SETTING_WORDS[field]))
+
+    def told_as(self, name: str) -> str:
+        """The error in one line, naming the field ``name``: ``'--learning-rate must be a finite number above 0; got
+        0'``."""
+        value = self.value
+        shown = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+        return f"{name} must be {self.accepted}; got {shown}"
+
+
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class SpsaSettings:
     """The gains and the seed of a run of SPSA (see the module's description for the formulas).
@@ -135,17 +164,17 @@ class SpsaSettings:
 
     def __post_init__(self) -> None:
         if self.iterations < 1:
-            raise ValueError(f"SPSA needs at least 1 iteration; got {self.iterations}")
+            raise SettingError("iterations", "at least 1", self.iterations)
         if not (math.isfinite(self.learning_rate) and self.learning_rate > 0):
-            raise ValueError(f"the learning rate a must be a finite number above 0; got {self.learning_rate}")
+            raise SettingError("learning_rate", "a finite number above 0", self.learning_rate)
         if not (math.isfinite(self.perturbation) and 0 < self.perturbation <= 0.5):
-            raise ValueError(f"the perturbation c must be above 0 and at most 0.5 (of a range); "
-                             f"got {self.perturbation}")
+            raise SettingError("perturbation", "above 0 and at most 0.5 (a fraction of each range)",
+                               self.perturbation)
         if self.stability is not None and not (math.isfinite(self.stability) and self.stability >= 0):
-            raise ValueError(f"the stability constant A must be a finite number, 0 or more; got {self.stability}")
+            raise SettingError("stability", "a finite number, 0 or more", self.stability)
         for name, value in (("alpha", self.alpha), ("gamma", self.gamma)):
             if not (math.isfinite(value) and 0 < value <= 1):
-                raise ValueError(f"{name} must be above 0 and at most 1; got {value}")
+                raise SettingError(name, "above 0 and at most 1", value)
 
     @property
     def stability_constant(self) -> float:

@@ -60,6 +60,13 @@ def test_an_unknown_command_is_a_usage_error():
     assert "No such command 'rnu'" in result.output
 
 
+def test_the_program_without_a_command_shows_its_help_not_an_error():
+    # It printed "Error: Usage: canasta-sim [OPTIONS] ...", the whole help as an error message.
+    result = CliRunner().invoke(main, [], prog_name="canasta-sim")
+    assert result.exit_code == 2 and result.output.startswith("Usage: canasta-sim [OPTIONS] COMMAND"), result.output
+    assert "Error" not in result.output and "  tune " in result.output
+
+
 @pytest.mark.parametrize("arguments", [
     ["rnu"], ["--bogus"], ["check-strategy"], ["watch", "--seed", "x"], ["replay"], ["play", "--bogus"],
     ["strategies", "extra"], ["run", "--games", "0"], ["report"],

@@ -55,6 +55,78 @@ def test_output_that_cannot_be_written_is_one_error_line_not_a_traceback():
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.parametrize("arguments", [["--help"], ["--version"]], ids=["help", "version"])
+def test_the_program_s_help_and_version_that_cannot_be_written_are_one_error_line_not_a_traceback(arguments):
+    # They printed before any command ran, where a full device was a traceback and a closed pipe one too.
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments], stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (1, "Error: the output cannot be written: No space left on device\n")
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        done = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments], stdout=writing,
+                              stderr=subprocess.PIPE, text=True, timeout=60)
+    finally:
+        os.close(writing)
+    assert (done.returncode, done.stderr) == (EXIT_OUTPUT_CLOSED, "")
+
+
+FAILING_BOT = """
+from canasta_sim import Parameter
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Fails(Greedy):
+    name = "fails"
+    parameters = {"knob": Parameter(0.5, low=0.0, high=1.0)}
+
+    def choose_discard(self, view):
+        raise RuntimeError("boom")
+"""
+
+
+TUNING_KEPT = "the tuning is written to out (its tune.json's final_spec is the tuned strategy)"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("arguments", "kept", "told"),
+    [
+        (["run", "--games", "2", "--seed", "1", "-s", "random", "-s", "bot.py:Fails", "--rules", "target_score=50"],
+         "run.json", "the run is written to out (canasta-sim report out prints it)"),
+        (["tune", "bot.py:Fails", "--games", "4", "--games-per-iteration", "4", "--seed", "1"], "tune.json",
+         TUNING_KEPT),
+    ],
+    ids=["run", "tune"],
+)
+def test_a_stopped_run_whose_summary_cannot_be_written_still_says_how_to_resume_it(arguments, kept, told, tmp_path):
+    # The summary's failure ended the command first: the line saying how to resume was never printed.
+    (tmp_path / "bot.py").write_text(FAILING_BOT)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "canasta_sim", *arguments, "--workers", "1", "--out", "out", "-q"],
+                              cwd=tmp_path, stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and len(lines) == 2, done.stderr
+    assert lines[0].startswith("Error: ") and "raised RuntimeError: boom" in lines[0], lines
+    assert f"are kept; fix the strategy and run canasta-sim {arguments[0]} --resume out, or " in lines[0], lines
+    assert lines[1] == f"Error: the output cannot be written: No space left on device; {told}"
+    assert (tmp_path / "out" / kept).is_file()
+
+
+@pytest.mark.timeout(60)
+def test_a_tuning_whose_tuned_spec_is_lost_says_where_it_is_kept(tmp_path):
+    # Its last line, the tuned strategy, was lost with nothing saying that tune.json holds it.
+    done = subprocess.run([sys.executable, "-m", "canasta_sim", "tune", "expert", "--params", "aggression", "--games",
+                           "4", "--games-per-iteration", "4", "--seed", "1", "--workers", "1", "--rules",
+                           "target_score=500", "--out", "out", "-q"], cwd=tmp_path, stderr=subprocess.PIPE, text=True,
+                          timeout=60, preexec_fn=lambda: os.close(1))
+    assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost; "
+                                                 f"{TUNING_KEPT}\n")
+    assert json.loads((tmp_path / "out" / "tune.json").read_text())["final_spec"].startswith("expert:aggression=")
+
+
+@pytest.mark.timeout(60)
 def test_a_run_started_with_standard_error_closed_finishes_and_keeps_its_games(tmp_path):
     # With 2>&- the run ended at its first message with exit code 1, a traceback nobody saw and run.json "running".
     done = subprocess.run([sys.executable, "-m", "canasta_sim", "run", "--games", "2", "--seed", "1", "-s", "random",
@@ -84,7 +156,8 @@ def _started_without_standard_output(arguments):
 
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("arguments", [["watch", "--seed", "3", "--rules", "target_score=500"], ["docs"],
-                                       ["watch", "--help"]], ids=["watch", "docs", "help"])
+                                       ["watch", "--help"], ["--help"], ["--version"]],
+                         ids=["watch", "docs", "help", "program-help", "version"])
 def test_a_command_started_with_standard_output_closed_says_what_it_printed_is_lost(arguments):
     done = _started_without_standard_output(arguments)
     assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost\n")

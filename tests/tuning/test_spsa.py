@@ -117,7 +117,7 @@ def test_snap_rounds_to_the_grid_without_binary_noise():
         (lambda: Dimension("x", low=1.0, high=1.0), "needs finite low < high"),
         (lambda: Dimension("x", low=0.0, high=math.inf), "needs finite low < high"),
         (lambda: Dimension("x", low=0.0, high=1.0, step=0.0), "0 < step <= high - low"),
-        (lambda: SpsaSettings(iterations=0, seed=0), "at least 1 iteration"),
+        (lambda: SpsaSettings(iterations=0, seed=0), "the number of iterations must be at least 1; got 0"),
         (lambda: SpsaSettings(iterations=5, seed=0, learning_rate=-1), "a must be a finite number above 0"),
         (lambda: SpsaSettings(iterations=5, seed=0, perturbation=0.7), "at most 0.5"),
         (lambda: SpsaSettings(iterations=5, seed=0, stability=-1), "stability constant A"),

@@ -1,0 +1,100 @@
+"""What a tuning writes and prints of its parameters and settings: an int parameter's values stay ints (in
+``tune.json``, the printed lines, the suggested check, on resume), and a refused setting is named as the user gave
+it."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+
+QUICK = ["--rules", "target_score=1000"]
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, ["tune", *args], catch_exceptions=False)
+
+
+def _tuned(out, *options: str):
+    result = invoke("expert", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
+                    "--seed", "3", "--workers", "1", "--out", str(out), *QUICK, *options)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.mark.timeout(60)
+def test_an_int_parameter_is_recorded_and_printed_as_an_int(tmp_path):
+    out = tmp_path / "tuned"
+    result = invoke("expert", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
+                    "--seed", "1", "--workers", "1", "--out", str(out))  # ask_cards moves at this seed
+    assert result.exit_code == 0, result.output
+    text = (out / "tune.json").read_text()
+    manifest = json.loads(text)
+    entry = {entry["name"]: entry for entry in manifest["parameters"]}["ask_cards"]
+    # The start was recorded as 5.0 for the int parameter ask_cards = 5.
+    assert [type(entry[key]) for key in ("default", "start", "low", "high", "step")] == [int] * 5, entry
+    assert '"start": 5,' in text and type(manifest["final_values"]["ask_cards"]) is int
+    lines = result.output.splitlines()
+    assert lines[-3].split()[:3] == ["ask_cards", "5", "->"], lines
+    assert lines[-2] == ("check it: canasta-sim compare expert:aggression=0.67,ask_cards=8 --baseline expert "
+                         "--workers 1"), lines
+    assert lines[-1] == manifest["final_spec"] == "expert:aggression=0.67,ask_cards=8"
+
+
+@pytest.mark.timeout(60)
+def test_a_resume_reads_an_int_parameter_recorded_as_a_float_back_as_an_int(tmp_path):
+    out = tmp_path / "tuned"
+    _tuned(out)
+    manifest = json.loads((out / "tune.json").read_text())
+    for entry in manifest["parameters"]:
+        if entry["name"] == "ask_cards":
+            entry.update(start=5.0, low=0.0, high=15.0, step=1.0)  # as a tuning wrote it before
+    (out / "tune.json").write_text(json.dumps(manifest))
+    again = invoke("--resume", str(out))
+    assert again.exit_code == 0, again.output
+    entry = {entry["name"]: entry for entry in json.loads((out / "tune.json").read_text())["parameters"]}["ask_cards"]
+    assert (entry["start"], entry["low"], entry["high"], entry["step"]) == (5, 0, 15, 1)
+    assert all(type(entry[key]) is int for key in ("start", "low", "high", "step")), entry
+
+
+@pytest.mark.timeout(60)
+def test_a_gain_a_resumed_tune_json_refuses_is_named_as_tune_json_names_it(tmp_path):
+    out = tmp_path / "tuned"
+    _tuned(out)
+    manifest = json.loads((out / "tune.json").read_text())
+    manifest["spsa"]["learning_rate"] = -1
+    (out / "tune.json").write_text(json.dumps(manifest))
+    result = invoke("--resume", str(out))
+    assert result.exit_code == 2 and result.output == (
+        f"Error: --resume: {out / 'tune.json'} is malformed: its spsa.learning_rate must be a finite number above 0; "
+        "got -1\n"), result.output
+
+
+MINE = '''
+from canasta_sim.strategies.expert import Expert
+
+
+class Mine(Expert):
+    name = "mine"
+'''
+
+
+@pytest.mark.timeout(60)
+def test_a_tuning_of_a_file_named_relatively_resumes_from_another_directory(tmp_path, monkeypatch):
+    # Its spec's file was looked for from the directory of the resume: "strategy file 'mine.py' does not exist".
+    (tmp_path / "start").mkdir()
+    (tmp_path / "start" / "mine.py").write_text(MINE)
+    monkeypatch.chdir(tmp_path / "start")
+    assert invoke("mine.py:Mine", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
+                  "--seed", "1", "--workers", "1", "--out", "out", "-q").exit_code == 0
+    manifest = json.loads((tmp_path / "start" / "out" / "tune.json").read_text())
+    assert manifest["directory"] == str(tmp_path / "start")
+    assert manifest["command"].startswith(f"cd {tmp_path / 'start'} && canasta-sim tune mine.py:Mine ")
+    monkeypatch.chdir(tmp_path)
+    result = invoke("--resume", "start/out", "--workers", "1", "-q")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[-1] == "mine.py:Mine:aggression=0.67,ask_cards=8", lines
+    assert lines[-2] == (f"check it: cd {tmp_path / 'start'} && canasta-sim compare {lines[-1]} "
+                         "--baseline mine.py:Mine --workers 1"), lines
