@@ -112,7 +112,7 @@ def test_every_package_folder_is_installed_with_its_data_files():
     found = {
         ".".join(["canasta_sim", *init.parent.relative_to(ROOT / "sim").parts])
         for init in (ROOT / "sim").rglob("__init__.py")
-    } | {"canasta_sim.strategies", "canasta_sim.docs"}  # the docs: pages the command line points to, no code
+    } | {"canasta_sim.strategies", "canasta_sim.docs", "canasta_sim.examples"}  # docs and examples: no package code
     assert packages == found
     for package in packages:
         data = [path.name for path in folder(package).iterdir()
