@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -38,10 +39,41 @@ def test_the_extras_table_names_every_extra_and_what_it_installs():
         assert shown == {requirement_name(requirement) for requirement in requirements}, extra
 
 
-def test_the_version_the_package_reports_is_the_one_it_is_installed_as():
+def test_the_version_has_one_source_the_metadata_and_the_version_line_report():
+    # pyproject.toml and sim/__init__.py each wrote "0.1.0": a release had to change both, and a test caught a
+    # mismatch only after the fact.  The metadata now reads canasta_sim.__version__.
+    from importlib.metadata import version
+
+    from canasta_sim import __version__
+    from canasta_sim.cli import main
+
+    project = PYPROJECT["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "canasta_sim.__version__"}
+    assert re.fullmatch(r"\d+\.\d+\.\d+", __version__) and version("canasta-sim") == __version__
+    assert CliRunner().invoke(main, ["--version"]).output.startswith(f"canasta-sim {__version__}, engine version ")
+
+
+def test_the_classifiers_name_the_pythons_the_wheels_are_built_for():
+    # The metadata had no classifiers, keywords or authors: an index showed neither the Pythons nor what it is for.
+    project = PYPROJECT["project"]
+    classifiers = project["classifiers"]
+    listed = sorted(classifier.rpartition(" :: ")[2] for classifier in classifiers
+                    if re.fullmatch(r"Programming Language :: Python :: 3\.\d+", classifier))
+    built = sorted(f"3.{minor}" for minor in re.findall(r"cp3(\d+)-\*", PYPROJECT["tool"]["cibuildwheel"]["build"]))
+    assert listed == built and project["requires-python"] == f">={listed[0]}"
+    # A license classifier beside the SPDX expression in `license` is refused by setuptools (PEP 639).
+    assert not any(classifier.startswith("License ::") for classifier in classifiers)
+    assert project["authors"] and project["keywords"] and project["readme"] == "README.md"
+
+
+def test_the_changelog_opens_with_the_version_being_made():
+    # A tag is the changelog's top version with its date: the heading must be this version, unreleased or dated.
     from canasta_sim import __version__
 
-    assert __version__ == PYPROJECT["project"]["version"]
+    first = next(line for line in (ROOT / "CHANGELOG.md").read_text(encoding="utf-8").splitlines()
+                 if line.startswith("## "))
+    assert re.fullmatch(rf"## {re.escape(__version__)} \((unreleased|\d{{4}}-\d\d-\d\d)\)", first), first
 
 
 def manifest_commands() -> list[tuple[str, str]]:
@@ -80,7 +112,7 @@ def test_every_package_folder_is_installed_with_its_data_files():
     found = {
         ".".join(["canasta_sim", *init.parent.relative_to(ROOT / "sim").parts])
         for init in (ROOT / "sim").rglob("__init__.py")
-    } | {"canasta_sim.strategies", "canasta_sim.docs"}  # the docs: pages the command line points to, no code
+    } | {"canasta_sim.strategies", "canasta_sim.docs", "canasta_sim.examples"}  # docs and examples: no package code
     assert packages == found
     for package in packages:
         data = [path.name for path in folder(package).iterdir()

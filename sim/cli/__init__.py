@@ -23,6 +23,8 @@ COMMANDS = {
     "check-strategy": ("check", "check_command", "Play SPEC against greedy and random and report any failure."),
     "compare": ("compare", "compare_command", "Play NEW against OLD (--baseline) until a sequential test decides."),
     "docs": ("docs", "docs_command", "Print a documentation page, or list them: they are installed with the package."),
+    "examples": ("examples", "examples_command",
+                 "Copy the example bots into ./examples, where the docs' commands expect them."),
     "play": ("play", "play_command", "Play a game in the terminal: you South, bots in the other seats."),
     "plot": ("plot", "plot_command", "Draw PNG charts of a run: win rates, margins, hands per game."),
     "replay": ("replay", "replay_command", "Play one game of a run again from its seed, narrated."),
