@@ -294,8 +294,8 @@ class _Costly(Pimc):
 
 
 def test_a_time_budget_bounds_the_play_outs_not_only_the_sampling(monkeypatch):
-    # The budget once timed the sampling of the worlds alone, which is cheap: hundreds were sampled within it and then
-    # all played out, so `pimc:budget=0.05` spent about a third of a second a decision, and `--time-limit 1` forfeited it.
+    # The budget once timed the sampling of the worlds alone, which is cheap: hundreds were sampled within it, then
+    # all played out, so `pimc:budget=0.05` spent about a third of a second a decision and `--time-limit 1` forfeited.
     monkeypatch.setattr(pimc_module, "time", types.SimpleNamespace(perf_counter=lambda: _Costly.clock))
     state = HandState.deal(Rules(), random.Random(5), dealer=0)
     view = SeatView(state, state.seat, (0, 0))
