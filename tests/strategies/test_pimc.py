@@ -102,8 +102,8 @@ def test_a_time_budget_replaces_the_sample_count():
 
 @pytest.mark.timeout(60)
 def test_the_engine_time_limit_applies_to_pimc_like_any_strategy():
-    # A searched decision spends its whole budget of 0.6 s, twice the limit; expert's take far less.  So many
-    # worlds are wanted (samples, no screening) that only the budget ends the sampling, however fast the core.
+    # A searched decision spends its whole budget of 0.6 s, twice the limit, however fast the core (it samples and
+    # plays out worlds until the budget is spent); expert's take far less.
     slow = functools.partial(Pimc, budget=0.6, width=2, samples=10_000, screen=0)
     # Stopped by the clock's alarm, or found over the limit when the call returned (the alarm can land in code
     # that swallows it, such as a finalizer the collector runs mid-decision): a loss on time either way.
