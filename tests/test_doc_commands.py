@@ -30,24 +30,25 @@ SHELL_BLOCK = re.compile(r"^```(?:bash|sh|console|shell|)\n(.*?)^```", re.M | re
 CODE_BLOCK = re.compile(r"^```.*?^```", re.M | re.S)
 QUOTED = re.compile(r"`((?:canasta-sim|python3?) [^`]*)`")
 SCRIPT = re.compile(r"^(?:scripts|examples)/[\w/]+\.py$")
-SHELL_OPERATORS = {"&&", "||", "|", ";", ">", ">>", "<", ">&-", "2>&1", "&"}
+SEPARATORS = {"&&", "||", "|", ";", "&"}
+REDIRECTIONS = {">", ">>", "<", ">&", "&>"}
 
 
 def words(line: str) -> list[list[str]]:
-    """The simple commands of one shell line, comments and redirections left out: ``a && b | c`` gives three."""
+    """The simple commands of one shell line, comments and redirections (with their targets) left out: ``a && b | c``
+    gives three."""
     lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
     lexer.whitespace_split = True
-    commands, current = [], []
-    for token in lexer:
-        if token in SHELL_OPERATORS or set(token) <= set("&|;<>-"):
-            if current:
-                commands.append(current)
+    commands, current, tokens = [], [], iter(lexer)
+    for token in tokens:
+        if token in SEPARATORS:
+            commands.append(current)
             current = []
+        elif token in REDIRECTIONS:
+            next(tokens, None)  # the file or descriptor redirected to
         else:
             current.append(token)
-    if current:
-        commands.append(current)
-    return commands
+    return [command for command in [*commands, current] if command]
 
 
 def shell_lines(path: Path, synopses: bool = False):
@@ -173,7 +174,8 @@ def test_every_file_a_command_reads_from_the_checkout_is_there(command):
 
 def test_the_parsing_checks_catch_what_they_look_for():
     assert words("a --x 1 && b | head  # note") == [["a", "--x", "1"], ["b"], ["head"]]
-    assert words("canasta-sim run >&-") == [["canasta-sim", "run"]]
+    assert words("canasta-sim run >&-") == [["canasta-sim", "run"]] == words("canasta-sim run > /dev/full")
+    assert words("canasta-sim report R -o -") == [["canasta-sim", "report", "R", "-o", "-"]]
     with pytest.raises(click.UsageError):
         test_every_canasta_sim_command_of_a_shell_block_parses(["canasta-sim", "run", "--gamez", "10"])
     with pytest.raises(click.UsageError):
