@@ -1,6 +1,6 @@
 """How fast the research environments step, beside the floor.
 
-    python scripts/bench_env.py [--games 100] [--floor ../shared/bench/floor.py]
+    python scripts/bench_env.py [--games 100] [--floor scripts/floor.py]
 
 Plays ``--games`` games in each environment with masked-random agents (each picks uniformly among the
 actions its mask allows, from its own seeded generator): the PettingZoo AEC environment with all four

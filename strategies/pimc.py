@@ -59,7 +59,7 @@ Parameters (``pimc:samples=32,policy=greedy``): ``samples`` the most sampled wor
 (default 96); ``screen`` the worlds sampled first (default 24; 0, or ``screen >= samples``, samples all
 of them at once); ``policy`` the play-out policy, ``expert``, ``greedy`` or ``random``; ``width`` the
 most candidates searched at one decision (default 4); ``budget`` seconds per searched decision, 0 for none (the
-default): when positive, worlds are sampled until the budget is spent (at least one), ``samples`` and
+default): when positive, worlds are sampled and played out until the budget is spent (at least one), ``samples`` and
 ``screen`` are ignored, and play then depends on the machine's speed, so a game is reproducible from
 its seed only with ``budget=0``; ``confidence`` (0 to 4, default 1.0) how many standard errors a candidate
 must lead expert's choice by to replace it (0: the best mean wins); ``avoid`` (0 to 1, default 0.25)
@@ -355,19 +355,13 @@ class Pimc(Expert):
         return min(self.screen, self.samples) if self.screen else self.samples
 
     def _worlds(self, view, wanted: int, *, need_going_out: bool = False) -> list[tuple[HandState, int]]:
-        """``wanted`` sampled worlds (or as many as ``budget`` allows), each with the seed of its
-        play-out generators."""
+        """``wanted`` sampled worlds (one under a ``budget``: :meth:`_score` samples the rest while the budget
+        lasts), each with the seed of its play-out generators."""
         worlds = []
         rng = self.rng
-        start = time.perf_counter()
-        budget = self.budget
+        enough = 1 if self.budget > 0 else wanted
         tries = 0
-        while True:
-            if budget > 0:
-                if worlds and time.perf_counter() - start >= budget:
-                    break
-            elif len(worlds) >= wanted:
-                break
+        while len(worlds) < enough:
             if tries >= 20 * wanted:
                 break  # only a condition on the worlds can get here: the asker going out is too rare to find
             tries += 1
@@ -429,7 +423,10 @@ class Pimc(Expert):
         :data:`SCREEN_LEAD` standard errors, the rest of the ``samples`` worlds are sampled and every
         candidate is valued in them too before choosing.
         """
+        start = time.perf_counter()
         values = self._values(view, candidates, worlds)
+        if self.budget > 0:
+            self._value_more_within_budget(view, candidates, values, start, need_going_out)
         leads = _leads(values)
         if self.budget <= 0 and len(worlds) < self.samples and any(mean > SCREEN_LEAD * error for mean, error in leads):
             more = self._worlds(view, self.samples - len(worlds), need_going_out=need_going_out)
@@ -437,6 +434,20 @@ class Pimc(Expert):
                 row.extend(extra)
             leads = _leads(values)
         return _pick(leads, self.confidence)
+
+    def _value_more_within_budget(self, view, candidates: list, values: list[list[float]], start: float,
+                                  need_going_out: bool) -> None:
+        """Sample and value one world more at a time until ``budget`` seconds have passed since ``start``.
+
+        The play-outs are what a search spends its time on, not the sampling: the clock is read after each world is
+        valued, so a decision overruns its budget by one world's play-outs at most.
+        """
+        while time.perf_counter() - start < self.budget:
+            more = self._worlds(view, 1, need_going_out=need_going_out)
+            if not more:
+                return
+            for row, extra in zip(values, self._values(view, candidates, more), strict=True):
+                row.extend(extra)
 
 
 def _pick(leads: list[tuple[float, float]], confidence: float) -> int:

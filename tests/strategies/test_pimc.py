@@ -6,6 +6,7 @@ Its strength is a benchmark (``scripts/pimc_strength.py``), not a test.
 
 import functools
 import random
+import types
 
 import pandas as pd
 import pytest
@@ -22,6 +23,7 @@ from canasta_sim.core.view import SeatView
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.strategies import BUILTIN, Expert, Pimc
+from canasta_sim.strategies import pimc as pimc_module
 from canasta_sim.strategies.pimc import _Apply, _KeepBuilding, _PlayoutExpert, match_value
 from canasta_sim.strategies.pimc import _apply as _apply_observed
 
@@ -100,8 +102,8 @@ def test_a_time_budget_replaces_the_sample_count():
 
 @pytest.mark.timeout(60)
 def test_the_engine_time_limit_applies_to_pimc_like_any_strategy():
-    # A searched decision spends its whole budget of 0.6 s, twice the limit; expert's take far less.  So many
-    # worlds are wanted (samples, no screening) that only the budget ends the sampling, however fast the core.
+    # A searched decision spends its whole budget of 0.6 s, twice the limit, however fast the core (it samples and
+    # plays out worlds until the budget is spent); expert's take far less.
     slow = functools.partial(Pimc, budget=0.6, width=2, samples=10_000, screen=0)
     # Stopped by the clock's alarm, or found over the limit when the call returned (the alarm can land in code
     # that swallows it, such as a finalizer the collector runs mid-decision): a loss on time either way.
@@ -276,6 +278,32 @@ def test_screening_samples_the_rest_of_the_worlds_only_when_a_candidate_leads(le
     choice = player._search(view, [_Apply(Draw()), _Apply(Draw())])
     assert _Scripted.worlds_valued == worlds
     assert choice == (1 if lead > 0 else 0)
+
+
+class _Costly(Pimc):
+    """A pimc whose play-outs cost a fixed time on a clock of its own (1/64 s a world), sampling a world costing none:
+    a budget then buys a known number of valued worlds, however busy the machine."""
+
+    clock = 0.0
+    worlds_valued = 0
+
+    def _values(self, view, candidates, worlds):
+        _Costly.clock += len(worlds) / 64
+        _Costly.worlds_valued += len(worlds)
+        return [[0.0] * len(worlds) for _ in candidates]
+
+
+def test_a_time_budget_bounds_the_play_outs_not_only_the_sampling(monkeypatch):
+    # The budget once timed the sampling of the worlds alone, which is cheap: hundreds were sampled within it, then
+    # all played out, so `pimc:budget=0.05` spent about a third of a second a decision and `--time-limit 1` forfeited.
+    monkeypatch.setattr(pimc_module, "time", types.SimpleNamespace(perf_counter=lambda: _Costly.clock))
+    state = HandState.deal(Rules(), random.Random(5), dealer=0)
+    view = SeatView(state, state.seat, (0, 0))
+    player = _Costly(random.Random(1), budget=5 / 64)
+    player.on_hand_start(view)
+    _Costly.worlds_valued = 0
+    player._search(view, [_Apply(Draw()), _Apply(Draw())])
+    assert _Costly.worlds_valued == 5
 
 
 def _turn_where_expert_melds(seed: int):
