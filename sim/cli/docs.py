@@ -14,7 +14,7 @@ import click
 
 import canasta_sim
 
-__all__ = ["docs_command", "docs_folder", "find_page", "page_names"]
+__all__ = ["docs_command", "docs_folder", "find_page", "page_names", "shipped_folder"]
 
 COMMAND = "canasta-sim docs"
 """How a message points to a page: ``canasta-sim docs protocol``."""
@@ -25,14 +25,23 @@ def docs_folder() -> Path:
 
     :raises click.ClickException: when neither holds them (exit code 1: the installation lacks its pages).
     """
+    return shipped_folder("docs", "index.md", "documentation pages")
+
+
+def shipped_folder(name: str, marker: str, what: str) -> Path:
+    """The folder ``name`` that the package ships (``canasta_sim/NAME`` in a wheel), or the source checkout's
+    ``NAME/`` beside ``sim/`` in an editable install: the first that holds the file ``marker``.
+
+    :raises click.ClickException: when neither holds it, naming ``what`` is missing (exit code 1).
+    """
     package = Path(canasta_sim.__file__).resolve().parent
-    candidates = [package / "docs"]
-    if (package.parent / "pyproject.toml").is_file():  # a source checkout: sim/ beside docs/
-        candidates.append(package.parent / "docs")
+    candidates = [package / name]
+    if (package.parent / "pyproject.toml").is_file():  # a source checkout: sim/ beside the folder
+        candidates.append(package.parent / name)
     for folder in candidates:
-        if (folder / "index.md").is_file():
+        if (folder / marker).is_file():
             return folder
-    raise click.ClickException(f"this installation of canasta-sim holds no documentation pages (looked in "
+    raise click.ClickException(f"this installation of canasta-sim holds no {what} (looked in "
                                f"{', '.join(str(folder) for folder in candidates)})")
 
 

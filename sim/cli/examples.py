@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-import canasta_sim
+from canasta_sim.cli.docs import shipped_folder
 
 __all__ = ["EXAMPLE_SUFFIXES", "example_files", "examples_command", "examples_folder"]
 
@@ -26,15 +26,7 @@ def examples_folder() -> Path:
 
     :raises click.ClickException: when neither holds them (exit code 1: the installation lacks its examples).
     """
-    package = Path(canasta_sim.__file__).resolve().parent
-    candidates = [package / "examples"]
-    if (package.parent / "pyproject.toml").is_file():  # a source checkout: sim/ beside examples/
-        candidates.append(package.parent / "examples")
-    for folder in candidates:
-        if (folder / "my_bot.py").is_file():
-            return folder
-    raise click.ClickException(f"this installation of canasta-sim holds no examples (looked in "
-                               f"{', '.join(str(folder) for folder in candidates)})")
+    return shipped_folder("examples", "my_bot.py", "examples")
 
 
 def example_files(folder: Path | None = None) -> list[Path]:
