@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from canasta_sim.cli.options import fail, limit_memory
+from canasta_sim.extras import install_hint
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
@@ -76,8 +77,7 @@ def chunk_runner(ctx: click.Context, backend: str, scheduler: str | None, task_t
             raise fail("--task-timeout applies to --backend dask only")
         return run_chunks
     if not dask_backend.is_available():
-        raise fail("--backend dask needs Dask distributed; install the dask extra (in a checkout of canasta-sim: "
-                   "pip install '.[dask]')")
+        raise fail(f"--backend dask needs Dask distributed; {install_hint('dask')}")
     if scheduler is not None and workers is not None:
         raise fail(f"--workers does not apply with --scheduler {scheduler}: the run uses that cluster's workers")
     try:

@@ -5,14 +5,14 @@
   moves (no numpy).
 * :mod:`canasta_sim.env.encoding`: the fixed observation vector and the action masks, with the bijection between
   actions and engine moves (numpy).
-* :mod:`canasta_sim.env.aec`: the PettingZoo AEC environment (``pip install 'canasta-sim[rl]'``).
+* :mod:`canasta_sim.env.aec`: the PettingZoo AEC environment (the ``rl`` extra (``pip install '.[rl]'`` in a checkout)).
 * :mod:`canasta_sim.env.gym`: a Gymnasium environment for one learning seat (the same extra).
 * :mod:`canasta_sim.env.render`: both environments' render modes, the terminal game's screen of a seat's table.
 * :mod:`canasta_sim.env.policy`: any ``(observation, action_mask) -> action`` callable as a strategy.
 * :mod:`canasta_sim.env.decisions`: the ``decisions/`` dataset of ``canasta-sim run --record-decisions``.
 * :mod:`canasta_sim.env.game_tree`: the game as a tree of explicit chance and decision actions (no numpy).
 * :mod:`canasta_sim.env.openspiel`: that tree as the OpenSpiel game ``canasta_sim``
-  (``pip install 'canasta-sim[openspiel]'``).
+  (the ``openspiel`` extra (``pip install '.[openspiel]'`` in a checkout)).
 * :mod:`canasta_sim.env.ismcts`: OpenSpiel's IS-MCTS as the strategy ``ismcts`` (the same extra).
 * :mod:`canasta_sim.env.spiel_bots`: any OpenSpiel bot as a strategy, the ``openspiel:`` spec form (the same
   extra).

@@ -10,7 +10,7 @@
 A game is one episode.  The deal of ``reset(seed=s)`` is the deal of ``play_game(..., seed=s)``;
 later resets without a seed draw their game seeds from a generator seeded by the last given seed.
 Every decision goes through the engine (:mod:`canasta_sim.env.driver`); the encodings are those of
-:mod:`canasta_sim.env.encoding` (``docs/env.md``).  Needs ``pip install 'canasta-sim[rl]'``.
+:mod:`canasta_sim.env.encoding` (``docs/env.md``).  Needs the ``rl`` extra (``pip install '.[rl]'`` in a checkout).
 """
 
 from __future__ import annotations

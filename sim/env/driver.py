@@ -31,6 +31,7 @@ from canasta_sim.core.state import OVER, HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError
+from canasta_sim.extras import install_hint
 
 __all__ = [
     "ACQUIRE_DECISION",
@@ -100,8 +101,7 @@ def hand_info(hands: Sequence[HandResult]) -> dict:
 
 def missing_extra(error: ModuleNotFoundError, what: str, extra: str) -> ModuleNotFoundError:
     """The error for ``what`` when a package of the extra ``extra`` is missing: which, and how to install it."""
-    return ModuleNotFoundError(f"{what} needs {error.name} ({error}); install it with: "
-                               f"pip install 'canasta-sim[{extra}]'", name=error.name)
+    return ModuleNotFoundError(f"{what} needs {error.name} ({error}); {install_hint(extra)}", name=error.name)
 
 
 def check_reward(reward: str) -> str:

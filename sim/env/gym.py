@@ -10,7 +10,7 @@ The learning seat's observations, actions and masks are those of the PettingZoo 
 (:mod:`canasta_sim.env.aec`, ``docs/env.md``); its partner and both opponents are any strategy specs
 (built-ins, files, plugins, ``policy:`` specs), asked for their decisions exactly as the engine asks
 them.  A strategy that fails raises :class:`~canasta_sim.errors.StrategyError`.  Needs
-``pip install 'canasta-sim[rl]'``.
+the ``rl`` extra (``pip install '.[rl]'`` in a checkout).
 """
 
 from __future__ import annotations

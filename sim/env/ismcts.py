@@ -34,9 +34,9 @@ Should no world consistent with what the seat saw be found (a partner's ask that
 R12.5, when :data:`~canasta_sim.env.game_tree.SAMPLE_TRIES` samples in a row cannot), the seat decides as
 expert does, whose memory it keeps for that.  Every generator (the bot's, the evaluator's, the
 sampler's) is seeded from the seat's own ``random.Random``, so a game is a pure function of its
-seed, like any other.  Needs OpenSpiel (``pip install 'canasta-sim[openspiel]'``); registered
-through the ``canasta_sim.strategies`` entry point, since the strategies room may not import the
-environments.
+seed, like any other.  Needs OpenSpiel, the ``openspiel`` extra (``pip install '.[openspiel]'`` in a
+checkout); registered through the ``canasta_sim.strategies`` entry point, since the strategies room may
+not import the environments.
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISI
 from canasta_sim.env.encoding import DecisionOptions, playable_actions
 from canasta_sim.env.game_tree import GameTree, event_text, hand_text, receipt_text, sample_position
 from canasta_sim.errors import StrategyLoadError
+from canasta_sim.extras import install_hint
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.pimc import match_value
 
@@ -81,7 +82,7 @@ def openspiel_modules():
         import canasta_sim.env.openspiel as game_module
     except ImportError as error:
         raise StrategyLoadError(
-            f"strategy 'ismcts' needs OpenSpiel ({error}); install it with: pip install 'canasta-sim[openspiel]'"
+            f"strategy 'ismcts' needs OpenSpiel ({error}); {install_hint('openspiel')}"
         ) from None
     return pyspiel, ismcts, mcts, game_module
 

@@ -27,7 +27,7 @@ through ``open_spiel.python.observation.make_observation``) gives what every sea
 (:mod:`canasta_sim.env.public`), the same for every player.  ``resample_from_infostate``
 deals the cards the seat cannot see anew (:func:`canasta_sim.core.search.sample_world`), so that
 OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``) can search it.  Needs
-``pip install 'canasta-sim[openspiel]'``.
+the ``openspiel`` extra (``pip install '.[openspiel]'`` in a checkout).
 """
 
 from __future__ import annotations

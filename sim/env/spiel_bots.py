@@ -25,7 +25,7 @@ only what the seat may know.
 Every generator a bot gets (``random_state``, a ``numpy.random.RandomState``, and those of the built-in bots'
 evaluators) is seeded from the seat's own, so a game is a pure function of its seed.  An action the decision does
 not allow is the seat's failure (``illegal``), anything else a bot returns that is no action number ``malformed``.
-Needs OpenSpiel (``pip install 'canasta-sim[openspiel]'``).
+Needs OpenSpiel (the ``openspiel`` extra (``pip install '.[openspiel]'`` in a checkout)).
 """
 
 from __future__ import annotations

@@ -347,7 +347,8 @@ def test_pettingzoo_observing_an_agent_it_does_not_have_names_the_agents():
 def test_an_environment_without_its_extra_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pettingzoo", None)  # as if it were not installed
     monkeypatch.delitem(sys.modules, "canasta_sim.env.aec", raising=False)
-    with pytest.raises(ModuleNotFoundError, match=r"pip install 'canasta-sim\[rl\]'"):
+    with pytest.raises(ModuleNotFoundError, match=r"; install the rl extra: pip install 'pettingzoo>=1\.24' "
+                                                  r"'gymnasium>=1\.0' \(in a checkout of canasta-sim: "):
         canasta_env()
 
 

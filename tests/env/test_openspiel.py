@@ -315,7 +315,8 @@ def test_ismcts_without_openspiel_is_a_one_line_error(monkeypatch):
     from canasta_sim.errors import StrategyLoadError
 
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # an import of pyspiel now fails, as when not installed
-    with pytest.raises(StrategyLoadError, match=r"pip install 'canasta-sim\[openspiel\]'") as caught:
+    hint = r"install the openspiel extra: pip install 'open_spiel>=1\.5' \(in a checkout of canasta-sim: .*\)$"
+    with pytest.raises(StrategyLoadError, match=hint) as caught:
         ismcts.Ismcts(random.Random(0))
     assert "\n" not in str(caught.value)
 
@@ -326,8 +327,8 @@ def test_the_openspiel_game_without_openspiel_says_how_to_install_it(monkeypatch
     # It failed with a bare "No module named 'pyspiel'", where the PettingZoo environment names its extra.
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # an import of pyspiel now fails, as when not installed
     monkeypatch.delitem(sys.modules, "canasta_sim.env.openspiel", raising=False)
-    with pytest.raises(ModuleNotFoundError, match=r"^the OpenSpiel game needs pyspiel .*pip install "
-                                                  r"'canasta-sim\[openspiel\]'$"):
+    with pytest.raises(ModuleNotFoundError, match=r"^the OpenSpiel game needs pyspiel .*; install the openspiel extra: "
+                                                  r"pip install 'open_spiel>=1\.5' .*'\.\[openspiel\]'\)$"):
         import canasta_sim.env.openspiel  # noqa: F401
 
 
