@@ -5,7 +5,8 @@
 * A ``canasta-sim`` command quoted in the prose names a command that exists and only options it has.
 * A ``python`` command running a script of ``scripts`` or ``examples`` names a file of the repository, and only
   options that script declares (``add_argument``).
-* The Python blocks of the README, a first game and a first strategy, run as written, cheaply.
+* The Python blocks of the README, a first game and a first strategy, run as written, cheaply; so do those of
+  docs/output.md, on the run its shell block makes just before them.
 
 tests/test_house.py checks that every file the prose names by its path exists; tests/env/test_env_docs.py runs
 docs/env.md's Python blocks.
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 
 from canasta_sim.cli import main
 
@@ -218,3 +220,21 @@ def test_the_readmes_strategy_loads_and_plays_a_game(tmp_path):
     bot = load_strategy(f"{tmp_path / 'my_bot.py'}:MyBot")
     result = play_game([bot, Greedy, bot, Greedy], seed=1, rules=Rules(target_score=1500))
     assert max(result.scores) >= 1500
+
+
+@pytest.mark.timeout(60)
+def test_the_output_pages_python_blocks_read_the_run_its_command_makes(tmp_path, monkeypatch):
+    # They read a placeholder run ("results/20250101-120000") that no command shown made.
+    page = ROOT / "docs" / "output.md"
+    made = next(line for _, line in shell_lines(page) if "--out" in line)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [*shlex.split(made)[1:], "-q"])
+    assert result.exit_code == 0, result.output
+    blocks = python_blocks(page)
+    read_decisions = re.search(r"`(pd\.read_parquet\(\"[^\"]+/decisions\"\))`", page.read_text(encoding="utf-8"))
+    assert read_decisions, "docs/output.md no longer shows how to read the decisions dataset"
+    names = {}
+    for block in blocks[:2]:
+        exec(compile(block, str(page), "exec"), names)
+    decisions = eval(read_decisions.group(1), names)
+    assert len(names["games"]) == len(names["run"].games) > 0 and len(decisions) > 0

@@ -24,7 +24,6 @@ from canasta_sim.cli.options import (
     check_output_folder,
     counted,
     interrupted_as_the_users,
-    is_standard_output,
     refuse_tuning_directory,
     write_output,
 )
@@ -124,23 +123,27 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
     row = find_game(directory, settings.chunk_size, game_id)
     # A bot's script or an isolated: file named relative to where the run started is started from there, as a
-    # resume does; the page, named relative to here, still goes where the user said.
-    page = html_file if html_file is None or is_standard_output(html_file) else html_file.absolute()
+    # resume does; the page is written back here, where the path the user typed (and the line naming it) means
+    # what they meant.
     started_from, _ = start_directory(manifest, settings, directory)
     with started_from:
-        _replay(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands, html_file=page)
+        page = _replay(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands,
+                       html=html_file is not None)
+    if page is not None:
+        text, played = page
+        write_output("--html", html_file, text, f"Wrote {html_file}: {played}")
 
 
 def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir: Path, game_id: int,
-            show_hands: bool, html_file: Path | None) -> None:
-    """Play the recorded game ``row`` again: narrated, or written to ``html_file`` as a page."""
+            show_hands: bool, html: bool) -> tuple[str, str] | None:
+    """Play the recorded game ``row`` again: narrated, or with ``html`` recorded as a page, returned with the line
+    that says it was written."""
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
     side_a, side_b = players[0], players[1]
-    if html_file is not None:
+    if html:
         with interrupted_as_the_users():
-            _write_html(html_file, players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"),
-                        game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id))
-        return
+            return _html_page(players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"),
+                              game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id))
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {spec_shown(side_a.spec)}, side B "
                f"{spec_shown(side_b.spec)}; "
@@ -208,9 +211,10 @@ def _check_scores(scores: tuple[int, int], row: dict[str, Any]) -> None:
         )
 
 
-def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any], *,
-                run_dir: Path, run_seed: int | None, game_id: int, duplicate_pair: int | None) -> None:
-    """Record the game, check its end against the run's record, and write the page."""
+def _html_page(players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any], *,
+               run_dir: Path, run_seed: int | None, game_id: int, duplicate_pair: int | None) -> tuple[str, str]:
+    """Record the game and check its end against the run's record: the page, and the end of the line saying it was
+    written (after the file's name)."""
     recorded = recorded_run_game(players, game, row)
     title = f"Game {game_id} of the run in {run_dir}"
     # Hands counted as the run's hands column counts them (docs/output.md): those finished; the hand a forfeit cut
@@ -222,6 +226,5 @@ def _write_html(path: Path, players: list[LoadedStrategy], game: dict[str, Any],
         played = f"{hands} finished before the failure {where}, ending at a forfeit"
     else:
         played = f"{hands}, ending at A {row['score_a']}, B {row['score_b']}"
-    write_output("--html", path, recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
-                                               duplicate_pair=duplicate_pair),
-                 f"Wrote {path}: game {game_id}, {played} as the run recorded.")
+    return (recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
+                          duplicate_pair=duplicate_pair), f"game {game_id}, {played} as the run recorded.")
