@@ -37,6 +37,7 @@ from canasta_sim.cli.options import (
     WholeNumber,
     cap_games_at_once,
     check_even_games,
+    counted,
     fail,
     isolation_options,
     open_log_file,
@@ -58,7 +59,7 @@ from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, log_failure, stop_on_signals
-from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt
+from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt, unanimous_elo_bound
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
 from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
 
@@ -353,7 +354,8 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
     ends with the Elo estimate, the size of the gain.  An H0 whose estimate's interval lies wholly below ``elo0``
     states it: "the results favour H0" alone read as "about equal" for a strategy 170 Elo behind.  It says "weaker"
     only when the whole interval is below 0 too: under an ``elo0`` above 0, an interval below ``elo0`` can still be a
-    gain.
+    gain.  When NEW lost (or won) every game the estimate is infinite, and the line says so and gives the bound the
+    results support instead.
     """
     if decision is None:
         return (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "
@@ -364,12 +366,27 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
                 f"{accepted[1]:+g} Elo against {plan.old}) over {other[0]} ({other[1]:+g} Elo)")
     if estimate is None:
         return favoured
+    if estimate.score in (0.0, 1.0):
+        return f"{favoured}; {_unanimous(games, plan, lost=estimate.score == 0.0)}"
     if decision == "H0" and estimate.high < min(test.elo0, 0.0):
         return (f"{favoured}; {plan.new} is weaker than {plan.old}, by {-estimate.elo:.1f} Elo "
                 f"[{-estimate.high:.1f}, {-estimate.low:.1f}]")
     if decision == "H0" and estimate.high < test.elo0:
         return f"{favoured}; {plan.new}'s gain over {plan.old} is below elo0 = {test.elo0:g} Elo: {estimate}"
     return f"{favoured}; estimate {estimate}"
+
+
+def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
+    """What every game lost (``lost``) or won says: an infinite estimate with no interval, but a one-sided bound."""
+    observations = games // plan.games_per_observation
+    deals = f" ({counted(observations, 'deal')}, each {'0-2' if lost else '2-0'})" if plan.duplicate else ""
+    said = f"{plan.new} {'lost' if lost else 'won'} all {games} games{deals}"
+    bound = unanimous_elo_bound(observations)
+    if bound <= 0:
+        few = counted(observations, "deal" if plan.duplicate else "game")
+        return f"{said}: the Elo estimate is unbounded, and {few} are too few to bound it at 95%"
+    return (f"{said}: {plan.new} is {'weaker' if lost else 'stronger'} than {plan.old}, by at least {bound:.1f} Elo "
+            f"(a one-sided 95% bound; the Elo estimate itself is unbounded)")
 
 
 @click.command("compare", cls=OneLineErrorCommand)

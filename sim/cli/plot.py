@@ -33,9 +33,9 @@ from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking, 
 from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, counted, fail
 from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.errors import CanastaError
-from canasta_sim.runs.storage import DamagedPartError
+from canasta_sim.runs.storage import RUN_FILE, DamagedPartError
 from canasta_sim.runs.summary import Z_95, side_labels, wilson_interval
-from canasta_sim.tuning.run import is_tuning_run
+from canasta_sim.tuning.run import TUNE_FILE, is_tuning_run
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -505,6 +505,18 @@ def write_charts(run: LoadedRun, out: Path, dpi: int = 110) -> list[Path]:
     return written
 
 
+def _check_plottable(path: Path) -> None:
+    """Refuse a ``path`` that is neither a run's directory nor a tuning's in words naming both: the run's own
+    words ("run directory ... does not exist") misled a user who meant a tuning."""
+    accepted = "plot takes a run's or a tuning's directory"
+    if not path.exists():
+        raise fail(f"{path} does not exist: {accepted}")
+    if not path.is_dir():
+        raise fail(f"{path} is a file: {accepted}")
+    if not (path / RUN_FILE).is_file():
+        raise fail(f"{path} holds neither {RUN_FILE} nor {TUNE_FILE}: {accepted}")
+
+
 @click.command("plot", cls=OneLineErrorCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(path_type=Path), default=None,
@@ -518,6 +530,7 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
     if is_tuning_run(run_dir):
         _plot_tuning(run_dir, out, dpi)
         return
+    _check_plottable(run_dir)
     try:
         run = load_run(run_dir, games_columns=GAME_COLUMNS, hands_columns=HAND_COLUMNS, require_games=True)
     except DamagedPartError:

@@ -350,7 +350,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         f"the tuning is written to {shlex.quote(str(directory.path))} (its tune.json's final_spec is the tuned "
         "strategy)")
     try:
-        _print_outcome(settings, manifest, outcome, workers, started_from)
+        _print_outcome(settings, manifest, outcome, started_from)
     except OSError:
         # The outcome could not be printed (a full device, a pipe nobody reads): how to resume is still told, on
         # stderr, before the output's own failure ends the command.
@@ -362,7 +362,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         sys.exit(stopped[1])
 
 
-def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome, workers: int,
+def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome,
                    started_from: str | None = None) -> None:
     """The summary, the suggested check and the tuned spec; ``started_from``: the directory a resume started the
     strategies in (the tuning's own), where the check must start too."""
@@ -376,13 +376,13 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
     # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
     # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules and clock,
-    # on as many workers (compare's default is every core).
+    # which decide the games; not on the tuning's workers: they decide no game of either command, a resume may have
+    # changed them for its own session, and compare's default (a worker per core) suits a check.
     if outcome.start == outcome.values:
         # A compare of the start against itself would only measure noise.
         click.echo("nothing to check: the values are the starting ones")
     else:
-        words = ["canasta-sim", "compare", outcome.spec, "--baseline", settings.spec, "--workers", str(workers),
-                 *rules_options(settings.rules)]
+        words = ["canasta-sim", "compare", outcome.spec, "--baseline", settings.spec, *rules_options(settings.rules)]
         if settings.time_limit is not None:
             words += ["--time-limit", format_value(settings.time_limit)]
         check = shlex.join(words)

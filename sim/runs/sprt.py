@@ -54,6 +54,7 @@ __all__ = [
     "elo_from_score",
     "generalized_llr",
     "score_from_elo",
+    "unanimous_elo_bound",
 ]
 
 TRINOMIAL_SCORES = (0.0, 0.5, 1.0)
@@ -84,6 +85,26 @@ def elo_from_score(score: float) -> float:
     if score >= 1.0:
         return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def unanimous_elo_bound(observations: int) -> float:
+    """How far apart NEW and OLD are at least, in Elo (95% one-sided), when ``observations`` all went one way.
+
+    Every observation lost (or every one won) makes the estimate infinite and its interval n/a (no variation), yet
+    the results do bound the difference: an observation's score lies between 0 and 1, so one with mean score ``p``
+    scores 0 with a chance of at most ``1 - p``, and ``N`` of them all score 0 with a chance of at most
+    ``(1 - p) ** N``, under 5% once ``p`` exceeds ``1 - 0.05 ** (1 / N)``.  NEW is then weaker by at least the
+    returned number (stronger, when all were won); a bound of 0 or less says nothing, the observations being too few
+    to tell NEW from OLD at 95%.  The bound holds for a test that stopped on them too: it
+    grows with ``N``, so it passes the true difference only when the first ``M`` observations all went one way,
+    ``M`` being the fewest whose bound passes it, a chance under 5% whenever the test stops.
+
+    >>> round(unanimous_elo_bound(5), 1), round(unanimous_elo_bound(101), 1), unanimous_elo_bound(4) < 0
+    (34.4, 608.5, True)
+    """
+    if observations < 1:
+        raise ValueError(f"observations must be at least 1; got {observations}")
+    return -elo_from_score(1.0 - 0.05 ** (1.0 / observations))
 
 
 def _solve_multiplier(frequencies: Sequence[float], offsets: Sequence[float]) -> float:

@@ -105,15 +105,15 @@ def test_report_skips_a_chunk_missing_its_games_part(fixture_run):
     assert len(load_run(fixture_run).hands) == 6
 
 
-@pytest.mark.parametrize("case, message", [
-    ("missing", "does not exist"),
-    ("a file", "'{path}' is a file, not a run directory"),  # it said "does not exist"
-    ("not a run", "no run.json"),
-    ("no games", "no finished games"),
+@pytest.mark.parametrize("case, message, plot_message", [
+    ("missing", "does not exist", "does not exist"),
+    ("a file", "'{path}' is a file, not a run directory", "{path} is a file"),  # it said "does not exist"
+    ("not a run", "no run.json", "holds neither run.json nor tune.json"),
+    ("no games", "no finished games", "no finished games"),
 ])
-def test_bad_run_directories_get_one_line_errors(case, message, tmp_path):
+def test_bad_run_directories_get_one_line_errors(case, message, plot_message, tmp_path):
     path = tmp_path / "dir"
-    message = message.format(path=path)
+    messages = {"report": message.format(path=path), "plot": plot_message.format(path=path)}
     if case == "a file":
         path.write_text("not a run")
     elif case != "missing":
@@ -124,7 +124,7 @@ def test_bad_run_directories_get_one_line_errors(case, message, tmp_path):
         result = CliRunner().invoke(main, [command, str(path)])
         assert result.exit_code == 2, result.output
         lines = result.output.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("Error: ") and message in lines[0]
+        assert len(lines) == 1 and lines[0].startswith("Error: ") and messages[command] in lines[0]
     assert report(tmp_path / "dir", "--format", "xml").exit_code == 2
 
 

@@ -94,6 +94,20 @@ def test_mirror_match_charts_compare_the_sides(small_runs):
     assert labels == [f"{GREEDY} (B)\nall games", f"{GREEDY} (A)\nall games"]
 
 
+@pytest.mark.parametrize("case, said", [
+    ("missing", "does not exist"), ("a file", "is a file"), ("neither", "holds neither run.json nor tune.json")])
+def test_plot_of_no_directory_it_reads_names_both_a_run_and_a_tuning(case, said, tmp_path):
+    # "run directory ... does not exist" misled a user who had meant a tuning's directory.
+    path = tmp_path / "tuned"
+    if case == "a file":
+        path.write_text("not a directory")
+    elif case == "neither":
+        path.mkdir()
+    result = CliRunner().invoke(main, ["plot", str(path)])
+    assert result.exit_code == 2 and result.output.strip().splitlines() == [
+        f"Error: {path} {said}: plot takes a run's or a tuning's directory"], result.output
+
+
 def test_plot_refuses_an_out_that_is_a_file(small_runs, tmp_path):
     target = tmp_path / "file.png"
     target.write_text("not a folder")

@@ -22,7 +22,7 @@ from canasta_sim.runs.matchmaking import (
     scheduled_sides,
 )
 from canasta_sim.runs.runner import RunSettings
-from canasta_sim.runs.sprt import EloEstimate, Sprt
+from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies import Greedy, RandomPlay
 
@@ -284,3 +284,40 @@ def test_compare_stops_with_a_one_line_error_when_a_strategy_fails(tmp_path):
     result = CliRunner().invoke(main, ["compare", f"{path}:Broken", "--baseline", "random", "--seed", "1",
                                        "--max-games", "10", "--workers", "1", "--rules", "target_score=1000"])
     assert result.exit_code == 1 and "no discard today" in result.output
+
+
+@pytest.mark.timeout(60)
+def test_compare_ends_a_test_new_lost_every_game_of_with_a_verdict_and_a_finite_bound():
+    # It ended "estimate -inf Elo [n/a]": no verdict on the size, and an interval that said nothing.
+    result = CliRunner().invoke(main, ["compare", "random", "--baseline", "expert", "--seed", "6", "--workers", "1",
+                                       "--elo1", "200", "-q", "--rules", "target_score=1000"])
+    assert result.exit_code == 0, result.output
+    verdict = result.output.splitlines()[-1]
+    assert VERDICT.match(verdict) and verdict.endswith(
+        "; random lost all 10 games (5 deals, each 0-2): random is weaker than expert, by at least 34.4 Elo "
+        "(a one-sided 95% bound; the Elo estimate itself is unbounded)"), verdict
+    assert "inf" not in verdict.replace("unbounded", "")
+
+
+@pytest.mark.parametrize("pairs, duplicate, decision, end", [
+    ([0, 0, 0, 0, 101], True, "H1", "new won all 202 games (101 deals, each 2-0): new is stronger than old, by at "
+                                    "least 608.5 Elo (a one-sided 95% bound; the Elo estimate itself is unbounded)"),
+    ([101, 0, 0, 0, 0], True, "H0", "new lost all 202 games (101 deals, each 0-2): new is weaker than old, by at "
+                                    "least 608.5 Elo (a one-sided 95% bound; the Elo estimate itself is unbounded)"),
+    ([2, 0, 0, 0, 0], True, "H0", "new lost all 4 games (2 deals, each 0-2): the Elo estimate is unbounded, and "
+                                  "2 deals are too few to bound it at 95%"),
+    ([101, 0, 0], False, "H0", "new lost all 101 games: new is weaker than old, by at least 608.5 Elo (a one-sided "
+                               "95% bound; the Elo estimate itself is unbounded)"),
+])
+def test_a_verdict_on_games_all_lost_or_all_won_gives_a_finite_bound_not_an_infinite_estimate(pairs, duplicate,
+                                                                                              decision, end):
+    counts = ResultCounts()
+    for category, count in enumerate(pairs):
+        for _ in range(count):
+            if duplicate:
+                counts.add_pair(category / 4, category / 4)
+            else:
+                counts.add_game(category / 2)
+    plan = MatchPlan("new", "old", 1, Rules(), duplicate, 10000)
+    line = verdict_line(decision, counts.game_count, plan, Sprt(), 0.0, counts.estimate())
+    assert line.startswith(f"{decision} accepted after {counts.game_count} games: ") and line.endswith("; " + end), line

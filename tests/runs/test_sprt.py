@@ -13,6 +13,7 @@ from canasta_sim.runs.sprt import (
     elo_from_score,
     generalized_llr,
     score_from_elo,
+    unanimous_elo_bound,
 )
 
 
@@ -136,3 +137,17 @@ def test_one_observation_moves_the_llr_at_most_by_the_log_ratio_of_the_scores(sc
     assert round(generalized_llr(lost, scores, 0, 10), 2) == -0.58
     won = [0] * (len(scores) - 1) + [20]
     assert generalized_llr(won, scores, 0, 10) == pytest.approx(20 * up, rel=1e-3)
+
+
+@pytest.mark.parametrize("observations", [5, 20, 101, 1000])
+def test_the_bound_after_results_all_one_way_is_where_they_become_a_5_percent_chance(observations):
+    # An observation of mean score p scores 0 with a chance of at most 1 - p: at the bound, N such are 5% likely.
+    bound = unanimous_elo_bound(observations)
+    assert bound > 0 and math.isclose((1 - score_from_elo(-bound)) ** observations, 0.05)
+    assert unanimous_elo_bound(observations + 1) > bound  # more games all lost say more
+
+
+def test_too_few_results_all_one_way_give_no_bound():
+    assert unanimous_elo_bound(4) < 0 < unanimous_elo_bound(5)
+    with pytest.raises(ValueError, match="observations must be at least 1; got 0"):
+        unanimous_elo_bound(0)

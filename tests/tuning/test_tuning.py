@@ -321,11 +321,11 @@ def test_the_suggested_check_plays_the_tuned_strategy_against_its_start_even_whe
     outcome = TuningOutcome(("aggression",), (0.5,), (0.61,), (0.61,), "expert:freeze=0.5,aggression=0.61", 2, 2, 16,
                             "finished")
     manifest = {"parameters": [{"name": "aggression", "default": 0.5, "low": 0.0, "high": 1.0}]}
-    _print_outcome(tuned, manifest, outcome, workers=1)
+    _print_outcome(tuned, manifest, outcome)
     check = shlex.split(capsys.readouterr().out.strip().splitlines()[-2].removeprefix("check it: "))
     assert check[:5] == ["canasta-sim", "compare", outcome.spec, "--baseline", "expert:freeze=0.5"], check
-    # It plays as the tuning did: its rules, its workers (compare's default is every core).
-    assert " ".join(check[5:]) == "--workers 1 " + " ".join(f"--rules {word}" for word in QUICK[1::2])
+    # It plays the tuning's games: its rules; on compare's own workers, which decide no game.
+    assert " ".join(check[5:]) == " ".join(f"--rules {word}" for word in QUICK[1::2])
 
 
 def test_a_one_iteration_tuning_counts_it_as_one(tmp_path):
@@ -343,6 +343,6 @@ def test_a_tuning_that_moved_nothing_suggests_no_check_of_its_start_against_itse
     tuned = settings(spec="expert", params=("aggression",))
     outcome = TuningOutcome(("aggression",), (0.5,), (0.5,), (0.5,), "expert:aggression=0.5", 0, 2, 0, "interrupted")
     manifest = {"parameters": [{"name": "aggression", "default": 0.5, "low": 0.0, "high": 1.0}]}
-    _print_outcome(tuned, manifest, outcome, workers=1)
+    _print_outcome(tuned, manifest, outcome)
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[-2] == "nothing to check: the values are the starting ones" and lines[-1] == outcome.spec, lines
