@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from canasta_sim.env.driver import missing_extra
-from canasta_sim.extras import extra_packages, install_hint
+from canasta_sim.errors import extra_packages, install_hint
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTRAS = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from canasta_sim.cli.options import fail, limit_memory
-from canasta_sim.extras import install_hint
+from canasta_sim.errors import install_hint
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks

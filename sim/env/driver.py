@@ -30,8 +30,7 @@ from canasta_sim.core.scoring import HandResult, score_hand
 from canasta_sim.core.state import OVER, HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.core.view import SeatView
-from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError
-from canasta_sim.extras import install_hint
+from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError, install_hint
 
 __all__ = [
     "ACQUIRE_DECISION",

@@ -56,8 +56,7 @@ from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 from canasta_sim.env.encoding import DecisionOptions, playable_actions
 from canasta_sim.env.game_tree import GameTree, event_text, hand_text, receipt_text, sample_position
-from canasta_sim.errors import StrategyLoadError
-from canasta_sim.extras import install_hint
+from canasta_sim.errors import StrategyLoadError, install_hint
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.pimc import match_value
 
