@@ -15,6 +15,7 @@ import os
 import signal
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,6 +62,7 @@ __all__ = [
     "rules_options",
     "rules_text",
     "pin_cores",
+    "print_then_stop",
     "supervision_options",
     "worker_count",
     "workers_option",
@@ -191,6 +193,24 @@ def write_output(option: str, path: Path, text: str, written: str | None) -> Non
         raise output_error(option, path, error) from None
     if written is not None:
         click.echo(written)
+
+
+def print_then_stop(print_results: Callable[[], None], stopped: tuple[str, int] | None) -> None:
+    """Print a command's results with ``print_results``, then, for a command that stopped (``stopped``: the line saying
+    why and how to resume it, and the exit code), say that line on stderr and exit with the code.
+
+    The line is said even when the results cannot be printed (a full device, a pipe nobody reads), before the output's
+    own failure ends the command: it is how the user resumes what was kept.
+    """
+    try:
+        print_results()
+    except OSError:
+        if stopped is not None:
+            click.echo(stopped[0], err=True)
+        raise
+    if stopped is not None:
+        click.echo(stopped[0], err=True)
+        sys.exit(stopped[1])
 
 
 def check_output_folder(option: str, path: Path) -> None:

@@ -48,6 +48,7 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    print_then_stop,
     refuse_tuning_directory,
     rules_text,
     worker_count,
@@ -410,7 +411,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     told = f"the run is written to {where} (canasta-sim report {where} prints it)"
     click.get_current_context().meta[WRITTEN_TO] = told  # if the summary cannot be printed
     rows, games_read = summarizer.summarize(directory, settings.entrants)
-    try:
+
+    def print_summary() -> None:
         if games_read:
             click.echo(format_summary(rows))
             additions = matchmaking_report(directory, settings.specs, settings.duplicate)
@@ -420,17 +422,8 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         click.echo(f"{games_read} of {settings.games} games in {directory.path} "
                    f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
                    f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
-    except OSError:
-        # The summary could not be printed (a full device, a pipe nobody reads): how to resume is still told, on
-        # stderr, before the output's own failure ends the command.
-        stopped = _unless_complete(directory, write_error, error, interrupted)
-        if stopped is not None:
-            click.echo(stopped[0], err=True)
-        raise
-    stopped = _unless_complete(directory, write_error, error, interrupted)
-    if stopped is not None:
-        click.echo(stopped[0], err=True)
-        sys.exit(stopped[1])
+
+    print_then_stop(print_summary, _unless_complete(directory, write_error, error, interrupted))
 
 
 def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play_chunks: ChunkRunner, workers,

@@ -43,6 +43,7 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    print_then_stop,
     rules_options,
     rules_text,
     supervision_options,
@@ -349,17 +350,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     click.get_current_context().meta[WRITTEN_TO] = (  # told if the outcome cannot be printed
         f"the tuning is written to {shlex.quote(str(directory.path))} (its tune.json's final_spec is the tuned "
         "strategy)")
-    try:
-        _print_outcome(settings, manifest, outcome, started_from)
-    except OSError:
-        # The outcome could not be printed (a full device, a pipe nobody reads): how to resume is still told, on
-        # stderr, before the output's own failure ends the command.
-        if stopped is not None:
-            click.echo(stopped[0], err=True)
-        raise
-    if stopped is not None:
-        click.echo(stopped[0], err=True)
-        sys.exit(stopped[1])
+    print_then_stop(lambda: _print_outcome(settings, manifest, outcome, started_from), stopped)
 
 
 def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome,
