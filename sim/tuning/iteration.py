@@ -53,6 +53,7 @@ __all__ = [
     "iteration_tasks",
     "play_deals",
     "task_games",
+    "whole_of_int_parameter",
 ]
 
 ON_ERROR_CHOICES = ("stop", "forfeit")
@@ -61,6 +62,19 @@ ON_ERROR_CHOICES = ("stop", "forfeit")
 
 class TuningError(CanastaError, ValueError):
     """A tuning cannot start or go on: an untunable parameter, a mismatched resume, a strategy failure."""
+
+
+def whole_of_int_parameter(default, value: float | int) -> int | None:
+    """``value`` as an ``int`` when the parameter whose default is ``default`` is an int one and ``value`` a whole
+    number (SPSA keeps its point in floats; what a tuning records and prints of an int parameter is whole); ``None``
+    otherwise.
+
+    >>> whole_of_int_parameter(5, 3.0), whole_of_int_parameter(5, 3.5), whole_of_int_parameter(0.5, 1.0)
+    (3, None, None)
+    """
+    if type(default) is int and float(value).is_integer():
+        return int(value)
+    return None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,17 +143,16 @@ class TunedStrategy:
         return {name: self.typed(name, getattr(player, name)) for name in self.names}
 
     def typed(self, name: str, value: float | int) -> float | int:
-        """``value`` of parameter ``name`` as its type: an int parameter's whole number as an ``int`` (SPSA keeps its
-        point in floats; what a tuning records and prints of an int parameter is whole), anything else a float.
+        """``value`` of parameter ``name`` as its type: an int parameter's whole number as an ``int``
+        (:func:`whole_of_int_parameter`), anything else a float.
 
         >>> tuned = TunedStrategy("expert", (), ("ask_cards",), {"ask_cards": Parameter(5, low=0, high=15)})
         >>> tuned.typed("ask_cards", 5.0), tuned.typed("ask_cards", 5.5)
         (5, 5.5)
         """
         declaration = self.declarations.get(name)
-        if declaration is not None and isinstance(declaration.default, int) and float(value).is_integer():
-            return int(value)
-        return float(value)
+        whole = None if declaration is None else whole_of_int_parameter(declaration.default, value)
+        return float(value) if whole is None else whole
 
     def spec(self, values: Sequence[float | int]) -> str:
         """The spec playing ``values`` of the tuned parameters, other given parameters kept.

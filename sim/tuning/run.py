@@ -41,7 +41,14 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.runner import stop_on_signals as signals_stop
 from canasta_sim.runs.storage import parquet_path
-from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, MatchPool, TunedStrategy, TuningError, iteration_tasks
+from canasta_sim.tuning.iteration import (
+    ON_ERROR_CHOICES,
+    MatchPool,
+    TunedStrategy,
+    TuningError,
+    iteration_tasks,
+    whole_of_int_parameter,
+)
 from canasta_sim.tuning.spsa import ALPHA, GAMMA, SettingError, Spsa, SpsaSettings
 
 __all__ = [
@@ -416,12 +423,13 @@ def _typed_parameters(manifest: dict[str, Any]) -> dict[str, Any]:
     ``tune.json`` written before recorded an int parameter's start as a float (3.0), which a resume or a chart
     would otherwise carry on."""
     for entry in manifest.get("parameters") or ():
-        if not isinstance(entry, dict) or type(entry.get("default")) is not int:
+        if not isinstance(entry, dict):
             continue
         for key in ("start", "low", "high", "step"):
             value = entry.get(key)
-            if isinstance(value, float) and value.is_integer():
-                entry[key] = int(value)
+            whole = whole_of_int_parameter(entry.get("default"), value) if isinstance(value, float) else None
+            if whole is not None:
+                entry[key] = whole
     return manifest
 
 
