@@ -20,8 +20,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from canasta_sim.analysis import label_teams, load_run
-from canasta_sim.cli.plot import _PER_HAND, _SCORE_PARTS
+from canasta_sim.analysis import load_run
+from canasta_sim.cli.plot import _PER_HAND, _SCORE_PARTS, _per_hand_frame
 
 
 def clustered_error(values: np.ndarray, clusters: np.ndarray) -> float:
@@ -39,8 +39,7 @@ def ratios(run_dir: str) -> pd.DataFrame:
     """One row per strategy and chart column: the plain standard error and the ratios of the clustered ones to it."""
     run = load_run(run_dir)
     deals = run.games.set_index("game_id")["deal_id"]
-    hands = run.hands.assign(label=label_teams(run.hands), no_initial_meld=~run.hands["melded"].astype(bool),
-                             deal_id=lambda frame: frame["game_id"].map(deals))
+    hands = _per_hand_frame(run.hands).assign(deal_id=lambda frame: frame["game_id"].map(deals))
     columns = [(column, title) for column, title, _, _ in _PER_HAND]
     columns += [(column, f"score part: {name}") for column, name, _ in _SCORE_PARTS]
     rows = []

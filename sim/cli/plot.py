@@ -305,10 +305,16 @@ _PER_HAND = (
 )
 
 
+def _per_hand_frame(hands: pd.DataFrame) -> pd.DataFrame:
+    """``hands`` with what the :data:`_PER_HAND` panels read beyond its columns: each team-hand's label, and whether
+    the team made no initial meld (``scripts/clustered_errors.py`` reads the same)."""
+    return hands.assign(label=label_teams(hands), no_initial_meld=~hands["melded"].astype(bool))
+
+
 def per_hand_stats(run: LoadedRun) -> Figure:
     """Per-hand statistics per strategy, with 95% intervals of the means."""
     run = with_strategy_names(run)
-    hands = run.hands.assign(label=label_teams(run.hands), no_initial_meld=~run.hands["melded"].astype(bool))
+    hands = _per_hand_frame(run.hands)
     colours = _colours(run)
     labels = _labels_with_hands(run, hands)
     figure = _new_figure(11, 9.5)
