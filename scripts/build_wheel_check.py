@@ -39,6 +39,8 @@ import venv
 import zipfile
 from pathlib import Path
 
+from canasta_sim.cli.examples import example_files
+
 ROOT = Path(__file__).resolve().parent.parent
 COMPILED_PATTERN = re.compile(r"compiled \((\d+) of (\d+) hot modules\)")
 SDIST_EXTRAS = re.compile(r"PKG-INFO|setup\.cfg|[\w.-]+\.egg-info/.*")
@@ -96,10 +98,9 @@ def wheel_problems(names: list[str], root: Path = ROOT) -> list[str]:
     """What is wrong with a wheel holding the files ``names``, one line each: every documentation page, example and
     page template of the checkout at ``root`` must be in it, and no test, C source or byte-compiled file."""
     present = set(names)
-    examples = root / "examples"
     wanted = [f"canasta_sim/docs/{page.name}" for page in sorted((root / "docs").glob("*.md"))]
-    wanted += [f"canasta_sim/examples/{path.relative_to(examples).as_posix()}" for path in sorted(examples.rglob("*"))
-               if path.suffix in (".py", ".js") and "__pycache__" not in path.parts]
+    # The examples as `canasta-sim examples` copies them: the files it finds are those the wheel must hold.
+    wanted += [f"canasta_sim/examples/{name.as_posix()}" for name in example_files(root / "examples")]
     wanted += [f"canasta_sim/terminal/{page.name}" for page in sorted((root / "sim" / "terminal").glob("*.html"))]
     wanted += ["canasta_sim/__init__.py", "canasta_sim/cli/__init__.py", "canasta_sim/strategies/__init__.py"]
     problems = [f"the wheel lacks {name}" for name in wanted if name not in present]
