@@ -24,9 +24,11 @@ them.  ``--games-at-once 1`` plays the bots one game at a time, as protocol 1 do
 worker's writes to the bots' pipes: whether they wait for room in a pipe, or for a core.  ``--whole-runs PAIRS``
 plays whole ``canasta-sim run --workers 1`` commands instead (``--pin-cores`` unless ``--unpinned``), isolated
 and in-process in turn, and reads each run's games/s from its closing line: what a user's run gets, start-up
-included.  ``--floor PATH`` (or the environment variable ``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python
-floor script before and after, so the figures can be set beside it.  ``scripts/bench.py`` calls
-:func:`isolation_cost` for its rows.
+included.  ``--placement PAIRS`` plays whole runs of ``--bot SPEC`` (``isolated:expert`` by default) against
+greedy in turn, one worker placed (``--workers 1 --pin-cores``) against the default workers left where the kernel
+puts them: the choice ``docs/fairness.md`` weighs.  ``--floor PATH`` (or the environment variable
+``CANASTA_SIM_FLOOR_SCRIPT``) runs the pure-Python floor script before and after, so the figures can be set beside
+it.  ``scripts/bench.py`` calls :func:`isolation_cost` for its rows.
 """
 
 from __future__ import annotations
@@ -230,25 +232,32 @@ FLOOR_VARIABLE = "CANASTA_SIM_FLOOR_SCRIPT"
 machine): a fixed hand loop whose speed says how fast plain Python runs on the machine right now."""
 
 
+def _run_rate(spec: str, games: int, options: list[str]) -> float:
+    """Games/s of one whole ``canasta-sim run`` of ``spec`` against greedy with ``options``, from its closing line."""
+    from bench_run import closing_rate  # the closing line read as bench_run reads it (scripts/ is on the path)
+
+    with tempfile.TemporaryDirectory() as out:
+        command = [sys.executable, "-m", "canasta_sim", "run", "--games", str(games), "--seed", "4", "-q",
+                   "--out", str(Path(out) / "run"), "-s", spec, "-s", "greedy", *options]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+        return closing_rate(command, done, "bench_isolation")
+
+
 def whole_runs(pairs: int, games: int, *, pinned: bool) -> list[tuple[float, float]]:
     """``(isolated, in-process)`` games/s of ``pairs`` pairs of whole ``canasta-sim run --workers 1`` commands
     played in turn (isolated ``expert`` against greedy, then in-process), each read from the run's closing line:
     what a user's run gets, its bot processes' start-up and its chunks' ends included."""
-    from bench_run import closing_rate  # the closing line read as bench_run reads it (scripts/ is on the path)
+    options = ["--workers", "1", *(["--pin-cores"] if pinned else [])]
+    return [(_run_rate("isolated:expert", games, options), _run_rate("expert", games, options))
+            for _ in range(pairs)]
 
-    readings = []
-    for _ in range(pairs):
-        pair = []
-        for spec in ("isolated:expert", "expert"):
-            with tempfile.TemporaryDirectory() as out:
-                command = [sys.executable, "-m", "canasta_sim", "run", "--games", str(games), "--seed", "4",
-                           "--workers", "1", "-q", "--out", str(Path(out) / "run"), "-s", spec, "-s", "greedy"]
-                if pinned:
-                    command.append("--pin-cores")
-                done = subprocess.run(command, capture_output=True, text=True, timeout=3600)
-                pair.append(closing_rate(command, done, "bench_isolation"))
-        readings.append((pair[0], pair[1]))
-    return readings
+
+def placement_runs(pairs: int, games: int, spec: str) -> list[tuple[float, float]]:
+    """``(placed, default)`` games/s of ``pairs`` pairs of whole runs of ``spec`` against greedy played in turn: one
+    worker with its bots placed (``--workers 1 --pin-cores``), then the default workers left where the kernel puts
+    them (``docs/fairness.md``'s choice between the two for bots in their own processes)."""
+    return [(_run_rate(spec, games, ["--workers", "1", "--pin-cores"]), _run_rate(spec, games, []))
+            for _ in range(pairs)]
 
 
 def pure_python_floor() -> float | None:
@@ -256,6 +265,31 @@ def pure_python_floor() -> float | None:
     :data:`FLOOR_VARIABLE`, or ``None`` when it names none."""
     path = os.environ.get(FLOOR_VARIABLE)
     return floor(FLOOR_SECONDS, Path(path)) if path else None
+
+
+def _whole_runs_table(args: argparse.Namespace) -> int:
+    """Play and print ``--whole-runs`` or ``--placement``: each pair's games/s and the median of their ratios."""
+    before = pure_python_floor()
+    if args.placement:
+        readings = placement_runs(args.placement, args.games, args.bot)
+        names = (f"{args.bot} placed on one worker", "default workers, unplaced")
+        what = f"whole runs of {args.games} games of {args.bot}: one placed worker at"
+        against = "the default workers unplaced"
+    else:
+        readings = whole_runs(args.whole_runs, args.games, pinned=not args.unpinned)
+        names = ("isolated:expert", "expert")
+        what = (f"whole runs of {args.games} games on one worker{'' if args.unpinned else ', --pin-cores'}: "
+                "isolated at")
+        against = "in-process"
+    after = pure_python_floor()
+    for first, second in readings:
+        print(f"{names[0]} {first:7.1f} games/s, {names[1]} {second:7.1f}: {first / second:.3f}")
+    ratio = statistics.median(first / second for first, second in readings)
+    print(f"{what} {ratio:.3f} of {against} (the median of {len(readings)} pairs; "
+          f"{min(a / b for a, b in readings):.3f} to {max(a / b for a, b in readings):.3f})")
+    if before is not None:
+        print(f"floor: {before:,.0f} hands/s before, {after:,.0f} after")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -278,21 +312,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--whole-runs", type=int, default=0, metavar="PAIRS",
                         help="instead, play PAIRS pairs of whole 'canasta-sim run --workers 1 [--pin-cores]' "
                              "commands in turn, isolated and in-process, of --games games each")
+    parser.add_argument("--placement", type=int, default=0, metavar="PAIRS",
+                        help="instead, play PAIRS pairs of whole runs of --bot against greedy in turn: "
+                             "'canasta-sim run --workers 1 --pin-cores' against 'canasta-sim run' (the default "
+                             "workers, unplaced), of --games games each")
+    parser.add_argument("--bot", default="isolated:expert", metavar="SPEC",
+                        help="the strategy --placement plays against greedy (default isolated:expert)")
     args = parser.parse_args(argv)
     if args.floor:
         os.environ[FLOOR_VARIABLE] = str(args.floor)
-    if args.whole_runs:
-        before = pure_python_floor()
-        readings = whole_runs(args.whole_runs, args.games, pinned=not args.unpinned)
-        after = pure_python_floor()
-        for isolated, in_process in readings:
-            print(f"isolated:expert {isolated:7.1f} games/s, expert {in_process:7.1f}: {isolated / in_process:.3f}")
-        ratio = statistics.median(isolated / in_process for isolated, in_process in readings)
-        print(f"whole runs of {args.games} games on one worker{'' if args.unpinned else ', --pin-cores'}: "
-              f"isolated at {ratio:.3f} of in-process (the median of {len(readings)} pairs)")
-        if before is not None:
-            print(f"floor: {before:,.0f} hands/s before, {after:,.0f} after")
-        return 0
+    if args.whole_runs or args.placement:
+        return _whole_runs_table(args)
     os.environ[AFFINITY_VARIABLE] = "0" if args.unpinned else "1"
     before = pure_python_floor()
     figures = isolation_cost(args.rounds, args.games, include_node=not args.no_node, at_once=args.games_at_once,
