@@ -238,3 +238,36 @@ def test_the_output_pages_python_blocks_read_the_run_its_command_makes(tmp_path,
         exec(compile(block, str(page), "exec"), names)
     decisions = eval(read_decisions.group(1), names)
     assert len(names["games"]) == len(names["run"].games) > 0 and len(decisions) > 0
+
+
+RESULTS_PATH = re.compile(r"results/[\w<>.\-/]*\w>?")
+DEFAULT_FOLDERS = {"results/<date-time>", "results/tune-<date-time>"}
+"""The folders ``run`` and ``tune`` name by default, as their ``--out`` help gives them."""
+
+
+def help_texts():
+    """``(command, help text)`` of every command and group of the command line."""
+    def walk(command, path, parent=None):
+        context = click.Context(command, info_name=path[-1], parent=parent)
+        yield " ".join(path), command.get_help(context)
+        if isinstance(command, click.Group):
+            for name in command.list_commands(context):
+                yield from walk(command.get_command(context, name), [*path, name], context)
+
+    return list(walk(main, ["canasta-sim"]))
+
+
+def test_every_run_folder_in_the_help_and_the_docstrings_is_one_a_users_run_can_have():
+    # The notebook API's and plot's docstrings read "results/20250101-120000", a placeholder no shown command made,
+    # where docs/output.md reads results/example, the folder its own command writes.
+    written = {match.group(1) for page in DOCS
+               for match in re.finditer(r"--out (results/[\w.\-/]+\w)", page.read_text(encoding="utf-8"))}
+    assert "results/example" in written
+    found = [(command, path) for command, text in help_texts() for path in RESULTS_PATH.findall(text)]
+    for source in sorted((ROOT / "sim").rglob("*.py")):
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                found += [(source.name, path) for path in RESULTS_PATH.findall(ast.get_docstring(node) or "")]
+    assert {path for _, path in found} >= DEFAULT_FOLDERS  # the check sees the help texts
+    assert [(where, path) for where, path in found if path not in DEFAULT_FOLDERS | written] == []

@@ -5,7 +5,7 @@ Typical use, with the directory of a finished run::
 
     from canasta_sim.analysis import load_run, summarize
 
-    run = load_run("results/20250101-120000")
+    run = load_run("results/example")
     summarize(run)
 """
 

@@ -4,7 +4,7 @@ Typical use, with the directory of a finished run::
 
     from canasta_sim.analysis import load_run, summarize
 
-    run = load_run("results/20250101-120000")
+    run = load_run("results/example")
     run.games.groupby("winner_strategy").size()
     summarize(run)
     cross_table(run), ratings(run), paired_results(run)   # round robins and duplicate deals

@@ -6,8 +6,9 @@ deals, and the cross table and ratings of a round robin (:class:`canasta_sim.run
 :mod:`canasta_sim.analysis` returns them as DataFrames.  Every figure is a plain number: rates are
 fractions (0.25 = 25%), Elo differences are Elo points, margins are game points; an undefined figure is
 ``None`` (JSON, records) or empty (CSV).  An infinite paired Elo (a side that won every pair, or an interval end
-past 0% or 100%) is ``+inf`` or ``-inf`` as text and Markdown print it, ``inf`` in the records and the CSV, and
-``None`` in JSON, which has no number for it (its ``score`` of 1 or 0 tells it).
+past 0% or 100%) is ``inf`` or ``-inf`` in the records and the CSV, and ``None`` in JSON, which has no number for it
+(its ``score`` of 1 or 0 tells it); text and Markdown print the estimate as ``+inf`` or ``-inf`` and an interval with
+an infinite end as the one-sided bound it is, ``[at least +367.4]`` (:func:`canasta_sim.runs.sprt.elo_interval_text`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from canasta_sim.runs.matchmaking import MatchmakingResults, PairedResult
 from canasta_sim.runs.ratings import CrossTable, Rating
+from canasta_sim.runs.sprt import elo_interval_text
 from canasta_sim.runs.summary import SummaryRow
 
 __all__ = [
@@ -124,6 +126,14 @@ def _signed(value) -> str:
     return "n/a" if value is None else f"{value:+.1f}"
 
 
+def _elo_interval(row: dict) -> str:
+    """A paired record's Elo interval as the text report prints it (an infinite end as a one-sided bound)."""
+    low, high = row["elo_low"], row["elo_high"]
+    if low is None or high is None:  # every deal gave the same points: no interval, as the score's
+        return f"{_signed(low)}, {_signed(high)}"
+    return elo_interval_text(low, high)
+
+
 def _games(value) -> str:
     return "n/a" if value is None else f"{value:.0f} unpaired games"
 
@@ -149,7 +159,7 @@ def format_markdown(results: MatchmakingResults) -> str:
              "variance reduction: score", "as precise as", "variance reduction: margin"],
             ([row["strategy"], row["opponent"], str(row["deals"]),
               f"{_percent(row['score'])} [{_percent(row['score_low'])}, {_percent(row['score_high'])}]",
-              f"{_signed(row['elo'])} [{_signed(row['elo_low'])}, {_signed(row['elo_high'])}]",
+              f"{_signed(row['elo'])} [{_elo_interval(row)}]",
               "/".join(str(row[f"pairs_{key}"]) for key in ("0", "0.5", "1", "1.5", "2")),
               _signed(row["mean_margin"]), _percent(row["score_variance_reduction"]),
               _games(row["equivalent_unpaired_games"]), _percent(row["margin_variance_reduction"])]

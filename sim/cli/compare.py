@@ -59,7 +59,7 @@ from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, log_failure, stop_on_signals
-from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt, unanimous_elo_bound
+from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt, elo_interval_text, unanimous_elo_bound
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
 from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
 
@@ -355,11 +355,14 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
     states it: "the results favour H0" alone read as "about equal" for a strategy 170 Elo behind.  It says "weaker"
     only when the whole interval is below 0 too: under an ``elo0`` above 0, an interval below ``elo0`` can still be a
     gain.  When NEW lost (or won) every game the estimate is infinite, and the line says so and gives the bound the
-    results support instead.
+    results support instead, whether the test decided or ``--max-games`` stopped it.
     """
     if decision is None:
-        return (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "
-                f"{test.lower:.2f} and {test.upper:.2f}")
+        capped = (f"no decision after {games} games (the --max-games cap): LLR {llr:.2f} is still between "
+                  f"{test.lower:.2f} and {test.upper:.2f}")
+        if estimate is not None and games and estimate.score in (0.0, 1.0):
+            return f"{capped}; {_unanimous(games, plan, lost=estimate.score == 0.0)}"
+        return capped
     accepted, other = (("H1", test.elo1), ("H0", test.elo0)) if decision == "H1" else (("H0", test.elo0),
                                                                                       ("H1", test.elo1))
     favoured = (f"{decision} accepted after {games} games: the results favour {accepted[0]} ({plan.new} "
@@ -370,7 +373,7 @@ def verdict_line(decision: str | None, games: int, plan: MatchPlan, test: Sprt, 
         return f"{favoured}; {_unanimous(games, plan, lost=estimate.score == 0.0)}"
     if decision == "H0" and estimate.high < min(test.elo0, 0.0):
         return (f"{favoured}; {plan.new} is weaker than {plan.old}, by {-estimate.elo:.1f} Elo "
-                f"[{-estimate.high:.1f}, {-estimate.low:.1f}]")
+                f"[{elo_interval_text(-estimate.high, -estimate.low, signed=False)}]")
     if decision == "H0" and estimate.high < test.elo0:
         return f"{favoured}; {plan.new}'s gain over {plan.old} is below elo0 = {test.elo0:g} Elo: {estimate}"
     return f"{favoured}; estimate {estimate}"

@@ -5,7 +5,7 @@ Each chart is one function taking a :class:`~canasta_sim.analysis.LoadedRun` and
 
     from canasta_sim.analysis import load_run
     from canasta_sim.cli.plot import CHARTS
-    figure = CHARTS["win_rates"](load_run("results/20250101-120000"))
+    figure = CHARTS["win_rates"](load_run("results/example"))
 
 Every chart names the strategies by their names and versions as the run recorded them (``greedy@2``, not
 the spec that loaded them, which for a file is its path) and wraps its titles to the figure's width.  Every

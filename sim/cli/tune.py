@@ -350,13 +350,14 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     click.get_current_context().meta[WRITTEN_TO] = (  # told if the outcome cannot be printed
         f"the tuning is written to {shlex.quote(str(directory.path))} (its tune.json's final_spec is the tuned "
         "strategy)")
-    print_then_stop(lambda: _print_outcome(settings, manifest, outcome, started_from), stopped)
+    print_then_stop(lambda: _print_outcome(settings, manifest, outcome, started_from, memory_limit), stopped)
 
 
 def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutcome,
-                   started_from: str | None = None) -> None:
+                   started_from: str | None = None, memory_limit: int | None = None) -> None:
     """The summary, the suggested check and the tuned spec; ``started_from``: the directory a resume started the
-    strategies in (the tuning's own), where the check must start too."""
+    strategies in (the tuning's own), where the check must start too; ``memory_limit``: the session's, which the
+    check carries as it carries the clock."""
     parameters = {entry["name"]: entry for entry in manifest["parameters"]}
     played = f"{outcome.iterations_done} of {counted(outcome.iterations, 'iteration')}"
     click.echo(f"{played} ({counted(outcome.games_done, 'game')}), {outcome.status}:")
@@ -366,8 +367,9 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
         click.echo(f"  {name:<{width}}  {format_value(start):>6} -> {format_value(value):<6}  "
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
     # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
-    # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules and clock,
-    # which decide the games; not on the tuning's workers: they decide no game of either command, a resume may have
+    # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules, clock,
+    # memory limit, games at once and choice on failure, which decide the games (which strategies fail, and what a
+    # failure counts for); not on the tuning's workers: they decide no game of either command, a resume may have
     # changed them for its own session, and compare's default (a worker per core) suits a check.
     if outcome.start == outcome.values:
         # A compare of the start against itself would only measure noise.
@@ -376,7 +378,9 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
         words = ["canasta-sim", "compare", outcome.spec, "--baseline", settings.spec, *rules_options(settings.rules)]
         if settings.time_limit is not None:
             words += ["--time-limit", format_value(settings.time_limit)]
-        check = shlex.join(words)
+        if settings.on_error != "stop":
+            words += ["--on-error", settings.on_error]
+        check = shlex.join([*words, *limit_options(memory_limit)])
         click.echo(f"check it: {check if started_from is None else start_command(check, (settings.spec,))}")
     click.echo(outcome.spec)
 

@@ -7,8 +7,9 @@
 >>> observation["observation"].shape, int(observation["action_mask"].sum()) >= 1
 ((211,), True)
 
-A game is one episode.  The deal of ``reset(seed=s)`` is the deal of ``play_game(..., seed=s)``;
-later resets without a seed draw their game seeds from a generator seeded by the last given seed.
+A game is one episode.  The deal of ``reset(seed=s)`` is the deal of ``play_game(..., seed=s)`` (``s`` 0 or more, as
+Gymnasium's seeding takes; a negative seed is refused, as it is there); later resets without a seed draw their game
+seeds from a generator seeded by the last given seed.
 Every decision goes through the engine (:mod:`canasta_sim.env.driver`); the encodings are those of
 :mod:`canasta_sim.env.encoding` (``docs/env.md``).  Needs the ``rl`` extra (``pip install '.[rl]'`` in a checkout).
 """

@@ -155,10 +155,16 @@ class GameSeeds:
 
         :raises TypeError: for a seed that is not a whole number (an int or a numpy integer) or ``None``: ``7.0``
             would deal another game than ``7``, and a numpy integer failed inside :mod:`random`.
+        :raises ValueError: for a negative seed, which Gymnasium's seeding (``gymnasium.utils.seeding.np_random``)
+            refuses: the environments follow its convention, where ``-5`` seeded Gymnasium's ``np_random`` as ``5``.
         """
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-                raise TypeError(f"seed={shown(seed)} is not accepted; use a whole number, or None to draw one")
+                raise TypeError(f"seed={shown(seed)} is not accepted; use a whole number 0 or more, or None to draw "
+                                "one")
+            if seed < 0:
+                raise ValueError(f"seed={int(seed)} is not accepted; use a whole number 0 or more, as Gymnasium's "
+                                 "seeding takes, or None to draw one")
             seed = int(seed)
             self._source = random.Random(seed)
             return seed

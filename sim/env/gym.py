@@ -140,8 +140,7 @@ class CanastaGymEnv(gymnasium.Env):
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
         seats up to the learning seat's first decision."""
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
-        # Gymnasium seeds its np_random (the user's, unused by the game) from 0 or more only; the game takes any seed.
-        super().reset(seed=None if seed is None else abs(game_seed))
+        super().reset(seed=None if seed is None else game_seed)
         self._unreported_end, self._illegal = False, None  # first: a strategy failing in the deal leaves no end due
         self.driver.reset(game_seed)
         # A hand the other seats finish before the learning seat's first decision counts in its first step.

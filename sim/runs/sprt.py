@@ -52,6 +52,7 @@ __all__ = [
     "ResultCounts",
     "Sprt",
     "elo_from_score",
+    "elo_interval_text",
     "generalized_llr",
     "score_from_elo",
     "unanimous_elo_bound",
@@ -85,6 +86,33 @@ def elo_from_score(score: float) -> float:
     if score >= 1.0:
         return math.inf
     return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def elo_interval_text(low: float, high: float, *, signed: bool = True) -> str:
+    """An Elo interval as every printed form gives it, inside its brackets: ``+12.3, +45.6``, ``n/a`` when it is
+    undefined (``nan``: every observation scored the same).
+
+    An end past a score of 0% or 100% is infinite: the interval is then a one-sided bound, and reads as the verdict
+    reads one (``by at least``), ``at least +168.1`` or ``at most -168.1``; ``unbounded`` when both ends are.
+    ``signed=False`` prints sizes, as the verdict's "weaker by" does.
+
+    >>> elo_interval_text(-3.25, 41.0), elo_interval_text(168.1, math.inf), elo_interval_text(168.1, math.inf,
+    ...                                                                                        signed=False)
+    ('-3.2, +41.0', 'at least +168.1', 'at least 168.1')
+    >>> elo_interval_text(-math.inf, -2.0), elo_interval_text(-math.inf, math.inf), elo_interval_text(math.nan, 1.0)
+    ('at most -2.0', 'unbounded', 'n/a')
+    """
+    if math.isnan(low) or math.isnan(high):
+        return "n/a"
+    # Adding 0.0 turns -0.0 into 0.0, so an even score prints as +0.0.
+    low_text, high_text = (f"{end + 0.0:{'+' if signed else ''}.1f}" for end in (low, high))
+    if math.isinf(low) and math.isinf(high):
+        return "unbounded"
+    if math.isinf(high):
+        return f"at least {low_text}"
+    if math.isinf(low):
+        return f"at most {high_text}"
+    return f"{low_text}, {high_text}"
 
 
 def unanimous_elo_bound(observations: int) -> float:
@@ -164,7 +192,8 @@ def generalized_llr(counts: Sequence[float], scores: Sequence[float], elo0: floa
 class EloEstimate:
     """An Elo difference estimated from results, with its 95% interval (normal approximation on the score).
 
-    The interval is ``nan`` when every observation scored the same: the approximation says nothing then.
+    The interval is ``nan`` when every observation scored the same: the approximation says nothing then.  An end
+    past a score of 0% or 100% is infinite, and prints as a one-sided bound (:func:`elo_interval_text`).
     """
 
     elo: float
@@ -175,8 +204,7 @@ class EloEstimate:
 
     def __str__(self) -> str:
         # Adding 0.0 turns -0.0 into 0.0, so an even score prints as +0.0.
-        interval = "n/a" if math.isnan(self.low) else f"{self.low + 0.0:+.1f}, {self.high + 0.0:+.1f}"
-        return f"{self.elo + 0.0:+.1f} Elo [{interval}]"
+        return f"{self.elo + 0.0:+.1f} Elo [{elo_interval_text(self.low, self.high)}]"
 
 
 class ResultCounts:

@@ -70,11 +70,13 @@ def test_an_infinite_paired_elo_reads_inf_in_every_format_but_json_which_has_no_
     json.dumps(sections_json(results), allow_nan=False)  # strict JSON
 
 
-def test_an_interval_end_past_100_percent_reads_plus_inf_in_markdown_as_in_the_text():
+def test_an_interval_end_past_100_percent_reads_as_a_one_sided_bound_in_markdown_as_in_the_text():
+    # The end past 100% read "+inf" (and compare's "weaker by" line a raw "inf"), where the verdict reads an open
+    # bound as "at least".
     counts = ResultCounts()
     counts.add_pair(1.0, 1.0)
     counts.add_pair(1.0, 0.0)
     results = MatchmakingResults(paired=(PairedResult("x", "y", counts, 0.75, 0.4, 1.0, 0.3, 3.0, 100.0, 0.5),))
-    assert results.text().count("+inf]") == 1, results.text()
+    assert results.text().count("+190.8 Elo [at least -67.9]") == 1 and "inf" not in results.text(), results.text()
     row = next(line for line in format_markdown(results).splitlines() if line.startswith("| x |"))
-    assert " +inf] |" in row and "n/a]" not in row, row
+    assert "| +190.8 [at least -67.9] |" in row and "inf" not in row, row

@@ -427,7 +427,7 @@ def test_environment_options_are_named_in_one_line_in_the_users_terms():
     env.reset(seed=1)
     with pytest.raises(TypeError, match=r"^a numpy.ndarray is not an action number; use a whole number 0-5646$"):
         env.step(np.arange(30))
-    with pytest.raises(TypeError, match=r"^seed=a numpy.ndarray is not accepted; use a whole number, or None"):
+    with pytest.raises(TypeError, match=r"^seed=a numpy.ndarray is not accepted; use a whole number 0 or more, or "):
         env.reset(seed=np.arange(3))
 
 
@@ -458,15 +458,27 @@ def test_max_hands_is_a_whole_number_one_or_more(make):
     assert space["observation"].high[208] == 2 and env.driver.max_hands == 2 and type(env.driver.max_hands) is int
 
 
-def test_the_gymnasium_environment_deals_a_negative_seeds_game_as_pettingzoo_does():
-    # Gymnasium's own seeding refused -1 (gymnasium.error.Error), which play_game and PettingZoo deal.
+def test_every_environment_refuses_a_negative_seed_in_one_line_as_gymnasiums_seeding_does():
+    # reset(seed=-5) seeded Gymnasium's np_random as reset(seed=5) did (through abs()), though the games differed;
+    # Gymnasium's own seeding refuses a negative seed.
+    refused = r"^seed=-5 is not accepted; use a whole number 0 or more, as Gymnasium's seeding takes, or None"
     gym = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
-    observation, _ = gym.reset(seed=-1)
     petting = canasta_env(rules=SHORT)
-    petting.reset(seed=-1)
-    hand = slice(0, 15)  # seat 0's dealt hand: no other seat's move before its first decision changes it
-    np.testing.assert_array_equal(observation["observation"][hand], petting.observe("seat_0")["observation"][hand])
-    assert gym.driver.view(0).hand == petting.driver.view(0).hand
+    for reset in (gym.reset, petting.reset):
+        with pytest.raises(ValueError, match=refused):
+            reset(seed=-5)
+        with pytest.raises(ValueError, match=refused):
+            reset(seed=np.int64(-5))
+    vector = gymnasium.vector.SyncVectorEnv([lambda: CanastaGymEnv(partner="random", opponents="random",
+                                                                   rules=SHORT)] * 2)
+    with pytest.raises(ValueError, match=refused):
+        vector.reset(seed=-5)
+    # 0 and above are taken, and a seed gives Gymnasium's np_random the seed a plain Gymnasium environment's gets.
+    gym.reset(seed=5)
+    assert gym.np_random_seed == 5 and gym.np_random.integers(1 << 30) == gymnasium.utils.seeding.np_random(5)[
+        0].integers(1 << 30)
+    gym.reset(seed=0)
+    assert gym.np_random_seed == 0
 
 
 def test_a_strategy_failing_to_build_is_named_without_a_memory_address():

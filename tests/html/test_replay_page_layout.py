@@ -266,3 +266,31 @@ def test_the_controls_bar_at_a_narrow_windows_foot_covers_the_hand_lists_header(
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
     assert on_top
+
+
+SCORE_TABLE = """
+const table = document.getElementById("score-table"), south = document.getElementById("seat-0");
+const heads = [...table.querySelectorAll("th")].map(th => [th.textContent,
+  Math.round(th.getBoundingClientRect().height - parseFloat(getComputedStyle(th).lineHeight))]);
+return {heads: heads, after_south: table.getBoundingClientRect().top >= south.getBoundingClientRect().bottom};
+"""
+
+
+def test_a_hands_score_table_keeps_its_headings_on_one_line_at_every_width_and_on_paper(browser, page):
+    # "A South & North" wrapped to two lines (three on paper) in the side column between 700 and 1060 px wide; and on
+    # a phone the table came before South's hand, the hand it counts.
+    shown = {}
+    try:
+        open_page(browser, page, "#step=90")  # the first hand's end: its score table is shown
+        for width, media in ((375, ""), (700, ""), (900, ""), (1060, ""), (1400, ""), (717, "print")):
+            metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 700}
+            browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+            browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": media})
+            shown[width, media] = browser.execute_script(SCORE_TABLE)
+    finally:
+        browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    for where, table in shown.items():
+        # One line each: no taller than a line and the cell's padding (4 px).
+        assert len(table["heads"]) == 3 and all(extra <= 6 for _, extra in table["heads"]), (where, table)
+    assert shown[375, ""]["after_south"] and shown[700, ""]["after_south"], shown

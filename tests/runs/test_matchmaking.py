@@ -321,3 +321,31 @@ def test_a_verdict_on_games_all_lost_or_all_won_gives_a_finite_bound_not_an_infi
     plan = MatchPlan("new", "old", 1, Rules(), duplicate, 10000)
     line = verdict_line(decision, counts.game_count, plan, Sprt(), 0.0, counts.estimate())
     assert line.startswith(f"{decision} accepted after {counts.game_count} games: ") and line.endswith("; " + end), line
+
+
+def test_a_weaker_verdict_whose_interval_reaches_a_score_of_0_reads_its_open_end_as_a_bound():
+    # The interval's end past a score of 0% printed as a raw "inf": "by 578.0 Elo [479.8, inf]".
+    plan = MatchPlan("new", "old", 1, Rules(), True, 10000)
+    estimate = EloEstimate(-578.0, -math.inf, -479.8, 0.04)
+    line = verdict_line("H0", 202, plan, Sprt(), -2.95, estimate)
+    assert line.endswith("; new is weaker than old, by 578.0 Elo [at least 479.8]"), line
+    assert str(EloEstimate(578.0, 479.8, math.inf, 0.96)) == "+578.0 Elo [at least +479.8]"
+    assert str(EloEstimate(-578.0, -math.inf, -479.8, 0.04)) == "-578.0 Elo [at most -479.8]"
+
+
+@pytest.mark.parametrize("pairs, end", [
+    ([5, 0, 0, 0, 0], "; new lost all 10 games (5 deals, each 0-2): new is weaker than old, by at least 34.4 Elo (a "
+                      "one-sided 95% bound; the Elo estimate itself is unbounded)"),
+    ([0, 0, 0, 0, 2], "; new won all 4 games (2 deals, each 2-0): the Elo estimate is unbounded, and 2 deals are too "
+                      "few to bound it at 95%"),
+])
+def test_a_test_stopped_by_max_games_on_games_all_lost_or_all_won_gives_the_same_bound(pairs, end):
+    # A decided test gave the bound; one stopped by --max-games said only "no decision", with no size at all.
+    counts = ResultCounts()
+    for category, count in enumerate(pairs):
+        for _ in range(count):
+            counts.add_pair(category / 4, category / 4)
+    plan = MatchPlan("new", "old", 1, Rules(), True, counts.game_count // 2)
+    line = verdict_line(None, counts.game_count, plan, Sprt(), -1.0, counts.estimate())
+    assert line.startswith(f"no decision after {counts.game_count} games (the --max-games cap): ") and line.endswith(
+        end), line

@@ -328,6 +328,23 @@ def test_the_suggested_check_plays_the_tuned_strategy_against_its_start_even_whe
     assert " ".join(check[5:]) == " ".join(f"--rules {word}" for word in QUICK[1::2])
 
 
+def test_the_suggested_check_carries_every_option_that_decides_the_tunings_games(capsys, monkeypatch):
+    # It carried the rules and the clock but not --memory-limit (nor --games-at-once, nor --on-error forfeit), which
+    # decide which strategies fail and what a failure counts for: the check played other games than the tuning.
+    from canasta_sim.cli.tune import _print_outcome
+    from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE
+    from canasta_sim.tuning.run import TuningOutcome
+
+    monkeypatch.setenv(GAMES_AT_ONCE_VARIABLE, "3")
+    tuned = settings(params=("aggression",), on_error="forfeit", time_limit=2.5)
+    outcome = TuningOutcome(("aggression",), (0.5,), (0.61,), (0.61,), "expert:aggression=0.61", 2, 2, 16, "finished")
+    manifest = {"parameters": [{"name": "aggression", "default": 0.5, "low": 0.0, "high": 1.0}]}
+    _print_outcome(tuned, manifest, outcome, memory_limit=2048)
+    check = capsys.readouterr().out.strip().splitlines()[-2].removeprefix("check it: ")
+    assert check == ("canasta-sim compare expert:aggression=0.61 --baseline expert --rules target_score=1000 "
+                     "--time-limit 2.5 --on-error forfeit --memory-limit 2048 --games-at-once 3"), check
+
+
 def test_a_one_iteration_tuning_counts_it_as_one(tmp_path):
     result = invoke("expert", "--params", "aggression", "--games", "4", "--games-per-iteration", "4", "--seed", "3",
                     "--workers", "1", "--out", str(tmp_path / "one"), *QUICK)
