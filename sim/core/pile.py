@@ -156,8 +156,6 @@ class PileRules(MeldingRules):
             raise self._fail(
                 "R8.3", "extra melds go with a take only to reach the initial minimum; meld them after taking", move
             )
-        if BLACK_THREE in additions:
-            raise self._fail("R5.3", "black 3s may be melded only as the last meld of a going-out turn", move)
         used_count = 0  # summed in C integers where compiled
         for kind in range(KIND_COUNT):
             count = used[kind]
@@ -184,6 +182,9 @@ class PileRules(MeldingRules):
                     f"laid count {total}, and the other pile cards never count (R10.5)",
                     move,
                 )
+        # R5.3 after R9 and R10, as E2 orders it: black 3s among a side's opening melds only in a take that goes out.
+        if BLACK_THREE in additions and not self._verify_black_three_timing(move, additions, hand_after):
+            return False
         if hand_after <= 1 and self.rules.ask_partner == "mandatory":
             raise self._fail("R12.5", "ask_partner=mandatory: a take cannot go out, since asking comes after it", move)
         if not self._verify_going_out(move, hand_after, additions):

@@ -67,7 +67,7 @@ def test_ask_partner_mandatory_requires_a_yes_before_going_out_r12_5():
 
 
 def test_ask_partner_mandatory_refuses_a_take_that_would_go_out_r12_5():
-    """R12.5 ``mandatory``: asking comes after the take, so a take leaving one card cannot stand.
+    """R12.5 ``mandatory``, D21: asking comes after the take, so a take leaving one card cannot stand.
     (R8.2d is switched off so that a one-card hand may take a one-card pile at all.)"""
     melds = {0: "K K K K K K K; 9 9 9"}
     optional = bare_position(Rules(one_card_single_pile_block=False), hands={0: "Q"}, melds=melds, pile="9")

@@ -1,6 +1,7 @@
 """docs/rules.md §5: black 3s, the stop cards (R5.1-R5.5, D2, D5)."""
 
 from canasta_sim.core.cards import BLACK_THREE, parse_kind
+from canasta_sim.core.legal import legal_takes
 from canasta_sim.core.moves import Meld, MeldGroup
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
@@ -52,6 +53,23 @@ def test_r5_3_black_threes_melded_only_when_going_out():
     state = _black_threes(Rules(), "3b 3b 3b 3b")
     apply_all(state, "meld 3b 3b 3b 3b")  # four, going out with no discard
     assert state.is_over and state.melds[0][BLACK_THREE] == [4, 0, 0]
+
+
+def test_r5_3_r8_2e_black_threes_in_a_going_out_take_count_toward_the_minimum():
+    # A side at 0 opens by taking a one-card pile and goes out in that one move: seven 4s (35) are short of
+    # the 50, the three black 3s laid with them (15) make it up (R10.1, R8.2e), and this is the going-out turn.
+    def opening(hand):
+        return position(hands={0: hand}, pile="4", seat=0)
+
+    state = opening("4 4 4 4 4 4 3b 3b 3b 9")
+    assert [str(move) for move in legal_takes(state)] == ["take 4 4 4 4 4 4; 3b 3b 3b"]  # a strategy is offered it
+    result = finish(state, "take 4 4 4 4 4 4; 3b 3b 3b", "discard 9")
+    side = result.sides[0]
+    assert result.went_out_seat == 0 and side.meld_points == 35 + 15 and side.canasta_natural == 1
+    # The same take keeping two cards does not go out: black 3s may not be melded (R5.3).
+    expect_illegal(opening("4 4 4 4 4 4 3b 3b 3b 9 9"), "take 4 4 4 4 4 4; 3b 3b 3b", "R5.3")
+    # Without the black 3s the take is short of the minimum.
+    expect_illegal(opening("4 4 4 4 4 4 3b 3b 3b 9"), "take 4 4 4 4 4 4", "R8.2e")
 
 
 def test_r5_3_black_three_meld_is_three_or_four_without_wild_cards():

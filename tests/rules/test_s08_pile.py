@@ -1,4 +1,4 @@
-"""docs/rules.md §8: blocked and frozen piles, when and how the pile is taken (R8.1a-R8.4, D6, D15, D18)."""
+"""docs/rules.md §8: blocked and frozen piles, when and how the pile is taken (R8.1a-R8.4, D6, D15, D18, D20)."""
 
 import pytest
 
@@ -81,6 +81,22 @@ def test_r8_2c_unfrozen_pile_lay_off_on_own_meld():
     state = position(hands={0: "5 6"}, melds={0: "9 9 9"}, pile="5 9", seat=0)
     apply_all(state, "take")
     assert state.melds[0][9] == [4, 0, 0] and state.hand_sizes[0] == 3
+
+
+def test_r8_2c_d20_lay_off_take_with_wild_cards_from_hand():
+    # D20: the top card laid on the side's nines together with a joker from hand, as one move.
+    def unfrozen(melds, pile="5 9"):
+        return position(hands={0: "JK 5 6"}, melds={0: melds}, pile=pile, seat=0)
+
+    state = apply_all(unfrozen("9 9 9"), "take JK")
+    assert state.melds[0][9] == [4, 1, 0] and state.hands[0][JOKER] == 0 and state.hand_sizes[0] == 3
+    # The table ends as if the take and the lay-off had been separate moves.
+    separate = apply_all(unfrozen("9 9 9"), "take", "meld 9:JK")
+    assert (separate.melds, separate.hands) == (state.melds, state.hands)
+    # Within R9.2's limit: a fourth wild card is refused.
+    expect_illegal(unfrozen("9 9 9 2 2 2"), "take JK", "R9.2")
+    # A frozen pile still needs the natural pair (R8.2b).
+    expect_illegal(unfrozen("9 9 9", pile="2 5 9"), "take JK", "R8.2b")
 
 
 def test_r8_2c_unfrozen_pile_single_natural_is_not_enough():

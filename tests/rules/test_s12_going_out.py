@@ -1,4 +1,4 @@
-"""docs/rules.md §12: going out, asking the partner, concealed going out (R12.1-R12.7, D1, D9, D10, D17)."""
+"""docs/rules.md §12: going out, asking the partner, concealed going out (R12.1-R12.7, D1, D1b, D9, D10, D17)."""
 
 import pytest
 
@@ -93,6 +93,14 @@ def test_r12_4_two_black_threes_alone_cannot_go_out():
 
 def test_r12_5_d1_asking_is_optional():
     assert finish(_out("5 5 5 9"), "meld 5 5 5", "discard 9").went_out_seat == 0
+
+
+def test_r12_5_d1b_asking_is_optional_under_the_default_rules():
+    # D1b: one seed words the question as an instruction; the default rule set still lets a player go out
+    # without it, and only `ask_partner=mandatory` requires it.
+    assert DEFAULT.ask_partner == "optional"
+    assert finish(_out("5 5 5 9"), "meld 5 5 5", "discard 9").went_out_seat == 0
+    expect_illegal(_out("5 5 5 9", rules=Rules(ask_partner="mandatory")), "meld 5 5 5", "R12.5")
 
 
 def test_r12_5_d17_ask_only_before_other_melding_and_once():
