@@ -16,6 +16,7 @@ cdef tuple _DISCARDS, _DISCARD_KEYS
 cdef Py_ssize_t _TABLE_NATURALS, _TABLE_JOKERS, _TABLE_DEUCES
 
 cdef Py_ssize_t _table_index(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
+cdef Py_ssize_t _shape_key(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
 
 @cython.locals(key=Py_ssize_t, index=Py_ssize_t)
 cpdef object single_group_meld(Py_ssize_t rank, Py_ssize_t naturals=*, Py_ssize_t jokers=*, Py_ssize_t deuces=*)

@@ -101,6 +101,14 @@ def _table_index(rank: int, naturals: int, jokers: int, deuces: int) -> int:
     return -1
 
 
+def _shape_key(rank: int, naturals: int, jokers: int, deuces: int) -> int:
+    """Where :data:`_SINGLE_MELDS` and :data:`_PILE_TAKES` keep a shape: five bits each for rank, naturals, jokers
+    and deuces (C integers where compiled), or -1 for a shape no hand can hold, which is not kept."""
+    if 0 <= rank < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32:
+        return rank << 15 | naturals << 10 | jokers << 5 | deuces
+    return -1
+
+
 def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> Meld:
     """``Meld((MeldGroup.of(rank, naturals, jokers, deuces),))``, the same record every time it is asked for."""
     index = _table_index(rank, naturals, jokers, deuces)
@@ -108,10 +116,9 @@ def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int
         move = _SINGLE_MELD_TABLE[index]
         if move is not None:
             return move
-    if not (0 <= rank < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
+    key = _shape_key(rank, naturals, jokers, deuces)
+    if key < 0:
         return Meld((_group_of(rank, naturals, jokers, deuces),))  # no shape a hand can hold: not kept
-    # Five bits each for rank, naturals, jokers and deuces (C integers where compiled).
-    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
     move = _SINGLE_MELDS.get(key)
     if move is None:
         move = Meld((_group_of(rank, naturals, jokers, deuces),))
@@ -135,9 +142,9 @@ def pile_take(top: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> 
         move = _PILE_TAKE_TABLE[index]
         if move is not None:
             return move
-    if not (0 <= top < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
+    key = _shape_key(top, naturals, jokers, deuces)
+    if key < 0:
         return TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)  # no shape a hand holds: not kept
-    key = top << 15 | naturals << 10 | jokers << 5 | deuces
     move = _PILE_TAKES.get(key)
     if move is None:
         move = TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
