@@ -27,12 +27,15 @@ from canasta_sim.core.cards import (
     TWO,
     parse_kinds,
 )
+from canasta_sim.core.engine import play_game
 from canasta_sim.core.moves import WILD_RANK, MeldGroup, Move, parse_move
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
 from canasta_sim.core.state import ACQUIRE, PLAY, HandState
 from canasta_sim.env.actions import ANSWER_YES, ASK_YES, DONE_ACTION, TAKE_BASE
 from canasta_sim.errors import IllegalMoveError
+from canasta_sim.runs.records import ChunkRecorder
+from canasta_sim.strategies import Greedy, RandomPlay
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository's top folder."""
@@ -50,6 +53,7 @@ __all__ = [
     "kind_totals",
     "play_masked_game",
     "position",
+    "recorded_chunk",
     "snapshot",
     "stacked_deck",
     "table_value",
@@ -488,3 +492,13 @@ def play_masked_game(env, seed: int, choose: Callable[[list[int]], int],
         if after_step is not None:
             after_step()
     return steps
+
+
+def recorded_chunk(game_ids: Iterable[int]) -> tuple:
+    """The ``games`` and ``hands`` tables (Arrow) of a chunk of greedy against random games to 1000 points, one per
+    id in ``game_ids``, each played from its id as seed."""
+    recorder = ChunkRecorder()
+    for game_id in game_ids:
+        result = play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=game_id, rules=Rules(target_score=1000))
+        recorder.add_game(game_id, result, ("greedy", "random"))
+    return recorder.tables()
