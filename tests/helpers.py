@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib.util
 import pickle
 import random
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -43,6 +45,8 @@ BOTS = ROOT / "tests" / "bots"
 """Strategy files the tests load: bots that fail, misbehave or break the protocol on purpose."""
 GOLDEN = ROOT / "tests" / "golden"
 """The golden narrations and the fixed bot that plays them."""
+SCRIPTS = ROOT / "scripts"
+"""The developer scripts, tested under tests/scripts."""
 
 __all__ = [
     "apply_all",
@@ -54,6 +58,7 @@ __all__ = [
     "play_masked_game",
     "position",
     "recorded_chunk",
+    "script_module",
     "snapshot",
     "stacked_deck",
     "table_value",
@@ -502,3 +507,18 @@ def recorded_chunk(game_ids: Iterable[int]) -> tuple:
         result = play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=game_id, rules=Rules(target_score=1000))
         recorder.add_game(game_id, result, ("greedy", "random"))
     return recorder.tables()
+
+
+def script_module(name: str, module_name: str | None = None):
+    """``scripts/<name>.py`` loaded as a module (named ``module_name``, else ``name``) and kept in ``sys.modules``,
+    where a process pool's workers find its functions by name; ``scripts/`` is importable while it loads, for a
+    script that imports its neighbours."""
+    spec = importlib.util.spec_from_file_location(module_name or name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    return module
