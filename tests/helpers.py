@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import copy
 import functools
+import importlib.util
 import pickle
 import random
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -27,12 +29,15 @@ from canasta_sim.core.cards import (
     TWO,
     parse_kinds,
 )
+from canasta_sim.core.engine import play_game
 from canasta_sim.core.moves import WILD_RANK, MeldGroup, Move, parse_move
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
 from canasta_sim.core.state import ACQUIRE, PLAY, HandState
 from canasta_sim.env.actions import ANSWER_YES, ASK_YES, DONE_ACTION, TAKE_BASE
 from canasta_sim.errors import IllegalMoveError
+from canasta_sim.runs.records import ChunkRecorder
+from canasta_sim.strategies import Greedy, RandomPlay
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository's top folder."""
@@ -40,6 +45,8 @@ BOTS = ROOT / "tests" / "bots"
 """Strategy files the tests load: bots that fail, misbehave or break the protocol on purpose."""
 GOLDEN = ROOT / "tests" / "golden"
 """The golden narrations and the fixed bot that plays them."""
+SCRIPTS = ROOT / "scripts"
+"""The developer scripts, tested under tests/scripts."""
 
 __all__ = [
     "apply_all",
@@ -50,6 +57,8 @@ __all__ = [
     "kind_totals",
     "play_masked_game",
     "position",
+    "recorded_chunk",
+    "script_module",
     "snapshot",
     "stacked_deck",
     "table_value",
@@ -488,3 +497,28 @@ def play_masked_game(env, seed: int, choose: Callable[[list[int]], int],
         if after_step is not None:
             after_step()
     return steps
+
+
+def recorded_chunk(game_ids: Iterable[int]) -> tuple:
+    """The ``games`` and ``hands`` tables (Arrow) of a chunk of greedy against random games to 1000 points, one per
+    id in ``game_ids``, each played from its id as seed."""
+    recorder = ChunkRecorder()
+    for game_id in game_ids:
+        result = play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=game_id, rules=Rules(target_score=1000))
+        recorder.add_game(game_id, result, ("greedy", "random"))
+    return recorder.tables()
+
+
+def script_module(name: str, module_name: str | None = None):
+    """``scripts/<name>.py`` loaded as a module (named ``module_name``, else ``name``) and kept in ``sys.modules``,
+    where a process pool's workers find its functions by name; ``scripts/`` is importable while it loads, for a
+    script that imports its neighbours."""
+    spec = importlib.util.spec_from_file_location(module_name or name, SCRIPTS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    return module

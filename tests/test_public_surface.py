@@ -53,6 +53,16 @@ def test_the_top_level_offers_the_whole_strategy_writing_api():
     assert all(getattr(canasta_sim, name) is not None for name in canasta_sim.__all__)
 
 
+def test_the_analysis_package_offers_the_notebook_api():
+    from canasta_sim import analysis
+    from canasta_sim.analysis import notebook
+
+    wanted = {"LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results",
+              "ratings", "strategy_names", "summarize", "summary_rows", "with_strategy_names"}
+    assert set(analysis.__all__) == wanted
+    assert all(getattr(analysis, name) is getattr(notebook, name) for name in wanted)
+
+
 @pytest.mark.timeout(60)
 def test_python_dash_m_runs_a_module_by_its_old_path():
     completed = subprocess.run([sys.executable, "-m", "canasta_sim.botserver"], capture_output=True, text=True,

@@ -9,22 +9,8 @@ Typical use, with the directory of a finished run::
     summarize(run)
 """
 
-from canasta_sim.analysis.notebook import (
-    LoadedRun,
-    cross_table,
-    entrants_of,
-    label_teams,
-    load_run,
-    matchmaking,
-    paired_results,
-    ratings,
-    strategy_names,
-    summarize,
-    summary_rows,
-    with_strategy_names,
-)
+# The package's surface is the notebook API, imported whole: its names are listed once, in notebook's __all__.
+from canasta_sim.analysis import notebook
+from canasta_sim.analysis.notebook import *  # noqa: F403
 
-__all__ = [
-    "LoadedRun", "cross_table", "entrants_of", "label_teams", "load_run", "matchmaking", "paired_results", "ratings",
-    "strategy_names", "summarize", "summary_rows", "with_strategy_names",
-]
+__all__ = list(notebook.__all__)

@@ -371,6 +371,19 @@ def supervision_options(function=None, *, resumed: str | None = None):
     return function
 
 
+def narration_options(function):
+    """``--show-hands/--public-only`` and ``--html FILE`` as ``watch`` and ``replay`` take them: how much of the game
+    the narration names, and the page written instead of it."""
+    function = click.option(
+        "--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
+        help="Write the game as one self-contained HTML page (the table after every move) instead of text "
+             "(or with - to standard output).")(function)
+    return click.option(
+        "--show-hands/--public-only", default=True, show_default=True,
+        help="Name every card in every hand and every card drawn, or only what the table sees.",
+    )(function)
+
+
 def fail(message: str) -> click.UsageError:
     """Return the one-line usage error (exit code 2) for ``message``."""
     return click.UsageError(" ".join(message.split("\n")))

@@ -24,6 +24,7 @@ from canasta_sim.cli.options import (
     check_output_folder,
     counted,
     interrupted_as_the_users,
+    narration_options,
     refuse_tuning_directory,
     write_output,
 )
@@ -101,13 +102,7 @@ _NEGATIVE = re.compile(r"-[0-9]+")
 @click.command("replay", cls=GameIdCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.argument("game_id", type=WholeNumber())
-@click.option(
-    "--show-hands/--public-only", default=True, show_default=True,
-    help="Name every card in every hand and every card drawn, or only what the table sees.",
-)
-@click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
-              help="Write the game as one self-contained HTML page (the table after every move) instead of text "
-                   "(or with - to standard output).")
+@narration_options
 def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
     if html_file is not None:

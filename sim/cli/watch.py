@@ -13,6 +13,7 @@ from canasta_sim.cli.options import (
     counted,
     interrupted_as_the_users,
     is_standard_output,
+    narration_options,
     write_output,
 )
 from canasta_sim.core.rules import Rules
@@ -51,13 +52,7 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
     help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 [default: greedy].",
 )
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
-@click.option(
-    "--show-hands/--public-only", default=True, show_default=True,
-    help="Name every card in every hand and every card drawn, or only what the table sees.",
-)
-@click.option("--html", "html_file", type=click.Path(path_type=Path, dir_okay=False), default=None, metavar="FILE",
-              help="Write the game as one self-contained HTML page (the table after every move) instead of text "
-                   "(or with - to standard output).")
+@narration_options
 def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], show_hands: bool,
                   html_file: Path | None) -> None:
     """Play one game and narrate it like a commented game in a rule book."""

@@ -16,11 +16,14 @@ cdef tuple _DISCARDS, _DISCARD_KEYS
 cdef Py_ssize_t _TABLE_NATURALS, _TABLE_JOKERS, _TABLE_DEUCES
 
 cdef Py_ssize_t _table_index(Py_ssize_t rank, Py_ssize_t naturals, Py_ssize_t jokers, Py_ssize_t deuces)
+@cython.locals(key=Py_ssize_t)
+cdef object _kept(object move, dict cache, list table, Py_ssize_t index, Py_ssize_t rank, Py_ssize_t naturals,
+                  Py_ssize_t jokers, Py_ssize_t deuces)
 
-@cython.locals(key=Py_ssize_t, index=Py_ssize_t)
+@cython.locals(index=Py_ssize_t)
 cpdef object single_group_meld(Py_ssize_t rank, Py_ssize_t naturals=*, Py_ssize_t jokers=*, Py_ssize_t deuces=*)
 
-@cython.locals(key=Py_ssize_t, index=Py_ssize_t)
+@cython.locals(index=Py_ssize_t)
 cpdef object pile_take(Py_ssize_t top, Py_ssize_t naturals=*, Py_ssize_t jokers=*, Py_ssize_t deuces=*)
 
 # The listings the view calls most (sim/core/view.pxd): C calls from it, ordinary functions from Python.

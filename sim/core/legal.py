@@ -101,6 +101,22 @@ def _table_index(rank: int, naturals: int, jokers: int, deuces: int) -> int:
     return -1
 
 
+def _kept(move, cache: dict, table: list, index: int, rank: int, naturals: int, jokers: int, deuces: int):
+    """The record kept for a shape, ``move`` (just built for it) when none is kept yet: in ``cache`` by a key of
+    five bits each for rank, naturals, jokers and deuces (C integers where compiled), and in ``table`` at ``index``
+    (-1: a shape outside it).  A shape too large for the key is none a hand can hold, and is not kept."""
+    if not (0 <= rank < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
+        return move
+    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
+    kept = cache.get(key)
+    if kept is None:
+        cache[key] = move
+        kept = move
+    if index >= 0:
+        table[index] = kept
+    return kept
+
+
 def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> Meld:
     """``Meld((MeldGroup.of(rank, naturals, jokers, deuces),))``, the same record every time it is asked for."""
     index = _table_index(rank, naturals, jokers, deuces)
@@ -108,17 +124,8 @@ def single_group_meld(rank: int, naturals: int = 0, jokers: int = 0, deuces: int
         move = _SINGLE_MELD_TABLE[index]
         if move is not None:
             return move
-    if not (0 <= rank < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
-        return Meld((_group_of(rank, naturals, jokers, deuces),))  # no shape a hand can hold: not kept
-    # Five bits each for rank, naturals, jokers and deuces (C integers where compiled).
-    key = rank << 15 | naturals << 10 | jokers << 5 | deuces
-    move = _SINGLE_MELDS.get(key)
-    if move is None:
-        move = Meld((_group_of(rank, naturals, jokers, deuces),))
-        _SINGLE_MELDS[key] = move
-    if index >= 0:
-        _SINGLE_MELD_TABLE[index] = move
-    return move
+    return _kept(Meld((_group_of(rank, naturals, jokers, deuces),)), _SINGLE_MELDS, _SINGLE_MELD_TABLE, index,
+                 rank, naturals, jokers, deuces)
 
 
 _PILE_TAKES: dict[int, TakePile] = {}
@@ -135,16 +142,8 @@ def pile_take(top: int, naturals: int = 0, jokers: int = 0, deuces: int = 0) -> 
         move = _PILE_TAKE_TABLE[index]
         if move is not None:
             return move
-    if not (0 <= top < 32 and 0 <= naturals < 32 and 0 <= jokers < 32 and 0 <= deuces < 32):
-        return TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)  # no shape a hand holds: not kept
-    key = top << 15 | naturals << 10 | jokers << 5 | deuces
-    move = _PILE_TAKES.get(key)
-    if move is None:
-        move = TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces)
-        _PILE_TAKES[key] = move
-    if index >= 0:
-        _PILE_TAKE_TABLE[index] = move
-    return move
+    return _kept(TakePile((top,) * naturals + (JOKER,) * jokers + (TWO,) * deuces), _PILE_TAKES, _PILE_TAKE_TABLE,
+                 index, top, naturals, jokers, deuces)
 
 
 def legal_moves(state: HandState) -> Iterator[Move]:

@@ -34,13 +34,17 @@ def duplicate(tmp_path_factory):
     return out
 
 
+def _reports(run):
+    """The report of ``run`` as text, as parsed JSON, as CSV rows by strategy and as Markdown."""
+    text = invoke("report", run)
+    data = json.loads(invoke("report", run, "--format", "json"))
+    rows = {row["strategy"]: row for row in csv.DictReader(io.StringIO(invoke("report", run, "--format", "csv")))}
+    return text, data, rows, invoke("report", run, "--format", "markdown")
+
+
 @pytest.mark.timeout(300)
 def test_a_round_robins_cross_table_and_ratings_are_in_every_format_and_the_api(round_robin):
-    text = invoke("report", round_robin)
-    data = json.loads(invoke("report", round_robin, "--format", "json"))
-    rows = {row["strategy"]: row for row in csv.DictReader(io.StringIO(invoke("report", round_robin, "--format",
-                                                                                 "csv")))}
-    markdown = invoke("report", round_robin, "--format", "markdown")
+    text, data, rows, markdown = _reports(round_robin)
     assert "cross table" in text and "ratings" in text
     assert "### Cross table" in markdown and "### Ratings" in markdown and data["duplicate"] == []
     run = load_run(round_robin)
@@ -64,11 +68,7 @@ def test_a_round_robins_cross_table_and_ratings_are_in_every_format_and_the_api(
 
 @pytest.mark.timeout(300)
 def test_duplicate_deal_results_are_in_every_format_and_the_api_from_both_sides_in_csv(duplicate):
-    text = invoke("report", duplicate)
-    data = json.loads(invoke("report", duplicate, "--format", "json"))
-    rows = {row["strategy"]: row for row in csv.DictReader(io.StringIO(invoke("report", duplicate, "--format",
-                                                                                 "csv")))}
-    markdown = invoke("report", duplicate, "--format", "markdown")
+    text, data, rows, markdown = _reports(duplicate)
     (paired,) = data["duplicate"]
     assert (paired["strategy"], paired["opponent"], paired["deals"]) == ("greedy", "random", 10)
     assert f"paired result: greedy scores {100 * paired['score']:.1f}%" in text

@@ -164,12 +164,18 @@ def test_a_round_robin_gets_a_ratings_chart_with_every_entrant(small_runs):
     assert names == {GREEDY, RANDOM, EXPERT} and "Elo" in figure.axes[0].get_xlabel()
 
 
-@pytest.mark.timeout(120)
-def test_duplicate_runs_draw_the_paired_interval(tmp_path):
+def _duplicate_run(tmp_path, games: int):
+    """Play ``games`` duplicate games of greedy against random into ``tmp_path / "dup"``: the folder and the result."""
     out = tmp_path / "dup"
-    result = CliRunner().invoke(main, ["run", "--games", "20", "--seed", "3", "-s", "greedy", "-s", "random",
+    result = CliRunner().invoke(main, ["run", "--games", str(games), "--seed", "3", "-s", "greedy", "-s", "random",
                                        "--duplicate", "--workers", "1", "--rules", "target_score=1000", "--out",
                                        str(out), "-q"])
+    return out, result
+
+
+@pytest.mark.timeout(120)
+def test_duplicate_runs_draw_the_paired_interval(tmp_path):
+    out, result = _duplicate_run(tmp_path, 20)
     assert result.exit_code == 0, result.output
     report = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
     paired = report["duplicate"][0]
@@ -185,10 +191,7 @@ def test_duplicate_runs_draw_the_paired_interval(tmp_path):
 @pytest.mark.timeout(120)
 def test_a_paired_row_whose_deals_all_gave_the_same_points_draws_no_interval(tmp_path):
     # greedy won both games of each of the 3 deals: the row read "100.0%  [100.0, 100.0]", a bar of no width.
-    out = tmp_path / "dup"
-    result = CliRunner().invoke(main, ["run", "--games", "6", "--seed", "3", "-s", "greedy", "-s", "random",
-                                       "--duplicate", "--workers", "1", "--rules", "target_score=1000", "--out",
-                                       str(out), "-q"])
+    out, result = _duplicate_run(tmp_path, 6)
     assert result.exit_code == 0 and "0/0/0/0/3" in result.output, result.output
     figure = CHARTS["win_rates"](load_run(out))
     texts = [text.get_text() for text in figure.axes[0].texts]

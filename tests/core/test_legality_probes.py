@@ -113,17 +113,23 @@ def _same_state(left, right) -> None:
     assert left.history == right.history
 
 
-@pytest.mark.timeout(30)
-@pytest.mark.parametrize("text", ["meld K K K", "meld K K K; 5 5 5", "meld A:JK"])
-def test_a_meld_checked_by_is_legal_lays_what_an_unchecked_one_lays(text):
-    # The meld reuses the sums is_legal made of that very move (MeldingRules.meld).
-    state = position(Rules(), hands={0: "K K K 5 5 5 JK 8 9"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+def _checked_lays_what_unchecked_lays(state, text: str) -> None:
+    """Apply the move ``text`` once after ``is_legal`` checked that very record, once as a fresh record on a copy,
+    and compare the two states."""
     unchecked = state.copy()
     move = parse_move(text)
     assert state.is_legal(move)
     state.apply(move)
     unchecked.apply(parse_move(text))
     _same_state(state, unchecked)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("text", ["meld K K K", "meld K K K; 5 5 5", "meld A:JK"])
+def test_a_meld_checked_by_is_legal_lays_what_an_unchecked_one_lays(text):
+    # The meld reuses the sums is_legal made of that very move (MeldingRules.meld).
+    state = position(Rules(), hands={0: "K K K 5 5 5 JK 8 9"}, melds={0: "A A A"}, seat=0, phase=PLAY)
+    _checked_lays_what_unchecked_lays(state, text)
 
 
 @pytest.mark.timeout(30)
@@ -132,12 +138,7 @@ def test_a_take_checked_by_is_legal_lays_what_an_unchecked_one_lays(text):
     state = position(
         Rules(), hands={1: "7 7 JK 5 6"}, melds={1: "7 7 7"}, pile="9 4 7", seat=1, phase=ACQUIRE, melded_seats=(1,)
     )
-    unchecked = state.copy()
-    move = parse_move(text)
-    assert state.is_legal(move)
-    state.apply(move)
-    unchecked.apply(parse_move(text))
-    _same_state(state, unchecked)
+    _checked_lays_what_unchecked_lays(state, text)
 
 
 @pytest.mark.timeout(30)

@@ -18,25 +18,7 @@ from canasta_sim.core.seats import Seats
 from canasta_sim.core.state import HandState
 from canasta_sim.core.view import SeatView
 from canasta_sim.strategies import Expert, Greedy, RandomPlay
-
-
-def kind_totals(state: HandState) -> list[int]:
-    """Cards of each kind anywhere in the state: hands, stock, pile, melds, red 3s."""
-    totals = [0] * KIND_COUNT
-    for hand in state.hands:
-        for kind, count in enumerate(hand):
-            totals[kind] += count
-    for card in state.stock:
-        totals[CARD_KIND[card]] += 1
-    for kind in state.pile:
-        totals[kind] += 1
-    for side in state.melds:
-        for rank, (naturals, jokers, deuces) in enumerate(side):
-            totals[rank] += naturals
-            totals[0] += jokers
-            totals[1] += deuces
-    totals[RED_THREE] += sum(state.red_threes)
-    return totals
+from tests.helpers import kind_totals
 
 
 def public_facts(state: HandState) -> tuple:

@@ -8,6 +8,7 @@ import json
 import pickle
 import re
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -237,19 +238,28 @@ def test_a_bot_breaking_the_protocol_is_not_said_to_have_returned_anything():
     assert "returned" not in str(error)
 
 
-STOPPING_BOT = """
-import json, sys
+def _bot_script(ready: dict, on_decide: str, *, setup: str = "") -> str:
+    """The text of a bot speaking docs/protocol.md's lines: ``ready`` answers the hello, ``on_decide`` (its lines,
+    unindented) runs for each decision, a quit ends it; ``setup`` runs first."""
+    decide = textwrap.indent(textwrap.dedent(on_decide).strip("\n"), " " * 8)
+    return f"""import json, sys
+{setup}
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "protocol": 1, "name": "stopper", "version": 1}), flush=True)
+        print({json.dumps(ready)!r}, flush=True)
     elif message["type"] == "decide":
-        if sys.argv[1:] == ["logs"]:
-            print("stopping on purpose", file=sys.stderr, flush=True)
-        print(json.dumps({"type": "move", "move": "stop"}), flush=True)
+{decide}
     elif message["type"] == "quit":
         break
 """
+
+
+STOPPING_BOT = _bot_script({"type": "ready", "protocol": 1, "name": "stopper", "version": 1}, """
+    if sys.argv[1:] == ["logs"]:
+        print("stopping on purpose", file=sys.stderr, flush=True)
+    print(json.dumps({"type": "move", "move": "stop"}), flush=True)
+""")
 
 
 @pytest.mark.timeout(60)
@@ -276,19 +286,11 @@ def test_a_bot_s_illegal_move_ends_with_its_last_stderr_lines_as_every_failure_d
     assert pickle.loads(pickle.dumps(error)).args == error.args  # as a worker sends it to the run
 
 
-HUGE_LINE_BOT = """
-import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "protocol": 1, "name": "huge", "version": 1}), flush=True)
-    elif message["type"] == "decide":
-        print("writing a long line", file=sys.stderr, flush=True)
-        sys.stdout.write('{"type":"move","move":"' + "x" * (16 * 1024 * 1024) + '"}\\n')
-        sys.stdout.flush()
-    elif message["type"] == "quit":
-        break
-"""
+HUGE_LINE_BOT = _bot_script({"type": "ready", "protocol": 1, "name": "huge", "version": 1}, """
+    print("writing a long line", file=sys.stderr, flush=True)
+    sys.stdout.write('{"type":"move","move":"' + "x" * (16 * 1024 * 1024) + '"}\\n')
+    sys.stdout.flush()
+""")
 
 
 @pytest.mark.timeout(60)
@@ -302,23 +304,14 @@ def test_a_bot_writing_a_line_past_the_documented_limit_is_malformed_at_once(tmp
     assert str(error).endswith(f"decision acquire: {said}; its last stderr lines: writing a long line"), str(error)
 
 
-VIEW_FLOODING_BOT = """
-import json, sys
-reads = sys.argv[1] == "reads"
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "protocol": 2, "games": 2, "name": "flooder", "version": 1}), flush=True)
-    elif message["type"] == "decide":
-        ask = json.dumps({"type": "view", "game": message["game"]}) + "\\n"
-        while True:  # valid requests, without end: with each answer read, or none
-            sys.stdout.write(ask)
-            if reads:
-                sys.stdout.flush()
-                sys.stdin.readline()
-    elif message["type"] == "quit":
-        break
-"""
+VIEW_FLOODING_BOT = _bot_script({"type": "ready", "protocol": 2, "games": 2, "name": "flooder", "version": 1}, """
+    ask = json.dumps({"type": "view", "game": message["game"]}) + "\\n"
+    while True:  # valid requests, without end: with each answer read, or none
+        sys.stdout.write(ask)
+        if reads:
+            sys.stdout.flush()
+            sys.stdin.readline()
+""", setup='reads = sys.argv[1] == "reads"')
 
 
 @pytest.mark.timeout(120)

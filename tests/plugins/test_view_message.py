@@ -136,7 +136,8 @@ def test_rebuilt_view_answers_as_the_live_one_at_every_decision(rules):
     assert Comparing.checked > 10_000
 
 
-def test_view_message_holds_no_other_hand_and_no_stock_order():
+def messages_at_discards(seed: int) -> list[dict]:
+    """Seat 0's view message at each of its discards in a game of greedy at every seat to 500, from ``seed``."""
     seen = []
 
     class Recording(Greedy):
@@ -144,7 +145,12 @@ def test_view_message_holds_no_other_hand_and_no_stock_order():
             seen.append(view_message(view))
             return super().choose_discard(view)
 
-    play_game([Recording, Greedy, Greedy, Greedy], seed=4, rules=Rules(target_score=500))
+    play_game([Recording, Greedy, Greedy, Greedy], seed=seed, rules=Rules(target_score=500))
+    return seen
+
+
+def test_view_message_holds_no_other_hand_and_no_stock_order():
+    seen = messages_at_discards(4)
     assert seen
     for message in seen:
         assert set(message) == {

@@ -17,7 +17,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.wire import ViewWire
 from canasta_sim.plugins.messages import MessageView, view_message
 from canasta_sim.strategies import Expert, Greedy, RandomPlay
-from tests.plugins.test_view_message import RULE_IDS, RULE_SETS, STATE_FIELDS, _plain
+from tests.plugins.test_view_message import RULE_IDS, RULE_SETS, STATE_FIELDS, _plain, messages_at_discards
 
 DECISIONS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
 
@@ -111,14 +111,7 @@ def test_forget_makes_the_next_changes_the_whole_view():
 def test_the_bot_sets_the_same_view_whatever_order_the_fields_come_in():
     # The bot server finds each field by walking the order the arbiter writes them in: fields in another order, a
     # change alone or a whole view, must set the very same state.
-    views = []
-
-    class Keeping(Greedy):
-        def choose_discard(self, view):
-            views.append(view_message(view))
-            return super().choose_discard(view)
-
-    play_game([Keeping, Greedy, Greedy, Greedy], seed=3, rules=Rules(target_score=500))
+    views = messages_at_discards(3)
     first = views[0]
     for message in views[1::7]:
         shuffled = dict(reversed(list(message.items())))

@@ -9,17 +9,13 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.runs.records import TEAM_NAMES, ChunkRecorder
 from canasta_sim.strategies import Greedy, RandomPlay
-from tests.helpers import position
+from tests.helpers import position, recorded_chunk
 
 QUICK = Rules(target_score=1000)
 
 
 def recorded(game_ids) -> tuple[pd.DataFrame, pd.DataFrame]:
-    recorder = ChunkRecorder()
-    for game_id in game_ids:
-        result = play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=game_id, rules=QUICK)
-        recorder.add_game(game_id, result, ("greedy", "random"))
-    games, hands = recorder.tables()
+    games, hands = recorded_chunk(game_ids)
     return games.to_pandas(), hands.to_pandas()
 
 

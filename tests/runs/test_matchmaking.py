@@ -83,15 +83,27 @@ def test_the_two_games_of_a_deal_get_the_same_cards_with_the_strategies_swapped(
     assert decks[0][:common] == decks[1][:common]
 
 
+def _paired_result(rows: list[tuple]):
+    """The one paired result of ``new`` against ``old`` over games ``rows`` (PairedAccumulator's columns)."""
+    accumulator = PairedAccumulator(["new", "old"])
+    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
+    (result,) = accumulator.results()
+    return result
+
+
+def _three_deals(second_winner: str, second_points: int) -> list[tuple]:
+    """Three deals, each with new winning its first game as side A by 500 and the same second game."""
+    return [row for deal in range(3)
+            for row in ((deal, "new", "old", "A", 500), (deal, "old", "new", second_winner, second_points))]
+
+
 def test_paired_report_measures_the_variance_pairing_removes():
     # Three deals split 1-1 (the cards decided) and one won twice: pairing removes most of the variance.
     rows = []
     for deal, (first_winner, second_winner) in enumerate([("A", "A"), ("B", "B"), ("A", "A"), ("A", "B")]):
         rows.append((deal, "new", "old", first_winner, 300 if first_winner == "A" else -300))
         rows.append((deal, "old", "new", second_winner, 100 if second_winner == "A" else -100))
-    accumulator = PairedAccumulator(["new", "old"])
-    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
-    (result,) = accumulator.results()
+    result = _paired_result(rows)
     assert (result.first, result.deals, result.counts.pairs) == ("new", 4, [0, 0, 3, 0, 1])
     assert result.score == pytest.approx(5 / 8)
     # Per game: 5 wins in 8, variance 15/64; per deal: means 1/2, 1/2, 1/2, 1, variance 3/64.
@@ -100,17 +112,10 @@ def test_paired_report_measures_the_variance_pairing_removes():
     assert "variance reduction against unpaired play" in result.text()
 
 
-
 def test_a_paired_report_of_games_all_won_by_one_side_claims_no_equivalent_games():
     # Every game had the same result, so the variance pairing removes is unknown: the line read "win score n/a (as
     # precise as inf unpaired games)", an infinite precision beside the n/a it came from.
-    rows = []
-    for deal in range(3):
-        rows.append((deal, "new", "old", "A", 500))
-        rows.append((deal, "old", "new", "B", -400))
-    accumulator = PairedAccumulator(["new", "old"])
-    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
-    (result,) = accumulator.results()
+    result = _paired_result(_three_deals("B", -400))
     line = result.text().splitlines()[-1]
     assert "win score n/a (every game had the same result)" in line and "inf" not in line, line
 
@@ -118,13 +123,7 @@ def test_a_paired_report_of_games_all_won_by_one_side_claims_no_equivalent_games
 def test_deals_that_all_gave_the_same_points_have_no_score_interval():
     # The normal approximation's interval was [100.0%, 100.0%]: a certainty three deals cannot give, beside an Elo
     # interval already n/a for the same reason.
-    rows = []
-    for deal in range(3):
-        rows.append((deal, "new", "old", "A", 500))
-        rows.append((deal, "old", "new", "B", -400))
-    accumulator = PairedAccumulator(["new", "old"])
-    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
-    (result,) = accumulator.results()
+    result = _paired_result(_three_deals("B", -400))
     assert result.score == 1.0 and math.isnan(result.score_low) and math.isnan(result.score_high)
     assert "new scores 100.0% [n/a, n/a] per game, +inf Elo [n/a]" in result.text(), result.text()
 
@@ -133,13 +132,7 @@ def test_a_paired_report_of_deals_all_split_claims_no_equivalent_games():
     # Every deal split 1-1, so the games varied but the deals did not: pairing removed all the variance, and no
     # number of unpaired games matches that. The line read "win score 100.0% (as precise as inf unpaired games)",
     # where the Markdown report says n/a and JSON null.
-    rows = []
-    for deal in range(3):
-        rows.append((deal, "new", "old", "A", 500))
-        rows.append((deal, "old", "new", "A", 400))
-    accumulator = PairedAccumulator(["new", "old"])
-    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
-    (result,) = accumulator.results()
+    result = _paired_result(_three_deals("A", 400))
     assert result.counts.pairs == [0, 0, 3, 0, 0]
     line = result.text().splitlines()[-1]
     assert "win score 100.0% (every deal gave the same points)" in line and "inf" not in line, line

@@ -7,22 +7,13 @@ import pandas as pd
 import pyarrow as pa
 import pytest
 
-from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyError
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA, ChunkRecorder
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, part_name
-from canasta_sim.strategies import Greedy, RandomPlay
+from tests.helpers import recorded_chunk
 
 QUICK = Rules(target_score=1000)
-
-
-def recorded_chunk(game_ids) -> tuple[pa.Table, pa.Table]:
-    recorder = ChunkRecorder()
-    for game_id in game_ids:
-        result = play_game([Greedy, RandomPlay, Greedy, RandomPlay], seed=game_id, rules=QUICK)
-        recorder.add_game(game_id, result, ("greedy", "random"))
-    return recorder.tables()
 
 
 def test_part_names_sort_by_chunk_index():

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_isolation.py"
+from tests.helpers import SCRIPTS, script_module
 
 
 def _script():
-    sys.path.insert(0, str(SCRIPT.parent))
-    try:
-        spec = importlib.util.spec_from_file_location("bench_isolation", SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(SCRIPT.parent))
-    return module
+    return script_module("bench_isolation")
 
 
 def test_placement_pairs_are_read_placed_first_and_their_ratios_summed_up_by_the_median(monkeypatch, capsys):
@@ -42,5 +31,5 @@ def test_placement_pairs_are_read_placed_first_and_their_ratios_summed_up_by_the
 
 @pytest.mark.timeout(120)
 def test_a_whole_run_is_read_from_the_closing_line_of_a_real_run(monkeypatch):
-    monkeypatch.syspath_prepend(str(SCRIPT.parent))  # the script reads the line with scripts/bench_run.py
+    monkeypatch.syspath_prepend(str(SCRIPTS))  # the script reads the line with scripts/bench_run.py
     assert _script()._run_rate("expert", 3, ["--workers", "1"]) > 0

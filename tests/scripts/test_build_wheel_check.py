@@ -3,13 +3,12 @@ only as the script (docs/install.md), so these tests hand it lists."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
+from tests.helpers import script_module
+
 ROOT = Path(__file__).resolve().parents[2]
-SPEC = importlib.util.spec_from_file_location("build_wheel_check", ROOT / "scripts" / "build_wheel_check.py")
-CHECK = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(CHECK)
+CHECK = script_module("build_wheel_check")
 
 TRACKED = [".gitignore", "results/.gitkeep", "pyproject.toml", "sim/__init__.py", "strategies/__init__.py",
            "docs/index.md", "examples/my_bot.py", "scripts/check_compiled.py", "tests/test_smoke.py"]

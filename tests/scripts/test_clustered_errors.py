@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import subprocess
 import sys
@@ -13,15 +12,13 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from tests.helpers import script_module
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "clustered_errors.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("clustered_errors", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("clustered_errors")
 
 
 def test_one_value_a_cluster_gives_the_plain_standard_error():

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
 import sys
@@ -10,14 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import script_module
+
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "interleave_cost.py"
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("interleave_cost", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script_module("interleave_cost")
 
 
 @pytest.mark.timeout(120)

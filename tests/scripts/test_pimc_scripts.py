@@ -1,23 +1,14 @@
 """The pimc measurement scripts measure the settings docs/search.md says they do, whatever pimc's defaults are now."""
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.core.strategy import SeatRandom
-
-_SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+from tests.helpers import script_module
 
 
 def _script(name: str):
-    spec = importlib.util.spec_from_file_location(f"{name}_script", _SCRIPTS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # a process pool's workers find its functions by module name
-    spec.loader.exec_module(module)
-    return module
+    return script_module(name, f"{name}_script")
 
 
 def test_pimc_strength_plays_pimc3s_settings_at_each_samples_count():

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import sys
-from pathlib import Path
 
 import pytest
 
-from tests.helpers import BOTS
-
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "protocol_requests.py"
+from tests.helpers import BOTS, script_module
 
 
 def _requests(capsys, *arguments: str) -> tuple[float, float]:
-    spec = importlib.util.spec_from_file_location("protocol_requests", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = script_module("protocol_requests")
     assert module.main([f"cmd:{sys.executable} {BOTS / 'protocol_simple.py'} 2 8 choices", "--games", "3",
                         *arguments]) == 0
     output = capsys.readouterr().out

@@ -1,15 +1,12 @@
 """``scripts/strength.py``'s bookkeeping: parts of one measurement add up, and runs pair by deal."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "scripts" / "strength.py"
-_SPEC = importlib.util.spec_from_file_location("strength_script", _PATH)
-strength = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(strength)
+from tests.helpers import ROOT, script_module
+
+strength = script_module("strength", "strength_script")
 
 
 def _part(label: str, points: dict[int, float], first: int = 0) -> dict:
@@ -60,7 +57,7 @@ def test_a_file_that_is_not_a_saved_run_is_refused_in_one_line(tmp_path):
 def test_the_floor_read_by_default_is_the_repositorys_own():
     """The default was ``../shared/bench/floor.py``, outside the repository: from a clone, every time "at floor
     5000" came out ``null`` without a word."""
-    repository = _PATH.parents[1]
+    repository = ROOT
     assert strength.FLOOR_SCRIPT == repository / "scripts" / "floor.py" and strength.FLOOR_SCRIPT.exists()
 
 
@@ -102,7 +99,7 @@ def test_an_unknown_strategy_is_refused_in_one_line_before_any_game(monkeypatch,
     assert "unknown strategy 'nosuch'" in capsys.readouterr().err.splitlines()[-1]
 
 
-@pytest.mark.parametrize("spec", ["expert", f"{_PATH.parents[1] / 'examples' / 'my_bot.py'}:MyBot"],
+@pytest.mark.parametrize("spec", ["expert", f"{ROOT / 'examples' / 'my_bot.py'}:MyBot"],
                          ids=["built-in", "file"])
 def test_a_timed_strategy_keeps_the_name_version_and_description_of_the_strategy_it_times(spec):
     loaded = strength.load_strategy(spec)
