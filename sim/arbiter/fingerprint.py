@@ -10,6 +10,7 @@ engine's modules (monkeypatching) and puts the originals back.
 
 from __future__ import annotations
 
+import random
 import sys
 
 __all__ = ["CodeWatch", "defined_in", "is_trusted", "is_trusted_class", "trust_builtin_strategies"]
@@ -63,6 +64,11 @@ class CodeWatch:
 
     def __init__(self, classes) -> None:
         owners: list = [sys.modules[name] for name in _WATCHED_MODULES if name in sys.modules]
+        # The rest of canasta-sim as loaded now (the runner, the guard itself, the bot proxies), and the generator
+        # class every seat's ``self.rng`` is: rebinding its methods changes an opponent's play in later games.
+        owners.extend(module for name, module in list(sys.modules.items())
+                      if name.startswith("canasta_sim.") and name not in _WATCHED_MODULES and module is not None)
+        owners.append(random.Random)
         for module in list(owners):
             owners.extend(value for value in vars(module).values()
                           if isinstance(value, type) and value.__module__ == module.__name__)
