@@ -10,7 +10,6 @@ engine's modules (monkeypatching) and puts the originals back.
 
 from __future__ import annotations
 
-import random
 import sys
 
 __all__ = ["CodeWatch", "defined_in", "is_trusted", "is_trusted_class", "trust_builtin_strategies"]
@@ -68,7 +67,10 @@ class CodeWatch:
         # class every seat's ``self.rng`` is: rebinding its methods changes an opponent's play in later games.
         owners.extend(module for name, module in list(sys.modules.items())
                       if name.startswith("canasta_sim.") and name not in _WATCHED_MODULES and module is not None)
-        owners.append(random.Random)
+        # Found among the loaded modules, not imported: the arbiter draws no random numbers (the core's seats do).
+        generator = getattr(sys.modules.get("random"), "Random", None)
+        if generator is not None:
+            owners.append(generator)
         for module in list(owners):
             owners.extend(value for value in vars(module).values()
                           if isinstance(value, type) and value.__module__ == module.__name__)
