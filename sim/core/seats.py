@@ -43,7 +43,8 @@ if TYPE_CHECKING:
     from canasta_sim.core.engine import GameObserver
 
 __all__ = [
-    "DECISION_METHODS", "ObservedSeats", "Seats", "StrictSeats", "UnattributedChange", "names_followers", "not_a_bool",
+    "DECISION_METHODS", "ObservedSeats", "Seats", "StrictSeats", "UnattributedChange", "exception_text",
+    "names_followers", "not_a_bool",
 ]
 
 DECISION_METHODS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")

@@ -15,47 +15,13 @@ from click.testing import CliRunner
 from canasta_sim.arbiter import CodeWatch
 from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.moves import Discard
 from canasta_sim.errors import MESSAGE_LIMIT, StrategyError
+from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.strategies import Greedy, RandomPlay
-from tests.bots.interpreter_changes import LowersTheRecursionLimit
+from tests.bots.leaves_behind import LowersTheRecursionLimit, RaisesMegabytes, RaisesUnprintable, ReturnsItsOwnRecord
 from tests.helpers import BOTS, assert_same_run_tables, read_run_tables
 
 SEED = 4242
-
-
-class _Unprintable(Exception):
-    def __str__(self):
-        raise RuntimeError("no text")
-
-
-class RaisesUnprintable(Greedy):
-    name = "raises-unprintable"
-
-    def choose_discard(self, view):
-        raise _Unprintable()
-
-
-class RaisesMegabytes(Greedy):
-    name = "raises-megabytes"
-
-    def choose_discard(self, view):
-        raise RuntimeError("x" * 5_000_000)
-
-
-class _OwnDiscard(Discard):
-    def __str__(self):
-        raise RuntimeError("no text")
-
-    def __repr__(self):
-        raise RuntimeError("no repr")
-
-
-class ReturnsItsOwnRecord(Greedy):
-    name = "returns-its-own-record"
-
-    def choose_discard(self, view):
-        return _OwnDiscard(Greedy.choose_discard(self, view).card)
 
 
 def _raise_in_calls(frame, event, arg):
@@ -165,7 +131,7 @@ def test_the_code_watch_puts_back_the_methods_of_every_seats_generator():
 def test_a_run_charges_a_lowered_recursion_limit_to_its_seat_alike_on_one_worker_or_two(tmp_path):
     # In a worker the limit left just above the strategy's call used to end the worker in the opponent's next call,
     # charged to the opponent as a crash.
-    spec = f"{BOTS / 'interpreter_changes.py'}:LowersTheRecursionLimit"
+    spec = f"{BOTS / 'leaves_behind.py'}:LowersTheRecursionLimit"
     for workers in ("1", "2"):
         result = CliRunner().invoke(main, [
             "run", "--games", "4", "--seed", "3", "--workers", workers, "-s", spec, "-s", "random", "--on-error",
@@ -176,3 +142,21 @@ def test_a_run_charges_a_lowered_recursion_limit_to_its_seat_alike_on_one_worker
     assert list(games["forfeit_reason"]) == ["tampering"] * 4
     assert list(games["forfeit_team"]) == ["A", "B", "A", "B"]  # the sides swap every other game
     assert games["error"].str.contains("the recursion limit").all()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("name", "reason", "words"), [
+    ("RaisesUnprintable", "exception", "raised _Unprintable: (its message could not be written"),
+    ("ReturnsItsOwnRecord", "illegal", "E1: _OwnDiscard(card="),
+    ("RaisesMegabytes", "exception", "raised RuntimeError: xxx"),
+])
+def test_isolated_the_same_failures_are_charged_with_the_in_process_reason_and_words(name, reason, words):
+    # Isolated, the bot server's own formatting raised (charged as the __str__'s RuntimeError, or an exception for an
+    # illegal record), or wrote a line past the protocol's 16 MiB (charged malformed).
+    spec = f"isolated:{BOTS / 'leaves_behind.py'}:{name}"
+    greedy = load_strategy("greedy")
+    with pytest.raises(StrategyError) as caught:
+        play_game([load_strategy(spec), greedy] * 2, seed=SEED, names=[spec, "greedy"] * 2)
+    error = caught.value
+    assert (error.seat, error.reason, error.decision) == (0, reason, "discard"), error
+    assert words in str(error) and len(str(error)) < MESSAGE_LIMIT + 300
