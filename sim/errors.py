@@ -28,6 +28,7 @@ __all__ = [
     "UserInterrupt",
     "extra_packages",
     "install_hint",
+    "shown_value",
 ]
 
 
@@ -83,6 +84,10 @@ class IllegalMoveError(CanastaError, ValueError):
 class StrategyLoadError(CanastaError, ValueError):
     """A strategy spec could not be turned into a strategy class or instance."""
 
+
+MESSAGE_LIMIT = 2000
+"""Characters of a strategy's own text (its exception's message, what it returned, a bot's error) a
+:class:`StrategyError`'s one line keeps."""
 
 FAILURE_REASONS = ("illegal", "malformed", "exception", "timeout", "crash", "tampering")
 """Why a seat failed, as ``StrategyError.reason`` and the ``forfeit_reason`` column record it:
@@ -148,12 +153,16 @@ class StrategyError(CanastaError):
         engine)."""
         self.first_dealer: int | None = None
         """The game's first dealer, when the engine knows it."""
+        if len(message) > MESSAGE_LIMIT:
+            # A strategy's own text (its exception's, a bot's error message) may be megabytes: the line stays a line.
+            message = f"{message[:MESSAGE_LIMIT]}... ({len(message) - MESSAGE_LIMIT:,} more characters)"
+            self.message = message
         text = f"strategy {spec!r} at seat {seat} (game seed {game_seed}), decision {decision}: {message}"
         self._shown = None
         if returned is not None or message.startswith("returned"):
             # A message about the value returned shows it, None included; a strategy that raised, a bot process
             # that broke the protocol or a constructor that failed returned nothing to show.
-            self._shown = shown = _show(returned) if shown is None else shown
+            self._shown = shown = shown_value(returned) if shown is None else shown
             text += f"; returned {shown if len(shown) <= 200 else shown[:197] + '...'}"
         super().__init__(" ".join((text + tail).split()))
 
@@ -195,14 +204,29 @@ class UserInterrupt(BaseException):
     """
 
 
-def _show(value) -> str:
-    """``repr(value)``, or its type and fields when a malformed record cannot print itself."""
-    try:
-        return repr(value)
-    except Exception:  # a strategy's value (e.g. Discard('K')) may fail in its own __str__
+def shown_value(value) -> str:
+    """``repr(value)`` as an error message shows a value a strategy gave: at most :data:`MESSAGE_LIMIT` characters,
+    and when its own ``repr`` fails (a strategy's object may raise in it, e.g. ``Discard('K')``), its type and
+    fields, or its type alone."""
+    text = _repr_or_none(value)
+    if text is None:
         fields = getattr(type(value), "__match_args__", ())
-        shown = ", ".join(f"{name}={getattr(value, name, '?')!r}" for name in fields)
-        return f"{type(value).__name__}({shown})"
+        if not isinstance(fields, tuple) or not all(type(name) is str for name in fields):
+            fields = ()
+        shown = ", ".join(f"{name}={_repr_or_none(getattr(value, name, '?')) or '?'}" for name in fields)
+        text = f"{type(value).__name__}({shown})"
+    return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "..."
+
+
+def _repr_or_none(value) -> str | None:
+    """``repr(value)``, or ``None`` when it raises whatever it raises (strategy code: the user's Ctrl-C passes)."""
+    try:
+        text = repr(value)
+    except UserInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - a strategy's __repr__ failing is shown as its type, never raised
+        return None
+    return text if type(text) is str else None
 
 
 _EXTRA_MARKER = re.compile(r"""^\s*(?P<requirement>[^;]+?)\s*;\s*extra\s*==\s*["'](?P<extra>[\w-]+)["']\s*$""")

@@ -63,6 +63,14 @@ class CodeWatch:
 
     def __init__(self, classes) -> None:
         owners: list = [sys.modules[name] for name in _WATCHED_MODULES if name in sys.modules]
+        # The rest of canasta-sim as loaded now (the runner, the guard itself, the bot proxies), and the generator
+        # class every seat's ``self.rng`` is: rebinding its methods changes an opponent's play in later games.
+        owners.extend(module for name, module in list(sys.modules.items())
+                      if name.startswith("canasta_sim.") and name not in _WATCHED_MODULES and module is not None)
+        # Found among the loaded modules, not imported: the arbiter draws no random numbers (the core's seats do).
+        generator = getattr(sys.modules.get("random"), "Random", None)
+        if generator is not None:
+            owners.append(generator)
         for module in list(owners):
             owners.extend(value for value in vars(module).values()
                           if isinstance(value, type) and value.__module__ == module.__name__)

@@ -496,9 +496,13 @@ def _kinds_problem(move: Move, values: Sequence[object]) -> str | None:
     return None
 
 
+_RECORD_TYPES = frozenset((Draw, TakePile, Meld, Ask, Answer, Discard, Stop))
+
+
 def move_text(value: object) -> str | None:
     """``value`` in the notation :func:`parse_move` reads when it is a move, else ``None`` (a record holding a value
     that is no card kind, or groups that are no :class:`MeldGroup` records, has no notation)."""
-    if isinstance(value, _MoveBase) and record_problem(value) is None:
+    # The records' own types only: a strategy's subclass is no move (E1), and its __str__ is the strategy's code.
+    if type(value) in _RECORD_TYPES and record_problem(value) is None:
         return str(value)
     return None

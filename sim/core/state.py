@@ -48,7 +48,7 @@ from canasta_sim.core.phases import (
 )
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.stock import StockRules
-from canasta_sim.errors import IllegalMoveError
+from canasta_sim.errors import IllegalMoveError, shown_value
 
 try:
     import cython
@@ -493,7 +493,7 @@ class HandState(StockRules):
     def verify(self, move: Move) -> None:
         """Raise :class:`IllegalMoveError` if ``move`` is not legal now; a non-move raises it too."""
         if not self._verify_move(move):
-            raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
+            raise IllegalMoveError("E1", f"{shown_value(move)} is not a move", seat=self.actor, phase=self.phase)
 
     def _verify_move(self, move: Move) -> bool:
         """Run the move's ``verify_x``; ``False`` for what is no move (a subclass of a move's record is none either),
@@ -549,7 +549,7 @@ class HandState(StockRules):
         elif move_type is Answer:
             self.answer_ask(move)
         else:
-            raise IllegalMoveError("E1", f"{move!r} is not a move", seat=self.actor, phase=self.phase)
+            raise IllegalMoveError("E1", f"{shown_value(move)} is not a move", seat=self.actor, phase=self.phase)
 
     # ------------------------------------------------------------------ invariants
 

@@ -69,6 +69,7 @@ class BotProcess:
         self._stderr_logged = 0
         self._stderr_dropped = 0
         self._selector: selectors.BaseSelector | None = None
+        self._exit: _ExitWatch | None = None
         self.outstayed = False
         """Whether it was still running when its time to exit after ``quit`` ran out (and so was killed)."""
         self.left_processes = False
@@ -117,6 +118,11 @@ class BotProcess:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self.process.stdout, selectors.EVENT_READ, "out")
         self._selector.register(self.process.stderr, selectors.EVENT_READ, "err")
+        # Its exit, seen as it happens: a process it started that left its group may hold its stdout open, and then
+        # the end of its output never comes.
+        self._exit = _ExitWatch.of(self.process.pid)
+        if self._exit is not None:
+            self._selector.register(self._exit, selectors.EVENT_READ, "exit")
 
     @property
     def running(self) -> bool:
@@ -175,6 +181,8 @@ class BotProcess:
         if self._selector is not None:
             self._selector.close()
             self._selector = None
+        if self._exit is not None:
+            self._exit.close()
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             try:
                 stream.close()
@@ -231,8 +239,11 @@ class BotProcess:
 
     @property
     def streams(self) -> tuple:
-        """The bot's stdout and stderr, for a selector waiting on several bots at once."""
-        return (self.process.stdout, self.process.stderr)
+        """The bot's stdout and stderr (and what says it exited, where the system tells), for a selector waiting on
+        several bots at once."""
+        if self._exit is None:
+            return (self.process.stdout, self.process.stderr)
+        return (self.process.stdout, self.process.stderr, self._exit)
 
     def has_line(self) -> bool:
         """Whether a complete line the bot wrote is waiting to be taken."""
@@ -258,6 +269,9 @@ class BotProcess:
 
         :raises SeatFailure: ``crash`` when the bot closed its output.
         """
+        if stream is self._exit:
+            self._exited()
+            return True
         chunk = _read(stream)
         if stream is self.process.stdout:
             if chunk == b"":
@@ -297,9 +311,20 @@ class BotProcess:
                         self._take_stderr(chunk)
                     elif chunk == b"":
                         selector.unregister(key.fileobj)
+                else:
+                    self._exited()
         finally:
             if writing and self._selector is not None:
                 self._selector.unregister(self.process.stdin)
+
+    def _exited(self) -> None:
+        """The process has exited: take what it wrote before it went (its answers count, and the exit is seen again at
+        the next wait), or, with nothing left to read, fail as the end of its output would."""
+        chunk = _read(self.process.stdout)
+        if chunk:
+            self._buffer += chunk
+            return
+        raise self._crashed("exited" if chunk is None else "closed its output")
 
     # ------------------------------------------------------------------------------------------ failures
 
@@ -385,6 +410,34 @@ class BotProcess:
             logger.info("bot %r: its stderr reached the log's limit of %d KiB per bot process; the rest is counted, "
                         "not logged", self.label, STDERR_LOG_LIMIT // 1024)
         self._stderr_dropped += size
+
+
+class _ExitWatch:
+    """A process's pidfd (Linux 5.3 and later), readable once the process has exited, as a selector watches a file."""
+
+    __slots__ = ("fd", "closed")
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.closed = False
+
+    @classmethod
+    def of(cls, pid: int) -> _ExitWatch | None:
+        """The watch of process ``pid``; ``None`` where the system offers none (then its output's end is awaited)."""
+        try:
+            return cls(os.pidfd_open(pid))
+        except (AttributeError, OSError):
+            return None
+
+    def fileno(self) -> int:
+        """The pidfd."""
+        return self.fd
+
+    def close(self) -> None:
+        """Close the pidfd (once)."""
+        if not self.closed:
+            self.closed = True
+            os.close(self.fd)
 
 
 def _read(stream) -> bytes | None:

@@ -26,13 +26,13 @@ import orjson
 
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, record_problem
+from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, move_text, record_problem
 from canasta_sim.core.parameters import Parameter, declared_parameters
 from canasta_sim.core.rules import Rules
-from canasta_sim.core.seats import names_followers, not_a_bool
+from canasta_sim.core.seats import exception_text, names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.wire import hear_events
-from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure
+from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure, shown_value
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message, set_whole_view
 from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION
@@ -159,7 +159,7 @@ class BotServer:
             # The strategy's own failure, whatever it is, is the seat's to answer for: a sys.exit or a
             # KeyboardInterrupt too, as in-process (the terminal's Ctrl-C never reaches it: a process group of its own).
             except BaseException as error:
-                reply = {"type": "error", "message": f"raised {type(error).__name__}: {error}"}
+                reply = {"type": "error", "message": f"raised {type(error).__name__}: {exception_text(error)}"}
         elif kind == "hello":
             reply = self.ready()
         elif kind == "game":
@@ -250,14 +250,15 @@ class BotServer:
         except SeatFailure as error:  # an adapter's verdict on what it asked (a policy's action): its reason
             return None, {"decision": decision, "error": str(error), "reason": error.reason}
         except BaseException as error:  # the strategy's own failure of any kind, charged to the seat at this decision
-            return None, {"decision": decision, "error": f"raised {type(error).__name__}: {error}"}
+            return None, {"decision": decision, "error": f"raised {type(error).__name__}: {exception_text(error)}"}
         if said is not None:  # a yes or no: bool has no subclass, so two identity tests are isinstance
             if value is not True and value is not False:
-                return None, {"decision": decision, "error": f"{not_a_bool(value)}: {value!r}", "reason": "malformed"}
+                return None, {"decision": decision, "error": f"{not_a_bool(value)}: {shown_value(value)}",
+                              "reason": "malformed"}
             return value, {"decision": decision, "move": said[value]}
         if not isinstance(value, types):
-            return None, {"decision": decision, "error": f"returned something that is not {wanted}: {value!r}",
-                          "reason": "malformed"}
+            return None, {"decision": decision, "reason": "malformed",
+                          "error": f"returned something that is not {wanted}: {shown_value(value)}"}
         if value is None:
             return value, {"decision": decision, "move": None}
         # Draws and discards, most answers, have their texts by their card: no check and no text made for them
@@ -270,11 +271,12 @@ class BotServer:
         elif kind is Draw:
             return value, {"decision": decision, "move": "draw"}
         # A record its text would not read back as (E1, as in-process): a meld of text groups reads as a meld.
-        problem = record_problem(value)
-        if problem is not None:
+        text = move_text(value)  # None for a record of the strategy's own class too: no move (E1), as in-process
+        if text is None:
+            problem = record_problem(value) or f"{shown_value(value)} is not a move"
             return None, {"decision": decision, "error": f"returned an illegal move: E1: {problem}",
                           "reason": "illegal"}
-        return value, {"decision": decision, "move": str(value)}
+        return value, {"decision": decision, "move": text}
 
     def _plan(self, game: _Game, player: Strategy, decision: str, value: Any) -> list[dict[str, Any]]:
         """The answers to the rest of the turn, found by playing it out on the seat's own view.
@@ -405,7 +407,7 @@ class _HookFailure(Exception):
 
     @classmethod
     def of(cls, hook: str, error: BaseException) -> _HookFailure:
-        text = " ".join(str(error).split())
+        text = " ".join(exception_text(error).split())
         return cls(f"raised {type(error).__name__}{': ' if text else ''}{text} (in {hook})")
 
 

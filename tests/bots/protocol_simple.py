@@ -13,7 +13,8 @@ answers naming a ``wrong_game``, checks a move and never answers (``check_then_h
 ``error`` whose ``reason`` is ``illegal`` (``error_illegal``) or one the protocol does not have (``error_bogus``),
 answers its first request ``twice`` (the second answer naming a game that waits for
 none), answers a draw with a plan of the turn (``plan_after_draw``: unless it asked for
-``drawn``, its card is not known yet), or leaves its process (``exit``); with ``kind=plan_shown_draws`` it answers
+``drawn``, its card is not known yet), or leaves its process (``exit``; ``exit_leaving_output``: a process it started
+in a session of its own holds its stdout open for a while); with ``kind=plan_shown_draws`` it answers
 every draw whose cards were shown with its (empty) melds, in every game, and with ``kind=plan_shown_draws_asking``
 with its answer to the ask decision first (not asking), whether the engine will ask it or not
 (``plan_shown_draws_asking_yes``: asking, and a meld answer after it, which a plan does not hold). Its process id is
@@ -62,6 +63,9 @@ def answer(message):
         if kind == "wrong_game":
             message = {**message, "game": 10_000}
         if kind == "exit":
+            os._exit(5)
+        if kind == "exit_leaving_output":  # a process it started, out of its group, keeps its stdout open 90 s
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(90)"], start_new_session=True)
             os._exit(5)
         if kind in ("error_illegal", "error_bogus"):  # an error naming its reason: one the protocol has, or not
             reply = {"type": "error", "message": "gave up", "reason": kind.removeprefix("error_")}

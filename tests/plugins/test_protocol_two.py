@@ -137,6 +137,9 @@ def test_games_side_by_side_on_duplicate_deals_keep_each_process_to_one_seat(tmp
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "check_then_hang", "timeout"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "error_illegal", "illegal"),
         (f"cmd:{sys.executable} {SIMPLE} 2 8", "error_bogus", "malformed"),
+        # Its exit is seen, not only the end of its output, which a process it started may hold open (without a time
+        # limit the run waited for that process).
+        (f"cmd:{sys.executable} {SIMPLE} 2 8", "exit_leaving_output", "crash"),
     ],
 )
 def test_a_failure_among_games_sharing_a_process_is_charged_to_its_seat_and_game(spec, kind, reason):
