@@ -1,7 +1,6 @@
 """The arbiter's instruments: what the engine needs to judge untrusted strategy code, and nothing of the game loop.
 
 * :mod:`~canasta_sim.arbiter.clock`: the decision clock and strategies' tracebacks;
-* :mod:`~canasta_sim.arbiter.interpreter`: the interpreter's settings a strategy's call must leave as they were;
 * :mod:`~canasta_sim.arbiter.monitor`: the shared-memory record of the call under way, for the supervisor;
 * :mod:`~canasta_sim.arbiter.fingerprint`: the code watch (monkeypatching) and which strategies are trusted
   (the game's fingerprint, which finds tampering with the game's objects, reads the hand state: it is the
@@ -25,7 +24,6 @@ from canasta_sim.arbiter.fingerprint import (
     is_trusted_class,
     trust_builtin_strategies,
 )
-from canasta_sim.arbiter.interpreter import InterpreterState
 from canasta_sim.arbiter.monitor import (
     CALL_CODES,
     DECISIONS,
@@ -48,7 +46,6 @@ __all__ = [
     "CodeWatch",
     "DecisionClock",
     "DecisionTimeout",
-    "InterpreterState",
     "decode_call",
     "defined_in",
     "is_trusted",

@@ -29,7 +29,6 @@ cdef class Seats:
     # C integers: tested before and after every call into strategy code.
     cdef public Py_ssize_t called
     cdef public bint guarded
-    cdef public object interpreter  # InterpreterState; None where no seat is checked
     cdef double[:] cells  # the monitor's floats (see Seats.__init__); None without a monitor
     # The seat a C integer: it indexes the seats' tuples with no boxed int.
     cpdef ask(self, Py_ssize_t seat, Py_ssize_t call, method, view)

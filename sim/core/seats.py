@@ -10,7 +10,6 @@ feeds the public moves to the strategies that listen (``on_event``) or follow th
 from __future__ import annotations
 
 import operator
-import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -22,7 +21,6 @@ from canasta_sim.arbiter import (
     ArbiterSignal,
     DecisionClock,
     DecisionTimeout,
-    InterpreterState,
     decode_call,
     is_trusted,
     strategy_traceback,
@@ -90,7 +88,7 @@ class Seats:
 
     __slots__ = ("players", "names", "seed", "time_limit", "listeners", "clock", "timed", "monitor", "fingerprint",
                  "called", "last_call", "side_bits", "guarded", "cells", "handlers", "decisions", "following",
-                 "followers", "hearing", "hearing_handlers", "interpreter")
+                 "followers", "hearing", "hearing_handlers")
 
     def __init__(self, players: Sequence[Strategy], names: Sequence[str], seed: int, time_limit: float | None,
                  monitor=None) -> None:
@@ -113,9 +111,6 @@ class Seats:
         self.side_bits = tuple(0 if is_trusted(player) else _SIDE_BITS[seat] for seat, player in enumerate(players))
         """Each seat's bit in :attr:`called`; 0 for a built-in strategy, whose calls are not checked."""
         self.guarded = any(self.side_bits)
-        # What a checked seat's call could change for every later call in the process (the recursion limit, a trace
-        # function, a CPU timer), compared after each of its calls: None where no seat is checked.
-        self.interpreter = InterpreterState(time_limit is not None) if self.guarded else None
         self.last_call = 0
         """The last call into strategy code, as ``CALL_CODES[decision] + seat``."""
         # (seat, strategy) of the strategies that override on_event: the others are not called at all.
@@ -217,8 +212,6 @@ class Seats:
             except ArbiterSignal:
                 raise
             except DecisionTimeout:
-                if self.side_bits[seat] and not _interpreter_holds(self.interpreter):
-                    self.put_back_interpreter()  # the seat fails on time all the same; nothing runs under its changes
                 raise self.error(seat, decode_call(call)[1], f"was stopped at the time limit of {self.time_limit} s",
                                  None, reason="timeout") from None
             except BaseException as error:  # strategy code's failure of any kind is the seat's, never swallowed
@@ -232,8 +225,6 @@ class Seats:
         if bit:  # a checked seat: remember the call, which is charged if the game changed since
             self.called |= bit
             self.last_call = call + seat
-            if not _interpreter_holds(self.interpreter):
-                raise self.interpreter_changed(seat, decode_call(call)[1])
         return value
 
     def failure(self, seat: int, decision: str, error: BaseException) -> StrategyError:
@@ -242,34 +233,11 @@ class Seats:
         A :class:`SeatFailure` (raised by a proxy standing between the engine and a strategy) keeps its
         reason; a ``StrategyError`` the strategy made itself, whatever seat it names, is this seat's.
         """
-        if self.side_bits[seat] and not _interpreter_holds(self.interpreter):
-            # Before anything else runs (the traceback's formatting included) under what the call changed.
-            return self.interpreter_changed(seat, decision)
         if isinstance(error, SeatFailure):
             return self.error(seat, decision, str(error), None, reason=error.reason)
         text = " ".join(exception_text(error).split())
         return self.error(seat, decision, f"raised {type(error).__name__}: {text}", None,
                           traceback=strategy_traceback(error))
-
-    def interpreter_changed(self, seat: int, decision: str) -> StrategyError:
-        """The ``tampering`` failure of a checked seat whose call changed the interpreter's settings
-        (:class:`~canasta_sim.arbiter.InterpreterState`), which are put back first."""
-        what = self.put_back_interpreter()
-        return self.error(seat, decision, f"changed the interpreter for every later call in its process: {what}; put "
-                          f"back as it was", None, reason="tampering")
-
-    def put_back_interpreter(self) -> str:
-        """Put the interpreter's settings back as the game found them; what had changed, in words."""
-        interpreter = self.interpreter
-        # First, compiled: what follows runs Python frames, which a lowered limit has no room for and a trace or
-        # profile function would run in.
-        left = (sys.getrecursionlimit(), sys.gettrace(), sys.getprofile())
-        sys.setrecursionlimit(interpreter.limit)
-        sys.settrace(interpreter.trace)
-        sys.setprofile(interpreter.profile)
-        what = ", ".join(interpreter.changed(*left))
-        interpreter.restore()
-        return what
 
     def error(self, seat: int, decision: str, message: str, value, *, reason: str | None = None,
               traceback: str = "") -> StrategyError:
@@ -363,15 +331,6 @@ class Seats:
                     if bit:
                         self.called |= bit
                         self.last_call = _EVENT_CALL + listener_seat
-                        if not _interpreter_holds(self.interpreter):
-                            raise self.interpreter_changed(listener_seat, "event")
-
-
-def _interpreter_holds(interpreter: InterpreterState) -> bool:
-    """:meth:`InterpreterState.holds`, its first checks made here: compiled, they take no Python frame, which a limit
-    lowered to the depth of the call leaves no room for and a trace or profile function left behind would run in."""
-    return (sys.getrecursionlimit() == interpreter.limit and sys.gettrace() is interpreter.trace
-            and sys.getprofile() is interpreter.profile and interpreter.holds())
 
 
 def exception_text(error: BaseException) -> str:

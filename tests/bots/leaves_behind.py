@@ -1,29 +1,11 @@
 """Strategies whose code leaves something behind (loaded by file spec, in-process and isolated, in
 tests/arbiter/test_strategy_side_effects.py): an exception that cannot print itself, a message of megabytes, a move
-record of its own class, a recursion limit lowered for every later call.  Each plays like greedy until then."""
+record of its own class.  Each plays like greedy until then."""
 
 from __future__ import annotations
 
-import sys
-
 from canasta_sim.core.moves import Discard
 from canasta_sim.strategies.greedy import Greedy
-
-
-class LowersTheRecursionLimit(Greedy):
-    """Leaves the recursion limit just above the depth of its call: the next strategy called has no room left."""
-
-    name = "lowers-the-recursion-limit"
-
-    def choose_discard(self, view):
-        move = Greedy.choose_discard(self, view)
-        for limit in range(20, 1000):
-            try:
-                sys.setrecursionlimit(limit + 2)
-                break
-            except RecursionError:
-                continue
-        return move
 
 
 class _Unprintable(Exception):
