@@ -311,8 +311,9 @@ class BotProcess:
                         self._take_stderr(chunk)
                     elif chunk == b"":
                         selector.unregister(key.fileobj)
-                else:
+                elif key.data == "exit":
                     self._exited()
+                # "in": room to write, which the caller's next write takes
         finally:
             if writing and self._selector is not None:
                 self._selector.unregister(self.process.stdin)

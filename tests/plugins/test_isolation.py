@@ -483,6 +483,24 @@ def test_bot_stderr_is_logged_capped_and_never_blocks_it(caplog):
 
 
 @pytest.mark.timeout(30)
+def test_a_write_larger_than_a_pipe_waits_for_the_bot_to_read_it_and_is_no_crash():
+    import sys as system
+
+    from canasta_sim.plugins.process import BotProcess
+
+    # The bot reads only after a pause, so the write fills the pipe and waits for room: the room's arrival was taken
+    # for the bot's exit, and the live bot was killed and charged with a crash (every large batch of requests).
+    script = "import sys, time\ntime.sleep(0.3)\ndata = sys.stdin.buffer.read(300_000)\nprint(len(data), flush=True)"
+    bot = BotProcess([system.executable, "-c", script], label="slow reader")
+    bot.start()
+    try:
+        bot.write(b"x" * 300_000, time.monotonic() + 20)
+        assert bot.read_line(time.monotonic() + 20) == b"300000"
+    finally:
+        bot.close()
+
+
+@pytest.mark.timeout(30)
 def test_a_protocol_1_bot_s_line_when_no_answer_is_due_is_malformed():
     import sys as system
 
