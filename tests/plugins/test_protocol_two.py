@@ -183,6 +183,29 @@ def test_a_request_written_behind_others_to_its_process_has_the_whole_time_limit
     assert [outcome.hands for outcome in outcomes] == [outcome.hands for outcome in greedy]
 
 
+@pytest.mark.timeout(120)
+def test_a_chunk_side_by_side_keeps_its_bot_processes_from_first_game_to_last(monkeypatch):
+    # 128 games at once write batches that fill a bot's pipe.  The room to write was once taken for the bot's exit:
+    # live bots were killed, their games forfeited as crashes and new processes started, with no error raised.
+    from canasta_sim.plugins import process
+
+    started = []
+    start = process.BotProcess.start
+
+    def counted(bot, *arguments, **options):
+        started.append(bot.label)
+        return start(bot, *arguments, **options)
+
+    monkeypatch.setattr(process.BotProcess, "start", counted)
+    try:
+        _, width, outcomes = _side_by_side("isolated:expert", 128)
+    finally:
+        close_all()
+    assert width == 128
+    assert not [outcome for outcome in outcomes if isinstance(outcome, StrategyError)]
+    assert len(started) == 4, started  # the loading handshake's process, kept for a seat, and one for each other seat
+
+
 def _messages_by_process(log) -> dict[int, list[dict]]:
     """The messages the simple bot noted in ``log`` (``SIMPLE_BOT_MESSAGE_LOG``), in order, by its process id."""
     by_process: dict[int, list[dict]] = {}
