@@ -52,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 from bench import floor  # noqa: E402 - scripts/bench.py's reading of the floor (this script's folder is on the path)
 
 from canasta_sim.core.rules import Rules  # noqa: E402
+from canasta_sim.errors import StrategyError  # noqa: E402
 from canasta_sim.plugins import process as process_module  # noqa: E402
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, pin_worker, placement  # noqa: E402
 from canasta_sim.plugins.pools import close_all  # noqa: E402
@@ -98,16 +99,23 @@ def _play(player: ChunkPlayer, games: range, width: int | None) -> None:
     at_once = games_at_once(_Wrapped(player), len(games)) if width is None else width
     if at_once <= 1:
         for game_id in games:
-            player.play_game(game_id, monitor)
+            _finished(game_id, player.play_game(game_id, monitor))
         return
 
     def report(game_id, played, error) -> bool:
         if error is not None:
             raise error
+        _finished(game_id, played[0])
         return True
 
     play_side_by_side(lambda game_id: (player.play_game(game_id, monitor), None), games, at_once, monitor,
                       stop_event=threading.Event(), report=report)
+
+
+def _finished(game_id: int, outcome) -> None:
+    """Stop at a forfeited game: its speed is not the matchup's (a bot killed by mistake once read as a slow bot)."""
+    if isinstance(outcome, StrategyError):
+        raise SystemExit(f"bench_isolation: game {game_id} was forfeited, so no figure is printed: {outcome}")
 
 
 class _Wrapped:

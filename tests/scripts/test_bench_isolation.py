@@ -33,3 +33,15 @@ def test_placement_pairs_are_read_placed_first_and_their_ratios_summed_up_by_the
 def test_a_whole_run_is_read_from_the_closing_line_of_a_real_run(monkeypatch):
     monkeypatch.syspath_prepend(str(SCRIPTS))  # the script reads the line with scripts/bench_run.py
     assert _script()._run_rate("expert", 3, ["--workers", "1"]) > 0
+
+
+def test_a_forfeited_game_stops_the_benchmark_rather_than_be_timed():
+    # A bot killed by mistake (the room to write a full pipe once taken for its exit) forfeited its games, and the
+    # benchmark printed their speed as the matchup's.
+    from canasta_sim.errors import StrategyError
+
+    module = _script()
+    with pytest.raises(SystemExit, match="game 7 was forfeited, so no figure is printed"):
+        module._finished(7, StrategyError("its bot process ended", spec="isolated:expert", seat=0, game_seed=1,
+                                          decision="acquire", reason="crash"))
+    module._finished(8, object())  # a finished game passes
