@@ -185,24 +185,17 @@ def test_a_request_written_behind_others_to_its_process_has_the_whole_time_limit
 
 @pytest.mark.timeout(120)
 def test_a_chunk_side_by_side_keeps_its_bot_processes_from_first_game_to_last(monkeypatch):
-    # 128 games at once write batches that fill a bot's pipe.  The room to write was once taken for the bot's exit:
-    # live bots were killed, their games forfeited as crashes and new processes started, with no error raised.
+    # 128 games at once fill a bot's pipe, whose room to write was once taken for the bot's exit: live bots were
+    # killed, their games forfeited as crashes and new processes started, with no error raised.
     from canasta_sim.plugins import process
 
-    started = []
-    start = process.BotProcess.start
-
-    def counted(bot, *arguments, **options):
-        started.append(bot.label)
-        return start(bot, *arguments, **options)
-
-    monkeypatch.setattr(process.BotProcess, "start", counted)
+    started, start = [], process.BotProcess.start
+    monkeypatch.setattr(process.BotProcess, "start", lambda bot: started.append(bot.label) or start(bot))
     try:
         _, width, outcomes = _side_by_side("isolated:expert", 128)
     finally:
         close_all()
-    assert width == 128
-    assert not [outcome for outcome in outcomes if isinstance(outcome, StrategyError)]
+    assert width == 128 and not [outcome for outcome in outcomes if isinstance(outcome, StrategyError)]
     assert len(started) == 4, started  # the loading handshake's process, kept for a seat, and one for each other seat
 
 
