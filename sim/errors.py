@@ -26,8 +26,10 @@ __all__ = [
     "StrategyError",
     "StrategyLoadError",
     "UserInterrupt",
+    "exception_text",
     "extra_packages",
     "install_hint",
+    "raised_text",
     "shown_value",
 ]
 
@@ -208,25 +210,41 @@ def shown_value(value) -> str:
     """``repr(value)`` as an error message shows a value a strategy gave: at most :data:`MESSAGE_LIMIT` characters,
     and when its own ``repr`` fails (a strategy's object may raise in it, e.g. ``Discard('K')``), its type and
     fields, or its type alone."""
-    text = _repr_or_none(value)
+    text = _strategy_text(repr, value)[0]
     if text is None:
         fields = getattr(type(value), "__match_args__", ())
         if not isinstance(fields, tuple) or not all(type(name) is str for name in fields):
             fields = ()
-        shown = ", ".join(f"{name}={_repr_or_none(getattr(value, name, '?')) or '?'}" for name in fields)
+        shown = ", ".join(f"{name}={_strategy_text(repr, getattr(value, name, '?'))[0] or '?'}" for name in fields)
         text = f"{type(value).__name__}({shown})"
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "..."
 
 
-def _repr_or_none(value) -> str | None:
-    """``repr(value)``, or ``None`` when it raises whatever it raises (strategy code: the user's Ctrl-C passes)."""
+def exception_text(error: BaseException) -> str:
+    """``str(error)`` of an exception strategy code raised, at most about :data:`MESSAGE_LIMIT` characters; what the
+    strategy's own ``__str__`` does (raise, return no text) is said, never raised."""
+    text, failure = _strategy_text(str, error)
+    if text is None:
+        return f"(its message could not be written: its __str__ raised {type(failure).__name__})"
+    return text[:MESSAGE_LIMIT + 100]
+
+
+def raised_text(error: BaseException) -> str:
+    """``raised KeyError: 'x'``: a strategy's exception as every failure message names it, on one line."""
+    return f"raised {type(error).__name__}: {' '.join(exception_text(error).split())}"
+
+
+def _strategy_text(convert, value) -> tuple[str | None, BaseException | None]:
+    """``(convert(value), None)`` for ``str`` or ``repr`` of what strategy code made, which runs that code's own
+    method: ``(None, what it raised)`` when it raises anything (the user's Ctrl-C passes), ``(None, None)`` when it
+    gives no text."""
     try:
-        text = repr(value)
+        text = convert(value)
     except UserInterrupt:
         raise
-    except BaseException:  # noqa: BLE001 - a strategy's __repr__ failing is shown as its type, never raised
-        return None
-    return text if type(text) is str else None
+    except BaseException as failure:  # noqa: BLE001 - the strategy's method failing is shown, never raised
+        return None, failure
+    return (text, None) if type(text) is str else (None, None)
 
 
 _EXTRA_MARKER = re.compile(r"""^\s*(?P<requirement>[^;]+?)\s*;\s*extra\s*==\s*["'](?P<extra>[\w-]+)["']\s*$""")

@@ -30,7 +30,7 @@ from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import DRAW, Draw, move_text
 from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
-from canasta_sim.errors import MESSAGE_LIMIT, IllegalMoveError, SeatFailure, StrategyError, UserInterrupt
+from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError, raised_text
 
 try:
     import cython
@@ -41,8 +41,7 @@ if TYPE_CHECKING:
     from canasta_sim.core.engine import GameObserver
 
 __all__ = [
-    "DECISION_METHODS", "ObservedSeats", "Seats", "StrictSeats", "UnattributedChange", "exception_text",
-    "names_followers", "not_a_bool",
+    "DECISION_METHODS", "ObservedSeats", "Seats", "StrictSeats", "UnattributedChange", "names_followers", "not_a_bool",
 ]
 
 DECISION_METHODS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
@@ -235,9 +234,7 @@ class Seats:
         """
         if isinstance(error, SeatFailure):
             return self.error(seat, decision, str(error), None, reason=error.reason)
-        text = " ".join(exception_text(error).split())
-        return self.error(seat, decision, f"raised {type(error).__name__}: {text}", None,
-                          traceback=strategy_traceback(error))
+        return self.error(seat, decision, raised_text(error), None, traceback=strategy_traceback(error))
 
     def error(self, seat: int, decision: str, message: str, value, *, reason: str | None = None,
               traceback: str = "") -> StrategyError:
@@ -331,18 +328,6 @@ class Seats:
                     if bit:
                         self.called |= bit
                         self.last_call = _EVENT_CALL + listener_seat
-
-
-def exception_text(error: BaseException) -> str:
-    """``str(error)`` of an exception strategy code raised, at most about :data:`~canasta_sim.errors.MESSAGE_LIMIT`
-    characters; what the strategy's own ``__str__`` does (raise, return no text) is said, never raised."""
-    try:
-        text = str(error)
-    except UserInterrupt:
-        raise
-    except BaseException as failure:  # noqa: BLE001 - the strategy's __str__ failing is part of its failure
-        return f"(its message could not be written: its __str__ raised {type(failure).__name__})"
-    return text[:MESSAGE_LIMIT + 100]
 
 
 def names_followers(cls: type) -> bool:

@@ -29,10 +29,10 @@ from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import ASK, Discard, Draw, Meld, Stop, TakePile, move_text, record_problem
 from canasta_sim.core.parameters import Parameter, declared_parameters
 from canasta_sim.core.rules import Rules
-from canasta_sim.core.seats import exception_text, names_followers, not_a_bool
+from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.wire import hear_events
-from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure, shown_value
+from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure, exception_text, raised_text, shown_value
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message, set_whole_view
 from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION
@@ -159,7 +159,7 @@ class BotServer:
             # The strategy's own failure, whatever it is, is the seat's to answer for: a sys.exit or a
             # KeyboardInterrupt too, as in-process (the terminal's Ctrl-C never reaches it: a process group of its own).
             except BaseException as error:
-                reply = {"type": "error", "message": f"raised {type(error).__name__}: {exception_text(error)}"}
+                reply = {"type": "error", "message": raised_text(error)}
         elif kind == "hello":
             reply = self.ready()
         elif kind == "game":
@@ -250,7 +250,7 @@ class BotServer:
         except SeatFailure as error:  # an adapter's verdict on what it asked (a policy's action): its reason
             return None, {"decision": decision, "error": str(error), "reason": error.reason}
         except BaseException as error:  # the strategy's own failure of any kind, charged to the seat at this decision
-            return None, {"decision": decision, "error": f"raised {type(error).__name__}: {exception_text(error)}"}
+            return None, {"decision": decision, "error": raised_text(error)}
         if said is not None:  # a yes or no: bool has no subclass, so two identity tests are isinstance
             if value is not True and value is not False:
                 return None, {"decision": decision, "error": f"{not_a_bool(value)}: {shown_value(value)}",
