@@ -30,7 +30,7 @@ from canasta_sim.core.scoring import HandResult, score_hand
 from canasta_sim.core.state import OVER, HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.core.view import SeatView
-from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError, install_hint
+from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError, install_hint, raised_text
 
 __all__ = [
     "ACQUIRE_DECISION",
@@ -458,7 +458,7 @@ class GameDriver:
         except StrategyError:
             raise
         except Exception as error:  # a plugin's failure of any kind is reported, never swallowed
-            raise self._strategy_error(seat, decision, f"raised {type(error).__name__}: {error}") from error
+            raise self._strategy_error(seat, decision, raised_text(error)) from error
 
     def _strategy_error(self, seat: int, decision: str, message: str, value=None) -> StrategyError:
         return StrategyError(message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision,

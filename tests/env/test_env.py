@@ -490,6 +490,16 @@ def test_a_strategy_failing_to_build_is_named_without_a_memory_address():
     assert "strategy 'broken' at seat 0" in str(raised.value) and " at 0x" not in str(raised.value)
 
 
+def test_a_strategy_exception_that_cannot_print_itself_is_its_seats_failure_in_the_environments_too():
+    # The driver formatted the exception with its own __str__, whose RuntimeError escaped the environment.
+    from tests.bots.leaves_behind import RaisesUnprintable
+
+    with pytest.raises(StrategyError) as raised:
+        GameDriver(players=[RaisesUnprintable] * 4).reset(1)
+    assert "raised _Unprintable: (its message could not be written: its __str__ raised RuntimeError)" in str(
+        raised.value)
+
+
 def test_take_shape_and_group_of_action_read_every_take_and_group_action_back():
     for action in range(TAKE_BASE, GROUP_BASE):
         naturals, jokers, deuces = take_shape(action)
