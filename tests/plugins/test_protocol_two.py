@@ -377,11 +377,12 @@ def test_every_bot_process_of_a_run_hears_quit_when_its_work_is_over(tmp_path):
     for protocol in ("1", "2 4"):
         _run(tmp_path / f"run{protocol[0]}", [f"cmd:{sys.executable} {SIMPLE} {protocol}", "greedy"], "--workers",
              "2", "--chunk-size", "3", env=env)
-        # Each worker's processes (every seat of both sides, in two workers) heard quit as the worker ended, and
-        # the load-time handshake's, in this process, which plays no game, before any game began.
+        # Each worker's processes (every seat of both sides) heard quit as the worker ended, and the load-time
+        # handshake's, in this process, which plays no game, before any game began.  On a loaded machine one worker
+        # may play all four chunks before the other asks for one, so only one worker's four are certain.
         pids = started.read_text().split()
         lines = log.read_text().splitlines()
-        assert len(pids) >= 1 + 2 * 4
+        assert len(pids) >= 1 + 4
         assert sorted(line for line in lines if not line.startswith("{")) == sorted(pids)
         assert lines[0] == pids[0] and json.loads(lines[1])["message"]["type"] == "game"
         started.unlink()
