@@ -10,7 +10,8 @@ A row of the trajectory holds the iteration's number ``iteration``, its ``games`
 two candidates (``plus_points``, ``minus_points``: a win 1, a draw 1/2), ``forfeits``, the ``result``
 given to the update rule, the gains ``step_gain`` (``a_k``) and ``perturbation_gain`` (``c_k``), and
 for each tuned parameter ``p``: ``theta.p`` (the point after the update, unrounded), ``plus.p`` and
-``minus.p`` (the values played) and ``delta.p`` (the perturbation's sign).
+``minus.p`` (the values played: integers for an int parameter, else floats) and ``delta.p`` (the perturbation's
+sign).
 
 The trajectory is rewritten (atomically) after every iteration, so an interrupted run keeps every
 finished iteration, and ``--resume`` continues from the last row's ``theta`` values, which are stored
@@ -26,7 +27,7 @@ import logging
 import math
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -236,20 +237,24 @@ class TuningDirectory:
         except (OSError, pa.ArrowException) as error:
             raise TuningError(f"{self.trajectory_path} cannot be read: {error}") from None
 
-    def write_trajectory(self, rows: list[dict[str, Any]], names: tuple[str, ...]) -> None:
-        """Write every row so far atomically, with the same column types whether or not the run was resumed."""
-        table = pa.Table.from_pylist(rows, schema=trajectory_schema(names))
+    def write_trajectory(self, rows: list[dict[str, Any]], names: tuple[str, ...],
+                         integers: Collection[str] = ()) -> None:
+        """Write every row so far atomically, with the same column types whether or not the run was resumed
+        (``integers``: the int parameters among ``names``)."""
+        table = pa.Table.from_pylist(rows, schema=trajectory_schema(names, integers))
         _write_atomically(self.trajectory_path, lambda path: pq.write_table(table, parquet_path(path)))
 
 
-def trajectory_schema(names: tuple[str, ...]) -> pa.Schema:
-    """The columns of ``trajectory.parquet`` for the tuned parameters ``names``."""
+def trajectory_schema(names: tuple[str, ...], integers: Collection[str] = ()) -> pa.Schema:
+    """The columns of ``trajectory.parquet`` for the tuned parameters ``names``, of which ``integers`` are int
+    parameters: their values played are stored as integers, as they were played."""
     fields = [("iteration", pa.int64()), ("games", pa.int64()), ("plus_points", pa.float64()),
               ("minus_points", pa.float64()), ("forfeits", pa.int64()), ("result", pa.float64()),
               ("step_gain", pa.float64()), ("perturbation_gain", pa.float64())]
     for name in names:
-        fields += [(f"theta.{name}", pa.float64()), (f"plus.{name}", pa.float64()),
-                   (f"minus.{name}", pa.float64()), (f"delta.{name}", pa.int8())]
+        played = pa.int64() if name in integers else pa.float64()
+        fields += [(f"theta.{name}", pa.float64()), (f"plus.{name}", played),
+                   (f"minus.{name}", played), (f"delta.{name}", pa.int8())]
     return pa.schema(fields)
 
 
@@ -330,10 +335,11 @@ def run_tuning(
                    "minus_points": match.minus_points, "forfeits": match.forfeits, "result": result,
                    "step_gain": proposal.step_gain, "perturbation_gain": proposal.perturbation_gain}
             for index, name in enumerate(tuned.names):
-                row.update({f"theta.{name}": theta[index], f"plus.{name}": float(proposal.plus[index]),
-                            f"minus.{name}": float(proposal.minus[index]), f"delta.{name}": proposal.delta[index]})
+                row.update({f"theta.{name}": theta[index], f"plus.{name}": tuned.typed(name, proposal.plus[index]),
+                            f"minus.{name}": tuned.typed(name, proposal.minus[index]),
+                            f"delta.{name}": proposal.delta[index]})
             rows.append(row)
-            directory.write_trajectory(rows, tuned.names)
+            directory.write_trajectory(rows, tuned.names, _integers(tuned))
             on_iteration(row, spsa.rounded(theta))
     return _outcome(tuned, spsa, start, rows, theta, settings, status)
 
@@ -348,7 +354,7 @@ def _state_on_disk(settings: TuningSettings, directory: TuningDirectory):
     tuned, loaded = TunedStrategy.from_spec(settings.spec, settings.params)
     spsa = Spsa(tuned.dimensions(), settings.spsa_settings())
     start = spsa.start(tuned.start_values(loaded(_probe_rng())))
-    rows = _rows_so_far(directory, tuned.names, settings.iterations)
+    rows = _rows_so_far(directory, tuned.names, _integers(tuned), settings.iterations)
     theta = tuple(rows[-1][f"theta.{name}"] for name in tuned.names) if rows else start
     return tuned, spsa, start, rows, theta
 
@@ -365,14 +371,21 @@ def _probe_rng() -> random.Random:
     return random.Random(0)
 
 
-def _rows_so_far(directory: TuningDirectory, names: tuple[str, ...], iterations: int) -> list[dict[str, Any]]:
+def _integers(tuned: TunedStrategy) -> tuple[str, ...]:
+    return tuple(dimension.name for dimension in tuned.dimensions() if dimension.integer)
+
+
+def _rows_so_far(directory: TuningDirectory, names: tuple[str, ...], integers: tuple[str, ...],
+                 iterations: int) -> list[dict[str, Any]]:
     table = directory.read_trajectory()
     if table is None:
         return []
-    expected = trajectory_schema(names)
-    if not table.schema.equals(expected):
+    # A trajectory written before int parameters' values were stored as integers has floats there: it resumes, and
+    # is rewritten with integers.
+    if not any(table.schema.equals(trajectory_schema(names, kept)) for kept in (integers, ())):
         raise TuningError(f"{directory.trajectory_path} does not hold the columns of a tuning of "
                           f"{', '.join(names)}; it belongs to another run")
+    table = table.cast(trajectory_schema(names, integers))
     rows = table.to_pylist()
     if [row["iteration"] for row in rows] != list(range(len(rows))) or len(rows) > iterations:
         raise TuningError(f"{directory.trajectory_path} does not hold iterations 0 to {len(rows) - 1} of at most "

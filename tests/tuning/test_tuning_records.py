@@ -4,6 +4,8 @@ it."""
 
 import json
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
@@ -55,6 +57,25 @@ def test_a_resume_reads_an_int_parameter_recorded_as_a_float_back_as_an_int(tmp_
     entry = {entry["name"]: entry for entry in json.loads((out / "tune.json").read_text())["parameters"]}["ask_cards"]
     assert (entry["start"], entry["low"], entry["high"], entry["step"]) == (5, 0, 15, 1)
     assert all(type(entry[key]) is int for key in ("start", "low", "high", "step")), entry
+
+
+@pytest.mark.timeout(60)
+def test_the_values_an_int_parameter_played_are_integers_in_the_trajectory_and_stay_so_on_resume(tmp_path):
+    out = tmp_path / "tuned"
+    _tuned(out)
+    path = out / "trajectory.parquet"
+    table = pq.read_table(path)
+    for column in ("plus.ask_cards", "minus.ask_cards"):
+        assert table.schema.field(column).type == pa.int64()
+    assert table.schema.field("plus.aggression").type == pa.float64()
+    # A trajectory written before held the int parameter's values as floats: it resumes and is rewritten as ints.
+    older = table.slice(0, 1)
+    for column in ("plus.ask_cards", "minus.ask_cards"):
+        older = older.set_column(older.schema.get_field_index(column), column, older.column(column).cast(pa.float64()))
+    pq.write_table(older, path)
+    again = invoke("--resume", str(out))
+    assert again.exit_code == 0, again.output
+    assert pq.read_table(path).equals(table)
 
 
 @pytest.mark.timeout(60)
