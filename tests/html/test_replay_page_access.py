@@ -119,3 +119,12 @@ def test_every_card_is_named_in_words(browser, page):
         assert shown.accessible_name == card_words(int(shown.get_attribute("data-card")))
     assert {card_words(card) for card in (0, 13, 40, 104)} == {"two of spades", "two of hearts", "three of clubs",
                                                                 "joker"}
+
+
+def test_the_current_hand_and_move_are_told_in_words_not_by_their_yellow_alone(browser, page):
+    # The hand list's current row and the narration's current move were marked by a yellow background only.
+    open_page(browser, page, "#step=95")
+    current = browser.execute_script("""return [...document.querySelectorAll("[aria-current]")].map(node =>
+      [node.tagName, node.getAttribute("aria-current"), node.dataset.hand || node.dataset.frame,
+       node.classList.contains("current")])""")
+    assert sorted(current) == [["LI", "step", "4", True], ["TR", "true", "1", True]], current
