@@ -135,3 +135,21 @@ def test_the_current_hand_and_move_are_told_in_words_not_by_their_yellow_alone(b
       [node.tagName, node.getAttribute("aria-current"), node.dataset.hand || node.dataset.frame,
        node.classList.contains("current")])""")
     assert sorted(current) == [["LI", "step", "4", True], ["TR", "true", "1", True]], current
+
+
+SAID = """const said = document.getElementById("said"), current = document.querySelector("#moves li.current");
+return [said && said.getAttribute("role"), said && said.textContent, "step " + (+document.getElementById("position")
+        .dataset.step + 1) + ": " + current.textContent, document.getElementById("log").getAttribute("aria-live")];"""
+
+
+def test_a_screen_reader_hears_the_move_stepped_to_and_not_a_whole_hand_at_a_jump(browser, page):
+    # The narration was a live log: a step forward was read out, a step back not at all, and End or PageDown read
+    # every move of the hand they reached, a hundred at once.
+    open_page(browser, page)
+    heard = []
+    for key in (Keys.ARROW_RIGHT, Keys.ARROW_LEFT, Keys.END):
+        press(browser, key)
+        heard.append(browser.execute_script(SAID))
+    for role, said, expected, live in heard:
+        assert role == "status" and said == expected and live == "off", (said, expected, live)
+    assert heard[0][1].startswith("step 2: 1. ") and heard[1][1].startswith("step 1: Hand 1: deal"), heard
