@@ -17,6 +17,7 @@ from pathlib import Path
 CHROMIUM = os.environ.get("CANASTA_SIM_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("CANASTA_SIM_CHROMEDRIVER", "/usr/bin/chromedriver")
 INSTALL = "apt-get install -y chromium chromium-driver (and pip install selenium, in the dev extra)"
+AXE_INSTALL = "npm install -g axe-core (or CANASTA_SIM_AXE=path/to/axe.min.js)"
 PHONE = (375, 740)
 """A phone's screen in CSS pixels (width, height), as the layout tests emulate it."""
 FLAGS = (
@@ -101,3 +102,65 @@ def open_page(driver, path, fragment: str = "") -> None:
         driver.get("about:blank")
     driver.get(path.as_uri() + fragment)
     WebDriverWait(driver, 10).until(lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+
+
+def axe_script() -> str | None:
+    """The text of axe-core's ``axe.min.js`` (the accessibility rules engine, from npm), or ``None`` where it is not
+    installed: at ``CANASTA_SIM_AXE``, else in npm's global folders (where ``.ci/run`` installs it).  The audits that
+    need it skip where it is missing."""
+    named = os.environ.get("CANASTA_SIM_AXE")
+    places = [Path(named)] if named else [Path(root) / "axe-core" / "axe.min.js"
+                                          for root in ("/usr/lib/node_modules", "/usr/local/lib/node_modules")]
+    for place in places:
+        if place.is_file():
+            return place.read_text(encoding="utf-8")
+    return None
+
+
+# Where the table's background is a gradient axe cannot judge the text's contrast on it and leaves it "to review":
+# each gradient is laid flat at its lightest stop first, the worst case for the light text written on it.
+_AXE_RUN = r"""
+const done = arguments[arguments.length - 1];
+const light = colour => { const [r, g, b] = colour.match(/[\d.]+/g).map(Number);
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+for (const node of document.querySelectorAll("body *")) {
+  const stops = getComputedStyle(node).backgroundImage.match(/rgba?\([^)]*\)/g);
+  if (stops) node.style.background = stops.sort((a, b) => light(b) - light(a))[0];
+}
+const line = v => v.id + ": " + v.nodes.slice(0, 3).map(n => n.target.join(" ") + " ("
+  + n.failureSummary.replace(/\s+/g, " ").slice(0, 160) + ")").join("; ");
+axe.run(document, {runOnly: {type: "tag", values: arguments[0]}, resultTypes: ["violations"]}).then(
+  result => done(result.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(line)),
+  error => done(["axe failed: " + error]));
+"""
+AXE_TAGS = ("wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice")
+"""The rule sets audited: WCAG 2.2 A and AA, and axe's best practices."""
+
+
+def serious_violations(driver, axe: str) -> list[str]:
+    """Run axe-core (``axe``, the text of ``axe.min.js``) on the page shown and return its serious and critical
+    violations, one line each (rule, and the first few elements with why).  The page's gradients are laid flat."""
+    if not driver.execute_script("return typeof axe === 'object'"):
+        driver.execute_script(axe)
+    return driver.execute_async_script(_AXE_RUN, list(AXE_TAGS))
+
+
+def audited_at_widths(driver, path, fragment: str, widths) -> dict[int, list[str]]:
+    """axe-core's serious and critical findings on a page at each width (a phone's emulated below 1000 px), or a skip
+    where axe-core is not installed."""
+    axe = axe_script()
+    if axe is None:
+        import pytest
+
+        pytest.skip(f"the accessibility audit needs axe-core: {AXE_INSTALL}")
+    found = {}
+    try:
+        open_page(driver, path, fragment or "#")  # loaded afresh: the audit lays the page's gradients flat
+        for width in widths:
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                   {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 1000})
+            found[width] = serious_violations(driver, axe)
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return found
+

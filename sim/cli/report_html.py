@@ -116,7 +116,7 @@ def markdown_html(text: str) -> str:
             return
         header, alignment, *body = table
         right = [spec.endswith(":") for spec in alignment]
-        rows = ["<tr>" + "".join(f'<th class="{"number" if r else "text"}">{html.escape(c)}</th>'
+        rows = ["<tr>" + "".join(f'<th scope="col" class="{"number" if r else "text"}">{html.escape(c)}</th>'
                                  for c, r in zip(header, right, strict=True)) + "</tr>"]
         rows += ["<tr>" + "".join(f'<td class="{"number" if r else "text"}">{html.escape(c)}</td>'
                                   for c, r in zip(row, right, strict=True)) + "</tr>" for row in body]
@@ -224,7 +224,8 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
 
 def _strategies_table(manifest: dict[str, Any]) -> str:
     names = strategy_names(manifest)
-    rows = ["<tr><th>spec</th><th>strategy</th><th>class</th><th>parameters</th></tr>"]
+    rows = ["<tr>" + "".join(f'<th scope="col">{name}</th>' for name in ("spec", "strategy", "class", "parameters"))
+            + "</tr>"]
     for entry in manifest.get("strategies", []):
         parameters = ", ".join(f"{key}={value}" for key, value in (entry.get("parameters") or {}).items())
         # A played game's spec without its decisions, which filled the cell with the person's every move.

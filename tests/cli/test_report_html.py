@@ -17,6 +17,7 @@ from canasta_sim.cli.report_html import games_worth_seeing, markdown_html
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
+from tests.page_checks import markup_problems
 
 BROKEN_AT_DISCARD = """
 from canasta_sim.strategies.greedy import Greedy
@@ -54,24 +55,40 @@ def test_a_replays_heading_says_how_the_game_ended_in_words_r15_1():
 def test_markdown_becomes_escaped_html_tables_each_in_a_box_that_scrolls():
     text = "### A <b> heading\n\n| name | score |\n|---|---:|\n| x\\|y | <1% |\nplain & line"
     assert markdown_html(text) == (
-        "<h3>A &lt;b&gt; heading</h3>\n<div class=\"table-box\"><table><tr><th class=\"text\">name</th>"
-        "<th class=\"number\">score</th></tr><tr><td class=\"text\">x|y</td><td class=\"number\">&lt;1%</td></tr>"
+        "<h3>A &lt;b&gt; heading</h3>\n<div class=\"table-box\"><table><tr>"
+        "<th scope=\"col\" class=\"text\">name</th><th scope=\"col\" class=\"number\">score</th></tr>"
+        "<tr><td class=\"text\">x|y</td><td class=\"number\">&lt;1%</td></tr>"
         "</table></div>\n<p>plain &amp; line</p>")
 
 
-@pytest.mark.timeout(120)
-def test_a_replay_is_headed_by_the_strategies_names_and_the_side_that_forfeited(tmp_path, monkeypatch):
-    # It named a file strategy by its spec (the path) where the charts say name@version, and a forfeit only "forfeit".
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "bot.py").write_text(BROKEN_AT_DISCARD)
-    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "bot.py:Broken", "-s", "greedy",
-                                     "--on-error", "forfeit", "--workers", "1", "--out", "run", "-q"])
-    assert made.exit_code == 0, made.output
-    page = CliRunner().invoke(main, ["report", "run", "--format", "html"])
+@pytest.fixture(scope="module")
+def forfeit_report(tmp_path_factory) -> str:
+    """The HTML report of a run of two games, a file strategy against greedy, the first a forfeit."""
+    folder = tmp_path_factory.mktemp("forfeit-report")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        (folder / "bot.py").write_text(BROKEN_AT_DISCARD)
+        made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "bot.py:Broken", "-s", "greedy",
+                                         "--on-error", "forfeit", "--workers", "1", "--out", "run", "-q"])
+        assert made.exit_code == 0, made.output
+        page = CliRunner().invoke(main, ["report", "run", "--format", "html"])
     assert page.exit_code == 0, page.output
+    return page.output
+
+
+@pytest.mark.timeout(120)
+def test_a_replay_is_headed_by_the_strategies_names_and_the_side_that_forfeited(forfeit_report):
+    # It named a file strategy by its spec (the path) where the charts say name@version, and a forfeit only "forfeit".
     greedy = load_strategy("greedy").label
     heading = f"<summary>Game 0, a forfeit: side A broken@1 0, side B {greedy} 0 (forfeit by side A: exception)"
-    assert heading in page.output, [line for line in page.output.splitlines() if "<summary>" in line]
+    assert heading in forfeit_report, [line for line in forfeit_report.splitlines() if "<summary>" in line]
+
+
+@pytest.mark.timeout(120)
+def test_the_report_gives_a_screen_reader_its_language_header_scopes_chart_words_and_named_frames(forfeit_report):
+    # Its tables' header cells had no scope: a screen reader could not tell a column's header from a row's.
+    assert markup_problems(forfeit_report) == []
+    assert forfeit_report.count('alt="') >= 3 and forfeit_report.count('<iframe title="replay of game') >= 1
 
 
 @pytest.mark.timeout(120)

@@ -489,7 +489,7 @@ def test_a_forfeits_last_hand_is_marked_stopped_in_the_hand_list_at_the_games_en
     assert result.exit_code == 1 and "flaky failure" in result.output, result.output
     open_page(browser, page)
     shown = ("return [...document.querySelectorAll('#hands-list tr[data-hand]')].map(r => [r.children[1].textContent,"
-             " getComputedStyle(r.querySelector('td + td span')).visibility])")
+             " getComputedStyle(r.querySelector('td span')).visibility])")
     before = browser.execute_script(shown)
     press(browser, Keys.END)
     after = browser.execute_script(shown)

@@ -166,10 +166,10 @@ def test_the_current_hand_is_highlighted_across_its_row_while_its_scores_stay_hi
     # background: the current hand's row was highlighted on its number alone.
     open_page(browser, page)
     row = browser.find_element(By.CSS_SELECTOR, '#hands-list tr[data-hand="0"]')
-    for cell in row.find_elements(By.TAG_NAME, "td")[1:]:
+    for cell in row.find_elements(By.TAG_NAME, "td"):  # the hand's number heads the row; these are its scores
         image = Image.open(io.BytesIO(cell.screenshot_as_png)).convert("RGB")
         assert image.getpixel((image.width // 2, image.height // 2)) == HIGHLIGHT
-    shown = "return [...arguments[0].querySelectorAll('td + td span')].map(s => getComputedStyle(s).visibility)"
+    shown = "return [...arguments[0].querySelectorAll('td span')].map(s => getComputedStyle(s).visibility)"
     assert browser.execute_script(shown, row) == ["hidden"] * 4  # the first hand is under way: no spoiler
     browser.find_element(By.ID, "next-hand").click()  # the first hand is over: its scores show, unhighlighted
     assert browser.execute_script(shown, row) == ["visible"] * 4
@@ -270,19 +270,30 @@ def test_the_controls_bar_at_a_narrow_windows_foot_covers_the_hand_lists_header(
 
 SCORE_TABLE = """
 const table = document.getElementById("score-table"), south = document.getElementById("seat-0");
-const heads = [...table.querySelectorAll("th")].map(th => [th.textContent,
-  Math.round(th.getBoundingClientRect().height - parseFloat(getComputedStyle(th).lineHeight))]);
-return {heads: heads, after_south: table.getBoundingClientRect().top >= south.getBoundingClientRect().bottom};
+// How many lines a cell's text takes: its height less its padding, in lines of its font.
+const lines = cell => { const style = getComputedStyle(cell), padding = parseFloat(style.paddingTop)
+  + parseFloat(style.paddingBottom);
+  return Math.round((cell.getBoundingClientRect().height - padding) / parseFloat(style.lineHeight)); };
+const box = table.getBoundingClientRect(), around = document.getElementById("table").getBoundingClientRect();
+return {heads: [...table.querySelectorAll("thead th")].map(th => [th.textContent, lines(th)]),
+        cells: [...table.querySelectorAll("tbody th, tbody td")].map(cell => [cell.textContent, lines(cell)]),
+        // A figure, its note, a part's name or its rule broken over two lines: an inline box with two rectangles.
+        broken: [...table.querySelectorAll("tbody span")].filter(s => s.getClientRects().length > 1)
+                  .map(s => s.textContent),
+        inside: box.left >= around.left - 1 && box.right <= around.right + 1,
+        after_south: box.top >= south.getBoundingClientRect().bottom};
 """
 
 
-def test_a_hands_score_table_keeps_its_headings_on_one_line_at_every_width_and_on_paper(browser, page):
+def test_a_hands_score_table_keeps_its_figures_and_names_on_one_line_at_every_width_and_on_paper(browser, page):
     # "A South & North" wrapped to two lines (three on paper) in the side column between 700 and 1060 px wide; and on
-    # a phone the table came before South's hand, the hand it counts.
+    # a phone the table came before South's hand, the hand it counts.  Then its figures and names did, in that column
+    # and on paper: "300 (1" over "mixed)", "cards in" over "hand" over "(R14.1e)".
     shown = {}
     try:
-        open_page(browser, page, "#step=90")  # the first hand's end: its score table is shown
-        for width, media in ((375, ""), (700, ""), (900, ""), (1060, ""), (1400, ""), (717, "print")):
+        open_page(browser, page, "#step=302")  # the third hand's end: "1000 (2 natural)", the widest figure
+        for width, media in ((375, ""), (700, ""), (701, ""), (900, ""), (1060, ""), (1061, ""), (1400, ""),
+                             (717, "print")):
             metrics = {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 700}
             browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
             browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": media})
@@ -290,7 +301,10 @@ def test_a_hands_score_table_keeps_its_headings_on_one_line_at_every_width_and_o
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert ["1000 (2 natural)", 1] in shown[900, ""]["cells"], shown[900, ""]
     for where, table in shown.items():
-        # One line each: no taller than a line and the cell's padding (4 px).
-        assert len(table["heads"]) == 3 and all(extra <= 6 for _, extra in table["heads"]), (where, table)
-    assert shown[375, ""]["after_south"] and shown[700, ""]["after_south"], shown
+        assert len(table["heads"]) == 3 and all(lines == 1 for _, lines in table["heads"]), (where, table)
+        assert not table["broken"] and table["inside"], (where, table)
+    for where in ((701, ""), (900, ""), (1060, ""), (717, "print")):  # the table's width under South: one line each
+        assert all(lines == 1 for _, lines in shown[where]["cells"]), (where, shown[where])
+    assert shown[375, ""]["after_south"] and shown[700, ""]["after_south"] and shown[900, ""]["after_south"], shown

@@ -20,7 +20,7 @@ from canasta_sim.analysis import load_run  # noqa: E402
 from canasta_sim.cli import main  # noqa: E402
 from canasta_sim.cli.plot import charts_for  # noqa: E402
 from canasta_sim.cli.report_html import games_worth_seeing  # noqa: E402
-from tests.browser import PHONE, open_page, page_errors, requests_made  # noqa: E402
+from tests.browser import PHONE, audited_at_widths, open_page, page_errors, requests_made  # noqa: E402
 from tests.helpers import FLAKY_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(120)
@@ -244,3 +244,9 @@ def test_a_printed_report_says_how_to_print_each_replay_and_its_button_prints_th
                            "window.printed = 0; window.print = () => window.printed++;", frame)
     details.find_element(By.CSS_SELECTOR, ".replay-print button").click()
     assert browser.execute_script("return [arguments[0].contentWindow.printed, window.printed]", frame) == [1, 0]
+
+
+def test_axe_finds_nothing_serious_in_the_report_on_a_phone_or_a_desktop(browser, round_robin_page):
+    page, _ = round_robin_page
+    found = audited_at_widths(browser, page, "", (375, 1400))
+    assert found == {375: [], 1400: []}, found

@@ -16,6 +16,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.terminal.html_replay import record_game
 from canasta_sim.terminal.narrate import narrate_game
 from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE
+from tests.page_checks import markup_problems
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -173,3 +174,40 @@ def test_the_pages_changed_rules_are_spelled_as_rules_takes_them_and_the_narrati
     assert Rules.from_options(f"{key}={value}" for key, value in changed.items()) == rules
     words = ", ".join(f"{key}={value}" for key, value in changed.items())
     assert f"Rules changed from the defaults: {words}." in recorded.recorder.header
+
+
+@pytest.fixture(scope="module")
+def bare_page(tmp_path_factory) -> str:
+    """The cheapest whole page: a game stopped before its deal (the template, its script and every card's data)."""
+    folder = tmp_path_factory.mktemp("bare")
+    bot = folder / "broken_at_once.py"
+    bot.write_text(BROKEN_AT_ONCE_BOT_SOURCE)
+    result = CliRunner().invoke(main, ["watch", "-s", f"{bot}:BrokenAtOnce", "--html", str(folder / "game.html")])
+    assert result.exit_code == 1, result.output
+    return (folder / "game.html").read_text(encoding="utf-8")
+
+
+def test_the_page_gives_a_screen_reader_its_language_names_and_every_header_cells_scope(bare_page):
+    # The tables the script draws (the scores, the hand list, a hand's score table) had header cells without a scope
+    # and their rows' names in plain cells: a screen reader could not say which side or part a figure belongs to.
+    assert markup_problems(bare_page) == []
+    drawn = re.findall(r'el\("th"[^;]*', bare_page)
+    assert len(drawn) >= 3 and all('"scope"' in call for call in drawn), drawn
+
+
+def test_no_suit_and_no_three_is_told_by_colour_alone_r1_3(bare_page):
+    # Hearts and diamonds are drawn red, spades and clubs black: each card carries its suit's glyph and its words
+    # too, so that a reader who does not see red tells the suits apart, red 3s from black 3s included.
+    from canasta_sim.core.cards import CARD_COUNT, JOKER
+
+    assert 'const SUITS = "\\u2660\\u2665\\u2666\\u2663";' in bare_page
+    assert 'node.appendChild(el("span", null, SUITS[suit]));' in bare_page  # every card but a joker shows its suit
+    glyphs, threes = "\u2660\u2665\u2666\u2663", {}
+    for card, (kind, suit, text, words) in enumerate(_document(bare_page)["cards"]):
+        if kind == JOKER:
+            continue
+        assert text.endswith(glyphs[suit]) and words.endswith(("spades", "hearts", "diamonds", "clubs")[suit]), card
+        if text[:-1] == "3":
+            threes.setdefault(kind, set()).add(text[-1])
+    assert card == CARD_COUNT - 1
+    assert sorted(threes.values(), key=sorted) == [{"\u2660", "\u2663"}, {"\u2665", "\u2666"}], threes
