@@ -1,8 +1,8 @@
 """Fuzz the bot protocol's readers with many more generated inputs than the suite tries.
 
-``python scripts/fuzz_protocol.py [--examples 5000] [--property NAME ...] [--seed 0]`` (about four minutes at the
-default on one core; the server property takes most of it) runs each property of ``tests/protocol_fuzzing.py`` with
-hypothesis, ``--examples`` inputs each:
+``python scripts/fuzz_protocol.py [--examples 5000] [--property NAME ...] [--seed 0]`` (about seven minutes at the
+default on a busy machine; the server, move-text and dispatch properties take most of it) runs each property of
+``tests/protocol_fuzzing.py`` with hypothesis, ``--examples`` inputs each:
 
 * ``move-text``: the compiled move-text reader and the general one agree on any text, and what parses round-trips;
 * ``record-text``: the text of any record the readers can make reads back as that record;
