@@ -160,7 +160,7 @@ class MeldGroup:
         return self.cards.count(TWO)
 
     def __str__(self) -> str:
-        if self.rank != WILD_RANK and self.rank in self.cards:
+        if _reads_as_cards(self.rank, self.cards):
             return kinds_text(self.cards)
         rank_name = "wild" if self.rank == WILD_RANK else KIND_NAMES[self.rank]
         return f"{rank_name}:{kinds_text(self.cards)}"
@@ -190,6 +190,18 @@ class MeldGroup:
         if not cards:
             raise MoveParseError(f"meld group {text!r} holds no card")
         return cls(rank, cards)
+
+
+def _reads_as_cards(rank: int, cards: tuple[int, ...]) -> bool:
+    """Whether ``cards`` alone, as text, read back as a group of ``rank``: they hold a card of that rank (a natural
+    rank or a 3) and no other card but wild cards.  Any other group writes its rank (``K:7 K``, ``2:2``): its cards
+    alone would read as another rank's, or as none."""
+    if rank <= TWO or rank not in cards:
+        return False
+    for card in cards:  # a loop, not all() of a generator: compiled, a generator is an object made each call
+        if card != rank and card > TWO:
+            return False
+    return True
 
 
 # Lists, not generators, in both: compiled, a list comprehension is a C loop, a generator an object resumed per item.

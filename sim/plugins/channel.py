@@ -30,7 +30,6 @@ and a bot that answers out of turn gains no time, since the clock of the oldest 
 from __future__ import annotations
 
 import collections
-import json
 import selectors
 import time
 from collections.abc import Callable, Iterator
@@ -40,7 +39,7 @@ import greenlet
 
 from canasta_sim.errors import SeatFailure
 from canasta_sim.plugins.process import BotProcess
-from canasta_sim.plugins.protocol import ProtocolError, decode, encode
+from canasta_sim.plugins.protocol import ProtocolError, decode, encode, shown_json
 
 __all__ = ["REPLAYS", "Endpoint", "Hub", "SharedBot", "current_hub"]
 
@@ -228,7 +227,7 @@ def _unawaited(line: bytes, message: dict[str, Any], playing: dict[int, Endpoint
         return f"the message {shown} names no game: every message after 'ready' names its game with 'game'"
     tag = message["game"]
     if type(tag) is not int:
-        return (f"the message {shown} names its game by {json.dumps(tag, default=repr)[:40]}: a game is named by the "
+        return (f"the message {shown} names its game by {shown_json(tag, 40)}: a game is named by the "
                 "whole number its 'game' message gave, e.g. \"game\":0")
     if tag not in playing:
         return f"the message {shown} names game {tag}, which this process is not playing"

@@ -43,6 +43,7 @@ __all__ = [
     "null_meld_is_legal",
     "parse_answer",
     "parse_ready",
+    "shown_json",
 ]
 
 PROTOCOL_VERSION = 2
@@ -256,13 +257,15 @@ def answer_value(decision: str, text: Any):
     value = _ANSWERED.get((decision, text), _UNSEEN) if type(text) is str or text is None else _UNSEEN
     if value is _UNSEEN:
         value = _judge_answer(decision, text)
-        if len(_ANSWERED) >= _ANSWERS_KEPT:
-            _ANSWERED.clear()
-        _ANSWERED[decision, text] = value
+        if text is None or len(text) <= _TEXT_KEPT:  # a bot padding each answer would fill the worker's memory
+            if len(_ANSWERED) >= _ANSWERS_KEPT:
+                _ANSWERED.clear()
+            _ANSWERED[decision, text] = value
     return value
 
 
 _ANSWERS_KEPT = 4096
+_TEXT_KEPT = 256  # characters of an answer's text worth keeping: a canonical move has a few dozen
 _ANSWERED: dict[tuple[str, Any], Any] = {}
 _UNSEEN = object()
 
@@ -290,9 +293,18 @@ def _judge_answer(decision: str, text: Any):
     return move
 
 
-def _show(value: Any) -> str:
-    shown = json.dumps(value, default=repr)
-    return shown if len(shown) <= 120 else shown[:117] + "..."
+def _show(value: Any, width: int = 120) -> str:
+    return shown_json(value, width)
+
+
+def shown_json(value: Any, width: int = 120) -> str:
+    """``value`` (what a bot wrote) as JSON for a message, cut to ``width`` characters; never raises: a value nested
+    too deep for the encoder (a bot's line may nest 1,024 levels) is named by its type instead."""
+    try:
+        shown = json.dumps(value, default=repr)
+    except RecursionError:
+        shown = f"a JSON {'array' if isinstance(value, list) else type(value).__name__} nested too deep to show"
+    return shown if len(shown) <= width else shown[:width - 3] + "..."
 
 
 _ANSWERING = {
@@ -311,7 +323,10 @@ def null_meld_is_legal(view) -> bool:
 
 
 def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
-    """The answer to a ``check``: whether ``text`` would be a legal answer to the pending ``decision`` now."""
+    """The answer to a ``check``: whether ``text`` would be a legal answer to the pending ``decision`` now.
+
+    :raises ProtocolError: when ``text`` cannot be echoed (nested deeper than the arbiter's messages may be).
+    """
     if text is None:
         if decision not in ("ask", "meld"):
             return checked_message(None, None, MoveParseError(
@@ -323,7 +338,13 @@ def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
                 "until at most one card is left", seat=view.seat))
         return {"type": "checked", "move": None, "legal": True}
     if not isinstance(text, str):
-        return checked_message(text, None, MoveParseError(f"{_show(text)} is not a move in the notation"))
+        message = checked_message(text, None, MoveParseError(f"{_show(text)} is not a move in the notation"))
+        if isinstance(text, (list, dict)):
+            try:  # echoed as sent: nested deeper than the arbiter writes, it is no protocol message
+                encode(message)
+            except orjson.JSONEncodeError:  # orjson's TypeError, as for nesting past its 255 levels
+                raise ProtocolError(f"the check's 'move' {_show(text)} is nested too deep to be a move") from None
+        return message
     try:
         move = move_from_text(text)  # the canonical texts read straight into records, as answers are
         types, forms = _ANSWERING[decision]

@@ -51,6 +51,7 @@ from canasta_sim.plugins.protocol import (
     hello_message,
     parse_answer,
     parse_ready,
+    shown_json,
 )
 from canasta_sim.plugins.specs import BOT_PREFIXES, bot_command, is_bot_spec, is_own_server, isolate_spec
 
@@ -249,7 +250,8 @@ class ProcessStrategy(Strategy):
                     reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
                     continue
                 if kind == "error":
-                    raise SeatFailure(f"the bot reported an error: {reply.get('message', '')}{bot.stderr_tail()}",
+                    raise SeatFailure(f"the bot reported an error: {_reported(reply.get('message', ''))}"
+                                      f"{bot.stderr_tail()}",
                                       reason=_reported_reason(reply))
                 forms = "'move', 'check', 'view' or 'error'" if self._tagged else "'move', 'check' or 'error'"
                 raise ProtocolError(f"a bot answers a decide request with {forms}, not {kind!r}")
@@ -344,7 +346,7 @@ class ProcessStrategy(Strategy):
             except ProtocolError as error:
                 raise SeatFailure(f"the bot's plan holds something outside the protocol: {error}",
                                   reason="malformed") from None
-            raise SeatFailure(f"the bot reported an error: {item['error']}", reason=reason)
+            raise SeatFailure(f"the bot reported an error: {_reported(item['error'])}", reason=reason)
         value = self._planned_value(decision, item)
         if decision == "ask" and value is True:
             self._plan = []  # the partner's answer is not known: the plan ends at "ask"
@@ -494,5 +496,14 @@ _DECIDE_HEADS = {decision: b'{"type":"decide","decision":"%s","view":' % decisio
 
 
 def _short(value: Any) -> str:
-    text = orjson.dumps(value, default=repr).decode()  # a plan item as the bot wrote it, in JSON
+    try:
+        text = orjson.dumps(value, default=repr).decode()  # a plan item as the bot wrote it, in JSON
+    except orjson.JSONEncodeError:  # nested deeper than orjson writes (a bot's line may nest deeper)
+        return shown_json(value, 80)
     return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _reported(text: Any) -> str:
+    """What a bot's ``error`` reported (its ``message``, a plan item's ``error``): its text, or any other value as
+    JSON."""
+    return text if type(text) is str else shown_json(text)

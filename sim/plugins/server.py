@@ -35,9 +35,9 @@ from canasta_sim.core.wire import hear_events
 from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure, exception_text, raised_text, shown_value
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message, set_whole_view
-from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION
+from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION, shown_json
 
-__all__ = ["GAMES", "BotServer", "main", "settle_collector"]
+__all__ = ["GAMES", "BotServer", "main", "refusal", "serve", "settle_collector"]
 
 GAMES = 128
 """Games one bot server plays at once (its ``ready`` message's ``games``), and so the games a worker plays side by
@@ -427,16 +427,49 @@ def serve(server: BotServer, source: int, sink: int) -> None:
         for line in lines:
             if not line.strip():
                 continue
-            message = orjson.loads(line)
-            if message.get("type") == "quit":
-                return
-            reply = server.handle(message)
-            if reply is not None:
+            try:
+                message = orjson.loads(line)
+                if message.get("type") == "quit":
+                    return
+                reply = server.handle(message)
+                if reply is None:
+                    continue
                 # Written here, not through a helper: a Python call fewer for every answer.
                 data = orjson.dumps(reply, option=orjson.OPT_APPEND_NEWLINE)  # the protocol's encode
-                written = os.write(sink, data)
-                if written < len(data):
-                    _write_rest(sink, data, written)
+            except _UNREADABLE as error:  # a line that is no request it can read: refused, and the server goes on
+                data = orjson.dumps(refusal(line, error), option=orjson.OPT_APPEND_NEWLINE)
+            written = os.write(sink, data)
+            if written < len(data):
+                _write_rest(sink, data, written)
+
+
+_UNREADABLE = (ValueError, TypeError, KeyError, IndexError, AttributeError, CanastaError)
+"""What reading a line that is no request raises: not JSON (orjson's error is a ValueError), not an object, a field
+missing or of the wrong kind.  A strategy's own failures never reach :func:`serve`: :meth:`BotServer.handle` answers
+them with an ``error`` (its decisions and hooks are called within it)."""
+
+
+def refusal(line: bytes, error: Exception) -> dict[str, Any]:
+    """The ``error`` answering a line the server cannot read (``error`` what reading it raised), in one line naming
+    what was wrong; it names the line's game when the line names one by its number."""
+    shown = repr(line[:120].decode(errors="replace"))
+    try:
+        message = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return {"type": "error", "message": f"the line {shown} is not JSON"}
+    if type(message) is not dict or type(message.get("type")) is not str:
+        return {"type": "error", "message": f"the line {shown} is not a JSON object with a text field 'type'"}
+    if "game" in message and type(message["game"]) is not int:  # the reply would name it as it came
+        problem = f"it names its game by {shown_json(message['game'], 40)}, not by a whole number"
+    elif isinstance(error, KeyError):
+        problem = f"it has no field {shown_value(error.args[0])}"
+    else:
+        problem = " ".join(exception_text(error).split()) or type(error).__name__
+    said = f"the {shown_value(message['type'])} message {shown} could not be read: {problem}"
+    reply = {"type": "error", "message": said}
+    if type(message.get("game")) is int:
+        reply["game"] = message["game"]
+    return reply
 
 
 _READ_SIZE = 1 << 16
