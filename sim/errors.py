@@ -31,6 +31,7 @@ __all__ = [
     "install_hint",
     "raised_text",
     "shown_value",
+    "type_name",
 ]
 
 
@@ -209,15 +210,46 @@ class UserInterrupt(BaseException):
 def shown_value(value) -> str:
     """``repr(value)`` as an error message shows a value a strategy gave: at most :data:`MESSAGE_LIMIT` characters,
     and when its own ``repr`` fails (a strategy's object may raise in it, e.g. ``Discard('K')``), its type and
-    fields, or its type alone."""
+    fields, or its type alone.  Whatever the object's own code raises (its ``repr``, a field's property, its class's
+    metaclass), this returns text: the user's Ctrl-C alone passes."""
     text = _strategy_text(repr, value)[0]
     if text is None:
-        fields = getattr(type(value), "__match_args__", ())
-        if not isinstance(fields, tuple) or not all(type(name) is str for name in fields):
-            fields = ()
-        shown = ", ".join(f"{name}={_strategy_text(repr, getattr(value, name, '?'))[0] or '?'}" for name in fields)
-        text = f"{type(value).__name__}({shown})"
+        text = _strategy_text(_fields_shown, value)[0] or type_name(value)
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "..."
+
+
+def _fields_shown(value) -> str:
+    """``Discard(card=4)``: ``value``'s type and the fields its class names for matching, each by its ``repr`` (``?``
+    for one that fails); raises what the class's own code raises."""
+    fields = getattr(type(value), "__match_args__", ())
+    if not isinstance(fields, tuple) or not all(type(name) is str for name in fields):
+        fields = ()
+    shown = ", ".join(f"{name}={_strategy_text(_field_repr, (value, name))[0] or '?'}" for name in fields)
+    return f"{type_name(value)}({shown})"
+
+
+def _field_repr(pair: tuple) -> str:
+    value, name = pair
+    return repr(getattr(value, name))
+
+
+_TYPE_NAME = type.__dict__["__qualname__"]
+_TYPE_MODULE = type.__dict__["__module__"]
+
+
+def type_name(value, *, module: bool = False) -> str:
+    """The qualified name of ``value``'s type (with ``module=True``, its module's first name before it, unless that is
+    ``builtins``), read from the type itself: a class's metaclass may define ``__name__`` or ``__module__`` as
+    properties that run strategy code, which this never calls."""
+    kind = type(value)
+    name = _TYPE_NAME.__get__(kind)
+    if not module:
+        return name
+    where = _TYPE_MODULE.__get__(kind)
+    if type(where) is not str:  # a class body may set __module__ to anything
+        return name
+    where = where.split(".")[0]  # numpy's types by the name users write, not their private module's
+    return name if where == "builtins" else f"{where}.{name}"
 
 
 def exception_text(error: BaseException) -> str:
