@@ -13,6 +13,7 @@ the hint names the packages themselves, which install anywhere, and the checkout
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import re
 
 __all__ = [
@@ -233,19 +234,21 @@ def _field_repr(pair: tuple) -> str:
     return repr(getattr(value, name))
 
 
-_TYPE_NAME = type.__dict__["__qualname__"]
-_TYPE_MODULE = type.__dict__["__module__"]
+_QUALNAME = inspect.getattr_static(type, "__qualname__")
+_MODULE = inspect.getattr_static(type, "__module__")
+# type's own fields, found without running anything: read through them, a class's name and module come from the class
+# itself, where reading them as attributes would run its metaclass's __getattribute__ or properties.
 
 
 def type_name(value, *, module: bool = False) -> str:
     """The qualified name of ``value``'s type (with ``module=True``, its module's first name before it, unless that is
-    ``builtins``), read from the type itself: a class's metaclass may define ``__name__`` or ``__module__`` as
-    properties that run strategy code, which this never calls."""
+    ``builtins``), read from the type itself: a class's metaclass may define ``__getattribute__``, or ``__module__`` as
+    a property, which is strategy code this never runs."""
     kind = type(value)
-    name = _TYPE_NAME.__get__(kind)
+    name = _QUALNAME.__get__(kind)
     if not module:
         return name
-    where = _TYPE_MODULE.__get__(kind)
+    where = _MODULE.__get__(kind)
     if type(where) is not str:  # a class body may set __module__ to anything
         return name
     where = where.split(".")[0]  # numpy's types by the name users write, not their private module's

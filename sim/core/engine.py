@@ -239,13 +239,15 @@ def play_game(
     held: list[Seats] = []
     try:
         try:
-            result = _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, held, strict=False)
+            result = _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=False,
+                           held=held)
         except UnattributedChange:
             # A game is a pure function of its inputs: replaying it with a comparison after every call finds
             # the seat that changed it.  Should the replay run clean (a strategy whose tampering depends on
             # state kept outside the game), its result is a game played by the rules, and that is recorded.
             held.clear()
-            result = _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, held, strict=True)
+            result = _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=True,
+                           held=held)
     except StrategyError as error:
         if watch is not None:
             _check_interpreter(watch, held, trusted, names, seed, error.finished_hands, error.first_dealer, error)
@@ -280,8 +282,8 @@ def _check_interpreter(watch: InterpreterWatch, held: list, trusted: list, names
     raise failure from error
 
 
-def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, held: list, *,
-          strict: bool) -> GameResult:
+def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, *, strict: bool,
+          held: list | None = None) -> GameResult:
     instances = [
         _build_player(factory, seat, names[seat], seed, time_limit, monitor) for seat, factory in enumerate(players)
     ]
@@ -289,7 +291,8 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
         seats = (StrictSeats if strict else Seats)(instances, names, seed, time_limit, monitor)
     else:
         seats = ObservedSeats(instances, names, seed, time_limit, observer, monitor)
-    held.append(seats)  # for play_game, which charges a change to the interpreter to the seat called last
+    if held is not None:  # for play_game, which charges a change to the interpreter to the seat called last
+        held.append(seats)
     deck_rng, first_dealer = dealing(seed)  # R2.2: the first dealer is drawn by lot.
     dealer = first_dealer
     totals = (0, 0)

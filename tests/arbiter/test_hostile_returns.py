@@ -85,3 +85,6 @@ def test_a_value_is_named_by_its_type_read_from_the_type_itself():
     assert type_name(value) == "_NoBool" and type_name(value, module=True) == "tests._NoBool"
     assert shown_value(value) == "_NoBool" and shown(value) == "a tests._NoBool"
     assert shown_value(hostile._NoRecord()) == "_NoRecord(field=?)"
+    guarded = hostile._Guarded()
+    assert type_name(guarded, module=True) == "tests._Guarded" and shown(guarded) == "a tests._Guarded"
+    assert shown_value(guarded).startswith("<tests.bots.hostile_returns._Guarded object at ")

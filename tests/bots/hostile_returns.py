@@ -60,6 +60,15 @@ class _NamedByItsMetaclass(type):
         raise SystemExit(8)
 
 
+class _GuardsItsClass(type):
+    def __getattribute__(cls, name):
+        raise SystemExit(11)
+
+
+class _Guarded(metaclass=_GuardsItsClass):
+    """Every attribute of its class runs its metaclass's code."""
+
+
 class _NoBool(metaclass=_NamedByItsMetaclass):
     def __repr__(self):
         raise SystemExit(8)
