@@ -4,6 +4,8 @@ environments' driver and the bot server charge that to the seat asked, never let
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from canasta_sim.core.engine import play_game
@@ -15,6 +17,14 @@ from canasta_sim.strategies import Greedy
 from tests.bots import hostile_returns as hostile
 
 SEED = 4242
+
+
+@pytest.fixture(autouse=True)
+def _collected():
+    """The hostile values a test leaves (in the failures' tracebacks' cycles) are collected before the next test: a
+    strategy of another test that searches every object of the process would meet them."""
+    yield
+    gc.collect()
 ASKING = Rules(ask_partner="optional")
 
 CASES = [

@@ -61,8 +61,13 @@ class _NamedByItsMetaclass(type):
 
 
 class _GuardsItsClass(type):
+    """Runs its own code for every attribute of its classes, and raises for those that name or describe them (others
+    pass: a test that searches the process's objects asks each for its ``__class__``)."""
+
     def __getattribute__(cls, name):
-        raise SystemExit(11)
+        if name in ("__name__", "__qualname__", "__module__", "__match_args__", "__repr__"):
+            raise SystemExit(11)
+        return type.__getattribute__(cls, name)
 
 
 class _Guarded(metaclass=_GuardsItsClass):
