@@ -108,6 +108,20 @@ def _restore_object(index: int, value) -> None:
         setattr(sys, ("stdin", "stdout", "stderr")[index - 2], value)
 
 
+def _turns_into_errors(filters, before: tuple) -> bool:
+    """Whether ``filters`` (``warnings.filters``) hold an entry ``before`` did not whose action makes a warning an
+    exception (``error``), or something no filter is; or are no list at all."""
+    if type(filters) is not list:
+        return True
+    known = set(map(id, before))
+    for entry in list(filters):
+        if id(entry) in known:
+            continue
+        if type(entry) is not tuple or not entry or type(entry[0]) is not str or entry[0] == "error":
+            return True
+    return False
+
+
 def _armed() -> tuple[bool, ...]:
     """Whether each interval timer is armed (its time left moves, so only whether it runs is compared)."""
     return tuple(signal.getitimer(which)[0] > 0 for which in _TIMERS)
@@ -142,7 +156,8 @@ class InterpreterWatch:
         values = _values()
         if values != self._values:
             for index, (now, then) in enumerate(zip(values, self._values, strict=True)):
-                if now != then:
+                # A raised limit harms no other call (a search that needs it keeps it); a lowered one fails them.
+                if now != then and not (index == 0 and now > then):
                     changed.append(_VALUE_NAMES[index])
                     try:
                         _restore_value(index, then)
@@ -176,9 +191,11 @@ class InterpreterWatch:
                     changed.append("an interval timer (signal.setitimer)")
                     signal.setitimer(which, 0)
         filters = warnings.filters
-        if filters is not self._filters or len(filters) != len(self._filter_items) or not all(
-                map(operator.is_, filters, self._filter_items)):
-            changed.append("the warnings filters (warnings.filterwarnings)")
+        if (filters is not self._filters or len(filters) != len(self._filter_items) or not all(
+                map(operator.is_, filters, self._filter_items))) and _turns_into_errors(filters, self._filter_items):
+            # Only a filter that turns warnings into errors fails other calls: libraries add "ignore" filters as
+            # they are imported, which a strategy importing one lazily must not be charged for.
+            changed.append("the warnings filters, a warning made an error (warnings.filterwarnings)")
             warnings.filters = self._filters
             self._filters[:] = self._filter_items
             mutated = getattr(warnings, "_filters_mutated", None)  # the filters' cache, stale once they change

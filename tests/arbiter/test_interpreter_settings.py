@@ -17,7 +17,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.strategies import Greedy
-from tests.bots.interpreter_changes import CHANGES
+from tests.bots.interpreter_changes import CHANGES, HARMLESS
 
 SHORT = Rules(target_score=500)
 SPEC = "tests/bots/interpreter_changes.py:ChangesTheInterpreter"
@@ -57,3 +57,17 @@ def test_a_game_of_strategies_that_change_nothing_is_played_as_before():
 
     assert play_game([Honest, Greedy, Honest, Greedy], seed=3, rules=SHORT) == play_game([Greedy] * 4, seed=3,
                                                                                           rules=SHORT)
+
+
+@pytest.mark.parametrize("change", list(HARMLESS))
+def test_a_raised_recursion_limit_or_an_ignored_warning_is_no_failure(change):
+    # A search that needs a deeper stack raises the limit, and libraries add "ignore" filters as they are imported:
+    # neither fails another seat's call, and charging them would forfeit an honest strategy's games.
+    limit, filters = sys.getrecursionlimit(), list(warnings.filters)
+    changer = load_strategy(f"{SPEC}:change={change}")
+    try:
+        played = play_game([Greedy, changer, Greedy, changer], seed=3, rules=SHORT)
+    finally:
+        sys.setrecursionlimit(limit)
+        warnings.filters[:] = filters
+    assert played == play_game([Greedy] * 4, seed=3, rules=SHORT)

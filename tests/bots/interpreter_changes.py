@@ -50,6 +50,12 @@ CHANGES = {
     "builtins-added": lambda: setattr(builtins, "sneaky", print),
 }
 
+HARMLESS = {
+    # What a strategy, or a library it imports during a game, may change without touching another seat's calls.
+    "recursion-limit-raised": lambda: sys.setrecursionlimit(sys.getrecursionlimit() + 1000),
+    "warnings-ignored": lambda: warnings.filterwarnings("ignore", message="a library's own warning"),
+}
+
 
 class ChangesTheInterpreter(Greedy):
     """Greedy that makes the change named by its ``change`` parameter at its first discard."""
@@ -65,5 +71,5 @@ class ChangesTheInterpreter(Greedy):
         move = super().choose_discard(view)
         if not self.changed:
             self.changed = True
-            CHANGES[self.change]()
+            (CHANGES.get(self.change) or HARMLESS[self.change])()
         return move
