@@ -13,6 +13,7 @@ the hint names the packages themselves, which install anywhere, and the checkout
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import re
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "install_hint",
     "raised_text",
     "shown_value",
+    "type_name",
 ]
 
 
@@ -209,15 +211,48 @@ class UserInterrupt(BaseException):
 def shown_value(value) -> str:
     """``repr(value)`` as an error message shows a value a strategy gave: at most :data:`MESSAGE_LIMIT` characters,
     and when its own ``repr`` fails (a strategy's object may raise in it, e.g. ``Discard('K')``), its type and
-    fields, or its type alone."""
+    fields, or its type alone.  Whatever the object's own code raises (its ``repr``, a field's property, its class's
+    metaclass), this returns text: the user's Ctrl-C alone passes."""
     text = _strategy_text(repr, value)[0]
     if text is None:
-        fields = getattr(type(value), "__match_args__", ())
-        if not isinstance(fields, tuple) or not all(type(name) is str for name in fields):
-            fields = ()
-        shown = ", ".join(f"{name}={_strategy_text(repr, getattr(value, name, '?'))[0] or '?'}" for name in fields)
-        text = f"{type(value).__name__}({shown})"
+        text = _strategy_text(_fields_shown, value)[0] or type_name(value)
     return text if len(text) <= MESSAGE_LIMIT else text[:MESSAGE_LIMIT] + "..."
+
+
+def _fields_shown(value) -> str:
+    """``Discard(card=4)``: ``value``'s type and the fields its class names for matching, each by its ``repr`` (``?``
+    for one that fails); raises what the class's own code raises."""
+    fields = getattr(type(value), "__match_args__", ())
+    if not isinstance(fields, tuple) or not all(type(name) is str for name in fields):
+        fields = ()
+    shown = ", ".join(f"{name}={_strategy_text(_field_repr, (value, name))[0] or '?'}" for name in fields)
+    return f"{type_name(value)}({shown})"
+
+
+def _field_repr(pair: tuple) -> str:
+    value, name = pair
+    return repr(getattr(value, name))
+
+
+_QUALNAME = inspect.getattr_static(type, "__qualname__")
+_MODULE = inspect.getattr_static(type, "__module__")
+# type's own fields, found without running anything: read through them, a class's name and module come from the class
+# itself, where reading them as attributes would run its metaclass's __getattribute__ or properties.
+
+
+def type_name(value, *, module: bool = False) -> str:
+    """The qualified name of ``value``'s type (with ``module=True``, its module's first name before it, unless that is
+    ``builtins``), read from the type itself: a class's metaclass may define ``__getattribute__``, or ``__module__`` as
+    a property, which is strategy code this never runs."""
+    kind = type(value)
+    name = _QUALNAME.__get__(kind)
+    if not module:
+        return name
+    where = _MODULE.__get__(kind)
+    if type(where) is not str:  # a class body may set __module__ to anything
+        return name
+    where = where.split(".")[0]  # numpy's types by the name users write, not their private module's
+    return name if where == "builtins" else f"{where}.{name}"
 
 
 def exception_text(error: BaseException) -> str:

@@ -4,7 +4,9 @@
 * :mod:`~canasta_sim.arbiter.monitor`: the shared-memory record of the call under way, for the supervisor;
 * :mod:`~canasta_sim.arbiter.fingerprint`: the code watch (monkeypatching) and which strategies are trusted
   (the game's fingerprint, which finds tampering with the game's objects, reads the hand state: it is the
-  core's, :mod:`canasta_sim.core.fingerprint`).
+  core's, :mod:`canasta_sim.core.fingerprint`);
+* :mod:`~canasta_sim.arbiter.interpreter`: the watch over the interpreter's settings (the recursion limit, trace and
+  profile functions, signal handlers, ``builtins``...) that strategy code could change for every later call.
 
 The engine (:mod:`canasta_sim.core.engine`) calls strategy code, which is untrusted: whatever it raises,
 however long it runs and whatever it changes is the seat's failure.
@@ -24,6 +26,7 @@ from canasta_sim.arbiter.fingerprint import (
     is_trusted_class,
     trust_builtin_strategies,
 )
+from canasta_sim.arbiter.interpreter import InterpreterWatch
 from canasta_sim.arbiter.monitor import (
     CALL_CODES,
     DECISIONS,
@@ -46,6 +49,7 @@ __all__ = [
     "CodeWatch",
     "DecisionClock",
     "DecisionTimeout",
+    "InterpreterWatch",
     "decode_call",
     "defined_in",
     "is_trusted",

@@ -23,7 +23,9 @@ import traceback
 
 from canasta_sim.errors import UserInterrupt
 
-__all__ = ["ArbiterSignal", "DecisionClock", "DecisionTimeout", "TRACEBACK_LIMIT", "strategy_traceback"]
+__all__ = [
+    "ArbiterSignal", "DecisionClock", "DecisionTimeout", "TRACEBACK_LIMIT", "is_clock_handler", "strategy_traceback",
+]
 
 TRACEBACK_LIMIT = 4000
 """Characters of a strategy's traceback kept on its :class:`~canasta_sim.errors.StrategyError`."""
@@ -85,6 +87,11 @@ class DecisionClock:
 
 def _on_alarm(number, frame) -> None:
     raise DecisionTimeout()
+
+
+def is_clock_handler(handler) -> bool:
+    """Whether ``handler`` is the decision clock's own ``SIGALRM`` handler, which a game with a time limit installs."""
+    return handler is _on_alarm
 
 
 class _Watchdog:

@@ -18,6 +18,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli.narrated import narrate_apart
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
@@ -35,7 +36,6 @@ from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part
 from canasta_sim.terminal.html_replay import RecordedGame, record_game
-from canasta_sim.terminal.narrate import narrate_game
 from canasta_sim.terminal.played import seat_label, spec_shown
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
@@ -149,7 +149,7 @@ def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir:
     click.echo("")
     try:
         with interrupted_as_the_users():
-            result = narrate_game(players, write=click.echo, **game)
+            result = narrate_apart(players, write=click.echo, **game)
     except StrategyError as error:
         if row["termination"] == "forfeit":
             click.echo(f"The game stops here, as it did in the run (a forfeit): {error}")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from canasta_sim.cli.narrated import narrate_apart
 from canasta_sim.cli.options import (
     WholeNumber,
     check_output_folder,
@@ -20,7 +21,6 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.terminal.html_replay import record_game
-from canasta_sim.terminal.narrate import narrate_game
 
 DEFAULT_WATCH_SPECS = ("greedy",)
 
@@ -79,7 +79,7 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
         return
     try:
         with interrupted_as_the_users():
-            narrate_game(
+            narrate_apart(
                 players,
                 seed=seed,
                 rules=rules,

@@ -18,7 +18,16 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from canasta_sim.arbiter import CALL_CODES, MONITOR_CALL, MONITOR_START, ArbiterSignal, strategy_traceback
+from canasta_sim.arbiter import (
+    CALL_CODES,
+    MONITOR_CALL,
+    MONITOR_START,
+    ArbiterSignal,
+    InterpreterWatch,
+    decode_call,
+    is_trusted_class,
+    strategy_traceback,
+)
 from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
@@ -147,6 +156,7 @@ def play_hand(state: HandState, seats: Seats, views: Sequence[SeatView]) -> None
     decisions = seats.decisions
     rules = state.rules
     asking = rules.ask_partner != "off"
+    # A returned value's type is tested by its type alone: isinstance would read its __class__, the strategy's code.
     while not _is_phase(state.phase, _OVER):
         seat = state.seat
         player = players[seat]
@@ -156,7 +166,7 @@ def play_hand(state: HandState, seats: Seats, views: Sequence[SeatView]) -> None
         if _is_phase(state.phase, _ACQUIRE):
             method = player.choose_acquire if bound is None else bound[0]
             move = seats.ask(seat, _ACQUIRE_CALL, method, view)
-            if type(move) is not Draw and not isinstance(move, _ACQUIRE_TYPES):  # a draw's exact type, first
+            if type(move) is not Draw and not issubclass(type(move), _ACQUIRE_TYPES):  # a draw's exact type, first
                 raise seats.error(seat, "acquire", "returned something that is not Draw, TakePile or Stop", move)
             seats.apply(state, seat, "acquire", move)
             continue
@@ -179,7 +189,7 @@ def play_hand(state: HandState, seats: Seats, views: Sequence[SeatView]) -> None
             move = seats.ask(seat, _MELD_CALL, method, view)
             if move is None:
                 break
-            if type(move) is not Meld and not isinstance(move, Meld):  # the exact type first
+            if type(move) is not Meld and not issubclass(type(move), Meld):  # the exact type first
                 raise seats.error(seat, "meld", "returned something that is not a Meld or None", move)
             seats.apply(state, seat, "meld", move)
         if _is_phase(state.phase, _OVER):
@@ -189,7 +199,7 @@ def play_hand(state: HandState, seats: Seats, views: Sequence[SeatView]) -> None
             continue
         method = player.choose_discard if bound is None else bound[4]
         move = seats.ask(seat, _DISCARD_CALL, method, view)
-        if type(move) is not Discard and not isinstance(move, Discard):
+        if type(move) is not Discard and not issubclass(type(move), Discard):
             raise seats.error(seat, "discard", "returned something that is not a Discard", move)
         seats.apply(state, seat, "discard", move)
 
@@ -223,16 +233,57 @@ def play_game(
     if len(players) != 4:
         raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
     names = list(names) if names is not None else [getattr(p, "name", repr(p)) for p in players]
+    # The interpreter's settings as the game begins, when a strategy not built in plays: compared when it ends.
+    trusted = [is_trusted_class(getattr(factory, "cls", factory)) for factory in players]
+    watch = None if all(trusted) else InterpreterWatch()
+    held: list[Seats] = []
     try:
-        return _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=False)
-    except UnattributedChange:
-        # A game is a pure function of its inputs: replaying it with a comparison after every call finds
-        # the seat that changed it.  Should the replay run clean (a strategy whose tampering depends on
-        # state kept outside the game), its result is a game played by the rules, and that is recorded.
-        return _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=True)
+        try:
+            result = _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=False,
+                           held=held)
+        except UnattributedChange:
+            # A game is a pure function of its inputs: replaying it with a comparison after every call finds
+            # the seat that changed it.  Should the replay run clean (a strategy whose tampering depends on
+            # state kept outside the game), its result is a game played by the rules, and that is recorded.
+            held.clear()
+            result = _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, strict=True,
+                           held=held)
+    except StrategyError as error:
+        if watch is not None:
+            _check_interpreter(watch, held, trusted, names, seed, error.finished_hands, error.first_dealer, error)
+        raise
+    if watch is not None:
+        _check_interpreter(watch, held, trusted, names, seed, result.hands, result.first_dealer, None)
+    return result
 
 
-def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, *, strict: bool) -> GameResult:
+def _check_interpreter(watch: InterpreterWatch, held: list, trusted: list, names: list, seed: int,
+                       hands: tuple, dealer: int | None, error: StrategyError | None) -> None:
+    """Raise the ``tampering`` failure of a game during which strategy code changed the interpreter's settings
+    (:class:`~canasta_sim.arbiter.InterpreterWatch`, which has put them back), charged to the strategy not built in
+    that was called last: the failing seat's, when the game stopped at a failure, else the last call of a seat whose
+    calls are checked, else the first seat not built in (its constructor ran)."""
+    changed = watch.check()
+    if not changed:
+        return
+    if error is not None and not trusted[error.seat]:
+        seat = error.seat
+    elif held and not trusted[decode_call(held[0].last_call)[0]]:
+        seat = decode_call(held[0].last_call)[0]
+    else:
+        seat = trusted.index(False)
+    message = (f"changed the interpreter's settings, which every later call of every seat runs under "
+               f"({', '.join(changed[:5])}), put back as they were")
+    if error is not None:
+        message += f"; the game had stopped at seat {error.seat}'s failure ({error.reason})"
+    failure = StrategyError(message, spec=names[seat], seat=seat, game_seed=seed, decision="game", reason="tampering")
+    failure.finished_hands = hands
+    failure.first_dealer = dealer
+    raise failure from error
+
+
+def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor, *, strict: bool,
+          held: list | None = None) -> GameResult:
     instances = [
         _build_player(factory, seat, names[seat], seed, time_limit, monitor) for seat, factory in enumerate(players)
     ]
@@ -240,6 +291,8 @@ def _play(players, seed, rules, names, time_limit, max_hands, observer, monitor,
         seats = (StrictSeats if strict else Seats)(instances, names, seed, time_limit, monitor)
     else:
         seats = ObservedSeats(instances, names, seed, time_limit, observer, monitor)
+    if held is not None:  # for play_game, which charges a change to the interpreter to the seat called last
+        held.append(seats)
     deck_rng, first_dealer = dealing(seed)  # R2.2: the first dealer is drawn by lot.
     dealer = first_dealer
     totals = (0, 0)

@@ -37,7 +37,7 @@ from canasta_sim.core.cards import (
     parse_kind,
     parse_kinds,
 )
-from canasta_sim.errors import CardParseError, MoveParseError
+from canasta_sim.errors import CardParseError, MoveParseError, UserInterrupt
 
 __all__ = [
     "ASK",
@@ -515,6 +515,13 @@ def move_text(value: object) -> str | None:
     """``value`` in the notation :func:`parse_move` reads when it is a move, else ``None`` (a record holding a value
     that is no card kind, or groups that are no :class:`MeldGroup` records, has no notation)."""
     # The records' own types only: a strategy's subclass is no move (E1), and its __str__ is the strategy's code.
-    if type(value) in _RECORD_TYPES and record_problem(value) is None:
-        return str(value)
+    if type(value) not in _RECORD_TYPES:
+        return None
+    try:
+        if record_problem(value) is None:
+            return str(value)
+    except UserInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - groups of the strategy's own classes failed when read: no notation
+        return None
     return None

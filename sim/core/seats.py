@@ -30,7 +30,7 @@ from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import DRAW, Draw, move_text
 from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
-from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError, raised_text
+from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError, exception_text, raised_text, type_name
 
 try:
     import cython
@@ -53,9 +53,7 @@ def not_a_bool(value: object) -> str:
     named, since a numpy bool prints as ``True`` under numpy 1 and its value alone would not say why it is refused."""
     if value is None:
         return "returned None, not True or False"
-    kind = type(value)
-    module = kind.__module__.split(".")[0]  # numpy's types by the name users write, not their private module's
-    name = kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+    name = type_name(value, module=True)  # read from the type: a metaclass's properties are strategy code
     return f"returned {'an' if name[0] in 'aeiou' else 'a'} {name}, not True or False"
 
 
@@ -277,9 +275,13 @@ class Seats:
             state.apply(move)
         except IllegalMoveError as error:
             raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
-        except Exception as error:  # a record the checks cannot judge: a MeldGroup subclass whose cards are no sequence
+        except ArbiterSignal:
+            raise
+        except BaseException as error:
+            # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
+            # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
             raise self.error(
-                seat, decision, f"returned a malformed move ({type(error).__name__}: {error})", move,
+                seat, decision, f"returned a malformed move ({type_name(error)}: {exception_text(error)})", move,
                 reason="malformed",
             ) from error
         if self.guarded:

@@ -30,7 +30,17 @@ from canasta_sim.core.scoring import HandResult, score_hand
 from canasta_sim.core.state import OVER, HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.core.view import SeatView
-from canasta_sim.errors import CanastaError, IllegalMoveError, StrategyError, install_hint, raised_text
+from canasta_sim.errors import (
+    CanastaError,
+    IllegalMoveError,
+    SeatFailure,
+    StrategyError,
+    UserInterrupt,
+    exception_text,
+    install_hint,
+    raised_text,
+    type_name,
+)
 
 __all__ = [
     "ACQUIRE_DECISION",
@@ -118,26 +128,34 @@ def shown(value: object) -> str:
 
     A move in the move notation, ``None``, a truth value, a number or a short text as written, a class by its name,
     anything else by its type: the repr of a dict, a class or an array is Python's own, an array's runs over several
-    lines, and a malformed move's can fail.
+    lines, and a malformed move's can fail.  What the value's own code raises in the writing (a strategy's object)
+    leaves it named by its type.
     """
-    if isinstance(value, type):
+    try:
+        return _shown_as_written(value)
+    except UserInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - a strategy's object whose own code failed is named by its type
+        return f"a {type_name(value, module=True)}"
+
+
+def _shown_as_written(value: object) -> str:
+    """:func:`shown`'s text, which may run the value's own code (its ``repr``, ``str``, a class's name)."""
+    if issubclass(type(value), type):
         record = f", not a {value.__name__} record" if issubclass(value, Move) else ""
         return f"the class {value.__name__} itself{record}"
-    if isinstance(value, Move):
+    if issubclass(type(value), Move):
         text = move_text(value)  # None for a record holding what no move holds (E1)
-        return f"the move {text}" if text is not None else f"a malformed {type(value).__name__}"
-    if value is None or isinstance(value, (bool, str)):
+        return f"the move {text}" if text is not None else f"a malformed {type_name(value)}"
+    if value is None or issubclass(type(value), (bool, str)):
         text = repr(value)
-    elif isinstance(value, numbers.Number):
+    elif issubclass(type(value), numbers.Number):
         text = str(value)  # a numpy number as the user wrote it, not as np.int64(7)
     else:
         text = ""
     if text and len(text) <= _SHORT:
         return text
-    kind = type(value)
-    module = kind.__module__.split(".")[0]
-    return f"a {kind.__qualname__}" if module == "builtins" else f"a {module}.{kind.__qualname__}"
-
+    return f"a {type_name(value, module=True)}"
 
 
 class GameSeeds:
@@ -181,7 +199,15 @@ def _factory_name(factory: StrategyFactory | None) -> str:
 
 
 class DriverError(CanastaError, ValueError):
-    """A decision given to a :class:`GameDriver` that is not legal now, or given when no decision is due."""
+    """A decision given to a :class:`GameDriver` that is not legal now, or given when no decision is due.
+
+    :ivar reason: how a strategy that gave it is charged: ``illegal`` for a move the rules refuse, ``malformed``
+        for a value of the wrong kind or a record the checks cannot judge (as the engine charges them).
+    """
+
+    def __init__(self, message: str, *, reason: str = "malformed") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class GameDriver:
@@ -341,7 +367,7 @@ class GameDriver:
         decision = self.decision
         seat = state.seat
         if decision == ACQUIRE_DECISION:
-            if not isinstance(value, _ACQUIRE_TYPES):
+            if not issubclass(type(value), _ACQUIRE_TYPES):  # isinstance would run the value's __class__
                 raise DriverError(f"the acquire decision takes a Draw, TakePile or Stop; got {shown(value)}")
             self._apply(seat, value)
             if state.phase == OVER:
@@ -351,7 +377,7 @@ class GameDriver:
             else:
                 self.decision = MELD_DECISION
         elif decision == ASK_DECISION:
-            if not isinstance(value, bool):
+            if value is not True and value is not False:
                 raise DriverError(f"the ask decision takes True or False; got {shown(value)}")
             if value:
                 self._apply(seat, ASK)
@@ -359,7 +385,7 @@ class GameDriver:
             else:
                 self.decision = MELD_DECISION
         elif decision == ANSWER_DECISION:
-            if not isinstance(value, bool):
+            if value is not True and value is not False:
                 raise DriverError(f"the answer decision takes True or False; got {shown(value)}")
             self._apply((seat + 2) % 4, Answer(value))
             self.decision = MELD_DECISION
@@ -371,13 +397,13 @@ class GameDriver:
                 else:
                     self.decision = DISCARD_DECISION
                 return
-            if not isinstance(value, Meld):
+            if not issubclass(type(value), Meld):
                 raise DriverError(f"the meld decision takes a Meld or None; got {shown(value)}")
             self._apply(seat, value)
             if state.phase == OVER:
                 self._end_hand()
         else:
-            if not isinstance(value, Discard):
+            if not issubclass(type(value), Discard):
                 raise DriverError(f"the discard decision takes a Discard; got {shown(value)}")
             self._apply(seat, value)
             if state.phase == OVER:  # went out, or the next turn could not begin (turn cap, strict stock)
@@ -391,12 +417,17 @@ class GameDriver:
         try:
             state.apply(move)
         except IllegalMoveError as error:
-            raise DriverError(str(error)) from None  # it names the seat, the move, the phase and the rule
-        except Exception as error:  # a record the checks cannot judge: a MeldGroup subclass whose cards are no sequence
-            raise DriverError(f"seat {seat}: a malformed {type(move).__name__} ({type(error).__name__}: {error}); "
-                              "make moves with parse_move or the records' documented fields") from None
+            raise DriverError(str(error), reason="illegal") from None  # it names the seat, move, phase and rule
+        except UserInterrupt:
+            raise
+        except BaseException as error:
+            # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
+            # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
+            raise DriverError(f"seat {seat}: a malformed {type_name(move)} ({type_name(error)}: "
+                              f"{exception_text(error)}); make moves with parse_move or the records' documented "
+                              "fields") from None
         if self._listeners:
-            event = PublicEvent(seat, DRAW if isinstance(move, Draw) else move, state.red_threes[seat] - before)
+            event = PublicEvent(seat, DRAW if type(move) is Draw else move, state.red_threes[seat] - before)
             for listener_seat, player in self._listeners:
                 self._call(listener_seat, "event", player.on_event, event)
 
@@ -450,16 +481,21 @@ class GameDriver:
                 self._play(value)
             except DriverError as error:
                 raise self._strategy_error(seat, decision, f"returned an illegal or malformed decision: {error}",
-                                           value) from error
+                                           value, reason=error.reason) from error
 
     def _call(self, seat: int, decision: str, method, argument):
         try:
             return method(argument)
-        except StrategyError:
+        except UserInterrupt:
             raise
-        except Exception as error:  # a plugin's failure of any kind is reported, never swallowed
+        except SeatFailure as error:  # an adapter's verdict on what it asked (a policy's action): its reason
+            raise self._strategy_error(seat, decision, str(error), reason=error.reason) from error
+        except BaseException as error:
+            # The strategy's failure of any kind (SystemExit and KeyboardInterrupt included, and a StrategyError it
+            # made itself, whatever seat that names) is this seat's, as the engine charges it.
             raise self._strategy_error(seat, decision, raised_text(error)) from error
 
-    def _strategy_error(self, seat: int, decision: str, message: str, value=None) -> StrategyError:
+    def _strategy_error(self, seat: int, decision: str, message: str, value=None, *,
+                        reason: str = "exception") -> StrategyError:
         return StrategyError(message, spec=self.names[seat], seat=seat, game_seed=self.seed, decision=decision,
-                             returned=value, shown=move_text(value))
+                             returned=value, shown=move_text(value), reason=reason)

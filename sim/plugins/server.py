@@ -32,7 +32,16 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.seats import names_followers, not_a_bool
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.wire import hear_events
-from canasta_sim.errors import CanastaError, IllegalMoveError, SeatFailure, exception_text, raised_text, shown_value
+from canasta_sim.errors import (
+    CanastaError,
+    IllegalMoveError,
+    SeatFailure,
+    UserInterrupt,
+    exception_text,
+    raised_text,
+    shown_value,
+    type_name,
+)
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message, set_whole_view
 from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION, shown_json
@@ -256,7 +265,7 @@ class BotServer:
                 return None, {"decision": decision, "error": f"{not_a_bool(value)}: {shown_value(value)}",
                               "reason": "malformed"}
             return value, {"decision": decision, "move": said[value]}
-        if not isinstance(value, types):
+        if not issubclass(type(value), types):  # by its type: isinstance would read __class__, the strategy's code
             return None, {"decision": decision, "reason": "malformed",
                           "error": f"returned something that is not {wanted}: {shown_value(value)}"}
         if value is None:
@@ -273,7 +282,13 @@ class BotServer:
         # A record its text would not read back as (E1, as in-process): a meld of text groups reads as a meld.
         text = move_text(value)  # None for a record of the strategy's own class too: no move (E1), as in-process
         if text is None:
-            problem = record_problem(value) or f"{shown_value(value)} is not a move"
+            try:
+                problem = record_problem(value) or f"{shown_value(value)} is not a move"
+            except UserInterrupt:
+                raise
+            except BaseException as error:  # groups of the strategy's own classes failed when read, as in-process
+                return None, {"decision": decision, "reason": "malformed",
+                              "error": f"returned a malformed move ({type_name(error)}: {exception_text(error)})"}
             return None, {"decision": decision, "error": f"returned an illegal move: E1: {problem}",
                           "reason": "illegal"}
         return value, {"decision": decision, "move": text}

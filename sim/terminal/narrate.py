@@ -544,17 +544,19 @@ def narrate_game(
     shown_seats: Iterable[int] = range(4),
     names: Sequence[str] | None = None,
     narrator: Narrator | None = None,
+    monitor=None,
 ) -> GameResult:
     """Play one game with :func:`~canasta_sim.core.engine.play_game` and narrate it from the header to the final
     score.
 
     :param narrator: the narrator to use (one that also records, as the HTML replay's does); by default a
         :class:`Narrator` writing through ``write`` and naming the cards of ``shown_seats``.
+    :param monitor: where the game publishes each call into strategy code (``play_game``'s), or ``None``.
     """
     if narrator is None:
         narrator = Narrator(write, shown_seats=shown_seats)
     narrator.game_header(seed=seed, labels=labels, rules=rules)
-    result = play_game(players, seed=seed, rules=rules, names=names or labels, observer=narrator)
+    result = play_game(players, seed=seed, rules=rules, names=names or labels, observer=narrator, monitor=monitor)
     narrator.game_over(result)
     return result
 

@@ -190,3 +190,35 @@ def test_ctrl_c_while_a_bot_thinks_interrupts_watch_without_blaming_the_bot(tmp_
     assert result.exit_code == 130, result.output
     assert result.output.endswith("Interrupted\n") and "KeyboardInterrupt" not in result.output
     assert not (tmp_path / "game.html").exists()
+
+
+_ENDS_ITS_PROCESS = """
+import os
+
+from canasta_sim.strategies import Greedy
+
+
+class Ends(Greedy):
+    name = "ends"
+
+    def choose_discard(self, view):
+        print("chatter " * 1000)
+        if view.turn_count >= 4:
+            os._exit(1)
+        return super().choose_discard(view)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_strategy_that_ends_its_process_is_named_in_one_line_and_its_prints_stay_out_of_the_narration(tmp_path):
+    # watch played in its own process: os._exit ended the command with no word of the seat, and what a strategy printed
+    # ran through the narration (78 MB of it for a bot printing 3 MB a discard).
+    (tmp_path / "ends.py").write_text(_ENDS_ITS_PROCESS)
+    spec = f"{tmp_path / 'ends.py'}:Ends"
+    result = CliRunner().invoke(main, ["watch", "--seed", "1", "-s", spec, "-s", "greedy", "--rules",
+                                       "target_score=1000"])
+    assert result.exit_code == 1
+    last = result.output.splitlines()[-1]
+    assert last.startswith(f"Error: strategy '{spec}' at seat 0 (game seed 1), decision discard: ")
+    assert last.endswith("its process died (exit code 1) during this call")
+    assert "draws" in result.output and "chatter" not in result.output
