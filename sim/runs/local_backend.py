@@ -21,9 +21,15 @@ from canasta_sim.runs.runner import (
     stop_on_signals,
 )
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.runs.supervisor import StopFlag, charged_failure, worker_context, worker_pool
+from canasta_sim.runs.supervisor import (
+    MIN_PIECE_GAMES,
+    StopFlag,
+    charged_failure,
+    worker_context,
+    worker_pool,
+)
 
-__all__ = ["RunSchedule", "run_chunks"]
+__all__ = ["RunSchedule", "run_chunks", "workers_for"]
 
 
 def run_chunks(
@@ -59,13 +65,22 @@ def run_chunks(
     stop_event = StopFlag(worker_context())  # watched for Ctrl-C before any worker starts
     with stop_on_signals(stop_event) as signals:
         try:
-            with worker_pool(RunSchedule(settings), workers=min(workers, len(chunks)), on_error=on_error,
+            with worker_pool(RunSchedule(settings), workers=workers_for(settings, chunks, workers), on_error=on_error,
                              log_handlers=log_handlers, memory_limit=memory_limit, stop_event=stop_event) as pool:
                 error = pool.play(chunks, on_chunk, directory, on_games=on_games)
         except BaseException:
             stop_event.set()
             raise
     return signals["interrupted"], error
+
+
+def workers_for(settings: RunSettings, chunks: Sequence[int], workers: int) -> int:
+    """How many of ``workers`` can play ``chunks``: one a chunk, and more for chunks the supervisor can share out in
+    pieces (:data:`~canasta_sim.runs.supervisor.MIN_PIECE_GAMES` games or more each), so that a run of fewer
+    chunks than workers (a ``--chunk-size`` as large as the run, a resume whose last chunk is left) still plays
+    on all of them rather than on one worker per chunk."""
+    pieces = sum(len(settings.chunk_games(chunk)) for chunk in chunks) // MIN_PIECE_GAMES
+    return max(1, min(workers, max(len(chunks), pieces)))
 
 
 class RunSchedule:

@@ -72,7 +72,7 @@ def test_a_round_robin_cannot_grow_to_an_odd_number_of_games(tmp_path):
 
 
 @pytest.mark.timeout(300)
-def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed(tmp_path):
+def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed_in_parts_of_500_games(tmp_path):
     saved, reference = tmp_path / "compare", tmp_path / "reference"
     # elo1 150 decides after 18 games, inside a block of 10: the saved run is cut to the games counted.
     result = invoke("compare", "greedy", "--baseline", "random", "--elo1", "150", "--max-games", "400", "--seed", "5",
@@ -81,8 +81,10 @@ def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed(tmp_path
     assert "H1 accepted after 18 games" in result.output and f"saved in {saved}" in result.output
     manifest = json.loads((saved / "run.json").read_text())
     assert manifest["games"] == manifest["games_done"] == 18 and manifest["compare"]["decision"] == "H1"
+    # In parts of 500 games, as run writes them: block by block (10 games), a long test left thousands of tiny files.
+    assert manifest["chunk_size"] == 500 and len(list((saved / "games").glob("part-*.parquet"))) == 1
     assert invoke("run", "--games", "18", "--seed", "5", "-s", "greedy", "-s", "random", "--duplicate",
-                  "--chunk-size", "10", *QUICK, "--out", str(reference)).exit_code == 0
+                  "--chunk-size", "500", *QUICK, "--out", str(reference)).exit_code == 0
     assert_same_run_tables(saved, reference)
     report = invoke("report", str(saved))
     assert report.exit_code == 0 and "duplicate deals, greedy vs random: 9 deals (18 games)" in report.output

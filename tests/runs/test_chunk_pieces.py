@@ -14,7 +14,11 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
+from canasta_sim import Rules
 from canasta_sim.cli import main
+from canasta_sim.runs import local_backend
+from canasta_sim.runs.local_backend import workers_for
+from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.supervisor import ENDING_GAMES, MIN_PIECE_GAMES, _Play, _Worker
 from tests.helpers import BOTS, assert_same_run_tables
 
@@ -115,3 +119,34 @@ def test_a_worker_dying_in_a_piece_costs_its_seat_that_game_and_the_piece_goes_o
     two = _run(tmp_path / "two", 2, *options)
     assert _game_ids_of_each_part(two) == [list(range(32)), list(range(32, 64))]
     assert_same_run_tables(one, two)
+
+
+@pytest.mark.parametrize(("games", "chunk_size", "chunks", "workers", "expected"), [
+    (64, 64, [0], 2, 2),  # --chunk-size as large as the run: one chunk, shared out in pieces
+    (1000, 500, [1], 4, 4),  # a resume with one chunk left
+    (20, 20, [0], 2, 1),  # too few games for two pieces
+    (4000, 500, list(range(8)), 2, 2),
+    (1, 1, [0], 2, 1),
+])
+def test_workers_started_for_fewer_chunks_than_workers_share_them_in_pieces(games, chunk_size, chunks, workers,
+                                                                              expected):
+    settings = RunSettings(games=games, seed=1, specs=("greedy",), rules=Rules(), chunk_size=chunk_size)
+    assert workers_for(settings, chunks, workers) == expected
+
+
+@pytest.mark.timeout(120)
+def test_a_run_of_one_chunk_plays_on_every_worker(tmp_path, monkeypatch):
+    started = []
+    real = local_backend.worker_pool
+
+    def recording(schedule, *, workers, **options):
+        started.append(workers)
+        return real(schedule, workers=workers, **options)
+
+    monkeypatch.setattr(local_backend, "worker_pool", recording)
+    out = tmp_path / "one-chunk"
+    result = CliRunner().invoke(main, ["run", "--games", "40", "--chunk-size", "1000", "--seed", "11", "--workers", "2",
+                                       "-s", "greedy", "--rules", "target_score=1500", "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    assert started == [2]
+    assert _game_ids_of_each_part(out) == [list(range(40))]
