@@ -325,6 +325,8 @@ class BotProcess:
         if chunk:
             self._buffer += chunk
             return
+        if b"\n" in self._buffer:  # its output was read in the same wait, before its exit was seen: its lines count
+            return
         raise self._crashed("exited" if chunk is None else "closed its output")
 
     # ------------------------------------------------------------------------------------------ failures

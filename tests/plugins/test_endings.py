@@ -201,3 +201,31 @@ os._exit(0)  # no quit, no cleanup: as a worker killed
     assert child.stdout.strip(), child.stderr
     pid = int(child.stdout.split()[0])
     assert _ends_soon(pid)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("hub", [False, True])
+def test_lines_a_bot_wrote_before_it_exited_count_when_its_output_and_its_exit_are_seen_at_once(hub):
+    # Both are ready by the time the arbiter looks: the output is read first, then the exit, which found an empty pipe
+    # and charged a crash though the answers were already read.
+    from canasta_sim.plugins.channel import Hub, SharedBot
+
+    script = "import sys\nsys.stdout.write('{\"type\":\"move\",\"move\":\"draw\"}\\n' * 2)\nsys.stdout.flush()"
+    bot = BotProcess([sys.executable, "-c", script], label="answers and exits")
+    bot.start()
+    try:
+        deadline = time.monotonic() + 10
+        while _running(bot.process.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not hub:
+            assert bot.read_line(time.monotonic() + 5) == b'{"type":"move","move":"draw"}'
+            assert bot.read_line(time.monotonic() + 5) == b'{"type":"move","move":"draw"}'
+            return
+        shared = SharedBot(bot, tagged=False, capacity=1)
+        endpoint = shared.endpoint()
+        outcomes = []
+        Hub().play(iter([("game", lambda: endpoint.exchange(b'{"type":"decide"}\n', 5.0, fresh=True))]),
+                   lambda active: active < 1, lambda key: None, lambda key, outcome: outcomes.append(outcome) or True)
+        assert outcomes == [({"type": "move", "move": "draw"}, None)]
+    finally:
+        bot.close()
