@@ -57,6 +57,7 @@ __all__ = [
     "kind_problem",
     "move_text",
     "parse_move",
+    "plain_record",
     "record_problem",
 ]
 
@@ -506,6 +507,37 @@ def _kinds_problem(move: Move, values: Sequence[object]) -> str | None:
         if not (type(value) is int and 0 <= value < KIND_COUNT) and not is_kind(value):  # a plain int without a call
             return kind_problem(move, value)
     return None
+
+
+def plain_record(move: Move) -> Move:
+    """``move``, which the rules accepted, as the engine's own records hold it: its groups records of
+    :class:`MeldGroup` itself, in a tuple.  A record whose groups a strategy built otherwise (a list it could change
+    after the move, a subclass of :class:`MeldGroup` whose code would run in whichever seat reads the move next) is
+    rebuilt, so that the history and the other seats' events hold nothing of the strategy's own; any other record is
+    returned as it is.  Reading the groups to rebuild them may run that code: the caller charges what it raises to
+    the seat that made the move."""
+    if type(move) is Meld:
+        if _plain_groups(move.groups):
+            return move
+        return Meld(_rebuilt_groups(move.groups))
+    if type(move) is TakePile:
+        if _plain_groups(move.extra):
+            return move
+        return TakePile(move.cards, _rebuilt_groups(move.extra))
+    return move
+
+
+def _plain_groups(groups: object) -> bool:
+    if type(groups) is not tuple:
+        return False
+    for group in groups:  # a loop, not all() of a generator: compiled, a generator is an object made each call
+        if type(group) is not MeldGroup:
+            return False
+    return True
+
+
+def _rebuilt_groups(groups) -> tuple[MeldGroup, ...]:
+    return tuple([MeldGroup(group.rank, tuple(group.cards)) for group in groups])
 
 
 _RECORD_TYPES = frozenset((Draw, TakePile, Meld, Ask, Answer, Discard, Stop))

@@ -27,7 +27,7 @@ from canasta_sim.arbiter import (
 )
 from canasta_sim.core.fingerprint import GameFingerprint
 from canasta_sim.core.kernels import CardMemory
-from canasta_sim.core.moves import DRAW, Draw, move_text
+from canasta_sim.core.moves import DRAW, Draw, Meld, TakePile, move_text, plain_record
 from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError, exception_text, raised_text, type_name
@@ -273,6 +273,8 @@ class Seats:
         before = state.red_threes[index]
         try:
             state.apply(move)
+            if type(move) is Meld or type(move) is TakePile:  # the records that hold groups a strategy may have built
+                move = plain_record(move)
         except IllegalMoveError as error:
             raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
         except ArbiterSignal:

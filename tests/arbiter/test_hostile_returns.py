@@ -9,6 +9,7 @@ import gc
 import pytest
 
 from canasta_sim.core.engine import play_game
+from canasta_sim.core.moves import MeldGroup
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.driver import GameDriver, shown
 from canasta_sim.errors import StrategyError, shown_value
@@ -98,3 +99,15 @@ def test_a_value_is_named_by_its_type_read_from_the_type_itself():
     guarded = hostile._Guarded()
     assert type_name(guarded, module=True) == "tests._Guarded" and shown(guarded) == "a tests._Guarded"
     assert shown_value(guarded).startswith("<tests.bots.hostile_returns._Guarded object at ")
+
+
+def test_an_accepted_meld_reaches_the_other_seats_as_the_engines_own_records_e1():
+    # Groups of the strategy's own class in a list it empties after each meld: heard as they were returned, printing
+    # one ended the listener's call with SystemExit (charged to the listener), and the listener kept an empty meld.
+    hostile.HearsMelds.heard.clear()
+    result = play_game([hostile.MeldsGroupsThatFrameOthers, hostile.HearsMelds] * 2, seed=SEED,
+                       rules=Rules(target_score=1000))
+    assert result.winner is not None
+    heard = hostile.HearsMelds.heard
+    assert heard and all(type(move.groups) is tuple and move.groups for move in heard)
+    assert all(type(group) is MeldGroup for move in heard for group in move.groups)

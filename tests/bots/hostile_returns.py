@@ -140,3 +140,49 @@ class ExitsAtItsDiscard(Greedy):
 
     def choose_discard(self, view):
         raise SystemExit(3)
+
+
+class _FramingGroup(MeldGroup):
+    """A legal group whose printing and comparing raise: in another seat's call, that seat would be charged."""
+
+    def __repr__(self):
+        raise SystemExit(12)
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        raise SystemExit(12)
+
+    __hash__ = MeldGroup.__hash__
+
+
+class MeldsGroupsThatFrameOthers(Greedy):
+    """Melds legal groups of its own class in a list it empties after each meld is accepted."""
+
+    name = "melds-groups-that-frame-others"
+
+    def __init__(self, rng, **parameters):
+        super().__init__(rng, **parameters)
+        self._laid: list = []
+
+    def choose_meld(self, view):
+        self._laid.clear()  # the list of the meld before, which the engine has accepted
+        move = super().choose_meld(view)
+        if move is None:
+            return None
+        self._laid.extend(_FramingGroup(group.rank, group.cards) for group in move.groups)
+        return Meld(self._laid)
+
+
+class HearsMelds(Greedy):
+    """Greedy that keeps every meld it hears of and prints each, as a listener may."""
+
+    name = "hears-melds"
+    heard: list = []
+
+    def on_event(self, event):
+        super().on_event(event)
+        move = getattr(event, "move", None)
+        if type(move) is Meld:
+            str(move), move == move  # noqa: B015 - what a listener may do with a move it hears
+            HearsMelds.heard.append(move)
