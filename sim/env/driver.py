@@ -24,7 +24,20 @@ from collections.abc import Mapping, Sequence
 
 from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, dealing, derive_seed
-from canasta_sim.core.moves import ASK, DRAW, STOP, Answer, Discard, Draw, Meld, Move, Stop, TakePile, move_text
+from canasta_sim.core.moves import (
+    ASK,
+    DRAW,
+    STOP,
+    Answer,
+    Discard,
+    Draw,
+    Meld,
+    Move,
+    Stop,
+    TakePile,
+    move_text,
+    plain_record,
+)
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
 from canasta_sim.core.scoring import HandResult, score_hand
 from canasta_sim.core.state import OVER, HandState
@@ -416,6 +429,7 @@ class GameDriver:
         before = state.red_threes[seat]
         try:
             state.apply(move)
+            move = plain_record(move)  # the listeners hear the engine's own records, as in play_game
         except IllegalMoveError as error:
             raise DriverError(str(error), reason="illegal") from None  # it names the seat, move, phase and rule
         except UserInterrupt:

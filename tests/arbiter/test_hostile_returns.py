@@ -101,13 +101,16 @@ def test_a_value_is_named_by_its_type_read_from_the_type_itself():
     assert shown_value(guarded).startswith("<tests.bots.hostile_returns._Guarded object at ")
 
 
-def test_an_accepted_meld_reaches_the_other_seats_as_the_engines_own_records_e1():
+@pytest.mark.parametrize("where", ["engine", "environments"])
+def test_an_accepted_meld_reaches_the_other_seats_as_the_engines_own_records_e1(where):
     # Groups of the strategy's own class in a list it empties after each meld: heard as they were returned, printing
     # one ended the listener's call with SystemExit (charged to the listener), and the listener kept an empty meld.
     hostile.HearsMelds.heard.clear()
-    result = play_game([hostile.MeldsGroupsThatFrameOthers, hostile.HearsMelds] * 2, seed=SEED,
-                       rules=Rules(target_score=1000))
-    assert result.winner is not None
+    players = [hostile.MeldsGroupsThatFrameOthers, hostile.HearsMelds] * 2
+    if where == "engine":
+        assert play_game(players, seed=SEED, rules=Rules(target_score=1000)).winner is not None
+    else:  # every seat a strategy: reset plays the whole game
+        GameDriver(players=players, rules=Rules(target_score=1000), names=["framer", "hears"] * 2).reset(SEED)
     heard = hostile.HearsMelds.heard
     assert heard and all(type(move.groups) is tuple and move.groups for move in heard)
     assert all(type(group) is MeldGroup for move in heard for group in move.groups)
