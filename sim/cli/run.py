@@ -485,6 +485,7 @@ class _Progress:
         self.last_write = time.monotonic()
         self.bar = tqdm(total=settings.games, initial=games_before, unit="game", disable=not show_bar,
                         file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+        self._show_rate()  # a resumed run's rate so far, from its first line
 
     def on_chunk(self, report: ChunkReport) -> None:
         """Count a finished chunk's games and wins."""
@@ -493,9 +494,7 @@ class _Progress:
         self.games += report.games
         self.played += report.games
         self._advance()
-        if self.games:
-            rate = 100 * self.wins[0] / self.games
-            self.bar.set_postfix_str(f"{self.entrants[0]} wins {rate:.1f}%", refresh=False)
+        self._show_rate()
         if time.monotonic() - self.last_write > 2.0:
             self.manifest["games_done"] = self.games
             self.session["games_played"] = self.played
@@ -506,6 +505,11 @@ class _Progress:
         """Count games come back whose chunk is not written yet."""
         self.seen += count
         self._advance()
+
+    def _show_rate(self) -> None:
+        if self.games:
+            rate = 100 * self.wins[0] / self.games
+            self.bar.set_postfix_str(f"{self.entrants[0]} wins {rate:.1f}%", refresh=False)
 
     def _advance(self) -> None:
         # A chunk's games may come back before it is written (local workers) or only with it (Dask).

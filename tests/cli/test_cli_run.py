@@ -96,6 +96,7 @@ def test_the_progress_bar_counts_each_game_once_whether_it_hears_of_games_or_onl
     settings = types.SimpleNamespace(entrants=["greedy", "random"], games=1000)
     directory = types.SimpleNamespace(write_manifest=lambda manifest: None)
     progress = _Progress(settings, directory, {}, {}, [30, 20], 50, show_bar=True)  # resumed: 50 on disk
+    assert progress.bar.postfix == "greedy wins 60.0%"  # the rate so far, before any new chunk: 30 of 50
     chunk = types.SimpleNamespace(games=100, wins=[60, 40])
     if games_first:
         progress.on_games(40)
