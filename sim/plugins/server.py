@@ -161,6 +161,8 @@ class BotServer:
                     except BaseException as error:
                         raise _HookFailure.of("on_hand_end", error) from None
                     return None
+            except _Unreadable as error:
+                reply = {"type": "error", "message": str(error)}
             except _HookFailure as failure:  # answered at the seat's next request: the line names the hook
                 reply = {"type": "error", "message": str(failure)}
                 if failure.reason is not None:
@@ -211,7 +213,9 @@ class BotServer:
             game.view.update(game.message, check=False)  # the arbiter's own messages: checked by construction
 
     def _decide(self, game: _Game, message: dict[str, Any]) -> dict[str, Any]:
-        decision = message["decision"]
+        decision = message.get("decision")
+        if decision not in _METHODS or type(message.get("view")) is not dict:  # not the strategy's failure
+            raise _Unreadable(_unreadable_decide(message))
         game.started = time.monotonic()
         events = message.get("events")
         if events:  # the moves since the last request, heard before the request as from an events message
@@ -409,6 +413,18 @@ def _ready_parameter(parameter: Parameter) -> Any:
     fields = {"default": parameter.default, "low": parameter.low, "high": parameter.high, "step": parameter.step,
               "help": parameter.help}
     return {key: value for key, value in fields.items() if value is not None and value != ""}
+
+
+class _Unreadable(Exception):
+    """A request of an open game that is not one the server can read: said as such, not as the strategy's failure."""
+
+
+def _unreadable_decide(message: dict[str, Any]) -> str:
+    said = f"the decide message for game {message.get('game')} could not be read: "
+    if message.get("decision") not in _METHODS:
+        return said + (f"its 'decision' is {shown_json(message.get('decision'), 40)}, not one of "
+                       f"{', '.join(map(repr, _METHODS))}")
+    return said + "it has no 'view' object (the view's changes since the last request, or the whole view)"
 
 
 class _HookFailure(Exception):

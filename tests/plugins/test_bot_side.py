@@ -135,3 +135,18 @@ def test_a_shown_draw_of_a_red_3_as_the_last_card_ends_the_turn_s_plan_as_the_en
     else:  # the turn goes on to its melds, and ends without a discard
         assert state.must_stop and reply["then"][-1] == {"decision": "meld", "move": None}
         assert all(item["decision"] != "discard" for item in reply["then"])
+
+
+def test_a_decide_request_the_server_cannot_read_is_said_as_such_not_as_the_strategy_s_failure():
+    # It answered "raised KeyError: 'view'", as if the strategy had raised.
+    message, rules = _first_view()
+    server = BotServer("greedy")
+    server.handle({"type": "game", "game": 0, "seat": message["seat"], "seed": 1, "rules": rules.options(),
+                   "parameters": {}, "time_limit": None})
+    server.handle({"type": "hand_start", "game": 0, "view": message})
+    no_view = server.handle({"type": "decide", "game": 0, "decision": "acquire"})
+    assert no_view == {"type": "error", "game": 0, "message": "the decide message for game 0 could not be read: it "
+                       "has no 'view' object (the view's changes since the last request, or the whole view)"}
+    other = server.handle({"type": "decide", "game": 0, "decision": "pass", "view": {}})
+    assert "its 'decision' is \"pass\", not one of 'acquire'" in other["message"]
+    assert server.handle({"type": "decide", "game": 0, "decision": "acquire", "view": {}})["move"] == "draw"
