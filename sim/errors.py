@@ -27,6 +27,7 @@ __all__ = [
     "StrategyError",
     "StrategyLoadError",
     "UserInterrupt",
+    "error_text",
     "exception_text",
     "extra_packages",
     "install_hint",
@@ -266,7 +267,13 @@ def exception_text(error: BaseException) -> str:
 
 def raised_text(error: BaseException) -> str:
     """``raised KeyError: 'x'``: a strategy's exception as every failure message names it, on one line."""
-    return f"raised {type(error).__name__}: {' '.join(exception_text(error).split())}"
+    return f"raised {error_text(error)}"
+
+
+def error_text(error: BaseException) -> str:
+    """``KeyError: 'x'``: a strategy's exception by its type and message, on one line, running none of its class's
+    code but its ``__str__`` (:func:`exception_text`), and never raising."""
+    return f"{type_name(error)}: {' '.join(exception_text(error).split())}"
 
 
 def _strategy_text(convert, value) -> tuple[str | None, BaseException | None]:

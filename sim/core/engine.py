@@ -36,7 +36,7 @@ from canasta_sim.core.seats import ObservedSeats, Seats, StrictSeats, Unattribut
 from canasta_sim.core.state import ACQUIRE, OVER, HandState, _is_phase
 from canasta_sim.core.strategy import SeatRandom, Strategy
 from canasta_sim.core.view import SeatView
-from canasta_sim.errors import SeatFailure, StrategyError
+from canasta_sim.errors import SeatFailure, StrategyError, error_text
 
 try:
     import cython
@@ -138,7 +138,7 @@ def _build_player(
     except BaseException as error:  # a plugin's constructor failing, whatever the failure, is reported
         reason = error.reason if isinstance(error, SeatFailure) else "exception"
         raise StrategyError(
-            f"could not be built: {type(error).__name__}: {' '.join(str(error).split())}",
+            f"could not be built: {error_text(error)}",
             spec=name,
             seat=seat,
             game_seed=seed,

@@ -30,7 +30,14 @@ from canasta_sim.core.kernels import CardMemory
 from canasta_sim.core.moves import DRAW, Draw, Meld, TakePile, move_text, plain_record
 from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
-from canasta_sim.errors import IllegalMoveError, SeatFailure, StrategyError, exception_text, raised_text, type_name
+from canasta_sim.errors import (
+    IllegalMoveError,
+    SeatFailure,
+    StrategyError,
+    error_text,
+    raised_text,
+    type_name,
+)
 
 try:
     import cython
@@ -283,7 +290,7 @@ class Seats:
             # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
             # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
             raise self.error(
-                seat, decision, f"returned a malformed move ({type_name(error)}: {exception_text(error)})", move,
+                seat, decision, f"returned a malformed move ({error_text(error)})", move,
                 reason="malformed",
             ) from error
         if self.guarded:

@@ -49,7 +49,7 @@ from canasta_sim.errors import (
     SeatFailure,
     StrategyError,
     UserInterrupt,
-    exception_text,
+    error_text,
     install_hint,
     raised_text,
     type_name,
@@ -358,10 +358,10 @@ class GameDriver:
             return None
         try:
             return factory(random.Random(derive_seed(self.seed, f"seat{seat}")))
-        except StrategyError:
+        except (StrategyError, UserInterrupt):
             raise
-        except Exception as error:  # a plugin's constructor failing, whatever the failure, is reported
-            raise self._strategy_error(seat, "build", f"could not be built: {type(error).__name__}: {error}") from error
+        except BaseException as error:  # a plugin's constructor failing, whatever the failure, is reported
+            raise self._strategy_error(seat, "build", f"could not be built: {error_text(error)}") from error
 
     def _deal(self, hand_number: int) -> None:
         state = HandState.deal(self.rules, self._deck_rng, dealer=self._dealer, scores=self.totals,
@@ -437,9 +437,8 @@ class GameDriver:
         except BaseException as error:
             # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
             # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
-            raise DriverError(f"seat {seat}: a malformed {type_name(move)} ({type_name(error)}: "
-                              f"{exception_text(error)}); make moves with parse_move or the records' documented "
-                              "fields") from None
+            raise DriverError(f"seat {seat}: a malformed {type_name(move)} ({error_text(error)}); make moves with "
+                              "parse_move or the records' documented fields") from None
         if self._listeners:
             event = PublicEvent(seat, DRAW if type(move) is Draw else move, state.red_threes[seat] - before)
             for listener_seat, player in self._listeners:

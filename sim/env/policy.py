@@ -39,7 +39,7 @@ from canasta_sim.env.driver import (
     shown,
 )
 from canasta_sim.env.encoding import DecisionOptions, observation_vector
-from canasta_sim.errors import SeatFailure, StrategyLoadError
+from canasta_sim.errors import SeatFailure, StrategyLoadError, error_text
 from canasta_sim.plugins.loader import import_file, import_named_module
 
 __all__ = ["PolicyStrategy", "policy_strategy_class"]
@@ -125,7 +125,7 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
         except Exception as error:  # the user's factory failed: reported with the spec
             raise StrategyLoadError(
                 f"policy spec 'policy:{target}': {name}({', '.join(f'{k}={v!r}' for k, v in parameters)}) failed: "
-                f"{type(error).__name__}: {error}"
+                f"{error_text(error)}"
             ) from None
     if not callable(obj) or isinstance(obj, type):
         raise StrategyLoadError(

@@ -42,7 +42,7 @@ from types import ModuleType
 from typing import Any
 
 from canasta_sim.core.strategy import Strategy
-from canasta_sim.errors import StrategyLoadError
+from canasta_sim.errors import StrategyLoadError, error_text
 from canasta_sim.plugins.specs import (
     NAME_ACCEPTED,
     is_bot_spec,
@@ -125,7 +125,7 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         raise
     except _CODE_FAILURES as error:  # the plugin's own constructor failed: report it with the spec
         raise StrategyLoadError(
-            f"strategy {spec.strip()!r} cannot be built: {type(error).__name__}: {error}"
+            f"strategy {spec.strip()!r} cannot be built: {error_text(error)}"
         ) from None
     return loaded
 
@@ -164,7 +164,7 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
             obj = plugin.load()
         except _CODE_FAILURES as error:  # a plugin that fails to import is reported, whatever the failure
             raise StrategyLoadError(
-                f"strategy plugin {target!r} failed to load: {type(error).__name__}: {error}"
+                f"strategy plugin {target!r} failed to load: {error_text(error)}"
             ) from None
         return _check_class(obj, target), None
     loaded_from = None
@@ -236,7 +236,7 @@ def _execute_file(path: Path, resolved: Path, what: str) -> ModuleType:
     except _CODE_FAILURES as error:  # any failure in the user's file is reported with its cause
         del sys.modules[module_name]
         raise StrategyLoadError(
-            f"{what} file {str(path)!r} failed to import: {type(error).__name__}: {error}{_beside_hint(path, error)}"
+            f"{what} file {str(path)!r} failed to import: {error_text(error)}{_beside_hint(path, error)}"
         ) from None
     return module
 
@@ -315,7 +315,7 @@ def _spec_form(target: str):
     try:
         resolver = points[0].load()
     except Exception as error:  # the package providing the form fails to import
-        raise StrategyLoadError(f"spec form {form!r} failed to load: {type(error).__name__}: {error}") from None
+        raise StrategyLoadError(f"spec form {form!r} failed to load: {error_text(error)}") from None
 
     def resolve(rest: str, parameters: tuple[tuple[str, str], ...]) -> type[Strategy]:
         try:
@@ -323,7 +323,7 @@ def _spec_form(target: str):
         except StrategyLoadError:
             raise
         except Exception as error:  # the form's own resolver failed: reported with the spec
-            raise StrategyLoadError(f"strategy spec {target!r}: {type(error).__name__}: {error}") from None
+            raise StrategyLoadError(f"strategy spec {target!r}: {error_text(error)}") from None
 
     return resolve
 
@@ -362,5 +362,5 @@ def import_named_module(name: str, what: str = "strategy"):
         raise StrategyLoadError(f"{what} module {name!r} cannot be imported: {error}") from None
     except _CODE_FAILURES as error:  # the module's own code failed while importing
         raise StrategyLoadError(
-            f"{what} module {name!r} failed while importing: {type(error).__name__}: {error}"
+            f"{what} module {name!r} failed while importing: {error_text(error)}"
         ) from None

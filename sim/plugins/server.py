@@ -37,6 +37,7 @@ from canasta_sim.errors import (
     IllegalMoveError,
     SeatFailure,
     UserInterrupt,
+    error_text,
     exception_text,
     raised_text,
     shown_value,
@@ -292,7 +293,7 @@ class BotServer:
                 raise
             except BaseException as error:  # groups of the strategy's own classes failed when read, as in-process
                 return None, {"decision": decision, "reason": "malformed",
-                              "error": f"returned a malformed move ({type_name(error)}: {exception_text(error)})"}
+                              "error": f"returned a malformed move ({error_text(error)})"}
             return None, {"decision": decision, "error": f"returned an illegal move: E1: {problem}",
                           "reason": "illegal"}
         return value, {"decision": decision, "move": text}
@@ -439,7 +440,7 @@ class _HookFailure(Exception):
     @classmethod
     def of(cls, hook: str, error: BaseException) -> _HookFailure:
         text = " ".join(exception_text(error).split())
-        return cls(f"raised {type(error).__name__}{': ' if text else ''}{text} (in {hook})")
+        return cls(f"raised {type_name(error)}{': ' if text else ''}{text} (in {hook})")
 
 
 def serve(server: BotServer, source: int, sink: int) -> None:

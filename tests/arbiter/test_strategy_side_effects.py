@@ -9,10 +9,11 @@ import pytest
 
 from canasta_sim.arbiter import CodeWatch
 from canasta_sim.core.engine import play_game
+from canasta_sim.env.driver import GameDriver
 from canasta_sim.errors import MESSAGE_LIMIT, StrategyError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.strategies import Greedy, RandomPlay
-from tests.bots.leaves_behind import RaisesMegabytes, RaisesUnprintable, ReturnsItsOwnRecord
+from tests.bots.leaves_behind import BuildsUnprintable, RaisesMegabytes, RaisesUnprintable, ReturnsItsOwnRecord
 from tests.helpers import BOTS
 
 SEED = 4242
@@ -41,6 +42,20 @@ def test_an_exception_whose_message_cannot_be_written_is_its_seats_exception():
     error = _failure(RaisesUnprintable)
     assert (error.seat, error.reason, error.decision) == (0, "exception", "discard")
     assert "raised _Unprintable: (its message could not be written: its __str__ raised RuntimeError)" in str(error)
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("where", ["engine", "environments"])
+def test_a_constructor_s_exception_whose_message_cannot_be_written_is_its_seats_build_failure(where):
+    # The constructor's failure was formatted with the exception's own __str__, whose RuntimeError escaped.
+    with pytest.raises(StrategyError) as caught:
+        if where == "engine":
+            play_game([BuildsUnprintable, Greedy] * 2, seed=SEED)
+        else:
+            GameDriver(players=[BuildsUnprintable, Greedy] * 2).reset(SEED)
+    error = caught.value
+    assert (error.seat, error.reason, error.decision) == (0, "exception", "build")
+    assert "could not be built: _Unprintable: (its message could not be written" in str(error)
 
 
 @pytest.mark.timeout(30)

@@ -1,6 +1,6 @@
 """Strategies whose code leaves something behind (loaded by file spec, in-process and isolated, in
 tests/arbiter/test_strategy_side_effects.py): an exception that cannot print itself, a message of megabytes, a move
-record of its own class.  Each plays like greedy until then."""
+record of its own class, at a decision or in the constructor.  Each plays like greedy until then."""
 
 from __future__ import annotations
 
@@ -17,6 +17,15 @@ class RaisesUnprintable(Greedy):
     name = "raises-unprintable"
 
     def choose_discard(self, view):
+        raise _Unprintable()
+
+
+class BuildsUnprintable(Greedy):
+    """Its constructor raises the exception that cannot print itself."""
+
+    name = "builds-unprintable"
+
+    def __init__(self, rng, **parameters):
         raise _Unprintable()
 
 

@@ -140,3 +140,18 @@ def test_a_subclass_that_sets_no_version_takes_its_parents_and_its_own_when_set(
     # until it sets a version of its own.
     assert load_strategy(f"{bots}:Named").label == "named@2"
     assert load_strategy(f"{bots}:OwnVersion").label == "own-version@1"
+
+
+@pytest.mark.parametrize("where", ["at import", "in the constructor"])
+def test_a_strategy_file_raising_an_exception_that_cannot_print_itself_is_refused_in_one_line(tmp_path, where):
+    # The refusal was formatted with the exception's own __str__, whose RuntimeError escaped as a traceback.
+    path = tmp_path / "unprintable.py"
+    body = ("class Unprintable(Exception):\n    def __str__(self):\n        raise RuntimeError('no text')\n\n"
+            "from canasta_sim.strategies import Greedy\n\n"
+            "class Bot(Greedy):\n    name = 'bot'\n\n    def __init__(self, rng, **parameters):\n"
+            "        raise Unprintable()\n")
+    path.write_text(body + ("raise Unprintable()\n" if where == "at import" else ""))
+    with pytest.raises(StrategyLoadError) as caught:
+        load_strategy(f"{path}:Bot")
+    assert "Unprintable: (its message could not be written: its __str__ raised RuntimeError)" in str(caught.value)
+    assert "\n" not in str(caught.value)
