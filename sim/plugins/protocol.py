@@ -86,7 +86,7 @@ def decode(line: bytes) -> dict[str, Any]:
         shown = line[:120].decode(errors="replace")
         raise ProtocolError(f"the line {shown!r} is not JSON") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise ProtocolError(f"the message {_show(message)} is not a JSON object with a text field 'type'")
+        raise ProtocolError(f"the message {shown_json(message)} is not a JSON object with a text field 'type'")
     return message
 
 
@@ -109,23 +109,24 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
     :raises ProtocolError: naming the field that is missing or wrong.
     """
     if message.get("type") != "ready":
-        raise ProtocolError(f"the answer to hello must be a 'ready' message; got {_show(message)}")
+        raise ProtocolError(f"the answer to hello must be a 'ready' message; got {shown_json(message)}")
     unknown = sorted(set(message) - _READY_FIELDS)
     if unknown:  # a misspelt option would otherwise be dropped without a word, and the bot run without it
-        raise ProtocolError(f"'ready' has no field {_show(unknown[0])}; its fields are "
+        raise ProtocolError(f"'ready' has no field {shown_json(unknown[0])}; its fields are "
                             f"{', '.join(sorted(_READY_FIELDS - {'type'}))}")
     protocol = message.get("protocol")
     speaks = " or ".join(map(str, PROTOCOLS))
     if type(protocol) is not int:  # "2" or a missing field would read as a version the bot does not speak
         raise ProtocolError(f"'ready' field 'protocol' must be the number {speaks}; got "
-                            f"{_show(protocol) if 'protocol' in message else 'no protocol field'}")
+                            f"{shown_json(protocol) if 'protocol' in message else 'no protocol field'}")
     if protocol not in PROTOCOLS:
         raise ProtocolError(f"the bot speaks protocol version {protocol}; this arbiter speaks {speaks}")
     games = message.get("games", 1)
     if protocol == 1 and "games" in message:
         raise ProtocolError("'ready' field 'games' needs protocol 2 (protocol 1 plays one game at a time)")
     if type(games) is not int or not 1 <= games <= MAX_GAMES:
-        raise ProtocolError(f"'ready' field 'games' must be a whole number from 1 to {MAX_GAMES}; got {_show(games)}")
+        raise ProtocolError(f"'ready' field 'games' must be a whole number from 1 to {MAX_GAMES}; "
+                            f"got {shown_json(games)}")
     legal = message.get("legal", False)
     if legal is True or legal is False:
         listed = frozenset(DECISIONS) if legal else frozenset()
@@ -133,7 +134,7 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
         listed = frozenset(legal)
     else:
         raise ProtocolError(f"'ready' field 'legal' must be true, false or a list of decisions among "
-                            f"{', '.join(DECISIONS)}; got {_show(legal)}")
+                            f"{', '.join(DECISIONS)}; got {shown_json(legal)}")
     name = message.get("name")
     version = message.get("version", 1)
     parameters = message.get("parameters", {})
@@ -141,31 +142,31 @@ def parse_ready(message: Mapping[str, Any], *, own_server: bool = False) -> dict
     accepted = bool(name) and is_one_line(name) if own_server else is_strategy_name(name)
     if not accepted:
         raise ProtocolError(f"'ready' needs a 'name' {'on one line' if own_server else NAME_ACCEPTED}; got "
-                            f"{_show(name) if 'name' in message else 'no name field'}")
+                            f"{shown_json(name) if 'name' in message else 'no name field'}")
     description = message.get("description", "")
     if not is_one_line(description):  # the strategies table shows one line, as of an in-process class's
-        raise ProtocolError(f"'ready' field 'description' must be one line of text; got {_show(description)}")
+        raise ProtocolError(f"'ready' field 'description' must be one line of text; got {shown_json(description)}")
     if type(version) is not int:
-        raise ProtocolError(f"'ready' field 'version' must be a whole number; got {_show(version)}")
+        raise ProtocolError(f"'ready' field 'version' must be a whole number; got {shown_json(version)}")
     if not isinstance(parameters, dict) or not all(
         isinstance(value, (str, int, float, bool, dict)) for value in parameters.values()
     ):
         raise ProtocolError(f"'ready' field 'parameters' must map names to defaults (text, number, bool) or "
-                            f"declarations; got {_show(parameters)}")
+                            f"declarations; got {shown_json(parameters)}")
     parameters = {key: _declared(key, value) if isinstance(value, dict) else value for key, value in parameters.items()}
     hand_ends = message.get("hand_ends", True)
     if type(hand_ends) is not bool:
-        raise ProtocolError(f"'ready' field 'hand_ends' must be true or false; got {_show(hand_ends)}")
+        raise ProtocolError(f"'ready' field 'hand_ends' must be true or false; got {shown_json(hand_ends)}")
     drawn = message.get("drawn", False)
     if type(drawn) is not bool:
-        raise ProtocolError(f"'ready' field 'drawn' must be true or false; got {_show(drawn)}")
+        raise ProtocolError(f"'ready' field 'drawn' must be true or false; got {shown_json(drawn)}")
     events = message.get("events", True)
     if events is not True and events is not False and events != INLINE_EVENTS:
-        raise ProtocolError(f"'ready' field 'events' must be true, false or {_show(INLINE_EVENTS)}; "
-                            f"got {_show(events)}")
+        raise ProtocolError(f"'ready' field 'events' must be true, false or {shown_json(INLINE_EVENTS)}; "
+                            f"got {shown_json(events)}")
     choices_only = message.get("choices_only", False)
     if type(choices_only) is not bool:
-        raise ProtocolError(f"'ready' field 'choices_only' must be true or false; got {_show(choices_only)}")
+        raise ProtocolError(f"'ready' field 'choices_only' must be true or false; got {shown_json(choices_only)}")
     return {
         "name": name,
         "version": version,
@@ -187,16 +188,16 @@ def _declared(key: str, declaration: dict) -> Parameter:
     (all but ``default`` optional): the range a spec's value must keep to and a tuner explores, as in-process."""
     unknown = sorted(set(declaration) - _DECLARATION_FIELDS)
     if unknown:
-        raise ProtocolError(f"'ready' parameter {key!r} has no field {_show(unknown[0])}; its fields are "
+        raise ProtocolError(f"'ready' parameter {key!r} has no field {shown_json(unknown[0])}; its fields are "
                             f"{', '.join(sorted(_DECLARATION_FIELDS))}")
     if "default" not in declaration:
-        raise ProtocolError(f"'ready' parameter {key!r} needs a 'default'; got {_show(declaration)}")
+        raise ProtocolError(f"'ready' parameter {key!r} needs a 'default'; got {shown_json(declaration)}")
     default = declaration["default"]
     bounds = [declaration.get(field) for field in ("low", "high", "step")]
     if not isinstance(default, (str, int, float, bool)) or not isinstance(declaration.get("help", ""), str) or not all(
             bound is None or type(bound) in (int, float) for bound in bounds):
         raise ProtocolError(f"'ready' parameter {key!r} needs a default (text, number, bool), numbers for low, high "
-                            f"and step, and text for help; got {_show(declaration)}")
+                            f"and step, and text for help; got {shown_json(declaration)}")
     try:
         return Parameter(default, low=bounds[0], high=bounds[1], step=bounds[2], help=declaration.get("help", ""))
     except ValueError as error:
@@ -243,7 +244,7 @@ def parse_answer(decision: str, message: Mapping[str, Any]):
     :raises ProtocolError: when the message is not a ``move`` or its text is not a move.
     """
     if message.get("type") != "move" or "move" not in message:
-        raise ProtocolError(f"the answer to the {decision} request must be a 'move' message; got {_show(message)}")
+        raise ProtocolError(f"the answer to the {decision} request must be a 'move' message; got {shown_json(message)}")
     return answer_value(decision, message["move"])
 
 
@@ -274,16 +275,18 @@ def _judge_answer(decision: str, text: Any):
     if decision == "ask":
         if text is None or text == "ask":
             return text == "ask"
-        raise ProtocolError(f"the answer to an ask request is \"ask\" or null; got {_show(text)}")
+        raise ProtocolError(f"the answer to an ask request is \"ask\" or null; got {shown_json(text)}")
     if decision == "answer":
         value = _ANSWERS.get(text) if isinstance(text, str) else None
         if value is None:
-            raise ProtocolError(f"the answer to an answer request is 'answer yes' or 'answer no'; got {_show(text)}")
+            raise ProtocolError("the answer to an answer request is 'answer yes' or 'answer no'; "
+                                f"got {shown_json(text)}")
         return value
     if text is None and decision == "meld":
         return None
     if not isinstance(text, str):
-        raise ProtocolError(f"the answer to the {decision} request must be a move in the notation; got {_show(text)}")
+        raise ProtocolError(f"the answer to the {decision} request must be a move in the notation; "
+                            f"got {shown_json(text)}")
     try:
         move = move_from_text(text)
     except MoveParseError as error:
@@ -291,10 +294,6 @@ def _judge_answer(decision: str, text: Any):
     if isinstance(move, Answer):
         raise ProtocolError(f"the answer to the {decision} request cannot be {text!r}")
     return move
-
-
-def _show(value: Any, width: int = 120) -> str:
-    return shown_json(value, width)
 
 
 def shown_json(value: Any, width: int = 120) -> str:
@@ -338,12 +337,12 @@ def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
                 "until at most one card is left", seat=view.seat))
         return {"type": "checked", "move": None, "legal": True}
     if not isinstance(text, str):
-        message = checked_message(text, None, MoveParseError(f"{_show(text)} is not a move in the notation"))
+        message = checked_message(text, None, MoveParseError(f"{shown_json(text)} is not a move in the notation"))
         if isinstance(text, (list, dict)):
             try:  # echoed as sent: nested deeper than the arbiter writes, it is no protocol message
                 encode(message)
             except orjson.JSONEncodeError:  # orjson's TypeError, as for nesting past its 255 levels
-                raise ProtocolError(f"the check's 'move' {_show(text)} is nested too deep to be a move") from None
+                raise ProtocolError(f"the check's 'move' {shown_json(text)} is nested too deep to be a move") from None
         return message
     try:
         move = move_from_text(text)  # the canonical texts read straight into records, as answers are
