@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_SIZE, decode_call
 from canasta_sim.core.engine import GameResult
 from canasta_sim.errors import StrategyError
+from canasta_sim.runs.supervisor import exit_text
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
 from canasta_sim.terminal.narrate import narrate_game
 
@@ -85,7 +86,5 @@ def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: in
         process.join()
         receiver.close()
     seat, decision = decode_call(memoryview(memory).cast("B").cast("d")[MONITOR_CALL])
-    code = process.exitcode
-    how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
-    raise StrategyError(f"its process died ({how}) during this call", spec=names[seat], seat=seat, game_seed=seed,
-                        decision=decision, reason="crash")
+    raise StrategyError(f"its process died ({exit_text(process.exitcode)}) during this call", spec=names[seat],
+                        seat=seat, game_seed=seed, decision=decision, reason="crash")

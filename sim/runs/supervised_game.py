@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
-from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN
+from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, exit_text
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
 
 __all__ = ["POLL_SECONDS", "play_supervised"]
@@ -85,6 +85,4 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
     seat, decision = decode_call(monitor[MONITOR_CALL])
     if killed_for is not None:
         return charge(seat, decision, "timeout", killed_for)
-    code = process.exitcode
-    how = f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
-    return charge(seat, decision, "crash", f"its process died ({how}) during this call")
+    return charge(seat, decision, "crash", f"its process died ({exit_text(process.exitcode)}) during this call")

@@ -66,6 +66,7 @@ __all__ = [
     "WorkerPool",
     "WorkerStartError",
     "charged_failure",
+    "exit_text",
     "worker_context",
     "worker_pool",
 ]
@@ -129,6 +130,11 @@ class Schedule(Protocol):
     def new_book(self, chunk: Hashable, on_error: str) -> Any:
         """In the supervisor: an object whose ``add(game_id, outcome, extra)`` returns ``False`` when the failure
         stops the run (its ``error`` then says why) and whose ``finish(directory)`` is given to ``on_chunk``."""
+
+
+def exit_text(code: int | None) -> str:
+    """How a process ended, from its exit code: ``signal SIGKILL`` (killed by a signal) or ``exit code 3``."""
+    return f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
 
 
 def charged_failure(spec: str, game_seed: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
@@ -509,9 +515,7 @@ class _Play:
         if worker.killed_for is not None:
             reason, message = "timeout", worker.killed_for
         else:
-            code = worker.process.exitcode
-            killed = code is not None and code < 0
-            how = f"signal {signal.Signals(-code).name}" if killed else f"exit code {code}"
+            how = exit_text(worker.process.exitcode)
             reason, message = "crash", f"its worker process died ({how}) during this call"
         outcome = self.schedule.charge(chunk, game_id, seat, decision, reason, message)
         log_failure(game_id, outcome, self.pool.on_error)
