@@ -167,9 +167,6 @@ class _WorthSeeing:
         chosen = {game_id for game_id, _ in games_worth_seeing(candidates)}
         self.rows = candidates[candidates["game_id"].isin(chosen)].reset_index(drop=True)
 
-    def chosen(self) -> list[tuple[int, str]]:
-        """``(game_id, why)`` of the games worth seeing of every part added."""
-        return games_worth_seeing(self.rows)
 
 
 def _chart_images(run: ChartData) -> list[str]:
@@ -198,15 +195,15 @@ def _heading(game_id: int, why: str, row: dict[str, Any], names: dict[str, str],
     return heading if pair is None else f"{heading}; duplicate deal: paired with game {pair} (sides swapped)"
 
 
-def _replays(run_dir: Path, manifest: dict[str, Any], worth_seeing: _WorthSeeing) -> list[str]:
+def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
     """The games worth seeing, each replayed from its row of ``games`` (read with the charts' columns and
-    ``_REPLAY_COLUMNS``)."""
+    ``_REPLAY_COLUMNS``; the rows :class:`_WorthSeeing` kept are enough)."""
     directory = RunDirectory(run_dir)
     settings = settings_from_manifest(manifest, str(directory.manifest_path))
-    recorded = worth_seeing.rows.set_index("game_id")
+    recorded = games.set_index("game_id")
     # Bots named relative to where the run started are started from there, as replay starts them.
     with start_directory(manifest, settings, directory)[0]:
-        return _replayed_games(run_dir, manifest, settings, recorded, worth_seeing.chosen())
+        return _replayed_games(run_dir, manifest, settings, recorded, games_worth_seeing(games))
 
 
 def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded: pd.DataFrame,
@@ -273,7 +270,7 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
              "<p>Each opens as the page <code>canasta-sim replay RUN_DIR GAME --html FILE</code> writes: the table "
              "after every move (keys: ← →, PageUp/PageDown, Home/End, Space); its “print this replay” button prints "
              "that page, its narration whole.</p>",
-             *_replays(run_dir, manifest, worth_seeing), "</div>"]
+             *_replays(run_dir, manifest, worth_seeing.rows), "</div>"]
     policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
