@@ -4,6 +4,7 @@ grow with the games."""
 
 import math
 import pickle
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -190,3 +191,16 @@ def test_win_rate_rows_list_each_strategy_then_its_opponents_in_the_order_the_ro
     assert ticks == [row[0] for row in expected]
     assert [text.split()[-1] for text in texts] == [row[1] for row in expected]
     assert [text.split("%")[0] for text in texts] == [f"{100 * wins / int(n[2:]):.1f}" for _, n, wins in expected]
+
+
+@pytest.mark.timeout(60)
+def test_a_run_still_being_written_plots_its_finished_chunks(runs, tmp_path):
+    # As a worker leaves it mid-write: a chunk whose hands part is in place and games part not yet, and a part being
+    # written under its temporary name.
+    run = tmp_path / "running"
+    shutil.copytree(runs["duplicate"], run)
+    (run / "games" / "part-000003.parquet").unlink()
+    (run / "games" / ".tmp-1234-part-000003.parquet").write_bytes(b"PAR1 half written")
+    result = CliRunner().invoke(main, ["plot", str(run), "--out", str(tmp_path / "charts"), "--dpi", "30"])
+    assert result.exit_code == 0, result.output
+    assert ChartData.of_directory(run).games.games == 48  # chunks 0 to 2, of 16 games each
