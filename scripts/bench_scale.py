@@ -11,7 +11,12 @@ the memory, and the parent's and the workers' CPU milliseconds per game over tha
 less on the machine's other work than wall time does, so the first tenth against the last says whether the run
 slows down as it grows, on a busy machine too; memory must stay flat, not grow with the games.  At the end it
 prints the Parquet parts and their size on disk per 1,000 games, ``run.json``'s size, and the CPU seconds and peak
-memory of ``canasta-sim report`` and ``canasta-sim plot`` of the finished run (each in a process of its own).
+memory of every reader of the finished run, each in a process of its own: ``canasta-sim report`` in every format,
+``canasta-sim plot`` and ``canasta_sim.analysis.load_run`` (whole, and with only a few columns).
+
+``--readers RUN_DIR`` measures the readers alone on a run made before (the run is not played again)::
+
+    python scripts/bench_scale.py --readers results/big
 """
 
 from __future__ import annotations
@@ -103,8 +108,40 @@ def measured(command: list[str]) -> str:
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     if status:
-        sys.exit(f"{' '.join(command)} failed")
+        return f"failed (wait status {status})"
     return f"{usage.ru_utime + usage.ru_stime:.1f} s of CPU, peak {usage.ru_maxrss / 1024:.0f} MB"
+
+
+LOADS = {
+    "load_run, every column": "load_run(path)",
+    "load_run, one games and two hands columns": "load_run(path, games_columns='winner', "
+                                                 "hands_columns=['score', 'pile_takes'])",
+    "load_run, the first strategy's games": "load_run(path, strategies=first_strategy(path))",
+}
+"""The notebook loads measured, each a Python expression of ``path`` (in a head-to-head run the first strategy
+played every game: the last load holds the whole run; in a round robin of three, two thirds of it)."""
+
+_LOAD_PROGRAM = """
+import json, sys
+from canasta_sim.analysis import load_run
+path = sys.argv[1]
+def first_strategy(path):
+    with open(path + "/run.json", encoding="utf-8") as manifest:
+        return json.load(manifest)["strategies"][0]["spec"]
+{expression}
+"""
+
+
+def measure_readers(out: Path, scratch: Path) -> None:
+    """Print the CPU seconds and peak memory of every reader of the run in ``out``, each in a process of its own."""
+    tool = [sys.executable, "-m", "canasta_sim"]
+    for style in ("text", "markdown", "csv", "json", "html"):
+        print(f"report --format {style}: "
+              f"{measured([*tool, 'report', str(out), '--format', style, '-o', str(scratch / f'report.{style}')])}")
+    print(f"plot: {measured([*tool, 'plot', str(out), '--out', str(scratch / 'plots')])}")
+    for what, expression in LOADS.items():
+        program = _LOAD_PROGRAM.format(expression=expression)
+        print(f"{what}: {measured([sys.executable, '-c', program, str(out)])}")
 
 
 def main() -> None:
@@ -113,8 +150,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--every", type=float, default=2.0, help="seconds between readings")
     parser.add_argument("--out", type=Path, default=None, help="the run directory (default: a temporary one)")
+    parser.add_argument("--readers", type=Path, default=None, metavar="RUN_DIR",
+                        help="only measure the readers of this run, made before")
     parser.add_argument("run_options", nargs="*", help="options of canasta-sim run, after --")
     arguments = parser.parse_args()
+    if arguments.readers is not None:
+        with tempfile.TemporaryDirectory(prefix="bench-scale-") as scratch:
+            measure_readers(arguments.readers, Path(scratch))
+        return
     run_options = arguments.run_options or ["-s", "greedy", "-s", "random", "--seed", "5"]
     tool = [sys.executable, "-m", "canasta_sim"]
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as scratch:
@@ -127,8 +170,7 @@ def main() -> None:
             print(f"{dataset}: {len(parts)} parts, {size / 2**20:.1f} MB on disk, "
                   f"{size / 2**20 / arguments.games * 1000:.3f} MB per 1,000 games")
         print(f"run.json: {(out / 'run.json').stat().st_size} bytes")
-        print(f"report: {measured([*tool, 'report', str(out)])}")
-        print(f"plot: {measured([*tool, 'plot', str(out), '--out', str(Path(scratch) / 'plots')])}")
+        measure_readers(out, Path(scratch))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from canasta_sim.analysis.sections import PAIRED_FIELDS, cross_records, paired_records, rating_records
 from canasta_sim.runs.matchmaking import MatchmakingResults, matchmaking_results
@@ -131,23 +133,34 @@ def load_run(
     *,
     games_columns: Sequence[str] | None = None,
     hands_columns: Sequence[str] | None = None,
+    strategies: Sequence[str] | None = None,
     require_games: bool = False,
 ) -> LoadedRun:
-    """Read a run directory's ``run.json`` and tables.
+    """Read a run directory's ``run.json`` and tables, whole: about 5 MB of memory per 1,000 games with every column
+    (``docs/output.md``, *Size*), so name the columns, or the strategies, a large run's question needs.
 
     :param games_columns: columns of ``games`` to read (``None``: all; one name may be given as text);
         ``game_id`` is always read.
     :param hands_columns: columns of ``hands`` to read, as ``games_columns``.
+    :param strategies: read only the games in which one of these strategies played, on either side, and their
+        hands (``None``: every game; one spec may be given as text); specs as ``run.json`` records them.
     :param require_games: raise if the run has no finished games yet.
     :raises RunDirectoryError: for a missing directory, one without ``run.json``, or (``require_games``)
         a run with no finished games.
+    :raises ValueError: for a column, or a strategy, the run does not have.
     """
     directory = RunDirectory(path)
     manifest = directory.read_manifest()
     games_columns = _with_game_id(games_columns, GAME_SCHEMA.names, "games_columns")
     hands_columns = _with_game_id(hands_columns, HAND_SCHEMA.names, "hands_columns")
+    wanted = _wanted_strategies(strategies, manifest)
+    read_columns = games_columns if wanted is None else list(dict.fromkeys([*games_columns, *_SIDES]))
     games_parts, hands_parts = [], []
-    for _, games, hands in directory.iter_chunks(games_columns, hands_columns):
+    for _, games, hands in directory.iter_chunks(read_columns, hands_columns):
+        if wanted is not None:  # filtered a part at a time: the other strategies' games are never held
+            games = games.filter(pc.or_(pc.is_in(games["team_a_strategy"], value_set=wanted),
+                                        pc.is_in(games["team_b_strategy"], value_set=wanted))).select(games_columns)
+            hands = hands.filter(pc.is_in(hands["game_id"], value_set=games["game_id"].combine_chunks()))
         games_parts.append(games.to_pandas())
         hands_parts.append(hands.to_pandas())
     if not games_parts and require_games:
@@ -156,6 +169,23 @@ def load_run(
     hands_order = [name for name in ("game_id", "hand_no", "team") if name in hands_columns]
     hands = _concat(hands_parts, HAND_SCHEMA, hands_columns).sort_values(hands_order, kind="stable")
     return LoadedRun(directory.path, manifest, games.reset_index(drop=True), hands.reset_index(drop=True))
+
+
+_SIDES = ("team_a_strategy", "team_b_strategy")
+
+
+def _wanted_strategies(strategies: Sequence[str] | str | None, manifest: dict[str, Any]) -> pa.Array | None:
+    """The specs ``load_run(strategies=...)`` keeps, checked against the run's own."""
+    if strategies is None:
+        return None
+    if isinstance(strategies, str):  # one spec: iterated as it is, a string would be read letter by letter
+        strategies = [strategies]
+    known = [entry.get("spec") for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
+    unknown = [spec for spec in strategies if spec not in known]
+    if unknown:
+        raise ValueError(f"unknown strateg{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))} in "
+                         f"strategies; this run played {', '.join(map(repr, known)) or 'none'}")
+    return pa.array(list(strategies), type=pa.string())
 
 
 def _with_game_id(columns: Sequence[str] | str | None, known: list[str], option: str) -> list[str]:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -33,6 +34,7 @@ import click
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from canasta_sim.cli.compare_resume import ResumePoint, resume_point
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
@@ -225,6 +227,14 @@ class Comparison:
         self._waiting: dict[int, _BlockBook] = {}
         self._next_block = 0
 
+    def go_on_from(self, point: ResumePoint) -> int:
+        """Start from the games a saved comparison counted (``--resume``); return the first block to play."""
+        self.counts, self.llr, self.decision, self.forfeits = point.counts, point.llr, point.decision, point.forfeits
+        if self.print_every is not None:
+            self._printed_at = point.games - point.games % self.print_every
+        self._next_block = point.games // (BLOCK_OBSERVATIONS * self.plan.games_per_observation)
+        return self._next_block
+
     def take(self, book: _BlockBook) -> None:
         """A block has ended: count every block now due, in order; raise :class:`StopPlaying` when the test
         decided, a failure ends the comparison, or a block was cut short (the user stopped it)."""
@@ -280,10 +290,14 @@ class _RunRecorder:
     """
 
     def __init__(self, path: Path, plan: MatchPlan, seed_drawn: bool, max_games: int, time_limit: float | None,
-                 on_error: str, workers: int, memory_limit: int | None) -> None:
+                 on_error: str, workers: int, memory_limit: int | None, test: dict | None = None,
+                 resumed: ResumePoint | None = None) -> None:
         self.directory = RunDirectory(path)
-        if self.directory.path.exists() and not self.directory.is_empty():
-            raise fail(f"--out {path} is not empty; choose a new or empty directory")
+        self.test = test
+        """The test's settings, recorded (as ``compare``) with the first game so that ``--resume`` finds them."""
+        if resumed is None and self.directory.path.exists() and not self.directory.is_empty():
+            raise fail(f"--out {path} is not empty; choose a new or empty directory (or go on with a comparison "
+                       f"saved there: canasta-sim compare --resume {path})")
         try:
             self.settings = RunSettings(games=max_games, seed=plan.seed, specs=(plan.new, plan.old), rules=plan.rules,
                                         chunk_size=SAVED_CHUNK_GAMES,
@@ -307,20 +321,19 @@ class _RunRecorder:
         self.pending_chunk = 0
         self.last: tuple[int, tuple] | None = None
         """The last chunk written, and its tables."""
+        if resumed is not None:
+            self.manifest = resumed.manifest
+            self.pending_chunk = resumed.games // SAVED_CHUNK_GAMES
+            self._start_session()
 
     def on_block(self, block: int, tables: tuple) -> None:
         """Keep a block's games, and write them with their chunk's when the chunk is whole (what is left when the test
         ends is written by :meth:`finish`, cut to the games counted)."""
         if self.manifest is None:
             self.manifest = new_manifest(self.settings, self.loaded, self.seed_drawn, self.directory.path)
-            session = {"started_at": now_text(), "command": "compare", "workers": self.workers,
-                       "on_error": self.on_error}
-            if self.memory_limit is not None:  # as run records it: only when there is one
-                session.update(memory_limit=self.memory_limit)
-            if (cap := games_at_once_cap()) is not None:
-                session.update(games_at_once=cap)
-            self.manifest["sessions"].append(session)
-            self.directory.write_manifest(self.manifest)
+            # No LLR yet: report states no verdict for a comparison killed before its end, which --resume goes on with.
+            self.manifest["compare"] = {**(self.test or {}), "llr": None, "decision": None, "games": 0, "forfeits": 0}
+            self._start_session()
         chunk = block // self.chunk_blocks
         if chunk != self.pending_chunk:  # (blocks come in order: a chunk of blocks without games was skipped)
             self._write_pending()
@@ -328,6 +341,16 @@ class _RunRecorder:
         self.pending.append(tables)
         if block % self.chunk_blocks == self.chunk_blocks - 1:
             self._write_pending()
+
+    def _start_session(self) -> None:
+        session = {"started_at": now_text(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
+        if self.memory_limit is not None:  # as run records it: only when there is one
+            session.update(memory_limit=self.memory_limit)
+        if (cap := games_at_once_cap()) is not None:
+            session.update(games_at_once=cap)
+        self.manifest.update(status="running")
+        self.manifest.setdefault("sessions", []).append(session)
+        self.directory.write_manifest(self.manifest)
 
     def _write_pending(self) -> None:
         if self.pending:
@@ -418,8 +441,8 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
 
 
 @click.command("compare", cls=OneLineErrorCommand)
-@click.argument("new")
-@click.option("--baseline", "old", required=True, metavar="SPEC", help="The strategy NEW is tested against.")
+@click.argument("new", required=False)
+@click.option("--baseline", "old", metavar="SPEC", help="The strategy NEW is tested against.")
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="Elo difference of H0 (no gain).")
 @click.option("--elo1", type=float, default=10.0, show_default=True, help="Elo difference of H1 (the hoped-for gain).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Chance of accepting H1 when H0 is true.")
@@ -443,17 +466,32 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Save the games the test counted as a run directory (report, plot, replay and run --resume "
                    "work on it).")
+@click.option("--resume", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Go on with the comparison whose games --out DIR saved (stopped by Ctrl-C, a kill or a crash), "
+                   "with its own settings: its whole parts are counted again and the test goes on after them.")
 @click.option("-q", "--quiet", is_flag=True,
               help="No opening line and no progress lines; the test's last line and its verdict still print.")
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
                     isolate, on_error, time_limit, memory_limit, games_at_once, pin, log_file, print_every,
-                    out, quiet) -> None:
+                    out, resume, quiet) -> None:
     """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  The verdict says which the results favour over the
     other, and the Elo estimate.  Each deal is played twice with the sides swapped unless --no-duplicate is given.
     See canasta-sim docs matchmaking.
     """
+    point = None
+    if resume is not None:
+        point = resume_point(resume, SAVED_CHUNK_GAMES)
+        entry, settings, ctx = point.entry, point.settings, click.get_current_context()
+        new, old, seed, out, time_limit = entry["new"], entry["baseline"], settings.seed, resume, settings.time_limit
+        elo0, elo1, alpha, beta, max_games = (entry[key] for key in ("elo0", "elo1", "alpha", "beta", "max_games"))
+        no_duplicate, on_error, memory_limit, games_at_once = not settings.duplicate, *(
+            point.kept(ctx, name, value) for name, value in (
+                ("on_error", on_error), ("memory_limit", memory_limit), ("games_at_once", games_at_once)))
+    elif new is None or old is None:
+        raise fail("compare needs NEW and --baseline OLD (canasta-sim compare expert --baseline greedy), or "
+                   "--resume DIR")
     try:
         test = Sprt(elo0=elo0, elo1=elo1, alpha=alpha, beta=beta)
     except ValueError as error:
@@ -461,7 +499,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     pin_cores(pin)
     cap_games_at_once(games_at_once)
     try:
-        rules = Rules.from_options(rule_options)
+        rules = point.settings.rules if point is not None else Rules.from_options(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)
         # Loaded here to fail in one line rather than in every worker, and to print name@version.
         labels = [load_strategy(spec).label for spec in (new, old)]
@@ -470,14 +508,16 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     duplicate = not no_duplicate
     if duplicate:  # the pairs a chess-engine tester counts: a cap in the middle of one would drop its first game
         check_even_games("--max-games", max_games, "compare, without --no-duplicate,")
-    seed_drawn = seed is None
-    if seed_drawn:
+    seed_drawn = seed is None if point is None else bool(point.manifest.get("seed_drawn"))
+    if seed is None:
         seed = int.from_bytes(os.urandom(4), "big")
     plan = MatchPlan(new, old, seed, rules, duplicate, max_games // (2 if duplicate else 1))
     workers = worker_count(workers, (new, old))
+    test_settings = {"new": new, "baseline": old, "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta,
+                     "max_games": max_games}
     recorder = None if out is None else _RunRecorder(out, plan, seed_drawn,
                                                      plan.observations * plan.games_per_observation, time_limit,
-                                                     on_error, workers, memory_limit)
+                                                     on_error, workers, memory_limit, test_settings, point)
     close_all()  # this process plays no game (its workers start the bots they play with): no bot idles here
     file_handler = open_log_file(log_file)
     if not quiet:
@@ -486,36 +526,56 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
                    f"{elo1:g}, alpha {alpha:g}, beta {beta:g}, LLR bounds [{test.lower:.2f}, {test.upper:.2f}], at "
                    f"most {max_games} games, seed {seed}{' (drawn)' if seed_drawn else ''}, rules "
                    f"{rules_text(rules)}, {workers} worker{'s' if workers > 1 else ''}")
+        if point is not None:
+            click.echo(f"resumed from the {point.games} games saved in {out}: LLR {point.llr:.2f}")
     comparison = Comparison(plan, test, on_error=on_error, print_every=None if quiet else print_every,
                             on_block=None if recorder is None else recorder.on_block)
+    first_block = 0 if point is None else comparison.go_on_from(point)
+    status, start_error = _play(plan, comparison, first_block, workers, on_error, time_limit, memory_limit,
+                                file_handler, recorder, test_settings)
+    _conclude(plan, test, comparison, status, start_error, recorder, out)
+
+
+def _play(plan: MatchPlan, comparison: Comparison, first_block: int, workers: int, on_error: str,
+          time_limit: float | None, memory_limit: int | None, file_handler, recorder: _RunRecorder | None,
+          test_settings: dict) -> tuple[str, str | None]:
+    """Play the blocks from ``first_block`` on until the test decides, then save what was counted (``--out``);
+    return the status and the error of workers that could not start."""
     schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
     handlers, restore_logging = install_logging(False, False, file_handler)
     status = "complete"
     interrupted = False
     start_error = None
     try:
-        with worker_pool(schedule, workers=min(workers, plan.block_count), on_error=on_error,
-                         log_handlers=handlers, memory_limit=memory_limit) as pool, \
-                stop_on_signals(pool.stop_event) as signals:
-            pool.play(range(plan.block_count), comparison.take)
-            interrupted = signals["interrupted"]
+        if first_block < plan.block_count and not comparison.decision:
+            with worker_pool(schedule, workers=min(workers, plan.block_count - first_block), on_error=on_error,
+                             log_handlers=handlers, memory_limit=memory_limit) as pool, \
+                    stop_on_signals(pool.stop_event) as signals:
+                pool.play(range(first_block, plan.block_count), comparison.take)
+                interrupted = signals["interrupted"]
     except KeyboardInterrupt:  # a second Ctrl-C: the workers were killed at once
         interrupted = True
     except WorkerStartError as error:  # workers that cannot load the strategies or die before playing
         start_error = str(error)
     finally:
         restore_logging()
-        counts, llr, decision = comparison.counts, comparison.llr, comparison.decision
+        counts = comparison.counts
         if comparison.error or start_error:
             status = "stopped"
-        elif interrupted and not decision:
+        elif interrupted and not comparison.decision:
             status = "interrupted"
         if recorder is not None:
             recorder.finish(counts.game_count, status, {
-                "new": new, "baseline": old, "elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta,
-                "max_games": max_games, "llr": llr, "decision": decision, "games": counts.game_count,
+                **test_settings, "llr": comparison.llr, "decision": comparison.decision, "games": counts.game_count,
                 "forfeits": comparison.forfeits,
             })
+    return status, start_error
+
+
+def _conclude(plan: MatchPlan, test: Sprt, comparison: Comparison, status: str, start_error: str | None,
+              recorder: _RunRecorder | None, out: Path | None) -> None:
+    """Print where the test ended and its verdict, or the error or interruption that ended it (exiting)."""
+    counts, llr, decision = comparison.counts, comparison.llr, comparison.decision
     saved = ""
     if recorder is not None:
         saved = (f"; the {counts.game_count} games counted are saved in {out}" if recorder.manifest is not None
@@ -524,7 +584,9 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
         click.echo(f"Error: {comparison.error or start_error}{saved}", err=True)
         sys.exit(EXIT_STOPPED)
     if status == "interrupted":
-        click.echo(f"Interrupted after {counts.game_count} games: LLR {llr:.2f}, no decision{saved}", err=True)
+        resume = f"; canasta-sim compare --resume {shlex.quote(str(out))} goes on" if recorder is not None and \
+            recorder.manifest is not None else ""
+        click.echo(f"Interrupted after {counts.game_count} games: LLR {llr:.2f}, no decision{saved}{resume}", err=True)
         sys.exit(EXIT_INTERRUPTED)
     last_line = comparison.last_line
     if _progress_line(counts, llr, test) != last_line:  # show where the test ended

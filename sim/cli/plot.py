@@ -1,11 +1,17 @@
 """``canasta-sim plot RUN_DIR``: PNG charts of a run, drawn with matplotlib's Agg backend (no display needed).
 
-Each chart is one function taking a :class:`~canasta_sim.analysis.LoadedRun` and returning a matplotlib
-:class:`~matplotlib.figure.Figure`, so a notebook can draw them too::
+Each chart is one function taking a :class:`~canasta_sim.analysis.LoadedRun` or a
+:class:`~canasta_sim.cli.plot_data.ChartData` and returning a matplotlib :class:`~matplotlib.figure.Figure`, so a
+notebook can draw them too::
 
     from canasta_sim.analysis import load_run
     from canasta_sim.cli.plot import CHARTS
+    from canasta_sim.cli.plot_data import ChartData
     figure = CHARTS["win_rates"](load_run("results/example"))
+    figure = CHARTS["win_rates"](ChartData.of_directory("results/example"))   # any size: read part by part
+
+The charts draw from tallies of the tables (:mod:`canasta_sim.cli.plot_data`), never from their rows, so
+``canasta-sim plot`` reads a run of any size in bounded memory.
 
 Every chart names the strategies by their names and versions as the run recorded them (``greedy@2``, not
 the spec that loaded them, which for a file is its path) and wraps its titles to the figure's width.  Every
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,24 +36,30 @@ import click
 import numpy as np
 import pandas as pd
 
-from canasta_sim.analysis import LoadedRun, label_teams, load_run, matchmaking, strategy_names, with_strategy_names
+from canasta_sim.analysis import LoadedRun, label_teams
 from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, counted, fail
+from canasta_sim.cli.plot_data import (
+    GAME_COLUMNS,
+    HAND_COLUMNS,
+    PER_HAND,
+    SCORE_PARTS,
+    ChartData,
+    chart_data,
+    quantiles,
+)
 from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.storage import RUN_FILE, DamagedPartError
-from canasta_sim.runs.summary import Z_95, side_labels, wilson_interval
+from canasta_sim.runs.summary import Z_95, wilson_interval
 from canasta_sim.tuning.run import TUNE_FILE, is_tuning_run
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHARTS", "ROUND_ROBIN_CHARTS", "charts_for", "games_per_point", "plot_command", "write_charts"]
+__all__ = ["CHARTS", "GAME_COLUMNS", "HAND_COLUMNS", "ROUND_ROBIN_CHARTS", "charts_for", "games_per_point",
+           "plot_command", "write_charts"]
 
-GAME_COLUMNS = ["team_a_strategy", "team_b_strategy", "winner", "margin", "hands", "termination"]
-HAND_COLUMNS = ["hand_no", "team", "strategy", "opponent_strategy", "score", "cumulative_score", "pile_takes",
-                "frozen_pile_takes", "pile_freezes", "canasta_natural", "canasta_mixed", "red_threes", "went_out",
-                "concealed", "melded", "meld_points", "canasta_bonus", "going_out_bonus", "red_three_bonus",
-                "hand_penalty"]
+_PER_HAND, _SCORE_PARTS = PER_HAND, SCORE_PARTS  # the names scripts/clustered_errors.py reads them by
 MIN_GAMES_PER_POINT = 20
 """Hand numbers reached by fewer games than this are left out of the cumulative-score chart (by fewer than half a
 strategy's games, where it played fewer than twice as many: see :func:`games_per_point`)."""
@@ -94,47 +107,22 @@ def _suptitle(figure: Figure, text: str) -> None:
     figure.suptitle(_wrapped(text, figure.get_figwidth() * 0.96), fontsize=_TITLE_SIZE)
 
 
-def _colours(run: LoadedRun) -> dict[str, str]:
-    labels = list(dict.fromkeys([*run.entrants, *sorted(set(label_teams(run.hands)))]))
+def _colours(data: ChartData) -> dict[str, str]:
+    labels = list(dict.fromkeys([*data.entrants, *sorted(data.hands.labels)]))
     palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
     return {label: palette[index % len(palette)] for index, label in enumerate(labels)}
 
 
-def _labels_with_hands(run: LoadedRun, hands) -> list[str]:
+def _labels_with_hands(data: ChartData) -> list[str]:
     """The labels of ``hands`` (labelled by team) that have rows, the run's entrants first, each once."""
-    return [label for label in dict.fromkeys([*run.entrants, *hands["label"]]) if (hands["label"] == label).any()]
+    return [label for label in dict.fromkeys([*data.entrants, *data.hands.labels]) if data.hands.labels.get(label)]
 
 
-def _half_width(values: np.ndarray) -> float:
-    """Half the width of the normal 95% interval of ``values``' mean (0 under two values: no bar to draw)."""
-    return Z_95 * values.std(ddof=1) / math.sqrt(len(values)) if len(values) > 1 else 0.0
-
-
-def _matchup(run: LoadedRun) -> str:
-    specs = [entry.get("spec") for entry in run.manifest.get("strategies", [])]
+def _matchup(data: ChartData) -> str:
+    specs = [entry.get("spec") for entry in data.shown_manifest.get("strategies", [])]
     if len(specs) >= 3:
         return f"round robin of {len(specs)}"
     return " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
-
-
-def _played(run: LoadedRun) -> pd.DataFrame:
-    return run.games[run.games["termination"] != "forfeit"]
-
-
-def _team_games(games: pd.DataFrame) -> pd.DataFrame:
-    """One row per team per game: label, opponent's label, side, won, own margin."""
-    pairs = [side_labels(a, b) for a, b in
-             zip(games["team_a_strategy"].astype(str), games["team_b_strategy"].astype(str), strict=True)]
-    frames = []
-    for side, own, other, sign in (("A", 0, 1, 1), ("B", 1, 0, -1)):
-        frames.append(pd.DataFrame({
-            "label": [pair[own] for pair in pairs],
-            "opponent": [pair[other] for pair in pairs],
-            "side": side,
-            "won": (games["winner"] == side).to_numpy(),
-            "margin": sign * games["margin"].to_numpy(),
-        }))
-    return pd.concat(frames, ignore_index=True)
 
 
 _RATES = frozenset({"went_out", "concealed", "no_initial_meld"})
@@ -159,41 +147,41 @@ _NO_GAME_PLAYED_OUT = "no game was played out (every game was forfeited)"
 _NO_HAND = "no hand was finished (every game was forfeited before its first hand ended)"
 
 
-def _paired_intervals(run: LoadedRun) -> dict[tuple[str, str], tuple[float, float, float, int]]:
+def _paired_intervals(data: ChartData) -> dict[tuple[str, str], tuple[float, float, float, int]]:
     """For duplicate runs: ``(strategy, opponent) -> (score, low, high, deals)`` from both sides."""
-    if not run.manifest.get("duplicate"):
+    if not data.manifest.get("duplicate"):
         return {}
     found = {}
-    names = strategy_names(run)
-    for result in matchmaking(run).paired:
+    names = data.names
+    for result in data.matchmaking().paired:
         first, second = names.get(result.first, result.first), names.get(result.second, result.second)
         found[(first, second)] = (result.score, result.score_low, result.score_high, result.deals)
         found[(second, first)] = (1 - result.score, 1 - result.score_high, 1 - result.score_low, result.deals)
     return found
 
 
-def win_rates(run: LoadedRun) -> Figure:
+def win_rates(run: LoadedRun | ChartData) -> Figure:
     """Win rate with its Wilson 95% interval per strategy: overall, then by side (A = seats 0 and 2), or
     by opponent in a round robin."""
-    paired = _paired_intervals(run)
-    run = with_strategy_names(run)
-    teams = _team_games(run.games)
-    colours = _colours(run)
+    data = chart_data(run)
+    paired = _paired_intervals(data)
+    tally = data.games
+    colours = _colours(data)
     rows = []
-    mirror = all(label.endswith((" (A)", " (B)")) for label in teams["label"].unique())
-    for label in dict.fromkeys([*run.entrants, *teams["label"]]):
-        mine = teams[teams["label"] == label]
-        if mine.empty:
+    met = tally.labels()
+    mirror = all(label.endswith((" (A)", " (B)")) for label in met)
+    for label in dict.fromkeys([*data.entrants, *met]):
+        opponents = tally.opponents(label)
+        if not opponents:
             continue
-        opponents = list(dict.fromkeys(mine["opponent"]))
-        groups = [("all games", mine, opponents[0] if len(opponents) == 1 else None)]
+        groups = [("all games", tally.count(label), opponents[0] if len(opponents) == 1 else None)]
         if len(opponents) > 1:
-            groups += [(f"vs {opponent}", mine[mine.opponent == opponent], opponent) for opponent in opponents]
+            groups += [(f"vs {opponent}", tally.count(label, opponent=opponent), opponent) for opponent in opponents]
         elif not mirror:
-            groups += [("as side A", mine[mine.side == "A"], None), ("as side B", mine[mine.side == "B"], None)]
-        for what, group, opponent in groups:
-            if len(group):
-                wins, games = int(group["won"].sum()), len(group)
+            groups += [("as side A", tally.count(label, side="A"), None),
+                       ("as side B", tally.count(label, side="B"), None)]
+        for what, (games, wins), opponent in groups:
+            if games:
                 rate, (low, high) = wins / games, wilson_interval(wins, games, digits=None)
                 if (label, opponent) in paired:  # both games of each deal: the paired interval is the honest one
                     rate, low, high, deals = paired[(label, opponent)]
@@ -226,41 +214,43 @@ def win_rates(run: LoadedRun) -> Figure:
         "games won, % (bars: Wilson 95% interval; paired rows: score per game, draws half, with the 95% interval "
         "from deal-to-deal variation)")
     axes.set_xlabel(_wrapped(caption, axes_width, 10))
-    axes.set_title(_wrapped(f"Win rate: {_matchup(run)} ({counted(len(run.games), 'game')})", axes_width),
+    axes.set_title(_wrapped(f"Win rate: {_matchup(data)} ({counted(tally.games, 'game')})", axes_width),
                    fontsize=_TITLE_SIZE)
     axes.legend(loc="lower right", fontsize=8)
     return figure
 
 
-def margins(run: LoadedRun) -> Figure:
+def margins(run: LoadedRun | ChartData) -> Figure:
     """The distribution of final margins: from the first strategy's side in a two-sided match (the other
     side's is its mirror image), one panel per strategy in a round robin."""
-    run = with_strategy_names(run)
-    teams = _team_games(_played(run))
-    round_robin = len(run.entrants) >= 3
-    first = run.entrants[0] if run.entrants else teams["label"].iloc[0]
-    labels = [label for label in run.entrants if (teams["label"] == label).any()] if round_robin else [first]
+    data = chart_data(run)
+    tally = data.games
+    round_robin = len(data.entrants) >= 3
+    first = data.entrants[0] if data.entrants else tally.first_played
+    labels = [label for label in data.entrants if tally.margins.get(label)] if round_robin else [first]
     labels = labels or [first]  # a round robin whose every game was forfeited: one panel saying so
     figure = _new_figure(8, 1.5 + 3.5 * len(labels) if round_robin else 5.0)
     panels = figure.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
-    played = len(_played(run))
     for axes, label in zip(panels, labels, strict=True):
-        mine = teams[teams["label"] == label]
-        values = mine["margin"].to_numpy()
-        if not len(values):
+        counts = tally.margins.get(label)
+        if not counts:
             _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
             continue
+        values = np.array(sorted(counts), dtype=np.int64)
+        weights = np.array([counts[value] for value in sorted(counts)], dtype=np.int64)
+        games = int(weights.sum())
         # The bins span the axis, which shows 0 too, 0 and the widest margin each at a bin's centre: fitted to the
         # margins alone, one game's (or games of one margin) got bins a tenth of a point wide, a bar too thin to see.
-        bins = min(60, max(10, int(math.sqrt(len(values)))))
+        bins = min(60, max(10, int(math.sqrt(games))))
         low, high = min(0.0, float(values.min())), max(0.0, float(values.max()))
         half = (high - low) / (bins - 1) / 2
-        axes.hist(values, bins=bins, range=(low - half, high + half) if half else None, color=_colours(run)[label],
-                  alpha=0.85, label=f"{label}, n={counted(len(values), 'game')}")
+        # Each margin once, weighted by its games: the bars count the games as the margins one by one would.
+        axes.hist(values, bins=bins, weights=weights, range=(low - half, high + half) if half else None,
+                  color=_colours(data)[label], alpha=0.85, label=f"{label}, n={counted(games, 'game')}")
         axes.axvline(0, color="grey", linewidth=1)
-        mean = float(np.mean(values)) if len(values) else math.nan
+        mean = int((values * weights).sum()) / games
         axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
-        opponents = list(dict.fromkeys(mine["opponent"]))
+        opponents = list(tally.margin_opponents[label])
         opponent = f"{opponents[0]}'s" if len(opponents) == 1 else "its opponent's"
         axes.set_xlabel(_wrapped(f"final margin, points ({label} total minus {opponent} total)", 7.5, 10))
         axes.set_ylabel("games")
@@ -268,41 +258,29 @@ def margins(run: LoadedRun) -> Figure:
         if round_robin:
             _title(axes, f"{label} against all its opponents", 10)
         axes.legend(fontsize=8)
-    _suptitle(figure, f"Final margins: {_matchup(run)} ({counted(played, 'game')} played out)")
+    _suptitle(figure, f"Final margins: {_matchup(data)} ({counted(tally.played, 'game')} played out)")
     return figure
 
 
-def hands_per_game(run: LoadedRun) -> Figure:
+def hands_per_game(run: LoadedRun | ChartData) -> Figure:
     """How many hands games lasted."""
-    run = with_strategy_names(run)
-    hands = _played(run)["hands"]
-    counts = hands.value_counts().sort_index()
+    data = chart_data(run)
+    counts = pd.Series(data.games.hands, dtype=np.int64).sort_index()
+    games = int(counts.sum())
     figure = _new_figure()
     axes = figure.add_subplot()
     axes.set_xlabel("hands in the game")
     axes.set_ylabel("games")
-    _title(axes, f"Hands per game: {_matchup(run)} ({counted(len(hands), 'game')} played out)")
-    if hands.empty:
+    _title(axes, f"Hands per game: {_matchup(data)} ({counted(games, 'game')} played out)")
+    if not games:
         _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
         return figure
+    mean = int((counts.index.to_numpy() * counts.to_numpy()).sum()) / games
     axes.bar(counts.index, counts.to_numpy(), color="tab:gray", width=0.8,
-             label=f"mean {hands.mean():.2f} hands, n={counted(len(hands), 'game')}")
+             label=f"mean {mean:.2f} hands, n={counted(games, 'game')}")
     _integer_ticks(axes.xaxis)
     axes.legend()
     return figure
-
-
-_PER_HAND = (
-    ("pile_takes", "pile takes per hand", "takes per team-hand", 1),
-    ("frozen_pile_takes", "takes of a frozen pile per hand", "takes per team-hand", 1),
-    ("pile_freezes", "discards freezing the pile per hand", "discards per team-hand", 1),
-    ("canasta_natural", "natural canastas per hand", "canastas per team-hand", 1),
-    ("canasta_mixed", "mixed canastas per hand", "canastas per team-hand", 1),
-    ("red_threes", "red 3s per hand", "red 3s per team-hand", 1),
-    ("went_out", "went out", "% of team-hands", 100),
-    ("concealed", "went out concealed", "% of team-hands", 100),
-    ("no_initial_meld", "no initial meld made", "% of team-hands", 100),
-)
 
 
 def _per_hand_frame(hands: pd.DataFrame) -> pd.DataFrame:
@@ -311,12 +289,11 @@ def _per_hand_frame(hands: pd.DataFrame) -> pd.DataFrame:
     return hands.assign(label=label_teams(hands), no_initial_meld=~hands["melded"].astype(bool))
 
 
-def per_hand_stats(run: LoadedRun) -> Figure:
+def per_hand_stats(run: LoadedRun | ChartData) -> Figure:
     """Per-hand statistics per strategy, with 95% intervals of the means."""
-    run = with_strategy_names(run)
-    hands = _per_hand_frame(run.hands)
-    colours = _colours(run)
-    labels = _labels_with_hands(run, hands)
+    data = chart_data(run)
+    colours = _colours(data)
+    labels = _labels_with_hands(data)
     figure = _new_figure(11, 9.5)
     for index, (column, title, unit, scale) in enumerate(_PER_HAND):
         axes = figure.add_subplot(3, 3, index + 1)
@@ -326,88 +303,77 @@ def per_hand_stats(run: LoadedRun) -> Figure:
             _nothing_to_draw(axes, "no hand was finished")
             continue
         for position, label in enumerate(labels):
-            values = hands.loc[hands["label"] == label, column].astype(float).to_numpy()
-            mean = values.mean()
+            values = data.hands.moments[(label, column)]
+            mean = values.mean
             if column in _RATES:  # a share: Wilson's interval, which stays within [0, 1], drawn at its exact ends
-                low, high = wilson_interval(int(values.sum()), len(values), digits=None)
+                low, high = wilson_interval(values.total, values.count, digits=None)
                 below, above = max(mean - low, 0.0), max(high - mean, 0.0)
             else:  # a count: mean ± 1.96 standard errors, cut at 0 since no count is negative
-                above = _half_width(values)
+                above = values.half_width()
                 below = min(above, mean)
             axes.bar(position, scale * mean, yerr=[[scale * below], [scale * above]], capsize=4, color=colours[label],
-                     label=f"{label} (n={len(values)})")
+                     label=f"{label} (n={values.count})")
         # Each name wrapped to its bar's share of the panel, so that neighbours never overlap.
         ticks = [_wrapped(label, 3.2 / max(len(labels), 1), 8) for label in labels]
         axes.set_xticks(range(len(labels)), ticks, fontsize=8)
-    counts = ", ".join(f"{label}: {(hands['label'] == label).sum()}" for label in labels) or "none"
-    _suptitle(figure, f"Per-hand statistics: {_matchup(run)} (team-hands {counts}; bars: 95% interval, Wilson for "
+    counts = ", ".join(f"{label}: {data.hands.labels[label]}" for label in labels) or "none"
+    _suptitle(figure, f"Per-hand statistics: {_matchup(data)} (team-hands {counts}; bars: 95% interval, Wilson for "
                       "the rates)")
     return figure
 
 
-def hand_scores(run: LoadedRun) -> Figure:
+def hand_scores(run: LoadedRun | ChartData) -> Figure:
     """The distribution of hand scores per strategy."""
-    run = with_strategy_names(run)
-    hands = run.hands.assign(label=label_teams(run.hands))
-    colours = _colours(run)
-    low, high = hands["score"].quantile([0.002, 0.998]).to_numpy() if len(hands) else (0, 1)
+    data = chart_data(run)
+    by_label = data.hands.scores
+    colours = _colours(data)
+    every = sum(by_label.values(), Counter())
+    low, high = quantiles(every, [0.002, 0.998]) if every else (0, 1)
     bins = np.arange(100 * math.floor(low / 100), 100 * math.ceil(high / 100) + 100, 100)
     figure = _new_figure()
     axes = figure.add_subplot()
-    for label in dict.fromkeys([*run.entrants, *hands["label"]]):
-        scores = hands.loc[hands["label"] == label, "score"].to_numpy()
-        if len(scores):
-            weights = np.full(len(scores), 100 / len(scores))
-            axes.hist(np.clip(scores, bins[0], bins[-1] - 1), bins=bins, weights=weights, histtype="step",
-                      linewidth=1.8, color=colours[label],
-                      label=f"{label}: mean {scores.mean():+.0f}, n={len(scores)} team-hands")
+    for label in dict.fromkeys([*data.entrants, *data.hands.labels]):
+        counts = by_label.get(label)
+        if counts:
+            scores = np.array(sorted(counts), dtype=np.int64)
+            hands = np.array([counts[score] for score in sorted(counts)], dtype=np.int64)
+            total = int(hands.sum())
+            # Each score once, weighted by its share of the team-hands: the bars the scores one by one would give.
+            axes.hist(np.clip(scores, bins[0], bins[-1] - 1), bins=bins, weights=hands * (100 / total),
+                      histtype="step", linewidth=1.8, color=colours[label],
+                      label=f"{label}: mean {int((scores * hands).sum()) / total:+.0f}, n={total} team-hands")
     axes.set_xlabel("hand score, points (bins of 100; extremes folded into the end bins)")
     axes.set_ylabel("% of team-hands")
-    _title(axes, f"Hand scores: {_matchup(run)}")
-    if hands.empty:
+    _title(axes, f"Hand scores: {_matchup(data)}")
+    if not every:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
     axes.legend(fontsize=8)
     return figure
 
 
-_SCORE_PARTS = (
-    ("meld_points", "melds", 1),
-    ("canasta_bonus", "canasta bonus", 1),
-    ("going_out_bonus", "going out", 1),
-    ("red_three_bonus", "red 3s", 1),
-    ("hand_penalty", "cards left in hand", -1),
-    ("score", "hand score", 1),
-)
-"""The parts of a hand's score (R14.1) with the sign they add with, and the score they add up to."""
-
-
-def score_components(run: LoadedRun) -> Figure:
+def score_components(run: LoadedRun | ChartData) -> Figure:
     """Where each strategy's points come from: the mean of each part of a hand's score (R14.1) per team-hand, the
     cards left in hand counted negative, beside the hand score they add up to, with 95% intervals."""
-    run = with_strategy_names(run)
-    hands = run.hands.assign(label=label_teams(run.hands))
-    colours = _colours(run)
-    labels = _labels_with_hands(run, hands)
+    data = chart_data(run)
+    colours = _colours(data)
+    labels = _labels_with_hands(data)
     figure = _new_figure(9, 5.5)
     axes = figure.add_subplot()
     width = 0.8 / max(len(labels), 1)
     for offset, label in enumerate(labels):
-        mine = hands[hands["label"] == label]
-        means, halves = [], []
-        for column, _, sign in _SCORE_PARTS:
-            values = sign * mine[column].astype(float).to_numpy()
-            means.append(values.mean())
-            halves.append(_half_width(values))
+        parts = [data.hands.moments[(label, column)] for column, _, _ in _SCORE_PARTS]
+        means = [sign * values.mean for values, (_, _, sign) in zip(parts, _SCORE_PARTS, strict=True)]
+        halves = [values.half_width() for values in parts]
         positions = np.arange(len(_SCORE_PARTS)) + (offset - (len(labels) - 1) / 2) * width
         axes.bar(positions, means, width=width, yerr=halves, capsize=3, color=colours[label],
-                 label=f"{label} (n={len(mine)} team-hands)")
+                 label=f"{label} (n={data.hands.labels[label]} team-hands)")
     axes.axhline(0, color="grey", linewidth=1)
     axes.axvline(len(_SCORE_PARTS) - 1.5, color="grey", linestyle=":", linewidth=1)
     axes.set_xticks(range(len(_SCORE_PARTS)), [name for _, name, _ in _SCORE_PARTS], fontsize=9)
     axes.set_xlabel("part of the hand's score (R14.1): the first five add up to the last")
     axes.set_ylabel("mean points per team-hand")
-    _title(axes, f"Where the points come from: {_matchup(run)} (bars: 95% interval)")
+    _title(axes, f"Where the points come from: {_matchup(data)} (bars: 95% interval)")
     if not labels:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
@@ -415,31 +381,38 @@ def score_components(run: LoadedRun) -> Figure:
     return figure
 
 
-def cumulative_score(run: LoadedRun) -> Figure:
+def _by_hand(data: ChartData, label: str) -> pd.DataFrame:
+    """A label's cumulative score by hand number: its mean, standard deviation and count, one row per hand number."""
+    found = sorted((number, values) for (mine, number), values in data.hands.cumulative.items() if mine == label)
+    return pd.DataFrame({"mean": [values.mean for _, values in found], "std": [values.std for _, values in found],
+                         "count": [values.count for _, values in found]},
+                        index=pd.Index([number for number, _ in found], name="hand_no"))
+
+
+def cumulative_score(run: LoadedRun | ChartData) -> Figure:
     """Mean cumulative score by hand number, over the games still being played at that hand."""
-    run = with_strategy_names(run)
-    hands = run.hands.assign(label=label_teams(run.hands))
-    colours = _colours(run)
+    data = chart_data(run)
+    colours = _colours(data)
     figure = _new_figure(8, 6.5)
     axes, counts_axes = figure.subplots(2, 1, sharex=True, height_ratios=[3, 1])
     drawn = False
-    for label in dict.fromkeys([*run.entrants, *hands["label"]]):
-        mine = hands[hands["label"] == label]
-        stats = mine.groupby("hand_no")["cumulative_score"].agg(["mean", "std", "count"])
-        stats = stats[stats["count"] >= games_per_point(int(mine["hand_no"].eq(1).sum()))]
+    for label in dict.fromkeys([*data.entrants, *data.hands.labels]):
+        stats = _by_hand(data, label)
+        started = data.hands.started[label]
+        stats = stats[stats["count"] >= games_per_point(started)]
         if stats.empty:
             continue
         drawn = True
         half = Z_95 * stats["std"].fillna(0) / np.sqrt(stats["count"])
         axes.plot(stats.index, stats["mean"], marker="o", markersize=3, color=colours[label],
-                  label=f"{label} ({counted(int(mine['hand_no'].eq(1).sum()), 'game')})")
+                  label=f"{label} ({counted(started, 'game')})")
         axes.fill_between(stats.index, stats["mean"] - half, stats["mean"] + half, color=colours[label], alpha=0.2)
         counts_axes.plot(stats.index, stats["count"], color=colours[label], drawstyle="steps-mid")
-    target = run.manifest.get("rules", {}).get("target_score")
+    target = data.manifest.get("rules", {}).get("target_score")
     if target and drawn:
         axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target} points")
     axes.set_ylabel("mean cumulative score, points")
-    _suptitle(figure, f"Cumulative score by hand: {_matchup(run)}")
+    _suptitle(figure, f"Cumulative score by hand: {_matchup(data)}")
     _title(axes, f"mean over the games still in play at each hand (band: 95% interval; "
                  f"hands reached by < {MIN_GAMES_PER_POINT} games, or by < half a strategy's games if fewer, "
                  "left out)", 9)
@@ -456,12 +429,12 @@ def cumulative_score(run: LoadedRun) -> Figure:
     return figure
 
 
-def ratings(run: LoadedRun) -> Figure:
+def ratings(run: LoadedRun | ChartData) -> Figure:
     """A round robin's Bradley-Terry ratings: Elo relative to the entrants' mean, with 95% intervals."""
-    fitted = sorted(matchmaking(run).ratings, key=lambda rating: rating.elo)
-    names = strategy_names(run)
-    run = with_strategy_names(run)
-    colours = _colours(run)
+    data = chart_data(run)
+    fitted = sorted(data.matchmaking().ratings, key=lambda rating: rating.elo)
+    names = data.names
+    colours = _colours(data)
     figure = _new_figure(8, 1.5 + 0.6 * len(fitted))
     axes = figure.add_subplot()
     for position, rating in enumerate(fitted):
@@ -475,12 +448,12 @@ def ratings(run: LoadedRun) -> Figure:
     if fitted:
         low, high = min(rating.low for rating in fitted), max(rating.high for rating in fitted)
         axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
-    _title(axes, f"Ratings: {_matchup(run)} ({counted(len(run.games), 'game')})")
+    _title(axes, f"Ratings: {_matchup(data)} ({counted(data.games.games, 'game')})")
     axes.legend(loc="lower right", fontsize=8)
     return figure
 
 
-CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {
+CHARTS: dict[str, Callable[[LoadedRun | ChartData], Figure]] = {
     "win_rates": win_rates,
     "margins": margins,
     "hands_per_game": hands_per_game,
@@ -491,22 +464,23 @@ CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {
 }
 """Chart name (the PNG's file name) to the function that draws it, for every run."""
 
-ROUND_ROBIN_CHARTS: dict[str, Callable[[LoadedRun], Figure]] = {"ratings": ratings}
+ROUND_ROBIN_CHARTS: dict[str, Callable[[LoadedRun | ChartData], Figure]] = {"ratings": ratings}
 """Charts drawn for round robins (three or more strategies) only."""
 
 
-def charts_for(run: LoadedRun) -> dict[str, Callable[[LoadedRun], Figure]]:
+def charts_for(run: LoadedRun | ChartData) -> dict[str, Callable[[LoadedRun | ChartData], Figure]]:
     """The charts :func:`write_charts` draws for this run: :data:`CHARTS`, and more for a round robin."""
     return {**CHARTS, **(ROUND_ROBIN_CHARTS if len(run.entrants) >= 3 else {})}
 
 
-def write_charts(run: LoadedRun, out: Path, dpi: int = 110) -> list[Path]:
+def write_charts(run: LoadedRun | ChartData, out: Path, dpi: int = 110) -> list[Path]:
     """Draw every chart of :func:`charts_for` the run into ``out`` as ``<name>.png``; return the files written."""
     out.mkdir(parents=True, exist_ok=True)
+    data = chart_data(run)  # tallied once for every chart
     written = []
-    for name, draw in charts_for(run).items():
+    for name, draw in charts_for(data).items():
         path = out / f"{name}.png"
-        draw(run).savefig(path, dpi=dpi)
+        draw(data).savefig(path, dpi=dpi)
         written.append(path)
     return written
 
@@ -538,7 +512,7 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
         return
     _check_plottable(run_dir)
     try:
-        run = load_run(run_dir, games_columns=GAME_COLUMNS, hands_columns=HAND_COLUMNS, require_games=True)
+        run = ChartData.of_directory(run_dir)
     except DamagedPartError:
         raise  # exit code 1 (OneLineErrorCommand): the run is damaged, not the arguments wrong
     except CanastaError as error:

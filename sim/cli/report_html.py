@@ -22,8 +22,9 @@ from typing import Any
 import click
 import pandas as pd
 
-from canasta_sim.analysis import LoadedRun, load_run, strategy_names
-from canasta_sim.cli.plot import GAME_COLUMNS, HAND_COLUMNS, charts_for
+from canasta_sim.analysis import strategy_names
+from canasta_sim.cli.plot import charts_for
+from canasta_sim.cli.plot_data import ChartData
 from canasta_sim.cli.replay import ending_words, game_setup, recorded_run_game
 from canasta_sim.cli.replaying import start_directory
 from canasta_sim.runs.runner import settings_from_manifest
@@ -153,7 +154,22 @@ def games_worth_seeing(games: pd.DataFrame) -> list[tuple[int, str]]:
     return [(game_id, " and ".join(reasons)) for game_id, reasons in picked.items()]
 
 
-def _chart_images(run: LoadedRun) -> list[str]:
+class _WorthSeeing:
+    """:func:`games_worth_seeing` of a whole run fed part by part (in game order), with the rows of those games: only
+    the rows that could still be picked are kept, each part's best beside the best so far."""
+
+    def __init__(self) -> None:
+        self.rows = pd.DataFrame()
+
+    def add(self, games: pd.DataFrame) -> None:
+        """Add the next part's ``games``."""
+        candidates = pd.concat([self.rows, games], ignore_index=True) if len(self.rows) else games
+        chosen = {game_id for game_id, _ in games_worth_seeing(candidates)}
+        self.rows = candidates[candidates["game_id"].isin(chosen)].reset_index(drop=True)
+
+
+
+def _chart_images(run: ChartData) -> list[str]:
     images = []
     for name, draw in charts_for(run).items():
         buffer = io.BytesIO()
@@ -181,7 +197,7 @@ def _heading(game_id: int, why: str, row: dict[str, Any], names: dict[str, str],
 
 def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
     """The games worth seeing, each replayed from its row of ``games`` (read with the charts' columns and
-    ``_REPLAY_COLUMNS``)."""
+    ``_REPLAY_COLUMNS``; the rows :class:`_WorthSeeing` kept are enough)."""
     directory = RunDirectory(run_dir)
     settings = settings_from_manifest(manifest, str(directory.manifest_path))
     recorded = games.set_index("game_id")
@@ -239,8 +255,9 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
                 sections_markdown: str) -> str:
     """The whole page: ``header`` (the report's first lines), the strategies, the summary and sections (the
     Markdown report's tables), the charts and the replays of the games worth seeing."""
-    run = load_run(run_dir, games_columns=[*GAME_COLUMNS, *_REPLAY_COLUMNS], hands_columns=HAND_COLUMNS,
-                   require_games=True)
+    # Part by part, each part read once: the charts read tallies, and the games worth seeing keep their rows alone.
+    worth_seeing = _WorthSeeing()
+    run = ChartData.of_directory(run_dir, games_columns=_REPLAY_COLUMNS, on_games=worth_seeing.add)
     body = [f"<h1>{html.escape(header[0])}</h1>", *(f"<p>{html.escape(line)}</p>" for line in header[1:]),
             "<h2>Strategies</h2>", _strategies_table(manifest),
             '<h2>Summary</h2><div id="summary">', markdown_html(summary_markdown), "</div>"]
@@ -253,7 +270,7 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
              "<p>Each opens as the page <code>canasta-sim replay RUN_DIR GAME --html FILE</code> writes: the table "
              "after every move (keys: ← →, PageUp/PageDown, Home/End, Space); its “print this replay” button prints "
              "that page, its narration whole.</p>",
-             *_replays(run_dir, manifest, run.games), "</div>"]
+             *_replays(run_dir, manifest, worth_seeing.rows), "</div>"]
     policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -113,8 +113,23 @@ def read_part(read, path: Path, **options):
         run = path.parent.parent
         reason = " ".join(str(error).split()).split(". ")[0]
         reason = reason.removeprefix(f"Could not open Parquet input source '{parquet_path(path)}': ")  # named below
+        if lacking := _columns_lacking(path, options.get("columns")):
+            # pyarrow's own words listed its internal fields ("No match for FieldRef.Name(...) in ... __filename").
+            reason = (f"it lacks the column{'s' if len(lacking) > 1 else ''} {', '.join(map(repr, lacking))} of this "
+                      "table: another table's part, or another program's file")
         raise DamagedPartError(f"{path} is no Parquet part canasta-sim can read ({reason}); move it out of the run "
                                 f"and its games are played again by canasta-sim run --resume {run}") from None
+
+
+def _columns_lacking(path: Path, columns) -> list[str]:
+    """The ``columns`` a readable Parquet file at ``path`` does not have (none when it cannot be read at all)."""
+    if not columns or not Path(path).is_file():
+        return []
+    try:
+        names = set(pq.read_schema(parquet_path(path)).names)
+    except (pa.ArrowException, OSError):
+        return []
+    return [name for name in columns if name not in names]
 
 
 def parquet_path(path: Path) -> Path:
@@ -208,6 +223,14 @@ class RunDirectory:
             raise RunDirectoryError(f"{str(self.manifest_path)!r} cannot be read: {error}") from None
         if not isinstance(manifest, dict):
             raise RunDirectoryError(f"{str(self.manifest_path)!r} does not hold a JSON object")
+        # Every reader (report, plot, load_run) goes through the strategies and the rules: checked here once, where
+        # an entry of another shape ended each in a traceback.
+        strategies = manifest.get("strategies", [])
+        if not isinstance(strategies, list) or not all(
+                isinstance(entry, dict) and isinstance(entry.get("spec"), str) for entry in strategies):
+            raise malformed_entry(str(self.manifest_path), "strategies", 'a list of objects with a "spec"', strategies)
+        if not isinstance(manifest.get("rules", {}), dict):
+            raise malformed_entry(str(self.manifest_path), "rules", "an object of rules", manifest["rules"])
         return manifest
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:

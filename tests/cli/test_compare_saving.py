@@ -1,9 +1,13 @@
 """``compare --out``: the directory holds exactly the games the test counted, as the run they make, or none."""
 
+import json
+import shutil
+
 import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from tests.helpers import assert_same_run_tables
 
 FAILS_AT_ONCE = '''
 from canasta_sim.strategies.greedy import Greedy
@@ -32,3 +36,89 @@ def test_a_compare_stopped_before_it_counted_a_game_saves_no_run(tmp_path):
     assert len(errors) == 1 and errors[0].endswith(f"no game was counted, so {out} holds none"), errors
     assert not (out / "run.json").exists()
     assert not list(out.rglob("*.parquet"))
+
+
+# --- compare --resume --------------------------------------------------------------------------------------------
+
+COMPARE = ["compare", "greedy", "--baseline", "random", "--elo0", "550", "--elo1", "650", "--max-games", "100",
+           "--seed", "3", "--rules", "target_score=1000", "--workers", "1"]
+"""A comparison that decides (H0) after 52 games: three parts of 20 games in the tests below."""
+
+
+@pytest.fixture(scope="module")
+def saved_comparison(tmp_path_factory):
+    """The comparison played without a stop, in parts of 20 games, and the first run.json it wrote (what a kill
+    right after the first part leaves)."""
+    from canasta_sim.cli import compare
+    from canasta_sim.runs.storage import RunDirectory
+
+    out = tmp_path_factory.mktemp("compare") / "whole"
+    written = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(compare, "SAVED_CHUNK_GAMES", 20)
+        original = RunDirectory.write_manifest
+
+        def keeping(self, manifest):
+            written.append(json.loads(json.dumps(manifest)))
+            original(self, manifest)
+
+        patch.setattr(RunDirectory, "write_manifest", keeping)
+        result = CliRunner().invoke(main, [*COMPARE, "--out", str(out)])
+    assert result.exit_code == 0 and "H0 accepted after 52 games" in result.output, result.output
+    return out, written[0]
+
+
+def killed_copy(saved_comparison, tmp_path, games_kept_of_chunk_2: int):
+    """The saved comparison as a kill leaves it: its first run.json, parts 0 and 1 whole, part 2 cut short."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    whole, first_manifest = saved_comparison
+    killed = tmp_path / "killed"
+    shutil.copytree(whole, killed)
+    (killed / "run.json").write_text(json.dumps(first_manifest))
+    for table in ("games", "hands"):
+        part = killed / table / "part-000002.parquet"
+        rows = pq.read_table(part)
+        pq.write_table(rows.filter(pc.less(rows["game_id"], 40 + games_kept_of_chunk_2)), part)
+    return killed
+
+
+@pytest.mark.timeout(180)
+def test_a_killed_compare_resumed_ends_with_the_verdict_and_tables_of_one_never_stopped(saved_comparison, tmp_path,
+                                                                                     monkeypatch):
+    from canasta_sim.cli import compare
+
+    whole, first_manifest = saved_comparison
+    assert first_manifest["status"] == "running" and first_manifest["compare"]["new"] == "greedy"  # found on resume
+    killed = killed_copy(saved_comparison, tmp_path, 6)
+    monkeypatch.setattr(compare, "SAVED_CHUNK_GAMES", 20)
+    result = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "resumed from the 40 games saved in" in result.output and "H0 accepted after 52 games" in result.output
+    resumed, reference = (json.loads((path / "run.json").read_text()) for path in (killed, whole))
+    assert resumed["compare"] == reference["compare"]
+    assert resumed["command"] == reference["command"].replace(str(whole), str(killed))
+    assert resumed["status"] == "complete" and resumed["games"] == resumed["games_done"] == 52
+    assert_same_run_tables(killed, whole)
+
+
+@pytest.mark.timeout(60)
+def test_compare_resume_refuses_what_it_cannot_go_on_with_in_one_line(saved_comparison, tmp_path):
+    whole, _ = saved_comparison
+    cases = [
+        (["--resume", str(whole)], f"--resume: the comparison saved in {whole} has ended (H0 accepted after 52 games); "
+                                   f"canasta-sim report {whole} shows it"),
+        (["greedy", "--resume", str(whole), "--seed", "4"],
+         "--resume goes on with the comparison's own settings; leave out NEW, --seed"),
+        ([], "compare needs NEW and --baseline OLD (canasta-sim compare expert --baseline greedy), or --resume DIR"),
+    ]
+    run = tmp_path / "run"
+    assert CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "random", "--workers", "1", "-q",
+                                     "--out", str(run)]).exit_code == 0
+    cases.append((["--resume", str(run)], f"--resume: {run} holds no comparison saved by compare --out (its "
+                                          f"run.json has no 'compare' entry); canasta-sim run --resume {run} goes on "
+                                          "with a run"))
+    for options, said in cases:
+        result = CliRunner().invoke(main, ["compare", *options])
+        assert result.exit_code == 2 and result.output == f"Error: {said}\n", (options, result.output)

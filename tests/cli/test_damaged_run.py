@@ -167,3 +167,37 @@ def test_report_of_a_whole_recording_run_names_no_missing_part(recording_run):
 def test_report_finding_a_damaged_decisions_part_stops_with_exit_1_naming_it(recording_run, tmp_path):
     copy, part = damaged_copy(recording_run, tmp_path, "decisions")
     assert_damage_said(CliRunner().invoke(main, ["report", str(copy)]), part, copy)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", [["report", "RUN"], ["plot", "RUN"]], ids=" ".join)
+def test_a_part_of_another_table_is_named_with_the_columns_it_lacks(finished_run, tmp_path, command):
+    # pyarrow's own words listed its internal fields: "No match for FieldRef.Name(team_a_strategy) in ... __filename".
+    copy = tmp_path / "run"
+    shutil.copytree(finished_run, copy)
+    part = copy / "games" / "part-000001.parquet"
+    shutil.copyfile(copy / "hands" / "part-000001.parquet", part)
+    result = CliRunner().invoke(main, [str(copy) if word == "RUN" else word for word in command])
+    assert_damage_said(result, part, copy)
+    assert "it lacks the columns 'team_a_strategy', 'team_b_strategy'" in result.output, result.output
+    assert "__filename" not in result.output
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("entry, value, expected", [
+    ("strategies", "greedy", 'a list of objects with a "spec"'),
+    ("strategies", [{"name": "greedy"}], 'a list of objects with a "spec"'),
+    ("rules", ["target_score"], "an object of rules")])
+@pytest.mark.parametrize("command", [["report", "RUN"], ["report", "RUN", "--format", "html"], ["plot", "RUN"]],
+                         ids=" ".join)
+def test_a_run_json_entry_of_another_shape_is_named_in_one_line(finished_run, tmp_path, command, entry, value,
+                                                                expected):
+    # Both ended in a traceback (AttributeError: 'str' object has no attribute 'get').
+    copy = tmp_path / "run"
+    shutil.copytree(finished_run, copy)
+    manifest = json.loads((copy / "run.json").read_text())
+    (copy / "run.json").write_text(json.dumps({**manifest, entry: value}))
+    result = CliRunner().invoke(main, [str(copy) if word == "RUN" else word for word in command])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert result.output == (f"Error: {copy / 'run.json'} is malformed: its entry {entry!r} should be {expected}, "
+                             f"not {json.dumps(value)}\n")
