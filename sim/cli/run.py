@@ -121,6 +121,11 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         recorded = settings_from_manifest(manifest, str(directory.manifest_path))
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
+    entry = manifest.get("compare")
+    if isinstance(entry, dict) and entry.get("decision") is None:
+        # Played on as a run, its games would pass the test's stopping point unseen and leave the entry's LLR stale.
+        raise fail(f"--resume: {path} holds a comparison whose test has not ended; canasta-sim compare --resume {path} "
+                   "goes on with it")
     differences = []
     if given(ctx, "games") and games < recorded.games:
         differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")

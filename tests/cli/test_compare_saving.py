@@ -122,3 +122,12 @@ def test_compare_resume_refuses_what_it_cannot_go_on_with_in_one_line(saved_comp
     for options, said in cases:
         result = CliRunner().invoke(main, ["compare", *options])
         assert result.exit_code == 2 and result.output == f"Error: {said}\n", (options, result.output)
+
+
+@pytest.mark.timeout(60)
+def test_run_resume_on_a_comparison_still_under_test_points_to_compare_resume(saved_comparison, tmp_path):
+    killed = killed_copy(saved_comparison, tmp_path, 6)
+    result = CliRunner().invoke(main, ["run", "--resume", str(killed), "-q"])
+    assert result.exit_code == 2, result.output
+    assert result.output == (f"Error: --resume: {killed} holds a comparison whose test has not ended; canasta-sim "
+                             f"compare --resume {killed} goes on with it\n")
