@@ -262,7 +262,7 @@ class Seats:
 
     @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
                    handlers=tuple, listeners=list, followers=list, follower=CardMemory, listener=tuple,
-                   side_bits=tuple)
+                   side_bits=tuple, timed=cython.bint)
     def apply(self, state: HandState, seat: int, decision: str, move) -> None:
         """Apply the seat's ``move`` to the hand, then feed it to the followers and the listeners.
 
@@ -278,21 +278,36 @@ class Seats:
             self.called = 0
         index = seat
         before = state.red_threes[index]
+        # A checked seat's record is read under its clock: reading it may run the strategy's own code (a field's
+        # property, its groups' iteration), which may loop.  The record read, and any refusal named, the clock stops.
+        timed = self.clock is not None and self.side_bits[seat]
         try:
-            state.apply(move)
-            if type(move) is Meld or type(move) is TakePile:  # the records that hold groups a strategy may have built
-                move = plain_record(move)
-        except IllegalMoveError as error:
-            raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
-        except ArbiterSignal:
-            raise
-        except BaseException as error:
-            # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
-            # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
-            raise self.error(
-                seat, decision, f"returned a malformed move ({error_text(error)})", move,
-                reason="malformed",
-            ) from error
+            if timed:
+                self.clock.start()
+            try:
+                state.apply(move)
+                if type(move) is Meld or type(move) is TakePile:  # the records that hold groups a strategy may build
+                    move = plain_record(move)
+            except IllegalMoveError as error:
+                raise self.error(seat, decision, f"returned an illegal move: {error}", move,
+                                 reason="illegal") from error
+            except ArbiterSignal:
+                raise
+            except DecisionTimeout:
+                raise
+            except BaseException as error:
+                # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
+                # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
+                raise self.error(
+                    seat, decision, f"returned a malformed move ({error_text(error)})", move,
+                    reason="malformed",
+                ) from error
+            finally:
+                if timed:
+                    self.clock.stop()
+        except DecisionTimeout:
+            raise self.error(seat, decision, f"was stopped at the time limit of {self.time_limit} s while the engine "
+                             "read the move it returned", None, reason="timeout") from None
         if self.guarded:
             self.fingerprint.after_move(seat)
         followers = self.followers
