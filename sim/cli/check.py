@@ -213,7 +213,8 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
         play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1)
         charge = functools.partial(_charge, names, game_seed)
         start = time.perf_counter()
-        result = play_supervised(play, charge, time_limit, f"game {index} against {opponent.spec}")
+        result = play_supervised(lambda monitor, send, play=play: play(monitor), charge, time_limit,
+                                 f"game {index} against {opponent.spec}")
         if not isinstance(result, StrategyError):
             result, endings = result
             problems += _ended_badly(endings, f"a bot process of game {index}")

@@ -12,6 +12,8 @@ from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.specs import isolate_spec
+from canasta_sim.strategies import BUILTIN
 from canasta_sim.terminal.human import PausingNarrator, PlayerQuit, TerminalPlayer
 from canasta_sim.terminal.narrate import SEAT_NAMES
 
@@ -36,8 +38,10 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         check_save_folder(save_dir)
     try:
         rules = Rules.from_options(rule_options)
-        partner_strategy = load_strategy(partner)
-        opponent_strategy = load_strategy(opponents)
+        # A bot that is not built in plays in a process of its own (isolated:), so that nothing it does can end the
+        # command unheard or write over the person's terminal: the terminal stays this process's, the person's.
+        partner_strategy = load_strategy(isolate_spec(partner, BUILTIN))
+        opponent_strategy = load_strategy(isolate_spec(opponents, BUILTIN))
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
     seed_drawn = seed is None

@@ -18,7 +18,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.narrated import narrate_apart
+from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
@@ -35,7 +35,7 @@ from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part
-from canasta_sim.terminal.html_replay import RecordedGame, record_game
+from canasta_sim.terminal.html_replay import RecordedGame
 from canasta_sim.terminal.played import seat_label, spec_shown
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
@@ -186,7 +186,12 @@ def recorded_run_game(players: list[LoadedStrategy], game: dict[str, Any], row: 
 
     :raises click.ClickException: when the replay fails where the run did not, or ends at other scores.
     """
-    recorded = record_game(players, **game)
+    try:
+        recorded = record_apart(players, **game)
+    except StrategyError as error:  # its process died: nothing of the game is left to show
+        said = ("the replay stopped as the run's game did, a forfeit, with nothing to show"
+                if row["termination"] == "forfeit" else "the replay failed where the run did not")
+        raise click.ClickException(f"{said}: {error}") from None
     if recorded.error is not None:
         if row["termination"] != "forfeit":
             raise click.ClickException(f"the replay failed where the run did not: {recorded.error}")

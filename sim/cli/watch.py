@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.narrated import narrate_apart
+from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
     WholeNumber,
     check_output_folder,
@@ -20,7 +20,6 @@ from canasta_sim.cli.options import (
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
-from canasta_sim.terminal.html_replay import record_game
 
 DEFAULT_WATCH_SPECS = ("greedy",)
 
@@ -65,10 +64,13 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
     players = seat_strategies(specs or DEFAULT_WATCH_SPECS)
     labels = [player.label for player in players]
     if html_file is not None:
-        with interrupted_as_the_users():
-            recorded = record_game(players, seed=seed, rules=rules, labels=labels,
-                                   names=[player.spec for player in players],
-                                   shown_seats=range(4) if show_hands else ())
+        try:
+            with interrupted_as_the_users():
+                recorded = record_apart(players, seed=seed, rules=rules, labels=labels,
+                                        names=[player.spec for player in players],
+                                        shown_seats=range(4) if show_hands else ())
+        except StrategyError as error:  # its process died: nothing of the game is left to show
+            raise click.ClickException(str(error)) from None
         if recorded.error is not None:
             write_output("--html", html_file, recorded.html(title=f"Canasta, game seed {seed}"), None)
             page = "the page" if is_standard_output(html_file) else html_file

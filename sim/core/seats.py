@@ -51,6 +51,9 @@ __all__ = [
     "DECISION_METHODS", "ObservedSeats", "Seats", "StrictSeats", "UnattributedChange", "names_followers", "not_a_bool",
 ]
 
+_PASSED_ON = (*ArbiterSignal, DecisionTimeout)
+"""What reading a move lets through, not as a malformed move: the user's interruption, the clock's timeout."""
+
 DECISION_METHODS = ("choose_acquire", "choose_ask", "answer_go_out", "choose_meld", "choose_discard")
 """A strategy's decision methods, in the order :attr:`Seats.decisions` binds them."""
 
@@ -260,6 +263,36 @@ class Seats:
             tail=stderr_tail() if stderr_tail is not None else "",
         )
 
+    def _apply_in_time(self, state: HandState, seat: int, decision: str, move):
+        """:meth:`apply`'s reading of a checked seat's ``move`` under the seat's clock: reading a record may run the
+        strategy's own code (a field's property, its groups' iteration), and that code may loop.  The clock stops
+        the reading, and the naming of a refusal (which reads the record again), at the decision's limit, counted
+        again; returns the move as the engine keeps it.
+        """
+        clock = self.clock
+        clock.start()
+        try:
+            try:
+                state.apply(move)
+                if type(move) is Meld or type(move) is TakePile:
+                    move = plain_record(move)
+            except IllegalMoveError as error:
+                raise self.error(seat, decision, f"returned an illegal move: {error}", move,
+                                 reason="illegal") from error
+            except _PASSED_ON:
+                raise
+            except BaseException as error:
+                # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
+                # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
+                raise self.error(seat, decision, f"returned a malformed move ({error_text(error)})", move,
+                                 reason="malformed") from error
+            finally:
+                clock.stop()
+        except DecisionTimeout:
+            raise self.error(seat, decision, f"was stopped at the time limit of {self.time_limit} s while the engine "
+                             "read the move it returned", None, reason="timeout") from None
+        return move
+
     @cython.locals(index=Count, before=Count, laid=Count, number=Count, listener_seat=Count, bit=Count,
                    handlers=tuple, listeners=list, followers=list, follower=CardMemory, listener=tuple,
                    side_bits=tuple)
@@ -278,21 +311,21 @@ class Seats:
             self.called = 0
         index = seat
         before = state.red_threes[index]
-        try:
-            state.apply(move)
-            if type(move) is Meld or type(move) is TakePile:  # the records that hold groups a strategy may have built
-                move = plain_record(move)
-        except IllegalMoveError as error:
-            raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
-        except ArbiterSignal:
-            raise
-        except BaseException as error:
-            # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
-            # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
-            raise self.error(
-                seat, decision, f"returned a malformed move ({error_text(error)})", move,
-                reason="malformed",
-            ) from error
+        if self.guarded and self.clock is not None and self.side_bits[seat]:
+            move = self._apply_in_time(state, seat, decision, move)
+        else:  # a built-in strategy's move, or no clock: read as it comes (the commonest path, inlined)
+            try:
+                state.apply(move)
+                if type(move) is Meld or type(move) is TakePile:  # the records that hold groups a strategy may build
+                    move = plain_record(move)
+            except IllegalMoveError as error:
+                raise self.error(seat, decision, f"returned an illegal move: {error}", move,
+                                 reason="illegal") from error
+            except ArbiterSignal:
+                raise
+            except BaseException as error:  # a record the checks cannot judge (see _apply_in_time)
+                raise self.error(seat, decision, f"returned a malformed move ({error_text(error)})", move,
+                                 reason="malformed") from error
         if self.guarded:
             self.fingerprint.after_move(seat)
         followers = self.followers

@@ -247,9 +247,8 @@ def move_from_text(text: str):
 
     The canonical form (``str`` of a record: every event, and the answers of ``isolated:`` bots) is read straight
     into the record, each group counted and built by ``_group_of``, with no sort, no case folding and no call per
-    card (about a third of the general parse's instructions); any other text goes to ``parse_move``.
-
-    :raises MoveParseError: as ``parse_move``.
+    card (about a third of the general parse's instructions); any other text goes to ``parse_move``, which raises
+    :class:`~canasta_sim.errors.MoveParseError` for a text that is no move.
     """
     move = _SIMPLE.get(text)
     if move is None:
@@ -300,14 +299,16 @@ def _canonical_groups(text: str):
             group = _canonical_group(part)
             if group is None:
                 return None
-            if len(_groups) >= _GROUPS_KEPT:
-                _groups.clear()
-            _groups[part] = group
+            if len(part) <= _GROUP_TEXT_KEPT:  # a bot sending ever longer texts would fill the worker's memory
+                if len(_groups) >= _GROUPS_KEPT:
+                    _groups.clear()
+                _groups[part] = group
         groups.append(group)
     return tuple(groups)
 
 
 _GROUPS_KEPT = 4096  # group texts kept; few hundred occur in practice
+_GROUP_TEXT_KEPT = 64  # characters of a group text kept: all of a rank two decks hold and every wild card take 51
 _groups: dict = {}
 """The groups read so far by their canonical text: a group recurs in many moves' texts, and groups are immutable."""
 
@@ -501,8 +502,6 @@ identity, without hashing the record's fields."""
 _texts: dict = {}
 """The same entries by the record's value, for a record seen before as another object (an in-process
 strategy's moves are new records each time): its text and lines are made once per value."""
-
-
 _draw_entry = None
 _discard_entries: list = [None] * _KIND_COUNT
 """The entries of draws and of each card's discard, most events: found by the record's type and card, with

@@ -137,12 +137,22 @@ class BotServer:
         }
 
     def handle(self, message: dict[str, Any]) -> dict[str, Any] | None:
-        """Act on one message; return the reply to write, if it needs one (naming the message's game)."""
+        """Act on one message; return the reply to write, if it needs one (naming the message's game).
+
+        :raises ValueError: for a game's ``decide`` request the server cannot read (no decision it knows, no view),
+            before any call into the strategy: :func:`serve` refuses it as a line it cannot read.
+        """
         kind = message.get("type")
         tag = message.get("game")
         # A game's messages first, in the order of their frequency: every line costs this dispatch.
         game = self.games.get(tag) if kind in _GAME_MESSAGES else None
         if game is not None:
+            # A request the server cannot read is refused by serve, as any line it cannot read, before the strategy
+            # is called: nothing the strategy raises below is taken for the server's own refusal.
+            if kind == "decide":
+                decision = message.get("decision")
+                if type(decision) is not str or decision not in _METHODS or type(message.get("view")) is not dict:
+                    raise _Unreadable(_unreadable_decide(message))
             try:
                 if kind == "decide":
                     reply = self._decide(game, message)
@@ -162,8 +172,6 @@ class BotServer:
                     except BaseException as error:
                         raise _HookFailure.of("on_hand_end", error) from None
                     return None
-            except _Unreadable as error:
-                reply = {"type": "error", "message": str(error)}
             except _HookFailure as failure:  # answered at the seat's next request: the line names the hook
                 reply = {"type": "error", "message": str(failure)}
                 if failure.reason is not None:
@@ -214,9 +222,7 @@ class BotServer:
             game.view.update(game.message, check=False)  # the arbiter's own messages: checked by construction
 
     def _decide(self, game: _Game, message: dict[str, Any]) -> dict[str, Any]:
-        decision = message.get("decision")
-        if decision not in _METHODS or type(message.get("view")) is not dict:  # not the strategy's failure
-            raise _Unreadable(_unreadable_decide(message))
+        decision = message["decision"]  # one of _METHODS, with a view: handle refused any other request
         game.started = time.monotonic()
         events = message.get("events")
         if events:  # the moves since the last request, heard before the request as from an events message
@@ -416,16 +422,18 @@ def _ready_parameter(parameter: Parameter) -> Any:
     return {key: value for key, value in fields.items() if value is not None and value != ""}
 
 
-class _Unreadable(Exception):
-    """A request of an open game that is not one the server can read: said as such, not as the strategy's failure."""
+class _Unreadable(ValueError):
+    """A request of an open game that is not one the server can read: refused by :func:`serve` as every line it
+    cannot read is (:func:`refusal`), never said as the strategy's failure.  Raised by :meth:`BotServer.handle`
+    before it calls the strategy, so that nothing the strategy raises is taken for it."""
 
 
 def _unreadable_decide(message: dict[str, Any]) -> str:
-    said = f"the decide message for game {message.get('game')} could not be read: "
-    if message.get("decision") not in _METHODS:
-        return said + (f"its 'decision' is {shown_json(message.get('decision'), 40)}, not one of "
-                       f"{', '.join(map(repr, _METHODS))}")
-    return said + "it has no 'view' object (the view's changes since the last request, or the whole view)"
+    decision = message.get("decision")
+    if type(decision) is not str or decision not in _METHODS:
+        return (f"its 'decision' is {shown_json(message.get('decision'), 40)}, not one of "
+                f"{', '.join(map(repr, _METHODS))}")
+    return "it has no 'view' object (the view's changes since the last request, or the whole view)"
 
 
 class _HookFailure(Exception):

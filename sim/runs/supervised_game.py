@@ -1,14 +1,18 @@
-"""One game in a forked process: ``check-strategy``'s games, which no strategy can hang or end.
+"""One game in a forked process, which no strategy can hang or end: ``check-strategy``'s games, and the narrated and
+recorded games of ``watch``, ``replay`` and ``report``.
 
 :func:`play_supervised` is the supervisor's watch (:mod:`canasta_sim.runs.supervisor`) over a single game: the
 game runs in a child process that publishes its calls in the shared monitor, and a child that dies or outlives
-its clock is charged to the seat whose call was running, as a run's worker would be.
+its clock is charged to the seat whose call was running, as a run's worker would be.  What the strategies print is
+kept out of the command's output (the log has it); the lines the game writes on purpose (a narration) come back as
+they are written.
 """
 
 from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import signal
 import sys
 import time
@@ -18,24 +22,55 @@ from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITO
 from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, exit_text
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
 
-__all__ = ["POLL_SECONDS", "play_supervised"]
+__all__ = ["CTRL_C_IGNORED", "CTRL_C_TO_THE_COMMAND", "INTERRUPT_WAIT", "POLL_SECONDS", "play_supervised"]
 
 logger = logging.getLogger("canasta_sim.runs.runner")
 
 POLL_SECONDS = 0.1
 """How often :func:`play_supervised` looks at its game's clock when no message arrives."""
 
+CTRL_C_IGNORED = "ignored"
+"""The game's process ignores a Ctrl-C: the command's own process alone hears the user's (``check-strategy``), and a
+strategy that interrupts its own process interrupts nothing."""
 
-def play_supervised(play: Callable, charge: Callable, time_limit: float | None, game: str = "the game"):
-    """Run ``play(monitor)`` (one game) in a forked process and return what it returns; if the process dies or
-    a call outlives ``time_limit + 1`` s, return ``charge(seat, decision, reason, message)`` for the call
-    that was running.  Where ``fork`` does not exist, ``play`` runs in this process.  ``game`` names the game in
-    the log's record of what the strategies printed (``game 3``).
+CTRL_C_TO_THE_COMMAND = "to the command"
+"""A Ctrl-C in the game's process (a terminal sends it to both, or a strategy's ``os.kill`` to itself, which is how a
+person's arrives while a bot thinks) is passed to the command's process, which stops as it always does (its own
+message, exit 130) and ends the game's; the strategy running is not blamed (``watch``, ``replay``)."""
 
-    ``check-strategy`` plays its games this way, so that no strategy can hang or end it.
+INTERRUPT_WAIT = 10.0
+"""Seconds the game's process waits, after passing a Ctrl-C on to the command's process, to be ended by it."""
+
+
+def _to_the_command(number, frame) -> None:
+    os.kill(os.getppid(), signal.SIGINT)
+    time.sleep(INTERRUPT_WAIT)
+    os._exit(130)
+
+
+_CTRL_C_HANDLERS = {CTRL_C_IGNORED: signal.SIG_IGN, CTRL_C_TO_THE_COMMAND: _to_the_command}
+
+
+def _ignore_line(line: str) -> None:
+    pass  # a game whose lines no one reads
+
+
+def play_supervised(play: Callable, charge: Callable, time_limit: float | None, game: str = "the game", *,
+                    lines: Callable[[str], object] = _ignore_line, ctrl_c: str = CTRL_C_IGNORED):
+    """Run ``play(monitor, write)`` (one game) in a forked process and return what it returns; if the process dies or
+    a call outlives ``time_limit + 1`` s, return ``charge(seat, decision, reason, message)`` for the call that was
+    running.  Each line the game gives ``write`` there is given to ``lines`` here as it comes.  ``ctrl_c`` says what
+    a Ctrl-C in the game's process does (:data:`CTRL_C_IGNORED`, :data:`CTRL_C_TO_THE_COMMAND`).  Where ``fork``
+    does not exist, ``play(None, lines)`` runs in this process.  ``game`` names the game in the log's record of what
+    the strategies printed (``game 3``).
+
+    :raises ValueError: for a ``ctrl_c`` that is neither.
     """
+    handler = _CTRL_C_HANDLERS.get(ctrl_c)
+    if handler is None:
+        raise ValueError(f"ctrl_c is {ctrl_c!r}; expected {CTRL_C_IGNORED!r} or {CTRL_C_TO_THE_COMMAND!r}")
     if "fork" not in multiprocessing.get_all_start_methods():
-        return play(None)
+        return play(None, lines)
     context = multiprocessing.get_context("fork")
     memory = context.RawArray("d", MONITOR_SIZE)
     monitor = memoryview(memory).cast("B").cast("d")
@@ -43,15 +78,15 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
     receiver, sender = context.Pipe(duplex=False)
 
     def child() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, handler)
         die_with_parent()
         output = CappedOutput(OUTPUT_LIMIT)
-        sys.stdout = sys.stderr = output
+        sys.stdout = sys.stderr = output  # what strategies print stays out of the command's output
         child_monitor = memoryview(memory).cast("B").cast("d")
         child_monitor[MONITOR_GAME] = 0
-        outcome = play(child_monitor)
+        outcome = play(child_monitor, lambda line: sender.send((True, line)))
         child_monitor[MONITOR_GAME] = -1
-        sender.send((outcome, output.take()))
+        sender.send((False, (outcome, output.take())))
 
     process = context.Process(target=child, daemon=True)
     process.start()
@@ -61,9 +96,13 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
         while True:
             if receiver.poll(POLL_SECONDS):
                 try:
-                    outcome, printed = receiver.recv()
+                    is_line, value = receiver.recv()
                 except (EOFError, OSError):
                     break
+                if is_line:
+                    lines(value)
+                    continue
+                outcome, printed = value
                 process.join()
                 if printed:
                     logger.info("%s: the strategies printed:\n%s", game, printed.rstrip())

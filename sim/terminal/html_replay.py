@@ -275,8 +275,10 @@ def record_game(
     labels: Sequence[str],
     names: Sequence[str],
     shown_seats: Iterable[int] = range(4),
+    monitor=None,
 ) -> RecordedGame:
-    """Play one game as :func:`~canasta_sim.terminal.narrate.narrate_game` does and record it for the page.
+    """Play one game as :func:`~canasta_sim.terminal.narrate.narrate_game` does and record it for the page
+    (``monitor`` as there: where the game publishes each call into strategy code).
 
     A strategy's failure does not propagate: the game is recorded up to it and the failure kept in
     :attr:`RecordedGame.error`, so a forfeited game can be seen up to its last move.
@@ -285,7 +287,8 @@ def record_game(
     result: GameResult | None = None
     error: StrategyError | None = None
     try:
-        result = narrate_game(players, seed=seed, rules=rules, labels=labels, names=names, narrator=recorder)
+        result = narrate_game(players, seed=seed, rules=rules, labels=labels, names=names, narrator=recorder,
+                              monitor=monitor)
     except StrategyError as failure:
         error = failure
         if recorder.hands:  # what was narrated of the move that failed belongs to the last position

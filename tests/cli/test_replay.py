@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -13,6 +16,7 @@ from canasta_sim.cli import main
 from tests.helpers import FLAKY_BOT_SOURCE
 
 GAMES = 4
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -180,3 +184,25 @@ def test_a_forfeits_page_counts_the_hands_as_the_runs_hands_column_does(tmp_path
     hands = f"{row['hands']} hand{'s' if row['hands'] > 1 else ''}"
     assert (f"game {row['game_id']}, {hands} finished before the failure in hand {row['hands'] + 1}, ending at a "
             "forfeit as the run recorded.") in result.output
+
+
+@pytest.mark.timeout(90)
+def test_a_strategy_that_ends_its_process_while_a_replay_s_page_is_recorded_is_named_in_one_line(tmp_path):
+    # The page was recorded in the command's own process: os._exit(0) ended replay --html with exit code 0, no page
+    # and no word, and what the strategy printed ran over the terminal.
+    spec = "tests/bots/ends_its_process.py:EndsQuietly"
+    run = tmp_path / "run"
+    played = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
+                                       "-s", spec, "-s", "greedy", "--on-error", "forfeit"])
+    assert played.exit_code == 0, played.output
+    page = tmp_path / "game.html"
+    result = subprocess.run([sys.executable, "-m", "canasta_sim", "replay", str(run), "0", "--html", str(page)],
+                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert result.stdout == "" and "chatter" not in result.stderr
+    said = result.stderr.splitlines()[-1]
+    assert "Traceback" not in result.stderr, result.stderr
+    assert said.startswith("Error: the replay stopped as the run's game did, a forfeit, with nothing to show: "
+                           f"strategy '{spec}' at seat ")
+    assert said.endswith("decision discard: its process died (exit code 0) during this call")
+    assert not page.exists()

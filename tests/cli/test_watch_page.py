@@ -1,10 +1,18 @@
-"""``canasta-sim watch --html``'s closing line counts the game's hands in words."""
+"""``canasta-sim watch --html``: its closing line counts the game's hands in words, and a strategy that ends the
+process recording the page is named in one line."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_one_hand_game_is_written_as_one_hand(tmp_path):
@@ -14,3 +22,22 @@ def test_a_one_hand_game_is_written_as_one_hand(tmp_path):
                                        "--html", str(page)])
     assert result.exit_code == 0, result.output
     assert result.output == f"Wrote {page}: game seed 3, 1 hand, final scores A 1475, B 630.\n"
+
+
+ENDS_QUIETLY = "tests/bots/ends_its_process.py:EndsQuietly"
+
+
+@pytest.mark.timeout(60)
+def test_a_strategy_that_ends_its_process_while_a_page_is_recorded_is_named_in_one_line(tmp_path):
+    # The page was recorded in the command's own process: os._exit(0) ended watch --html with exit code 0, no page
+    # and no word, and what the strategy printed ran over the terminal.
+    page = tmp_path / "game.html"
+    result = subprocess.run([sys.executable, "-m", "canasta_sim", "watch", "--seed", "1", "-s", ENDS_QUIETLY,
+                             "-s", "greedy", "--rules", "target_score=1000", "--html", str(page)],
+                            capture_output=True, text=True, timeout=50, cwd=ROOT)
+    assert result.returncode == 1, result.stderr[-2000:]
+    assert result.stdout == "" and "chatter" not in result.stderr
+    assert result.stderr.splitlines()[-1] == (f"Error: strategy '{ENDS_QUIETLY}' at seat 0 (game seed 1), decision "
+                                              "discard: its process died (exit code 0) during this call")
+    assert "Traceback" not in result.stderr
+    assert not page.exists()

@@ -2,6 +2,7 @@
 an event follower fed each move as the engine feeds it in-process."""
 
 import dataclasses
+import os
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.core.strategy import PublicEvent
 from canasta_sim.core.wire import EventLog, set_view_fields
 from canasta_sim.plugins.messages import MessageView, view_message
-from canasta_sim.plugins.server import BotServer
+from canasta_sim.plugins.server import BotServer, serve
 from canasta_sim.strategies import Greedy
 
 
@@ -105,7 +106,7 @@ def test_a_bot_process_imports_none_of_the_arbiters_bot_machinery():
     # start about a fifth of its instructions, so a bot server that needed one would show here.
     script = (
         "import sys\n"
-        "from canasta_sim.plugins.server import BotServer\n"
+        "from canasta_sim.plugins.server import BotServer, serve\n"
         "server = BotServer('expert')\n"
         "assert server.handle({'type': 'hello', 'protocol': 2})['type'] == 'ready'\n"
         f"print(','.join(name for name in {_BOT_MACHINERY!r} if name in sys.modules))\n"
@@ -137,16 +138,56 @@ def test_a_shown_draw_of_a_red_3_as_the_last_card_ends_the_turn_s_plan_as_the_en
         assert all(item["decision"] != "discard" for item in reply["then"])
 
 
-def test_a_decide_request_the_server_cannot_read_is_said_as_such_not_as_the_strategy_s_failure():
-    # It answered "raised KeyError: 'view'", as if the strategy had raised.
+def _served(spec: str, messages: list[dict]) -> list[dict]:
+    """The replies the bot server of ``spec`` writes, through :func:`serve`, to ``messages`` (one line each)."""
+    server = BotServer(spec)
+    source_out, source_in = os.pipe()
+    sink_out, sink_in = os.pipe()
+    os.write(source_in, b"".join(orjson.dumps(message) + b"\n" for message in messages))
+    os.close(source_in)
+    serve(server, source_out, sink_in)
+    os.close(source_out)
+    os.close(sink_in)
+    with os.fdopen(sink_out, "rb") as replies:
+        return [orjson.loads(line) for line in replies.read().splitlines()]
+
+
+def _opening(message: dict, rules: Rules) -> list[dict]:
+    return [{"type": "game", "game": 0, "seat": message["seat"], "seed": 1, "rules": rules.options(),
+             "parameters": {}, "time_limit": None},
+            {"type": "hand_start", "game": 0, "view": message}]
+
+
+@pytest.mark.timeout(30)
+def test_a_decide_request_the_server_cannot_read_is_refused_as_every_unreadable_line_not_as_the_strategy_s():
+    # It answered "raised KeyError: 'view'", as if the strategy had raised; then in words of its own, beside the
+    # refusal of every other line it could not read.
     message, rules = _first_view()
-    server = BotServer("greedy")
-    server.handle({"type": "game", "game": 0, "seat": message["seat"], "seed": 1, "rules": rules.options(),
-                   "parameters": {}, "time_limit": None})
-    server.handle({"type": "hand_start", "game": 0, "view": message})
-    no_view = server.handle({"type": "decide", "game": 0, "decision": "acquire"})
-    assert no_view == {"type": "error", "game": 0, "message": "the decide message for game 0 could not be read: it "
-                       "has no 'view' object (the view's changes since the last request, or the whole view)"}
-    other = server.handle({"type": "decide", "game": 0, "decision": "pass", "view": {}})
-    assert "its 'decision' is \"pass\", not one of 'acquire'" in other["message"]
-    assert server.handle({"type": "decide", "game": 0, "decision": "acquire", "view": {}})["move"] == "draw"
+    no_view, other, unhashable, played = _served("greedy", [
+        *_opening(message, rules),
+        {"type": "decide", "game": 0, "decision": "acquire"},
+        {"type": "decide", "game": 0, "decision": "pass", "view": {}},
+        {"type": "decide", "game": 0, "decision": ["acquire"], "view": {}},
+        {"type": "decide", "game": 0, "decision": "acquire", "view": {}},
+    ])
+    assert no_view == {"type": "error", "game": 0, "message": "the 'decide' message '{\"type\":\"decide\",\"game\":0,"
+                       "\"decision\":\"acquire\"}' could not be read: it has no 'view' object (the view's changes "
+                       "since the last request, or the whole view)"}
+    assert "could not be read: its 'decision' is \"pass\", not one of 'acquire'" in other["message"]
+    assert "could not be read: its 'decision' is [\"acquire\"], not one of 'acquire'" in unhashable["message"]
+    assert "reason" not in no_view and played["move"] == "draw"
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize(("name", "said"), [
+    ("RaisesTheRefusal", "raised _Unreadable: posing as the server"),
+    ("RaisesKeyError", "raised KeyError: 'view'"),
+    ("RaisesValueErrorAtHandStart", "raised ValueError: posing as a line that is not JSON (in on_hand_start)"),
+])
+def test_what_a_strategy_raises_is_its_failure_even_what_the_server_raises_for_a_line_it_cannot_read(name, said):
+    # The server's own refusal must not swallow a strategy's exception of the same kind: every call into the
+    # strategy stays under handle's catch-all, charged to the strategy.
+    message, rules = _first_view()
+    replies = _served(f"tests/bots/raises_like_the_server.py:{name}", [
+        *_opening(message, rules), {"type": "decide", "game": 0, "decision": "acquire", "view": {}}])
+    assert replies[0] == {"type": "error", "game": 0, "message": said}

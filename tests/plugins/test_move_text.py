@@ -7,6 +7,7 @@ and without cards) and on texts near the canonical form (other case, aliases, su
 """
 
 import random
+import tracemalloc
 
 import pytest
 
@@ -89,3 +90,24 @@ def test_random_texts_read_as_parse_move_reads_them():
         else:
             text = "discard " + rng.choice(_TOKENS)
         _same(text)
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_s_stream_of_ever_new_group_texts_leaves_no_memory_held_by_the_worker():
+    # Every canonical group text read was kept, up to 4,096 of them whatever their length: a bot answering melds
+    # of ever more cards (each a new text, each refused as illegal) filled the worker's memory with its texts and
+    # their groups (16 MB here, gigabytes for a bot that went on).
+    legal = "10 10 10 10 10 10 10 10 JK JK JK JK 2 2 2 2 2 2 2 2"
+    move_from_text(f"meld {legal}")
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for count in range(1, 2001):
+            move = move_from_text("meld " + " ".join(["8"] * count))
+            assert len(move.groups[0].cards) == count
+        del move
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert held < 1_000_000, held
+    assert move_from_text(f"meld {legal}") == parse_move(f"meld {legal}")

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
+import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.core.cards import parse_kind
 from canasta_sim.terminal.human import TerminalPlayer
-from tests.helpers import GOLDEN, INTERRUPTED_WHILE_THINKING
+from tests.bots.interrupts_the_command import COMMAND_PID_VARIABLE
+from tests.helpers import GOLDEN, ROOT
 
 BOT = f"{GOLDEN / 'golden_bot.py'}:GoldenBot"
 SHORT = ["--rules", "target_score=500"]
@@ -141,13 +146,29 @@ def test_bad_options_are_usage_errors():
     assert result.exit_code == 2 and "ask_partner" in result.output
 
 
-def test_ctrl_c_while_a_bot_thinks_abandons_the_game_without_blaming_the_bot(tmp_path):
-    # It ended "Error: strategy ... at seat 1 ..., decision acquire: raised KeyboardInterrupt" with exit code 1.
-    (tmp_path / "thinker.py").write_text(INTERRUPTED_WHILE_THINKING)
-    arguments = ["play", "--seed", "4", "--opponents", f"{tmp_path / 'thinker.py'}:Thinker", *SHORT]
+@pytest.mark.timeout(30)
+def test_ctrl_c_while_a_bot_thinks_abandons_the_game_without_blaming_the_bot(monkeypatch):
+    # It ended "Error: strategy ... at seat 1 ..., decision acquire: raised KeyboardInterrupt" with exit code 1.  The
+    # bot plays in a process of its own, outside the terminal's process group: the Ctrl-C reaches the command alone.
+    monkeypatch.setenv(COMMAND_PID_VARIABLE, str(os.getpid()))
+    arguments = ["play", "--seed", "4", "--opponents", "tests/bots/interrupts_the_command.py:Thinker", *SHORT]
     result = _play(arguments, "draw\n1\n4\n")
     assert result.exit_code == 0, result.output
     assert "Game abandoned. (seed 4)" in result.output and "KeyboardInterrupt" not in result.output
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_that_ends_its_process_is_named_in_one_line_and_its_prints_stay_off_the_screen():
+    # The bots played in the command's own process: os._exit(0) ended play with exit code 0 and no word, and what a
+    # bot printed ran over the person's screen.
+    spec = "tests/bots/ends_its_process.py:EndsQuietly"
+    result = subprocess.run([sys.executable, "-m", "canasta_sim", "play", "--seed", "4", "--opponents", spec, *SHORT],
+                            input="draw\n1\n4\n" * 40, capture_output=True, text=True, timeout=50,
+                            cwd=ROOT)
+    assert result.returncode == 1, result.stderr[-2000:]
+    *screen, last = (result.stdout + result.stderr).splitlines()
+    assert not any("chatter" in line for line in screen)  # its last stderr lines are the error line's, cut short
+    assert last.startswith(f"Error: strategy '{spec}' at seat ") and "its bot process ended (exit status 0)" in last
 
 
 def test_a_draw_shows_only_the_lines_it_changed_not_the_whole_screen():
