@@ -33,3 +33,5 @@ cdef class Seats:
     # The seat a C integer: it indexes the seats' tuples with no boxed int.
     cpdef ask(self, Py_ssize_t seat, Py_ssize_t call, method, view)
     cpdef apply(self, HandState state, Py_ssize_t seat, decision, move)
+    # Called by apply on every move: a C call, where a Python method look-up would cost every move.
+    cdef object _read_move(self, HandState state, Py_ssize_t seat, decision, move)

@@ -263,29 +263,34 @@ class Seats:
             tail=stderr_tail() if stderr_tail is not None else "",
         )
 
+    def _read_move(self, state: HandState, seat: int, decision: str, move):
+        """Apply the seat's ``move`` to the hand; return it as the engine keeps it (a meld or a take rebuilt as the
+        engine's own record, :func:`~canasta_sim.core.moves.plain_record`).  A move the rules refuse is the seat's
+        ``illegal``; a record the checks cannot judge (reading it ran the strategy's own code: a MeldGroup subclass
+        whose cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit) its
+        ``malformed``."""
+        try:
+            state.apply(move)
+            if type(move) is Meld or type(move) is TakePile:  # the records that hold groups a strategy may build
+                move = plain_record(move)
+        except IllegalMoveError as error:
+            raise self.error(seat, decision, f"returned an illegal move: {error}", move, reason="illegal") from error
+        except _PASSED_ON:
+            raise
+        except BaseException as error:
+            raise self.error(seat, decision, f"returned a malformed move ({error_text(error)})", move,
+                             reason="malformed") from error
+        return move
+
     def _apply_in_time(self, state: HandState, seat: int, decision: str, move):
-        """:meth:`apply`'s reading of a checked seat's ``move`` under the seat's clock: reading a record may run the
-        strategy's own code (a field's property, its groups' iteration), and that code may loop.  The clock stops
-        the reading, and the naming of a refusal (which reads the record again), at the decision's limit, counted
-        again; returns the move as the engine keeps it.
-        """
+        """:meth:`_read_move` under the seat's clock, counted again: reading a record may run the strategy's own code
+        (a field's property, its groups' iteration), and that code may loop.  The clock stops the reading, and the
+        naming of a refusal (which reads the record again), at the decision's limit."""
         clock = self.clock
         clock.start()
         try:
             try:
-                state.apply(move)
-                if type(move) is Meld or type(move) is TakePile:
-                    move = plain_record(move)
-            except IllegalMoveError as error:
-                raise self.error(seat, decision, f"returned an illegal move: {error}", move,
-                                 reason="illegal") from error
-            except _PASSED_ON:
-                raise
-            except BaseException as error:
-                # A record the checks cannot judge: reading it ran the strategy's own code (a MeldGroup subclass whose
-                # cards are no sequence, a list subclass of groups whose iteration raises, even SystemExit).
-                raise self.error(seat, decision, f"returned a malformed move ({error_text(error)})", move,
-                                 reason="malformed") from error
+                move = self._read_move(state, seat, decision, move)
             finally:
                 clock.stop()
         except DecisionTimeout:
@@ -313,19 +318,8 @@ class Seats:
         before = state.red_threes[index]
         if self.guarded and self.clock is not None and self.side_bits[seat]:
             move = self._apply_in_time(state, seat, decision, move)
-        else:  # a built-in strategy's move, or no clock: read as it comes (the commonest path, inlined)
-            try:
-                state.apply(move)
-                if type(move) is Meld or type(move) is TakePile:  # the records that hold groups a strategy may build
-                    move = plain_record(move)
-            except IllegalMoveError as error:
-                raise self.error(seat, decision, f"returned an illegal move: {error}", move,
-                                 reason="illegal") from error
-            except ArbiterSignal:
-                raise
-            except BaseException as error:  # a record the checks cannot judge (see _apply_in_time)
-                raise self.error(seat, decision, f"returned a malformed move ({error_text(error)})", move,
-                                 reason="malformed") from error
+        else:  # a built-in strategy's move, or no clock
+            move = self._read_move(state, seat, decision, move)
         if self.guarded:
             self.fingerprint.after_move(seat)
         followers = self.followers
