@@ -292,4 +292,5 @@ pass through: ``gymnasium.make(ENV_ID, opponents="expert")``); the version moves
 does."""
 
 if ENV_ID not in gymnasium.registry:  # importing the module again (a reload) must not register it twice
-    gymnasium.register(id=ENV_ID, entry_point=CanastaGymEnv)
+    # By name, not the class: Gymnasium writes a spec as JSON (EnvSpec.to_json), and a callable cannot be written.
+    gymnasium.register(id=ENV_ID, entry_point=f"{CanastaGymEnv.__module__}:{CanastaGymEnv.__name__}")

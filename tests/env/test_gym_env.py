@@ -138,3 +138,14 @@ def test_ansi_render_says_when_an_illegal_action_ended_the_episode():
     assert env.render().splitlines()[-1] == f"The episode ended on action {refused}, which the mask did not allow."
     env.reset(seed=2)
     assert env.render().splitlines()[-1] == "South (seat 0) to decide: acquire."
+
+
+def test_the_registered_environments_spec_serializes_to_json_and_builds_it_again():
+    """Gymnasium writes an environment's spec as JSON (``EnvSpec.to_json``; datasets such as Minari's record it): an
+    entry point given as the class itself could not be written."""
+    made = gymnasium.make(ENV_ID, partner="random", opponents="random", rules=SHORT)
+    spec = gymnasium.envs.registration.EnvSpec.from_json(made.spec.to_json())
+    assert spec.id == ENV_ID and spec.kwargs == {"partner": "random", "opponents": "random", "rules": SHORT}
+    again = gymnasium.make(spec)
+    assert isinstance(again.unwrapped, CanastaGymEnv) and again.unwrapped.rules.target_score == 50
+    np.testing.assert_array_equal(again.reset(seed=2)[0]["observation"], made.reset(seed=2)[0]["observation"])
