@@ -220,6 +220,13 @@ class CanastaGymEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
 
+    def close(self) -> None:
+        """End the game and let its strategy seats go: an ``isolated:`` or ``cmd:`` partner's or opponent's process
+        ends now, not when the environment is garbage-collected.  Closing again does nothing; ``reset()`` deals anew."""
+        self.driver.close()
+        self._options, self._prefix, self._unreported_end = None, (), False
+        self._carried, self._carried_hands = 0.0, ()
+
     def step(self, action):
         """Play ``action`` for the learning seat, then the other seats up to its next decision.
 

@@ -4,6 +4,7 @@ import warnings
 
 import gymnasium
 import numpy as np
+import psutil
 import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
@@ -149,3 +150,35 @@ def test_the_registered_environments_spec_serializes_to_json_and_builds_it_again
     again = gymnasium.make(spec)
     assert isinstance(again.unwrapped, CanastaGymEnv) and again.unwrapped.rules.target_score == 50
     np.testing.assert_array_equal(again.reset(seed=2)[0]["observation"], made.reset(seed=2)[0]["observation"])
+
+
+def _running_children() -> dict[int, psutil.Process]:
+    running = {}
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                running[child.pid] = child
+        except psutil.NoSuchProcess:  # one that ended meanwhile
+            pass
+    return running
+
+
+@pytest.mark.timeout(60)
+def test_closing_the_environment_ends_its_isolated_seats_processes():
+    """Gymnasium's ``close`` releases what an environment holds: an ``isolated:`` partner's process ran on until the
+    environment was garbage-collected."""
+    before = _running_children()
+    env = CanastaGymEnv(partner="isolated:greedy", opponents="random", rules=SHORT)
+    observation, _ = env.reset(seed=1)
+    env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    started = [process for pid, process in _running_children().items() if pid not in before]
+    assert started
+    env.close()
+    _, alive = psutil.wait_procs(started, timeout=20)
+    assert not alive
+    env.close()
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(0)
+    observation, _ = env.reset(seed=1)  # a new game, with a new process for the partner
+    assert observation["action_mask"].any()
+    env.close()
