@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import uuid
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -55,6 +57,14 @@ class PolicyStrategy(Strategy):
     """The callable; a subclass sets it."""
     takes_rng: ClassVar[bool] = False
     """Whether the callable takes the keyword argument ``rng``."""
+    spec_source: ClassVar[tuple[str, tuple[tuple[str, str], ...], str]] = ("", (), "")
+    """The spec's target and parameters the class was built from, and the key it is known by in this process."""
+
+    def __reduce__(self):
+        # The class is built when the spec loads, so pickle cannot find it by its name: a seat pickles as its spec and
+        # its state (an environment holding it pickles, and copies, so), and is rebuilt on the very class it had when
+        # unpickled in this process, on the class the spec loads in another.
+        return (_unpickled_seat, type(self).spec_source, self.__dict__)
 
     def _choose(self, view, decision: str):
         options = DecisionOptions.of(view, decision)
@@ -145,12 +155,30 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
             f"policy spec 'policy:{target}': {name!r} cannot be called as (observation, action_mask): {error}; "
             "a factory is called only with the spec's parameters, policy:FILE.py:NAME:KEY=VALUE"
         ) from None
-    return type("LoadedPolicy", (PolicyStrategy,), {
+    key = uuid.uuid4().hex
+    loaded = type("LoadedPolicy", (PolicyStrategy,), {
         "name": f"policy:{target}",
         "policy": staticmethod(obj),
         "takes_rng": takes_rng,
+        "spec_source": (target, tuple(parameters), key),
         "__module__": __name__,
     })
+    _LOADED[key] = loaded
+    return loaded
+
+
+_LOADED: weakref.WeakValueDictionary[str, type[PolicyStrategy]] = weakref.WeakValueDictionary()
+"""The policy classes of this process by their key, for an unpickled seat to find the class it had."""
+
+
+def _unpickled_seat(target: str, parameters: tuple[tuple[str, str], ...], key: str) -> PolicyStrategy:
+    """A pickled seat's object, its state to be restored: of the class it had if this process built it, else of
+    the class its spec loads here (once for every seat of that class)."""
+    cls = _LOADED.get(key)
+    if cls is None:
+        cls = policy_strategy_class(target, parameters)
+        _LOADED[key] = cls
+    return cls.__new__(cls)
 
 
 def _import(module_part: str):

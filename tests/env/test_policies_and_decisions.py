@@ -1,7 +1,12 @@
 """Trained policies as strategies (the ``policy:`` spec form) and ``run --record-decisions``."""
 
+import copy
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -12,6 +17,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.env.actions import ACTION_COUNT
 from canasta_sim.env.decisions import DecisionRecorder
 from canasta_sim.env.encoding import OBSERVATION_SIZE
+from canasta_sim.env.gym import CanastaGymEnv
 from canasta_sim.env.policy import PolicyStrategy
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
@@ -286,3 +292,23 @@ def test_an_isolated_policy_factory_gets_the_specs_parameters_in_its_process(pol
     assert isolated.label == honest.label and isolated.parameters == ()
     expected = play_game([honest, Greedy, honest, Greedy], seed=3, rules=Rules(target_score=1000))
     assert play_game([isolated, Greedy, isolated, Greedy], seed=3, rules=Rules(target_score=1000)) == expected
+
+
+@pytest.mark.timeout(60)
+def test_an_environment_with_a_policy_seat_pickles_and_copies_mid_game(policies):
+    """The spec loads its policy into a class of its own, which pickle could not find by name: a Gymnasium environment
+    with a ``policy:`` partner (self-play against a snapshot) could be deep-copied but not pickled."""
+    env = CanastaGymEnv(partner=f"policy:{policies}:sample", opponents=f"policy:{policies}:shifted:offset=1",
+                        rules={"target_score": 1000})
+    observation, _ = env.reset(seed=3)
+    action = int(np.flatnonzero(observation["action_mask"])[0])
+    pickled = pickle.dumps(env)
+    copies = [pickle.loads(pickled), copy.deepcopy(env)]
+    assert type(copies[0].driver.strategies[2]) is type(env.driver.strategies[2])  # the class it had, in this process
+    played = [twin.step(action)[0]["observation"] for twin in [env, *copies]]
+    assert all(np.array_equal(played[0], other) for other in played[1:])
+    elsewhere = subprocess.run(
+        [sys.executable, "-c", "import pickle, sys; env = pickle.loads(sys.stdin.buffer.read()); "
+         f"print(env.step({action})[0]['observation'].tolist())"],
+        input=pickled, capture_output=True, check=True)  # a process that never loaded the spec loads it
+    assert elsewhere.stdout.decode().strip() == str(played[0].tolist())
