@@ -24,7 +24,6 @@ loader finds this form through the ``canasta_sim.spec_forms`` entry point), in e
 from __future__ import annotations
 
 import inspect
-import numbers
 import uuid
 import weakref
 from collections.abc import Callable
@@ -78,11 +77,13 @@ class PolicyStrategy(Strategy):
                 action = type(self).policy(observation, mask)
             # Charged as a strategy's answer would be (docs/strategies.md, Failures), not as an exception: the
             # policy's code raised nothing, and a traceback would show only this adapter's frames.
-            if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-                raise SeatFailure(f"the policy returned {shown(action)}, not an action number; return a whole number "
-                                  f"0-{ACTION_COUNT - 1}", reason="malformed")
             try:
-                prefix, value, complete = options.play(prefix, action_number(action))
+                number = action_number(action)
+            except TypeError:
+                raise SeatFailure(f"the policy returned {shown(action)}, not an action number; return a whole number "
+                                  f"0-{ACTION_COUNT - 1}", reason="malformed") from None
+            try:
+                prefix, value, complete = options.play(prefix, number)
             except ValueError as error:  # the mask does not allow it
                 raise SeatFailure(f"the policy's {error}", reason="illegal") from None
             if complete:

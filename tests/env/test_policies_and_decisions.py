@@ -51,6 +51,15 @@ def shifted(offset):
     return act
 
 
+def predicted(observation, action_mask):
+    """The first allowed action as a learner's predict gives it for one observation: an array of shape ()."""
+    return np.array(np.flatnonzero(action_mask)[0])
+
+
+def listed(observation, action_mask):
+    return np.flatnonzero(action_mask)[:1]
+
+
 def refused(observation, action_mask):
     """An action the mask never allows first: a seat failure."""
     return int(np.flatnonzero(action_mask == 0)[0])
@@ -98,6 +107,14 @@ def test_policy_spec_parameters_call_the_target_as_a_factory(policies):
     assert loaded.label == f"policy:{policies}:shifted@1"
 
 
+def test_a_policy_may_return_an_integer_array_of_shape_nothing_as_a_learners_predict_does(policies):
+    """``model.predict(observation)`` of stable-baselines3 returns ``array(3)`` for one observation, which Gymnasium's
+    ``Discrete`` space holds: it was the seat's failure (``malformed``)."""
+    games = [play_game([load_strategy(f"policy:{policies}:{name}"), Greedy] * 2, seed=3, rules=Rules(target_score=500))
+             for name in ("predicted", "first")]
+    assert games[0].scores == games[1].scores and len(games[0].hands) == len(games[1].hands)
+
+
 @pytest.mark.parametrize(
     ("name", "message"),
     [("missing", "has no 'missing'"), ("NOT_CALLABLE", "is not a policy"), ("first:offset=1", "first\\(offset='1'\\)"),
@@ -113,7 +130,8 @@ def test_bad_policy_specs_are_refused_with_what_is_accepted(policies, name, mess
 @pytest.mark.parametrize(
     ("name", "message", "reason"),
     [("refused", "decision acquire: the policy's action 1 \\(stop\\) is not allowed now", "illegal"),
-     ("text", "decision acquire: the policy returned 'draw', not an action number", "malformed")],
+     ("text", "decision acquire: the policy returned 'draw', not an action number", "malformed"),
+     ("listed", "decision acquire: the policy returned a numpy.ndarray, not an action number", "malformed")],
 )
 def test_a_policy_returning_a_refused_or_malformed_action_is_its_seats_failure(policies, name, message, reason):
     # Charged as any strategy's move (docs/strategies.md, Failures): they were "exception", with a traceback of
