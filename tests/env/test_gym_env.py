@@ -12,6 +12,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from canasta_sim.core.cards import counts_text
 from canasta_sim.env.actions import DONE_ACTION, GROUP_BASE, action_text
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
+from canasta_sim.errors import StrategyError
 
 SHORT = {"target_score": 50}
 
@@ -182,3 +183,16 @@ def test_closing_the_environment_ends_its_isolated_seats_processes():
     observation, _ = env.reset(seed=1)  # a new game, with a new process for the partner
     assert observation["action_mask"].any()
     env.close()
+
+
+def test_ansi_render_says_when_a_strategy_seats_failure_stopped_the_game(tmp_path):
+    """The screen went on naming the failed partner's decision as due, though no step could make it."""
+    policy = tmp_path / "failing.py"
+    policy.write_text("def act(observation, action_mask):\n    raise RuntimeError('the partner broke')\n")
+    env = CanastaGymEnv(partner=f"policy:{policy}:act", opponents="random", rules=SHORT, render_mode="ansi")
+    observation, _ = env.reset(seed=1)
+    with pytest.raises(StrategyError, match="the partner broke"):
+        for _ in range(50):
+            observation, *_ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert env.render().splitlines()[-1] == f"The game stopped when the strategy 'policy:{policy}:act' at seat 2 " \
+                                           "failed; call reset()."
