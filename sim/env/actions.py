@@ -28,6 +28,7 @@ Which actions a decision allows, and the move a sequence of them plays, is decid
 from __future__ import annotations
 
 import numbers
+import sys
 from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_NAMES, TWO
@@ -137,15 +138,26 @@ def take_shape(action: int) -> tuple[int, int, int]:
 
 
 def action_number(action: object) -> int:
-    """``action`` as an int, when it is a whole number (an int or a numpy integer; whether the mask allows it is
-    :meth:`DecisionOptions.play`'s to say).
+    """``action`` as an int, when it is a whole number: an int, a numpy integer, or a numpy integer array of shape
+    ``()`` (whether the mask allows it is :meth:`DecisionOptions.play`'s to say).
 
-    :raises TypeError: for anything else (``0.0``, ``"0"``, ``True``), which ``int()`` would have taken: the
-        environments and a policy playing as a strategy take the same actions.
+    :raises TypeError: for anything else (``0.0``, ``"0"``, ``True``, ``numpy.array([3])``), which ``int()`` would have
+        taken: the environments and a policy playing as a strategy take the same actions, those Gymnasium's
+        ``Discrete`` space holds.
     """
     if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-        raise TypeError(f"{shown(action)} is not an action number; use a whole number 0-{ACTION_COUNT - 1}")
+        if not _integer_scalar_array(action):
+            raise TypeError(f"{shown(action)} is not an action number; use a whole number 0-{ACTION_COUNT - 1}")
+        return int(action.item())
     return int(action)
+
+
+def _integer_scalar_array(action: object) -> bool:
+    """Whether ``action`` is a numpy integer array of shape ``()``, ``numpy.array(3)``: Gymnasium's ``Discrete`` holds
+    it, and a learner's ``predict`` for one observation returns one (stable-baselines3's does)."""
+    numpy = sys.modules.get("numpy")  # not imported here: no array exists without it
+    return (numpy is not None and isinstance(action, numpy.ndarray) and action.shape == ()
+            and action.dtype.kind in "iu")
 
 
 def action_text(action: int) -> str:

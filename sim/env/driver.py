@@ -342,6 +342,14 @@ class GameDriver:
             self._run_strategies()
         return self.hands[finished_before:]
 
+    def close(self) -> None:
+        """Let the game and the strategy seats' players go: the processes of ``isolated:`` and ``cmd:`` seats end with
+        their players (the pools end a game's process when its player goes).  A later :meth:`reset` deals a new game
+        with new players."""
+        self.strategies = [None] * 4
+        self._listeners = []
+        self.state, self.views, self.decision, self.seed, self.failure = None, [], None, None, None
+
     @contextlib.contextmanager
     def _stopping_on_failure(self):
         """Record a strategy's failure as the end of this game's play, then let it propagate."""

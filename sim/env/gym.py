@@ -220,6 +220,13 @@ class CanastaGymEnv(gymnasium.Env):
         if self.render_mode == "human":
             self.render()
 
+    def close(self) -> None:
+        """End the game and let its strategy seats go: an ``isolated:`` or ``cmd:`` partner's or opponent's process
+        ends now, not when the environment is garbage-collected.  Closing again does nothing; ``reset()`` deals anew."""
+        self.driver.close()
+        self._options, self._prefix, self._unreported_end = None, (), False
+        self._carried, self._carried_hands = 0.0, ()
+
     def step(self, action):
         """Play ``action`` for the learning seat, then the other seats up to its next decision.
 
@@ -292,4 +299,5 @@ pass through: ``gymnasium.make(ENV_ID, opponents="expert")``); the version moves
 does."""
 
 if ENV_ID not in gymnasium.registry:  # importing the module again (a reload) must not register it twice
-    gymnasium.register(id=ENV_ID, entry_point=CanastaGymEnv)
+    # By name, not the class: Gymnasium writes a spec as JSON (EnvSpec.to_json), and a callable cannot be written.
+    gymnasium.register(id=ENV_ID, entry_point=f"{CanastaGymEnv.__module__}:{CanastaGymEnv.__name__}")

@@ -24,7 +24,8 @@ loader finds this form through the ``canasta_sim.spec_forms`` entry point), in e
 from __future__ import annotations
 
 import inspect
-import numbers
+import uuid
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -55,6 +56,14 @@ class PolicyStrategy(Strategy):
     """The callable; a subclass sets it."""
     takes_rng: ClassVar[bool] = False
     """Whether the callable takes the keyword argument ``rng``."""
+    spec_source: ClassVar[tuple[str, tuple[tuple[str, str], ...], str]] = ("", (), "")
+    """The spec's target and parameters the class was built from, and the key it is known by in this process."""
+
+    def __reduce__(self):
+        # The class is built when the spec loads, so pickle cannot find it by its name: a seat pickles as its spec and
+        # its state (an environment holding it pickles, and copies, so), and is rebuilt on the very class it had when
+        # unpickled in this process, on the class the spec loads in another.
+        return (_unpickled_seat, type(self).spec_source, self.__dict__)
 
     def _choose(self, view, decision: str):
         options = DecisionOptions.of(view, decision)
@@ -68,11 +77,13 @@ class PolicyStrategy(Strategy):
                 action = type(self).policy(observation, mask)
             # Charged as a strategy's answer would be (docs/strategies.md, Failures), not as an exception: the
             # policy's code raised nothing, and a traceback would show only this adapter's frames.
-            if isinstance(action, bool) or not isinstance(action, numbers.Integral):
-                raise SeatFailure(f"the policy returned {shown(action)}, not an action number; return a whole number "
-                                  f"0-{ACTION_COUNT - 1}", reason="malformed")
             try:
-                prefix, value, complete = options.play(prefix, action_number(action))
+                number = action_number(action)
+            except TypeError:
+                raise SeatFailure(f"the policy returned {shown(action)}, not an action number; return a whole number "
+                                  f"0-{ACTION_COUNT - 1}", reason="malformed") from None
+            try:
+                prefix, value, complete = options.play(prefix, number)
             except ValueError as error:  # the mask does not allow it
                 raise SeatFailure(f"the policy's {error}", reason="illegal") from None
             if complete:
@@ -145,12 +156,30 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
             f"policy spec 'policy:{target}': {name!r} cannot be called as (observation, action_mask): {error}; "
             "a factory is called only with the spec's parameters, policy:FILE.py:NAME:KEY=VALUE"
         ) from None
-    return type("LoadedPolicy", (PolicyStrategy,), {
+    key = uuid.uuid4().hex
+    loaded = type("LoadedPolicy", (PolicyStrategy,), {
         "name": f"policy:{target}",
         "policy": staticmethod(obj),
         "takes_rng": takes_rng,
+        "spec_source": (target, tuple(parameters), key),
         "__module__": __name__,
     })
+    _LOADED[key] = loaded
+    return loaded
+
+
+_LOADED: weakref.WeakValueDictionary[str, type[PolicyStrategy]] = weakref.WeakValueDictionary()
+"""The policy classes of this process by their key, for an unpickled seat to find the class it had."""
+
+
+def _unpickled_seat(target: str, parameters: tuple[tuple[str, str], ...], key: str) -> PolicyStrategy:
+    """A pickled seat's object, its state to be restored: of the class it had if this process built it, else of
+    the class its spec loads here (once for every seat of that class)."""
+    cls = _LOADED.get(key)
+    if cls is None:
+        cls = policy_strategy_class(target, parameters)
+        _LOADED[key] = cls
+    return cls.__new__(cls)
 
 
 def _import(module_part: str):

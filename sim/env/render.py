@@ -37,7 +37,8 @@ def check_dealt(driver: GameDriver) -> None:
 
 def table_text(driver: GameDriver, seat: int, *, chosen: Sequence[str] = (), ended: str | None = None) -> str:
     """The table as seat ``seat`` sees it, then the decision due (with ``chosen``, the texts of the actions of a
-    compound move chosen so far), the game's end, or ``ended``: why an episode ended before the game did.
+    compound move chosen so far), the game's end, the failure of a strategy seat that stopped it, or ``ended``: why an
+    episode ended before the game did.
 
     :raises ValueError: before the first ``reset()``, when there is no table to show.
     """
@@ -45,6 +46,9 @@ def table_text(driver: GameDriver, seat: int, *, chosen: Sequence[str] = (), end
     lines = screen_lines(driver.view(seat))
     if ended is not None:
         lines.append(ended)
+    elif driver.failure is not None:  # the failed seat's decision is still due, but nobody will make it
+        message = driver.idle_message
+        lines.append(f"{message[0].upper()}{message[1:]}.")
     elif driver.is_over:
         result = GameResult(seed=driver.seed, scores=driver.totals, winner=driver.winner,
                             termination=driver.termination, first_dealer=driver.first_dealer, hands=tuple(driver.hands))

@@ -285,6 +285,28 @@ def test_seeds_and_actions_are_whole_numbers_numpy_s_included(make):
     env.step(np.int64(allowed))
 
 
+@pytest.mark.parametrize("make", [lambda: canasta_env(rules=SHORT), lambda: CanastaGymEnv(rules=SHORT)],
+                         ids=["pettingzoo", "gymnasium"])
+def test_an_integer_array_of_shape_nothing_is_an_action_as_gymnasiums_discrete_holds_it(make):
+    """stable-baselines3's ``predict`` for one observation returns ``array(3)``, an element of ``Discrete(5647)``: the
+    environments refused it as no action number."""
+    after = []
+    for action_of in (int, np.array):
+        env = make()
+        gym = isinstance(env, CanastaGymEnv)
+        observation = env.reset(seed=5)[0] if gym else (env.reset(seed=5), env.last()[0])[1]
+        space = env.action_space if gym else env.action_space(env.agent_selection)
+        allowed = int(np.flatnonzero(observation["action_mask"])[0])
+        assert space.contains(np.array(allowed))
+        for wrong in (np.array([allowed]), np.array(float(allowed)), np.array(True)):  # none is in the space
+            assert not space.contains(wrong)
+            with pytest.raises(TypeError, match="is not an action number"):
+                env.step(wrong)
+        stepped = env.step(action_of(allowed))
+        after.append(stepped[0] if gym else env.observe("seat_0"))
+    np.testing.assert_array_equal(after[0]["observation"], after[1]["observation"])
+
+
 def test_pettingzoo_renders_the_table_as_the_seat_to_decide_sees_it(capsys):
     env = canasta_env(rules=SHORT, render_mode="ansi")
     with pytest.raises(ValueError, match="no table to render before the first reset"):

@@ -5,6 +5,7 @@ import contextlib
 import importlib
 import io
 import re
+import shlex
 from pathlib import Path
 
 import gymnasium
@@ -80,3 +81,30 @@ def test_each_public_name_of_the_action_encoding_has_one_home():
 
     assert not set(actions.__all__) & set(encoding.__all__)
     assert all(hasattr(module, name) for module in (actions, encoding) for name in module.__all__)
+
+
+_SAVED_AS = re.compile(r"\A# (\w+\.py)\b")
+_CUT = {"run": ["--games", "4"], "compare": ["--max-games", "4"]}
+"""Options added to a command of the page that a test runs: its games cut to a few (click keeps an option's last)."""
+
+
+@pytest.mark.timeout(120)
+def test_a_policy_file_the_page_shows_plays_in_the_commands_shown_after_it(tmp_path, monkeypatch):
+    """``# my_agent.py: ...`` is a file to save, and the shell block after it plays it: each command runs, from the
+    folder the file is saved in, with its games cut to a few."""
+    from click.testing import CliRunner
+
+    from canasta_sim.cli import main
+
+    blocks = list(_FENCE.finditer(ENV_MD.read_text()))
+    saved = [(block, following) for block, following in zip(blocks, blocks[1:], strict=False)
+             if block.group(1) == "python" and _SAVED_AS.match(block.group(2)) and following.group(1) == "bash"]
+    assert saved, "the page no longer shows a policy file and the commands that play it"
+    monkeypatch.chdir(tmp_path)
+    for block, following in saved:
+        (tmp_path / _SAVED_AS.match(block.group(2)).group(1)).write_text(block.group(2))
+        for line in following.group(2).splitlines():
+            words = shlex.split(line, comments=True)
+            assert words[0] == "canasta-sim" and words[1] in _CUT, line
+            result = CliRunner().invoke(main, [*words[1:], *_CUT[words[1]], "--workers", "1", "--seed", "1"])
+            assert result.exit_code == 0, f"{line}\n{result.output}"

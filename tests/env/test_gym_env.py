@@ -4,6 +4,7 @@ import warnings
 
 import gymnasium
 import numpy as np
+import psutil
 import pytest
 from gymnasium.utils.env_checker import check_env
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
@@ -11,6 +12,7 @@ from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from canasta_sim.core.cards import counts_text
 from canasta_sim.env.actions import DONE_ACTION, GROUP_BASE, action_text
 from canasta_sim.env.gym import ENV_ID, CanastaGymEnv
+from canasta_sim.errors import StrategyError
 
 SHORT = {"target_score": 50}
 
@@ -138,3 +140,59 @@ def test_ansi_render_says_when_an_illegal_action_ended_the_episode():
     assert env.render().splitlines()[-1] == f"The episode ended on action {refused}, which the mask did not allow."
     env.reset(seed=2)
     assert env.render().splitlines()[-1] == "South (seat 0) to decide: acquire."
+
+
+def test_the_registered_environments_spec_serializes_to_json_and_builds_it_again():
+    """Gymnasium writes an environment's spec as JSON (``EnvSpec.to_json``; datasets such as Minari's record it): an
+    entry point given as the class itself could not be written."""
+    made = gymnasium.make(ENV_ID, partner="random", opponents="random", rules=SHORT)
+    spec = gymnasium.envs.registration.EnvSpec.from_json(made.spec.to_json())
+    assert spec.id == ENV_ID and spec.kwargs == {"partner": "random", "opponents": "random", "rules": SHORT}
+    again = gymnasium.make(spec)
+    assert isinstance(again.unwrapped, CanastaGymEnv) and again.unwrapped.rules.target_score == 50
+    np.testing.assert_array_equal(again.reset(seed=2)[0]["observation"], made.reset(seed=2)[0]["observation"])
+
+
+def _running_children() -> dict[int, psutil.Process]:
+    running = {}
+    for child in psutil.Process().children(recursive=True):
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                running[child.pid] = child
+        except psutil.NoSuchProcess:  # one that ended meanwhile
+            pass
+    return running
+
+
+@pytest.mark.timeout(60)
+def test_closing_the_environment_ends_its_isolated_seats_processes():
+    """Gymnasium's ``close`` releases what an environment holds: an ``isolated:`` partner's process ran on until the
+    environment was garbage-collected."""
+    before = _running_children()
+    env = CanastaGymEnv(partner="isolated:greedy", opponents="random", rules=SHORT)
+    observation, _ = env.reset(seed=1)
+    env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    started = [process for pid, process in _running_children().items() if pid not in before]
+    assert started
+    env.close()
+    _, alive = psutil.wait_procs(started, timeout=20)
+    assert not alive
+    env.close()
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(0)
+    observation, _ = env.reset(seed=1)  # a new game, with a new process for the partner
+    assert observation["action_mask"].any()
+    env.close()
+
+
+def test_ansi_render_says_when_a_strategy_seats_failure_stopped_the_game(tmp_path):
+    """The screen went on naming the failed partner's decision as due, though no step could make it."""
+    policy = tmp_path / "failing.py"
+    policy.write_text("def act(observation, action_mask):\n    raise RuntimeError('the partner broke')\n")
+    env = CanastaGymEnv(partner=f"policy:{policy}:act", opponents="random", rules=SHORT, render_mode="ansi")
+    observation, _ = env.reset(seed=1)
+    with pytest.raises(StrategyError, match="the partner broke"):
+        for _ in range(50):
+            observation, *_ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    assert env.render().splitlines()[-1] == f"The game stopped when the strategy 'policy:{policy}:act' at seat 2 " \
+                                           "failed; call reset()."

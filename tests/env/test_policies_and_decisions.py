@@ -1,7 +1,12 @@
 """Trained policies as strategies (the ``policy:`` spec form) and ``run --record-decisions``."""
 
+import copy
+import pickle
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -12,6 +17,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.env.actions import ACTION_COUNT
 from canasta_sim.env.decisions import DecisionRecorder
 from canasta_sim.env.encoding import OBSERVATION_SIZE
+from canasta_sim.env.gym import CanastaGymEnv
 from canasta_sim.env.policy import PolicyStrategy
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
@@ -43,6 +49,15 @@ def shifted(offset):
         return int(allowed[min(step, len(allowed) - 1)])
 
     return act
+
+
+def predicted(observation, action_mask):
+    """The first allowed action as a learner's predict gives it for one observation: an array of shape ()."""
+    return np.array(np.flatnonzero(action_mask)[0])
+
+
+def listed(observation, action_mask):
+    return np.flatnonzero(action_mask)[:1]
 
 
 def refused(observation, action_mask):
@@ -92,6 +107,14 @@ def test_policy_spec_parameters_call_the_target_as_a_factory(policies):
     assert loaded.label == f"policy:{policies}:shifted@1"
 
 
+def test_a_policy_may_return_an_integer_array_of_shape_nothing_as_a_learners_predict_does(policies):
+    """``model.predict(observation)`` of stable-baselines3 returns ``array(3)`` for one observation, which Gymnasium's
+    ``Discrete`` space holds: it was the seat's failure (``malformed``)."""
+    games = [play_game([load_strategy(f"policy:{policies}:{name}"), Greedy] * 2, seed=3, rules=Rules(target_score=500))
+             for name in ("predicted", "first")]
+    assert games[0].scores == games[1].scores and len(games[0].hands) == len(games[1].hands)
+
+
 @pytest.mark.parametrize(
     ("name", "message"),
     [("missing", "has no 'missing'"), ("NOT_CALLABLE", "is not a policy"), ("first:offset=1", "first\\(offset='1'\\)"),
@@ -107,7 +130,8 @@ def test_bad_policy_specs_are_refused_with_what_is_accepted(policies, name, mess
 @pytest.mark.parametrize(
     ("name", "message", "reason"),
     [("refused", "decision acquire: the policy's action 1 \\(stop\\) is not allowed now", "illegal"),
-     ("text", "decision acquire: the policy returned 'draw', not an action number", "malformed")],
+     ("text", "decision acquire: the policy returned 'draw', not an action number", "malformed"),
+     ("listed", "decision acquire: the policy returned a numpy.ndarray, not an action number", "malformed")],
 )
 def test_a_policy_returning_a_refused_or_malformed_action_is_its_seats_failure(policies, name, message, reason):
     # Charged as any strategy's move (docs/strategies.md, Failures): they were "exception", with a traceback of
@@ -286,3 +310,23 @@ def test_an_isolated_policy_factory_gets_the_specs_parameters_in_its_process(pol
     assert isolated.label == honest.label and isolated.parameters == ()
     expected = play_game([honest, Greedy, honest, Greedy], seed=3, rules=Rules(target_score=1000))
     assert play_game([isolated, Greedy, isolated, Greedy], seed=3, rules=Rules(target_score=1000)) == expected
+
+
+@pytest.mark.timeout(60)
+def test_an_environment_with_a_policy_seat_pickles_and_copies_mid_game(policies):
+    """The spec loads its policy into a class of its own, which pickle could not find by name: a Gymnasium environment
+    with a ``policy:`` partner (self-play against a snapshot) could be deep-copied but not pickled."""
+    env = CanastaGymEnv(partner=f"policy:{policies}:sample", opponents=f"policy:{policies}:shifted:offset=1",
+                        rules={"target_score": 1000})
+    observation, _ = env.reset(seed=3)
+    action = int(np.flatnonzero(observation["action_mask"])[0])
+    pickled = pickle.dumps(env)
+    copies = [pickle.loads(pickled), copy.deepcopy(env)]
+    assert type(copies[0].driver.strategies[2]) is type(env.driver.strategies[2])  # the class it had, in this process
+    played = [twin.step(action)[0]["observation"] for twin in [env, *copies]]
+    assert all(np.array_equal(played[0], other) for other in played[1:])
+    elsewhere = subprocess.run(
+        [sys.executable, "-c", "import pickle, sys; env = pickle.loads(sys.stdin.buffer.read()); "
+         f"print(env.step({action})[0]['observation'].tolist())"],
+        input=pickled, capture_output=True, check=True)  # a process that never loaded the spec loads it
+    assert elsewhere.stdout.decode().strip() == str(played[0].tolist())
