@@ -84,9 +84,11 @@ def resume_point(path: Path, chunk_size: int) -> ResumePoint:
         if not isinstance(entry, dict):
             raise RunDirectoryError(f"{path} holds no comparison saved by compare --out (its run.json has no "
                                     f"'compare' entry); canasta-sim run --resume {path} goes on with a run")
-        if entry.get("decision") is not None:
-            raise RunDirectoryError(f"the comparison saved in {path} has ended ({entry['decision']} accepted after "
-                                    f"{entry.get('games')} games); canasta-sim report {path} shows it")
+        if entry.get("decision") is not None or manifest.get("status") == "complete":
+            ending = (f"{entry['decision']} accepted" if entry.get("decision") is not None else
+                      "no decision at its --max-games")
+            raise RunDirectoryError(f"the comparison saved in {path} has ended ({ending} after {entry.get('games')} "
+                                    f"games); canasta-sim report {path} shows it")
         for key in ("new", "baseline"):
             if not isinstance(entry.get(key), str):
                 raise malformed_entry(where, f"compare.{key}", "a strategy spec", entry.get(key))

@@ -122,7 +122,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
     entry = manifest.get("compare")
-    if isinstance(entry, dict) and entry.get("decision") is None:
+    if isinstance(entry, dict) and manifest.get("status") != "complete":
         # Played on as a run, its games would pass the test's stopping point unseen and leave the entry's LLR stale.
         raise fail(f"--resume: {path} holds a comparison whose test has not ended; canasta-sim compare --resume {path} "
                    "goes on with it")

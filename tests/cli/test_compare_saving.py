@@ -131,3 +131,15 @@ def test_run_resume_on_a_comparison_still_under_test_points_to_compare_resume(sa
     assert result.exit_code == 2, result.output
     assert result.output == (f"Error: --resume: {killed} holds a comparison whose test has not ended; canasta-sim "
                              f"compare --resume {killed} goes on with it\n")
+
+
+@pytest.mark.timeout(60)
+def test_compare_resume_refuses_a_comparison_that_ended_at_its_max_games_without_a_decision(tmp_path):
+    out = tmp_path / "cmp"
+    played = CliRunner().invoke(main, ["compare", "greedy", "--baseline", "random", "--max-games", "4", "--seed", "3",
+                                       "--rules", "target_score=1000", "--workers", "1", "-q", "--out", str(out)])
+    assert played.exit_code == 0 and json.loads((out / "run.json").read_text())["compare"]["decision"] is None
+    result = CliRunner().invoke(main, ["compare", "--resume", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.output == (f"Error: --resume: the comparison saved in {out} has ended (no decision at its "
+                             f"--max-games after 4 games); canasta-sim report {out} shows it\n")
