@@ -168,7 +168,6 @@ class _WorthSeeing:
         self.rows = candidates[candidates["game_id"].isin(chosen)].reset_index(drop=True)
 
 
-
 def _chart_images(run: ChartData) -> list[str]:
     images = []
     for name, draw in charts_for(run).items():
