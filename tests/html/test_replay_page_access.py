@@ -153,3 +153,38 @@ def test_a_screen_reader_hears_the_move_stepped_to_and_not_a_whole_hand_at_a_jum
     for role, said, expected, live in heard:
         assert role == "status" and said == expected and live == "off", (said, expected, live)
     assert heard[0][1].startswith("step 2: 1. ") and heard[1][1].startswith("step 1: Hand 1: deal"), heard
+
+
+# Each suited card that no other card covers (the last of its group or meld), with the box of its suit's sign.
+UNCOVERED_SUITS = """
+return [...document.querySelectorAll(".card:not(.wild) > span:last-child")].filter(sign => {
+  const next = sign.parentElement.nextElementSibling;
+  return !(next && next.classList.contains("card"));
+}).map(sign => { const box = sign.getBoundingClientRect();
+  return [sign.parentElement.getAttribute("aria-label"), box.left, box.top, box.right, box.bottom]; });
+"""
+
+
+def _ink(shot, box, ratio: float) -> tuple[int, int]:
+    """The width and height in CSS pixels of what is drawn in ``box`` on a card's cream (#fffef8)."""
+    left, top, right, bottom = (round(value * ratio) for value in box)
+    area = shot.crop((left, top, right, bottom))
+    inked = [(x, y) for x in range(area.width) for y in range(area.height)
+             if sum(abs(a - b) for a, b in zip(area.getpixel((x, y)), (255, 254, 248), strict=True)) > 120]
+    if not inked:
+        return 0, 0
+    xs, ys = [x for x, _ in inked], [y for _, y in inked]
+    return round((max(xs) - min(xs) + 1) / ratio), round((max(ys) - min(ys) + 1) / ratio)
+
+
+def test_the_suits_signs_are_drawn_large_enough_to_tell_apart(browser, page):
+    # At the rank's 11.5 px the sign was a 5 x 7 px speck (a diamond 5 px wide), measured as Chromium draws it.
+    from PIL import Image
+
+    open_page(browser, page, "#step=60")
+    signs = browser.execute_script(UNCOVERED_SUITS)
+    shot = Image.open(io.BytesIO(browser.get_screenshot_as_png())).convert("RGB")
+    ratio = browser.execute_script("return window.devicePixelRatio")
+    drawn = {name: _ink(shot, box, ratio) for name, *box in signs}
+    assert {name.split(" of ")[1] for name in drawn} == {"spades", "hearts", "diamonds", "clubs"}, drawn
+    assert all(height >= 10 and width >= 7 for width, height in drawn.values()), drawn
