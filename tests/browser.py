@@ -164,6 +164,19 @@ def serious_violations(driver, axe: str) -> list[str]:
     return driver.execute_async_script(_AXE_RUN, list(AXE_TAGS))
 
 
+def left_to_review(driver, axe: str, selector: str) -> list[str]:
+    """What axe-core (``axe``, the text of ``axe.min.js``) leaves to a person to review in the part of the page shown
+    that ``selector`` picks, one line each: rule and elements."""
+    if not driver.execute_script("return typeof axe === 'object'"):
+        driver.execute_script(axe)
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(arguments[0], {resultTypes: ['incomplete']}).then(result => done(result.incomplete.map("
+        "  v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))),"
+        "  error => done(['axe failed: ' + error]));",
+        selector)
+
+
 def audited_at_widths(driver, path, fragment: str, widths) -> dict[int, list[str]]:
     """axe-core's serious and critical findings on a page at each width (a phone's emulated below 1000 px), or a skip
     where axe-core is not installed."""
