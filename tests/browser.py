@@ -8,8 +8,10 @@ its own.  Where it is missing the page tests skip, naming the install command, e
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -74,6 +76,23 @@ def start_chromium(*, width: int = 1400, height: int = 900):
     driver.set_page_load_timeout(20)
     driver.set_script_timeout(10)
     return driver
+
+
+PAPERS = {"Letter": (8.5, 11.0), "A4": (8.27, 11.69)}
+"""Sheets a page is printed on, width and height in inches."""
+
+
+def printed_sheets(driver, paper: str) -> int:
+    """How many sheets of ``paper`` (a :data:`PAPERS` name) the page shown takes, printed as Chromium prints it to
+    PDF with its default margins and the page's backgrounds."""
+    width, height = PAPERS[paper]
+    printed = driver.execute_cdp_cmd("Page.printToPDF", {"paperWidth": width, "paperHeight": height,
+                                                         "printBackground": True})
+    pages = re.search(rb"/Type /Pages\b[^>]*?/Count (\d+)|/Count (\d+)[^>]*?/Type /Pages\b",
+                      base64.b64decode(printed["data"]))
+    if pages is None:
+        raise ValueError("Chromium's PDF names no page count")
+    return int(pages.group(1) or pages.group(2))
 
 
 def requests_made(driver) -> list[str]:
@@ -143,6 +162,19 @@ def serious_violations(driver, axe: str) -> list[str]:
     if not driver.execute_script("return typeof axe === 'object'"):
         driver.execute_script(axe)
     return driver.execute_async_script(_AXE_RUN, list(AXE_TAGS))
+
+
+def left_to_review(driver, axe: str, selector: str) -> list[str]:
+    """What axe-core (``axe``, the text of ``axe.min.js``) leaves to a person to review in the part of the page shown
+    that ``selector`` picks, one line each: rule and elements."""
+    if not driver.execute_script("return typeof axe === 'object'"):
+        driver.execute_script(axe)
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(arguments[0], {resultTypes: ['incomplete']}).then(result => done(result.incomplete.map("
+        "  v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))),"
+        "  error => done(['axe failed: ' + error]));",
+        selector)
 
 
 def audited_at_widths(driver, path, fragment: str, widths) -> dict[int, list[str]]:

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from canasta_sim.analysis import LoadedRun, label_teams
+from canasta_sim.cli.chart_words import chart_words, say
 from canasta_sim.cli.options import OneLineErrorCommand, WholeNumber, counted, fail
 from canasta_sim.cli.plot_data import (
     GAME_COLUMNS,
@@ -56,8 +57,8 @@ from canasta_sim.tuning.run import TUNE_FILE, is_tuning_run
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["CHARTS", "GAME_COLUMNS", "HAND_COLUMNS", "ROUND_ROBIN_CHARTS", "charts_for", "games_per_point",
-           "plot_command", "write_charts"]
+__all__ = ["CHARTS", "GAME_COLUMNS", "HAND_COLUMNS", "ROUND_ROBIN_CHARTS", "chart_words", "charts_for",
+           "games_per_point", "plot_command", "write_charts"]
 
 _PER_HAND, _SCORE_PARTS = PER_HAND, SCORE_PARTS  # the names scripts/clustered_errors.py reads them by
 MIN_GAMES_PER_POINT = 20
@@ -167,7 +168,7 @@ def win_rates(run: LoadedRun | ChartData) -> Figure:
     paired = _paired_intervals(data)
     tally = data.games
     colours = _colours(data)
-    rows = []
+    rows, spoken = [], []
     met = tally.labels()
     mirror = all(label.endswith((" (A)", " (B)")) for label in met)
     for label in dict.fromkeys([*data.entrants, *met]):
@@ -188,6 +189,9 @@ def win_rates(run: LoadedRun | ChartData) -> Figure:
                     what += f" (paired, {deals} deals)"
                 interval = "n/a" if math.isnan(low) else f"{100 * low:.1f}, {100 * high:.1f}"
                 rows.append((f"{label}\n{what}", label, rate, low, high, f"{100 * rate:.1f}%  [{interval}]  n={games}"))
+                spoken.append(f"{label}, {what}: {100 * rate:.1f}% ("
+                              + ("no interval" if math.isnan(low) else f"95% interval {100 * low:.1f} to "
+                                 f"{100 * high:.1f}%") + f", {counted(games, 'game')})")
     # A strategy's name with its spec can be long: each label is wrapped to at most 3.2 inches, and the title and the
     # caption to what the labels and the column of figures leave (constrained layout places the axes only when it
     # is drawn).
@@ -214,9 +218,10 @@ def win_rates(run: LoadedRun | ChartData) -> Figure:
         "games won, % (bars: Wilson 95% interval; paired rows: score per game, draws half, with the 95% interval "
         "from deal-to-deal variation)")
     axes.set_xlabel(_wrapped(caption, axes_width, 10))
-    axes.set_title(_wrapped(f"Win rate: {_matchup(data)} ({counted(tally.games, 'game')})", axes_width),
-                   fontsize=_TITLE_SIZE)
+    title = f"Win rate: {_matchup(data)} ({counted(tally.games, 'game')})"
+    axes.set_title(_wrapped(title, axes_width), fontsize=_TITLE_SIZE)
     axes.legend(loc="lower right", fontsize=8)
+    say(figure, title, "; ".join(spoken))
     return figure
 
 
@@ -231,10 +236,12 @@ def margins(run: LoadedRun | ChartData) -> Figure:
     labels = labels or [first]  # a round robin whose every game was forfeited: one panel saying so
     figure = _new_figure(8, 1.5 + 3.5 * len(labels) if round_robin else 5.0)
     panels = figure.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
+    spoken = []
     for axes, label in zip(panels, labels, strict=True):
         counts = tally.margins.get(label)
         if not counts:
             _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
+            spoken.append(f"nothing to draw: {_NO_GAME_PLAYED_OUT}")
             continue
         values = np.array(sorted(counts), dtype=np.int64)
         weights = np.array([counts[value] for value in sorted(counts)], dtype=np.int64)
@@ -252,13 +259,17 @@ def margins(run: LoadedRun | ChartData) -> Figure:
         axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
         opponents = list(tally.margin_opponents[label])
         opponent = f"{opponents[0]}'s" if len(opponents) == 1 else "its opponent's"
+        spoken.append(f"{label} total minus {opponent}: mean {mean:+.0f} points over {counted(games, 'game')}, from "
+                      f"{values.min():+d} to {values.max():+d}")
         axes.set_xlabel(_wrapped(f"final margin, points ({label} total minus {opponent} total)", 7.5, 10))
         axes.set_ylabel("games")
         _integer_ticks(axes.yaxis)
         if round_robin:
             _title(axes, f"{label} against all its opponents", 10)
         axes.legend(fontsize=8)
-    _suptitle(figure, f"Final margins: {_matchup(data)} ({counted(tally.played, 'game')} played out)")
+    title = f"Final margins: {_matchup(data)} ({counted(tally.played, 'game')} played out)"
+    _suptitle(figure, title)
+    say(figure, title, "; ".join(spoken))
     return figure
 
 
@@ -271,11 +282,15 @@ def hands_per_game(run: LoadedRun | ChartData) -> Figure:
     axes = figure.add_subplot()
     axes.set_xlabel("hands in the game")
     axes.set_ylabel("games")
-    _title(axes, f"Hands per game: {_matchup(data)} ({counted(games, 'game')} played out)")
+    title = f"Hands per game: {_matchup(data)} ({counted(games, 'game')} played out)"
+    _title(axes, title)
     if not games:
         _nothing_to_draw(axes, _NO_GAME_PLAYED_OUT)
+        say(figure, title, f"nothing to draw: {_NO_GAME_PLAYED_OUT}")
         return figure
     mean = int((counts.index.to_numpy() * counts.to_numpy()).sum()) / games
+    say(figure, title, f"mean {mean:.2f} hands, from {counts.index.min()} to {counts.index.max()}; most often "
+                        f"{counts.idxmax()} ({counted(int(counts.max()), 'game')})")
     axes.bar(counts.index, counts.to_numpy(), color="tab:gray", width=0.8,
              label=f"mean {mean:.2f} hands, n={counted(games, 'game')}")
     _integer_ticks(axes.xaxis)
@@ -295,6 +310,7 @@ def per_hand_stats(run: LoadedRun | ChartData) -> Figure:
     colours = _colours(data)
     labels = _labels_with_hands(data)
     figure = _new_figure(11, 9.5)
+    spoken = []
     for index, (column, title, unit, scale) in enumerate(_PER_HAND):
         axes = figure.add_subplot(3, 3, index + 1)
         axes.set_title(title, fontsize=10)
@@ -313,12 +329,16 @@ def per_hand_stats(run: LoadedRun | ChartData) -> Figure:
                 below = min(above, mean)
             axes.bar(position, scale * mean, yerr=[[scale * below], [scale * above]], capsize=4, color=colours[label],
                      label=f"{label} (n={values.count})")
+        spoken.append(f"{title}: " + ", ".join(
+            f"{label} " + (f"{100 * data.hands.moments[(label, column)].mean:.1f}%" if scale == 100
+                           else f"{data.hands.moments[(label, column)].mean:.2f}") for label in labels))
         # Each name wrapped to its bar's share of the panel, so that neighbours never overlap.
         ticks = [_wrapped(label, 3.2 / max(len(labels), 1), 8) for label in labels]
         axes.set_xticks(range(len(labels)), ticks, fontsize=8)
     counts = ", ".join(f"{label}: {data.hands.labels[label]}" for label in labels) or "none"
-    _suptitle(figure, f"Per-hand statistics: {_matchup(data)} (team-hands {counts}; bars: 95% interval, Wilson for "
-                      "the rates)")
+    title = f"Per-hand statistics: {_matchup(data)} (team-hands {counts}; bars: 95% interval, Wilson for the rates)"
+    _suptitle(figure, title)
+    say(figure, title, "; ".join(spoken) if labels else "nothing to draw: no hand was finished")
     return figure
 
 
@@ -332,6 +352,7 @@ def hand_scores(run: LoadedRun | ChartData) -> Figure:
     bins = np.arange(100 * math.floor(low / 100), 100 * math.ceil(high / 100) + 100, 100)
     figure = _new_figure()
     axes = figure.add_subplot()
+    spoken = []
     for label in dict.fromkeys([*data.entrants, *data.hands.labels]):
         counts = by_label.get(label)
         if counts:
@@ -342,9 +363,13 @@ def hand_scores(run: LoadedRun | ChartData) -> Figure:
             axes.hist(np.clip(scores, bins[0], bins[-1] - 1), bins=bins, weights=hands * (100 / total),
                       histtype="step", linewidth=1.8, color=colours[label],
                       label=f"{label}: mean {int((scores * hands).sum()) / total:+.0f}, n={total} team-hands")
+            low_tenth, median, high_tenth = quantiles(counts, [0.1, 0.5, 0.9])
+            spoken.append(f"{label}: mean {int((scores * hands).sum()) / total:+.0f} points, median {median:+.0f}, "
+                          f"the middle 80% from {low_tenth:+.0f} to {high_tenth:+.0f} ({total} team-hands)")
     axes.set_xlabel("hand score, points (bins of 100; extremes folded into the end bins)")
     axes.set_ylabel("% of team-hands")
     _title(axes, f"Hand scores: {_matchup(data)}")
+    say(figure, f"Hand scores: {_matchup(data)}", "; ".join(spoken) or f"nothing to draw: {_NO_HAND}")
     if not every:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
@@ -360,7 +385,7 @@ def score_components(run: LoadedRun | ChartData) -> Figure:
     labels = _labels_with_hands(data)
     figure = _new_figure(9, 5.5)
     axes = figure.add_subplot()
-    width = 0.8 / max(len(labels), 1)
+    width, spoken = 0.8 / max(len(labels), 1), []
     for offset, label in enumerate(labels):
         parts = [data.hands.moments[(label, column)] for column, _, _ in _SCORE_PARTS]
         means = [sign * values.mean for values, (_, _, sign) in zip(parts, _SCORE_PARTS, strict=True)]
@@ -368,12 +393,16 @@ def score_components(run: LoadedRun | ChartData) -> Figure:
         positions = np.arange(len(_SCORE_PARTS)) + (offset - (len(labels) - 1) / 2) * width
         axes.bar(positions, means, width=width, yerr=halves, capsize=3, color=colours[label],
                  label=f"{label} (n={data.hands.labels[label]} team-hands)")
+        spoken.append(f"{label} ({data.hands.labels[label]} team-hands): " + ", ".join(
+            f"{name} {mean:+.0f}" for (_, name, _), mean in zip(_SCORE_PARTS, means, strict=True)))
     axes.axhline(0, color="grey", linewidth=1)
     axes.axvline(len(_SCORE_PARTS) - 1.5, color="grey", linestyle=":", linewidth=1)
     axes.set_xticks(range(len(_SCORE_PARTS)), [name for _, name, _ in _SCORE_PARTS], fontsize=9)
     axes.set_xlabel("part of the hand's score (R14.1): the first five add up to the last")
     axes.set_ylabel("mean points per team-hand")
     _title(axes, f"Where the points come from: {_matchup(data)} (bars: 95% interval)")
+    say(figure, f"Where the points come from: {_matchup(data)}, mean points per team-hand",
+        "; ".join(spoken) or f"nothing to draw: {_NO_HAND}")
     if not labels:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
@@ -395,7 +424,7 @@ def cumulative_score(run: LoadedRun | ChartData) -> Figure:
     colours = _colours(data)
     figure = _new_figure(8, 6.5)
     axes, counts_axes = figure.subplots(2, 1, sharex=True, height_ratios=[3, 1])
-    drawn = False
+    drawn, spoken = False, []
     for label in dict.fromkeys([*data.entrants, *data.hands.labels]):
         stats = _by_hand(data, label)
         started = data.hands.started[label]
@@ -408,11 +437,17 @@ def cumulative_score(run: LoadedRun | ChartData) -> Figure:
                   label=f"{label} ({counted(started, 'game')})")
         axes.fill_between(stats.index, stats["mean"] - half, stats["mean"] + half, color=colours[label], alpha=0.2)
         counts_axes.plot(stats.index, stats["count"], color=colours[label], drawstyle="steps-mid")
+        spoken.append(f"{label} ({counted(started, 'game')}): " + ", ".join(
+            f"{mean:.0f} after hand {number} ({counted(int(count), 'game')} in play)"
+            for number, mean, count in zip(stats.index, stats["mean"], stats["count"], strict=True)))
     target = data.manifest.get("rules", {}).get("target_score")
     if target and drawn:
         axes.axhline(target, color="grey", linestyle="--", linewidth=1, label=f"target {target} points")
     axes.set_ylabel("mean cumulative score, points")
     _suptitle(figure, f"Cumulative score by hand: {_matchup(data)}")
+    say(figure, f"Cumulative score by hand: {_matchup(data)}, the mean over the games still in play",
+        "; ".join(spoken) or f"nothing to draw: {_NO_HAND}",
+        f"target {target} points" if target and drawn else "")
     _title(axes, f"mean over the games still in play at each hand (band: 95% interval; "
                  f"hands reached by < {MIN_GAMES_PER_POINT} games, or by < half a strategy's games if fewer, "
                  "left out)", 9)
@@ -449,6 +484,9 @@ def ratings(run: LoadedRun | ChartData) -> Figure:
         low, high = min(rating.low for rating in fitted), max(rating.high for rating in fitted)
         axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
     _title(axes, f"Ratings: {_matchup(data)} ({counted(data.games.games, 'game')})")
+    say(figure, f"Ratings: {_matchup(data)} ({counted(data.games.games, 'game')}), Elo relative to the entrants' mean",
+        "; ".join(f"{names.get(rating.name, rating.name)} {rating.elo:+.0f} (95% interval {rating.low:+.0f} to "
+                  f"{rating.high:+.0f}, {counted(rating.games, 'game')})" for rating in reversed(fitted)))
     axes.legend(loc="lower right", fontsize=8)
     return figure
 

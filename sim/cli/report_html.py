@@ -23,7 +23,7 @@ import click
 import pandas as pd
 
 from canasta_sim.analysis import strategy_names
-from canasta_sim.cli.plot import charts_for
+from canasta_sim.cli.plot import chart_words, charts_for
 from canasta_sim.cli.plot_data import ChartData
 from canasta_sim.cli.replay import ending_words, game_setup, recorded_run_game
 from canasta_sim.cli.replaying import start_directory
@@ -175,8 +175,8 @@ def _chart_images(run: ChartData) -> list[str]:
         figure = draw(run)
         figure.savefig(buffer, format="png", dpi=CHART_DPI)
         data = base64.b64encode(buffer.getvalue()).decode("ascii")
-        title = figure.get_suptitle() or figure.axes[0].get_title()
-        images.append(f'<img id="chart-{name}" data-chart="{name}" alt="{html.escape(title.replace(chr(10), " "))}" '
+        # Its title and key figures in words: its title alone told a reader who cannot see it nothing of them.
+        images.append(f'<img id="chart-{name}" data-chart="{name}" alt="{html.escape(chart_words(figure))}" '
                       f'src="data:image/png;base64,{data}">')
     return images
 

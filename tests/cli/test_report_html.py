@@ -3,6 +3,7 @@ turned into HTML (the page itself is checked in a browser in tests/html)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -89,6 +90,8 @@ def test_the_report_gives_a_screen_reader_its_language_header_scopes_chart_words
     # Its tables' header cells had no scope: a screen reader could not tell a column's header from a row's.
     assert markup_problems(forfeit_report) == []
     assert forfeit_report.count('alt="') >= 3 and forfeit_report.count('<iframe title="replay of game') >= 1
+    # A chart's alt text was its title alone; it says the figures drawn too (tests/cli/test_chart_words.py).
+    assert re.search(r'<img id="chart-win_rates" [^>]*alt="Win rate: [^"]*: \d+\.\d% \(95% interval ', forfeit_report)
 
 
 @pytest.mark.timeout(120)

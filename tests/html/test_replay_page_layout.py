@@ -16,9 +16,10 @@ from PIL import Image  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from canasta_sim.cli import main  # noqa: E402
-from tests.browser import PHONE, open_page, page_errors  # noqa: E402
+from tests.browser import PHONE, open_page, page_errors, printed_sheets  # noqa: E402
 from tests.helpers import BROKEN_AT_ONCE_BOT_SOURCE  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
@@ -195,6 +196,39 @@ def test_a_printed_page_shows_the_position_its_hands_and_narration_whole_without
     finally:
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     assert printed == {"controls": False, "hands": True, "log": True, "colours": "exact"}
+
+
+HAND_ENDS = """
+// Each hand's last step: the step before the next hand's deal, and the game's last.
+const ends = [], hands = document.getElementById("hand-select"), step = () => +document.getElementById("position")
+  .dataset.step + 1;
+for (let hand = 1; hand < hands.options.length; hand++) {
+  hands.value = hand; hands.dispatchEvent(new Event("change"));
+  document.getElementById("back").click();
+  ends.push(step());
+}
+document.getElementById("last").click();
+return ends.concat([step()]);
+"""
+
+
+@pytest.mark.timeout(90)
+def test_at_every_hands_end_the_table_and_its_score_table_print_on_one_sheet(browser, page):
+    # In the screen's three columns the melds took four rows in the middle one: at a hand's end the score table did
+    # not fit under South on the first sheet, went on to the next, and the first ended with the table's green, empty,
+    # below South (Chromium's PDF, on Letter and on A4 alike).
+    open_page(browser, page)
+    ends = browser.execute_script(HAND_ENDS)
+    assert len(ends) >= 4, ends
+    browser.execute_script("document.getElementById('aside').style.display = 'none'")  # the header and table alone
+    sheets = {}
+    for step in ends:
+        browser.execute_script(f"location.hash = '#step={step}'")
+        WebDriverWait(browser, 5).until(lambda driver, step=step: driver.execute_script(
+            "return +document.getElementById('position').dataset.step + 1") == step)
+        for paper in ("Letter", "A4") if step == ends[-1] else ("Letter",):  # Letter's sheet is the shorter
+            sheets[step, paper] = printed_sheets(browser, paper)
+    assert set(sheets.values()) == {1}, sheets
 
 
 def test_the_hand_list_keeps_the_current_hand_in_sight(browser, page):

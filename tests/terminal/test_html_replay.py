@@ -201,7 +201,7 @@ def test_no_suit_and_no_three_is_told_by_colour_alone_r1_3(bare_page):
     from canasta_sim.core.cards import CARD_COUNT, JOKER
 
     assert 'const SUITS = "\\u2660\\u2665\\u2666\\u2663";' in bare_page
-    assert 'node.appendChild(el("span", null, SUITS[suit]));' in bare_page  # every card but a joker shows its suit
+    assert 'node.appendChild(el("span", {"class": "suit"}, SUITS[suit]));' in bare_page  # each card but a joker
     glyphs, threes = "\u2660\u2665\u2666\u2663", {}
     for card, (kind, suit, text, words) in enumerate(_document(bare_page)["cards"]):
         if kind == JOKER:
