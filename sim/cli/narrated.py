@@ -6,7 +6,10 @@ word of which seat did it, and what it printed ran through the narration or over
 and :func:`record_apart` play the game under :func:`~canasta_sim.runs.supervised_game.play_supervised`, the one
 runner ``check-strategy`` plays its games with: the narration's lines come back as they are written, what the
 strategies print is kept out of the output, a child that dies is its running call's seat's failure (``crash``), in
-the one line every other failure has, and a Ctrl-C stops the command as the user's (exit 130).
+the one line every other failure has, and a Ctrl-C stops the command as the user's (exit 130).  With a
+``time_limit`` a decision is stopped there as a run's is (``timeout``), and a call the game's own clock cannot stop
+(one that ignores the alarm) is ended with its process a second later, as a run's supervisor ends a worker: a
+replay under the run's limit stops where the run's game did.
 """
 
 from __future__ import annotations
@@ -27,36 +30,39 @@ def _charge(seed: int, names: Sequence[str], seat: int, decision: str, reason: s
 
 
 def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: int, names: Sequence[str],
-                  **game) -> GameResult:
-    """:func:`~canasta_sim.terminal.narrate.narrate_game` in a forked process, its lines given to ``write`` here.
+                  time_limit: float | None = None, **game) -> GameResult:
+    """:func:`~canasta_sim.terminal.narrate.narrate_game` in a forked process, its lines given to ``write`` here,
+    each decision under ``time_limit`` seconds (``None``: no limit).
 
     :raises StrategyError: a strategy's failure, as in this process; or ``crash`` for the seat whose call was running
-        when the process died.
+        when the process died (``timeout`` when it was ended past ``time_limit``).
     """
     def play(monitor, send) -> GameResult | StrategyError:
         try:
-            return narrate_game(players, write=send, seed=seed, names=names, monitor=monitor, **game)
+            return narrate_game(players, write=send, seed=seed, names=names, monitor=monitor, time_limit=time_limit,
+                                **game)
         except StrategyError as error:
             return error
 
-    outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), None, f"game seed {seed}",
+    outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), time_limit, f"game seed {seed}",
                               lines=write, ctrl_c=CTRL_C_TO_THE_COMMAND)
     if isinstance(outcome, StrategyError):
         raise outcome
     return outcome
 
 
-def record_apart(players: Sequence, *, seed: int, names: Sequence[str], **game) -> RecordedGame:
+def record_apart(players: Sequence, *, seed: int, names: Sequence[str], time_limit: float | None = None,
+                 **game) -> RecordedGame:
     """:func:`~canasta_sim.terminal.html_replay.record_game` in a forked process: the game recorded up to its end or
-    to a strategy's failure.
+    to a strategy's failure, each decision under ``time_limit`` seconds (``None``: no limit).
 
-    :raises StrategyError: ``crash`` for the seat whose call was running when the process died (nothing of the game
-        is left to show).
+    :raises StrategyError: ``crash`` for the seat whose call was running when the process died, ``timeout`` when it
+        was ended past ``time_limit`` (nothing of the game is left to show).
     """
     def play(monitor, send) -> RecordedGame:
-        return record_game(players, seed=seed, names=names, monitor=monitor, **game)
+        return record_game(players, seed=seed, names=names, monitor=monitor, time_limit=time_limit, **game)
 
-    outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), None, f"game seed {seed}",
+    outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), time_limit, f"game seed {seed}",
                               ctrl_c=CTRL_C_TO_THE_COMMAND)
     if isinstance(outcome, StrategyError):
         raise outcome

@@ -143,6 +143,8 @@ def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir:
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {spec_shown(side_a.spec)}, side B "
                f"{spec_shown(side_b.spec)}; "
                f"the run recorded A {recorded[0]}, B {recorded[1]} ({ending_words(row['termination'])}).")
+    if settings.time_limit is not None:
+        click.echo(f"Each decision has the run's time limit of {settings.time_limit:g} s.")
     pair = settings.duplicate_pair(game_id)
     if pair is not None:  # as the HTML page says it
         click.echo(f"Duplicate deal: paired with game {pair} (the same cards, sides swapped).")
@@ -162,7 +164,8 @@ def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir:
 def game_setup(manifest: dict[str, Any], settings, row: dict[str, Any], *,
                show_hands: bool = True) -> tuple[list[LoadedStrategy], dict[str, Any]]:
     """The four seats' strategies of a recorded game, loaded as the run loaded them, and the keyword arguments
-    of :func:`~canasta_sim.terminal.narrate.narrate_game` (and :func:`record_game`) that play it again.
+    of :func:`~canasta_sim.terminal.narrate.narrate_game` (and :func:`record_game`) that play it again, under the
+    run's rules and decision time limit.
 
     :raises click.ClickException: when a strategy cannot be loaded now.
     """
@@ -175,7 +178,8 @@ def game_setup(manifest: dict[str, Any], settings, row: dict[str, Any], *,
     side_a = _load(row["team_a_strategy"], labels_by_spec, files)
     side_b = _load(row["team_b_strategy"], labels_by_spec, files)
     players = [side_a, side_b, side_a, side_b]
-    game = {"seed": int(row["seed"]), "rules": settings.rules,
+    # The run's decision time limit too: a decision it stopped on time is stopped again, not waited for forever.
+    game = {"seed": int(row["seed"]), "rules": settings.rules, "time_limit": settings.time_limit,
             "labels": [seat_label(player, seat) for seat, player in enumerate(players)],
             "names": [player.spec for player in players], "shown_seats": range(4) if show_hands else ()}
     return players, game

@@ -9,6 +9,7 @@ import click
 
 from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
+    SECONDS,
     WholeNumber,
     check_output_folder,
     counted,
@@ -51,9 +52,12 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
     help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 [default: greedy].",
 )
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
+              help="Seconds one decision may take; a slower one is its side's loss on time. Off by default, as in "
+                   "run: a game's course then never depends on the machine's speed.")
 @narration_options
-def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], show_hands: bool,
-                  html_file: Path | None) -> None:
+def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], time_limit: float | None,
+                  show_hands: bool, html_file: Path | None) -> None:
     """Play one game and narrate it like a commented game in a rule book."""
     try:
         rules = Rules.from_options(rule_options)
@@ -66,7 +70,7 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
     if html_file is not None:
         try:
             with interrupted_as_the_users():
-                recorded = record_apart(players, seed=seed, rules=rules, labels=labels,
+                recorded = record_apart(players, seed=seed, rules=rules, labels=labels, time_limit=time_limit,
                                         names=[player.spec for player in players],
                                         shown_seats=range(4) if show_hands else ())
         except StrategyError as error:  # its process died: nothing of the game is left to show
@@ -85,6 +89,7 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
                 players,
                 seed=seed,
                 rules=rules,
+                time_limit=time_limit,
                 labels=labels,
                 names=[player.spec for player in players],
                 write=click.echo,

@@ -45,7 +45,7 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 
 __all__ = [
     "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "dealing", "derive_seed", "first_dealer", "play_game",
-    "play_hand",
+    "play_hand", "strategy_name",
 ]
 
 MAX_HANDS_PER_GAME = 400
@@ -220,7 +220,7 @@ def play_game(
     :param players: four factories, one per seat, each called with the seat's own
         :class:`random.Random` (a :class:`~canasta_sim.core.strategy.Strategy` subclass is such a factory).
     :param seed: the game's seed; the deck, the first dealer and the strategies' generators derive from it.
-    :param names: the seats' strategy specs, for error messages.
+    :param names: the seats' strategy specs, for error messages (default: each factory's :func:`strategy_name`).
     :param time_limit: seconds a single decision may take, or ``None`` for no limit.
     :param observer: a :class:`GameObserver` told of every hand and move, or ``None``.
     :param monitor: a writable memoryview of C doubles (format ``"d"``, on shared memory) where every call
@@ -232,7 +232,7 @@ def play_game(
     """
     if len(players) != 4:
         raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
-    names = list(names) if names is not None else [getattr(p, "name", repr(p)) for p in players]
+    names = list(names) if names is not None else [strategy_name(factory) for factory in players]
     # The interpreter's settings as the game begins, when a strategy not built in plays: compared when it ends.
     trusted = [is_trusted_class(getattr(factory, "cls", factory)) for factory in players]
     watch = None if all(trusted) else InterpreterWatch()
@@ -255,6 +255,17 @@ def play_game(
     if watch is not None:
         _check_interpreter(watch, held, trusted, names, seed, result.hands, result.first_dealer, None)
     return result
+
+
+def strategy_name(factory: StrategyFactory) -> str:
+    """A seat's strategy as its errors name it when no ``names`` are given: a loaded strategy's spec (as the
+    command line names it), a strategy class's ``name``, a function's own name, else the factory's type's name (a
+    repr can run to the whole record of a loaded strategy, and an address names nothing)."""
+    for attribute in ("spec", "name", "__name__"):
+        value = getattr(factory, attribute, None)
+        if isinstance(value, str) and value:
+            return value
+    return type(factory).__name__
 
 
 def _check_interpreter(watch: InterpreterWatch, held: list, trusted: list, names: list, seed: int,

@@ -23,7 +23,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from canasta_sim.core.deal import DeckGenerator
-from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, dealing, derive_seed
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, dealing, derive_seed, strategy_name
 from canasta_sim.core.moves import (
     ASK,
     DRAW,
@@ -205,10 +205,11 @@ class GameSeeds:
 
 
 def _factory_name(factory: StrategyFactory | None) -> str:
-    """A seat's name in error messages: its strategy's name, or its factory's (a function's, not its repr)."""
+    """A seat's name in error messages: the agent's, or its strategy's as ``play_game`` names it (a loaded strategy's
+    spec, a class's name, a function's)."""
     if factory is None:
         return "agent"
-    return getattr(factory, "name", None) or getattr(factory, "__name__", None) or type(factory).__name__
+    return strategy_name(factory)
 
 
 class DriverError(CanastaError, ValueError):

@@ -65,6 +65,7 @@ __all__ = [
     "DecisionOptions",
     "OBSERVATION_FIELDS",
     "OBSERVATION_SIZE",
+    "decision_shown",
     "hand_score_bounds",
     "meld_counts",
     "observation_bounds",
@@ -277,6 +278,15 @@ _DECISION_CODES = ("wait", ACQUIRE_DECISION, "take_extras", ASK_DECISION, ANSWER
                    DISCARD_DECISION)
 
 
+def decision_shown(decision: str | None, prefix: tuple[int, ...] = ()) -> str | None:
+    """The decision as the observation's one-hot names it (and the Gymnasium environment's ``info["decision"]``):
+    ``take_extras`` while a take with extra melds is being built (``prefix`` begins with the take), else
+    ``decision``, the driver's (``None`` when no decision is due)."""
+    if prefix and prefix[0] < GROUP_BASE:
+        return "take_extras"
+    return decision
+
+
 def hand_score_bounds(rules: Rules) -> tuple[int, int]:
     """The lowest and the highest score one side can make in one hand under ``rules`` (R14.1): bounds that no hand
     passes, not scores a hand can reach."""
@@ -386,13 +396,12 @@ def observation_values(view: SeatView, decision: str | None, prefix: tuple[int, 
     order = [(seat + offset) % 4 for offset in range(4)]
     pending_groups = [0] * (3 * len(SLOT_RANKS))
     pending_take = [0, 0, 0]
-    code = decision or "wait"
+    code = decision_shown(decision, prefix) or "wait"
     if prefix:
         groups = prefix
         if prefix[0] < GROUP_BASE:
             pending_take = list(take_shape(prefix[0]))
             groups = prefix[1:]
-            code = "take_extras"
         table: dict[int, list[int]] = {}
         for action in groups:
             group = group_of_action(action)

@@ -40,7 +40,7 @@ try:  # an extra, not a core dependency
 except ModuleNotFoundError as error:
     raise missing_extra(error, "the Gymnasium environment", "rl") from None
 from canasta_sim.env.actions import ACTION_COUNT, action_number, action_text
-from canasta_sim.env.encoding import DecisionOptions, observation_bounds, observation_vector
+from canasta_sim.env.encoding import DecisionOptions, decision_shown, observation_bounds, observation_vector
 from canasta_sim.env.render import RENDER_MODES, check_render_mode, render_text, table_text
 from canasta_sim.plugins.loader import load_strategy
 
@@ -168,7 +168,8 @@ class CanastaGymEnv(gymnasium.Env):
                 "action_mask": self._options.mask(self._prefix)}
 
     def _info(self) -> dict:
-        return {"action_mask": self._options.mask(self._prefix), "decision": self.driver.decision}
+        return {"action_mask": self._options.mask(self._prefix),
+                "decision": decision_shown(self.driver.decision, self._prefix)}
 
     def _end_observation(self) -> dict[str, np.ndarray]:
         self._options = None

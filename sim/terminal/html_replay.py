@@ -276,9 +276,11 @@ def record_game(
     names: Sequence[str],
     shown_seats: Iterable[int] = range(4),
     monitor=None,
+    time_limit: float | None = None,
 ) -> RecordedGame:
     """Play one game as :func:`~canasta_sim.terminal.narrate.narrate_game` does and record it for the page
-    (``monitor`` as there: where the game publishes each call into strategy code).
+    (``monitor`` and ``time_limit`` as there: where the game publishes each call into strategy code, and the seconds
+    one decision may take).
 
     A strategy's failure does not propagate: the game is recorded up to it and the failure kept in
     :attr:`RecordedGame.error`, so a forfeited game can be seen up to its last move.
@@ -288,7 +290,7 @@ def record_game(
     error: StrategyError | None = None
     try:
         result = narrate_game(players, seed=seed, rules=rules, labels=labels, names=names, narrator=recorder,
-                              monitor=monitor)
+                              monitor=monitor, time_limit=time_limit)
     except StrategyError as failure:
         error = failure
         if recorder.hands:  # what was narrated of the move that failed belongs to the last position

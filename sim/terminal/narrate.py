@@ -545,6 +545,7 @@ def narrate_game(
     names: Sequence[str] | None = None,
     narrator: Narrator | None = None,
     monitor=None,
+    time_limit: float | None = None,
 ) -> GameResult:
     """Play one game with :func:`~canasta_sim.core.engine.play_game` and narrate it from the header to the final
     score.
@@ -552,11 +553,13 @@ def narrate_game(
     :param narrator: the narrator to use (one that also records, as the HTML replay's does); by default a
         :class:`Narrator` writing through ``write`` and naming the cards of ``shown_seats``.
     :param monitor: where the game publishes each call into strategy code (``play_game``'s), or ``None``.
+    :param time_limit: seconds one decision may take (``play_game``'s), or ``None`` for no limit.
     """
     if narrator is None:
         narrator = Narrator(write, shown_seats=shown_seats)
     narrator.game_header(seed=seed, labels=labels, rules=rules)
-    result = play_game(players, seed=seed, rules=rules, names=names or labels, observer=narrator, monitor=monitor)
+    result = play_game(players, seed=seed, rules=rules, names=names or labels, observer=narrator, monitor=monitor,
+                       time_limit=time_limit)
     narrator.game_over(result)
     return result
 
