@@ -104,6 +104,9 @@ def test_the_observer_refuses_an_observation_type_it_does_not_give():
     game = pyspiel.load_game("canasta_sim", {"target_score": 50})
     every_hand = pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
                                             private_info=pyspiel.PrivateInfoType.ALL_PLAYERS)
-    with pytest.raises(ValueError, match="private_info=SINGLE_PLAYER"):
-        make_observation(game, every_hand)
+    private_only = pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
+                                              private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER)
+    for refused in (every_hand, private_only):  # docs/env.md names both as refused
+        with pytest.raises(ValueError, match="private_info=SINGLE_PLAYER"):
+            make_observation(game, refused)
     assert spiel_game.PUBLIC_INFORMATION_SIZE == PUBLIC_OBSERVATION_SIZE + 120
