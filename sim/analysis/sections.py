@@ -123,7 +123,7 @@ def _percent(value) -> str:
 
 
 def _signed(value) -> str:
-    return "n/a" if value is None else f"{value:+.1f}"
+    return "n/a" if value is None else f"{value:+z.1f}"
 
 
 def _elo_interval(row: dict) -> str:

@@ -256,10 +256,10 @@ def margins(run: LoadedRun | ChartData) -> Figure:
                   color=_colours(data)[label], alpha=0.85, label=f"{label}, n={counted(games, 'game')}")
         axes.axvline(0, color="grey", linewidth=1)
         mean = int((values * weights).sum()) / games
-        axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+.0f} points")
+        axes.axvline(mean, color="black", linestyle="--", label=f"mean {mean:+z.0f} points")
         opponents = list(tally.margin_opponents[label])
         opponent = f"{opponents[0]}'s" if len(opponents) == 1 else "its opponent's"
-        spoken.append(f"{label} total minus {opponent}: mean {mean:+.0f} points over {counted(games, 'game')}, from "
+        spoken.append(f"{label} total minus {opponent}: mean {mean:+z.0f} points over {counted(games, 'game')}, from "
                       f"{values.min():+d} to {values.max():+d}")
         axes.set_xlabel(_wrapped(f"final margin, points ({label} total minus {opponent} total)", 7.5, 10))
         axes.set_ylabel("games")
@@ -362,10 +362,10 @@ def hand_scores(run: LoadedRun | ChartData) -> Figure:
             # Each score once, weighted by its share of the team-hands: the bars the scores one by one would give.
             axes.hist(np.clip(scores, bins[0], bins[-1] - 1), bins=bins, weights=hands * (100 / total),
                       histtype="step", linewidth=1.8, color=colours[label],
-                      label=f"{label}: mean {int((scores * hands).sum()) / total:+.0f}, n={total} team-hands")
+                      label=f"{label}: mean {int((scores * hands).sum()) / total:+z.0f}, n={total} team-hands")
             low_tenth, median, high_tenth = quantiles(counts, [0.1, 0.5, 0.9])
-            spoken.append(f"{label}: mean {int((scores * hands).sum()) / total:+.0f} points, median {median:+.0f}, "
-                          f"the middle 80% from {low_tenth:+.0f} to {high_tenth:+.0f} ({total} team-hands)")
+            spoken.append(f"{label}: mean {int((scores * hands).sum()) / total:+z.0f} points, median {median:+z.0f}, "
+                          f"the middle 80% from {low_tenth:+z.0f} to {high_tenth:+z.0f} ({total} team-hands)")
     axes.set_xlabel("hand score, points (bins of 100; extremes folded into the end bins)")
     axes.set_ylabel("% of team-hands")
     _title(axes, f"Hand scores: {_matchup(data)}")
@@ -394,7 +394,7 @@ def score_components(run: LoadedRun | ChartData) -> Figure:
         axes.bar(positions, means, width=width, yerr=halves, capsize=3, color=colours[label],
                  label=f"{label} (n={data.hands.labels[label]} team-hands)")
         spoken.append(f"{label} ({data.hands.labels[label]} team-hands): " + ", ".join(
-            f"{name} {mean:+.0f}" for (_, name, _), mean in zip(_SCORE_PARTS, means, strict=True)))
+            f"{name} {mean:+z.0f}" for (_, name, _), mean in zip(_SCORE_PARTS, means, strict=True)))
     axes.axhline(0, color="grey", linewidth=1)
     axes.axvline(len(_SCORE_PARTS) - 1.5, color="grey", linestyle=":", linewidth=1)
     axes.set_xticks(range(len(_SCORE_PARTS)), [name for _, name, _ in _SCORE_PARTS], fontsize=9)
@@ -475,7 +475,7 @@ def ratings(run: LoadedRun | ChartData) -> Figure:
     for position, rating in enumerate(fitted):
         axes.errorbar(rating.elo, position, xerr=[[rating.elo - rating.low], [rating.high - rating.elo]], fmt="o",
                       color=colours.get(names.get(rating.name, rating.name), "black"), capsize=4)
-        axes.text(rating.high + 5, position, f"{rating.elo:+.0f} [{rating.low:+.0f}, {rating.high:+.0f}]  "
+        axes.text(rating.high + 5, position, f"{rating.elo:+z.0f} [{rating.low:+z.0f}, {rating.high:+z.0f}]  "
                   f"n={counted(rating.games, 'game')}", va="center", fontsize=8)
     axes.set_yticks(range(len(fitted)), [names.get(rating.name, rating.name) for rating in fitted], fontsize=8)
     axes.axvline(0, color="grey", linestyle="--", linewidth=1, label="the entrants' mean")
@@ -485,8 +485,8 @@ def ratings(run: LoadedRun | ChartData) -> Figure:
         axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
     _title(axes, f"Ratings: {_matchup(data)} ({counted(data.games.games, 'game')})")
     say(figure, f"Ratings: {_matchup(data)} ({counted(data.games.games, 'game')}), Elo relative to the entrants' mean",
-        "; ".join(f"{names.get(rating.name, rating.name)} {rating.elo:+.0f} (95% interval {rating.low:+.0f} to "
-                  f"{rating.high:+.0f}, {counted(rating.games, 'game')})" for rating in reversed(fitted)))
+        "; ".join(f"{names.get(rating.name, rating.name)} {rating.elo:+z.0f} (95% interval {rating.low:+z.0f} to "
+                  f"{rating.high:+z.0f}, {counted(rating.games, 'game')})" for rating in reversed(fitted)))
     axes.legend(loc="lower right", fontsize=8)
     return figure
 

@@ -123,7 +123,7 @@ class PairedResult:
             f"duplicate deals, {self.first} vs {self.second}: {self.deals} deals ({2 * self.deals} games)",
             f"  paired result: {self.first} scores {_percent(self.score)} "
             f"[{_percent(self.score_low)}, {_percent(self.score_high)}] per game, {estimate}",
-            f"  deals by {self.first}'s points 0/0.5/1/1.5/2 (of 2): {pairs}; mean margin {self.margin:+.1f} per game",
+            f"  deals by {self.first}'s points 0/0.5/1/1.5/2 (of 2): {pairs}; mean margin {self.margin:+z.1f} per game",
             f"  variance reduction against unpaired play: win score {self._score_precision()}, "
             f"margin {_percent(self.margin_reduction)}",
         ])

@@ -197,7 +197,7 @@ def format_ratings(ratings: Sequence[Rating]) -> str:
     """The ratings as aligned text, strongest first."""
     rows = [["rank", "strategy", "Elo", "95% interval", "games", "score"]]
     for rank, rating in enumerate(sorted(ratings, key=lambda rating: -rating.elo), start=1):
-        rows.append([str(rank), rating.name, f"{rating.elo:+.1f}", f"[{rating.low:+.1f}, {rating.high:+.1f}]",
+        rows.append([str(rank), rating.name, f"{rating.elo:+z.1f}", f"[{rating.low:+z.1f}, {rating.high:+z.1f}]",
                      str(rating.games), "n/a" if math.isnan(rating.score) else f"{100 * rating.score:.1f}%"])
     # The first column is the rank: right-align everything but the names.
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]

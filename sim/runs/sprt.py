@@ -104,8 +104,8 @@ def elo_interval_text(low: float, high: float, *, signed: bool = True) -> str:
     """
     if math.isnan(low) or math.isnan(high):
         return "n/a"
-    # Adding 0.0 turns -0.0 into 0.0, so an even score prints as +0.0.
-    low_text, high_text = (f"{end + 0.0:{'+' if signed else ''}.1f}" for end in (low, high))
+    # "z": an end that rounds to zero prints as +0.0, never -0.0 (an even score, or -0.03).
+    low_text, high_text = (f"{end:{'+' if signed else ''}z.1f}" for end in (low, high))
     if math.isinf(low) and math.isinf(high):
         return "unbounded"
     if math.isinf(high):
@@ -204,7 +204,7 @@ class EloEstimate:
 
     def __str__(self) -> str:
         # Adding 0.0 turns -0.0 into 0.0, so an even score prints as +0.0.
-        return f"{self.elo + 0.0:+.1f} Elo [{elo_interval_text(self.low, self.high)}]"
+        return f"{self.elo:+z.1f} Elo [{elo_interval_text(self.low, self.high)}]"
 
 
 class ResultCounts:

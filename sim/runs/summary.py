@@ -483,7 +483,7 @@ def _percent(value: float) -> str:
 def _number(value: float, sign: bool = False) -> str:
     if math.isnan(value):
         return "n/a"
-    return f"{value:+.1f}" if sign else f"{value:.2f}"
+    return f"{value:+z.1f}" if sign else f"{value:.2f}"
 
 
 def _margin(row: SummaryRow) -> str:

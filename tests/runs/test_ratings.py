@@ -90,3 +90,13 @@ def test_formatted_tables_show_every_entrant_strongest_first():
     assert [line.split()[1] for line in lines[1:]] == ["south", "east", "north", "west"]
     cross = format_cross_table(_synthetic_table(np.random.default_rng(3), games_per_pair=100)).splitlines()
     assert len(cross) == 5 and "n=100" in cross[1]
+
+
+def test_an_elo_that_rounds_to_zero_is_written_plus_zero_never_minus_zero():
+    from canasta_sim.runs.ratings import Rating
+    from canasta_sim.runs.sprt import elo_interval_text
+
+    near_zero = Rating(name="x", elo=-0.03, low=-0.04, high=0.02, games=10, score=0.5)
+    line = format_ratings([near_zero]).splitlines()[1]
+    assert "+0.0" in line and "-0.0" not in line, line
+    assert elo_interval_text(-0.04, 0.02) == "+0.0, +0.0"
