@@ -59,7 +59,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.interleave import games_at_once_cap
-from canasta_sim.runs.matchmaking import deal_seed
+from canasta_sim.runs.matchmaking import deal_seed, first_spec_side
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, log_failure, stop_on_signals
 from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt, elo_interval_text, unanimous_elo_bound
@@ -100,8 +100,8 @@ class MatchPlan:
         """``(game seed, NEW's side)`` of each game of an observation; side 0 is A (seats 0 and 2, R1.1)."""
         if self.duplicate:
             seed = deal_seed(self.seed, observation)
-            return [(seed, 0), (seed, 1)]
-        return [(derive_seed(self.seed, f"game{observation}"), observation % 2)]
+            return [(seed, first_spec_side(2 * observation)), (seed, first_spec_side(2 * observation + 1))]
+        return [(derive_seed(self.seed, f"game{observation}"), first_spec_side(observation))]
 
     @property
     def block_count(self) -> int:

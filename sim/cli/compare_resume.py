@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from canasta_sim.cli.options import fail
 from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
 from canasta_sim.errors import CanastaError
+from canasta_sim.runs.matchmaking import first_spec_side
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, settings_from_manifest
 from canasta_sim.runs.sprt import ResultCounts, Sprt
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, malformed_entry, whole_entry
@@ -119,7 +120,7 @@ def _count_again(point: ResumePoint, test: Sprt) -> None:
         rows = games.sort_by("game_id").to_pylist()
         for start in range(0, len(rows), per):
             first = chunk * settings.chunk_size + start
-            scores = [_score(row["winner"], _new_side(settings, (first + index) // per, index))
+            scores = [_score(row["winner"], first_spec_side(first + index))  # NEW is the run's first spec
                       for index, row in enumerate(rows[start:start + per])]
             point.forfeits += sum(row["termination"] == "forfeit" for row in rows[start:start + per])
             if per == 2:
@@ -133,11 +134,6 @@ def _count_again(point: ResumePoint, test: Sprt) -> None:
                 _cut_after(directory, point.games, settings.chunk_size)
                 return
     point.games = whole * settings.chunk_size
-
-
-def _new_side(settings: RunSettings, observation: int, index: int) -> int:
-    """NEW's side (0 for A) in game ``index`` of an observation: A then B in a duplicate deal, else alternating."""
-    return index if settings.duplicate else observation % 2
 
 
 def _score(winner: str, new_side: int) -> float:

@@ -39,6 +39,7 @@ __all__ = [
     "cross_table_of_run",
     "deal_of",
     "deal_seed",
+    "first_spec_side",
     "matchmaking_report",
     "matchmaking_results",
     "round_robin_pairs",
@@ -70,7 +71,13 @@ def scheduled_sides(specs: Sequence[str], game_id: int) -> tuple[str, str]:
         pairs = round_robin_pairs(len(specs))
         i, j = pairs[(game_id // 2) % len(pairs)]
         first, second = specs[i], specs[j]
-    return (second, first) if game_id % 2 else (first, second)
+    return (second, first) if first_spec_side(game_id) else (first, second)
+
+
+def first_spec_side(game_id: int) -> int:
+    """The side (0 for A, 1 for B) of the first of two specs in game ``game_id``: A in even games, B in odd ones, as
+    :func:`scheduled_sides` places them, so each duplicate deal's two games and each pair of games swap the sides."""
+    return game_id % 2
 
 
 def deal_of(game_id: int, duplicate: bool) -> int:
