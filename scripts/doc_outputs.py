@@ -1,15 +1,17 @@
 """Whether the command outputs the docs show are what those commands print today.
 
-``python scripts/doc_outputs.py`` (about two minutes on two cores) runs each command whose output a page of the
+``python scripts/doc_outputs.py`` (about a minute and a half on two cores) runs each command whose output a page of the
 docs shows, as the page writes it, and checks that every line of the page's block is a line of what it printed, in
 the same order.  ``--only NAME`` runs one check (``--list`` names them).  It exits 1 if any block differs,
 printing the page, the first line not found and what the command printed.
 
 Each check names the page, the command as the page writes it (the check fails if the page no longer does) and the
-first line of the output block.  The commands run in a temporary directory, so the ``--out`` folders they name land
-there; those that read a file of the repository (``examples/...``) run in the checkout.  Only outputs that are a
-pure function of the command are checked: a game is a pure function of the rules, the seed and the strategies,
-so these lines change only when a game or a report's wording changes, which is when the page must change too.
+first line of the output block; or, for a table row that shows the command and the figures it gave (the README's
+strengths), every figure of the row's later cells must be among the figures the command prints. The commands run in
+a temporary directory, so the ``--out`` folders they name land there; those that read a file of the repository
+(``examples/...``) run in the checkout. Only outputs that are a pure function of the command are checked: a game is
+a pure function of the rules, the seed and the strategies, so these lines change only when a game or a report's
+wording changes, which is when the page must change too.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 _BLOCK = re.compile(r"^```[\w-]*\n(.*?)^```", re.M | re.S)
+_FIGURE = re.compile(r"[+-]?\d+(?:\.\d+)?%?")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +38,7 @@ class Check:
     name: str
     pages: tuple[str, ...]
     command: str
-    first_line: str
+    first_line: str | None  # None: the figures of the table row that shows the command, not a block
     in_checkout: bool = False
 
 
@@ -51,6 +54,11 @@ CHECKS = (
     Check("compare", ("docs/matchmaking.md",),
           "canasta-sim compare expert --baseline greedy --seed 1 --workers 2 --print-every 100",
           "compare expert (expert@1) against greedy"),
+    Check("strength-expert", ("README.md",),
+          "canasta-sim run --games 2000 --duplicate -s expert -s greedy --seed 1", None),
+    Check("strength-greedy", ("README.md",),
+          "canasta-sim run --games 2000 --duplicate -s greedy -s random --seed 1", None),
+    Check("strength-self-play", ("README.md",), "canasta-sim run --games 2000 -s expert --seed 1", None),
     Check("ready", ("docs/protocol.md",), 'canasta-sim check-strategy "cmd:python examples/protocol/bot.py"',
           "its ready message:", in_checkout=True),
 )
@@ -67,6 +75,16 @@ def block_lines(page: str, first_line: str) -> list[str]:
         if lines and lines[0].startswith(first_line):
             return lines
     raise SystemExit(f"{page}: no code block starts with {first_line!r}; update scripts/doc_outputs.py with the page")
+
+
+def row_figures(page: str, command: str) -> list[str]:
+    """The figures (``75.9%``, ``+199.3``, ``6.32``) in the cells after the command's in the table row that shows
+    it, each to be found among the figures the command prints."""
+    for line in (ROOT / page).read_text(encoding="utf-8").splitlines():
+        cells = [cell.strip() for cell in line.split("|")]
+        if line.startswith("|") and f"`{command}`" in cells:
+            return _FIGURE.findall(" ".join(cells[cells.index(f"`{command}`") + 1:]))
+    raise SystemExit(f"{page}: no table row shows `{command}`; update scripts/doc_outputs.py with the page")
 
 
 def first_missing(expected: list[str], printed: list[str]) -> str | None:
@@ -93,7 +111,11 @@ def run_check(check: Check, canasta_sim: str) -> bool:
     printed = (done.stdout + done.stderr).splitlines()
     good = True
     for page in check.pages:
-        missing = first_missing(block_lines(page, check.first_line), printed)
+        if check.first_line is None:
+            figures = set(_FIGURE.findall("\n".join(printed)))
+            missing = next((figure for figure in row_figures(page, check.command) if figure not in figures), None)
+        else:
+            missing = first_missing(block_lines(page, check.first_line), printed)
         if missing is None:
             print(f"{check.name}: {page} shows what `{check.command}` prints")
         else:

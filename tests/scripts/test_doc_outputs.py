@@ -20,7 +20,15 @@ def test_every_checked_page_still_shows_its_command_and_its_output_block():
     for check in module.CHECKS:
         for page in check.pages:
             assert check.command in (ROOT / page).read_text(encoding="utf-8"), (check.name, page)
-            assert module.block_lines(page, check.first_line), (check.name, page)
+            if check.first_line is None:
+                assert module.row_figures(page, check.command), (check.name, page)
+            else:
+                assert module.block_lines(page, check.first_line), (check.name, page)
+
+
+def test_a_table_row_gives_the_figures_after_its_command():
+    figures = _script().row_figures("README.md", "canasta-sim run --games 2000 -s expert --seed 1")
+    assert figures == ["48.7%", "46.5%", "50.9%", "6.75"]
 
 
 def test_the_lines_of_a_block_must_all_be_printed_in_their_order():
