@@ -207,8 +207,11 @@ def test_a_strategy_that_ends_its_process_while_a_replay_s_page_is_recorded_is_n
     assert "Traceback" not in result.stderr, result.stderr
     assert said.startswith("Error: the replay stopped as the run's game did, a forfeit, with nothing to show: "
                            f"strategy '{spec}' at seat ")
-    assert said.endswith("decision discard: its process died (exit code 0) during this call")
+    assert said.endswith("decision discard: its worker process died (exit code 0) during this call")
     assert not page.exists()
+    # In the run's words: the one line ends with the run's error, word for word.
+    recorded = pq.read_table(run / "games", columns=["error"]).to_pylist()[0]["error"]
+    assert said.endswith(f": {recorded}")
 
 
 _RAISES_AT_TURN_4 = '''

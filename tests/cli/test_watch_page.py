@@ -38,6 +38,6 @@ def test_a_strategy_that_ends_its_process_while_a_page_is_recorded_is_named_in_o
     assert result.returncode == 1, result.stderr[-2000:]
     assert result.stdout == "" and "chatter" not in result.stderr
     assert result.stderr.splitlines()[-1] == (f"Error: strategy '{ENDS_QUIETLY}' at seat 0 (game seed 1), decision "
-                                              "discard: its process died (exit code 0) during this call")
+                                              "discard: its worker process died (exit code 0) during this call")
     assert "Traceback" not in result.stderr
     assert not page.exists()
