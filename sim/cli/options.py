@@ -371,6 +371,18 @@ def supervision_options(function=None, *, resumed: str | None = None):
     return function
 
 
+GAME_TIME_LIMIT_HELP = ("Seconds one decision may take; a slower one is its side's loss on time. Off by default, as "
+                        "in run: a game's course then never depends on the machine's speed.")
+"""``--time-limit`` of a single game (``watch``, ``play``): its words, kept in one place."""
+
+
+def game_time_limit_option(extra: str = ""):
+    """``--time-limit SECONDS`` of a single game, as ``watch`` and ``play`` take it (``extra``: what a command adds
+    to its help)."""
+    return click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
+                        help=GAME_TIME_LIMIT_HELP + extra)
+
+
 def narration_options(function):
     """``--show-hands/--public-only`` and ``--html FILE`` as ``watch`` and ``replay`` take them: how much of the game
     the narration names, and the page written instead of it."""

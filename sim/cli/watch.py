@@ -9,10 +9,10 @@ import click
 
 from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
-    SECONDS,
     WholeNumber,
     check_output_folder,
     counted,
+    game_time_limit_option,
     interrupted_as_the_users,
     is_standard_output,
     narration_options,
@@ -52,9 +52,7 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
     help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 [default: greedy].",
 )
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
-@click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
-              help="Seconds one decision may take; a slower one is its side's loss on time. Off by default, as in "
-                   "run: a game's course then never depends on the machine's speed.")
+@game_time_limit_option()
 @narration_options
 def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], time_limit: float | None,
                   show_hands: bool, html_file: Path | None) -> None:
