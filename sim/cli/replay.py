@@ -26,6 +26,7 @@ from canasta_sim.cli.options import (
     counted,
     interrupted_as_the_users,
     narration_options,
+    no_stale_page,
     refuse_tuning_directory,
     write_output,
 )
@@ -126,7 +127,8 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     # resume does; the page is written back here, where the path the user typed (and the line naming it) means
     # what they meant.
     started_from, _ = start_directory(manifest, settings, directory)
-    with started_from:
+    # Outermost, so that a relative FILE is the one the user named here.
+    with no_stale_page("--html", html_file), started_from:
         page = _replay(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands,
                        html=html_file is not None)
     if page is not None:

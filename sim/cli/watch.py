@@ -16,6 +16,7 @@ from canasta_sim.cli.options import (
     interrupted_as_the_users,
     is_standard_output,
     narration_options,
+    no_stale_page,
     write_output,
 )
 from canasta_sim.core.rules import Rules
@@ -72,7 +73,8 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
                                         names=[player.spec for player in players],
                                         shown_seats=range(4) if show_hands else ())
         except StrategyError as error:  # its process died: nothing of the game is left to show
-            raise click.ClickException(str(error)) from None
+            with no_stale_page("--html", html_file):
+                raise click.ClickException(str(error)) from None
         if recorded.error is not None:
             write_output("--html", html_file, recorded.html(title=f"Canasta, game seed {seed}"), None)
             page = "the page" if is_standard_output(html_file) else html_file

@@ -269,3 +269,22 @@ def test_a_replays_forfeit_at_another_seat_than_the_runs_is_refused():
     check_forfeit(same, older)
     with pytest.raises(click.ClickException):
         check_forfeit(partner, older)
+
+
+@pytest.mark.timeout(90)
+def test_a_replays_page_from_before_is_not_left_where_a_replay_whose_process_died_wrote_none(tmp_path):
+    # The one-line error said there was nothing to show, and an older page stayed at the path, read as this game's.
+    # FILE is relative to where the command is typed, not to where the run started (the replay starts its bots there).
+    spec = "tests/bots/ends_its_process.py:EndsQuietly"
+    run = tmp_path / "run"
+    played = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
+                                       "-s", spec, "-s", "greedy", "--on-error", "forfeit"])
+    assert played.exit_code == 0, played.output
+    (tmp_path / "game.html").write_text("<p>an older game</p>")
+    result = subprocess.run([sys.executable, "-m", "canasta_sim", "replay", str(run), "0", "--html", "game.html"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr[-2000:]
+    said = result.stderr.splitlines()[-1]
+    assert said.startswith("Error: the replay stopped as the run's game did, a forfeit, with nothing to show: "), said
+    assert said.endswith("during this call; no page was written, and the older game.html was removed"), said
+    assert not (tmp_path / "game.html").exists()
