@@ -26,6 +26,9 @@ FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--disable-dev-shm-usage", "--hide-scrollbars",
+    # A desktop's mouse (hover: hover, pointer: fine), where headless Chromium has no pointing device at all (hover:
+    # none), so that what a page shows a mouse is what these tests see; a touch screen is emulated over it.
+    "--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4",
 )
 
 

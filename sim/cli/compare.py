@@ -482,9 +482,10 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     """
     point = None
     if resume is not None:
-        point = resume_point(resume, SAVED_CHUNK_GAMES)
-        entry, settings, ctx = point.entry, point.settings, click.get_current_context()
-        new, old, seed, out, time_limit = entry["new"], entry["baseline"], settings.seed, resume, settings.time_limit
+        point = resume_point(resume, SAVED_CHUNK_GAMES, log_file)  # in the directory the comparison started in
+        entry, settings, ctx, log_file = point.entry, point.settings, click.get_current_context(), point.log_file
+        new, old, seed, time_limit, out = entry["new"], entry["baseline"], settings.seed, settings.time_limit, \
+            point.directory.path
         elo0, elo1, alpha, beta, max_games = (entry[key] for key in ("elo0", "elo1", "alpha", "beta", "max_games"))
         no_duplicate, on_error, memory_limit, games_at_once = not settings.duplicate, *(
             point.kept(ctx, name, value) for name, value in (
@@ -543,9 +544,7 @@ def _play(plan: MatchPlan, comparison: Comparison, first_block: int, workers: in
     return the status and the error of workers that could not start."""
     schedule = CompareSchedule(plan, time_limit, record=recorder is not None)
     handlers, restore_logging = install_logging(False, False, file_handler)
-    status = "complete"
-    interrupted = False
-    start_error = None
+    status, interrupted, start_error = "complete", False, None
     try:
         if first_block < plan.block_count and not comparison.decision:
             with worker_pool(schedule, workers=min(workers, plan.block_count - first_block), on_error=on_error,

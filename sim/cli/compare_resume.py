@@ -10,6 +10,7 @@ same games.  So the tables and the verdict are those of the comparison played wi
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,8 @@ from typing import Any
 import click
 import pyarrow.compute as pc
 
-from canasta_sim.cli.options import fail
-from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
+from canasta_sim.cli.options import fail, is_standard_output
+from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit, started_elsewhere
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import first_spec_side
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, settings_from_manifest
@@ -48,6 +49,8 @@ class ResumePoint:
     llr: float
     decision: str | None
     forfeits: int
+    log_file: Path | None = None
+    """``--log-file`` as given, made absolute when the comparison goes on in the directory it started in."""
 
     def kept(self, ctx: click.Context, name: str, given):
         """An option of the last session (``--on-error``, ``--memory-limit``, ``--games-at-once``) unless ``given``
@@ -64,8 +67,11 @@ class ResumePoint:
             raise fail(f"--resume: {error}") from None
 
 
-def resume_point(path: Path, chunk_size: int) -> ResumePoint:
-    """Read the comparison saved in ``path`` and count its games again.
+def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> ResumePoint:
+    """Read the comparison saved in ``path`` and count its games again.  When NEW or OLD names a path relative to
+    the directory the comparison started in (``mine.py:Mine``, ``cmd:python bot.py``), the command goes on in that
+    directory until it ends, as a resumed run does (:func:`~canasta_sim.cli.replaying.start_directory`): ``path``
+    and ``log_file`` are made absolute first, so that they still name what the user typed.
 
     :param chunk_size: the games of a part ``compare --out`` writes.
     :raises click.UsageError: in one line, for an option the comparison fixes given on the command line, a directory
@@ -102,7 +108,13 @@ def resume_point(path: Path, chunk_size: int) -> ResumePoint:
         raise fail(f"--resume: {error}") from None
     except (KeyError, TypeError, ValueError) as error:
         raise fail(f"--resume: {where}'s compare entry is malformed ({type(error).__name__}: {error})") from None
-    point = ResumePoint(directory, manifest, entry, settings, 0, ResultCounts(), 0.0, None, 0)
+    started = started_elsewhere(manifest, (entry["new"], entry["baseline"]))
+    if started is not None:
+        directory = RunDirectory(directory.path.absolute())
+        if log_file is not None and not is_standard_output(log_file):
+            log_file = log_file.absolute()
+        ctx.with_resource(contextlib.chdir(started))
+    point = ResumePoint(directory, manifest, entry, settings, 0, ResultCounts(), 0.0, None, 0, log_file)
     _count_again(point, test)
     return point
 

@@ -66,6 +66,7 @@ __all__ = [
     "supervision_options",
     "worker_count",
     "workers_option",
+    "no_stale_page",
     "write_output",
 ]
 
@@ -188,11 +189,45 @@ def write_output(option: str, path: Path, text: str, written: str | None) -> Non
         echo_whole(text)
         return
     try:
-        path.write_text(text, encoding="utf-8")
+        _write_whole(path, text)
     except OSError as error:
         raise output_error(option, path, error) from None
     if written is not None:
         click.echo(written)
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a regular file (or a new one) is written beside it and renamed
+    over it, so that a write cut short (a full disk, a Ctrl-C) leaves the file as it was, never a page cut in the
+    middle; anything else (``/dev/stdout``, a pipe, a link the user made) is written in place, as it is the user's."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        path.write_text(text, encoding="utf-8")
+        return
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def no_stale_page(option: str, path: Path | None):
+    """A failure (a :class:`click.ClickException`) before the page at ``path`` is written removes the page an earlier
+    command left there, which would be read as this game's, and its line says so.  Only a regular file is removed:
+    ``-``, a device or a link the user made are left alone."""
+    try:
+        yield
+    except click.ClickException as error:
+        if path is None or is_standard_output(path) or path.is_symlink() or not path.is_file():
+            raise
+        try:
+            path.unlink()
+        except OSError as reason:
+            error.message += f"; no page was written, and the older {path} could not be removed ({reason.strerror})"
+        else:
+            error.message += f"; no page was written, and the older {path} was removed"
+        raise
 
 
 def print_then_stop(print_results: Callable[[], None], stopped: tuple[str, int] | None) -> None:
@@ -369,6 +404,18 @@ def supervision_options(function=None, *, resumed: str | None = None):
     for option in reversed(options):
         function = option(function)
     return function
+
+
+GAME_TIME_LIMIT_HELP = ("Seconds one decision may take; a slower one is its side's loss on time. Off by default, as "
+                        "in run: a game's course then never depends on the machine's speed.")
+"""``--time-limit`` of a single game (``watch``, ``play``): its words, kept in one place."""
+
+
+def game_time_limit_option(extra: str = ""):
+    """``--time-limit SECONDS`` of a single game, as ``watch`` and ``play`` take it (``extra``: what a command adds
+    to its help)."""
+    return click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
+                        help=GAME_TIME_LIMIT_HELP + extra)
 
 
 def narration_options(function):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.options import WholeNumber, check_output_folder, ctrl_c_raises, fail
+from canasta_sim.cli.options import WholeNumber, check_output_folder, ctrl_c_raises, fail, game_time_limit_option
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
@@ -26,8 +26,9 @@ from canasta_sim.terminal.narrate import SEAT_NAMES
 @click.option("--save", "save_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="When the game ends, save it in DIR (new or empty) as a run of one game: "
                    "canasta-sim replay DIR 0 plays it again.")
+@game_time_limit_option(" Your own decisions are never timed.")
 def play_command(seed: int | None, partner: str, opponents: str, rule_options: tuple[str, ...],
-                 save_dir: Path | None) -> None:
+                 save_dir: Path | None, time_limit: float | None) -> None:
     """Play a game in the terminal: you are South, your partner North, against West and East.
 
     Each prompt lists the legal choices: type a number or a move (draw, take 7 7, K K K; 8 8 2,
@@ -61,9 +62,8 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
     # The person's Ctrl-C while a bot is thinking is theirs, not the bot's (ctrl_c_raises): it abandons the game.
     try:
         with ctrl_c_raises(PlayerQuit):
-            result = play_game(
-                players, seed=seed, rules=rules, names=["you", opponents, partner, opponents], observer=narrator
-            )
+            result = play_game(players, seed=seed, rules=rules, names=["you", opponents, partner, opponents],
+                               observer=narrator, time_limit=time_limit)
     except (PlayerQuit, KeyboardInterrupt):
         click.echo("")
         click.echo(f"Game abandoned. (seed {seed})" + (" Only a finished game is saved." if save_dir else ""))
@@ -79,7 +79,8 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         from canasta_sim.cli.play_saving import save_played_game  # pyarrow and the run's tables: only to save
 
         replay = save_played_game(save_dir, result, partner=partner, opponents=opponents,
-                                  decisions=people[-1].decisions, rules=rules, seed_drawn=seed_drawn)
+                                  decisions=people[-1].decisions, rules=rules, seed_drawn=seed_drawn,
+                                  time_limit=time_limit)
         click.echo(f"Saved the game in {save_dir}: {replay} plays it again (--html FILE for a page).")
 
 

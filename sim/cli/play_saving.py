@@ -26,18 +26,22 @@ __all__ = ["save_played_game"]
 
 
 def save_played_game(path: Path, result: GameResult, *, partner: str, opponents: str, decisions: list[str],
-                     rules: Rules, seed_drawn: bool) -> str:
+                     rules: Rules, seed_drawn: bool, time_limit: float | None = None) -> str:
     """Write the game as a run of one game in ``path``; return the command that replays it.
 
     :raises click.UsageError: when the folder cannot be written (exit code 2, as for any output the user named).
     """
     side_a = played_spec(partner, decisions)
     loaded = [load_strategy(side_a), load_strategy(opponents)]  # the spec read back as a replay will read it
-    settings = RunSettings(games=1, seed=result.seed, specs=(side_a, opponents), rules=rules, chunk_size=1)
+    # The bots' time limit too, which replay plays under as a run's.
+    settings = RunSettings(games=1, seed=result.seed, specs=(side_a, opponents), rules=rules, chunk_size=1,
+                           time_limit=time_limit)
     manifest = new_manifest(settings, loaded, seed_drawn, path)
     # The command a person plays this deal again with; the saved decisions are what replay plays.
     manifest["command"] = shlex.join(["canasta-sim", "play", "--seed", str(result.seed), "--partner", partner,
-                                      "--opponents", opponents, *rules_options(rules), "--save", str(path)])
+                                      "--opponents", opponents, *rules_options(rules),
+                                      *([] if time_limit is None else ["--time-limit", f"{time_limit:g}"]),
+                                      "--save", str(path)])
     manifest.update(status="complete", ended_at=now_text(), games_done=1)
     recorder = ChunkRecorder()
     recorder.add_game(0, result, (side_a, opponents))

@@ -26,6 +26,7 @@ from canasta_sim.cli.options import (
     counted,
     interrupted_as_the_users,
     narration_options,
+    no_stale_page,
     refuse_tuning_directory,
     write_output,
 )
@@ -33,12 +34,15 @@ from canasta_sim.cli.replaying import start_directory
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.runs.records import TEAM_NAMES
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part
 from canasta_sim.terminal.html_replay import RecordedGame
 from canasta_sim.terminal.played import seat_label, spec_shown
 
 _COLUMNS = ["game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination", "error"]
+_FORFEIT_COLUMNS = ["forfeit_team", "forfeit_reason"]
+"""Read too where the part has them (a run written before them has not): whose forfeit, and why."""
 _ENDINGS = {"target": "target reached", "hand_cap": f"stopped by the engine's guard at {MAX_HANDS_PER_GAME} hands",
             "forfeit": "a forfeit"}
 
@@ -61,7 +65,9 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
     rows = []
     if part is not None:
         try:
-            table = read_part(pq.read_table, part, columns=_COLUMNS, filters=[("game_id", "==", game_id)])
+            names = read_part(pq.read_schema, part).names
+            columns = [*_COLUMNS, *(name for name in _FORFEIT_COLUMNS if name in names)]
+            table = read_part(pq.read_table, part, columns=columns, filters=[("game_id", "==", game_id)])
         except DamagedPartError as error:
             raise click.ClickException(str(error)) from None
         rows = table.to_pylist()
@@ -121,7 +127,8 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     # resume does; the page is written back here, where the path the user typed (and the line naming it) means
     # what they meant.
     started_from, _ = start_directory(manifest, settings, directory)
-    with started_from:
+    # Outermost, so that a relative FILE is the one the user named here.
+    with no_stale_page("--html", html_file), started_from:
         page = _replay(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands,
                        html=html_file is not None)
     if page is not None:
@@ -154,6 +161,7 @@ def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir:
             result = narrate_apart(players, write=click.echo, **game)
     except StrategyError as error:
         if row["termination"] == "forfeit":
+            check_forfeit(error, row)
             click.echo(f"The game stops here, as it did in the run (a forfeit): {error}")
             return
         raise click.ClickException(f"the replay failed where the run did not: {error}") from None
@@ -193,12 +201,15 @@ def recorded_run_game(players: list[LoadedStrategy], game: dict[str, Any], row: 
     try:
         recorded = record_apart(players, **game)
     except StrategyError as error:  # its process died: nothing of the game is left to show
+        if row["termination"] == "forfeit":
+            check_forfeit(error, row)
         said = ("the replay stopped as the run's game did, a forfeit, with nothing to show"
                 if row["termination"] == "forfeit" else "the replay failed where the run did not")
         raise click.ClickException(f"{said}: {error}") from None
     if recorded.error is not None:
         if row["termination"] != "forfeit":
             raise click.ClickException(f"the replay failed where the run did not: {recorded.error}")
+        check_forfeit(recorded.error, row)
     else:
         _check_scores(tuple(recorded.result.scores), row)
     return recorded
@@ -213,6 +224,37 @@ def _check_scores(scores: tuple[int, int], row: dict[str, Any]) -> None:
             f"A {recorded[0]}, B {recorded[1]} ({ending_words(row['termination'])}); the strategies or the engine "
             "have changed"
         )
+
+
+def check_forfeit(error: StrategyError, row: dict[str, Any]) -> None:
+    """Refuse a replay that stops at a forfeit other than the run's: another seat's, or for another reason (what the
+    row does not hold, a run written before its forfeit columns, is not compared).
+
+    :raises click.ClickException: naming both forfeits and the replay's failure.
+    """
+    seat, side, reason = _recorded_forfeit(row)
+    replayed_side = TEAM_NAMES[error.seat % 2]
+    if (seat is None or seat == error.seat) and side in (None, replayed_side) and reason in (None, error.reason):
+        return
+    by = f"seat {seat}" if seat is not None else f"side {side}"
+    raise click.ClickException(
+        f"the replay stops at a forfeit by seat {error.seat} ({error.reason}) but the run recorded one by {by} "
+        f"({reason or 'no reason recorded'}); the strategies or the engine have changed; the replay's failure: {error}")
+
+
+def _recorded_forfeit(row: dict[str, Any]) -> tuple[int | None, str | None, str | None]:
+    """The seat, side and reason of the run's forfeit in ``row``, each ``None`` where the row does not say."""
+    side = row.get("forfeit_team")
+    seat = None
+    # The error column is a StrategyError's line, which begins with the failing strategy's spec and its seat.
+    specs = [row[column] for column in ("team_a_strategy", "team_b_strategy")]
+    for spec in specs if side is None else [specs[TEAM_NAMES.index(side)]]:
+        opening = f"strategy {spec!r} at seat "
+        text = row.get("error") or ""
+        if text.startswith(opening) and text[len(opening):len(opening) + 1].isdigit():
+            seat = int(text[len(opening)])
+            break
+    return seat, side, row.get("forfeit_reason")
 
 
 def _html_page(players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any], *,

@@ -33,7 +33,7 @@ from canasta_sim.terminal.played import spec_shown
 
 __all__ = ["games_worth_seeing", "markdown_html", "report_page"]
 
-_REPLAY_COLUMNS = ["seed", "score_a", "score_b", "forfeit_team", "forfeit_reason"]
+_REPLAY_COLUMNS = ["seed", "score_a", "score_b", "forfeit_team", "forfeit_reason", "error"]
 """The columns of ``games`` a replay and its heading read besides the charts' (the seed plays the game again)."""
 
 CHART_DPI = 80

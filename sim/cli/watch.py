@@ -9,13 +9,14 @@ import click
 
 from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
-    SECONDS,
     WholeNumber,
     check_output_folder,
     counted,
+    game_time_limit_option,
     interrupted_as_the_users,
     is_standard_output,
     narration_options,
+    no_stale_page,
     write_output,
 )
 from canasta_sim.core.rules import Rules
@@ -52,9 +53,7 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
     help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 [default: greedy].",
 )
 @click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
-@click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
-              help="Seconds one decision may take; a slower one is its side's loss on time. Off by default, as in "
-                   "run: a game's course then never depends on the machine's speed.")
+@game_time_limit_option()
 @narration_options
 def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], time_limit: float | None,
                   show_hands: bool, html_file: Path | None) -> None:
@@ -74,7 +73,8 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
                                         names=[player.spec for player in players],
                                         shown_seats=range(4) if show_hands else ())
         except StrategyError as error:  # its process died: nothing of the game is left to show
-            raise click.ClickException(str(error)) from None
+            with no_stale_page("--html", html_file):
+                raise click.ClickException(str(error)) from None
         if recorded.error is not None:
             write_output("--html", html_file, recorded.html(title=f"Canasta, game seed {seed}"), None)
             page = "the page" if is_standard_output(html_file) else html_file

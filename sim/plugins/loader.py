@@ -210,7 +210,9 @@ def import_file(path: str | Path, what: str = "strategy") -> ModuleType:
     """
     path = Path(path).expanduser()
     if not path.is_file():
-        raise StrategyLoadError(f"{what} file {str(path)!r} does not exist")
+        # A relative path is looked for from the working directory, which a resume may have changed: name it.
+        where = "" if path.is_absolute() else f" (looked for in {Path.cwd()})"
+        raise StrategyLoadError(f"{what} file {str(path)!r} does not exist{where}")
     resolved = path.resolve()
     module = _FILE_MODULES.get(resolved)
     if module is None:

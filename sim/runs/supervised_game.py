@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
-from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, exit_text
+from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, died_during_call, killed_past_limit
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
 
 __all__ = ["CTRL_C_IGNORED", "CTRL_C_TO_THE_COMMAND", "INTERRUPT_WAIT", "POLL_SECONDS", "play_supervised"]
@@ -112,8 +112,7 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
             started = monitor[MONITOR_START]
             if (time_limit is not None and monitor[MONITOR_GAME] >= 0 and started
                     and time.monotonic() - started > time_limit + HARD_TIMEOUT_MARGIN):
-                killed_for = (f"was still running {time.monotonic() - started:.1f} s after it began, past the time "
-                              f"limit of {time_limit} s; its process was killed")
+                killed_for = killed_past_limit(time.monotonic() - started, time_limit)
                 process.kill()
                 break
     finally:
@@ -124,4 +123,4 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
     seat, decision = decode_call(monitor[MONITOR_CALL])
     if killed_for is not None:
         return charge(seat, decision, "timeout", killed_for)
-    return charge(seat, decision, "crash", f"its process died ({exit_text(process.exitcode)}) during this call")
+    return charge(seat, decision, "crash", died_during_call(process.exitcode))

@@ -66,7 +66,9 @@ __all__ = [
     "WorkerPool",
     "WorkerStartError",
     "charged_failure",
+    "died_during_call",
     "exit_text",
+    "killed_past_limit",
     "worker_context",
     "worker_pool",
 ]
@@ -135,6 +137,20 @@ class Schedule(Protocol):
 def exit_text(code: int | None) -> str:
     """How a process ended, from its exit code: ``signal SIGKILL`` (killed by a signal) or ``exit code 3``."""
     return f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
+
+
+def killed_past_limit(running: float, time_limit: float) -> str:
+    """The failure's words for a call whose process was killed ``running`` seconds after it began, past
+    ``time_limit``: a run's worker and the game of a replay, ``watch`` or ``check-strategy`` say the same, so that a
+    replay's forfeit reads as the run's ``error`` column does."""
+    return (f"was still running {running:.1f} s after it began, past the time limit of {time_limit} s; its worker "
+            "was killed")
+
+
+def died_during_call(code: int | None) -> str:
+    """The failure's words for a call whose process died with exit code ``code`` (as :func:`killed_past_limit`, one
+    wording for a run's worker and a single game's process)."""
+    return f"its worker process died ({exit_text(code)}) during this call"
 
 
 def charged_failure(spec: str, game_seed: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
@@ -397,8 +413,7 @@ class _Play:
         overdue = (time_limit is not None and worker.monitor[MONITOR_GAME] >= 0
                    and now - started > time_limit + HARD_TIMEOUT_MARGIN)
         if overdue and worker.task is not None and not stopping:
-            worker.killed_for = (f"was still running {now - started:.1f} s after it began, past the time limit of "
-                                 f"{time_limit} s; its worker was killed")
+            worker.killed_for = killed_past_limit(now - started, time_limit)
             worker.kill()
         if stopping and worker.task is not None and now - self.stop_seen > STOP_GRACE_SECONDS:
             worker.monitor[MONITOR_GAME] = -1  # the user's stop: the game in progress is nobody's failure
@@ -515,8 +530,7 @@ class _Play:
         if worker.killed_for is not None:
             reason, message = "timeout", worker.killed_for
         else:
-            how = exit_text(worker.process.exitcode)
-            reason, message = "crash", f"its worker process died ({how}) during this call"
+            reason, message = "crash", died_during_call(worker.process.exitcode)
         outcome = self.schedule.charge(chunk, game_id, seat, decision, reason, message)
         log_failure(game_id, outcome, self.pool.on_error)
         self._record(worker, game_id, outcome)

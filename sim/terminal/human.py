@@ -59,6 +59,8 @@ class TerminalPlayer(Strategy):
     name = "human"
     version = 1
     description = "A person playing at the terminal."
+    keeps_own_clock = True
+    """Not timed by the engine: ``play --time-limit`` binds the bots at the table, never the person at a prompt."""
 
     def __init__(self, rng: random.Random, *, narrator: Narrator | None = None, **parameters) -> None:
         super().__init__(rng, **parameters)

@@ -143,3 +143,53 @@ def test_compare_resume_refuses_a_comparison_that_ended_at_its_max_games_without
     assert result.exit_code == 2, result.output
     assert result.output == (f"Error: --resume: the comparison saved in {out} has ended (no decision at its "
                              f"--max-games after 4 games); canasta-sim report {out} shows it\n")
+
+
+_GREEDY_COPY = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Mine(Greedy):
+    name = "mine"
+'''
+
+
+@pytest.mark.timeout(240)
+def test_compare_resume_from_another_directory_loads_the_file_the_comparison_started_with(tmp_path, monkeypatch):
+    # A spec naming a file relative to where the comparison started was looked for from where --resume was typed:
+    # "strategy file 'mine.py' does not exist", or another directory's mine.py played the rest of the test.
+    from canasta_sim.cli import compare
+    from canasta_sim.runs.storage import RunDirectory
+
+    started, elsewhere = tmp_path / "started", tmp_path / "elsewhere"
+    started.mkdir()
+    elsewhere.mkdir()
+    (started / "mine.py").write_text(_GREEDY_COPY)
+    (elsewhere / "mine.py").write_text(FAILS_AT_ONCE.replace("FailsAtOnce", "Mine"))  # not the comparison's
+    written = []
+    original = RunDirectory.write_manifest
+
+    def keeping(self, manifest):
+        written.append(json.loads(json.dumps(manifest)))
+        original(self, manifest)
+
+    monkeypatch.setattr(compare, "SAVED_CHUNK_GAMES", 20)
+    monkeypatch.setattr(RunDirectory, "write_manifest", keeping)
+    monkeypatch.chdir(started)
+    whole = tmp_path / "whole"
+    arguments = [*COMPARE, "--out", str(whole)]
+    arguments[1] = "mine.py:Mine"
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 0 and "H0 accepted after 52 games" in result.output, result.output
+    killed = killed_copy((whole, written[0]), tmp_path, 6)
+    monkeypatch.chdir(elsewhere)
+    resumed = CliRunner().invoke(main, ["compare", "--resume", "../killed", "--workers", "1"])
+    assert resumed.exit_code == 0, resumed.output
+    assert "H0 accepted after 52 games" in resumed.output, resumed.output
+    assert_same_run_tables(killed, whole)
+    # Its file gone from where it started: one line naming the file and where it was looked for.
+    (started / "mine.py").unlink()
+    killed = killed_copy((whole, written[0]), tmp_path / "again", 6)
+    gone = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])
+    assert gone.exit_code == 2, gone.output
+    assert gone.output == f"Error: strategy file 'mine.py' does not exist (looked for in {started})\n"

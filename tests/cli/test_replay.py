@@ -7,12 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.cli.replay import check_forfeit
+from canasta_sim.errors import StrategyError
 from tests.helpers import FLAKY_BOT_SOURCE
 
 GAMES = 4
@@ -204,5 +207,84 @@ def test_a_strategy_that_ends_its_process_while_a_replay_s_page_is_recorded_is_n
     assert "Traceback" not in result.stderr, result.stderr
     assert said.startswith("Error: the replay stopped as the run's game did, a forfeit, with nothing to show: "
                            f"strategy '{spec}' at seat ")
-    assert said.endswith("decision discard: its process died (exit code 0) during this call")
+    assert said.endswith("decision discard: its worker process died (exit code 0) during this call")
     assert not page.exists()
+    # In the run's words: the one line ends with the run's error, word for word.
+    recorded = pq.read_table(run / "games", columns=["error"]).to_pylist()[0]["error"]
+    assert said.endswith(f": {recorded}")
+
+
+_RAISES_AT_TURN_4 = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Bot(Greedy):
+    name = "bot"
+
+    def choose_discard(self, view):
+        if view.turn_count >= 4:
+            raise RuntimeError("boom")
+        return super().choose_discard(view)
+'''
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("page", [False, True], ids=["narrated", "page"])
+def test_a_replay_that_forfeits_for_another_reason_than_the_run_says_so(tmp_path, page):
+    # The replay said the game stopped "as it did in the run" for any forfeit, never reading the run's reason.
+    bot = tmp_path / "bot.py"
+    bot.write_text(_RAISES_AT_TURN_4)
+    run = tmp_path / "run"
+    played = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
+                                       "-s", f"{bot}:Bot", "-s", "greedy", "--on-error", "forfeit"])
+    assert played.exit_code == 0, played.output
+    row = pq.read_table(run / "games", columns=["forfeit_reason", "error"]).to_pylist()[0]
+    assert row["forfeit_reason"] == "exception"
+    seat = row["error"].split(" at seat ")[1][0]
+    bot.write_text(_RAISES_AT_TURN_4.replace('raise RuntimeError("boom")', 'return "nonsense"'))
+    html = ["--html", str(tmp_path / "game.html")] if page else []
+    # In a process of its own: this one has the bot's first version loaded.
+    result = subprocess.run([sys.executable, "-m", "canasta_sim", "replay", str(run), "0", *html],
+                            capture_output=True, text=True, timeout=50, cwd=ROOT)
+    assert result.returncode == 1, result.stderr[-2000:]
+    said = result.stderr.splitlines()[-1]
+    assert said.startswith(f"Error: the replay stops at a forfeit by seat {seat} (malformed) but the run recorded one "
+                           f"by seat {seat} (exception); the strategies or the engine have changed; the replay's "
+                           f"failure: strategy '{bot}:Bot' at seat {seat} "), said
+    assert "as it did in the run" not in result.stdout
+    assert not (tmp_path / "game.html").exists()
+
+
+def test_a_replays_forfeit_at_another_seat_than_the_runs_is_refused():
+    row = {"team_a_strategy": "x", "team_b_strategy": "y", "forfeit_team": "A", "forfeit_reason": "exception",
+           "error": "strategy 'x' at seat 0 (game seed 5), decision discard: raised RuntimeError: boom"}
+    same = StrategyError("raised RuntimeError: boom", spec="x", seat=0, game_seed=5, decision="discard")
+    check_forfeit(same, row)  # the run's own forfeit passes
+    partner = StrategyError("raised RuntimeError: boom", spec="x", seat=2, game_seed=5, decision="discard")
+    with pytest.raises(click.ClickException, match=r"^the replay stops at a forfeit by seat 2 \(exception\) but the "
+                                                   r"run recorded one by seat 0 \(exception\)"):
+        check_forfeit(partner, row)
+    # A run written before the forfeit columns: its error's seat is still compared.
+    older = {key: value for key, value in row.items() if not key.startswith("forfeit_")}
+    check_forfeit(same, older)
+    with pytest.raises(click.ClickException):
+        check_forfeit(partner, older)
+
+
+@pytest.mark.timeout(90)
+def test_a_replays_page_from_before_is_not_left_where_a_replay_whose_process_died_wrote_none(tmp_path):
+    # The one-line error said there was nothing to show, and an older page stayed at the path, read as this game's.
+    # FILE is relative to where the command is typed, not to where the run started (the replay starts its bots there).
+    spec = "tests/bots/ends_its_process.py:EndsQuietly"
+    run = tmp_path / "run"
+    played = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
+                                       "-s", spec, "-s", "greedy", "--on-error", "forfeit"])
+    assert played.exit_code == 0, played.output
+    (tmp_path / "game.html").write_text("<p>an older game</p>")
+    result = subprocess.run([sys.executable, "-m", "canasta_sim", "replay", str(run), "0", "--html", "game.html"],
+                            capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert result.returncode == 1, result.stderr[-2000:]
+    said = result.stderr.splitlines()[-1]
+    assert said.startswith("Error: the replay stopped as the run's game did, a forfeit, with nothing to show: "), said
+    assert said.endswith("during this call; no page was written, and the older game.html was removed"), said
+    assert not (tmp_path / "game.html").exists()

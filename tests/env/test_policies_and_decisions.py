@@ -159,7 +159,7 @@ def test_a_bad_policy_spec_is_a_one_line_usage_error(tmp_path):
 
 def test_a_policy_file_is_named_a_policy_file_in_its_errors(tmp_path):
     # The policy form borrowed the strategy loader's private file import, whose errors said "strategy file".
-    with pytest.raises(StrategyLoadError, match="^policy file 'nowhere.py' does not exist$"):
+    with pytest.raises(StrategyLoadError, match=r"^policy file 'nowhere.py' does not exist \(looked for in "):
         load_strategy("policy:nowhere.py:act")
     broken = tmp_path / "broken_policy.py"
     broken.write_text("raise ImportError('no weights')\n")

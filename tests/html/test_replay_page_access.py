@@ -251,6 +251,7 @@ def test_the_transport_buttons_are_reached_told_and_pressed_from_the_keyboard_wi
 
 def test_a_transport_buttons_tip_shows_under_the_mouse(browser, page):
     open_page(browser, page)
+    assert browser.execute_script("return matchMedia('(hover: hover)').matches")  # a mouse's screen (tests/browser.py)
     shown = "return getComputedStyle(document.getElementById('first'), '::after').content"
     assert browser.execute_script(shown) == "none"
     ActionChains(browser).move_to_element(browser.find_element(By.ID, "first")).perform()
@@ -268,3 +269,24 @@ def test_axe_leaves_nothing_about_the_controls_to_review(browser, page):
         pytest.skip(f"the accessibility audit needs axe-core: {AXE_INSTALL}")
     open_page(browser, page)
     assert left_to_review(browser, axe, "#controls") == []
+
+
+def test_a_tap_on_a_touch_screen_leaves_no_tip_over_the_table(browser, page):
+    # The tip showed on any :hover, which a tap leaves on the button: on a phone it stayed after every tap.  A touch
+    # screen is emulated as DevTools does it (touch events, and a screen with no hover).
+    shown = "return getComputedStyle(document.getElementById('first'), '::after').content"
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+    try:
+        open_page(browser, page, "#step=5")
+        assert browser.execute_script("return matchMedia('(hover: none)').matches")  # a touch screen's
+        x, y = browser.execute_script("const box = document.getElementById('first').getBoundingClientRect(); "
+                                      "return [box.left + box.width / 2, box.top + box.height / 2]")
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+        browser.execute_cdp_cmd("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        tapped = browser.execute_script("return [document.querySelector('#first:hover') !== null, "
+                                        "+document.getElementById('position').dataset.step]")
+        after_tap = browser.execute_script(shown)
+    finally:
+        browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    assert tapped == [True, 0], tapped  # the tap pressed the button, and left it under :hover
+    assert after_tap == "none", after_tap

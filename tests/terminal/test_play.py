@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -179,3 +180,61 @@ def test_a_draw_shows_only_the_lines_it_changed_not_the_whole_screen():
     assert "Game score before this hand" not in after_draw, after_draw
     assert "Side A (South & North" not in after_draw and "Pile: " not in after_draw, after_draw
     assert "Your hand (12): " in after_draw and "Stock: " in after_draw, after_draw
+
+
+_LOOPS_AT_ONCE = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class LoopsAtOnce(Greedy):
+    """Greedy that never answers its first decision."""
+
+    name = "loops-at-once"
+
+    def choose_acquire(self, view):
+        while True:
+            pass
+'''
+
+
+@pytest.mark.timeout(60)
+def test_play_time_limit_ends_a_looping_bots_decision_as_its_loss_on_time(tmp_path):
+    # play had no --time-limit where run and watch have one: a person facing a looping bot waited for its process's
+    # own deadline of a minute.  Seed 4: South moves first, then West, which loops.
+    (tmp_path / "loops.py").write_text(_LOOPS_AT_ONCE)
+    spec = f"{tmp_path / 'loops.py'}:LoopsAtOnce"
+    started = time.monotonic()
+    result = _play(["play", "--seed", "4", "--opponents", spec, *SHORT, "--time-limit", "0.3"], "draw\ndiscard 4\n")
+    assert time.monotonic() - started < 30  # nowhere near the bot process's own deadline of a minute
+    assert result.exit_code == 1, result.output
+    last = result.output.splitlines()[-1]
+    assert last.startswith(f"Error: strategy '{spec}' at seat 1 "), last
+    assert "decision acquire" in last and "did not answer in time" in last, last
+
+
+@pytest.mark.timeout(60)
+def test_play_time_limit_never_times_the_person():
+    # The person's prompt is not a decision under the clock: an answer typed after the limit is still the person's.
+    with subprocess.Popen([sys.executable, "-m", "canasta_sim", "play", "--seed", "4", *SHORT, "--time-limit", "0.2"],
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          cwd=ROOT) as person:
+        shown = []
+        while not shown or shown[-1] != "  1. draw\n":  # the first prompt is on the screen
+            shown.append(person.stdout.readline())
+            assert shown[-1], "".join(shown)
+        time.sleep(1.0)  # thinking, past the limit, before the first answer
+        out, err = person.communicate("draw\ndiscard 4\n", timeout=50)
+    assert person.returncode == 0, err[-2000:]
+    assert "Game abandoned. (seed 4)" in out and "time limit" not in out + err
+    assert "Your hand (12): " in out, out[-2000:]  # the draw typed late was played
+
+
+def test_play_time_limit_has_watchs_default_and_help():
+    from canasta_sim.cli.play import play_command
+    from canasta_sim.cli.watch import watch_command
+
+    played, watched = (next(param for param in command.params if param.name == "time_limit")
+                       for command in (play_command, watch_command))
+    assert played.default is None and watched.default is None
+    assert played.type is watched.type
+    assert played.help.startswith(watched.help)

@@ -220,5 +220,5 @@ def test_a_strategy_that_ends_its_process_is_named_in_one_line_and_its_prints_st
     assert result.exit_code == 1
     last = result.output.splitlines()[-1]
     assert last.startswith(f"Error: strategy '{spec}' at seat 0 (game seed 1), decision discard: ")
-    assert last.endswith("its process died (exit code 1) during this call")
+    assert last.endswith("its worker process died (exit code 1) during this call")
     assert "draws" in result.output and "chatter" not in result.output
