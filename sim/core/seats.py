@@ -106,8 +106,9 @@ class Seats:
         self.clock = DecisionClock(time_limit) if time_limit is not None else None
         # A proxy keeping its own clock (a bot process's) is not timed here: a bot's decision is the time its process
         # takes over the request (sim/plugins/channel.py), where the engine would count the other games played
-        # meanwhile by a worker playing games side by side.
-        self.timed = [not getattr(player, "keeps_own_clock", False) for player in players]
+        # meanwhile by a worker playing games side by side.  Only canasta-sim's own classes are believed: a strategy
+        # declaring it would play untimed.
+        self.timed = [not (is_trusted(player) and getattr(player, "keeps_own_clock", False)) for player in players]
         self.monitor = monitor
         # The monitor's floats as a typed view when compiled (engine.pxd): a C store per call into strategy code,
         # where a store through the memoryview object cost about a sixth of a worker's game.

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 import click
 
+from canasta_sim.arbiter import trust_builtin_strategies
 from canasta_sim.core.cards import KIND_COUNT, counts_text
 from canasta_sim.core.melds import CANASTA_SIZE, is_canasta, meld_value
 from canasta_sim.core.moves import Discard, Draw, Meld, Move, Stop, TakePile, parse_move
@@ -260,6 +261,10 @@ class TerminalPlayer(Strategy):
         self._shown_lines = lines
         for line in shown:
             click.echo(line)
+
+
+# canasta-sim's own player: the engine believes its keeps_own_clock, as it believes no strategy of a user's.
+trust_builtin_strategies([TerminalPlayer])
 
 
 class PausingNarrator(Narrator):
