@@ -121,8 +121,8 @@ _STRATEGY_COLUMNS = ("team_a_strategy", "team_b_strategy", "winner_strategy", "s
 
 def with_strategy_names(run: LoadedRun) -> LoadedRun:
     """The run with every spec, in its tables and in ``manifest["strategies"]``, replaced by the strategy's name
-    (:func:`strategy_names`), for display; the figures are unchanged.  Read the run's paired results and
-    ratings from the run itself (they go back to its files by spec) and rename them with :func:`strategy_names`."""
+    (:func:`strategy_names`), for display; the figures are unchanged.  Its sections (:func:`cross_table`,
+    :func:`ratings`, :func:`paired_results`) name the strategies so too."""
     names = strategy_names(run)
     if all(spec == name for spec, name in names.items()):
         return run
