@@ -145,7 +145,7 @@ def load_run(
     strategies: Sequence[str] | None = None,
     require_games: bool = False,
 ) -> LoadedRun:
-    """Read a run directory's ``run.json`` and tables, whole: about 5 MB of memory per 1,000 games with every column
+    """Read a run directory's ``run.json`` and tables, whole: about 3.2 MB of memory per 1,000 games with every column
     (``docs/output.md``, *Size*), so name the columns, or the strategies, a large run's question needs.
 
     :param games_columns: columns of ``games`` to read (``None``: all; one name may be given as text);
