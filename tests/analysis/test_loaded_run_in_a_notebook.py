@@ -69,3 +69,20 @@ def test_a_runs_sections_after_its_directory_is_gone_raise_naming_it(round_robin
     for section in SECTIONS:
         with pytest.raises(RunDirectoryError, match="does not exist"):
             section(run)
+
+
+def test_a_folder_of_runs_is_refused_naming_the_runs_it_holds(tmp_path):
+    for name in ("b", "a", "c", "d"):
+        (tmp_path / "results" / name).mkdir(parents=True)
+        (tmp_path / "results" / name / "run.json").write_text("{}")
+    (tmp_path / "results" / "notes").mkdir()
+    folder = tmp_path / "results"
+    # It said only that the folder has no run.json, where the notebook's user had given the folder of the runs.
+    with pytest.raises(RunDirectoryError) as raised:
+        load_run(folder)
+    assert str(raised.value) == (f"{str(folder)!r} is not a canasta-sim run directory (it has no run.json); it holds "
+                                 f"4 runs: {str(folder / 'a')!r}, {str(folder / 'b')!r}, {str(folder / 'c')!r} and 1 "
+                                 "more")
+    with pytest.raises(RunDirectoryError) as raised:
+        load_run(folder / "notes")
+    assert str(raised.value).endswith("(it has no run.json)")
