@@ -190,8 +190,8 @@ class RunDirectory:
         return self.manifest_path.is_file()
 
     def _runs_inside(self, shown: int = 3) -> str:
-        """``; it holds 2 runs: 'results/a', 'results/b'`` for a folder of runs (``results``, given where one of its
-        runs was meant), else ''."""
+        """What the error of a folder of runs, given where one of its runs was meant, adds: the runs it holds (the first
+        ``shown`` of them by name); '' for any other folder."""
         try:
             runs = sorted(str(entry) for entry in self.path.iterdir() if (entry / RUN_FILE).is_file())
         except OSError:  # unreadable: the message says what it can without it
