@@ -271,3 +271,19 @@ def test_every_run_folder_in_the_help_and_the_docstrings_is_one_a_users_run_can_
                 found += [(source.name, path) for path in RESULTS_PATH.findall(ast.get_docstring(node) or "")]
     assert {path for _, path in found} >= DEFAULT_FOLDERS  # the check sees the help texts
     assert [(where, path) for where, path in found if path not in DEFAULT_FOLDERS | written] == []
+
+
+@pytest.mark.timeout(300)
+def test_the_notebook_block_of_running_md_plays_in_the_kernel_and_in_workers(tmp_path, monkeypatch):
+    # Run as a script, not in a kernel: nbconvert is not among the test tools. The magics the prose names
+    # (%%writefile) are done here by hand, as the cell would.
+    block = next(block for block in python_blocks(ROOT / "docs" / "running.md") if "from my_bot import" in block)
+    source = next(block for block in python_blocks(ROOT / "README.md") if block.startswith("# my_bot.py"))
+    (tmp_path / "my_bot.py").write_text(source, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))  # a notebook's own folder is on its path
+    monkeypatch.delitem(__import__("sys").modules, "my_bot", raising=False)
+    names = {}
+    exec(compile(block, "docs/running.md", "exec"), names)
+    assert 0 <= names["wins"] <= 20 and len(names["run"].games) == 200
+    assert list(names["run"].entrants) == ["my_bot.py:MyBot", "greedy"]

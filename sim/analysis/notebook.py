@@ -46,11 +46,12 @@ __all__ = [
 ]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, repr=False)
 class LoadedRun:
     """A run read into memory.
 
-    :ivar path: the run directory.
+    :ivar path: the run directory, absolute: the sections (:func:`cross_table` and the others) read its files again,
+        whatever the working directory has become since.
     :ivar manifest: the content of ``run.json``.
     :ivar games: one row per game, sorted by ``game_id``.
     :ivar hands: one row per team per hand, sorted by ``game_id``, ``hand_no``, ``team``.
@@ -65,6 +66,14 @@ class LoadedRun:
     def entrants(self) -> tuple[str, ...]:
         """The summary labels of the run's strategies, in the order they were given."""
         return entrants_of(self)
+
+    def __repr__(self) -> str:
+        # One line, as a notebook shows a cell's last value: the fields' own reprs ran to the whole run.json and
+        # both tables'.
+        manifest = self.manifest
+        specs = ", ".join(str(spec) for spec in _specs(manifest)) or "no strategies"
+        return (f"<LoadedRun {str(self.path)!r}: {specs}; {len(self.games)} of {manifest.get('games', '?')} games, "
+                f"{manifest.get('status', 'no status')}; games {len(self.games)} rows, hands {len(self.hands)} rows>")
 
 
 def _manifest_of(run: LoadedRun | Mapping[str, Any], function: str) -> Mapping[str, Any]:
@@ -84,7 +93,7 @@ def entrants_of(run: LoadedRun | Mapping[str, Any]) -> tuple[str, ...]:
     :raises TypeError: for anything else (a path, say: load it with :func:`load_run`).
     """
     manifest = _manifest_of(run, "entrants_of")
-    specs = [entry.get("spec") for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
+    specs = _specs(manifest)
     if not specs:
         return ()
     if len(specs) >= 3:  # a round robin
@@ -112,8 +121,8 @@ _STRATEGY_COLUMNS = ("team_a_strategy", "team_b_strategy", "winner_strategy", "s
 
 def with_strategy_names(run: LoadedRun) -> LoadedRun:
     """The run with every spec, in its tables and in ``manifest["strategies"]``, replaced by the strategy's name
-    (:func:`strategy_names`), for display; the figures are unchanged.  Read the run's paired results and
-    ratings from the run itself (they go back to its files by spec) and rename them with :func:`strategy_names`."""
+    (:func:`strategy_names`), for display; the figures are unchanged.  Its sections (:func:`cross_table`,
+    :func:`ratings`, :func:`paired_results`) name the strategies so too."""
     names = strategy_names(run)
     if all(spec == name for spec, name in names.items()):
         return run
@@ -136,7 +145,7 @@ def load_run(
     strategies: Sequence[str] | None = None,
     require_games: bool = False,
 ) -> LoadedRun:
-    """Read a run directory's ``run.json`` and tables, whole: about 5 MB of memory per 1,000 games with every column
+    """Read a run directory's ``run.json`` and tables, whole: about 3.2 MB of memory per 1,000 games with every column
     (``docs/output.md``, *Size*), so name the columns, or the strategies, a large run's question needs.
 
     :param games_columns: columns of ``games`` to read (``None``: all; one name may be given as text);
@@ -168,7 +177,7 @@ def load_run(
     games = _concat(games_parts, GAME_SCHEMA, games_columns).sort_values("game_id", kind="stable")
     hands_order = [name for name in ("game_id", "hand_no", "team") if name in hands_columns]
     hands = _concat(hands_parts, HAND_SCHEMA, hands_columns).sort_values(hands_order, kind="stable")
-    return LoadedRun(directory.path, manifest, games.reset_index(drop=True), hands.reset_index(drop=True))
+    return LoadedRun(directory.path.absolute(), manifest, games.reset_index(drop=True), hands.reset_index(drop=True))
 
 
 _SIDES = ("team_a_strategy", "team_b_strategy")
@@ -180,7 +189,7 @@ def _wanted_strategies(strategies: Sequence[str] | str | None, manifest: dict[st
         return None
     if isinstance(strategies, str):  # one spec: iterated as it is, a string would be read letter by letter
         strategies = [strategies]
-    known = [entry.get("spec") for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
+    known = _specs(manifest)
     unknown = [spec for spec in strategies if spec not in known]
     if unknown:
         raise ValueError(f"unknown strateg{'y' if len(unknown) == 1 else 'ies'} {', '.join(map(repr, unknown))} in "
@@ -235,28 +244,50 @@ def summarize(run: LoadedRun) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns).set_index("strategy")
 
 
+def _specs(manifest: Mapping[str, Any]) -> list[str]:
+    return [entry.get("spec") for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
+
+
 def matchmaking(run: LoadedRun) -> MatchmakingResults:
-    """The run's paired results (``--duplicate``) and cross table and ratings (round robins), as reported."""
-    specs = [entry.get("spec") for entry in run.manifest.get("strategies", []) if isinstance(entry, dict)]
-    return matchmaking_results(RunDirectory(run.path), specs, bool(run.manifest.get("duplicate")))
+    """The run's paired results (``--duplicate``) and cross table and ratings (round robins), as reported: read from
+    the run's files, whole, the strategies named by their specs.
+
+    :raises RunDirectoryError: when the run's directory, or its ``run.json``, is gone.
+    """
+    directory = RunDirectory(run.path)
+    # The files hold the specs of the run.json on disk, whatever names the loaded run shows (with_strategy_names).
+    specs = _specs(directory.read_manifest())
+    return matchmaking_results(directory, specs, bool(run.manifest.get("duplicate")))
+
+
+def _as_shown(run: LoadedRun, frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s strategies named as the loaded run names them: a run renamed by :func:`with_strategy_names` has its
+    sections renamed alike."""
+    names = dict(zip(_specs(RunDirectory(run.path).read_manifest()), _specs(run.manifest), strict=False))
+    if all(spec == name for spec, name in names.items()):
+        return frame
+    columns = {column: frame[column].map(lambda value: names.get(value, value))
+               for column in ("strategy", "opponent") if column in frame.columns}
+    return frame.assign(**columns)
 
 
 def paired_results(run: LoadedRun) -> pd.DataFrame:
     """The paired result of each pair of strategies of a run with duplicate deals, one row per pair, from the
     first-given strategy's point of view (no rows for other runs); the columns are described in
-    :mod:`canasta_sim.analysis.sections`."""
-    return pd.DataFrame(paired_records(matchmaking(run)), columns=list(PAIRED_FIELDS))
+    :mod:`canasta_sim.analysis.sections`.  Like :func:`cross_table` and :func:`ratings`, it reads the run's files,
+    every game of them whatever ``load_run`` kept."""
+    return _as_shown(run, pd.DataFrame(paired_records(matchmaking(run)), columns=list(PAIRED_FIELDS)))
 
 
 def cross_table(run: LoadedRun) -> pd.DataFrame:
     """A round robin's cross table: one row per strategy and opponent that played, with the strategy's score
     (a draw counting half), its Wilson 95% interval and the games (no rows for other runs)."""
     columns = ["strategy", "opponent", "games", "score", "score_low", "score_high"]
-    return pd.DataFrame(cross_records(matchmaking(run).cross_table), columns=columns)
+    return _as_shown(run, pd.DataFrame(cross_records(matchmaking(run).cross_table), columns=columns))
 
 
 def ratings(run: LoadedRun) -> pd.DataFrame:
     """A round robin's Bradley-Terry ratings, strongest first: Elo relative to the entrants' mean with its 95%
     interval, games and score (no rows for other runs)."""
     columns = ["rank", "strategy", "elo", "elo_low", "elo_high", "games", "score"]
-    return pd.DataFrame(rating_records(matchmaking(run).ratings), columns=columns).set_index("rank")
+    return _as_shown(run, pd.DataFrame(rating_records(matchmaking(run).ratings), columns=columns).set_index("rank"))

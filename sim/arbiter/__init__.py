@@ -18,6 +18,7 @@ from canasta_sim.arbiter.clock import (
     DecisionClock,
     DecisionTimeout,
     strategy_traceback,
+    users_interrupt_passes,
 )
 from canasta_sim.arbiter.fingerprint import (
     CodeWatch,
@@ -56,4 +57,5 @@ __all__ = [
     "is_trusted_class",
     "strategy_traceback",
     "trust_builtin_strategies",
+    "users_interrupt_passes",
 ]

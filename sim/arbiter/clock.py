@@ -10,7 +10,9 @@ stopped by the runner's supervisor (:mod:`canasta_sim.runs.supervisor`), which k
 author finds the line.
 
 Arbiter-owned interruptions derive from :class:`BaseException` but not from :class:`KeyboardInterrupt`,
-so the engine can tell them from anything a strategy raises.
+so the engine can tell them from anything a strategy raises.  :func:`users_interrupt_passes` does the same for the
+user's Ctrl-C during a game played from Python, where Python's own handler would raise a ``KeyboardInterrupt``
+inside whichever decision it fell in.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from canasta_sim.errors import UserInterrupt
 
 __all__ = [
     "ArbiterSignal", "DecisionClock", "DecisionTimeout", "TRACEBACK_LIMIT", "is_clock_handler", "strategy_traceback",
+    "users_interrupt_passes",
 ]
 
 TRACEBACK_LIMIT = 4000
@@ -37,6 +40,42 @@ class DecisionTimeout(BaseException):
 
 ArbiterSignal = (UserInterrupt,)
 """Exceptions the engine lets through strategy calls: they are the user's, not the seat's."""
+
+
+class _UsersCtrlC(UserInterrupt):
+    """The user's Ctrl-C inside :func:`users_interrupt_passes`: let through strategy calls as the user's."""
+
+
+def _on_users_ctrl_c(number, frame) -> None:
+    raise _UsersCtrlC()
+
+
+class _UsersInterruptPasses:
+    """:func:`users_interrupt_passes`'s block."""
+
+    __slots__ = ("replaced",)
+
+    def __enter__(self) -> None:
+        self.replaced = (signal.getsignal(signal.SIGINT) is signal.default_int_handler
+                         and threading.get_ident() == threading.main_thread().ident)
+        if self.replaced:
+            signal.signal(signal.SIGINT, _on_users_ctrl_c)
+
+    def __exit__(self, kind, error, traceback) -> None:
+        if self.replaced:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            if isinstance(error, _UsersCtrlC):
+                raise KeyboardInterrupt from None  # what the caller's Ctrl-C raises everywhere else
+
+
+def users_interrupt_passes() -> _UsersInterruptPasses:
+    """A ``with`` block in which the user's Ctrl-C (a notebook's Interrupt: a SIGINT to its kernel) ends it with
+    ``KeyboardInterrupt``, never as the failure of the strategy whose decision it fell in.
+
+    Only Python's own handler is replaced, in the main thread, the only one that runs signal handlers: the
+    command line's handlers, a worker's and any the caller installed stay in place.
+    """
+    return _UsersInterruptPasses()
 
 
 def strategy_traceback(error: BaseException) -> str:

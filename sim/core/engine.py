@@ -27,6 +27,7 @@ from canasta_sim.arbiter import (
     decode_call,
     is_trusted_class,
     strategy_traceback,
+    users_interrupt_passes,
 )
 from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
@@ -229,10 +230,19 @@ def play_game(
         crash or a hang to the right seat (:mod:`canasta_sim.runs.supervisor`), or ``None``.
     :raises StrategyError: when a strategy raises, returns a malformed or illegal move, overruns, or
         changes the game; its ``reason`` says which.
+    :raises KeyboardInterrupt: on the user's Ctrl-C (a notebook's Interrupt), wherever in the game it falls, under
+        Python's own handler (:func:`~canasta_sim.arbiter.users_interrupt_passes`): never a seat's failure.
     """
     if len(players) != 4:
         raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
     names = list(names) if names is not None else [strategy_name(factory) for factory in players]
+    with users_interrupt_passes():
+        return _judged_game(players, seed, rules, names, time_limit, max_hands, observer, monitor)
+
+
+def _judged_game(players, seed, rules, names, time_limit, max_hands, observer, monitor) -> GameResult:
+    """:func:`play_game` once its arguments are checked, watching the interpreter's settings where strategy code not
+    built in plays."""
     # The interpreter's settings as the game begins, when a strategy not built in plays: compared when it ends.
     trusted = [is_trusted_class(getattr(factory, "cls", factory)) for factory in players]
     watch = None if all(trusted) else InterpreterWatch()

@@ -189,6 +189,19 @@ class RunDirectory:
         """Whether the directory holds a ``run.json``."""
         return self.manifest_path.is_file()
 
+    def _runs_inside(self, shown: int = 3) -> str:
+        """What the error of a folder of runs, given where one of its runs was meant, adds: the runs it holds (the first
+        ``shown`` of them by name); '' for any other folder."""
+        try:
+            runs = sorted(str(entry) for entry in self.path.iterdir() if (entry / RUN_FILE).is_file())
+        except OSError:  # unreadable: the message says what it can without it
+            return ""
+        if not runs:
+            return ""
+        named = ", ".join(map(repr, runs[:shown]))
+        more = f" and {len(runs) - shown} more" if len(runs) > shown else ""
+        return f"; it holds {len(runs)} run{'s' if len(runs) > 1 else ''}: {named}{more}"
+
     def is_empty(self) -> bool:
         """Whether the directory is missing or has no entries."""
         return not self.path.exists() or not any(self.path.iterdir())
@@ -216,7 +229,8 @@ class RunDirectory:
         if not self.path.is_dir():
             raise RunDirectoryError(f"run directory {str(self.path)!r} does not exist")
         if not self.is_run():
-            raise RunDirectoryError(f"{str(self.path)!r} is not a canasta-sim run directory (it has no {RUN_FILE})")
+            raise RunDirectoryError(f"{str(self.path)!r} is not a canasta-sim run directory (it has no {RUN_FILE})"
+                                    f"{self._runs_inside()}")
         try:
             manifest = json.loads(self.manifest_path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
