@@ -409,7 +409,10 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         restore_logging()
         if isinstance(play_chunks, dask_backend.DaskChunkRunner):
             session.update(play_chunks.session_record(ended=True))
-        _close_session(settings, directory, manifest, session, status, progress.played)
+        try:
+            _close_session(settings, directory, manifest, session, status, progress.played)
+        except OSError as failure:  # the disk that refused a part refuses run.json too: told in one line, not raised
+            write_error = write_error or f"writing the run failed: {failure}"
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
     where = shlex.quote(str(directory.path))
@@ -428,6 +431,11 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
                    f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
                    f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
 
+    if write_error is None and manifest["status"] == "incomplete":
+        # Every chunk was played, yet some parts are gone: removed from outside while the run went on.
+        missing_games = settings.games - manifest["games_done"]
+        write_error = (f"{missing_games} of the run's games are missing from {directory.path}: their parts were "
+                       "removed while it ran")
     print_then_stop(print_summary, _unless_complete(directory, write_error, error, interrupted))
 
 

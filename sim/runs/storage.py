@@ -19,6 +19,7 @@ played again on ``--resume``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Callable, Collection, Iterator
@@ -141,10 +142,17 @@ def parquet_path(path: Path) -> Path:
 def _write_atomically(path: Path, write) -> None:
     """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``."""
     temporary = path.with_name(f"{_TEMPORARY_PREFIX}{os.getpid()}-{path.name}")
-    write(temporary)
-    with open(temporary, "rb+") as handle:
-        os.fsync(handle.fileno())  # the rename must never expose a file whose bytes are not on disk yet
-    os.replace(temporary, path)
+    try:
+        write(temporary)
+        with open(temporary, "rb+") as handle:
+            os.fsync(handle.fileno())  # the rename must never expose a file whose bytes are not on disk yet
+        os.replace(temporary, path)
+    except OSError:
+        # A full disk: the bytes written so far are given back at once, not left to hold the space until a resume.
+        # On a read-only disk it cannot be removed either: the write's own error is the one to tell.
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise
 
 
 class RunDirectory:

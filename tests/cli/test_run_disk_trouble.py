@@ -1,0 +1,91 @@
+"""``canasta-sim run`` on a disk that misbehaves under it: full, read-only, parts removed while the run goes on."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+from canasta_sim.runs import storage
+from canasta_sim.runs.storage import RunDirectory
+from tests.helpers import assert_same_run_tables
+
+QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
+
+
+def _run(out, *extra):
+    return CliRunner().invoke(main, ["run", "--games", "40", "--seed", "3", "--chunk-size", "5", "--workers", "2",
+                                     "--out", str(out), "-q", *QUICK, *extra])
+
+
+@pytest.mark.timeout(120)
+def test_a_full_disk_refusing_run_json_too_ends_in_one_line_and_the_run_resumes(tmp_path, monkeypatch):
+    # A disk that fills up refuses everything after the part it first refused, run.json's last update included: that
+    # second refusal ended the run in a traceback, after the one-line error had been decided.
+    write_chunk, write_manifest = RunDirectory.write_chunk, RunDirectory.write_manifest
+    full = []
+
+    def refusing_chunks(self, chunk, games, hands):
+        if chunk >= 2 or full:
+            full.append(chunk)
+            raise OSError(28, "No space left on device")
+        write_chunk(self, chunk, games, hands)
+
+    def refusing_manifest(self, manifest):
+        if full:
+            raise OSError(28, "No space left on device")
+        write_manifest(self, manifest)
+
+    monkeypatch.setattr(RunDirectory, "write_chunk", refusing_chunks)
+    monkeypatch.setattr(RunDirectory, "write_manifest", refusing_manifest)
+    out = tmp_path / "run"
+    result = _run(out)
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: writing the run failed: [Errno 28] No space left on device; finished games are kept; "
+                      f"fix it and run canasta-sim run --resume {out}"]
+    assert json.loads((out / "run.json").read_text())["status"] == "running"  # as a kill -9 leaves it
+    monkeypatch.undo()
+    resumed = CliRunner().invoke(main, ["run", "--resume", str(out), "-q"])
+    assert resumed.exit_code == 0, resumed.output
+    whole = _run(tmp_path / "whole")
+    assert whole.exit_code == 0, whole.output
+    assert_same_run_tables(out, tmp_path / "whole")
+
+
+def test_a_write_refused_gives_back_the_space_of_its_temporary_file(tmp_path):
+    # On a full disk the half-written temporary held its bytes until the next resume cleared it.
+    directory = RunDirectory(tmp_path / "run")
+    directory.create()
+
+    def half_written(path):
+        path.write_bytes(b"x" * 1000)
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        storage._write_atomically(directory.manifest_path, half_written)
+    assert sorted(entry.name for entry in directory.path.iterdir()) == ["games", "hands"]
+
+
+@pytest.mark.timeout(120)
+def test_parts_removed_while_the_run_goes_on_end_it_with_an_error_not_exit_code_0(tmp_path, monkeypatch):
+    # Someone clearing the run's folder while it ran: every chunk was played, some parts were gone at the end, and the
+    # run said "incomplete" in run.json but exited 0 with no word of it.
+    write_chunk = RunDirectory.write_chunk
+    written = []
+
+    def clearing(self, chunk, games, hands):
+        write_chunk(self, chunk, games, hands)
+        written.append(chunk)
+        if len(written) == 8:  # the last chunk: nothing plays chunk 0 again
+            for folder in (self.games_path, self.hands_path):
+                (folder / "part-000000.parquet").unlink(missing_ok=True)
+
+    monkeypatch.setattr(RunDirectory, "write_chunk", clearing)
+    out = tmp_path / "run"
+    result = _run(out)
+    assert json.loads((out / "run.json").read_text())["status"] == "incomplete"
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: 5 of the run's games are missing from {out}: their parts were removed while it ran; "
+                      f"finished games are kept; fix it and run canasta-sim run --resume {out}"]
