@@ -287,7 +287,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         as_given = log_file is None or is_standard_output(log_file)
         file_handler = open_log_file(log_file if as_given else log_file.absolute())
         workers = worker_count(workers, settings.specs)
-        with cluster_reached(play_chunks, settings, directory):  # before anything of the run is written
+        # The cluster is reached before anything of the run is written; the directory is claimed before a game is
+        # played, so that a second run or a resume into it while this one goes on is refused in one line.
+        with cluster_reached(play_chunks, settings, directory), directory.claimed():
             _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
                   quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 

@@ -26,6 +26,11 @@ from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # Windows: no claim on a run's directory
+    fcntl = None
+
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -213,6 +218,31 @@ class RunDirectory:
             self.hands_path.mkdir(exist_ok=True)
         except OSError as error:
             raise RunDirectoryError(f"{str(self.path)!r} cannot be created: {error.strerror or error}") from None
+
+    @contextlib.contextmanager
+    def claimed(self) -> Iterator[None]:
+        """Create the directory and hold it for this process while the block runs.
+
+        Two processes writing one run each rewrote ``run.json`` from their own copy, one's sessions lost, and each
+        removed the other's temporary files in flight.  The lock is the kernel's, on the directory itself: it leaves no
+        file behind and goes with the process however it ends, ``kill -9`` included.
+
+        :raises RunDirectoryError: if another process holds it.
+        """
+        self.create()
+        if fcntl is None:
+            yield
+            return
+        descriptor = os.open(self.path, os.O_RDONLY)
+        try:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise RunDirectoryError(f"{str(self.path)!r} is being written by another canasta-sim process; wait for "
+                                        "it to end (or stop it), then resume the run") from None
+            yield
+        finally:
+            os.close(descriptor)
 
     def read_manifest(self) -> dict[str, Any]:
         """Return the content of ``run.json``.

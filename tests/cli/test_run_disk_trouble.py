@@ -89,3 +89,22 @@ def test_parts_removed_while_the_run_goes_on_end_it_with_an_error_not_exit_code_
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert errors == [f"Error: 5 of the run's games are missing from {out}: their parts were removed while it ran; "
                       f"finished games are kept; fix it and run canasta-sim run --resume {out}"]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("second", [["--resume", "{out}", "--games", "80"],
+                                    ["--out", "{out}", "--games", "40", "--seed", "3", "--chunk-size", "5", *QUICK]])
+def test_a_second_run_into_a_run_being_written_is_refused_in_one_line(tmp_path, second):
+    # Two processes writing one run each rewrote run.json from their own copy (a session lost, another left "running"
+    # for ever) and removed each other's temporary files in flight.
+    out = tmp_path / "run"
+    assert _run(out).exit_code == 0
+    before = (out / "run.json").read_text()
+    with RunDirectory(out).claimed():  # as the first run holds it while it plays
+        result = CliRunner().invoke(main, ["run", *[word.format(out=out) for word in second], "-q"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output.splitlines() == [f"Error: '{out}' is being written by another canasta-sim process; wait for "
+                                          "it to end (or stop it), then resume the run"]
+    assert (out / "run.json").read_text() == before
+    resumed = CliRunner().invoke(main, ["run", *[word.format(out=out) for word in second], "-q"])
+    assert resumed.exit_code == 0, resumed.output  # the claim goes with its holder
