@@ -1,6 +1,9 @@
 """``canasta-sim run`` on a disk that misbehaves under it: full, read-only, parts removed while the run goes on."""
 
+import errno
 import json
+import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -108,3 +111,53 @@ def test_a_second_run_into_a_run_being_written_is_refused_in_one_line(tmp_path, 
     assert (out / "run.json").read_text() == before
     resumed = CliRunner().invoke(main, ["run", *[word.format(out=out) for word in second], "-q"])
     assert resumed.exit_code == 0, resumed.output  # the claim goes with its holder
+
+
+_UNDER_A_LOCKED_FOLDER = [
+    ["run", "--games", "4", "-s", "greedy", "--out", "{locked}/run"],
+    ["run", "--resume", "{locked}/run"],
+    ["report", "{locked}/run"],
+    ["compare", "greedy", "--baseline", "random", "--max-games", "4", "--out", "{locked}/run"],
+    ["tune", "greedy", "--games", "32", "--out", "{locked}/run"],
+]
+
+
+def _assert_refused_in_one_line(result, locked):
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    [line] = result.output.splitlines()
+    assert line.startswith(f"Error: '{locked}/run") and line.endswith(
+        ": Permission denied: this user may not read or write there"), line
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root enters any folder: the same path is covered by the test below")
+@pytest.mark.parametrize("command", _UNDER_A_LOCKED_FOLDER, ids=lambda command: " ".join(command[:2]))
+def test_a_path_under_a_folder_this_user_may_not_enter_is_one_line_not_a_traceback(tmp_path, command):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0)
+    try:
+        result = CliRunner().invoke(main, [word.format(locked=locked) for word in command])
+    finally:
+        locked.chmod(0o700)
+    _assert_refused_in_one_line(result, locked)
+
+
+@pytest.mark.parametrize("command", _UNDER_A_LOCKED_FOLDER, ids=lambda command: " ".join(command[:2]))
+def test_a_path_under_a_folder_refused_as_the_kernel_refuses_it_is_one_line_not_a_traceback(tmp_path, monkeypatch,
+                                                                                            command):
+    # The test above, for any user: the system calls refuse what lies under the folder with EACCES, as Linux does for
+    # a user without search permission on it (root is never refused, so that test skips there).
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    for name in ("stat", "lstat", "listdir", "scandir", "mkdir"):
+        monkeypatch.setattr(os, name, _refusing_under(getattr(os, name), locked))
+    result = CliRunner().invoke(main, [word.format(locked=locked) for word in command])
+    monkeypatch.undo()
+    _assert_refused_in_one_line(result, locked)
+
+
+def _refusing_under(call, folder):
+    def refusing(path, *arguments, **keywords):
+        if isinstance(path, (str, os.PathLike)) and folder in Path(os.fspath(path)).absolute().parents:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
+        return call(path, *arguments, **keywords)
+    return refusing
