@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.cli import run as run_module
 from canasta_sim.runs import storage
+from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
 from tests.helpers import assert_same_run_tables
 
@@ -161,3 +163,27 @@ def _refusing_under(call, folder):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), os.fspath(path))
         return call(path, *arguments, **keywords)
     return refusing
+
+
+@pytest.mark.timeout(120)
+def test_runs_started_in_the_same_second_with_no_out_each_get_a_folder_of_their_own(tmp_path, monkeypatch):
+    # The default --out, results/<date-time>, was only looked for when chosen: another run started in the same second
+    # took it while this one loaded its strategies, and both then wrote one folder, their games mixed in one run.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(run_module, "_default_out", lambda: Path("results") / "20261206-211500")
+    other = tmp_path / "results" / "20261206-211500"
+    load_strategies = RunSettings.load_strategies
+
+    def loading_while_another_run_starts(self):
+        if not other.exists():  # the run's own load (its workers load them again)
+            other.mkdir(parents=True)
+            (other / "run.json").write_text("{}")
+        return load_strategies(self)
+
+    monkeypatch.setattr(RunSettings, "load_strategies", loading_while_another_run_starts)
+    result = CliRunner().invoke(main, ["run", "--games", "4", "-s", "greedy", "--workers", "1", "-q", *QUICK])
+    assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in other.iterdir()) == ["run.json"]
+    assert (other / "run.json").read_text() == "{}"
+    assert "4 of 4 games in results/20261206-211500-2 " in result.stdout
+    assert sum(RunDirectory(tmp_path / "results" / "20261206-211500-2").chunk_game_counts().values()) == 4
