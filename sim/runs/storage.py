@@ -44,6 +44,7 @@ __all__ = [
     "RUN_FILE",
     "RunDirectory",
     "RunDirectoryError",
+    "claimed_directory",
     "malformed_entry",
     "parquet_path",
     "read_part",
@@ -144,6 +145,32 @@ def parquet_path(path: Path) -> Path:
     return Path(path).absolute()
 
 
+@contextlib.contextmanager
+def claimed_directory(path: Path) -> Iterator[None]:
+    """Create the folder ``path`` if need be and hold it for this process while the block runs.
+
+    Two processes writing one run (or tuning) each rewrote its manifest from their own copy, one's sessions lost, and
+    each removed the other's temporary files in flight.  The lock is the kernel's, on the folder itself: it leaves no
+    file behind and goes with the process however it ends, ``kill -9`` included.
+
+    :raises RunDirectoryError: if another process holds it.
+    """
+    path.mkdir(parents=True, exist_ok=True)
+    if fcntl is None:
+        yield
+        return
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RunDirectoryError(f"{str(path)!r} is being written by another canasta-sim process; wait for it to "
+                                    "end (or stop it), then resume the run") from None
+        yield
+    finally:
+        os.close(descriptor)
+
+
 def _write_atomically(path: Path, write) -> None:
     """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``."""
     temporary = path.with_name(f"{_TEMPORARY_PREFIX}{os.getpid()}-{path.name}")
@@ -221,28 +248,13 @@ class RunDirectory:
 
     @contextlib.contextmanager
     def claimed(self) -> Iterator[None]:
-        """Create the directory and hold it for this process while the block runs.
-
-        Two processes writing one run each rewrote ``run.json`` from their own copy, one's sessions lost, and each
-        removed the other's temporary files in flight.  The lock is the kernel's, on the directory itself: it leaves no
-        file behind and goes with the process however it ends, ``kill -9`` included.
+        """Create the directory and hold it for this process while the block runs (:func:`claimed_directory`).
 
         :raises RunDirectoryError: if another process holds it.
         """
         self.create()
-        if fcntl is None:
+        with claimed_directory(self.path):
             yield
-            return
-        descriptor = os.open(self.path, os.O_RDONLY)
-        try:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise RunDirectoryError(f"{str(self.path)!r} is being written by another canasta-sim process; wait for "
-                                        "it to end (or stop it), then resume the run") from None
-            yield
-        finally:
-            os.close(descriptor)
 
     def read_manifest(self) -> dict[str, Any]:
         """Return the content of ``run.json``.
