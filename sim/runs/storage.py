@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,7 @@ GAMES_DIR = "games"
 HANDS_DIR = "hands"
 DECISIONS_DIR = "decisions"
 _TEMPORARY_PREFIX = ".tmp-"
+_CLAIM_ATTEMPTS = 10
 
 
 class RunDirectoryError(CanastaError, ValueError):
@@ -161,9 +163,14 @@ def claimed_directory(path: Path) -> Iterator[None]:
         return
     descriptor = os.open(path, os.O_RDONLY)
     try:
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        for attempt in range(_CLAIM_ATTEMPTS):
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt < _CLAIM_ATTEMPTS - 1:  # a report looking whether it is held lets go at once
+                    time.sleep(0.05)
+        else:
             raise RunDirectoryError(f"{str(path)!r} is being written by another canasta-sim process; wait for it to "
                                     "end (or stop it), then resume the run") from None
         yield
@@ -255,6 +262,21 @@ class RunDirectory:
         self.create()
         with claimed_directory(self.path):
             yield
+
+    def is_claimed(self) -> bool | None:
+        """Whether a process holds the directory now (:meth:`claimed`): ``run.json`` says "running" both of a run
+        going on and of one killed, which this tells apart; ``None`` where it cannot be known (Windows)."""
+        if fcntl is None:
+            return None
+        descriptor = os.open(self.path, os.O_RDONLY)
+        try:
+            # A shared lock, let go at once: a run claiming the directory meanwhile tries again (claimed_directory).
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(descriptor)
 
     def read_manifest(self) -> dict[str, Any]:
         """Return the content of ``run.json``.
