@@ -155,9 +155,12 @@ def claimed_directory(path: Path) -> Iterator[None]:
     each removed the other's temporary files in flight.  The lock is the kernel's, on the folder itself: it leaves no
     file behind and goes with the process however it ends, ``kill -9`` included.
 
-    :raises RunDirectoryError: if another process holds it.
+    :raises RunDirectoryError: if it cannot be made, or another process holds it.
     """
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunDirectoryError(f"{str(path)!r} cannot be created: {error.strerror or error}") from None
     if fcntl is None:
         yield
         return

@@ -381,3 +381,12 @@ def test_a_tune_resume_while_the_tuning_still_plays_is_refused_in_one_line(tmp_p
                                           "it to end (or stop it), then resume the run"]
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
     assert invoke("--resume", str(out), "-q").exit_code == 0  # the claim goes with its holder
+
+
+def test_a_tuning_out_under_a_file_is_one_line(tmp_path):
+    (tmp_path / "a_file").write_text("not a folder\n")
+    out = tmp_path / "a_file" / "tuned"
+    result = CliRunner().invoke(main, ["tune", "expert", "--params", "aggression", "--games", "8",
+                                       "--games-per-iteration", "4", "--out", str(out)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output == f"Error: '{out}' cannot be created: Not a directory\n"
