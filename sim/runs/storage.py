@@ -20,6 +20,7 @@ played again on ``--resume``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import time
@@ -58,6 +59,8 @@ HANDS_DIR = "hands"
 DECISIONS_DIR = "decisions"
 _TEMPORARY_PREFIX = ".tmp-"
 _CLAIM_ATTEMPTS = 10
+_NO_LOCKS = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS})
+"""What ``flock`` answers on a file system that keeps no locks."""
 
 
 class RunDirectoryError(CanastaError, ValueError):
@@ -173,6 +176,10 @@ def claimed_directory(path: Path) -> Iterator[None]:
             except BlockingIOError:
                 if attempt < _CLAIM_ATTEMPTS - 1:  # a report looking whether it is held lets go at once
                     time.sleep(0.05)
+            except OSError as error:
+                if error.errno not in _NO_LOCKS:
+                    raise
+                break  # a file system without locks (NFS mounted nolock): the run goes on unclaimed, as before locks
         else:
             raise RunDirectoryError(f"{str(path)!r} is being written by another canasta-sim process; wait for it to "
                                     "end (or stop it), then resume the run") from None
@@ -278,6 +285,10 @@ class RunDirectory:
             return False
         except BlockingIOError:
             return True
+        except OSError as error:
+            if error.errno not in _NO_LOCKS:
+                raise
+            return None
         finally:
             os.close(descriptor)
 

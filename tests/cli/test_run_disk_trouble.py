@@ -187,3 +187,17 @@ def test_runs_started_in_the_same_second_with_no_out_each_get_a_folder_of_their_
     assert (other / "run.json").read_text() == "{}"
     assert "4 of 4 games in results/20261206-211500-2 " in result.stdout
     assert sum(RunDirectory(tmp_path / "results" / "20261206-211500-2").chunk_game_counts().values()) == 4
+
+
+@pytest.mark.timeout(120)
+def test_a_file_system_without_locks_still_runs_and_resumes(tmp_path, monkeypatch):
+    # NFS mounted with nolock answers flock with ENOLCK: the claim on the run's folder must not cost the run.
+    def no_locks(descriptor, operation):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(storage.fcntl, "flock", no_locks)
+    out = tmp_path / "run"
+    result = _run(out)
+    assert result.exit_code == 0, result.output
+    assert RunDirectory(out).is_claimed() is None
+    assert CliRunner().invoke(main, ["run", "--resume", str(out), "--games", "80", "-q"]).exit_code == 0
