@@ -66,6 +66,12 @@ class OneLineErrors:
             raise without_usage(error) from None
         except CanastaError as error:
             raise self.one_line_error(error) from None
+        except PermissionError as error:
+            # A folder on the way to a path given that this user may not enter or read (--out under another user's
+            # folder, a run whose games folder is locked): found by whichever check reached it first, each of which
+            # ended in a traceback.
+            raise click.UsageError(f"{error.filename!r}: {error.strerror or error}: this user may not read or write "
+                                   "there") from None
 
     def one_line_error(self, error: CanastaError) -> click.ClickException:
         """The one-line error a canasta-sim error the command let out prints as: bad input (exit code 2) unless the

@@ -306,7 +306,8 @@ class _RunRecorder:
             raise fail(f"--out: these games cannot be saved as a run: {error}") from None
         self.loaded = list(self.settings.load_strategies().values())
         try:
-            self.directory.create()  # now: a directory that cannot be made must not cost the first block's games
+            # Made now, costing no game if it cannot be; held to the end, a second comparison into it refused.
+            click.get_current_context().with_resource(self.directory.claimed())
         except RunDirectoryError as error:
             raise fail(f"--out: {error}") from None
         self.seed_drawn = seed_drawn

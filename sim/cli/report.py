@@ -123,6 +123,15 @@ def _missing_lines(missing: list[dict[str, Any]], path: Path) -> list[str]:
     return [f"parts missing: {listed}; canasta-sim run --resume {shlex.quote(str(path))} plays their chunks again"]
 
 
+def _no_writer(description: dict[str, Any], path: Path) -> str:
+    """What the header adds to a run.json's "running" that no process is writing: killed, not going on."""
+    if description.get("being_written") is not False:
+        return ""
+    command = "compare" if "compare" in description else "run"
+    return (" in run.json, yet no process is writing it: it was killed or its machine stopped; canasta-sim "
+            f"{command} --resume {shlex.quote(str(path))} goes on with it")
+
+
 def _header(description: dict[str, Any], path: Path) -> list[str]:
     # Named as the charts name them: two settings of one strategy share name@version, so each adds its spec.
     labels = [label if description["strategies"].count(label) == 1 else f"{label} [{spec}]"
@@ -135,6 +144,7 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
     return [
         f"run {path}: {matchup}",
         f"games {description['games_done']} of {description['games_planned']} ({description['status']}"
+        f"{_no_writer(description, path)}"
         f"{', but parts are missing' if description.get('missing_parts') else ''}), "
         f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
         *_missing_lines(description.get("missing_parts", []), path),
@@ -177,6 +187,8 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     results = matchmaking_results(directory, description["specs"], bool(manifest.get("duplicate")))
     description["forfeit_reasons"] = forfeit_reasons(directory)
     description["missing_parts"] = missing_parts(directory, manifest)
+    if description["status"] == "running":  # going on, or killed: run.json cannot tell, the directory's holder can
+        description["being_written"] = directory.is_claimed()
     if style == "json":
         summary = json.loads(format_summary(rows, "json", extra={"run": description}))
         text = json.dumps({**summary, **sections_json(results)}, indent=2)

@@ -7,6 +7,7 @@ finds a part damaged from outside exits with 1 too, naming it (:class:`~canasta_
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import functools
@@ -15,7 +16,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +102,28 @@ def _default_out() -> Path:
         path = Path("results") / f"{stamp}-{suffix}"
         suffix += 1
     return path
+
+
+@contextlib.contextmanager
+def _reached_and_claimed(play_chunks: ChunkRunner, settings: RunSettings, directory: RunDirectory,
+                         default: bool) -> Iterator[RunDirectory]:
+    """Reach the cluster (:func:`cluster_reached`), before anything of the run is written, then hold ``directory`` for
+    this run while the block runs (:meth:`RunDirectory.claimed`), so that a second run or a resume into it while this
+    one goes on is refused in one line.  The ``default`` ``--out``, ``results/<date-time>``, is made here, or the next
+    free ``-2``, ``-3``...: it was only looked for when chosen, so that runs started in the same second took the same
+    folder, their games mixed in one run."""
+    with cluster_reached(play_chunks, settings, directory):
+        if default:
+            stem, suffix = directory.path, 2
+            while True:
+                try:
+                    directory.path.mkdir(parents=True)
+                    break
+                except FileExistsError:
+                    directory = RunDirectory(stem.with_name(f"{stem.name}-{suffix}"))
+                    suffix += 1
+        with directory.claimed():
+            yield directory
 
 
 class _TqdmHandler(logging.StreamHandler):
@@ -287,7 +310,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         as_given = log_file is None or is_standard_output(log_file)
         file_handler = open_log_file(log_file if as_given else log_file.absolute())
         workers = worker_count(workers, settings.specs)
-        with cluster_reached(play_chunks, settings, directory):  # before anything of the run is written
+        with _reached_and_claimed(play_chunks, settings, directory, out is None and resume is None) as directory:
             _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
                   quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 
@@ -409,7 +432,10 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         restore_logging()
         if isinstance(play_chunks, dask_backend.DaskChunkRunner):
             session.update(play_chunks.session_record(ended=True))
-        _close_session(settings, directory, manifest, session, status, progress.played)
+        try:
+            _close_session(settings, directory, manifest, session, status, progress.played)
+        except OSError as failure:  # the disk that refused a part refuses run.json too: told in one line, not raised
+            write_error = write_error or f"writing the run failed: {failure}"
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
     where = shlex.quote(str(directory.path))
@@ -428,6 +454,11 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
                    f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
                    f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
 
+    if write_error is None and manifest["status"] == "incomplete":
+        # Every chunk was played, yet some parts are gone: removed from outside while the run went on.
+        missing_games = settings.games - manifest["games_done"]
+        write_error = (f"{missing_games} of the run's games are missing from {directory.path}: their parts were "
+                       "removed while it ran")
     print_then_stop(print_summary, _unless_complete(directory, write_error, error, interrupted))
 
 

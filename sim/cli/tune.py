@@ -63,6 +63,7 @@ from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.interleave import games_at_once_cap
+from canasta_sim.runs.storage import claimed_directory
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
     TuningDirectory,
@@ -280,6 +281,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
         cap_games_at_once(games_at_once)
         file_handler = open_log_file(log_file)
         workers = worker_count(workers, (settings.spec, settings.against or settings.spec))
+        stack.enter_context(claimed_directory(directory.path))  # a second tuning or resume into it is refused
         _tune(settings, directory, manifest, workers=workers, quiet=quiet, memory_limit=memory_limit,
               file_handler=file_handler, started_from=None if Path.cwd() == here else str(Path.cwd()))
 

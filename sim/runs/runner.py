@@ -58,6 +58,7 @@ __all__ = [
     "MANIFEST_FORMAT",
     "ON_ERROR_CHOICES",
     "RunSettings",
+    "STOPPING_SIGNALS",
     "default_chunk_size",
     "default_workers",
     "ChunkBook",
@@ -514,14 +515,21 @@ worker_logging = _worker_logging
 """Route worker log records to the given handlers while the pool runs (``compare`` and ``tune`` use it too)."""
 
 
+STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+"""The signals that stop a run as Ctrl-C does.  SIGHUP is a closed terminal (or ssh session): it killed the run where
+it stood, the games of the chunks in play lost and ``run.json`` saying "running" for ever.  Workers ignore them all: the
+terminal sends them to the whole group, and they are the parent's to act on."""
+
+
 @contextlib.contextmanager
 def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
-    """Make the first Ctrl-C (or SIGTERM) set ``stop_event``; a second Ctrl-C raises KeyboardInterrupt."""
+    """Make the first Ctrl-C (or SIGTERM, or SIGHUP: the terminal closed) set ``stop_event``; a second Ctrl-C raises
+    KeyboardInterrupt."""
     state = {"interrupted": False}
     if threading.current_thread() is not threading.main_thread():
         yield state
         return
-    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    previous = {number: signal.getsignal(number) for number in STOPPING_SIGNALS}
 
     def on_signal(number, frame) -> None:
         state["interrupted"] = True

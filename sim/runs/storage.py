@@ -19,11 +19,19 @@ played again on ``--resume``.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
+import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: no claim on a run's directory
+    fcntl = None
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -38,6 +46,7 @@ __all__ = [
     "RUN_FILE",
     "RunDirectory",
     "RunDirectoryError",
+    "claimed_directory",
     "malformed_entry",
     "parquet_path",
     "read_part",
@@ -49,6 +58,9 @@ GAMES_DIR = "games"
 HANDS_DIR = "hands"
 DECISIONS_DIR = "decisions"
 _TEMPORARY_PREFIX = ".tmp-"
+_CLAIM_ATTEMPTS = 10
+_NO_LOCKS = frozenset({errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS})
+"""What ``flock`` answers on a file system that keeps no locks."""
 
 
 class RunDirectoryError(CanastaError, ValueError):
@@ -138,13 +150,58 @@ def parquet_path(path: Path) -> Path:
     return Path(path).absolute()
 
 
+@contextlib.contextmanager
+def claimed_directory(path: Path) -> Iterator[None]:
+    """Create the folder ``path`` if need be and hold it for this process while the block runs.
+
+    Two processes writing one run (or tuning) each rewrote its manifest from their own copy, one's sessions lost, and
+    each removed the other's temporary files in flight.  The lock is the kernel's, on the folder itself: it leaves no
+    file behind and goes with the process however it ends, ``kill -9`` included.
+
+    :raises RunDirectoryError: if it cannot be made, or another process holds it.
+    """
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunDirectoryError(f"{str(path)!r} cannot be created: {error.strerror or error}") from None
+    if fcntl is None:
+        yield
+        return
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        for attempt in range(_CLAIM_ATTEMPTS):
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt < _CLAIM_ATTEMPTS - 1:  # a report looking whether it is held lets go at once
+                    time.sleep(0.05)
+            except OSError as error:
+                if error.errno not in _NO_LOCKS:
+                    raise
+                break  # a file system without locks (NFS mounted nolock): the run goes on unclaimed, as before locks
+        else:
+            raise RunDirectoryError(f"{str(path)!r} is being written by another canasta-sim process; wait for it to "
+                                    "end (or stop it), then resume the run") from None
+        yield
+    finally:
+        os.close(descriptor)
+
+
 def _write_atomically(path: Path, write) -> None:
     """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``."""
     temporary = path.with_name(f"{_TEMPORARY_PREFIX}{os.getpid()}-{path.name}")
-    write(temporary)
-    with open(temporary, "rb+") as handle:
-        os.fsync(handle.fileno())  # the rename must never expose a file whose bytes are not on disk yet
-    os.replace(temporary, path)
+    try:
+        write(temporary)
+        with open(temporary, "rb+") as handle:
+            os.fsync(handle.fileno())  # the rename must never expose a file whose bytes are not on disk yet
+        os.replace(temporary, path)
+    except OSError:
+        # A full disk: the bytes written so far are given back at once, not left to hold the space until a resume.
+        # On a read-only disk it cannot be removed either: the write's own error is the one to tell.
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)
+        raise
 
 
 class RunDirectory:
@@ -218,6 +275,35 @@ class RunDirectory:
             self.hands_path.mkdir(exist_ok=True)
         except OSError as error:
             raise RunDirectoryError(f"{str(self.path)!r} cannot be created: {error.strerror or error}") from None
+
+    @contextlib.contextmanager
+    def claimed(self) -> Iterator[None]:
+        """Create the directory and hold it for this process while the block runs (:func:`claimed_directory`).
+
+        :raises RunDirectoryError: if another process holds it.
+        """
+        self.create()
+        with claimed_directory(self.path):
+            yield
+
+    def is_claimed(self) -> bool | None:
+        """Whether a process holds the directory now (:meth:`claimed`): ``run.json`` says "running" both of a run
+        going on and of one killed, which this tells apart; ``None`` where it cannot be known (Windows)."""
+        if fcntl is None:
+            return None
+        descriptor = os.open(self.path, os.O_RDONLY)
+        try:
+            # A shared lock, let go at once: a run claiming the directory meanwhile tries again (claimed_directory).
+            fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            return False
+        except BlockingIOError:
+            return True
+        except OSError as error:
+            if error.errno not in _NO_LOCKS:
+                raise
+            return None
+        finally:
+            os.close(descriptor)
 
     def read_manifest(self) -> dict[str, Any]:
         """Return the content of ``run.json``.

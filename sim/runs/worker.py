@@ -23,7 +23,7 @@ from canasta_sim.plugins.affinity import pin_worker
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
-from canasta_sim.runs.runner import log_failure
+from canasta_sim.runs.runner import STOPPING_SIGNALS, log_failure
 from canasta_sim.runs.worker_log import send_records_to
 
 __all__ = ["OUTPUT_LIMIT", "CappedOutput", "die_with_parent", "worker_main"]
@@ -101,10 +101,10 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
     ``where`` is its placement (:mod:`canasta_sim.plugins.affinity`), taken at its first task with bot processes;
     ``log_channel`` the writing end of its log pipe (:class:`canasta_sim.runs.worker_log.WorkerLogs`).
     """
-    # The user's Ctrl-C and SIGTERM are the parent's to act on (it sets the stop flag, and ends the workers): one
-    # sent to the whole group (a terminal, kill -TERM -PGID) must not kill a worker mid-game, charged to its seat.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # The user's Ctrl-C, SIGTERM and SIGHUP are the parent's to act on (it sets the stop flag, and ends the workers):
+    # one sent to the whole group (a terminal, kill -TERM -PGID) must not kill a worker mid-game, charged to its seat.
+    for number in STOPPING_SIGNALS:
+        signal.signal(number, signal.SIG_IGN)
     die_with_parent()
     output = _capture_output(log_channel, log_level)
     monitor = memoryview(monitor_memory).cast("B").cast("d")

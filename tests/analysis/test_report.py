@@ -147,3 +147,20 @@ def test_the_header_tells_two_settings_of_one_strategy_apart_as_the_charts_do(tm
     assert made.exit_code == 0, made.output
     first = report(str(out)).output.splitlines()[0]
     assert first.endswith(": expert@1 [expert:aggression=0.3] vs expert@1 [expert]"), first
+
+
+def test_a_run_json_saying_running_is_told_apart_from_a_run_killed(fixture_run):
+    # run.json says "running" of a run going on and of one killed alike: the report said "(running)" of a run whose
+    # process was long gone, and an operator waited for it.
+    directory = RunDirectory(fixture_run)
+    directory.write_manifest({**directory.read_manifest(), "status": "running"})
+    result = report(fixture_run)
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[1].startswith(
+        "games 4 of 4 (running in run.json, yet no process is writing it: it was killed or its machine stopped; "
+        f"canasta-sim run --resume {fixture_run} goes on with it), seed 17")
+    assert json.loads(report(fixture_run, "--format", "json").output)["run"]["being_written"] is False
+    with directory.claimed():  # as the run going on holds it
+        result = report(fixture_run)
+        assert result.output.splitlines()[1].startswith("games 4 of 4 (running), seed 17")
+        assert json.loads(report(fixture_run, "--format", "json").output)["run"]["being_written"] is True

@@ -266,16 +266,21 @@ def test_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_path, bots, refer
     assert_same_tables(out, reference)
 
 
-def test_sigterm_to_the_run_s_whole_process_group_stops_it_as_ctrl_c_does(tmp_path, bots, reference):
-    # As `kill -TERM -PGID` or a service manager sends it: the workers get it too, and must leave it to the run
-    # (a worker killed by it mid-game was charged to the strategy it was playing).
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("stopping", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_sigterm_or_sighup_to_the_run_s_whole_process_group_stops_it_as_ctrl_c_does(tmp_path, bots, reference,
+                                                                                   stopping):
+    # As `kill -TERM -PGID` or a service manager sends it, or a terminal closed under the run sends SIGHUP: the workers
+    # get it too, and must leave it to the run (a worker killed by it mid-game was charged to the strategy it was
+    # playing).  SIGHUP killed the run where it stood: the games of the chunks in play lost, run.json saying "running".
     out = tmp_path / "run"
     process = start_run(out, bots)
     wait_for_parts(out, 3, process)
-    os.killpg(process.pid, signal.SIGTERM)
+    os.killpg(process.pid, stopping)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "Interrupted" in stderr and "Traceback" not in stderr and "died" not in stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
     assert invoke("--resume", str(out), "--workers", "1", "-q").exit_code == 0
     assert_same_tables(out, reference)
 

@@ -104,6 +104,26 @@ def test_a_killed_compare_resumed_ends_with_the_verdict_and_tables_of_one_never_
 
 
 @pytest.mark.timeout(60)
+@pytest.mark.timeout(180)
+def test_a_compare_resume_while_the_comparison_still_plays_is_refused_in_one_line(saved_comparison, tmp_path,
+                                                                                   monkeypatch):
+    # Both went on into one folder, each writing run.json from its own copy: one session was lost.
+    from canasta_sim.cli import compare
+    from canasta_sim.runs.storage import RunDirectory
+
+    killed = killed_copy(saved_comparison, tmp_path, 6)
+    before = (killed / "run.json").read_text()
+    monkeypatch.setattr(compare, "SAVED_CHUNK_GAMES", 20)
+    with RunDirectory(killed).claimed():  # as the comparison still playing holds it
+        result = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output.splitlines() == [f"Error: --out: '{killed}' is being written by another canasta-sim process; "
+                                          "wait for it to end (or stop it), then resume the run"]
+    assert (killed / "run.json").read_text() == before
+    resumed = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])
+    assert resumed.exit_code == 0 and "H0 accepted after 52 games" in resumed.output, resumed.output
+
+
 def test_compare_resume_refuses_what_it_cannot_go_on_with_in_one_line(saved_comparison, tmp_path):
     whole, _ = saved_comparison
     cases = [

@@ -363,3 +363,30 @@ def test_a_tuning_that_moved_nothing_suggests_no_check_of_its_start_against_itse
     _print_outcome(tuned, manifest, outcome)
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[-2] == "nothing to check: the values are the starting ones" and lines[-1] == outcome.spec, lines
+
+
+@pytest.mark.timeout(120)
+def test_a_tune_resume_while_the_tuning_still_plays_is_refused_in_one_line(tmp_path):
+    # Both went on into one folder, each writing tune.json and the trajectory from its own copy.
+    from canasta_sim.runs.storage import claimed_directory
+
+    out = tmp_path / "tuned"
+    checks = iter([False, True])  # stopped after its first iteration, as the first Ctrl-C would
+    assert tune(out, settings(), workers=1, should_stop=lambda: next(checks)).status == "interrupted"
+    before = {path.name: path.read_bytes() for path in out.iterdir()}
+    with claimed_directory(out):  # as the tuning still playing holds it
+        result = CliRunner().invoke(main, ["tune", "--resume", str(out)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output.splitlines() == [f"Error: '{out}' is being written by another canasta-sim process; wait for "
+                                          "it to end (or stop it), then resume the run"]
+    assert {path.name: path.read_bytes() for path in out.iterdir()} == before
+    assert invoke("--resume", str(out), "-q").exit_code == 0  # the claim goes with its holder
+
+
+def test_a_tuning_out_under_a_file_is_one_line(tmp_path):
+    (tmp_path / "a_file").write_text("not a folder\n")
+    out = tmp_path / "a_file" / "tuned"
+    result = CliRunner().invoke(main, ["tune", "expert", "--params", "aggression", "--games", "8",
+                                       "--games-per-iteration", "4", "--out", str(out)])
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    assert result.output == f"Error: '{out}' cannot be created: Not a directory\n"
