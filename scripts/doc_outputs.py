@@ -1,6 +1,6 @@
 """Whether the command outputs the docs show are what those commands print today.
 
-``python scripts/doc_outputs.py`` (about a minute and a half on two cores) runs each command whose output a page of the
+``python scripts/doc_outputs.py`` (about half a minute on two quiet cores) runs each command whose output a page of the
 docs shows, as the page writes it, and checks that every line of the page's block is a line of what it printed, in
 the same order.  ``--only NAME`` runs one check (``--list`` names them).  It exits 1 if any block differs,
 printing the page, the first line not found and what the command printed.
