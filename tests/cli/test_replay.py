@@ -189,15 +189,23 @@ def test_a_forfeits_page_counts_the_hands_as_the_runs_hands_column_does(tmp_path
             "forfeit as the run recorded.") in result.output
 
 
+_ENDS_ITS_PROCESS = "tests/bots/ends_its_process.py:EndsQuietly"
+
+
+def _run_of_one_game_ending_its_process(tmp_path):
+    """A run of one game, forfeited by a strategy that ends its worker's process."""
+    run = tmp_path / "run"
+    played = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
+                                       "-s", _ENDS_ITS_PROCESS, "-s", "greedy", "--on-error", "forfeit"])
+    assert played.exit_code == 0, played.output
+    return run
+
+
 @pytest.mark.timeout(90)
 def test_a_strategy_that_ends_its_process_while_a_replay_s_page_is_recorded_is_named_in_one_line(tmp_path):
     # The page was recorded in the command's own process: os._exit(0) ended replay --html with exit code 0, no page
     # and no word, and what the strategy printed ran over the terminal.
-    spec = "tests/bots/ends_its_process.py:EndsQuietly"
-    run = tmp_path / "run"
-    played = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
-                                       "-s", spec, "-s", "greedy", "--on-error", "forfeit"])
-    assert played.exit_code == 0, played.output
+    spec, run = _ENDS_ITS_PROCESS, _run_of_one_game_ending_its_process(tmp_path)
     page = tmp_path / "game.html"
     result = subprocess.run([sys.executable, "-m", "canasta_sim", "replay", str(run), "0", "--html", str(page)],
                             capture_output=True, text=True, timeout=60, cwd=ROOT)
@@ -275,11 +283,7 @@ def test_a_replays_forfeit_at_another_seat_than_the_runs_is_refused():
 def test_a_replays_page_from_before_is_not_left_where_a_replay_whose_process_died_wrote_none(tmp_path):
     # The one-line error said there was nothing to show, and an older page stayed at the path, read as this game's.
     # FILE is relative to where the command is typed, not to where the run started (the replay starts its bots there).
-    spec = "tests/bots/ends_its_process.py:EndsQuietly"
-    run = tmp_path / "run"
-    played = CliRunner().invoke(main, ["run", "--games", "1", "--seed", "4", "--workers", "1", "-q", "--out", str(run),
-                                       "-s", spec, "-s", "greedy", "--on-error", "forfeit"])
-    assert played.exit_code == 0, played.output
+    run = _run_of_one_game_ending_its_process(tmp_path)
     (tmp_path / "game.html").write_text("<p>an older game</p>")
     result = subprocess.run([sys.executable, "-m", "canasta_sim", "replay", str(run), "0", "--html", "game.html"],
                             capture_output=True, text=True, timeout=60, cwd=tmp_path)
