@@ -517,7 +517,8 @@ worker_logging = _worker_logging
 
 STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
 """The signals that stop a run as Ctrl-C does.  SIGHUP is a closed terminal (or ssh session): it killed the run where
-it stood, the games of the chunks in play lost and ``run.json`` saying "running" for ever.  Workers ignore them all: the
+it stood, the games of the chunks in play lost and ``run.json`` saying "running" for ever; a run started under
+``nohup`` (SIGHUP ignored) keeps it ignored.  Workers ignore them all: the
 terminal sends them to the whole group, and they are the parent's to act on."""
 
 
@@ -530,6 +531,9 @@ def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
         yield state
         return
     previous = {number: signal.getsignal(number) for number in STOPPING_SIGNALS}
+    if previous.get(getattr(signal, "SIGHUP", None)) is signal.SIG_IGN:
+        # Started under nohup, which asks that a closed terminal not stop the run.
+        del previous[signal.SIGHUP]
 
     def on_signal(number, frame) -> None:
         state["interrupted"] = True

@@ -68,12 +68,14 @@ def reference(tmp_path_factory, bots) -> Path:
     return out
 
 
-def start_run(out: Path, bots: Path) -> subprocess.Popen:
+def start_run(out: Path, bots: Path, ignoring_sighup: bool = False) -> subprocess.Popen:
     command = [sys.executable, "-c", "from canasta_sim.cli import main; main()", "run", *KILL_RUN,
                "-s", f"{bots}/slow.py:Slow", "-s", "random", "--workers", "2", "--out", str(out)]
     environment = {**os.environ, "CANASTA_TEST_DELAY": "0.02"}
+    # As nohup starts it: SIGHUP ignored from the start, in the process and the workers it forks.
+    ignore_sighup = (lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if ignoring_sighup else None
     return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, text=True)
+                            start_new_session=True, text=True, preexec_fn=ignore_sighup)
 
 
 def wait_for_parts(out: Path, count: int, process: subprocess.Popen) -> None:
@@ -282,6 +284,20 @@ def test_sigterm_or_sighup_to_the_run_s_whole_process_group_stops_it_as_ctrl_c_d
     assert "Interrupted" in stderr and "Traceback" not in stderr and "died" not in stderr
     assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
     assert invoke("--resume", str(out), "--workers", "1", "-q").exit_code == 0
+    assert_same_tables(out, reference)
+
+
+@pytest.mark.timeout(180)
+def test_a_run_started_under_nohup_plays_on_when_its_terminal_closes(tmp_path, bots, reference):
+    # SIGHUP, once it stopped a run as SIGTERM does, was taken over from nohup, which had set it to be ignored: closing
+    # the terminal of `nohup canasta-sim run ... &` stopped the very run nohup was there to keep going.
+    out = tmp_path / "run"
+    process = start_run(out, bots, ignoring_sighup=True)
+    wait_for_parts(out, 3, process)
+    os.killpg(process.pid, signal.SIGHUP)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 0, stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "complete"
     assert_same_tables(out, reference)
 
 
