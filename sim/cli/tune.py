@@ -99,13 +99,17 @@ def _now() -> str:
 
 
 def _default_out() -> Path:
+    """``results/tune-<date-time>``, made now (or the next free ``-2``, ``-3``...): only looked for, the same folder was
+    chosen by tunings started in the same second, and the second one refused."""
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path("results") / f"tune-{stamp}"
-    suffix = 2
-    while path.exists():
-        path = Path("results") / f"tune-{stamp}-{suffix}"
-        suffix += 1
-    return path
+    path, suffix = Path("results") / f"tune-{stamp}", 2
+    while True:
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:
+            path = Path("results") / f"tune-{stamp}-{suffix}"
+            suffix += 1
 
 
 def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int | None = None) -> str:

@@ -390,3 +390,23 @@ def test_a_tuning_out_under_a_file_is_one_line(tmp_path):
                                        "--games-per-iteration", "4", "--out", str(out)])
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert result.output == f"Error: '{out}' cannot be created: Not a directory\n"
+
+
+def test_tunings_started_in_the_same_second_with_no_out_each_get_a_folder_of_their_own(tmp_path, monkeypatch):
+    # results/tune-<date-time> was only looked for when chosen: a tuning started in the same second chose it too, and
+    # was then refused as the folder's second writer.
+    import datetime
+    import types
+
+    from canasta_sim.cli import tune as tune_module
+
+    class Frozen(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return cls(2026, 12, 6, 22, 40, 0)
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(tune_module, "datetime", types.SimpleNamespace(datetime=Frozen))
+    first, second = tune_module._default_out(), tune_module._default_out()
+    assert (first, second) == (Path("results/tune-20261206-224000"), Path("results/tune-20261206-224000-2"))
+    assert first.is_dir() and second.is_dir()
