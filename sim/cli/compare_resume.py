@@ -18,9 +18,11 @@ from typing import Any
 import click
 import pyarrow.compute as pc
 
+from canasta_sim.cli.continuing import check_versions
 from canasta_sim.cli.options import fail, is_standard_output
 from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit, started_elsewhere
 from canasta_sim.errors import CanastaError
+from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.matchmaking import first_spec_side
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, settings_from_manifest
 from canasta_sim.runs.sprt import ResultCounts, Sprt
@@ -114,6 +116,8 @@ def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> R
         if log_file is not None and not is_standard_output(log_file):
             log_file = log_file.absolute()
         ctx.with_resource(contextlib.chdir(started))
+    # Games of another engine, or of a strategy whose version changed, would be counted with the saved ones.
+    check_versions(manifest, [load_strategy(entry[key]) for key in ("new", "baseline")], directory.path)
     point = ResumePoint(directory, manifest, entry, settings, 0, ResultCounts(), 0.0, None, 0, log_file)
     _count_again(point, test)
     return point

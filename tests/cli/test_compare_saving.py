@@ -84,6 +84,31 @@ def killed_copy(saved_comparison, tmp_path, games_kept_of_chunk_2: int):
     return killed
 
 
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("changed", ["label", "engine"])
+def test_a_compare_resume_after_a_strategy_or_the_engine_changed_is_refused_as_run_resume_refuses_it(
+        saved_comparison, tmp_path, monkeypatch, changed):
+    from canasta_sim.cli import compare
+
+    # compare --resume played on with the strategies and the engine of today, whatever the saved games were played
+    # with: one test counted games of two versions, where run --resume refuses such a run.
+    killed = killed_copy(saved_comparison, tmp_path, 6)
+    manifest = json.loads((killed / "run.json").read_text())
+    if changed == "label":
+        manifest["strategies"][0]["label"] = "greedy@1"
+        expected = f"{killed}: the run was made with greedy@1 but 'greedy' is now greedy@2; start a new run"
+    else:
+        manifest["engine_version"] = "2"
+        expected = f"{killed}: the run was made with engine version 2, this is version 3"
+    (killed / "run.json").write_text(json.dumps(manifest))
+    monkeypatch.setattr(compare, "SAVED_CHUNK_GAMES", 20)
+    result = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])
+    assert result.exit_code == 2, result.output
+    assert expected in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert sorted(path.name for path in (killed / "games").iterdir()) == [
+        f"part-{number:06d}.parquet" for number in range(3)]
+
+
 @pytest.mark.timeout(180)
 def test_a_killed_compare_resumed_ends_with_the_verdict_and_tables_of_one_never_stopped(saved_comparison, tmp_path,
                                                                                      monkeypatch):
