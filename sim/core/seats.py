@@ -317,9 +317,9 @@ class Seats:
             self.called = 0
         index = seat
         before = state.red_threes[index]
-        if self.guarded and self.clock is not None and self.side_bits[seat] and self.timed[seat]:
+        if self.guarded and self.clock is not None and self.side_bits[seat]:
             move = self._apply_in_time(state, seat, decision, move)
-        else:  # a built-in strategy's move, a proxy's (the engine's own record, read from its text), or no clock
+        else:  # canasta-sim's own strategy's move (a proxy's: the engine's own record, read from its text), or no clock
             move = self._read_move(state, seat, decision, move)
         if self.guarded:
             self.fingerprint.after_move(seat)
