@@ -73,7 +73,7 @@ from canasta_sim.runs.runner import (
     describe_strategy,
     settings_from_manifest,
 )
-from canasta_sim.runs.storage import RunDirectory, read_part
+from canasta_sim.runs.storage import RunDirectory, made_new_folder, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
@@ -114,14 +114,7 @@ def _reached_and_claimed(play_chunks: ChunkRunner, settings: RunSettings, direct
     folder, their games mixed in one run."""
     with cluster_reached(play_chunks, settings, directory):
         if default:
-            stem, suffix = directory.path, 2
-            while True:
-                try:
-                    directory.path.mkdir(parents=True)
-                    break
-                except FileExistsError:
-                    directory = RunDirectory(stem.with_name(f"{stem.name}-{suffix}"))
-                    suffix += 1
+            directory = RunDirectory(made_new_folder(directory.path))
         with directory.claimed():
             yield directory
 

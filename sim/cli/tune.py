@@ -63,7 +63,7 @@ from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.interleave import games_at_once_cap
-from canasta_sim.runs.storage import claimed_directory
+from canasta_sim.runs.storage import claimed_directory, made_new_folder
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
     TuningDirectory,
@@ -99,17 +99,8 @@ def _now() -> str:
 
 
 def _default_out() -> Path:
-    """``results/tune-<date-time>``, made now (or the next free ``-2``, ``-3``...): only looked for, the same folder was
-    chosen by tunings started in the same second, and the second one refused."""
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    path, suffix = Path("results") / f"tune-{stamp}", 2
-    while True:
-        try:
-            path.mkdir(parents=True)
-            return path
-        except FileExistsError:
-            path = Path("results") / f"tune-{stamp}-{suffix}"
-            suffix += 1
+    """``results/tune-<date-time>``, made now (:func:`~canasta_sim.runs.storage.made_new_folder`)."""
+    return made_new_folder(Path("results") / f"tune-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
 
 def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int | None = None) -> str:

@@ -47,6 +47,7 @@ __all__ = [
     "RunDirectory",
     "RunDirectoryError",
     "claimed_directory",
+    "made_new_folder",
     "malformed_entry",
     "parquet_path",
     "read_part",
@@ -148,6 +149,22 @@ def parquet_path(path: Path) -> Path:
     """``path`` as pyarrow must be given a local file: absolute, since it reads a relative path with a ``:`` in it
     (``--out a:b``) as a URI and fails on its scheme."""
     return Path(path).absolute()
+
+
+def made_new_folder(path: Path) -> Path:
+    """Make the folder ``path``, or, when it is there, the next free ``path-2``, ``path-3``...; return the one made.
+
+    A default output folder (``results/<date-time>``) is made when it is chosen, never only looked for: commands
+    started in the same second chose the same folder and mixed their games in it, or the second was refused.
+    """
+    made, suffix = path, 2
+    while True:
+        try:
+            made.mkdir(parents=True)
+            return made
+        except FileExistsError:
+            made = path.with_name(f"{path.name}-{suffix}")
+            suffix += 1
 
 
 @contextlib.contextmanager
