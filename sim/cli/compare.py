@@ -34,7 +34,7 @@ import click
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from canasta_sim.cli.compare_resume import ResumePoint, resume_point
+from canasta_sim.cli.compare_resume import ResumePoint, loaded_labels, resume_point
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
@@ -503,8 +503,9 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     try:
         rules = point.settings.rules if point is not None else Rules.from_options(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)
-        # Loaded here to fail in one line rather than in every worker, and to print name@version.
-        labels = [load_strategy(spec).label for spec in (new, old)]
+        # Loaded here to fail in one line rather than in every worker, to print name@version, and on a resume to
+        # refuse other versions.
+        labels = loaded_labels((new, old), point)
     except CanastaError as error:
         raise fail(str(error)) from None
     duplicate = not no_duplicate

@@ -28,7 +28,7 @@ from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, settings_from
 from canasta_sim.runs.sprt import ResultCounts, Sprt
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, malformed_entry, whole_entry
 
-__all__ = ["FIXED_OPTIONS", "ResumePoint", "resume_point"]
+__all__ = ["FIXED_OPTIONS", "ResumePoint", "loaded_labels", "resume_point"]
 
 FIXED_OPTIONS = ("new", "old", "elo0", "elo1", "alpha", "beta", "max_games", "seed", "rule_options", "no_duplicate",
                  "isolate", "time_limit", "out")
@@ -67,6 +67,20 @@ class ResumePoint:
             return (recorded_memory_limit if name == "memory_limit" else recorded_games_at_once)(self.manifest, where)
         except CanastaError as error:
             raise fail(f"--resume: {error}") from None
+
+
+def loaded_labels(specs: tuple[str, str], point: ResumePoint | None) -> list[str]:
+    """Load NEW and OLD once, as the comparison will play them, and return their ``name@version`` labels; on a resume
+    (``point``), refuse a comparison made by another engine version or with a strategy whose version has changed
+    since, as ``run --resume`` refuses such a run: games of two versions would be counted in one test.
+
+    :raises StrategyLoadError: for a spec that does not load.
+    :raises click.UsageError: in one line, for a resumed comparison of other versions.
+    """
+    loaded = [load_strategy(spec) for spec in specs]
+    if point is not None:
+        check_versions(point.manifest, loaded, point.directory.path)
+    return [strategy.label for strategy in loaded]
 
 
 def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> ResumePoint:
@@ -116,8 +130,6 @@ def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> R
         if log_file is not None and not is_standard_output(log_file):
             log_file = log_file.absolute()
         ctx.with_resource(contextlib.chdir(started))
-    # Games of another engine, or of a strategy whose version changed, would be counted with the saved ones.
-    check_versions(manifest, [load_strategy(entry[key]) for key in ("new", "baseline")], directory.path)
     point = ResumePoint(directory, manifest, entry, settings, 0, ResultCounts(), 0.0, None, 0, log_file)
     _count_again(point, test)
     return point
