@@ -359,17 +359,19 @@ def hand_scores(run: LoadedRun | ChartData) -> Figure:
             scores = np.array(sorted(counts), dtype=np.int64)
             hands = np.array([counts[score] for score in sorted(counts)], dtype=np.int64)
             total = int(hands.sum())
+            mean = int((scores * hands).sum()) / total
             # Each score once, weighted by its share of the team-hands: the bars the scores one by one would give.
             axes.hist(np.clip(scores, bins[0], bins[-1] - 1), bins=bins, weights=hands * (100 / total),
                       histtype="step", linewidth=1.8, color=colours[label],
-                      label=f"{label}: mean {int((scores * hands).sum()) / total:+z.0f}, n={total} team-hands")
+                      label=f"{label}: mean {mean:+z.0f}, n={total} team-hands")
             low_tenth, median, high_tenth = quantiles(counts, [0.1, 0.5, 0.9])
-            spoken.append(f"{label}: mean {int((scores * hands).sum()) / total:+z.0f} points, median {median:+z.0f}, "
+            spoken.append(f"{label}: mean {mean:+z.0f} points, median {median:+z.0f}, "
                           f"the middle 80% from {low_tenth:+z.0f} to {high_tenth:+z.0f} ({total} team-hands)")
     axes.set_xlabel("hand score, points (bins of 100; extremes folded into the end bins)")
     axes.set_ylabel("% of team-hands")
-    _title(axes, f"Hand scores: {_matchup(data)}")
-    say(figure, f"Hand scores: {_matchup(data)}", "; ".join(spoken) or f"nothing to draw: {_NO_HAND}")
+    title = f"Hand scores: {_matchup(data)}"
+    _title(axes, title)
+    say(figure, title, "; ".join(spoken) or f"nothing to draw: {_NO_HAND}")
     if not every:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
