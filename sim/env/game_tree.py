@@ -33,7 +33,7 @@ from collections.abc import Callable
 from canasta_sim.core.cards import CARD_KIND, DECK_COUNTS, KIND_COUNT, KIND_NAMES, kind_plural
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.moves import DRAW, Answer, Draw, TakePile
-from canasta_sim.core.phases import ANSWER
+from canasta_sim.core.phases import ACQUIRE, ANSWER
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.search import PublicMemory, SearchError, sample_world
 from canasta_sim.core.state import MAX_TURNS_PER_HAND, HandState
@@ -331,8 +331,11 @@ def sample_position(view: SeatView, memory: PublicMemory, rng: random.Random, *,
     :raises SearchError: when :data:`SAMPLE_TRIES` worlds in a row could not go out.
     """
     state_seat = view.seat_to_move
+    # The memory's ask is its turn's: at the next seat's acquire it still tells of the turn before, whose asker the
+    # ask bound, not the seat to move now.
+    asked_this_turn = memory.asked and memory.turn_seat == state_seat and view.phase != ACQUIRE
     needs_out = (view.rules.ask_partner_yes_forces_out and state_seat != view.seat and view.partner_answer is not False
-                 and (view.phase == ANSWER or memory.asked))
+                 and (view.phase == ANSWER or asked_this_turn))
     for _ in range(SAMPLE_TRIES):
         world = sample_world(view, memory, rng)
         world.must_stop = must_stop

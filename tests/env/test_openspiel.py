@@ -377,6 +377,32 @@ def test_a_partner_asked_to_let_its_side_go_out_samples_only_worlds_where_the_as
     assert found >= 3
 
 
+@pytest.mark.timeout(60)
+def test_a_seat_not_to_move_resamples_at_the_acquire_after_a_turn_whose_ask_heard_no():
+    """R12.5: an ask binds its asker's turn only.  At the next seat's acquire the table's memory still held the
+    ask, so resampling for any seat but the one to move looked for worlds in which the seat to move could go out
+    as it acquired, found none, and raised SearchError."""
+    from canasta_sim.env.driver import ACQUIRE_DECISION
+
+    game = pyspiel.load_game("canasta_sim", {"ask_partner": "mandatory", "target_score": 300})
+    rng = random.Random(0)
+    found = 0
+    while found < 2:
+        state = game.new_initial_state()
+        while not state.is_terminal() and found < 2:
+            if state.is_chance_node():
+                _play_chance(state, rng)
+                continue
+            tree = state.tree
+            turn = tree.public_log[-3:]
+            if tree.decision == ACQUIRE_DECISION and len(turn) == 3 and turn[1].endswith(" answer no"):
+                found += 1
+                for player in range(4):
+                    world = state.resample_from_infostate(player, rng.random)
+                    assert world.information_state_string(player) == state.information_state_string(player)
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
 @pytest.mark.timeout(120)
 def test_ismcts_answers_as_expert_when_no_world_bears_out_the_partners_ask(monkeypatch):
     """When sampling cannot find a world consistent with the ask (R12.5), the seat answers as expert."""
