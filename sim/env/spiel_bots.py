@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import numbers
 import random
 from typing import Any, ClassVar
@@ -126,9 +127,10 @@ def _mcts_parameters(target: str, given: dict[str, str]) -> dict[str, Any]:
     except ValueError:
         raise StrategyLoadError(f"strategy '{target}': simulations and rollouts take whole numbers, uct_c a number; "
                                 f"got {', '.join(f'{key}={value}' for key, value in given.items())}") from None
-    if parameters["simulations"] < 1 or parameters["rollouts"] < 1 or not parameters["uct_c"] >= 0:
-        raise StrategyLoadError(f"strategy '{target}': simulations and rollouts must be at least 1 and uct_c 0 or "
-                                f"more; got simulations={parameters['simulations']}, "
+    uct_c = parameters["uct_c"]
+    if parameters["simulations"] < 1 or parameters["rollouts"] < 1 or not (uct_c >= 0 and math.isfinite(uct_c)):
+        raise StrategyLoadError(f"strategy '{target}': simulations and rollouts must be at least 1 and uct_c a finite "
+                                f"number 0 or more; got simulations={parameters['simulations']}, "
                                 f"rollouts={parameters['rollouts']}, uct_c={parameters['uct_c']}")
     if parameters["playout"] not in PLAYOUTS:
         raise StrategyLoadError(f"strategy '{target}' parameter playout={parameters['playout']!r} is not accepted; "

@@ -93,6 +93,8 @@ def test_a_bot_in_a_file_plays_and_its_wrong_answers_are_its_seats_failures(tmp_
     ("openspiel:random:depth=2", "takes no parameter but sees"),
     ("openspiel:mcts:depth=2", "has no parameter 'depth'"),
     ("openspiel:mcts:simulations=0", "simulations and rollouts must be at least 1"),
+    ("openspiel:mcts:uct_c=inf", r"uct_c a finite number 0 or more; .*uct_c=inf"),
+    ("openspiel:mcts:uct_c=nan", r"uct_c a finite number 0 or more; .*uct_c=nan"),
     ("openspiel:mcts:simulations=many", "take whole numbers"),
     ("openspiel:mcts:playout=minimax", "playout='minimax' is not accepted"),
     ("openspiel:alphazero", "names no bot"),
