@@ -112,7 +112,12 @@ class GameTree(GameDriver):
         return self.choosing_dealer or self.pending_hand > 0
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """``(action, probability)`` of each chance action now: a seat, or a card kind to deal next."""
+        """``(action, probability)`` of each chance action now: a seat, or a card kind to deal next.
+
+        :raises ValueError: at a decision or the game's end, which no chance action follows."""
+        if not self.is_chance:
+            due = "the game is over" if self.is_over else f"seat {self.actor} decides"
+            raise ValueError(f"no chance action is due: {due}; chance_outcomes is for chance nodes (is_chance_node())")
         if self.choosing_dealer:
             return [(seat, 0.25) for seat in range(4)]
         left = list(DECK_COUNTS)
@@ -218,6 +223,8 @@ class GameTree(GameDriver):
         seat is building a compound move that ``player`` cannot see, the copy is at the start of that
         decision.  During a deal, the cards dealt so far are drawn anew.
         """
+        if not 0 <= player < 4:
+            raise ValueError(f"resampling is for a seat 0-3, whose information state is kept; got {player!r}")
         other = self.copy()
         if self.choosing_dealer or self.is_over:
             return other

@@ -473,3 +473,20 @@ def test_a_chance_action_dealing_a_card_the_deck_has_no_more_of_names_it_in_word
         tree.apply(0)  # the four jokers
     with pytest.raises(ValueError, match="^all 4 jokers have been dealt$"):  # it read "every JK has been dealt"
         tree.apply(0)
+
+
+def test_chance_outcomes_are_refused_where_no_chance_action_is_due():
+    """At a decision, chance_outcomes gave the full deck's deal (a card kind each, 1/27 for a joker): a distribution
+    no chance node has there, which a search calling it unguarded would sample from."""
+    state, _ = _random_decision_state(1, 0)
+    with pytest.raises(ValueError, match=f"^no chance action is due: seat {state.current_player()} decides; "):
+        state.chance_outcomes()
+
+
+def test_resampling_for_no_seat_is_refused_in_one_line():
+    """A player that is no seat 0-3 (OpenSpiel's chance player -1, say) raised SearchError about unseen cards, or
+    IndexError."""
+    state, rng = _random_decision_state(1, 3)
+    for player in (-1, 4):
+        with pytest.raises(ValueError, match=f"^resampling is for a seat 0-3, .*; got {player}$"):
+            state.resample_from_infostate(player, rng.random)
