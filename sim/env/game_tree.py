@@ -44,8 +44,8 @@ from canasta_sim.env.encoding import DecisionOptions
 from canasta_sim.strategies.pimc import match_value
 
 __all__ = [
-    "DECK_SIZE", "GameTree", "SAMPLE_TRIES", "SCOPES", "event_text", "hand_text", "max_game_length", "receipt_text",
-    "sample_position",
+    "DECK_SIZE", "GameTree", "SAMPLE_TRIES", "SCOPES", "deal_text", "event_text", "hand_text", "max_game_length",
+    "receipt_text", "sample_position",
 ]
 
 SCOPES = ("game", "hand")
@@ -63,6 +63,13 @@ one meld group per card held at most, done, discard."""
 def max_game_length(max_hands: int) -> int:
     """An upper bound on the actions of a game of at most ``max_hands`` hands, chance actions included."""
     return 1 + max_hands * (DECK_SIZE + MAX_TURNS_PER_HAND * _ACTIONS_PER_TURN)
+
+
+def deal_text(view: SeatView) -> str:
+    """The first line of the public record: what the table sees at the deal, the pile turned up (bottom first, with
+    the cards turned over a wild card or red 3, R3.3) and each seat's red 3s laid then (R4.1)."""
+    return (f"pile {' '.join(KIND_NAMES[kind] for kind in view.pile)}; "
+            f"red 3s {' '.join(str(count) for count in view.red_threes)}")
 
 
 def event_text(event: PublicEvent) -> str:
@@ -308,7 +315,7 @@ class GameTree(GameDriver):
         self.deck = []
         self._set_state(state, self.totals)
         self.memory = PublicMemory(self.views[0])
-        self.public_log = []
+        self.public_log = [deal_text(self.views[0])]
         self.private_logs = [[f"dealt {hand_text(state.hands[seat])}"] for seat in range(4)]
         self.decision = ACQUIRE_DECISION
 

@@ -20,8 +20,8 @@ pimc's estimate of the chance of winning the game from the totals it leads to, a
 Observations: ``observation_tensor`` is the PettingZoo observation vector (211 entries, all 0 while a
 deal is under way); ``information_state_tensor`` adds what the table has seen of each seat's hand
 (cards it is known to hold, ranks it avoids: 120 entries); ``information_state_string`` is the seat's
-whole record of the hand (public moves, its own cards dealt and drawn, its choices in a compound
-move); ``observation_string`` the observation vector's fields as text.  The public observer
+whole record of the hand (the deal's pile and red 3s, public moves, its own cards dealt and drawn, its
+choices in a compound move); ``observation_string`` the observation vector's fields as text.  The public observer
 (``pyspiel.IIGObservationType(perfect_recall=..., public_info=True, private_info=pyspiel.PrivateInfoType.NONE)``,
 through ``open_spiel.python.observation.make_observation``) gives what every seat may know
 (:mod:`canasta_sim.env.public`), the same for every player.  ``resample_from_infostate``

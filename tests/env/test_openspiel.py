@@ -490,3 +490,35 @@ def test_resampling_for_no_seat_is_refused_in_one_line():
     for player in (-1, 4):
         with pytest.raises(ValueError, match=f"^resampling is for a seat 0-3, .*; got {player}$"):
             state.resample_from_infostate(player, rng.random)
+
+
+def _dealt_by_seat_0(kinds):
+    state = pyspiel.load_game("canasta_sim", SHORT).new_initial_state()
+    for action in (0, *kinds):  # the first dealer, then the deck from its top
+        state.apply_action(action)
+    return state
+
+
+@pytest.mark.timeout(30)
+def test_a_seats_record_tells_deals_apart_by_their_upcard_and_red_threes_laid():
+    """R3.3, R4.1: the upcard and the red 3s laid at the deal are public, but the information state strings (and the
+    public record) began with the seat's own cards: deals differing only there gave seat 1 one string, two
+    information sets merged for anything keyed by the string, though the observations differ."""
+    from canasta_sim.core.cards import DECK_COUNTS, RED_THREE
+
+    rest = [kind for kind, count in enumerate(DECK_COUNTS) for _ in range(count) if kind != RED_THREE]
+    rest.remove(5)
+    rest.remove(9)
+    random.Random(0).shuffle(rest)  # 102 cards: the four hands' 44 first, no red 3 among them
+    upcard_5 = _dealt_by_seat_0([*rest[:44], 5, 9, *rest[44:], *[RED_THREE] * 4])
+    upcard_9 = _dealt_by_seat_0([*rest[:44], 9, 5, *rest[44:], *[RED_THREE] * 4])
+    seat_3_red = list(rest[:44])
+    seat_3_red[2] = RED_THREE  # the dealer's left gets the first card: index 2 is seat 3's
+    red_three = _dealt_by_seat_0([*seat_3_red, 5, 9, *rest[44:], rest[2], *[RED_THREE] * 3])
+    assert upcard_5.current_player() == red_three.current_player() == 1
+    for other in (upcard_9, red_three):
+        assert other.observation_tensor(1) != upcard_5.observation_tensor(1)
+        assert other.information_state_string(1) != upcard_5.information_state_string(1)
+        assert other.tree.public_information() != upcard_5.tree.public_information()
+    assert "\npile 5; red 3s 0 0 0 0\n" in upcard_5.information_state_string(1)
+    assert "\npile 5; red 3s 0 0 0 1\n" in red_three.information_state_string(1)
