@@ -31,6 +31,7 @@ Needs OpenSpiel (the ``openspiel`` extra (``pip install '.[openspiel]'`` in a ch
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 import math
 import numbers
@@ -159,7 +160,23 @@ def _factory(target: str, given: dict[str, str]):
     if not callable(factory):
         raise StrategyLoadError(f"strategy spec 'openspiel:{target}': {module_part!r} has no callable {name!r}; "
                                 "give a function NAME(game, player, random_state, **parameters) returning the bot")
+    _check_call(target, name, factory, given)
     return functools.partial(factory, **given) if given else factory
+
+
+def _check_call(target: str, name: str, factory, given: dict[str, str]) -> None:
+    """Refuse, at load, a factory the seat could not call with the spec's parameters: it is called only at the seat's
+    first decision, where a parameter it does not take would stop the run as the seat's failure."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a callable Python cannot describe: its first call will tell
+        return
+    try:
+        signature.bind(None, 0, None, **given)
+    except TypeError as error:
+        call = ", ".join(["game", "player", "random_state", *(f"{key}={value!r}" for key, value in given.items())])
+        raise StrategyLoadError(f"strategy spec 'openspiel:{target}': {name}{signature} cannot be called as "
+                                f"{name}({call}): {error}") from None
 
 
 @functools.cache
