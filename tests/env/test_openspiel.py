@@ -522,3 +522,23 @@ def test_a_seats_record_tells_deals_apart_by_their_upcard_and_red_threes_laid():
         assert other.tree.public_information() != upcard_5.tree.public_information()
     assert "\npile 5; red 3s 0 0 0 0\n" in upcard_5.information_state_string(1)
     assert "\npile 5; red 3s 0 0 0 1\n" in red_three.information_state_string(1)
+
+
+@pytest.mark.timeout(60)
+def test_openspiels_evaluate_bots_plays_its_python_mcts_bot_and_refuses_its_ismcts_bot():
+    """docs/env.md said neither Python bot had restart_at, which evaluate_bots calls first; MCTSBot has one (open_spiel
+    2.0.2), and evaluate_bots plays it on the game; ISMCTSBot has none."""
+    from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
+    from open_spiel.python.bots.uniform_random import UniformRandomBot
+
+    game = pyspiel.load_game("canasta_sim", {"scope": "hand"})
+    rng = np.random.RandomState(0)
+    others = [UniformRandomBot(seat, rng) for seat in (1, 2, 3)]
+    evaluator = mcts.RandomRolloutEvaluator(1, rng)
+    if "restart_at" in vars(mcts.MCTSBot):  # older open_spiel, which the extra allows, lacks it
+        searcher = mcts.MCTSBot(game, 1.4, 2, evaluator, random_state=rng)
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), [searcher, *others], rng)
+        assert returns[0] == -returns[1] and -1 <= returns[0] <= 1
+    searcher = ismcts.ISMCTSBot(game, evaluator, 1.0, 2, random_state=rng)
+    with pytest.raises(pyspiel.SpielError, match=r"RestartAt\(state\) not implemented"):
+        evaluate_bots.evaluate_bots(game.new_initial_state(), [searcher, *others], rng)
