@@ -194,6 +194,20 @@ class GameTree(GameDriver):
                 lines.append("chosen " + " ".join(str(action) for action in self.prefix))
         return "\n".join(lines)
 
+    def private_information(self, player: int) -> str:
+        """``player``'s private record of the hand as text: what :meth:`information` holds that no other seat knows, its
+        own cards dealt and drawn, its offer to ask (R12.5) and its choices of a compound move so far."""
+        lines = [f"seat {player}"]
+        if self.pending_hand or self.state is None:
+            return "\n".join(lines)
+        lines.extend(self.private_logs[player])
+        if self.decision is not None and self.actor == player:
+            if self.decision == ASK_DECISION:
+                lines.append(f"{ASK_DECISION} by {player}")
+            if self.prefix:
+                lines.append("chosen " + " ".join(str(action) for action in self.prefix))
+        return "\n".join(lines)
+
     def public_information(self) -> str:
         """The public record of the game as text: what every seat knows, :meth:`information` without any seat's
         own cards and choices, the decision due shown as the table sees it."""
