@@ -103,6 +103,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
+    provides_factored_observation_string=True,  # the public and the private observers
     parameter_specification=_PARAMETERS,
 )
 

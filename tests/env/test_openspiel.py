@@ -53,6 +53,7 @@ def test_the_game_declares_its_type_and_parameters():
     kind = game.get_type()
     assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert kind.provides_factored_observation_string  # the public and private observers (test_openspiel_public.py)
     assert (game.num_players(), game.num_distinct_actions()) == (4, 5647)
     assert game.rules.target_score == 3000 and game.rules.ask_partner == "off"
     assert (game.observation_tensor_size(), game.information_state_tensor_size()) == (211, 331)
