@@ -33,7 +33,7 @@ from collections.abc import Callable
 from canasta_sim.core.cards import CARD_KIND, DECK_COUNTS, KIND_COUNT, KIND_NAMES, kind_plural
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.moves import DRAW, Answer, Draw, TakePile
-from canasta_sim.core.phases import ANSWER
+from canasta_sim.core.phases import ACQUIRE, ANSWER
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.search import PublicMemory, SearchError, sample_world
 from canasta_sim.core.state import MAX_TURNS_PER_HAND, HandState
@@ -44,8 +44,8 @@ from canasta_sim.env.encoding import DecisionOptions
 from canasta_sim.strategies.pimc import match_value
 
 __all__ = [
-    "DECK_SIZE", "GameTree", "SAMPLE_TRIES", "SCOPES", "event_text", "hand_text", "max_game_length", "receipt_text",
-    "sample_position",
+    "DECK_SIZE", "GameTree", "SAMPLE_TRIES", "SCOPES", "deal_text", "event_text", "hand_text", "max_game_length",
+    "receipt_text", "sample_position",
 ]
 
 SCOPES = ("game", "hand")
@@ -63,6 +63,13 @@ one meld group per card held at most, done, discard."""
 def max_game_length(max_hands: int) -> int:
     """An upper bound on the actions of a game of at most ``max_hands`` hands, chance actions included."""
     return 1 + max_hands * (DECK_SIZE + MAX_TURNS_PER_HAND * _ACTIONS_PER_TURN)
+
+
+def deal_text(view: SeatView) -> str:
+    """The first line of the public record: what the table sees at the deal, the pile turned up (bottom first, with
+    the cards turned over a wild card or red 3, R3.3) and each seat's red 3s laid then (R4.1)."""
+    return (f"pile {' '.join(KIND_NAMES[kind] for kind in view.pile)}; "
+            f"red 3s {' '.join(str(count) for count in view.red_threes)}")
 
 
 def event_text(event: PublicEvent) -> str:
@@ -112,7 +119,12 @@ class GameTree(GameDriver):
         return self.choosing_dealer or self.pending_hand > 0
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        """``(action, probability)`` of each chance action now: a seat, or a card kind to deal next."""
+        """``(action, probability)`` of each chance action now: a seat, or a card kind to deal next.
+
+        :raises ValueError: at a decision or the game's end, which no chance action follows."""
+        if not self.is_chance:
+            due = "the game is over" if self.is_over else f"seat {self.actor} decides"
+            raise ValueError(f"no chance action is due: {due}; chance_outcomes is for chance nodes (is_chance_node())")
         if self.choosing_dealer:
             return [(seat, 0.25) for seat in range(4)]
         left = list(DECK_COUNTS)
@@ -182,6 +194,20 @@ class GameTree(GameDriver):
                 lines.append("chosen " + " ".join(str(action) for action in self.prefix))
         return "\n".join(lines)
 
+    def private_information(self, player: int) -> str:
+        """``player``'s private record of the hand as text: what :meth:`information` holds that no other seat knows, its
+        own cards dealt and drawn, its offer to ask (R12.5) and its choices of a compound move so far."""
+        lines = [f"seat {player}"]
+        if self.pending_hand or self.state is None:
+            return "\n".join(lines)
+        lines.extend(self.private_logs[player])
+        if self.decision is not None and self.actor == player:
+            if self.decision == ASK_DECISION:
+                lines.append(f"{ASK_DECISION} by {player}")
+            if self.prefix:
+                lines.append("chosen " + " ".join(str(action) for action in self.prefix))
+        return "\n".join(lines)
+
     def public_information(self) -> str:
         """The public record of the game as text: what every seat knows, :meth:`information` without any seat's
         own cards and choices, the decision due shown as the table sees it."""
@@ -218,6 +244,8 @@ class GameTree(GameDriver):
         seat is building a compound move that ``player`` cannot see, the copy is at the start of that
         decision.  During a deal, the cards dealt so far are drawn anew.
         """
+        if not 0 <= player < 4:
+            raise ValueError(f"resampling is for a seat 0-3, whose information state is kept; got {player!r}")
         other = self.copy()
         if self.choosing_dealer or self.is_over:
             return other
@@ -301,7 +329,7 @@ class GameTree(GameDriver):
         self.deck = []
         self._set_state(state, self.totals)
         self.memory = PublicMemory(self.views[0])
-        self.public_log = []
+        self.public_log = [deal_text(self.views[0])]
         self.private_logs = [[f"dealt {hand_text(state.hands[seat])}"] for seat in range(4)]
         self.decision = ACQUIRE_DECISION
 
@@ -331,8 +359,11 @@ def sample_position(view: SeatView, memory: PublicMemory, rng: random.Random, *,
     :raises SearchError: when :data:`SAMPLE_TRIES` worlds in a row could not go out.
     """
     state_seat = view.seat_to_move
+    # The memory's ask is its turn's: at the next seat's acquire it still tells of the turn before, whose asker the
+    # ask bound, not the seat to move now.
+    asked_this_turn = memory.asked and memory.turn_seat == state_seat and view.phase != ACQUIRE
     needs_out = (view.rules.ask_partner_yes_forces_out and state_seat != view.seat and view.partner_answer is not False
-                 and (view.phase == ANSWER or memory.asked))
+                 and (view.phase == ANSWER or asked_this_turn))
     for _ in range(SAMPLE_TRIES):
         world = sample_world(view, memory, rng)
         world.must_stop = must_stop

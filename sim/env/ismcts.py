@@ -55,7 +55,7 @@ from canasta_sim.core.strategy import Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.env.driver import ACQUIRE_DECISION, ANSWER_DECISION, ASK_DECISION, DISCARD_DECISION, MELD_DECISION
 from canasta_sim.env.encoding import DecisionOptions, playable_actions
-from canasta_sim.env.game_tree import GameTree, event_text, hand_text, receipt_text, sample_position
+from canasta_sim.env.game_tree import GameTree, deal_text, event_text, hand_text, receipt_text, sample_position
 from canasta_sim.errors import StrategyLoadError, install_hint
 from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.pimc import match_value
@@ -199,7 +199,7 @@ class SeatSearch(Strategy):
         self._view = view
         self._expert.on_hand_start(view)
         self._memory = PublicMemory(view)
-        self._public = []
+        self._public = [deal_text(view)]
         self._hand = tuple(view.hand)
         self._private = [f"dealt {hand_text(self._hand)}"]
 

@@ -20,11 +20,12 @@ pimc's estimate of the chance of winning the game from the totals it leads to, a
 Observations: ``observation_tensor`` is the PettingZoo observation vector (211 entries, all 0 while a
 deal is under way); ``information_state_tensor`` adds what the table has seen of each seat's hand
 (cards it is known to hold, ranks it avoids: 120 entries); ``information_state_string`` is the seat's
-whole record of the hand (public moves, its own cards dealt and drawn, its choices in a compound
-move); ``observation_string`` the observation vector's fields as text.  The public observer
+whole record of the hand (the deal's pile and red 3s, public moves, its own cards dealt and drawn, its
+choices in a compound move); ``observation_string`` the observation vector's fields as text.  The public observer
 (``pyspiel.IIGObservationType(perfect_recall=..., public_info=True, private_info=pyspiel.PrivateInfoType.NONE)``,
 through ``open_spiel.python.observation.make_observation``) gives what every seat may know
-(:mod:`canasta_sim.env.public`), the same for every player.  ``resample_from_infostate``
+(:mod:`canasta_sim.env.public`), the same for every player; the private one (``public_info=False``,
+``private_info=SINGLE_PLAYER``) what the seat alone knows (:data:`PRIVATE_FIELDS`).  ``resample_from_infostate``
 deals the cards the seat cannot see anew (:func:`canasta_sim.core.search.sample_world`), so that
 OpenSpiel's IS-MCTS (``open_spiel.python.algorithms.ismcts``) can search it.  Needs
 the ``openspiel`` extra (``pip install '.[openspiel]'`` in a checkout).
@@ -37,7 +38,7 @@ import numpy as np
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT, KIND_NAMES
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.core.rules import DEFAULT_RULES, format_meld_table
-from canasta_sim.env.driver import as_rules, missing_extra
+from canasta_sim.env.driver import ASK_DECISION, as_rules, missing_extra
 
 try:  # an extra, not a core dependency
     import pyspiel
@@ -48,7 +49,8 @@ from canasta_sim.env.encoding import OBSERVATION_FIELDS, OBSERVATION_SIZE, obser
 from canasta_sim.env.game_tree import SCOPES, GameTree, max_game_length, rng_from_sampler
 from canasta_sim.env.public import PUBLIC_FIELDS, PUBLIC_OBSERVATION_SIZE, public_values
 
-__all__ = ["GAME_NAME", "CanastaGame", "CanastaState", "INFORMATION_STATE_SIZE", "PUBLIC_INFORMATION_SIZE"]
+__all__ = ["GAME_NAME", "CanastaGame", "CanastaState", "INFORMATION_STATE_SIZE", "PRIVATE_FIELDS",
+           "PRIVATE_OBSERVATION_SIZE", "PUBLIC_INFORMATION_SIZE"]
 
 GAME_NAME = "canasta_sim"
 _MEMORY_SIZE = 2 * 4 * KIND_COUNT
@@ -60,6 +62,16 @@ with a pair of it, since it last took the pile)."""
 PUBLIC_INFORMATION_SIZE = PUBLIC_OBSERVATION_SIZE + _MEMORY_SIZE
 """The public observation vector, then for each seat 0-3 the cards the table knows it holds by kind, then for each
 seat 0-3 the ranks it avoids: the public observer's tensor with ``perfect_recall``."""
+
+_FIELD_STARTS = {name: sum(field[1] for field in OBSERVATION_FIELDS[:index])
+                 for index, (name, *_) in enumerate(OBSERVATION_FIELDS)}
+PRIVATE_FIELDS = (
+    *(field for field in OBSERVATION_FIELDS if field[0] in ("hand", "pending_groups", "pending_take")),
+    ("offered_ask", 1, 0, 1, "1: this seat may ask its partner now (R12.5), which the table sees as its meld decision"),
+)
+"""The private observation's fields (name, length, low, high, meaning): what the seat knows and no other seat does,
+the observation vector's own hand and compound choices, and the offer to ask."""
+PRIVATE_OBSERVATION_SIZE = sum(field[1] for field in PRIVATE_FIELDS)
 
 _MELD_TABLE = "initial_meld_table"
 _SPIEL_SEPARATOR = ";"
@@ -91,6 +103,7 @@ _GAME_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
+    provides_factored_observation_string=True,  # the public and the private observers
     parameter_specification=_PARAMETERS,
 )
 
@@ -146,9 +159,12 @@ class CanastaGame(pyspiel.Game):
                 return _Observer(recall)
         if iig_obs_type is None:
             return _Observer(recall)
-        raise ValueError("the canasta_sim observer gives a seat's own view or the public one: public_info=True with "
-                         "private_info=SINGLE_PLAYER (a seat's) or NONE (public), perfect_recall True (the record) "
-                         "or False (the observation)")
+        if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            return _PrivateObserver(recall)
+        raise ValueError("the canasta_sim observer gives a seat's own view, the public one or a seat's private part: "
+                         "public_info=True with private_info=SINGLE_PLAYER (a seat's) or NONE (public), or "
+                         "public_info=False with private_info=SINGLE_PLAYER (private); perfect_recall True (the "
+                         "record) or False (the observation)")
 
 
 class _TreeSlot:
@@ -295,6 +311,45 @@ class _PublicObserver:
         if view is None:
             return f"public\n{tree.public_information().splitlines()[1]}"
         return "\n".join(["public", *_fields_text(PUBLIC_FIELDS, public_values(view, tree.decision))])
+
+
+class _PrivateObserver:
+    """A seat's private observation (``public_info=False``): its hand, its choices in a compound move and its offer to
+    ask, which with the public observation make up its own; with ``recall`` the string is its private record."""
+
+    def __init__(self, recall: bool) -> None:
+        self.recall = recall
+        self.tensor = np.zeros(PRIVATE_OBSERVATION_SIZE, np.float32)
+        self.dict = {}
+        start = 0
+        for name, length, *_ in PRIVATE_FIELDS:
+            self.dict[name] = self.tensor[start:start + length]
+            start += length
+
+    def set_from(self, state: CanastaState, player: int) -> None:
+        """Fill the tensor with ``player``'s private observation; all 0 while a deal is under way."""
+        self.tensor.fill(0)
+        values = _private_values(state.tree, player)
+        if values is not None:
+            self.tensor[:] = values
+
+    def string_from(self, state: CanastaState, player: int) -> str:
+        """``player``'s private record of the hand (``recall``) or its private observation's fields as text."""
+        tree = state.tree
+        if self.recall:
+            return tree.private_information(player)
+        values = _private_values(tree, player)
+        return "\n".join([f"seat {player}", *(_fields_text(PRIVATE_FIELDS, values) if values is not None else ())])
+
+
+def _private_values(tree: GameTree, player: int) -> list[int] | None:
+    view = tree.seat_view(player)
+    if view is None:
+        return None
+    values = _values(tree, view, player)
+    private = [value for name, length, *_ in PRIVATE_FIELDS[:-1]
+               for value in values[_FIELD_STARTS[name]:_FIELD_STARTS[name] + length]]
+    return [*private, int(tree.decision == ASK_DECISION and tree.actor == player)]
 
 
 def _observer_arrays(observation_size: int, recall: bool) -> tuple[np.ndarray, dict[str, np.ndarray]]:

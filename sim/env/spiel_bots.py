@@ -31,7 +31,9 @@ Needs OpenSpiel (the ``openspiel`` extra (``pip install '.[openspiel]'`` in a ch
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
+import math
 import numbers
 import random
 from typing import Any, ClassVar
@@ -126,9 +128,10 @@ def _mcts_parameters(target: str, given: dict[str, str]) -> dict[str, Any]:
     except ValueError:
         raise StrategyLoadError(f"strategy '{target}': simulations and rollouts take whole numbers, uct_c a number; "
                                 f"got {', '.join(f'{key}={value}' for key, value in given.items())}") from None
-    if parameters["simulations"] < 1 or parameters["rollouts"] < 1 or not parameters["uct_c"] >= 0:
-        raise StrategyLoadError(f"strategy '{target}': simulations and rollouts must be at least 1 and uct_c 0 or "
-                                f"more; got simulations={parameters['simulations']}, "
+    uct_c = parameters["uct_c"]
+    if parameters["simulations"] < 1 or parameters["rollouts"] < 1 or not (uct_c >= 0 and math.isfinite(uct_c)):
+        raise StrategyLoadError(f"strategy '{target}': simulations and rollouts must be at least 1 and uct_c a finite "
+                                f"number 0 or more; got simulations={parameters['simulations']}, "
                                 f"rollouts={parameters['rollouts']}, uct_c={parameters['uct_c']}")
     if parameters["playout"] not in PLAYOUTS:
         raise StrategyLoadError(f"strategy '{target}' parameter playout={parameters['playout']!r} is not accepted; "
@@ -157,7 +160,23 @@ def _factory(target: str, given: dict[str, str]):
     if not callable(factory):
         raise StrategyLoadError(f"strategy spec 'openspiel:{target}': {module_part!r} has no callable {name!r}; "
                                 "give a function NAME(game, player, random_state, **parameters) returning the bot")
+    _check_call(target, name, factory, given)
     return functools.partial(factory, **given) if given else factory
+
+
+def _check_call(target: str, name: str, factory, given: dict[str, str]) -> None:
+    """Refuse, at load, a factory the seat could not call with the spec's parameters: it is called only at the seat's
+    first decision, where a parameter it does not take would stop the run as the seat's failure."""
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):  # a callable Python cannot describe: its first call will tell
+        return
+    try:
+        signature.bind(None, 0, None, **given)
+    except TypeError as error:
+        call = ", ".join(["game", "player", "random_state", *(f"{key}={value!r}" for key, value in given.items())])
+        raise StrategyLoadError(f"strategy spec 'openspiel:{target}': {name}{signature} cannot be called as "
+                                f"{name}({call}): {error}") from None
 
 
 @functools.cache

@@ -53,6 +53,7 @@ def test_the_game_declares_its_type_and_parameters():
     kind = game.get_type()
     assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
     assert kind.chance_mode == pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    assert kind.provides_factored_observation_string  # the public and private observers (test_openspiel_public.py)
     assert (game.num_players(), game.num_distinct_actions()) == (4, 5647)
     assert game.rules.target_score == 3000 and game.rules.ask_partner == "off"
     assert (game.observation_tensor_size(), game.information_state_tensor_size()) == (211, 331)
@@ -377,6 +378,32 @@ def test_a_partner_asked_to_let_its_side_go_out_samples_only_worlds_where_the_as
     assert found >= 3
 
 
+@pytest.mark.timeout(60)
+def test_a_seat_not_to_move_resamples_at_the_acquire_after_a_turn_whose_ask_heard_no():
+    """R12.5: an ask binds its asker's turn only.  At the next seat's acquire the table's memory still held the
+    ask, so resampling for any seat but the one to move looked for worlds in which the seat to move could go out
+    as it acquired, found none, and raised SearchError."""
+    from canasta_sim.env.driver import ACQUIRE_DECISION
+
+    game = pyspiel.load_game("canasta_sim", {"ask_partner": "mandatory", "target_score": 300})
+    rng = random.Random(0)
+    found = 0
+    while found < 2:
+        state = game.new_initial_state()
+        while not state.is_terminal() and found < 2:
+            if state.is_chance_node():
+                _play_chance(state, rng)
+                continue
+            tree = state.tree
+            turn = tree.public_log[-3:]
+            if tree.decision == ACQUIRE_DECISION and len(turn) == 3 and turn[1].endswith(" answer no"):
+                found += 1
+                for player in range(4):
+                    world = state.resample_from_infostate(player, rng.random)
+                    assert world.information_state_string(player) == state.information_state_string(player)
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
 @pytest.mark.timeout(120)
 def test_ismcts_answers_as_expert_when_no_world_bears_out_the_partners_ask(monkeypatch):
     """When sampling cannot find a world consistent with the ask (R12.5), the seat answers as expert."""
@@ -447,3 +474,72 @@ def test_a_chance_action_dealing_a_card_the_deck_has_no_more_of_names_it_in_word
         tree.apply(0)  # the four jokers
     with pytest.raises(ValueError, match="^all 4 jokers have been dealt$"):  # it read "every JK has been dealt"
         tree.apply(0)
+
+
+def test_chance_outcomes_are_refused_where_no_chance_action_is_due():
+    """At a decision, chance_outcomes gave the full deck's deal (a card kind each, 1/27 for a joker): a distribution
+    no chance node has there, which a search calling it unguarded would sample from."""
+    state, _ = _random_decision_state(1, 0)
+    with pytest.raises(ValueError, match=f"^no chance action is due: seat {state.current_player()} decides; "):
+        state.chance_outcomes()
+
+
+def test_resampling_for_no_seat_is_refused_in_one_line():
+    """A player that is no seat 0-3 (OpenSpiel's chance player -1, say) raised SearchError about unseen cards, or
+    IndexError."""
+    state, rng = _random_decision_state(1, 3)
+    for player in (-1, 4):
+        with pytest.raises(ValueError, match=f"^resampling is for a seat 0-3, .*; got {player}$"):
+            state.resample_from_infostate(player, rng.random)
+
+
+def _dealt_by_seat_0(kinds):
+    state = pyspiel.load_game("canasta_sim", SHORT).new_initial_state()
+    for action in (0, *kinds):  # the first dealer, then the deck from its top
+        state.apply_action(action)
+    return state
+
+
+@pytest.mark.timeout(30)
+def test_a_seats_record_tells_deals_apart_by_their_upcard_and_red_threes_laid():
+    """R3.3, R4.1: the upcard and the red 3s laid at the deal are public, but the information state strings (and the
+    public record) began with the seat's own cards: deals differing only there gave seat 1 one string, two
+    information sets merged for anything keyed by the string, though the observations differ."""
+    from canasta_sim.core.cards import DECK_COUNTS, RED_THREE
+
+    rest = [kind for kind, count in enumerate(DECK_COUNTS) for _ in range(count) if kind != RED_THREE]
+    rest.remove(5)
+    rest.remove(9)
+    random.Random(0).shuffle(rest)  # 102 cards: the four hands' 44 first, no red 3 among them
+    upcard_5 = _dealt_by_seat_0([*rest[:44], 5, 9, *rest[44:], *[RED_THREE] * 4])
+    upcard_9 = _dealt_by_seat_0([*rest[:44], 9, 5, *rest[44:], *[RED_THREE] * 4])
+    seat_3_red = list(rest[:44])
+    seat_3_red[2] = RED_THREE  # the dealer's left gets the first card: index 2 is seat 3's
+    red_three = _dealt_by_seat_0([*seat_3_red, 5, 9, *rest[44:], rest[2], *[RED_THREE] * 3])
+    assert upcard_5.current_player() == red_three.current_player() == 1
+    for other in (upcard_9, red_three):
+        assert other.observation_tensor(1) != upcard_5.observation_tensor(1)
+        assert other.information_state_string(1) != upcard_5.information_state_string(1)
+        assert other.tree.public_information() != upcard_5.tree.public_information()
+    assert "\npile 5; red 3s 0 0 0 0\n" in upcard_5.information_state_string(1)
+    assert "\npile 5; red 3s 0 0 0 1\n" in red_three.information_state_string(1)
+
+
+@pytest.mark.timeout(60)
+def test_openspiels_evaluate_bots_plays_its_python_mcts_bot_and_refuses_its_ismcts_bot():
+    """docs/env.md said neither Python bot had restart_at, which evaluate_bots calls first; MCTSBot has one (open_spiel
+    2.0.2), and evaluate_bots plays it on the game; ISMCTSBot has none."""
+    from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts
+    from open_spiel.python.bots.uniform_random import UniformRandomBot
+
+    game = pyspiel.load_game("canasta_sim", {"scope": "hand"})
+    rng = np.random.RandomState(0)
+    others = [UniformRandomBot(seat, rng) for seat in (1, 2, 3)]
+    evaluator = mcts.RandomRolloutEvaluator(1, rng)
+    if "restart_at" in vars(mcts.MCTSBot):  # older open_spiel, which the extra allows, lacks it
+        searcher = mcts.MCTSBot(game, 1.4, 2, evaluator, random_state=rng)
+        returns = evaluate_bots.evaluate_bots(game.new_initial_state(), [searcher, *others], rng)
+        assert returns[0] == -returns[1] and -1 <= returns[0] <= 1
+    searcher = ismcts.ISMCTSBot(game, evaluator, 1.0, 2, random_state=rng)
+    with pytest.raises(pyspiel.SpielError, match=r"RestartAt\(state\) not implemented"):
+        evaluate_bots.evaluate_bots(game.new_initial_state(), [searcher, *others], rng)

@@ -14,6 +14,10 @@ PUBLIC = pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
                                     private_info=pyspiel.PrivateInfoType.NONE)
 PUBLIC_RECORD = pyspiel.IIGObservationType(perfect_recall=True, public_info=True,
                                            private_info=pyspiel.PrivateInfoType.NONE)
+PRIVATE = pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
+                                     private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER)
+PRIVATE_RECORD = pyspiel.IIGObservationType(perfect_recall=True, public_info=False,
+                                            private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER)
 
 
 def _chance(state, rng):
@@ -104,9 +108,36 @@ def test_the_observer_refuses_an_observation_type_it_does_not_give():
     game = pyspiel.load_game("canasta_sim", {"target_score": 50})
     every_hand = pyspiel.IIGObservationType(perfect_recall=False, public_info=True,
                                             private_info=pyspiel.PrivateInfoType.ALL_PLAYERS)
-    private_only = pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
-                                              private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER)
-    for refused in (every_hand, private_only):  # docs/env.md names both as refused
+    nothing = pyspiel.IIGObservationType(perfect_recall=False, public_info=False,
+                                         private_info=pyspiel.PrivateInfoType.NONE)
+    for refused in (every_hand, nothing):  # docs/env.md names both as refused
         with pytest.raises(ValueError, match="private_info=SINGLE_PLAYER"):
             make_observation(game, refused)
     assert spiel_game.PUBLIC_INFORMATION_SIZE == PUBLIC_OBSERVATION_SIZE + 120
+
+
+@pytest.mark.timeout(30)
+def test_a_seats_private_observation_holds_its_hand_and_choices_and_what_it_alone_has_seen():
+    """OpenSpiel's playthrough (generate_playthrough) asks an imperfect-information game for a seat's private
+    observation (public_info=False, private_info=SINGLE_PLAYER); the observer refused it with ValueError, so the
+    playthrough stopped before its first state."""
+    game = pyspiel.load_game("canasta_sim", {"target_score": 50})
+    private, record = make_observation(game, PRIVATE), make_observation(game, PRIVATE_RECORD)
+    assert private.tensor.shape == (spiel_game.PRIVATE_OBSERVATION_SIZE,) == (58,)
+    prefixes = 0
+    for state in _states(game, 3, 60):
+        prefixes += bool(state.tree.prefix)
+        for player in range(4):
+            own = np.asarray(state.observation_tensor(player))
+            private.set_from(state, player)
+            assert np.array_equal(private.dict["hand"], own[:15])  # the fields of docs/env.md's observation table
+            assert np.array_equal(np.concatenate([private.dict["pending_groups"], private.dict["pending_take"]]),
+                                  own[93:135])
+            lines = record.string_from(state, player).splitlines()
+            assert lines[:2] == [f"seat {player}", lines[1]] and lines[1].startswith("dealt ")
+            assert set(lines) <= set(state.information_state_string(player).splitlines())
+            world = state.resample_from_infostate(player, random.Random(player).random)
+            for observer in (private, record):  # all the seat's own: the same in every world it cannot tell apart
+                seen, again = _observed(observer, state, player), _observed(observer, world, player)
+                assert np.array_equal(seen[0], again[0]) and seen[1] == again[1]
+    assert prefixes  # compound moves under way among the states

@@ -93,6 +93,8 @@ def test_a_bot_in_a_file_plays_and_its_wrong_answers_are_its_seats_failures(tmp_
     ("openspiel:random:depth=2", "takes no parameter but sees"),
     ("openspiel:mcts:depth=2", "has no parameter 'depth'"),
     ("openspiel:mcts:simulations=0", "simulations and rollouts must be at least 1"),
+    ("openspiel:mcts:uct_c=inf", r"uct_c a finite number 0 or more; .*uct_c=inf"),
+    ("openspiel:mcts:uct_c=nan", r"uct_c a finite number 0 or more; .*uct_c=nan"),
     ("openspiel:mcts:simulations=many", "take whole numbers"),
     ("openspiel:mcts:playout=minimax", "playout='minimax' is not accepted"),
     ("openspiel:alphazero", "names no bot"),
@@ -106,6 +108,19 @@ def test_a_file_without_the_bot_named_is_refused(tmp_path):
     path = _bad_bots(tmp_path)
     with pytest.raises(StrategyLoadError, match="has no callable 'NOT_A_BOT'"):
         load_strategy(f"openspiel:{path}:NOT_A_BOT")
+
+
+def test_a_bot_factory_that_cannot_take_the_specs_parameters_is_refused_at_load(tmp_path):
+    """The factory is first called at the seat's first decision: a parameter it does not take, or a class taking no
+    game, stopped the run there as the seat's failure (a run folder made, "fix the strategy"); the spec was wrong."""
+    path = _bad_bots(tmp_path)
+    with pytest.raises(StrategyLoadError, match=r"first\(game, player, random_state, \*, pick='0'\) cannot be called "
+                                                r"as first\(game, player, random_state, depth='2'\): got an "
+                                                r"unexpected keyword argument 'depth'$"):
+        load_strategy(f"openspiel:{path}:first:depth=2")
+    with pytest.raises(StrategyLoadError, match=r"Stuck\(\) cannot be called as Stuck\(game, player, random_state\): "
+                                                r"too many positional arguments$"):
+        load_strategy(f"openspiel:{path}:Stuck")
 
 
 def test_an_all_seeing_bot_refuses_a_view_without_the_game():
