@@ -55,10 +55,12 @@ class StockRules(AskingRules):
 
     def _lay_red_threes_left_in_hand(self) -> None:
         """D22: at the hand's end, each seat whose first turn never came (R3.5 ``first_turn``) lays its dealt red 3s,
-        which belong to its side and score (R4.1, R14.1d); nothing replaces them, the hand being over."""
+        which belong to its side and score (R4.1, R14.1d); nothing replaces them, the hand being over.  Only the
+        hands holding one are written: a bot's rebuilt state knows no first turns, and the other seats' hands are
+        unknown and immutable there."""
         for seat in range(4):
-            if not self.first_turn_done[seat]:
-                held = self.hands[seat][RED_THREE]
+            held = self.hands[seat][RED_THREE]
+            if held and not self.first_turn_done[seat]:
                 self.hands[seat][RED_THREE] = 0
                 self.hand_sizes[seat] -= held
                 self.red_threes[seat] += held
