@@ -100,6 +100,8 @@ class MeldingRules:
     def _end(self, reason: str) -> None:
         self.phase = OVER
         self.end_reason = reason
+        if not all(self.first_turn_done):  # R3.5 first_turn: a seat's first turn never came (D22)
+            self._lay_red_threes_left_in_hand()
 
     def _vouch(self, move: Move) -> None:
         """Remember ``move`` (of one of the move types exactly) as just found legal, for :meth:`_take_vouch`."""
@@ -111,8 +113,7 @@ class MeldingRules:
     def _take_vouch(self, move: Move) -> bool:
         """Whether ``move`` is the object :meth:`is_legal` last found legal, or one a listing found legal
         (:meth:`_list`), with nothing applied since."""
-        # A record forced to change since the check holds other objects in its fields,
-        # and is checked again.
+        # A record forced to change since the check holds other objects in its fields, and is checked again.
         vouched = self._vouched is move and same_field_objects(move, self._vouched_key)
         self._vouched = None
         listed = self._listed
@@ -165,9 +166,8 @@ class MeldingRules:
     def _collect(
         self, move: Move, groups: Sequence[MeldGroup], additions: dict[int, list[int]], used: list[int]
     ) -> None:
-        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's
-        # counts are summed in C integers and added to its rank's and to ``used`` once each (both are discarded
-        # on an error).
+        # Sums each group into per-rank additions; R9.6 merges groups of one rank into one meld.  A group's counts are
+        # summed in C integers and added to its rank's and to ``used`` once each (both are discarded on an error).
         if type(groups) is not tuple and not isinstance(groups, (tuple, list)):
             raise self._no_groups(move)
         for group in groups:
@@ -237,9 +237,8 @@ class MeldingRules:
                 raise self._fail(problem[0], problem[1], move)
 
     def _verify_black_three_timing(self, move: Move, additions: dict[int, list[int]], hand_after: int) -> bool:
-        # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard
-        # nothing is discarded, so there only melding every card goes out.  A refusal while probing
-        # returns False (see _probe).
+        # R5.3, judged after R9 and R10 as E2 orders it (step 5).  Under R13.1 meld_no_discard nothing is discarded,
+        # so there only melding every card goes out.  A refusal while probing returns False (see _probe).
         if BLACK_THREE in additions and hand_after > (0 if self.must_stop else 1):
             if self._probing:
                 return False

@@ -279,6 +279,10 @@ class PileRules(MeldingRules):
                 used = [0] * KIND_COUNT
                 self._collect(move, (MeldGroup(top, record.cards),) if record.cards else (), additions, used)
                 self._collect(move, extra, additions, used)
+        if record.extra and _needs_no_extra_melds(self, top, record.cards, side):
+            # R8.3, R12.5: extra melds the take's own meld did not need for the minimum are the take and then a meld,
+            # which closes the question to the partner as a meld move does (D23).
+            self.melded_this_turn = True
         self.pile_takes[side] += 1
         self.pile_cards_taken[side] += len(self.pile)
         if self.pile_freezers:
@@ -332,3 +336,9 @@ def _describe(naturals: int, jokers: int, deuces: int, rank: int) -> str:
     if deuces:
         parts.append(kind_words(TWO, deuces))
     return " and ".join(parts) if parts else "no card from hand"
+
+
+def _needs_no_extra_melds(state: PileRules, top: int, cards, side: int) -> bool:
+    """Whether the top card's meld alone, the top card and the hand cards laid with it, reaches the minimum of a
+    side opening with a take (R8.2e, R10.5): extra melds come only with such a take."""
+    return KIND_VALUE[top] + sum([KIND_VALUE[card] for card in cards]) >= state.requirements[side]

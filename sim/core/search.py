@@ -30,7 +30,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, DECK_COUNTS, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO
+from canasta_sim.core.cards import (
+    BLACK_THREE,
+    CARD_KIND,
+    DECK_COUNTS,
+    FOUR,
+    JOKER,
+    KIND_COUNT,
+    KIND_VALUE,
+    RED_THREE,
+    TWO,
+)
 from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
 from canasta_sim.core.phases import ACQUIRE, ANSWER, OVER, PLAY
 from canasta_sim.core.state import HandState
@@ -82,6 +92,7 @@ class PublicMemory:
         "added_to_existing",
         "turn_laid",
         "avoids",
+        "requirements",
     )
 
     def __init__(self, view: SeatView) -> None:
@@ -91,6 +102,7 @@ class PublicMemory:
         self.seat_has_melded = [False, False, False, False]
         self.has_acted = [False, False, False, False]
         self.meld_sizes = [[0] * KIND_COUNT for _ in range(2)]
+        self.requirements = (view.initial_requirement(0), view.initial_requirement(1))
         self.avoids: list[set[int]] = [set(), set(), set(), set()]
         """Natural ranks each seat discarded, or declined to take the pile with, since it last took the
         pile: public signs that it holds no pair of them (used by ``sample_world(..., avoid_weight=...)``)."""
@@ -107,6 +119,7 @@ class PublicMemory:
         other.has_acted = list(self.has_acted)
         other.meld_sizes = [list(sizes) for sizes in self.meld_sizes]
         other.avoids = [set(avoids) for avoids in self.avoids]
+        other.requirements = self.requirements
         other.turn_seat = self.turn_seat
         other.asked = self.asked
         other.melded_this_turn = self.melded_this_turn
@@ -153,6 +166,11 @@ class PublicMemory:
                     known[kind] += 1
             self.pile = []
             groups = (MeldGroup(top, move.cards),) if move.cards else ()
+            if move.extra and not (self.seat_has_melded[seat] or self.seat_has_melded[seat ^ 2]):
+                # R8.3, R12.5, D23: as the engine judges it, extra melds the top card's meld did not need close the
+                # question to the partner.
+                opening = KIND_VALUE[top] + sum([KIND_VALUE[card] for card in move.cards])
+                self.melded_this_turn = opening >= self.requirements[seat & 1]
             self._lay(seat, groups + tuple(move.extra), top)
         elif isinstance(move, Meld):
             self._lay(seat, move.groups, None)

@@ -53,6 +53,19 @@ class StockRules(AskingRules):
             self.hand_sizes[seat] += 1
         self.first_turn_done[seat] = True
 
+    def _lay_red_threes_left_in_hand(self) -> None:
+        """D22: at the hand's end, each seat whose first turn never came (R3.5 ``first_turn``) lays its dealt red 3s,
+        which belong to its side and score (R4.1, R14.1d); nothing replaces them, the hand being over.  Only the
+        hands holding one are written: a bot's rebuilt state knows no first turns, and the other seats' hands are
+        unknown and immutable there."""
+        for seat in range(4):
+            held = self.hands[seat][RED_THREE]
+            if held and not self.first_turn_done[seat]:
+                self.hands[seat][RED_THREE] = 0
+                self.hand_sizes[seat] -= held
+                self.red_threes[seat] += held
+                self.first_turn_done[seat] = True
+
     def verify_draw(self, move: Draw = DRAW) -> None:
         """R6.1, R7.1: drawing needs the acquire phase and a card in the stock (else R13.3)."""
         self._verify_phase(move, ACQUIRE)

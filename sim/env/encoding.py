@@ -228,9 +228,9 @@ def playable_actions(view: SeatView, decision: str, value) -> tuple[int, ...]:
       two as one joint going-out meld (then ``done``) where neither may go alone (``canastas_to_go_out`` of 2 or
       more: ``meld 9:2; A:2``, each deuce completing a canasta);
     * a take with extra melds that the take alone did not need (R8.3): the environment takes, then lays the groups
-      in the meld phase as above.  Where it would ask the partner in between (R12.5) and the engine did not ask
-      after the whole move, the seat declined: ``ask no`` comes before the groups.  Where the engine did ask after
-      the whole move, that answer is the seat's next decision, and its actions replay the game only up to the take.
+      in the meld phase as above.  Where it would ask the partner in between (R12.5), the seat declined: ``ask no``
+      comes before the groups (the engine counts them as melded after the take and asks nothing after the whole
+      move, D23).
     """
     side_has_melded = view.has_melded(view.side)
     actions = move_actions(decision, value, side_has_melded=side_has_melded)

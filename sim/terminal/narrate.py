@@ -109,9 +109,11 @@ class TableCards:
         """Follow R3.5 for every seat the state has newly done it for; return ``(seat, laid, drawn)`` each.
 
         The engine lays a seat's dealt red 3s after the deal or at its first turn
-        (``dealt_red_three_timing``), replacing each from the stock, a red 3 replacement included.
+        (``dealt_red_three_timing``), replacing each from the stock, a red 3 replacement included; those of a seat
+        whose first turn never came, as the hand ends, with no replacement (D22).
         """
         events = []
+        over = state.is_over
         for offset in range(1, 5):
             seat = (self.dealer + offset) % 4
             if self._red_threes_laid[seat] or not state.first_turn_done[seat]:
@@ -120,10 +122,12 @@ class TableCards:
             laid: list[int] = []
             drawn: list[int] = []
             hand = self.hands[seat]
-            while self.stock and any(CARD_KIND[card] == RED_THREE for card in hand):
+            while (self.stock or over) and any(CARD_KIND[card] == RED_THREE for card in hand):
                 red = self.take(seat, RED_THREE)
                 self.red_threes[seat].append(red)
                 laid.append(red)
+                if over:
+                    continue
                 card = self.stock.pop()
                 hand.append(card)
                 drawn.append(card)
@@ -454,6 +458,9 @@ class Narrator(GameObserver):
     def _dealt_red_three_text(self, seat: int, laid: Sequence[int], drawn: Sequence[int]) -> str:
         name = self.seat_names[seat]
         dealt = [card for card in laid if card not in drawn]
+        if not drawn:
+            return (f"{name} lays down the dealt {_join(dealt)} as the hand ends: nothing replaces {_it(dealt)} "
+                    "(R3.5, D22).")
         text = f"{name} lays down the dealt {_join(dealt)} and draws {_count(len(drawn), 'replacement')} (R3.5)"
         red_replacements = [card for card in drawn if CARD_KIND[card] == RED_THREE]
         if seat in self.shown_seats:

@@ -6,6 +6,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
+from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli import main
 from tests.helpers import assert_same_run_tables
 
@@ -99,7 +100,7 @@ def test_a_compare_resume_after_a_strategy_or_the_engine_changed_is_refused_as_r
         expected = f"{killed}: the run was made with greedy@1 but 'greedy' is now greedy@2; start a new run"
     else:
         manifest["engine_version"] = "2"
-        expected = f"{killed}: the run was made with engine version 2, this is version 3"
+        expected = f"{killed}: the run was made with engine version 2, this is version {ENGINE_VERSION}"
     (killed / "run.json").write_text(json.dumps(manifest))
     monkeypatch.setattr(compare, "SAVED_CHUNK_GAMES", 20)
     result = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])

@@ -11,14 +11,16 @@ import pytest
 
 from canasta_sim.core.cards import CARD_KIND, DECK_COUNTS, KIND_COUNT, RED_THREE
 from canasta_sim.core.engine import play_game, play_hand
+from canasta_sim.core.moves import parse_move
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.search import PublicMemory, SearchError, playout, sample_world
 from canasta_sim.core.seats import Seats
 from canasta_sim.core.state import HandState
+from canasta_sim.core.strategy import PublicEvent
 from canasta_sim.core.view import SeatView
 from canasta_sim.strategies import Expert, Greedy, RandomPlay
-from tests.helpers import kind_totals
+from tests.helpers import kind_totals, position
 
 
 def public_facts(state: HandState) -> tuple:
@@ -310,3 +312,15 @@ def test_a_copied_public_memory_is_equal_and_independent():
     copy.observe(PublicEvent(2, Discard(11)))
     assert memory.pile[-1] == 9 and copy.pile[-1] == 11
     assert 11 not in memory.avoids[2] and 11 in copy.avoids[2] and not memory.has_acted[2]
+
+
+def test_a_take_with_extra_melds_it_did_not_need_closes_the_question_in_the_sampled_worlds_too():
+    # R8.3, R12.5, D23: the top aces alone make the 60 needed, so the kings are a meld after the take; a world
+    # sampled from the memory must not let the taker ask the partner where the engine does not.
+    state = position(hands={0: "A A K K K Q Q Q Q Q Q Q 9", 2: "7 8"}, pile="A", seat=0)
+    memory = PublicMemory(SeatView(state, 0, (0, 0)))
+    move = parse_move("take A A; K K K")
+    state.apply(move)
+    memory.observe(PublicEvent(0, move, 0))
+    world = sample_world(SeatView(state, 0, (0, 0)), memory, random.Random(0))
+    assert world.melded_this_turn and public_facts(world) == public_facts(state)

@@ -8,6 +8,7 @@ from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, JOKER, KIND_COUNT, RE
 from canasta_sim.core.deal import DeckGenerator
 from canasta_sim.core.moves import Discard
 from canasta_sim.core.rules import Rules
+from canasta_sim.core.scoring import score_hand
 from canasta_sim.core.state import HandState, shuffled_deck
 from tests.helpers import apply_all, expect_illegal, first_card, stacked_deck, verify_card_accounting
 
@@ -98,6 +99,30 @@ def test_r3_5_first_turn_alternative_replaces_at_each_players_first_turn():
     # Seat 2's turn has begun: its red 3 is laid and replaced before it draws.
     assert state.seat == 2 and state.hands[2][RED_THREE] == 0 and state.red_threes[2] == 1
     verify_card_accounting(state)
+
+
+def _out_before_the_red_threes_are_laid(timing: str) -> HandState:
+    # Seat 0 moves first and goes out concealed at once; seat 1 was dealt one red 3, seat 2 two.
+    deck = stacked_deck({0: "Q Q Q Q Q Q Q 5 5 5 5", 1: "3r", 2: "3r 3r"}, dealer=3, upcards="8",
+                        stock_top="9 9 9 9")
+    state = HandState.from_deck(Rules(dealt_red_three_timing=timing), deck, dealer=3)
+    return apply_all(state, "draw", "meld Q Q Q Q Q Q Q; 5 5 5 5", "discard 9")
+
+
+def test_r3_5_d22_first_turn_red_threes_held_when_the_hand_ends_are_laid_unreplaced_and_scored():
+    state = _out_before_the_red_threes_are_laid("first_turn")
+    # R4.1: no red 3 stays in a hand; R14.1d: they score for their sides, minus for side B, which melded
+    # nothing (R4.5: laying them is no meld); nothing replaces them, the hand being over.
+    assert state.red_threes == [0, 1, 2, 0] and [hand[RED_THREE] for hand in state.hands] == [0, 0, 0, 0]
+    assert state.hand_sizes == [0, 10, 9, 11] and len(state.stock) == 64 - 1 - 1
+    verify_card_accounting(state)
+    side_a, side_b = score_hand(state).sides
+    assert (side_a.red_threes, side_a.red_three_bonus, side_a.cards_left) == (2, 200, (0, 9))
+    assert (side_b.red_threes, side_b.red_three_bonus, side_b.cards_left) == (1, -100, (10, 11))
+    assert not side_b.melded
+    # The same bonuses as when the red 3s were laid right after the deal (D4 moves only the replacements).
+    dealt = score_hand(_out_before_the_red_threes_are_laid("after_deal")).sides
+    assert [side.red_three_bonus for side in dealt] == [200, -100]
 
 
 class _OwnBitsRandom(random.Random):

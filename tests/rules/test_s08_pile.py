@@ -3,6 +3,7 @@
 import pytest
 
 from canasta_sim.core.cards import JOKER, RED_THREE, TWO, parse_kind
+from canasta_sim.core.legal import legal_takes
 from canasta_sim.core.moves import Discard, TakePile
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import PLAY
@@ -146,6 +147,47 @@ def test_r8_3_top_melded_whole_pile_to_hand_then_meld_and_discard():
 def test_r8_3_extra_melds_only_for_the_initial_minimum():
     state = position(hands={0: "Q Q A A A 5"}, melds={0: "K K K"}, pile="9 Q", seat=0)
     expect_illegal(state, "take Q Q; A A A", "R8.3")
+
+
+def test_r8_3_r12_5_extra_melds_the_take_did_not_need_are_other_melding():
+    # A A with the top ace make 60, the minimum: the kings are not needed for it (R8.3 step 1), so the move is the
+    # take and then a meld, and the partner may no longer be asked (R12.5: only the top card's meld and the melds
+    # needed for the minimum come before the question).  Melded after the take they give the same table.
+    hand = {0: "A A K K K Q Q Q Q Q Q Q 9", 2: "7 8"}
+    together = apply_all(position(hands=hand, pile="A", seat=0), "take A A; K K K")
+    expect_illegal(together, "ask", "R12.5")
+    apart = apply_all(position(hands=hand, pile="A", seat=0), "take A A", "meld K K K")
+    assert together.melds == apart.melds and together.hands == apart.hands
+    assert not together.can_ask() and not apart.can_ask()
+    alone = apply_all(position(hands=hand, pile="A", seat=0), "take A A")
+    assert alone.can_ask()  # the question comes before the kings
+
+
+def test_r8_3_r12_5_d23_extra_melds_of_a_take_short_of_the_minimum_are_all_for_it():
+    # K K with the top king make 30 of 50: the extra melds make up the opening together (R10.3), the queens' too,
+    # and the question may follow them (R12.5, D23).
+    state = position(hands={0: "K K A A A Q Q Q Q Q Q Q 5 5 5 9", 2: "7 8"}, pile="K", seat=0)
+    listed = [str(move) for move in legal_takes(state)]
+    assert "take K K; A A A" in listed and "take K K; Q Q Q Q Q Q Q; A A A" in listed and "take K K" not in listed
+    apply_all(state, "take K K; Q Q Q Q Q Q Q; A A A")
+    assert state.can_ask()
+
+
+def test_r8_3_extra_melds_obey_r9_and_never_stand_in_for_the_natural_pair():
+    opening = {2: "7 8"}
+    expect_illegal(position(hands={0: "K K A A 2 2 JK 5 9", **opening}, pile="7 K", seat=0),
+                   "take K K; A A 2 2 JK", "R9.2")
+    expect_illegal(position(hands={0: "K K JK JK 2 5 9", **opening}, pile="7 K", seat=0),
+                   "take K K; wild:JK JK 2", "R9.4")
+    expect_illegal(position(hands={0: "K JK A A A 5 9", **opening}, pile="7 K", seat=0), "take K JK; A A A", "R8.2b")
+    # Without a canasta the take must leave a card to keep after the discard (R6.4).
+    expect_illegal(position(hands={0: "K K A A A 9", **opening}, pile="K", seat=0), "take K K; A A A", "R6.4")
+
+
+def test_r8_3_r9_6_an_extra_meld_of_the_top_cards_rank_joins_the_takes_meld():
+    state = position(hands={0: "K K JK 5 6 9", 2: "7 8"}, pile="7 K", seat=0)
+    apply_all(state, "take K K; K:JK")  # 3 kings and a joker, 80: one meld (R9.6), its cards all counted (R10.5)
+    assert state.melds[0][K] == [3, 1, 0] and state.side_has_melded[0]
 
 
 def test_r8_4_taken_pile_is_gone_and_next_discard_starts_unfrozen():

@@ -82,3 +82,16 @@ def test_r10_7_d19_pile_take_still_needs_the_minimum():
     state = position(hands={0: "4 4 4 4 4 4"}, pile="9 4", seat=0)
     expect_illegal(state, "take 4 4 4 4 4 4", "R8.2e")  # 35 points, even though it would go out concealed
 
+
+
+def test_r10_7_r6_5_a_meld_move_that_does_not_go_out_needs_the_minimum_even_in_a_concealed_turn():
+    # At 1500 the side needs 90.  Laid in one move, 4x7 and 6 6 6 (50) go out concealed and need none; the 4s
+    # alone keep four cards, go out in no move of their own, and are judged by the minimum like any meld (R6.5):
+    # a later move of the turn cannot exempt an earlier one.
+    hand = "4 4 4 4 4 4 4 6 6 6 9"
+    expect_illegal(_opening(hand, 1500), "meld 4 4 4 4 4 4 4", "R10.2")
+    state = _opening(hand, 1500)
+    plan = state.going_out_plan()  # E4: the plan is the one move the exemption allows
+    assert plan is not None and sum(len(group.cards) for group in plan[0]) == 10
+    side = finish(state, "meld 4 4 4 4 4 4 4; 6 6 6", "discard 9").sides[0]
+    assert side.concealed and side.going_out_bonus == 200 and side.meld_points == 50

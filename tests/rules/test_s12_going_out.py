@@ -220,3 +220,23 @@ def test_r12_7_side_canasta_but_none_of_own_is_legal_not_concealed():
     state = position(hands={0: "9 9 9 4", 2: "K"}, melds={0: "K K K K K K K"}, melded_seats=(2,), seat=0, phase=PLAY)
     side = finish(state, "meld 9 9 9", Discard(4)).sides[0]
     assert side.went_out and not side.concealed and side.going_out_bonus == 100
+
+
+def test_r12_6_3_the_canasta_may_be_completed_by_a_later_meld_move_of_the_concealed_turn():
+    # The first move opens (Q Q Q Q; A A A, 100) with no canasta; the second completes the queens, a meld the
+    # player began this turn, so no addition to an earlier meld (R12.6 1, 3, 4).
+    state = position(hands={0: "Q Q Q Q A A A Q Q Q 9", 2: "K K 7"}, seat=0, phase=PLAY)
+    side = finish(state, "meld Q Q Q Q; A A A", "meld Q Q Q", "discard 9").sides[0]
+    assert side.concealed and side.going_out_bonus == 200
+
+
+@pytest.mark.parametrize(("allowed", "concealed"), [(True, True), (False, False)])
+def test_r12_6_r8_2e_concealed_over_two_meld_moves_after_a_take_with_extra_melds(allowed, concealed):
+    # The take opens with melds for the minimum (K K K 30 + A A 2 60: R8.2e, R8.3); two meld moves then empty the
+    # hand.  Concealed only where a turn that took the pile may be (concealed_allows_pile_take).
+    rules = Rules(concealed_allows_pile_take=allowed)
+    state = position(rules, hands={0: "K K A A 2 Q Q Q Q Q Q Q 6 6 6", 2: "7 8"}, pile="9 K", seat=0)
+    result = finish(state, "take K K; A A 2", "meld Q Q Q Q Q Q Q", "meld 6 6 6", "discard 9")
+    side = result.sides[0]
+    assert result.went_out_seat == 0 and side.concealed is concealed
+    assert side.going_out_bonus == (200 if concealed else 100)

@@ -132,6 +132,19 @@ def test_upcards_dealt_red_threes_and_replacements_r3_3_r3_5():
     assert public[3] == f"{dealt}."
 
 
+def test_first_turn_red_threes_still_held_when_the_hand_ends_are_laid_unreplaced_r3_5_d22():
+    # South goes out on the first turn; West and North, who never had a turn, lay their dealt red 3s as it ends.
+    deck = stacked_deck({0: "Q Q Q Q Q Q Q 5 5 5 5", 1: "3r", 2: "3r 3r"}, dealer=3, upcards="8", stock_top="9")
+    rules = Rules(dealt_red_three_timing="first_turn")
+    for shown in (range(4), ()):
+        lines, state = _narrate_hand(deck, ["draw", "meld Q Q Q Q Q Q Q; 5 5 5 5", "discard 9"], rules=rules,
+                                     shown=shown)  # TableCards.verify checks the red 3s against the engine's
+        west, north = (re.sub("[♥♦]", "♥", line) for line in lines[-2:])
+        assert west == "West lays down the dealt 3♥ as the hand ends: nothing replaces it (R3.5, D22)."
+        assert north == "North lays down the dealt 3♥ 3♥ as the hand ends: nothing replaces them (R3.5, D22)."
+        assert state.red_threes == [0, 1, 2, 0]
+
+
 def test_frozen_pile_take_with_extra_melds_then_a_freezing_discard_r8_2b_r8_3():
     # South (first to play) takes a pile frozen by a deuce with a natural pair, and melds aces to reach 50.
     deck = stacked_deck({0: "7 7 A A A 9 5", 1: "6 8"}, dealer=3, upcards="2 7", stock_top="3r 9")
