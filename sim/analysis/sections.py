@@ -65,7 +65,7 @@ def _paired_record(result: PairedResult, flipped: bool) -> dict:
     first, second, margin = result.first, result.second, result.margin
     if flipped:  # the same deals told from the second strategy's side
         first, second, margin = second, first, -margin
-        score, low, high = 1 - score, 1 - high, 1 - low
+        score, low, high = result.second_score, 1 - high, 1 - low
         elo, elo_low, elo_high = -elo, -elo_high, -elo_low
         pairs.reverse()
     values = (first, second, result.deals, 2 * result.deals, score, low, high, elo, elo_low, elo_high, *pairs,
