@@ -153,6 +153,8 @@ class PairedResult:
         return f"mean margin {self.margin:+z.1f} per game, over the {self.margin_deals} deals with no forfeit"
 
     def _score_precision(self) -> str:
+        if self.deals < 2:
+            return "n/a (one deal: no variation between deals to measure)"
         if math.isnan(self.score_reduction):  # no variance to reduce: no equivalent number of games either
             return "n/a (every game had the same result)"
         if math.isinf(self.equivalent_games):  # the deals did not vary: no number of unpaired games is as precise
@@ -191,10 +193,18 @@ class _Moments:
 
 
 def _reduction(per_game: _Moments, per_deal: _Moments) -> float:
-    # Two independent games would give the deal's mean a variance of per_game.variance / 2.
-    if not per_game.variance:
+    # Two independent games would give the deal's mean a variance of per_game.variance / 2.  One deal has no
+    # variation between deals to measure: its variance of 0 would claim that pairing removed everything.
+    if not per_game.variance or per_deal.count < 2:
         return math.nan
     return 1.0 - per_deal.variance / (per_game.variance / 2.0)
+
+
+def _equivalent_games(game_variance: float, per_deal: _Moments) -> float:
+    """Unpaired games as precise as the deals: infinite when the deals did not vary, ``nan`` under two deals."""
+    if per_deal.count < 2:
+        return math.nan
+    return game_variance * per_deal.count / per_deal.variance if per_deal.variance else math.inf
 
 
 class PairedAccumulator:
@@ -249,7 +259,7 @@ class PairedAccumulator:
             # would have no width, a certainty no finite number of deals gives, so it is n/a as the Elo's is.
             half = Z_95 * math.sqrt(deal_scores.variance / deal_scores.count)
             game_variance = matchup["game_scores"].variance
-            equivalent = game_variance * deal_scores.count / deal_scores.variance if deal_scores.variance else math.inf
+            equivalent = _equivalent_games(game_variance, deal_scores)
             results.append(PairedResult(
                 first=first,
                 second=second,

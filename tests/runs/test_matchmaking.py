@@ -155,6 +155,16 @@ def test_paired_margin_counts_only_deals_whose_two_games_were_played_out():
     assert "mean margin +175.0 per game, over the 2 deals with no forfeit" in result.text(), result.text()
 
 
+def test_one_deal_measures_no_variance_reduction():
+    # A deal's variance over one deal is 0, so a single deal split 1-1 claimed that pairing removed all the score's
+    # variance and the margin's ("margin 100.0%"), where one deal has no variation between deals to measure.
+    result = _paired_result([(0, "new", "old", "A", 500), (0, "old", "new", "A", 300)])
+    assert math.isnan(result.score_reduction) and math.isnan(result.margin_reduction)
+    assert math.isnan(result.equivalent_games)
+    line = result.text().splitlines()[-1]
+    assert line.endswith("win score n/a (one deal: no variation between deals to measure), margin n/a"), line
+
+
 def test_duplicate_run_prints_the_paired_result(tmp_path):
     result = CliRunner().invoke(main, ["run", "--games", "8", "--seed", "4", "-s", "greedy", "-s", "random",
                                        "--duplicate", "--rules", "target_score=1000", "--workers", "1", "-q",
