@@ -9,12 +9,14 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from canasta_sim.analysis.sections import format_markdown, paired_records
 from canasta_sim.cli import main
 from canasta_sim.cli.compare import MatchPlan, verdict_line
 from canasta_sim.core.engine import GameObserver, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import (
+    MatchmakingResults,
     PairedAccumulator,
     deal_seed,
     matchmaking_report,
@@ -153,6 +155,9 @@ def test_paired_margin_counts_only_deals_whose_two_games_were_played_out():
     # Per game margins 300, 100, 400, -100 (variance 36875); per deal 200, 150 (variance 625).
     assert result.margin_reduction == pytest.approx(1 - 625 / (36875 / 2))
     assert "mean margin +175.0 per game, over the 2 deals with no forfeit" in result.text(), result.text()
+    (record,) = paired_records(MatchmakingResults(paired=(result,)))
+    assert (record["deals"], record["margin_deals"], record["mean_margin"]) == (3, 2, 175.0)
+    assert "| +175.0 (2 deals with no forfeit) |" in format_markdown(MatchmakingResults(paired=(result,)))
 
 
 def test_one_deal_measures_no_variance_reduction():
