@@ -16,7 +16,9 @@ figures then say how many games were played (a deal whose second game did not fi
     python scripts/strength.py pimc --games 20 --rules target_score=1000    # short games, under other rules
 
 The games are those of ``canasta-sim run -s SPEC -s AGAINST --duplicate --seed S`` (the same deal seeds and sides),
-under ``--rules`` as ``run`` takes them.
+under ``--rules`` as ``run`` takes them.  The win rate's interval is Wilson's over the games, counted as independent
+as ``run``'s summary counts them: usually wider than an interval from deal-to-deal variation (``--paired`` gives
+one for the difference of two runs).
 
 A run cut short by ``--max-minutes`` after game N-1 goes on with ``--first N`` (the same deals: game ``n`` is
 always deal ``n // 2``), and ``--combine`` adds the parts up:

@@ -36,8 +36,8 @@ __all__ = [
 
 PAIRED_FIELDS = (
     "strategy", "opponent", "deals", "games", "score", "score_low", "score_high", "elo", "elo_low", "elo_high",
-    "pairs_0", "pairs_0.5", "pairs_1", "pairs_1.5", "pairs_2", "mean_margin", "score_variance_reduction",
-    "equivalent_unpaired_games", "margin_variance_reduction",
+    "pairs_0", "pairs_0.5", "pairs_1", "pairs_1.5", "pairs_2", "mean_margin", "margin_deals",
+    "score_variance_reduction", "equivalent_unpaired_games", "margin_variance_reduction",
 )
 """The keys of a paired record, from ``strategy``'s point of view."""
 
@@ -65,11 +65,12 @@ def _paired_record(result: PairedResult, flipped: bool) -> dict:
     first, second, margin = result.first, result.second, result.margin
     if flipped:  # the same deals told from the second strategy's side
         first, second, margin = second, first, -margin
-        score, low, high = 1 - score, 1 - high, 1 - low
+        score, low, high = result.second_score, 1 - high, 1 - low
         elo, elo_low, elo_high = -elo, -elo_high, -elo_low
         pairs.reverse()
+    margin_deals = result.deals if result.margin_deals is None else result.margin_deals
     values = (first, second, result.deals, 2 * result.deals, score, low, high, elo, elo_low, elo_high, *pairs,
-              margin, result.score_reduction, result.equivalent_games, result.margin_reduction)
+              margin, margin_deals, result.score_reduction, result.equivalent_games, result.margin_reduction)
     return {key: _clean(value, key in _ELO_FIELDS) for key, value in zip(PAIRED_FIELDS, values, strict=True)}
 
 
@@ -134,6 +135,13 @@ def _elo_interval(row: dict) -> str:
     return elo_interval_text(low, high)
 
 
+def _margin_cell(row: dict) -> str:
+    """The paired mean margin, with the deals it counts when forfeits left some out."""
+    if row["margin_deals"] == row["deals"]:
+        return _signed(row["mean_margin"])
+    return f"{_signed(row['mean_margin'])} ({row['margin_deals']} deals with no forfeit)"
+
+
 def _games(value) -> str:
     return "n/a" if value is None else f"{value:.0f} unpaired games"
 
@@ -161,7 +169,7 @@ def format_markdown(results: MatchmakingResults) -> str:
               f"{_percent(row['score'])} [{_percent(row['score_low'])}, {_percent(row['score_high'])}]",
               f"{_signed(row['elo'])} [{_elo_interval(row)}]",
               "/".join(str(row[f"pairs_{key}"]) for key in ("0", "0.5", "1", "1.5", "2")),
-              _signed(row["mean_margin"]), _percent(row["score_variance_reduction"]),
+              _margin_cell(row), _percent(row["score_variance_reduction"]),
               _games(row["equivalent_unpaired_games"]), _percent(row["margin_variance_reduction"])]
              for row in paired)))
     table = results.cross_table

@@ -157,7 +157,7 @@ def _paired_intervals(data: ChartData) -> dict[tuple[str, str], tuple[float, flo
     for result in data.matchmaking().paired:
         first, second = names.get(result.first, result.first), names.get(result.second, result.second)
         found[(first, second)] = (result.score, result.score_low, result.score_high, result.deals)
-        found[(second, first)] = (1 - result.score, 1 - result.score_high, 1 - result.score_low, result.deals)
+        found[(second, first)] = (result.second_score, 1 - result.score_high, 1 - result.score_low, result.deals)
     return found
 
 

@@ -113,14 +113,24 @@ class PairedResult:
     equivalent_games: float
     """Unpaired games that would give the paired estimate's precision."""
     margin: float
-    """``first``'s mean final margin per game, points."""
+    """``first``'s mean final margin per game, points, over the deals whose two games were both played out (a
+    forfeited game's totals stop at the failure); ``nan`` when there are none."""
     margin_reduction: float
-    """The same share for the final margin."""
+    """The same share for the final margin, over the same deals."""
+    margin_deals: int | None = None
+    """The deals those two figures count, both games played out (``None``: every deal)."""
 
     @property
     def deals(self) -> int:
         """Complete deals (both games played)."""
         return sum(self.counts.pairs)
+
+    @property
+    def second_score(self) -> float:
+        """``second``'s mean score per game, from the counts: ``1 - score`` in floats could print 23.3% beside the
+        summary's 23.2% for the same 93 wins in 400 games (``0.2325``, both numbers rounding a half)."""
+        points = sum(count * (4 - index) for index, count in enumerate(self.counts.pairs))
+        return points / (4 * self.deals) if self.deals else math.nan
 
     def text(self) -> str:
         """Four lines for the printed report."""
@@ -130,12 +140,21 @@ class PairedResult:
             f"duplicate deals, {self.first} vs {self.second}: {self.deals} deals ({2 * self.deals} games)",
             f"  paired result: {self.first} scores {_percent(self.score)} "
             f"[{_percent(self.score_low)}, {_percent(self.score_high)}] per game, {estimate}",
-            f"  deals by {self.first}'s points 0/0.5/1/1.5/2 (of 2): {pairs}; mean margin {self.margin:+z.1f} per game",
+            f"  deals by {self.first}'s points 0/0.5/1/1.5/2 (of 2): {pairs}; {self._margin_words()}",
             f"  variance reduction against unpaired play: win score {self._score_precision()}, "
             f"margin {_percent(self.margin_reduction)}",
         ])
 
+    def _margin_words(self) -> str:
+        if self.margin_deals in (None, self.deals):
+            return f"mean margin {self.margin:+z.1f} per game"
+        if not self.margin_deals:
+            return "mean margin n/a (no deal had both games played out)"
+        return f"mean margin {self.margin:+z.1f} per game, over the {self.margin_deals} deals with no forfeit"
+
     def _score_precision(self) -> str:
+        if self.deals < 2:
+            return "n/a (one deal: no variation between deals to measure)"
         if math.isnan(self.score_reduction):  # no variance to reduce: no equivalent number of games either
             return "n/a (every game had the same result)"
         if math.isinf(self.equivalent_games):  # the deals did not vary: no number of unpaired games is as precise
@@ -174,10 +193,18 @@ class _Moments:
 
 
 def _reduction(per_game: _Moments, per_deal: _Moments) -> float:
-    # Two independent games would give the deal's mean a variance of per_game.variance / 2.
-    if not per_game.variance:
+    # Two independent games would give the deal's mean a variance of per_game.variance / 2.  One deal has no
+    # variation between deals to measure: its variance of 0 would claim that pairing removed everything.
+    if not per_game.variance or per_deal.count < 2:
         return math.nan
     return 1.0 - per_deal.variance / (per_game.variance / 2.0)
+
+
+def _equivalent_games(game_variance: float, per_deal: _Moments) -> float:
+    """Unpaired games as precise as the deals: infinite when the deals did not vary, ``nan`` under two deals."""
+    if per_deal.count < 2:
+        return math.nan
+    return game_variance * per_deal.count / per_deal.variance if per_deal.variance else math.inf
 
 
 class PairedAccumulator:
@@ -186,21 +213,22 @@ class PairedAccumulator:
     :param order: the entrants; a pair's result is told from the point of view of the one given first.
     """
 
-    COLUMNS = ["deal_id", "team_a_strategy", "team_b_strategy", "winner", "margin"]
+    COLUMNS = ["deal_id", "team_a_strategy", "team_b_strategy", "winner", "margin", "termination"]
     """Columns of ``games`` it reads."""
 
     def __init__(self, order: Sequence[str]) -> None:
         self._rank = {spec: index for index, spec in enumerate(order)}
-        self._waiting: dict[int, tuple[str, str, float, int]] = {}
+        self._waiting: dict[int, tuple[str, str, float, int | None]] = {}
         self._matchups: dict[tuple[str, str], dict] = {}
 
     def add(self, games) -> None:
         """Add rows of the ``games`` table (a pyarrow table or a DataFrame)."""
         frame = games.select(self.COLUMNS).to_pandas() if hasattr(games, "to_pandas") else games[self.COLUMNS]
-        for deal, side_a, side_b, winner, margin in frame.itertuples(index=False):
+        for deal, side_a, side_b, winner, margin, termination in frame.itertuples(index=False):
             first, second = sorted((side_a, side_b), key=lambda spec: self._rank.get(spec, len(self._rank)))
             score = 0.5 if winner == "draw" else float((winner == "A") == (side_a == first))
-            own_margin = int(margin) if side_a == first else -int(margin)
+            # A forfeited game's totals stop at the failure: its margin is no final margin, as in the summary.
+            own_margin = None if termination == "forfeit" else int(margin) if side_a == first else -int(margin)
             other = self._waiting.pop(int(deal), None)
             if other is None:
                 self._waiting[int(deal)] = (first, second, score, own_margin)
@@ -213,11 +241,13 @@ class PairedAccumulator:
                 "game_margins": _Moments(), "deal_margins": _Moments(),
             })
             matchup["counts"].add_pair(other[2], score)
-            for value, margin_value in ((other[2], other[3]), (score, own_margin)):
+            for value in (other[2], score):
                 matchup["game_scores"].add(value)
-                matchup["game_margins"].add(margin_value)
             matchup["deal_scores"].add((other[2] + score) / 2)
-            matchup["deal_margins"].add((other[3] + own_margin) / 2)
+            if other[3] is not None and own_margin is not None:  # margins pair only where both games were played out
+                for margin_value in (other[3], own_margin):
+                    matchup["game_margins"].add(margin_value)
+                matchup["deal_margins"].add((other[3] + own_margin) / 2)
 
     def results(self) -> list[PairedResult]:
         """The paired result of every pair of strategies with complete deals, in entrant order."""
@@ -229,7 +259,7 @@ class PairedAccumulator:
             # would have no width, a certainty no finite number of deals gives, so it is n/a as the Elo's is.
             half = Z_95 * math.sqrt(deal_scores.variance / deal_scores.count)
             game_variance = matchup["game_scores"].variance
-            equivalent = game_variance * deal_scores.count / deal_scores.variance if deal_scores.variance else math.inf
+            equivalent = _equivalent_games(game_variance, deal_scores)
             results.append(PairedResult(
                 first=first,
                 second=second,
@@ -241,6 +271,7 @@ class PairedAccumulator:
                 equivalent_games=equivalent,
                 margin=matchup["game_margins"].mean,
                 margin_reduction=_reduction(matchup["game_margins"], matchup["deal_margins"]),
+                margin_deals=matchup["deal_margins"].count,
             ))
         return results
 

@@ -80,3 +80,19 @@ def test_an_interval_end_past_100_percent_reads_as_a_one_sided_bound_in_markdown
     assert results.text().count("+190.8 Elo [at least -67.9]") == 1 and "inf" not in results.text(), results.text()
     row = next(line for line in format_markdown(results).splitlines() if line.startswith("| x |"))
     assert "| +190.8 [at least -67.9] |" in row and "inf" not in row, row
+
+
+def test_the_second_strategys_paired_score_reads_as_its_summary_win_rate():
+    # 93 of 400 games, no draw: the summary prints 23.2%, and the second strategy's paired score was 1 - 0.7675 in
+    # floats, 0.23250000000000004, which the chart and the CSV gave as 23.3% and the JSON as that float.
+    counts = ResultCounts()
+    for first, second, deals in ((0.0, 0.0, 4), (1.0, 0.0, 85), (1.0, 1.0, 111)):
+        for _ in range(deals):
+            counts.add_pair(first, second)
+    result = PairedResult("x", "y", counts, 307 / 400, 0.73, 0.805, 0.19, 494.0, 1186.5, 0.31)
+    (row,) = [row for row in summarize(pd.DataFrame({
+        "team_a_strategy": ["y"] * 400, "team_b_strategy": ["x"] * 400, "winner": ["A"] * 93 + ["B"] * 307,
+        "margin": [0] * 400, "hands": [5] * 400, "termination": ["target"] * 400, "forfeit_team": [None] * 400,
+    }), pd.DataFrame(SUMMARY_FIXTURE_HANDS).iloc[:0], ["y"]) if row.strategy == "y"]
+    x, y = paired_records(MatchmakingResults(paired=(result,)), both_sides=True)
+    assert y["score"] == row.win_rate == 93 / 400 and f"{100 * y['score']:.1f}%" == "23.2%", (y["score"], row.win_rate)

@@ -9,12 +9,14 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from canasta_sim.analysis.sections import format_markdown, paired_records
 from canasta_sim.cli import main
 from canasta_sim.cli.compare import MatchPlan, verdict_line
 from canasta_sim.core.engine import GameObserver, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import (
+    MatchmakingResults,
     PairedAccumulator,
     deal_seed,
     matchmaking_report,
@@ -84,9 +86,12 @@ def test_the_two_games_of_a_deal_get_the_same_cards_with_the_strategies_swapped(
 
 
 def _paired_result(rows: list[tuple]):
-    """The one paired result of ``new`` against ``old`` over games ``rows`` (PairedAccumulator's columns)."""
+    """The one paired result of ``new`` against ``old`` over games ``rows`` (PairedAccumulator's columns, the
+    termination ``target`` where a row leaves it out)."""
     accumulator = PairedAccumulator(["new", "old"])
-    accumulator.add(pd.DataFrame(rows, columns=PairedAccumulator.COLUMNS))
+    rows = [row if len(row) == 6 else (*row, "target") for row in rows]
+    accumulator.add(pd.DataFrame(rows, columns=["deal_id", "team_a_strategy", "team_b_strategy", "winner", "margin",
+                                                "termination"]))
     (result,) = accumulator.results()
     return result
 
@@ -136,6 +141,33 @@ def test_a_paired_report_of_deals_all_split_claims_no_equivalent_games():
     assert result.counts.pairs == [0, 0, 3, 0, 0]
     line = result.text().splitlines()[-1]
     assert "win score 100.0% (every deal gave the same points)" in line and "inf" not in line, line
+
+
+def test_paired_margin_counts_only_deals_whose_two_games_were_played_out():
+    # A forfeited game's totals stop at the failure, so the summary leaves its margin out; the paired result averaged
+    # it in (+33.7 per game where the summary said +70.1), and its margin variance reduction with it.
+    rows = [(0, "new", "old", "A", 300, "target"), (0, "old", "new", "B", -100, "target"),
+            (1, "new", "old", "B", -50, "forfeit"), (1, "old", "new", "A", 200, "target"),
+            (2, "new", "old", "A", 400, "target"), (2, "old", "new", "A", 100, "target")]
+    result = _paired_result(rows)
+    assert result.counts.pairs == [1, 0, 1, 0, 1]  # every game still counts in the score, forfeits as losses
+    assert result.margin == pytest.approx((300 + 100 + 400 - 100) / 4) and result.margin_deals == 2
+    # Per game margins 300, 100, 400, -100 (variance 36875); per deal 200, 150 (variance 625).
+    assert result.margin_reduction == pytest.approx(1 - 625 / (36875 / 2))
+    assert "mean margin +175.0 per game, over the 2 deals with no forfeit" in result.text(), result.text()
+    (record,) = paired_records(MatchmakingResults(paired=(result,)))
+    assert (record["deals"], record["margin_deals"], record["mean_margin"]) == (3, 2, 175.0)
+    assert "| +175.0 (2 deals with no forfeit) |" in format_markdown(MatchmakingResults(paired=(result,)))
+
+
+def test_one_deal_measures_no_variance_reduction():
+    # A deal's variance over one deal is 0, so a single deal split 1-1 claimed that pairing removed all the score's
+    # variance and the margin's ("margin 100.0%"), where one deal has no variation between deals to measure.
+    result = _paired_result([(0, "new", "old", "A", 500), (0, "old", "new", "A", 300)])
+    assert math.isnan(result.score_reduction) and math.isnan(result.margin_reduction)
+    assert math.isnan(result.equivalent_games)
+    line = result.text().splitlines()[-1]
+    assert line.endswith("win score n/a (one deal: no variation between deals to measure), margin n/a"), line
 
 
 def test_duplicate_run_prints_the_paired_result(tmp_path):
