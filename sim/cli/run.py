@@ -71,6 +71,8 @@ from canasta_sim.runs.runner import (
     ChunkRunner,
     RunSettings,
     describe_strategy,
+    hold_stop_signals,
+    release_stop_signals,
     settings_from_manifest,
 )
 from canasta_sim.runs.storage import RunDirectory, made_new_folder, read_part
@@ -304,8 +306,14 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         file_handler = open_log_file(log_file if as_given else log_file.absolute())
         workers = worker_count(workers, settings.specs)
         with _reached_and_claimed(play_chunks, settings, directory, out is None and resume is None) as directory:
-            _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
-                  quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
+            try:
+                _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers,
+                      on_error=on_error, quiet=quiet, verbose=verbose, file_handler=file_handler,
+                      play_chunks=play_chunks)
+            finally:
+                # Still held if _play ended before any worker started: nothing left to play, or a failure.  A stop
+                # asked meanwhile finds the run ended, run.json final.
+                release_stop_signals()
 
 
 def new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:
@@ -397,6 +405,10 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     # process wrote meanwhile are read at the end.
     summarizer = RunSummarizer()
     wins = _read_done(directory, settings, done, summarizer)
+    # Held until run_chunks watches for them: run.json says "running" from the next line.  (The Dask backend reaches
+    # its cluster first, which Ctrl-C must be able to end.)
+    if not isinstance(play_chunks, dask_backend.DaskChunkRunner):
+        hold_stop_signals()
     session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])
