@@ -72,8 +72,8 @@ from canasta_sim.runs.runner import (
     RunSettings,
     describe_strategy,
     hold_stop_signals,
-    release_stop_signals,
     settings_from_manifest,
+    stop_signals_released,
 )
 from canasta_sim.runs.storage import RunDirectory, made_new_folder, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
@@ -117,7 +117,7 @@ def _reached_and_claimed(play_chunks: ChunkRunner, settings: RunSettings, direct
     with cluster_reached(play_chunks, settings, directory):
         if default:
             directory = RunDirectory(made_new_folder(directory.path))
-        with directory.claimed():
+        with directory.claimed(), stop_signals_released():  # (what _play holds, should no worker start)
             yield directory
 
 
@@ -306,14 +306,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         file_handler = open_log_file(log_file if as_given else log_file.absolute())
         workers = worker_count(workers, settings.specs)
         with _reached_and_claimed(play_chunks, settings, directory, out is None and resume is None) as directory:
-            try:
-                _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers,
-                      on_error=on_error, quiet=quiet, verbose=verbose, file_handler=file_handler,
-                      play_chunks=play_chunks)
-            finally:
-                # Still held if _play ended before any worker started: nothing left to play, or a failure.  A stop
-                # asked meanwhile finds the run ended, run.json final.
-                release_stop_signals()
+            _play(settings, directory, manifest, loaded, seed_drawn=seed_drawn, workers=workers, on_error=on_error,
+                  quiet=quiet, verbose=verbose, file_handler=file_handler, play_chunks=play_chunks)
 
 
 def new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) -> dict[str, Any]:

@@ -67,6 +67,7 @@ __all__ = [
     "hold_stop_signals",
     "release_stop_signals",
     "stop_on_signals",
+    "stop_signals_released",
     "settings_from_manifest",
     "worker_logging",
 ]
@@ -585,3 +586,13 @@ def release_stop_signals() -> list[int]:
     for number, handler in previous.items():
         signal.signal(number, handler)
     return pending
+
+
+@contextlib.contextmanager
+def stop_signals_released() -> Iterator[None]:
+    """Release at its end what :func:`hold_stop_signals` held within and nothing took: nothing was left to play, or
+    a failure came first.  A stop asked meanwhile finds the run ended, ``run.json`` final."""
+    try:
+        yield
+    finally:
+        release_stop_signals()
