@@ -71,7 +71,9 @@ from canasta_sim.runs.runner import (
     ChunkRunner,
     RunSettings,
     describe_strategy,
+    hold_stop_signals,
     settings_from_manifest,
+    stop_signals_released,
 )
 from canasta_sim.runs.storage import RunDirectory, made_new_folder, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
@@ -115,7 +117,7 @@ def _reached_and_claimed(play_chunks: ChunkRunner, settings: RunSettings, direct
     with cluster_reached(play_chunks, settings, directory):
         if default:
             directory = RunDirectory(made_new_folder(directory.path))
-        with directory.claimed():
+        with directory.claimed(), stop_signals_released():  # (what _play holds, should no worker start)
             yield directory
 
 
@@ -397,6 +399,10 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     # process wrote meanwhile are read at the end.
     summarizer = RunSummarizer()
     wins = _read_done(directory, settings, done, summarizer)
+    # Held until run_chunks watches for them: run.json says "running" from the next line.  (The Dask backend reaches
+    # its cluster first, which Ctrl-C must be able to end.)
+    if not isinstance(play_chunks, dask_backend.DaskChunkRunner):
+        hold_stop_signals()
     session = _open_session(settings, directory, manifest, play_chunks, workers, on_error, games_before)
     if not quiet:
         _announce(settings, directory, seed_drawn, games_before, len(missing) if done else None, session["build"])

@@ -28,6 +28,7 @@ from canasta_sim.runs.supervisor import (
     worker_context,
     worker_pool,
 )
+from canasta_sim.strategies import BUILTIN
 
 __all__ = ["RunSchedule", "run_chunks", "workers_for"]
 
@@ -108,6 +109,10 @@ class RunSchedule:
         """The worker's player, loading the run's strategies."""
         return _RunPlayer(ChunkPlayer(self.settings, "", on_error, stop_event))
 
+    def seat_spec(self, chunk: int, game_id: int, seat: int) -> str:
+        """The spec of the strategy at ``seat`` in game ``game_id``."""
+        return self.settings.sides(game_id)[seat % 2]
+
     def charge(self, chunk: int, game_id: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
         """The failure of a game lost with its worker."""
         return _charge(self.settings, game_id, seat, decision, reason, message)
@@ -130,6 +135,11 @@ class _RunPlayer:
     def loaded_strategies(self, chunk: int | None = None):
         """The run's strategies (:func:`~canasta_sim.runs.interleave.games_at_once` reads their bots' widths)."""
         return self.player.factories.values()
+
+    def built_in_specs(self) -> list[str]:
+        """The specs of canasta-sim's own strategies, played in this process (a bot process's proxy is not one: its
+        bot could kill the worker)."""
+        return [spec for spec, loaded in self.player.factories.items() if loaded.cls in BUILTIN.values()]
 
     def play_game(self, chunk: int, game_id: int, monitor):
         outcome = self.player.play_game(game_id, monitor)

@@ -64,7 +64,10 @@ __all__ = [
     "ChunkBook",
     "describe_strategy",
     "log_failure",
+    "hold_stop_signals",
+    "release_stop_signals",
     "stop_on_signals",
+    "stop_signals_released",
     "settings_from_manifest",
     "worker_logging",
 ]
@@ -530,6 +533,7 @@ def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
     if threading.current_thread() is not threading.main_thread():
         yield state
         return
+    held = release_stop_signals()
     previous = {number: signal.getsignal(number) for number in STOPPING_SIGNALS}
     if previous.get(getattr(signal, "SIGHUP", None)) is signal.SIG_IGN:
         # Started under nohup, which asks that a closed terminal not stop the run.
@@ -544,8 +548,51 @@ def stop_on_signals(stop_event) -> Iterator[dict[str, bool]]:
 
     for number in previous:
         signal.signal(number, on_signal)
+    if held:  # one sent while hold_stop_signals held them: acted on now, as if it came now
+        on_signal(held[0], None)
     try:
         yield state
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+
+
+_hold: dict[str, Any] = {"previous": {}, "pending": []}
+"""While :func:`hold_stop_signals` holds them: the handlers it replaced, and the signals that came meanwhile."""
+
+
+def hold_stop_signals() -> None:
+    """Take the stopping signals and keep them, until :func:`stop_on_signals` has its handlers in place (and acts on
+    them then) or :func:`release_stop_signals`: a SIGTERM between ``run.json``'s first "running" and the handlers
+    stops the run as one a moment later does, where it killed the process, ``run.json`` saying "running" for ever.
+    (Blocking them would not do: the kernel gives a signal to any thread not blocking it, pyarrow's included.)"""
+    if _hold["previous"] or threading.current_thread() is not threading.main_thread():
+        return
+    for number in STOPPING_SIGNALS:
+        previous = signal.getsignal(number)
+        if previous is not signal.SIG_IGN:  # an ignored one (SIGHUP under nohup) stays ignored
+            _hold["previous"][number] = previous
+            signal.signal(number, _keep_signal)
+
+
+def _keep_signal(number, frame) -> None:
+    _hold["pending"].append(number)
+
+
+def release_stop_signals() -> list[int]:
+    """Put back the handlers :func:`hold_stop_signals` replaced; the signals that came meanwhile."""
+    previous, pending = _hold["previous"], _hold["pending"]
+    _hold.update(previous={}, pending=[])
+    for number, handler in previous.items():
+        signal.signal(number, handler)
+    return pending
+
+
+@contextlib.contextmanager
+def stop_signals_released() -> Iterator[None]:
+    """Release at its end what :func:`hold_stop_signals` held within and nothing took: nothing was left to play, or
+    a failure came first.  A stop asked meanwhile finds the run ended, ``run.json`` final."""
+    try:
+        yield
+    finally:
+        release_stop_signals()

@@ -9,7 +9,8 @@ the game, the seat and decision asked and the time in a few floats of shared mem
 
 * **a worker dies** (a crash, ``os._exit``, an out-of-memory kill): the game in progress is charged to
   the seat whose call was running (reason ``crash``), the games already sent are kept, and a new worker
-  takes over the chunk from the next game;
+  takes over the chunk from the next game; if that call was a built-in strategy's, the death is not its doing
+  (the OOM killer, a ``kill -9``): the game is played again, uncharged (:meth:`_Play._played_again`);
 * **a decision outlives its clock**: with a time limit, the worker's own alarm normally stops it
   (reason ``timeout``); a strategy that swallows the alarm or blocks in C is killed once its call has run
   ``time_limit + 1`` seconds, its game charged to it (``timeout``), and a new worker takes over;
@@ -186,6 +187,7 @@ class _Worker:
         child.close()
         log_channel.close()  # the worker's alone now: its pipe ends with it, even in the middle of a record
         self.ready = False
+        self.built_in: frozenset = frozenset()  # the specs its ready names as built-ins played in it
         self.task: tuple[Hashable, int, int] | None = None
         """``(chunk, next game, end)`` while busy: the worker plays the chunk's games up to ``end`` (excluded)."""
         self.queued: tuple[Hashable, int, int] | None = None
@@ -316,6 +318,7 @@ class _Play:
         when its last piece ends."""
         self.books: dict[Hashable, Any] = {}
         self.error: str | None = None
+        self.deaths_in_built_ins: collections.Counter = collections.Counter()  # by (chunk, game): _played_again
         self.stop_seen: float | None = None
         """When the stop event was first seen set: busy workers get :data:`STOP_GRACE_SECONDS` from then."""
 
@@ -458,6 +461,7 @@ class _Play:
         kind = message[0]
         if kind == "ready":
             worker.ready = True
+            worker.built_in = frozenset(message[1])
             self.pool.start_failures = 0
         elif kind == "load_error":
             raise WorkerStartError(message[1])
@@ -499,13 +503,13 @@ class _Play:
             pool.start_failures += 1
             if pool.start_failures >= START_FAILURES:
                 raise WorkerStartError(f"workers die before playing any game (exit code {worker.process.exitcode})")
-        charged = False
+        in_game = False
         if worker.task is not None:
             chunk, next_game, end = worker.task
             game_id = int(worker.monitor[MONITOR_GAME])
-            if game_id >= 0 and game_id == next_game:
+            in_game = game_id >= 0 and game_id == next_game
+            if in_game and not self._played_again(worker, chunk, game_id):
                 self._charge_death(worker, chunk, game_id)
-                charged = True
                 next_game = game_id + 1
             worker.task = None
             if worker.queued is not None and not pool.stop_event.is_set():
@@ -515,7 +519,7 @@ class _Play:
             else:
                 self._piece_ended(chunk)
         worker.connection.close()
-        if charged:
+        if in_game:
             pool.idle_deaths = 0
         elif worker.ready and not pool.stop_event.is_set():
             pool.idle_deaths += 1
@@ -523,6 +527,24 @@ class _Play:
                 raise WorkerStartError(f"workers keep dying outside any game ({pool.idle_deaths} in a row, the last "
                                        f"with exit code {worker.process.exitcode}); the run stops")
         return _Worker(pool.context, pool.logs, pool.arguments, worker.where)
+
+    def _played_again(self, worker: _Worker, chunk: Hashable, game_id: int) -> bool:
+        """Whether the dead worker's game is played again rather than charged: it died during a built-in strategy's
+        call, which cannot have caused it (its alarm's kill past the time limit is charged as ever)."""
+        seat_spec = getattr(self.schedule, "seat_spec", None)
+        if worker.killed_for is not None or seat_spec is None:
+            return False
+        seat, _ = decode_call(worker.monitor[MONITOR_CALL])
+        if seat_spec(chunk, game_id, seat) not in worker.built_in:
+            return False
+        self.deaths_in_built_ins[chunk, game_id] += 1
+        if self.deaths_in_built_ins[chunk, game_id] >= IDLE_DEATHS:
+            raise WorkerStartError(f"game {game_id}'s worker died {IDLE_DEATHS} times during a built-in strategy's "
+                                   f"call (the last with {exit_text(worker.process.exitcode)}), which no strategy is "
+                                   "charged with; the run stops: is the machine short of memory, or killing them?")
+        logger.warning("game %d: its worker died (%s) during a built-in strategy's call, not that strategy's doing; "
+                       "the game is played again", game_id, exit_text(worker.process.exitcode))
+        return True
 
     def _charge_death(self, worker: _Worker, chunk: Hashable, game_id: int) -> None:
         """Charge game ``game_id`` to the seat whose call was running when its worker died or was killed."""

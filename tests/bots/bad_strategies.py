@@ -55,6 +55,15 @@ class ExitsItsProcess(Trap):
         os._exit(1)
 
 
+class KillsItsWorker(Trap):
+    """As the kernel's OOM killer or ``kill -9`` would, but of its own doing: charged to its seat."""
+
+    name = "kills-its-worker"
+
+    def spring(self, view):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
 class LoopsForever(Trap):
     name = "loops-forever"
 

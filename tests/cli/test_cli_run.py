@@ -287,6 +287,35 @@ def test_sigterm_or_sighup_to_the_run_s_whole_process_group_stops_it_as_ctrl_c_d
     assert_same_tables(out, reference)
 
 
+# The run, its SIGTERM sent by itself just as run.json first says "running", before it watches for the signal.
+TERMINATED_AS_IT_STARTS = """
+import importlib, os, signal
+run = importlib.import_module("canasta_sim.cli.run")
+opened = run._open_session
+
+def open_then_terminated(*arguments):
+    session = opened(*arguments)
+    os.kill(os.getpid(), signal.SIGTERM)
+    return session
+
+run._open_session = open_then_terminated
+from canasta_sim.cli import main
+main()
+"""
+
+
+@pytest.mark.timeout(60)
+def test_sigterm_as_run_json_first_says_running_stops_the_run_with_run_json_final(tmp_path):
+    # It killed the process before the run's handlers were in place, run.json saying "running" for ever.
+    out = tmp_path / "run"
+    completed = subprocess.run([sys.executable, "-c", TERMINATED_AS_IT_STARTS, "run", "--games", "2", "--seed", "3",
+                                "-s", "greedy", "--workers", "1", "--out", str(out), "-q", *QUICK],
+                               capture_output=True, text=True, timeout=50, cwd=ROOT)
+    assert completed.returncode == 130, completed.stderr
+    assert "Interrupted" in completed.stderr and "Traceback" not in completed.stderr
+    assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
+
+
 @pytest.mark.timeout(180)
 def test_a_run_started_under_nohup_plays_on_when_its_terminal_closes(tmp_path, bots, reference):
     # SIGHUP, once it stopped a run as SIGTERM does, was taken over from nohup, which had set it to be ignored: closing
