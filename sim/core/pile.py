@@ -34,7 +34,7 @@ Count = cython.typedef(cython.Py_ssize_t)
 
 _KIND_VALUE = KIND_VALUE  # a C array compiled (sim/core/pile.pxd): the initial meld's sum in C integers
 
-__all__ = ["PileRules"]
+__all__ = ["PileRules", "take_reaches_minimum"]
 
 
 class PileRules(MeldingRules):
@@ -279,7 +279,7 @@ class PileRules(MeldingRules):
                 used = [0] * KIND_COUNT
                 self._collect(move, (MeldGroup(top, record.cards),) if record.cards else (), additions, used)
                 self._collect(move, extra, additions, used)
-        if record.extra and _needs_no_extra_melds(self, top, record.cards, side):
+        if record.extra and take_reaches_minimum(top, record.cards, self.requirements[side]):
             # R8.3, R12.5: extra melds the take's own meld did not need for the minimum are the take and then a meld,
             # which closes the question to the partner as a meld move does (D23).
             self.melded_this_turn = True
@@ -338,7 +338,8 @@ def _describe(naturals: int, jokers: int, deuces: int, rank: int) -> str:
     return " and ".join(parts) if parts else "no card from hand"
 
 
-def _needs_no_extra_melds(state: PileRules, top: int, cards, side: int) -> bool:
-    """Whether the top card's meld alone, the top card and the hand cards laid with it, reaches the minimum of a
-    side opening with a take (R8.2e, R10.5): extra melds come only with such a take."""
-    return KIND_VALUE[top] + sum([KIND_VALUE[card] for card in cards]) >= state.requirements[side]
+def take_reaches_minimum(top: int, cards, requirement: int) -> bool:
+    """Whether a take's own meld, the top card and the hand cards laid with it, reaches a side's initial minimum
+    (R8.2e, R10.5): extra melds laid with such a take were not needed for it, and count as melding after the take
+    (R12.5, D23).  The engine and the worlds the searches sample (``canasta_sim.core.search``) both judge by it."""
+    return KIND_VALUE[top] + sum([KIND_VALUE[card] for card in cards]) >= requirement

@@ -30,19 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from canasta_sim.core.cards import (
-    BLACK_THREE,
-    CARD_KIND,
-    DECK_COUNTS,
-    FOUR,
-    JOKER,
-    KIND_COUNT,
-    KIND_VALUE,
-    RED_THREE,
-    TWO,
-)
+from canasta_sim.core.cards import BLACK_THREE, CARD_KIND, DECK_COUNTS, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO
 from canasta_sim.core.moves import DRAW, Answer, Ask, Discard, Draw, Meld, MeldGroup, Stop, TakePile
 from canasta_sim.core.phases import ACQUIRE, ANSWER, OVER, PLAY
+from canasta_sim.core.pile import take_reaches_minimum
 from canasta_sim.core.state import HandState
 from canasta_sim.core.strategy import PublicEvent, Strategy
 from canasta_sim.core.view import SeatView
@@ -169,8 +160,7 @@ class PublicMemory:
             if move.extra and not (self.seat_has_melded[seat] or self.seat_has_melded[seat ^ 2]):
                 # R8.3, R12.5, D23: as the engine judges it, extra melds the top card's meld did not need close the
                 # question to the partner.
-                opening = KIND_VALUE[top] + sum([KIND_VALUE[card] for card in move.cards])
-                self.melded_this_turn = opening >= self.requirements[seat & 1]
+                self.melded_this_turn = take_reaches_minimum(top, move.cards, self.requirements[seat & 1])
             self._lay(seat, groups + tuple(move.extra), top)
         elif isinstance(move, Meld):
             self._lay(seat, move.groups, None)
