@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from canasta_sim.errors import StrategyError
+from canasta_sim.plugins.specs import is_bot_spec, parse_spec
 from canasta_sim.runs.records import game_rows
 from canasta_sim.runs.runner import (
     ON_ERROR_CHOICES,
@@ -31,6 +32,8 @@ from canasta_sim.runs.supervisor import (
 from canasta_sim.strategies import BUILTIN
 
 __all__ = ["RunSchedule", "run_chunks", "workers_for"]
+
+_BUILT_IN_NAMES = frozenset(BUILTIN)  # taken as the run starts, before any strategy's file is imported
 
 
 def run_chunks(
@@ -100,6 +103,8 @@ class RunSchedule:
     def __init__(self, settings: RunSettings) -> None:
         self.settings = settings
         self.time_limit = settings.time_limit
+        self._built_in = frozenset(spec for spec in settings.specs
+                                   if not is_bot_spec(spec) and parse_spec(spec)[0] in _BUILT_IN_NAMES)
 
     def chunk_games(self, chunk: int) -> range:
         """The chunk's game ids."""
@@ -109,9 +114,12 @@ class RunSchedule:
         """The worker's player, loading the run's strategies."""
         return _RunPlayer(ChunkPlayer(self.settings, "", on_error, stop_event))
 
-    def seat_spec(self, chunk: int, game_id: int, seat: int) -> str:
-        """The spec of the strategy at ``seat`` in game ``game_id``."""
-        return self.settings.sides(game_id)[seat % 2]
+    def is_built_in(self, chunk: int, game_id: int, seat: int) -> bool:
+        """Whether the strategy at ``seat`` in game ``game_id`` is one of canasta-sim's own, played in the worker.
+
+        Judged here, from the run's specs, not from anything a worker reports: a worker runs the other strategies'
+        code too."""
+        return self.settings.sides(game_id)[seat % 2] in self._built_in
 
     def charge(self, chunk: int, game_id: int, seat: int, decision: str, reason: str, message: str) -> StrategyError:
         """The failure of a game lost with its worker."""
@@ -135,11 +143,6 @@ class _RunPlayer:
     def loaded_strategies(self, chunk: int | None = None):
         """The run's strategies (:func:`~canasta_sim.runs.interleave.games_at_once` reads their bots' widths)."""
         return self.player.factories.values()
-
-    def built_in_specs(self) -> list[str]:
-        """The specs of canasta-sim's own strategies, played in this process (a bot process's proxy is not one: its
-        bot could kill the worker)."""
-        return [spec for spec, loaded in self.player.factories.items() if loaded.cls in BUILTIN.values()]
 
     def play_game(self, chunk: int, game_id: int, monitor):
         outcome = self.player.play_game(game_id, monitor)

@@ -187,7 +187,6 @@ class _Worker:
         child.close()
         log_channel.close()  # the worker's alone now: its pipe ends with it, even in the middle of a record
         self.ready = False
-        self.built_in: frozenset = frozenset()  # the specs its ready names as built-ins played in it
         self.task: tuple[Hashable, int, int] | None = None
         """``(chunk, next game, end)`` while busy: the worker plays the chunk's games up to ``end`` (excluded)."""
         self.queued: tuple[Hashable, int, int] | None = None
@@ -461,7 +460,6 @@ class _Play:
         kind = message[0]
         if kind == "ready":
             worker.ready = True
-            worker.built_in = frozenset(message[1])
             self.pool.start_failures = 0
         elif kind == "load_error":
             raise WorkerStartError(message[1])
@@ -531,11 +529,11 @@ class _Play:
     def _played_again(self, worker: _Worker, chunk: Hashable, game_id: int) -> bool:
         """Whether the dead worker's game is played again rather than charged: it died during a built-in strategy's
         call, which cannot have caused it (its alarm's kill past the time limit is charged as ever)."""
-        seat_spec = getattr(self.schedule, "seat_spec", None)
-        if worker.killed_for is not None or seat_spec is None:
+        is_built_in = getattr(self.schedule, "is_built_in", None)
+        if worker.killed_for is not None or is_built_in is None:
             return False
         seat, _ = decode_call(worker.monitor[MONITOR_CALL])
-        if seat_spec(chunk, game_id, seat) not in worker.built_in:
+        if not is_built_in(chunk, game_id, seat):
             return False
         self.deaths_in_built_ins[chunk, game_id] += 1
         if self.deaths_in_built_ins[chunk, game_id] >= IDLE_DEATHS:

@@ -115,9 +115,7 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
         connection.send(("load_error", f"a worker could not load the strategies: {type(error).__name__}: {error}"))
         return
     _limit_memory(memory_limit)
-    # The specs of built-in strategies played here: the supervisor charges a death in their calls to none of them.
-    built_in = getattr(player, "built_in_specs", None)
-    connection.send(("ready", () if built_in is None else tuple(built_in())))
+    connection.send(("ready",))
     while True:
         task = connection.recv()
         if task is None:

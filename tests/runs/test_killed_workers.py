@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.strategies import BUILTIN
 from canasta_sim.strategies.greedy import Greedy
 from tests.helpers import BOTS, assert_same_run_tables
 
@@ -63,6 +64,17 @@ def test_a_strategy_not_built_in_that_kills_its_own_worker_is_still_charged_with
     assert len(charged) > 0 and (charged["forfeit_reason"] == "crash").all()
     assert charged["error"].str.contains("SIGKILL").all() and charged["error"].str.contains("KillsItsWorker").all()
     assert len(games) == 8
+
+
+@pytest.mark.timeout(120)
+def test_a_strategy_that_enters_itself_among_the_built_ins_and_kills_its_worker_is_still_charged(tmp_path):
+    saved = dict(BUILTIN)
+    try:
+        games = _run(tmp_path / "run", 1, f"{BOTS / 'claims_built_in.py'}:ClaimsBuiltIn", "random", games=2)
+    finally:  # the file, imported in this process too as the run loads it, rewrote the registry
+        BUILTIN.clear()
+        BUILTIN.update(saved)
+    assert len(games) == 2 and (games["forfeit_reason"] == "crash").all(), games["error"].tolist()
 
 
 @pytest.mark.timeout(120)
