@@ -108,6 +108,8 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
                     logger.info("%s: the strategies printed:\n%s", game, printed.rstrip())
                 return outcome
             if not process.is_alive():
+                if receiver.poll():  # it sent its outcome and ended between the wait above and here: read it first
+                    continue
                 break
             started = monitor[MONITOR_START]
             if (time_limit is not None and monitor[MONITOR_GAME] >= 0 and started
