@@ -121,7 +121,8 @@ class AskingRules(PileRules):
         else:
             minimum = self.requirements[side]
         # R13.1 meld_no_discard: no discard is allowed, so only melding every card goes out.
-        plan = _search_meld_out(rules, hand_list, melds, minimum, True, not self.must_stop)
+        # R12.2: the cards laid from the hand earlier this turn count toward a canasta from the hand.
+        plan = _search_meld_out(rules, hand_list, melds, minimum, True, not self.must_stop, self.turn_laid)
         self._plan_cache = plan
         # The kept copy refreshed in place (a search per turn, and a move changes a count or two): no list made and
         # freed per search.  Each state has a copy of its own (HandState.copy starts with none).

@@ -21,10 +21,10 @@ cdef Py_ssize_t _KIND_VALUE[15]
 # The kinds, ranks and sizes the search reads, as C integers: each index into a hand or a count array is then C.
 cdef Py_ssize_t BLACK_THREE, FOUR, JOKER, KIND_COUNT, RED_THREE, TWO, CANASTA_SIZE, WILD_RANK
 
-cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+cpdef _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard, laid)
 # The search past the quick reject, called from C by the hand state's going-out plan after its own reject.
 @cython.locals(held=Py_ssize_t[15], naturals=Py_ssize_t[15], wilds=Py_ssize_t[15])
-cpdef _search_meld_out(rules, list hand, list melds, minimum, allow_no_discard, allow_discard)
+cpdef _search_meld_out(rules, list hand, list melds, minimum, allow_no_discard, allow_discard, laid)
 
 # The hand and the melds as lists (typed: read with the list's own fast indexing), here and in the single-group
 # verdict (sim/core/melding.py).
@@ -48,7 +48,13 @@ cdef list _candidates(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t 
 cpdef _lay_all(rules, list counts, melds, minimum, no_discard)
 
 @cython.locals(in_plan=Py_ssize_t[15], given=Py_ssize_t[15], rooms=Py_ssize_t[15], sizes=Py_ssize_t[15], wild=WildRules)
-cdef _lay(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds, minimum, bint no_discard)
+cdef _lay(rules, Py_ssize_t *held, Py_ssize_t *naturals, Py_ssize_t *wilds, minimum, bint no_discard, laid)
+
+# R12.2's canasta from the hand under going_out_without_discard=only_if_hand_holds_canasta: the move check
+# (sim/core/melding.py) asks these too.
+cpdef bint needs_hand_canasta(rules) except -1
+@cython.locals(rank=Py_ssize_t, count=Py_ssize_t, before=Py_ssize_t)
+cpdef bint lays_hand_canasta(laid, list laying) except -1
 
 # The plan's canastas completed with wild cards, and its groups, on the same C arrays.
 @cython.locals(deficits=Py_ssize_t[15])

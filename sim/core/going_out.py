@@ -26,7 +26,7 @@ except ImportError:  # plain Python without Cython: the type declarations do not
 Count = cython.typedef(cython.Py_ssize_t)
 """A C integer where compiled (counts, kinds, seats: all far below 2**31), a Python int otherwise."""
 
-__all__ = ["can_meld_out", "find_meld_out"]
+__all__ = ["can_meld_out", "find_meld_out", "lays_hand_canasta", "needs_hand_canasta"]
 
 _UNBOUNDED = 1 << 30
 
@@ -41,15 +41,18 @@ def can_meld_out(
     minimum: int,
     allow_no_discard: bool = True,
     allow_discard: bool = True,
+    laid: Sequence[int] | None = None,
 ) -> bool:
     """Return whether ``hand`` can be laid on the side's ``melds`` leaving at most one card to discard.
 
     :param minimum: the initial-meld count the melded cards must reach (0 once the side has melded).
     :param allow_no_discard: whether laying every card, with no discard, counts as going out.
     :param allow_discard: whether a last card may be discarded (not after R13.1 ``meld_no_discard``).
+    :param laid: the cards laid from the hand earlier this turn by meld rank (``None``: none), which
+        R12.2 under ``going_out_without_discard=only_if_hand_holds_canasta`` counts (:func:`lays_hand_canasta`).
     """
     plan = find_meld_out(
-        rules, hand, melds, minimum=minimum, allow_no_discard=allow_no_discard, allow_discard=allow_discard
+        rules, hand, melds, minimum=minimum, allow_no_discard=allow_no_discard, allow_discard=allow_discard, laid=laid
     )
     return plan is not None
 
@@ -62,14 +65,15 @@ def find_meld_out(
     minimum: int,
     allow_no_discard: bool = True,
     allow_discard: bool = True,
+    laid: Sequence[int] | None = None,
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """Return ``(groups, discard)`` that meld ``hand`` out, or ``None`` when it cannot be done.
 
     ``discard`` is the kind left to discard, or ``None`` when every card is melded.  Laying the
     groups as one :class:`~canasta_sim.core.moves.Meld` and then discarding goes out, provided the turn's
-    other conditions (the partner's answer, R12.5) allow it.
+    other conditions (the partner's answer, R12.5) allow it.  ``laid`` as for :func:`can_meld_out`.
     """
-    return _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+    return _find_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard, laid)
 
 
 def _find_meld_out(
@@ -79,6 +83,7 @@ def _find_meld_out(
     minimum: int,
     allow_no_discard: bool,
     allow_discard: bool,
+    laid: Sequence[int] | None,
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """:func:`find_meld_out` with positional arguments: the engine asks it on every turn, and a call
     with keywords costs more than many of the searches it makes."""
@@ -88,11 +93,12 @@ def _find_meld_out(
     # answered from the hand and the melds of its lone cards' ranks, before the full read of _search_meld_out.
     if _two_cards_stranded(hand, melds):
         return None
-    return _search_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard)
+    return _search_meld_out(rules, hand, melds, minimum, allow_no_discard, allow_discard, laid)
 
 
 def _search_meld_out(
-    rules: Rules, hand: list[int], melds: list[Sequence[int]], minimum: int, allow_no_discard: bool, allow_discard: bool
+    rules: Rules, hand: list[int], melds: list[Sequence[int]], minimum: int, allow_no_discard: bool,
+    allow_discard: bool, laid: Sequence[int] | None,
 ) -> tuple[tuple[MeldGroup, ...], int | None] | None:
     """:func:`_find_meld_out` past its quick reject (:func:`_two_cards_stranded`), for a caller that made it."""
     # The hand and the side's melds read once into counts by kind (C arrays compiled, sim/core/going_out.pxd;
@@ -104,10 +110,10 @@ def _search_meld_out(
     candidates = _candidates(rules, held, naturals, wilds, allow_discard, allow_no_discard)
     for leftover in candidates:
         if leftover is None:
-            groups = _lay(rules, held, naturals, wilds, minimum, True)
+            groups = _lay(rules, held, naturals, wilds, minimum, True, laid)
         else:
             held[leftover] -= 1
-            groups = _lay(rules, held, naturals, wilds, minimum, False)
+            groups = _lay(rules, held, naturals, wilds, minimum, False, laid)
             held[leftover] += 1
         if groups is not None:
             return groups, leftover
@@ -235,7 +241,7 @@ def _lay_all(
     naturals = [0] * 15
     wilds = [0] * 15
     _read_counts(counts, _as_list(melds), held, naturals, wilds)
-    return _lay(rules, held, naturals, wilds, minimum, no_discard)
+    return _lay(rules, held, naturals, wilds, minimum, no_discard, None)
 
 
 @cython.locals(
@@ -245,9 +251,11 @@ def _lay_all(
     wild_ratio=cython.bint, no_discard=cython.bint,
 )
 def _lay(
-    rules: Rules, held: list[int], naturals: list[int], wilds: list[int], minimum: int, no_discard: bool
+    rules: Rules, held: list[int], naturals: list[int], wilds: list[int], minimum: int, no_discard: bool,
+    laid: Sequence[int] | None,
 ) -> tuple[MeldGroup, ...] | None:
-    """:func:`_lay_all` on counts by kind: the hand's, and the natural and wild cards of each meld."""
+    """:func:`_lay_all` on counts by kind: the hand's, and the natural and wild cards of each meld; ``laid`` as for
+    :func:`can_meld_out`."""
     if held[RED_THREE]:
         return None
     black_threes = held[BLACK_THREE]
@@ -300,14 +308,41 @@ def _lay(
         if not wild.wild_only or (budget < 3 and naturals[WILD_RANK] + wilds[WILD_RANK] <= 0):
             return None
         wild_only = budget
-    if no_discard and rules.going_out_without_discard == "only_if_hand_holds_canasta":
-        # R12.2 (seed-002 reading): the hand itself must hold a whole canasta.
+    if no_discard and needs_hand_canasta(rules):
+        laying = [0] * 15  # the plan's cards by meld rank (KIND_COUNT), all from the hand
         for rank in range(FOUR, KIND_COUNT):
-            if in_plan[rank] and held[rank] + given[rank] >= CANASTA_SIZE:
-                break
-        else:
+            if in_plan[rank]:
+                laying[rank] = held[rank] + given[rank]
+        laying[BLACK_THREE] = black_threes
+        laying[WILD_RANK] = wild_only
+        if not lays_hand_canasta(laid, laying):
             return None
     return _plan_groups(held, in_plan, given, black_threes, wild_only)
+
+
+def needs_hand_canasta(rules: Rules) -> bool:
+    """Whether melding every card with no discard needs a whole canasta laid from the hand this turn (R12.2 under
+    ``going_out_without_discard=only_if_hand_holds_canasta``, D9: seed 002 allows it when the hand "contains a whole
+    canasta"); by default the side's canastas (R12.1) are enough."""
+    return rules.going_out_without_discard == "only_if_hand_holds_canasta"
+
+
+@cython.locals(rank=Count, count=Count, before=Count)
+def lays_hand_canasta(laid: Sequence[int] | None, laying: list[int]) -> bool:
+    """R12.2 where :func:`needs_hand_canasta`: whether the turn lays a whole canasta of one meld from the hand,
+    ``laid`` the cards laid from the hand earlier this turn by meld rank (``None``: none) and ``laying`` those the
+    move lays.  The move check, the going-out plan (E4) and the check after a "yes" (R12.5) all judge it here.
+
+    The pile's top card is melded from the pile, never held (R8.3), so neither counts it; the rest of a taken
+    pile is in the hand once taken, and counts when laid."""
+    for rank in range(KIND_COUNT):
+        count = laying[rank]
+        if laid is not None:
+            before = laid[rank]
+            count += before
+        if count >= CANASTA_SIZE:
+            return True
+    return False
 
 
 @cython.locals(rank=Count, size=Count, deficit=Count)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from canasta_sim.core.cards import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO, count_words, counts_text, kind_words
-from canasta_sim.core.going_out import _as_list, find_meld_out
+from canasta_sim.core.going_out import _as_list, find_meld_out, lays_hand_canasta, needs_hand_canasta
 from canasta_sim.core.identities import NOT_KEPT, field_objects, same_field_objects
 from canasta_sim.core.melds import (
     _COUNT_MASK,
@@ -299,20 +299,17 @@ class MeldingRules:
             if self._probing:
                 return False
             raise self._fail("R12.5", "ask_partner=mandatory: the player must ask the partner before going out", move)
-        if hand_after == 0 and not is_discard:
-            if self.rules.going_out_without_discard == "only_if_hand_holds_canasta":
-                laid = list(self.turn_laid)
-                for rank, added in additions.items():
-                    laid[rank] += added[0] + added[1] + added[2]
-                if max(laid) < CANASTA_SIZE:
-                    if self._probing:
-                        return False
-                    raise self._fail(
-                        "R12.2",
-                        "going out without a discard needs a whole canasta from the hand this turn "
-                        "(going_out_without_discard=only_if_hand_holds_canasta)",
-                        move,
-                    )
+        if hand_after == 0 and not is_discard and needs_hand_canasta(self.rules):
+            laying = [0] * KIND_COUNT
+            for rank, added in additions.items():
+                laying[rank] = added[0] + added[1] + added[2]
+            if move_type is TakePile or isinstance(move, TakePile):
+                laying[self.pile[-1]] -= 1  # the top card is melded from the pile, not from the hand (R8.3)
+            if not lays_hand_canasta(self.turn_laid, laying):
+                if self._probing:
+                    return False
+                raise self._fail("R12.2", "going out without a discard needs a whole canasta from the hand this turn "
+                                 "(going_out_without_discard=only_if_hand_holds_canasta)", move)
         return True
 
     @cython.locals(added=list, rank=Count, taken=Count)
@@ -368,7 +365,7 @@ class MeldingRules:
         meld[2] = held_deuces + deuces
         laid = self.turn_laid
         before = laid[rank]
-        laid[rank] = before + naturals + taken + jokers + deuces
+        laid[rank] = before + naturals + jokers + deuces  # from the hand only, for R12.2: not the pile's top card
         self.side_has_melded[side] = True
         self.seat_has_melded[seat] = True
         # This side's table, if it was current: a new one with the meld's counts, what HandState.meld_table would
@@ -525,10 +522,12 @@ class MeldingRules:
         # going out was possible; a meld that makes it impossible would leave no legal move at all.
         hand = [count - used[kind] for kind, count in enumerate(self.hands[self.seat])]
         melds = [list(meld) for meld in self.melds[self.seat & 1]]
+        laid = list(self.turn_laid)
         for rank, counts in additions.items():
             for index in range(3):
                 melds[rank][index] += counts[index]
-        if find_meld_out(self.rules, hand, melds, minimum=0) is None:
+            laid[rank] += counts[0] + counts[1] + counts[2]
+        if find_meld_out(self.rules, hand, melds, minimum=0, laid=laid) is None:
             raise self._fail(
                 "R12.5",
                 "the partner answered yes, so the player must go out this turn, and after this meld "

@@ -187,7 +187,8 @@ class PublicMemory:
             elif rank not in self.turn_new_ranks:
                 self.added_to_existing = True
             sizes[rank] += added[rank]
-            self.turn_laid[rank] += added[rank]
+            # As the engine's (R12.2): the cards laid from the hand, so not the pile's top card.
+            self.turn_laid[rank] += added[rank] - 1 if rank == top else added[rank]
         self.seat_has_melded[seat] = True
 
 

@@ -12,9 +12,9 @@ Those are played as several actions, the groups in increasing action order, then
 allows only prefixes of legal moves, so every sequence it allows ends in a legal move.  The mask
 allows the engine's canonical legal moves (:mod:`canasta_sim.core.legal`, the joint going-out melds
 and black 3s added to the meld of black 3s laid this turn, R5.3, included), so every legal move is
-reached by some sequence of allowed actions, over one meld decision or several.  One restriction:
-after a partner's "yes" that obliges going out (R12.5), a meld is allowed only if going out stays
-possible after it, so that a masked choice can never leave the seat without a legal move.
+reached by some sequence of allowed actions, over one meld decision or several.  After a partner's
+"yes" that obliges going out (R12.5) the engine itself refuses a meld after which going out is no
+longer possible, so a masked choice can never leave the seat without a legal move.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import numpy as np
 
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT, KIND_VALUE
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
-from canasta_sim.core.going_out import find_meld_out
 from canasta_sim.core.moves import DRAW, STOP, Draw, Meld, MeldGroup, Move, Stop, TakePile
 from canasta_sim.core.rules import DEFAULT_RULES, MAX_TARGET_SCORE, Rules
 from canasta_sim.core.state import MAX_TURNS_PER_HAND
@@ -173,8 +172,6 @@ def _meld_options(view: SeatView) -> DecisionOptions:
     # each, and its joint going-out melds (two groups neither of which may go alone) its groups, then done.
     melded = view.has_melded(view.side)
     melds = list(view.legal_melds())
-    if view.partner_answer is True and view.rules.ask_partner_yes_forces_out:
-        melds = [move for move in melds if _keeps_going_out_possible(view, move)]
     immediate: dict[int, object] = {}
     compound = []
     for move in melds:
@@ -194,25 +191,6 @@ def _check_disjoint(immediate, compound) -> None:
     clash = immediate.keys() & {actions[0] for actions, _ in compound}
     if clash:
         raise RuntimeError(f"actions {sorted(clash)} are both complete moves and starts of compound moves")
-
-
-def _keeps_going_out_possible(view: SeatView, move: Meld) -> bool:
-    """R12.5: after a "yes" that obliges going out, can the hand still go out once ``move`` is laid?"""
-    hand = list(view.hand)
-    melds = [[0, 0, 0] for _ in range(KIND_COUNT)]
-    for rank, counts in view.melds(view.side).items():
-        melds[rank] = list(counts)
-    for group in move.groups:
-        for kind in group.cards:
-            hand[kind] -= 1
-        meld = melds[group.rank]
-        meld[0] += group.naturals
-        meld[1] += group.jokers
-        meld[2] += group.deuces
-    if sum(hand) == 0:
-        return True
-    # Once anything is laid the side has melded, so no minimum is left (R10.6).
-    return find_meld_out(view.rules, hand, melds, minimum=0) is not None
 
 
 def playable_actions(view: SeatView, decision: str, value) -> tuple[int, ...]:
