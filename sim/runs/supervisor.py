@@ -411,9 +411,11 @@ class _Play:
     def _enforce_clocks(self, worker: _Worker, now: float, stopping: bool) -> None:
         """Kill a worker whose call overran the time limit, or that is still busy past the stop's grace."""
         time_limit = self.schedule.time_limit
+        # The number before the start, as a worker writes them the other way round: a game begun between two reads in
+        # the other order showed the worker's last start (0 before its first game) and was killed as hours overdue.
+        game = worker.monitor[MONITOR_GAME]
         started = worker.monitor[MONITOR_START]
-        overdue = (time_limit is not None and worker.monitor[MONITOR_GAME] >= 0
-                   and now - started > time_limit + HARD_TIMEOUT_MARGIN)
+        overdue = time_limit is not None and game >= 0 and now - started > time_limit + HARD_TIMEOUT_MARGIN
         if overdue and worker.task is not None and not stopping:
             worker.killed_for = killed_past_limit(now - started, time_limit)
             worker.kill()
