@@ -55,7 +55,7 @@ from canasta_sim.cli.run import install_logging, new_manifest, now_text, reprodu
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
-from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.loader import is_built_in_spec, load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.interleave import games_at_once_cap
@@ -143,6 +143,10 @@ class CompareSchedule:
         seed, _, specs = self.game(game_id)
         return charged_failure(specs[seat % 2], seed, seat, decision, reason, message)
 
+    def is_built_in(self, block: int, game_id: int, seat: int) -> bool:
+        """Whether ``seat`` plays a built-in strategy in the worker, which a death in its call is no forfeit of."""
+        return is_built_in_spec(self.game(game_id)[2][seat % 2])
+
     def new_book(self, block: int, on_error: str) -> _BlockBook:
         """The block's games as they come in."""
         return _BlockBook(self, block)
@@ -219,8 +223,7 @@ class Comparison:
         self.counts = ResultCounts()
         self.llr = 0.0
         self.decision: str | None = None
-        self.error: str | None = None
-        """The first failure in game order under ``--on-error stop``."""
+        self.error: str | None = None  # the first failure in game order under --on-error stop
         self.forfeits = 0
         self.last_line = ""
         self._printed_at = 0  # the multiple of --print-every last passed
@@ -300,8 +303,7 @@ class _RunRecorder:
                        f"saved there: canasta-sim compare --resume {path})")
         try:
             self.settings = RunSettings(games=max_games, seed=plan.seed, specs=(plan.new, plan.old), rules=plan.rules,
-                                        chunk_size=SAVED_CHUNK_GAMES,
-                                        duplicate=plan.duplicate, time_limit=time_limit)
+                                        chunk_size=SAVED_CHUNK_GAMES, duplicate=plan.duplicate, time_limit=time_limit)
         except ValueError as error:
             raise fail(f"--out: these games cannot be saved as a run: {error}") from None
         self.loaded = list(self.settings.load_strategies().values())
@@ -320,8 +322,7 @@ class _RunRecorder:
         self.pending: list[tuple[pa.Table, pa.Table]] = []
         """The tables of the blocks of chunk :attr:`pending_chunk` not written yet."""
         self.pending_chunk = 0
-        self.last: tuple[int, tuple] | None = None
-        """The last chunk written, and its tables."""
+        self.last: tuple[int, tuple] | None = None  # the last chunk written, and its tables
         if resumed is not None:
             self.manifest = resumed.manifest
             self.pending_chunk = resumed.games // SAVED_CHUNK_GAMES

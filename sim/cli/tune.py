@@ -64,6 +64,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.storage import claimed_directory, made_new_folder
+from canasta_sim.runs.supervisor import WorkerStartError
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
     TuningDirectory,
@@ -314,7 +315,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         bar.set_postfix_str(", ".join(f"{name}={format_value(value)}"
                                       for name, value in zip(tuned.names, values, strict=True)), refresh=False)
 
-    error = None
+    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
+    error, advice = None, f"fix the strategy and run {resume_hint}, or start again with --on-error forfeit"
     outcome: TuningOutcome | None = None
     handlers, restore_logging = install_logging(quiet, False, file_handler)
     try:
@@ -324,6 +326,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         pass  # a second Ctrl-C: the finished iterations are on disk; the summary below reads them
     except CanastaError as failure:  # a TuningError for a strategy failure, or a strategy that no longer loads
         error = str(failure)
+        if isinstance(failure, WorkerStartError):  # workers that cannot start or keep dying: no forfeit would help
+            advice = f"{resume_hint} goes on"
     finally:
         bar.close()
         restore_logging()
@@ -337,11 +341,9 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     session.update(ended_at=_now(), iterations_played=played["iterations"], status=outcome.status)
     manifest.update(final_fields(outcome))
     directory.write_manifest(manifest)
-    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
     stopped = None
     if error:
-        stopped = (f"Error: {' '.join(error.split())}; finished iterations are kept; fix the strategy and run "
-                   f"{resume_hint}, or start again with --on-error forfeit"), EXIT_STOPPED
+        stopped = f"Error: {' '.join(error.split())}; finished iterations are kept; {advice}", EXIT_STOPPED
     elif outcome.status == "interrupted":
         stopped = f"Interrupted: finished iterations are kept; continue with {resume_hint}", EXIT_INTERRUPTED
     click.get_current_context().meta[WRITTEN_TO] = (  # told if the outcome cannot be printed

@@ -56,8 +56,12 @@ from canasta_sim.strategies import BUILTIN
 
 __all__ = [
     "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "import_file",
-    "import_named_module", "load_strategy", "parse_spec", "spec_file",
+    "import_named_module", "is_built_in_spec", "load_strategy", "parse_spec", "spec_file",
 ]
+
+_BUILT_IN_NAMES = frozenset(BUILTIN)
+"""The built-ins' names as this module is imported, before it can import any strategy's file (which could add its
+own class to :data:`~canasta_sim.strategies.BUILTIN`)."""
 
 _CODE_FAILURES = (Exception, SystemExit)
 """What a strategy's own code may raise while it is imported or built, reported as the spec's failure: ``exit()``
@@ -93,6 +97,16 @@ class LoadedStrategy:
     def label(self) -> str:
         """``name@version`` of the strategy class."""
         return self.cls.label()
+
+
+def is_built_in_spec(spec: str) -> bool:
+    """Whether a valid ``spec`` plays one of canasta-sim's own strategies in the process that loads it (``expert``,
+    ``greedy:freeze=0.5``; not ``isolated:greedy``, whose bot process runs no code of ours alone).
+
+    A worker that dies during such a strategy's call was killed from outside (the OOM killer, ``kill -9``): the
+    supervisor (:mod:`canasta_sim.runs.supervisor`) asks this in its own process, from the specs, never trusting
+    what a worker, which runs the other strategies' code too, says of them."""
+    return not is_bot_spec(spec) and parse_spec(spec)[0] in _BUILT_IN_NAMES
 
 
 def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:

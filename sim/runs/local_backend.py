@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from canasta_sim.errors import StrategyError
-from canasta_sim.plugins.specs import is_bot_spec, parse_spec
+from canasta_sim.plugins.loader import is_built_in_spec
 from canasta_sim.runs.records import game_rows
 from canasta_sim.runs.runner import (
     ON_ERROR_CHOICES,
@@ -29,11 +29,8 @@ from canasta_sim.runs.supervisor import (
     worker_context,
     worker_pool,
 )
-from canasta_sim.strategies import BUILTIN
 
 __all__ = ["RunSchedule", "run_chunks", "workers_for"]
-
-_BUILT_IN_NAMES = frozenset(BUILTIN)  # taken as the run starts, before any strategy's file is imported
 
 
 def run_chunks(
@@ -103,8 +100,7 @@ class RunSchedule:
     def __init__(self, settings: RunSettings) -> None:
         self.settings = settings
         self.time_limit = settings.time_limit
-        self._built_in = frozenset(spec for spec in settings.specs
-                                   if not is_bot_spec(spec) and parse_spec(spec)[0] in _BUILT_IN_NAMES)
+        self._built_in = frozenset(filter(is_built_in_spec, settings.specs))
 
     def chunk_games(self, chunk: int) -> range:
         """The chunk's game ids."""

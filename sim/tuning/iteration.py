@@ -35,7 +35,7 @@ from canasta_sim.core.engine import play_game
 from canasta_sim.core.parameters import Parameter, declared_parameters, format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
-from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, parse_spec
+from canasta_sim.plugins.loader import LoadedStrategy, is_built_in_spec, load_strategy, parse_spec
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.runner import log_failure
@@ -321,6 +321,13 @@ class TuningSchedule:
         """The failure of a game lost with its worker."""
         seed, players, _, _ = task_games(task)[game_id - task.first_game]
         return charged_failure(players[seat % 2], seed, seat, decision, reason, message)
+
+    def is_built_in(self, task: DealTask, game_id: int, seat: int) -> bool:
+        """Whether ``seat`` plays a built-in strategy in the worker (a tuned ``expert``, an ``--against greedy``):
+        judged here, from the task's specs, as the worker also runs the other strategies' code.  A death in its call
+        is no forfeit: the game is played again (:mod:`canasta_sim.runs.supervisor`)."""
+        _, players, _, _ = task_games(task)[game_id - task.first_game]
+        return is_built_in_spec(players[seat % 2])
 
     def new_book(self, task: DealTask, on_error: str) -> _TaskBook:
         """The task's points as its games come in."""
