@@ -58,8 +58,8 @@ def test_gymnasium_check_env_passes():
 
 
 @pytest.mark.timeout(300)
-def test_masked_random_play_is_legal_and_conserves_108_cards_over_1000_games():
-    """1,000 whole games to a target score of 50 (R15.1 via ``target_score``; most end after their
+def test_masked_random_play_is_legal_and_conserves_108_cards_over_300_games():
+    """300 whole games to a target score of 50 (R15.1 via ``target_score``; most end after their
     first hand, some play more), every action drawn uniformly among those the mask allows: every
     decision has an allowed action, the engine accepts every move (it raises on an illegal one),
     and the 108 cards (R1.1) are all accounted for after every step."""
@@ -70,12 +70,12 @@ def test_masked_random_play_is_legal_and_conserves_108_cards_over_1000_games():
     def conserves_the_cards() -> None:
         assert env.driver.state.card_total() == 108
 
-    for game in range(1000):
+    for game in range(300):
         steps += play_masked_game(env, game, lambda allowed: allowed[rng.randrange(len(allowed))],
                                   after_step=conserves_the_cards)
         assert not env.agents and env.driver.is_over
         hands += len(env.driver.hands)
-    assert hands >= 1000 and steps > 100_000
+    assert hands >= 300 and steps > 30_000
 
 
 @pytest.mark.timeout(120)

@@ -58,8 +58,9 @@ def test_dask_records_go_whole_to_the_log_file_and_as_one_line_to_a_verbose_term
             for name in DASK_LOGGERS} == before  # as they were
 
 
+# Under -q a run's terminal stays empty even when its Dask workers log errors: the local cluster's test below.
 @pytest.mark.timeout(240)
-@pytest.mark.parametrize("flag", ["-q", "", "-v"])
+@pytest.mark.parametrize("flag", ["", "-v"])
 def test_a_run_whose_dask_workers_die_shows_dask_s_messages_only_under_verbose(flag, tmp_path):
     killer = f"{BOTS / 'bad_strategies.py'}:ExitsItsProcess"
     log = tmp_path / "run.log"
@@ -74,17 +75,14 @@ def test_a_run_whose_dask_workers_die_shows_dask_s_messages_only_under_verbose(f
     assert "Traceback" not in result.stderr
     forfeits = [line for line in lines if line.startswith("WARNING: game ") and "its Dask worker process died" in line]
     dask_lines = [line for line in lines if ": distributed." in line]
-    if flag == "-q":
-        assert result.stderr == ""  # no error of the run's: nothing at all
+    assert len(forfeits) >= 2
+    own = [line for line in lines if line.startswith(("canasta-sim run:", "WARNING: game ", "WARNING: chunk "))]
+    assert own == [line for line in lines if line not in dask_lines and not line.startswith("DEBUG: chunk ")]
+    assert all("was lost on the Dask cluster" in line for line in own if line.startswith("WARNING: chunk "))
+    if flag == "-v":  # Dask's messages too, one line each, named by their logger
+        assert any(line.startswith("WARNING: distributed.nanny: Restarting worker") for line in dask_lines)
     else:
-        assert len(forfeits) >= 2
-        own = [line for line in lines if line.startswith(("canasta-sim run:", "WARNING: game ", "WARNING: chunk "))]
-        assert own == [line for line in lines if line not in dask_lines and not line.startswith("DEBUG: chunk ")]
-        assert all("was lost on the Dask cluster" in line for line in own if line.startswith("WARNING: chunk "))
-        if flag == "-v":  # Dask's messages too, one line each, named by their logger
-            assert any(line.startswith("WARNING: distributed.nanny: Restarting worker") for line in dask_lines)
-        else:
-            assert dask_lines == []
+        assert dask_lines == []
     text = log.read_text()
     assert " distributed.nanny WARNING Restarting worker" in text  # the run's log file has them all
 
