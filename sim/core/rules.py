@@ -188,19 +188,25 @@ def format_meld_table(table: tuple[tuple[float, int], ...]) -> str:
     return ",".join(f"{'-inf' if lowest == _NEG_INF else int(lowest)}:{minimum}" for lowest, minimum in table)
 
 
-def _parse_meld_table(text: str) -> tuple[tuple[float, int], ...]:
+def parse_meld_table(text: str, *, separator: str = ",") -> tuple[tuple[float, int], ...]:
+    """Return the initial-meld table a text form names, e.g. ``'-inf:15,0:50,1500:90,3000:120'``.
+
+    ``separator`` is what separates the pairs: a comma in ``--rules``, a semicolon in an OpenSpiel game's parameters.
+    A text that is not such pairs raises :class:`RulesError` showing the form with that separator; whether the table
+    is a valid one is judged as a rule set is made (:class:`Rules`).
+    """
     pairs = []
-    for item in text.split(","):
+    for item in text.split(separator):
         lowest, sep, minimum = item.partition(":")
         try:
             pairs.append((_NEG_INF if lowest.strip() == "-inf" else int(lowest), int(minimum)))
         except ValueError:
             sep = ""
         if not sep:
-            raise RulesError(
-                f"rule initial_meld_table={text!r} is not accepted; use SCORE:MINIMUM pairs "
-                "separated by commas, starting at -inf, e.g. -inf:15,0:50,1500:90,3000:120"
-            )
+            example = separator.join(("-inf:15", "0:50", "1500:90", "3000:120"))
+            separated = {",": "commas", ";": "semicolons"}.get(separator, repr(separator))
+            raise RulesError(f"rule initial_meld_table={text!r} is not accepted; use SCORE:MINIMUM pairs "
+                             f"separated by {separated}, starting at -inf, e.g. {example}")
     return tuple(pairs)
 
 
@@ -253,7 +259,7 @@ def _coerce(key: str, type_name: str, value: Any) -> Any:
         except ValueError:
             raise RulesError(f"rule {key}={value!r} is not accepted; use a whole number") from None
     if key == "initial_meld_table":
-        return _parse_meld_table(value)
+        return parse_meld_table(value)
     return value.strip()
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from canasta_sim.core.cards import CARD_KIND, KIND_COUNT, KIND_NAMES
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
-from canasta_sim.core.rules import DEFAULT_RULES, format_meld_table
+from canasta_sim.core.rules import DEFAULT_RULES, format_meld_table, parse_meld_table
 from canasta_sim.env.driver import ASK_DECISION, as_rules, missing_extra
 
 try:  # an extra, not a core dependency
@@ -123,7 +123,9 @@ class CanastaGame(pyspiel.Game):
         if self.scope not in SCOPES:
             raise ValueError(f"scope={self.scope!r} is not accepted; use one of: {', '.join(SCOPES)}")
         if isinstance(params.get(_MELD_TABLE), str):
-            params[_MELD_TABLE] = params[_MELD_TABLE].replace(_SPIEL_SEPARATOR, ",")
+            written = params[_MELD_TABLE]
+            # A table given in a dict may keep --rules' commas; a refusal shows the form it was written in.
+            params[_MELD_TABLE] = parse_meld_table(written, separator="," if "," in written else _SPIEL_SEPARATOR)
         self.rules = as_rules(params)
         info = pyspiel.GameInfo(
             num_distinct_actions=ACTION_COUNT,

@@ -525,7 +525,7 @@ class _Play:
             pool.idle_deaths += 1
             if pool.idle_deaths >= IDLE_DEATHS:
                 raise WorkerStartError(f"workers keep dying outside any game ({pool.idle_deaths} in a row, the last "
-                                       f"with exit code {worker.process.exitcode}); the run stops")
+                                       f"with exit code {worker.process.exitcode}); no more are started")
         return _Worker(pool.context, pool.logs, pool.arguments, worker.where)
 
     def _played_again(self, worker: _Worker, chunk: Hashable, game_id: int) -> bool:
@@ -541,7 +541,7 @@ class _Play:
         if self.deaths_in_built_ins[chunk, game_id] >= IDLE_DEATHS:
             raise WorkerStartError(f"game {game_id}'s worker died {IDLE_DEATHS} times during a built-in strategy's "
                                    f"call (the last with {exit_text(worker.process.exitcode)}), which no strategy is "
-                                   "charged with; the run stops: is the machine short of memory, or killing them?")
+                                   "charged with: is the machine short of memory, or killing them?")
         logger.warning("game %d: its worker died (%s) during a built-in strategy's call, not that strategy's doing; "
                        "the game is played again", game_id, exit_text(worker.process.exitcode))
         return True

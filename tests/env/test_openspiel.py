@@ -79,6 +79,15 @@ def test_a_game_under_another_initial_meld_table_reads_back_from_its_text_and_it
     assert spiel_game.load(initial_meld_table=game.rules.initial_meld_table, target_score=50).rules == game.rules
 
 
+def test_a_meld_table_refused_in_the_games_text_form_is_shown_in_that_form():
+    # The refusal asked for pairs "separated by commas", which the game's text form cannot hold.
+    with pytest.raises(ValueError, match=r"initial_meld_table='-inf:15;0:abc' .* separated by semicolons, starting "
+                                         r"at -inf, e\.g\. -inf:15;0:50;1500:90;3000:120"):
+        pyspiel.load_game("canasta_sim(initial_meld_table=-inf:15;0:abc)")
+    with pytest.raises(ValueError, match=r"separated by commas, .* e\.g\. -inf:15,0:50,"):
+        pyspiel.load_game("canasta_sim", {"initial_meld_table": "-inf:15,0:abc"})
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("seed", range(4))
 def test_the_tree_plays_the_pettingzoo_environments_game_action_for_action(seed):

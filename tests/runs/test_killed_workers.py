@@ -135,6 +135,7 @@ def test_a_compared_game_whose_worker_keeps_dying_in_built_in_calls_stops_compar
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert result.exit_code == 1 and len(errors) == 1, result.output
     assert "during a built-in strategy's call" in errors[0] and "3 times" in errors[0]
+    assert "the run" not in errors[0]  # a comparison is not a run: it said "the run stops"
     assert "Traceback" not in result.output
 
 
@@ -187,4 +188,5 @@ def test_a_tuned_game_whose_worker_keeps_dying_in_built_in_calls_stops_tune_in_o
     assert result.exit_code == 1 and len(errors) == 1, result.output
     assert "during a built-in strategy's call" in errors[0] and "3 times" in errors[0]
     assert "fix the strategy" not in errors[0] and "--on-error forfeit" not in errors[0]
+    assert "the run" not in errors[0]
     assert errors[0].endswith(f"canasta-sim tune --resume {tmp_path / 'tuning'} goes on")
