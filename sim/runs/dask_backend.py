@@ -45,7 +45,7 @@ import pyarrow as pa
 
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
+from canasta_sim.plugins.loader import LoadedStrategy, is_built_in_spec, load_strategy
 from canasta_sim.plugins.specs import is_bot_spec
 from canasta_sim.runs.dask_cluster import (
     ClusterError,
@@ -53,6 +53,7 @@ from canasta_sim.runs.dask_cluster import (
     connect,
     normalize_scheduler_address,
     played_by,
+    scheduler_lost,
     worker_threads,
 )
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
@@ -248,7 +249,9 @@ def play_chunk_task(job: ChunkJob | bytes, chunk: int, submission: int = 1) -> C
         captured: dict[str, pa.Table] = {}
         # The player writes through its directory; here "writing" keeps the tables to return them.
         player.directory = _TableCatcher(captured)
-        with ChunkJournal(job.token, chunk) as journal:
+        built_in = frozenset(filter(is_built_in_spec, job.settings.specs))  # from the client's specs, as locally
+        with ChunkJournal(job.token, chunk, is_built_in=lambda game_id, seat: job.settings.sides(game_id)[seat % 2]
+                          in built_in) as journal:
             # A game during which an earlier attempt's worker died is that call's seat's failure, as locally.
             charged = {game_id: charged_failure(job.settings.sides(game_id)[seat % 2], job.settings.game_seed(game_id),
                                                 seat, decision, "crash", DASK_DEATH)
@@ -491,7 +494,7 @@ def _drive(client, job: ChunkJob, chunks: Sequence[int], directory: RunDirectory
                     result = _poll(flight, job.settings.specs)
                 except ChunkLost as lost:
                     if client.status != "running":  # cancelled by the client itself, which lost the scheduler
-                        raise _scheduler_lost(client) from None
+                        raise scheduler_lost(client) from None
                     del flights[future]
                     client.cancel([future])  # a lost attempt Dask may still be computing: it is not wanted any more
                     failure = resubmissions.lost(flight.chunk, flight.submissions, str(lost))
@@ -542,7 +545,7 @@ class _WorkerCount:
         try:
             threads = worker_threads(self.client)
         except OSError:  # Dask's CommClosedError: the client gave up reconnecting
-            raise _scheduler_lost(self.client) from None
+            raise scheduler_lost(self.client) from None
         if self.told and threads == 0 and not self.gone:
             address = self.client.scheduler.address
             started = [flight.started for flight in flights if flight.started is not None]
@@ -584,11 +587,6 @@ def _install_advice(specs: Sequence[str]) -> str:
         advice += ("; a cmd: bot's command runs on the workers: its program must be there, at the path the spec "
                    "names (a relative one from each worker's working directory)")
     return advice
-
-
-def _scheduler_lost(client) -> ClusterError:
-    return ClusterError(f"lost the connection to the Dask scheduler at {client.scheduler.address} (it stopped, or the "
-                        "network to it failed); the chunks being played were cancelled")
 
 
 def _check_deadlines(flights, now: float, timeout: float, settings: RunSettings) -> None:

@@ -19,7 +19,7 @@ from canasta_sim.errors import CanastaError
 logger = logging.getLogger(__name__)
 
 __all__ = ["REFUSED_GRACE_SECONDS", "SCHEDULER_SCHEMES", "WORKER_WAIT_SECONDS", "ClusterError", "LocalWorkers",
-           "connect", "normalize_scheduler_address", "played_by", "worker_threads"]
+           "connect", "normalize_scheduler_address", "played_by", "scheduler_lost", "worker_threads"]
 
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
@@ -211,3 +211,9 @@ class LocalWorkers:
             # Forgotten, not closed again: a nanny stuck closing would keep the cluster from starting any worker.
             self.cluster.workers.pop(name, None)
         self.cluster.scale(self.workers)  # starts the workers of its spec that it lacks
+
+
+def scheduler_lost(client) -> ClusterError:
+    """The error ending a run whose client lost its scheduler."""
+    return ClusterError(f"lost the connection to the Dask scheduler at {client.scheduler.address} (it stopped, or the "
+                        "network to it failed); the chunks being played were cancelled")

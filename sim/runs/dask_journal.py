@@ -23,19 +23,29 @@ same games again.  The client removes the records when the run ends, however it 
 
 An attempt that lands on another machine finds no journal and plays the game again, which costs one more death;
 the client resubmits a chunk whose workers kept dying a bounded number of times.
+
+A death during a built-in strategy's call is no strategy's doing (the kernel's out-of-memory killer, someone's
+``kill -9``): as locally (:mod:`canasta_sim.runs.supervisor`), the next attempt records it without charging it and
+plays the game again, and the third such death of one game ends the run in one line.  Which seats are built-in is
+judged from the run's specs (``is_built_in``), never from what the dead attempt left.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import logging
 import mmap
 import os
 import struct
 import tempfile
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, decode_call
+from canasta_sim.runs.dask_cluster import ClusterError
+from canasta_sim.runs.supervisor import IDLE_DEATHS
 
 try:
     import fcntl
@@ -44,6 +54,11 @@ except ImportError:  # Windows: byte-range locks instead
     import msvcrt
 
 __all__ = ["ChunkJournal", "forget_run", "monitor_folder"]
+
+logger = logging.getLogger(__name__)
+
+_AGAIN = "again"
+"""What begins a journal's line for a death in a built-in strategy's call: recorded, not charged."""
 
 _DOUBLE = 8
 _MONITOR_BYTES = MONITOR_SIZE * _DOUBLE
@@ -94,16 +109,26 @@ class ChunkJournal:
     attempt's death leaves the monitor for the next one.
 
     :param run_token: names the run (the same for every attempt at its chunks).
+    :param is_built_in: whether the strategy at a seat of a game is a built-in one played in the worker, by
+        ``(game id, seat)``: a death in its call is played again, not charged.  Without it every death is charged.
+    :raises ClusterError: if a game's workers died :data:`~canasta_sim.runs.supervisor.IDLE_DEATHS` times during
+        built-in strategies' calls.
     """
 
-    def __init__(self, run_token: str, chunk: int, folder: Path | None = None) -> None:
+    def __init__(self, run_token: str, chunk: int, folder: Path | None = None, *,
+                 is_built_in: Callable[[int, int], bool] | None = None) -> None:
         folder = folder or monitor_folder()
         folder.mkdir(parents=True, exist_ok=True)
+        self._is_built_in = is_built_in
         self.charged_path = folder / f"{run_token}-{chunk}.charged"
         for path in sorted(folder.glob(f"{run_token}-{chunk}-*.monitor")):
             self._charge_if_dead(path)
-        self.charged: dict[int, tuple[int, str]] = self._read_charged()
+        self.charged: dict[int, tuple[int, str]] = {}
         """The games whose worker died during a call, by game id: ``(seat, decision)`` of that call."""
+        self.deaths_in_built_ins: collections.Counter[int] = collections.Counter()
+        """The deaths of each game's workers during built-in strategies' calls, by game id: played again."""
+        self._read_charged()
+        self._judge_deaths_in_built_ins()
         self.monitor_path = folder / f"{run_token}-{chunk}-{uuid.uuid4().hex[:12]}.monitor"
         # Locked before a byte is written: another attempt looking at it meanwhile finds it too short to be a monitor
         # (and holds the lock a moment, for which this one waits).
@@ -133,8 +158,12 @@ class ChunkJournal:
             game = int(values[MONITOR_GAME])
             if game >= 0:
                 seat, decision = decode_call(values[MONITOR_CALL])
+                again = self._is_built_in is not None and self._is_built_in(game, seat)
+                if again:
+                    logger.warning("game %d: its Dask worker died during a built-in strategy's call, not that "
+                                   "strategy's doing; the game is played again", game)
                 # One write, appended: attempts of the machine charging games of the chunk at once add whole lines.
-                line = f"{game} {seat} {decision}\n".encode()
+                line = f"{_AGAIN + ' ' if again else ''}{game} {seat} {decision}\n".encode()
                 descriptor = os.open(self.charged_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
                 try:
                     os.write(descriptor, line)
@@ -146,13 +175,22 @@ class ChunkJournal:
         with contextlib.suppress(FileNotFoundError, PermissionError):  # see forget_run
             path.unlink()
 
-    def _read_charged(self) -> dict[int, tuple[int, str]]:
-        charged: dict[int, tuple[int, str]] = {}
+    def _read_charged(self) -> None:
         with contextlib.suppress(FileNotFoundError):
             for line in self.charged_path.read_text(encoding="utf-8").splitlines():
-                game, seat, decision = line.split(" ", 2)
-                charged[int(game)] = (int(seat), decision)
-        return charged
+                again = line.startswith(f"{_AGAIN} ")
+                game, seat, decision = line.removeprefix(f"{_AGAIN} ").split(" ", 2)
+                if again:
+                    self.deaths_in_built_ins[int(game)] += 1
+                else:
+                    self.charged[int(game)] = (int(seat), decision)
+
+    def _judge_deaths_in_built_ins(self) -> None:
+        for game, deaths in sorted(self.deaths_in_built_ins.items()):
+            if deaths >= IDLE_DEATHS and game not in self.charged:
+                raise ClusterError(f"game {game}'s Dask workers died {deaths} times during a built-in strategy's "
+                                   "call, which no strategy is charged with: are the machines short of memory, or "
+                                   "killing them?")
 
     def __enter__(self) -> ChunkJournal:
         return self

@@ -12,9 +12,11 @@ neighbours':
   has played its games (events on the topic :data:`ATTEMPT_TOPIC`, :func:`announce_attempt`); the client counts
   them (:meth:`Resubmissions.heard`);
 * an attempt that began and never ended died playing the chunk.  Its death is charged to the game it was in by
-  the next attempt on that machine (:mod:`canasta_sim.runs.dask_journal`), and the lost submission costs the
-  chunk one of its resubmissions, at most one per game of the chunk: a chunk that keeps killing workers has its
-  games charged one by one, and one whose workers die outside any game ends the run once they are spent;
+  the next attempt on that machine (:mod:`canasta_sim.runs.dask_journal`), or, in a built-in strategy's call,
+  recorded and the game played again (the third such death of a game ends the run).  The lost submission costs the
+  chunk one of its resubmissions, at most :data:`~canasta_sim.runs.supervisor.IDLE_DEATHS` per game of the chunk
+  (one death charged, two played again): a chunk that keeps killing workers has its games charged one by one, and
+  one whose workers die outside any game ends the run once they are spent;
 * a lost submission none of whose attempts died playing lost only its place, or its rows, on workers that
   other chunks killed: it costs the chunk nothing.  Unless no attempt at all began after it was submitted: then
   the workers may be dying whatever they play (a broken worker environment, a machine out of memory), and after
@@ -32,6 +34,7 @@ import threading
 from collections.abc import Sequence
 
 from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.supervisor import IDLE_DEATHS
 
 __all__ = ["ATTEMPT_TOPIC", "BEGAN", "ENDED", "UNEXPLAINED_LOSSES", "Resubmissions", "announce_attempt"]
 
@@ -73,8 +76,9 @@ class Resubmissions:
     """The client's book of one run's submissions, their attempts and the chunks lost.
 
     :param run_token: the run's :attr:`~canasta_sim.runs.dask_backend.ChunkJob.token`, which its attempts announce.
-    :param chunks: the chunks the run plays now.  A chunk may lose as many submissions with an attempt dying
-        while it played as it has games, and the run as many that cost their chunk nothing as all of them have.
+    :param chunks: the chunks the run plays now.  A chunk may lose :data:`~canasta_sim.runs.supervisor.IDLE_DEATHS`
+        times as many submissions with an attempt dying while it played as it has games, and the run as many that
+        cost their chunk nothing as all of them have games.
 
     :meth:`heard` is called from the Dask client's event loop, the rest from the thread driving the run.
     """
@@ -128,7 +132,7 @@ class Resubmissions:
             unexplained = self._unexplained
         if died_playing:
             self.own_losses[chunk] += 1
-            if self.own_losses[chunk] > len(self.settings.chunk_games(chunk)):
+            if self.own_losses[chunk] > IDLE_DEATHS * len(self.settings.chunk_games(chunk)):
                 return (f"chunk {chunk} was lost: the Dask workers playing it kept dying ({cause}); a strategy may "
                         "crash its process or exhaust its memory outside any game")
             return None

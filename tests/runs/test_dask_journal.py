@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from canasta_sim.arbiter import CALL_CODES, MONITOR_CALL, MONITOR_GAME
+from canasta_sim.runs.dask_cluster import ClusterError
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 
 DIES_PLAYING = """
@@ -101,3 +102,28 @@ def test_an_attempt_that_raises_is_nobodys_death(tmp_path):
     assert files(tmp_path) == []
     with ChunkJournal("run", 3, tmp_path) as next_attempt:
         assert next_attempt.charged == {}
+
+
+def seat_two_is_built_in(game: int, seat: int) -> bool:
+    return seat % 2 == 0  # as when the side of seats 0 and 2 plays greedy
+
+
+@pytest.mark.timeout(60)
+def test_a_death_in_a_built_in_strategys_call_is_played_again_and_the_third_ends_the_run(tmp_path, caplog):
+    # Judged from the run's specs: for a seat that is no built-in's a death is charged, as ever.
+    let_die(attempt_in_a_process(tmp_path, 5))  # at seat 2's discard
+    with ChunkJournal("run", 3, tmp_path, is_built_in=lambda game, seat: False) as charging:
+        assert charging.charged == {5: (2, "discard")} and charging.deaths_in_built_ins == {}
+    let_die(attempt_in_a_process(tmp_path, 7))
+    again = ChunkJournal("run", 3, tmp_path, is_built_in=seat_two_is_built_in)
+    assert again.charged == {5: (2, "discard")} and again.deaths_in_built_ins == {7: 1}  # played again, not charged
+    assert "game 7: its Dask worker died during a built-in strategy's call" in caplog.text
+    again.close()
+    let_die(attempt_in_a_process(tmp_path, 7))
+    with ChunkJournal("run", 3, tmp_path, is_built_in=seat_two_is_built_in) as second:
+        assert second.deaths_in_built_ins == {7: 2}
+    let_die(attempt_in_a_process(tmp_path, 7))
+    with pytest.raises(ClusterError, match=r"^game 7's Dask workers died 3 times during a built-in strategy's call"):
+        ChunkJournal("run", 3, tmp_path, is_built_in=seat_two_is_built_in)
+    forget_run("run", tmp_path)
+    assert files(tmp_path) == []

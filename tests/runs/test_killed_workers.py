@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -190,3 +192,48 @@ def test_a_tuned_game_whose_worker_keeps_dying_in_built_in_calls_stops_tune_in_o
     assert "fix the strategy" not in errors[0] and "--on-error forfeit" not in errors[0]
     assert "the run" not in errors[0]
     assert errors[0].endswith(f"canasta-sim tune --resume {tmp_path / 'tuning'} goes on")
+
+
+KILLED_ONCE_ON_DASK = '''
+import os
+import signal
+
+from canasta_sim.strategies.greedy import Greedy
+
+# Dask may run a preload more than once in a process: the discard wrapped is always greedy's own.
+_discard = Greedy.__dict__.get("_discard_before_the_kill", Greedy.choose_discard)
+Greedy._discard_before_the_kill = _discard
+
+
+def choose_discard(self, view):
+    """Greedy's discard, whose first call on any worker kills that worker with SIGKILL, as if from outside."""
+    try:
+        os.close(os.open(os.environ["KILLED_MARKER"], os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:
+        return _discard(self, view)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+Greedy.choose_discard = choose_discard  # in each Dask worker process, as it starts
+'''
+
+
+@pytest.mark.timeout(180)
+def test_a_dask_worker_killed_during_a_built_in_strategys_call_costs_no_forfeit_and_its_game_is_played_again(
+        tmp_path):
+    preload = tmp_path / "killed_once_on_dask.py"
+    preload.write_text(KILLED_ONCE_ON_DASK)
+    marker = tmp_path / "killed"
+    _run(tmp_path / "local", 1, "greedy", "random")
+    command = [sys.executable, "-m", "canasta_sim", "run", "--games", "4", "--chunk-size", "2", "--seed", "5",
+               "--workers", "1", "--backend", "dask", "--rules", "target_score=1000", "--on-error", "forfeit",
+               "--out", str(tmp_path / "dask"), "-s", "greedy", "-s", "random"]
+    environment = {**os.environ, "KILLED_MARKER": str(marker),
+                   "DASK_DISTRIBUTED__WORKER__PRELOAD": repr([str(preload)])}
+    result = subprocess.run(command, capture_output=True, text=True, env=environment)
+    assert result.returncode == 0, result.stderr
+    assert marker.exists()  # a worker was killed
+    assert "its Dask worker died during a built-in strategy's call, not that strategy's doing" in result.stderr
+    games = pd.read_parquet(tmp_path / "dask" / "games")
+    assert games["forfeit_reason"].isna().all(), games["error"].dropna().tolist()  # was: greedy's seat, a crash
+    assert_same_run_tables(tmp_path / "local", tmp_path / "dask")
