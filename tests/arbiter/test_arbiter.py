@@ -68,7 +68,7 @@ def check_forfeits(out: Path, result, greedy_games, bad: str, reason: str) -> pd
     forfeits = games[games.termination == "forfeit"]
     assert len(forfeits) >= 1, "the fixture seed must spring the trap at least once"
     assert set(forfeits.forfeit_reason) == {reason}
-    assert all(bad in error and "\n" not in error for error in forfeits.error)
+    assert all(bad in error and "\n" not in error for error in forfeits.error), forfeits.error.tolist()
     failing = [row.team_a_strategy if row.forfeit_team == "A" else row.team_b_strategy
                for row in forfeits.itertuples()]
     assert set(failing) == {bad}
