@@ -44,6 +44,7 @@ from canasta_sim.cli.options import (
     cap_games_at_once,
     check_game_pairs,
     fail,
+    fail_each,
     games_at_once_option,
     is_standard_output,
     isolation_options,
@@ -296,7 +297,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             if isinstance(play_chunks, dask_backend.DaskChunkRunner):  # the files its tasks carry, read now
                 play_chunks.read_files(settings, loaded_by_spec)
         except CanastaError as error:
-            raise fail(str(error)) from None
+            raise fail_each(str(error)) from None
         loaded = list(loaded_by_spec.values())
         if manifest is not None:
             check_versions(manifest, loaded, directory.path)

@@ -144,6 +144,24 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
     return loaded
 
 
+def load_strategies(specs, file_of=lambda spec: None) -> dict[str, LoadedStrategy]:
+    """Every spec of ``specs`` loaded by :func:`load_strategy`, ``file_of(spec)`` its ``file``.
+
+    :raises StrategyLoadError: one line for each spec that cannot be loaded, in the specs' order: a round robin of a
+        class's files names every broken one at once, where it named the first and was refused again for the next.
+    """
+    loaded = {}
+    problems = []
+    for spec in specs:
+        try:
+            loaded[spec] = load_strategy(spec, file=file_of(spec))
+        except StrategyLoadError as error:
+            problems.append(" ".join(str(error).split("\n")))
+    if problems:
+        raise StrategyLoadError("\n".join(problems))
+    return loaded
+
+
 def _isolated_file(spec: str, file: str | None) -> str | None:
     """The absolute path of the file an ``isolated:FILE.py:Class`` spec's process loads, as ``bot_command`` picks it
     (``file``, the run's record, while it exists; else the spec's path from here), so that ``run.json`` records it

@@ -42,7 +42,7 @@ from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
 from canasta_sim.errors import RulesError, StrategyError
-from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, spec_file
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategies, spec_file
 from canasta_sim.plugins.specs import file_spec_parts
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
@@ -167,8 +167,9 @@ class RunSettings:
         return dict(self.files or ()).get(spec)
 
     def load_strategies(self) -> dict[str, LoadedStrategy]:
-        """Load every spec, file specs from their recorded paths."""
-        return {spec: load_strategy(spec, file=self.file_of(spec)) for spec in self.specs}
+        """Load every spec, file specs from their recorded paths (:func:`load_strategies`: every spec that cannot be
+        loaded named, a line each)."""
+        return load_strategies(self.specs, self.file_of)
 
     @property
     def chunk_count(self) -> int:
