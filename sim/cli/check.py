@@ -15,11 +15,11 @@ from canasta_sim.cli.options import SECONDS, WholeNumber
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
-from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
-from canasta_sim.plugins.specs import isolate_spec, parse_spec
+from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.supervised_game import play_supervised
 from canasta_sim.strategies import BUILTIN
 
@@ -113,13 +113,8 @@ def _borrowed_name(checked) -> str | None:
     that kept ``name = "expert"``): its results would be recorded, and compared, as the built-in's; ``None`` when
     its name is its own or it is the built-in itself (``isolated:expert`` included)."""
     builtin = BUILTIN.get(checked.cls.name)
-    if builtin is None or checked.cls is builtin:
+    if builtin is None or checked.cls is builtin or not borrows_built_in_name(checked.spec, checked.cls.name):
         return None
-    spec = checked.spec.strip()
-    if spec.startswith("isolated:"):
-        target = parse_spec(spec[len("isolated:"):])[0]
-        if target in BUILTIN or any(target == f"{cls.__module__}:{cls.__qualname__}" for cls in BUILTIN.values()):
-            return None
     return (f"problem: it is named {builtin.name!r}, as the built-in {builtin.name} is, so its results would be "
             f"recorded as {checked.label} and read as the built-in's; give the class a name of its own "
             "(name = \"my-bot\")")

@@ -109,6 +109,23 @@ def is_built_in_spec(spec: str) -> bool:
     return not is_bot_spec(spec) and parse_spec(spec)[0] in _BUILT_IN_NAMES
 
 
+def borrows_built_in_name(spec: str, name: str) -> bool:
+    """Whether the strategy of ``spec``, going by ``name``, takes a built-in's name without being that built-in (a copy
+    of ``strategies/greedy.py`` that kept ``name = "greedy"``): its results would be read as the built-in's.  The
+    built-in itself, in this process or ``isolated:``, with parameters or by its module and class, takes none."""
+    if name not in _BUILT_IN_NAMES:
+        return False
+    target = spec.strip()
+    if target.startswith("isolated:"):
+        target = target[len("isolated:"):]
+    try:
+        target = parse_spec(target)[0]
+    except StrategyLoadError:
+        return True
+    return target not in _BUILT_IN_NAMES and all(target != f"{cls.__module__}:{cls.__qualname__}"
+                                                 for cls in BUILTIN.values())
+
+
 def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
     """Resolve a spec to a :class:`LoadedStrategy`, checking its parameters by building one instance.
 
