@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import logging
+import pickle
 import signal
 import sys
 import time
+import types
 
 import click
 
@@ -159,9 +161,11 @@ class _PrintedHandler(logging.Handler):
             click.echo(text, err=True)
 
 
-def _play(players, game_seed, rules, names, time_limit, times, monitor):
+def _play(players, game_seed, rules, names, time_limit, times, checked, monitor):
     """The game played ``times`` times in a row in one process (a replay must not depend on what the
-    first play left behind), or the failure that ended it; and how the bot processes it started ended."""
+    first play left behind), or the failure that ended it; how the bot processes it started ended; and the names
+    of what the game changed in the ``checked`` class's own modules (:func:`kept_state`)."""
+    before = kept_state(checked)
     if monitor is not None:  # in the game's own process, whose output goes back as what the strategies printed
         # A bot's stderr is logged as it is read; here it joins what the strategies printed.
         bots_log = logging.getLogger("canasta_sim.bots")
@@ -178,7 +182,54 @@ def _play(players, game_seed, rules, names, time_limit, times, monitor):
     # game's clock stops first: the bots' grace period after quit is no decision's time.
     if monitor is not None:
         monitor[MONITOR_GAME] = -1
-    return outcome, _Endings(close_all() if monitor is not None else [])
+    after = kept_state(checked)
+    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+    return outcome, _Endings(close_all() if monitor is not None else []), changed
+
+
+def kept_state(cls: type) -> dict[str, bytes | int]:
+    """What a strategy class keeps outside its instances, which every game a process plays shares: each global of the
+    modules that define it and its parents (canasta-sim's own left out), and each attribute of their classes, as
+    ``Class.attribute``; each as its pickled bytes, or by identity where it does not pickle (a lambda).  Empty for a
+    strategy in a process of its own, whose state is out of reach."""
+    if issubclass(cls, ProcessStrategy):
+        return {}
+    state: dict[str, bytes | int] = {}
+    for name in dict.fromkeys(part.__module__ for part in cls.__mro__):
+        module = sys.modules.get(name)
+        if module is None or name.partition(".")[0] in ("builtins", "canasta_sim"):
+            continue
+        for key, value in vars(module).items():
+            if key.startswith("__") or isinstance(value, types.ModuleType):
+                continue
+            state[key] = _pickled(value)
+            if isinstance(value, type) and value.__module__ == name:
+                state.update((f"{key}.{attribute}", _pickled(held)) for attribute, held in vars(value).items()
+                             if not attribute.startswith("__"))
+    return state
+
+
+def _pickled(value) -> bytes | int:
+    try:
+        return pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # the strategy's own object refuses to pickle, however: judged by its identity instead
+        return id(value)
+
+
+def _kept(changed: list[str], index: int, reported: set[str]) -> bool:
+    """Report what game ``index`` changed of what its strategy keeps between games, unless an earlier game's report
+    (``reported``, updated) named it all; whether it was reported."""
+    if not set(changed) <= reported:
+        reported.update(changed)
+        click.echo(f"problem in game {index}: it changed what its class or module keeps from one game to the next "
+                   f"({', '.join(changed[:_KEPT_SHOWN])}{', ...' if len(changed) > _KEPT_SHOWN else ''}), so a "
+                   "game would depend on the games its process played before: a run's results would change with "
+                   "--workers; keep what a game learns on self, a new instance each game", err=True)
+        return True
+    return False
+
+
+_KEPT_SHOWN = 5
 
 
 def _charge(names, game_seed, seat, decision, reason, message) -> StrategyError:
@@ -197,6 +248,7 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
     wins = 0.0
     finished = 0
     slowest = 0.0
+    kept: set[str] = set()  # what the strategy keeps between games, reported
     for index in range(games):
         opponent = _opponent(index, opponents)
         swapped = index % 2  # sides alternate: the checked strategy plays side A, then side B
@@ -205,14 +257,15 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
         players = [side_a, side_b, side_a, side_b]
         names = [player.spec for player in players]
         # Game 0 is played twice in one process: the same seed must give the same game.
-        play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1)
+        play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1,
+                                 checked.cls)
         charge = functools.partial(_charge, names, game_seed)
         start = time.perf_counter()
         result = play_supervised(lambda monitor, send, play=play: play(monitor), charge, time_limit,
                                  f"game {index} against {opponent.spec}")
         if not isinstance(result, StrategyError):
-            result, endings = result
-            problems += _ended_badly(endings, f"a bot process of game {index}")
+            result, endings, changed = result
+            problems += _ended_badly(endings, f"a bot process of game {index}") + _kept(changed, index, kept)
         if not isinstance(result, StrategyError):
             result, *again = result
         if isinstance(result, StrategyError):
