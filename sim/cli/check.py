@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import functools
 import logging
-import pickle
 import signal
 import sys
 import time
-import types
 
 import click
 
@@ -17,6 +15,7 @@ from canasta_sim.cli.options import SECONDS, WholeNumber
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
+from canasta_sim.plugins.kept_state import changed_names, kept_state
 from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
@@ -183,37 +182,7 @@ def _play(players, game_seed, rules, names, time_limit, times, checked, monitor)
     if monitor is not None:
         monitor[MONITOR_GAME] = -1
     after = kept_state(checked)
-    changed = sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
-    return outcome, _Endings(close_all() if monitor is not None else []), changed
-
-
-def kept_state(cls: type) -> dict[str, bytes | int]:
-    """What a strategy class keeps outside its instances, which every game a process plays shares: each global of the
-    modules that define it and its parents (canasta-sim's own left out), and each attribute of their classes, as
-    ``Class.attribute``; each as its pickled bytes, or by identity where it does not pickle (a lambda).  Empty for a
-    strategy in a process of its own, whose state is out of reach."""
-    if issubclass(cls, ProcessStrategy):
-        return {}
-    state: dict[str, bytes | int] = {}
-    for name in dict.fromkeys(part.__module__ for part in cls.__mro__):
-        module = sys.modules.get(name)
-        if module is None or name.partition(".")[0] in ("builtins", "canasta_sim"):
-            continue
-        for key, value in vars(module).items():
-            if key.startswith("__") or isinstance(value, types.ModuleType):
-                continue
-            state[key] = _pickled(value)
-            if isinstance(value, type) and value.__module__ == name:
-                state.update((f"{key}.{attribute}", _pickled(held)) for attribute, held in vars(value).items()
-                             if not attribute.startswith("__"))
-    return state
-
-
-def _pickled(value) -> bytes | int:
-    try:
-        return pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
-    except Exception:  # the strategy's own object refuses to pickle, however: judged by its identity instead
-        return id(value)
+    return outcome, _Endings(close_all() if monitor is not None else []), changed_names(before, after)
 
 
 def _kept(changed: list[str], index: int, reported: set[str]) -> bool:
