@@ -8,6 +8,7 @@ among workers, and a resumed run or a replay would not give the same games.
 
 from __future__ import annotations
 
+import hashlib
 import pickle
 import sys
 import types
@@ -19,8 +20,8 @@ bot proxies (the class of an ``isolated:`` spec, whose state lives in its own pr
 
 def kept_state(cls: type) -> dict[str, bytes | int]:
     """Each global of the modules that define ``cls`` and its parents (canasta-sim's own left out), and each attribute
-    of the classes those modules define, as ``Class.attribute``: as its pickled bytes, or by identity where it does
-    not pickle (a lambda)."""
+    of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identity where
+    it does not pickle (a lambda)."""
     state: dict[str, bytes | int] = {}
     for name in dict.fromkeys(part.__module__ for part in cls.__mro__):
         module = sys.modules.get(name)
@@ -43,9 +44,11 @@ def changed_names(before: dict[str, bytes | int], after: dict[str, bytes | int])
 
 def _pickled(value) -> bytes | int:
     try:
-        return pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
     except Exception:  # the strategy's own object refuses to pickle, however: judged by its identity instead
         return id(value)
+    # A digest, not the bytes: a model's weights held in a global are not kept twice for the whole run.
+    return hashlib.blake2b(pickled, digest_size=16).digest()
 
 
 class KeptStateWatch:
