@@ -29,6 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from canasta_sim.analysis.sections import PAIRED_FIELDS, cross_records, paired_records, rating_records
+from canasta_sim.plugins.loader import borrows_built_in_name
 from canasta_sim.runs.matchmaking import MatchmakingResults, matchmaking_results
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
@@ -104,7 +105,8 @@ def entrants_of(run: LoadedRun | Mapping[str, Any]) -> tuple[str, ...]:
 def strategy_names(run: LoadedRun | Mapping[str, Any]) -> dict[str, str]:
     """Each strategy's spec to the name charts and pages show it by: its ``name@version`` as the run recorded it
     (``label`` in ``run.json``), with the spec added in brackets where two strategies share one (the same class
-    with other parameters), and the spec itself for a run that recorded no label.
+    with other parameters) or where a strategy that is no built-in goes by a built-in's name, and the spec itself
+    for a run that recorded no label.
 
     :param run: a loaded run, or its manifest (the content of ``run.json``).
     :raises TypeError: for anything else (a path, say: load it with :func:`load_run`).
@@ -112,7 +114,10 @@ def strategy_names(run: LoadedRun | Mapping[str, Any]) -> dict[str, str]:
     manifest = _manifest_of(run, "strategy_names")
     entries = [entry for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
     labels = [str(entry.get("label") or entry.get("spec")) for entry in entries]
-    return {str(entry.get("spec")): label if labels.count(label) == 1 else f"{label} [{entry.get('spec')}]"
+    # A copy of a built-in that kept its name (greedy@2) is told from the built-in even where that is not in the run.
+    return {str(entry.get("spec")): label if labels.count(label) == 1
+            and not borrows_built_in_name(str(entry.get("spec")), label.rpartition("@")[0])
+            else f"{label} [{entry.get('spec')}]"
             for entry, label in zip(entries, labels, strict=True)}
 
 

@@ -15,11 +15,12 @@ from canasta_sim.cli.options import SECONDS, WholeNumber
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
-from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.kept_state import changed_names, kept_state
+from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
-from canasta_sim.plugins.specs import isolate_spec, parse_spec
+from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.supervised_game import play_supervised
 from canasta_sim.strategies import BUILTIN
 
@@ -113,13 +114,8 @@ def _borrowed_name(checked) -> str | None:
     that kept ``name = "expert"``): its results would be recorded, and compared, as the built-in's; ``None`` when
     its name is its own or it is the built-in itself (``isolated:expert`` included)."""
     builtin = BUILTIN.get(checked.cls.name)
-    if builtin is None or checked.cls is builtin:
+    if builtin is None or checked.cls is builtin or not borrows_built_in_name(checked.spec, checked.cls.name):
         return None
-    spec = checked.spec.strip()
-    if spec.startswith("isolated:"):
-        target = parse_spec(spec[len("isolated:"):])[0]
-        if target in BUILTIN or any(target == f"{cls.__module__}:{cls.__qualname__}" for cls in BUILTIN.values()):
-            return None
     return (f"problem: it is named {builtin.name!r}, as the built-in {builtin.name} is, so its results would be "
             f"recorded as {checked.label} and read as the built-in's; give the class a name of its own "
             "(name = \"my-bot\")")
@@ -164,9 +160,11 @@ class _PrintedHandler(logging.Handler):
             click.echo(text, err=True)
 
 
-def _play(players, game_seed, rules, names, time_limit, times, monitor):
+def _play(players, game_seed, rules, names, time_limit, times, checked, monitor):
     """The game played ``times`` times in a row in one process (a replay must not depend on what the
-    first play left behind), or the failure that ended it; and how the bot processes it started ended."""
+    first play left behind), or the failure that ended it; how the bot processes it started ended; and the names
+    of what the game changed in the ``checked`` class's own modules (:func:`kept_state`)."""
+    before = kept_state(checked)
     if monitor is not None:  # in the game's own process, whose output goes back as what the strategies printed
         # A bot's stderr is logged as it is read; here it joins what the strategies printed.
         bots_log = logging.getLogger("canasta_sim.bots")
@@ -183,7 +181,24 @@ def _play(players, game_seed, rules, names, time_limit, times, monitor):
     # game's clock stops first: the bots' grace period after quit is no decision's time.
     if monitor is not None:
         monitor[MONITOR_GAME] = -1
-    return outcome, _Endings(close_all() if monitor is not None else [])
+    after = kept_state(checked)
+    return outcome, _Endings(close_all() if monitor is not None else []), changed_names(before, after)
+
+
+def _kept(changed: list[str], index: int, reported: set[str]) -> bool:
+    """Report what game ``index`` changed of what its strategy keeps between games, unless an earlier game's report
+    (``reported``, updated) named it all; whether it was reported."""
+    if not set(changed) <= reported:
+        reported.update(changed)
+        click.echo(f"problem in game {index}: it changed what its class or module keeps from one game to the next "
+                   f"({', '.join(changed[:_KEPT_SHOWN])}{', ...' if len(changed) > _KEPT_SHOWN else ''}), so a "
+                   "game would depend on the games its process played before: a run's results would change with "
+                   "--workers; keep what a game learns on self, a new instance each game", err=True)
+        return True
+    return False
+
+
+_KEPT_SHOWN = 5
 
 
 def _charge(names, game_seed, seat, decision, reason, message) -> StrategyError:
@@ -202,6 +217,7 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
     wins = 0.0
     finished = 0
     slowest = 0.0
+    kept: set[str] = set()  # what the strategy keeps between games, reported
     for index in range(games):
         opponent = _opponent(index, opponents)
         swapped = index % 2  # sides alternate: the checked strategy plays side A, then side B
@@ -210,14 +226,15 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
         players = [side_a, side_b, side_a, side_b]
         names = [player.spec for player in players]
         # Game 0 is played twice in one process: the same seed must give the same game.
-        play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1)
+        play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1,
+                                 checked.cls)
         charge = functools.partial(_charge, names, game_seed)
         start = time.perf_counter()
         result = play_supervised(lambda monitor, send, play=play: play(monitor), charge, time_limit,
                                  f"game {index} against {opponent.spec}")
         if not isinstance(result, StrategyError):
-            result, endings = result
-            problems += _ended_badly(endings, f"a bot process of game {index}")
+            result, endings, changed = result
+            problems += _ended_badly(endings, f"a bot process of game {index}") + _kept(changed, index, kept)
         if not isinstance(result, StrategyError):
             result, *again = result
         if isinstance(result, StrategyError):

@@ -436,6 +436,15 @@ def fail(message: str) -> click.UsageError:
     return click.UsageError(" ".join(message.split("\n")))
 
 
+def fail_each(message: str) -> click.UsageError:
+    """Return :func:`fail`'s error for the last line of ``message``, a problem a line (every strategy of a run that
+    cannot be loaded), having written each line before it as an ``Error:`` line of its own."""
+    *before, last = message.split("\n")
+    for line in before:
+        click.echo(f"Error: {line}", err=True)
+    return fail(last)
+
+
 def refuse_tuning_directory(path: Path, option: str = "") -> None:
     """Stop with the one-line error naming what reads a tuning directory, when ``path`` is one: a command that reads a
     run would otherwise say only that it holds no ``run.json``.  ``option`` (``--resume``) starts the message."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from canasta_sim.analysis import entrants_of
+from canasta_sim.analysis import entrants_of, strategy_names
 from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
@@ -134,8 +134,9 @@ def _no_writer(description: dict[str, Any], path: Path) -> str:
 
 def _header(description: dict[str, Any], path: Path) -> list[str]:
     # Named as the charts name them: two settings of one strategy share name@version, so each adds its spec.
-    labels = [label if description["strategies"].count(label) == 1 else f"{label} [{spec}]"
-              for label, spec in zip(description["strategies"], description["specs"], strict=True)]
+    names = strategy_names({"strategies": [{"spec": spec, "label": label} for label, spec
+                                           in zip(description["strategies"], description["specs"], strict=True)]})
+    labels = [names[spec] for spec in description["specs"]]
     if len(labels) >= 3:
         matchup = f"round robin of {', '.join(labels)}"
     else:

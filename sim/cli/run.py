@@ -44,6 +44,7 @@ from canasta_sim.cli.options import (
     cap_games_at_once,
     check_game_pairs,
     fail,
+    fail_each,
     games_at_once_option,
     is_standard_output,
     isolation_options,
@@ -169,6 +170,14 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     return directory, manifest, recorded
 
 
+def _time_limit_kept(resume, time_limit: float | None) -> str:
+    """Why ``--resume`` refuses a ``--time-limit`` other than the run's: its played games were judged by the run's."""
+    if time_limit is None:
+        return (f"--resume {resume}: the run was made without --time-limit, its decisions unbounded, and the games "
+                "it played were judged so; resume it without that option, or start a new run with --time-limit")
+    return f"--resume {resume}: the run was made with --time-limit {time_limit:g}; resume it without that option"
+
+
 @click.command("run", cls=OneLineErrorCommand)
 @click.option("--games", type=WholeNumber(min=1), default=1000, show_default=True, help="Games to play.")
 @click.option("--seed", type=WholeNumber(), default=None,
@@ -244,8 +253,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         if given(ctx, "duplicate") and duplicate != settings.duplicate:
             raise fail(f"--resume {resume}: the run was made without --duplicate; resume it without that option")
         if given(ctx, "time_limit") and time_limit != settings.time_limit:
-            raise fail(f"--resume {resume}: the run was made with --time-limit {settings.time_limit}; "
-                       "resume it without that option")
+            raise fail(_time_limit_kept(resume, settings.time_limit))
         if given(ctx, "record_decisions") and tuple(record_decisions) != settings.record_decisions:
             raise fail(f"--resume {resume}: the run was made with --record-decisions "
                        f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
@@ -296,7 +304,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             if isinstance(play_chunks, dask_backend.DaskChunkRunner):  # the files its tasks carry, read now
                 play_chunks.read_files(settings, loaded_by_spec)
         except CanastaError as error:
-            raise fail(str(error)) from None
+            raise fail_each(str(error)) from None
         loaded = list(loaded_by_spec.values())
         if manifest is not None:
             check_versions(manifest, loaded, directory.path)

@@ -394,6 +394,7 @@ class Hub:
         self.thread_greenlet: Any = None
         self.runnable: collections.deque = collections.deque()
         self.endpoints: dict[Any, list[Endpoint]] = {}
+        self.deferred: dict[Any, list[Callable[[], None]]] = {}
         self.bots: list[SharedBot] = []
         self._selector: selectors.BaseSelector | None = None
         self._watched: dict[Any, SharedBot] = {}
@@ -417,6 +418,11 @@ class Hub:
     def resume(self, endpoint: Endpoint, result: Any) -> None:
         """Schedule ``endpoint``'s game to go on with ``result`` (a message, or the failure to raise)."""
         self.runnable.append((endpoint.waiter, result))
+
+    def defer(self, action: Callable[[], None]) -> None:
+        """Run ``action`` when the current game ends for good, never when it is played again: an attempt that lost its
+        bot process to another game is not the game's result (a failure it logged would be logged again)."""
+        self.deferred.setdefault(greenlet.getcurrent(), []).append(action)
 
     def adopt(self, endpoint: Endpoint) -> None:
         """Close ``endpoint`` when the game playing it (the current greenlet) ends."""
@@ -466,16 +472,21 @@ class Hub:
                             endpoint.close()
                         task = games.pop(game)
                         key = task[0]
+                        deferred = self.deferred.pop(game, ())
                         if any(endpoint.lost for endpoint in endpoints) and replays.get(key, 0) < REPLAYS:
                             # Another game cost it its bot process: it is played again from its start.
                             replays[key] = replays.get(key, 0) + 1
                             start(task)
-                        elif not on_done(key, result):
+                            continue
+                        for action in deferred:
+                            action()
+                        if not on_done(key, result):
                             return
                 if games:
                     self._exchange()
         finally:
             _HUB = None
+            self.deferred.clear()  # the abandoned games' attempts count for nothing
             for game in list(games):  # abandoned: each hears it is over, and its bots that it ended
                 for endpoint in self.endpoints.pop(game, ()):
                     endpoint.close()

@@ -109,6 +109,23 @@ def is_built_in_spec(spec: str) -> bool:
     return not is_bot_spec(spec) and parse_spec(spec)[0] in _BUILT_IN_NAMES
 
 
+def borrows_built_in_name(spec: str, name: str) -> bool:
+    """Whether the strategy of ``spec``, going by ``name``, takes a built-in's name without being that built-in (a copy
+    of ``strategies/greedy.py`` that kept ``name = "greedy"``): its results would be read as the built-in's.  The
+    built-in itself, in this process or ``isolated:``, with parameters or by its module and class, takes none."""
+    if name not in _BUILT_IN_NAMES:
+        return False
+    target = spec.strip()
+    if target.startswith("isolated:"):
+        target = target[len("isolated:"):]
+    try:
+        target = parse_spec(target)[0]
+    except StrategyLoadError:
+        return True
+    return target not in _BUILT_IN_NAMES and all(target != f"{cls.__module__}:{cls.__qualname__}"
+                                                 for cls in BUILTIN.values())
+
+
 def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
     """Resolve a spec to a :class:`LoadedStrategy`, checking its parameters by building one instance.
 
@@ -141,6 +158,24 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         raise StrategyLoadError(
             f"strategy {spec.strip()!r} cannot be built: {error_text(error)}"
         ) from None
+    return loaded
+
+
+def load_strategies(specs, file_of=lambda spec: None) -> dict[str, LoadedStrategy]:
+    """Every spec of ``specs`` loaded by :func:`load_strategy`, ``file_of(spec)`` its ``file``.
+
+    :raises StrategyLoadError: one line for each spec that cannot be loaded, in the specs' order: a round robin of a
+        class's files names every broken one at once, where it named the first and was refused again for the next.
+    """
+    loaded = {}
+    problems = []
+    for spec in specs:
+        try:
+            loaded[spec] = load_strategy(spec, file=file_of(spec))
+        except StrategyLoadError as error:
+            problems.append(" ".join(str(error).split("\n")))
+    if problems:
+        raise StrategyLoadError("\n".join(problems))
     return loaded
 
 

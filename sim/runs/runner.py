@@ -42,9 +42,10 @@ from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
 from canasta_sim.errors import RulesError, StrategyError
-from canasta_sim.plugins.loader import LoadedStrategy, load_strategy, spec_file
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategies, spec_file
 from canasta_sim.plugins.specs import file_spec_parts
 from canasta_sim.runs.code_guard import CodeGuard
+from canasta_sim.runs.failure_log import log_failure
 from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.runs.records import ChunkRecorder, GameRows
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, malformed_entry, whole_entry
@@ -167,8 +168,9 @@ class RunSettings:
         return dict(self.files or ()).get(spec)
 
     def load_strategies(self) -> dict[str, LoadedStrategy]:
-        """Load every spec, file specs from their recorded paths."""
-        return {spec: load_strategy(spec, file=self.file_of(spec)) for spec in self.specs}
+        """Load every spec, file specs from their recorded paths (:func:`load_strategies`: every spec that cannot be
+        loaded named, a line each)."""
+        return load_strategies(self.specs, self.file_of)
 
     @property
     def chunk_count(self) -> int:
@@ -437,15 +439,6 @@ class ChunkPlayer:
             log_failure(game_id, outcome, self.on_error)
         self.last_decisions = None if decisions is None else decisions.table()
         return outcome
-
-
-def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:
-    """Log a strategy failure: one line (a warning under ``forfeit``), the strategy's traceback at debug level."""
-    if on_error == "forfeit":
-        logger.warning("game %d: %s; side %s forfeits the game", game_id, error, "AB"[error.seat % 2])
-    if error.traceback:
-        logger.debug("game %d: the traceback of seat %d's strategy %r:\n%s", game_id, error.seat, error.spec,
-                     error.traceback.rstrip())
 
 
 class ChunkBook:

@@ -20,6 +20,7 @@ import time
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.affinity import pin_worker
+from canasta_sim.plugins.kept_state import KeptStateWatch
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
@@ -116,6 +117,7 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
         return
     _limit_memory(memory_limit)
     connection.send(("ready",))
+    watch = None
     while True:
         task = connection.recv()
         if task is None:
@@ -155,22 +157,33 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
                 return False
             return True
 
-        games = range(first, end)
-        width = games_at_once(player, len(games), chunk)
-        if width > 1:  # bots playing several games per process: the chunk's games side by side
-            play_side_by_side(lambda game_id, chunk=chunk: player.play_game(chunk, game_id, monitor), games, width,
-                              monitor, stop_event=stop_event, report=report)
-            connection.send(("done", chunk))
-            continue
-        for game_id in games:
-            if stop_event.is_set():
-                break
-            monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
-            monitor[MONITOR_GAME] = game_id
-            try:
-                played, error = player.play_game(chunk, game_id, monitor), None
-            except BaseException as caught:  # noqa: BLE001 - strategy code broke out of its call; see report
-                played, error = None, caught
-            if not report(game_id, played, error):
-                break
+        if watch is None:  # from before the first game: what importing the strategies' files left is theirs
+            watch = KeptStateWatch({loaded.spec: loaded.cls for loaded in player.loaded_strategies(chunk)})
+        _play_task(player, chunk, range(first, end), monitor, stop_event, report)
+        for spec, names in watch.changes():
+            logger.warning("strategy %r changed what its class or module keeps from one game to the next (%s) in "
+                           "a worker: its games depend on the games that worker played before them, so this run's "
+                           "results change with --workers, and a resume or a replay does not give them again; keep "
+                           "what a game learns on self, a new instance each game (canasta-sim docs strategies)",
+                           spec, ", ".join(names))
         connection.send(("done", chunk))
+
+
+def _play_task(player, chunk, games: range, monitor, stop_event, report) -> None:
+    """Play a task's games, each sent back by ``report`` (``False`` when the task stops there)."""
+    width = games_at_once(player, len(games), chunk)
+    if width > 1:  # bots playing several games per process: the chunk's games side by side
+        play_side_by_side(lambda game_id: player.play_game(chunk, game_id, monitor), games, width,
+                          monitor, stop_event=stop_event, report=report)
+        return
+    for game_id in games:
+        if stop_event.is_set():
+            break
+        monitor[MONITOR_START] = time.monotonic()  # never an old start with a new game: see the supervisor
+        monitor[MONITOR_GAME] = game_id
+        try:
+            played, error = player.play_game(chunk, game_id, monitor), None
+        except BaseException as caught:  # noqa: BLE001 - strategy code broke out of its call; see report
+            played, error = None, caught
+        if not report(game_id, played, error):
+            break

@@ -386,6 +386,9 @@ BAD_INPUTS = {
                                   "rule initial_meld_table=0:50,-inf:15 is not accepted"),
     "a parameter without its value": (["-s", "expert:aggression"], "'aggression' is no KEY=VALUE parameter of expert"),
     "resume with another seed": (["--resume", "{finished}", "--seed", "1"], "--seed 8, not 1"),
+    # It said "made with --time-limit None": a teacher bounding a slow student's decisions learned nothing.
+    "resume with a time limit the run had not": (["--resume", "{finished}", "--time-limit", "1"],
+                                                 "the run was made without --time-limit, its decisions unbounded"),
 }
 
 

@@ -1,0 +1,72 @@
+"""What a strategy keeps between games outside its instances: the globals of its own modules and their classes'
+attributes.
+
+A process plays many games, and each game builds new instances, so what a game leaves there is the one way it can
+change the games the same process plays after it: a run's results would then depend on how its games were shared out
+among workers, and a resumed run or a replay would not give the same games.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+import sys
+import types
+
+_OWN = ("builtins", "canasta_sim")
+"""Top-level packages whose modules are not a strategy's own: Python's builtins and canasta-sim, whose built-ins and
+bot proxies (the class of an ``isolated:`` spec, whose state lives in its own process) are defined there."""
+
+
+def kept_state(cls: type) -> dict[str, bytes | int]:
+    """Each global of the modules that define ``cls`` and its parents (canasta-sim's own left out), and each attribute
+    of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identity where
+    it does not pickle (a lambda)."""
+    state: dict[str, bytes | int] = {}
+    for name in dict.fromkeys(part.__module__ for part in cls.__mro__):
+        module = sys.modules.get(name)
+        if module is None or name.partition(".")[0] in _OWN:
+            continue
+        for key, value in list(vars(module).items()):
+            if key.startswith("__") or isinstance(value, types.ModuleType):
+                continue
+            state[key] = _pickled(value)
+            if isinstance(value, type) and value.__module__ == name:
+                state.update((f"{key}.{attribute}", _pickled(held)) for attribute, held in list(vars(value).items())
+                             if not attribute.startswith("__"))
+    return state
+
+
+def changed_names(before: dict[str, bytes | int], after: dict[str, bytes | int]) -> list[str]:
+    """The names whose value differs between two :func:`kept_state` of one class, added and removed ones included."""
+    return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+
+
+def _pickled(value) -> bytes | int:
+    try:
+        pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+    except Exception:  # the strategy's own object refuses to pickle, however: judged by its identity instead
+        return id(value)
+    # A digest, not the bytes: a model's weights held in a global are not kept twice for the whole run.
+    return hashlib.blake2b(pickled, digest_size=16).digest()
+
+
+class KeptStateWatch:
+    """The state :func:`kept_state` finds for each strategy of a process, from when the watch is built; each change
+    told once."""
+
+    def __init__(self, strategies: dict[str, type]) -> None:
+        self._classes = strategies
+        self._before = {spec: kept_state(cls) for spec, cls in strategies.items()}
+        self._told: set[tuple[str, str]] = set()
+
+    def changes(self) -> list[tuple[str, list[str]]]:
+        """Each spec whose strategy's kept state changed since the watch began in a name not told before, with every
+        name changed."""
+        found = []
+        for spec, cls in self._classes.items():
+            changed = changed_names(self._before[spec], kept_state(cls))
+            if not {(spec, name) for name in changed} <= self._told:
+                self._told.update((spec, name) for name in changed)
+                found.append((spec, changed))
+        return found
