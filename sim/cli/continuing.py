@@ -11,6 +11,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
@@ -22,20 +23,40 @@ from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
 from canasta_sim.runs.storage import RunDirectory, read_part
 
-__all__ = ["check_columns", "check_versions", "kept_session_options", "other_run_in_out"]
+__all__ = ["changed_files", "check_columns", "check_versions", "kept_session_options", "other_run_in_out"]
 
 
 def check_versions(manifest: dict, loaded, path) -> None:
     """Refuse a run made by another engine version, or with a strategy whose version changed since: its games
-    would not be those its first games were."""
-    if str(manifest.get("engine_version")) != ENGINE_VERSION:
-        raise fail(f"{path}: the run was made with engine version {manifest.get('engine_version')}, this is "
-                   f"version {ENGINE_VERSION}; its games cannot be continued, start a new run")
+    would not be those its first games were.  A strategy file whose code changed under the same version is named in a
+    warning: its version says its play is the same, which only its author knows."""
+    recorded_engine = manifest.get("engine_version")
+    if str(recorded_engine) != ENGINE_VERSION:
+        made = ("its run.json records no engine version" if recorded_engine is None
+                else f"the run was made with engine version {recorded_engine}")
+        raise fail(f"{path}: {made}, this is version {ENGINE_VERSION}; its games cannot be continued, start a new run")
     recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
     for strategy in loaded:
         if recorded.get(strategy.spec) != strategy.label:
             raise fail(f"{path}: the run was made with {recorded.get(strategy.spec)} but {strategy.spec!r} is now "
                        f"{strategy.label}; start a new run")
+    for change in changed_files(manifest, loaded):
+        click.echo(f"Warning: {path}: {change}; if its play changed, the games played now are not those of the run's "
+                   "first games: raise its version and start a new run", err=True)
+
+
+def changed_files(manifest: dict, loaded) -> list[str]:
+    """Each of the ``loaded`` strategies whose file's code differs from the code ``run.json`` recorded for it, as a
+    clause naming the spec, the file and the version it still has; a run that recorded no code (written before it
+    was recorded) names none."""
+    recorded = {entry.get("spec"): entry.get("file_code") for entry in manifest.get("strategies", [])}
+    changes = []
+    for strategy in loaded:
+        code = recorded.get(strategy.spec)
+        if code is not None and strategy.file_code not in (None, code):
+            changes.append(f"{strategy.spec!r}'s file {strategy.file} has other code than when the run began, yet it "
+                           f"is still {strategy.label}")
+    return changes
 
 
 def check_columns(directory: RunDirectory) -> None:

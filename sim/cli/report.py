@@ -141,12 +141,13 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
     else:
         matchup = " vs ".join(labels) if len(labels) == 2 else f"{labels[0] if labels else '?'} (mirror match)"
     rules = ", ".join(f"{key}={value}" for key, value in description["rules_changed"].items()) or "default"
+    engine = "not recorded" if description["engine_version"] is None else description["engine_version"]
     return [
         f"run {path}: {matchup}",
         f"games {description['games_done']} of {description['games_planned']} ({description['status']}"
         f"{_no_writer(description, path)}"
         f"{', but parts are missing' if description.get('missing_parts') else ''}), "
-        f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
+        f"seed {description['seed']}, rules {rules}, engine {engine}",
         *_missing_lines(description.get("missing_parts", []), path),
         *compare_line(description.get("compare")),
         *_forfeit_lines(description.get("forfeit_reasons", {})),

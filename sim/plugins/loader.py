@@ -43,6 +43,7 @@ from typing import Any
 
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import StrategyLoadError, error_text
+from canasta_sim.plugins.file_code import file_code
 from canasta_sim.plugins.specs import (
     NAME_ACCEPTED,
     is_bot_spec,
@@ -97,6 +98,12 @@ class LoadedStrategy:
     def label(self) -> str:
         """``name@version`` of the strategy class."""
         return self.cls.label()
+
+    @property
+    def file_code(self) -> str | None:
+        """For a file spec, the digest of its file's code now (:func:`~canasta_sim.plugins.file_code.file_code`),
+        which ``run.json`` records; ``None`` for other specs."""
+        return None if self.file is None else file_code(self.file)
 
 
 def is_built_in_spec(spec: str) -> bool:

@@ -1,0 +1,148 @@
+"""A run read again after an upgrade: what it was played with (the engine, each strategy's version and file) is
+named wherever its games would be continued or shown again with something else, and its tables say who wrote them."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import shutil
+
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.cli import main
+
+pytestmark = pytest.mark.timeout(120)
+
+BOT = '''from canasta_sim.strategies.greedy import Greedy
+
+
+class Mine(Greedy):
+    name = "mine"
+    version = 1
+'''
+
+
+def invoke(*args: str):
+    return CliRunner().invoke(main, [*args])
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("upgraded") / "run"
+    result = invoke("run", "--games", "2", "--seed", "3", "--workers", "1", "-q", "--out", str(path),
+                    "-s", "greedy", "-s", "random", "--rules", "target_score=500", "--record-decisions", "0")
+    assert result.exit_code == 0, result.output
+    return path
+
+
+def older(run_dir, tmp_path, edit) -> str:
+    """A copy of the run whose ``run.json`` an older release wrote: ``edit`` changes its content."""
+    copy = tmp_path / "old"
+    shutil.copytree(run_dir, copy)
+    manifest = json.loads((copy / "run.json").read_text())
+    edit(manifest)
+    (copy / "run.json").write_text(json.dumps(manifest))
+    return str(copy)
+
+
+def page_data(page: str) -> dict:
+    """The record a replay page shows."""
+    return json.loads(re.search(r'id="replay-data">(.*?)</script>', page, re.DOTALL).group(1))
+
+
+def report_replays(report: str) -> list[dict]:
+    """The records of the replays an HTML report holds."""
+    encoded = re.findall(r'<script type="text/plain" id="replay-\d+">([A-Za-z0-9+/=]+)</script>', report)
+    return [page_data(base64.b64decode(text).decode("utf-8")) for text in encoded]
+
+
+def test_a_replay_page_of_another_engines_run_says_on_the_page_what_played_it_again(run_dir, tmp_path):
+    # The warning went to the terminal alone: the page (and the report's replays) showed the game as the run's own,
+    # "as the run recorded", with this engine's play and today's name@version in its header.
+    old = older(run_dir, tmp_path, lambda manifest: manifest.update(engine_version="3"))
+    page = tmp_path / "game.html"
+    result = invoke("replay", old, "0", "--html", str(page))
+    assert result.exit_code == 0, result.output
+    said = f"the run used engine version 3, this is {ENGINE_VERSION}"
+    assert said in result.output
+    assert page_data(page.read_text())["changes"] == [said]
+    report = invoke("report", old, "--format", "html")
+    assert report.exit_code == 0, report.output
+    replays = report_replays(report.stdout)
+    assert replays and all(replay["changes"] == [said] for replay in replays)
+    same = tmp_path / "same.html"  # the run's own engine and strategies: nothing to say
+    assert invoke("replay", str(run_dir), "0", "--html", str(same)).exit_code == 0
+    assert page_data(same.read_text())["changes"] == []
+
+
+def test_a_replay_page_names_a_strategy_whose_version_changed_since_the_run(run_dir, tmp_path):
+    def greedy_1(manifest):
+        manifest["strategies"][0].update(version=1, label="greedy@1")
+
+    page = tmp_path / "game.html"
+    result = invoke("replay", older(run_dir, tmp_path, greedy_1), "0", "--html", str(page))
+    assert result.exit_code == 0, result.output
+    assert page_data(page.read_text())["changes"] == ["the run used greedy@1 but 'greedy' is now greedy@2"]
+
+
+def test_a_run_json_with_no_engine_version_is_said_to_record_none(run_dir, tmp_path):
+    # The replay took a missing engine version for this one and warned of nothing; the report read "engine None" and
+    # the resume "made with engine version None".
+    old = older(run_dir, tmp_path, lambda manifest: manifest.pop("engine_version"))
+    replay = invoke("replay", old, "0")
+    assert replay.exit_code == 0, replay.output
+    assert "Warning: the run recorded no engine version; the replay may differ." in replay.output
+    report = invoke("report", old)
+    assert report.exit_code == 0 and "engine not recorded" in report.output.splitlines()[1], report.output
+    resume = invoke("run", "--resume", old)
+    assert resume.exit_code == 2
+    assert f"its run.json records no engine version, this is version {ENGINE_VERSION}" in resume.output
+    assert "None" not in resume.output
+
+
+def test_a_strategy_files_code_changed_under_the_same_version_is_named_by_resume_and_replay(tmp_path, monkeypatch):
+    # A run of one's own strategy file, its play changed afterwards and its version not raised: the resume mixed the
+    # two plays in one run without a word, and the replay's failure named no file.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mine.py").write_text(BOT)
+    out = tmp_path / "run"
+    made = invoke("run", "--games", "2", "--chunk-size", "1", "--seed", "3", "--workers", "1", "-q", "--out",
+                  str(out), "-s", "mine.py:Mine", "-s", "random", "--rules", "target_score=500")
+    assert made.exit_code == 0, made.output
+    recorded = json.loads((out / "run.json").read_text())["strategies"][0]["file_code"]
+    assert recorded.startswith("sha256:")
+
+    def interrupted():
+        for table in ("games", "hands"):
+            (out / table / "part-000001.parquet").unlink()
+
+    interrupted()
+    (tmp_path / "mine.py").write_text("# a comment and blank lines change no code\n\n" + BOT + "\n\n")
+    resumed = invoke("run", "--resume", str(out), "-q")
+    assert resumed.exit_code == 0 and "Warning" not in resumed.output, resumed.output
+    assert "Warning" not in invoke("replay", str(out), "0").output
+    interrupted()
+    plays_random = "from canasta_sim.strategies.random_play import RandomPlay as Greedy"
+    (tmp_path / "mine.py").write_text(BOT.replace("from canasta_sim.strategies.greedy import Greedy", plays_random))
+    said = (f"'mine.py:Mine''s file {tmp_path / 'mine.py'} has other code than when the run began, yet it is "
+            "still mine@1")
+    resumed = invoke("run", "--resume", str(out), "-q")
+    assert resumed.exit_code == 0, resumed.output
+    assert f"Warning: {out}: {said}; if its play changed, the games played now are not those of the run's first " \
+           "games: raise its version and start a new run" in resumed.output
+    replay = invoke("replay", str(out), "0")
+    assert f"Warning: {said}; the replay may differ." in replay.output
+
+
+def test_a_runs_parquet_parts_name_the_engine_and_the_canasta_sim_that_wrote_them(run_dir):
+    # Read alone (a part sent on, a dataset read by pandas or pyarrow), a table said nothing of what played its games.
+    from canasta_sim.runs.storage import WRITER_KEY  # here, so that the other tests run without it
+
+    for table in ("games", "hands", "decisions"):
+        metadata = pq.read_schema(run_dir / table / "part-000000.parquet").metadata
+        assert json.loads(metadata[WRITER_KEY]) == {"tool": f"canasta-sim {__version__}",
+                                                        "engine_version": ENGINE_VERSION}
