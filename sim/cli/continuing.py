@@ -23,18 +23,17 @@ from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
 from canasta_sim.runs.storage import RunDirectory, read_part
 
-__all__ = ["changed_files", "check_columns", "check_versions", "kept_session_options", "other_run_in_out"]
+__all__ = ["changed_files", "check_columns", "check_versions", "engine_difference", "kept_session_options",
+           "other_run_in_out", "resume_playing"]
 
 
 def check_versions(manifest: dict, loaded, path) -> None:
     """Refuse a run made by another engine version, or with a strategy whose version changed since: its games
     would not be those its first games were.  A strategy file whose code changed under the same version is named in a
     warning: its version says its play is the same, which only its author knows."""
-    recorded_engine = manifest.get("engine_version")
-    if str(recorded_engine) != ENGINE_VERSION:
-        made = ("its run.json records no engine version" if recorded_engine is None
-                else f"the run was made with engine version {recorded_engine}")
-        raise fail(f"{path}: {made}, this is version {ENGINE_VERSION}; its games cannot be continued, start a new run")
+    other_engine = engine_difference(manifest)
+    if other_engine is not None:
+        raise fail(f"{path}: {other_engine}; its games cannot be continued, start a new run")
     recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
     for strategy in loaded:
         if recorded.get(strategy.spec) != strategy.label:
@@ -43,6 +42,29 @@ def check_versions(manifest: dict, loaded, path) -> None:
     for change in changed_files(manifest, loaded):
         click.echo(f"Warning: {path}: {change}; if its play changed, the games played now are not those of the run's "
                    "first games: raise its version and start a new run", err=True)
+
+
+def engine_difference(manifest: dict) -> str | None:
+    """How the run's engine version (``engine_version`` of ``manifest``, or of a report's description of the run)
+    differs from this one's (a run whose ``run.json`` records none differs), as a clause; ``None`` when it is this
+    one."""
+    recorded = manifest.get("engine_version")
+    if str(recorded) == ENGINE_VERSION:
+        return None
+    made = ("its run.json records no engine version" if recorded is None
+            else f"the run was made with engine version {recorded}")
+    return f"{made}, this is version {ENGINE_VERSION}"
+
+
+def resume_playing(manifest: dict, path, plays: str) -> str:
+    """Who ``plays`` (``"plays it"``) a run's unwritten chunks: ``run --resume``, or, for a run of another engine
+    (which it refuses), only a canasta-sim of that engine, and why."""
+    other_engine = engine_difference(manifest)
+    if other_engine is None:
+        return f"canasta-sim run --resume {shlex.quote(str(path))} {plays}"
+    recorded = manifest.get("engine_version")
+    who = "no canasta-sim" if recorded is None else f"only a canasta-sim of engine {recorded}"
+    return f"{who} {plays} ({other_engine})"
 
 
 def changed_files(manifest: dict, loaded) -> list[str]:

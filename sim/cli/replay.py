@@ -18,7 +18,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.continuing import changed_files
+from canasta_sim.cli.continuing import changed_files, resume_playing
 from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
@@ -54,8 +54,8 @@ def ending_words(termination: str) -> str:
     return _ENDINGS.get(termination, termination)
 
 
-def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[str, Any]:
-    """Return the recorded row of ``game_id`` from the ``games`` dataset.
+def find_game(directory: RunDirectory, chunk_size: int, game_id: int, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Return the recorded row of ``game_id`` from the ``games`` dataset of the run ``manifest`` describes.
 
     :raises click.ClickException: when the game's part is missing, cannot be read or does not hold the game.
     """
@@ -75,7 +75,7 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
     if not rows:
         raise click.ClickException(
             f"game {game_id} of the run in {directory.path} is not recorded: its chunk {chunk} has not been written; "
-            f"canasta-sim run --resume {directory.path} plays it"
+            f"{resume_playing(manifest, directory.path, 'plays it')}"
         )
     return rows[0]
 
@@ -137,7 +137,7 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
         raise click.UsageError(str(error)) from None
     if not 0 <= game_id < settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
-    row = find_game(directory, settings.chunk_size, game_id)
+    row = find_game(directory, settings.chunk_size, game_id, manifest)
     # A bot's script or an isolated: file named relative to where the run started is started from there, as a
     # resume does; the page is written back here, where the path the user typed (and the line naming it) means
     # what they meant.

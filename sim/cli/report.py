@@ -17,6 +17,7 @@ import click
 
 from canasta_sim.analysis import entrants_of
 from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
+from canasta_sim.cli.continuing import resume_playing
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     check_output_folder,
@@ -114,13 +115,13 @@ def missing_parts(directory: RunDirectory, manifest: dict[str, Any]) -> list[dic
     return [{"chunk": chunk, "parts": names} for chunk, names in missing.items()]
 
 
-def _missing_lines(missing: list[dict[str, Any]], path: Path) -> list[str]:
+def _missing_lines(missing: list[dict[str, Any]], path: Path, description: dict[str, Any]) -> list[str]:
     if not missing:
         return []
     named = [f"{' and '.join(record['parts'])} of chunk {record['chunk']}" for record in missing[:_MISSING_SHOWN]]
     more = len(missing) - len(named)
     listed = "; ".join(named) + (f"; and parts of {more} more chunks" if more else "")
-    return [f"parts missing: {listed}; canasta-sim run --resume {shlex.quote(str(path))} plays their chunks again"]
+    return [f"parts missing: {listed}; {resume_playing(description, path, 'plays their chunks again')}"]
 
 
 def _no_writer(description: dict[str, Any], path: Path) -> str:
@@ -148,7 +149,7 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
         f"{_no_writer(description, path)}"
         f"{', but parts are missing' if description.get('missing_parts') else ''}), "
         f"seed {description['seed']}, rules {rules}, engine {engine}",
-        *_missing_lines(description.get("missing_parts", []), path),
+        *_missing_lines(description.get("missing_parts", []), path, description),
         *compare_line(description.get("compare")),
         *_forfeit_lines(description.get("forfeit_reasons", {})),
     ]

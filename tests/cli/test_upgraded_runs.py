@@ -146,3 +146,20 @@ def test_a_runs_parquet_parts_name_the_engine_and_the_canasta_sim_that_wrote_the
         metadata = pq.read_schema(run_dir / table / "part-000000.parquet").metadata
         assert json.loads(metadata[WRITER_KEY]) == {"tool": f"canasta-sim {__version__}",
                                                         "engine_version": ENGINE_VERSION}
+
+
+def test_the_games_an_older_engines_run_lacks_are_not_said_to_be_played_by_a_resume_that_refuses_it(run_dir, tmp_path):
+    # The report and the replay of a game not written said "canasta-sim run --resume DIR plays it", which refuses
+    # a run of another engine.
+    old = older(run_dir, tmp_path, lambda manifest: manifest.update(engine_version="3"))
+    (tmp_path / "old" / "hands" / "part-000000.parquet").unlink()
+    made = f"the run was made with engine version 3, this is version {ENGINE_VERSION}"
+    report = invoke("report", old)
+    assert report.exit_code == 0, report.output
+    assert report.output.splitlines()[2] == (f"parts missing: hands of chunk 0; only a canasta-sim of engine 3 plays "
+                                             f"their chunks again ({made})")
+    (tmp_path / "old" / "games" / "part-000000.parquet").unlink()
+    replay = invoke("replay", old, "0")
+    assert replay.exit_code == 1
+    assert replay.output.strip() == (f"Error: game 0 of the run in {old} is not recorded: its chunk 0 has not been "
+                                     f"written; only a canasta-sim of engine 3 plays it ({made})")
