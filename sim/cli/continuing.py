@@ -68,16 +68,16 @@ def resume_playing(manifest: dict, path, plays: str) -> str:
 
 
 def changed_files(manifest: dict, loaded) -> list[str]:
-    """Each of the ``loaded`` strategies whose file's code differs from the code ``run.json`` recorded for it, as a
-    clause naming the spec, the file and the version it still has; a run that recorded no code (written before it
-    was recorded) names none."""
+    """Each of the ``loaded`` strategies whose files' code (a file spec's, a ``cmd:`` bot's script) differs from the
+    code ``run.json`` recorded for it, as a clause naming the spec, the files and the version it still has; a run
+    that recorded no code (written before it was recorded) names none."""
     recorded = {entry.get("spec"): entry.get("file_code") for entry in manifest.get("strategies", [])}
     changes = []
     for strategy in loaded:
         code = recorded.get(strategy.spec)
         if code is not None and strategy.file_code not in (None, code):
-            changes.append(f"{strategy.spec!r}'s file {strategy.file} has other code than when the run began, yet it "
-                           f"is still {strategy.label}")
+            changes.append(f"the code of {strategy.spec!r} ({', '.join(strategy.code_files)}) differs from the run's, "
+                           f"yet it is still {strategy.label}")
     return changes
 
 

@@ -13,7 +13,7 @@ import io
 import tokenize
 from pathlib import Path
 
-__all__ = ["file_code"]
+__all__ = ["file_code", "files_code"]
 
 _LEFT_OUT = frozenset({tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER})
 """Tokens that carry no code: what a comment or the layout changes."""
@@ -58,3 +58,21 @@ def file_code(path: str | Path) -> str | None:
         if token.type not in _LEFT_OUT:
             digest.update(_BY_KIND.get(token.type, token.string).encode() + b"\0")
     return f"sha256:{digest.hexdigest()}"
+
+
+def files_code(paths: tuple[str, ...]) -> str | None:
+    """The digest of the code of ``paths``: a Python file's as :func:`file_code` reads it, another's (a script, a
+    program) its bytes, each with its path; one Python file's is its :func:`file_code`.  ``None`` for no path, or one
+    that cannot be read."""
+    if len(paths) == 1 and paths[0].endswith(".py"):
+        return file_code(paths[0])
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            code = file_code(path) if path.endswith(".py") else Path(path).read_bytes()
+        except OSError:
+            return None
+        if code is None:
+            return None
+        digest.update(path.encode() + b"\0" + (code.encode() if isinstance(code, str) else code) + b"\0")
+    return f"sha256:{digest.hexdigest()}" if paths else None

@@ -43,9 +43,10 @@ from typing import Any
 
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import StrategyLoadError, error_text
-from canasta_sim.plugins.file_code import file_code
+from canasta_sim.plugins.file_code import files_code
 from canasta_sim.plugins.specs import (
     NAME_ACCEPTED,
+    command_files,
     is_bot_spec,
     is_file_part,
     is_one_line,
@@ -100,10 +101,16 @@ class LoadedStrategy:
         return self.cls.label()
 
     @property
+    def code_files(self) -> tuple[str, ...]:
+        """The files whose code :attr:`file_code` digests: a file spec's file, or the files a ``cmd:`` bot's command
+        names (:func:`~canasta_sim.plugins.specs.command_files`); ``()`` for other specs."""
+        return (self.file,) if self.file is not None else command_files(self.spec)
+
+    @property
     def file_code(self) -> str | None:
-        """For a file spec, the digest of its file's code now (:func:`~canasta_sim.plugins.file_code.file_code`),
-        which ``run.json`` records; ``None`` for other specs."""
-        return None if self.file is None else file_code(self.file)
+        """The digest of the code of :attr:`code_files` now (:func:`~canasta_sim.plugins.file_code.files_code`),
+        which ``run.json`` records; ``None`` for a spec naming no file."""
+        return files_code(self.code_files)
 
 
 def is_built_in_spec(spec: str) -> bool:

@@ -471,8 +471,8 @@ def check_versions(manifest: dict[str, Any], settings: TuningSettings, where: Pa
             raise TuningError(f"{where}: the tuning was made with {recorded} but {spec!r} is now {loaded.label}; "
                               "start a new tuning")
         if code is not None and loaded.file_code not in (None, code):
-            changed.append(f"{spec!r}'s file {loaded.file} has other code than when the tuning began, yet it is "
-                           f"still {loaded.label}")
+            changed.append(f"the code of {spec!r} ({', '.join(loaded.code_files)}) differs from the tuning's, yet "
+                           f"it is still {loaded.label}")
     return changed
 
 

@@ -7,13 +7,20 @@ import base64
 import json
 import re
 import shutil
+from pathlib import Path
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
 from canasta_sim import ENGINE_VERSION, __version__
-from canasta_sim.cli import main
+from canasta_sim.cli import main, report_html
+from canasta_sim.cli.continuing import changed_files
+from canasta_sim.core.strategy import Strategy
+from canasta_sim.plugins.loader import LoadedStrategy
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -70,9 +77,10 @@ def test_a_replay_page_of_another_engines_run_says_on_the_page_what_played_it_ag
     said = f"the run used engine version 3, this is {ENGINE_VERSION}"
     assert said in result.output
     assert page_data(page.read_text())["changes"] == [said]
-    report = invoke("report", old, "--format", "html")
-    assert report.exit_code == 0, report.output
-    replays = report_replays(report.stdout)
+    # The report's replays, without its charts (which cost seconds and have nothing to say of it).
+    manifest = json.loads((tmp_path / "old" / "run.json").read_text())
+    games = pd.read_parquet(tmp_path / "old" / "games")
+    replays = report_replays("".join(report_html._replays(tmp_path / "old", manifest, games)))
     assert replays and all(replay["changes"] == [said] for replay in replays)
     same = tmp_path / "same.html"  # the run's own engine and strategies: nothing to say
     assert invoke("replay", str(run_dir), "0", "--html", str(same)).exit_code == 0
@@ -128,8 +136,7 @@ def test_a_strategy_files_code_changed_under_the_same_version_is_named_by_resume
     interrupted()
     plays_random = "from canasta_sim.strategies.random_play import RandomPlay as Greedy"
     (tmp_path / "mine.py").write_text(BOT.replace("from canasta_sim.strategies.greedy import Greedy", plays_random))
-    said = (f"'mine.py:Mine''s file {tmp_path / 'mine.py'} has other code than when the run began, yet it is "
-            "still mine@1")
+    said = f"the code of 'mine.py:Mine' ({tmp_path / 'mine.py'}) differs from the run's, yet it is still mine@1"
     resumed = invoke("run", "--resume", str(out), "-q")
     assert resumed.exit_code == 0, resumed.output
     assert f"Warning: {out}: {said}; if its play changed, the games played now are not those of the run's first " \
@@ -163,3 +170,24 @@ def test_the_games_an_older_engines_run_lacks_are_not_said_to_be_played_by_a_res
     assert replay.exit_code == 1
     assert replay.output.strip() == (f"Error: game 0 of the run in {old} is not recorded: its chunk 0 has not been "
                                      f"written; only a canasta-sim of engine 3 plays it ({made})")
+
+
+def test_a_protocol_bots_script_changed_under_the_same_version_is_named_as_a_strategy_files_code_is(tmp_path,
+                                                                                                    monkeypatch):
+    # The script a cmd: bot's command names is its code: changed, with the version its ready gives kept, the resume
+    # mixed two plays without a word. Its interpreter is not (an upgrade of Python changes no bot). The bot is not
+    # started: what run.json records and what a resume compares are read from its spec and its files.
+    monkeypatch.chdir(tmp_path)
+    source = (ROOT / "examples" / "protocol" / "bot.py").read_text()
+    (tmp_path / "bot.py").write_text(source)
+    (tmp_path / "book.txt").write_text("opening book")
+    bot = LoadedStrategy("cmd:python bot.py --book book.txt --fast:depth=2", Strategy)
+    assert bot.code_files == (str(tmp_path / "bot.py"), str(tmp_path / "book.txt"))
+    manifest = {"strategies": [{"spec": bot.spec, "file_code": bot.file_code}]}
+    (tmp_path / "bot.py").write_text("# a comment changes no code\n" + source)
+    assert changed_files(manifest, [bot]) == []
+    (tmp_path / "book.txt").write_text("another opening book")
+    assert changed_files(manifest, [bot]) == [f"the code of {bot.spec!r} ({tmp_path / 'bot.py'}, "
+                                              f"{tmp_path / 'book.txt'}) differs from the run's, yet it is still "
+                                              f"{Strategy.label()}"]
+    assert LoadedStrategy("cmd:python -c pass", Strategy).file_code is None  # no file named: nothing to compare

@@ -138,5 +138,5 @@ def test_a_tune_resume_names_a_strategy_file_whose_code_changed_under_the_same_v
                                                "        return super().choose_discard(view)\n")
     again = invoke("--resume", str(out))
     assert again.exit_code == 0, again.output
-    assert (f"Warning: {out}: 'mine.py:Mine''s file {tmp_path / 'mine.py'} has other code than when the tuning began, "
-            "yet it is still mine@") in again.output
+    assert (f"Warning: {out}: the code of 'mine.py:Mine' ({tmp_path / 'mine.py'}) differs from the tuning's, yet it "
+            "is still mine@") in again.output
