@@ -42,6 +42,25 @@ def check_versions(manifest: dict, loaded, path) -> None:
     for change in changed_files(manifest, loaded):
         click.echo(f"Warning: {path}: {change}; if its play changed, the games played now are not those of the run's "
                    "first games: raise its version and start a new run", err=True)
+    _note_code_changes(manifest, loaded)
+
+
+def _note_code_changes(manifest: dict, loaded) -> None:
+    """Note in each strategy's entry of ``manifest`` (written when the session starting now opens) the session whose
+    code differs from the code the run had until then, with that code (``file_code_changes``), so that the run's
+    report says so whenever it is read, long after the warning scrolled away."""
+    sessions = manifest.get("sessions")
+    session = (len(sessions) if isinstance(sessions, list) else 0) + 1
+    entries = {entry.get("spec"): entry for entry in manifest.get("strategies", []) if isinstance(entry, dict)}
+    for strategy in loaded:
+        entry = entries.get(strategy.spec)
+        if entry is None or entry.get("file_code") is None:
+            continue
+        changes = entry.get("file_code_changes") if isinstance(entry.get("file_code_changes"), list) else []
+        last = changes[-1].get("file_code") if changes and isinstance(changes[-1], dict) else entry["file_code"]
+        code = strategy.file_code
+        if code is not None and code != last:
+            entry["file_code_changes"] = [*changes, {"session": session, "file_code": code}]
 
 
 def engine_difference(manifest: dict) -> str | None:

@@ -40,6 +40,18 @@ __all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
 
+def _code_changes(strategies: list) -> list[dict[str, Any]]:
+    """The strategies whose code changed under the same version between sessions (``file_code_changes`` in
+    ``run.json``): ``spec``, ``label`` and the ``sessions`` that began with other code."""
+    changes = []
+    for entry in strategies:
+        noted = entry.get("file_code_changes") if isinstance(entry, dict) else None
+        if isinstance(noted, list) and noted:
+            changes.append({"spec": entry.get("spec"), "label": entry.get("label", entry.get("spec")),
+                            "sessions": [change.get("session") for change in noted if isinstance(change, dict)]})
+    return changes
+
+
 def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]:
     """The facts about a run that a report shows above its table (and puts under ``run`` in JSON)."""
     strategies = manifest.get("strategies", [])
@@ -53,6 +65,7 @@ def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]
         "status": manifest.get("status"),
         "rules_changed": manifest.get("rules_changed", {}),
         "engine_version": manifest.get("engine_version"),
+        "code_changes": _code_changes(strategies),
         "started_at": manifest.get("started_at"),
         "ended_at": manifest.get("ended_at"),
         "command": manifest.get("command"),
@@ -115,6 +128,13 @@ def missing_parts(directory: RunDirectory, manifest: dict[str, Any]) -> list[dic
     return [{"chunk": chunk, "parts": names} for chunk, names in missing.items()]
 
 
+def _code_change_line(change: dict[str, Any]) -> str:
+    sessions = change["sessions"]
+    return (f"code changed: {change['label']} ({change['spec']}) began session{'s' if len(sessions) > 1 else ''} "
+            f"{', '.join(map(str, sessions))} with other code, its version the same; if its play changed, the run's "
+            "games are of more than one play")
+
+
 def _missing_lines(missing: list[dict[str, Any]], path: Path, description: dict[str, Any]) -> list[str]:
     if not missing:
         return []
@@ -149,6 +169,7 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
         f"{_no_writer(description, path)}"
         f"{', but parts are missing' if description.get('missing_parts') else ''}), "
         f"seed {description['seed']}, rules {rules}, engine {engine}",
+        *map(_code_change_line, description.get("code_changes", [])),
         *_missing_lines(description.get("missing_parts", []), path, description),
         *compare_line(description.get("compare")),
         *_forfeit_lines(description.get("forfeit_reasons", {})),

@@ -143,6 +143,18 @@ def test_a_strategy_files_code_changed_under_the_same_version_is_named_by_resume
            "games: raise its version and start a new run" in resumed.output
     replay = invoke("replay", str(out), "0")
     assert f"Warning: {said}; the replay may differ." in replay.output
+    # Said again whenever the run is read, long after the warning scrolled away: run.json notes the session that began
+    # with other code (the third; the second's comment changed none), once however often it is resumed so.
+    interrupted()
+    assert invoke("run", "--resume", str(out), "-q").exit_code == 0
+    entry = json.loads((out / "run.json").read_text())["strategies"][0]
+    assert entry["file_code"] == recorded
+    assert [change["session"] for change in entry["file_code_changes"]] == [3]
+    report = invoke("report", str(out), "--format", "json")
+    assert json.loads(report.stdout)["run"]["code_changes"] == [{"spec": "mine.py:Mine", "label": "mine@1",
+                                                                  "sessions": [3]}]
+    assert ("code changed: mine@1 (mine.py:Mine) began session 3 with other code, its version the same; if its play "
+            "changed, the run's games are of more than one play") in invoke("report", str(out)).output
 
 
 def test_a_runs_parquet_parts_name_the_engine_and_the_canasta_sim_that_wrote_them(run_dir):
