@@ -156,12 +156,14 @@ def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir:
     """Play the recorded game ``row`` again: narrated, or with ``html`` recorded as a page, returned with the line
     that says it was written."""
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
+    changes = changes_since_run(manifest, players)
+    for change in changes:
+        click.echo(f"Warning: {change}; the replay may differ.", err=True)
     side_a, side_b = players[0], players[1]
     if html:
         with interrupted_as_the_users():
             return _html_page(players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"),
-                              game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id),
-                              changes=changes_since_run(manifest, players))
+                              game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id), changes=changes)
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {spec_shown(side_a.spec)}, side B "
                f"{spec_shown(side_b.spec)}; "
@@ -197,8 +199,6 @@ def game_setup(manifest: dict[str, Any], settings, row: dict[str, Any], *,
     side_a = _load(row["team_a_strategy"], files)
     side_b = _load(row["team_b_strategy"], files)
     players = [side_a, side_b, side_a, side_b]
-    for change in changes_since_run(manifest, players):
-        click.echo(f"Warning: {change}; the replay may differ.", err=True)
     # The run's decision time limit too: a decision it stopped on time is stopped again, not waited for forever.
     game = {"seed": int(row["seed"]), "rules": settings.rules, "time_limit": settings.time_limit,
             "labels": [seat_label(player, seat) for seat, player in enumerate(players)],

@@ -19,6 +19,7 @@ from canasta_sim.cli import main, report_html
 from canasta_sim.cli.continuing import changed_files
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.plugins.loader import LoadedStrategy
+from canasta_sim.runs.runner import settings_from_manifest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -67,7 +68,7 @@ def report_replays(report: str) -> list[dict]:
     return [page_data(base64.b64decode(text).decode("utf-8")) for text in encoded]
 
 
-def test_a_replay_page_of_another_engines_run_says_on_the_page_what_played_it_again(run_dir, tmp_path):
+def test_a_replay_page_of_another_engines_run_says_on_the_page_what_played_it_again(run_dir, tmp_path, capsys):
     # The warning went to the terminal alone: the page (and the report's replays) showed the game as the run's own,
     # "as the run recorded", with this engine's play and today's name@version in its header.
     old = older(run_dir, tmp_path, lambda manifest: manifest.update(engine_version="3"))
@@ -80,8 +81,14 @@ def test_a_replay_page_of_another_engines_run_says_on_the_page_what_played_it_ag
     # The report's replays, without its charts (which cost seconds and have nothing to say of it).
     manifest = json.loads((tmp_path / "old" / "run.json").read_text())
     games = pd.read_parquet(tmp_path / "old" / "games")
-    replays = report_replays("".join(report_html._replays(tmp_path / "old", manifest, games)))
-    assert replays and all(replay["changes"] == [said] for replay in replays)
+    capsys.readouterr()
+    settings = settings_from_manifest(manifest)
+    chosen = [(0, "the first"), (1, "the second")]
+    replays = report_replays("".join(report_html._replayed_games(tmp_path / "old", manifest, settings,
+                                                                 games.set_index("game_id"), chosen)))
+    assert len(replays) == 2 and all(replay["changes"] == [said] for replay in replays)
+    # Said once for the report, where each replay said it again.
+    assert capsys.readouterr().err == f"Warning: {said}; the report's replays may differ.\n"
     same = tmp_path / "same.html"  # the run's own engine and strategies: nothing to say
     assert invoke("replay", str(run_dir), "0", "--html", str(same)).exit_code == 0
     assert page_data(same.read_text())["changes"] == []
