@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from canasta_sim.analysis.sections import PAIRED_FIELDS, cross_records, paired_records, rating_records
 from canasta_sim.runs.matchmaking import MatchmakingResults, matchmaking_results
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
-from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, recorded_label
 from canasta_sim.runs.summary import (
     GAME_COLUMNS_NEEDED,
     HAND_COLUMNS_NEEDED,
@@ -111,7 +111,7 @@ def strategy_names(run: LoadedRun | Mapping[str, Any]) -> dict[str, str]:
     """
     manifest = _manifest_of(run, "strategy_names")
     entries = [entry for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
-    labels = [str(entry.get("label") or entry.get("spec")) for entry in entries]
+    labels = [str(recorded_label(entry) or entry.get("spec")) for entry in entries]
     return {str(entry.get("spec")): label if labels.count(label) == 1 else f"{label} [{entry.get('spec')}]"
             for entry, label in zip(entries, labels, strict=True)}
 

@@ -21,7 +21,7 @@ from canasta_sim.env.decisions import DECISION_SCHEMA
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
-from canasta_sim.runs.storage import RunDirectory, read_part
+from canasta_sim.runs.storage import RunDirectory, read_part, recorded_label
 
 __all__ = ["changed_files", "check_columns", "check_versions", "engine_difference", "kept_session_options",
            "other_run_in_out", "resume_playing"]
@@ -34,11 +34,15 @@ def check_versions(manifest: dict, loaded, path) -> None:
     other_engine = engine_difference(manifest)
     if other_engine is not None:
         raise fail(f"{path}: {other_engine}; its games cannot be continued, start a new run")
-    recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    recorded = {entry.get("spec"): recorded_label(entry) for entry in manifest.get("strategies", [])}
     for strategy in loaded:
-        if recorded.get(strategy.spec) != strategy.label:
-            raise fail(f"{path}: the run was made with {recorded.get(strategy.spec)} but {strategy.spec!r} is now "
-                       f"{strategy.label}; start a new run")
+        label = recorded.get(strategy.spec)
+        if label is None:
+            raise fail(f"{path}: its run.json records no version of {strategy.spec!r}, now {strategy.label}; its games "
+                       "cannot be continued, start a new run")
+        if label != strategy.label:
+            raise fail(f"{path}: the run was made with {label} but {strategy.spec!r} is now {strategy.label}; start a "
+                       "new run")
     for change in changed_files(manifest, loaded):
         click.echo(f"Warning: {path}: {change}; if its play changed, the games played now are not those of the run's "
                    "first games: raise its version and start a new run", err=True)

@@ -37,7 +37,7 @@ from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.records import TEAM_NAMES
 from canasta_sim.runs.runner import settings_from_manifest
-from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part
+from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part, recorded_label
 from canasta_sim.terminal.html_replay import RecordedGame
 from canasta_sim.terminal.played import seat_label, spec_shown
 
@@ -97,11 +97,13 @@ def changes_since_run(manifest: dict[str, Any], players: list[LoadedStrategy]) -
         changes.append("the run recorded no engine version")
     elif str(recorded_engine) != ENGINE_VERSION:
         changes.append(f"the run used engine version {recorded_engine}, this is {ENGINE_VERSION}")
-    labels_by_spec = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    labels_by_spec = {entry.get("spec"): recorded_label(entry) for entry in manifest.get("strategies", [])}
     sides = list(dict.fromkeys(players))  # each side once, in seat order
     for player in sides:
         recorded = labels_by_spec.get(player.spec)
-        if recorded is not None and recorded != player.label:
+        if recorded is None:
+            changes.append(f"the run recorded no version of {player.spec!r}, now {player.label}")
+        elif recorded != player.label:
             changes.append(f"the run used {recorded} but {player.spec!r} is now {player.label}")
     return changes + changed_files(manifest, sides)
 

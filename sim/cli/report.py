@@ -32,7 +32,7 @@ from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.sprt import Sprt
-from canasta_sim.runs.storage import RunDirectory, whole_entry
+from canasta_sim.runs.storage import RunDirectory, recorded_label, whole_entry
 from canasta_sim.runs.summary import format_summary, summarize_run
 
 __all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
@@ -56,7 +56,7 @@ def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]
     """The facts about a run that a report shows above its table (and puts under ``run`` in JSON)."""
     strategies = manifest.get("strategies", [])
     return {
-        "strategies": [entry.get("label", entry.get("spec")) for entry in strategies],
+        "strategies": [recorded_label(entry) or entry.get("spec") for entry in strategies],
         "specs": [entry.get("spec") for entry in strategies],
         "matchup": manifest.get("matchup"),
         "seed": manifest.get("seed"),

@@ -474,7 +474,7 @@ def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play
         session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
     if not isinstance(play_chunks, dask_backend.DaskChunkRunner) and (cap := games_at_once_cap()) is not None:
         session.update(games_at_once=cap)
-    manifest["sessions"].append(session)
+    manifest.setdefault("sessions", []).append(session)  # a run.json trimmed of its sessions is continued too
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)
     return session

@@ -53,6 +53,7 @@ __all__ = [
     "malformed_entry",
     "parquet_path",
     "read_part",
+    "recorded_label",
     "whole_entry",
 ]
 
@@ -83,6 +84,18 @@ class DamagedPartError(RunDirectoryError):
 def malformed_entry(where: str, key: str, expected: str, value: Any) -> RunDirectoryError:
     """The error of a ``run.json`` entry that does not hold what canasta-sim writes there, shown as the file has it."""
     return RunDirectoryError(f"{where} is malformed: its entry {key!r} should be {expected}, not {json.dumps(value)}")
+
+
+def recorded_label(entry: Any) -> str | None:
+    """The ``name@version`` a strategy's entry of ``run.json`` records: its ``label``, or, where it has none, its
+    ``name`` and ``version``; ``None`` when it records no version."""
+    if not isinstance(entry, dict):
+        return None
+    label = entry.get("label")
+    if isinstance(label, str):
+        return label
+    name, version = entry.get("name"), entry.get("version")
+    return f"{name}@{version}" if isinstance(name, str) and type(version) is int else None
 
 
 def whole_entry(manifest: dict[str, Any], key: str, where: str) -> int:

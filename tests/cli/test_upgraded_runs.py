@@ -210,3 +210,32 @@ def test_a_protocol_bots_script_changed_under_the_same_version_is_named_as_a_str
                                               f"{tmp_path / 'book.txt'}) differs from the run's, yet it is still "
                                               f"{Strategy.label()}"]
     assert LoadedStrategy("cmd:python -c pass", Strategy).file_code is None  # no file named: nothing to compare
+
+
+def test_a_run_json_lacking_its_sessions_or_labels_is_continued_or_refused_in_one_line(run_dir, tmp_path):
+    # A run.json without sessions ended the resume in a KeyError's traceback; strategy entries without a label
+    # (name and version alone) were refused as "made with None".
+    def unlabelled(manifest):
+        manifest.pop("sessions")
+        for entry in manifest["strategies"]:
+            entry.pop("label")
+
+    old = older(run_dir, tmp_path, unlabelled)
+    (tmp_path / "old" / "games" / "part-000000.parquet").unlink()
+    resumed = invoke("run", "--resume", old, "-q")
+    assert resumed.exit_code == 0, resumed.output
+    assert len(json.loads((tmp_path / "old" / "run.json").read_text())["sessions"]) == 1
+    assert invoke("report", old).output.startswith(f"run {old}: greedy@2 vs random@2\n")
+
+    def versionless(manifest):
+        for entry in manifest["strategies"]:
+            entry.pop("version")
+
+    shutil.rmtree(tmp_path / "old")
+    old = older(run_dir, tmp_path, lambda manifest: (unlabelled(manifest), versionless(manifest)))
+    resumed = invoke("run", "--resume", old)
+    assert resumed.exit_code == 2 and "Traceback" not in resumed.output
+    assert resumed.output == (f"Error: {old}: its run.json records no version of 'greedy', now greedy@2; its games "
+                              "cannot be continued, start a new run\n")
+    replay = invoke("replay", old, "0")
+    assert replay.exit_code == 0 and "Warning: the run recorded no version of 'greedy', now greedy@2" in replay.output
