@@ -102,9 +102,19 @@ class LoadedStrategy:
 
     @property
     def code_files(self) -> tuple[str, ...]:
-        """The files whose code :attr:`file_code` digests: a file spec's file, or the files a ``cmd:`` bot's command
-        names (:func:`~canasta_sim.plugins.specs.command_files`); ``()`` for other specs."""
-        return (self.file,) if self.file is not None else command_files(self.spec)
+        """The files whose code :attr:`file_code` digests: a file spec's file, the files a ``cmd:`` bot's command
+        names (:func:`~canasta_sim.plugins.specs.command_files`), or the source of an installed module's class
+        (``mypackage.bots:Mine``, a plugin); ``()`` for canasta-sim's own classes, whose play their versions and
+        fingerprints hold (their code changes with every release)."""
+        if self.file is not None:
+            return (self.file,)
+        if is_bot_spec(self.spec):
+            return command_files(self.spec)
+        module = self.cls.__module__
+        source = getattr(sys.modules.get(module), "__file__", None)
+        if module.partition(".")[0] == "canasta_sim" or not isinstance(source, str) or not source.endswith(".py"):
+            return ()
+        return (str(Path(source).resolve()),)
 
     @property
     def file_code(self) -> str | None:

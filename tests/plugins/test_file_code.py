@@ -3,7 +3,10 @@ for another token, and the same under every Python the package supports (3.12 to
 
 from __future__ import annotations
 
+import sys
+
 from canasta_sim.plugins.file_code import file_code, files_code
+from canasta_sim.plugins.loader import load_strategy
 
 SOURCE = '''class A:
     x = f"{1 + 2} b {f'{y!r:>{w}}'} {{esc}}"
@@ -29,3 +32,16 @@ def test_a_files_code_is_its_tokens_comments_and_layout_aside(tmp_path):
         assert file_code(path) != code, changed
     assert file_code(tmp_path / "gone.py") is None
     assert files_code(()) is None and files_code((str(tmp_path / "gone.js"),)) is None
+
+
+def test_an_installed_modules_strategy_is_digested_by_its_source_and_a_built_in_is_not(tmp_path, monkeypatch):
+    # A plugin's or an installed module's class changes with its package, its version possibly not: its source is its
+    # code. A built-in's code changes with every release, its play only with its version, which its fingerprint holds.
+    (tmp_path / "upgrade_probe_bots.py").write_text(
+        "from canasta_sim.strategies.greedy import Greedy\n\n\nclass Probe(Greedy):\n    name = 'probe'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    probe = load_strategy("upgrade_probe_bots:Probe")
+    assert probe.code_files == (str(tmp_path / "upgrade_probe_bots.py"),)
+    assert probe.file_code == file_code(tmp_path / "upgrade_probe_bots.py") is not None
+    assert load_strategy("greedy").code_files == () and load_strategy("greedy").file_code is None
+    sys.modules.pop("upgrade_probe_bots", None)  # imported for this test alone
