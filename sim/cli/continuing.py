@@ -30,7 +30,8 @@ __all__ = ["changed_files", "check_columns", "check_versions", "engine_differenc
 def check_versions(manifest: dict, loaded, path) -> None:
     """Refuse a run made by another engine version, or with a strategy whose version changed since: its games
     would not be those its first games were.  A strategy file whose code changed under the same version is named in a
-    warning: its version says its play is the same, which only its author knows."""
+    warning (its version says its play is the same, which only its author knows) and noted in ``manifest``, which the
+    session starting now writes (:func:`_note_code_changes`)."""
     other_engine = engine_difference(manifest)
     if other_engine is not None:
         raise fail(f"{path}: {other_engine}; its games cannot be continued, start a new run")

@@ -239,3 +239,16 @@ def test_a_run_json_lacking_its_sessions_or_labels_is_continued_or_refused_in_on
                               "cannot be continued, start a new run\n")
     replay = invoke("replay", old, "0")
     assert replay.exit_code == 0 and "Warning: the run recorded no version of 'greedy', now greedy@2" in replay.output
+
+
+def test_each_session_names_the_canasta_sim_that_played_it(run_dir, tmp_path):
+    # A resume after an upgrade that changed no game is allowed: run.json's tool named the first session's
+    # canasta-sim alone, and nothing which played the games since.
+    old = older(run_dir, tmp_path, lambda manifest: (manifest.update(tool="canasta-sim 0.0.9"),
+                                                     manifest["sessions"][0].pop("tool", None)))
+    (tmp_path / "old" / "games" / "part-000000.parquet").unlink()
+    assert invoke("run", "--resume", old, "-q").exit_code == 0
+    manifest = json.loads((tmp_path / "old" / "run.json").read_text())
+    assert manifest["tool"] == "canasta-sim 0.0.9"  # the run's first, as it was
+    assert manifest["sessions"][-1]["tool"] == f"canasta-sim {__version__}"
+    assert json.loads((run_dir / "run.json").read_text())["sessions"][0]["tool"] == f"canasta-sim {__version__}"
