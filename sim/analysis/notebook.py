@@ -32,7 +32,7 @@ from canasta_sim.analysis.sections import PAIRED_FIELDS, cross_records, paired_r
 from canasta_sim.plugins.loader import borrows_built_in_name
 from canasta_sim.runs.matchmaking import MatchmakingResults, matchmaking_results
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
-from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
+from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, recorded_label
 from canasta_sim.runs.summary import (
     GAME_COLUMNS_NEEDED,
     HAND_COLUMNS_NEEDED,
@@ -113,7 +113,7 @@ def strategy_names(run: LoadedRun | Mapping[str, Any]) -> dict[str, str]:
     """
     manifest = _manifest_of(run, "strategy_names")
     entries = [entry for entry in manifest.get("strategies", []) if isinstance(entry, dict)]
-    labels = [str(entry.get("label") or entry.get("spec")) for entry in entries]
+    labels = [str(recorded_label(entry) or entry.get("spec")) for entry in entries]
     # A copy of a built-in that kept its name (greedy@2) is told from the built-in even where that is not in the run.
     return {str(entry.get("spec")): label if labels.count(label) == 1
             and not borrows_built_in_name(str(entry.get("spec")), label.rpartition("@")[0])

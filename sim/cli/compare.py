@@ -51,7 +51,7 @@ from canasta_sim.cli.options import (
     workers_option,
 )
 from canasta_sim.cli.replaying import options_played_with
-from canasta_sim.cli.run import install_logging, new_manifest, now_text, reproducing_command
+from canasta_sim.cli.run import install_logging, new_manifest, now_text, reproducing_command, session_opening
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
@@ -345,7 +345,7 @@ class _RunRecorder:
             self._write_pending()
 
     def _start_session(self) -> None:
-        session = {"started_at": now_text(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
+        session = {**session_opening(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
         if self.memory_limit is not None:  # as run records it: only when there is one
             session.update(memory_limit=self.memory_limit)
         if (cap := games_at_once_cap()) is not None:

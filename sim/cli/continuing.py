@@ -11,6 +11,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
+import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
@@ -20,22 +21,88 @@ from canasta_sim.env.decisions import DECISION_SCHEMA
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
-from canasta_sim.runs.storage import RunDirectory, read_part
+from canasta_sim.runs.storage import RunDirectory, read_part, recorded_label
 
-__all__ = ["check_columns", "check_versions", "kept_session_options", "other_run_in_out"]
+__all__ = ["changed_files", "check_columns", "check_versions", "engine_difference", "kept_session_options",
+           "other_run_in_out", "resume_playing"]
 
 
 def check_versions(manifest: dict, loaded, path) -> None:
     """Refuse a run made by another engine version, or with a strategy whose version changed since: its games
-    would not be those its first games were."""
-    if str(manifest.get("engine_version")) != ENGINE_VERSION:
-        raise fail(f"{path}: the run was made with engine version {manifest.get('engine_version')}, this is "
-                   f"version {ENGINE_VERSION}; its games cannot be continued, start a new run")
-    recorded = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
+    would not be those its first games were.  A strategy file whose code changed under the same version is named in a
+    warning (its version says its play is the same, which only its author knows) and noted in ``manifest``, which the
+    session starting now writes (:func:`_note_code_changes`)."""
+    other_engine = engine_difference(manifest)
+    if other_engine is not None:
+        raise fail(f"{path}: {other_engine}; its games cannot be continued, start a new run")
+    recorded = {entry.get("spec"): recorded_label(entry) for entry in manifest.get("strategies", [])}
     for strategy in loaded:
-        if recorded.get(strategy.spec) != strategy.label:
-            raise fail(f"{path}: the run was made with {recorded.get(strategy.spec)} but {strategy.spec!r} is now "
-                       f"{strategy.label}; start a new run")
+        label = recorded.get(strategy.spec)
+        if label is None:
+            raise fail(f"{path}: its run.json records no version of {strategy.spec!r}, now {strategy.label}; its games "
+                       "cannot be continued, start a new run")
+        if label != strategy.label:
+            raise fail(f"{path}: the run was made with {label} but {strategy.spec!r} is now {strategy.label}; start a "
+                       "new run")
+    for change in changed_files(manifest, loaded):
+        click.echo(f"Warning: {path}: {change}; if its play changed, the games played now are not those of the run's "
+                   "first games: raise its version and start a new run", err=True)
+    _note_code_changes(manifest, loaded)
+
+
+def _note_code_changes(manifest: dict, loaded) -> None:
+    """Note in each strategy's entry of ``manifest`` (written when the session starting now opens) the session whose
+    code differs from the code the run had until then, with that code (``file_code_changes``), so that the run's
+    report says so whenever it is read, long after the warning scrolled away."""
+    sessions = manifest.get("sessions")
+    session = (len(sessions) if isinstance(sessions, list) else 0) + 1
+    entries = {entry.get("spec"): entry for entry in manifest.get("strategies", []) if isinstance(entry, dict)}
+    for strategy in loaded:
+        entry = entries.get(strategy.spec)
+        if entry is None or entry.get("file_code") is None:
+            continue
+        changes = entry.get("file_code_changes") if isinstance(entry.get("file_code_changes"), list) else []
+        last = changes[-1].get("file_code") if changes and isinstance(changes[-1], dict) else entry["file_code"]
+        code = strategy.file_code
+        if code is not None and code != last:
+            entry["file_code_changes"] = [*changes, {"session": session, "file_code": code}]
+
+
+def engine_difference(manifest: dict) -> str | None:
+    """How the run's engine version (``engine_version`` of ``manifest``, or of a report's description of the run)
+    differs from this one's (a run whose ``run.json`` records none differs), as a clause; ``None`` when it is this
+    one."""
+    recorded = manifest.get("engine_version")
+    if str(recorded) == ENGINE_VERSION:
+        return None
+    made = ("its run.json records no engine version" if recorded is None
+            else f"the run was made with engine version {recorded}")
+    return f"{made}, this is version {ENGINE_VERSION}"
+
+
+def resume_playing(manifest: dict, path, plays: str) -> str:
+    """Who ``plays`` (``"plays it"``) a run's unwritten chunks: ``run --resume``, or, for a run of another engine
+    (which it refuses), only a canasta-sim of that engine, and why."""
+    other_engine = engine_difference(manifest)
+    if other_engine is None:
+        return f"canasta-sim run --resume {shlex.quote(str(path))} {plays}"
+    recorded = manifest.get("engine_version")
+    who = "no canasta-sim" if recorded is None else f"only a canasta-sim of engine {recorded}"
+    return f"{who} {plays} ({other_engine})"
+
+
+def changed_files(manifest: dict, loaded) -> list[str]:
+    """Each of the ``loaded`` strategies whose files' code (a file spec's, a ``cmd:`` bot's script) differs from the
+    code ``run.json`` recorded for it, as a clause naming the spec, the files and the version it still has; a run
+    that recorded no code (written before it was recorded) names none."""
+    recorded = {entry.get("spec"): entry.get("file_code") for entry in manifest.get("strategies", [])}
+    changes = []
+    for strategy in loaded:
+        code = recorded.get(strategy.spec)
+        if code is not None and strategy.file_code not in (None, code):
+            changes.append(f"the code of {strategy.spec!r} ({', '.join(strategy.code_files)}) differs from the run's, "
+                           f"yet it is still {strategy.label}")
+    return changes
 
 
 def check_columns(directory: RunDirectory) -> None:

@@ -18,6 +18,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
+from canasta_sim.cli.continuing import changed_files, resume_playing
 from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
@@ -36,7 +37,7 @@ from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.runs.records import TEAM_NAMES
 from canasta_sim.runs.runner import settings_from_manifest
-from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part
+from canasta_sim.runs.storage import DamagedPartError, RunDirectory, read_part, recorded_label
 from canasta_sim.terminal.html_replay import RecordedGame
 from canasta_sim.terminal.played import seat_label, spec_shown
 
@@ -53,8 +54,8 @@ def ending_words(termination: str) -> str:
     return _ENDINGS.get(termination, termination)
 
 
-def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[str, Any]:
-    """Return the recorded row of ``game_id`` from the ``games`` dataset.
+def find_game(directory: RunDirectory, chunk_size: int, game_id: int, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Return the recorded row of ``game_id`` from the ``games`` dataset of the run ``manifest`` describes.
 
     :raises click.ClickException: when the game's part is missing, cannot be read or does not hold the game.
     """
@@ -74,21 +75,37 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int) -> dict[st
     if not rows:
         raise click.ClickException(
             f"game {game_id} of the run in {directory.path} is not recorded: its chunk {chunk} has not been written; "
-            f"canasta-sim run --resume {directory.path} plays it"
+            f"{resume_playing(manifest, directory.path, 'plays it')}"
         )
     return rows[0]
 
 
-def _load(spec: str, recorded_labels: dict[str, str], files: dict[str, str]) -> LoadedStrategy:
+def _load(spec: str, files: dict[str, str]) -> LoadedStrategy:
     try:
-        loaded = load_strategy(spec, file=files.get(spec))
+        return load_strategy(spec, file=files.get(spec))
     except CanastaError as error:
         raise click.ClickException(f"the run's strategy {spec!r} cannot be loaded now: {error}") from None
-    recorded = recorded_labels.get(spec)
-    if recorded is not None and recorded != loaded.label:
-        click.echo(f"Warning: the run used {recorded} but {spec!r} is now {loaded.label}; the replay may differ.",
-                   err=True)
-    return loaded
+
+
+def changes_since_run(manifest: dict[str, Any], players: list[LoadedStrategy]) -> list[str]:
+    """What plays a run's game again now that did not play it: another engine (or one the run did not record),
+    another ``name@version`` of a side's strategy, a strategy file whose code changed under the same version; each
+    as a clause, in that order, none when the replay is played by what played the run."""
+    recorded_engine = manifest.get("engine_version")
+    changes = []
+    if recorded_engine is None:
+        changes.append("the run recorded no engine version")
+    elif str(recorded_engine) != ENGINE_VERSION:
+        changes.append(f"the run used engine version {recorded_engine}, this is {ENGINE_VERSION}")
+    labels_by_spec = {entry.get("spec"): recorded_label(entry) for entry in manifest.get("strategies", [])}
+    sides = list(dict.fromkeys(players))  # each side once, in seat order
+    for player in sides:
+        recorded = labels_by_spec.get(player.spec)
+        if recorded is None:
+            changes.append(f"the run recorded no version of {player.spec!r}, now {player.label}")
+        elif recorded != player.label:
+            changes.append(f"the run used {recorded} but {player.spec!r} is now {player.label}")
+    return changes + changed_files(manifest, sides)
 
 
 class GameIdCommand(OneLineErrorCommand):
@@ -122,7 +139,7 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
         raise click.UsageError(str(error)) from None
     if not 0 <= game_id < settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
-    row = find_game(directory, settings.chunk_size, game_id)
+    row = find_game(directory, settings.chunk_size, game_id, manifest)
     # A bot's script or an isolated: file named relative to where the run started is started from there, as a
     # resume does; the page is written back here, where the path the user typed (and the line naming it) means
     # what they meant.
@@ -141,11 +158,14 @@ def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir:
     """Play the recorded game ``row`` again: narrated, or with ``html`` recorded as a page, returned with the line
     that says it was written."""
     players, game = game_setup(manifest, settings, row, show_hands=show_hands)
+    changes = changes_since_run(manifest, players)
+    for change in changes:
+        click.echo(f"Warning: {change}; the replay may differ.", err=True)
     side_a, side_b = players[0], players[1]
     if html:
         with interrupted_as_the_users():
             return _html_page(players, game, row, run_dir=run_dir, run_seed=manifest.get("seed"),
-                              game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id))
+                              game_id=game_id, duplicate_pair=settings.duplicate_pair(game_id), changes=changes)
     recorded = (row["score_a"], row["score_b"])
     click.echo(f"Replay of game {game_id} of the run in {str(run_dir)!r}: side A {spec_shown(side_a.spec)}, side B "
                f"{spec_shown(side_b.spec)}; "
@@ -177,14 +197,9 @@ def game_setup(manifest: dict[str, Any], settings, row: dict[str, Any], *,
 
     :raises click.ClickException: when a strategy cannot be loaded now.
     """
-    recorded_engine = str(manifest.get("engine_version", ENGINE_VERSION))
-    if recorded_engine != ENGINE_VERSION:
-        click.echo(f"Warning: the run used engine version {recorded_engine}, this is {ENGINE_VERSION}; "
-                   "the replay may differ.", err=True)
-    labels_by_spec = {entry.get("spec"): entry.get("label") for entry in manifest.get("strategies", [])}
     files = dict(settings.files or ())
-    side_a = _load(row["team_a_strategy"], labels_by_spec, files)
-    side_b = _load(row["team_b_strategy"], labels_by_spec, files)
+    side_a = _load(row["team_a_strategy"], files)
+    side_b = _load(row["team_b_strategy"], files)
     players = [side_a, side_b, side_a, side_b]
     # The run's decision time limit too: a decision it stopped on time is stopped again, not waited for forever.
     game = {"seed": int(row["seed"]), "rules": settings.rules, "time_limit": settings.time_limit,
@@ -258,7 +273,8 @@ def _recorded_forfeit(row: dict[str, Any]) -> tuple[int | None, str | None, str 
 
 
 def _html_page(players: list[LoadedStrategy], game: dict[str, Any], row: dict[str, Any], *,
-               run_dir: Path, run_seed: int | None, game_id: int, duplicate_pair: int | None) -> tuple[str, str]:
+               run_dir: Path, run_seed: int | None, game_id: int, duplicate_pair: int | None,
+               changes: list[str]) -> tuple[str, str]:
     """Record the game and check its end against the run's record: the page, and the end of the line saying it was
     written (after the file's name)."""
     recorded = recorded_run_game(players, game, row)
@@ -272,5 +288,6 @@ def _html_page(players: list[LoadedStrategy], game: dict[str, Any], row: dict[st
         played = f"{hands} finished before the failure {where}, ending at a forfeit"
     else:
         played = f"{hands}, ending at A {row['score_a']}, B {row['score_b']}"
-    return (recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
-                          duplicate_pair=duplicate_pair), f"game {game_id}, {played} as the run recorded.")
+    page = recorded.html(title=title, run_seed=run_seed, game_id=game_id, source=str(run_dir),
+                         duplicate_pair=duplicate_pair, changes=changes)
+    return page, f"game {game_id}, {played} as the run recorded."

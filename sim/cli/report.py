@@ -17,6 +17,7 @@ import click
 
 from canasta_sim.analysis import entrants_of, strategy_names
 from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
+from canasta_sim.cli.continuing import resume_playing
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     check_output_folder,
@@ -31,7 +32,7 @@ from canasta_sim.cli.report_html import report_page
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.sprt import Sprt
-from canasta_sim.runs.storage import RunDirectory, whole_entry
+from canasta_sim.runs.storage import RunDirectory, recorded_label, whole_entry
 from canasta_sim.runs.summary import format_summary, summarize_run
 
 __all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
@@ -39,11 +40,23 @@ __all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
 
+def _code_changes(strategies: list) -> list[dict[str, Any]]:
+    """The strategies whose code changed under the same version between sessions (``file_code_changes`` in
+    ``run.json``): ``spec``, ``label`` and the ``sessions`` that began with other code."""
+    changes = []
+    for entry in strategies:
+        noted = entry.get("file_code_changes") if isinstance(entry, dict) else None
+        if isinstance(noted, list) and noted:
+            changes.append({"spec": entry.get("spec"), "label": entry.get("label", entry.get("spec")),
+                            "sessions": [change.get("session") for change in noted if isinstance(change, dict)]})
+    return changes
+
+
 def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]:
     """The facts about a run that a report shows above its table (and puts under ``run`` in JSON)."""
     strategies = manifest.get("strategies", [])
     return {
-        "strategies": [entry.get("label", entry.get("spec")) for entry in strategies],
+        "strategies": [recorded_label(entry) or entry.get("spec") for entry in strategies],
         "specs": [entry.get("spec") for entry in strategies],
         "matchup": manifest.get("matchup"),
         "seed": manifest.get("seed"),
@@ -52,6 +65,7 @@ def run_description(manifest: dict[str, Any], games_read: int) -> dict[str, Any]
         "status": manifest.get("status"),
         "rules_changed": manifest.get("rules_changed", {}),
         "engine_version": manifest.get("engine_version"),
+        "code_changes": _code_changes(strategies),
         "started_at": manifest.get("started_at"),
         "ended_at": manifest.get("ended_at"),
         "command": manifest.get("command"),
@@ -114,13 +128,20 @@ def missing_parts(directory: RunDirectory, manifest: dict[str, Any]) -> list[dic
     return [{"chunk": chunk, "parts": names} for chunk, names in missing.items()]
 
 
-def _missing_lines(missing: list[dict[str, Any]], path: Path) -> list[str]:
+def _code_change_line(change: dict[str, Any]) -> str:
+    sessions = change["sessions"]
+    return (f"code changed: {change['label']} ({change['spec']}) began session{'s' if len(sessions) > 1 else ''} "
+            f"{', '.join(map(str, sessions))} with other code, its version the same; if its play changed, the run's "
+            "games are of more than one play")
+
+
+def _missing_lines(missing: list[dict[str, Any]], path: Path, description: dict[str, Any]) -> list[str]:
     if not missing:
         return []
     named = [f"{' and '.join(record['parts'])} of chunk {record['chunk']}" for record in missing[:_MISSING_SHOWN]]
     more = len(missing) - len(named)
     listed = "; ".join(named) + (f"; and parts of {more} more chunks" if more else "")
-    return [f"parts missing: {listed}; canasta-sim run --resume {shlex.quote(str(path))} plays their chunks again"]
+    return [f"parts missing: {listed}; {resume_playing(description, path, 'plays their chunks again')}"]
 
 
 def _no_writer(description: dict[str, Any], path: Path) -> str:
@@ -142,13 +163,15 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
     else:
         matchup = " vs ".join(labels) if len(labels) == 2 else f"{labels[0] if labels else '?'} (mirror match)"
     rules = ", ".join(f"{key}={value}" for key, value in description["rules_changed"].items()) or "default"
+    engine = "not recorded" if description["engine_version"] is None else description["engine_version"]
     return [
         f"run {path}: {matchup}",
         f"games {description['games_done']} of {description['games_planned']} ({description['status']}"
         f"{_no_writer(description, path)}"
         f"{', but parts are missing' if description.get('missing_parts') else ''}), "
-        f"seed {description['seed']}, rules {rules}, engine {description['engine_version']}",
-        *_missing_lines(description.get("missing_parts", []), path),
+        f"seed {description['seed']}, rules {rules}, engine {engine}",
+        *map(_code_change_line, description.get("code_changes", [])),
+        *_missing_lines(description.get("missing_parts", []), path, description),
         *compare_line(description.get("compare")),
         *_forfeit_lines(description.get("forfeit_reasons", {})),
     ]

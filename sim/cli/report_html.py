@@ -25,7 +25,7 @@ import pandas as pd
 from canasta_sim.analysis import strategy_names
 from canasta_sim.cli.plot import chart_words, charts_for
 from canasta_sim.cli.plot_data import ChartData
-from canasta_sim.cli.replay import ending_words, game_setup, recorded_run_game
+from canasta_sim.cli.replay import changes_since_run, ending_words, game_setup, recorded_run_game
 from canasta_sim.cli.replaying import start_directory
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
@@ -211,6 +211,7 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
     shows it."""
     names = strategy_names(manifest)
     parts = []
+    warned: set[str] = set()  # each once for the report, where each replay said it again
     for index, (game_id, why) in enumerate(chosen):
         # The row read with the run serves the replay too, as the Python values find_game gives replay (to_dict).
         row = {"game_id": game_id, **recorded.loc[game_id].to_dict()}
@@ -218,9 +219,13 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
         heading = _heading(game_id, why, row, names, pair)
         try:
             players, game = game_setup(manifest, settings, row)
+            changes = changes_since_run(manifest, players)
+            for change in sorted(set(changes) - warned):
+                click.echo(f"Warning: {change}; the report's replays may differ.", err=True)
+            warned.update(changes)
             page = recorded_run_game(players, game, row).html(
                 title=f"Game {game_id} of the run in {run_dir}", run_seed=manifest.get("seed"), game_id=game_id,
-                source=str(run_dir), duplicate_pair=pair)
+                source=str(run_dir), duplicate_pair=pair, changes=changes)
         except click.ClickException as error:  # the strategies or the engine changed since the run: say so
             parts.append(f'<p class="note" data-game="{game_id}">{html.escape(heading)}: no replay, '
                          f"{html.escape(error.message)}</p>")

@@ -80,7 +80,8 @@ from canasta_sim.runs.storage import RunDirectory, made_new_folder, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
-__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "install_logging", "new_manifest", "now_text", "run_command"]
+__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "install_logging", "new_manifest", "now_text", "run_command",
+           "session_opening"]
 
 DEFAULT_MATCHUP = ("expert", "greedy")
 """The strategies played when no ``-s`` is given."""
@@ -95,6 +96,12 @@ BACKEND_CHOICES = ("local", "dask")
 def now_text() -> str:
     """The time now as ``run.json`` records times: ISO 8601, to the second, with the UTC offset."""
     return datetime.datetime.now(datetime.UTC).astimezone().isoformat(timespec="seconds")
+
+
+def session_opening() -> dict[str, Any]:
+    """What each session of a run records as it starts: when, the canasta-sim that plays it (``tool``: a resume after
+    an upgrade that changed no game is allowed, and ``run.json``'s own ``tool`` names the first) and its build."""
+    return {"started_at": now_text(), "tool": f"canasta-sim {__version__}", "build": accelerator.describe()}
 
 
 def _default_out() -> Path:
@@ -474,15 +481,15 @@ def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play
     """Add this session to ``run.json`` (marked running) and return its entry, which the run keeps current."""
     # The command of the session that plays the run now: a resume may change --workers or --on-error.
     manifest["command"] = reproducing_command(settings, directory.path, session_options(play_chunks, workers, on_error))
-    session = {"started_at": now_text(), "ended_at": None, "workers": workers, "on_error": on_error,
-               "games_played": 0, "status": "running", "build": accelerator.describe()}
+    session = {**session_opening(), "ended_at": None, "workers": workers, "on_error": on_error, "games_played": 0,
+               "status": "running"}
     if isinstance(play_chunks, dask_backend.DaskChunkRunner):
         session.update(play_chunks.session_record(ended=False))
     if isinstance(play_chunks, functools.partial):
         session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
     if not isinstance(play_chunks, dask_backend.DaskChunkRunner) and (cap := games_at_once_cap()) is not None:
         session.update(games_at_once=cap)
-    manifest["sessions"].append(session)
+    manifest.setdefault("sessions", []).append(session)  # a run.json trimmed of its sessions is continued too
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)
     return session

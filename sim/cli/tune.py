@@ -147,7 +147,9 @@ def _resumed_settings(resume: Path, given: dict,
         if started is not None:
             directory = TuningDirectory(directory.path.absolute())
             stack.enter_context(contextlib.chdir(started))
-        check_versions(manifest, settings, directory.path)
+        for change in check_versions(manifest, settings, directory.path):
+            click.echo(f"Warning: {directory.path}: {change}; if its play changed, the iterations played now are not "
+                       "played as the first ones were: raise its version and start a new tuning", err=True)
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
     recorded = {

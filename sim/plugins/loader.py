@@ -43,8 +43,10 @@ from typing import Any
 
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.errors import StrategyLoadError, error_text
+from canasta_sim.plugins.file_code import files_code
 from canasta_sim.plugins.specs import (
     NAME_ACCEPTED,
+    command_files,
     is_bot_spec,
     is_file_part,
     is_one_line,
@@ -97,6 +99,28 @@ class LoadedStrategy:
     def label(self) -> str:
         """``name@version`` of the strategy class."""
         return self.cls.label()
+
+    @property
+    def code_files(self) -> tuple[str, ...]:
+        """The files whose code :attr:`file_code` digests: a file spec's file, the files a ``cmd:`` bot's command
+        names (:func:`~canasta_sim.plugins.specs.command_files`), or the source of an installed module's class
+        (``mypackage.bots:Mine``, a plugin); ``()`` for canasta-sim's own classes, whose play their versions and
+        fingerprints hold (their code changes with every release)."""
+        if self.file is not None:
+            return (self.file,)
+        if is_bot_spec(self.spec):
+            return command_files(self.spec)
+        module = self.cls.__module__
+        source = getattr(sys.modules.get(module), "__file__", None)
+        if module.partition(".")[0] == "canasta_sim" or not isinstance(source, str) or not source.endswith(".py"):
+            return ()
+        return (str(Path(source).resolve()),)
+
+    @property
+    def file_code(self) -> str | None:
+        """The digest of the code of :attr:`code_files` now (:func:`~canasta_sim.plugins.file_code.files_code`),
+        which ``run.json`` records; ``None`` for a spec naming no file."""
+        return files_code(self.code_files)
 
 
 def is_built_in_spec(spec: str) -> bool:

@@ -16,8 +16,8 @@ from pathlib import Path
 from canasta_sim.errors import StrategyLoadError
 
 __all__ = [
-    "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "file_spec_parts", "is_bot_spec", "is_file_part", "is_own_server",
-    "isolate_spec", "is_one_line", "is_strategy_name", "parse_spec", "spec_file", "NAME_ACCEPTED",
+    "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "command_files", "file_spec_parts", "is_bot_spec", "is_file_part",
+    "is_own_server", "isolate_spec", "is_one_line", "is_strategy_name", "parse_spec", "spec_file", "NAME_ACCEPTED",
 ]
 
 BOT_PREFIXES = ("isolated:", "cmd:")
@@ -183,6 +183,22 @@ def bot_command(spec: str, *, file: str | None = None) -> tuple[list[str], tuple
     if found is None:
         raise StrategyLoadError(f"strategy spec {spec!r}: command {argv[0]!r} is not found (not on PATH, not a file)")
     return argv, parameters
+
+
+def command_files(spec: str) -> tuple[str, ...]:
+    """The files a ``cmd:`` spec's command names, as absolute paths: its words naming a file from here, the program
+    itself only where it is given as a path (``./bot``), not one found on ``PATH`` (an interpreter's upgrade changes
+    no bot); ``()`` for other specs, or a command that cannot be read."""
+    stripped = spec.strip()
+    if not stripped.startswith("cmd:"):
+        return ()
+    try:
+        argv = shlex.split(_split_parameters(stripped[len("cmd:"):], spec)[0])
+    except ValueError:
+        return ()
+    words = [*([argv[0]] if argv and os.sep in argv[0] else []), *argv[1:]]
+    return tuple(dict.fromkeys(str(Path(word).expanduser().resolve()) for word in words
+                               if Path(word).expanduser().is_file()))
 
 
 def is_own_server(argv: list[str]) -> bool:

@@ -242,7 +242,7 @@ MANIFEST_FORMAT = 1
 
 
 def describe_strategy(loaded: LoadedStrategy) -> dict[str, Any]:
-    """What ``run.json`` records about one strategy: spec, name, version, class and parameters."""
+    """What ``run.json`` records about one strategy: spec, name, version, class, parameters, file and its code."""
     cls = loaded.cls
     return {
         "spec": loaded.spec,
@@ -252,6 +252,7 @@ def describe_strategy(loaded: LoadedStrategy) -> dict[str, Any]:
         "class": f"{cls.__module__}.{cls.__qualname__}",
         "parameters": dict(loaded.parameters),
         "file": loaded.file,
+        "file_code": loaded.file_code,
     }
 
 

@@ -190,9 +190,11 @@ class RecordedGame:
     error: StrategyError | None
 
     def document(self, *, title: str, run_seed: int | None = None, game_id: int | None = None,
-                 source: str | None = None, duplicate_pair: int | None = None) -> dict[str, Any]:
+                 source: str | None = None, duplicate_pair: int | None = None,
+                 changes: Sequence[str] = ()) -> dict[str, Any]:
         """The record as the page reads it (plain JSON types); ``duplicate_pair`` is the run's other game of the same
-        deal, the sides swapped (:meth:`~canasta_sim.runs.runner.RunSettings.duplicate_pair`)."""
+        deal, the sides swapped (:meth:`~canasta_sim.runs.runner.RunSettings.duplicate_pair`); ``changes``, for a
+        run's game, what plays it again that did not play it (:func:`canasta_sim.cli.replay.changes_since_run`)."""
         recorder = self.recorder
         result = self.result
         ending: dict[str, Any]
@@ -212,6 +214,7 @@ class RecordedGame:
             "run_seed": None if run_seed is None else str(run_seed),
             "game_id": game_id,
             "duplicate_pair": duplicate_pair,
+            "changes": list(changes),
             "target": self.rules.target_score,
             # As --rules takes them and the narration's header says them ("true", not Python's "True").
             "rules_changed": {key: format_value(value) for key, value in self.rules.changed_options().items()},

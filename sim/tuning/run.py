@@ -411,8 +411,9 @@ def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool) -> di
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategy": {"spec": settings.spec, "label": loaded.label,
-                     "class": f"{loaded.cls.__module__}.{loaded.cls.__qualname__}"},
+                     "class": f"{loaded.cls.__module__}.{loaded.cls.__qualname__}", "file_code": loaded.file_code},
         "against_label": None if against is None else against.label,
+        "against_file_code": None if against is None else against.file_code,
         "parameters": [_parameter_entry(tuned, name, start[name]) for name in tuned.names],
         "status": "running",
         "iterations_done": 0,
@@ -446,25 +447,33 @@ def _typed_parameters(manifest: dict[str, Any]) -> dict[str, Any]:
     return manifest
 
 
-def check_versions(manifest: dict[str, Any], settings: TuningSettings, where: Path) -> None:
-    """Refuse to continue a run made with another engine or strategy version.
+def check_versions(manifest: dict[str, Any], settings: TuningSettings, where: Path) -> list[str]:
+    """Refuse to continue a run made with another engine or strategy version; return, each as a clause, the strategy
+    files whose code changed under the same version (which only their author knows to play the same), to be warned
+    of.
 
     :raises TuningError: naming what changed.
     """
     if str(manifest.get("engine_version")) != ENGINE_VERSION:
         raise TuningError(f"{where}: the tuning was made with engine version {manifest.get('engine_version')}, this "
                           f"is version {ENGINE_VERSION}; its iterations cannot be continued, start a new tuning")
-    pairs = [(settings.spec, manifest.get("strategy", {}).get("label"))]
+    strategy = manifest.get("strategy", {})
+    recorded_by_spec = [(settings.spec, strategy.get("label"), strategy.get("file_code"))]
     if settings.against is not None:
-        pairs.append((settings.against, manifest.get("against_label")))
-    for spec, recorded in pairs:
+        recorded_by_spec.append((settings.against, manifest.get("against_label"), manifest.get("against_file_code")))
+    changed = []
+    for spec, recorded, code in recorded_by_spec:
         try:
-            label = load_strategy(spec).label
+            loaded = load_strategy(spec)
         except CanastaError as error:
             raise TuningError(f"{where}: {error}") from None
-        if label != recorded:
-            raise TuningError(f"{where}: the tuning was made with {recorded} but {spec!r} is now {label}; "
+        if loaded.label != recorded:
+            raise TuningError(f"{where}: the tuning was made with {recorded} but {spec!r} is now {loaded.label}; "
                               "start a new tuning")
+        if code is not None and loaded.file_code not in (None, code):
+            changed.append(f"the code of {spec!r} ({', '.join(loaded.code_files)}) differs from the tuning's, yet "
+                           f"it is still {loaded.label}")
+    return changed
 
 
 def final_fields(outcome: TuningOutcome) -> dict[str, Any]:

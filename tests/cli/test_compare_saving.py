@@ -239,3 +239,13 @@ def test_compare_resume_from_another_directory_loads_the_file_the_comparison_sta
     gone = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])
     assert gone.exit_code == 2, gone.output
     assert gone.output == f"Error: strategy file 'mine.py' does not exist (looked for in {started})\n"
+
+
+def test_the_saved_comparisons_session_names_the_canasta_sim_and_build_that_played_it(saved_comparison):
+    # Its session held neither: after an upgrade that changed no game, nothing said which canasta-sim played it.
+    from canasta_sim import __version__
+    from canasta_sim.core._compiled.accelerator import describe
+
+    session = json.loads((saved_comparison[0] / "run.json").read_text())["sessions"][0]
+    assert session["command"] == "compare"
+    assert (session["tool"], session["build"]) == (f"canasta-sim {__version__}", describe())

@@ -127,7 +127,7 @@ def test_the_report_reads_each_games_part_once_and_replays_the_row_find_game_rea
     assert len(replayed) == page.count("<details data-replay=") >= 1
     settings = settings_from_manifest(manifest, str(directory.manifest_path))
     for row in replayed:
-        recorded = find_game(directory, settings.chunk_size, row["game_id"])
+        recorded = find_game(directory, settings.chunk_size, row["game_id"], manifest)
         fields = ("game_id", "seed", "team_a_strategy", "team_b_strategy", "score_a", "score_b", "termination")
         assert [(type(row[name]), row[name]) for name in fields] == [(type(recorded[name]), recorded[name])
                                                                     for name in fields]

@@ -393,6 +393,8 @@ def test_a_replayed_run_game_shows_its_seeds_strategies_and_recorded_end(browser
     assert header.count("Game 1 ") + header.count("game 1,") == 1 and header.count(str(row["seed"])) == 1, header
     pair = browser.find_element(By.ID, "duplicate-pair")  # no duplicate deals: nothing said of them
     assert pair.get_attribute("textContent") == "" and not pair.is_displayed()
+    changes = browser.find_element(By.ID, "changes")  # played again by what played the run: nothing said of it
+    assert changes.get_attribute("textContent") == "" and not changes.is_displayed()
     press(browser, Keys.END)
     assert read(browser)["totals"] == [row["score_a"], row["score_b"]]
 

@@ -119,3 +119,24 @@ def test_a_tuning_of_a_file_named_relatively_resumes_from_another_directory(tmp_
     assert lines[-1] == "mine.py:Mine:aggression=0.67,ask_cards=8", lines
     assert lines[-2] == (f"check it: cd {tmp_path / 'start'} && canasta-sim compare {lines[-1]} "
                          "--baseline mine.py:Mine"), lines
+
+
+@pytest.mark.timeout(60)
+def test_a_tune_resume_names_a_strategy_file_whose_code_changed_under_the_same_version(tmp_path, monkeypatch):
+    # A tuning of one's own file, its play changed and its version not raised, was resumed without a word: its
+    # iterations then tuned two plays as one.
+    monkeypatch.chdir(tmp_path)
+    source = "from canasta_sim.strategies.expert import Expert\n\n\nclass Mine(Expert):\n    name = 'mine'\n"
+    (tmp_path / "mine.py").write_text(source)
+    out = tmp_path / "tuned"
+    result = invoke("mine.py:Mine", "--params", "aggression", "--games", "4", "--games-per-iteration", "4",
+                    "--seed", "3", "--workers", "1", "--out", str(out), *QUICK)
+    assert result.exit_code == 0, result.output
+    (tmp_path / "mine.py").write_text("# a comment changes no code\n" + source)
+    assert "Warning" not in invoke("--resume", str(out)).output
+    (tmp_path / "mine.py").write_text(source + "    def choose_discard(self, view):\n"
+                                               "        return super().choose_discard(view)\n")
+    again = invoke("--resume", str(out))
+    assert again.exit_code == 0, again.output
+    assert (f"Warning: {out}: the code of 'mine.py:Mine' ({tmp_path / 'mine.py'}) differs from the tuning's, yet it "
+            "is still mine@") in again.output
