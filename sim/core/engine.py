@@ -48,8 +48,8 @@ except ImportError:  # plain Python without Cython: the type declarations do not
     from canasta_sim.core._compiled import cython_fallback as cython
 
 __all__ = [
-    "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "dealing", "derive_seed", "first_dealer", "play_game",
-    "play_hand", "strategy_name",
+    "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "checked_rules", "checked_seed", "dealing", "derive_seed",
+    "first_dealer", "play_game", "play_hand", "strategy_name",
 ]
 
 MAX_HANDS_PER_GAME = 400
@@ -261,12 +261,8 @@ def _checked_arguments(players, seed, rules, names, time_limit, max_hands) -> tu
         if not callable(factory):
             raise TypeError(f"players[{seat}] is a {type(factory).__name__} instance: play_game takes the class, or "
                             "a factory called with the seat's random.Random, and builds each seat's strategy itself")
-    # The seed is hashed as text (derive_seed): 7.0 or "7" would deal other games than 7 does, or the same one.
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise TypeError(f"seed={seed!r} is not accepted; use a whole number (an int or a numpy integer)")
-    if not isinstance(rules, Rules):
-        raise TypeError(f"rules must be a Rules; got a {type(rules).__name__}: Rules(target_score=3000) builds one, "
-                        "and Rules.from_mapping reads a mapping of options")
+    seed = checked_seed(seed)
+    checked_rules(rules)
     if isinstance(max_hands, bool) or not isinstance(max_hands, numbers.Integral):
         raise TypeError(f"max_hands={max_hands!r} is not accepted; use a whole number, 1 or more")
     if max_hands < 1:
@@ -278,10 +274,32 @@ def _checked_arguments(players, seed, rules, names, time_limit, max_hands) -> tu
         if not 0 < time_limit <= MAX_TIME_LIMIT:  # nan too: no clock is armed with it
             raise ValueError(f"time_limit={time_limit!r} is not accepted; {seconds}")
     if names is None:
-        return players, operator.index(seed), [strategy_name(factory) for factory in players]
+        return players, seed, [strategy_name(factory) for factory in players]
     if isinstance(names, str) or len(names) != 4 or not all(isinstance(name, str) for name in names):
         raise TypeError(f"names={names!r} is not accepted; use four texts, one per seat")
-    return players, operator.index(seed), list(names)
+    return players, seed, list(names)
+
+
+def checked_seed(seed) -> int:
+    """``seed`` as the int a game is dealt from: an int, or a numpy integer as the int it equals.
+
+    :raises TypeError: for anything else (a float, text, ``None``, a bool): the seed is hashed as text
+        (:func:`derive_seed`), so ``7.0`` would deal another game than ``7``, and ``"7"`` the same one.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed={seed!r} is not accepted; use a whole number (an int or a numpy integer)")
+    return operator.index(seed)
+
+
+def checked_rules(rules) -> Rules:
+    """``rules`` if it is a :class:`~canasta_sim.core.rules.Rules`.
+
+    :raises TypeError: for anything else, a mapping of options included, naming the ways to build one.
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules; got a {type(rules).__name__}: Rules(target_score=3000) builds one, "
+                        "and Rules.from_mapping reads a mapping of options")
+    return rules
 
 
 def _judged_game(players, seed, rules, names, time_limit, max_hands, observer, monitor) -> GameResult:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from canasta_sim import Rules, play_game
+from canasta_sim.env.driver import GameDriver
 from canasta_sim.strategies import Greedy
 
 SHORT = Rules(target_score=200)
@@ -62,3 +63,19 @@ def test_a_player_that_is_no_factory_is_the_callers_error(player, words):
     # A spec's text or a built strategy was charged to the seat: "strategy 'str' at seat 0 ... could not be built".
     with pytest.raises(TypeError, match=words):
         play_game([player, Greedy, Greedy, Greedy], seed=1, rules=SHORT)
+
+
+@pytest.mark.parametrize("seed", ["7", 7.0, None])
+def test_the_step_by_step_driver_refuses_the_seeds_play_game_refuses(seed):
+    # GameDriver.reset(7.0) dealt another game than play_game's 7, and reset("7") the same one.
+    driver = GameDriver(SHORT)
+    with pytest.raises(TypeError, match="seed"):
+        driver.reset(seed)
+    driver.reset(np.int64(7))
+    assert driver.seed == 7 and type(driver.seed) is int
+
+
+def test_the_step_by_step_driver_refuses_rules_given_as_a_mapping():
+    # It raised AttributeError from the deal, at the first reset.
+    with pytest.raises(TypeError, match=r"Rules\.from_mapping"):
+        GameDriver({"target_score": 200})
