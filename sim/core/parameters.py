@@ -204,7 +204,7 @@ def _of_the_defaults_type(strategy: str, key: str, declaration: Parameter, value
             return int(value)
         what = "a whole number"
     elif isinstance(default, float):
-        if number and math.isfinite(value):
+        if number and (math.isfinite(value) or declaration.low is not None):  # a range refuses nan and inf itself
             return value
         what = "a finite number" if number else "a number"
     elif isinstance(default, str):
