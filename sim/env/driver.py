@@ -307,7 +307,14 @@ class GameDriver:
         return self.state.actor
 
     def view(self, seat: int) -> SeatView:
-        """Seat ``seat``'s view of the hand now being played."""
+        """Seat ``seat``'s view of the hand now being played.
+
+        :raises ValueError: before the first :meth:`reset`, or for a seat that is not 0 to 3 (``-1`` would otherwise
+            be seat 3, as Python indexes from the end).
+        """
+        self.check_started()
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < 4:
+            raise ValueError(f"seat={seat!r} is not accepted; use a seat from 0 to 3")
         return self.views[seat]
 
     # ---------------------------------------------------------------- playing

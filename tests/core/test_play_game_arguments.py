@@ -79,3 +79,15 @@ def test_the_step_by_step_driver_refuses_rules_given_as_a_mapping():
     # It raised AttributeError from the deal, at the first reset.
     with pytest.raises(TypeError, match=r"Rules\.from_mapping"):
         GameDriver({"target_score": 200})
+
+
+def test_the_drivers_view_is_of_a_seat_from_0_to_3_once_a_game_is_dealt():
+    # view(-1) was seat 3's view, view(0) before reset() an IndexError.
+    driver = GameDriver(SHORT)
+    with pytest.raises(ValueError, match="reset"):
+        driver.view(0)
+    driver.reset(7)
+    for seat in (-1, 4, 1.0, "0"):
+        with pytest.raises(ValueError, match="seat"):
+            driver.view(seat)
+    assert driver.view(np.int64(3)).seat == 3
