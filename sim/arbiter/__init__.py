@@ -13,6 +13,7 @@ however long it runs and whatever it changes is the seat's failure.
 """
 
 from canasta_sim.arbiter.clock import (
+    MAX_TIME_LIMIT,
     TRACEBACK_LIMIT,
     ArbiterSignal,
     DecisionClock,
@@ -45,6 +46,7 @@ __all__ = [
     "MONITOR_GAME",
     "MONITOR_SIZE",
     "MONITOR_START",
+    "MAX_TIME_LIMIT",
     "TRACEBACK_LIMIT",
     "ArbiterSignal",
     "CodeWatch",

@@ -26,9 +26,12 @@ import traceback
 from canasta_sim.errors import UserInterrupt
 
 __all__ = [
-    "ArbiterSignal", "DecisionClock", "DecisionTimeout", "TRACEBACK_LIMIT", "is_clock_handler", "strategy_traceback",
-    "users_interrupt_passes",
+    "ArbiterSignal", "DecisionClock", "DecisionTimeout", "MAX_TIME_LIMIT", "TRACEBACK_LIMIT", "is_clock_handler",
+    "strategy_traceback", "users_interrupt_passes",
 ]
+
+MAX_TIME_LIMIT = 86_400
+"""The longest decision time limit, in seconds (a day): a clock cannot be armed for ever, nor past the system's time."""
 
 TRACEBACK_LIMIT = 4000
 """Characters of a strategy's traceback kept on its :class:`~canasta_sim.errors.StrategyError`."""

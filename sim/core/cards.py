@@ -15,6 +15,7 @@ Kind indices, chosen so that every natural rank is a contiguous range::
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable, Sequence
 
 from canasta_sim.errors import CardParseError
@@ -136,8 +137,22 @@ def is_natural(kind: int) -> bool:
 
 
 def kind_text(kind: int) -> str:
-    """Return the text of one kind, e.g. ``'K'``, ``'JK'``, ``'3b'``."""
+    """Return the text of one kind, e.g. ``'K'``, ``'JK'``, ``'3b'``.
+
+    :raises TypeError: for a kind that is no whole number.
+    :raises ValueError: for one outside 0 to 14 (``-1`` would otherwise name the ace, as Python indexes from the end).
+    """
+    if isinstance(kind, bool) or not isinstance(kind, numbers.Integral):
+        raise TypeError(f"kind_text takes a card kind, a whole number from 0 to {KIND_COUNT - 1}; got {kind!r}")
+    if not 0 <= kind < KIND_COUNT:
+        raise ValueError(f"kind_text takes a card kind, a whole number from 0 to {KIND_COUNT - 1}; got {kind!r}")
     return KIND_NAMES[kind]
+
+
+def _require_text(value: object, reader: str) -> None:
+    """Refuse what a reader of card or move text is given that is no text: its methods would fail from inside."""
+    if not isinstance(value, str):
+        raise TypeError(f"{reader} reads text (a str); got {value!r}")
 
 
 _KIND_WORDS = ("joker", "deuce", "black 3", "red 3", "four", "five", "six", "seven", "eight", "nine", "ten", "jack",
@@ -196,7 +211,9 @@ def parse_kind(text: str) -> int:
     A suit other than a 3's is accepted and ignored, since only the colour of 3s matters.
 
     :raises CardParseError: if the text names no card.
+    :raises TypeError: for something else than text.
     """
+    _require_text(text, "parse_kind")
     token = text.strip().upper()
     kind = _KIND_ALIASES.get(token)
     if kind is None and len(token) >= 2 and token[-1] in _SUIT_LETTERS and token[:-1] != "3":
@@ -212,6 +229,7 @@ def parse_kind(text: str) -> int:
 
 def parse_kinds(text: str) -> tuple[int, ...]:
     """Parse space- or comma-separated cards into a tuple of kinds (see :func:`parse_kind`)."""
+    _require_text(text, "parse_kinds")
     # A list comprehension, not a generator: compiled, it is a C loop; a generator is an object resumed per card.
     return tuple([parse_kind(token) for token in text.replace(",", " ").split()])
 
@@ -238,7 +256,12 @@ def kinds_text(kinds: Iterable[int]) -> str:
 
 
 def counts_text(counts: Sequence[int]) -> str:
-    """Return a count vector as text, highest rank first (``'A K K 7 2'``); ``'-'`` when empty."""
+    """Return a count vector as text, highest rank first (``'A K K 7 2'``); ``'-'`` when empty.
+
+    :raises ValueError: for a vector that does not hold one count per kind (15).
+    """
+    if len(counts) != KIND_COUNT:
+        raise ValueError(f"counts_text takes one count per kind, {KIND_COUNT} in all; got {len(counts)}")
     return kinds_text(kinds_from_counts(counts)) or "-"
 
 

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import numbers
+import operator
 import random
 import time
 from collections.abc import Callable, Sequence
 
 from canasta_sim.arbiter import (
     CALL_CODES,
+    MAX_TIME_LIMIT,
     MONITOR_CALL,
     MONITOR_START,
     ArbiterSignal,
@@ -45,8 +48,8 @@ except ImportError:  # plain Python without Cython: the type declarations do not
     from canasta_sim.core._compiled import cython_fallback as cython
 
 __all__ = [
-    "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "dealing", "derive_seed", "first_dealer", "play_game",
-    "play_hand", "strategy_name",
+    "GameObserver", "GameResult", "MAX_HANDS_PER_GAME", "checked_rules", "checked_seed", "dealing", "derive_seed",
+    "first_dealer", "play_game", "play_hand", "strategy_name",
 ]
 
 MAX_HANDS_PER_GAME = 400
@@ -220,24 +223,83 @@ def play_game(
 
     :param players: four factories, one per seat, each called with the seat's own
         :class:`random.Random` (a :class:`~canasta_sim.core.strategy.Strategy` subclass is such a factory).
-    :param seed: the game's seed; the deck, the first dealer and the strategies' generators derive from it.
-    :param names: the seats' strategy specs, for error messages (default: each factory's :func:`strategy_name`).
-    :param time_limit: seconds a single decision may take, or ``None`` for no limit.
+    :param seed: the game's seed, a whole number (an int or a numpy integer); the deck, the first dealer and the
+        strategies' generators derive from it.
+    :param rules: the :class:`~canasta_sim.core.rules.Rules` played.
+    :param names: the seats' strategy specs, four texts, for error messages (default: each factory's
+        :func:`strategy_name`).
+    :param time_limit: seconds a single decision may take (above 0, at most a day), or ``None`` for no limit.
+    :param max_hands: the guard against a game without end: after this many hands the game ends as ``hand_cap``.
     :param observer: a :class:`GameObserver` told of every hand and move, or ``None``.
     :param monitor: a writable memoryview of C doubles (format ``"d"``, on shared memory) where every call
         into strategy code is published (:data:`~canasta_sim.arbiter.MONITOR_CALL`; with a ``time_limit``
         also the call's start, ``MONITOR_START``), so that a supervisor outside the process can charge a
         crash or a hang to the right seat (:mod:`canasta_sim.runs.supervisor`), or ``None``.
+    :raises TypeError, ValueError: for an argument of the wrong type or out of range, naming it, before any
+        strategy is built.
     :raises StrategyError: when a strategy raises, returns a malformed or illegal move, overruns, or
         changes the game; its ``reason`` says which.
     :raises KeyboardInterrupt: on the user's Ctrl-C (a notebook's Interrupt), wherever in the game it falls, under
         Python's own handler (:func:`~canasta_sim.arbiter.users_interrupt_passes`): never a seat's failure.
     """
-    if len(players) != 4:
-        raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
-    names = list(names) if names is not None else [strategy_name(factory) for factory in players]
+    players, seed, names = _checked_arguments(players, seed, rules, names, time_limit, max_hands)
     with users_interrupt_passes():
         return _judged_game(players, seed, rules, names, time_limit, max_hands, observer, monitor)
+
+
+def _checked_arguments(players, seed, rules, names, time_limit, max_hands) -> tuple[tuple, int, list[str]]:
+    """:func:`play_game`'s players, seed and names once checked: a caller's slip is refused here, naming the argument,
+    before any strategy is built, where it would have been charged to a seat or raised from inside the game."""
+    players = tuple(players)
+    if len(players) != 4:
+        raise ValueError(f"a game needs 4 players, one per seat; got {len(players)}")
+    for seat, factory in enumerate(players):
+        if isinstance(factory, str):
+            raise TypeError(f"players[{seat}] is the text {factory!r}: play_game takes strategy classes "
+                            f"(canasta_sim.strategies.Greedy) or factories; a spec is loaded with "
+                            f"canasta_sim.plugins.loader.load_strategy({factory!r})")
+        if not callable(factory):
+            raise TypeError(f"players[{seat}] is a {type(factory).__name__} instance: play_game takes the class, or "
+                            "a factory called with the seat's random.Random, and builds each seat's strategy itself")
+    seed = checked_seed(seed)
+    checked_rules(rules)
+    if isinstance(max_hands, bool) or not isinstance(max_hands, numbers.Integral):
+        raise TypeError(f"max_hands={max_hands!r} is not accepted; use a whole number, 1 or more")
+    if max_hands < 1:
+        raise ValueError(f"max_hands={max_hands!r} is not accepted; use a whole number, 1 or more")
+    if time_limit is not None:
+        seconds = f"use None or a number of seconds above 0 and at most {MAX_TIME_LIMIT:,}"
+        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):
+            raise TypeError(f"time_limit={time_limit!r} is not accepted; {seconds}")
+        if not 0 < time_limit <= MAX_TIME_LIMIT:  # nan too: no clock is armed with it
+            raise ValueError(f"time_limit={time_limit!r} is not accepted; {seconds}")
+    if names is None:
+        return players, seed, [strategy_name(factory) for factory in players]
+    if isinstance(names, str) or len(names) != 4 or not all(isinstance(name, str) for name in names):
+        raise TypeError(f"names={names!r} is not accepted; use four texts, one per seat")
+    return players, seed, list(names)
+
+
+def checked_seed(seed) -> int:
+    """``seed`` as the int a game is dealt from: an int, or a numpy integer as the int it equals.
+
+    :raises TypeError: for anything else (a float, text, ``None``, a bool): the seed is hashed as text
+        (:func:`derive_seed`), so ``7.0`` would deal another game than ``7``, and ``"7"`` the same one.
+    """
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise TypeError(f"seed={seed!r} is not accepted; use a whole number (an int or a numpy integer)")
+    return operator.index(seed)
+
+
+def checked_rules(rules) -> Rules:
+    """``rules`` if it is a :class:`~canasta_sim.core.rules.Rules`.
+
+    :raises TypeError: for anything else, a mapping of options included, naming the ways to build one.
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules; got a {type(rules).__name__}: Rules(target_score=3000) builds one, "
+                        "and Rules.from_mapping reads a mapping of options")
+    return rules
 
 
 def _judged_game(players, seed, rules, names, time_limit, max_hands, observer, monitor) -> GameResult:

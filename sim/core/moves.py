@@ -33,6 +33,7 @@ from canasta_sim.core.cards import (
     KIND_NAMES,
     TWO,
     _kind_run,
+    _require_text,
     kinds_text,
     parse_kind,
     parse_kinds,
@@ -171,7 +172,9 @@ class MeldGroup:
         """Parse ``'K K JK'`` or ``'K:JK'`` (``'wild:JK JK 2'`` for a wild-only meld).
 
         :raises MoveParseError: when no rank can be told or a card is not understood.
+        :raises TypeError: for something else than text.
         """
+        _require_text(text, "MeldGroup.from_text")
         rank_text, sep, cards_text = text.partition(":")
         try:
             if sep:
@@ -411,7 +414,9 @@ def parse_move(text: str) -> Move:
     """Parse the text form of a move (see the module's table); ``str(parse_move(t))`` normalises ``t``.
 
     :raises MoveParseError: naming the text and the accepted forms.
+    :raises TypeError: for something else than text.
     """
+    _require_text(text, "parse_move")
     normal = " ".join(text.strip().split())
     simple = _SIMPLE.get(normal.lower())
     if simple is not None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Mapping
 from typing import Any
 
@@ -142,7 +143,8 @@ def format_value(value: Any) -> str:
 def convert_parameter(strategy: str, key: str, declaration: Parameter | Any, value: Any) -> Any:
     """Return ``value`` as the parameter's type, checked against its range where one is declared.
 
-    Text (from a spec) is converted to the default's type; a typed value is taken as it is.
+    Text (from a spec) is converted to the default's type; a typed value is taken as it is when it is of that type
+    (an int where the default is a float too, and a numpy integer as the int it equals), and refused otherwise.
 
     :raises StrategyLoadError: in one line naming the strategy, the parameter, the value and what is accepted.
     """
@@ -151,6 +153,8 @@ def convert_parameter(strategy: str, key: str, declaration: Parameter | Any, val
     default = declaration.default
     if isinstance(value, str) and not isinstance(default, str):
         value = _from_text(strategy, key, declaration, value)
+    else:
+        value = _of_the_defaults_type(strategy, key, declaration, value)
     if declaration.low is not None and isinstance(value, int | float) and not isinstance(value, bool):
         if not declaration.low <= value <= declaration.high:
             raise StrategyLoadError(
@@ -183,6 +187,33 @@ def _from_text(strategy: str, key: str, declaration: Parameter, text: str) -> An
     else:  # a default of another type: the text is passed on for the strategy to interpret
         return text
     shown = text if text.strip() and text.isprintable() else repr(text)
+    raise StrategyLoadError(f"{strategy}: {key}={shown} is not {what}; expected {_expected(declaration)}")
+
+
+def _of_the_defaults_type(strategy: str, key: str, declaration: Parameter, value: Any) -> Any:
+    """A value given from Python as its parameter takes it, or the one-line refusal its text would have had: a value
+    of another type (``2.5`` for an int, ``None`` or ``inf`` for a float) would otherwise be set as it is."""
+    default = declaration.default
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    if isinstance(default, bool):
+        if isinstance(value, bool):
+            return value
+        what = "true or false"
+    elif isinstance(default, int):
+        if number and isinstance(value, numbers.Integral):
+            return int(value)
+        what = "a whole number"
+    elif isinstance(default, float):
+        if number and (math.isfinite(value) or declaration.low is not None):  # a range refuses nan and inf itself
+            return value
+        what = "a finite number" if number else "a number"
+    elif isinstance(default, str):
+        if isinstance(value, str):
+            return value
+        raise StrategyLoadError(f"{strategy}: {key}={value!r} is not text; expected text such as {default!r}")
+    else:  # a default of another type: the strategy interprets what it is given
+        return value
+    shown = format_value(value) if isinstance(value, bool | int | float) else repr(value)
     raise StrategyLoadError(f"{strategy}: {key}={shown} is not {what}; expected {_expected(declaration)}")
 
 

@@ -10,13 +10,15 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from canasta_sim.core.parameters import BOOLEAN_WORDS, BOOLEAN_WORDS_SHOWN, format_value
 from canasta_sim.errors import RulesError
 
-__all__ = ["DEFAULT_RULES", "MAX_TARGET_SCORE", "Rules", "RULE_CHOICES"]
+__all__ = ["DEFAULT_RULES", "MAX_TARGET_SCORE", "Rules", "RULE_CHOICES", "UnknownRuleError", "unknown_key_message"]
 
 _NEG_INF = float("-inf")
 
@@ -155,22 +157,28 @@ class Rules:
     def from_mapping(cls, mapping: Mapping[str, Any]) -> Rules:
         """Build a rule set from keys and values; values may be text (``'true'``, ``'5000'``).
 
-        :raises RulesError: for an unknown key or a value that is not accepted.
+        :raises RulesError: for an unknown key, a value that is not accepted, or something else than a mapping.
         """
+        if not isinstance(mapping, Mapping):
+            raise RulesError(f"Rules.from_mapping takes a mapping of rule keys to values; got a "
+                             f"{type(mapping).__name__} (Rules.from_options takes KEY=VALUE texts)")
         kwargs: dict[str, Any] = {}
-        types = {field.name: field.type for field in dataclasses.fields(cls)}
         for key, value in mapping.items():
-            if key not in types:
-                raise RulesError(f"unknown rule key {key!r}; known keys: {', '.join(sorted(types))}")
-            kwargs[key] = _coerce(key, types[key], value)
+            if key not in _FIELD_TYPES:
+                raise UnknownRuleError(unknown_key_message(key))
+            kwargs[key] = _coerce(key, _FIELD_TYPES[key], value)
         return cls(**kwargs)
 
     @classmethod
     def from_options(cls, options: Iterable[str]) -> Rules:
         """Build a rule set from ``KEY=VALUE`` texts such as the CLI's ``--rules``.
 
-        :raises RulesError: for a text without ``=``, a key given twice, an unknown key or a bad value.
+        :raises RulesError: for a text without ``=``, a key given twice, an unknown key or a bad value, or one text
+            given alone instead of a list of them.
         """
+        if isinstance(options, str):  # its letters would be read as options, one by one
+            raise RulesError(f"Rules.from_options takes a list of KEY=VALUE texts; got the text {options!r} alone: "
+                             f"write [{options!r}]")
         mapping: dict[str, str] = {}
         for option in options:
             key, sep, value = option.partition("=")
@@ -181,6 +189,37 @@ class Rules:
                 raise RulesError(f"rule {key} is given twice ({mapping[key]}, then {value}); give it once")
             mapping[key] = value
         return cls.from_mapping(mapping)
+
+
+_FIELD_TYPES = {field.name: field.type for field in dataclasses.fields(Rules)}
+"""Each rule-set key's type, as its annotation names it."""
+
+_FIELDS_INIT = Rules.__init__
+
+
+@functools.wraps(_FIELDS_INIT)
+def _init(self: Rules, **options: Any) -> None:
+    # A keyword no field has is refused as the builders refuse a key, naming the nearest: Python's own TypeError named
+    # neither.  The error is a TypeError too, as an unexpected keyword has always been.
+    for key in options:
+        if key not in _FIELD_TYPES:
+            raise UnknownRuleError(unknown_key_message(key))
+    _FIELDS_INIT(self, **options)
+
+
+Rules.__init__ = _init  # type: ignore[method-assign]
+
+
+class UnknownRuleError(RulesError, TypeError):
+    """A rule-set key no option has: a :class:`~canasta_sim.errors.RulesError`, and from the constructor the
+    ``TypeError`` of an unexpected keyword."""
+
+
+def unknown_key_message(key: object) -> str:
+    """The refusal of an unknown rule key: the nearest known key, if one is near, and every known key."""
+    nearest = difflib.get_close_matches(str(key), _FIELD_TYPES, n=1)
+    hint = f" (did you mean {nearest[0]}?)" if nearest else ""
+    return f"unknown rule key {key!r}{hint}; known keys: {', '.join(sorted(_FIELD_TYPES))}"
 
 
 def format_meld_table(table: tuple[tuple[float, int], ...]) -> str:
@@ -213,8 +252,7 @@ def parse_meld_table(text: str, *, separator: str = ",") -> tuple[tuple[float, i
 def _verify_meld_table(table: Any) -> None:
     # Shown as the text --rules takes when it has that shape (it came from text, or reads as it), else as Python.
     well_formed = isinstance(table, tuple) and all(
-        isinstance(pair, tuple) and len(pair) == 2 and all(isinstance(part, (int, float)) for part in pair)
-        for pair in table)
+        isinstance(pair, tuple) and len(pair) == 2 and all(_writable(part) for part in pair) for pair in table)
     shown = format_meld_table(table) if well_formed and table else repr(table)
     message = (
         f"rule initial_meld_table={shown} is not accepted; use (lowest score, minimum) pairs, the first "
@@ -241,6 +279,12 @@ def _verify_meld_table(table: Any) -> None:
         lowests.append(lowest)
     if lowests != sorted(set(lowests)):
         raise RulesError(message)
+
+
+def _writable(part: Any) -> bool:
+    """Whether :func:`format_meld_table` can write a score or a minimum: ``-inf`` or a whole number (a nan, an infinite
+    or a fractional score is shown as Python writes it)."""
+    return part == _NEG_INF or isinstance(part, int) or isinstance(part, float) and part.is_integer()
 
 
 def _coerce(key: str, type_name: str, value: Any) -> Any:

@@ -23,7 +23,15 @@ import random
 from collections.abc import Mapping, Sequence
 
 from canasta_sim.core.deal import DeckGenerator
-from canasta_sim.core.engine import MAX_HANDS_PER_GAME, StrategyFactory, dealing, derive_seed, strategy_name
+from canasta_sim.core.engine import (
+    MAX_HANDS_PER_GAME,
+    StrategyFactory,
+    checked_rules,
+    checked_seed,
+    dealing,
+    derive_seed,
+    strategy_name,
+)
 from canasta_sim.core.moves import (
     ASK,
     DRAW,
@@ -247,7 +255,7 @@ class GameDriver:
         if isinstance(max_hands, bool) or not isinstance(max_hands, numbers.Integral) or max_hands < 1:
             raise ValueError(f"max_hands={shown(max_hands)} is not accepted; use a whole number, 1 or more")
         max_hands = int(max_hands)  # a numpy integer's bound would otherwise be its type's in the spaces
-        self.rules = rules
+        self.rules = checked_rules(rules)
         self.factories = tuple(players)
         self.names = tuple(names) if names is not None else tuple(
             _factory_name(factory) for factory in players
@@ -299,15 +307,25 @@ class GameDriver:
         return self.state.actor
 
     def view(self, seat: int) -> SeatView:
-        """Seat ``seat``'s view of the hand now being played."""
+        """Seat ``seat``'s view of the hand now being played.
+
+        :raises ValueError: before the first :meth:`reset`, or for a seat that is not 0 to 3 (``-1`` would otherwise
+            be seat 3, as Python indexes from the end).
+        """
+        self.check_started()
+        if isinstance(seat, bool) or not isinstance(seat, numbers.Integral) or not 0 <= seat < 4:
+            raise ValueError(f"seat={seat!r} is not accepted; use a seat from 0 to 3")
         return self.views[seat]
 
     # ---------------------------------------------------------------- playing
 
     def reset(self, seed: int) -> None:
         """Start a game with this seed, dealt exactly as ``play_game(..., seed=seed)`` deals it, and play
-        the strategy seats up to the first decision of a seat without one."""
-        self.seed = seed
+        the strategy seats up to the first decision of a seat without one.
+
+        :raises TypeError: for a seed that is no whole number (an int or a numpy integer), as ``play_game`` refuses it.
+        """
+        self.seed = checked_seed(seed)
         self.failure = None
         with self._stopping_on_failure():
             self._start()

@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 import pyarrow as pa
 
-from canasta_sim.arbiter import MONITOR_GAME
+from canasta_sim.arbiter import MAX_TIME_LIMIT, MONITOR_GAME
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
@@ -93,10 +93,6 @@ MIN_CHUNKS = 8
 that shrink as the run ends, so every worker stays busy to the end.  A backend that plays whole chunks (Dask)
 gets twice as many, as every run did before chunks grew to 500 games; more worker threads than that want a
 smaller ``--chunk-size``."""
-
-
-MAX_TIME_LIMIT = 86_400
-"""The longest decision time limit, in seconds (a day): a clock cannot be armed for ever, nor past the system's time."""
 
 
 def default_chunk_size(games: int, *, whole_chunks: bool = False) -> int:

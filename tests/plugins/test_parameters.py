@@ -48,6 +48,24 @@ def test_a_parameter_record_sets_its_default_and_checks_its_range():
     assert not declared["weight"].is_tunable
 
 
+@pytest.mark.parametrize("key, value", [
+    ("depth", 2.5), ("depth", True), ("depth", None), ("bold", 1), ("bold", "maybe"), ("style", 3),
+    ("weight", None), ("weight", True), ("weight", float("inf")), ("weight", float("nan")),
+])
+def test_a_typed_value_of_another_type_than_the_default_is_refused_as_its_text_would_be(key, value):
+    # Given from Python (PlainBot(rng, depth=2.5)), the value was set as it was: an int parameter held 2.5, a float one
+    # None or inf, which the spec's text ("depth=2.5", "weight=inf") is refused for.
+    with pytest.raises(StrategyLoadError, match=f"^plain: {key}="):
+        PlainBot(random.Random(0), **{key: value})
+
+
+def test_typed_values_of_the_defaults_type_are_taken_a_numpy_integer_as_its_int():
+    np = pytest.importorskip("numpy")
+    player = PlainBot(random.Random(0), depth=np.int64(4), bold=False, style="wild", weight=1)
+    assert (player.depth, player.bold, player.style, player.weight) == (4, False, "wild", 1)
+    assert type(player.depth) is int
+
+
 def test_every_built_in_range_holds_its_default_and_a_default_expert_plays_as_before():
     for cls in BUILTIN.values():
         for parameter in declared_parameters(cls.parameters).values():

@@ -200,6 +200,31 @@ def test_unknown_key_names_the_key_and_the_known_keys():
         Rules.from_options(["target_score"])
 
 
+def test_an_unknown_keyword_of_the_constructor_is_a_rules_error_naming_the_nearest_key():
+    # It was Python's bare TypeError ("unexpected keyword argument 'target_scor'"), where the page promises RulesError.
+    with pytest.raises(RulesError, match=r"'target_scor'.*did you mean target_score\?") as caught:
+        Rules(target_scor=3000)  # type: ignore[call-arg]
+    assert isinstance(caught.value, TypeError)  # what an unexpected keyword has always raised
+    assert all(field.name in str(caught.value) for field in dataclasses.fields(Rules))
+    with pytest.raises(RulesError, match="did you mean ask_partner"):
+        dataclasses.replace(DEFAULT_RULES, ask_parter="off")
+
+
+@pytest.mark.parametrize("build, words", [
+    (lambda: Rules.from_mapping([("target_score", "3000")]), "mapping"),
+    (lambda: Rules.from_options("target_score=3000"), "KEY=VALUE texts"),
+    (lambda: Rules(initial_meld_table=((-math.inf, 15), (math.nan, 50))), "initial_meld_table"),
+    (lambda: Rules(initial_meld_table=((-math.inf, 15), (math.inf, 50))), "initial_meld_table"),
+    (lambda: Rules(initial_meld_table=((-math.inf, 15), (1e30, 50))), "initial_meld_table"),
+])
+def test_a_builder_given_the_wrong_shape_says_what_it_takes(build, words):
+    # A list of pairs raised AttributeError ('list' object has no attribute 'items'); one text was read letter by
+    # letter ("rule option 't' is not KEY=VALUE"); a nan or an infinite score in the table raised ValueError or
+    # OverflowError from writing the message.
+    with pytest.raises(RulesError, match=words):
+        build()
+
+
 _BAD_VALUES = {
     "target_score": (["abc", "0", "-5", "50.5"], "whole number"),
     "max_wilds_per_meld": (["0", "x"], ""),

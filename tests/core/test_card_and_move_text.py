@@ -1,0 +1,32 @@
+"""The card and move text helpers ``canasta_sim`` exports refuse what is not their input in one typed line: no
+``AttributeError`` or ``IndexError`` from inside, and no card named for a number that is no kind."""
+
+from __future__ import annotations
+
+import pytest
+
+from canasta_sim import KIND_COUNT, MeldGroup, counts_text, kind_text, parse_kind, parse_kinds, parse_move
+
+
+@pytest.mark.parametrize("read", [parse_move, parse_kind, parse_kinds, MeldGroup.from_text])
+@pytest.mark.parametrize("value", [None, 5, b"draw"])
+def test_the_readers_take_text_only(read, value):
+    # parse_move(None) raised AttributeError: 'NoneType' object has no attribute 'strip'.
+    with pytest.raises(TypeError, match="text"):
+        read(value)
+
+
+@pytest.mark.parametrize("kind, error", [(-1, ValueError), (KIND_COUNT, ValueError), ("K", TypeError),
+                                         (True, TypeError)])
+def test_kind_text_names_only_the_kinds(kind, error):
+    # kind_text(-1) returned 'A', Python's index from the end; kind_text(15) raised IndexError.
+    with pytest.raises(error, match="kind"):
+        kind_text(kind)
+    assert [kind_text(each) for each in (0, 1, 2, 3, 14)] == ["JK", "2", "3b", "3r", "A"]
+
+
+def test_counts_text_takes_a_count_per_kind():
+    # Two counts raised IndexError: tuple index out of range.
+    with pytest.raises(ValueError, match="15"):
+        counts_text((1, 2))
+    assert counts_text((0,) * 13 + (2, 1)) == "A K K"
