@@ -148,9 +148,11 @@ def _no_writer(description: dict[str, Any], path: Path) -> str:
     """What the header adds to a run.json's "running" that no process is writing: killed, not going on."""
     if description.get("being_written") is not False:
         return ""
-    command = "compare" if "compare" in description else "run"
-    return (" in run.json, yet no process is writing it: it was killed or its machine stopped; canasta-sim "
-            f"{command} --resume {shlex.quote(str(path))} goes on with it")
+    if "compare" in description:
+        going_on = f"canasta-sim compare --resume {shlex.quote(str(path))} goes on with it"
+    else:  # a run of another engine, which run --resume refuses, is named so
+        going_on = resume_playing(description, path, "goes on with it")
+    return f" in run.json, yet no process is writing it: it was killed or its machine stopped; {going_on}"
 
 
 def _header(description: dict[str, Any], path: Path) -> list[str]:

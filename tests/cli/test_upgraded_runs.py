@@ -191,6 +191,17 @@ def test_the_games_an_older_engines_run_lacks_are_not_said_to_be_played_by_a_res
                                      f"written; only a canasta-sim of engine 3 plays it ({made})")
 
 
+def test_a_killed_older_engines_run_is_not_said_to_go_on_with_a_resume_that_refuses_it(run_dir, tmp_path):
+    # The report's header of a run whose run.json says "running" with no process writing it said "canasta-sim run
+    # --resume DIR goes on with it", which refuses a run of another engine.
+    old = older(run_dir, tmp_path, lambda manifest: manifest.update(engine_version="3", status="running"))
+    report = invoke("report", old)
+    assert report.exit_code == 0, report.output
+    assert ("yet no process is writing it: it was killed or its machine stopped; only a canasta-sim of engine 3 goes "
+            f"on with it (the run was made with engine version 3, this is version {ENGINE_VERSION})"
+            in report.output.splitlines()[1]), report.output
+
+
 def test_a_protocol_bots_script_changed_under_the_same_version_is_named_as_a_strategy_files_code_is(tmp_path,
                                                                                                     monkeypatch):
     # The script a cmd: bot's command names is its code: changed, with the version its ready gives kept, the resume
