@@ -307,7 +307,8 @@ class TakePile(_MoveBase):
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
         self.cards = _plain_kinds(tuple(sorted(cards, key=_card_order)))
-        self.extra = extra
+        # A list, the usual slip, would leave the record unhashable and changing with the list.
+        self.extra = tuple(extra) if type(extra) is list else extra
 
     def _values(self) -> tuple:
         return (self.cards, self.extra)
@@ -331,7 +332,7 @@ class Meld(_MoveBase):
     __match_args__ = ("groups",)
 
     def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
-        self.groups = groups
+        self.groups = tuple(groups) if type(groups) is list else groups  # as TakePile's extra
 
     def _values(self) -> tuple:
         return (self.groups,)
