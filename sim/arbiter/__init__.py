@@ -14,6 +14,7 @@ however long it runs and whatever it changes is the seat's failure.
 
 from canasta_sim.arbiter.clock import (
     MAX_TIME_LIMIT,
+    STARTUP_ALLOWANCE,
     TRACEBACK_LIMIT,
     ArbiterSignal,
     DecisionClock,
@@ -37,6 +38,7 @@ from canasta_sim.arbiter.monitor import (
     MONITOR_SIZE,
     MONITOR_START,
     decode_call,
+    overrun,
 )
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "MONITOR_SIZE",
     "MONITOR_START",
     "MAX_TIME_LIMIT",
+    "STARTUP_ALLOWANCE",
     "TRACEBACK_LIMIT",
     "ArbiterSignal",
     "CodeWatch",
@@ -57,6 +60,7 @@ __all__ = [
     "defined_in",
     "is_trusted",
     "is_trusted_class",
+    "overrun",
     "strategy_traceback",
     "trust_builtin_strategies",
     "users_interrupt_passes",

@@ -26,12 +26,19 @@ import traceback
 from canasta_sim.errors import UserInterrupt
 
 __all__ = [
-    "ArbiterSignal", "DecisionClock", "DecisionTimeout", "MAX_TIME_LIMIT", "TRACEBACK_LIMIT", "is_clock_handler",
+    "ArbiterSignal", "DecisionClock", "DecisionTimeout", "MAX_TIME_LIMIT", "STARTUP_ALLOWANCE", "TRACEBACK_LIMIT",
+    "is_clock_handler",
     "strategy_traceback", "users_interrupt_passes",
 ]
 
 MAX_TIME_LIMIT = 86_400
 """The longest decision time limit, in seconds (a day): a clock cannot be armed for ever, nor past the system's time."""
+
+STARTUP_ALLOWANCE = 30.0
+"""Seconds a seat's strategy may take to be built, whatever the decision time limit: a bot process's start-up and
+its handshake (``hello`` to ``ready``), an in-process strategy's constructor.  A JVM or a Python importing a large
+library takes seconds to start, more on a loaded machine, and that is no decision's time (chess arbiters give an
+engine's start-up its own allowance too).  No option sets it."""
 
 TRACEBACK_LIMIT = 4000
 """Characters of a strategy's traceback kept on its :class:`~canasta_sim.errors.StrategyError`."""

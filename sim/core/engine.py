@@ -150,6 +150,10 @@ def _build_player(
             reason=reason,
             traceback=strategy_traceback(error),
         ) from error
+    if monitor is not None:
+        # The build's start no longer counts: a next call that writes its code alone (an event) is timed from here,
+        # never from the start of a long start-up (MONITOR_START).
+        monitor[MONITOR_START] = time.monotonic()
     return player
 
 

@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from canasta_sim.arbiter import STARTUP_ALLOWANCE
 from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
@@ -26,10 +27,7 @@ from canasta_sim.plugins.specs import is_own_server
 if TYPE_CHECKING:
     from canasta_sim.plugins.proxy import ProcessStrategy
 
-__all__ = ["HANDSHAKE_DEADLINE", "MEMORY_LIMIT_VARIABLE", "BotPool", "close_all", "memory_limit"]
-
-HANDSHAKE_DEADLINE = 30.0
-"""Seconds a bot process may take to start and answer ``hello``."""
+__all__ = ["MEMORY_LIMIT_VARIABLE", "BotPool", "close_all", "handshake", "memory_limit"]
 
 MEMORY_LIMIT_VARIABLE = "CANASTA_SIM_BOT_MEMORY_LIMIT_MB"
 """Environment variable holding the address-space limit of every bot process in MiB (``--memory-limit``);
@@ -50,6 +48,27 @@ def memory_limit() -> int | None:
     if value < 1:
         raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r}: a memory limit is at least 1 MiB")
     return value
+
+
+def handshake(bot: BotProcess, argv: Sequence[str]) -> dict:
+    """Start ``bot`` and return its ``ready``, read within :data:`~canasta_sim.arbiter.STARTUP_ALLOWANCE` of its start
+    (never the decision time limit: a runtime's start-up is no decision).
+
+    :raises SeatFailure: ``crash`` when it cannot start or ends, ``timeout`` (it is killed) when it has not answered
+        ``hello`` by the end of the allowance, in words naming the start-up.
+    :raises ProtocolError: when its answer is not a ``ready`` this arbiter accepts.
+    """
+    bot.start()
+    deadline = time.monotonic() + STARTUP_ALLOWANCE
+    try:
+        bot.write(encode(hello_message()), deadline)
+        answer = bot.read_line(deadline)
+    except SeatFailure as failure:
+        if failure.reason != "timeout":
+            raise
+        raise SeatFailure(f"its bot process did not finish starting (answer hello) within the start-up allowance of "
+                          f"{STARTUP_ALLOWANCE:g} s and was killed{bot.stderr_tail()}", reason="timeout") from None
+    return parse_ready(decode(answer), own_server=is_own_server(argv))
 
 
 class BotPool:
@@ -116,11 +135,8 @@ class BotPool:
             if bot.running:
                 return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
         bot = BotProcess(self.argv, label=self.label, memory_limit=memory_limit())
-        bot.start()
-        deadline = time.monotonic() + HANDSHAKE_DEADLINE
-        bot.write(encode(hello_message()), deadline)
         try:
-            parse_ready(decode(bot.read_line(deadline)), own_server=is_own_server(self.argv))
+            handshake(bot, self.argv)
         except ProtocolError as error:
             bot.kill()
             raise SeatFailure(f"a new process of bot {self.label!r} failed its handshake: {error}",

@@ -23,7 +23,6 @@ seat serves that seat in up to ``games`` games at once.
 
 from __future__ import annotations
 
-import time
 from typing import Any, ClassVar
 
 import orjson
@@ -38,22 +37,18 @@ from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.answers import CHOICE, LAZY_LISTINGS, LISTINGS, only_answer
 from canasta_sim.plugins.channel import Endpoint
 from canasta_sim.plugins.messages import hand_result_message, view_message
-from canasta_sim.plugins.pools import HANDSHAKE_DEADLINE, BotPool, memory_limit
+from canasta_sim.plugins.pools import BotPool, handshake, memory_limit
 from canasta_sim.plugins.process import BotProcess
 from canasta_sim.plugins.protocol import (
     DECISIONS,
     ProtocolError,
     answer_value,
     check_answer,
-    decode,
-    encode,
     game_message,
-    hello_message,
     parse_answer,
-    parse_ready,
     shown_json,
 )
-from canasta_sim.plugins.specs import BOT_PREFIXES, bot_command, is_bot_spec, is_own_server, isolate_spec
+from canasta_sim.plugins.specs import BOT_PREFIXES, bot_command, is_bot_spec, isolate_spec
 
 __all__ = [
     "BOT_PREFIXES",
@@ -80,10 +75,7 @@ def load_bot_class(spec: str, *, file: str | None = None) -> tuple[type[ProcessS
     stripped = spec.strip()
     bot = BotProcess(argv, label=stripped, memory_limit=memory_limit())
     try:
-        bot.start()
-        bot.write(encode(hello_message()), time.monotonic() + HANDSHAKE_DEADLINE)
-        answer = decode(bot.read_line(time.monotonic() + HANDSHAKE_DEADLINE))
-        ready = parse_ready(answer, own_server=is_own_server(argv))
+        ready = handshake(bot, argv)
     except (SeatFailure, ProtocolError) as error:
         bot.kill()
         raise StrategyLoadError(f"bot {stripped!r} failed its handshake: {error}") from None

@@ -18,8 +18,8 @@ import sys
 import time
 from collections.abc import Callable
 
-from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
-from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, died_during_call, killed_past_limit
+from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
+from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, died_during_call
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
 
 __all__ = ["CTRL_C_IGNORED", "CTRL_C_TO_THE_COMMAND", "INTERRUPT_WAIT", "POLL_SECONDS", "play_supervised"]
@@ -111,12 +111,14 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
                 if receiver.poll():  # it sent its outcome and ended between the wait above and here: read it first
                     continue
                 break
+            # The call before its start (MONITOR_START): a build (a bot's start-up) has an allowance of its own.
+            call = monitor[MONITOR_CALL]
             started = monitor[MONITOR_START]
-            if (time_limit is not None and monitor[MONITOR_GAME] >= 0 and started
-                    and time.monotonic() - started > time_limit + HARD_TIMEOUT_MARGIN):
-                killed_for = killed_past_limit(time.monotonic() - started, time_limit)
-                process.kill()
-                break
+            if time_limit is not None and monitor[MONITOR_GAME] >= 0 and started:
+                killed_for = overrun(call, time.monotonic() - started, time_limit, HARD_TIMEOUT_MARGIN)
+                if killed_for is not None:
+                    process.kill()
+                    break
     finally:
         if process.is_alive():
             process.kill()

@@ -47,7 +47,7 @@ import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Protocol
 
-from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call
+from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
@@ -69,7 +69,6 @@ __all__ = [
     "charged_failure",
     "died_during_call",
     "exit_text",
-    "killed_past_limit",
     "worker_context",
     "worker_pool",
 ]
@@ -117,7 +116,8 @@ class Schedule(Protocol):
     """What the supervisor needs to know about the games it plays; a chunk is any hashable, picklable key."""
 
     time_limit: float | None
-    """Seconds one decision may take (``None``: no limit); a call past it plus a second gets its worker killed."""
+    """Seconds one decision may take (``None``: no limit); a call past it plus a second gets its worker killed (a
+    seat's build, :data:`~canasta_sim.arbiter.STARTUP_ALLOWANCE`)."""
 
     def chunk_games(self, chunk: Hashable) -> range:
         """The game numbers of a chunk, played in this order."""
@@ -140,17 +140,9 @@ def exit_text(code: int | None) -> str:
     return f"signal {signal.Signals(-code).name}" if code is not None and code < 0 else f"exit code {code}"
 
 
-def killed_past_limit(running: float, time_limit: float) -> str:
-    """The failure's words for a call whose process was killed ``running`` seconds after it began, past
-    ``time_limit``: a run's worker and the game of a replay, ``watch`` or ``check-strategy`` say the same, so that a
-    replay's forfeit reads as the run's ``error`` column does."""
-    return (f"was still running {running:.1f} s after it began, past the time limit of {time_limit} s; its worker "
-            "was killed")
-
-
 def died_during_call(code: int | None) -> str:
-    """The failure's words for a call whose process died with exit code ``code`` (as :func:`killed_past_limit`, one
-    wording for a run's worker and a single game's process)."""
+    """The failure's words for a call whose process died with exit code ``code`` (as
+    :func:`~canasta_sim.arbiter.overrun`, one wording for a run's worker and a single game's process)."""
     return f"its worker process died ({exit_text(code)}) during this call"
 
 
@@ -413,11 +405,13 @@ class _Play:
         time_limit = self.schedule.time_limit
         # The number before the start, as a worker writes them the other way round: a game begun between two reads in
         # the other order showed the worker's last start (0 before its first game) and was killed as hours overdue.
-        game = worker.monitor[MONITOR_GAME]
+        # The call before its start too (MONITOR_START): a build (a bot's start-up) has an allowance of its own.
+        game, call = worker.monitor[MONITOR_GAME], worker.monitor[MONITOR_CALL]
         started = worker.monitor[MONITOR_START]
-        overdue = time_limit is not None and game >= 0 and now - started > time_limit + HARD_TIMEOUT_MARGIN
-        if overdue and worker.task is not None and not stopping:
-            worker.killed_for = killed_past_limit(now - started, time_limit)
+        overdue = None if time_limit is None or game < 0 else overrun(call, now - started, time_limit,
+                                                                        HARD_TIMEOUT_MARGIN)
+        if overdue is not None and worker.task is not None and not stopping:
+            worker.killed_for = overdue
             worker.kill()
         if stopping and worker.task is not None and now - self.stop_seen > STOP_GRACE_SECONDS:
             worker.monitor[MONITOR_GAME] = -1  # the user's stop: the game in progress is nobody's failure

@@ -1,11 +1,12 @@
-"""The supervisor's clock over a worker's calls: it kills only a call that really overran the time limit."""
+"""The supervisor's clock over a worker's calls: it kills only a call that really overran the time limit (a seat's
+build, its bot's start-up, the start-up allowance)."""
 
 from __future__ import annotations
 
 import time
 from types import SimpleNamespace
 
-from canasta_sim.arbiter import MONITOR_GAME, MONITOR_START
+from canasta_sim.arbiter import CALL_CODES, MONITOR_CALL, MONITOR_GAME, MONITOR_START, STARTUP_ALLOWANCE
 from canasta_sim.runs.supervisor import _Play
 
 
@@ -14,7 +15,7 @@ class _BeginsAGameAtTheFirstRead:
     start, then the game's number, as the worker does."""
 
     def __init__(self) -> None:
-        self.cells = {MONITOR_GAME: -1.0, MONITOR_START: 0.0}
+        self.cells = {MONITOR_GAME: -1.0, MONITOR_CALL: 0.0, MONITOR_START: 0.0}
         self.reads = 0
 
     def __getitem__(self, index):
@@ -40,8 +41,32 @@ def test_a_worker_beginning_its_first_game_as_the_clock_is_read_is_not_killed_as
 
 def test_a_call_past_the_time_limit_and_its_margin_is_killed():
     killed = []
-    monitor = {MONITOR_GAME: 3.0, MONITOR_START: time.monotonic() - 10.0}
+    monitor = {MONITOR_GAME: 3.0, MONITOR_CALL: float(CALL_CODES["acquire"]), MONITOR_START: time.monotonic() - 10.0}
     worker = SimpleNamespace(monitor=monitor, task=(0, 3, 4), killed_for=None, kill=lambda: killed.append(True))
     play = SimpleNamespace(schedule=SimpleNamespace(time_limit=1.0), stop_seen=None)
     _Play._enforce_clocks(play, worker, time.monotonic(), False)
     assert killed == [True] and worker.killed_for is not None
+
+
+def _building_worker(started_ago: float) -> tuple[SimpleNamespace, list]:
+    """A worker whose engine has been building seat 1's strategy (its bot's start-up) for ``started_ago`` seconds."""
+    killed = []
+    monitor = {MONITOR_GAME: 0.0, MONITOR_CALL: float(CALL_CODES["build"] + 1),
+               MONITOR_START: time.monotonic() - started_ago}
+    worker = SimpleNamespace(monitor=monitor, task=(0, 0, 1), killed_for=None, kill=lambda: killed.append(True))
+    return worker, killed
+
+
+def test_a_bots_start_up_past_the_time_limit_is_not_killed_within_the_start_up_allowance():
+    worker, killed = _building_worker(STARTUP_ALLOWANCE / 2)
+    play = SimpleNamespace(schedule=SimpleNamespace(time_limit=0.1), stop_seen=None)
+    _Play._enforce_clocks(play, worker, time.monotonic(), False)
+    assert (killed, worker.killed_for) == ([], None)
+
+
+def test_a_bots_start_up_past_the_start_up_allowance_is_killed_in_words_naming_it():
+    worker, killed = _building_worker(STARTUP_ALLOWANCE + 5)
+    play = SimpleNamespace(schedule=SimpleNamespace(time_limit=0.1), stop_seen=None)
+    _Play._enforce_clocks(play, worker, time.monotonic(), False)
+    assert killed == [True]
+    assert f"past the start-up allowance of {STARTUP_ALLOWANCE:g} s; its worker was killed" in worker.killed_for
