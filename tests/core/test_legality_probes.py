@@ -198,6 +198,10 @@ def _change_group_cards(move):
     assert group.cards == (K,) * 6
 
 
+class _Groups(list):
+    """A list of groups of a strategy's own: a plain list is taken as its tuple, a subclass is kept as given."""
+
+
 def _grow_group_list(move):
     move.groups.append(MeldGroup(K, (K, K, K)))  # a list of groups, built by hand, grown after the check
 
@@ -211,7 +215,7 @@ def _change_take_extra(move):
     ("build", "change", "phase"),
     [
         (lambda: parse_move("meld K K K"), _change_group_cards, PLAY),
-        (lambda: Meld([MeldGroup(K, (K, K, K))]), _grow_group_list, PLAY),
+        (lambda: Meld(_Groups([MeldGroup(K, (K, K, K))])), _grow_group_list, PLAY),
         (lambda: TakePile((FIVE, FIVE)), _change_take_extra, ACQUIRE),
     ],
     ids=["group_cards", "group_list", "take_extra"],
