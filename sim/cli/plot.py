@@ -49,6 +49,7 @@ from canasta_sim.cli.plot_data import (
 )
 from canasta_sim.cli.plot_figures import TITLE_SIZE as _TITLE_SIZE
 from canasta_sim.cli.plot_figures import colours as _colours
+from canasta_sim.cli.plot_figures import legend as _legend
 from canasta_sim.cli.plot_figures import matchup as _matchup
 from canasta_sim.cli.plot_figures import new_figure as _new_figure
 from canasta_sim.cli.plot_figures import suptitle as _suptitle
@@ -350,7 +351,7 @@ def hand_scores(run: LoadedRun | ChartData) -> Figure:
     if not every:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
-    axes.legend(fontsize=8)
+    _legend(axes, len(spoken))
     return figure
 
 
@@ -383,7 +384,7 @@ def score_components(run: LoadedRun | ChartData) -> Figure:
     if not labels:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
-    axes.legend(fontsize=8)
+    _legend(axes, len(labels))
     return figure
 
 
@@ -430,7 +431,7 @@ def cumulative_score(run: LoadedRun | ChartData) -> Figure:
                  "left out)", 9)
     counts_axes.set_title("games still in play", fontsize=9)
     if drawn:
-        axes.legend(fontsize=8)
+        _legend(axes, len(spoken))
         _integer_ticks(counts_axes.xaxis)
     else:
         _nothing_to_draw(axes, _NO_HAND)

@@ -11,7 +11,7 @@ from canasta_sim.cli.plot_data import ChartData
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["TITLE_SIZE", "colours", "matchup", "new_figure", "suptitle", "title", "wrapped"]
+__all__ = ["TITLE_SIZE", "colours", "legend", "matchup", "new_figure", "suptitle", "title", "wrapped"]
 
 
 def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
@@ -67,3 +67,19 @@ def matchup(data: ChartData) -> str:
     if len(specs) >= 3:
         return f"round robin of {len(specs)}"
     return " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
+
+
+LEGEND_INSIDE = 4
+"""Series a chart's legend may list inside its axes: ten strategies' covered the bars and lines it names."""
+
+
+def legend(axes, series: int) -> None:
+    """The axes' legend: inside for a few ``series``, else beside the axes, the figure widened to hold it."""
+    if series <= LEGEND_INSIDE:
+        axes.legend(fontsize=8)
+        return
+    figure = axes.figure
+    entries = axes.get_legend_handles_labels()[1]
+    extra = max((len(entry) for entry in entries), default=0) * 8 * 0.62 / 72 + 0.6
+    figure.set_figwidth(figure.get_figwidth() + extra)
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)

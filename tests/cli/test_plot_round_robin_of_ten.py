@@ -83,3 +83,15 @@ def test_the_per_hand_statistics_of_ten_strategies_name_every_bar_without_overla
         assert len(boxes) == 10
         for left, right in zip(boxes, boxes[1:], strict=False):
             assert left.x1 <= right.x0, (left, right)
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("name", ["hand_scores", "score_components", "cumulative_score"])
+def test_the_legend_of_ten_strategies_stands_beside_the_data_inside_the_figure(name, ten):
+    # Ten entries inside the axes covered the bars and lines they named.
+    figure = CHARTS[name](ten)
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    axes = figure.axes[0]
+    box = axes.get_legend().get_window_extent(renderer)
+    assert box.x0 >= axes.get_window_extent(renderer).x1 and box.x1 <= figure.bbox.width, (box, figure.bbox)
