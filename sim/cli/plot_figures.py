@@ -15,6 +15,7 @@ __all__ = ["TITLE_SIZE", "colours", "legend", "matchup", "new_figure", "suptitle
 
 
 def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
+    """An empty figure of ``width`` by ``height`` inches, laid out when drawn, on the Agg canvas (no display)."""
     # Imported here so that every other command starts without loading matplotlib.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -63,6 +64,7 @@ def colours(data: ChartData) -> dict[str, object]:
 
 
 def matchup(data: ChartData) -> str:
+    """What the run pitted against what, for a chart's title: ``a vs b``, ``a mirror match``, ``round robin of N``."""
     specs = [entry.get("spec") for entry in data.shown_manifest.get("strategies", [])]
     if len(specs) >= 3:
         return f"round robin of {len(specs)}"
