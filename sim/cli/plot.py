@@ -26,7 +26,6 @@ standard errors for means, and for duplicate deals the paired interval from deal
 from __future__ import annotations
 
 import math
-import textwrap
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -48,6 +47,15 @@ from canasta_sim.cli.plot_data import (
     chart_data,
     quantiles,
 )
+from canasta_sim.cli.plot_figures import TITLE_SIZE as _TITLE_SIZE
+from canasta_sim.cli.plot_figures import colours as _colours
+from canasta_sim.cli.plot_figures import legend as _legend
+from canasta_sim.cli.plot_figures import matchup as _matchup
+from canasta_sim.cli.plot_figures import new_figure as _new_figure
+from canasta_sim.cli.plot_figures import suptitle as _suptitle
+from canasta_sim.cli.plot_figures import title as _title
+from canasta_sim.cli.plot_figures import wrapped as _wrapped
+from canasta_sim.cli.plot_round_robin import pairwise_scores, ratings
 from canasta_sim.cli.plot_tuning import write_tuning_charts
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.storage import RUN_FILE, DamagedPartError
@@ -74,56 +82,9 @@ def games_per_point(games: int) -> int:
     return max(1, min(MIN_GAMES_PER_POINT, -(-games // 2)))
 
 
-def _new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
-    # Imported here so that every other command starts without loading matplotlib.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(width, height), layout="constrained")
-    FigureCanvasAgg(figure)
-    return figure
-
-
-_TITLE_SIZE = 12.0
-"""Matplotlib's default title size in points (``large``)."""
-
-
-def _wrapped(text: str, width: float, size: float = _TITLE_SIZE) -> str:
-    """``text`` broken at spaces into lines that fit ``width`` inches at ``size`` points.
-
-    An average glyph of the default font (DejaVu Sans) is about 0.6 of the size wide; 0.62 leaves a margin.
-    """
-    columns = max(12, int(width * 72 / (size * 0.62)))
-    return "\n".join(textwrap.wrap(text, columns, break_on_hyphens=False)) or text
-
-
-def _title(axes, text: str, size: float = _TITLE_SIZE) -> None:
-    """An axes' title wrapped to the axes' share of its figure's width."""
-    width = axes.figure.get_figwidth() * axes.get_position().width
-    axes.set_title(_wrapped(text, width, size), fontsize=size)
-
-
-def _suptitle(figure: Figure, text: str) -> None:
-    """A figure's title wrapped to the figure's width."""
-    figure.suptitle(_wrapped(text, figure.get_figwidth() * 0.96), fontsize=_TITLE_SIZE)
-
-
-def _colours(data: ChartData) -> dict[str, str]:
-    labels = list(dict.fromkeys([*data.entrants, *sorted(data.hands.labels)]))
-    palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown"]
-    return {label: palette[index % len(palette)] for index, label in enumerate(labels)}
-
-
 def _labels_with_hands(data: ChartData) -> list[str]:
     """The labels of ``hands`` (labelled by team) that have rows, the run's entrants first, each once."""
     return [label for label in dict.fromkeys([*data.entrants, *data.hands.labels]) if data.hands.labels.get(label)]
-
-
-def _matchup(data: ChartData) -> str:
-    specs = [entry.get("spec") for entry in data.shown_manifest.get("strategies", [])]
-    if len(specs) >= 3:
-        return f"round robin of {len(specs)}"
-    return " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
 
 
 _RATES = frozenset({"went_out", "concealed", "no_initial_meld"})
@@ -162,8 +123,8 @@ def _paired_intervals(data: ChartData) -> dict[tuple[str, str], tuple[float, flo
 
 
 def win_rates(run: LoadedRun | ChartData) -> Figure:
-    """Win rate with its Wilson 95% interval per strategy: overall, then by side (A = seats 0 and 2), or
-    by opponent in a round robin."""
+    """Win rate with its Wilson 95% interval per strategy: overall, then by side (A = seats 0 and 2) where it met one
+    opponent (a round robin's pairs are the chart ``pairwise_scores``)."""
     data = chart_data(run)
     paired = _paired_intervals(data)
     tally = data.games
@@ -176,9 +137,9 @@ def win_rates(run: LoadedRun | ChartData) -> Figure:
         if not opponents:
             continue
         groups = [("all games", tally.count(label), opponents[0] if len(opponents) == 1 else None)]
-        if len(opponents) > 1:
-            groups += [(f"vs {opponent}", tally.count(label, opponent=opponent), opponent) for opponent in opponents]
-        elif not mirror:
+        # A round robin's strategy against each other is the matrix of pairwise_scores: a bar for each ordered pair
+        # made ten strategies' chart 100 rows, over 6,000 pixels tall.
+        if len(opponents) == 1 and not mirror:
             groups += [("as side A", tally.count(label, side="A"), None),
                        ("as side B", tally.count(label, side="B"), None)]
         for what, (games, wins), opponent in groups:
@@ -234,8 +195,19 @@ def margins(run: LoadedRun | ChartData) -> Figure:
     first = data.entrants[0] if data.entrants else tally.first_played
     labels = [label for label in data.entrants if tally.margins.get(label)] if round_robin else [first]
     labels = labels or [first]  # a round robin whose every game was forfeited: one panel saying so
-    figure = _new_figure(8, 1.5 + 3.5 * len(labels) if round_robin else 5.0)
-    panels = figure.subplots(len(labels), 1, sharex=True, squeeze=False)[:, 0]
+    # Beyond three strategies the panels stand in columns, so that the figure stays bounded: one above another,
+    # ten strategies' made it 36 inches tall.
+    columns = 1 if len(labels) <= 3 else 2 if len(labels) <= 6 else 3
+    rows = -(-len(labels) // columns)
+    figure = _new_figure(8 if columns == 1 else 4.6 * columns,
+                         (1.5 + (3.5 if columns == 1 else 2.6) * rows) if round_robin else 5.0)
+    grid = figure.subplots(rows, columns, sharex=True, squeeze=False)
+    for unused in grid.flat[len(labels):]:
+        unused.remove()
+    panels = grid.flat[:len(labels)]
+    for axes in panels:  # each panel has its own label: its figures too, above a gap in the grid as well
+        axes.xaxis.set_tick_params(labelbottom=True)
+    panel_width = figure.get_figwidth() / columns - 0.5
     spoken = []
     for axes, label in zip(panels, labels, strict=True):
         counts = tally.margins.get(label)
@@ -261,7 +233,7 @@ def margins(run: LoadedRun | ChartData) -> Figure:
         opponent = f"{opponents[0]}'s" if len(opponents) == 1 else "its opponent's"
         spoken.append(f"{label} total minus {opponent}: mean {mean:+z.0f} points over {counted(games, 'game')}, from "
                       f"{values.min():+d} to {values.max():+d}")
-        axes.set_xlabel(_wrapped(f"final margin, points ({label} total minus {opponent} total)", 7.5, 10))
+        axes.set_xlabel(_wrapped(f"final margin, points ({label} total minus {opponent} total)", panel_width, 10))
         axes.set_ylabel("games")
         _integer_ticks(axes.yaxis)
         if round_robin:
@@ -309,7 +281,9 @@ def per_hand_stats(run: LoadedRun | ChartData) -> Figure:
     data = chart_data(run)
     colours = _colours(data)
     labels = _labels_with_hands(data)
-    figure = _new_figure(11, 9.5)
+    upright = len(labels) <= 4
+    longest = max((len(label) for label in labels), default=0) * 7 * 0.62 / 72
+    figure = _new_figure(11, 9.5 if upright else 9.5 + 3 * min(longest, 1.5))
     spoken = []
     for index, (column, title, unit, scale) in enumerate(_PER_HAND):
         axes = figure.add_subplot(3, 3, index + 1)
@@ -332,9 +306,11 @@ def per_hand_stats(run: LoadedRun | ChartData) -> Figure:
         spoken.append(f"{title}: " + ", ".join(
             f"{label} " + (f"{100 * data.hands.moments[(label, column)].mean:.1f}%" if scale == 100
                            else f"{data.hands.moments[(label, column)].mean:.2f}") for label in labels))
-        # Each name wrapped to its bar's share of the panel, so that neighbours never overlap.
-        ticks = [_wrapped(label, 3.2 / max(len(labels), 1), 8) for label in labels]
-        axes.set_xticks(range(len(labels)), ticks, fontsize=8)
+        if upright:  # each name wrapped to its bar's share of the panel, so that neighbours never overlap
+            axes.set_xticks(range(len(labels)), [_wrapped(label, 3.2 / max(len(labels), 1), 8) for label in labels],
+                            fontsize=8)
+        else:  # a bar's share of a panel is narrower than any name: on end, each takes only its line's height
+            axes.set_xticks(range(len(labels)), labels, fontsize=7, rotation=90)
     counts = ", ".join(f"{label}: {data.hands.labels[label]}" for label in labels) or "none"
     title = f"Per-hand statistics: {_matchup(data)} (team-hands {counts}; bars: 95% interval, Wilson for the rates)"
     _suptitle(figure, title)
@@ -375,7 +351,7 @@ def hand_scores(run: LoadedRun | ChartData) -> Figure:
     if not every:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
-    axes.legend(fontsize=8)
+    _legend(axes, len(spoken))
     return figure
 
 
@@ -408,7 +384,7 @@ def score_components(run: LoadedRun | ChartData) -> Figure:
     if not labels:
         _nothing_to_draw(axes, _NO_HAND)
         return figure
-    axes.legend(fontsize=8)
+    _legend(axes, len(labels))
     return figure
 
 
@@ -455,7 +431,7 @@ def cumulative_score(run: LoadedRun | ChartData) -> Figure:
                  "left out)", 9)
     counts_axes.set_title("games still in play", fontsize=9)
     if drawn:
-        axes.legend(fontsize=8)
+        _legend(axes, len(spoken))
         _integer_ticks(counts_axes.xaxis)
     else:
         _nothing_to_draw(axes, _NO_HAND)
@@ -463,33 +439,6 @@ def cumulative_score(run: LoadedRun | ChartData) -> Figure:
         counts_axes.set_yticks([])
     counts_axes.set_xlabel("hand number")
     counts_axes.set_ylabel("games in play")
-    return figure
-
-
-def ratings(run: LoadedRun | ChartData) -> Figure:
-    """A round robin's Bradley-Terry ratings: Elo relative to the entrants' mean, with 95% intervals."""
-    data = chart_data(run)
-    fitted = sorted(data.matchmaking().ratings, key=lambda rating: rating.elo)
-    names = data.names
-    colours = _colours(data)
-    figure = _new_figure(8, 1.5 + 0.6 * len(fitted))
-    axes = figure.add_subplot()
-    for position, rating in enumerate(fitted):
-        axes.errorbar(rating.elo, position, xerr=[[rating.elo - rating.low], [rating.high - rating.elo]], fmt="o",
-                      color=colours.get(names.get(rating.name, rating.name), "black"), capsize=4)
-        axes.text(rating.high + 5, position, f"{rating.elo:+z.0f} [{rating.low:+z.0f}, {rating.high:+z.0f}]  "
-                  f"n={counted(rating.games, 'game')}", va="center", fontsize=8)
-    axes.set_yticks(range(len(fitted)), [names.get(rating.name, rating.name) for rating in fitted], fontsize=8)
-    axes.axvline(0, color="grey", linestyle="--", linewidth=1, label="the entrants' mean")
-    axes.set_xlabel("Elo relative to the mean (Bradley-Terry fit; bars: 95% interval)")
-    if fitted:
-        low, high = min(rating.low for rating in fitted), max(rating.high for rating in fitted)
-        axes.set_xlim(low - 0.05 * (high - low + 1), high + 0.45 * (high - low + 1))
-    _title(axes, f"Ratings: {_matchup(data)} ({counted(data.games.games, 'game')})")
-    say(figure, f"Ratings: {_matchup(data)} ({counted(data.games.games, 'game')}), Elo relative to the entrants' mean",
-        "; ".join(f"{names.get(rating.name, rating.name)} {rating.elo:+z.0f} (95% interval {rating.low:+z.0f} to "
-                  f"{rating.high:+z.0f}, {counted(rating.games, 'game')})" for rating in reversed(fitted)))
-    axes.legend(loc="lower right", fontsize=8)
     return figure
 
 
@@ -504,7 +453,8 @@ CHARTS: dict[str, Callable[[LoadedRun | ChartData], Figure]] = {
 }
 """Chart name (the PNG's file name) to the function that draws it, for every run."""
 
-ROUND_ROBIN_CHARTS: dict[str, Callable[[LoadedRun | ChartData], Figure]] = {"ratings": ratings}
+ROUND_ROBIN_CHARTS: dict[str, Callable[[LoadedRun | ChartData], Figure]] = {"ratings": ratings,
+                                                                           "pairwise_scores": pairwise_scores}
 """Charts drawn for round robins (three or more strategies) only."""
 
 

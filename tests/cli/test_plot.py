@@ -81,11 +81,13 @@ def test_win_rate_chart_shows_both_strategies_by_side(small_runs):
     assert any("n=40" in text.get_text() for text in figure.axes[0].texts)
 
 
-def test_win_rate_chart_of_a_round_robin_shows_each_matchup(small_runs):
-    figure = CHARTS["win_rates"](load_run(small_runs["round_robin"]))
-    labels = [label.get_text().replace("\n", " ") for label in figure.axes[0].get_yticklabels()]
-    assert f"{GREEDY} vs {RANDOM}" in labels and f"{EXPERT} vs {GREEDY}" in labels and f"{RANDOM} all games" in labels
-    assert len(labels) == 9
+def test_a_round_robin_shows_each_strategy_in_the_win_rates_and_each_matchup_in_the_pairwise_matrix(small_runs):
+    run = load_run(small_runs["round_robin"])
+    labels = [label.get_text().replace("\n", " ") for label in CHARTS["win_rates"](run).axes[0].get_yticklabels()]
+    assert sorted(labels) == sorted(f"{name} all games" for name in (GREEDY, RANDOM, EXPERT))
+    matrix = ROUND_ROBIN_CHARTS["pairwise_scores"](run).axes[0]
+    assert {label.get_text() for label in matrix.get_yticklabels()} == {GREEDY, RANDOM, EXPERT}
+    assert len(matrix.texts) == 6  # each ordered pair once, none on the diagonal
 
 
 def test_mirror_match_charts_compare_the_sides(small_runs):

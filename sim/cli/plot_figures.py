@@ -1,0 +1,87 @@
+"""The figure, titles and colours every chart of ``canasta-sim plot`` shares (:mod:`canasta_sim.cli.plot`,
+:mod:`canasta_sim.cli.plot_round_robin`)."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import TYPE_CHECKING
+
+from canasta_sim.cli.plot_data import ChartData
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["TITLE_SIZE", "colours", "legend", "matchup", "new_figure", "suptitle", "title", "wrapped"]
+
+
+def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
+    """An empty figure of ``width`` by ``height`` inches, laid out when drawn, on the Agg canvas (no display)."""
+    # Imported here so that every other command starts without loading matplotlib.
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+TITLE_SIZE = 12.0
+"""Matplotlib's default title size in points (``large``)."""
+
+
+def wrapped(text: str, width: float, size: float = TITLE_SIZE) -> str:
+    """``text`` broken at spaces into lines that fit ``width`` inches at ``size`` points.
+
+    An average glyph of the default font (DejaVu Sans) is about 0.6 of the size wide; 0.62 leaves a margin.
+    """
+    columns = max(12, int(width * 72 / (size * 0.62)))
+    return "\n".join(textwrap.wrap(text, columns, break_on_hyphens=False)) or text
+
+
+def title(axes, text: str, size: float = TITLE_SIZE) -> None:
+    """An axes' title wrapped to the axes' share of its figure's width."""
+    width = axes.figure.get_figwidth() * axes.get_position().width
+    axes.set_title(wrapped(text, width, size), fontsize=size)
+
+
+def suptitle(figure: Figure, text: str) -> None:
+    """A figure's title wrapped to the figure's width."""
+    figure.suptitle(wrapped(text, figure.get_figwidth() * 0.96), fontsize=TITLE_SIZE)
+
+
+def colours(data: ChartData) -> dict[str, object]:
+    """A colour for each strategy (and each side of a mirror match), none shared by two."""
+    labels = list(dict.fromkeys([*data.entrants, *sorted(data.hands.labels)]))
+    # Ten colours, so that no two of a ten-strategy round robin's share one (six did: the first and the seventh);
+    # beyond ten, twenty, paler and darker.
+    palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:gray",
+               "tab:olive", "tab:cyan"]
+    if len(labels) > len(palette):
+        from matplotlib import colormaps
+
+        palette = [colormaps["tab20"](index) for index in range(20)]
+    return {label: palette[index % len(palette)] for index, label in enumerate(labels)}
+
+
+def matchup(data: ChartData) -> str:
+    """What the run pitted against what, for a chart's title: ``a vs b``, ``a mirror match``, ``round robin of N``."""
+    specs = [entry.get("spec") for entry in data.shown_manifest.get("strategies", [])]
+    if len(specs) >= 3:
+        return f"round robin of {len(specs)}"
+    return " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
+
+
+LEGEND_INSIDE = 4
+"""Series a chart's legend may list inside its axes: ten strategies' covered the bars and lines it names."""
+
+
+def legend(axes, series: int) -> None:
+    """The axes' legend: inside for a few ``series``, else beside the axes, the figure widened to hold it."""
+    if series <= LEGEND_INSIDE:
+        axes.legend(fontsize=8)
+        return
+    figure = axes.figure
+    entries = axes.get_legend_handles_labels()[1]
+    extra = max((len(entry) for entry in entries), default=0) * 8 * 0.62 / 72 + 0.6
+    figure.set_figwidth(figure.get_figwidth() + extra)
+    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0)
