@@ -47,7 +47,7 @@ def _code_changes(strategies: list) -> list[dict[str, Any]]:
     for entry in strategies:
         noted = entry.get("file_code_changes") if isinstance(entry, dict) else None
         if isinstance(noted, list) and noted:
-            changes.append({"spec": entry.get("spec"), "label": entry.get("label", entry.get("spec")),
+            changes.append({"spec": entry.get("spec"), "label": recorded_label(entry) or entry.get("spec"),
                             "sessions": [change.get("session") for change in noted if isinstance(change, dict)]})
     return changes
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import importlib.util
 import logging
 import os
@@ -45,7 +46,7 @@ import pyarrow as pa
 
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.errors import StrategyLoadError
-from canasta_sim.plugins.loader import LoadedStrategy, is_built_in_spec, load_strategy
+from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import is_bot_spec
 from canasta_sim.runs.dask_cluster import (
     ClusterError,
@@ -66,9 +67,9 @@ from canasta_sim.runs.dask_strategies import (
     remove_run_files,
     shipped_files,
 )
+from canasta_sim.runs.local_backend import RunSchedule
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings, stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.runs.supervisor import charged_failure
 from canasta_sim.runs.worker_log import portable_record
 
 __all__ = [
@@ -249,12 +250,11 @@ def play_chunk_task(job: ChunkJob | bytes, chunk: int, submission: int = 1) -> C
         captured: dict[str, pa.Table] = {}
         # The player writes through its directory; here "writing" keeps the tables to return them.
         player.directory = _TableCatcher(captured)
-        built_in = frozenset(filter(is_built_in_spec, job.settings.specs))  # from the client's specs, as locally
-        with ChunkJournal(job.token, chunk, is_built_in=lambda game_id, seat: job.settings.sides(game_id)[seat % 2]
-                          in built_in) as journal:
+        # The local backend's judgements, from the client's specs: who is built in, and the failure a death charges.
+        schedule = RunSchedule(job.settings)
+        with ChunkJournal(job.token, chunk, is_built_in=functools.partial(schedule.is_built_in, chunk)) as journal:
             # A game during which an earlier attempt's worker died is that call's seat's failure, as locally.
-            charged = {game_id: charged_failure(job.settings.sides(game_id)[seat % 2], job.settings.game_seed(game_id),
-                                                seat, decision, "crash", DASK_DEATH)
+            charged = {game_id: schedule.charge(chunk, game_id, seat, decision, "crash", DASK_DEATH)
                        for game_id, (seat, decision) in journal.charged.items()}
             report = player.play(chunk, monitor=journal.monitor, charged=charged)
     finally:
