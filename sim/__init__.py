@@ -47,7 +47,7 @@ from canasta_sim.errors import (
 )
 
 __version__ = "0.1.0"
-ENGINE_VERSION = "4"
+ENGINE_VERSION = "5"
 """Bumped whenever a change to the engine could change any game's outcome."""
 
 __all__ = [

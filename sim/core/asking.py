@@ -72,12 +72,14 @@ class AskingRules(PileRules):
         self.phase = ANSWER
 
     def verify_answer(self, move: Answer) -> None:
-        """R12.5: only an asked partner answers."""
+        """R12.5: only an asked partner answers; E1: with True or False."""
         self._verify_phase(move, ANSWER)
+        if type(move.yes) is not bool:
+            raise self._fail("E1", "", move)  # the record's problem heads the error (_fail)
 
     def can_answer(self, move: Answer) -> bool:
         """Return whether :meth:`answer_ask` is legal now."""
-        return self.phase == ANSWER
+        return self.phase == ANSWER and type(move.yes) is bool
 
     def answer_ask(self, move: Answer) -> None:
         """Record the partner's binding answer (R12.5)."""

@@ -360,6 +360,8 @@ class Answer(_MoveBase):
     __match_args__ = ("yes",)
 
     def __init__(self, yes: bool) -> None:
+        # Kept as given, whatever it is: the checks refuse anything but True or False (E1), since Answer("no") read as
+        # true would be a yes.
         self.yes = yes
 
     def _values(self) -> tuple:
@@ -488,15 +490,15 @@ def record_problem(move: Move) -> str | None:
     is no card kind; ``None`` for a record whose every field holds what it should."""
     groups = _groups(move)
     if not _are_groups(groups):
-        shown = repr(groups)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        return f"a {type(move).__name__}'s groups are MeldGroup records in a tuple; it holds {shown}"
+        return f"a {type(move).__name__}'s groups are MeldGroup records in a tuple; it holds {_shown(groups)}"
     # Every value that should be a card kind (the groups' ranks included), checked in loops: the bot server judges
     # every answer its strategy gives, and a generator's frame per record cost it a twentieth of its work.
     if isinstance(move, Discard):
         problem = _kinds_problem(move, (move.card,))
     elif isinstance(move, TakePile):
         problem = _kinds_problem(move, move.cards)
+    elif isinstance(move, Answer) and type(move.yes) is not bool:
+        return f"an {type(move).__name__}'s yes is True or False; it holds {_shown(move.yes)}"
     else:
         problem = None
     if problem is None:
@@ -505,6 +507,11 @@ def record_problem(move: Move) -> str | None:
             if problem is not None:
                 break
     return problem
+
+
+def _shown(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:57] + "..."
 
 
 def _kinds_problem(move: Move, values: Sequence[object]) -> str | None:

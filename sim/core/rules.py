@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -117,8 +118,13 @@ class Rules:
             value = getattr(self, field.name)
             if field.type == "bool" and not isinstance(value, bool):
                 raise RulesError(f"rule {field.name}={value!r} is not accepted; use true or false")
-            if field.type == "int" and (not isinstance(value, int) or isinstance(value, bool)):
-                raise RulesError(f"rule {field.name}={value!r} is not accepted; use a whole number")
+            if field.type == "int":
+                whole = _whole_number(value)
+                if whole is None:
+                    raise RulesError(f"rule {field.name}={value!r} is not accepted; use a whole number")
+                # A numpy integer (a sweep's grid, a table's cell) is kept as the int it equals, so that equal rule
+                # sets hash alike and the compiled engine reads a C integer.
+                object.__setattr__(self, field.name, whole)
         if not 0 < self.target_score <= MAX_TARGET_SCORE:
             raise RulesError(f"rule target_score={self.target_score} is not accepted; use a whole number from 1 to "
                              f"{MAX_TARGET_SCORE:,} (a game stops after {_HAND_CAP} hands)")
@@ -279,6 +285,16 @@ def _verify_meld_table(table: Any) -> None:
         lowests.append(lowest)
     if lowests != sorted(set(lowests)):
         raise RulesError(message)
+
+
+def _whole_number(value: Any) -> int | None:
+    """The int a whole-number value equals (numpy's integers included), or None; never a bool's."""
+    if isinstance(value, bool):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 
 
 def _writable(part: Any) -> bool:

@@ -9,7 +9,7 @@ import pytest
 
 from canasta_sim.core.cards import parse_kind
 from canasta_sim.core.engine import GameObserver, play_game
-from canasta_sim.core.moves import Discard, Meld, MeldGroup, TakePile, parse_move
+from canasta_sim.core.moves import Answer, Discard, Meld, MeldGroup, TakePile, move_text, parse_move
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import ACQUIRE, PLAY
 from canasta_sim.errors import IllegalMoveError
@@ -116,3 +116,30 @@ def test_a_game_of_numpy_kinds_is_the_game_of_the_same_ints_and_holds_no_numpy_v
     result = play_game([NumpyGreedy, Greedy, NumpyGreedy, Greedy], seed=11, rules=rules, observer=observer)
     assert result == play_game([Greedy] * 4, seed=11, rules=rules)
     assert {"Discard", "Meld", "TakePile"} <= observer.played
+
+
+def _asked():
+    """Seat 0 has asked its partner (R12.5): the partner's answer is due."""
+    state = position(Rules(), hands={0: "5 5 5 9"}, melds={0: "Q Q Q Q Q Q Q"}, melded_seats=(0,), seat=0, phase=PLAY)
+    state.apply(parse_move("ask"))
+    return state
+
+
+def test_an_answer_of_true_or_false_is_played():
+    for value in (True, False):
+        state = _asked()
+        state.apply(Answer(value))
+        assert state.answer is value
+
+
+@pytest.mark.parametrize("value", ["no", None, 0, 1, np.float64(1.0), np.bool_(True), "yes"])
+def test_an_answer_that_is_neither_true_nor_false_is_e1(value):
+    # Answer("no") was taken as a yes (the text is truthy) and Answer(None) as a no, each without a word; a bot
+    # process sent "answer yes" for the first.  A numpy bool is refused as answer_go_out's is (docs/strategies.md).
+    record = Answer(value)
+    state = _asked()
+    assert not state.is_legal(record)
+    with pytest.raises(IllegalMoveError) as raised:
+        state.verify(record)
+    assert raised.value.rule == "E1" and "True or False" in str(raised.value)
+    assert move_text(record) is None

@@ -232,8 +232,8 @@ def _ismcts_game(spec: str, seed: int, options: tuple[str, ...] = ()):
 
 
 ISMCTS_RECORDED = {
-    ("4", "ismcts@2", ()): "bb90b3729c2fcd44",
-    ("4", "ismcts@2", ("canastas_to_go_out=2",)): "2f68e68a26cdee6c",
+    ("5", "ismcts@2", ()): "bb90b3729c2fcd44",
+    ("5", "ismcts@2", ("canastas_to_go_out=2",)): "2f68e68a26cdee6c",
 }
 """ismcts's games, as tests/strategies/test_versions.py records the built-ins' (pgx style: a change that alters any
 game bumps ``Ismcts.version``): ``(engine, label, rule options): fingerprint`` of 4 games of

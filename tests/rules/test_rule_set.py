@@ -282,6 +282,21 @@ def test_bad_python_values_are_refused_with_rules_error():
     assert Rules.from_mapping({"initial_meld_table": [[-math.inf, 15], [0, 60]]}).initial_requirement(0) == 60
 
 
+def test_a_numpy_whole_number_is_taken_as_the_int_it_equals():
+    # A value read from a numpy array or a pandas table (a sweep's grid) was refused as "not a whole number",
+    # where play_game's seed takes the same numbers.
+    import numpy as np
+
+    rules = Rules(target_score=np.int64(3000), max_wilds_per_meld=np.uint8(2))
+    assert rules == Rules(target_score=3000, max_wilds_per_meld=2)
+    assert type(rules.target_score) is int and type(rules.max_wilds_per_meld) is int
+    assert hash(rules) == hash(Rules(target_score=3000, max_wilds_per_meld=2))
+    with pytest.raises(RulesError, match="target_score"):
+        Rules(target_score=np.float64(3000))
+    with pytest.raises(RulesError, match="target_score"):
+        Rules(target_score=np.bool_(True))
+
+
 @pytest.mark.parametrize("words, value", [
     (["true", "TRUE", "yes", "Yes", "on", "ON", "1"], True),
     (["false", "False", "no", "NO", "off", "Off", "0"], False),

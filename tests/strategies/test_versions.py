@@ -20,16 +20,17 @@ from canasta_sim.strategies import BUILTIN
 # opening melds of a take that goes out (R5.3, R8.2e), a position none of these games reaches; engine 4 closes the
 # question to the partner after a take's extra melds the take did not need (R12.5, D23) and, under
 # dealt_red_three_timing=first_turn, scores the red 3s of a seat whose first turn never came (D22), which none of
-# these games meets: their fingerprints are engine 1's.
+# these games meets; engine 5 refuses an answer to the partner that holds neither True nor False (E1), which no
+# built-in gives: their fingerprints are engine 1's.
 RECORDED = {
-    ("4", "random@2"): "fe128f18dd2d7f26",
-    ("4", "greedy@2"): "e427710f3a60a720",
-    ("4", "expert@1"): "69070ea7b3f599cc",
-    ("4", "pimc@5"): "4ff822b24e99b113",
+    ("5", "random@2"): "fe128f18dd2d7f26",
+    ("5", "greedy@2"): "e427710f3a60a720",
+    ("5", "expert@1"): "69070ea7b3f599cc",
+    ("5", "pimc@5"): "4ff822b24e99b113",
 }
 EARLIER = {
-    ("4", "pimc@4"): ({"melds": 0}, "1f038faf1f9c03dd"),
-    ("4", "pimc@3"): ({"melds": 0, "horizon": 0}, "936f40f1579bd90b"),
+    ("5", "pimc@4"): ({"melds": 0}, "1f038faf1f9c03dd"),
+    ("5", "pimc@3"): ({"melds": 0, "horizon": 0}, "936f40f1579bd90b"),
 }
 """Earlier versions that parameters still play: ``(engine, label): (parameters, fingerprint)``, the
 parameters added to the cheap setting below (pimc@5 searches its meld decisions; ``melds=0`` lays
