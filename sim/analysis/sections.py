@@ -20,11 +20,12 @@ import math
 from collections.abc import Iterable, Sequence
 
 from canasta_sim.runs.matchmaking import MatchmakingResults, PairedResult
-from canasta_sim.runs.ratings import CrossTable, Rating
+from canasta_sim.runs.ratings import CrossTable, Rating, ranked
 from canasta_sim.runs.sprt import elo_interval_text
 from canasta_sim.runs.summary import SummaryRow
 
 __all__ = [
+    "CROSS_TABLE_CORNER",
     "PAIRED_FIELDS",
     "cross_records",
     "format_csv",
@@ -102,11 +103,11 @@ def cross_records(table: CrossTable | None) -> list[dict]:
 
 
 def rating_records(ratings: Sequence[Rating]) -> list[dict]:
-    """One record per entrant, strongest first: rank, Elo relative to the mean with its 95% interval."""
-    ordered = sorted(ratings, key=lambda rating: -rating.elo)
+    """One record per entrant, strongest first: rank (shared by a tie, :func:`~canasta_sim.runs.ratings.ranked`), Elo
+    relative to the mean with its 95% interval."""
     return [{"rank": rank, "strategy": rating.name, "elo": rating.elo, "elo_low": rating.low,
              "elo_high": rating.high, "games": rating.games, "score": _clean(rating.score)}
-            for rank, rating in enumerate(ordered, start=1)]
+            for rank, rating in ranked(ratings)]
 
 
 def sections_json(results: MatchmakingResults) -> dict:
@@ -146,7 +147,10 @@ def _games(value) -> str:
     return "n/a" if value is None else f"{value:.0f} unpaired games"
 
 
-_NAME_COLUMNS = frozenset({"strategy", "opponent", "score of row vs column"})
+CROSS_TABLE_CORNER = "score of row vs column"
+"""The cross table's first header cell, above the row strategies: the HTML report finds the matrix by it."""
+
+_NAME_COLUMNS = frozenset({"strategy", "opponent", CROSS_TABLE_CORNER})
 """Columns of names, aligned left like the summary's first column; every other column holds figures, aligned right."""
 
 
@@ -174,11 +178,12 @@ def format_markdown(results: MatchmakingResults) -> str:
              for row in paired)))
     table = results.cross_table
     if table is not None:
-        header = ["score of row vs column", *table.names]
+        order = results.ranking()  # strongest first, as the ratings below and the chart of the matrix
+        header = [CROSS_TABLE_CORNER, *order]
         rows = []
-        for first in table.names:
+        for first in order:
             cells = [first]
-            for second in table.names:
+            for second in order:
                 score, low, high, games = table.score(first, second) if first != second else (0, 0, 0, 0)
                 cells.append("-" if not games else f"{100 * score:.1f}% [{100 * low:.1f}, {100 * high:.1f}] n={games}")
             rows.append(cells)

@@ -59,10 +59,10 @@ _MATRIX_INCHES = 7.0
 
 def _rating_order(data: ChartData) -> list[str]:
     """The entrants' specs, strongest first by the fitted ratings (the run's order where there are none)."""
-    fitted = data.matchmaking().ratings
-    if not fitted:
+    results = data.matchmaking()
+    if not results.ratings:
         return [entry.get("spec") for entry in data.manifest.get("strategies", [])]
-    return [rating.name for rating in sorted(fitted, key=lambda rating: -rating.elo)]
+    return results.ranking()  # as the reports' cross table, ties in the run's order
 
 
 def pairwise_scores(run: LoadedRun | ChartData) -> Figure:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +24,7 @@ import click
 import pandas as pd
 
 from canasta_sim.analysis import strategy_names
+from canasta_sim.analysis.sections import CROSS_TABLE_CORNER
 from canasta_sim.cli.plot import chart_words, charts_for
 from canasta_sim.cli.plot_data import ChartData
 from canasta_sim.cli.replay import changes_since_run, ending_words, game_setup, recorded_run_game
@@ -57,6 +59,10 @@ iframe { width: 100%; height: 860px; max-height: 85vh; border: 1px solid #bbb; m
 .print-only { display: none; }
 @media (max-width: 600px) { body { padding: 6px 8px; } details { padding: 6px; } }
 .note { color: #7a3b00; }
+/* A round robin's cross table: each cell's score, interval and games stacked, the interval kept whole, and the
+   column's name broken after its punctuation, so that ten strategies fit a desktop's width unscrolled. */
+.matrix { font-size: 12px; } .matrix th, .matrix td { padding: 3px 4px; }
+.matrix td.number { white-space: normal; } .matrix .interval { white-space: nowrap; }
 /* On paper a box cannot scroll: a table wider than the sheet lost its last columns.  Smaller and allowed to wrap,
    the widest (a round robin's summary) fits an A4 or Letter sheet upright. */
 @media print {
@@ -117,11 +123,15 @@ def markdown_html(text: str) -> str:
             return
         header, alignment, *body = table
         right = [spec.endswith(":") for spec in alignment]
-        rows = ["<tr>" + "".join(f'<th scope="col" class="{"number" if r else "text"}">{html.escape(c)}</th>'
+        matrix = header[0] == CROSS_TABLE_CORNER
+        # A matrix's column names are specs with no space in them: breaks after punctuation let them narrow.
+        name = _breakable if matrix else html.escape
+        rows = ["<tr>" + "".join(f'<th scope="col" class="{"number" if r else "text"}">{name(c)}</th>'
                                  for c, r in zip(header, right, strict=True)) + "</tr>"]
-        rows += ["<tr>" + "".join(f'<td class="{"number" if r else "text"}">{html.escape(c)}</td>'
-                                  for c, r in zip(row, right, strict=True)) + "</tr>" for row in body]
-        out.append('<div class="table-box"><table>' + "".join(rows) + "</table></div>")
+        rows += ["<tr>" + "".join(f'<td class="{"number" if r else "text"}">{_figures(c) if r else html.escape(c)}'
+                                  "</td>" for c, r in zip(row, right, strict=True)) + "</tr>" for row in body]
+        kind = ' class="matrix"' if matrix else ""
+        out.append(f'<div class="table-box"><table{kind}>' + "".join(rows) + "</table></div>")
         table.clear()
 
     for line in text.splitlines():
@@ -135,6 +145,16 @@ def markdown_html(text: str) -> str:
             out.append(f"<p>{html.escape(line.strip())}</p>")
     flush()
     return "\n".join(out)
+
+
+def _breakable(name: str) -> str:
+    """A name escaped, a line allowed to break after each ``:``, ``=``, ``_`` or ``.``."""
+    return re.sub(r"([:=_.])", r"\1<wbr>", html.escape(name))
+
+
+def _figures(cell: str) -> str:
+    """A cell of figures escaped, each ``[low, high]`` interval in a span that keeps it on one line."""
+    return re.sub(r"(\[[^\]]*\])", r'<span class="interval">\1</span>', html.escape(cell))
 
 
 def games_worth_seeing(games: pd.DataFrame) -> list[tuple[int, str]]:

@@ -27,7 +27,7 @@ import math
 from collections.abc import Sequence
 
 from canasta_sim.core.engine import derive_seed
-from canasta_sim.runs.ratings import CrossTable, Rating, fit_ratings, format_cross_table, format_ratings
+from canasta_sim.runs.ratings import CrossTable, Rating, fit_ratings, format_cross_table, format_ratings, ranked
 from canasta_sim.runs.sprt import ResultCounts
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.summary import Z_95
@@ -311,12 +311,18 @@ class MatchmakingResults:
     def __bool__(self) -> bool:
         return bool(self.paired) or self.cross_table is not None
 
+    def ranking(self) -> list[str]:
+        """The entrants strongest first, as the ratings rank them (ties in the run's order); the cross table's order in
+        every report and chart, so that a page showing both reads them alike."""
+        return [rating.name for _, rating in ranked(self.ratings)] or list(self.cross_table.names if self.cross_table
+                                                                            else ())
+
     def text(self) -> str:
         """The sections as printed by ``canasta-sim run`` and ``report`` ('' when there are none)."""
         sections = [result.text() for result in self.paired]
         if self.cross_table is not None:
             sections.append("cross table (score of the row strategy against the column one, 95% interval):\n"
-                            + format_cross_table(self.cross_table))
+                            + format_cross_table(self.cross_table, self.ranking()))
             sections.append("ratings (Bradley-Terry fit, Elo relative to the mean, 95% interval):\n"
                             + format_ratings(self.ratings))
         return "\n\n".join(sections)

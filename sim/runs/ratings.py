@@ -36,6 +36,7 @@ __all__ = [
     "fit_ratings",
     "format_cross_table",
     "format_ratings",
+    "ranked",
 ]
 
 ELO_PER_UNIT = 400.0 / math.log(10.0)
@@ -171,6 +172,18 @@ def fit_ratings(table: CrossTable, confidence: float = 0.95) -> list[Rating]:
     return ratings
 
 
+def ranked(ratings: Sequence[Rating]) -> list[tuple[int, Rating]]:
+    """The ratings strongest first, each with its rank.  Entrants whose Elo the reports print alike (to 0.1) share a
+    rank, the next skipping as many (1, 2, 2, 4), and stand in the order given: two entrants level on points in a
+    round robin whose pairs played alike have the same rating, which rounding noise ordered at random."""
+    order = sorted(ratings, key=lambda rating: -round(rating.elo, 1))
+    ranks: list[tuple[int, Rating]] = []
+    for position, rating in enumerate(order):
+        tied = position > 0 and round(rating.elo, 1) == round(order[position - 1].elo, 1)
+        ranks.append((ranks[-1][0] if tied else position + 1, rating))
+    return ranks
+
+
 def _aligned(rows: list[list[str]]) -> str:
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
     return "\n".join(
@@ -180,13 +193,14 @@ def _aligned(rows: list[list[str]]) -> str:
     )
 
 
-def format_cross_table(table: CrossTable) -> str:
+def format_cross_table(table: CrossTable, order: Sequence[str] | None = None) -> str:
     """The cross table as aligned text: each cell is the row entrant's score rate against the column's, with
-    its Wilson 95% interval."""
-    rows = [["score of row vs column", *table.names]]
-    for first in table.names:
+    its Wilson 95% interval; rows and columns in ``order`` (the table's own by default)."""
+    names = table.names if order is None else order
+    rows = [["score of row vs column", *names]]
+    for first in names:
         cells = [first]
-        for second in table.names:
+        for second in names:
             rate, low, high, games = table.score(first, second) if first != second else (math.nan, 0, 0, 0)
             cells.append("-" if games == 0 else f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}] n={games}")
         rows.append(cells)
@@ -196,7 +210,7 @@ def format_cross_table(table: CrossTable) -> str:
 def format_ratings(ratings: Sequence[Rating]) -> str:
     """The ratings as aligned text, strongest first."""
     rows = [["rank", "strategy", "Elo", "95% interval", "games", "score"]]
-    for rank, rating in enumerate(sorted(ratings, key=lambda rating: -rating.elo), start=1):
+    for rank, rating in ranked(ratings):
         rows.append([str(rank), rating.name, f"{rating.elo:+z.1f}", f"[{rating.low:+z.1f}, {rating.high:+z.1f}]",
                      str(rating.games), "n/a" if math.isnan(rating.score) else f"{100 * rating.score:.1f}%"])
     # The first column is the rank: right-align everything but the names.
