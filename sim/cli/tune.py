@@ -32,7 +32,7 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from canasta_sim.cli import WRITTEN_TO
+from canasta_sim.cli import RESUMED_WITH, WRITTEN_TO
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
@@ -298,6 +298,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     manifest.setdefault("sessions", []).append(session)
     manifest["command"] = reproducing_command(settings, directory.path, memory_limit)  # this session's options
     manifest["status"] = "running"
+    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
+    click.get_current_context().meta[RESUMED_WITH] = resume_hint  # if the disk refuses tune.json or the trajectory
     directory.write_manifest(manifest)
     opponent = f"against {settings.against}" if settings.against else "head to head"
     say(f"tune {settings.spec} ({manifest['strategy']['label']}): {', '.join(tuned.names)}; {opponent}, "
@@ -317,7 +319,6 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         bar.set_postfix_str(", ".join(f"{name}={format_value(value)}"
                                       for name, value in zip(tuned.names, values, strict=True)), refresh=False)
 
-    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
     error, advice = None, f"fix the strategy and run {resume_hint}, or start again with --on-error forfeit"
     outcome: TuningOutcome | None = None
     handlers, restore_logging = install_logging(quiet, False, file_handler)

@@ -118,3 +118,42 @@ def test_charts_without_a_writable_folder_for_matplotlib_end_in_one_line_naming_
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and "MPLCONFIGDIR" in errors[0] and "--out" not in errors[0], result.stderr
+
+
+def _full_disk(*_arguments, **_keywords):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.timeout(120)
+def test_compare_saving_to_a_full_disk_ends_in_one_line_and_resumes(tmp_path, monkeypatch):
+    # It ended in pyarrow's traceback; the games saved before the disk filled were kept, but nothing said how to go on.
+    out = tmp_path / "saved"
+    arguments = ["compare", "greedy", "--baseline", "random", "--max-games", "8", "--workers", "1", "--seed", "1",
+                 *QUICK]
+    monkeypatch.setattr(RunDirectory, "write_chunk", _full_disk)
+    result = CliRunner().invoke(main, [*arguments, "--out", str(out)])
+    monkeypatch.undo()
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception  # not raised
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: writing failed: No space left on device; what was written before is kept; fix it and "
+                      f"run canasta-sim compare --resume {out}"], result.output
+    resumed = CliRunner().invoke(main, ["compare", "--resume", str(out)])
+    assert resumed.exit_code == 0, resumed.output
+
+
+@pytest.mark.timeout(120)
+def test_tune_on_a_full_disk_ends_in_one_line_and_resumes(tmp_path, monkeypatch):
+    # It ended in a traceback, from tune.json or from the trajectory, whichever the disk refused first.
+    from canasta_sim.tuning.run import TuningDirectory
+
+    out = tmp_path / "tuned"
+    monkeypatch.setattr(TuningDirectory, "write_trajectory", _full_disk)
+    result = CliRunner().invoke(main, ["tune", "expert", "--games", "4", "--games-per-iteration", "2", "--workers",
+                                       "1", "--seed", "1", "-q", "--out", str(out), *QUICK])
+    monkeypatch.undo()
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.exception  # not raised
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert errors == [f"Error: writing failed: No space left on device; what was written before is kept; fix it and "
+                      f"run canasta-sim tune --resume {out}"], result.output
+    resumed = CliRunner().invoke(main, ["tune", "--resume", str(out), "-q"])
+    assert resumed.exit_code == 0, resumed.output
