@@ -38,6 +38,7 @@ from canasta_sim.cli.options import (
     WholeNumber,
     cap_games_at_once,
     counted,
+    default_folder_made,
     fail,
     is_standard_output,
     isolation_options,
@@ -63,7 +64,7 @@ from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.interleave import games_at_once_cap
-from canasta_sim.runs.storage import claimed_directory, made_new_folder
+from canasta_sim.runs.storage import claimed_directory
 from canasta_sim.runs.supervisor import WorkerStartError
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
@@ -100,8 +101,8 @@ def _now() -> str:
 
 
 def _default_out() -> Path:
-    """``results/tune-<date-time>``, made now (:func:`~canasta_sim.runs.storage.made_new_folder`)."""
-    return made_new_folder(Path("results") / f"tune-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    """``results/tune-<date-time>``, made now (:func:`~canasta_sim.cli.options.default_folder_made`)."""
+    return default_folder_made(Path("results") / f"tune-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
 
 def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int | None = None) -> str:

@@ -157,3 +157,17 @@ def test_tune_on_a_full_disk_ends_in_one_line_and_resumes(tmp_path, monkeypatch)
                       f"run canasta-sim tune --resume {out}"], result.output
     resumed = CliRunner().invoke(main, ["tune", "--resume", str(out), "-q"])
     assert resumed.exit_code == 0, resumed.output
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", [["run", "--games", "4"], ["tune", "expert", "--games", "4",
+                                                                "--games-per-iteration", "2"]])
+def test_a_default_output_folder_that_cannot_be_made_is_one_line_naming_out(tmp_path, monkeypatch, command):
+    # A current folder read-only (a container's, a CI checkout's) or holding a file named results: a traceback.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").write_text("a file where the default output folder would go")
+    result = CliRunner().invoke(main, [*command, "--workers", "1", "-q", *QUICK])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.exception  # not raised
+    errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert len(errors) == 1 and "cannot be made in the current folder" in errors[0], result.output
+    assert errors[0].endswith("give --out a folder this user can write")
