@@ -1,5 +1,6 @@
 """The commands on a machine that gives them less than a desktop does: a container or CI job with no writable
-``/dev/shm``, a limit on processes and threads (``ulimit -u``, a pids limit), no writable folder for matplotlib.
+``/dev/shm``, a limit on processes and threads (``ulimit -u``, a pids limit), no writable folder for matplotlib, a
+disk that fills up, a current folder that cannot be written.
 
 Each condition is made in the test's process (or a child of it) without being root: what the system would refuse is
 refused by a stand-in at the call that meets it."""
