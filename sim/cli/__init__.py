@@ -7,6 +7,7 @@ pandas and pyarrow, ``play`` needs neither, and ``canasta-sim --help`` lists eve
 
 from __future__ import annotations
 
+import errno
 import importlib
 import io
 import os
@@ -153,6 +154,27 @@ def _output_failure(error: BaseException, ctx: click.Context | None = None
     return unwritable_output(error, ctx)
 
 
+RESUMED_WITH = "canasta_sim.resumed_with"
+"""The key in click's context ``meta`` under which a command keeping its work in a folder says the command that goes
+on with it (``canasta-sim tune --resume DIR``), for the error of a disk refusing a write (:func:`disk_refused`)."""
+
+_DISK_REFUSALS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS})
+"""A disk full, a quota or a file size limit reached, a read-only disk."""
+
+
+def disk_refused(error: BaseException, ctx: click.Context | None) -> click.ClickException | None:
+    """The one-line error (exit code 1) of a command whose files the disk refused (full, over quota, read-only), where
+    the ``OSError`` was a traceback, saying how to go on if the command told (:data:`RESUMED_WITH`); ``None`` for any
+    other error.  Every file is written whole or not at all, so what was written before is kept."""
+    if not isinstance(error, OSError) or error.errno not in _DISK_REFUSALS:
+        return None
+    where = f" ({error.filename})" if error.filename else ""
+    resume = None if ctx is None else ctx.meta.get(RESUMED_WITH)
+    then = f"; fix it and run {resume}" if resume else ""
+    return click.ClickException(f"writing failed: {os.strerror(error.errno)}{where}; what was written before is "
+                                f"kept{then}")
+
+
 WRITTEN_TO = "canasta_sim.written_to"
 """The key in click's context ``meta`` under which a command says where its results are kept, in words (``the run is
 written to DIR (canasta-sim report DIR prints it)``), for the error of an output lost (:func:`raise_if_output_lost`)
@@ -260,7 +282,7 @@ class LazyCommands(OneLineErrors, click.Group):
                 raise_if_output_lost(ctx)
             raise
         except BaseException as error:  # whatever the closed pipe became on its way up: told apart by output_closed
-            failure = _output_failure(error, ctx)
+            failure = _output_failure(error, ctx) or disk_refused(error, ctx)
             if failure is not None:
                 raise failure from None
             raise

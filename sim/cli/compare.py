@@ -34,6 +34,7 @@ import click
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from canasta_sim.cli import RESUMED_WITH
 from canasta_sim.cli.compare_resume import ResumePoint, loaded_labels, resume_point
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
@@ -312,9 +313,8 @@ class _RunRecorder:
             click.get_current_context().with_resource(self.directory.claimed())
         except RunDirectoryError as error:
             raise fail(f"--out: {error}") from None
-        self.seed_drawn = seed_drawn
-        self.on_error = on_error
-        self.workers = workers
+        click.get_current_context().meta[RESUMED_WITH] = f"canasta-sim compare --resume {shlex.quote(str(path))}"
+        self.seed_drawn, self.on_error, self.workers = seed_drawn, on_error, workers
         self.memory_limit = memory_limit
         self.manifest: dict | None = None
         self.chunk_blocks = SAVED_CHUNK_GAMES // (BLOCK_OBSERVATIONS * plan.games_per_observation)

@@ -28,7 +28,7 @@ from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once_cap
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, RunSettings, default_workers
-from canasta_sim.runs.storage import DamagedPartError
+from canasta_sim.runs.storage import DamagedPartError, made_new_folder
 from canasta_sim.strategies import BUILTIN
 from canasta_sim.tuning.run import is_tuning_run
 
@@ -50,6 +50,7 @@ __all__ = [
     "check_output_folder",
     "counted",
     "ctrl_c_raises",
+    "default_folder_made",
     "echo_whole",
     "fail",
     "games_at_once_option",
@@ -150,6 +151,17 @@ def rules_text(rules: Rules) -> str:
 def output_error(option: str, path: Path, error: OSError) -> click.UsageError:
     """The one-line usage error (exit code 2) of an output file the user named that cannot be written."""
     return fail(f"{option} {path}: {error.strerror or error}")
+
+
+def default_folder_made(path: Path) -> Path:
+    """The default output folder ``path`` (``results/<date-time>``), made now
+    (:func:`~canasta_sim.runs.storage.made_new_folder`), or the one-line error saying to give ``--out``: a read-only
+    current folder (a container's, a CI checkout's) or a file named ``results`` there ended in a traceback."""
+    try:
+        return made_new_folder(path)
+    except OSError as error:
+        raise fail(f"the default output folder {str(path)!r} cannot be made in the current folder: "
+                   f"{error.strerror or error}; give --out a folder this user can write") from None
 
 
 STANDARD_OUTPUT = "-"

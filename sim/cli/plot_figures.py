@@ -6,6 +6,8 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
+import click
+
 from canasta_sim.cli.plot_data import ChartData
 
 if TYPE_CHECKING:
@@ -17,8 +19,11 @@ __all__ = ["TITLE_SIZE", "colours", "legend", "matchup", "new_figure", "suptitle
 def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
     """An empty figure of ``width`` by ``height`` inches, laid out when drawn, on the Agg canvas (no display)."""
     # Imported here so that every other command starts without loading matplotlib.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    try:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+    except OSError as error:  # no folder it can write its cache to (a locked-down container): its message says so
+        raise click.ClickException(f"no chart can be drawn: matplotlib cannot start: {error}") from None
 
     figure = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(figure)

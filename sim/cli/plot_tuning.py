@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from canasta_sim.cli.plot_figures import new_figure
 from canasta_sim.core.parameters import format_value
 from canasta_sim.tuning.iteration import TuningError
 from canasta_sim.tuning.run import TuningDirectory
@@ -30,12 +31,8 @@ MOVING_WINDOW = 50
 
 def tuning_chart(manifest: dict, trajectory: pd.DataFrame) -> Figure:
     """The trajectory chart of a tuning run from its ``tune.json`` and ``trajectory.parquet`` rows."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
     parameters = manifest["parameters"]
-    figure = Figure(figsize=(9, 2.0 * (len(parameters) + 1) + 0.6), layout="constrained")
-    FigureCanvasAgg(figure)
+    figure = new_figure(9, 2.0 * (len(parameters) + 1) + 0.6)
     axes_list = figure.subplots(len(parameters) + 1, 1, sharex=True, squeeze=False)[:, 0]
     iterations = trajectory["iteration"].to_numpy() + 1
     games = int(trajectory["games"].sum())

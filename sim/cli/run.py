@@ -43,6 +43,7 @@ from canasta_sim.cli.options import (
     WholeNumber,
     cap_games_at_once,
     check_game_pairs,
+    default_folder_made,
     fail,
     fail_each,
     games_at_once_option,
@@ -76,7 +77,7 @@ from canasta_sim.runs.runner import (
     settings_from_manifest,
     stop_signals_released,
 )
-from canasta_sim.runs.storage import RunDirectory, made_new_folder, read_part
+from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
@@ -124,7 +125,7 @@ def _reached_and_claimed(play_chunks: ChunkRunner, settings: RunSettings, direct
     folder, their games mixed in one run."""
     with cluster_reached(play_chunks, settings, directory):
         if default:
-            directory = RunDirectory(made_new_folder(directory.path))
+            directory = RunDirectory(default_folder_made(directory.path))
         with directory.claimed(), stop_signals_released():  # (what _play holds, should no worker start)
             yield directory
 

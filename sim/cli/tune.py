@@ -32,12 +32,13 @@ from pathlib import Path
 import click
 from tqdm import tqdm
 
-from canasta_sim.cli import WRITTEN_TO
+from canasta_sim.cli import RESUMED_WITH, WRITTEN_TO
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
     counted,
+    default_folder_made,
     fail,
     is_standard_output,
     isolation_options,
@@ -63,7 +64,7 @@ from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.interleave import games_at_once_cap
-from canasta_sim.runs.storage import claimed_directory, made_new_folder
+from canasta_sim.runs.storage import claimed_directory
 from canasta_sim.runs.supervisor import WorkerStartError
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
@@ -100,8 +101,8 @@ def _now() -> str:
 
 
 def _default_out() -> Path:
-    """``results/tune-<date-time>``, made now (:func:`~canasta_sim.runs.storage.made_new_folder`)."""
-    return made_new_folder(Path("results") / f"tune-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    """``results/tune-<date-time>``, made now (:func:`~canasta_sim.cli.options.default_folder_made`)."""
+    return default_folder_made(Path("results") / f"tune-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
 
 
 def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int | None = None) -> str:
@@ -298,6 +299,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     manifest.setdefault("sessions", []).append(session)
     manifest["command"] = reproducing_command(settings, directory.path, memory_limit)  # this session's options
     manifest["status"] = "running"
+    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
+    click.get_current_context().meta[RESUMED_WITH] = resume_hint  # if the disk refuses tune.json or the trajectory
     directory.write_manifest(manifest)
     opponent = f"against {settings.against}" if settings.against else "head to head"
     say(f"tune {settings.spec} ({manifest['strategy']['label']}): {', '.join(tuned.names)}; {opponent}, "
@@ -317,7 +320,6 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         bar.set_postfix_str(", ".join(f"{name}={format_value(value)}"
                                       for name, value in zip(tuned.names, values, strict=True)), refresh=False)
 
-    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
     error, advice = None, f"fix the strategy and run {resume_hint}, or start again with --on-error forfeit"
     outcome: TuningOutcome | None = None
     handlers, restore_logging = install_logging(quiet, False, file_handler)

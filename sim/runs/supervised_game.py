@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
+from canasta_sim.runs.machine import shared_memory, starting
 from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, died_during_call
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
 
@@ -72,10 +73,11 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
     if "fork" not in multiprocessing.get_all_start_methods():
         return play(None, lines)
     context = multiprocessing.get_context("fork")
-    memory = context.RawArray("d", MONITOR_SIZE)
+    with starting(game):
+        memory = shared_memory(context, MONITOR_SIZE * 8)
+        receiver, sender = context.Pipe(duplex=False)
     monitor = memoryview(memory).cast("B").cast("d")
     monitor[MONITOR_GAME] = -1
-    receiver, sender = context.Pipe(duplex=False)
 
     def child() -> None:
         signal.signal(signal.SIGINT, handler)
@@ -89,8 +91,11 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
         sender.send((False, (outcome, output.take())))
 
     process = context.Process(target=child, daemon=True)
-    process.start()
-    sender.close()
+    try:
+        with starting(game):
+            process.start()
+    finally:
+        sender.close()
     killed_for = None
     try:
         while True:

@@ -49,9 +49,10 @@ from typing import Any, Protocol
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
 from canasta_sim.core.engine import first_dealer
-from canasta_sim.errors import StrategyError, StrategyLoadError
+from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
 from canasta_sim.plugins.process import STOP_GRACE
+from canasta_sim.runs.machine import StopFlag, WorkerStartError, shared_memory, starting
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
@@ -101,10 +102,6 @@ MIN_PIECE_GAMES = 16
 IDLE_DEATHS = 3
 """Workers that die in a row outside any game (no game to charge, none played since the last death) before the
 run gives up: such a death is no strategy's doing, and a new worker would only die the same way."""
-
-
-class WorkerStartError(StrategyLoadError):
-    """Workers could not start: the strategies do not load there, or they die before playing anything."""
 
 
 class StopPlaying(Exception):  # noqa: N818 - a signal from the caller, not an error
@@ -166,18 +163,21 @@ class _Worker:
     def __init__(self, context, logs: WorkerLogs, arguments, where: Placement | None) -> None:
         self.where = where
         """The worker's core and its bots' (:mod:`canasta_sim.plugins.affinity`), kept by the worker replacing it."""
-        self.monitor_memory = context.RawArray("d", MONITOR_SIZE)
-        self.monitor = memoryview(self.monitor_memory).cast("B").cast("d")
-        self.monitor[MONITOR_GAME] = -1
-        self.connection, child = context.Pipe()
-        log_channel = logs.channel()
-        _Worker.started += 1
-        self.process = context.Process(target=worker_main,
-                                       args=(child, log_channel, self.monitor_memory, where, *arguments),
-                                       name=f"Worker-{_Worker.started}", daemon=True)
-        self.process.start()
-        child.close()
-        log_channel.close()  # the worker's alone now: its pipe ends with it, even in the middle of a record
+        with starting("a worker process"):
+            self.monitor_memory = shared_memory(context, MONITOR_SIZE * 8)
+            self.monitor = memoryview(self.monitor_memory).cast("B").cast("d")
+            self.monitor[MONITOR_GAME] = -1
+            self.connection, child = context.Pipe()
+            log_channel = logs.channel()
+            _Worker.started += 1
+            self.process = context.Process(target=worker_main,
+                                           args=(child, log_channel, self.monitor_memory, where, *arguments),
+                                           name=f"Worker-{_Worker.started}", daemon=True)
+            try:
+                self.process.start()
+            finally:  # the worker's alone now, or never started: its log's pipe ends with it, so the reader lets go
+                child.close()
+                log_channel.close()
         self.ready = False
         self.task: tuple[Hashable, int, int] | None = None
         """``(chunk, next game, end)`` while busy: the worker plays the chunk's games up to ``end`` (excluded)."""
@@ -254,7 +254,13 @@ class WorkerPool:
                                "(use --workers)", count, "s" if count > 1 else "", cores)
         except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
             raise WorkerStartError(str(error)) from None
-        self.workers = [_Worker(context, logs, self.arguments, where) for where in placements]
+        self.workers: list[_Worker] = []
+        try:
+            for where in placements:
+                self.workers.append(_Worker(context, logs, self.arguments, where))
+        except WorkerStartError:  # the machine refused one (ulimit -u): those started are ended with the command
+            self.close()
+            raise
         self.start_failures = 0
         self.idle_deaths = 0
         """Workers that died in a row without a game being charged for it or played since: see :data:`IDLE_DEATHS`."""
@@ -550,27 +556,6 @@ class _Play:
         outcome = self.schedule.charge(chunk, game_id, seat, decision, reason, message)
         log_failure(game_id, outcome, self.pool.on_error)
         self._record(worker, game_id, outcome)
-
-
-class StopFlag:
-    """The stop signal a run's processes share (``set``, ``is_set``, as :class:`threading.Event` has them): one byte
-    of shared memory, written and read whole, with no lock.
-
-    A :class:`multiprocessing.Event` takes a lock shared by every process to be set or read, and a worker killed
-    while it held the lock (by a bot that kills its worker, by a signal) left every other process waiting for it
-    for ever: a run that never ended.
-    """
-
-    def __init__(self, context) -> None:
-        self._flag = context.RawValue("b", 0)
-
-    def set(self) -> None:
-        """Ask every process to stop."""
-        self._flag.value = 1
-
-    def is_set(self) -> bool:
-        """Whether a stop was asked."""
-        return self._flag.value == 1
 
 
 def worker_context():

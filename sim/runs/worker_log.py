@@ -17,6 +17,8 @@ import threading
 import time
 from collections.abc import Sequence
 
+from canasta_sim.runs.machine import starting
+
 __all__ = ["CLOSE_SECONDS", "PipeLogHandler", "WorkerLogs", "portable_record", "send_records_to"]
 
 CLOSE_SECONDS = 5.0
@@ -35,9 +37,10 @@ class WorkerLogs:
         self._lock = threading.Lock()
         self._closing = False
         # Wakes the reading thread for a new pipe and for the close, at once: it waits on the pipes without a tick.
-        self._wake_reader, self._wake_writer = context.Pipe(duplex=False)
-        self._thread = threading.Thread(target=self._read, name="canasta-sim-worker-logs", daemon=True)
-        self._thread.start()
+        with starting("the thread reading the workers' messages"):
+            self._wake_reader, self._wake_writer = context.Pipe(duplex=False)
+            self._thread = threading.Thread(target=self._read, name="canasta-sim-worker-logs", daemon=True)
+            self._thread.start()
 
     def channel(self):
         """A new pipe: its writing end for a worker, which :func:`send_records_to` takes (close this process's copy
