@@ -18,11 +18,11 @@ _OWN = ("builtins", "canasta_sim")
 bot proxies (the class of an ``isolated:`` spec, whose state lives in its own process) are defined there."""
 
 
-def kept_state(cls: type) -> dict[str, bytes | int]:
+def kept_state(cls: type) -> dict[str, bytes | int | None]:
     """Each global of the modules that define ``cls`` and its parents (canasta-sim's own left out), and each attribute
     of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identity where
-    it does not pickle (a lambda)."""
-    state: dict[str, bytes | int] = {}
+    it does not pickle (a lambda); ``None`` as ``None``, a value not loaded yet (:func:`changed_names`)."""
+    state: dict[str, bytes | int | None] = {}
     for name in dict.fromkeys(part.__module__ for part in cls.__mro__):
         module = sys.modules.get(name)
         if module is None or name.partition(".")[0] in _OWN:
@@ -37,18 +37,31 @@ def kept_state(cls: type) -> dict[str, bytes | int]:
     return state
 
 
-def changed_names(before: dict[str, bytes | int], after: dict[str, bytes | int]) -> list[str]:
-    """The names whose value differs between two :func:`kept_state` of one class, added and removed ones included."""
-    return sorted(name for name in before.keys() | after.keys() if before.get(name) != after.get(name))
+def changed_names(before: dict[str, bytes | int | None], after: dict[str, bytes | int | None]) -> list[str]:
+    """The names whose value differs between two :func:`kept_state` of one class, added and removed ones included.
+
+    A name that held ``None`` before is loaded, not changed, whatever it holds after: a model read from its file at
+    the first decision (``_MODEL = None`` at import) is the same for every game after it, and is compared from then
+    on (:meth:`KeptStateWatch.changes`; ``check-strategy`` compares game 0's replay with its first play)."""
+    return sorted(name for name in before.keys() | after.keys()
+                  if before.get(name) != after.get(name) and not (name in before and before[name] is None))
 
 
-def _pickled(value) -> bytes | int:
+def _pickled(value) -> bytes | int | None:
+    if value is None:
+        return None  # not yet loaded: see changed_names
+    buffers: list[pickle.PickleBuffer] = []
     try:
-        pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL)
+        # A numpy array's data is handed over as a buffer of its own, read where it lies: a model of hundreds of MB
+        # held in a global is digested after every task without a copy that would double its memory.
+        pickled = pickle.dumps(value, pickle.HIGHEST_PROTOCOL, buffer_callback=buffers.append)
+        digest = hashlib.blake2b(pickled, digest_size=16)
+        for buffer in buffers:
+            digest.update(buffer.raw())
     except Exception:  # the strategy's own object refuses to pickle, however: judged by its identity instead
         return id(value)
     # A digest, not the bytes: a model's weights held in a global are not kept twice for the whole run.
-    return hashlib.blake2b(pickled, digest_size=16).digest()
+    return digest.digest()
 
 
 class KeptStateWatch:
@@ -65,7 +78,9 @@ class KeptStateWatch:
         name changed."""
         found = []
         for spec, cls in self._classes.items():
-            changed = changed_names(self._before[spec], kept_state(cls))
+            before, now = self._before[spec], kept_state(cls)
+            changed = changed_names(before, now)
+            before.update((name, now[name]) for name, held in list(before.items()) if held is None and name in now)
             if not {(spec, name) for name in changed} <= self._told:
                 self._told.update((spec, name) for name in changed)
                 found.append((spec, changed))

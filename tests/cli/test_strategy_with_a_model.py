@@ -1,0 +1,73 @@
+"""A strategy that carries a model trained offline: weights read from a file beside it, held for every game of the
+process, scored with numpy at each decision."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+
+LAZY_MODEL = '''
+from pathlib import Path
+
+import numpy as np
+
+from canasta_sim.strategies.greedy import Greedy
+
+_WEIGHTS = None  # read at the first decision, then used by every game the process plays
+
+
+def weights():
+    global _WEIGHTS
+    if _WEIGHTS is None:
+        _WEIGHTS = np.load(Path(__file__).resolve().parent / "weights.npy")
+    return _WEIGHTS
+
+
+class Modelled(Greedy):
+    name = "modelled"
+
+    def choose_discard(self, view):
+        weights()
+        return super().choose_discard(view)
+'''
+
+RUN = ["run", "--games", "4", "--chunk-size", "2", "--workers", "1", "--rules", "target_score=500", "--out", "out"]
+
+
+@pytest.mark.timeout(120)
+def test_a_model_loaded_at_the_first_decision_is_not_warned_of_as_state_kept_between_games(tmp_path, monkeypatch):
+    import numpy as np
+
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "modelled.py").write_text(LAZY_MODEL)
+    np.save(tmp_path / "bots" / "weights.npy", np.arange(1000.0))
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, [*RUN, "-s", "bots/modelled.py:Modelled", "-s", "greedy"])
+    assert result.exit_code == 0, result.output
+    assert "keeps from one game to the next" not in result.output, result.output
+
+    learning = LAZY_MODEL.replace("weights()\n", "weights()[view.hand_number] += 1\n")
+    (tmp_path / "bots" / "learning.py").write_text(learning)
+    result = CliRunner().invoke(main, [*RUN, "-s", "bots/learning.py:Modelled", "-s", "greedy", "--out", "out2"])
+    assert result.exit_code == 0, result.output
+    assert "keeps from one game to the next (_WEIGHTS)" in result.output, result.output
+
+
+def test_a_model_array_changed_in_place_changes_its_kept_state(monkeypatch):
+    import sys
+    import types
+
+    import numpy as np
+
+    from canasta_sim.plugins.kept_state import changed_names, kept_state
+
+    module = types.ModuleType("a_model_bot")
+    exec("class Bot:\n    pass\n", module.__dict__)
+    module.WEIGHTS = np.zeros((300, 300))
+    monkeypatch.setitem(sys.modules, "a_model_bot", module)
+    before = kept_state(module.Bot)
+    module.WEIGHTS[7, 7] = 1.0  # its data is read where it lies, not pickled: the change is seen all the same
+    assert changed_names(before, kept_state(module.Bot)) == ["WEIGHTS"]
+    assert changed_names(kept_state(module.Bot), kept_state(module.Bot)) == []
