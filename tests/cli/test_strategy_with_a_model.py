@@ -71,3 +71,35 @@ def test_a_model_array_changed_in_place_changes_its_kept_state(monkeypatch):
     module.WEIGHTS[7, 7] = 1.0  # its data is read where it lies, not pickled: the change is seen all the same
     assert changed_names(before, kept_state(module.Bot)) == ["WEIGHTS"]
     assert changed_names(kept_state(module.Bot), kept_state(module.Bot)) == []
+
+
+THREADS = '''
+import os
+
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Threads(Greedy):
+    name = "threads"
+
+    def choose_discard(self, view):
+        seen = {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+        if seen != {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "3", "MKL_NUM_THREADS": "1"}:
+            raise RuntimeError(f"numpy's threads: {seen}")
+        return super().choose_discard(view)
+'''
+
+
+@pytest.mark.timeout(60)
+def test_numpy_in_a_strategy_gets_one_thread_a_process_unless_the_user_sets_it(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "threads.py").write_text(THREADS)
+    env = {key: value for key, value in os.environ.items() if key not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    env["OPENBLAS_NUM_THREADS"] = "3"  # the user's own choice is kept
+    checked = subprocess.run([sys.executable, "-m", "canasta_sim", "check-strategy", "threads.py:Threads", "--games",
+                              "1", "--rules", "target_score=500"], cwd=tmp_path, env=env, capture_output=True,
+                             text=True, timeout=50)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
