@@ -103,3 +103,30 @@ def test_numpy_in_a_strategy_gets_one_thread_a_process_unless_the_user_sets_it(t
                               "1", "--rules", "target_score=500"], cwd=tmp_path, env=env, capture_output=True,
                              text=True, timeout=50)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_a_worker_looks_at_a_large_kept_state_at_most_a_twentieth_of_its_time(monkeypatch):
+    import sys
+    import types
+
+    from canasta_sim.plugins import kept_state as watched
+
+    now = [0.0]
+    digest = watched.kept_state
+
+    def one_second_digest(cls):  # a model so large that digesting it takes a second
+        now[0] += 1.0
+        return digest(cls)
+
+    monkeypatch.setattr(watched, "kept_state", one_second_digest)
+    module = types.ModuleType("a_large_model_bot")
+    exec("class Bot:\n    pass\n", module.__dict__)
+    monkeypatch.setitem(sys.modules, "a_large_model_bot", module)
+    watch = watched.KeptStateWatch({"bot.py:Bot": module.Bot}, clock=lambda: now[0])
+    module.FIRST = 1
+    assert watch.changes() == [("bot.py:Bot", ["FIRST"])]  # the first task's end is looked at
+    module.SECOND = 2
+    now[0] += 5.0  # a task of 5 s: looking again now would spend a second of every six
+    assert watch.changes() == []
+    now[0] += 15.0
+    assert watch.changes() == [("bot.py:Bot", ["FIRST", "SECOND"])]  # deferred, not lost
