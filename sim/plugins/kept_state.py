@@ -83,12 +83,12 @@ class KeptStateWatch:
         self._told: set[tuple[str, str]] = set()
         self._next_look = clock()
 
-    def changes(self) -> list[tuple[str, list[str]]]:
+    def changes(self, look_now: bool = False) -> list[tuple[str, list[str]]]:
         """Each spec whose strategy's kept state changed since the watch began in a name not told before, with every
         name changed; nothing when the last look was too recent for its cost (:data:`_LOOK_SPACING`), the changes
-        then told at the next look."""
+        then told at the next look, unless ``look_now`` (the worker's end)."""
         started = self._clock()
-        if started < self._next_look:
+        if started < self._next_look and not look_now:
             return []
         found = []
         for spec, cls in self._classes.items():

@@ -130,3 +130,5 @@ def test_a_worker_looks_at_a_large_kept_state_at_most_a_twentieth_of_its_time(mo
     assert watch.changes() == []
     now[0] += 15.0
     assert watch.changes() == [("bot.py:Bot", ["FIRST", "SECOND"])]  # deferred, not lost
+    module.THIRD = 3
+    assert watch.changes() == [] and watch.changes(look_now=True) == [("bot.py:Bot", ["FIRST", "SECOND", "THIRD"])]
