@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import signal
 import sys
@@ -163,8 +164,15 @@ class _PrintedHandler(logging.Handler):
 def _play(players, game_seed, rules, names, time_limit, times, checked, monitor):
     """The game played ``times`` times in a row in one process (a replay must not depend on what the
     first play left behind), or the failure that ended it; how the bot processes it started ended; and the names
-    of what the game changed in the ``checked`` class's own modules (:func:`kept_state`)."""
-    before = kept_state(checked)
+    of what the game changed in the ``checked`` class's own modules (:func:`kept_state`), each play compared with
+    the state before it: a model loaded at the first play is judged by what the replay does to it."""
+    states = [kept_state(checked)]
+
+    def play():
+        result = play_game(players, seed=game_seed, rules=rules, names=names, time_limit=time_limit, monitor=monitor)
+        states.append(kept_state(checked))
+        return result
+
     if monitor is not None:  # in the game's own process, whose output goes back as what the strategies printed
         # A bot's stderr is logged as it is read; here it joins what the strategies printed.
         bots_log = logging.getLogger("canasta_sim.bots")
@@ -173,16 +181,16 @@ def _play(players, game_seed, rules, names, time_limit, times, checked, monitor)
         bots_log.addHandler(handler)
         bots_log.setLevel(logging.INFO)
     try:
-        outcome = [play_game(players, seed=game_seed, rules=rules, names=names, time_limit=time_limit,
-                             monitor=monitor) for _ in range(times)]
+        outcome = [play() for _ in range(times)]
     except StrategyError as error:
         outcome = error
+        states.append(kept_state(checked))
     # Ended here, not when the process exits: its last stderr lines are read, and how it ended is judged.  The
     # game's clock stops first: the bots' grace period after quit is no decision's time.
     if monitor is not None:
         monitor[MONITOR_GAME] = -1
-    after = kept_state(checked)
-    return outcome, _Endings(close_all() if monitor is not None else []), changed_names(before, after)
+    changed = sorted({name for before, after in itertools.pairwise(states) for name in changed_names(before, after)})
+    return outcome, _Endings(close_all() if monitor is not None else []), changed
 
 
 def _kept(changed: list[str], index: int, reported: set[str]) -> bool:

@@ -121,6 +121,8 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
     while True:
         task = connection.recv()
         if task is None:
+            if watch is not None:  # what changed since a look the budget put off is told before the worker ends
+                _warn_of_kept_state(watch.changes(look_now=True))
             close_all()  # every bot process this worker started hears quit (a worker's end runs no atexit)
             return
         chunk, first, end = task
@@ -160,13 +162,17 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
         if watch is None:  # from before the first game: what importing the strategies' files left is theirs
             watch = KeptStateWatch({loaded.spec: loaded.cls for loaded in player.loaded_strategies(chunk)})
         _play_task(player, chunk, range(first, end), monitor, stop_event, report)
-        for spec, names in watch.changes():
-            logger.warning("strategy %r changed what its class or module keeps from one game to the next (%s) in "
-                           "a worker: its games depend on the games that worker played before them, so this run's "
-                           "results change with --workers, and a resume or a replay does not give them again; keep "
-                           "what a game learns on self, a new instance each game (canasta-sim docs strategies)",
-                           spec, ", ".join(names))
+        _warn_of_kept_state(watch.changes())
         connection.send(("done", chunk))
+
+
+def _warn_of_kept_state(changes: list[tuple[str, list[str]]]) -> None:
+    for spec, names in changes:
+        logger.warning("strategy %r changed what its class or module keeps from one game to the next (%s) in "
+                       "a worker: its games depend on the games that worker played before them, so this run's "
+                       "results change with --workers, and a resume or a replay does not give them again; keep "
+                       "what a game learns on self, a new instance each game (canasta-sim docs strategies)",
+                       spec, ", ".join(names))
 
 
 def _play_task(player, chunk, games: range, monitor, stop_event, report) -> None:

@@ -63,3 +63,42 @@ def test_constants_caches_and_state_on_the_instance_are_no_problem(tmp_path):
     (tmp_path / "steady.py").write_text(STEADY)
     result = CliRunner().invoke(main, ["check-strategy", f"{tmp_path}/steady.py:Steady", *CHECK])
     assert result.exit_code == 0 and "no problems found" in result.output, result.output
+
+
+LAZY = '''
+from canasta_sim.strategies.greedy import Greedy
+
+_MODEL = None  # a model file's weights, loaded at the first decision and then used by every game of the process
+
+
+def model():
+    global _MODEL
+    if _MODEL is None:
+        _MODEL = {"weights": [0.5] * 1000}
+    return _MODEL
+
+
+class Lazy(Greedy):
+    name = "lazy"
+    table = None
+
+    def choose_discard(self, view):
+        model()
+        if Lazy.table is None:
+            Lazy.table = tuple(range(100))
+        return super().choose_discard(view)
+'''
+
+
+@pytest.mark.timeout(120)
+def test_a_model_loaded_into_a_global_or_class_attribute_at_the_first_decision_is_no_problem(tmp_path):
+    (tmp_path / "lazy.py").write_text(LAZY)
+    result = CliRunner().invoke(main, ["check-strategy", f"{tmp_path}/lazy.py:Lazy", *CHECK])
+    assert result.exit_code == 0 and "no problems found" in result.output, result.output
+
+
+@pytest.mark.timeout(120)
+def test_a_lazily_loaded_model_that_a_later_game_changes_is_still_a_problem(tmp_path):
+    (tmp_path / "lazy.py").write_text(LAZY.replace("model()\n", "model()['weights'].append(view.hand_number)\n"))
+    result = CliRunner().invoke(main, ["check-strategy", f"{tmp_path}/lazy.py:Lazy", *CHECK])
+    assert result.exit_code == 1 and "(_MODEL)" in result.output, result.output
