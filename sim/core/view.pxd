@@ -11,6 +11,9 @@ from canasta_sim.core.state cimport HandState, _is_phase
 cdef Py_ssize_t _KIND_COUNT
 cdef str _ANSWER
 
+# Each side question's check, a C call.
+cdef int _verify_side(object side) except -1
+
 
 cdef class SeatView:
     cdef public HandState _state

@@ -42,6 +42,13 @@ _NOTHING = iter(())
 can hand out the same one instead of making an iterator per call."""
 
 
+def _verify_side(side: object) -> int:
+    """Raise ``ValueError`` unless ``side`` is 0 or 1: the state's per-side lists read at -1 answered for side B."""
+    if side != 0 and side != 1:
+        raise ValueError(f"side must be 0 or 1, not {side!r}")
+    return 0
+
+
 class SeatView:
     """The game as seat ``seat`` sees it; a live window that follows the hand as it is played."""
 
@@ -186,6 +193,7 @@ class SeatView:
 
     def is_pile_frozen_for(self, side: int) -> bool:
         """R8.1b or R8.1c: frozen for ``side`` (by content, or because it has not melded)."""
+        _verify_side(side)
         return self._state.is_pile_frozen_for(side)
 
     @property
@@ -196,6 +204,7 @@ class SeatView:
 
     def melds(self, side: int) -> dict[int, tuple[int, int, int]]:
         """The side's melds: a fresh ``{rank: (naturals, jokers, deuces)}`` for every rank it has melded."""
+        _verify_side(side)
         return self._state.meld_table(side).copy()
 
     def meld_size(self, side: int, rank: int) -> int:
@@ -228,18 +237,22 @@ class SeatView:
 
     def canasta_count(self, side: int) -> int:
         """Canastas the side has on the table."""
+        _verify_side(side)
         return self._state.canasta_count(side)  # R11.1; compiled, a C call (sim/core/state.pxd)
 
     def has_melded(self, side: int) -> bool:
         """Whether the side has made its initial meld this hand."""
+        _verify_side(side)
         return self._state.side_has_melded[side]
 
     def requirement(self, side: int) -> int:
         """The side's initial-meld minimum now: the R10.2 figure, or 0 once it has melded."""
+        _verify_side(side)
         return self._state.requirement(side)
 
     def initial_requirement(self, side: int) -> int:
         """The side's R10.2 minimum for this hand, whether or not it has melded."""
+        _verify_side(side)
         return self._state.requirements[side]
 
     # ---------------------------------------------------------------- moves

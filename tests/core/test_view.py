@@ -205,3 +205,14 @@ def test_a_meddling_strategy_plays_the_same_game_as_its_honest_twin(seed):
     honest = play_game([Greedy, Expert, Greedy, RandomPlay], seed=seed)
     meddling = play_game([Meddler, Expert, Meddler, RandomPlay], seed=seed)
     assert meddling == honest
+
+
+@pytest.mark.parametrize("question", ["melds", "canasta_count", "has_melded", "requirement", "initial_requirement",
+                                      "is_pile_frozen_for", "melded_ranks"])
+@pytest.mark.parametrize("side", [-1, 2])
+def test_a_question_about_a_side_takes_0_or_1_only(question, side):
+    # view.melds(-1) answered for side B, as a list read from its end does, and view.melds(2) raised IndexError.
+    view = SeatView(position(seat=0, phase=PLAY), 0, (0, 0))
+    with pytest.raises(ValueError, match=f"^side must be 0 or 1, not {side}$"):
+        getattr(view, question)(side)
+    assert getattr(view, question)(1) == getattr(view, question)(True)  # a bool is the int it equals
