@@ -12,6 +12,7 @@ the hint names the packages themselves, which install anywhere, and the checkout
 
 from __future__ import annotations
 
+import errno
 import importlib.metadata
 import inspect
 import re
@@ -20,6 +21,7 @@ __all__ = [
     "CanastaError",
     "CardParseError",
     "IllegalMoveError",
+    "MachineRefusal",
     "MoveParseError",
     "FAILURE_REASONS",
     "RulesError",
@@ -31,6 +33,7 @@ __all__ = [
     "exception_text",
     "extra_packages",
     "install_hint",
+    "machine_refused",
     "raised_text",
     "shown_value",
     "type_name",
@@ -88,6 +91,35 @@ class IllegalMoveError(CanastaError, ValueError):
 
 class StrategyLoadError(CanastaError, ValueError):
     """A strategy spec could not be turned into a strategy class or instance."""
+
+
+class MachineRefusal(CanastaError):
+    """The machine refused canasta-sim a process, a thread, a pipe or memory for a bot (a low ``ulimit -u`` or
+    ``ulimit -n``, a container's pids limit): its limit, named in the message, and no strategy's failure.
+
+    A bot process's proxy raises it where the machine refuses the process; the engine charges it to the seat as
+    any exception, and a command that finds it behind a bot seat's failure stops instead, recording no forfeit.
+    """
+
+
+_LIMITS = {
+    errno.EAGAIN: "the limit on this user's processes and threads: ulimit -u, or the container's pids limit",
+    errno.EMFILE: "the limit on open files: ulimit -n",
+    errno.ENFILE: "the machine's limit on open files",
+    errno.ENOMEM: "not enough memory",
+}
+"""The limit behind each refusal, as the user can look it up."""
+
+
+def machine_refused(what: str, error: BaseException) -> str | None:
+    """``a worker process cannot be started: Resource temporarily unavailable (the limit on ...)``: the line saying
+    the machine refused ``what``, when ``error`` is such a refusal (an ``OSError`` of a limit, or threading's
+    ``can't start new thread``); ``None`` for any other error."""
+    if isinstance(error, OSError) and error.errno in _LIMITS:
+        return f"{what} cannot be started: {error.strerror or error} ({_LIMITS[error.errno]})"
+    if isinstance(error, RuntimeError) and "start new thread" in str(error):  # threads count against ulimit -u
+        return f"{what} cannot be started: {error} ({_LIMITS[errno.EAGAIN]})"
+    return None
 
 
 MESSAGE_LIMIT = 2000

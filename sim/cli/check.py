@@ -15,17 +15,20 @@ from canasta_sim.arbiter import MONITOR_GAME
 from canasta_sim.cli.options import SECONDS, WholeNumber
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import CanastaError, StrategyError, UserInterrupt
+from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError, UserInterrupt
 from canasta_sim.plugins.kept_state import changed_names, kept_state
 from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
-from canasta_sim.plugins.specs import isolate_spec
+from canasta_sim.plugins.specs import isolate_spec, machine_refusal
 from canasta_sim.runs.supervised_game import play_supervised
 from canasta_sim.strategies import BUILTIN
 
 EXIT_INTERRUPTED = 130
+EXIT_MACHINE_REFUSED = 3
+"""The exit code when the machine refuses a bot a process, a thread or a pipe (a low ``ulimit -u`` or ``ulimit -n``):
+neither the strategy's problem (1) nor a spec that cannot be used (2)."""
 
 OPPONENTS = ("greedy", "random")
 """The built-in strategies a checked strategy plays against, in turn."""
@@ -54,7 +57,7 @@ def check_command(
     """Load SPEC, play GAMES games against greedy and random with sides alternated, and report any
     failure (an exception, a malformed or illegal decision, an overrun of the time limit) or a
     game that does not replay identically from its seed.  Exits 1 when something is wrong, 2 when
-    SPEC or a rule option cannot be used.
+    SPEC or a rule option cannot be used, 3 when the machine refuses a bot a process (its limit, named).
 
     Each game is played in a process of its own: a strategy that crashes, exits or hangs is reported
     like any other failure.  A failure's traceback (the strategy's own lines) follows its one-line
@@ -65,6 +68,9 @@ def check_command(
             spec = isolate_spec(spec, BUILTIN)
         checked = load_strategy(spec)
         opponents = [load_strategy(name) for name in OPPONENTS]
+    except MachineRefusal as error:
+        click.echo(f"Error: {error}", err=True)
+        context.exit(EXIT_MACHINE_REFUSED)
     except CanastaError as error:
         click.echo(f"Error: {error}", err=True)  # as click and every other command say it
         context.exit(2)
@@ -95,6 +101,9 @@ def check_command(
     except UserInterrupt:
         click.echo("Interrupted", err=True)
         context.exit(EXIT_INTERRUPTED)
+    except MachineRefusal as error:  # the machine's limit, not the strategy's problem: said alone, with its own code
+        click.echo(f"Error: {error}", err=True)
+        context.exit(EXIT_MACHINE_REFUSED)
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
@@ -183,7 +192,8 @@ def _play(players, game_seed, rules, names, time_limit, times, checked, monitor)
     try:
         outcome = [play() for _ in range(times)]
     except StrategyError as error:
-        outcome = error
+        # The machine refusing a bot seat's process is sent back as itself: the command stops, blaming no strategy.
+        outcome = machine_refusal(error) or error
         states.append(kept_state(checked))
     # Ended here, not when the process exits: its last stderr lines are read, and how it ended is judged.  The
     # game's clock stops first: the bots' grace period after quit is no decision's time.
@@ -242,6 +252,8 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
                                  f"game {index} against {opponent.spec}")
         if not isinstance(result, StrategyError):
             result, endings, changed = result
+            if isinstance(result, MachineRefusal):
+                raise result
             problems += _ended_badly(endings, f"a bot process of game {index}") + _kept(changed, index, kept)
         if not isinstance(result, StrategyError):
             result, *again = result

@@ -62,7 +62,7 @@ from canasta_sim.cli.run import install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import CanastaError
+from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.storage import claimed_directory
 from canasta_sim.runs.supervisor import WorkerStartError
@@ -330,7 +330,8 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
         pass  # a second Ctrl-C: the finished iterations are on disk; the summary below reads them
     except CanastaError as failure:  # a TuningError for a strategy failure, or a strategy that no longer loads
         error = str(failure)
-        if isinstance(failure, WorkerStartError):  # workers that cannot start or keep dying: no forfeit would help
+        # Workers that cannot start or keep dying, a machine refusing a bot its process: no forfeit would help.
+        if isinstance(failure, (WorkerStartError, MachineRefusal)):
             advice = f"{resume_hint} goes on"
     finally:
         bar.close()

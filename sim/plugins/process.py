@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from canasta_sim.errors import SeatFailure
+from canasta_sim.errors import MachineRefusal, SeatFailure, machine_refused
 from canasta_sim.plugins.affinity import place_bot
 
 __all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE"]
@@ -81,6 +81,7 @@ class BotProcess:
         """Start the process.
 
         :raises SeatFailure: (``crash``) when it cannot be started.
+        :raises MachineRefusal: when the machine refuses it a process, a thread or a pipe (its limit, named).
         """
         limit = self.memory_limit
         prctl = _prctl()
@@ -110,12 +111,18 @@ class BotProcess:
             # this process starts it.
             self.process = (popen() if threading.current_thread() is threading.main_thread()
                             else _starter().submit(popen).result())
-        except OSError as error:
+        except (OSError, RuntimeError) as error:  # a thread the starter could not start is a RuntimeError
+            self._refused(error)
             raise SeatFailure(f"bot {self.label!r} could not be started: {error}", reason="crash") from None
         place_bot(self.process)
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             os.set_blocking(stream.fileno(), False)
-        self._selector = selectors.DefaultSelector()
+        try:
+            self._selector = selectors.DefaultSelector()  # one more file: the last a low ulimit -n may refuse
+        except OSError as error:
+            self.kill()
+            self._refused(error)
+            raise
         self._selector.register(self.process.stdout, selectors.EVENT_READ, "out")
         self._selector.register(self.process.stderr, selectors.EVENT_READ, "err")
         # Its exit, seen as it happens: a process it started that left its group may hold its stdout open, and then
@@ -123,6 +130,16 @@ class BotProcess:
         self._exit = _ExitWatch.of(self.process.pid)
         if self._exit is not None:
             self._selector.register(self._exit, selectors.EVENT_READ, "exit")
+
+    def _refused(self, error: BaseException) -> None:
+        """Raise :class:`~canasta_sim.errors.MachineRefusal` when ``error`` is the machine refusing the bot a process,
+        a thread, a pipe or memory (its limit, which no bot should be charged with); raise ``error`` itself when it is
+        a ``RuntimeError`` of another kind."""
+        refused = machine_refused(f"a process of bot {self.label!r}", error)
+        if refused is not None:
+            raise MachineRefusal(f"{refused}; the machine's limit, not the bot's failure") from None
+        if isinstance(error, RuntimeError):
+            raise error
 
     @property
     def running(self) -> bool:

@@ -13,11 +13,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from canasta_sim.errors import StrategyLoadError
+from canasta_sim.errors import MachineRefusal, StrategyError, StrategyLoadError
 
 __all__ = [
     "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "command_files", "file_spec_parts", "is_bot_spec", "is_file_part",
-    "is_own_server", "isolate_spec", "is_one_line", "is_strategy_name", "parse_spec", "spec_file", "NAME_ACCEPTED",
+    "is_own_server", "isolate_spec", "is_one_line", "is_strategy_name", "machine_refusal", "parse_spec", "spec_file",
+    "NAME_ACCEPTED",
 ]
 
 BOT_PREFIXES = ("isolated:", "cmd:")
@@ -58,6 +59,21 @@ def is_one_line(text: object) -> bool:
 def is_bot_spec(spec: str) -> bool:
     """Whether ``spec`` runs its strategy in a process of its own."""
     return spec.strip().startswith(BOT_PREFIXES)
+
+
+def machine_refusal(outcome: object) -> MachineRefusal | None:
+    """The machine's refusal of a bot process behind ``outcome``, a game's result or the failure that ended it; ``None``
+    when there is none (a result, or a failure that is the strategy's own).
+
+    The engine charges whatever a seat's build or call raises to that seat, so the machine refusing a process to the
+    proxy of a bot seat arrives as that seat's :class:`~canasta_sim.errors.StrategyError`, the refusal its cause.  It is
+    believed only of a bot spec's seat: there only canasta-sim's proxy runs in this process (the bot's code runs in
+    its own), where an in-process strategy could raise a refusal of its own making to escape its failure.
+    """
+    if not isinstance(outcome, StrategyError) or not is_bot_spec(outcome.spec):
+        return None
+    cause = outcome.__cause__
+    return cause if isinstance(cause, MachineRefusal) else None
 
 
 def parse_spec(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:

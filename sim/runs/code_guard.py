@@ -5,7 +5,8 @@ processes that play many games each, so a strategy that monkeypatches the engine
 class, would change every later game of its worker.  :class:`CodeGuard` is the one piece all three use:
 after each game it asks a :class:`~canasta_sim.arbiter.CodeWatch` what was rebound (which puts the
 originals back) and, if anything was, turns the game's outcome into a failure of reason ``tampering``,
-charged to the strategy whose file defined the replacement (docs/fairness.md).
+charged to the strategy whose file defined the replacement (docs/fairness.md).  A game ended by the machine
+refusing a bot seat's process is no seat's failure: the guard raises the refusal, which stops the command.
 
 The other checks against tampering (the game's fingerprint, compared before every move the engine
 applies and after every hook) are the engine's own: :func:`canasta_sim.core.engine.play_game` makes them
@@ -21,6 +22,7 @@ from canasta_sim.arbiter import CodeWatch, defined_in, is_trusted_class
 from canasta_sim.core.engine import GameResult, first_dealer
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy
+from canasta_sim.plugins.specs import machine_refusal
 
 __all__ = ["CodeGuard", "tampering_failure"]
 
@@ -59,7 +61,12 @@ class CodeGuard:
         """The game's ``outcome``, or its ``tampering`` failure when code was rebound during it (now put back).
 
         :param sides: the strategies of side A (seats 0 and 2) and side B (seats 1 and 3).
+        :raises MachineRefusal: when the failure is the machine refusing a bot seat's process (a low ``ulimit -u``
+            or ``ulimit -n``): its limit, which is no seat's failure to record, so the command stops instead.
         """
+        refusal = machine_refusal(outcome)
+        if refusal is not None:
+            raise refusal
         if self.watch is None:
             return outcome
         changed = self.watch.check()

@@ -8,11 +8,10 @@ processes and threads of its user (``ulimit -u``, a pids limit), few open files 
 from __future__ import annotations
 
 import contextlib
-import errno
 import mmap
 from collections.abc import Iterator
 
-from canasta_sim.errors import StrategyLoadError
+from canasta_sim.errors import StrategyLoadError, machine_refused
 
 __all__ = ["StopFlag", "WorkerStartError", "shared_memory", "starting"]
 
@@ -56,15 +55,6 @@ class StopFlag:
         return self._flag[0] == 1
 
 
-_LIMITS = {
-    errno.EAGAIN: "the limit on this user's processes and threads: ulimit -u, or the container's pids limit",
-    errno.EMFILE: "the limit on open files: ulimit -n",
-    errno.ENFILE: "the machine's limit on open files",
-    errno.ENOMEM: "not enough memory",
-}
-"""The limit behind each refusal, as the user can look it up."""
-
-
 @contextlib.contextmanager
 def starting(what: str) -> Iterator[None]:
     """Within the block, the machine refusing ``what`` (``a worker process``) a process, a thread, a pipe or memory
@@ -72,9 +62,8 @@ def starting(what: str) -> Iterator[None]:
     a traceback, or in a message blaming the disk."""
     try:
         yield
-    except OSError as error:
-        limit = _LIMITS.get(error.errno)
-        raise WorkerStartError(f"{what} cannot be started: {error.strerror or error}"
-                               f"{f' ({limit})' if limit else ''}") from None
-    except RuntimeError as error:  # threading's "can't start new thread": threads count as processes against the limit
-        raise WorkerStartError(f"{what} cannot be started: {error} ({_LIMITS[errno.EAGAIN]})") from None
+    except (OSError, RuntimeError) as error:  # threading's "can't start new thread" is a RuntimeError
+        refused = machine_refused(what, error)
+        if refused is None:
+            refused = f"{what} cannot be started: {getattr(error, 'strerror', None) or error}"
+        raise WorkerStartError(refused) from None

@@ -18,7 +18,7 @@ import sys
 import time
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
-from canasta_sim.errors import StrategyError
+from canasta_sim.errors import MachineRefusal, StrategyError
 from canasta_sim.plugins.affinity import pin_worker
 from canasta_sim.plugins.kept_state import KeptStateWatch
 from canasta_sim.plugins.pools import close_all
@@ -112,6 +112,9 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
     monitor[MONITOR_GAME] = -1
     try:
         player = schedule.new_player(on_error, stop_event)
+    except MachineRefusal as error:  # the machine's limit, said as it is: the strategies are not to blame
+        connection.send(("load_error", str(error)))
+        return
     except Exception as error:  # a plugin failing to load in the worker: the run cannot go on
         connection.send(("load_error", f"a worker could not load the strategies: {type(error).__name__}: {error}"))
         return
@@ -126,12 +129,14 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
             close_all()  # every bot process this worker started hears quit (a worker's end runs no atexit)
             return
         chunk, first, end = task
-        if where is not None and runs_bot_processes(player, chunk):
-            pin_worker(where)  # before the task's first game starts its bots
-            where = None
 
         def report(game_id, played, error, chunk=chunk) -> bool:
             """Send one game back; ``False`` when the task stops there."""
+            if isinstance(error, MachineRefusal):
+                # The machine refused a bot seat a process (CodeGuard): no forfeit; the run stops, this game unplayed.
+                monitor[MONITOR_GAME] = -1
+                connection.send(("load_error", str(error)))
+                return False
             if error is not None:
                 # Raised outside any call the engine guards (e.g. a MemoryError in the engine while a
                 # strategy holds the memory): the worker may be unsound, so it reports and stops.
@@ -159,9 +164,16 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
                 return False
             return True
 
-        if watch is None:  # from before the first game: what importing the strategies' files left is theirs
-            watch = KeptStateWatch({loaded.spec: loaded.cls for loaded in player.loaded_strategies(chunk)})
-        _play_task(player, chunk, range(first, end), monitor, stop_event, report)
+        try:
+            if where is not None and runs_bot_processes(player, chunk):
+                pin_worker(where)  # before the task's first game starts its bots
+                where = None
+            if watch is None:  # from before the first game: what importing the strategies' files left is theirs
+                watch = KeptStateWatch({loaded.spec: loaded.cls for loaded in player.loaded_strategies(chunk)})
+            _play_task(player, chunk, range(first, end), monitor, stop_event, report)
+        except MachineRefusal as error:  # a task's strategies loaded for it (tune's candidates): told, not a death
+            connection.send(("load_error", str(error)))
+            continue
         _warn_of_kept_state(watch.changes())
         connection.send(("done", chunk))
 
