@@ -52,7 +52,7 @@ from canasta_sim.cli.options import (
 from canasta_sim.cli.run import install_logging
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import CanastaError, StrategyError
+from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError
 from canasta_sim.plugins.loader import is_built_in_spec, load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.code_guard import CodeGuard
@@ -397,6 +397,8 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
         # Loaded here to fail in one line rather than in every worker, to print name@version, and on a resume to
         # refuse other versions.
         labels = loaded_labels((new, old), point)
+    except MachineRefusal as error:  # the machine's limit, no spec that cannot be used: exit 1, as a worker's
+        raise click.ClickException(str(error)) from None
     except CanastaError as error:
         raise fail(str(error)) from None
     duplicate = not no_duplicate

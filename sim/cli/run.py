@@ -60,7 +60,7 @@ from canasta_sim.cli.options import (
 from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import CanastaError
+from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
@@ -311,6 +311,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
             loaded_by_spec = settings.load_strategies()
             if isinstance(play_chunks, dask_backend.DaskChunkRunner):  # the files its tasks carry, read now
                 play_chunks.read_files(settings, loaded_by_spec)
+        except MachineRefusal as error:  # the machine's limit, no spec that cannot be used: exit 1, as a worker's
+            raise click.ClickException(str(error)) from None
         except CanastaError as error:
             raise fail_each(str(error)) from None
         loaded = list(loaded_by_spec.values())

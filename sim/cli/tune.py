@@ -210,6 +210,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
         raise fail(f"--out {directory.path} is not empty; choose a new or empty directory{hint}")
     try:
         manifest = new_manifest(settings, reproducing_command(settings, directory.path), seed_drawn)
+    except MachineRefusal as error:  # the machine's limit, no spec that cannot be used: exit 1, as a worker's
+        raise click.ClickException(str(error)) from None
     except CanastaError as error:
         raise fail(str(error)) from None
     return directory, manifest, settings

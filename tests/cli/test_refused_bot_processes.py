@@ -80,3 +80,20 @@ def test_a_run_whose_bot_the_machine_refuses_stops_in_one_line_recording_no_forf
     assert f"run canasta-sim run --resume {out}" in _one_error(result.output)
     kept = sum(RunDirectory(out).chunk_game_counts().values())
     assert kept == (1 if forked else 0), result.output
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("command", [
+    ["run", "--strategy", "isolated:random", "--strategy", "greedy", "--games", "2", "--workers", "1"],
+    ["compare", "isolated:random", "--baseline", "greedy", "--max-games", "4", "--workers", "1"],
+    ["tune", "isolated:expert", "--params", "aggression", "--games", "4", "--games-per-iteration", "4",
+     "--workers", "1"],
+], ids=["run", "compare", "tune"])
+def test_a_bot_process_refused_at_the_commands_own_load_exits_1_as_a_worker_refused_does(refuse_bots, tmp_path,
+                                                                                         command):
+    # The command's own load starts the bot for its handshake: refused there, the line was right but the exit code was
+    # 2, a spec that cannot be used, where a refused worker's or a later bot's is 1.
+    refuse_bots(0, 0)
+    result = CliRunner().invoke(main, [*command, "--out", str(tmp_path / "out"), "--seed", "1", *QUICK])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (result.exception, result.output)
+    _one_error(result.output)
