@@ -10,8 +10,9 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.options import fail, limit_memory
-from canasta_sim.errors import install_hint
+from canasta_sim.cli.options import fail, fail_each, limit_memory
+from canasta_sim.errors import CanastaError, MachineRefusal, install_hint
+from canasta_sim.plugins.loader import LoadedStrategy
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
@@ -101,3 +102,18 @@ def cluster_reached(play_chunks: ChunkRunner, settings: RunSettings, directory: 
             except dask_backend.ClusterError as error:
                 raise click.ClickException(" ".join(str(error).split())) from None
         yield
+
+
+def strategies_loaded(settings: RunSettings, play_chunks: ChunkRunner) -> dict[str, LoadedStrategy]:
+    """The run's strategies, loaded in this process before any worker starts, and on Dask the files its tasks carry
+    read now: each strategy that cannot be loaded is a line of its own (exit code 2); the machine refusing a bot its
+    process is its limit, no spec that cannot be used (exit code 1, as a refused worker's)."""
+    try:
+        loaded = settings.load_strategies()
+        if isinstance(play_chunks, dask_backend.DaskChunkRunner):
+            play_chunks.read_files(settings, loaded)
+    except MachineRefusal as error:
+        raise click.ClickException(str(error)) from None
+    except CanastaError as error:
+        raise fail_each(str(error)) from None
+    return loaded

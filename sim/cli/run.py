@@ -34,6 +34,7 @@ from canasta_sim.cli.backends import (
     default_chunk_size_for,
     given,
     memory_limited,
+    strategies_loaded,
 )
 from canasta_sim.cli.continuing import check_columns, check_versions, kept_session_options, other_run_in_out
 from canasta_sim.cli.options import (
@@ -45,7 +46,6 @@ from canasta_sim.cli.options import (
     check_game_pairs,
     default_folder_made,
     fail,
-    fail_each,
     games_at_once_option,
     is_standard_output,
     isolation_options,
@@ -60,7 +60,7 @@ from canasta_sim.cli.options import (
 from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import CanastaError, MachineRefusal
+from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
@@ -307,15 +307,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
                    "decisions dataset back from its workers yet")
     started_from, directory = start_directory(manifest, settings, directory)
     with started_from:
-        try:
-            loaded_by_spec = settings.load_strategies()
-            if isinstance(play_chunks, dask_backend.DaskChunkRunner):  # the files its tasks carry, read now
-                play_chunks.read_files(settings, loaded_by_spec)
-        except MachineRefusal as error:  # the machine's limit, no spec that cannot be used: exit 1, as a worker's
-            raise click.ClickException(str(error)) from None
-        except CanastaError as error:
-            raise fail_each(str(error)) from None
-        loaded = list(loaded_by_spec.values())
+        loaded = list(strategies_loaded(settings, play_chunks).values())
         if manifest is not None:
             check_versions(manifest, loaded, directory.path)
             check_columns(directory)
