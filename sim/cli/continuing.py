@@ -96,13 +96,8 @@ def changed_files(manifest: dict, loaded) -> list[str]:
     code ``run.json`` recorded for it, as a clause naming the spec, the files and the version it still has; a run
     that recorded no code (written before it was recorded) names none."""
     recorded = {entry.get("spec"): entry.get("file_code") for entry in manifest.get("strategies", [])}
-    changes = []
-    for strategy in loaded:
-        code = recorded.get(strategy.spec)
-        if code is not None and strategy.file_code not in (None, code):
-            changes.append(f"the code of {strategy.spec!r} ({', '.join(strategy.code_files)}) differs from the run's, "
-                           f"yet it is still {strategy.label}")
-    return changes
+    changes = [strategy.code_change(recorded.get(strategy.spec), "the run's") for strategy in loaded]
+    return [change for change in changes if change is not None]
 
 
 def check_columns(directory: RunDirectory) -> None:

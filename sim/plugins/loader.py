@@ -122,6 +122,15 @@ class LoadedStrategy:
         which ``run.json`` records; ``None`` for a spec naming no file."""
         return files_code(self.code_files)
 
+    def code_change(self, recorded: str | None, kept_by: str) -> str | None:
+        """The clause naming this strategy's files when their code now differs from the ``recorded`` digest of
+        :attr:`file_code` (``kept_by``: ``"the run's"``, ``"the tuning's"``) while its version stayed the same;
+        ``None`` when it does not differ, or when either side has no digest (a run written before digests)."""
+        if recorded is None or self.file_code in (None, recorded):
+            return None
+        return (f"the code of {self.spec!r} ({', '.join(self.code_files)}) differs from {kept_by}, yet it is still "
+                f"{self.label}")
+
 
 def is_built_in_spec(spec: str) -> bool:
     """Whether a valid ``spec`` plays one of canasta-sim's own strategies in the process that loads it (``expert``,

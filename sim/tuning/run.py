@@ -470,9 +470,9 @@ def check_versions(manifest: dict[str, Any], settings: TuningSettings, where: Pa
         if loaded.label != recorded:
             raise TuningError(f"{where}: the tuning was made with {recorded} but {spec!r} is now {loaded.label}; "
                               "start a new tuning")
-        if code is not None and loaded.file_code not in (None, code):
-            changed.append(f"the code of {spec!r} ({', '.join(loaded.code_files)}) differs from the tuning's, yet "
-                           f"it is still {loaded.label}")
+        change = loaded.code_change(code, "the tuning's")
+        if change is not None:
+            changed.append(change)
     return changed
 
 
