@@ -125,7 +125,7 @@ def _asked():
     return state
 
 
-def test_an_answer_of_true_or_false_is_played():
+def test_r12_5_an_answer_of_true_or_false_is_played():
     for value in (True, False):
         state = _asked()
         state.apply(Answer(value))
@@ -133,7 +133,7 @@ def test_an_answer_of_true_or_false_is_played():
 
 
 @pytest.mark.parametrize("value", ["no", None, 0, 1, np.float64(1.0), np.bool_(True), "yes"])
-def test_an_answer_that_is_neither_true_nor_false_is_e1(value):
+def test_r12_5_an_answer_that_is_neither_true_nor_false_is_e1(value):
     # Answer("no") was taken as a yes (the text is truthy) and Answer(None) as a no, each without a word; a bot
     # process sent "answer yes" for the first.  A numpy bool is refused as answer_go_out's is (docs/strategies.md).
     record = Answer(value)
