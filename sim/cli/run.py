@@ -26,6 +26,8 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.analysis import strategy_names
+from canasta_sim.analysis.sections import as_printed
 from canasta_sim.cli import WRITTEN_TO
 from canasta_sim.cli.backends import (
     check_local_options,
@@ -65,7 +67,7 @@ from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
-from canasta_sim.runs.matchmaking import matchmaking_report
+from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.runner import (
     MANIFEST_FORMAT,
     ON_ERROR_CHOICES,
@@ -454,10 +456,9 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
 
     def print_summary() -> None:
         if games_read:
-            click.echo(format_summary(rows))
-            additions = matchmaking_report(directory, settings.specs, settings.duplicate)
-            if additions:
-                click.echo("\n" + additions)
+            shown, results = as_printed(rows, matchmaking_results(directory, settings.specs, settings.duplicate),
+                                        strategy_names(manifest))
+            click.echo("\n\n".join(filter(None, [format_summary(shown), results.text()])))
         rate = progress.played / elapsed if elapsed > 0 else 0.0
         click.echo(f"{games_read} of {settings.games} games in {directory.path} "
                    f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
