@@ -28,7 +28,7 @@ from canasta_sim.cli.options import (
     refuse_tuning_directory,
     write_output,
 )
-from canasta_sim.cli.report_html import report_page
+from canasta_sim.cli.report_html import folder_name, report_page
 from canasta_sim.cli.report_markdown import markdown_charts
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
@@ -227,7 +227,8 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     names = strategy_names(manifest)
     rows, results = as_printed(rows, results, names)
     written = f"Wrote {output_file}."
-    header = _header(description, run_dir, names)
+    # A page to publish names the run by its folder's name alone, the terminal's text by the path as it was given.
+    header = _header(description, run_dir if style == "text" else Path(folder_name(run_dir)), names)
     if style == "html":
         with interrupted_as_the_users():  # its replays play games: Ctrl-C there is the user's, not a bot's failure
             text = report_page(run_dir, manifest, header, format_summary(rows, "markdown"), format_markdown(results))

@@ -24,8 +24,8 @@ CHART_DPI = 110
 def charts_folder(run_dir: Path, output: Path) -> Path:
     """Where the charts of a Markdown report written to ``output`` go: the run's ``plots/`` when the report is in
     the run's folder (the charts ``canasta-sim plot`` puts there, not a second copy of them), else a folder named
-    after the report beside it (``site/club-charts/`` for ``--output site/club.md``), so that two runs' reports in one folder of a
-    website keep their own charts."""
+    after the report beside it (``site/club-charts/`` for ``--output site/club.md``), so that two runs' reports in
+    one folder of a website keep their own charts."""
     folder = output.parent
     if folder.is_dir() and run_dir.is_dir() and os.path.samefile(folder, run_dir):
         return folder / "plots"

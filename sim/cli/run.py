@@ -59,7 +59,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
+from canasta_sim.cli.replaying import recorded_start, reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
@@ -329,7 +329,7 @@ def new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) ->
         "tool": f"canasta-sim {__version__}",
         "engine_version": ENGINE_VERSION,
         "command": reproducing_command(settings, path),
-        "directory": os.getcwd(),
+        "directory": recorded_start(settings.specs),
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategies": [describe_strategy(strategy) for strategy in loaded],

@@ -2,12 +2,15 @@
 HTML, and the summary ``run`` prints) names the strategies as the header and the charts do (``greedy@2``, never the
 spec in one table and the name in the next), and lists them strongest first, as the ratings rank them."""
 
+import base64
 import json
 import re
+import shlex
 import shutil
 import urllib.parse
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from click.testing import CliRunner
 
@@ -111,3 +114,31 @@ def test_a_markdown_report_shows_the_charts_as_files_beside_it_from_a_moved_fold
         assert len(alt) > 60 and alt.endswith(".")  # the chart's title and figures in words, not its file name
     # In the run's own folder, as its README, the charts are plot's own files in plots/, not a second copy.
     assert report_markdown.charts_folder(moved, moved / "README.md") == moved / "plots"
+
+
+@pytest.mark.timeout(120)
+def test_a_published_folder_names_no_folder_of_the_machine_that_made_it_and_plays_again_elsewhere(tmp_path,
+                                                                                                  monkeypatch):
+    home = tmp_path / "home" / "alice" / "club"
+    home.mkdir(parents=True)
+    monkeypatch.chdir(home)
+    run = home / "club results"  # typed as an absolute path
+    specs = [word for spec in GIVEN for word in ("-s", spec)]
+    invoke("run", "--games", "6", *specs, "--rules", "target_score=1000", "--workers", "1", "-q", "--seed", "2",
+           "--out", run)
+    monkeypatch.setattr(report_html, "_chart_images", lambda data: [])  # the replays' titles are what is checked
+    published = [(run / "run.json").read_text(encoding="utf-8"), invoke("report", run, "--format", "markdown"),
+                 invoke("report", run, "--format", "html")]
+    replays = re.findall(r'<script type="text/plain" id="replay-\d+">([^<]*)</script>', published[-1])
+    published += [base64.b64decode(replay).decode("utf-8") for replay in replays]
+    assert len(published) > 3 and not [text for text in published if "alice" in text]
+    # A colleague unzips it elsewhere, under another name, and plays the recorded command again from there.
+    colleague = tmp_path / "bob"
+    shutil.copytree(run, colleague / "Ergebnisse Köln")
+    monkeypatch.chdir(colleague)
+    command = json.loads((colleague / "Ergebnisse Köln" / "run.json").read_text(encoding="utf-8"))["command"]
+    invoke(*shlex.split(command)[1:])
+    for table in ("games", "hands"):
+        again, first = (pd.read_parquet(folder / table).sort_values(["game_id"], kind="stable").reset_index(drop=True)
+                        for folder in (colleague / "club results", colleague / "Ergebnisse Köln"))
+        pd.testing.assert_frame_equal(again, first)
