@@ -3,7 +3,9 @@ HTML, and the summary ``run`` prints) names the strategies as the header and the
 spec in one table and the name in the next), and lists them strongest first, as the ratings rank them."""
 
 import base64
+import errno
 import json
+import os
 import re
 import shlex
 import shutil
@@ -142,3 +144,21 @@ def test_a_published_folder_names_no_folder_of_the_machine_that_made_it_and_play
         again, first = (pd.read_parquet(folder / table).sort_values(["game_id"], kind="stable").reset_index(drop=True)
                         for folder in (colleague / "club results", colleague / "Ergebnisse Köln"))
         pd.testing.assert_frame_equal(again, first)
+
+
+@pytest.mark.timeout(120)
+def test_a_run_made_read_only_after_publishing_is_told_to_plot_elsewhere(round_robin, monkeypatch):
+    run, _ = round_robin
+    folder = run / "plots"
+    made = Path.mkdir
+
+    def read_only(path, *arguments, **keywords):
+        if path == folder:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return made(path, *arguments, **keywords)
+
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    result = CliRunner().invoke(main, ["plot", str(run)])
+    # It named an option never given: "--out .../plots: Read-only file system".
+    assert result.exit_code == 2 and result.output.splitlines() == [
+        f"Error: {folder}: Read-only file system; give --out FOLDER to write the charts elsewhere"]
