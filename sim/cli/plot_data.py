@@ -275,7 +275,10 @@ class ChartData:
         its ratings rank them (ties in the run's order), as its cross table and the reports list them."""
         if self._entrants is None:
             given = entrants_of(self.shown_manifest)
-            ranking = self.matchmaking().ranking() if len(given) >= 3 else []
+            try:
+                ranking = self.matchmaking().ranking() if len(given) >= 3 else []
+            except RunDirectoryError:  # a run loaded in a notebook, its folder gone since: drawn in the run's order
+                ranking = []
             ranked = [self.names.get(spec, spec) for spec in ranking]
             self._entrants = [*ranked, *(name for name in given if name not in ranked)]
         return self._entrants
