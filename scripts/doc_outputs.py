@@ -47,7 +47,7 @@ CHECKS = (
           "strategy  games  wins"),
     Check("duplicate", ("docs/matchmaking.md",),
           "canasta-sim run --games 1000 --seed 1 -s expert -s greedy --duplicate --workers 2 --out results/dup",
-          "duplicate deals, expert vs greedy"),
+          "duplicate deals, expert@1 vs greedy@2"),
     Check("round-robin", ("docs/matchmaking.md",),
           "canasta-sim run --games 300 --seed 1 -s expert -s greedy -s random --workers 2 --out results/rr",
           "cross table (score of the row strategy"),

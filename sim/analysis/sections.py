@@ -17,7 +17,7 @@ import csv
 import dataclasses
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from canasta_sim.runs.matchmaking import MatchmakingResults, PairedResult
 from canasta_sim.runs.ratings import CrossTable, Rating, ranked
@@ -26,6 +26,7 @@ from canasta_sim.runs.summary import SummaryRow
 
 __all__ = [
     "CROSS_TABLE_CORNER",
+    "as_printed",
     "PAIRED_FIELDS",
     "cross_records",
     "format_csv",
@@ -108,6 +109,27 @@ def rating_records(ratings: Sequence[Rating]) -> list[dict]:
     return [{"rank": rank, "strategy": rating.name, "elo": rating.elo, "elo_low": rating.low,
              "elo_high": rating.high, "games": rating.games, "score": _clean(rating.score)}
             for rank, rating in ranked(ratings)]
+
+
+def _row_name(label: str, names: Mapping[str, str]) -> str:
+    """A summary row's label by ``names``: a spec, or in a mirror match ``spec (A)`` and ``spec (B)``."""
+    if label in names:
+        return names[label]
+    spec, side = label[:-4], label[-4:]
+    return names[spec] + side if side in (" (A)", " (B)") and spec in names else label
+
+
+def as_printed(rows: Sequence[SummaryRow], results: MatchmakingResults,
+               names: Mapping[str, str]) -> tuple[list[SummaryRow], MatchmakingResults]:
+    """The summary's rows and the sections as the text, Markdown and HTML reports print them: every strategy by its
+    name (``names``, :func:`canasta_sim.analysis.strategy_names`: ``greedy@2``, as the header and the charts name it,
+    not the spec in one table and the name in the next), and a round robin's rows strongest first, as its cross table
+    and ratings rank them (ties in the run's order).  CSV and JSON keep the specs and the run's order: they are read
+    by programs, which key on the spec."""
+    order = {name: position for position, name in enumerate(results.ranking())}
+    ranked_rows = sorted(rows, key=lambda row: order.get(row.strategy, len(order)))  # stable: the run's order else
+    renamed = [dataclasses.replace(row, strategy=_row_name(row.strategy, names)) for row in ranked_rows]
+    return renamed, results.renamed(names)
 
 
 def sections_json(results: MatchmakingResults) -> dict:

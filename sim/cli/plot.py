@@ -507,30 +507,40 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
         raise  # exit code 1 (OneLineErrorCommand): the run is damaged, not the arguments wrong
     except CanastaError as error:
         raise fail(str(error)) from None
+    given = out is not None
     out = _charts_folder(run_dir, out)
     try:
         written = write_charts(run, out, dpi)
     except OSError as error:
-        raise fail(f"--out {out}: {error.strerror or error}") from None
+        raise fail(_unwritable(out, given, error.strerror or str(error))) from None
     for path in written:
         click.echo(str(path))
 
 
+def _unwritable(out: Path, given: bool, why: str) -> str:
+    """The one line refusing the charts' folder: by the option that named it, or, for the run's own ``plots/`` (a run
+    made read-only after publishing, say), with the option that writes them elsewhere."""
+    return f"--out {out}: {why}" if given else f"{out}: {why}; give --out FOLDER to write the charts elsewhere"
+
+
 def _charts_folder(run_dir: Path, out: Path | None) -> Path:
     """Where the charts go: ``--out``, or ``plots/`` in the run; a file there is refused in one line."""
+    given = out is not None
     out = out if out is not None else run_dir / "plots"
     if out.exists() and not out.is_dir():
-        raise fail(f"--out {out} is a file; give a folder for the charts")
+        raise fail(f"--out {out} is a file; give a folder for the charts" if given
+                   else f"{out} is a file; give --out FOLDER for the charts")
     return out
 
 
 def _plot_tuning(run_dir: Path, out: Path | None, dpi: int) -> None:
+    given = out is not None
     out = _charts_folder(run_dir, out)
     try:
         written = write_tuning_charts(run_dir, out, dpi)
     except CanastaError as error:
         raise fail(str(error)) from None
     except OSError as error:
-        raise fail(f"--out {out}: {error.strerror or error}") from None
+        raise fail(_unwritable(out, given, error.strerror or str(error))) from None
     for path in written:
         click.echo(str(path))

@@ -229,7 +229,7 @@ class ChartData:
             {**entry, "spec": self.names.get(entry.get("spec"), entry.get("spec"))} if isinstance(entry, dict)
             else entry for entry in manifest.get("strategies", [])]}
         """``run.json`` with each strategy's spec replaced by its name, as the charts show it."""
-        self.entrants = entrants_of(self.shown_manifest)
+        self._entrants: list[str] | None = None
         self._games = games
         self._hands = hands
         self._loaded = loaded
@@ -268,6 +268,20 @@ class ChartData:
         renamed = with_strategy_names(LoadedRun(self.path, self.manifest, games, hands))
         self.games.add(renamed.games.sort_values("game_id", kind="stable"))
         self.hands.add(renamed.hands.sort_values(["game_id", "hand_no", "team"], kind="stable"))
+
+    @property
+    def entrants(self) -> list[str]:
+        """The strategies by name, as the summary lists them: in the run's order, a round robin's strongest first as
+        its ratings rank them (ties in the run's order), as its cross table and the reports list them."""
+        if self._entrants is None:
+            given = entrants_of(self.shown_manifest)
+            try:
+                ranking = self.matchmaking().ranking() if len(given) >= 3 else []
+            except RunDirectoryError:  # a run loaded in a notebook, its folder gone since: drawn in the run's order
+                ranking = []
+            ranked = [self.names.get(spec, spec) for spec in ranking]
+            self._entrants = [*ranked, *(name for name in given if name not in ranked)]
+        return self._entrants
 
     @property
     def games(self) -> GameTally:

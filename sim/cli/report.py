@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from canasta_sim.analysis import entrants_of, strategy_names
-from canasta_sim.analysis.sections import format_csv, format_markdown, sections_json
+from canasta_sim.analysis.sections import as_printed, format_csv, format_markdown, sections_json
 from canasta_sim.cli.continuing import resume_playing
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
@@ -28,7 +28,8 @@ from canasta_sim.cli.options import (
     refuse_tuning_directory,
     write_output,
 )
-from canasta_sim.cli.report_html import report_page
+from canasta_sim.cli.report_html import folder_name, report_page
+from canasta_sim.cli.report_markdown import markdown_charts
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.sprt import Sprt
@@ -155,10 +156,8 @@ def _no_writer(description: dict[str, Any], path: Path) -> str:
     return f" in run.json, yet no process is writing it: it was killed or its machine stopped; {going_on}"
 
 
-def _header(description: dict[str, Any], path: Path) -> list[str]:
+def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> list[str]:
     # Named as the charts name them: two settings of one strategy share name@version, so each adds its spec.
-    names = strategy_names({"strategies": [{"spec": spec, "label": label} for label, spec
-                                           in zip(description["strategies"], description["specs"], strict=True)]})
     labels = [names[spec] for spec in description["specs"]]
     if len(labels) >= 3:
         matchup = f"round robin of {', '.join(labels)}"
@@ -175,15 +174,17 @@ def _header(description: dict[str, Any], path: Path) -> list[str]:
         *map(_code_change_line, description.get("code_changes", [])),
         *_missing_lines(description.get("missing_parts", []), path, description),
         *compare_line(description.get("compare")),
-        *_forfeit_lines(description.get("forfeit_reasons", {})),
+        *_forfeit_lines({names.get(spec, spec): reasons
+                         for spec, reasons in description.get("forfeit_reasons", {}).items()}),
     ]
 
 
 @click.command("report", cls=OneLineErrorCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--format", "style", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="text (aligned table), markdown, csv (one row per strategy, every figure), json, or html "
-                   "(one self-contained page: the tables, the charts and replays of a few games).")
+              help="text (aligned table), markdown (with --output FILE, the charts as PNG files beside it), csv "
+                   "(one row per strategy, every figure), json, or html (one self-contained page: the tables, the "
+                   "charts and replays of a few games).")
 @click.option("-o", "--output", "output_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               metavar="FILE", help="Write the report to FILE; without it, or with -, to standard output.")
 def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
@@ -218,21 +219,30 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     if style == "json":
         summary = json.loads(format_summary(rows, "json", extra={"run": description}))
         text = json.dumps({**summary, **sections_json(results)}, indent=2)
-    elif style == "csv":
-        text = format_csv(rows, results)
-    elif style == "html":
+        _deliver(text, output_file)
+        return
+    if style == "csv":
+        _deliver(format_csv(rows, results), output_file)
+        return
+    names = strategy_names(manifest)
+    rows, results = as_printed(rows, results, names)
+    written = f"Wrote {output_file}."
+    # A page to publish names the run by its folder's name alone, the terminal's text by the path as it was given.
+    header = _header(description, run_dir if style == "text" else Path(folder_name(run_dir)), names)
+    if style == "html":
         with interrupted_as_the_users():  # its replays play games: Ctrl-C there is the user's, not a bot's failure
-            text = report_page(run_dir, manifest, _header(description, run_dir), format_summary(rows, "markdown"),
-                               format_markdown(results))
+            text = report_page(run_dir, manifest, header, format_summary(rows, "markdown"), format_markdown(results))
     elif style == "markdown":
         sections = format_markdown(results)
-        text = "\n\n".join(["  \n".join(_header(description, run_dir)), format_summary(rows, "markdown"),
-                             *([sections] if sections else [])])
+        if output_file is not None:  # written beside it as files: to standard output, the charts have nowhere to go
+            charts, folder = markdown_charts(run_dir, output_file)
+            sections = "\n\n".join(filter(None, [sections, charts]))
+            written = f"Wrote {output_file} and its charts in {folder}."
+        text = "\n\n".join(["  \n".join(header), format_summary(rows, "markdown"), *([sections] if sections else [])])
     else:
         additions = results.text()
-        text = "\n".join([*_header(description, run_dir), "", format_summary(rows, "text"),
-                          *(["", additions] if additions else [])])
-    _deliver(text, output_file)
+        text = "\n".join([*header, "", format_summary(rows, "text"), *(["", additions] if additions else [])])
+    _deliver(text, output_file, written)
 
 
 def stdout_is_terminal() -> bool:
@@ -240,9 +250,9 @@ def stdout_is_terminal() -> bool:
     return sys.stdout.isatty()
 
 
-def _deliver(text: str, output_file: Path | None) -> None:
-    """Print the report, or write it to ``--output FILE`` and say so."""
+def _deliver(text: str, output_file: Path | None, written: str | None = None) -> None:
+    """Print the report, or write it to ``--output FILE`` and say so (``written``: what was written)."""
     if output_file is None:
         echo_whole(text + "\n")
         return
-    write_output("--output", output_file, text + "\n", f"Wrote {output_file}.")
+    write_output("--output", output_file, text + "\n", written or f"Wrote {output_file}.")

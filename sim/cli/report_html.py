@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import os
 import re
 import shlex
 from collections.abc import Sequence
@@ -33,7 +34,7 @@ from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.terminal.played import spec_shown
 
-__all__ = ["games_worth_seeing", "markdown_html", "report_page"]
+__all__ = ["folder_name", "games_worth_seeing", "markdown_html", "report_page"]
 
 _REPLAY_COLUMNS = ["seed", "score_a", "score_b", "forfeit_team", "forfeit_reason", "error"]
 """The columns of ``games`` a replay and its heading read besides the charts' (the seed plays the game again)."""
@@ -222,7 +223,14 @@ def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> li
     recorded = games.set_index("game_id")
     # Bots named relative to where the run started are started from there, as replay starts them.
     with start_directory(manifest, settings, directory)[0]:
-        return _replayed_games(run_dir, manifest, settings, recorded, games_worth_seeing(games))
+        return _replayed_games(Path(folder_name(run_dir)), manifest, settings, recorded, games_worth_seeing(games))
+
+
+def folder_name(run_dir: Path) -> str:
+    """The run's folder by its own name, as the published reports (Markdown, HTML) name it: the path it was given by
+    (``/home/alice/club/results/rr``) names one machine's folders, a home and a user among them, which a page put on
+    a website should not, and which mean nothing where the folder is unzipped."""
+    return Path(os.path.abspath(run_dir)).name
 
 
 def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded: pd.DataFrame,

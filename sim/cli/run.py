@@ -26,6 +26,8 @@ import pyarrow.parquet as pq
 from tqdm import tqdm
 
 from canasta_sim import ENGINE_VERSION, __version__
+from canasta_sim.analysis import strategy_names
+from canasta_sim.analysis.sections import as_printed
 from canasta_sim.cli import WRITTEN_TO
 from canasta_sim.cli.backends import (
     check_local_options,
@@ -57,7 +59,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import reproducing_command, session_options, start_directory
+from canasta_sim.cli.replaying import recorded_start, reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError
@@ -65,7 +67,7 @@ from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
-from canasta_sim.runs.matchmaking import matchmaking_report
+from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.runner import (
     MANIFEST_FORMAT,
     ON_ERROR_CHOICES,
@@ -327,7 +329,7 @@ def new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) ->
         "tool": f"canasta-sim {__version__}",
         "engine_version": ENGINE_VERSION,
         "command": reproducing_command(settings, path),
-        "directory": os.getcwd(),
+        "directory": recorded_start(settings.specs),
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategies": [describe_strategy(strategy) for strategy in loaded],
@@ -454,10 +456,9 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
 
     def print_summary() -> None:
         if games_read:
-            click.echo(format_summary(rows))
-            additions = matchmaking_report(directory, settings.specs, settings.duplicate)
-            if additions:
-                click.echo("\n" + additions)
+            shown, results = as_printed(rows, matchmaking_results(directory, settings.specs, settings.duplicate),
+                                        strategy_names(manifest))
+            click.echo("\n\n".join(filter(None, [format_summary(shown), results.text()])))
         rate = progress.played / elapsed if elapsed > 0 else 0.0
         click.echo(f"{games_read} of {settings.games} games in {directory.path} "
                    f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from canasta_sim.core.engine import derive_seed
 from canasta_sim.runs.ratings import CrossTable, Rating, fit_ratings, format_cross_table, format_ratings, ranked
@@ -316,6 +316,15 @@ class MatchmakingResults:
         every report and chart, so that a page showing both reads them alike."""
         return [rating.name for _, rating in ranked(self.ratings)] or list(self.cross_table.names if self.cross_table
                                                                             else ())
+
+    def renamed(self, names: Mapping[str, str]) -> MatchmakingResults:
+        """The same results with each spec called ``names[spec]`` (unchanged where ``names`` has none): the printed
+        reports name the strategies as their headers and charts do (:func:`canasta_sim.analysis.strategy_names`)."""
+        paired = tuple(dataclasses.replace(result, first=names.get(result.first, result.first),
+                                           second=names.get(result.second, result.second)) for result in self.paired)
+        ratings = tuple(dataclasses.replace(entry, name=names.get(entry.name, entry.name)) for entry in self.ratings)
+        table = None if self.cross_table is None else self.cross_table.renamed(names)
+        return MatchmakingResults(paired, table, ratings)
 
     def text(self) -> str:
         """The sections as printed by ``canasta-sim run`` and ``report`` ('' when there are none)."""

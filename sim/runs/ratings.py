@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
 import numpy as np
@@ -61,6 +61,13 @@ class CrossTable:
         """``wins[i, j]``: games ``i`` won against ``j``."""
         self.draws = np.zeros((size, size), dtype=np.int64)
         """``draws[i, j]``: drawn games between ``i`` and ``j`` (symmetric)."""
+
+    def renamed(self, names: Mapping[str, str]) -> CrossTable:
+        """The same results with each entrant called ``names[entrant]`` (unchanged where ``names`` has none), as the
+        printed reports name them."""
+        table = CrossTable([names.get(name, name) for name in self.names])
+        table.wins, table.draws = self.wins.copy(), self.draws.copy()
+        return table
 
     def index(self, name: str) -> int:
         """The row of entrant ``name``.

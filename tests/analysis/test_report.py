@@ -55,8 +55,9 @@ def test_text_report_shows_the_run_and_the_hand_computed_figures(fixture_run):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert "x@1 vs y@3" in lines[0] and "games 4 of 4 (complete)" in lines[1] and "seed 17" in lines[1]
-    x_line = next(line for line in lines if line.startswith("x "))
-    y_line = next(line for line in lines if line.startswith("y "))
+    # Named as the header names them, not by spec.
+    x_line = next(line for line in lines if line.startswith("x@1 "))
+    y_line = next(line for line in lines if line.startswith("y@3 "))
     # x: 2 wins in 4 (Wilson 15.0-85.0%), margin (400 - 1200 + 0) / 3 with its 95% interval's half width
     # 1.96 * sqrt(((400 + 266.7)^2 + (-1200 + 266.7)^2 + 266.7^2) / 2 / 3) = 942.2, 4/3 hands per game,
     # pile takes 6/4, natural 2/4, mixed 2/4, went out 2/4.
@@ -81,7 +82,7 @@ def test_json_and_csv_reports_carry_exact_figures(fixture_run):
 
 def test_markdown_report_is_a_table(fixture_run):
     output = report(fixture_run, "--format", "markdown").output
-    assert "| strategy | games | wins |" in output and "| x | 4 | 2 | 50.0% [15.0%, 85.0%] |" in output
+    assert "| strategy | games | wins |" in output and "| x@1 | 4 | 2 | 50.0% [15.0%, 85.0%] |" in output
 
 
 def test_notebook_api_loads_and_summarizes(fixture_run):

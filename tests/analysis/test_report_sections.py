@@ -71,7 +71,7 @@ def test_duplicate_deal_results_are_in_every_format_and_the_api_from_both_sides_
     text, data, rows, markdown = _reports(duplicate)
     (paired,) = data["duplicate"]
     assert (paired["strategy"], paired["opponent"], paired["deals"]) == ("greedy", "random", 10)
-    assert f"paired result: greedy scores {100 * paired['score']:.1f}%" in text
+    assert f"paired result: greedy@2 scores {100 * paired['score']:.1f}%" in text  # named as the header names it
     assert "### Duplicate deals" in markdown and f"{100 * paired['score']:.1f}%" in markdown
     assert float(rows["greedy"]["paired_score_vs_random"]) == pytest.approx(paired["score"])
     assert float(rows["random"]["paired_score_vs_greedy"]) == pytest.approx(1 - paired["score"])

@@ -303,7 +303,7 @@ def test_report_counts_each_strategys_forfeits_by_reason(tmp_path):
     assert result.exit_code == 0
     forfeited = int((read_run_tables(out)[0].forfeit_reason == "tampering").sum())
     text = CliRunner().invoke(main, ["report", str(out)]).output
-    assert f"forfeits of {spec('AddsJokers')}: {forfeited} tampering" in text
+    assert f"forfeits of adds-jokers@2: {forfeited} tampering" in text  # named as the header names it
     described = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
     assert described["run"]["forfeit_reasons"] == {spec("AddsJokers"): {"tampering": forfeited}}
 

@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from canasta_sim.analysis import label_teams, load_run, notebook, with_strategy_names
+from canasta_sim.analysis import label_teams, load_run, notebook, ratings, with_strategy_names
 from canasta_sim.cli import main
 from canasta_sim.cli.plot import CHARTS, charts_for
 from canasta_sim.cli.plot_data import ChartData, quantiles
@@ -179,7 +179,7 @@ def test_win_rate_rows_list_each_strategy_of_a_round_robin_with_its_games_and_wi
                        pd.DataFrame({"label": games["team_b_strategy"], "opponent": games["team_a_strategy"],
                                      "won": games["winner"] == "B"})], ignore_index=True)
     expected = []
-    for label in run.entrants:
+    for label in ratings(run)["strategy"]:  # strongest first, as the reports list them
         mine = teams[teams["label"] == label]
         expected.append((f"{label}\nall games", f"n={len(mine)}", int(mine["won"].sum())))
     axes = CHARTS["win_rates"](ChartData.of_directory(runs["round_robin"])).axes[0]

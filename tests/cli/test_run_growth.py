@@ -87,7 +87,7 @@ def test_compare_saves_the_games_it_counted_as_the_run_of_the_same_seed_in_parts
                   "--chunk-size", "500", *QUICK, "--out", str(reference)).exit_code == 0
     assert_same_run_tables(saved, reference)
     report = invoke("report", str(saved))
-    assert report.exit_code == 0 and "duplicate deals, greedy vs random: 9 deals (18 games)" in report.output
+    assert report.exit_code == 0 and "duplicate deals, greedy@2 vs random@2: 9 deals (18 games)" in report.output
 
 
 @pytest.mark.timeout(120)

@@ -233,7 +233,8 @@ def test_a_printed_report_says_how_to_print_each_replay_and_its_button_prints_th
         browser.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
     assert [note[0] for note in notes] == games and {note[1] for note in notes} == {"block"}
     assert set(printed) == {"none"}  # neither the button nor a frame cut to one screen
-    assert all(f"canasta-sim replay {round_robin} {game} --html game{game}.html" in text
+    # The run by its folder's name: a published page names no folder of the machine that wrote it.
+    assert all(f"canasta-sim replay {round_robin.name} {game} --html game{game}.html" in text
                and "print this replay" in text for game, _, text in notes)
     # The button prints the replay's own page, not the report around it.
     details = browser.find_element(By.CSS_SELECTOR, "details[data-replay]")

@@ -175,7 +175,7 @@ def test_duplicate_run_prints_the_paired_result(tmp_path):
                                        "--duplicate", "--rules", "target_score=1000", "--workers", "1", "-q",
                                        "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
-    assert "duplicate deals, greedy vs random: 4 deals (8 games)" in result.output
+    assert "duplicate deals, greedy@2 vs random@2: 4 deals (8 games)" in result.output
     assert "variance reduction against unpaired play" in result.output
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert manifest["duplicate"] is True and "--duplicate" in manifest["command"]

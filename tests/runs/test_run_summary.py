@@ -5,8 +5,11 @@ whatever the batch size, and only parts written before the session are read back
 import pytest
 from click.testing import CliRunner
 
+from canasta_sim.analysis import strategy_names
+from canasta_sim.analysis.sections import as_printed
 from canasta_sim.cli import main
 from canasta_sim.runs import storage, summary
+from canasta_sim.runs.matchmaking import MatchmakingResults
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.summary import RunSummarizer, format_summary, summarize_run
@@ -20,9 +23,11 @@ def run(*args: str):
 
 
 def reread_summary(out) -> str:
+    """The summary read back from the run's files, printed as ``run`` prints it (strategies by name)."""
     directory = RunDirectory(out)
-    rows, _ = summarize_run(directory, settings_from_manifest(directory.read_manifest()).entrants)
-    return format_summary(rows)
+    manifest = directory.read_manifest()
+    rows, _ = summarize_run(directory, settings_from_manifest(manifest).entrants)
+    return format_summary(as_printed(rows, MatchmakingResults(), strategy_names(manifest))[0])
 
 
 def assert_arrow_sums_equal_pandas_sums(out) -> None:
@@ -91,7 +96,7 @@ def test_printed_summary_of_a_mirror_equals_the_reread_one_whatever_the_batch(tm
     result = run("--games", "16", "--seed", "4", "-s", "greedy", "--workers", "2", "--chunk-size", "3", "--out",
                  str(out), "-q", *QUICK)
     assert result.exit_code == 0, result.output
-    assert "greedy (A)" in result.stdout and "16 of 16 games" in result.stdout
+    assert "greedy@2 (A)" in result.stdout and "16 of 16 games" in result.stdout
     assert printed_summary(result) == reread_summary(out)
     assert_arrow_sums_equal_pandas_sums(out)  # mirror labels
 

@@ -46,7 +46,7 @@ def test_a_figure_changed_on_the_page_is_found_and_the_page_as_it_is_passes(tmp_
     assert "round-robin: docs/matchmaking.md shows what" in capsys.readouterr().out
     (tmp_path / "docs").mkdir()
     page = (ROOT / "docs" / "matchmaking.md").read_text(encoding="utf-8")
-    shown = "   1  expert    +302.4  [+240.6, +364.2]    200  88.0%"
+    shown = "   1  expert@1  +302.4  [+240.6, +364.2]    200  88.0%"
     assert shown in page
     (tmp_path / "docs" / "matchmaking.md").write_text(page.replace(shown, shown.replace("+302.4", "+302.5")))
     monkeypatch.setattr(module, "ROOT", tmp_path)
