@@ -30,7 +30,7 @@ import threading
 import time
 from collections.abc import Sequence
 
-from canasta_sim.errors import MachineRefusal, SeatFailure, machine_refused
+from canasta_sim.errors import MachineRefusal, SeatFailure, machine_refused, refuses_processes
 from canasta_sim.plugins.affinity import place_bot
 from canasta_sim.plugins.bot_marks import MARK_VARIABLE, end_marked, new_mark
 
@@ -142,7 +142,8 @@ class BotProcess:
         a ``RuntimeError`` of another kind."""
         refused = machine_refused(f"a process of bot {self.label!r}", error)
         if refused is not None:
-            raise MachineRefusal(f"{refused}; the machine's limit, not the bot's failure") from None
+            raise MachineRefusal(f"{refused}; the machine's limit, not the bot's failure",
+                                 of_processes=refuses_processes(error)) from None
         if isinstance(error, RuntimeError):
             raise error
 

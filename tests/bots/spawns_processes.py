@@ -4,10 +4,11 @@ HOW``; it draws, never melds and discards the first legal discard.  At its first
 - ``daemon``: starts a daemon (a double fork and ``setsid``: out of its process group and session), then plays on;
 - ``holds_output``: starts a process in a session of its own that keeps its stdout open, then exits;
 - ``bomb``: forks until the machine refuses (at most 400 processes), then plays on;
-- ``leaves``: starts a process in its own group, plays on, and exits at ``quit`` leaving it running.
+- ``leaves``: starts a process in its own group, plays on, and exits at ``quit`` leaving it running;
+- ``exits``: starts nothing, and exits at its second turn, its seat's crash (each game then needs a new process).
 
 Every process it starts sleeps a minute at most (no test leaves one behind for long) and notes its id in the file named
-by the environment variable ``SPAWNED_LOG``."""
+by the environment variable ``SPAWNED_LOG``, when it is set."""
 
 import json
 import os
@@ -16,10 +17,12 @@ import sys
 import time
 
 HOW = sys.argv[1]
-LOG = os.environ["SPAWNED_LOG"]
+LOG = os.environ.get("SPAWNED_LOG")
 
 
 def note(pid):
+    if LOG is None:
+        return
     with open(LOG, "a", encoding="utf-8") as file:
         file.write(f"{pid}\n")
 
@@ -60,6 +63,7 @@ def send(message):
 
 
 asked = False
+turns = 0
 for line in sys.stdin:
     message = json.loads(line)
     kind = message["type"]
@@ -79,6 +83,9 @@ for line in sys.stdin:
                 sleeper()
         legal = message["legal"]
         decision = message["decision"]
+        turns += decision == "acquire"
+        if HOW == "exits" and turns == 2:
+            os._exit(5)
         if decision == "acquire":
             move = "draw" if "draw" in legal else legal[0]
         elif decision in ("ask", "meld"):
