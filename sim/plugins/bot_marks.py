@@ -17,6 +17,7 @@ import itertools
 import logging
 import os
 import signal
+import time
 from collections.abc import Iterable, Iterator
 
 __all__ = ["MARK_VARIABLE", "end_marked", "new_mark", "tasks_held"]
@@ -32,14 +33,20 @@ _SWEEPS = 8
 forking meanwhile is found by the next."""
 
 
+_STARTING_WAITS = 3
+_STARTING_SECONDS = 0.02
+"""How often, and how long, an ending waits for programs still starting (their environment not yet readable)."""
+
+
 def new_mark() -> str:
     """A mark for a new bot process started by this process."""
     return f"{os.getpid()}.{next(_SERIAL)}"
 
 
-def _marked() -> Iterator[tuple[int, str, int, int]]:
-    """``(pid, mark, real uid, tasks)`` of each living process (``mark`` empty for one without), tasks being its
-    threads, which the limit on a user's processes counts as it counts processes."""
+def _marked() -> Iterator[tuple[int, str | None, int, int]]:
+    """``(pid, mark, real uid, tasks)`` of each living process (``mark`` empty for one without; ``None`` for one whose
+    environment cannot be read yet), tasks being its threads, which the limit on a user's processes counts as it
+    counts processes."""
     try:
         names = os.listdir("/proc")
     except OSError:
@@ -60,6 +67,10 @@ def _marked() -> Iterator[tuple[int, str, int, int]]:
             continue  # ended, its parent yet to reap it: it holds nothing
         mark = next((item[len(prefix):].decode(errors="replace") for item in environment.split(b"\0")
                      if item.startswith(prefix)), "")
+        if not environment and b"VmSize" in fields:
+            # A program between the steps of its start (exec): its parent already went on, so a process a bot started
+            # just before it exited is seen so, its environment set a moment later.  (A kernel thread has no memory.)
+            mark = None
         uid = int(fields.get(b"Uid", b"-1").split()[0])
         tasks = int(fields.get(b"Threads", b"1").strip() or 1)
         yield int(name), mark, uid, tasks
@@ -71,12 +82,21 @@ def end_marked(mark: str = "", *, started_by: int | None = None) -> int:
     prefix = None if started_by is None else f"{started_by}."
     own = os.getpid()
     ended: set[int] = set()
+    waits = 0
     for _ in range(_SWEEPS):
-        found = [pid for pid, found_mark, _, _ in _marked()
-                 if pid != own and pid not in ended and found_mark
-                 and (found_mark == mark if prefix is None else found_mark.startswith(prefix))]
+        found, starting = [], False
+        for pid, found_mark, _, _ in _marked():
+            if pid == own or pid in ended:
+                continue
+            if found_mark is None:
+                starting = True
+            elif found_mark and (found_mark == mark if prefix is None else found_mark.startswith(prefix)):
+                found.append(pid)
         if not found:
-            break
+            if not starting or waits == _STARTING_WAITS:
+                break
+            waits += 1  # a program still starting may carry the mark: looked at again in a moment
+            time.sleep(_STARTING_SECONDS)
         for pid in found:
             try:
                 os.kill(pid, signal.SIGKILL)
