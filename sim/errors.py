@@ -99,7 +99,14 @@ class MachineRefusal(CanastaError):
 
     A bot process's proxy raises it where the machine refuses the process; the engine charges it to the seat as
     any exception, and a command that finds it behind a bot seat's failure stops instead, recording no forfeit.
+
+    :ivar of_processes: whether the limit refused was the one on the user's processes and threads (``ulimit -u``, a
+        pids limit), which a bot holding too many of them can have reached.
     """
+
+    def __init__(self, message: str, *, of_processes: bool = False) -> None:
+        super().__init__(message)
+        self.of_processes = of_processes
 
 
 _LIMITS = {
@@ -109,6 +116,13 @@ _LIMITS = {
     errno.ENOMEM: "not enough memory",
 }
 """The limit behind each refusal, as the user can look it up."""
+
+
+def refuses_processes(error: BaseException) -> bool:
+    """Whether ``error`` is the machine refusing a process or a thread for the limit on them (``ulimit -u``)."""
+    if isinstance(error, OSError):
+        return error.errno == errno.EAGAIN
+    return isinstance(error, RuntimeError) and "start new thread" in str(error)
 
 
 def machine_refused(what: str, error: BaseException) -> str | None:

@@ -17,7 +17,7 @@ from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError, UserInterrupt
 from canasta_sim.plugins.kept_state import changed_names, kept_state
-from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy
+from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy, machines_doing
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
@@ -27,8 +27,9 @@ from canasta_sim.strategies import BUILTIN
 
 EXIT_INTERRUPTED = 130
 EXIT_MACHINE_REFUSED = 3
-"""The exit code when the machine refuses a bot a process, a thread or a pipe (a low ``ulimit -u`` or ``ulimit -n``):
-neither the strategy's problem (1) nor a spec that cannot be used (2)."""
+"""The exit code when the machine refuses a bot a process, a thread or a pipe (a low ``ulimit -u`` or ``ulimit -n``),
+or keeps ending a game in a built-in's calls (:data:`MACHINE_DEATHS`): neither the strategy's problem (1) nor a spec
+that cannot be used (2)."""
 
 OPPONENTS = ("greedy", "random")
 """The built-in strategies a checked strategy plays against, in turn."""
@@ -57,7 +58,8 @@ def check_command(
     """Load SPEC, play GAMES games against greedy and random with sides alternated, and report any
     failure (an exception, a malformed or illegal decision, an overrun of the time limit) or a
     game that does not replay identically from its seed.  Exits 1 when something is wrong, 2 when
-    SPEC or a rule option cannot be used, 3 when the machine refuses a bot a process (its limit, named).
+    SPEC or a rule option cannot be used, 3 when the machine refuses a bot a process (its limit, named) or keeps
+    killing a game during a built-in's move.
 
     Each game is played in a process of its own: a strategy that crashes, exits or hangs is reported
     like any other failure.  A failure's traceback (the strategy's own lines) follows its one-line
@@ -225,6 +227,16 @@ def _charge(names, game_seed, seat, decision, reason, message) -> StrategyError:
     return error
 
 
+MACHINE_DEATHS = 3
+"""Times one game may meet the machine's doing in a built-in's call (:func:`machines_doing`) before the check ends."""
+
+
+def _machines_doing(result) -> str | None:
+    """:func:`machines_doing` of the failure that ended a supervised game (its process's death, or what it raised)."""
+    failure = result if isinstance(result, StrategyError) else result[0]
+    return machines_doing(failure) if isinstance(failure, StrategyError) else None
+
+
 def _opponent(index: int, opponents):
     """Game ``index``'s opponent: two games against each in turn, one on each side."""
     return opponents[(index // 2) % len(opponents)]
@@ -247,9 +259,18 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
         play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1,
                                  checked.cls)
         charge = functools.partial(_charge, names, game_seed)
-        start = time.perf_counter()
-        result = play_supervised(lambda monitor, send, play=play: play(monitor), charge, time_limit,
-                                 f"game {index} against {opponent.spec}")
+        for attempt in itertools.count(1):
+            start = time.perf_counter()
+            result = play_supervised(lambda monitor, send, play=play: play(monitor), charge, time_limit,
+                                     f"game {index} against {opponent.spec}")
+            machines = _machines_doing(result)
+            if machines is None:
+                break
+            # The machine's doing, as a run's supervisor judges it: played again, and a game meeting it every time
+            # ends the check as the machine's limit does.
+            if attempt == MACHINE_DEATHS:
+                raise MachineRefusal(f"{machines} (game {index}, {attempt} times)")
+            click.echo(f"game {index}: {machines}; played again", err=True)
         if not isinstance(result, StrategyError):
             result, endings, changed = result
             if isinstance(result, MachineRefusal):

@@ -16,8 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import click
+
 from canasta_sim.core.engine import GameResult
 from canasta_sim.errors import StrategyError
+from canasta_sim.plugins.loader import machines_doing
 from canasta_sim.runs.supervised_game import CTRL_C_TO_THE_COMMAND, play_supervised
 from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
@@ -29,6 +32,15 @@ def _charge(seed: int, names: Sequence[str], seat: int, decision: str, reason: s
     return StrategyError(message, spec=names[seat], seat=seat, game_seed=seed, decision=decision, reason=reason)
 
 
+def _raise(failure: StrategyError) -> None:
+    """Raise ``failure``, or, when it is the machine's doing in a built-in's call, the one line saying so (no built-in
+    is charged with it)."""
+    machines = machines_doing(failure)
+    if machines is not None:
+        raise click.ClickException(machines)
+    raise failure
+
+
 def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: int, names: Sequence[str],
                   time_limit: float | None = None, **game) -> GameResult:
     """:func:`~canasta_sim.terminal.narrate.narrate_game` in a forked process, its lines given to ``write`` here,
@@ -36,6 +48,8 @@ def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: in
 
     :raises StrategyError: a strategy's failure, as in this process; or ``crash`` for the seat whose call was running
         when the process died (``timeout`` when it was ended past ``time_limit``).
+    :raises click.ClickException: when the process died, or ran out of memory, in a built-in's call: the machine's
+        doing, said in one line.
     """
     def play(monitor, send) -> GameResult | StrategyError:
         try:
@@ -47,7 +61,7 @@ def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: in
     outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), time_limit, f"game seed {seed}",
                               lines=write, ctrl_c=CTRL_C_TO_THE_COMMAND)
     if isinstance(outcome, StrategyError):
-        raise outcome
+        _raise(outcome)
     return outcome
 
 
@@ -58,6 +72,7 @@ def record_apart(players: Sequence, *, seed: int, names: Sequence[str], time_lim
 
     :raises StrategyError: ``crash`` for the seat whose call was running when the process died, ``timeout`` when it
         was ended past ``time_limit`` (nothing of the game is left to show).
+    :raises click.ClickException: when the process died in a built-in's call: the machine's doing, said in one line.
     """
     def play(monitor, send) -> RecordedGame:
         return record_game(players, seed=seed, names=names, monitor=monitor, time_limit=time_limit, **game)
@@ -65,5 +80,5 @@ def record_apart(players: Sequence, *, seed: int, names: Sequence[str], time_lim
     outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), time_limit, f"game seed {seed}",
                               ctrl_c=CTRL_C_TO_THE_COMMAND)
     if isinstance(outcome, StrategyError):
-        raise outcome
+        _raise(outcome)
     return outcome

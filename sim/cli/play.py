@@ -11,7 +11,7 @@ from canasta_sim.cli.options import WholeNumber, check_output_folder, ctrl_c_rai
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
-from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.loader import load_strategy, machines_doing
 from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.strategies import BUILTIN
 from canasta_sim.terminal.human import PausingNarrator, PlayerQuit, TerminalPlayer
@@ -68,8 +68,8 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         click.echo("")
         click.echo(f"Game abandoned. (seed {seed})" + (" Only a finished game is saved." if save_dir else ""))
         return
-    except StrategyError as error:
-        raise click.ClickException(str(error)) from None
+    except StrategyError as error:  # a built-in out of memory is the machine's doing, not the built-in's
+        raise click.ClickException(machines_doing(error) or str(error)) from None
     narrator.game_over(result)
     if result.winner is None:
         click.echo("A draw.")

@@ -62,7 +62,7 @@ from canasta_sim.cli.options import (
 from canasta_sim.cli.replaying import recorded_start, reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import CanastaError
+from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.interleave import games_at_once_cap
@@ -434,7 +434,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
         interrupted, status = True, "interrupted"
     except OSError as failure:  # the disk refused a part or run.json (full, read-only, removed)
         write_error = f"writing the run failed: {failure}"
-    except dask_backend.ClusterError as failure:  # no scheduler, a hung chunk, workers that cannot load a strategy
+    except (dask_backend.ClusterError, MachineRefusal) as failure:  # no scheduler, a hung chunk, a refused bot, ...
         write_error = str(failure)
     except WorkerStartError as failure:  # local workers that cannot load the strategies or die before playing
         write_error = str(failure)

@@ -36,13 +36,14 @@ import hashlib
 import importlib
 import importlib.util
 import random
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from canasta_sim.core.strategy import Strategy
-from canasta_sim.errors import StrategyLoadError, error_text
+from canasta_sim.errors import StrategyError, StrategyLoadError, error_text
 from canasta_sim.plugins.file_code import files_code
 from canasta_sim.plugins.specs import (
     NAME_ACCEPTED,
@@ -58,7 +59,7 @@ from canasta_sim.strategies import BUILTIN
 
 __all__ = [
     "ENTRY_POINT_GROUP", "REQUIRED_DECISIONS", "LoadedStrategy", "available_strategies", "import_file",
-    "import_named_module", "is_built_in_spec", "load_strategy", "parse_spec", "spec_file",
+    "import_named_module", "is_built_in_spec", "load_strategy", "machines_doing", "parse_spec", "spec_file",
 ]
 
 _BUILT_IN_NAMES = frozenset(BUILTIN)
@@ -140,6 +141,27 @@ def is_built_in_spec(spec: str) -> bool:
     supervisor (:mod:`canasta_sim.runs.supervisor`) asks this in its own process, from the specs, never trusting
     what a worker, which runs the other strategies' code too, says of them."""
     return not is_bot_spec(spec) and parse_spec(spec)[0] in _BUILT_IN_NAMES
+
+
+def machines_doing(failure: StrategyError) -> str | None:
+    """The line saying the machine, not the strategy, ended a built-in's call: its process died during the call (the
+    OOM killer, a ``kill -9``; ``crash``, which a built-in in this process can meet no other way) or the call ran out
+    of memory (``MemoryError``), which a built-in keeping little cannot have caused; ``None`` for any other failure.
+
+    For the commands that play single games (``check-strategy``, ``watch``, ``play``), as :func:`is_built_in_spec`
+    is for a run's supervisor."""
+    if not is_built_in_spec(failure.spec):
+        return None
+    if failure.reason == "crash":
+        died = re.search(r"died (\([^)]*\))", failure.message)  # how, as the supervisor's words give it
+        what = f"the game's process died {died.group(1)}" if died else "the game's process died"
+    elif failure.reason == "exception" and failure.message.startswith("raised MemoryError"):
+        what = "the game's process ran out of memory"
+    else:
+        return None
+    return (f"{what} during a call of built-in strategy {failure.spec!r} (seat {failure.seat}, game seed "
+            f"{failure.game_seed}, decision {failure.decision}), which it cannot have caused: is the machine short "
+            "of memory, or killing the process? A strategy playing in the same process may hold the memory")
 
 
 def borrows_built_in_name(spec: str, name: str) -> bool:

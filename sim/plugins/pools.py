@@ -11,14 +11,16 @@ end.
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from canasta_sim.arbiter import STARTUP_ALLOWANCE
-from canasta_sim.errors import SeatFailure, StrategyLoadError
+from canasta_sim.errors import MachineRefusal, SeatFailure, StrategyLoadError
+from canasta_sim.plugins.bot_marks import tasks_held
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
 from canasta_sim.plugins.process import STOP_GRACE, BotProcess
 from canasta_sim.plugins.protocol import ProtocolError, decode, encode, hello_message, parse_ready
@@ -34,6 +36,13 @@ MEMORY_LIMIT_VARIABLE = "CANASTA_SIM_BOT_MEMORY_LIMIT_MB"
 an environment variable so that worker processes inherit it whatever their start method."""
 
 _QUIT = encode({"type": "quit"})
+
+logger = logging.getLogger("canasta_sim.bots")
+
+HOARDING_SHARE = 4
+"""A bot holding at least 1/``HOARDING_SHARE`` (a quarter, as its failure says) of its user's processes and threads
+when the machine refuses a new bot process for the limit on them is taken to have reached it, and is killed with
+them."""
 
 
 def memory_limit() -> int | None:
@@ -86,6 +95,9 @@ class BotPool:
         self.pid = os.getpid()
         self.closed = False
         """Set by :meth:`close`: the pool starts no process any more."""
+        self.owed: SeatFailure | None = None
+        """The failure of a process of this pool killed for the processes it held while no game waited on it, charged
+        to the next game to take one of the pool's processes (:func:`_end_hoarder`)."""
         _POOLS.add(self)
 
     def _forked(self) -> None:
@@ -102,6 +114,9 @@ class BotPool:
         """An endpoint for ``owner``'s game on a running process of ``seat`` (``None``: a process of its
         own, closed with ``owner``)."""
         self._forked()
+        owed, self.owed = self.owed, None
+        if owed is not None:
+            raise owed
         if seat is None:
             shared = self._fresh()
             weakref.finalize(owner, _close, shared)
@@ -134,6 +149,17 @@ class BotPool:
             bot = self.spares.pop()
             if bot.running:
                 return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
+        try:
+            bot = self._started()
+        except MachineRefusal as refusal:
+            # A bot that starts processes without end reaches the limit on them, and then it is the next process
+            # anyone starts that is refused: the one holding them is killed and charged, and the start tried again.
+            if not refusal.of_processes or not (_end_hoarder() or _freeing()):
+                raise
+            bot = _once_freed(self._started)
+        return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
+
+    def _started(self) -> BotProcess:
         bot = BotProcess(self.argv, label=self.label, memory_limit=memory_limit())
         try:
             handshake(bot, self.argv)
@@ -141,7 +167,7 @@ class BotPool:
             bot.kill()
             raise SeatFailure(f"a new process of bot {self.label!r} failed its handshake: {error}",
                               reason="malformed") from None
-        return SharedBot(bot, tagged=self.tagged, capacity=self.capacity)
+        return bot
 
     def close(self) -> None:
         """End every process of this pool as :func:`close_all` ends them, for good: a game that asks for one
@@ -163,6 +189,65 @@ class BotPool:
         self.seats.clear()
         self.spares.clear()
         return bots
+
+
+_FREEING_SECONDS = 3.0
+"""How long a start is tried again after a hoarding bot was killed: its processes hold their places under the limit
+until whoever adopted them reaps them, which is not at once (a container's first process took up to a second)."""
+
+_LAST_HOARDER_ENDED = -_FREEING_SECONDS
+
+
+def _freeing() -> bool:
+    """Whether the processes of a hoarding bot killed lately may still hold their places under the limit."""
+    return time.monotonic() - _LAST_HOARDER_ENDED < _FREEING_SECONDS
+
+
+def _once_freed(start: Callable[[], BotProcess]) -> BotProcess:
+    deadline = time.monotonic() + _FREEING_SECONDS
+    while True:
+        try:
+            return start()
+        except MachineRefusal as refusal:
+            if not refusal.of_processes or time.monotonic() > deadline:
+                raise
+        time.sleep(0.05)
+
+
+def _end_hoarder() -> bool:
+    """Kill the bot process of this process holding the most of its user's processes and threads, with them, if it
+    holds at least 1/:data:`HOARDING_SHARE` of them, and charge it: to the game waiting on it, or else to the next game
+    of its pool; whether there was one."""
+    holders: dict[str, tuple[BotPool, SharedBot | BotProcess]] = {}
+    for pool in list(_POOLS):
+        if pool.pid != os.getpid():
+            continue
+        holders.update((bot.mark, (pool, bot)) for bot in pool.spares if bot.running)
+        holders.update((shared.bot.mark, (pool, shared))
+                       for bots in pool.seats.values() for shared in bots if shared.running)
+    if not holders:
+        return False
+    held, total = tasks_held(holders)
+    mark = max(held, key=held.__getitem__)
+    if held[mark] * HOARDING_SHARE < total:
+        return False
+    pool, holder = holders[mark]
+    global _LAST_HOARDER_ENDED
+    _LAST_HOARDER_ENDED = time.monotonic()
+    logger.warning("bot %r held %d of its user's %d processes and threads when the machine refused a new bot process; "
+                   "it was killed with them", pool.label, held[mark], total)
+    # No count in the message: it goes into the run's tables, which read the same in every run of the same games.
+    failure = SeatFailure("its bot process was killed with the processes it started: they held a quarter or more of "
+                          "its user's processes and threads when the machine refused a new bot process (ulimit -u, or "
+                          "the container's pids limit)", reason="crash")
+    if isinstance(holder, BotProcess):
+        holder.kill()
+        pool.owed = failure
+    else:
+        holder.die(failure)
+        if holder.culprit is None:
+            pool.owed = failure
+    return True
 
 
 def _close(shared: SharedBot) -> None:

@@ -30,8 +30,9 @@ import threading
 import time
 from collections.abc import Sequence
 
-from canasta_sim.errors import MachineRefusal, SeatFailure, machine_refused
+from canasta_sim.errors import MachineRefusal, SeatFailure, machine_refused, refuses_processes
 from canasta_sim.plugins.affinity import place_bot
+from canasta_sim.plugins.bot_marks import MARK_VARIABLE, end_marked, new_mark
 
 __all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE"]
 
@@ -73,7 +74,10 @@ class BotProcess:
         self.outstayed = False
         """Whether it was still running when its time to exit after ``quit`` ran out (and so was killed)."""
         self.left_processes = False
-        """Whether it exited leaving processes it started running (they were killed)."""
+        """Whether it exited leaving processes it started running, or started processes that left its group (they
+        were killed)."""
+        self.mark = new_mark()
+        """The mark in its environment, inherited by what it starts (:mod:`~canasta_sim.plugins.bot_marks`)."""
 
     # ------------------------------------------------------------------------------------------ life
 
@@ -102,6 +106,7 @@ class BotProcess:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             bufsize=0,
+            env={**os.environ, MARK_VARIABLE: self.mark},
             preexec_fn=None if prctl is None and limit is None else prepare,
             process_group=0,  # its own group: see the module's note
         )
@@ -137,7 +142,8 @@ class BotProcess:
         a ``RuntimeError`` of another kind."""
         refused = machine_refused(f"a process of bot {self.label!r}", error)
         if refused is not None:
-            raise MachineRefusal(f"{refused}; the machine's limit, not the bot's failure") from None
+            raise MachineRefusal(f"{refused}; the machine's limit, not the bot's failure",
+                                 of_processes=refuses_processes(error)) from None
         if isinstance(error, RuntimeError):
             raise error
 
@@ -160,6 +166,11 @@ class BotProcess:
                 logger.warning("bot %r (pid %d) did not die after SIGKILL", self.label, process.pid)
         elif _kill_group(process.pid):  # it exited, leaving processes it started running in its group
             self.left_processes = True
+        if end_marked(self.mark):  # what it started out of its group's reach (a daemon) goes with it too
+            self.left_processes = True
+        if self.left_processes:
+            logger.info("bot %r left processes it started running; they were killed (canasta-sim docs protocol, "
+                           "Endings)", self.label)
         self._drain_stderr()
         self._release()
 

@@ -19,6 +19,8 @@ import logging
 import threading
 from concurrent.futures import CancelledError
 
+from canasta_sim.errors import MachineRefusal
+from canasta_sim.runs.dask_cluster import ClusterError
 from canasta_sim.runs.runner import ChunkReport
 from canasta_sim.runs.storage import RunDirectory
 
@@ -92,15 +94,21 @@ def _failure(error: Exception) -> Exception:
         return ChunkLost(str(error), f"the {error.allowed_failures + 1} Dask workers that held it died")
     if isinstance(error, CancelledError):  # by someone else: the run cancels only the submissions it gave up
         return ChunkLost(CANCELLED, CANCELLED)
+    if isinstance(error, MachineRefusal):  # the machine's limit, no other canasta-sim on the worker: said as it is
+        return ClusterError(f"on a Dask worker: {error}")
     return error
 
 
 def write_result(result, chunk: int, directory: RunDirectory) -> ChunkReport:
-    """Write a fetched chunk's parts and hand its workers' log records to this process's loggers."""
+    """Write a fetched chunk's parts and hand its workers' log records to this process's loggers.
+
+    :raises ClusterError: when the machine refused the chunk a bot process (its games before that are written)."""
     if result.games is not None:
         directory.write_chunk(chunk, result.games, result.hands)
     for record in result.records:
         named_logger = logging.getLogger(record.name)
         if named_logger.isEnabledFor(record.levelno):
             named_logger.handle(record)
+    if result.report.refused is not None:  # the machine refused a bot process: the run stops, the games before it kept
+        raise ClusterError(f"on a Dask worker: {result.report.refused}")
     return result.report

@@ -41,7 +41,7 @@ from canasta_sim.arbiter import MAX_TIME_LIMIT, MONITOR_GAME
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.decisions import DecisionRecorder, recorded_seats, verify_record_choices
-from canasta_sim.errors import RulesError, StrategyError
+from canasta_sim.errors import MachineRefusal, RulesError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategies, spec_file
 from canasta_sim.plugins.specs import file_spec_parts
 from canasta_sim.runs.code_guard import CodeGuard
@@ -319,6 +319,8 @@ class ChunkReport:
     forfeits: int = 0
     error: str | None = None
     """Under ``on_error='stop'``: the one-line description of the failure that stopped the chunk."""
+    refused: str | None = None
+    """The machine's refusal of a bot process that stopped the chunk, the games before it kept (no one's failure)."""
 
 
 class ChunkRunner(Protocol):
@@ -388,20 +390,23 @@ class ChunkPlayer:
         if self.stop_event.is_set():
             return ChunkReport(chunk, 0, False, (0,) * len(settings.entrants))
         book = ChunkBook(settings, chunk, self.on_error)
-        for game_id in game_ids:
-            if self.stop_event.is_set():
-                break
-            if charged and game_id in charged:
-                outcome, self.last_decisions = charged[game_id], None
-                log_failure(game_id, outcome, self.on_error)
-            elif monitor is None:
-                outcome = self.play_game(game_id)
-            else:
-                monitor[MONITOR_GAME] = game_id
-                outcome = self.play_game(game_id, monitor)
-                monitor[MONITOR_GAME] = -1
-            if not book.add(game_id, outcome, self.last_decisions):
-                break
+        try:
+            for game_id in game_ids:
+                if self.stop_event.is_set():
+                    break
+                if charged and game_id in charged:
+                    outcome, self.last_decisions = charged[game_id], None
+                    log_failure(game_id, outcome, self.on_error)
+                elif monitor is None:
+                    outcome = self.play_game(game_id)
+                else:
+                    monitor[MONITOR_GAME] = game_id
+                    outcome = self.play_game(game_id, monitor)
+                    monitor[MONITOR_GAME] = -1
+                if not book.add(game_id, outcome, self.last_decisions):
+                    break
+        except MachineRefusal as refusal:  # raised by CodeGuard: the games the chunk finished before it are kept
+            return dataclasses.replace(book.finish(self.directory), refused=str(refusal))
         return book.finish(self.directory)
 
     def play_game(self, game_id: int, monitor=None):

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
+from canasta_sim.plugins.bot_marks import end_marked
 from canasta_sim.runs.machine import shared_memory, starting
 from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, died_during_call
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
@@ -129,6 +130,7 @@ def play_supervised(play: Callable, charge: Callable, time_limit: float | None, 
             process.kill()
         process.join()
         receiver.close()
+        end_marked(started_by=process.pid)  # what its bots started out of their groups' reach, had it no time to end
     seat, decision = decode_call(monitor[MONITOR_CALL])
     if killed_for is not None:
         return charge(seat, decision, "timeout", killed_for)

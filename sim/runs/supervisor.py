@@ -51,6 +51,7 @@ from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITO
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
+from canasta_sim.plugins.bot_marks import end_marked
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.runs.machine import StopFlag, WorkerStartError, shared_memory, starting
 from canasta_sim.runs.records import GameRows
@@ -211,6 +212,8 @@ class _Worker:
         with contextlib.suppress(OSError):
             self.process.kill()
         self.process.join(5)
+        # Its bots die with it (PR_SET_PDEATHSIG), but not what they started out of their groups' reach.
+        end_marked(started_by=self.process.pid)
 
     def close(self) -> None:
         if self.task is not None:
