@@ -116,6 +116,11 @@ class Rules:
                 raise RulesError(f"rule {key}={value!r} is not accepted; use one of: {', '.join(choices)}")
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
+            if field.type in ("bool", "int") and isinstance(value, str):
+                # "use a whole number" for '3000' reads as a contradiction: the text form is from_mapping's.
+                wanted = "True or False" if field.type == "bool" else "a whole number as an int"
+                raise RulesError(f"rule {field.name}={value!r} is text: Rules() takes {wanted}; "
+                                 "Rules.from_mapping reads the text form, as --rules gives it")
             if field.type == "bool" and not isinstance(value, bool):
                 raise RulesError(f"rule {field.name}={value!r} is not accepted; use true or false")
             if field.type == "int":

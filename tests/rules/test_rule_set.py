@@ -331,3 +331,17 @@ def test_the_meld_table_as_text_in_the_constructor_points_to_from_mapping():
                                          r"Rules.from_mapping reads the text form"):
         Rules(initial_meld_table=text)
     assert Rules.from_mapping({"initial_meld_table": text}) == DEFAULT_RULES
+
+
+@pytest.mark.parametrize("key, text, wanted", [
+    ("target_score", "3000", "a whole number as an int"),
+    ("canastas_to_go_out", "2", "a whole number as an int"),
+    ("allow_wild_only_melds", "true", "True or False"),
+])
+def test_a_number_or_yes_no_as_text_in_the_constructor_points_to_from_mapping(key, text, wanted):
+    # Rules(target_score="3000") was refused with "use a whole number", which "3000" reads as already being.
+    with pytest.raises(RulesError) as caught:
+        Rules(**{key: text})
+    assert str(caught.value) == (f"rule {key}={text!r} is text: Rules() takes {wanted}; Rules.from_mapping reads the "
+                                 "text form, as --rules gives it")
+    assert Rules.from_mapping({key: text}).changed_options()
