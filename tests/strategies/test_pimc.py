@@ -201,6 +201,18 @@ def test_match_value_is_certain_at_the_target_and_rises_with_the_lead():
     assert match_value((1500, 1490), 0, rules) < match_value((1490, 1480), 0, rules)
 
 
+@pytest.mark.parametrize("options, totals", [
+    ({"initial_meld_table": "-inf:15,0:1000000"}, (0, -5)),
+    ({"red_three_value": "-300000", "all_four_red_threes_total": "-300000"}, (-2000000, 300)),
+])
+def test_match_value_holds_under_any_accepted_minimum_or_bonus_r10_2_r14_1d(options, totals):
+    # A minimum of a million from 0 (R10.2), or red 3s worth -300,000 each (R14.1d) after a few hands, made the lead
+    # so large that exp overflowed: pimc raised OverflowError at a discard and forfeited the game.
+    rules = Rules.from_mapping(options)
+    assert match_value(totals, 0, rules) == 0.0
+    assert match_value(totals, 1, rules) == 1.0
+
+
 def _memory_fields(memory) -> tuple:
     return (memory.pile, memory.pile_freezers, memory.known, memory.avoids, memory.side_melded)
 
