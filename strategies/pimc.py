@@ -145,8 +145,8 @@ def match_value(totals: tuple[int, int], side: int, rules) -> float:
     spread = HAND_SPREAD * math.sqrt(1.0 + (target - leader) / POINTS_PER_HAND)
     exponent = -1.7 * lead / spread
     if exponent > _LARGEST_EXPONENT:
-        # A lead of hundreds of thousands of points, which only rules far from the defaults give (a minimum of
-        # 400,000 from 0, red 3s worth -300,000: R10.2, R14.1d), overflowed exp; the chance is 0 to the last bit.
+        # A lead of hundreds of thousands of points, which only rules far from the defaults give (red 3s or canastas
+        # worth -100,000: R14.1d, R11.2), overflowed exp; the chance is 0 to the last bit.
         return 0.0
     return 1.0 / (1.0 + math.exp(exponent))
 

@@ -323,6 +323,26 @@ def test_a_target_score_no_game_reaches_before_its_hand_cap_is_refused():
                                      f"100,000 (a game stops after {MAX_HANDS_PER_GAME} hands)")
 
 
+@pytest.mark.parametrize("key", ["natural_canasta_bonus", "mixed_canasta_bonus", "going_out_bonus",
+                                 "concealed_going_out_bonus", "red_three_value", "all_four_red_threes_total"])
+def test_a_bonus_the_result_tables_cannot_hold_is_refused_r14_1(key):
+    # A canasta worth 3,000,000,000 was taken: the worker writing the first hand's 32-bit scores failed, and the run
+    # charged it to greedy as a crash.
+    assert getattr(Rules.from_options([f"{key}=-100000"]), key) == -100_000
+    for text in ("100001", "-100001", "3000000000"):
+        with pytest.raises(RulesError) as caught:
+            Rules.from_options([f"{key}={text}"])
+        assert str(caught.value) == (f"rule {key}={text} is not accepted; use a whole number from -100,000 to "
+                                     "100,000 (the result tables keep scores as 32-bit integers)")
+
+
+def test_an_initial_minimum_the_result_tables_cannot_hold_is_refused_r10_2():
+    # A minimum of 3,000,000,000 was taken, and the worker failed writing it as the hand's 32-bit initial_requirement.
+    assert Rules.from_options(["initial_meld_table=-inf:15,0:100000"]).initial_requirement(0) == 100_000
+    with pytest.raises(RulesError, match=r"each minimum a whole number from 0 to 100,000"):
+        Rules.from_options(["initial_meld_table=-inf:15,0:3000000000"])
+
+
 def test_the_meld_table_as_text_in_the_constructor_points_to_from_mapping():
     # run.json holds the rules as text; Rules(**manifest["rules"]) was refused with a message that offered the very
     # text it was given as the accepted form.

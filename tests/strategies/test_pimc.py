@@ -202,12 +202,12 @@ def test_match_value_is_certain_at_the_target_and_rises_with_the_lead():
 
 
 @pytest.mark.parametrize("options, totals", [
-    ({"initial_meld_table": "-inf:15,0:1000000"}, (0, -5)),
-    ({"red_three_value": "-300000", "all_four_red_threes_total": "-300000"}, (-2000000, 300)),
+    ({"red_three_value": "-100000", "all_four_red_threes_total": "-100000"}, (-2000000, 300)),
+    ({"natural_canasta_bonus": "-100000", "mixed_canasta_bonus": "-100000"}, (-1000000, 4000)),
 ])
-def test_match_value_holds_under_any_accepted_minimum_or_bonus_r10_2_r14_1d(options, totals):
-    # A minimum of a million from 0 (R10.2), or red 3s worth -300,000 each (R14.1d) after a few hands, made the lead
-    # so large that exp overflowed: pimc raised OverflowError at a discard and forfeited the game.
+def test_match_value_holds_under_any_accepted_bonus_r11_2_r14_1d(options, totals):
+    # Red 3s or canastas worth -100,000 each (R14.1d, R11.2) gave, after a few hands, a lead so large that exp
+    # overflowed: pimc raised OverflowError at a discard and forfeited the game.
     rules = Rules.from_mapping(options)
     assert match_value(totals, 0, rules) == 0.0
     assert match_value(totals, 1, rules) == 1.0
