@@ -19,6 +19,7 @@ from canasta_sim.core.state import (
     END_WENT_OUT,
 )
 from canasta_sim.errors import RulesError
+from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
 from canasta_sim.strategies.random_play import RandomPlay
 from tests.helpers import score_from_parts
@@ -69,10 +70,11 @@ def test_alternatives_cover_every_non_default_choice():
 
 @pytest.mark.parametrize("options", _ALTERNATIVES, ids=lambda options: ",".join(f"{k}={v}" for k, v in options.items()))
 def test_whole_games_finish_under_each_alternative(options):
-    """R15.1 under every alternative: games by greedy and random players end at the target, and each
-    hand keeps the score identity (R14.1) and R12.1's canastas for the side that went out."""
+    """R15.1 under every alternative: games by expert, greedy and random players end at the target, every move
+    legal, and each hand keeps the score identity (R14.1) and R12.1's canastas for the side that went out."""
     rules = Rules.from_mapping({"target_score": "1500", **options})
-    for seed, players in ((1, [Greedy, RandomPlay, Greedy, RandomPlay]), (2, [RandomPlay, Greedy, RandomPlay, Greedy])):
+    for seed, players in ((1, [Greedy, RandomPlay, Greedy, RandomPlay]), (2, [RandomPlay, Greedy, RandomPlay, Greedy]),
+                          (3, [Expert, Greedy, Expert, Greedy]), (4, [RandomPlay, Expert, RandomPlay, Expert])):
         result = play_game(players, seed=seed, rules=rules)
         assert result.termination == "target"
         assert max(result.scores) >= 1500
