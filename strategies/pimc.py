@@ -118,6 +118,8 @@ POINTS_PER_HAND = 1000.0
 """Points the better side of a hand scores on average in expert self-play (1033 over the same hands)."""
 REQUIREMENT_WEIGHT = 2.0
 """Points of lead one point of a higher next initial minimum (R10.2) is taken to cost."""
+_LARGEST_EXPONENT = 709.0
+"""About the largest argument math.exp takes (709.78) without an OverflowError."""
 SCREEN_LEAD = 0.5
 """Standard errors by which a candidate must lead expert's choice after the first ``screen`` worlds for
 the search to sample the rest of its ``samples`` worlds (see :meth:`Pimc._score`)."""
@@ -141,7 +143,12 @@ def match_value(totals: tuple[int, int], side: int, rules) -> float:
     lead = ours - theirs
     lead -= REQUIREMENT_WEIGHT * (rules.initial_requirement(ours) - rules.initial_requirement(theirs))
     spread = HAND_SPREAD * math.sqrt(1.0 + (target - leader) / POINTS_PER_HAND)
-    return 1.0 / (1.0 + math.exp(-1.7 * lead / spread))
+    exponent = -1.7 * lead / spread
+    if exponent > _LARGEST_EXPONENT:
+        # A lead of hundreds of thousands of points, which only rules far from the defaults give (red 3s or canastas
+        # worth -100,000: R14.1d, R11.2), overflowed exp; the chance is 0 to the last bit.
+        return 0.0
+    return 1.0 / (1.0 + math.exp(exponent))
 
 
 class _PlayoutExpert(Expert):

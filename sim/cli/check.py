@@ -12,7 +12,7 @@ import time
 import click
 
 from canasta_sim.arbiter import MONITOR_GAME
-from canasta_sim.cli.options import SECONDS, WholeNumber
+from canasta_sim.cli.options import SECONDS, WholeNumber, rules_text
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError, UserInterrupt
@@ -77,7 +77,10 @@ def check_command(
         click.echo(f"Error: {error}", err=True)  # as click and every other command say it
         context.exit(2)
     met = dict.fromkeys(_opponent(index, OPPONENTS) for index in range(min(games, 2 * len(OPPONENTS))))
-    click.echo(f"checking {checked.spec} ({checked.label}): {games} game{'s' * (games != 1)} against {', '.join(met)}")
+    # Checked under several rule variants, a bot's outputs were otherwise alike, as compare's header names them.
+    under = f" under rules {rules_text(rules)}" if rules.changed_options() else ""
+    click.echo(f"checking {checked.spec} ({checked.label}): {games} game{'s' * (games != 1)} against "
+               f"{', '.join(met)}{under}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (canasta-sim docs protocol)")
     # This process plays no game (each game's own process starts its bots): its handshake's bot ends now, and

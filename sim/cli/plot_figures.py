@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import click
 
 from canasta_sim.cli.plot_data import ChartData
+from canasta_sim.core.parameters import format_value
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -69,11 +70,17 @@ def colours(data: ChartData) -> dict[str, object]:
 
 
 def matchup(data: ChartData) -> str:
-    """What the run pitted against what, for a chart's title: ``a vs b``, ``a mirror match``, ``round robin of N``."""
+    """What the run pitted against what, for a chart's title: ``a vs b``, ``a mirror match``, ``round robin of N``,
+    followed by the rules that differ from the defaults (``a vs b, rules canastas_to_go_out=2``)."""
     specs = [entry.get("spec") for entry in data.shown_manifest.get("strategies", [])]
     if len(specs) >= 3:
-        return f"round robin of {len(specs)}"
-    return " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
+        pitted = f"round robin of {len(specs)}"
+    else:
+        pitted = " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
+    # The charts of two rule variants were otherwise alike, title for title, once apart from their run's report.
+    changed = data.manifest.get("rules_changed") or {}
+    rules = ", ".join(f"{key}={format_value(value)}" for key, value in changed.items())
+    return f"{pitted}, rules {rules}" if rules else pitted
 
 
 LEGEND_INSIDE = 4

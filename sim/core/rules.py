@@ -31,6 +31,16 @@ was taken, and a slip (a digit too many) gave games that all ended at the hand c
 
 _HAND_CAP = 400  # core.engine.MAX_HANDS_PER_GAME, which imports this module; a test holds them equal
 
+MAX_POINTS = 100_000
+"""The largest size of a bonus, a red 3's value (R11.2, R14.1) and an initial minimum (R10.2), plus or minus.  The
+result tables keep every score and minimum as a 32-bit integer: a side's hand can hold 15 canastas and all four red
+3s, so with values within this a hand scores at most about 2 million either way, and 400 hands (the cap) at most
+800 million, inside the 2,147 million such an integer holds.  A canasta worth 3,000,000,000 was taken, and the
+worker writing its first hand failed, charged to a built-in strategy as a crash."""
+
+_POINT_KEYS = ("natural_canasta_bonus", "mixed_canasta_bonus", "going_out_bonus", "concealed_going_out_bonus",
+               "red_three_value", "all_four_red_threes_total")
+
 RULE_CHOICES: dict[str, tuple[str, ...]] = {
     "tie_rule": ("play_another_hand", "draw"),
     "wild_ratio_rule": ("no_more_wild_than_natural", "min_two_naturals"),
@@ -116,6 +126,11 @@ class Rules:
                 raise RulesError(f"rule {key}={value!r} is not accepted; use one of: {', '.join(choices)}")
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
+            if field.type in ("bool", "int") and isinstance(value, str):
+                # "use a whole number" for '3000' reads as a contradiction: the text form is from_mapping's.
+                wanted = "True or False" if field.type == "bool" else "a whole number as an int"
+                raise RulesError(f"rule {field.name}={value!r} is text: Rules() takes {wanted}; "
+                                 "Rules.from_mapping reads the text form, as --rules gives it")
             if field.type == "bool" and not isinstance(value, bool):
                 raise RulesError(f"rule {field.name}={value!r} is not accepted; use true or false")
             if field.type == "int":
@@ -128,6 +143,11 @@ class Rules:
         if not 0 < self.target_score <= MAX_TARGET_SCORE:
             raise RulesError(f"rule target_score={self.target_score} is not accepted; use a whole number from 1 to "
                              f"{MAX_TARGET_SCORE:,} (a game stops after {_HAND_CAP} hands)")
+        for key in _POINT_KEYS:
+            value = getattr(self, key)
+            if not -MAX_POINTS <= value <= MAX_POINTS:
+                raise RulesError(f"rule {key}={value} is not accepted; use a whole number from {-MAX_POINTS:,} to "
+                                 f"{MAX_POINTS:,} (the result tables keep scores as 32-bit integers)")
         if self.max_wilds_per_meld < 1:
             raise RulesError(f"rule max_wilds_per_meld={self.max_wilds_per_meld} is not accepted; use 1 or more")
         if self.canastas_to_go_out < 1:
@@ -262,8 +282,8 @@ def _verify_meld_table(table: Any) -> None:
     shown = format_meld_table(table) if well_formed and table else repr(table)
     message = (
         f"rule initial_meld_table={shown} is not accepted; use (lowest score, minimum) pairs, the first "
-        "score -inf and the others whole numbers in increasing order, each minimum a whole number of 0 or "
-        "more (as text: -inf:15,0:50,1500:90,3000:120)"
+        "score -inf and the others whole numbers in increasing order, each minimum a whole number from 0 to "
+        f"{MAX_POINTS:,} (as text: -inf:15,0:50,1500:90,3000:120)"
     )
     if isinstance(table, str):
         # Text is --rules' and run.json's form, read by Rules.from_mapping; the constructor takes the pairs.
@@ -280,7 +300,7 @@ def _verify_meld_table(table: Any) -> None:
             raise RulesError(message)
         lowest, minimum = pair
         lowest_ok = lowest == _NEG_INF if index == 0 else isinstance(lowest, int) and not isinstance(lowest, bool)
-        if not lowest_ok or not isinstance(minimum, int) or isinstance(minimum, bool) or minimum < 0:
+        if not lowest_ok or not isinstance(minimum, int) or isinstance(minimum, bool) or not 0 <= minimum <= MAX_POINTS:
             raise RulesError(message)
         lowests.append(lowest)
     if lowests != sorted(set(lowests)):

@@ -2,6 +2,7 @@
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -9,6 +10,8 @@ from click.testing import CliRunner
 from canasta_sim.analysis import load_run, ratings, strategy_names
 from canasta_sim.cli import main
 from canasta_sim.cli.plot import CHARTS, ROUND_ROBIN_CHARTS
+from canasta_sim.cli.plot_data import ChartData
+from canasta_sim.cli.plot_figures import matchup
 from canasta_sim.plugins.loader import load_strategy
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -307,3 +310,22 @@ def test_a_one_game_run_draws_its_margin_as_a_visible_bar_and_counts_one_game(tm
     for name, draw in CHARTS.items():
         titles = " ".join(text.get_text() for text in _texts(draw(run)))
         assert not re.search(r"\b1 games\b|n=1 games", titles), (name, titles)
+
+
+@pytest.mark.parametrize("name", list(CHARTS))
+def test_each_chart_names_the_rules_that_differ_from_the_defaults(name, small_runs):
+    # Charts of two rule variants (canastas_to_go_out=1 and 2, say) had the same titles: once copied out of their
+    # run's folder, nothing told which rule set each showed.
+    figure = CHARTS[name](load_run(small_runs["head_to_head"]))
+    joined = " ".join(" ".join(text.get_text().split()) for text in _texts(figure))
+    assert "rules target_score=1000" in joined, joined
+
+
+def test_a_chart_of_default_rules_names_no_rules():
+    data = ChartData(Path("run"), {"strategies": [{"spec": "greedy", "label": GREEDY}, {"spec": "random",
+                                                                                         "label": RANDOM}],
+                                   "rules_changed": {}})
+    assert matchup(data) == f"{GREEDY} vs {RANDOM}"
+    changed = ChartData(Path("run"), {**data.manifest, "rules_changed": {"allow_wild_only_melds": True,
+                                                                        "canastas_to_go_out": 2}})
+    assert matchup(changed) == f"{GREEDY} vs {RANDOM}, rules allow_wild_only_melds=true, canastas_to_go_out=2"

@@ -151,6 +151,8 @@ def test_check_strategy_says_what_a_protocol_bot_s_ready_asked_for_and_nothing_o
             ) in simple.output
     in_process = CliRunner().invoke(main, ["check-strategy", "greedy", "--games", "2", "--rules", "target_score=500"])
     assert in_process.exit_code == 0 and "ready message" not in in_process.output
+    # The rules the bot was checked under, as compare's header names them: several variants' checks looked alike.
+    assert "checking greedy (greedy@2): 2 games against greedy under rules target_score=500\n" in in_process.output
 
 
 def test_isolate_flag_isolates_every_spec_but_the_builtins():

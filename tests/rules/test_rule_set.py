@@ -19,6 +19,7 @@ from canasta_sim.core.state import (
     END_WENT_OUT,
 )
 from canasta_sim.errors import RulesError
+from canasta_sim.strategies.expert import Expert
 from canasta_sim.strategies.greedy import Greedy
 from canasta_sim.strategies.random_play import RandomPlay
 from tests.helpers import score_from_parts
@@ -69,10 +70,11 @@ def test_alternatives_cover_every_non_default_choice():
 
 @pytest.mark.parametrize("options", _ALTERNATIVES, ids=lambda options: ",".join(f"{k}={v}" for k, v in options.items()))
 def test_whole_games_finish_under_each_alternative(options):
-    """R15.1 under every alternative: games by greedy and random players end at the target, and each
-    hand keeps the score identity (R14.1) and R12.1's canastas for the side that went out."""
+    """R15.1 under every alternative: games by expert, greedy and random players end at the target, every move
+    legal, and each hand keeps the score identity (R14.1) and R12.1's canastas for the side that went out."""
     rules = Rules.from_mapping({"target_score": "1500", **options})
-    for seed, players in ((1, [Greedy, RandomPlay, Greedy, RandomPlay]), (2, [RandomPlay, Greedy, RandomPlay, Greedy])):
+    for seed, players in ((1, [Greedy, RandomPlay, Greedy, RandomPlay]), (2, [RandomPlay, Greedy, RandomPlay, Greedy]),
+                          (3, [Expert, Greedy, Expert, Greedy]), (4, [RandomPlay, Expert, RandomPlay, Expert])):
         result = play_game(players, seed=seed, rules=rules)
         assert result.termination == "target"
         assert max(result.scores) >= 1500
@@ -323,6 +325,26 @@ def test_a_target_score_no_game_reaches_before_its_hand_cap_is_refused():
                                      f"100,000 (a game stops after {MAX_HANDS_PER_GAME} hands)")
 
 
+@pytest.mark.parametrize("key", ["natural_canasta_bonus", "mixed_canasta_bonus", "going_out_bonus",
+                                 "concealed_going_out_bonus", "red_three_value", "all_four_red_threes_total"])
+def test_a_bonus_the_result_tables_cannot_hold_is_refused_r14_1(key):
+    # A canasta worth 3,000,000,000 was taken: the worker writing the first hand's 32-bit scores failed, and the run
+    # charged it to greedy as a crash.
+    assert getattr(Rules.from_options([f"{key}=-100000"]), key) == -100_000
+    for text in ("100001", "-100001", "3000000000"):
+        with pytest.raises(RulesError) as caught:
+            Rules.from_options([f"{key}={text}"])
+        assert str(caught.value) == (f"rule {key}={text} is not accepted; use a whole number from -100,000 to "
+                                     "100,000 (the result tables keep scores as 32-bit integers)")
+
+
+def test_an_initial_minimum_the_result_tables_cannot_hold_is_refused_r10_2():
+    # A minimum of 3,000,000,000 was taken, and the worker failed writing it as the hand's 32-bit initial_requirement.
+    assert Rules.from_options(["initial_meld_table=-inf:15,0:100000"]).initial_requirement(0) == 100_000
+    with pytest.raises(RulesError, match=r"each minimum a whole number from 0 to 100,000"):
+        Rules.from_options(["initial_meld_table=-inf:15,0:3000000000"])
+
+
 def test_the_meld_table_as_text_in_the_constructor_points_to_from_mapping():
     # run.json holds the rules as text; Rules(**manifest["rules"]) was refused with a message that offered the very
     # text it was given as the accepted form.
@@ -331,3 +353,17 @@ def test_the_meld_table_as_text_in_the_constructor_points_to_from_mapping():
                                          r"Rules.from_mapping reads the text form"):
         Rules(initial_meld_table=text)
     assert Rules.from_mapping({"initial_meld_table": text}) == DEFAULT_RULES
+
+
+@pytest.mark.parametrize("key, text, wanted", [
+    ("target_score", "3000", "a whole number as an int"),
+    ("canastas_to_go_out", "2", "a whole number as an int"),
+    ("allow_wild_only_melds", "true", "True or False"),
+])
+def test_a_number_or_yes_no_as_text_in_the_constructor_points_to_from_mapping(key, text, wanted):
+    # Rules(target_score="3000") was refused with "use a whole number", which "3000" reads as already being.
+    with pytest.raises(RulesError) as caught:
+        Rules(**{key: text})
+    assert str(caught.value) == (f"rule {key}={text!r} is text: Rules() takes {wanted}; Rules.from_mapping reads the "
+                                 "text form, as --rules gives it")
+    assert Rules.from_mapping({key: text}).changed_options()

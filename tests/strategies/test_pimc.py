@@ -201,6 +201,18 @@ def test_match_value_is_certain_at_the_target_and_rises_with_the_lead():
     assert match_value((1500, 1490), 0, rules) < match_value((1490, 1480), 0, rules)
 
 
+@pytest.mark.parametrize("options, totals", [
+    ({"red_three_value": "-100000", "all_four_red_threes_total": "-100000"}, (-2000000, 300)),
+    ({"natural_canasta_bonus": "-100000", "mixed_canasta_bonus": "-100000"}, (-1000000, 4000)),
+])
+def test_match_value_holds_under_any_accepted_bonus_r11_2_r14_1d(options, totals):
+    # Red 3s or canastas worth -100,000 each (R14.1d, R11.2) gave, after a few hands, a lead so large that exp
+    # overflowed: pimc raised OverflowError at a discard and forfeited the game.
+    rules = Rules.from_mapping(options)
+    assert match_value(totals, 0, rules) == 0.0
+    assert match_value(totals, 1, rules) == 1.0
+
+
 def _memory_fields(memory) -> tuple:
     return (memory.pile, memory.pile_freezers, memory.known, memory.avoids, memory.side_melded)
 
