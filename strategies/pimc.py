@@ -146,7 +146,7 @@ def match_value(totals: tuple[int, int], side: int, rules) -> float:
     exponent = -1.7 * lead / spread
     if exponent > _LARGEST_EXPONENT:
         # A lead of hundreds of thousands of points, which only rules far from the defaults give (red 3s or canastas
-        # worth -100,000: R14.1d, R11.2), overflowed exp; the chance is 0 to the last bit.
+        # worth -100,000: R14.1d, R11.2), overflowed exp; the chance is then below 1e-308, nothing a comparison sees.
         return 0.0
     return 1.0 / (1.0 + math.exp(exponent))
 
