@@ -25,7 +25,7 @@ from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
-__all__ = ["limit_options", "options_played_with", "recorded_games_at_once", "recorded_memory_limit",
+__all__ = ["limit_options", "options_played_with", "out_named", "recorded_games_at_once", "recorded_memory_limit",
            "recorded_start", "reproducing_command", "session_options", "start_command", "start_directory",
            "started_elsewhere"]
 
@@ -48,10 +48,10 @@ def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str
         words += ["--time-limit", str(settings.time_limit)]
     for choice in settings.record_decisions:
         words += ["--record-decisions", choice]
-    return start_command(shlex.join([*words, *session, "--out", _out_named(path)]), settings.specs)
+    return start_command(shlex.join([*words, *session, "--out", out_named(path)]), settings.specs)
 
 
-def _out_named(path: Path) -> str:
+def out_named(path: Path) -> str:
     """The run's folder as the command names it: a folder typed as an absolute path inside the directory the command
     starts from is named from there (``results/rr``, not ``/home/alice/club/results/rr``), so that the command in a
     published ``run.json`` carries no one's home and plays the run again wherever it is given; one outside it stays
@@ -64,11 +64,11 @@ def _out_named(path: Path) -> str:
         return str(path)
 
 
-def recorded_start(specs: Sequence[str]) -> str | None:
+def recorded_start(specs: Sequence[str | None]) -> str | None:
     """The directory the run starts from, as ``run.json`` records it (``directory``), when one of ``specs`` names a
     path relative to it (a file, a bot's command), from which a resume, a replay or the recorded command elsewhere
     starts them; ``None`` for other runs, whose folder, published, then names no directory of this machine."""
-    return os.getcwd() if any(_names_relative_path(spec) for spec in specs) else None
+    return os.getcwd() if any(spec is not None and _names_relative_path(spec) for spec in specs) else None
 
 
 def _names_relative_path(spec: str) -> bool:

@@ -53,8 +53,10 @@ from canasta_sim.cli.options import (
 )
 from canasta_sim.cli.replaying import (
     limit_options,
+    out_named,
     recorded_games_at_once,
     recorded_memory_limit,
+    recorded_start,
     start_command,
     started_elsewhere,
 )
@@ -124,7 +126,7 @@ def reproducing_command(settings: TuningSettings, path: Path, memory_limit: int 
         words += ["--on-error", settings.on_error]
     if settings.time_limit is not None:
         words += ["--time-limit", format_value(settings.time_limit)]
-    return start_command(shlex.join([*words, *limit_options(memory_limit), "--out", str(path)]),
+    return start_command(shlex.join([*words, *limit_options(memory_limit), "--out", out_named(path)]),
                          (settings.spec, settings.against))
 
 
@@ -209,7 +211,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
         hint = f"; continue it with --resume {directory.path}" if is_tuning_run(directory.path) else ""
         raise fail(f"--out {directory.path} is not empty; choose a new or empty directory{hint}")
     try:
-        manifest = new_manifest(settings, reproducing_command(settings, directory.path), seed_drawn)
+        manifest = new_manifest(settings, reproducing_command(settings, directory.path), seed_drawn,
+                                directory=recorded_start((settings.spec, settings.against)))
     except MachineRefusal as error:  # the machine's limit, no spec that cannot be used: exit 1, as a worker's
         raise click.ClickException(str(error)) from None
     except CanastaError as error:

@@ -396,8 +396,11 @@ def _rows_so_far(directory: TuningDirectory, names: tuple[str, ...], integers: t
     return rows
 
 
-def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool) -> dict[str, Any]:
-    """The ``tune.json`` of a new run: settings, versions and the tuned parameters' declarations."""
+def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool, *,
+                 directory: str | None = None) -> dict[str, Any]:
+    """The ``tune.json`` of a new run: settings, versions and the tuned parameters' declarations; ``directory`` is
+    where a spec's relative paths start from, recorded only for a spec that names one, so that a published tuning of
+    other strategies names no folder of the machine that made it."""
     tuned, loaded = TunedStrategy.from_spec(settings.spec, settings.params)
     start = tuned.start_values(loaded(_probe_rng()))
     against = None if settings.against is None else load_strategy(settings.against)
@@ -407,7 +410,7 @@ def new_manifest(settings: TuningSettings, command: str, seed_drawn: bool) -> di
         "tool": f"canasta-sim {__version__}",
         "engine_version": ENGINE_VERSION,
         "command": command,
-        "directory": os.getcwd(),  # where a spec's relative paths start from, wherever the tuning is resumed
+        "directory": directory,
         "seed_drawn": seed_drawn,
         **settings.manifest_fields(),
         "strategy": {"spec": settings.spec, "label": loaded.label,

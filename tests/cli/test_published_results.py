@@ -162,3 +162,23 @@ def test_a_run_made_read_only_after_publishing_is_told_to_plot_elsewhere(round_r
     # It named an option never given: "--out .../plots: Read-only file system".
     assert result.exit_code == 2 and result.output.splitlines() == [
         f"Error: {folder}: Read-only file system; give --out FOLDER to write the charts elsewhere"]
+
+
+@pytest.mark.timeout(120)
+def test_a_published_tuning_names_no_folder_of_the_machine_that_made_it_and_plays_again_elsewhere(tmp_path,
+                                                                                                  monkeypatch):
+    home = tmp_path / "home" / "alice" / "club"
+    home.mkdir(parents=True)
+    monkeypatch.chdir(home)
+    tuning = home / "tuned expert"  # typed as an absolute path
+    invoke("tune", "expert", "--params", "aggression", "--games", "4", "--games-per-iteration", "2", "--seed", "1",
+           "--rules", "target_score=500", "--workers", "1", "-q", "--out", tuning)
+    recorded = json.loads((tuning / "tune.json").read_text(encoding="utf-8"))
+    assert "alice" not in json.dumps(recorded) and recorded["directory"] is None
+    # A colleague unzips it elsewhere, under another name, and plays the recorded command again from there.
+    colleague = tmp_path / "bob"
+    shutil.copytree(tuning, colleague / "Ergebnisse Köln")
+    monkeypatch.chdir(colleague)
+    invoke(*shlex.split(recorded["command"])[1:])
+    again, first = (pd.read_parquet(folder / "trajectory.parquet") for folder in (colleague / "tuned expert", tuning))
+    pd.testing.assert_frame_equal(again, first)
