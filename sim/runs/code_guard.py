@@ -6,7 +6,8 @@ class, would change every later game of its worker.  :class:`CodeGuard` is the o
 after each game it asks a :class:`~canasta_sim.arbiter.CodeWatch` what was rebound (which puts the
 originals back) and, if anything was, turns the game's outcome into a failure of reason ``tampering``,
 charged to the strategy whose file defined the replacement (docs/fairness.md).  A game ended by the machine
-refusing a bot seat's process is no seat's failure: the guard raises the refusal, which stops the command.
+refusing a bot seat's process, or by a built-in's call running out of memory, is no seat's failure: the guard raises
+the refusal, which stops the command.
 
 The other checks against tampering (the game's fingerprint, compared before every move the engine
 applies and after every hook) are the engine's own: :func:`canasta_sim.core.engine.play_game` makes them
@@ -20,8 +21,8 @@ from collections.abc import Iterable, Sequence
 
 from canasta_sim.arbiter import CodeWatch, defined_in, is_trusted_class
 from canasta_sim.core.engine import GameResult, first_dealer
-from canasta_sim.errors import StrategyError
-from canasta_sim.plugins.loader import LoadedStrategy
+from canasta_sim.errors import MachineRefusal, StrategyError
+from canasta_sim.plugins.loader import LoadedStrategy, machines_doing
 from canasta_sim.plugins.specs import machine_refusal
 
 __all__ = ["CodeGuard", "tampering_failure"]
@@ -62,17 +63,22 @@ class CodeGuard:
 
         :param sides: the strategies of side A (seats 0 and 2) and side B (seats 1 and 3).
         :raises MachineRefusal: when the failure is the machine refusing a bot seat's process (a low ``ulimit -u``
-            or ``ulimit -n``): its limit, which is no seat's failure to record, so the command stops instead.
+            or ``ulimit -n``), or a built-in's call running out of memory: no seat's failure to record, so the command
+            stops instead.
         """
         refusal = machine_refusal(outcome)
         if refusal is not None:
             raise refusal
-        if self.watch is None:
-            return outcome
-        changed = self.watch.check()
-        if not changed:
-            return outcome
-        return tampering_failure(sides, game_seed, changed)
+        changed = () if self.watch is None else self.watch.check()
+        if changed:
+            return tampering_failure(sides, game_seed, changed)
+        if isinstance(outcome, StrategyError) and outcome.reason == "exception":
+            out_of_memory = machines_doing(outcome)
+            if out_of_memory is not None:
+                # A built-in keeps little: out of memory, it met the worker's limit, perhaps because a strategy in
+                # the same process holds the memory, which a forfeit of the built-in's side would reward.
+                raise MachineRefusal(f"{out_of_memory} (--memory-limit, where given, is the worker's)")
+        return outcome
 
 
 def tampering_failure(sides: Sequence[LoadedStrategy], game_seed: int,

@@ -14,7 +14,7 @@ import pytest
 from canasta_sim.cli.compare import CompareSchedule, MatchPlan
 from canasta_sim.core import engine
 from canasta_sim.core.rules import Rules
-from canasta_sim.errors import StrategyError
+from canasta_sim.errors import MachineRefusal, StrategyError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.code_guard import CodeGuard, tampering_failure
 from canasta_sim.runs.runner import ChunkPlayer, RunSettings
@@ -131,3 +131,19 @@ def test_a_replacement_is_charged_to_the_strategy_whose_file_defined_it():
     failure = tampering_failure((load_strategy("greedy"), load_strategy("expert")), 5, [("x.y", print)])
     assert failure.spec == "greedy" and failure.seat == 0 and failure.game_seed == 5
     assert "cannot be told in-process" in failure.message
+
+
+def _out_of_memory(spec: str) -> StrategyError:
+    return StrategyError("raised MemoryError", spec=spec, seat=1, game_seed=7, decision="discard", reason="exception")
+
+
+@pytest.mark.parametrize("guard", [CodeGuard(), CodeGuard([load_strategy(spec("Raises"))])],
+                         ids=["built-ins only", "watching a strategy file"])
+def test_a_built_in_out_of_memory_stops_the_command_instead_of_forfeiting_its_side(guard):
+    # Under --memory-limit, a strategy holding memory just below the worker's limit made greedy's next call fail,
+    # and greedy's side forfeited the game: the holder won by it. A built-in keeps little, so no seat is charged.
+    with pytest.raises(MachineRefusal, match=r"ran out of memory during a call of built-in strategy 'greedy'.*"
+                                             r"--memory-limit"):
+        guard.checked(_out_of_memory("greedy"), (), 7)
+    own = _out_of_memory(spec("Raises"))
+    assert guard.checked(own, (), 7) is own  # a strategy of the user's own out of memory is charged, as before
