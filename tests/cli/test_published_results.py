@@ -118,12 +118,18 @@ def test_a_markdown_report_shows_the_charts_as_files_beside_it_from_a_moved_fold
     assert report_markdown.charts_folder(moved, moved / "README.md") == moved / "plots"
 
 
+@pytest.fixture
+def home(tmp_path, monkeypatch) -> Path:
+    """The organizer's folder, ``.../home/alice/club``, made the current directory: no published file may name it."""
+    folder = tmp_path / "home" / "alice" / "club"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    return folder
+
+
 @pytest.mark.timeout(120)
-def test_a_published_folder_names_no_folder_of_the_machine_that_made_it_and_plays_again_elsewhere(tmp_path,
+def test_a_published_folder_names_no_folder_of_the_machine_that_made_it_and_plays_again_elsewhere(tmp_path, home,
                                                                                                   monkeypatch):
-    home = tmp_path / "home" / "alice" / "club"
-    home.mkdir(parents=True)
-    monkeypatch.chdir(home)
     run = home / "club results"  # typed as an absolute path
     specs = [word for spec in GIVEN for word in ("-s", spec)]
     invoke("run", "--games", "6", *specs, "--rules", "target_score=1000", "--workers", "1", "-q", "--seed", "2",
@@ -165,11 +171,8 @@ def test_a_run_made_read_only_after_publishing_is_told_to_plot_elsewhere(round_r
 
 
 @pytest.mark.timeout(120)
-def test_a_published_tuning_names_no_folder_of_the_machine_that_made_it_and_plays_again_elsewhere(tmp_path,
+def test_a_published_tuning_names_no_folder_of_the_machine_that_made_it_and_plays_again_elsewhere(tmp_path, home,
                                                                                                   monkeypatch):
-    home = tmp_path / "home" / "alice" / "club"
-    home.mkdir(parents=True)
-    monkeypatch.chdir(home)
     tuning = home / "tuned expert"  # typed as an absolute path
     invoke("tune", "expert", "--params", "aggression", "--games", "4", "--games-per-iteration", "2", "--seed", "1",
            "--rules", "target_score=500", "--workers", "1", "-q", "--out", tuning)
