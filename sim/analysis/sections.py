@@ -20,7 +20,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from canasta_sim.runs.matchmaking import MatchmakingResults, PairedResult
-from canasta_sim.runs.ratings import CrossTable, Rating, ranked
+from canasta_sim.runs.ratings import CROSS_TABLE_CORNER, CrossTable, Rating, cross_table_rows, ranked
 from canasta_sim.runs.sprt import elo_interval_text
 from canasta_sim.runs.summary import SummaryRow
 
@@ -169,9 +169,6 @@ def _games(value) -> str:
     return "n/a" if value is None else f"{value:.0f} unpaired games"
 
 
-CROSS_TABLE_CORNER = "score of row vs column"
-"""The cross table's first header cell, above the row strategies: the HTML report finds the matrix by it."""
-
 _NAME_COLUMNS = frozenset({"strategy", "opponent", CROSS_TABLE_CORNER})
 """Columns of names, aligned left like the summary's first column; every other column holds figures, aligned right."""
 
@@ -200,15 +197,8 @@ def format_markdown(results: MatchmakingResults) -> str:
              for row in paired)))
     table = results.cross_table
     if table is not None:
-        order = results.ranking()  # strongest first, as the ratings below and the chart of the matrix
-        header = [CROSS_TABLE_CORNER, *order]
-        rows = []
-        for first in order:
-            cells = [first]
-            for second in order:
-                score, low, high, games = table.score(first, second) if first != second else (0, 0, 0, 0)
-                cells.append("-" if not games else f"{100 * score:.1f}% [{100 * low:.1f}, {100 * high:.1f}] n={games}")
-            rows.append(cells)
+        # Strongest first, as the ratings below and the chart of the matrix.
+        header, *rows = cross_table_rows(table, results.ranking())
         sections.append("### Cross table (Wilson 95% interval)\n\n" + _markdown_table(header, rows))
         sections.append("### Ratings (Bradley-Terry, Elo relative to the mean, 95% interval)\n\n" + _markdown_table(
             ["rank", "strategy", "Elo", "95% interval", "games", "score"],

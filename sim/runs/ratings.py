@@ -33,6 +33,8 @@ __all__ = [
     "ELO_PER_UNIT",
     "CrossTable",
     "Rating",
+    "CROSS_TABLE_CORNER",
+    "cross_table_rows",
     "fit_ratings",
     "format_cross_table",
     "format_ratings",
@@ -200,17 +202,28 @@ def _aligned(rows: list[list[str]]) -> str:
     )
 
 
-def format_cross_table(table: CrossTable, order: Sequence[str] | None = None) -> str:
-    """The cross table as aligned text: each cell is the row entrant's score rate against the column's, with
-    its Wilson 95% interval; rows and columns in ``order`` (the table's own by default)."""
+CROSS_TABLE_CORNER = "score of row vs column"
+"""The cross table's first header cell, above the row entrants (the HTML report finds the matrix by it)."""
+
+
+def cross_table_rows(table: CrossTable, order: Sequence[str] | None = None) -> list[list[str]]:
+    """The cross table as rows of cells, the header first, for every printed form: each cell is the row entrant's
+    score rate against the column's, with its Wilson 95% interval and games (``-`` where they played none); rows and
+    columns in ``order`` (the table's own by default)."""
     names = table.names if order is None else order
-    rows = [["score of row vs column", *names]]
+    rows = [[CROSS_TABLE_CORNER, *names]]
     for first in names:
         cells = [first]
         for second in names:
             rate, low, high, games = table.score(first, second) if first != second else (math.nan, 0, 0, 0)
             cells.append("-" if games == 0 else f"{100 * rate:.1f}% [{100 * low:.1f}, {100 * high:.1f}] n={games}")
         rows.append(cells)
+    return rows
+
+
+def format_cross_table(table: CrossTable, order: Sequence[str] | None = None) -> str:
+    """The cross table as aligned text (:func:`cross_table_rows`)."""
+    rows = cross_table_rows(table, order)
     return _aligned(rows)
 
 
