@@ -118,22 +118,27 @@ _LIMITS = {
 """The limit behind each refusal, as the user can look it up."""
 
 
+def _refused_limit(error: BaseException) -> int | None:
+    """The key in :data:`_LIMITS` of the limit ``error`` is the machine's refusal for, or ``None``: an ``OSError`` of
+    a limit, or threading's ``can't start new thread``, since threads count against ``ulimit -u`` as processes do."""
+    if isinstance(error, OSError):
+        return error.errno if error.errno in _LIMITS else None
+    return errno.EAGAIN if isinstance(error, RuntimeError) and "start new thread" in str(error) else None
+
+
 def refuses_processes(error: BaseException) -> bool:
     """Whether ``error`` is the machine refusing a process or a thread for the limit on them (``ulimit -u``)."""
-    if isinstance(error, OSError):
-        return error.errno == errno.EAGAIN
-    return isinstance(error, RuntimeError) and "start new thread" in str(error)
+    return _refused_limit(error) == errno.EAGAIN
 
 
 def machine_refused(what: str, error: BaseException) -> str | None:
     """``a worker process cannot be started: Resource temporarily unavailable (the limit on ...)``: the line saying
-    the machine refused ``what``, when ``error`` is such a refusal (an ``OSError`` of a limit, or threading's
-    ``can't start new thread``); ``None`` for any other error."""
-    if isinstance(error, OSError) and error.errno in _LIMITS:
-        return f"{what} cannot be started: {error.strerror or error} ({_LIMITS[error.errno]})"
-    if isinstance(error, RuntimeError) and "start new thread" in str(error):  # threads count against ulimit -u
-        return f"{what} cannot be started: {error} ({_LIMITS[errno.EAGAIN]})"
-    return None
+    the machine refused ``what``, when ``error`` is such a refusal (:func:`_refused_limit`); ``None`` for any other
+    error."""
+    limit = _refused_limit(error)
+    if limit is None:
+        return None
+    return f"{what} cannot be started: {getattr(error, 'strerror', None) or error} ({_LIMITS[limit]})"
 
 
 MESSAGE_LIMIT = 2000
