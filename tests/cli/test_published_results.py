@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from canasta_sim.cli import main, report_html, report_markdown
 from canasta_sim.cli.plot import CHARTS
 from canasta_sim.cli.plot_data import ChartData
+from canasta_sim.cli.replaying import specs_named_from_start
 
 GIVEN = ["random", "greedy", "expert"]
 """Weakest first, so that the run's order is not the ranking's."""
@@ -185,3 +186,42 @@ def test_a_published_tuning_names_no_folder_of_the_machine_that_made_it_and_play
     invoke(*shlex.split(recorded["command"])[1:])
     again, first = (pd.read_parquet(folder / "trajectory.parquet") for folder in (colleague / "tuned expert", tuning))
     pd.testing.assert_frame_equal(again, first)
+
+
+@pytest.mark.timeout(120)
+def test_a_bot_typed_by_its_absolute_path_is_named_from_the_home_and_plays_again_from_another_folder(tmp_path, home,
+                                                                                                    monkeypatch):
+    monkeypatch.setenv("HOME", str(home.parent))  # .../home/alice
+    bots = home.parent / "bots"  # beside the club's folder, outside it
+    bots.mkdir()
+    (bots / "mine.py").write_text("from canasta_sim.strategies.greedy import Greedy\n\n\nclass Mine(Greedy):\n"
+                                  "    name = 'mine'\n", encoding="utf-8")
+    run = home / "club results"
+    printed = invoke("run", "--games", "4", "-s", f"{bots / 'mine.py'}:Mine", "-s", "random", "--rules",
+                     "target_score=500", "--workers", "1", "--seed", "2", "--chunk-size", "2", "--out", run)
+    named = "~/bots/mine.py:Mine"  # the key a colleague's run of the bot in their own ~/bots has too
+    games = pd.read_parquet(run / "games")
+    assert set(games["team_a_strategy"]) == {named, "random"}
+    recorded = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    assert [entry["spec"] for entry in recorded["strategies"]] == [named, "random"] and recorded["directory"] is None
+    report = json.loads(invoke("report", run, "--format", "json"))
+    assert {row["strategy"] for row in report["strategies"]} == {named, "random"}
+    assert not [text for text in (printed.split(" -> ")[0], invoke("report", run, "--format", "markdown"),
+                                  recorded["command"]) if "alice" in text]
+    # From another folder, the run is resumed and its games replayed.
+    for table in ("games", "hands"):
+        (run / table / "part-000001.parquet").unlink()
+    monkeypatch.chdir(tmp_path)
+    invoke("run", "--resume", run, "--workers", "1", "-q")
+    pd.testing.assert_frame_equal(pd.read_parquet(run / "games").sort_values("game_id", ignore_index=True),
+                                  games.sort_values("game_id", ignore_index=True))
+    assert "The replay ends at the scores the run recorded" in invoke("replay", run, 3)
+
+
+def test_a_bot_typed_by_its_absolute_path_in_the_start_folder_is_named_from_there_and_elsewhere_as_typed(home,
+                                                                                                       monkeypatch):
+    monkeypatch.setenv("HOME", str(home.parent))
+    typed = [f"{home}/bots/mine.py:Mine", f"isolated:{home}/mine.py:Mine:depth=2", "/opt/bots/theirs.py:Theirs",
+             "bots/mine.py:Mine", "greedy"]
+    assert specs_named_from_start(typed) == ("bots/mine.py:Mine", "isolated:mine.py:Mine:depth=2",
+                                             "/opt/bots/theirs.py:Theirs", "bots/mine.py:Mine", "greedy")
