@@ -540,3 +540,11 @@ def invoked(*arguments) -> str:
     result = invoke(*arguments)
     assert result.exit_code == 0, result.output
     return result.output
+
+
+def run_key(spec: str) -> str:
+    """The name a run or comparison started here records ``spec`` by, in its tables and messages: a file given by its
+    absolute path is named from the directory it starts in, or from the home, when inside them."""
+    from canasta_sim.cli.replaying import specs_named_from_start
+
+    return specs_named_from_start([spec])[0]
