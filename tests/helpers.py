@@ -522,3 +522,29 @@ def script_module(name: str, module_name: str | None = None):
     finally:
         sys.path.remove(str(SCRIPTS))
     return module
+
+
+def invoke(*arguments):
+    """``canasta-sim ARGUMENTS`` run in this process by click's ``CliRunner``, each argument as text (a path too): its
+    result, whose ``exit_code`` and ``output`` a test reads.  An exception that no command turns into an exit code
+    propagates, as a traceback the test shows, rather than becoming an exit code 1 a test may take for a refusal."""
+    from click.testing import CliRunner
+
+    from canasta_sim.cli import main
+
+    return CliRunner().invoke(main, [str(argument) for argument in arguments], catch_exceptions=False)
+
+
+def invoked(*arguments) -> str:
+    """What ``canasta-sim ARGUMENTS`` printed (:func:`invoke`), having ended with exit code 0."""
+    result = invoke(*arguments)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def run_key(spec: str) -> str:
+    """The name a run or comparison started here records ``spec`` by, in its tables and messages: a file given by its
+    absolute path is named from the directory it starts in, or from the home, when inside them."""
+    from canasta_sim.cli.replaying import specs_named_from_start
+
+    return specs_named_from_start([spec])[0]

@@ -49,6 +49,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
+from canasta_sim.cli.replaying import specs_named_from_start
 from canasta_sim.cli.run import install_logging
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
@@ -394,6 +395,8 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     try:
         rules = point.settings.rules if point is not None else Rules.from_options(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)
+        if point is None:  # a comparison going on keeps the names its saved games have
+            new, old = specs_named_from_start((new, old))
         # Loaded here to fail in one line rather than in every worker, to print name@version, and on a resume to
         # refuse other versions.
         labels = loaded_labels((new, old), point)

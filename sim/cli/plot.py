@@ -25,6 +25,7 @@ standard errors for means, and for duplicate deals the paired interval from deal
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -498,7 +499,11 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
 
     For a tuning run (canasta-sim tune), draw the trajectory of every tuned parameter instead."""
     if is_tuning_run(run_dir):
-        _plot_tuning(run_dir, out, dpi)
+        folder = _charts_folder(run_dir, out)
+        try:
+            _write_to(folder, lambda path: write_tuning_charts(run_dir, path, dpi))
+        except CanastaError as error:
+            raise fail(str(error)) from None
         return
     _check_plottable(run_dir)
     try:
@@ -507,40 +512,38 @@ def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
         raise  # exit code 1 (OneLineErrorCommand): the run is damaged, not the arguments wrong
     except CanastaError as error:
         raise fail(str(error)) from None
-    given = out is not None
-    out = _charts_folder(run_dir, out)
+    _write_to(_charts_folder(run_dir, out), lambda path: write_charts(run, path, dpi))
+
+
+@dataclasses.dataclass(frozen=True)
+class _ChartsFolder:
+    """Where the charts go: ``--out``, or ``plots/`` in the run."""
+
+    path: Path
+    given: bool
+    """Whether ``--out`` named it: a refusal names the option the user gave, or, for the run's own ``plots/`` (a run
+    made read-only after publishing, say), the option that writes the charts elsewhere."""
+
+    def refused(self, why: str) -> click.UsageError:
+        """The one line refusing the folder."""
+        return fail(f"--out {self.path}: {why}" if self.given
+                    else f"{self.path}: {why}; give --out FOLDER to write the charts elsewhere")
+
+
+def _charts_folder(run_dir: Path, out: Path | None) -> _ChartsFolder:
+    """Where the charts go; a file there is refused in one line."""
+    folder = _ChartsFolder(out if out is not None else run_dir / "plots", given=out is not None)
+    if folder.path.exists() and not folder.path.is_dir():
+        raise fail(f"--out {folder.path} is a file; give a folder for the charts" if folder.given
+                   else f"{folder.path} is a file; give --out FOLDER for the charts")
+    return folder
+
+
+def _write_to(folder: _ChartsFolder, write: Callable[[Path], list[Path]]) -> None:
+    """Draw the charts into ``folder`` with ``write`` and print the files written, or refuse the folder in one line."""
     try:
-        written = write_charts(run, out, dpi)
+        written = write(folder.path)
     except OSError as error:
-        raise fail(_unwritable(out, given, error.strerror or str(error))) from None
-    for path in written:
-        click.echo(str(path))
-
-
-def _unwritable(out: Path, given: bool, why: str) -> str:
-    """The one line refusing the charts' folder: by the option that named it, or, for the run's own ``plots/`` (a run
-    made read-only after publishing, say), with the option that writes them elsewhere."""
-    return f"--out {out}: {why}" if given else f"{out}: {why}; give --out FOLDER to write the charts elsewhere"
-
-
-def _charts_folder(run_dir: Path, out: Path | None) -> Path:
-    """Where the charts go: ``--out``, or ``plots/`` in the run; a file there is refused in one line."""
-    given = out is not None
-    out = out if out is not None else run_dir / "plots"
-    if out.exists() and not out.is_dir():
-        raise fail(f"--out {out} is a file; give a folder for the charts" if given
-                   else f"{out} is a file; give --out FOLDER for the charts")
-    return out
-
-
-def _plot_tuning(run_dir: Path, out: Path | None, dpi: int) -> None:
-    given = out is not None
-    out = _charts_folder(run_dir, out)
-    try:
-        written = write_tuning_charts(run_dir, out, dpi)
-    except CanastaError as error:
-        raise fail(str(error)) from None
-    except OSError as error:
-        raise fail(_unwritable(out, given, error.strerror or str(error))) from None
+        raise folder.refused(error.strerror or str(error)) from None
     for path in written:
         click.echo(str(path))

@@ -26,8 +26,8 @@ from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
 __all__ = ["limit_options", "options_played_with", "out_named", "recorded_games_at_once", "recorded_memory_limit",
-           "recorded_start", "reproducing_command", "session_options", "start_command", "start_directory",
-           "started_elsewhere"]
+           "recorded_start", "reproducing_command", "session_options", "specs_named_from_start", "start_command",
+           "start_directory", "started_elsewhere"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -62,6 +62,33 @@ def out_named(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def specs_named_from_start(specs: Sequence[str]) -> tuple[str, ...]:
+    """The specs as a new run names them in its tables, summary, reports and ``run.json``, where they are keys: a file
+    typed as an absolute path inside the directory the command starts from by its path from there
+    (``bots/mine.py:Mine``, as it would be typed there), and one in the user's home, outside it, from the home
+    (``~/bots/mine.py:Mine``, which the loader expands); so that a published folder names no one's home, and the same
+    bot given from the same place is the same key on every machine.  The run records that directory when a spec is
+    named from it, from which ``--resume`` and ``replay`` find the file as they do any relative spec's.  Any other
+    absolute path is kept: it is the only name that finds the file."""
+    return tuple(_named_from_start(spec) for spec in specs)
+
+
+def _named_from_start(spec: str) -> str:
+    parts = file_spec_parts(spec)
+    if parts is None or not Path(parts[0]).expanduser().is_absolute():
+        return spec
+    typed = Path(parts[0]).expanduser()
+    for base, named in ((Path.cwd, "{}"), (Path.home, "~/{}")):
+        try:
+            folder = base()
+        except RuntimeError:  # no home known
+            continue
+        # The root folder names no one's: a path is no shorter from there.
+        if folder != Path(folder.anchor) and typed.is_relative_to(folder):
+            return spec.strip().replace(parts[0], named.format(typed.relative_to(folder).as_posix()), 1)
+    return spec
 
 
 def recorded_start(specs: Sequence[str | None]) -> str | None:

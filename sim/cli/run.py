@@ -59,7 +59,13 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
-from canasta_sim.cli.replaying import recorded_start, reproducing_command, session_options, start_directory
+from canasta_sim.cli.replaying import (
+    recorded_start,
+    reproducing_command,
+    session_options,
+    specs_named_from_start,
+    start_directory,
+)
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
@@ -160,7 +166,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")
     if given(ctx, "seed") and seed != recorded.seed:
         differences.append(f"--seed {recorded.seed}, not {seed}")
-    if given(ctx, "specs") and tuple(specs) != recorded.specs:
+    if given(ctx, "specs") and recorded.specs not in (tuple(specs), specs_named_from_start(specs)):
         differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(specs)}")
     if given(ctx, "rule_options") and rules != recorded.rules:
         differences.append(f"rules {rules_text(recorded.rules)}, not {rules_text(rules)}")
@@ -278,10 +284,9 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         if seed_drawn:
             seed = int.from_bytes(os.urandom(4), "big")
         try:
-            settings = RunSettings(games=games, seed=seed, specs=tuple(specs or DEFAULT_MATCHUP), rules=rules,
-                                   chunk_size=chunk_size or default_chunk_size_for(games, play_chunks),
-                                   duplicate=duplicate,
-                                   time_limit=time_limit, record_decisions=tuple(record_decisions))
+            settings = RunSettings(games=games, seed=seed, specs=specs_named_from_start(specs or DEFAULT_MATCHUP),
+                                   rules=rules, chunk_size=chunk_size or default_chunk_size_for(games, play_chunks),
+                                   duplicate=duplicate, time_limit=time_limit, record_decisions=tuple(record_decisions))
         except ValueError as error:
             if record_decisions and str(error).startswith("--record-decisions"):
                 raise fail(str(error)) from None

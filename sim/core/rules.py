@@ -57,67 +57,100 @@ RULE_CHOICES: dict[str, tuple[str, ...]] = {
 
 @dataclasses.dataclass(frozen=True, kw_only=True, slots=True)
 class Rules:
-    """A complete rule set; every default is the recommended choice of docs/rules.md §17.
+    """A complete rule set; every default is the recommended choice of docs/rules.md §17, which says what each
+    alternative does.  Each field is a key of ``--rules KEY=VALUE`` (:meth:`from_options`).
 
-    The table of initial-meld minimums (R10.2) is a tuple of
-    ``(lowest cumulative score, minimum)`` pairs in increasing score order;
-    the first pair's score is ``-inf``.
+    Fields, with their defaults:
+
+    ``target_score = 5000``
+        R15.1: the game ends after the hand in which a side reaches this total (1 to 100,000).
+    ``tie_rule = 'play_another_hand'``
+        R15.3/D16: equal totals at or above the target: ``play_another_hand``, or ``draw`` (the game ends with no
+        winner).
+    ``initial_meld_table = ((-inf, 15), (0, 50), (1500, 90), (3000, 120))``
+        R10.2: ``(lowest cumulative score, minimum)`` pairs in increasing score order, the first score ``-inf``: a side
+        whose total is at least the score needs the minimum for its first meld.
+    ``wild_ratio_rule = 'no_more_wild_than_natural'``
+        R9.2/D3: ``no_more_wild_than_natural`` (seeds), or ``min_two_naturals`` (official: a meld needs 2 naturals and
+        may hold more wild cards than naturals).
+    ``max_wilds_per_meld = 3``
+        R9.2: the most wild cards one meld may hold.
+    ``allow_wild_only_melds = False``
+        R9.4: ``True`` allows melds of 3 or more wild cards only (not classic).
+    ``canastas_to_go_out = 1``
+        R12.1: canastas a side needs before a player may go out (R6.4 keeps cards until then).
+    ``natural_canasta_bonus = 500``
+        R11.2/R14.1b: the bonus per natural canasta.
+    ``mixed_canasta_bonus = 300``
+        R11.2/R14.1b: the bonus per mixed canasta.
+    ``going_out_bonus = 100``
+        R14.1c: the bonus for going out.
+    ``concealed_going_out_bonus = 200``
+        R14.1c/R12.6: the total for going out concealed; it replaces ``going_out_bonus``.
+    ``red_three_value = 100``
+        R14.1d: each red 3, when a side has fewer than four.
+    ``all_four_red_threes_total = 800``
+        R14.1d/D11: the total for all four red 3s on one side (``400`` is the literal seed-000 reading).
+    ``red_three_negative_if_no_meld = True``
+        R14.1d/D12: red 3s count against a side that melded nothing; ``False``: they count plus.
+    ``ask_partner = 'optional'``
+        R12.5/D1: ``optional``, ``mandatory`` (going out needs a "yes" to an ask, D21) or ``off`` (nobody may ask).
+    ``ask_partner_yes_forces_out = True``
+        R12.5: a "yes" obliges the asker to go out, and asking needs going out to be possible.
+    ``black_three_melds = 'going_out_only'``
+        R5.3/D2: ``going_out_only``, or ``never`` (not even to go out).
+    ``black_three_freezes_pile = False``
+        R3.4/R5.2/R8.1b/D5: whether a black 3 upcard or discard freezes the pile.
+    ``blocking_wild_cards = 'any_wild'``
+        R8.1a/D6: ``any_wild``, or ``joker_only`` (a 2 on top does not block, and still cannot be taken, R8.2a).
+    ``dealt_red_three_timing = 'after_deal'``
+        R3.5/D4: ``after_deal``, or ``first_turn`` (laid and replaced at each owner's first turn).
+    ``one_card_single_pile_block = True``
+        R8.2d/D15: a player holding one card may not take a one-card pile.
+    ``concealed_exempt_from_minimum = True``
+        R10.7/D19: going out concealed after drawing needs no initial minimum.
+    ``concealed_allows_pile_take = True``
+        R12.6: a turn that took the pile may still go out concealed.
+    ``stock_exhausted_rule = 'seed'``
+        R13.3/D7: ``seed``, ``official`` (a fitting unfrozen pile must be taken) or ``strict`` (the hand ends when the
+        stock is empty).
+    ``last_card_red_three = 'end_no_meld'``
+        R13.1/D14: ``end_no_meld``, or ``meld_no_discard`` (the player may still meld, not discard, then stop).
+    ``going_out_without_discard = 'always_if_canasta'``
+        R12.2/D9: ``always_if_canasta``, or ``only_if_hand_holds_canasta`` (melding out with no discard needs a whole
+        canasta laid from the hand that turn).
 
     :raises RulesError: from the constructor, naming the key and the accepted values.
     """
 
+    # What each field means is said in the docstring's Fields, which help() shows: a slots dataclass keeps no
+    # docstring of a field's own (a test holds the two lists equal).
     target_score: int = 5000
-    """R15.1: the game ends after the hand in which a side reaches this total."""
     tie_rule: str = "play_another_hand"
-    """R15.3: equal totals at or above the target: ``play_another_hand`` or ``draw``."""
     initial_meld_table: tuple[tuple[float, int], ...] = ((_NEG_INF, 15), (0, 50), (1500, 90), (3000, 120))
-    """R10.2: ``(lowest cumulative score, minimum)`` pairs."""
     wild_ratio_rule: str = "no_more_wild_than_natural"
-    """R9.2/D3: ``no_more_wild_than_natural`` (seeds) or ``min_two_naturals`` (official)."""
     max_wilds_per_meld: int = 3
-    """R9.2: the most wild cards one meld may hold."""
     allow_wild_only_melds: bool = False
-    """R9.4: ``true`` allows melds of wild cards only (not classic)."""
     canastas_to_go_out: int = 1
-    """R12.1: canastas a side needs before a player may go out."""
     natural_canasta_bonus: int = 500
-    """R11.2."""
     mixed_canasta_bonus: int = 300
-    """R11.2."""
     going_out_bonus: int = 100
-    """R14.1c."""
     concealed_going_out_bonus: int = 200
-    """R14.1c: the total for going out concealed; it replaces ``going_out_bonus``."""
     red_three_value: int = 100
-    """R14.1d: each red 3."""
     all_four_red_threes_total: int = 800
-    """R14.1d/D11: the total for all four red 3s on one side."""
     red_three_negative_if_no_meld: bool = True
-    """R14.1d/D12: red 3s count against a side that melded nothing."""
     ask_partner: str = "optional"
-    """R12.5/D1: ``optional``, ``mandatory`` (ask before going out) or ``off``."""
     ask_partner_yes_forces_out: bool = True
-    """R12.5: a "yes" obliges the asker to go out (and asking needs going out to be possible)."""
     black_three_melds: str = "going_out_only"
-    """R5.3/D2: ``going_out_only`` or ``never``."""
     black_three_freezes_pile: bool = False
-    """R3.4/R5.2/D5: whether a black 3 in the pile freezes it."""
     blocking_wild_cards: str = "any_wild"
-    """R8.1a/D6: ``any_wild`` or ``joker_only`` (a deuce on top still cannot be taken)."""
     dealt_red_three_timing: str = "after_deal"
-    """R3.5/D4: ``after_deal`` or ``first_turn``."""
     one_card_single_pile_block: bool = True
-    """R8.2d/D15: a player holding one card may not take a one-card pile."""
     concealed_exempt_from_minimum: bool = True
-    """R10.7/D19: going out concealed after drawing needs no initial minimum."""
     concealed_allows_pile_take: bool = True
-    """R12.6: a turn that took the pile may still go out concealed."""
     stock_exhausted_rule: str = "seed"
-    """R13.3/D7: ``seed``, ``official`` or ``strict``."""
     last_card_red_three: str = "end_no_meld"
-    """R13.1/D14: ``end_no_meld`` or ``meld_no_discard``."""
     going_out_without_discard: str = "always_if_canasta"
-    """R12.2/D9: ``always_if_canasta`` or ``only_if_hand_holds_canasta``."""
 
     def __post_init__(self) -> None:
         for key, choices in RULE_CHOICES.items():

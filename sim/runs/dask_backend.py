@@ -330,13 +330,13 @@ class DaskChunkRunner:
             client.close()
 
     def session_record(self, *, ended: bool) -> dict[str, Any]:
-        """What ``run.json``'s session says of how the cluster played it: the backend, the scheduler, and on a cluster
-        given by address the Dask workers and worker threads that played the session's chunks once it ``ended``
-        (``None`` while it runs), which ``--workers`` does not count."""
+        """What ``run.json``'s session says of how the cluster played it: the backend, the scheduler (not its address:
+        a published folder names no machine of the organizer's), and on a cluster given by address the Dask workers
+        and threads that played the session's chunks once it ``ended`` (``None`` while it runs), not ``--workers``."""
         if self.scheduler is None:
             return {"backend": "dask", "scheduler": "local cluster"}
         workers = len({worker for worker, _ in self.players}) if ended else None
-        return {"backend": "dask", "scheduler": self.scheduler, "workers": workers,
+        return {"backend": "dask", "scheduler": "given with --scheduler", "workers": workers,
                 "worker_threads": len(self.players) if ended else None}
 
     def read_files(self, settings: RunSettings, loaded: dict[str, LoadedStrategy]) -> None:

@@ -112,11 +112,8 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
     monitor[MONITOR_GAME] = -1
     try:
         player = schedule.new_player(on_error, stop_event)
-    except MachineRefusal as error:  # the machine's limit, said as it is: the strategies are not to blame
-        connection.send(("load_error", str(error)))
-        return
-    except Exception as error:  # a plugin failing to load in the worker: the run cannot go on
-        connection.send(("load_error", f"a worker could not load the strategies: {type(error).__name__}: {error}"))
+    except Exception as error:  # a plugin failing to load in the worker, or the machine's refusal: the run cannot go on
+        _cannot_play(connection, error)
         return
     _limit_memory(memory_limit)
     connection.send(("ready",))
@@ -135,7 +132,7 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
             if isinstance(error, MachineRefusal):
                 # The machine refused a bot seat a process (CodeGuard): no forfeit; the run stops, this game unplayed.
                 monitor[MONITOR_GAME] = -1
-                connection.send(("load_error", str(error)))
+                _cannot_play(connection, error)
                 return False
             if error is not None:
                 # Raised outside any call the engine guards (e.g. a MemoryError in the engine while a
@@ -172,10 +169,19 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
                 watch = KeptStateWatch({loaded.spec: loaded.cls for loaded in player.loaded_strategies(chunk)})
             _play_task(player, chunk, range(first, end), monitor, stop_event, report)
         except MachineRefusal as error:  # a task's strategies loaded for it (tune's candidates): told, not a death
-            connection.send(("load_error", str(error)))
+            _cannot_play(connection, error)
             continue
         _warn_of_kept_state(watch.changes())
         connection.send(("done", chunk))
+
+
+def _cannot_play(connection, error: Exception) -> None:
+    """Tell the run that this worker cannot play its strategies (``load_error``), which stops the run: the machine's
+    refusal of a process or of memory said as it is, the strategies not to blame; anything else as a strategy that
+    could not be loaded here."""
+    said = str(error) if isinstance(error, MachineRefusal) else \
+        f"a worker could not load the strategies: {type(error).__name__}: {error}"
+    connection.send(("load_error", said))
 
 
 def _warn_of_kept_state(changes: list[tuple[str, list[str]]]) -> None:

@@ -13,8 +13,12 @@ accepted, and the prompt again.  End of input, Ctrl-C or ``quit`` raise
 
 from __future__ import annotations
 
+import errno
 import itertools
+import os
 import random
+import select
+import sys
 from collections.abc import Callable, Sequence
 
 import click
@@ -244,7 +248,7 @@ class TerminalPlayer(Strategy):
     @staticmethod
     def _read() -> str:
         try:
-            return click.prompt("", default="", show_default=False, prompt_suffix="> ")
+            return click.prompt("", default="", show_default=False, prompt_suffix=prompted_while_waiting("> "))
         except click.Abort:  # click turns end of input and Ctrl-C into Abort
             raise PlayerQuit from None
 
@@ -261,6 +265,32 @@ class TerminalPlayer(Strategy):
         self._shown_lines = lines
         for line in shown:
             click.echo(line)
+
+
+def prompted_while_waiting(prompt: str) -> str:
+    """Write ``prompt`` and wait, without polling on a timer, until the person at the terminal has typed a line or
+    the reader of standard output has gone (``canasta-sim play | head -3``), where the read alone waited for one more
+    answer, the closed pipe seen only at the next write; return what is left to prompt (``""``, or ``prompt`` where
+    standard input is no terminal of this process's, and the read is left to wait).
+
+    :raises BrokenPipeError: when the reader has gone, as the next write would, so that the command ends as quietly.
+    """
+    # A terminal hands over one line per read, so that no line typed waits in sys.stdin's buffer, unseen by poll:
+    # only the process's own terminal is waited on.
+    try:
+        typing, output = sys.stdin.fileno(), sys.stdout.fileno()
+        terminal = sys.stdin is sys.__stdin__ and sys.stdout is sys.__stdout__ and os.isatty(typing)
+    except (AttributeError, OSError, ValueError):  # no standard input or output at all, or one of a test's
+        return prompt
+    if not terminal or not hasattr(select, "poll"):  # (not POSIX: there the closed pipe is seen at the next write)
+        return prompt
+    click.echo(prompt, nl=False)
+    poller = select.poll()
+    poller.register(typing, select.POLLIN)
+    poller.register(output, 0)  # errors only: a pipe's write end reports POLLERR once its reader has closed it
+    if dict(poller.poll()).get(output, 0) & (select.POLLERR | select.POLLHUP):
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+    return ""
 
 
 # canasta-sim's own player: the engine believes its keeps_own_clock, as it believes no strategy of a user's.

@@ -6,40 +6,33 @@ import io
 import json
 
 import pytest
-from click.testing import CliRunner
 
 from canasta_sim.analysis import cross_table, load_run, paired_results, ratings
-from canasta_sim.cli import main
+from tests.helpers import invoked
 
 QUICK = ["--rules", "target_score=1000", "--workers", "1", "-q", "--seed", "2"]
-
-
-def invoke(*arguments):
-    result = CliRunner().invoke(main, [*map(str, arguments)], catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @pytest.fixture(scope="module")
 def round_robin(tmp_path_factory):
     out = tmp_path_factory.mktemp("rr") / "run"
-    invoke("run", "--games", "24", "-s", "greedy", "-s", "random", "-s", "expert", *QUICK, "--out", out)
+    invoked("run", "--games", "24", "-s", "greedy", "-s", "random", "-s", "expert", *QUICK, "--out", out)
     return out
 
 
 @pytest.fixture(scope="module")
 def duplicate(tmp_path_factory):
     out = tmp_path_factory.mktemp("dup") / "run"
-    invoke("run", "--games", "20", "-s", "greedy", "-s", "random", "--duplicate", *QUICK, "--out", out)
+    invoked("run", "--games", "20", "-s", "greedy", "-s", "random", "--duplicate", *QUICK, "--out", out)
     return out
 
 
 def _reports(run):
     """The report of ``run`` as text, as parsed JSON, as CSV rows by strategy and as Markdown."""
-    text = invoke("report", run)
-    data = json.loads(invoke("report", run, "--format", "json"))
-    rows = {row["strategy"]: row for row in csv.DictReader(io.StringIO(invoke("report", run, "--format", "csv")))}
-    return text, data, rows, invoke("report", run, "--format", "markdown")
+    text = invoked("report", run)
+    data = json.loads(invoked("report", run, "--format", "json"))
+    rows = {row["strategy"]: row for row in csv.DictReader(io.StringIO(invoked("report", run, "--format", "csv")))}
+    return text, data, rows, invoked("report", run, "--format", "markdown")
 
 
 @pytest.mark.timeout(300)

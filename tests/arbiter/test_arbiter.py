@@ -30,7 +30,7 @@ from canasta_sim.core.engine import MAX_HANDS_PER_GAME, play_game
 from canasta_sim.core.rules import DEFAULT_RULES
 from canasta_sim.errors import StrategyError
 from canasta_sim.strategies import Greedy
-from tests.helpers import BOTS, read_run_tables
+from tests.helpers import BOTS, read_run_tables, run_key
 
 BAD = BOTS / "bad_strategies.py"
 GAMES = 8
@@ -61,6 +61,7 @@ def check_forfeits(out: Path, result, greedy_games, bad: str, reason: str) -> pd
     """The run finished, its run.json is final, every forfeit is the bad strategy's with ``reason``, and every
     other game is the one greedy plays."""
     assert result.exit_code == 0, result.output
+    bad = run_key(bad)
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "complete" and manifest["games_done"] == GAMES
     games, hands = read_run_tables(out)
@@ -87,6 +88,7 @@ def check_forfeits(out: Path, result, greedy_games, bad: str, reason: str) -> pd
 def check_stop(out: Path, bad: str, *arguments: str, message: str, reason: str) -> None:
     result, text = run(out, "-s", bad, "-s", "greedy", *arguments)
     assert result.exit_code == 1, text
+    bad = run_key(bad)
     error_lines = [line for line in text.splitlines() if line.startswith("Error: ")]
     assert len(error_lines) == 1 and message in error_lines[0] and bad in error_lines[0], text
     # The reason --on-error forfeit would record, named as compare's, tune's and check-strategy's lines name it.
@@ -140,7 +142,7 @@ def test_a_fake_strategy_error_is_charged_to_the_seat_that_raised_it(tmp_path, g
     out = tmp_path / "run"
     result, _ = run(out, "-s", spec("BlamesItsOpponent"), "-s", "greedy", "--on-error", "forfeit")
     forfeits = check_forfeits(out, result, greedy_games, spec("BlamesItsOpponent"), "exception")
-    assert all(error.startswith(f"strategy '{spec('BlamesItsOpponent')}'") for error in forfeits.error)
+    assert all(error.startswith(f"strategy '{run_key(spec('BlamesItsOpponent'))}'") for error in forfeits.error)
 
 
 @pytest.mark.timeout(60)
@@ -305,7 +307,7 @@ def test_report_counts_each_strategys_forfeits_by_reason(tmp_path):
     text = CliRunner().invoke(main, ["report", str(out)]).output
     assert f"forfeits of adds-jokers@2: {forfeited} tampering" in text  # named as the header names it
     described = json.loads(CliRunner().invoke(main, ["report", str(out), "--format", "json"]).output)
-    assert described["run"]["forfeit_reasons"] == {spec("AddsJokers"): {"tampering": forfeited}}
+    assert described["run"]["forfeit_reasons"] == {run_key(spec("AddsJokers")): {"tampering": forfeited}}
 
 
 def _monitored_game(time_limit):

@@ -17,7 +17,7 @@ from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli import main, report_html
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.strategies import Greedy, RandomPlay
-from tests.helpers import FLAKY_BOT_SOURCE, ROOT, assert_same_run_tables, read_run_tables
+from tests.helpers import FLAKY_BOT_SOURCE, ROOT, assert_same_run_tables, invoke, read_run_tables
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 
@@ -40,10 +40,6 @@ class Slow(Greedy):
 FLAKY = FLAKY_BOT_SOURCE
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["run", *args], catch_exceptions=False)
-
-
 tables = read_run_tables
 assert_same_tables = assert_same_run_tables
 
@@ -64,7 +60,8 @@ KILL_RUN = ["--games", "120", "--seed", "21", "--chunk-size", "5", *QUICK]
 def reference(tmp_path_factory, bots) -> Path:
     """The uninterrupted run the interrupted ones must equal."""
     out = tmp_path_factory.mktemp("reference") / "run"
-    result = invoke(*KILL_RUN, "-s", f"{bots}/slow.py:Slow", "-s", "random", "--workers", "2", "--out", str(out), "-q")
+    result = invoke("run", *KILL_RUN, "-s", f"{bots}/slow.py:Slow", "-s", "random", "--workers", "2", "--out", str(out),
+                    "-q")
     assert result.exit_code == 0, result.output
     return out
 
@@ -114,8 +111,8 @@ def test_the_progress_bar_counts_each_game_once_whether_it_hears_of_games_or_onl
 
 def test_run_writes_the_documented_run_directory(tmp_path):
     out = tmp_path / "run"
-    result = invoke("--games", "40", "--seed", "5", "-s", "greedy", "-s", "random", "--workers", "2",
-                    "--out", str(out), *QUICK)
+    result = invoke("run", "--games", "40", "--seed", "5", "-s", "greedy", "-s", "random", "--workers", "2", "--out",
+                    str(out), *QUICK)
     assert result.exit_code == 0, result.output
     assert "win rate [95% CI]" in result.stdout and "greedy" in result.stdout
     assert "\r" not in result.output  # no progress bar when the output is not a terminal
@@ -136,12 +133,12 @@ def test_run_writes_the_documented_run_directory(tmp_path):
 def test_a_run_directory_named_with_a_colon_is_written_and_read_as_any_other(tmp_path, monkeypatch):
     # pyarrow reads a relative path with a ':' as a URI; the user's folder name must not matter.
     monkeypatch.chdir(tmp_path)
-    result = invoke("--games", "4", "--seed", "5", "--workers", "1", "--out", "a:b", "--record-decisions", "all",
+    result = invoke("run", "--games", "4", "--seed", "5", "--workers", "1", "--out", "a:b", "--record-decisions", "all",
                     *QUICK)
     assert result.exit_code == 0, result.output
     games, hands = tables(tmp_path / "a:b")
     assert list(games.game_id) == list(range(4)) and len(hands) == 2 * games.hands.sum()
-    assert invoke("--resume", "a:b").exit_code == 0
+    assert invoke("run", "--resume", "a:b").exit_code == 0
     report = CliRunner().invoke(main, ["report", "a:b"])
     assert report.exit_code == 0 and "games 4 of 4 (complete)" in report.output
 
@@ -151,9 +148,9 @@ def test_the_recorded_command_replays_the_run_exactly(tmp_path, bots, monkeypatc
     # Every option that shapes the tables or how they are played, and a file spec relative to where the run starts.
     monkeypatch.chdir(bots)
     out = tmp_path / "run"
-    result = invoke("--games", "24", "--seed", "13", "-s", "flaky.py:Flaky", "-s", "random", "--workers", "2",
-                    "--on-error", "forfeit", "--chunk-size", "5", "--duplicate", "--time-limit", "30",
-                    "--memory-limit", "4000", "--record-decisions", "random", "--out", str(out), "-q", *QUICK)
+    result = invoke("run", "--games", "24", "--seed", "13", "-s", "flaky.py:Flaky", "-s", "random", "--workers", "2",
+                    "--on-error", "forfeit", "--chunk-size", "5", "--duplicate", "--time-limit", "30", "--memory-limit",
+                    "4000", "--record-decisions", "random", "--out", str(out), "-q", *QUICK)
     assert result.exit_code == 0, result.output
     assert (tables(out)[0].termination == "forfeit").any(), "the seed must make the flaky bot fail at least once"
     command = json.loads((out / "run.json").read_text())["command"]
@@ -165,7 +162,7 @@ def test_the_recorded_command_replays_the_run_exactly(tmp_path, bots, monkeypatc
         assert option in command, f"{option} is missing from {command}"
     assert words[:2] == ["canasta-sim", "run"] and words[-2:] == ["--out", str(out)]
     again = tmp_path / "again"
-    replayed = invoke(*words[2:-2], "--out", str(again), "-q")
+    replayed = invoke("run", *words[2:-2], "--out", str(again), "-q")
     assert replayed.exit_code == 0, replayed.output
     assert_same_tables(out, again)
 
@@ -179,11 +176,11 @@ def test_a_protocol_bot_run_resumes_and_replays_from_another_directory(tmp_path,
     arguments = ["--games", "6", "--seed", "8", "--chunk-size", "3", "-s", bot, "-s", "random", "--workers", "2",
                  "-q", *QUICK]
     out = tmp_path / "run"
-    assert invoke(*arguments, "--out", str(out)).exit_code == 0
+    assert invoke("run", *arguments, "--out", str(out)).exit_code == 0
     uninterrupted = tables(out)
     (out / "games" / "part-000001.parquet").unlink()  # as if the run had been stopped before its last chunk
     monkeypatch.chdir(tmp_path)
-    result = invoke("--resume", "run", "-q")
+    result = invoke("run", "--resume", "run", "-q")
     assert result.exit_code == 0, result.output
     assert "6 of 6 games" in result.stdout and "3 played now" in result.stdout
     for resumed, whole in zip(tables(out), uninterrupted, strict=True):
@@ -199,7 +196,7 @@ def test_a_protocol_bot_run_resumes_and_replays_from_another_directory(tmp_path,
 
 
 def test_seed_is_drawn_printed_and_recorded(tmp_path):
-    result = invoke("--games", "2", "-s", "greedy", "--workers", "1", "--out", str(tmp_path / "run"), *QUICK)
+    result = invoke("run", "--games", "2", "-s", "greedy", "--workers", "1", "--out", str(tmp_path / "run"), *QUICK)
     assert result.exit_code == 0, result.output
     manifest = json.loads((tmp_path / "run" / "run.json").read_text())
     assert manifest["seed_drawn"] is True and f"seed {manifest['seed']} (drawn)" in result.stderr
@@ -207,10 +204,9 @@ def test_seed_is_drawn_printed_and_recorded(tmp_path):
 
 def test_log_file_gets_worker_messages(tmp_path, bots):
     log = tmp_path / "run.log"
-    result = invoke("--games", "30", "--seed", "11", "-s", f"{bots}/flaky.py:Flaky", "-s", "random", "--workers", "2",
-                    "--chunk-size", "5", "--on-error", "forfeit", "--out", str(tmp_path / "run"),
-                    "--log-file", str(log),
-                    *QUICK)
+    result = invoke("run", "--games", "30", "--seed", "11", "-s", f"{bots}/flaky.py:Flaky", "-s", "random", "--workers",
+                    "2", "--chunk-size", "5", "--on-error", "forfeit", "--out", str(tmp_path / "run"), "--log-file",
+                    str(log), *QUICK)
     assert result.exit_code == 0, result.output
     text = log.read_text()
     assert " Worker-" in text and "chunk 5: 5 of 5 games written" in text and "forfeits the game" in text
@@ -220,8 +216,8 @@ def test_log_file_gets_worker_messages(tmp_path, bots):
 def test_strategy_failure_stops_with_one_line_and_keeps_finished_games(tmp_path, bots):
     out = tmp_path / "run"
     spec = f"{bots}/flaky.py:Flaky"
-    result = invoke("--games", "40", "--seed", "11", "-s", spec, "-s", "random", "--workers", "1", "--chunk-size", "6",
-                    "--out", str(out), *QUICK)
+    result = invoke("run", "--games", "40", "--seed", "11", "-s", spec, "-s", "random", "--workers", "1",
+                    "--chunk-size", "6", "--out", str(out), *QUICK)
     assert result.exit_code == 1
     error_lines = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(error_lines) == 1 and "Traceback" not in result.output
@@ -233,10 +229,10 @@ def test_strategy_failure_stops_with_one_line_and_keeps_finished_games(tmp_path,
     assert json.loads((out / "run.json").read_text())["status"] == "stopped"
     assert list(tables(out)[0].game_id) == list(range(failed_game))
     # Finishing it with forfeits plays only what is missing and gives the tables of a forfeit run.
-    assert invoke("--resume", str(out), "--on-error", "forfeit", "-q").exit_code == 0
+    assert invoke("run", "--resume", str(out), "--on-error", "forfeit", "-q").exit_code == 0
     whole = tmp_path / "whole"
-    assert invoke("--games", "40", "--seed", "11", "-s", spec, "-s", "random", "--workers", "2", "--chunk-size", "6",
-                  "--out", str(whole), "--on-error", "forfeit", "-q", *QUICK).exit_code == 0
+    assert invoke("run", "--games", "40", "--seed", "11", "-s", spec, "-s", "random", "--workers", "2", "--chunk-size",
+                  "6", "--out", str(whole), "--on-error", "forfeit", "-q", *QUICK).exit_code == 0
     assert_same_tables(out, whole)
 
 
@@ -248,7 +244,7 @@ def test_killed_run_resumes_to_the_uninterrupted_tables(tmp_path, bots, referenc
     process.communicate()
     parts = len(list((out / "games").glob("part-*.parquet")))
     assert parts < 24 and json.loads((out / "run.json").read_text())["status"] == "running"
-    result = invoke("--resume", str(out), "--workers", "2")
+    result = invoke("run", "--resume", str(out), "--workers", "2")
     assert result.exit_code == 0, result.output
     assert "120 of 120 games" in result.stdout
     assert_same_tables(out, reference)
@@ -266,7 +262,7 @@ def test_ctrl_c_keeps_finished_chunks_and_resume_completes(tmp_path, bots, refer
     assert "Interrupted" in stderr and "--resume" in stderr and "Traceback" not in stderr
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "interrupted" and 0 < manifest["games_done"] < 120
-    assert invoke("--resume", str(out), "--workers", "1", "-q").exit_code == 0
+    assert invoke("run", "--resume", str(out), "--workers", "1", "-q").exit_code == 0
     assert_same_tables(out, reference)
 
 
@@ -285,7 +281,7 @@ def test_sigterm_or_sighup_to_the_run_s_whole_process_group_stops_it_as_ctrl_c_d
     assert process.returncode == 130, stderr
     assert "Interrupted" in stderr and "Traceback" not in stderr and "died" not in stderr
     assert json.loads((out / "run.json").read_text())["status"] == "interrupted"
-    assert invoke("--resume", str(out), "--workers", "1", "-q").exit_code == 0
+    assert invoke("run", "--resume", str(out), "--workers", "1", "-q").exit_code == 0
     assert_same_tables(out, reference)
 
 
@@ -335,9 +331,9 @@ def test_a_run_started_under_nohup_plays_on_when_its_terminal_closes(tmp_path, b
 def test_out_naming_this_run_again_continues_it(tmp_path):
     out = tmp_path / "run"
     arguments = ["--games", "6", "--seed", "4", "-s", "greedy", "--workers", "1", "--out", str(out), *QUICK]
-    assert invoke(*arguments).exit_code == 0
+    assert invoke("run", *arguments).exit_code == 0
     before = {path: path.stat().st_mtime_ns for path in (out / "games").iterdir()}
-    result = invoke(*arguments)
+    result = invoke("run", *arguments)
     assert result.exit_code == 0 and "6 of 6 games" in result.stdout and "0 played now" in result.stdout
     assert {path: path.stat().st_mtime_ns for path in (out / "games").iterdir()} == before
 
@@ -345,8 +341,8 @@ def test_out_naming_this_run_again_continues_it(tmp_path):
 @pytest.fixture
 def finished_run(tmp_path) -> Path:
     out = tmp_path / "finished"
-    result = invoke("--games", "4", "--seed", "8", "-s", "greedy", "-s", "random", "--workers", "1", "--out", str(out),
-                    *QUICK)
+    result = invoke("run", "--games", "4", "--seed", "8", "-s", "greedy", "-s", "random", "--workers", "1", "--out",
+                    str(out), *QUICK)
     assert result.exit_code == 0, result.output
     return out
 
@@ -412,13 +408,13 @@ def test_bad_input_is_one_line_exit_2_and_loses_nothing(arguments, message, tmp_
 
 
 def test_resume_of_a_finished_run_plays_nothing_and_reports(finished_run):
-    result = invoke("--resume", str(finished_run))
+    result = invoke("run", "--resume", str(finished_run))
     assert result.exit_code == 0 and "4 of 4 games" in result.stdout and "win rate" in result.stdout
 
 
 def test_default_matchup_is_expert_against_greedy(tmp_path):
     out = tmp_path / "run"
-    result = invoke("--games", "4", "--workers", "1", "--out", str(out), "--rules", "target_score=500")
+    result = invoke("run", "--games", "4", "--workers", "1", "--out", str(out), "--rules", "target_score=500")
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "run.json").read_text())
     assert [entry["spec"] for entry in manifest["strategies"]] == ["expert", "greedy"]
@@ -457,8 +453,8 @@ def test_time_limit_overrun_is_a_strategy_failure_named_in_one_line(tmp_path):
     assert "was stopped at the time limit of 0.05 s" in message and spec in message
     assert "decision discard" in message and "Traceback" not in message
     forfeited = tmp_path / "forfeited"
-    result = invoke("--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1",
-                    "--time-limit", "0.05", "--on-error", "forfeit", "--out", str(forfeited), "-q", *QUICK)
+    result = invoke("run", "--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1", "--time-limit",
+                    "0.05", "--on-error", "forfeit", "--out", str(forfeited), "-q", *QUICK)
     assert result.exit_code == 0
     games, _ = tables(forfeited)
     assert list(games.termination) == ["forfeit", "forfeit"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pty
 import subprocess
 import sys
 
@@ -51,6 +52,26 @@ def test_a_closed_pipe_ends_the_command_quietly_with_exit_status_141(arguments, 
     first, status, errors = _read_then_close(arguments, until, answer)
     assert first.startswith(b"Canasta, game seed")
     assert (status, errors) == (EXIT_OUTPUT_CLOSED, "")
+
+
+@pytest.mark.timeout(60)
+def test_play_in_a_terminal_ends_as_soon_as_its_reader_has_gone_without_waiting_for_an_answer():
+    # play | head -3 in a terminal waited at its prompt for one more answer: the closed pipe was seen at the next write.
+    terminal, persons_side = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "canasta_sim", "play", "--seed", "7", "--rules",
+                                "target_score=1500"], stdin=persons_side, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
+    os.close(persons_side)
+    try:
+        shown = b""
+        while not shown.endswith(b"\n> "):  # the prompt is written: the command waits for the person
+            shown += os.read(process.stdout.fileno(), 4096) or pytest.fail(f"play ended early: {shown[-300:]!r}")
+        process.stdout.close()  # as head does once it has its lines; nobody answers
+        assert (process.wait(timeout=30), process.stderr.read()) == (EXIT_OUTPUT_CLOSED, b"")
+    finally:
+        process.kill()
+        process.wait()
+        os.close(terminal)
 
 
 @pytest.mark.timeout(60)

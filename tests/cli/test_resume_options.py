@@ -12,13 +12,9 @@ from click.testing import CliRunner
 from canasta_sim.cli import main
 from canasta_sim.core.rules import Rules
 from canasta_sim.tuning.run import TuningDirectory, TuningSettings, new_manifest
-from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables
+from tests.helpers import FLAKY_BOT_SOURCE, assert_same_run_tables, invoke
 
 RUN = ["--seed", "4", "--rules", "target_score=1000", "--chunk-size", "10", "--workers", "1", "-q"]
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["run", *args])
 
 
 @pytest.mark.timeout(120)
@@ -28,14 +24,14 @@ def test_a_resumed_run_keeps_forfeiting_the_games_of_a_failing_strategy(tmp_path
     (tmp_path / "flaky.py").write_text(FLAKY_BOT_SOURCE)
     out = tmp_path / "run"
     specs = ["-s", f"{tmp_path}/flaky.py:Flaky", "-s", "greedy"]
-    first = invoke("--games", "40", *RUN, *specs, "--on-error", "forfeit", "--out", str(out))
+    first = invoke("run", "--games", "40", *RUN, *specs, "--on-error", "forfeit", "--out", str(out))
     assert first.exit_code == 0, first.output
-    grown = invoke("--resume", str(out), "--games", "120")
+    grown = invoke("run", "--resume", str(out), "--games", "120")
     assert grown.exit_code == 0, grown.output
     games = pd.read_parquet(out / "games")
     assert len(games) == 120 and (games[games.game_id >= 40].termination == "forfeit").any()
     assert json.loads((out / "run.json").read_text())["sessions"][-1]["on_error"] == "forfeit"
-    stopped = invoke("--resume", str(out), "--games", "200", "--on-error", "stop")  # an option still changes it
+    stopped = invoke("run", "--resume", str(out), "--games", "200", "--on-error", "stop")  # an option still changes it
     assert stopped.exit_code == 1 and "--on-error forfeit" in stopped.output
 
 
@@ -68,15 +64,17 @@ def test_a_resumed_run_keeps_its_memory_limit_unless_given(tmp_path):
     (tmp_path / "reserves.py").write_text(RESERVES_SOURCE)
     out = tmp_path / "run"
     specs = ["-s", f"{tmp_path}/reserves.py:Reserves", "-s", "greedy"]
-    first = invoke("--games", "4", *RUN, *specs, "--on-error", "forfeit", "--memory-limit", "1024", "--out", str(out))
+    first = invoke("run", "--games", "4", *RUN, *specs, "--on-error", "forfeit", "--memory-limit", "1024", "--out",
+                   str(out))
     assert first.exit_code == 0, first.output
     assert forfeits(out, 0, 3) == {"forfeit"}
-    grown = invoke("--resume", str(out), "--games", "8")
+    grown = invoke("run", "--resume", str(out), "--games", "8")
     assert grown.exit_code == 0, grown.output
     assert forfeits(out, 4, 7) == {"forfeit"}
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["sessions"][-1]["memory_limit"] == 1024 and "--memory-limit 1024" in manifest["command"]
-    lifted = invoke("--resume", str(out), "--games", "12", "--memory-limit", "none")  # the option still changes it
+    lifted = invoke("run", "--resume", str(out), "--games", "12", "--memory-limit",
+                    "none")  # the option still changes it
     assert lifted.exit_code == 0, lifted.output
     assert "forfeit" not in forfeits(out, 8, 11)
     assert "--memory-limit" not in json.loads((out / "run.json").read_text())["command"]
@@ -84,10 +82,10 @@ def test_a_resumed_run_keeps_its_memory_limit_unless_given(tmp_path):
 
 def test_a_memory_limit_kept_by_resume_is_refused_on_dask_naming_how_to_lift_it(tmp_path):
     out = tmp_path / "run"
-    assert invoke("--games", "2", *RUN, "-s", "greedy", "-s", "random", "--memory-limit", "1024",
-                  "--out", str(out)).exit_code == 0
+    assert invoke("run", "--games", "2", *RUN, "-s", "greedy", "-s", "random", "--memory-limit", "1024", "--out",
+                  str(out)).exit_code == 0
     before = (out / "run.json").read_text()
-    result = invoke("--resume", str(out), "--games", "4", "--backend", "dask")
+    result = invoke("run", "--resume", str(out), "--games", "4", "--backend", "dask")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert f"--resume {out}: the run was played with --memory-limit 1024" in result.output
     assert "--memory-limit none" in result.output
@@ -98,10 +96,10 @@ def test_isolate_given_to_a_resume_that_would_change_the_strategies_is_refused(t
     # --isolate was dropped without a word: the run's file strategy went on playing in its worker's process.
     (tmp_path / "flaky.py").write_text(FLAKY_BOT_SOURCE)
     out = tmp_path / "run"
-    assert invoke("--games", "2", *RUN, "-s", f"{tmp_path}/flaky.py:Flaky", "-s", "greedy",
-                  "--out", str(out)).exit_code == 0
+    assert invoke("run", "--games", "2", *RUN, "-s", f"{tmp_path}/flaky.py:Flaky", "-s", "greedy", "--out",
+                  str(out)).exit_code == 0
     before = (out / "run.json").read_text()
-    result = invoke("--resume", str(out), "--games", "4", "--isolate")
+    result = invoke("run", "--resume", str(out), "--games", "4", "--isolate")
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert "which --isolate would change; resume it without that option" in result.output
     assert (out / "run.json").read_text() == before
@@ -126,7 +124,7 @@ def test_the_games_compare_saved_record_its_memory_limit_and_their_resume_keeps_
     replayed = CliRunner().invoke(main, [*words[1:-1], str(again), "-q"])
     assert replayed.exit_code == 0, replayed.output
     assert_same_run_tables(again, out)
-    grown = invoke("--resume", str(out), "--games", "8")
+    grown = invoke("run", "--resume", str(out), "--games", "8")
     assert grown.exit_code == 0, grown.output
     assert forfeits(out, 0, 7) == {"forfeit"}
 

@@ -6,13 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
-from tests.helpers import assert_same_run_tables
+from tests.helpers import assert_same_run_tables, invoke
 
 QUICK = ["--rules", "target_score=1000", "--workers", "1", "-q"]
-
-
-def invoke(*arguments: str):
-    return CliRunner().invoke(main, [*arguments], catch_exceptions=False)
 
 
 @pytest.mark.timeout(300)

@@ -1,28 +1,23 @@
 """``run --out DIR`` where DIR already holds a run: the same settings continue it, others are named in one line."""
 
 import pytest
-from click.testing import CliRunner
 
-from canasta_sim.cli import main
+from tests.helpers import invoke
 
 RUN = ["--games", "10", "--seed", "5", "-s", "greedy", "-s", "random", "--rules", "target_score=1000", "--workers",
        "1", "-q"]
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["run", *args])
-
-
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory):
     out = tmp_path_factory.mktemp("out") / "run"
-    assert invoke(*RUN, "--chunk-size", "5", "--out", str(out)).exit_code == 0
+    assert invoke("run", *RUN, "--chunk-size", "5", "--out", str(out)).exit_code == 0
     return out
 
 
 @pytest.mark.timeout(60)
 def test_the_same_settings_continue_the_run_in_out(recorded):
-    result = invoke(*RUN, "--chunk-size", "5", "--out", str(recorded))
+    result = invoke("run", *RUN, "--chunk-size", "5", "--out", str(recorded))
     assert result.exit_code == 0, result.output
     assert "10 of 10 games" in result.output and "0 played now" in result.output
 
@@ -41,7 +36,7 @@ DIFFERENT = {
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("options, difference", DIFFERENT.values(), ids=DIFFERENT.keys())
 def test_other_settings_are_named_in_one_line(recorded, options, difference):
-    result = invoke(*RUN, *options, "--out", str(recorded))
+    result = invoke("run", *RUN, *options, "--out", str(recorded))
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"Error: --out {recorded} holds a run made with other settings ")
@@ -51,7 +46,8 @@ def test_other_settings_are_named_in_one_line(recorded, options, difference):
 
 @pytest.mark.timeout(60)
 def test_more_games_are_told_how_to_grow_the_run(recorded):
-    result = invoke(*["20" if word == "10" else word for word in RUN], "--chunk-size", "5", "--out", str(recorded))
+    result = invoke("run", *["20" if word == "10" else word for word in RUN], "--chunk-size", "5", "--out",
+                    str(recorded))
     assert result.exit_code == 2
     assert result.output.strip().endswith(f"grow it with canasta-sim run --resume {recorded} --games 20, or choose "
                                           "another directory"), result.output

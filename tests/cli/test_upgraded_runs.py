@@ -12,14 +12,14 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
 from canasta_sim import ENGINE_VERSION, __version__
-from canasta_sim.cli import main, report_html
+from canasta_sim.cli import report_html
 from canasta_sim.cli.continuing import changed_files
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.plugins.loader import LoadedStrategy
 from canasta_sim.runs.runner import settings_from_manifest
+from tests.helpers import invoke
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,10 +32,6 @@ class Mine(Greedy):
     name = "mine"
     version = 1
 '''
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(main, [*args])
 
 
 @pytest.fixture(scope="module")

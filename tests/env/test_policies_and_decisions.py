@@ -9,9 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from click.testing import CliRunner
 
-from canasta_sim.cli import main
 from canasta_sim.core.engine import play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.env.actions import ACTION_COUNT
@@ -22,7 +20,7 @@ from canasta_sim.env.policy import PolicyStrategy
 from canasta_sim.errors import StrategyError, StrategyLoadError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.strategies import Expert, Greedy
-from tests.helpers import assert_same_run_tables
+from tests.helpers import assert_same_run_tables, invoke
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 
@@ -84,15 +82,11 @@ def policies(tmp_path_factory) -> Path:
     return path
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["run", *args], catch_exceptions=False)
-
-
 @pytest.mark.timeout(300)
 def test_policy_spec_plays_in_worker_processes_with_the_same_tables_for_any_number_of_workers(policies, tmp_path):
     spec = f"policy:{policies}:sample"
     for workers in ("1", "2"):
-        result = invoke("--games", "8", "--seed", "4", "-s", spec, "-s", "greedy", "--workers", workers,
+        result = invoke("run", "--games", "8", "--seed", "4", "-s", spec, "-s", "greedy", "--workers", workers,
                         "--chunk-size", "2", "--out", str(tmp_path / workers), "-q", *QUICK)
         assert result.exit_code == 0, result.output
     assert_same_run_tables(tmp_path / "1", tmp_path / "2")
@@ -152,7 +146,7 @@ def test_a_policy_that_raises_is_charged_an_exception_with_its_own_traceback(pol
 
 
 def test_a_bad_policy_spec_is_a_one_line_usage_error(tmp_path):
-    result = invoke("--games", "2", "-s", "policy:nowhere.py:act", "--out", str(tmp_path / "run"))
+    result = invoke("run", "--games", "2", "-s", "policy:nowhere.py:act", "--out", str(tmp_path / "run"))
     assert result.exit_code == 2
     assert "does not exist" in result.output and "Traceback" not in result.output
 
@@ -170,7 +164,7 @@ def test_a_policy_file_is_named_a_policy_file_in_its_errors(tmp_path):
 @pytest.mark.timeout(300)
 def test_record_decisions_writes_one_row_per_decision_of_the_chosen_strategy(tmp_path):
     out = tmp_path / "run"
-    result = invoke("--games", "6", "--seed", "8", "-s", "expert", "-s", "greedy", "--workers", "2",
+    result = invoke("run", "--games", "6", "--seed", "8", "-s", "expert", "-s", "greedy", "--workers", "2",
                     "--chunk-size", "3", "--record-decisions", "expert", "--out", str(out), "-q", *QUICK)
     assert result.exit_code == 0, result.output
     decisions = pd.read_parquet(out / "decisions")
@@ -239,8 +233,8 @@ def test_recorded_actions_played_back_through_the_mask_play_the_same_game(strate
 @pytest.mark.timeout(300)
 def test_record_decisions_does_not_change_the_games(tmp_path):
     common = ["--games", "4", "--seed", "9", "-s", "greedy", "-s", "random", "--workers", "1", "-q", *QUICK]
-    assert invoke(*common, "--out", str(tmp_path / "plain")).exit_code == 0
-    assert invoke(*common, "--record-decisions", "all", "--out", str(tmp_path / "recorded")).exit_code == 0
+    assert invoke("run", *common, "--out", str(tmp_path / "plain")).exit_code == 0
+    assert invoke("run", *common, "--record-decisions", "all", "--out", str(tmp_path / "recorded")).exit_code == 0
     assert_same_run_tables(tmp_path / "plain", tmp_path / "recorded")
     assert not (tmp_path / "plain" / "decisions").exists()
     decisions = pd.read_parquet(tmp_path / "recorded" / "decisions")
@@ -248,14 +242,15 @@ def test_record_decisions_does_not_change_the_games(tmp_path):
 
 
 def test_record_decisions_refuses_whom_the_run_does_not_have(tmp_path):
-    result = invoke("--games", "2", "-s", "greedy", "--record-decisions", "expert", "--out", str(tmp_path / "run"))
+    result = invoke("run", "--games", "2", "-s", "greedy", "--record-decisions", "expert", "--out",
+                    str(tmp_path / "run"))
     assert result.exit_code == 2
     assert "--record-decisions 'expert' is neither 'all', a seat 0-3 nor a strategy of the run" in result.output
 
 
 def test_record_decisions_is_refused_on_the_dask_backend(tmp_path):
-    result = invoke("--games", "2", "-s", "greedy", "--record-decisions", "all", "--backend", "dask",
-                    "--out", str(tmp_path / "run"))
+    result = invoke("run", "--games", "2", "-s", "greedy", "--record-decisions", "all", "--backend", "dask", "--out",
+                    str(tmp_path / "run"))
     assert result.exit_code == 2
     assert "--record-decisions works with --backend local only" in result.output
 
@@ -268,7 +263,7 @@ def test_the_imitation_example_runs_end_to_end(tmp_path):
 
     root = Path(__file__).resolve().parents[2]
     recorded = tmp_path / "expert"
-    assert invoke("--games", "2", "--seed", "1", "-s", "expert", "--record-decisions", "all", "--workers", "1",
+    assert invoke("run", "--games", "2", "--seed", "1", "-s", "expert", "--record-decisions", "all", "--workers", "1",
                   "--out", str(recorded), "-q", *QUICK).exit_code == 0
     weights = tmp_path / "imitation.npz"
     fitted = subprocess.run([sys.executable, str(root / "examples" / "imitation.py"), str(recorded), str(weights),
@@ -276,8 +271,8 @@ def test_the_imitation_example_runs_end_to_end(tmp_path):
     assert fitted.returncode == 0, fitted.stderr
     assert "decisions imitated" in fitted.stdout and weights.is_file()
     spec = f"policy:{root / 'examples' / 'imitation.py'}:load:weights={weights}"
-    played = invoke("--games", "2", "--seed", "2", "-s", spec, "-s", "random", "--workers", "1",
-                    "--out", str(tmp_path / "played"), "-q", *QUICK)
+    played = invoke("run", "--games", "2", "--seed", "2", "-s", spec, "-s", "random", "--workers", "1", "--out",
+                    str(tmp_path / "played"), "-q", *QUICK)
     assert played.exit_code == 0, played.output
     assert pd.read_parquet(tmp_path / "played" / "games")["error"].isna().all()
 

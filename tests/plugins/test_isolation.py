@@ -23,7 +23,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import bot_command, isolate_spec
 from canasta_sim.strategies import BUILTIN, Greedy
-from tests.helpers import BOTS, read_run_tables
+from tests.helpers import BOTS, read_run_tables, run_key
 
 BOTS = BOTS
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
@@ -126,7 +126,7 @@ def test_isolate_flag_runs_a_round_robin_with_every_file_spec_isolated(tmp_path)
                                        "-s", "greedy", "-s", "random"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     specs = [entry["spec"] for entry in json.loads((out / "run.json").read_text())["strategies"]]
-    assert specs == [f"isolated:{EXAMPLE}:MyBot", "greedy", "random"]
+    assert specs == [run_key(f"isolated:{EXAMPLE}:MyBot"), "greedy", "random"]
 
 
 @pytest.mark.timeout(120)

@@ -132,6 +132,16 @@ def test_docs_list_every_option_and_decision():
         assert f"| D{number} |" in text, number
 
 
+def test_help_of_rules_lists_every_field_with_its_default_and_meaning():
+    """``help(Rules)`` showed no field's meaning (a slots dataclass keeps no field docstrings): its docstring's Fields
+    list every field, in order, with its default and the rule it sets, and nothing else."""
+    import re
+
+    listed = re.findall(r"^    ``(\w+) = (.+)``\n        (R\d.*)$", Rules.__doc__, re.MULTILINE)
+    fields = dataclasses.fields(Rules)
+    assert [(name, default) for name, default, _ in listed] == [(field.name, repr(field.default)) for field in fields]
+
+
 # --------------------------------------------------------------------------- the rule-set object
 
 

@@ -31,7 +31,7 @@ from canasta_sim.runs.dask_cluster import LocalWorkers
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
-from tests.helpers import BOTS, FLAKY_BOT_SOURCE, assert_same_run_tables, read_run_tables
+from tests.helpers import BOTS, FLAKY_BOT_SOURCE, assert_same_run_tables, invoke, read_run_tables
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -297,14 +297,10 @@ CLI_RUN = ["--games", "30", "--seed", "9", "-s", "greedy", "-s", "random", "--ch
            "--rules", "target_score=1000"]
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["run", *args], catch_exceptions=False)
-
-
 def test_cli_dask_run_and_resume_give_the_local_tables(cluster, tmp_path):
-    assert invoke(*CLI_RUN, "--workers", "1", "--out", str(tmp_path / "local"), "-q").exit_code == 0
+    assert invoke("run", *CLI_RUN, "--workers", "1", "--out", str(tmp_path / "local"), "-q").exit_code == 0
     out = tmp_path / "dask"
-    result = invoke(*CLI_RUN, "--backend", "dask", "--workers", "2", "--out", str(out))
+    result = invoke("run", *CLI_RUN, "--backend", "dask", "--workers", "2", "--out", str(out))
     assert result.exit_code == 0, result.output
     assert "30 of 30 games" in result.stdout and "2 workers on a local Dask cluster" in result.stdout
     assert_same_tables(tmp_path / "local", out)
@@ -314,7 +310,7 @@ def test_cli_dask_run_and_resume_give_the_local_tables(cluster, tmp_path):
     # Lose three chunks, as a crash would, and let the Dask backend play only those again.
     for chunk in (1, 3, 4):
         (out / "games" / f"part-{chunk:06d}.parquet").unlink()
-    result = invoke("--resume", str(out), "--scheduler", cluster.scheduler_address)  # on a running cluster
+    result = invoke("run", "--resume", str(out), "--scheduler", cluster.scheduler_address)  # on a running cluster
     assert result.exit_code == 0, result.output
     assert "30 of 30 games" in result.stdout and "15 played now" in result.stdout
     assert_same_tables(tmp_path / "local", out)
@@ -326,12 +322,12 @@ def test_a_run_resumed_on_dask_plays_and_records_no_kept_games_at_once(cluster, 
     # (CANASTA_SIM_GAMES_AT_ONCE, as --games-at-once leaves it in the command's process), the Dask session's command
     # said --games-at-once 2, which its workers on another machine never read.
     out = tmp_path / "run"
-    assert invoke(*CLI_RUN, "--games", "10", "--workers", "1", "--games-at-once", "2", "--out", str(out),
+    assert invoke("run", *CLI_RUN, "--games", "10", "--workers", "1", "--games-at-once", "2", "--out", str(out),
                   "-q").exit_code == 0
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["sessions"][-1]["games_at_once"] == 2 and "--games-at-once 2" in manifest["command"]
     monkeypatch.setenv("CANASTA_SIM_GAMES_AT_ONCE", "2")
-    result = invoke("--resume", str(out), "--games", "20", "--scheduler", cluster.scheduler_address, "-q")
+    result = invoke("run", "--resume", str(out), "--games", "20", "--scheduler", cluster.scheduler_address, "-q")
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "run.json").read_text())
     assert "games_at_once" not in manifest["sessions"][-1] and "--games-at-once" not in manifest["command"]
@@ -414,13 +410,13 @@ def test_a_strategy_that_kills_its_dask_worker_is_charged_to_its_seat_as_locally
     # Games 0 and 3 kill their worker, one in each chunk.
     arguments = ["--games", "4", "--seed", "10", "--chunk-size", "2", "--rules", "target_score=1500", "-s", killer,
                  "-s", "greedy", "--on-error", "forfeit", "-q"]
-    assert invoke(*arguments, "--workers", "2", "--out", str(tmp_path / "local")).exit_code == 0
+    assert invoke("run", *arguments, "--workers", "2", "--out", str(tmp_path / "local")).exit_code == 0
     # The cluster's one worker dies twice.  Under load a restarted worker may come up after the cluster's
     # lost-worker timeout, and the cluster gives it up for good: with a timeout of 0 it gives up every dead worker.
     # With no worker left, the run used to wait out its task timeout; it starts another.
     with dask.config.set({"distributed.deploy.lost-worker-timeout": 0}):
-        result = invoke(*arguments, "--backend", "dask", "--workers", "1", "--task-timeout", "40",
-                        "--out", str(tmp_path / "dask"))
+        result = invoke("run", *arguments, "--backend", "dask", "--workers", "1", "--task-timeout", "40", "--out",
+                        str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
     local, remote = read_tables(tmp_path / "local"), read_tables(tmp_path / "dask")
     forfeits = remote[0][remote[0].termination == "forfeit"]
@@ -457,8 +453,8 @@ def test_a_strategy_that_kills_its_dask_worker_in_every_game_costs_it_each_game_
 def test_an_isolated_strategy_plays_on_dask_the_games_it_plays_locally(cluster, tmp_path):
     arguments = ["--games", "6", "--seed", "4", "--chunk-size", "3", "--rules", "target_score=1000",
                  "-s", "isolated:greedy", "-s", "random", "-q"]
-    assert invoke(*arguments, "--workers", "2", "--out", str(tmp_path / "local")).exit_code == 0
-    result = invoke(*arguments, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask"))
+    assert invoke("run", *arguments, "--workers", "2", "--out", str(tmp_path / "local")).exit_code == 0
+    result = invoke("run", *arguments, "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "dask"))
     assert result.exit_code == 0, result.output
     assert "6 of 6 games" in result.stdout
     assert_same_tables(tmp_path / "local", tmp_path / "dask")

@@ -29,7 +29,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.sprt import ResultCounts, Sprt
 from canasta_sim.tuning.iteration import TunedStrategy, iteration_tasks, play_deals
 from canasta_sim.tuning.run import TuningDirectory, TuningSettings, new_manifest, run_tuning
-from tests.helpers import BOTS, read_run_tables
+from tests.helpers import BOTS, read_run_tables, run_key
 
 FAILING = BOTS / "late_failures.py"
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
@@ -63,7 +63,9 @@ def one_error_line(text: str, name: str, reason: str, message: str) -> str:
     errors = [line for line in text.splitlines() if line.startswith("Error: ")]
     assert len(errors) == 1, text
     line = errors[0]
-    assert spec(name) in line and " at seat " in line and f"(reason: {reason})" in line and message in line, line
+    named = {spec(name), run_key(spec(name))}  # compare names a file from where it starts, tune as given
+    assert any(named_so in line for named_so in named), line
+    assert " at seat " in line and f"(reason: {reason})" in line and message in line, line
     assert "Traceback" not in text and "Interrupted" not in text
     return line
 
@@ -111,7 +113,8 @@ def test_compare_on_error_forfeit_counts_the_failing_sides_loss_and_goes_on(tmp_
     assert (forfeits.forfeit_reason == FAILURES[IDS.index(name)][2]).all()
     failing = [row.team_a_strategy if row.forfeit_team == "A" else row.team_b_strategy
                for row in forfeits.itertuples()]
-    assert set(failing) == {spec(name)} and all(FAILURES[IDS.index(name)][3] in error for error in forfeits.error)
+    assert set(failing) == {run_key(spec(name))}
+    assert all(FAILURES[IDS.index(name)][3] in error for error in forfeits.error)
     assert f"{len(forfeits)} games counted were forfeited" in result.output
     # Each forfeit is a loss of the failing side in the counts: W-D-L of NEW.
     assert f"-{len(forfeits) + int(((games.termination != 'forfeit') & (games.winner_strategy == 'greedy')).sum())}"\

@@ -17,6 +17,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.tuning.iteration import MatchResult, TunedStrategy, TuningError, iteration_tasks, play_deals
 from canasta_sim.tuning.run import TuningDirectory, TuningSettings, new_manifest, run_tuning
+from tests.helpers import invoke
 
 QUICK_RULES = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 QUICK = ["--rules", "target_score=1000"]
@@ -34,10 +35,6 @@ def tune(path: Path, chosen: TuningSettings, workers: int, **options):
     if not directory.manifest_path.exists():
         directory.write_manifest(new_manifest(chosen, "test", seed_drawn=False))
     return run_tuning(chosen, directory, workers=workers, **options)
-
-
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["tune", *args], catch_exceptions=False)
 
 
 @pytest.mark.timeout(300)
@@ -182,7 +179,7 @@ def test_the_cli_tunes_prints_a_ready_spec_and_plots_the_trajectory(tmp_path):
     assert table.num_rows == 2 and {"theta.aggression", "plus.ask_cards", "result"} <= set(table.column_names)
     plotted = CliRunner().invoke(main, ["plot", str(out)], catch_exceptions=False)
     assert plotted.exit_code == 0 and (out / "plots" / "trajectory.png").stat().st_size > 10_000
-    again = invoke("--resume", str(out))
+    again = invoke("tune", "--resume", str(out))
     assert again.exit_code == 0 and again.output.strip().splitlines()[-1] == spec  # nothing left to play
 
 
@@ -211,7 +208,8 @@ def test_the_cli_tunes_prints_a_ready_spec_and_plots_the_trajectory(tmp_path):
     ],
 )
 def test_bad_input_gets_one_line_and_exit_code_2(arguments, message, tmp_path):
-    result = invoke(*arguments, "--out", str(tmp_path / "out")) if arguments[:1] != ["--resume"] else invoke(*arguments)
+    result = (invoke("tune", *arguments, "--out", str(tmp_path / "out")) if arguments[:1] != ["--resume"]
+              else invoke("tune", *arguments))
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output and not (tmp_path / "out").exists()
@@ -238,8 +236,8 @@ class Bot(Greedy):
 )
 def test_declarations_a_tuner_cannot_use_get_one_line_before_any_game(declaration, message, tmp_path):
     (tmp_path / "bot.py").write_text(DECLARATIONS_BOT % declaration)
-    result = invoke(f"{tmp_path / 'bot.py'}:Bot", "--params", "knob", "--games", "4", "--games-per-iteration", "4",
-                    "--out", str(tmp_path / "out"))
+    result = invoke("tune", f"{tmp_path / 'bot.py'}:Bot", "--params", "knob", "--games", "4", "--games-per-iteration",
+                    "4", "--out", str(tmp_path / "out"))
     assert result.exit_code == 2 and message in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
 
@@ -248,16 +246,16 @@ def test_declarations_a_tuner_cannot_use_get_one_line_before_any_game(declaratio
 def test_resume_refuses_other_settings_and_out_refuses_a_used_directory(tmp_path):
     out = tmp_path / "run"
     TuningDirectory(out).write_manifest(new_manifest(settings(), "test", seed_drawn=False))
-    result = invoke("--resume", str(out), "--seed", "6")
+    result = invoke("tune", "--resume", str(out), "--seed", "6")
     assert result.exit_code == 2 and "the tuning was made with other settings (--seed 5, not 6)" in result.output
     # Each as its option takes it: the parameters and the rules showed as Python's tuple and rule set.
-    result = invoke("--resume", str(out), "--params", "freeze", "--rules", "target_score=600")
+    result = invoke("tune", "--resume", str(out), "--params", "freeze", "--rules", "target_score=600")
     assert result.exit_code == 2 and ("(--params aggression,wild_take_pile, not freeze; --rules target_score=1000, "
                                       "not target_score=600)") in result.output, result.output
-    result = invoke("expert", "--out", str(out))
+    result = invoke("tune", "expert", "--out", str(out))
     assert result.exit_code == 2 and f"continue it with --resume {out}" in result.output
     (tmp_path / "file").write_text("x")
-    assert "is a file" in invoke("expert", "--out", str(tmp_path / "file")).output
+    assert "is a file" in invoke("tune", "expert", "--out", str(tmp_path / "file")).output
     with pytest.raises(StrategyLoadError):
         load_strategy("expert:wild_take_pile=0")
 
@@ -305,10 +303,10 @@ def test_ctrl_c_keeps_finished_iterations_and_resume_finishes_the_run(tmp_path):
 
 def test_resuming_a_tuning_whose_trajectory_is_no_parquet_says_so_in_one_line(tmp_path):
     out = tmp_path / "tuned"
-    assert invoke("expert", "--params", "aggression", "--games", "8", "--games-per-iteration", "4", "--workers", "1",
-                "--seed", "1", "-q", "--rules", "target_score=500", "--out", str(out)).exit_code == 0
+    assert invoke("tune", "expert", "--params", "aggression", "--games", "8", "--games-per-iteration", "4", "--workers",
+                  "1", "--seed", "1", "-q", "--rules", "target_score=500", "--out", str(out)).exit_code == 0
     (out / "trajectory.parquet").write_bytes(b"cut short\n")
-    result = invoke("--resume", str(out))
+    result = invoke("tune", "--resume", str(out))
     assert result.exit_code == 2, result.output
     assert result.output.count("\n") == 1 and "trajectory.parquet cannot be read" in result.output
 
@@ -346,8 +344,8 @@ def test_the_suggested_check_carries_every_option_that_decides_the_tunings_games
 
 
 def test_a_one_iteration_tuning_counts_it_as_one(tmp_path):
-    result = invoke("expert", "--params", "aggression", "--games", "4", "--games-per-iteration", "4", "--seed", "3",
-                    "--workers", "1", "--out", str(tmp_path / "one"), *QUICK)
+    result = invoke("tune", "expert", "--params", "aggression", "--games", "4", "--games-per-iteration", "4", "--seed",
+                    "3", "--workers", "1", "--out", str(tmp_path / "one"), *QUICK)
     assert result.exit_code == 0, result.output
     assert "1 iteration of 4 games, seed 3, 1 worker ->" in result.output, result.output
     assert "1 of 1 iteration (4 games), finished:" in result.output, result.output
@@ -380,7 +378,7 @@ def test_a_tune_resume_while_the_tuning_still_plays_is_refused_in_one_line(tmp_p
     assert result.output.splitlines() == [f"Error: '{out}' is being written by another canasta-sim process; wait for "
                                           "it to end (or stop it), then resume the run"]
     assert {path.name: path.read_bytes() for path in out.iterdir()} == before
-    assert invoke("--resume", str(out), "-q").exit_code == 0  # the claim goes with its holder
+    assert invoke("tune", "--resume", str(out), "-q").exit_code == 0  # the claim goes with its holder
 
 
 def test_a_tuning_out_under_a_file_is_one_line(tmp_path):

@@ -7,19 +7,14 @@ import json
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from click.testing import CliRunner
 
-from canasta_sim.cli import main
+from tests.helpers import invoke
 
 QUICK = ["--rules", "target_score=1000"]
 
 
-def invoke(*args: str):
-    return CliRunner().invoke(main, ["tune", *args], catch_exceptions=False)
-
-
 def _tuned(out, *options: str):
-    result = invoke("expert", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
+    result = invoke("tune", "expert", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
                     "--seed", "3", "--workers", "1", "--out", str(out), *QUICK, *options)
     assert result.exit_code == 0, result.output
     return result
@@ -28,7 +23,7 @@ def _tuned(out, *options: str):
 @pytest.mark.timeout(60)
 def test_an_int_parameter_is_recorded_and_printed_as_an_int(tmp_path):
     out = tmp_path / "tuned"
-    result = invoke("expert", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
+    result = invoke("tune", "expert", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
                     "--seed", "1", "--workers", "1", "--out", str(out))  # ask_cards moves at this seed
     assert result.exit_code == 0, result.output
     text = (out / "tune.json").read_text()
@@ -52,7 +47,7 @@ def test_a_resume_reads_an_int_parameter_recorded_as_a_float_back_as_an_int(tmp_
         if entry["name"] == "ask_cards":
             entry.update(start=5.0, low=0.0, high=15.0, step=1.0)  # as a tuning wrote it before
     (out / "tune.json").write_text(json.dumps(manifest))
-    again = invoke("--resume", str(out))
+    again = invoke("tune", "--resume", str(out))
     assert again.exit_code == 0, again.output
     entry = {entry["name"]: entry for entry in json.loads((out / "tune.json").read_text())["parameters"]}["ask_cards"]
     assert (entry["start"], entry["low"], entry["high"], entry["step"]) == (5, 0, 15, 1)
@@ -73,7 +68,7 @@ def test_the_values_an_int_parameter_played_are_integers_in_the_trajectory_and_s
     for column in ("plus.ask_cards", "minus.ask_cards"):
         older = older.set_column(older.schema.get_field_index(column), column, older.column(column).cast(pa.float64()))
     pq.write_table(older, path)
-    again = invoke("--resume", str(out))
+    again = invoke("tune", "--resume", str(out))
     assert again.exit_code == 0, again.output
     assert pq.read_table(path).equals(table)
 
@@ -85,7 +80,7 @@ def test_a_gain_a_resumed_tune_json_refuses_is_named_as_tune_json_names_it(tmp_p
     manifest = json.loads((out / "tune.json").read_text())
     manifest["spsa"]["learning_rate"] = -1
     (out / "tune.json").write_text(json.dumps(manifest))
-    result = invoke("--resume", str(out))
+    result = invoke("tune", "--resume", str(out))
     assert result.exit_code == 2 and result.output == (
         f"Error: --resume: {out / 'tune.json'} is malformed: its spsa.learning_rate must be a finite number above 0; "
         "got -1\n"), result.output
@@ -106,14 +101,14 @@ def test_a_tuning_of_a_file_named_relatively_resumes_from_another_directory(tmp_
     (tmp_path / "start").mkdir()
     (tmp_path / "start" / "mine.py").write_text(MINE)
     monkeypatch.chdir(tmp_path / "start")
-    assert invoke("mine.py:Mine", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration", "4",
-                  "--seed", "1", "--workers", "1", "--out", "out", "-q").exit_code == 0
+    assert invoke("tune", "mine.py:Mine", "--params", "aggression,ask_cards", "--games", "8", "--games-per-iteration",
+                  "4", "--seed", "1", "--workers", "1", "--out", "out", "-q").exit_code == 0
     manifest = json.loads((tmp_path / "start" / "out" / "tune.json").read_text())
     assert manifest["directory"] == str(tmp_path / "start")
     assert manifest["command"].startswith(f"cd {tmp_path / 'start'} && canasta-sim tune mine.py:Mine ")
     monkeypatch.chdir(tmp_path)
     # The resume's own --workers 1 was suggested for the check too: the worker count is a session's, deciding no game.
-    result = invoke("--resume", "start/out", "--workers", "1", "-q")
+    result = invoke("tune", "--resume", "start/out", "--workers", "1", "-q")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[-1] == "mine.py:Mine:aggression=0.67,ask_cards=8", lines
@@ -129,14 +124,14 @@ def test_a_tune_resume_names_a_strategy_file_whose_code_changed_under_the_same_v
     source = "from canasta_sim.strategies.expert import Expert\n\n\nclass Mine(Expert):\n    name = 'mine'\n"
     (tmp_path / "mine.py").write_text(source)
     out = tmp_path / "tuned"
-    result = invoke("mine.py:Mine", "--params", "aggression", "--games", "4", "--games-per-iteration", "4",
+    result = invoke("tune", "mine.py:Mine", "--params", "aggression", "--games", "4", "--games-per-iteration", "4",
                     "--seed", "3", "--workers", "1", "--out", str(out), *QUICK)
     assert result.exit_code == 0, result.output
     (tmp_path / "mine.py").write_text("# a comment changes no code\n" + source)
-    assert "Warning" not in invoke("--resume", str(out)).output
+    assert "Warning" not in invoke("tune", "--resume", str(out)).output
     (tmp_path / "mine.py").write_text(source + "    def choose_discard(self, view):\n"
                                                "        return super().choose_discard(view)\n")
-    again = invoke("--resume", str(out))
+    again = invoke("tune", "--resume", str(out))
     assert again.exit_code == 0, again.output
     assert (f"Warning: {out}: the code of 'mine.py:Mine' ({tmp_path / 'mine.py'}) differs from the tuning's, yet it "
             "is still mine@") in again.output
