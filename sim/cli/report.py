@@ -34,7 +34,7 @@ from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.sprt import Sprt
 from canasta_sim.runs.storage import RunDirectory, recorded_label, whole_entry
-from canasta_sim.runs.summary import format_summary, summarize_run
+from canasta_sim.runs.summary import format_summary, hand_cap_line, summarize_run
 
 __all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
 
@@ -171,6 +171,7 @@ def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> l
         f"{_no_writer(description, path)}"
         f"{', but parts are missing' if description.get('missing_parts') else ''}), "
         f"seed {description['seed']}, rules {rules}, engine {engine}",
+        *filter(None, [hand_cap_line(description.get("hand_capped", 0), description["games_done"])]),
         *map(_code_change_line, description.get("code_changes", [])),
         *_missing_lines(description.get("missing_parts", []), path, description),
         *compare_line(description.get("compare")),
@@ -206,10 +207,11 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
         whole_entry(manifest, "games", str(directory.manifest_path))  # the header shows it ("games 40 of forty")
     except CanastaError as error:
         raise fail(str(error)) from None
-    rows, games_read = summarize_run(directory, entrants_of(manifest))
+    rows, games_read, hand_capped = summarize_run(directory, entrants_of(manifest))
     if not games_read:
         raise fail(f"run {str(run_dir)!r} has no finished games yet; nothing to report")
     description = run_description(manifest, games_read)
+    description["hand_capped"] = hand_capped
     # The paired result of duplicate deals, the cross table and ratings of a round robin, in every format.
     results = matchmaking_results(directory, description["specs"], bool(manifest.get("duplicate")))
     description["forfeit_reasons"] = forfeit_reasons(directory)

@@ -452,15 +452,15 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     where = shlex.quote(str(directory.path))
     told = f"the run is written to {where} (canasta-sim report {where} prints it)"
     click.get_current_context().meta[WRITTEN_TO] = told  # if the summary cannot be printed
-    rows, games_read = summarizer.summarize(directory, settings.entrants)
+    summary = summarizer.summarize(directory, settings.entrants)
 
     def print_summary() -> None:
-        if games_read:
-            shown, results = as_printed(rows, matchmaking_results(directory, settings.specs, settings.duplicate),
-                                        strategy_names(manifest))
-            click.echo("\n\n".join(filter(None, [format_summary(shown), results.text()])))
+        if summary.games_read:
+            results = matchmaking_results(directory, settings.specs, settings.duplicate)
+            shown, results = as_printed(summary.rows, results, strategy_names(manifest))
+            click.echo("\n\n".join(filter(None, [format_summary(shown), results.text(), summary.hand_cap_line()])))
         rate = progress.played / elapsed if elapsed > 0 else 0.0
-        click.echo(f"{games_read} of {settings.games} games in {directory.path} "
+        click.echo(f"{summary.games_read} of {settings.games} games in {directory.path} "
                    f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
                    f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
 
