@@ -1,8 +1,10 @@
 """``canasta-sim report`` and the notebook API against a small hand-computed run directory."""
 
 import csv
+import dataclasses
 import io
 import json
+import shutil
 
 import pyarrow as pa
 import pytest
@@ -12,7 +14,7 @@ from canasta_sim.analysis import load_run, summarize
 from canasta_sim.cli import main
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.runs.summary import hand_cap_line
+from canasta_sim.runs.summary import SummaryRow, hand_cap_line
 from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
 
 GAMES = SUMMARY_FIXTURE_GAMES  # in two chunks: games 0-1 and 2-3
@@ -97,6 +99,27 @@ def test_the_hand_cap_line_names_a_share_rounding_away_as_what_it_is():
     assert hand_cap_line(4999, 5000).startswith("4999 of 5000 games (over 99.9%) never reached")
     assert hand_cap_line(3, 40).startswith("3 of 40 games (7.5%) never reached the target score: the engine's guard "
                                            "ended them after 400 hands")
+
+
+def test_csv_rows_name_their_rules_last_so_that_two_variants_put_together_stay_apart(fixture_run, tmp_path):
+    # The CSV of a variant had no word of its rules: two variants' rows, concatenated, read alike.
+    default = tmp_path / "default"
+    shutil.copytree(fixture_run, default)
+    manifest = json.loads((default / "run.json").read_text())
+    (default / "run.json").write_text(json.dumps({**manifest, "rules": {}, "rules_changed": {}}))
+    both = [report(fixture_run, "--format", "csv").output, report(default, "--format", "csv").output]
+    readers = [csv.DictReader(io.StringIO(output)) for output in both]
+    rows = [row for reader in readers for row in reader]
+    columns = [field.name for field in dataclasses.fields(SummaryRow)]
+    assert [reader.fieldnames for reader in readers] == [[*columns, "rules"]] * 2  # added last, none moved
+    assert [(row["strategy"], row["rules"]) for row in rows] == [
+        ("x", "target_score=1000"), ("y", "target_score=1000"), ("x", "default"), ("y", "default")]
+    (default / "run.json").write_text(json.dumps({**manifest, "rules_changed": {"allow_wild_only_melds": True,
+                                                                                "target_score": 3000}}))
+    # Named as --rules takes them, as the header and the charts name them.
+    said = "allow_wild_only_melds=true, target_score=3000"
+    assert {row["rules"] for row in csv.DictReader(io.StringIO(report(default, "--format", "csv").output))} == {said}
+    assert f"rules {said}, engine" in report(default).output
 
 
 def test_markdown_report_is_a_table(fixture_run):
