@@ -44,6 +44,7 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    rules_given,
     rules_text,
     supervision_options,
     worker_count,
@@ -392,7 +393,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     pin_cores(pin)
     cap_games_at_once(games_at_once)
     try:
-        rules = point.settings.rules if point is not None else Rules.from_options(rule_options)
+        rules = point.settings.rules if point is not None else rules_given(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)
         # Loaded here to fail in one line rather than in every worker, to print name@version, and on a resume to
         # refuse other versions.

@@ -55,13 +55,13 @@ from canasta_sim.cli.options import (
     pin_cores,
     print_then_stop,
     refuse_tuning_directory,
+    rules_given,
     rules_text,
     worker_count,
     workers_option,
 )
 from canasta_sim.cli.replaying import recorded_start, reproducing_command, session_options, start_directory
 from canasta_sim.core._compiled import accelerator
-from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
@@ -248,7 +248,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     or more play a round robin, every pair in turn.
     """
     try:
-        rules = Rules.from_options(rule_options)
+        rules = rules_given(rule_options)
         specs = isolation_options(specs, isolate)
     except CanastaError as error:
         raise fail(str(error)) from None
