@@ -145,7 +145,7 @@ DECK_POINTS = counts_value(DECK_COUNTS)
 def rules_given(rule_options: tuple[str, ...]) -> Rules:
     """The rules of ``--rules KEY=VALUE`` options (:meth:`Rules.from_options`), with a warning on standard error when
     a side below the target needs more to open than all the cards count: a designer's variant whose games end at the
-    engine's 400-hand guard, pimc taking half an hour each, was told nothing of why.
+    engine's 400-hand guard, pimc taking most of an hour each, was told nothing of why.
 
     :raises RulesError: as :meth:`Rules.from_options` does.
     """

@@ -178,10 +178,11 @@ def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> l
         f"{_no_writer(description, path)}"
         f"{', but parts are missing' if description.get('missing_parts') else ''}), "
         f"seed {description['seed']}, rules {rules}, engine {engine}",
-        *filter(None, [hand_cap_line(description.get("hand_capped", 0), description["games_done"])]),
         *map(_code_change_line, description.get("code_changes", [])),
         *_missing_lines(description.get("missing_parts", []), path, description),
         *compare_line(description.get("compare")),
+        # Beside the forfeits: how games ended that the figures count as any other.
+        *filter(None, [hand_cap_line(description.get("hand_capped", 0), description["games_done"])]),
         *_forfeit_lines({names.get(spec, spec): reasons
                          for spec, reasons in description.get("forfeit_reasons", {}).items()}),
     ]

@@ -541,8 +541,8 @@ def test_a_malformed_run_json_entry_is_named_with_what_it_should_hold(entry, val
 @pytest.mark.timeout(120)
 def test_a_minimum_no_meld_reaches_is_warned_of_before_the_games_r10_2(tmp_path):
     # Every side needing 5,000 to open, more than all the cards count, and no concealed exemption (R10.7): nobody
-    # melds, each game runs to the engine's 400-hand guard, and the run said nothing of why (pimc takes half an hour
-    # a game there).
+    # melds, each game runs to the engine's 400-hand guard, and the run said nothing of why (pimc takes most of an
+    # hour a game there).
     result = CliRunner().invoke(main, [
         "run", "--games", "1", "--workers", "1", "--seed", "1", "-s", "expert", "-s", "greedy", "-q", "--out",
         str(tmp_path / "run"), "--rules", "initial_meld_table=-inf:5000", "--rules",
