@@ -75,7 +75,9 @@ Expert's parameters apply to its rules for melds and asking.  ``confidence`` and
 Versions: pimc@1 sampled uniformly with 8 worlds; pimc@2 samples 12 worlds weighted by ``avoid``;
 pimc@3 plays out with experts that remember the hand, and screens: 8 worlds, up to 24; pimc@4 cuts its
 play-outs 12 turns after the searched one (``horizon=12``) and searches 24 worlds, up to 96, of 4
-candidates; pimc@5 also searches its meld decisions (``melds=1``).  pimc@4 is ``pimc:melds=0``, pimc@3
+candidates; pimc@5 also searches its meld decisions (``melds=1``); pimc@6 plays on where pimc@5 raised
+OverflowError and forfeited, at a lead of hundreds of thousands of points (going out worth -100,000, say), its games
+otherwise pimc@5's, every game under the default rules included.  pimc@4 is ``pimc:melds=0``, pimc@3
 ``pimc:melds=0,horizon=0,samples=24,screen=8,width=3``.
 """
 
@@ -233,7 +235,7 @@ class Pimc(Expert):
     """Expert's rules for melds, with its key decisions searched by sampling worlds and playing them out."""
 
     name = "pimc"
-    version = 5
+    version = 6
     description = "Samples the hidden cards and plays each candidate out with expert play (PIMC search)."
     # The ranges bound what specs accept and what `canasta-sim tune pimc` explores; play reads the values as before.
     parameters = {**Expert.parameters, "samples": 96, "screen": 24, "policy": "expert", "width": 4, "budget": 0.0,

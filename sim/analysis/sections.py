@@ -230,17 +230,19 @@ def _extra_columns(results: MatchmakingResults) -> tuple[list[str], dict[str, di
     return columns, values
 
 
-def format_csv(rows: Iterable[SummaryRow], results: MatchmakingResults) -> str:
+def format_csv(rows: Iterable[SummaryRow], results: MatchmakingResults, rules: str = "default") -> str:
     """The summary as CSV, one row per strategy, with the sections' figures as more columns: ``elo``,
     ``elo_low``, ``elo_high`` (ratings), ``score_vs_X``, ``score_low_vs_X``, ``score_high_vs_X``,
     ``games_vs_X`` (cross table) and ``paired_KEY_vs_X`` for every key of :data:`PAIRED_FIELDS` but the two names
-    (duplicate deals), X naming the opponent."""
+    (duplicate deals), X naming the opponent; and last ``rules``, the run's ``rules`` text on every row (the rules
+    that differ from the defaults, ``default`` for none), by which the rows of several variants' CSVs put together
+    stay apart."""
     extra_columns, extra = _extra_columns(results)
-    fields = [field.name for field in dataclasses.fields(SummaryRow)] + extra_columns
+    fields = [field.name for field in dataclasses.fields(SummaryRow)] + extra_columns + ["rules"]
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        values = {**row.as_dict(), **extra.get(row.strategy, {})}
+        values = {**row.as_dict(), **extra.get(row.strategy, {}), "rules": rules}
         writer.writerow({key: "" if values.get(key) is None else values[key] for key in fields})
     return buffer.getvalue().rstrip("\n")

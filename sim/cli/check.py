@@ -12,9 +12,8 @@ import time
 import click
 
 from canasta_sim.arbiter import MONITOR_GAME
-from canasta_sim.cli.options import SECONDS, WholeNumber, rules_text
+from canasta_sim.cli.options import SECONDS, WholeNumber, rules_given, rules_text
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
-from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError, UserInterrupt
 from canasta_sim.plugins.kept_state import changed_names, kept_state
 from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy, machines_doing
@@ -65,7 +64,7 @@ def check_command(
     like any other failure.  A failure's traceback (the strategy's own lines) follows its one-line
     description."""
     try:
-        rules = Rules.from_options(rule_options)
+        rules = rules_given(rule_options)
         if isolate:
             spec = isolate_spec(spec, BUILTIN)
         checked = load_strategy(spec)

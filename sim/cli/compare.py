@@ -44,6 +44,7 @@ from canasta_sim.cli.options import (
     isolation_options,
     open_log_file,
     pin_cores,
+    rules_given,
     rules_text,
     supervision_options,
     worker_count,
@@ -393,7 +394,7 @@ def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed,
     pin_cores(pin)
     cap_games_at_once(games_at_once)
     try:
-        rules = point.settings.rules if point is not None else Rules.from_options(rule_options)
+        rules = point.settings.rules if point is not None else rules_given(rule_options)
         new, old = isolation_options((new, old), isolate, memory_limit)
         if point is None:  # a comparison going on keeps the names its saved games have
             new, old = specs_named_from_start((new, old))

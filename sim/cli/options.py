@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import click
 
 from canasta_sim.cli import OneLineErrors
+from canasta_sim.core.cards import DECK_COUNTS, counts_value
 from canasta_sim.errors import CanastaError, UserInterrupt
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
@@ -60,6 +61,7 @@ __all__ = [
     "limit_memory",
     "open_log_file",
     "output_error",
+    "rules_given",
     "rules_options",
     "rules_text",
     "pin_cores",
@@ -134,6 +136,30 @@ def open_log_file(path: Path | None) -> logging.Handler | None:
         return logging.FileHandler(path, encoding="utf-8")
     except OSError as error:
         raise output_error("--log-file", path, error) from None
+
+
+DECK_POINTS = counts_value(DECK_COUNTS)
+"""What all 108 cards count (R1.4), 1,180: no initial meld reaches a minimum above it (R10.2)."""
+
+
+def rules_given(rule_options: tuple[str, ...]) -> Rules:
+    """The rules of ``--rules KEY=VALUE`` options (:meth:`Rules.from_options`), with a warning on standard error when
+    a side below the target needs more to open than all the cards count: a designer's variant whose games end at the
+    engine's 400-hand guard, pimc taking most of an hour each, was told nothing of why.
+
+    :raises RulesError: as :meth:`Rules.from_options` does.
+    """
+    from canasta_sim.core.rules import Rules
+
+    rules = Rules.from_options(rule_options)
+    beyond = [minimum for score, minimum in rules.initial_meld_table
+              if minimum > DECK_POINTS and score < rules.target_score]
+    if beyond:
+        only = "can open only by going out concealed" if rules.concealed_exempt_from_minimum else "can never meld"
+        click.echo(f"Warning: initial_meld_table asks {max(beyond)} points to open, more than all 108 cards count "
+                   f"({DECK_POINTS}): a side needing it {only}, so games may end at the engine's guard of 400 hands, "
+                   "not at the target", err=True)
+    return rules
 
 
 def rules_options(rules: Rules) -> list[str]:

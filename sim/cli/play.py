@@ -7,9 +7,15 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.options import WholeNumber, check_output_folder, ctrl_c_raises, fail, game_time_limit_option
+from canasta_sim.cli.options import (
+    WholeNumber,
+    check_output_folder,
+    ctrl_c_raises,
+    fail,
+    game_time_limit_option,
+    rules_given,
+)
 from canasta_sim.core.engine import play_game
-from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy, machines_doing
 from canasta_sim.plugins.specs import isolate_spec
@@ -38,7 +44,7 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
     if save_dir is not None:  # refused before the game, not after an hour of play
         check_save_folder(save_dir)
     try:
-        rules = Rules.from_options(rule_options)
+        rules = rules_given(rule_options)
         # A bot that is not built in plays in a process of its own (isolated:), so that nothing it does can end the
         # command unheard or write over the person's terminal: the terminal stays this process's, the person's.
         partner_strategy = load_strategy(isolate_spec(partner, BUILTIN))

@@ -30,13 +30,14 @@ from canasta_sim.cli.options import (
 )
 from canasta_sim.cli.report_html import folder_name, report_page
 from canasta_sim.cli.report_markdown import markdown_charts
+from canasta_sim.core.parameters import format_value
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.sprt import Sprt
 from canasta_sim.runs.storage import RunDirectory, recorded_label, whole_entry
-from canasta_sim.runs.summary import format_summary, summarize_run
+from canasta_sim.runs.summary import format_summary, hand_cap_line, summarize_run
 
-__all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
+__all__ = ["changed_rules_text", "compare_line", "missing_parts", "report_command", "run_description"]
 
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
@@ -156,6 +157,12 @@ def _no_writer(description: dict[str, Any], path: Path) -> str:
     return f" in run.json, yet no process is writing it: it was killed or its machine stopped; {going_on}"
 
 
+def changed_rules_text(changed: dict[str, Any]) -> str:
+    """The rules that differ from the defaults (``run.json``'s ``rules_changed``) as ``--rules`` takes them
+    (``allow_wild_only_melds=true, target_score=3000``), or ``default``."""
+    return ", ".join(f"{key}={format_value(value)}" for key, value in changed.items()) or "default"
+
+
 def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> list[str]:
     # Named as the charts name them: two settings of one strategy share name@version, so each adds its spec.
     labels = [names[spec] for spec in description["specs"]]
@@ -163,7 +170,7 @@ def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> l
         matchup = f"round robin of {', '.join(labels)}"
     else:
         matchup = " vs ".join(labels) if len(labels) == 2 else f"{labels[0] if labels else '?'} (mirror match)"
-    rules = ", ".join(f"{key}={value}" for key, value in description["rules_changed"].items()) or "default"
+    rules = changed_rules_text(description["rules_changed"])
     engine = "not recorded" if description["engine_version"] is None else description["engine_version"]
     return [
         f"run {path}: {matchup}",
@@ -174,6 +181,8 @@ def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> l
         *map(_code_change_line, description.get("code_changes", [])),
         *_missing_lines(description.get("missing_parts", []), path, description),
         *compare_line(description.get("compare")),
+        # Beside the forfeits: how games ended that the figures count as any other.
+        *filter(None, [hand_cap_line(description.get("hand_capped", 0), description["games_done"])]),
         *_forfeit_lines({names.get(spec, spec): reasons
                          for spec, reasons in description.get("forfeit_reasons", {}).items()}),
     ]
@@ -206,10 +215,11 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
         whole_entry(manifest, "games", str(directory.manifest_path))  # the header shows it ("games 40 of forty")
     except CanastaError as error:
         raise fail(str(error)) from None
-    rows, games_read = summarize_run(directory, entrants_of(manifest))
+    rows, games_read, hand_capped = summarize_run(directory, entrants_of(manifest))
     if not games_read:
         raise fail(f"run {str(run_dir)!r} has no finished games yet; nothing to report")
     description = run_description(manifest, games_read)
+    description["hand_capped"] = hand_capped
     # The paired result of duplicate deals, the cross table and ratings of a round robin, in every format.
     results = matchmaking_results(directory, description["specs"], bool(manifest.get("duplicate")))
     description["forfeit_reasons"] = forfeit_reasons(directory)
@@ -222,7 +232,7 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
         _deliver(text, output_file)
         return
     if style == "csv":
-        _deliver(format_csv(rows, results), output_file)
+        _deliver(format_csv(rows, results, changed_rules_text(description["rules_changed"])), output_file)
         return
     names = strategy_names(manifest)
     rows, results = as_printed(rows, results, names)

@@ -55,6 +55,7 @@ from canasta_sim.cli.options import (
     pin_cores,
     print_then_stop,
     refuse_tuning_directory,
+    rules_given,
     rules_text,
     worker_count,
     workers_option,
@@ -67,7 +68,6 @@ from canasta_sim.cli.replaying import (
     start_directory,
 )
 from canasta_sim.core._compiled import accelerator
-from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
@@ -254,7 +254,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
     or more play a round robin, every pair in turn.
     """
     try:
-        rules = Rules.from_options(rule_options)
+        rules = rules_given(rule_options)
         specs = isolation_options(specs, isolate)
     except CanastaError as error:
         raise fail(str(error)) from None
@@ -457,15 +457,15 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
     where = shlex.quote(str(directory.path))
     told = f"the run is written to {where} (canasta-sim report {where} prints it)"
     click.get_current_context().meta[WRITTEN_TO] = told  # if the summary cannot be printed
-    rows, games_read = summarizer.summarize(directory, settings.entrants)
+    summary = summarizer.summarize(directory, settings.entrants)
 
     def print_summary() -> None:
-        if games_read:
-            shown, results = as_printed(rows, matchmaking_results(directory, settings.specs, settings.duplicate),
-                                        strategy_names(manifest))
-            click.echo("\n\n".join(filter(None, [format_summary(shown), results.text()])))
+        if summary.games_read:
+            results = matchmaking_results(directory, settings.specs, settings.duplicate)
+            shown, results = as_printed(summary.rows, results, strategy_names(manifest))
+            click.echo("\n\n".join(filter(None, [format_summary(shown), results.text(), summary.hand_cap_line()])))
         rate = progress.played / elapsed if elapsed > 0 else 0.0
-        click.echo(f"{games_read} of {settings.games} games in {directory.path} "
+        click.echo(f"{summary.games_read} of {settings.games} games in {directory.path} "
                    f"({progress.played} played now in {elapsed:.1f} s, {rate:.1f} games/s, "
                    f"{getattr(play_chunks, 'description', f'{workers} worker' + 's' * (workers != 1))})")
 

@@ -45,6 +45,7 @@ from canasta_sim.cli.options import (
     open_log_file,
     pin_cores,
     print_then_stop,
+    rules_given,
     rules_options,
     rules_text,
     supervision_options,
@@ -260,7 +261,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
     the sides swapped, and moves the values towards the better one.  See canasta-sim docs tuning.
     """
     try:
-        rules = Rules.from_options(rule_options) if rule_options else None
+        rules = rules_given(rule_options) if rule_options else None
     except CanastaError as error:
         raise fail(str(error)) from None
     pin_cores(pin)

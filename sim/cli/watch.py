@@ -17,9 +17,9 @@ from canasta_sim.cli.options import (
     is_standard_output,
     narration_options,
     no_stale_page,
+    rules_given,
     write_output,
 )
-from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 
@@ -59,7 +59,7 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
                   show_hands: bool, html_file: Path | None) -> None:
     """Play one game and narrate it like a commented game in a rule book."""
     try:
-        rules = Rules.from_options(rule_options)
+        rules = rules_given(rule_options)
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
     if html_file is not None:

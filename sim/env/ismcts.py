@@ -30,6 +30,10 @@ Parameters (``ismcts:simulations=200,uct_c=1.5``):
 * ``expert_prior`` (default 0, 0 to 1; only with ``selection=puct``): the share of that prior moved to the action
   expert would take (:func:`expert_prior`); 0 is the uniform prior, the games of ``selection=puct`` before it.
 
+ismcts@3 plays on where ismcts@2 raised OverflowError and forfeited (pimc's estimate of the chance of winning, at a
+lead of hundreds of thousands of points, which only rules far from the defaults give); its games are otherwise
+ismcts@2's.
+
 Should no world consistent with what the seat saw be found (a partner's ask that says it can go out,
 R12.5, when :data:`~canasta_sim.env.game_tree.SAMPLE_TRIES` samples in a row cannot), the seat decides as
 expert does, whose memory it keeps for that.  Every generator (the bot's, the evaluator's, the
@@ -282,7 +286,7 @@ class Ismcts(SeatSearch):
     """Every decision with a choice searched by OpenSpiel's IS-MCTS over the rest of the hand."""
 
     name = "ismcts"
-    version = 2
+    version = 3
     description = "OpenSpiel's IS-MCTS over the hand, on the OpenSpiel game canasta_sim (needs open_spiel)."
     parameters = {
         "simulations": 50,

@@ -61,7 +61,9 @@ class SpielBotStrategy(SeatSearch):
     """A strategy whose every choice an OpenSpiel bot makes; built by :func:`spiel_bot_class`."""
 
     name = "openspiel"
-    version = 1
+    # 2: a leaf at a lead of hundreds of thousands of points (greedy going out at -100,000 against it) no longer
+    # raises OverflowError from pimc's estimate, which values the game's returns and the expert play-outs.
+    version = 2
     description = "An OpenSpiel bot on the OpenSpiel game canasta_sim (needs open_spiel)."
     make_bot: ClassVar[Any]
     """``(game, player, random_state) -> bot``; a subclass sets it."""

@@ -29,12 +29,14 @@ import io
 import json
 import math
 from collections.abc import Collection, Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.terminal.played import spec_shown
 
@@ -42,10 +44,12 @@ __all__ = [
     "GAME_COLUMNS_NEEDED",
     "HAND_COLUMNS_NEEDED",
     "RunSummarizer",
+    "RunSummary",
     "SummaryAccumulator",
     "SummaryRow",
     "Z_95",
     "format_summary",
+    "hand_cap_line",
     "mean_half_width",
     "side_labels",
     "summarize",
@@ -124,12 +128,15 @@ class SummaryAccumulator:
         # Each label's sums, in the order of _GAME_SUMS and _HAND_SUMS: a few labels, summed a batch at a time.
         self._games: dict[str | None, np.ndarray] = {}
         self._hands: dict[str | None, np.ndarray] = {}
+        self.hand_capped = 0
+        """Games the engine's guard ended (``termination`` ``hand_cap``), whatever their strategies."""
 
     def copy(self) -> SummaryAccumulator:
         """Return an accumulator holding the same sums, to add more to without changing this one."""
         copied = SummaryAccumulator()
         copied._games = {label: sums.copy() for label, sums in self._games.items()}
         copied._hands = {label: sums.copy() for label, sums in self._hands.items()}
+        copied.hand_capped = self.hand_capped
         return copied
 
     def add(self, games, hands) -> None:
@@ -142,10 +149,12 @@ class SummaryAccumulator:
         if isinstance(games, pa.Table):
             if games.num_rows:
                 _accumulate(self._games, *_arrow_game_sums(games))
+                self.hand_capped += int(_counts_equal(games["termination"], "hand_cap").sum())
             return
         games = _frame(games, GAME_COLUMNS_NEEDED)
         if games.empty:
             return
+        self.hand_capped += int((games["termination"] == "hand_cap").sum())
         played = (games["termination"] != "forfeit").to_numpy()
         margin = games["margin"].to_numpy(dtype="int64")
         hands = games["hands"].to_numpy(dtype="int64")
@@ -424,11 +433,37 @@ class _Batch:
         self.rows = 0
 
 
-def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
-    """Summarize a run directory in batches of chunks, in flat memory; return the rows and the games read."""
+class RunSummary(NamedTuple):
+    """A run directory's summary: its rows, the games read, and how many of them the engine's guard ended."""
+
+    rows: list[SummaryRow]
+    games_read: int
+    hand_capped: int
+
+    def hand_cap_line(self) -> str:
+        """:func:`hand_cap_line` of these games."""
+        return hand_cap_line(self.hand_capped, self.games_read)
+
+
+def summarize_run(directory: RunDirectory, order: Sequence[str] = ()) -> RunSummary:
+    """Summarize a run directory in batches of chunks, in flat memory."""
     accumulator = SummaryAccumulator()
     games_read = _read_run(accumulator, directory)
-    return accumulator.rows(order), games_read
+    return RunSummary(accumulator.rows(order), games_read, accumulator.hand_capped)
+
+
+def hand_cap_line(hand_capped: int, games: int) -> str:
+    """The one line saying how many of ``games`` never reached the target score, ended by the engine's guard after
+    :data:`~canasta_sim.core.engine.MAX_HANDS_PER_GAME` hands; empty when none was.  Their results stay in every
+    figure, so a variant whose games do not end would otherwise read as any other."""
+    if not hand_capped:
+        return ""
+    share = hand_capped / games
+    # One game in thousands still deserves its mention, which "0.0%" would belie; nor may most read as all.
+    shown = ("under 0.1%" if share < 0.001 else "over 99.9%" if 0.999 < share < 1 else f"{100 * share:.1f}%")
+    return (f"{hand_capped} of {games} games ({shown}) never reached the target score: the engine's guard ended "
+            f"{'it' if hand_capped == 1 else 'them'} after {MAX_HANDS_PER_GAME} hands, won by the side ahead then "
+            "(termination hand_cap)")
 
 
 class RunSummarizer:
@@ -456,16 +491,16 @@ class RunSummarizer:
         self._games[chunk] = games.num_rows
         self._batch.append(games.select(GAME_COLUMNS_NEEDED), hands.select(HAND_COLUMNS_NEEDED))
 
-    def summarize(self, directory: RunDirectory, order: Sequence[str] = ()) -> tuple[list[SummaryRow], int]:
-        """Return :func:`summarize_run`'s rows and games read for ``directory``, reading only the chunks that
-        were not written here."""
+    def summarize(self, directory: RunDirectory, order: Sequence[str] = ()) -> RunSummary:
+        """Return :func:`summarize_run`'s summary of ``directory``, reading only the chunks that were not written
+        here."""
         on_disk = directory.chunks()
         if self._rewritten or not on_disk.issuperset(self._games):
             return summarize_run(directory, order)  # what was summed here is not what the directory holds
         self._batch.flush()
         accumulator = self._accumulator.copy()
         games_read = _read_run(accumulator, directory, skip=self._games.keys())
-        return accumulator.rows(order), games_read + sum(self._games.values())
+        return RunSummary(accumulator.rows(order), games_read + sum(self._games.values()), accumulator.hand_capped)
 
 
 # --- formatting ---------------------------------------------------------------------------------------

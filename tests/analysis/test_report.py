@@ -1,8 +1,10 @@
 """``canasta-sim report`` and the notebook API against a small hand-computed run directory."""
 
 import csv
+import dataclasses
 import io
 import json
+import shutil
 
 import pyarrow as pa
 import pytest
@@ -12,6 +14,7 @@ from canasta_sim.analysis import load_run, summarize
 from canasta_sim.cli import main
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.runs.summary import SummaryRow, hand_cap_line
 from tests.helpers import SUMMARY_FIXTURE_GAMES, SUMMARY_FIXTURE_HANDS
 
 GAMES = SUMMARY_FIXTURE_GAMES  # in two chunks: games 0-1 and 2-3
@@ -80,6 +83,45 @@ def test_json_and_csv_reports_carry_exact_figures(fixture_run):
         ("x", "0.5", "0.15"), ("y", "0.25", "0.0456")]
 
 
+def test_every_report_but_csv_says_how_many_games_the_hand_cap_ended_r15_1(fixture_run):
+    # Game 3 ended at the engine's guard, its draw counted as any other: the report said nothing of it.
+    said = ("1 of 4 games (25.0%) never reached the target score: the engine's guard ended it after 400 hands, won "
+            "by the side ahead then (termination hand_cap)")
+    text = report(fixture_run).output.splitlines()
+    assert text[2] == said and text.count(said) == 1 and "x@1" in text[0] and "seed 17" in text[1]
+    assert report(fixture_run, "--format", "markdown").output.count(said) == 1
+    assert json.loads(report(fixture_run, "--format", "json").output)["run"]["hand_capped"] == 1
+
+
+def test_the_hand_cap_line_names_a_share_rounding_away_as_what_it_is():
+    assert hand_cap_line(0, 40) == ""
+    assert hand_cap_line(1, 5000).startswith("1 of 5000 games (under 0.1%) never reached the target score")
+    assert hand_cap_line(4999, 5000).startswith("4999 of 5000 games (over 99.9%) never reached")
+    assert hand_cap_line(3, 40).startswith("3 of 40 games (7.5%) never reached the target score: the engine's guard "
+                                           "ended them after 400 hands")
+
+
+def test_csv_rows_name_their_rules_last_so_that_two_variants_put_together_stay_apart(fixture_run, tmp_path):
+    # The CSV of a variant had no word of its rules: two variants' rows, concatenated, read alike.
+    default = tmp_path / "default"
+    shutil.copytree(fixture_run, default)
+    manifest = json.loads((default / "run.json").read_text())
+    (default / "run.json").write_text(json.dumps({**manifest, "rules": {}, "rules_changed": {}}))
+    both = [report(fixture_run, "--format", "csv").output, report(default, "--format", "csv").output]
+    readers = [csv.DictReader(io.StringIO(output)) for output in both]
+    rows = [row for reader in readers for row in reader]
+    columns = [field.name for field in dataclasses.fields(SummaryRow)]
+    assert [reader.fieldnames for reader in readers] == [[*columns, "rules"]] * 2  # added last, none moved
+    assert [(row["strategy"], row["rules"]) for row in rows] == [
+        ("x", "target_score=1000"), ("y", "target_score=1000"), ("x", "default"), ("y", "default")]
+    (default / "run.json").write_text(json.dumps({**manifest, "rules_changed": {"allow_wild_only_melds": True,
+                                                                                "target_score": 3000}}))
+    # Named as --rules takes them, as the header and the charts name them.
+    said = "allow_wild_only_melds=true, target_score=3000"
+    assert {row["rules"] for row in csv.DictReader(io.StringIO(report(default, "--format", "csv").output))} == {said}
+    assert f"rules {said}, engine" in report(default).output
+
+
 def test_markdown_report_is_a_table(fixture_run):
     output = report(fixture_run, "--format", "markdown").output
     assert "| strategy | games | wins |" in output and "| x@1 | 4 | 2 | 50.0% [15.0%, 85.0%] |" in output
@@ -103,6 +145,8 @@ def test_report_skips_a_chunk_missing_its_games_part(fixture_run):
     (fixture_run / "games" / "part-000001.parquet").unlink()  # as after a kill between the two renames
     data = json.loads(report(fixture_run, "--format", "json").output)
     assert data["run"]["games_done"] == 2 and [row["games"] for row in data["strategies"]] == [2, 2]
+    assert data["run"]["hand_capped"] == 0  # the game the guard ended was in the chunk skipped
+    assert "hand_cap" not in report(fixture_run).output
     assert len(load_run(fixture_run).hands) == 6
 
 

@@ -39,6 +39,7 @@ def _reports(run):
 def test_a_round_robins_cross_table_and_ratings_are_in_every_format_and_the_api(round_robin):
     text, data, rows, markdown = _reports(round_robin)
     assert "cross table" in text and "ratings" in text
+    assert {row["rules"] for row in rows.values()} == {QUICK[1]}  # its variant, on every row
     assert "### Cross table" in markdown and "### Ratings" in markdown and data["duplicate"] == []
     run = load_run(round_robin)
     frame = ratings(run)

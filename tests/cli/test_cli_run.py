@@ -532,3 +532,32 @@ def test_a_malformed_run_json_entry_is_named_with_what_it_should_hold(entry, val
         assert result.exit_code == 2, result.output
         assert result.output == f"Error: {'--resume: ' if command[0] == 'run' else ''}{finished_run}/run.json is " \
                                 f"malformed: {message}\n", result.output
+
+
+@pytest.mark.timeout(120)
+def test_a_minimum_no_meld_reaches_is_warned_of_before_the_games_r10_2(tmp_path):
+    # Every side needing 5,000 to open, more than all the cards count, and no concealed exemption (R10.7): nobody
+    # melds, each game runs to the engine's 400-hand guard, and the run said nothing of why (pimc takes most of an
+    # hour a game there).
+    result = CliRunner().invoke(main, [
+        "run", "--games", "1", "--workers", "1", "--seed", "1", "-s", "expert", "-s", "greedy", "-q", "--out",
+        str(tmp_path / "run"), "--rules", "initial_meld_table=-inf:5000", "--rules",
+        "concealed_exempt_from_minimum=no"])
+    assert result.exit_code == 0, result.output
+    assert [line for line in result.stderr.splitlines() if "initial_meld_table" in line] == [
+        "Warning: initial_meld_table asks 5000 points to open, more than all 108 cards count (1180): a side needing "
+        "it can never meld, so games may end at the engine's guard of 400 hands, not at the target"]
+    assert "1 of 1 games (100.0%) never reached the target score" in result.stdout
+
+
+def test_only_a_minimum_above_all_the_cards_below_the_target_is_warned_of_r10_2(capsys):
+    from canasta_sim.cli.options import rules_given
+
+    for reachable in ("initial_meld_table=-inf:1180", "initial_meld_table=-inf:15,0:50,5000:100000"):
+        assert rules_given((reachable,)).initial_meld_table[-1][1] in (1180, 100_000)  # the last needs a side won
+    assert capsys.readouterr().err == ""
+    rules_given(("initial_meld_table=-inf:15,0:1181", "target_score=3000"))
+    assert capsys.readouterr().err == (
+        "Warning: initial_meld_table asks 1181 points to open, more than all 108 cards count (1180): a side needing "
+        "it can open only by going out concealed, so games may end at the engine's guard of 400 hands, not at the "
+        "target\n")

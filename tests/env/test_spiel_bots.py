@@ -47,13 +47,13 @@ def test_an_all_seeing_bot_gets_the_true_state_and_is_named_so(caplog):
     spiel_bot_class.cache_clear()  # the warning comes once per process, when the class is first made
     with caplog.at_level(logging.WARNING):
         loaded = load_strategy("openspiel:random:sees=all")
-    assert loaded.label == "openspiel:random:all-seeing@1"
+    assert loaded.label == "openspiel:random:all-seeing@2"
     assert "sees every hidden card" in caplog.text
     spy, records = _spied("openspiel:random:sees=all")
     play_game([spy, Greedy, spy, Greedy], seed=3, rules=SHORT)
     assert records and all(given == hands and given_stock == stock
                            for _, hands, stock, given, given_stock in records)
-    assert load_strategy("openspiel:random").label == "openspiel:random@1"
+    assert load_strategy("openspiel:random").label == "openspiel:random@2"
 
 
 @pytest.mark.timeout(60)

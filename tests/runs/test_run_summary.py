@@ -26,7 +26,7 @@ def reread_summary(out) -> str:
     """The summary read back from the run's files, printed as ``run`` prints it (strategies by name)."""
     directory = RunDirectory(out)
     manifest = directory.read_manifest()
-    rows, _ = summarize_run(directory, settings_from_manifest(manifest).entrants)
+    rows = summarize_run(directory, settings_from_manifest(manifest).entrants).rows
     return format_summary(as_printed(rows, MatchmakingResults(), strategy_names(manifest))[0])
 
 
@@ -97,8 +97,27 @@ def test_printed_summary_of_a_mirror_equals_the_reread_one_whatever_the_batch(tm
                  str(out), "-q", *QUICK)
     assert result.exit_code == 0, result.output
     assert "greedy@2 (A)" in result.stdout and "16 of 16 games" in result.stdout
+    assert "never reached the target" not in result.stdout  # every game ended at the target (R15.1)
     assert printed_summary(result) == reread_summary(out)
     assert_arrow_sums_equal_pandas_sums(out)  # mirror labels
+
+
+@pytest.mark.timeout(120)
+def test_run_says_in_one_line_how_many_games_the_hand_cap_ended_keeping_them_r15_1(tmp_path):
+    # Going out at -100,000 keeps both totals far below the target: each game ends at the engine's guard, 400 hands
+    # (a quarter second of greedy and random). The summary read as any other: a variant whose games never end,
+    # its results those of the side ahead after 400 hands, with no word of it.
+    out = tmp_path / "run"
+    result = run("--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--workers", "1", "--out", str(out),
+                 "-q", "--rules", "going_out_bonus=-100000", "--rules", "concealed_going_out_bonus=-100000")
+    assert result.exit_code == 0, result.output
+    said = ("2 of 2 games (100.0%) never reached the target score: the engine's guard ended them after 400 hands, "
+            "won by the side ahead then (termination hand_cap)")
+    assert [line for line in result.stdout.splitlines() if "hand_cap" in line] == [said]
+    assert printed_summary(result).startswith(reread_summary(out))  # every result kept, the line below them
+    assert result.stdout.count("400.00") == 2  # hands per game, both rows
+    resumed = run("--resume", str(out), "-q")  # the games read back, not played: said again, once
+    assert [line for line in resumed.stdout.splitlines() if "hand_cap" in line] == [said]
 
 
 @pytest.fixture(scope="module")
@@ -142,5 +161,5 @@ def test_summarizer_rereads_everything_when_a_chunk_it_wrote_is_gone(finished, t
     for chunk, games, hands in finished.iter_chunks():
         if chunk != 1:
             copy.write_chunk(chunk, games, hands)
-    rows, games = summarizer.summarize(copy)
-    assert (rows, games) == summarize_run(copy) and games == 8
+    rows, games, capped = summarizer.summarize(copy)
+    assert (rows, games, capped) == summarize_run(copy) and games == 8

@@ -127,4 +127,4 @@ def test_a_run_summed_in_batches_of_chunks_equals_chunk_by_chunk(tmp_path, monke
     assert any(row.forfeits for row in one_by_one.rows())
     for batch_rows in (1, 100, summary.SUMMARY_BATCH_ROWS):
         monkeypatch.setattr(summary, "SUMMARY_BATCH_ROWS", batch_rows)
-        assert summary.summarize_run(directory) == (one_by_one.rows(), 24)
+        assert summary.summarize_run(directory) == (one_by_one.rows(), 24, one_by_one.hand_capped)

@@ -171,7 +171,7 @@ def test_confidence_and_avoid_can_be_tuned_within_their_ranges():
     from canasta_sim.tuning.iteration import TunedStrategy
 
     tuned, loaded = TunedStrategy.from_spec("pimc:samples=8", ["confidence", "avoid"])
-    assert loaded.label == "pimc@5"
+    assert loaded.label == "pimc@6"
     assert [(d.name, d.low, d.high, d.step) for d in tuned.dimensions()] == [
         ("confidence", 0.0, 4.0, 0.05), ("avoid", 0.0, 1.0, 0.01)]
     assert tuned.start_values(loaded(__import__("random").Random(1))) == {"confidence": 1.0, "avoid": 0.25}

@@ -69,7 +69,7 @@ def test_a_cut_search_plays_legal_games_that_repeat_exactly_for_a_seed():
 
 
 def test_pimc_cuts_its_play_outs_and_searches_melds_by_default_and_horizon_loads_from_a_spec():
-    assert Pimc.label() == "pimc@5"
+    assert Pimc.label() == "pimc@6"
     default = Pimc(random.Random(1))
     assert (default.horizon, default.samples, default.screen, default.width, default.melds) == (12, 96, 24, 4, 1)
     assert load_strategy("pimc:horizon=6")(random.Random(1)).horizon == 6
