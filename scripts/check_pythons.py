@@ -85,7 +85,7 @@ def _check(python: str, work: Path, reference: tuple[list[str], Path], games: in
     build = _step([venv, "-m", "canasta_sim", "--version"], clone)
     print(f"  installed in {time.monotonic() - started:.0f} s: {build.stdout.strip() or _tail(build)}", flush=True)
     failures = []
-    tests = _step([venv, "-m", "pytest", "-p", "no:cacheprovider", "-q", *TESTS], clone)
+    tests = _step([venv, "-m", "pytest", "-p", "no:cacheprovider", *TESTS], clone)  # -q twice would hide the counts
     counts = [line for line in tests.stdout.splitlines() if " passed" in line or " failed" in line or " error" in line]
     print(f"  tests: {counts[-1].strip('= ') if counts else _tail(tests, 1)}", flush=True)
     if tests.returncode != 0:
