@@ -79,5 +79,10 @@ def estimate_scores(state: HandState) -> tuple[float, float]:
     totals = []
     for side, ours, theirs in ((0, first, second), (1, second, first)):
         values = _join(ours, theirs, state, side)
-        totals.append(before[side] + sum(weight * value for weight, value in zip(WEIGHTS, values, strict=True)))
+        # Added one by one, not by sum(): Python 3.12's sum adds floats with a compensation that changes the last
+        # bits, and pimc's choices compare these estimates, so the same seed played another game on another Python.
+        estimate = 0.0
+        for weight, value in zip(WEIGHTS, values, strict=True):
+            estimate += weight * value
+        totals.append(before[side] + estimate)
     return totals[0], totals[1]

@@ -321,10 +321,11 @@ def expect_illegal(state: HandState, move: Move | str, rule: str) -> IllegalMove
 def force_field(record: object, name: str, value: object) -> None:
     """Change a field of a built (frozen) record as strategy code can still force it: through its slot where the core
     runs as plain Python, by running its constructor again where it is compiled (its fields are then read-only C
-    members, and ``object.__setattr__`` refuses the type)."""
+    members, and ``object.__setattr__`` refuses the type: with a ``TypeError`` up to Python 3.12, from 3.13 with an
+    ``AttributeError``, the member not writable)."""
     try:
         object.__setattr__(record, name, value)
-    except TypeError:
+    except (TypeError, AttributeError):
         fields = {field: getattr(record, field) for field in type(record).__match_args__}
         fields[name] = value
         type(record).__init__(record, **fields)

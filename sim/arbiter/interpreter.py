@@ -2,8 +2,9 @@
 
 A strategy runs in the engine's own interpreter, so it can change what every later call runs under: lower the
 recursion limit to just above an opponent's depth, install a trace or profile function, switch the garbage
-collector off, install a signal handler or arm an interval timer, replace ``sys.stdout``, change the working
-directory, turn warnings into errors, or rebind an entry of ``sys.modules`` or ``builtins``.  Comparing these after
+collector off, register a monitoring tool (``sys.monitoring``, from Python 3.12), install a signal handler or arm an
+interval timer, replace ``sys.stdout``, change the working directory, turn warnings into errors, or rebind an entry of
+``sys.modules`` or ``builtins``.  Comparing these after
 every call doubled the time of a strategy's games; :class:`InterpreterWatch` compares them once, when the game
 ends (or stops at a failure), puts back what changed, and names it, so the engine charges the game to the strategy
 (docs/fairness.md says what is caught and when).
@@ -59,6 +60,49 @@ def _entries(names: tuple[str, ...]) -> tuple:
         return operator.itemgetter(*names)(sys.modules) if len(names) > 1 else tuple(map(sys.modules.get, names))
     except KeyError:
         return tuple(map(sys.modules.get, names))
+
+
+# PEP 669's monitoring (Python 3.12 on): a tool's callbacks run in every later call, an opponent's included, as a
+# trace function's do, but sys.gettrace() never shows them.
+_monitoring = getattr(sys, "monitoring", None)
+_TOOLS = range(6) if _monitoring is not None else range(0)  # the six tool ids sys.monitoring has
+_EVENTS = tuple(sorted({value for name, value in vars(_monitoring.events).items()
+                        if name.isupper() and type(value) is int and value > 0 and value & (value - 1) == 0})
+                ) if _monitoring is not None else ()
+"""The single events a callback is registered for, one bit each (the names that combine several left out)."""
+
+
+def _callbacks(tool: int) -> tuple:
+    """The callbacks registered for ``tool``, one per event of :data:`_EVENTS`.
+
+    Read even for a tool not in use: a freed tool keeps its callbacks, which still run for the events set on it and
+    for the local events set on any code object, which cannot be listed.  sys.monitoring has no getter, so each is
+    swapped out and back.
+    """
+    register = _monitoring.register_callback
+    found = []
+    for event in _EVENTS:
+        callback = register(tool, event, None)
+        if callback is not None:
+            register(tool, event, callback)
+        found.append(callback)
+    return tuple(found)
+
+
+def _monitors() -> tuple:
+    """Each monitoring tool's name, its events and its callbacks (an empty tuple before Python 3.12)."""
+    return tuple((_monitoring.get_tool(tool), _monitoring.get_events(tool), _callbacks(tool)) for tool in _TOOLS)
+
+
+def _restore_monitor(tool: int, name: str | None, events: int, callbacks: tuple) -> None:
+    if _monitoring.get_tool(tool) is not None:
+        _monitoring.free_tool_id(tool)
+    _monitoring.use_tool_id(tool, name or "canasta-sim")  # a tool's events are set only while it is in use
+    _monitoring.set_events(tool, events)
+    for event, callback in zip(_EVENTS, callbacks, strict=True):
+        _monitoring.register_callback(tool, event, callback)
+    if name is None:
+        _monitoring.free_tool_id(tool)
 
 
 def _values() -> tuple:
@@ -135,12 +179,13 @@ class InterpreterWatch:
     ``sys.modules``) at the start and again at the end: about the instructions of one decision.
     """
 
-    __slots__ = ("_values", "_objects", "_handlers", "_armed", "_filters", "_filter_items", "_module_names", "_modules",
-                 "_builtins", "_builtin_values")
+    __slots__ = ("_values", "_objects", "_monitors", "_handlers", "_armed", "_filters", "_filter_items",
+                 "_module_names", "_modules", "_builtins", "_builtin_values")
 
     def __init__(self) -> None:
         self._values = _values()
         self._objects = _objects()
+        self._monitors = _monitors()
         self._handlers = tuple(map(_raw_handler, _SIGNALS))
         self._armed = _armed()
         self._filters = warnings.filters
@@ -169,8 +214,18 @@ class InterpreterWatch:
                 if now is not then:
                     changed.append(_OBJECT_NAMES[index])
                     _restore_object(index, then)
+        changed.extend(self._check_monitors())
         changed.extend(self._check_signals())
         changed.extend(self._check_tables())
+        return changed
+
+    def _check_monitors(self) -> list[str]:
+        changed = []
+        for tool, now, then in zip(_TOOLS, _monitors(), self._monitors, strict=True):
+            # Names and callbacks compared by identity: a str subclass's or a callable's __eq__ is strategy code.
+            if now[0] is not then[0] or now[1] != then[1] or not all(map(operator.is_, now[2], then[2])):
+                changed.append(f"monitoring tool {tool} (sys.monitoring)")
+                _restore_monitor(tool, *then)
         return changed
 
     def _check_signals(self) -> list[str]:

@@ -175,7 +175,7 @@ def generalized_llr(counts: Sequence[float], scores: Sequence[float], elo0: floa
     if total <= 0:
         return 0.0
     regularized = [count if count > 0 else _EMPTY_COUNT for count in counts]
-    size = sum(regularized)
+    size = _added_in_order(regularized)
     frequencies = [count / size for count in regularized]
     log_likelihoods = []
     for elo in (elo0, elo1):
@@ -184,8 +184,21 @@ def generalized_llr(counts: Sequence[float], scores: Sequence[float], elo0: floa
         multiplier = _solve_multiplier(frequencies, offsets)
         # The constrained MLE is p_i = f_i / (1 + x * d_i): the log-likelihood relative to the
         # unconstrained one is -sum(f_i * log(1 + x * d_i)) per observation.
-        log_likelihoods.append(-sum(f * math.log1p(multiplier * d) for f, d in zip(frequencies, offsets, strict=True)))
+        log_likelihoods.append(-_added_in_order([f * math.log1p(multiplier * d)
+                                                 for f, d in zip(frequencies, offsets, strict=True)]))
     return total * (log_likelihoods[1] - log_likelihoods[0])
+
+
+def _added_in_order(values: Sequence[float]) -> float:
+    """The numbers added one by one, left to right, as Python 3.11's ``sum`` adds them.
+
+    Not ``sum``: from Python 3.12 it adds floats with a compensation that changes the last bits, and a log-likelihood
+    ratio that differs in its last bits may cross a bound at another game: the same run stopped elsewhere.
+    """
+    total = 0
+    for value in values:
+        total += value
+    return total
 
 
 @dataclasses.dataclass(frozen=True)

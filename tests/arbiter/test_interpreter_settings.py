@@ -23,10 +23,25 @@ SHORT = Rules(target_score=500)
 SPEC = "tests/bots/interpreter_changes.py:ChangesTheInterpreter"
 
 
+def _monitoring_tools() -> tuple:
+    """Each monitoring tool's name, events and PY_START callback (none before Python 3.12, which has no
+    sys.monitoring)."""
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return ()
+    tools = []
+    for tool in range(6):
+        callback = monitoring.register_callback(tool, monitoring.events.PY_START, None)
+        monitoring.register_callback(tool, monitoring.events.PY_START, callback)
+        tools.append((monitoring.get_tool(tool), monitoring.get_events(tool), callback))
+    return tuple(tools)
+
+
 def _settings() -> tuple:
-    return (sys.getrecursionlimit(), sys.gettrace(), sys.getprofile(), sys.getswitchinterval(), gc.isenabled(),
-            gc.get_threshold(), signal.getsignal(signal.SIGVTALRM), signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0,
-            sys.stdout, os.getcwd(), list(warnings.filters), sys.modules["canasta_sim.errors"], dict(vars(builtins)))
+    return (_monitoring_tools(), sys.getrecursionlimit(), sys.gettrace(), sys.getprofile(), sys.getswitchinterval(),
+            gc.isenabled(), gc.get_threshold(), signal.getsignal(signal.SIGVTALRM),
+            signal.getitimer(signal.ITIMER_VIRTUAL)[0] > 0, sys.stdout, os.getcwd(), list(warnings.filters),
+            sys.modules["canasta_sim.errors"], dict(vars(builtins)))
 
 
 @pytest.mark.parametrize("change", list(CHANGES))

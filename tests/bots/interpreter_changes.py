@@ -25,6 +25,21 @@ def _handler(number, frame):
     pass
 
 
+def _monitor(*arguments):
+    return None
+
+
+def _use_monitoring_tool(tool: int, freed: bool) -> None:
+    """Register a callback of a monitoring tool, seen in every later call; ``freed`` frees the tool again, which
+    leaves its events and callbacks in place."""
+    monitoring = sys.monitoring
+    monitoring.use_tool_id(tool, "a strategy's tool")
+    monitoring.register_callback(tool, monitoring.events.PY_START, _monitor)
+    monitoring.set_events(tool, monitoring.events.PY_START)
+    if freed:
+        monitoring.free_tool_id(tool)
+
+
 _ORIGINAL_SORTED = sorted
 
 
@@ -49,6 +64,9 @@ CHANGES = {
     "builtins": lambda: setattr(builtins, "sorted", _sorted),
     "builtins-added": lambda: setattr(builtins, "sneaky", print),
 }
+if hasattr(sys, "monitoring"):  # PEP 669, new in Python 3.12: on 3.11 there is no such change to make
+    CHANGES["monitoring"] = lambda: _use_monitoring_tool(4, freed=False)
+    CHANGES["monitoring-freed"] = lambda: _use_monitoring_tool(5, freed=True)
 
 HARMLESS = {
     # What a strategy, or a library it imports during a game, may change without touching another seat's calls.
