@@ -70,10 +70,12 @@ def start_run(out: Path, bots: Path, ignoring_sighup: bool = False) -> subproces
     command = [sys.executable, "-c", "from canasta_sim.cli import main; main()", "run", *KILL_RUN,
                "-s", f"{bots}/slow.py:Slow", "-s", "random", "--workers", "2", "--out", str(out)]
     environment = {**os.environ, "CANASTA_TEST_DELAY": "0.02"}
-    # As nohup starts it: SIGHUP ignored from the start, in the process and the workers it forks.
-    ignore_sighup = (lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN)) if ignoring_sighup else None
+    # As nohup starts it (SIGHUP ignored from the start, in the process and the workers it forks), or as a terminal
+    # does: set either way, since a child inherits an ignored SIGHUP, and a suite itself run under nohup would start
+    # every run as nohup does.
+    hangup = signal.SIG_IGN if ignoring_sighup else signal.SIG_DFL
     return subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, text=True, preexec_fn=ignore_sighup)
+                            start_new_session=True, text=True, preexec_fn=lambda: signal.signal(signal.SIGHUP, hangup))
 
 
 def wait_for_parts(out: Path, count: int, process: subprocess.Popen) -> None:
