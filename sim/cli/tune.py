@@ -69,6 +69,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.storage import claimed_directory
+from canasta_sim.runs.summary import hand_cap_line
 from canasta_sim.runs.supervisor import WorkerStartError
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
@@ -393,6 +394,8 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
         entry = parameters[name]
         click.echo(f"  {name:<{width}}  {format_value(start):>6} -> {format_value(value):<6}  "
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
+    if outcome.hand_capped:  # results of games that never ended steered the values
+        click.echo(hand_cap_line(outcome.hand_capped, outcome.capped_known))
     # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
     # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules, clock,
     # memory limit, games at once and choice on failure, which decide the games (which strategies fail, and what a
