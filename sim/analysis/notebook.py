@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ from canasta_sim.runs.summary import (
     HAND_COLUMNS_NEEDED,
     SummaryAccumulator,
     SummaryRow,
+    hand_cap_line,
     side_labels,
 )
 
@@ -243,10 +245,19 @@ def summary_rows(run: LoadedRun) -> list[SummaryRow]:
 
 
 def summarize(run: LoadedRun) -> pd.DataFrame:
-    """The run's summary (as printed by ``canasta-sim run`` and ``report``), one row per strategy."""
+    """The run's summary (as printed by ``canasta-sim run`` and ``report``), one row per strategy.
+
+    When the engine's guard ended games (``termination`` ``hand_cap``), a :class:`UserWarning` says how many in the
+    line ``run`` prints, and the frame's ``attrs["hand_capped"]`` holds the count: their results count as played out,
+    and a notebook shows a warning where a table alone would read as one of finished games."""
     rows = [dataclasses.asdict(row) for row in summary_rows(run)]
     columns = [field.name for field in dataclasses.fields(SummaryRow)]
-    return pd.DataFrame(rows, columns=columns).set_index("strategy")
+    frame = pd.DataFrame(rows, columns=columns).set_index("strategy")
+    capped = int((run.games["termination"] == "hand_cap").sum())
+    frame.attrs["hand_capped"] = capped
+    if capped:
+        warnings.warn(hand_cap_line(capped, len(run.games)), UserWarning, stacklevel=2)
+    return frame
 
 
 def _specs(manifest: Mapping[str, Any]) -> list[str]:

@@ -62,6 +62,7 @@ from canasta_sim.runs.matchmaking import deal_seed, first_spec_side
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, log_failure, stop_on_signals
 from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt, elo_interval_text, unanimous_elo_bound
+from canasta_sim.runs.summary import hand_cap_line
 from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
 
 __all__ = ["CompareSchedule", "Comparison", "MatchPlan", "compare_command", "verdict_line"]
@@ -223,6 +224,7 @@ class Comparison:
         self.decision: str | None = None
         self.error: str | None = None  # the first failure in game order under --on-error stop
         self.forfeits = 0
+        self.hand_capped = 0  # games counted that the engine's guard ended, no side at the target score
         self.last_line = ""
         self._printed_at = 0  # the multiple of --print-every last passed
         self._waiting: dict[int, _BlockBook] = {}
@@ -231,6 +233,7 @@ class Comparison:
     def go_on_from(self, point: ResumePoint) -> int:
         """Start from the games a saved comparison counted (``--resume``); return the first block to play."""
         self.counts, self.llr, self.decision, self.forfeits = point.counts, point.llr, point.decision, point.forfeits
+        self.hand_capped = point.hand_capped
         if self.print_every is not None:
             self._printed_at = point.games - point.games % self.print_every
         self._next_block = point.games // (BLOCK_OBSERVATIONS * self.plan.games_per_observation)
@@ -266,6 +269,7 @@ class Comparison:
                     scores.append(0.0 if outcome.seat % 2 == new_side else 1.0)  # the failing side loses
                 else:
                     scores.append(0.5 if outcome.winner is None else float(outcome.winner == new_side))
+                    self.hand_capped += outcome.termination == "hand_cap"
             if plan.duplicate:
                 self.counts.add_pair(*scores)
             else:
@@ -492,6 +496,8 @@ def _conclude(plan: MatchPlan, test: Sprt, comparison: Comparison, status: str, 
         click.echo(_progress_line(counts, llr, test))
     if comparison.forfeits:
         click.echo(f"{comparison.forfeits} games counted were forfeited by a failing strategy (--on-error forfeit)")
+    if comparison.hand_capped:
+        click.echo(hand_cap_line(comparison.hand_capped, counts.game_count))
     click.echo(verdict_line(decision, counts.game_count, plan, test, llr, counts.estimate()))
     if recorder is not None and recorder.manifest is not None:
         click.echo(f"the {counts.game_count} games are saved in {out}: canasta-sim report {out}")

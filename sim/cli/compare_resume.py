@@ -53,6 +53,8 @@ class ResumePoint:
     forfeits: int
     log_file: Path | None = None
     """``--log-file`` as given, made absolute when the comparison goes on in the directory it started in."""
+    hand_capped: int = 0
+    """Games counted that the engine's guard ended (``termination`` ``hand_cap``)."""
 
     def kept(self, ctx: click.Context, name: str, given):
         """An option of the last session (``--on-error``, ``--memory-limit``, ``--games-at-once``) unless ``given``
@@ -151,6 +153,7 @@ def _count_again(point: ResumePoint, test: Sprt) -> None:
             scores = [_score(row["winner"], first_spec_side(first + index))  # NEW is the run's first spec
                       for index, row in enumerate(rows[start:start + per])]
             point.forfeits += sum(row["termination"] == "forfeit" for row in rows[start:start + per])
+            point.hand_capped += sum(row["termination"] == "hand_cap" for row in rows[start:start + per])
             if per == 2:
                 point.counts.add_pair(*scores)
             else:

@@ -58,6 +58,7 @@ from canasta_sim.cli.replaying import (
     recorded_games_at_once,
     recorded_memory_limit,
     recorded_start,
+    specs_named_from_start,
     start_command,
     started_elsewhere,
 )
@@ -68,6 +69,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.storage import claimed_directory
+from canasta_sim.runs.summary import hand_cap_line
 from canasta_sim.runs.supervisor import WorkerStartError
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
@@ -163,12 +165,27 @@ def _resumed_settings(resume: Path, given: dict,
         "stability": settings.stability, "on_error": settings.on_error, "time_limit": settings.time_limit,
     }
     differences = [f"{option} {_as_given(key, recorded[key])}, not {_as_given(key, given[key])}"
-                   for key, option in _SETTING_OPTIONS.items()
-                   if given[key] is not None and given[key] != recorded[key]]
+                   for key, option in _SETTING_OPTIONS.items() if _differs(key, given[key], recorded[key])]
     if differences:
         raise fail(f"--resume {resume}: the tuning was made with other settings ({'; '.join(differences)}); "
                    "resume it without those options or start a new tuning")
     return directory, manifest, settings
+
+
+def _differs(key: str, given, recorded) -> bool:
+    """Whether an option repeated on ``--resume`` differs from the tuning's: a file spec typed as an absolute path
+    is the same as the name the new tuning gave it (:func:`_named_specs`), found from the directory the resume now
+    starts in, the tuning's."""
+    if given is None or given == recorded:
+        return False
+    return key not in ("spec", "against") or _named_specs(given)[0] != recorded
+
+
+def _named_specs(*specs: str | None) -> tuple[str | None, ...]:
+    """The specs as the tuning names them in ``tune.json``, its trajectory and what it prints
+    (:func:`~canasta_sim.cli.replaying.specs_named_from_start`: a file by its path from the start folder or the home),
+    so that a published tuning names no one's home."""
+    return tuple(None if spec is None else specs_named_from_start((spec,))[0] for spec in specs)
 
 
 def _kept_option(recorded, directory: TuningDirectory, manifest: dict) -> int | None:
@@ -198,8 +215,9 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
     defaults = {"games": DEFAULT_GAMES, "games_per_iteration": DEFAULT_GAMES_PER_ITERATION, "rules": Rules(),
                 "learning_rate": 0.3, "perturbation": 0.2, "on_error": "stop"}
     chosen = {key: defaults[key] if given[key] is None else given[key] for key in defaults}
+    spec, against = _named_specs(given["spec"], given["against"])
     try:
-        settings = TuningSettings(spec=given["spec"], params=given["params"], against=given["against"], seed=seed,
+        settings = TuningSettings(spec=spec, params=given["params"], against=against, seed=seed,
                                   stability=given["stability"], time_limit=given["time_limit"], **chosen)
     except SettingError as error:  # named as the field of the update rule: told as the option the user typed
         raise fail(error.told_as(_SETTING_OPTIONS.get(error.field, error.field))) from None
@@ -376,6 +394,8 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
         entry = parameters[name]
         click.echo(f"  {name:<{width}}  {format_value(start):>6} -> {format_value(value):<6}  "
                    f"(range {format_value(entry['low'])} to {format_value(entry['high'])})")
+    if outcome.hand_capped:  # results of games that never ended steered the values
+        click.echo(hand_cap_line(outcome.hand_capped, outcome.capped_known))
     # Checked against its starting point, whatever it was tuned against: whether the tuning gained is that question
     # (beating a fixed opponent says nothing of a gain when the start beat it too).  Under the same rules, clock,
     # memory limit, games at once and choice on failure, which decide the games (which strategies fail, and what a

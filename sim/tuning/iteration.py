@@ -195,11 +195,13 @@ class MatchResult:
     forfeits: int = 0
     error: str | None = None
     """Under ``on_error='stop'``: the strategy failure that cut the deals short."""
+    hand_capped: int = 0
+    """Games the engine's guard ended, no side at the target score (``termination`` ``hand_cap``)."""
 
     def __add__(self, other: MatchResult) -> MatchResult:
         return MatchResult(self.games + other.games, self.plus_points + other.plus_points,
                            self.minus_points + other.minus_points, self.forfeits + other.forfeits,
-                           self.error or other.error)
+                           self.error or other.error, self.hand_capped + other.hand_capped)
 
     def result(self, head_to_head: bool) -> float:
         """The estimate of ``f(plus) - f(minus)`` the update rule takes (see the module's description)."""
@@ -269,14 +271,15 @@ def _points(task: DealTask, game: tuple, outcome) -> MatchResult:
         if task.on_error == "stop":
             # The failure names the game's seed, which is the deal's: said once.
             return MatchResult(error=f"{' '.join(str(outcome).split())} (reason: {outcome.reason})")
-        score, forfeits = (0.0 if outcome.seat % 2 == side else 1.0), 1  # the failing seat's side loses
+        score, forfeits, capped = (0.0 if outcome.seat % 2 == side else 1.0), 1, 0  # the failing seat's side loses
     else:
         score, forfeits = (0.5 if outcome.winner is None else float(outcome.winner == side)), 0
+        capped = int(outcome.termination == "hand_cap")
     if task.against is None:
-        return MatchResult(1, score, 1.0 - score, forfeits)
+        return MatchResult(1, score, 1.0 - score, forfeits, hand_capped=capped)
     if which == "plus":
-        return MatchResult(1, score, 0.0, forfeits)
-    return MatchResult(1, 0.0, score, forfeits)
+        return MatchResult(1, score, 0.0, forfeits, hand_capped=capped)
+    return MatchResult(1, 0.0, score, forfeits, hand_capped=capped)
 
 
 def play_deals(task: DealTask, time_limit: float | None = None) -> MatchResult:

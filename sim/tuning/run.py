@@ -7,7 +7,8 @@ Layout of a tuning run's directory::
         trajectory.parquet   one row per finished iteration
 
 A row of the trajectory holds the iteration's number ``iteration``, its ``games``, the points of the
-two candidates (``plus_points``, ``minus_points``: a win 1, a draw 1/2), ``forfeits``, the ``result``
+two candidates (``plus_points``, ``minus_points``: a win 1, a draw 1/2), ``forfeits``, ``hand_capped`` (games the
+engine's guard ended after 400 hands; null in iterations played before it was counted), the ``result``
 given to the update rule, the gains ``step_gain`` (``a_k``) and ``perturbation_gain`` (``c_k``), and
 for each tuned parameter ``p``: ``theta.p`` (the point after the update, unrounded), ``plus.p`` and
 ``minus.p`` (the values played: integers for an int parameter, else floats) and ``delta.p`` (the perturbation's
@@ -245,11 +246,14 @@ class TuningDirectory:
         _write_atomically(self.trajectory_path, lambda path: pq.write_table(table, parquet_path(path)))
 
 
-def trajectory_schema(names: tuple[str, ...], integers: Collection[str] = ()) -> pa.Schema:
+def trajectory_schema(names: tuple[str, ...], integers: Collection[str] = (), *,
+                      hand_capped: bool = True) -> pa.Schema:
     """The columns of ``trajectory.parquet`` for the tuned parameters ``names``, of which ``integers`` are int
-    parameters: their values played are stored as integers, as they were played."""
+    parameters: their values played are stored as integers, as they were played; ``hand_capped=False``: those of a
+    trajectory written before that count was kept."""
     fields = [("iteration", pa.int64()), ("games", pa.int64()), ("plus_points", pa.float64()),
-              ("minus_points", pa.float64()), ("forfeits", pa.int64()), ("result", pa.float64()),
+              ("minus_points", pa.float64()), ("forfeits", pa.int64()),
+              *([("hand_capped", pa.int64())] if hand_capped else []), ("result", pa.float64()),
               ("step_gain", pa.float64()), ("perturbation_gain", pa.float64())]
     for name in names:
         played = pa.int64() if name in integers else pa.float64()
@@ -276,6 +280,10 @@ class TuningOutcome:
     games_done: int
     status: str
     """``'finished'``, ``'interrupted'`` or ``'stopped'``."""
+    hand_capped: int = 0
+    """Games the engine's guard ended, no side at the target score, of the ``capped_known`` games."""
+    capped_known: int = 0
+    """Games whose ending is known: all but those of iterations played before the trajectory counted them."""
 
 
 def run_tuning(
@@ -332,7 +340,8 @@ def run_tuning(
             result = match.result(head_to_head=settings.against is None)
             theta = spsa.update(theta, proposal, result)
             row = {"iteration": iteration, "games": match.games, "plus_points": match.plus_points,
-                   "minus_points": match.minus_points, "forfeits": match.forfeits, "result": result,
+                   "minus_points": match.minus_points, "forfeits": match.forfeits,
+                   "hand_capped": match.hand_capped, "result": result,
                    "step_gain": proposal.step_gain, "perturbation_gain": proposal.perturbation_gain}
             for index, name in enumerate(tuned.names):
                 row.update({f"theta.{name}": theta[index], f"plus.{name}": tuned.typed(name, proposal.plus[index]),
@@ -362,8 +371,10 @@ def _state_on_disk(settings: TuningSettings, directory: TuningDirectory):
 def _outcome(tuned, spsa, start, rows, theta, settings, status) -> TuningOutcome:
     values = spsa.rounded(theta)
     start = tuple(tuned.typed(name, value) for name, value in zip(tuned.names, start, strict=True))
+    known = [row for row in rows if row["hand_capped"] is not None]
     return TuningOutcome(tuned.names, start, theta, values, tuned.spec(values), len(rows), settings.iterations,
-                         sum(row["games"] for row in rows), status)
+                         sum(row["games"] for row in rows), status, sum(row["hand_capped"] for row in known),
+                         sum(row["games"] for row in known))
 
 
 def _probe_rng() -> random.Random:
@@ -382,9 +393,14 @@ def _rows_so_far(directory: TuningDirectory, names: tuple[str, ...], integers: t
         return []
     # A trajectory written before int parameters' values were stored as integers has floats there: it resumes, and
     # is rewritten with integers.
-    if not any(table.schema.equals(trajectory_schema(names, kept)) for kept in (integers, ())):
+    if not any(table.schema.equals(trajectory_schema(names, kept, hand_capped=counted))
+               for kept in (integers, ()) for counted in (True, False)):
         raise TuningError(f"{directory.trajectory_path} does not hold the columns of a tuning of "
                           f"{', '.join(names)}; it belongs to another run")
+    if "hand_capped" not in table.schema.names:
+        # Written before the count was kept: unknown, so null rather than a 0 that would say no game was capped.
+        table = table.add_column(table.schema.get_field_index("forfeits") + 1, "hand_capped",
+                                 pa.nulls(table.num_rows, pa.int64()))
     table = table.cast(trajectory_schema(names, integers))
     rows = table.to_pylist()
     if [row["iteration"] for row in rows] != list(range(len(rows))) or len(rows) > iterations:
@@ -485,6 +501,7 @@ def final_fields(outcome: TuningOutcome) -> dict[str, Any]:
         "status": outcome.status,
         "iterations_done": outcome.iterations_done,
         "games_done": outcome.games_done,
+        "hand_capped": outcome.hand_capped,
         "final_values": {name: value for name, value in zip(outcome.names, outcome.values, strict=True)},
         "final_spec": outcome.spec,
         "final_text": ", ".join(f"{name}={format_value(value)}"

@@ -135,3 +135,26 @@ def test_a_tune_resume_names_a_strategy_file_whose_code_changed_under_the_same_v
     assert again.exit_code == 0, again.output
     assert (f"Warning: {out}: the code of 'mine.py:Mine' ({tmp_path / 'mine.py'}) differs from the tuning's, yet it "
             "is still mine@") in again.output
+
+
+@pytest.mark.timeout(60)
+def test_a_file_typed_by_its_absolute_path_is_named_from_the_home_in_a_tuning_and_resumes_typed_so(tmp_path,
+                                                                                                   monkeypatch):
+    # tune.json kept /home/alice/bots/mine.py:Mine (its strategy, command and final spec), naming the home in a
+    # published tuning, where run and compare name it ~/bots/mine.py:Mine.
+    home = tmp_path / "home" / "alice"
+    (home / "bots").mkdir(parents=True)
+    (home / "bots" / "mine.py").write_text(MINE)
+    (home / "club").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(home / "club")
+    typed = f"{home / 'bots' / 'mine.py'}:Mine"
+    settings = ["--params", "aggression", "--games", "4", "--games-per-iteration", "4", "--seed", "1", "-q"]
+    result = invoke("tune", typed, *settings, "--workers", "1", "--out", home / "club" / "tuned")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1].startswith("~/bots/mine.py:Mine:aggression="), result.output
+    recorded = (home / "club" / "tuned" / "tune.json").read_text(encoding="utf-8")
+    assert "alice" not in recorded and json.loads(recorded)["strategy"]["spec"] == "~/bots/mine.py:Mine"
+    resumed = invoke("tune", typed, *settings, "--resume", "tuned", "--workers", "1")  # the settings typed again
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.output.splitlines()[-1] == result.output.splitlines()[-1]
