@@ -15,14 +15,15 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from canasta_sim.cli import OneLineErrors
 from canasta_sim.core.cards import DECK_COUNTS, counts_value
+from canasta_sim.core.parameters import format_value
 from canasta_sim.errors import CanastaError, UserInterrupt
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
@@ -46,6 +47,7 @@ __all__ = [
     "Seconds",
     "WholeNumber",
     "cap_games_at_once",
+    "changed_rules_text",
     "check_even_games",
     "check_game_pairs",
     "check_output_folder",
@@ -171,7 +173,13 @@ def rules_options(rules: Rules) -> list[str]:
 def rules_text(rules: Rules) -> str:
     """The rules that differ from the defaults as a message shows them (``target_score=3000, ...``), or
     ``default``."""
-    return ", ".join(rules.changed_words()) or "default"
+    return changed_rules_text(rules.changed_options())
+
+
+def changed_rules_text(changed: Mapping[str, Any]) -> str:
+    """Rules that differ from the defaults, as :meth:`Rules.changed_options` or ``run.json``'s ``rules_changed`` hold
+    them, as ``--rules`` takes them (``allow_wild_only_melds=true, target_score=3000``), or ``default``."""
+    return ", ".join(f"{key}={format_value(value)}" for key, value in changed.items()) or "default"
 
 
 def output_error(option: str, path: Path, error: OSError) -> click.UsageError:

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from canasta_sim.cli.options import changed_rules_text
 from canasta_sim.cli.plot_data import ChartData
-from canasta_sim.core.parameters import format_value
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -79,8 +79,7 @@ def matchup(data: ChartData) -> str:
         pitted = " vs ".join(specs) if len(specs) == 2 else f"{specs[0]} mirror match" if specs else "run"
     # The charts of two rule variants were otherwise alike, title for title, once apart from their run's report.
     changed = data.manifest.get("rules_changed") or {}
-    rules = ", ".join(f"{key}={format_value(value)}" for key, value in changed.items())
-    return f"{pitted}, rules {rules}" if rules else pitted
+    return f"{pitted}, rules {changed_rules_text(changed)}" if changed else pitted
 
 
 LEGEND_INSIDE = 4

@@ -20,6 +20,7 @@ from canasta_sim.analysis.sections import as_printed, format_csv, format_markdow
 from canasta_sim.cli.continuing import resume_playing
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
+    changed_rules_text,
     check_output_folder,
     echo_whole,
     fail,
@@ -30,14 +31,13 @@ from canasta_sim.cli.options import (
 )
 from canasta_sim.cli.report_html import folder_name, report_page
 from canasta_sim.cli.report_markdown import markdown_charts
-from canasta_sim.core.parameters import format_value
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
 from canasta_sim.runs.sprt import Sprt
 from canasta_sim.runs.storage import RunDirectory, recorded_label, whole_entry
 from canasta_sim.runs.summary import format_summary, hand_cap_line, summarize_run
 
-__all__ = ["changed_rules_text", "compare_line", "missing_parts", "report_command", "run_description"]
+__all__ = ["compare_line", "missing_parts", "report_command", "run_description"]
 
 FORMATS = ("text", "markdown", "csv", "json", "html")
 
@@ -155,12 +155,6 @@ def _no_writer(description: dict[str, Any], path: Path) -> str:
     else:  # a run of another engine, which run --resume refuses, is named so
         going_on = resume_playing(description, path, "goes on with it")
     return f" in run.json, yet no process is writing it: it was killed or its machine stopped; {going_on}"
-
-
-def changed_rules_text(changed: dict[str, Any]) -> str:
-    """The rules that differ from the defaults (``run.json``'s ``rules_changed``) as ``--rules`` takes them
-    (``allow_wild_only_melds=true, target_score=3000``), or ``default``."""
-    return ", ".join(f"{key}={format_value(value)}" for key, value in changed.items()) or "default"
 
 
 def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> list[str]:
