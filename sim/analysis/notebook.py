@@ -234,6 +234,11 @@ def summary_rows(run: LoadedRun) -> list[SummaryRow]:
 
     :raises ValueError: when the run was loaded without a column the summary reads.
     """
+    return _accumulated(run).rows(run.entrants)
+
+
+def _accumulated(run: LoadedRun) -> SummaryAccumulator:
+    """The run's games and hands summed for the summary (and its count of games the engine's guard ended)."""
     for table, frame, needed in (("games", run.games, GAME_COLUMNS_NEEDED), ("hands", run.hands, HAND_COLUMNS_NEEDED)):
         missing = [name for name in needed if name not in frame.columns]
         if missing:
@@ -241,7 +246,7 @@ def summary_rows(run: LoadedRun) -> list[SummaryRow]:
                              f"loaded without; load it with load_run(path), or name them in {table}_columns too")
     accumulator = SummaryAccumulator()
     accumulator.add(run.games, run.hands)
-    return accumulator.rows(run.entrants)
+    return accumulator
 
 
 def summarize(run: LoadedRun) -> pd.DataFrame:
@@ -250,10 +255,11 @@ def summarize(run: LoadedRun) -> pd.DataFrame:
     When the engine's guard ended games (``termination`` ``hand_cap``), a :class:`UserWarning` says how many in the
     line ``run`` prints, and the frame's ``attrs["hand_capped"]`` holds the count: their results count as played out,
     and a notebook shows a warning where a table alone would read as one of finished games."""
-    rows = [dataclasses.asdict(row) for row in summary_rows(run)]
+    accumulator = _accumulated(run)
+    rows = [dataclasses.asdict(row) for row in accumulator.rows(run.entrants)]
     columns = [field.name for field in dataclasses.fields(SummaryRow)]
     frame = pd.DataFrame(rows, columns=columns).set_index("strategy")
-    capped = int((run.games["termination"] == "hand_cap").sum())
+    capped = accumulator.hand_capped
     frame.attrs["hand_capped"] = capped
     if capped:
         warnings.warn(hand_cap_line(capped, len(run.games)), UserWarning, stacklevel=2)
