@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from differential import first_table_difference  # scripts/differential.py's (this script's folder is on the path)
+
 ROOT = Path(__file__).resolve().parent.parent
 
 TESTS = ["tests/terminal/test_watch.py", "tests/rules", "tests/core/equivalence", "tests/strategies/test_versions.py",
@@ -97,10 +99,7 @@ def _check(python: str, work: Path, reference: tuple[list[str], Path], games: in
     differing = next((game for game, (one, other) in enumerate(zip(digests, mine, strict=True)) if one != other), None)
     if differing is not None:
         failures.append(f"game {differing} of expert vs greedy (seed derived from {seed}) differs in its moves")
-    sys.path.insert(0, str(ROOT / "scripts"))
-    from differential import _first_table_difference
-
-    difference = _first_table_difference(run, work / f"run-{Path(python).name}")
+    difference = first_table_difference(run, work / f"run-{Path(python).name}")
     if difference is not None:
         failures.append(f"the run's {difference}")
     if not failures:

@@ -77,7 +77,9 @@ def _run(out: Path, games: int, seed: int, specs: list[str], workers: int, pure:
     return json.loads((out / "run.json").read_text())["sessions"][0]["build"]
 
 
-def _first_table_difference(left: Path, right: Path) -> str | None:
+def first_table_difference(left: Path, right: Path) -> str | None:
+    """The first way the games and hands tables of two run folders differ, in words; ``None`` when they are equal
+    row by row."""
     import pandas as pd
 
     keys = {"games": ["game_id"], "hands": ["game_id", "hand_no", "team"]}
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
                   _run(right, args.games, args.seed, specs, args.workers, pure=True))
         strategies = " -s ".join(specs)
         print(f"tables of canasta-sim run --games {args.games} -s {strategies}: {builds[0]} against {builds[1]}")
-        difference = _first_table_difference(left, right)
+        difference = first_table_difference(left, right)
         if difference is not None:
             print(f"differential: {difference}", file=sys.stderr)
             return 1
