@@ -18,9 +18,9 @@ import logging
 import os
 import signal
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["MARK_VARIABLE", "end_marked", "new_mark", "tasks_held"]
+__all__ = ["MARK_VARIABLE", "end_marked", "end_orphaned", "new_mark", "tasks_held"]
 
 logger = logging.getLogger("canasta_sim.bots")
 
@@ -79,7 +79,43 @@ def _marked() -> Iterator[tuple[int, str | None, int, int]]:
 def end_marked(mark: str = "", *, started_by: int | None = None) -> int:
     """Kill every process carrying ``mark``, or, with ``started_by``, the mark of any bot that process started (a
     worker that died, its bots with it); return how many were found."""
-    prefix = None if started_by is None else f"{started_by}."
+    if started_by is None:
+        return _end(lambda found: found == mark)
+    prefix = f"{started_by}."
+    return _end(lambda found: found.startswith(prefix))
+
+
+def end_orphaned() -> int:
+    """Kill every marked process whose bot's starter has died, wherever it went; return how many were found.
+
+    A local run's supervisor ends a dead worker's bots and what they started (:func:`end_marked`); a Dask worker
+    that died has no such keeper on its machine, and its bots' daemons ran on.  A starter's id taken by a new
+    process since only hides its orphans: nothing living is ever ended for it."""
+    alive: dict[str, bool] = {}
+
+    def orphaned(found: str) -> bool:
+        starter = found.partition(".")[0]
+        if starter not in alive:
+            alive[starter] = not starter.isdigit() or _running(int(starter))  # no mark of ours: not ours to end
+        return not alive[starter]
+
+    return _end(orphaned)
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` is a process not yet ended (a zombie, ended and not yet reaped, holds nothing)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as file:
+            status = file.read()
+    except FileNotFoundError:
+        return False
+    except OSError:  # there, and not ours to read
+        return True
+    return b"\nState:\tZ" not in status
+
+
+def _end(matches: Callable[[str], bool]) -> int:
+    """Kill every marked process whose mark ``matches``, sweeping ``/proc`` again for those forked meanwhile."""
     own = os.getpid()
     ended: set[int] = set()
     waits = 0
@@ -90,7 +126,7 @@ def end_marked(mark: str = "", *, started_by: int | None = None) -> int:
                 continue
             if found_mark is None:
                 starting = True
-            elif found_mark and (found_mark == mark if prefix is None else found_mark.startswith(prefix)):
+            elif found_mark and matches(found_mark):
                 found.append(pid)
         if not found:
             if not starting or waits == _STARTING_WAITS:

@@ -31,6 +31,7 @@ import tokenize
 from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
+from canasta_sim.plugins.bot_marks import end_orphaned
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import file_spec_parts, is_bot_spec
 from canasta_sim.runs.dask_journal import forget_run
@@ -186,21 +187,23 @@ def load_on_worker(spec: str, shipped: ShippedFile | None, run_token: str) -> Lo
 
 def end_run_here(run_token: str) -> None:
     """End what the run left in this process and on this machine: its bot processes (each told ``quit``, then
-    killed if it lingers), its chunks' journals (:func:`~canasta_sim.runs.dask_journal.forget_run`) and its strategy
-    files (:func:`remove_run_files`)."""
+    killed if it lingers), what the bots of a worker that died here had started (:func:`end_orphaned`), its chunks'
+    journals (:func:`~canasta_sim.runs.dask_journal.forget_run`) and its strategy files (:func:`remove_run_files`)."""
     with _loading_lock:
         _ended_runs.append(run_token)
         ended = [key for key in _loaded if len(key) > 2 and key[2] == run_token]
         pools = [_loaded.pop(key).cls.pool for key in ended]
     for pool in pools:
         pool.close()
+    end_orphaned()
     forget_run(run_token)
     remove_run_files(run_token)
 
 
 def end_run_on_workers(client, run_token: str) -> None:
     """Have every worker of the client's cluster :func:`end_run_here`.  A worker, or the scheduler, gone by then
-    keeps the few bytes of journals it holds (its bots ended with it), not the finished run."""
+    keeps the few bytes of journals it holds (its bots ended with it, and what they started is ended when a run ends by
+    any worker then on its machine), not the finished run."""
     if client.status != "running":  # the scheduler is lost: asking would wait for Dask's connect timeout first
         return
     with contextlib.suppress(OSError):

@@ -10,12 +10,14 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from canasta_sim import Rules, play_game
 from canasta_sim.errors import StrategyError
-from canasta_sim.plugins.bot_marks import MARK_VARIABLE, end_marked
+from canasta_sim.plugins.bot_marks import MARK_VARIABLE, end_marked, end_orphaned
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.supervised_game import play_supervised
@@ -87,3 +89,30 @@ def test_a_process_still_starting_when_its_bot_ends_is_ended_too():
         finally:
             started.kill()
             started.wait()
+
+
+def _wait_for_its_environment(pid: int) -> None:
+    # A process's environment is readable a moment after Popen returns (above); this test is not about that moment.
+    deadline = time.monotonic() + 10
+    while MARK_VARIABLE.encode() not in Path(f"/proc/{pid}/environ").read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+@pytest.mark.timeout(60)
+def test_what_the_bots_of_a_dead_starter_left_is_ended_and_nothing_of_a_living_one():
+    # A Dask worker that died left its bots' daemons running on its machine: nothing like a local run's supervisor
+    # was there to end them (tests/runs/test_dask_bots.py plays it on a cluster).
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its id names a starter that has ended
+    orphan = subprocess.Popen(["sleep", "60"], env={**os.environ, MARK_VARIABLE: f"{gone.pid}.0"})
+    kept = subprocess.Popen(["sleep", "60"], env={**os.environ, MARK_VARIABLE: f"{os.getpid()}.0"})
+    try:
+        for process in (orphan, kept):
+            _wait_for_its_environment(process.pid)
+        assert end_orphaned() >= 1  # others' orphans too, if the suite's other tests left any
+        assert orphan.wait(timeout=10) == -signal.SIGKILL
+        assert kept.poll() is None
+    finally:
+        for process in (orphan, kept):
+            process.kill()
+            process.wait()

@@ -8,6 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
+import dask
 import psutil
 import pytest
 from distributed import Client, LocalCluster
@@ -19,7 +20,8 @@ from canasta_sim.runs.dask_strategies import end_run_here, load_on_worker, strat
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
-from tests.helpers import ROOT, assert_same_run_tables, read_run_tables
+from tests.helpers import BOTS, ROOT, assert_same_run_tables, invoke, read_run_tables
+from tests.plugins.test_endings import _ends_soon
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -164,3 +166,22 @@ def test_preparing_a_run_leaves_no_bot_process_idling_in_the_client():
     settings = RunSettings(games=2, seed=1, specs=("isolated:greedy", "random"), rules=QUICK, chunk_size=2)
     assert dict(prepare_job(settings, "stop").labels)["isolated:greedy"].startswith("greedy@")
     assert set(bot_processes()) == before
+
+
+@pytest.mark.timeout(180)
+def test_the_daemon_of_a_bot_whose_dask_worker_died_ends_with_the_run(tmp_path, monkeypatch):
+    # Locally the supervisor ends what a dead worker's bots started; on Dask nobody did: the bots died with their
+    # worker, and their daemons (double fork, setsid) ran on after the run on the worker's machine.
+    log = tmp_path / "spawned"
+    monkeypatch.setenv("SPAWNED_LOG", str(log))  # the cluster's workers, started by the run, inherit it
+    daemon = f"cmd:{sys.executable} {BOTS / 'spawns_processes.py'} daemon"
+    ends = f"{BOTS / 'ends_its_process.py'}:EndsQuietly"  # ends its worker at its discard of turn 4
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": 0}):  # as in test_dask_backend.py
+        result = invoke("run", "--games", "1", "--seed", "1", "--rules", "target_score=1000", "-s", daemon, "-s",
+                        ends, "--on-error", "forfeit", "--backend", "dask", "--workers", "1", "--task-timeout", "40",
+                        "-q", "--out", str(tmp_path / "run"))
+    assert result.exit_code == 0, result.output
+    assert set(read_run_tables(tmp_path / "run")[0].termination) == {"forfeit"}
+    spawned = [int(line) for line in log.read_text().split()]
+    assert len(spawned) == 2, spawned  # one daemon for each process of the bot that asked
+    assert all(_ends_soon(pid) for pid in spawned), spawned
