@@ -26,8 +26,8 @@ from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
 __all__ = ["limit_options", "options_played_with", "out_named", "recorded_games_at_once", "recorded_memory_limit",
-           "recorded_start", "reproducing_command", "session_options", "specs_named_from_start", "start_command",
-           "start_directory", "started_elsewhere"]
+           "recorded_start", "reproducing_command", "same_strategies_as_run", "session_options",
+           "specs_named_from_start", "start_command", "start_directory", "started_elsewhere"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -75,12 +75,28 @@ def specs_named_from_start(specs: Sequence[str]) -> tuple[str, ...]:
     return tuple(_named_from_start(spec) for spec in specs)
 
 
-def _named_from_start(spec: str) -> str:
+def same_strategies_as_run(specs: Sequence[str], manifest: dict[str, Any], run_specs: Sequence[str]) -> bool:
+    """Whether ``specs``, given again to resume the run of ``manifest``, are the strategies it plays (``run_specs``):
+    as typed, or each file found from the directory the command runs in now being the file the run named, by
+    whatever path it is typed here (the run named it from its start folder, or from the home:
+    :func:`specs_named_from_start`)."""
+    if tuple(specs) == tuple(run_specs):
+        return True
+    start = started_elsewhere(manifest, run_specs)
+    return tuple(_named_from_start(spec, None if start is None else Path(start)) for spec in specs) == tuple(run_specs)
+
+
+def _named_from_start(spec: str, start: Path | None = None) -> str:
     parts = file_spec_parts(spec)
-    if parts is None or not Path(parts[0]).expanduser().is_absolute():
+    if parts is None:
         return spec
     typed = Path(parts[0]).expanduser()
-    for base, named in ((Path.cwd, "{}"), (Path.home, "~/{}")):
+    found_here = not typed.is_absolute()
+    if found_here:
+        if start is None:
+            return spec
+        typed = Path(os.path.abspath(typed))  # a path with '..' is no path from the start folder until normalised
+    for base, named in ((lambda: Path.cwd() if start is None else start, "{}"), (Path.home, "~/{}")):
         try:
             folder = base()
         except RuntimeError:  # no home known
@@ -88,7 +104,7 @@ def _named_from_start(spec: str) -> str:
         # The root folder names no one's: a path is no shorter from there.
         if folder != Path(folder.anchor) and typed.is_relative_to(folder):
             return spec.strip().replace(parts[0], named.format(typed.relative_to(folder).as_posix()), 1)
-    return spec
+    return spec.strip().replace(parts[0], typed.as_posix(), 1) if found_here else spec
 
 
 def recorded_start(specs: Sequence[str | None]) -> str | None:

@@ -63,6 +63,7 @@ from canasta_sim.cli.options import (
 from canasta_sim.cli.replaying import (
     recorded_start,
     reproducing_command,
+    same_strategies_as_run,
     session_options,
     specs_named_from_start,
     start_directory,
@@ -166,7 +167,7 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")
     if given(ctx, "seed") and seed != recorded.seed:
         differences.append(f"--seed {recorded.seed}, not {seed}")
-    if given(ctx, "specs") and recorded.specs not in (tuple(specs), specs_named_from_start(specs)):
+    if given(ctx, "specs") and not same_strategies_as_run(specs, manifest, recorded.specs):
         differences.append(f"strategies {' vs '.join(recorded.specs)}, not {' vs '.join(specs)}")
     if given(ctx, "rule_options") and rules != recorded.rules:
         differences.append(f"rules {rules_text(recorded.rules)}, not {rules_text(rules)}")

@@ -220,3 +220,31 @@ def test_a_bot_typed_by_its_absolute_path_in_the_start_folder_is_named_from_ther
              "bots/mine.py:Mine", "greedy"]
     assert specs_named_from_start(typed) == ("bots/mine.py:Mine", "isolated:mine.py:Mine:depth=2",
                                              "/opt/bots/theirs.py:Theirs", "bots/mine.py:Mine", "greedy")
+
+
+@pytest.mark.timeout(120)
+def test_a_run_resumed_from_another_folder_knows_its_bot_given_again_by_any_path_and_no_other_file(home, tmp_path,
+                                                                                                 monkeypatch):
+    # Its bot named from the start folder (bots/mine.py:Mine), the run refused the same file typed again from
+    # elsewhere, by its absolute path or any other ("the run was made with other settings").
+    (home / "bots").mkdir()
+    for name in ("mine.py", "copy.py"):
+        (home / "bots" / name).write_text("from canasta_sim.strategies.greedy import Greedy\n\n\nclass Mine(Greedy):\n"
+                                          "    name = 'mine'\n", encoding="utf-8")
+    run = home / "run"
+    invoked("run", "--games", "4", "-s", f"{home / 'bots' / 'mine.py'}:Mine", "-s", "random", "--rules",
+            "target_score=500", "--workers", "1", "--seed", "2", "--chunk-size", "2", "--out", run, "-q")
+    games = pd.read_parquet(run / "games")
+    assert set(games["team_a_strategy"]) == {"bots/mine.py:Mine", "random"}
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    for typed in (f"{home / 'bots' / 'mine.py'}:Mine", "../home/alice/club/bots/mine.py:Mine"):
+        for table in ("games", "hands"):
+            (run / table / "part-000001.parquet").unlink()
+        invoked("run", "--resume", run, "-s", typed, "-s", "random", "--workers", "1", "-q")
+        pd.testing.assert_frame_equal(pd.read_parquet(run / "games").sort_values("game_id", ignore_index=True),
+                                      games.sort_values("game_id", ignore_index=True))
+    refused = CliRunner().invoke(main, ["run", "--resume", str(run), "-s", f"{home / 'bots' / 'copy.py'}:Mine", "-s",
+                                        "random"])
+    assert refused.exit_code == 2 and "the run was made with other settings" in refused.output
