@@ -323,8 +323,16 @@ def raised_text(error: BaseException) -> str:
 
 def error_text(error: BaseException) -> str:
     """``KeyError: 'x'``: a strategy's exception by its type and message, on one line, running none of its class's
-    code but its ``__str__`` (:func:`exception_text`), and never raising."""
-    return f"{type_name(error)}: {' '.join(exception_text(error).split())}"
+    code but its ``__str__`` (:func:`exception_text`), and never raising; the type alone when the message is empty,
+    and a ``MemoryError`` without one said as what it means."""
+    message = " ".join(exception_text(error).split())
+    if message:
+        return f"{type_name(error)}: {message}"
+    if issubclass(type(error), MemoryError):  # its type, never its __class__: strategy code
+        # Python raises it with no message when an allocation fails: the line would name no cause at all.
+        return f"{type_name(error)} (it ran out of memory: its process's address space, under --memory-limit, or the " \
+               "machine's)"
+    return type_name(error)
 
 
 def _strategy_text(convert, value) -> tuple[str | None, BaseException | None]:

@@ -101,3 +101,12 @@ class KeptStateWatch:
         ended = self._clock()
         self._next_look = ended + _LOOK_SPACING * (ended - started)
         return found
+
+
+def kept_state_warning(spec: str, names: list[str]) -> str:
+    """The warning a run gives where strategy ``spec``, played in a worker's own process, changed the kept state
+    ``names`` (:meth:`KeptStateWatch.changes`)."""
+    return (f"strategy {spec!r} changed what its class or module keeps from one game to the next ({', '.join(names)}) "
+            "in a worker: its games depend on the games that worker played before them, so this run's results change "
+            "with --workers, and a resume or a replay does not give them again; keep what a game learns on self, a new "
+            "instance each game (canasta-sim docs strategies)")

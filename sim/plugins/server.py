@@ -41,7 +41,6 @@ from canasta_sim.errors import (
     exception_text,
     raised_text,
     shown_value,
-    type_name,
 )
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message, set_whole_view
@@ -447,8 +446,7 @@ class _HookFailure(Exception):
 
     @classmethod
     def of(cls, hook: str, error: BaseException) -> _HookFailure:
-        text = " ".join(exception_text(error).split())
-        return cls(f"raised {type_name(error)}{': ' if text else ''}{text} (in {hook})")
+        return cls(f"{raised_text(error)} (in {hook})")
 
 
 def serve(server: BotServer, source: int, sink: int) -> None:

@@ -63,6 +63,7 @@ from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
 from canasta_sim.runs.dask_strategies import (
     ShippedFile,
     end_run_on_workers,
+    kept_state_told,
     load_on_worker,
     remove_run_files,
     shipped_files,
@@ -252,7 +253,8 @@ def play_chunk_task(job: ChunkJob | bytes, chunk: int, submission: int = 1) -> C
         player.directory = _TableCatcher(captured)
         # The local backend's judgements, from the client's specs: who is built in, and the failure a death charges.
         schedule = RunSchedule(job.settings)
-        with ChunkJournal(job.token, chunk, is_built_in=functools.partial(schedule.is_built_in, chunk)) as journal:
+        with ChunkJournal(job.token, chunk, is_built_in=functools.partial(schedule.is_built_in, chunk)) as journal, \
+                kept_state_told(job.token, factories):  # warned of as a local worker warns
             # A game during which an earlier attempt's worker died is that call's seat's failure, as locally.
             charged = {game_id: schedule.charge(chunk, game_id, seat, decision, "crash", DASK_DEATH)
                        for game_id, (seat, decision) in journal.charged.items()}

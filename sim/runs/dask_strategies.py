@@ -24,21 +24,26 @@ import dataclasses
 import hashlib
 import io
 import linecache
+import logging
 import os
 import tempfile
 import threading
 import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.bot_marks import end_orphaned
+from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import file_spec_parts, is_bot_spec
 from canasta_sim.runs.dask_journal import forget_run
 from canasta_sim.runs.runner import RunSettings
 
-__all__ = ["ShippedFile", "end_run_here", "end_run_on_workers", "load_on_worker", "read_strategy_file",
-           "remove_run_files", "shipped_files", "strategy_folder"]
+logger = logging.getLogger("canasta_sim.runs.runner")  # the local workers' own, whose warnings these match
+
+__all__ = ["ShippedFile", "end_run_here", "end_run_on_workers", "kept_state_told", "load_on_worker",
+           "read_strategy_file", "remove_run_files", "shipped_files", "strategy_folder"]
 
 _ISOLATED = "isolated:"
 
@@ -134,6 +139,9 @@ _loading_lock = threading.Lock()
 _ended_runs: collections.deque[str] = collections.deque(maxlen=1024)
 """The last runs ended on this worker: an attempt of one that loads its bots only now starts none.  A run's token is
 never used again, and an attempt outlives its run by a chunk's games at most, so the last few suffice."""
+_watches: dict[str, KeptStateWatch] = {}
+"""What each run's strategies keep between games in this process, watched from the run's first task here (the run's
+token is the key): a Dask worker plays many of a run's chunks, in threads, from one import of each strategy."""
 
 
 def _materialize(shipped: ShippedFile, run_token: str) -> Path:
@@ -185,12 +193,28 @@ def load_on_worker(spec: str, shipped: ShippedFile | None, run_token: str) -> Lo
         return _loaded[key]
 
 
+@contextlib.contextmanager
+def kept_state_told(run_token: str, factories: dict[str, LoadedStrategy]) -> Iterator[None]:
+    """Around a task's games: warn in the task's log, as a local worker does, of what the run's strategies changed of
+    what they keep between games in this process (:class:`KeptStateWatch`), each change told once a run."""
+    with _loading_lock:
+        watch = _watches.get(run_token)
+        if watch is None:
+            watch = _watches[run_token] = KeptStateWatch({spec: loaded.cls for spec, loaded in factories.items()})
+    yield
+    with _loading_lock:  # the tasks of a worker's threads share the watch
+        changes = watch.changes()
+    for spec, names in changes:
+        logger.warning("%s", kept_state_warning(spec, names))
+
+
 def end_run_here(run_token: str) -> None:
     """End what the run left in this process and on this machine: its bot processes (each told ``quit``, then
     killed if it lingers), what the bots of a worker that died here had started (:func:`end_orphaned`), its chunks'
     journals (:func:`~canasta_sim.runs.dask_journal.forget_run`) and its strategy files (:func:`remove_run_files`)."""
     with _loading_lock:
         _ended_runs.append(run_token)
+        _watches.pop(run_token, None)
         ended = [key for key in _loaded if len(key) > 2 and key[2] == run_token]
         pools = [_loaded.pop(key).cls.pool for key in ended]
     for pool in pools:

@@ -20,7 +20,7 @@ import time
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import MachineRefusal, StrategyError
 from canasta_sim.plugins.affinity import pin_worker
-from canasta_sim.plugins.kept_state import KeptStateWatch
+from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
@@ -186,11 +186,7 @@ def _cannot_play(connection, error: Exception) -> None:
 
 def _warn_of_kept_state(changes: list[tuple[str, list[str]]]) -> None:
     for spec, names in changes:
-        logger.warning("strategy %r changed what its class or module keeps from one game to the next (%s) in "
-                       "a worker: its games depend on the games that worker played before them, so this run's "
-                       "results change with --workers, and a resume or a replay does not give them again; keep "
-                       "what a game learns on self, a new instance each game (canasta-sim docs strategies)",
-                       spec, ", ".join(names))
+        logger.warning("%s", kept_state_warning(spec, names))
 
 
 def _play_task(player, chunk, games: range, monitor, stop_event, report) -> None:

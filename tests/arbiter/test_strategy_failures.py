@@ -145,6 +145,30 @@ def test_a_strategy_that_raises():
     assert isinstance(error.__cause__, RuntimeError)
 
 
+class RunsOutOfMemory(Greedy):
+    name = "runs-out-of-memory"
+
+    def choose_discard(self, view):
+        raise MemoryError  # as Python raises it when an allocation fails: no message
+
+
+class RaisesWithoutMessage(Greedy):
+    name = "raises-without-message"
+
+    def choose_discard(self, view):
+        raise RuntimeError
+
+
+def test_a_strategy_out_of_memory_is_charged_in_a_line_that_says_so():
+    """An allocation past the memory limit raises a MemoryError without a message: the line said ``raised
+    MemoryError:`` and no cause.  An exception with no message is named by its type alone."""
+    error = fail(RunsOutOfMemory)
+    assert error.reason == "exception"
+    assert str(error).endswith("raised MemoryError (it ran out of memory: its process's address space, under "
+                               "--memory-limit, or the machine's)"), str(error)
+    assert str(fail(RaisesWithoutMessage)).endswith("raised RuntimeError")
+
+
 def test_a_strategy_that_cannot_be_built_is_not_said_to_have_returned_anything():
     error = fail(CannotBeBuilt)
     assert error.decision == "build" and error.returned is None

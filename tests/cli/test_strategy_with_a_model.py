@@ -132,3 +132,32 @@ def test_a_worker_looks_at_a_large_kept_state_at_most_a_twentieth_of_its_time(mo
     assert watch.changes() == [("bot.py:Bot", ["FIRST", "SECOND"])]  # deferred, not lost
     module.THIRD = 3
     assert watch.changes() == [] and watch.changes(look_now=True) == [("bot.py:Bot", ["FIRST", "SECOND", "THIRD"])]
+
+
+COUNTS_ITS_GAMES = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Counting(Greedy):
+    name = "counting"
+    games = 0
+
+    def __init__(self, rng, **parameters):
+        super().__init__(rng, **parameters)
+        type(self).games += 1
+'''
+
+
+@pytest.mark.timeout(60)
+def test_check_strategy_isolate_says_that_it_leaves_state_kept_between_games_unchecked(tmp_path):
+    """In-process the check names a class attribute a game changed; isolated, each game's bot process is new and
+    nothing reads its class: it said "no problems found", as if the strategy kept nothing between games."""
+    (tmp_path / "counting.py").write_text(COUNTS_ITS_GAMES)
+    spec = f"{tmp_path / 'counting.py'}:Counting"
+    checked = CliRunner().invoke(main, ["check-strategy", spec, "--games", "1", "--rules", "target_score=500"])
+    assert checked.exit_code == 1 and "(Counting.games)" in checked.output, checked.output
+    isolated = CliRunner().invoke(main, ["check-strategy", "--isolate", spec, "--games", "1", "--rules",
+                                         "target_score=500", "--time-limit", "10"])
+    assert isolated.exit_code == 0, isolated.output
+    assert ("not checked isolated: what the strategy keeps from one game to the next in its class or module, which "
+            "stays in its own process; check-strategy without --isolate checks it") in isolated.output

@@ -12,6 +12,7 @@ from canasta_sim.plugins.loader import load_strategy
 from tests.helpers import BOTS
 
 MISBEHAVING = BOTS / "protocol_misbehaving.py"
+REMEMBERS = f"{BOTS / 'remembers_the_game.py'}:RemembersTheGame"
 
 
 def _fail(spec: str) -> StrategyError:
@@ -39,3 +40,26 @@ def test_a_hook_s_failure_names_the_hook_at_the_request_that_reports_it(name, ho
     # It read "decision acquire: the bot reported an error: raised RuntimeError: ...", as if choose_acquire had raised.
     isolated = _fail(f"isolated:{MISBEHAVING}:{name}")
     assert isolated.reason == "exception" and f"{words} (in {hook})" in str(isolated), isolated
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_remembering_its_game_lives_one_game_hears_every_hand_and_plays_alike_isolated_or_not():
+    """docs/strategies.md (what a strategy may remember): one instance per seat and game, a hand's start and its end
+    for every hand, the last included, so a memory kept on self gives the same game in-process and isolated."""
+    built = []
+    remembers = load_strategy(REMEMBERS)
+
+    def kept(rng, **parameters):
+        built.append(remembers(rng, **parameters))
+        return built[-1]
+
+    greedy = load_strategy("greedy")
+    games = {}
+    for players in ([kept, greedy, kept, greedy], [load_strategy(f"isolated:{REMEMBERS}"), greedy] * 2):
+        games[len(games)] = [play_game(players, seed=seed, names=[REMEMBERS, "greedy"] * 2) for seed in (5, 6)]
+    in_process, isolated = games[0], games[1]
+    assert len(built) == 4  # two seats, two games
+    for result, seats in zip(in_process, (built[:2], built[2:]), strict=True):
+        assert all(seat.hands_ended == list(range(1, len(result.hands) + 1)) for seat in seats)
+    assert in_process == isolated
+    assert all(sum(seat.discarded) for seat in built)  # each heard the discards of its game

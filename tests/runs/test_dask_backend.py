@@ -174,6 +174,46 @@ def test_forfeits_and_worker_log_records_come_back_like_local_ones(cluster, tmp_
     assert sorted(int(record.getMessage().split()[1].rstrip(":")) for record in from_workers) == forfeited
 
 
+LEARNER = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Learner(Greedy):
+    """Greedy that counts, in its class, the games it was built for: state a worker carries into its next game."""
+
+    name = "learner"
+    games_seen = 0
+
+    def __init__(self, rng, **parameters):
+        super().__init__(rng, **parameters)
+        type(self).games_seen += 1
+'''
+
+
+def test_a_strategy_keeping_state_between_games_is_warned_of_from_dask_workers_as_from_local_ones(cluster, tmp_path):
+    """A local worker warns of a class attribute or module global a game changed; a Dask worker, which plays many
+    of a run's chunks from one import of the strategy, said nothing."""
+    spec = f"{write(tmp_path / 'bots', 'learner.py', LEARNER)}:Learner"
+    settings = RunSettings(games=4, seed=3, specs=(spec, "greedy"), rules=QUICK, chunk_size=2)
+    records = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Collect(level=logging.WARNING)
+    logging.getLogger().addHandler(handler)
+    try:
+        outcome = DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / "dask"), [0, 1],
+                                                              workers=2, on_error="stop")
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert outcome == (False, None)
+    warned = [record.getMessage() for record in records if record.processName.startswith("Dask worker tcp://")]
+    assert warned and all(f"strategy {spec!r} changed what its class or module keeps from one game to the next "
+                          "(Learner.games_seen) in a worker" in line for line in warned), warned
+
+
 def test_a_file_strategy_reaches_workers_that_cannot_see_it(cluster, tmp_path, monkeypatch):
     write(tmp_path / "only_here", "mine.py", MINE)
     monkeypatch.chdir(tmp_path)  # the spec is relative to the client's folder, not to the workers'
