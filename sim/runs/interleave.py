@@ -103,6 +103,10 @@ def play_side_by_side(
             yield game_id, _starter(play, game_id, monitor)
 
     def on_switch(game_id: int) -> None:
+        # A start with the number, as _starter writes them: a game switched to before its first call would show the
+        # supervisor the monitor's first start, 0, and be killed as hours overdue.  A game resumed mid-request is in
+        # its bot's time, which the arbiter's own clock keeps; its next call into strategy code writes its own start.
+        monitor[MONITOR_START] = time.monotonic()
         monitor[MONITOR_GAME] = game_id
 
     def on_done(game_id: int, result: tuple) -> bool:

@@ -3,10 +3,14 @@ build, its bot's start-up, the start-up allowance)."""
 
 from __future__ import annotations
 
+import threading
 import time
 from types import SimpleNamespace
 
+import pytest
+
 from canasta_sim.arbiter import CALL_CODES, MONITOR_CALL, MONITOR_GAME, MONITOR_START, STARTUP_ALLOWANCE
+from canasta_sim.runs.interleave import play_side_by_side
 from canasta_sim.runs.supervisor import _Play
 
 
@@ -70,3 +74,33 @@ def test_a_bots_start_up_past_the_start_up_allowance_is_killed_in_words_naming_i
     _Play._enforce_clocks(play, worker, time.monotonic(), False)
     assert killed == [True]
     assert f"past the start-up allowance of {STARTUP_ALLOWANCE:g} s; its worker was killed" in worker.killed_for
+
+
+class _Recording:
+    """A worker's monitor that notes each game number written while the start beside it is older than the play (the
+    zero a worker's monitor starts with, before its first call)."""
+
+    def __init__(self) -> None:
+        self.cells = {MONITOR_GAME: -1.0, MONITOR_CALL: 0.0, MONITOR_START: 0.0}
+        self.began = time.monotonic()
+        self.stale: list[float] = []
+
+    def __getitem__(self, index):
+        return self.cells[index]
+
+    def __setitem__(self, index, value):
+        if index == MONITOR_GAME and value >= 0 and self.cells[MONITOR_START] < self.began:
+            self.stale.append(value)
+        self.cells[index] = value
+
+
+@pytest.mark.timeout(60)
+def test_games_side_by_side_never_show_the_supervisor_a_game_beside_a_start_older_than_the_play():
+    # The hub named the game it switched to before the game's first call wrote its start: a supervisor reading then
+    # found game 0's acquire begun at 0, "still running 61071.9 s" (the machine's uptime), and killed the worker.
+    monitor = _Recording()
+    reported = []
+    play_side_by_side(lambda game_id: (game_id, None), range(4), 2, monitor, stop_event=threading.Event(),
+                      report=lambda game_id, played, error: reported.append((game_id, error)) or True)
+    assert reported == [(game_id, None) for game_id in range(4)]
+    assert monitor.stale == []
