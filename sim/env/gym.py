@@ -44,7 +44,10 @@ from canasta_sim.env.encoding import DecisionOptions, decision_shown, observatio
 from canasta_sim.env.render import RENDER_MODES, check_render_mode, render_text, table_text
 from canasta_sim.plugins.loader import load_strategy
 
-__all__ = ["ENV_ID", "CanastaGymEnv"]
+__all__ = ["ENV_ID", "NO_WINNER", "CanastaGymEnv"]
+
+NO_WINNER = -1
+"""``info["winner"]`` of an episode that ended without one: a draw, or an action the mask did not allow."""
 
 
 def _end_mask() -> np.ndarray:
@@ -177,8 +180,11 @@ class CanastaGymEnv(gymnasium.Env):
 
     def _end_info(self) -> dict:
         driver = self.driver
+        # -1, not None, for no winner (a draw, or an episode an illegal action ended): a vector environment batches
+        # ``winner`` into an array of the first ended sub-environment's type, and an int array cannot hold None.
+        winner = NO_WINNER if driver.winner is None else driver.winner
         return {"action_mask": _end_mask(), "decision": None, "scores": driver.totals,
-                "winner": driver.winner, "termination": driver.termination}
+                "winner": winner, "termination": driver.termination}
 
     def _game_reward(self) -> float:
         """The ``"game"`` reward of the ended game for the learning seat's side: +1, -1 or 0 (0 under ``"hand"``)."""

@@ -70,6 +70,32 @@ def test_a_vector_environment_always_gives_a_mask_a_masked_policy_can_draw_from(
     envs.close()
 
 
+def _first_allowed(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.timeout(60)
+def test_a_vector_environment_batches_a_won_game_beside_an_illegal_end_in_the_same_step():
+    """Gymnasium batches an info field into an array typed by the first sub-environment's value: a game won (an int
+    ``winner``) beside an episode an unmasked learner's illegal action ended at the same step made the vector
+    environment's ``step`` raise ``TypeError`` when that episode's ``winner`` was ``None``."""
+    single = _short_game()
+    observation, _ = single.reset(seed=1)
+    steps, ended = 0, False
+    while not ended:
+        observation, _, ended, _, _ = single.step(_first_allowed(observation["action_mask"]))
+        steps += 1
+    envs = SyncVectorEnv([_short_game, _short_game])
+    observation, _ = envs.reset(seed=1)  # sub-environment 0 plays the single one's game
+    for _ in range(steps - 1):
+        observation, *_ = envs.step(np.array([_first_allowed(mask) for mask in observation["action_mask"]]))
+    refused = int(np.flatnonzero(observation["action_mask"][1] == 0)[0])
+    _, _, terminated, _, info = envs.step(np.array([_first_allowed(observation["action_mask"][0]), refused]))
+    envs.close()
+    assert terminated.all() and info["illegal_action"][1] == refused
+    assert info["winner"][0] in (0, 1) and info["winner"][1] == -1  # no winner: the episode ended mid-game
+
+
 def _ansi_game(**options) -> CanastaGymEnv:
     return CanastaGymEnv(partner="random", opponents="random", rules=SHORT, render_mode="ansi", **options)
 
