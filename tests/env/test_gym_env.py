@@ -1,5 +1,6 @@
 """The Gymnasium environment as Gymnasium's own tools use it: vector environments, autoreset, render modes."""
 
+import functools
 import warnings
 
 import gymnasium
@@ -7,7 +8,7 @@ import numpy as np
 import psutil
 import pytest
 from gymnasium.utils.env_checker import check_env
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
 from canasta_sim.core.cards import counts_text
 from canasta_sim.env.actions import DONE_ACTION, GROUP_BASE, action_text
@@ -209,6 +210,24 @@ def test_closing_the_environment_ends_its_isolated_seats_processes():
     observation, _ = env.reset(seed=1)  # a new game, with a new process for the partner
     assert observation["action_mask"].any()
     env.close()
+
+
+@pytest.mark.timeout(60)
+def test_an_async_vector_environment_raises_a_partners_failure_as_the_strategy_error_it_is(tmp_path):
+    """Gymnasium's ``AsyncVectorEnv`` raises a worker's error again as ``type(error)(error)``: a failing partner came
+    out as ``TypeError: StrategyError.__init__() missing 4 required keyword-only arguments``."""
+    policy = tmp_path / "failing.py"
+    policy.write_text("def act(observation, action_mask):\n    raise RuntimeError('the partner broke')\n")
+    make = functools.partial(CanastaGymEnv, partner=f"policy:{policy}:act", opponents="random", rules=SHORT)
+    envs = AsyncVectorEnv([make])
+    try:
+        observation, _ = envs.reset(seed=1)
+        with pytest.raises(StrategyError, match="the partner broke") as raised:
+            for _ in range(50):
+                observation, *_ = envs.step(np.array([_first_allowed(observation["action_mask"][0])]))
+    finally:
+        envs.close()
+    assert (raised.value.seat, raised.value.spec, raised.value.reason) == (2, f"policy:{policy}:act", "exception")
 
 
 def test_ansi_render_says_when_a_strategy_seats_failure_stopped_the_game(tmp_path):
