@@ -27,6 +27,7 @@ from canasta_sim.env.driver import (
     GameDriver,
     GameSeeds,
     as_rules,
+    check_reset_options,
     check_reward,
     hand_info,
     hand_rewards,
@@ -142,6 +143,7 @@ class CanastaGymEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
         seats up to the learning seat's first decision."""
+        check_reset_options(options)
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
         super().reset(seed=None if seed is None else game_seed)
         self._unreported_end, self._illegal = False, None  # first: a strategy failing in the deal leaves no end due
