@@ -44,6 +44,7 @@ from canasta_sim.env.actions import ACTION_COUNT, action_number, action_text
 from canasta_sim.env.encoding import DecisionOptions, decision_shown, observation_bounds, observation_vector
 from canasta_sim.env.render import RENDER_MODES, check_render_mode, render_text, table_text
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.specs import is_bot_spec
 
 __all__ = ["ENV_ID", "NO_WINNER", "CanastaGymEnv"]
 
@@ -125,6 +126,7 @@ class CanastaGymEnv(gymnasium.Env):
         players[(seat + 2) % 4], names[(seat + 2) % 4] = loaded_partner, loaded_partner.spec
         for other in ((seat + 1) % 4, (seat + 3) % 4):
             players[other], names[other] = loaded_opponents, loaded_opponents.spec
+        self._loaded_seats = (loaded_partner, loaded_opponents)
         self.driver = GameDriver(self.rules, players=players, names=names, max_hands=max_hands)
         low, high = observation_bounds(self.rules, self.driver.max_hands)
         self.observation_space = spaces.Dict({
@@ -233,6 +235,11 @@ class CanastaGymEnv(gymnasium.Env):
         """End the game and let its strategy seats go: an ``isolated:`` or ``cmd:`` partner's or opponent's process
         ends now, not when the environment is garbage-collected.  Closing again does nothing; ``reset()`` deals anew."""
         self.driver.close()
+        for loaded in self._loaded_seats:
+            if is_bot_spec(loaded.spec):
+                # The spec's pool keeps the process its handshake started for a first game: an environment closed
+                # before any reset left it running until Python's exit (its class, and so the pool, live on).
+                loaded.cls.pool.release()
         self._options, self._prefix, self._unreported_end = None, (), False
         self._carried, self._carried_hands = 0.0, ()
 

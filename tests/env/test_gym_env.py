@@ -213,6 +213,23 @@ def test_closing_the_environment_ends_its_isolated_seats_processes():
 
 
 @pytest.mark.timeout(60)
+def test_closing_an_environment_never_reset_ends_the_process_its_isolated_seat_started():
+    """Loading an ``isolated:`` spec starts its bot for the handshake and keeps the process for a first game: an
+    environment closed before any ``reset`` (as Gymnasium's ``AsyncVectorEnv`` closes the one it builds in the main
+    process to read the spaces) left it running until Python's exit, one more with every vector environment built."""
+    before = _running_children()
+    env = CanastaGymEnv(partner="isolated:greedy", opponents="random", rules=SHORT)
+    started = [process for pid, process in _running_children().items() if pid not in before]
+    assert started
+    env.close()
+    _, alive = psutil.wait_procs(started, timeout=20)
+    assert not alive
+    observation, _ = env.reset(seed=1)  # the partner's bot starts again
+    assert observation["action_mask"].any()
+    env.close()
+
+
+@pytest.mark.timeout(60)
 def test_an_async_vector_environment_raises_a_partners_failure_as_the_strategy_error_it_is(tmp_path):
     """Gymnasium's ``AsyncVectorEnv`` raises a worker's error again as ``type(error)(error)``: a failing partner came
     out as ``TypeError: StrategyError.__init__() missing 4 required keyword-only arguments``."""
