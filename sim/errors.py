@@ -190,9 +190,18 @@ class StrategyError(CanastaError):
     """
 
     def __init__(
-        self, message: str, *, spec: str, seat: int, game_seed: int | None, decision: str, returned=None,
-        reason: str = "exception", traceback: str = "", shown: str | None = None, tail: str = "",
+        self, message: str | StrategyError, *, spec: str | None = None, seat: int | None = None,
+        game_seed: int | None = None, decision: str | None = None, returned=None, reason: str = "exception",
+        traceback: str = "", shown: str | None = None, tail: str = "",
     ) -> None:
+        if isinstance(message, StrategyError):
+            # A copy, as ``type(error)(error)`` makes one: Gymnasium's AsyncVectorEnv raises a worker's error so in the
+            # main process, where a failing partner's came out as a TypeError about the missing fields.
+            self.__dict__.update(message.__dict__)
+            super().__init__(*message.args)
+            return
+        if spec is None or seat is None or decision is None:
+            raise TypeError("StrategyError() needs spec, seat and decision (or another StrategyError to copy)")
         if reason not in FAILURE_REASONS:
             raise ValueError(f"unknown failure reason {reason!r}; expected one of {', '.join(FAILURE_REASONS)}")
         self.spec = spec

@@ -74,6 +74,7 @@ __all__ = [
     "MELD_DECISION",
     "REWARD_CHOICES",
     "as_rules",
+    "check_reset_options",
     "check_reward",
     "hand_info",
     "hand_rewards",
@@ -177,6 +178,24 @@ def _shown_as_written(value: object) -> str:
     if text and len(text) <= _SHORT:
         return text
     return f"a {type_name(value, module=True)}"
+
+
+def check_reset_options(options) -> None:
+    """Refuse ``reset``'s ``options`` unless they ask nothing (``None`` or ``{}``, which Gymnasium's checker sends):
+    the rules, the seats and the rewards are the environment's, given when it is built, and options the Gymnasium
+    environment ignored dealt its own game as if nothing had been asked.  (The PettingZoo environment takes any, unused:
+    PettingZoo's ``api_test`` sends ``{"options": 1}`` to see that ``reset`` has the parameter.)
+
+    :raises ValueError: naming the options, in one line.
+    """
+    if options is None or (isinstance(options, Mapping) and not options):
+        return
+    named = shown(options)
+    if isinstance(options, Mapping):  # its keys say what was asked; a value may be anything, and long
+        keys = [f"{shown(key)}: ..." for key in list(options)[:5]] + (["..."] if len(options) > 5 else [])
+        named = "{" + ", ".join(keys) + "}"
+    raise ValueError(f"options={named} is not accepted; the environment takes no reset options (rules, seats and "
+                     "rewards are given when it is built): use None")
 
 
 class GameSeeds:

@@ -27,6 +27,7 @@ from canasta_sim.env.driver import (
     GameDriver,
     GameSeeds,
     as_rules,
+    check_reset_options,
     check_reward,
     hand_info,
     hand_rewards,
@@ -43,8 +44,12 @@ from canasta_sim.env.actions import ACTION_COUNT, action_number, action_text
 from canasta_sim.env.encoding import DecisionOptions, decision_shown, observation_bounds, observation_vector
 from canasta_sim.env.render import RENDER_MODES, check_render_mode, render_text, table_text
 from canasta_sim.plugins.loader import load_strategy
+from canasta_sim.plugins.specs import is_bot_spec
 
-__all__ = ["ENV_ID", "CanastaGymEnv"]
+__all__ = ["ENV_ID", "NO_WINNER", "CanastaGymEnv"]
+
+NO_WINNER = -1
+"""``info["winner"]`` of an episode that ended without one: a draw, or an action the mask did not allow."""
 
 
 def _end_mask() -> np.ndarray:
@@ -121,6 +126,7 @@ class CanastaGymEnv(gymnasium.Env):
         players[(seat + 2) % 4], names[(seat + 2) % 4] = loaded_partner, loaded_partner.spec
         for other in ((seat + 1) % 4, (seat + 3) % 4):
             players[other], names[other] = loaded_opponents, loaded_opponents.spec
+        self._loaded_seats = (loaded_partner, loaded_opponents)
         self.driver = GameDriver(self.rules, players=players, names=names, max_hands=max_hands)
         low, high = observation_bounds(self.rules, self.driver.max_hands)
         self.observation_space = spaces.Dict({
@@ -139,6 +145,7 @@ class CanastaGymEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
         seats up to the learning seat's first decision."""
+        check_reset_options(options)
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
         super().reset(seed=None if seed is None else game_seed)
         self._unreported_end, self._illegal = False, None  # first: a strategy failing in the deal leaves no end due
@@ -177,8 +184,11 @@ class CanastaGymEnv(gymnasium.Env):
 
     def _end_info(self) -> dict:
         driver = self.driver
+        # -1, not None, for no winner (a draw, or an episode an illegal action ended): a vector environment batches
+        # ``winner`` into an array of the first ended sub-environment's type, and an int array cannot hold None.
+        winner = NO_WINNER if driver.winner is None else driver.winner
         return {"action_mask": _end_mask(), "decision": None, "scores": driver.totals,
-                "winner": driver.winner, "termination": driver.termination}
+                "winner": winner, "termination": driver.termination}
 
     def _game_reward(self) -> float:
         """The ``"game"`` reward of the ended game for the learning seat's side: +1, -1 or 0 (0 under ``"hand"``)."""
@@ -225,6 +235,11 @@ class CanastaGymEnv(gymnasium.Env):
         """End the game and let its strategy seats go: an ``isolated:`` or ``cmd:`` partner's or opponent's process
         ends now, not when the environment is garbage-collected.  Closing again does nothing; ``reset()`` deals anew."""
         self.driver.close()
+        for loaded in self._loaded_seats:
+            if is_bot_spec(loaded.spec):
+                # The spec's pool keeps the process its handshake started for a first game: an environment closed
+                # before any reset left it running until Python's exit (its class, and so the pool, live on).
+                loaded.cls.pool.release()
         self._options, self._prefix, self._unreported_end = None, (), False
         self._carried, self._carried_hands = 0.0, ()
 

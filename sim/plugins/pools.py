@@ -175,6 +175,11 @@ class BotPool:
         self.closed = True
         _say_farewells(self.detach())
 
+    def release(self) -> None:
+        """End every process of this pool now, as :func:`close_all` ends them, the spare its handshake left included;
+        unlike :meth:`close`, a later game starts new ones (an environment's ``close``, before a ``reset`` perhaps)."""
+        _say_farewells(self.detach())
+
     def detach(self) -> list[BotProcess]:
         """Every process of this pool, told of the end of its games and taken from the pool."""
         if self.pid != os.getpid():

@@ -1,5 +1,6 @@
 """The Gymnasium environment as Gymnasium's own tools use it: vector environments, autoreset, render modes."""
 
+import functools
 import warnings
 
 import gymnasium
@@ -7,7 +8,7 @@ import numpy as np
 import psutil
 import pytest
 from gymnasium.utils.env_checker import check_env
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 
 from canasta_sim.core.cards import counts_text
 from canasta_sim.env.actions import DONE_ACTION, GROUP_BASE, action_text
@@ -68,6 +69,32 @@ def test_a_vector_environment_always_gives_a_mask_a_masked_policy_can_draw_from(
             else:
                 assert observation["action_mask"][index].all()
     envs.close()
+
+
+def _first_allowed(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.timeout(60)
+def test_a_vector_environment_batches_a_won_game_beside_an_illegal_end_in_the_same_step():
+    """Gymnasium batches an info field into an array typed by the first sub-environment's value: a game won (an int
+    ``winner``) beside an episode an unmasked learner's illegal action ended at the same step made the vector
+    environment's ``step`` raise ``TypeError`` when that episode's ``winner`` was ``None``."""
+    single = _short_game()
+    observation, _ = single.reset(seed=1)
+    steps, ended = 0, False
+    while not ended:
+        observation, _, ended, _, _ = single.step(_first_allowed(observation["action_mask"]))
+        steps += 1
+    envs = SyncVectorEnv([_short_game, _short_game])
+    observation, _ = envs.reset(seed=1)  # sub-environment 0 plays the single one's game
+    for _ in range(steps - 1):
+        observation, *_ = envs.step(np.array([_first_allowed(mask) for mask in observation["action_mask"]]))
+    refused = int(np.flatnonzero(observation["action_mask"][1] == 0)[0])
+    _, _, terminated, _, info = envs.step(np.array([_first_allowed(observation["action_mask"][0]), refused]))
+    envs.close()
+    assert terminated.all() and info["illegal_action"][1] == refused
+    assert info["winner"][0] in (0, 1) and info["winner"][1] == -1  # no winner: the episode ended mid-game
 
 
 def _ansi_game(**options) -> CanastaGymEnv:
@@ -183,6 +210,41 @@ def test_closing_the_environment_ends_its_isolated_seats_processes():
     observation, _ = env.reset(seed=1)  # a new game, with a new process for the partner
     assert observation["action_mask"].any()
     env.close()
+
+
+@pytest.mark.timeout(60)
+def test_closing_an_environment_never_reset_ends_the_process_its_isolated_seat_started():
+    """Loading an ``isolated:`` spec starts its bot for the handshake and keeps the process for a first game: an
+    environment closed before any ``reset`` (as Gymnasium's ``AsyncVectorEnv`` closes the one it builds in the main
+    process to read the spaces) left it running until Python's exit, one more with every vector environment built."""
+    before = _running_children()
+    env = CanastaGymEnv(partner="isolated:greedy", opponents="random", rules=SHORT)
+    started = [process for pid, process in _running_children().items() if pid not in before]
+    assert started
+    env.close()
+    _, alive = psutil.wait_procs(started, timeout=20)
+    assert not alive
+    observation, _ = env.reset(seed=1)  # the partner's bot starts again
+    assert observation["action_mask"].any()
+    env.close()
+
+
+@pytest.mark.timeout(60)
+def test_an_async_vector_environment_raises_a_partners_failure_as_the_strategy_error_it_is(tmp_path):
+    """Gymnasium's ``AsyncVectorEnv`` raises a worker's error again as ``type(error)(error)``: a failing partner came
+    out as ``TypeError: StrategyError.__init__() missing 4 required keyword-only arguments``."""
+    policy = tmp_path / "failing.py"
+    policy.write_text("def act(observation, action_mask):\n    raise RuntimeError('the partner broke')\n")
+    make = functools.partial(CanastaGymEnv, partner=f"policy:{policy}:act", opponents="random", rules=SHORT)
+    envs = AsyncVectorEnv([make])
+    try:
+        observation, _ = envs.reset(seed=1)
+        with pytest.raises(StrategyError, match="the partner broke") as raised:
+            for _ in range(50):
+                observation, *_ = envs.step(np.array([_first_allowed(observation["action_mask"][0])]))
+    finally:
+        envs.close()
+    assert (raised.value.seat, raised.value.spec, raised.value.reason) == (2, f"policy:{policy}:act", "exception")
 
 
 def test_ansi_render_says_when_a_strategy_seats_failure_stopped_the_game(tmp_path):
