@@ -85,10 +85,9 @@ def test_every_observation_of_masked_random_games_lies_in_the_space(name, target
     last_hand = 0
     for game in range(games):
         env.reset(seed=game)
+        seen = []
         for _ in env.agent_iter():
-            for seat in env.possible_agents:
-                observation = env.observe(seat)
-                assert space.contains(observation), (game, seat, _outside(space, observation))
+            seen.extend((seat, env.observe(seat)) for seat in env.possible_agents)
             observation, _, terminated, truncated, _ = env.last()
             if terminated or truncated:
                 env.step(None)
@@ -97,6 +96,10 @@ def test_every_observation_of_masked_random_games_lies_in_the_space(name, target
             env.step(int(allowed[rng.randrange(len(allowed))]))
             steps += 1
             last_hand = max(last_hand, int(observation["observation"][START["hand_number"]]))
+        if not _all_in_space(space, [observation for _, observation in seen]):
+            outside = [(game, seat, _outside(space, observation)) for seat, observation in seen
+                       if not space.contains(observation)]
+            assert not outside, outside[0]
         for hand in env.driver.hands:
             assert all(lowest <= side.score <= highest for side in hand.sides), hand
     assert steps > 1000
@@ -119,6 +122,25 @@ def test_the_gymnasium_environments_observations_lie_in_its_space_to_the_episode
             assert env.observation_space.contains(observation), _outside(env.observation_space, observation)
             steps += 1
     assert steps > 500
+
+
+def _all_in_space(space, observations: list) -> bool:
+    """Whether every one of ``observations`` lies in ``space`` (a Dict of Boxes) as ``space.contains`` finds each: its
+    keys, and each value's type, dtype and shape, then the values of a game against the bounds at once (one
+    observation at a time, ``space.contains`` took a third of this test's time)."""
+    if not all(isinstance(observation, dict) and observation.keys() == space.spaces.keys()
+               for observation in observations):
+        return False
+    for key, box in space.spaces.items():
+        values = [observation[key] for observation in observations]
+        if not all(isinstance(value, np.ndarray) and value.shape == box.shape for value in values):
+            return False
+        if not all(np.can_cast(dtype, box.dtype) for dtype in {value.dtype for value in values}):
+            return False
+        stacked = np.stack(values)
+        if not (np.all(stacked >= box.low) and np.all(stacked <= box.high)):
+            return False
+    return True
 
 
 def _outside(space, observation) -> list[str]:

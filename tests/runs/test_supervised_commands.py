@@ -33,7 +33,9 @@ from tests.helpers import BOTS, read_run_tables, run_key
 
 FAILING = BOTS / "late_failures.py"
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
-LIMIT = ["--time-limit", "0.3"]
+# A limit on every decision, the clean games' too: at 0.3 s a greedy discard of a clean game overran it once in a
+# full suite at load 12 on two cores (the seat charged before the trap sprang), and the test failed.
+LIMIT = ["--time-limit", "1.0"]
 PATCHED = ("changed canasta-sim's or a strategy's code during the game (canasta_sim.core.engine.score_hand), "
            "put back as it was")
 
@@ -47,9 +49,9 @@ FAILURES = [
     ("Raises", [], "exception", "raised RuntimeError: no move today"),
     ("ExitsItsProcess", [], "crash", "its worker process died (exit code 3) during this call"),
     ("Segfaults", [], "crash", "its worker process died (signal SIGSEGV) during this call"),
-    ("LoopsForever", LIMIT, "timeout", "was stopped at the time limit of 0.3 s"),
-    ("SleepsPastTheLimit", LIMIT, "timeout", "was stopped at the time limit of 0.3 s"),
-    ("SwallowsTheAlarm", LIMIT, "timeout", "past the time limit of 0.3 s; its worker was killed"),
+    ("LoopsForever", LIMIT, "timeout", "was stopped at the time limit of 1.0 s"),
+    ("SleepsPastTheLimit", LIMIT, "timeout", "was stopped at the time limit of 1.0 s"),
+    ("SwallowsTheAlarm", LIMIT, "timeout", "past the time limit of 1.0 s; its worker was killed"),
     ("AllocatesTooMuch", ["--memory-limit", "1500"], "exception", "raised MemoryError"),
     # The engine's own checks (the fingerprint) and run's check after each game hold in compare and tune too.
     ("AddsAJoker", [], "tampering", "changed the game: a hand differs"),
