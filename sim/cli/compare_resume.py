@@ -18,7 +18,7 @@ from typing import Any
 import click
 import pyarrow.compute as pc
 
-from canasta_sim.cli.continuing import check_versions
+from canasta_sim.cli.continuing import check_columns, check_versions
 from canasta_sim.cli.options import fail, is_standard_output
 from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit, started_elsewhere
 from canasta_sim.errors import CanastaError
@@ -126,6 +126,8 @@ def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> R
         raise fail(f"--resume: {error}") from None
     except (KeyError, TypeError, ValueError) as error:
         raise fail(f"--resume: {where}'s compare entry is malformed ({type(error).__name__}: {error})") from None
+    # Its games would be counted and kept beside the new ones, whose parts must have the same columns.
+    check_columns(directory, "start a new comparison")
     started = started_elsewhere(manifest, (entry["new"], entry["baseline"]))
     if started is not None:
         directory = RunDirectory(directory.path.absolute())

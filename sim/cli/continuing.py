@@ -100,22 +100,24 @@ def changed_files(manifest: dict, loaded) -> list[str]:
     return [change for change in changes if change is not None]
 
 
-def check_columns(directory: RunDirectory) -> None:
-    """Refuse a run whose tables another version of canasta-sim wrote, with other columns."""
-    # Parts with other columns (written by another canasta-sim) would mix two schemas in one dataset:
-    # Parquet readers take the first part's columns and drop or fail on the others.
+def check_columns(directory: RunDirectory, instead: str = "start a new run") -> None:
+    """Refuse a run whose tables another version of canasta-sim wrote, with other columns; ``instead`` says what to
+    do then."""
+    # Parts with other columns (written by another canasta-sim) would mix two schemas in one dataset: Parquet
+    # readers take one part's columns and drop the others' (pyarrow, DuckDB) or refuse the folder (Polars).  Every
+    # part is looked at (a footer each), not the first alone: one replayed after a damaged part was moved out, or
+    # a folder mixed before this was checked everywhere, may hold the old columns in a later part only.
     for name, folder, schema in (("games", directory.games_path, GAME_SCHEMA),
                                  ("hands", directory.hands_path, HAND_SCHEMA),
                                  ("decisions", directory.decisions_path, DECISION_SCHEMA)):
-        parts = directory.parts(folder)
-        if parts:
-            found = read_part(pq.read_schema, parts[min(parts)])
+        for _, part in sorted(directory.parts(folder).items()):
+            found = read_part(pq.read_schema, part)
             if [(field.name, field.type) for field in found] != [(field.name, field.type) for field in schema]:
                 missing = [field for field in schema.names if field not in found.names]
                 extra = [field for field in found.names if field not in schema.names]
                 raise fail(f"{directory.path}: its {name} table was written by another version of canasta-sim "
                            f"(columns {', '.join(missing) or 'none'} missing, {', '.join(extra) or 'none'} extra, "
-                           "or other types); its games cannot be continued, start a new run")
+                           f"or other types, in {part.name}); its games cannot be continued, {instead}")
 
 
 def other_run_in_out(path: Path, recorded: RunSettings, settings: RunSettings) -> str:

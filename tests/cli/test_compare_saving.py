@@ -110,6 +110,28 @@ def test_a_compare_resume_after_a_strategy_or_the_engine_changed_is_refused_as_r
         f"part-{number:06d}.parquet" for number in range(3)]
 
 
+@pytest.mark.timeout(120)
+def test_a_compare_resume_of_tables_with_other_columns_is_refused_before_it_mixes_two_schemas(
+        saved_comparison, tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    from canasta_sim.cli import compare
+
+    # Saved by a canasta-sim of the same engine whose hands had other columns: compare --resume added parts of
+    # today's columns beside them, and Polars refused the folder while DuckDB and pyarrow dropped the new columns.
+    killed = killed_copy(saved_comparison, tmp_path, 6)
+    part = killed / "hands" / "part-000001.parquet"
+    pq.write_table(pq.read_table(part).drop_columns(["second_seat_cards_left"]), part)
+    monkeypatch.setattr(compare, "SAVED_CHUNK_GAMES", 20)
+    result = CliRunner().invoke(main, ["compare", "--resume", str(killed), "--workers", "1"])
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert (f"{killed}: its hands table was written by another version of canasta-sim (columns second_seat_cards_left "
+            "missing, none extra, or other types, in part-000001.parquet); its games cannot be continued, start a new "
+            "comparison") in result.output
+    assert {len(pq.read_schema(path).names) for path in (killed / "hands").glob("part-*.parquet")} == {34, 35}
+
+
 @pytest.mark.timeout(180)
 def test_a_killed_compare_resumed_ends_with_the_verdict_and_tables_of_one_never_stopped(saved_comparison, tmp_path,
                                                                                      monkeypatch):
