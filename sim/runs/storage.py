@@ -54,6 +54,7 @@ __all__ = [
     "parquet_path",
     "read_part",
     "recorded_label",
+    "stamped",
     "whole_entry",
 ]
 
@@ -130,7 +131,7 @@ and ``engine_version``, as ``run.json`` has them, so that a part read alone says
 _WRITER = json.dumps({"tool": f"canasta-sim {__version__}", "engine_version": ENGINE_VERSION}).encode()
 
 
-def _stamped(table: pa.Table) -> pa.Table:
+def stamped(table: pa.Table) -> pa.Table:
     """``table`` with :data:`WRITER_KEY` in its schema's metadata, the metadata it had kept."""
     return table.replace_schema_metadata({**(table.schema.metadata or {}), WRITER_KEY: _WRITER})
 
@@ -140,7 +141,7 @@ def _write_part(table: pa.Table, path: Path) -> None:
     # texts (the strategies, the end reasons) by itself; trying a dictionary for each of the hands table's 35
     # columns took about a third of the part's writing time for 1% smaller files.  The values read back are
     # the same either way.
-    pq.write_table(_stamped(table), parquet_path(path), compression="zstd", use_dictionary=False)
+    pq.write_table(stamped(table), parquet_path(path), compression="zstd", use_dictionary=False)
 
 
 def read_part(read, path: Path, **options):
@@ -283,7 +284,7 @@ class RunDirectory:
         """Write one chunk's ``decisions`` part under a temporary name, then rename it (before its games part)."""
         self.decisions_path.mkdir(exist_ok=True)
         _write_atomically(self.decisions_path / part_name(chunk),
-                          lambda path: pq.write_table(_stamped(decisions), parquet_path(path), compression="zstd"))
+                          lambda path: pq.write_table(stamped(decisions), parquet_path(path), compression="zstd"))
 
     def is_run(self) -> bool:
         """Whether the directory holds a ``run.json``."""

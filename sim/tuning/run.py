@@ -42,7 +42,7 @@ from canasta_sim.errors import CanastaError, RulesError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.runner import stop_on_signals as signals_stop
-from canasta_sim.runs.storage import parquet_path
+from canasta_sim.runs.storage import parquet_path, stamped
 from canasta_sim.tuning.iteration import (
     ON_ERROR_CHOICES,
     MatchPool,
@@ -241,9 +241,10 @@ class TuningDirectory:
     def write_trajectory(self, rows: list[dict[str, Any]], names: tuple[str, ...],
                          integers: Collection[str] = ()) -> None:
         """Write every row so far atomically, with the same column types whether or not the run was resumed
-        (``integers``: the int parameters among ``names``)."""
+        (``integers``: the int parameters among ``names``), and what wrote it in its metadata as a run's parts have
+        it (:func:`~canasta_sim.runs.storage.stamped`)."""
         table = pa.Table.from_pylist(rows, schema=trajectory_schema(names, integers))
-        _write_atomically(self.trajectory_path, lambda path: pq.write_table(table, parquet_path(path)))
+        _write_atomically(self.trajectory_path, lambda path: pq.write_table(stamped(table), parquet_path(path)))
 
 
 def trajectory_schema(names: tuple[str, ...], integers: Collection[str] = (), *,

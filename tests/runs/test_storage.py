@@ -8,6 +8,7 @@ import pyarrow as pa
 import pytest
 
 from canasta_sim.core.rules import Rules
+from canasta_sim.env.decisions import DECISION_SCHEMA
 from canasta_sim.errors import StrategyError
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA, ChunkRecorder
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, part_name
@@ -67,6 +68,32 @@ def test_forfeit_rows_follow_the_schema(tmp_path):
     assert row["hands"] == 0 and "boom" in row["error"] and hands.num_rows == 0
 
 
+def test_parts_of_played_forfeited_and_unrecorded_games_share_one_schema_for_any_reader(tmp_path):
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    from canasta_sim.env.decisions import DecisionRecorder
+
+    # A part of games played out (no nulls in the forfeit columns), one of forfeits alone (no hands rows, every
+    # forfeit column set) and an empty decisions part: a column typed null, or a nullability or a type set by the
+    # values, in one part only would make DuckDB and Polars refuse the folder or pyarrow drop what differs.
+    directory = RunDirectory(tmp_path / "run")
+    directory.create()
+    directory.write_chunk(0, *recorded_chunk(range(2)))
+    recorder = ChunkRecorder()
+    error = StrategyError("raised RuntimeError: boom", spec="bad", seat=1, game_seed=7, decision="discard")
+    recorder.add_forfeit(2, 7, ("good", "bad"), error)
+    directory.write_chunk(1, *recorder.tables())
+    directory.write_decisions(0, DecisionRecorder().table())
+    for folder, schema in ((directory.games_path, GAME_SCHEMA), (directory.hands_path, HAND_SCHEMA),
+                           (directory.decisions_path, DECISION_SCHEMA)):
+        for part in directory.parts(folder).values():
+            assert pq.read_schema(part).remove_metadata() == schema, part
+        assert ds.dataset(folder).to_table().schema.remove_metadata() == schema
+    games = ds.dataset(directory.games_path).to_table().sort_by("game_id")
+    assert games["forfeit_reason"].to_pylist() == [None, None, "exception"]
+
+
 def test_manifest_round_trip_and_errors(tmp_path):
     directory = RunDirectory(tmp_path / "run")
     with pytest.raises(RunDirectoryError, match="does not exist"):
@@ -105,10 +132,11 @@ def documented_columns(section: str) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("section, schema", [("games", GAME_SCHEMA), ("hands", HAND_SCHEMA)])
+@pytest.mark.parametrize("section, schema", [("games", GAME_SCHEMA), ("hands", HAND_SCHEMA),
+                                             ("decisions", DECISION_SCHEMA)])
 def test_every_column_is_documented_with_its_type(section, schema):
     names = {pa.int64(): "int64", pa.uint64(): "uint64", pa.int32(): "int32", pa.int8(): "int8",
-             pa.string(): "string", pa.bool_(): "bool"}
+             pa.string(): "string", pa.bool_(): "bool", pa.list_(pa.int32()): "list of int32"}
     documented = documented_columns(section)
     assert list(documented) == schema.names
     assert documented == {field.name: names[field.type] for field in schema}

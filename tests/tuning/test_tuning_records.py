@@ -158,3 +158,18 @@ def test_a_file_typed_by_its_absolute_path_is_named_from_the_home_in_a_tuning_an
     resumed = invoke("tune", typed, *settings, "--resume", "tuned", "--workers", "1")  # the settings typed again
     assert resumed.exit_code == 0, resumed.output
     assert resumed.output.splitlines()[-1] == result.output.splitlines()[-1]
+
+
+def test_the_trajectory_names_what_wrote_it_in_its_metadata_as_a_runs_parts_do(tmp_path):
+    from canasta_sim import ENGINE_VERSION, __version__
+    from canasta_sim.runs.storage import WRITER_KEY
+    from canasta_sim.tuning.run import TuningDirectory, trajectory_schema
+
+    # A run's parts said which canasta-sim and engine wrote them; a tuning's trajectory, read alone, said nothing.
+    directory = TuningDirectory(tmp_path / "tuned")
+    directory.path.mkdir()
+    row = {name: 0 for name in trajectory_schema(("aggression",)).names}
+    directory.write_trajectory([row], ("aggression",))
+    metadata = pq.read_schema(directory.trajectory_path).metadata
+    assert json.loads(metadata[WRITER_KEY]) == {"tool": f"canasta-sim {__version__}", "engine_version": ENGINE_VERSION}
+    assert directory.read_trajectory().to_pylist() == [row]
