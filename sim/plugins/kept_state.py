@@ -15,6 +15,8 @@ import time
 import types
 from collections.abc import Callable
 
+from canasta_sim.errors import UserInterrupt
+
 _OWN = ("builtins", "canasta_sim")
 """Top-level packages whose modules are not a strategy's own: Python's builtins and canasta-sim, whose built-ins and
 bot proxies (the class of an ``isolated:`` spec, whose state lives in its own process) are defined there."""
@@ -29,6 +31,9 @@ _CLAIMED_LENGTH = 80
 """Characters of a claimed name kept, after escaping: a name, never a payload."""
 
 _CLAIMED = b"claimed"
+
+_class_dict = type.__dict__["__dict__"].__get__
+"""A class's own namespace, read past its metaclass: neither its ``__getattribute__`` nor its properties run."""
 
 _claims: dict[str, dict[str, None]] = {}
 """The names each bot (by its pool's label, the spec it was started for) claimed changed in this process's life."""
@@ -47,12 +52,16 @@ def kept_state(cls: type) -> dict[str, bytes | int | None]:
         if module is None or name.partition(".")[0] in _OWN:
             continue
         for key, value in list(vars(module).items()):
-            if key.startswith("__") or isinstance(value, types.ModuleType):
+            # By its type and the class's own dict, never its attributes: a strategy's metaclass or __class__ may
+            # run its code (a SystemExit) when read, and a bot server reads its state before its handshake.
+            if key.startswith("__") or issubclass(type(value), types.ModuleType):
                 continue
             state[key] = _pickled(value)
-            if isinstance(value, type) and value.__module__ == name:
-                state.update((f"{key}.{attribute}", _pickled(held)) for attribute, held in list(vars(value).items())
-                             if not attribute.startswith("__"))
+            if issubclass(type(value), type):
+                own = _class_dict(value)
+                if type(own.get("__module__")) is str and own["__module__"] == name:
+                    state.update((f"{key}.{attribute}", _pickled(held)) for attribute, held in list(own.items())
+                                 if not attribute.startswith("__"))
     return state
 
 
@@ -99,7 +108,9 @@ def _pickled(value) -> bytes | int | None:
         digest = hashlib.blake2b(pickled, digest_size=16)
         for buffer in buffers:
             digest.update(buffer.raw())
-    except Exception:  # the strategy's own object refuses to pickle, however: judged by its identity instead
+    except UserInterrupt:
+        raise
+    except BaseException:  # the strategy's own object refuses to pickle, however (a SystemExit): judged by its identity
         return id(value)
     # A digest, not the bytes: a model's weights held in a global are not kept twice for the whole run.
     return digest.digest()
