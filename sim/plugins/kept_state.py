@@ -32,8 +32,11 @@ _CLAIMED_LENGTH = 80
 
 _CLAIMED = b"claimed"
 
-_class_dict = type.__dict__["__dict__"].__get__
-"""A class's own namespace, read past its metaclass: neither its ``__getattribute__`` nor its properties run."""
+
+
+def _class_dict(cls: type):
+    """A class's own namespace, read past its metaclass's ``__getattribute__`` and its ``__module__`` property."""
+    return type.__getattribute__(cls, "__dict__")
 
 _claims: dict[str, dict[str, None]] = {}
 """The names each bot (by its pool's label, the spec it was started for) claimed changed in this process's life."""
