@@ -20,7 +20,7 @@ from canasta_sim.plugins.loader import borrows_built_in_name, load_strategy, mac
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
-from canasta_sim.plugins.specs import isolate_spec, machine_refusal, parse_spec
+from canasta_sim.plugins.specs import isolate_spec, machine_refusal
 from canasta_sim.runs.supervised_game import play_supervised
 from canasta_sim.strategies import BUILTIN
 
@@ -82,11 +82,6 @@ def check_command(
                f"{', '.join(met)}{under}")
     if issubclass(checked.cls, ProcessStrategy):  # what a bot's author can change to make it faster
         click.echo(f"its ready message: {checked.cls.protocol_summary()} (canasta-sim docs protocol)")
-    if spec.startswith("isolated:") and parse_spec(spec[len("isolated:"):])[0] not in BUILTIN:
-        # Each game's bot process is new, and what a class or module keeps is read in-process only: say what the
-        # check leaves out, where no problem would otherwise read as a strategy that keeps nothing between games.
-        click.echo("not checked isolated: what the strategy keeps from one game to the next in its class or module, "
-                   "which stays in its own process; check-strategy without --isolate checks it")
     # This process plays no game (each game's own process starts its bots): its handshake's bot ends now, and
     # how it ends is the one ending seen here.
     ending_problems = sum(_ended_badly(bot) for bot in close_all())

@@ -38,8 +38,9 @@ from typing import Any
 import greenlet
 
 from canasta_sim.errors import SeatFailure
+from canasta_sim.plugins.kept_state import note_claim
 from canasta_sim.plugins.process import BotProcess
-from canasta_sim.plugins.protocol import ProtocolError, decode, encode, shown_json
+from canasta_sim.plugins.protocol import ProtocolError, decode, encode, unawaited_problem
 
 __all__ = ["REPLAYS", "Endpoint", "Hub", "SharedBot", "current_hub"]
 
@@ -186,7 +187,7 @@ class SharedBot:
             if self.tagged:
                 tag = message.get("game")
                 if type(tag) is not int:  # false and 0.0 would find game 0 by their equal hashes, true game 1
-                    raise ProtocolError(_unawaited(line, message, self.open))
+                    raise ProtocolError(unawaited_problem(line, message, self.open))
                 if tag in self.closed:
                     return  # a late answer for a game that ended meanwhile
                 endpoint = self.awaiting.pop(tag, None)
@@ -194,7 +195,7 @@ class SharedBot:
                     # A second answer, or a question after the answer: the game it names broke the protocol, not the
                     # game the process owes an answer first.
                     named = self.open.get(tag)
-                    raise ProtocolError(_unawaited(line, message, self.open))
+                    raise ProtocolError(unawaited_problem(line, message, self.open))
             else:
                 if not self.awaiting:  # one game, asked one request at a time: a line when none is due answers nothing
                     named = next(iter(self.open.values()), None)
@@ -205,6 +206,8 @@ class SharedBot:
             self.die(SeatFailure(f"the bot wrote something outside the protocol: {error}{self.bot.stderr_tail()}",
                                  reason="malformed"), named)
             return
+        if "kept" in message:  # a claim, never a charge: warned of as a change seen in-process (docs/protocol.md)
+            note_claim(self.bot.label, message["kept"])
         if message.get("type") not in _WITHIN_REQUEST:  # an answer (or an error): the request is over
             owed = self.owed
             if owed and owed[0] is endpoint:
@@ -217,22 +220,6 @@ class SharedBot:
             hub.runnable.append((endpoint.waiter, message))  # Hub.resume, written out: every answer comes here
         else:
             endpoint.reply = message
-
-
-def _unawaited(line: bytes, message: dict[str, Any], playing: dict[int, Endpoint]) -> str:
-    """What is wrong with a protocol-2 line that answers no game waiting for an answer: it names no game, names one by
-    something other than its number, or names a game that owes no answer now."""
-    shown = repr(line[:120].decode(errors="replace"))
-    if "game" not in message:
-        return f"the message {shown} names no game: every message after 'ready' names its game with 'game'"
-    tag = message["game"]
-    if type(tag) is not int:
-        return (f"the message {shown} names its game by {shown_json(tag, 40)}: a game is named by the "
-                "whole number its 'game' message gave, e.g. \"game\":0")
-    if tag not in playing:
-        return f"the message {shown} names game {tag}, which this process is not playing"
-    return (f"the message {shown} names game {tag}, which is waiting for no answer (a second answer to one request, "
-            "or a 'check' or 'view' after the answer)")
 
 
 _WRITE_SECONDS = 60.0  # a bot that takes no input for this long has stopped reading: a timeout

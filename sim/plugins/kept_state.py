@@ -15,9 +15,30 @@ import time
 import types
 from collections.abc import Callable
 
+from canasta_sim.errors import UserInterrupt
+
 _OWN = ("builtins", "canasta_sim")
 """Top-level packages whose modules are not a strategy's own: Python's builtins and canasta-sim, whose built-ins and
 bot proxies (the class of an ``isolated:`` spec, whose state lives in its own process) are defined there."""
+
+_PROXY_MODULE = "canasta_sim.plugins.proxy"
+"""Where a bot process's class is defined: its kept state is what its process claims (:func:`note_claim`)."""
+
+CLAIMED_NAMES = 16
+"""Names a bot process's claims count for each bot, at most, whatever it sends: each is told once a run anyway."""
+
+_CLAIMED_LENGTH = 80
+"""Characters of a claimed name kept, after escaping: a name, never a payload."""
+
+_CLAIMED = b"claimed"
+
+_claims: dict[str, dict[str, None]] = {}
+"""The names each bot (by its pool's label, the spec it was started for) claimed changed in this process's life."""
+
+
+def _class_dict(cls: type):
+    """A class's own namespace, read past its metaclass's ``__getattribute__`` and its ``__module__`` property."""
+    return type.__getattribute__(cls, "__dict__")
 
 
 def kept_state(cls: type) -> dict[str, bytes | int | None]:
@@ -25,18 +46,47 @@ def kept_state(cls: type) -> dict[str, bytes | int | None]:
     of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identity where
     it does not pickle (a lambda); ``None`` as ``None``, a value not loaded yet (:func:`changed_names`)."""
     state: dict[str, bytes | int | None] = {}
+    pool = vars(cls).get("pool") if cls.__module__ == _PROXY_MODULE else None
+    if pool is not None:  # a bot process's class: its claims, the state being in its own process
+        state.update(dict.fromkeys(_claims.get(pool.label, ()), _CLAIMED))
     for name in dict.fromkeys(part.__module__ for part in cls.__mro__):
         module = sys.modules.get(name)
         if module is None or name.partition(".")[0] in _OWN:
             continue
         for key, value in list(vars(module).items()):
-            if key.startswith("__") or isinstance(value, types.ModuleType):
+            # By its type and the class's own dict, never its attributes: a strategy's metaclass or __class__ may
+            # run its code (a SystemExit) when read, and a bot server reads its state before its handshake.
+            if key.startswith("__") or issubclass(type(value), types.ModuleType):
                 continue
             state[key] = _pickled(value)
-            if isinstance(value, type) and value.__module__ == name:
-                state.update((f"{key}.{attribute}", _pickled(held)) for attribute, held in list(vars(value).items())
-                             if not attribute.startswith("__"))
+            if issubclass(type(value), type):
+                own = _class_dict(value)
+                if type(own.get("__module__")) is str and own["__module__"] == name:
+                    state.update((f"{key}.{attribute}", _pickled(held)) for attribute, held in list(own.items())
+                                 if not attribute.startswith("__"))
     return state
+
+
+def watched(cls: type) -> bool:
+    """Whether :func:`kept_state` of ``cls`` may find anything but claims: one of its modules is the strategy's own
+    (a bot server serving a built-in then looks at nothing after its games)."""
+    return any(part.__module__.partition(".")[0] not in _OWN for part in cls.__mro__)
+
+
+def note_claim(label: str, names: object) -> None:
+    """Take a bot process's claim that its strategy changed what it keeps between games (its answer's ``kept``):
+    untrusted, so bounded and escaped; anything but a list of texts is no claim, ignored, and never charged, for a
+    claim is only ever warned of, as in-process."""
+    if type(names) is not list:
+        return
+    held = _claims.setdefault(label, {})
+    for name in names[:CLAIMED_NAMES]:
+        if len(held) >= CLAIMED_NAMES:
+            return
+        if type(name) is str and name:
+            name = name[:_CLAIMED_LENGTH]
+            shown = name if name.isprintable() else name.encode("unicode_escape").decode("ascii")
+            held[shown[:_CLAIMED_LENGTH]] = None
 
 
 def changed_names(before: dict[str, bytes | int | None], after: dict[str, bytes | int | None]) -> list[str]:
@@ -60,7 +110,9 @@ def _pickled(value) -> bytes | int | None:
         digest = hashlib.blake2b(pickled, digest_size=16)
         for buffer in buffers:
             digest.update(buffer.raw())
-    except Exception:  # the strategy's own object refuses to pickle, however: judged by its identity instead
+    except UserInterrupt:
+        raise
+    except BaseException:  # the strategy's own object refuses to pickle, however (a SystemExit): judged by its identity
         return id(value)
     # A digest, not the bytes: a model's weights held in a global are not kept twice for the whole run.
     return digest.digest()

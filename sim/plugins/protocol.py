@@ -44,6 +44,7 @@ __all__ = [
     "parse_answer",
     "parse_ready",
     "shown_json",
+    "unawaited_problem",
 ]
 
 PROTOCOL_VERSION = 2
@@ -353,3 +354,19 @@ def check_answer(view, decision: str, text: Any) -> dict[str, Any]:
     except (MoveParseError, ValueError) as error:
         return checked_message(text, None, error)
     return checked_message(text, move, None)
+
+
+def unawaited_problem(line: bytes, message: dict[str, Any], playing: Mapping[int, object]) -> str:
+    """What is wrong with a protocol-2 line that answers no game waiting for an answer: it names no game, names one by
+    something other than its number, or names a game that owes no answer now."""
+    shown = repr(line[:120].decode(errors="replace"))
+    if "game" not in message:
+        return f"the message {shown} names no game: every message after 'ready' names its game with 'game'"
+    tag = message["game"]
+    if type(tag) is not int:
+        return (f"the message {shown} names its game by {shown_json(tag, 40)}: a game is named by the "
+                "whole number its 'game' message gave, e.g. \"game\":0")
+    if tag not in playing:
+        return f"the message {shown} names game {tag}, which this process is not playing"
+    return (f"the message {shown} names game {tag}, which is waiting for no answer (a second answer to one request, "
+            "or a 'check' or 'view' after the answer)")

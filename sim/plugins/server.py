@@ -42,6 +42,7 @@ from canasta_sim.errors import (
     raised_text,
     shown_value,
 )
+from canasta_sim.plugins.kept_state import CLAIMED_NAMES, KeptStateWatch, watched
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.messages import MessageView, hand_result_from_message, set_whole_view
 from canasta_sim.plugins.protocol import INLINE_EVENTS, PROTOCOL_VERSION, shown_json
@@ -109,6 +110,11 @@ class BotServer:
         self.games: dict[Any, _Game] = {}
         self._rules: dict[bytes, Rules] = {}
         self._moves: dict[str, Any] = {}  # event texts parsed so far: moves repeat, and records are immutable
+        cls = self.loaded.cls
+        # What the strategy keeps between games is in this process, out of the arbiter's reach: looked at as a game
+        # ends, and what changed is claimed in the next answer (``kept``), warned of as an in-process change is.
+        self._watch = KeptStateWatch({spec: cls}) if watched(cls) else None
+        self._kept: list[str] | None = None
 
     def ready(self) -> dict[str, Any]:
         """The answer to ``hello``."""
@@ -186,6 +192,9 @@ class BotServer:
             return None
         elif kind == "game_end":
             self.games.pop(tag, None)
+            if self._watch is not None:
+                for _, names in self._watch.changes():
+                    self._kept = names[:CLAIMED_NAMES]
             return None
         elif kind in _GAME_MESSAGES:
             reply = {"type": "error", "message": f"a {kind!r} message came for no open game (game {tag!r})"}
@@ -193,6 +202,8 @@ class BotServer:
             reply = {"type": "error", "message": f"unknown message type {kind!r}"}
         if "game" in message:
             reply["game"] = tag
+            if self._kept is not None:  # any game's answer carries it: the arbiter counts it for the process's spec
+                reply["kept"], self._kept = self._kept, None
         return reply
 
     def _start_hand(self, game: _Game, view: dict[str, Any]) -> None:

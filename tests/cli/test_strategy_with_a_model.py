@@ -149,15 +149,15 @@ class Counting(Greedy):
 
 
 @pytest.mark.timeout(60)
-def test_check_strategy_isolate_says_that_it_leaves_state_kept_between_games_unchecked(tmp_path):
-    """In-process the check names a class attribute a game changed; isolated, each game's bot process is new and
-    nothing reads its class: it said "no problems found", as if the strategy kept nothing between games."""
+def test_check_strategy_isolate_names_state_kept_between_games_as_in_process(tmp_path):
+    """In-process the check names a class attribute a game changed; isolated, nothing read the bot process's class:
+    it said "not checked isolated", and now its bot server claims the change, named as in-process."""
     (tmp_path / "counting.py").write_text(COUNTS_ITS_GAMES)
     spec = f"{tmp_path / 'counting.py'}:Counting"
     checked = CliRunner().invoke(main, ["check-strategy", spec, "--games", "1", "--rules", "target_score=500"])
     assert checked.exit_code == 1 and "(Counting.games)" in checked.output, checked.output
     isolated = CliRunner().invoke(main, ["check-strategy", "--isolate", spec, "--games", "1", "--rules",
                                          "target_score=500", "--time-limit", "10"])
-    assert isolated.exit_code == 0, isolated.output
-    assert ("not checked isolated: what the strategy keeps from one game to the next in its class or module, which "
-            "stays in its own process; check-strategy without --isolate checks it") in isolated.output
+    assert isolated.exit_code == 1, isolated.output
+    problems = [line for line in isolated.output.splitlines() if line.startswith("problem")]
+    assert len(problems) == 1 and "(Counting.games)" in problems[0], isolated.output

@@ -1,0 +1,98 @@
+"""A strategy played ``isolated:`` that changes what its class or module keeps between games is warned of as it is
+in-process: canasta-sim's bot server claims the change in an answer's ``kept`` field, and the claim, untrusted,
+is bounded, escaped and never charged (docs/protocol.md)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+
+LEARNER = '''
+from canasta_sim.strategies import Greedy
+
+
+class Learner(Greedy):
+    name = "learner"
+    hands = 0  # every hand the class ever played, so its play a few hundred hands in would differ
+
+    def on_hand_start(self, view):
+        Learner.hands += 1
+'''
+
+KEPT = "keeps from one game to the next"
+QUICK = ["--rules", "target_score=500", "--workers", "1"]
+
+
+@pytest.mark.timeout(120)
+def test_run_warns_of_an_isolated_strategy_that_keeps_state_between_games(tmp_path, monkeypatch):
+    (tmp_path / "learner.py").write_text(LEARNER)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--out", "rr", *QUICK,
+                                       "-s", "isolated:learner.py:Learner", "-s", "random"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if KEPT in line]
+    assert len(warnings) == 1 and "'isolated:learner.py:Learner'" in warnings[0], result.output
+    assert "(Learner.hands)" in warnings[0] and "--workers" in warnings[0]
+
+
+@pytest.mark.timeout(120)
+def test_compare_warns_of_an_isolated_strategy_that_keeps_state_between_games(tmp_path):
+    (tmp_path / "learner.py").write_text(LEARNER)
+    result = CliRunner().invoke(main, ["compare", f"isolated:{tmp_path}/learner.py:Learner", "--baseline", "random",
+                                       "--max-games", "4", "--seed", "3", *QUICK])
+    warnings = [line for line in result.output.splitlines() if KEPT in line]
+    assert len(warnings) == 1 and "(Learner.hands)" in warnings[0], result.output
+
+
+STEADY = LEARNER.replace("Learner.hands += 1", "self.hands = getattr(self, 'hands', 0) + 1")
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_strategy_that_keeps_state_on_its_instances_is_not_warned_of(tmp_path, monkeypatch):
+    (tmp_path / "steady.py").write_text(STEADY)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--out", "rr", *QUICK,
+                                       "-s", "isolated:steady.py:Learner", "-s", "random"])
+    assert result.exit_code == 0 and KEPT not in result.output, result.output
+
+
+HOSTILE = '''
+import sys
+
+from canasta_sim.plugins import server
+
+answer = server.BotServer.handle
+
+
+def handle(self, message):
+    reply = answer(self, message)
+    if reply is not None and "game" in reply:
+        # Huge, control characters, wrong types: a claim is the bot's word, taken bounded and escaped
+        reply["kept"] = (["\\x1b[2J\\x1b[31mwiped" * 5000, 7, None, {"a": 1}, ["b"], ""]
+                         + [f"name{i}" for i in range(5000)]) if message.get("game", 0) % 2 else {"not": "a list"}
+    return reply
+
+
+server.BotServer.handle = handle
+sys.exit(server.main())
+'''
+
+
+@pytest.mark.timeout(120)
+def test_a_hostile_kept_claim_is_bounded_escaped_and_charges_no_seat(tmp_path, monkeypatch):
+    (tmp_path / "hostile.py").write_text(HOSTILE)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--out", "rr", *QUICK,
+                                       "-s", f"cmd:{sys.executable} hostile.py greedy", "-s", "random"])
+    assert result.exit_code == 0, result.output
+    assert "forfeit" not in result.output.lower() and "\x1b" not in result.output, result.output
+    warnings = [line for line in result.output.splitlines() if KEPT in line]
+    assert len(warnings) == 1, result.output
+    names = warnings[0].split(" next (", 1)[1].split(") in a worker", 1)[0].split(", ")
+    # The first 16 entries of a claim are read: the 6 of other kinds or empty are ignored, 10 names after them taken
+    assert len(names) == 11 and names[0].startswith("\\x1b[2J\\x1b[31mwiped") and len(names[0]) <= 80, names
+    assert sorted(names[1:]) == sorted(f"name{i}" for i in range(10)), names
