@@ -10,18 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
-
-LEARNER = '''
-from canasta_sim.strategies import Greedy
-
-
-class Learner(Greedy):
-    name = "learner"
-    hands = 0  # every hand the class ever played, so its play a few hundred hands in would differ
-
-    def on_hand_start(self, view):
-        Learner.hands += 1
-'''
+from tests.cli.test_run_of_many_student_files import LEARNER  # counts its hands in its class
 
 KEPT = "keeps from one game to the next"
 QUICK = ["--rules", "target_score=500", "--workers", "1"]

@@ -1,6 +1,7 @@
 """The Dask backend: the same tables as the local runner, file strategies the workers cannot see,
 a worker dying mid-run, and one-line errors for strategies the workers cannot load and chunks that hang."""
 
+import contextlib
 import dataclasses
 import json
 import logging
@@ -150,9 +151,9 @@ def test_dask_tables_equal_the_local_tables(cluster, tmp_path):
     assert not [p for p in (remote.path / "games").iterdir() if p.name.startswith(".")]  # no temporaries left
 
 
-def test_forfeits_and_worker_log_records_come_back_like_local_ones(cluster, tmp_path):
-    spec = f"{write(tmp_path / 'bots', 'flaky.py', FLAKY)}:Flaky"
-    settings = RunSettings(games=30, seed=11, specs=(spec, "random"), rules=QUICK, chunk_size=5)
+@contextlib.contextmanager
+def _warnings_logged():
+    """The warning records this process logs meanwhile, its Dask workers' among them (forwarded to the client)."""
     records = []
 
     class Collect(logging.Handler):
@@ -162,9 +163,16 @@ def test_forfeits_and_worker_log_records_come_back_like_local_ones(cluster, tmp_
     handler = Collect(level=logging.WARNING)
     logging.getLogger().addHandler(handler)
     try:
-        local, remote, outcome, _ = play_both(settings, tmp_path, cluster, on_error="forfeit")
+        yield records
     finally:
         logging.getLogger().removeHandler(handler)
+
+
+def test_forfeits_and_worker_log_records_come_back_like_local_ones(cluster, tmp_path):
+    spec = f"{write(tmp_path / 'bots', 'flaky.py', FLAKY)}:Flaky"
+    settings = RunSettings(games=30, seed=11, specs=(spec, "random"), rules=QUICK, chunk_size=5)
+    with _warnings_logged() as records:
+        local, remote, outcome, _ = play_both(settings, tmp_path, cluster, on_error="forfeit")
     assert outcome == (False, None)
     assert_same_tables(local.path, remote.path)  # the error column names the spec as given, on both backends
     games = read_tables(remote.path)[0]
@@ -195,19 +203,9 @@ def test_a_strategy_keeping_state_between_games_is_warned_of_from_dask_workers_a
     of a run's chunks from one import of the strategy, said nothing."""
     spec = f"{write(tmp_path / 'bots', 'learner.py', LEARNER)}:Learner"
     settings = RunSettings(games=4, seed=3, specs=(spec, "greedy"), rules=QUICK, chunk_size=2)
-    records = []
-
-    class Collect(logging.Handler):
-        def emit(self, record):
-            records.append(record)
-
-    handler = Collect(level=logging.WARNING)
-    logging.getLogger().addHandler(handler)
-    try:
+    with _warnings_logged() as records:
         outcome = DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / "dask"), [0, 1],
                                                               workers=2, on_error="stop")
-    finally:
-        logging.getLogger().removeHandler(handler)
     assert outcome == (False, None)
     warned = [record.getMessage() for record in records if record.processName.startswith("Dask worker tcp://")]
     assert warned and all(f"strategy {spec!r} changed what its class or module keeps from one game to the next "
