@@ -58,6 +58,7 @@ from canasta_sim.cli.replaying import (
     recorded_games_at_once,
     recorded_memory_limit,
     recorded_start,
+    same_strategies_as_run,
     specs_named_from_start,
     start_command,
     started_elsewhere,
@@ -165,20 +166,20 @@ def _resumed_settings(resume: Path, given: dict,
         "stability": settings.stability, "on_error": settings.on_error, "time_limit": settings.time_limit,
     }
     differences = [f"{option} {_as_given(key, recorded[key])}, not {_as_given(key, given[key])}"
-                   for key, option in _SETTING_OPTIONS.items() if _differs(key, given[key], recorded[key])]
+                   for key, option in _SETTING_OPTIONS.items() if _differs(key, given[key], recorded[key], manifest)]
     if differences:
         raise fail(f"--resume {resume}: the tuning was made with other settings ({'; '.join(differences)}); "
                    "resume it without those options or start a new tuning")
     return directory, manifest, settings
 
 
-def _differs(key: str, given, recorded) -> bool:
-    """Whether an option repeated on ``--resume`` differs from the tuning's: a file spec typed as an absolute path
-    is the same as the name the new tuning gave it (:func:`_named_specs`), found from the directory the resume now
-    starts in, the tuning's."""
+def _differs(key: str, given, recorded, manifest: dict) -> bool:
+    """Whether an option repeated on ``--resume`` differs from the tuning's: a file spec is the tuning's when it names
+    the same file, as ``run --resume`` judges it (:func:`~canasta_sim.cli.replaying.same_strategies_as_run`), found
+    from the directory the resume now starts in, the tuning's."""
     if given is None or given == recorded:
         return False
-    return key not in ("spec", "against") or _named_specs(given)[0] != recorded
+    return key not in ("spec", "against") or not same_strategies_as_run((given,), manifest, (recorded,))
 
 
 def _named_specs(*specs: str | None) -> tuple[str | None, ...]:
