@@ -198,6 +198,7 @@ class Learner(Greedy):
 '''
 
 
+@pytest.mark.timeout(120)
 def test_a_strategy_keeping_state_between_games_is_warned_of_from_dask_workers_as_from_local_ones(cluster, tmp_path):
     """A local worker warns of a class attribute or module global a game changed; a Dask worker, which plays many
     of a run's chunks from one import of the strategy, said nothing."""
