@@ -150,6 +150,22 @@ def _resumed_settings(resume: Path, given: dict,
     try:
         manifest = directory.read_manifest()
         settings = TuningSettings.from_manifest(manifest, str(directory.manifest_path))
+    except CanastaError as error:
+        raise fail(f"--resume: {error}") from None
+    recorded = {
+        "spec": settings.spec, "against": settings.against, "games": settings.games,
+        "games_per_iteration": settings.games_per_iteration, "params": settings.params, "seed": settings.seed,
+        "rules": settings.rules, "learning_rate": settings.learning_rate, "perturbation": settings.perturbation,
+        "stability": settings.stability, "on_error": settings.on_error, "time_limit": settings.time_limit,
+    }
+    # Judged here, before the move to the start folder: a strategy path typed again means a file from where it was
+    # typed, as run --resume reads it.
+    differences = [f"{option} {_as_given(key, recorded[key])}, not {_as_given(key, given[key])}"
+                   for key, option in _SETTING_OPTIONS.items() if _differs(key, given[key], recorded[key], manifest)]
+    if differences:
+        raise fail(f"--resume {resume}: the tuning was made with other settings ({'; '.join(differences)}); "
+                   "resume it without those options or start a new tuning")
+    try:
         started = started_elsewhere(manifest, (settings.spec, settings.against))
         if started is not None:
             directory = TuningDirectory(directory.path.absolute())
@@ -159,24 +175,13 @@ def _resumed_settings(resume: Path, given: dict,
                        "played as the first ones were: raise its version and start a new tuning", err=True)
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
-    recorded = {
-        "spec": settings.spec, "against": settings.against, "games": settings.games,
-        "games_per_iteration": settings.games_per_iteration, "params": settings.params, "seed": settings.seed,
-        "rules": settings.rules, "learning_rate": settings.learning_rate, "perturbation": settings.perturbation,
-        "stability": settings.stability, "on_error": settings.on_error, "time_limit": settings.time_limit,
-    }
-    differences = [f"{option} {_as_given(key, recorded[key])}, not {_as_given(key, given[key])}"
-                   for key, option in _SETTING_OPTIONS.items() if _differs(key, given[key], recorded[key], manifest)]
-    if differences:
-        raise fail(f"--resume {resume}: the tuning was made with other settings ({'; '.join(differences)}); "
-                   "resume it without those options or start a new tuning")
     return directory, manifest, settings
 
 
 def _differs(key: str, given, recorded, manifest: dict) -> bool:
     """Whether an option repeated on ``--resume`` differs from the tuning's: a file spec is the tuning's when it names
     the same file, as ``run --resume`` judges it (:func:`~canasta_sim.cli.replaying.same_strategies_as_run`), found
-    from the directory the resume now starts in, the tuning's."""
+    from the directory the resume is typed in."""
     if given is None or given == recorded:
         return False
     return key not in ("spec", "against") or not same_strategies_as_run((given,), manifest, (recorded,))

@@ -117,6 +117,26 @@ def test_a_tuning_of_a_file_named_relatively_resumes_from_another_directory(tmp_
 
 
 @pytest.mark.timeout(60)
+def test_a_strategy_file_typed_again_on_tune_resume_is_found_from_where_it_is_typed(tmp_path, monkeypatch):
+    # Typed from the strategy's own folder, its relative path was looked for from the folder the tuning started in,
+    # and the resume refused the tuning's own file as other settings; run --resume reads it from where it is typed.
+    (tmp_path / "start" / "bots").mkdir(parents=True)
+    (tmp_path / "start" / "bots" / "mine.py").write_text(MINE)
+    monkeypatch.chdir(tmp_path / "start")
+    settings = ["--params", "aggression", "--games", "4", "--games-per-iteration", "4", "--seed", "1", "-q", *QUICK]
+    tuned = invoke("tune", "bots/mine.py:Mine", *settings, "--workers", "1", "--out", "out")
+    assert tuned.exit_code == 0, tuned.output
+    monkeypatch.chdir(tmp_path / "start" / "bots")
+    resumed = invoke("tune", "mine.py:Mine", *settings, "--resume", "../out", "--workers", "1")
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.output.splitlines()[-1] == tuned.output.splitlines()[-1]
+    (tmp_path / "start" / "mine.py").write_text(MINE)  # the same path from the start folder names another file
+    other = invoke("tune", "../mine.py:Mine", *settings, "--resume", "../out", "--workers", "1")
+    assert other.exit_code == 2 and "the tuning was made with other settings (SPEC bots/mine.py:Mine, not " \
+        "../mine.py:Mine)" in other.output, other.output
+
+
+@pytest.mark.timeout(60)
 def test_a_tune_resume_names_a_strategy_file_whose_code_changed_under_the_same_version(tmp_path, monkeypatch):
     # A tuning of one's own file, its play changed and its version not raised, was resumed without a word: its
     # iterations then tuned two plays as one.
