@@ -483,6 +483,8 @@ def _conclude(plan: MatchPlan, test: Sprt, comparison: Comparison, status: str, 
     if recorder is not None:
         saved = (f"; the {counts.game_count} games counted are saved in {out}" if recorder.manifest is not None
                  else f"; no game was counted, so {out} holds none")
+    if comparison.error or start_error or status == "interrupted":
+        _counted_facts(comparison)  # of the games counted before the stop: told as a finished test tells them
     if comparison.error or start_error:
         click.echo(f"Error: {comparison.error or start_error}{saved}", err=True)
         sys.exit(EXIT_STOPPED)
@@ -494,10 +496,16 @@ def _conclude(plan: MatchPlan, test: Sprt, comparison: Comparison, status: str, 
     last_line = comparison.last_line
     if _progress_line(counts, llr, test) != last_line:  # show where the test ended
         click.echo(_progress_line(counts, llr, test))
-    if comparison.forfeits:
-        click.echo(f"{comparison.forfeits} games counted were forfeited by a failing strategy (--on-error forfeit)")
-    if comparison.hand_capped:
-        click.echo(hand_cap_line(comparison.hand_capped, counts.game_count))
+    _counted_facts(comparison)
     click.echo(verdict_line(decision, counts.game_count, plan, test, llr, counts.estimate()))
     if recorder is not None and recorder.manifest is not None:
         click.echo(f"the {counts.game_count} games are saved in {out}: canasta-sim report {out}")
+
+
+def _counted_facts(comparison: Comparison) -> None:
+    """The lines on the games counted that the verdict, an error or an interruption follows: how many a failing
+    strategy forfeited and how many the engine's guard ended (:func:`~canasta_sim.runs.summary.hand_cap_line`)."""
+    if comparison.forfeits:
+        click.echo(f"{comparison.forfeits} games counted were forfeited by a failing strategy (--on-error forfeit)")
+    if comparison.hand_capped:
+        click.echo(hand_cap_line(comparison.hand_capped, comparison.counts.game_count))
