@@ -242,6 +242,9 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
             charts, folder = markdown_charts(run_dir, output_file)
             sections = "\n\n".join(filter(None, [sections, charts]))
             written = f"Wrote {output_file} and its charts in {folder}."
+        else:  # said apart from the report, which a redirect may be publishing: the charts it lacks are one option away
+            click.echo("note: a Markdown report on standard output has no charts, which would have nowhere to go: "
+                       "--output FILE writes them as PNG files beside it, linked from it", err=True)
         text = "\n\n".join(["  \n".join(header), format_summary(rows, "markdown"), *([sections] if sections else [])])
     else:
         additions = results.text()

@@ -127,6 +127,14 @@ def test_markdown_report_is_a_table(fixture_run):
     assert "| strategy | games | wins |" in output and "| x@1 | 4 | 2 | 50.0% [15.0%, 85.0%] |" in output
 
 
+def test_a_markdown_report_on_standard_output_says_apart_from_it_how_its_charts_are_written(fixture_run):
+    # report --format markdown > FILE gave a report without its charts and not a word of --output, which draws them.
+    result = report(fixture_run, "--format", "markdown")
+    assert result.exit_code == 0 and "charts" not in result.stdout, result.output
+    assert result.stderr == ("note: a Markdown report on standard output has no charts, which would have nowhere to "
+                             "go: --output FILE writes them as PNG files beside it, linked from it\n")
+
+
 def test_notebook_api_loads_and_summarizes(fixture_run):
     run = load_run(fixture_run)
     assert list(run.games.game_id) == [0, 1, 2, 3] and len(run.hands) == 8 and run.entrants == ("x", "y")
