@@ -549,3 +549,29 @@ def run_key(spec: str) -> str:
     from canasta_sim.cli.replaying import specs_named_from_start
 
     return specs_named_from_start([spec])[0]
+
+
+def parts_stamps(run_dir: Path) -> list[dict]:
+    """The ``canasta_sim`` metadata of every Parquet part of a run (games, hands, decisions), each read alone with
+    pyarrow, as a reader of one part file reads it."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    from canasta_sim.runs.storage import WRITER_KEY
+
+    parts = sorted(Path(run_dir).glob("*/part-*.parquet"))
+    assert parts, f"{run_dir} holds no part"
+    return [json.loads(pq.read_schema(part).metadata[WRITER_KEY]) for part in parts]
+
+
+def run_stamp(run_dir: Path) -> dict:
+    """What each part of the run in ``run_dir`` should name in its metadata: its writer, and ``run.json``'s seed and
+    rules."""
+    import json
+
+    from canasta_sim import ENGINE_VERSION, __version__
+
+    manifest = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
+    return {"tool": f"canasta-sim {__version__}", "engine_version": ENGINE_VERSION, "seed": manifest["seed"],
+            "rules": manifest["rules"]}

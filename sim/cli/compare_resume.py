@@ -130,7 +130,7 @@ def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> R
     check_columns(directory, "start a new comparison")
     started = started_elsewhere(manifest, (entry["new"], entry["baseline"]))
     if started is not None:
-        directory = RunDirectory(directory.path.absolute())
+        directory = directory.absolute()
         if log_file is not None and not is_standard_output(log_file):
             log_file = log_file.absolute()
         ctx.with_resource(contextlib.chdir(started))

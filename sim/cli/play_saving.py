@@ -48,6 +48,7 @@ def save_played_game(path: Path, result: GameResult, *, partner: str, opponents:
     directory = RunDirectory(path)
     try:
         directory.create()
+        directory.mark_parts(settings.seed, settings.rules.options())  # run.json comes last, marking the game written
         directory.write_chunk(0, *recorder.tables())
         directory.write_manifest(manifest)
     except CanastaError as error:

@@ -202,7 +202,7 @@ def start_directory(manifest: dict[str, Any] | None, settings: RunSettings,
     if recorded is None:
         return contextlib.nullcontext(), directory
     # log_file is made absolute by the caller first: the messages go where the user said.
-    return contextlib.chdir(recorded), RunDirectory(directory.path.absolute())
+    return contextlib.chdir(recorded), directory.absolute()
 
 
 def started_elsewhere(manifest: dict[str, Any] | None, specs: Sequence[str | None]) -> str | None:

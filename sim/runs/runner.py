@@ -369,6 +369,7 @@ class ChunkPlayer:
     ) -> None:
         self.settings = settings
         self.directory = RunDirectory(run_path)
+        self.directory.mark_parts(settings.seed, settings.rules.options())  # run.json is the parent's to read
         self.on_error = on_error
         self.stop_event = stop_event
         if factories is None:

@@ -127,21 +127,24 @@ def _chunk_of(name: str) -> int | None:
 
 WRITER_KEY = b"canasta_sim"
 """The key of each part's schema metadata that names what wrote it: JSON of ``tool`` (``canasta-sim`` and its version)
-and ``engine_version``, as ``run.json`` has them, so that a part read alone says what played its games."""
-_WRITER = json.dumps({"tool": f"canasta-sim {__version__}", "engine_version": ENGINE_VERSION}).encode()
+and ``engine_version``, as ``run.json`` has them, so that a part read alone says what played its games; a run's
+parts add its ``seed`` and ``rules`` (:attr:`RunDirectory.run_facts`), which say which run and variant they are of."""
+_WRITER = {"tool": f"canasta-sim {__version__}", "engine_version": ENGINE_VERSION}
 
 
-def stamped(table: pa.Table) -> pa.Table:
-    """``table`` with :data:`WRITER_KEY` in its schema's metadata, the metadata it had kept."""
-    return table.replace_schema_metadata({**(table.schema.metadata or {}), WRITER_KEY: _WRITER})
+def stamped(table: pa.Table, run_facts: dict[str, Any] | None = None) -> pa.Table:
+    """``table`` with :data:`WRITER_KEY` in its schema's metadata (its writer, and ``run_facts`` when given), the
+    metadata it had kept."""
+    stamp = json.dumps({**_WRITER, **(run_facts or {})}).encode()
+    return table.replace_schema_metadata({**(table.schema.metadata or {}), WRITER_KEY: stamp})
 
 
-def _write_part(table: pa.Table, path: Path) -> None:
+def _write_part(table: pa.Table, path: Path, run_facts: dict[str, Any]) -> None:
     # A games or hands part without dictionary pages: a chunk's part is small, and zstd finds the repeated
     # texts (the strategies, the end reasons) by itself; trying a dictionary for each of the hands table's 35
     # columns took about a third of the part's writing time for 1% smaller files.  The values read back are
     # the same either way.
-    pq.write_table(stamped(table), parquet_path(path), compression="zstd", use_dictionary=False)
+    pq.write_table(stamped(table, run_facts), parquet_path(path), compression="zstd", use_dictionary=False)
 
 
 def read_part(read, path: Path, **options):
@@ -259,6 +262,27 @@ class RunDirectory:
         self.chunk_listeners: list[Callable[[int, pa.Table, pa.Table], None]] = []
         """Called with ``(chunk, games, hands)`` after :meth:`write_chunk` put both parts in place through
         this object, in this process (``run`` keeps its summary from them instead of reading the parts back)."""
+        self.run_facts: dict[str, Any] = {}
+        """The run's ``seed`` and ``rules`` (every option, as ``run.json`` holds them), which each part written through
+        this object carries in its metadata beside its writer (:data:`WRITER_KEY`), so that a part read alone says
+        which run and rules its games are of: known once this object read or wrote ``run.json``, or from
+        :meth:`mark_parts` where the parts are written first."""
+
+    def mark_parts(self, seed: int, rules: dict[str, Any]) -> None:
+        """Have the parts written from now on name ``seed`` and ``rules`` (:attr:`run_facts`)."""
+        self.run_facts = {"seed": seed, "rules": rules}
+
+    def absolute(self) -> RunDirectory:
+        """This run's directory by its absolute path, before the working directory changes; what it knew of the run
+        (:attr:`run_facts`) kept."""
+        directory = RunDirectory(self.path.absolute())
+        directory.run_facts = self.run_facts
+        return directory
+
+    def _learn_run_facts(self, manifest: dict[str, Any]) -> None:
+        seed, rules = manifest.get("seed"), manifest.get("rules")
+        if isinstance(seed, int) and not isinstance(seed, bool) and isinstance(rules, dict):
+            self.mark_parts(seed, rules)
 
     @property
     def manifest_path(self) -> Path:
@@ -283,8 +307,8 @@ class RunDirectory:
     def write_decisions(self, chunk: int, decisions: pa.Table) -> None:
         """Write one chunk's ``decisions`` part under a temporary name, then rename it (before its games part)."""
         self.decisions_path.mkdir(exist_ok=True)
-        _write_atomically(self.decisions_path / part_name(chunk),
-                          lambda path: pq.write_table(stamped(decisions), parquet_path(path), compression="zstd"))
+        _write_atomically(self.decisions_path / part_name(chunk), lambda path: pq.write_table(
+            stamped(decisions, self.run_facts), parquet_path(path), compression="zstd"))
 
     def is_run(self) -> bool:
         """Whether the directory holds a ``run.json``."""
@@ -375,18 +399,20 @@ class RunDirectory:
             raise malformed_entry(str(self.manifest_path), "strategies", 'a list of objects with a "spec"', strategies)
         if not isinstance(manifest.get("rules", {}), dict):
             raise malformed_entry(str(self.manifest_path), "rules", "an object of rules", manifest["rules"])
+        self._learn_run_facts(manifest)
         return manifest
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Replace ``run.json`` atomically."""
         text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
         _write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
+        self._learn_run_facts(manifest)
 
     def write_chunk(self, chunk: int, games: pa.Table, hands: pa.Table) -> None:
         """Write one chunk's two parts, ``hands`` first, each under a temporary name then renamed."""
         name = part_name(chunk)
         for folder, table in ((self.hands_path, hands), (self.games_path, games)):
-            _write_atomically(folder / name, lambda path, table=table: _write_part(table, path))
+            _write_atomically(folder / name, lambda path, table=table: _write_part(table, path, self.run_facts))
         for listener in self.chunk_listeners:
             listener(chunk, games, hands)
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli import main
-from tests.helpers import assert_same_run_tables
+from tests.helpers import assert_same_run_tables, parts_stamps, run_stamp
 
 FAILS_AT_ONCE = '''
 from canasta_sim.strategies.greedy import Greedy
@@ -149,6 +149,7 @@ def test_a_killed_compare_resumed_ends_with_the_verdict_and_tables_of_one_never_
     assert resumed["command"] == reference["command"].replace(str(whole), str(killed))
     assert resumed["status"] == "complete" and resumed["games"] == resumed["games_done"] == 52
     assert_same_run_tables(killed, whole)
+    assert all(stamp == run_stamp(killed) for stamp in parts_stamps(killed))  # the parts the resume wrote too
 
 
 @pytest.mark.timeout(60)
@@ -271,3 +272,9 @@ def test_the_saved_comparisons_session_names_the_canasta_sim_and_build_that_play
     session = json.loads((saved_comparison[0] / "run.json").read_text())["sessions"][0]
     assert session["command"] == "compare"
     assert (session["tool"], session["build"]) == (f"canasta-sim {__version__}", describe())
+
+
+def test_a_saved_comparisons_parts_name_its_seed_and_rules_as_a_runs_do(saved_comparison):
+    # A part of compare --out read alone named its writer, not which comparison (its seed) or rules it was of.
+    stamps = parts_stamps(saved_comparison[0])
+    assert all(stamp == run_stamp(saved_comparison[0]) for stamp in stamps), stamps

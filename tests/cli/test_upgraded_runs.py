@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
 
 from canasta_sim import ENGINE_VERSION, __version__
@@ -19,7 +18,7 @@ from canasta_sim.cli.continuing import changed_files
 from canasta_sim.core.strategy import Strategy
 from canasta_sim.plugins.loader import LoadedStrategy
 from canasta_sim.runs.runner import settings_from_manifest
-from tests.helpers import invoke
+from tests.helpers import invoke, parts_stamps, run_stamp
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -160,14 +159,13 @@ def test_a_strategy_files_code_changed_under_the_same_version_is_named_by_resume
             "changed, the run's games are of more than one play") in invoke("report", str(out)).output
 
 
-def test_a_runs_parquet_parts_name_the_engine_and_the_canasta_sim_that_wrote_them(run_dir):
-    # Read alone (a part sent on, a dataset read by pandas or pyarrow), a table said nothing of what played its games.
-    from canasta_sim.runs.storage import WRITER_KEY  # here, so that the other tests run without it
-
-    for table in ("games", "hands", "decisions"):
-        metadata = pq.read_schema(run_dir / table / "part-000000.parquet").metadata
-        assert json.loads(metadata[WRITER_KEY]) == {"tool": f"canasta-sim {__version__}",
-                                                        "engine_version": ENGINE_VERSION}
+def test_a_runs_parquet_parts_name_the_engine_the_canasta_sim_the_seed_and_the_rules_of_their_run(run_dir):
+    # Read alone (a part sent on, a dataset read by pandas or pyarrow), a table said nothing of what played its games,
+    # then nothing of which run and rules they were of.
+    stamps = parts_stamps(run_dir)
+    # Two chunks of games, hands and decisions.
+    assert len(stamps) == 6 and all(stamp == run_stamp(run_dir) for stamp in stamps), stamps
+    assert stamps[0]["seed"] == 3 and stamps[0]["rules"]["target_score"] == 500
 
 
 def test_the_games_an_older_engines_run_lacks_are_not_said_to_be_played_by_a_resume_that_refuses_it(run_dir, tmp_path):

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.terminal.played import decision_token, played_spec, played_strategy_class
+from tests.helpers import parts_stamps, run_stamp
 from tests.terminal.test_play import ANY_ANSWER, BOT, SHORT
 
 
@@ -42,6 +43,8 @@ def test_a_game_saved_with_play_save_replays_to_the_same_end(tmp_path):
     # Named as its header names it, by name and version, never by its spec of recorded decisions.
     assert summary.exit_code == 0 and "\nyou+greedy@2 " in summary.output
     assert "moves=" not in summary.output
+    # Its parts, read alone, name the deal's seed and the rules, as a run's do (written before its run.json).
+    assert parts_stamps(saved) == [run_stamp(saved)] * 2 and run_stamp(saved)["seed"] == 7
 
 
 def test_save_refuses_a_folder_in_use_before_the_game_and_an_abandoned_game_is_not_saved(tmp_path):
