@@ -88,6 +88,9 @@ class DecisionOptions:
     decision: str
     immediate: dict[int, object]
     compound: tuple[tuple[tuple[int, ...], Move], ...] = ()
+    _allowed_after: dict[tuple[int, ...], tuple[int, ...]] = dataclasses.field(
+        default_factory=dict, init=False, repr=False, compare=False)
+    """:meth:`allowed` by prefix, found once: a step reads them for its mask and again to check the action taken."""
 
     @classmethod
     def of(cls, view: SeatView, decision: str) -> DecisionOptions:
@@ -106,6 +109,12 @@ class DecisionOptions:
 
     def allowed(self, prefix: tuple[int, ...] = ()) -> list[int]:
         """The actions allowed after the actions ``prefix`` of a compound move, in increasing order."""
+        found = self._allowed_after.get(prefix)
+        if found is None:
+            found = self._allowed_after[prefix] = tuple(self._find_allowed(prefix))
+        return list(found)  # the caller's own: the next one reads the kept tuple
+
+    def _find_allowed(self, prefix: tuple[int, ...]) -> list[int]:
         if not prefix:
             found = set(self.immediate)
             found.update(actions[0] for actions, _ in self.compound)

@@ -168,15 +168,15 @@ class CanastaGymEnv(gymnasium.Env):
         driver = self.driver
         self._options = DecisionOptions.of(driver.view(self.seat), driver.decision)
         self._prefix = ()
-        return self._observation(), self._info()
+        return self._decision_seen()
 
-    def _observation(self) -> dict[str, np.ndarray]:
-        return {"observation": observation_vector(self.driver.view(self.seat), self.driver.decision, self._prefix),
-                "action_mask": self._options.mask(self._prefix)}
-
-    def _info(self) -> dict:
-        return {"action_mask": self._options.mask(self._prefix),
-                "decision": decision_shown(self.driver.decision, self._prefix)}
+    def _decision_seen(self) -> tuple[dict[str, np.ndarray], dict]:
+        """The observation and the info of the learning seat's decision, its action mask built once for both (a copy
+        in the info: a learner masking one array in place leaves the other as it was)."""
+        driver, mask = self.driver, self._options.mask(self._prefix)
+        observation = {"observation": observation_vector(driver.view(self.seat), driver.decision, self._prefix),
+                       "action_mask": mask}
+        return observation, {"action_mask": mask.copy(), "decision": decision_shown(driver.decision, self._prefix)}
 
     def _end_observation(self) -> dict[str, np.ndarray]:
         self._options = None
@@ -278,7 +278,8 @@ class CanastaGymEnv(gymnasium.Env):
                 return (self._end_observation(), reward + self._game_reward(), not truncated, truncated,
                         {**self._end_info(), **hand_info(hands)})
             self._options = DecisionOptions.of(driver.view(self.seat), driver.decision)
-        return self._observation(), reward, False, False, {**self._info(), **hand_info(hands)}
+        observation, info = self._decision_seen()
+        return observation, reward, False, False, {**info, **hand_info(hands)}
 
     def _illegal_end(self, number: int):
         """The episode's end on an action the mask does not allow: ``illegal_reward``, plus the reward of the hands

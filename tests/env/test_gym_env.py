@@ -258,3 +258,25 @@ def test_ansi_render_says_when_a_strategy_seats_failure_stopped_the_game(tmp_pat
             observation, *_ = env.step(int(np.flatnonzero(observation["action_mask"])[0]))
     assert env.render().splitlines()[-1] == f"The game stopped when the strategy 'policy:{policy}:act' at seat 2 " \
                                            "failed; call reset()."
+
+
+@pytest.mark.timeout(60)
+def test_each_step_builds_its_action_mask_once_for_the_observation_and_the_info(monkeypatch):
+    from canasta_sim.env.encoding import DecisionOptions
+
+    # The observation's mask and the info's were built apart, each finding the allowed actions again, and the check
+    # of the action taken found them a third time.
+    built = {"mask": 0, "allowed": 0}
+    for name, method in (("mask", DecisionOptions.mask), ("allowed", DecisionOptions._find_allowed)):
+        def counted(self, *arguments, name=name, method=method):
+            built[name] += 1
+            return method(self, *arguments)
+        monkeypatch.setattr(DecisionOptions, name if name == "mask" else "_find_allowed", counted)
+    env, rng, decisions = _short_game(), np.random.default_rng(3), 0
+    observation, info = env.reset(seed=3)
+    while info["decision"] is not None:
+        decisions += 1
+        assert (observation["action_mask"] == info["action_mask"]).all()
+        assert observation["action_mask"] is not info["action_mask"]  # a learner masking one leaves the other
+        observation, _, _, _, info = env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+    assert decisions > 20 and built == {"mask": decisions, "allowed": decisions}
