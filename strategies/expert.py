@@ -31,6 +31,9 @@ exactly what a player at the table sees.  Moves are built straight from the hand
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 from canasta_sim import (
     ACE,
     JOKER,
@@ -93,7 +96,7 @@ class Expert(Strategy):
                                     help="the smallest pile worth a wild card to take (R8.2c)"),
     }
 
-    def __init__(self, rng, **parameters) -> None:
+    def __init__(self, rng: random.Random, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
         self._memory = CardMemory()
         self._decided: tuple | None = None

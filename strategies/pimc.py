@@ -86,6 +86,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Any
 
 from canasta_sim import (
     Answer,
@@ -245,7 +246,7 @@ class Pimc(Expert):
                                      help="weight of deals giving a seat a pair of a rank it avoids (1: uniform)"),
                   "horizon": 12, "melds": 1}
 
-    def __init__(self, rng, **parameters) -> None:
+    def __init__(self, rng: random.Random, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
         if self.policy not in POLICIES:
             raise StrategyLoadError(
