@@ -17,6 +17,7 @@ Every decision goes through the engine (:mod:`canasta_sim.env.driver`); the enco
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal, overload
 
 import numpy as np
 
@@ -132,7 +133,13 @@ class CanastaEnv(AECEnv):
                     "action_mask": self._options.mask(self._prefix)}
         return {"observation": observation_vector(view, None), "action_mask": np.zeros(ACTION_COUNT, np.int8)}
 
-    def last(self, observe: bool = True):
+    @overload
+    def last(self, observe: Literal[True] = True) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]: ...
+
+    @overload
+    def last(self, observe: Literal[False]) -> tuple[None, float, bool, bool, dict]: ...
+
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
         """The observation, reward, termination, truncation and info of :attr:`agent_selection`, PettingZoo's own.
 
         :raises ValueError: before the first :meth:`reset`, when no agent is selected yet.
@@ -140,7 +147,7 @@ class CanastaEnv(AECEnv):
         self.driver.check_started()
         return super().last(observe)
 
-    def step(self, action) -> None:
+    def step(self, action: int | None) -> None:
         """Play ``action`` for :attr:`agent_selection` (``None`` for an agent whose game is over).
 
         :raises ValueError: when the action mask does not allow ``action``.
