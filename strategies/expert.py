@@ -95,6 +95,12 @@ class Expert(Strategy):
         "wild_take_pile": Parameter(4, low=1, high=20, step=1,
                                     help="the smallest pile worth a wild card to take (R8.2c)"),
     }
+    # The attributes Strategy.__init__ makes of the parameters, declared for type checkers: a subclass reads them.
+    aggression: float
+    freeze: float
+    ask_cards: int
+    answer_cost: int
+    wild_take_pile: int
 
     def __init__(self, rng: random.Random, **parameters: Any) -> None:
         super().__init__(rng, **parameters)

@@ -245,6 +245,16 @@ class Pimc(Expert):
                   "avoid": Parameter(0.25, low=0.0, high=1.0, step=0.01,
                                      help="weight of deals giving a seat a pair of a rank it avoids (1: uniform)"),
                   "horizon": 12, "melds": 1}
+    # Its own parameters' attributes, declared for type checkers as Expert declares those it shares.
+    samples: int
+    screen: int
+    policy: str
+    width: int
+    budget: float
+    confidence: float
+    avoid: float
+    horizon: int
+    melds: int
 
     def __init__(self, rng: random.Random, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
