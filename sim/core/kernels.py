@@ -22,22 +22,18 @@ its inner loops at the engine's speed.  The built-in ``expert`` is written on to
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.core.meld_planning import first_legal, first_legal_meld, opening
 from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile
+from canasta_sim.core.strategy import PublicEvent
+from canasta_sim.core.view import SeatView, Snapshot
 
 try:
     import cython
 except ImportError:  # plain Python without Cython: the directives below do nothing
     from canasta_sim.core._compiled import cython_fallback as cython
-
-if TYPE_CHECKING:  # named for type checkers only: the strategy module's events are no import of the kernels
-    from canasta_sim.core.moves import Move
-    from canasta_sim.core.strategy import PublicEvent
-    from canasta_sim.core.view import SeatView, Snapshot
 
 __all__ = ["CardMemory", "DiscardCosts", "DiscardRisk", "first_legal", "first_legal_meld", "opening"]
 
@@ -291,14 +287,13 @@ class DiscardCosts:
 class DiscardRisk:
     """What scoring a discard reads from the view and a :class:`CardMemory`, gathered once for a turn.
 
-    ``DiscardRisk(memory, view)`` reads the seat's hand and the table as the view shows them now.  Within
-    a turn the table changes only by the seat's own melds: :meth:`update_own_melds` brings it up to date
-    after them.  Its figures: ``pile_size`` and ``pile_worth`` (what taking the pile is worth, about),
-    ``our_melds`` and ``their_melds`` (the sides' melds, as ``view.melds``), ``our_ranks`` and
-    ``their_ranks`` (the same as bit masks by rank), whether each side has melded (``we_melded``,
-    ``opponents_melded``), ``taker`` (the next seat, always an opponent, R2.1), ``taker_avoids``,
-    ``frozen`` (R8.1b, or the taker's side has not melded, R8.1c), ``hand_may_end`` (an opponent may go out
-    before this seat's next turn, R12.1), ``share`` (the share of the unseen cards the taker holds) and
+    ``DiscardRisk(memory, view)`` reads the seat's hand and the table as the view shows them now.  Within a turn the
+    table changes only by the seat's own melds: :meth:`update_own_melds` brings it up to date after them.  Its figures:
+    ``pile_size`` and ``pile_worth`` (what taking the pile is worth, about), ``our_melds`` and ``their_melds`` (the
+    sides' melds, as ``view.melds``), ``our_ranks`` and ``their_ranks`` (the same as bit masks by rank), whether each
+    side has melded (``we_melded``, ``opponents_melded``), ``taker`` (the next seat, always an opponent, R2.1),
+    ``taker_avoids``, ``frozen`` (R8.1b, or the taker's side has not melded, R8.1c), ``hand_may_end`` (an opponent may
+    go out before this seat's next turn, R12.1), ``share`` (the share of the unseen cards the taker holds) and
     ``wild_chance`` (the chance it holds a wild card).
     """
 
@@ -309,8 +304,6 @@ class DiscardRisk:
         "none_chances", "one_chances",
     )
     # The figures the class's docstring names, for type checkers: set by _start_risk and _read_risk, not here.
-    memory: CardMemory
-    side: int
     pile_size: int
     pile_worth: float
     our_ranks: int

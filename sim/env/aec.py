@@ -17,7 +17,7 @@ Every decision goes through the engine (:mod:`canasta_sim.env.driver`); the enco
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal, overload
+from typing import Any
 
 import numpy as np
 
@@ -133,13 +133,9 @@ class CanastaEnv(AECEnv):
                     "action_mask": self._options.mask(self._prefix)}
         return {"observation": observation_vector(view, None), "action_mask": np.zeros(ACTION_COUNT, np.int8)}
 
-    @overload
-    def last(self, observe: Literal[True] = True) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]: ...
-
-    @overload
-    def last(self, observe: Literal[False]) -> tuple[None, float, bool, bool, dict]: ...
-
-    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict]:
+    # The observation is Any, not `dict | None`: it is None only when observe=False, and a loop that indexes it must
+    # not have to rule out None first.
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
         """The observation, reward, termination, truncation and info of :attr:`agent_selection`, PettingZoo's own.
 
         :raises ValueError: before the first :meth:`reset`, when no agent is selected yet.
