@@ -23,7 +23,7 @@ for 4 to ace (``canasta_sim.KIND_NAMES`` names them).  Use ``self.rng`` for any 
 
 from __future__ import annotations
 
-from canasta_sim import BLACK_THREE, JOKER, KIND_VALUE, TWO, Discard, Draw, Meld, Move, PublicEvent, Strategy
+from canasta_sim import BLACK_THREE, JOKER, KIND_VALUE, TWO, Discard, Draw, Meld, Move, PublicEvent, SeatView, Strategy
 
 
 class MyBot(Strategy):
@@ -37,10 +37,11 @@ class MyBot(Strategy):
     # Parameters with their defaults; a spec like ``my_bot.py:MyBot:keep_wilds=false`` overrides
     # them, converted to the default's type, and they become attributes (``self.keep_wilds``).
     parameters = {"keep_wilds": True}
+    keep_wilds: bool  # set from ``parameters`` when built; declared so that a type checker knows it
 
     # ------------------------------------------------------------ memory from public events
 
-    def on_hand_start(self, view) -> None:
+    def on_hand_start(self, view: SeatView) -> None:
         # A new hand: forget the last one.  The view says which seat this instance plays.
         self.seat = view.seat
         self.next_player_discards: set[int] = set()
@@ -53,7 +54,7 @@ class MyBot(Strategy):
 
     # ------------------------------------------------------------ decisions
 
-    def choose_acquire(self, view) -> Move:
+    def choose_acquire(self, view: SeatView) -> Move:
         # The pile is usually worth more than one stock card.  Of the legal takes, use the one
         # that spends the fewest wild cards (a lay-off on our meld spends none).
         takes = list(view.legal_takes())
@@ -63,7 +64,7 @@ class MyBot(Strategy):
             return Draw()
         return next(view.legal_acquires())  # empty stock: stop (or a compulsory take)
 
-    def choose_ask(self, view) -> bool:
+    def choose_ask(self, view: SeatView) -> bool:
         # Called only when going out is possible.  Ask, unless we trail in canastas while the
         # opponents hold many cards: then playing on may let us catch up.  Without a "yes" this
         # bot never goes out (choose_meld keeps two cards).
@@ -71,11 +72,11 @@ class MyBot(Strategy):
         opponents_cards = view.hand_sizes[(view.seat + 1) % 4] + view.hand_sizes[(view.seat + 3) % 4]
         return view.canasta_count(side) >= view.canasta_count(1 - side) or opponents_cards < 12
 
-    def answer_go_out(self, view) -> bool:
+    def answer_go_out(self, view: SeatView) -> bool:
         # The answer binds the partner.  Refuse only when our own hand would cost a lot.
         return view.hand_value() < 100
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         # The partner said yes: we must go out now, and the view can tell us how.
         if view.partner_answer is True:
             plan = view.going_out_plan()
@@ -90,7 +91,7 @@ class MyBot(Strategy):
                 return meld
         return None
 
-    def choose_discard(self, view) -> Discard:
+    def choose_discard(self, view: SeatView) -> Discard:
         hand = view.hand
         our_melds = view.melds(view.side)
         their_melds = view.melds(1 - view.side)

@@ -103,6 +103,8 @@ def wheel_problems(names: list[str], root: Path = ROOT) -> list[str]:
     wanted += [f"canasta_sim/examples/{name.as_posix()}" for name in example_files(root / "examples")]
     wanted += [f"canasta_sim/terminal/{page.name}" for page in sorted((root / "sim" / "terminal").glob("*.html"))]
     wanted += ["canasta_sim/__init__.py", "canasta_sim/cli/__init__.py", "canasta_sim/strategies/__init__.py"]
+    # PEP 561's marker, without which a type checker reads every name imported from canasta_sim as Any.
+    wanted += ["canasta_sim/py.typed"]
     problems = [f"the wheel lacks {name}" for name in wanted if name not in present]
     problems += [f"the wheel carries {name}" for name in names
                  if name.endswith((".c", ".pyc")) or "__pycache__/" in name or name.split("/")[0] == "tests"]

@@ -35,6 +35,7 @@ from canasta_sim.core.engine import GameResult, derive_seed, play_game
 from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, MeldGroup, Move, Stop, TakePile, parse_move
 from canasta_sim.core.parameters import Parameter
 from canasta_sim.core.rules import DEFAULT_RULES, Rules
+from canasta_sim.core.scoring import HandResult, SideHandResult
 from canasta_sim.core.strategy import PublicEvent, SeatRandom, Strategy
 from canasta_sim.core.view import SeatView
 from canasta_sim.errors import (
@@ -61,6 +62,7 @@ __all__ = [
     "Draw",
     "ENGINE_VERSION",
     "GameResult",
+    "HandResult",
     "IllegalMoveError",
     "JOKER",
     "KIND_COUNT",
@@ -78,6 +80,7 @@ __all__ = [
     "RulesError",
     "SeatRandom",
     "SeatView",
+    "SideHandResult",
     "Stop",
     "Strategy",
     "StrategyError",

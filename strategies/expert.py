@@ -31,6 +31,9 @@ exactly what a player at the table sees.  Moves are built straight from the hand
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 from canasta_sim import (
     ACE,
     JOKER,
@@ -43,6 +46,7 @@ from canasta_sim import (
     Move,
     Parameter,
     PublicEvent,
+    SeatView,
     Stop,
     Strategy,
     TakePile,
@@ -92,8 +96,14 @@ class Expert(Strategy):
         "wild_take_pile": Parameter(4, low=1, high=20, step=1,
                                     help="the smallest pile worth a wild card to take (R8.2c)"),
     }
+    # The attributes Strategy.__init__ makes of the parameters, declared for type checkers: a subclass reads them.
+    aggression: float
+    freeze: float
+    ask_cards: int
+    answer_cost: int
+    wild_take_pile: int
 
-    def __init__(self, rng, **parameters) -> None:
+    def __init__(self, rng: random.Random, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
         self._memory = CardMemory()
         self._decided: tuple | None = None
@@ -101,7 +111,7 @@ class Expert(Strategy):
 
     # ------------------------------------------------------------ hooks
 
-    def on_hand_start(self, view) -> None:
+    def on_hand_start(self, view: SeatView) -> None:
         """Forget the last hand; remember the upcards of this one."""
         self._memory = CardMemory(view.pile)
         self._decided = None
@@ -116,7 +126,7 @@ class Expert(Strategy):
 
     # ------------------------------------------------------------ acquire
 
-    def choose_acquire(self, view) -> Move:
+    def choose_acquire(self, view: SeatView) -> Move:
         """Take the pile when it pays (R8.2), else draw; on an empty stock take it or stop (R13.3)."""
         take = self._best_take(view)
         if take is not None:
@@ -127,7 +137,7 @@ class Expert(Strategy):
             return _STOP
         return next(view.legal_acquires())  # R13.3 official: a compulsory take
 
-    def _best_take(self, view) -> TakePile | None:
+    def _best_take(self, view: SeatView) -> TakePile | None:
         """The pile take to make, or ``None`` to draw."""
         hand, _number, _turn, _answer, top, pile_size, _sizes, _stock = view.snapshot()
         # Only a wild card or a black 3 blocks the pile (R8.1a, R5.2): a natural top never does.
@@ -173,7 +183,7 @@ class Expert(Strategy):
 
     # ------------------------------------------------------------ going out
 
-    def choose_ask(self, view) -> bool:
+    def choose_ask(self, view: SeatView) -> bool:
         """Ask when it wants to go out and either the rules demand it or the partner holds many cards."""
         if not self._going_out(view, view.hand_number, view.turn_count):
             return False
@@ -181,7 +191,7 @@ class Expert(Strategy):
             return True
         return view.hand_sizes[view.partner] >= self.ask_cards
 
-    def answer_go_out(self, view) -> bool:
+    def answer_go_out(self, view: SeatView) -> bool:
         """Say no only when its own hand would cost a lot and the opponents cannot end the hand soon."""
         side = view.side
         opponents = 1 - side
@@ -200,7 +210,7 @@ class Expert(Strategy):
         # Most of the hand could go down on the next turn: waiting one turn is worth the points.
         return meldable * 2 < sum(hand)
 
-    def wants_to_go_out(self, view) -> bool:
+    def wants_to_go_out(self, view: SeatView) -> bool:
         """Whether going out now beats playing on (R12, R14).
 
         Going out takes the bonus, stops the opponents' scoring and charges them their cards, so
@@ -237,7 +247,7 @@ class Expert(Strategy):
 
     # ------------------------------------------------------------ melds
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         """Go out when decided; otherwise open, add naturals, lay triples, complete canastas."""
         hand, hand_number, turn, answer, _top, _pile_size, sizes, _stock = snapshot = view.snapshot()
         going_out = self._going_out(view, hand_number, turn)
@@ -288,7 +298,7 @@ class Expert(Strategy):
 
     # ------------------------------------------------------------ discard
 
-    def choose_discard(self, view) -> Discard:
+    def choose_discard(self, view: SeatView) -> Discard:
         """Discard the card that costs least: danger of feeding the pile plus its worth in hand."""
         snapshot = view.snapshot()
         hand = snapshot[0]

@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from canasta_sim import BLACK_THREE, JOKER, KIND_COUNT, KIND_VALUE, TWO, Discard, Draw, Meld, Move, Strategy, TakePile
+from canasta_sim import (
+    BLACK_THREE,
+    JOKER,
+    KIND_COUNT,
+    KIND_VALUE,
+    TWO,
+    Discard,
+    Draw,
+    Meld,
+    Move,
+    SeatView,
+    Strategy,
+    TakePile,
+)
 from canasta_sim.core.kernels import first_legal
 
 _DRAW = Draw()
@@ -17,7 +30,7 @@ class Greedy(Strategy):
     version = 2  # v2: no longer discards a rank the opponents melded onto an unfrozen pile
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
-    def choose_acquire(self, view) -> Move:
+    def choose_acquire(self, view: SeatView) -> Move:
         """The legal take that lays the fewest hand cards; without one, a draw (on an empty stock, the first legal
         acquire: a compulsory take or a stop)."""
         # The take that spends the fewest hand cards on the top card (keeping the most for later melds),
@@ -45,15 +58,15 @@ class Greedy(Strategy):
             return _DRAW  # legal_acquires lists the draw first whenever the stock has a card (R7.1)
         return next(view.legal_acquires())
 
-    def choose_ask(self, view) -> bool:
+    def choose_ask(self, view: SeatView) -> bool:
         """Always ask when asking is allowed."""
         return True
 
-    def answer_go_out(self, view) -> bool:
+    def answer_go_out(self, view: SeatView) -> bool:
         """Always let the partner go out."""
         return True
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         """Go out when the going-out plan can (after a yes, or without asking unless asking is mandatory); else the
         legal meld of the most cards, or ``None`` when there is none."""
         answer = view.partner_answer
@@ -65,7 +78,7 @@ class Greedy(Strategy):
         # first (ties in listing order), so usually a single legality check decides.
         return first_legal(view, view.meld_candidates(True))
 
-    def choose_discard(self, view) -> Discard:
+    def choose_discard(self, view: SeatView) -> Discard:
         """The least useful card: a black 3; else a natural of a rank neither side has melded (the opponents'
         melds count while the pile is not frozen), held fewest times; else the highest natural; else a 2, a joker."""
         hand = view.hand

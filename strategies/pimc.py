@@ -86,6 +86,7 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import Any
 
 from canasta_sim import (
     Answer,
@@ -96,6 +97,7 @@ from canasta_sim import (
     Move,
     Parameter,
     PublicEvent,
+    SeatView,
     Stop,
     Strategy,
     StrategyLoadError,
@@ -169,16 +171,16 @@ class _PlayoutExpert(Expert):
         self.hold_turn = -1
         self.hold_melds_turn = -1
 
-    def on_hand_start(self, view) -> None:
+    def on_hand_start(self, view: SeatView) -> None:
         """Remember the hand so far, from the searcher's memory."""
         self._memory = self.start.copy()
         self._decided = None
 
-    def wants_to_go_out(self, view) -> bool:
+    def wants_to_go_out(self, view: SeatView) -> bool:
         """Not during the held turn; as expert otherwise."""
         return False if view.turn_count == self.hold_turn else super().wants_to_go_out(view)
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         """Nothing during the turn it holds its melds back; as expert otherwise."""
         return None if view.turn_count == self.hold_melds_turn else super().choose_meld(view)
 
@@ -194,16 +196,16 @@ class _HoldBack(Strategy):
         self.turn = turn
         self.melds = melds
 
-    def choose_acquire(self, view) -> Move:
+    def choose_acquire(self, view: SeatView) -> Move:
         return self.inner.choose_acquire(view)
 
-    def choose_ask(self, view) -> bool:
+    def choose_ask(self, view: SeatView) -> bool:
         return False if view.turn_count == self.turn else self.inner.choose_ask(view)
 
-    def answer_go_out(self, view) -> bool:
+    def answer_go_out(self, view: SeatView) -> bool:
         return self.inner.answer_go_out(view)
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         if self.melds and view.turn_count == self.turn:
             return None
         move = self.inner.choose_meld(view)
@@ -217,13 +219,13 @@ class _HoldBack(Strategy):
                 return other
         return None
 
-    def choose_discard(self, view) -> Discard:
+    def choose_discard(self, view: SeatView) -> Discard:
         return self.inner.choose_discard(view)
 
-    def on_hand_start(self, view) -> None:
+    def on_hand_start(self, view: SeatView) -> None:
         self.inner.on_hand_start(view)
 
-    def on_event(self, event) -> None:
+    def on_event(self, event: PublicEvent) -> None:
         self.inner.on_event(event)
 
 
@@ -244,8 +246,18 @@ class Pimc(Expert):
                   "avoid": Parameter(0.25, low=0.0, high=1.0, step=0.01,
                                      help="weight of deals giving a seat a pair of a rank it avoids (1: uniform)"),
                   "horizon": 12, "melds": 1}
+    # Its own parameters' attributes, declared for type checkers as Expert declares those it shares.
+    samples: int
+    screen: int
+    policy: str
+    width: int
+    budget: float
+    confidence: float
+    avoid: float
+    horizon: int
+    melds: int
 
-    def __init__(self, rng, **parameters) -> None:
+    def __init__(self, rng: random.Random, **parameters: Any) -> None:
         super().__init__(rng, **parameters)
         if self.policy not in POLICIES:
             raise StrategyLoadError(
@@ -272,19 +284,19 @@ class Pimc(Expert):
 
     # ------------------------------------------------------------ hooks
 
-    def on_hand_start(self, view) -> None:
+    def on_hand_start(self, view: SeatView) -> None:
         """Start both memories: expert's and the sampler's."""
         super().on_hand_start(view)
         self._public = PublicMemory(view)
 
-    def on_event(self, event) -> None:
+    def on_event(self, event: PublicEvent) -> None:
         """Feed both memories."""
         super().on_event(event)
         self._public.observe(event)
 
     # ------------------------------------------------------------ searched decisions
 
-    def choose_acquire(self, view) -> Move:
+    def choose_acquire(self, view: SeatView) -> Move:
         """Search draw against the pile takes when the pile can be taken; otherwise as expert."""
         chosen = super().choose_acquire(view)
         takes = list(view.legal_takes())
@@ -305,7 +317,7 @@ class Pimc(Expert):
             return chosen
         return candidates[self._search(view, [_Apply(move) for move in candidates])]
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         """Search expert's meld against laying nothing more this turn (with ``melds=1``); otherwise as expert.
 
         Not searched when the turn goes out (the going-out search decided that) or the partner said yes.
@@ -318,7 +330,7 @@ class Pimc(Expert):
         hold = _KeepBuilding(view.turn_count, melds=True)
         return chosen if self._search(view, [_Apply(chosen), hold]) == 0 else None
 
-    def choose_discard(self, view) -> Discard:
+    def choose_discard(self, view: SeatView) -> Discard:
         """Search expert's cheapest discards."""
         hand = view.hand
         if sum(hand) == 1:
@@ -334,7 +346,7 @@ class Pimc(Expert):
             return candidates[0] if candidates else super().choose_discard(view)
         return candidates[self._search(view, [_Apply(move) for move in candidates])]
 
-    def wants_to_go_out(self, view) -> bool:
+    def wants_to_go_out(self, view: SeatView) -> bool:
         """Search going out now against playing this turn on without going out (R12)."""
         if view.partner_answer is not None:
             return super().wants_to_go_out(view)
@@ -347,7 +359,7 @@ class Pimc(Expert):
             return self._search(view, [go_out, keep]) == 0
         return self._search(view, [keep, go_out]) == 1
 
-    def answer_go_out(self, view) -> bool:
+    def answer_go_out(self, view: SeatView) -> bool:
         """Search yes against no, in worlds where the asker can go out."""
         forced = view.rules.ask_partner_yes_forces_out
         worlds = self._worlds(view, self._first_batch(), need_going_out=forced)

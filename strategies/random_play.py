@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from canasta_sim import Discard, Meld, Move, Strategy
+from canasta_sim import Discard, Meld, Move, SeatView, Strategy
 
 
 class RandomPlay(Strategy):
@@ -12,19 +12,19 @@ class RandomPlay(Strategy):
     version = 2
     description = "Uniformly random legal play: a baseline."
 
-    def choose_acquire(self, view) -> Move:
+    def choose_acquire(self, view: SeatView) -> Move:
         """A legal draw, take or stop, uniformly."""
         return self.rng.choice(list(view.legal_acquires()))
 
-    def choose_ask(self, view) -> bool:
+    def choose_ask(self, view: SeatView) -> bool:
         """Ask half the time."""
         return self.rng.random() < 0.5
 
-    def answer_go_out(self, view) -> bool:
+    def answer_go_out(self, view: SeatView) -> bool:
         """Yes half the time."""
         return self.rng.random() < 0.5
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         """After the partner's yes, the going-out plan's melds; else a legal meld or stopping, uniformly."""
         if view.partner_answer is True:
             return _meld_out(view)
@@ -32,7 +32,7 @@ class RandomPlay(Strategy):
         pick = self.rng.randrange(len(options) + 1)
         return options[pick] if pick < len(options) else None
 
-    def choose_discard(self, view) -> Discard:
+    def choose_discard(self, view: SeatView) -> Discard:
         """A legal discard, uniformly."""
         return self.rng.choice(list(view.legal_discards()))
 

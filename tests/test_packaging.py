@@ -122,6 +122,14 @@ def test_every_package_folder_is_installed_with_its_data_files():
             assert any(Path(name).match(pattern) for pattern in patterns), f"{package}: {name}"
 
 
+def test_the_package_says_it_is_typed_in_the_wheel_and_the_sdist():
+    # Without PEP 561's marker mypy called the installed package "missing library stubs or py.typed marker" and read
+    # every name a bot imported from it as Any.  Package data goes into the sdist and the wheel alike
+    # (scripts/build_wheel_check.py checks both archives).
+    assert (ROOT / "sim" / "py.typed").is_file()
+    assert "py.typed" in PYPROJECT["tool"]["setuptools"]["package-data"]["canasta_sim"]
+
+
 def test_the_documentation_pages_are_installed_with_the_package():
     # A wheel held none of the pages the command line pointed to as "(docs/protocol.md)": they ship as
     # canasta_sim/docs, where `canasta-sim docs PAGE` finds them.

@@ -19,6 +19,7 @@ import operator
 import random
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from canasta_sim.arbiter import (
     CALL_CODES,
@@ -221,7 +222,7 @@ def play_game(
     time_limit: float | None = None,
     max_hands: int = MAX_HANDS_PER_GAME,
     observer: GameObserver | None = None,
-    monitor=None,
+    monitor: Any = None,
 ) -> GameResult:
     """Play a whole game to ``rules.target_score`` (R15).
 

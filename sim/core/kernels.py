@@ -21,10 +21,14 @@ its inner loops at the engine's speed.  The built-in ``expert`` is written on to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from canasta_sim.core.cards import BLACK_THREE, FOUR, JOKER, KIND_COUNT, KIND_VALUE, RED_THREE, TWO
 from canasta_sim.core.meld_planning import first_legal, first_legal_meld, opening
 from canasta_sim.core.melds import CANASTA_SIZE
-from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Stop, TakePile
+from canasta_sim.core.moves import Answer, Ask, Discard, Draw, Meld, Move, Stop, TakePile
+from canasta_sim.core.strategy import PublicEvent
+from canasta_sim.core.view import SeatView, Snapshot
 
 try:
     import cython
@@ -87,7 +91,7 @@ class CardMemory:
         other.side_melded = list(self.side_melded)
         return other
 
-    def turn_risk(self, view, snapshot: tuple) -> DiscardRisk:
+    def turn_risk(self, view: SeatView, snapshot: Snapshot) -> DiscardRisk:
         """This turn's :class:`DiscardRisk` for the seat's hand, from ``snapshot``, what ``view.snapshot()``
         returned now: read once a turn and kept, then brought up to date after the seat's own melds (within a
         turn what the seat sees changes only by them, and they change its hand).  The memory keeps one risk and
@@ -114,12 +118,12 @@ class CardMemory:
         self.risk_hand = hand
         return risk
 
-    def observe(self, event) -> None:
+    def observe(self, event: PublicEvent) -> None:
         """Remember one public event: a discard, a draw, a pile take or a meld (ask, answer and stop change
         nothing remembered)."""
         self.follow(event.seat, event.move)
 
-    def follow(self, seat: int, move) -> None:
+    def follow(self, seat: int, move: Move) -> None:
         """Remember ``move``, made by ``seat``: :meth:`observe` of the event ``PublicEvent(seat, move)``.
 
         The engine calls it itself, with no event built, for a memory a strategy names as its
@@ -228,7 +232,7 @@ class DiscardCosts:
     __slots__ = ("hand", "freeze", "present", "cheapest", "lowest", "costs")
 
     def __init__(self) -> None:
-        self.hand = None
+        self.hand: Sequence[int] | None = None
         self.freeze = 0.0
         self.present = 0
         self.cheapest = -1
@@ -257,7 +261,7 @@ class DiscardCosts:
         pairs.sort()
         return pairs
 
-    def cheapest_legal(self, view) -> Discard | None:
+    def cheapest_legal(self, view: SeatView) -> Discard | None:
         """The discard of the cheapest kind that ``view.can`` accepts now, trying the kinds in :meth:`order`
         (cheapest first, equal costs by kind), or ``None`` when it accepts none of them (R6.1; R12.1 and R12.5
         refuse the last card or a discard that does not go out, R13.1 any discard).
@@ -283,14 +287,13 @@ class DiscardCosts:
 class DiscardRisk:
     """What scoring a discard reads from the view and a :class:`CardMemory`, gathered once for a turn.
 
-    ``DiscardRisk(memory, view)`` reads the seat's hand and the table as the view shows them now.  Within
-    a turn the table changes only by the seat's own melds: :meth:`update_own_melds` brings it up to date
-    after them.  Its figures: ``pile_size`` and ``pile_worth`` (what taking the pile is worth, about),
-    ``our_melds`` and ``their_melds`` (the sides' melds, as ``view.melds``), ``our_ranks`` and
-    ``their_ranks`` (the same as bit masks by rank), whether each side has melded (``we_melded``,
-    ``opponents_melded``), ``taker`` (the next seat, always an opponent, R2.1), ``taker_avoids``,
-    ``frozen`` (R8.1b, or the taker's side has not melded, R8.1c), ``hand_may_end`` (an opponent may go out
-    before this seat's next turn, R12.1), ``share`` (the share of the unseen cards the taker holds) and
+    ``DiscardRisk(memory, view)`` reads the seat's hand and the table as the view shows them now.  Within a turn the
+    table changes only by the seat's own melds: :meth:`update_own_melds` brings it up to date after them.  Its figures:
+    ``pile_size`` and ``pile_worth`` (what taking the pile is worth, about), ``our_melds`` and ``their_melds`` (the
+    sides' melds, as ``view.melds``), ``our_ranks`` and ``their_ranks`` (the same as bit masks by rank), whether each
+    side has melded (``we_melded``, ``opponents_melded``), ``taker`` (the next seat, always an opponent, R2.1),
+    ``taker_avoids``, ``frozen`` (R8.1b, or the taker's side has not melded, R8.1c), ``hand_may_end`` (an opponent may
+    go out before this seat's next turn, R12.1), ``share`` (the share of the unseen cards the taker holds) and
     ``wild_chance`` (the chance it holds a wild card).
     """
 
@@ -300,8 +303,21 @@ class DiscardRisk:
         "seen", "share", "wild_chance", "our_ranks", "their_ranks", "taker_avoids", "kept", "chances_known",
         "none_chances", "one_chances",
     )
+    # The figures the class's docstring names, for type checkers: set by _start_risk and _read_risk, not here.
+    pile_size: int
+    pile_worth: float
+    our_ranks: int
+    their_ranks: int
+    we_melded: bool
+    opponents_melded: bool
+    taker: int
+    taker_avoids: int
+    frozen: bool
+    hand_may_end: bool
+    share: float
+    wild_chance: float
 
-    def __init__(self, memory: CardMemory, view) -> None:
+    def __init__(self, memory: CardMemory, view: SeatView) -> None:
         _new_risk(self)
         _start_risk(self, memory, view, view.snapshot())
 
@@ -324,7 +340,7 @@ class DiscardRisk:
             self._their_copy = melds
         return melds
 
-    def update_own_melds(self, view, before: tuple[int, ...], after: tuple[int, ...]) -> None:
+    def update_own_melds(self, view: SeatView, before: tuple[int, ...], after: tuple[int, ...]) -> None:
         """Bring the figures up to date after this seat melded from hand ``before`` to ``after`` this turn.
 
         A natural card melded from hand still counts once in ``seen`` (its meld instead of the hand), and a
@@ -349,7 +365,7 @@ class DiscardRisk:
         table, known in another seat's hand (a fresh count vector by kind)."""
         return [self.seen[kind] for kind in range(KIND_COUNT)]
 
-    def costs(self, hand, freeze: float) -> DiscardCosts:
+    def costs(self, hand: Sequence[int], freeze: float) -> DiscardCosts:
         """The :class:`DiscardCosts` of ``hand`` (a count vector by kind); ``freeze`` (0 to 3) weighs how
         readily a wild card is discarded to freeze a pile the opponents could take (R8.1b).  The last
         answer for a tuple is kept: asking again for an equal tuple returns it."""

@@ -8,15 +8,26 @@ first legal move of a listing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, TypeVar
+
 from canasta_sim.core.cards import ACE, BLACK_THREE, FOUR, JOKER, KIND_VALUE, TWO
 from canasta_sim.core.legal import single_group_meld
 from canasta_sim.core.melds import CANASTA_SIZE, wild_limit
-from canasta_sim.core.moves import Meld, MeldGroup, _group_of
+from canasta_sim.core.moves import Meld, MeldGroup, Move, _group_of
+
+if TYPE_CHECKING:  # named for type checkers only: no import of these modules at run time
+    from canasta_sim.core.rules import Rules
+    from canasta_sim.core.view import SeatView
+
+ListedMove = TypeVar("ListedMove", bound=Move)
+"""The kind of move a listing holds: :func:`first_legal` returns one of them (a ``Meld`` of the meld candidates)."""
 
 __all__ = ["first_legal", "first_legal_meld", "opening"]
 
 
-def opening(rules, hand, minimum: int, forced: int | None, keep: int, hand_size: int):
+def opening(rules: Rules, hand: Sequence[int], minimum: int, forced: int | None, keep: int,
+            hand_size: int) -> tuple[MeldGroup | None, tuple[MeldGroup, ...]] | None:
     """The initial meld reaching ``minimum`` points (R10.1-R10.3) with the fewest wild cards, from the count
     vector ``hand``; ``None`` when there is none.
 
@@ -156,7 +167,8 @@ def _fill_subset(jokers: int, deuces: int, forced_table: int, forced_value: int,
     return value, wilds
 
 
-def first_legal_meld(view, hand, discard: int, budget: int, melds: dict, hand_may_end: bool):
+def first_legal_meld(view: SeatView, hand: Sequence[int], discard: int, budget: int,
+                     melds: dict[int, tuple[int, int, int]], hand_may_end: bool) -> Meld | None:
     """The first legal meld (checked with ``view.can``) laying at most ``budget`` cards from the count vector
     ``hand`` less one ``discard``, or ``None``; ``melds`` are the side's melds (``view.melds(view.side)``).
 
@@ -249,7 +261,7 @@ def _canasta_meld(view, melds: dict, jokers_in_hand: int, wilds: int, budget: in
     return None
 
 
-def first_legal(view, moves):
+def first_legal(view: SeatView, moves: Iterable[ListedMove]) -> ListedMove | None:
     """The first of ``moves`` that is legal for the view's seat now (``view.can``), or ``None``.
 
     A one-group meld the rules refuse for certain is passed over without the full check: black 3s melded

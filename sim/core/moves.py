@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import numbers
 from collections.abc import Sequence
+from typing import Any
 
 from canasta_sim.core.cards import (
     JOKER,
@@ -71,7 +72,7 @@ def _card_order(kind: int) -> int:
     return kind + KIND_COUNT if kind <= TWO else kind
 
 
-def _plain_kind(value: object) -> object:
+def _plain_kind(value: object) -> Any:
     """``value`` as an int when it is a whole number of another type (a numpy integer, say), else as it is.
 
     A strategy may compute kinds with numpy: its records hold them as the ints they equal, so that no numpy scalar
@@ -82,7 +83,7 @@ def _plain_kind(value: object) -> object:
     return value
 
 
-def _plain_kinds(kinds: tuple) -> tuple:
+def _plain_kinds(kinds: tuple) -> tuple[int, ...]:
     """``kinds`` with each kind as :func:`_plain_kind` makes it; the same tuple when they are all ints already."""
     for kind in kinds:
         if type(kind) is not int:
@@ -119,8 +120,8 @@ class MeldGroup:
     __slots__ = ("rank", "cards")
 
     def __init__(self, rank: int, cards: tuple[int, ...]) -> None:
-        self.rank = rank if type(rank) is int else _plain_kind(rank)
-        self.cards = _plain_kinds(tuple(sorted(cards, key=_card_order)))
+        self.rank: int = rank if type(rank) is int else _plain_kind(rank)
+        self.cards: tuple[int, ...] = _plain_kinds(tuple(sorted(cards, key=_card_order)))
 
     def __setattr__(self, name: str, value: object) -> None:
         refuse_change(self, name, value)
@@ -306,9 +307,9 @@ class TakePile(_MoveBase):
     __match_args__ = ("cards", "extra")
 
     def __init__(self, cards: tuple[int, ...] = (), extra: tuple[MeldGroup, ...] = ()) -> None:
-        self.cards = _plain_kinds(tuple(sorted(cards, key=_card_order)))
+        self.cards: tuple[int, ...] = _plain_kinds(tuple(sorted(cards, key=_card_order)))
         # A list, the usual slip, would leave the record unhashable and changing with the list.
-        self.extra = tuple(extra) if type(extra) is list else extra
+        self.extra: tuple[MeldGroup, ...] = tuple(extra) if type(extra) is list else extra
 
     def _values(self) -> tuple:
         return (self.cards, self.extra)
@@ -332,7 +333,7 @@ class Meld(_MoveBase):
     __match_args__ = ("groups",)
 
     def __init__(self, groups: tuple[MeldGroup, ...]) -> None:
-        self.groups = tuple(groups) if type(groups) is list else groups  # as TakePile's extra
+        self.groups: tuple[MeldGroup, ...] = tuple(groups) if type(groups) is list else groups  # as TakePile's extra
 
     def _values(self) -> tuple:
         return (self.groups,)
@@ -362,7 +363,7 @@ class Answer(_MoveBase):
     def __init__(self, yes: bool) -> None:
         # Kept as given, whatever it is: the checks refuse anything but True or False (E1), since Answer("no") read as
         # true would be a yes.
-        self.yes = yes
+        self.yes: bool = yes
 
     def _values(self) -> tuple:
         return (self.yes,)
@@ -381,7 +382,7 @@ class Discard(_MoveBase):
     __match_args__ = ("card",)
 
     def __init__(self, card: int) -> None:
-        self.card = card if type(card) is int else _plain_kind(card)
+        self.card: int = card if type(card) is int else _plain_kind(card)
 
     def _values(self) -> tuple:
         return (self.card,)

@@ -45,11 +45,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from canasta_sim.core.moves import Discard, Meld, Move
 from canasta_sim.core.parameters import Parameter, convert_parameter
 from canasta_sim.errors import StrategyLoadError
+
+if TYPE_CHECKING:  # the decisions' types, named for type checkers only: these modules import more of the core
+    from canasta_sim.core.kernels import CardMemory
+    from canasta_sim.core.scoring import HandResult
+    from canasta_sim.core.view import SeatView
 
 __all__ = ["PublicEvent", "SeatRandom", "Strategy"]
 
@@ -200,35 +205,35 @@ class Strategy:
 
     # ------------------------------------------------------------ decisions
 
-    def choose_acquire(self, view) -> Move:
+    def choose_acquire(self, view: SeatView) -> Move:
         """Begin the turn: return ``Draw()``, a ``TakePile(...)`` or, on an empty stock, ``Stop()``."""
         raise NotImplementedError(f"strategy {self.name!r} does not implement choose_acquire")
 
-    def choose_ask(self, view) -> bool:
+    def choose_ask(self, view: SeatView) -> bool:
         """Return ``True`` to ask the partner "may I go out?" (called only when asking is legal, R12.5)."""
         return False
 
-    def answer_go_out(self, view) -> bool:
+    def answer_go_out(self, view: SeatView) -> bool:
         """The partner asked to go out: answer ``True`` (yes) or ``False`` (no); the answer binds."""
         return True
 
-    def choose_meld(self, view) -> Meld | None:
+    def choose_meld(self, view: SeatView) -> Meld | None:
         """Return a :class:`~canasta_sim.core.moves.Meld` to lay now, or ``None`` to stop melding this turn."""
         return None
 
-    def choose_discard(self, view) -> Discard:
+    def choose_discard(self, view: SeatView) -> Discard:
         """End the turn with a :class:`~canasta_sim.core.moves.Discard`."""
         raise NotImplementedError(f"strategy {self.name!r} does not implement choose_discard")
 
     # ------------------------------------------------------------ hooks
 
-    def on_hand_start(self, view) -> None:
+    def on_hand_start(self, view: SeatView) -> None:
         """Called when a hand has been dealt (dealt red 3s already laid)."""
 
     def on_event(self, event: PublicEvent) -> None:
         """Called after every move anyone makes; override it to remember what the table has seen."""
 
-    def event_follower(self):
+    def event_follower(self) -> CardMemory | None:
         """Return the hand's event follower, or ``None`` (the default): asked once a hand, after
         :meth:`on_hand_start`.
 
@@ -242,7 +247,7 @@ class Strategy:
         """
         return None
 
-    def on_hand_end(self, result) -> None:
+    def on_hand_end(self, result: HandResult) -> None:
         """Called with the :class:`~canasta_sim.core.scoring.HandResult` of each finished hand."""
 
     @classmethod

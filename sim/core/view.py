@@ -28,7 +28,7 @@ from canasta_sim.core.legal import (
     legal_takes,
     meld_candidates,
 )
-from canasta_sim.core.moves import Discard, Meld, Move, TakePile
+from canasta_sim.core.moves import Discard, Meld, MeldGroup, Move, TakePile
 from canasta_sim.core.rules import Rules
 from canasta_sim.core.state import ANSWER, HandState, _is_phase
 from canasta_sim.errors import IllegalMoveError
@@ -37,6 +37,9 @@ __all__ = ["SeatView"]
 
 _KIND_COUNT = KIND_COUNT  # a C integer where compiled (sim/core/view.pxd)
 _ANSWER = ANSWER  # a str where compiled (sim/core/view.pxd)
+Snapshot = tuple[tuple[int, ...], int, int, bool | None, int | None, int, tuple[int, int, int, int], int]
+"""What :meth:`SeatView.snapshot` returns: ``(hand, hand_number, turn_count, partner_answer, pile_top, pile_size,
+hand_sizes, stock_count)``, each typed as its property."""
 _NOTHING = iter(())
 """What a listing for another seat's turn returns: an exhausted iterator stays exhausted, so every such listing
 can hand out the same one instead of making an iterator per call."""
@@ -123,7 +126,7 @@ class SeatView:
         """Turns begun so far this hand."""
         return self._state.turn_count
 
-    def snapshot(self) -> tuple:
+    def snapshot(self) -> Snapshot:
         """What a decision reads, in one call: ``(hand, hand_number, turn_count, partner_answer, pile_top,
         pile_size, hand_sizes, stock_count)``, each as its property gives it."""
         state = self._state
@@ -310,7 +313,7 @@ class SeatView:
         """Whether this seat, being the player to move, could meld out this turn from here (E4)."""
         return self._state.seat == self._seat and self._state.can_go_out_this_turn()
 
-    def going_out_plan(self):
+    def going_out_plan(self) -> tuple[tuple[MeldGroup, ...], int | None] | None:
         """Groups that meld this hand out this turn and the kind left to discard (``None`` for none),
         or ``None`` when going out is impossible (E4).  Lay them as one ``Meld``, then discard."""
         return self._state.going_out_plan() if self._state.seat == self._seat else None

@@ -25,10 +25,15 @@ Gymnasium when they are built.  See ``docs/env.md``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # named for type checkers only: importing it needs PettingZoo, which the function imports late
+    from canasta_sim.env.aec import CanastaEnv
+
 __all__ = ["canasta_env"]
 
 
-def canasta_env(**options):
+def canasta_env(**options: Any) -> CanastaEnv:
     """Build the PettingZoo AEC environment (:class:`canasta_sim.env.aec.CanastaEnv`) with these options.
 
     >>> env = canasta_env(rules={"target_score": 500})  # doctest: +SKIP

@@ -17,6 +17,7 @@ Every decision goes through the engine (:mod:`canasta_sim.env.driver`); the enco
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -132,7 +133,9 @@ class CanastaEnv(AECEnv):
                     "action_mask": self._options.mask(self._prefix)}
         return {"observation": observation_vector(view, None), "action_mask": np.zeros(ACTION_COUNT, np.int8)}
 
-    def last(self, observe: bool = True):
+    # The observation is Any, not `dict | None`: it is None only when observe=False, and a loop that indexes it must
+    # not have to rule out None first.
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict]:
         """The observation, reward, termination, truncation and info of :attr:`agent_selection`, PettingZoo's own.
 
         :raises ValueError: before the first :meth:`reset`, when no agent is selected yet.
@@ -140,7 +143,7 @@ class CanastaEnv(AECEnv):
         self.driver.check_started()
         return super().last(observe)
 
-    def step(self, action) -> None:
+    def step(self, action: int | None) -> None:
         """Play ``action`` for :attr:`agent_selection` (``None`` for an agent whose game is over).
 
         :raises ValueError: when the action mask does not allow ``action``.

@@ -142,7 +142,7 @@ class CanastaGymEnv(gymnasium.Env):
         self._unreported_end = False
         self._illegal: int | None = None
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict[str, np.ndarray], dict]:
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
         seats up to the learning seat's first decision."""
         check_reset_options(options)
@@ -243,7 +243,7 @@ class CanastaGymEnv(gymnasium.Env):
         self._options, self._prefix, self._unreported_end = None, (), False
         self._carried, self._carried_hands = 0.0, ()
 
-    def step(self, action):
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict]:
         """Play ``action`` for the learning seat, then the other seats up to its next decision.
 
         :raises ValueError: when the action mask does not allow ``action`` (under ``on_illegal="raise"``), or when no

@@ -38,7 +38,8 @@ def test_an_sdist_missing_a_file_or_carrying_build_junk_is_named():
 def wheel_of_this_checkout() -> list[str]:
     """The files a complete wheel of this checkout holds that the check looks for."""
     names = ["canasta_sim/__init__.py", "canasta_sim/cli/__init__.py", "canasta_sim/strategies/__init__.py",
-             "canasta_sim/terminal/replay.html", "canasta_sim/core/engine.cpython-311-x86_64-linux-gnu.so"]
+             "canasta_sim/py.typed", "canasta_sim/terminal/replay.html",
+             "canasta_sim/core/engine.cpython-311-x86_64-linux-gnu.so"]
     names += [f"canasta_sim/docs/{page.name}" for page in (ROOT / "docs").glob("*.md")]
     return names + [f"canasta_sim/examples/{name}" for name in ("imitation.py", "my_bot.py", "protocol/bot.js",
                                                                  "protocol/bot.py")]
@@ -57,3 +58,10 @@ def test_a_wheel_without_the_examples_or_with_tests_and_c_sources_is_named():
         "the wheel lacks canasta_sim/examples/protocol/bot.js", "the wheel lacks canasta_sim/examples/protocol/bot.py",
         "the wheel carries canasta_sim/core/engine.c", "the wheel carries tests/test_smoke.py",
     ]
+
+
+def test_a_wheel_without_the_typed_marker_is_named():
+    # Without PEP 561's py.typed, mypy called the installed package "missing library stubs or py.typed marker" and
+    # typed every name a bot imported from it as Any.
+    names = [name for name in wheel_of_this_checkout() if name != "canasta_sim/py.typed"]
+    assert CHECK.wheel_problems(names) == ["the wheel lacks canasta_sim/py.typed"]
