@@ -8,6 +8,7 @@ the analysis stack (numpy, pandas, pyarrow, matplotlib): the hot loop stays on p
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from canasta_sim._moved import MOVED
 ROOT = Path(__file__).resolve().parent.parent
 SIM = ROOT / "sim"
 STRATEGIES = ROOT / "strategies"
+ARCHITECTURE_PAGE = ROOT / "docs" / "architecture.md"
 
 ROOMS = ["errors", "arbiter", "core", "strategies", "plugins", "terminal", "env", "runs", "analysis", "tuning", "cli"]
 """The rooms in dependency order: each imports only from itself and those before it."""
@@ -132,3 +134,38 @@ def test_rooms_use_each_others_modules_by_public_names_only(path):
     foreign = {name for name in private_imports(path)
                if name.count(".") > 1 and room_of_module(name.rpartition(".")[0]) != room}
     assert not foreign, f"{path.relative_to(ROOT)} imports private names of another room: {sorted(foreign)}"
+
+
+def rooms_on_the_page() -> dict[str, str]:
+    """Each row of docs/architecture.md's table of rooms, in the page's order: the room (``errors`` for the top of
+    ``canasta_sim``) and what the row says it holds; the built-in strategies' row is in the table beside it."""
+    rows = {}
+    for line in ARCHITECTURE_PAGE.read_text(encoding="utf-8").splitlines():
+        room = re.match(r"\| `canasta_sim(?:\.(\w+))?` \| `[^`]*` \| (.*) \|$", line)
+        if room:
+            rows[room.group(1) or "errors"] = room.group(2)
+        elif line.startswith("| `strategies/` |"):
+            rows["strategies"] += line
+    return rows
+
+
+def test_the_architecture_page_lists_the_rooms_in_their_order():
+    assert list(rooms_on_the_page()) == ROOMS
+
+
+@pytest.mark.parametrize("room", ROOMS)
+def test_the_architecture_page_names_every_module_of_a_room_in_its_row(room):
+    """A newcomer looks a module up in its room's row: one missing there has no explanation anywhere."""
+    folder = {"errors": SIM, "strategies": STRATEGIES}.get(room, SIM / room)
+    modules = folder.glob("*.py") if room == "errors" else folder.rglob("*.py")
+    named = set(re.findall(r"`(\w+)`", rooms_on_the_page()[room]))
+    unnamed = sorted(str(path.relative_to(ROOT)) for path in modules if path.stem not in named | {"__init__"})
+    assert not unnamed, f"docs/architecture.md does not name {unnamed} in the row of {room}"
+
+
+def test_every_module_the_rules_table_names_is_in_the_core():
+    """The table of where each rule is checked sends a reader to modules of ``sim/core/``."""
+    text = ARCHITECTURE_PAGE.read_text(encoding="utf-8").split("## Where the rules live")[1].split("\n## ")[0]
+    named = {name for row in re.findall(r"^\|[^|]*\| ([^|]*) \|", text, re.MULTILINE)
+             for name in re.findall(r"`([a-z_]+)`", row)}
+    assert named and not {name for name in named if not (SIM / "core" / f"{name}.py").is_file()}
