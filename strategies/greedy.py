@@ -27,7 +27,7 @@ class Greedy(Strategy):
     """A simple baseline that a beginner could beat with patience and an expert should beat easily."""
 
     name = "greedy"
-    version = 2  # v2: no longer discards a rank the opponents melded onto an unfrozen pile
+    version = 2  # raised whenever its play changes (docs/strategies.md, Versions); CHANGELOG.md says how
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
     def choose_acquire(self, view: SeatView) -> Move:
@@ -80,15 +80,14 @@ class Greedy(Strategy):
 
     def choose_discard(self, view: SeatView) -> Discard:
         """The least useful card: a black 3; else a natural of a rank neither side has melded (the opponents'
-        melds count while the pile is not frozen), held fewest times; else the highest natural; else a 2, a joker."""
+        melds count while the pile is not frozen: that discard would hand them the pile), held fewest times, then of
+        the lowest value, then the highest; else the highest natural; else a 2, a joker."""
         hand = view.hand
         side = view.side
         if view.hand_size > 1 and view.partner_answer is not True:
             # R6.1, R12.1: any card in hand may be discarded while another card stays, unless the
-            # partner's yes obliges going out (R12.5).  The engine checks the move all the same.
-            # The least useful card (the least of _discard_keys' keys): a black 3 is least useful of all,
-            # then the unmelded naturals, then the melded naturals (the highest first), then the wild cards
-            # (the highest first).
+            # partner's yes obliges going out (R12.5), so the least useful card is legal and found here
+            # without the sort and the legality check per kind below: the same card as _discard_keys' first key.
             if hand[BLACK_THREE]:
                 return _DISCARDS[BLACK_THREE]
             naturals = [kind for kind in _NATURALS_DOWN if hand[kind]]
@@ -101,7 +100,7 @@ class Greedy(Strategy):
                 least = -1
                 for kind in naturals:  # highest first: of equal usefulness, the highest kind goes
                     if not melded >> kind & 1:
-                        usefulness = (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]  # _kind_usefulness, unmelded
+                        usefulness = (hand[kind] + 1) * _VALUES + KIND_VALUE[kind]  # as _kind_usefulness, unmelded
                         if least < 0 or usefulness < least:
                             best = kind
                             least = usefulness
@@ -130,18 +129,21 @@ _NATURALS_DOWN = tuple(kind for kind in range(KIND_COUNT - 1, TWO, -1) if kind !
 
 
 def _usefulness(kind: int, hand, own_melds, their_melds) -> int:
-    """How useful a kind is to keep, least first: the pair ``(group, detail)`` as one integer."""
+    """How useful a kind is to keep, least first, with the melded kinds given as sets: the plain form of
+    :func:`_kind_usefulness`, which the tests hold :func:`_discard_keys` to."""
     return _kind_usefulness(kind, hand[kind], kind in own_melds or kind in their_melds)
 
 
 def _kind_usefulness(kind: int, held: int, melded: bool) -> int:
-    """:func:`_usefulness` of a kind held ``held`` times, ``melded`` by either side."""
+    """How useful a kind held ``held`` times, ``melded`` by either side, is to keep, least first: a group and a
+    detail as one integer, ``(group + 1) * _VALUES + detail``.  The groups, least useful first: a black 3 (-1), an
+    unmelded natural (the times it is held, its detail its value), a melded natural (50), a wild card (100)."""
     if kind == BLACK_THREE:
-        return 0  # (-1, 0)
+        return 0  # group -1
     if kind <= TWO:
-        return 101 * _VALUES  # (100, 0)
+        return 101 * _VALUES  # group 100
     if melded:
-        return 51 * _VALUES  # (50, 0)
+        return 51 * _VALUES  # group 50
     points = KIND_VALUE[kind]
     return (held + 1) * _VALUES + points
 

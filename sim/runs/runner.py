@@ -91,8 +91,8 @@ most this many games a worker."""
 MIN_CHUNKS = 8
 """Chunks a smaller run is cut into on the local backend.  Few suffice: it deals the last chunks out in pieces
 that shrink as the run ends, so every worker stays busy to the end.  A backend that plays whole chunks (Dask)
-gets twice as many, as every run did before chunks grew to 500 games; more worker threads than that want a
-smaller ``--chunk-size``."""
+cannot share the last ones out, so it gets twice as many, which leaves its workers less to wait for at the end; more
+worker threads than that want a smaller ``--chunk-size``."""
 
 
 def default_chunk_size(games: int, *, whole_chunks: bool = False) -> int:
