@@ -15,7 +15,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.options import fail, rules_text
+from canasta_sim.cli.options import fail, isolation_options, rules_text
 from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
 from canasta_sim.env.decisions import DECISION_SCHEMA
 from canasta_sim.errors import CanastaError
@@ -23,8 +23,8 @@ from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
 from canasta_sim.runs.storage import RunDirectory, read_part, recorded_label
 
-__all__ = ["changed_files", "check_columns", "check_versions", "engine_difference", "kept_session_options",
-           "other_run_in_out", "resume_playing"]
+__all__ = ["changed_files", "check_columns", "check_kept_options", "check_versions", "engine_difference",
+           "kept_session_options", "other_run_in_out", "resume_playing"]
 
 
 def check_versions(manifest: dict, loaded, path) -> None:
@@ -170,3 +170,27 @@ def kept_session_options(given: Callable[[str], bool], directory: RunDirectory, 
     except CanastaError as error:
         raise fail(f"--resume: {error}") from None
     return on_error, memory_limit, games_at_once
+
+
+def check_kept_options(given: Callable[[str], bool], resume, settings: RunSettings, *, duplicate: bool,
+                       time_limit: float | None, record_decisions: tuple[str, ...], isolate: bool) -> None:
+    """Refuse a ``--resume`` given an option of how its games are played (as ``given(name)`` says) other than the
+    run's ``settings``: its games already played were dealt, judged and recorded the run's way."""
+    if given("duplicate") and duplicate != settings.duplicate:
+        raise fail(f"--resume {resume}: the run was made without --duplicate; resume it without that option")
+    if given("time_limit") and time_limit != settings.time_limit:
+        raise fail(_time_limit_kept(resume, settings.time_limit))
+    if given("record_decisions") and record_decisions != settings.record_decisions:
+        raise fail(f"--resume {resume}: the run was made with --record-decisions "
+                   f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
+    if isolate and isolation_options(settings.specs, isolate) != settings.specs:
+        raise fail(f"--resume {resume}: the run was made with strategies {' vs '.join(settings.specs)}, which "
+                   "--isolate would change; resume it without that option or start a new run")
+
+
+def _time_limit_kept(resume, time_limit: float | None) -> str:
+    """Why ``--resume`` refuses a ``--time-limit`` other than the run's: its played games were judged by the run's."""
+    if time_limit is None:
+        return (f"--resume {resume}: the run was made without --time-limit, its decisions unbounded, and the games "
+                "it played were judged so; resume it without that option, or start a new run with --time-limit")
+    return f"--resume {resume}: the run was made with --time-limit {time_limit:g}; resume it without that option"

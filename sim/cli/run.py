@@ -38,7 +38,13 @@ from canasta_sim.cli.backends import (
     memory_limited,
     strategies_loaded,
 )
-from canasta_sim.cli.continuing import check_columns, check_versions, kept_session_options, other_run_in_out
+from canasta_sim.cli.continuing import (
+    check_columns,
+    check_kept_options,
+    check_versions,
+    kept_session_options,
+    other_run_in_out,
+)
 from canasta_sim.cli.options import (
     MEGABYTES_OR_NONE,
     SECONDS,
@@ -129,9 +135,9 @@ def _reached_and_claimed(play_chunks: ChunkRunner, settings: RunSettings, direct
                          default: bool) -> Iterator[RunDirectory]:
     """Reach the cluster (:func:`cluster_reached`), before anything of the run is written, then hold ``directory`` for
     this run while the block runs (:meth:`RunDirectory.claimed`), so that a second run or a resume into it while this
-    one goes on is refused in one line.  The ``default`` ``--out``, ``results/<date-time>``, is made here, or the next
-    free ``-2``, ``-3``...: it was only looked for when chosen, so that runs started in the same second took the same
-    folder, their games mixed in one run."""
+    one goes on is refused in one line.  The ``default`` ``--out``, ``results/<date-time>``, or the next free ``-2``,
+    ``-3``..., is made here as it is claimed, not only looked for when the options are read: two runs started in the
+    same second would otherwise both choose the same folder and mix their games in one run."""
     with cluster_reached(play_chunks, settings, directory):
         if default:
             directory = RunDirectory(default_folder_made(directory.path))
@@ -185,14 +191,6 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
         manifest.setdefault("grown", []).append({"from_games": recorded.games, "to_games": games, "at": now_text()})
         recorded = grown
     return directory, manifest, recorded
-
-
-def _time_limit_kept(resume, time_limit: float | None) -> str:
-    """Why ``--resume`` refuses a ``--time-limit`` other than the run's: its played games were judged by the run's."""
-    if time_limit is None:
-        return (f"--resume {resume}: the run was made without --time-limit, its decisions unbounded, and the games "
-                "it played were judged so; resume it without that option, or start a new run with --time-limit")
-    return f"--resume {resume}: the run was made with --time-limit {time_limit:g}; resume it without that option"
 
 
 @click.command("run", cls=OneLineErrorCommand)
@@ -267,16 +265,8 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         if out is not None and Path(out).resolve() != Path(resume).resolve():
             raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
         directory, manifest, settings = _settings_for_resume(ctx, resume, games, seed, specs, rules, chunk_size)
-        if given(ctx, "duplicate") and duplicate != settings.duplicate:
-            raise fail(f"--resume {resume}: the run was made without --duplicate; resume it without that option")
-        if given(ctx, "time_limit") and time_limit != settings.time_limit:
-            raise fail(_time_limit_kept(resume, settings.time_limit))
-        if given(ctx, "record_decisions") and tuple(record_decisions) != settings.record_decisions:
-            raise fail(f"--resume {resume}: the run was made with --record-decisions "
-                       f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
-        if isolate and isolation_options(settings.specs, isolate) != settings.specs:
-            raise fail(f"--resume {resume}: the run was made with strategies {' vs '.join(settings.specs)}, which "
-                       "--isolate would change; resume it without that option or start a new run")
+        check_kept_options(functools.partial(given, ctx), resume, settings, duplicate=duplicate,
+                           time_limit=time_limit, record_decisions=tuple(record_decisions), isolate=isolate)
         seed_drawn = bool(manifest.get("seed_drawn"))
         on_error, memory_limit, games_at_once = kept_session_options(functools.partial(given, ctx), directory,
                                                                      manifest, on_error, memory_limit, games_at_once)
@@ -381,10 +371,10 @@ def install_logging(quiet: bool, verbose: bool,
 
 
 def _read_done(directory: RunDirectory, settings: RunSettings, chunks, summarizer: RunSummarizer) -> list[int]:
-    """Read the chunks already on disk once, whole, before a game is played: a part that cannot be read stops the run
-    now, with run.json as it was, where reading only the summary's columns at the end found damage elsewhere in it
-    never, and in them after the session's games.  Their games go into the summary (not read again at the end);
-    return each entrant's wins in them, for the progress bar's running win rate."""
+    """Read the chunks already on disk once, whole, before a game is played, so that a part that cannot be read stops
+    the run before it plays, with run.json as it was (read only at the end, and only the summary's columns, a damaged
+    part would be found after the session's games, or never).  Their games go into the summary (not read again at
+    the end); return each entrant's wins in them, for the progress bar's running win rate."""
     wins = [0] * len(settings.entrants)
     mirror = len(settings.specs) == 1
     decisions = directory.parts(directory.decisions_path)
