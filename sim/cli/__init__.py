@@ -69,8 +69,8 @@ class OneLineErrors:
             raise self.one_line_error(error) from None
         except PermissionError as error:
             # A folder on the way to a path given that this user may not enter or read (--out under another user's
-            # folder, a run whose games folder is locked): found by whichever check reached it first, each of which
-            # ended in a traceback.
+            # folder, a run whose games folder is locked) is found by whichever check reaches it first: told here
+            # once, in one line, rather than as a traceback from each of them.
             raise click.UsageError(f"{error.filename!r}: {error.strerror or error}: this user may not read or write "
                                    "there") from None
 
@@ -131,8 +131,8 @@ def _drop_stdout() -> None:
 
 def unwritable_output(error: BaseException, ctx: click.Context | None = None) -> click.ClickException | None:
     """The one-line error (exit code 1) of a command whose printing failed (``> /dev/full``: no space left on the
-    device), where the ``OSError`` was a traceback, saying where its results are kept if it told (:data:`WRITTEN_TO`);
-    ``None`` for any other error."""
+    device), rather than the ``OSError``'s traceback, saying where its results are kept if it told
+    (:data:`WRITTEN_TO`); ``None`` for any other error."""
     if not isinstance(error, OSError) or isinstance(error, BrokenPipeError):
         return None
     frame = error.__traceback__
@@ -163,8 +163,8 @@ _DISK_REFUSALS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS
 
 
 def disk_refused(error: BaseException, ctx: click.Context | None) -> click.ClickException | None:
-    """The one-line error (exit code 1) of a command whose files the disk refused (full, over quota, read-only), where
-    the ``OSError`` was a traceback, saying how to go on if the command told (:data:`RESUMED_WITH`); ``None`` for any
+    """The one-line error (exit code 1) of a command whose files the disk refused (full, over quota, read-only), rather
+    than the ``OSError``'s traceback, saying how to go on if the command told (:data:`RESUMED_WITH`); ``None`` for any
     other error.  Every file is written whole or not at all, so what was written before is kept."""
     if not isinstance(error, OSError) or error.errno not in _DISK_REFUSALS:
         return None
@@ -335,10 +335,10 @@ def standard_streams_opened() -> None:
     A closed descriptor 0, 1 or 2 is the next one a file opened takes: a run's Parquet part or its ``run.json`` would
     then receive every message and warning meant for the terminal, from this process and from the workers that inherit
     it.  And with no standard error, Python's ``sys.stderr`` is ``None``, which the progress bar and the messages of a
-    run cannot write to: it ended with a traceback nobody saw and exit code 1, the run left half-written, as it did on
-    the first message to a standard error piped to a reader that had gone.  Standard output keeps its own handling
-    (:func:`end_quietly`): what a command prints is its result, so printing it to a standard output that was closed
-    from the start ends the command with an error once its work is done (:class:`_LostOutput`).
+    run cannot write to: the run would end with a traceback nobody sees and exit code 1, half-written, at its first
+    message, and so would one whose standard error is piped to a reader that has gone.  Standard output keeps its own
+    handling (:func:`end_quietly`): what a command prints is its result, so printing it to a standard output that was
+    closed from the start ends the command with an error once its work is done (:class:`_LostOutput`).
     """
     if sys.stdout is None:  # the descriptor was closed when Python started
         sys.stdout = _LostOutput()

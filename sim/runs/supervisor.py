@@ -412,8 +412,8 @@ class _Play:
     def _enforce_clocks(self, worker: _Worker, now: float, stopping: bool) -> None:
         """Kill a worker whose call overran the time limit, or that is still busy past the stop's grace."""
         time_limit = self.schedule.time_limit
-        # The number before the start, as a worker writes them the other way round: a game begun between two reads in
-        # the other order showed the worker's last start (0 before its first game) and was killed as hours overdue.
+        # The number before the start, as a worker writes them the other way round: read in the other order, a game
+        # begun between the two reads would show the worker's last start (0 before its first game), hours overdue.
         # The call before its start too (MONITOR_START): a build (a bot's start-up) has an allowance of its own.
         game, call = worker.monitor[MONITOR_GAME], worker.monitor[MONITOR_CALL]
         started = worker.monitor[MONITOR_START]
