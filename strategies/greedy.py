@@ -27,7 +27,7 @@ class Greedy(Strategy):
     """A simple baseline that a beginner could beat with patience and an expert should beat easily."""
 
     name = "greedy"
-    version = 2  # raised whenever its play changes (docs/strategies.md, Versions); CHANGELOG.md says how
+    version = 2  # raised whenever its play changes (docs/strategies.md, Versions)
     description = "Melds whenever it can, takes the pile whenever allowed, discards its least useful card."
 
     def choose_acquire(self, view: SeatView) -> Move:
