@@ -29,11 +29,12 @@ strict = True
 [mypy-canasta_sim.*]
 ignore_errors = True
 
-# OpenSpiel ships no annotations: the examples that use it are checked for their use of canasta_sim alone.
+# OpenSpiel and pyarrow ship no annotations: the examples that use them are checked for the rest alone.
 [mypy-pyspiel.*,open_spiel.*,pyarrow.*]
 ignore_missing_imports = True
 
-# The examples that use nothing of canasta_sim, as plain mypy reads them: a contributor's `mypy examples/`.
+# The examples that use nothing of canasta_sim without strict's demand for annotations, as a contributor's plain
+# `mypy examples/` reads them: they are not written against the package's annotations.
 [mypy-{plain}]
 disallow_untyped_defs = False
 disallow_untyped_calls = False
