@@ -37,7 +37,8 @@ def send(message):
     sys.stdout.flush()
 
 
-backlog = collections.deque()  # messages read while waiting for a 'checked', handled afterwards
+# Messages read while waiting for a 'checked', handled afterwards.
+backlog: collections.deque[dict] = collections.deque()
 
 
 def receive():
