@@ -16,12 +16,17 @@ KEPT = "keeps from one game to the next"
 QUICK = ["--rules", "target_score=500", "--workers", "1"]
 
 
+def run_isolated(tmp_path, monkeypatch, file_name: str, source: str):
+    """``run`` of four games of ``source``'s ``Learner``, written to ``file_name``, ``isolated:`` against random."""
+    (tmp_path / file_name).write_text(source)
+    monkeypatch.chdir(tmp_path)
+    return CliRunner().invoke(main, ["run", "--games", "4", "--out", "rr", *QUICK,
+                                     "-s", f"isolated:{file_name}:Learner", "-s", "random"])
+
+
 @pytest.mark.timeout(120)
 def test_run_warns_of_an_isolated_strategy_that_keeps_state_between_games(tmp_path, monkeypatch):
-    (tmp_path / "learner.py").write_text(LEARNER)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["run", "--games", "4", "--out", "rr", *QUICK,
-                                       "-s", "isolated:learner.py:Learner", "-s", "random"])
+    result = run_isolated(tmp_path, monkeypatch, "learner.py", LEARNER)
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.output.splitlines() if KEPT in line]
     assert len(warnings) == 1 and "'isolated:learner.py:Learner'" in warnings[0], result.output
@@ -42,10 +47,7 @@ STEADY = LEARNER.replace("Learner.hands += 1", "self.hands = getattr(self, 'hand
 
 @pytest.mark.timeout(120)
 def test_an_isolated_strategy_that_keeps_state_on_its_instances_is_not_warned_of(tmp_path, monkeypatch):
-    (tmp_path / "steady.py").write_text(STEADY)
-    monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["run", "--games", "4", "--out", "rr", *QUICK,
-                                       "-s", "isolated:steady.py:Learner", "-s", "random"])
+    result = run_isolated(tmp_path, monkeypatch, "steady.py", STEADY)
     assert result.exit_code == 0 and KEPT not in result.output, result.output
 
 
