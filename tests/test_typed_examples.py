@@ -65,14 +65,14 @@ def examples(folder: Path) -> list[Path]:
                 path = folder / f"{Path(page).stem.lower()}_{number}.py"
                 path.write_text(block)
                 written.append(path)
-    bots = [path for path in sorted((ROOT / "examples").rglob("*.py")) if "canasta_sim" in path.read_text()]
-    return written + bots
+    return written + example_files(uses_canasta_sim=True)
 
 
-def plain_examples() -> list[Path]:
-    """The example files that import nothing of canasta_sim (the protocol bot, the imitation script)."""
+def example_files(*, uses_canasta_sim: bool) -> list[Path]:
+    """The example files that use canasta_sim (the example bots), or those that import nothing of it (the protocol
+    bot, the imitation script)."""
     return [path for path in sorted((ROOT / "examples").rglob("*.py"))
-            if "canasta_sim" not in path.read_text() and path.name != "__init__.py"]
+            if ("canasta_sim" in path.read_text()) == uses_canasta_sim and path.name != "__init__.py"]
 
 
 @pytest.mark.timeout(120)
@@ -81,7 +81,7 @@ def test_the_docs_strategy_examples_and_example_bots_pass_mypy_strict(tmp_path):
     (tmp_path / "examples").mkdir()
     files = examples(tmp_path / "examples")
     assert len(files) >= 8 and any(path.name == "my_bot.py" for path in files)
-    plain = plain_examples()
+    plain = example_files(uses_canasta_sim=False)
     assert {path.name for path in plain} >= {"bot.py", "imitation.py"}
     files += plain
     config = tmp_path / "mypy.ini"
