@@ -486,7 +486,9 @@ def _conclude(plan: MatchPlan, test: Sprt, comparison: Comparison, status: str, 
     if comparison.error or start_error or status == "interrupted":
         _counted_facts(comparison)  # of the games counted before the stop: told as a finished test tells them
     if comparison.error or start_error:
-        click.echo(f"Error: {comparison.error or start_error}{saved}", err=True)
+        # Where the test stood, as an interruption says it: the LLR so far tells how near a decision it was.
+        stood = f"; stopped after {counts.game_count} games: LLR {llr:.2f}, no decision" if counts.game_count else ""
+        click.echo(f"Error: {comparison.error or start_error}{stood}{saved}", err=True)
         sys.exit(EXIT_STOPPED)
     if status == "interrupted":
         resume = f"; canasta-sim compare --resume {shlex.quote(str(out))} goes on" if recorder is not None and \

@@ -63,6 +63,8 @@ def test_a_compare_stopped_by_a_failing_strategy_says_how_many_games_counted_the
                     "--seed", "1", "--workers", "1", "-q", *NEVER_ENDING)
     assert result.exit_code == 1 and "Error: game 2: " in result.output, result.output
     assert _said(result.output) == [SAID]
+    # and where the test stood, as an interruption says it
+    assert "; stopped after 2 games: LLR " in result.output and ", no decision" in result.output, result.output
 
 
 def test_an_interrupted_compare_says_how_many_games_counted_the_hand_cap_ended_r15_1(capsys):
