@@ -32,7 +32,15 @@ from canasta_sim.runs.dask_cluster import LocalWorkers
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
-from tests.helpers import BOTS, FLAKY_BOT_SOURCE, assert_same_run_tables, invoke, read_run_tables
+from tests.helpers import (
+    BOTS,
+    FLAKY_BOT_SOURCE,
+    assert_same_run_tables,
+    invoke,
+    parts_stamps,
+    read_run_tables,
+    run_stamp,
+)
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -353,6 +361,8 @@ def test_cli_dask_run_and_resume_give_the_local_tables(cluster, tmp_path):
     assert result.exit_code == 0, result.output
     assert "30 of 30 games" in result.stdout and "15 played now" in result.stdout
     assert_same_tables(tmp_path / "local", out)
+    # Each part, of either session, names its run's seed and rules as a local run's parts do.
+    assert all(stamp == run_stamp(out) for stamp in parts_stamps(out))
 
 
 def test_a_run_resumed_on_dask_plays_and_records_no_kept_games_at_once(cluster, tmp_path, monkeypatch):
