@@ -563,7 +563,8 @@ def pin_cores(pin: bool) -> None:
 
 workers_option = click.option(
     "--workers", type=WholeNumber(min=1), default=None,
-    help="Worker processes (default: all cores; with --pin-cores and bot processes, one for every two cores).")
+    help="Worker processes (default: one per core this process may use, fewer under a container's CPU quota; with "
+         "--pin-cores and bot processes, one for every two).")
 """``--workers`` as ``run``, ``compare`` and ``tune`` take it; :func:`worker_count` gives its default."""
 
 
