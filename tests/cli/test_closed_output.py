@@ -12,8 +12,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
-from canasta_sim.cli import EXIT_OUTPUT_CLOSED, _reader_gone
+from canasta_sim.cli import EXIT_OUTPUT_CLOSED, _reader_gone, main
 
 
 def _read_then_close(arguments, until=b"", answer=b""):
@@ -153,6 +154,21 @@ def test_a_tuning_whose_tuned_spec_is_lost_says_where_it_is_kept(tmp_path):
     assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost; "
                                                  f"{TUNING_KEPT}\n")
     assert json.loads((tmp_path / "out" / "tune.json").read_text())["final_spec"].startswith("expert:aggression=")
+
+
+@pytest.mark.timeout(90)
+def test_a_saved_comparison_whose_reader_has_gone_is_kept_as_interrupted_and_resumes(tmp_path):
+    # compare ... --out DIR | head -1 saved its games as a "complete" comparison with no decision, and --resume
+    # refused it as one that reached its --max-games, which it had not.
+    out = tmp_path / "saved"
+    first, status, errors = _read_then_close(["compare", "greedy", "--baseline", "random", "--max-games", "400",
+                                              "--print-every", "2", "--workers", "1", "--seed", "1", "--rules",
+                                              "target_score=1000", "--out", str(out)])
+    assert first.startswith(b"compare greedy") and (status, errors) == (EXIT_OUTPUT_CLOSED, "")
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "interrupted" and manifest["compare"]["decision"] is None, manifest["status"]
+    resumed = CliRunner().invoke(main, ["compare", "--resume", str(out), "-q"])
+    assert resumed.exit_code == 0 and "accepted after" in resumed.output, resumed.output
 
 
 @pytest.mark.timeout(60)
