@@ -12,12 +12,14 @@ import contextlib
 import math
 import mmap
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError, machine_refused
 
-__all__ = ["StopFlag", "WorkerStartError", "cpu_quota", "shared_memory", "starting", "usable_cores"]
+__all__ = ["USERS_FOLDER_MODE", "StopFlag", "WorkerStartError", "cpu_quota", "shared_memory", "starting",
+           "usable_cores", "users_folder"]
 
 
 class WorkerStartError(StrategyLoadError):
@@ -148,3 +150,19 @@ def _quota_v1(folder: Path) -> float | None:
 
 def _ratio(quota: int, period: int) -> float | None:
     return quota / period if quota > 0 and period > 0 else None
+
+
+def users_folder(name: str) -> Path:
+    """The folder ``name`` under the temporary folder (``TMPDIR``) that is this user's: ``name-UID`` where users
+    share it (``/tmp``), ``name`` where each has their own (Windows).  Made by whoever needs it first, with
+    :data:`USERS_FOLDER_MODE`.
+
+    One folder shared by every user belonged to the first user to make it: on a machine where two users run (a CI
+    runner, a cluster's worker machines), every other user's run failed, refused by its mode.
+    """
+    own = f"{name}-{os.getuid()}" if hasattr(os, "getuid") else name
+    return Path(tempfile.gettempdir()) / own
+
+
+USERS_FOLDER_MODE = 0o700
+"""The mode :func:`users_folder` is made with: the files in it are this user's runs' (their strategies' code)."""
