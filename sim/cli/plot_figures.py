@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import stat
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ import click
 
 from canasta_sim.cli.options import changed_rules_text
 from canasta_sim.cli.plot_data import ChartData
+from canasta_sim.runs.machine import USERS_FOLDER_MODE, users_folder
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -57,8 +57,8 @@ def choose_matplotlib_folder() -> None:
     if all(base and _writable_folder(Path(base, "matplotlib")) for base in defaults):
         return
     try:
-        own = Path(tempfile.gettempdir(), f"canasta-sim-matplotlib-{os.getuid()}")
-        own.mkdir(mode=0o700, exist_ok=True)
+        own = users_folder("canasta-sim-matplotlib")
+        own.mkdir(mode=USERS_FOLDER_MODE, exist_ok=True)
         status = own.lstat()
     except OSError:
         return
