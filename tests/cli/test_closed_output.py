@@ -171,6 +171,19 @@ def test_a_saved_comparison_whose_reader_has_gone_is_kept_as_interrupted_and_res
     assert resumed.exit_code == 0 and "accepted after" in resumed.output, resumed.output
 
 
+@pytest.mark.timeout(90)
+def test_a_run_logging_to_standard_output_whose_reader_has_gone_ends_quietly_with_its_games_whole(tmp_path):
+    # canasta-sim run --log-file - -v | head -1 printed logging's "--- Logging error ---" and a traceback on standard
+    # error for every record after the reader had gone.
+    out = tmp_path / "run"
+    first, status, errors = _read_then_close(["run", "--games", "60", "--chunk-size", "2", "-s", "greedy", "-s",
+                                              "random", "--workers", "1", "--seed", "2", "--rules", "target_score=1000",
+                                              "--out", str(out), "--log-file", "-", "-v"])
+    assert b"chunk 0" in first or b"chunk 1" in first, first
+    assert status == EXIT_OUTPUT_CLOSED and "Logging error" not in errors and "Traceback" not in errors, errors
+    assert json.loads((out / "run.json").read_text())["status"] == "complete"
+
+
 @pytest.mark.timeout(60)
 def test_a_run_started_with_standard_error_closed_finishes_and_keeps_its_games(tmp_path):
     # With 2>&- the run ended at its first message with exit code 1, a traceback nobody saw and run.json "running".
