@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import textwrap
 from pathlib import Path
@@ -14,7 +13,7 @@ import click
 
 from canasta_sim.cli.options import changed_rules_text
 from canasta_sim.cli.plot_data import ChartData
-from canasta_sim.runs.machine import USERS_FOLDER_MODE, users_folder
+from canasta_sim.runs.machine import made_users_folder, users_folder
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -45,7 +44,7 @@ def choose_matplotlib_folder() -> None:
     Without one (a container's home read-only or absent, ``HOME=/nonexistent``), matplotlib made a new temporary
     folder for each command, rebuilt its font cache there (0.7 s) and printed two warnings telling the user to set
     ``MPLCONFIGDIR``: on every chart.  This folder is kept, so the cache is built once; it is used only when it is
-    this user's own and no one else's to write or read.  When it cannot be made, matplotlib is left to find a folder
+    this user's own and no one else's to write in.  When it cannot be made, matplotlib is left to find a folder
     and to say why it cannot.
     """
     if os.environ.get("MPLCONFIGDIR") or not sys.platform.startswith(("linux", "freebsd")):  # matplotlib's XDG rule
@@ -57,14 +56,10 @@ def choose_matplotlib_folder() -> None:
     if all(base and _writable_folder(Path(base, "matplotlib")) for base in defaults):
         return
     try:
-        own = users_folder("canasta-sim-matplotlib")
-        own.mkdir(mode=USERS_FOLDER_MODE, exist_ok=True)
-        status = own.lstat()
-    except OSError:
+        own = made_users_folder(users_folder("canasta-sim-matplotlib"))
+    except OSError:  # one another user made first, or no temporary folder at all
         return
-    # A shared temporary folder: a name another user made first (or a link) is not taken.
-    if stat.S_ISDIR(status.st_mode) and status.st_uid == os.getuid() and not status.st_mode & 0o077:
-        os.environ["MPLCONFIGDIR"] = str(own)
+    os.environ["MPLCONFIGDIR"] = str(own)
 
 
 def _writable_folder(folder: Path) -> bool:

@@ -44,7 +44,7 @@ from pathlib import Path
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, decode_call
 from canasta_sim.runs.dask_cluster import ClusterError
-from canasta_sim.runs.machine import USERS_FOLDER_MODE, users_folder
+from canasta_sim.runs.machine import made_users_folder, users_folder
 from canasta_sim.runs.supervisor import IDLE_DEATHS
 
 try:
@@ -118,8 +118,7 @@ class ChunkJournal:
 
     def __init__(self, run_token: str, chunk: int, folder: Path | None = None, *,
                  is_built_in: Callable[[int, int], bool] | None = None) -> None:
-        folder = folder or monitor_folder()
-        folder.mkdir(mode=USERS_FOLDER_MODE, parents=True, exist_ok=True)
+        folder = made_users_folder(folder or monitor_folder())
         self._is_built_in = is_built_in
         self.charged_path = folder / f"{run_token}-{chunk}.charged"
         for path in sorted(folder.glob(f"{run_token}-{chunk}-*.monitor")):

@@ -37,7 +37,7 @@ from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import file_spec_parts, is_bot_spec
 from canasta_sim.runs.dask_journal import forget_run
-from canasta_sim.runs.machine import USERS_FOLDER_MODE, users_folder
+from canasta_sim.runs.machine import made_users_folder, users_folder
 from canasta_sim.runs.runner import RunSettings
 
 logger = logging.getLogger("canasta_sim.runs.runner")  # the local workers' own, whose warnings these match
@@ -150,7 +150,7 @@ def _materialize(shipped: ShippedFile, run_token: str) -> Path:
     folder = strategy_folder() / f"{run_token}-{shipped.digest}"
     path = folder / shipped.file_name
     if not path.is_file():
-        folder.parent.mkdir(mode=USERS_FOLDER_MODE, parents=True, exist_ok=True)
+        made_users_folder(folder.parent)
         folder.mkdir(exist_ok=True)
         # Several worker processes of one machine may write it at once: each renames its own whole copy.
         partial = folder / f".{shipped.file_name}.{os.getpid()}.{threading.get_ident()}"

@@ -9,17 +9,19 @@ CPU time smaller than the cores it sees (``docker run --cpus=2``, a Kubernetes C
 from __future__ import annotations
 
 import contextlib
+import errno
 import math
 import mmap
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError, machine_refused
 
-__all__ = ["USERS_FOLDER_MODE", "StopFlag", "WorkerStartError", "cpu_quota", "shared_memory", "starting",
-           "usable_cores", "users_folder"]
+__all__ = ["USERS_FOLDER_MODE", "StopFlag", "WorkerStartError", "cpu_quota", "made_users_folder", "shared_memory",
+           "starting", "usable_cores", "users_folder"]
 
 
 class WorkerStartError(StrategyLoadError):
@@ -154,8 +156,7 @@ def _ratio(quota: int, period: int) -> float | None:
 
 def users_folder(name: str) -> Path:
     """The folder ``name`` under the temporary folder (``TMPDIR``) that is this user's: ``name-UID`` where users
-    share it (``/tmp``), ``name`` where each has their own (Windows).  Made by whoever needs it first, with
-    :data:`USERS_FOLDER_MODE`.
+    share it (``/tmp``), ``name`` where each has their own (Windows).  :func:`made_users_folder` makes it.
 
     One folder shared by every user belonged to the first user to make it: on a machine where two users run (a CI
     runner, a cluster's worker machines), every other user's run failed, refused by its mode.
@@ -165,4 +166,21 @@ def users_folder(name: str) -> Path:
 
 
 USERS_FOLDER_MODE = 0o700
-"""The mode :func:`users_folder` is made with: the files in it are this user's runs' (their strategies' code)."""
+"""The mode :func:`made_users_folder` makes a folder with: the files in it are this user's runs' (their strategies'
+code, matplotlib's settings)."""
+
+
+def made_users_folder(folder: Path) -> Path:
+    """``folder`` (a :func:`users_folder`), made with :data:`USERS_FOLDER_MODE` if absent, and checked to be this
+    user's, which no one else may write in.
+
+    :raises PermissionError: naming the folder, when it is another user's or others may write in it: in a
+        temporary folder every user shares, anyone may make a folder of that name first, and put code in it.
+    """
+    folder.mkdir(mode=USERS_FOLDER_MODE, parents=True, exist_ok=True)
+    if hasattr(os, "getuid"):
+        status = folder.lstat()
+        if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid() or status.st_mode & 0o022:
+            raise PermissionError(errno.EACCES, "not a folder of this user's that only they may write in; remove it",
+                                  str(folder))
+    return folder

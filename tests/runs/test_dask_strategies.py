@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import linecache
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -119,6 +120,22 @@ def test_a_worker_machine_where_another_user_ran_keeps_this_users_files_in_folde
         own = machine_temporary / f"{name}-{os.getuid()}"
         assert own.is_dir() and stat.S_IMODE(own.stat().st_mode) == 0o700  # its runs' code: this user's to read
     end_run_here("run-of-the-second-user")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="a temporary folder shared by users, as POSIX systems have it")
+def test_a_strategy_folder_of_this_users_name_that_others_may_write_in_is_refused_naming_it(tmp_path,
+                                                                                           machine_temporary):
+    # In a temporary folder every user shares, anyone may make the folder first and swap a shipped file in it
+    # before the worker imports it.
+    taken = machine_temporary / f"canasta-sim-strategies-{os.getuid()}"
+    taken.mkdir()
+    taken.chmod(0o777)
+    file = shipped(tmp_path, "fails.py:Fails")
+    with pytest.raises(PermissionError, match=re.escape(str(taken))):
+        load_on_worker("fails.py:Fails", dataclasses.replace(file, source=file.source + b"\n# taken\n"),
+                       "run-in-a-taken-folder")
+    assert not list(taken.iterdir())
 
 
 @pytest.mark.timeout(60)
