@@ -55,6 +55,7 @@ from canasta_sim.core._compiled import accelerator  # noqa: E402
 from canasta_sim.core.engine import play_game  # noqa: E402
 from canasta_sim.core.rules import Rules  # noqa: E402
 from canasta_sim.plugins.loader import load_strategy  # noqa: E402
+from canasta_sim.runs.machine import usable_cores  # noqa: E402
 from canasta_sim.runs.runner import MAX_CHUNK_SIZE  # noqa: E402
 
 
@@ -398,7 +399,7 @@ def measure(quick: bool, games: int | None, floor_path: Path) -> dict:
     """Every figure but the isolation rows, with the floor before and after and each ratio to the floor."""
     seconds = 3.0 if quick else 10.0
     games = games or (400 if quick else 2000)
-    cores = os.cpu_count() or 1
+    cores = usable_cores()  # a container's CPU quota counted, as the run's default workers count it
     figures: dict = {
         "version": __version__,
         "python": platform.python_version(),

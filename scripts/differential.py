@@ -65,10 +65,12 @@ def _child_digests(games: int, seed: int, pure: bool) -> dict:
     return json.loads(completed.stdout)
 
 
-def _run(out: Path, games: int, seed: int, specs: list[str], workers: int, pure: bool) -> str:
+def _run(out: Path, games: int, seed: int, specs: list[str], workers: int | None, pure: bool) -> str:
     env = {**os.environ, PURE_PYTHON_VARIABLE: "1" if pure else "0"}
     command = [sys.executable, "-m", "canasta_sim", "run", "--games", str(games), "--seed", str(seed),
-               "--workers", str(workers), "--out", str(out), "--quiet"]
+               "--out", str(out), "--quiet"]
+    if workers is not None:
+        command += ["--workers", str(workers)]
     for spec in specs:
         command += ["-s", spec]
     completed = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=24 * 3600)
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=10_000, help="games per comparison (default 10000)")
     parser.add_argument("--seed", type=int, default=18, help="run seed (default 18)")
     parser.add_argument("-s", "--strategy", action="append", dest="specs", help="strategies of the run tables")
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="workers of each run")
+    parser.add_argument("--workers", type=int, help="workers of each run (default: the run's own)")
     parser.add_argument("--digests-only", type=int, metavar="GAMES", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.games < 1:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import importlib
 import io
+import logging
 import os
 import select
 import sys
@@ -127,6 +128,30 @@ def _drop_stdout() -> None:
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, sys.__stdout__.fileno())
     os.close(null)
+
+
+class StandardOutputLog(logging.StreamHandler):
+    """The handler of ``--log-file -``: log records on standard output.  Once its reader has gone (``| head``) the
+    records are dropped and the command goes on with its work (a run's games), then ends as a closed pipe ends every
+    command (:func:`end_quietly`), where logging printed its own error and a traceback for each record after."""
+
+    reader_gone = False
+    """Whether a record met standard output closed, in the command this process runs."""
+
+    def __init__(self) -> None:
+        super().__init__(sys.stdout)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Print ``record``, unless the reader has gone."""
+        if not StandardOutputLog.reader_gone:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        """Note a reader gone; any other failure is logging's to tell."""
+        if output_closed(sys.exc_info()[1]):
+            StandardOutputLog.reader_gone = True
+        else:
+            super().handleError(record)
 
 
 def unwritable_output(error: BaseException, ctx: click.Context | None = None) -> click.ClickException | None:
@@ -277,6 +302,7 @@ class LazyCommands(OneLineErrors, click.Group):
         if parent is None:
             standard_streams_opened()
             numeric_threads_limited()
+            StandardOutputLog.reader_gone = False  # a command run before in this process (a test's) is not this one
         try:
             return super().make_context(info_name, args, parent=parent, **extra)
         except click.exceptions.Exit as end:
@@ -303,6 +329,8 @@ class LazyCommands(OneLineErrors, click.Group):
             if failure is not None:
                 raise failure from None
             raise
+        if StandardOutputLog.reader_gone:  # the log's reader gone, the command's own printing done or none
+            raise end_quietly()
         raise_if_output_lost(ctx)
         return result
 

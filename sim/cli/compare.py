@@ -32,6 +32,7 @@ from pathlib import Path
 
 import click
 
+from canasta_sim.cli import output_closed
 from canasta_sim.cli.compare_resume import ResumePoint, loaded_labels, resume_point
 from canasta_sim.cli.compare_saving import RunRecorder
 from canasta_sim.cli.options import (
@@ -460,6 +461,10 @@ def _play(plan: MatchPlan, comparison: Comparison, first_block: int, workers: in
         interrupted = True
     except WorkerStartError as error:  # workers that cannot load the strategies or die before playing
         start_error = str(error)
+    except OSError as error:
+        # A progress line's reader gone (| head): the comparison stops undecided, kept as interrupted for --resume.
+        interrupted = output_closed(error)
+        raise
     finally:
         restore_logging()
         counts = comparison.counts

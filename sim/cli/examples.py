@@ -58,8 +58,14 @@ def examples_command(folder: Path, show_path: bool) -> None:
     for name in files:
         target = folder / name
         if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes((source / name).read_bytes())
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes((source / name).read_bytes())
+            except OSError as error:  # a read-only working folder (a container's, a CI checkout's)
+                before = f" ({copied} copied before)" if copied else ""
+                raise click.ClickException(
+                    f"the examples cannot be copied into {folder}: {error.strerror or error}{before}; give a folder "
+                    f"this user can write (canasta-sim examples FOLDER)") from None
             copied += 1
     click.echo(f"{copied} of {len(files)} examples copied into {folder} ({len(files) - copied} were there already): "
                f"{', '.join(str(name) for name in files)}")

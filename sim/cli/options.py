@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from canasta_sim.cli import OneLineErrors
+from canasta_sim.cli import OneLineErrors, StandardOutputLog
 from canasta_sim.core.cards import DECK_COUNTS, counts_value
 from canasta_sim.core.parameters import format_value
 from canasta_sim.errors import CanastaError, UserInterrupt
@@ -133,7 +133,7 @@ def open_log_file(path: Path | None) -> logging.Handler | None:
     if path is None:
         return None
     if is_standard_output(path):
-        return logging.StreamHandler(sys.stdout)
+        return StandardOutputLog()
     try:
         return logging.FileHandler(path, encoding="utf-8")
     except OSError as error:
@@ -563,7 +563,8 @@ def pin_cores(pin: bool) -> None:
 
 workers_option = click.option(
     "--workers", type=WholeNumber(min=1), default=None,
-    help="Worker processes (default: all cores; with --pin-cores and bot processes, one for every two cores).")
+    help="Worker processes (default: one per core this process may use, fewer under a container's CPU quota; with "
+         "--pin-cores and bot processes, one for every two).")
 """``--workers`` as ``run``, ``compare`` and ``tune`` take it; :func:`worker_count` gives its default."""
 
 

@@ -3,23 +3,29 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import textwrap
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from canasta_sim.cli.options import changed_rules_text
 from canasta_sim.cli.plot_data import ChartData
+from canasta_sim.runs.machine import made_users_folder, users_folder
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["TITLE_SIZE", "colours", "legend", "matchup", "new_figure", "suptitle", "title", "wrapped"]
+__all__ = ["TITLE_SIZE", "choose_matplotlib_folder", "colours", "legend", "matchup", "new_figure", "suptitle", "title",
+           "wrapped"]
 
 
 def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
     """An empty figure of ``width`` by ``height`` inches, laid out when drawn, on the Agg canvas (no display)."""
     # Imported here so that every other command starts without loading matplotlib.
+    choose_matplotlib_folder()
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
@@ -29,6 +35,40 @@ def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
     figure = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(figure)
     return figure
+
+
+def choose_matplotlib_folder() -> None:
+    """Give matplotlib a folder of this user's in the temporary folder (``MPLCONFIGDIR``) when it cannot write its
+    own under the home folder, before it is imported; nothing when ``MPLCONFIGDIR`` is set or its own are writable.
+
+    Without one (a container's home read-only or absent, ``HOME=/nonexistent``), matplotlib made a new temporary
+    folder for each command, rebuilt its font cache there (0.7 s) and printed two warnings telling the user to set
+    ``MPLCONFIGDIR``: on every chart.  This folder is kept, so the cache is built once; it is used only when it is
+    this user's own and no one else's to write in.  When it cannot be made, matplotlib is left to find a folder
+    and to say why it cannot.
+    """
+    if os.environ.get("MPLCONFIGDIR") or not sys.platform.startswith(("linux", "freebsd")):  # matplotlib's XDG rule
+        return
+    home = os.path.expanduser("~")
+    home = None if home.startswith("~") else home  # no HOME and no password entry (docker run --user 1234)
+    defaults = [os.environ.get("XDG_CONFIG_HOME") or (home and os.path.join(home, ".config")),
+                os.environ.get("XDG_CACHE_HOME") or (home and os.path.join(home, ".cache"))]
+    if all(base and _writable_folder(Path(base, "matplotlib")) for base in defaults):
+        return
+    try:
+        own = made_users_folder(users_folder("canasta-sim-matplotlib"))
+    except OSError:  # one another user made first, or no temporary folder at all
+        return
+    os.environ["MPLCONFIGDIR"] = str(own)
+
+
+def _writable_folder(folder: Path) -> bool:
+    """Whether ``folder`` is, or can be made, a folder this process can write to (as matplotlib asks)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return folder.is_dir() and os.access(folder, os.W_OK)
 
 
 TITLE_SIZE = 12.0

@@ -55,6 +55,7 @@ from canasta_sim.runs.dask_cluster import (
     normalize_scheduler_address,
     played_by,
     scheduler_lost,
+    start_local_cluster,
     worker_threads,
 )
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
@@ -404,7 +405,7 @@ class DaskChunkRunner:
         ``dask_records`` (:mod:`canasta_sim.runs.dask_logging`); both closed on leaving.  Yields the client and, for
         a local cluster, what keeps its workers (:class:`~canasta_sim.runs.dask_cluster.LocalWorkers`), else
         ``None``."""
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
         from canasta_sim.runs.dask_logging import RunClusterNanny, hear_workers
 
@@ -419,12 +420,8 @@ class DaskChunkRunner:
             finally:
                 client.close()
             return
-        # No dashboard; the scheduler still serves HTTP (health checks), on a free port so that a cluster
-        # already holding the usual 8787 causes no warning.
         with _workers_ignoring_ctrl_c():
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR,
-                                   worker_class=RunClusterNanny)
+            cluster = start_local_cluster(workers, RunClusterNanny)
         with cluster, Client(cluster, set_as_default=False) as client:
             hear_workers(client, dask_records)  # the workers of this run's own cluster only
             self.description = f"{workers} worker{'s' * (workers != 1)} on a local Dask cluster"

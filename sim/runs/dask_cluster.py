@@ -1,5 +1,5 @@
-"""Reaching a Dask cluster for a run (:mod:`canasta_sim.runs.dask_backend`): the scheduler's address checked, the
-client connected, and the cluster's worker threads counted and named.
+"""Reaching a Dask cluster for a run (:mod:`canasta_sim.runs.dask_backend`), or starting one on this machine: the
+scheduler's address checked, the client connected, and the cluster's worker threads counted and named.
 
 A scheduler that cannot answer ends the run with a one-line :class:`ClusterError` naming its address: at once when the
 address is malformed (:func:`normalize_scheduler_address`), when nothing listens there or its host is unknown, and
@@ -13,13 +13,15 @@ import logging
 import os
 import socket
 import time
+import traceback
 
-from canasta_sim.errors import CanastaError
+from canasta_sim.errors import CanastaError, machine_refused
 
 logger = logging.getLogger(__name__)
 
 __all__ = ["REFUSED_GRACE_SECONDS", "SCHEDULER_SCHEMES", "WORKER_WAIT_SECONDS", "ClusterError", "LocalWorkers",
-           "connect", "normalize_scheduler_address", "played_by", "scheduler_lost", "worker_threads"]
+           "connect", "normalize_scheduler_address", "played_by", "scheduler_lost", "start_local_cluster",
+           "worker_threads"]
 
 WORKER_WAIT_SECONDS = 60.0
 """How long a run waits for a first worker on a scheduler that has none."""
@@ -62,6 +64,49 @@ def normalize_scheduler_address(text: str) -> str:
                          f"host in brackets, tcp://[::1]:8786, a port from 1 to 65535); schemes: "
                          f"{', '.join(SCHEDULER_SCHEMES)}")
     return f"{scheme}://{rest}"
+
+
+def start_local_cluster(workers: int, worker_class):
+    """A cluster on this machine of ``workers`` worker processes of one thread each, started by ``worker_class`` (a
+    nanny), with no dashboard.
+
+    :raises ClusterError: when the machine refuses the worker processes: a limit on processes (named as the local
+        backend names it), or a ``/dev/shm`` that cannot be written (a container's), where each nanny takes a
+        multiprocessing lock.  The local backend needs neither, and the line says so.
+    """
+    from distributed import LocalCluster
+
+    try:
+        # The scheduler still serves HTTP (health checks), on a free port so that a cluster already holding the
+        # usual 8787 causes no warning.
+        return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                            scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR,
+                            worker_class=worker_class)
+    except (OSError, RuntimeError) as error:  # Dask's "Nanny failed to start." holds the OSError as its cause
+        refused = _refused_start(error)
+        if refused is None:
+            raise
+        raise ClusterError(refused) from None
+
+
+def _refused_start(error: BaseException) -> str | None:
+    """The line of a local cluster whose worker processes the machine refused, from the ``OSError`` behind ``error``;
+    ``None`` when there is none."""
+    seen = set()
+    while error is not None and not isinstance(error, OSError) and id(error) not in seen:
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    if not isinstance(error, OSError):
+        return None
+    refused = machine_refused("a local Dask worker process", error)
+    if refused is not None:
+        return refused
+    frames = traceback.walk_tb(error.__traceback__)
+    if any(frame.f_globals.get("__name__") == "multiprocessing.synchronize" for frame, _ in frames):
+        return (f"the local Dask cluster's worker processes cannot be started: {error.strerror or error} (each takes a "
+                f"lock in /dev/shm, which this machine does not let it write); the local backend (without --backend "
+                f"dask) needs no /dev/shm")
+    return None
 
 
 def connect(address: str):

@@ -38,13 +38,13 @@ import logging
 import mmap
 import os
 import struct
-import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, decode_call
 from canasta_sim.runs.dask_cluster import ClusterError
+from canasta_sim.runs.machine import made_users_folder, users_folder
 from canasta_sim.runs.supervisor import IDLE_DEATHS
 
 try:
@@ -67,8 +67,9 @@ _LOCKED_BYTE = _MONITOR_BYTES
 
 
 def monitor_folder() -> Path:
-    """The folder of this machine's journals: ``canasta-sim-monitors`` under the temporary folder (``TMPDIR``)."""
-    return Path(tempfile.gettempdir()) / "canasta-sim-monitors"
+    """The folder of this machine's journals of this user's runs: ``canasta-sim-monitors-UID`` under the temporary
+    folder (``TMPDIR``; :func:`~canasta_sim.runs.machine.users_folder`)."""
+    return users_folder("canasta-sim-monitors")
 
 
 def forget_run(run_token: str, folder: Path | None = None) -> None:
@@ -117,8 +118,7 @@ class ChunkJournal:
 
     def __init__(self, run_token: str, chunk: int, folder: Path | None = None, *,
                  is_built_in: Callable[[int, int], bool] | None = None) -> None:
-        folder = folder or monitor_folder()
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = made_users_folder(folder or monitor_folder())
         self._is_built_in = is_built_in
         self.charged_path = folder / f"{run_token}-{chunk}.charged"
         for path in sorted(folder.glob(f"{run_token}-{chunk}-*.monitor")):

@@ -26,7 +26,6 @@ import io
 import linecache
 import logging
 import os
-import tempfile
 import threading
 import tokenize
 from collections.abc import Iterator
@@ -38,6 +37,7 @@ from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import file_spec_parts, is_bot_spec
 from canasta_sim.runs.dask_journal import forget_run
+from canasta_sim.runs.machine import made_users_folder, users_folder
 from canasta_sim.runs.runner import RunSettings
 
 logger = logging.getLogger("canasta_sim.runs.runner")  # the local workers' own, whose warnings these match
@@ -113,9 +113,10 @@ def read_strategy_file(path: Path) -> bytes:
 
 
 def strategy_folder() -> Path:
-    """The folder of this machine's shipped strategy files: ``canasta-sim-strategies`` under the temporary folder
-    (``TMPDIR``), one folder in it per run and file."""
-    return Path(tempfile.gettempdir()) / "canasta-sim-strategies"
+    """The folder of this machine's shipped strategy files of this user's runs: ``canasta-sim-strategies-UID`` under
+    the temporary folder (``TMPDIR``; :func:`~canasta_sim.runs.machine.users_folder`), one folder in it per run and
+    file."""
+    return users_folder("canasta-sim-strategies")
 
 
 def remove_run_files(run_token: str, folder: Path | None = None) -> None:
@@ -149,7 +150,8 @@ def _materialize(shipped: ShippedFile, run_token: str) -> Path:
     folder = strategy_folder() / f"{run_token}-{shipped.digest}"
     path = folder / shipped.file_name
     if not path.is_file():
-        folder.mkdir(parents=True, exist_ok=True)
+        made_users_folder(folder.parent)
+        folder.mkdir(exist_ok=True)
         # Several worker processes of one machine may write it at once: each renames its own whole copy.
         partial = folder / f".{shipped.file_name}.{os.getpid()}.{threading.get_ident()}"
         partial.write_bytes(shipped.source)

@@ -27,7 +27,6 @@ import contextlib
 import dataclasses
 import logging
 import math
-import os
 import signal
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -46,6 +45,7 @@ from canasta_sim.plugins.loader import LoadedStrategy, load_strategies, spec_fil
 from canasta_sim.plugins.specs import file_spec_parts
 from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.failure_log import log_failure
+from canasta_sim.runs.machine import usable_cores
 from canasta_sim.runs.matchmaking import deal_of, deal_seed, scheduled_sides
 from canasta_sim.runs.records import ChunkRecorder, GameRows
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, malformed_entry, whole_entry
@@ -104,10 +104,9 @@ def default_chunk_size(games: int, *, whole_chunks: bool = False) -> int:
 
 
 def default_workers() -> int:
-    """Return the number of cores this process may use."""
-    if hasattr(os, "sched_getaffinity"):
-        return max(1, len(os.sched_getaffinity(0)))
-    return max(1, os.cpu_count() or 1)
+    """Return the number of cores this process may use: those it may run on, or fewer under a container's CPU
+    quota (:func:`~canasta_sim.runs.machine.usable_cores`)."""
+    return usable_cores()
 
 
 @dataclasses.dataclass(frozen=True)

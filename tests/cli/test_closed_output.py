@@ -12,8 +12,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
-from canasta_sim.cli import EXIT_OUTPUT_CLOSED, _reader_gone
+from canasta_sim.cli import EXIT_OUTPUT_CLOSED, _reader_gone, main
 
 
 def _read_then_close(arguments, until=b"", answer=b""):
@@ -153,6 +154,34 @@ def test_a_tuning_whose_tuned_spec_is_lost_says_where_it_is_kept(tmp_path):
     assert (done.returncode, done.stderr) == (1, "Error: standard output is closed: what the command printed is lost; "
                                                  f"{TUNING_KEPT}\n")
     assert json.loads((tmp_path / "out" / "tune.json").read_text())["final_spec"].startswith("expert:aggression=")
+
+
+@pytest.mark.timeout(90)
+def test_a_saved_comparison_whose_reader_has_gone_is_kept_as_interrupted_and_resumes(tmp_path):
+    # compare ... --out DIR | head -1 saved its games as a "complete" comparison with no decision, and --resume
+    # refused it as one that reached its --max-games, which it had not.
+    out = tmp_path / "saved"
+    first, status, errors = _read_then_close(["compare", "greedy", "--baseline", "random", "--max-games", "400",
+                                              "--print-every", "2", "--workers", "1", "--seed", "1", "--rules",
+                                              "target_score=1000", "--out", str(out)])
+    assert first.startswith(b"compare greedy") and (status, errors) == (EXIT_OUTPUT_CLOSED, "")
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "interrupted" and manifest["compare"]["decision"] is None, manifest["status"]
+    resumed = CliRunner().invoke(main, ["compare", "--resume", str(out), "-q"])
+    assert resumed.exit_code == 0 and "accepted after" in resumed.output, resumed.output
+
+
+@pytest.mark.timeout(90)
+def test_a_run_logging_to_standard_output_whose_reader_has_gone_ends_quietly_with_its_games_whole(tmp_path):
+    # canasta-sim run --log-file - -v | head -1 printed logging's "--- Logging error ---" and a traceback on standard
+    # error for every record after the reader had gone.
+    out = tmp_path / "run"
+    first, status, errors = _read_then_close(["run", "--games", "60", "--chunk-size", "2", "-s", "greedy", "-s",
+                                              "random", "--workers", "1", "--seed", "2", "--rules", "target_score=1000",
+                                              "--out", str(out), "--log-file", "-", "-v"])
+    assert b"chunk 0" in first or b"chunk 1" in first, first
+    assert status == EXIT_OUTPUT_CLOSED and "Logging error" not in errors and "Traceback" not in errors, errors
+    assert json.loads((out / "run.json").read_text())["status"] == "complete"
 
 
 @pytest.mark.timeout(60)

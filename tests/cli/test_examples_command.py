@@ -7,6 +7,8 @@ package now, and the command copies them where those commands expect them.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -78,3 +80,17 @@ def test_a_copied_example_loads_as_the_docs_spell_its_spec(tmp_path, monkeypatch
     assert CliRunner().invoke(main, ["examples"]).exit_code == 0
     loaded = load_strategy("examples/my_bot.py:MyBot")
     assert loaded.label == "my-bot@1" and Path(loaded.file) == tmp_path / "examples" / "my_bot.py"
+
+
+def test_examples_into_a_folder_that_cannot_be_written_say_so_and_how_to_copy_elsewhere(tmp_path, monkeypatch):
+    # In a read-only working folder (a container's) it ended in "writing failed: Read-only file system (examples); what
+    # was written before is kept": no word of the FOLDER it could be given.
+    def read_only(self, *arguments, **options):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(self))
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(Path, "mkdir", read_only)
+    result = CliRunner().invoke(main, ["examples"])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+    assert result.output == ("Error: the examples cannot be copied into examples: Read-only file system; give a folder "
+                             "this user can write (canasta-sim examples FOLDER)\n")

@@ -11,14 +11,17 @@ import errno
 import json
 import multiprocessing.heap
 import os
+import stat
 import subprocess
 import sys
+import tempfile
 import threading
 
 import pytest
 from click.testing import CliRunner
 
 from canasta_sim.cli import main
+from canasta_sim.cli.plot_figures import choose_matplotlib_folder
 from canasta_sim.runs.storage import RunDirectory
 
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
@@ -123,6 +126,64 @@ def test_charts_without_a_writable_folder_for_matplotlib_end_in_one_line_naming_
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     errors = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and "MPLCONFIGDIR" in errors[0] and "--out" not in errors[0], result.stderr
+
+
+@pytest.fixture
+def no_writable_home(tmp_path, monkeypatch):
+    """A home folder nothing can be made in (``HOME=/nonexistent`` for a user not root), and a temporary folder of
+    the test's; returns the temporary folder."""
+    blocked = tmp_path / "a file"
+    blocked.write_text("no folder can be made under a file, whoever asks")
+    monkeypatch.setenv("HOME", str(blocked / "home"))
+    for variable in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    return temporary
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="matplotlib's folders under HOME as Linux has them")
+def test_charts_without_a_writable_home_keep_matplotlibs_folder_in_the_temporary_folder(no_writable_home):
+    choose_matplotlib_folder()
+    kept = no_writable_home / f"canasta-sim-matplotlib-{os.getuid()}"
+    assert os.environ["MPLCONFIGDIR"] == str(kept)
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o700
+    del os.environ["MPLCONFIGDIR"]
+    choose_matplotlib_folder()  # the next command's: the same folder, its font cache built once
+    assert os.environ["MPLCONFIGDIR"] == str(kept)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="matplotlib's folders under HOME as Linux has them")
+def test_a_temporary_folder_of_that_name_others_may_write_is_not_given_to_matplotlib(no_writable_home):
+    taken = no_writable_home / f"canasta-sim-matplotlib-{os.getuid()}"
+    taken.mkdir()
+    taken.chmod(0o777)
+    choose_matplotlib_folder()
+    assert "MPLCONFIGDIR" not in os.environ
+
+
+def test_a_writable_home_or_mplconfigdir_leaves_matplotlib_its_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for variable in ("MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(variable, raising=False)
+    choose_matplotlib_folder()
+    assert "MPLCONFIGDIR" not in os.environ
+    monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "mine"))
+    choose_matplotlib_folder()
+    assert os.environ["MPLCONFIGDIR"] == str(tmp_path / "mine")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="matplotlib's folders under HOME as Linux has them")
+def test_a_chart_without_a_writable_home_prints_no_warning(no_writable_home):
+    # HOME=/nonexistent in a container: every plot and HTML report printed matplotlib's two warnings ("mkdir -p
+    # failed", "Matplotlib created a temporary cache directory ... set the MPLCONFIGDIR") and rebuilt its font cache.
+    environment = {**os.environ, "TMPDIR": str(no_writable_home)}
+    starter = "from canasta_sim.cli.plot_figures import new_figure; new_figure()"
+    result = subprocess.run([sys.executable, "-c", starter], env=environment, capture_output=True, text=True,
+                            timeout=50)
+    assert result.returncode == 0 and result.stderr == "", result.stderr
 
 
 def _full_disk(*_arguments, **_keywords):

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, Placement, affinity_enabled, placement
+from canasta_sim.runs.machine import usable_cores
 
 CORES = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
@@ -155,12 +156,13 @@ def test_pinned_cores_without_workers_give_each_worker_two_cores_when_bots_run(m
     from canasta_sim.cli.options import worker_count
 
     monkeypatch.setenv(AFFINITY_VARIABLE, "1")
-    assert worker_count(None, ["isolated:expert", "greedy"]) == max(1, len(CORES) // 2)
-    assert worker_count(None, ["expert", "cmd:node bot.js"]) == max(1, len(CORES) // 2)
-    assert worker_count(None, ["expert", "greedy"]) == len(CORES)  # nothing to place: a worker per core
+    cores = usable_cores()  # a container's CPU quota counted
+    assert worker_count(None, ["isolated:expert", "greedy"]) == max(1, cores // 2)
+    assert worker_count(None, ["expert", "cmd:node bot.js"]) == max(1, cores // 2)
+    assert worker_count(None, ["expert", "greedy"]) == cores  # nothing to place: a worker per core
     assert worker_count(3, ["isolated:expert", "greedy"]) == 3
     monkeypatch.setenv(AFFINITY_VARIABLE, "0")
-    assert worker_count(None, ["isolated:expert", "greedy"]) == len(CORES)
+    assert worker_count(None, ["isolated:expert", "greedy"]) == cores
 
 
 @pytest.mark.timeout(120)
@@ -173,8 +175,8 @@ def test_a_run_with_pinned_cores_and_bots_places_its_default_workers(tmp_path, m
     assert result.exit_code == 0, result.output
     assert "pins nothing" not in result.output
     manifest = json.loads((out / "run.json").read_text())
-    assert manifest["sessions"][-1]["workers"] == len(CORES) // 2
-    assert f"--workers {len(CORES) // 2}" in manifest["command"]
+    assert manifest["sessions"][-1]["workers"] == max(1, usable_cores() // 2)
+    assert f"--workers {max(1, usable_cores() // 2)}" in manifest["command"]
 
 
 @pytest.mark.timeout(60)

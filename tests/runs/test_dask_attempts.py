@@ -3,6 +3,7 @@ cannot stop, and the chunk's next submission.  Played for real (the Dask task, `
 process as a worker's threads), against a scripted client: the late attempt adds nothing to the chunk's rows and
 changes none (sim/runs/dask_journal.py)."""
 
+import os
 import tempfile
 import threading
 import types
@@ -130,4 +131,4 @@ def test_an_attempt_still_playing_after_its_submission_was_given_up_changes_no_r
     assert not (games.termination == "forfeit").any()  # the game the late attempt was in was no death
     assert_same_run_tables(local.path, remote.path)
     # Both attempts removed their monitors as they ended, and nobody charged anything.
-    assert not list((tmp_path / "canasta-sim-monitors").iterdir())
+    assert not list((tmp_path / f"canasta-sim-monitors-{os.getuid()}").iterdir())

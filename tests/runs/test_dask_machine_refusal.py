@@ -7,7 +7,10 @@ tests/cli/test_refused_bot_processes.py) that refuses bot processes past a count
 
 from __future__ import annotations
 
+import errno
 import logging
+import multiprocessing.synchronize
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -45,3 +48,29 @@ def test_a_bot_process_refused_for_a_dask_run_stops_it_in_one_line_keeping_the_c
     error = _one_error(result.output)
     assert f"run canasta-sim run --resume {out}" in error and "another canasta-sim" not in error, error
     assert sum(RunDirectory(out).chunk_game_counts().values()) == kept, result.output
+
+
+def _refusing(number):
+    def refused(self, *arguments, **options):
+        raise OSError(number, os.strerror(number))
+
+    return refused
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("number", "told"), [(errno.EROFS, ["Read-only file system", "/dev/shm",
+                                                             "without --backend dask"]),
+                                              (errno.EMFILE, ["a local Dask worker process", "ulimit -n"])],
+                         ids=["dev-shm", "open-files"])
+def test_a_local_dask_cluster_whose_workers_the_machine_refuses_ends_in_one_line_naming_why(tmp_path, monkeypatch,
+                                                                                            number, told):
+    # In a container with /dev/shm read-only, run --backend dask ended in Dask's 114-line traceback ("RunClusterNanny
+    # failed to start"): each worker's nanny takes a multiprocessing lock, a semaphore in /dev/shm.
+    monkeypatch.setattr(multiprocessing.synchronize.SemLock, "__init__", _refusing(number))
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "-s", "greedy", "-s", "random", "--games", "2", "--workers", "1",
+                                       "--backend", "dask", "--out", str(out), *QUICK])
+    monkeypatch.undo()
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (result.exception, result.output)
+    [error] = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert all(words in error for words in told), error

@@ -4,7 +4,11 @@ file of a finished run and one run's end takes nothing from another playing the 
 are those of the file the client loaded."""
 
 import contextlib
+import dataclasses
 import linecache
+import os
+import re
+import stat
 import subprocess
 import sys
 import tempfile
@@ -18,6 +22,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import is_bot_spec
+from canasta_sim.runs.dask_journal import ChunkJournal
 from canasta_sim.runs.dask_strategies import end_run_here, end_run_on_workers, load_on_worker, shipped_files
 from canasta_sim.runs.runner import RunSettings
 
@@ -40,8 +45,8 @@ class Fails(Greedy):
 
 
 def strategy_folder() -> Path:
-    """Where a worker machine keeps the strategy files sent to it (docs/cluster.md)."""
-    return Path(tempfile.gettempdir()) / "canasta-sim-strategies"
+    """Where a worker machine keeps the strategy files sent to this user's runs (docs/cluster.md)."""
+    return Path(tempfile.gettempdir()) / f"canasta-sim-strategies-{os.getuid()}"
 
 
 @pytest.fixture
@@ -94,6 +99,43 @@ def test_each_run_removes_its_strategy_files_and_leaves_another_runs_copy(tmp_pa
         load_on_worker("fails.py:Fails", shipped(tmp_path, "fails.py:Fails"), "run-one")  # a late attempt's load
     end_run_here("run-two")
     assert not list(strategy_folder().iterdir())  # the runs' folders too
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="a temporary folder shared by users, as POSIX systems have it")
+def test_a_worker_machine_where_another_user_ran_keeps_this_users_files_in_folders_of_its_own(tmp_path,
+                                                                                             machine_temporary):
+    # The two folders were one per machine, the first user's: every other user's Dask run there failed, "Permission
+    # denied: '/tmp/canasta-sim-monitors/...monitor'".  (Root is refused nothing: a file where that user's folder was
+    # stands for it.)
+    for shared in ("canasta-sim-strategies", "canasta-sim-monitors"):
+        (machine_temporary / shared).write_text("another user's")
+    spec = "fails.py:Fails"
+    file = shipped(tmp_path, spec)  # a source of its own, loaded anew whatever the other tests loaded in this process
+    load_on_worker(spec, dataclasses.replace(file, source=file.source + b"\n# the second user's\n"),
+                   "run-of-the-second-user")
+    with ChunkJournal("run-of-the-second-user", 0):
+        pass
+    for name in ("canasta-sim-strategies", "canasta-sim-monitors"):
+        own = machine_temporary / f"{name}-{os.getuid()}"
+        assert own.is_dir() and stat.S_IMODE(own.stat().st_mode) == 0o700  # its runs' code: this user's to read
+    end_run_here("run-of-the-second-user")
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="a temporary folder shared by users, as POSIX systems have it")
+def test_a_strategy_folder_of_this_users_name_that_others_may_write_in_is_refused_naming_it(tmp_path,
+                                                                                           machine_temporary):
+    # In a temporary folder every user shares, anyone may make the folder first and swap a shipped file in it
+    # before the worker imports it.
+    taken = machine_temporary / f"canasta-sim-strategies-{os.getuid()}"
+    taken.mkdir()
+    taken.chmod(0o777)
+    file = shipped(tmp_path, "fails.py:Fails")
+    with pytest.raises(PermissionError, match=re.escape(str(taken))):
+        load_on_worker("fails.py:Fails", dataclasses.replace(file, source=file.source + b"\n# taken\n"),
+                       "run-in-a-taken-folder")
+    assert not list(taken.iterdir())
 
 
 @pytest.mark.timeout(60)

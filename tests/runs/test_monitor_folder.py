@@ -78,8 +78,8 @@ def test_a_run_leaves_nothing_in_the_monitors_folder(arguments, exit_code, tmp_p
         run.send_signal(signal.SIGINT)
     _, stderr = run.communicate(timeout=150)
     assert run.returncode == exit_code, stderr
-    monitors = temporary / "canasta-sim-monitors"
+    monitors = temporary / f"canasta-sim-monitors-{os.getuid()}"
     assert not monitors.exists() or not list(monitors.iterdir())
     # The strategy files the Dask runs sent their workers stayed, one folder per file for ever.
-    strategies = temporary / "canasta-sim-strategies"
+    strategies = temporary / f"canasta-sim-strategies-{os.getuid()}"
     assert not strategies.exists() or not list(strategies.iterdir())
