@@ -35,6 +35,7 @@ import click
 from canasta_sim.cli.compare_resume import ResumePoint, loaded_labels, resume_point
 from canasta_sim.cli.compare_saving import RunRecorder
 from canasta_sim.cli.options import (
+    STRATEGY_SPECS,
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
@@ -45,6 +46,7 @@ from canasta_sim.cli.options import (
     open_log_file,
     pin_cores,
     rules_given,
+    rules_option,
     rules_text,
     supervision_options,
     worker_count,
@@ -340,7 +342,8 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
 
 @click.command("compare", cls=OneLineErrorCommand)
 @click.argument("new", required=False)
-@click.option("--baseline", "old", metavar="SPEC", help="The strategy NEW is tested against.")
+@click.option("--baseline", "old", metavar="SPEC",
+              help=f"The strategy NEW is tested against; both are needed unless --resume ({STRATEGY_SPECS}).")
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="Elo difference of H0 (no gain).")
 @click.option("--elo1", type=float, default=10.0, show_default=True, help="Elo difference of H1 (the hoped-for gain).")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Chance of accepting H1 when H0 is true.")
@@ -351,7 +354,7 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
 @workers_option
 @click.option("--seed", type=WholeNumber(), default=None,
               help="Seed of the deals (default: drawn at random and printed).")
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@rules_option
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
 @click.option("--isolate", is_flag=True,
               help="Run NEW and OLD in processes of their own unless built-in (as isolated:SPEC).")

@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from canasta_sim.cli import RESUMED_WITH, WRITTEN_TO
 from canasta_sim.cli.options import (
+    STRATEGY_SPECS,
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
@@ -46,6 +47,7 @@ from canasta_sim.cli.options import (
     pin_cores,
     print_then_stop,
     rules_given,
+    rules_option,
     rules_options,
     rules_text,
     supervision_options,
@@ -248,7 +250,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.command("tune", cls=OneLineErrorCommand)
 @click.argument("spec", required=False)
 @click.option("--against", default=None, metavar="SPEC",
-              help="Play both candidates against this strategy (default: the two candidates play each other).")
+              help="Play both candidates against this strategy (default: the two candidates play each other; "
+                   f"{STRATEGY_SPECS}).")
 @click.option("--games", type=WholeNumber(min=1), default=None,
               help=f"Total games to play (the budget; default {DEFAULT_GAMES}).")
 @click.option("--games-per-iteration", type=WholeNumber(min=1), default=None,
@@ -257,9 +260,9 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("--params", default=None, metavar="A,B",
               help="Parameters to tune (default: every parameter with a declared range).")
 @click.option("--seed", type=WholeNumber(), default=None,
-              help="Seed of the deals and perturbations (default: drawn, recorded).")
+              help="Seed of the deals and perturbations (default: drawn at random, printed and recorded).")
 @workers_option
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@rules_option
 @click.option("--learning-rate", type=float, default=None,
               help="SPSA step gain a, in fractions of each range per unit of result (default 0.3).")
 @click.option("--perturbation", type=float, default=None,
@@ -269,7 +272,7 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default=None,
               help="When a strategy fails: stop (default; finished iterations are kept) or forfeit the game.")
 @supervision_options(resumed="the tuning")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Directory for tune.json and trajectory.parquet (default: results/tune-<date-time>).")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Continue the tuning in DIR with the settings of its tune.json, and the --memory-limit it last "

@@ -1,5 +1,9 @@
-"""Every command's ``--help``: each option's range said as a reader takes it."""
+"""Every command's ``--help``, walked so that a command added later is held too: -h for --help, each option's range,
+default and value name said as a reader takes them, rule keys and strategy specs sent to where they are listed."""
 
+from pathlib import Path
+
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -26,3 +30,75 @@ def test_help_wraps_lines_at_spaces_never_inside_a_hyphenated_name(width):
                   and not line.rstrip().endswith(" -")]
         assert not broken, broken
         assert "\u2011" not in result.output
+
+
+def every_command():
+    """``(words typed, command, its context)`` of the program and of every command under it, groups walked, so that a
+    command added later is held by each rule here without being named."""
+    def walk(command, words, parent=None):
+        # With the settings the program gives (-h): a command caches its help option from the first context it sees.
+        context = click.Context(command, info_name=words[-1], parent=parent, **command.context_settings)
+        yield words, command, context
+        if isinstance(command, click.Group):
+            for name in command.list_commands(context):
+                yield from walk(command.get_command(context, name), [*words, name], context)
+
+    return list(walk(main, ["canasta-sim"]))
+
+
+def value_options():
+    """``(command words, option)`` of every option of every command that takes a value (no flag)."""
+    return [(" ".join(words), option) for words, command, _context in every_command() for option in command.params
+            if isinstance(option, click.Option) and not option.is_flag]
+
+
+def test_every_command_and_group_takes_h_for_help():
+    for words, _command, _context in every_command():
+        short = CliRunner().invoke(main, [*words[1:], "-h"])
+        assert short.exit_code == 0 and short.output.startswith("Usage: "), (words, short.output)
+        assert short.output == CliRunner().invoke(main, [*words[1:], "--help"]).output, words
+
+
+def test_every_option_with_a_value_says_its_default_or_that_it_is_needed():
+    # run --time-limit and --memory-limit said neither that they were off nor what they were without the option.
+    # Exempt: an option repeated (none given is its default) and a file or folder named only to be read or written.
+    unsaid = []
+    for command, option in value_options():
+        if option.multiple or (isinstance(option.type, click.Path) and option.default is None):
+            continue
+        shown = option.show_default and option.default is not None
+        if not shown and not any(word in (option.help or "").lower() for word in ("default", "needed")):
+            unsaid.append((command, option.opts[-1]))
+    assert unsaid == []
+
+
+def test_an_option_is_shown_with_one_value_name_in_every_command():
+    # --out read DIRECTORY in run, PATH in tune and plot, DIR in compare: one folder, three names.
+    names = {}
+    for _words, command, context in every_command():
+        for option in command.params:
+            if isinstance(option, click.Option) and not option.is_flag:
+                names.setdefault(option.opts[-1], set()).add(option.make_metavar(context))
+    assert {option: shown for option, shown in names.items() if len(shown) > 1} == {}
+
+
+def test_every_rules_option_gives_an_example_and_the_page_that_lists_the_keys():
+    # "Rule-set option (repeatable)" named no key, no value, and no place to find them.
+    rules = [(command, option) for command, option in value_options() if option.opts == ["--rules"]]
+    assert {command for command, _ in rules} >= {"canasta-sim run", "canasta-sim watch", "canasta-sim play"}
+    for command, option in rules:
+        assert "target_score=3000" in option.help and "canasta-sim docs rules, section 17" in option.help, command
+    page = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    assert "\n## 17. Rule-set options\n" in page
+
+
+def test_every_command_taking_a_strategy_says_where_the_specs_are_listed():
+    # A SPEC was named everywhere and explained nowhere but in canasta-sim strategies, which no help pointed to.
+    for words, command, context in every_command():
+        shown = [param.make_metavar(context) for param in command.params]
+        if any("SPEC" in name or name in {"NEW"} for name in shown) and words[-1] != "strategies":
+            assert "canasta-sim strategies lists" in " ".join(command.get_help(context).split()), words
+
+
+def test_plot_says_the_unit_of_its_resolution():
+    assert "dots per inch" in CliRunner().invoke(main, ["plot", "--help"]).output
