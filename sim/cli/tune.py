@@ -70,10 +70,12 @@ from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
+from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.storage import claimed_directory
 from canasta_sim.runs.summary import hand_cap_line
 from canasta_sim.runs.supervisor import WorkerStartError
+from canasta_sim.strategies import BUILTIN
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
     TuningDirectory,
@@ -271,6 +273,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
               help="SPSA stability constant A (default: a tenth of the iterations).")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default=None,
               help="When a strategy fails: stop (default; finished iterations are kept) or forfeit the game.")
+@click.option("--isolate", is_flag=True,
+              help="Run SPEC and --against in processes of their own unless built-in (as isolated:SPEC).")
 @supervision_options(resumed="the tuning")
 @click.option("--out", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Directory for tune.json and trajectory.parquet (default: results/tune-<date-time>).")
@@ -280,8 +284,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages; the results still print.")
 @click.pass_context
 def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, params, seed, workers, rule_options,
-                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, games_at_once, pin,
-                 log_file, out, resume, quiet) -> None:
+                 learning_rate, perturbation, stability, on_error, isolate, time_limit, memory_limit, games_at_once,
+                 pin, log_file, out, resume, quiet) -> None:
     """Tune SPEC's parameters by SPSA and print the tuned strategy as a spec.
 
     Each iteration plays two candidates around the current values on the same deals, each deal with
@@ -292,6 +296,8 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
     except CanastaError as error:
         raise fail(str(error)) from None
     pin_cores(pin)
+    if isolate:
+        spec, against = (None if named is None else isolate_spec(named, BUILTIN) for named in (spec, against))
     given = {"spec": spec, "against": against, "games": games, "games_per_iteration": games_per_iteration,
              "params": _parse_params(params), "seed": seed, "rules": rules, "learning_rate": learning_rate,
              "perturbation": perturbation, "stability": stability, "on_error": on_error, "time_limit": time_limit}
@@ -303,6 +309,10 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
             if out is not None and Path(out).resolve() != Path(resume).resolve():
                 raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
             directory, manifest, settings = _resumed_settings(resume, given, stack)
+            made = tuple(named for named in (settings.spec, settings.against) if named is not None)
+            if isolate and tuple(isolate_spec(named, BUILTIN) for named in made) != made:
+                raise fail(f"--resume {resume}: the tuning was made with strategies {' vs '.join(made)}, which "
+                           "--isolate would change; resume it without that option or start a new tuning")
             if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
                 memory_limit = _kept_option(recorded_memory_limit, directory, manifest)
             if ctx.get_parameter_source("games_at_once") != click.core.ParameterSource.COMMANDLINE:
