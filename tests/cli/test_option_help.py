@@ -1,18 +1,18 @@
 """Every command's ``--help``, walked so that a command added later is held too: -h for --help, each option's range,
 default and value name said as a reader takes them, rule keys and strategy specs sent to where they are listed."""
 
+import re
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
-from canasta_sim.cli import main
+from canasta_sim.cli import COMMANDS, main
+from canasta_sim.cli.docs import page_names
 
-COMMANDS = ["run", "compare", "tune", "check-strategy", "play", "watch", "replay", "report", "plot", "strategies"]
 
-
-@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_a_whole_number_without_bounds_shows_no_range_in_help(command):
     # click describes an IntRange with neither bound as "x<=None": --seed's help ended with "[x<=None]".
     result = CliRunner().invoke(main, [command, "--help"])
@@ -102,3 +102,18 @@ def test_every_command_taking_a_strategy_says_where_the_specs_are_listed():
 
 def test_plot_says_the_unit_of_its_resolution():
     assert "dots per inch" in CliRunner().invoke(main, ["plot", "--help"]).output
+
+
+def test_every_command_and_page_a_help_text_names_is_one_there_is():
+    # A help text sends its reader on (canasta-sim docs fairness, canasta-sim strategies): a page renamed or a command
+    # gone would leave the pointer to fail when typed.
+    pages = set(page_names())
+    named = []
+    for words, command, context in every_command():
+        text = " ".join(command.get_help(context).split())
+        named += [(words[-1], *found) for found in re.findall(r"canasta-sim ([\w-]+)(?: ([\w-]+))?", text)]
+    assert {name for _, name, _ in named} >= {"docs", "strategies", "watch", "run"}
+    assert [(where, name) for where, name, _ in named if name not in COMMANDS and name != "COMMAND"] == []
+    sent_to = {page for _, name, page in named if name == "docs"}
+    assert sent_to & pages >= {"rules", "fairness", "protocol"}
+    assert sent_to - pages <= {"", "lists"}  # the command alone: "canasta-sim docs lists the documentation pages"
