@@ -449,9 +449,10 @@ def supervision_options(function=None, *, resumed: str | None = None):
                           "Off by default, as in run."),
         click.option("--memory-limit", type=MEGABYTES if resumed is None else MEGABYTES_OR_NONE, default=None,
                      metavar="MB",
-                     help="Megabytes of address space each worker process and each strategy process (isolated:, "
-                          "cmd:) may use, at least 1024 (default: no limit; a worker starts with about 530); a "
-                          f"strategy allocating past it fails, charged to its seat (see --on-error).{on_resume}"),
+                     help="Megabytes (MiB: 1024 x 1024 bytes) of address space each worker process and each "
+                          "strategy process (isolated:, cmd:) may use, at least 1024 (default: no limit; a worker "
+                          "starts with about 530); a strategy allocating past it fails, charged to its seat (see "
+                          f"--on-error).{on_resume}"),
         games_at_once_option(resumed),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "

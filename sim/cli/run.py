@@ -225,10 +225,10 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
               help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
                    "canasta-sim docs protocol).")
 @click.option("--memory-limit", type=MEGABYTES_OR_NONE, default=None, metavar="MB",
-              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
-                   "may use, at least 1024 (default: no limit; a worker starts with about 530); a strategy allocating "
-                   "past it fails (MemoryError, or its process dies), charged to its seat (see --on-error). With "
-                   "--resume: the run's own unless given; none lifts it.")
+              help="Megabytes (MiB: 1024 x 1024 bytes) of address space each worker process and each strategy "
+                   "process (isolated:, cmd:) may use, at least 1024 (default: no limit; a worker starts with about "
+                   "530); a strategy allocating past it fails (MemoryError, or its process dies), charged to its seat "
+                   "(see --on-error). With --resume: the run's own unless given; none lifts it.")
 @games_at_once_option("the run")
 @click.option("--pin-cores", "pin", is_flag=True,
               help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "

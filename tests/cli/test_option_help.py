@@ -100,7 +100,18 @@ def test_every_command_taking_a_strategy_says_where_the_specs_are_listed():
             assert "canasta-sim strategies lists" in " ".join(command.get_help(context).split()), words
 
 
-def test_plot_says_the_unit_of_its_resolution():
+UNITS = {"SECONDS": "seconds", "MB": "MiB: 1024 x 1024 bytes"}
+"""What the help of an option shown with each value name says its unit is."""
+
+
+def test_every_option_of_an_amount_says_its_unit():
+    # --memory-limit said "Megabytes", which the limit takes as MiB, and plot's --dpi said only "Resolution".
+    amounts = [(words[-1], option, option.make_metavar(context)) for words, command, context in every_command()
+               for option in command.params if isinstance(option, click.Option)]
+    amounts = [(command, option, UNITS[shown]) for command, option, shown in amounts if shown in UNITS]
+    assert {option.opts[-1] for _, option, _ in amounts} >= {"--time-limit", "--memory-limit", "--task-timeout"}
+    for command, option, unit in amounts:
+        assert unit in option.help or unit in option.help.lower(), (command, option.opts)
     assert "dots per inch" in CliRunner().invoke(main, ["plot", "--help"]).output
 
 
