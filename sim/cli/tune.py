@@ -260,7 +260,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
               help=f"Games per SPSA iteration: a multiple of 2 head to head, of 4 with --against "
                    f"(default {DEFAULT_GAMES_PER_ITERATION}).")
 @click.option("--params", default=None, metavar="A,B",
-              help="Parameters to tune (default: every parameter with a declared range).")
+              help="Parameters to tune, by name, comma-separated (default: every parameter with a declared range; "
+                   "canasta-sim strategies SPEC lists them with their ranges).")
 @click.option("--seed", type=WholeNumber(), default=None,
               help="Seed of the deals and perturbations (default: drawn at random, printed and recorded).")
 @workers_option

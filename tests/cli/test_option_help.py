@@ -128,3 +128,10 @@ def test_every_command_and_page_a_help_text_names_is_one_there_is():
     sent_to = {page for _, name, page in named if name == "docs"}
     assert sent_to & pages >= {"rules", "fairness", "protocol"}
     assert sent_to - pages <= {"", "lists"}  # the command alone: "canasta-sim docs lists the documentation pages"
+
+
+def test_tune_params_says_where_the_parameters_and_their_ranges_are_listed():
+    # "Parameters to tune" left a reader to guess the names tune takes.
+    output = " ".join(CliRunner().invoke(main, ["tune", "--help"]).output.split())
+    assert "comma-separated (default: every parameter with a declared range; canasta-sim strategies SPEC lists them" \
+           in output
