@@ -346,8 +346,10 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
               help=f"The strategy NEW is tested against; both are needed unless --resume ({STRATEGY_SPECS}).")
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="Elo difference of H0 (no gain).")
 @click.option("--elo1", type=float, default=10.0, show_default=True, help="Elo difference of H1 (the hoped-for gain).")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Chance of accepting H1 when H0 is true.")
-@click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of accepting H0 when H1 is true.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Chance of accepting H1 when H0 is true, between 0 and 1 (alpha + beta below 1).")
+@click.option("--beta", type=float, default=0.05, show_default=True,
+              help="Chance of accepting H0 when H1 is true, between 0 and 1 (alpha + beta below 1).")
 @click.option("--max-games", type=WholeNumber(min=1), default=20000, show_default=True,
               help="Stop without a decision after this many games (an even number: each deal is played twice, "
                    "unless --no-duplicate).")
@@ -375,7 +377,8 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
                     isolate, on_error, time_limit, memory_limit, games_at_once, pin, log_file, print_every,
                     out, resume, quiet) -> None:
-    """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
+    """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1, e.g.
+    canasta-sim compare expert --baseline greedy.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  The verdict says which the results favour over the
     other, and the Elo estimate.  Each deal is played twice with the sides swapped unless --no-duplicate is given.

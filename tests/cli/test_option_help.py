@@ -2,6 +2,7 @@
 default and value name said as a reader takes them, rule keys and strategy specs sent to where they are listed."""
 
 import re
+import shlex
 from pathlib import Path
 
 import click
@@ -135,3 +136,23 @@ def test_tune_params_says_where_the_parameters_and_their_ranges_are_listed():
     output = " ".join(CliRunner().invoke(main, ["tune", "--help"]).output.split())
     assert "comma-separated (default: every parameter with a declared range; canasta-sim strategies SPEC lists them" \
            in output
+
+
+def test_every_example_a_help_text_gives_parses_as_typed():
+    # Each "e.g. canasta-sim ..." of a help text is a line a reader copies: it must name a command, its options and
+    # their values as the command takes them.
+    examples = []
+    for _words, command, context in every_command():
+        text = " ".join(command.get_help(context).split())
+        examples += re.findall(r"e\.g\. (canasta-sim [^;]*?)[.;](?: |$)", text)
+    assert {example.split()[1] for example in examples} >= {"compare", "docs", "run"}
+    for example in examples:
+        name, *rest = shlex.split(example)[1:]
+        with click.Context(main, info_name="canasta-sim", **main.context_settings) as parent:
+            main.get_command(parent, name).make_context(name, rest, parent=parent)
+
+
+def test_compare_says_the_range_of_alpha_and_beta():
+    # "Chance of accepting H1 when H0 is true" left 5 or 50 to be tried: they are refused outside (0, 1).
+    output = " ".join(CliRunner().invoke(main, ["compare", "--help"]).output.split())
+    assert output.count("between 0 and 1 (alpha + beta below 1)") == 2
