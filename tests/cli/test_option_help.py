@@ -145,7 +145,7 @@ def test_every_example_a_help_text_gives_parses_as_typed():
     for _words, command, context in every_command():
         text = " ".join(command.get_help(context).split())
         examples += re.findall(r"e\.g\. (canasta-sim [^;]*?)[.;](?: |$)", text)
-    assert {example.split()[1] for example in examples} >= {"compare", "docs", "run"}
+    assert {example.split()[1] for example in examples} >= {"compare", "docs", "run", "replay"}
     for example in examples:
         name, *rest = shlex.split(example)[1:]
         with click.Context(main, info_name="canasta-sim", **main.context_settings) as parent:
