@@ -112,7 +112,8 @@ def test_every_canasta_sim_command_of_a_shell_block_parses(command):
     if args[0] in {"--version", "--help", "-h"}:
         return
     parsed, rest = subcommand(args)
-    with click.Context(main, info_name="canasta-sim") as parent:
+    # The group's settings as the program gives them (-h): a command caches its help option from its first context.
+    with click.Context(main, info_name="canasta-sim", **main.context_settings) as parent:
         parsed.make_context(args[0], rest, parent=parent)  # raises a one-line usage error on a bad option or value
 
 
@@ -248,7 +249,7 @@ DEFAULT_FOLDERS = {"results/<date-time>", "results/tune-<date-time>"}
 def help_texts():
     """``(command, help text)`` of every command and group of the command line."""
     def walk(command, path, parent=None):
-        context = click.Context(command, info_name=path[-1], parent=parent)
+        context = click.Context(command, info_name=path[-1], parent=parent, **command.context_settings)
         yield " ".join(path), command.get_help(context)
         if isinstance(command, click.Group):
             for name in command.list_commands(context):

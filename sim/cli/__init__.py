@@ -7,6 +7,7 @@ pandas and pyarrow, ``play`` needs neither, and ``canasta-sim --help`` lists eve
 
 from __future__ import annotations
 
+import difflib
 import errno
 import importlib
 import io
@@ -39,6 +40,17 @@ COMMANDS = {
 }
 """Each command's name: its module under :mod:`canasta_sim.cli`, the command object's name there, and
 the one line ``canasta-sim --help`` shows for it."""
+
+COMMAND_SECTIONS = (
+    ("Watch and play a game", ("watch", "play", "replay")),
+    ("Play many games", ("run", "compare", "tune")),
+    ("Read a run", ("report", "plot")),
+    ("Write a strategy", ("strategies", "examples", "check-strategy")),
+    ("Read the documentation", ("docs",)),
+)
+"""The headings ``canasta-sim --help`` lists the commands under, each command once, in the order a newcomer meets
+them: a game watched first, then a tournament, its results, a strategy of one's own; alphabetical order put
+``check-strategy`` first and ``watch`` last."""
 
 
 def without_usage(error: click.UsageError) -> click.UsageError:
@@ -338,6 +350,14 @@ class LazyCommands(OneLineErrors, click.Group):
         """The commands' names, from the table: listing them imports none."""
         return sorted(COMMANDS)
 
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        """The command ``args`` starts with; a name the table lacks is refused naming the commands it may have meant
+        (:func:`unknown_command`), where click's own error suggested nothing for a lazy group."""
+        name = click.utils.make_str(args[0])
+        if name not in COMMANDS and not name.startswith("-") and not ctx.resilient_parsing:
+            ctx.fail(unknown_command(name))
+        return super().resolve_command(ctx, args)
+
     context_class = HelpContext
 
     def get_command(self, context: click.Context, name: str) -> click.Command | None:
@@ -351,9 +371,28 @@ class LazyCommands(OneLineErrors, click.Group):
         return command
 
     def format_commands(self, context: click.Context, formatter: click.HelpFormatter) -> None:
-        """The help's list of commands with their summaries, from the table, so that it imports none of them."""
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(context)])
+        """The help's list of commands with their summaries, from the table, so that it imports none of them, under
+        the headings of :data:`COMMAND_SECTIONS`."""
+        width = max(map(len, COMMANDS))  # one column of summaries under every heading
+        for heading, names in COMMAND_SECTIONS:
+            with formatter.section(heading):
+                formatter.write_dl([(name.ljust(width), COMMANDS[name][2]) for name in names])
+
+
+def unknown_command(name: str) -> str:
+    """The one-line error of a command name the table lacks: the commands it may be a slip for (``rn``: ``run``,
+    ``check``: ``check-strategy``, ``check_strategy``: ``check-strategy``), as click suggests an option for a mistyped
+    one, or else every command's name."""
+    typed = name.replace("_", "-").lower()
+    starting = [command for command in sorted(COMMANDS) if len(typed) >= 2 and command.startswith(typed)]
+    close = difflib.get_close_matches(typed, sorted(COMMANDS), n=3, cutoff=0.6)
+    meant = list(dict.fromkeys([*starting, *close]))[:3]
+    if len(meant) == 1:
+        return f"No such command {name!r}. Did you mean {meant[0]!r}?"
+    if meant:
+        return f"No such command {name!r}. Did you mean one of {', '.join(map(repr, meant))}?"
+    return (f"No such command {name!r}; the commands: {', '.join(sorted(COMMANDS))} (canasta-sim --help says what each "
+            "does)")
 
 
 def standard_streams_opened() -> None:
@@ -399,5 +438,10 @@ def _print_version(context: click.Context, _parameter: click.Parameter, value: b
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
               help="Show the version, the engine version and whether the engine is compiled, and exit.")
 def main() -> None:
-    """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics."""
+    """canasta-sim: classic partnership canasta bot tournaments, fast, with per-hand statistics.
+
+    New here? canasta-sim watch narrates one game of greedy bots; canasta-sim run --games 1000 plays a tournament of
+    expert against greedy and prints its summary; canasta-sim docs lists the documentation pages, installed with the
+    package (canasta-sim docs running: every command in full). Each command's options: canasta-sim COMMAND --help.
+    """
     # The standard streams were opened before the arguments were parsed (LazyCommands.make_context).

@@ -12,7 +12,7 @@ import time
 import click
 
 from canasta_sim.arbiter import MONITOR_GAME
-from canasta_sim.cli.options import SECONDS, WholeNumber, rules_given, rules_text
+from canasta_sim.cli.options import SECONDS, WholeNumber, rules_given, rules_option, rules_text
 from canasta_sim.core.engine import derive_seed, first_dealer, play_game
 from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError, UserInterrupt
 from canasta_sim.plugins.kept_state import changed_names, kept_state
@@ -46,7 +46,7 @@ OPPONENTS = ("greedy", "random")
     help="Seconds one decision may take; a decision still running then is stopped, so the check never hangs.",
 )
 @click.option("-v", "--verbose", is_flag=True, help="Also show what the strategies printed.")
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@rules_option
 @click.option("--isolate", is_flag=True, help="Run SPEC in a process of its own unless built-in (as isolated:SPEC).")
 @click.pass_context
 def check_command(
@@ -54,11 +54,11 @@ def check_command(
     verbose: bool,
     isolate: bool,
 ) -> None:
-    """Load SPEC, play GAMES games against greedy and random with sides alternated, and report any
-    failure (an exception, a malformed or illegal decision, an overrun of the time limit) or a
-    game that does not replay identically from its seed.  Exits 1 when something is wrong, 2 when
-    SPEC or a rule option cannot be used, 3 when the machine refuses a bot a process (its limit, named) or keeps
-    killing a game during a built-in's move.
+    """Load SPEC (e.g. my_bot.py:MyBot; canasta-sim strategies lists the names and the forms of a spec), play 8
+    games (--games) against greedy and random with sides alternated, and report any failure (an exception, a
+    malformed or illegal decision, an overrun of the time limit) or a game that does not replay identically from
+    its seed.  Exits 1 when something is wrong, 2 when SPEC or a rule option cannot be used, 3 when the machine
+    refuses a bot a process (its limit, named) or keeps killing a game during a built-in's move.
 
     Each game is played in a process of its own: a strategy that crashes, exits or hangs is reported
     like any other failure.  A failure's traceback (the strategy's own lines) follows its one-line

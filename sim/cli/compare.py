@@ -36,6 +36,7 @@ from canasta_sim.cli import output_closed
 from canasta_sim.cli.compare_resume import ResumePoint, loaded_labels, resume_point
 from canasta_sim.cli.compare_saving import RunRecorder
 from canasta_sim.cli.options import (
+    STRATEGY_SPECS,
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
@@ -46,6 +47,7 @@ from canasta_sim.cli.options import (
     open_log_file,
     pin_cores,
     rules_given,
+    rules_option,
     rules_text,
     supervision_options,
     worker_count,
@@ -341,18 +343,21 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
 
 @click.command("compare", cls=OneLineErrorCommand)
 @click.argument("new", required=False)
-@click.option("--baseline", "old", metavar="SPEC", help="The strategy NEW is tested against.")
+@click.option("--baseline", "old", metavar="SPEC",
+              help=f"The strategy NEW is tested against; both are needed unless --resume ({STRATEGY_SPECS}).")
 @click.option("--elo0", type=float, default=0.0, show_default=True, help="Elo difference of H0 (no gain).")
 @click.option("--elo1", type=float, default=10.0, show_default=True, help="Elo difference of H1 (the hoped-for gain).")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Chance of accepting H1 when H0 is true.")
-@click.option("--beta", type=float, default=0.05, show_default=True, help="Chance of accepting H0 when H1 is true.")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Chance of accepting H1 when H0 is true, between 0 and 1 (alpha + beta below 1).")
+@click.option("--beta", type=float, default=0.05, show_default=True,
+              help="Chance of accepting H0 when H1 is true, between 0 and 1 (alpha + beta below 1).")
 @click.option("--max-games", type=WholeNumber(min=1), default=20000, show_default=True,
               help="Stop without a decision after this many games (an even number: each deal is played twice, "
                    "unless --no-duplicate).")
 @workers_option
 @click.option("--seed", type=WholeNumber(), default=None,
               help="Seed of the deals (default: drawn at random and printed).")
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@rules_option
 @click.option("--no-duplicate", is_flag=True, help="Play independent deals instead of each deal twice.")
 @click.option("--isolate", is_flag=True,
               help="Run NEW and OLD in processes of their own unless built-in (as isolated:SPEC).")
@@ -373,7 +378,8 @@ def _unanimous(games: int, plan: MatchPlan, *, lost: bool) -> str:
 def compare_command(new, old, elo0, elo1, alpha, beta, max_games, workers, seed, rule_options, no_duplicate,
                     isolate, on_error, time_limit, memory_limit, games_at_once, pin, log_file, print_every,
                     out, resume, quiet) -> None:
-    """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1.
+    """Play NEW against OLD (--baseline) until a sequential probability ratio test accepts H0 or H1, e.g.
+    canasta-sim compare expert --baseline greedy.
 
     H0: NEW is elo0 Elo stronger than OLD; H1: elo1 stronger.  The verdict says which the results favour over the
     other, and the Elo estimate.  Each deal is played twice with the sides swapped unless --no-duplicate is given.

@@ -7,6 +7,7 @@ a message points to.  In a source checkout (an editable install) the pages are t
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 
@@ -53,13 +54,17 @@ def page_names(folder: Path | None = None) -> list[str]:
 def find_page(name: str, folder: Path | None = None) -> Path:
     """The file of the page ``name``: ``protocol``, ``protocol.md`` and ``docs/protocol.md`` all name one page.
 
-    :raises click.UsageError: one line naming the pages there are, when ``name`` is none of them.
+    :raises click.UsageError: one line naming the pages there are, and the one ``name`` is likely a slip for
+        (``rule``: ``rules``), when ``name`` is none of them.
     """
     folder = folder or docs_folder()
     stem = name.strip().removeprefix("docs/").removesuffix(".md").lower()
-    if stem in page_names(folder):
+    names = page_names(folder)
+    if stem in names:
         return folder / f"{stem}.md"
-    raise click.UsageError(f"no documentation page {name!r}; the pages: {', '.join(page_names(folder))}")
+    meant = difflib.get_close_matches(stem, names, n=1, cutoff=0.6)
+    guess = f" (did you mean {meant[0]}?)" if meant else ""
+    raise click.UsageError(f"no documentation page {name!r}{guess}; the pages: {', '.join(names)}")
 
 
 def _summaries(folder: Path) -> dict[str, str]:

@@ -43,6 +43,7 @@ __all__ = [
     "MIN_MEMORY_LIMIT",
     "SECONDS",
     "STANDARD_OUTPUT",
+    "STRATEGY_SPECS",
     "OneLineErrorCommand",
     "Seconds",
     "WholeNumber",
@@ -64,6 +65,7 @@ __all__ = [
     "open_log_file",
     "output_error",
     "rules_given",
+    "rules_option",
     "rules_options",
     "rules_text",
     "pin_cores",
@@ -162,6 +164,17 @@ def rules_given(rule_options: tuple[str, ...]) -> Rules:
                    f"({DECK_POINTS}): a side needing it {only}, so games may end at the engine's guard of 400 hands, "
                    "not at the target", err=True)
     return rules
+
+
+rules_option = click.option(
+    "--rules", "rule_options", multiple=True, metavar="KEY=VALUE",
+    help="A rule-set option, e.g. target_score=3000; repeatable, one per key (every key and its values: canasta-sim "
+         "docs rules, section 17). Default: the classic rules.")
+"""``--rules KEY=VALUE`` as every command playing games takes it (:func:`rules_given` reads it): said once, so that a
+reader of any command's help learns what it takes and where the keys are."""
+
+STRATEGY_SPECS = "canasta-sim strategies lists the names and the forms of a spec"
+"""Where a strategy option's help sends a reader to learn what a ``SPEC`` may be."""
 
 
 def rules_options(rules: Rules) -> list[str]:
@@ -436,9 +449,10 @@ def supervision_options(function=None, *, resumed: str | None = None):
                           "Off by default, as in run."),
         click.option("--memory-limit", type=MEGABYTES if resumed is None else MEGABYTES_OR_NONE, default=None,
                      metavar="MB",
-                     help="Megabytes of address space each worker process and each strategy process (isolated:, "
-                          "cmd:) may use, at least 1024 (a worker starts with about 530); a strategy allocating past "
-                          f"it fails, charged to its seat (see --on-error).{on_resume}"),
+                     help="Megabytes (MiB: 1024 x 1024 bytes) of address space each worker process and each "
+                          "strategy process (isolated:, cmd:) may use, at least 1024 (default: no limit; a worker "
+                          "starts with about 530); a strategy allocating past it fails, charged to its seat (see "
+                          f"--on-error).{on_resume}"),
         games_at_once_option(resumed),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "

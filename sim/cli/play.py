@@ -8,12 +8,14 @@ from pathlib import Path
 import click
 
 from canasta_sim.cli.options import (
+    STRATEGY_SPECS,
     WholeNumber,
     check_output_folder,
     ctrl_c_raises,
     fail,
     game_time_limit_option,
     rules_given,
+    rules_option,
 )
 from canasta_sim.core.engine import play_game
 from canasta_sim.errors import CanastaError, StrategyError
@@ -25,10 +27,12 @@ from canasta_sim.terminal.narrate import SEAT_NAMES
 
 
 @click.command("play")
-@click.option("--seed", type=WholeNumber(), default=None, help="The game's seed [default: a new one, printed].")
-@click.option("--partner", default="greedy", show_default=True, metavar="SPEC", help="Your partner's strategy.")
+@click.option("--seed", type=WholeNumber(), default=None,
+              help="The game's seed (default: drawn at random and printed).")
+@click.option("--partner", default="greedy", show_default=True, metavar="SPEC",
+              help=f"Your partner's strategy ({STRATEGY_SPECS}).")
 @click.option("--opponents", default="greedy", show_default=True, metavar="SPEC", help="The opponents' strategy.")
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@rules_option
 @click.option("--save", "save_dir", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="When the game ends, save it in DIR (new or empty) as a run of one game: "
                    "canasta-sim replay DIR 0 plays it again.")

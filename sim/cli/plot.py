@@ -490,9 +490,10 @@ def _check_plottable(path: Path) -> None:
 
 @click.command("plot", cls=OneLineErrorCommand)
 @click.argument("run_dir", type=click.Path(path_type=Path))
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Folder for the PNG files (default: RUN_DIR/plots).")
-@click.option("--dpi", type=WholeNumber(min=30, max=600), default=110, show_default=True, help="Resolution.")
+@click.option("--dpi", type=WholeNumber(min=30, max=600), default=110, show_default=True,
+              help="Resolution of the PNG files, in dots per inch.")
 def plot_command(run_dir: Path, out: Path | None, dpi: int) -> None:
     """Draw PNG charts of the run in RUN_DIR: win rates, margins, hands per game, per-hand statistics, where the
     points come from, hand scores and the cumulative score by hand.

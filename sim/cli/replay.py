@@ -127,7 +127,9 @@ _NEGATIVE = re.compile(r"-[0-9]+")
 @click.argument("game_id", type=WholeNumber())
 @narration_options
 def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
-    """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated."""
+    """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated.
+    GAME_ID counts from 0, as game_id in the run's games table does: the first game, e.g. canasta-sim replay
+    results/mine 0."""
     if html_file is not None:
         check_output_folder("--html", html_file)
     refuse_tuning_directory(run_dir)

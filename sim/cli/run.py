@@ -48,6 +48,7 @@ from canasta_sim.cli.continuing import (
 from canasta_sim.cli.options import (
     MEGABYTES_OR_NONE,
     SECONDS,
+    STRATEGY_SPECS,
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
@@ -62,6 +63,7 @@ from canasta_sim.cli.options import (
     print_then_stop,
     refuse_tuning_directory,
     rules_given,
+    rules_option,
     rules_text,
     worker_count,
     workers_option,
@@ -200,9 +202,9 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
 @workers_option
 @click.option("-s", "--strategy", "specs", multiple=True, metavar="SPEC",
               help="Strategy spec; once for a mirror match, twice for head to head, three or more for a round robin "
-                   "(default: expert vs greedy).")
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+                   f"(default: expert vs greedy; {STRATEGY_SPECS}).")
+@rules_option
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
               help="Run directory (default: results/<date-time>).")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Finish the run in DIR with the settings of its run.json, or grow it with a larger --games.")
@@ -214,7 +216,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
 @click.option("--duplicate", is_flag=True,
               help="Play each deal twice, the strategies swapped between the sides (canasta-sim docs matchmaking).")
 @click.option("--time-limit", type=SECONDS, default=None, metavar="SECONDS",
-              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error).")
+              help="Seconds one decision of a strategy may take; a slower one is a failure (see --on-error). Off by "
+                   "default: a game's course then never depends on the machine's speed.")
 @click.option("--record-decisions", "record_decisions", multiple=True, metavar="WHO",
               help="Also write a decisions/ dataset, one row per decision of WHO: all, a seat 0-3, or a strategy "
                    "spec of the run (repeatable; canasta-sim docs output).")
@@ -222,10 +225,10 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
               help="Run every strategy that is not a built-in in a process of its own (as isolated:SPEC; "
                    "canasta-sim docs protocol).")
 @click.option("--memory-limit", type=MEGABYTES_OR_NONE, default=None, metavar="MB",
-              help="Megabytes of address space each worker process and each strategy process (isolated:, cmd:) "
-                   "may use, at least 1024 (a worker starts with about 530); a strategy allocating past it fails "
-                   "(MemoryError, or its process dies), charged to its seat (see --on-error). With --resume: the "
-                   "run's own unless given; none lifts it.")
+              help="Megabytes (MiB: 1024 x 1024 bytes) of address space each worker process and each strategy "
+                   "process (isolated:, cmd:) may use, at least 1024 (default: no limit; a worker starts with about "
+                   "530); a strategy allocating past it fails (MemoryError, or its process dies), charged to its seat "
+                   "(see --on-error). With --resume: the run's own unless given; none lifts it.")
 @games_at_once_option("the run")
 @click.option("--pin-cores", "pin", is_flag=True,
               help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and its "

@@ -34,6 +34,7 @@ from tqdm import tqdm
 
 from canasta_sim.cli import RESUMED_WITH, WRITTEN_TO
 from canasta_sim.cli.options import (
+    STRATEGY_SPECS,
     OneLineErrorCommand,
     WholeNumber,
     cap_games_at_once,
@@ -46,6 +47,7 @@ from canasta_sim.cli.options import (
     pin_cores,
     print_then_stop,
     rules_given,
+    rules_option,
     rules_options,
     rules_text,
     supervision_options,
@@ -68,10 +70,12 @@ from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
+from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.storage import claimed_directory
 from canasta_sim.runs.summary import hand_cap_line
 from canasta_sim.runs.supervisor import WorkerStartError
+from canasta_sim.strategies import BUILTIN
 from canasta_sim.tuning.iteration import ON_ERROR_CHOICES, TunedStrategy
 from canasta_sim.tuning.run import (
     TuningDirectory,
@@ -248,18 +252,20 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.command("tune", cls=OneLineErrorCommand)
 @click.argument("spec", required=False)
 @click.option("--against", default=None, metavar="SPEC",
-              help="Play both candidates against this strategy (default: the two candidates play each other).")
+              help="Play both candidates against this strategy (default: the two candidates play each other; "
+                   f"{STRATEGY_SPECS}).")
 @click.option("--games", type=WholeNumber(min=1), default=None,
               help=f"Total games to play (the budget; default {DEFAULT_GAMES}).")
 @click.option("--games-per-iteration", type=WholeNumber(min=1), default=None,
               help=f"Games per SPSA iteration: a multiple of 2 head to head, of 4 with --against "
                    f"(default {DEFAULT_GAMES_PER_ITERATION}).")
 @click.option("--params", default=None, metavar="A,B",
-              help="Parameters to tune (default: every parameter with a declared range).")
+              help="Parameters to tune, by name, comma-separated (default: every parameter with a declared range; "
+                   "canasta-sim strategies SPEC lists them with their ranges).")
 @click.option("--seed", type=WholeNumber(), default=None,
-              help="Seed of the deals and perturbations (default: drawn, recorded).")
+              help="Seed of the deals and perturbations (default: drawn at random, printed and recorded).")
 @workers_option
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@rules_option
 @click.option("--learning-rate", type=float, default=None,
               help="SPSA step gain a, in fractions of each range per unit of result (default 0.3).")
 @click.option("--perturbation", type=float, default=None,
@@ -268,8 +274,10 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
               help="SPSA stability constant A (default: a tenth of the iterations).")
 @click.option("--on-error", type=click.Choice(ON_ERROR_CHOICES), default=None,
               help="When a strategy fails: stop (default; finished iterations are kept) or forfeit the game.")
+@click.option("--isolate", is_flag=True,
+              help="Run SPEC and --against in processes of their own unless built-in (as isolated:SPEC).")
 @supervision_options(resumed="the tuning")
-@click.option("--out", type=click.Path(path_type=Path), default=None,
+@click.option("--out", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Directory for tune.json and trajectory.parquet (default: results/tune-<date-time>).")
 @click.option("--resume", type=click.Path(path_type=Path), default=None, metavar="DIR",
               help="Continue the tuning in DIR with the settings of its tune.json, and the --memory-limit it last "
@@ -277,8 +285,8 @@ def _new_settings(given: dict, out: Path | None) -> tuple[TuningDirectory, dict,
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar and no messages; the results still print.")
 @click.pass_context
 def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, params, seed, workers, rule_options,
-                 learning_rate, perturbation, stability, on_error, time_limit, memory_limit, games_at_once, pin,
-                 log_file, out, resume, quiet) -> None:
+                 learning_rate, perturbation, stability, on_error, isolate, time_limit, memory_limit, games_at_once,
+                 pin, log_file, out, resume, quiet) -> None:
     """Tune SPEC's parameters by SPSA and print the tuned strategy as a spec.
 
     Each iteration plays two candidates around the current values on the same deals, each deal with
@@ -289,6 +297,8 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
     except CanastaError as error:
         raise fail(str(error)) from None
     pin_cores(pin)
+    if isolate:
+        spec, against = (None if named is None else isolate_spec(named, BUILTIN) for named in (spec, against))
     given = {"spec": spec, "against": against, "games": games, "games_per_iteration": games_per_iteration,
              "params": _parse_params(params), "seed": seed, "rules": rules, "learning_rate": learning_rate,
              "perturbation": perturbation, "stability": stability, "on_error": on_error, "time_limit": time_limit}
@@ -300,6 +310,10 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
             if out is not None and Path(out).resolve() != Path(resume).resolve():
                 raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
             directory, manifest, settings = _resumed_settings(resume, given, stack)
+            made = tuple(named for named in (settings.spec, settings.against) if named is not None)
+            if isolate and tuple(isolate_spec(named, BUILTIN) for named in made) != made:
+                raise fail(f"--resume {resume}: the tuning was made with strategies {' vs '.join(made)}, which "
+                           "--isolate would change; resume it without that option or start a new tuning")
             if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
                 memory_limit = _kept_option(recorded_memory_limit, directory, manifest)
             if ctx.get_parameter_source("games_at_once") != click.core.ParameterSource.COMMANDLINE:

@@ -9,6 +9,7 @@ import click
 
 from canasta_sim.cli.narrated import narrate_apart, record_apart
 from canasta_sim.cli.options import (
+    STRATEGY_SPECS,
     WholeNumber,
     check_output_folder,
     counted,
@@ -18,6 +19,7 @@ from canasta_sim.cli.options import (
     narration_options,
     no_stale_page,
     rules_given,
+    rules_option,
     write_output,
 )
 from canasta_sim.errors import CanastaError, StrategyError
@@ -50,9 +52,10 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
 @click.option("--seed", type=WholeNumber(), default=0, show_default=True, help="The game's seed.")
 @click.option(
     "-s", "--strategy", "specs", multiple=True, metavar="SPEC",
-    help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 [default: greedy].",
+    help="Strategy spec: once for all seats, twice for sides A and B, four times for seats 0-3 (default: greedy; "
+         f"{STRATEGY_SPECS}).",
 )
-@click.option("--rules", "rule_options", multiple=True, metavar="KEY=VALUE", help="Rule-set option (repeatable).")
+@rules_option
 @game_time_limit_option()
 @narration_options
 def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], time_limit: float | None,

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 import canasta_sim.cli
-from canasta_sim.cli import COMMANDS, main
+from canasta_sim.cli import COMMAND_SECTIONS, COMMANDS, main
 
 
 @pytest.mark.parametrize("name", sorted(COMMANDS))
@@ -58,6 +58,41 @@ def test_an_unknown_command_is_a_usage_error():
     result = CliRunner().invoke(main, ["rnu"])
     assert result.exit_code == 2
     assert "No such command 'rnu'" in result.output
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("rn", "Did you mean 'run'?"), ("raport", "Did you mean one of 'report', 'plot'?"),
+    ("check", "Did you mean 'check-strategy'?"), ("check_strategy", "Did you mean 'check-strategy'?"),
+    ("strategy", "Did you mean one of 'strategies', 'check-strategy'?"),
+])
+def test_a_mistyped_command_names_the_commands_it_may_be_a_slip_for(typed, meant):
+    # "Error: No such command 'rn'." and nothing more, where a mistyped option gets "Did you mean '--games'?".
+    result = CliRunner().invoke(main, [typed, "--games", "10"])
+    assert result.exit_code == 2
+    assert result.output == f"Error: No such command {typed!r}. {meant}\n"
+
+
+def test_a_command_like_no_other_is_refused_listing_every_command():
+    result = CliRunner().invoke(main, ["help"])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert all(name in result.output for name in COMMANDS) and "canasta-sim --help" in result.output
+
+
+def test_the_program_help_lists_every_command_once_under_a_heading_in_a_newcomers_order():
+    # The commands came in alphabetical order, check-strategy first and watch last, under one heading.
+    listed = [name for _heading, names in COMMAND_SECTIONS for name in names]
+    assert sorted(listed) == sorted(COMMANDS)
+    output = CliRunner().invoke(main, ["--help"]).output
+    for heading, _names in COMMAND_SECTIONS:
+        assert f"\n{heading}:\n" in output
+    assert output.index("  watch ") < output.index("  run ") < output.index("  report ") < output.index("  docs ")
+
+
+def test_the_program_help_says_where_a_newcomer_starts_and_where_the_docs_are():
+    # It said what canasta-sim is and nothing of which command to try first, nor that the docs are installed.
+    output = " ".join(CliRunner().invoke(main, ["--help"]).output.split())
+    assert "New here? canasta-sim watch" in output and "canasta-sim run --games 1000" in output
+    assert "canasta-sim docs lists the documentation pages" in output and "canasta-sim COMMAND --help" in output
 
 
 def test_the_program_without_a_command_shows_its_help_not_an_error():

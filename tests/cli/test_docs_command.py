@@ -79,10 +79,20 @@ def test_without_a_page_it_lists_every_page_with_its_line_from_the_index():
 
 
 def test_an_unknown_page_is_one_line_naming_the_pages():
-    result = CliRunner().invoke(main, ["docs", "protocl"])
+    result = CliRunner().invoke(main, ["docs", "billing"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        f"Error: no documentation page 'protocl'; the pages: {', '.join(page_names())}"]
+        f"Error: no documentation page 'billing'; the pages: {', '.join(page_names())}"]
+
+
+@pytest.mark.parametrize("typed, meant", [("protocl", "protocol"), ("rule", "rules"), ("run", "running")])
+def test_a_page_name_slipped_names_the_page_meant(typed, meant):
+    # "docs rule" listed fifteen pages and left the reader to find "rules" among them, where a mistyped command or
+    # rule key says which it may be a slip for.
+    result = CliRunner().invoke(main, ["docs", typed])
+    assert result.exit_code == 2
+    assert result.output == (f"Error: no documentation page {typed!r} (did you mean {meant}?); the pages: "
+                             f"{', '.join(page_names())}\n")
 
 
 def test_an_installed_package_reads_its_own_pages_not_a_checkouts(tmp_path, monkeypatch):
