@@ -50,9 +50,10 @@ from typing import Any, Protocol
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError
-from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
+from canasta_sim.plugins.affinity import Placement, affinity_enabled, affinity_impossible, placement
 from canasta_sim.plugins.bot_marks import end_marked
 from canasta_sim.plugins.process import STOP_GRACE
+from canasta_sim.runs.containment import worker_start_method
 from canasta_sim.runs.machine import StopFlag, WorkerStartError, shared_memory, starting
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure, worker_logging
@@ -255,6 +256,8 @@ class WorkerPool:
                 cores = len(os.sched_getaffinity(0))
                 logger.warning("--pin-cores pins nothing: %d worker%s on %d cores leave no two cores a worker "
                                "(use --workers)", count, "s" if count > 1 else "", cores)
+            if affinity_impossible():
+                logger.warning("--pin-cores pins nothing: this system cannot pin a process to a core (Linux only)")
         except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
             raise WorkerStartError(str(error)) from None
         self.workers: list[_Worker] = []
@@ -562,9 +565,9 @@ class _Play:
 
 
 def worker_context():
-    """The start method of every worker pool: ``fork`` where it exists (a worker starts at once, with the strategies
-    the run loaded), else ``spawn``."""
-    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    """The start method of every worker pool: ``fork`` on Linux (a worker starts at once, with the strategies the run
+    loaded), ``spawn`` elsewhere (:func:`~canasta_sim.runs.containment.worker_start_method`)."""
+    return multiprocessing.get_context(worker_start_method())
 
 
 @contextlib.contextmanager
