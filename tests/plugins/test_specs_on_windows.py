@@ -38,3 +38,10 @@ def test_a_windows_file_spec_without_a_class_is_told_to_name_one():
     with pytest.raises(StrategyLoadError) as caught:
         load_strategy(r"C:\bots\mine.py")
     assert "module 'C'" not in str(caught.value) and "FILE.py:Class" in str(caught.value)
+
+
+def test_a_policy_spec_of_a_windows_file_without_its_name_is_told_to_name_one():
+    from canasta_sim.env.policy import policy_strategy_class
+
+    with pytest.raises(StrategyLoadError, match=r"needs a target; use policy:FILE.py:NAME"):
+        policy_strategy_class(r"C:\models\policy.py")
