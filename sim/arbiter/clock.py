@@ -158,6 +158,9 @@ class _Watchdog:
     def __init__(self, thread_id: int) -> None:
         self.thread_id = thread_id
         self.deadline = 0.0
+        self.firing = threading.Lock()
+        """Held while the deadline is read and the timeout raised, and while the clock is armed or stopped: a stop
+        never falls between the two, which left the timeout to arrive after the decision, in the engine's own code."""
         self.thread = threading.Thread(target=self._watch, name=f"decision-clock-{thread_id}", daemon=True)
         self.thread.start()
 
@@ -171,15 +174,19 @@ class _Watchdog:
             return watchdog
 
     def arm(self, deadline: float) -> None:
-        self.deadline = deadline
+        # A timeout raised while this waits for the lock arrives as the lock is taken: inside the clock's stop, which
+        # the engine calls within the decision's guard.
+        with self.firing:
+            self.deadline = deadline
 
     def _watch(self) -> None:
         while True:
             time.sleep(self.POLL_SECONDS)
-            deadline = self.deadline
-            if deadline and time.monotonic() > deadline:
-                self.deadline = 0.0
-                # Delivered when the thread next runs Python bytecode: a pure-Python loop stops, a call
-                # blocked in C does not (the Dask task timeout covers that).
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread_id),
-                                                           ctypes.py_object(DecisionTimeout))
+            with self.firing:
+                deadline = self.deadline
+                if deadline and time.monotonic() > deadline:
+                    self.deadline = 0.0
+                    # Delivered when the thread next runs Python bytecode: a pure-Python loop stops, a call
+                    # blocked in C does not (the supervisor's kill, or the Dask task timeout, covers that).
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread_id),
+                                                               ctypes.py_object(DecisionTimeout))
