@@ -439,7 +439,7 @@ def supervision_options(function=None, *, resumed: str | None = None):
                      metavar="MB",
                      help="Megabytes of address space each worker process and each strategy process (isolated:, "
                           "cmd:) may use, at least 1024 (a worker starts with about 530); a strategy allocating past "
-                          f"it fails, charged to its seat (see --on-error).{on_resume}"),
+                          f"it fails, charged to its seat (see --on-error). Linux only.{on_resume}"),
         games_at_once_option(resumed),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
