@@ -16,10 +16,9 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.runs.containment import worker_start_method
-from tests.helpers import BOTS, ROOT, assert_same_run_tables
+from tests.helpers import ROOT, assert_same_run_tables
 
 MY_BOT = f"{ROOT / 'examples' / 'my_bot.py'}:MyBot"
-FAILING = BOTS / "late_failures.py"
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
 
 
@@ -61,16 +60,42 @@ def test_a_spawned_compare_of_a_users_strategy_file_gives_the_forked_compares_ga
     assert games(forked.output) and games(spawned.output) == games(forked.output)
 
 
+TRAPS = """\
+import os
+
+from canasta_sim.strategies.greedy import Greedy
+
+
+class SwallowsTheClock(Greedy):
+    name = "swallows-the-clock"
+
+    def choose_acquire(self, view):
+        while True:
+            try:
+                while True:
+                    pass
+            except BaseException:  # the point: nothing stops it from inside
+                pass
+
+
+class ExitsItsProcess(Greedy):
+    name = "exits-its-process"
+
+    def choose_acquire(self, view):
+        os._exit(3)
+"""
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(("trap", "options", "reason"), [
-    ("SwallowsTheAlarm", ["--time-limit", "0.5"], "timeout"),
+    ("SwallowsTheClock", ["--time-limit", "0.5"], "timeout"),
     ("ExitsItsProcess", [], "crash"),
 ])
-def test_check_strategy_in_a_spawned_process_charges_a_hanging_or_dying_strategy(spawn_only, monkeypatch, trap,
-                                                                                 options, reason):
-    # Without fork the game was played in the command's own process: a strategy swallowing the alarm hung the
-    # command, one calling os._exit ended it with no word.
-    monkeypatch.setenv("LATE_FAILURES_CLEAN", "0")  # the first player built fails, in the spawned process too
-    result = _invoke(["check-strategy", f"{FAILING}:{trap}", "--games", "1", *options, *QUICK])
+def test_check_strategy_in_a_spawned_process_charges_a_hanging_or_dying_strategy(spawn_only, tmp_path, trap, options,
+                                                                                 reason):
+    # Without fork the game was played in the command's own process: a strategy swallowing its clock hung the
+    # command, one calling os._exit ended it with no word.  (A file of this test's own: the command loads it here too.)
+    (tmp_path / "traps.py").write_text(TRAPS)
+    result = _invoke(["check-strategy", f"{tmp_path / 'traps.py'}:{trap}", "--games", "1", *options, *QUICK])
     assert result.exit_code == 1, result.output
     assert f"(reason: {reason})" in result.output
