@@ -53,7 +53,7 @@ from canasta_sim.errors import StrategyError
 from canasta_sim.plugins.affinity import Placement, affinity_enabled, affinity_impossible, placement
 from canasta_sim.plugins.bot_marks import end_marked
 from canasta_sim.plugins.process import STOP_GRACE
-from canasta_sim.runs.containment import worker_start_method
+from canasta_sim.runs.containment import has_memory_limit, no_memory_limit_reason, worker_start_method
 from canasta_sim.runs.machine import StopFlag, WorkerStartError, shared_memory, starting
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure, worker_logging
@@ -234,7 +234,8 @@ class WorkerPool:
 
     Use it as a context manager: leaving it stops the workers (killing any still busy).
 
-    :param memory_limit: megabytes of address space each worker may use (``None``: no limit).
+    :param memory_limit: megabytes of address space each worker may use (``None``: no limit); refused where no memory
+        can be capped (:func:`~canasta_sim.runs.containment.has_memory_limit`).
     :raises WorkerStartError: (from :meth:`play`) when workers cannot load the strategies or keep dying.
     """
 
@@ -249,6 +250,8 @@ class WorkerPool:
         self.context = context
         self.logs = logs
         self.arguments = (schedule, on_error, stop_event, level, memory_limit)
+        if memory_limit is not None and not has_memory_limit():  # (the command line refuses it before this)
+            raise WorkerStartError(f"memory_limit={memory_limit}: {no_memory_limit_reason()}")
         count = max(1, workers)
         try:
             placements = [placement(slot, count) for slot in range(count)]

@@ -90,3 +90,17 @@ def test_memory_limit_is_refused_in_one_line_where_no_memory_can_be_capped(monke
     assert "Error: --memory-limit 2048: capping a worker's memory needs an address-space limit (RLIMIT_AS)" in \
         result.output
     assert "Traceback" not in result.output and not (tmp_path / "r" / "games").exists()
+
+
+def test_a_memory_limit_asked_of_a_worker_pool_from_python_is_refused_where_none_can_be_set(monkeypatch, tmp_path):
+    # From Python (run_chunks, a pool of one's own) the limit was dropped without a word where resource is missing.
+    from canasta_sim.core.rules import Rules
+    from canasta_sim.runs.local_backend import run_chunks
+    from canasta_sim.runs.runner import RunSettings
+    from canasta_sim.runs.storage import RunDirectory
+    from canasta_sim.runs.supervisor import WorkerStartError
+
+    monkeypatch.setattr(canasta_sim.runs.containment, "resource", None)
+    settings = RunSettings(games=2, seed=1, specs=("greedy", "random"), rules=Rules(target_score=1000), chunk_size=2)
+    with pytest.raises(WorkerStartError, match=r"memory_limit=2048: capping a worker's memory needs"):
+        run_chunks(settings, RunDirectory(tmp_path / "run"), [0], workers=1, on_error="stop", memory_limit=2048)
