@@ -87,9 +87,21 @@ def test_the_source_distribution_carries_the_docs_examples_scripts_and_tests():
     grafted = {argument for command, argument in manifest_commands() if command == "graft"}
     assert {"docs", "examples", "scripts", "tests", ".ci"} <= grafted
     tool = PYPROJECT["tool"]["cibuildwheel"]
-    commands = [tool["test-command"], *(tool[system].get("test-command", "") for system in ("linux", "macos"))]
+    commands = [tool["test-command"], *(tool.get(system, {}).get("test-command", "")
+                                        for system in ("linux", "macos", "windows"))]
     for path in re.findall(r"\{project\}/(\S+)", " ".join(commands)):
         assert (ROOT / path).is_file() and path.split("/")[0] in grafted, path
+
+
+def test_every_platforms_wheel_must_play_games_before_it_is_released():
+    # The wheels' test ran `canasta-sim --version` and the compiled check only: a Windows wheel whose every run failed
+    # at its first command would have shipped.  Each platform's command, the default's and its overrides, plays.
+    tool = PYPROJECT["tool"]["cibuildwheel"]
+    commands = {"default": tool["test-command"]}
+    commands.update({system: tool[system]["test-command"] for system in ("linux", "macos", "windows")
+                     if "test-command" in tool.get(system, {})})
+    for system, command in commands.items():
+        assert "python {project}/scripts/check_wheel_plays.py" in command.split(" && "), system
 
 
 def test_the_source_distribution_leaves_out_what_builds_and_runs_leave_behind():

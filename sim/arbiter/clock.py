@@ -3,8 +3,9 @@
 :class:`DecisionClock` interrupts a decision at its time limit: a ``SIGALRM`` timer
 (:func:`signal.setitimer`) in the main thread, which also stops a strategy sleeping in C, and a
 watchdog thread raising :class:`DecisionTimeout` asynchronously in other threads (the Dask backend's
-task threads), which stops pure-Python loops only.  Code that swallows the alarm or blocks in C is
-stopped by the runner's supervisor (:mod:`canasta_sim.runs.supervisor`), which kills its worker.
+task threads) and on a system without the timer (Windows), which stops pure-Python loops only.  Code
+that swallows the alarm or blocks in C is stopped by the runner's supervisor
+(:mod:`canasta_sim.runs.supervisor`), which kills its worker.
 
 :func:`strategy_traceback` keeps the frames of a strategy's failure below the engine's call, so the
 author finds the line.
@@ -26,7 +27,8 @@ import traceback
 from canasta_sim.errors import UserInterrupt
 
 __all__ = [
-    "ArbiterSignal", "DecisionClock", "DecisionTimeout", "MAX_TIME_LIMIT", "STARTUP_ALLOWANCE", "TRACEBACK_LIMIT",
+    "ArbiterSignal", "DecisionClock", "DecisionTimeout", "HAS_ALARM", "MAX_TIME_LIMIT", "STARTUP_ALLOWANCE",
+    "TRACEBACK_LIMIT",
     "is_clock_handler",
     "strategy_traceback", "users_interrupt_passes",
 ]
@@ -39,6 +41,9 @@ STARTUP_ALLOWANCE = 30.0
 its handshake (``hello`` to ``ready``), an in-process strategy's constructor.  A JVM or a Python importing a large
 library takes seconds to start, more on a loaded machine, and that is no decision's time (chess arbiters give an
 engine's start-up its own allowance too).  No option sets it."""
+
+HAS_ALARM = hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
+"""Whether this system has the signal timer (not Windows); without it the main thread's clock is a watchdog too."""
 
 TRACEBACK_LIMIT = 4000
 """Characters of a strategy's traceback kept on its :class:`~canasta_sim.errors.StrategyError`."""
@@ -112,7 +117,7 @@ class DecisionClock:
 
     def __init__(self, limit: float) -> None:
         self.limit = limit
-        self._main = threading.current_thread() is threading.main_thread()
+        self._main = HAS_ALARM and threading.current_thread() is threading.main_thread()
         self._watchdog: _Watchdog | None = None
         if self._main:
             signal.signal(signal.SIGALRM, _on_alarm)
@@ -153,6 +158,9 @@ class _Watchdog:
     def __init__(self, thread_id: int) -> None:
         self.thread_id = thread_id
         self.deadline = 0.0
+        self.firing = threading.Lock()
+        """Held while the deadline is read and the timeout raised, and while the clock is armed or stopped: a stop
+        never falls between the two, which left the timeout to arrive after the decision, in the engine's own code."""
         self.thread = threading.Thread(target=self._watch, name=f"decision-clock-{thread_id}", daemon=True)
         self.thread.start()
 
@@ -166,15 +174,19 @@ class _Watchdog:
             return watchdog
 
     def arm(self, deadline: float) -> None:
-        self.deadline = deadline
+        # A timeout raised while this waits for the lock arrives as the lock is taken: inside the clock's stop, which
+        # the engine calls within the decision's guard.
+        with self.firing:
+            self.deadline = deadline
 
     def _watch(self) -> None:
         while True:
             time.sleep(self.POLL_SECONDS)
-            deadline = self.deadline
-            if deadline and time.monotonic() > deadline:
-                self.deadline = 0.0
-                # Delivered when the thread next runs Python bytecode: a pure-Python loop stops, a call
-                # blocked in C does not (the Dask task timeout covers that).
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread_id),
-                                                           ctypes.py_object(DecisionTimeout))
+            with self.firing:
+                deadline = self.deadline
+                if deadline and time.monotonic() > deadline:
+                    self.deadline = 0.0
+                    # Delivered when the thread next runs Python bytecode: a pure-Python loop stops, a call
+                    # blocked in C does not (the supervisor's kill, or the Dask task timeout, covers that).
+                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread_id),
+                                                               ctypes.py_object(DecisionTimeout))

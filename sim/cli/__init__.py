@@ -122,6 +122,8 @@ def _stdout_reader_gone() -> bool:
 
 
 def _reader_gone(descriptor: int) -> bool:
+    if not hasattr(select, "poll"):  # Windows: a reader gone is told by the next write's BrokenPipeError alone
+        return False
     poller = select.poll()
     poller.register(descriptor, 0)  # errors only: a pipe's write end reports POLLERR once its reader has closed it
     return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))

@@ -174,11 +174,21 @@ class _PrintedHandler(logging.Handler):
             click.echo(text, err=True)
 
 
+def _without_lines(play, monitor, send):
+    """``play(monitor)``, a game that writes no lines, as :func:`play_supervised` calls it (a lambda would not reach a
+    spawned process)."""
+    return play(monitor)
+
+
 def _play(players, game_seed, rules, names, time_limit, times, checked, monitor):
     """The game played ``times`` times in a row in one process (a replay must not depend on what the
     first play left behind), or the failure that ended it; how the bot processes it started ended; and the names
-    of what the game changed in the ``checked`` class's own modules (:func:`kept_state`), each play compared with
-    the state before it: a model loaded at the first play is judged by what the replay does to it."""
+    of what the game changed in the ``checked`` strategy's class's own modules (:func:`kept_state`), each play
+    compared with the state before it: a model loaded at the first play is judged by what the replay does to it.
+
+    ``checked`` is the loaded strategy, not its class: a spawned game process loads it again with the players (it is
+    one of them, so the class watched is the class played)."""
+    checked = checked.cls
     states = [kept_state(checked)]
 
     def play():
@@ -259,11 +269,11 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
         names = [player.spec for player in players]
         # Game 0 is played twice in one process: the same seed must give the same game.
         play = functools.partial(_play, players, game_seed, rules, names, time_limit, 2 if index == 0 else 1,
-                                 checked.cls)
+                                 checked)
         charge = functools.partial(_charge, names, game_seed)
         for attempt in itertools.count(1):
             start = time.perf_counter()
-            result = play_supervised(lambda monitor, send, play=play: play(monitor), charge, time_limit,
+            result = play_supervised(functools.partial(_without_lines, play), charge, time_limit,
                                      f"game {index} against {opponent.spec}")
             machines = _machines_doing(result)
             if machines is None:

@@ -18,6 +18,7 @@ from canasta_sim.cli.compare_resume import ResumePoint
 from canasta_sim.cli.options import fail
 from canasta_sim.cli.replaying import options_played_with
 from canasta_sim.cli.run import new_manifest, now_text, reproducing_command, session_opening
+from canasta_sim.runs.containment import containment_text
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
@@ -88,7 +89,8 @@ class RunRecorder:
             self._write_pending()
 
     def _start_session(self) -> None:
-        session = {**session_opening(), "command": "compare", "workers": self.workers, "on_error": self.on_error}
+        session = {**session_opening(), "command": "compare", "workers": self.workers, "on_error": self.on_error,
+                   "containment": containment_text()}
         if self.memory_limit is not None:  # as run records it: only when there is one
             session.update(memory_limit=self.memory_limit)
         if (cap := games_at_once_cap()) is not None:

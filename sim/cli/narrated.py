@@ -1,5 +1,5 @@
-"""The games ``watch``, ``replay`` and ``report`` play, narrated or recorded for a page, each in a forked process, so
-that no strategy can end the command unheard.
+"""The games ``watch``, ``replay`` and ``report`` play, narrated or recorded for a page, each in a process of its own
+(forked on Linux, spawned elsewhere), so that no strategy can end the command unheard.
 
 In the command's own process, a strategy that calls ``os._exit`` or is killed by the kernel ended the command with no
 word of which seat did it, and what it printed ran through the narration or over the terminal.  :func:`narrate_apart`
@@ -14,6 +14,7 @@ replay under the run's limit stops where the run's game did.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 import click
@@ -41,9 +42,23 @@ def _raise(failure: StrategyError) -> None:
     raise failure
 
 
+def _narrate(players, seed: int, names, time_limit: float | None, game: dict, monitor,
+             send) -> GameResult | StrategyError:
+    """The game narrated in its own process, each line given to ``send``; a strategy's failure returned."""
+    try:
+        return narrate_game(players, write=send, seed=seed, names=names, monitor=monitor, time_limit=time_limit, **game)
+    except StrategyError as error:
+        return error
+
+
+def _record(players, seed: int, names, time_limit: float | None, game: dict, monitor, send) -> RecordedGame:
+    """The game recorded in its own process."""
+    return record_game(players, seed=seed, names=names, monitor=monitor, time_limit=time_limit, **game)
+
+
 def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: int, names: Sequence[str],
                   time_limit: float | None = None, **game) -> GameResult:
-    """:func:`~canasta_sim.terminal.narrate.narrate_game` in a forked process, its lines given to ``write`` here,
+    """:func:`~canasta_sim.terminal.narrate.narrate_game` in a process of its own, its lines given to ``write`` here,
     each decision under ``time_limit`` seconds (``None``: no limit).
 
     :raises StrategyError: a strategy's failure, as in this process; or ``crash`` for the seat whose call was running
@@ -51,13 +66,7 @@ def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: in
     :raises click.ClickException: when the process died, or ran out of memory, in a built-in's call: the machine's
         doing, said in one line.
     """
-    def play(monitor, send) -> GameResult | StrategyError:
-        try:
-            return narrate_game(players, write=send, seed=seed, names=names, monitor=monitor, time_limit=time_limit,
-                                **game)
-        except StrategyError as error:
-            return error
-
+    play = functools.partial(_narrate, players, seed, names, time_limit, game)
     outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), time_limit, f"game seed {seed}",
                               lines=write, ctrl_c=CTRL_C_TO_THE_COMMAND)
     if isinstance(outcome, StrategyError):
@@ -67,16 +76,14 @@ def narrate_apart(players: Sequence, *, write: Callable[[str], object], seed: in
 
 def record_apart(players: Sequence, *, seed: int, names: Sequence[str], time_limit: float | None = None,
                  **game) -> RecordedGame:
-    """:func:`~canasta_sim.terminal.html_replay.record_game` in a forked process: the game recorded up to its end or
+    """:func:`~canasta_sim.terminal.html_replay.record_game` in a process of its own: the game recorded up to its end or
     to a strategy's failure, each decision under ``time_limit`` seconds (``None``: no limit).
 
     :raises StrategyError: ``crash`` for the seat whose call was running when the process died, ``timeout`` when it
         was ended past ``time_limit`` (nothing of the game is left to show).
     :raises click.ClickException: when the process died in a built-in's call: the machine's doing, said in one line.
     """
-    def play(monitor, send) -> RecordedGame:
-        return record_game(players, seed=seed, names=names, monitor=monitor, time_limit=time_limit, **game)
-
+    play = functools.partial(_record, players, seed, names, time_limit, game)
     outcome = play_supervised(play, lambda *call: _charge(seed, names, *call), time_limit, f"game seed {seed}",
                               ctrl_c=CTRL_C_TO_THE_COMMAND)
     if isinstance(outcome, StrategyError):

@@ -28,6 +28,7 @@ from canasta_sim.errors import CanastaError, UserInterrupt
 from canasta_sim.plugins.affinity import AFFINITY_VARIABLE, affinity_enabled
 from canasta_sim.plugins.pools import MEMORY_LIMIT_VARIABLE
 from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
+from canasta_sim.runs.containment import has_memory_limit, no_memory_limit_reason
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once_cap
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, RunSettings, default_workers
 from canasta_sim.runs.storage import DamagedPartError, made_new_folder
@@ -452,7 +453,7 @@ def supervision_options(function=None, *, resumed: str | None = None):
                      help="Megabytes (MiB: 1024 x 1024 bytes) of address space each worker process and each "
                           "strategy process (isolated:, cmd:) may use, at least 1024 (default: no limit; a worker "
                           "starts with about 530); a strategy allocating past it fails, charged to its seat (see "
-                          f"--on-error).{on_resume}"),
+                          f"--on-error). Linux only.{on_resume}"),
         games_at_once_option(resumed),
         click.option("--pin-cores", "pin", is_flag=True,
                      help="Give each worker whose games have bot processes (isolated:, cmd:) a core of its own and "
@@ -556,8 +557,15 @@ def isolation_options(specs, isolate: bool, memory_limit: int | None = None) -> 
 
 def limit_memory(memory_limit: int | None) -> None:
     """Apply ``--memory-limit`` to the strategy processes this process and its workers start (through the environment
-    they inherit); ``None`` leaves them unlimited."""
+    they inherit); ``None`` leaves them unlimited.
+
+    :raises click.ClickException: where no memory can be capped (Windows, macOS: :func:`has_memory_limit`), rather
+        than a run that looks limited and is not.
+    """
     if memory_limit is not None:
+        if not has_memory_limit():
+            raise fail(f"--memory-limit {memory_limit}: {no_memory_limit_reason()}; leave the option out (a resumed "
+                       "run that had one: --memory-limit none)")
         os.environ[MEMORY_LIMIT_VARIABLE] = str(memory_limit)
 
 

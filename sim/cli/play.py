@@ -20,7 +20,7 @@ from canasta_sim.cli.options import (
 from canasta_sim.core.engine import play_game
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy, machines_doing
-from canasta_sim.plugins.specs import isolate_spec
+from canasta_sim.plugins.specs import bot_processes_refusal, is_bot_spec, isolate_spec
 from canasta_sim.strategies import BUILTIN
 from canasta_sim.terminal.human import PausingNarrator, PlayerQuit, TerminalPlayer
 from canasta_sim.terminal.narrate import SEAT_NAMES
@@ -51,8 +51,8 @@ def play_command(seed: int | None, partner: str, opponents: str, rule_options: t
         rules = rules_given(rule_options)
         # A bot that is not built in plays in a process of its own (isolated:), so that nothing it does can end the
         # command unheard or write over the person's terminal: the terminal stays this process's, the person's.
-        partner_strategy = load_strategy(isolate_spec(partner, BUILTIN))
-        opponent_strategy = load_strategy(isolate_spec(opponents, BUILTIN))
+        partner_strategy = load_strategy(_isolated_where_possible(partner))
+        opponent_strategy = load_strategy(_isolated_where_possible(opponents))
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
     seed_drawn = seed is None
@@ -101,3 +101,14 @@ def check_save_folder(path: Path) -> None:
     if path.is_dir() and any(path.iterdir()):
         raise fail(f"--save {path} is not empty; name a new or empty directory")
     check_output_folder("--save", path)
+
+
+def _isolated_where_possible(spec: str) -> str:
+    """The spec ``play`` plays for ``spec``: ``isolated:SPEC`` for a strategy not built in, except on a system without
+    bot processes (Windows), where it plays in this process, as the note it prints says."""
+    isolated = isolate_spec(spec, BUILTIN)
+    if isolated == spec.strip() or is_bot_spec(spec) or bot_processes_refusal(isolated) is None:
+        return isolated
+    click.echo(f"note: {spec.strip()} plays in this process, as Windows cannot run it in a process of its own: a crash "
+               "of its code ends the game", err=True)
+    return spec

@@ -80,6 +80,7 @@ from canasta_sim.core._compiled import accelerator
 from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
+from canasta_sim.runs.containment import containment_text
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import matchmaking_results
@@ -482,8 +483,10 @@ def _open_session(settings: RunSettings, directory: RunDirectory, manifest, play
         session.update(play_chunks.session_record(ended=False))
     if isinstance(play_chunks, functools.partial):
         session.update(memory_limit=play_chunks.keywords.get("memory_limit"))
-    if not isinstance(play_chunks, dask_backend.DaskChunkRunner) and (cap := games_at_once_cap()) is not None:
-        session.update(games_at_once=cap)
+    if not isinstance(play_chunks, dask_backend.DaskChunkRunner):  # this machine's workers, contained as it can
+        session.update(containment=containment_text())
+        if (cap := games_at_once_cap()) is not None:
+            session.update(games_at_once=cap)
     manifest.setdefault("sessions", []).append(session)  # a run.json trimmed of its sessions is continued too
     manifest.update(on_error=on_error, status="running", ended_at=None, games_done=games_before)
     directory.write_manifest(manifest)

@@ -42,6 +42,7 @@ from canasta_sim.env.driver import (
 from canasta_sim.env.encoding import DecisionOptions, observation_vector
 from canasta_sim.errors import SeatFailure, StrategyLoadError, error_text
 from canasta_sim.plugins.loader import import_file, import_named_module
+from canasta_sim.plugins.specs import split_target
 
 __all__ = ["PolicyStrategy", "policy_strategy_class"]
 
@@ -118,7 +119,7 @@ def policy_strategy_class(target: str, parameters: tuple[tuple[str, str], ...] =
         and must return the policy.
     :raises StrategyLoadError: naming what is wrong and what is accepted.
     """
-    module_part, sep, name = target.rpartition(":")
+    module_part, sep, name = split_target(target)  # a Windows drive's colon is the path's
     if not sep or not module_part or not name:
         raise StrategyLoadError(
             f"policy spec 'policy:{target}' needs a target; use policy:FILE.py:NAME or policy:module:NAME, "

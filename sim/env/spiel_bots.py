@@ -45,6 +45,7 @@ from canasta_sim.env.game_tree import GameTree, hand_text
 from canasta_sim.env.ismcts import PLAYOUTS, ExpertPlayouts, SeatSearch, hand_game, numpy_rng, openspiel_modules
 from canasta_sim.errors import SeatFailure, StrategyLoadError
 from canasta_sim.plugins.loader import import_file, import_named_module
+from canasta_sim.plugins.specs import split_target
 
 __all__ = ["BUILT_IN_BOTS", "SEES", "SpielBotStrategy", "spiel_bot_class"]
 
@@ -149,7 +150,7 @@ def _factory(target: str, given: dict[str, str]):
         return _random_bot
     if target == "mcts":
         return functools.partial(_mcts_bot, **_mcts_parameters("openspiel:mcts", given))
-    module_part, sep, name = target.rpartition(":")
+    module_part, sep, name = split_target(target)  # a Windows drive's colon is the path's
     if not sep or not module_part or not name:
         raise StrategyLoadError(f"strategy spec 'openspiel:{target}' names no bot; use openspiel:random, "
                                 "openspiel:mcts or openspiel:FILE.py:NAME (NAME(game, player, random_state) "

@@ -20,7 +20,8 @@ import logging
 import os
 from typing import NamedTuple
 
-__all__ = ["AFFINITY_VARIABLE", "Placement", "affinity_enabled", "pin_worker", "place_bot", "placement"]
+__all__ = ["AFFINITY_VARIABLE", "Placement", "affinity_enabled", "affinity_impossible", "pin_worker", "place_bot",
+           "placement"]
 
 logger = logging.getLogger("canasta_sim.bots")
 
@@ -51,6 +52,12 @@ def affinity_enabled() -> bool:
     if value not in ("", "0", "1"):
         raise ValueError(f"{AFFINITY_VARIABLE}={value!r} is not accepted; use 1 (on) or 0 (off, the default)")
     return value == "1" and hasattr(os, "sched_setaffinity")
+
+
+def affinity_impossible() -> bool:
+    """Whether placement is asked for (``CANASTA_SIM_AFFINITY=1``, ``--pin-cores``) on a system that cannot pin a
+    process to a core (macOS, Windows), where it pins nothing."""
+    return os.environ.get(AFFINITY_VARIABLE, "").strip() == "1" and not hasattr(os, "sched_setaffinity")
 
 
 def placement(slot: int, workers: int, cores: frozenset[int] | None = None) -> Placement | None:

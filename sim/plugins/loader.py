@@ -47,6 +47,7 @@ from canasta_sim.errors import StrategyError, StrategyLoadError, error_text
 from canasta_sim.plugins.file_code import files_code
 from canasta_sim.plugins.specs import (
     NAME_ACCEPTED,
+    bot_processes_refusal,
     command_files,
     is_bot_spec,
     is_file_part,
@@ -54,6 +55,7 @@ from canasta_sim.plugins.specs import (
     is_strategy_name,
     parse_spec,
     spec_file,
+    split_target,
 )
 from canasta_sim.strategies import BUILTIN
 
@@ -191,6 +193,9 @@ def load_strategy(spec: str, *, file: str | None = None) -> LoadedStrategy:
         that does not import, a class that is not a strategy, a bad parameter) and what is accepted.
     """
     if is_bot_spec(spec):
+        refused = bot_processes_refusal(spec)
+        if refused is not None:
+            raise StrategyLoadError(refused)
         # Imported here: only a bot spec needs the processes, pipes and greenlets, and a bot process, which loads
         # its own strategy through this module, needs none of them.
         from canasta_sim.plugins.proxy import load_bot_class
@@ -253,7 +258,7 @@ def _reload(spec: str, file: str | None) -> LoadedStrategy:
 def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str | None]:
     if target in BUILTIN:
         return BUILTIN[target], None
-    module_part, sep, class_name = target.rpartition(":")
+    module_part, sep, class_name = split_target(target)
     if not sep:
         plugin = _entry_points().get(target)
         if plugin is None and is_file_part(target) and Path(target).expanduser().is_file():

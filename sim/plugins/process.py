@@ -26,6 +26,7 @@ import os
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -507,7 +508,9 @@ def _starter() -> concurrent.futures.ThreadPoolExecutor:
 
 
 def _prctl():
-    """libc's ``prctl``, looked up before forking (``None`` where there is none)."""
+    """libc's ``prctl``, looked up before forking (``None`` where there is none: not Linux)."""
+    if not sys.platform.startswith("linux"):  # (Windows has no libc to open by no name: CDLL(None) raises TypeError)
+        return None
     with contextlib.suppress(OSError, AttributeError):
         return ctypes.CDLL(None, use_errno=True).prctl
     return None

@@ -16,13 +16,18 @@ from pathlib import Path
 from canasta_sim.errors import MachineRefusal, StrategyError, StrategyLoadError
 
 __all__ = [
-    "BOT_PREFIXES", "SERVER_COMMAND", "bot_command", "command_files", "file_spec_parts", "is_bot_spec", "is_file_part",
+    "BOT_PIPES_WAITABLE", "BOT_PREFIXES", "SERVER_COMMAND", "bot_processes_refusal",
+    "bot_command", "command_files", "file_spec_parts", "is_bot_spec", "is_file_part",
     "is_own_server", "isolate_spec", "is_one_line", "is_strategy_name", "machine_refusal", "parse_spec", "spec_file",
+    "split_target",
     "NAME_ACCEPTED",
 ]
 
 BOT_PREFIXES = ("isolated:", "cmd:")
 """Spec prefixes that run a strategy in a process of its own (:mod:`canasta_sim.plugins.proxy`)."""
+BOT_PIPES_WAITABLE = os.name == "posix"
+"""Whether this system can wait on a bot process's pipes, which every bot spec needs: canasta-sim waits on them with
+:mod:`selectors`, and Windows's ``select`` takes sockets only."""
 SERVER_COMMAND = [sys.executable, "-m", "canasta_sim.plugins.server"]
 """The command line of canasta-sim's own bot server, followed by the spec it serves (``isolated:``)."""
 
@@ -59,6 +64,16 @@ def is_one_line(text: object) -> bool:
 def is_bot_spec(spec: str) -> bool:
     """Whether ``spec`` runs its strategy in a process of its own."""
     return spec.strip().startswith(BOT_PREFIXES)
+
+
+def bot_processes_refusal(spec: str) -> str | None:
+    """Why bot spec ``spec`` cannot play on this system (Windows: :data:`BOT_PIPES_WAITABLE`), in one line; ``None``
+    where it can."""
+    if BOT_PIPES_WAITABLE:
+        return None
+    return (f"strategy {spec.strip()!r}: bot processes (isolated:, cmd:, --isolate) cannot run on Windows, where "
+            "canasta-sim cannot wait on their pipes; play a Python strategy in-process (FILE.py:Class), or run "
+            "canasta-sim under WSL")
 
 
 def machine_refusal(outcome: object) -> MachineRefusal | None:
@@ -141,10 +156,26 @@ def file_spec_parts(spec: str) -> tuple[str, str, tuple[tuple[str, str], ...]] |
         target, parameters = parse_spec(spec)
     except StrategyLoadError:
         return None
-    module_part, sep, class_name = target.rpartition(":")
+    module_part, sep, class_name = split_target(target)
     if sep and is_file_part(module_part):
         return module_part, class_name, parameters
     return None
+
+
+def split_target(target: str) -> tuple[str, str, str]:
+    r"""A target's module or file part, the colon and its class name, as :meth:`str.rpartition` splits them, except
+    that a Windows drive's colon splits nothing: ``C:\bots\mine.py`` is a file with no class, not class
+    ``\bots\mine.py`` of module ``C``.
+
+    >>> split_target(r"C:\bots\mine.py:Mine")
+    ('C:\\bots\\mine.py', ':', 'Mine')
+    >>> split_target(r"C:\bots\mine.py")
+    ('', '', 'C:\\bots\\mine.py')
+    """
+    module_part, sep, class_name = target.rpartition(":")
+    if len(module_part) == 1 and module_part.isalpha() and class_name[:1] in ("\\", "/"):
+        return "", "", target
+    return module_part, sep, class_name
 
 
 def is_file_part(module_part: str) -> bool:
@@ -182,7 +213,7 @@ def bot_command(spec: str, *, file: str | None = None) -> tuple[list[str], tuple
         target, parameters = parse_spec(inner)
         if _is_spec_form(target):  # its parameters are the form's to read (a policy's factory), in the bot process
             return [*SERVER_COMMAND, inner], ()
-        module_part, sep, class_name = target.rpartition(":")
+        module_part, sep, class_name = split_target(target)
         if file is not None and sep and is_file_part(module_part) and os.path.isfile(file):
             target = f"{file}:{class_name}"
         return [*SERVER_COMMAND, target], parameters

@@ -1,5 +1,5 @@
-"""One game in a forked process, which no strategy can hang or end: ``check-strategy``'s games, and the narrated and
-recorded games of ``watch``, ``replay`` and ``report``.
+"""One game in a process of its own, which no strategy can hang or end: ``check-strategy``'s games, and the narrated
+and recorded games of ``watch``, ``replay`` and ``report``.
 
 :func:`play_supervised` is the supervisor's watch (:mod:`canasta_sim.runs.supervisor`) over a single game: the
 game runs in a child process that publishes its calls in the shared monitor, and a child that dies or outlives
@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
 from canasta_sim.plugins.bot_marks import end_marked
+from canasta_sim.runs.containment import worker_start_method
 from canasta_sim.runs.machine import shared_memory, starting
 from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, died_during_call
 from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
@@ -50,48 +51,55 @@ def _to_the_command(number, frame) -> None:
     os._exit(130)
 
 
-_CTRL_C_HANDLERS = {CTRL_C_IGNORED: signal.SIG_IGN, CTRL_C_TO_THE_COMMAND: _to_the_command}
+# On Windows a terminal's Ctrl-C reaches every process of the console, the command's too, and os.kill with SIGINT would
+# end the command's process outright (TerminateProcess): the game's process leaves the Ctrl-C to the command.
+_CTRL_C_HANDLERS = {CTRL_C_IGNORED: signal.SIG_IGN,
+                    CTRL_C_TO_THE_COMMAND: signal.SIG_IGN if os.name == "nt" else _to_the_command}
 
 
 def _ignore_line(line: str) -> None:
     pass  # a game whose lines no one reads
 
 
+def _play_in_child(play: Callable, memory, sender, ctrl_c: str) -> None:
+    """The game's process: play the game, sending each line it writes and then its outcome and what the strategies
+    printed."""
+    signal.signal(signal.SIGINT, _CTRL_C_HANDLERS[ctrl_c])
+    die_with_parent()
+    output = CappedOutput(OUTPUT_LIMIT)
+    sys.stdout = sys.stderr = output  # what strategies print stays out of the command's output
+    child_monitor = memoryview(memory).cast("B").cast("d")
+    child_monitor[MONITOR_GAME] = 0
+    outcome = play(child_monitor, lambda line: sender.send((True, line)))
+    child_monitor[MONITOR_GAME] = -1
+    sender.send((False, (outcome, output.take())))
+
+
 def play_supervised(play: Callable, charge: Callable, time_limit: float | None, game: str = "the game", *,
                     lines: Callable[[str], object] = _ignore_line, ctrl_c: str = CTRL_C_IGNORED):
-    """Run ``play(monitor, write)`` (one game) in a forked process and return what it returns; if the process dies or
-    a call outlives ``time_limit + 1`` s, return ``charge(seat, decision, reason, message)`` for the call that was
+    """Run ``play(monitor, write)`` (one game) in a process of its own and return what it returns; if the process dies
+    or a call outlives ``time_limit + 1`` s, return ``charge(seat, decision, reason, message)`` for the call that was
     running.  Each line the game gives ``write`` there is given to ``lines`` here as it comes.  ``ctrl_c`` says what
-    a Ctrl-C in the game's process does (:data:`CTRL_C_IGNORED`, :data:`CTRL_C_TO_THE_COMMAND`).  Where ``fork``
-    does not exist, ``play(None, lines)`` runs in this process.  ``game`` names the game in the log's record of what
-    the strategies printed (``game 3``).
+    a Ctrl-C in the game's process does (:data:`CTRL_C_IGNORED`, :data:`CTRL_C_TO_THE_COMMAND`).  ``game`` names the
+    game in the log's record of what the strategies printed (``game 3``).
+
+    The process starts as a run's workers do (:func:`~canasta_sim.runs.containment.worker_start_method`): forked on
+    Linux, spawned elsewhere, where ``play`` is pickled to it, so it must be a module's function or a
+    :func:`functools.partial` of one, its strategies :class:`~canasta_sim.plugins.loader.LoadedStrategy` (which a
+    spawned process loads again from their specs).
 
     :raises ValueError: for a ``ctrl_c`` that is neither.
     """
-    handler = _CTRL_C_HANDLERS.get(ctrl_c)
-    if handler is None:
+    if ctrl_c not in _CTRL_C_HANDLERS:
         raise ValueError(f"ctrl_c is {ctrl_c!r}; expected {CTRL_C_IGNORED!r} or {CTRL_C_TO_THE_COMMAND!r}")
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return play(None, lines)
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context(worker_start_method())
     with starting(game):
         memory = shared_memory(context, MONITOR_SIZE * 8)
         receiver, sender = context.Pipe(duplex=False)
     monitor = memoryview(memory).cast("B").cast("d")
     monitor[MONITOR_GAME] = -1
 
-    def child() -> None:
-        signal.signal(signal.SIGINT, handler)
-        die_with_parent()
-        output = CappedOutput(OUTPUT_LIMIT)
-        sys.stdout = sys.stderr = output  # what strategies print stays out of the command's output
-        child_monitor = memoryview(memory).cast("B").cast("d")
-        child_monitor[MONITOR_GAME] = 0
-        outcome = play(child_monitor, lambda line: sender.send((True, line)))
-        child_monitor[MONITOR_GAME] = -1
-        sender.send((False, (outcome, output.take())))
-
-    process = context.Process(target=child, daemon=True)
+    process = context.Process(target=_play_in_child, args=(play, memory, sender, ctrl_c), daemon=True)
     try:
         with starting(game):
             process.start()

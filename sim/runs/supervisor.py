@@ -50,9 +50,10 @@ from typing import Any, Protocol
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError
-from canasta_sim.plugins.affinity import Placement, affinity_enabled, placement
+from canasta_sim.plugins.affinity import Placement, affinity_enabled, affinity_impossible, placement
 from canasta_sim.plugins.bot_marks import end_marked
 from canasta_sim.plugins.process import STOP_GRACE
+from canasta_sim.runs.containment import has_memory_limit, no_memory_limit_reason, worker_start_method
 from canasta_sim.runs.machine import StopFlag, WorkerStartError, shared_memory, starting
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure, worker_logging
@@ -233,7 +234,8 @@ class WorkerPool:
 
     Use it as a context manager: leaving it stops the workers (killing any still busy).
 
-    :param memory_limit: megabytes of address space each worker may use (``None``: no limit).
+    :param memory_limit: megabytes of address space each worker may use (``None``: no limit); refused where no memory
+        can be capped (:func:`~canasta_sim.runs.containment.has_memory_limit`).
     :raises WorkerStartError: (from :meth:`play`) when workers cannot load the strategies or keep dying.
     """
 
@@ -248,6 +250,8 @@ class WorkerPool:
         self.context = context
         self.logs = logs
         self.arguments = (schedule, on_error, stop_event, level, memory_limit)
+        if memory_limit is not None and not has_memory_limit():  # (the command line refuses it before this)
+            raise WorkerStartError(f"memory_limit={memory_limit}: {no_memory_limit_reason()}")
         count = max(1, workers)
         try:
             placements = [placement(slot, count) for slot in range(count)]
@@ -255,6 +259,8 @@ class WorkerPool:
                 cores = len(os.sched_getaffinity(0))
                 logger.warning("--pin-cores pins nothing: %d worker%s on %d cores leave no two cores a worker "
                                "(use --workers)", count, "s" if count > 1 else "", cores)
+            if affinity_impossible():
+                logger.warning("--pin-cores pins nothing: this system cannot pin a process to a core (Linux only)")
         except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
             raise WorkerStartError(str(error)) from None
         self.workers: list[_Worker] = []
@@ -562,9 +568,9 @@ class _Play:
 
 
 def worker_context():
-    """The start method of every worker pool: ``fork`` where it exists (a worker starts at once, with the strategies
-    the run loaded), else ``spawn``."""
-    return multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    """The start method of every worker pool: ``fork`` on Linux (a worker starts at once, with the strategies the run
+    loaded), ``spawn`` elsewhere (:func:`~canasta_sim.runs.containment.worker_start_method`)."""
+    return multiprocessing.get_context(worker_start_method())
 
 
 @contextlib.contextmanager

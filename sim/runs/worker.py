@@ -12,10 +12,14 @@ import ctypes
 import io
 import logging
 import os
-import resource
 import signal
 import sys
 import time
+
+try:
+    import resource
+except ImportError:  # Windows: no address-space limit (--memory-limit is refused there: see options.limit_memory)
+    resource = None
 
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import MachineRefusal, StrategyError
@@ -69,14 +73,17 @@ class CappedOutput(io.TextIOBase):
 
 def die_with_parent() -> None:
     """Have the kernel kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``; elsewhere nothing)."""
-    # A worker spinning in strategy code never checks on its parent: let the kernel kill it (Linux).
+    # A worker spinning in strategy code never checks on its parent: let the kernel kill it (Linux).  Elsewhere a
+    # worker's pipe reaching its end ends it at its next task; Windows has no libc to open by no name at all.
+    if not sys.platform.startswith("linux"):
+        return
     with contextlib.suppress(OSError, AttributeError):
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _limit_memory(megabytes: int | None) -> None:
-    if megabytes is not None:
+    if megabytes is not None and resource is not None:
         limit = megabytes * 1024 * 1024
         _, hard = resource.getrlimit(resource.RLIMIT_AS)
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard if hard == resource.RLIM_INFINITY else min(limit, hard)))

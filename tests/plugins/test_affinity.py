@@ -188,3 +188,13 @@ def test_pinned_cores_are_counted_for_the_workers_a_run_starts(tmp_path, monkeyp
                                        str(len(CORES)), "--pin-cores", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert "pins nothing" not in result.output
+
+
+@pytest.mark.timeout(60)
+def test_pinned_cores_on_a_system_that_cannot_pin_are_said_not_left_silent(tmp_path, monkeypatch):
+    # macOS and Windows have no os.sched_setaffinity: --pin-cores pinned nothing there, and said nothing.
+    monkeypatch.delattr(os, "sched_setaffinity", raising=False)
+    result = CliRunner().invoke(main, ["run", "--games", "2", "-s", "greedy", "--workers", "1", "--pin-cores",
+                                       "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "--pin-cores pins nothing: this system cannot pin a process to a core (Linux only)" in result.output

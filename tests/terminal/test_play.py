@@ -238,3 +238,15 @@ def test_play_time_limit_has_watchs_default_and_help():
     assert played.default is None and watched.default is None
     assert played.type is watched.type
     assert played.help.startswith(watched.help)
+
+
+def test_a_strategy_file_plays_in_this_process_with_a_note_where_bot_processes_cannot_run(monkeypatch, tmp_path):
+    # play runs a strategy file as isolated:, which Windows refuses: the file was refused where it can play in-process.
+    import canasta_sim.plugins.specs
+
+    monkeypatch.setattr(canasta_sim.plugins.specs, "BOT_PIPES_WAITABLE", False)
+    spec = f"{ROOT / 'examples' / 'my_bot.py'}:MyBot"
+    result = _play(["play", "--seed", "4", "--opponents", spec, *SHORT], "quit\n")
+    assert result.exit_code == 0, result.output
+    assert f"note: {spec} plays in this process, as Windows cannot run it in a process of its own" in result.output
+    assert "Game abandoned. (seed 4)" in result.output
