@@ -1,0 +1,81 @@
+"""A bot author's strategy fails deep in one game of a run: the failure's line names the command that plays that very
+game again in the author's own process, where ``breakpoint()`` stops with no time limit; a debugger started in a game's
+own process (a run's worker, an ``isolated:`` strategy's) quits at once, said in one line, never a hang."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+
+from canasta_sim.cli import main
+
+FAILS_DEEP = '''
+from canasta_sim import Discard, SeatView
+from canasta_sim.strategies.greedy import Greedy
+
+
+class FailsDeep(Greedy):
+    name = "fails-deep"
+    version = 1
+
+    def choose_discard(self, view: SeatView) -> Discard:
+        if self.rng.random() < 0.004:  # a rare position: game 8 of the run below meets it, and no other game
+            return Discard(list(view.hand)[99])
+        return super().choose_discard(view)
+'''
+
+STOPS = '''
+from canasta_sim import Discard, SeatView
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Stops(Greedy):
+    name = "stops"
+    version = 1
+
+    def choose_discard(self, view: SeatView) -> Discard:
+        breakpoint()
+        return super().choose_discard(view)
+'''
+
+FAILING_GAME = 8
+
+
+def _spec(tmp_path, source: str, cls: str) -> str:
+    path = tmp_path / f"{cls.lower()}.py"
+    path.write_text(source)
+    return f"{path}:{cls}"
+
+
+def _run(tmp_path, spec: str, *extra: str):
+    out = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--games", "12", "--seed", "3", "--workers", "2", "-q", "--out", str(out),
+                                       "-s", spec, "-s", "greedy", "--rules", "target_score=1000", *extra])
+    return out, result
+
+
+def _error_line(output: str) -> str:
+    return next(line for line in output.splitlines() if line.startswith("Error: "))
+
+
+@pytest.mark.timeout(60)
+def test_replay_debug_stops_in_this_process_where_a_pause_is_no_decisions_time(tmp_path, monkeypatch):
+    out, run = _run(tmp_path, _spec(tmp_path, STOPS, "Stops"), "--time-limit", "0.3")
+    assert run.exit_code == 1, run.output
+    seen = []
+
+    def debugger(*args, **kwargs):
+        view = sys._getframe(1).f_locals["view"]  # what the seat saw where it stopped
+        seen.append((os.getpid(), view.seat, view.hand_size))
+        if len(seen) == 1:
+            time.sleep(0.5)  # the author reads the view, past the run's time limit
+
+    monkeypatch.setattr(sys, "breakpointhook", debugger)
+    replayed = CliRunner().invoke(main, ["replay", str(out), "0", "--debug"])
+    assert replayed.exit_code == 0, replayed.output
+    assert "in this process with no time limit" in replayed.output and "timeout" not in replayed.output
+    assert seen and seen[0][0] == os.getpid() and seen[0][1] in (0, 2)
