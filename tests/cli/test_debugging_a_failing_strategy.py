@@ -5,6 +5,7 @@ own process (a run's worker, an ``isolated:`` strategy's) quits at once, said in
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 
@@ -79,3 +80,31 @@ def test_replay_debug_stops_in_this_process_where_a_pause_is_no_decisions_time(t
     assert replayed.exit_code == 0, replayed.output
     assert "in this process with no time limit" in replayed.output and "timeout" not in replayed.output
     assert seen and seen[0][0] == os.getpid() and seen[0][1] in (0, 2)
+
+
+@pytest.mark.timeout(60)
+def test_breakpoint_in_a_runs_worker_quits_at_once_and_the_line_says_why(tmp_path):
+    # As the author types it: the test's own stdin and hooks (pytest's, CliRunner's) are not a terminal's.
+    out = tmp_path / "run"
+    run = subprocess.run([sys.executable, "-m", "canasta_sim", "run", "--games", "2", "--workers", "2", "-q",
+                          "--out", str(out), "-s", _spec(tmp_path, STOPS, "Stops"), "-s", "greedy"],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=50,
+                         env={**os.environ, "PYTHONBREAKPOINT": ""})
+    assert run.returncode == 1, run.stderr
+    line = _error_line(run.stderr)
+    assert "decision discard: raised BdbQuit (a debugger, breakpoint() or pdb, quit in the strategy: where a game " \
+           "is played in a process of its own" in line
+    assert "(reason: exception); finished games are kept" in line
+
+
+@pytest.mark.timeout(30)
+def test_breakpoint_in_an_isolated_strategy_is_its_failure_at_once_not_a_wait_for_the_arbiter(tmp_path):
+    # Its process's stdin is the protocol's: pdb read the arbiter's requests, and the game hung until the process was
+    # killed a minute later, charged as a timeout.
+    start = time.monotonic()
+    _, run = _run(tmp_path, "isolated:" + _spec(tmp_path, STOPS, "Stops"), "--time-limit", "20")
+    assert run.exit_code == 1, run.output
+    line = _error_line(run.output)
+    assert "the bot reported an error: raised BdbQuit (a debugger, breakpoint() or pdb, quit" in line
+    assert "(reason: exception)" in line
+    assert time.monotonic() - start < 15
