@@ -151,3 +151,20 @@ def test_replay_debug_stops_in_this_process_where_a_pause_is_no_decisions_time(t
     assert replayed.exit_code == 0, replayed.output
     assert "in this process with no time limit" in replayed.output and "timeout" not in replayed.output
     assert seen and seen[0][0] == os.getpid() and seen[0][1] in (0, 2)
+
+
+@pytest.mark.timeout(60)
+def test_check_strategy_names_the_watch_that_plays_the_failing_game_here(tmp_path):
+    checked = CliRunner().invoke(main, ["check-strategy", _spec(tmp_path, FAILS_DEEP, "FailsDeep"), "--games", "4",
+                                        "--seed", "1", "--rules", "target_score=1000"])
+    assert checked.exit_code == 1, checked.output
+    lines = checked.output.splitlines()
+    problem = next(index for index, line in enumerate(lines) if line.startswith("problem in game"))
+    failure = lines[problem].split(": ", 1)[1]
+    hint = next(line for line in lines[problem:] if line.startswith("play it again where a debugger stops: "))
+    command = shlex.split(hint.split(": ", 1)[1])
+    assert command[:2] == ["canasta-sim", "watch"] and command[-3:] == ["--rules", "target_score=1000", "--debug"]
+    watched = CliRunner().invoke(main, command[1:])
+    assert watched.exit_code == 1, watched.output
+    assert f"{_error_line(watched.output)} (reason: exception)" == f"Error: {failure}"
+    assert "IndexError: list index out of range" in watched.output
