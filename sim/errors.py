@@ -16,6 +16,7 @@ import errno
 import importlib.metadata
 import inspect
 import re
+import sys
 
 __all__ = [
     "CanastaError",
@@ -334,6 +335,8 @@ def error_text(error: BaseException) -> str:
     """``KeyError: 'x'``: a strategy's exception by its type and message, on one line, running none of its class's
     code but its ``__str__`` (:func:`exception_text`), and never raising; the type alone when the message is empty,
     and a ``MemoryError`` without one said as what it means."""
+    if _is_debugger_quit(error):
+        return f"{type_name(error)} ({DEBUGGER_HERE})"
     message = " ".join(exception_text(error).split())
     if message:
         return f"{type_name(error)}: {message}"
@@ -342,6 +345,21 @@ def error_text(error: BaseException) -> str:
         return f"{type_name(error)} (it ran out of memory: its process's address space, under --memory-limit, or the " \
                "machine's)"
     return type_name(error)
+
+
+DEBUGGER_HERE = ("a debugger, breakpoint() or pdb, quit in the strategy: where a game is played in a process of its "
+                 "own, as run, compare, check-strategy and isolated: play it, it has no terminal and quits at once; "
+                 "replay --debug and watch --debug play a game where it stops (canasta-sim docs strategies, When a "
+                 "strategy fails)")
+"""What a strategy's debugger quitting (``bdb.BdbQuit``) means: a run's workers, ``check-strategy``'s and ``watch``'s
+game processes and an ``isolated:`` strategy's process read no terminal, so ``pdb`` meets the end of its input at once
+(or, played in this process, the user told it to quit)."""
+
+
+def _is_debugger_quit(error: BaseException) -> bool:
+    # bdb is loaded whenever pdb has run; where it is not, no debugger raised this.
+    bdb = sys.modules.get("bdb")
+    return bdb is not None and issubclass(type(error), bdb.BdbQuit)
 
 
 def _strategy_text(convert, value) -> tuple[str | None, BaseException | None]:

@@ -9,7 +9,8 @@ strategies print is kept out of the output, a child that dies is its running cal
 the one line every other failure has, and a Ctrl-C stops the command as the user's (exit 130).  With a
 ``time_limit`` a decision is stopped there as a run's is (``timeout``), and a call the game's own clock cannot stop
 (one that ignores the alarm) is ended with its process a second later, as a run's supervisor ends a worker: a
-replay under the run's limit stops where the run's game did.
+replay under the run's limit stops where the run's game did.  With ``--debug``, :func:`narrate_here` plays the game in
+the command's own process instead, for a debugger.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from canasta_sim.runs.supervised_game import CTRL_C_TO_THE_COMMAND, play_supervi
 from canasta_sim.terminal.html_replay import RecordedGame, record_game
 from canasta_sim.terminal.narrate import narrate_game
 
-__all__ = ["narrate_apart", "record_apart"]
+__all__ = ["DEBUG_DEFAULT", "DEBUG_HELP", "narrate_here", "narrate_apart", "record_apart"]
 
 
 def _charge(seed: int, names: Sequence[str], seat: int, decision: str, reason: str, message: str) -> StrategyError:
@@ -89,3 +90,22 @@ def record_apart(players: Sequence, *, seed: int, names: Sequence[str], time_lim
     if isinstance(outcome, StrategyError):
         _raise(outcome)
     return outcome
+
+
+DEBUG_HELP = ("Play the game in this process, with no decision time limit, so that breakpoint() or pdb (or an IDE's "
+              "debugger) stops in a strategy; a failure's traceback follows its line")
+"""The help of ``--debug`` of ``watch`` and ``replay``, which each end with :data:`DEBUG_DEFAULT`."""
+
+DEBUG_DEFAULT = "[default: off: a process of its own]"
+"""The end of ``--debug``'s help: its default."""
+
+
+def narrate_here(players: Sequence, *, write: Callable[[str], object], seed: int, names: Sequence[str],
+                 **game) -> GameResult:
+    """:func:`~canasta_sim.terminal.narrate.narrate_game` in this process with no decision time limit, for a debugger:
+    ``breakpoint()`` reads this terminal (a game's own process has none), and a pause there is no decision's time.
+    What the strategies print goes to the terminal, between the narration's lines.
+
+    :raises StrategyError: a strategy's failure, its traceback (the strategy's own frames) on it.
+    """
+    return narrate_game(players, write=write, seed=seed, names=names, time_limit=None, **game)

@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
 from canasta_sim.cli.continuing import changed_files, resume_playing
-from canasta_sim.cli.narrated import narrate_apart, record_apart
+from canasta_sim.cli.narrated import DEBUG_DEFAULT, DEBUG_HELP, narrate_apart, narrate_here, record_apart
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
@@ -54,10 +54,13 @@ def ending_words(termination: str) -> str:
     return _ENDINGS.get(termination, termination)
 
 
-def find_game(directory: RunDirectory, chunk_size: int, game_id: int, manifest: dict[str, Any]) -> dict[str, Any]:
-    """Return the recorded row of ``game_id`` from the ``games`` dataset of the run ``manifest`` describes.
+def find_game(directory: RunDirectory, chunk_size: int, game_id: int, manifest: dict[str, Any], *,
+              unrecorded: bool = False) -> dict[str, Any] | None:
+    """Return the recorded row of ``game_id`` from the ``games`` dataset of the run ``manifest`` describes; with
+    ``unrecorded``, ``None`` for a game not recorded (the game a failure stopped the run at is not).
 
-    :raises click.ClickException: when the game's part is missing, cannot be read or does not hold the game.
+    :raises click.ClickException: when the game's part cannot be read, or is missing or does not hold the game
+        (unless ``unrecorded``).
     """
     # Exit code 1, not 2, whichever way the run is damaged: the id is in the run's range, and what is wrong is the
     # run (not finished, a part lost or cut short), which run --resume mends.
@@ -73,6 +76,8 @@ def find_game(directory: RunDirectory, chunk_size: int, game_id: int, manifest: 
             raise click.ClickException(str(error)) from None
         rows = table.to_pylist()
     if not rows:
+        if unrecorded:
+            return None
         raise click.ClickException(
             f"game {game_id} of the run in {directory.path} is not recorded: its chunk {chunk} has not been written; "
             f"{resume_playing(manifest, directory.path, 'plays it')}"
@@ -126,11 +131,16 @@ _NEGATIVE = re.compile(r"-[0-9]+")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.argument("game_id", type=WholeNumber())
 @narration_options
-def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None) -> None:
+@click.option("--debug", is_flag=True,
+              help=f"{DEBUG_HELP}; the game a failure stopped the run at, which the run did not record, is played too "
+                   f"{DEBUG_DEFAULT}.")
+def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Path | None, debug: bool) -> None:
     """Play game GAME_ID of the run in RUN_DIR again from its recorded seed, strategies and rules, narrated.
     GAME_ID counts from 0, as game_id in the run's games table does: the first game, e.g. canasta-sim replay
     results/mine 0."""
     if html_file is not None:
+        if debug:
+            raise click.UsageError("--debug plays the game narrated in this process; it writes no --html page")
         check_output_folder("--html", html_file)
     refuse_tuning_directory(run_dir)
     directory = RunDirectory(run_dir)
@@ -141,12 +151,16 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
         raise click.UsageError(str(error)) from None
     if not 0 <= game_id < settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
-    row = find_game(directory, settings.chunk_size, game_id, manifest)
+    row = find_game(directory, settings.chunk_size, game_id, manifest, unrecorded=debug)
     # A bot's script or an isolated: file named relative to where the run started is started from there, as a
     # resume does; the page is written back here, where the path the user typed (and the line naming it) means
     # what they meant.
     started_from, _ = start_directory(manifest, settings, directory)
     # Outermost, so that a relative FILE is the one the user named here.
+    if debug:
+        with started_from:
+            _debug(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands)
+        return
     with no_stale_page("--html", html_file), started_from:
         page = _replay(manifest, settings, row, run_dir=run_dir, game_id=game_id, show_hands=show_hands,
                        html=html_file is not None)
@@ -189,6 +203,42 @@ def _replay(manifest: dict[str, Any], settings, row: dict[str, Any], *, run_dir:
         raise click.ClickException(f"the replay failed where the run did not: {error}") from None
     _check_scores(tuple(result.scores), row)
     click.echo(f"The replay ends at the scores the run recorded: A {recorded[0]}, B {recorded[1]}.")
+
+
+def _debug(manifest: dict[str, Any], settings, row: dict[str, Any] | None, *, run_dir: Path, game_id: int,
+           show_hands: bool) -> None:
+    """Play the run's game again in this process, for a debugger: the seed and the sides the run gave it (from
+    ``run.json`` where the run recorded no ``row``), under its rules, with no time limit."""
+    if row is None:
+        side_a, side_b = settings.sides(game_id)
+        row = {"seed": settings.game_seed(game_id), "team_a_strategy": side_a, "team_b_strategy": side_b}
+        recorded = "the run did not record it (a failure stopped the run there, or it was not played)"
+    else:
+        recorded = f"the run recorded A {row['score_a']}, B {row['score_b']} ({ending_words(row['termination'])})"
+    players, game = game_setup(manifest, settings, row, show_hands=show_hands)
+    del game["time_limit"]  # a pause in the debugger is no decision's time
+    for change in changes_since_run(manifest, players):
+        click.echo(f"Warning: {change}; the replay may differ.", err=True)
+    click.echo(f"Game {game_id} of the run in {str(run_dir)!r}, in this process with no time limit: side A "
+               f"{spec_shown(players[0].spec)}, side B {spec_shown(players[1].spec)}, game seed {row['seed']}; "
+               f"{recorded}.")
+    click.echo("")
+    try:
+        with interrupted_as_the_users():
+            result = narrate_here(players, write=click.echo, **game)
+    except StrategyError as error:
+        if error.traceback:
+            click.echo(error.traceback.rstrip(), err=True)
+        if "score_a" not in row:
+            raise click.ClickException(f"{error} (reason: {error.reason})") from None
+        if row["termination"] == "forfeit":
+            check_forfeit(error, row)
+            click.echo(f"The game stops here, as it did in the run (a forfeit): {error}")
+            return
+        raise click.ClickException(f"the replay failed where the run did not: {error}") from None
+    if "score_a" in row:
+        _check_scores(tuple(result.scores), row)
+        click.echo(f"The replay ends at the scores the run recorded: A {row['score_a']}, B {row['score_b']}.")
 
 
 def game_setup(manifest: dict[str, Any], settings, row: dict[str, Any], *,

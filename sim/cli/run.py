@@ -13,6 +13,7 @@ import datetime
 import functools
 import logging
 import os
+import re
 import shlex
 import sys
 import time
@@ -81,6 +82,7 @@ from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs import dask_backend
 from canasta_sim.runs.containment import containment_text
+from canasta_sim.runs.failure_log import replay_here
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.matchmaking import matchmaking_results
@@ -588,8 +590,10 @@ def _unless_complete(directory: RunDirectory, write_error: str | None, error: st
     if write_error:
         return f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", EXIT_STOPPED
     if error:
-        return (f"Error: {' '.join(error.split())}; finished games are kept; fix the strategy and run {resume_hint}, "
-                "or add --on-error forfeit"), EXIT_STOPPED
+        failed = re.match(r"game ([0-9]+): ", error)  # every stopping failure's line begins so (ChunkBook.add)
+        debug = f"{replay_here(str(directory.path), int(failed[1]))}; " if failed else ""
+        return (f"Error: {' '.join(error.split())}; finished games are kept; {debug}fix the strategy and run "
+                f"{resume_hint}, or add --on-error forfeit"), EXIT_STOPPED
     if interrupted:
         return f"Interrupted: finished games are kept; continue with {resume_hint}", EXIT_INTERRUPTED
     return None

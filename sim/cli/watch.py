@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from canasta_sim.cli.narrated import narrate_apart, record_apart
+from canasta_sim.cli.narrated import DEBUG_DEFAULT, DEBUG_HELP, narrate_apart, narrate_here, record_apart
 from canasta_sim.cli.options import (
     STRATEGY_SPECS,
     WholeNumber,
@@ -58,13 +58,17 @@ def seat_strategies(specs: Sequence[str]) -> list[LoadedStrategy]:
 @rules_option
 @game_time_limit_option()
 @narration_options
+@click.option("--debug", is_flag=True, help=f"{DEBUG_HELP} {DEBUG_DEFAULT}.")
 def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ...], time_limit: float | None,
-                  show_hands: bool, html_file: Path | None) -> None:
+                  show_hands: bool, html_file: Path | None, debug: bool) -> None:
     """Play one game and narrate it like a commented game in a rule book."""
     try:
         rules = rules_given(rule_options)
     except CanastaError as error:
         raise click.UsageError(str(error)) from None
+    if debug and (html_file is not None or time_limit is not None):
+        raise click.UsageError(f"--debug plays the game narrated in this process with no time limit; give it without "
+                               f"{'--html' if html_file is not None else '--time-limit'}")
     if html_file is not None:
         check_output_folder("--html", html_file)
     players = seat_strategies(specs or DEFAULT_WATCH_SPECS)
@@ -86,17 +90,15 @@ def watch_command(seed: int, specs: tuple[str, ...], rule_options: tuple[str, ..
                      f"Wrote {html_file}: game seed {seed}, {counted(len(recorded.recorder.hands), 'hand')}, "
                      f"final scores A {recorded.result.scores[0]}, B {recorded.result.scores[1]}.")
         return
+    game = {"seed": seed, "rules": rules, "labels": labels, "names": [player.spec for player in players],
+            "write": click.echo, "shown_seats": range(4) if show_hands else ()}
     try:
         with interrupted_as_the_users():
-            narrate_apart(
-                players,
-                seed=seed,
-                rules=rules,
-                time_limit=time_limit,
-                labels=labels,
-                names=[player.spec for player in players],
-                write=click.echo,
-                shown_seats=range(4) if show_hands else (),
-            )
+            if debug:
+                narrate_here(players, **game)
+            else:
+                narrate_apart(players, time_limit=time_limit, **game)
     except StrategyError as error:
+        if debug and error.traceback:
+            click.echo(error.traceback.rstrip(), err=True)
         raise click.ClickException(str(error)) from None

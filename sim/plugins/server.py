@@ -544,13 +544,19 @@ def main(argv: list[str] | None = None) -> int:
     sink = os.dup(1)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    # And stdin: a debugger the strategy starts (breakpoint(), pdb) reads the end of input from fd 0 and quits at once,
+    # the seat's failure in one line, where it read the arbiter's requests and hung until the process was killed.
+    source = os.dup(0)
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(nothing, 0)
+    os.close(nothing)
     try:
         server = BotServer(arguments[0])
     except CanastaError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     settle_collector()
-    serve(server, sys.stdin.fileno(), sink)
+    serve(server, source, sink)
     return 0
 
 

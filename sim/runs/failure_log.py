@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shlex
 
 from canasta_sim.errors import StrategyError
 
@@ -10,21 +11,29 @@ logger = logging.getLogger("canasta_sim.runs.runner")
 """The run's logger, whose records the worker sends to the run's handlers and ``check-strategy`` listens to."""
 
 
-def log_failure(game_id: int, error: StrategyError, on_error: str) -> None:
+def log_failure(game_id: int, error: StrategyError, on_error: str, run_path: str | None = None) -> None:
     """Log a strategy failure: one line (a warning under ``forfeit``), the strategy's traceback at debug level; for a
-    game played side by side, once it counts (:meth:`~canasta_sim.plugins.channel.Hub.defer`)."""
+    game played side by side, once it counts (:meth:`~canasta_sim.plugins.channel.Hub.defer`).  With the run's
+    directory, ``run_path``, each names the command that plays the game again in the user's own process."""
     from canasta_sim.plugins.channel import current_hub  # its greenlets only where bot processes play side by side
 
     hub = current_hub()
     if hub is not None:
-        hub.defer(lambda: _log_failure(game_id, error, on_error))
+        hub.defer(lambda: _log_failure(game_id, error, on_error, run_path))
     else:
-        _log_failure(game_id, error, on_error)
+        _log_failure(game_id, error, on_error, run_path)
 
 
-def _log_failure(game_id: int, error: StrategyError, on_error: str) -> None:
+def replay_here(run_path: str, game_id: int) -> str:
+    """The command that plays a run's game again in the user's own process, where a debugger stops, as a failure's line
+    names it: ``play it again where a debugger stops: canasta-sim replay RUN 8 --debug``."""
+    return f"play it again where a debugger stops: canasta-sim replay {shlex.quote(run_path)} {game_id} --debug"
+
+
+def _log_failure(game_id: int, error: StrategyError, on_error: str, run_path: str | None) -> None:
+    again = "" if run_path is None else f"; {replay_here(run_path, game_id)}"
     if on_error == "forfeit":
-        logger.warning("game %d: %s; side %s forfeits the game", game_id, error, "AB"[error.seat % 2])
+        logger.warning("game %d: %s; side %s forfeits the game%s", game_id, error, "AB"[error.seat % 2], again)
     if error.traceback:
-        logger.debug("game %d: the traceback of seat %d's strategy %r:\n%s", game_id, error.seat, error.spec,
-                     error.traceback.rstrip())
+        logger.debug("game %d: the traceback of seat %d's strategy %r:\n%s%s", game_id, error.seat, error.spec,
+                     error.traceback.rstrip(), "" if run_path is None else f"\n{replay_here(run_path, game_id)}")

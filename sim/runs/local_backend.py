@@ -66,7 +66,8 @@ def run_chunks(
     stop_event = StopFlag(worker_context())  # watched for Ctrl-C before any worker starts
     with stop_on_signals(stop_event) as signals:
         try:
-            with worker_pool(RunSchedule(settings), workers=workers_for(settings, chunks, workers), on_error=on_error,
+            schedule = RunSchedule(settings, str(directory.path))
+            with worker_pool(schedule, workers=workers_for(settings, chunks, workers), on_error=on_error,
                              log_handlers=log_handlers, memory_limit=memory_limit, stop_event=stop_event) as pool:
                 error = pool.play(chunks, on_chunk, directory, on_games=on_games)
         except BaseException:
@@ -97,8 +98,10 @@ class RunSchedule:
     takes a chunk's games in any order and writes them in game order.  A schedule without this attribute gets
     whole chunks only."""
 
-    def __init__(self, settings: RunSettings) -> None:
+    def __init__(self, settings: RunSettings, named: str | None = None) -> None:
         self.settings = settings
+        self.named = named
+        """The run's directory as the user named it, which a failure's log line gives the command to replay with."""
         self.time_limit = settings.time_limit
         self._built_in = frozenset(filter(is_built_in_spec, settings.specs))
 
@@ -108,7 +111,7 @@ class RunSchedule:
 
     def new_player(self, on_error: str, stop_event) -> _RunPlayer:
         """The worker's player, loading the run's strategies."""
-        return _RunPlayer(ChunkPlayer(self.settings, "", on_error, stop_event))
+        return _RunPlayer(ChunkPlayer(self.settings, "", on_error, stop_event, named=self.named))
 
     def is_built_in(self, chunk: int, game_id: int, seat: int) -> bool:
         """Whether the strategy at ``seat`` in game ``game_id`` is one of canasta-sim's own, played in the worker.

@@ -355,6 +355,8 @@ class ChunkPlayer:
 
     :param factories: the strategies by spec, already loaded (the Dask backend loads file strategies from
         a copy sent to the worker); ``None`` loads them from the specs.
+    :param named: the run's directory as the user named it, for the command a failure's log names (a worker's
+        ``run_path`` is ``''``: it writes nothing); ``None`` names none.
     """
 
     def __init__(
@@ -365,8 +367,10 @@ class ChunkPlayer:
         stop_event,
         *,
         factories: dict[str, LoadedStrategy] | None = None,
+        named: str | None = None,
     ) -> None:
         self.settings = settings
+        self.named = named
         self.directory = RunDirectory(run_path)
         self.directory.mark_parts(settings.seed, settings.rules.options())  # run.json is the parent's to read
         self.on_error = on_error
@@ -396,7 +400,7 @@ class ChunkPlayer:
                     break
                 if charged and game_id in charged:
                     outcome, self.last_decisions = charged[game_id], None
-                    log_failure(game_id, outcome, self.on_error)
+                    log_failure(game_id, outcome, self.on_error, self.named)
                 elif monitor is None:
                     outcome = self.play_game(game_id)
                 else:
@@ -438,7 +442,7 @@ class ChunkPlayer:
             outcome = error
         outcome = self.guard.checked(outcome, (first, second), seed)
         if isinstance(outcome, StrategyError):
-            log_failure(game_id, outcome, self.on_error)
+            log_failure(game_id, outcome, self.on_error, self.named)
         self.last_decisions = None if decisions is None else decisions.table()
         return outcome
 
