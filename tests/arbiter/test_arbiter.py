@@ -221,7 +221,8 @@ def test_sigterm_stops_workers_stuck_in_strategy_code_and_leaves_run_json_final(
 
 @pytest.mark.timeout(60)
 def test_check_strategy_stops_an_endless_loop_and_shows_a_tracebacks_lines():
-    looping = CliRunner().invoke(main, ["check-strategy", spec("SwallowsTheAlarm"), "--games", "4",
+    # One game, whose trap springs: each game that loops costs the time limit and the supervisor's margin (1.3 s).
+    looping = CliRunner().invoke(main, ["check-strategy", spec("SwallowsTheAlarm"), "--games", "1",
                                         "--time-limit", "0.3", "--rules", "target_score=1500"])
     assert looping.exit_code == 1 and "timeout" in looping.output
     raising = CliRunner().invoke(main, ["check-strategy", spec("RaisesKeyboardInterrupt"), "--games", "4",
