@@ -575,3 +575,16 @@ def run_stamp(run_dir: Path) -> dict:
     manifest = json.loads((Path(run_dir) / "run.json").read_text(encoding="utf-8"))
     return {"tool": f"canasta-sim {__version__}", "engine_version": ENGINE_VERSION, "seed": manifest["seed"],
             "rules": manifest["rules"]}
+
+
+def wait_for_a_trap(log: Path, process, seconds: float = 40.0) -> None:
+    """Wait until a test bot's trap has sprung (its process id in ``log``, the file the bots' ``TRAP_SPRUNG_LOG``
+    names), while the command ``process`` (a ``subprocess.Popen``) still runs: from then a strategy is stuck in its
+    trap.  Reading the log is as quick as the machine, where a fixed sleep was as long as the slowest machine needed."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not (log.exists() and log.read_text().strip()):
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"no trap sprang within {seconds} s (the command's exit code: {process.poll()})")
+        time.sleep(0.05)

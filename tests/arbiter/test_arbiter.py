@@ -32,7 +32,7 @@ from canasta_sim.core.rules import DEFAULT_RULES
 from canasta_sim.errors import StrategyError
 from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN
 from canasta_sim.strategies import Greedy
-from tests.helpers import BOTS, read_run_tables, run_key
+from tests.helpers import BOTS, read_run_tables, run_key, wait_for_a_trap
 
 BAD = BOTS / "bad_strategies.py"
 GAMES = 8
@@ -198,25 +198,31 @@ def test_sigterm_stops_workers_stuck_in_strategy_code_and_leaves_run_json_final(
     out = tmp_path / "run"
     command = [sys.executable, "-m", "canasta_sim", "run", *RUN, "-s", spec("LoopsForever"), "-s", "greedy",
                "--out", str(out), "-q"]
+    sprung = tmp_path / "sprung"
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not (out / "run.json").exists():
-        time.sleep(0.1)
-    time.sleep(1.5)  # the looping seat is reached within the first games
+                               start_new_session=True, env={**os.environ, "TRAP_SPRUNG_LOG": str(sprung)})
+    wait_for_a_trap(sprung, process)  # a worker is now stuck in the looping seat's discard
     process.send_signal(signal.SIGTERM)
     _, error = process.communicate(timeout=20)
     assert process.returncode == 130 and "Interrupted" in error
     manifest = json.loads((out / "run.json").read_text())
     assert manifest["status"] == "interrupted" and manifest["ended_at"]
-    time.sleep(0.5)
-    with pytest.raises(ProcessLookupError):  # no worker left behind: the whole session is gone
+    # No worker left behind: the whole session is gone, once the kernel has run the kills (at once, unless busy).
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(process.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    with pytest.raises(ProcessLookupError):
         os.killpg(process.pid, 0)
 
 
 @pytest.mark.timeout(60)
 def test_check_strategy_stops_an_endless_loop_and_shows_a_tracebacks_lines():
-    looping = CliRunner().invoke(main, ["check-strategy", spec("SwallowsTheAlarm"), "--games", "4",
+    # One game, whose trap springs: each game that loops costs the time limit and the supervisor's margin (1.3 s).
+    looping = CliRunner().invoke(main, ["check-strategy", spec("SwallowsTheAlarm"), "--games", "1",
                                         "--time-limit", "0.3", "--rules", "target_score=1500"])
     assert looping.exit_code == 1 and "timeout" in looping.output
     raising = CliRunner().invoke(main, ["check-strategy", spec("RaisesKeyboardInterrupt"), "--games", "4",

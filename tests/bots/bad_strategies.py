@@ -17,6 +17,15 @@ from canasta_sim.errors import StrategyError
 from canasta_sim.strategies.greedy import Greedy
 
 
+def note_sprung() -> None:
+    """Add this process's id to the file ``TRAP_SPRUNG_LOG`` names, if set, as a trap springs: a test waits for a
+    strategy stuck in its trap by reading it, not by sleeping for as long as a slow machine may take to get there."""
+    log = os.environ.get("TRAP_SPRUNG_LOG")
+    if log:
+        with open(log, "a") as file:
+            file.write(f"{os.getpid()}\n")
+
+
 class Trap(Greedy):
     """Greedy until :meth:`spring` is due, once per game."""
 
@@ -27,6 +36,7 @@ class Trap(Greedy):
 
     def choose_discard(self, view):
         if self.due(view):
+            note_sprung()
             self.spring(view)
         return super().choose_discard(view)
 

@@ -29,6 +29,15 @@ each), 8 of a comparison against greedy; ``LATE_FAILURES_CLEAN`` changes it (0: 
 _built = 0
 
 
+def note_sprung() -> None:
+    """Add this process's id to the file ``TRAP_SPRUNG_LOG`` names, if set, as a trap springs (as
+    ``bad_strategies.note_sprung`` does: these files load alone, by path, in bot processes and workers)."""
+    log = os.environ.get("TRAP_SPRUNG_LOG")
+    if log:
+        with open(log, "a") as file:
+            file.write(f"{os.getpid()}\n")
+
+
 class LateTrap(Greedy):
     """Greedy, failing at the first decision of every player after the first :data:`CLEAN_PLAYERS` in this process."""
 
@@ -45,6 +54,7 @@ class LateTrap(Greedy):
             _built += 1
             self.armed = _built > CLEAN_PLAYERS
             if self.armed:
+                note_sprung()
                 self.spring()
         return super().choose_acquire(view)
 

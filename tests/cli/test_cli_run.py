@@ -430,13 +430,13 @@ from canasta_sim.strategies.greedy import Greedy
 
 
 class Dawdler(Greedy):
-    """Greedy, but every discard of its first hand takes a tenth of a second."""
+    """Greedy, but every discard of its first hand would take five seconds, far past any limit the test sets."""
 
     name = "dawdler"
 
     def choose_discard(self, view):
         if view.hand_number == 1:
-            time.sleep(0.1)
+            time.sleep(5)
         return super().choose_discard(view)
 '''
 
@@ -446,14 +446,19 @@ def test_time_limit_overrun_is_a_strategy_failure_named_in_one_line(tmp_path):
     bot.write_text(DAWDLER)
     spec = f"{bot}:Dawdler"
     out = tmp_path / "stopped"
+    # The error names the seat and the decision that overran first: under a limit of 1.0 s no honest decision of
+    # either side reaches it, even on a machine busy with other suites (at 0.05 s a greedy decision stalled there
+    # could be charged first).  It costs one second: the run stops at the first overrun.
     result = CliRunner().invoke(
         main, ["run", "--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1",
-               "--time-limit", "0.05", "--out", str(out), "-q", *QUICK],
+               "--time-limit", "1.0", "--out", str(out), "-q", *QUICK],
     )
     assert result.exit_code == 1
     message = result.output + (result.stderr if result.stderr_bytes is not None else "")
-    assert "was stopped at the time limit of 0.05 s" in message and spec in message
+    assert "was stopped at the time limit of 1.0 s" in message and spec in message
     assert "decision discard" in message and "Traceback" not in message
+    # Under forfeit any overrun ends its game as a forfeit, whichever seat it was charged to, and the Dawdler
+    # overruns at its first discard of each game: a busy machine cannot change the outcomes, so the short limit stays.
     forfeited = tmp_path / "forfeited"
     result = invoke("run", "--games", "2", "--seed", "3", "-s", spec, "-s", "greedy", "--workers", "1", "--time-limit",
                     "0.05", "--on-error", "forfeit", "--out", str(forfeited), "-q", *QUICK)

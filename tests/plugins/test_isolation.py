@@ -69,32 +69,6 @@ def test_isolated_plans_replay_exactly_under_rule_variants():
 
 
 @pytest.mark.timeout(120)
-def test_isolated_run_writes_the_same_tables_as_in_process(tmp_path):
-    def run(out, *extra):
-        result = CliRunner().invoke(main, ["run", "--games", "4", "--seed", "11", "--workers", "2", "--chunk-size",
-                                           "2", "-q", "--out", str(out), "--rules", "target_score=1500", *extra],
-                                    catch_exceptions=False)
-        assert result.exit_code == 0, result.output
-        return json.loads((out / "run.json").read_text())
-
-    import pandas as pd
-
-    run(tmp_path / "plain", "-s", "expert", "-s", "greedy")
-    manifest = run(tmp_path / "isolated", "-s", "isolated:expert", "-s", "greedy")
-    assert [entry["spec"] for entry in manifest["strategies"]] == ["isolated:expert", "greedy"]
-    plain = pd.read_parquet(tmp_path / "plain" / "games").sort_values("game_id").reset_index(drop=True)
-    isolated = pd.read_parquet(tmp_path / "isolated" / "games").sort_values("game_id").reset_index(drop=True)
-    columns = ["game_id", "seed", "score_a", "score_b", "winner", "hands", "termination", "first_dealer"]
-    assert len(plain) == 4
-    assert plain[columns].equals(isolated[columns])
-    keys = ["game_id", "hand_no", "team"]
-    plain_hands = pd.read_parquet(tmp_path / "plain" / "hands").sort_values(keys).reset_index(drop=True)
-    isolated_hands = pd.read_parquet(tmp_path / "isolated" / "hands").sort_values(keys).reset_index(drop=True)
-    columns = [*keys, "score", "cumulative_score", "end_reason", "went_out_seat", "hand_turns"]
-    assert len(plain_hands) > 4 and plain_hands[columns].equals(isolated_hands[columns])
-
-
-@pytest.mark.timeout(120)
 @pytest.mark.parametrize(("prefix", "kept"), [("isolated:", True), ("", False)], ids=["bot-process", "worker"])
 def test_a_crash_keeps_the_hands_finished_before_it_unless_the_worker_died(tmp_path, prefix, kept):
     # The strategy calls os._exit in the second hand: isolated, that ends its bot process, and the worker that plays

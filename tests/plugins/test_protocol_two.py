@@ -74,7 +74,8 @@ def test_games_side_by_side_write_the_tables_of_games_played_alone(tmp_path):
     }
     for name, (extra, env) in runs.items():
         out = tmp_path / name.replace(" ", "_").replace(",", "")
-        _run(out, ["isolated:expert", "greedy"], *extra, env=env)
+        manifest = _run(out, ["isolated:expert", "greedy"], *extra, env=env)
+        assert [entry["spec"] for entry in manifest["strategies"]] == ["isolated:expert", "greedy"]
         for table, wanted in zip(_tables(out), expected, strict=True):
             pd.testing.assert_frame_equal(table, wanted, obj=name)
 

@@ -29,7 +29,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.sprt import ResultCounts, Sprt
 from canasta_sim.tuning.iteration import TunedStrategy, iteration_tasks, play_deals
 from canasta_sim.tuning.run import TuningDirectory, TuningSettings, new_manifest, run_tuning
-from tests.helpers import BOTS, read_run_tables, run_key
+from tests.helpers import BOTS, read_run_tables, run_key, wait_for_a_trap
 
 FAILING = BOTS / "late_failures.py"
 QUICK = ["--rules", "target_score=1000"]  # R15.1 with a low target keeps games short
@@ -243,10 +243,11 @@ def start(arguments: list[str], **environment: str) -> subprocess.Popen:
 
 @pytest.mark.timeout(60)
 def test_ctrl_c_stops_a_compare_whose_isolated_bot_loops_and_no_process_outlives_it(tmp_path):
+    sprung = tmp_path / "sprung"
     process = start(["compare", f"isolated:{spec('LoopsForever')}", "--baseline", "greedy", "--seed", "3",
-                     "--workers", "2", *QUICK], LATE_FAILURES_CLEAN="0")
+                     "--workers", "2", *QUICK], LATE_FAILURES_CLEAN="0", TRAP_SPRUNG_LOG=str(sprung))
     assert process.stdout.readline().startswith("compare ")  # the workers start right after this line
-    time.sleep(2.5)  # the bots are asked their first decision and loop (no time limit)
+    wait_for_a_trap(sprung, process)  # a bot was asked its first decision and loops (no time limit)
     process.send_signal(signal.SIGINT)
     _, error = process.communicate(timeout=20)
     assert process.returncode == 130 and "Interrupted after 0 games" in error and "Traceback" not in error
@@ -258,12 +259,15 @@ def test_ctrl_c_stops_a_compare_whose_isolated_bot_loops_and_no_process_outlives
 def test_one_signal_stops_a_tuning_stuck_in_a_loop_dropping_its_iteration_and_keeping_finished_ones(tmp_path,
                                                                                                    number):
     out = tmp_path / "tuned"
+    sprung = tmp_path / "sprung"
     process = start(["tune", spec("LoopsForever"), "--games", "400", "--games-per-iteration", "4", "--seed", "3",
-                     "--workers", "2", "--out", str(out), *QUICK])
+                     "--workers", "2", "--out", str(out), *QUICK], TRAP_SPRUNG_LOG=str(sprung))
     deadline = time.monotonic() + 40
     while not (out / "trajectory.parquet").exists() and time.monotonic() < deadline and process.poll() is None:
         time.sleep(0.1)
-    time.sleep(1.0)  # a worker is now stuck in a decision with no time limit: the stop's grace runs out, it is killed
+    # A worker is then stuck in a decision with no time limit: the stop's grace runs out, it is killed.  (A worker's
+    # first 16 players play clean, 4 games of the first iteration on two workers: no trap springs before it is kept.)
+    wait_for_a_trap(sprung, process)
     process.send_signal(number)
     signalled = time.monotonic()
     stdout, error = process.communicate(timeout=20)
