@@ -19,7 +19,8 @@ import click
 import pyarrow.compute as pc
 
 from canasta_sim.cli.continuing import check_columns, check_versions
-from canasta_sim.cli.options import fail, is_standard_output
+from canasta_sim.cli.options import fail
+from canasta_sim.cli.outputs import is_standard_output
 from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit, started_elsewhere
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.loader import load_strategy

@@ -7,21 +7,19 @@ Bad input gets one ``Error: ...`` line and exit code 2 (:class:`OneLineErrorComm
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import logging
 import math
 import os
 import signal
-import stat
-import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from canasta_sim.cli import OneLineErrors, StandardOutputLog
+from canasta_sim.cli.outputs import is_standard_output, output_error
 from canasta_sim.core.cards import DECK_COUNTS, counts_value
 from canasta_sim.core.parameters import format_value
 from canasta_sim.errors import CanastaError, UserInterrupt
@@ -43,7 +41,6 @@ __all__ = [
     "MEGABYTES_OR_NONE",
     "MIN_MEMORY_LIMIT",
     "SECONDS",
-    "STANDARD_OUTPUT",
     "STRATEGY_SPECS",
     "OneLineErrorCommand",
     "Seconds",
@@ -52,30 +49,23 @@ __all__ = [
     "changed_rules_text",
     "check_even_games",
     "check_game_pairs",
-    "check_output_folder",
     "counted",
     "ctrl_c_raises",
     "default_folder_made",
-    "echo_whole",
     "fail",
     "games_at_once_option",
     "interrupted_as_the_users",
-    "is_standard_output",
     "isolation_options",
     "limit_memory",
     "open_log_file",
-    "output_error",
     "rules_given",
     "rules_option",
     "rules_options",
     "rules_text",
     "pin_cores",
-    "print_then_stop",
     "supervision_options",
     "worker_count",
     "workers_option",
-    "no_stale_page",
-    "write_output",
 ]
 
 
@@ -196,11 +186,6 @@ def changed_rules_text(changed: Mapping[str, Any]) -> str:
     return ", ".join(f"{key}={format_value(value)}" for key, value in changed.items()) or "default"
 
 
-def output_error(option: str, path: Path, error: OSError) -> click.UsageError:
-    """The one-line usage error (exit code 2) of an output file the user named that cannot be written."""
-    return fail(f"{option} {path}: {error.strerror or error}")
-
-
 def default_folder_made(path: Path) -> Path:
     """The default output folder ``path`` (``results/<date-time>``), made now
     (:func:`~canasta_sim.runs.storage.made_new_folder`), or the one-line error saying to give ``--out``: a read-only
@@ -212,114 +197,9 @@ def default_folder_made(path: Path) -> Path:
                    f"{error.strerror or error}; give --out a folder this user can write") from None
 
 
-STANDARD_OUTPUT = "-"
-"""What an output option takes for standard output instead of a file, as most command-line tools read it."""
-
-_PIECE = 1024
-"""Characters printed at a time: at most 4 kB of UTF-8, under the 8 kB of a text stream's buffer."""
-
-
 def counted(count: int, noun: str) -> str:
     """``count`` of ``noun`` as a sentence says it: ``'1 hand'``, ``'3 hands'``."""
     return f"{count} {noun}{'s' * (count != 1)}"
-
-
-def is_standard_output(path: Path | None) -> bool:
-    """Whether an output option's value names standard output (``-o -``) rather than a file."""
-    return path is not None and str(path) == STANDARD_OUTPUT
-
-
-def echo_whole(text: str) -> None:
-    """Print ``text`` on standard output, in pieces smaller than the stream's buffer: a single larger
-    write is cut short without an error by Python's buffered writer when the reader closes the pipe part way
-    (``| head``), and the command would end as if it had printed everything; piece by piece, the closed pipe is seen
-    and ends it as every command's is."""
-    for start in range(0, len(text), _PIECE):
-        click.echo(text[start:start + _PIECE], nl=False)
-
-
-def write_output(option: str, path: Path, text: str, written: str | None) -> None:
-    """Write ``text`` to the file ``option`` names and say so with the line ``written`` (``None``: say
-    nothing); for ``-``, print the text alone, as ``-o -`` gives it in other tools: a line after it would end up in
-    the file the output is redirected to.
-
-    :raises click.UsageError: the option's one-line error when the file cannot be written.
-    """
-    if is_standard_output(path):
-        echo_whole(text)
-        return
-    try:
-        _write_whole(path, text)
-    except OSError as error:
-        raise output_error(option, path, error) from None
-    if written is not None:
-        click.echo(written)
-
-
-def _write_whole(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a regular file (or a new one) is written beside it and renamed
-    over it, so that a write cut short (a full disk, a Ctrl-C) leaves the file as it was, never a page cut in the
-    middle; anything else (``/dev/stdout``, a pipe, a link the user made) is written in place, as it is the user's."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        path.write_text(text, encoding="utf-8")
-        return
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def no_stale_page(option: str, path: Path | None):
-    """A failure (a :class:`click.ClickException`) before the page at ``path`` is written removes the page an earlier
-    command left there, which would be read as this game's, and its line says so.  Only a regular file is removed:
-    ``-``, a device or a link the user made are left alone."""
-    try:
-        yield
-    except click.ClickException as error:
-        if path is None or is_standard_output(path) or path.is_symlink() or not path.is_file():
-            raise
-        try:
-            path.unlink()
-        except OSError as reason:
-            error.message += f"; no page was written, and the older {path} could not be removed ({reason.strerror})"
-        else:
-            error.message += f"; no page was written, and the older {path} was removed"
-        raise
-
-
-def print_then_stop(print_results: Callable[[], None], stopped: tuple[str, int] | None) -> None:
-    """Print a command's results with ``print_results``, then, for a command that stopped (``stopped``: the line saying
-    why and how to resume it, and the exit code), say that line on stderr and exit with the code.
-
-    The line is said even when the results cannot be printed (a full device, a pipe nobody reads), before the output's
-    own failure ends the command: it is how the user resumes what was kept.
-    """
-    try:
-        print_results()
-    except OSError:
-        if stopped is not None:
-            click.echo(stopped[0], err=True)
-        raise
-    if stopped is not None:
-        click.echo(stopped[0], err=True)
-        sys.exit(stopped[1])
-
-
-def check_output_folder(option: str, path: Path) -> None:
-    """Refuse an output file whose folder is missing or is a file before a game is played for it: the write would
-    fail only after the game (a write failing anyway is refused by :func:`output_error` alike).  Standard output
-    (``-``) needs no folder."""
-    if is_standard_output(path):
-        return
-    try:
-        folder = os.stat(path.parent)
-    except OSError as error:
-        raise output_error(option, path, error) from None
-    if not stat.S_ISDIR(folder.st_mode):
-        raise fail(f"{option} {path}: {os.strerror(errno.ENOTDIR)}")
 
 
 class Seconds(click.ParamType):

@@ -10,13 +10,13 @@ import click
 from canasta_sim.cli.options import (
     STRATEGY_SPECS,
     WholeNumber,
-    check_output_folder,
     ctrl_c_raises,
     fail,
     game_time_limit_option,
     rules_given,
     rules_option,
 )
+from canasta_sim.cli.outputs import check_output_folder
 from canasta_sim.core.engine import play_game
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import load_strategy, machines_doing

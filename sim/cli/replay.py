@@ -23,14 +23,12 @@ from canasta_sim.cli.narrated import DEBUG_DEFAULT, DEBUG_HELP, narrate_apart, n
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     WholeNumber,
-    check_output_folder,
     counted,
     interrupted_as_the_users,
     narration_options,
-    no_stale_page,
     refuse_tuning_directory,
-    write_output,
 )
+from canasta_sim.cli.outputs import check_output_folder, no_stale_page, write_output
 from canasta_sim.cli.replaying import start_directory
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.errors import CanastaError, StrategyError

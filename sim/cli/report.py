@@ -21,14 +21,11 @@ from canasta_sim.cli.continuing import resume_playing
 from canasta_sim.cli.options import (
     OneLineErrorCommand,
     changed_rules_text,
-    check_output_folder,
-    echo_whole,
     fail,
     interrupted_as_the_users,
-    is_standard_output,
     refuse_tuning_directory,
-    write_output,
 )
+from canasta_sim.cli.outputs import check_output_folder, echo_whole, is_standard_output, write_output
 from canasta_sim.cli.report_html import folder_name, report_page
 from canasta_sim.cli.report_markdown import markdown_charts
 from canasta_sim.errors import CanastaError

@@ -57,11 +57,9 @@ from canasta_sim.cli.options import (
     default_folder_made,
     fail,
     games_at_once_option,
-    is_standard_output,
     isolation_options,
     open_log_file,
     pin_cores,
-    print_then_stop,
     refuse_tuning_directory,
     rules_given,
     rules_option,
@@ -69,6 +67,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
+from canasta_sim.cli.outputs import is_standard_output, print_then_stop
 from canasta_sim.cli.replaying import (
     recorded_start,
     reproducing_command,

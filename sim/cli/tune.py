@@ -41,11 +41,9 @@ from canasta_sim.cli.options import (
     counted,
     default_folder_made,
     fail,
-    is_standard_output,
     isolation_options,
     open_log_file,
     pin_cores,
-    print_then_stop,
     rules_given,
     rules_option,
     rules_options,
@@ -54,6 +52,7 @@ from canasta_sim.cli.options import (
     worker_count,
     workers_option,
 )
+from canasta_sim.cli.outputs import is_standard_output, print_then_stop
 from canasta_sim.cli.replaying import (
     limit_options,
     out_named,

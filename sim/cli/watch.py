@@ -11,17 +11,14 @@ from canasta_sim.cli.narrated import DEBUG_DEFAULT, DEBUG_HELP, narrate_apart, n
 from canasta_sim.cli.options import (
     STRATEGY_SPECS,
     WholeNumber,
-    check_output_folder,
     counted,
     game_time_limit_option,
     interrupted_as_the_users,
-    is_standard_output,
     narration_options,
-    no_stale_page,
     rules_given,
     rules_option,
-    write_output,
 )
+from canasta_sim.cli.outputs import check_output_folder, is_standard_output, no_stale_page, write_output
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 
