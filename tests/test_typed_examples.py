@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def examples(folder: Path) -> list[Path]:
         for number, block in enumerate(blocks):
             if "canasta_sim" in block:
                 path = folder / f"{Path(page).stem.lower()}_{number}.py"
-                path.write_text(block)
+                path.write_text(textwrap.dedent(block))  # a block in a list item is indented with the item
                 written.append(path)
     return written + example_files(uses_canasta_sim=True)
 
