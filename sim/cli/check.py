@@ -46,7 +46,9 @@ OPPONENTS = ("greedy", "random")
     "--time-limit", type=SECONDS, default=1.0, show_default=True,
     help="Seconds one decision may take; a decision still running then is stopped, so the check never hangs.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Also show what the strategies printed.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also show what the strategies printed, a bot's stderr included (without it, only how many "
+                   "characters); failures and their tracebacks are shown either way.")
 @rules_option
 @click.option("--isolate", is_flag=True, help="Run SPEC in a process of its own unless built-in (as isolated:SPEC).")
 @click.pass_context
