@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import itertools
 import logging
-import shlex
 import signal
 import sys
 import time
@@ -22,6 +21,7 @@ from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import STOP_GRACE
 from canasta_sim.plugins.proxy import ProcessStrategy
 from canasta_sim.plugins.specs import isolate_spec, machine_refusal
+from canasta_sim.runs.failure_log import watch_here
 from canasta_sim.runs.supervised_game import play_supervised
 from canasta_sim.strategies import BUILTIN
 
@@ -46,7 +46,9 @@ OPPONENTS = ("greedy", "random")
     "--time-limit", type=SECONDS, default=1.0, show_default=True,
     help="Seconds one decision may take; a decision still running then is stopped, so the check never hangs.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Also show what the strategies printed.")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Also show what the strategies printed, a bot's stderr included (without it, only how many "
+                   "characters); failures and their tracebacks are shown either way.")
 @rules_option
 @click.option("--isolate", is_flag=True, help="Run SPEC in a process of its own unless built-in (as isolated:SPEC).")
 @click.pass_context
@@ -218,14 +220,6 @@ def _play(players, game_seed, rules, names, time_limit, times, checked, monitor)
     return outcome, _Endings(close_all() if monitor is not None else []), changed
 
 
-def _watch_command(game_seed: int, side_a, side_b, rules) -> str:
-    """The ``watch --debug`` command that plays a checked game again in the user's own process."""
-    words = ["canasta-sim", "watch", "--seed", str(game_seed), "-s", side_a.spec, "-s", side_b.spec]
-    for word in rules.changed_words():
-        words += ["--rules", word]
-    return shlex.join([*words, "--debug"])
-
-
 def _kept(changed: list[str], index: int, reported: set[str]) -> bool:
     """Report what game ``index`` changed of what its strategy keeps between games, unless an earlier game's report
     (``reported``, updated) named it all; whether it was reported."""
@@ -304,8 +298,7 @@ def _check(checked, opponents, games, seed, rules, time_limit) -> tuple[int, int
             click.echo(f"problem in game {index} against {opponent.spec}: {result} (reason: {result.reason})", err=True)
             if result.traceback:
                 click.echo(result.traceback.rstrip(), err=True)
-            click.echo(f"play it again where a debugger stops: {_watch_command(game_seed, side_a, side_b, rules)}",
-                       err=True)
+            click.echo(watch_here(game_seed, (side_a.spec, side_b.spec), rules), err=True)
             continue
         slowest = max(slowest, (time.perf_counter() - start) / (1 + len(again)))
         finished += 1

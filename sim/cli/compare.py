@@ -61,6 +61,7 @@ from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError
 from canasta_sim.plugins.loader import is_built_in_spec, load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.code_guard import CodeGuard
+from canasta_sim.runs.failure_log import watch_here
 from canasta_sim.runs.matchmaking import deal_seed, first_spec_side
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, log_failure, stop_on_signals
@@ -259,14 +260,17 @@ class Comparison:
         start = book.block * BLOCK_OBSERVATIONS
         for observation in range(start, min(start + BLOCK_OBSERVATIONS, plan.observations)):
             scores = []
-            for index, (_, new_side) in enumerate(plan.games(observation)):
+            for index, (game_seed, new_side) in enumerate(plan.games(observation)):
                 game_id = observation * plan.games_per_observation + index
                 outcome = book.outcomes.get(game_id)
                 if outcome is None:
                     return False
                 if isinstance(outcome, StrategyError):
                     if self.on_error == "stop":
-                        self.error = f"game {game_id}: {outcome} (reason: {outcome.reason})"
+                        # Not replay DIR N (--out): the saved run holds the games counted, the failing one after them.
+                        specs = (plan.new, plan.old) if new_side == 0 else (plan.old, plan.new)
+                        again = watch_here(game_seed, specs, plan.rules)
+                        self.error = f"game {game_id}: {outcome} (reason: {outcome.reason}); {again}"
                         return False
                     self.forfeits += 1
                     scores.append(0.0 if outcome.seat % 2 == new_side else 1.0)  # the failing side loses

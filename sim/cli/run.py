@@ -237,7 +237,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
                    "bots the cores no worker holds, when there are two cores a worker (canasta-sim docs fairness).")
 @click.option("-q", "--quiet", is_flag=True,
               help="No progress bar and no messages but errors; the summary still prints.")
-@click.option("-v", "--verbose", is_flag=True, help="More messages: one line per chunk written.")
+@click.option("-v", "--verbose", is_flag=True, help="Show every message (--log-file keeps them all): what strategies "
+              "print, a bot's stderr, a failing strategy's traceback, a line per chunk written.")
 @click.option("--log-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write every message, at debug level, to this file, or with - to standard output.")
 @click.option("--backend", type=click.Choice(BACKEND_CHOICES), default="local", show_default=True,

@@ -22,7 +22,7 @@ from canasta_sim.arbiter import STARTUP_ALLOWANCE
 from canasta_sim.errors import MachineRefusal, SeatFailure, StrategyLoadError
 from canasta_sim.plugins.bot_marks import tasks_held
 from canasta_sim.plugins.channel import Endpoint, SharedBot, current_hub
-from canasta_sim.plugins.process import STOP_GRACE, BotProcess
+from canasta_sim.plugins.process import STOP_GRACE, BotProcess, has_memory_limit, no_memory_limit_reason
 from canasta_sim.plugins.protocol import ProtocolError, decode, encode, hello_message, parse_ready
 from canasta_sim.plugins.specs import is_own_server
 
@@ -46,7 +46,12 @@ them."""
 
 
 def memory_limit() -> int | None:
-    """The bot processes' memory limit in MiB from :data:`MEMORY_LIMIT_VARIABLE`, or ``None``."""
+    """The bot processes' memory limit in MiB from :data:`MEMORY_LIMIT_VARIABLE`, or ``None``.
+
+    :raises StrategyLoadError: when it is no whole number of MiB, or where no memory can be capped
+        (:func:`~canasta_sim.plugins.process.has_memory_limit`: macOS takes the limit and holds no allocation to it),
+        rather than bots that look limited and are not, as ``--memory-limit`` is refused there.
+    """
     text = os.environ.get(MEMORY_LIMIT_VARIABLE, "").strip()
     if not text:
         return None
@@ -56,6 +61,9 @@ def memory_limit() -> int | None:
         raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r} is not a whole number of MiB") from None
     if value < 1:
         raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r}: a memory limit is at least 1 MiB")
+    if not has_memory_limit():
+        reason = no_memory_limit_reason("a bot process's memory")
+        raise StrategyLoadError(f"{MEMORY_LIMIT_VARIABLE}={text!r}: {reason}; unset it")
     return value
 
 

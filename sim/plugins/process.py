@@ -35,7 +35,12 @@ from canasta_sim.errors import MachineRefusal, SeatFailure, machine_refused, ref
 from canasta_sim.plugins.affinity import place_bot
 from canasta_sim.plugins.bot_marks import MARK_VARIABLE, end_marked, new_mark
 
-__all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE"]
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None
+
+__all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE", "has_memory_limit", "no_memory_limit_reason"]
 
 logger = logging.getLogger("canasta_sim.bots")
 
@@ -50,6 +55,19 @@ STOP_GRACE = 2.0
 waits for none of it; the margin is for runtimes slow to stop on a busy machine (a JVM took more than half a second
 with the machine's load at 13, its last log line then lost to the kill)."""
 _STOP_GRACE = STOP_GRACE
+
+
+def has_memory_limit() -> bool:
+    """Whether a process's address space can be capped here (``RLIMIT_AS``), which ``--memory-limit`` and a bot
+    process's limit need: not on Windows (no such limit) nor on macOS (the limit is taken but its kernel does not hold
+    allocations to it)."""
+    return sys.platform != "darwin" and resource is not None and hasattr(resource, "RLIMIT_AS")
+
+
+def no_memory_limit_reason(of: str = "a worker's memory") -> str:
+    """Why capping ``of`` cannot be had here, in words for its refusal."""
+    where = "macOS does not enforce it" if sys.platform == "darwin" else "this system has none"
+    return f"capping {of} needs an address-space limit (RLIMIT_AS), and {where}"
 
 
 class BotProcess:

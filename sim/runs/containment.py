@@ -12,10 +12,8 @@ import multiprocessing
 import signal
 import sys
 
-try:
-    import resource
-except ImportError:  # Windows
-    resource = None
+# Where a bot process's limit is applied, and a worker's by the same means: re-exported as this system's containment.
+from canasta_sim.plugins.process import has_memory_limit, no_memory_limit_reason
 
 __all__ = ["containment_text", "dies_with_parent", "has_decision_alarm", "has_memory_limit", "no_memory_limit_reason",
            "worker_start_method"]
@@ -32,18 +30,6 @@ def worker_start_method() -> str:
     """
     forks = sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods()
     return "fork" if forks else "spawn"
-
-
-def has_memory_limit() -> bool:
-    """Whether a process's address space can be capped here (``RLIMIT_AS``), which ``--memory-limit`` needs: not on
-    Windows (no such limit) nor on macOS (the limit is taken but its kernel does not hold allocations to it)."""
-    return sys.platform != "darwin" and resource is not None and hasattr(resource, "RLIMIT_AS")
-
-
-def no_memory_limit_reason() -> str:
-    """Why ``--memory-limit`` cannot be had here, in words for its refusal."""
-    where = "macOS does not enforce it" if sys.platform == "darwin" else "this system has none"
-    return f"capping a worker's memory needs an address-space limit (RLIMIT_AS), and {where}"
 
 
 def dies_with_parent() -> bool:

@@ -60,7 +60,7 @@ from canasta_sim.runs.dask_cluster import (
 )
 from canasta_sim.runs.dask_journal import ChunkJournal, forget_run
 from canasta_sim.runs.dask_resubmission import ATTEMPT_TOPIC, BEGAN, ENDED, Resubmissions, announce_attempt
-from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, write_result
+from canasta_sim.runs.dask_results import ChunkLost, RowsFetch, failure_advice, write_result
 from canasta_sim.runs.dask_strategies import (
     ShippedFile,
     end_run_on_workers,
@@ -564,7 +564,8 @@ def _poll(flight: _Flight, specs: Sequence[str]) -> ChunkResult | None:
 
     :raises ChunkLost: as soon as the chunk will not come back (:class:`~canasta_sim.runs.dask_results.RowsFetch`).
     :raises ClusterError: when its attempt failed: a worker cannot load the strategies, plays another version, or
-        failed otherwise (as a worker installed with another canasta-sim than the client's may, before it checks).
+        failed otherwise (as a worker installed with another canasta-sim than the client's may, before it checks, or
+        as its machine may: :func:`~canasta_sim.runs.dask_results.failure_advice`).
     """
     try:
         return None if flight.fetch is None else flight.fetch.poll()
@@ -575,9 +576,8 @@ def _poll(flight: _Flight, specs: Sequence[str]) -> ChunkResult | None:
     except Exception as failure:  # noqa: BLE001 - whatever a worker raised ends the run in one line, its traceback logged
         logger.debug("chunk %d failed on a Dask worker", flight.chunk, exc_info=failure)
         raise ClusterError(f"chunk {flight.chunk} failed on a Dask worker: {type(failure).__name__}: "
-                           f"{' '.join(str(failure).split())}; "
-                           "a worker may run another canasta-sim than this client: install the same one on the "
-                           "client and every worker (the traceback is in the run's log file, --log-file)") from None
+                           f"{' '.join(str(failure).split())}; {failure_advice(failure)} "
+                           "(the traceback is in the run's log file, --log-file)") from None
 
 
 def _install_advice(specs: Sequence[str]) -> str:

@@ -24,7 +24,7 @@ from canasta_sim.runs.dask_cluster import ClusterError
 from canasta_sim.runs.runner import ChunkReport
 from canasta_sim.runs.storage import RunDirectory
 
-__all__ = ["CANCELLED", "ROWS_GONE", "ChunkLost", "RowsFetch", "write_result"]
+__all__ = ["CANCELLED", "ROWS_GONE", "ChunkLost", "RowsFetch", "failure_advice", "write_result"]
 
 ROWS_GONE = "the worker holding its finished rows died before they were fetched"
 CANCELLED = "it was cancelled on the cluster"
@@ -97,6 +97,19 @@ def _failure(error: Exception) -> Exception:
     if isinstance(error, MachineRefusal):  # the machine's limit, no other canasta-sim on the worker: said as it is
         return ClusterError(f"on a Dask worker: {error}")
     return error
+
+
+def failure_advice(error: BaseException) -> str:
+    """What a chunk's attempt failing on a worker with ``error`` (none of the kinds :class:`RowsFetch` tells apart)
+    asks of the user, in words for its one line.
+
+    A worker installed with another canasta-sim than the client's fails in its code (an attribute, an argument, a
+    module missing) before it can compare versions.  An ``OSError`` or a ``MemoryError`` is the worker's machine (a
+    temporary folder it may not write in, a full disk): naming another canasta-sim there sent the user the wrong way.
+    """
+    if isinstance(error, (OSError, MemoryError)):
+        return "an error of the worker's machine (a file or folder there, its disk, its memory), not of a strategy"
+    return "a worker may run another canasta-sim than this client: install the same one on the client and every worker"
 
 
 def write_result(result, chunk: int, directory: RunDirectory) -> ChunkReport:

@@ -30,6 +30,17 @@ def replay_here(run_path: str, game_id: int) -> str:
     return f"play it again where a debugger stops: canasta-sim replay {shlex.quote(run_path)} {game_id} --debug"
 
 
+def watch_here(game_seed: int, specs: tuple[str, str], rules) -> str:
+    """The command that plays a game of sides ``specs`` (A, B) from ``game_seed`` under ``rules`` again in the user's
+    own process, for a game no run directory can replay (``check-strategy``'s, ``compare``'s, ``tune``'s):
+    ``play it again where a debugger stops: canasta-sim watch --seed SEED -s A -s B --debug``, with the rules that
+    differ from the defaults."""
+    words = ["canasta-sim", "watch", "--seed", str(game_seed), "-s", specs[0], "-s", specs[1]]
+    for word in rules.changed_words():
+        words += ["--rules", word]
+    return f"play it again where a debugger stops: {shlex.join([*words, '--debug'])}"
+
+
 def _log_failure(game_id: int, error: StrategyError, on_error: str, run_path: str | None) -> None:
     again = "" if run_path is None else f"; {replay_here(run_path, game_id)}"
     if on_error == "forfeit":

@@ -13,6 +13,7 @@ import errno
 import math
 import mmap
 import os
+import re
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -95,27 +96,75 @@ def usable_cores(root: Path = Path("/")) -> int:
 def cpu_quota(root: Path = Path("/")) -> int | None:
     """The CPUs' worth of time this process's cgroups allow it, rounded up (``None``: no quota, or no cgroups).
 
-    Read from ``proc/self/cgroup`` and ``sys/fs/cgroup`` under ``root``: cgroup v2's ``cpu.max``
-    (``200000 100000`` is 2 CPUs) and v1's ``cpu.cfs_quota_us`` over ``cpu.cfs_period_us``, in the process's own
-    cgroup and each above it, the smallest taken (a quota set on a parent holds its children).  A container that
-    sees its own cgroup as the mount's root, while ``/proc/self/cgroup`` names the host's path, is read at that root.
+    Read from ``proc/self/cgroup`` under ``root`` and the cgroup file systems that ``proc/self/mountinfo`` names
+    (:func:`_cgroup_mounts`): cgroup v2's ``cpu.max`` (``200000 100000`` is 2 CPUs) and v1's ``cpu.cfs_quota_us``
+    over ``cpu.cfs_period_us``, in the process's own cgroup and each above it, the smallest taken (a quota set on a
+    parent holds its children).  A container that sees its own cgroup as the mount's root, while
+    ``/proc/self/cgroup`` names the host's path, is read at that root.
     """
     try:
         lines = (root / "proc/self/cgroup").read_text().splitlines()
     except OSError:
         return None
+    v2_mounts, v1_mounts = _cgroup_mounts(root)
     quotas = []
     for line in lines:
         number, _, rest = line.partition(":")
         controllers, _, path = rest.partition(":")
         if number == "0" and controllers == "":
-            quotas += _quotas(root / "sys/fs/cgroup", path, _quota_v2)
+            for mount, mount_root in v2_mounts:
+                quotas += _quotas(mount, _below(path, mount_root), _quota_v2)
         elif "cpu" in controllers.split(","):
-            for mount in ("cpu,cpuacct", "cpu", "cpuacct,cpu"):
-                if (root / "sys/fs/cgroup" / mount).is_dir():
-                    quotas += _quotas(root / "sys/fs/cgroup" / mount, path, _quota_v1)
-                    break
+            for mount, mount_root in v1_mounts:
+                quotas += _quotas(mount, _below(path, mount_root), _quota_v1)
     return max(1, math.ceil(min(quotas))) if quotas else None
+
+
+def _cgroup_mounts(root: Path) -> tuple[list[tuple[Path, str]], list[tuple[Path, str]]]:
+    """The cgroup v2 mounts and the v1 mounts of the ``cpu`` controller, each as its folder under ``root`` and the
+    cgroup it shows at that folder, from ``proc/self/mountinfo``.
+
+    A system may mount them elsewhere than ``/sys/fs/cgroup`` (a hybrid one has v2 at ``/sys/fs/cgroup/unified``, a
+    container may have its own mount point): without a mount of a kind named there (no ``mountinfo``, as where
+    ``/proc`` is not Linux's), that kind is looked for where systems mount it by default.
+    """
+    v2: list[tuple[Path, str]] = []
+    v1: list[tuple[Path, str]] = []
+    try:
+        lines = (root / "proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        # ID PARENT MAJOR:MINOR ROOT MOUNT-POINT OPTIONS [OPTIONAL FIELDS...] - TYPE SOURCE SUPER-OPTIONS
+        fields, separator, described = line.partition(" - ")
+        before, after = fields.split(), described.split()
+        if not separator or len(before) < 5 or len(after) < 3:
+            continue
+        mount = root / _unescaped(before[4]).lstrip("/")
+        if after[0] == "cgroup2":
+            v2.append((mount, _unescaped(before[3])))
+        elif after[0] == "cgroup" and "cpu" in after[2].split(","):
+            v1.append((mount, _unescaped(before[3])))
+    if not v2:
+        v2 = [(root / "sys/fs/cgroup", "/")]
+    if not v1:
+        v1 = [(root / "sys/fs/cgroup" / mount, "/") for mount in ("cpu,cpuacct", "cpu", "cpuacct,cpu")
+              if (root / "sys/fs/cgroup" / mount).is_dir()][:1]
+    return v2, v1
+
+
+def _unescaped(field: str) -> str:
+    """A path of ``mountinfo``, whose spaces, tabs, newlines and backslashes the kernel writes as octal escapes."""
+    return re.sub(r"\\([0-7]{3})", lambda escape: chr(int(escape.group(1), 8)), field)
+
+
+def _below(path: str, mount_root: str) -> str:
+    """Cgroup ``path`` (of ``/proc/self/cgroup``) as seen under a mount showing cgroup ``mount_root`` at its folder;
+    as it is when outside it (the mount's folder is the nearest cgroup above it that :func:`_quotas` reads)."""
+    mount_root = mount_root.rstrip("/")
+    if mount_root and (path == mount_root or path.startswith(mount_root + "/")):
+        return path[len(mount_root):] or "/"
+    return path
 
 
 def _quotas(mount: Path, path: str, read) -> list[float]:

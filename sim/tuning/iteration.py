@@ -37,6 +37,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, is_built_in_spec, load_strategy, parse_spec
 from canasta_sim.runs.code_guard import CodeGuard
+from canasta_sim.runs.failure_log import watch_here
 from canasta_sim.runs.matchmaking import deal_seed
 from canasta_sim.runs.runner import log_failure
 from canasta_sim.runs.supervisor import charged_failure, worker_pool
@@ -266,11 +267,13 @@ def _play(players: tuple[str, str], seed: int, rules: Rules, time_limit: float |
 
 def _points(task: DealTask, game: tuple, outcome) -> MatchResult:
     """The points of one game (a :class:`GameResult` or the :class:`StrategyError` that ended it)."""
-    _, _, side, which = game
+    seed, players, side, which = game
     if isinstance(outcome, StrategyError):
         if task.on_error == "stop":
-            # The failure names the game's seed, which is the deal's: said once.
-            return MatchResult(error=f"{' '.join(str(outcome).split())} (reason: {outcome.reason})")
+            # The failure names the game's seed, which is the deal's: said once.  The candidates' specs carry their
+            # perturbed values, so that watch plays the very game; a tuning directory has no game to replay.
+            return MatchResult(error=f"{' '.join(str(outcome).split())} (reason: {outcome.reason}); "
+                                     f"{watch_here(seed, players, task.rules)}")
         score, forfeits, capped = (0.0 if outcome.seat % 2 == side else 1.0), 1, 0  # the failing seat's side loses
     else:
         score, forfeits = (0.5 if outcome.winner is None else float(outcome.winner == side)), 0

@@ -168,3 +168,59 @@ def test_check_strategy_names_the_watch_that_plays_the_failing_game_here(tmp_pat
     assert watched.exit_code == 1, watched.output
     assert f"{_error_line(watched.output)} (reason: exception)" == f"Error: {failure}"
     assert "IndexError: list index out of range" in watched.output
+
+
+@pytest.mark.timeout(60)
+def test_a_compare_stopped_by_a_failing_strategy_names_the_watch_that_plays_that_game_here(tmp_path):
+    # Its line named no command.  replay OUT N --debug cannot play the game: the saved run holds the games counted,
+    # and the failing one comes after them; its seed and sides are known, and watch --debug plays them.
+    out = tmp_path / "compared"
+    compared = CliRunner().invoke(main, ["compare", _spec(tmp_path, FAILS_DEEP, "FailsDeep"), "--baseline", "greedy",
+                                         "--max-games", "40", "--seed", "3", "--workers", "1", "-q", "--out",
+                                         str(out), "--rules", "target_score=1000"])
+    assert compared.exit_code == 1, compared.output
+    line = _error_line(compared.output)
+    failure = line[len("Error: game 17: "):line.index(" (reason: exception)")]
+    seed = failure[failure.index("(game seed ") + len("(game seed "):failure.index(")")]
+    command = f"canasta-sim watch --seed {seed} -s greedy -s {tmp_path / 'failsdeep.py'}:FailsDeep --rules " \
+              "target_score=1000 --debug"
+    assert f"; play it again where a debugger stops: {command}; stopped after 16 games" in line, line
+    watched = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert watched.exit_code == 1, watched.output
+    assert _error_line(watched.output) == f"Error: {failure}"
+    assert "IndexError: list index out of range" in watched.output
+
+
+FRAGILE = '''
+from canasta_sim.core.parameters import Parameter
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Fragile(Greedy):
+    name = "fragile"
+    parameters = {"fail": Parameter(0.0, low=0.0, high=1.0)}
+
+    def choose_discard(self, view):
+        if self.fail > 0.5:  # the candidate perturbed upwards fails, the one downwards plays
+            raise RuntimeError("oops")
+        return super().choose_discard(view)
+'''
+
+
+@pytest.mark.timeout(60)
+def test_a_tuning_stopped_by_a_failing_candidate_names_the_watch_that_plays_its_game_with_its_values(tmp_path):
+    # Its line named no command, and a tuning directory holds no game to replay: the game's two candidates, with
+    # their perturbed values in their specs, and its seed are what watch --debug plays.
+    spec = _spec(tmp_path, FRAGILE, "Fragile")
+    tuned = CliRunner().invoke(main, ["tune", f"{spec}:fail=0.5", "--params", "fail", "--games", "4",
+                                      "--games-per-iteration", "4", "--seed", "5", "--workers", "1", "-q", "--out",
+                                      str(tmp_path / "tuned"), "--rules", "target_score=1000"])
+    assert tuned.exit_code == 1, tuned.output
+    line = _error_line(tuned.output)
+    failure = line[len("Error: iteration 0: "):line.index(" (reason: exception)")]
+    seed = failure[failure.index("(game seed ") + len("(game seed "):failure.index(")")]
+    command = f"canasta-sim watch --seed {seed} -s {spec}:fail=0.3 -s {spec}:fail=0.7 --rules target_score=1000 --debug"
+    assert f"; play it again where a debugger stops: {command}; finished iterations are kept" in line, line
+    watched = CliRunner().invoke(main, shlex.split(command)[1:])
+    assert watched.exit_code == 1, watched.output
+    assert _error_line(watched.output) == f"Error: {failure}" and "RuntimeError: oops" in watched.output

@@ -156,3 +156,37 @@ def test_compare_says_the_range_of_alpha_and_beta():
     # "Chance of accepting H1 when H0 is true" left 5 or 50 to be tried: they are refused outside (0, 1).
     output = " ".join(CliRunner().invoke(main, ["compare", "--help"]).output.split())
     assert output.count("between 0 and 1 (alpha + beta below 1)") == 2
+
+
+CHATTY_AND_FAILING = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class ChattyFailing(Greedy):
+    name = "chatty-failing"
+
+    def choose_discard(self, view):
+        print("thinking about my discard")
+        if self.rng.random() < 0.05:
+            raise IndexError("no such card")
+        return super().choose_discard(view)
+'''
+
+
+@pytest.mark.timeout(60)
+def test_runs_verbose_shows_on_screen_what_its_help_says_it_shows(tmp_path):
+    # Its help said "More messages: one line per chunk written", where -v shows what the strategies print as well
+    # (what check-strategy's -v alone shows) and a failing strategy's traceback: the help names each now.
+    help_text = " ".join(CliRunner().invoke(main, ["run", "--help"], terminal_width=200).output.split())
+    assert "what strategies print, a bot's stderr, a failing strategy's traceback, a line per chunk written" in \
+        help_text
+    (tmp_path / "chatty.py").write_text(CHATTY_AND_FAILING)
+    command = ["run", "-s", f"{tmp_path / 'chatty.py'}:ChattyFailing", "-s", "greedy", "--games", "2", "--seed", "1",
+               "--workers", "1", "--on-error", "forfeit", "--rules", "target_score=1000"]
+    shown = [" the strategies printed:", "thinking about my discard", "Traceback (most recent call last)",
+             "chunk 0: 1 of 1 games written"]
+    loud = CliRunner().invoke(main, [*command, "--out", str(tmp_path / "loud"), "-v"])
+    quiet = CliRunner().invoke(main, [*command, "--out", str(tmp_path / "quiet")])
+    assert loud.exit_code == quiet.exit_code == 0, (loud.output, quiet.output)
+    assert all(text in loud.output for text in shown), loud.output
+    assert not any(text in quiet.output for text in shown), quiet.output

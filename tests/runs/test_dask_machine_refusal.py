@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from distributed import LocalCluster
 
+import canasta_sim.runs.dask_strategies
 from canasta_sim.cli import main
 from canasta_sim.runs.storage import RunDirectory
 from tests.cli.test_refused_bot_processes import BOTS, QUICK, _one_error, refuse_bots  # noqa: F401 - the fixture
@@ -48,6 +49,27 @@ def test_a_bot_process_refused_for_a_dask_run_stops_it_in_one_line_keeping_the_c
     error = _one_error(result.output)
     assert f"run canasta-sim run --resume {out}" in error and "another canasta-sim" not in error, error
     assert sum(RunDirectory(out).chunk_game_counts().values()) == kept, result.output
+
+
+@pytest.mark.timeout(60)
+def test_a_file_a_dask_workers_machine_refuses_is_said_as_the_machines_not_as_another_canasta_sim(cluster, tmp_path,
+                                                                                                 monkeypatch):
+    # A worker that may not write its copy of a strategy file (its temporary folder another user's, or read-only)
+    # ended the run with "...: PermissionError: ...; a worker may run another canasta-sim than this client".
+    bot = tmp_path / "mine.py"
+    bot.write_text("from canasta_sim.strategies.greedy import Greedy\n\n\nclass Mine(Greedy):\n    name = 'mine'\n")
+
+    def refused(shipped, run_token):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), "/tmp/canasta-sim-strategies-1000")
+
+    monkeypatch.setattr(canasta_sim.runs.dask_strategies, "_materialize", refused)
+    result = CliRunner().invoke(main, ["run", "--strategy", f"{bot}:Mine", "--strategy", "greedy", "--games", "2",
+                                       "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "run"),
+                                       *QUICK])
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (result.exception, result.output)
+    [error] = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert "PermissionError: [Errno 13] Permission denied: '/tmp/canasta-sim-strategies-1000'" in error, error
+    assert "an error of the worker's machine" in error and "another canasta-sim" not in error, error
 
 
 def _refusing(number):

@@ -20,7 +20,7 @@ import textwrap
 import pytest
 
 import canasta_sim.arbiter.clock
-import canasta_sim.runs.containment
+import canasta_sim.plugins.process
 from canasta_sim.arbiter.clock import DecisionClock
 from canasta_sim.core.engine import play_game
 from canasta_sim.errors import StrategyError
@@ -84,7 +84,7 @@ def test_memory_limit_is_refused_in_one_line_where_no_memory_can_be_capped(monke
 
     from canasta_sim.cli import main
 
-    monkeypatch.setattr(canasta_sim.runs.containment, "resource", None)
+    monkeypatch.setattr(canasta_sim.plugins.process, "resource", None)
     result = CliRunner().invoke(main, ["run", "--games", "2", "--memory-limit", "2048", "--out", str(tmp_path / "r")])
     assert result.exit_code != 0 and result.exception is None or isinstance(result.exception, SystemExit)
     assert "Error: --memory-limit 2048: capping a worker's memory needs an address-space limit (RLIMIT_AS)" in \
@@ -100,7 +100,26 @@ def test_a_memory_limit_asked_of_a_worker_pool_from_python_is_refused_where_none
     from canasta_sim.runs.storage import RunDirectory
     from canasta_sim.runs.supervisor import WorkerStartError
 
-    monkeypatch.setattr(canasta_sim.runs.containment, "resource", None)
+    monkeypatch.setattr(canasta_sim.plugins.process, "resource", None)
     settings = RunSettings(games=2, seed=1, specs=("greedy", "random"), rules=Rules(target_score=1000), chunk_size=2)
     with pytest.raises(WorkerStartError, match=r"memory_limit=2048: capping a worker's memory needs"):
         run_chunks(settings, RunDirectory(tmp_path / "run"), [0], workers=1, on_error="stop", memory_limit=2048)
+
+
+@pytest.mark.timeout(60)
+def test_a_bot_memory_limit_set_by_hand_is_refused_in_one_line_on_macos_which_would_not_hold_it(monkeypatch,
+                                                                                                 tmp_path):
+    # --memory-limit was refused on macOS, where the kernel takes RLIMIT_AS and holds no allocation to it, but the
+    # variable it sets, set by hand, started every bot process under a limit that looked set and was not.
+    from click.testing import CliRunner
+
+    from canasta_sim.cli import main
+
+    monkeypatch.setattr(sys, "platform", "darwin")
+    monkeypatch.setenv("CANASTA_SIM_BOT_MEMORY_LIMIT_MB", "512")
+    result = CliRunner().invoke(main, ["watch", "-s", "isolated:greedy", "-s", "greedy", "--seed", "1"])
+    assert result.exit_code != 0 and (result.exception is None or isinstance(result.exception, SystemExit))
+    [error] = [line for line in result.output.splitlines() if line.startswith("Error:")]
+    assert "CANASTA_SIM_BOT_MEMORY_LIMIT_MB='512': capping a bot process's memory needs an address-space limit " \
+           "(RLIMIT_AS), and macOS does not enforce it; unset it" in error, result.output
+    assert "Traceback" not in result.output
