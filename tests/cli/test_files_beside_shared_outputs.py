@@ -4,6 +4,7 @@ run's folder or another user put in their place (docs/security.md)."""
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 
@@ -12,6 +13,8 @@ from click.testing import CliRunner
 
 from canasta_sim.cli import main
 from canasta_sim.cli.outputs import write_output
+from canasta_sim.runs.storage import RunDirectory
+from canasta_sim.tuning.run import TuningDirectory
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name != "posix", reason="links and modes of a POSIX system")
@@ -58,3 +61,17 @@ def test_plot_of_a_run_folder_replaces_a_link_among_its_charts_and_writes_nothin
     chart = run / "plots" / "win_rates.png"
     assert not chart.is_symlink() and chart.read_bytes().startswith(b"\x89PNG")
     assert not [path for path in (run / "plots").iterdir() if path.name.endswith(".partial")]
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="links")
+def test_a_run_or_tuning_folder_written_again_writes_nothing_through_a_link_it_holds(tmp_path):
+    # run.json (and every part) was written as .tmp-PID-run.json first: a folder from someone else could hold links
+    # at those names for a range of process ids, and a resume wrote through one over a file of the user's.
+    victim = tmp_path / "notes.txt"
+    victim.write_text("kept\n")
+    for directory in (RunDirectory(tmp_path / "run"), TuningDirectory(tmp_path / "tuning")):
+        directory.path.mkdir()
+        (directory.path / f".tmp-{os.getpid()}-{directory.manifest_path.name}").symlink_to(victim)
+        directory.write_manifest({"format": 1})
+        assert victim.read_text() == "kept\n"
+        assert json.loads(directory.manifest_path.read_text()) == {"format": 1}
