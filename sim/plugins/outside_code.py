@@ -7,8 +7,8 @@ before anything starts (docs/security.md).
 
 What counts as canasta-sim's own: a built-in strategy with its parameters (``greedy:freeze=0.5``), ``isolated:`` of
 one (the bot server is canasta-sim's), a played game whose partner is one, a module of the ``canasta_sim``
-package, and what the user installed (a plugin's name, an ``openspiel:`` bot): code the user chose to have, which
-a folder can only name.
+package, and what the user installed (a plugin's name, an ``openspiel:`` bot by its name): code the user chose to
+have, which a folder can only name.
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ __all__ = ["code_run_by", "outside_code_note"]
 _OWN_NAMES = frozenset(BUILTIN)
 """The built-ins' names as this module is imported, before any strategy's file could add its own class."""
 
-_INSTALLED_FORMS = frozenset({"openspiel"})
-"""Spec forms whose target names installed code only (an OpenSpiel bot's name), never a file or module to import."""
+_TARGET_FORMS = frozenset({"policy", "openspiel"})
+"""Spec forms whose target may name a file or a module to import (``policy:agent.py:act``,
+``openspiel:bots.py:make``), where a bare name (``openspiel:mcts``) is installed code."""
 
 
 def code_run_by(spec: str, file: str | None = None, start: str | None = None) -> str | None:
@@ -63,9 +64,7 @@ def code_run_by(spec: str, file: str | None = None, start: str | None = None) ->
     form, _, rest = target.partition(":")
     if form == "played":  # the recorded moves are data; the partner is a spec of its own
         return code_run_by(unquote(rest), None, start)
-    if form in _INSTALLED_FORMS:
-        return None
-    if form == "policy":
+    if form in _TARGET_FORMS:  # FILE.py:NAME or module:NAME after the form; a bare name is the form's own bot
         target = rest
     elif (parts := file_spec_parts(spec)) is not None:
         found = Path(_absolute(Path(file) if file is not None and Path(file).is_file() else Path(parts[0]).expanduser(),

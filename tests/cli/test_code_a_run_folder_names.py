@@ -116,6 +116,8 @@ def test_a_run_of_built_ins_is_replayed_with_no_note(tmp_path):
     ("bots/mine.py:Mine", "the file 'START/bots/mine.py'"),
     ("isolated:START/elsewhere/mine.py:Mine", "the file 'START/elsewhere/mine.py'"),
     ("policy:agent.py:act", "the file 'START/agent.py'"),
+    ("openspiel:agent.py:make:sees=all", "the file 'START/agent.py'"),
+    ("openspiel:agents.spiel:make", "the module agents.spiel"),
     ("policy:agents.trained:act", "the module agents.trained"),
     ("their_package.bots:Bot", "the module their_package.bots"),
     ("missing.py:Bot", None),  # nothing to import: its load fails with its own line
