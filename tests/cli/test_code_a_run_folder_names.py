@@ -148,25 +148,45 @@ def test_a_recorded_file_is_the_one_named_while_it_is_there(tmp_path):
     assert code_run_by("mine.py:Mine", str(tmp_path / "gone.py"), start) == f"the file '{start}/mine.py'"
 
 
-@pytest.mark.timeout(60)
-def test_markup_in_a_run_folders_names_is_shown_as_text_on_the_report_page(tmp_path):
-    # A crafted run.json names its strategy with markup: the page shows it, and runs none of it.
-    run = tmp_path / "run"
+MARKUP = "../../<script>alert(1)</script>"
+"""A name holding markup and a path up and out of the run's folder."""
+
+
+@pytest.fixture(scope="module")
+def crafted_run(tmp_path_factory) -> Path:
+    """A run whose run.json someone edited: every strategy's name, class and parameters, and its command, are
+    :data:`MARKUP`."""
+    run = tmp_path_factory.mktemp("crafted") / "run"
     made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--rules",
                                      "target_score=1000", "--workers", "1", "--out", str(run), "-q"])
     assert made.exit_code == 0, made.output
     manifest_path = run / "run.json"
     manifest = json.loads(manifest_path.read_text())
-    markup = "<script>alert(1)</script>"
     for entry in manifest["strategies"]:
-        entry["name"] = markup
-        entry["class"] = markup
-        entry["parameters"] = {markup: markup}
-    manifest["command"] = markup
+        entry.update(name=MARKUP, parameters={MARKUP: MARKUP}, **{"class": MARKUP})
+    manifest["command"] = MARKUP
     manifest_path.write_text(json.dumps(manifest))
+    return run
+
+
+@pytest.mark.timeout(60)
+def test_markup_in_a_run_folders_names_is_shown_as_text_on_the_report_page(crafted_run, tmp_path):
     page = tmp_path / "report.html"
-    result = CliRunner().invoke(main, ["report", str(run), "--format", "html", "-o", str(page)])
+    result = CliRunner().invoke(main, ["report", str(crafted_run), "--format", "html", "-o", str(page)])
     assert result.exit_code == 0, result.output
     text = page.read_text(encoding="utf-8")
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+    assert "../../&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert text.count("<script") == text.count('<script type="text/plain"') + 1  # the page's own script alone
+
+
+@pytest.mark.timeout(60)
+def test_a_path_in_a_run_folders_names_names_no_file_plot_writes(crafted_run):
+    # Every chart is in the run's plots/ by its fixed name, whatever the run.json names its strategies.
+    above = set(crafted_run.parent.parent.iterdir())  # where ../../ from the run's folder leads
+    result = CliRunner().invoke(main, ["plot", str(crafted_run)])
+    assert result.exit_code == 0, result.output
+    assert set(crafted_run.parent.parent.iterdir()) == above
+    written = {path.relative_to(crafted_run).as_posix() for path in crafted_run.rglob("*")} - {"run.json"}
+    assert {name for name in written if not name.startswith(("games/", "hands/"))} >= {"plots", "plots/win_rates.png"}
+    assert all(name.startswith(("games", "hands", "plots/")) or name == "plots" for name in written), written
+    assert list(crafted_run.parent.iterdir()) == [crafted_run]
