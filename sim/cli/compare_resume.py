@@ -21,7 +21,12 @@ import pyarrow.compute as pc
 from canasta_sim.cli.continuing import check_columns, check_versions
 from canasta_sim.cli.options import fail
 from canasta_sim.cli.outputs import is_standard_output
-from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit, started_elsewhere
+from canasta_sim.cli.replaying import (
+    note_outside_code,
+    recorded_games_at_once,
+    recorded_memory_limit,
+    started_elsewhere,
+)
 from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.matchmaking import first_spec_side
@@ -129,6 +134,7 @@ def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> R
         raise fail(f"--resume: {where}'s compare entry is malformed ({type(error).__name__}: {error})") from None
     # Its games would be counted and kept beside the new ones, whose parts must have the same columns.
     check_columns(directory, "start a new comparison")
+    note_outside_code(manifest, (entry["new"], entry["baseline"]), settings.files, "resuming the comparison")
     started = started_elsewhere(manifest, (entry["new"], entry["baseline"]))
     if started is not None:
         directory = directory.absolute()

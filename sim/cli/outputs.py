@@ -12,6 +12,7 @@ import errno
 import os
 import stat
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -78,12 +79,26 @@ def _write_whole(path: Path, text: str) -> None:
     if path.is_symlink() or (path.exists() and not path.is_file()):
         path.write_text(text, encoding="utf-8")
         return
-    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    data = text.encode("utf-8")
+    # A file of its own, made new: beside a report in /tmp, a name another user could guess was theirs to make first
+    # (a link to one of this user's files, written through; or a file of theirs, renamed into the report's place).
+    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    partial = Path(name)
     try:
-        partial.write_text(text, encoding="utf-8")
+        if hasattr(os, "fchmod"):  # made readable as any new file of this user's: a published page stays readable
+            os.fchmod(descriptor, 0o666 & ~_umask())
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(data)
         os.replace(partial, path)
     finally:
         partial.unlink(missing_ok=True)
+
+
+def _umask() -> int:
+    """This process's umask (read by setting it, then put back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 @contextlib.contextmanager

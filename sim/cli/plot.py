@@ -53,6 +53,7 @@ from canasta_sim.cli.plot_figures import colours as _colours
 from canasta_sim.cli.plot_figures import legend as _legend
 from canasta_sim.cli.plot_figures import matchup as _matchup
 from canasta_sim.cli.plot_figures import new_figure as _new_figure
+from canasta_sim.cli.plot_figures import save_chart as _save_chart
 from canasta_sim.cli.plot_figures import suptitle as _suptitle
 from canasta_sim.cli.plot_figures import title as _title
 from canasta_sim.cli.plot_figures import wrapped as _wrapped
@@ -471,7 +472,7 @@ def write_charts(run: LoadedRun | ChartData, out: Path, dpi: int = 110) -> list[
     written = []
     for name, draw in charts_for(data).items():
         path = out / f"{name}.png"
-        draw(data).savefig(path, dpi=dpi)
+        _save_chart(draw(data), path, dpi)
         written.append(path)
     return written
 

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,8 +20,8 @@ from canasta_sim.runs.machine import made_users_folder, users_folder
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["TITLE_SIZE", "choose_matplotlib_folder", "colours", "legend", "matchup", "new_figure", "suptitle", "title",
-           "wrapped"]
+__all__ = ["TITLE_SIZE", "choose_matplotlib_folder", "colours", "legend", "matchup", "new_figure", "save_chart",
+           "suptitle", "title", "wrapped"]
 
 
 def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
@@ -35,6 +37,25 @@ def new_figure(width: float = 8.0, height: float = 5.0) -> Figure:
     figure = Figure(figsize=(width, height), layout="constrained")
     FigureCanvasAgg(figure)
     return figure
+
+
+def save_chart(figure: Figure, path: Path, dpi: float) -> None:
+    """Write ``figure`` to ``path`` as PNG, put in its place by a rename: a link at ``path`` is replaced, never written
+    through.  A run's folder from someone else may hold ``plots/win_rates.png`` as a link to one of the user's files,
+    which ``plot`` would have overwritten with a chart."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    try:
+        if hasattr(os, "fchmod"):  # readable as any new file of this user's, not mkstemp's owner alone
+            mask = os.umask(0o022)
+            os.umask(mask)
+            os.fchmod(descriptor, 0o666 & ~mask)
+        with os.fdopen(descriptor, "wb") as file:
+            file.write(buffer.getvalue())
+        os.replace(name, path)
+    finally:
+        Path(name).unlink(missing_ok=True)
 
 
 def choose_matplotlib_folder() -> None:

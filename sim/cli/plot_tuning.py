@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from canasta_sim.cli.plot_figures import new_figure
+from canasta_sim.cli.plot_figures import new_figure, save_chart
 from canasta_sim.core.parameters import format_value
 from canasta_sim.tuning.iteration import TuningError
 from canasta_sim.tuning.run import TuningDirectory
@@ -81,5 +81,5 @@ def write_tuning_charts(path: Path, out: Path, dpi: int = 110) -> list[Path]:
         raise TuningError(f"{path} holds no finished iteration yet; there is nothing to draw")
     out.mkdir(parents=True, exist_ok=True)
     target = out / "trajectory.png"
-    tuning_chart(manifest, table.to_pandas()).savefig(target, dpi=dpi)
+    save_chart(tuning_chart(manifest, table.to_pandas()), target, dpi)
     return [target]

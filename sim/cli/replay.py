@@ -29,7 +29,7 @@ from canasta_sim.cli.options import (
     refuse_tuning_directory,
 )
 from canasta_sim.cli.outputs import check_output_folder, no_stale_page, write_output
-from canasta_sim.cli.replaying import start_directory
+from canasta_sim.cli.replaying import note_outside_code, start_directory
 from canasta_sim.core.engine import MAX_HANDS_PER_GAME
 from canasta_sim.errors import CanastaError, StrategyError
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
@@ -150,6 +150,8 @@ def replay_command(run_dir: Path, game_id: int, show_hands: bool, html_file: Pat
     if not 0 <= game_id < settings.games:
         raise click.UsageError(f"the run has games 0 to {settings.games - 1}; there is no game {game_id}")
     row = find_game(directory, settings.chunk_size, game_id, manifest, unrecorded=debug)
+    sides = settings.sides(game_id) if row is None else (row["team_a_strategy"], row["team_b_strategy"])
+    note_outside_code(manifest, sides, settings.files, f"replaying game {game_id}")
     # A bot's script or an isolated: file named relative to where the run started is started from there, as a
     # resume does; the page is written back here, where the path the user typed (and the line naming it) means
     # what they meant.

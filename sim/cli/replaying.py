@@ -16,8 +16,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import click
+
 from canasta_sim.cli.options import MEGABYTES, rules_options
 from canasta_sim.plugins.affinity import affinity_enabled
+from canasta_sim.plugins.outside_code import outside_code_note
 from canasta_sim.plugins.specs import file_spec_parts
 from canasta_sim.runs.dask_backend import DaskChunkRunner
 from canasta_sim.runs.interleave import games_at_once_cap
@@ -25,9 +28,9 @@ from canasta_sim.runs.local_backend import run_chunks
 from canasta_sim.runs.runner import ChunkRunner, RunSettings
 from canasta_sim.runs.storage import RunDirectory, malformed_entry
 
-__all__ = ["limit_options", "options_played_with", "out_named", "recorded_games_at_once", "recorded_memory_limit",
-           "recorded_start", "reproducing_command", "same_strategies_as_run", "session_options",
-           "specs_named_from_start", "start_command", "start_directory", "started_elsewhere"]
+__all__ = ["limit_options", "note_outside_code", "options_played_with", "out_named", "recorded_games_at_once",
+           "recorded_memory_limit", "recorded_start", "reproducing_command", "same_strategies_as_run",
+           "session_options", "specs_named_from_start", "start_command", "start_directory", "started_elsewhere"]
 
 
 def reproducing_command(settings: RunSettings, path: Path, session: Sequence[str] = ()) -> str:
@@ -213,6 +216,17 @@ def started_elsewhere(manifest: dict[str, Any] | None, specs: Sequence[str | Non
             or not any(spec is not None and _names_relative_path(spec) for spec in specs)):
         return None
     return recorded
+
+
+def note_outside_code(manifest: dict[str, Any] | None, specs: Sequence[str | None], files, doing: str) -> None:
+    """Say on stderr, before any strategy loads, what ``doing`` (``"resuming the run"``) runs of the code the run's
+    folder names that is not canasta-sim's own (:func:`~canasta_sim.plugins.outside_code.outside_code_note`): a folder
+    from someone else names what they chose.  ``specs`` may hold ``None`` (a tuning against itself); ``files``: the
+    files the run recorded, as ``(spec, file)`` pairs."""
+    named = [spec for spec in specs if spec is not None]
+    note = outside_code_note(named, dict(files or ()), doing, started_elsewhere(manifest, named))
+    if note is not None:
+        click.echo(note, err=True)
 
 
 def start_command(command: str, specs: Sequence[str | None]) -> str:

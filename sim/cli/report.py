@@ -187,8 +187,13 @@ def _header(description: dict[str, Any], path: Path, names: dict[str, str]) -> l
                    "charts and replays of a few games).")
 @click.option("-o", "--output", "output_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               metavar="FILE", help="Write the report to FILE; without it, or with -, to standard output.")
-def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
-    """Print the summary of the run in RUN_DIR (finished, interrupted or still going)."""
+@click.option("--run-strategy-code", "run_code", is_flag=True,
+              help="With --format html, replay games whose strategies are not canasta-sim's own or installed too (a "
+                   "file, a module or a cmd: command the run names), which runs that code as you; without it a report "
+                   "runs nothing a run's folder names (canasta-sim docs security).")
+def report_command(run_dir: Path, style: str, output_file: Path | None, run_code: bool) -> None:
+    """Print the summary of the run in RUN_DIR (finished, interrupted or still going); it runs no code the run's
+    folder names."""
     if is_standard_output(output_file):  # -o - is what no --output gives, the terminal's refusal of a page included
         output_file = None
     if output_file is not None:
@@ -232,7 +237,8 @@ def report_command(run_dir: Path, style: str, output_file: Path | None) -> None:
     header = _header(description, run_dir if style == "text" else Path(folder_name(run_dir)), names)
     if style == "html":
         with interrupted_as_the_users():  # its replays play games: Ctrl-C there is the user's, not a bot's failure
-            text = report_page(run_dir, manifest, header, format_summary(rows, "markdown"), format_markdown(results))
+            text = report_page(run_dir, manifest, header, format_summary(rows, "markdown"), format_markdown(results),
+                               run_code)
     elif style == "markdown":
         sections = format_markdown(results)
         if output_file is not None:  # written beside it as files: to standard output, the charts have nowhere to go

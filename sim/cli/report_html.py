@@ -29,7 +29,8 @@ from canasta_sim.analysis.sections import CROSS_TABLE_CORNER
 from canasta_sim.cli.plot import chart_words, charts_for
 from canasta_sim.cli.plot_data import ChartData
 from canasta_sim.cli.replay import changes_since_run, ending_words, game_setup, recorded_run_game
-from canasta_sim.cli.replaying import start_directory
+from canasta_sim.cli.replaying import start_directory, started_elsewhere
+from canasta_sim.plugins.outside_code import code_run_by
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.terminal.played import spec_shown
@@ -215,15 +216,17 @@ def _heading(game_id: int, why: str, row: dict[str, Any], names: dict[str, str],
     return heading if pair is None else f"{heading}; duplicate deal: paired with game {pair} (sides swapped)"
 
 
-def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame) -> list[str]:
+def _replays(run_dir: Path, manifest: dict[str, Any], games: pd.DataFrame, run_code: bool = False) -> list[str]:
     """The games worth seeing, each replayed from its row of ``games`` (read with the charts' columns and
-    ``_REPLAY_COLUMNS``; the rows :class:`_WorthSeeing` kept are enough)."""
+    ``_REPLAY_COLUMNS``; the rows :class:`_WorthSeeing` kept are enough); with ``run_code``, those of strategies that
+    are not canasta-sim's own too."""
     directory = RunDirectory(run_dir)
     settings = settings_from_manifest(manifest, str(directory.manifest_path))
     recorded = games.set_index("game_id")
     # Bots named relative to where the run started are started from there, as replay starts them.
     with start_directory(manifest, settings, directory)[0]:
-        return _replayed_games(Path(folder_name(run_dir)), manifest, settings, recorded, games_worth_seeing(games))
+        return _replayed_games(Path(folder_name(run_dir)), manifest, settings, recorded, games_worth_seeing(games),
+                               run_code)
 
 
 def folder_name(run_dir: Path) -> str:
@@ -234,9 +237,10 @@ def folder_name(run_dir: Path) -> str:
 
 
 def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded: pd.DataFrame,
-                    chosen: Sequence[tuple[int, str]]) -> list[str]:
+                    chosen: Sequence[tuple[int, str]], run_code: bool = False) -> list[str]:
     """Each chosen ``(game_id, why)`` replayed from its ``recorded`` row (indexed by game id), as the report
-    shows it."""
+    shows it; a game whose strategies run code that is not canasta-sim's own (a file, a module, a command the run
+    names) only with ``run_code``, else a line naming it and the command that replays it."""
     names = strategy_names(manifest)
     parts = []
     warned: set[str] = set()  # each once for the report, where each replay said it again
@@ -245,6 +249,14 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
         row = {"game_id": game_id, **recorded.loc[game_id].to_dict()}
         pair = settings.duplicate_pair(game_id)
         heading = _heading(game_id, why, row, names, pair)
+        command = html.escape(f"canasta-sim replay {shlex.quote(str(run_dir))} {game_id} --html game{game_id}.html")
+        outside = None if run_code else _outside_code(manifest, settings, row)
+        if outside is not None:
+            # A folder from someone else names whatever they wrote: a report reads it, and runs none of it.
+            parts.append(f'<p class="note" data-game="{game_id}">{html.escape(heading)}: not replayed here, as it '
+                         f"would run {html.escape(outside)}; <code>{command}</code> replays it, naming what it runs "
+                         "first (or report with --run-strategy-code)</p>")
+            continue
         try:
             players, game = game_setup(manifest, settings, row)
             changes = changes_since_run(manifest, players)
@@ -259,7 +271,6 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
                          f"{html.escape(error.message)}</p>")
             continue
         encoded = base64.b64encode(page.encode("utf-8")).decode("ascii")
-        command = html.escape(f"canasta-sim replay {shlex.quote(str(run_dir))} {game_id} --html game{game_id}.html")
         parts.append(f'<details data-replay="replay-{index}" data-game="{game_id}"><summary>{html.escape(heading)}'
                      f'</summary><p class="replay-print"><button type="button">print this replay</button></p>'
                      f'<iframe title="replay of game {game_id}"></iframe></details>'
@@ -268,6 +279,14 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
                      f'<code>{command}</code> and print that.</p>'
                      f'<script type="text/plain" id="replay-{index}">{encoded}</script>')
     return parts
+
+
+def _outside_code(manifest: dict[str, Any], settings, row: dict[str, Any]) -> str | None:
+    """What replaying ``row``'s game would run that is not canasta-sim's own, in words; ``None`` when nothing."""
+    specs = (str(row["team_a_strategy"]), str(row["team_b_strategy"]))
+    start = started_elsewhere(manifest, specs)
+    found = [code for spec in dict.fromkeys(specs) if (code := code_run_by(spec, settings.file_of(spec), start))]
+    return " and ".join(found) or None
 
 
 def _strategies_table(manifest: dict[str, Any]) -> str:
@@ -284,9 +303,10 @@ def _strategies_table(manifest: dict[str, Any]) -> str:
 
 
 def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], summary_markdown: str,
-                sections_markdown: str) -> str:
+                sections_markdown: str, run_code: bool = False) -> str:
     """The whole page: ``header`` (the report's first lines), the strategies, the summary and sections (the
-    Markdown report's tables), the charts and the replays of the games worth seeing."""
+    Markdown report's tables), the charts and the replays of the games worth seeing (with ``run_code``, those of
+    strategies that are not canasta-sim's own too: :func:`_replayed_games`)."""
     # Part by part, each part read once: the charts read tallies, and the games worth seeing keep their rows alone.
     worth_seeing = _WorthSeeing()
     run = ChartData.of_directory(run_dir, games_columns=_REPLAY_COLUMNS, on_games=worth_seeing.add)
@@ -302,7 +322,7 @@ def report_page(run_dir: Path, manifest: dict[str, Any], header: Sequence[str], 
              "<p>Each opens as the page <code>canasta-sim replay RUN_DIR GAME --html FILE</code> writes: the table "
              "after every move (keys: ← →, PageUp/PageDown, Home/End, Space); its “print this replay” button prints "
              "that page, its narration whole.</p>",
-             *_replays(run_dir, manifest, worth_seeing.rows), "</div>"]
+             *_replays(run_dir, manifest, worth_seeing.rows, run_code), "</div>"]
     policy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:"
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',

@@ -14,6 +14,7 @@ from pathlib import Path
 from canasta_sim.cli.options import fail
 from canasta_sim.cli.plot import chart_words, charts_for
 from canasta_sim.cli.plot_data import ChartData
+from canasta_sim.cli.plot_figures import save_chart
 
 __all__ = ["CHART_DPI", "charts_folder", "markdown_charts"]
 
@@ -50,7 +51,7 @@ def markdown_charts(run_dir: Path, output: Path) -> tuple[str, Path]:
         folder.mkdir(exist_ok=True)
         for name, draw in charts_for(data).items():
             figure = draw(data)
-            figure.savefig(folder / f"{name}.png", dpi=CHART_DPI)
+            save_chart(figure, folder / f"{name}.png", CHART_DPI)
             link = urllib.parse.quote(f"{folder.name}/{name}.png")  # a space or a non-ASCII letter, as a URL needs
             lines.append(f"![{_alt_text(chart_words(figure))}]({link})")
     except OSError as error:

@@ -69,6 +69,7 @@ from canasta_sim.cli.options import (
 )
 from canasta_sim.cli.outputs import is_standard_output, print_then_stop
 from canasta_sim.cli.replaying import (
+    note_outside_code,
     recorded_start,
     reproducing_command,
     same_strategies_as_run,
@@ -276,6 +277,7 @@ def run_command(ctx: click.Context, games, seed, workers, specs, rule_options, o
         seed_drawn = bool(manifest.get("seed_drawn"))
         on_error, memory_limit, games_at_once = kept_session_options(functools.partial(given, ctx), directory,
                                                                      manifest, on_error, memory_limit, games_at_once)
+        note_outside_code(manifest, settings.specs, settings.files, "resuming the run")
     else:
         seed_drawn = seed is None
         if seed_drawn:

@@ -55,6 +55,7 @@ from canasta_sim.cli.options import (
 from canasta_sim.cli.outputs import is_standard_output, print_then_stop
 from canasta_sim.cli.replaying import (
     limit_options,
+    note_outside_code,
     out_named,
     recorded_games_at_once,
     recorded_memory_limit,
@@ -313,6 +314,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
             if isolate and tuple(isolate_spec(named, BUILTIN) for named in made) != made:
                 raise fail(f"--resume {resume}: the tuning was made with strategies {' vs '.join(made)}, which "
                            "--isolate would change; resume it without that option or start a new tuning")
+            note_outside_code(manifest, made, (), "resuming the tuning")  # from its start folder, moved to
             if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
                 memory_limit = _kept_option(recorded_memory_limit, directory, manifest)
             if ctx.get_parameter_source("games_at_once") != click.core.ParameterSource.COMMANDLINE:

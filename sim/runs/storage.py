@@ -23,6 +23,7 @@ import contextlib
 import errno
 import json
 import os
+import secrets
 import time
 from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
@@ -237,7 +238,8 @@ def claimed_directory(path: Path) -> Iterator[None]:
 
 def _write_atomically(path: Path, write) -> None:
     """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``."""
-    temporary = path.with_name(f"{_TEMPORARY_PREFIX}{os.getpid()}-{path.name}")
+    # A name no one can have made first: a folder from someone else could hold links at every guessable name.
+    temporary = path.with_name(f"{_TEMPORARY_PREFIX}{os.getpid()}-{secrets.token_hex(8)}-{path.name}")
     try:
         write(temporary)
         with open(temporary, "rb+") as handle:

@@ -28,6 +28,7 @@ import logging
 import math
 import os
 import random
+import secrets
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,8 @@ MANIFEST_FORMAT = 1
 
 def _write_atomically(path: Path, write) -> None:
     """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``: never a torn file."""
-    temporary = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    # A name no one can have made first, as a run's parts have (canasta_sim.runs.storage).
+    temporary = path.with_name(f".tmp-{os.getpid()}-{secrets.token_hex(8)}-{path.name}")
     write(temporary)
     with open(temporary, "rb+") as handle:
         os.fsync(handle.fileno())

@@ -193,7 +193,7 @@ def test_a_protocol_bot_run_resumes_and_replays_from_another_directory(tmp_path,
     assert replayed.exit_code == 0, replayed.output
     assert (tmp_path / "game.html").is_file()  # where it was named from, not where the bot started
     games = tables(out)[0]
-    replays = report_html._replays(Path("run"), manifest, games[games.game_id == 4])
+    replays = report_html._replays(Path("run"), manifest, games[games.game_id == 4], run_code=True)
     assert len(replays) == 1 and "data-replay" in replays[0], replays
 
 

@@ -255,6 +255,9 @@ def test_compare_resume_from_another_directory_loads_the_file_the_comparison_sta
     resumed = CliRunner().invoke(main, ["compare", "--resume", "../killed", "--workers", "1"])
     assert resumed.exit_code == 0, resumed.output
     assert "H0 accepted after 52 games" in resumed.output, resumed.output
+    # Before it loads anything, it says which file it will import: the folder named it (docs/security.md).
+    assert resumed.output.startswith("note: resuming the comparison runs code the run's folder names, as your user, "
+                                     f"not canasta-sim's own: the file {str(started / 'mine.py')!r} (mine.py:Mine)")
     assert_same_run_tables(killed, whole)
     # Its file gone from where it started: one line naming the file and where it was looked for.
     (started / "mine.py").unlink()

@@ -42,5 +42,6 @@ def test_replay_names_a_relative_page_as_typed_when_the_run_started_elsewhere(tm
     monkeypatch.chdir(here)
     result = CliRunner().invoke(main, ["replay", "../start/run", "0", "--html", "game.html"])
     assert result.exit_code == 0, result.output
-    assert result.output.startswith("Wrote game.html: game 0, "), result.output
+    # (On stdout: stderr's note first names the file the replay imports.)
+    assert result.stdout.startswith("Wrote game.html: game 0, "), result.output
     assert (here / "game.html").is_file() and not (start / "game.html").exists()

@@ -72,7 +72,8 @@ def forfeit_report(tmp_path_factory) -> str:
         made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "bot.py:Broken", "-s", "greedy",
                                          "--on-error", "forfeit", "--workers", "1", "--out", "run", "-q"])
         assert made.exit_code == 0, made.output
-        page = CliRunner().invoke(main, ["report", "run", "--format", "html"])
+        # Its own file, which the user trusts: a report replays its games only so.
+        page = CliRunner().invoke(main, ["report", "run", "--format", "html", "--run-strategy-code"])
     assert page.exit_code == 0, page.output
     return page.output
 

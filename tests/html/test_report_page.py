@@ -68,8 +68,8 @@ def _markdown_tables(text: str) -> list[list[list[str]]]:
     return tables
 
 
-def _page(run, tmp_path):
-    result = CliRunner().invoke(main, ["report", str(run), "--format", "html"])
+def _page(run, tmp_path, *options):
+    result = CliRunner().invoke(main, ["report", str(run), "--format", "html", *options])
     assert result.exit_code == 0, result.output
     page = tmp_path / "report.html"
     page.write_text(result.output, encoding="utf-8")
@@ -140,7 +140,7 @@ def test_a_forfeit_is_among_the_games_worth_seeing_and_its_replay_stops_at_the_f
     games = pq.read_table(with_forfeits / "games").to_pandas()
     forfeits = games[games.termination == "forfeit"]
     assert len(forfeits), "the flaky strategy forfeited no game: pick another seed"
-    page, _ = _page(with_forfeits, tmp_path)
+    page, _ = _page(with_forfeits, tmp_path, "--run-strategy-code")  # its flaky strategy is a file: replayed only so
     open_page(browser, page)
     first = int(forfeits.game_id.iloc[0])
     details = browser.find_element(By.CSS_SELECTOR, f"details[data-game='{first}']")

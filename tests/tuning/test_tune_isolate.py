@@ -49,3 +49,15 @@ def test_a_resume_refuses_isolate_where_it_would_change_the_tunings_strategies(t
     assert result.output == ("Error: --resume kept: the tuning was made with strategies mine.py:Mine, which --isolate "
                              "would change; resume it without that option or start a new tuning\n")
     assert tuned == []
+
+
+def test_a_resumed_tuning_names_the_file_it_will_import_first(tuned, tmp_path):
+    # A tuning's folder from someone else names the file its resume imports; it was imported with no word of it.
+    made = TuningSettings(spec="mine.py:Mine", params=None, against="greedy", games=16, games_per_iteration=4, seed=5,
+                          rules=Rules(target_score=1000))
+    TuningDirectory(tmp_path / "kept").write_manifest(new_manifest(made, "test", seed_drawn=False))
+    result = invoke("tune", "--resume", "kept")
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("note: resuming the tuning runs code the run's folder names, as your user, not "
+                                    f"canasta-sim's own: the file {str(tmp_path / 'mine.py')!r} (mine.py:Mine) ")
+    assert len(tuned) == 1
