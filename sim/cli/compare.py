@@ -33,6 +33,7 @@ from pathlib import Path
 import click
 
 from canasta_sim.cli import output_closed
+from canasta_sim.cli.command_logging import install_logging
 from canasta_sim.cli.compare_resume import ResumePoint, loaded_labels, resume_point
 from canasta_sim.cli.compare_saving import RunRecorder
 from canasta_sim.cli.options import (
@@ -54,7 +55,6 @@ from canasta_sim.cli.options import (
     workers_option,
 )
 from canasta_sim.cli.replaying import specs_named_from_start
-from canasta_sim.cli.run import install_logging
 from canasta_sim.core.engine import derive_seed, play_game
 from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal, StrategyError

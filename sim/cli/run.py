@@ -11,13 +11,12 @@ import contextlib
 import dataclasses
 import datetime
 import functools
-import logging
 import os
 import re
 import shlex
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from canasta_sim.cli.backends import (
     memory_limited,
     strategies_loaded,
 )
+from canasta_sim.cli.command_logging import install_logging
 from canasta_sim.cli.continuing import (
     check_columns,
     check_kept_options,
@@ -101,7 +101,7 @@ from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError
 
-__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "install_logging", "new_manifest", "now_text", "run_command",
+__all__ = ["DEFAULT_MATCHUP", "OneLineErrorCommand", "new_manifest", "now_text", "run_command",
            "session_opening"]
 
 DEFAULT_MATCHUP = ("expert", "greedy")
@@ -148,16 +148,6 @@ def _reached_and_claimed(play_chunks: ChunkRunner, settings: RunSettings, direct
             directory = RunDirectory(default_folder_made(directory.path))
         with directory.claimed(), stop_signals_released():  # (what _play holds, should no worker start)
             yield directory
-
-
-class _TqdmHandler(logging.StreamHandler):
-    """Writes log lines above the progress bar instead of through it."""
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            tqdm.write(self.format(record), file=sys.stderr)
-        except (OSError, ValueError):
-            self.handleError(record)
 
 
 def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tuple[RunDirectory, dict, RunSettings]:
@@ -344,38 +334,6 @@ def new_manifest(settings: RunSettings, loaded, seed_drawn: bool, path: Path) ->
         "games_done": 0,
         "sessions": [],
     }
-
-
-def _configure_logging(quiet: bool, verbose: bool, file_handler: logging.Handler | None) -> list[logging.Handler]:
-    console = _TqdmHandler()
-    console.setLevel(logging.ERROR if quiet else logging.DEBUG if verbose else logging.WARNING)
-    console.setFormatter(logging.Formatter("%(levelname)s: %(message)s"))
-    handlers: list[logging.Handler] = [console]
-    if file_handler is not None:
-        file_handler.setLevel(logging.DEBUG)
-        file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(name)s %(levelname)s %(message)s"))
-        handlers.append(file_handler)
-    return handlers
-
-
-def install_logging(quiet: bool, verbose: bool,
-                    file_handler: logging.Handler | None) -> tuple[list[logging.Handler], Callable[[], None]]:
-    """Attach a command's handlers (:func:`_configure_logging`) to the root logger; return them and the
-    function that detaches and closes them and puts the root logger's level back."""
-    handlers = _configure_logging(quiet, verbose, file_handler)
-    root = logging.getLogger()
-    previous_level = root.level
-    root.setLevel(logging.DEBUG if file_handler is not None or verbose else logging.WARNING)
-    for handler in handlers:
-        root.addHandler(handler)
-
-    def restore() -> None:
-        for handler in handlers:
-            root.removeHandler(handler)
-            handler.close()
-        root.setLevel(previous_level)
-
-    return handlers, restore
 
 
 def _read_done(directory: RunDirectory, settings: RunSettings, chunks, summarizer: RunSummarizer) -> list[int]:

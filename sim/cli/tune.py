@@ -33,6 +33,7 @@ import click
 from tqdm import tqdm
 
 from canasta_sim.cli import RESUMED_WITH, WRITTEN_TO
+from canasta_sim.cli.command_logging import install_logging
 from canasta_sim.cli.options import (
     STRATEGY_SPECS,
     OneLineErrorCommand,
@@ -65,7 +66,6 @@ from canasta_sim.cli.replaying import (
     start_command,
     started_elsewhere,
 )
-from canasta_sim.cli.run import install_logging
 from canasta_sim.core._compiled import accelerator
 from canasta_sim.core.parameters import format_value
 from canasta_sim.core.rules import Rules
