@@ -176,8 +176,10 @@ def test_tune_stops_at_a_failure_with_its_seat_and_reason_and_keeps_finished_ite
 def test_the_tune_failure_line_says_the_deal_seed_once(tmp_path):
     result = tune(spec("Raises"), "--games", "400", "--out", str(tmp_path / "tuned"))
     line = one_error_line(result.output, "Raises", "exception", "raised RuntimeError")
-    seed = line.split("(game seed ")[1].split(")")[0]
-    assert seed.isdigit() and line.count(seed) == 1 and line.count("seed") == 1, line
+    failure, again = line.split("; play it again where a debugger stops: ")  # the command repeats it, as it must
+    seed = failure.split("(game seed ")[1].split(")")[0]
+    assert seed.isdigit() and failure.count(seed) == 1 and failure.count("seed") == 1, line
+    assert again.startswith(f"canasta-sim watch --seed {seed} "), line
 
 
 @pytest.mark.timeout(60)
