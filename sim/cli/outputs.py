@@ -19,7 +19,7 @@ from pathlib import Path
 import click
 
 __all__ = ["STANDARD_OUTPUT", "check_output_folder", "echo_whole", "is_standard_output", "no_stale_page",
-           "output_error", "print_then_stop", "write_output"]
+           "output_error", "print_then_stop", "replace_whole", "write_output"]
 
 
 def _fail(message: str) -> click.UsageError:
@@ -79,13 +79,21 @@ def _write_whole(path: Path, text: str) -> None:
     if path.is_symlink() or (path.exists() and not path.is_file()):
         path.write_text(text, encoding="utf-8")
         return
-    data = text.encode("utf-8")
-    # A file of its own, made new: beside a report in /tmp, a name another user could guess was theirs to make first
-    # (a link to one of this user's files, written through; or a file of theirs, renamed into the report's place).
+    replace_whole(path, text.encode("utf-8"))
+
+
+def replace_whole(path: Path, data: bytes) -> None:
+    """Put ``data`` at ``path`` by a rename of a new file beside it: whatever was at ``path``, a link included, is
+    replaced, never written through, and a write cut short leaves it as it was.
+
+    The new file is made by :func:`tempfile.mkstemp`, under a name no one can have made first: beside a report in
+    ``/tmp``, or in a run's folder from someone else, a guessable name could be a link to one of this user's files,
+    written through, or another user's file, renamed into place.
+    """
     descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
     partial = Path(name)
     try:
-        if hasattr(os, "fchmod"):  # made readable as any new file of this user's: a published page stays readable
+        if hasattr(os, "fchmod"):  # readable as any new file of this user's (a published page), not by its owner alone
             os.fchmod(descriptor, 0o666 & ~_umask())
         with os.fdopen(descriptor, "wb") as file:
             file.write(data)

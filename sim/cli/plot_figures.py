@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import tempfile
 import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from canasta_sim.cli.options import changed_rules_text
+from canasta_sim.cli.outputs import replace_whole
 from canasta_sim.cli.plot_data import ChartData
 from canasta_sim.runs.machine import made_users_folder, users_folder
 
@@ -45,17 +45,7 @@ def save_chart(figure: Figure, path: Path, dpi: float) -> None:
     which ``plot`` would have overwritten with a chart."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi)
-    descriptor, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
-    try:
-        if hasattr(os, "fchmod"):  # readable as any new file of this user's, not mkstemp's owner alone
-            mask = os.umask(0o022)
-            os.umask(mask)
-            os.fchmod(descriptor, 0o666 & ~mask)
-        with os.fdopen(descriptor, "wb") as file:
-            file.write(buffer.getvalue())
-        os.replace(name, path)
-    finally:
-        Path(name).unlink(missing_ok=True)
+    replace_whole(path, buffer.getvalue())
 
 
 def choose_matplotlib_folder() -> None:
