@@ -57,6 +57,7 @@ __all__ = [
     "recorded_label",
     "stamped",
     "whole_entry",
+    "write_atomically",
 ]
 
 RUN_FILE = "run.json"
@@ -236,8 +237,10 @@ def claimed_directory(path: Path) -> Iterator[None]:
         os.close(descriptor)
 
 
-def _write_atomically(path: Path, write) -> None:
-    """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``."""
+def write_atomically(path: Path, write) -> None:
+    """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``: never a torn file, and on
+    a failure no temporary file left behind where it can be removed (a run's parts and ``run.json``, a tuning's
+    ``tune.json`` and trajectory)."""
     # A name no one can have made first: a folder from someone else could hold links at every guessable name.
     temporary = path.with_name(f"{_TEMPORARY_PREFIX}{os.getpid()}-{secrets.token_hex(8)}-{path.name}")
     try:
@@ -309,7 +312,7 @@ class RunDirectory:
     def write_decisions(self, chunk: int, decisions: pa.Table) -> None:
         """Write one chunk's ``decisions`` part under a temporary name, then rename it (before its games part)."""
         self.decisions_path.mkdir(exist_ok=True)
-        _write_atomically(self.decisions_path / part_name(chunk), lambda path: pq.write_table(
+        write_atomically(self.decisions_path / part_name(chunk), lambda path: pq.write_table(
             stamped(decisions, self.run_facts), parquet_path(path), compression="zstd"))
 
     def is_run(self) -> bool:
@@ -407,14 +410,14 @@ class RunDirectory:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Replace ``run.json`` atomically."""
         text = json.dumps(manifest, indent=2, sort_keys=False) + "\n"
-        _write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
+        write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
         self._learn_run_facts(manifest)
 
     def write_chunk(self, chunk: int, games: pa.Table, hands: pa.Table) -> None:
         """Write one chunk's two parts, ``hands`` first, each under a temporary name then renamed."""
         name = part_name(chunk)
         for folder, table in ((self.hands_path, hands), (self.games_path, games)):
-            _write_atomically(folder / name, lambda path, table=table: _write_part(table, path, self.run_facts))
+            write_atomically(folder / name, lambda path, table=table: _write_part(table, path, self.run_facts))
         for listener in self.chunk_listeners:
             listener(chunk, games, hands)
 

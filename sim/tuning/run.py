@@ -26,9 +26,7 @@ import dataclasses
 import json
 import logging
 import math
-import os
 import random
-import secrets
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,7 +41,7 @@ from canasta_sim.errors import CanastaError, RulesError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.runs.runner import stop_on_signals as signals_stop
-from canasta_sim.runs.storage import parquet_path, stamped
+from canasta_sim.runs.storage import parquet_path, stamped, write_atomically
 from canasta_sim.tuning.iteration import (
     ON_ERROR_CHOICES,
     MatchPool,
@@ -69,16 +67,6 @@ TUNE_FILE = "tune.json"
 TRAJECTORY_FILE = "trajectory.parquet"
 MANIFEST_FORMAT = 1
 """Version of the ``tune.json`` layout."""
-
-
-def _write_atomically(path: Path, write) -> None:
-    """Write through ``write(temporary_path)``, flush to disk, then rename onto ``path``: never a torn file."""
-    # A name no one can have made first, as a run's parts have (canasta_sim.runs.storage).
-    temporary = path.with_name(f".tmp-{os.getpid()}-{secrets.token_hex(8)}-{path.name}")
-    write(temporary)
-    with open(temporary, "rb+") as handle:
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 def is_tuning_run(path: str | Path) -> bool:
@@ -229,7 +217,7 @@ class TuningDirectory:
         except OSError as error:
             raise TuningError(f"{self.path} cannot be created: {error.strerror or error}") from None
         text = json.dumps(manifest, indent=2) + "\n"
-        _write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
+        write_atomically(self.manifest_path, lambda path: path.write_text(text, encoding="utf-8"))
 
     def read_trajectory(self) -> pa.Table | None:
         """The trajectory table, or ``None`` when no iteration has finished yet."""
@@ -246,7 +234,7 @@ class TuningDirectory:
         (``integers``: the int parameters among ``names``), and what wrote it in its metadata as a run's parts have
         it (:func:`~canasta_sim.runs.storage.stamped`)."""
         table = pa.Table.from_pylist(rows, schema=trajectory_schema(names, integers))
-        _write_atomically(self.trajectory_path, lambda path: pq.write_table(stamped(table), parquet_path(path)))
+        write_atomically(self.trajectory_path, lambda path: pq.write_table(stamped(table), parquet_path(path)))
 
 
 def trajectory_schema(names: tuple[str, ...], integers: Collection[str] = (), *,
