@@ -5,16 +5,17 @@
 pinned requirements file may hold exactly them.  ``python scripts/check_oldest_deps.py`` does:
 
 * a fresh clone of this checkout's committed ``HEAD`` (uncommitted changes are not checked: commit them first);
-* a venv of this interpreter, and canasta-sim installed in it under constraints pinning each runtime dependency to its
-  lower bound (``numpy==1.26``, ...: the constraints are printed), compiled once without profiles; the versions
-  installed are checked against the pins;
+* a venv of this interpreter, and canasta-sim installed in it under constraints pinning each runtime dependency to the
+  lowest release the index offers this Python at or above its lower bound (``numpy==1.26.0``, ...: the pins are
+  printed; a bound's own release may be missing, as setuptools 77.0.0 is), compiled once without profiles; the
+  versions installed are checked against the pins;
 * what a user runs there: ``run``, whose games and hands tables must equal, row by row, the same run played by the
   interpreter running this script (its own, newest, versions: a game is a pure function of its rules, seed and
   strategies, whatever a dependency's version), then ``report`` (text and HTML), ``plot``, ``replay``, ``watch``,
   ``check-strategy``, ``compare``, a small ``tune`` and a mistyped command, each of which must exit as expected with
   no traceback;
-* the ``dev`` extra's tools added under the same pins, where the extra asks no newer one (it asks ``click>=8.2``:
-  the tests read a command's standard output apart from its errors, which click's test runner does from 8.2 on), and
+* the ``dev`` extra's tools added under the same pins, where the extra asks no newer one (it asks ``click>=8.2.1``
+  for click's test runner, as ``pyproject.toml`` says), and
   the games' and the arbiter's tests (``scripts/check_pythons.py``'s list) run there.  ``--dev-lowest`` pins the
   ``dev`` extra's tools to their own lower bounds too, as a contributor's oldest environment.
 
@@ -35,6 +36,7 @@ from pathlib import Path
 
 from check_pythons import TESTS, _step, _tail  # scripts/check_pythons.py's (this script's folder is on the path)
 from differential import first_table_difference
+from packaging.version import InvalidVersion, Version
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -57,6 +59,34 @@ def lowest_pins(requirements: list[str]) -> dict[str, str]:
     return pins
 
 
+def lowest_release(name: str, bound: str, available: list[str]) -> str:
+    """The lowest of the ``available`` releases of ``name`` at or above ``bound``, pre-releases left out;
+    ``ValueError`` when there is none."""
+    releases = []
+    for text in available:
+        try:
+            version = Version(text)
+        except InvalidVersion:  # a release of the old days whose number PEP 440 cannot read: never the lowest
+            continue
+        if not version.is_prerelease and version >= Version(bound):
+            releases.append(version)
+    if not releases:
+        raise ValueError(f"no release of {name} at or above {bound} is offered to this Python")
+    return str(min(releases))
+
+
+def _released(python: str, name: str) -> list[str]:
+    """The releases of ``name`` the index offers ``python`` (``pip index versions``): those with a file it can
+    install."""
+    listed = _step([python, "-m", "pip", "index", "versions", name], ROOT)
+    line = next((line for line in listed.stdout.splitlines() if line.startswith("Available versions:")), "")
+    return [text.strip() for text in line.partition(":")[2].split(",") if text.strip()]
+
+
+def _resolved(python: str, bounds: dict[str, str]) -> dict[str, str]:
+    return {name: lowest_release(name, bound, _released(python, name)) for name, bound in bounds.items()}
+
+
 def constraints(pyproject: Path, dev_lowest: bool = False) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """The runtime dependencies' pins, the pins the ``dev`` extra's tools install under (the runtime's, raised where
     the extra asks a newer release of the same package; with ``dev_lowest`` also each tool's own lower bound) and the
@@ -77,7 +107,7 @@ def _written(pins: dict[str, str], path: Path) -> Path:
 
 
 def _mismatched(python: str, pins: dict[str, str]) -> list[str]:
-    """The pinned packages whose installed version is not the pin (``numpy 1.26.4, not 1.26``)."""
+    """The pinned packages whose installed version is not the pin (``numpy 1.26.4, not 1.26.0``)."""
     code = ("import importlib.metadata as m, sys\n"
             "for name, pin in zip(sys.argv[1::2], sys.argv[2::2]):\n"
             "    print(name, m.version(name), pin)\n")
@@ -85,15 +115,15 @@ def _mismatched(python: str, pins: dict[str, str]) -> list[str]:
     wrong = []
     for line in listed.stdout.splitlines():
         name, installed, pin = line.split()
-        if not _same_release(installed, pin):
+        if Version(installed) != Version(pin):
             wrong.append(f"{name} {installed}, not {pin}")
     return wrong or ([] if listed.returncode == 0 else [_tail(listed)])
 
 
-def _same_release(installed: str, pin: str) -> bool:
-    # PEP 440: ==1.26 matches 1.26.0, so the pin's missing parts are zeros.
-    parts, wanted = installed.split("."), pin.split(".")
-    return parts[:len(wanted)] == wanted and all(part == "0" for part in parts[len(wanted):])
+def _said(completed) -> str:
+    """pip's last lines, without the warnings an index configured on the machine may print for each package."""
+    return "\n".join([line for line in (completed.stdout + completed.stderr).splitlines()
+                      if not line.startswith("WARNING: ")][-15:])
 
 
 def _user_commands(canasta: str, run: Path) -> list[tuple[list[str], int]]:
@@ -111,6 +141,10 @@ def _user_commands(canasta: str, run: Path) -> list[tuple[list[str], int]]:
 def _check(work: Path, games: int, seed: int, dev_lowest: bool) -> list[str]:
     """Every step; the failures in words (empty: all passed)."""
     runtime, contributor, dev = constraints(ROOT / "pyproject.toml", dev_lowest)
+    try:
+        runtime, contributor = _resolved(sys.executable, runtime), _resolved(sys.executable, contributor)
+    except ValueError as error:
+        return [str(error)]
     print("runtime pins: " + ", ".join(f"{name}=={version}" for name, version in sorted(runtime.items())), flush=True)
     clone = work / "clone"
     head = _step(["git", "rev-parse", "HEAD"], ROOT).stdout.strip()
@@ -125,7 +159,7 @@ def _check(work: Path, games: int, seed: int, dev_lowest: bool) -> list[str]:
     install = _step([python, "-m", "pip", "install", "-q", "-c", str(_written(runtime, work / "runtime.txt")), "-e",
                      "."], clone, {"CANASTA_SIM_PGO": "0"})
     if install.returncode != 0:
-        return [f"the install under the runtime pins failed:\n{_tail(install)}"]
+        return [f"the install under the runtime pins failed:\n{_said(install)}"]
     wrong = _mismatched(python, runtime)
     if wrong:
         return [f"the install did not hold the pins: {'; '.join(wrong)}"]
@@ -160,7 +194,7 @@ def _check(work: Path, games: int, seed: int, dev_lowest: bool) -> list[str]:
     tools = _step([python, "-m", "pip", "install", "-q", "-c", str(_written(contributor, work / "contributor.txt")),
                    *dev], clone)
     if tools.returncode != 0:
-        return [*failures, f"the dev extra's install under the pins failed:\n{_tail(tools)}"]
+        return [*failures, f"the dev extra's install under the pins failed:\n{_said(tools)}"]
     raised = {name: pin for name, pin in contributor.items() if runtime.get(name) != pin}
     print(f"  the dev extra installed, with {', '.join(f'{n}=={v}' for n, v in sorted(raised.items())) or 'no pin'} "
           "raised or added", flush=True)
