@@ -55,8 +55,11 @@ them: a game watched first, then a tournament, its results, a strategy of one's 
 
 def without_usage(error: click.UsageError) -> click.UsageError:
     """``error`` without its context, so that click prints it as one ``Error: ...`` line and no usage text."""
-    if error.ctx is None or isinstance(error, click.exceptions.NoArgsIsHelpError):
-        return error  # the help of a bare ``canasta-sim`` is shown as click shows it, not as an "Error: Usage: ..."
+    # click raises the help of a bare ``canasta-sim`` as an error from 8.2 on (8.1 prints it and exits): it is shown as
+    # click shows it, not as an "Error: Usage: ...".  Looked up, as 8.1 has no such class, which every usage error
+    # would otherwise end in a traceback on.
+    if error.ctx is None or isinstance(error, getattr(click.exceptions, "NoArgsIsHelpError", ())):
+        return error
     return click.UsageError(error.format_message())
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import numbers
 import operator
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -342,7 +343,9 @@ def _verify_meld_table(table: Any) -> None:
 
 def _whole_number(value: Any) -> int | None:
     """The int a whole-number value equals (numpy's integers included), or None; never a bool's."""
-    if isinstance(value, bool):
+    # numpy's bool is no Integral, but numpy before 2.0 lets operator.index take it (with a DeprecationWarning) as 0
+    # or 1: asking for an Integral refuses it on every numpy pyproject.toml admits.
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         return None
     try:
         return operator.index(value)

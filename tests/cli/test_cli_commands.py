@@ -112,6 +112,16 @@ def test_every_usage_error_is_one_line_and_exits_2(arguments):
     assert result.output.startswith("Error: ") and result.output.count("\n") == 1, result.output
 
 
+@pytest.mark.parametrize("arguments", [["rn"], ["run", "--bogus"], ["report"], ["report", "nowhere"]])
+def test_a_usage_error_is_one_line_under_the_oldest_click_admitted(arguments, monkeypatch):
+    # click 8.1, which pyproject.toml admits, has no NoArgsIsHelpError: every usage error (canasta-sim rn, a mistyped
+    # option, a missing argument) ended in an AttributeError's traceback and exit code 1 there.
+    monkeypatch.delattr(click.exceptions, "NoArgsIsHelpError", raising=False)
+    result = CliRunner().invoke(main, arguments)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("Error: ") and result.output.count("\n") == 1, result.output
+
+
 @pytest.mark.parametrize("command", [["run", "-s", "greedy"], ["check-strategy", "greedy"],
                                      ["compare", "greedy", "--baseline", "random"], ["tune", "expert"]])
 @pytest.mark.parametrize("value", ["inf", "nan", "1e10", "0", "-1", "abc"])

@@ -106,7 +106,8 @@ def test_replay_errors_name_what_is_wrong(run_dir, tmp_path):
         assert result.exit_code == 2 and result.output == (
             f"Error: the run has games 0 to {GAMES - 1}; there is no game {game_id}\n"), result.output
     result = runner.invoke(main, ["replay", str(run_dir), "0", "--no-such-option"])
-    assert result.exit_code == 2 and "No such option '--no-such-option'" in result.output
+    # click writes "No such option: --no-such-option" before 8.4 (pyproject.toml admits 8.1), quoted from 8.4 on.
+    assert result.exit_code == 2 and "No such option" in result.output and "--no-such-option" in result.output
     result = runner.invoke(main, ["replay", str(tmp_path / "missing"), "0"])
     assert result.exit_code == 2 and "does not exist" in result.output
     result = runner.invoke(main, ["replay", str(tmp_path), "0"])

@@ -309,6 +309,17 @@ def test_a_numpy_whole_number_is_taken_as_the_int_it_equals():
         Rules(target_score=np.bool_(True))
 
 
+def test_a_truth_value_that_numpy_before_2_reads_as_an_index_is_no_whole_number():
+    # numpy 1.26, which pyproject.toml admits, lets operator.index take its bool (with a DeprecationWarning): Rules
+    # took target_score=np.bool_(True) as 1.  Its bool stands in here, as CI's numpy refuses it either way.
+    class OldNumpyBool:
+        def __index__(self) -> int:
+            return 1
+
+    with pytest.raises(RulesError, match="target_score"):
+        Rules(target_score=OldNumpyBool())
+
+
 @pytest.mark.parametrize("words, value", [
     (["true", "TRUE", "yes", "Yes", "on", "ON", "1"], True),
     (["false", "False", "no", "NO", "off", "Off", "0"], False),
