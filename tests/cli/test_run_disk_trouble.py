@@ -68,7 +68,7 @@ def test_a_write_refused_gives_back_the_space_of_its_temporary_file(tmp_path):
         raise OSError(28, "No space left on device")
 
     with pytest.raises(OSError, match="No space left"):
-        storage._write_atomically(directory.manifest_path, half_written)
+        storage.write_atomically(directory.manifest_path, half_written)
     assert sorted(entry.name for entry in directory.path.iterdir()) == ["games", "hands"]
 
 
