@@ -6,6 +6,7 @@ text, so that the folder moved anywhere still shows them and a reader who cannot
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import urllib.parse
@@ -33,6 +34,14 @@ def charts_folder(run_dir: Path, output: Path) -> Path:
     return folder / f"{output.stem}-charts"
 
 
+def _refuse_anothers(folder: Path) -> None:
+    """Refuse a charts folder another user owns (or a link they made there): ``-o /tmp/club.md`` puts the charts in
+    ``/tmp/club-charts/``, which anyone may make first, then change the pictures of the published report in."""
+    if hasattr(os, "getuid") and folder.lstat().st_uid != os.getuid():
+        raise OSError(errno.EACCES, "another user's folder, who could change the charts after; remove it or write the "
+                      "report elsewhere")
+
+
 def _alt_text(words: str) -> str:
     """``words`` as Markdown alt text: on one line, the brackets and backslashes that would end it escaped."""
     return re.sub(r"([\\\[\]])", r"\\\1", " ".join(words.split()))
@@ -49,6 +58,7 @@ def markdown_charts(run_dir: Path, output: Path) -> tuple[str, Path]:
     lines = ["### Charts"]
     try:
         folder.mkdir(exist_ok=True)
+        _refuse_anothers(folder)
         for name, draw in charts_for(data).items():
             figure = draw(data)
             save_chart(figure, folder / f"{name}.png", CHART_DPI)

@@ -75,3 +75,21 @@ def test_a_run_or_tuning_folder_written_again_writes_nothing_through_a_link_it_h
         directory.write_manifest({"format": 1})
         assert victim.read_text() == "kept\n"
         assert json.loads(directory.manifest_path.read_text()) == {"format": 1}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not hasattr(os, "getuid"), reason="owners of a POSIX system")
+def test_a_markdown_reports_charts_folder_that_another_user_made_first_is_refused_naming_it(tmp_path, monkeypatch):
+    # -o /tmp/club.md drew its charts into /tmp/club-charts/ whoever had made it, who could change them after.
+    run = tmp_path / "run"
+    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--rules",
+                                     "target_score=1000", "--workers", "1", "--out", str(run), "-q"])
+    assert made.exit_code == 0, made.output
+    (tmp_path / "club-charts").mkdir()  # this process's user made it: as another user, the report's is not its owner
+    monkeypatch.setattr("canasta_sim.cli.report_markdown.os.getuid", lambda: os.stat(tmp_path).st_uid + 1)
+    report = CliRunner().invoke(main, ["report", str(run), "--format", "markdown", "-o", str(tmp_path / "club.md")])
+    assert report.exit_code == 2, report.output
+    assert report.output.strip() == (f"Error: --output {tmp_path / 'club.md'}: its charts cannot be written to "
+                                     f"{tmp_path / 'club-charts'}: another user's folder, who could change the charts "
+                                     "after; remove it or write the report elsewhere")
+    assert list((tmp_path / "club-charts").iterdir()) == []
