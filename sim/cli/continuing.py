@@ -15,7 +15,7 @@ import click
 import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION
-from canasta_sim.cli.options import fail, isolation_options, rules_text
+from canasta_sim.cli.options import fail, refuse_isolating_resume, rules_text
 from canasta_sim.cli.replaying import recorded_games_at_once, recorded_memory_limit
 from canasta_sim.env.decisions import DECISION_SCHEMA
 from canasta_sim.errors import CanastaError
@@ -183,9 +183,8 @@ def check_kept_options(given: Callable[[str], bool], resume, settings: RunSettin
     if given("record_decisions") and record_decisions != settings.record_decisions:
         raise fail(f"--resume {resume}: the run was made with --record-decisions "
                    f"{' '.join(settings.record_decisions) or '(none)'}; resume it without that option")
-    if isolate and isolation_options(settings.specs, isolate) != settings.specs:
-        raise fail(f"--resume {resume}: the run was made with strategies {' vs '.join(settings.specs)}, which "
-                   "--isolate would change; resume it without that option or start a new run")
+    if isolate:
+        refuse_isolating_resume(resume, settings.specs, "run")
 
 
 def _time_limit_kept(resume, time_limit: float | None) -> str:

@@ -63,6 +63,7 @@ __all__ = [
     "rules_options",
     "rules_text",
     "pin_cores",
+    "refuse_isolating_resume",
     "supervision_options",
     "worker_count",
     "workers_option",
@@ -433,6 +434,14 @@ def isolation_options(specs, isolate: bool, memory_limit: int | None = None) -> 
     if not isolate:
         return tuple(specs)
     return tuple(isolate_spec(spec, BUILTIN) for spec in specs)
+
+
+def refuse_isolating_resume(resume: Path, specs: tuple[str, ...], made: str) -> None:
+    """Refuse ``--isolate`` on the ``--resume`` of a run or tuning (``made``) whose strategies ``specs`` it would
+    change: its games were played by those strategies as they were loaded."""
+    if isolation_options(specs, True) != specs:
+        raise fail(f"--resume {resume}: the {made} was made with strategies {' vs '.join(specs)}, which --isolate "
+                   f"would change; resume it without that option or start a new {made}")
 
 
 def limit_memory(memory_limit: int | None) -> None:

@@ -42,9 +42,10 @@ from canasta_sim.cli.options import (
     counted,
     default_folder_made,
     fail,
-    isolation_options,
+    limit_memory,
     open_log_file,
     pin_cores,
+    refuse_isolating_resume,
     rules_given,
     rules_option,
     rules_options,
@@ -311,9 +312,8 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
                 raise fail(f"--out {out} and --resume {resume} name different directories; give only --resume")
             directory, manifest, settings = _resumed_settings(resume, given, stack)
             made = tuple(named for named in (settings.spec, settings.against) if named is not None)
-            if isolate and tuple(isolate_spec(named, BUILTIN) for named in made) != made:
-                raise fail(f"--resume {resume}: the tuning was made with strategies {' vs '.join(made)}, which "
-                           "--isolate would change; resume it without that option or start a new tuning")
+            if isolate:
+                refuse_isolating_resume(resume, made, "tuning")
             note_outside_code(manifest, made, (), "resuming the tuning")  # from its start folder, moved to
             if ctx.get_parameter_source("memory_limit") != click.core.ParameterSource.COMMANDLINE:
                 memory_limit = _kept_option(recorded_memory_limit, directory, manifest)
@@ -321,7 +321,7 @@ def tune_command(ctx: click.Context, spec, against, games, games_per_iteration, 
                 games_at_once = _kept_option(recorded_games_at_once, directory, manifest)
         else:
             directory, manifest, settings = _new_settings(given, out)
-        isolation_options((), False, memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
+        limit_memory(memory_limit)  # the bot processes of isolated: and cmd: specs get the limit too
         cap_games_at_once(games_at_once)
         file_handler = open_log_file(log_file)
         workers = worker_count(workers, (settings.spec, settings.against or settings.spec))
