@@ -48,16 +48,24 @@ def affinity_enabled() -> bool:
     :raises ValueError: for a value other than ``0`` or ``1`` (read by the run's parent before any worker
         starts, so that a typo stops the run in one line).
     """
-    value = os.environ.get(AFFINITY_VARIABLE, "").strip()
-    if value not in ("", "0", "1"):
-        raise ValueError(f"{AFFINITY_VARIABLE}={value!r} is not accepted; use 1 (on) or 0 (off, the default)")
-    return value == "1" and hasattr(os, "sched_setaffinity")
+    return _asked() and hasattr(os, "sched_setaffinity")
 
 
 def affinity_impossible() -> bool:
     """Whether placement is asked for (``CANASTA_SIM_AFFINITY=1``, ``--pin-cores``) on a system that cannot pin a
-    process to a core (macOS, Windows), where it pins nothing."""
-    return os.environ.get(AFFINITY_VARIABLE, "").strip() == "1" and not hasattr(os, "sched_setaffinity")
+    process to a core (macOS, Windows), where it pins nothing.
+
+    :raises ValueError: as :func:`affinity_enabled` does.
+    """
+    return _asked() and not hasattr(os, "sched_setaffinity")
+
+
+def _asked() -> bool:
+    """Whether ``CANASTA_SIM_AFFINITY`` asks for placement (``1``), checked to be ``0``, ``1`` or unset."""
+    value = os.environ.get(AFFINITY_VARIABLE, "").strip()
+    if value not in ("", "0", "1"):
+        raise ValueError(f"{AFFINITY_VARIABLE}={value!r} is not accepted; use 1 (on) or 0 (off, the default)")
+    return value == "1"
 
 
 def placement(slot: int, workers: int, cores: frozenset[int] | None = None) -> Placement | None:

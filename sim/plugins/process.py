@@ -40,7 +40,7 @@ try:
 except ImportError:  # Windows
     resource = None
 
-__all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE", "has_memory_limit", "no_memory_limit_reason"]
+__all__ = ["BotProcess", "STDERR_LOG_LIMIT", "STOP_GRACE", "has_memory_limit", "libc_prctl", "no_memory_limit_reason"]
 
 logger = logging.getLogger("canasta_sim.bots")
 
@@ -107,7 +107,7 @@ class BotProcess:
         :raises MachineRefusal: when the machine refuses it a process, a thread or a pipe (its limit, named).
         """
         limit = self.memory_limit
-        prctl = _prctl()
+        prctl = libc_prctl()
         parent = os.getpid()
 
         def prepare() -> None:  # in the child, before the bot starts
@@ -525,8 +525,9 @@ def _starter() -> concurrent.futures.ThreadPoolExecutor:
         return _STARTER[1]
 
 
-def _prctl():
-    """libc's ``prctl``, looked up before forking (``None`` where there is none: not Linux)."""
+def libc_prctl():
+    """libc's ``prctl``, looked up before forking (``None`` where there is none: not Linux): a bot process and a run's
+    worker ask the kernel through it to be killed with their parent (``PR_SET_PDEATHSIG``)."""
     if not sys.platform.startswith("linux"):  # (Windows has no libc to open by no name: CDLL(None) raises TypeError)
         return None
     with contextlib.suppress(OSError, AttributeError):

@@ -9,14 +9,14 @@ only what the containment can stop, and a run says which it had (``run.json``'s 
 from __future__ import annotations
 
 import multiprocessing
-import signal
 import sys
+
+from canasta_sim.arbiter.clock import HAS_ALARM
 
 # Where a bot process's limit is applied, and a worker's by the same means: re-exported as this system's containment.
 from canasta_sim.plugins.process import has_memory_limit, no_memory_limit_reason
 
-__all__ = ["containment_text", "dies_with_parent", "has_decision_alarm", "has_memory_limit", "no_memory_limit_reason",
-           "worker_start_method"]
+__all__ = ["containment_text", "dies_with_parent", "has_memory_limit", "no_memory_limit_reason", "worker_start_method"]
 
 
 def worker_start_method() -> str:
@@ -38,18 +38,13 @@ def dies_with_parent() -> bool:
     return sys.platform.startswith("linux")
 
 
-def has_decision_alarm() -> bool:
-    """Whether a decision's clock is a signal timer (``SIGALRM``), which also stops a strategy sleeping or waiting in
-    C; without one (Windows) a watchdog thread stops pure-Python code only, and the supervisor's kill, a second past
-    the time limit, stops the rest."""
-    return hasattr(signal, "SIGALRM") and hasattr(signal, "setitimer")
-
-
 def containment_text() -> str:
     """One line saying how this system contains a run's strategies, as ``run.json`` records it: ``spawned workers,
     decision clock by watchdog thread, workers end at their next task when the command dies, no memory limits``."""
     parts = ["forked workers" if worker_start_method() == "fork" else "spawned workers",
-             "decision clock by alarm" if has_decision_alarm() else "decision clock by watchdog thread",
+             # Without the alarm (Windows) a watchdog thread stops pure-Python code only, and the supervisor's kill, a
+             # second past the time limit, the rest.
+             "decision clock by alarm" if HAS_ALARM else "decision clock by watchdog thread",
              "workers die with the command" if dies_with_parent() else
              "workers end at their next task when the command dies",
              "memory limits" if has_memory_limit() else "no memory limits"]

@@ -8,7 +8,6 @@ in the shared *monitor* and sending each game back as it ends.  What strategies 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import io
 import logging
 import os
@@ -26,6 +25,7 @@ from canasta_sim.errors import MachineRefusal, StrategyError
 from canasta_sim.plugins.affinity import pin_worker
 from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning
 from canasta_sim.plugins.pools import close_all
+from canasta_sim.plugins.process import libc_prctl
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import STOPPING_SIGNALS, log_failure
@@ -74,12 +74,10 @@ class CappedOutput(io.TextIOBase):
 def die_with_parent() -> None:
     """Have the kernel kill this process when its parent dies (Linux ``PR_SET_PDEATHSIG``; elsewhere nothing)."""
     # A worker spinning in strategy code never checks on its parent: let the kernel kill it (Linux).  Elsewhere a
-    # worker's pipe reaching its end ends it at its next task; Windows has no libc to open by no name at all.
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    # worker's pipe reaching its end ends it at its next task.
+    prctl = libc_prctl()
+    if prctl is not None:
+        prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _limit_memory(megabytes: int | None) -> None:
