@@ -33,6 +33,7 @@ __all__ = [
     "error_text",
     "exception_text",
     "extra_packages",
+    "found_in_chain",
     "install_hint",
     "machine_refused",
     "raised_text",
@@ -130,6 +131,19 @@ def _refused_limit(error: BaseException) -> int | None:
 def refuses_processes(error: BaseException) -> bool:
     """Whether ``error`` is the machine refusing a process or a thread for the limit on them (``ulimit -u``)."""
     return _refused_limit(error) == errno.EAGAIN
+
+
+def found_in_chain(error: BaseException | None, kind: type[BaseException] | tuple[type[BaseException], ...]):
+    """The first exception of ``kind`` among ``error`` and those it was raised from or while handling (its
+    ``__cause__``, else its ``__context__``, and theirs), or ``None``: what a library's own exception wraps (Dask's
+    "Nanny failed to start", a strategy's failure raised while printing)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, kind):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
 
 
 def machine_refused(what: str, error: BaseException) -> str | None:

@@ -20,7 +20,7 @@ import click
 
 from canasta_sim import ENGINE_VERSION, __version__
 from canasta_sim.core._compiled import accelerator
-from canasta_sim.errors import CanastaError
+from canasta_sim.errors import CanastaError, found_in_chain
 
 COMMANDS = {
     "check-strategy": ("check", "check_command", "Play SPEC against greedy and random and report any failure."),
@@ -107,13 +107,7 @@ def output_closed(error: BaseException) -> bool:
     """Whether ``error`` comes of writing to a standard output nobody reads any more: a ``BrokenPipeError`` it is, was
     raised from or while handling (a strategy's writing at the terminal reaches a command as the seat's failure), while
     standard output is a pipe whose reader has gone.  A bot's own pipe breaking is the bot's failure, not this."""
-    seen = set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        if isinstance(error, BrokenPipeError):
-            return _stdout_reader_gone()
-        error = error.__cause__ or error.__context__
-    return False
+    return found_in_chain(error, BrokenPipeError) is not None and _stdout_reader_gone()
 
 
 def _stdout_reader_gone() -> bool:

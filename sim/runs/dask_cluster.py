@@ -15,7 +15,7 @@ import socket
 import time
 import traceback
 
-from canasta_sim.errors import CanastaError, machine_refused
+from canasta_sim.errors import CanastaError, found_in_chain, machine_refused
 
 logger = logging.getLogger(__name__)
 
@@ -92,11 +92,8 @@ def start_local_cluster(workers: int, worker_class):
 def _refused_start(error: BaseException) -> str | None:
     """The line of a local cluster whose worker processes the machine refused, from the ``OSError`` behind ``error``;
     ``None`` when there is none."""
-    seen = set()
-    while error is not None and not isinstance(error, OSError) and id(error) not in seen:
-        seen.add(id(error))
-        error = error.__cause__ or error.__context__
-    if not isinstance(error, OSError):
+    error = found_in_chain(error, OSError)
+    if error is None:
         return None
     refused = machine_refused("a local Dask worker process", error)
     if refused is not None:
