@@ -309,7 +309,7 @@ def test_a_numpy_whole_number_is_taken_as_the_int_it_equals():
         Rules(target_score=np.bool_(True))
 
 
-def test_a_truth_value_that_numpy_before_2_reads_as_an_index_is_no_whole_number():
+def test_a_truth_value_that_numpy_before_2_reads_as_an_index_is_no_target_score_r15_1():
     # numpy 1.26, which pyproject.toml admits, lets operator.index take its bool (with a DeprecationWarning): Rules
     # took target_score=np.bool_(True) as 1.  Its bool stands in here, as CI's numpy refuses it either way.
     class OldNumpyBool:
