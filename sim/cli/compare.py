@@ -64,8 +64,9 @@ from canasta_sim.runs.code_guard import CodeGuard
 from canasta_sim.runs.failure_log import watch_here
 from canasta_sim.runs.matchmaking import deal_seed, first_spec_side
 from canasta_sim.runs.records import ChunkRecorder
-from canasta_sim.runs.runner import ON_ERROR_CHOICES, log_failure, stop_on_signals
+from canasta_sim.runs.runner import ON_ERROR_CHOICES, log_failure
 from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt, elo_interval_text, unanimous_elo_bound
+from canasta_sim.runs.stopping import stop_on_signals
 from canasta_sim.runs.summary import hand_cap_line
 from canasta_sim.runs.supervisor import StopPlaying, WorkerStartError, charged_failure, worker_pool
 

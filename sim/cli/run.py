@@ -93,10 +93,9 @@ from canasta_sim.runs.runner import (
     ChunkRunner,
     RunSettings,
     describe_strategy,
-    hold_stop_signals,
     settings_from_manifest,
-    stop_signals_released,
 )
+from canasta_sim.runs.stopping import hold_stop_signals, stop_signals_released
 from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
 from canasta_sim.runs.supervisor import WorkerStartError

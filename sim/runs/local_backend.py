@@ -19,8 +19,8 @@ from canasta_sim.runs.runner import (
     ChunkPlayer,
     ChunkReport,
     RunSettings,
-    stop_on_signals,
 )
+from canasta_sim.runs.stopping import stop_on_signals
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.runs.supervisor import (
     MIN_PIECE_GAMES,

@@ -28,7 +28,8 @@ from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import libc_prctl
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
 from canasta_sim.runs.records import GameRows
-from canasta_sim.runs.runner import STOPPING_SIGNALS, log_failure
+from canasta_sim.runs.runner import log_failure
+from canasta_sim.runs.stopping import STOPPING_SIGNALS
 from canasta_sim.runs.worker_log import send_records_to
 
 __all__ = ["OUTPUT_LIMIT", "CappedOutput", "die_with_parent", "worker_main"]

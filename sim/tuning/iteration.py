@@ -393,7 +393,7 @@ class MatchPool:
 
     Use it as a context manager; leaving it by an exception (a second Ctrl-C) kills the workers, whose
     unfinished iteration is not needed.  Setting :attr:`stop_event` (Ctrl-C or SIGTERM, through
-    :func:`~canasta_sim.runs.runner.stop_on_signals`) stops them as ``run``'s are stopped: each finishes its game,
+    :func:`~canasta_sim.runs.stopping.stop_on_signals`) stops them as ``run``'s are stopped: each finishes its game,
     those still busy after :data:`~canasta_sim.runs.supervisor.STOP_GRACE_SECONDS` are killed.
 
     :param on_error: the tasks' policy (workers stop a task at its first failure under ``'stop'``).

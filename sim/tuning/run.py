@@ -40,7 +40,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, RulesError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.pools import close_all
-from canasta_sim.runs.runner import stop_on_signals as signals_stop
+from canasta_sim.runs.stopping import stop_on_signals as signals_stop
 from canasta_sim.runs.storage import parquet_path, stamped, write_atomically
 from canasta_sim.tuning.iteration import (
     ON_ERROR_CHOICES,
@@ -293,7 +293,7 @@ def run_tuning(
     :param on_iteration: called with each new row and the rounded point after it.
     :param should_stop: checked before each iteration; ``True`` ends the session as interrupted.
     :param stop_on_signals: make the first Ctrl-C or SIGTERM stop the workers as ``run``'s are stopped
-        (:func:`canasta_sim.runs.runner.stop_on_signals`): each finishes its game, those still busy two seconds
+        (:func:`canasta_sim.runs.stopping.stop_on_signals`): each finishes its game, those still busy two seconds
         later are killed, the unfinished iteration is dropped and the session ends as interrupted; a second
         Ctrl-C raises :class:`KeyboardInterrupt` at once.  Finished iterations are on disk either way.
     :param memory_limit: megabytes of address space each worker process may use.
