@@ -75,7 +75,7 @@ def announce_attempt(run_token: str, chunk: int, submission: int, what: str) -> 
 class Resubmissions:
     """The client's book of one run's submissions, their attempts and the chunks lost.
 
-    :param run_token: the run's :attr:`~canasta_sim.runs.dask_backend.ChunkJob.token`, which its attempts announce.
+    :param run_token: the run's :attr:`~canasta_sim.runs.dask_task.ChunkJob.token`, which its attempts announce.
     :param chunks: the chunks the run plays now.  A chunk may lose :data:`~canasta_sim.runs.supervisor.IDLE_DEATHS`
         times as many submissions with an attempt dying while it played as it has games, and the run as many that
         cost their chunk nothing as all of them have games.

@@ -62,7 +62,7 @@ class RowsFetch:
         self._done.set()
 
     def poll(self):
-        """The chunk's :class:`~canasta_sim.runs.dask_backend.ChunkResult` once fetched, ``None`` while the fetch is
+        """The chunk's :class:`~canasta_sim.runs.dask_task.ChunkResult` once fetched, ``None`` while the fetch is
         under way.
 
         :raises ChunkLost: as soon as the chunk will not come back (see :class:`ChunkLost`).
