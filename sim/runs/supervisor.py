@@ -20,7 +20,8 @@ the game, the seat and decision asked and the time in a few floats of shared mem
 
 Workers ignore Ctrl-C (only the supervisor decides what it means), die with the supervisor (Linux
 ``PR_SET_PDEATHSIG``), optionally run under a memory limit (``RLIMIT_AS``), and capture what strategies
-print: it goes to the run's log (size-capped per game), never to the tool's output.
+print: it goes to the run's log (size-capped per game), never to the tool's output.  The supervisor holds each
+as a :class:`~canasta_sim.runs.worker_process.WorkerProcess`.
 
 Games are pure functions of their seeds, so the tables are the same whatever the number of workers,
 and a game not charged to a failure is the same as in a run without failures.
@@ -41,25 +42,23 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import pickle
-import select
 import signal
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any, Protocol
 
-from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_SIZE, MONITOR_START, decode_call, overrun
+from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call, overrun
 from canasta_sim.core.engine import first_dealer
 from canasta_sim.errors import StrategyError
-from canasta_sim.plugins.affinity import Placement, affinity_enabled, affinity_impossible, placement
-from canasta_sim.plugins.bot_marks import end_marked
-from canasta_sim.plugins.process import STOP_GRACE
+from canasta_sim.plugins.affinity import affinity_enabled, affinity_impossible, placement
 from canasta_sim.runs.containment import has_memory_limit, no_memory_limit_reason, worker_start_method
-from canasta_sim.runs.machine import StopFlag, WorkerStartError, shared_memory, starting
+from canasta_sim.runs.machine import StopFlag, WorkerStartError
 from canasta_sim.runs.records import GameRows
 from canasta_sim.runs.runner import log_failure, worker_logging
 from canasta_sim.runs.storage import RunDirectory
-from canasta_sim.runs.worker import OUTPUT_LIMIT, worker_main
+from canasta_sim.runs.worker import OUTPUT_LIMIT
 from canasta_sim.runs.worker_log import WorkerLogs
+from canasta_sim.runs.worker_process import WorkerProcess
 
 __all__ = [
     "OUTPUT_LIMIT",
@@ -89,13 +88,6 @@ STOP_GRACE_SECONDS = 2.0
 
 START_FAILURES = 3
 """Workers that die before playing anything, in a row, before the run gives up."""
-
-ENDING_GAMES = 16
-"""Games left in a worker's task, with nothing sent ahead, from which each of its messages wakes the supervisor.  At
-the tick alone the supervisor learned of such a task's end half a tick late on average, the worker idle meanwhile:
-22 to 54 ms of each worker's time in a 4,000-game run on two workers (its last pieces), about 1% of the run; now
-about 1 ms.  Earlier in the task the tick is soon enough, and a message that wakes the supervisor costs its worker
-the wake-up in its send."""
 
 MIN_PIECE_GAMES = 16
 """The fewest games the supervisor hands a worker when it shares the last chunks out in pieces (see
@@ -157,78 +149,6 @@ def charged_failure(spec: str, game_seed: int, seat: int, decision: str, reason:
 # --- in the supervisor --------------------------------------------------------------------------------
 
 
-class _Worker:
-    """One worker process, its pipe, its monitor and its task."""
-
-    started = 0
-
-    def __init__(self, context, logs: WorkerLogs, arguments, where: Placement | None) -> None:
-        self.where = where
-        """The worker's core and its bots' (:mod:`canasta_sim.plugins.affinity`), kept by the worker replacing it."""
-        with starting("a worker process"):
-            self.monitor_memory = shared_memory(context, MONITOR_SIZE * 8)
-            self.monitor = memoryview(self.monitor_memory).cast("B").cast("d")
-            self.monitor[MONITOR_GAME] = -1
-            self.connection, child = context.Pipe()
-            log_channel = logs.channel()
-            _Worker.started += 1
-            self.process = context.Process(target=worker_main,
-                                           args=(child, log_channel, self.monitor_memory, where, *arguments),
-                                           name=f"Worker-{_Worker.started}", daemon=True)
-            try:
-                self.process.start()
-            finally:  # the worker's alone now, or never started: its log's pipe ends with it, so the reader lets go
-                child.close()
-                log_channel.close()
-        self.ready = False
-        self.task: tuple[Hashable, int, int] | None = None
-        """``(chunk, next game, end)`` while busy: the worker plays the chunk's games up to ``end`` (excluded)."""
-        self.queued: tuple[Hashable, int, int] | None = None
-        """``(chunk, first game, end)`` sent ahead while busy, so that the worker goes on to it at once: the
-        supervisor may be writing a chunk's parts just then."""
-        self.killed_for: str | None = None
-        self.hung_up = False
-        """Whether its pipe reached its end (the worker is ending): waiting on it would return at once, forever."""
-        # One poll object for the pipe, kept: Connection.poll sets up a selector at each call, once per game here.
-        self.poller = None
-        if hasattr(select, "poll"):
-            self.poller = select.poll()
-            self.poller.register(self.connection.fileno(), select.POLLIN)
-
-    def has_message(self) -> bool:
-        """Whether a message (or the end of the pipe) waits to be read, asked without blocking."""
-        if self.poller is None:
-            return self.connection.poll()
-        return bool(self.poller.poll(0))
-
-    def ending(self) -> bool:
-        """Whether the supervisor should wake at its next message: it is starting, or within :data:`ENDING_GAMES`
-        of its task's end with no task sent ahead, so that it will wait idle for the next."""
-        if self.hung_up:
-            return False
-        task = self.task
-        return not self.ready or task is not None and self.queued is None and task[2] - task[1] <= ENDING_GAMES
-
-    def kill(self) -> None:
-        with contextlib.suppress(OSError):
-            self.process.kill()
-        self.process.join(5)
-        # Its bots die with it (PR_SET_PDEATHSIG), but not what they started out of their groups' reach.
-        end_marked(started_by=self.process.pid)
-
-    def close(self) -> None:
-        if self.task is not None:
-            self.kill()  # still playing: the run is ending (an error or a second Ctrl-C), do not wait
-        with contextlib.suppress(OSError):
-            if self.process.is_alive():
-                self.connection.send(None)
-        # The worker's bots each have their grace period after quit, shared, before the worker itself can exit.
-        self.process.join(2 + STOP_GRACE)
-        if self.process.is_alive():
-            self.kill()
-        self.connection.close()
-
-
 class WorkerPool:
     """Supervised worker processes playing a schedule's chunks; they are kept from one :meth:`play` to the next.
 
@@ -263,10 +183,10 @@ class WorkerPool:
                 logger.warning("--pin-cores pins nothing: this system cannot pin a process to a core (Linux only)")
         except ValueError as error:  # a bad CANASTA_SIM_AFFINITY
             raise WorkerStartError(str(error)) from None
-        self.workers: list[_Worker] = []
+        self.workers: list[WorkerProcess] = []
         try:
             for where in placements:
-                self.workers.append(_Worker(context, logs, self.arguments, where))
+                self.workers.append(WorkerProcess(context, logs, self.arguments, where))
         except WorkerStartError:  # the machine refused one (ulimit -u): those started are ended with the command
             self.close()
             raise
@@ -299,7 +219,7 @@ class WorkerPool:
         for index, worker in enumerate(self.workers):
             if worker.ready and not worker.process.is_alive():  # killed when a previous play ended early
                 worker.connection.close()
-                self.workers[index] = _Worker(self.context, self.logs, self.arguments, worker.where)
+                self.workers[index] = WorkerProcess(self.context, self.logs, self.arguments, worker.where)
         return _Play(self, chunks, on_chunk, directory, on_games).run()
 
 
@@ -374,7 +294,7 @@ class _Play:
             self.on_games(kept)
         return True
 
-    def _send_next(self, worker: _Worker) -> tuple[Hashable, int, int] | None:
+    def _send_next(self, worker: WorkerProcess) -> tuple[Hashable, int, int] | None:
         """Send the worker the next pending ``(chunk, first game, end)`` and return it; ``None`` if the worker is
         dead (the task stays pending, and the worker is replaced once its death is seen)."""
         task = self._next_piece()
@@ -409,13 +329,13 @@ class _Play:
         self.pieces[chunk] += 1
         return chunk, first, first + piece
 
-    def _start(self, worker: _Worker, task: tuple[Hashable, int, int] | None) -> None:
+    def _start(self, worker: WorkerProcess, task: tuple[Hashable, int, int] | None) -> None:
         """Make ``task`` the one the worker plays now, opening its chunk's book."""
         worker.task = task
         if task is not None and task[0] not in self.books:
             self.books[task[0]] = self.schedule.new_book(task[0], self.pool.on_error)
 
-    def _enforce_clocks(self, worker: _Worker, now: float, stopping: bool) -> None:
+    def _enforce_clocks(self, worker: WorkerProcess, now: float, stopping: bool) -> None:
         """Kill a worker whose call overran the time limit, or that is still busy past the stop's grace."""
         time_limit = self.schedule.time_limit
         # The number before the start, as a worker writes them the other way round: read in the other order, a game
@@ -456,7 +376,7 @@ class _Play:
         if self.pieces[chunk] <= 0:
             self._finish(chunk)
 
-    def _record(self, worker: _Worker, game_id: int, outcome, extra=None) -> None:
+    def _record(self, worker: WorkerProcess, game_id: int, outcome, extra=None) -> None:
         self.pool.idle_deaths = 0
         chunk, _, end = worker.task
         worker.task = (chunk, game_id + 1, end)
@@ -467,7 +387,7 @@ class _Play:
             self.error = book.error
             self.pool.stop_event.set()
 
-    def _handle(self, worker: _Worker, message) -> None:
+    def _handle(self, worker: WorkerProcess, message) -> None:
         kind = message[0]
         if kind == "ready":
             worker.ready = True
@@ -487,7 +407,7 @@ class _Play:
             self._start(worker, next_task)
             self._piece_ended(chunk)
 
-    def _receive(self, worker: _Worker) -> None:
+    def _receive(self, worker: WorkerProcess) -> None:
         """Take every message the worker has sent so far."""
         while True:
             # Only the reading is guarded: a part the disk refuses while a message is handled stops the run.
@@ -502,7 +422,7 @@ class _Play:
             if not worker.has_message():
                 return
 
-    def _replace(self, worker: _Worker) -> _Worker:
+    def _replace(self, worker: WorkerProcess) -> WorkerProcess:
         """Charge the game the dead worker was playing, keep its chunk going on a new worker."""
         if worker.has_message():
             self._receive(worker)
@@ -535,9 +455,9 @@ class _Play:
             if pool.idle_deaths >= IDLE_DEATHS:
                 raise WorkerStartError(f"workers keep dying outside any game ({pool.idle_deaths} in a row, the last "
                                        f"with exit code {worker.process.exitcode}); no more are started")
-        return _Worker(pool.context, pool.logs, pool.arguments, worker.where)
+        return WorkerProcess(pool.context, pool.logs, pool.arguments, worker.where)
 
-    def _played_again(self, worker: _Worker, chunk: Hashable, game_id: int) -> bool:
+    def _played_again(self, worker: WorkerProcess, chunk: Hashable, game_id: int) -> bool:
         """Whether the dead worker's game is played again rather than charged: it died during a built-in strategy's
         call, which cannot have caused it (its alarm's kill past the time limit is charged as ever)."""
         is_built_in = getattr(self.schedule, "is_built_in", None)
@@ -555,7 +475,7 @@ class _Play:
                        "the game is played again", game_id, exit_text(worker.process.exitcode))
         return True
 
-    def _charge_death(self, worker: _Worker, chunk: Hashable, game_id: int) -> None:
+    def _charge_death(self, worker: WorkerProcess, chunk: Hashable, game_id: int) -> None:
         """Charge game ``game_id`` to the seat whose call was running when its worker died or was killed."""
         seat, decision = decode_call(worker.monitor[MONITOR_CALL])
         if worker.killed_for is not None:

@@ -19,7 +19,9 @@ from canasta_sim.cli import main
 from canasta_sim.runs import local_backend
 from canasta_sim.runs.local_backend import workers_for
 from canasta_sim.runs.runner import RunSettings
-from canasta_sim.runs.supervisor import ENDING_GAMES, MIN_PIECE_GAMES, _Play, _Worker
+from canasta_sim.runs.supervisor import MIN_PIECE_GAMES, _Play
+from canasta_sim.runs.worker_process import ENDING_GAMES
+from canasta_sim.runs.worker_process import WorkerProcess as _Worker
 from tests.helpers import BOTS, assert_same_run_tables
 
 
