@@ -6,8 +6,8 @@ round robin, leaves a half-written part beside its parts as a write cut short do
 canasta-sim wrote them before the columns that never hold nulls were declared so (a run resumed since holds both), then
 checks that both readings give the summary's games, wins, win rate and mean margin
 (``canasta_sim.analysis.summarize``), that each tool reads every column of ``games`` and ``hands`` with the type the
-page's tables give, and that DuckDB's ``parquet_schema`` finds ``REQUIRED`` every column the page does not call
-nullable:
+page's tables give, that DuckDB's ``parquet_schema`` finds ``REQUIRED`` every column the page does not call
+nullable, and that the page's ways of reading a part's ``canasta_sim`` metadata give the run's seed:
 
     pip install duckdb polars
     python scripts/other_readers.py
@@ -18,6 +18,7 @@ smaller run where both are installed and skips it elsewhere.  It exits 1 naming 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import subprocess
@@ -45,6 +46,22 @@ def section_code(language: str) -> str:
     if found is None:
         raise SystemExit(f"{PAGE.name}: no {language} block under {SECTION!r}")
     return found.group(1)
+
+
+def prose_code(start: str) -> str:
+    """The code quoted in the page's section :data:`SECTION` that begins with ``start``, its line breaks as spaces."""
+    section = " ".join(PAGE.read_text(encoding="utf-8").split(SECTION, 1)[1].split("\n## ", 1)[0].split())
+    found = re.search(rf"`({re.escape(start)}[^`]*)`", section)
+    if found is None:
+        raise SystemExit(f"{PAGE.name}: no code beginning {start!r} under {SECTION!r}")
+    return found.group(1)
+
+
+def _metadata_problem(tool: str, run: Path, text) -> list[str]:
+    """A problem when ``text``, the ``canasta_sim`` metadata a tool read, does not name ``run``'s seed."""
+    seed = json.loads((run / "run.json").read_text(encoding="utf-8"))["seed"]
+    read = json.loads(text).get("seed") if text else None
+    return [] if read == seed else [f"{tool} read the metadata {text!r}, not the run's seed {seed}"]
 
 
 def documented_kinds(table: str) -> dict[str, str]:
@@ -134,6 +151,10 @@ def _duckdb_problems(run: Path, table: str) -> list[str]:
         if required.get(name) != ("nullable" not in kind):
             problems.append(f"DuckDB's parquet_schema finds {table}.{name} "
                             f"{'REQUIRED' if required.get(name) else 'OPTIONAL'}, the page says {kind}")
+    if table == "games":
+        query = prose_code("SELECT decode(value) FROM parquet_kv_metadata").replace("PART", f"'{latest}'")
+        rows = duckdb.sql(query).fetchall()
+        problems += _metadata_problem("DuckDB", run, rows[0][0] if rows else None)
     parts = str(run / table / "part-*.parquet")
     read = {row[0]: row[1] for row in duckdb.sql(f"DESCRIBE SELECT * FROM read_parquet('{parts}')").fetchall()}
     return problems + [f"DuckDB reads {table}.{name} as {read.get(name)}, the page says {kind}"
@@ -143,9 +164,13 @@ def _duckdb_problems(run: Path, table: str) -> list[str]:
 def _polars_problems(run: Path, table: str) -> list[str]:
     import polars as pl
 
+    problems = []
+    if table == "games":
+        code = prose_code("pl.read_parquet_metadata").replace("PART", repr(str(run / table / "part-000000.parquet")))
+        problems += _metadata_problem("Polars", run, eval(code, {"pl": pl}))  # noqa: S307 - the page's own code
     parts = str(run / table / "part-*.parquet")
     read = {name: str(kind) for name, kind in pl.scan_parquet(parts).collect_schema().items()}
-    return [f"Polars reads {table}.{name} as {read.get(name)}, the page says {kind}"
+    return problems + [f"Polars reads {table}.{name} as {read.get(name)}, the page says {kind}"
             for name, kind in documented_types(table).items() if read.get(name) != POLARS_TYPES[kind]]
 
 
