@@ -3,17 +3,17 @@
 A colleague who gets only the Parquet tables reads them with the DuckDB query and the Polars code of the page's
 section *Reading the tables with DuckDB, Polars or another tool*, taken from the page itself.  This plays a small
 round robin, leaves a half-written part beside its parts as a write cut short does and rewrites one part as
-canasta-sim wrote them before the columns that never hold nulls were declared so (a run resumed since holds both), then
-checks that both readings give the summary's games, wins, win rate and mean margin
-(``canasta_sim.analysis.summarize``), that each tool reads every column of ``games`` and ``hands`` with the type the
-page's tables give, that DuckDB's ``parquet_schema`` finds ``REQUIRED`` every column the page does not call
-nullable, and that the page's ways of reading a part's ``canasta_sim`` metadata give the run's seed:
+canasta-sim wrote them before the columns that never hold nulls were declared so (a run resumed since holds both),
+then checks that both readings give the summary's games, wins, win rate and mean margin
+(``canasta_sim.analysis.summarize``), that each tool reads every column of ``games``, ``hands`` and ``decisions``
+with the type the page's tables give, that DuckDB's ``parquet_schema`` finds ``REQUIRED`` every column the page does
+not call nullable, and that the page's ways of reading a part's ``canasta_sim`` metadata give the run's seed:
 
     pip install duckdb polars
     python scripts/other_readers.py
 
-DuckDB and Polars are not canasta-sim's dependencies: ``tests/scripts/test_other_readers.py`` runs the check on a
-smaller run where both are installed and skips it elsewhere.  It exits 1 naming what differs.
+Neither is a dependency of canasta-sim; DuckDB is in the ``dev`` extra.  ``tests/scripts/test_other_readers.py`` runs
+the check of each tool on a smaller run where the tool is installed.  It exits 1 naming what differs.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ PAGE = ROOT / "docs" / "output.md"
 SECTION = "## Reading the tables with DuckDB, Polars or another tool"
 
 DUCKDB_TYPES = {"int64": "BIGINT", "uint64": "UBIGINT", "int32": "INTEGER", "int8": "TINYINT", "string": "VARCHAR",
-                "bool": "BOOLEAN"}
+                "bool": "BOOLEAN", "list of int32": "INTEGER[]"}
 POLARS_TYPES = {"int64": "Int64", "uint64": "UInt64", "int32": "Int32", "int8": "Int8", "string": "String",
-                "bool": "Boolean"}
+                "bool": "Boolean", "list of int32": "List(Int32)"}
 
 
 def section_code(language: str) -> str:
@@ -81,7 +81,8 @@ def documented_types(table: str) -> dict[str, str]:
 def play(folder: Path) -> Path:
     run = folder / "run"
     subprocess.run([sys.executable, "-m", "canasta_sim", "run", "--games", "36", "--seed", "3", "-q", "--workers", "1",
-                    "-s", "expert", "-s", "greedy", "-s", "random", "--rules", "target_score=1500", "--out", str(run)],
+                    "-s", "expert", "-s", "greedy", "-s", "random", "--rules", "target_score=1500",
+                    "--record-decisions", "random", "--out", str(run)],
                    check=True, stdout=subprocess.DEVNULL)
     return as_readers_meet_it(run)
 
@@ -122,7 +123,7 @@ def problems_of(run: Path, tools: tuple[str, ...] = TOOLS) -> list[str]:
             if got is None or any(not math.isclose(float(a), float(b), abs_tol=1e-9)
                                   for a, b in zip(got, figures, strict=True)):
                 problems.append(f"{tool}: {strategy} read {got}, the summary has {figures}")
-        for table in ("games", "hands"):
+        for table in ("games", "hands", "decisions"):
             problems += table_problems(run, table)
     return problems
 

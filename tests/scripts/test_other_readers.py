@@ -15,7 +15,7 @@ def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("readers") / "run"
     result = CliRunner().invoke(main, ["run", "--games", "12", "--seed", "3", "-q", "--workers", "1", "-s", "expert",
                                        "-s", "greedy", "-s", "random", "--rules", "target_score=1000",
-                                       "--chunk-size", "4", "--out", str(out)])
+                                       "--chunk-size", "4", "--record-decisions", "random", "--out", str(out)])
     assert result.exit_code == 0, result.output
     return script_module("other_readers").as_readers_meet_it(out)
 
