@@ -112,6 +112,8 @@ def check_columns(directory: RunDirectory, instead: str = "start a new run") -> 
                                  ("decisions", directory.decisions_path, DECISION_SCHEMA)):
         for _, part in sorted(directory.parts(folder).items()):
             found = read_part(pq.read_schema, part)
+            # Names and types, not which fields are nullable: parts written before the columns that never hold nulls
+            # were declared so read as one table with those written now (docs/output.md).
             if [(field.name, field.type) for field in found] != [(field.name, field.type) for field in schema]:
                 missing = [field for field in schema.names if field not in found.names]
                 extra = [field for field in found.names if field not in schema.names]

@@ -20,21 +20,26 @@ __all__ = ["DECISION_SCHEMA", "DecisionRecorder", "recorded_seats", "verify_reco
 
 DECISION_SCHEMA = pa.schema(
     [
-        ("game_id", pa.int64()),
-        ("hand_no", pa.int32()),
-        ("turn", pa.int32()),
-        ("seat", pa.int8()),
-        ("team", pa.string()),
-        ("strategy", pa.string()),
-        ("decision", pa.string()),
-        ("observation", pa.list_(pa.int32())),
-        ("legal_actions", pa.int32()),
-        ("allowed", pa.list_(pa.int32())),
-        ("action", pa.int32()),
-        ("actions", pa.list_(pa.int32())),
-        ("move", pa.string()),
-        ("hand_score", pa.int32()),
-        ("hand_margin", pa.int32()),
+        # Every decision row has every value: no column is declared nullable (a list's entries keep arrow's default
+        # item field, the type a run's earlier parts have, which --resume compares).
+        pa.field(name, kind, nullable=False)
+        for name, kind in (
+            ("game_id", pa.int64()),
+            ("hand_no", pa.int32()),
+            ("turn", pa.int32()),
+            ("seat", pa.int8()),
+            ("team", pa.string()),
+            ("strategy", pa.string()),
+            ("decision", pa.string()),
+            ("observation", pa.list_(pa.int32())),
+            ("legal_actions", pa.int32()),
+            ("allowed", pa.list_(pa.int32())),
+            ("action", pa.int32()),
+            ("actions", pa.list_(pa.int32())),
+            ("move", pa.string()),
+            ("hand_score", pa.int32()),
+            ("hand_margin", pa.int32()),
+        )
     ]
 )
 """One row per decision of a recorded seat."""

@@ -36,7 +36,14 @@ __all__ = [
 TEAM_NAMES = ("A", "B")
 """Team letters by side index (0 = seats 0 and 2, 1 = seats 1 and 3)."""
 
-GAME_SCHEMA = pa.schema(
+
+def _schema(columns: list[tuple[str, pa.DataType]], nullable: frozenset[str] = frozenset()) -> pa.Schema:
+    # Only the columns that can hold nulls are declared nullable, so that a reader's schema (DuckDB's DESCRIBE, R's
+    # arrow, pyarrow.parquet.read_schema) tells an analyst which columns a query must guard against missing values.
+    return pa.schema([pa.field(name, kind, nullable=name in nullable) for name, kind in columns])
+
+
+GAME_SCHEMA = _schema(
     [
         ("game_id", pa.int64()),
         ("seed", pa.uint64()),
@@ -54,9 +61,11 @@ GAME_SCHEMA = pa.schema(
         ("forfeit_team", pa.string()),
         ("error", pa.string()),
         ("forfeit_reason", pa.string()),
-    ]
+    ],
+    # A draw has no winning strategy; a game not forfeited, no forfeit.
+    nullable=frozenset({"winner_strategy", "forfeit_team", "error", "forfeit_reason"}),
 )
-"""One row per game."""
+"""One row per game; only ``winner_strategy``, ``forfeit_team``, ``error`` and ``forfeit_reason`` are nullable."""
 
 # Per-side figures copied from SideHandResult under the same name, in output order.
 _SIDE_FIELDS = (
@@ -82,7 +91,7 @@ _BOOL_FIELDS = frozenset({"went_out", "concealed", "melded"})
 
 _game_id = itemgetter(0)  # the first field of a game row and of a hand row
 
-HAND_SCHEMA = pa.schema(
+HAND_SCHEMA = _schema(
     [
         ("game_id", pa.int64()),
         ("hand_no", pa.int32()),
@@ -106,7 +115,7 @@ HAND_SCHEMA = pa.schema(
         ("second_seat_cards_left", pa.int32()),
     ]
 )
-"""One row per team per hand."""
+"""One row per team per hand; no column is nullable."""
 
 
 _side_values = attrgetter(*_SIDE_FIELDS)

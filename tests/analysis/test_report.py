@@ -22,13 +22,13 @@ HANDS = SUMMARY_FIXTURE_HANDS
 
 
 def full_table(rows: list[dict], schema: pa.Schema) -> pa.Table:
-    """Rows with every schema column: integers 0, flags false, strings empty unless given."""
-    defaults = {pa.types.is_boolean: False, pa.types.is_string: None}
+    """Rows with every schema column: integers 0, flags false, strings empty (null where the column may be null)
+    unless given."""
+    defaults = {pa.types.is_boolean: False, pa.types.is_string: ""}
     columns = {}
     for field in schema:
-        default = next((value for test, value in defaults.items() if test(field.type)), 0)
-        if field.name in ("winner", "termination", "team", "strategy", "opponent_strategy", "end_reason"):
-            default = ""
+        default = None if field.nullable else next(
+            (value for test, value in defaults.items() if test(field.type)), 0)
         columns[field.name] = [row.get(field.name, default) for row in rows]
     return pa.Table.from_pydict(columns, schema=schema)
 
