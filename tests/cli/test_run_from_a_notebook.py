@@ -1,5 +1,5 @@
 """A researcher runs tournaments from a notebook's kernel: a class of a cell is refused in one line saying to write it
-to a file."""
+to a file, and a ``breakpoint()`` in a worker is the debugger quitting whatever hook the kernel installed."""
 
 from __future__ import annotations
 
@@ -10,6 +10,19 @@ import pytest
 from canasta_sim.plugins.loader import StrategyLoadError, load_strategy
 from canasta_sim.strategies import Greedy
 from tests.helpers import invoke
+
+STOPS = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Stops(Greedy):
+    name = "stops"
+    version = 1
+
+    def choose_discard(self, view):
+        breakpoint()
+        return super().choose_discard(view)
+'''
 
 
 class CellBot(Greedy):
@@ -40,4 +53,33 @@ def test_a_class_of_a_cell_is_refused_in_one_line_that_says_to_write_it_to_a_fil
     assert not out.exists()
     with pytest.raises(StrategyLoadError, match="write it to a file"):
         load_strategy(f"{module}:CellBot")
+
+
+def _debugpy_hook(*args, **kwargs) -> None:
+    """A kernel's ``sys.breakpointhook`` (ipykernel's debugpy) with no debugger attached: it returns at once."""
+
+
+def _pytest_like_hook(*args, **kwargs) -> None:
+    """A test runner's ``sys.breakpointhook`` (pytest's): it hands the streams back to the terminal, then debugs."""
+    sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
+    import pdb
+
+    pdb.Pdb().set_trace(sys._getframe(1))
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("hook", [_debugpy_hook, _pytest_like_hook], ids=["a-kernels-debugpy", "a-test-runners"])
+def test_breakpoint_in_a_worker_is_the_debugger_quitting_whatever_hook_the_kernel_installed(tmp_path, monkeypatch,
+                                                                                             hook):
+    # A notebook's kernel (debugpy's hook) let the game play on past it, so its tables differed from a terminal's; a
+    # test's (pytest's hook) changed the worker's streams, and the game was charged as tampering.
+    monkeypatch.delenv("PYTHONBREAKPOINT", raising=False)
+    monkeypatch.setattr(sys, "breakpointhook", hook)
+    bot = tmp_path / "stops.py"
+    bot.write_text(STOPS)
+    result = invoke("run", "--games", "2", "--seed", "3", "--workers", "1", "-q", "-s", f"{bot}:Stops",
+                    "-s", "greedy", "--out", tmp_path / "run")
+    assert result.exit_code == 1, result.output
+    assert "raised BdbQuit (a debugger, breakpoint() or pdb, quit in the strategy" in result.output
+    assert "(reason: exception)" in result.output
 
