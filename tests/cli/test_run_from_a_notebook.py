@@ -1,12 +1,18 @@
 """A researcher runs tournaments from a notebook's kernel: a class of a cell is refused in one line saying to write it
-to a file, and a ``breakpoint()`` in a worker is the debugger quitting whatever hook the kernel installed."""
+to a file, a ``breakpoint()`` in a worker is the debugger quitting whatever hook the kernel installed, and
+:func:`canasta_sim.cli.call` runs a command in the kernel, its exit code returned."""
 
 from __future__ import annotations
 
+import json
+import multiprocessing
+import os
+import signal
 import sys
 
 import pytest
 
+from canasta_sim.cli import call
 from canasta_sim.plugins.loader import StrategyLoadError, load_strategy
 from canasta_sim.strategies import Greedy
 from tests.helpers import invoke
@@ -83,3 +89,64 @@ def test_breakpoint_in_a_worker_is_the_debugger_quitting_whatever_hook_the_kerne
     assert "raised BdbQuit (a debugger, breakpoint() or pdb, quit in the strategy" in result.output
     assert "(reason: exception)" in result.output
 
+
+INTERRUPTS = '''
+import multiprocessing
+import os
+import signal
+
+from canasta_sim.strategies.greedy import Greedy
+
+MARK = {mark!r}
+
+
+class Interrupts(Greedy):
+    name = "interrupts"
+    version = 1
+
+    def __init__(self, rng, **parameters):
+        super().__init__(rng, **parameters)
+        # The kernel's Interrupt, once, as a worker begins the run's fourth game (two seats a game play this class;
+        # the command builds one more to check it).
+        if multiprocessing.parent_process() is not None and not os.path.exists(MARK):
+            with open(MARK + ".builds", "a") as builds:
+                builds.write("x")
+            if os.path.getsize(MARK + ".builds") == 7:
+                open(MARK, "w").close()
+                os.kill(os.getppid(), signal.SIGINT)
+'''
+
+
+@pytest.mark.timeout(60)
+def test_call_runs_a_command_in_the_kernel_and_returns_its_exit_code(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert call("run", "--games", 4, "--seed", 1, "--workers", 2, "-q", "-s", "greedy", "-s", "random",
+                "--out", out) == 0
+    assert json.loads((out / "run.json").read_text())["status"] == "complete"
+    assert "4 of 4 games in" in capsys.readouterr().out
+    assert call("run", "--games", "0", "--out", tmp_path / "other") == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and error.startswith("Error: ")
+    with pytest.raises(TypeError, match="a class of a notebook's cell by the file it was written to"):
+        call("run", "-s", CellBot)
+    with pytest.raises(TypeError):
+        call("run", "--duplicate", True)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(os.name == "nt", reason="a strategy's os.kill(SIGINT) ends the process outright on Windows")
+def test_the_kernels_interrupt_stops_a_call_keeping_its_games_and_the_kernel_runs_again(tmp_path, capsys):
+    out = tmp_path / "run"
+    bot = tmp_path / "interrupts.py"
+    bot.write_text(INTERRUPTS.format(mark=str(tmp_path / "interrupted")))
+    handler = signal.getsignal(signal.SIGINT)
+    code = call("run", "--games", "40", "--seed", "2", "--workers", "1", "--chunk-size", "1", "-q",
+                "-s", f"{bot}:Interrupts", "-s", "greedy", "--out", out)
+    assert code == 130
+    assert "Interrupted: finished games are kept; continue with canasta-sim run --resume" in capsys.readouterr().err
+    manifest = json.loads((out / "run.json").read_text())
+    assert manifest["status"] == "interrupted" and 3 <= manifest["games_done"] < 40
+    assert multiprocessing.active_children() == []
+    assert signal.getsignal(signal.SIGINT) is handler
+    assert call("run", "--resume", out, "-q") == 0  # the same kernel plays on
+    assert json.loads((out / "run.json").read_text())["games_done"] == 40
