@@ -44,10 +44,12 @@ def in_main(monkeypatch):
 
 
 @pytest.mark.timeout(30)
-@pytest.mark.parametrize("module", ["__main__", "__mp_main__"])
-def test_a_class_of_a_cell_is_refused_in_one_line_that_says_to_write_it_to_a_file(tmp_path, in_main, module):
+@pytest.mark.parametrize(("module", "start"), [("__main__", "fork"), ("__main__", "spawn"), ("__mp_main__", "fork")])
+def test_a_class_of_a_cell_is_refused_in_one_line_that_says_to_write_it_to_a_file(tmp_path, monkeypatch, in_main,
+                                                                                   module, start):
     # Forked workers found it in the kernel's __main__ and played it; spawned ones (macOS, Windows) failed at start,
     # and --resume or replay could never load it again.
+    monkeypatch.setattr("canasta_sim.runs.supervisor.worker_start_method", lambda: start)
     out = tmp_path / "run"
     result = invoke("run", "--games", "4", "--workers", "1", "-q", "-s", f"{module}:CellBot", "-s", "greedy",
                     "--out", out)
@@ -88,6 +90,19 @@ def test_breakpoint_in_a_worker_is_the_debugger_quitting_whatever_hook_the_kerne
     assert result.exit_code == 1, result.output
     assert "raised BdbQuit (a debugger, breakpoint() or pdb, quit in the strategy" in result.output
     assert "(reason: exception)" in result.output
+
+
+@pytest.mark.timeout(60)
+def test_breakpoint_in_check_strategys_game_is_the_debugger_quitting_where_a_kernels_hook_returned(tmp_path,
+                                                                                                 monkeypatch):
+    # Each game of check-strategy is played in a process of its own, which had the kernel's hook: no problem found.
+    monkeypatch.delenv("PYTHONBREAKPOINT", raising=False)
+    monkeypatch.setattr(sys, "breakpointhook", _debugpy_hook)
+    bot = tmp_path / "stops.py"
+    bot.write_text(STOPS)
+    result = invoke("check-strategy", f"{bot}:Stops", "--games", "2")
+    assert result.exit_code == 1, result.output
+    assert "raised BdbQuit (a debugger, breakpoint() or pdb, quit in the strategy" in result.output
 
 
 INTERRUPTS = '''
