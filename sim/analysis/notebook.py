@@ -13,7 +13,8 @@ Typical use, with the directory of a finished run::
 Every function takes the loaded run :func:`load_run` returns; :func:`strategy_names` and :func:`entrants_of`, which
 read only ``run.json``, also take its content (``run.manifest``).  The columns are documented in ``docs/output.md``.
 Only chunks whose ``games`` and ``hands`` parts both exist are read, so a run still going, or killed and not yet
-resumed, loads consistently.
+resumed, loads consistently.  A notebook plays the run itself with :func:`canasta_sim.cli.call` (``call("run", ...)``;
+``docs/running.md``, *In a notebook or a script*).
 """
 
 from __future__ import annotations

@@ -444,3 +444,34 @@ def main() -> None:
     package (canasta-sim docs running: every command in full). Each command's options: canasta-sim COMMAND --help.
     """
     # The standard streams were opened before the arguments were parsed (LazyCommands.make_context).
+
+
+def call(*arguments: str | os.PathLike | int | float) -> int:
+    """``canasta-sim ARGUMENTS`` in this process, as a notebook's cell or a script runs a command: it prints what the
+    command prints and returns its exit code (0 done, 1 stopped by a strategy's failure, 2 bad input, 130 interrupted),
+    where :func:`main` would end the process (a kernel shows that ``SystemExit`` as an error)::
+
+        call("run", "--games", 300, "--workers", 2, "-s", "my_bot.py:MyBot", "-s", "greedy",
+             "--out", "results/notebook")
+
+    A run's workers load each strategy from its spec, so a strategy is named as on the command line, a class of a
+    cell by the file a ``%%writefile my_bot.py`` cell wrote it to.  The kernel's Interrupt stops a run as Ctrl-C does
+    (its finished games kept, its workers ended, exit code 130), and the kernel goes on, where ``subprocess.run`` kills
+    a command it runs a quarter of a second after the interrupt, before the run has written what it holds.
+
+    :param arguments: the words typed after ``canasta-sim``; a path or a number is given as its text.
+    :raises TypeError: for anything else (a strategy class: name it by its spec).
+    """
+    words = []
+    for argument in arguments:
+        if isinstance(argument, bool) or not isinstance(argument, str | os.PathLike | int | float):
+            raise TypeError(f"call takes the words typed after canasta-sim, as text (a path or a number is turned into "
+                            f"text), not a {type(argument).__name__}: {argument!r}; a strategy is named by its spec, "
+                            "a class of a notebook's cell by the file it was written to (my_bot.py:MyBot)")
+        words.append(os.fspath(argument) if isinstance(argument, os.PathLike) else str(argument))
+    try:
+        main.main(words, prog_name="canasta-sim", standalone_mode=True)
+    except SystemExit as end:
+        code = end.code
+        return code if isinstance(code, int) else 0 if code is None else 1
+    return 0

@@ -255,6 +255,13 @@ def _reload(spec: str, file: str | None) -> LoadedStrategy:
     return load_strategy(spec, file=file)
 
 
+_MAIN_MODULES = ("__main__", "__mp_main__")
+"""The names a running program's own module goes by (``__mp_main__`` in a spawned worker).  Forked workers happen to
+find a class of a notebook's cell there, a spawned worker never does, and a later ``--resume`` or ``replay`` finds
+another program's module under the same name: so a spec naming it is refused wherever it is loaded, and a run's tables
+never depend on how its workers started."""
+
+
 def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str | None]:
     if target in BUILTIN:
         return BUILTIN[target], None
@@ -292,6 +299,11 @@ def _resolve(target: str, file: str | None = None) -> tuple[type[Strategy], str 
         # plugin's name may also be its module's, so only the built-ins are read so).
         raise StrategyLoadError(f"strategy {target!r}: {class_name!r} is no KEY=VALUE parameter of {module_part} "
                                 f"(for example {module_part}:{class_name}=VALUE)")
+    elif module_part in _MAIN_MODULES:
+        raise StrategyLoadError(f"strategy {target!r}: a class defined in a notebook's cell or a script's __main__ is "
+                                "in no module a run's workers, --resume or replay can load again; write it to a file "
+                                "(in a notebook, a cell beginning %%writefile my_bot.py) and name it my_bot.py:"
+                                f"{class_name}")
     else:
         module = import_named_module(module_part)
     obj = getattr(module, class_name, None)

@@ -23,7 +23,7 @@ from canasta_sim.plugins.bot_marks import end_marked
 from canasta_sim.runs.containment import worker_start_method
 from canasta_sim.runs.machine import shared_memory, starting
 from canasta_sim.runs.supervisor import HARD_TIMEOUT_MARGIN, died_during_call
-from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, die_with_parent
+from canasta_sim.runs.worker import OUTPUT_LIMIT, CappedOutput, debugger_without_terminal, die_with_parent
 
 __all__ = ["CTRL_C_IGNORED", "CTRL_C_TO_THE_COMMAND", "INTERRUPT_WAIT", "POLL_SECONDS", "play_supervised"]
 
@@ -66,6 +66,7 @@ def _play_in_child(play: Callable, memory, sender, ctrl_c: str) -> None:
     printed."""
     signal.signal(signal.SIGINT, _CTRL_C_HANDLERS[ctrl_c])
     die_with_parent()
+    debugger_without_terminal()
     output = CappedOutput(OUTPUT_LIMIT)
     sys.stdout = sys.stderr = output  # what strategies print stays out of the command's output
     child_monitor = memoryview(memory).cast("B").cast("d")

@@ -32,7 +32,7 @@ from canasta_sim.runs.runner import log_failure
 from canasta_sim.runs.stopping import STOPPING_SIGNALS
 from canasta_sim.runs.worker_log import send_records_to
 
-__all__ = ["OUTPUT_LIMIT", "CappedOutput", "die_with_parent", "worker_main"]
+__all__ = ["OUTPUT_LIMIT", "CappedOutput", "debugger_without_terminal", "die_with_parent", "worker_main"]
 
 logger = logging.getLogger("canasta_sim.runs.runner")
 
@@ -81,6 +81,30 @@ def die_with_parent() -> None:
         prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
+def debugger_without_terminal() -> None:
+    """Give this game-playing process Python's own ``breakpoint()`` hook, in place of any its parent installed.
+
+    The process has no terminal (its standard input is the null device), so a strategy's ``breakpoint()`` should quit
+    at once, the seat's failure saying a debugger quit (:data:`canasta_sim.errors.DEBUGGER_HERE`).  A parent's hook
+    did otherwise: a notebook kernel's (debugpy's, with no debugger attached) returned and the game played on, so its
+    tables differed from a terminal's run; a test runner's (pytest's) swapped the standard streams, and the game was
+    charged as tampering.  ``PYTHONBREAKPOINT`` still works as Python documents it (``0``: ``breakpoint()`` does
+    nothing).
+    """
+    sys.breakpointhook = _breakpoint_without_terminal
+
+
+def _breakpoint_without_terminal(*args, **kwargs):
+    """``breakpoint()`` as Python's own hook runs it, with ``pdb``'s own debugger: a test runner's ``pdb.set_trace``
+    (pytest replaces it) would swap the streams too."""
+    if os.environ.get("PYTHONBREAKPOINT", "") not in ("", "pdb.set_trace"):
+        return sys.__breakpointhook__(*args, **kwargs)
+    import pdb
+
+    pdb.Pdb().set_trace(sys._getframe(1))
+    return None
+
+
 def _limit_memory(megabytes: int | None) -> None:
     if megabytes is not None and resource is not None:
         limit = megabytes * 1024 * 1024
@@ -113,6 +137,7 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
     for number in STOPPING_SIGNALS:
         signal.signal(number, signal.SIG_IGN)
     die_with_parent()
+    debugger_without_terminal()
     output = _capture_output(log_channel, log_level)
     monitor = memoryview(monitor_memory).cast("B").cast("d")
     monitor[MONITOR_GAME] = -1
