@@ -94,7 +94,9 @@ def test_masked_random_play_is_legal_and_conserves_108_cards_over_300_games():
     ids=lambda options: ",".join(f"{key}={value}" for key, value in options.items()),
 )
 def test_masked_random_play_stays_legal_under_other_rule_options(options):
-    """Rule-set options (docs/rules.md §17) pass through: 10 games each to a target of 50."""
+    """Rule-set options (docs/rules.md §17) pass through: 10 games each to a target of 50.  Those games never meet
+    what stock_exhausted_rule=official and last_card_red_three govern (scripts/option_reach.py):
+    tests/env/test_option_positions.py sets their positions up."""
     env = canasta_env(rules={**SHORT, **options})
     assert all(getattr(env.rules, key) == value for key, value in options.items())
     rng = random.Random(23)

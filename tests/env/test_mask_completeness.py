@@ -33,6 +33,12 @@ SHORT = {"target_score": 50}  # R15.1: most games end with their first hand
 
 # Each alternative of an option that touches melding, taking the pile or going out (docs/rules.md §17), alone and with
 # two canastas needed to go out (R12.1), where single groups laid one after another do not reach every meld; and three.
+# scripts/option_reach.py counts the decisions whose mask differs from the base rules' in these games: none under
+# last_card_red_three, concealed_exempt_from_minimum and stock_exhausted_rule official or strict, whose positions
+# play seldom meets (tests/env/test_option_positions.py sets them up), and none possible under two:
+# concealed_allows_pile_take decides only the going-out bonus (R12.6, R14.1c), and blocking_wild_cards=joker_only only
+# the observation's blocked flag, as a 2 on top cannot be taken either way (R8.2a, D6).  Their rule sets stay for the
+# options beside them.
 ALTERNATIVES = [
     {},
     {"ask_partner": "mandatory"},
