@@ -45,7 +45,7 @@ class RunRecorder:
         """The test's settings, recorded (as ``compare``) with the first game so that ``--resume`` finds them."""
         if resumed is None and self.directory.path.exists() and not self.directory.is_empty():
             raise fail(f"--out {path} is not empty; choose a new or empty directory (or go on with a comparison "
-                       f"saved there: canasta-sim compare --resume {path})")
+                       f"saved there: canasta-sim compare --resume {quote_shown(str(path))})")
         try:
             self.settings = RunSettings(games=max_games, seed=plan.seed, specs=(plan.new, plan.old), rules=plan.rules,
                                         chunk_size=chunk_games, duplicate=plan.duplicate, time_limit=time_limit)

@@ -160,8 +160,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     entry = manifest.get("compare")
     if isinstance(entry, dict) and manifest.get("status") != "complete":
         # Played on as a run, its games would pass the test's stopping point unseen and leave the entry's LLR stale.
-        raise fail(f"--resume: {path} holds a comparison whose test has not ended; canasta-sim compare --resume {path} "
-                   "goes on with it")
+        raise fail(f"--resume: {path} holds a comparison whose test has not ended; canasta-sim compare --resume "
+                   f"{quote_shown(str(path))} goes on with it")
     differences = []
     if given(ctx, "games") and games < recorded.games:
         differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")

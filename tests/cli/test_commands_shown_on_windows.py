@@ -57,3 +57,17 @@ def test_a_stopped_runs_resume_and_replay_commands_are_quoted_for_windows_and_it
     assert f'canasta-sim run --resume "{out}"' in result.output
     assert f"'{out}'" not in result.output
     assert f"--out '{out}'" in json.loads((out / "run.json").read_text())["command"]
+
+
+@pytest.mark.parametrize(("windows", "shown"), [(False, "'{}'"), (True, '"{}"')], ids=["posix", "windows"])
+def test_the_commands_a_refused_folder_is_told_to_go_to_quote_a_path_with_a_space(tmp_path, monkeypatch, windows,
+                                                                                  shown):
+    # "canasta-sim plot /x/my tuning draws its trajectory" was shown as the path came, a space in it unquoted.
+    monkeypatch.setattr(shown_commands, "WINDOWS", windows)
+    tuning = tmp_path / "my tuning"
+    tuning.mkdir()
+    (tuning / "tune.json").write_text("{}")
+    result = invoke("report", tuning)
+    assert result.exit_code == 2, result.output
+    assert (f"canasta-sim plot {shown.format(tuning)} draws its trajectory, and canasta-sim tune --resume "
+            f"{shown.format(tuning)} continues it") in result.output
