@@ -251,7 +251,10 @@ def _accumulated(run: LoadedRun) -> SummaryAccumulator:
 
 
 def summarize(run: LoadedRun) -> pd.DataFrame:
-    """The run's summary (as printed by ``canasta-sim run`` and ``report``), one row per strategy.
+    """The run's summary, the figures ``canasta-sim run`` and ``report`` print, one row per strategy in the run's
+    order, indexed by **spec** (``my_bot.py:MyBot``), as its CSV and JSON are, for programs keyed on the spec.  The
+    printed summary names each strategy as the charts do (``first-bot@1``, :func:`strategy_names`), a round robin's
+    strongest first: ``summarize(with_strategy_names(run))`` gives those names, the figures the same.
 
     When the engine's guard ended games (``termination`` ``hand_cap``), a :class:`UserWarning` says how many in the
     line ``run`` prints, and the frame's ``attrs["hand_capped"]`` holds the count: their results count as played out,

@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -65,6 +64,7 @@ from canasta_sim.runs.failure_log import watch_here
 from canasta_sim.runs.matchmaking import deal_seed, first_spec_side
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, log_failure
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.sprt import EloEstimate, ResultCounts, Sprt, elo_interval_text, unanimous_elo_bound
 from canasta_sim.runs.stopping import stop_on_signals
 from canasta_sim.runs.summary import hand_cap_line
@@ -507,7 +507,7 @@ def _conclude(plan: MatchPlan, test: Sprt, comparison: Comparison, status: str, 
         click.echo(f"Error: {comparison.error or start_error}{stood}{saved}", err=True)
         sys.exit(EXIT_STOPPED)
     if status == "interrupted":
-        resume = f"; canasta-sim compare --resume {shlex.quote(str(out))} goes on" if recorder is not None and \
+        resume = f"; canasta-sim compare --resume {quote_shown(str(out))} goes on" if recorder is not None and \
             recorder.manifest is not None else ""
         click.echo(f"Interrupted after {counts.game_count} games: LLR {llr:.2f}, no decision{saved}{resume}", err=True)
         sys.exit(EXIT_INTERRUPTED)

@@ -31,6 +31,7 @@ from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.matchmaking import first_spec_side
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings, settings_from_manifest
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.sprt import ResultCounts, Sprt
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError, malformed_entry, whole_entry
 
@@ -114,12 +115,13 @@ def resume_point(path: Path, chunk_size: int, log_file: Path | None = None) -> R
         entry = manifest.get("compare")
         if not isinstance(entry, dict):
             raise RunDirectoryError(f"{path} holds no comparison saved by compare --out (its run.json has no "
-                                    f"'compare' entry); canasta-sim run --resume {path} goes on with a run")
+                                    f"'compare' entry); canasta-sim run --resume {quote_shown(str(path))} goes on "
+                                    "with a run")
         if entry.get("decision") is not None or manifest.get("status") == "complete":
             ending = (f"{entry['decision']} accepted" if entry.get("decision") is not None else
                       "no decision at its --max-games")
             raise RunDirectoryError(f"the comparison saved in {path} has ended ({ending} after {entry.get('games')} "
-                                    f"games); canasta-sim report {path} shows it")
+                                    f"games); canasta-sim report {quote_shown(str(path))} shows it")
         for key in ("new", "baseline"):
             if not isinstance(entry.get(key), str):
                 raise malformed_entry(where, f"compare.{key}", "a strategy spec", entry.get(key))

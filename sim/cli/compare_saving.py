@@ -5,7 +5,6 @@ it (:mod:`canasta_sim.cli.compare`)."""
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,7 @@ from canasta_sim.cli.run import new_manifest, now_text, reproducing_command, ses
 from canasta_sim.runs.containment import containment_text
 from canasta_sim.runs.interleave import games_at_once_cap
 from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.storage import RunDirectory, RunDirectoryError
 
 if TYPE_CHECKING:  # the plan's module imports this one
@@ -45,7 +45,7 @@ class RunRecorder:
         """The test's settings, recorded (as ``compare``) with the first game so that ``--resume`` finds them."""
         if resumed is None and self.directory.path.exists() and not self.directory.is_empty():
             raise fail(f"--out {path} is not empty; choose a new or empty directory (or go on with a comparison "
-                       f"saved there: canasta-sim compare --resume {path})")
+                       f"saved there: canasta-sim compare --resume {quote_shown(str(path))})")
         try:
             self.settings = RunSettings(games=max_games, seed=plan.seed, specs=(plan.new, plan.old), rules=plan.rules,
                                         chunk_size=chunk_games, duplicate=plan.duplicate, time_limit=time_limit)
@@ -57,7 +57,7 @@ class RunRecorder:
             click.get_current_context().with_resource(self.directory.claimed())
         except RunDirectoryError as error:
             raise fail(f"--out: {error}") from None
-        click.get_current_context().meta[RESUMED_WITH] = f"canasta-sim compare --resume {shlex.quote(str(path))}"
+        click.get_current_context().meta[RESUMED_WITH] = f"canasta-sim compare --resume {quote_shown(str(path))}"
         self.seed_drawn, self.on_error, self.workers = seed_drawn, on_error, workers
         self.memory_limit = memory_limit
         self.manifest: dict | None = None

@@ -7,7 +7,6 @@ Each refusal is one line naming the difference and what to do instead (exit code
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from canasta_sim.env.decisions import DECISION_SCHEMA
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, RunSettings
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.storage import RunDirectory, read_part, recorded_label
 
 __all__ = ["changed_files", "check_columns", "check_kept_options", "check_versions", "engine_difference",
@@ -85,7 +85,7 @@ def resume_playing(manifest: dict, path, plays: str) -> str:
     (which it refuses), only a canasta-sim of that engine, and why."""
     other_engine = engine_difference(manifest)
     if other_engine is None:
-        return f"canasta-sim run --resume {shlex.quote(str(path))} {plays}"
+        return f"canasta-sim run --resume {quote_shown(str(path))} {plays}"
     recorded = manifest.get("engine_version")
     who = "no canasta-sim" if recorded is None else f"only a canasta-sim of engine {recorded}"
     return f"{who} {plays} ({other_engine})"
@@ -143,7 +143,7 @@ def other_run_in_out(path: Path, recorded: RunSettings, settings: RunSettings) -
     if settings.record_decisions != recorded.record_decisions:
         differences.append(f"--record-decisions {' '.join(recorded.record_decisions) or '(none)'}, not "
                            f"{' '.join(settings.record_decisions) or '(none)'}")
-    quoted = shlex.quote(str(path))
+    quoted = quote_shown(str(path))
     if differences or settings.games < recorded.games:
         if settings.games != recorded.games:
             differences.append(f"--games {recorded.games}, not {settings.games}")

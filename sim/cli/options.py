@@ -29,6 +29,7 @@ from canasta_sim.plugins.specs import is_bot_spec, isolate_spec
 from canasta_sim.runs.containment import has_memory_limit, no_memory_limit_reason
 from canasta_sim.runs.interleave import GAMES_AT_ONCE_VARIABLE, games_at_once_cap
 from canasta_sim.runs.runner import MAX_TIME_LIMIT, RunSettings, default_workers
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.storage import DamagedPartError, made_new_folder
 from canasta_sim.strategies import BUILTIN
 from canasta_sim.tuning.run import is_tuning_run
@@ -392,8 +393,9 @@ def refuse_tuning_directory(path: Path, option: str = "") -> None:
     run would otherwise say only that it holds no ``run.json``.  ``option`` (``--resume``) starts the message."""
     if is_tuning_run(path):
         start = f"{option} " if option else ""
-        raise fail(f"{start}{str(path)!r} is a tuning directory, not a run: canasta-sim plot {path} draws its "
-                   f"trajectory, and canasta-sim tune --resume {path} continues it")
+        shown = quote_shown(str(path))
+        raise fail(f"{start}{str(path)!r} is a tuning directory, not a run: canasta-sim plot {shown} draws its "
+                   f"trajectory, and canasta-sim tune --resume {shown} continues it")
 
 
 def check_even_games(option: str, games: int, duplicating: str) -> None:

@@ -19,6 +19,7 @@ from canasta_sim.errors import CanastaError
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.terminal.played import played_spec
 
@@ -55,4 +56,4 @@ def save_played_game(path: Path, result: GameResult, *, partner: str, opponents:
         raise fail(f"--save {path}: {error}") from None
     except OSError as error:
         raise fail(f"--save {path}: {error.strerror or error}") from None
-    return f"canasta-sim replay {shlex.quote(str(path))} 0"
+    return f"canasta-sim replay {quote_shown(str(path))} 0"

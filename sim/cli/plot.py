@@ -535,6 +535,9 @@ class _ChartsFolder:
 def _charts_folder(run_dir: Path, out: Path | None) -> _ChartsFolder:
     """Where the charts go; a file there is refused in one line."""
     folder = _ChartsFolder(out if out is not None else run_dir / "plots", given=out is not None)
+    if not folder.given and folder.path.is_symlink():  # a downloaded folder's plots/ may point at one of the user's
+        raise fail(f"{folder.path} is a link, not a folder of the run's own; remove it or give --out FOLDER for the "
+                   "charts")
     if folder.path.exists() and not folder.path.is_dir():
         raise fail(f"--out {folder.path} is a file; give a folder for the charts" if folder.given
                    else f"{folder.path} is a file; give --out FOLDER for the charts")

@@ -12,7 +12,7 @@ import contextlib
 import functools
 import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -229,8 +229,12 @@ def note_outside_code(manifest: dict[str, Any] | None, specs: Sequence[str | Non
         click.echo(note, err=True)
 
 
-def start_command(command: str, specs: Sequence[str | None]) -> str:
-    """``command`` beginning with ``cd`` to this directory when one of ``specs`` names a path relative to it."""
+def start_command(command: str, specs: Sequence[str | None], quote: Callable[[str], str] = shlex.quote) -> str:
+    """``command`` beginning with ``cd`` to this directory when one of ``specs`` names a path relative to it.
+
+    :param quote: how the directory is quoted: POSIX quoting for the command a run records, which canasta-sim reads
+        back; :func:`~canasta_sim.runs.shown_commands.quote_shown` for one shown to the user.
+    """
     if any(spec is not None and _names_relative_path(spec) for spec in specs):
-        return f"cd {shlex.quote(os.getcwd())} && {command}"
+        return f"cd {quote(os.getcwd())} && {command}"
     return command

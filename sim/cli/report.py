@@ -8,7 +8,6 @@ adds the charts and the replays of a few games (:mod:`canasta_sim.cli.report_htm
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ from canasta_sim.cli.report_html import folder_name, report_page
 from canasta_sim.cli.report_markdown import markdown_charts
 from canasta_sim.errors import CanastaError
 from canasta_sim.runs.matchmaking import matchmaking_results
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.sprt import Sprt
 from canasta_sim.runs.storage import RunDirectory, recorded_label, whole_entry
 from canasta_sim.runs.summary import format_summary, hand_cap_line, summarize_run
@@ -148,7 +148,7 @@ def _no_writer(description: dict[str, Any], path: Path) -> str:
     if description.get("being_written") is not False:
         return ""
     if "compare" in description:
-        going_on = f"canasta-sim compare --resume {shlex.quote(str(path))} goes on with it"
+        going_on = f"canasta-sim compare --resume {quote_shown(str(path))} goes on with it"
     else:  # a run of another engine, which run --resume refuses, is named so
         going_on = resume_playing(description, path, "goes on with it")
     return f" in run.json, yet no process is writing it: it was killed or its machine stopped; {going_on}"
@@ -202,7 +202,7 @@ def report_command(run_dir: Path, style: str, output_file: Path | None, run_code
         # A page of a few hundred kB of markup, scrolled past in a terminal, is never what was wanted: refused before
         # its replays are played, while a pipe or a redirect still gets it.
         raise fail("--format html writes a whole page, not for a terminal: give --output FILE "
-                   f"(canasta-sim report {shlex.quote(str(run_dir))} --format html --output report.html) or redirect "
+                   f"(canasta-sim report {quote_shown(str(run_dir))} --format html --output report.html) or redirect "
                    "standard output to a file")
     directory = RunDirectory(run_dir)
     refuse_tuning_directory(run_dir)

@@ -16,7 +16,6 @@ import html
 import io
 import os
 import re
-import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ from canasta_sim.cli.replay import changes_since_run, ending_words, game_setup, 
 from canasta_sim.cli.replaying import start_directory, started_elsewhere
 from canasta_sim.plugins.outside_code import code_run_by
 from canasta_sim.runs.runner import settings_from_manifest
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.terminal.played import spec_shown
 
@@ -249,7 +249,7 @@ def _replayed_games(run_dir: Path, manifest: dict[str, Any], settings, recorded:
         row = {"game_id": game_id, **recorded.loc[game_id].to_dict()}
         pair = settings.duplicate_pair(game_id)
         heading = _heading(game_id, why, row, names, pair)
-        command = html.escape(f"canasta-sim replay {shlex.quote(str(run_dir))} {game_id} --html game{game_id}.html")
+        command = html.escape(f"canasta-sim replay {quote_shown(str(run_dir))} {game_id} --html game{game_id}.html")
         outside = None if run_code else _outside_code(manifest, settings, row)
         if outside is not None:
             # A folder from someone else names whatever they wrote: a report reads it, and runs none of it.

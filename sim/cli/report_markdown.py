@@ -57,6 +57,9 @@ def markdown_charts(run_dir: Path, output: Path) -> tuple[str, Path]:
     data = ChartData.of_directory(run_dir)
     lines = ["### Charts"]
     try:
+        if folder.name == "plots" and folder.is_symlink():  # the run's own plots/, from a folder someone else made
+            raise OSError(errno.ELOOP, "it is a link, not a folder of the run's own; remove it or write the report "
+                          "elsewhere")
         folder.mkdir(exist_ok=True)
         _refuse_anothers(folder)
         for name, draw in charts_for(data).items():

@@ -13,7 +13,6 @@ import datetime
 import functools
 import os
 import re
-import shlex
 import sys
 import time
 from collections.abc import Iterator
@@ -95,6 +94,7 @@ from canasta_sim.runs.runner import (
     describe_strategy,
     settings_from_manifest,
 )
+from canasta_sim.runs.shown_commands import quote_shown
 from canasta_sim.runs.stopping import hold_stop_signals, stop_signals_released
 from canasta_sim.runs.storage import RunDirectory, read_part
 from canasta_sim.runs.summary import RunSummarizer, format_summary
@@ -160,8 +160,8 @@ def _settings_for_resume(ctx, path, games, seed, specs, rules, chunk_size) -> tu
     entry = manifest.get("compare")
     if isinstance(entry, dict) and manifest.get("status") != "complete":
         # Played on as a run, its games would pass the test's stopping point unseen and leave the entry's LLR stale.
-        raise fail(f"--resume: {path} holds a comparison whose test has not ended; canasta-sim compare --resume {path} "
-                   "goes on with it")
+        raise fail(f"--resume: {path} holds a comparison whose test has not ended; canasta-sim compare --resume "
+                   f"{quote_shown(str(path))} goes on with it")
     differences = []
     if given(ctx, "games") and games < recorded.games:
         differences.append(f"--games {recorded.games}, not {games} (a run can grow, not shrink)")
@@ -410,7 +410,7 @@ def _play(settings: RunSettings, directory: RunDirectory, manifest, loaded, *, s
             write_error = write_error or f"writing the run failed: {failure}"
         directory.chunk_listeners.remove(summarizer.chunk_written)
     elapsed = time.monotonic() - started
-    where = shlex.quote(str(directory.path))
+    where = quote_shown(str(directory.path))
     told = f"the run is written to {where} (canasta-sim report {where} prints it)"
     click.get_current_context().meta[WRITTEN_TO] = told  # if the summary cannot be printed
     summary = summarizer.summarize(directory, settings.entrants)
@@ -545,7 +545,7 @@ def _unless_complete(directory: RunDirectory, write_error: str | None, error: st
                      interrupted: bool) -> tuple[str, int] | None:
     """The line saying why the run stopped and how to resume it, with the exit code to match; ``None`` for a run that
     did not stop."""
-    resume_hint = f"canasta-sim run --resume {shlex.quote(str(directory.path))}"
+    resume_hint = f"canasta-sim run --resume {quote_shown(str(directory.path))}"
     if write_error:
         return f"Error: {write_error}; finished games are kept; fix it and run {resume_hint}", EXIT_STOPPED
     if error:

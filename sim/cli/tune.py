@@ -73,6 +73,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.errors import CanastaError, MachineRefusal
 from canasta_sim.plugins.specs import isolate_spec
 from canasta_sim.runs.interleave import games_at_once_cap
+from canasta_sim.runs.shown_commands import join_shown, quote_shown
 from canasta_sim.runs.storage import claimed_directory
 from canasta_sim.runs.summary import hand_cap_line
 from canasta_sim.runs.supervisor import WorkerStartError
@@ -344,7 +345,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     manifest.setdefault("sessions", []).append(session)
     manifest["command"] = reproducing_command(settings, directory.path, memory_limit)  # this session's options
     manifest["status"] = "running"
-    resume_hint = f"canasta-sim tune --resume {shlex.quote(str(directory.path))}"
+    resume_hint = f"canasta-sim tune --resume {quote_shown(str(directory.path))}"
     click.get_current_context().meta[RESUMED_WITH] = resume_hint  # if the disk refuses tune.json or the trajectory
     directory.write_manifest(manifest)
     opponent = f"against {settings.against}" if settings.against else "head to head"
@@ -397,7 +398,7 @@ def _tune(settings: TuningSettings, directory: TuningDirectory, manifest: dict, 
     elif outcome.status == "interrupted":
         stopped = f"Interrupted: finished iterations are kept; continue with {resume_hint}", EXIT_INTERRUPTED
     click.get_current_context().meta[WRITTEN_TO] = (  # told if the outcome cannot be printed
-        f"the tuning is written to {shlex.quote(str(directory.path))} (its tune.json's final_spec is the tuned "
+        f"the tuning is written to {quote_shown(str(directory.path))} (its tune.json's final_spec is the tuned "
         "strategy)")
     print_then_stop(lambda: _print_outcome(settings, manifest, outcome, started_from, memory_limit), stopped)
 
@@ -431,7 +432,8 @@ def _print_outcome(settings: TuningSettings, manifest: dict, outcome: TuningOutc
             words += ["--time-limit", format_value(settings.time_limit)]
         if settings.on_error != "stop":
             words += ["--on-error", settings.on_error]
-        check = shlex.join([*words, *limit_options(memory_limit)])
-        click.echo(f"check it: {check if started_from is None else start_command(check, (settings.spec,))}")
+        check = join_shown([*words, *limit_options(memory_limit)])
+        shown = check if started_from is None else start_command(check, (settings.spec,), quote_shown)
+        click.echo(f"check it: {shown}")
     click.echo(outcome.spec)
 

@@ -8,12 +8,15 @@ before anything starts (docs/security.md).
 What counts as canasta-sim's own: a built-in strategy with its parameters (``greedy:freeze=0.5``), ``isolated:`` of
 one (the bot server is canasta-sim's), a played game whose partner is one, a module of the ``canasta_sim``
 package, and what the user installed (a plugin's name, an ``openspiel:`` bot by its name): code the user chose to
-have, which a folder can only name.
+have, which a folder can only name.  A module found in the directory the strategies start from is named with its
+file: a resume moves into the run's recorded directory, where a ``mod.py`` the folder's sender chose may lie.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import shlex
+import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from urllib.parse import unquote
@@ -32,13 +35,15 @@ _TARGET_FORMS = frozenset({"policy", "openspiel"})
 ``openspiel:bots.py:make``), where a bare name (``openspiel:mcts``) is installed code."""
 
 
-def code_run_by(spec: str, file: str | None = None, start: str | None = None) -> str | None:
+def code_run_by(spec: str, file: str | None = None, start: str | None = None, *, served: bool = False) -> str | None:
     """What loading and playing ``spec`` runs that is not canasta-sim's own or installed, in words (``the file
     /home/a/bot.py``, ``the command 'node bot.js'``, ``the module bots.mine``); ``None`` when it runs none.
 
     :param file: the file the run recorded for a file spec (``run.json``'s ``file``), which the loader imports
         instead of the spec's path while it exists.
     :param start: the directory a relative path is found from (where the run started), if not this one.
+    :param served: whether the spec is played by canasta-sim's bot server (``isolated:``), a Python process started
+        there, which finds modules in that directory first.
 
     >>> code_run_by("greedy:freeze=0.5"), code_run_by("isolated:expert")
     (None, None)
@@ -54,7 +59,7 @@ def code_run_by(spec: str, file: str | None = None, start: str | None = None) ->
         where = f" in {start}" if start is not None else ""
         return f"the command {shlex.join(argv)!r}{where}"
     if spec.startswith("isolated:"):  # its process is canasta-sim's bot server: what runs is the inner spec's code
-        return code_run_by(spec[len("isolated:"):], file, start)
+        return code_run_by(spec[len("isolated:"):], file, start, served=True)
     try:
         target, parameters = parse_spec(spec)
     except StrategyLoadError:
@@ -78,7 +83,22 @@ def code_run_by(spec: str, file: str | None = None, start: str | None = None) ->
         return f"the file {str(found)!r}" if found.is_file() else None
     if module_part == "canasta_sim" or module_part.startswith("canasta_sim."):
         return None
-    return f"the module {module_part}"
+    found = _module_in_start(module_part, start, served)
+    return f"the module {module_part}" if found is None else f"the module {module_part} from {found!r}"
+
+
+def _module_in_start(module: str, start: str | None, served: bool) -> str | None:
+    """Where ``module`` is found in the directory strategies start from, when the process importing it looks there:
+    a bot server (``python -m`` puts its directory first on the path) or this process with the working directory on
+    its path (a notebook's kernel).  A resume started elsewhere moves into the run's recorded directory first, so a
+    ``mod.py`` lying there is what runs, which the module's bare name would pass off as installed code."""
+    if not served and not any(entry in ("", ".") for entry in sys.path):
+        return None
+    folder = _absolute(Path("."), start)
+    found = importlib.machinery.PathFinder.find_spec(module.partition(".")[0], [folder])
+    if found is None:
+        return None
+    return found.origin if found.has_location else str(Path(folder, module.partition(".")[0]))
 
 
 def _absolute(path: Path, start: str | None) -> str:

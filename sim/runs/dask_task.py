@@ -29,6 +29,7 @@ from canasta_sim.runs.dask_resubmission import BEGAN, ENDED, announce_attempt
 from canasta_sim.runs.dask_strategies import ShippedFile, kept_state_told, load_on_worker, shipped_files
 from canasta_sim.runs.local_backend import RunSchedule
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings
+from canasta_sim.runs.worker import debugger_quits_in_this_thread
 from canasta_sim.runs.worker_log import portable_record
 
 __all__ = [
@@ -183,7 +184,8 @@ def play_chunk_task(job: ChunkJob | bytes, chunk: int, submission: int = 1) -> C
             # A game during which an earlier attempt's worker died is that call's seat's failure, as locally.
             charged = {game_id: schedule.charge(chunk, game_id, seat, decision, "crash", DASK_DEATH)
                        for game_id, (seat, decision) in journal.charged.items()}
-            report = player.play(chunk, monitor=journal.monitor, charged=charged)
+            with debugger_quits_in_this_thread():  # as in a local worker, whatever the worker's process
+                report = player.play(chunk, monitor=journal.monitor, charged=charged)
     finally:
         root.removeHandler(collector)
     announce_attempt(job.token, chunk, submission, ENDED)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-import shlex
 
 from canasta_sim.errors import StrategyError
+from canasta_sim.runs.shown_commands import join_shown, quote_shown
 
 logger = logging.getLogger("canasta_sim.runs.runner")
 """The run's logger, whose records the worker sends to the run's handlers and ``check-strategy`` listens to."""
@@ -27,7 +27,7 @@ def log_failure(game_id: int, error: StrategyError, on_error: str, run_path: str
 def replay_here(run_path: str, game_id: int) -> str:
     """The command that plays a run's game again in the user's own process, where a debugger stops, as a failure's line
     names it: ``play it again where a debugger stops: canasta-sim replay RUN 8 --debug``."""
-    return f"play it again where a debugger stops: canasta-sim replay {shlex.quote(run_path)} {game_id} --debug"
+    return f"play it again where a debugger stops: canasta-sim replay {quote_shown(run_path)} {game_id} --debug"
 
 
 def watch_here(game_seed: int, specs: tuple[str, str], rules) -> str:
@@ -38,7 +38,7 @@ def watch_here(game_seed: int, specs: tuple[str, str], rules) -> str:
     words = ["canasta-sim", "watch", "--seed", str(game_seed), "-s", specs[0], "-s", specs[1]]
     for word in rules.changed_words():
         words += ["--rules", word]
-    return f"play it again where a debugger stops: {shlex.join([*words, '--debug'])}"
+    return f"play it again where a debugger stops: {join_shown([*words, '--debug'])}"
 
 
 def _log_failure(game_id: int, error: StrategyError, on_error: str, run_path: str | None) -> None:

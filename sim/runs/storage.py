@@ -39,6 +39,7 @@ import pyarrow.parquet as pq
 
 from canasta_sim import ENGINE_VERSION, __version__
 from canasta_sim.errors import CanastaError
+from canasta_sim.runs.shown_commands import quote_shown
 
 __all__ = [
     "DECISIONS_DIR",
@@ -164,7 +165,8 @@ def read_part(read, path: Path, **options):
             reason = (f"it lacks the column{'s' if len(lacking) > 1 else ''} {', '.join(map(repr, lacking))} of this "
                       "table: another table's part, or another program's file")
         raise DamagedPartError(f"{path} is no Parquet part canasta-sim can read ({reason}); move it out of the run "
-                                f"and its games are played again by canasta-sim run --resume {run}") from None
+                               f"and its games are played again by canasta-sim run --resume {quote_shown(str(run))}"
+                               ) from None
 
 
 def _columns_lacking(path: Path, columns) -> list[str]:

@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 
 try:
@@ -32,7 +33,10 @@ from canasta_sim.runs.runner import log_failure
 from canasta_sim.runs.stopping import STOPPING_SIGNALS
 from canasta_sim.runs.worker_log import send_records_to
 
-__all__ = ["OUTPUT_LIMIT", "CappedOutput", "debugger_without_terminal", "die_with_parent", "worker_main"]
+__all__ = [
+    "OUTPUT_LIMIT", "CappedOutput", "debugger_quits_in_this_thread", "debugger_without_terminal", "die_with_parent",
+    "worker_main",
+]
 
 logger = logging.getLogger("canasta_sim.runs.runner")
 
@@ -103,6 +107,48 @@ def _breakpoint_without_terminal(*args, **kwargs):
 
     pdb.Pdb().set_trace(sys._getframe(1))
     return None
+
+
+_playing_here = threading.local()
+"""Whether this thread plays a run's games (:func:`debugger_quits_in_this_thread`)."""
+
+_hook_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def debugger_quits_in_this_thread():
+    """While the block runs, a strategy's ``breakpoint()`` in this thread quits at once, as in a run's worker process
+    (:func:`debugger_without_terminal`), charged to its seat as a debugger quitting; other threads keep the process's
+    hook.
+
+    A Dask worker plays chunks in threads of a process that is not canasta-sim's: a cluster of threads of the user's
+    own process (``LocalCluster(processes=False)``, in a notebook whose kernel's hook returned, so the game played on)
+    or a worker started in a terminal (``dask worker --no-nanny``, where ``pdb`` waited there for someone to type).
+    """
+    with _hook_lock:  # the hook is the process's: installed once, over whatever hook it had
+        if sys.breakpointhook is not _breakpoint_in_a_game:
+            _breakpoint_in_a_game.before = sys.breakpointhook
+            sys.breakpointhook = _breakpoint_in_a_game
+    _playing_here.games = getattr(_playing_here, "games", 0) + 1
+    try:
+        yield
+    finally:
+        _playing_here.games -= 1
+
+
+def _breakpoint_in_a_game(*args, **kwargs):
+    """``breakpoint()`` in a thread playing a run's games: ``PYTHONBREAKPOINT`` as Python documents it, else the
+    debugger quitting at once; in any other thread, the hook the process had."""
+    if not getattr(_playing_here, "games", 0):
+        return _breakpoint_in_a_game.before(*args, **kwargs)
+    if os.environ.get("PYTHONBREAKPOINT", "") not in ("", "pdb.set_trace"):
+        return sys.__breakpointhook__(*args, **kwargs)
+    import bdb
+
+    raise bdb.BdbQuit
+
+
+_breakpoint_in_a_game.before = sys.__breakpointhook__
 
 
 def _limit_memory(megabytes: int | None) -> None:

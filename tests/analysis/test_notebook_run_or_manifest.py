@@ -3,7 +3,7 @@ run's manifest (the report reads only run.json); anything else is refused in one
 
 import pytest
 
-from canasta_sim.analysis import entrants_of, load_run, strategy_names, with_strategy_names
+from canasta_sim.analysis import entrants_of, load_run, strategy_names, summarize, with_strategy_names
 from canasta_sim.runs.records import GAME_SCHEMA, HAND_SCHEMA
 from canasta_sim.runs.storage import RunDirectory
 from tests.analysis.test_report import full_table
@@ -45,3 +45,15 @@ def test_a_path_or_other_value_is_refused_naming_what_is_accepted(tmp_path, func
             function(value)
         assert str(raised.value) == (f"{function.__name__} takes a loaded run (load_run(path)) or its manifest "
                                      f"(run.manifest), not a {shown}")
+
+
+@pytest.mark.filterwarnings("ignore:1 of 4 games")  # the fixture's game the engine's guard ended, said each call
+def test_summarize_names_strategies_by_spec_and_by_the_printed_summarys_names_on_a_renamed_run(tmp_path):
+    # The printed summary of canasta-sim run names each strategy bot@1 [x]; summarize(run) keeps the specs, for
+    # programs keyed on them, and its docstring said "as printed" with no word of how to get the printed names.
+    run = load_run(_run_dir(tmp_path, STRATEGIES))
+    assert summarize(run).index.tolist() == ["x", "y"]
+    renamed = summarize(with_strategy_names(run))
+    assert renamed.index.tolist() == ["bot@1 [x]", "bot@1 [y]"]
+    assert renamed.reset_index(drop=True).equals(summarize(run).reset_index(drop=True))
+    assert "with_strategy_names" in summarize.__doc__

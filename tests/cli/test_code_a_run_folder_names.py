@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -120,12 +121,14 @@ def test_a_run_of_built_ins_is_replayed_with_no_note(tmp_path):
     ("openspiel:agents.spiel:make", "the module agents.spiel"),
     ("policy:agents.trained:act", "the module agents.trained"),
     ("their_package.bots:Bot", "the module their_package.bots"),
+    ("isolated:helper:Bot", "the module helper from 'START/helper.py'"),  # its bot server finds it where it starts
+    ("isolated:helpers.bots:Bot", "the module helpers.bots from 'START/helpers/__init__.py'"),
     ("missing.py:Bot", None),  # nothing to import: its load fails with its own line
     ("played:expert:moves=d/k", None),
     ("played:cmd%3Anode%20bot.js:moves=d/k", "the command 'node bot.js' in START"),
 ])
 def test_what_a_spec_runs_that_is_not_canasta_sims_own(spec, named, tmp_path):
-    for file in ("bots/mine.py", "elsewhere/mine.py", "agent.py"):
+    for file in ("bots/mine.py", "elsewhere/mine.py", "agent.py", "helper.py", "helpers/__init__.py"):
         (tmp_path / file).parent.mkdir(exist_ok=True)
         (tmp_path / file).write_text("")
     start = str(tmp_path)
@@ -190,3 +193,46 @@ def test_a_path_in_a_run_folders_names_names_no_file_plot_writes(crafted_run):
     assert {name for name in written if not name.startswith(("games/", "hands/"))} >= {"plots", "plots/win_rates.png"}
     assert all(name.startswith(("games", "hands", "plots/")) or name == "plots" for name in written), written
     assert list(crafted_run.parent.iterdir()) == [crafted_run]
+
+
+def test_a_module_found_where_the_strategies_start_is_named_with_its_file_where_this_process_looks_there(
+        tmp_path, monkeypatch):
+    # A resume moves into the run's recorded directory; a module spec was named as "the module helper" while the
+    # helper.py lying there was what ran.  This process looks there only with the working directory on its path.
+    (tmp_path / "helper.py").write_text("")
+    monkeypatch.setattr("sys.path", [entry for entry in sys.path if entry not in ("", ".")])
+    assert code_run_by("helper:Bot", start=str(tmp_path)) == "the module helper"
+    monkeypatch.setattr("sys.path", ["", *sys.path])  # a notebook's kernel
+    assert code_run_by("helper:Bot", start=str(tmp_path)) == f"the module helper from {str(tmp_path / 'helper.py')!r}"
+
+
+HELPER_MODULE = """
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Helper(Greedy):
+    name = "helper"
+    version = 1
+"""
+
+
+@pytest.mark.timeout(60)
+def test_resuming_a_run_from_elsewhere_names_the_module_file_its_bot_process_imports_in_the_recorded_folder(
+        tmp_path, monkeypatch):
+    started = tmp_path / "started"
+    started.mkdir()
+    (started / "bot.py").write_text(MARKING_BOT)
+    (started / "helper.py").write_text(HELPER_MODULE)
+    monkeypatch.chdir(started)
+    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "3", "-s", "bot.py:Marking", "-s",
+                                     "isolated:helper:Helper", "--rules", "target_score=1000", "--workers", "1",
+                                     "--out", "run", "-q"])
+    assert made.exit_code == 0, made.output
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--resume", str(started / "run"), "--games", "3", "--workers", "1",
+                                       "-q"])
+    assert result.exit_code == 0, result.output  # the user's own run, resumed from elsewhere, still plays
+    assert result.output.splitlines()[0].startswith(
+        "note: resuming the run runs code the run's folder names, as your user, not canasta-sim's own: the file "
+        f"{str(started / 'bot.py')!r} (bot.py:Marking); the module helper from {str(started / 'helper.py')!r} "
+        "(isolated:helper:Helper) (")

@@ -93,3 +93,27 @@ def test_a_markdown_reports_charts_folder_that_another_user_made_first_is_refuse
                                      f"{tmp_path / 'club-charts'}: another user's folder, who could change the charts "
                                      "after; remove it or write the report elsewhere")
     assert list((tmp_path / "club-charts").iterdir()) == []
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="links")
+def test_a_run_folders_plots_that_is_a_link_is_refused_by_plot_and_the_markdown_report_naming_it(tmp_path):
+    # A downloaded folder's plots/, a link to a folder of the user's: plot and report -o RUN/report.md drew into it.
+    run = tmp_path / "run"
+    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--rules",
+                                     "target_score=1000", "--workers", "1", "--out", str(run), "-q"])
+    assert made.exit_code == 0, made.output
+    elsewhere = tmp_path / "pictures"
+    elsewhere.mkdir()
+    (run / "plots").symlink_to(elsewhere, target_is_directory=True)
+    plotted = CliRunner().invoke(main, ["plot", str(run)])
+    assert plotted.exit_code == 2, plotted.output
+    assert plotted.output.strip() == (f"Error: {run / 'plots'} is a link, not a folder of the run's own; remove it or "
+                                      "give --out FOLDER for the charts")
+    report = CliRunner().invoke(main, ["report", str(run), "--format", "markdown", "-o", str(run / "report.md")])
+    assert report.exit_code == 2, report.output
+    assert report.output.strip() == (f"Error: --output {run / 'report.md'}: its charts cannot be written to "
+                                     f"{run / 'plots'}: it is a link, not a folder of the run's own; remove it or "
+                                     "write the report elsewhere")
+    assert list(elsewhere.iterdir()) == []
+    assert not (run / "report.md").exists()
