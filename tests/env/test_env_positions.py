@@ -2,6 +2,7 @@
 reaches in one line, and from a position the PettingZoo and Gymnasium environments keep every promise of a dealt start
 (masks, observations inside their spaces, the same episode for the same position and seed, the game's end)."""
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -151,3 +152,24 @@ def test_every_decision_can_be_started_at_and_its_mask_allows_what_the_engine_do
     assert env.agent_selection == f"seat_{2 if decision == ANSWER_DECISION else 0}"
     mask = env.observe(env.agent_selection)["action_mask"]
     env.step(int(np.flatnonzero(mask)[0]))
+
+
+@pytest.mark.timeout(30)
+def test_the_game_tree_of_a_later_hand_counts_the_hands_before_it_toward_max_hands():
+    """OpenSpiel's tree at a position of hand 2 under ``max_hands=2``, in the ``game`` scope, ends with that hand as the
+    hand cap says, where it dealt a hand 3 (counted from the position, as the environments did)."""
+    tree = build_position(None, **ENDGAME, hand_number=2).game_tree(scope="game", max_hands=2)
+    while not tree.is_over:
+        assert not tree.is_chance  # no deal of a next hand
+        tree.apply(tree.legal_actions()[0])
+    assert (tree.termination, len(tree.hands)) == ("hand_cap", 1)
+
+
+@pytest.mark.timeout(30)
+def test_a_vector_environment_starts_every_sub_environment_at_the_position():
+    """``reset``'s options reach every sub-environment: each starts at the position (its own copy) with its seed."""
+    start = build_position(SHORT, **ENDGAME)
+    envs = gymnasium.vector.SyncVectorEnv([lambda: CanastaGymEnv(rules=SHORT)] * 2)
+    observation, _ = envs.reset(seed=1, options={"position": start})
+    assert observation["observation"][:, :15].tolist() == [[0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 1, 0, 0]] * 2
+    envs.close()
