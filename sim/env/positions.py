@@ -179,7 +179,8 @@ def build_position(
     state.red_threes = [0, 0, 0, 0]
     for owner, count in (red_threes or {}).items():
         owner = _whole("red_threes' seat", owner, 0, 3)
-        pool.take_all([RED_THREE] * _whole(f"red_threes[{owner}]", count, 0, DECK_COUNTS[RED_THREE]), "red_threes")
+        count = _whole(f"red_threes[{owner}]", count, 0, DECK_COUNTS[RED_THREE])
+        pool.take_all([RED_THREE] * count, "red_threes")
         state.red_threes[owner] = count
     for side, text in (melds or {}).items():
         side = _whole("melds' side", side, 0, 1)
@@ -202,10 +203,7 @@ def build_position(
     _place_the_rest(state, pool, hands, pool.take_all(_cards("stock_top", stock_top), "stock_top"), stock_size)
     state.pile_freezers = sum(1 for kind in state.pile if kind <= TWO or kind == RED_THREE
                               or (kind == BLACK_THREE and rules.black_three_freezes_pile))
-    if side_has_melded is None:
-        side_has_melded = [any(sum(meld) for meld in state.melds[side]) for side in (0, 1)]
-    state.side_has_melded = [bool(flag) for flag in side_has_melded]
-    state.seat_has_melded = [owner in set(melded_seats) for owner in range(4)]
+    _set_melded(state, side_has_melded, melded_seats)
     state.first_turn_done = [True] * 4
     state.seat = seat
     state.history = []
@@ -217,6 +215,18 @@ def build_position(
         _check_decision(state, ASK_DECISION)
         state.apply(ASK)
     return Position(state, decision)
+
+
+def _set_melded(state: HandState, side_has_melded: Sequence[bool] | None, melded_seats: Iterable[int]) -> None:
+    if side_has_melded is None:
+        side_has_melded = [any(sum(meld) for meld in state.melds[side]) for side in (0, 1)]
+    elif (isinstance(side_has_melded, str | bytes) or not isinstance(side_has_melded, Sequence)
+          or len(side_has_melded) != 2 or not all(flag is True or flag is False for flag in side_has_melded)):
+        raise PositionError(f"side_has_melded={shown(side_has_melded)} is not accepted; use two truth values, side A's "
+                            "first, or None to have them follow the melds")
+    state.side_has_melded = list(side_has_melded)
+    seats = {_whole("melded_seats' seat", seat, 0, 3) for seat in melded_seats}
+    state.seat_has_melded = [owner in seats for owner in range(4)]
 
 
 def _place_the_rest(state: HandState, pool: _Pool, hands: Mapping, top_ids: list[int], stock_size: int | None) -> None:
@@ -343,8 +353,9 @@ def _check_state(state: HandState) -> None:
     low, high = observation_bounds(rules, state.hand_number)
     lowest, highest = int(low[_SCORES_AT]), int(high[_SCORES_AT])
     if not all(lowest <= total <= highest for total in state.scores_before):
-        raise PositionError(f"the totals {tuple(state.scores_before)} are not reached before hand {state.hand_number}; "
-                            f"use totals from {lowest} to {highest} there")
+        raise PositionError(f"the totals {tuple(state.scores_before)} are outside the observation space before hand "
+                            f"{state.hand_number}: use totals from {lowest} to {highest} there (a later hand_number "
+                            "allows lower ones, a side losing points hand after hand)")
 
 
 def _check_decision(state: HandState, decision: object) -> None:

@@ -30,12 +30,16 @@ ENDGAME = {"hands": {0: "Q 5 6 7", 1: "9 9 4 4", 2: "K 8 10", 3: "J J 4"}, "meld
     ({"scores": (5000, 10)}, r"^side A's total 5000 is at the target 5000, where the game is over \(R15\.1\)"),
     ({"decision": "draw"}, r"^decision='draw' is not accepted; use one of acquire, ask, answer, meld, discard$"),
     ({"decision": ANSWER_DECISION, "hands": {0: "5 6 7"}}, r"^seat 0 may not ask its partner here.*\(R12\.5\)$"),
+    ({"scores": (-50, 0)}, r"^the totals \(-50, 0\) are outside the observation space before hand 1: use totals from "
+                          r"0 to 4999 there \(a later hand_number allows lower ones"),
+    ({"side_has_melded": True}, r"^side_has_melded=True is not accepted; use two truth values, side A's first"),
     ({"seat": 4}, r"^seat=4 is not accepted; use a whole number from 0 to 3$"),
     ({"hands": {0: "K", 1: "Q", 2: "J", 3: "10"}, "stock_size": 3},
      r"^stock_size=3 leaves \d+ cards placed nowhere; leave a seat out of hands"),
 ], ids=["five jokers R1.1", "no such card", "red 3 held R4.1", "two-card meld R9.1", "wild-heavy meld R9.2",
         "black 3 meld R5.3", "melds of an unmelded side R10.1", "totals at the target R15.1", "no such decision",
-        "ask that cannot go out R12.5", "no such seat", "cards placed nowhere"])
+        "ask that cannot go out R12.5", "totals outside the space", "side_has_melded not two flags", "no such seat",
+        "cards placed nowhere"])
 def test_a_position_no_game_reaches_is_refused_in_one_line_naming_what_is_accepted(arguments, message):
     with pytest.raises(PositionError, match=message) as raised:
         build_position(**arguments)
