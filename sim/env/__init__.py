@@ -10,6 +10,8 @@
 * :mod:`canasta_sim.env.render`: both environments' render modes, the terminal game's screen of a seat's table.
 * :mod:`canasta_sim.env.policy`: any ``(observation, action_mask) -> action`` callable as a strategy.
 * :mod:`canasta_sim.env.decisions`: the ``decisions/`` dataset of ``canasta-sim run --record-decisions``.
+* :mod:`canasta_sim.env.positions`: positions of one's own, built from cards as text and checked against the rules,
+  to start the environments (``reset``'s ``position`` option) and the game tree at.
 * :mod:`canasta_sim.env.game_tree`: the game as a tree of explicit chance and decision actions (no numpy).
 * :mod:`canasta_sim.env.openspiel`: that tree as the OpenSpiel game ``canasta_sim``
   (the ``openspiel`` extra (``pip install '.[openspiel]'`` in a checkout)).

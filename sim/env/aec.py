@@ -41,6 +41,7 @@ except ModuleNotFoundError as error:
     raise missing_extra(error, "the PettingZoo environment", "rl") from None
 from canasta_sim.env.actions import ACTION_COUNT, action_number, action_text
 from canasta_sim.env.encoding import DecisionOptions, observation_bounds, observation_vector
+from canasta_sim.env.positions import reset_start
 from canasta_sim.env.render import RENDER_MODES, check_dealt, check_render_mode, render_text, table_text
 
 __all__ = ["CanastaEnv"]
@@ -99,9 +100,16 @@ class CanastaEnv(AECEnv):
         return agent
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game: with ``seed``, the game ``play_game(..., seed=seed)`` deals."""
+        """Deal a new game: with ``seed``, the game ``play_game(..., seed=seed)`` deals.
+
+        :param options: ``{"position": position}`` starts the game at a :class:`~canasta_sim.env.positions.Position`
+            (of this environment's rules) instead of a deal, the next hands dealt from ``seed``; other options are
+            ignored.
+        :raises PositionError: (a ``ValueError``) for a position of other rules or after ``max_hands``.
+        """
+        start = reset_start(options, self.rules, self.driver.max_hands, strict=False)
         game_seed = self._seeds.next(seed)
-        self.driver.reset(game_seed)
+        self.driver.reset(game_seed, start)
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0 for agent in self.agents}

@@ -74,7 +74,6 @@ __all__ = [
     "MELD_DECISION",
     "REWARD_CHOICES",
     "as_rules",
-    "check_reset_options",
     "check_reward",
     "hand_info",
     "hand_rewards",
@@ -180,24 +179,6 @@ def _shown_as_written(value: object) -> str:
     return f"a {type_name(value, module=True)}"
 
 
-def check_reset_options(options) -> None:
-    """Refuse ``reset``'s ``options`` unless they ask nothing (``None`` or ``{}``, which Gymnasium's checker sends):
-    the rules, the seats and the rewards are the environment's, given when it is built, and options the Gymnasium
-    environment ignored dealt its own game as if nothing had been asked.  (The PettingZoo environment takes any, unused:
-    PettingZoo's ``api_test`` sends ``{"options": 1}`` to see that ``reset`` has the parameter.)
-
-    :raises ValueError: naming the options, in one line.
-    """
-    if options is None or (isinstance(options, Mapping) and not options):
-        return
-    named = shown(options)
-    if isinstance(options, Mapping):  # its keys say what was asked; a value may be anything, and long
-        keys = [f"{shown(key)}: ..." for key in list(options)[:5]] + (["..."] if len(options) > 5 else [])
-        named = "{" + ", ".join(keys) + "}"
-    raise ValueError(f"options={named} is not accepted; the environment takes no reset options (rules, seats and "
-                     "rewards are given when it is built): use None")
-
-
 class GameSeeds:
     """The seed of each game an environment deals.
 
@@ -293,6 +274,7 @@ class GameDriver:
         self._deck_rng: DeckGenerator | None = None
         self._dealer = 0
         self._listeners: list[tuple[int, Strategy]] = []
+        self._hands_before = 0
         self.failure: StrategyError | None = None
         """The failure of a strategy seat that stopped this game, if one did: the game cannot go on."""
 
@@ -338,18 +320,21 @@ class GameDriver:
 
     # ---------------------------------------------------------------- playing
 
-    def reset(self, seed: int) -> None:
+    def reset(self, seed: int, start: tuple[HandState, str] | None = None) -> None:
         """Start a game with this seed, dealt exactly as ``play_game(..., seed=seed)`` deals it, and play
         the strategy seats up to the first decision of a seat without one.
 
+        :param start: a hand under way and the decision due in it (a checked ``Position``'s, which the driver plays
+            on and changes): the game starts there, its totals and dealer the hand's, and the next hands are dealt
+            from ``seed`` as from a dealt start.
         :raises TypeError: for a seed that is no whole number (an int or a numpy integer), as ``play_game`` refuses it.
         """
         self.seed = checked_seed(seed)
         self.failure = None
         with self._stopping_on_failure():
-            self._start()
+            self._start(start)
 
-    def _start(self) -> None:
+    def _start(self, start: tuple[HandState, str] | None = None) -> None:
         self.strategies = [self._build(seat, factory) for seat, factory in enumerate(self.factories)]
         self._listeners = [
             (seat, player) for seat, player in enumerate(self.strategies)
@@ -359,9 +344,17 @@ class GameDriver:
         self._dealer = self.first_dealer
         self.totals = (0, 0)
         self.hands = []
+        self._hands_before = 0
         self.winner = None
         self.termination = None
-        self._deal(1)
+        if start is None:
+            self._deal(1)
+        else:
+            state, decision = start
+            self.first_dealer = self._dealer = state.dealer
+            self.totals = tuple(state.scores_before)
+            self._hands_before = state.hand_number - 1  # the hand cap and the next hands' numbers count them
+            self._begin(state, decision)
         self._run_strategies()
 
     def decide(self, value) -> list[HandResult]:
@@ -412,12 +405,15 @@ class GameDriver:
     def _deal(self, hand_number: int) -> None:
         state = HandState.deal(self.rules, self._deck_rng, dealer=self._dealer, scores=self.totals,
                                hand_number=hand_number)
+        self._begin(state, ACQUIRE_DECISION)
+
+    def _begin(self, state: HandState, decision: str) -> None:
         self.state = state
         self.views = [SeatView(state, seat, self.totals) for seat in range(4)]
         for seat, player in enumerate(self.strategies):
             if player is not None:
                 self._call(seat, "hand start", player.on_hand_start, self.views[seat])
-        self.decision = ACQUIRE_DECISION
+        self.decision = decision
 
     def _play(self, value) -> None:
         if self.decision is None or self.state is None:
@@ -508,14 +504,14 @@ class GameDriver:
                 ended = True
         if ended:
             self.termination = "target"
-        elif len(self.hands) >= self.max_hands:
+        elif self._hands_before + len(self.hands) >= self.max_hands:
             self.termination = "hand_cap"
             if totals[0] != totals[1]:
                 self.winner = 0 if totals[0] > totals[1] else 1
         if self.termination is not None:
             self.decision = None
             return
-        self._deal(len(self.hands) + 1)
+        self._deal(self._hands_before + len(self.hands) + 1)
 
     def _run_strategies(self) -> None:
         """Ask the strategy seats for their decisions until a seat without one must decide, or the game ends."""

@@ -295,6 +295,7 @@ class GameTree(GameDriver):
         tree.choosing_dealer = False
         tree.totals = scores
         tree._dealer = tree.first_dealer = state.dealer
+        tree._hands_before = state.hand_number - 1  # toward max_hands, as the environments count them
         tree._set_state(state, scores)
         tree.decision = decision
         tree.memory = memory

@@ -27,7 +27,6 @@ from canasta_sim.env.driver import (
     GameDriver,
     GameSeeds,
     as_rules,
-    check_reset_options,
     check_reward,
     hand_info,
     hand_rewards,
@@ -42,6 +41,7 @@ except ModuleNotFoundError as error:
     raise missing_extra(error, "the Gymnasium environment", "rl") from None
 from canasta_sim.env.actions import ACTION_COUNT, action_number, action_text
 from canasta_sim.env.encoding import DecisionOptions, decision_shown, observation_bounds, observation_vector
+from canasta_sim.env.positions import reset_start
 from canasta_sim.env.render import RENDER_MODES, check_render_mode, render_text, table_text
 from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.plugins.specs import is_bot_spec
@@ -144,12 +144,19 @@ class CanastaGymEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict[str, np.ndarray], dict]:
         """Deal a new game (with ``seed``: the deal of ``play_game(..., seed=seed)``); play the other
-        seats up to the learning seat's first decision."""
-        check_reset_options(options)
+        seats up to the learning seat's first decision.
+
+        :param options: ``None``, or ``{"position": position}`` to start the game at a
+            :class:`~canasta_sim.env.positions.Position` (of this environment's rules) instead of a deal: the strategy
+            seats are seeded and the next hands dealt from ``seed`` as from a dealt start.
+        :raises PositionError: (a ``ValueError``) for other options, or a position of other rules or after
+            ``max_hands``.
+        """
+        start = reset_start(options, self.rules, self.driver.max_hands, strict=True)
         game_seed = self._seeds.next(seed)  # checked and made an int first: Gymnasium's own refuses a numpy one
         super().reset(seed=None if seed is None else game_seed)
         self._unreported_end, self._illegal = False, None  # first: a strategy failing in the deal leaves no end due
-        self.driver.reset(game_seed)
+        self.driver.reset(game_seed, start)
         # A hand the other seats finish before the learning seat's first decision counts in its first step.
         self._carried = self._rewards(self.driver.hands)
         self._carried_hands = tuple(self.driver.hands)

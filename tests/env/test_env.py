@@ -508,9 +508,10 @@ def test_every_environment_refuses_a_negative_seed_in_one_line_as_gymnasiums_see
 def test_the_gymnasium_environment_refuses_reset_options_it_would_ignore():
     """``reset(options={"seat": 1})`` or ``{"rules": ...}`` dealt the environment's own game as if nothing was asked.
     Gymnasium's checker sends ``{}``, which asks nothing; PettingZoo's ``api_test`` sends ``{"options": 1}`` to see
-    that the parameter exists, so the PettingZoo environment takes any (and uses none, as docs/env.md says)."""
+    that the parameter exists, so the PettingZoo environment takes any (and uses only ``position``, as docs/env.md
+    says)."""
     env = CanastaGymEnv(partner="random", opponents="random", rules=SHORT)
-    with pytest.raises(ValueError, match=r"^options=\{'seat': \.\.\.\} is not accepted; the environment takes no "):
+    with pytest.raises(ValueError, match=r"^options=\{'seat': \.\.\.\} is not accepted; use None, or \{'position'"):
         env.reset(seed=1, options={"seat": 1})
     vector = gymnasium.vector.SyncVectorEnv([lambda: CanastaGymEnv(partner="random", opponents="random",
                                                                    rules=SHORT)])
