@@ -41,6 +41,7 @@ from canasta_sim.plugins.pools import BotPool, handshake, memory_limit
 from canasta_sim.plugins.process import BotProcess
 from canasta_sim.plugins.protocol import (
     DECISIONS,
+    JUDGED_ANSWERS,
     ProtocolError,
     answer_value,
     check_answer,
@@ -189,7 +190,29 @@ class ProcessStrategy(Strategy):
         message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
         self._pending.insert(0, self._bot.tagged(message))
 
-    def _request(self, decision: str, view, shown: dict[str, Any], listed: list[str] | None, drawn=None):
+    def _decide(self, decision: str, view):
+        # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
+        # the request carries anyway says so (found lazily first, as before, they cost bot.js's worker a tenth).
+        moves = LISTINGS[decision](view) if decision in self.wants_legal else None
+        if self.choices_only:
+            if moves is not None:
+                if len(moves) == 1:
+                    return moves[0]
+            elif decision in LAZY_LISTINGS:
+                only = only_answer(LAZY_LISTINGS[decision](view))
+                if only is not CHOICE:
+                    return only
+        if not self._game_started:
+            self._start_game(view)
+        listed = None
+        if moves is not None:
+            listed = [None if move is None else str(move) for move in moves]
+        # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
+        shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
+        # The arbiter's side reads the live state, as the view wire does; the seat learns only what its one legal
+        # answer brings it.
+        drawn = forced_draw(view._state) if decision == "acquire" and self.shown_draws else None
+        # The request itself, written on here: a Python call fewer a request.
         bot = self._bot
         if bot is not None and bot.tag not in bot.shared.open:
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
@@ -223,15 +246,27 @@ class ProcessStrategy(Strategy):
             while True:
                 kind = reply["type"]
                 if kind == "move":
-                    # Its text judged at once: parse_answer would check the type again, a Python call more a request.
-                    value = answer_value(decision, reply["move"]) if "move" in reply else parse_answer(decision, reply)
+                    # Its text judged at once, looked up where it was judged before: parse_answer would check the type
+                    # again, and answer_value look it up, each a Python call more a request.
+                    move = reply.get("move", _UNJUDGED)
+                    value = JUDGED_ANSWERS.get((decision, move), _UNJUDGED) if type(move) is str else _UNJUDGED
+                    if value is _UNJUDGED:
+                        value = parse_answer(decision, reply) if move is _UNJUDGED else answer_value(decision, move)
                     plan = reply.get("then")
                     if plan is not None:
+                        answered = type(value)
+                        # Nearly every reply plans after a take, a shown draw or a meld laid, each a move the engine
+                        # reports: passed here, two Python calls fewer; _check_plan judges the rest.
+                        if type(plan) is list and (answered is TakePile or answered is Draw and drawn is not None
+                                                   or decision == "meld" and value is not None):
+                            self._plan = plan
+                            self._log.known += 1  # the bot saw its own move: no event for it
+                            return value
                         _check_plan(decision, value, plan, drawn)
                         # After "ask" the partner's answer is not known: the plan ends there.
                         self._plan = [] if decision == "ask" and value is True else plan
                         if _makes_event(decision, value):
-                            self._log.known += 1  # the bot saw its own move: no event for it
+                            self._log.known += 1
                     return value
                 if kind == "check":
                     answer = check_answer(view, decision, reply.get("move"))
@@ -264,30 +299,6 @@ class ProcessStrategy(Strategy):
                 bot.kill(SeatFailure("interrupted during a request", reason="crash"))
             raise
 
-    def _decide(self, decision: str, view):
-        # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
-        # the request carries anyway says so (found lazily first, as before, they cost bot.js's worker a tenth).
-        moves = LISTINGS[decision](view) if decision in self.wants_legal else None
-        if self.choices_only:
-            if moves is not None:
-                if len(moves) == 1:
-                    return moves[0]
-            elif decision in LAZY_LISTINGS:
-                only = only_answer(LAZY_LISTINGS[decision](view))
-                if only is not CHOICE:
-                    return only
-        if not self._game_started:
-            self._start_game(view)
-        listed = None
-        if moves is not None:
-            listed = [None if move is None else str(move) for move in moves]
-        # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
-        shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
-        # The arbiter's side reads the live state, as the view wire does; the seat learns only what its one legal
-        # answer brings it.
-        drawn = forced_draw(view._state) if decision == "acquire" and self.shown_draws else None
-        return self._request(decision, view, shown, listed, drawn)
-
     def _planned_value(self, decision: str, item: dict):
         """The engine's value of a plan item's move; a move outside the protocol ends the plan, charged as malformed."""
         try:
@@ -304,8 +315,13 @@ class ProcessStrategy(Strategy):
         item = plan[0]
         planned = item.get("decision") if type(item) is dict else None
         if planned == decision and decision != "ask" and "error" not in item:
-            # The commonest item (a meld or a discard the bot planned), as below without the tests it passes.
-            value = self._planned_value(decision, item)
+            # The commonest item (a meld or a discard the bot planned), as below without the tests it passes, its
+            # answer looked up where it was judged before: two or three such items a request, each two Python calls
+            # fewer.
+            move = item.get("move")
+            value = JUDGED_ANSWERS.get((decision, move), _UNJUDGED) if type(move) is str or move is None else _UNJUDGED
+            if value is _UNJUDGED:
+                value = self._planned_value(decision, item)
             del plan[0]
             if value is not None and value is not True and value is not False:  # a move the engine reports
                 self._log.known += 1
@@ -439,6 +455,7 @@ class ProcessStrategy(Strategy):
 
 
 _UNPLANNED = object()
+_UNJUDGED = object()
 
 _REPORTED_REASONS = ("exception", "illegal", "malformed")
 
