@@ -314,18 +314,6 @@ class ProcessStrategy(Strategy):
         plan = self._plan
         item = plan[0]
         planned = item.get("decision") if type(item) is dict else None
-        if planned == decision and decision != "ask" and "error" not in item:
-            # The commonest item (a meld or a discard the bot planned), as below without the tests it passes, its
-            # answer looked up where it was judged before: two or three such items a request, each two Python calls
-            # fewer.
-            move = item.get("move")
-            value = JUDGED_ANSWERS.get((decision, move), _UNJUDGED) if type(move) is str or move is None else _UNJUDGED
-            if value is _UNJUDGED:
-                value = self._planned_value(decision, item)
-            del plan[0]
-            if value is not None and value is not True and value is not False:  # a move the engine reports
-                self._log.known += 1
-            return value
         # Whether the engine asks the ask decision is R12.5's to say (going out must be possible, by default), and a
         # bot need not work it out: an ask answer the engine does not ask for is passed over (a loop, not a call per
         # item: a plan's length is the bot's to choose), and an ask it did not plan for is answered "not asking".
@@ -389,15 +377,39 @@ class ProcessStrategy(Strategy):
     def choose_meld(self, view):
         """Forwarded to the bot as a ``decide`` request (``meld``), answered from the bot's plan, or, when it has one
         legal answer and the bot is asked only its choices, answered with it."""
-        if self._plan and (value := self._planned("meld")) is not _UNPLANNED:
-            return value
+        plan = self._plan
+        if plan:
+            # Two or three of a request's plan items are melds and a discard, each judged before: such an item is taken
+            # here, as _planned would take it, a Python call fewer each.
+            item = plan[0]
+            if type(item) is dict and item.get("decision") == "meld" and "error" not in item:
+                move = item.get("move")  # a text, or null: melding ends
+                value = _UNJUDGED if type(move) is not str and move is not None else JUDGED_ANSWERS.get(("meld", move),
+                                                                                                      _UNJUDGED)
+                if value is not _UNJUDGED:
+                    del plan[0]
+                    if value is not None:  # a meld laid, which the engine reports: the bot saw it
+                        self._log.known += 1
+                    return value
+            if (value := self._planned("meld")) is not _UNPLANNED:
+                return value
         return self._decide("meld", view)
 
     def choose_discard(self, view):
         """Forwarded to the bot as a ``decide`` request (``discard``), answered from the bot's plan, or, when it has one
         legal answer and the bot is asked only its choices, answered with it."""
-        if self._plan and (value := self._planned("discard")) is not _UNPLANNED:
-            return value
+        plan = self._plan
+        if plan:
+            item = plan[0]  # taken here when judged before, as in choose_meld
+            if type(item) is dict and item.get("decision") == "discard" and "error" not in item:
+                move = item.get("move")
+                value = JUDGED_ANSWERS.get(("discard", move), _UNJUDGED) if type(move) is str else _UNJUDGED
+                if value is not _UNJUDGED:
+                    del plan[0]
+                    self._log.known += 1  # a discard, which the engine reports: the bot saw it
+                    return value
+            if (value := self._planned("discard")) is not _UNPLANNED:
+                return value
         return self._decide("discard", view)
 
     # ------------------------------------------------------------------------------------ hooks
