@@ -529,13 +529,17 @@ class Hub:
         bot = shared.bot
         while shared.awaiting and bot.process is not None:
             try:
-                line = bot.buffered_line()
+                lines = bot.buffered_lines()  # a write's answers in one call, not one a line
             except SeatFailure as failure:
                 shared.die(failure)
                 return
-            if line is None:
+            if not lines:
                 return
-            shared.dispatch(line)
+            for index, line in enumerate(lines):
+                if not shared.awaiting or bot.process is None:
+                    bot.unread(lines[index:])  # left where they were, as when they were taken one at a time
+                    return
+                shared.dispatch(line)
 
     def _watch(self, waiting: list[SharedBot]) -> None:
         if self._selector is None:
