@@ -190,23 +190,30 @@ class ProcessStrategy(Strategy):
         message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
         self._pending.insert(0, self._bot.tagged(message))
 
-    def _decide(self, decision: str, view):
+    def _listing(self, decision: str, view) -> tuple[Any, list[str] | None]:
+        """The decision's one legal answer when the bot is asked only its choices and it has one (else ``CHOICE``), and
+        the legal answers' texts when the bot lists them (else ``None``)."""
         # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
         # the request carries anyway says so (found lazily first, as before, they cost bot.js's worker a tenth).
         moves = LISTINGS[decision](view) if decision in self.wants_legal else None
         if self.choices_only:
             if moves is not None:
                 if len(moves) == 1:
-                    return moves[0]
+                    return moves[0], None
             elif decision in LAZY_LISTINGS:
                 only = only_answer(LAZY_LISTINGS[decision](view))
                 if only is not CHOICE:
-                    return only
+                    return only, None
+        return CHOICE, None if moves is None else [None if move is None else str(move) for move in moves]
+
+    def _decide(self, decision: str, view):
+        listed = None
+        if self.wants_legal or self.choices_only:  # neither for an isolated: strategy's server, a Python call fewer
+            only, listed = self._listing(decision, view)
+            if only is not CHOICE:
+                return only
         if not self._game_started:
             self._start_game(view)
-        listed = None
-        if moves is not None:
-            listed = [None if move is None else str(move) for move in moves]
         # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
         shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
         # The arbiter's side reads the live state, as the view wire does; the seat learns only what its one legal
@@ -256,32 +263,15 @@ class ProcessStrategy(Strategy):
                     if plan is not None:
                         answered = type(value)
                         # Nearly every reply plans after a take, a shown draw or a meld laid, each a move the engine
-                        # reports: passed here, two Python calls fewer; _check_plan judges the rest.
+                        # reports: kept here, two Python calls fewer; _keep_plan judges the rest.
                         if type(plan) is list and (answered is TakePile or answered is Draw and drawn is not None
                                                    or decision == "meld" and value is not None):
                             self._plan = plan
                             self._log.known += 1  # the bot saw its own move: no event for it
                             return value
-                        _check_plan(decision, value, plan, drawn)
-                        # After "ask" the partner's answer is not known: the plan ends there.
-                        self._plan = [] if decision == "ask" and value is True else plan
-                        if _makes_event(decision, value):
-                            self._log.known += 1
+                        self._keep_plan(decision, value, plan, drawn)
                     return value
-                if kind == "check":
-                    answer = check_answer(view, decision, reply.get("move"))
-                    reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
-                    continue
-                if kind == "view" and self._tagged:  # the whole view, asked for by a protocol-2 bot
-                    answer = {"type": "view", "view": view_message(view)}
-                    reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
-                    continue
-                if kind == "error":
-                    raise SeatFailure(f"the bot reported an error: {_reported(reply.get('message', ''))}"
-                                      f"{bot.stderr_tail()}",
-                                      reason=_reported_reason(reply))
-                forms = "'move', 'check', 'view' or 'error'" if self._tagged else "'move', 'check' or 'error'"
-                raise ProtocolError(f"a bot answers a decide request with {forms}, not {kind!r}")
+                reply = self._within_request(decision, view, reply)
         except ProtocolError as error:
             failure = SeatFailure(f"the bot wrote something outside the protocol: {error}{bot.stderr_tail()}",
                                   reason="malformed")
@@ -290,14 +280,45 @@ class ProcessStrategy(Strategy):
         except SeatFailure:
             raise
         except BaseException:
-            # Interrupted mid-request (the engine's clock, the user's Ctrl-C, an abandoned game): the process
-            # may still answer later.  A protocol-2 bot's late answer names a game now ended and is dropped;
-            # a protocol-1 process cannot serve another request, and the seat's next game starts a new one.
-            if self._tagged:
-                bot.close()
-            else:
-                bot.kill(SeatFailure("interrupted during a request", reason="crash"))
+            self._interrupted(bot)
             raise
+
+    def _interrupted(self, bot: Endpoint) -> None:
+        """The request was interrupted (the engine's clock, the user's Ctrl-C, an abandoned game): the process may still
+        answer later.  A protocol-2 bot's late answer names a game now ended and is dropped; a protocol-1 process cannot
+        serve another request, and the seat's next game starts a new one."""
+        if self._tagged:
+            bot.close()
+        else:
+            bot.kill(SeatFailure("interrupted during a request", reason="crash"))
+
+    def _keep_plan(self, decision: str, value: Any, plan: Any, drawn: list[int] | None) -> None:
+        """Keep the reply's plan ``plan`` for the rest of the turn, once :func:`_check_plan` finds it one."""
+        _check_plan(decision, value, plan, drawn)
+        # After "ask" the partner's answer is not known: the plan ends there.
+        self._plan = [] if decision == "ask" and value is True else plan
+        if _makes_event(decision, value):
+            self._log.known += 1  # the bot saw its own move: no event for it
+
+    def _within_request(self, decision: str, view, reply: dict[str, Any]) -> dict[str, Any]:
+        """The bot's next message once ``reply``, which is no move, is answered: a ``check`` or a ``view`` it asked for.
+
+        :raises SeatFailure: for an ``error`` the bot reported.
+        :raises ProtocolError: for a message no decide request is answered with.
+        """
+        kind = reply["type"]
+        bot = self._bot
+        if kind == "check":
+            answer = check_answer(view, decision, reply.get("move"))
+            return bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
+        if kind == "view" and self._tagged:  # the whole view, asked for by a protocol-2 bot
+            answer = {"type": "view", "view": view_message(view)}
+            return bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
+        if kind == "error":
+            raise SeatFailure(f"the bot reported an error: {_reported(reply.get('message', ''))}{bot.stderr_tail()}",
+                              reason=_reported_reason(reply))
+        forms = "'move', 'check', 'view' or 'error'" if self._tagged else "'move', 'check' or 'error'"
+        raise ProtocolError(f"a bot answers a decide request with {forms}, not {kind!r}")
 
     def _planned_value(self, decision: str, item: dict):
         """The engine's value of a plan item's move; a move outside the protocol ends the plan, charged as malformed."""
