@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import greenlet
+import orjson
 
 from canasta_sim.errors import SeatFailure
 from canasta_sim.plugins.kept_state import note_claim
@@ -183,7 +184,13 @@ class SharedBot:
         """Hand one line the bot wrote to the game it answers."""
         named = None
         try:
-            message = decode(line)
+            # decode written out, a Python call fewer an answer; it reads a line again only to say what is wrong.
+            try:
+                message = orjson.loads(line)
+            except ValueError:  # orjson's JSONDecodeError, and a line that is no UTF-8
+                message = None
+            if type(message) is not dict or type(message.get("type")) is not str:
+                message = decode(line)
             if self.tagged:
                 tag = message.get("game")
                 if type(tag) is not int:  # false and 0.0 would find game 0 by their equal hashes, true game 1
@@ -284,9 +291,23 @@ class Endpoint:
             return self._take()
         shared.awaiting[self.tag] = self
         hub = _HUB
-        if hub is not None and hub.thread_greenlet is greenlet.getcurrent().parent:  # current_hub(), a call fewer
-            return hub.wait(self)
-        return self._wait_alone()
+        if hub is None:
+            return self._wait_alone()
+        game = greenlet.getcurrent()
+        if hub.thread_greenlet is not game.parent:  # current_hub(), a call fewer
+            return self._wait_alone()
+        # Give way to the hub until the answer arrives: it resumes this game with the answer, or the failure to raise
+        # (written here, not in a method of the hub's: a Python call fewer a request).
+        if shared not in hub.bots:
+            hub.bots.append(shared)
+        self.waiter = game
+        try:
+            result = hub.thread_greenlet.switch()
+        finally:
+            self.waiter = None
+        if isinstance(result, BaseException):
+            raise result
+        return result
 
     def _serve(self, data: bytes) -> bool:
         """Write ``data``, what the bot asked for within its request (a check, a view), at once and on the request's
@@ -387,20 +408,6 @@ class Hub:
         self._watched: dict[Any, SharedBot] = {}
 
     # ------------------------------------------------------------------------ the games' side
-
-    def wait(self, endpoint: Endpoint) -> dict[str, Any]:
-        """Give way until the answer for ``endpoint`` arrives (called in a game's greenlet)."""
-        shared = endpoint.shared
-        if shared not in self.bots:
-            self.bots.append(shared)
-        endpoint.waiter = greenlet.getcurrent()
-        try:
-            result = self.thread_greenlet.switch()
-        finally:
-            endpoint.waiter = None
-        if isinstance(result, BaseException):
-            raise result
-        return result
 
     def resume(self, endpoint: Endpoint, result: Any) -> None:
         """Schedule ``endpoint``'s game to go on with ``result`` (a message, or the failure to raise)."""
@@ -522,13 +529,17 @@ class Hub:
         bot = shared.bot
         while shared.awaiting and bot.process is not None:
             try:
-                line = bot.buffered_line()
+                lines = bot.buffered_lines()  # a write's answers in one call, not one a line
             except SeatFailure as failure:
                 shared.die(failure)
                 return
-            if line is None:
+            if not lines:
                 return
-            shared.dispatch(line)
+            for index, line in enumerate(lines):
+                if not shared.awaiting or bot.process is None:
+                    bot.unread(lines[index:])  # left where they were, as when they were taken one at a time
+                    return
+                shared.dispatch(line)
 
     def _watch(self, waiting: list[SharedBot]) -> None:
         if self._selector is None:

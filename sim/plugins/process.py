@@ -310,6 +310,27 @@ class BotProcess:
         del buffer[: end + 1]
         return line
 
+    def buffered_lines(self) -> list[bytes]:
+        """Every complete line already read from the bot, in order, taken out together (empty when none; never waits):
+        one call for the answers of a whole write, where :meth:`buffered_line` is one a line.  A line past the limit is
+        refused when it comes next, as there.
+        """
+        buffer = self._buffer
+        end = buffer.rfind(b"\n")
+        if end > _LINE_LIMIT:  # the lines together past the limit: one at a time, each held to it
+            return [self.buffered_line()]
+        if end < 0:
+            if len(buffer) > _LINE_LIMIT:
+                raise self._too_long()
+            return []
+        lines = bytes(buffer[:end]).split(b"\n")
+        del buffer[: end + 1]
+        return lines
+
+    def unread(self, lines: list[bytes]) -> None:
+        """Put ``lines`` (taken by :meth:`buffered_lines`, not handed on) back in front of what is still to be taken."""
+        self._buffer[:0] = b"".join(line + b"\n" for line in lines)
+
     def take_output(self, stream) -> bool:
         """Take in what ``stream`` (one of :attr:`streams`, found readable) holds; ``False`` once stderr
         has ended (stop watching it).

@@ -30,6 +30,7 @@ from canasta_sim.plugins.specs import NAME_ACCEPTED, is_one_line, is_strategy_na
 __all__ = [
     "DECISIONS",
     "INLINE_EVENTS",
+    "JUDGED_ANSWERS",
     "PROTOCOLS",
     "PROTOCOL_VERSION",
     "ProtocolError",
@@ -256,19 +257,22 @@ def answer_value(decision: str, text: Any):
     """
     # Answers repeat ("draw", "discard 7", null) and their values are immutable: each is judged once, and
     # the arbiter's every request and plan item after that costs one lookup.  Only good answers are kept.
-    value = _ANSWERED.get((decision, text), _UNSEEN) if type(text) is str or text is None else _UNSEEN
+    value = JUDGED_ANSWERS.get((decision, text), _UNSEEN) if type(text) is str or text is None else _UNSEEN
     if value is _UNSEEN:
         value = _judge_answer(decision, text)
         if text is None or len(text) <= _TEXT_KEPT:  # a bot padding each answer would fill the worker's memory
-            if len(_ANSWERED) >= _ANSWERS_KEPT:
-                _ANSWERED.clear()
-            _ANSWERED[decision, text] = value
+            if len(JUDGED_ANSWERS) >= _ANSWERS_KEPT:
+                JUDGED_ANSWERS.clear()
+            JUDGED_ANSWERS[decision, text] = value
     return value
 
 
 _ANSWERS_KEPT = 4096
 _TEXT_KEPT = 256  # characters of an answer's text worth keeping: a canonical move has a few dozen
-_ANSWERED: dict[tuple[str, Any], Any] = {}
+JUDGED_ANSWERS: dict[tuple[str, Any], Any] = {}
+"""The good answers :func:`answer_value` has judged, ``(decision, text)`` to value, for a caller that looks one up
+before calling it (a Python call fewer): look up only a ``str`` text or ``None``, whose keys no other type's can equal
+(``1`` would find ``True``'s)."""
 _UNSEEN = object()
 
 

@@ -41,6 +41,7 @@ from canasta_sim.plugins.pools import BotPool, handshake, memory_limit
 from canasta_sim.plugins.process import BotProcess
 from canasta_sim.plugins.protocol import (
     DECISIONS,
+    JUDGED_ANSWERS,
     ProtocolError,
     answer_value,
     check_answer,
@@ -189,7 +190,36 @@ class ProcessStrategy(Strategy):
         message = game_message(seat, self._seed, view.rules, self._values, self._seconds)
         self._pending.insert(0, self._bot.tagged(message))
 
-    def _request(self, decision: str, view, shown: dict[str, Any], listed: list[str] | None, drawn=None):
+    def _listing(self, decision: str, view) -> tuple[Any, list[str] | None]:
+        """The decision's one legal answer when the bot is asked only its choices and it has one (else ``CHOICE``), and
+        the legal answers' texts when the bot lists them (else ``None``)."""
+        # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
+        # the request carries anyway says so (found lazily first, as before, they cost bot.js's worker a tenth).
+        moves = LISTINGS[decision](view) if decision in self.wants_legal else None
+        if self.choices_only:
+            if moves is not None:
+                if len(moves) == 1:
+                    return moves[0], None
+            elif decision in LAZY_LISTINGS:
+                only = only_answer(LAZY_LISTINGS[decision](view))
+                if only is not CHOICE:
+                    return only, None
+        return CHOICE, None if moves is None else [None if move is None else str(move) for move in moves]
+
+    def _decide(self, decision: str, view):
+        listed = None
+        if self.wants_legal or self.choices_only:  # neither for an isolated: strategy's server, a Python call fewer
+            only, listed = self._listing(decision, view)
+            if only is not CHOICE:
+                return only
+        if not self._game_started:
+            self._start_game(view)
+        # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
+        shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
+        # The arbiter's side reads the live state, as the view wire does; the seat learns only what its one legal
+        # answer brings it.
+        drawn = forced_draw(view._state) if decision == "acquire" and self.shown_draws else None
+        # The request itself, written on here: a Python call fewer a request.
         bot = self._bot
         if bot is not None and bot.tag not in bot.shared.open:
             raise SeatFailure(f"the process of seat {self._seat} was taken by another game; games sharing a "
@@ -223,30 +253,25 @@ class ProcessStrategy(Strategy):
             while True:
                 kind = reply["type"]
                 if kind == "move":
-                    # Its text judged at once: parse_answer would check the type again, a Python call more a request.
-                    value = answer_value(decision, reply["move"]) if "move" in reply else parse_answer(decision, reply)
+                    # Its text judged at once, looked up where it was judged before: parse_answer would check the type
+                    # again, and answer_value look it up, each a Python call more a request.
+                    move = reply.get("move", _UNJUDGED)
+                    value = JUDGED_ANSWERS.get((decision, move), _UNJUDGED) if type(move) is str else _UNJUDGED
+                    if value is _UNJUDGED:
+                        value = parse_answer(decision, reply) if move is _UNJUDGED else answer_value(decision, move)
                     plan = reply.get("then")
                     if plan is not None:
-                        _check_plan(decision, value, plan, drawn)
-                        # After "ask" the partner's answer is not known: the plan ends there.
-                        self._plan = [] if decision == "ask" and value is True else plan
-                        if _makes_event(decision, value):
+                        answered = type(value)
+                        # Nearly every reply plans after a take, a shown draw or a meld laid, each a move the engine
+                        # reports: kept here, two Python calls fewer; _keep_plan judges the rest.
+                        if type(plan) is list and (answered is TakePile or answered is Draw and drawn is not None
+                                                   or decision == "meld" and value is not None):
+                            self._plan = plan
                             self._log.known += 1  # the bot saw its own move: no event for it
+                            return value
+                        self._keep_plan(decision, value, plan, drawn)
                     return value
-                if kind == "check":
-                    answer = check_answer(view, decision, reply.get("move"))
-                    reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
-                    continue
-                if kind == "view" and self._tagged:  # the whole view, asked for by a protocol-2 bot
-                    answer = {"type": "view", "view": view_message(view)}
-                    reply = bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
-                    continue
-                if kind == "error":
-                    raise SeatFailure(f"the bot reported an error: {_reported(reply.get('message', ''))}"
-                                      f"{bot.stderr_tail()}",
-                                      reason=_reported_reason(reply))
-                forms = "'move', 'check', 'view' or 'error'" if self._tagged else "'move', 'check' or 'error'"
-                raise ProtocolError(f"a bot answers a decide request with {forms}, not {kind!r}")
+                reply = self._within_request(decision, view, reply)
         except ProtocolError as error:
             failure = SeatFailure(f"the bot wrote something outside the protocol: {error}{bot.stderr_tail()}",
                                   reason="malformed")
@@ -255,38 +280,45 @@ class ProcessStrategy(Strategy):
         except SeatFailure:
             raise
         except BaseException:
-            # Interrupted mid-request (the engine's clock, the user's Ctrl-C, an abandoned game): the process
-            # may still answer later.  A protocol-2 bot's late answer names a game now ended and is dropped;
-            # a protocol-1 process cannot serve another request, and the seat's next game starts a new one.
-            if self._tagged:
-                bot.close()
-            else:
-                bot.kill(SeatFailure("interrupted during a request", reason="crash"))
+            self._interrupted(bot)
             raise
 
-    def _decide(self, decision: str, view):
-        # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
-        # the request carries anyway says so (found lazily first, as before, they cost bot.js's worker a tenth).
-        moves = LISTINGS[decision](view) if decision in self.wants_legal else None
-        if self.choices_only:
-            if moves is not None:
-                if len(moves) == 1:
-                    return moves[0]
-            elif decision in LAZY_LISTINGS:
-                only = only_answer(LAZY_LISTINGS[decision](view))
-                if only is not CHOICE:
-                    return only
-        if not self._game_started:
-            self._start_game(view)
-        listed = None
-        if moves is not None:
-            listed = [None if move is None else str(move) for move in moves]
-        # Protocol 2: only the fields that changed since the last view sent; protocol 1: the whole view.
-        shown = self._wire.changes(view) if self._tagged else self._wire.whole(view)
-        # The arbiter's side reads the live state, as the view wire does; the seat learns only what its one legal
-        # answer brings it.
-        drawn = forced_draw(view._state) if decision == "acquire" and self.shown_draws else None
-        return self._request(decision, view, shown, listed, drawn)
+    def _interrupted(self, bot: Endpoint) -> None:
+        """The request was interrupted (the engine's clock, the user's Ctrl-C, an abandoned game): the process may still
+        answer later.  A protocol-2 bot's late answer names a game now ended and is dropped; a protocol-1 process cannot
+        serve another request, and the seat's next game starts a new one."""
+        if self._tagged:
+            bot.close()
+        else:
+            bot.kill(SeatFailure("interrupted during a request", reason="crash"))
+
+    def _keep_plan(self, decision: str, value: Any, plan: Any, drawn: list[int] | None) -> None:
+        """Keep the reply's plan ``plan`` for the rest of the turn, once :func:`_check_plan` finds it one."""
+        _check_plan(decision, value, plan, drawn)
+        # After "ask" the partner's answer is not known: the plan ends there.
+        self._plan = [] if decision == "ask" and value is True else plan
+        if _makes_event(decision, value):
+            self._log.known += 1  # the bot saw its own move: no event for it
+
+    def _within_request(self, decision: str, view, reply: dict[str, Any]) -> dict[str, Any]:
+        """The bot's next message once ``reply``, which is no move, is answered: a ``check`` or a ``view`` it asked for.
+
+        :raises SeatFailure: for an ``error`` the bot reported.
+        :raises ProtocolError: for a message no decide request is answered with.
+        """
+        kind = reply["type"]
+        bot = self._bot
+        if kind == "check":
+            answer = check_answer(view, decision, reply.get("move"))
+            return bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
+        if kind == "view" and self._tagged:  # the whole view, asked for by a protocol-2 bot
+            answer = {"type": "view", "view": view_message(view)}
+            return bot.exchange(bot.tagged(answer), self._seconds, fresh=False)
+        if kind == "error":
+            raise SeatFailure(f"the bot reported an error: {_reported(reply.get('message', ''))}{bot.stderr_tail()}",
+                              reason=_reported_reason(reply))
+        forms = "'move', 'check', 'view' or 'error'" if self._tagged else "'move', 'check' or 'error'"
+        raise ProtocolError(f"a bot answers a decide request with {forms}, not {kind!r}")
 
     def _planned_value(self, decision: str, item: dict):
         """The engine's value of a plan item's move; a move outside the protocol ends the plan, charged as malformed."""
@@ -303,13 +335,6 @@ class ProcessStrategy(Strategy):
         plan = self._plan
         item = plan[0]
         planned = item.get("decision") if type(item) is dict else None
-        if planned == decision and decision != "ask" and "error" not in item:
-            # The commonest item (a meld or a discard the bot planned), as below without the tests it passes.
-            value = self._planned_value(decision, item)
-            del plan[0]
-            if value is not None and value is not True and value is not False:  # a move the engine reports
-                self._log.known += 1
-            return value
         # Whether the engine asks the ask decision is R12.5's to say (going out must be possible, by default), and a
         # bot need not work it out: an ask answer the engine does not ask for is passed over (a loop, not a call per
         # item: a plan's length is the bot's to choose), and an ask it did not plan for is answered "not asking".
@@ -373,15 +398,39 @@ class ProcessStrategy(Strategy):
     def choose_meld(self, view):
         """Forwarded to the bot as a ``decide`` request (``meld``), answered from the bot's plan, or, when it has one
         legal answer and the bot is asked only its choices, answered with it."""
-        if self._plan and (value := self._planned("meld")) is not _UNPLANNED:
-            return value
+        plan = self._plan
+        if plan:
+            # Two or three of a request's plan items are melds and a discard, each judged before: such an item is taken
+            # here, as _planned would take it, a Python call fewer each.
+            item = plan[0]
+            if type(item) is dict and item.get("decision") == "meld" and "error" not in item:
+                move = item.get("move")  # a text, or null: melding ends
+                value = _UNJUDGED if type(move) is not str and move is not None else JUDGED_ANSWERS.get(("meld", move),
+                                                                                                      _UNJUDGED)
+                if value is not _UNJUDGED:
+                    del plan[0]
+                    if value is not None:  # a meld laid, which the engine reports: the bot saw it
+                        self._log.known += 1
+                    return value
+            if (value := self._planned("meld")) is not _UNPLANNED:
+                return value
         return self._decide("meld", view)
 
     def choose_discard(self, view):
         """Forwarded to the bot as a ``decide`` request (``discard``), answered from the bot's plan, or, when it has one
         legal answer and the bot is asked only its choices, answered with it."""
-        if self._plan and (value := self._planned("discard")) is not _UNPLANNED:
-            return value
+        plan = self._plan
+        if plan:
+            item = plan[0]  # taken here when judged before, as in choose_meld
+            if type(item) is dict and item.get("decision") == "discard" and "error" not in item:
+                move = item.get("move")
+                value = JUDGED_ANSWERS.get(("discard", move), _UNJUDGED) if type(move) is str else _UNJUDGED
+                if value is not _UNJUDGED:
+                    del plan[0]
+                    self._log.known += 1  # a discard, which the engine reports: the bot saw it
+                    return value
+            if (value := self._planned("discard")) is not _UNPLANNED:
+                return value
         return self._decide("discard", view)
 
     # ------------------------------------------------------------------------------------ hooks
@@ -439,6 +488,7 @@ class ProcessStrategy(Strategy):
 
 
 _UNPLANNED = object()
+_UNJUDGED = object()
 
 _REPORTED_REASONS = ("exception", "illegal", "malformed")
 

@@ -149,8 +149,8 @@ def test_a_bot_padding_its_answers_leaves_none_of_them_in_the_worker_s_memory():
     # Each answer a new text of the same move: kept by the thousand, lines of up to 16 MiB would fill the worker.
     padded = "draw" + " " * 1000
     assert answer_value("acquire", padded) == DRAW
-    assert ("acquire", padded) not in protocol._ANSWERED
-    assert answer_value("acquire", "draw") == DRAW and ("acquire", "draw") in protocol._ANSWERED
+    assert ("acquire", padded) not in protocol.JUDGED_ANSWERS
+    assert answer_value("acquire", "draw") == DRAW and ("acquire", "draw") in protocol.JUDGED_ANSWERS
 
 
 def test_an_isolated_strategy_s_group_holding_another_rank_s_card_reaches_the_arbiter_as_that_group(tmp_path):
