@@ -17,6 +17,7 @@ from canasta_sim.runs.records import ChunkRecorder
 from canasta_sim.strategies import Greedy, RandomPlay
 
 __all__ = [
+    "BREAKPOINT_BOT_SOURCE",
     "BROKEN_AT_ONCE_BOT_SOURCE",
     "FLAKY_BOT_SOURCE",
     "INTERRUPTED_WHILE_THINKING",
@@ -93,6 +94,22 @@ def assert_same_run_tables(left: Path | str, right: Path | str) -> None:
     """Fail unless two run directories hold identical tables."""
     for mine, theirs in zip(read_run_tables(left), read_run_tables(right), strict=True):
         pd.testing.assert_frame_equal(mine, theirs)
+
+
+# A strategy that stops in the debugger at its first discard (breakpoint()), where no one can type: a game process's
+# debugger quits at once, charged to the seat.
+BREAKPOINT_BOT_SOURCE = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Stops(Greedy):
+    name = "stops"
+    version = 1
+
+    def choose_discard(self, view):
+        breakpoint()
+        return super().choose_discard(view)
+'''
 
 
 # A strategy whose seats fail as the game builds them, before the first deal (the loader's own check passes).

@@ -16,19 +16,7 @@ from canasta_sim.cli import call
 from canasta_sim.plugins.loader import StrategyLoadError, load_strategy
 from canasta_sim.strategies import Greedy
 from tests.helpers import invoke
-
-STOPS = '''
-from canasta_sim.strategies.greedy import Greedy
-
-
-class Stops(Greedy):
-    name = "stops"
-    version = 1
-
-    def choose_discard(self, view):
-        breakpoint()
-        return super().choose_discard(view)
-'''
+from tests.run_helpers import BREAKPOINT_BOT_SOURCE
 
 
 class CellBot(Greedy):
@@ -84,7 +72,7 @@ def test_breakpoint_in_a_worker_is_the_debugger_quitting_whatever_hook_the_kerne
     monkeypatch.delenv("PYTHONBREAKPOINT", raising=False)
     monkeypatch.setattr(sys, "breakpointhook", hook)
     bot = tmp_path / "stops.py"
-    bot.write_text(STOPS)
+    bot.write_text(BREAKPOINT_BOT_SOURCE)
     result = invoke("run", "--games", "2", "--seed", "3", "--workers", "1", "-q", "-s", f"{bot}:Stops",
                     "-s", "greedy", "--out", tmp_path / "run")
     assert result.exit_code == 1, result.output
@@ -99,7 +87,7 @@ def test_breakpoint_in_check_strategys_game_is_the_debugger_quitting_where_a_ker
     monkeypatch.delenv("PYTHONBREAKPOINT", raising=False)
     monkeypatch.setattr(sys, "breakpointhook", _debugpy_hook)
     bot = tmp_path / "stops.py"
-    bot.write_text(STOPS)
+    bot.write_text(BREAKPOINT_BOT_SOURCE)
     result = invoke("check-strategy", f"{bot}:Stops", "--games", "2")
     assert result.exit_code == 1, result.output
     assert "raised BdbQuit (a debugger, breakpoint() or pdb, quit in the strategy" in result.output

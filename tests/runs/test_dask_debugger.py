@@ -11,19 +11,7 @@ import pytest
 from distributed import LocalCluster
 
 from tests.helpers import invoke
-
-STOPS = '''
-from canasta_sim.strategies.greedy import Greedy
-
-
-class Stops(Greedy):
-    name = "stops"
-    version = 1
-
-    def choose_discard(self, view):
-        breakpoint()
-        return super().choose_discard(view)
-'''
+from tests.run_helpers import BREAKPOINT_BOT_SOURCE
 
 
 def _kernels_hook(*args, **kwargs) -> None:
@@ -38,7 +26,7 @@ def test_breakpoint_in_a_game_on_a_dask_worker_thread_is_the_debugger_quitting_c
     monkeypatch.delenv("PYTHONBREAKPOINT", raising=False)
     monkeypatch.setattr(sys, "breakpointhook", _kernels_hook)
     bot = tmp_path / "stops.py"
-    bot.write_text(STOPS)
+    bot.write_text(BREAKPOINT_BOT_SOURCE)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
                       scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR) as cluster:
         result = invoke("run", "--games", "2", "--seed", "3", "-q", "-s", f"{bot}:Stops", "-s", "greedy",
