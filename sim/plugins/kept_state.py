@@ -89,6 +89,12 @@ def note_claim(label: str, names: object) -> None:
             held[shown[:_CLAIMED_LENGTH]] = None
 
 
+def forget_claims(label: str) -> None:
+    """Forget what the bot ``label`` claimed, its run having ended: on a Dask worker, which outlives runs, the next
+    run's processes of the same spec claim the same names, which its watch would otherwise take as kept already."""
+    _claims.pop(label, None)
+
+
 def changed_names(before: dict[str, bytes | int | None], after: dict[str, bytes | int | None]) -> list[str]:
     """The names whose value differs between two :func:`kept_state` of one class, added and removed ones included.
 

@@ -1,0 +1,88 @@
+"""A strategy that learns between games, in what its class keeps, played ``isolated:`` on a Dask cluster: its bot
+server claims the change, and the run warns of it from the worker as from a local one (docs/protocol.md,
+docs/strategies.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+
+import pytest
+from distributed import LocalCluster
+
+from canasta_sim.core.rules import Rules
+from canasta_sim.runs.dask_backend import DaskChunkRunner
+from canasta_sim.runs.runner import RunSettings
+from canasta_sim.runs.storage import RunDirectory
+
+QUICK = Rules(target_score=500)  # R15.1 with a low target keeps games short
+KEPT = "changed what its class or module keeps from one game to the next (Learner.hands_seen) in a worker"
+
+LEARNER = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Learner(Greedy):
+    """Greedy until its class has seen a hand, then discarding the last legal discard: play learned between games."""
+
+    name = "learner"
+    hands_seen = 0
+
+    def on_hand_start(self, view):
+        type(self).hands_seen += 1
+
+    def choose_discard(self, view):
+        if type(self).hands_seen > 1:
+            return list(view.legal_discards())[-1]
+        return super().choose_discard(view)
+'''
+
+
+@contextlib.contextmanager
+def warnings_logged():
+    """The warnings logged in this process meanwhile, its Dask workers' among them (forwarded to the client)."""
+    records: list[logging.LogRecord] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Collect(level=logging.WARNING)
+    logging.getLogger().addHandler(handler)
+    try:
+        yield records
+    finally:
+        logging.getLogger().removeHandler(handler)
+
+
+@pytest.mark.timeout(120)
+def test_an_isolated_learner_on_dask_is_warned_of_from_the_worker_that_played_it(dask_cluster, tmp_path):
+    (tmp_path / "learner.py").write_text(LEARNER)
+    spec = f"isolated:{tmp_path / 'learner.py'}:Learner"
+    # One chunk of three games: one worker's bot process plays them in turn, and claims the change in game 1's answers
+    settings = RunSettings(games=3, seed=3, specs=(spec, "random"), rules=QUICK, chunk_size=3)
+    with warnings_logged() as records:
+        outcome = DaskChunkRunner(dask_cluster.scheduler_address)(settings, RunDirectory(tmp_path / "dask"), [0],
+                                                                   workers=2, on_error="stop")
+    assert outcome == (False, None)
+    warned = [record.getMessage() for record in records if KEPT in record.getMessage()]
+    assert len(warned) == 1 and f"strategy {spec!r}" in warned[0], [record.getMessage() for record in records]
+
+
+@pytest.mark.timeout(120)
+def test_each_run_of_an_isolated_learner_on_a_cluster_that_outlives_runs_is_warned_of(tmp_path, monkeypatch):
+    # A module on the path, not a file: a file is sent to the workers under a folder of its run, a module is loaded
+    # by the same name run after run, and a worker kept what the first run's bot processes claimed, so that the
+    # second run's claims looked old and went unwarned.
+    (tmp_path / "learner_between_runs.py").write_text(LEARNER)
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the bot processes of this process's worker thread find it
+    spec = "isolated:learner_between_runs:Learner"
+    settings = RunSettings(games=3, seed=3, specs=(spec, "random"), rules=QUICK, chunk_size=3)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR) as cluster:
+        for run in ("first", "second"):
+            with warnings_logged() as records:
+                outcome = DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / run), [0],
+                                                                     workers=1, on_error="stop")
+            assert outcome == (False, None)
+            assert any(KEPT in record.getMessage() for record in records), (run, [r.getMessage() for r in records])
