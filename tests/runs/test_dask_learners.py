@@ -14,6 +14,7 @@ from canasta_sim.core.rules import Rules
 from canasta_sim.runs.dask_backend import DaskChunkRunner
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
+from tests.helpers import invoke
 
 QUICK = Rules(target_score=500)  # R15.1 with a low target keeps games short
 KEPT = "changed what its class or module keeps from one game to the next (Learner.hands_seen) in a worker"
@@ -36,6 +37,15 @@ class Learner(Greedy):
             return list(view.legal_discards())[-1]
         return super().choose_discard(view)
 '''
+
+
+@pytest.fixture(scope="module")
+def threads_cluster():
+    """One worker thread in this process, as a notebook's ``LocalCluster(processes=False)``, left running between
+    runs: its bot processes see this process's environment as it is when they start."""
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR) as cluster:
+        yield cluster
 
 
 @contextlib.contextmanager
@@ -70,7 +80,8 @@ def test_an_isolated_learner_on_dask_is_warned_of_from_the_worker_that_played_it
 
 
 @pytest.mark.timeout(120)
-def test_each_run_of_an_isolated_learner_on_a_cluster_that_outlives_runs_is_warned_of(tmp_path, monkeypatch):
+def test_each_run_of_an_isolated_learner_on_a_cluster_that_outlives_runs_is_warned_of(threads_cluster, tmp_path,
+                                                                                     monkeypatch):
     # A module on the path, not a file: a file is sent to the workers under a folder of its run, a module is loaded
     # by the same name run after run, and a worker kept what the first run's bot processes claimed, so that the
     # second run's claims looked old and went unwarned.
@@ -78,11 +89,21 @@ def test_each_run_of_an_isolated_learner_on_a_cluster_that_outlives_runs_is_warn
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # the bot processes of this process's worker thread find it
     spec = "isolated:learner_between_runs:Learner"
     settings = RunSettings(games=3, seed=3, specs=(spec, "random"), rules=QUICK, chunk_size=3)
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
-                      scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR) as cluster:
-        for run in ("first", "second"):
-            with warnings_logged() as records:
-                outcome = DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / run), [0],
-                                                                     workers=1, on_error="stop")
-            assert outcome == (False, None)
-            assert any(KEPT in record.getMessage() for record in records), (run, [r.getMessage() for r in records])
+    for run in ("first", "second"):
+        with warnings_logged() as records:
+            outcome = DaskChunkRunner(threads_cluster.scheduler_address)(settings, RunDirectory(tmp_path / run), [0],
+                                                                         workers=1, on_error="stop")
+        assert outcome == (False, None)
+        assert any(KEPT in record.getMessage() for record in records), (run, [r.getMessage() for r in records])
+
+
+@pytest.mark.timeout(120)
+def test_a_learner_on_worker_threads_of_the_users_own_process_is_warned_of_in_one_line(threads_cluster, tmp_path):
+    # A notebook's LocalCluster(processes=False): the worker's warning reached this process's handlers as it was
+    # logged, and again with the chunk's records.
+    (tmp_path / "learner.py").write_text(LEARNER)
+    result = invoke("run", "--games", "2", "--seed", "3", "--rules", "target_score=500", "-s",
+                    f"{tmp_path / 'learner.py'}:Learner", "-s", "random", "--out", tmp_path / "run",
+                    "--scheduler", threads_cluster.scheduler_address)
+    assert result.exit_code == 0, result.output
+    assert [KEPT in line for line in result.output.splitlines()].count(True) == 1, result.output
