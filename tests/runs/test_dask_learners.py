@@ -1,6 +1,7 @@
-"""A strategy that learns between games, in what its class keeps, played ``isolated:`` on a Dask cluster: its bot
-server claims the change, and the run warns of it from the worker as from a local one (docs/protocol.md,
-docs/strategies.md)."""
+"""A strategy that learns between games, in what its class keeps, on a Dask cluster: played ``isolated:``, its bot
+server claims the change and the run warns of it from the worker, in every run on a cluster that outlives runs; on
+worker threads of the user's own process the warning is one line; and in a worker's threads the strategy is
+imported once for every run there (docs/cluster.md, docs/protocol.md, docs/strategies.md)."""
 
 from __future__ import annotations
 
@@ -107,3 +108,32 @@ def test_a_learner_on_worker_threads_of_the_users_own_process_is_warned_of_in_on
                     "--scheduler", threads_cluster.scheduler_address)
     assert result.exit_code == 0, result.output
     assert [KEPT in line for line in result.output.splitlines()].count(True) == 1, result.output
+
+
+HISTORY = "import os\n" + LEARNER + '''
+    def __init__(self, rng, **parameters):
+        super().__init__(rng, **parameters)
+        with open(os.environ["LEARNER_HISTORY"], "a") as history:
+            history.write(f"{type(self).hands_seen}\\n")
+'''
+"""The learner, writing the count of hands its class had seen as each instance began."""
+
+
+@pytest.mark.timeout(120)
+def test_a_learner_in_worker_threads_begins_a_run_with_what_the_last_run_on_the_cluster_left(threads_cluster, tmp_path,
+                                                                                           monkeypatch):
+    """docs/cluster.md: a worker that outlives runs imports a strategy once for all of them, where a local run's
+    workers import it afresh."""
+    (tmp_path / "history.py").write_text(HISTORY)
+    monkeypatch.setenv("LEARNER_HISTORY", str(tmp_path / "history.txt"))
+    settings = RunSettings(games=2, seed=3, specs=(f"{tmp_path / 'history.py'}:Learner", "random"), rules=QUICK,
+                           chunk_size=2)
+    began: list[list[str]] = []  # the counts each run's instances began with
+    for run in ("first", "second"):
+        outcome = DaskChunkRunner(threads_cluster.scheduler_address)(settings, RunDirectory(tmp_path / run), [0],
+                                                                     workers=1, on_error="stop")
+        assert outcome == (False, None)
+        began.append((tmp_path / "history.txt").read_text().split())
+        (tmp_path / "history.txt").unlink()
+    # Imported afresh, the same run's last game would begin with the same count again
+    assert int(began[1][-1]) > int(began[0][-1]) > 0, began
