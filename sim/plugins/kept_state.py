@@ -43,8 +43,9 @@ def _class_dict(cls: type):
 
 def kept_state(cls: type) -> dict[str, bytes | int | None]:
     """Each global of the modules that define ``cls`` and its parents (canasta-sim's own left out), and each attribute
-    of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identity where
-    it does not pickle (a lambda); ``None`` as ``None``, a value not loaded yet (:func:`changed_names`)."""
+    of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identities
+    where it does not pickle (a lambda, a list of them: :func:`_identities`); ``None`` as ``None``, a value not loaded
+    yet (:func:`changed_names`)."""
     state: dict[str, bytes | int | None] = {}
     pool = vars(cls).get("pool") if cls.__module__ == _PROXY_MODULE else None
     if pool is not None:  # a bot process's class: its claims, the state being in its own process
@@ -118,9 +119,28 @@ def _pickled(value) -> bytes | int | None:
             digest.update(buffer.raw())
     except UserInterrupt:
         raise
-    except BaseException:  # the strategy's own object refuses to pickle, however (a SystemExit): judged by its identity
-        return id(value)
+    except BaseException:  # the strategy's own object refuses to pickle, however (a SystemExit): judged by identities
+        return _identities(value)
     # A digest, not the bytes: a model's weights held in a global are not kept twice for the whole run.
+    return digest.digest()
+
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def _identities(value) -> bytes | int:
+    """What a value that does not pickle is compared by: its identity, and for a list, tuple, dict or set (of just
+    that type, so that reading it runs no strategy code) the identities of what it holds, so that a function appended
+    to a list of them is a change."""
+    if type(value) not in _CONTAINERS:
+        return id(value)
+    try:
+        held = [part for pair in value.items() for part in pair] if type(value) is dict else list(value)
+    except RuntimeError:  # changed meanwhile by a thread of the strategy's: its identity only, this once
+        return id(value)
+    digest = hashlib.blake2b(id(value).to_bytes(8, "little"), digest_size=16)
+    for part in held:
+        digest.update(id(part).to_bytes(8, "little"))
     return digest.digest()
 
 

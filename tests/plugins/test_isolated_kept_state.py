@@ -130,3 +130,29 @@ def test_a_resumed_learner_starts_without_what_it_kept_in_the_sessions_before(tm
     resumed = log.read_text().split()
     assert first[0] == "0" and first[-1] != "0", first  # a process played games 0 and 2, game 2 from game 0's
     assert resumed[0] == "0" and resumed[-1] != "0", resumed
+
+
+UNPICKLABLE = '''
+from canasta_sim.strategies import Greedy
+
+
+class Learner(Greedy):
+    name = "learner"
+    seen = [lambda: 0]  # what it learned, as functions: a list that never pickles
+
+    def on_hand_start(self, view):
+        Learner.seen.append(lambda: view.hand_number)
+'''
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("isolation", ["", "isolated:"], ids=["in-process", "isolated"])
+def test_a_learner_keeping_what_does_not_pickle_in_a_list_is_warned_of(tmp_path, monkeypatch, isolation):
+    # The list was compared by its identity alone, the same however much was appended to it
+    (tmp_path / "unpicklable.py").write_text(UNPICKLABLE)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--games", "4", "--chunk-size", "4", "--out", "rr", *QUICK,
+                                       "-s", f"{isolation}unpicklable.py:Learner", "-s", "random"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if KEPT in line]
+    assert len(warnings) == 1 and "(Learner.seen)" in warnings[0], result.output
