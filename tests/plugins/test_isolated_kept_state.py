@@ -120,12 +120,14 @@ def test_a_resumed_learner_starts_without_what_it_kept_in_the_sessions_before(tm
     log = tmp_path / "history.txt"
     monkeypatch.setenv("LEARNER_HISTORY", str(log))
     monkeypatch.chdir(tmp_path)
-    started = CliRunner().invoke(main, ["run", "--games", "4", "--chunk-size", "4", "--out", "rr", *QUICK,
+    # One game at a time: a bot process playing its games side by side begins them all before any hand is dealt
+    at_once = ["--games-at-once", "1"] if isolation else []
+    started = CliRunner().invoke(main, ["run", "--games", "3", "--chunk-size", "3", "--out", "rr", *QUICK, *at_once,
                                         "-s", f"{isolation}history.py:Learner", "-s", "random"])
     assert started.exit_code == 0, started.output
     first = log.read_text().split()
     log.unlink()
-    grown = CliRunner().invoke(main, ["run", "--resume", "rr", "--games", "8", "--workers", "1"])
+    grown = CliRunner().invoke(main, ["run", "--resume", "rr", "--games", "6", "--workers", "1"])
     assert grown.exit_code == 0, grown.output
     resumed = log.read_text().split()
     assert first[0] == "0" and first[-1] != "0", first  # a process played games 0 and 2, game 2 from game 0's
@@ -151,7 +153,7 @@ def test_a_learner_keeping_what_does_not_pickle_in_a_list_is_warned_of(tmp_path,
     # The list was compared by its identity alone, the same however much was appended to it
     (tmp_path / "unpicklable.py").write_text(UNPICKLABLE)
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(main, ["run", "--games", "4", "--chunk-size", "4", "--out", "rr", *QUICK,
+    result = CliRunner().invoke(main, ["run", "--games", "3", "--chunk-size", "3", "--out", "rr", *QUICK,
                                        "-s", f"{isolation}unpicklable.py:Learner", "-s", "random"])
     assert result.exit_code == 0, result.output
     warnings = [line for line in result.output.splitlines() if KEPT in line]
