@@ -137,3 +137,39 @@ def test_a_learner_in_worker_threads_begins_a_run_with_what_the_last_run_on_the_
         (tmp_path / "history.txt").unlink()
     # Imported afresh, the same run's last game would begin with the same count again
     assert int(began[1][-1]) > int(began[0][-1]) > 0, began
+
+
+HANGS = '''
+import time
+
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Memory:
+    """What the learner learned, whose pickling outlasts any run."""
+
+    def __reduce__(self):
+        time.sleep(60)
+        return (Memory, ())
+
+
+class Learner(Greedy):
+    name = "learner"
+    memory = Memory()
+'''
+
+
+@pytest.mark.timeout(30)
+def test_a_learner_whose_state_never_pickles_is_given_up_in_one_line_and_the_run_goes_on(threads_cluster, tmp_path,
+                                                                                        monkeypatch):
+    # The look at what it keeps, between games and outside any clock, waited for its __reduce__ for good
+    from canasta_sim.plugins import kept_state
+
+    monkeypatch.setattr(kept_state, "LOOK_LIMIT", 0.5)  # the worker's thread is in this process
+    (tmp_path / "hangs.py").write_text(HANGS)
+    result = invoke("run", "--games", "2", "--seed", "3", "--rules", "target_score=500", "-s",
+                    f"{tmp_path / 'hangs.py'}:Learner", "-s", "random", "--out", tmp_path / "run",
+                    "--scheduler", threads_cluster.scheduler_address)
+    assert result.exit_code == 0 and "2 of 2 games" in result.output, result.output
+    assert [line for line in result.output.splitlines() if "no longer watched" in line] == [
+        f"WARNING: {kept_state.unread_warning(str(tmp_path / 'hangs.py') + ':Learner')}"], result.output
