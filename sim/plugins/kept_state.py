@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import sys
+import threading
 import time
 import types
 from collections.abc import Callable
@@ -43,8 +44,9 @@ def _class_dict(cls: type):
 
 def kept_state(cls: type) -> dict[str, bytes | int | None]:
     """Each global of the modules that define ``cls`` and its parents (canasta-sim's own left out), and each attribute
-    of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identity where
-    it does not pickle (a lambda); ``None`` as ``None``, a value not loaded yet (:func:`changed_names`)."""
+    of the classes those modules define, as ``Class.attribute``: as a digest of its pickled bytes, or by identities
+    where it does not pickle (a lambda, a list of them: :func:`_identities`); ``None`` as ``None``, a value not loaded
+    yet (:func:`changed_names`)."""
     state: dict[str, bytes | int | None] = {}
     pool = vars(cls).get("pool") if cls.__module__ == _PROXY_MODULE else None
     if pool is not None:  # a bot process's class: its claims, the state being in its own process
@@ -89,6 +91,12 @@ def note_claim(label: str, names: object) -> None:
             held[shown[:_CLAIMED_LENGTH]] = None
 
 
+def forget_claims(label: str) -> None:
+    """Forget what the bot ``label`` claimed, its run having ended: on a Dask worker, which outlives runs, the next
+    run's processes of the same spec claim the same names, which its watch would otherwise take as kept already."""
+    _claims.pop(label, None)
+
+
 def changed_names(before: dict[str, bytes | int | None], after: dict[str, bytes | int | None]) -> list[str]:
     """The names whose value differs between two :func:`kept_state` of one class, added and removed ones included.
 
@@ -112,9 +120,28 @@ def _pickled(value) -> bytes | int | None:
             digest.update(buffer.raw())
     except UserInterrupt:
         raise
-    except BaseException:  # the strategy's own object refuses to pickle, however (a SystemExit): judged by its identity
-        return id(value)
+    except BaseException:  # the strategy's own object refuses to pickle, however (a SystemExit): judged by identities
+        return _identities(value)
     # A digest, not the bytes: a model's weights held in a global are not kept twice for the whole run.
+    return digest.digest()
+
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
+def _identities(value) -> bytes | int:
+    """What a value that does not pickle is compared by: its identity, and for a list, tuple, dict or set (of just
+    that type, so that reading it runs no strategy code) the identities of what it holds, so that a function appended
+    to a list of them is a change."""
+    if type(value) not in _CONTAINERS:
+        return id(value)
+    try:
+        held = [part for pair in value.items() for part in pair] if type(value) is dict else list(value)
+    except RuntimeError:  # changed meanwhile by a thread of the strategy's: its identity only, this once
+        return id(value)
+    digest = hashlib.blake2b(id(value).to_bytes(8, "little"), digest_size=16)
+    for part in held:
+        digest.update(id(part).to_bytes(8, "little"))
     return digest.digest()
 
 
@@ -124,16 +151,60 @@ time at most.  A model of 50 MB in a global costs about 0.07 s a look, where a t
 0.1 s: looking after each task tripled a tuning's time."""
 
 
+LOOK_LIMIT = 60.0
+"""Seconds one look at a strategy's kept state may take.  A look pickles what the strategy keeps, which runs the
+strategy's own code (a ``__reduce__``, a ``__getstate__``) outside any decision's clock: one that never returned
+stopped its worker between games, with no line said and nothing charged.  Past it the strategy is no longer watched
+in this process, said once (:meth:`KeptStateWatch.unread`).  A model of a few GB digests in a few seconds."""
+
+
+def _looked(cls: type, limit: float) -> dict[str, bytes | int | None] | None:
+    """:func:`kept_state` of ``cls``, or ``None`` where it took over ``limit`` seconds, left to end or not in a
+    daemon thread of its own."""
+    found: list = []
+
+    def look() -> None:
+        try:
+            found.append(kept_state(cls))
+        except BaseException as error:  # handed to the caller, as if raised there
+            found.append(error)
+
+    thread = threading.Thread(target=look, name="kept state look", daemon=True)
+    thread.start()
+    thread.join(limit)
+    if not found:
+        return None
+    if isinstance(found[0], BaseException):
+        raise found[0]
+    return found[0]
+
+
 class KeptStateWatch:
     """The state :func:`kept_state` finds for each strategy of a process, from when the watch is built; each change
     told once."""
 
     def __init__(self, strategies: dict[str, type], clock: Callable[[], float] = time.monotonic) -> None:
-        self._classes = strategies
+        self._classes = dict(strategies)
         self._clock = clock
-        self._before = {spec: kept_state(cls) for spec, cls in strategies.items()}
+        self._unread: list[str] = []
+        self._before: dict[str, dict[str, bytes | int | None]] = {}
+        for spec, cls in strategies.items():
+            state = _looked(cls, LOOK_LIMIT)
+            if state is None:
+                self._give_up(spec)
+            else:
+                self._before[spec] = state
         self._told: set[tuple[str, str]] = set()
         self._next_look = clock()
+
+    def _give_up(self, spec: str) -> None:
+        del self._classes[spec]
+        self._unread.append(spec)
+
+    def unread(self) -> list[str]:
+        """The specs given up since the last call, a look at what they keep having taken over :data:`LOOK_LIMIT`."""
+        given_up, self._unread = self._unread, []
+        return given_up
 
     def changes(self, look_now: bool = False) -> list[tuple[str, list[str]]]:
         """Each spec whose strategy's kept state changed since the watch began in a name not told before, with every
@@ -143,8 +214,12 @@ class KeptStateWatch:
         if started < self._next_look and not look_now:
             return []
         found = []
-        for spec, cls in self._classes.items():
-            before, now = self._before[spec], kept_state(cls)
+        for spec, cls in list(self._classes.items()):
+            now = _looked(cls, LOOK_LIMIT)
+            if now is None:
+                self._give_up(spec)
+                continue
+            before = self._before[spec]
             changed = changed_names(before, now)
             before.update((name, now[name]) for name, held in list(before.items()) if held is None and name in now)
             if not {(spec, name) for name in changed} <= self._told:
@@ -162,3 +237,11 @@ def kept_state_warning(spec: str, names: list[str]) -> str:
             "in a worker: its games depend on the games that worker played before them, so this run's results change "
             "with --workers, and a resume or a replay does not give them again; keep what a game learns on self, a new "
             "instance each game (canasta-sim docs strategies)")
+
+
+def unread_warning(spec: str) -> str:
+    """The warning a run gives where a look at what strategy ``spec`` keeps took over :data:`LOOK_LIMIT`
+    (:meth:`KeptStateWatch.unread`)."""
+    return (f"strategy {spec!r}: reading what its class or module keeps from one game to the next took over "
+            f"{LOOK_LIMIT:g} s in a worker, in its own code (a __reduce__ or __getstate__ that does not return): it is "
+            "no longer watched there, so a change of it is not told (canasta-sim docs strategies)")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import uuid
 from concurrent.futures import CancelledError
 
 from canasta_sim.errors import MachineRefusal
@@ -24,7 +25,7 @@ from canasta_sim.runs.dask_cluster import ClusterError
 from canasta_sim.runs.runner import ChunkReport
 from canasta_sim.runs.storage import RunDirectory
 
-__all__ = ["CANCELLED", "ROWS_GONE", "ChunkLost", "RowsFetch", "failure_advice", "write_result"]
+__all__ = ["CANCELLED", "ROWS_GONE", "THIS_PROCESS", "ChunkLost", "RowsFetch", "failure_advice", "write_result"]
 
 ROWS_GONE = "the worker holding its finished rows died before they were fetched"
 CANCELLED = "it was cancelled on the cluster"
@@ -112,6 +113,11 @@ def failure_advice(error: BaseException) -> str:
     return "a worker may run another canasta-sim than this client: install the same one on the client and every worker"
 
 
+THIS_PROCESS = uuid.uuid4().hex
+"""This process, as a task's records name the process that logged them (``emitted_in``): a record a worker thread
+of the client's own process logged (a notebook's ``LocalCluster(processes=False)``) reached its handlers then."""
+
+
 def write_result(result, chunk: int, directory: RunDirectory) -> ChunkReport:
     """Write a fetched chunk's parts and hand its workers' log records to this process's loggers.
 
@@ -119,6 +125,8 @@ def write_result(result, chunk: int, directory: RunDirectory) -> ChunkReport:
     if result.games is not None:
         directory.write_chunk(chunk, result.games, result.hands)
     for record in result.records:
+        if getattr(record, "emitted_in", None) == THIS_PROCESS:
+            continue  # told once already, as it was logged
         named_logger = logging.getLogger(record.name)
         if named_logger.isEnabledFor(record.levelno):
             named_logger.handle(record)

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from canasta_sim.errors import StrategyLoadError
 from canasta_sim.plugins.bot_marks import end_orphaned
-from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning
+from canasta_sim.plugins.kept_state import KeptStateWatch, forget_claims, kept_state_warning, unread_warning
 from canasta_sim.plugins.loader import LoadedStrategy, load_strategy
 from canasta_sim.plugins.specs import file_spec_parts, is_bot_spec
 from canasta_sim.runs.dask_journal import forget_run
@@ -205,9 +205,11 @@ def kept_state_told(run_token: str, factories: dict[str, LoadedStrategy]) -> Ite
             watch = _watches[run_token] = KeptStateWatch({spec: loaded.cls for spec, loaded in factories.items()})
     yield
     with _loading_lock:  # the tasks of a worker's threads share the watch
-        changes = watch.changes()
+        changes, unread = watch.changes(), watch.unread()
     for spec, names in changes:
         logger.warning("%s", kept_state_warning(spec, names))
+    for spec in unread:
+        logger.warning("%s", unread_warning(spec))
 
 
 def end_run_here(run_token: str) -> None:
@@ -221,6 +223,7 @@ def end_run_here(run_token: str) -> None:
         pools = [_loaded.pop(key).cls.pool for key in ended]
     for pool in pools:
         pool.close()
+        forget_claims(pool.label)
     end_orphaned()
     forget_run(run_token)
     remove_run_files(run_token)

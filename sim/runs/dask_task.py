@@ -26,6 +26,7 @@ from canasta_sim.plugins.specs import is_bot_spec
 from canasta_sim.runs.dask_cluster import ClusterError
 from canasta_sim.runs.dask_journal import ChunkJournal
 from canasta_sim.runs.dask_resubmission import BEGAN, ENDED, announce_attempt
+from canasta_sim.runs.dask_results import THIS_PROCESS
 from canasta_sim.runs.dask_strategies import ShippedFile, kept_state_told, load_on_worker, shipped_files
 from canasta_sim.runs.local_backend import RunSchedule
 from canasta_sim.runs.runner import ON_ERROR_CHOICES, ChunkPlayer, ChunkReport, RunSettings
@@ -144,6 +145,7 @@ class _RecordCollector(logging.Handler):
             return
         portable = portable_record(record)
         portable.processName = self.process_name
+        portable.emitted_in = THIS_PROCESS
         self.records.append(portable)
 
 

@@ -24,7 +24,7 @@ except ImportError:  # Windows: no address-space limit (--memory-limit is refuse
 from canasta_sim.arbiter import MONITOR_CALL, MONITOR_GAME, MONITOR_START, decode_call
 from canasta_sim.errors import MachineRefusal, StrategyError
 from canasta_sim.plugins.affinity import pin_worker
-from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning
+from canasta_sim.plugins.kept_state import KeptStateWatch, kept_state_warning, unread_warning
 from canasta_sim.plugins.pools import close_all
 from canasta_sim.plugins.process import libc_prctl
 from canasta_sim.runs.interleave import games_at_once, play_side_by_side, runs_bot_processes
@@ -199,7 +199,7 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
         task = connection.recv()
         if task is None:
             if watch is not None:  # what changed since a look the budget put off is told before the worker ends
-                _warn_of_kept_state(watch.changes(look_now=True))
+                _warn_of_kept_state(watch, look_now=True)
             close_all()  # every bot process this worker started hears quit (a worker's end runs no atexit)
             return
         chunk, first, end = task
@@ -248,7 +248,7 @@ def worker_main(connection, log_channel, monitor_memory, where, schedule, on_err
         except MachineRefusal as error:  # a task's strategies loaded for it (tune's candidates): told, not a death
             _cannot_play(connection, error)
             continue
-        _warn_of_kept_state(watch.changes())
+        _warn_of_kept_state(watch)
         connection.send(("done", chunk))
 
 
@@ -261,9 +261,11 @@ def _cannot_play(connection, error: Exception) -> None:
     connection.send(("load_error", said))
 
 
-def _warn_of_kept_state(changes: list[tuple[str, list[str]]]) -> None:
-    for spec, names in changes:
+def _warn_of_kept_state(watch: KeptStateWatch, look_now: bool = False) -> None:
+    for spec, names in watch.changes(look_now):
         logger.warning("%s", kept_state_warning(spec, names))
+    for spec in watch.unread():
+        logger.warning("%s", unread_warning(spec))
 
 
 def _play_task(player, chunk, games: range, monitor, stop_event, report) -> None:

@@ -87,3 +87,74 @@ def test_a_hostile_kept_claim_is_bounded_escaped_and_charges_no_seat(tmp_path, m
     # The first 16 entries of a claim are read: the 6 of other kinds or empty are ignored, 10 names after them taken
     assert len(names) == 11 and names[0].startswith("\\x1b[2J\\x1b[31mwiped") and len(names[0]) <= 80, names
     assert sorted(names[1:]) == sorted(f"name{i}" for i in range(10)), names
+
+
+HISTORY = '''
+import os
+
+from canasta_sim.strategies import Greedy
+
+
+class Learner(Greedy):
+    """Greedy that counts in its class the hands it saw, and writes the count it starts each game with."""
+
+    name = "learner"
+    hands = 0
+
+    def __init__(self, rng, **parameters):
+        super().__init__(rng, **parameters)
+        with open(os.environ["LEARNER_HISTORY"], "a") as history:
+            history.write(f"{Learner.hands}\\n")
+
+    def on_hand_start(self, view):
+        Learner.hands += 1
+'''
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("isolation", ["", "isolated:"], ids=["in-process", "isolated"])
+def test_a_resumed_learner_starts_without_what_it_kept_in_the_sessions_before(tmp_path, monkeypatch, isolation):
+    """docs/strategies.md: what a strategy keeps outside ``self`` lives as long as its process, and a resume's
+    processes are new ones: it starts the resumed games as it started the run."""
+    (tmp_path / "history.py").write_text(HISTORY)
+    log = tmp_path / "history.txt"
+    monkeypatch.setenv("LEARNER_HISTORY", str(log))
+    monkeypatch.chdir(tmp_path)
+    # One game at a time: a bot process playing its games side by side begins them all before any hand is dealt
+    at_once = ["--games-at-once", "1"] if isolation else []
+    started = CliRunner().invoke(main, ["run", "--games", "3", "--chunk-size", "3", "--out", "rr", *QUICK, *at_once,
+                                        "-s", f"{isolation}history.py:Learner", "-s", "random"])
+    assert started.exit_code == 0, started.output
+    first = log.read_text().split()
+    log.unlink()
+    grown = CliRunner().invoke(main, ["run", "--resume", "rr", "--games", "6", "--workers", "1"])
+    assert grown.exit_code == 0, grown.output
+    resumed = log.read_text().split()
+    assert first[0] == "0" and first[-1] != "0", first  # a process played games 0 and 2, game 2 from game 0's
+    assert resumed[0] == "0" and resumed[-1] != "0", resumed
+
+
+UNPICKLABLE = '''
+from canasta_sim.strategies import Greedy
+
+
+class Learner(Greedy):
+    name = "learner"
+    seen = [lambda: 0]  # what it learned, as functions: a list that never pickles
+
+    def on_hand_start(self, view):
+        Learner.seen.append(lambda: view.hand_number)
+'''
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("isolation", ["", "isolated:"], ids=["in-process", "isolated"])
+def test_a_learner_keeping_what_does_not_pickle_in_a_list_is_warned_of(tmp_path, monkeypatch, isolation):
+    # The list was compared by its identity alone, the same however much was appended to it
+    (tmp_path / "unpicklable.py").write_text(UNPICKLABLE)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["run", "--games", "3", "--chunk-size", "3", "--out", "rr", *QUICK,
+                                       "-s", f"{isolation}unpicklable.py:Learner", "-s", "random"])
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if KEPT in line]
+    assert len(warnings) == 1 and "(Learner.seen)" in warnings[0], result.output
