@@ -161,6 +161,10 @@ in this process, said once (:meth:`KeptStateWatch.unread`).  A model of a few GB
 def _looked(cls: type, limit: float) -> dict[str, bytes | int | None] | None:
     """:func:`kept_state` of ``cls``, or ``None`` where it took over ``limit`` seconds, left to end or not in a
     daemon thread of its own."""
+    if not watched(cls):
+        # Nothing of the strategy's own is pickled (a built-in, or an isolated: seat's claims), so nothing can hang:
+        # looked at here, where a thread of its own cost about ten times the look after every game of a run.
+        return kept_state(cls)
     found: list = []
 
     def look() -> None:

@@ -45,3 +45,17 @@ def test_a_kept_state_whose_pickling_never_returns_is_given_up_and_said_once(han
     assert watch.unread() == ["hangs.py:Bot"] and watch.unread() == []
     assert watch.changes(look_now=True) == []  # no longer looked at
     assert "'hangs.py:Bot'" in unread_warning("hangs.py:Bot") and "__reduce__" in unread_warning("hangs.py:Bot")
+
+
+@pytest.mark.timeout(10)
+def test_a_look_at_a_built_in_or_an_isolated_seat_starts_no_thread(monkeypatch):
+    # Their looks pickle nothing of a strategy's own, so nothing can hang: a thread a look would cost every run of
+    # built-ins about ten times the look, after every game.
+    from canasta_sim.strategies import Greedy
+
+    def no_thread(*args, **kwargs):
+        raise AssertionError("a look at a built-in started a thread")
+
+    monkeypatch.setattr(kept_state.threading, "Thread", no_thread)
+    watch = KeptStateWatch({"greedy": Greedy})
+    assert watch.changes(look_now=True) == [] and watch.unread() == []
