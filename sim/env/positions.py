@@ -201,6 +201,7 @@ def build_position(
             state.hands[owner][kind] += 1
             state.hand_sizes[owner] += 1
     _place_the_rest(state, pool, hands, pool.take_all(_cards("stock_top", stock_top), "stock_top"), stock_size)
+    # What freezes the pile (R8.1b), counted for a whole pile as HandState counts each card as it is discarded.
     state.pile_freezers = sum(1 for kind in state.pile if kind <= TWO or kind == RED_THREE
                               or (kind == BLACK_THREE and rules.black_three_freezes_pile))
     _set_melded(state, side_has_melded, melded_seats)
