@@ -3,6 +3,10 @@
 A worker ignores Ctrl-C, dies with its parent, optionally runs under a memory limit, and plays the
 ``(chunk, first game, end)`` tasks it receives one game at a time, publishing the game and the call in progress
 in the shared *monitor* and sending each game back as it ends.  What strategies print goes to the run's log.
+
+No game of a run has a terminal to debug in: a strategy's ``breakpoint()`` quits at once, charged to its seat, in
+a worker process (:func:`debugger_without_terminal`) and in a Dask worker's thread
+(:func:`debugger_quits_in_this_thread`).
 """
 
 from __future__ import annotations
