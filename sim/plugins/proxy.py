@@ -194,7 +194,8 @@ class ProcessStrategy(Strategy):
         """The decision's one legal answer when the bot is asked only its choices and it has one (else ``CHOICE``), and
         the legal answers' texts when the bot lists them (else ``None``)."""
         # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
-        # the request carries anyway says so (otherwise found lazily first: full lists cost bot.js's worker a tenth).
+        # the request carries anyway says so; otherwise the one answer is found lazily (full lists cost bot.js's
+        # worker a tenth).
         moves = LISTINGS[decision](view) if decision in self.wants_legal else None
         if self.choices_only:
             if moves is not None:
@@ -207,6 +208,8 @@ class ProcessStrategy(Strategy):
         return CHOICE, None if moves is None else [None if move is None else str(move) for move in moves]
 
     def _decide(self, decision: str, view):
+        """The seat's answer to ``decision``: played for the bot when it has one legal answer and the bot is asked only
+        its choices, else the bot's, asked in a ``decide`` request (the plan it replies with kept for the turn)."""
         listed = None
         if self.wants_legal or self.choices_only:  # neither for an isolated: strategy's server, a Python call fewer
             only, listed = self._listing(decision, view)
