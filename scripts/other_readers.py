@@ -79,6 +79,7 @@ def documented_types(table: str) -> dict[str, str]:
 
 
 def play(folder: Path) -> Path:
+    """Play the small round robin into ``folder`` and return the run's folder as a colleague receives it."""
     run = folder / "run"
     subprocess.run([sys.executable, "-m", "canasta_sim", "run", "--games", "36", "--seed", "3", "-q", "--workers", "1",
                     "-s", "expert", "-s", "greedy", "-s", "random", "--rules", "target_score=1500",
@@ -176,6 +177,7 @@ def _polars_problems(run: Path, table: str) -> list[str]:
 
 
 def main() -> int:
+    """Play, read and check; print each problem found, and return 1 when there is one."""
     with tempfile.TemporaryDirectory() as folder:
         problems = problems_of(play(Path(folder)))
     for problem in problems:

@@ -96,6 +96,20 @@ def assert_same_run_tables(left: Path | str, right: Path | str) -> None:
         pd.testing.assert_frame_equal(mine, theirs)
 
 
+# A strategy whose every discard fails: a run stops at its first game (or, with --on-error forfeit, it forfeits).
+BROKEN_AT_DISCARD_BOT_SOURCE = '''
+from canasta_sim.strategies.greedy import Greedy
+
+
+class Broken(Greedy):
+    name = "broken"
+    version = 1
+
+    def choose_discard(self, view):
+        raise RuntimeError("no discard")
+'''
+
+
 # A strategy that stops in the debugger at its first discard (breakpoint()), where no one can type: a game process's
 # debugger quits at once, charged to the seat.
 BREAKPOINT_BOT_SOURCE = '''

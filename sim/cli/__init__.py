@@ -2,7 +2,8 @@
 
 A command's module is imported when that command runs (or shows its own help), not before: ``run`` needs
 pandas and pyarrow, ``play`` needs neither, and ``canasta-sim --help`` lists every command from
-:data:`COMMANDS` without importing any of them.
+:data:`COMMANDS` without importing any of them.  A notebook's cell or a script runs a command in its own process with
+:func:`call`, which returns the exit code where :func:`main` ends the process.
 """
 
 from __future__ import annotations

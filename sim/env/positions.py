@@ -162,8 +162,7 @@ def build_position(
     rules = _rules(rules)
     seat = _whole("seat", seat, 0, 3)
     hand_number = _whole("hand_number", hand_number, 1, MAX_HANDS_PER_GAME)
-    if not isinstance(decision, str) or decision not in DECISIONS:
-        raise PositionError(f"decision={shown(decision)} is not accepted; use one of {', '.join(DECISIONS)}")
+    _check_decision_named(decision)
     if acquired not in ("draw", "pile"):
         raise PositionError(f"acquired={shown(acquired)} is not accepted; use 'draw' or 'pile'")
     if not (isinstance(scores, Sequence) and len(scores) == 2
@@ -201,6 +200,7 @@ def build_position(
             state.hands[owner][kind] += 1
             state.hand_sizes[owner] += 1
     _place_the_rest(state, pool, hands, pool.take_all(_cards("stock_top", stock_top), "stock_top"), stock_size)
+    # What freezes the pile (R8.1b), counted for a whole pile as HandState counts each card as it is discarded.
     state.pile_freezers = sum(1 for kind in state.pile if kind <= TWO or kind == RED_THREE
                               or (kind == BLACK_THREE and rules.black_three_freezes_pile))
     _set_melded(state, side_has_melded, melded_seats)
@@ -358,9 +358,13 @@ def _check_state(state: HandState) -> None:
                             "allows lower ones, a side losing points hand after hand)")
 
 
-def _check_decision(state: HandState, decision: object) -> None:
+def _check_decision_named(decision: object) -> None:
     if not isinstance(decision, str) or decision not in DECISIONS:
         raise PositionError(f"decision={shown(decision)} is not accepted; use one of {', '.join(DECISIONS)}")
+
+
+def _check_decision(state: HandState, decision: object) -> None:
+    _check_decision_named(decision)
     phase = state.phase
     wanted = {ACQUIRE_DECISION: ACQUIRE, ANSWER_DECISION: ANSWER}.get(decision, PLAY)
     if phase == OVER or phase != wanted:

@@ -537,7 +537,7 @@ class Hub:
                 return
             for index, line in enumerate(lines):
                 if not shared.awaiting or bot.process is None:
-                    bot.unread(lines[index:])  # left where they were, as when they were taken one at a time
+                    bot.unread(lines[index:])  # put back in order, to be taken when a game awaits them
                     return
                 shared.dispatch(line)
 

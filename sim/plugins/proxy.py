@@ -194,7 +194,8 @@ class ProcessStrategy(Strategy):
         """The decision's one legal answer when the bot is asked only its choices and it has one (else ``CHOICE``), and
         the legal answers' texts when the bot lists them (else ``None``)."""
         # A bot asked only its choices is not asked a decision with one legal answer: it is played for it.  A list
-        # the request carries anyway says so (found lazily first, as before, they cost bot.js's worker a tenth).
+        # the request carries anyway says so; otherwise the one answer is found lazily (full lists cost bot.js's
+        # worker a tenth).
         moves = LISTINGS[decision](view) if decision in self.wants_legal else None
         if self.choices_only:
             if moves is not None:
@@ -207,6 +208,8 @@ class ProcessStrategy(Strategy):
         return CHOICE, None if moves is None else [None if move is None else str(move) for move in moves]
 
     def _decide(self, decision: str, view):
+        """The seat's answer to ``decision``: played for the bot when it has one legal answer and the bot is asked only
+        its choices, else the bot's, asked in a ``decide`` request (the plan it replies with kept for the turn)."""
         listed = None
         if self.wants_legal or self.choices_only:  # neither for an isolated: strategy's server, a Python call fewer
             only, listed = self._listing(decision, view)
@@ -263,7 +266,8 @@ class ProcessStrategy(Strategy):
                     if plan is not None:
                         answered = type(value)
                         # Nearly every reply plans after a take, a shown draw or a meld laid, each a move the engine
-                        # reports: kept here, two Python calls fewer; _keep_plan judges the rest.
+                        # reports: kept here, two Python calls fewer.  The rule is _keep_plan's (_check_plan and
+                        # _makes_event), which judges the rest: a change to either is made here too.
                         if type(plan) is list and (answered is TakePile or answered is Draw and drawn is not None
                                                    or decision == "meld" and value is not None):
                             self._plan = plan
@@ -401,7 +405,8 @@ class ProcessStrategy(Strategy):
         plan = self._plan
         if plan:
             # Two or three of a request's plan items are melds and a discard, each judged before: such an item is taken
-            # here, as _planned would take it, a Python call fewer each.
+            # here, a Python call fewer each.  The rule is _planned's (with _makes_event for what the bot saw), which
+            # takes every other item: a change to it is made here and in choose_discard too.
             item = plan[0]
             if type(item) is dict and item.get("decision") == "meld" and "error" not in item:
                 move = item.get("move")  # a text, or null: melding ends
@@ -421,7 +426,7 @@ class ProcessStrategy(Strategy):
         legal answer and the bot is asked only its choices, answered with it."""
         plan = self._plan
         if plan:
-            item = plan[0]  # taken here when judged before, as in choose_meld
+            item = plan[0]  # taken here when judged before, a twin of _planned's rule as in choose_meld
             if type(item) is dict and item.get("decision") == "discard" and "error" not in item:
                 move = item.get("move")
                 value = JUDGED_ANSWERS.get(("discard", move), _UNJUDGED) if type(move) is str else _UNJUDGED

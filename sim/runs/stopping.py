@@ -24,10 +24,10 @@ __all__ = [
 
 
 STOPPING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-"""The signals that stop a run as Ctrl-C does.  SIGHUP is a closed terminal (or ssh session): it killed the run where
-it stood, the games of the chunks in play lost and ``run.json`` saying "running" for ever; a run started under
-``nohup`` (SIGHUP ignored) keeps it ignored.  Workers ignore them all: the
-terminal sends them to the whole group, and they are the parent's to act on."""
+"""The signals that stop a run as Ctrl-C does.  SIGHUP is a closed terminal (or ssh session): left to its default it
+would kill the run where it stands, the games of the chunks in play lost and ``run.json`` saying "running" for ever; a
+run started under ``nohup`` (SIGHUP ignored) keeps it ignored.  Workers ignore them all: the terminal sends them to the
+whole group, and they are the parent's to act on."""
 
 
 @contextlib.contextmanager
@@ -69,7 +69,8 @@ _hold: dict[str, Any] = {"previous": {}, "pending": []}
 def hold_stop_signals() -> None:
     """Take the stopping signals and keep them, until :func:`stop_on_signals` has its handlers in place (and acts on
     them then) or :func:`release_stop_signals`: a SIGTERM between ``run.json``'s first "running" and the handlers
-    stops the run as one a moment later does, where it killed the process, ``run.json`` saying "running" for ever.
+    stops the run as one a moment later does, where by default it would kill the process, ``run.json`` saying
+    "running" for ever.
     (Blocking them would not do: the kernel gives a signal to any thread not blocking it, pyarrow's included.)"""
     if _hold["previous"] or threading.current_thread() is not threading.main_thread():
         return

@@ -98,6 +98,7 @@ class SummaryRow:
         low, high = wilson_interval(wins, games)
         margin_half = mean_half_width(int(sums["margin"]), int(sums["margin_squares"]), int(sums["played"]))
         hand_rows = int(sums["hand_rows"])
+        mean_margin = _ratio(sums["margin"], sums["played"])
         return cls(
             strategy=label,
             games=games,
@@ -108,9 +109,9 @@ class SummaryRow:
             win_rate=_ratio(wins, games),
             win_rate_low=low,
             win_rate_high=high,
-            mean_margin=_ratio(sums["margin"], sums["played"]),
-            mean_margin_low=_ratio(sums["margin"], sums["played"]) - margin_half,
-            mean_margin_high=_ratio(sums["margin"], sums["played"]) + margin_half,
+            mean_margin=mean_margin,
+            mean_margin_low=mean_margin - margin_half,
+            mean_margin_high=mean_margin + margin_half,
             hands_per_game=_ratio(sums["hands"], sums["played"]),
             hands=hand_rows,
             mean_hand_score=_ratio(sums["score"], hand_rows),

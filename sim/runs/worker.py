@@ -3,6 +3,10 @@
 A worker ignores Ctrl-C, dies with its parent, optionally runs under a memory limit, and plays the
 ``(chunk, first game, end)`` tasks it receives one game at a time, publishing the game and the call in progress
 in the shared *monitor* and sending each game back as it ends.  What strategies print goes to the run's log.
+
+No game of a run has a terminal to debug in: a strategy's ``breakpoint()`` quits at once, charged to its seat, in
+a worker process (:func:`debugger_without_terminal`) and in a Dask worker's thread
+(:func:`debugger_quits_in_this_thread`).
 """
 
 from __future__ import annotations
@@ -90,8 +94,8 @@ def debugger_without_terminal() -> None:
 
     The process has no terminal (its standard input is the null device), so a strategy's ``breakpoint()`` should quit
     at once, the seat's failure saying a debugger quit (:data:`canasta_sim.errors.DEBUGGER_HERE`).  A parent's hook
-    did otherwise: a notebook kernel's (debugpy's, with no debugger attached) returned and the game played on, so its
-    tables differed from a terminal's run; a test runner's (pytest's) swapped the standard streams, and the game was
+    would not: a notebook kernel's (debugpy's, with no debugger attached) returns and the game plays on, so its tables
+    would differ from a terminal's run; a test runner's (pytest's) swaps the standard streams, and the game would be
     charged as tampering.  ``PYTHONBREAKPOINT`` still works as Python documents it (``0``: ``breakpoint()`` does
     nothing).
     """
@@ -101,12 +105,18 @@ def debugger_without_terminal() -> None:
 def _breakpoint_without_terminal(*args, **kwargs):
     """``breakpoint()`` as Python's own hook runs it, with ``pdb``'s own debugger: a test runner's ``pdb.set_trace``
     (pytest replaces it) would swap the streams too."""
-    if os.environ.get("PYTHONBREAKPOINT", "") not in ("", "pdb.set_trace"):
+    if _hook_named_by_environment():
         return sys.__breakpointhook__(*args, **kwargs)
     import pdb
 
     pdb.Pdb().set_trace(sys._getframe(1))
     return None
+
+
+def _hook_named_by_environment() -> bool:
+    """Whether ``PYTHONBREAKPOINT`` names a hook other than ``pdb``'s (``0`` among them), which Python's own hook then
+    runs as Python documents it: the one rule of both of this module's hooks."""
+    return os.environ.get("PYTHONBREAKPOINT", "") not in ("", "pdb.set_trace")
 
 
 _playing_here = threading.local()
@@ -122,8 +132,8 @@ def debugger_quits_in_this_thread():
     hook.
 
     A Dask worker plays chunks in threads of a process that is not canasta-sim's: a cluster of threads of the user's
-    own process (``LocalCluster(processes=False)``, in a notebook whose kernel's hook returned, so the game played on)
-    or a worker started in a terminal (``dask worker --no-nanny``, where ``pdb`` waited there for someone to type).
+    own process (``LocalCluster(processes=False)``, in a notebook whose kernel's hook returns, so the game would play
+    on) or a worker started in a terminal (``dask worker --no-nanny``, where ``pdb`` would wait for someone to type).
     """
     with _hook_lock:  # the hook is the process's: installed once, over whatever hook it had
         if sys.breakpointhook is not _breakpoint_in_a_game:
@@ -141,7 +151,7 @@ def _breakpoint_in_a_game(*args, **kwargs):
     debugger quitting at once; in any other thread, the hook the process had."""
     if not getattr(_playing_here, "games", 0):
         return _breakpoint_in_a_game.before(*args, **kwargs)
-    if os.environ.get("PYTHONBREAKPOINT", "") not in ("", "pdb.set_trace"):
+    if _hook_named_by_environment():
         return sys.__breakpointhook__(*args, **kwargs)
     import bdb
 

@@ -24,16 +24,16 @@ __all__ = ["ENDING_GAMES", "WorkerProcess"]
 
 ENDING_GAMES = 16
 """Games left in a worker's task, with nothing sent ahead, from which each of its messages wakes the supervisor.  At
-the tick alone the supervisor learned of such a task's end half a tick late on average, the worker idle meanwhile:
-22 to 54 ms of each worker's time in a 4,000-game run on two workers (its last pieces), about 1% of the run; now
-about 1 ms.  Earlier in the task the tick is soon enough, and a message that wakes the supervisor costs its worker
-the wake-up in its send."""
+the tick alone the supervisor would learn of such a task's end half a tick late on average, the worker idle
+meanwhile, in the last pieces of a run that is about 1% of it.  Earlier in the task the tick is soon enough, and a
+message that wakes the supervisor costs its worker the wake-up in its send."""
 
 
 class WorkerProcess:
     """One worker process, its pipe, its monitor and its task."""
 
     started = 0
+    """Workers started in this process so far, which numbers each one's name (``Worker-3``)."""
 
     def __init__(self, context, logs: WorkerLogs, arguments, where: Placement | None) -> None:
         self.where = where
@@ -60,6 +60,8 @@ class WorkerProcess:
         """``(chunk, first game, end)`` sent ahead while busy, so that the worker goes on to it at once: the
         supervisor may be writing a chunk's parts just then."""
         self.killed_for: str | None = None
+        """The overrun the supervisor killed it for (its call past the time limit), the message of the timeout its
+        death is charged with; ``None`` while it was not killed for one (a death is then a crash)."""
         self.hung_up = False
         """Whether its pipe reached its end (the worker is ending): waiting on it would return at once, forever."""
         # One poll object for the pipe, kept: Connection.poll sets up a selector at each call, once per game here.

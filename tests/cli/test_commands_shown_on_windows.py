@@ -12,18 +12,7 @@ import pytest
 from canasta_sim.runs import shown_commands
 from canasta_sim.runs.shown_commands import join_shown, quote_shown
 from tests.helpers import invoke
-
-FAILS = '''
-from canasta_sim.strategies.greedy import Greedy
-
-
-class Fails(Greedy):
-    name = "fails"
-    version = 1
-
-    def choose_discard(self, view):
-        raise RuntimeError("no discard")
-'''
+from tests.run_helpers import BROKEN_AT_DISCARD_BOT_SOURCE
 
 
 @pytest.mark.parametrize(("word", "posix", "windows"), [
@@ -48,9 +37,9 @@ def test_a_stopped_runs_resume_and_replay_commands_are_quoted_for_windows_and_it
     # Both were quoted with shlex.quote: on Windows, 'C:\...\my run' is two words to cmd.exe, quotes kept.
     monkeypatch.setattr(shown_commands, "WINDOWS", True)
     bot = tmp_path / "fails.py"
-    bot.write_text(FAILS)
+    bot.write_text(BROKEN_AT_DISCARD_BOT_SOURCE)
     out = tmp_path / "my run"
-    result = invoke("run", "--games", "2", "--seed", "3", "--workers", "1", "-q", "-s", f"{bot}:Fails", "-s", "greedy",
+    result = invoke("run", "--games", "2", "--seed", "3", "--workers", "1", "-q", "-s", f"{bot}:Broken", "-s", "greedy",
                     "--rules", "target_score=1000", "--out", out)
     assert result.exit_code == 1, result.output
     assert f'canasta-sim replay "{out}" 0 --debug' in result.output

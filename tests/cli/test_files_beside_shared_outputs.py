@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -15,6 +16,15 @@ from canasta_sim.cli import main
 from canasta_sim.cli.outputs import write_output
 from canasta_sim.runs.storage import RunDirectory
 from canasta_sim.tuning.run import TuningDirectory
+
+
+def _small_run(tmp_path) -> Path:
+    """A run of two short games, greedy against random, in ``tmp_path / "run"``."""
+    run = tmp_path / "run"
+    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--rules",
+                                     "target_score=1000", "--workers", "1", "--out", str(run), "-q"])
+    assert made.exit_code == 0, made.output
+    return run
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name != "posix", reason="links and modes of a POSIX system")
@@ -47,10 +57,7 @@ def test_a_written_report_is_readable_as_a_new_file_of_the_users_is(tmp_path):
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="links")
 def test_plot_of_a_run_folder_replaces_a_link_among_its_charts_and_writes_nothing_through_it(tmp_path):
     # A downloaded folder's plots/win_rates.png, a link to one of the user's files: plot wrote the chart through it.
-    run = tmp_path / "run"
-    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--rules",
-                                     "target_score=1000", "--workers", "1", "--out", str(run), "-q"])
-    assert made.exit_code == 0, made.output
+    run = _small_run(tmp_path)
     victim = tmp_path / "notes.txt"
     victim.write_text("kept\n")
     (run / "plots").mkdir()
@@ -81,10 +88,7 @@ def test_a_run_or_tuning_folder_written_again_writes_nothing_through_a_link_it_h
 @pytest.mark.skipif(not hasattr(os, "getuid"), reason="owners of a POSIX system")
 def test_a_markdown_reports_charts_folder_that_another_user_made_first_is_refused_naming_it(tmp_path, monkeypatch):
     # -o /tmp/club.md drew its charts into /tmp/club-charts/ whoever had made it, who could change them after.
-    run = tmp_path / "run"
-    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--rules",
-                                     "target_score=1000", "--workers", "1", "--out", str(run), "-q"])
-    assert made.exit_code == 0, made.output
+    run = _small_run(tmp_path)
     (tmp_path / "club-charts").mkdir()  # this process's user made it: as another user, the report's is not its owner
     monkeypatch.setattr("canasta_sim.cli.report_markdown.os.getuid", lambda: os.stat(tmp_path).st_uid + 1)
     report = CliRunner().invoke(main, ["report", str(run), "--format", "markdown", "-o", str(tmp_path / "club.md")])
@@ -99,10 +103,7 @@ def test_a_markdown_reports_charts_folder_that_another_user_made_first_is_refuse
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="links")
 def test_a_run_folders_plots_that_is_a_link_is_refused_by_plot_and_the_markdown_report_naming_it(tmp_path):
     # A downloaded folder's plots/, a link to a folder of the user's: plot and report -o RUN/report.md drew into it.
-    run = tmp_path / "run"
-    made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "greedy", "-s", "random", "--rules",
-                                     "target_score=1000", "--workers", "1", "--out", str(run), "-q"])
-    assert made.exit_code == 0, made.output
+    run = _small_run(tmp_path)
     elsewhere = tmp_path / "pictures"
     elsewhere.mkdir()
     (run / "plots").symlink_to(elsewhere, target_is_directory=True)

@@ -19,18 +19,7 @@ from canasta_sim.plugins.loader import load_strategy
 from canasta_sim.runs.runner import settings_from_manifest
 from canasta_sim.runs.storage import RunDirectory
 from tests.page_checks import markup_problems
-
-BROKEN_AT_DISCARD = """
-from canasta_sim.strategies.greedy import Greedy
-
-
-class Broken(Greedy):
-    name = "broken"
-    version = 1
-
-    def choose_discard(self, view):
-        raise RuntimeError("no discard")
-"""
+from tests.run_helpers import BROKEN_AT_DISCARD_BOT_SOURCE
 
 
 def test_games_worth_seeing_are_the_widest_the_longest_and_a_forfeit():
@@ -68,7 +57,7 @@ def forfeit_report(tmp_path_factory) -> str:
     folder = tmp_path_factory.mktemp("forfeit-report")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(folder)
-        (folder / "bot.py").write_text(BROKEN_AT_DISCARD)
+        (folder / "bot.py").write_text(BROKEN_AT_DISCARD_BOT_SOURCE)
         made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "1", "-s", "bot.py:Broken", "-s", "greedy",
                                          "--on-error", "forfeit", "--workers", "1", "--out", "run", "-q"])
         assert made.exit_code == 0, made.output
