@@ -16,6 +16,7 @@ import time
 import types
 from collections.abc import Callable
 
+from canasta_sim.arbiter.clock import HAS_ALARM, DecisionClock, DecisionTimeout
 from canasta_sim.errors import UserInterrupt
 
 _OWN = ("builtins", "canasta_sim")
@@ -118,7 +119,7 @@ def _pickled(value) -> bytes | int | None:
         digest = hashlib.blake2b(pickled, digest_size=16)
         for buffer in buffers:
             digest.update(buffer.raw())
-    except UserInterrupt:
+    except (UserInterrupt, DecisionTimeout):  # the user's Ctrl-C, the look's own clock (_looked)
         raise
     except BaseException:  # the strategy's own object refuses to pickle, however (a SystemExit): judged by identities
         return _identities(value)
@@ -159,12 +160,24 @@ in this process, said once (:meth:`KeptStateWatch.unread`).  A model of a few GB
 
 
 def _looked(cls: type, limit: float) -> dict[str, bytes | int | None] | None:
-    """:func:`kept_state` of ``cls``, or ``None`` where it took over ``limit`` seconds, left to end or not in a
-    daemon thread of its own."""
+    """:func:`kept_state` of ``cls``, or ``None`` where it took over ``limit`` seconds."""
     if not watched(cls):
-        # Nothing of the strategy's own is pickled (a built-in, or an isolated: seat's claims), so nothing can hang:
-        # looked at here, where a thread of its own cost about ten times the look after every game of a run.
+        # Nothing of the strategy's own is pickled (a built-in, or an isolated: seat's claims), so nothing can hang.
         return kept_state(cls)
+    if HAS_ALARM and threading.current_thread() is threading.main_thread():
+        # A run's worker and a bot process look in their main thread, where the decision clock's SIGALRM stops even a
+        # sleep in C.  Not a thread of the look's own: one started in a worker forked from a threaded parent (pytest,
+        # a notebook's kernel) under --memory-limit never reported its start, and the worker waited for good.
+        clock = DecisionClock(limit)
+        clock.start()
+        try:
+            return kept_state(cls)
+        except DecisionTimeout:
+            return None
+        finally:
+            clock.stop()
+    # A Dask worker's task thread, or a system without the alarm: the look in a daemon thread of its own, left to end
+    # or not (the decision clock's watchdog could not stop a sleep in C there).
     found: list = []
 
     def look() -> None:
