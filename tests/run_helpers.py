@@ -6,6 +6,8 @@ command invoked in this process, the stamps of a run's parts, and a test bot's t
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -32,6 +34,7 @@ __all__ = [
     "run_key",
     "run_stamp",
     "wait_for_a_trap",
+    "warnings_logged",
 ]
 
 
@@ -237,3 +240,20 @@ def wait_for_a_trap(log: Path, process, seconds: float = 40.0) -> None:
         if process.poll() is not None or time.monotonic() > deadline:
             raise AssertionError(f"no trap sprang within {seconds} s (the command's exit code: {process.poll()})")
         time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def warnings_logged():
+    """The warnings logged in this process meanwhile, its Dask workers' among them (forwarded to the client)."""
+    records: list[logging.LogRecord] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Collect(level=logging.WARNING)
+    logging.getLogger().addHandler(handler)
+    try:
+        yield records
+    finally:
+        logging.getLogger().removeHandler(handler)

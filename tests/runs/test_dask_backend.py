@@ -1,10 +1,8 @@
 """The Dask backend: the same tables as the local runner, file strategies the workers cannot see,
 a worker dying mid-run, and one-line errors for strategies the workers cannot load and chunks that hang."""
 
-import contextlib
 import dataclasses
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -41,6 +39,7 @@ from tests.helpers import (
     read_run_tables,
     run_stamp,
 )
+from tests.run_helpers import warnings_logged
 
 QUICK = Rules(target_score=1000)  # R15.1 with a low target keeps games short
 
@@ -159,27 +158,10 @@ def test_dask_tables_equal_the_local_tables(cluster, tmp_path):
     assert not [p for p in (remote.path / "games").iterdir() if p.name.startswith(".")]  # no temporaries left
 
 
-@contextlib.contextmanager
-def _warnings_logged():
-    """The warning records this process logs meanwhile, its Dask workers' among them (forwarded to the client)."""
-    records = []
-
-    class Collect(logging.Handler):
-        def emit(self, record):
-            records.append(record)
-
-    handler = Collect(level=logging.WARNING)
-    logging.getLogger().addHandler(handler)
-    try:
-        yield records
-    finally:
-        logging.getLogger().removeHandler(handler)
-
-
 def test_forfeits_and_worker_log_records_come_back_like_local_ones(cluster, tmp_path):
     spec = f"{write(tmp_path / 'bots', 'flaky.py', FLAKY)}:Flaky"
     settings = RunSettings(games=30, seed=11, specs=(spec, "random"), rules=QUICK, chunk_size=5)
-    with _warnings_logged() as records:
+    with warnings_logged() as records:
         local, remote, outcome, _ = play_both(settings, tmp_path, cluster, on_error="forfeit")
     assert outcome == (False, None)
     assert_same_tables(local.path, remote.path)  # the error column names the spec as given, on both backends
@@ -212,7 +194,7 @@ def test_a_strategy_keeping_state_between_games_is_warned_of_from_dask_workers_a
     of a run's chunks from one import of the strategy, said nothing."""
     spec = f"{write(tmp_path / 'bots', 'learner.py', LEARNER)}:Learner"
     settings = RunSettings(games=4, seed=3, specs=(spec, "greedy"), rules=QUICK, chunk_size=2)
-    with _warnings_logged() as records:
+    with warnings_logged() as records:
         outcome = DaskChunkRunner(cluster.scheduler_address)(settings, RunDirectory(tmp_path / "dask"), [0, 1],
                                                               workers=2, on_error="stop")
     assert outcome == (False, None)

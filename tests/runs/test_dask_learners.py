@@ -5,7 +5,6 @@ imported once for every run there (docs/cluster.md, docs/protocol.md, docs/strat
 
 from __future__ import annotations
 
-import contextlib
 import logging
 
 import pytest
@@ -16,6 +15,7 @@ from canasta_sim.runs.dask_backend import DaskChunkRunner
 from canasta_sim.runs.runner import RunSettings
 from canasta_sim.runs.storage import RunDirectory
 from tests.helpers import invoke
+from tests.run_helpers import warnings_logged
 
 QUICK = Rules(target_score=500)  # R15.1 with a low target keeps games short
 KEPT = "changed what its class or module keeps from one game to the next (Learner.hands_seen) in a worker"
@@ -47,23 +47,6 @@ def threads_cluster():
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
                       scheduler_kwargs={"dashboard_address": ":0"}, silence_logs=logging.ERROR) as cluster:
         yield cluster
-
-
-@contextlib.contextmanager
-def warnings_logged():
-    """The warnings logged in this process meanwhile, its Dask workers' among them (forwarded to the client)."""
-    records: list[logging.LogRecord] = []
-
-    class Collect(logging.Handler):
-        def emit(self, record):
-            records.append(record)
-
-    handler = Collect(level=logging.WARNING)
-    logging.getLogger().addHandler(handler)
-    try:
-        yield records
-    finally:
-        logging.getLogger().removeHandler(handler)
 
 
 @pytest.mark.timeout(120)
