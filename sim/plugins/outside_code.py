@@ -42,8 +42,8 @@ def code_run_by(spec: str, file: str | None = None, start: str | None = None, *,
     :param file: the file the run recorded for a file spec (``run.json``'s ``file``), which the loader imports
         instead of the spec's path while it exists.
     :param start: the directory a relative path is found from (where the run started), if not this one.
-    :param served: whether the spec is played by canasta-sim's bot server (``isolated:``), a Python process started
-        there, which finds modules in that directory first.
+    :param served: whether the spec is played by canasta-sim's bot server (``isolated:``), a Python process that
+        imports nothing from the directory it starts in (``python -P``).
 
     >>> code_run_by("greedy:freeze=0.5"), code_run_by("isolated:expert")
     (None, None)
@@ -89,10 +89,10 @@ def code_run_by(spec: str, file: str | None = None, start: str | None = None, *,
 
 def _module_in_start(module: str, start: str | None, served: bool) -> str | None:
     """Where ``module`` is found in the directory strategies start from, when the process importing it looks there:
-    a bot server (``python -m`` puts its directory first on the path) or this process with the working directory on
-    its path (a notebook's kernel).  A resume started elsewhere moves into the run's recorded directory first, so a
-    ``mod.py`` lying there is what runs, which the module's bare name would pass off as installed code."""
-    if not served and not any(entry in ("", ".") for entry in sys.path):
+    this process with the working directory on its path (a notebook's kernel), never a bot server (``python -P``).  A
+    resume started elsewhere moves into the run's recorded directory first, so a ``mod.py`` lying there is what runs,
+    which the module's bare name would pass off as installed code."""
+    if served or not any(entry in ("", ".") for entry in sys.path):
         return None
     folder = _absolute(Path("."), start)
     found = importlib.machinery.PathFinder.find_spec(module.partition(".")[0], [folder])

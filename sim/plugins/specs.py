@@ -28,7 +28,10 @@ BOT_PREFIXES = ("isolated:", "cmd:")
 BOT_PIPES_WAITABLE = os.name == "posix"
 """Whether this system can wait on a bot process's pipes, which every bot spec needs: canasta-sim waits on them with
 :mod:`selectors`, and Windows's ``select`` takes sockets only."""
-SERVER_COMMAND = [sys.executable, "-m", "canasta_sim.plugins.server"]
+# -P: the bot server imports nothing from the folder it starts in (python -m would put it first on its path), so a
+# module lying there (an orjson.py, a canasta_sim/) is never run in place of its own, and a spec's module is found on
+# the Python path alone, as in-process.
+SERVER_COMMAND = [sys.executable, "-P", "-m", "canasta_sim.plugins.server"]
 """The command line of canasta-sim's own bot server, followed by the spec it serves (``isolated:``)."""
 
 
@@ -250,7 +253,7 @@ def command_files(spec: str) -> tuple[str, ...]:
 
 def is_own_server(argv: list[str]) -> bool:
     """Whether ``argv`` runs canasta-sim's own bot server, the process of an ``isolated:`` spec."""
-    return argv[:3] == SERVER_COMMAND
+    return argv[:len(SERVER_COMMAND)] == SERVER_COMMAND
 
 
 def _is_spec_form(target: str) -> bool:

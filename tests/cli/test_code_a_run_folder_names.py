@@ -121,8 +121,8 @@ def test_a_run_of_built_ins_is_replayed_with_no_note(tmp_path):
     ("openspiel:agents.spiel:make", "the module agents.spiel"),
     ("policy:agents.trained:act", "the module agents.trained"),
     ("their_package.bots:Bot", "the module their_package.bots"),
-    ("isolated:helper:Bot", "the module helper from 'START/helper.py'"),  # its bot server finds it where it starts
-    ("isolated:helpers.bots:Bot", "the module helpers.bots from 'START/helpers/__init__.py'"),
+    ("isolated:helper:Bot", "the module helper"),  # its bot server (python -P) never imports from where it starts
+    ("isolated:helpers.bots:Bot", "the module helpers.bots"),
     ("missing.py:Bot", None),  # nothing to import: its load fails with its own line
     ("played:expert:moves=d/k", None),
     ("played:cmd%3Anode%20bot.js:moves=d/k", "the command 'node bot.js' in START"),
@@ -217,15 +217,16 @@ class Helper(Greedy):
 
 
 @pytest.mark.timeout(60)
-def test_resuming_a_run_from_elsewhere_names_the_module_file_its_bot_process_imports_in_the_recorded_folder(
+def test_resuming_a_run_from_elsewhere_names_the_module_file_a_notebooks_process_imports_in_the_recorded_folder(
         tmp_path, monkeypatch):
     started = tmp_path / "started"
     started.mkdir()
     (started / "bot.py").write_text(MARKING_BOT)
     (started / "helper.py").write_text(HELPER_MODULE)
+    monkeypatch.setattr("sys.path", ["", *sys.path])  # a notebook's kernel: the working directory on its path
     monkeypatch.chdir(started)
     made = CliRunner().invoke(main, ["run", "--games", "2", "--seed", "3", "-s", "bot.py:Marking", "-s",
-                                     "isolated:helper:Helper", "--rules", "target_score=1000", "--workers", "1",
+                                     "helper:Helper", "--rules", "target_score=1000", "--workers", "1",
                                      "--out", "run", "-q"])
     assert made.exit_code == 0, made.output
     monkeypatch.chdir(tmp_path)
@@ -235,4 +236,4 @@ def test_resuming_a_run_from_elsewhere_names_the_module_file_its_bot_process_imp
     assert result.output.splitlines()[0].startswith(
         "note: resuming the run runs code the run's folder names, as your user, not canasta-sim's own: the file "
         f"{str(started / 'bot.py')!r} (bot.py:Marking); the module helper from {str(started / 'helper.py')!r} "
-        "(isolated:helper:Helper) (")
+        "(helper:Helper) (")
