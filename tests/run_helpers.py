@@ -28,6 +28,7 @@ __all__ = [
     "assert_same_run_tables",
     "invoke",
     "invoked",
+    "kernels_breakpoint_hook",
     "parts_stamps",
     "read_run_tables",
     "recorded_chunk",
@@ -127,6 +128,11 @@ class Stops(Greedy):
         breakpoint()
         return super().choose_discard(view)
 '''
+
+
+def kernels_breakpoint_hook(*args, **kwargs) -> None:
+    """A notebook kernel's ``sys.breakpointhook`` (ipykernel's debugpy) with no debugger attached: it returns at
+    once, and a game process that kept it would play on past a strategy's ``breakpoint()``."""
 
 
 # A strategy whose seats fail as the game builds them, before the first deal (the loader's own check passes).

@@ -16,7 +16,7 @@ from canasta_sim.cli import call
 from canasta_sim.plugins.loader import StrategyLoadError, load_strategy
 from canasta_sim.strategies import Greedy
 from tests.helpers import invoke
-from tests.run_helpers import BREAKPOINT_BOT_SOURCE
+from tests.run_helpers import BREAKPOINT_BOT_SOURCE, kernels_breakpoint_hook
 
 
 class CellBot(Greedy):
@@ -51,10 +51,6 @@ def test_a_class_of_a_cell_is_refused_in_one_line_that_says_to_write_it_to_a_fil
         load_strategy(f"{module}:CellBot")
 
 
-def _debugpy_hook(*args, **kwargs) -> None:
-    """A kernel's ``sys.breakpointhook`` (ipykernel's debugpy) with no debugger attached: it returns at once."""
-
-
 def _pytest_like_hook(*args, **kwargs) -> None:
     """A test runner's ``sys.breakpointhook`` (pytest's): it hands the streams back to the terminal, then debugs."""
     sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__
@@ -64,7 +60,8 @@ def _pytest_like_hook(*args, **kwargs) -> None:
 
 
 @pytest.mark.timeout(60)
-@pytest.mark.parametrize("hook", [_debugpy_hook, _pytest_like_hook], ids=["a-kernels-debugpy", "a-test-runners"])
+@pytest.mark.parametrize("hook", [kernels_breakpoint_hook, _pytest_like_hook],
+                         ids=["a-kernels-debugpy", "a-test-runners"])
 def test_breakpoint_in_a_worker_is_the_debugger_quitting_whatever_hook_the_kernel_installed(tmp_path, monkeypatch,
                                                                                              hook):
     # A notebook's kernel (debugpy's hook) let the game play on past it, so its tables differed from a terminal's; a
@@ -85,7 +82,7 @@ def test_breakpoint_in_check_strategys_game_is_the_debugger_quitting_where_a_ker
                                                                                                  monkeypatch):
     # Each game of check-strategy is played in a process of its own, which had the kernel's hook: no problem found.
     monkeypatch.delenv("PYTHONBREAKPOINT", raising=False)
-    monkeypatch.setattr(sys, "breakpointhook", _debugpy_hook)
+    monkeypatch.setattr(sys, "breakpointhook", kernels_breakpoint_hook)
     bot = tmp_path / "stops.py"
     bot.write_text(BREAKPOINT_BOT_SOURCE)
     result = invoke("check-strategy", f"{bot}:Stops", "--games", "2")

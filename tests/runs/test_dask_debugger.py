@@ -11,11 +11,7 @@ import pytest
 from distributed import LocalCluster
 
 from tests.helpers import invoke
-from tests.run_helpers import BREAKPOINT_BOT_SOURCE
-
-
-def _kernels_hook(*args, **kwargs) -> None:
-    """A notebook kernel's ``sys.breakpointhook`` (ipykernel's debugpy) with no debugger attached: it returns."""
+from tests.run_helpers import BREAKPOINT_BOT_SOURCE, kernels_breakpoint_hook
 
 
 @pytest.mark.timeout(60)
@@ -24,7 +20,7 @@ def test_breakpoint_in_a_game_on_a_dask_worker_thread_is_the_debugger_quitting_c
     # On a cluster of threads of the user's process (a notebook's LocalCluster(processes=False)) the kernel's hook
     # returned and the game played on, so the run's tables differed from a local run's.
     monkeypatch.delenv("PYTHONBREAKPOINT", raising=False)
-    monkeypatch.setattr(sys, "breakpointhook", _kernels_hook)
+    monkeypatch.setattr(sys, "breakpointhook", kernels_breakpoint_hook)
     bot = tmp_path / "stops.py"
     bot.write_text(BREAKPOINT_BOT_SOURCE)
     with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
